@@ -1,0 +1,23 @@
+#!/bin/sh
+# Run every libFuzzer target in BUILDDIR/fuzz for SECONDS each, starting from
+# its checked-in corpus. Prints "PASS name" or "FAIL name" per target.
+set -u
+bdir=$1
+secs=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+for f in "$bdir"/fuzz/fuzz-*; do
+	[ -x "$f" ] || continue
+	case "$f" in *fuzz-replay-*) continue ;; esac
+	name=${f##*/fuzz-}
+	corpus="$root/fuzz/corpus/$name"
+	work=$(mktemp -d)
+	[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null
+	if "$f" -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=0 \
+		-artifact_prefix="$bdir/" "$work" >"$bdir/fuzz-$name.log" 2>&1; then
+		echo "PASS fuzz-$name"
+	else
+		echo "FAIL fuzz-$name (see $bdir/fuzz-$name.log)"
+		tail -n 30 "$bdir/fuzz-$name.log" >&2
+	fi
+	rm -rf "$work"
+done

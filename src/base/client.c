@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Clients and handle tables
+ *
+ * One mutex per client guards its tables: handle calls are short and a
+ * client is normally used from few threads. Object references are taken
+ * under the lock and dropped outside it, so a put that frees an object (and
+ * may take that object's own locks) never nests inside the table lock.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "log.h"
+
+static const struct nvl_handle_ops *kind_ops[NVL_HANDLE_KIND_COUNT];
+static atomic_uint_fast64_t next_client_id = 1;
+
+void nvl_handle_kind_register(enum nvl_handle_kind kind,
+			      const struct nvl_handle_ops *ops)
+{
+	kind_ops[kind] = ops;
+}
+
+int nvl_client_alloc(void *dev, struct nvl_client **client_out)
+{
+	struct nvl_client *c = nvl_zalloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	nvl_kref_init(&c->ref);
+	c->id = atomic_fetch_add(&next_client_id, 1);
+	c->dev = dev;
+	pthread_mutex_init(&c->lock, NULL);
+	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++)
+		nvl_idr_init(&c->tables[k]);
+	*client_out = c;
+	return 0;
+}
+
+void nvl_client_get(struct nvl_client *c)
+{
+	nvl_kref_get(&c->ref);
+}
+
+static void drop_all(struct nvl_client *c, enum nvl_handle_kind kind)
+{
+	struct nvl_idr *t = &c->tables[kind];
+	uint32_t id = 1;
+	void *obj;
+
+	while ((id = nvl_idr_next(t, id, &obj)) != 0) {
+		nvl_idr_remove(t, id);
+		if (kind_ops[kind] && kind_ops[kind]->put)
+			kind_ops[kind]->put(obj);
+	}
+	nvl_idr_fini(t);
+}
+
+void nvl_client_put(struct nvl_client *c)
+{
+	if (!c || !nvl_kref_put(&c->ref))
+		return;
+	/*
+	 * Close channels and queues before VMs, VMs before BOs and syncobjs:
+	 * reverse order of the enum, which lists the kinds bottom-up.
+	 */
+	for (int k = NVL_HANDLE_KIND_COUNT - 1; k >= 0; k--)
+		drop_all(c, (enum nvl_handle_kind)k);
+	pthread_mutex_destroy(&c->lock);
+	nvl_free(c);
+}
+
+int nvl_client_handle_add(struct nvl_client *c, enum nvl_handle_kind kind,
+			  void *obj, uint32_t *handle_out)
+{
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	ret = nvl_idr_alloc(&c->tables[kind], obj, handle_out);
+	if (!ret && kind_ops[kind] && kind_ops[kind]->get)
+		kind_ops[kind]->get(obj);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+void *nvl_client_handle_get(struct nvl_client *c, enum nvl_handle_kind kind,
+			    uint32_t handle)
+{
+	void *obj;
+
+	pthread_mutex_lock(&c->lock);
+	obj = nvl_idr_find(&c->tables[kind], handle);
+	if (obj && kind_ops[kind] && kind_ops[kind]->get)
+		kind_ops[kind]->get(obj);
+	pthread_mutex_unlock(&c->lock);
+	return obj;
+}
+
+int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
+			     uint32_t handle)
+{
+	void *obj;
+
+	pthread_mutex_lock(&c->lock);
+	obj = nvl_idr_remove(&c->tables[kind], handle);
+	pthread_mutex_unlock(&c->lock);
+	if (!obj)
+		return -ENOENT;
+	if (kind_ops[kind] && kind_ops[kind]->put)
+		kind_ops[kind]->put(obj);
+	return 0;
+}
+
+uint32_t nvl_client_handle_count(struct nvl_client *c,
+				 enum nvl_handle_kind kind)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->tables[kind].count;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Clients ("files"): every uAPI call takes one. A client owns one handle
+ * table per object kind (BOs, syncobjs, VMs, ...), the way a DRM file owns its
+ * GEM and syncobj IDRs. Handles are per client and start at 1.
+ *
+ * Each layer registers its kind's reference ops once (nvl_handle_kind_register)
+ * so that lookups can take a reference under the table lock, and destroying
+ * the client drops every handle it still holds.
+ */
+#ifndef NVL_BASE_CLIENT_H
+#define NVL_BASE_CLIENT_H
+
+#include <pthread.h>
+#include "compiler.h"
+#include "idr.h"
+#include "refcount.h"
+
+enum nvl_handle_kind {
+	NVL_HANDLE_BO = 0,
+	NVL_HANDLE_SYNCOBJ,
+	NVL_HANDLE_VM,
+	NVL_HANDLE_BIND_QUEUE,
+	NVL_HANDLE_CHANNEL,
+	NVL_HANDLE_KIND_COUNT
+};
+
+/** struct nvl_handle_ops - how handles of one kind hold their object. */
+struct nvl_handle_ops {
+	/** @get: take a reference (called under the table lock) */
+	void (*get)(void *obj);
+	/** @put: drop a reference (called outside the table lock) */
+	void (*put)(void *obj);
+};
+
+struct nvl_client {
+	struct nvl_kref ref;
+	uint64_t id;
+	/** @dev: the device this client opened, NULL for generic-layer tests */
+	void *dev;
+	pthread_mutex_t lock; /* protects tables[] */
+	struct nvl_idr tables[NVL_HANDLE_KIND_COUNT];
+	/** @layer_priv: per-layer per-client state (e.g. memory accounting) */
+	void *layer_priv[NVL_HANDLE_KIND_COUNT];
+};
+
+/** nvl_handle_kind_register() - set the ops for @kind (once, at start-up). */
+void nvl_handle_kind_register(enum nvl_handle_kind kind,
+			      const struct nvl_handle_ops *ops);
+
+/**
+ * nvl_client_alloc() - a new client with empty tables.
+ * Return: 0 or -ENOMEM.
+ */
+int nvl_client_alloc(void *dev, struct nvl_client **client_out) NVL_MUST_CHECK;
+
+/** nvl_client_get() / nvl_client_put() - refcount; the last put frees. */
+void nvl_client_get(struct nvl_client *c);
+void nvl_client_put(struct nvl_client *c);
+
+/**
+ * nvl_client_handle_add() - create a handle for @obj; the handle takes its
+ * own reference through the kind's get().
+ * Return: 0, -ENOMEM or -ENOSPC.
+ */
+int nvl_client_handle_add(struct nvl_client *c, enum nvl_handle_kind kind,
+			  void *obj, uint32_t *handle_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_client_handle_get() - look up @handle and take a reference.
+ * Return: the object, or NULL (unknown handle; caller reports its errno).
+ */
+void *nvl_client_handle_get(struct nvl_client *c, enum nvl_handle_kind kind,
+			    uint32_t handle);
+
+/**
+ * nvl_client_handle_remove() - close @handle, dropping its reference.
+ * Return: 0, or -ENOENT for an unknown handle.
+ */
+int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
+			     uint32_t handle);
+
+/** nvl_client_handle_count() - live handles of @kind. */
+uint32_t nvl_client_handle_count(struct nvl_client *c,
+				 enum nvl_handle_kind kind);
+
+#endif /* NVL_BASE_CLIENT_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* nvl subcommands. Exit codes: 0 success, 1 failure, 2 usage error. */
+#ifndef NVL_TOOL_CMD_H
+#define NVL_TOOL_CMD_H
+
+struct nvl_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int nvl_cmd_bench(int argc, char **argv);
+int nvl_cmd_demo(int argc, char **argv);
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: nvl, the nouvelle command-line tool
+ *
+ * `nvl [--version] [--help] COMMAND [ARGS]`. Without a command it runs the
+ * main job (`nvl demo`) on the built-in model.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "nouvelle/nouvelle.h"
+#include "nvl_config.h"
+#include "cmd.h"
+
+static const struct nvl_cmd cmds[] = {
+	{ "demo", "the main job: exercise the stack on the built-in model",
+	  nvl_cmd_demo },
+	{ "bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: nvl [--version] [--help] COMMAND [ARGS]\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nWithout a command, nvl runs 'demo'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return nvl_cmd_demo(argc, argv);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("nvl (nouvelle) %s, %s build\n", nvl_version(),
+		       NVL_BUILD_TYPE);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "nvl: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
