@@ -17,9 +17,32 @@
 struct nvl_resv;
 struct nvl_gem_object;
 
+/** Where a byte of a GEM object lives, for page-table backends. */
+enum nvl_gem_domain {
+	NVL_GEM_DOMAIN_NONE = 0, /* no backing (swapped out / not populated) */
+	NVL_GEM_DOMAIN_VRAM = 1,
+	NVL_GEM_DOMAIN_GTT = 2,  /* system pages the GPU can reach */
+	NVL_GEM_DOMAIN_SYSTEM = 3,
+};
+
+/** struct nvl_gem_backing - one physically contiguous piece of backing. */
+struct nvl_gem_backing {
+	enum nvl_gem_domain domain;
+	/** @addr: VRAM offset, or DMA address of system pages */
+	uint64_t addr;
+	/** @len_B: bytes contiguous from @addr (>= 4 KiB) */
+	uint64_t len_B;
+};
+
 struct nvl_gem_ops {
 	/** @free: last reference dropped: release the object. */
 	void (*free)(struct nvl_gem_object *obj);
+	/**
+	 * @get_backing: where byte @offset of @obj lives now (caller holds
+	 * obj->resv). Return: 0, -ENOENT if not resident.
+	 */
+	int (*get_backing)(struct nvl_gem_object *obj, uint64_t offset,
+			   struct nvl_gem_backing *out);
 };
 
 struct nvl_gem_object {
@@ -56,5 +79,24 @@ static inline void nvl_gem_put(struct nvl_gem_object *obj)
 	if (obj && nvl_kref_put(&obj->ref))
 		obj->ops->free(obj);
 }
+
+struct nvl_client;
+
+/**
+ * nvl_gem_lookup() - the GEM object behind a client's BO handle, with a
+ * reference (implemented by mm). Return: the object, or NULL.
+ */
+struct nvl_gem_object *nvl_gem_lookup(struct nvl_client *client,
+				      uint32_t handle);
+
+/**
+ * typedef nvl_gem_evict_fn - called by mm with obj->resv held when @obj's
+ * backing moves out (@evicted true) or back in (false); GPUVM installs it to
+ * keep its evict lists.
+ */
+typedef void (*nvl_gem_evict_fn)(struct nvl_gem_object *obj, bool evicted);
+
+/** nvl_gem_set_evict_hook() - install the eviction hook (implemented by mm). */
+void nvl_gem_set_evict_hook(nvl_gem_evict_fn fn);
 
 #endif /* NVL_MM_GEM_H */
