@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page-table backend interface: how GPUVM drives a GPU's page tables.
+ *
+ * GPUVM is generic; it never knows a page-table format. It asks a backend,
+ * through struct nvl_vm_pt_ops, to
+ *  - prepare (get): allocate and reference every page-table page a range
+ *    needs at a page size. This is the last point where anything may
+ *    allocate, and the only op that may fail;
+ *  - map / unmap / sparse: write PTEs;
+ *  - flush: invalidate the TLB for a range;
+ *  - release (put): drop the references taken by get, after the flush that
+ *    covers them.
+ *
+ * map, unmap, sparse and flush run inside the commit phase, a
+ * fence-signalling critical section (nvl_fence_begin_signalling()): they must
+ * not allocate, block on a lock held while waiting for fences, or fail.
+ *
+ * Two backends implement it: the recording backend (src/vm/pt_record.c, for
+ * tests and benchmarks) and the NVIDIA page-table engine (src/nv/).
+ */
+#ifndef NVL_VM_PT_BACKEND_H
+#define NVL_VM_PT_BACKEND_H
+
+#include "base/compiler.h"
+
+struct nvl_gem_object;
+
+/** PTE flags passed to nvl_vm_pt_ops.map. */
+enum nvl_vm_pt_flags {
+	/** @NVL_VM_PT_READONLY: GPU writes fault */
+	NVL_VM_PT_READONLY = 1u << 0,
+	/**
+	 * @NVL_VM_PT_NULL: no backing: reads return zero, writes are dropped
+	 * (@obj is NULL)
+	 */
+	NVL_VM_PT_NULL = 1u << 1,
+};
+
+/**
+ * struct nvl_vm_pt_ops - a page-table backend.
+ *
+ * Every address and range is in bytes, aligned to 1 << @page_shift (or to
+ * the VM's page size for sparse/flush). @priv is the backend's own state,
+ * given to nvl_vm_create().
+ */
+struct nvl_vm_pt_ops {
+	/**
+	 * @get: prepare phase. Allocate and take a reference on every
+	 * page-table page that [@va, @va + @range) needs at 1 << @page_shift.
+	 * May be called for ranges that are already covered (references nest).
+	 * Return: 0, or -ENOMEM (nothing taken).
+	 */
+	int (*get)(void *priv, uint64_t va, uint64_t range,
+		   unsigned int page_shift);
+	/**
+	 * @put: drop the references of one earlier @get of the same range.
+	 * Tables may be freed only once the TLB flush covering them completed.
+	 */
+	void (*put)(void *priv, uint64_t va, uint64_t range,
+		    unsigned int page_shift);
+	/**
+	 * @map: commit phase. Point [@va, @va + @range) at @obj from
+	 * @bo_offset (resolved with obj->ops->get_backing()), or, with
+	 * NVL_VM_PT_NULL, at nothing (@obj NULL). @flags: enum
+	 * nvl_vm_pt_flags.
+	 */
+	void (*map)(void *priv, uint64_t va, uint64_t range,
+		    unsigned int page_shift, struct nvl_gem_object *obj,
+		    uint64_t bo_offset, uint32_t flags);
+	/**
+	 * @unmap: commit phase. Invalidate [@va, @va + @range); with
+	 * @to_sparse the PTEs become sparse (reads zero, writes dropped)
+	 * instead of invalid, because the range lies in a sparse region.
+	 */
+	void (*unmap)(void *priv, uint64_t va, uint64_t range,
+		      unsigned int page_shift, bool to_sparse);
+	/**
+	 * @sparse: commit phase. Make the unmapped range [@va, @va + @range)
+	 * sparse (@enable) or invalid again (!@enable).
+	 */
+	void (*sparse)(void *priv, uint64_t va, uint64_t range, bool enable);
+	/** @flush: commit phase. Invalidate the TLB for the range. */
+	void (*flush)(void *priv, uint64_t va, uint64_t range);
+};
+
+#endif /* NVL_VM_PT_BACKEND_H */
