@@ -6,8 +6,8 @@ bdir=$1
 secs=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
 for f in "$bdir"/fuzz/fuzz-*; do
-	[ -x "$f" ] || continue
-	case "$f" in *fuzz-replay-*) continue ;; esac
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	case "$f" in *fuzz-replay-*|*.p) continue ;; esac
 	name=${f##*/fuzz-}
 	corpus="$root/fuzz/corpus/$name"
 	work=$(mktemp -d)

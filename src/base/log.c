@@ -89,6 +89,7 @@ void nvl_log_set_sink(nvl_log_sink_fn fn, void *ctx)
 	atomic_store(&sink, fn);
 }
 
+NVL_PRINTF(3, 0)
 static void vlog(enum nvl_log_level level, enum nvl_log_cat cat,
 		 const char *fmt, va_list ap)
 {

@@ -56,14 +56,11 @@ static inline bool nvl_kref_get_unless_zero(struct nvl_kref *k)
  */
 static inline bool nvl_kref_put(struct nvl_kref *k)
 {
+	/* acq_rel: the releaser must see every other holder's writes. */
 	unsigned old = atomic_fetch_sub_explicit(&k->refcount, 1,
-						 memory_order_release);
+						 memory_order_acq_rel);
 	NVL_NEVER(old == 0);
-	if (old == 1) {
-		atomic_thread_fence(memory_order_acquire);
-		return true;
-	}
-	return false;
+	return old == 1;
 }
 
 #endif /* NVL_BASE_REFCOUNT_H */
