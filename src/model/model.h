@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU model: one device instance.
+ *
+ * A model is what the driver finds behind the hardware interface
+ * (hw/hwif.h) when there is no real GPU: BAR0 registers, VRAM behind a BAR
+ * aperture, an IOMMU-like table of DMA-mapped system pages, and an
+ * interrupt line. Inside it runs one thread per PBDMA/engine pair and one
+ * "hub" thread for asynchronous MMU work, so work completes asynchronously
+ * as on hardware.
+ *
+ * The model is hardware: its locks are plain pthread mutexes, it never calls
+ * driver code except the interrupt callback the driver installed, and it
+ * never includes driver headers. It shares only src/hw/ with the driver.
+ *
+ * Contract with the model MMU (model/mmu.h, the page-table walker): every
+ * engine access to a GPU virtual address goes through nvl_model_vm_access();
+ * the walker reads tables and data with nvl_model_phys_access() and records
+ * faults with nvl_model_fault_report().
+ */
+#ifndef NVL_MODEL_MODEL_H
+#define NVL_MODEL_MODEL_H
+
+#include <pthread.h>
+
+#include "base/compiler.h"
+#include "hw/aperture.h"
+#include "hw/hwif.h"
+
+struct nvl_model_mmu;
+struct nvl_model_fifo;
+struct nvl_model_iommu;
+struct nvl_model_pmu;
+struct nvl_model_hub;
+
+/** Maximum performance states in a profile. */
+#define NVL_MODEL_MAX_PSTATES 4
+
+/** struct nvl_model_pstate - one performance state. */
+struct nvl_model_pstate {
+	/** @id: the P-state number (0 = fastest) */
+	unsigned id;
+	/** @gpc_mhz: graphics clock */
+	unsigned gpc_mhz;
+	/** @mem_mhz: memory clock */
+	unsigned mem_mhz;
+};
+
+/**
+ * struct nvl_model_profile - what a chip is.
+ *
+ * Profiles are constant tables (model/profile.c); nvl_model_profile_find()
+ * looks one up by name.
+ */
+struct nvl_model_profile {
+	/** @name: "tu102", "ga102", "ad102", "gh100", "tiny" */
+	const char *name;
+	/** @family: "Turing", "Ampere", ... for people */
+	const char *family;
+	/** @boot0: BOOT_0 register value (architecture, implementation) */
+	uint32_t boot0;
+	/** @vram_size: bytes of VRAM (reserved lazily) */
+	uint64_t vram_size;
+	/** @num_ce: copy engines (each with its own runlist and PBDMA) */
+	unsigned num_ce;
+	/** @num_channels: channel ids 0 .. num_channels - 1 */
+	unsigned num_channels;
+	/** @page_sizes: bitmask of supported page sizes (bit n = 1 << n B) */
+	uint64_t page_sizes;
+	/** @mmu_version: page-table format, 2 (Pascal..Ada) or 3 (Hopper) */
+	unsigned mmu_version;
+	/** @va_bits: virtual address width, 49 (v2) or 57 (v3) */
+	unsigned va_bits;
+	/** @host_class: the channel (GPFIFO) class, e.g. 0xc46f */
+	uint32_t host_class;
+	/** @ce_class: the copy-engine class, e.g. 0xc6b5 */
+	uint32_t ce_class;
+	/** @compute_class: the compute class (engine in a later issue) */
+	uint32_t compute_class;
+	/** @fw_versions: accepted GSP firmware versions, NULL-terminated */
+	const char *const *fw_versions;
+	/** @pstates: performance states, fastest first */
+	struct nvl_model_pstate pstates[NVL_MODEL_MAX_PSTATES];
+	/** @num_pstates: entries used in @pstates */
+	unsigned num_pstates;
+	/** @idle_mw: board power with every engine idle at the top P-state */
+	unsigned idle_mw;
+	/** @engine_mw: extra power of one fully busy engine at max clocks */
+	unsigned engine_mw;
+	/** @tdp_mw: default power limit */
+	unsigned tdp_mw;
+	/** @r_th_mc_per_w: thermal resistance, milli-degC per watt */
+	unsigned r_th_mc_per_w;
+	/** @tau_ms: thermal time constant */
+	unsigned tau_ms;
+	/** @slowdown_mc: temperature at which clocks are throttled */
+	int slowdown_mc;
+};
+
+/**
+ * struct nvl_model - a device instance.
+ *
+ * Fields other than those documented as shared are private to model/*.c.
+ */
+struct nvl_model {
+	/** @hw: the hardware interface handed to the driver (nvl_model_hw()) */
+	struct nvl_hw hw;
+	/** @profile: the chip */
+	const struct nvl_model_profile *profile;
+	/** @vram: VRAM backing, @vram_size bytes, reserved with NORESERVE */
+	uint8_t *vram;
+	/** @vram_size: bytes */
+	uint64_t vram_size;
+	/** @mmu: the model MMU (walker + TLBs), owned by model/mmu*.c */
+	struct nvl_model_mmu *mmu;
+	/* private: */
+	struct nvl_model_iommu *iommu;
+	struct nvl_model_fifo *fifo;
+	struct nvl_model_pmu *pmu;
+	struct nvl_model_hub *hub;
+	/* interrupt state (model/intr.c) */
+	pthread_mutex_t intr_lock;
+	pthread_cond_t intr_idle;
+	uint32_t intr_status[2];
+	uint32_t intr_enable[2];
+	nvl_hw_irq_fn irq_fn;
+	void *irq_arg;
+	unsigned irq_busy;      /* callbacks running */
+	uint64_t irq_count;     /* callbacks made, for tests */
+	/* fault buffers (model/fault.c) */
+	pthread_mutex_t fault_lock;
+	struct {
+		uint32_t lo, hi, get, put, size;
+	} fault_buf[2];
+	uint64_t faults_dropped;
+	int64_t time_base_ns;
+};
+
+/** struct nvl_model_fault - one MMU fault, as the walker reports it. */
+struct nvl_model_fault {
+	/** @va: faulting virtual address (any byte of the page) */
+	uint64_t va;
+	/** @type: enum nvl_hw_fault_type */
+	unsigned type;
+	/** @access: enum nvl_hw_fault_access */
+	unsigned access;
+	/** @engine_id: NVL_HW_MMU_ENGINE_* of the engine that faulted */
+	unsigned engine_id;
+	/** @chid: channel id the access was made for */
+	unsigned chid;
+	/** @client: MMU client id (0 when not meaningful) */
+	unsigned client;
+	/** @replayable: goes to the replayable buffer (GR clients only) */
+	bool replayable;
+};
+
+/**
+ * nvl_model_profile_find() - a chip profile by name.
+ * @name: "tiny", "tu102", "ga102", "ad102" or "gh100"; NULL = "tiny"
+ *
+ * Return: the profile, or NULL when unknown.
+ */
+const struct nvl_model_profile *nvl_model_profile_find(const char *name);
+
+/**
+ * nvl_model_profile_at() - the @i-th profile, for listing.
+ * Return: the profile, or NULL past the end.
+ */
+const struct nvl_model_profile *nvl_model_profile_at(unsigned i);
+
+/**
+ * nvl_model_create() - power on a device.
+ * @profile: the chip
+ * @model_out: the new device
+ *
+ * Reserves VRAM lazily, creates the MMU, channels and engine threads.
+ * Return: 0, -ENOMEM (allocation, reservation or thread creation failed)
+ * or -EINVAL (a profile without VRAM, channels or copy engines).
+ */
+int nvl_model_create(const struct nvl_model_profile *profile,
+		     struct nvl_model **model_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_model_destroy() - stop every thread and free the device. NULL is a
+ * no-op. The interrupt callback is not called after this returns.
+ */
+void nvl_model_destroy(struct nvl_model *m);
+
+/** nvl_model_hw() - the hardware interface of @m, for the driver. */
+static inline struct nvl_hw *nvl_model_hw(struct nvl_model *m)
+{
+	return &m->hw;
+}
+
+/**
+ * nvl_model_phys_access() - read or write physical memory as the GPU does.
+ * @m: device
+ * @ap: aperture of @pa
+ * @pa: VRAM offset (VIDMEM) or DMA address (SYS_*)
+ * @buf: source (write) or destination (read)
+ * @len: bytes; may cross DMA-mapped pages if every page is mapped
+ * @write: direction
+ *
+ * Safe from any thread. Nothing is copied on failure.
+ * Return: 0, or -EFAULT when any byte is outside VRAM, or a system page
+ * that is not DMA-mapped, or @ap is not an aperture.
+ */
+int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
+			  uint64_t pa, void *buf, size_t len, bool write);
+
+/**
+ * nvl_model_phys_ptr() - direct pointer to @len bytes of VRAM at @pa, for
+ * the walker's and engines' fast paths.
+ * Return: the pointer, or NULL when the range leaves VRAM.
+ */
+static inline uint8_t *nvl_model_phys_ptr(struct nvl_model *m, uint64_t pa,
+					  size_t len)
+{
+	if (pa > m->vram_size || len > m->vram_size - pa)
+		return NULL;
+	return m->vram + pa;
+}
+
+/**
+ * nvl_model_fault_report() - record an MMU fault.
+ * @m: device
+ * @f: the fault
+ *
+ * Writes a 32-byte entry at PUT of the fault buffer (non-replayable unless
+ * @f->replayable) when the buffer is enabled and not full (else counts it
+ * dropped and sets OVERFLOW), then raises the fault interrupt. The instance
+ * block address in the entry is the channel's (@f->chid). Safe from any
+ * thread, with no model lock held by the caller.
+ */
+void nvl_model_fault_report(struct nvl_model *m,
+			    const struct nvl_model_fault *f);
+
+/**
+ * nvl_model_intr_raise() - set a pending interrupt bit and, when it is
+ * enabled, call the driver's interrupt callback (in this thread).
+ * @tree: 0 stall, 1 non-stall (NVL_HW_INTR_TREE_*)
+ * @bits: NVL_HW_INTR_* bits
+ *
+ * Must be called with no model lock held.
+ */
+void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits);
+
+/** nvl_model_time_ns() - the GPU timer (PTIMER), ns since power-on. */
+uint64_t nvl_model_time_ns(struct nvl_model *m);
+
+#endif /* NVL_MODEL_MODEL_H */
