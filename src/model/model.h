@@ -100,7 +100,7 @@ struct nvl_model_profile {
 /**
  * struct nvl_model - a device instance.
  *
- * Fields other than those documented as shared are private to model/*.c.
+ * Fields not documented as shared are private to the model.
  */
 struct nvl_model {
 	/** @hw: the hardware interface handed to the driver (nvl_model_hw()) */

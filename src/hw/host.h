@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host (FIFO/PBDMA): instance block (RAMFC + PDB), USERD, GPFIFO entries,
+ * pushbuffer method headers and the Host methods of the channel classes
+ * (C46F-like), from the Turing dev_ram/dev_pbdma manuals and clc56f.h facts.
+ */
+#ifndef NVL_HW_HOST_H
+#define NVL_HW_HOST_H
+
+#include <stdint.h>
+
+/* Memory target encoding of the instance block, USERD and PDB fields. */
+#define NVL_HW_RAM_TARGET_VID 0
+#define NVL_HW_RAM_TARGET_INVALID 1 /* PDB only: unbound */
+#define NVL_HW_RAM_TARGET_SYS_COH 2
+#define NVL_HW_RAM_TARGET_SYS_NONCOH 3
+
+/* ---- instance block (4 KiB, 4 KiB aligned) ------------------------- */
+#define NVL_HW_INST_SIZE 4096
+/* RAMFC: USERD address (512-B aligned), TARGET 1:0, ADDR 31:9 */
+#define NVL_HW_RAMFC_USERD 0x008
+#define NVL_HW_RAMFC_USERD_HI 0x00c
+/* Acquire timeout in microseconds (0 = wait forever): this family's */
+#define NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US 0x030
+/* GPFIFO base: a GPU VA. GP_BASE = VA 31:3; GP_BASE_HI = VA 39:32 in 7:0,
+ * LIMIT2 20:16 (the ring has 1 << LIMIT2 entries) */
+#define NVL_HW_RAMFC_GP_BASE 0x048
+#define NVL_HW_RAMFC_GP_BASE_HI 0x04c
+#define NVL_HW_RAMFC_GP_BASE_HI_LIMIT2_SHIFT 16
+#define NVL_HW_RAMFC_GP_BASE_HI_LIMIT2_MASK 0x1fu
+/* CONFIG: PRIV 8 = privileged channel (may use physical CE modes) */
+#define NVL_HW_RAMFC_CONFIG 0x0f4
+#define NVL_HW_RAMFC_CONFIG_PRIV (1u << 8)
+/* PAGE_DIR_BASE (d128): TARGET 1:0, VOL 2, USE_VER2_PT_FORMAT 10,
+ * BIG_PAGE_SIZE 11 (1 = 64 KiB), PDB_LO 31:12; d129 = PDB_HI */
+#define NVL_HW_RAMIN_PDB 0x200
+#define NVL_HW_RAMIN_PDB_HI 0x204
+#define NVL_HW_RAMIN_PDB_TARGET_MASK 0x3u
+#define NVL_HW_RAMIN_PDB_VOL (1u << 2)
+#define NVL_HW_RAMIN_PDB_USE_VER2 (1u << 10)
+#define NVL_HW_RAMIN_PDB_BIG_PAGE_64K (1u << 11)
+#define NVL_HW_RAMIN_PDB_LO_MASK 0xfffff000u
+
+/* ---- USERD (class xx6F control block, 512 B) ----------------------- */
+#define NVL_HW_USERD_SIZE 512
+#define NVL_HW_USERD_GP_GET 0x88 /* read-only, written back by Host */
+#define NVL_HW_USERD_GP_PUT 0x8c
+
+/* ---- GPFIFO entry (8 B) -------------------------------------------- */
+#define NVL_HW_GP_ENTRY_SIZE 8
+#define NVL_HW_GP_ENTRY0_FETCH_COND (1u << 0)
+#define NVL_HW_GP_ENTRY0_GET_MASK 0xfffffffcu     /* PB address 31:2 */
+#define NVL_HW_GP_ENTRY1_GET_HI_MASK 0xffu        /* PB address 39:32 */
+#define NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE (1u << 9)
+#define NVL_HW_GP_ENTRY1_LENGTH_SHIFT 10          /* 30:10, dwords */
+#define NVL_HW_GP_ENTRY1_LENGTH_MASK 0x1fffffu
+#define NVL_HW_GP_ENTRY1_SYNC (1u << 31)
+/* control entries (LENGTH 0): OPCODE 7:0 of dword 0 */
+#define NVL_HW_GP_OPCODE_NOP 0
+#define NVL_HW_GP_OPCODE_ILLEGAL 1
+#define NVL_HW_GP_OPCODE_GP_CRC 2
+#define NVL_HW_GP_OPCODE_PB_CRC 3
+
+/** nvl_hw_gp_entry() - encode a GPFIFO entry for @ndw dwords at @va. */
+static inline uint64_t nvl_hw_gp_entry(uint64_t va, uint32_t ndw, int sync)
+{
+	uint32_t d0 = (uint32_t)va & NVL_HW_GP_ENTRY0_GET_MASK;
+	uint32_t d1 = ((uint32_t)(va >> 32) & NVL_HW_GP_ENTRY1_GET_HI_MASK) |
+		      (ndw & NVL_HW_GP_ENTRY1_LENGTH_MASK)
+			      << NVL_HW_GP_ENTRY1_LENGTH_SHIFT |
+		      (sync ? NVL_HW_GP_ENTRY1_SYNC : 0);
+
+	return (uint64_t)d1 << 32 | d0;
+}
+
+/* ---- method headers: SEC_OP 31:29 | COUNT 28:16 | SUBCH 15:13 | ADDR 11:0
+ * (ADDR = method byte offset >> 2) ---------------------------------- */
+#define NVL_HW_MTHD_SEC_OP_SHIFT 29
+#define NVL_HW_MTHD_COUNT_SHIFT 16
+#define NVL_HW_MTHD_COUNT_MASK 0x1fffu
+#define NVL_HW_MTHD_SUBCH_SHIFT 13
+#define NVL_HW_MTHD_SUBCH_MASK 0x7u
+#define NVL_HW_MTHD_ADDR_MASK 0xfffu
+#define NVL_HW_MTHD_RESERVED_BIT (1u << 12)
+#define NVL_HW_SEC_OP_GRP0 0      /* NOP (0) or TERT_OP 17:16 subdevice ops */
+#define NVL_HW_SEC_OP_INC 1       /* incrementing */
+#define NVL_HW_SEC_OP_GRP2 2      /* reserved (tertiary ops) */
+#define NVL_HW_SEC_OP_NON_INC 3   /* non-incrementing */
+#define NVL_HW_SEC_OP_IMMD 4      /* immediate: 13-bit data in COUNT */
+#define NVL_HW_SEC_OP_ONE_INC 5   /* increment once */
+#define NVL_HW_SEC_OP_RESERVED6 6
+#define NVL_HW_SEC_OP_END_PB_SEGMENT 7
+#define NVL_HW_TERT_OP_SHIFT 16   /* for SEC_OP 0: 17:16 */
+#define NVL_HW_TERT_OP_SET_SUBDEV_MASK 1
+#define NVL_HW_TERT_OP_STORE_SUBDEV_MASK 2
+#define NVL_HW_TERT_OP_USE_SUBDEV_MASK 3
+
+/** nvl_hw_mthd() - header for @count dwords to method @mthd (bytes). */
+static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
+				   uint32_t mthd, uint32_t count)
+{
+	return (uint32_t)sec_op << NVL_HW_MTHD_SEC_OP_SHIFT |
+	       (count & NVL_HW_MTHD_COUNT_MASK) << NVL_HW_MTHD_COUNT_SHIFT |
+	       (subch & NVL_HW_MTHD_SUBCH_MASK) << NVL_HW_MTHD_SUBCH_SHIFT |
+	       ((mthd >> 2) & NVL_HW_MTHD_ADDR_MASK);
+}
+
+#define NVL_HW_MTHD_INC(subch, mthd, n) nvl_hw_mthd(1, subch, mthd, n)
+#define NVL_HW_MTHD_NINC(subch, mthd, n) nvl_hw_mthd(3, subch, mthd, n)
+#define NVL_HW_MTHD_IMMD(subch, mthd, d) nvl_hw_mthd(4, subch, mthd, d)
+#define NVL_HW_MTHD_1INC(subch, mthd, n) nvl_hw_mthd(5, subch, mthd, n)
+#define NVL_HW_MTHD_END_SEGMENT 0xe0000000u
+
+/* Subchannels 5..7 carry software methods (DEVICE interrupt). */
+#define NVL_HW_SUBCH_COUNT 8
+#define NVL_HW_SUBCH_SW_FIRST 5
+
+/* ---- Host methods (offsets < 0x100, any subchannel) ---------------- */
+#define NVL_HW_HOST_METHOD_LIMIT 0x100
+#define NVL_HW_SET_OBJECT 0x00 /* NVCLASS 15:0, ENGINE 20:16 */
+#define NVL_HW_SET_OBJECT_CLASS_MASK 0xffffu
+#define NVL_HW_ILLEGAL 0x04
+#define NVL_HW_NOP 0x08
+#define NVL_HW_SEMAPHOREA 0x10 /* legacy, not modelled: METHOD error */
+#define NVL_HW_SEMAPHORED 0x1c
+#define NVL_HW_NON_STALL_INTERRUPT 0x20
+#define NVL_HW_FB_FLUSH 0x24
+#define NVL_HW_MEM_OP_A 0x28
+#define NVL_HW_MEM_OP_B 0x2c
+#define NVL_HW_MEM_OP_C 0x30
+#define NVL_HW_MEM_OP_D 0x34
+#define NVL_HW_SET_REFERENCE 0x50
+#define NVL_HW_SEM_ADDR_LO 0x5c   /* 31:2 */
+#define NVL_HW_SEM_ADDR_HI 0x60   /* 7:0 = VA 39:32 */
+#define NVL_HW_SEM_PAYLOAD_LO 0x64
+#define NVL_HW_SEM_PAYLOAD_HI 0x68
+#define NVL_HW_SEM_EXECUTE 0x6c
+#define NVL_HW_WFI 0x78
+#define NVL_HW_YIELD 0x80
+#define NVL_HW_CLEAR_FAULTED 0x84
+
+/* MEM_OP_A: SYSMEMBAR 11, TARGET VA 31:12; MEM_OP_B: VA 63:32 */
+#define NVL_HW_MEM_OP_A_SYSMEMBAR (1u << 11)
+#define NVL_HW_MEM_OP_A_VA_MASK 0xfffff000u
+/* MEM_OP_C: PDB ONE(0)/ALL(1) bit 0, PDB aperture 11:10 (0 vid, 2/3 sys),
+ * PDB lo 31:12 */
+#define NVL_HW_MEM_OP_C_PDB_ALL (1u << 0)
+#define NVL_HW_MEM_OP_C_PDB_APERTURE_SHIFT 10
+#define NVL_HW_MEM_OP_C_PDB_LO_MASK 0xfffff000u
+/* MEM_OP_D: PDB hi 26:0, OPERATION 31:27 */
+#define NVL_HW_MEM_OP_D_PDB_HI_MASK 0x07ffffffu
+#define NVL_HW_MEM_OP_D_OP_SHIFT 27
+#define NVL_HW_MEM_OP_MEMBAR 5
+#define NVL_HW_MEM_OP_MMU_TLB_INVALIDATE 9
+#define NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED 0xa
+#define NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE 0xd
+#define NVL_HW_MEM_OP_L2_SYSMEM_INVALIDATE 0xe
+#define NVL_HW_MEM_OP_L2_FLUSH_DIRTY 0x10
+
+/* SEM_EXECUTE */
+#define NVL_HW_SEM_OP_MASK 0x7u
+#define NVL_HW_SEM_OP_ACQUIRE 0          /* == */
+#define NVL_HW_SEM_OP_RELEASE 1
+#define NVL_HW_SEM_OP_ACQ_STRICT_GEQ 2   /* unsigned >= */
+#define NVL_HW_SEM_OP_ACQ_CIRC_GEQ 3     /* (sem - payload) as signed >= 0 */
+#define NVL_HW_SEM_OP_ACQ_AND 4          /* (sem & payload) != 0 */
+#define NVL_HW_SEM_OP_ACQ_NOR 5          /* ~(sem | payload) != 0 */
+#define NVL_HW_SEM_OP_REDUCTION 6
+#define NVL_HW_SEM_ACQUIRE_SWITCH_TSG (1u << 12)
+#define NVL_HW_SEM_RELEASE_WFI (1u << 20)
+#define NVL_HW_SEM_PAYLOAD_64BIT (1u << 24)
+#define NVL_HW_SEM_RELEASE_TIMESTAMP (1u << 25)
+#define NVL_HW_SEM_REDUCTION_SHIFT 27    /* 30:27 */
+#define NVL_HW_SEM_REDUCTION_MASK 0xfu
+#define NVL_HW_SEM_RED_IMIN 0
+#define NVL_HW_SEM_RED_IMAX 1
+#define NVL_HW_SEM_RED_IXOR 2
+#define NVL_HW_SEM_RED_IAND 3
+#define NVL_HW_SEM_RED_IOR 4
+#define NVL_HW_SEM_RED_IADD 5
+#define NVL_HW_SEM_RED_INC 6
+#define NVL_HW_SEM_RED_DEC 7
+#define NVL_HW_SEM_FORMAT_UNSIGNED (1u << 31)
+
+/* The fence idiom's SEM_EXECUTE values. */
+#define NVL_HW_SEM_EXECUTE_RELEASE_WFI_32 0x00100001u
+#define NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH 0x00001003u
+
+/* CLEAR_FAULTED: TYPE 31 (0 PBDMA_FAULTED, 1 ENG_FAULTED); the model
+ * takes the channel id in HANDLE 30:0 */
+#define NVL_HW_CLEAR_FAULTED_ENG (1u << 31)
+
+#endif /* NVL_HW_HOST_H */
