@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model MMU: page-table walker, TLBs and fault generation.
+ *
+ * Every engine access to a GPU virtual address goes through here. The
+ * walker reads the tables the driver wrote (hw/mmu_v2.h, hw/mmu_v3.h) from
+ * model VRAM or DMA-mapped system memory, starting at a VM's page directory
+ * base (PDB). Translations, including failed and sparse ones, are cached
+ * per VM in a TLB that only walks fill and only invalidation clears: a
+ * driver that changes a PTE without invalidating keeps seeing the old
+ * translation, as on hardware. See model/mmu/ for the implementation and
+ * docs/mmu.md for the TLB geometry.
+ */
+#ifndef NVL_MODEL_MMU_H
+#define NVL_MODEL_MMU_H
+
+#include "base/compiler.h"
+#include "hw/aperture.h"
+#include "hw/fault.h"
+
+struct nvl_model;
+struct nvl_model_mmu;
+
+/**
+ * struct nvl_model_vmctx - the address space an access is made in, as an
+ * instance block's PAGE_DIR_BASE describes it.
+ */
+struct nvl_model_vmctx {
+	/** @pdb: physical address of the root directory, 4 KiB aligned */
+	uint64_t pdb;
+	/** @aperture: where @pdb lives */
+	enum nvl_hw_aperture aperture;
+	/** @version: page-table format, 2 or 3 */
+	unsigned int version;
+};
+
+/** enum nvl_model_xlate_state - what a translation found. */
+enum nvl_model_xlate_state {
+	/** @NVL_MODEL_XLATE_MAPPED: the address maps to @pa */
+	NVL_MODEL_XLATE_MAPPED = 0,
+	/** @NVL_MODEL_XLATE_SPARSE: sparse: reads zero, writes dropped */
+	NVL_MODEL_XLATE_SPARSE = 1,
+	/** @NVL_MODEL_XLATE_FAULT: the access faults with @fault_type */
+	NVL_MODEL_XLATE_FAULT = 2,
+};
+
+/** struct nvl_model_xlate - the result of translating one address. */
+struct nvl_model_xlate {
+	/** @state: enum nvl_model_xlate_state */
+	enum nvl_model_xlate_state state;
+	/** @fault_type: enum nvl_hw_fault_type when @state is FAULT */
+	unsigned int fault_type;
+	/** @page_shift: log2 of the span this result covers (12..29) */
+	unsigned int page_shift;
+	/** @aperture: memory of @pa (MAPPED) */
+	enum nvl_hw_aperture aperture;
+	/** @pa: physical address of the translated byte (MAPPED) */
+	uint64_t pa;
+	/** @kind: the PTE's kind (MAPPED) */
+	unsigned int kind;
+	/** @read_only: writes fault (MAPPED) */
+	bool read_only;
+	/** @privileged: privileged-only page (MAPPED; not enforced) */
+	bool privileged;
+	/** @atomic_disable: atomics fault (MAPPED) */
+	bool atomic_disable;
+	/** @volatile_: uncached in L2 (MAPPED; no effect in the model) */
+	bool volatile_;
+	/** @tlb_hit: the result came from the TLB, not a walk */
+	bool tlb_hit;
+};
+
+/** Maximum number of table entries a walk reads (PD4 .. small PT). */
+#define NVL_MODEL_MMU_MAX_STEPS 7
+
+/**
+ * struct nvl_model_walk_trace - the entries a walk read, for tools.
+ */
+struct nvl_model_walk_trace {
+	/** @n: steps recorded */
+	unsigned int n;
+	/** @step: one per table entry read, root first */
+	struct {
+		/** @step.level: enum nvl_hw_mmu_level */
+		unsigned int level;
+		/** @step.aperture: where the table lives */
+		enum nvl_hw_aperture aperture;
+		/** @step.table: physical address of the table */
+		uint64_t table;
+		/** @step.index: entry index in the table */
+		unsigned int index;
+		/** @step.lo: the entry (low qword for a dual PDE) */
+		uint64_t lo;
+		/** @step.hi: the high qword of a dual PDE, else 0 */
+		uint64_t hi;
+	} step[NVL_MODEL_MMU_MAX_STEPS];
+};
+
+/** struct nvl_model_mmu_stats - counters, for tests and benchmarks. */
+struct nvl_model_mmu_stats {
+	/** @walks: page-table walks (TLB misses that walked) */
+	uint64_t walks;
+	/** @hits: TLB hits */
+	uint64_t hits;
+	/** @faults: faults reported to the fault buffer */
+	uint64_t faults;
+	/** @invalidates: invalidate requests */
+	uint64_t invalidates;
+	/** @evictions: valid TLB entries replaced by a fill */
+	uint64_t evictions;
+};
+
+/**
+ * nvl_model_mmu_create() - create the MMU of @m (called by
+ * nvl_model_create()).
+ * @m: device; the MMU reads m->profile and model memory
+ * @mmu_out: the new MMU
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int nvl_model_mmu_create(struct nvl_model *m,
+			 struct nvl_model_mmu **mmu_out) NVL_MUST_CHECK;
+
+/** nvl_model_mmu_destroy() - free the MMU; NULL is a no-op. */
+void nvl_model_mmu_destroy(struct nvl_model_mmu *mmu);
+
+/**
+ * nvl_model_vm_access() - read or write GPU virtual memory as an engine.
+ * @m: device
+ * @ctx: address space
+ * @va: first byte
+ * @buf: destination (read) or source (write)
+ * @len: bytes
+ * @write: direction
+ * @engine_id: NVL_HW_MMU_ENGINE_* of the accessing engine
+ * @chid: channel the access is made for
+ *
+ * Translates once per page through the TLB and copies whole runs. Sparse
+ * pages read as zero and drop writes. On the first page that faults the
+ * fault is reported (nvl_model_fault_report()) and the access stops: the
+ * bytes before it have been transferred. Safe from any thread; must be
+ * called with no model lock held.
+ *
+ * Return: 0, or -EFAULT after reporting a fault.
+ */
+int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+			uint64_t va, void *buf, size_t len, bool write,
+			unsigned int engine_id, unsigned int chid);
+
+/**
+ * nvl_model_vm_copy() - copy @len bytes between two virtual ranges (the
+ * copy engine's pitch line), memory to memory without a bounce buffer.
+ * @dst_ctx, @dst_va: destination address space and address
+ * @src_ctx, @src_va: source address space and address
+ *
+ * Semantics as nvl_model_vm_access() for each side (sparse source reads
+ * zero, sparse destination drops). Overlapping ranges copy as memmove.
+ * Return: 0, or -EFAULT after reporting a fault.
+ */
+int nvl_model_vm_copy(struct nvl_model *m,
+		      const struct nvl_model_vmctx *dst_ctx, uint64_t dst_va,
+		      const struct nvl_model_vmctx *src_ctx, uint64_t src_va,
+		      size_t len, unsigned int engine_id, unsigned int chid);
+
+/**
+ * nvl_model_vm_fill() - write @len bytes of a repeated 4-byte @pattern
+ * (little-endian, starting with its byte 0 at @va): the copy engine's
+ * memset through the constant remap.
+ * Return: 0, or -EFAULT after reporting a fault.
+ */
+int nvl_model_vm_fill(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+		      uint64_t va, uint32_t pattern, size_t len,
+		      unsigned int engine_id, unsigned int chid);
+
+/**
+ * nvl_model_mmu_translate() - translate @va as an access of type @access
+ * would, through the TLB (filling it on a miss), without reporting faults.
+ * @m: device
+ * @ctx: address space
+ * @va: address
+ * @access: enum nvl_hw_fault_access (READ, WRITE, ATOMIC...): decides
+ *          read-only and atomic violations
+ * @out: the result (state FAULT carries the fault type)
+ *
+ * Return: 0 when the access may proceed (MAPPED or SPARSE), -EFAULT when it
+ * would fault (@out->state FAULT).
+ */
+int nvl_model_mmu_translate(struct nvl_model *m,
+			    const struct nvl_model_vmctx *ctx, uint64_t va,
+			    unsigned int access, struct nvl_model_xlate *out);
+
+/**
+ * nvl_model_mmu_walk() - walk the page tables for @va now, bypassing and
+ * not touching the TLB, optionally recording every entry read.
+ * @trace: filled when not NULL
+ *
+ * Return: as nvl_model_mmu_translate().
+ */
+int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+		       uint64_t va, unsigned int access,
+		       struct nvl_model_xlate *out,
+		       struct nvl_model_walk_trace *trace);
+
+/**
+ * nvl_model_mmu_invalidate() - drop cached translations.
+ * @mmu: the MMU
+ * @ctx: the address space (matched by @pdb and @aperture), or NULL for
+ *       every address space (ALL_PDB)
+ * @va: first address of the range
+ * @range: bytes; 0 means every address (ALL_VA)
+ *
+ * Takes effect for every translation that starts after it returns; called
+ * by the model's MMU_INVALIDATE register and MEM_OP methods.
+ */
+void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
+			      const struct nvl_model_vmctx *ctx, uint64_t va,
+			      uint64_t range);
+
+/** nvl_model_mmu_get_stats() - a snapshot of the MMU's counters. */
+void nvl_model_mmu_get_stats(struct nvl_model_mmu *mmu,
+			     struct nvl_model_mmu_stats *out);
+
+#endif /* NVL_MODEL_MMU_H */
