@@ -28,7 +28,7 @@ static inline void nvl_kref_get(struct nvl_kref *k)
 {
 	unsigned old = atomic_fetch_add_explicit(&k->refcount, 1,
 						 memory_order_relaxed);
-	NVL_NEVER(old == 0);
+	(void)NVL_NEVER(old == 0);
 	(void)old;
 }
 
@@ -59,7 +59,7 @@ static inline bool nvl_kref_put(struct nvl_kref *k)
 	/* acq_rel: the releaser must see every other holder's writes. */
 	unsigned old = atomic_fetch_sub_explicit(&k->refcount, 1,
 						 memory_order_acq_rel);
-	NVL_NEVER(old == 0);
+	(void)NVL_NEVER(old == 0);
 	return old == 1;
 }
 
