@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fence-signalling checker: a small runtime lockdep for the rules that
+ * keep fences completing in bounded time.
+ *
+ * Code between the moment a fence becomes visible and the moment it signals
+ * is a "signalling section": nvl_fence_begin_signalling() ..
+ * nvl_fence_end_signalling(). Inside one, the checker reports
+ *  - any allocation through nvl_malloc & co (rule "alloc-in-signalling"),
+ *  - taking a lock of a class flagged NVL_LOCK_RECLAIM ("reclaim-lock-in-
+ *    signalling"), or entering reclaim ("reclaim-in-signalling"),
+ *  - waiting on a fence: unbounded ("unbounded-wait-in-signalling") or
+ *    bounded but blocking ("blocking-wait-in-signalling"),
+ *  - nvl_might_block() ("blocking-in-signalling").
+ * Everywhere it keeps a lock-class order graph over nvl_mutex, resv and the
+ * pseudo classes "fence_signalling" and "reclaim" (primed resv -> reclaim ->
+ * fence_signalling) and reports a cycle ("lock-order-inversion"); and
+ * nvl_checker_assert_no_locks() reports held locks ("wait-for-submit-with-
+ * locks-held").
+ *
+ * A report names the rule and prints both call stacks to stderr, bumps a
+ * counter and, in ABORT mode, aborts. Mode from env NVL_CHECKER=abort|warn|
+ * count|off (default warn); COUNT records silently (for tests that break a
+ * rule on purpose and read nvl_checker_last_report()).
+ */
+#ifndef NVL_SYNC_CHECKER_H
+#define NVL_SYNC_CHECKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base/compiler.h"
+
+/** enum nvl_checker_mode - what a violation does. */
+enum nvl_checker_mode {
+	/** @NVL_CHECKER_OFF: no checking at all */
+	NVL_CHECKER_OFF = 0,
+	/** @NVL_CHECKER_COUNT: count and remember the report, print nothing */
+	NVL_CHECKER_COUNT,
+	/** @NVL_CHECKER_WARN: count and print the report */
+	NVL_CHECKER_WARN,
+	/** @NVL_CHECKER_ABORT: print the report and abort() */
+	NVL_CHECKER_ABORT,
+};
+
+/** NVL_LOCK_RECLAIM - the class is taken on reclaim paths (a shrinker). */
+#define NVL_LOCK_RECLAIM 0x1u
+
+/**
+ * struct nvl_lock_class - a class of locks that share ordering rules.
+ * @name: for reports
+ * @flags: NVL_LOCK_*
+ * @id: graph node, assigned on first use (0 = not yet)
+ */
+struct nvl_lock_class {
+	const char *name;
+	unsigned flags;
+	atomic_uint id;
+};
+
+/** NVL_LOCK_CLASS() - define a lock class variable (may be static). */
+#define NVL_LOCK_CLASS(var, name_, flags_) \
+	struct nvl_lock_class var = { .name = (name_), .flags = (flags_) }
+
+/**
+ * struct nvl_mutex - a checker-aware mutex.
+ * @mutex: the lock
+ * @cls: its class
+ */
+struct nvl_mutex {
+	pthread_mutex_t mutex;
+	struct nvl_lock_class *cls;
+};
+
+/**
+ * nvl_fence_begin_signalling() - enter a fence-signalling section.
+ *
+ * Return: a cookie for nvl_fence_end_signalling() (true when this call
+ * opened the outermost section of the thread).
+ */
+bool nvl_fence_begin_signalling(void);
+
+/**
+ * nvl_fence_end_signalling() - leave the section opened by the matching
+ * begin.
+ * @cookie: what nvl_fence_begin_signalling() returned
+ */
+void nvl_fence_end_signalling(bool cookie);
+
+/**
+ * nvl_fence_in_signalling() - is the calling thread inside a section?
+ *
+ * Return: true inside a section (and checker not off).
+ */
+bool nvl_fence_in_signalling(void);
+
+/**
+ * nvl_mutex_init() - initialise @m in class @cls.
+ * @m: the mutex
+ * @cls: its lock class (static storage)
+ */
+void nvl_mutex_init(struct nvl_mutex *m, struct nvl_lock_class *cls);
+
+/** nvl_mutex_destroy() - tear down an unlocked mutex. @m: the mutex */
+void nvl_mutex_destroy(struct nvl_mutex *m);
+
+/** nvl_mutex_lock() - take @m (checked). @m: the mutex */
+void nvl_mutex_lock(struct nvl_mutex *m);
+
+/**
+ * nvl_mutex_trylock() - take @m if free (records no order edges).
+ * @m: the mutex
+ *
+ * Return: true when taken.
+ */
+bool nvl_mutex_trylock(struct nvl_mutex *m);
+
+/** nvl_mutex_unlock() - release @m. @m: the mutex */
+void nvl_mutex_unlock(struct nvl_mutex *m);
+
+/**
+ * nvl_checker_lock_acquire() - tell the checker a lock of @cls is being
+ * taken (for locks that are not nvl_mutex, e.g. the resv ww mutex).
+ * @cls: the class
+ * @trylock: true for a trylock (no order edges from held locks)
+ */
+void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock);
+
+/**
+ * nvl_checker_lock_release() - the lock of @cls taken last was released.
+ * @cls: the class
+ */
+void nvl_checker_lock_release(struct nvl_lock_class *cls);
+
+/** nvl_might_block() - the caller may block on another thread's progress. */
+void nvl_might_block(void);
+
+/**
+ * nvl_fence_might_wait() - the caller is about to block on a fence.
+ * @bounded: true when the wait has a finite timeout
+ */
+void nvl_fence_might_wait(bool bounded);
+
+/**
+ * nvl_checker_assert_no_locks() - report when the thread holds any checked
+ * lock (e.g. before waiting for userspace to submit).
+ * @what: the operation, for the report
+ */
+void nvl_checker_assert_no_locks(const char *what);
+
+/** nvl_checker_reclaim_enter() - the thread enters memory reclaim. */
+void nvl_checker_reclaim_enter(void);
+
+/** nvl_checker_reclaim_leave() - the thread leaves memory reclaim. */
+void nvl_checker_reclaim_leave(void);
+
+/**
+ * nvl_checker_violations() - violations reported since start (or reset).
+ *
+ * Return: the count.
+ */
+unsigned long nvl_checker_violations(void);
+
+/**
+ * nvl_checker_last_report() - copy the last report (rule, message, both
+ * stacks) into @buf.
+ * @buf: destination
+ * @size: its size
+ *
+ * Return: @buf ("" when nothing was reported).
+ */
+const char *nvl_checker_last_report(char *buf, size_t size);
+
+/**
+ * nvl_checker_set_mode() - switch mode at run time.
+ * @mode: the new mode
+ *
+ * Return: the previous mode.
+ */
+enum nvl_checker_mode nvl_checker_set_mode(enum nvl_checker_mode mode);
+
+/**
+ * nvl_checker_get_mode() - the current mode.
+ *
+ * Return: the mode.
+ */
+enum nvl_checker_mode nvl_checker_get_mode(void);
+
+/**
+ * nvl_checker_reset() - forget the order graph and counters (tests only;
+ * no other thread may hold checked locks).
+ */
+void nvl_checker_reset(void);
+
+/** nvl_resv_lock_class - the class of every reservation-object lock. */
+extern struct nvl_lock_class nvl_resv_lock_class;
+
+#endif /* NVL_SYNC_CHECKER_H */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A tiny futex-based lock (4 bytes) for short critical sections inside the
+ * sync layer: fence callback lists, resv fence arrays, syncobj fence
+ * pointers. Never held across a wait or an allocation; invisible to the
+ * checker (it is a leaf, like a kernel spinlock).
+ *
+ * States: 0 free, 1 locked, 2 locked with sleepers.
+ */
+#ifndef NVL_SYNC_FLOCK_H
+#define NVL_SYNC_FLOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+struct nvl_flock {
+	_Atomic uint32_t v;
+};
+
+#define NVL_FLOCK_INIT { 0 }
+
+/** nvl_flock_init() - an unlocked lock. @l: the lock */
+static inline void nvl_flock_init(struct nvl_flock *l)
+{
+	atomic_init(&l->v, 0);
+}
+
+void nvl_flock_lock_slow(struct nvl_flock *l);
+void nvl_flock_wake(struct nvl_flock *l);
+
+/** nvl_flock_lock() - take @l. @l: the lock */
+static inline void nvl_flock_lock(struct nvl_flock *l)
+{
+	uint32_t z = 0;
+
+	if (likely(atomic_compare_exchange_strong_explicit(
+		    &l->v, &z, 1, memory_order_acquire, memory_order_relaxed)))
+		return;
+	nvl_flock_lock_slow(l);
+}
+
+/** nvl_flock_unlock() - release @l. @l: the lock */
+static inline void nvl_flock_unlock(struct nvl_flock *l)
+{
+	if (unlikely(atomic_exchange_explicit(&l->v, 0,
+					      memory_order_release) == 2))
+		nvl_flock_wake(l);
+}
+
+/**
+ * nvl_futex_wait() - sleep while *@w == @val, until @abs_ns (absolute
+ * CLOCK_MONOTONIC, NVL_TIMEOUT_INFINITE for none).
+ * @w: the word
+ * @val: expected value
+ * @abs_ns: deadline
+ *
+ * Return: 0 woken (or value differed), -ETIME at the deadline.
+ */
+int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns);
+
+/** nvl_futex_wake_all() - wake every sleeper on @w. @w: the word */
+void nvl_futex_wake_all(_Atomic uint32_t *w);
+
+#endif /* NVL_SYNC_FLOCK_H */
