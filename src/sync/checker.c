@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Fence-signalling checker
+ *
+ * A userspace take on the kernel's dma_fence lockdep annotations.
+ *
+ * Per thread: the signalling depth and a stack of held lock classes (with a
+ * nest count, so a thread holding 1000 resv locks uses one slot). Globally:
+ * a graph of lock classes (bitmap adjacency, up to MAX_CLASSES nodes); an
+ * edge A -> B means "B was taken while A was held", recorded with the stack
+ * of its first occurrence. Adding an edge that closes a cycle is an
+ * inversion report naming both stacks: the current one and the one that
+ * established the reverse order.
+ *
+ * Pseudo classes: "fence_signalling" is pushed (without edges: a read
+ * trylock) when a section begins, so every lock taken inside gets the edge
+ * fence_signalling -> lock; a fence wait outside sections adds held ->
+ * fence_signalling (a write acquire); "reclaim" is held by
+ * nvl_checker_reclaim_enter() and every allocation adds held -> reclaim. The
+ * graph is primed with nvl_resv -> reclaim -> fence_signalling, so a resv
+ * lock inside a section, or a lock held both while allocating and inside a
+ * section, closes a cycle the first time the path runs.
+ *
+ * The checker installs itself as the allocation observer (base/alloc.h) the
+ * first time it is used (pthread_once). Reports never allocate through
+ * nvl_malloc. Stacks: with ABORT/COUNT modes (tests) or NVL_CHECKER_STACKS=1
+ * the outermost begin records a full backtrace, otherwise only its caller's
+ * address, to keep nvl_fence_signal() cheap.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "sync/checker.h"
+
+#define MAX_CLASSES 128
+#define MAX_HELD 48
+#define MAX_FRAMES 24
+#define WORDS ((MAX_CLASSES + 63) / 64)
+#define REPORT_SIZE 8192
+
+struct held {
+	struct nvl_lock_class *cls;
+	unsigned id;
+	unsigned count;
+	const void *ip;
+};
+
+struct checker_thread {
+	int depth;
+	int nframes;
+	void *frames[MAX_FRAMES];
+	int nheld;
+	int overflow;
+	bool busy;
+	struct held held[MAX_HELD];
+};
+
+struct edge_info {
+	int nframes;
+	void *frames[MAX_FRAMES];
+};
+
+static _Thread_local struct checker_thread ctls;
+
+static atomic_int mode = -1;
+static bool full_stacks_env;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nvl_lock_class *classes[MAX_CLASSES];
+static unsigned nclasses; /* ids 1..nclasses used */
+static _Atomic uint64_t adj[MAX_CLASSES][WORDS];
+static uint64_t reported[MAX_CLASSES][WORDS];
+static struct edge_info *edges[MAX_CLASSES][MAX_CLASSES];
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_report[REPORT_SIZE];
+static atomic_ulong violations;
+
+static NVL_LOCK_CLASS(fence_map_class, "fence_signalling", 0);
+static NVL_LOCK_CLASS(reclaim_class, "reclaim", 0);
+NVL_LOCK_CLASS(nvl_resv_lock_class, "nvl_resv", 0);
+
+static void alloc_observer(size_t size_B);
+static unsigned class_id(struct nvl_lock_class *cls);
+static void prime_graph(void);
+
+static void checker_init(void)
+{
+	const char *env = getenv("NVL_CHECKER");
+	const char *stacks = getenv("NVL_CHECKER_STACKS");
+	int m = NVL_CHECKER_WARN;
+	void *probe[2];
+
+	if (env) {
+		if (!strcmp(env, "abort"))
+			m = NVL_CHECKER_ABORT;
+		else if (!strcmp(env, "count"))
+			m = NVL_CHECKER_COUNT;
+		else if (!strcmp(env, "off") || !strcmp(env, "0"))
+			m = NVL_CHECKER_OFF;
+	}
+	full_stacks_env = stacks && stacks[0] == '1';
+	/* Load the unwinder now, not in the middle of a report. */
+	backtrace(probe, 2);
+	prime_graph();
+	atomic_store(&mode, m);
+	nvl_alloc_set_observer(alloc_observer);
+}
+
+static inline int get_mode(void)
+{
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (unlikely(m < 0)) {
+		pthread_once(&init_once, checker_init);
+		m = atomic_load(&mode);
+	}
+	return m;
+}
+
+enum nvl_checker_mode nvl_checker_get_mode(void)
+{
+	return (enum nvl_checker_mode)get_mode();
+}
+
+enum nvl_checker_mode nvl_checker_set_mode(enum nvl_checker_mode m)
+{
+	int old = get_mode();
+
+	atomic_store(&mode, (int)m);
+	return (enum nvl_checker_mode)old;
+}
+
+unsigned long nvl_checker_violations(void)
+{
+	return atomic_load(&violations);
+}
+
+const char *nvl_checker_last_report(char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	pthread_mutex_lock(&report_lock);
+	snprintf(buf, size, "%s", last_report);
+	pthread_mutex_unlock(&report_lock);
+	return buf;
+}
+
+/* ---- reports --------------------------------------------------------- */
+
+static size_t append(char *buf, size_t off, const char *fmt, ...)
+	NVL_PRINTF(3, 4);
+
+static size_t append(char *buf, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off >= REPORT_SIZE - 1)
+		return off;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, REPORT_SIZE - off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	off += (size_t)n;
+	return off < REPORT_SIZE - 1 ? off : REPORT_SIZE - 1;
+}
+
+static size_t append_stack(char *buf, size_t off, const char *title,
+			   void *const *frames, int n)
+{
+	char **sym;
+
+	off = append(buf, off, "  %s:\n", title);
+	if (n <= 0)
+		return append(buf, off, "    (not recorded)\n");
+	sym = backtrace_symbols(frames, n); /* plain malloc, not observed */
+	for (int i = 0; i < n; i++) {
+		if (sym)
+			off = append(buf, off, "    #%d %s\n", i, sym[i]);
+		else
+			off = append(buf, off, "    #%d %p\n", i, frames[i]);
+	}
+	free(sym);
+	return off;
+}
+
+/*
+ * report() - one violation: rule, message, the current stack and @other.
+ */
+static void report(const char *rule, const char *other_title,
+		   void *const *other, int nother, const char *fmt, ...)
+	NVL_PRINTF(5, 6);
+
+static void report(const char *rule, const char *other_title,
+		   void *const *other, int nother, const char *fmt, ...)
+{
+	static char buf[REPORT_SIZE];
+	void *frames[MAX_FRAMES];
+	int m = get_mode(), n;
+	size_t off;
+	va_list ap;
+
+	if (m == NVL_CHECKER_OFF)
+		return;
+	n = backtrace(frames, MAX_FRAMES);
+	pthread_mutex_lock(&report_lock);
+	off = append(buf, 0, "nvl checker: violation of rule \"%s\": ", rule);
+	va_start(ap, fmt);
+	if (off < REPORT_SIZE - 1) {
+		int k = vsnprintf(buf + off, REPORT_SIZE - off, fmt, ap);
+
+		if (k > 0)
+			off = NVL_MIN(off + (size_t)k, (size_t)REPORT_SIZE - 1);
+	}
+	va_end(ap);
+	off = append(buf, off, "\n");
+	off = append_stack(buf, off, "current stack", frames + 1,
+			   n > 1 ? n - 1 : 0);
+	off = append_stack(buf, off, other_title, other, nother);
+	memcpy(last_report, buf, off + 1);
+	atomic_fetch_add(&violations, 1);
+	if (m >= NVL_CHECKER_WARN)
+		(void)!write(STDERR_FILENO, buf, off);
+	pthread_mutex_unlock(&report_lock);
+	if (m == NVL_CHECKER_ABORT)
+		abort();
+}
+
+static void report_section(struct checker_thread *t, const char *rule,
+			   const char *what)
+{
+	report(rule, "signalling section entered at", t->frames, t->nframes,
+	       "%s inside a fence-signalling section", what);
+}
+
+/* ---- the class graph ------------------------------------------------- */
+
+static unsigned class_id(struct nvl_lock_class *cls)
+{
+	unsigned id = atomic_load_explicit(&cls->id, memory_order_acquire);
+
+	if (likely(id))
+		return id;
+	pthread_mutex_lock(&graph_lock);
+	id = atomic_load(&cls->id);
+	if (!id && nclasses + 1 < MAX_CLASSES) {
+		id = ++nclasses;
+		classes[id] = cls;
+		atomic_store_explicit(&cls->id, id, memory_order_release);
+	}
+	pthread_mutex_unlock(&graph_lock);
+	return id; /* 0: out of slots, the class goes unchecked */
+}
+
+static inline bool has_edge(unsigned a, unsigned b)
+{
+	return atomic_load_explicit(&adj[a][b / 64], memory_order_relaxed) &
+	       (1ull << (b % 64));
+}
+
+/* Path from @from to @to? Fills @path (node list) when found. */
+static bool reaches(unsigned from, unsigned to, unsigned *path, int *plen)
+{
+	unsigned stack[MAX_CLASSES], parent[MAX_CLASSES];
+	bool seen[MAX_CLASSES] = { false };
+	int sp = 0;
+
+	stack[sp++] = from;
+	seen[from] = true;
+	parent[from] = 0;
+	while (sp) {
+		unsigned v = stack[--sp];
+
+		if (v == to) {
+			int n = 0;
+
+			for (unsigned x = to; x != from; x = parent[x])
+				path[n++] = x;
+			path[n++] = from;
+			*plen = n; /* reversed: to ... from */
+			return true;
+		}
+		for (unsigned w = 1; w <= nclasses; w++) {
+			if (!seen[w] && has_edge(v, w)) {
+				seen[w] = true;
+				parent[w] = v;
+				stack[sp++] = w;
+			}
+		}
+	}
+	return false;
+}
+
+static void set_edge(unsigned a, unsigned b, bool record)
+{
+	struct edge_info *e = NULL;
+
+	if (record) {
+		e = malloc(sizeof(*e)); /* not nvl_malloc: never observed */
+		if (e)
+			e->nframes = backtrace(e->frames, MAX_FRAMES);
+	}
+	edges[a][b] = e;
+	atomic_fetch_or(&adj[a][b / 64], 1ull << (b % 64));
+}
+
+static void prime_graph(void)
+{
+	unsigned r = class_id(&nvl_resv_lock_class);
+	unsigned c = class_id(&reclaim_class);
+	unsigned f = class_id(&fence_map_class);
+
+	pthread_mutex_lock(&graph_lock);
+	set_edge(r, c, false);
+	set_edge(c, f, false);
+	pthread_mutex_unlock(&graph_lock);
+}
+
+static void add_edge(unsigned a, unsigned b)
+{
+	unsigned path[MAX_CLASSES];
+	struct edge_info *rev = NULL;
+	const char *na, *nb, *via = "";
+	int plen = 0;
+	bool cycle;
+
+	if (!a || !b || a == b || has_edge(a, b))
+		return;
+	pthread_mutex_lock(&graph_lock);
+	if (has_edge(a, b) || (reported[a][b / 64] & (1ull << (b % 64)))) {
+		pthread_mutex_unlock(&graph_lock);
+		return;
+	}
+	cycle = reaches(b, a, path, &plen);
+	if (!cycle) {
+		set_edge(a, b, true);
+		pthread_mutex_unlock(&graph_lock);
+		return;
+	}
+	reported[a][b / 64] |= 1ull << (b % 64);
+	/* path is a ... b reversed; the first hop out of b set the order. */
+	rev = edges[path[plen - 1]][path[plen - 2]];
+	na = classes[a]->name;
+	nb = classes[b]->name;
+	if (plen > 2)
+		via = classes[path[plen - 2]]->name;
+	pthread_mutex_unlock(&graph_lock);
+	report("lock-order-inversion",
+	       "stack that established the reverse order", rev ? rev->frames : NULL,
+	       rev ? rev->nframes : 0,
+	       "taking '%s' while holding '%s', but '%s' -> '%s'%s%s is the "
+	       "established order",
+	       nb, na, nb, a == b ? nb : na, plen > 2 ? " via " : "", via);
+}
+
+/* ---- held-lock stack ------------------------------------------------- */
+
+static void push_held(struct checker_thread *t, struct nvl_lock_class *cls,
+		      unsigned id, const void *ip)
+{
+	for (int i = t->nheld - 1; i >= 0; i--) {
+		if (t->held[i].cls == cls) {
+			t->held[i].count++;
+			return;
+		}
+	}
+	if (t->nheld == MAX_HELD) {
+		t->overflow++;
+		return;
+	}
+	t->held[t->nheld++] =
+		(struct held){ .cls = cls, .id = id, .count = 1, .ip = ip };
+}
+
+static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
+{
+	for (int i = t->nheld - 1; i >= 0; i--) {
+		if (t->held[i].cls != cls)
+			continue;
+		if (--t->held[i].count == 0) {
+			memmove(&t->held[i], &t->held[i + 1],
+				(size_t)(t->nheld - i - 1) * sizeof(t->held[0]));
+			t->nheld--;
+		}
+		return;
+	}
+	if (t->overflow)
+		t->overflow--;
+}
+
+static void acquire_ip(struct nvl_lock_class *cls, bool trylock,
+		       const void *ip)
+{
+	struct checker_thread *t = &ctls;
+	unsigned id;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	t->busy = true;
+	id = class_id(cls);
+	if (t->depth > 0 && (cls->flags & NVL_LOCK_RECLAIM)) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "taking reclaim lock '%s'",
+			 cls->name);
+		report_section(t, "reclaim-lock-in-signalling", what);
+	}
+	if (!trylock)
+		for (int i = 0; i < t->nheld; i++)
+			add_edge(t->held[i].id, id);
+	if (cls->flags & NVL_LOCK_RECLAIM)
+		add_edge(class_id(&reclaim_class), id);
+	push_held(t, cls, id, ip);
+	t->busy = false;
+}
+
+void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)
+{
+	acquire_ip(cls, trylock, __builtin_return_address(0));
+}
+
+void nvl_checker_lock_release(struct nvl_lock_class *cls)
+{
+	if (get_mode() == NVL_CHECKER_OFF)
+		return;
+	pop_held(&ctls, cls);
+}
+
+/* ---- sections -------------------------------------------------------- */
+
+bool nvl_fence_begin_signalling(void)
+{
+	struct checker_thread *t = &ctls;
+	int m = get_mode();
+
+	if (m == NVL_CHECKER_OFF || t->depth > 0)
+		return false;
+	t->depth = 1;
+	if (m != NVL_CHECKER_WARN || full_stacks_env) {
+		t->nframes = backtrace(t->frames, MAX_FRAMES);
+	} else {
+		t->frames[0] = __builtin_return_address(0);
+		t->nframes = 1;
+	}
+	push_held(t, &fence_map_class, class_id(&fence_map_class),
+		  t->frames[0]);
+	return true;
+}
+
+void nvl_fence_end_signalling(bool cookie)
+{
+	struct checker_thread *t = &ctls;
+
+	if (!cookie || t->depth == 0)
+		return;
+	pop_held(t, &fence_map_class);
+	t->depth = 0;
+}
+
+bool nvl_fence_in_signalling(void)
+{
+	return ctls.depth > 0;
+}
+
+static void alloc_observer(size_t size_B)
+{
+	struct checker_thread *t = &ctls;
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (m <= NVL_CHECKER_OFF || t->busy)
+		return;
+	if (t->depth > 0) {
+		char what[64];
+
+		t->busy = true;
+		snprintf(what, sizeof(what), "allocation of %zu bytes", size_B);
+		report_section(t, "alloc-in-signalling", what);
+		t->busy = false;
+		return;
+	}
+	if (t->nheld) {
+		unsigned r = class_id(&reclaim_class);
+
+		t->busy = true;
+		for (int i = 0; i < t->nheld; i++)
+			add_edge(t->held[i].id, r);
+		t->busy = false;
+	}
+}
+
+void nvl_might_block(void)
+{
+	struct checker_thread *t = &ctls;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy || t->depth == 0)
+		return;
+	report_section(t, "blocking-in-signalling", "a blocking call");
+}
+
+void nvl_fence_might_wait(bool bounded)
+{
+	struct checker_thread *t = &ctls;
+	unsigned f;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	if (t->depth > 0) {
+		if (bounded)
+			report_section(t, "blocking-wait-in-signalling",
+				       "a blocking (bounded) fence wait");
+		else
+			report_section(t, "unbounded-wait-in-signalling",
+				       "an unbounded fence wait");
+		return;
+	}
+	if (!t->nheld)
+		return;
+	t->busy = true;
+	f = class_id(&fence_map_class);
+	for (int i = 0; i < t->nheld; i++)
+		add_edge(t->held[i].id, f);
+	t->busy = false;
+}
+
+void nvl_checker_assert_no_locks(const char *what)
+{
+	struct checker_thread *t = &ctls;
+	const struct held *h = NULL;
+	void *ip;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	for (int i = 0; i < t->nheld; i++) {
+		if (t->held[i].cls != &fence_map_class) {
+			h = &t->held[i];
+			break;
+		}
+	}
+	if (!h)
+		return;
+	ip = (void *)h->ip;
+	report("wait-for-submit-with-locks-held", "lock taken at", &ip, 1,
+	       "%s while holding lock '%s' (%d lock classes held): waiting "
+	       "on userspace with locks held",
+	       what, h->cls->name, t->nheld);
+}
+
+void nvl_checker_reclaim_enter(void)
+{
+	struct checker_thread *t = &ctls;
+	unsigned r;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	if (t->depth > 0)
+		report_section(t, "reclaim-in-signalling", "memory reclaim");
+	t->busy = true;
+	r = class_id(&reclaim_class);
+	for (int i = 0; i < t->nheld && t->depth == 0; i++)
+		add_edge(t->held[i].id, r);
+	push_held(t, &reclaim_class, r, __builtin_return_address(0));
+	t->busy = false;
+}
+
+void nvl_checker_reclaim_leave(void)
+{
+	if (get_mode() == NVL_CHECKER_OFF)
+		return;
+	pop_held(&ctls, &reclaim_class);
+}
+
+void nvl_checker_reset(void)
+{
+	get_mode();
+	pthread_mutex_lock(&graph_lock);
+	for (unsigned a = 0; a < MAX_CLASSES; a++) {
+		for (unsigned b = 0; b < MAX_CLASSES; b++) {
+			free(edges[a][b]);
+			edges[a][b] = NULL;
+		}
+		for (unsigned w = 0; w < WORDS; w++) {
+			atomic_store(&adj[a][w], 0);
+			reported[a][w] = 0;
+		}
+	}
+	pthread_mutex_unlock(&graph_lock);
+	prime_graph();
+	pthread_mutex_lock(&report_lock);
+	last_report[0] = '\0';
+	atomic_store(&violations, 0);
+	pthread_mutex_unlock(&report_lock);
+}
+
+/* ---- nvl_mutex ------------------------------------------------------- */
+
+void nvl_mutex_init(struct nvl_mutex *m, struct nvl_lock_class *cls)
+{
+	pthread_mutex_init(&m->mutex, NULL);
+	m->cls = cls;
+}
+
+void nvl_mutex_destroy(struct nvl_mutex *m)
+{
+	pthread_mutex_destroy(&m->mutex);
+}
+
+void nvl_mutex_lock(struct nvl_mutex *m)
+{
+	acquire_ip(m->cls, false, __builtin_return_address(0));
+	pthread_mutex_lock(&m->mutex);
+}
+
+bool nvl_mutex_trylock(struct nvl_mutex *m)
+{
+	if (pthread_mutex_trylock(&m->mutex))
+		return false;
+	acquire_ip(m->cls, true, __builtin_return_address(0));
+	return true;
+}
+
+void nvl_mutex_unlock(struct nvl_mutex *m)
+{
+	nvl_checker_lock_release(m->cls);
+	pthread_mutex_unlock(&m->mutex);
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Fences
+ *
+ * The state lives in one 32-bit word, nvl_fence.flags, which is also the
+ * futex waiters sleep on. Signalling is a single atomic fetch-or of the
+ * SIGNALED bit: whoever sets it first wins (exactly-once), the others get
+ * -EALREADY. No global lock anywhere.
+ *
+ * - Waiters set WAITERS with a fetch-or; if the old value had SIGNALED they
+ *   return, else they sleep on the word expecting "old | WAITERS". The
+ *   signaller's fetch-or either sees WAITERS (and wakes) or happened first
+ *   (and the waiter saw SIGNALED): both RMWs are totally ordered on the one
+ *   word, so no wake-up is lost.
+ * - Callbacks: add_callback sets HAS_CB with a fetch-or under the per-fence
+ *   lock and queues the node unless SIGNALED was already set. The signaller
+ *   takes the lock only when HAS_CB was set before its own fetch-or, then
+ *   runs the queued callbacks under the lock (so remove_callback() is
+ *   synchronous: false means "has run").
+ * - Work a callback wants to do after the signal (signalling a parent array
+ *   or walking a chain) goes through nvl_fence_defer(): it runs when the
+ *   thread's outermost nvl_fence_signal() has finished its callbacks, in a
+ *   loop, so nesting never recurses nor nests fence locks.
+ *
+ * nvl_fence_signal() is a fence-signalling section (checker.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "sync/checker.h"
+#include "sync/fence.h"
+
+#define F_SIGNALED (1u << NVL_FENCE_FLAG_SIGNALED_BIT)
+#define F_TIMESTAMP (1u << NVL_FENCE_FLAG_TIMESTAMP_BIT)
+#define F_ENABLE (1u << NVL_FENCE_FLAG_ENABLE_SIGNAL_BIT)
+#define F_SEQNO64 (1u << NVL_FENCE_FLAG_SEQNO64_BIT)
+#define F_WAITERS (1u << NVL_FENCE_FLAG_WAITERS_BIT)
+#define F_HAS_CB (1u << NVL_FENCE_FLAG_HAS_CB_BIT)
+#define F_INIT (1u << NVL_FENCE_FLAG_INITIALIZED_BIT)
+
+/* Spin this many polls of the flag before sleeping in a wait. */
+#define WAIT_SPIN 200
+
+static atomic_uint_fast64_t context_counter = 1;
+
+struct signal_tls {
+	int depth;
+	struct nvl_fence_work *head, **tail;
+};
+
+static _Thread_local struct signal_tls sig_tls;
+
+uint64_t nvl_fence_context_alloc(unsigned num)
+{
+	return atomic_fetch_add_explicit(&context_counter, num,
+					 memory_order_relaxed);
+}
+
+static void fence_init_flags(struct nvl_fence *f,
+			     const struct nvl_fence_ops *ops, uint64_t context,
+			     uint64_t seqno, uint32_t flags)
+{
+	f->ops = ops;
+	f->context = context;
+	f->seqno = seqno;
+	atomic_init(&f->flags, flags | F_INIT);
+	atomic_init(&f->error, 0);
+	nvl_kref_init(&f->refcount);
+	nvl_flock_init(&f->lock);
+	atomic_init(&f->timestamp, 0);
+	nvl_list_init(&f->cb_list);
+}
+
+void nvl_fence_init(struct nvl_fence *f, const struct nvl_fence_ops *ops,
+		    uint64_t context, uint64_t seqno)
+{
+	fence_init_flags(f, ops, context, seqno, 0);
+}
+
+void nvl_fence_init64(struct nvl_fence *f, const struct nvl_fence_ops *ops,
+		      uint64_t context, uint64_t seqno)
+{
+	fence_init_flags(f, ops, context, seqno, F_SEQNO64);
+}
+
+int nvl_fence_create(struct nvl_fence **f_out, uint64_t context,
+		     uint64_t seqno)
+{
+	struct nvl_fence *f;
+
+	if (!f_out)
+		return nvl_error(-EINVAL, "fence: create without f_out");
+	f = nvl_malloc(sizeof(*f));
+	if (!f)
+		return nvl_error(-ENOMEM, "fence: out of memory creating a "
+					  "fence (context %llu seqno %llu)",
+				 (unsigned long long)context,
+				 (unsigned long long)seqno);
+	nvl_fence_init(f, NULL, context, seqno);
+	*f_out = f;
+	return 0;
+}
+
+/* ---- deferred work --------------------------------------------------- */
+
+void nvl_fence_defer(struct nvl_fence_work *w)
+{
+	struct signal_tls *t = &sig_tls;
+
+	if (t->depth == 0) {
+		t->depth = 1;
+		w->fn(w);
+		t->depth = 0;
+		return;
+	}
+	w->next = NULL;
+	if (!t->head)
+		t->tail = &t->head;
+	*t->tail = w;
+	t->tail = &w->next;
+}
+
+static void drain_deferred(struct signal_tls *t)
+{
+	struct nvl_fence_work *w;
+
+	while ((w = t->head)) {
+		t->head = w->next;
+		if (!t->head)
+			t->tail = &t->head;
+		w->fn(w);
+	}
+}
+
+/* ---- signalling ------------------------------------------------------ */
+
+static void run_callbacks(struct nvl_fence *f)
+{
+	nvl_flock_lock(&f->lock);
+	while (!nvl_list_empty(&f->cb_list)) {
+		struct nvl_fence_cb *cb =
+			nvl_list_first_entry(&f->cb_list, struct nvl_fence_cb,
+					     node);
+
+		nvl_list_del(&cb->node);
+		cb->func(f, cb);
+	}
+	nvl_flock_unlock(&f->lock);
+}
+
+int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
+{
+	struct signal_tls *t;
+	uint32_t old;
+	bool cookie;
+
+	if (unlikely(!f))
+		return nvl_error(-EINVAL, "fence: signal of NULL");
+	old = atomic_fetch_or_explicit(&f->flags, F_SIGNALED,
+				       memory_order_acq_rel);
+	if (old & F_SIGNALED)
+		return -EALREADY;
+
+	cookie = nvl_fence_begin_signalling();
+	t = &sig_tls;
+	t->depth++;
+	atomic_store_explicit(&f->timestamp, timestamp_ns,
+			      memory_order_relaxed);
+	atomic_fetch_or_explicit(&f->flags, F_TIMESTAMP, memory_order_release);
+	if (old & F_WAITERS)
+		nvl_futex_wake_all(&f->flags);
+	if (old & F_HAS_CB)
+		run_callbacks(f);
+	if (t->depth == 1)
+		drain_deferred(t);
+	t->depth--;
+	nvl_fence_end_signalling(cookie);
+	return 0;
+}
+
+int nvl_fence_signal(struct nvl_fence *f)
+{
+	return nvl_fence_signal_timestamp(f, nvl_time_ns());
+}
+
+void nvl_fence_set_error(struct nvl_fence *f, int err)
+{
+	if (!f)
+		return;
+	if (err >= 0 || err < -4095) {
+		nvl_warn(NVL_CAT_SYNC, "fence %s:%llu: bad error %d ignored",
+			 nvl_fence_timeline_name(f),
+			 (unsigned long long)f->seqno, err);
+		return;
+	}
+	if (nvl_fence_test_signaled_flag(f)) {
+		nvl_warn(NVL_CAT_SYNC,
+			 "fence %s:%llu: error %d set after signalling ignored",
+			 nvl_fence_timeline_name(f),
+			 (unsigned long long)f->seqno, err);
+		return;
+	}
+	atomic_store_explicit(&f->error, err, memory_order_relaxed);
+}
+
+bool nvl_fence_is_signaled(struct nvl_fence *f)
+{
+	if (nvl_fence_test_signaled_flag(f))
+		return true;
+	if (f->ops && f->ops->signaled && f->ops->signaled(f)) {
+		nvl_fence_signal(f);
+		return true;
+	}
+	return false;
+}
+
+int nvl_fence_get_status(struct nvl_fence *f)
+{
+	int err;
+
+	if (!nvl_fence_is_signaled(f))
+		return 0;
+	err = atomic_load_explicit(&f->error, memory_order_relaxed);
+	return err ? err : 1;
+}
+
+int64_t nvl_fence_timestamp(struct nvl_fence *f)
+{
+	if (!nvl_fence_test_signaled_flag(f))
+		return 0;
+	while (!(atomic_load_explicit(&f->flags, memory_order_acquire) &
+		 F_TIMESTAMP))
+		sched_yield();
+	return atomic_load_explicit(&f->timestamp, memory_order_relaxed);
+}
+
+/* ---- callbacks ------------------------------------------------------- */
+
+void nvl_fence_enable_sw_signaling(struct nvl_fence *f)
+{
+	uint32_t old;
+
+	if (!f->ops || !f->ops->enable_signaling) {
+		if (!(atomic_load_explicit(&f->flags, memory_order_relaxed) &
+		      F_ENABLE))
+			atomic_fetch_or_explicit(&f->flags, F_ENABLE,
+						 memory_order_relaxed);
+		return;
+	}
+	old = atomic_fetch_or_explicit(&f->flags, F_ENABLE,
+				       memory_order_acq_rel);
+	if (old & (F_ENABLE | F_SIGNALED))
+		return;
+	if (!f->ops->enable_signaling(f))
+		nvl_fence_signal(f);
+}
+
+int nvl_fence_add_callback(struct nvl_fence *f, struct nvl_fence_cb *cb,
+			   nvl_fence_func_t func)
+{
+	uint32_t old;
+
+	if (!f || !cb || !func)
+		return nvl_error(-EINVAL, "fence: add_callback with NULL %s",
+				 !f ? "fence" : !cb ? "node" : "function");
+	nvl_list_init(&cb->node);
+	cb->func = func;
+	if (nvl_fence_test_signaled_flag(f))
+		return -ENOENT;
+	nvl_fence_enable_sw_signaling(f);
+	nvl_flock_lock(&f->lock);
+	old = atomic_fetch_or_explicit(&f->flags, F_HAS_CB,
+				       memory_order_acq_rel);
+	if (old & F_SIGNALED) {
+		nvl_flock_unlock(&f->lock);
+		return -ENOENT;
+	}
+	nvl_list_add_tail(&cb->node, &f->cb_list);
+	nvl_flock_unlock(&f->lock);
+	return 0;
+}
+
+bool nvl_fence_remove_callback(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	bool queued;
+
+	nvl_flock_lock(&f->lock);
+	queued = !nvl_list_empty(&cb->node);
+	if (queued)
+		nvl_list_del(&cb->node);
+	nvl_flock_unlock(&f->lock);
+	return queued;
+}
+
+/* ---- waiting --------------------------------------------------------- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
+{
+	bool polled = f->ops && f->ops->signaled;
+
+	if (nvl_fence_is_signaled(f))
+		return 0;
+	nvl_fence_enable_sw_signaling(f);
+	if (nvl_fence_is_signaled(f))
+		return 0;
+	if (abs_ns != NVL_TIMEOUT_INFINITE && abs_ns <= nvl_time_ns())
+		return -ETIME;
+	nvl_fence_might_wait(abs_ns != NVL_TIMEOUT_INFINITE);
+
+	for (int i = 0; i < WAIT_SPIN; i++) {
+		if (nvl_fence_test_signaled_flag(f))
+			return 0;
+		cpu_relax();
+	}
+	for (;;) {
+		uint32_t old = atomic_fetch_or_explicit(
+			&f->flags, F_WAITERS, memory_order_acq_rel);
+		int64_t until = abs_ns;
+		int r;
+
+		if (old & F_SIGNALED)
+			return 0;
+		if (polled) {
+			/* Producers that only poll may never wake us. */
+			if (nvl_fence_is_signaled(f))
+				return 0;
+			until = nvl_deadline_after(NVL_NSEC_PER_MSEC);
+			if (abs_ns < until)
+				until = abs_ns;
+		}
+		r = nvl_futex_wait(&f->flags, old | F_WAITERS, until);
+		if (r == -ETIME && until == abs_ns)
+			return nvl_fence_is_signaled(f) ? 0 : -ETIME;
+	}
+}
+
+int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)
+{
+	if (timeout_ns < 0)
+		return nvl_error(-EINVAL, "fence: negative timeout %lld",
+				 (long long)timeout_ns);
+	if (timeout_ns == 0)
+		return nvl_fence_is_signaled(f) ? 0 : -ETIME;
+	return nvl_fence_wait_until(f, nvl_deadline_after(timeout_ns));
+}
+
+void nvl_fence_set_deadline(struct nvl_fence *f, int64_t deadline_ns)
+{
+	if (f->ops && f->ops->set_deadline && !nvl_fence_is_signaled(f))
+		f->ops->set_deadline(f, deadline_ns);
+}
+
+/* ---- release --------------------------------------------------------- */
+
+static void fence_release(struct nvl_fence *f)
+{
+	if (!nvl_fence_test_signaled_flag(f)) {
+		bool pending;
+
+		nvl_flock_lock(&f->lock);
+		pending = !nvl_list_empty(&f->cb_list);
+		nvl_flock_unlock(&f->lock);
+		if (pending) {
+			nvl_warn(NVL_CAT_SYNC,
+				 "fence %s:%s:%llu released unsignalled with "
+				 "callbacks queued: signalling -EDEADLK",
+				 nvl_fence_driver_name(f),
+				 nvl_fence_timeline_name(f),
+				 (unsigned long long)f->seqno);
+			nvl_fence_set_error(f, -EDEADLK);
+			nvl_fence_signal(f);
+		}
+	}
+	if (f->ops && f->ops->release)
+		f->ops->release(f);
+	else
+		nvl_free(f);
+}
+
+void nvl_fence_put(struct nvl_fence *f)
+{
+	if (f && nvl_kref_put(&f->refcount))
+		fence_release(f);
+}
+
+/* ---- stub and ordering ----------------------------------------------- */
+
+static const char *stub_name(struct nvl_fence *f)
+{
+	return "stub";
+}
+
+static void stub_release(struct nvl_fence *f)
+{
+}
+
+static const struct nvl_fence_ops stub_ops = {
+	.get_driver_name = stub_name,
+	.get_timeline_name = stub_name,
+	.release = stub_release,
+};
+
+static struct nvl_fence stub_fence;
+static pthread_once_t stub_once = PTHREAD_ONCE_INIT;
+
+static void stub_init(void)
+{
+	fence_init_flags(&stub_fence, &stub_ops, 0, 0,
+			 F_SIGNALED | F_TIMESTAMP | F_ENABLE);
+	atomic_store(&stub_fence.timestamp, nvl_time_ns());
+}
+
+struct nvl_fence *nvl_fence_get_stub(void)
+{
+	pthread_once(&stub_once, stub_init);
+	return nvl_fence_get(&stub_fence);
+}
+
+bool nvl_fence_is_later(struct nvl_fence *a, struct nvl_fence *b)
+{
+	if (a->context != b->context) {
+		nvl_warn(NVL_CAT_SYNC,
+			 "fence: comparing contexts %llu and %llu",
+			 (unsigned long long)a->context,
+			 (unsigned long long)b->context);
+		return false;
+	}
+	return nvl_fence_seqno_is_later(a, a->seqno, b->seqno);
+}
+
+bool nvl_fence_is_later_or_same(struct nvl_fence *a, struct nvl_fence *b)
+{
+	return a == b || (a->context == b->context && a->seqno == b->seqno) ||
+	       nvl_fence_is_later(a, b);
+}
+
+const char *nvl_fence_driver_name(struct nvl_fence *f)
+{
+	if (f->ops && f->ops->get_driver_name)
+		return f->ops->get_driver_name(f);
+	return "nvl";
+}
+
+const char *nvl_fence_timeline_name(struct nvl_fence *f)
+{
+	if (f->ops && f->ops->get_timeline_name)
+		return f->ops->get_timeline_name(f);
+	return "unbound";
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: checker
+ * Description: every rule of the fence-signalling checker broken on purpose
+ * (in COUNT mode) and its report checked: allocation, reclaim locks, reclaim,
+ * waits (unbounded and bounded), blocking, lock-order inversions (plain, resv
+ * in a section, lock held across a fence wait), WAIT_FOR_SUBMIT with locks
+ * held; plus nesting, OFF mode, and ABORT really aborting.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "base/time.h"
+#include "sync/checker.h"
+#include "sync/fence.h"
+
+static char rep[8192];
+static enum nvl_checker_mode saved;
+
+static int setup(void **state)
+{
+	saved = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	nvl_checker_reset();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	nvl_checker_reset();
+	nvl_checker_set_mode(saved);
+	return 0;
+}
+
+static void expect_report(unsigned long n, const char *rule)
+{
+	assert_int_equal(nvl_checker_violations(), n);
+	nvl_checker_last_report(rep, sizeof(rep));
+	if (!strstr(rep, rule))
+		fail_msg("report lacks rule %s:\n%s", rule, rep);
+	assert_non_null(strstr(rep, "current stack:"));
+	assert_non_null(strstr(rep, "#0 "));
+}
+
+static void allocation_in_section_is_reported(void **state)
+{
+	bool c = nvl_fence_begin_signalling();
+	void *p = nvl_malloc(48);
+
+	nvl_fence_end_signalling(c);
+	nvl_free(p);
+	expect_report(1, "alloc-in-signalling");
+	assert_non_null(strstr(rep, "48 bytes"));
+	assert_non_null(strstr(rep, "signalling section entered at:"));
+	/* outside: fine */
+	p = nvl_malloc(48);
+	nvl_free(p);
+	assert_int_equal(nvl_checker_violations(), 1);
+}
+
+static void sections_nest_with_cookies(void **state)
+{
+	bool outer = nvl_fence_begin_signalling();
+	bool inner = nvl_fence_begin_signalling();
+
+	assert_true(outer);
+	assert_false(inner);
+	nvl_fence_end_signalling(inner);
+	assert_true(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(outer);
+	assert_false(nvl_fence_in_signalling());
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+static NVL_LOCK_CLASS(shrinker_class, "test_shrinker", NVL_LOCK_RECLAIM);
+static NVL_LOCK_CLASS(a_class, "test_a", 0);
+static NVL_LOCK_CLASS(b_class, "test_b", 0);
+static NVL_LOCK_CLASS(c_class, "test_c", 0);
+
+static void reclaim_lock_in_section_is_reported(void **state)
+{
+	struct nvl_mutex m;
+	bool c;
+
+	nvl_mutex_init(&m, &shrinker_class);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&m);
+	nvl_mutex_unlock(&m);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "reclaim-lock-in-signalling");
+	assert_non_null(strstr(rep, "test_shrinker"));
+	nvl_mutex_destroy(&m);
+}
+
+static void reclaim_in_section_is_reported(void **state)
+{
+	bool c = nvl_fence_begin_signalling();
+
+	nvl_checker_reclaim_enter();
+	nvl_checker_reclaim_leave();
+	nvl_fence_end_signalling(c);
+	expect_report(1, "reclaim-in-signalling");
+}
+
+static void lock_order_inversion_is_reported(void **state)
+{
+	struct nvl_mutex a, b;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_init(&b, &b_class);
+	nvl_mutex_lock(&a);
+	nvl_mutex_lock(&b);
+	nvl_mutex_unlock(&b);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_mutex_lock(&b);
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_unlock(&b);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "test_a"));
+	assert_non_null(strstr(rep, "test_b"));
+	assert_non_null(strstr(rep, "stack that established the reverse "
+				    "order:"));
+	/* reported once per pair */
+	nvl_mutex_lock(&b);
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_unlock(&b);
+	assert_int_equal(nvl_checker_violations(), 1);
+	/* trylock records no order */
+	nvl_checker_reset();
+	nvl_mutex_lock(&a);
+	assert_true(nvl_mutex_trylock(&b));
+	nvl_mutex_unlock(&b);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_lock(&b);
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_unlock(&b);
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_mutex_destroy(&a);
+	nvl_mutex_destroy(&b);
+}
+
+static void three_lock_cycle_is_reported(void **state)
+{
+	struct nvl_mutex a, b, c;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_init(&b, &b_class);
+	nvl_mutex_init(&c, &c_class);
+	nvl_mutex_lock(&a);
+	nvl_mutex_lock(&b);
+	nvl_mutex_unlock(&b);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_lock(&b);
+	nvl_mutex_lock(&c);
+	nvl_mutex_unlock(&c);
+	nvl_mutex_unlock(&b);
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_mutex_lock(&c);
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_mutex_unlock(&c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "via"));
+	nvl_mutex_destroy(&a);
+	nvl_mutex_destroy(&b);
+	nvl_mutex_destroy(&c);
+}
+
+static void resv_lock_in_section_is_an_inversion(void **state)
+{
+	bool c = nvl_fence_begin_signalling();
+
+	nvl_checker_lock_acquire(&nvl_resv_lock_class, false);
+	nvl_checker_lock_release(&nvl_resv_lock_class);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "nvl_resv"));
+	assert_non_null(strstr(rep, "fence_signalling"));
+}
+
+static void lock_held_while_allocating_then_taken_in_section(void **state)
+{
+	struct nvl_mutex a;
+	void *p;
+	bool c;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_lock(&a);
+	p = nvl_malloc(16); /* a -> reclaim */
+	nvl_free(p);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a); /* fence_signalling -> a: closes the cycle */
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	nvl_mutex_destroy(&a);
+}
+
+static void lock_held_across_fence_wait_and_taken_in_signal_path(
+	void **state)
+{
+	struct nvl_fence *f;
+	struct nvl_mutex a;
+	bool c;
+
+	nvl_mutex_init(&a, &a_class);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a); /* the signal path takes a */
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_mutex_lock(&a);
+	assert_int_equal(nvl_fence_wait(f, NVL_NSEC_PER_MSEC), -ETIME);
+	nvl_mutex_unlock(&a);
+	expect_report(1, "lock-order-inversion");
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+	nvl_mutex_destroy(&a);
+}
+
+static void waits_in_section_are_reported(void **state)
+{
+	struct nvl_fence *f;
+	bool c;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	c = nvl_fence_begin_signalling();
+	/* a poll does not block: fine */
+	assert_int_equal(nvl_fence_wait(f, 0), -ETIME);
+	assert_int_equal(nvl_checker_violations(), 0);
+	assert_int_equal(nvl_fence_wait(f, NVL_NSEC_PER_MSEC), -ETIME);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "blocking-wait-in-signalling");
+
+	c = nvl_fence_begin_signalling();
+	nvl_fence_might_wait(false);
+	nvl_fence_end_signalling(c);
+	expect_report(2, "unbounded-wait-in-signalling");
+
+	c = nvl_fence_begin_signalling();
+	nvl_might_block();
+	nvl_fence_end_signalling(c);
+	expect_report(3, "blocking-in-signalling");
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+}
+
+static void wait_for_submit_with_locks_held_is_reported(void **state)
+{
+	struct nvl_mutex a;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_checker_assert_no_locks("syncobj WAIT_FOR_SUBMIT");
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_mutex_lock(&a);
+	nvl_checker_assert_no_locks("syncobj WAIT_FOR_SUBMIT");
+	nvl_mutex_unlock(&a);
+	expect_report(1, "wait-for-submit-with-locks-held");
+	assert_non_null(strstr(rep, "test_a"));
+	assert_non_null(strstr(rep, "lock taken at:"));
+	nvl_mutex_destroy(&a);
+}
+
+struct alloc_cb {
+	struct nvl_fence_cb cb;
+	void *p;
+};
+
+static void allocating_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	container_of(cb, struct alloc_cb, cb)->p = nvl_malloc(8);
+}
+
+static void allocation_in_fence_callback_is_reported(void **state)
+{
+	struct nvl_fence *f;
+	struct alloc_cb a = { 0 };
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	assert_int_equal(nvl_fence_add_callback(f, &a.cb, allocating_cb), 0);
+	nvl_fence_signal(f);
+	expect_report(1, "alloc-in-signalling");
+	nvl_free(a.p);
+	nvl_fence_put(f);
+}
+
+static void off_mode_checks_nothing(void **state)
+{
+	bool c;
+	void *p;
+
+	nvl_checker_set_mode(NVL_CHECKER_OFF);
+	c = nvl_fence_begin_signalling();
+	assert_false(c);
+	p = nvl_malloc(8);
+	nvl_free(p);
+	nvl_fence_end_signalling(c);
+	nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+static void abort_mode_aborts(void **state)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		bool c;
+		void *p;
+
+		/* keep the child's stderr quiet */
+		(void)!freopen("/dev/null", "w", stderr);
+		nvl_checker_set_mode(NVL_CHECKER_ABORT);
+		c = nvl_fence_begin_signalling();
+		p = nvl_malloc(8);
+		nvl_free(p);
+		nvl_fence_end_signalling(c);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGABRT);
+}
+
+static void env_sets_the_mode(void **state)
+{
+	const char *env = getenv("NVL_CHECKER");
+
+	if (env && !strcmp(env, "abort"))
+		assert_int_equal(saved, NVL_CHECKER_ABORT);
+	else if (!env)
+		assert_int_equal(saved, NVL_CHECKER_WARN);
+}
+
+static void *section_thread(void *arg)
+{
+	bool c = nvl_fence_begin_signalling();
+
+	*(bool *)arg = nvl_fence_in_signalling();
+	nvl_fence_end_signalling(c);
+	return NULL;
+}
+
+static void sections_are_per_thread(void **state)
+{
+	bool c = nvl_fence_begin_signalling(), other = false;
+	pthread_t t;
+	void *p;
+
+	pthread_create(&t, NULL, section_thread, &other);
+	pthread_join(t, NULL);
+	assert_true(other);
+	assert_true(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(c);
+	/* another thread's section does not cover this thread */
+	p = nvl_malloc(8);
+	nvl_free(p);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	T(allocation_in_section_is_reported),
+	T(sections_nest_with_cookies),
+	T(reclaim_lock_in_section_is_reported),
+	T(reclaim_in_section_is_reported),
+	T(lock_order_inversion_is_reported),
+	T(three_lock_cycle_is_reported),
+	T(resv_lock_in_section_is_an_inversion),
+	T(lock_held_while_allocating_then_taken_in_section),
+	T(lock_held_across_fence_wait_and_taken_in_signal_path),
+	T(waits_in_section_are_reported),
+	T(wait_for_submit_with_locks_held_is_reported),
+	T(allocation_in_fence_callback_is_reported),
+	T(off_mode_checks_nothing),
+	T(abort_mode_aborts),
+	T(env_sets_the_mode),
+	T(sections_are_per_thread),
+};
+
+T_MAIN(tests)

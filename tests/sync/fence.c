@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: fence
+ * Description: fence semantics: exactly-once signalling, errors, callbacks
+ * (also racing signal/remove), waits and timeouts, producer ops, timestamps,
+ * stub, ordering, release of unsignalled fences, allocation failures.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "base/time.h"
+#include "sync/checker.h"
+#include "sync/fence.h"
+
+static struct nvl_fence *mk(void)
+{
+	struct nvl_fence *f;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	return f;
+}
+
+static void signal_is_exactly_once(void **state)
+{
+	struct nvl_fence *f = mk();
+
+	assert_false(nvl_fence_is_signaled(f));
+	assert_int_equal(nvl_fence_get_status(f), 0);
+	assert_int_equal(nvl_fence_signal(f), 0);
+	assert_int_equal(nvl_fence_signal(f), -EALREADY);
+	assert_true(nvl_fence_is_signaled(f));
+	assert_int_equal(nvl_fence_get_status(f), 1);
+	nvl_fence_put(f);
+}
+
+static void error_set_before_signal_is_seen(void **state)
+{
+	struct nvl_fence *f = mk();
+
+	nvl_fence_set_error(f, -EIO);
+	assert_int_equal(nvl_fence_get_status(f), 0);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_fence_get_status(f), -EIO);
+	/* after signalling, and bad values, are ignored */
+	nvl_fence_set_error(f, -ENOMEM);
+	assert_int_equal(nvl_fence_get_status(f), -EIO);
+	nvl_fence_put(f);
+
+	f = mk();
+	nvl_fence_set_error(f, 5);
+	nvl_fence_set_error(f, -100000);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_fence_get_status(f), 1);
+	nvl_fence_put(f);
+}
+
+struct counter_cb {
+	struct nvl_fence_cb cb;
+	int runs;
+	int status;
+	bool saw_signaled;
+};
+
+static void count_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	struct counter_cb *c = container_of(cb, struct counter_cb, cb);
+
+	c->runs++;
+	c->saw_signaled = nvl_fence_test_signaled_flag(f);
+	c->status = nvl_fence_get_status(f);
+}
+
+static void callbacks_run_once_on_signal(void **state)
+{
+	struct nvl_fence *f = mk();
+	struct counter_cb a = { 0 }, b = { 0 };
+
+	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), 0);
+	assert_int_equal(nvl_fence_add_callback(f, &b.cb, count_cb), 0);
+	assert_int_equal(a.runs, 0);
+	nvl_fence_signal(f);
+	assert_int_equal(a.runs, 1);
+	assert_int_equal(b.runs, 1);
+	assert_true(a.saw_signaled);
+	nvl_fence_signal(f);
+	assert_int_equal(a.runs, 1);
+	/* removing after it ran says so */
+	assert_false(nvl_fence_remove_callback(f, &a.cb));
+	nvl_fence_put(f);
+}
+
+static void add_callback_to_signalled_fence_returns_enoent(void **state)
+{
+	struct nvl_fence *f = mk();
+	struct counter_cb a = { 0 };
+
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), -ENOENT);
+	assert_int_equal(a.runs, 0);
+	assert_int_equal(nvl_fence_add_callback(NULL, &a.cb, count_cb),
+			 -EINVAL);
+	assert_int_equal(nvl_fence_add_callback(f, NULL, count_cb), -EINVAL);
+	assert_int_equal(nvl_fence_add_callback(f, &a.cb, NULL), -EINVAL);
+	nvl_fence_put(f);
+}
+
+static void removed_callback_does_not_run(void **state)
+{
+	struct nvl_fence *f = mk();
+	struct counter_cb a = { 0 };
+
+	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), 0);
+	assert_true(nvl_fence_remove_callback(f, &a.cb));
+	assert_false(nvl_fence_remove_callback(f, &a.cb));
+	nvl_fence_signal(f);
+	assert_int_equal(a.runs, 0);
+	nvl_fence_put(f);
+}
+
+struct race {
+	struct nvl_fence *f;
+	struct counter_cb cb;
+	bool removed;
+};
+
+static void *race_signal(void *p)
+{
+	nvl_fence_signal(p);
+	return NULL;
+}
+
+static void concurrent_signal_and_remove_runs_or_removes(void **state)
+{
+	int n = (int)(2000 * t_scale());
+
+	for (int i = 0; i < n; i++) {
+		struct race r = { .f = mk() };
+		pthread_t t;
+
+		assert_int_equal(nvl_fence_add_callback(r.f, &r.cb.cb,
+							count_cb),
+				 0);
+		pthread_create(&t, NULL, race_signal, r.f);
+		r.removed = nvl_fence_remove_callback(r.f, &r.cb.cb);
+		pthread_join(t, NULL);
+		/* exactly one of: removed (never ran) or ran once */
+		assert_int_equal(r.cb.runs, r.removed ? 0 : 1);
+		nvl_fence_put(r.f);
+	}
+}
+
+struct multi {
+	struct nvl_fence *f;
+	atomic_int wins;
+	pthread_barrier_t bar;
+};
+
+static void *multi_signal(void *p)
+{
+	struct multi *m = p;
+
+	pthread_barrier_wait(&m->bar);
+	if (nvl_fence_signal(m->f) == 0)
+		atomic_fetch_add(&m->wins, 1);
+	return NULL;
+}
+
+static void many_signallers_one_wins(void **state)
+{
+	for (int round = 0; round < 200; round++) {
+		struct multi m = { .f = mk() };
+		struct counter_cb c = { 0 };
+		pthread_t t[4];
+
+		pthread_barrier_init(&m.bar, NULL, 4);
+		assert_int_equal(nvl_fence_add_callback(m.f, &c.cb, count_cb),
+				 0);
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, multi_signal, &m);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		assert_int_equal(atomic_load(&m.wins), 1);
+		assert_int_equal(c.runs, 1);
+		pthread_barrier_destroy(&m.bar);
+		nvl_fence_put(m.f);
+	}
+}
+
+static void wait_times_out_with_etime(void **state)
+{
+	struct nvl_fence *f = mk();
+	int64_t t0 = nvl_time_ns();
+
+	assert_int_equal(nvl_fence_wait(f, 0), -ETIME);
+	assert_int_equal(nvl_fence_wait(f, 20 * NVL_NSEC_PER_MSEC), -ETIME);
+	assert_true(nvl_time_ns() - t0 >= 20 * NVL_NSEC_PER_MSEC);
+	assert_int_equal(nvl_fence_wait(f, -1), -EINVAL);
+	assert_int_equal(nvl_fence_wait_until(f, nvl_time_ns() - 1000), -ETIME);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_fence_wait(f, 0), 0);
+	assert_int_equal(nvl_fence_wait(f, NVL_TIMEOUT_INFINITE), 0);
+	nvl_fence_put(f);
+}
+
+static void *delayed_signal(void *p)
+{
+	usleep(10000);
+	nvl_fence_set_error(p, -ECANCELED);
+	nvl_fence_signal(p);
+	return NULL;
+}
+
+static void waiter_is_woken_by_other_thread_and_sees_error(void **state)
+{
+	struct nvl_fence *f = mk();
+	pthread_t t;
+
+	pthread_create(&t, NULL, delayed_signal, f);
+	assert_int_equal(nvl_fence_wait(f, NVL_TIMEOUT_INFINITE), 0);
+	assert_int_equal(nvl_fence_get_status(f), -ECANCELED);
+	pthread_join(t, NULL);
+	nvl_fence_put(f);
+
+	f = mk();
+	pthread_create(&t, NULL, delayed_signal, f);
+	assert_int_equal(nvl_fence_wait(f, 5 * NVL_NSEC_PER_SEC), 0);
+	pthread_join(t, NULL);
+	nvl_fence_put(f);
+}
+
+/* A producer with every op. */
+struct prod {
+	struct nvl_fence base;
+	int enables, releases;
+	bool enable_ret;
+	bool hw_done;
+	int64_t deadline;
+};
+
+static const char *prod_drv(struct nvl_fence *f)
+{
+	return "testdrv";
+}
+
+static const char *prod_tl(struct nvl_fence *f)
+{
+	return "ring0";
+}
+
+static bool prod_enable(struct nvl_fence *f)
+{
+	struct prod *p = container_of(f, struct prod, base);
+
+	p->enables++;
+	return p->enable_ret;
+}
+
+static bool prod_signaled(struct nvl_fence *f)
+{
+	return container_of(f, struct prod, base)->hw_done;
+}
+
+static void prod_deadline(struct nvl_fence *f, int64_t d)
+{
+	struct prod *p = container_of(f, struct prod, base);
+
+	if (!p->deadline || d < p->deadline)
+		p->deadline = d;
+}
+
+static void prod_release(struct nvl_fence *f)
+{
+	container_of(f, struct prod, base)->releases++;
+}
+
+static const struct nvl_fence_ops prod_ops = {
+	.get_driver_name = prod_drv,
+	.get_timeline_name = prod_tl,
+	.enable_signaling = prod_enable,
+	.signaled = prod_signaled,
+	.set_deadline = prod_deadline,
+	.release = prod_release,
+};
+
+static void producer_ops_are_called(void **state)
+{
+	struct prod p = { .enable_ret = true };
+	struct counter_cb c = { 0 };
+
+	nvl_fence_init(&p.base, &prod_ops, nvl_fence_context_alloc(1), 7);
+	assert_string_equal(nvl_fence_driver_name(&p.base), "testdrv");
+	assert_string_equal(nvl_fence_timeline_name(&p.base), "ring0");
+	assert_int_equal(p.enables, 0);
+	assert_int_equal(nvl_fence_add_callback(&p.base, &c.cb, count_cb), 0);
+	assert_int_equal(p.enables, 1);
+	nvl_fence_enable_sw_signaling(&p.base);
+	assert_int_equal(p.enables, 1);
+	nvl_fence_set_deadline(&p.base, 500);
+	nvl_fence_set_deadline(&p.base, 300);
+	nvl_fence_set_deadline(&p.base, 900);
+	assert_int_equal(p.deadline, 300);
+	/* signaled() polling completes the fence */
+	assert_false(nvl_fence_is_signaled(&p.base));
+	p.hw_done = true;
+	assert_int_equal(nvl_fence_wait(&p.base, NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(c.runs, 1);
+	nvl_fence_set_deadline(&p.base, 100);
+	assert_int_equal(p.deadline, 300);
+	nvl_fence_put(&p.base);
+	assert_int_equal(p.releases, 1);
+}
+
+static void enable_signaling_false_signals_at_once(void **state)
+{
+	struct prod p = { .enable_ret = false };
+	struct counter_cb c = { 0 };
+
+	nvl_fence_init(&p.base, &prod_ops, nvl_fence_context_alloc(1), 1);
+	assert_int_equal(nvl_fence_add_callback(&p.base, &c.cb, count_cb),
+			 -ENOENT);
+	assert_true(nvl_fence_is_signaled(&p.base));
+	assert_int_equal(c.runs, 0);
+	nvl_fence_put(&p.base);
+	assert_int_equal(p.releases, 1);
+}
+
+static void timestamps_are_kept(void **state)
+{
+	struct nvl_fence *f = mk();
+	int64_t t0 = nvl_time_ns();
+
+	assert_int_equal(nvl_fence_timestamp(f), 0);
+	nvl_fence_signal(f);
+	assert_true(nvl_fence_timestamp(f) >= t0);
+	assert_true(nvl_fence_timestamp(f) <= nvl_time_ns());
+	nvl_fence_put(f);
+
+	f = mk();
+	nvl_fence_signal_timestamp(f, 12345);
+	assert_int_equal(nvl_fence_timestamp(f), 12345);
+	nvl_fence_put(f);
+}
+
+static void stub_is_signalled_context_zero(void **state)
+{
+	struct nvl_fence *s = nvl_fence_get_stub();
+	uint64_t c1 = nvl_fence_context_alloc(3), c2 = nvl_fence_context_alloc(1);
+
+	assert_true(nvl_fence_is_signaled(s));
+	assert_int_equal(s->context, 0);
+	assert_int_equal(nvl_fence_get_status(s), 1);
+	assert_int_equal(nvl_fence_signal(s), -EALREADY);
+	nvl_fence_put(s);
+	assert_true(c1 != 0);
+	assert_int_equal(c2, c1 + 3);
+}
+
+static void ordering_is_wrap_aware_or_64bit(void **state)
+{
+	struct nvl_fence a, b, c, d;
+	uint64_t ctx = nvl_fence_context_alloc(1);
+
+	nvl_fence_init(&a, NULL, ctx, 0xfffffff0u);
+	nvl_fence_init(&b, NULL, ctx, 0x10); /* wrapped: later */
+	assert_true(nvl_fence_is_later(&b, &a));
+	assert_false(nvl_fence_is_later(&a, &b));
+	assert_true(nvl_fence_is_later_or_same(&a, &a));
+	nvl_fence_init64(&c, NULL, ctx, 0xfffffff0u);
+	nvl_fence_init64(&d, NULL, ctx, 0x1fffffff0ull);
+	assert_true(nvl_fence_is_later(&d, &c));
+	assert_false(nvl_fence_is_later(&c, &d));
+	/* other context: warns, answers no */
+	nvl_fence_init(&d, NULL, ctx + 1, 5);
+	assert_false(nvl_fence_is_later(&d, &a));
+}
+
+static void releasing_unsignalled_fence_with_callbacks_signals_edeadlk(
+	void **state)
+{
+	struct nvl_fence *f = mk();
+	struct counter_cb c = { 0 };
+	assert_int_equal(nvl_fence_add_callback(f, &c.cb, count_cb), 0);
+	nvl_fence_put(f);
+	assert_int_equal(c.runs, 1);
+	assert_int_equal(c.status, -EDEADLK);
+}
+
+static int create_op(void *arg)
+{
+	struct nvl_fence **out = arg;
+
+	return nvl_fence_create(out, 1, 1);
+}
+
+static void check_nothing(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(*(struct nvl_fence **)arg);
+}
+
+static void create_fails_cleanly_without_memory(void **state)
+{
+	struct nvl_fence *f = NULL;
+
+	assert_int_equal(t_fail_each_alloc(create_op, check_nothing, &f, 10),
+			 1);
+	nvl_fence_put(f);
+	assert_int_equal(nvl_fence_create(NULL, 1, 1), -EINVAL);
+}
+
+/* A deep cascade of callbacks signalling the next fence must not recurse. */
+struct link {
+	struct nvl_fence_cb cb;
+	struct nvl_fence *next;
+	struct nvl_fence_work work;
+};
+
+static void link_work(struct nvl_fence_work *w)
+{
+	struct link *l = container_of(w, struct link, work);
+
+	nvl_fence_signal(l->next);
+}
+
+static void link_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	struct link *l = container_of(cb, struct link, cb);
+
+	l->work.fn = link_work;
+	nvl_fence_defer(&l->work);
+}
+
+static void deferred_cascade_does_not_recurse(void **state)
+{
+	enum { N = 100000 };
+	struct nvl_fence **f = calloc(N + 1, sizeof(*f));
+	struct link *l = calloc(N, sizeof(*l));
+
+	for (int i = 0; i <= N; i++)
+		f[i] = mk();
+	for (int i = 0; i < N; i++) {
+		l[i].next = f[i + 1];
+		assert_int_equal(nvl_fence_add_callback(f[i], &l[i].cb,
+							link_cb),
+				 0);
+	}
+	nvl_fence_signal(f[0]);
+	assert_true(nvl_fence_is_signaled(f[N]));
+	for (int i = 0; i <= N; i++)
+		nvl_fence_put(f[i]);
+	free(f);
+	free(l);
+}
+
+static void callbacks_run_inside_signalling_section(void **state)
+{
+	struct nvl_fence *f = mk();
+	struct counter_cb c = { 0 };
+
+	assert_false(nvl_fence_in_signalling());
+	assert_int_equal(nvl_fence_add_callback(f, &c.cb, count_cb), 0);
+	nvl_fence_signal(f);
+	assert_false(nvl_fence_in_signalling());
+	nvl_fence_put(f);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(signal_is_exactly_once),
+	cmocka_unit_test(error_set_before_signal_is_seen),
+	cmocka_unit_test(callbacks_run_once_on_signal),
+	cmocka_unit_test(add_callback_to_signalled_fence_returns_enoent),
+	cmocka_unit_test(removed_callback_does_not_run),
+	cmocka_unit_test(concurrent_signal_and_remove_runs_or_removes),
+	cmocka_unit_test(many_signallers_one_wins),
+	cmocka_unit_test(wait_times_out_with_etime),
+	cmocka_unit_test(waiter_is_woken_by_other_thread_and_sees_error),
+	cmocka_unit_test(producer_ops_are_called),
+	cmocka_unit_test(enable_signaling_false_signals_at_once),
+	cmocka_unit_test(timestamps_are_kept),
+	cmocka_unit_test(stub_is_signalled_context_zero),
+	cmocka_unit_test(ordering_is_wrap_aware_or_64bit),
+	cmocka_unit_test(
+		releasing_unsignalled_fence_with_callbacks_signals_edeadlk),
+	cmocka_unit_test(create_fails_cleanly_without_memory),
+	cmocka_unit_test(deferred_cascade_does_not_recurse),
+	cmocka_unit_test(callbacks_run_inside_signalling_section),
+};
+
+T_MAIN(tests)
