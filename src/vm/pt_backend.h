@@ -82,6 +82,13 @@ struct nvl_vm_pt_ops {
 	void (*sparse)(void *priv, uint64_t va, uint64_t range, bool enable);
 	/** @flush: commit phase. Invalidate the TLB for the range. */
 	void (*flush)(void *priv, uint64_t va, uint64_t range);
+	/**
+	 * @take_error: optional. After a commit: did a write since the last
+	 * call fail unexpectedly (e.g. a device error)? Return: 0, or a
+	 * negative errno (and forget it). GPUVM marks the bind's fence with
+	 * it and bans the VM.
+	 */
+	int (*take_error)(void *priv);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

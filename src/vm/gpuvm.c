@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: GPUVM core
+ *
+ * The VA space of one VM: its window and reserved range, the interval tree
+ * of mappings and the one of sparse regions, the lookups over them, and the
+ * node cache mappings come from.
+ *
+ * Mappings never overlap each other, so "first overlapping" and "next
+ * overlapping" over the tree give the mappings of a range in address order
+ * in O(log n + k). Regions never overlap live regions; a destroyed region
+ * stays in its tree (ignored by lookups) until the transaction that destroyed
+ * it has written the page tables, so regions may overlap dead ones.
+ *
+ * The node cache: mapping nodes (88 bytes) come from slabs of
+ * NVL_GPUVM_SLAB_NODES nodes and go back to a free list, so a map/unmap pair
+ * costs no malloc and a mapping costs 88 bytes plus its share of a slab
+ * header. Slabs are freed with the VM.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "mm/gem.h"
+#include "vm/gpuvm.h"
+
+#define NVL_GPUVM_SLAB_NODES 512
+
+struct slab {
+	struct slab *next;
+	struct nvl_gpuva nodes[NVL_GPUVM_SLAB_NODES];
+};
+
+struct nvl_gem_object *nvl_gpuva_obj(const struct nvl_gpuva *va)
+{
+	return va->vm_bo ? va->vm_bo->obj : NULL;
+}
+
+static bool aligned(uint64_t x, unsigned int shift)
+{
+	return (x & ((1ull << shift) - 1)) == 0;
+}
+
+int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
+		     struct nvl_gpuvm **vm_out)
+{
+	struct nvl_gpuvm *vm;
+	uint64_t kend = args->kernel_start + args->kernel_range;
+
+	if (args->page_shift < 12 || args->page_shift > 30)
+		return nvl_error(-EINVAL, "vm: page shift %u unsupported",
+				 args->page_shift);
+	if (args->start >= args->end || !aligned(args->start, args->page_shift) ||
+	    !aligned(args->end, args->page_shift))
+		return nvl_error(-EINVAL,
+				 "vm: bad window [%#llx, %#llx)",
+				 (unsigned long long)args->start,
+				 (unsigned long long)args->end);
+	if (args->kernel_range &&
+	    (kend < args->kernel_start || args->kernel_start < args->start ||
+	     kend > args->end ||
+	     !aligned(args->kernel_start, args->page_shift) ||
+	     !aligned(args->kernel_range, args->page_shift)))
+		return nvl_error(-EINVAL,
+				 "vm: reserved range [%#llx, +%#llx) not inside the window",
+				 (unsigned long long)args->kernel_start,
+				 (unsigned long long)args->kernel_range);
+	if (!args->pt_ops || !args->pt_ops->get || !args->pt_ops->put ||
+	    !args->pt_ops->map || !args->pt_ops->unmap ||
+	    !args->pt_ops->sparse || !args->pt_ops->flush)
+		return nvl_error(-EINVAL, "vm: incomplete page-table backend");
+	vm = nvl_zalloc(sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	nvl_kref_init(&vm->ref);
+	pthread_mutex_init(&vm->lock, NULL);
+	vm->start = args->start;
+	vm->end = args->end;
+	vm->kstart = args->kernel_range ? args->kernel_start : 0;
+	vm->kend = args->kernel_range ? kend : 0;
+	vm->page_shift = args->page_shift;
+	vm->big_page_shifts = args->big_page_shifts &
+			      ~((2ull << args->page_shift) - 1);
+	nvl_itree_init(&vm->vas);
+	nvl_itree_init(&vm->regions);
+	vm->pt = args->pt_ops;
+	vm->pt_priv = args->pt_priv;
+	vm->bo_ops = args->bo_ops;
+	vm->bo_priv = args->bo_priv;
+	vm->resv = args->resv;
+	nvl_list_init(&vm->extobj);
+	nvl_list_init(&vm->evict);
+	vm->next_seq = 1;
+	snprintf(vm->name, sizeof(vm->name), "%s",
+		 args->name ? args->name : "vm");
+	*vm_out = vm;
+	return 0;
+}
+
+void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
+{
+	struct nvl_itree_node *n;
+	struct slab *s;
+
+	if (!vm)
+		return;
+	/* Unmap and release every mapping, then every region. */
+	while ((n = nvl_itree_min(&vm->vas))) {
+		struct nvl_gpuva *va = container_of(n, struct nvl_gpuva, node);
+
+		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
+			      nvl_gpuva_range(va), va->page_shift, false);
+		nvl_itree_remove(&vm->vas, n);
+		if (va->vm_bo)
+			nvl_list_del(&va->bo_link);
+		vm->pt->flush(vm->pt_priv, nvl_gpuva_addr(va),
+			      nvl_gpuva_range(va));
+		vm->pt->put(vm->pt_priv, nvl_gpuva_addr(va),
+			    nvl_gpuva_range(va), va->page_shift);
+		nvl_gpuvm_va_free(vm, va);
+	}
+	while ((n = nvl_itree_min(&vm->regions))) {
+		struct nvl_gpuvm_region *r =
+			container_of(n, struct nvl_gpuvm_region, node);
+		uint64_t range = n->last - n->start + 1;
+
+		nvl_itree_remove(&vm->regions, n);
+		if (!r->dead_seq) {
+			vm->pt->sparse(vm->pt_priv, n->start, range, false);
+			vm->pt->flush(vm->pt_priv, n->start, range);
+		}
+		vm->pt->put(vm->pt_priv, n->start, range, vm->page_shift);
+		nvl_free(r);
+	}
+	while ((s = vm->cache.slabs)) {
+		vm->cache.slabs = s->next;
+		nvl_free(s);
+	}
+	pthread_mutex_destroy(&vm->lock);
+	nvl_free(vm);
+}
+
+bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
+			   uint64_t range)
+{
+	uint64_t end = addr + range;
+
+	if (!range || end < addr)
+		return false;
+	if (addr < vm->start || end > vm->end)
+		return false;
+	if (vm->kend && addr < vm->kend && end > vm->kstart)
+		return false;
+	return true;
+}
+
+unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
+				      uint64_t addr, uint64_t range,
+				      uint64_t bo_offset)
+{
+	uint64_t bits = vm->big_page_shifts;
+	uint64_t all = addr | range | bo_offset;
+
+	while (bits) {
+		unsigned int s = 63 - (unsigned int)__builtin_clzll(bits);
+
+		if (aligned(all, s))
+			return s;
+		bits &= ~(1ull << s);
+	}
+	return vm->page_shift;
+}
+
+static struct nvl_gpuva *va_of(const struct nvl_itree_node *n)
+{
+	return n ? container_of(n, struct nvl_gpuva, node) : NULL;
+}
+
+struct nvl_gpuva *nvl_gpuvm_find_first(const struct nvl_gpuvm *vm,
+				       uint64_t addr, uint64_t range)
+{
+	return va_of(nvl_itree_first(&vm->vas, addr, addr + range - 1));
+}
+
+struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
+				      uint64_t addr, uint64_t range)
+{
+	/*
+	 * Mappings do not overlap: the in-order successor is the next one,
+	 * and it overlaps iff it starts inside the range.
+	 */
+	struct nvl_itree_node *n = nvl_itree_succ(&va->node);
+
+	if (!n || n->start > addr + range - 1)
+		return NULL;
+	return va_of(n);
+}
+
+struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm, uint64_t addr)
+{
+	return va_of(nvl_itree_first(&vm->vas, addr, addr));
+}
+
+struct nvl_gpuva *nvl_gpuvm_find(const struct nvl_gpuvm *vm, uint64_t addr,
+				 uint64_t range)
+{
+	struct nvl_gpuva *va = nvl_gpuvm_find_at(vm, addr);
+
+	if (va && nvl_gpuva_addr(va) == addr && nvl_gpuva_range(va) == range)
+		return va;
+	return NULL;
+}
+
+struct nvl_gpuva *nvl_gpuvm_first_va(const struct nvl_gpuvm *vm)
+{
+	return va_of(nvl_itree_min(&vm->vas));
+}
+
+struct nvl_gpuva *nvl_gpuvm_next_va(const struct nvl_gpuva *va)
+{
+	return va_of(nvl_itree_succ(&va->node));
+}
+
+static struct nvl_gpuvm_region *live_region(const struct nvl_itree_node *n,
+					    uint64_t s, uint64_t l)
+{
+	for (; n; n = nvl_itree_next(n, s, l)) {
+		struct nvl_gpuvm_region *r =
+			container_of(n, struct nvl_gpuvm_region, node);
+
+		if (!r->dead_seq)
+			return r;
+	}
+	return NULL;
+}
+
+struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
+						     uint64_t addr,
+						     uint64_t range)
+{
+	if (nvl_itree_empty(&vm->regions))
+		return NULL;
+	return live_region(nvl_itree_first(&vm->regions, addr,
+					   addr + range - 1),
+			   addr, addr + range - 1);
+}
+
+struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,
+					       uint64_t addr, uint64_t range)
+{
+	return live_region(nvl_itree_next(&r->node, addr, addr + range - 1),
+			   addr, addr + range - 1);
+}
+
+struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
+{
+	struct nvl_gpuvm_cache *c = &vm->cache;
+	struct nvl_gpuva *va;
+
+	if (!c->free) {
+		struct slab *s = nvl_malloc(sizeof(*s));
+
+		if (!s)
+			return NULL;
+		s->next = c->slabs;
+		c->slabs = s;
+		for (int i = NVL_GPUVM_SLAB_NODES - 1; i >= 0; i--) {
+			*(void **)&s->nodes[i] = c->free;
+			c->free = &s->nodes[i];
+		}
+		c->nfree += NVL_GPUVM_SLAB_NODES;
+	}
+	va = c->free;
+	c->free = *(void **)va;
+	c->nfree--;
+	memset(va, 0, sizeof(*va));
+	return va;
+}
+
+void nvl_gpuvm_va_free(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+{
+	if (va->vm_bo)
+		nvl_gpuvm_bo_put(va->vm_bo);
+	*(void **)va = vm->cache.free;
+	vm->cache.free = va;
+	vm->cache.nfree++;
+}

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GPUVM: the generic GPU virtual-address manager.
+ *
+ * A struct nvl_gpuvm covers the VA window [start, end) minus a
+ * kernel-reserved range. It holds
+ *  - the mappings (struct nvl_gpuva) in an interval tree (base/itree.h),
+ *  - the sparse regions (struct nvl_gpuvm_region) in a second one,
+ *  - one struct nvl_gpuvm_bo per (VM, GEM object) pair, linked on the
+ *    object's gpuva.list, with the external ones on the VM's extobj list and
+ *    the evicted ones on its evict list,
+ *  - the page-table backend (struct nvl_vm_pt_ops) it drives.
+ *
+ * Changes go through operation lists (struct nvl_gpuvm_ops, split/merge in
+ * sm.c) applied by a transaction (struct nvl_gpuvm_txn, txn.c) in two
+ * phases: prepare (allocates) and commit (page-table writes only, inside a
+ * fence-signalling section). The tree changes when an op list is applied,
+ * so the next op list of the same call sees the result.
+ *
+ * Locking: @lock protects the trees, the regions and the transaction state;
+ * a global lock protects every GEM object's gpuva.list and the extobj and
+ * evict lists (nvl_gpuvm_gem_lock()).
+ */
+#ifndef NVL_VM_GPUVM_H
+#define NVL_VM_GPUVM_H
+
+#include <pthread.h>
+
+#include "base/compiler.h"
+#include "base/itree.h"
+#include "base/list.h"
+#include "base/refcount.h"
+#include "vm/pt_backend.h"
+
+struct nvl_gem_object;
+struct nvl_gpuvm;
+struct nvl_gpuvm_bo;
+
+/** enum nvl_gpuva_flags - per-mapping flags. */
+enum nvl_gpuva_flags {
+	/** @NVL_GPUVA_READONLY: GPU writes fault */
+	NVL_GPUVA_READONLY = 1u << 0,
+	/** @NVL_GPUVA_NULL: no BO; reads zero, writes dropped (Xe NULL) */
+	NVL_GPUVA_NULL = 1u << 1,
+	/** @NVL_GPUVA_PENDING: page tables not yet written (async job) */
+	NVL_GPUVA_PENDING = 1u << 3,
+	/** @NVL_GPUVA_REMOVED: out of the tree, freed when no longer pending */
+	NVL_GPUVA_REMOVED = 1u << 4,
+};
+
+/** Flags a client may request on a map (the rest are GPUVM's). */
+#define NVL_GPUVA_USER_FLAGS (NVL_GPUVA_READONLY | NVL_GPUVA_NULL)
+
+/**
+ * struct nvl_gpuva - one mapping: [addr, addr + range) -> BO @ bo_offset.
+ * 88 bytes; allocated from the VM's node cache.
+ */
+struct nvl_gpuva {
+	/** @node: start = addr, last = addr + range - 1 */
+	struct nvl_itree_node node;
+	/** @vm_bo: the (VM, BO) link; NULL for NULL mappings */
+	struct nvl_gpuvm_bo *vm_bo;
+	/** @bo_offset: byte offset into the BO */
+	uint64_t bo_offset;
+	/** @bo_link: entry in vm_bo->vas */
+	struct nvl_list bo_link;
+	/** @flags: enum nvl_gpuva_flags */
+	uint16_t flags;
+	/** @page_shift: page size the page tables use for it */
+	uint8_t page_shift;
+};
+
+static inline uint64_t nvl_gpuva_addr(const struct nvl_gpuva *va)
+{
+	return va->node.start;
+}
+
+static inline uint64_t nvl_gpuva_range(const struct nvl_gpuva *va)
+{
+	return va->node.last - va->node.start + 1;
+}
+
+static inline uint64_t nvl_gpuva_end(const struct nvl_gpuva *va)
+{
+	return va->node.last + 1;
+}
+
+struct nvl_gem_object *nvl_gpuva_obj(const struct nvl_gpuva *va);
+
+/** struct nvl_gpuvm_region - a sparse region (Nouveau semantics). */
+struct nvl_gpuvm_region {
+	/** @node: [start, last] of the region */
+	struct nvl_itree_node node;
+	/**
+	 * @dead_seq: 0 while live; else the transaction that destroyed it
+	 * (it stays in the tree, ignored, until that transaction finishes)
+	 */
+	uint64_t dead_seq;
+};
+
+/**
+ * struct nvl_gpuvm_bo - the link between one VM and one GEM object: holds a
+ * reference on the object, lists the object's mappings in the VM.
+ */
+struct nvl_gpuvm_bo {
+	struct nvl_gpuvm *vm;
+	struct nvl_gem_object *obj;
+	/** @ref: one per mapping plus transient users */
+	struct nvl_kref ref;
+	/** @vas: struct nvl_gpuva.bo_link, in link order */
+	struct nvl_list vas;
+	/** @gem_link: entry in obj->gpuva.list */
+	struct nvl_list gem_link;
+	/** @extobj_link: entry in vm->extobj (external objects only) */
+	struct nvl_list extobj_link;
+	/** @evict_link: entry in vm->evict while @evicted */
+	struct nvl_list evict_link;
+	bool evicted;
+};
+
+/** struct nvl_gpuvm_bo_ops - driver callbacks for BO tracking. */
+struct nvl_gpuvm_bo_ops {
+	/**
+	 * @validate: bring @vm_bo's object back into a GPU-usable placement
+	 * (called by nvl_gpuvm_validate with the object locked). Return: 0 or
+	 * a negative errno.
+	 */
+	int (*validate)(struct nvl_gpuvm_bo *vm_bo, void *priv);
+};
+
+/** struct nvl_gpuvm_args - what nvl_gpuvm_create() needs. */
+struct nvl_gpuvm_args {
+	const char *name;
+	/** @start, @end: the VA window [start, end) in bytes */
+	uint64_t start, end;
+	/** @kernel_start, @kernel_range: the reserved window (range may be 0) */
+	uint64_t kernel_start, kernel_range;
+	/** @page_shift: smallest page size (bind granularity), e.g. 12 */
+	unsigned int page_shift;
+	/**
+	 * @big_page_shifts: bit mask of larger page shifts the backend can
+	 * use (e.g. 1 << 16 | 1 << 21); a mapping uses the largest one its
+	 * address, range and BO offset are aligned to
+	 */
+	uint64_t big_page_shifts;
+	const struct nvl_vm_pt_ops *pt_ops;
+	void *pt_priv;
+	const struct nvl_gpuvm_bo_ops *bo_ops;
+	void *bo_priv;
+	/**
+	 * @resv: the VM's shared reservation object (VM-private BOs use it);
+	 * may be NULL when the caller does no exec locking
+	 */
+	struct nvl_resv *resv;
+};
+
+/** Free-list of 88-byte mapping nodes, refilled by whole slabs. */
+struct nvl_gpuvm_cache {
+	void *free;
+	size_t nfree;
+	/** @slabs: singly linked list of slabs, for teardown */
+	void *slabs;
+};
+
+struct nvl_gpuvm {
+	struct nvl_kref ref;
+	pthread_mutex_t lock;
+	uint64_t start, end;
+	uint64_t kstart, kend;
+	unsigned int page_shift;
+	uint64_t big_page_shifts;
+	struct nvl_itree vas;
+	struct nvl_itree regions;
+	const struct nvl_vm_pt_ops *pt;
+	void *pt_priv;
+	const struct nvl_gpuvm_bo_ops *bo_ops;
+	void *bo_priv;
+	struct nvl_resv *resv;
+	/** @extobj: struct nvl_gpuvm_bo.extobj_link (global gem lock) */
+	struct nvl_list extobj;
+	/** @evict: struct nvl_gpuvm_bo.evict_link (global gem lock) */
+	struct nvl_list evict;
+	size_t nr_extobj, nr_evict;
+	struct nvl_gpuvm_cache cache;
+	/** @cur_seq: the transaction being built (0: none) */
+	uint64_t cur_seq, next_seq;
+	/** @dead: an async commit failed; every later call returns -ENOENT */
+	bool dead;
+	char name[32];
+};
+
+/**
+ * nvl_gpuvm_create() - make an empty VM.
+ * @args: window, reserved range, page sizes, backend
+ * @vm_out: the VM (one reference)
+ *
+ * Return: 0; -EINVAL for an empty or unaligned window, a reserved range
+ * outside it, or a missing backend; -ENOMEM.
+ */
+int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
+		     struct nvl_gpuvm **vm_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_gpuvm_destroy() - unmap everything (page tables included), drop the
+ * regions and free the VM. No transaction may be pending.
+ * @vm: the VM, may be NULL
+ */
+void nvl_gpuvm_destroy(struct nvl_gpuvm *vm);
+
+/**
+ * nvl_gpuvm_range_valid() - is [@addr, @addr + @range) a non-empty range
+ * inside the window, outside the reserved range, without overflow?
+ * @vm: the VM
+ * @addr: start (bytes)
+ * @range: length (bytes)
+ *
+ * Return: true when valid (alignment is not checked here).
+ */
+bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
+			   uint64_t range);
+
+/**
+ * nvl_gpuvm_find_first() - the lowest mapping overlapping a range.
+ * @vm: the VM (lock held)
+ * @addr: start
+ * @range: length (> 0)
+ *
+ * Return: the mapping, or NULL.
+ */
+struct nvl_gpuva *nvl_gpuvm_find_first(const struct nvl_gpuvm *vm,
+				       uint64_t addr, uint64_t range);
+
+/**
+ * nvl_gpuvm_find_next() - the next mapping after @va overlapping a range.
+ * @va: a mapping returned by find_first/find_next for the same range
+ * @addr: start
+ * @range: length
+ *
+ * Return: the mapping, or NULL.
+ */
+struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
+				      uint64_t addr, uint64_t range);
+
+/**
+ * nvl_gpuvm_find_at() - the mapping containing @addr.
+ * @vm: the VM
+ * @addr: an address
+ *
+ * Return: the mapping, or NULL.
+ */
+struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm,
+				    uint64_t addr);
+
+/**
+ * nvl_gpuvm_find() - the mapping exactly at [@addr, @addr + @range).
+ * Return: the mapping, or NULL.
+ */
+struct nvl_gpuva *nvl_gpuvm_find(const struct nvl_gpuvm *vm, uint64_t addr,
+				 uint64_t range);
+
+#define nvl_gpuvm_for_each_va_range(va, vm, addr, range)                   \
+	for (va = nvl_gpuvm_find_first(vm, addr, range); va;               \
+	     va = nvl_gpuvm_find_next(va, addr, range))
+
+/** nvl_gpuvm_first_va() / nvl_gpuvm_next_va() - walk every mapping. */
+struct nvl_gpuva *nvl_gpuvm_first_va(const struct nvl_gpuvm *vm);
+struct nvl_gpuva *nvl_gpuvm_next_va(const struct nvl_gpuva *va);
+
+/**
+ * nvl_gpuvm_region_find_first() - the lowest live sparse region
+ * overlapping [@addr, @addr + @range).
+ * Return: the region, or NULL.
+ */
+struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
+						     uint64_t addr,
+						     uint64_t range);
+
+/** nvl_gpuvm_region_next() - next region overlapping the range, or NULL. */
+struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,
+					       uint64_t addr, uint64_t range);
+
+/**
+ * nvl_gpuvm_page_shift_for() - the page shift a mapping of [@addr,
+ * @addr + @range) at @bo_offset uses: the largest supported size all three
+ * are aligned to.
+ */
+unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
+				      uint64_t addr, uint64_t range,
+				      uint64_t bo_offset);
+
+/* ---- node cache (vm.c) ------------------------------------------------ */
+
+/**
+ * nvl_gpuvm_va_alloc() - a zeroed mapping node from the VM's cache.
+ * Return: the node, or NULL (-ENOMEM).
+ */
+struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm);
+
+/** nvl_gpuvm_va_free() - give a node back to the cache. */
+void nvl_gpuvm_va_free(struct nvl_gpuvm *vm, struct nvl_gpuva *va);
+
+/* ---- vm_bo (vm_bo.c) -------------------------------------------------- */
+
+/**
+ * nvl_gpuvm_bo_obtain() - the vm_bo of (@vm, @obj), created and linked if
+ * there is none, with a reference.
+ * Return: the vm_bo, or NULL (-ENOMEM).
+ */
+struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
+					 struct nvl_gem_object *obj);
+
+/**
+ * nvl_gpuvm_bo_find() - the vm_bo of (@vm, @obj) with a reference, or NULL.
+ */
+struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
+				       struct nvl_gem_object *obj);
+
+/** nvl_gpuvm_bo_get() - take a reference. */
+void nvl_gpuvm_bo_get(struct nvl_gpuvm_bo *vm_bo);
+
+/**
+ * nvl_gpuvm_bo_put() - drop a reference; the last one unlinks the vm_bo
+ * from the object and the VM's lists, drops its object reference and
+ * frees it.
+ */
+void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo);
+
+/** nvl_gpuvm_bo_is_extobj() - does @vm_bo's object have its own resv? */
+bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo);
+
+/**
+ * nvl_gpuvm_bo_evict() - mark @vm_bo evicted (on the VM's evict list) or
+ * back (off the list). Idempotent.
+ */
+void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
+
+/**
+ * nvl_gpuvm_gem_evict() - the eviction hook for mm: marks every vm_bo of
+ * @obj (in every VM).
+ */
+void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
+
+/**
+ * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo and
+ * take it off the evict list when that succeeds.
+ * Return: 0, -EOPNOTSUPP without a validate callback, or the first error.
+ */
+int nvl_gpuvm_validate(struct nvl_gpuvm *vm);
+
+/** nvl_gpuvm_gem_lock() / unlock() - the lock of every gpuva.list. */
+void nvl_gpuvm_gem_lock(void);
+void nvl_gpuvm_gem_unlock(void);
+
+/** nvl_gpuvm_bo_count() - vm_bos of @vm's mappings (tests). */
+size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm);
+size_t nvl_gpuvm_evict_count(struct nvl_gpuvm *vm);
+
+#endif /* NVL_VM_GPUVM_H */

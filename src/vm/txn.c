@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Transactions: prepare, apply, commit, finish or abort
+ *
+ * A bind call is one transaction. For each of its op lists, in order:
+ *
+ *  - prepare allocates every node the list creates (MAP, the prev/next of a
+ *    REMAP, a region), takes the vm_bo references, asks the backend for the
+ *    page-table pages of each new node (pt->get), and grows the
+ *    transaction's two logs so that apply cannot run out of room;
+ *  - apply changes the trees (allocation-free), appends to the change log
+ *    (what to undo, what to release later) and to the page-table command
+ *    list (what commit will write).
+ *
+ * Then either commit (the page-table writes and one TLB flush over the
+ * span touched, inside a fence-signalling section, with no lock of the VM)
+ * followed by finish (under the VM lock: page-table references of removed
+ * nodes dropped, removed nodes freed); or abort, which walks the change log
+ * backwards and restores the trees exactly, releasing what prepare took.
+ *
+ * A node inserted by a transaction is PENDING until that transaction
+ * finishes: its page-table entries may not be written yet. If a later
+ * transaction (on another bind queue) removes it meanwhile, the node is only
+ * marked REMOVED, and the inserting transaction's finish frees it; so a
+ * node, its vm_bo and its BO outlive every page-table command that names
+ * them, and page-table references are never dropped before the map that
+ * used them.
+ *
+ * Page-table entries of a REMAP's prev/next stay as they are when the piece
+ * keeps the old page size; only the vacated hole is unmapped (and not even
+ * that when the map request that caused the REMAP continues the same BO
+ * contiguously: @keep). Unmaps inside a live sparse region go back to sparse.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "mm/gem.h"
+#include "vm/sm.h"
+
+enum {
+	T_INSERT_VA = 0,
+	T_REMOVE_VA,
+	T_INSERT_REGION,
+	T_KILL_REGION,
+};
+
+enum { GOT_VA = 1, GOT_PREV = 2, GOT_NEXT = 4, GOT_REGION = 8 };
+
+static void pt_put_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+{
+	vm->pt->put(vm->pt_priv, nvl_gpuva_addr(va), nvl_gpuva_range(va),
+		    va->page_shift);
+}
+
+static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
+			   bool got)
+{
+	if (!va)
+		return;
+	if (got)
+		pt_put_va(vm, va);
+	nvl_gpuvm_va_free(vm, va);
+}
+
+void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
+{
+	for (uint32_t i = 0; ops->prepared && i < ops->n; i++) {
+		struct nvl_gpuvm_op *op = &ops->v[i];
+
+		switch (op->kind) {
+		case NVL_GPUVM_OP_MAP:
+			release_new_va(vm, op->va, op->got & GOT_VA);
+			op->va = NULL;
+			break;
+		case NVL_GPUVM_OP_REMAP:
+			release_new_va(vm, op->remap.prev_va,
+				       op->got & GOT_PREV);
+			release_new_va(vm, op->remap.next_va,
+				       op->got & GOT_NEXT);
+			op->remap.prev_va = op->remap.next_va = NULL;
+			break;
+		case NVL_GPUVM_OP_REGION_CREATE:
+			if (op->region.r && (op->got & GOT_REGION))
+				vm->pt->put(vm->pt_priv, op->region.addr,
+					    op->region.range, vm->page_shift);
+			nvl_free(op->region.r);
+			op->region.r = NULL;
+			break;
+		default:
+			break;
+		}
+		op->got = 0;
+	}
+	if (ops->v != ops->inl)
+		nvl_free(ops->v);
+	nvl_gpuvm_ops_init(ops);
+}
+
+void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
+{
+	memset(txn, 0, offsetof(struct nvl_gpuvm_txn, log_inl));
+	txn->vm = vm;
+	txn->seq = vm->next_seq++;
+	txn->log = txn->log_inl;
+	txn->cmd = txn->cmd_inl;
+	txn->caplog = NVL_GPUVM_TXN_INLINE;
+	txn->capcmd = NVL_GPUVM_TXN_INLINE;
+	txn->flush_lo = UINT64_MAX;
+	vm->cur_seq = txn->seq;
+}
+
+static int grow(void **v, void *inl, uint32_t *cap, uint32_t need,
+		size_t elem)
+{
+	uint32_t cap2 = *cap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (cap2 < need)
+		cap2 *= 2;
+	if (*v == inl) {
+		p = nvl_calloc(cap2, elem);
+		if (p)
+			memcpy(p, inl, *cap * elem);
+	} else {
+		p = nvl_reallocarray(*v, cap2, elem);
+	}
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = cap2;
+	return 0;
+}
+
+static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
+				uint64_t range, uint64_t off, uint16_t flags,
+				struct nvl_gpuvm_bo *vm_bo)
+{
+	struct nvl_gpuva *va = nvl_gpuvm_va_alloc(vm);
+
+	if (!va)
+		return NULL;
+	va->node.start = addr;
+	va->node.last = addr + range - 1;
+	va->bo_offset = off;
+	va->flags = flags & NVL_GPUVA_USER_FLAGS;
+	va->page_shift = (uint8_t)nvl_gpuvm_page_shift_for(
+		vm, addr, range, vm_bo ? off : 0);
+	nvl_list_init(&va->bo_link);
+	if (vm_bo)
+		nvl_gpuvm_bo_get(vm_bo);
+	va->vm_bo = vm_bo;
+	return va;
+}
+
+static int pt_get_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+{
+	return vm->pt->get(vm->pt_priv, nvl_gpuva_addr(va),
+			   nvl_gpuva_range(va), va->page_shift);
+}
+
+static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
+			 const struct nvl_gpuvm_piece *p,
+			 struct nvl_gpuva **out, uint8_t *got, uint8_t bit)
+{
+	if (!p->range)
+		return 0;
+	*out = new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
+		      old->vm_bo);
+	if (!*out)
+		return -ENOMEM;
+	if (pt_get_va(vm, *out))
+		return -ENOMEM;
+	*got |= bit;
+	return 0;
+}
+
+int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
+			  struct nvl_gpuvm_ops *ops)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	uint32_t nlog = 0, ncmd = 0;
+	int ret;
+
+	ops->prepared = true;
+	for (uint32_t i = 0; i < ops->n; i++) {
+		struct nvl_gpuvm_op *op = &ops->v[i];
+		struct nvl_gpuvm_bo *vm_bo = NULL;
+
+		switch (op->kind) {
+		case NVL_GPUVM_OP_MAP:
+			if (op->map.obj) {
+				vm_bo = nvl_gpuvm_bo_obtain(vm, op->map.obj);
+				if (!vm_bo)
+					return -ENOMEM;
+			}
+			op->va = new_va(vm, op->map.addr, op->map.range,
+					op->map.bo_offset, op->map.flags,
+					vm_bo);
+			nvl_gpuvm_bo_put(vm_bo);
+			if (!op->va)
+				return -ENOMEM;
+			ret = pt_get_va(vm, op->va);
+			if (ret)
+				return ret;
+			op->got |= GOT_VA;
+			nlog += 1;
+			ncmd += 1;
+			break;
+		case NVL_GPUVM_OP_UNMAP:
+			nlog += 1;
+			ncmd += 1;
+			break;
+		case NVL_GPUVM_OP_REMAP:
+			ret = prepare_piece(vm, op->va, &op->remap.prev,
+					    &op->remap.prev_va, &op->got,
+					    GOT_PREV);
+			if (!ret)
+				ret = prepare_piece(vm, op->va, &op->remap.next,
+						    &op->remap.next_va,
+						    &op->got, GOT_NEXT);
+			if (ret)
+				return ret;
+			nlog += 3;
+			ncmd += 3;
+			break;
+		case NVL_GPUVM_OP_REGION_CREATE:
+			op->region.r = nvl_zalloc(sizeof(*op->region.r));
+			if (!op->region.r)
+				return -ENOMEM;
+			op->region.r->node.start = op->region.addr;
+			op->region.r->node.last =
+				op->region.addr + op->region.range - 1;
+			ret = vm->pt->get(vm->pt_priv, op->region.addr,
+					  op->region.range, vm->page_shift);
+			if (ret)
+				return ret;
+			op->got |= GOT_REGION;
+			nlog += 1;
+			ncmd += 1;
+			break;
+		case NVL_GPUVM_OP_REGION_DESTROY:
+			nlog += 1;
+			ncmd += 1;
+			break;
+		default:
+			break;
+		}
+	}
+	ret = grow((void **)&txn->log, txn->log_inl, &txn->caplog,
+		   txn->nlog + nlog, sizeof(*txn->log));
+	if (!ret)
+		ret = grow((void **)&txn->cmd, txn->cmd_inl, &txn->capcmd,
+			   txn->ncmd + ncmd, sizeof(*txn->cmd));
+	return ret;
+}
+
+static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
+{
+	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p };
+}
+
+static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
+		    uint64_t range, uint8_t shift, bool sparse,
+		    const struct nvl_gpuva *va)
+{
+	struct nvl_gpuvm_pt_cmd *c = &txn->cmd[txn->ncmd++];
+
+	c->kind = kind;
+	c->addr = addr;
+	c->range = range;
+	c->page_shift = shift;
+	c->sparse = sparse;
+	c->flags = 0;
+	c->obj = NULL;
+	c->bo_offset = 0;
+	if (va) {
+		c->obj = nvl_gpuva_obj(va);
+		c->bo_offset = va->bo_offset;
+		if (va->flags & NVL_GPUVA_READONLY)
+			c->flags |= NVL_VM_PT_READONLY;
+		if (va->flags & NVL_GPUVA_NULL)
+			c->flags |= NVL_VM_PT_NULL;
+	}
+	if (addr < txn->flush_lo)
+		txn->flush_lo = addr;
+	if (addr + range > txn->flush_hi)
+		txn->flush_hi = addr + range;
+}
+
+static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
+{
+	va->flags |= NVL_GPUVA_PENDING;
+	nvl_itree_insert(&txn->vm->vas, &va->node);
+	if (va->vm_bo)
+		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
+	log_add(txn, T_INSERT_VA, va);
+}
+
+static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
+{
+	nvl_itree_remove(&txn->vm->vas, &va->node);
+	nvl_list_del(&va->bo_link);
+	log_add(txn, T_REMOVE_VA, va);
+}
+
+static bool in_region(const struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
+{
+	return !nvl_itree_empty(&vm->regions) &&
+	       nvl_gpuvm_region_find_first(vm, nvl_gpuva_addr(va), 1);
+}
+
+static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
+			unsigned int map_shift)
+{
+	struct nvl_gpuva *old = op->va, *prev = op->remap.prev_va,
+			 *next = op->remap.next_va;
+	bool prev_keeps = !prev || prev->page_shift == old->page_shift;
+	bool next_keeps = !next || next->page_shift == old->page_shift;
+	bool sparse = in_region(txn->vm, old);
+	uint64_t lo, hi;
+
+	remove_va(txn, old);
+	if (prev)
+		insert_va(txn, prev);
+	if (next)
+		insert_va(txn, next);
+	lo = prev && prev_keeps ? nvl_gpuva_end(prev) : nvl_gpuva_addr(old);
+	hi = next && next_keeps ? nvl_gpuva_addr(next) : nvl_gpuva_end(old);
+	if (!(op->keep && prev_keeps && next_keeps &&
+	      map_shift == old->page_shift))
+		cmd_add(txn, NVL_GPUVM_PT_UNMAP, lo, hi - lo, old->page_shift,
+			sparse, NULL);
+	if (prev && !prev_keeps)
+		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(prev),
+			nvl_gpuva_range(prev), prev->page_shift, false, prev);
+	if (next && !next_keeps)
+		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(next),
+			nvl_gpuva_range(next), next->page_shift, false, next);
+	op->remap.prev_va = op->remap.next_va = NULL;
+}
+
+void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn,
+			 struct nvl_gpuvm_ops *ops)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	unsigned int map_shift = 0xff;
+
+	if (ops->n && ops->v[ops->n - 1].kind == NVL_GPUVM_OP_MAP &&
+	    ops->v[ops->n - 1].va)
+		map_shift = ops->v[ops->n - 1].va->page_shift;
+	for (uint32_t i = 0; i < ops->n; i++) {
+		struct nvl_gpuvm_op *op = &ops->v[i];
+		struct nvl_gpuva *va = op->va;
+
+		switch (op->kind) {
+		case NVL_GPUVM_OP_MAP:
+			insert_va(txn, va);
+			cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(va),
+				nvl_gpuva_range(va), va->page_shift, false, va);
+			op->va = NULL;
+			break;
+		case NVL_GPUVM_OP_UNMAP:
+			if (!(op->keep && map_shift == va->page_shift))
+				cmd_add(txn, NVL_GPUVM_PT_UNMAP,
+					nvl_gpuva_addr(va), nvl_gpuva_range(va),
+					va->page_shift, in_region(vm, va),
+					NULL);
+			remove_va(txn, va);
+			break;
+		case NVL_GPUVM_OP_REMAP:
+			apply_remap(txn, op, map_shift);
+			break;
+		case NVL_GPUVM_OP_REGION_CREATE:
+			nvl_itree_insert(&vm->regions, &op->region.r->node);
+			log_add(txn, T_INSERT_REGION, op->region.r);
+			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
+				op->region.range, (uint8_t)vm->page_shift, true,
+				NULL);
+			op->region.r = NULL;
+			break;
+		case NVL_GPUVM_OP_REGION_DESTROY:
+			op->region.r->dead_seq = txn->seq;
+			log_add(txn, T_KILL_REGION, op->region.r);
+			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
+				op->region.range, (uint8_t)vm->page_shift,
+				false, NULL);
+			break;
+		default:
+			break;
+		}
+		op->got = 0;
+	}
+	ops->prepared = false;
+}
+
+void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	const struct nvl_vm_pt_ops *pt = vm->pt;
+
+	for (uint32_t i = 0; i < txn->ncmd; i++) {
+		const struct nvl_gpuvm_pt_cmd *c = &txn->cmd[i];
+
+		switch (c->kind) {
+		case NVL_GPUVM_PT_MAP:
+			pt->map(vm->pt_priv, c->addr, c->range, c->page_shift,
+				c->obj, c->bo_offset, c->flags);
+			break;
+		case NVL_GPUVM_PT_UNMAP:
+			pt->unmap(vm->pt_priv, c->addr, c->range,
+				  c->page_shift, c->sparse);
+			break;
+		case NVL_GPUVM_PT_SPARSE:
+			pt->sparse(vm->pt_priv, c->addr, c->range, c->sparse);
+			break;
+		}
+	}
+	if (txn->ncmd)
+		pt->flush(vm->pt_priv, txn->flush_lo,
+			  txn->flush_hi - txn->flush_lo);
+}
+
+static void free_logs(struct nvl_gpuvm_txn *txn)
+{
+	if (txn->log != txn->log_inl)
+		nvl_free(txn->log);
+	if (txn->cmd != txn->cmd_inl)
+		nvl_free(txn->cmd);
+	txn->log = txn->log_inl;
+	txn->cmd = txn->cmd_inl;
+	txn->nlog = txn->ncmd = 0;
+	txn->caplog = txn->capcmd = NVL_GPUVM_TXN_INLINE;
+	if (txn->vm && txn->vm->cur_seq == txn->seq)
+		txn->vm->cur_seq = 0;
+}
+
+static void free_region(struct nvl_gpuvm *vm, struct nvl_gpuvm_region *r)
+{
+	vm->pt->put(vm->pt_priv, r->node.start, r->node.last - r->node.start + 1,
+		    vm->page_shift);
+	nvl_free(r);
+}
+
+static void release_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+{
+	pt_put_va(vm, va);
+	nvl_gpuvm_va_free(vm, va);
+}
+
+void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+
+	for (uint32_t i = 0; i < txn->nlog; i++) {
+		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		struct nvl_gpuva *va = e->p;
+
+		switch (e->kind) {
+		case T_INSERT_VA:
+			va->flags &= ~NVL_GPUVA_PENDING;
+			if (va->flags & NVL_GPUVA_REMOVED)
+				release_va(vm, va);
+			break;
+		case T_REMOVE_VA:
+			if (va->flags & NVL_GPUVA_PENDING)
+				va->flags |= NVL_GPUVA_REMOVED;
+			else
+				release_va(vm, va);
+			break;
+		case T_KILL_REGION:
+			nvl_itree_remove(&vm->regions, e->p);
+			free_region(vm, e->p);
+			break;
+		default:
+			break;
+		}
+	}
+	free_logs(txn);
+}
+
+void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+
+	for (uint32_t i = txn->nlog; i-- > 0;) {
+		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		struct nvl_gpuva *va = e->p;
+		struct nvl_gpuvm_region *r = e->p;
+
+		switch (e->kind) {
+		case T_INSERT_VA:
+			nvl_itree_remove(&vm->vas, &va->node);
+			nvl_list_del(&va->bo_link);
+			release_va(vm, va);
+			break;
+		case T_REMOVE_VA:
+			nvl_itree_insert(&vm->vas, &va->node);
+			if (va->vm_bo)
+				nvl_list_add_tail(&va->bo_link,
+						  &va->vm_bo->vas);
+			break;
+		case T_INSERT_REGION:
+			nvl_itree_remove(&vm->regions, &r->node);
+			free_region(vm, r);
+			break;
+		case T_KILL_REGION:
+			r->dead_seq = 0;
+			break;
+		}
+	}
+	free_logs(txn);
+}
+
+void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
+{
+	memcpy(to, from, sizeof(*to));
+	if (from->log == from->log_inl)
+		to->log = to->log_inl;
+	if (from->cmd == from->cmd_inl)
+		to->cmd = to->cmd_inl;
+	from->log = from->log_inl;
+	from->cmd = from->cmd_inl;
+	from->nlog = from->ncmd = 0;
+	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
+}

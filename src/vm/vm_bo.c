@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: vm_bo - one link per (VM, GEM object)
+ *
+ * A struct nvl_gpuvm_bo ties a VM to a GEM object: it holds a reference on
+ * the object, lists the object's mappings in that VM (vm_bo->vas) and is
+ * itself listed on the object's gpuva.list, so "which VMs map this BO, and
+ * where" is a walk from the object.
+ *
+ * External objects (obj->resv is not the VM's shared reservation object) are
+ * on the VM's extobj list once, however many mappings they have; objects
+ * private to the VM share its resv and are never listed, so locking the VM's
+ * resv covers them all. When mm evicts an object it calls the eviction hook,
+ * which puts every vm_bo of the object on its VM's evict list;
+ * nvl_gpuvm_validate() revalidates them before the next exec.
+ *
+ * Every mapping holds one vm_bo reference; the last put unlinks the vm_bo
+ * from all three lists and drops the object. The object lists and the
+ * extobj/evict lists are protected by one global lock: an object's vm_bos
+ * belong to different VMs, and the eviction hook runs under the object's
+ * resv, not under any VM lock.
+ */
+#include <errno.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "mm/gem.h"
+#include "vm/gpuvm.h"
+
+static pthread_mutex_t gem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void nvl_gpuvm_gem_lock(void)
+{
+	pthread_mutex_lock(&gem_lock);
+}
+
+void nvl_gpuvm_gem_unlock(void)
+{
+	pthread_mutex_unlock(&gem_lock);
+}
+
+bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo)
+{
+	return vm_bo->obj->resv != vm_bo->vm->resv || !vm_bo->vm->resv;
+}
+
+static struct nvl_gpuvm_bo *find_locked(struct nvl_gpuvm *vm,
+					struct nvl_gem_object *obj)
+{
+	struct nvl_gpuvm_bo *vm_bo;
+
+	nvl_list_for_each_entry(vm_bo, &obj->gpuva.list, gem_link)
+		if (vm_bo->vm == vm)
+			return vm_bo;
+	return NULL;
+}
+
+struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
+				       struct nvl_gem_object *obj)
+{
+	struct nvl_gpuvm_bo *vm_bo;
+
+	nvl_gpuvm_gem_lock();
+	vm_bo = find_locked(vm, obj);
+	if (vm_bo)
+		nvl_kref_get(&vm_bo->ref);
+	nvl_gpuvm_gem_unlock();
+	return vm_bo;
+}
+
+struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
+					 struct nvl_gem_object *obj)
+{
+	struct nvl_gpuvm_bo *vm_bo = nvl_gpuvm_bo_find(vm, obj);
+
+	if (vm_bo)
+		return vm_bo;
+	/* Only the VM's lock holder creates vm_bos of this VM: no race. */
+	vm_bo = nvl_zalloc(sizeof(*vm_bo));
+	if (!vm_bo)
+		return NULL;
+	vm_bo->vm = vm;
+	vm_bo->obj = obj;
+	nvl_kref_init(&vm_bo->ref);
+	nvl_list_init(&vm_bo->vas);
+	nvl_list_init(&vm_bo->extobj_link);
+	nvl_list_init(&vm_bo->evict_link);
+	nvl_gem_get(obj);
+	nvl_gpuvm_gem_lock();
+	nvl_list_add_tail(&vm_bo->gem_link, &obj->gpuva.list);
+	if (nvl_gpuvm_bo_is_extobj(vm_bo)) {
+		nvl_list_add_tail(&vm_bo->extobj_link, &vm->extobj);
+		vm->nr_extobj++;
+	}
+	nvl_gpuvm_gem_unlock();
+	return vm_bo;
+}
+
+void nvl_gpuvm_bo_get(struct nvl_gpuvm_bo *vm_bo)
+{
+	nvl_kref_get(&vm_bo->ref);
+}
+
+void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
+{
+	struct nvl_gpuvm *vm;
+
+	if (!vm_bo || !nvl_kref_put(&vm_bo->ref))
+		return;
+	vm = vm_bo->vm;
+	nvl_gpuvm_gem_lock();
+	nvl_list_del(&vm_bo->gem_link);
+	if (!nvl_list_empty(&vm_bo->extobj_link)) {
+		nvl_list_del(&vm_bo->extobj_link);
+		vm->nr_extobj--;
+	}
+	if (!nvl_list_empty(&vm_bo->evict_link)) {
+		nvl_list_del(&vm_bo->evict_link);
+		vm->nr_evict--;
+	}
+	nvl_gpuvm_gem_unlock();
+	nvl_gem_put(vm_bo->obj);
+	nvl_free(vm_bo);
+}
+
+static void evict_locked(struct nvl_gpuvm_bo *vm_bo, bool evicted)
+{
+	struct nvl_gpuvm *vm = vm_bo->vm;
+
+	vm_bo->evicted = evicted;
+	if (evicted && nvl_list_empty(&vm_bo->evict_link)) {
+		nvl_list_add_tail(&vm_bo->evict_link, &vm->evict);
+		vm->nr_evict++;
+	} else if (!evicted && !nvl_list_empty(&vm_bo->evict_link)) {
+		nvl_list_del(&vm_bo->evict_link);
+		nvl_list_init(&vm_bo->evict_link);
+		vm->nr_evict--;
+	}
+}
+
+void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
+{
+	nvl_gpuvm_gem_lock();
+	evict_locked(vm_bo, evicted);
+	nvl_gpuvm_gem_unlock();
+}
+
+void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
+{
+	struct nvl_gpuvm_bo *vm_bo;
+
+	nvl_gpuvm_gem_lock();
+	nvl_list_for_each_entry(vm_bo, &obj->gpuva.list, gem_link)
+		evict_locked(vm_bo, evicted);
+	nvl_gpuvm_gem_unlock();
+}
+
+int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
+{
+	struct nvl_gpuvm_bo *vm_bo;
+	int ret = 0;
+
+	if (!vm->bo_ops || !vm->bo_ops->validate)
+		return nvl_error(-EOPNOTSUPP, "vm %s: no validate callback",
+				 vm->name);
+	/*
+	 * Pop one evicted vm_bo at a time so the callback runs without the
+	 * global lock (it may move memory, and mm calls the eviction hook).
+	 */
+	for (;;) {
+		nvl_gpuvm_gem_lock();
+		if (nvl_list_empty(&vm->evict)) {
+			nvl_gpuvm_gem_unlock();
+			break;
+		}
+		vm_bo = nvl_list_first_entry(&vm->evict, struct nvl_gpuvm_bo,
+					     evict_link);
+		nvl_kref_get(&vm_bo->ref);
+		evict_locked(vm_bo, false);
+		nvl_gpuvm_gem_unlock();
+		ret = vm->bo_ops->validate(vm_bo, vm->bo_priv);
+		if (ret)
+			nvl_gpuvm_bo_evict(vm_bo, true);
+		nvl_gpuvm_bo_put(vm_bo);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm)
+{
+	size_t n;
+
+	nvl_gpuvm_gem_lock();
+	n = vm->nr_extobj;
+	nvl_gpuvm_gem_unlock();
+	return n;
+}
+
+size_t nvl_gpuvm_evict_count(struct nvl_gpuvm *vm)
+{
+	size_t n;
+
+	nvl_gpuvm_gem_lock();
+	n = vm->nr_evict;
+	nvl_gpuvm_gem_unlock();
+	return n;
+}
