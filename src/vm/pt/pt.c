@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the generic page-table manager: tables, references, get and put
+ *
+ * The manager keeps one struct pt_table per GPU table, with a CPU shadow of
+ * the entries so that reading an entry never touches table memory. Writes
+ * go to the shadow and mark the entries dirty; pt_writeback() copies the
+ * dirty entries to table memory once per operation, page tables first and
+ * the root last, so a concurrent walker never follows a directory entry to
+ * a table that is not written yet.
+ *
+ * Reference counting: a get() of a range at a page size takes one
+ * reference on each "target" table of that page size (the page tables for
+ * 4 KiB and 64 KiB pages, the PD0 for 2 MiB, the PD1 for 512 MiB); every
+ * table also holds one reference on its parent. put() drops them; a table
+ * reaching zero is unlinked from its parent and, if the GPU could see it,
+ * freed only after a synchronous TLB invalidate.
+ *
+ * get() allocates without holding the lock that the commit-phase
+ * operations take: it counts the missing tables, allocates them, then
+ * re-checks under the lock and installs them (retrying if a concurrent put
+ * freed more in between).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "vm/pt/pt_internal.h"
+
+static size_t table_host_size(const struct nvl_pt *pt, unsigned int kind)
+{
+	size_t n = pt_entries(pt, kind);
+	size_t s = sizeof(struct pt_table) + n * pt->geo[kind].entry_size;
+
+	if (kind < pt->f->nlevels)
+		s += n * pt_nch(pt, kind) * sizeof(struct pt_table *) + n;
+	return s;
+}
+
+/* A table of @kind with its memory; not in the tree. */
+static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
+{
+	const struct nvl_pt_level *g = &pt->geo[kind];
+	size_t n = pt_entries(pt, kind);
+	struct pt_table *t = nvl_zalloc(table_host_size(pt, kind));
+	uint8_t *p;
+
+	if (!t)
+		return NULL;
+	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &t->addr)) {
+		nvl_free(t);
+		return NULL;
+	}
+	t->kind = (uint8_t)kind;
+	p = (uint8_t *)(t + 1);
+	t->e = (uint64_t *)p;
+	p += n * g->entry_size;
+	if (kind < pt->f->nlevels) {
+		t->ch = (struct pt_table **)p;
+		p += n * pt_nch(pt, kind) * sizeof(struct pt_table *);
+		t->st = p;
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(&t->e[i * pt_qw(pt, kind)], pt->inval[kind],
+		       g->entry_size);
+	return t;
+}
+
+static void table_free(struct nvl_pt *pt, struct pt_table *t)
+{
+	pt->mem->free(pt->mem_priv, t->addr, pt->geo[t->kind].table_size);
+	nvl_free(t);
+}
+
+/**
+ * pt_mark() - entries [@i, @i + @n) of @t changed in the shadow.
+ */
+void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
+	     unsigned int n)
+{
+	if (!t->dirty) {
+		t->dirty = true;
+		t->dlo = (uint16_t)i;
+		t->dhi = (uint16_t)(i + n);
+		t->next = pt->dirty[t->kind];
+		pt->dirty[t->kind] = t;
+		return;
+	}
+	if (i < t->dlo)
+		t->dlo = (uint16_t)i;
+	if (i + n > t->dhi)
+		t->dhi = (uint16_t)(i + n);
+}
+
+/**
+ * pt_writeback() - copy every dirty entry to table memory, leaves first.
+ */
+void pt_writeback(struct nvl_pt *pt)
+{
+	unsigned int order[PT_KINDS], n = 0;
+
+	order[n++] = pt->small;
+	if (pt->big)
+		order[n++] = pt->big;
+	for (int k = (int)pt->last; k >= 0; k--)
+		order[n++] = (unsigned int)k;
+	for (unsigned int o = 0; o < n; o++) {
+		unsigned int kind = order[o];
+		unsigned int es = pt->geo[kind].entry_size;
+		struct pt_table *t = pt->dirty[kind];
+
+		pt->dirty[kind] = NULL;
+		while (t) {
+			struct pt_table *next = t->next;
+			size_t len = (size_t)(t->dhi - t->dlo) * es;
+
+			pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
+				       (uint8_t *)t->e + t->dlo * es, len);
+			pt->stats.bytes_written += len;
+			t->dirty = false;
+			t->next = NULL;
+			t = next;
+		}
+	}
+}
+
+/**
+ * pt_pde() - rewrite directory entry @i of @t to point at its children.
+ */
+void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
+{
+	unsigned int nch = pt_nch(pt, t->kind);
+	uint64_t child[2] = { NVL_PT_NO_TABLE, NVL_PT_NO_TABLE };
+	uint64_t out[2] = { 0, 0 };
+
+	for (unsigned int j = 0; j < nch; j++)
+		if (t->ch[i * nch + j])
+			child[j] = t->ch[i * nch + j]->addr;
+	pt->f->ops->pde(pt->f->priv, out, t->kind, child);
+	memcpy(&t->e[i * pt_qw(pt, t->kind)], out, pt->geo[t->kind].entry_size);
+	pt_mark(pt, t, i, 1);
+}
+
+/* ---- get / put ------------------------------------------------------- */
+
+/* Preallocated tables per kind, for one get(). */
+struct pool {
+	struct pt_table *list[PT_KINDS];
+	unsigned int n[PT_KINDS];
+};
+
+/*
+ * The tables one get() unit needs: which kinds, and where. A unit is one
+ * entry of the last directory level (page tables as targets) or one table
+ * of a directory level (directories as targets).
+ */
+struct plan {
+	unsigned int target;   /* directory kind, or pt->last for PTs */
+	bool pt_small, pt_big; /* PT targets under a last-level entry */
+	unsigned int step_shift; /* unit span */
+};
+
+static int make_plan(const struct nvl_pt *pt, uint64_t va, uint64_t range,
+		     unsigned int shift, struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!range || va + range < va || va + range > pt->va_end ||
+	    shift >= 64 || (va | range) & ((1ull << shift) - 1))
+		return -EINVAL;
+	if (shift <= pt->geo[pt->small].shift ||
+	    (!pt->big && shift < pt->geo[pt->last].shift)) {
+		p->pt_small = true;
+		p->pt_big = pt->big != 0;
+	} else if (pt->big && shift <= pt->geo[pt->big].shift) {
+		p->pt_big = true;
+	}
+	if (p->pt_small || p->pt_big) {
+		p->target = pt->last;
+		p->step_shift = pt->geo[pt->last].shift;
+		return 0;
+	}
+	for (int k = (int)pt->last; k >= 0; k--) {
+		if (pt->geo[k].leaf && pt->geo[k].shift == shift) {
+			p->target = (unsigned int)k;
+			p->step_shift = pt->geo[k].shift + pt->geo[k].bits;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static struct pt_table *take(struct pool *pool, unsigned int kind)
+{
+	struct pt_table *t = pool->list[kind];
+
+	if (t) {
+		pool->list[kind] = t->next;
+		pool->n[kind]--;
+		t->next = NULL;
+	}
+	return t;
+}
+
+/*
+ * Child @j of entry @i of @t: existing, or (with @pool) installed from it,
+ * or (without) NULL after counting it in @need.
+ */
+static struct pt_table *child(struct nvl_pt *pt, struct pt_table *t,
+			      unsigned int i, unsigned int j,
+			      struct pool *pool, unsigned int *need)
+{
+	unsigned int slot = i * pt_nch(pt, t->kind) + j;
+	unsigned int kind;
+	struct pt_table *c = t->ch[slot];
+
+	if (c)
+		return c;
+	kind = t->kind < pt->last ? t->kind + 1u : (j ? pt->big : pt->small);
+	if (!pool) {
+		need[kind]++;
+		return NULL;
+	}
+	c = take(pool, kind);
+	if (NVL_NEVER(!c))
+		return NULL;
+	c->parent = t;
+	c->slot = slot;
+	c->va = pt_entry_va(pt, t, i);
+	t->ch[slot] = c;
+	t->refs++;
+	pt->stats.tables++;
+	pt->stats.table_bytes += pt->geo[kind].table_size;
+	return c;
+}
+
+/*
+ * Walk one get() unit at @va: install (pool) or count (need) the missing
+ * tables, and with @ref take the unit's references. Counting treats a
+ * missing table as present for later units of the same pass through
+ * @seen (VA of the last missing table counted per kind).
+ */
+static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
+		 struct pool *pool, unsigned int *need, uint64_t *seen)
+{
+	struct pt_table *t = pt->root;
+
+	while (t->kind < p->target) {
+		unsigned int i = pt_index(pt, t, va);
+		unsigned int ck = t->kind + 1u;
+		uint64_t cva = pt_entry_va(pt, t, i);
+		struct pt_table *c = t->ch[i];
+
+		if (!c && !pool) {
+			/* count once per missing table and everything below */
+			if (seen[ck] != cva + 1) {
+				seen[ck] = cva + 1;
+				need[ck]++;
+			}
+			for (unsigned int k = ck + 1; k <= p->target; k++) {
+				uint64_t span = 1ull << (pt->geo[k - 1].shift);
+				uint64_t kva = va & ~(span - 1);
+
+				if (seen[k] != kva + 1) {
+					seen[k] = kva + 1;
+					need[k]++;
+				}
+			}
+			if (p->target == pt->last) {
+				need[pt->small] += p->pt_small;
+				if (pt->big)
+					need[pt->big] += p->pt_big;
+			}
+			return;
+		}
+		t = child(pt, t, i, 0, pool, need);
+	}
+	if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
+		if (pool)
+			t->refs++;
+		return;
+	}
+	{
+		unsigned int i = pt_index(pt, t, va);
+		struct pt_table *s = NULL, *b = NULL;
+
+		if (p->pt_small)
+			s = child(pt, t, i, 0, pool, need);
+		if (p->pt_big)
+			b = child(pt, t, i, 1, pool, need);
+		if (pool) {
+			if (s)
+				s->refs++;
+			if (b)
+				b->refs++;
+		}
+	}
+}
+
+static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
+		 uint64_t range, struct pool *pool, unsigned int *need)
+{
+	uint64_t seen[PT_KINDS] = { 0 };
+	uint64_t step = 1ull << p->step_shift;
+	uint64_t end = va + range;
+
+	for (uint64_t u = va & ~(step - 1); u < end; u += step)
+		unit(pt, p, u < va ? va : u, pool, need, seen);
+}
+
+static void pool_free(struct nvl_pt *pt, struct pool *pool)
+{
+	for (unsigned int k = 0; k < PT_KINDS; k++) {
+		struct pt_table *t;
+
+		while ((t = take(pool, k)))
+			table_free(pt, t);
+	}
+}
+
+/**
+ * nvl_pt_get() - see pt.h.
+ */
+int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
+	       unsigned int page_shift)
+{
+	struct pool pool = { 0 };
+	struct plan p;
+	int ret = make_plan(pt, va, range, page_shift, &p);
+
+	if (ret)
+		return nvl_error(ret, "pt: get of [%#llx, +%#llx) at page shift %u: unaligned or unsupported",
+				 (unsigned long long)va,
+				 (unsigned long long)range, page_shift);
+	for (;;) {
+		unsigned int need[PT_KINDS] = { 0 };
+		bool enough = true;
+
+		pthread_mutex_lock(&pt->lock);
+		pass(pt, &p, va, range, NULL, need);
+		for (unsigned int k = 0; k < pt->nkinds; k++)
+			enough &= pool.n[k] >= need[k];
+		if (enough) {
+			pass(pt, &p, va, range, &pool, need);
+			pthread_mutex_unlock(&pt->lock);
+			break;
+		}
+		pthread_mutex_unlock(&pt->lock);
+		for (unsigned int k = 0; k < pt->nkinds; k++) {
+			while (pool.n[k] < need[k]) {
+				struct pt_table *t = table_alloc(pt, k);
+
+				if (!t) {
+					pool_free(pt, &pool);
+					return nvl_error(-ENOMEM, "pt: out of memory for page tables");
+				}
+				t->next = pool.list[k];
+				pool.list[k] = t;
+				pool.n[k]++;
+			}
+		}
+	}
+	pool_free(pt, &pool);
+	return 0;
+}
+
+/* Drop one reference on @t; release it (and parents) at zero. */
+static void unref(struct nvl_pt *pt, struct pt_table *t,
+		  struct pt_table **zombies, struct pt_table **dead,
+		  uint64_t *zlo, uint64_t *zhi)
+{
+	while (t != pt->root && --t->refs == 0) {
+		struct pt_table *p = t->parent;
+		unsigned int nch = pt_nch(pt, p->kind);
+		unsigned int i = t->slot / nch;
+		bool others = false;
+
+		p->ch[t->slot] = NULL;
+		for (unsigned int j = 0; j < nch; j++)
+			others |= p->ch[i * nch + j] != NULL;
+		pt->stats.tables--;
+		pt->stats.table_bytes -= pt->geo[t->kind].table_size;
+		if (t->linked && p->st[i] == E_DIR) {
+			if (others) {
+				pt_pde(pt, p, i);
+			} else {
+				p->st[i] = E_INVALID;
+				memcpy(&p->e[i * pt_qw(pt, p->kind)],
+				       pt->inval[p->kind],
+				       pt->geo[p->kind].entry_size);
+				pt_mark(pt, p, i, 1);
+			}
+			uint64_t end = t->va + (1ull << (pt->geo[t->kind].shift +
+							 pt->geo[t->kind].bits));
+			if (t->va < *zlo)
+				*zlo = t->va;
+			if (end > *zhi)
+				*zhi = end;
+			t->next = *zombies;
+			*zombies = t;
+		} else {
+			t->next = *dead;
+			*dead = t;
+		}
+		t = p;
+	}
+}
+
+/* The table a unit at @va targets, or NULL. */
+static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
+			     uint64_t va)
+{
+	struct pt_table *t = pt->root;
+
+	while (t && t->kind < kind && t->kind <= pt->last) {
+		unsigned int i = pt_index(pt, t, va);
+
+		if (t->kind == pt->last)
+			return t->ch[i * pt_nch(pt, t->kind) +
+				     (kind == pt->big ? 1 : 0)];
+		t = t->ch[i];
+	}
+	return t;
+}
+
+/**
+ * nvl_pt_put() - see pt.h.
+ */
+void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
+		unsigned int page_shift)
+{
+	struct pt_table *zombies = NULL, *dead = NULL, *t;
+	uint64_t zlo = UINT64_MAX, zhi = 0;
+	struct plan p;
+	uint64_t step, end = va + range;
+
+	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &p)))
+		return;
+	step = 1ull << p.step_shift;
+	pthread_mutex_lock(&pt->lock);
+	for (uint64_t u = va & ~(step - 1); u < end; u += step) {
+		uint64_t a = u < va ? va : u;
+		unsigned int kinds[2], n = 0;
+
+		if (p.target != pt->last || !(p.pt_small || p.pt_big)) {
+			kinds[n++] = p.target;
+		} else {
+			if (p.pt_small)
+				kinds[n++] = pt->small;
+			if (p.pt_big)
+				kinds[n++] = pt->big;
+		}
+		for (unsigned int k = 0; k < n; k++) {
+			t = find(pt, kinds[k], a);
+			if (NVL_NEVER(!t || t->kind != kinds[k] || !t->refs))
+				continue;
+			unref(pt, t, &zombies, &dead, &zlo, &zhi);
+		}
+	}
+	pt_writeback(pt);
+	if (zombies) {
+		pt->invalidate(pt->priv, zlo, zhi - zlo);
+		pt->stats.invalidates++;
+	}
+	pthread_mutex_unlock(&pt->lock);
+	while ((t = zombies)) {
+		zombies = t->next;
+		table_free(pt, t);
+	}
+	while ((t = dead)) {
+		dead = t->next;
+		table_free(pt, t);
+	}
+}
+
+/* ---- create / destroy ----------------------------------------------- */
+
+static int check_format(const struct nvl_pt_format *f)
+{
+	if (!f || !f->ops || f->nlevels < 1 || f->nlevels > NVL_PT_MAX_LEVELS ||
+	    f->npt < 1 || f->npt > 2)
+		return -EINVAL;
+	for (unsigned int k = 0; k < f->nlevels; k++) {
+		const struct nvl_pt_level *g = &f->level[k];
+
+		if ((g->entry_size != 8 && g->entry_size != 16) || !g->bits ||
+		    g->bits > 9 ||
+		    g->table_size < (uint32_t)g->entry_size << g->bits)
+			return -EINVAL;
+		if (k && f->level[k - 1].shift != g->shift + g->bits)
+			return -EINVAL;
+	}
+	for (unsigned int j = 0; j < f->npt; j++) {
+		const struct nvl_pt_level *g = &f->pt[j];
+
+		if (g->entry_size != 8 || g->shift + g->bits !=
+		    f->level[f->nlevels - 1].shift)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * nvl_pt_create() - see pt.h.
+ */
+int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
+{
+	const struct nvl_pt_format *f = args->fmt;
+	struct nvl_pt *pt;
+
+	if (check_format(f) || !args->mem || !args->invalidate)
+		return nvl_error(-EINVAL, "pt: unusable page-table format");
+	pt = nvl_zalloc(sizeof(*pt));
+	if (!pt)
+		return -ENOMEM;
+	pt->f = f;
+	pt->last = f->nlevels - 1;
+	pt->small = f->nlevels;
+	pt->big = f->npt == 2 ? f->nlevels + 1 : 0;
+	pt->nkinds = f->nlevels + f->npt;
+	for (unsigned int k = 0; k < f->nlevels; k++)
+		pt->geo[k] = f->level[k];
+	pt->geo[pt->small] = f->pt[0];
+	if (pt->big)
+		pt->geo[pt->big] = f->pt[1];
+	for (unsigned int k = 0; k < pt->nkinds; k++) {
+		f->ops->uniform(f->priv, pt->inval[k], k, false);
+		f->ops->uniform(f->priv, pt->sparse[k], k, true);
+	}
+	pt->va_end = f->level[0].shift + f->level[0].bits >= 64 ?
+			     UINT64_MAX :
+			     1ull << (f->level[0].shift + f->level[0].bits);
+	pt->mem = args->mem;
+	pt->mem_priv = args->mem_priv;
+	pt->invalidate = args->invalidate;
+	pt->priv = args->priv;
+	pt->root = table_alloc(pt, 0);
+	if (!pt->root) {
+		nvl_free(pt);
+		return -ENOMEM;
+	}
+	pt->root->linked = true;
+	pt->root->refs = 1;
+	pt->stats.tables = 1;
+	pt->stats.table_bytes = pt->geo[0].table_size;
+	pt_mark(pt, pt->root, 0, pt_entries(pt, 0));
+	pt_writeback(pt);
+	pthread_mutex_init(&pt->lock, NULL);
+	*pt_out = pt;
+	return 0;
+}
+
+static void free_tree(struct nvl_pt *pt, struct pt_table *t)
+{
+	if (t->ch) {
+		unsigned int n = pt_entries(pt, t->kind) * pt_nch(pt, t->kind);
+
+		for (unsigned int i = 0; i < n; i++)
+			if (t->ch[i])
+				free_tree(pt, t->ch[i]);
+	}
+	table_free(pt, t);
+}
+
+/**
+ * nvl_pt_destroy() - see pt.h.
+ */
+void nvl_pt_destroy(struct nvl_pt *pt)
+{
+	if (!pt)
+		return;
+	free_tree(pt, pt->root);
+	pthread_mutex_destroy(&pt->lock);
+	nvl_free(pt);
+}
+
+/**
+ * nvl_pt_root() - see pt.h.
+ */
+uint64_t nvl_pt_root(const struct nvl_pt *pt)
+{
+	return pt->root->addr;
+}
+
+/**
+ * nvl_pt_get_stats() - see pt.h.
+ */
+void nvl_pt_get_stats(struct nvl_pt *pt, struct nvl_pt_stats *out)
+{
+	pthread_mutex_lock(&pt->lock);
+	*out = pt->stats;
+	pthread_mutex_unlock(&pt->lock);
+}

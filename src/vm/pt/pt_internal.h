@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the generic page-table manager (pt.c, pt_write.c).
+ */
+#ifndef NVL_VM_PT_INTERNAL_H
+#define NVL_VM_PT_INTERNAL_H
+
+#include <pthread.h>
+
+#include "vm/pt/pt.h"
+
+#define PT_KINDS (NVL_PT_MAX_LEVELS + 2)
+
+/* Software state of a directory entry. */
+enum pt_estate {
+	E_INVALID = 0, /* uniform: every address below faults */
+	E_SPARSE = 1,  /* uniform: every address below is sparse */
+	E_LEAF = 2,    /* the entry is a leaf PTE */
+	E_DIR = 3,     /* the entry points at its child tables */
+};
+
+/*
+ * struct pt_table - one table: its memory, a CPU shadow of its entries
+ * and, for directories, the entry states and child pointers.
+ *
+ * @refs counts child tables plus get() references that target this table.
+ * A child is @linked when its parent's entry points at it (E_DIR); an
+ * unlinked child's memory content is stale and rewritten when linked.
+ */
+struct pt_table {
+	struct pt_table *parent;
+	struct pt_table *next; /* dirty list, zombie list or pool */
+	uint64_t addr;
+	uint64_t va;
+	uint32_t refs;
+	uint32_t slot; /* index in parent->ch */
+	uint8_t kind;
+	bool linked;
+	bool dirty;
+	uint16_t dlo, dhi; /* dirty entries [dlo, dhi) */
+	uint64_t *e;       /* entries, entry_size / 8 qwords each */
+	uint8_t *st;       /* directories: enum pt_estate per entry */
+	struct pt_table **ch; /* directories: nch per entry */
+};
+
+struct nvl_pt {
+	pthread_mutex_t lock;
+	const struct nvl_pt_format *f;
+	struct nvl_pt_level geo[PT_KINDS];
+	unsigned int nkinds;
+	unsigned int last; /* kind of the last directory level */
+	unsigned int small, big; /* kinds of the page tables (big: 0 = none) */
+	uint64_t va_end;
+	const struct nvl_pt_mem_ops *mem;
+	void *mem_priv;
+	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
+	void *priv;
+	struct pt_table *root;
+	struct pt_table *dirty[PT_KINDS];
+	uint64_t inval[PT_KINDS][2];
+	uint64_t sparse[PT_KINDS][2];
+	struct nvl_pt_stats stats;
+};
+
+static inline unsigned int pt_nch(const struct nvl_pt *pt, unsigned int kind)
+{
+	return kind == pt->last ? pt->f->npt : 1;
+}
+
+static inline unsigned int pt_qw(const struct nvl_pt *pt, unsigned int kind)
+{
+	return pt->geo[kind].entry_size / 8;
+}
+
+static inline unsigned int pt_entries(const struct nvl_pt *pt,
+				      unsigned int kind)
+{
+	return 1u << pt->geo[kind].bits;
+}
+
+static inline unsigned int pt_index(const struct nvl_pt *pt,
+				    const struct pt_table *t, uint64_t va)
+{
+	return (unsigned int)((va - t->va) >> pt->geo[t->kind].shift);
+}
+
+static inline uint64_t pt_entry_va(const struct nvl_pt *pt,
+				   const struct pt_table *t, unsigned int i)
+{
+	return t->va + ((uint64_t)i << pt->geo[t->kind].shift);
+}
+
+/* pt.c */
+void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
+	     unsigned int n);
+void pt_writeback(struct nvl_pt *pt);
+void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i);
+
+#endif /* NVL_VM_PT_INTERNAL_H */
