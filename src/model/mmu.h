@@ -154,7 +154,10 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
  * @src_ctx, @src_va: source address space and address
  *
  * Semantics as nvl_model_vm_access() for each side (sparse source reads
- * zero, sparse destination drops). Overlapping ranges copy as memmove.
+ * zero, sparse destination drops). The copy proceeds in ascending address
+ * order, one physically contiguous run at a time (memmove within a run);
+ * overlapping ranges with @dst_va above @src_va are undefined, as on the
+ * copy engine.
  * Return: 0, or -EFAULT after reporting a fault.
  */
 int nvl_model_vm_copy(struct nvl_model *m,

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: engine accesses through the model MMU
+ *
+ * The engines (PBDMA, copy engine) read and write GPU virtual memory with
+ * nvl_model_vm_access(), nvl_model_vm_copy() and nvl_model_vm_fill(). Each
+ * translates through the TLB once per page and then moves whole runs of
+ * physically contiguous pages with one memcpy, so a copy between
+ * 2 MiB-mapped buffers costs a few translations per 2 MiB.
+ *
+ * Sparse pages read as zero and swallow writes without a fault. The first
+ * page that faults is reported to the fault buffer (nvl_model_fault_report())
+ * with the address, access type, fault type, engine and channel; the access
+ * stops there and returns -EFAULT (bytes before that page were moved).
+ *
+ * One mutex per MMU guards the TLBs and counters; it is held for
+ * translations and walks, never while copying data or reporting a fault.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "model/model.h"
+#include "model/mmu/mmu_internal.h"
+
+/**
+ * nvl_model_mmu_create() - see model/mmu.h.
+ */
+int nvl_model_mmu_create(struct nvl_model *m, struct nvl_model_mmu **mmu_out)
+{
+	struct nvl_model_mmu *mmu = nvl_zalloc(sizeof(*mmu));
+
+	if (!mmu)
+		return -ENOMEM;
+	mmu->m = m;
+	mmu->big_leaf_pd1 = m->profile &&
+			    (m->profile->page_sizes & (1ull << 29));
+	pthread_mutex_init(&mmu->lock, NULL);
+	*mmu_out = mmu;
+	return 0;
+}
+
+/**
+ * nvl_model_mmu_destroy() - see model/mmu.h.
+ */
+void nvl_model_mmu_destroy(struct nvl_model_mmu *mmu)
+{
+	if (!mmu)
+		return;
+	pthread_mutex_destroy(&mmu->lock);
+	nvl_free(mmu);
+}
+
+static bool cacheable(const struct nvl_model_xlate *x)
+{
+	return x->state != NVL_MODEL_XLATE_FAULT ||
+	       (x->fault_type != NVL_HW_FAULT_VA_LIMIT_VIOLATION &&
+		x->fault_type != NVL_HW_FAULT_UNBOUND_INST_BLOCK);
+}
+
+/* Translate through the TLB; mmu->lock held. */
+static void xlate_locked(struct nvl_model_mmu *mmu, struct vm_slot *s,
+			 const struct nvl_model_vmctx *ctx, uint64_t va,
+			 struct nvl_model_xlate *x)
+{
+	if (nvl_model_tlb_lookup(s, va, x)) {
+		mmu->stats.hits++;
+		return;
+	}
+	nvl_model_mmu_do_walk(mmu, ctx, va, x, NULL);
+	mmu->stats.walks++;
+	if (cacheable(x))
+		nvl_model_tlb_insert(mmu, s, va, x);
+}
+
+/**
+ * nvl_model_mmu_translate() - see model/mmu.h.
+ */
+int nvl_model_mmu_translate(struct nvl_model *m,
+			    const struct nvl_model_vmctx *ctx, uint64_t va,
+			    unsigned int access, struct nvl_model_xlate *out)
+{
+	struct nvl_model_mmu *mmu = m->mmu;
+
+	pthread_mutex_lock(&mmu->lock);
+	xlate_locked(mmu, nvl_model_tlb_slot(mmu, ctx), ctx, va, out);
+	pthread_mutex_unlock(&mmu->lock);
+	return nvl_model_mmu_check_access(out, access);
+}
+
+/**
+ * nvl_model_mmu_walk() - see model/mmu.h.
+ */
+int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+		       uint64_t va, unsigned int access,
+		       struct nvl_model_xlate *out,
+		       struct nvl_model_walk_trace *trace)
+{
+	nvl_model_mmu_do_walk(m->mmu, ctx, va, out, trace);
+	return nvl_model_mmu_check_access(out, access);
+}
+
+/**
+ * nvl_model_mmu_invalidate() - see model/mmu.h.
+ */
+void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
+			      const struct nvl_model_vmctx *ctx, uint64_t va,
+			      uint64_t range)
+{
+	pthread_mutex_lock(&mmu->lock);
+	mmu->stats.invalidates++;
+	for (unsigned int i = 0; i < MMU_VM_SLOTS; i++) {
+		struct vm_slot *s = &mmu->slot[i];
+
+		if (!s->used)
+			continue;
+		if (ctx && (s->pdb != ctx->pdb || s->aperture != ctx->aperture))
+			continue;
+		nvl_model_tlb_flush(s, va, range);
+	}
+	pthread_mutex_unlock(&mmu->lock);
+}
+
+/**
+ * nvl_model_mmu_get_stats() - see model/mmu.h.
+ */
+void nvl_model_mmu_get_stats(struct nvl_model_mmu *mmu,
+			     struct nvl_model_mmu_stats *out)
+{
+	pthread_mutex_lock(&mmu->lock);
+	*out = mmu->stats;
+	pthread_mutex_unlock(&mmu->lock);
+}
+
+/* ---- runs ------------------------------------------------------------ */
+
+/*
+ * struct run - a stretch of virtual memory that one memory operation can
+ * serve: all sparse, or mapped to contiguous physical memory of one
+ * aperture. A faulting first page gives len 0 and the fault in x.
+ */
+struct run {
+	struct nvl_model_xlate x;
+	uint64_t len;
+};
+
+static uint64_t page_left(uint64_t va, unsigned int shift)
+{
+	return (1ull << shift) - (va & ((1ull << shift) - 1));
+}
+
+/* Build the run at @va of at most @max bytes (max > 0). */
+static void get_run(struct nvl_model_mmu *mmu,
+		    const struct nvl_model_vmctx *ctx, uint64_t va,
+		    uint64_t max, unsigned int access, struct run *r)
+{
+	struct nvl_model_xlate nx;
+	struct vm_slot *s;
+
+	pthread_mutex_lock(&mmu->lock);
+	s = nvl_model_tlb_slot(mmu, ctx);
+	xlate_locked(mmu, s, ctx, va, &r->x);
+	if (nvl_model_mmu_check_access(&r->x, access)) {
+		r->len = 0;
+		goto out;
+	}
+	r->len = page_left(va, r->x.page_shift);
+	/* System pages go one page at a time: each may fail on its own. */
+	while (r->len < max && (r->x.state == NVL_MODEL_XLATE_SPARSE ||
+				r->x.aperture == NVL_HW_APERTURE_VIDMEM)) {
+		uint64_t nva = va + r->len;
+
+		if (nva < va)
+			break;
+		xlate_locked(mmu, s, ctx, nva, &nx);
+		if (nvl_model_mmu_check_access(&nx, access) ||
+		    nx.state != r->x.state)
+			break;
+		if (nx.state == NVL_MODEL_XLATE_MAPPED &&
+		    (nx.aperture != r->x.aperture || nx.pa != r->x.pa + r->len))
+			break;
+		r->len += page_left(nva, nx.page_shift);
+	}
+out:
+	pthread_mutex_unlock(&mmu->lock);
+	if (r->len > max)
+		r->len = max;
+}
+
+static int report(struct nvl_model *m, uint64_t va, unsigned int type,
+		  unsigned int access, unsigned int engine_id,
+		  unsigned int chid)
+{
+	struct nvl_model_fault f = {
+		.va = va,
+		.type = type,
+		.access = access,
+		.engine_id = engine_id,
+		.chid = chid,
+		.client = 0,
+		.replayable = false,
+	};
+
+	pthread_mutex_lock(&m->mmu->lock);
+	m->mmu->stats.faults++;
+	pthread_mutex_unlock(&m->mmu->lock);
+	nvl_model_fault_report(m, &f);
+	return -EFAULT;
+}
+
+/* Move @n bytes between @buf and a mapped run; 0 or -EFAULT. */
+static int mem_io(struct nvl_model *m, const struct nvl_model_xlate *x,
+		  void *buf, size_t n, bool write)
+{
+	if (x->aperture == NVL_HW_APERTURE_VIDMEM) {
+		uint8_t *p = nvl_model_phys_ptr(m, x->pa, n);
+
+		if (!p)
+			return -EFAULT;
+		if (write)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		return 0;
+	}
+	return nvl_model_phys_access(m, x->aperture, x->pa, buf, n, write);
+}
+
+/**
+ * nvl_model_vm_access() - see model/mmu.h.
+ */
+int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+			uint64_t va, void *buf, size_t len, bool write,
+			unsigned int engine_id, unsigned int chid)
+{
+	unsigned int access = write ? NVL_HW_FAULT_ACCESS_WRITE :
+				      NVL_HW_FAULT_ACCESS_READ;
+	uint8_t *p = buf;
+
+	while (len) {
+		struct run r;
+
+		get_run(m->mmu, ctx, va, len, access, &r);
+		if (!r.len)
+			return report(m, va, r.x.fault_type, access, engine_id,
+				      chid);
+		if (r.x.state == NVL_MODEL_XLATE_SPARSE) {
+			if (!write)
+				memset(p, 0, r.len);
+		} else if (mem_io(m, &r.x, p, r.len, write)) {
+			return report(m, va, NVL_HW_FAULT_REGION_VIOLATION,
+				      access, engine_id, chid);
+		}
+		p += r.len;
+		va += r.len;
+		len -= r.len;
+	}
+	return 0;
+}
+
+static const uint8_t zero_page[4096];
+
+/**
+ * nvl_model_vm_copy() - see model/mmu.h.
+ */
+int nvl_model_vm_copy(struct nvl_model *m,
+		      const struct nvl_model_vmctx *dst_ctx, uint64_t dst_va,
+		      const struct nvl_model_vmctx *src_ctx, uint64_t src_va,
+		      size_t len, unsigned int engine_id, unsigned int chid)
+{
+	uint8_t bounce[4096];
+
+	while (len) {
+		struct run s, d;
+		uint64_t n;
+		uint8_t *ps, *pd;
+
+		get_run(m->mmu, src_ctx, src_va, len,
+			NVL_HW_FAULT_ACCESS_READ, &s);
+		if (!s.len)
+			return report(m, src_va, s.x.fault_type,
+				      NVL_HW_FAULT_ACCESS_READ, engine_id, chid);
+		get_run(m->mmu, dst_ctx, dst_va, s.len,
+			NVL_HW_FAULT_ACCESS_WRITE, &d);
+		if (!d.len)
+			return report(m, dst_va, d.x.fault_type,
+				      NVL_HW_FAULT_ACCESS_WRITE, engine_id,
+				      chid);
+		n = d.len; /* <= s.len */
+		if (d.x.state == NVL_MODEL_XLATE_SPARSE)
+			goto next;
+		if (s.x.state == NVL_MODEL_XLATE_SPARSE) {
+			for (uint64_t o = 0; o < n; o += sizeof(zero_page)) {
+				struct nvl_model_xlate dx = d.x;
+				uint64_t c = NVL_MIN(n - o, sizeof(zero_page));
+
+				dx.pa += o;
+				if (mem_io(m, &dx, (void *)zero_page, c, true))
+					return report(m, dst_va + o,
+						NVL_HW_FAULT_REGION_VIOLATION,
+						NVL_HW_FAULT_ACCESS_WRITE,
+						engine_id, chid);
+			}
+			goto next;
+		}
+		ps = s.x.aperture == NVL_HW_APERTURE_VIDMEM ?
+			     nvl_model_phys_ptr(m, s.x.pa, n) : NULL;
+		pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM ?
+			     nvl_model_phys_ptr(m, d.x.pa, n) : NULL;
+		if (ps && pd) {
+			memmove(pd, ps, n);
+		} else if (pd) {
+			if (mem_io(m, &s.x, pd, n, false))
+				return report(m, src_va,
+					      NVL_HW_FAULT_REGION_VIOLATION,
+					      NVL_HW_FAULT_ACCESS_READ,
+					      engine_id, chid);
+		} else if (ps) {
+			if (mem_io(m, &d.x, ps, n, true))
+				return report(m, dst_va,
+					      NVL_HW_FAULT_REGION_VIOLATION,
+					      NVL_HW_FAULT_ACCESS_WRITE,
+					      engine_id, chid);
+		} else {
+			/* system to system (both runs are one page at most) */
+			for (uint64_t o = 0; o < n; o += sizeof(bounce)) {
+				struct nvl_model_xlate sx = s.x, dx = d.x;
+				uint64_t c = NVL_MIN(n - o, sizeof(bounce));
+
+				sx.pa += o;
+				dx.pa += o;
+				if (mem_io(m, &sx, bounce, c, false))
+					return report(m, src_va + o,
+						NVL_HW_FAULT_REGION_VIOLATION,
+						NVL_HW_FAULT_ACCESS_READ,
+						engine_id, chid);
+				if (mem_io(m, &dx, bounce, c, true))
+					return report(m, dst_va + o,
+						NVL_HW_FAULT_REGION_VIOLATION,
+						NVL_HW_FAULT_ACCESS_WRITE,
+						engine_id, chid);
+			}
+		}
+next:
+		src_va += n;
+		dst_va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Fill @n bytes at @p with @pattern, byte @phase of the pattern first. */
+static void fill(uint8_t *p, size_t n, uint32_t pattern, unsigned int phase)
+{
+	uint8_t b[4] = { pattern, pattern >> 8, pattern >> 16, pattern >> 24 };
+
+	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
+		memset(p, b[0], n);
+		return;
+	}
+	while (n && (phase & 3)) {
+		*p++ = b[phase++ & 3];
+		n--;
+	}
+	for (; n >= 4; n -= 4, p += 4)
+		memcpy(p, b, 4);
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = b[i];
+}
+
+/**
+ * nvl_model_vm_fill() - see model/mmu.h.
+ */
+int nvl_model_vm_fill(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+		      uint64_t va, uint32_t pattern, size_t len,
+		      unsigned int engine_id, unsigned int chid)
+{
+	uint64_t done = 0;
+	uint8_t buf[4096];
+
+	while (done < len) {
+		struct run r;
+
+		get_run(m->mmu, ctx, va + done, len - done,
+			NVL_HW_FAULT_ACCESS_WRITE, &r);
+		if (!r.len)
+			return report(m, va + done, r.x.fault_type,
+				      NVL_HW_FAULT_ACCESS_WRITE, engine_id,
+				      chid);
+		if (r.x.state == NVL_MODEL_XLATE_MAPPED) {
+			uint8_t *p = r.x.aperture == NVL_HW_APERTURE_VIDMEM ?
+					     nvl_model_phys_ptr(m, r.x.pa, r.len) :
+					     NULL;
+
+			if (p) {
+				fill(p, r.len, pattern, done & 3);
+			} else {
+				for (uint64_t o = 0; o < r.len; o += sizeof(buf)) {
+					struct nvl_model_xlate x = r.x;
+					uint64_t c = NVL_MIN(r.len - o, sizeof(buf));
+
+					x.pa += o;
+					fill(buf, c, pattern, (done + o) & 3);
+					if (mem_io(m, &x, buf, c, true))
+						return report(m, va + done + o,
+							NVL_HW_FAULT_REGION_VIOLATION,
+							NVL_HW_FAULT_ACCESS_WRITE,
+							engine_id, chid);
+				}
+			}
+		}
+		done += r.len;
+	}
+	return 0;
+}

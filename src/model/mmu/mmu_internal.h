@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Model MMU internals shared by walk.c, tlb.c and access.c.
+ */
+#ifndef NVL_MODEL_MMU_INTERNAL_H
+#define NVL_MODEL_MMU_INTERNAL_H
+
+#include <pthread.h>
+
+#include "model/mmu.h"
+
+/*
+ * TLB geometry, per VM: one set-associative array per leaf size.
+ *   4 KiB:   64 sets x 8 ways = 512 entries
+ *   64 KiB:  32 sets x 8 ways = 256 entries
+ *   2 MiB:   16 sets x 8 ways = 128 entries
+ *   512 MiB:  4 sets x 8 ways =  32 entries
+ * Set index = low bits of (va >> page_shift); victim = round robin per set.
+ * Results from directory levels above PD1 are cached at 512 MiB.
+ */
+#define TLB_CLASSES 4
+#define TLB_WAYS 8
+#define TLB_ENTRIES ((64 + 32 + 16 + 4) * TLB_WAYS)
+#define TLB_SETS_TOTAL (64 + 32 + 16 + 4)
+
+/* How many address spaces have a TLB at once (least recently used goes). */
+#define MMU_VM_SLOTS 32
+
+/* info field of a TLB entry */
+#define TI_STATE_SHIFT 0   /* 1:0 enum nvl_model_xlate_state */
+#define TI_FAULT_SHIFT 2   /* 6:2 fault type */
+#define TI_AP_SHIFT 7      /* 8:7 aperture */
+#define TI_RO (1u << 9)
+#define TI_PRIV (1u << 10)
+#define TI_NOATOMIC (1u << 11)
+#define TI_VOL (1u << 12)
+#define TI_KIND_SHIFT 16   /* 23:16 */
+
+struct tlb_entry {
+	/* (va >> page_shift) + 1; 0 = empty */
+	uint64_t tag;
+	/* physical address of the page's first byte (MAPPED) */
+	uint64_t base;
+	uint32_t info;
+};
+
+struct tlb {
+	struct tlb_entry e[TLB_ENTRIES];
+	uint8_t victim[TLB_SETS_TOTAL];
+};
+
+struct vm_slot {
+	bool used;
+	enum nvl_hw_aperture aperture;
+	unsigned int version;
+	uint64_t pdb;
+	uint64_t last_use;
+	struct tlb tlb;
+};
+
+struct nvl_model_mmu {
+	struct nvl_model *m;
+	pthread_mutex_t lock;
+	uint64_t clock;
+	struct vm_slot *last;
+	struct nvl_model_mmu_stats stats;
+	bool big_leaf_pd1; /* 512 MiB PTEs at PD1 (Ampere and later) */
+	struct vm_slot slot[MMU_VM_SLOTS];
+};
+
+/* walk.c */
+void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
+			   const struct nvl_model_vmctx *ctx, uint64_t va,
+			   struct nvl_model_xlate *out,
+			   struct nvl_model_walk_trace *trace);
+int nvl_model_mmu_check_access(struct nvl_model_xlate *x, unsigned int access);
+
+/* tlb.c (mmu->lock held) */
+struct vm_slot *nvl_model_tlb_slot(struct nvl_model_mmu *mmu,
+				   const struct nvl_model_vmctx *ctx);
+bool nvl_model_tlb_lookup(struct vm_slot *s, uint64_t va,
+			  struct nvl_model_xlate *out);
+void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
+			  uint64_t va, const struct nvl_model_xlate *x);
+void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range);
+
+#endif /* NVL_MODEL_MMU_INTERNAL_H */
