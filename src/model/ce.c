@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: copy engine class
+ *
+ * The dma-copy class (hw/ce.h) as one channel's copy engine state plus
+ * LAUNCH_DMA. Supported: pitch layouts on both sides, one or many lines
+ * (LINE_LENGTH_IN bytes each, PITCH_IN/PITCH_OUT strides), virtual
+ * addresses through the MMU (engine CE(runlist)) or physical ones for
+ * privileged channels (SRC/DST_PHYS_MODE: local FB, coherent or
+ * non-coherent system memory), the component remap (constants, swizzles,
+ * NO_WRITE; memset is a remap of CONST_A/CONST_B), a one- or four-word
+ * semaphore release or reduction after the copy, and a non-stall
+ * interrupt.
+ *
+ * Virtual-to-virtual copies and fills go through nvl_model_vm_copy() /
+ * nvl_model_vm_fill(), which translate once per page and copy whole runs,
+ * so a copy between buffers mapped with 2 MiB pages runs near memcpy speed.
+ * Contiguous multi-line copies (pitch == line length) are one run.
+ *
+ * Errors: blocklinear layouts, physical modes from an unprivileged channel,
+ * peer memory and physical accesses outside memory are CE_LAUNCH channel
+ * errors; an MMU fault stops the channel (ENG_FAULTED). A long copy checks
+ * every 4 MiB whether its engine is being reset or its channel disabled,
+ * and abandons the rest if so.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/time.h"
+#include "hw/ce.h"
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "model/fifo.h"
+
+#define CE_RUN (4ull << 20)     /* bytes between abort checks */
+#define CE_BOUNCE 4096          /* bytes of the remap/physical bounce */
+
+struct ce_side {
+	bool phys;
+	enum nvl_hw_aperture ap;
+	uint64_t addr;
+	uint32_t pitch;
+};
+
+static unsigned ce_engine(struct nvl_model_chan *ch)
+{
+	return NVL_HW_MMU_ENGINE_CE(ch->runlist);
+}
+
+static bool ce_aborted(struct nvl_model_chan *ch)
+{
+	return atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
+	       atomic_load_explicit(&ch->m->fifo->rl[ch->runlist].reset_flag,
+				    memory_order_relaxed);
+}
+
+/* -EFAULT: MMU fault reported; -EIO: bad physical access */
+static int side_access(struct nvl_model_chan *ch, const struct ce_side *s,
+		       uint64_t addr, void *buf, size_t len, bool write)
+{
+	if (s->phys)
+		return nvl_model_phys_access(ch->m, s->ap, addr, buf, len,
+					     write)
+			       ? -EIO
+			       : 0;
+	return nvl_model_vm_access(ch->m, &ch->vm, addr, buf, len, write,
+				   ce_engine(ch), ch->chid);
+}
+
+static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
+		    uint64_t sa, const struct ce_side *dst, uint64_t da,
+		    uint64_t len)
+{
+	uint8_t buf[CE_BOUNCE];
+
+	while (len) {
+		uint64_t n = NVL_MIN(len, CE_RUN);
+		int ret;
+
+		if (ce_aborted(ch))
+			return -ECANCELED;
+		if (!src->phys && !dst->phys) {
+			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm,
+						sa, (size_t)n, ce_engine(ch),
+						ch->chid);
+			if (ret)
+				return ret;
+		} else {
+			for (uint64_t o = 0; o < n; o += CE_BOUNCE) {
+				size_t k = (size_t)NVL_MIN(n - o, CE_BOUNCE);
+
+				ret = side_access(ch, src, sa + o, buf, k,
+						  false);
+				if (!ret)
+					ret = side_access(ch, dst, da + o, buf,
+							  k, true);
+				if (ret)
+					return ret;
+			}
+		}
+		sa += n;
+		da += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* element-wise remap of @elems elements of one line */
+static int remap_line(struct nvl_model_chan *ch, const struct ce_side *src,
+		      uint64_t sa, const struct ce_side *dst, uint64_t da,
+		      uint64_t elems)
+{
+	const struct nvl_model_ce_state *ce = &ch->ce;
+	uint32_t rc = ce->remap_components;
+	unsigned cs = (rc >> NVL_HW_CE_REMAP_COMP_SIZE_SHIFT & 3) + 1;
+	unsigned ns = (rc >> NVL_HW_CE_REMAP_NUM_SRC_SHIFT & 3) + 1;
+	unsigned nd = (rc >> NVL_HW_CE_REMAP_NUM_DST_SHIFT & 3) + 1;
+	unsigned es = cs * ns, ed = cs * nd, sel[4];
+	bool need_src = false, need_dst = false;
+	uint8_t sbuf[CE_BOUNCE], dbuf[CE_BOUNCE];
+	uint64_t per = CE_BOUNCE / 16; /* elements per chunk */
+	int ret;
+
+	for (unsigned c = 0; c < nd; c++) {
+		sel[c] = rc >> NVL_HW_CE_REMAP_DST_SHIFT(c) & 7;
+		if (sel[c] <= NVL_HW_CE_REMAP_SRC_W) {
+			if (sel[c] >= ns)
+				return -EINVAL;
+			need_src = true;
+		} else if (sel[c] == NVL_HW_CE_REMAP_NO_WRITE) {
+			need_dst = true;
+		} else if (sel[c] > NVL_HW_CE_REMAP_NO_WRITE) {
+			return -EINVAL;
+		}
+	}
+	/* memset fast path: one 4-byte constant component */
+	if (nd == 1 && cs == 4 && !dst->phys &&
+	    (sel[0] == NVL_HW_CE_REMAP_CONST_A ||
+	     sel[0] == NVL_HW_CE_REMAP_CONST_B)) {
+		uint32_t k = sel[0] == NVL_HW_CE_REMAP_CONST_A ? ce->remap_a
+							       : ce->remap_b;
+
+		while (elems) {
+			uint64_t n = NVL_MIN(elems, CE_RUN / 4);
+
+			if (ce_aborted(ch))
+				return -ECANCELED;
+			ret = nvl_model_vm_fill(ch->m, &ch->vm, da, k,
+						(size_t)n * 4, ce_engine(ch),
+						ch->chid);
+			if (ret)
+				return ret;
+			da += n * 4;
+			elems -= n;
+		}
+		return 0;
+	}
+	while (elems) {
+		uint64_t n = NVL_MIN(elems, per);
+
+		if (ce_aborted(ch))
+			return -ECANCELED;
+		if (need_src) {
+			ret = side_access(ch, src, sa, sbuf, (size_t)(n * es),
+					  false);
+			if (ret)
+				return ret;
+		}
+		if (need_dst) {
+			ret = side_access(ch, dst, da, dbuf, (size_t)(n * ed),
+					  false);
+			if (ret)
+				return ret;
+		}
+		for (uint64_t e = 0; e < n; e++) {
+			for (unsigned c = 0; c < nd; c++) {
+				uint8_t *d = dbuf + e * ed + c * cs;
+
+				if (sel[c] <= NVL_HW_CE_REMAP_SRC_W)
+					memcpy(d, sbuf + e * es + sel[c] * cs,
+					       cs);
+				else if (sel[c] == NVL_HW_CE_REMAP_CONST_A)
+					memcpy(d, &ce->remap_a, cs);
+				else if (sel[c] == NVL_HW_CE_REMAP_CONST_B)
+					memcpy(d, &ce->remap_b, cs);
+			}
+		}
+		ret = side_access(ch, dst, da, dbuf, (size_t)(n * ed), true);
+		if (ret)
+			return ret;
+		sa += n * es;
+		da += n * ed;
+		elems -= n;
+	}
+	return 0;
+}
+
+static bool phys_side(struct nvl_model_chan *ch, uint32_t mode,
+		      struct ce_side *s)
+{
+	s->phys = true;
+	switch (mode & 3) {
+	case NVL_HW_CE_PHYS_LOCAL_FB:
+		s->ap = NVL_HW_APERTURE_VIDMEM;
+		return true;
+	case NVL_HW_CE_PHYS_COHERENT_SYSMEM:
+		s->ap = NVL_HW_APERTURE_SYS_COH;
+		return true;
+	case NVL_HW_CE_PHYS_NONCOHERENT_SYSMEM:
+		s->ap = NVL_HW_APERTURE_SYS_NONCOH;
+		return true;
+	default: /* peer memory: no peers in the model */
+		return false;
+	}
+}
+
+static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
+{
+	struct nvl_model_ce_state *ce = &ch->ce;
+	struct ce_side src = { 0 }, dst = { 0 };
+	bool remap = launch & NVL_HW_CE_LAUNCH_REMAP;
+	uint64_t lines = 1, len = ce->line_length;
+	int ret;
+
+	if (!(launch & NVL_HW_CE_LAUNCH_SRC_PITCH) ||
+	    !(launch & NVL_HW_CE_LAUNCH_DST_PITCH))
+		return -EINVAL; /* blocklinear is not modelled */
+	if ((launch & (NVL_HW_CE_LAUNCH_SRC_PHYS | NVL_HW_CE_LAUNCH_DST_PHYS)) &&
+	    !ch->priv)
+		return -EINVAL;
+	if ((launch & NVL_HW_CE_LAUNCH_SRC_PHYS) &&
+	    !phys_side(ch, ce->src_phys, &src))
+		return -EINVAL;
+	if ((launch & NVL_HW_CE_LAUNCH_DST_PHYS) &&
+	    !phys_side(ch, ce->dst_phys, &dst))
+		return -EINVAL;
+	src.addr = (uint64_t)(ce->in_upper & 0x1ffffff) << 32 | ce->in_lower;
+	dst.addr = (uint64_t)(ce->out_upper & 0x1ffffff) << 32 |
+		   ce->out_lower;
+	src.pitch = ce->pitch_in;
+	dst.pitch = ce->pitch_out;
+	if (launch & NVL_HW_CE_LAUNCH_MULTI_LINE)
+		lines = ce->line_count;
+	/* contiguous lines are one run */
+	if (!remap && lines > 1 && src.pitch == len && dst.pitch == len) {
+		len *= lines;
+		lines = 1;
+	}
+	for (uint64_t l = 0; l < lines; l++) {
+		uint64_t sa = src.addr + l * src.pitch;
+		uint64_t da = dst.addr + l * dst.pitch;
+
+		if (remap)
+			ret = remap_line(ch, &src, sa, &dst, da, len);
+		else
+			ret = copy_run(ch, &src, sa, &dst, da, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
+{
+	struct nvl_model_ce_state *ce = &ch->ce;
+	unsigned type = launch >> NVL_HW_CE_LAUNCH_SEM_SHIFT & 3;
+	uint64_t va = (uint64_t)(ce->sem_a & 0x1ffffff) << 32 | ce->sem_b;
+	uint32_t payload = ce->sem_payload;
+	int ret;
+
+	if (type == NVL_HW_CE_SEM_NONE || type == NVL_HW_CE_SEM_CONDITIONAL_INTR)
+		return 0;
+	if (launch & NVL_HW_CE_LAUNCH_SEM_REDUCTION_ENABLE) {
+		unsigned op = launch >> NVL_HW_CE_LAUNCH_SEM_REDUCTION_SHIFT &
+			      0xf;
+
+		if (op > NVL_HW_SEM_RED_DEC || (va & 3))
+			return -EINVAL;
+		ret = nvl_model_sem_reduce(
+			ch, ce_engine(ch), va, op,
+			launch & NVL_HW_CE_LAUNCH_SEM_REDUCTION_SIGNED, false,
+			payload);
+	} else if (type == NVL_HW_CE_SEM_ONE_WORD) {
+		if (va & 3)
+			return -EINVAL;
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va, &payload, 4,
+					  true, ce_engine(ch), ch->chid);
+	} else {
+		uint64_t t = nvl_model_time_ns(ch->m);
+		uint32_t w[2] = { payload, 0 };
+
+		if (va & 15)
+			return -EINVAL;
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va + 8, &t, 8, true,
+					  ce_engine(ch), ch->chid);
+		if (!ret)
+			ret = nvl_model_vm_access(ch->m, &ch->vm, va, w, 8,
+						  true, ce_engine(ch),
+						  ch->chid);
+	}
+	if (!ret)
+		nvl_model_fifo_sem_released(ch->m);
+	return ret;
+}
+
+static enum nvl_model_mthd_res ce_launch(struct nvl_model_chan *ch,
+					 uint32_t launch)
+{
+	unsigned intr = launch >> NVL_HW_CE_LAUNCH_INTR_SHIFT & 3;
+	int ret = 0;
+
+	if ((launch & NVL_HW_CE_LAUNCH_TRANSFER_MASK) != NVL_HW_CE_TRANSFER_NONE)
+		ret = ce_transfer(ch, launch);
+	if (!ret)
+		ret = ce_semaphore(ch, launch);
+	if (ret == -ECANCELED)
+		return NVL_MODEL_MTHD_STOP; /* reset or disable: caller blames */
+	if (ret == -EFAULT) {
+		nvl_model_chan_fault(ch, true, NVL_HW_CE_LAUNCH_DMA);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	if (ret) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_CE_LAUNCH,
+				     NVL_HW_CE_LAUNCH_DMA, launch);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	if (intr == NVL_HW_CE_INTR_BLOCKING || intr == NVL_HW_CE_INTR_NON_BLOCKING)
+		nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_NONSTALL,
+				     NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
+	return NVL_MODEL_MTHD_OK;
+}
+
+enum nvl_model_mthd_res nvl_model_ce_method(struct nvl_model_chan *ch,
+					    uint32_t mthd, uint32_t data)
+{
+	struct nvl_model_ce_state *ce = &ch->ce;
+
+	switch (mthd) {
+	case NVL_HW_CE_NOP:
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_CE_SET_SEMAPHORE_A:
+		ce->sem_a = data;
+		break;
+	case NVL_HW_CE_SET_SEMAPHORE_B:
+		ce->sem_b = data;
+		break;
+	case NVL_HW_CE_SET_SEMAPHORE_PAYLOAD:
+		ce->sem_payload = data;
+		break;
+	case NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER:
+		ce->sem_payload_upper = data;
+		break;
+	case NVL_HW_CE_SET_SRC_PHYS_MODE:
+		ce->src_phys = data;
+		break;
+	case NVL_HW_CE_SET_DST_PHYS_MODE:
+		ce->dst_phys = data;
+		break;
+	case NVL_HW_CE_LAUNCH_DMA:
+		return ce_launch(ch, data);
+	case NVL_HW_CE_OFFSET_IN_UPPER:
+		ce->in_upper = data;
+		break;
+	case NVL_HW_CE_OFFSET_IN_LOWER:
+		ce->in_lower = data;
+		break;
+	case NVL_HW_CE_OFFSET_OUT_UPPER:
+		ce->out_upper = data;
+		break;
+	case NVL_HW_CE_OFFSET_OUT_LOWER:
+		ce->out_lower = data;
+		break;
+	case NVL_HW_CE_PITCH_IN:
+		ce->pitch_in = data;
+		break;
+	case NVL_HW_CE_PITCH_OUT:
+		ce->pitch_out = data;
+		break;
+	case NVL_HW_CE_LINE_LENGTH_IN:
+		ce->line_length = data;
+		break;
+	case NVL_HW_CE_LINE_COUNT:
+		ce->line_count = data;
+		break;
+	case NVL_HW_CE_SET_REMAP_CONST_A:
+		ce->remap_a = data;
+		break;
+	case NVL_HW_CE_SET_REMAP_CONST_B:
+		ce->remap_b = data;
+		break;
+	case NVL_HW_CE_SET_REMAP_COMPONENTS:
+		ce->remap_components = data;
+		break;
+	default:
+		nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	return NVL_MODEL_MTHD_OK;
+}

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: FIFO: channels and runlists
+ *
+ * One runlist per copy engine, each served by one thread that is both the
+ * runlist's PBDMA and its engine (engines execute the methods the PBDMA
+ * decodes, in order, so one thread per PBDMA/engine pair is exact). A
+ * channel is set up through the channel RAM registers (instance block
+ * address + BIND, runlist, ENABLE_SET); its GPFIFO, USERD and page
+ * directory come from the instance block (hw/host.h), read when the PBDMA
+ * first runs it.
+ *
+ * Scheduling: a doorbell puts the channel on its runlist's ready list and
+ * wakes the thread (a condition variable per runlist). The thread runs a
+ * channel until it runs out of GPFIFO entries, uses its budget (then goes
+ * to the back of the list), blocks in a semaphore acquire (then it is
+ * parked and re-polled every 100 us, or at once when any semaphore is
+ * released), or stops on an error or fault. Other channels keep running.
+ *
+ * Errors and faults stop the channel, set its bit in CHERR_PENDING and
+ * raise the FIFO stall interrupt. ENABLE_CLR clears the error (the driver
+ * then rebinds or re-enables); clearing PBDMA_FAULTED/ENG_FAULTED after an
+ * MMU fault lets the channel retry the faulting segment.
+ *
+ * Fault injection: ENGINE_HANG(e) = chid + 1 hangs engine e as soon as it
+ * picks up that channel; only an engine reset (PMC_ENGINE_RESET bit e)
+ * recovers it; the channel it was serving gets CHERR_ENGINE_RESET.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "hw/regs.h"
+#include "model/fifo.h"
+
+static void rl_busy_start(struct nvl_model_runlist *rl)
+{
+	if (!rl->busy_since)
+		rl->busy_since = nvl_time_ns();
+}
+
+static void rl_busy_stop(struct nvl_model_runlist *rl)
+{
+	if (rl->busy_since) {
+		rl->busy_ns += (uint64_t)(nvl_time_ns() - rl->busy_since);
+		rl->busy_since = 0;
+	}
+}
+
+uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
+{
+	struct nvl_model_fifo *f = m->fifo;
+	uint64_t v;
+
+	if (!f || e >= f->nrl)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	v = f->rl[e].busy_ns;
+	if (f->rl[e].busy_since)
+		v += (uint64_t)(nvl_time_ns() - f->rl[e].busy_since);
+	pthread_mutex_unlock(&f->lock);
+	return v;
+}
+
+/* put @ch on its runlist's ready list; fifo->lock held */
+static void chan_enqueue_locked(struct nvl_model_chan *ch)
+{
+	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
+
+	if (ch->running) {
+		ch->kicked = true;
+		return;
+	}
+	if (ch->queued)
+		return;
+	if (ch->acquire_parked) {
+		nvl_list_del(&ch->link);
+		ch->acquire_parked = false;
+	}
+	ch->queued = true;
+	nvl_list_add_tail(&ch->link, &rl->ready);
+	pthread_cond_signal(&rl->cond);
+}
+
+static void chan_dequeue_locked(struct nvl_model_chan *ch)
+{
+	if (ch->queued || ch->acquire_parked)
+		nvl_list_del(&ch->link);
+	ch->queued = false;
+	ch->acquire_parked = false;
+}
+
+static bool chan_runnable_locked(struct nvl_model_chan *ch)
+{
+	return ch->enabled && !ch->error && !ch->pbdma_faulted &&
+	       !ch->eng_faulted;
+}
+
+static void chan_mark_locked(struct nvl_model_chan *ch, uint32_t err,
+			     uint32_t mthd, uint32_t data)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+
+	if (!ch->error) {
+		ch->error = err;
+		ch->err_mthd = mthd;
+		ch->err_data = data;
+	}
+	f->err_pending[ch->chid / 32] |= 1u << (ch->chid % 32);
+	atomic_store(&ch->stop_req, true);
+	chan_dequeue_locked(ch);
+}
+
+void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
+			  uint32_t mthd, uint32_t data)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+
+	pthread_mutex_lock(&f->lock);
+	chan_mark_locked(ch, err, mthd, data);
+	pthread_mutex_unlock(&f->lock);
+	nvl_dbg(NVL_CAT_MODEL, "model: channel %u error %u mthd %#x data %#x",
+		ch->chid, err, mthd, data);
+	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
+}
+
+void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
+			  uint32_t mthd)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+
+	pthread_mutex_lock(&f->lock);
+	if (engine)
+		ch->eng_faulted = true;
+	else
+		ch->pbdma_faulted = true;
+	chan_mark_locked(ch, NVL_HW_CHERR_MMU_FAULT, mthd, 0);
+	pthread_mutex_unlock(&f->lock);
+	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
+}
+
+void nvl_model_fifo_sem_released(struct nvl_model *m)
+{
+	struct nvl_model_fifo *f = m->fifo;
+
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->nrl; i++) {
+		struct nvl_model_runlist *rl = &f->rl[i];
+
+		while (!nvl_list_empty(&rl->parked)) {
+			struct nvl_model_chan *ch = nvl_list_first_entry(
+				&rl->parked, struct nvl_model_chan, link);
+
+			nvl_list_del(&ch->link);
+			ch->acquire_parked = false;
+			ch->queued = true;
+			nvl_list_add_tail(&ch->link, &rl->ready);
+			pthread_cond_signal(&rl->cond);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+int nvl_model_fifo_chan_inst(struct nvl_model *m, unsigned chid,
+			     enum nvl_hw_aperture *ap, uint64_t *addr)
+{
+	struct nvl_model_fifo *f = m->fifo;
+	uint32_t inst;
+
+	if (!f || chid >= f->nchan)
+		return -ENOENT;
+	pthread_mutex_lock(&f->lock);
+	inst = f->chan[chid].inst_reg;
+	pthread_mutex_unlock(&f->lock);
+	if (!(inst & NVL_HW_CHRAM_INST_BIND))
+		return -ENOENT;
+	*addr = (uint64_t)(inst & NVL_HW_CHRAM_INST_PTR_MASK) << 12;
+	switch (inst >> NVL_HW_CHRAM_INST_TARGET_SHIFT & 3) {
+	case NVL_HW_RAM_TARGET_SYS_COH:
+		*ap = NVL_HW_APERTURE_SYS_COH;
+		break;
+	case NVL_HW_RAM_TARGET_SYS_NONCOH:
+		*ap = NVL_HW_APERTURE_SYS_NONCOH;
+		break;
+	default:
+		*ap = NVL_HW_APERTURE_VIDMEM;
+	}
+	return 0;
+}
+
+/* engine reset: fifo->lock held; returns the channel to blame or NULL */
+static struct nvl_model_chan *rl_reset_locked(struct nvl_model_runlist *rl,
+					      struct nvl_model_chan *victim)
+{
+	rl->hang_chid = 0;
+	rl->hung = false;
+	rl->reset_req = false;
+	atomic_store(&rl->reset_flag, false);
+	rl_busy_stop(rl);
+	return victim;
+}
+
+static void rl_blame(struct nvl_model_fifo *f, struct nvl_model_chan *ch)
+{
+	if (!ch)
+		return;
+	pthread_mutex_unlock(&f->lock);
+	nvl_model_chan_error(ch, NVL_HW_CHERR_ENGINE_RESET, 0, 0);
+	pthread_mutex_lock(&f->lock);
+}
+
+static void rl_run_one_locked(struct nvl_model_runlist *rl,
+			      struct nvl_model_chan *ch)
+{
+	struct nvl_model_fifo *f = rl->m->fifo;
+	enum nvl_model_run r;
+
+	if (ch->reset_decoder) {
+		ch->reset_decoder = false;
+		ch->ctx_loaded = false;
+		ch->in_seg = false;
+		ch->mthd_count = 0;
+		ch->acquiring = false;
+	}
+	if (rl->hang_chid == ch->chid + 1) {
+		/* injected hang: no progress until the engine is reset */
+		rl->cur = ch;
+		rl->hung = true;
+		rl_busy_start(rl);
+		while (!rl->reset_req && !rl->stop)
+			pthread_cond_wait(&rl->cond, &f->lock);
+		rl->cur = NULL;
+		if (rl->reset_req)
+			rl_blame(f, rl_reset_locked(rl, ch));
+		return;
+	}
+	ch->running = true;
+	ch->kicked = false;
+	rl->cur = ch;
+	rl_busy_start(rl);
+	pthread_mutex_unlock(&f->lock);
+	r = nvl_model_pbdma_run(ch);
+	pthread_mutex_lock(&f->lock);
+	ch->running = false;
+	rl->cur = NULL;
+	rl_busy_stop(rl);
+	if (rl->reset_req) {
+		/* the reset aborted (or raced with) this channel's work */
+		rl_blame(f, rl_reset_locked(rl, r == NVL_MODEL_RUN_IDLE ? NULL
+									: ch));
+		return;
+	}
+	if (!chan_runnable_locked(ch))
+		return;
+	switch (r) {
+	case NVL_MODEL_RUN_YIELD:
+		chan_enqueue_locked(ch);
+		break;
+	case NVL_MODEL_RUN_BLOCKED:
+		if (ch->kicked) {
+			chan_enqueue_locked(ch);
+		} else {
+			ch->acquire_parked = true;
+			nvl_list_add_tail(&ch->link, &rl->parked);
+		}
+		break;
+	case NVL_MODEL_RUN_IDLE:
+		if (ch->kicked)
+			chan_enqueue_locked(ch);
+		break;
+	case NVL_MODEL_RUN_STOPPED:
+		break;
+	}
+}
+
+static void *rl_main(void *arg)
+{
+	struct nvl_model_runlist *rl = arg;
+	struct nvl_model_fifo *f = rl->m->fifo;
+
+	pthread_mutex_lock(&f->lock);
+	while (!rl->stop) {
+		struct nvl_model_chan *ch;
+
+		if (rl->reset_req) {
+			rl_reset_locked(rl, NULL);
+			continue;
+		}
+		if (nvl_list_empty(&rl->ready)) {
+			if (nvl_list_empty(&rl->parked)) {
+				pthread_cond_wait(&rl->cond, &f->lock);
+			} else {
+				struct timespec ts = nvl_ns_to_timespec(
+					nvl_time_ns() +
+					NVL_MODEL_ACQUIRE_POLL_NS);
+
+				pthread_cond_timedwait(&rl->cond, &f->lock,
+						       &ts);
+				nvl_list_splice_tail_init(&rl->parked,
+							  &rl->ready);
+				nvl_list_for_each_entry(ch, &rl->ready, link) {
+					ch->acquire_parked = false;
+					ch->queued = true;
+				}
+			}
+			continue;
+		}
+		ch = nvl_list_first_entry(&rl->ready, struct nvl_model_chan,
+					  link);
+		nvl_list_del(&ch->link);
+		ch->queued = false;
+		if (chan_runnable_locked(ch))
+			rl_run_one_locked(rl, ch);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+int nvl_model_fifo_create(struct nvl_model *m)
+{
+	const struct nvl_model_profile *p = m->profile;
+	struct nvl_model_fifo *f;
+	pthread_condattr_t ca;
+	unsigned i, started = 0;
+	int ret = -ENOMEM;
+
+	f = nvl_zalloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->m = m;
+	f->nchan = p->num_channels;
+	f->nrl = p->num_ce;
+	f->chan = nvl_calloc(f->nchan, sizeof(*f->chan));
+	f->rl = nvl_calloc(f->nrl, sizeof(*f->rl));
+	f->err_pending = nvl_calloc((f->nchan + 31) / 32, sizeof(uint32_t));
+	if (!f->chan || !f->rl || !f->err_pending)
+		goto fail_alloc;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->atomic_lock, NULL);
+	for (i = 0; i < f->nchan; i++) {
+		f->chan[i].m = m;
+		f->chan[i].chid = i;
+		nvl_list_init(&f->chan[i].link);
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	for (i = 0; i < f->nrl; i++) {
+		f->rl[i].m = m;
+		f->rl[i].id = i;
+		nvl_list_init(&f->rl[i].ready);
+		nvl_list_init(&f->rl[i].parked);
+		pthread_cond_init(&f->rl[i].cond, &ca);
+	}
+	pthread_condattr_destroy(&ca);
+	m->fifo = f;
+	for (i = 0; i < f->nrl; i++) {
+		ret = nvl_might_alloc(0);
+		if (ret)
+			break;
+		if (pthread_create(&f->rl[i].thread, NULL, rl_main,
+				   &f->rl[i])) {
+			ret = -ENOMEM;
+			break;
+		}
+		started++;
+	}
+	if (started == f->nrl)
+		return 0;
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < started; i++) {
+		f->rl[i].stop = true;
+		pthread_cond_signal(&f->rl[i].cond);
+	}
+	pthread_mutex_unlock(&f->lock);
+	for (i = 0; i < started; i++)
+		pthread_join(f->rl[i].thread, NULL);
+	for (i = 0; i < f->nrl; i++)
+		pthread_cond_destroy(&f->rl[i].cond);
+	pthread_mutex_destroy(&f->atomic_lock);
+	pthread_mutex_destroy(&f->lock);
+	m->fifo = NULL;
+fail_alloc:
+	nvl_free(f->err_pending);
+	nvl_free(f->rl);
+	nvl_free(f->chan);
+	nvl_free(f);
+	return ret;
+}
+
+void nvl_model_fifo_destroy(struct nvl_model *m)
+{
+	struct nvl_model_fifo *f = m->fifo;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->nrl; i++) {
+		f->rl[i].stop = true;
+		atomic_store(&f->rl[i].reset_flag, true);
+		pthread_cond_signal(&f->rl[i].cond);
+	}
+	pthread_mutex_unlock(&f->lock);
+	for (unsigned i = 0; i < f->nrl; i++)
+		pthread_join(f->rl[i].thread, NULL);
+	for (unsigned i = 0; i < f->nrl; i++)
+		pthread_cond_destroy(&f->rl[i].cond);
+	pthread_mutex_destroy(&f->atomic_lock);
+	pthread_mutex_destroy(&f->lock);
+	nvl_free(f->err_pending);
+	nvl_free(f->rl);
+	nvl_free(f->chan);
+	nvl_free(f);
+	m->fifo = NULL;
+}
+
+static uint32_t chram_rd_locked(struct nvl_model_chan *ch, uint32_t off)
+{
+	uint32_t v;
+
+	switch (off) {
+	case 0x00:
+		return ch->inst_reg;
+	case 0x04:
+		v = (ch->enabled ? NVL_HW_CHRAM_CTRL_ENABLE : 0) |
+		    (ch->pbdma_faulted ? NVL_HW_CHRAM_CTRL_PBDMA_FAULTED : 0) |
+		    (ch->eng_faulted ? NVL_HW_CHRAM_CTRL_ENG_FAULTED : 0) |
+		    (ch->error ? NVL_HW_CHRAM_CTRL_ERROR : 0) |
+		    (ch->running ? NVL_HW_CHRAM_CTRL_BUSY : 0) |
+		    (ch->acquire_parked ? NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING
+					: 0);
+		return v;
+	case 0x08:
+		return ch->runlist;
+	case 0x0c:
+		return ch->error;
+	case 0x10:
+		return ch->err_mthd;
+	case 0x14:
+		return ch->err_data;
+	case 0x18:
+		return atomic_load(&ch->gp_get);
+	default:
+		return NVL_HW_REG_BAD;
+	}
+}
+
+static void chram_wr_locked(struct nvl_model_fifo *f,
+			    struct nvl_model_chan *ch, uint32_t off,
+			    uint32_t val)
+{
+	switch (off) {
+	case 0x00: /* rebinding is only allowed while disabled */
+		if (ch->enabled)
+			break;
+		ch->inst_reg = val;
+		ch->reset_decoder = true;
+		atomic_store(&ch->gp_get, 0);
+		break;
+	case 0x04:
+		if (val & NVL_HW_CHRAM_CTRL_ENABLE_CLR) {
+			ch->enabled = false;
+			ch->error = 0;
+			ch->pbdma_faulted = false;
+			ch->eng_faulted = false;
+			ch->reset_decoder = true;
+			atomic_store(&ch->stop_req, true);
+			chan_dequeue_locked(ch);
+		} else if (val & NVL_HW_CHRAM_CTRL_ENABLE_SET) {
+			if (!(ch->inst_reg & NVL_HW_CHRAM_INST_BIND) ||
+			    ch->runlist >= f->nrl)
+				break;
+			ch->enabled = true;
+			if (!ch->error && !ch->pbdma_faulted &&
+			    !ch->eng_faulted)
+				atomic_store(&ch->stop_req, false);
+		}
+		if (val & (NVL_HW_CHRAM_CTRL_PBDMA_FAULTED |
+			   NVL_HW_CHRAM_CTRL_ENG_FAULTED)) {
+			if (val & NVL_HW_CHRAM_CTRL_PBDMA_FAULTED)
+				ch->pbdma_faulted = false;
+			if (val & NVL_HW_CHRAM_CTRL_ENG_FAULTED)
+				ch->eng_faulted = false;
+			if (!ch->pbdma_faulted && !ch->eng_faulted &&
+			    ch->error == NVL_HW_CHERR_MMU_FAULT) {
+				/* serviced: retry the faulting segment */
+				ch->error = 0;
+				ch->reset_decoder = true;
+				atomic_store(&ch->stop_req, false);
+				if (ch->enabled)
+					chan_enqueue_locked(ch);
+			}
+		}
+		break;
+	case 0x08:
+		if (!ch->enabled && val < f->nrl)
+			ch->runlist = val;
+		break;
+	default:
+		break;
+	}
+}
+
+static void doorbell_locked(struct nvl_model_fifo *f, uint32_t token)
+{
+	unsigned chid = token & 0xfff, rl = token >> 16 & 0x7f;
+	struct nvl_model_chan *ch;
+
+	if (chid >= f->nchan)
+		return; /* invalid tokens are ignored */
+	ch = &f->chan[chid];
+	if (ch->runlist != rl || !chan_runnable_locked(ch))
+		return;
+	chan_enqueue_locked(ch);
+}
+
+uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
+{
+	struct nvl_model_fifo *f = m->fifo;
+	uint32_t v = 0;
+
+	*ok = true;
+	pthread_mutex_lock(&f->lock);
+	if (addr >= NVL_HW_CHRAM(0)) {
+		unsigned chid = (addr - NVL_HW_CHRAM(0)) / 0x20;
+
+		if (chid < f->nchan)
+			v = chram_rd_locked(&f->chan[chid],
+					    (addr - NVL_HW_CHRAM(0)) % 0x20);
+		else
+			*ok = false;
+	} else if (addr >= NVL_HW_CHERR_PENDING(0) &&
+		   addr < NVL_HW_CHERR_PENDING(0) + 4 * 128) {
+		unsigned i = (addr - NVL_HW_CHERR_PENDING(0)) / 4;
+
+		if (i < (f->nchan + 31) / 32)
+			v = f->err_pending[i];
+		else
+			*ok = false;
+	} else if (addr == NVL_HW_PMC_ENGINE_RESET) {
+		for (unsigned e = 0; e < f->nrl; e++)
+			v |= f->rl[e].reset_req ? 1u << e : 0;
+	} else {
+		unsigned e = (addr - NVL_HW_ENGINE_STATUS(0)) / 0x10;
+		struct nvl_model_runlist *rl = &f->rl[e];
+
+		if (e >= f->nrl) {
+			*ok = false;
+		} else {
+			switch ((addr - NVL_HW_ENGINE_STATUS(0)) % 0x10) {
+			case 0x0:
+				v = (rl->busy_since ? NVL_HW_ENGINE_STATUS_BUSY
+						    : 0) |
+				    (rl->hung ? NVL_HW_ENGINE_STATUS_HUNG : 0);
+				if (rl->cur)
+					v |= NVL_HW_ENGINE_STATUS_CHID_VALID |
+					     rl->cur->chid
+						     << NVL_HW_ENGINE_STATUS_CHID_SHIFT;
+				break;
+			case 0x4:
+			case 0x8: {
+				uint64_t b = rl->busy_ns;
+
+				if (rl->busy_since)
+					b += (uint64_t)(nvl_time_ns() -
+							rl->busy_since);
+				v = (addr % 0x10) == 0x4 ? (uint32_t)b
+							 : (uint32_t)(b >> 32);
+				break;
+			}
+			default:
+				v = rl->hang_chid;
+			}
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return v;
+}
+
+void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
+{
+	struct nvl_model_fifo *f = m->fifo;
+
+	pthread_mutex_lock(&f->lock);
+	if (addr == NVL_HW_DOORBELL) {
+		doorbell_locked(f, val);
+	} else if (addr >= NVL_HW_CHRAM(0)) {
+		unsigned chid = (addr - NVL_HW_CHRAM(0)) / 0x20;
+
+		if (chid < f->nchan)
+			chram_wr_locked(f, &f->chan[chid],
+					(addr - NVL_HW_CHRAM(0)) % 0x20, val);
+	} else if (addr >= NVL_HW_CHERR_PENDING(0) &&
+		   addr < NVL_HW_CHERR_PENDING(0) + 4 * 128) {
+		unsigned i = (addr - NVL_HW_CHERR_PENDING(0)) / 4;
+
+		if (i < (f->nchan + 31) / 32)
+			f->err_pending[i] &= ~val;
+	} else if (addr == NVL_HW_PMC_ENGINE_RESET) {
+		for (unsigned e = 0; e < f->nrl; e++) {
+			if (!(val & (1u << e)))
+				continue;
+			f->rl[e].reset_req = true;
+			atomic_store(&f->rl[e].reset_flag, true);
+			pthread_cond_signal(&f->rl[e].cond);
+		}
+	} else {
+		unsigned e = (addr - NVL_HW_ENGINE_STATUS(0)) / 0x10;
+
+		if (e < f->nrl && (addr - NVL_HW_ENGINE_STATUS(0)) % 0x10 == 0xc)
+			f->rl[e].hang_chid = val;
+	}
+	pthread_mutex_unlock(&f->lock);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FIFO internals shared by fifo.c (channels, runlists, threads, registers),
+ * pbdma.c (GPFIFO fetch, method decode, Host methods) and ce.c (the copy
+ * engine class).
+ */
+#ifndef NVL_MODEL_FIFO_H
+#define NVL_MODEL_FIFO_H
+
+#include "hw/host.h"
+#include "model/mmu.h"
+#include "model/priv.h"
+
+/* Dwords fetched from a pushbuffer segment per MMU access. */
+#define NVL_MODEL_PB_CHUNK 1024
+/* Dwords a channel may run before the runlist moves to the next one. */
+#define NVL_MODEL_PB_BUDGET 65536
+/* Poll interval of a channel waiting in a semaphore acquire. */
+#define NVL_MODEL_ACQUIRE_POLL_NS (100 * 1000)
+
+struct nvl_model_runlist;
+
+/** struct nvl_model_ce_state - a channel's copy-engine method state. */
+struct nvl_model_ce_state {
+	uint32_t sem_a, sem_b, sem_payload, sem_payload_upper;
+	uint32_t src_phys, dst_phys;
+	uint32_t in_upper, in_lower, out_upper, out_lower;
+	uint32_t pitch_in, pitch_out, line_length, line_count;
+	uint32_t remap_a, remap_b, remap_components;
+};
+
+/** enum nvl_model_run - what running a channel ended with. */
+enum nvl_model_run {
+	NVL_MODEL_RUN_IDLE = 0,   /* nothing more to do */
+	NVL_MODEL_RUN_YIELD,      /* budget used up, more work left */
+	NVL_MODEL_RUN_BLOCKED,    /* parked in a semaphore acquire */
+	NVL_MODEL_RUN_STOPPED,    /* error, fault or disabled */
+};
+
+/** Result of executing one method. */
+enum nvl_model_mthd_res {
+	NVL_MODEL_MTHD_OK = 0,
+	NVL_MODEL_MTHD_BLOCK,   /* retry the same method later */
+	NVL_MODEL_MTHD_STOP,    /* the channel stopped (error recorded) */
+};
+
+struct nvl_model_chan {
+	struct nvl_model *m;
+	unsigned chid;
+	/* ---- register state, under fifo->lock ---- */
+	uint32_t inst_reg;       /* CHRAM_INST */
+	uint32_t runlist;        /* CHRAM_RUNLIST */
+	bool enabled;
+	bool pbdma_faulted, eng_faulted;
+	uint32_t error, err_mthd, err_data;
+	bool queued;             /* on its runlist's ready list */
+	bool running;            /* its runlist thread is running it */
+	bool kicked;             /* doorbell while running */
+	bool acquire_parked;
+	struct nvl_list link;    /* ready or parked list */
+	/* set by register writes, read by the runlist thread unlocked */
+	atomic_bool stop_req;
+	bool reset_decoder;      /* restart at a segment boundary */
+	/* ---- context, loaded from the instance block on first run;
+	 * owned by the runlist thread ---- */
+	bool ctx_loaded;
+	struct nvl_model_runlist *rl;
+	struct nvl_model_vmctx vm;
+	enum nvl_hw_aperture userd_ap;
+	uint64_t userd;
+	uint64_t gp_base;
+	uint32_t gp_entries;
+	bool priv;
+	uint64_t acquire_timeout_ns;
+	/* ---- PBDMA state (runlist thread) ---- */
+	atomic_uint gp_get;
+	bool in_seg;
+	uint64_t seg_va;         /* next dword to fetch */
+	uint32_t seg_left;       /* dwords left in the segment */
+	uint32_t mthd;           /* pending method (bytes) */
+	uint32_t mthd_count;     /* data dwords still expected */
+	uint32_t mthd_subch;
+	uint32_t mthd_op;        /* SEC_OP of the pending header */
+	int64_t acquire_deadline;
+	bool acquiring;
+	/* Host method state */
+	uint32_t sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi;
+	uint32_t mem_op_a, mem_op_b, mem_op_c;
+	uint32_t subch_class[NVL_HW_SUBCH_COUNT];
+	struct nvl_model_ce_state ce;
+	uint32_t pb[NVL_MODEL_PB_CHUNK];
+};
+
+struct nvl_model_runlist {
+	struct nvl_model *m;
+	unsigned id;             /* = engine id = CE index */
+	pthread_t thread;
+	pthread_cond_t cond;     /* doorbell, reset, stop */
+	struct nvl_list ready;
+	struct nvl_list parked;  /* channels waiting in an acquire */
+	bool stop;
+	/* engine state, under fifo->lock */
+	struct nvl_model_chan *cur;
+	uint32_t hang_chid;      /* chid + 1, 0 = none */
+	bool hung;
+	bool reset_req;
+	uint64_t busy_ns;
+	int64_t busy_since;      /* 0 = idle */
+	atomic_bool reset_flag;  /* reset_req, readable without the lock */
+};
+
+struct nvl_model_fifo {
+	struct nvl_model *m;
+	pthread_mutex_t lock;
+	unsigned nchan;
+	struct nvl_model_chan *chan;
+	unsigned nrl;
+	struct nvl_model_runlist *rl;
+	uint32_t *err_pending;   /* bitmap, nchan bits */
+	pthread_mutex_t atomic_lock; /* semaphore reductions */
+};
+
+/* fifo.c */
+/* record a channel error and stop the channel; raises FIFO (no locks) */
+void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
+			  uint32_t mthd, uint32_t data);
+/* mark a channel faulted after an MMU fault (engine or PBDMA side) */
+void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
+			  uint32_t mthd);
+/* wake channels parked in acquires (after any semaphore release) */
+void nvl_model_fifo_sem_released(struct nvl_model *m);
+
+/* pbdma.c */
+enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
+int nvl_model_pbdma_load(struct nvl_model_chan *ch);
+
+/* host.c */
+enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
+					      uint32_t mthd, uint32_t data);
+/* a semaphore reduction or release shared with the CE; returns 0/-EFAULT */
+int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
+			 uint64_t va, unsigned op, bool is_signed, bool wide,
+			 uint64_t payload);
+
+/* ce.c */
+enum nvl_model_mthd_res nvl_model_ce_method(struct nvl_model_chan *ch,
+					    uint32_t mthd, uint32_t data);
+
+#endif /* NVL_MODEL_FIFO_H */

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Host methods
+ *
+ * The channel-class methods below 0x100 (hw/host.h): NOP, ILLEGAL,
+ * NON_STALL_INTERRUPT, the semaphore methods (SEM_ADDR/PAYLOAD/EXECUTE),
+ * MEM_OP_A..D (TLB invalidate, membars), WFI, YIELD, SET_REFERENCE,
+ * CLEAR_FAULTED and FB_FLUSH.
+ *
+ * Semaphores live at GPU virtual addresses, accessed through the MMU as
+ * engine HOST(runlist):
+ *  - release writes the 32- or 64-bit payload; with RELEASE_TIMESTAMP it
+ *    writes the PTIMER value at +8 first and needs 16-byte alignment.
+ *    Completion interrupts come from a following NON_STALL_INTERRUPT;
+ *  - acquire compares (==, unsigned >=, circular >=, AND, NOR); when the
+ *    condition does not hold the channel parks and retries the method
+ *    until it holds, or the channel's acquire timeout (RAMFC) expires
+ *    (ACQUIRE error);
+ *  - reduction applies IMIN..DEC atomically with respect to every other
+ *    model reduction.
+ * Misaligned addresses or unknown operations are SEMAPHORE errors. The
+ * legacy SEMAPHOREA..D methods are not modelled and are METHOD errors, as
+ * any unknown Host method is.
+ *
+ * Engines execute in order on the runlist thread, so WFI and RELEASE_WFI
+ * are satisfied by construction.
+ */
+#include <errno.h>
+
+#include "base/time.h"
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "model/fifo.h"
+
+static unsigned host_engine(struct nvl_model_chan *ch)
+{
+	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+}
+
+static uint64_t reduce(unsigned op, bool is_signed, bool wide, uint64_t v,
+		       uint64_t p)
+{
+	uint64_t mask = wide ? UINT64_MAX : UINT32_MAX;
+	int64_t sv, sp;
+
+	v &= mask;
+	p &= mask;
+	sv = wide ? (int64_t)v : (int64_t)(int32_t)v;
+	sp = wide ? (int64_t)p : (int64_t)(int32_t)p;
+	switch (op) {
+	case NVL_HW_SEM_RED_IMIN:
+		return is_signed ? (uint64_t)(sv < sp ? sv : sp) & mask
+				 : (v < p ? v : p);
+	case NVL_HW_SEM_RED_IMAX:
+		return is_signed ? (uint64_t)(sv > sp ? sv : sp) & mask
+				 : (v > p ? v : p);
+	case NVL_HW_SEM_RED_IXOR:
+		return v ^ p;
+	case NVL_HW_SEM_RED_IAND:
+		return v & p;
+	case NVL_HW_SEM_RED_IOR:
+		return v | p;
+	case NVL_HW_SEM_RED_IADD:
+		return (v + p) & mask;
+	case NVL_HW_SEM_RED_INC:
+		return v >= p ? 0 : v + 1;
+	default: /* DEC */
+		return (v == 0 || v > p) ? p : v - 1;
+	}
+}
+
+int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
+			 uint64_t va, unsigned op, bool is_signed, bool wide,
+			 uint64_t payload)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+	size_t sz = wide ? 8 : 4;
+	uint64_t v = 0;
+	int ret;
+
+	pthread_mutex_lock(&f->atomic_lock);
+	ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, false,
+				  engine_id, ch->chid);
+	if (!ret) {
+		v = reduce(op, is_signed, wide, v, payload);
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, true,
+					  engine_id, ch->chid);
+	}
+	pthread_mutex_unlock(&f->atomic_lock);
+	return ret;
+}
+
+static bool acquire_holds(unsigned op, bool wide, uint64_t v, uint64_t p)
+{
+	if (!wide) {
+		v &= UINT32_MAX;
+		p &= UINT32_MAX;
+	}
+	switch (op) {
+	case NVL_HW_SEM_OP_ACQUIRE:
+		return v == p;
+	case NVL_HW_SEM_OP_ACQ_STRICT_GEQ:
+		return v >= p;
+	case NVL_HW_SEM_OP_ACQ_CIRC_GEQ:
+		return wide ? (int64_t)(v - p) >= 0
+			    : (int32_t)(uint32_t)(v - p) >= 0;
+	case NVL_HW_SEM_OP_ACQ_AND:
+		return (v & p) != 0;
+	default: /* ACQ_NOR */
+		return (~(v | p) & (wide ? UINT64_MAX : UINT32_MAX)) != 0;
+	}
+}
+
+static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
+					   uint32_t data)
+{
+	struct nvl_model *m = ch->m;
+	unsigned op = data & NVL_HW_SEM_OP_MASK;
+	bool wide = data & NVL_HW_SEM_PAYLOAD_64BIT;
+	bool ts = data & NVL_HW_SEM_RELEASE_TIMESTAMP;
+	uint64_t va = (uint64_t)(ch->sem_addr_hi & 0xff) << 32 |
+		      (ch->sem_addr_lo & ~3u);
+	uint64_t payload = (uint64_t)ch->sem_payload_hi << 32 |
+			   ch->sem_payload_lo;
+	uint64_t v = 0;
+
+	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
+	    (ts && op == NVL_HW_SEM_OP_RELEASE && (va & 15)))
+		goto bad;
+	if (op == NVL_HW_SEM_OP_RELEASE) {
+		if (ts) {
+			uint64_t t = nvl_model_time_ns(m);
+
+			if (nvl_model_vm_access(m, &ch->vm, va + 8, &t, 8,
+						true, host_engine(ch),
+						ch->chid))
+				goto fault;
+		}
+		if (nvl_model_vm_access(m, &ch->vm, va, &payload,
+					wide ? 8 : 4, true, host_engine(ch),
+					ch->chid))
+			goto fault;
+		nvl_model_fifo_sem_released(m);
+		return NVL_MODEL_MTHD_OK;
+	}
+	if (op == NVL_HW_SEM_OP_REDUCTION) {
+		unsigned red = data >> NVL_HW_SEM_REDUCTION_SHIFT &
+			       NVL_HW_SEM_REDUCTION_MASK;
+
+		if (red > NVL_HW_SEM_RED_DEC)
+			goto bad;
+		if (nvl_model_sem_reduce(ch, host_engine(ch), va, red,
+					 !(data & NVL_HW_SEM_FORMAT_UNSIGNED),
+					 wide, payload))
+			goto fault;
+		nvl_model_fifo_sem_released(m);
+		return NVL_MODEL_MTHD_OK;
+	}
+	/* acquire */
+	if (nvl_model_vm_access(m, &ch->vm, va, &v, wide ? 8 : 4, false,
+				host_engine(ch), ch->chid))
+		goto fault;
+	if (acquire_holds(op, wide, v, payload)) {
+		ch->acquiring = false;
+		return NVL_MODEL_MTHD_OK;
+	}
+	if (!ch->acquiring) {
+		ch->acquiring = true;
+		ch->acquire_deadline =
+			ch->acquire_timeout_ns
+				? nvl_deadline_after(
+					  (int64_t)ch->acquire_timeout_ns)
+				: NVL_TIMEOUT_INFINITE;
+	} else if (nvl_time_ns() >= ch->acquire_deadline) {
+		ch->acquiring = false;
+		nvl_model_chan_error(ch, NVL_HW_CHERR_ACQUIRE,
+				     NVL_HW_SEM_EXECUTE, data);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	return NVL_MODEL_MTHD_BLOCK;
+bad:
+	nvl_model_chan_error(ch, NVL_HW_CHERR_SEMAPHORE, NVL_HW_SEM_EXECUTE,
+			     data);
+	return NVL_MODEL_MTHD_STOP;
+fault:
+	nvl_model_chan_fault(ch, false, NVL_HW_SEM_EXECUTE);
+	return NVL_MODEL_MTHD_STOP;
+}
+
+static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch,
+				      uint32_t data)
+{
+	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
+	struct nvl_model_vmctx ctx = ch->vm;
+	uint64_t va;
+
+	switch (op) {
+	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
+	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED:
+		if (!(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL)) {
+			unsigned ap = ch->mem_op_c >>
+					      NVL_HW_MEM_OP_C_PDB_APERTURE_SHIFT &
+				      3;
+
+			ctx.pdb = (uint64_t)(data & NVL_HW_MEM_OP_D_PDB_HI_MASK)
+					  << 32 |
+				  (ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_LO_MASK);
+			ctx.aperture = ap == 0   ? NVL_HW_APERTURE_VIDMEM
+				       : ap == 3 ? NVL_HW_APERTURE_SYS_NONCOH
+						 : NVL_HW_APERTURE_SYS_COH;
+		}
+		va = (uint64_t)ch->mem_op_b << 32 |
+		     (ch->mem_op_a & NVL_HW_MEM_OP_A_VA_MASK);
+		nvl_model_mmu_invalidate(
+			ch->m->mmu,
+			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : 4096);
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_MEM_OP_MEMBAR:
+	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:
+	case NVL_HW_MEM_OP_L2_SYSMEM_INVALIDATE:
+	case NVL_HW_MEM_OP_L2_FLUSH_DIRTY:
+		return NVL_MODEL_MTHD_OK; /* no caches to flush in the model */
+	default:
+		nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D,
+				     data);
+		return NVL_MODEL_MTHD_STOP;
+	}
+}
+
+enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
+					      uint32_t mthd, uint32_t data)
+{
+	struct nvl_model *m = ch->m;
+
+	switch (mthd) {
+	case NVL_HW_NOP:
+	case NVL_HW_WFI:
+	case NVL_HW_YIELD:
+	case NVL_HW_FB_FLUSH:
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_NON_STALL_INTERRUPT:
+		nvl_model_intr_raise(m, NVL_HW_INTR_TREE_NONSTALL,
+				     NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEM_ADDR_LO:
+		ch->sem_addr_lo = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEM_ADDR_HI:
+		ch->sem_addr_hi = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEM_PAYLOAD_LO:
+		ch->sem_payload_lo = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEM_PAYLOAD_HI:
+		ch->sem_payload_hi = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEM_EXECUTE:
+		return sem_execute(ch, data);
+	case NVL_HW_MEM_OP_A:
+		ch->mem_op_a = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_MEM_OP_B:
+		ch->mem_op_b = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_MEM_OP_C:
+		ch->mem_op_c = data;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_MEM_OP_D:
+		return mem_op(ch, data);
+	case NVL_HW_SET_REFERENCE:
+		/* USERD Reference (0x48); unreachable USERD is ignored */
+		(void)nvl_model_phys_access(m, ch->userd_ap, ch->userd + 0x48,
+					    &data, 4, true);
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_CLEAR_FAULTED: {
+		unsigned chid = data & 0x7fffffffu;
+		uint32_t bit = (data & NVL_HW_CLEAR_FAULTED_ENG)
+				       ? NVL_HW_CHRAM_CTRL_ENG_FAULTED
+				       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
+
+		if (chid >= m->profile->num_channels)
+			break;
+		nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);
+		return NVL_MODEL_MTHD_OK;
+	}
+	default:
+		break;
+	}
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
+	return NVL_MODEL_MTHD_STOP;
+}

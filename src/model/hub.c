@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: hub
+ *
+ * The hub thread does the model's asynchronous housekeeping:
+ *  - MMU invalidates requested through the MMU_INVALIDATE registers: the
+ *    write with TRIGGER latches PDB, VA range and flags; TRIGGER reads 1
+ *    until the hub has invalidated the TLBs (nvl_model_mmu_invalidate()),
+ *    then 0. Software polls, as on hardware;
+ *  - re-delivery of interrupts that became deliverable through a driver
+ *    register write (enable or handler installed while pending);
+ *  - a 10 ms sensor tick, so thermal alerts arrive without anyone reading
+ *    the sensors.
+ */
+#include <errno.h>
+
+#include "base/alloc.h"
+#include "base/time.h"
+#include "hw/host.h"
+#include "hw/regs.h"
+#include "model/mmu.h"
+#include "model/priv.h"
+
+#define HUB_TICK_NS (10 * NVL_NSEC_PER_MSEC)
+
+struct nvl_model_hub {
+	struct nvl_model *m;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	bool kick_intr;
+	/* MMU_INVALIDATE registers */
+	uint32_t pdb, upper_pdb, vaddr, vaddr_hi, range, inval;
+	/* the latched request */
+	bool inval_pending;
+	struct nvl_model_vmctx ctx;
+	bool all_pdb;
+	uint64_t va, bytes;
+	uint64_t invalidates_done;
+};
+
+static void hub_do_invalidate(struct nvl_model_hub *h)
+{
+	struct nvl_model_vmctx ctx = h->ctx;
+	bool all_pdb = h->all_pdb;
+	uint64_t va = h->va, bytes = h->bytes;
+
+	pthread_mutex_unlock(&h->lock);
+	nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, va, bytes);
+	pthread_mutex_lock(&h->lock);
+	h->inval_pending = false;
+	h->inval &= ~NVL_HW_MMU_INVALIDATE_TRIGGER;
+	h->invalidates_done++;
+}
+
+static void *hub_main(void *arg)
+{
+	struct nvl_model_hub *h = arg;
+	int64_t next_tick = nvl_time_ns() + HUB_TICK_NS;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		if (h->inval_pending) {
+			hub_do_invalidate(h);
+			continue;
+		}
+		if (h->kick_intr) {
+			h->kick_intr = false;
+			pthread_mutex_unlock(&h->lock);
+			nvl_model_intr_deliver(h->m);
+			pthread_mutex_lock(&h->lock);
+			continue;
+		}
+		if (nvl_time_ns() >= next_tick) {
+			pthread_mutex_unlock(&h->lock);
+			nvl_model_pmu_tick(h->m);
+			pthread_mutex_lock(&h->lock);
+			next_tick = nvl_time_ns() + HUB_TICK_NS;
+			continue;
+		}
+		{
+			struct timespec ts = nvl_ns_to_timespec(next_tick);
+
+			pthread_cond_timedwait(&h->cond, &h->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int nvl_model_hub_create(struct nvl_model *m)
+{
+	struct nvl_model_hub *h = nvl_zalloc(sizeof(*h));
+	pthread_condattr_t ca;
+	int ret;
+
+	if (!h)
+		return -ENOMEM;
+	h->m = m;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = nvl_might_alloc(0);
+	if (!ret && pthread_create(&h->thread, NULL, hub_main, h))
+		ret = -ENOMEM;
+	if (ret) {
+		pthread_cond_destroy(&h->cond);
+		pthread_mutex_destroy(&h->lock);
+		nvl_free(h);
+		return ret;
+	}
+	m->hub = h;
+	return 0;
+}
+
+void nvl_model_hub_destroy(struct nvl_model *m)
+{
+	struct nvl_model_hub *h = m->hub;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->thread, NULL);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	nvl_free(h);
+	m->hub = NULL;
+}
+
+void nvl_model_hub_kick_intr(struct nvl_model *m)
+{
+	struct nvl_model_hub *h = m->hub;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->kick_intr = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok)
+{
+	struct nvl_model_hub *h = m->hub;
+	uint32_t v;
+
+	*ok = true;
+	pthread_mutex_lock(&h->lock);
+	switch (addr) {
+	case NVL_HW_MMU_INVALIDATE_PDB:
+		v = h->pdb;
+		break;
+	case NVL_HW_MMU_INVALIDATE_UPPER_PDB:
+		v = h->upper_pdb;
+		break;
+	case NVL_HW_MMU_INVALIDATE_VADDR:
+		v = h->vaddr;
+		break;
+	case NVL_HW_MMU_INVALIDATE_VADDR_HI:
+		v = h->vaddr_hi;
+		break;
+	case NVL_HW_MMU_INVALIDATE_RANGE:
+		v = h->range;
+		break;
+	case NVL_HW_MMU_INVALIDATE:
+		v = h->inval;
+		break;
+	default:
+		*ok = false;
+		v = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return v;
+}
+
+static void hub_latch(struct nvl_model_hub *h, uint32_t val)
+{
+	uint64_t pdb = (uint64_t)(h->pdb >> NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT)
+			       << 12 |
+		       (uint64_t)h->upper_pdb << 40;
+
+	h->inval = val;
+	h->ctx.pdb = pdb;
+	h->ctx.aperture = (h->pdb & NVL_HW_MMU_INVALIDATE_PDB_SYS)
+				  ? NVL_HW_APERTURE_SYS_COH
+				  : NVL_HW_APERTURE_VIDMEM;
+	h->ctx.version = h->m->profile->mmu_version;
+	h->all_pdb = val & NVL_HW_MMU_INVALIDATE_ALL_PDB;
+	if (val & NVL_HW_MMU_INVALIDATE_ALL_VA) {
+		h->va = 0;
+		h->bytes = 0;
+	} else {
+		h->va = ((uint64_t)h->vaddr_hi << 32 | h->vaddr) << 12;
+		/* RANGE 0 with ALL_VA clear: one page */
+		h->bytes = (uint64_t)(h->range ? h->range : 1) << 12;
+	}
+	h->inval_pending = true;
+	pthread_cond_signal(&h->cond);
+}
+
+void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
+{
+	struct nvl_model_hub *h = m->hub;
+
+	pthread_mutex_lock(&h->lock);
+	switch (addr) {
+	case NVL_HW_MMU_INVALIDATE_PDB:
+		h->pdb = val;
+		break;
+	case NVL_HW_MMU_INVALIDATE_UPPER_PDB:
+		h->upper_pdb = val;
+		break;
+	case NVL_HW_MMU_INVALIDATE_VADDR:
+		h->vaddr = val;
+		break;
+	case NVL_HW_MMU_INVALIDATE_VADDR_HI:
+		h->vaddr_hi = val;
+		break;
+	case NVL_HW_MMU_INVALIDATE_RANGE:
+		h->range = val;
+		break;
+	case NVL_HW_MMU_INVALIDATE:
+		/* a new request while one is in flight is ignored, as a
+		 * trigger written before polling completion would be */
+		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) && !h->inval_pending)
+			hub_latch(h, val);
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&h->lock);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: interrupts
+ *
+ * Two interrupt trees, stall (errors, faults, thermal) and non-stall
+ * (completions), each with a status register (write 1 to clear) and an
+ * enable mask (set/clear registers). The line is the driver's callback:
+ * when a source raises a bit that is enabled, the raising model thread
+ * calls the callback itself, with no model lock held. Calls are
+ * serialised: a raise while the callback runs only marks "again", and the
+ * running caller calls it once more, so the driver's handler never runs
+ * twice at once and no model thread blocks on it.
+ *
+ * Enabling an interrupt that is already pending, or installing a handler
+ * while one is, asks the hub thread to deliver it (a register write from
+ * the driver never calls back into the driver on its own thread).
+ */
+#include <errno.h>
+
+#include "hw/regs.h"
+#include "model/priv.h"
+
+int nvl_model_intr_init(struct nvl_model *m)
+{
+	pthread_mutex_init(&m->intr_lock, NULL);
+	pthread_cond_init(&m->intr_idle, NULL);
+	return 0;
+}
+
+void nvl_model_intr_fini(struct nvl_model *m)
+{
+	pthread_cond_destroy(&m->intr_idle);
+	pthread_mutex_destroy(&m->intr_lock);
+}
+
+static bool intr_pending_locked(struct nvl_model *m)
+{
+	return (m->intr_status[0] & m->intr_enable[0]) ||
+	       (m->intr_status[1] & m->intr_enable[1]);
+}
+
+/* call the handler while anything enabled is pending; intr_lock held */
+static void intr_run_locked(struct nvl_model *m)
+{
+	if (m->irq_busy) {
+		m->irq_again = true;
+		return;
+	}
+	m->irq_busy = 1;
+	do {
+		nvl_hw_irq_fn fn = m->irq_fn;
+		void *arg = m->irq_arg;
+
+		m->irq_again = false;
+		if (!fn || !intr_pending_locked(m))
+			break;
+		m->irq_count++;
+		pthread_mutex_unlock(&m->intr_lock);
+		fn(arg);
+		pthread_mutex_lock(&m->intr_lock);
+	} while (m->irq_again);
+	m->irq_busy = 0;
+	pthread_cond_broadcast(&m->intr_idle);
+}
+
+void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
+{
+	if (tree > 1)
+		return;
+	pthread_mutex_lock(&m->intr_lock);
+	m->intr_status[tree] |= bits;
+	if (m->intr_enable[tree] & bits)
+		intr_run_locked(m);
+	pthread_mutex_unlock(&m->intr_lock);
+}
+
+void nvl_model_intr_deliver(struct nvl_model *m)
+{
+	pthread_mutex_lock(&m->intr_lock);
+	if (intr_pending_locked(m))
+		intr_run_locked(m);
+	pthread_mutex_unlock(&m->intr_lock);
+}
+
+int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn,
+			       void *arg)
+{
+	bool kick;
+
+	pthread_mutex_lock(&m->intr_lock);
+	while (m->irq_busy)
+		pthread_cond_wait(&m->intr_idle, &m->intr_lock);
+	m->irq_fn = fn;
+	m->irq_arg = arg;
+	kick = fn && intr_pending_locked(m);
+	pthread_mutex_unlock(&m->intr_lock);
+	if (kick)
+		nvl_model_hub_kick_intr(m);
+	return 0;
+}
+
+uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok)
+{
+	unsigned tree = (addr - NVL_HW_INTR_STATUS(0)) / 0x10;
+	uint32_t v = 0;
+
+	if (addr < NVL_HW_INTR_STATUS(0) || tree > 1) {
+		*ok = false;
+		return 0;
+	}
+	pthread_mutex_lock(&m->intr_lock);
+	switch (addr - NVL_HW_INTR_STATUS(tree)) {
+	case 0x0:
+		v = m->intr_status[tree];
+		break;
+	case 0xc:
+		v = m->intr_enable[tree];
+		break;
+	default: /* EN_SET / EN_CLEAR read 0 */
+		break;
+	}
+	pthread_mutex_unlock(&m->intr_lock);
+	*ok = true;
+	return v;
+}
+
+void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
+{
+	unsigned tree = (addr - NVL_HW_INTR_STATUS(0)) / 0x10;
+	bool kick = false;
+
+	if (addr < NVL_HW_INTR_STATUS(0) || tree > 1)
+		return;
+	pthread_mutex_lock(&m->intr_lock);
+	switch (addr - NVL_HW_INTR_STATUS(tree)) {
+	case 0x0:
+		m->intr_status[tree] &= ~val;
+		break;
+	case 0x4:
+		kick = (m->intr_status[tree] & val & ~m->intr_enable[tree]);
+		m->intr_enable[tree] |= val;
+		break;
+	case 0x8:
+		m->intr_enable[tree] &= ~val;
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&m->intr_lock);
+	if (kick)
+		nvl_model_hub_kick_intr(m);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: IOMMU table
+ *
+ * The GPU reaches system memory only through DMA addresses that the driver
+ * obtained with dma_map: each mapping is a run of whole 4 KiB pages of the
+ * caller's memory, placed at a fresh DMA address (a bump allocator starting
+ * at 4 GiB, never reused, leaving an unmapped guard page between runs).
+ * An access to a DMA address outside every mapping fails with -EFAULT, as
+ * an IOMMU fault would. The table is an interval tree under a read-write
+ * lock: engine accesses take it shared, and hold it while copying so an
+ * unmap cannot free the pages under a running copy.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "model/priv.h"
+
+#define IOMMU_PAGE 4096ull
+#define IOMMU_BASE (1ull << 32)
+#define IOMMU_LIMIT (1ull << 46) /* ADDRESS_SYS holds 46-bit addresses */
+
+struct nvl_model_dma_map {
+	struct nvl_itree_node node;
+	uint8_t *cpu;
+};
+
+int nvl_model_iommu_create(struct nvl_model *m)
+{
+	struct nvl_model_iommu *io = nvl_zalloc(sizeof(*io));
+
+	if (!io)
+		return -ENOMEM;
+	pthread_rwlock_init(&io->lock, NULL);
+	nvl_itree_init(&io->tree);
+	io->next_dma = IOMMU_BASE;
+	m->iommu = io;
+	return 0;
+}
+
+void nvl_model_iommu_destroy(struct nvl_model *m)
+{
+	struct nvl_model_iommu *io = m->iommu;
+	struct nvl_itree_node *n;
+
+	if (!io)
+		return;
+	while ((n = nvl_itree_min(&io->tree))) {
+		nvl_itree_remove(&io->tree, n);
+		nvl_free(container_of(n, struct nvl_model_dma_map, node));
+	}
+	pthread_rwlock_destroy(&io->lock);
+	nvl_free(io);
+	m->iommu = NULL;
+}
+
+int nvl_model_iommu_map(struct nvl_model *m, void *cpu, size_t len,
+			uint64_t *dma_out)
+{
+	struct nvl_model_iommu *io = m->iommu;
+	struct nvl_model_dma_map *map;
+
+	if (!len || !NVL_IS_ALIGNED(len, IOMMU_PAGE) ||
+	    !NVL_IS_ALIGNED((uintptr_t)cpu, IOMMU_PAGE))
+		return nvl_error(-EINVAL,
+				 "model: dma_map of %zu bytes at %p: not whole "
+				 "pages", len, cpu);
+	map = nvl_malloc(sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	map->cpu = cpu;
+	pthread_rwlock_wrlock(&io->lock);
+	if (len > IOMMU_LIMIT - IOMMU_PAGE - io->next_dma) {
+		pthread_rwlock_unlock(&io->lock);
+		nvl_free(map);
+		return nvl_error(-ENOMEM, "model: DMA address space exhausted");
+	}
+	map->node.start = io->next_dma;
+	map->node.last = io->next_dma + len - 1;
+	io->next_dma += len + IOMMU_PAGE; /* guard page */
+	nvl_itree_insert(&io->tree, &map->node);
+	io->nr_maps++;
+	pthread_rwlock_unlock(&io->lock);
+	*dma_out = map->node.start;
+	return 0;
+}
+
+int nvl_model_iommu_unmap(struct nvl_model *m, uint64_t dma, size_t len)
+{
+	struct nvl_model_iommu *io = m->iommu;
+	struct nvl_itree_node *n;
+
+	if (!len)
+		return nvl_error(-ENOENT, "model: dma_unmap of 0 bytes");
+	pthread_rwlock_wrlock(&io->lock);
+	n = nvl_itree_first(&io->tree, dma, dma);
+	if (!n || n->start != dma || n->last != dma + len - 1) {
+		pthread_rwlock_unlock(&io->lock);
+		return nvl_error(-ENOENT,
+				 "model: dma_unmap %#llx+%zu: no such mapping",
+				 (unsigned long long)dma, len);
+	}
+	nvl_itree_remove(&io->tree, n);
+	io->nr_maps--;
+	pthread_rwlock_unlock(&io->lock);
+	nvl_free(container_of(n, struct nvl_model_dma_map, node));
+	return 0;
+}
+
+int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
+			   size_t len, bool write)
+{
+	struct nvl_model_iommu *io = m->iommu;
+	struct nvl_itree_node *n;
+	uint64_t last;
+	uint8_t *b = buf;
+
+	if (!len)
+		return 0;
+	if (dma > UINT64_MAX - (len - 1))
+		return -EFAULT;
+	last = dma + len - 1;
+	pthread_rwlock_rdlock(&io->lock);
+	/* every byte must be covered: mappings are disjoint and never touch
+	 * (guard pages), so one mapping must hold the whole range */
+	n = nvl_itree_first(&io->tree, dma, dma);
+	if (!n || last > n->last) {
+		pthread_rwlock_unlock(&io->lock);
+		return -EFAULT;
+	}
+	{
+		uint8_t *p = container_of(n, struct nvl_model_dma_map, node)
+				     ->cpu +
+			     (dma - n->start);
+
+		if (write)
+			memcpy(p, b, len);
+		else
+			memcpy(b, p, len);
+	}
+	pthread_rwlock_unlock(&io->lock);
+	return 0;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: PBDMA: GPFIFO fetch and method decode
+ *
+ * Runs one channel on its runlist's thread. The channel context (GPFIFO
+ * base and size, USERD, page directory, privilege, acquire timeout) is read
+ * from the instance block on the first run after a bind or enable.
+ *
+ * Fetch: GP_PUT is read from USERD; each GPFIFO entry between GP_GET and
+ * GP_PUT is read through the MMU (engine HOST(runlist)). A control entry
+ * (LENGTH 0) must be a NOP; anything else is a GPENTRY error. A segment is
+ * fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords. GP_GET
+ * advances (and is written back to USERD) when a segment has been
+ * executed.
+ *
+ * Decode: method headers (SEC_OP incrementing, non-incrementing,
+ * increment-once, immediate, END_PB_SEGMENT, the NOP and subdevice-mask
+ * group) as in the dev_pbdma facts; data dwords may straddle segments. The
+ * decoder state lives in the channel, so a channel parked in a semaphore
+ * acquire resumes at the very method that blocked. Reserved SEC_OPs, the
+ * reserved header bit, software subchannels (5..7) and unknown methods are
+ * channel errors that record the method and data, never a crash.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/time.h"
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "model/fifo.h"
+
+static enum nvl_hw_aperture ram_target(uint32_t t, bool *ok)
+{
+	*ok = true;
+	switch (t & 3) {
+	case NVL_HW_RAM_TARGET_VID:
+		return NVL_HW_APERTURE_VIDMEM;
+	case NVL_HW_RAM_TARGET_SYS_COH:
+		return NVL_HW_APERTURE_SYS_COH;
+	case NVL_HW_RAM_TARGET_SYS_NONCOH:
+		return NVL_HW_APERTURE_SYS_NONCOH;
+	default:
+		*ok = false;
+		return NVL_HW_APERTURE_VIDMEM;
+	}
+}
+
+/* Load the channel context from its instance block; 0 or -EINVAL. */
+int nvl_model_pbdma_load(struct nvl_model_chan *ch)
+{
+	struct nvl_model *m = ch->m;
+	enum nvl_hw_aperture inst_ap;
+	uint64_t inst;
+	uint32_t ram[NVL_HW_INST_SIZE / 4];
+	uint32_t pdb, limit2;
+	bool ok;
+
+	if (nvl_model_fifo_chan_inst(m, ch->chid, &inst_ap, &inst) ||
+	    nvl_model_phys_access(m, inst_ap, inst, ram, sizeof(ram), false))
+		return -EINVAL;
+	ch->userd_ap = ram_target(ram[NVL_HW_RAMFC_USERD / 4], &ok);
+	if (!ok)
+		return -EINVAL;
+	ch->userd = (uint64_t)ram[NVL_HW_RAMFC_USERD_HI / 4] << 32 |
+		    (ram[NVL_HW_RAMFC_USERD / 4] & ~0x1ffu);
+	ch->gp_base = (uint64_t)(ram[NVL_HW_RAMFC_GP_BASE_HI / 4] & 0xff)
+			      << 32 |
+		      (ram[NVL_HW_RAMFC_GP_BASE / 4] & ~7u);
+	limit2 = ram[NVL_HW_RAMFC_GP_BASE_HI / 4] >>
+			 NVL_HW_RAMFC_GP_BASE_HI_LIMIT2_SHIFT &
+		 NVL_HW_RAMFC_GP_BASE_HI_LIMIT2_MASK;
+	if (limit2 > 20)
+		return -EINVAL;
+	ch->gp_entries = 1u << limit2;
+	ch->priv = ram[NVL_HW_RAMFC_CONFIG / 4] & NVL_HW_RAMFC_CONFIG_PRIV;
+	ch->acquire_timeout_ns =
+		(uint64_t)ram[NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US / 4] * 1000;
+	pdb = ram[NVL_HW_RAMIN_PDB / 4];
+	if ((pdb & NVL_HW_RAMIN_PDB_TARGET_MASK) == NVL_HW_RAM_TARGET_INVALID ||
+	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2))
+		return -EINVAL;
+	ch->vm.aperture = ram_target(pdb, &ok);
+	ch->vm.pdb = (uint64_t)ram[NVL_HW_RAMIN_PDB_HI / 4] << 32 |
+		     (pdb & NVL_HW_RAMIN_PDB_LO_MASK);
+	ch->vm.version = m->profile->mmu_version;
+	ch->rl = &m->fifo->rl[ch->runlist];
+	/* a fresh context starts with no object bound and GP_GET at 0 */
+	memset(ch->subch_class, 0, sizeof(ch->subch_class));
+	ch->ctx_loaded = true;
+	return 0;
+}
+
+static unsigned host_engine(struct nvl_model_chan *ch)
+{
+	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+}
+
+static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
+{
+	atomic_store(&ch->gp_get, get);
+	/* USERD unreachable: GP_GET simply is not visible there */
+	(void)nvl_model_phys_access(ch->m, ch->userd_ap,
+				    ch->userd + NVL_HW_USERD_GP_GET, &get, 4,
+				    true);
+}
+
+/* execute one method; the decoder state is advanced by the caller */
+static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
+					   uint32_t subch, uint32_t mthd,
+					   uint32_t data)
+{
+	if (subch >= NVL_HW_SUBCH_SW_FIRST) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_DEVICE, mthd, data);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	if (mthd < NVL_HW_HOST_METHOD_LIMIT) {
+		if (mthd == NVL_HW_SET_OBJECT) {
+			uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
+
+			/* this runlist's engine is a copy engine */
+			if (cls != ch->m->profile->ce_class) {
+				nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD,
+						     mthd, data);
+				return NVL_MODEL_MTHD_STOP;
+			}
+			ch->subch_class[subch] = cls;
+			return NVL_MODEL_MTHD_OK;
+		}
+		return nvl_model_host_method(ch, mthd, data);
+	}
+	/* engine methods go to the class bound to the subchannel */
+	if (ch->subch_class[subch] == ch->m->profile->ce_class)
+		return nvl_model_ce_method(ch, mthd, data);
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
+	return NVL_MODEL_MTHD_STOP;
+}
+
+/* decode one dword; returns the method result */
+static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
+{
+	enum nvl_model_mthd_res r;
+	uint32_t op, count, subch, addr;
+
+	if (ch->mthd_count) {
+		r = exec_method(ch, ch->mthd_subch, ch->mthd, d);
+		if (r != NVL_MODEL_MTHD_OK)
+			return r;
+		ch->mthd_count--;
+		if (ch->mthd_op == NVL_HW_SEC_OP_INC) {
+			ch->mthd += 4;
+		} else if (ch->mthd_op == NVL_HW_SEC_OP_ONE_INC) {
+			ch->mthd += 4;
+			ch->mthd_op = NVL_HW_SEC_OP_NON_INC;
+		}
+		ch->mthd &= NVL_HW_MTHD_ADDR_MASK << 2;
+		return NVL_MODEL_MTHD_OK;
+	}
+	op = d >> NVL_HW_MTHD_SEC_OP_SHIFT;
+	count = d >> NVL_HW_MTHD_COUNT_SHIFT & NVL_HW_MTHD_COUNT_MASK;
+	subch = d >> NVL_HW_MTHD_SUBCH_SHIFT & NVL_HW_MTHD_SUBCH_MASK;
+	addr = (d & NVL_HW_MTHD_ADDR_MASK) << 2;
+	switch (op) {
+	case NVL_HW_SEC_OP_GRP0:
+		/* 0 is the NOP; TERT_OP 1..3 are subdevice-mask ops, which
+		 * a single-GPU device accepts and ignores */
+		if (d == 0 || (d >> NVL_HW_TERT_OP_SHIFT & 3))
+			return NVL_MODEL_MTHD_OK;
+		break;
+	case NVL_HW_SEC_OP_INC:
+	case NVL_HW_SEC_OP_NON_INC:
+	case NVL_HW_SEC_OP_ONE_INC:
+		if (d & NVL_HW_MTHD_RESERVED_BIT)
+			break;
+		ch->mthd = addr;
+		ch->mthd_count = count;
+		ch->mthd_subch = subch;
+		ch->mthd_op = op;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_SEC_OP_IMMD:
+		if (d & NVL_HW_MTHD_RESERVED_BIT)
+			break;
+		return exec_method(ch, subch, addr, count);
+	case NVL_HW_SEC_OP_END_PB_SEGMENT:
+		/* ends the segment: drop its remaining dwords */
+		ch->seg_left = 0;
+		return NVL_MODEL_MTHD_OK;
+	default:
+		break;
+	}
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, addr, d);
+	return NVL_MODEL_MTHD_STOP;
+}
+
+/* Outcome of fetching a GPFIFO entry. */
+enum fetch_res {
+	FETCH_SEGMENT,  /* a pushbuffer segment is ready */
+	FETCH_CONTROL,  /* a NOP control entry was consumed */
+	FETCH_EMPTY,    /* GP_GET == GP_PUT */
+	FETCH_STOPPED,  /* error or fault recorded */
+};
+
+static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
+{
+	struct nvl_model *m = ch->m;
+	uint32_t put, get = atomic_load(&ch->gp_get), e[2], len;
+	uint64_t va;
+
+	if (nvl_model_phys_access(m, ch->userd_ap,
+				  ch->userd + NVL_HW_USERD_GP_PUT, &put, 4,
+				  false)) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
+		return FETCH_STOPPED;
+	}
+	if (put >= ch->gp_entries) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_GPPTR, 0, put);
+		return FETCH_STOPPED;
+	}
+	if (put == get)
+		return FETCH_EMPTY;
+	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8,
+				e, 8, false, host_engine(ch), ch->chid)) {
+		nvl_model_chan_fault(ch, false, 0);
+		return FETCH_STOPPED;
+	}
+	len = e[1] >> NVL_HW_GP_ENTRY1_LENGTH_SHIFT &
+	      NVL_HW_GP_ENTRY1_LENGTH_MASK;
+	va = (uint64_t)(e[1] & NVL_HW_GP_ENTRY1_GET_HI_MASK) << 32 |
+	     (e[0] & NVL_HW_GP_ENTRY0_GET_MASK);
+	if (!len) {
+		if ((e[0] & 0xff) != NVL_HW_GP_OPCODE_NOP) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0],
+					     e[1]);
+			return FETCH_STOPPED;
+		}
+		gp_get_writeback(ch, (get + 1) % ch->gp_entries);
+		return FETCH_CONTROL;
+	}
+	if ((e[0] & NVL_HW_GP_ENTRY0_FETCH_COND) ||
+	    (e[1] & NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE) ||
+	    va + (uint64_t)len * 4 > (1ull << 40)) {
+		/* conditional fetch and subroutines are not modelled */
+		nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0], e[1]);
+		return FETCH_STOPPED;
+	}
+	ch->in_seg = true;
+	ch->seg_va = va;
+	ch->seg_left = len;
+	return FETCH_SEGMENT;
+}
+
+/* run the fetched chunk ch->pb[0..n); returns the method result */
+static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch,
+					 uint32_t n, uint32_t *done)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		enum nvl_model_mthd_res r = decode(ch, ch->pb[i]);
+
+		if (r != NVL_MODEL_MTHD_OK) {
+			*done = i;
+			return r;
+		}
+		if (!ch->seg_left) { /* END_PB_SEGMENT */
+			*done = i + 1;
+			return NVL_MODEL_MTHD_OK;
+		}
+	}
+	*done = n;
+	return NVL_MODEL_MTHD_OK;
+}
+
+enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
+{
+	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
+	unsigned budget = NVL_MODEL_PB_BUDGET;
+
+	if (!ch->ctx_loaded && nvl_model_pbdma_load(ch)) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
+		return NVL_MODEL_RUN_STOPPED;
+	}
+	while (budget) {
+		enum nvl_model_mthd_res r;
+		uint32_t n, done;
+
+		if (atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
+		    atomic_load_explicit(&rl->reset_flag,
+					 memory_order_relaxed))
+			return NVL_MODEL_RUN_STOPPED;
+		if (!ch->in_seg) {
+			switch (fetch_entry(ch)) {
+			case FETCH_SEGMENT:
+				break;
+			case FETCH_CONTROL:
+				budget--;
+				continue;
+			case FETCH_EMPTY:
+				return NVL_MODEL_RUN_IDLE;
+			case FETCH_STOPPED:
+				return NVL_MODEL_RUN_STOPPED;
+			}
+		}
+		n = NVL_MIN(ch->seg_left, NVL_MODEL_PB_CHUNK);
+		n = NVL_MIN(n, budget);
+		if (nvl_model_vm_access(ch->m, &ch->vm, ch->seg_va, ch->pb,
+					(size_t)n * 4, false, host_engine(ch),
+					ch->chid)) {
+			nvl_model_chan_fault(ch, false, 0);
+			return NVL_MODEL_RUN_STOPPED;
+		}
+		r = run_chunk(ch, n, &done);
+		/* END_PB_SEGMENT left seg_left at 0 */
+		if (ch->seg_left)
+			ch->seg_left -= done;
+		ch->seg_va += (uint64_t)done * 4;
+		budget -= NVL_MIN(budget, done ? done : 1);
+		if (r == NVL_MODEL_MTHD_STOP)
+			return NVL_MODEL_RUN_STOPPED;
+		if (r == NVL_MODEL_MTHD_BLOCK)
+			return NVL_MODEL_RUN_BLOCKED;
+		if (!ch->seg_left) {
+			ch->in_seg = false;
+			gp_get_writeback(ch, (atomic_load(&ch->gp_get) + 1) %
+						     ch->gp_entries);
+		}
+	}
+	return NVL_MODEL_RUN_YIELD;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: BAR0 register dispatch
+ *
+ * Routes a 32-bit register access to the block that owns the offset
+ * (hw/regs.h). Unknown offsets read NVL_HW_REG_BAD and ignore writes, the
+ * way a real GPU answers a bad PRI access; misaligned offsets likewise.
+ */
+#include "hw/regs.h"
+#include "model/priv.h"
+
+uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr);
+void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val);
+
+static uint32_t cfg_rd(struct nvl_model *m, uint32_t addr, bool *ok)
+{
+	const struct nvl_model_profile *p = m->profile;
+
+	*ok = true;
+	switch (addr) {
+	case NVL_HW_CFG_FB_SIZE_MB:
+		return (uint32_t)(m->vram_size >> 20);
+	case NVL_HW_CFG_NUM_CE:
+		return p->num_ce;
+	case NVL_HW_CFG_NUM_CHANNELS:
+		return p->num_channels;
+	case NVL_HW_CFG_MMU_VERSION:
+		return p->mmu_version;
+	case NVL_HW_CFG_PAGE_SIZES:
+		return (uint32_t)(p->page_sizes >> 12);
+	case NVL_HW_CFG_HOST_CLASS:
+		return p->host_class;
+	case NVL_HW_CFG_CE_CLASS:
+		return p->ce_class;
+	default:
+		*ok = false;
+		return 0;
+	}
+}
+
+static bool in(uint32_t addr, uint32_t base, uint32_t size)
+{
+	return addr >= base && addr - base < size;
+}
+
+uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
+{
+	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
+	bool ok = false;
+	uint32_t v = 0;
+
+	if (addr & 3)
+		return NVL_HW_REG_BAD;
+	if (addr == NVL_HW_PMC_BOOT_0) {
+		return m->profile->boot0;
+	} else if (addr == NVL_HW_PTIMER_TIME_0) {
+		return (uint32_t)nvl_model_time_ns(m);
+	} else if (addr == NVL_HW_PTIMER_TIME_1) {
+		return (uint32_t)(nvl_model_time_ns(m) >> 32);
+	} else if (in(addr, NVL_HW_INTR_STATUS(0), 0x20)) {
+		v = nvl_model_intr_rd(m, addr, &ok);
+	} else if (addr == NVL_HW_PMC_ENGINE_RESET ||
+		   in(addr, NVL_HW_ENGINE_STATUS(0), 0x10 * NVL_HW_ENGINE_MAX) ||
+		   in(addr, NVL_HW_CHERR_PENDING(0), 4 * 128) ||
+		   in(addr, NVL_HW_CHRAM(0), 0x20 * 4096)) {
+		v = nvl_model_fifo_rd(m, addr, &ok);
+	} else if (in(addr, NVL_HW_CFG_FB_SIZE_MB, 0x100)) {
+		v = cfg_rd(m, addr, &ok);
+	} else if (in(addr, NVL_HW_THERM_TEMP, 0x100) ||
+		   in(addr, NVL_HW_PERF_PSTATE, 0x100)) {
+		v = nvl_model_pmu_rd(m, addr, &ok);
+	} else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20)) {
+		v = nvl_model_hub_rd(m, addr, &ok);
+	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40)) {
+		v = nvl_model_fault_rd(m, addr, &ok);
+	}
+	return ok ? v : NVL_HW_REG_BAD;
+}
+
+void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
+{
+	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
+
+	if (addr & 3)
+		return;
+	if (in(addr, NVL_HW_INTR_STATUS(0), 0x20))
+		nvl_model_intr_wr(m, addr, val);
+	else if (addr == NVL_HW_PMC_ENGINE_RESET || addr == NVL_HW_DOORBELL ||
+		 in(addr, NVL_HW_ENGINE_STATUS(0), 0x10 * NVL_HW_ENGINE_MAX) ||
+		 in(addr, NVL_HW_CHERR_PENDING(0), 4 * 128) ||
+		 in(addr, NVL_HW_CHRAM(0), 0x20 * 4096))
+		nvl_model_fifo_wr(m, addr, val);
+	else if (in(addr, NVL_HW_THERM_TEMP, 0x100) ||
+		 in(addr, NVL_HW_PERF_PSTATE, 0x100))
+		nvl_model_pmu_wr(m, addr, val);
+	else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20))
+		nvl_model_hub_wr(m, addr, val);
+	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40))
+		nvl_model_fault_wr(m, addr, val);
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: model_ce
+ * Description: hand-built pushbuffers drive the copy engine through the
+ * MMU: copies, memsets, multi-line pitch copies, system memory through
+ * the IOMMU, semaphore release with a non-stall interrupt, CE semaphores.
+ */
+#include <stdlib.h>
+
+#include "gpu.h"
+
+#define SRC 0x100000ull
+#define DST 0x800000ull
+#define SEM 0x10000ull
+
+static void copy_through_ce_then_release_raises_nonstall_irq(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n;
+
+	gpu_chan(g, 1, 0, &ch);
+	gpu_fill(g, SRC, 3 << 20, 7);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, SRC, 3 << 20);
+	n += nvl_model_kit_pb_release(p + n, SEM, 42);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 42, GPU_WAIT), 0);
+	assert_true(gpu_same(g, SRC, DST, 3 << 20));
+	assert_true(gpu_wait_nonzero(&g->nonstall, GPU_WAIT));
+	assert_true(atomic_load(&g->nonstall) & NVL_HW_INTR_NONSTALL_ENGINE(0));
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
+	assert_int_equal(nvl_model_kit_gp_get(&g->kit, &ch), 1);
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void memset_through_constant_remap_fills_pattern(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n, v;
+
+	gpu_chan(g, 0, 1, &ch);
+	gpu_wr(g, DST - 4, 0x11111111);
+	gpu_wr(g, DST + 4096, 0x22222222);
+	n = nvl_model_kit_pb_memset(p, g->ce_class, DST, 0xdeadbeef, 4096);
+	n += nvl_model_kit_pb_release(p + n, SEM, 1);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 1, GPU_WAIT), 0);
+	for (unsigned i = 0; i < 4096; i += 4) {
+		v = gpu_rd(g, DST + i);
+		assert_int_equal(v, 0xdeadbeef);
+	}
+	assert_int_equal(gpu_rd(g, DST - 4), 0x11111111);
+	assert_int_equal(gpu_rd(g, DST + 4096), 0x22222222);
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void multi_line_pitch_copy_moves_only_the_lines(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n = 0;
+
+	gpu_chan(g, 2, 0, &ch);
+	gpu_fill(g, SRC, 64 * 256, 3);
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+	p[n++] = 0;
+	p[n++] = (uint32_t)SRC;
+	p[n++] = 0;
+	p[n++] = (uint32_t)DST;
+	p[n++] = 256;  /* pitch in */
+	p[n++] = 100;  /* pitch out */
+	p[n++] = 100;  /* line length */
+	p[n++] = 64;   /* lines */
+	p[n++] = NVL_HW_MTHD_IMMD(4, NVL_HW_CE_LAUNCH_DMA,
+				  NVL_HW_CE_LAUNCH_COPY_MULTI);
+	n += nvl_model_kit_pb_release(p + n, SEM, 5);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 5, GPU_WAIT), 0);
+	for (unsigned l = 0; l < 64; l++)
+		assert_true(gpu_same(g, SRC + l * 256, DST + l * 100, 100));
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void ce_semaphore_release_with_timestamp_and_interrupt(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n = 0, w[4];
+	uint64_t t0 = nvl_model_time_ns(g->m), ts;
+
+	gpu_chan(g, 3, 1, &ch);
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_SEMAPHORE_A, 3);
+	p[n++] = 0;
+	p[n++] = (uint32_t)SEM;
+	p[n++] = 77;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NONE |
+		 NVL_HW_CE_SEM_FOUR_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT |
+		 NVL_HW_CE_INTR_NON_BLOCKING << NVL_HW_CE_LAUNCH_INTR_SHIFT;
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 77, GPU_WAIT), 0);
+	assert_true(gpu_wait_nonzero(&g->nonstall, GPU_WAIT));
+	assert_true(atomic_load(&g->nonstall) & NVL_HW_INTR_NONSTALL_ENGINE(1));
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 16), 0);
+	ts = (uint64_t)w[3] << 32 | w[2];
+	assert_true(ts >= t0 && ts <= nvl_model_time_ns(g->m));
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void copy_from_dma_mapped_system_pages(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n;
+	uint8_t *sys = aligned_alloc(4096, 8192);
+	uint64_t dma;
+
+	assert_non_null(sys);
+	for (int i = 0; i < 8192; i++)
+		sys[i] = (uint8_t)(i * 7);
+	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 8192, &dma), 0);
+	/* map the system pages at a high VA with 4 KiB PTEs */
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
+					   8192, 12, NVL_HW_APERTURE_SYS_COH,
+					   0),
+			 0);
+	gpu_chan(g, 4, 0, &ch);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 8192);
+	n += nvl_model_kit_pb_release(p + n, SEM, 9);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 9, GPU_WAIT), 0);
+	{
+		uint8_t back[8192];
+
+		assert_int_equal(nvl_hw_vram_read(g->hw, DST, back, 8192), 0);
+		assert_memory_equal(back, sys, 8192);
+	}
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+	free(sys);
+}
+
+static void remap_swizzle_swaps_components(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n = 0;
+	uint32_t src[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8];
+
+	assert_int_equal(nvl_hw_vram_write(g->hw, SRC, src, sizeof(src)), 0);
+	gpu_chan(g, 5, 0, &ch);
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_REMAP_COMPONENTS, 1);
+	/* dst.x = src.y, dst.y = src.x; 4-byte components, 2 src, 2 dst */
+	p[n++] = NVL_HW_CE_REMAP_SRC_Y << NVL_HW_CE_REMAP_DST_SHIFT(0) |
+		 NVL_HW_CE_REMAP_SRC_X << NVL_HW_CE_REMAP_DST_SHIFT(1) |
+		 3u << NVL_HW_CE_REMAP_COMP_SIZE_SHIFT |
+		 1u << NVL_HW_CE_REMAP_NUM_SRC_SHIFT |
+		 1u << NVL_HW_CE_REMAP_NUM_DST_SHIFT;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+	p[n++] = 0;
+	p[n++] = (uint32_t)SRC;
+	p[n++] = 0;
+	p[n++] = (uint32_t)DST;
+	p[n++] = 0;
+	p[n++] = 0;
+	p[n++] = 4; /* elements */
+	p[n++] = 1;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_SRC_PITCH |
+		 NVL_HW_CE_LAUNCH_DST_PITCH | NVL_HW_CE_LAUNCH_REMAP;
+	n += nvl_model_kit_pb_release(p + n, SEM, 3);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 3, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, DST, out, sizeof(out)), 0);
+	for (int i = 0; i < 8; i += 2) {
+		assert_int_equal(out[i], src[i + 1]);
+		assert_int_equal(out[i + 1], src[i]);
+	}
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void many_submissions_complete_in_order(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint32_t p[64], n;
+
+	gpu_chan(g, 6, 1, &ch);
+	for (uint32_t i = 1; i <= 200; i++) {
+		n = nvl_model_kit_pb_memset(p, g->ce_class, DST + 4 * i, i, 4);
+		n += nvl_model_kit_pb_release(p + n, SEM, i);
+		gpu_push(&ch, p, n);
+		while (nvl_model_kit_kick(&g->kit, &ch) == -ENOSPC)
+			assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch,
+								 GPU_WAIT),
+					 0);
+		if (i % 50 == 0)
+			assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch,
+								 GPU_WAIT),
+					 0);
+	}
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(g, SEM), 200);
+	for (uint32_t i = 1; i <= 200; i++)
+		assert_int_equal(gpu_rd(g, DST + 4 * i), i);
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(copy_through_ce_then_release_raises_nonstall_irq),
+	cmocka_unit_test(memset_through_constant_remap_fills_pattern),
+	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
+	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
+	cmocka_unit_test(copy_from_dma_mapped_system_pages),
+	cmocka_unit_test(remap_swizzle_swaps_components),
+	cmocka_unit_test(many_submissions_complete_in_order),
+};
+
+T_MAIN(tests)
