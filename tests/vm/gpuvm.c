@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: gpuvm
+ * Description: GPUVM's core without the bind API: lookups, every split/merge
+ * case of the DOC diagrams, sparse regions, vm_bo tracking, and a property
+ * test of random op sequences against a page-granular reference model
+ * (mapping sets, recorded page tables, and each op list's own effect).
+ */
+#include <stdio.h>
+
+#include "t.h"
+#include "base/log.h"
+#include "vmt.h"
+
+struct fixture {
+	struct nvl_gpuvm *vm;
+	struct nvl_vm_pt_record *rec;
+	struct nvl_gem_object *bo[4];
+};
+
+static void fx_init(struct fixture *f)
+{
+	struct nvl_gpuvm_args args = {
+		.name = "test",
+		.start = 0,
+		.end = MP * PG,
+		.kernel_start = MRES_START * PG,
+		.kernel_range = (MP - MRES_START) * PG,
+		.page_shift = 12,
+		.pt_ops = &nvl_vm_pt_record_ops,
+	};
+
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(nvl_vm_pt_record_create(&f->rec), 0);
+	args.pt_priv = f->rec;
+	assert_int_equal(nvl_gpuvm_create(&args, &f->vm), 0);
+	for (int i = 0; i < 4; i++)
+		f->bo[i] = tobj_new(MP * PG, NULL);
+}
+
+static void fx_fini(struct fixture *f)
+{
+	struct nvl_vm_pt_record_stats st;
+
+	nvl_gpuvm_destroy(f->vm);
+	nvl_vm_pt_record_stats(f->rec, &st);
+	assert_int_equal(st.refs, 0);
+	assert_int_equal(st.runs, 0);
+	assert_int_equal(st.errors, 0);
+	nvl_vm_pt_record_destroy(f->rec);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(nvl_kref_read(&f->bo[i]->ref), 1);
+		nvl_gem_put(f->bo[i]);
+	}
+}
+
+enum { C_MAP, C_UNMAP, C_RCREATE, C_RDESTROY, C_UNMAP_ALL };
+
+struct cop {
+	int kind;
+	uint32_t a, n; /* pages */
+	struct nvl_gem_object *obj;
+	uint64_t off;
+	uint32_t flags;
+};
+
+static int make_ops(struct nvl_gpuvm *vm, const struct cop *c,
+		    struct nvl_gpuvm_ops *ops)
+{
+	struct nvl_gpuvm_map_req req = {
+		c->a * PG, c->n * PG, c->obj, c->off, c->flags
+	};
+
+	switch (c->kind) {
+	case C_MAP:
+		return nvl_gpuvm_sm_map_ops(vm, &req, ops);
+	case C_UNMAP:
+		return nvl_gpuvm_sm_unmap_ops(vm, req.addr, req.range, ops);
+	case C_RCREATE:
+		return nvl_gpuvm_region_create_ops(vm, req.addr, req.range,
+						   ops);
+	case C_RDESTROY:
+		return nvl_gpuvm_region_destroy_ops(vm, req.addr, req.range,
+						    ops);
+	default:
+		return nvl_gpuvm_bo_unmap_ops(vm, c->obj, ops);
+	}
+}
+
+static int model_op(struct model *m, const struct cop *c)
+{
+	switch (c->kind) {
+	case C_MAP:
+		return m_map(m, c->a, c->n, c->obj, c->off, c->flags);
+	case C_UNMAP:
+		return m_unmap(m, c->a, c->n);
+	case C_RCREATE:
+		return m_region_create(m, c->a, c->n);
+	case C_RDESTROY:
+		return m_region_destroy(m, c->a, c->n);
+	default:
+		m_unmap_all(m, c->obj);
+		return 0;
+	}
+}
+
+/*
+ * One "bind call" through the core: each op's list is created, checked
+ * against the model (the list's effect equals the model's diff), prepared
+ * and applied; then commit + finish, or abort on the first error.
+ */
+static int core_call(struct fixture *f, struct model *m, const struct cop *c,
+		     int n)
+{
+	struct model next = *m;
+	struct nvl_gpuvm_txn txn;
+	int ret = 0, expect = 0;
+
+	m_call_begin(&next);
+	nvl_gpuvm_txn_begin(f->vm, &txn);
+	for (int i = 0; i < n && !ret; i++) {
+		struct nvl_gpuvm_ops ops;
+		struct model before = next, effect;
+
+		expect = model_op(&next, &c[i]);
+		nvl_gpuvm_ops_init(&ops);
+		ret = make_ops(f->vm, &c[i], &ops);
+		if (ret) {
+			if (ret != expect)
+				print_message("op %d kind %d [%u,+%u): %s\n", i,
+					      c[i].kind, c[i].a, c[i].n,
+					      nvl_error_msg());
+			assert_int_equal(ret, expect);
+			nvl_gpuvm_ops_fini(f->vm, &ops);
+			break;
+		}
+		assert_int_equal(expect, 0);
+		effect = before;
+		m_apply_ops(&effect, &ops);
+		assert_true(m_same_mappings(&effect, &next));
+		ret = nvl_gpuvm_txn_prepare(&txn, &ops);
+		if (!ret)
+			nvl_gpuvm_txn_apply(&txn, &ops);
+		nvl_gpuvm_ops_fini(f->vm, &ops);
+	}
+	if (ret) {
+		nvl_gpuvm_txn_abort(&txn);
+		return ret;
+	}
+	nvl_gpuvm_txn_commit(&txn);
+	nvl_gpuvm_txn_finish(&txn);
+	*m = next;
+	return 0;
+}
+
+static void check_all(struct fixture *f, const struct model *m)
+{
+	struct nvl_vm_pt_record_stats st;
+	int bad = m_check_vm(m, f->vm);
+
+	if (bad)
+		fail_msg("vm mapping mismatch at page %d", bad - 1);
+	bad = m_check_pt(m, f->rec);
+	if (bad)
+		fail_msg("page-table mismatch at page %d", bad - 1);
+	assert_int_equal(nvl_itree_check(&f->vm->vas), 0);
+	nvl_vm_pt_record_stats(f->rec, &st);
+	assert_int_equal(st.errors, 0);
+}
+
+static void ops_for(struct nvl_gpuvm_ops *ops, struct fixture *f, uint32_t a,
+		    uint32_t n, int bo, uint64_t off)
+{
+	struct nvl_gpuvm_map_req req = { a * PG, n * PG, f->bo[bo], off, 0 };
+
+	nvl_gpuvm_ops_init(ops);
+	assert_int_equal(nvl_gpuvm_sm_map_ops(f->vm, &req, ops), 0);
+}
+
+static void map_now(struct fixture *f, struct model *m, uint32_t a,
+		    uint32_t n, int bo, uint64_t off)
+{
+	struct cop c = { C_MAP, a, n, f->bo[bo], off, 0 };
+
+	assert_int_equal(core_call(f, m, &c, 1), 0);
+}
+
+static void exact_overlap_same_bo_gives_unmap_keep_then_map(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 4, 0, 0);
+	ops_for(&ops, &f, 10, 4, 0, 0);
+	assert_int_equal(ops.n, 2);
+	assert_int_equal(ops.v[0].kind, NVL_GPUVM_OP_UNMAP);
+	assert_true(ops.v[0].keep);
+	assert_int_equal(ops.v[1].kind, NVL_GPUVM_OP_MAP);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	ops_for(&ops, &f, 10, 4, 1, 0);
+	assert_false(ops.v[0].keep);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
+static void front_cut_keeps_next_with_offset_advanced(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 6, 0, 8 * PG);
+	ops_for(&ops, &f, 10, 3, 1, 0);
+	assert_int_equal(ops.n, 2);
+	assert_int_equal(ops.v[0].kind, NVL_GPUVM_OP_REMAP);
+	assert_int_equal(ops.v[0].remap.prev.range, 0);
+	assert_int_equal(ops.v[0].remap.next.addr, 13 * PG);
+	assert_int_equal(ops.v[0].remap.next.range, 3 * PG);
+	assert_int_equal(ops.v[0].remap.next.bo_offset, 11 * PG);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	fx_fini(&f);
+}
+
+static void back_cut_keeps_prev_and_keep_hint_follows_offsets(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 6, 0, 0);
+	/* same BO, offset continuing the old mapping: keep */
+	ops_for(&ops, &f, 13, 3, 0, 3 * PG);
+	assert_int_equal(ops.v[0].kind, NVL_GPUVM_OP_REMAP);
+	assert_int_equal(ops.v[0].remap.prev.range, 3 * PG);
+	assert_int_equal(ops.v[0].remap.next.range, 0);
+	assert_true(ops.v[0].keep);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	ops_for(&ops, &f, 13, 3, 0, 4 * PG);
+	assert_false(ops.v[0].keep);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	fx_fini(&f);
+}
+
+static void hole_punch_gives_prev_and_next_with_tail_offset(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 9, 0, 2 * PG);
+	ops_for(&ops, &f, 13, 3, 1, 0);
+	assert_int_equal(ops.n, 2);
+	assert_int_equal(ops.v[0].remap.prev.addr, 10 * PG);
+	assert_int_equal(ops.v[0].remap.prev.range, 3 * PG);
+	assert_int_equal(ops.v[0].remap.prev.bo_offset, 2 * PG);
+	assert_int_equal(ops.v[0].remap.next.addr, 16 * PG);
+	assert_int_equal(ops.v[0].remap.next.range, 3 * PG);
+	assert_int_equal(ops.v[0].remap.next.bo_offset, 8 * PG);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	/* and applied: the doc's case 15 (tail offset n+1) */
+	map_now(&f, &m, 13, 3, 1, 0);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
+static void request_spanning_mappings_and_gaps_orders_ops(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 3, 0, 0);
+	map_now(&f, &m, 15, 2, 1, 0);
+	map_now(&f, &m, 18, 4, 2, 0);
+	ops_for(&ops, &f, 12, 8, 3, 0);
+	assert_int_equal(ops.n, 4);
+	assert_int_equal(ops.v[0].kind, NVL_GPUVM_OP_REMAP);
+	assert_int_equal(ops.v[1].kind, NVL_GPUVM_OP_UNMAP);
+	assert_int_equal(ops.v[2].kind, NVL_GPUVM_OP_REMAP);
+	assert_int_equal(ops.v[3].kind, NVL_GPUVM_OP_MAP);
+	assert_int_equal(ops.v[2].remap.next.addr, 20 * PG);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	map_now(&f, &m, 12, 8, 3, 0);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
+static void unmap_of_empty_range_gives_zero_ops(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 3, 0, 0);
+	nvl_gpuvm_ops_init(&ops);
+	assert_int_equal(nvl_gpuvm_sm_unmap_ops(f.vm, 20 * PG, 5 * PG, &ops),
+			 0);
+	assert_int_equal(ops.n, 0);
+	assert_int_equal(nvl_gpuvm_sm_unmap_ops(f.vm, 0, 0, &ops), -EINVAL);
+	assert_int_equal(nvl_gpuvm_sm_unmap_ops(f.vm, MRES_START * PG, PG,
+						&ops),
+			 -EINVAL);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	fx_fini(&f);
+}
+
+static void lookups_find_first_next_and_at(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuva *va;
+	int n = 0;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 3, 0, 0);
+	map_now(&f, &m, 20, 3, 0, 0);
+	map_now(&f, &m, 30, 3, 0, 0);
+	va = nvl_gpuvm_find_first(f.vm, 11 * PG, 15 * PG);
+	assert_int_equal(nvl_gpuva_addr(va), 10 * PG);
+	nvl_gpuvm_for_each_va_range(va, f.vm, 11 * PG, 15 * PG)
+		n++;
+	assert_int_equal(n, 2);
+	assert_null(nvl_gpuvm_find_at(f.vm, 13 * PG));
+	assert_int_equal(nvl_gpuva_addr(nvl_gpuvm_find_at(f.vm, 22 * PG)),
+			 20 * PG);
+	assert_non_null(nvl_gpuvm_find(f.vm, 30 * PG, 3 * PG));
+	assert_null(nvl_gpuvm_find(f.vm, 30 * PG, 2 * PG));
+	fx_fini(&f);
+}
+
+static void sparse_region_errors_follow_nouveau(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct cop c[2] = { { C_RCREATE, 100, 50 } };
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 3, 0, 0);
+	c[0].a = 8;
+	c[0].n = 10;
+	assert_int_equal(core_call(&f, &m, c, 1), -ENOSPC);
+	c[0].a = 100;
+	assert_int_equal(core_call(&f, &m, c, 1), 0);
+	c[0].a = 105;
+	assert_int_equal(core_call(&f, &m, c, 1), -ENOSPC);
+	/* straddling map */
+	c[0] = (struct cop){ C_MAP, 108, 4, f.bo[0], 0, 0 };
+	assert_int_equal(core_call(&f, &m, c, 1), -ENOSPC);
+	/* inside: fine, then unmap goes back to sparse */
+	c[0].a = 102;
+	assert_int_equal(core_call(&f, &m, c, 1), 0);
+	check_all(&f, &m);
+	c[0] = (struct cop){ C_UNMAP, 103, 1 };
+	assert_int_equal(core_call(&f, &m, c, 1), 0);
+	check_all(&f, &m);
+	/* destroy must match exactly */
+	c[0] = (struct cop){ C_RDESTROY, 100, 9 };
+	assert_int_equal(core_call(&f, &m, c, 1), -ENOENT);
+	/* destroy then map over it in the same call: -ENOSPC, unchanged */
+	c[0] = (struct cop){ C_RDESTROY, 100, 10 };
+	c[1] = (struct cop){ C_MAP, 100, 2, f.bo[1], 0, 0 };
+	assert_int_equal(core_call(&f, &m, c, 2), -ENOSPC);
+	check_all(&f, &m);
+	assert_int_equal(core_call(&f, &m, c, 1), 0);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
+static void vm_bo_links_extobj_and_evict_lists(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_bo *vm_bo;
+
+	(void)state;
+	fx_init(&f);
+	map_now(&f, &m, 10, 3, 0, 0);
+	map_now(&f, &m, 20, 3, 0, 0);
+	map_now(&f, &m, 30, 3, 1, 0);
+	/* no shared resv: every BO is external, listed once */
+	assert_int_equal(nvl_gpuvm_extobj_count(f.vm), 2);
+	vm_bo = nvl_gpuvm_bo_find(f.vm, f.bo[0]);
+	assert_non_null(vm_bo);
+	assert_int_equal(nvl_kref_read(&vm_bo->ref), 3);
+	nvl_gpuvm_gem_evict(f.bo[0], true);
+	nvl_gpuvm_gem_evict(f.bo[0], true);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 1);
+	assert_true(vm_bo->evicted);
+	assert_int_equal(nvl_gpuvm_validate(f.vm), -EOPNOTSUPP);
+	nvl_gpuvm_gem_evict(f.bo[0], false);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
+	nvl_gpuvm_bo_put(vm_bo);
+	/* unmap-all drops the vm_bo and its object reference */
+	struct cop c = { C_UNMAP_ALL, 0, 0, f.bo[0] };
+
+	assert_int_equal(core_call(&f, &m, &c, 1), 0);
+	assert_null(nvl_gpuvm_bo_find(f.vm, f.bo[0]));
+	assert_int_equal(nvl_gpuvm_extobj_count(f.vm), 1);
+	assert_int_equal(nvl_kref_read(&f.bo[0]->ref), 1);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
+static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv)
+{
+	(*(int *)priv)++;
+	(void)vm_bo;
+	return 0;
+}
+
+static void validate_revalidates_each_evicted_bo_once(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_bo_ops bo_ops = { .validate = validate_ok };
+	int calls = 0;
+
+	(void)state;
+	fx_init(&f);
+	f.vm->bo_ops = &bo_ops;
+	f.vm->bo_priv = &calls;
+	map_now(&f, &m, 10, 3, 0, 0);
+	map_now(&f, &m, 20, 3, 1, 0);
+	map_now(&f, &m, 30, 3, 1, 0);
+	nvl_gpuvm_gem_evict(f.bo[0], true);
+	nvl_gpuvm_gem_evict(f.bo[1], true);
+	assert_int_equal(nvl_gpuvm_validate(f.vm), 0);
+	assert_int_equal(calls, 2);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
+	fx_fini(&f);
+}
+
+static int random_call(struct fixture *f, struct model *m, uint64_t *rng)
+{
+	int ret;
+
+	struct cop c[3];
+	int n = 1 + (int)(t_rand(rng) % 3);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t r = t_rand(rng) % 100;
+		struct cop *x = &c[i];
+
+		memset(x, 0, sizeof(*x));
+		x->a = (uint32_t)(t_rand(rng) % (MP + 8));
+		x->n = (uint32_t)(t_rand(rng) % 24);
+		if (t_rand(rng) % 8 == 0)
+			x->n = (uint32_t)(t_rand(rng) % 128);
+		if (r < 45) {
+			x->kind = C_MAP;
+			if (t_rand(rng) % 6 == 0) {
+				x->flags = NVL_GPUVA_NULL;
+			} else {
+				x->obj = f->bo[t_rand(rng) % 4];
+				x->off = (t_rand(rng) % 64) * PG;
+				if (t_rand(rng) % 5 == 0)
+					x->flags = NVL_GPUVA_READONLY;
+			}
+		} else if (r < 80) {
+			x->kind = C_UNMAP;
+		} else if (r < 88) {
+			x->kind = C_RCREATE;
+		} else if (r < 97) {
+			x->kind = C_RDESTROY;
+			/* aim at an existing region sometimes */
+			if (x->a < MP && m->p[x->a].region) {
+				uint32_t id = m->p[x->a].region, s = x->a,
+					 e = x->a;
+
+				while (s > 0 && m->p[s - 1].region == id)
+					s--;
+				while (e < MP && m->p[e].region == id)
+					e++;
+				x->a = s;
+				x->n = e - s;
+			}
+		} else {
+			x->kind = C_UNMAP_ALL;
+			x->obj = f->bo[t_rand(rng) % 4];
+		}
+	}
+	ret = core_call(f, m, c, n);
+	check_all(f, m);
+	return ret;
+}
+
+static void random_sequences_match_reference_model(void **state)
+{
+	uint64_t seed0 = t_seed(0x5eed);
+	int seeds = (int)(40 * t_scale()), calls = 2500;
+
+	(void)state;
+	for (int s = 0; s < seeds; s++) {
+		struct fixture f;
+		struct model *m = calloc(1, sizeof(*m));
+		uint64_t rng = seed0 + (uint64_t)s * 0x9e3779b97f4a7c15ull;
+
+		assert_non_null(m);
+		fx_init(&f);
+		int ok = 0, mapped = 0;
+
+		for (int i = 0; i < calls; i++) {
+			ok += random_call(&f, m, &rng) == 0;
+			mapped += nvl_itree_count(&f.vm->vas) > 8;
+		}
+		/* the stream must exercise real work, not only errors */
+		assert_true(ok > calls / 3);
+		assert_true(mapped > calls / 2);
+		fx_fini(&f);
+		free(m);
+	}
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(exact_overlap_same_bo_gives_unmap_keep_then_map),
+	cmocka_unit_test(front_cut_keeps_next_with_offset_advanced),
+	cmocka_unit_test(back_cut_keeps_prev_and_keep_hint_follows_offsets),
+	cmocka_unit_test(hole_punch_gives_prev_and_next_with_tail_offset),
+	cmocka_unit_test(request_spanning_mappings_and_gaps_orders_ops),
+	cmocka_unit_test(unmap_of_empty_range_gives_zero_ops),
+	cmocka_unit_test(lookups_find_first_next_and_at),
+	cmocka_unit_test(sparse_region_errors_follow_nouveau),
+	cmocka_unit_test(vm_bo_links_extobj_and_evict_lists),
+	cmocka_unit_test(validate_revalidates_each_evicted_bo_once),
+	cmocka_unit_test(random_sequences_match_reference_model),
+};
+
+T_MAIN(tests)
