@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Buddy allocator
+ *
+ * Blocks form a binary tree per root (one root per set bit of the managed
+ * size). A block is free, allocated or split; a split block owns a pair of
+ * children, allocated together from a slab of pairs that grows in big chunks
+ * and never returns memory before fini, so the hot path never calls malloc.
+ * Every operation that may split first reserves enough pairs; after that,
+ * nothing can fail, so a failing allocation changes nothing.
+ *
+ * Free blocks sit on per-order lists, one list for dirty and one for clear
+ * blocks, with a 64-bit mask per kind saying which orders are non-empty: an
+ * allocation without placement constraints finds the smallest usable order
+ * with one count-trailing-zeros and pops a list head (O(1) plus the splits).
+ * Allocations that must be zeroed prefer clear blocks, the others prefer
+ * dirty ones, so clear memory is kept for whoever needs it.
+ *
+ * Range-restricted and top-down allocations walk the tree depth first over
+ * the blocks that intersect the range (in reverse address order for
+ * top-down) and split a free block only once it is known to contain an
+ * aligned block of the wanted order inside the range, so a failed search
+ * never leaves split free buddies behind.
+ *
+ * Free merges a block with its buddy while the buddy is free and has the same
+ * clear state, so clear memory is not lost to a dirty neighbour. Two free
+ * buddies therefore coexist only when one is clear and the other dirty; when
+ * an allocation cannot be satisfied but enough memory is free, such pairs are
+ * force-merged (the result is dirty) and the allocation is retried.
+ *
+ * Contiguous allocations round the size up to a power of two, take one
+ * block and trim the tail back to the free lists. If no such block exists
+ * (or the rounded order exceeds the largest), and no range was given, the
+ * allocator "tries harder": it looks for a run of free blocks around each
+ * free block, allocated as an exact range.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "buddy.h"
+
+struct nvl_buddy_pair {
+	struct nvl_buddy_block b[2];
+};
+
+_Static_assert(sizeof(struct nvl_buddy_block) == 64, "block size");
+
+/*
+ * Slab chunks are 2 MiB, 2 MiB aligned (transparent huge pages where the
+ * system allows them: random frees of millions of blocks would otherwise
+ * miss the TLB on every block); the first pair slot holds the chunk link.
+ */
+#define SLAB_CHUNK_B (2u << 20)
+#define SLAB_PAIRS (SLAB_CHUNK_B / sizeof(struct nvl_buddy_pair))
+
+struct slab_chunk {
+	struct slab_chunk *next;
+};
+
+/* The buddy of a non-root block: the other half of its 128-byte pair. */
+static inline struct nvl_buddy_block *buddy_of(struct nvl_buddy_block *b)
+{
+	return (struct nvl_buddy_block *)((uintptr_t)b ^
+					  sizeof(struct nvl_buddy_block));
+}
+
+static inline unsigned floor_log2(uint64_t v)
+{
+	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+static inline unsigned ceil_log2(uint64_t v)
+{
+	return v <= 1 ? 0 : floor_log2(v - 1) + 1;
+}
+
+static inline uint64_t bsize(const struct nvl_buddy *mm, unsigned order)
+{
+	return mm->chunk_B << order;
+}
+
+/* ---- slab of pairs ---------------------------------------------------- */
+
+static int reserve_pairs(struct nvl_buddy *mm, uint64_t n)
+{
+	while (mm->nspare < n) {
+		struct slab_chunk *c = nvl_aligned_alloc(SLAB_CHUNK_B,
+							 SLAB_CHUNK_B);
+		struct nvl_buddy_pair *pairs = (struct nvl_buddy_pair *)c;
+
+		if (!c)
+			return -ENOMEM;
+		madvise(c, SLAB_CHUNK_B, MADV_HUGEPAGE);
+		c->next = mm->chunks;
+		mm->chunks = c;
+		for (size_t i = SLAB_PAIRS - 1; i >= 1; i--) {
+			pairs[i].b[0].children = mm->spare;
+			mm->spare = &pairs[i];
+		}
+		mm->nspare += SLAB_PAIRS - 1;
+	}
+	return 0;
+}
+
+static inline struct nvl_buddy_pair *pair_get(struct nvl_buddy *mm)
+{
+	struct nvl_buddy_pair *p = mm->spare;
+
+	mm->spare = p->b[0].children;
+	mm->nspare--;
+	return p;
+}
+
+static inline void pair_put(struct nvl_buddy *mm, struct nvl_buddy_pair *p)
+{
+	p->b[0].children = mm->spare;
+	mm->spare = p;
+	mm->nspare++;
+}
+
+/* ---- free lists ------------------------------------------------------- */
+
+static inline void fl_add(struct nvl_buddy *mm, struct nvl_buddy_block *b)
+{
+	unsigned kind = b->clear;
+	uint64_t sz = bsize(mm, b->order);
+
+	b->state = NVL_BUDDY_FREE;
+	nvl_list_add(&b->link, &mm->free[kind][b->order]);
+	mm->nonempty[kind] |= 1ull << b->order;
+	mm->nfree[b->order]++;
+	mm->avail_B += sz;
+	if (kind)
+		mm->clear_avail_B += sz;
+}
+
+static inline void fl_del(struct nvl_buddy *mm, struct nvl_buddy_block *b)
+{
+	unsigned kind = b->clear;
+	uint64_t sz = bsize(mm, b->order);
+	struct nvl_list *head = &mm->free[kind][b->order];
+
+	nvl_list_del(&b->link);
+	if (nvl_list_empty(head))
+		mm->nonempty[kind] &= ~(1ull << b->order);
+	mm->nfree[b->order]--;
+	mm->avail_B -= sz;
+	if (kind)
+		mm->clear_avail_B -= sz;
+}
+
+/* Split @b (off every list) into two children; a spare pair is reserved. */
+static inline void split(struct nvl_buddy *mm, struct nvl_buddy_block *b)
+{
+	struct nvl_buddy_pair *p = pair_get(mm);
+	uint64_t half = bsize(mm, b->order - 1);
+
+	for (int i = 0; i < 2; i++) {
+		struct nvl_buddy_block *c = &p->b[i];
+
+		c->offset = b->offset + (uint64_t)i * half;
+		c->parent = b;
+		c->children = NULL;
+		c->order = b->order - 1;
+		c->state = NVL_BUDDY_ALLOCATED;
+		c->clear = b->clear;
+		c->priv = 0;
+		nvl_list_init(&c->link);
+	}
+	b->children = p;
+	b->state = NVL_BUDDY_SPLIT;
+}
+
+/* Split free block @b (off its list) down to @order around @addr. */
+static struct nvl_buddy_block *carve(struct nvl_buddy *mm,
+				     struct nvl_buddy_block *b, unsigned order,
+				     uint64_t addr)
+{
+	while (b->order > order) {
+		uint64_t half = bsize(mm, b->order - 1);
+		int i = addr >= b->offset + half;
+
+		split(mm, b);
+		fl_add(mm, &b->children->b[!i]);
+		b = &b->children->b[i];
+	}
+	b->state = NVL_BUDDY_ALLOCATED;
+	return b;
+}
+
+static void merge_up(struct nvl_buddy *mm, struct nvl_buddy_block *b,
+		     bool clear, bool force)
+{
+	b->clear = clear;
+	while (b->parent) {
+		struct nvl_buddy_block *buddy = buddy_of(b);
+		struct nvl_buddy_block *parent;
+		struct nvl_buddy_pair *p;
+
+		if (buddy->state != NVL_BUDDY_FREE ||
+		    (!force && buddy->clear != b->clear))
+			break;
+		parent = b->parent;
+		p = parent->children;
+		fl_del(mm, buddy);
+		parent->clear = b->clear && buddy->clear;
+		parent->children = NULL;
+		pair_put(mm, p);
+		b = parent;
+	}
+	fl_add(mm, b);
+}
+
+static inline void free_block(struct nvl_buddy *mm, struct nvl_buddy_block *b,
+			      bool clear)
+{
+	merge_up(mm, b, clear, false);
+}
+
+/*
+ * Merge every free clear block with its free dirty buddy (and on up).
+ * Return: true if anything merged.
+ */
+static bool force_merge(struct nvl_buddy *mm)
+{
+	bool merged = false;
+
+	for (unsigned o = 0; o < mm->max_order; o++) {
+		struct nvl_buddy_block *c, *n;
+
+		nvl_list_for_each_entry_safe(c, n, &mm->free[1][o], link) {
+			struct nvl_buddy_pair *p;
+			struct nvl_buddy_block *buddy;
+
+			if (!c->parent)
+				continue;
+			buddy = buddy_of(c);
+			if (buddy->state != NVL_BUDDY_FREE)
+				continue;
+			/* Only the parent's lists (orders > o) change. */
+			fl_del(mm, c);
+			merge_up(mm, c, false, true);
+			merged = true;
+		}
+	}
+	return merged;
+}
+
+void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
+			  unsigned flags)
+{
+	if (NVL_NEVER(block->state != NVL_BUDDY_ALLOCATED))
+		return;
+	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
+}
+
+void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
+			 unsigned flags)
+{
+	struct nvl_buddy_block *b, *n;
+
+	nvl_list_for_each_entry_safe(b, n, blocks, link) {
+		nvl_list_del(&b->link);
+		nvl_buddy_free_block(mm, b, flags);
+	}
+}
+
+/* Give back what a failed allocation took, keeping each block's state. */
+static void rollback(struct nvl_buddy *mm, struct nvl_list *taken)
+{
+	struct nvl_buddy_block *b, *n;
+
+	nvl_list_for_each_entry_safe(b, n, taken, link) {
+		nvl_list_del(&b->link);
+		free_block(mm, b, b->clear);
+	}
+}
+
+/* ---- init / fini ------------------------------------------------------ */
+
+int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B, uint64_t chunk_B)
+{
+	uint64_t pages, off = 0;
+	unsigned r = 0;
+
+	memset(mm, 0, sizeof(*mm));
+	if (chunk_B < 4096 || !NVL_IS_POW2(chunk_B))
+		return nvl_error(-EINVAL, "buddy: chunk %#llx not a power of "
+				 "two >= 4 KiB", (unsigned long long)chunk_B);
+	if (size_B < chunk_B)
+		return nvl_error(-EINVAL, "buddy: size %#llx below one chunk",
+				 (unsigned long long)size_B);
+	mm->chunk_B = chunk_B;
+	mm->chunk_shift = floor_log2(chunk_B);
+	pages = size_B >> mm->chunk_shift;
+	mm->size_B = pages << mm->chunk_shift;
+	mm->max_order = floor_log2(pages);
+	mm->n_roots = (unsigned)__builtin_popcountll(pages);
+	mm->roots = nvl_calloc(mm->n_roots, sizeof(*mm->roots));
+	mm->free[0] = nvl_calloc(2 * (mm->max_order + 1), sizeof(struct nvl_list));
+	if (!mm->roots || !mm->free[0]) {
+		nvl_free(mm->roots);
+		nvl_free(mm->free[0]);
+		memset(mm, 0, sizeof(*mm));
+		return -ENOMEM;
+	}
+	mm->free[1] = mm->free[0] + mm->max_order + 1;
+	for (unsigned i = 0; i < 2 * (mm->max_order + 1); i++)
+		nvl_list_init(&mm->free[0][i]);
+	for (int o = (int)mm->max_order; o >= 0; o--) {
+		struct nvl_buddy_block *b;
+
+		if (!(pages & (1ull << o)))
+			continue;
+		b = &mm->roots[r++];
+		b->offset = off;
+		b->order = (uint8_t)o;
+		b->clear = 1;
+		nvl_list_init(&b->link);
+		fl_add(mm, b);
+		off += bsize(mm, (unsigned)o);
+	}
+	return 0;
+}
+
+void nvl_buddy_fini(struct nvl_buddy *mm)
+{
+	struct slab_chunk *c = mm->chunks;
+
+	if (mm->avail_B != mm->size_B)
+		nvl_warn(NVL_CAT_MM, "buddy: fini with %llu bytes allocated",
+			 (unsigned long long)(mm->size_B - mm->avail_B));
+	while (c) {
+		struct slab_chunk *n = c->next;
+
+		nvl_free(c);
+		c = n;
+	}
+	nvl_free(mm->roots);
+	nvl_free(mm->free[0]);
+	memset(mm, 0, sizeof(*mm));
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+struct search {
+	uint64_t start, end;
+	unsigned order;
+	bool topdown;
+	uint64_t addr;
+};
+
+/* Depth-first search for a free block holding an aligned block of s->order
+ * inside [start, end); on success s->addr is that block's address. */
+static struct nvl_buddy_block *dfs(struct nvl_buddy *mm,
+				   struct nvl_buddy_block *b, struct search *s)
+{
+	uint64_t bs, lo, hi, a, want;
+
+	if (b->order < s->order)
+		return NULL;
+	lo = b->offset;
+	hi = lo + bsize(mm, b->order);
+	if (hi <= s->start || lo >= s->end)
+		return NULL;
+	switch (b->state) {
+	case NVL_BUDDY_FREE:
+		lo = NVL_MAX(lo, s->start);
+		hi = NVL_MIN(hi, s->end);
+		want = bsize(mm, s->order);
+		if (hi - lo < want)
+			return NULL;
+		bs = want;
+		a = s->topdown ? NVL_ALIGN_DOWN(hi - bs, bs) :
+				 NVL_ALIGN_UP(lo, bs);
+		if (a < lo || a + bs > hi)
+			return NULL;
+		s->addr = a;
+		return b;
+	case NVL_BUDDY_SPLIT: {
+		int first = s->topdown ? 1 : 0;
+		struct nvl_buddy_block *r;
+
+		r = dfs(mm, &b->children->b[first], s);
+		if (!r)
+			r = dfs(mm, &b->children->b[!first], s);
+		return r;
+	}
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * One block of @order: from the free lists, or by tree search for ranges and
+ * top-down. Return: 0 with *out set, -ENOSPC, -ENOMEM.
+ */
+static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
+		     uint64_t end, unsigned flags,
+		     struct nvl_buddy_block **out)
+{
+	struct nvl_buddy_block *b = NULL;
+	uint64_t addr;
+
+	if (!(flags & (NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN))) {
+		unsigned pref = (flags & NVL_BUDDY_CLEAR) ? 1 : 0;
+		uint64_t m = mm->nonempty[pref] >> order;
+		unsigned kind = pref, j;
+
+		if (!m) {
+			kind = !pref;
+			m = mm->nonempty[kind] >> order;
+			if (!m)
+				return -ENOSPC;
+		}
+		j = order + (unsigned)__builtin_ctzll(m);
+		if (unlikely(mm->nspare < j - order) &&
+		    reserve_pairs(mm, j - order))
+			return -ENOMEM;
+		b = nvl_list_first_entry(&mm->free[kind][j],
+					 struct nvl_buddy_block, link);
+		addr = b->offset;
+	} else {
+		struct search s = { .start = start, .end = end, .order = order,
+				    .topdown = flags & NVL_BUDDY_TOPDOWN };
+
+		if (s.topdown) {
+			for (int r = (int)mm->n_roots - 1; r >= 0 && !b; r--)
+				b = dfs(mm, &mm->roots[r], &s);
+		} else {
+			for (unsigned r = 0; r < mm->n_roots && !b; r++)
+				b = dfs(mm, &mm->roots[r], &s);
+		}
+		if (!b)
+			return -ENOSPC;
+		if (mm->nspare < (uint64_t)(b->order - order) &&
+		    reserve_pairs(mm, b->order - order))
+			return -ENOMEM;
+		addr = s.addr;
+	}
+	fl_del(mm, b);
+	*out = carve(mm, b, order, addr);
+	return 0;
+}
+
+/* Trim allocated block @b to its first @size_B bytes, appending the kept
+ * blocks to @out in address order; pairs are reserved. */
+static void trim(struct nvl_buddy *mm, struct nvl_buddy_block *b,
+		 uint64_t size_B, struct nvl_list *out)
+{
+	while (size_B < bsize(mm, b->order)) {
+		uint64_t half = bsize(mm, b->order - 1);
+		struct nvl_buddy_block *l, *r;
+
+		split(mm, b);
+		l = &b->children->b[0];
+		r = &b->children->b[1];
+		if (size_B <= half) {
+			fl_add(mm, r);
+			b = l;
+		} else {
+			nvl_list_add_tail(&l->link, out);
+			size_B -= half;
+			b = r;
+		}
+	}
+	b->state = NVL_BUDDY_ALLOCATED;
+	nvl_list_add_tail(&b->link, out);
+}
+
+/* Scattered (or exact-range) allocation of @size_B in blocks >= min_order. */
+static int alloc_blocks(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+			uint64_t size_B, unsigned min_order, unsigned flags,
+			struct nvl_list *taken)
+{
+	uint64_t left = size_B;
+	unsigned order = NVL_MIN(floor_log2(left >> mm->chunk_shift),
+				 mm->max_order);
+
+	while (left) {
+		struct nvl_buddy_block *b;
+		int ret;
+
+		order = NVL_MIN(order, floor_log2(left >> mm->chunk_shift));
+		for (;;) {
+			ret = alloc_one(mm, order, start, end, flags, &b);
+			if (ret != -ENOSPC || order == min_order)
+				break;
+			order--;
+		}
+		if (ret) {
+			rollback(mm, taken);
+			return ret;
+		}
+		nvl_list_add_tail(&b->link, taken);
+		left -= bsize(mm, b->order);
+	}
+	return 0;
+}
+
+static void sort_by_offset(struct nvl_list *l)
+{
+	struct nvl_list sorted;
+
+	nvl_list_init(&sorted);
+	while (!nvl_list_empty(l)) {
+		struct nvl_buddy_block *b =
+			nvl_list_first_entry(l, struct nvl_buddy_block, link);
+		struct nvl_list *pos;
+
+		nvl_list_del(&b->link);
+		for (pos = sorted.prev; pos != &sorted; pos = pos->prev)
+			if (nvl_list_entry(pos, struct nvl_buddy_block, link)
+				    ->offset < b->offset)
+				break;
+		__nvl_list_add(&b->link, pos, pos->next);
+	}
+	nvl_list_splice_tail_init(&sorted, l);
+}
+
+/* The unsplit block right after (@dir 1) or before (@dir 0) @b, or NULL. */
+static struct nvl_buddy_block *neighbour(struct nvl_buddy *mm,
+					 struct nvl_buddy_block *b, int dir)
+{
+	while (b->parent && b == &b->parent->children->b[dir])
+		b = b->parent;
+	if (b->parent) {
+		b = &b->parent->children->b[dir];
+	} else {
+		long r = (b - mm->roots) + (dir ? 1 : -1);
+
+		if (r < 0 || r >= (long)mm->n_roots)
+			return NULL;
+		b = &mm->roots[r];
+	}
+	while (b->state == NVL_BUDDY_SPLIT)
+		b = &b->children->b[!dir];
+	return b;
+}
+
+/*
+ * Contiguous fallback: any free run of @size_B bytes holds an aligned free
+ * block of at least half the largest power of two below the size,
+ * so look at the free blocks of that order and up, extend each one over its
+ * free neighbours, and allocate the first aligned run that fits as an exact
+ * range.
+ */
+static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
+		      unsigned min_order, struct nvl_list *taken)
+{
+	uint64_t align = bsize(mm, min_order);
+	unsigned k = floor_log2(size_B >> mm->chunk_shift);
+
+	k = k >= 1 ? k - 1 : 0;
+	for (unsigned o = k; o <= mm->max_order; o++) {
+		for (int kind = 0; kind < 2; kind++) {
+			struct nvl_buddy_block *f;
+
+			nvl_list_for_each_entry(f, &mm->free[kind][o], link) {
+				struct nvl_buddy_block *n;
+				uint64_t lo = f->offset, cand;
+				uint64_t hi = lo + bsize(mm, f->order);
+				int ret;
+
+				for (n = neighbour(mm, f, 0);
+				     n && n->state == NVL_BUDDY_FREE &&
+				     hi - lo < 2 * size_B;
+				     n = neighbour(mm, n, 0))
+					lo = n->offset;
+				for (n = neighbour(mm, f, 1);
+				     n && n->state == NVL_BUDDY_FREE &&
+				     hi - lo < 2 * size_B;
+				     n = neighbour(mm, n, 1))
+					hi = n->offset + bsize(mm, n->order);
+				cand = NVL_ALIGN_UP(lo, align);
+				if (cand < lo || cand + size_B > hi)
+					continue;
+				/* The lists change now: succeed or stop. */
+				ret = alloc_blocks(mm, cand, cand + size_B,
+						   size_B, min_order,
+						   NVL_BUDDY_RANGE, taken);
+				if (!ret)
+					sort_by_offset(taken);
+				return ret;
+			}
+		}
+	}
+	return -ENOSPC;
+}
+
+static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		     uint64_t size_B, unsigned min_order, unsigned flags,
+		     struct nvl_list *taken);
+
+#define ALLOC_FLAGS (NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN | \
+		     NVL_BUDDY_CONTIGUOUS | NVL_BUDDY_CLEAR)
+
+int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		    uint64_t size_B, uint64_t min_block_B,
+		    struct nvl_list *blocks, unsigned flags)
+{
+	uint64_t mask = mm->chunk_B - 1;
+	struct nvl_list taken;
+	unsigned min_order;
+	int ret;
+
+	if (flags & ~ALLOC_FLAGS)
+		return nvl_error(-EINVAL, "buddy: unknown flags %#x", flags);
+	if (!size_B || (size_B & mask))
+		return nvl_error(-EINVAL, "buddy: size %#llx not a non-zero "
+				 "multiple of the chunk",
+				 (unsigned long long)size_B);
+	if (min_block_B < mm->chunk_B || !NVL_IS_POW2(min_block_B))
+		return nvl_error(-EINVAL, "buddy: min block %#llx",
+				 (unsigned long long)min_block_B);
+	min_order = floor_log2(min_block_B) - mm->chunk_shift;
+	if (min_order > mm->max_order)
+		return nvl_error(-EINVAL, "buddy: min block %#llx above the "
+				 "largest block", (unsigned long long)min_block_B);
+	if (size_B > mm->size_B)
+		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
+				 "size", (unsigned long long)size_B);
+	size_B = NVL_ALIGN_UP(size_B, min_block_B);
+	if (!size_B || size_B > mm->size_B)
+		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
+				 "size once aligned", (unsigned long long)size_B);
+	if (flags & NVL_BUDDY_RANGE) {
+		if ((start & mask) || (end & mask) || start >= end ||
+		    end > mm->size_B)
+			return nvl_error(-EINVAL, "buddy: bad range [%#llx, "
+					 "%#llx)", (unsigned long long)start,
+					 (unsigned long long)end);
+		if (end - start < size_B)
+			return nvl_error(-EINVAL, "buddy: range [%#llx, %#llx) "
+					 "smaller than %#llx",
+					 (unsigned long long)start,
+					 (unsigned long long)end,
+					 (unsigned long long)size_B);
+		if (start == 0 && end == mm->size_B)
+			flags &= ~NVL_BUDDY_RANGE;
+	} else {
+		start = 0;
+		end = mm->size_B;
+	}
+
+	nvl_list_init(&taken);
+	ret = alloc_any(mm, start, end, size_B, min_order, flags, &taken);
+	if (ret == -ENOSPC && mm->avail_B >= size_B && force_merge(mm))
+		ret = alloc_any(mm, start, end, size_B, min_order, flags,
+				&taken);
+	if (ret)
+		return ret;
+	nvl_list_splice_tail_init(&taken, blocks);
+	return 0;
+}
+
+static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		     uint64_t size_B, unsigned min_order, unsigned flags,
+		     struct nvl_list *taken)
+{
+	int ret;
+
+	if (flags & NVL_BUDDY_CONTIGUOUS) {
+		unsigned order = ceil_log2(size_B >> mm->chunk_shift);
+		struct nvl_buddy_block *b;
+
+		if (order > mm->max_order) {
+			if (flags & NVL_BUDDY_RANGE)
+				return nvl_error(-EINVAL, "buddy: contiguous "
+						 "%#llx in a range exceeds the "
+						 "largest block",
+						 (unsigned long long)size_B);
+			ret = -ENOSPC;
+		} else {
+			ret = reserve_pairs(mm, 2 * mm->max_order);
+			if (ret)
+				return ret;
+			ret = alloc_one(mm, order, start, end, flags, &b);
+			if (!ret)
+				trim(mm, b, size_B, taken);
+		}
+		if (ret == -ENOSPC && !(flags & NVL_BUDDY_RANGE))
+			ret = try_harder(mm, size_B, min_order, taken);
+		return ret;
+	}
+	return alloc_blocks(mm, start, end, size_B, min_order, flags, taken);
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st)
+{
+	uint64_t any = mm->nonempty[0] | mm->nonempty[1];
+
+	memset(st, 0, sizeof(*st));
+	st->size_B = mm->size_B;
+	st->chunk_B = mm->chunk_B;
+	st->avail_B = mm->avail_B;
+	st->clear_avail_B = mm->clear_avail_B;
+	st->max_order = mm->max_order;
+	for (unsigned o = 0; o <= mm->max_order; o++)
+		st->free_blocks[o] = mm->nfree[o];
+	if (any)
+		st->largest_free_B = bsize(mm, floor_log2(any));
+	if (st->avail_B)
+		st->fragmentation = 1.0 - (double)st->largest_free_B /
+						  (double)st->avail_B;
+}
+
+int nvl_buddy_print(const struct nvl_buddy *mm, char *buf, size_t len)
+{
+	struct nvl_buddy_stats st;
+	size_t n = 0;
+	int w;
+
+	nvl_buddy_stats(mm, &st);
+	w = snprintf(buf, len, "size: %llu KiB, free: %llu KiB (clear %llu "
+		     "KiB), largest free: %llu KiB, fragmentation: %.3f\n",
+		     (unsigned long long)(st.size_B >> 10),
+		     (unsigned long long)(st.avail_B >> 10),
+		     (unsigned long long)(st.clear_avail_B >> 10),
+		     (unsigned long long)(st.largest_free_B >> 10),
+		     st.fragmentation);
+	n += (size_t)w;
+	for (unsigned o = 0; o <= st.max_order; o++) {
+		if (!st.free_blocks[o])
+			continue;
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+			     "order %2u (%llu KiB): %llu free\n", o,
+			     (unsigned long long)((st.chunk_B << o) >> 10),
+			     (unsigned long long)st.free_blocks[o]);
+		n += (size_t)w;
+	}
+	return (int)n;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VRAM buddy allocator: power-of-two blocks from one chunk (4 KiB or
+ * more) up, allocated by size with alignment, contiguous or scattered, inside
+ * a range, bottom-up or top-down; free merges buddies; free blocks remember
+ * whether they are known to be zero ("clear") so that allocations that must
+ * be zeroed only clear the dirty ones.
+ *
+ * Not thread-safe: the owner (the VRAM manager) serialises calls.
+ */
+#ifndef NVL_MM_BUDDY_H
+#define NVL_MM_BUDDY_H
+
+#include "base/compiler.h"
+#include "base/list.h"
+
+/** Highest order a block may have (size = chunk << order). */
+#define NVL_BUDDY_MAX_ORDER 63
+
+/** Allocation and free flags. */
+enum nvl_buddy_flags {
+	/** @NVL_BUDDY_RANGE: restrict blocks to [start, end) */
+	NVL_BUDDY_RANGE = 1u << 0,
+	/** @NVL_BUDDY_TOPDOWN: take the highest free addresses */
+	NVL_BUDDY_TOPDOWN = 1u << 1,
+	/** @NVL_BUDDY_CONTIGUOUS: one physically contiguous run */
+	NVL_BUDDY_CONTIGUOUS = 1u << 2,
+	/** @NVL_BUDDY_CLEAR: prefer blocks known to be zero */
+	NVL_BUDDY_CLEAR = 1u << 3,
+	/** @NVL_BUDDY_CLEARED: (free) the blocks were zeroed by the caller */
+	NVL_BUDDY_CLEARED = 1u << 4,
+};
+
+enum nvl_buddy_state {
+	NVL_BUDDY_FREE = 0,
+	NVL_BUDDY_ALLOCATED = 1,
+	NVL_BUDDY_SPLIT = 2,
+};
+
+struct nvl_buddy_pair;
+
+/**
+ * struct nvl_buddy_block - one block. Blocks come in buddy pairs from a slab
+ * owned by the allocator; allocated blocks are handed to the caller on a
+ * list through @link.
+ */
+struct nvl_buddy_block {
+	/** @offset: byte offset in the managed space, aligned to the size */
+	uint64_t offset;
+	/** @parent: the block this one was split from, NULL for a root */
+	struct nvl_buddy_block *parent;
+	/** @children: the two halves while split */
+	struct nvl_buddy_pair *children;
+	/** @link: free list while free, the owner's list while allocated */
+	struct nvl_list link;
+	uint8_t order;
+	uint8_t state;
+	/** @clear: the block's memory is known to be zero */
+	uint8_t clear;
+	/** @priv: owner's tag while allocated */
+	uint8_t priv;
+	/* pairs are 128-byte aligned: a block's buddy is its address ^ 64 */
+	uint8_t pad_[20];
+};
+
+/** struct nvl_buddy_stats - a snapshot of nvl_buddy_stats(). */
+struct nvl_buddy_stats {
+	uint64_t size_B;
+	uint64_t chunk_B;
+	/** @avail_B: free bytes */
+	uint64_t avail_B;
+	/** @clear_avail_B: free bytes known to be zero */
+	uint64_t clear_avail_B;
+	/** @largest_free_B: the biggest free block */
+	uint64_t largest_free_B;
+	/** @free_blocks: free blocks per order */
+	uint64_t free_blocks[NVL_BUDDY_MAX_ORDER + 1];
+	/**
+	 * @fragmentation: 1 - largest_free / avail (0 when nothing is free):
+	 * the share of free memory not usable for the largest request
+	 */
+	double fragmentation;
+	unsigned max_order;
+};
+
+/** struct nvl_buddy - one managed space. Fields are private. */
+struct nvl_buddy {
+	uint64_t size_B;
+	uint64_t chunk_B;
+	unsigned chunk_shift;
+	unsigned max_order;
+	unsigned n_roots;
+	struct nvl_buddy_block *roots;
+	/* free lists per order: [0] dirty, [1] clear */
+	struct nvl_list *free[2];
+	/* bit n set = free[kind][n] not empty */
+	uint64_t nonempty[2];
+	uint64_t nfree[NVL_BUDDY_MAX_ORDER + 1];
+	uint64_t avail_B;
+	uint64_t clear_avail_B;
+	/* slab of block pairs */
+	struct nvl_buddy_pair *spare;
+	uint64_t nspare;
+	void *chunks; /* singly linked list of slab chunks */
+};
+
+/**
+ * nvl_buddy_init() - manage @size_B bytes in chunks of @chunk_B.
+ * @mm: the allocator
+ * @size_B: bytes managed, rounded down to @chunk_B; one root block per set
+ *          bit of the rounded size, largest first
+ * @chunk_B: smallest block, a power of two >= 4 KiB
+ *
+ * All memory starts free and clear (fresh memory is zero).
+ * Return: 0, -EINVAL (bad chunk, size below a chunk), -ENOMEM.
+ */
+int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B,
+		   uint64_t chunk_B) NVL_MUST_CHECK;
+
+/**
+ * nvl_buddy_fini() - release the allocator; every block must be free.
+ * @mm: the allocator
+ */
+void nvl_buddy_fini(struct nvl_buddy *mm);
+
+/**
+ * nvl_buddy_alloc() - allocate @size_B bytes as blocks appended to @blocks.
+ * @mm: the allocator
+ * @start: lowest byte (with %NVL_BUDDY_RANGE), chunk aligned
+ * @end: one past the highest byte (with %NVL_BUDDY_RANGE), chunk aligned
+ * @size_B: bytes, chunk aligned, rounded up to @min_block_B
+ * @min_block_B: smallest block (and so the alignment), a power of two
+ *               >= chunk
+ * @blocks: list receiving the blocks (through their @link)
+ * @flags: &enum nvl_buddy_flags
+ *
+ * With %NVL_BUDDY_CONTIGUOUS the result is one run: a power-of-two block
+ * trimmed back to the size (blocks on @blocks in address order). On failure
+ * nothing changes.
+ * Return: 0, -EINVAL (bad arguments), -ENOSPC (no room), -ENOMEM (block
+ * bookkeeping).
+ */
+int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		    uint64_t size_B, uint64_t min_block_B,
+		    struct nvl_list *blocks, unsigned flags) NVL_MUST_CHECK;
+
+/**
+ * nvl_buddy_free_block() - free one allocated block, merging buddies.
+ * @mm: the allocator
+ * @block: the block (unlinked from the owner's list by the caller)
+ * @flags: %NVL_BUDDY_CLEARED if its memory is zero now; otherwise it is
+ *         dirty
+ */
+void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
+			  unsigned flags);
+
+/**
+ * nvl_buddy_free_list() - free every block on @blocks (left empty).
+ * @mm: the allocator
+ * @blocks: list of allocated blocks
+ * @flags: %NVL_BUDDY_CLEARED, or 0 for dirty
+ */
+void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
+			 unsigned flags);
+
+/** nvl_buddy_block_size() - bytes in @block. */
+static inline uint64_t nvl_buddy_block_size(const struct nvl_buddy *mm,
+					    const struct nvl_buddy_block *block)
+{
+	return mm->chunk_B << block->order;
+}
+
+/**
+ * nvl_buddy_stats() - fill @st with a snapshot.
+ * @mm: the allocator
+ * @st: output
+ */
+void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st);
+
+/**
+ * nvl_buddy_print() - format the statistics as text ("order N: free M").
+ * @mm: the allocator
+ * @buf: output buffer
+ * @len: its size
+ * Return: characters that the full text needs (as snprintf).
+ */
+int nvl_buddy_print(const struct nvl_buddy *mm, char *buf, size_t len);
+
+#endif /* NVL_MM_BUDDY_H */

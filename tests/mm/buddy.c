@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: buddy
+ * Description: the VRAM buddy allocator against a brute-force page map on
+ * random alloc/free (no overlap, alignment and range honoured, clear tracking
+ * right, full merge on free), plus the drm_buddy behaviours of the reference
+ * notes (limit, optimistic, pessimistic, pathological, contiguous, clear,
+ * range bias, exceeding the largest order) and bad input.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+#include "mm/buddy.h"
+
+#define PG 4096ull
+
+struct ref {
+	uint64_t pages;
+	int *owner;      /* 0 = free, else allocation id */
+	uint8_t *clean;  /* page known zero */
+};
+
+struct alloc_rec {
+	struct nvl_list blocks;
+	uint64_t size_B;
+	bool live;
+};
+
+static struct nvl_buddy_pair *pair_of(struct nvl_buddy_block *b)
+{
+	return b->children;
+}
+
+/* Walk the tree: free buddies never coexist; counts match the lists. */
+static void check_tree(struct nvl_buddy *mm, struct nvl_buddy_block *b,
+		       uint64_t *free_B, uint64_t *clear_B)
+{
+	assert_true(NVL_IS_ALIGNED(b->offset, nvl_buddy_block_size(mm, b)));
+	if (b->state == NVL_BUDDY_FREE) {
+		*free_B += nvl_buddy_block_size(mm, b);
+		if (b->clear)
+			*clear_B += nvl_buddy_block_size(mm, b);
+	} else if (b->state == NVL_BUDDY_SPLIT) {
+		struct nvl_buddy_block *l = (struct nvl_buddy_block *)pair_of(b);
+		struct nvl_buddy_block *r = l + 1;
+
+		assert_int_equal(l->order, b->order - 1);
+		assert_int_equal(r->order, b->order - 1);
+		assert_true(r->offset == l->offset + nvl_buddy_block_size(mm, l));
+		/* Free buddies coexist only when one is clear. */
+		assert_false(l->state == NVL_BUDDY_FREE &&
+			     r->state == NVL_BUDDY_FREE &&
+			     l->clear == r->clear);
+		check_tree(mm, l, free_B, clear_B);
+		check_tree(mm, r, free_B, clear_B);
+	}
+}
+
+static void check_invariants(struct nvl_buddy *mm)
+{
+	uint64_t free_B = 0, clear_B = 0, off = 0;
+
+	for (unsigned r = 0; r < mm->n_roots; r++) {
+		assert_int_equal(mm->roots[r].offset, off);
+		off += nvl_buddy_block_size(mm, &mm->roots[r]);
+		check_tree(mm, &mm->roots[r], &free_B, &clear_B);
+	}
+	assert_int_equal(off, mm->size_B);
+	assert_int_equal(free_B, mm->avail_B);
+	assert_int_equal(clear_B, mm->clear_avail_B);
+}
+
+static uint64_t ref_free(struct ref *r)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < r->pages; i++)
+		n += r->owner[i] == 0;
+	return n * PG;
+}
+
+static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
+{
+	struct nvl_buddy mm;
+	struct ref r = { .pages = size_B / PG };
+	struct alloc_rec *recs = calloc(256, sizeof(*recs));
+	uint64_t rng = t_seed(seed);
+
+	r.owner = calloc(r.pages, sizeof(int));
+	r.clean = malloc(r.pages);
+	memset(r.clean, 1, r.pages);
+	assert_int_equal(nvl_buddy_init(&mm, size_B, PG), 0);
+	for (int i = 0; i < 256; i++)
+		nvl_list_init(&recs[i].blocks);
+
+	for (int it = 0; it < iters; it++) {
+		int id = (int)(t_rand(&rng) % 256);
+		struct alloc_rec *a = &recs[id];
+		struct nvl_buddy_block *b;
+
+		if (a->live) {
+			bool cleared = t_rand(&rng) & 1;
+
+			nvl_list_for_each_entry(b, &a->blocks, link) {
+				uint64_t p0 = b->offset / PG;
+				uint64_t n = nvl_buddy_block_size(&mm, b) / PG;
+
+				for (uint64_t p = p0; p < p0 + n; p++) {
+					assert_int_equal(r.owner[p], id + 1);
+					r.owner[p] = 0;
+					r.clean[p] = cleared;
+				}
+			}
+			nvl_buddy_free_list(&mm, &a->blocks,
+					    cleared ? NVL_BUDDY_CLEARED : 0);
+			assert_true(nvl_list_empty(&a->blocks));
+			a->live = false;
+		} else {
+			uint64_t pages = 1 + t_rand(&rng) % (r.pages / 16);
+			unsigned mo = (unsigned)(t_rand(&rng) % 4);
+			uint64_t min_b = PG << mo;
+			unsigned flags = (unsigned)(t_rand(&rng) & 0xf);
+			uint64_t start = 0, end = size_B, got = 0, prev_end;
+			uint64_t want, before = mm.avail_B;
+			int ret;
+
+			if (flags & NVL_BUDDY_RANGE) {
+				start = (t_rand(&rng) % r.pages) * PG;
+				end = start + (1 + t_rand(&rng) %
+					       (r.pages - start / PG)) * PG;
+			}
+			want = NVL_ALIGN_UP(pages * PG, min_b);
+			ret = nvl_buddy_alloc(&mm, start, end, pages * PG,
+					      min_b, &a->blocks, flags);
+			if (ret) {
+				assert_true(ret == -ENOSPC || ret == -EINVAL);
+				if (ret == -EINVAL)
+					assert_true(end - start < want ||
+						    want > size_B ||
+						    (flags & NVL_BUDDY_CONTIGUOUS));
+				/* scattered 4K without range: only when full */
+				if (!(flags & (NVL_BUDDY_RANGE |
+					       NVL_BUDDY_CONTIGUOUS)) &&
+				    mo == 0)
+					assert_true(ref_free(&r) < want);
+				assert_int_equal(mm.avail_B, before);
+				assert_true(nvl_list_empty(&a->blocks));
+				continue;
+			}
+			prev_end = UINT64_MAX;
+			nvl_list_for_each_entry(b, &a->blocks, link) {
+				uint64_t bs = nvl_buddy_block_size(&mm, b);
+				uint64_t p0 = b->offset / PG;
+
+				assert_int_equal(b->state, NVL_BUDDY_ALLOCATED);
+				assert_true(bs >= min_b);
+				assert_true(NVL_IS_ALIGNED(b->offset, min_b));
+				assert_true(NVL_IS_ALIGNED(b->offset, bs));
+				assert_true(b->offset >= start);
+				assert_true(b->offset + bs <= end);
+				if ((flags & NVL_BUDDY_CONTIGUOUS) &&
+				    prev_end != UINT64_MAX)
+					assert_int_equal(b->offset, prev_end);
+				prev_end = b->offset + bs;
+				for (uint64_t p = p0; p < p0 + bs / PG; p++) {
+					assert_int_equal(r.owner[p], 0);
+					if (b->clear)
+						assert_true(r.clean[p]);
+					r.owner[p] = id + 1;
+				}
+				got += bs;
+			}
+			assert_int_equal(got, want);
+			a->live = true;
+		}
+		assert_int_equal(mm.avail_B, ref_free(&r));
+		if (it % 64 == 0)
+			check_invariants(&mm);
+	}
+	for (int i = 0; i < 256; i++)
+		nvl_buddy_free_list(&mm, &recs[i].blocks, 0);
+	check_invariants(&mm);
+	assert_int_equal(mm.avail_B, mm.size_B);
+	/* Everything merges back (forcing clear/dirty merges). */
+	{
+		struct nvl_list all;
+
+		nvl_list_init(&all);
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, mm.size_B, PG,
+						 &all, NVL_BUDDY_CONTIGUOUS),
+				 0);
+		nvl_buddy_free_list(&mm, &all, 0);
+	}
+	for (unsigned i = 0; i < mm.n_roots; i++)
+		assert_int_equal(mm.roots[i].state, NVL_BUDDY_FREE);
+	nvl_buddy_fini(&mm);
+	free(recs);
+	free(r.owner);
+	free(r.clean);
+}
+
+static void random_alloc_free_matches_reference_pow2(void **state)
+{
+	random_vs_reference(64ull << 20, (int)(20000 * t_scale()), 1);
+}
+
+static void random_alloc_free_matches_reference_non_pow2(void **state)
+{
+	random_vs_reference((64ull << 20) + (12 << 10) + (256 << 10),
+			    (int)(20000 * t_scale()), 2);
+}
+
+static void limit_size_gives_max_order_block(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	struct nvl_buddy_block *b;
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, UINT64_MAX, PG), 0);
+	assert_int_equal(mm.max_order, 51);
+	assert_int_equal(mm.n_roots, 52);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << mm.max_order, PG,
+					 &l, 0), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_ptr_equal(b->link.next, &l);
+	assert_int_equal(b->order, mm.max_order);
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static void optimistic_one_block_per_order_fills(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	unsigned k = 10;
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, PG * ((2ull << k) - 1), PG), 0);
+	for (unsigned o = 0; o <= k; o++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
+						 &l, 0), 0);
+	assert_int_equal(mm.avail_B, 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), -ENOSPC);
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static void pessimistic_freeing_in_order_frees_next_order(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list blocks[12], extra, l;
+	unsigned k = 11;
+
+	nvl_list_init(&extra);
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, PG << k, PG), 0);
+	for (unsigned o = 0; o < k; o++) {
+		nvl_list_init(&blocks[o]);
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
+						 &blocks[o], 0), 0);
+	}
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &extra, 0), 0);
+	assert_int_equal(mm.avail_B, 0);
+	for (unsigned o = 0; o < k; o++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
+						 &l, 0), -ENOSPC);
+	nvl_buddy_free_list(&mm, &extra, 0);
+	for (unsigned o = 0; o < k; o++) {
+		nvl_buddy_free_list(&mm, &blocks[o], 0);
+		/* The freed run merged up to the next order. */
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << (o + 1),
+						 PG << (o + 1), &l, 0),
+				 o + 1 < k ? 0 : 0);
+		nvl_buddy_free_list(&mm, &l, 0);
+	}
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << k, PG << k, &l, 0),
+			 0);
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static void pathological_fragmentation_leaves_only_small_blocks(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list held, l, holes;
+	unsigned k = 8;
+
+	nvl_list_init(&held);
+	nvl_list_init(&l);
+	nvl_list_init(&holes);
+	assert_int_equal(nvl_buddy_init(&mm, PG << k, PG), 0);
+	/* Allocate everything in pages, then free every other page. */
+	for (uint64_t i = 0; i < (1u << k); i++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), 0);
+	while (!nvl_list_empty(&l)) {
+		struct nvl_buddy_block *b =
+			nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+
+		nvl_list_del(&b->link);
+		if ((b->offset / PG) & 1)
+			nvl_buddy_free_block(&mm, b, 0);
+		else
+			nvl_list_add_tail(&b->link, &held);
+	}
+	assert_int_equal(mm.avail_B, (PG << k) / 2);
+	for (unsigned o = 1; o <= k; o++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
+						 &l, 0), -ENOSPC);
+	{
+		struct nvl_buddy_stats st;
+
+		nvl_buddy_stats(&mm, &st);
+		assert_int_equal(st.largest_free_B, PG);
+		assert_true(st.fragmentation > 0.99);
+	}
+	nvl_buddy_free_list(&mm, &held, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static void contiguous_needs_adjacent_free_pages(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list lists[3], l;
+	struct nvl_buddy_block *b;
+	uint64_t prev;
+
+	nvl_list_init(&l);
+	for (int i = 0; i < 3; i++)
+		nvl_list_init(&lists[i]);
+	assert_int_equal(nvl_buddy_init(&mm, 48 * PG, PG), 0);
+	for (int i = 0; i < 48; i++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG,
+						 &lists[i % 3], 0), 0);
+	/* Sort pages into lists by address so they interleave. */
+	for (int i = 0; i < 3; i++)
+		nvl_list_splice_tail_init(&lists[i], &l);
+	while (!nvl_list_empty(&l)) {
+		b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+		nvl_list_del(&b->link);
+		nvl_list_add_tail(&b->link, &lists[(b->offset / PG) % 3]);
+	}
+	nvl_buddy_free_list(&mm, &lists[0], 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+	nvl_buddy_free_list(&mm, &lists[1], 0);
+	/* Pairs of adjacent pages exist now, not all of them buddies. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), 0);
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_free_list(&mm, &lists[2], 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), 0);
+	prev = UINT64_MAX;
+	nvl_list_for_each_entry(b, &l, link) {
+		if (prev != UINT64_MAX)
+			assert_int_equal(b->offset, prev);
+		prev = b->offset + nvl_buddy_block_size(&mm, b);
+	}
+	nvl_buddy_free_list(&mm, &l, 0);
+	check_invariants(&mm);
+	nvl_buddy_fini(&mm);
+}
+
+static void clear_allocations_prefer_clear_blocks(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list a, b, c;
+	struct nvl_buddy_block *blk;
+
+	nvl_list_init(&a);
+	nvl_list_init(&b);
+	nvl_list_init(&c);
+	assert_int_equal(nvl_buddy_init(&mm, 64 * PG, PG), 0);
+	assert_int_equal(mm.clear_avail_B, 64 * PG);
+	/* Dirty half the space. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &a, 0), 0);
+	nvl_list_for_each_entry(blk, &a, link)
+		assert_true(blk->clear);
+	nvl_buddy_free_list(&mm, &a, 0);
+	assert_int_equal(mm.clear_avail_B, 32 * PG);
+	/* A zeroing request gets clear blocks, a plain one dirty blocks. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &b,
+					 NVL_BUDDY_CLEAR), 0);
+	nvl_list_for_each_entry(blk, &b, link)
+		assert_true(blk->clear);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &c, 0), 0);
+	nvl_list_for_each_entry(blk, &c, link)
+		assert_false(blk->clear);
+	/* Freed cleared: clear again; merged with dirty: dirty. */
+	nvl_buddy_free_list(&mm, &b, NVL_BUDDY_CLEARED);
+	nvl_buddy_free_list(&mm, &c, 0);
+	assert_int_equal(mm.avail_B, 64 * PG);
+	/* Clear and dirty halves stay apart... */
+	assert_int_equal(mm.clear_avail_B, 32 * PG);
+	/* A contiguous run over both reports each block's own state. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, PG, &a,
+					 NVL_BUDDY_CLEAR | NVL_BUDDY_CONTIGUOUS),
+			 0);
+	{
+		uint64_t clear_B = 0;
+
+		nvl_list_for_each_entry(blk, &a, link)
+			clear_B += blk->clear ? nvl_buddy_block_size(&mm, blk) :
+						0;
+		assert_int_equal(clear_B, 32 * PG);
+	}
+	nvl_buddy_free_list(&mm, &a, 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &b,
+					 NVL_BUDDY_CLEAR), 0);
+	nvl_buddy_free_list(&mm, &b, NVL_BUDDY_CLEARED);
+	assert_int_equal(mm.clear_avail_B, 32 * PG);
+	/* A request for one 64-page block force-merges: the result is dirty. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, 64 * PG, &a,
+					 NVL_BUDDY_CLEAR), 0);
+	nvl_list_for_each_entry(blk, &a, link)
+		assert_false(blk->clear);
+	nvl_buddy_free_list(&mm, &a, NVL_BUDDY_CLEARED);
+	assert_int_equal(mm.clear_avail_B, 64 * PG);
+	nvl_buddy_fini(&mm);
+}
+
+static void range_bias_blocks_stay_inside(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	struct nvl_buddy_block *b;
+	uint64_t rng = t_seed(7);
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, 1024 * PG, PG), 0);
+	for (int i = 0; i < 200; i++) {
+		uint64_t s = (t_rand(&rng) % 1000) * PG;
+		uint64_t e = s + (1 + t_rand(&rng) % (1024 - s / PG)) * PG;
+		uint64_t sz = (1 + t_rand(&rng) % ((e - s) / PG)) * PG;
+		struct nvl_list got;
+		int ret;
+
+		nvl_list_init(&got);
+		ret = nvl_buddy_alloc(&mm, s, e, sz, PG, &got,
+				      NVL_BUDDY_RANGE |
+				      (i & 1 ? NVL_BUDDY_TOPDOWN : 0));
+		assert_true(ret == 0 || ret == -ENOSPC);
+		nvl_list_for_each_entry(b, &got, link) {
+			assert_true(b->offset >= s);
+			assert_true(b->offset + nvl_buddy_block_size(&mm, b) <=
+				    e);
+		}
+		nvl_list_splice_tail_init(&got, &l);
+		if (i % 3 == 0)
+			nvl_buddy_free_list(&mm, &l, 0);
+	}
+	/* Misaligned and too-small ranges fail. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 1, 8 * PG, PG, PG, &l,
+					 NVL_BUDDY_RANGE), -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 2 * PG, 4 * PG, PG, &l,
+					 NVL_BUDDY_RANGE), -EINVAL);
+	nvl_buddy_free_list(&mm, &l, 0);
+	/* An exact range: everything in it or nothing. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 3 * PG, 10 * PG, 7 * PG, PG, &l,
+					 NVL_BUDDY_RANGE), 0);
+	{
+		struct nvl_list l2;
+
+		nvl_list_init(&l2);
+		assert_int_equal(nvl_buddy_alloc(&mm, 2 * PG, 4 * PG, 2 * PG,
+						 PG, &l2, NVL_BUDDY_RANGE),
+				 -ENOSPC);
+		assert_true(nvl_list_empty(&l2));
+	}
+	nvl_buddy_free_list(&mm, &l, 0);
+	check_invariants(&mm);
+	assert_int_equal(mm.avail_B, 1024 * PG);
+	nvl_buddy_fini(&mm);
+}
+
+static void topdown_takes_highest_addresses(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	struct nvl_buddy_block *b;
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, 1024 * PG, PG), 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l,
+					 NVL_BUDDY_TOPDOWN), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_int_equal(b->offset, 1023 * PG);
+	nvl_buddy_free_list(&mm, &l, NVL_BUDDY_CLEARED);
+	assert_int_equal(mm.roots[0].state, NVL_BUDDY_FREE);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_int_equal(b->offset, 0);
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static void exceeding_max_order_contiguous_tries_harder(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	uint64_t g = 1ull << 30;
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, 10 * g, PG), 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 9 * g, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), 0);
+	nvl_buddy_free_list(&mm, &l, 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 9 * g, 8 * g, &l,
+					 NVL_BUDDY_CONTIGUOUS), -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 10 * g - PG, 9 * g, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS |
+					 NVL_BUDDY_RANGE), -EINVAL);
+	assert_true(nvl_list_empty(&l));
+	nvl_buddy_fini(&mm);
+}
+
+static void bad_input_is_rejected(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list l;
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, 1 << 20, 1000), -EINVAL);
+	assert_int_equal(nvl_buddy_init(&mm, 1 << 20, 2048), -EINVAL);
+	assert_int_equal(nvl_buddy_init(&mm, 2048, PG), -EINVAL);
+	assert_int_equal(nvl_buddy_init(&mm, 1 << 20, PG), 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 0, PG, &l, 0), -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 100, PG, &l, 0), -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 << 20, PG, &l, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, 3 * PG, &l, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 1u << 9),
+			 -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 8 * PG, 4 * PG, PG, PG, &l,
+					 NVL_BUDDY_RANGE), -EINVAL);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 2 << 20, PG, PG, &l,
+					 NVL_BUDDY_RANGE), -EINVAL);
+	assert_true(nvl_list_empty(&l));
+	assert_int_equal(mm.avail_B, 1 << 20);
+	nvl_buddy_fini(&mm);
+}
+
+struct inj {
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	unsigned flags;
+};
+
+static int inj_op(void *arg)
+{
+	struct inj *x = arg;
+
+	return nvl_buddy_alloc(&x->mm, 0, 0, 1 << 20, PG, &x->l, x->flags);
+}
+
+static void inj_check(int ret, void *arg)
+{
+	struct inj *x = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(nvl_list_empty(&x->l));
+	assert_int_equal(x->mm.avail_B, x->mm.size_B);
+	check_invariants(&x->mm);
+}
+
+static void allocation_failure_changes_nothing(void **state)
+{
+	static const unsigned fl[] = { 0, NVL_BUDDY_TOPDOWN,
+				       NVL_BUDDY_CONTIGUOUS };
+
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(fl); i++) {
+		struct inj x = { .flags = fl[i] };
+
+		nvl_list_init(&x.l);
+		assert_int_equal(nvl_buddy_init(&x.mm, 1ull << 40, PG), 0);
+		t_fail_each_alloc(inj_op, inj_check, &x, 10);
+		assert_false(nvl_list_empty(&x.l));
+		nvl_buddy_free_list(&x.mm, &x.l, 0);
+		check_invariants(&x.mm);
+		nvl_buddy_fini(&x.mm);
+	}
+}
+
+static void stats_report_free_per_order(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_buddy_stats st;
+	struct nvl_list l;
+	char buf[512];
+
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_init(&mm, 8 * PG, PG), 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), 0);
+	nvl_buddy_stats(&mm, &st);
+	assert_int_equal(st.avail_B, 7 * PG);
+	assert_int_equal(st.free_blocks[0], 1);
+	assert_int_equal(st.free_blocks[1], 1);
+	assert_int_equal(st.free_blocks[2], 1);
+	assert_int_equal(st.free_blocks[3], 0);
+	assert_int_equal(st.largest_free_B, 4 * PG);
+	assert_true(nvl_buddy_print(&mm, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "order  2 (16 KiB): 1 free"));
+	nvl_buddy_free_list(&mm, &l, 0);
+	nvl_buddy_fini(&mm);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(random_alloc_free_matches_reference_pow2),
+	cmocka_unit_test(random_alloc_free_matches_reference_non_pow2),
+	cmocka_unit_test(limit_size_gives_max_order_block),
+	cmocka_unit_test(optimistic_one_block_per_order_fills),
+	cmocka_unit_test(pessimistic_freeing_in_order_frees_next_order),
+	cmocka_unit_test(pathological_fragmentation_leaves_only_small_blocks),
+	cmocka_unit_test(contiguous_needs_adjacent_free_pages),
+	cmocka_unit_test(clear_allocations_prefer_clear_blocks),
+	cmocka_unit_test(range_bias_blocks_stay_inside),
+	cmocka_unit_test(topdown_takes_highest_addresses),
+	cmocka_unit_test(exceeding_max_order_contiguous_tries_harder),
+	cmocka_unit_test(bad_input_is_rejected),
+	cmocka_unit_test(allocation_failure_changes_nothing),
+	cmocka_unit_test(stats_report_free_per_order),
+};
+
+T_MAIN(tests)
