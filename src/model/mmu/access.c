@@ -114,7 +114,11 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 
 		if (!s->used)
 			continue;
-		if (ctx && (s->pdb != ctx->pdb || s->aperture != ctx->aperture))
+		/* the register names "system memory" without coherence */
+		if (ctx && (s->pdb != ctx->pdb ||
+			    (s->aperture != ctx->aperture &&
+			     !(nvl_hw_aperture_is_sys(s->aperture) &&
+			       nvl_hw_aperture_is_sys(ctx->aperture)))))
 			continue;
 		nvl_model_tlb_flush(s, va, range);
 	}

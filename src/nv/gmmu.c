@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the NVIDIA GMMU page-table format (driver side)
+ *
+ * Encoders for the version 2 and 3 formats of hw/mmu_v2.h and hw/mmu_v3.h,
+ * plugged into the generic manager of vm/pt/: it decides what goes where
+ * (page sizes, dual PDEs, sparse, references); this file decides the bits.
+ *
+ *  - PTEs: VRAM pages get aperture VIDMEM; GTT pages SYS_COH and SYSTEM
+ *    pages SYS_NONCOH, both volatile (uncached in L2). Read-only mappings
+ *    set READ_ONLY and ATOMIC_DISABLE. The kind is the VM's (0 = pitch).
+ *  - Sparse: VALID = 0 with VOL = 1 (v2) or PCF = SPARSE (v3), in PTEs,
+ *    in the big half of a dual PDE and in upper PDEs alike.
+ *  - Directory entries point at VRAM tables (aperture VIDMEM).
+ *
+ * The TLB is invalidated through the MMU_INVALIDATE registers (PDB, VA
+ * range in 4 KiB pages, TRIGGER), polling TRIGGER until the MMU clears it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "hw/hwif.h"
+#include "hw/mmu_v2.h"
+#include "hw/mmu_v3.h"
+#include "hw/regs.h"
+#include "nv/gmmu.h"
+
+struct fmt_priv {
+	unsigned int version;
+	unsigned int kind;
+	unsigned int last; /* kind index of PD0 in the generic manager */
+};
+
+struct nvl_nv_gmmu {
+	struct nvl_hw *hw;
+	struct fmt_priv fp;
+	struct nvl_pt_format fmt;
+	struct nvl_pt *pt;
+};
+
+/* ---- encoders ---------------------------------------------------------- */
+
+static void enc_pte(const void *priv, uint64_t *out, unsigned int n,
+		    unsigned int shift, const struct nvl_pt_page *page)
+{
+	const struct fmt_priv *fp = priv;
+	bool sys = page->domain != NVL_GEM_DOMAIN_VRAM;
+	bool ro = page->flags & NVL_VM_PT_READONLY;
+	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT ?
+				  NVL_HW_MMU_PTE_APERTURE_SYS_COH :
+			  sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH :
+				NVL_HW_MMU_PTE_APERTURE_VIDMEM;
+	uint64_t v, inc;
+
+	if (fp->version == 3) {
+		unsigned int pcf = NVL_HW_MMU_V3_PTE_PCF_NO_ACCESS_COUNT;
+
+		if (sys)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
+		if (ro)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY |
+			       NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
+		v = NVL_HW_MMU_V3_PTE_VALID |
+		    (uint64_t)ap << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
+		    (uint64_t)pcf << NVL_HW_MMU_V3_PTE_PCF_SHIFT |
+		    ((uint64_t)fp->kind << NVL_HW_MMU_V3_PTE_KIND_SHIFT &
+		     NVL_HW_MMU_V3_PTE_KIND_MASK) |
+		    (page->addr & NVL_HW_MMU_V3_PTE_ADDR_MASK);
+		inc = 1ull << shift;
+	} else {
+		v = NVL_HW_MMU_V2_PTE_VALID |
+		    (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
+		    (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
+		    (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
+				  NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE :
+			  0) |
+		    (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
+		    (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
+			    << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
+		inc = 1ull << (shift - NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT +
+			       NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
+	}
+	for (unsigned int i = 0; i < n; i++, v += inc)
+		out[i] = v;
+}
+
+static uint64_t enc_pte_offset(const void *priv, uint64_t pte, uint64_t delta)
+{
+	const struct fmt_priv *fp = priv;
+
+	if (fp->version == 3)
+		return pte + delta;
+	return pte + (delta >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT
+		      << NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
+}
+
+static void enc_uniform(const void *priv, uint64_t out[2], unsigned int kind,
+			bool sparse)
+{
+	const struct fmt_priv *fp = priv;
+
+	out[0] = out[1] = 0;
+	if (!sparse)
+		return;
+	if (fp->version == 3) {
+		/* PDE, dual big half and PTE all carry SPARSE = 1 at 3 */
+		if (kind <= fp->last)
+			out[0] = (uint64_t)NVL_HW_MMU_V3_PDE_PCF_SPARSE
+				 << NVL_HW_MMU_V3_PDE_PCF_SHIFT;
+		else
+			out[0] = (uint64_t)NVL_HW_MMU_V3_PTE_PCF_SPARSE
+				 << NVL_HW_MMU_V3_PTE_PCF_SHIFT;
+		return;
+	}
+	if (kind < fp->last)
+		out[0] = NVL_HW_MMU_V2_PDE_SPARSE;
+	else if (kind == fp->last)
+		out[0] = NVL_HW_MMU_V2_DUAL_SPARSE_LO;
+	else
+		out[0] = NVL_HW_MMU_V2_PTE_SPARSE;
+}
+
+static uint64_t enc_table(unsigned int version, uint64_t addr, bool big)
+{
+	uint64_t ap = (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
+		      << NVL_HW_MMU_V2_PDE_APERTURE_SHIFT;
+
+	if (version == 3)
+		return ap | (addr & (big ? NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK :
+					   NVL_HW_MMU_V3_PDE_ADDR_MASK));
+	if (big)
+		return ap | (addr >> NVL_HW_MMU_V2_DUAL_ADDR_BIG_PHYS_SHIFT
+			     << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
+	return ap | (addr >> NVL_HW_MMU_V2_PDE_ADDR_PHYS_SHIFT
+		     << NVL_HW_MMU_V2_PDE_ADDR_SHIFT);
+}
+
+static void enc_pde(const void *priv, uint64_t out[2], unsigned int level,
+		    const uint64_t child[2])
+{
+	const struct fmt_priv *fp = priv;
+
+	out[0] = out[1] = 0;
+	if (level < fp->last) {
+		if (child[0] != NVL_PT_NO_TABLE)
+			out[0] = enc_table(fp->version, child[0], false);
+		return;
+	}
+	/* dual PDE: lo = big half, hi = small half */
+	if (child[1] != NVL_PT_NO_TABLE)
+		out[0] = enc_table(fp->version, child[1], true);
+	if (child[0] != NVL_PT_NO_TABLE)
+		out[1] = enc_table(fp->version, child[0], false);
+}
+
+const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
+	.pte = enc_pte,
+	.pte_offset = enc_pte_offset,
+	.uniform = enc_uniform,
+	.pde = enc_pde,
+};
+
+/* ---- TLB invalidate ---------------------------------------------------- */
+
+/**
+ * nvl_nv_gmmu_invalidate() - see gmmu.h.
+ */
+int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
+			   uint64_t range)
+{
+	uint64_t pages = range ? ((va & 4095) + range + 4095) >> 12 : 0;
+	uint32_t flags = NVL_HW_MMU_INVALIDATE_TRIGGER;
+	int64_t deadline = nvl_time_ns() + 1000000000ll;
+
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
+		    (uint32_t)((pdb >> 12) << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
+	if (!pages || pages > UINT32_MAX) {
+		flags |= NVL_HW_MMU_INVALIDATE_ALL_VA;
+	} else {
+		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_VADDR,
+			    (uint32_t)(va >> 12));
+		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_VADDR_HI,
+			    (uint32_t)(va >> 44));
+		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_RANGE, (uint32_t)pages);
+	}
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE, flags);
+	while (nvl_hw_rd32(hw, NVL_HW_MMU_INVALIDATE) &
+	       NVL_HW_MMU_INVALIDATE_TRIGGER) {
+		if (nvl_time_ns() > deadline)
+			return nvl_error(-ETIMEDOUT, "gmmu: TLB invalidate of pdb %#llx did not complete",
+					 (unsigned long long)pdb);
+		sched_yield();
+	}
+	return 0;
+}
+
+static void gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
+{
+	struct nvl_nv_gmmu *g = priv;
+
+	if (nvl_nv_gmmu_invalidate(g->hw, nvl_pt_root(g->pt), va, range))
+		nvl_err(NVL_CAT_NV, "%s", nvl_error_msg());
+}
+
+/* ---- the VM's page tables ---------------------------------------------- */
+
+static void level(struct nvl_pt_level *l, unsigned int shift,
+		  unsigned int bits, unsigned int esize, bool leaf,
+		  unsigned int size)
+{
+	l->shift = (uint8_t)shift;
+	l->bits = (uint8_t)bits;
+	l->entry_size = (uint8_t)esize;
+	l->leaf = leaf;
+	l->table_size = size;
+	l->align = size;
+}
+
+/**
+ * nvl_nv_gmmu_create() - see gmmu.h.
+ */
+int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
+		       struct nvl_nv_gmmu **out)
+{
+	struct nvl_pt_args pa = { 0 };
+	struct nvl_nv_gmmu *g;
+	unsigned int n = 0;
+	int ret;
+
+	if ((args->version != 2 && args->version != 3) || !args->mem ||
+	    !args->hw)
+		return nvl_error(-EINVAL, "gmmu: unsupported page-table version %u",
+				 args->version);
+	g = nvl_zalloc(sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->hw = args->hw;
+	g->fp.version = args->version;
+	g->fp.kind = args->kind;
+	if (args->version == 3)
+		level(&g->fmt.level[n++], 56, 1, 8, false, 4096); /* PD4 */
+	level(&g->fmt.level[n++], 47, args->version == 3 ? 9 : 2, 8, false,
+	      4096);                                              /* PD3 */
+	level(&g->fmt.level[n++], 38, 9, 8, false, 4096);         /* PD2 */
+	level(&g->fmt.level[n++], 29, 9, 8, args->big_leaf_pd1, 4096); /* PD1 */
+	level(&g->fmt.level[n++], 21, 8, 16, true, 4096);         /* PD0 */
+	g->fmt.nlevels = n;
+	g->fmt.npt = 2;
+	level(&g->fmt.pt[0], 12, 9, 8, true, 4096);               /* small PT */
+	level(&g->fmt.pt[1], 16, 5, 8, true, 256);                /* big PT */
+	g->fmt.ops = &nvl_nv_gmmu_format_ops;
+	g->fmt.priv = &g->fp;
+	g->fp.last = n - 1;
+
+	pa.fmt = &g->fmt;
+	pa.mem = args->mem;
+	pa.mem_priv = args->mem_priv;
+	pa.invalidate = gmmu_invalidate;
+	pa.priv = g;
+	ret = nvl_pt_create(&pa, &g->pt);
+	if (ret) {
+		nvl_free(g);
+		return ret;
+	}
+	*out = g;
+	return 0;
+}
+
+/**
+ * nvl_nv_gmmu_destroy() - see gmmu.h.
+ */
+void nvl_nv_gmmu_destroy(struct nvl_nv_gmmu *g)
+{
+	if (!g)
+		return;
+	nvl_pt_destroy(g->pt);
+	nvl_free(g);
+}
+
+/**
+ * nvl_nv_gmmu_pt() - see gmmu.h.
+ */
+struct nvl_pt *nvl_nv_gmmu_pt(struct nvl_nv_gmmu *g)
+{
+	return g->pt;
+}
+
+/**
+ * nvl_nv_gmmu_pdb() - see gmmu.h.
+ */
+uint64_t nvl_nv_gmmu_pdb(const struct nvl_nv_gmmu *g)
+{
+	return nvl_pt_root(g->pt);
+}
+
+/**
+ * nvl_nv_gmmu_big_page_shifts() - see gmmu.h.
+ */
+uint64_t nvl_nv_gmmu_big_page_shifts(const struct nvl_nv_gmmu *g)
+{
+	uint64_t m = 1ull << 16 | 1ull << 21;
+
+	if (g->fmt.level[g->fmt.nlevels - 2].leaf)
+		m |= 1ull << 29;
+	return m;
+}
+
+/**
+ * nvl_nv_gmmu_backing_shift() - see gmmu.h.
+ */
+unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
+				       uint64_t bo_offset, uint64_t va,
+				       uint64_t range)
+{
+	static const unsigned int shifts[] = { 21, 16, 12 };
+	unsigned int s = 0; /* index into shifts */
+	uint64_t end = va + range;
+
+	while (va < end && s < 2) {
+		struct nvl_gem_backing b;
+		uint64_t n;
+
+		if (obj->ops->get_backing(obj, bo_offset, &b) ||
+		    b.domain == NVL_GEM_DOMAIN_NONE || !b.len_B)
+			return 12;
+		n = NVL_MIN(end - va, b.len_B);
+		for (; s < 2; s++) {
+			uint64_t mask = (1ull << shifts[s]) - 1;
+
+			if (!((b.addr ^ va) & mask) && !(va & mask) &&
+			    (!((va + n) & mask) || va + n == end))
+				break;
+		}
+		va += n;
+		bo_offset += n;
+	}
+	return shifts[s];
+}
