@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: model_sem
+ * Description: Host semaphores between channels: an acquire waits until
+ * another channel releases (same runlist and across runlists), CPU
+ * releases wake it, 64-bit payloads and conditions, reductions, release
+ * timestamps, acquire timeouts, and the TLB-invalidate method.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "gpu.h"
+
+#define SEM 0x10000ull
+#define DONE 0x20000ull
+#define DST 0x800000ull
+
+static void acquire_waits_for_other_channels_release(void **state)
+{
+	for (unsigned same_rl = 0; same_rl < 2; same_rl++) {
+		struct gpu *g = gpu_up("tiny");
+		struct nvl_model_kit_chan a, b;
+		uint32_t p[64], n;
+
+		gpu_chan(g, 1, 0, &a);
+		gpu_chan(g, 2, same_rl ? 0 : 1, &b);
+		/* a: wait for SEM >= 5, then write DONE */
+		n = nvl_model_kit_pb_acquire(p, SEM, 5);
+		n += nvl_model_kit_pb_release(p + n, DONE, 1);
+		gpu_push(&a, p, n);
+		assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+		usleep(20000);
+		assert_int_equal(gpu_rd(g, DONE), 0);
+		assert_int_not_equal(nvl_model_kit_gp_get(&g->kit, &a), 1);
+		/* b: release 4 (not enough) then 5 */
+		n = nvl_model_kit_pb_release(p, SEM, 4);
+		gpu_push(&b, p, n);
+		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b,
+							 GPU_WAIT),
+				 0);
+		usleep(5000);
+		assert_int_equal(gpu_rd(g, DONE), 0);
+		n = nvl_model_kit_pb_release(p, SEM, 5);
+		gpu_push(&b, p, n);
+		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
+		assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1,
+							GPU_WAIT),
+				 0);
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a,
+							 GPU_WAIT),
+				 0);
+		nvl_model_kit_chan_fini(&g->kit, &a);
+		nvl_model_kit_chan_fini(&g->kit, &b);
+		gpu_down(g);
+	}
+}
+
+static void cpu_write_satisfies_parked_acquire(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[64], n;
+
+	gpu_chan(g, 7, 1, &a);
+	n = nvl_model_kit_pb_acquire(p, SEM, 3);
+	n += nvl_model_kit_pb_release(p + n, DONE, 2);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	usleep(10000);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
+		    NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
+	gpu_wr(g, SEM, 3);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+static void sem_exec(uint32_t *p, uint32_t *n, uint64_t va, uint64_t payload,
+		     uint32_t exec)
+{
+	p[(*n)++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 5);
+	p[(*n)++] = (uint32_t)va;
+	p[(*n)++] = (uint32_t)(va >> 32);
+	p[(*n)++] = (uint32_t)payload;
+	p[(*n)++] = (uint32_t)(payload >> 32);
+	p[(*n)++] = exec;
+}
+
+static void wide_release_reduction_and_timestamp(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[128], n = 0, w[4];
+	uint64_t v, t0 = nvl_model_time_ns(g->m);
+
+	gpu_chan(g, 3, 0, &a);
+	/* 64-bit release of 0x1_0000_0002 */
+	sem_exec(p, &n, SEM, 0x100000002ull,
+		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT);
+	/* 64-bit strict >= acquire passes */
+	sem_exec(p, &n, SEM, 0x100000001ull,
+		 NVL_HW_SEM_OP_ACQ_STRICT_GEQ | NVL_HW_SEM_PAYLOAD_64BIT);
+	/* IADD 5 to a 32-bit word, then INC with wrap at 6 twice */
+	sem_exec(p, &n, SEM + 16, 5,
+		 NVL_HW_SEM_OP_REDUCTION |
+			 NVL_HW_SEM_RED_IADD << NVL_HW_SEM_REDUCTION_SHIFT |
+			 NVL_HW_SEM_FORMAT_UNSIGNED);
+	sem_exec(p, &n, SEM + 16, 6,
+		 NVL_HW_SEM_OP_REDUCTION |
+			 NVL_HW_SEM_RED_INC << NVL_HW_SEM_REDUCTION_SHIFT |
+			 NVL_HW_SEM_FORMAT_UNSIGNED);
+	sem_exec(p, &n, SEM + 16, 6,
+		 NVL_HW_SEM_OP_REDUCTION |
+			 NVL_HW_SEM_RED_INC << NVL_HW_SEM_REDUCTION_SHIFT |
+			 NVL_HW_SEM_FORMAT_UNSIGNED);
+	/* signed IMIN with -3 */
+	sem_exec(p, &n, SEM + 20, (uint32_t)-3,
+		 NVL_HW_SEM_OP_REDUCTION |
+			 NVL_HW_SEM_RED_IMIN << NVL_HW_SEM_REDUCTION_SHIFT);
+	/* release with timestamp at a 16-byte aligned address */
+	sem_exec(p, &n, SEM + 32, 9,
+		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_RELEASE_TIMESTAMP);
+	/* AND acquire: 9 & 8 != 0 passes */
+	sem_exec(p, &n, SEM + 32, 8, NVL_HW_SEM_OP_ACQ_AND);
+	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, &v, 8), 0);
+	assert_true(v == 0x100000002ull);
+	assert_int_equal(gpu_rd(g, SEM + 16), 0); /* 5 -> 6 -> 0 */
+	assert_int_equal((int32_t)gpu_rd(g, SEM + 20), -3);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM + 32, w, 16), 0);
+	assert_int_equal(w[0], 9);
+	v = (uint64_t)w[3] << 32 | w[2];
+	assert_true(v >= t0 && v <= nvl_model_time_ns(g->m));
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+static void acquire_timeout_raises_channel_error(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[64], n, t = 2000; /* us */
+
+	gpu_chan(g, 4, 0, &a);
+	/* the channel must be rebound for a new RAMFC value to load */
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	assert_int_equal(nvl_hw_vram_write(g->hw,
+					   a.inst +
+						   NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US,
+					   &t, 4),
+			 0);
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(4),
+		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(4)));
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_SET);
+	n = nvl_model_kit_pb_acquire(p, SEM, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(4)),
+			 NVL_HW_CHERR_ACQUIRE);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERR_METHOD(4)),
+			 NVL_HW_SEM_EXECUTE);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHERR_PENDING(0)) & (1u << 4));
+	assert_true(gpu_wait_nonzero(&g->stall, GPU_WAIT));
+	assert_true(atomic_load(&g->stall) & NVL_HW_INTR_FIFO);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+static void misaligned_wide_semaphore_is_an_error(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[64], n = 0;
+
+	gpu_chan(g, 5, 0, &a);
+	sem_exec(p, &n, SEM + 4, 1,
+		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)),
+			 NVL_HW_CHERR_SEMAPHORE);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[64], n = 0;
+	uint64_t va = 1ull << 41;
+
+	gpu_chan(g, 6, 0, &a);
+	gpu_wr(g, DST, 0xabcd);
+	/* 1st copy from an unmapped VA would fault: map it first, but warm
+	 * the TLB with the old (2 MiB identity) mapping of DST instead */
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, DST, 4096, 12,
+					   NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 64, va, 4);
+	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(g, DST + 64), 0xabcd);
+	/* remap va to DST + 4096 without invalidating: stale */
+	gpu_wr(g, DST + 4096, 0x1234);
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, DST + 4096,
+					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 128, va, 4);
+	n += nvl_model_kit_pb_release(p + n, DONE, 2);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(g, DST + 128), 0xabcd);
+	/* MEM_OP invalidate of every PDB, then the copy sees the new page */
+	n = 0;
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_MEM_OP_A, 4);
+	p[n++] = 0;
+	p[n++] = 0;
+	p[n++] = NVL_HW_MEM_OP_C_PDB_ALL;
+	p[n++] = NVL_HW_MEM_OP_MMU_TLB_INVALIDATE << NVL_HW_MEM_OP_D_OP_SHIFT;
+	n += nvl_model_kit_pb_copy(p + n, g->ce_class, DST + 192, va, 4);
+	n += nvl_model_kit_pb_release(p + n, DONE, 3);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 3, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(g, DST + 192), 0x1234);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(acquire_waits_for_other_channels_release),
+	cmocka_unit_test(cpu_write_satisfies_parked_acquire),
+	cmocka_unit_test(wide_release_reduction_and_timestamp),
+	cmocka_unit_test(acquire_timeout_raises_channel_error),
+	cmocka_unit_test(misaligned_wide_semaphore_is_an_error),
+	cmocka_unit_test(tlb_invalidate_method_makes_new_mapping_visible),
+};
+
+T_MAIN(tests)
