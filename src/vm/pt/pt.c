@@ -83,7 +83,7 @@ void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		t->dirty = true;
 		t->dlo = (uint16_t)i;
 		t->dhi = (uint16_t)(i + n);
-		t->next = pt->dirty[t->kind];
+		t->dnext = pt->dirty[t->kind];
 		pt->dirty[t->kind] = t;
 		return;
 	}
@@ -112,14 +112,14 @@ void pt_writeback(struct nvl_pt *pt)
 
 		pt->dirty[kind] = NULL;
 		while (t) {
-			struct pt_table *next = t->next;
+			struct pt_table *next = t->dnext;
 			size_t len = (size_t)(t->dhi - t->dlo) * es;
 
 			pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
 				       (uint8_t *)t->e + t->dlo * es, len);
 			pt->stats.bytes_written += len;
 			t->dirty = false;
-			t->next = NULL;
+			t->dnext = NULL;
 			t = next;
 		}
 	}

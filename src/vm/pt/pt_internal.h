@@ -29,7 +29,8 @@ enum pt_estate {
  */
 struct pt_table {
 	struct pt_table *parent;
-	struct pt_table *next; /* dirty list, zombie list or pool */
+	struct pt_table *next; /* zombie list, free list or pool */
+	struct pt_table *dnext; /* dirty list */
 	uint64_t addr;
 	uint64_t va;
 	uint32_t refs;

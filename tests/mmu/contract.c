@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The page-table contract: the driver maps through GPUVM's bind path into
+ * NVIDIA-format tables, and the model's walker must translate every page
+ * exactly as GPUVM's view of the address space says: mixed 4 KiB, 64 KiB,
+ * 2 MiB (and 512 MiB) pages, read-only, sparse regions and NULL mappings,
+ * VRAM and system memory. Also: unmap + invalidate faults, a missing
+ * invalidate leaves stale translations, faults carry the right fields, and
+ * tables are freed and allocation failures leave no trace.
+ */
+#include "drv.h"
+
+#define ENG NVL_HW_MMU_ENGINE_CE(1)
+#define WIN_START ((1ull << 30) - 32 * MIB) /* straddles a PD2 entry */
+#define WIN (64 * MIB)
+
+struct world {
+	struct drv *v;
+	struct tbo *bo[4];
+	uint64_t seed;
+	unsigned long calls, ok, skipped;
+	double fail_p; /* allocation failure probability inside binds */
+};
+
+static void world_up(struct world *w, const char *profile, uint64_t seed)
+{
+	memset(w, 0, sizeof(*w));
+	w->v = drv_up(profile, WIN_START, WIN_START + WIN);
+	w->bo[0] = tbo_new(w->v->d->hw, TBO_CONTIG, 16 * MIB, 16 * MIB, 0);
+	w->bo[1] = tbo_new(w->v->d->hw, TBO_FRAG, 8 * MIB, 48 * MIB, 64 << 10);
+	w->bo[2] = tbo_new(w->v->d->hw, TBO_FRAG, 4 * MIB, 64 * MIB, 4096);
+	w->bo[3] = tbo_new(w->v->d->hw, TBO_SYS, 256 << 10, 0, 0);
+	w->seed = seed;
+}
+
+static void world_down(struct world *w)
+{
+	nvl_gpuvm_destroy(w->v->vm);
+	w->v->vm = NULL;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(nvl_kref_read(&w->bo[i]->base.ref), 1);
+		nvl_gem_put(&w->bo[i]->base);
+	}
+	drv_down(w->v);
+}
+
+static uint64_t pick_align(uint64_t *s)
+{
+	static const uint64_t a[] = { 4096, 64 << 10, 2 * MIB };
+
+	return a[t_rand(s) % 3];
+}
+
+/* A random op; false when the page size GPUVM would pick for a map is one
+ * the BO's backing cannot provide (counted as skipped). */
+static bool random_op(struct world *w, struct bop *b)
+{
+	uint64_t *s = &w->seed;
+	unsigned int r = (unsigned int)(t_rand(s) % 100);
+	uint64_t al = pick_align(s);
+
+	memset(b, 0, sizeof(*b));
+	if (r < 55) {
+		struct tbo *bo = w->bo[t_rand(s) % 4];
+		uint64_t n = (1 + t_rand(s) % 48) * (t_rand(s) % 4 ? 4096 :
+						       al);
+		uint64_t size = bo->base.size_B;
+
+		b->kind = B_MAP;
+		if (n > size)
+			n = size;
+		b->addr = WIN_START + (t_rand(s) % ((WIN - n) / al + 1)) * al;
+		b->addr &= ~(al - 1);
+		if (b->addr < WIN_START)
+			b->addr += al;
+		if (b->addr + n > WIN_START + WIN)
+			return false;
+		b->range = n;
+		if (t_rand(s) % 10 == 0) {
+			b->flags = NVL_GPUVA_NULL;
+			return true;
+		}
+		b->obj = &bo->base;
+		b->off = (t_rand(s) % ((size - n) / 4096 + 1)) * 4096;
+		if (t_rand(s) % 2)
+			b->off &= ~(al - 1);
+		if (t_rand(s) % 5 == 0)
+			b->flags = NVL_GPUVA_READONLY;
+		/*
+		 * GPUVM picks a mapping's (and a remap piece's) page size from
+		 * VA and offset alignment alone, so a fragmented BO is only
+		 * mapped where VA - offset rules out pages larger than its
+		 * pieces (see docs/mmu.md).
+		 */
+		if (bo->kind != TBO_CONTIG) {
+			uint64_t piece = bo->kind == TBO_FRAG ? bo->piece : 4096;
+			uint64_t big = piece == 4096 ? 64 << 10 : 2 * MIB;
+
+			if (!((b->addr - b->off) & (big - 1))) {
+				if (b->off + n + piece <= size)
+					b->off += piece;
+				else if (b->off >= piece)
+					b->off -= piece;
+				else
+					return false;
+			}
+		}
+		if (nvl_gpuvm_page_shift_for(w->v->vm, b->addr, b->range,
+					     b->off) >
+		    nvl_nv_gmmu_backing_shift(b->obj, b->off, b->addr,
+					      b->range)) {
+			w->skipped++;
+			return false;
+		}
+		return true;
+	}
+	if (r < 80) {
+		b->kind = B_UNMAP;
+		b->range = (1 + t_rand(s) % 64) * al;
+		b->addr = WIN_START + (t_rand(s) % (WIN / al)) * al;
+		if (b->addr + b->range > WIN_START + WIN)
+			b->range = WIN_START + WIN - b->addr;
+		return true;
+	}
+	if (r < 90) {
+		b->kind = B_RCREATE;
+		b->range = (1 + t_rand(s) % 32) * (64 << 10);
+		b->addr = WIN_START + (t_rand(s) % (WIN >> 16)) * (64 << 10);
+		return b->addr + b->range <= WIN_START + WIN;
+	}
+	{
+		struct nvl_gpuvm_region *g =
+			nvl_gpuvm_region_find_first(w->v->vm, WIN_START, WIN);
+		unsigned int k = (unsigned int)(t_rand(s) % 4);
+
+		while (g && k--) {
+			struct nvl_gpuvm_region *n =
+				nvl_gpuvm_region_next(g, WIN_START, WIN);
+			if (!n)
+				break;
+			g = n;
+		}
+		if (!g || g->dead_seq)
+			return false;
+		b->kind = B_RDESTROY;
+		b->addr = g->node.start;
+		b->range = g->node.last - g->node.start + 1;
+		return true;
+	}
+}
+
+static int check_range(struct world *w, uint64_t lo, uint64_t hi)
+{
+	int bad = 0;
+
+	for (uint64_t va = lo & ~4095ull; va < hi && bad < 4; va += 4096)
+		bad += drv_check_page(w->v, va) != 0;
+	return bad;
+}
+
+static void run_random(struct world *w, unsigned long calls)
+{
+	for (unsigned long c = 0; c < calls; c++) {
+		struct bop ops[3];
+		int n = 1 + (int)(t_rand(&w->seed) % 3 == 0 ? 2 : 0);
+		uint64_t lo = UINT64_MAX, hi = 0;
+		bool usable = true;
+
+		for (int i = 0; i < n; i++) {
+			usable &= random_op(w, &ops[i]);
+			lo = NVL_MIN(lo, ops[i].addr);
+			hi = NVL_MAX(hi, ops[i].addr + ops[i].range);
+		}
+		if (!usable)
+			continue;
+		w->calls++;
+		{
+			int ret;
+
+			if (w->fail_p)
+				nvl_fault_fail_random(w->fail_p, w->seed,
+						      NVL_FAULT_THIS_THREAD);
+			ret = drv_bind(w->v, ops, n);
+			nvl_fault_off();
+
+			if (!ret)
+				w->ok++;
+			if (getenv("MMU_TRACE"))
+				for (int i = 0; i < n; i++)
+					print_message("call %lu op %d: kind %d [%#llx,+%#llx) bo %d off %#llx fl %u -> %d\n",
+						      c, i, ops[i].kind,
+						      (unsigned long long)ops[i].addr,
+						      (unsigned long long)ops[i].range,
+						      ops[i].obj ? (int)(((struct tbo *)ops[i].obj)->kind) : -1,
+						      (unsigned long long)ops[i].off,
+						      ops[i].flags, ret);
+		}
+		assert_int_equal(check_range(w, lo, hi), 0);
+		for (int i = 0; i < 16; i++)
+			assert_int_equal(drv_check_page(w->v, WIN_START +
+				(t_rand(&w->seed) % (WIN / 4096)) * 4096), 0);
+		if (c % 200 == 199)
+			assert_int_equal(check_range(w, WIN_START,
+						     WIN_START + WIN), 0);
+	}
+	assert_int_equal(check_range(w, WIN_START, WIN_START + WIN), 0);
+}
+
+static void random_binds_translate_as_gpuvm_says(void **state)
+{
+	struct world w;
+	struct nvl_pt_stats st;
+	unsigned long n = (unsigned long)(4000 * t_scale());
+
+	(void)state;
+	world_up(&w, "tiny", t_seed(0x8a11));
+	run_random(&w, n);
+	nvl_pt_get_stats(w.v->pt, &st);
+	print_message("%lu bind calls (%lu ok, %lu skipped); leaves 4K %llu 64K %llu 2M %llu; %llu tables\n",
+		      w.calls, w.ok, w.skipped,
+		      (unsigned long long)st.leaves[0],
+		      (unsigned long long)st.leaves[1],
+		      (unsigned long long)st.leaves[2],
+		      (unsigned long long)st.tables);
+	assert_true(w.ok > w.calls / 3);
+	assert_true(st.leaves[0] && st.leaves[1] && st.leaves[2]);
+	assert_int_equal(st.errors, 0);
+	world_down(&w);
+}
+
+static void random_binds_on_hopper_v3_tables(void **state)
+{
+	struct world w;
+	unsigned long n = (unsigned long)(1000 * t_scale());
+
+	(void)state;
+	world_up(&w, "gh100", t_seed(0x3333));
+	run_random(&w, n);
+	world_down(&w);
+}
+
+static void random_binds_with_allocation_failures_stay_exact(void **state)
+{
+	struct world w;
+	unsigned long n = (unsigned long)(1000 * t_scale());
+
+	(void)state;
+	world_up(&w, "tiny", t_seed(0xfa11));
+	w.fail_p = 0.02;
+	run_random(&w, n);
+	print_message("%lu bind calls, %lu succeeded\n", w.calls, w.ok);
+	assert_true(w.ok < w.calls);
+	world_down(&w);
+}
+
+static void mixes_big_and_small_pages_under_one_pd0_entry(void **state)
+{
+	struct world w;
+	struct nvl_model_xlate x;
+	uint64_t base = WIN_START + 4 * MIB; /* 2 MiB aligned */
+	struct bop ops[2] = {
+		{ B_MAP, base, 256 << 10, NULL, 0, 0 },
+		{ B_MAP, base + (512 << 10), 12288, NULL, 4096, 0 },
+	};
+
+	(void)state;
+	world_up(&w, "tiny", 1);
+	ops[0].obj = &w.bo[1]->base; /* 64 KiB pieces: 64 KiB pages */
+	ops[1].obj = &w.bo[2]->base; /* 4 KiB pieces: 4 KiB pages */
+	assert_int_equal(drv_bind(w.v, ops, 2), 0);
+	assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+						 base + 0x10000, 0, &x), 0);
+	assert_int_equal(x.page_shift, 16);
+	assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+						 base + (512 << 10) + 4096, 0,
+						 &x), 0);
+	assert_int_equal(x.page_shift, 12);
+	assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+						 base + (1 << 20), 0, &x),
+			 -EFAULT);
+	assert_int_equal(check_range(&w, base, base + 2 * MIB), 0);
+	/* a contiguous BO, 2 MiB aligned: one 2 MiB PTE */
+	ops[0] = (struct bop){ B_MAP, base + 2 * MIB, 2 * MIB, &w.bo[0]->base,
+			       2 * MIB, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+						 base + 3 * MIB, 0, &x), 0);
+	assert_int_equal(x.page_shift, 21);
+	assert_int_equal(x.pa, 16 * MIB + 3 * MIB);
+	world_down(&w);
+}
+
+static void unmap_and_invalidate_fault_every_page_sparse_reads_zero(void **state)
+{
+	struct world w;
+	struct fault_ent f;
+	uint64_t base = WIN_START + 8 * MIB, v = 0x77;
+	struct bop ops[3] = {
+		{ B_MAP, base, 6 * MIB, NULL, 0, 0 },
+		{ B_RCREATE, base + 6 * MIB, 4 * MIB, NULL, 0, 0 },
+		{ B_MAP, base + 7 * MIB, 64 << 10, NULL, 128 << 10, 0 },
+	};
+	uint8_t buf[4096];
+
+	(void)state;
+	world_up(&w, "tiny", 2);
+	ops[0].obj = &w.bo[0]->base;
+	ops[2].obj = &w.bo[1]->base;
+	assert_int_equal(drv_bind(w.v, ops, 3), 0);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx,
+					     base + 7 * MIB + 8, &v, 8, true,
+					     ENG, 4), 0);
+	assert_int_equal(check_range(&w, base, base + 10 * MIB), 0);
+	/* unmap the mapping (and the one inside the region: back to sparse) */
+	ops[0] = (struct bop){ B_UNMAP, base, 6 * MIB };
+	ops[1] = (struct bop){ B_UNMAP, base + 7 * MIB, 64 << 10 };
+	assert_int_equal(drv_bind(w.v, ops, 2), 0);
+	for (uint64_t va = base; va < base + 6 * MIB; va += 4096) {
+		struct nvl_model_xlate x;
+
+		assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+							 va, 0, &x), -EFAULT);
+	}
+	memset(buf, 0xff, sizeof(buf));
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx,
+					     base + 7 * MIB, buf, 4096, false,
+					     ENG, 4), 0);
+	for (unsigned int i = 0; i < 4096; i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base + 4096,
+					     &v, 8, false, ENG, 4), -EFAULT);
+	assert_true(dev_next_fault(w.v->d, &f));
+	assert_int_equal(f.va, base + 4096);
+	assert_int_equal(f.engine, ENG);
+	assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_READ);
+	assert_true(f.type == NVL_HW_FAULT_PDE || f.type == NVL_HW_FAULT_PTE);
+	ops[0] = (struct bop){ B_RDESTROY, base + 6 * MIB, 4 * MIB };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	assert_int_equal(check_range(&w, base, base + 10 * MIB), 0);
+	world_down(&w);
+}
+
+static void without_invalidate_the_model_serves_stale_data(void **state)
+{
+	struct world w;
+	uint64_t base = WIN_START + 12 * MIB, v = 0xfeedull, got = 0;
+	struct nvl_pt_page pg = { .domain = NVL_GEM_DOMAIN_VRAM,
+				  .addr = 100 * MIB };
+	struct bop op = { B_MAP, base, 64 << 10, NULL, 0, 0 };
+
+	(void)state;
+	world_up(&w, "tiny", 3);
+	op.obj = &w.bo[0]->base;
+	assert_int_equal(drv_bind(w.v, &op, 1), 0);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base, &v, 8,
+					     true, ENG, 0), 0);
+	/* unmap behind GPUVM's back, no invalidate: the TLB still maps it */
+	nvl_pt_unmap(w.v->pt, base, 64 << 10, 16, false);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base, &got,
+					     8, false, ENG, 0), 0);
+	assert_int_equal(got, 0xfeed);
+	nvl_pt_flush(w.v->pt, base, 64 << 10);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base, &got,
+					     8, false, ENG, 0), -EFAULT);
+	/* the fault is cached too: a map without invalidate still faults */
+	nvl_pt_map_pages(w.v->pt, base, 64 << 10, 16, &pg);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base, &got,
+					     8, false, ENG, 0), -EFAULT);
+	nvl_pt_flush(w.v->pt, base, 64 << 10);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base, &got,
+					     8, true, ENG, 0), 0);
+	assert_int_equal(r64(w.v->d, 100 * MIB), 0xfeed);
+	/* restore what GPUVM believes before tearing down */
+	nvl_pt_map(w.v->pt, base, 64 << 10, 16, op.obj, 0, 0);
+	nvl_pt_flush(w.v->pt, base, 64 << 10);
+	assert_int_equal(check_range(&w, base, base + (64 << 10)), 0);
+	while (dev_next_fault(w.v->d, &(struct fault_ent){ 0 }))
+		;
+	world_down(&w);
+}
+
+static void read_only_and_system_faults_carry_their_fields(void **state)
+{
+	struct world w;
+	struct fault_ent f;
+	uint64_t base = WIN_START + 20 * MIB, v = 5;
+	struct bop ops[2] = {
+		{ B_MAP, base, 64 << 10, NULL, 0, NVL_GPUVA_READONLY },
+		{ B_MAP, base + MIB, 8192, NULL, 4096, 0 },
+	};
+
+	(void)state;
+	world_up(&w, "tiny", 4);
+	ops[0].obj = &w.bo[0]->base;
+	ops[1].obj = &w.bo[3]->base;
+	assert_int_equal(drv_bind(w.v, ops, 2), 0);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base + 0x808,
+					     &v, 8, true, ENG, 9), -EFAULT);
+	assert_true(dev_next_fault(w.v->d, &f));
+	assert_int_equal(f.va, base);
+	assert_int_equal(f.type, NVL_HW_FAULT_RO_VIOLATION);
+	assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_WRITE);
+	assert_int_equal(f.engine, ENG);
+	/* system memory through the IOMMU: works, then faults once unmapped */
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx,
+					     base + MIB + 4096 + 16, &v, 8,
+					     true, ENG, 9), 0);
+	assert_int_equal(((uint64_t *)w.bo[3]->cpu)[(8192 + 16) / 8], 5);
+	assert_int_equal(nvl_hw_dma_unmap(w.v->d->hw, w.bo[3]->dma[1], 4096),
+			 0);
+	assert_int_equal(nvl_model_vm_access(w.v->d->m, &w.v->ctx, base + MIB,
+					     &v, 8, false, ENG, 9), -EFAULT);
+	assert_true(dev_next_fault(w.v->d, &f));
+	assert_int_equal(f.va, base + MIB);
+	assert_int_equal(f.type, NVL_HW_FAULT_REGION_VIOLATION);
+	assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_READ);
+	assert_int_equal(nvl_hw_dma_map(w.v->d->hw,
+					(uint8_t *)w.bo[3]->cpu + 4096, 4096,
+					&w.bo[3]->dma[1]), 0);
+	world_down(&w);
+}
+
+struct getarg {
+	struct nvl_pt *pt;
+	uint64_t va, range;
+	unsigned int shift;
+	struct nvl_pt_stats before;
+};
+
+static int do_get(void *p)
+{
+	struct getarg *a = p;
+
+	return nvl_pt_get(a->pt, a->va, a->range, a->shift);
+}
+
+static void check_get(int ret, void *p)
+{
+	struct getarg *a = p;
+	struct nvl_pt_stats st;
+
+	assert_int_equal(ret, -ENOMEM);
+	nvl_pt_get_stats(a->pt, &st);
+	assert_int_equal(st.tables, a->before.tables);
+	assert_int_equal(st.table_bytes, a->before.table_bytes);
+}
+
+static void get_failures_leave_no_trace_and_put_frees_tables(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	struct getarg a = { .pt = v->pt, .va = (1ull << 30) - 4 * MIB,
+			    .range = 12 * MIB, .shift = 12 };
+	struct nvl_pt_stats st;
+
+	(void)state;
+	nvl_pt_get_stats(v->pt, &a.before);
+	t_fail_each_alloc(do_get, check_get, &a, 200);
+	nvl_pt_get_stats(v->pt, &st);
+	/* PD2, PD1, 2 x PD0 (the range crosses 1 GiB), 6 x (small + big) */
+	assert_int_equal(st.tables, a.before.tables + 4 + 12);
+	assert_int_equal(nvl_pt_get(v->pt, a.va, a.range, 12), 0); /* nests */
+	nvl_pt_put(v->pt, a.va, a.range, 12);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, a.before.tables + 16);
+	nvl_pt_put(v->pt, a.va, a.range, 12);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(nvl_nv_ptmem_used(v->pm), 4096);
+	/* bad arguments change nothing */
+	assert_int_equal(nvl_pt_get(v->pt, 4096, 8192, 16), -EINVAL);
+	assert_int_equal(nvl_pt_get(v->pt, 0, 0, 12), -EINVAL);
+	assert_int_equal(nvl_pt_get(v->pt, 1ull << 49, 4096, 12), -EINVAL);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, 1);
+	drv_down(v);
+}
+
+static void ampere_maps_512m_pages_at_pd1(void **state)
+{
+	struct drv *v = drv_up("ga102", 0, 1ull << 40);
+	struct tbo *bo = tbo_new(v->d->hw, TBO_CONTIG, 1ull << 30, 1ull << 30,
+				 0);
+	struct bop op = { B_MAP, 1ull << 32, 1ull << 30, &bo->base, 0, 0 };
+	struct nvl_model_xlate x;
+	struct nvl_pt_stats st;
+
+	(void)state;
+	assert_int_equal(drv_bind(v, &op, 1), 0);
+	assert_int_equal(nvl_model_mmu_translate(v->d->m, &v->ctx,
+						 (1ull << 32) + (700ull << 20),
+						 0, &x), 0);
+	assert_int_equal(x.page_shift, 29);
+	assert_int_equal(x.pa, (1ull << 30) + (700ull << 20));
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.leaves[3], 2);
+	op = (struct bop){ B_UNMAP, (1ull << 32) + 4096, 4096 };
+	assert_int_equal(drv_bind(v, &op, 1), 0);
+	for (uint64_t va = 1ull << 32; va < (1ull << 32) + 4 * MIB;
+	     va += 4096)
+		assert_int_equal(drv_check_page(v, va), 0);
+	assert_int_equal(drv_check_page(v, (1ull << 32) + 1000 * MIB), 0);
+	nvl_gpuvm_destroy(v->vm);
+	v->vm = NULL;
+	nvl_gem_put(&bo->base);
+	drv_down(v);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(random_binds_translate_as_gpuvm_says),
+	cmocka_unit_test(random_binds_on_hopper_v3_tables),
+	cmocka_unit_test(random_binds_with_allocation_failures_stay_exact),
+	cmocka_unit_test(mixes_big_and_small_pages_under_one_pd0_entry),
+	cmocka_unit_test(unmap_and_invalidate_fault_every_page_sparse_reads_zero),
+	cmocka_unit_test(without_invalidate_the_model_serves_stale_data),
+	cmocka_unit_test(read_only_and_system_faults_carry_their_fields),
+	cmocka_unit_test(get_failures_leave_no_trace_and_put_frees_tables),
+	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
+};
+
+T_MAIN(tests)
