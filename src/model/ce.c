@@ -283,20 +283,19 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 	} else if (type == NVL_HW_CE_SEM_ONE_WORD) {
 		if (va & 3)
 			return -EINVAL;
-		ret = nvl_model_vm_access(ch->m, &ch->vm, va, &payload, 4,
-					  true, ce_engine(ch), ch->chid);
+		ret = nvl_model_sem_access(ch, ce_engine(ch), va, &payload, 4,
+					   true);
 	} else {
 		uint64_t t = nvl_model_time_ns(ch->m);
 		uint32_t w[2] = { payload, 0 };
 
 		if (va & 15)
 			return -EINVAL;
-		ret = nvl_model_vm_access(ch->m, &ch->vm, va + 8, &t, 8, true,
-					  ce_engine(ch), ch->chid);
+		ret = nvl_model_sem_access(ch, ce_engine(ch), va + 8, &t, 8,
+					   true);
 		if (!ret)
-			ret = nvl_model_vm_access(ch->m, &ch->vm, va, w, 8,
-						  true, ce_engine(ch),
-						  ch->chid);
+			ret = nvl_model_sem_access(ch, ce_engine(ch), va, w, 8,
+						   true);
 	}
 	if (!ret)
 		nvl_model_fifo_sem_released(ch->m);

@@ -137,6 +137,9 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch);
 /* host.c */
 enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 					      uint32_t mthd, uint32_t data);
+/* a semaphore read or write, atomic against other semaphore accesses */
+int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
+			 uint64_t va, void *buf, size_t len, bool write);
 /* a semaphore reduction or release shared with the CE; returns 0/-EFAULT */
 int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, unsigned op, bool is_signed, bool wide,

@@ -37,6 +37,24 @@ static unsigned host_engine(struct nvl_model_chan *ch)
 	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
 }
 
+/*
+ * Semaphore memory accesses are atomic with respect to each other (one
+ * lock for the whole device), as the semaphore units of the real hardware
+ * are; this also orders them between runlist threads.
+ */
+int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
+			 uint64_t va, void *buf, size_t len, bool write)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+	int ret;
+
+	pthread_mutex_lock(&f->atomic_lock);
+	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
+				  engine_id, ch->chid);
+	pthread_mutex_unlock(&f->atomic_lock);
+	return ret;
+}
+
 static uint64_t reduce(unsigned op, bool is_signed, bool wide, uint64_t v,
 		       uint64_t p)
 {
@@ -131,14 +149,12 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 		if (ts) {
 			uint64_t t = nvl_model_time_ns(m);
 
-			if (nvl_model_vm_access(m, &ch->vm, va + 8, &t, 8,
-						true, host_engine(ch),
-						ch->chid))
+			if (nvl_model_sem_access(ch, host_engine(ch), va + 8,
+						 &t, 8, true))
 				goto fault;
 		}
-		if (nvl_model_vm_access(m, &ch->vm, va, &payload,
-					wide ? 8 : 4, true, host_engine(ch),
-					ch->chid))
+		if (nvl_model_sem_access(ch, host_engine(ch), va, &payload,
+					 wide ? 8 : 4, true))
 			goto fault;
 		nvl_model_fifo_sem_released(m);
 		return NVL_MODEL_MTHD_OK;
@@ -157,8 +173,8 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 		return NVL_MODEL_MTHD_OK;
 	}
 	/* acquire */
-	if (nvl_model_vm_access(m, &ch->vm, va, &v, wide ? 8 : 4, false,
-				host_engine(ch), ch->chid))
+	if (nvl_model_sem_access(ch, host_engine(ch), va, &v, wide ? 8 : 4,
+				 false))
 		goto fault;
 	if (acquire_holds(op, wide, v, payload)) {
 		ch->acquiring = false;

@@ -136,9 +136,9 @@ int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 			     (dma - n->start);
 
 		if (write)
-			memcpy(p, b, len);
+			nvl_model_mem_copy(p, b, len);
 		else
-			memcpy(b, p, len);
+			nvl_model_mem_copy(b, p, len);
 	}
 	pthread_rwlock_unlock(&io->lock);
 	return 0;

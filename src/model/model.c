@@ -78,6 +78,31 @@ static const struct nvl_hw_ops model_hw_ops = {
 	.set_irq_handler = model_set_irq_handler,
 };
 
+#if defined(__SANITIZE_THREAD__)
+__attribute__((no_sanitize_thread, noinline)) void
+nvl_model_mem_copy(void *dst, const void *src, size_t len)
+{
+	volatile uint8_t *d = dst;
+	const volatile uint8_t *s = src;
+
+	if (!(((uintptr_t)d | (uintptr_t)s | len) & 7)) {
+		volatile uint64_t *d8 = dst;
+		const volatile uint64_t *s8 = src;
+
+		for (size_t i = 0; i < len / 8; i++)
+			d8[i] = s8[i];
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		d[i] = s[i];
+}
+#else
+void nvl_model_mem_copy(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+#endif
+
 int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 			  uint64_t pa, void *buf, size_t len, bool write)
 {
@@ -89,9 +114,9 @@ int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 		if (!p)
 			return -EFAULT;
 		if (write)
-			memcpy(p, buf, len);
+			nvl_model_mem_copy(p, buf, len);
 		else
-			memcpy(buf, p, len);
+			nvl_model_mem_copy(buf, p, len);
 		return 0;
 	case NVL_HW_APERTURE_SYS_COH:
 	case NVL_HW_APERTURE_SYS_NONCOH:
@@ -167,20 +192,20 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 	ret = nvl_model_pmu_create(m);
 	if (ret)
 		goto fail_pmu;
-	ret = nvl_model_hub_create(m);
-	if (ret)
-		goto fail_hub;
 	ret = nvl_model_fifo_create(m);
 	if (ret)
 		goto fail_fifo;
+	ret = nvl_model_hub_create(m);
+	if (ret)
+		goto fail_hub;
 	nvl_dbg(NVL_CAT_MODEL, "model: %s powered on, %llu MiB VRAM",
 		profile->name, (unsigned long long)(m->vram_size >> 20));
 	*model_out = m;
 	return 0;
 
-fail_fifo:
-	nvl_model_hub_destroy(m);
 fail_hub:
+	nvl_model_fifo_destroy(m);
+fail_fifo:
 	nvl_model_pmu_destroy(m);
 fail_pmu:
 	nvl_model_mmu_destroy(m->mmu);
@@ -202,9 +227,9 @@ void nvl_model_destroy(struct nvl_model *m)
 {
 	if (!m)
 		return;
-	/* engines first: they use everything else */
-	nvl_model_fifo_destroy(m);
+	/* the hub reads engine counters; engines use everything else */
 	nvl_model_hub_destroy(m);
+	nvl_model_fifo_destroy(m);
 	nvl_model_pmu_destroy(m);
 	nvl_model_mmu_destroy(m->mmu);
 	nvl_model_iommu_destroy(m);

@@ -210,6 +210,21 @@ int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 			  uint64_t pa, void *buf, size_t len, bool write);
 
 /**
+ * nvl_model_mem_copy() - copy bytes of GPU-visible memory (VRAM or
+ * DMA-mapped system pages) on behalf of the device or of a BAR access.
+ * @dst: destination
+ * @src: source
+ * @len: bytes
+ *
+ * Memory shared between the CPU and the device is racy by nature (a CPU
+ * polls a semaphore the engine writes), as on hardware. In ThreadSanitizer
+ * builds this copies without instrumentation so that such device memory
+ * traffic is not reported; elsewhere it is memcpy(). Use it for every
+ * model access to VRAM or system memory.
+ */
+void nvl_model_mem_copy(void *dst, const void *src, size_t len);
+
+/**
  * nvl_model_phys_ptr() - direct pointer to @len bytes of VRAM at @pa, for
  * the walker's and engines' fast paths.
  * Return: the pointer, or NULL when the range leaves VRAM.
