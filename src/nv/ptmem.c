@@ -2,8 +2,8 @@
 /*
  * DOC: page-table memory in VRAM
  *
- * A bitmap of 4 KiB pages over a VRAM window, searched next-fit from a
- * rotating hint, plus sub-allocation of 256-byte pieces (big page tables)
+ * A bitmap of 4 KiB pages over a VRAM window, searched first-fit from the
+ * lowest page that may be free, plus sub-allocation of 256-byte pieces (big page tables)
  * from pages kept on a stack of partly used pages. Tables are written
  * through the hardware interface's VRAM aperture (nvl_hw_vram_write()).
  *
@@ -98,12 +98,12 @@ uint64_t nvl_nv_ptmem_used(struct nvl_nv_ptmem *pm)
 	return v;
 }
 
+/* Lowest free page (first fit keeps tables packed and cache-warm). */
 static int page_alloc(struct nvl_nv_ptmem *pm, uint32_t *out)
 {
 	uint32_t words = (pm->npages + 63) / 64;
-	uint32_t w = pm->hint / 64;
 
-	for (uint32_t i = 0; i <= words; i++, w = (w + 1) % words) {
+	for (uint32_t w = pm->hint / 64; w < words; w++) {
 		uint64_t free = ~pm->bitmap[w];
 		uint32_t p;
 
@@ -111,7 +111,7 @@ static int page_alloc(struct nvl_nv_ptmem *pm, uint32_t *out)
 			continue;
 		p = w * 64 + (uint32_t)__builtin_ctzll(free);
 		if (p >= pm->npages)
-			continue;
+			break;
 		pm->bitmap[w] |= 1ull << (p % 64);
 		pm->hint = p;
 		pm->used++;
@@ -125,6 +125,8 @@ static void page_free(struct nvl_nv_ptmem *pm, uint32_t p)
 {
 	pm->bitmap[p / 64] &= ~(1ull << (p % 64));
 	pm->used--;
+	if (p < pm->hint)
+		pm->hint = p;
 }
 
 static int ptmem_alloc(void *priv, uint32_t size, uint32_t align,

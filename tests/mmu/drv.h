@@ -277,6 +277,18 @@ bad:
 		      want.read_only, shift, got.state,
 		      (unsigned long long)got.pa, got.aperture, got.read_only,
 		      got.page_shift, got.fault_type);
+	{
+		struct nvl_model_walk_trace tr;
+
+		nvl_model_mmu_walk(v->d->m, &v->ctx, va, 0, &got, &tr);
+		for (unsigned int i = 0; i < tr.n; i++)
+			print_message("  level %u table %#llx [%u] = %#llx %#llx\n",
+				      tr.step[i].level,
+				      (unsigned long long)tr.step[i].table,
+				      tr.step[i].index,
+				      (unsigned long long)tr.step[i].lo,
+				      (unsigned long long)tr.step[i].hi);
+	}
 	return -1;
 }
 

@@ -43,11 +43,17 @@ static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 {
 	const struct nvl_pt_level *g = &pt->geo[kind];
 	size_t n = pt_entries(pt, kind);
-	struct pt_table *t = nvl_zalloc(table_host_size(pt, kind));
+	size_t size = table_host_size(pt, kind);
+	struct pt_table *t = nvl_malloc(size);
 	uint8_t *p;
 
 	if (!t)
 		return NULL;
+	/*
+	 * The shadow is left uninitialised: a table's entries are all
+	 * written when it is linked (make_dir), before anything reads them.
+	 */
+	memset(t, 0, sizeof(*t));
 	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &t->addr)) {
 		nvl_free(t);
 		return NULL;
@@ -58,12 +64,10 @@ static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 	p += n * g->entry_size;
 	if (kind < pt->f->nlevels) {
 		t->ch = (struct pt_table **)p;
+		memset(p, 0, size - (size_t)(p - (uint8_t *)t));
 		p += n * pt_nch(pt, kind) * sizeof(struct pt_table *);
 		t->st = p;
 	}
-	for (size_t i = 0; i < n; i++)
-		memcpy(&t->e[i * pt_qw(pt, kind)], pt->inval[kind],
-		       g->entry_size);
 	return t;
 }
 
@@ -539,6 +543,9 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 		nvl_free(pt);
 		return -ENOMEM;
 	}
+	for (unsigned int i = 0; i < pt_entries(pt, 0); i++)
+		memcpy(&pt->root->e[i * pt_qw(pt, 0)], pt->inval[0],
+		       pt->geo[0].entry_size);
 	pt->root->linked = true;
 	pt->root->refs = 1;
 	pt->stats.tables = 1;

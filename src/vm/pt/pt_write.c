@@ -139,8 +139,13 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 	c->linked = true;
 }
 
-/* Make entry @i of directory @t point at its children (see DOC). */
-static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
+/*
+ * Make entry @i of directory @t point at its children (see DOC). With
+ * @skip_small the caller rewrites every small entry right after, so the
+ * small table is not filled first.
+ */
+static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
+		     bool skip_small)
 {
 	unsigned int nch = pt_nch(pt, t->kind);
 	struct pt_table **ch = &t->ch[i * nch];
@@ -151,7 +156,10 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 		bool relink = false;
 
 		for (unsigned int j = 0; j < nch; j++) {
-			if (ch[j] && !ch[j]->linked) {
+			if (ch[j] && !ch[j]->linked && j == 0 && skip_small) {
+				ch[j]->linked = true;
+				relink = true;
+			} else if (ch[j] && !ch[j]->linked) {
 				/* a new table beside a live one: neutral */
 				fill_pt(pt, ch[j], pt->inval[ch[j]->kind][0],
 					false, 0);
@@ -171,8 +179,12 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 			fill_pt(pt, b, prev == E_SPARSE ? pt->sparse[b->kind][0] :
 							  pt->inval[b->kind][0],
 				prev == E_LEAF, leaf);
-			if (s)
+			if (s && skip_small)
+				s->linked = true;
+			else if (s)
 				fill_pt(pt, s, pt->inval[s->kind][0], false, 0);
+		} else if (s && skip_small) {
+			s->linked = true;
 		} else if (s) {
 			fill_pt(pt, s, prev == E_SPARSE ? pt->sparse[s->kind][0] :
 							  pt->inval[s->kind][0],
@@ -191,6 +203,18 @@ static void error(struct nvl_pt *pt, uint64_t a, uint64_t b)
 			 (unsigned long long)a, (unsigned long long)b);
 }
 
+/* Can a map use big pages inside entry @i of the last directory @t? */
+static bool big_fits(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
+		     uint64_t a, const struct op *op)
+{
+	struct pt_table *bt = pt->big ? t->ch[i * pt_nch(pt, t->kind) + 1] :
+					NULL;
+	unsigned int bs = pt->big ? pt->geo[pt->big].shift : 0;
+
+	return bt && (!op->map || (op->min_shift <= bs &&
+				   aligned(pa_at(op, a) - a, bs)));
+}
+
 /* Write [a, b) inside entry @i of the last directory @t. */
 static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		      uint64_t a, uint64_t b, const struct op *op)
@@ -202,8 +226,7 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	unsigned int bs = bt ? pt->geo[pt->big].shift : ss;
 	unsigned int per = 1u << (bs - ss); /* small entries per big page */
 	uint64_t base = pt_entry_va(pt, t, i);
-	bool big_ok = bt && (!op->map || (op->min_shift <= bs &&
-					  aligned(pa_at(op, a) - a, bs)));
+	bool big_ok = big_fits(pt, t, i, a, op);
 	uint64_t p = a;
 
 	while (p < b) {
@@ -212,21 +235,28 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		uint64_t q = NVL_MIN(b, glo + (1ull << bs));
 
 		if (big_ok && p == glo && q == glo + (1ull << bs)) {
-			if (op->map)
-				encode(pt, op, p, &bt->e[g], 1, bs);
-			else
-				bt->e[g] = op->sparse ? pt->sparse[bt->kind][0] :
-							pt->inval[bt->kind][0];
-			pt_mark(pt, bt, g, 1);
+			/* every whole big page from here on, at once */
+			unsigned int ng = (unsigned int)((b - p) >> bs);
+
+			if (op->map) {
+				encode(pt, op, p, &bt->e[g], ng, bs);
+			} else {
+				uint64_t v = op->sparse ? pt->sparse[bt->kind][0] :
+							  pt->inval[bt->kind][0];
+
+				for (unsigned int k = 0; k < ng; k++)
+					bt->e[g + k] = v;
+			}
+			pt_mark(pt, bt, g, ng);
 			if (s) {
-				for (unsigned int j = g * per; j < (g + 1) * per; j++) {
+				for (unsigned int j = g * per; j < (g + ng) * per; j++) {
 					if (s->e[j] != pt->inval[s->kind][0]) {
 						s->e[j] = pt->inval[s->kind][0];
 						pt_mark(pt, s, j, 1);
 					}
 				}
 			}
-			p = q;
+			p += (uint64_t)ng << bs;
 			continue;
 		}
 		if (!s || (op->map && op->min_shift > ss)) {
@@ -320,7 +350,8 @@ static void apply(struct nvl_pt *pt, struct pt_table *t, uint64_t lo,
 			error(pt, a, b);
 			continue;
 		}
-		make_dir(pt, t, i);
+		make_dir(pt, t, i, k == pt->last && full && op->map &&
+				       !big_fits(pt, t, i, a, op));
 		if (k < pt->last)
 			apply(pt, t->ch[i], a, b, op);
 		else
