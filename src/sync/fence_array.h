@@ -24,6 +24,7 @@ struct nvl_fence_array_cb {
  * @num_pending: children still to signal (1 for signal-on-any)
  * @fences: the children (owned: one reference each, nvl_malloc'd array)
  * @first_error: first child error, 0 if none
+ * @signal_on_any: signal on the first child
  * @work: deferred signalling
  * @callbacks: one per child
  */
@@ -33,6 +34,7 @@ struct nvl_fence_array {
 	atomic_int num_pending;
 	struct nvl_fence **fences;
 	atomic_int first_error;
+	bool signal_on_any;
 	struct nvl_fence_work work;
 	struct nvl_fence_array_cb callbacks[];
 };

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Wound/wait mutexes
+ *
+ * Each mutex is a flag plus a condition variable under a small internal
+ * mutex. A context that must wait for a lock held by a *younger* context
+ * wounds it (sets its `wounded` flag and wakes it if it sleeps on another
+ * mutex); a wounded context that holds locks gives up with -EDEADLK at its
+ * next contended acquisition. Waking a sleeping victim is race-free: the
+ * victim publishes `blocked_on` and re-checks `wounded` under the internal
+ * mutex of the lock it sleeps on, and the wounder sets `wounded` before it
+ * reads `blocked_on` and broadcasts under that same internal mutex (both
+ * sequentially consistent), so one of them sees the other.
+ *
+ * Contexts keep their stamp across back-offs, so the oldest transaction
+ * always makes progress: no deadlock, no starvation.
+ */
+#include <errno.h>
+
+#include "base/log.h"
+#include "sync/ww_mutex.h"
+
+static atomic_uint_fast64_t ww_stamp = 1;
+
+void nvl_ww_mutex_init(struct nvl_ww_mutex *m, struct nvl_lock_class *cls)
+{
+	pthread_mutex_init(&m->wait_lock, NULL);
+	pthread_cond_init(&m->cond, NULL);
+	m->locked = false;
+	m->ctx = NULL;
+	m->cls = cls;
+}
+
+void nvl_ww_mutex_destroy(struct nvl_ww_mutex *m)
+{
+	NVL_NEVER(m->locked);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->wait_lock);
+}
+
+void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
+			 struct nvl_lock_class *cls)
+{
+	ctx->stamp = atomic_fetch_add(&ww_stamp, 1);
+	ctx->acquired = 0;
+	atomic_init(&ctx->wounded, false);
+	atomic_init(&ctx->blocked_on, NULL);
+	ctx->cls = cls;
+}
+
+void nvl_ww_acquire_fini(struct nvl_ww_acquire_ctx *ctx)
+{
+	NVL_NEVER(ctx->acquired != 0);
+}
+
+/*
+ * wound() - mark the holder of @m (a younger context) wounded. Called with
+ * @m->wait_lock held, so the holder's context is alive; returns the mutex
+ * the victim sleeps on, to be woken after dropping @m->wait_lock.
+ */
+static struct nvl_ww_mutex *wound(struct nvl_ww_mutex *m)
+{
+	struct nvl_ww_acquire_ctx *victim = m->ctx;
+
+	if (atomic_exchange(&victim->wounded, true))
+		return NULL;
+	return atomic_load(&victim->blocked_on);
+}
+
+static void wake_victim(struct nvl_ww_mutex *b)
+{
+	pthread_mutex_lock(&b->wait_lock);
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->wait_lock);
+}
+
+static void take(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
+{
+	m->locked = true;
+	m->ctx = ctx;
+	m->owner = pthread_self();
+	if (ctx)
+		ctx->acquired++;
+}
+
+static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
+		   bool slow)
+{
+	if (ctx && ctx->acquired == 0)
+		atomic_store(&ctx->wounded, false);
+	nvl_checker_lock_acquire(m->cls, false);
+	pthread_mutex_lock(&m->wait_lock);
+	for (;;) {
+		if (!m->locked) {
+			take(m, ctx);
+			break;
+		}
+		if (ctx && m->ctx == ctx) {
+			pthread_mutex_unlock(&m->wait_lock);
+			nvl_checker_lock_release(m->cls);
+			return -EALREADY;
+		}
+		if (ctx) {
+			atomic_store(&ctx->blocked_on, m);
+			if (!slow && ctx->acquired > 0 &&
+			    atomic_load(&ctx->wounded)) {
+				atomic_store(&ctx->blocked_on, NULL);
+				pthread_mutex_unlock(&m->wait_lock);
+				nvl_checker_lock_release(m->cls);
+				return -EDEADLK;
+			}
+			if (m->ctx && m->ctx->stamp > ctx->stamp) {
+				struct nvl_ww_mutex *b = wound(m);
+
+				if (b && b != m) {
+					/* never nest two wait_locks */
+					pthread_mutex_unlock(&m->wait_lock);
+					wake_victim(b);
+					pthread_mutex_lock(&m->wait_lock);
+					continue;
+				}
+			}
+		}
+		pthread_cond_wait(&m->cond, &m->wait_lock);
+	}
+	if (ctx)
+		atomic_store(&ctx->blocked_on, NULL);
+	pthread_mutex_unlock(&m->wait_lock);
+	return 0;
+}
+
+int nvl_ww_mutex_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
+{
+	return ww_lock(m, ctx, false);
+}
+
+void nvl_ww_mutex_lock_slow(struct nvl_ww_mutex *m,
+			    struct nvl_ww_acquire_ctx *ctx)
+{
+	int ret;
+
+	NVL_NEVER(ctx && ctx->acquired != 0);
+	ret = ww_lock(m, ctx, true);
+	NVL_NEVER(ret != 0);
+}
+
+bool nvl_ww_mutex_trylock(struct nvl_ww_mutex *m,
+			  struct nvl_ww_acquire_ctx *ctx)
+{
+	bool ok;
+
+	pthread_mutex_lock(&m->wait_lock);
+	ok = !m->locked;
+	if (ok)
+		take(m, ctx);
+	pthread_mutex_unlock(&m->wait_lock);
+	if (ok)
+		nvl_checker_lock_acquire(m->cls, true);
+	return ok;
+}
+
+void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
+{
+	nvl_checker_lock_release(m->cls);
+	pthread_mutex_lock(&m->wait_lock);
+	NVL_NEVER(!m->locked);
+	if (m->ctx)
+		m->ctx->acquired--;
+	m->locked = false;
+	m->ctx = NULL;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->wait_lock);
+}
+
+bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m)
+{
+	bool l;
+
+	pthread_mutex_lock(&m->wait_lock);
+	l = m->locked;
+	pthread_mutex_unlock(&m->wait_lock);
+	return l;
+}
+
+bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m)
+{
+	bool mine;
+
+	pthread_mutex_lock(&m->wait_lock);
+	mine = m->locked && pthread_equal(m->owner, pthread_self());
+	pthread_mutex_unlock(&m->wait_lock);
+	return mine;
+}
