@@ -187,7 +187,7 @@ static void run_random(struct world *w, unsigned long calls)
 				w->ok++;
 			if (getenv("MMU_TRACE"))
 				for (int i = 0; i < n; i++)
-					print_message("call %lu op %d: kind %d [%#llx,+%#llx) bo %d off %#llx fl %u -> %d\n",
+					print_message("# call %lu op %d: kind %d [%#llx,+%#llx) bo %d off %#llx fl %u -> %d\n",
 						      c, i, ops[i].kind,
 						      (unsigned long long)ops[i].addr,
 						      (unsigned long long)ops[i].range,
@@ -216,7 +216,7 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 	world_up(&w, "tiny", t_seed(0x8a11));
 	run_random(&w, n);
 	nvl_pt_get_stats(w.v->pt, &st);
-	print_message("%lu bind calls (%lu ok, %lu skipped); leaves 4K %llu 64K %llu 2M %llu; %llu tables\n",
+	print_message("# %lu bind calls (%lu ok, %lu skipped); leaves 4K %llu 64K %llu 2M %llu; %llu tables\n",
 		      w.calls, w.ok, w.skipped,
 		      (unsigned long long)st.leaves[0],
 		      (unsigned long long)st.leaves[1],
@@ -248,7 +248,7 @@ static void random_binds_with_allocation_failures_stay_exact(void **state)
 	world_up(&w, "tiny", t_seed(0xfa11));
 	w.fail_p = 0.02;
 	run_random(&w, n);
-	print_message("%lu bind calls, %lu succeeded\n", w.calls, w.ok);
+	print_message("# %lu bind calls, %lu succeeded\n", w.calls, w.ok);
 	assert_true(w.ok < w.calls);
 	world_down(&w);
 }

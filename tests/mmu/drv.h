@@ -271,7 +271,7 @@ static inline int drv_check_page(struct drv *v, uint64_t va)
 		goto bad;
 	return 0;
 bad:
-	print_message("va %#llx: want state %d pa %#llx ap %d ro %d shift>=%u, got state %d pa %#llx ap %d ro %d shift %u fault %u\n",
+	print_message("# va %#llx: want state %d pa %#llx ap %d ro %d shift>=%u, got state %d pa %#llx ap %d ro %d shift %u fault %u\n",
 		      (unsigned long long)va, want.state,
 		      (unsigned long long)want.pa, want.aperture,
 		      want.read_only, shift, got.state,
@@ -282,7 +282,7 @@ bad:
 
 		nvl_model_mmu_walk(v->d->m, &v->ctx, va, 0, &got, &tr);
 		for (unsigned int i = 0; i < tr.n; i++)
-			print_message("  level %u table %#llx [%u] = %#llx %#llx\n",
+			print_message("#   level %u table %#llx [%u] = %#llx %#llx\n",
 				      tr.step[i].level,
 				      (unsigned long long)tr.step[i].table,
 				      tr.step[i].index,

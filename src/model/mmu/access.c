@@ -222,9 +222,9 @@ static int mem_io(struct nvl_model *m, const struct nvl_model_xlate *x,
 		if (!p)
 			return -EFAULT;
 		if (write)
-			memcpy(p, buf, n);
+			nvl_model_mem_copy(p, buf, n);
 		else
-			memcpy(buf, p, n);
+			nvl_model_mem_copy(buf, p, n);
 		return 0;
 	}
 	return nvl_model_phys_access(m, x->aperture, x->pa, buf, n, write);
@@ -312,7 +312,10 @@ int nvl_model_vm_copy(struct nvl_model *m,
 		pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM ?
 			     nvl_model_phys_ptr(m, d.x.pa, n) : NULL;
 		if (ps && pd) {
-			memmove(pd, ps, n);
+			if (pd + n <= ps || ps + n <= pd)
+				nvl_model_mem_copy(pd, ps, n);
+			else
+				memmove(pd, ps, n);
 		} else if (pd) {
 			if (mem_io(m, &s.x, pd, n, false))
 				return report(m, src_va,

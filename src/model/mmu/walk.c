@@ -44,7 +44,7 @@ static int read_entry(struct walk *w, unsigned int level,
 
 		if (!p)
 			return -EFAULT;
-		memcpy(e, p, size);
+		nvl_model_mem_copy(e, p, size);
 	} else if (nvl_model_phys_access(w->m, ap, pa, e, size, false)) {
 		return -EFAULT;
 	}
