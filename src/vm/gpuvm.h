@@ -126,6 +126,11 @@ struct nvl_gpuvm_bo_ops {
 	 * a negative errno.
 	 */
 	int (*validate)(struct nvl_gpuvm_bo *vm_bo, void *priv);
+	/**
+	 * @prefetch: optional: move @vm_bo's object to its preferred
+	 * placement (bind PREFETCH). Return: 0 or a negative errno.
+	 */
+	int (*prefetch)(struct nvl_gpuvm_bo *vm_bo, void *priv);
 };
 
 /** struct nvl_gpuvm_args - what nvl_gpuvm_create() needs. */

@@ -10,6 +10,8 @@
 
 #include "t.h"
 #include "base/log.h"
+#include "sync/exec.h"
+#include "vm/vm_exec.h"
 #include "vmt.h"
 
 struct fixture {
@@ -527,7 +529,63 @@ static void random_sequences_match_reference_model(void **state)
 	}
 }
 
+static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_resv vm_resv, r1, r2;
+	struct nvl_gem_object *priv, *e1, *e2;
+	struct nvl_exec exec;
+
+	(void)state;
+	fx_init(&f);
+	nvl_resv_init(&vm_resv);
+	nvl_resv_init(&r1);
+	nvl_resv_init(&r2);
+	f.vm->resv = &vm_resv;
+	priv = tobj_new(64 * PG, &vm_resv);
+	e1 = tobj_new(64 * PG, &r1);
+	e2 = tobj_new(64 * PG, &r2);
+	struct cop c[4] = {
+		{ C_MAP, 10, 2, priv, 0, 0 },
+		{ C_MAP, 20, 2, e1, 0, 0 },
+		{ C_MAP, 30, 2, e1, 4 * PG, 0 },
+		{ C_MAP, 40, 2, e2, 0, 0 },
+	};
+	assert_int_equal(core_call(&f, &m, c, 3), 0);
+	assert_int_equal(core_call(&f, &m, &c[3], 1), 0);
+	/* private BOs share the VM resv and are not extobjs */
+	assert_int_equal(nvl_gpuvm_extobj_count(f.vm), 2);
+	assert_int_equal(nvl_gpuvm_exec_lock(f.vm, &exec, 1), 0);
+	assert_int_equal(exec.num_objects, 3);
+	nvl_exec_fini(&exec);
+	/* failure injection: every allocation of the lock path */
+	for (unsigned long k = 1;; k++) {
+		nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+		int ret = nvl_gpuvm_exec_lock(f.vm, &exec, 1);
+
+		nvl_fault_off();
+		if (!ret) {
+			nvl_exec_fini(&exec);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		assert_true(k < 50);
+	}
+	struct cop u = { C_UNMAP, 0, MRES_START };
+
+	assert_int_equal(core_call(&f, &m, &u, 1), 0);
+	nvl_gem_put(priv);
+	nvl_gem_put(e1);
+	nvl_gem_put(e2);
+	nvl_resv_fini(&vm_resv);
+	nvl_resv_fini(&r1);
+	nvl_resv_fini(&r2);
+	fx_fini(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(exec_lock_takes_vm_resv_and_each_extobj_once),
 	cmocka_unit_test(exact_overlap_same_bo_gives_unmap_keep_then_map),
 	cmocka_unit_test(front_cut_keeps_next_with_offset_advanced),
 	cmocka_unit_test(back_cut_keeps_prev_and_keep_hint_follows_offsets),
