@@ -482,6 +482,68 @@ static void get_failures_leave_no_trace_and_put_frees_tables(void **state)
 	drv_down(v);
 }
 
+static void put_folds_sparse_tables_into_their_parent(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	uint64_t region = 1ull << 34, tile = region + 2 * MIB + (64 << 10);
+	struct nvl_pt_page pg = { .domain = NVL_GEM_DOMAIN_VRAM,
+				  .addr = 8 * MIB };
+	struct nvl_model_xlate x;
+	struct nvl_pt_stats st, before;
+
+	(void)state;
+	/* a 16 MiB sparse region referenced at 2 MiB: PD0-level entries */
+	assert_int_equal(nvl_pt_get(v->pt, region, 16 * MIB, 21), 0);
+	nvl_pt_sparse(v->pt, region, 16 * MIB, true);
+	nvl_pt_flush(v->pt, region, 16 * MIB);
+	nvl_pt_get_stats(v->pt, &before);
+	/* a 64 KiB tile inside it, then back to sparse and released */
+	assert_int_equal(nvl_pt_get(v->pt, tile, 64 << 10, 16), 0);
+	nvl_pt_map_pages(v->pt, tile, 64 << 10, 16, &pg);
+	nvl_pt_flush(v->pt, tile, 64 << 10);
+	assert_int_equal(nvl_model_mmu_translate(v->d->m, &v->ctx, tile, 0,
+						 &x), 0);
+	assert_int_equal(x.state, NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(nvl_model_mmu_translate(v->d->m, &v->ctx,
+						 tile + (64 << 10), 0, &x), 0);
+	assert_int_equal(x.state, NVL_MODEL_XLATE_SPARSE);
+	nvl_pt_unmap(v->pt, tile, 64 << 10, 16, true);
+	nvl_pt_flush(v->pt, tile, 64 << 10);
+	nvl_pt_put(v->pt, tile, 64 << 10, 16);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, before.tables);
+	assert_int_equal(st.kept, 0);
+	for (uint64_t va = region; va < region + 16 * MIB; va += 60 << 10) {
+		assert_int_equal(nvl_model_mmu_translate(v->d->m, &v->ctx, va,
+							 0, &x), 0);
+		assert_int_equal(x.state, NVL_MODEL_XLATE_SPARSE);
+	}
+	/* a put that would lose a live translation keeps the table */
+	assert_int_equal(nvl_pt_get(v->pt, tile, 64 << 10, 16), 0);
+	nvl_pt_map_pages(v->pt, tile, 64 << 10, 16, &pg);
+	nvl_pt_put(v->pt, tile, 64 << 10, 16);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.kept, 1);
+	assert_int_equal(nvl_model_mmu_walk(v->d->m, &v->ctx, tile, 0, &x,
+					    NULL), 0);
+	assert_int_equal(x.state, NVL_MODEL_XLATE_MAPPED);
+	/* reuse it, unmap properly: now it goes */
+	assert_int_equal(nvl_pt_get(v->pt, tile, 64 << 10, 16), 0);
+	nvl_pt_unmap(v->pt, tile, 64 << 10, 16, true);
+	nvl_pt_put(v->pt, tile, 64 << 10, 16);
+	nvl_pt_sparse(v->pt, region, 16 * MIB, false);
+	nvl_pt_put(v->pt, region, 16 * MIB, 21);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, 1);
+	/* stats.kept counted the deliberate case: tear down without drv_down */
+	nvl_gpuvm_destroy(v->vm);
+	v->vm = NULL;
+	nvl_nv_gmmu_destroy(v->g);
+	nvl_nv_ptmem_destroy(v->pm);
+	dev_down(v->d);
+	free(v);
+}
+
 static void ampere_maps_512m_pages_at_pd1(void **state)
 {
 	struct drv *v = drv_up("ga102", 0, 1ull << 40);
@@ -521,6 +583,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(without_invalidate_the_model_serves_stale_data),
 	cmocka_unit_test(read_only_and_system_faults_carry_their_fields),
 	cmocka_unit_test(get_failures_leave_no_trace_and_put_frees_tables),
+	cmocka_unit_test(put_folds_sparse_tables_into_their_parent),
 	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
 };
 

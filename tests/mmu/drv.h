@@ -158,6 +158,7 @@ static inline void drv_down(struct drv *v)
 	nvl_pt_get_stats(v->pt, &st);
 	assert_int_equal(st.tables, 1); /* only the root is left */
 	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.kept, 0);
 	nvl_nv_gmmu_destroy(v->g);
 	assert_int_equal(nvl_nv_ptmem_used(v->pm), 0);
 	nvl_nv_ptmem_destroy(v->pm);

@@ -368,43 +368,139 @@ int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
 	return 0;
 }
 
-/* Drop one reference on @t; release it (and parents) at zero. */
-static void unref(struct nvl_pt *pt, struct pt_table *t,
-		  struct pt_table **zombies, struct pt_table **dead,
-		  uint64_t *zlo, uint64_t *zhi)
+struct release {
+	struct pt_table *zombies; /* were visible to the GPU: free after a flush */
+	struct pt_table *dead;    /* never linked: free now */
+	uint64_t zlo, zhi;
+};
+
+/* Take child @c out of the tree (its parent loses the reference). */
+static void detach(struct nvl_pt *pt, struct pt_table *c, struct release *r)
 {
-	while (t != pt->root && --t->refs == 0) {
+	struct pt_table *p = c->parent;
+
+	p->ch[c->slot] = NULL;
+	p->refs--;
+	pt->stats.tables--;
+	pt->stats.table_bytes -= pt->geo[c->kind].table_size;
+	if (c->linked) {
+		uint64_t end = c->va + (1ull << (pt->geo[c->kind].shift +
+						 pt->geo[c->kind].bits));
+
+		r->zlo = NVL_MIN(r->zlo, c->va);
+		r->zhi = NVL_MAX(r->zhi, end);
+		c->next = r->zombies;
+		r->zombies = c;
+	} else {
+		c->next = r->dead;
+		r->dead = c;
+	}
+}
+
+/* Every entry of page table @c invalid (so that dropping it changes nothing)? */
+static bool neutral(const struct nvl_pt *pt, const struct pt_table *c)
+{
+	for (unsigned int j = 0; j < pt_entries(pt, c->kind); j++)
+		if (c->e[j] != pt->inval[c->kind][0])
+			return false;
+	return true;
+}
+
+/*
+ * What directory entry @i of @p means through its children: E_INVALID or
+ * E_SPARSE when uniform, -1 when anything else (a mix, or a leaf).
+ */
+static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
+		       unsigned int i)
+{
+	unsigned int nch = pt_nch(pt, p->kind);
+	struct pt_table *s = p->ch[i * nch];
+	struct pt_table *b = nch > 1 ? p->ch[i * nch + 1] : NULL;
+	int st = -1;
+
+	if (p->kind < pt->last) {
+		for (unsigned int j = 0; s && j < pt_entries(pt, s->kind); j++) {
+			if (s->st[j] != E_INVALID && s->st[j] != E_SPARSE)
+				return -1;
+			if (st >= 0 && st != s->st[j])
+				return -1;
+			st = s->st[j];
+		}
+		return st < 0 ? E_INVALID : st;
+	}
+	if (s && !s->linked)
+		s = NULL;
+	if (b && !b->linked)
+		b = NULL;
+	for (unsigned int j = 0; j < pt_entries(pt, pt->small); j++) {
+		unsigned int g = j >> (pt->big ? pt->geo[pt->big].shift -
+						 pt->geo[pt->small].shift : 0);
+		uint64_t v;
+		int k;
+
+		if (b && b->e[g] != pt->inval[b->kind][0]) {
+			v = b->e[g];
+			k = v == pt->sparse[b->kind][0] ? E_SPARSE : -1;
+		} else if (s) {
+			v = s->e[j];
+			k = v == pt->inval[s->kind][0]  ? E_INVALID :
+			    v == pt->sparse[s->kind][0] ? E_SPARSE : -1;
+		} else {
+			k = E_INVALID;
+		}
+		if (k < 0 || (st >= 0 && st != k))
+			return -1;
+		st = k;
+	}
+	return st;
+}
+
+/*
+ * Drop one reference on @t; release it (and parents) at zero. A table is
+ * released only if that changes no translation: its parent entry takes
+ * over the uniform meaning of its entries, or (a dual entry's half whose
+ * sibling stays) all its entries are invalid. Otherwise it stays in the
+ * tree unreferenced (stats.kept) until reused or destroyed.
+ */
+static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
+{
+	t->refs--;
+	while (t != pt->root && t->refs == 0) {
 		struct pt_table *p = t->parent;
 		unsigned int nch = pt_nch(pt, p->kind);
 		unsigned int i = t->slot / nch;
-		bool others = false;
+		bool last = true;
 
-		p->ch[t->slot] = NULL;
-		for (unsigned int j = 0; j < nch; j++)
-			others |= p->ch[i * nch + j] != NULL;
-		pt->stats.tables--;
-		pt->stats.table_bytes -= pt->geo[t->kind].table_size;
-		if (t->linked && p->st[i] == E_DIR) {
-			if (others) {
-				pt_pde(pt, p, i);
-			} else {
-				p->st[i] = E_INVALID;
-				memcpy(&p->e[i * pt_qw(pt, p->kind)],
-				       pt->inval[p->kind],
-				       pt->geo[p->kind].entry_size);
-				pt_mark(pt, p, i, 1);
+		for (unsigned int j = 0; j < nch; j++) {
+			struct pt_table *c = p->ch[i * nch + j];
+
+			last &= !c || c == t || !c->refs;
+		}
+		if (!t->linked || p->st[i] != E_DIR) {
+			detach(pt, t, r);
+		} else if (last) {
+			int st = entry_state(pt, p, i);
+
+			if (st < 0) {
+				pt->stats.kept++;
+				return;
 			}
-			uint64_t end = t->va + (1ull << (pt->geo[t->kind].shift +
-							 pt->geo[t->kind].bits));
-			if (t->va < *zlo)
-				*zlo = t->va;
-			if (end > *zhi)
-				*zhi = end;
-			t->next = *zombies;
-			*zombies = t;
+			for (unsigned int j = 0; j < nch; j++)
+				if (p->ch[i * nch + j])
+					detach(pt, p->ch[i * nch + j], r);
+			p->st[i] = (uint8_t)st;
+			memcpy(&p->e[i * pt_qw(pt, p->kind)],
+			       st == E_SPARSE ? pt->sparse[p->kind] :
+						pt->inval[p->kind],
+			       pt->geo[p->kind].entry_size);
+			pt_mark(pt, p, i, 1);
 		} else {
-			t->next = *dead;
-			*dead = t;
+			if (!neutral(pt, t)) {
+				pt->stats.kept++;
+				return;
+			}
+			detach(pt, t, r);
+			pt_pde(pt, p, i);
 		}
 		t = p;
 	}
@@ -433,8 +529,8 @@ static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
 void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift)
 {
-	struct pt_table *zombies = NULL, *dead = NULL, *t;
-	uint64_t zlo = UINT64_MAX, zhi = 0;
+	struct release r = { .zlo = UINT64_MAX };
+	struct pt_table *t;
 	struct plan p;
 	uint64_t step, end = va + range;
 
@@ -458,21 +554,21 @@ void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 			t = find(pt, kinds[k], a);
 			if (NVL_NEVER(!t || t->kind != kinds[k] || !t->refs))
 				continue;
-			unref(pt, t, &zombies, &dead, &zlo, &zhi);
+			unref(pt, t, &r);
 		}
 	}
 	pt_writeback(pt);
-	if (zombies) {
-		pt->invalidate(pt->priv, zlo, zhi - zlo);
+	if (r.zombies) {
+		pt->invalidate(pt->priv, r.zlo, r.zhi - r.zlo);
 		pt->stats.invalidates++;
 	}
 	pthread_mutex_unlock(&pt->lock);
-	while ((t = zombies)) {
-		zombies = t->next;
+	while ((t = r.zombies)) {
+		r.zombies = t->next;
 		table_free(pt, t);
 	}
-	while ((t = dead)) {
-		dead = t->next;
+	while ((t = r.dead)) {
+		r.dead = t->next;
 		table_free(pt, t);
 	}
 }

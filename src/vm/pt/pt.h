@@ -165,6 +165,12 @@ struct nvl_pt_stats {
 	uint64_t errors;
 	/** @leaves: leaves written per size: [0] 4K, [1] 64K, [2] 2M, [3] 512M */
 	uint64_t leaves[4];
+	/**
+	 * @kept: tables whose last reference went while their entries still
+	 * meant something their parent entry could not express (kept until
+	 * reused or destroyed; 0 when get/put and map/unmap are balanced)
+	 */
+	uint64_t kept;
 };
 
 /**
