@@ -52,4 +52,12 @@ int nvl_sync_file_export_syncobj(struct nvl_syncobj *obj,
 int nvl_sync_file_import_syncobj(int fd,
 				 struct nvl_syncobj **obj_out) NVL_MUST_CHECK;
 
+/**
+ * nvl_sync_file_collect() - release the registry entries of fds that were
+ * closed everywhere (also done lazily on every export/import).
+ *
+ * Return: the number of entries still alive.
+ */
+unsigned nvl_sync_file_collect(void);
+
 #endif /* NVL_SYNC_SYNC_FILE_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Syncobj waits
+ *
+ * Fast path: with the client's table lock held, every handle is looked up
+ * and its fence flag peeked under the syncobj lock; when that decides the
+ * call (all signalled for WAIT_ALL, any for wait-any, or an error) nothing
+ * is allocated and no reference is taken.
+ *
+ * Slow path, with the kernel's rules: look up every handle (-ENOENT), snapshot
+ * each entry's fence (binary fence, or the chain node covering the point);
+ * an entry without one fails the call with -EINVAL unless WAIT_FOR_SUBMIT or
+ * WAIT_AVAILABLE. Then loop: read a futex word, check every entry (arming a
+ * fence callback or a submit waiter that bumps the word), decide, sleep until
+ * the word moves or the absolute deadline passes (-ETIME). Entries waiting for
+ * submission take the first fence that appears; a reset (NULL) wakes no one.
+ */
+#include <errno.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "sync/checker.h"
+#include "sync/syncobj.h"
+#include "sync/syncobj_priv.h"
+
+#define WAIT_FLAGS                                                \
+	(NVL_SYNCOBJ_WAIT_ALL | NVL_SYNCOBJ_WAIT_FOR_SUBMIT |     \
+	 NVL_SYNCOBJ_WAIT_AVAILABLE | NVL_SYNCOBJ_WAIT_DEADLINE)
+
+struct waitq {
+	_Atomic uint32_t seq;
+};
+
+struct wait_entry {
+	struct nvl_syncobj *obj;
+	struct nvl_fence *fence;
+	uint64_t point;
+	struct waitq *wq;
+	struct nvl_fence_cb cb;
+	struct nvl_syncobj_waiter sw;
+	bool cb_added;
+	bool sw_added;
+	bool done;
+};
+
+enum peek { PEEK_DONE, PEEK_PENDING, PEEK_NOFENCE, PEEK_UNKNOWN };
+
+/* Lock-held peek at one entry; obj->lock taken briefly. */
+static enum peek peek(struct nvl_syncobj *obj, uint64_t point, uint32_t flags)
+{
+	enum peek p;
+	struct nvl_fence *f;
+
+	nvl_flock_lock(&obj->lock);
+	f = obj->fence;
+	if (!f)
+		p = PEEK_NOFENCE;
+	else if (point)
+		p = (nvl_to_fence_chain(f) && f->seqno >= point &&
+		     ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) ||
+		      nvl_fence_test_signaled_flag(f))) ?
+			    PEEK_DONE :
+			    PEEK_UNKNOWN;
+	else if ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) ||
+		 nvl_fence_test_signaled_flag(f))
+		p = PEEK_DONE;
+	else
+		p = PEEK_PENDING;
+	nvl_flock_unlock(&obj->lock);
+	return p;
+}
+
+/* Return: 1 decided with *ret set, 0 needs the slow path. */
+static int fast_path(struct nvl_client *client, const uint32_t *handles,
+		     const uint64_t *points, uint32_t count, uint32_t flags,
+		     uint32_t *first_signaled, int *ret)
+{
+	uint32_t first = UINT32_MAX, done = 0, unknown_at = UINT32_MAX;
+	uint32_t nofence_at = UINT32_MAX;
+	bool slow = false;
+
+	pthread_mutex_lock(&client->lock);
+	for (uint32_t i = 0; i < count; i++) {
+		struct nvl_syncobj *obj =
+			nvl_idr_find(&client->tables[NVL_HANDLE_SYNCOBJ],
+				     handles[i]);
+		enum peek p;
+
+		if (!obj) {
+			unknown_at = i;
+			break;
+		}
+		p = peek(obj, points ? points[i] : 0, flags);
+		if (p == PEEK_DONE) {
+			done++;
+			if (first == UINT32_MAX)
+				first = i;
+		} else if (p == PEEK_NOFENCE) {
+			if (nofence_at == UINT32_MAX)
+				nofence_at = i;
+		} else if (p == PEEK_UNKNOWN) {
+			slow = true;
+		}
+	}
+	pthread_mutex_unlock(&client->lock);
+	if (unknown_at != UINT32_MAX) {
+		*ret = nvl_error(-ENOENT, "syncobj: wait: unknown handle %u "
+					  "(entry %u)",
+				 handles[unknown_at], unknown_at);
+		return 1;
+	}
+	if (slow)
+		return 0;
+	if (nofence_at != UINT32_MAX) {
+		if (flags & (NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
+			     NVL_SYNCOBJ_WAIT_AVAILABLE))
+			return 0;
+		*ret = nvl_error(-EINVAL, "syncobj: wait: handle %u (entry %u) "
+					  "has no fence",
+				 handles[nofence_at], nofence_at);
+		return 1;
+	}
+	if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? done == count : done > 0) {
+		if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
+			*first_signaled = first;
+		*ret = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static void wake_wq(struct waitq *wq)
+{
+	atomic_fetch_add(&wq->seq, 1);
+	nvl_futex_wake_all(&wq->seq);
+}
+
+static void entry_fence_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	wake_wq(container_of(cb, struct wait_entry, cb)->wq);
+}
+
+static void entry_submit_cb(struct nvl_syncobj_waiter *w)
+{
+	wake_wq(container_of(w, struct wait_entry, sw)->wq);
+}
+
+/* Check one entry, arming wake-ups; true when it is done. */
+static bool entry_check(struct wait_entry *e, uint32_t flags)
+{
+	if (!e->fence) {
+		if (!e->sw_added) {
+			nvl_syncobj_add_waiter_always(e->obj, &e->sw);
+			e->sw_added = true;
+		}
+		if (nvl_syncobj_resolve(e->obj, e->point, &e->fence))
+			return false;
+	}
+	if (flags & NVL_SYNCOBJ_WAIT_AVAILABLE)
+		return true;
+	if (nvl_fence_is_signaled(e->fence))
+		return true;
+	if (!e->cb_added) {
+		if (nvl_fence_add_callback(e->fence, &e->cb, entry_fence_cb))
+			return true;
+		e->cb_added = true;
+	}
+	return false;
+}
+
+static void entries_release(struct wait_entry *ents, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		struct wait_entry *e = &ents[i];
+
+		if (e->cb_added)
+			nvl_fence_remove_callback(e->fence, &e->cb);
+		if (e->sw_added)
+			nvl_syncobj_remove_waiter(e->obj, &e->sw);
+		nvl_fence_put(e->fence);
+		nvl_syncobj_put(e->obj);
+	}
+	nvl_free(ents);
+}
+
+static int slow_path(struct nvl_client *client, const uint32_t *handles,
+		     const uint64_t *points, uint32_t count,
+		     int64_t abs_timeout_ns, uint32_t flags,
+		     uint32_t *first_signaled)
+{
+	bool any_missing = false;
+	struct wait_entry *ents;
+	struct waitq wq;
+	int ret = 0;
+
+	atomic_init(&wq.seq, 0);
+	ents = nvl_calloc(count, sizeof(*ents));
+	if (!ents)
+		return nvl_error(-ENOMEM, "syncobj: wait: out of memory for "
+					  "%u entries",
+				 count);
+	for (uint32_t i = 0; i < count; i++) {
+		ents[i].obj = nvl_syncobj_find(client, handles[i]);
+		if (!ents[i].obj) {
+			ret = nvl_error(-ENOENT, "syncobj: wait: unknown handle "
+						 "%u (entry %u)",
+					handles[i], i);
+			goto out;
+		}
+		ents[i].point = points ? points[i] : 0;
+		ents[i].wq = &wq;
+		ents[i].sw.func = entry_submit_cb;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		if (nvl_syncobj_resolve(ents[i].obj, ents[i].point,
+					&ents[i].fence) == 0)
+			continue;
+		any_missing = true;
+		if (!(flags & (NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
+			       NVL_SYNCOBJ_WAIT_AVAILABLE))) {
+			ret = nvl_error(-EINVAL, "syncobj: wait: handle %u "
+						 "point %llu (entry %u) has no "
+						 "fence",
+					handles[i],
+					(unsigned long long)ents[i].point, i);
+			goto out;
+		}
+	}
+	if (any_missing && (flags & NVL_SYNCOBJ_WAIT_FOR_SUBMIT))
+		nvl_checker_assert_no_locks("syncobj WAIT_FOR_SUBMIT");
+	if (flags & NVL_SYNCOBJ_WAIT_DEADLINE)
+		for (uint32_t i = 0; i < count; i++)
+			if (ents[i].fence)
+				nvl_fence_set_deadline(ents[i].fence,
+						       abs_timeout_ns);
+	for (bool blocked = false;;) {
+		uint32_t seq = atomic_load(&wq.seq), ndone = 0;
+		uint32_t first = UINT32_MAX;
+
+		for (uint32_t i = 0; i < count; i++) {
+			struct wait_entry *e = &ents[i];
+
+			if (!e->done)
+				e->done = entry_check(e, flags);
+			if (e->done) {
+				ndone++;
+				if (first == UINT32_MAX)
+					first = i;
+			}
+		}
+		if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? ndone == count :
+						     ndone > 0) {
+			if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
+				*first_signaled = first;
+			ret = 0;
+			break;
+		}
+		if (abs_timeout_ns != NVL_TIMEOUT_INFINITE &&
+		    nvl_time_ns() >= abs_timeout_ns) {
+			ret = -ETIME;
+			break;
+		}
+		if (!blocked) {
+			nvl_fence_might_wait(abs_timeout_ns !=
+					     NVL_TIMEOUT_INFINITE);
+			blocked = true;
+		}
+		nvl_futex_wait(&wq.seq, seq, abs_timeout_ns);
+	}
+out:
+	entries_release(ents, count);
+	return ret;
+}
+
+NVL_API int nvl_syncobj_wait(struct nvl_client *client,
+			     const uint32_t *handles, const uint64_t *points,
+			     uint32_t count, int64_t abs_timeout_ns,
+			     uint32_t flags, uint32_t *first_signaled)
+{
+	int ret;
+
+	if (!client)
+		return nvl_error(-EINVAL, "syncobj: wait with NULL client");
+	if (flags & ~WAIT_FLAGS)
+		return nvl_error(-EINVAL, "syncobj: wait: unknown flags %#x",
+				 flags & ~WAIT_FLAGS);
+	if ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) && !points)
+		return nvl_error(-EINVAL, "syncobj: wait: WAIT_AVAILABLE needs "
+					  "timeline points");
+	if (!count)
+		return 0;
+	if (!handles)
+		return nvl_error(-EINVAL, "syncobj: wait with NULL handles");
+	nvl_syncobj_register_kind();
+	if (fast_path(client, handles, points, count, flags, first_signaled,
+		      &ret))
+		return ret;
+	return slow_path(client, handles, points, count, abs_timeout_ns, flags,
+			 first_signaled);
+}

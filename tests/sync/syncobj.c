@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: syncobj
+ * Description: syncobj uAPI with the kernel's semantics: handles from 1,
+ * create/destroy/signal/reset (all-or-nothing), waits (all/any with the
+ * first-signalled index, absolute timeouts, -EINVAL for missing fences,
+ * WAIT_FOR_SUBMIT, WAIT_AVAILABLE, snapshots), timeline signal/query
+ * (prefix rule, LAST_SUBMITTED, unordered points), transfer binary <->
+ * timeline, driver helpers, bad input, allocation failures.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "base/client.h"
+#include "base/time.h"
+#include "sync/checker.h"
+#include "sync/syncobj.h"
+
+static struct nvl_client *client(void)
+{
+	struct nvl_client *c;
+
+	assert_int_equal(nvl_client_create(&c), 0);
+	return c;
+}
+
+static uint32_t mk(struct nvl_client *c, uint32_t flags)
+{
+	uint32_t h = 0;
+
+	assert_int_equal(nvl_syncobj_create(c, flags, &h), 0);
+	assert_true(h >= 1);
+	return h;
+}
+
+static int64_t in_ms(int ms)
+{
+	return nvl_time_ns() + ms * NVL_NSEC_PER_MSEC;
+}
+
+static void create_destroy_and_bad_input(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = 0, first = 99;
+
+	assert_int_equal(nvl_syncobj_create(c, 0, &h), 0);
+	assert_int_equal(h, 1);
+	assert_int_equal(nvl_syncobj_create(c, 0x80, &h), -EINVAL);
+	assert_int_equal(nvl_syncobj_create(NULL, 0, &h), -EINVAL);
+	assert_int_equal(nvl_syncobj_create(c, 0, NULL), -EINVAL);
+	assert_int_equal(nvl_syncobj_destroy(c, 1), 0);
+	assert_int_equal(nvl_syncobj_destroy(c, 1), -EINVAL);
+	assert_int_equal(nvl_syncobj_destroy(c, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_destroy(c, 77), -EINVAL);
+	h = 5;
+	/* unknown handles, bad flags, zero counts */
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0, 0, &first),
+			 -ENOENT);
+	h = mk(c, 0);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0, 0x100, &first),
+			 -EINVAL);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 0, 0, 0, &first), 0);
+	assert_int_equal(nvl_syncobj_reset(c, &h, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_signal(c, &h, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_signal(c, NULL, 1), -EINVAL);
+	assert_int_equal(nvl_syncobj_query(c, &h, NULL, 1, 0), -EINVAL);
+	nvl_client_destroy(c);
+}
+
+static void wait_on_no_fence_is_einval_even_if_other_signalled(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h[2] = { mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), mk(c, 0) };
+	uint32_t first = 99;
+
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0, 0, &first),
+			 -EINVAL);
+	assert_int_equal(first, 99);
+	/* the signalled one alone */
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 1, 0, 0, &first), 0);
+	assert_int_equal(first, 0);
+	nvl_client_destroy(c);
+}
+
+static void wait_any_reports_first_signalled_index(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h[4], first = 99;
+	struct nvl_fence *f[4];
+
+	for (int i = 0; i < 4; i++) {
+		struct nvl_syncobj *o;
+
+		h[i] = mk(c, 0);
+		assert_int_equal(nvl_fence_create(&f[i],
+						  nvl_fence_context_alloc(1), 1),
+				 0);
+		o = nvl_syncobj_find(c, h[i]);
+		nvl_syncobj_replace_fence(o, f[i]);
+		nvl_syncobj_put(o);
+	}
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, in_ms(2), 0, &first),
+			 -ETIME);
+	nvl_fence_signal(f[2]);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, in_ms(1000), 0,
+					  &first),
+			 0);
+	assert_int_equal(first, 2);
+	nvl_fence_signal(f[3]);
+	nvl_fence_signal(f[1]);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0, 0, &first), 0);
+	assert_int_equal(first, 1);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 -ETIME);
+	nvl_fence_signal(f[0]);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	for (int i = 0; i < 4; i++)
+		nvl_fence_put(f[i]);
+	nvl_client_destroy(c);
+}
+
+static void timeout_in_the_past_polls(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0), s = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct nvl_fence *f;
+	int64_t t0 = nvl_time_ns();
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(o, f);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, t0 - 1000000, 0,
+					  NULL),
+			 -ETIME);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, -5, 0, NULL), -ETIME);
+	assert_true(nvl_time_ns() - t0 < NVL_NSEC_PER_SEC);
+	assert_int_equal(nvl_syncobj_wait(c, &s, NULL, 1, 0, 0, NULL), 0);
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void reset_and_signal_are_all_or_nothing(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h[3] = { mk(c, NVL_SYNCOBJ_CREATE_SIGNALED),
+			  mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), 999 };
+
+	assert_int_equal(nvl_syncobj_reset(c, h, 3), -ENOENT);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_reset(c, h, 2), 0);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 1, 0, 0, NULL), -EINVAL);
+	assert_int_equal(nvl_syncobj_signal(c, h, 3), -ENOENT);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 1, 0, 0, NULL), -EINVAL);
+	assert_int_equal(nvl_syncobj_signal(c, h, 2), 0);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	nvl_client_destroy(c);
+}
+
+struct later {
+	struct nvl_client *c;
+	uint32_t h;
+	uint64_t point;
+	int delay_us;
+};
+
+static void *signal_later(void *p)
+{
+	struct later *l = p;
+
+	usleep((useconds_t)l->delay_us);
+	if (l->point)
+		nvl_syncobj_timeline_signal(l->c, &l->h, &l->point, 1);
+	else
+		nvl_syncobj_signal(l->c, &l->h, 1);
+	return NULL;
+}
+
+static void wait_for_submit_waits_for_the_fence(void **state)
+{
+	struct nvl_client *c = client();
+	struct later l = { .c = c, .h = mk(c, 0), .delay_us = 10000 };
+	pthread_t t;
+
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, NULL, 1, in_ms(2),
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
+			 -ETIME);
+	pthread_create(&t, NULL, signal_later, &l);
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, NULL, 1, in_ms(5000),
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
+			 0);
+	pthread_join(t, NULL);
+	nvl_client_destroy(c);
+}
+
+static void timeline_points_not_yet_submitted(void **state)
+{
+	struct nvl_client *c = client();
+	struct later l = { .c = c, .h = mk(c, 0), .point = 5,
+			   .delay_us = 10000 };
+	uint64_t p = 5, q;
+	pthread_t t;
+
+	/* without FOR_SUBMIT: -EINVAL at once */
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(1000), 0,
+					  NULL),
+			 -EINVAL);
+	/* with it: waits for submission and signal */
+	pthread_create(&t, NULL, signal_later, &l);
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(5000),
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
+			 0);
+	pthread_join(t, NULL);
+	assert_int_equal(nvl_syncobj_query(c, &l.h, &q, 1, 0), 0);
+	assert_int_equal(q, 5);
+	/* a lower point is already complete */
+	p = 3;
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, 0, 0, NULL), 0);
+	/* a higher one is not submitted: -EINVAL, or -ETIME when waiting */
+	p = 9;
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(2),
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
+			 -ETIME);
+	nvl_client_destroy(c);
+}
+
+static void wait_available_is_done_once_point_exists(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
+	struct nvl_fence *f;
+	uint64_t p = 2, q;
+
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, in_ms(2),
+					  NVL_SYNCOBJ_WAIT_AVAILABLE, NULL),
+			 -ETIME);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_add_point(o, chain, f, 2);
+	/* submitted, not signalled */
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, 0,
+					  NVL_SYNCOBJ_WAIT_AVAILABLE, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, in_ms(2), 0, NULL),
+			 -ETIME);
+	assert_int_equal(nvl_syncobj_query(c, &h, &q, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(q, 2);
+	assert_int_equal(nvl_syncobj_query(c, &h, &q, 1, 0), 0);
+	assert_int_equal(q, 0);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, 0, 0, NULL), 0);
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void query_follows_the_signalled_prefix(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0), b = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct nvl_fence *dev;
+	uint64_t p = 3, q;
+
+	/* device point 1 pending, host signals 2 and 3 */
+	assert_int_equal(nvl_fence_create(&dev, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), dev, 1);
+	assert_int_equal(nvl_syncobj_timeline_signal(c, &h, &p, 1), 0);
+	p = 2;
+	assert_int_equal(nvl_syncobj_timeline_signal(c, &h, &p, 1), 0);
+	assert_int_equal(nvl_syncobj_query(c, &h, &q, 1, 0), 0);
+	assert_int_equal(q, 0); /* prefix rule */
+	assert_int_equal(nvl_syncobj_query(c, &h, &q, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(q, 3); /* unordered 2 keeps seqno max(3, 2) */
+	nvl_fence_signal(dev);
+	assert_int_equal(nvl_syncobj_query(c, &h, &q, 1, 0), 0);
+	assert_int_equal(q, 3);
+	/* binary syncobj answers 0; bad flags; unknown handle */
+	assert_int_equal(nvl_syncobj_query(c, &b, &q, 1, 0), 0);
+	assert_int_equal(q, 0);
+	assert_int_equal(nvl_syncobj_query(c, &b, &q, 1, 4), -EINVAL);
+	p = 0;
+	q = 77;
+	b = 4242;
+	assert_int_equal(nvl_syncobj_query(c, &b, &q, 1, 0), -ENOENT);
+	assert_int_equal(q, 77);
+	nvl_fence_put(dev);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void binary_wait_with_point_is_einval(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	uint64_t p = 1;
+
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, 0, 0, NULL), -EINVAL);
+	p = 0; /* point 0 = binary */
+	assert_int_equal(nvl_syncobj_wait(c, &h, &p, 1, 0, 0, NULL), 0);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0,
+					  NVL_SYNCOBJ_WAIT_AVAILABLE, NULL),
+			 -EINVAL);
+	nvl_client_destroy(c);
+}
+
+static void wait_snapshots_the_fence(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct nvl_fence *f;
+	struct later l = { .c = c, .h = h, .delay_us = 5000 };
+	pthread_t t;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(o, f);
+	/* a later signal() installs another fence: the wait keeps f */
+	pthread_create(&t, NULL, signal_later, &l);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(50), 0, NULL),
+			 -ETIME);
+	pthread_join(t, NULL);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0, 0, NULL), 0);
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void transfer_between_binary_and_timeline(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t bin = mk(c, 0), tl = mk(c, 0), bin2 = mk(c, 0);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, bin);
+	struct nvl_fence *f;
+	uint64_t p = 4, q;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(o, f);
+	/* binary -> timeline point 4 */
+	assert_int_equal(nvl_syncobj_transfer(c, tl, 4, bin, 0, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(c, &tl, &p, 1, 0,
+					  NVL_SYNCOBJ_WAIT_AVAILABLE, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(c, &tl, &p, 1, 0, 0, NULL), -ETIME);
+	/* timeline point 4 -> binary */
+	assert_int_equal(nvl_syncobj_transfer(c, bin2, 0, tl, 4, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(c, &bin2, NULL, 1, 0, 0, NULL),
+			 -ETIME);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_syncobj_wait(c, &bin2, NULL, 1, 0, 0, NULL), 0);
+	assert_int_equal(nvl_syncobj_query(c, &tl, &q, 1, 0), 0);
+	assert_int_equal(q, 4);
+	/* bad input */
+	assert_int_equal(nvl_syncobj_transfer(c, 999, 0, bin, 0, 0), -ENOENT);
+	assert_int_equal(nvl_syncobj_transfer(c, tl, 0, 999, 0, 0), -ENOENT);
+	assert_int_equal(nvl_syncobj_transfer(c, tl, 5, bin, 0, 4), -EINVAL);
+	assert_int_equal(nvl_syncobj_transfer(c, bin2, 0, tl, 9, 0), -EINVAL);
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void driver_find_fence_rules(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_fence *f;
+	struct later l = { .c = c, .h = h, .delay_us = 5000 };
+	pthread_t t;
+
+	assert_int_equal(nvl_syncobj_find_fence(c, 99, 0, 0, &f), -ENOENT);
+	assert_int_equal(nvl_syncobj_find_fence(c, h, 0, 0, &f), -EINVAL);
+	assert_int_equal(nvl_syncobj_find_fence(c, h, 0,
+						NVL_SYNCOBJ_WAIT_ALL, &f),
+			 -EINVAL);
+	pthread_create(&t, NULL, signal_later, &l);
+	assert_int_equal(nvl_syncobj_find_fence(c, h, 0,
+						NVL_SYNCOBJ_WAIT_FOR_SUBMIT,
+						&f),
+			 0);
+	pthread_join(t, NULL);
+	assert_true(nvl_fence_is_signaled(f));
+	nvl_fence_put(f);
+	nvl_client_destroy(c);
+}
+
+static NVL_LOCK_CLASS(drv_class, "test_driver_lock", 0);
+
+static void wait_for_submit_with_lock_held_is_reported(void **state)
+{
+	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_mutex mu;
+	char rep[4096];
+
+	nvl_checker_reset();
+	nvl_mutex_init(&mu, &drv_class);
+	nvl_mutex_lock(&mu);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0,
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
+			 -ETIME);
+	nvl_mutex_unlock(&mu);
+	assert_int_equal(nvl_checker_violations(), 1);
+	nvl_checker_last_report(rep, sizeof(rep));
+	assert_non_null(strstr(rep, "wait-for-submit-with-locks-held"));
+	assert_non_null(strstr(rep, "test_driver_lock"));
+	nvl_mutex_destroy(&mu);
+	nvl_checker_reset();
+	nvl_checker_set_mode(m);
+	nvl_client_destroy(c);
+}
+
+struct waitop {
+	struct nvl_client *c;
+	uint32_t h[3];
+	uint64_t p[3];
+};
+
+static int timeline_signal_op(void *arg)
+{
+	struct waitop *w = arg;
+
+	return nvl_syncobj_timeline_signal(w->c, w->h, w->p, 3);
+}
+
+static void timeline_signal_check(int ret, void *arg)
+{
+	struct waitop *w = arg;
+	uint64_t q[3];
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(nvl_syncobj_query(w->c, w->h, q, 3,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(q[i], 0);
+}
+
+static int slow_wait_op(void *arg)
+{
+	struct waitop *w = arg;
+
+	return nvl_syncobj_wait(w->c, w->h, NULL, 3, 0,
+				NVL_SYNCOBJ_WAIT_ALL, NULL);
+}
+
+static void slow_wait_check(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void allocation_failures_change_nothing(void **state)
+{
+	struct waitop w = { .c = client(), .p = { 1, 2, 3 } };
+	uint32_t h;
+
+	for (int i = 0; i < 3; i++)
+		w.h[i] = mk(w.c, 0);
+	assert_int_equal(t_fail_each_alloc(timeline_signal_op,
+					   timeline_signal_check, &w, 10),
+			 4);
+	/* timeline points force the slow path: it allocates once */
+	w.p[0] = w.p[1] = w.p[2] = 1;
+	assert_int_equal(t_fail_each_alloc(slow_wait_op, slow_wait_check, &w,
+					   10),
+			 1);
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(nvl_syncobj_create(w.c, 0, &h), -ENOMEM);
+	nvl_fault_off();
+	assert_int_equal(nvl_client_handle_count(w.c, NVL_HANDLE_SYNCOBJ), 3);
+	nvl_client_destroy(w.c);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(create_destroy_and_bad_input),
+	cmocka_unit_test(wait_on_no_fence_is_einval_even_if_other_signalled),
+	cmocka_unit_test(wait_any_reports_first_signalled_index),
+	cmocka_unit_test(timeout_in_the_past_polls),
+	cmocka_unit_test(reset_and_signal_are_all_or_nothing),
+	cmocka_unit_test(wait_for_submit_waits_for_the_fence),
+	cmocka_unit_test(timeline_points_not_yet_submitted),
+	cmocka_unit_test(wait_available_is_done_once_point_exists),
+	cmocka_unit_test(query_follows_the_signalled_prefix),
+	cmocka_unit_test(binary_wait_with_point_is_einval),
+	cmocka_unit_test(wait_snapshots_the_fence),
+	cmocka_unit_test(transfer_between_binary_and_timeline),
+	cmocka_unit_test(driver_find_fence_rules),
+	cmocka_unit_test(wait_for_submit_with_lock_held_is_reported),
+	cmocka_unit_test(allocation_failures_change_nothing),
+};
+
+T_MAIN(tests)
