@@ -544,6 +544,74 @@ static void put_folds_sparse_tables_into_their_parent(void **state)
 	free(v);
 }
 
+struct mkarg {
+	struct dev *d;
+	struct nvl_nv_ptmem *pm;
+	struct nvl_nv_gmmu *g;
+};
+
+static int do_create(void *p)
+{
+	struct mkarg *a = p;
+	struct nvl_nv_gmmu_args ga = { .hw = a->d->hw, .version = 2,
+				       .mem = &nvl_nv_ptmem_ops };
+	int ret = nvl_nv_ptmem_create(a->d->hw, TABLES_BASE, 16 * MIB, &a->pm);
+
+	if (ret)
+		return ret;
+	ga.mem_priv = a->pm;
+	ret = nvl_nv_gmmu_create(&ga, &a->g);
+	if (ret) {
+		nvl_nv_ptmem_destroy(a->pm);
+		a->pm = NULL;
+	}
+	return ret;
+}
+
+static void check_create(int ret, void *p)
+{
+	struct mkarg *a = p;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(a->pm);
+}
+
+static void creation_fails_cleanly_and_full_vram_is_enomem(void **state)
+{
+	struct mkarg a = { .d = dev_up("tiny") };
+	struct nvl_nv_gmmu_args ga = { .hw = a.d->hw, .version = 2,
+				       .mem = &nvl_nv_ptmem_ops };
+	struct nvl_nv_ptmem *small;
+	struct nvl_nv_gmmu *g;
+	struct nvl_pt_stats st;
+
+	(void)state;
+	t_fail_each_alloc(do_create, check_create, &a, 50);
+	nvl_nv_gmmu_destroy(a.g);
+	nvl_nv_ptmem_destroy(a.pm);
+	/* bad arguments */
+	assert_int_equal(nvl_nv_ptmem_create(a.d->hw, 100, 4096, &small),
+			 -EINVAL);
+	ga.version = 4;
+	assert_int_equal(nvl_nv_gmmu_create(&ga, &g), -EINVAL);
+	/* a window of 8 pages: the root and a few tables, then -ENOMEM */
+	assert_int_equal(nvl_nv_ptmem_create(a.d->hw, TABLES_BASE, 8 * 4096,
+					     &small), 0);
+	ga.version = 2;
+	ga.mem_priv = small;
+	assert_int_equal(nvl_nv_gmmu_create(&ga, &g), 0);
+	assert_int_equal(nvl_pt_get(nvl_nv_gmmu_pt(g), 0, 64 * MIB, 12),
+			 -ENOMEM);
+	nvl_pt_get_stats(nvl_nv_gmmu_pt(g), &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(nvl_nv_ptmem_used(small), 4096);
+	assert_int_equal(nvl_pt_get(nvl_nv_gmmu_pt(g), 0, 2 * MIB, 12), 0);
+	nvl_pt_put(nvl_nv_gmmu_pt(g), 0, 2 * MIB, 12);
+	nvl_nv_gmmu_destroy(g);
+	nvl_nv_ptmem_destroy(small);
+	dev_down(a.d);
+}
+
 static void ampere_maps_512m_pages_at_pd1(void **state)
 {
 	struct drv *v = drv_up("ga102", 0, 1ull << 40);
@@ -584,6 +652,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(read_only_and_system_faults_carry_their_fields),
 	cmocka_unit_test(get_failures_leave_no_trace_and_put_frees_tables),
 	cmocka_unit_test(put_folds_sparse_tables_into_their_parent),
+	cmocka_unit_test(creation_fails_cleanly_and_full_vram_is_enomem),
 	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
 };
 
