@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Buffer objects and the memory manager that places them (internal API).
+ *
+ * struct nvl_mm is one device's memory: a VRAM region managed by the buddy
+ * allocator, host pages for GTT and SYSTEM under a budget, an LRU per
+ * domain, a move worker that copies (and clears) memory in FIFO order with a
+ * fence per job, and the registered shrinkers. struct nvl_bo embeds the GEM
+ * object (mm/gem.h) that GPUVM sees.
+ *
+ * Locking, outermost first: a BO's resv (ww mutex) -> mm->lock (nvl_mutex,
+ * allocation allowed under it) -> the shrinker lock (NVL_LOCK_RECLAIM: no
+ * allocation, resvs only trylocked, fence waits bounded). The move worker
+ * takes none of them: it waits for a job's dependencies, copies, signals
+ * the job's fence and then releases the old host pages. Moves are pipelined:
+ * VRAM given up by a move is reusable at once, since everything that writes
+ * VRAM again (clears, moves in) is a later job of the same FIFO worker.
+ */
+#ifndef NVL_MM_BO_H
+#define NVL_MM_BO_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base/client.h"
+#include "base/idr.h"
+#include "mm/buddy.h"
+#include "mm/gem.h"
+#include "sync/checker.h"
+#include "sync/resv.h"
+#include <nouvelle/bo.h>
+
+#define NVL_MM_NDOM 4 /* indexed by enum nvl_gem_domain */
+
+/**
+ * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
+ * reservation, lazily committed) and host pages for GTT/SYSTEM. The device
+ * issue replaces the default (anonymous mmap) with the model's memory.
+ */
+struct nvl_mm_mem_ops {
+	/** @vram_map: reserve @size_B of VRAM backing; *@base_out for CPU */
+	int (*vram_map)(void *priv, uint64_t size_B, void **base_out);
+	/** @vram_unmap: release it */
+	void (*vram_unmap)(void *priv, void *base, uint64_t size_B);
+	/** @pages_alloc: zeroed host pages */
+	int (*pages_alloc)(void *priv, uint64_t size_B, void **ptr_out);
+	/** @pages_free: give them back */
+	void (*pages_free)(void *priv, void *ptr, uint64_t size_B);
+};
+
+/** struct nvl_mm_config - nvl_mm_create() parameters. */
+struct nvl_mm_config {
+	/** @vram_B: VRAM size (a multiple of 4 KiB) */
+	uint64_t vram_B;
+	/** @visible_B: CPU-visible window at the start of VRAM (0 = all) */
+	uint64_t visible_B;
+	/** @host_budget_B: GTT+SYSTEM budget (0 = half of RAM) */
+	uint64_t host_budget_B;
+	/** @ops: memory provider, NULL for the default */
+	const struct nvl_mm_mem_ops *ops;
+	void *ops_priv;
+};
+
+/**
+ * struct nvl_mm_bulk - LRU bulk move of a VM's private BOs: they sit
+ * contiguously in each domain's LRU, so one splice moves them all.
+ */
+struct nvl_mm_bulk {
+	struct nvl_bo *first[NVL_MM_NDOM];
+	struct nvl_bo *last[NVL_MM_NDOM];
+};
+
+/**
+ * struct nvl_mm_shrinker - a registered shrinker. Both callbacks run with
+ * mm->lock and the shrinker lock held, inside reclaim: no allocation, only
+ * trylocks, only bounded fence waits.
+ */
+struct nvl_mm_shrinker {
+	/** @count: freeable bytes (0 = nothing / unknown) */
+	uint64_t (*count)(struct nvl_mm_shrinker *s);
+	/** @scan: free up to @want_B; return bytes freed */
+	uint64_t (*scan)(struct nvl_mm_shrinker *s, uint64_t want_B);
+	void *priv;
+	struct nvl_list link;
+};
+
+struct nvl_mm_job;
+
+/** struct nvl_mm - one device's memory manager. */
+struct nvl_mm {
+	/** @lock: buddy, LRUs, placements, exports */
+	struct nvl_mutex lock;
+	struct nvl_mm_config cfg;
+	const struct nvl_mm_mem_ops *ops;
+	void *ops_priv;
+
+	struct nvl_buddy vram;
+	void *vram_base;
+	uint64_t visible_B;
+	/** @lru: per domain, least recently used first */
+	struct nvl_list lru[NVL_MM_NDOM];
+	/** @zombies: released BOs waiting for their fences */
+	struct nvl_list zombies;
+	/** @used_B: resident bytes per domain */
+	uint64_t used_B[NVL_MM_NDOM];
+	/** @host_B: GTT+SYSTEM bytes held, including moves in flight */
+	_Atomic uint64_t host_B;
+	uint64_t host_budget_B;
+	/** @exports: export id -> BO (weak) */
+	struct nvl_idr exports;
+	uint32_t export_gen;
+
+	/* move worker */
+	pthread_t worker;
+	pthread_mutex_t q_lock;
+	pthread_cond_t q_cond;
+	struct nvl_list queue;
+	bool stop;
+	uint64_t fence_ctx;
+	uint64_t seqno;
+
+	/* shrinkers */
+	struct nvl_mutex shrink_lock;
+	struct nvl_list shrinkers;
+	struct nvl_mm_shrinker bo_shrinker;
+
+	/* statistics */
+	_Atomic uint64_t bytes_moved;
+	_Atomic uint64_t evictions;
+	_Atomic uint64_t swapouts;
+	_Atomic uint64_t swapins;
+};
+
+/** Placement flags (TTM's DESIRED / FALLBACK). */
+enum nvl_place_flags {
+	/** @NVL_PLACE_DESIRED: only tried without eviction */
+	NVL_PLACE_DESIRED = 1u << 0,
+	/** @NVL_PLACE_FALLBACK: only tried when evicting */
+	NVL_PLACE_FALLBACK = 1u << 1,
+};
+
+/** struct nvl_place - one acceptable place. */
+struct nvl_place {
+	enum nvl_gem_domain domain;
+	uint32_t flags;
+};
+
+/** struct nvl_bo - a buffer object. */
+struct nvl_bo {
+	/** @gem: what GPUVM and exec see; gem.resv guards the fields below */
+	struct nvl_gem_object gem;
+	struct nvl_resv own_resv;
+	struct nvl_mm *mm;
+	/** @domains: allowed NVL_BO_DOMAIN_* */
+	uint32_t domains;
+	/** @preferred: the NVL_BO_DOMAIN_* wanted */
+	uint32_t preferred;
+	uint32_t flags;
+	/* placement, changed with gem.resv and mm->lock held */
+	enum nvl_gem_domain dom;
+	struct nvl_list blocks;  /* VRAM */
+	void *host;              /* GTT / SYSTEM pages */
+	int swap_fd;             /* swapped out: content in this memfd */
+	bool evicted;            /* moved out by someone else */
+	/* released with pending fences: on mm->zombies, waiting for these */
+	struct nvl_fence **zfences;
+	unsigned nzfences;
+	bool purgeable;          /* NVL_BO_MADV_DONTNEED */
+	bool purged;
+	struct nvl_list lru;
+	struct nvl_mm_bulk *bulk;
+	unsigned pin_count;
+	unsigned map_count;
+	uint32_t export_id;
+	uint64_t export_token;
+};
+
+static inline struct nvl_bo *nvl_bo_from_gem(struct nvl_gem_object *obj)
+{
+	return container_of(obj, struct nvl_bo, gem);
+}
+
+/**
+ * nvl_mm_create() - a memory manager with its move worker.
+ * @cfg: sizes and provider
+ * @mm_out: the manager
+ *
+ * Return: 0, -EINVAL (bad sizes), -ENOMEM, -EAGAIN (no thread).
+ */
+int nvl_mm_create(const struct nvl_mm_config *cfg,
+		  struct nvl_mm **mm_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_destroy() - stop the worker and free the manager; every BO must be
+ * gone (zombies are waited for).
+ * @mm: the manager, may be NULL
+ */
+void nvl_mm_destroy(struct nvl_mm *mm);
+
+/**
+ * nvl_mm_default() - the process-wide manager used by clients without a
+ * device (256 MiB VRAM, created on first use).
+ * Return: the manager, or NULL when it cannot be created.
+ */
+struct nvl_mm *nvl_mm_default(void);
+
+/**
+ * nvl_mm_of_client() - @client's manager: the one its device attached in
+ * client->layer_priv[NVL_HANDLE_BO] (not owned by mm), else the default.
+ * @client: the client
+ * Return: the manager, or NULL.
+ */
+struct nvl_mm *nvl_mm_of_client(struct nvl_client *client);
+
+/**
+ * nvl_bo_create_internal() - create a BO (not yet in any handle table).
+ * @mm: the manager
+ * @client_id: creator, for accounting
+ * @size_B: bytes, rounded up to 4 KiB
+ * @domains: allowed NVL_BO_DOMAIN_*
+ * @preferred: one NVL_BO_DOMAIN_* of @domains, 0 for the first allowed
+ * @flags: NVL_BO_*
+ * @shared_resv: resv to share (a VM's), or NULL for the BO's own
+ * @vm_private: the VM the BO is private to, or NULL (such BOs cannot be
+ *              exported)
+ * @bo_out: the BO with one reference
+ *
+ * Memory that another client used is always zeroed (dirty VRAM by a clear
+ * job whose fence is the BO's KERNEL fence; host pages come zeroed).
+ * Return: 0, -EINVAL (size, domains, flags), -E2BIG (larger than every
+ * allowed domain), -ENOMEM (no memory even after eviction).
+ */
+int nvl_bo_create_internal(struct nvl_mm *mm, uint64_t client_id,
+			   uint64_t size_B, uint32_t domains,
+			   uint32_t preferred, uint32_t flags,
+			   struct nvl_resv *shared_resv, void *vm_private,
+			   struct nvl_bo **bo_out) NVL_MUST_CHECK;
+
+/** nvl_bo_get() - take a reference. @bo: the BO. Return: @bo. */
+static inline struct nvl_bo *nvl_bo_get(struct nvl_bo *bo)
+{
+	nvl_gem_get(&bo->gem);
+	return bo;
+}
+
+/** nvl_bo_put() - drop a reference. @bo: the BO, may be NULL */
+static inline void nvl_bo_put(struct nvl_bo *bo)
+{
+	if (bo)
+		nvl_gem_put(&bo->gem);
+}
+
+/**
+ * nvl_bo_lookup() - the BO behind a client's handle, with a reference.
+ * @client: the client
+ * @handle: its handle
+ * Return: the BO or NULL.
+ */
+struct nvl_bo *nvl_bo_lookup(struct nvl_client *client, uint32_t handle);
+
+/**
+ * nvl_bo_validate() - place @bo per @places (TTM's model): if it already
+ * sits in a place that is not FALLBACK-only, nothing moves; else places
+ * without FALLBACK are tried without eviction, then places without DESIRED
+ * with eviction of least recently used BOs. The move is a job on the move
+ * worker whose fence becomes @bo's KERNEL fence. Caller holds gem.resv.
+ * @bo: the BO
+ * @places: acceptable places in order
+ * @n: how many
+ *
+ * Return: 0, -EINVAL (pinned elsewhere, or a place outside the allowed
+ * domains), -ENOMEM (nothing fits, nothing evictable).
+ */
+int nvl_bo_validate(struct nvl_bo *bo, const struct nvl_place *places,
+		    unsigned n) NVL_MUST_CHECK;
+
+/**
+ * nvl_bo_validate_preferred() - nvl_bo_validate() with the preferred domain
+ * (evicting) first and the other allowed domains as fallback; also brings a
+ * swapped-out BO back. Caller holds gem.resv.
+ * @bo: the BO
+ * Return: as nvl_bo_validate().
+ */
+int nvl_bo_validate_preferred(struct nvl_bo *bo) NVL_MUST_CHECK;
+
+/**
+ * nvl_bo_pin() / nvl_bo_unpin() - keep @bo where it is (never evicted, never
+ * swapped). Caller holds gem.resv.
+ * @bo: the BO, resident
+ * Return: 0, or -EINVAL when not resident.
+ */
+int nvl_bo_pin(struct nvl_bo *bo) NVL_MUST_CHECK;
+void nvl_bo_unpin(struct nvl_bo *bo);
+
+/**
+ * nvl_bo_kmap() - CPU pointer to @bo's memory (pins it until
+ * nvl_bo_kunmap()). Waits for its KERNEL fences (moves, clears). Caller
+ * holds gem.resv.
+ * @bo: the BO
+ * @ptr_out: the pointer
+ * Return: 0, -EPERM (VRAM-capable BO without NVL_BO_CPU_VISIBLE), -ENOMEM.
+ */
+int nvl_bo_kmap(struct nvl_bo *bo, void **ptr_out) NVL_MUST_CHECK;
+void nvl_bo_kunmap(struct nvl_bo *bo);
+
+/**
+ * nvl_bo_set_bulk_move() - put @bo (VM-private) in @bulk, or out of it with
+ * NULL. Caller holds gem.resv.
+ * @bo: the BO
+ * @bulk: the VM's bulk move
+ */
+void nvl_bo_set_bulk_move(struct nvl_bo *bo, struct nvl_mm_bulk *bulk);
+
+/**
+ * nvl_mm_bulk_move_tail() - move every BO of @bulk to the tail of its LRU
+ * (most recently used), O(domains).
+ * @mm: the manager
+ * @bulk: the bulk move
+ */
+void nvl_mm_bulk_move_tail(struct nvl_mm *mm, struct nvl_mm_bulk *bulk);
+
+/**
+ * nvl_mm_bo_touch() - mark @bo most recently used.
+ * @bo: the BO
+ */
+void nvl_mm_bo_touch(struct nvl_bo *bo);
+
+/**
+ * nvl_mm_register_shrinker() - add @s to the shrinkers called when the host
+ * budget is exceeded.
+ * @mm: the manager
+ * @s: the shrinker (count/scan set)
+ */
+void nvl_mm_register_shrinker(struct nvl_mm *mm, struct nvl_mm_shrinker *s);
+
+/** nvl_mm_unregister_shrinker() - remove @s. @mm: manager @s: shrinker */
+void nvl_mm_unregister_shrinker(struct nvl_mm *mm, struct nvl_mm_shrinker *s);
+
+/**
+ * nvl_mm_shrink() - run the shrinkers for @want_B bytes (memory pressure).
+ * @mm: the manager
+ * @want_B: bytes wanted
+ * Return: bytes freed.
+ */
+uint64_t nvl_mm_shrink(struct nvl_mm *mm, uint64_t want_B);
+
+/**
+ * nvl_mm_set_host_budget() - change the GTT+SYSTEM budget.
+ * @mm: the manager
+ * @budget_B: bytes (0 = half of RAM)
+ */
+void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B);
+
+/**
+ * nvl_mm_fdinfo() - @client's memory use as DRM fdinfo text
+ * ("drm-total-vram:\t1024 KiB" lines).
+ * @client: the client
+ * @buf: output
+ * @len: its size
+ * Return: characters the full text needs (as snprintf), or -errno.
+ */
+int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len);
+
+/* ---- internal, between the mm files ---------------------------------- */
+
+/* mm.c: move worker */
+int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
+		      enum nvl_gem_domain from, struct nvl_list *from_blocks,
+		      void *from_host, enum nvl_gem_domain to) NVL_MUST_CHECK;
+int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo) NVL_MUST_CHECK;
+int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B,
+		      void **ptr_out) NVL_MUST_CHECK;
+void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B);
+void *nvl_mm_vram_ptr(struct nvl_mm *mm, uint64_t offset);
+int nvl_mm_vram_ready(struct nvl_mm *mm) NVL_MUST_CHECK;
+
+/* place.c */
+void nvl_mm_lru_add(struct nvl_mm *mm, struct nvl_bo *bo);
+void nvl_mm_lru_del(struct nvl_mm *mm, struct nvl_bo *bo);
+void nvl_mm_reap_zombies(struct nvl_mm *mm);
+void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo);
+int nvl_mm_evict_one(struct nvl_mm *mm, enum nvl_gem_domain dom,
+		     struct nvl_resv *held, uint64_t end) NVL_MUST_CHECK;
+void nvl_mm_bo_destroy(struct nvl_mm *mm, struct nvl_bo *bo);
+
+/* shrink.c */
+void nvl_mm_bo_shrinker_init(struct nvl_mm *mm);
+int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B) NVL_MUST_CHECK;
+int nvl_bo_swap_in(struct nvl_bo *bo) NVL_MUST_CHECK;
+
+/* bo.c */
+extern nvl_gem_evict_fn nvl_mm_evict_hook;
+
+#endif /* NVL_MM_BO_H */

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Per-client memory accounting (DRM fdinfo)
+ *
+ * Like drm_show_memory_stats(): walk the client's BO handles (imported ones
+ * included) and sum sizes per region: "vram", "gtt" and "cpu" (SYSTEM, and
+ * swapped-out BOs, which are not resident). total = every BO in the
+ * region; resident = its memory is present; purgeable = resident and
+ * marked DONTNEED; active = resident with unsignalled fences; memory (the
+ * older key) = resident. Values in KiB, as the kernel prints them.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/log.h"
+#include "mm/bo.h"
+
+enum { R_VRAM, R_GTT, R_CPU, R_N };
+
+static const char *const region_name[R_N] = { "vram", "gtt", "cpu" };
+
+struct usage {
+	uint64_t total, resident, purgeable, active;
+};
+
+int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
+{
+	struct usage u[R_N] = { 0 };
+	uint32_t id = 1;
+	void *obj;
+	size_t n = 0;
+	int w;
+
+	if (!client)
+		return nvl_error(-EINVAL, "fdinfo: no client");
+	pthread_mutex_lock(&client->lock);
+	while ((id = nvl_idr_next(&client->tables[NVL_HANDLE_BO], id, &obj))) {
+		struct nvl_bo *bo = nvl_bo_from_gem(obj);
+		struct nvl_mm *mm = bo->mm;
+		int r;
+		bool res;
+
+		nvl_mutex_lock(&mm->lock);
+		switch (bo->dom) {
+		case NVL_GEM_DOMAIN_VRAM:
+			r = R_VRAM;
+			break;
+		case NVL_GEM_DOMAIN_GTT:
+			r = R_GTT;
+			break;
+		default:
+			r = R_CPU;
+			break;
+		}
+		res = bo->dom != NVL_GEM_DOMAIN_NONE;
+		u[r].total += bo->gem.size_B;
+		if (res) {
+			u[r].resident += bo->gem.size_B;
+			if (bo->purgeable)
+				u[r].purgeable += bo->gem.size_B;
+			if (!nvl_resv_test_signaled(bo->gem.resv,
+						    NVL_RESV_USAGE_BOOKKEEP))
+				u[r].active += bo->gem.size_B;
+		}
+		nvl_mutex_unlock(&mm->lock);
+		id++;
+	}
+	pthread_mutex_unlock(&client->lock);
+
+#define EMIT(...)                                                         \
+	do {                                                              \
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, \
+			     __VA_ARGS__);                                \
+		n += (size_t)w;                                           \
+	} while (0)
+	EMIT("drm-driver:\tnouvelle\n");
+	EMIT("drm-client-id:\t%llu\n", (unsigned long long)client->id);
+	for (int r = 0; r < R_N; r++) {
+		const char *nm = region_name[r];
+
+		EMIT("drm-memory-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].resident >> 10));
+		EMIT("drm-total-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].total >> 10));
+		EMIT("drm-resident-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].resident >> 10));
+		EMIT("drm-purgeable-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].purgeable >> 10));
+		EMIT("drm-active-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].active >> 10));
+	}
+#undef EMIT
+	return (int)n;
+}

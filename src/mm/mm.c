@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Memory manager and move worker
+ *
+ * A manager owns the VRAM region (reserved with MAP_NORESERVE on first use,
+ * so a large VRAM costs nothing until touched), the host-page budget and one
+ * move worker thread. Memory comes from a small provider ops table (a VRAM
+ * region, system pages); the default provider is anonymous memory, the
+ * device issue plugs the model's memory in.
+ *
+ * The worker runs jobs in FIFO order: wait for the job's dependencies (the
+ * fences of the BO when the job was queued), copy or clear, signal the
+ * job's fence inside a fence-signalling section, then free the old host
+ * pages of a move. It never takes mm->lock, so waiting for a move fence
+ * while holding mm->lock cannot deadlock, and FIFO order makes pipelined
+ * eviction safe: VRAM freed by a queued move is only written again by later
+ * jobs. Until the copy engine exists the copies are CPU memcpy.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "mm/bo.h"
+#include "sync/checker.h"
+
+static NVL_LOCK_CLASS(mm_lock_class, "nvl_mm", 0);
+static NVL_LOCK_CLASS(mm_shrink_class, "nvl_mm_shrinker", NVL_LOCK_RECLAIM);
+
+struct extent {
+	uint8_t *p;
+	uint64_t len;
+};
+
+struct nvl_mm_job {
+	struct nvl_list link;
+	struct nvl_fence *fence;
+	struct nvl_fence **deps;
+	unsigned ndeps;
+	struct extent *src; /* NULL: clear */
+	unsigned nsrc;
+	struct extent *dst;
+	unsigned ndst;
+	void *free_host;
+	uint64_t free_len;
+	uint64_t bytes;
+};
+
+/* ---- default provider ------------------------------------------------- */
+
+static int anon_map(void *priv, uint64_t size_B, void **out)
+{
+	void *p;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void anon_unmap(void *priv, void *p, uint64_t size_B)
+{
+	munmap(p, size_B);
+}
+
+static const struct nvl_mm_mem_ops anon_ops = {
+	.vram_map = anon_map,
+	.vram_unmap = anon_unmap,
+	.pages_alloc = anon_map,
+	.pages_free = anon_unmap,
+};
+
+/* ---- move worker ------------------------------------------------------ */
+
+static void run_job(struct nvl_mm_job *j)
+{
+	unsigned si = 0, di = 0;
+	uint64_t so = 0, dof = 0;
+
+	if (!j->src) {
+		for (unsigned i = 0; i < j->ndst; i++)
+			memset(j->dst[i].p, 0, j->dst[i].len);
+		return;
+	}
+	while (si < j->nsrc && di < j->ndst) {
+		uint64_t n = NVL_MIN(j->src[si].len - so, j->dst[di].len - dof);
+
+		memcpy(j->dst[di].p + dof, j->src[si].p + so, n);
+		so += n;
+		dof += n;
+		if (so == j->src[si].len) {
+			si++;
+			so = 0;
+		}
+		if (dof == j->dst[di].len) {
+			di++;
+			dof = 0;
+		}
+	}
+}
+
+static void job_free(struct nvl_mm_job *j)
+{
+	for (unsigned i = 0; i < j->ndeps; i++)
+		nvl_fence_put(j->deps[i]);
+	nvl_free(j->deps);
+	nvl_free(j->src);
+	nvl_free(j->dst);
+	nvl_fence_put(j->fence);
+	nvl_free(j);
+}
+
+static void *worker_main(void *arg)
+{
+	struct nvl_mm *mm = arg;
+
+	for (;;) {
+		struct nvl_mm_job *j;
+		bool cookie;
+
+		pthread_mutex_lock(&mm->q_lock);
+		while (nvl_list_empty(&mm->queue) && !mm->stop)
+			pthread_cond_wait(&mm->q_cond, &mm->q_lock);
+		if (nvl_list_empty(&mm->queue)) {
+			pthread_mutex_unlock(&mm->q_lock);
+			break;
+		}
+		j = nvl_list_first_entry(&mm->queue, struct nvl_mm_job, link);
+		nvl_list_del(&j->link);
+		pthread_mutex_unlock(&mm->q_lock);
+
+		for (unsigned i = 0; i < j->ndeps; i++)
+			(void)nvl_fence_wait(j->deps[i], NVL_TIMEOUT_INFINITE);
+		run_job(j);
+		atomic_fetch_add(&mm->bytes_moved, j->bytes);
+		cookie = nvl_fence_begin_signalling();
+		nvl_fence_signal(j->fence);
+		nvl_fence_end_signalling(cookie);
+		if (j->free_host) {
+			mm->ops->pages_free(mm->ops_priv, j->free_host,
+					    j->free_len);
+			atomic_fetch_sub(&mm->host_B, j->free_len);
+		}
+		job_free(j);
+	}
+	return NULL;
+}
+
+static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
+			     bool dirty_only, struct extent **out,
+			     unsigned *n_out, uint64_t *bytes)
+{
+	struct nvl_buddy_block *b;
+	unsigned n = 0;
+
+	nvl_list_for_each_entry(b, blocks, link)
+		n += !dirty_only || !b->clear;
+	*out = NULL;
+	*n_out = 0;
+	*bytes = 0;
+	if (!n)
+		return 0;
+	*out = nvl_calloc(n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	nvl_list_for_each_entry(b, blocks, link) {
+		if (dirty_only && b->clear)
+			continue;
+		(*out)[*n_out].p = nvl_mm_vram_ptr(mm, b->offset);
+		(*out)[*n_out].len = nvl_buddy_block_size(&mm->vram, b);
+		*bytes += (*out)[*n_out].len;
+		(*n_out)++;
+	}
+	return 0;
+}
+
+static int backing_extents(struct nvl_mm *mm, struct nvl_bo *bo,
+			   enum nvl_gem_domain dom, struct nvl_list *blocks,
+			   void *host, struct extent **out, unsigned *n_out)
+{
+	uint64_t bytes;
+
+	if (dom == NVL_GEM_DOMAIN_VRAM)
+		return blocks_to_extents(mm, blocks, false, out, n_out, &bytes);
+	*out = nvl_calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	(*out)[0].p = host;
+	(*out)[0].len = bo->gem.size_B;
+	*n_out = 1;
+	return 0;
+}
+
+/* Allocate a job with dependencies on @bo's fences and a reserved slot. */
+static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
+		       struct nvl_mm_job **out)
+{
+	struct nvl_mm_job *j = nvl_zalloc(sizeof(*j));
+	int ret;
+
+	if (!j)
+		return -ENOMEM;
+	nvl_list_init(&j->link);
+	ret = nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+				  &j->ndeps, &j->deps);
+	if (!ret)
+		ret = nvl_resv_reserve_fences(bo->gem.resv, 1);
+	if (!ret)
+		ret = nvl_fence_create(&j->fence, mm->fence_ctx, 0);
+	if (ret) {
+		job_free(j);
+		return ret;
+	}
+	*out = j;
+	return 0;
+}
+
+/* Publish @j: its fence becomes @bo's KERNEL fence; the worker runs it. */
+static void job_push(struct nvl_mm *mm, struct nvl_bo *bo,
+		     struct nvl_mm_job *j)
+{
+	pthread_mutex_lock(&mm->q_lock);
+	j->fence->seqno = ++mm->seqno;
+	nvl_resv_add_fence(bo->gem.resv, j->fence, NVL_RESV_USAGE_KERNEL);
+	nvl_list_add_tail(&j->link, &mm->queue);
+	pthread_cond_signal(&mm->q_cond);
+	pthread_mutex_unlock(&mm->q_lock);
+}
+
+int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
+		      enum nvl_gem_domain from, struct nvl_list *from_blocks,
+		      void *from_host, enum nvl_gem_domain to)
+{
+	struct nvl_mm_job *j;
+	int ret;
+
+	ret = job_prepare(mm, bo, &j);
+	if (ret)
+		return ret;
+	ret = backing_extents(mm, bo, from, from_blocks, from_host, &j->src,
+			      &j->nsrc);
+	if (!ret)
+		ret = backing_extents(mm, bo, to, &bo->blocks, bo->host,
+				      &j->dst, &j->ndst);
+	if (ret) {
+		job_free(j);
+		return ret;
+	}
+	if (from != NVL_GEM_DOMAIN_VRAM) {
+		j->free_host = from_host;
+		j->free_len = bo->gem.size_B;
+	}
+	j->bytes = bo->gem.size_B;
+	job_push(mm, bo, j);
+	return 0;
+}
+
+int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	struct nvl_mm_job *j;
+	uint64_t bytes;
+	int ret;
+
+	ret = job_prepare(mm, bo, &j);
+	if (ret)
+		return ret;
+	ret = blocks_to_extents(mm, &bo->blocks, true, &j->dst, &j->ndst,
+				&bytes);
+	if (ret || !j->ndst) {
+		job_free(j);
+		return ret;
+	}
+	job_push(mm, bo, j);
+	return 0;
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+void *nvl_mm_vram_ptr(struct nvl_mm *mm, uint64_t offset)
+{
+	return (uint8_t *)mm->vram_base + offset;
+}
+
+int nvl_mm_vram_ready(struct nvl_mm *mm)
+{
+	if (mm->vram_base)
+		return 0;
+	return mm->ops->vram_map(mm->ops_priv, mm->vram.size_B,
+				 &mm->vram_base);
+}
+
+int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, void **ptr_out)
+{
+	int ret = nvl_mm_host_reserve(mm, size_B);
+
+	if (ret)
+		return ret;
+	ret = mm->ops->pages_alloc(mm->ops_priv, size_B, ptr_out);
+	if (ret)
+		atomic_fetch_sub(&mm->host_B, size_B);
+	return ret;
+}
+
+void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
+{
+	mm->ops->pages_free(mm->ops_priv, ptr, size_B);
+	atomic_fetch_sub(&mm->host_B, size_B);
+}
+
+/* ---- create / destroy ------------------------------------------------- */
+
+static uint64_t default_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || psz <= 0)
+		return 1ull << 30;
+	return (uint64_t)pages * (uint64_t)psz / 2;
+}
+
+void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B)
+{
+	nvl_mutex_lock(&mm->lock);
+	mm->host_budget_B = budget_B ? budget_B : default_budget();
+	nvl_mutex_unlock(&mm->lock);
+}
+
+int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
+{
+	struct nvl_mm *mm;
+	int ret;
+
+	if (!cfg->vram_B || (cfg->vram_B & 4095) ||
+	    cfg->visible_B > cfg->vram_B || (cfg->visible_B & 4095))
+		return nvl_error(-EINVAL, "mm: bad VRAM size %#llx / visible "
+				 "%#llx", (unsigned long long)cfg->vram_B,
+				 (unsigned long long)cfg->visible_B);
+	mm = nvl_zalloc(sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	ret = nvl_buddy_init(&mm->vram, cfg->vram_B, 4096);
+	if (ret)
+		goto fail_buddy;
+	if (nvl_might_alloc(0)) {
+		ret = -ENOMEM;
+		goto fail_thread;
+	}
+	mm->cfg = *cfg;
+	mm->ops = cfg->ops ? cfg->ops : &anon_ops;
+	mm->ops_priv = cfg->ops_priv;
+	mm->visible_B = cfg->visible_B ? cfg->visible_B : cfg->vram_B;
+	mm->host_budget_B = cfg->host_budget_B ? cfg->host_budget_B :
+						 default_budget();
+	nvl_mutex_init(&mm->lock, &mm_lock_class);
+	nvl_mutex_init(&mm->shrink_lock, &mm_shrink_class);
+	for (int d = 0; d < NVL_MM_NDOM; d++)
+		nvl_list_init(&mm->lru[d]);
+	nvl_list_init(&mm->zombies);
+	nvl_list_init(&mm->queue);
+	nvl_list_init(&mm->shrinkers);
+	nvl_idr_init(&mm->exports);
+	mm->fence_ctx = nvl_fence_context_alloc(1);
+	pthread_mutex_init(&mm->q_lock, NULL);
+	pthread_cond_init(&mm->q_cond, NULL);
+	if (pthread_create(&mm->worker, NULL, worker_main, mm)) {
+		ret = -EAGAIN;
+		goto fail_create;
+	}
+	nvl_mm_bo_shrinker_init(mm);
+	*mm_out = mm;
+	return 0;
+
+fail_create:
+	pthread_cond_destroy(&mm->q_cond);
+	pthread_mutex_destroy(&mm->q_lock);
+	nvl_idr_fini(&mm->exports);
+	nvl_mutex_destroy(&mm->shrink_lock);
+	nvl_mutex_destroy(&mm->lock);
+fail_thread:
+	nvl_buddy_fini(&mm->vram);
+fail_buddy:
+	nvl_free(mm);
+	return ret;
+}
+
+void nvl_mm_destroy(struct nvl_mm *mm)
+{
+	if (!mm)
+		return;
+	pthread_mutex_lock(&mm->q_lock);
+	mm->stop = true;
+	pthread_cond_signal(&mm->q_cond);
+	pthread_mutex_unlock(&mm->q_lock);
+	pthread_join(mm->worker, NULL);
+	/* Zombies: their fences must signal for teardown to finish. */
+	nvl_mutex_lock(&mm->lock);
+	while (!nvl_list_empty(&mm->zombies)) {
+		struct nvl_bo *bo = nvl_list_first_entry(&mm->zombies,
+							 struct nvl_bo, lru);
+
+		nvl_mutex_unlock(&mm->lock);
+		for (unsigned i = 0; i < bo->nzfences; i++)
+			(void)nvl_fence_wait(bo->zfences[i],
+					     NVL_TIMEOUT_INFINITE);
+		nvl_mutex_lock(&mm->lock);
+		nvl_mm_reap_zombies(mm);
+	}
+	nvl_mutex_unlock(&mm->lock);
+	for (int d = 0; d < NVL_MM_NDOM; d++)
+		if (!nvl_list_empty(&mm->lru[d]))
+			nvl_warn(NVL_CAT_MM, "mm: destroyed with live BOs in "
+				 "domain %d", d);
+	if (mm->vram_base)
+		mm->ops->vram_unmap(mm->ops_priv, mm->vram_base,
+				    mm->vram.size_B);
+	nvl_buddy_fini(&mm->vram);
+	nvl_idr_fini(&mm->exports);
+	pthread_cond_destroy(&mm->q_cond);
+	pthread_mutex_destroy(&mm->q_lock);
+	nvl_mutex_destroy(&mm->shrink_lock);
+	nvl_mutex_destroy(&mm->lock);
+	nvl_free(mm);
+}
+
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nvl_mm *default_mm;
+
+struct nvl_mm *nvl_mm_default(void)
+{
+	struct nvl_mm *mm;
+
+	pthread_mutex_lock(&default_lock);
+	if (!default_mm) {
+		struct nvl_mm_config cfg = { .vram_B = 256ull << 20,
+					     .visible_B = 256ull << 20 };
+
+		if (nvl_mm_create(&cfg, &default_mm))
+			default_mm = NULL;
+	}
+	mm = default_mm;
+	pthread_mutex_unlock(&default_lock);
+	return mm;
+}
+
+__attribute__((destructor)) static void default_mm_fini(void)
+{
+	pthread_mutex_lock(&default_lock);
+	nvl_mm_destroy(default_mm);
+	default_mm = NULL;
+	pthread_mutex_unlock(&default_lock);
+}
+
+struct nvl_mm *nvl_mm_of_client(struct nvl_client *client)
+{
+	if (client->layer_priv[NVL_HANDLE_BO])
+		return client->layer_priv[NVL_HANDLE_BO];
+	return nvl_mm_default();
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Placement and eviction
+ *
+ * TTM's current model. A placement is an ordered list of places; a place
+ * flagged DESIRED is tried only without eviction, FALLBACK only with it.
+ * nvl_bo_validate() keeps a BO that already sits in a non-FALLBACK place,
+ * else tries the non-FALLBACK places without evicting, then the non-DESIRED
+ * places evicting least recently used BOs of the target domain one by one
+ * (head of the LRU first; pinned or mapped BOs, BOs whose resv is contended
+ * and BOs outside a requested range are skipped) until the allocation fits
+ * or the LRU is exhausted (-ENOMEM).
+ *
+ * Evicting a VRAM BO moves it to GTT (or SYSTEM when GTT is not allowed)
+ * with a copy job: the job waits for the BO's fences and its fence becomes
+ * the BO's KERNEL fence, the VRAM is freed at once (pipelined, see mm.c) and
+ * GPUVM hears of it through the evict hook. GTT and SYSTEM are both host
+ * pages here, so moving between them relabels the pages; host memory is
+ * reclaimed by the shrinker (shrink.c), not by LRU eviction.
+ *
+ * Released BOs whose fences are still pending become zombies: they keep
+ * their memory until a later allocation finds their fences signalled.
+ *
+ * Each VM's private BOs sit contiguously in every LRU (struct nvl_mm_bulk
+ * records the first and last), so nvl_mm_bulk_move_tail() moves all of
+ * them to the most-recently-used end with one splice per domain.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "mm/bo.h"
+
+/* ---- LRU -------------------------------------------------------------- */
+
+void nvl_mm_lru_add(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	struct nvl_mm_bulk *bulk = bo->bulk;
+	int d = bo->dom;
+
+	mm->used_B[d] += bo->gem.size_B;
+	if (bulk && bulk->last[d]) {
+		struct nvl_list *at = &bulk->last[d]->lru;
+
+		__nvl_list_add(&bo->lru, at, at->next);
+		bulk->last[d] = bo;
+		return;
+	}
+	nvl_list_add_tail(&bo->lru, &mm->lru[d]);
+	if (bulk)
+		bulk->first[d] = bulk->last[d] = bo;
+}
+
+void nvl_mm_lru_del(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	struct nvl_mm_bulk *bulk = bo->bulk;
+	int d = bo->dom;
+
+	if (nvl_list_empty(&bo->lru))
+		return;
+	mm->used_B[d] -= bo->gem.size_B;
+	if (bulk) {
+		if (bulk->first[d] == bo && bulk->last[d] == bo) {
+			bulk->first[d] = bulk->last[d] = NULL;
+		} else if (bulk->first[d] == bo) {
+			bulk->first[d] = nvl_list_entry(bo->lru.next,
+							struct nvl_bo, lru);
+		} else if (bulk->last[d] == bo) {
+			bulk->last[d] = nvl_list_entry(bo->lru.prev,
+						       struct nvl_bo, lru);
+		}
+	}
+	nvl_list_del(&bo->lru);
+}
+
+void nvl_mm_bo_touch(struct nvl_bo *bo)
+{
+	struct nvl_mm *mm = bo->mm;
+
+	nvl_mutex_lock(&mm->lock);
+	if (!bo->bulk && !nvl_list_empty(&bo->lru))
+		nvl_list_move_tail(&bo->lru, &mm->lru[bo->dom]);
+	nvl_mutex_unlock(&mm->lock);
+}
+
+void nvl_bo_set_bulk_move(struct nvl_bo *bo, struct nvl_mm_bulk *bulk)
+{
+	struct nvl_mm *mm = bo->mm;
+	bool on = !nvl_list_empty(&bo->lru);
+
+	nvl_mutex_lock(&mm->lock);
+	if (on)
+		nvl_mm_lru_del(mm, bo);
+	bo->bulk = bulk;
+	if (on)
+		nvl_mm_lru_add(mm, bo);
+	nvl_mutex_unlock(&mm->lock);
+}
+
+void nvl_mm_bulk_move_tail(struct nvl_mm *mm, struct nvl_mm_bulk *bulk)
+{
+	nvl_mutex_lock(&mm->lock);
+	for (int d = 0; d < NVL_MM_NDOM; d++) {
+		struct nvl_list *head = &mm->lru[d], *f, *l;
+
+		if (!bulk->first[d])
+			continue;
+		f = &bulk->first[d]->lru;
+		l = &bulk->last[d]->lru;
+		if (l->next == head)
+			continue;
+		/* Cut [f, l] out and splice it before head. */
+		f->prev->next = l->next;
+		l->next->prev = f->prev;
+		f->prev = head->prev;
+		head->prev->next = f;
+		l->next = head;
+		head->prev = l;
+	}
+	nvl_mutex_unlock(&mm->lock);
+}
+
+/* ---- backing ---------------------------------------------------------- */
+
+void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	switch (bo->dom) {
+	case NVL_GEM_DOMAIN_VRAM:
+		nvl_buddy_free_list(&mm->vram, &bo->blocks, 0);
+		break;
+	case NVL_GEM_DOMAIN_GTT:
+	case NVL_GEM_DOMAIN_SYSTEM:
+		nvl_mm_host_free(mm, bo->host, bo->gem.size_B);
+		bo->host = NULL;
+		break;
+	default:
+		break;
+	}
+	if (bo->swap_fd >= 0) {
+		close(bo->swap_fd);
+		bo->swap_fd = -1;
+	}
+	bo->dom = NVL_GEM_DOMAIN_NONE;
+}
+
+void nvl_mm_reap_zombies(struct nvl_mm *mm)
+{
+	struct nvl_bo *bo, *n;
+
+	nvl_list_for_each_entry_safe(bo, n, &mm->zombies, lru) {
+		bool idle = true;
+
+		for (unsigned i = 0; i < bo->nzfences && idle; i++)
+			idle = nvl_fence_is_signaled(bo->zfences[i]);
+		if (!idle)
+			continue;
+		nvl_list_del(&bo->lru);
+		nvl_mm_bo_destroy(mm, bo);
+	}
+}
+
+/* VRAM allocation flags and range for @bo. */
+static void vram_params(struct nvl_mm *mm, struct nvl_bo *bo,
+			unsigned *flags, uint64_t *end)
+{
+	*flags = NVL_BUDDY_CLEAR;
+	*end = 0;
+	if (bo->flags & (NVL_BO_CONTIGUOUS | NVL_BO_CPU_VISIBLE))
+		*flags |= NVL_BUDDY_CONTIGUOUS;
+	if ((bo->flags & NVL_BO_CPU_VISIBLE) &&
+	    mm->visible_B < mm->vram.size_B) {
+		*flags |= NVL_BUDDY_RANGE;
+		*end = mm->visible_B;
+	}
+}
+
+static bool in_range(struct nvl_mm *mm, struct nvl_bo *bo, uint64_t end)
+{
+	struct nvl_buddy_block *b;
+
+	if (!end)
+		return true;
+	nvl_list_for_each_entry(b, &bo->blocks, link)
+		if (b->offset < end)
+			return true;
+	return false;
+}
+
+/* Move @victim out of VRAM (resv held). */
+static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
+{
+	enum nvl_gem_domain to = (victim->domains & NVL_BO_DOMAIN_GTT) ||
+					 !(victim->domains &
+					   NVL_BO_DOMAIN_SYSTEM) ?
+					 NVL_GEM_DOMAIN_GTT :
+					 NVL_GEM_DOMAIN_SYSTEM;
+	struct nvl_list old;
+	void *host;
+	int ret;
+
+	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, &host);
+	if (ret)
+		return ret;
+	nvl_list_init(&old);
+	nvl_mm_lru_del(mm, victim);
+	nvl_list_splice_tail_init(&victim->blocks, &old);
+	victim->dom = to;
+	victim->host = host;
+	ret = nvl_mm_queue_copy(mm, victim, NVL_GEM_DOMAIN_VRAM, &old, NULL,
+				to);
+	if (ret) {
+		victim->dom = NVL_GEM_DOMAIN_VRAM;
+		victim->host = NULL;
+		nvl_list_splice_tail_init(&old, &victim->blocks);
+		nvl_mm_lru_add(mm, victim);
+		nvl_mm_host_free(mm, host, victim->gem.size_B);
+		return ret;
+	}
+	nvl_buddy_free_list(&mm->vram, &old, 0);
+	nvl_mm_lru_add(mm, victim);
+	victim->evicted = true;
+	atomic_fetch_add(&mm->evictions, 1);
+	if (nvl_mm_evict_hook)
+		nvl_mm_evict_hook(&victim->gem, true);
+	return 0;
+}
+
+int nvl_mm_evict_one(struct nvl_mm *mm, enum nvl_gem_domain dom,
+		     struct nvl_resv *held, uint64_t end)
+{
+	struct nvl_bo *bo, *n;
+
+	if (dom != NVL_GEM_DOMAIN_VRAM)
+		return -ENOSPC;
+	nvl_list_for_each_entry_safe(bo, n, &mm->lru[dom], lru) {
+		bool locked = false;
+		int ret;
+
+		if (bo->pin_count || bo->map_count ||
+		    nvl_kref_read(&bo->gem.ref) == 0 || !in_range(mm, bo, end))
+			continue;
+		if (bo->gem.resv != held) {
+			if (!nvl_resv_trylock(bo->gem.resv))
+				continue;
+			locked = true;
+		}
+		ret = evict_bo(mm, bo);
+		if (locked)
+			nvl_resv_unlock(bo->gem.resv);
+		if (ret != -ENOSPC)
+			return ret;
+	}
+	return -ENOSPC;
+}
+
+/* ---- validate --------------------------------------------------------- */
+
+static bool dom_allowed(struct nvl_bo *bo, enum nvl_gem_domain d)
+{
+	return d >= NVL_GEM_DOMAIN_VRAM && d <= NVL_GEM_DOMAIN_SYSTEM &&
+	       (bo->domains & (1u << (d - 1)));
+}
+
+/* New backing for @bo in @dom, with eviction when @evict. */
+static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
+			 enum nvl_gem_domain dom, bool evict,
+			 struct nvl_list *blocks, void **host)
+{
+	unsigned flags;
+	uint64_t end;
+	int ret;
+
+	if (dom != NVL_GEM_DOMAIN_VRAM) {
+		if (bo->dom == NVL_GEM_DOMAIN_GTT ||
+		    bo->dom == NVL_GEM_DOMAIN_SYSTEM) {
+			*host = bo->host; /* relabel only */
+			return 0;
+		}
+		return nvl_mm_host_alloc(mm, bo->gem.size_B, host);
+	}
+	ret = nvl_mm_vram_ready(mm);
+	if (ret)
+		return ret;
+	vram_params(mm, bo, &flags, &end);
+	for (;;) {
+		ret = nvl_buddy_alloc(&mm->vram, 0, end ? end : mm->vram.size_B,
+				      bo->gem.size_B, 4096, blocks, flags);
+		if (ret != -ENOSPC)
+			return ret;
+		nvl_mm_reap_zombies(mm);
+		ret = nvl_buddy_alloc(&mm->vram, 0, end ? end : mm->vram.size_B,
+				      bo->gem.size_B, 4096, blocks, flags);
+		if (ret != -ENOSPC || !evict)
+			return ret;
+		ret = nvl_mm_evict_one(mm, NVL_GEM_DOMAIN_VRAM, bo->gem.resv,
+				       end);
+		if (ret)
+			return ret == -ENOSPC ? -ENOMEM : ret;
+	}
+}
+
+/* Put @bo into @dom using the new backing; old backing released. */
+static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
+		   enum nvl_gem_domain dom, struct nvl_list *blocks,
+		   void *host)
+{
+	enum nvl_gem_domain from = bo->dom;
+	void *old_host = bo->host;
+	bool was_on = !nvl_list_empty(&bo->lru);
+	struct nvl_list old;
+	int ret = 0;
+
+	nvl_list_init(&old);
+	nvl_mm_lru_del(mm, bo);
+	nvl_list_splice_tail_init(&bo->blocks, &old);
+	nvl_list_splice_tail_init(blocks, &bo->blocks);
+	bo->dom = dom;
+	bo->host = dom == NVL_GEM_DOMAIN_VRAM ? NULL : host;
+	if (from == NVL_GEM_DOMAIN_NONE) {
+		/* Fresh: host pages come zeroed; dirty VRAM is cleared. */
+		if (dom == NVL_GEM_DOMAIN_VRAM)
+			ret = nvl_mm_queue_clear(mm, bo);
+	} else if (old_host != bo->host || from == NVL_GEM_DOMAIN_VRAM) {
+		ret = nvl_mm_queue_copy(mm, bo, from, &old, old_host, dom);
+	}
+	if (ret) {
+		nvl_list_splice_tail_init(&bo->blocks, blocks);
+		nvl_list_splice_tail_init(&old, &bo->blocks);
+		bo->dom = from;
+		bo->host = old_host;
+		if (was_on)
+			nvl_mm_lru_add(mm, bo);
+		return ret;
+	}
+	/* Old host pages belong to the copy job now; VRAM is free at once. */
+	nvl_buddy_free_list(&mm->vram, &old, 0);
+	nvl_mm_lru_add(mm, bo);
+	if (bo->evicted) {
+		bo->evicted = false;
+		if (nvl_mm_evict_hook)
+			nvl_mm_evict_hook(&bo->gem, false);
+	}
+	return 0;
+}
+
+static void free_new(struct nvl_mm *mm, struct nvl_bo *bo,
+		     enum nvl_gem_domain dom, struct nvl_list *blocks,
+		     void *host)
+{
+	if (dom == NVL_GEM_DOMAIN_VRAM)
+		nvl_buddy_free_list(&mm->vram, blocks, 0);
+	else if (host != bo->host)
+		nvl_mm_host_free(mm, host, bo->gem.size_B);
+}
+
+static int try_place(struct nvl_mm *mm, struct nvl_bo *bo,
+		     enum nvl_gem_domain dom, bool evict)
+{
+	struct nvl_list blocks;
+	void *host = NULL;
+	int ret;
+
+	nvl_list_init(&blocks);
+	ret = alloc_backing(mm, bo, dom, evict, &blocks, &host);
+	if (ret)
+		return ret;
+	ret = move_to(mm, bo, dom, &blocks, host);
+	if (ret)
+		free_new(mm, bo, dom, &blocks, host);
+	return ret;
+}
+
+static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
+			   unsigned n)
+{
+	struct nvl_mm *mm = bo->mm;
+	int ret = -ENOMEM;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!dom_allowed(bo, places[i].domain))
+			return nvl_error(-EINVAL, "bo: place %u: domain %d not "
+					 "allowed", i, places[i].domain);
+	for (unsigned i = 0; i < n; i++) {
+		if (places[i].domain == bo->dom &&
+		    !(places[i].flags & NVL_PLACE_FALLBACK)) {
+			if (!bo->bulk)
+				nvl_list_move_tail(&bo->lru, &mm->lru[bo->dom]);
+			return 0;
+		}
+	}
+	if (bo->pin_count || bo->map_count)
+		return nvl_error(-EINVAL, "bo: pinned BO cannot move");
+	if (bo->dom == NVL_GEM_DOMAIN_NONE && bo->swap_fd >= 0) {
+		ret = nvl_bo_swap_in(bo);
+		if (ret)
+			return ret;
+		for (unsigned i = 0; i < n; i++)
+			if (places[i].domain == bo->dom &&
+			    !(places[i].flags & NVL_PLACE_FALLBACK))
+				return 0;
+	}
+	/* Pass A: without eviction. */
+	for (unsigned i = 0; i < n; i++) {
+		if (places[i].flags & NVL_PLACE_FALLBACK)
+			continue;
+		ret = try_place(mm, bo, places[i].domain, false);
+		if (ret != -ENOSPC && ret != -ENOMEM)
+			return ret;
+	}
+	/* The current place is acceptable as a fallback: stay. */
+	for (unsigned i = 0; i < n; i++)
+		if (places[i].domain == bo->dom)
+			return 0;
+	/* Pass B: with eviction. */
+	for (unsigned i = 0; i < n; i++) {
+		if (places[i].flags & NVL_PLACE_DESIRED)
+			continue;
+		ret = try_place(mm, bo, places[i].domain, true);
+		if (ret != -ENOSPC && ret != -ENOMEM)
+			return ret;
+	}
+	return nvl_error(-ENOMEM, "bo: no room for %llu bytes in any place",
+			 (unsigned long long)bo->gem.size_B);
+}
+
+int nvl_bo_validate(struct nvl_bo *bo, const struct nvl_place *places,
+		    unsigned n)
+{
+	struct nvl_mm *mm = bo->mm;
+	int ret;
+
+	nvl_resv_assert_held(bo->gem.resv);
+	nvl_mutex_lock(&mm->lock);
+	nvl_mm_reap_zombies(mm);
+	ret = validate_locked(bo, places, n);
+	nvl_mutex_unlock(&mm->lock);
+	return ret;
+}
+
+int nvl_bo_validate_preferred(struct nvl_bo *bo)
+{
+	struct nvl_place pl[3];
+	unsigned n = 0;
+
+	pl[n++] = (struct nvl_place){ .domain = __builtin_ctz(bo->preferred) +
+						  1 };
+	for (unsigned d = 0; d < 3; d++)
+		if ((bo->domains & (1u << d)) && (1u << d) != bo->preferred)
+			pl[n++] = (struct nvl_place){ .domain = d + 1,
+						      .flags =
+							NVL_PLACE_FALLBACK };
+	return nvl_bo_validate(bo, pl, n);
+}
+
+int nvl_bo_pin(struct nvl_bo *bo)
+{
+	nvl_resv_assert_held(bo->gem.resv);
+	if (bo->dom == NVL_GEM_DOMAIN_NONE)
+		return nvl_error(-EINVAL, "bo: pin of a BO without memory");
+	nvl_mutex_lock(&bo->mm->lock);
+	bo->pin_count++;
+	nvl_mutex_unlock(&bo->mm->lock);
+	return 0;
+}
+
+void nvl_bo_unpin(struct nvl_bo *bo)
+{
+	nvl_resv_assert_held(bo->gem.resv);
+	nvl_mutex_lock(&bo->mm->lock);
+	if (!NVL_NEVER(bo->pin_count == 0))
+		bo->pin_count--;
+	nvl_mutex_unlock(&bo->mm->lock);
+}

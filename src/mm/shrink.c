@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Host memory budget and the BO shrinker
+ *
+ * GTT and SYSTEM BOs live in host pages, counted against a budget (by
+ * default half of RAM) so that the GPU cannot pin all of the system's
+ * memory. An allocation that would exceed it first calls the registered
+ * shrinkers, with mm->lock held, the shrinker lock (an NVL_LOCK_RECLAIM
+ * class) taken and the thread marked as in reclaim; if they cannot free
+ * enough, the allocation fails with -ENOMEM.
+ *
+ * The BO shrinker walks the GTT and SYSTEM LRUs, oldest first. It skips
+ * pinned and mapped BOs, BOs being released and BOs whose resv it cannot
+ * trylock; it drops the content of purgeable BOs; any other BO it waits on
+ * for at most 10 ms (skipping it if still busy), then writes it to a memfd
+ * and frees its pages. The next validate (use, map) reads it back. Nothing
+ * here allocates through nvl_malloc: reclaim must not recurse.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "mm/bo.h"
+#include "sync/checker.h"
+
+#define SHRINK_WAIT_NS (10 * NVL_NSEC_PER_MSEC)
+
+void nvl_mm_register_shrinker(struct nvl_mm *mm, struct nvl_mm_shrinker *s)
+{
+	nvl_mutex_lock(&mm->lock);
+	nvl_mutex_lock(&mm->shrink_lock);
+	nvl_list_add_tail(&s->link, &mm->shrinkers);
+	nvl_mutex_unlock(&mm->shrink_lock);
+	nvl_mutex_unlock(&mm->lock);
+}
+
+void nvl_mm_unregister_shrinker(struct nvl_mm *mm, struct nvl_mm_shrinker *s)
+{
+	nvl_mutex_lock(&mm->lock);
+	nvl_mutex_lock(&mm->shrink_lock);
+	nvl_list_del(&s->link);
+	nvl_mutex_unlock(&mm->shrink_lock);
+	nvl_mutex_unlock(&mm->lock);
+}
+
+/* mm->lock held. */
+static uint64_t shrink_locked(struct nvl_mm *mm, uint64_t want_B)
+{
+	struct nvl_mm_shrinker *s;
+	uint64_t freed = 0;
+
+	nvl_mutex_lock(&mm->shrink_lock);
+	nvl_checker_reclaim_enter();
+	nvl_list_for_each_entry(s, &mm->shrinkers, link) {
+		if (freed >= want_B)
+			break;
+		if (s->count && !s->count(s))
+			continue;
+		freed += s->scan(s, want_B - freed);
+	}
+	nvl_checker_reclaim_leave();
+	nvl_mutex_unlock(&mm->shrink_lock);
+	return freed;
+}
+
+uint64_t nvl_mm_shrink(struct nvl_mm *mm, uint64_t want_B)
+{
+	uint64_t freed;
+
+	nvl_mutex_lock(&mm->lock);
+	freed = shrink_locked(mm, want_B);
+	nvl_mutex_unlock(&mm->lock);
+	return freed;
+}
+
+int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B)
+{
+	uint64_t used = atomic_load(&mm->host_B);
+
+	if (used + size_B > mm->host_budget_B) {
+		shrink_locked(mm, used + size_B - mm->host_budget_B);
+		used = atomic_load(&mm->host_B);
+		if (used + size_B > mm->host_budget_B)
+			return nvl_error(-ENOMEM, "mm: %llu bytes over the host "
+					 "budget of %llu",
+					 (unsigned long long)(used + size_B -
+							      mm->host_budget_B),
+					 (unsigned long long)mm->host_budget_B);
+	}
+	atomic_fetch_add(&mm->host_B, size_B);
+	return 0;
+}
+
+/* Write @bo's pages to a memfd. Return: the fd or -errno. */
+static int swap_write(struct nvl_bo *bo)
+{
+	uint64_t off = 0;
+	int fd = memfd_create("nvl-bo-swap", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (off < bo->gem.size_B) {
+		ssize_t n = pwrite(fd, (uint8_t *)bo->host + off,
+				   bo->gem.size_B - off, (off_t)off);
+
+		if (n <= 0) {
+			close(fd);
+			return n < 0 ? -errno : -EIO;
+		}
+		off += (uint64_t)n;
+	}
+	return fd;
+}
+
+/* Shrink one BO (resv held, mm->lock held). Return: bytes freed. */
+static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	uint64_t size = bo->gem.size_B;
+	int fd = -1;
+
+	if (!bo->purgeable) {
+		if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+				  SHRINK_WAIT_NS))
+			return 0;
+		fd = swap_write(bo);
+		if (fd < 0)
+			return 0;
+	}
+	nvl_mm_lru_del(mm, bo);
+	nvl_mm_host_free(mm, bo->host, size);
+	bo->host = NULL;
+	bo->dom = NVL_GEM_DOMAIN_NONE;
+	bo->swap_fd = fd;
+	if (bo->purgeable)
+		bo->purged = true;
+	else
+		atomic_fetch_add(&mm->swapouts, 1);
+	nvl_mm_lru_add(mm, bo);
+	bo->evicted = true;
+	if (nvl_mm_evict_hook)
+		nvl_mm_evict_hook(&bo->gem, true);
+	return size;
+}
+
+static uint64_t bo_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
+{
+	struct nvl_mm *mm = s->priv;
+	uint64_t freed = 0;
+	static const int doms[] = { NVL_GEM_DOMAIN_SYSTEM,
+				    NVL_GEM_DOMAIN_GTT };
+
+	/* Purgeable first, then the rest, oldest first. */
+	for (int pass = 0; pass < 2 && freed < want_B; pass++) {
+		for (int d = 0; d < 2 && freed < want_B; d++) {
+			struct nvl_bo *bo, *n;
+
+			nvl_list_for_each_entry_safe(bo, n, &mm->lru[doms[d]],
+						     lru) {
+				if (freed >= want_B)
+					break;
+				if (bo->pin_count || bo->map_count ||
+				    bo->purgeable != (pass == 0) ||
+				    nvl_kref_read(&bo->gem.ref) == 0)
+					continue;
+				if (!nvl_resv_trylock(bo->gem.resv))
+					continue;
+				freed += shrink_bo(mm, bo);
+				nvl_resv_unlock(bo->gem.resv);
+			}
+		}
+	}
+	return freed;
+}
+
+static uint64_t bo_count(struct nvl_mm_shrinker *s)
+{
+	struct nvl_mm *mm = s->priv;
+
+	return mm->used_B[NVL_GEM_DOMAIN_GTT] +
+	       mm->used_B[NVL_GEM_DOMAIN_SYSTEM];
+}
+
+void nvl_mm_bo_shrinker_init(struct nvl_mm *mm)
+{
+	mm->bo_shrinker.count = bo_count;
+	mm->bo_shrinker.scan = bo_scan;
+	mm->bo_shrinker.priv = mm;
+	nvl_list_add_tail(&mm->bo_shrinker.link, &mm->shrinkers);
+}
+
+int nvl_bo_swap_in(struct nvl_bo *bo)
+{
+	struct nvl_mm *mm = bo->mm;
+	enum nvl_gem_domain to = (bo->domains & NVL_BO_DOMAIN_GTT) ||
+					 !(bo->domains & NVL_BO_DOMAIN_SYSTEM) ?
+					 NVL_GEM_DOMAIN_GTT :
+					 NVL_GEM_DOMAIN_SYSTEM;
+	uint64_t off = 0;
+	void *host;
+	int ret;
+
+	ret = nvl_mm_host_alloc(mm, bo->gem.size_B, &host);
+	if (ret)
+		return ret;
+	while (off < bo->gem.size_B) {
+		ssize_t n = pread(bo->swap_fd, (uint8_t *)host + off,
+				  bo->gem.size_B - off, (off_t)off);
+
+		if (n <= 0) {
+			nvl_mm_host_free(mm, host, bo->gem.size_B);
+			return nvl_error(n < 0 ? -errno : -EIO,
+					 "bo: swap-in failed");
+		}
+		off += (uint64_t)n;
+	}
+	nvl_mm_lru_del(mm, bo);
+	close(bo->swap_fd);
+	bo->swap_fd = -1;
+	bo->host = host;
+	bo->dom = to;
+	nvl_mm_lru_add(mm, bo);
+	atomic_fetch_add(&mm->swapins, 1);
+	return 0;
+}
