@@ -121,7 +121,10 @@ struct nvl_model_mmu_stats {
 int nvl_model_mmu_create(struct nvl_model *m,
 			 struct nvl_model_mmu **mmu_out) NVL_MUST_CHECK;
 
-/** nvl_model_mmu_destroy() - free the MMU; NULL is a no-op. */
+/**
+ * nvl_model_mmu_destroy() - free the MMU.
+ * @mmu: the MMU, or NULL (no-op)
+ */
 void nvl_model_mmu_destroy(struct nvl_model_mmu *mmu);
 
 /**
@@ -150,8 +153,14 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 /**
  * nvl_model_vm_copy() - copy @len bytes between two virtual ranges (the
  * copy engine's pitch line), memory to memory without a bounce buffer.
- * @dst_ctx, @dst_va: destination address space and address
- * @src_ctx, @src_va: source address space and address
+ * @m: device
+ * @dst_ctx: destination address space
+ * @dst_va: destination address
+ * @src_ctx: source address space
+ * @src_va: source address
+ * @len: bytes
+ * @engine_id: NVL_HW_MMU_ENGINE_* of the copying engine
+ * @chid: channel the copy is made for
  *
  * Semantics as nvl_model_vm_access() for each side (sparse source reads
  * zero, sparse destination drops). The copy proceeds in ascending address
@@ -166,9 +175,15 @@ int nvl_model_vm_copy(struct nvl_model *m,
 		      size_t len, unsigned int engine_id, unsigned int chid);
 
 /**
- * nvl_model_vm_fill() - write @len bytes of a repeated 4-byte @pattern
- * (little-endian, starting with its byte 0 at @va): the copy engine's
- * memset through the constant remap.
+ * nvl_model_vm_fill() - the copy engine's memset (constant remap).
+ * @m: device
+ * @ctx: address space
+ * @va: first byte
+ * @pattern: 4-byte value repeated, little-endian, its byte 0 at @va
+ * @len: bytes
+ * @engine_id: NVL_HW_MMU_ENGINE_* of the engine
+ * @chid: channel
+ *
  * Return: 0, or -EFAULT after reporting a fault.
  */
 int nvl_model_vm_fill(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
@@ -195,6 +210,11 @@ int nvl_model_mmu_translate(struct nvl_model *m,
 /**
  * nvl_model_mmu_walk() - walk the page tables for @va now, bypassing and
  * not touching the TLB, optionally recording every entry read.
+ * @m: device
+ * @ctx: address space
+ * @va: address
+ * @access: enum nvl_hw_fault_access, for the permission checks
+ * @out: the result
  * @trace: filled when not NULL
  *
  * Return: as nvl_model_mmu_translate().
@@ -219,7 +239,11 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			      const struct nvl_model_vmctx *ctx, uint64_t va,
 			      uint64_t range);
 
-/** nvl_model_mmu_get_stats() - a snapshot of the MMU's counters. */
+/**
+ * nvl_model_mmu_get_stats() - a snapshot of the MMU's counters.
+ * @mmu: the MMU
+ * @out: filled with the counters
+ */
 void nvl_model_mmu_get_stats(struct nvl_model_mmu *mmu,
 			     struct nvl_model_mmu_stats *out);
 

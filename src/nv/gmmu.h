@@ -33,44 +33,69 @@ struct nvl_nv_gmmu_args {
 
 /**
  * nvl_nv_gmmu_create() - a VM's page tables with an empty root.
+ * @args: device, format version, leaf sizes and table memory
+ * @out: the page tables
+ *
  * Return: 0, -EINVAL (unknown version, no memory ops) or -ENOMEM.
  */
 int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 		       struct nvl_nv_gmmu **out) NVL_MUST_CHECK;
 
-/** nvl_nv_gmmu_destroy() - free every table. NULL is a no-op. */
+/**
+ * nvl_nv_gmmu_destroy() - free every table.
+ * @g: the page tables, or NULL (no-op)
+ */
 void nvl_nv_gmmu_destroy(struct nvl_nv_gmmu *g);
 
-/** nvl_nv_gmmu_pt() - the generic manager: the @pt_priv for GPUVM. */
+/**
+ * nvl_nv_gmmu_pt() - the generic manager behind @g.
+ * @g: the page tables
+ *
+ * Return: the manager, GPUVM's @pt_priv for &nvl_pt_ops.
+ */
 struct nvl_pt *nvl_nv_gmmu_pt(struct nvl_nv_gmmu *g);
 
-/** nvl_nv_gmmu_pdb() - VRAM address of the root directory. */
+/**
+ * nvl_nv_gmmu_pdb() - where the root directory is.
+ * @g: the page tables
+ *
+ * Return: its VRAM address (for the instance block's PAGE_DIR_BASE).
+ */
 uint64_t nvl_nv_gmmu_pdb(const struct nvl_nv_gmmu *g);
 
 /**
- * nvl_nv_gmmu_big_page_shifts() - the page shifts above 4 KiB this VM's
- * tables can hold (for nvl_gpuvm_args.big_page_shifts): 64 KiB, 2 MiB and,
- * with @big_leaf_pd1, 512 MiB.
+ * nvl_nv_gmmu_big_page_shifts() - the leaf sizes above 4 KiB.
+ * @g: the page tables
+ *
+ * Return: a mask of page shifts (for nvl_gpuvm_args.big_page_shifts):
+ * 64 KiB, 2 MiB and, with big_leaf_pd1, 512 MiB.
  */
 uint64_t nvl_nv_gmmu_big_page_shifts(const struct nvl_nv_gmmu *g);
 
 /**
- * nvl_nv_gmmu_backing_shift() - the largest page shift (12, 16, 21) at
- * which [@bo_offset, @bo_offset + @range) of @obj, mapped at @va, can be
- * mapped given its current backing: every piece physically contiguous
- * and aligned like the VA. The page-size policy's backing half, for the
- * code that picks a mapping's page size before prepare. Caller holds
- * obj->resv.
- * Return: the shift; 12 when the object is not resident.
+ * nvl_nv_gmmu_backing_shift() - the largest page a backing allows.
+ * @obj: the object (caller holds obj->resv)
+ * @bo_offset: offset of the mapping in @obj
+ * @va: where it is mapped
+ * @range: bytes
+ *
+ * The page-size policy's backing half, for the code that picks a
+ * mapping's page size before prepare: every piece of the backing must be
+ * physically contiguous and aligned like the VA.
+ * Return: 21, 16 or 12; 12 when the object is not resident.
  */
 unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
 				       uint64_t bo_offset, uint64_t va,
 				       uint64_t range);
 
 /**
- * nvl_nv_gmmu_invalidate() - invalidate the TLB entries of the address
- * space whose root is at @pdb (VRAM) for [@va, @va + @range) through the
- * MMU_INVALIDATE registers and wait (bounded) for completion.
+ * nvl_nv_gmmu_invalidate() - invalidate TLB entries through MMU_INVALIDATE.
+ * @hw: the device
+ * @pdb: VRAM address of the address space's root
+ * @va: first byte
+ * @range: bytes; 0 for the whole address space
+ *
+ * Waits (bounded) for completion.
  * Return: 0, or -ETIMEDOUT when the MMU did not finish within 1 s.
  */
 int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,

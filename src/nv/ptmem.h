@@ -25,10 +25,18 @@ struct nvl_nv_ptmem;
 int nvl_nv_ptmem_create(struct nvl_hw *hw, uint64_t base, uint64_t size,
 			struct nvl_nv_ptmem **out) NVL_MUST_CHECK;
 
-/** nvl_nv_ptmem_destroy() - free the allocator (not the VRAM). */
+/**
+ * nvl_nv_ptmem_destroy() - free the allocator (not the VRAM).
+ * @pm: the allocator, or NULL (no-op)
+ */
 void nvl_nv_ptmem_destroy(struct nvl_nv_ptmem *pm);
 
-/** nvl_nv_ptmem_used() - bytes allocated now (4 KiB pages in use). */
+/**
+ * nvl_nv_ptmem_used() - table memory in use.
+ * @pm: the allocator
+ *
+ * Return: bytes of the 4 KiB pages in use.
+ */
 uint64_t nvl_nv_ptmem_used(struct nvl_nv_ptmem *pm);
 
 /**

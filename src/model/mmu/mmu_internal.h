@@ -68,20 +68,67 @@ struct nvl_model_mmu {
 	struct vm_slot slot[MMU_VM_SLOTS];
 };
 
-/* walk.c */
+/**
+ * nvl_model_mmu_do_walk() - walk the tables of @ctx for @va (no TLB).
+ * @mmu: the MMU (for the chip's leaf sizes and memory)
+ * @ctx: address space
+ * @va: address
+ * @out: the result, always initialised
+ * @trace: entries read, or NULL
+ */
 void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 			   const struct nvl_model_vmctx *ctx, uint64_t va,
 			   struct nvl_model_xlate *out,
 			   struct nvl_model_walk_trace *trace);
+
+/**
+ * nvl_model_mmu_check_access() - apply an access's permission checks.
+ * @x: a translation; turned into a FAULT result when the access violates it
+ * @access: enum nvl_hw_fault_access
+ *
+ * Return: 0, or -EFAULT.
+ */
 int nvl_model_mmu_check_access(struct nvl_model_xlate *x, unsigned int access);
 
-/* tlb.c (mmu->lock held) */
+/**
+ * nvl_model_tlb_slot() - the TLB of @ctx (mmu->lock held), claiming the
+ * least recently used slot when it has none.
+ * @mmu: the MMU
+ * @ctx: address space
+ *
+ * Return: the slot, never NULL.
+ */
 struct vm_slot *nvl_model_tlb_slot(struct nvl_model_mmu *mmu,
 				   const struct nvl_model_vmctx *ctx);
+
+/**
+ * nvl_model_tlb_lookup() - a cached result for @va (mmu->lock held).
+ * @s: the TLB
+ * @va: address
+ * @out: the result on a hit
+ *
+ * Return: true on a hit.
+ */
 bool nvl_model_tlb_lookup(struct vm_slot *s, uint64_t va,
 			  struct nvl_model_xlate *out);
+
+/**
+ * nvl_model_tlb_insert() - cache a walk result (mmu->lock held).
+ * @mmu: the MMU (eviction counter)
+ * @s: the TLB
+ * @va: the address walked
+ * @x: the result; its page_shift picks the array
+ */
 void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
 			  uint64_t va, const struct nvl_model_xlate *x);
+
+/**
+ * nvl_model_tlb_flush() - drop the entries overlapping a range
+ * (mmu->lock held).
+ * @s: the TLB
+ * @va: first byte
+ * @range: bytes; 0 drops everything
+ */
 void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range);
 
 #endif /* NVL_MODEL_MMU_INTERNAL_H */

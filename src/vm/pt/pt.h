@@ -185,15 +185,26 @@ int nvl_pt_create(const struct nvl_pt_args *args,
 		  struct nvl_pt **pt_out) NVL_MUST_CHECK;
 
 /**
- * nvl_pt_destroy() - free every table, referenced or not. The caller makes
- * sure the GPU no longer uses the address space. NULL is a no-op.
+ * nvl_pt_destroy() - free every table, referenced or not.
+ * @pt: the manager, or NULL (no-op)
+ *
+ * The caller makes sure the GPU no longer uses the address space.
  */
 void nvl_pt_destroy(struct nvl_pt *pt);
 
-/** nvl_pt_root() - table-memory address of the root directory (the PDB). */
+/**
+ * nvl_pt_root() - where the root directory lives.
+ * @pt: the manager
+ *
+ * Return: the table-memory address of the root (the PDB).
+ */
 uint64_t nvl_pt_root(const struct nvl_pt *pt);
 
-/** nvl_pt_get_stats() - a snapshot of the counters. */
+/**
+ * nvl_pt_get_stats() - a snapshot of the counters.
+ * @pt: the manager
+ * @out: filled with the counters
+ */
 void nvl_pt_get_stats(struct nvl_pt *pt, struct nvl_pt_stats *out);
 
 /**
@@ -205,42 +216,86 @@ extern const struct nvl_vm_pt_ops nvl_pt_ops;
 /* The same operations, callable directly (priv = struct nvl_pt *). */
 
 /**
- * nvl_pt_get() - reference (allocating) every table that [@va, @va +
- * @range) needs at pages of 1 << @page_shift.
- * Return: 0, -EINVAL (unaligned or unsupported page size) or -ENOMEM;
- * nothing changes on failure.
+ * nvl_pt_get() - reference (allocating) every table a range needs.
+ * @pt: the manager
+ * @va: first byte, aligned to 1 << @page_shift
+ * @range: bytes, aligned to 1 << @page_shift
+ * @page_shift: the smallest page the range will be mapped with
+ *
+ * Return: 0, -EINVAL (unaligned, empty, beyond the VA space, or a page
+ * size the format has no leaf for) or -ENOMEM; nothing changes on failure.
  */
 int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
 	       unsigned int page_shift) NVL_MUST_CHECK;
 
-/** nvl_pt_put() - undo one nvl_pt_get() of the same arguments. */
+/**
+ * nvl_pt_put() - undo one nvl_pt_get() of the same arguments.
+ * @pt: the manager
+ * @va: as given to nvl_pt_get()
+ * @range: as given to nvl_pt_get()
+ * @page_shift: as given to nvl_pt_get()
+ *
+ * Tables left unreferenced are unlinked and freed after a TLB invalidate.
+ */
 void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift);
 
 /**
- * nvl_pt_map() - point the range at @obj from @bo_offset (or, with
- * NVL_VM_PT_NULL, make it read zero). Never allocates nor fails; a page
- * the tables cannot express is left invalid and counted in stats.errors.
+ * nvl_pt_map() - point a range at a GEM object's backing.
+ * @pt: the manager
+ * @va: first byte
+ * @range: bytes
+ * @page_shift: the page size nvl_pt_get() prepared (the smallest used)
+ * @obj: the object (resolved with obj->ops->get_backing()), or NULL
+ * @bo_offset: offset in @obj of @va
+ * @flags: enum nvl_vm_pt_flags (NVL_VM_PT_NULL: reads zero, @obj unused)
+ *
+ * Never allocates nor fails; a page the tables cannot express is left
+ * invalid and counted in stats.errors.
  */
 void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift, struct nvl_gem_object *obj,
 		uint64_t bo_offset, uint32_t flags);
 
-/** nvl_pt_map_pages() - nvl_pt_map() of one physically contiguous run. */
+/**
+ * nvl_pt_map_pages() - nvl_pt_map() of one physically contiguous run.
+ * @pt: the manager
+ * @va: first byte
+ * @range: bytes
+ * @page_shift: the page size nvl_pt_get() prepared
+ * @page: domain, address of @va's page and flags
+ */
 void nvl_pt_map_pages(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		      unsigned int page_shift, const struct nvl_pt_page *page);
 
-/** nvl_pt_unmap() - make the range invalid, or sparse with @to_sparse. */
+/**
+ * nvl_pt_unmap() - make a range invalid, or sparse.
+ * @pt: the manager
+ * @va: first byte
+ * @range: bytes
+ * @page_shift: the page size it was mapped with
+ * @to_sparse: sparse (inside a sparse region) instead of invalid
+ */
 void nvl_pt_unmap(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		  unsigned int page_shift, bool to_sparse);
 
-/** nvl_pt_sparse() - make an unmapped range sparse (or invalid again). */
+/**
+ * nvl_pt_sparse() - make an unmapped range sparse, or invalid again.
+ * @pt: the manager
+ * @va: first byte
+ * @range: bytes
+ * @enable: sparse (true) or invalid (false)
+ */
 void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		   bool enable);
 
 /**
- * nvl_pt_flush() - invalidate the TLB for the range (synchronously) and
- * free the tables that waited for it.
+ * nvl_pt_flush() - write back pending entries and invalidate the TLB.
+ * @pt: the manager
+ * @va: first byte
+ * @range: bytes
+ *
+ * Returns once the invalidate completed.
  */
 void nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range);
 

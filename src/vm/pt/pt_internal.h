@@ -91,10 +91,29 @@ static inline uint64_t pt_entry_va(const struct nvl_pt *pt,
 	return t->va + ((uint64_t)i << pt->geo[t->kind].shift);
 }
 
-/* pt.c */
+/**
+ * pt_mark() - entries of @t changed in the shadow; write them back later.
+ * @pt: the manager (lock held)
+ * @t: the table
+ * @i: first entry
+ * @n: entries
+ */
 void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	     unsigned int n);
+
+/**
+ * pt_writeback() - copy every dirty entry to table memory, page tables
+ * first and the root last.
+ * @pt: the manager (lock held)
+ */
 void pt_writeback(struct nvl_pt *pt);
+
+/**
+ * pt_pde() - rewrite directory entry @i of @t to point at its children.
+ * @pt: the manager (lock held)
+ * @t: the directory
+ * @i: the entry
+ */
 void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i);
 
 #endif /* NVL_VM_PT_INTERNAL_H */
