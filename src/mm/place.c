@@ -409,10 +409,6 @@ static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
 		if (ret != -ENOSPC && ret != -ENOMEM)
 			return ret;
 	}
-	/* The current place is acceptable as a fallback: stay. */
-	for (unsigned i = 0; i < n; i++)
-		if (places[i].domain == bo->dom)
-			return 0;
 	/* Pass B: with eviction. */
 	for (unsigned i = 0; i < n; i++) {
 		if (places[i].flags & NVL_PLACE_DESIRED)

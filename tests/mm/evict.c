@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: evict
+ * Description: placement and eviction (TTM's model): least recently used
+ * first, pinned and mapped BOs never evicted, -ENOMEM when nothing can be
+ * evicted, pipelined moves that wait on the BO's fences and publish a
+ * KERNEL fence, the evict hook, bulk LRU moves for VM-private BOs, zombies
+ * keeping their memory until idle, and allocation-failure injection on the
+ * eviction path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "mm/bo.h"
+#include "sync/fence.h"
+
+#define MiB (1ull << 20)
+
+static struct nvl_mm *new_mm(uint64_t vram_B)
+{
+	struct nvl_mm_config cfg = { .vram_B = vram_B };
+	struct nvl_mm *mm;
+
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	return mm;
+}
+
+static struct nvl_bo *mk(struct nvl_mm *mm, uint64_t size, uint32_t dom,
+			 uint32_t flags)
+{
+	struct nvl_bo *bo;
+
+	assert_int_equal(nvl_bo_create_internal(mm, 1, size, dom,
+						NVL_BO_DOMAIN_VRAM, flags,
+						NULL, NULL, &bo), 0);
+	return bo;
+}
+
+static enum nvl_gem_domain where(struct nvl_bo *bo)
+{
+	enum nvl_gem_domain d;
+
+	nvl_mutex_lock(&bo->mm->lock);
+	d = bo->dom;
+	nvl_mutex_unlock(&bo->mm->lock);
+	return d;
+}
+
+static void use(struct nvl_bo *bo)
+{
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_validate_preferred(bo), 0);
+	nvl_resv_unlock(bo->gem.resv);
+}
+
+static void idle_put(struct nvl_bo *bo)
+{
+	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	nvl_bo_put(bo);
+}
+
+static void lru_evicts_least_recently_used_first(void **state)
+{
+	struct nvl_mm *mm = new_mm(4 * MiB);
+	struct nvl_bo *b[6];
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+
+	for (int i = 0; i < 4; i++)
+		b[i] = mk(mm, MiB, dom, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(where(b[i]), NVL_GEM_DOMAIN_VRAM);
+	b[4] = mk(mm, MiB, dom, 0);
+	assert_int_equal(where(b[0]), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(where(b[4]), NVL_GEM_DOMAIN_VRAM);
+	/* Touch b[1]: b[2] is now the oldest in VRAM. */
+	use(b[1]);
+	b[5] = mk(mm, MiB, dom, 0);
+	assert_int_equal(where(b[1]), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(where(b[2]), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(atomic_load(&mm->evictions), 2);
+	/* Using an evicted BO brings it back, evicting the next oldest. */
+	use(b[0]);
+	assert_int_equal(where(b[0]), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(where(b[3]), NVL_GEM_DOMAIN_GTT);
+	for (int i = 0; i < 6; i++)
+		idle_put(b[i]);
+	nvl_mm_destroy(mm);
+}
+
+static void pinned_and_mapped_bos_are_never_evicted(void **state)
+{
+	struct nvl_mm *mm = new_mm(3 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, MiB, dom, 0);
+	struct nvl_bo *m = mk(mm, MiB, dom, NVL_BO_CPU_VISIBLE);
+	struct nvl_bo *b = mk(mm, MiB, dom, 0);
+	struct nvl_bo *c, *v;
+	void *p;
+
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_pin(a), 0);
+	nvl_resv_unlock(a->gem.resv);
+	assert_int_equal(nvl_resv_lock(m->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(m, &p), 0);
+	nvl_resv_unlock(m->gem.resv);
+	c = mk(mm, MiB, dom, 0);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(where(m), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(where(b), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(where(c), NVL_GEM_DOMAIN_VRAM);
+	/* c pinned too: a VRAM-only BO has nowhere to go. */
+	assert_int_equal(nvl_resv_lock(c->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_pin(c), 0);
+	nvl_resv_unlock(c->gem.resv);
+	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, NVL_BO_DOMAIN_VRAM,
+						0, 0, NULL, NULL, &v), -ENOMEM);
+	assert_true(strstr(nvl_error_msg(), "no room") != NULL);
+	/* A BO that may also live in GTT falls back there. */
+	v = mk(mm, MiB, dom, 0);
+	assert_int_equal(where(v), NVL_GEM_DOMAIN_GTT);
+	/* A pinned BO cannot be moved by validate either. */
+	assert_int_equal(nvl_resv_lock(c->gem.resv, NULL), 0);
+	{
+		struct nvl_place pl = { .domain = NVL_GEM_DOMAIN_GTT };
+
+		assert_int_equal(nvl_bo_validate(c, &pl, 1), -EINVAL);
+	}
+	nvl_bo_unpin(c);
+	nvl_resv_unlock(c->gem.resv);
+	assert_int_equal(nvl_resv_lock(m->gem.resv, NULL), 0);
+	nvl_bo_kunmap(m);
+	nvl_resv_unlock(m->gem.resv);
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	nvl_bo_unpin(a);
+	nvl_resv_unlock(a->gem.resv);
+	idle_put(a);
+	idle_put(m);
+	idle_put(b);
+	idle_put(c);
+	idle_put(v);
+	nvl_mm_destroy(mm);
+}
+
+static struct nvl_fence *add_user_fence(struct nvl_bo *bo, uint64_t ctx)
+{
+	struct nvl_fence *f;
+
+	assert_int_equal(nvl_fence_create(&f, ctx, 1), 0);
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(bo->gem.resv, 1), 0);
+	nvl_resv_add_fence(bo->gem.resv, f, NVL_RESV_USAGE_WRITE);
+	nvl_resv_unlock(bo->gem.resv);
+	return f;
+}
+
+static void pipelined_move_waits_for_the_bo_fences(void **state)
+{
+	struct nvl_mm *mm = new_mm(2 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE), *b;
+	struct nvl_fence *gpu;
+	uint8_t *p;
+
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(a, (void **)&p), 0);
+	memset(p, 0x3c, 2 * MiB);
+	nvl_bo_kunmap(a);
+	nvl_resv_unlock(a->gem.resv);
+	/* The "GPU" is still writing a. */
+	gpu = add_user_fence(a, nvl_fence_context_alloc(1));
+	/* Creating b evicts a without waiting on the CPU. */
+	b = mk(mm, 2 * MiB, dom, 0);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(where(b), NVL_GEM_DOMAIN_VRAM);
+	/* The move is queued behind the GPU work: a's KERNEL fence pends. */
+	assert_false(nvl_resv_test_signaled(a->gem.resv,
+					    NVL_RESV_USAGE_KERNEL));
+	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
+				       20 * NVL_NSEC_PER_MSEC), -ETIME);
+	assert_int_equal(nvl_fence_signal(gpu), 0);
+	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
+				       NVL_TIMEOUT_INFINITE), 0);
+	/* Content moved intact; b (on a's old VRAM) is zero. */
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(a, (void **)&p), 0);
+	for (size_t i = 0; i < 2 * MiB; i++)
+		if (p[i] != 0x3c)
+			fail_msg("byte %zu is %#x", i, p[i]);
+	nvl_bo_kunmap(a);
+	nvl_resv_unlock(a->gem.resv);
+	nvl_fence_put(gpu);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
+static int hook_out, hook_in;
+
+static void count_hook(struct nvl_gem_object *obj, bool evicted)
+{
+	nvl_resv_assert_held(obj->resv);
+	if (evicted)
+		hook_out++;
+	else
+		hook_in++;
+}
+
+static void evict_hook_hears_moves_out_and_back(void **state)
+{
+	struct nvl_mm *mm = new_mm(MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a, *b;
+
+	hook_out = hook_in = 0;
+	nvl_gem_set_evict_hook(count_hook);
+	a = mk(mm, MiB, dom, 0);
+	b = mk(mm, MiB, dom, 0);
+	assert_int_equal(hook_out, 1);
+	use(a);
+	assert_int_equal(hook_in, 1);
+	assert_int_equal(hook_out, 2);
+	nvl_gem_set_evict_hook(NULL);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
+static void bulk_move_keeps_vm_bos_most_recent(void **state)
+{
+	struct nvl_mm *mm = new_mm(6 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_resv vm_resv;
+	struct nvl_mm_bulk bulk = { 0 };
+	struct nvl_bo *vm[3], *other[3], *x[3];
+	int vm_tag;
+
+	nvl_resv_init(&vm_resv);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, dom,
+							NVL_BO_DOMAIN_VRAM, 0,
+							&vm_resv, &vm_tag,
+							&vm[i]), 0);
+		nvl_bo_set_bulk_move(vm[i], &bulk);
+		other[i] = mk(mm, MiB, dom, 0);
+	}
+	assert_int_equal(vm[0]->flags & NVL_BO_NO_SHARE, NVL_BO_NO_SHARE);
+	/* A submit on the VM: all its BOs become most recently used. */
+	nvl_mm_bulk_move_tail(mm, &bulk);
+	for (int i = 0; i < 3; i++) {
+		x[i] = mk(mm, MiB, dom, 0);
+		assert_int_equal(where(other[i]), NVL_GEM_DOMAIN_GTT);
+		for (int j = 0; j < 3; j++)
+			assert_int_equal(where(vm[j]), NVL_GEM_DOMAIN_VRAM);
+	}
+	for (int i = 0; i < 3; i++) {
+		nvl_bo_set_bulk_move(vm[i], NULL);
+		idle_put(vm[i]);
+		idle_put(other[i]);
+		idle_put(x[i]);
+	}
+	assert_null(bulk.first[NVL_GEM_DOMAIN_VRAM]);
+	nvl_mm_destroy(mm);
+	nvl_resv_fini(&vm_resv);
+}
+
+static void released_busy_bo_keeps_memory_until_idle(void **state)
+{
+	struct nvl_mm *mm = new_mm(MiB);
+	struct nvl_bo *a = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0), *b;
+	struct nvl_fence *gpu = add_user_fence(a, nvl_fence_context_alloc(1));
+
+	nvl_bo_put(a);
+	assert_false(nvl_list_empty(&mm->zombies));
+	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, NVL_BO_DOMAIN_VRAM,
+						0, 0, NULL, NULL, &b), -ENOMEM);
+	assert_int_equal(nvl_fence_signal(gpu), 0);
+	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
+	assert_true(nvl_list_empty(&mm->zombies));
+	nvl_fence_put(gpu);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
+struct inj {
+	struct nvl_mm *mm;
+	struct nvl_bo *victim, *bo;
+};
+
+static int inj_evicting_create(void *arg)
+{
+	struct inj *x = arg;
+
+	x->bo = NULL;
+	return nvl_bo_create_internal(x->mm, 1, MiB, NVL_BO_DOMAIN_VRAM, 0, 0,
+				      NULL, NULL, &x->bo);
+}
+
+static void inj_check(int ret, void *arg)
+{
+	struct inj *x = arg;
+
+	if (ret == 0) {
+		assert_non_null(x->bo);
+		idle_put(x->bo);
+		x->bo = NULL;
+		/* Put the victim back for the next round. */
+		use(x->victim);
+		return;
+	}
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(x->bo);
+	/*
+	 * Nothing lost or leaked: only the victim holds memory (in VRAM, or
+	 * in GTT when the failure came after its eviction).
+	 */
+	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
+			 x->mm->used_B[NVL_GEM_DOMAIN_GTT], MiB);
+	assert_int_equal(x->mm->vram.avail_B,
+			 MiB - x->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
+	use(x->victim);
+}
+
+static void eviction_survives_allocation_failures(void **state)
+{
+	struct inj x = { .mm = new_mm(MiB) };
+
+	x.victim = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, 0);
+	t_fail_each_alloc(inj_evicting_create, inj_check, &x, 60);
+	assert_int_equal(where(x.victim), NVL_GEM_DOMAIN_GTT);
+	idle_put(x.bo);
+	idle_put(x.victim);
+	nvl_mm_destroy(x.mm);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(lru_evicts_least_recently_used_first),
+	cmocka_unit_test(pinned_and_mapped_bos_are_never_evicted),
+	cmocka_unit_test(pipelined_move_waits_for_the_bo_fences),
+	cmocka_unit_test(evict_hook_hears_moves_out_and_back),
+	cmocka_unit_test(bulk_move_keeps_vm_bos_most_recent),
+	cmocka_unit_test(released_busy_bo_keeps_memory_until_idle),
+	cmocka_unit_test(eviction_survives_allocation_failures),
+};
+
+T_MAIN(tests)
