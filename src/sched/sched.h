@@ -142,6 +142,8 @@ struct nvl_sched_entity {
 	atomic_uint_fast64_t seqno;
 	uint64_t last_pushed_seqno;
 	uint32_t num_queued;
+	/* Jobs of this entity on the ring (run, not yet finished). */
+	uint32_t num_inflight;
 	/* The head job's dependency being waited on, and its callback. */
 	struct nvl_fence *dep_fence;
 	struct nvl_fence_cb dep_cb;
@@ -167,7 +169,10 @@ struct nvl_sched_job {
 	uint32_t credits;
 	void *owner;
 	int error;
-	uint8_t state, guilty, in_timeout, done_in_timeout;
+	uint32_t visit;
+	uint16_t pinned;
+	uint8_t state, guilty, entity_banned, detached, has_credits;
+	uint8_t done_deferred;
 };
 
 /**
@@ -382,7 +387,7 @@ void nvl_sched_job_cleanup(struct nvl_sched_job *job);
 
 /**
  * nvl_sched_job_finished() - the job's finished fence (no reference taken;
- * take one to keep it). Valid from init; has its seqno from arm.
+ * take one to keep it). Valid once the job is armed.
  * @job: the job
  */
 struct nvl_fence *nvl_sched_job_finished(struct nvl_sched_job *job);

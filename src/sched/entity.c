@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: entities (submission queues)
+ *
+ * An entity is a FIFO of jobs bound to one scheduler and one priority. Its
+ * fences use two contexts (scheduled, finished) and a per-entity seqno.
+ *
+ * Push: with the scheduler lock, the job is appended and, if it is the
+ * only one, the entity goes on its run queue. *Direct run*: when nothing
+ * else on the scheduler is runnable, no thread holds the run token and the
+ * scheduler is not stopped, the pushing thread takes the token and runs
+ * the job itself (dependencies permitting), in a fence-signalling section
+ * — no worker wake-up, no context switch. Otherwise a pool worker is
+ * woken.
+ *
+ * Kill: pushes fail with -ESRCH; queued jobs go through the run loop
+ * without running: each one, once its dependencies and the entity's
+ * previous job finished, signals scheduled and finished with -ESRCH, in
+ * order. A banned entity (guilty job) behaves the same with -ECANCELED.
+ */
+#include <errno.h>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "sched/sched_internal.h"
+
+int nvl_sched_entity_init(struct nvl_sched_entity *entity,
+			  enum nvl_sched_priority priority,
+			  struct nvl_sched *sched)
+{
+	if (!entity || !sched)
+		return nvl_error(-EINVAL, "sched: entity init without "
+				 "entity or scheduler");
+	if ((unsigned)priority >= NVL_SCHED_PRIO_COUNT)
+		return nvl_error(-EINVAL, "sched: bad priority %d",
+				 (int)priority);
+	*entity = (struct nvl_sched_entity){ 0 };
+	entity->sched = sched;
+	entity->priority = priority;
+	nvl_list_init(&entity->jobs);
+	nvl_list_init(&entity->rq_node);
+	nvl_list_init(&entity->sched_node);
+	nvl_list_init(&entity->dep_cb.node);
+	entity->fence_context = nvl_fence_context_alloc(2);
+	nvl_mutex_lock(&sched->lock);
+	if (sched->dying) {
+		nvl_mutex_unlock(&sched->lock);
+		return nvl_error(-EINVAL, "sched %s: being destroyed",
+				 sched->name);
+	}
+	nvl_list_add_tail(&entity->sched_node, &sched->entities);
+	entity->initialized = 1;
+	nvl_mutex_unlock(&sched->lock);
+	return 0;
+}
+
+static int push_fail(struct nvl_sched_job *job, int err, const char *why)
+{
+	struct nvl_sched_fence *sf = job->s_fence;
+
+	nvl_fence_set_error(&sf->scheduled, err);
+	nvl_fence_signal(&sf->scheduled);
+	nvl_fence_set_error(&sf->finished, err);
+	nvl_fence_signal(&sf->finished);
+	job->state = NVL_SCHED_JOB_FAILED;
+	return nvl_error(err, "sched: push to %s entity", why);
+}
+
+int nvl_sched_entity_push_job(struct nvl_sched_job *job)
+{
+	struct nvl_sched_entity *e;
+	struct nvl_sched *sched;
+	bool direct = false;
+
+	if (!job || job->state != NVL_SCHED_JOB_ARMED)
+		return nvl_error(-EINVAL, "sched: push of a job that is %s",
+				 job && job->state > NVL_SCHED_JOB_ARMED ?
+					 "already pushed" : "not armed");
+	e = job->entity;
+	if (e->detached)
+		return push_fail(job, -ESRCH, "a detached");
+	sched = e->sched;
+	nvl_mutex_lock(&sched->lock);
+	if (e->killed || e->banned || e->detached || sched->dying) {
+		int err = e->banned ? -ECANCELED : -ESRCH;
+
+		nvl_mutex_unlock(&sched->lock);
+		return push_fail(job, err, err == -ECANCELED ? "a banned" :
+				 "a killed");
+	}
+	if (job->s_fence->finished.seqno != e->last_pushed_seqno + 1)
+		nvl_warn(NVL_CAT_SCHED,
+			 "sched %s: job seqno %llu pushed after %llu: arm and "
+			 "push are not serialised",
+			 sched->name,
+			 (unsigned long long)job->s_fence->finished.seqno,
+			 (unsigned long long)e->last_pushed_seqno);
+	e->last_pushed_seqno = job->s_fence->finished.seqno;
+	job->state = NVL_SCHED_JOB_QUEUED;
+	nvl_list_add_tail(&job->node, &e->jobs);
+	e->num_queued++;
+	if (e->num_queued == 1 && !e->waiting_dep) {
+		bool alone = true;
+
+		for (int p = 0; p < NVL_SCHED_PRIO_COUNT; p++)
+			alone = alone && nvl_list_empty(&sched->rq[p]);
+		alone = alone && nvl_list_empty(&sched->kill_list);
+		nvl_sched_entity_ready(sched, e);
+		if (!sched->stopped && !sched->running) {
+			if (alone && !(sched->flags & NVL_SCHED_NO_DIRECT_RUN))
+				direct = nvl_sched_token_take(sched);
+			else
+				nvl_sched_queue_work(sched,
+						     NVL_SCHED_WORK_RUN);
+		}
+	}
+	if (direct) {
+		nvl_sched_run_direct(sched, 1);
+		nvl_sched_token_release(sched);
+	}
+	nvl_mutex_unlock(&sched->lock);
+	return 0;
+}
+
+int nvl_sched_entity_flush(struct nvl_sched_entity *entity,
+			   int64_t timeout_ns)
+{
+	struct nvl_sched *sched = entity->sched;
+	int64_t deadline = nvl_deadline_after(timeout_ns);
+
+	if (!entity->initialized || entity->detached)
+		return 0;
+	nvl_mutex_lock(&sched->lock);
+	while (entity->num_queued && !entity->detached) {
+		uint32_t seq;
+
+		if (nvl_time_ns() >= deadline) {
+			nvl_mutex_unlock(&sched->lock);
+			return nvl_error(-ETIME, "sched %s: flush timed out "
+					 "with %u jobs queued", sched->name,
+					 entity->num_queued);
+		}
+		seq = nvl_sched_event_prepare(&sched->ev);
+		nvl_mutex_unlock(&sched->lock);
+		nvl_sched_event_wait(&sched->ev, seq, deadline);
+		nvl_mutex_lock(&sched->lock);
+	}
+	nvl_mutex_unlock(&sched->lock);
+	return 0;
+}
+
+void nvl_sched_entity_kill(struct nvl_sched_entity *entity)
+{
+	struct nvl_sched *sched = entity->sched;
+
+	if (!entity->initialized || entity->detached)
+		return;
+	nvl_mutex_lock(&sched->lock);
+	if (!entity->killed) {
+		entity->killed = 1;
+		if (!entity->banned)
+			entity->error = -ESRCH;
+		if (entity->on_rq) {
+			nvl_list_del(&entity->rq_node);
+			entity->on_rq = 0;
+			nvl_sched_entity_ready(sched, entity);
+		}
+		if (entity->on_rq && !sched->running && !sched->stopped)
+			nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+	}
+	nvl_mutex_unlock(&sched->lock);
+}
+
+void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
+{
+	struct nvl_sched *sched = entity->sched;
+	struct nvl_fence *last;
+
+	if (!entity->initialized)
+		return;
+	if (!entity->detached) {
+		(void)nvl_sched_entity_flush(entity, NVL_NSEC_PER_SEC);
+		nvl_sched_entity_kill(entity);
+		nvl_mutex_lock(&sched->lock);
+		nvl_sched_wait_locked(sched,
+				      entity->detached ||
+				      (!entity->num_queued &&
+				       !entity->waiting_dep &&
+				       !entity->num_inflight &&
+				       sched->cur_entity != entity));
+		if (!entity->detached) {
+			if (entity->on_rq)
+				nvl_list_del(&entity->rq_node);
+			entity->on_rq = 0;
+			nvl_list_del(&entity->sched_node);
+			entity->detached = 1;
+		}
+		nvl_mutex_unlock(&sched->lock);
+	}
+	last = entity->last_scheduled;
+	entity->last_scheduled = NULL;
+	nvl_fence_put(last);
+	entity->initialized = 0;
+}
+
+int nvl_sched_entity_error(struct nvl_sched_entity *entity)
+{
+	struct nvl_sched *sched = entity->sched;
+	int err;
+
+	if (!entity->initialized || entity->detached)
+		return entity->error ? entity->error : -ESRCH;
+	nvl_mutex_lock(&sched->lock);
+	err = entity->error;
+	nvl_mutex_unlock(&sched->lock);
+	return err;
+}

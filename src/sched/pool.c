@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the scheduler worker pool
+ *
+ * Schedulers own no thread. One process-wide pool serves all of them:
+ *
+ *  - run workers (one per CPU, at least two) take schedulers with queued
+ *    work (select and run jobs, handle a timeout) from a FIFO; a scheduler
+ *    is on that FIFO at most once and runs on one worker at a time;
+ *  - one housekeeper frees finished jobs (free_job() off the signalling
+ *    path) and watches the timeouts of schedulers with jobs on the ring. A
+ *    completion only wakes it when it sleeps; it then waits a few tens of
+ *    microseconds before reaping so that frees are batched.
+ *
+ * The pool starts with the first scheduler and stays until process exit
+ * (a destructor stops it when no scheduler is left), so creating and
+ * destroying schedulers never creates threads.
+ *
+ * Lock order: scheduler lock -> pool lock. Workers hold a reference
+ * (pool_refs) on a scheduler they took off a list; nvl_sched_pool_detach()
+ * waits for those before the scheduler is freed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "sched/sched_internal.h"
+
+/* ---- event ------------------------------------------------------------ */
+
+static void futex_wait(atomic_uint *addr, uint32_t val, int64_t deadline_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (deadline_ns != NVL_TIMEOUT_INFINITE) {
+		ts = nvl_ns_to_timespec(deadline_ns);
+		tsp = &ts;
+	}
+	syscall(SYS_futex, addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val,
+		tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void futex_wake(atomic_uint *addr, int n)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL,
+		NULL, 0);
+}
+
+uint32_t nvl_sched_event_prepare(struct nvl_sched_event *ev)
+{
+	atomic_fetch_add(&ev->waiters, 1);
+	return atomic_load(&ev->seq);
+}
+
+void nvl_sched_event_wait(struct nvl_sched_event *ev, uint32_t seq,
+			  int64_t deadline_ns)
+{
+	if (deadline_ns > nvl_time_ns())
+		futex_wait(&ev->seq, seq, deadline_ns);
+	atomic_fetch_sub(&ev->waiters, 1);
+}
+
+void nvl_sched_event_cancel(struct nvl_sched_event *ev)
+{
+	atomic_fetch_sub(&ev->waiters, 1);
+}
+
+void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
+{
+	atomic_fetch_add(&ev->seq, 1);
+	if (atomic_load(&ev->waiters))
+		futex_wake(&ev->seq, all ? INT_MAX : 1);
+}
+
+/* ---- pool ------------------------------------------------------------- */
+
+#define MAX_WORKERS 16
+/* How long the housekeeper lets finished jobs pile up before freeing. */
+#define REAP_BATCH_NS (30 * NVL_NSEC_PER_USEC)
+
+static NVL_LOCK_CLASS(pool_lock_class, "sched_pool", 0);
+
+static struct {
+	struct nvl_mutex lock;
+	struct nvl_list ready, reap, timers;
+	struct nvl_sched_event work_ev, hk_ev;
+	pthread_t workers[MAX_WORKERS];
+	pthread_t hk;
+	bool hk_started;
+	unsigned nworkers;
+	unsigned users;
+	int64_t hk_target;
+	bool hk_idle;
+	bool started;
+	bool stopping;
+} pool;
+
+static pthread_mutex_t pool_start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void sched_unref_locked(struct nvl_sched *sched)
+{
+	if (--sched->pool_refs == 0 && sched->pool_dead)
+		nvl_sched_event_wake(&sched->ev, true);
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	nvl_mutex_lock(&pool.lock);
+	while (!pool.stopping) {
+		struct nvl_sched *sched;
+		uint32_t work, seq;
+
+		if (nvl_list_empty(&pool.ready)) {
+			seq = nvl_sched_event_prepare(&pool.work_ev);
+			nvl_mutex_unlock(&pool.lock);
+			nvl_sched_event_wait(&pool.work_ev, seq,
+					     NVL_TIMEOUT_INFINITE);
+			nvl_mutex_lock(&pool.lock);
+			continue;
+		}
+		sched = nvl_list_first_entry(&pool.ready, struct nvl_sched,
+					     work_node);
+		nvl_list_del(&sched->work_node);
+		sched->on_work = false;
+		work = sched->work;
+		sched->work = 0;
+		sched->pool_refs++;
+		nvl_mutex_unlock(&pool.lock);
+
+		if (work & NVL_SCHED_WORK_TIMEOUT)
+			nvl_sched_handle_timeout(sched);
+		if (work & NVL_SCHED_WORK_RUN)
+			nvl_sched_run_work(sched, NVL_SCHED_RUN_BUDGET);
+
+		nvl_mutex_lock(&pool.lock);
+		sched_unref_locked(sched);
+	}
+	nvl_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+static void queue_work_locked(struct nvl_sched *sched, uint32_t work)
+{
+	if (sched->pool_dead)
+		return;
+	sched->work |= work;
+	if (!sched->on_work) {
+		nvl_list_add_tail(&sched->work_node, &pool.ready);
+		sched->on_work = true;
+		nvl_sched_event_wake(&pool.work_ev, false);
+	}
+}
+
+static void *housekeeper_main(void *arg)
+{
+	(void)arg;
+	nvl_mutex_lock(&pool.lock);
+	while (!pool.stopping) {
+		struct nvl_sched *sched, *tmp;
+		int64_t now = nvl_time_ns(), target = NVL_TIMEOUT_INFINITE;
+		uint32_t seq;
+
+		nvl_list_for_each_entry_safe(sched, tmp, &pool.timers,
+					     timer_node) {
+			if (sched->deadline_ns <= now) {
+				nvl_list_del(&sched->timer_node);
+				sched->on_timer = false;
+				queue_work_locked(sched,
+						  NVL_SCHED_WORK_TIMEOUT);
+			} else if (sched->deadline_ns < target) {
+				target = sched->deadline_ns;
+			}
+		}
+		if (!nvl_list_empty(&pool.reap)) {
+			sched = nvl_list_first_entry(&pool.reap,
+						     struct nvl_sched,
+						     reap_node);
+			nvl_list_del(&sched->reap_node);
+			sched->on_reap = false;
+			sched->pool_refs++;
+			nvl_mutex_unlock(&pool.lock);
+			nvl_sched_free_done(sched);
+			nvl_mutex_lock(&pool.lock);
+			sched_unref_locked(sched);
+			continue;
+		}
+		pool.hk_idle = true;
+		pool.hk_target = target;
+		seq = nvl_sched_event_prepare(&pool.hk_ev);
+		nvl_mutex_unlock(&pool.lock);
+		nvl_sched_event_wait(&pool.hk_ev, seq, target);
+		/* Let completions pile up: one wake-up frees a batch. */
+		struct timespec ts = { 0, REAP_BATCH_NS };
+		nanosleep(&ts, NULL);
+		nvl_mutex_lock(&pool.lock);
+		pool.hk_idle = false;
+	}
+	nvl_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+static void pool_stop_locked(void)
+{
+	nvl_mutex_lock(&pool.lock);
+	pool.stopping = true;
+	nvl_sched_event_wake(&pool.work_ev, true);
+	nvl_sched_event_wake(&pool.hk_ev, true);
+	nvl_mutex_unlock(&pool.lock);
+	for (unsigned i = 0; i < pool.nworkers; i++)
+		pthread_join(pool.workers[i], NULL);
+	if (pool.hk_started)
+		pthread_join(pool.hk, NULL);
+	pool.hk_started = false;
+	pool.nworkers = 0;
+	pool.started = false;
+	pool.stopping = false;
+	nvl_mutex_destroy(&pool.lock);
+}
+
+static int pool_start_locked(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = ncpu < 2 ? 2 : (ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu);
+	int ret;
+
+	ret = nvl_might_alloc((n + 1) * 64 * 1024);
+	if (ret)
+		return ret;
+	nvl_mutex_init(&pool.lock, &pool_lock_class);
+	nvl_list_init(&pool.ready);
+	nvl_list_init(&pool.reap);
+	nvl_list_init(&pool.timers);
+	pool.started = true;
+	if (pthread_create(&pool.hk, NULL, housekeeper_main, NULL))
+		goto fail;
+	pool.hk_started = true;
+	for (pool.nworkers = 0; pool.nworkers < n; pool.nworkers++) {
+		if (pthread_create(&pool.workers[pool.nworkers], NULL,
+				   worker_main, NULL))
+			goto fail;
+	}
+	return 0;
+fail:
+	pool_stop_locked();
+	return -EAGAIN;
+}
+
+int nvl_sched_pool_get(void)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&pool_start_lock);
+	if (!pool.started)
+		ret = pool_start_locked();
+	if (!ret)
+		pool.users++;
+	pthread_mutex_unlock(&pool_start_lock);
+	return ret;
+}
+
+void nvl_sched_pool_put(void)
+{
+	pthread_mutex_lock(&pool_start_lock);
+	pool.users--;
+	pthread_mutex_unlock(&pool_start_lock);
+}
+
+__attribute__((destructor)) static void pool_fini(void)
+{
+	pthread_mutex_lock(&pool_start_lock);
+	if (pool.started && pool.users == 0)
+		pool_stop_locked();
+	pthread_mutex_unlock(&pool_start_lock);
+}
+
+void nvl_sched_queue_work(struct nvl_sched *sched, uint32_t work)
+{
+	nvl_mutex_lock(&pool.lock);
+	queue_work_locked(sched, work);
+	nvl_mutex_unlock(&pool.lock);
+}
+
+void nvl_sched_queue_reap(struct nvl_sched *sched)
+{
+	if (sched->reap_queued)
+		return;
+	sched->reap_queued = true;
+	nvl_mutex_lock(&pool.lock);
+	if (!sched->on_reap && !sched->pool_dead) {
+		nvl_list_add_tail(&sched->reap_node, &pool.reap);
+		sched->on_reap = true;
+		if (pool.hk_idle) {
+			pool.hk_idle = false;
+			nvl_sched_event_wake(&pool.hk_ev, false);
+		}
+	}
+	nvl_mutex_unlock(&pool.lock);
+}
+
+void nvl_sched_timer_update(struct nvl_sched *sched)
+{
+	nvl_mutex_lock(&pool.lock);
+	if (sched->pool_dead) {
+		nvl_mutex_unlock(&pool.lock);
+		return;
+	}
+	if (sched->deadline_ns == NVL_TIMEOUT_INFINITE) {
+		if (sched->on_timer) {
+			nvl_list_del(&sched->timer_node);
+			sched->on_timer = false;
+		}
+	} else {
+		if (!sched->on_timer) {
+			nvl_list_add_tail(&sched->timer_node, &pool.timers);
+			sched->on_timer = true;
+		}
+		if (pool.hk_idle && sched->deadline_ns < pool.hk_target) {
+			pool.hk_idle = false;
+			nvl_sched_event_wake(&pool.hk_ev, false);
+		}
+	}
+	nvl_mutex_unlock(&pool.lock);
+}
+
+void nvl_sched_pool_detach(struct nvl_sched *sched)
+{
+	nvl_mutex_lock(&pool.lock);
+	sched->pool_dead = true;
+	if (sched->on_work)
+		nvl_list_del(&sched->work_node);
+	if (sched->on_reap)
+		nvl_list_del(&sched->reap_node);
+	if (sched->on_timer)
+		nvl_list_del(&sched->timer_node);
+	sched->on_work = sched->on_reap = sched->on_timer = false;
+	while (sched->pool_refs) {
+		uint32_t seq = nvl_sched_event_prepare(&sched->ev);
+
+		nvl_mutex_unlock(&pool.lock);
+		nvl_sched_event_wait(&sched->ev, seq, NVL_TIMEOUT_INFINITE);
+		nvl_mutex_lock(&pool.lock);
+	}
+	nvl_mutex_unlock(&pool.lock);
+}

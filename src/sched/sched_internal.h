@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scheduler internals shared by the files of src/sched/: the scheduler
+ * object, the scheduler fences, the worker pool and a futex-based event.
+ */
+#ifndef NVL_SCHED_INTERNAL_H
+#define NVL_SCHED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base/list.h"
+#include "sched/sched.h"
+#include "sync/checker.h"
+
+/* Job states (struct nvl_sched_job.state). */
+enum {
+	NVL_SCHED_JOB_NONE = 0,	/* zeroed or cleaned up */
+	NVL_SCHED_JOB_INIT,	/* initialised, taking dependencies */
+	NVL_SCHED_JOB_ARMED,	/* fences have their seqno */
+	NVL_SCHED_JOB_QUEUED,	/* on its entity's queue */
+	NVL_SCHED_JOB_RUNNING,	/* on the ring (pending list) */
+	NVL_SCHED_JOB_DONE,	/* finished, on the free list */
+	NVL_SCHED_JOB_FAILED,	/* push failed; the caller's */
+};
+
+/* Work bits for the pool (struct nvl_sched.work). */
+enum {
+	NVL_SCHED_WORK_RUN = 1u << 0,
+	NVL_SCHED_WORK_TIMEOUT = 1u << 1,
+};
+
+/*
+ * A queued lower-priority run queue is passed over at most this many times
+ * in a row by higher priorities; the next pick serves it.
+ */
+#define NVL_SCHED_STARVE_LIMIT 16
+
+/* Jobs a worker runs for one scheduler before serving the next one. */
+#define NVL_SCHED_RUN_BUDGET 64
+
+/**
+ * struct nvl_sched_event - wait for a condition that is changed under a
+ * lock: read the sequence, check the condition, sleep on the futex if the
+ * sequence did not move. Wakers bump the sequence and only enter the kernel
+ * when someone waits.
+ */
+struct nvl_sched_event {
+	atomic_uint seq;
+	atomic_uint waiters;
+};
+
+uint32_t nvl_sched_event_prepare(struct nvl_sched_event *ev);
+/* Sleep until woken or @deadline_ns (absolute); ends the prepare. */
+void nvl_sched_event_wait(struct nvl_sched_event *ev, uint32_t seq,
+			  int64_t deadline_ns);
+void nvl_sched_event_cancel(struct nvl_sched_event *ev);
+void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all);
+
+/**
+ * struct nvl_sched_fence - a job's two fences in one allocation; the
+ * finished fence holds the reference to the scheduled one.
+ */
+struct nvl_sched_fence {
+	struct nvl_fence scheduled;
+	struct nvl_fence finished;
+	uint64_t sched_id;
+	bool inited;
+};
+
+struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id);
+void nvl_sched_fence_init(struct nvl_sched_fence *sf, uint64_t context,
+			  uint64_t seqno);
+/* Free a fence pair that was never armed. */
+void nvl_sched_fence_free(struct nvl_sched_fence *sf);
+/* The scheduler fence @f is the finished fence of, or NULL. */
+struct nvl_sched_fence *nvl_sched_fence_from_finished(struct nvl_fence *f);
+
+struct nvl_sched {
+	struct nvl_mutex lock;
+	const struct nvl_sched_backend_ops *ops;
+	void *priv;
+	uint64_t id;
+	uint32_t credit_limit;
+	uint32_t credit_count;
+	uint32_t flags;
+	int64_t timeout_ns;		/* 0: none */
+	int64_t deadline_ns;		/* INFINITE when the timer is off */
+
+	/* Run queues of ready entities, and entities being killed. */
+	struct nvl_list rq[NVL_SCHED_PRIO_COUNT];
+	uint32_t skipped[NVL_SCHED_PRIO_COUNT];
+	struct nvl_list kill_list;
+	struct nvl_list entities;
+
+	struct nvl_list pending;	/* jobs on the ring, oldest first */
+	struct nvl_list done;		/* finished jobs waiting for free */
+
+	/* The run token: one thread selects and runs jobs at a time. */
+	pthread_t runner;
+	bool running;
+	bool stopped;
+	bool dying;
+	bool timeout_off;		/* ENODEV from timedout_job */
+	struct nvl_sched_entity *cur_entity;
+
+	/* Waiters for the token, flush, fini, destroy. */
+	struct nvl_sched_event ev;
+
+	/* Pool bookkeeping, under the pool lock. */
+	struct nvl_list work_node;	/* on pool.ready */
+	struct nvl_list reap_node;	/* on pool.reap */
+	struct nvl_list timer_node;	/* on pool.timers */
+	uint32_t work;
+	uint32_t pool_refs;
+	bool reap_queued;		/* under sched->lock */
+	bool on_work, on_reap, on_timer, pool_dead;
+
+	char name[32];
+};
+
+/* pool.c */
+int nvl_sched_pool_get(void);
+void nvl_sched_pool_put(void);
+/* Under sched->lock. */
+void nvl_sched_queue_work(struct nvl_sched *sched, uint32_t work);
+void nvl_sched_queue_reap(struct nvl_sched *sched);
+void nvl_sched_timer_update(struct nvl_sched *sched);
+/* Remove @sched from every pool list and wait for workers to let go. */
+void nvl_sched_pool_detach(struct nvl_sched *sched);
+
+/* run.c */
+void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget);
+bool nvl_sched_token_take(struct nvl_sched *sched);
+void nvl_sched_token_release(struct nvl_sched *sched);
+bool nvl_sched_has_ready(struct nvl_sched *sched);
+void nvl_sched_job_complete(struct nvl_sched_job *job, int err);
+void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw);
+void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err);
+void nvl_sched_free_done(struct nvl_sched *sched);
+void nvl_sched_entity_ready(struct nvl_sched *sched,
+			    struct nvl_sched_entity *e);
+void nvl_sched_job_unpin(struct nvl_sched *sched, struct nvl_sched_job *job);
+void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
+/* Wait on sched->ev until @cond (evaluated under the lock) holds. */
+#define nvl_sched_wait_locked(sched, cond)                                  \
+	do {                                                                \
+		while (!(cond)) {                                           \
+			uint32_t seq_ = nvl_sched_event_prepare(&(sched)->ev); \
+			nvl_mutex_unlock(&(sched)->lock);                   \
+			nvl_sched_event_wait(&(sched)->ev, seq_,            \
+					     NVL_TIMEOUT_INFINITE);         \
+			nvl_mutex_lock(&(sched)->lock);                     \
+		}                                                           \
+	} while (0)
+
+/* sched.c */
+void nvl_sched_handle_timeout(struct nvl_sched *sched);
+
+#endif /* NVL_SCHED_INTERNAL_H */
