@@ -416,9 +416,12 @@ static void acquire_ip(struct nvl_lock_class *cls, bool trylock,
 			 cls->name);
 		report_section(t, "reclaim-lock-in-signalling", what);
 	}
-	if (!trylock)
+	if (!trylock) {
+		if (t->depth > 0)
+			add_edge(class_id(&fence_map_class), id);
 		for (int i = 0; i < t->nheld; i++)
 			add_edge(t->held[i].id, id);
+	}
 	if (cls->flags & NVL_LOCK_RECLAIM)
 		add_edge(class_id(&reclaim_class), id);
 	push_held(t, cls, id, ip);
@@ -439,6 +442,11 @@ void nvl_checker_lock_release(struct nvl_lock_class *cls)
 
 /* ---- sections -------------------------------------------------------- */
 
+/*
+ * The section is the read-held pseudo lock "fence_signalling"; it is not on
+ * the held stack (keeps begin/end to a few stores, they run on every
+ * signal): acquire_ip() adds its edges while depth > 0.
+ */
 bool nvl_fence_begin_signalling(void)
 {
 	struct checker_thread *t = &ctls;
@@ -447,25 +455,19 @@ bool nvl_fence_begin_signalling(void)
 	if (m == NVL_CHECKER_OFF || t->depth > 0)
 		return false;
 	t->depth = 1;
-	if (m != NVL_CHECKER_WARN || full_stacks_env) {
+	if (unlikely(m != NVL_CHECKER_WARN || full_stacks_env)) {
 		t->nframes = backtrace(t->frames, MAX_FRAMES);
 	} else {
 		t->frames[0] = __builtin_return_address(0);
 		t->nframes = 1;
 	}
-	push_held(t, &fence_map_class, class_id(&fence_map_class),
-		  t->frames[0]);
 	return true;
 }
 
 void nvl_fence_end_signalling(bool cookie)
 {
-	struct checker_thread *t = &ctls;
-
-	if (!cookie || t->depth == 0)
-		return;
-	pop_held(t, &fence_map_class);
-	t->depth = 0;
+	if (cookie)
+		ctls.depth = 0;
 }
 
 bool nvl_fence_in_signalling(void)
@@ -541,14 +543,9 @@ void nvl_checker_assert_no_locks(const char *what)
 
 	if (get_mode() == NVL_CHECKER_OFF || t->busy)
 		return;
-	for (int i = 0; i < t->nheld; i++) {
-		if (t->held[i].cls != &fence_map_class) {
-			h = &t->held[i];
-			break;
-		}
-	}
-	if (!h)
+	if (!t->nheld)
 		return;
+	h = &t->held[0];
 	ip = (void *)h->ip;
 	report("wait-for-submit-with-locks-held", "lock taken at", &ip, 1,
 	       "%s while holding lock '%s' (%d lock classes held): waiting "

@@ -27,6 +27,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -40,11 +45,68 @@
 #define F_WAITERS (1u << NVL_FENCE_FLAG_WAITERS_BIT)
 #define F_HAS_CB (1u << NVL_FENCE_FLAG_HAS_CB_BIT)
 #define F_INIT (1u << NVL_FENCE_FLAG_INITIALIZED_BIT)
+/* internal: timestamp holds raw TSC ticks, converted when read */
+#define F_TS_RAW (1u << 7)
 
 /* Spin this many polls of the flag before sleeping in a wait. */
-#define WAIT_SPIN 200
+#define WAIT_SPIN 0
 
 static atomic_uint_fast64_t context_counter = 1;
+
+/*
+ * Signal timestamps. clock_gettime() costs ~35 ns here, several times a
+ * malloc/free pair; when the kernel itself uses the TSC as clocksource (so
+ * it is invariant and synchronised), signalling records raw TSC ticks and
+ * readers convert them to CLOCK_MONOTONIC ns using the reference sample
+ * taken at load time and a fresh one (the span only grows, so does the
+ * precision of the rate).
+ */
+static bool raw_ts;
+static uint64_t tsc0;
+static int64_t ns0;
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((constructor)) static void fence_clock_init(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource",
+			"re");
+	char buf[32] = "";
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "tsc", 3)) {
+		ns0 = nvl_time_ns();
+		tsc0 = __rdtsc();
+		raw_ts = true;
+	}
+	fclose(f);
+}
+
+static inline uint64_t raw_now(void)
+{
+	return __rdtsc();
+}
+#else
+static inline uint64_t raw_now(void)
+{
+	return 0;
+}
+#endif
+
+static int64_t raw_to_ns(uint64_t t)
+{
+	int64_t now = nvl_time_ns();
+	uint64_t tn = raw_now();
+	double rate;
+
+	if (tn <= tsc0 || now <= ns0)
+		return now;
+	rate = (double)(now - ns0) / (double)(tn - tsc0);
+	if (t >= tn)
+		return now;
+	return now - (int64_t)((double)(tn - t) * rate);
+}
 
 struct signal_tls {
 	int depth;
@@ -151,7 +213,7 @@ static void run_callbacks(struct nvl_fence *f)
 	nvl_flock_unlock(&f->lock);
 }
 
-int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
+static int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 {
 	struct signal_tls *t;
 	uint32_t old;
@@ -159,31 +221,45 @@ int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
 
 	if (unlikely(!f))
 		return nvl_error(-EINVAL, "fence: signal of NULL");
-	old = atomic_fetch_or_explicit(&f->flags, F_SIGNALED,
+	if (atomic_load_explicit(&f->flags, memory_order_relaxed) & F_SIGNALED)
+		return -EALREADY;
+	/*
+	 * The timestamp goes in before the flag so one RMW publishes both; a
+	 * concurrent losing signaller may overwrite it with its own (equally
+	 * valid) time.
+	 */
+	atomic_store_explicit(&f->timestamp, ts, memory_order_relaxed);
+	old = atomic_fetch_or_explicit(&f->flags,
+				       F_SIGNALED | F_TIMESTAMP | raw,
 				       memory_order_acq_rel);
 	if (old & F_SIGNALED)
 		return -EALREADY;
 
 	cookie = nvl_fence_begin_signalling();
-	t = &sig_tls;
-	t->depth++;
-	atomic_store_explicit(&f->timestamp, timestamp_ns,
-			      memory_order_relaxed);
-	atomic_fetch_or_explicit(&f->flags, F_TIMESTAMP, memory_order_release);
 	if (old & F_WAITERS)
 		nvl_futex_wake_all(&f->flags);
-	if (old & F_HAS_CB)
+	if (old & F_HAS_CB) {
+		t = &sig_tls;
+		t->depth++;
 		run_callbacks(f);
-	if (t->depth == 1)
-		drain_deferred(t);
-	t->depth--;
+		if (t->depth == 1)
+			drain_deferred(t);
+		t->depth--;
+	}
 	nvl_fence_end_signalling(cookie);
 	return 0;
 }
 
+int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
+{
+	return fence_signal(f, timestamp_ns, 0);
+}
+
 int nvl_fence_signal(struct nvl_fence *f)
 {
-	return nvl_fence_signal_timestamp(f, nvl_time_ns());
+	if (raw_ts)
+		return fence_signal(f, (int64_t)raw_now(), F_TS_RAW);
+	return fence_signal(f, nvl_time_ns(), 0);
 }
 
 void nvl_fence_set_error(struct nvl_fence *f, int err)
@@ -229,12 +305,16 @@ int nvl_fence_get_status(struct nvl_fence *f)
 
 int64_t nvl_fence_timestamp(struct nvl_fence *f)
 {
+	uint32_t fl;
+	int64_t ts;
+
 	if (!nvl_fence_test_signaled_flag(f))
 		return 0;
-	while (!(atomic_load_explicit(&f->flags, memory_order_acquire) &
+	while (!((fl = atomic_load_explicit(&f->flags, memory_order_acquire)) &
 		 F_TIMESTAMP))
 		sched_yield();
-	return atomic_load_explicit(&f->timestamp, memory_order_relaxed);
+	ts = atomic_load_explicit(&f->timestamp, memory_order_relaxed);
+	return (fl & F_TS_RAW) ? raw_to_ns((uint64_t)ts) : ts;
 }
 
 /* ---- callbacks ------------------------------------------------------- */
@@ -391,7 +471,15 @@ static void fence_release(struct nvl_fence *f)
 
 void nvl_fence_put(struct nvl_fence *f)
 {
-	if (f && nvl_kref_put(&f->refcount))
+	if (!f)
+		return;
+	/*
+	 * The only reference: nobody else can take one, skip the RMW.
+	 * Acquire pairs with the releasing decrement of the other holders.
+	 */
+	if (atomic_load_explicit(&f->refcount.refcount,
+				 memory_order_acquire) == 1 ||
+	    nvl_kref_put(&f->refcount))
 		fence_release(f);
 }
 
