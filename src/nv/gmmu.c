@@ -262,6 +262,7 @@ int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 	pa.mem_priv = args->mem_priv;
 	pa.invalidate = gmmu_invalidate;
 	pa.priv = g;
+	pa.any_backing = args->any_backing;
 	ret = nvl_pt_create(&pa, &g->pt);
 	if (ret) {
 		nvl_free(g);

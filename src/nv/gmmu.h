@@ -29,6 +29,12 @@ struct nvl_nv_gmmu_args {
 	void *mem_priv;
 	/** @kind: PTE kind for mappings (0 = pitch/generic) */
 	unsigned int kind;
+	/**
+	 * @any_backing: GPUVM's page sizes are hints; tables are prepared
+	 * for 4 KiB and every leaf is picked from the backing (see
+	 * nvl_pt_args.any_backing)
+	 */
+	bool any_backing;
 };
 
 /**

@@ -27,17 +27,25 @@ struct world {
 	uint64_t seed;
 	unsigned long calls, ok, skipped;
 	double fail_p; /* allocation failure probability inside binds */
+	bool any_backing;
 };
 
-static void world_up(struct world *w, const char *profile, uint64_t seed)
+static void world_up_opt(struct world *w, const char *profile, uint64_t seed,
+			 bool any_backing)
 {
 	memset(w, 0, sizeof(*w));
-	w->v = drv_up(profile, WIN_START, WIN_START + WIN);
+	w->any_backing = any_backing;
+	w->v = drv_up_opt(profile, WIN_START, WIN_START + WIN, any_backing);
 	w->bo[0] = tbo_new(w->v->d->hw, TBO_CONTIG, 16 * MIB, 16 * MIB, 0);
 	w->bo[1] = tbo_new(w->v->d->hw, TBO_FRAG, 8 * MIB, 48 * MIB, 64 << 10);
 	w->bo[2] = tbo_new(w->v->d->hw, TBO_FRAG, 4 * MIB, 64 * MIB, 4096);
 	w->bo[3] = tbo_new(w->v->d->hw, TBO_SYS, 256 << 10, 0, 0);
 	w->seed = seed;
+}
+
+static void world_up(struct world *w, const char *profile, uint64_t seed)
+{
+	world_up_opt(w, profile, seed, false);
 }
 
 static void world_down(struct world *w)
@@ -99,7 +107,7 @@ static bool random_op(struct world *w, struct bop *b)
 		 * mapped where VA - offset rules out pages larger than its
 		 * pieces (see docs/mmu.md).
 		 */
-		if (bo->kind != TBO_CONTIG) {
+		if (bo->kind != TBO_CONTIG && !w->any_backing) {
 			uint64_t piece = bo->kind == TBO_FRAG ? bo->piece : 4096;
 			uint64_t big = piece == 4096 ? 64 << 10 : 2 * MIB;
 
@@ -112,7 +120,8 @@ static bool random_op(struct world *w, struct bop *b)
 					return false;
 			}
 		}
-		if (nvl_gpuvm_page_shift_for(w->v->vm, b->addr, b->range,
+		if (!w->any_backing &&
+		    nvl_gpuvm_page_shift_for(w->v->vm, b->addr, b->range,
 					     b->off) >
 		    nvl_nv_gmmu_backing_shift(b->obj, b->off, b->addr,
 					      b->range)) {
@@ -217,7 +226,7 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 {
 	struct world w;
 	struct nvl_pt_stats st;
-	unsigned long n = (unsigned long)(4000 * SCALE);
+	unsigned long n = (unsigned long)(3000 * SCALE);
 
 	(void)state;
 	world_up(&w, "tiny", t_seed(0x8a11));
@@ -243,6 +252,21 @@ static void random_binds_on_hopper_v3_tables(void **state)
 	(void)state;
 	world_up(&w, "gh100", t_seed(0x3333));
 	run_random(&w, n);
+	world_down(&w);
+}
+
+static void any_backing_maps_fragmented_bos_at_any_alignment(void **state)
+{
+	struct world w;
+	struct nvl_pt_stats st;
+	unsigned long n = (unsigned long)(1000 * SCALE);
+
+	(void)state;
+	world_up_opt(&w, "tiny", t_seed(0xab1e), true);
+	run_random(&w, n);
+	nvl_pt_get_stats(w.v->pt, &st);
+	assert_int_equal(st.errors, 0);
+	assert_true(st.leaves[1] && st.leaves[2]);
 	world_down(&w);
 }
 
@@ -645,6 +669,7 @@ static void ampere_maps_512m_pages_at_pd1(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_binds_translate_as_gpuvm_says),
 	cmocka_unit_test(random_binds_on_hopper_v3_tables),
+	cmocka_unit_test(any_backing_maps_fragmented_bos_at_any_alignment),
 	cmocka_unit_test(random_binds_with_allocation_failures_stay_exact),
 	cmocka_unit_test(mixes_big_and_small_pages_under_one_pd0_entry),
 	cmocka_unit_test(unmap_and_invalidate_fault_every_page_sparse_reads_zero),

@@ -634,6 +634,7 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt->mem_priv = args->mem_priv;
 	pt->invalidate = args->invalidate;
 	pt->priv = args->priv;
+	pt->any_backing = args->any_backing;
 	pt->root = table_alloc(pt, 0);
 	if (!pt->root) {
 		nvl_free(pt);

@@ -146,6 +146,14 @@ struct nvl_pt_args {
 	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
 	/** @priv: for @invalidate */
 	void *priv;
+	/**
+	 * @any_backing: treat GPUVM's page size as a hint: nvl_pt_ops
+	 * prepares tables for the smallest page and map picks every leaf
+	 * from the backing alone. Costs the small page tables (about
+	 * 2.1 MiB per GiB) but maps any backing, however fragmented; without
+	 * it the caller must only pick page sizes the backing provides.
+	 */
+	bool any_backing;
 };
 
 /** struct nvl_pt_stats - counters. */
@@ -209,7 +217,8 @@ void nvl_pt_get_stats(struct nvl_pt *pt, struct nvl_pt_stats *out);
 
 /**
  * nvl_pt_ops - struct nvl_vm_pt_ops over a struct nvl_pt (the @priv of
- * every call). See vm/pt_backend.h for the contract.
+ * every call). See vm/pt_backend.h for the contract, and
+ * nvl_pt_args.any_backing for how page_shift is used.
  */
 extern const struct nvl_vm_pt_ops nvl_pt_ops;
 

@@ -61,6 +61,7 @@ struct nvl_pt {
 	uint64_t inval[PT_KINDS][2];
 	uint64_t sparse[PT_KINDS][2];
 	struct nvl_pt_stats stats;
+	bool any_backing;
 };
 
 static inline unsigned int pt_nch(const struct nvl_pt *pt, unsigned int kind)

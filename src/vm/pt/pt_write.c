@@ -464,29 +464,36 @@ void nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range)
 	pthread_mutex_unlock(&pt->lock);
 }
 
+/* The page shift GPUVM's calls are served at (see any_backing). */
+static unsigned int ops_shift(const struct nvl_pt *pt, unsigned int shift)
+{
+	return pt->any_backing ? pt->geo[pt->small].shift : shift;
+}
+
 static int ops_get(void *priv, uint64_t va, uint64_t range,
 		   unsigned int page_shift)
 {
-	return nvl_pt_get(priv, va, range, page_shift);
+	return nvl_pt_get(priv, va, range, ops_shift(priv, page_shift));
 }
 
 static void ops_put(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift)
 {
-	nvl_pt_put(priv, va, range, page_shift);
+	nvl_pt_put(priv, va, range, ops_shift(priv, page_shift));
 }
 
 static void ops_map(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift, struct nvl_gem_object *obj,
 		    uint64_t bo_offset, uint32_t flags)
 {
-	nvl_pt_map(priv, va, range, page_shift, obj, bo_offset, flags);
+	nvl_pt_map(priv, va, range, ops_shift(priv, page_shift), obj,
+		   bo_offset, flags);
 }
 
 static void ops_unmap(void *priv, uint64_t va, uint64_t range,
 		      unsigned int page_shift, bool to_sparse)
 {
-	nvl_pt_unmap(priv, va, range, page_shift, to_sparse);
+	nvl_pt_unmap(priv, va, range, ops_shift(priv, page_shift), to_sparse);
 }
 
 static void ops_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
