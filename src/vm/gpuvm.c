@@ -178,10 +178,30 @@ static struct nvl_gpuva *va_of(const struct nvl_itree_node *n)
 	return n ? container_of(n, struct nvl_gpuva, node) : NULL;
 }
 
+/*
+ * Mappings never overlap, so the first one overlapping [addr, last] is either
+ * the one starting last before addr (if it reaches addr) or the first one
+ * starting at or after addr. A plain descent finds both (the predecessor of
+ * the lower bound lies on the descent's path), touching one node per level
+ * where an interval search would also read each left child's augmentation.
+ */
+static struct nvl_itree_node *first_overlap(const struct nvl_itree *t,
+					    uint64_t addr, uint64_t last)
+{
+	struct nvl_itree_node *lb = nvl_itree_lower_bound(t, addr);
+	struct nvl_itree_node *p = lb ? nvl_itree_pred(lb) : nvl_itree_max(t);
+
+	if (p && p->last >= addr)
+		return p;
+	if (lb && lb->start <= last)
+		return lb;
+	return NULL;
+}
+
 struct nvl_gpuva *nvl_gpuvm_find_first(const struct nvl_gpuvm *vm,
 				       uint64_t addr, uint64_t range)
 {
-	return va_of(nvl_itree_first(&vm->vas, addr, addr + range - 1));
+	return va_of(first_overlap(&vm->vas, addr, addr + range - 1));
 }
 
 struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
@@ -200,7 +220,7 @@ struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
 
 struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm, uint64_t addr)
 {
-	return va_of(nvl_itree_first(&vm->vas, addr, addr));
+	return va_of(first_overlap(&vm->vas, addr, addr));
 }
 
 struct nvl_gpuva *nvl_gpuvm_find(const struct nvl_gpuvm *vm, uint64_t addr,

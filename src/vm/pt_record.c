@@ -2,54 +2,70 @@
 /*
  * DOC: The recording page-table backend
  *
- * Records what the page tables map as runs: maximal address ranges of one
- * state (mapped to one BO at contiguous offsets, sparse). Invalid ranges hold
- * no run. Runs live in an interval tree, so a write costs O(log n) whatever
- * the size of the range, and a million 4 KiB mappings cost a million runs,
- * not a per-page array. The record is exact: query() answers per page.
+ * Records, exactly and per page, what the page tables map. Like real page
+ * tables, the record is split in chunks of 512 pages (one 2 MiB "table"
+ * each), found through a hash table: a write touches only the chunks of its
+ * range, whatever the VM holds, so the cost of a 4 KiB bind does not grow
+ * with the number of mappings (no deep tree walk, one or two cache misses).
  *
- * Writes (map, unmap, sparse) run in the commit phase and must not allocate,
- * so run nodes come from a pool that get() fills: every outstanding get()
- * pays for two nodes (a mapping splits at most one run and adds one; a
- * sparse range merges with its neighbours, so sparse runs never outnumber
- * the regions plus the mappings inside them), put() trims the pool back.
- * A write that finds the pool empty is counted in stats.errors (a GPUVM bug:
- * tests check it stays 0).
+ * A chunk keeps a small sorted array of runs: [s, e) pages of one state
+ * (mapped to one BO at contiguous offsets with one set of flags, or sparse;
+ * invalid pages hold no run). Adjacent sparse runs are merged.
  *
- * One mutex (a leaf: nothing is allocated or waited for under it) makes the
- * backend safe for binds committing from several bind queues at once.
+ * Writes (map, unmap, sparse) happen in the commit phase and must not
+ * allocate, so get() does what a real backend does: it allocates the chunks
+ * ("page-table pages") of the range, takes a reference on each, and makes
+ * room in each for two more runs per reference (a mapping splits at most one
+ * run and adds one; sparse runs never outnumber the mappings between them
+ * plus one). put() drops the references and frees a chunk with its last.
+ * A write that finds no chunk or no room is counted in stats.errors: a
+ * GPUVM bug, which the tests check never happens.
+ *
+ * One mutex (a leaf: nothing allocates or waits under it) makes the backend
+ * safe for binds committing from several bind queues at once.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/itree.h"
 #include "base/log.h"
 #include "vm/pt_record.h"
 
-#define NODES_PER_GET 2
-#define HEADROOM 4
+#define CHUNK_SHIFT 9 /* pages per chunk: 512 */
+#define CHUNK_PAGES (1u << CHUNK_SHIFT)
+#define PAGE_SHIFT 12
 
-struct run {
-	struct nvl_itree_node node;
-	struct nvl_gem_object *obj;
-	uint64_t bo_offset;
+struct prun {
+	uint32_t s, e; /* pages within the chunk, [s, e) */
 	uint32_t flags;
-	uint8_t state;
-	uint8_t page_shift;
+	uint8_t state, page_shift;
+	struct nvl_gem_object *obj;
+	uint64_t off; /* byte offset in obj of page s */
+};
+
+struct chunk {
+	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
+	struct chunk *next;
+	uint32_t refs, n, cap;
+	struct prun *runs;
 };
 
 struct nvl_vm_pt_record {
 	pthread_mutex_t lock;
-	struct nvl_itree runs;
-	struct run *free;
-	uint64_t nfree, nused, budget;
-	uint64_t refs, ref_bytes;
+	struct chunk **buckets;
+	uint64_t nbuckets, nchunks;
+	uint64_t refs, ref_bytes, runs, run_cap;
 	uint64_t maps, unmaps, sparses, flushes, errors;
 	unsigned int fail_map_after;
 	int pending_error;
 };
+
+static uint64_t hash(uint64_t key, uint64_t nb)
+{
+	return (key * 0x9e3779b97f4a7c15ull) >> 32 & (nb - 1);
+}
 
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 {
@@ -57,203 +73,300 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 
 	if (!rec)
 		return -ENOMEM;
+	rec->nbuckets = 64;
+	rec->buckets = nvl_calloc(rec->nbuckets, sizeof(*rec->buckets));
+	if (!rec->buckets) {
+		nvl_free(rec);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&rec->lock, NULL);
-	nvl_itree_init(&rec->runs);
-	rec->budget = HEADROOM;
 	*rec_out = rec;
 	return 0;
 }
 
 void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 {
-	struct nvl_itree_node *n;
-
 	if (!rec)
 		return;
-	while ((n = nvl_itree_min(&rec->runs))) {
-		nvl_itree_remove(&rec->runs, n);
-		nvl_free(container_of(n, struct run, node));
-	}
-	while (rec->free) {
-		struct run *r = rec->free;
+	for (uint64_t b = 0; b < rec->nbuckets; b++) {
+		struct chunk *c = rec->buckets[b], *n;
 
-		rec->free = *(struct run **)r;
-		nvl_free(r);
+		for (; c; c = n) {
+			n = c->next;
+			nvl_free(c->runs);
+			nvl_free(c);
+		}
 	}
+	nvl_free(rec->buckets);
 	pthread_mutex_destroy(&rec->lock);
 	nvl_free(rec);
 }
 
-static struct run *run_alloc(struct nvl_vm_pt_record *rec)
+static struct chunk *find(const struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct run *r = rec->free;
+	struct chunk *c = rec->buckets[hash(key, rec->nbuckets)];
 
-	if (!r) {
+	while (c && c->key != key)
+		c = c->next;
+	return c;
+}
+
+/* Double the hash table when it is full; failure only costs speed. */
+static void maybe_grow(struct nvl_vm_pt_record *rec)
+{
+	uint64_t nb = rec->nbuckets * 2;
+	struct chunk **b;
+
+	if (rec->nchunks < rec->nbuckets)
+		return;
+	b = nvl_calloc(nb, sizeof(*b));
+	if (!b)
+		return;
+	for (uint64_t i = 0; i < rec->nbuckets; i++) {
+		struct chunk *c = rec->buckets[i], *n;
+
+		for (; c; c = n) {
+			uint64_t h = hash(c->key, nb);
+
+			n = c->next;
+			c->next = b[h];
+			b[h] = c;
+		}
+	}
+	nvl_free(rec->buckets);
+	rec->buckets = b;
+	rec->nbuckets = nb;
+}
+
+static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
+{
+	struct chunk **pp = &rec->buckets[hash(key, rec->nbuckets)], *c;
+
+	while (*pp && (*pp)->key != key)
+		pp = &(*pp)->next;
+	c = *pp;
+	if (!c || !c->refs) {
 		rec->errors++;
-		return NULL;
+		return;
 	}
-	rec->free = *(struct run **)r;
-	rec->nfree--;
-	rec->nused++;
-	memset(r, 0, sizeof(*r));
-	return r;
+	if (--c->refs)
+		return;
+	if (c->n)
+		rec->errors++; /* a table freed while still mapping something */
+	*pp = c->next;
+	rec->nchunks--;
+	rec->runs -= c->n;
+	rec->run_cap -= c->cap;
+	nvl_free(c->runs);
+	nvl_free(c);
 }
 
-static void run_free(struct nvl_vm_pt_record *rec, struct run *r)
+/* Take one reference on chunk @key with room for its runs. */
+static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	*(struct run **)r = rec->free;
-	rec->free = r;
-	rec->nfree++;
-	rec->nused--;
-}
+	struct chunk *c = find(rec, key);
+	uint32_t need;
 
-static void pool_trim(struct nvl_vm_pt_record *rec)
-{
-	while (rec->free && rec->nfree + rec->nused > rec->budget) {
-		struct run *r = rec->free;
-
-		rec->free = *(struct run **)r;
-		rec->nfree--;
-		nvl_free(r);
+	if (!c) {
+		c = nvl_zalloc(sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		c->key = key;
+		maybe_grow(rec);
+		c->next = rec->buckets[hash(key, rec->nbuckets)];
+		rec->buckets[hash(key, rec->nbuckets)] = c;
+		rec->nchunks++;
 	}
+	need = 2 * (c->refs + 1) + 2;
+	if (c->cap < need) {
+		uint32_t cap = c->cap ? c->cap : 4;
+		struct prun *r;
+
+		while (cap < need)
+			cap *= 2;
+		r = nvl_reallocarray(c->runs, cap, sizeof(*r));
+		if (!r) {
+			if (!c->refs) {
+				c->refs = 1;
+				chunk_unref(rec, key);
+			}
+			return -ENOMEM;
+		}
+		rec->run_cap += cap - c->cap;
+		c->runs = r;
+		c->cap = cap;
+	}
+	c->refs++;
+	return 0;
 }
 
 static int rec_get(void *priv, uint64_t va, uint64_t range,
 		   unsigned int page_shift)
 {
 	struct nvl_vm_pt_record *rec = priv;
-	uint64_t need;
+	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
+	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
+	int ret = 0;
 
-	(void)va;
 	(void)page_shift;
+	/*
+	 * Allocation under the lock: the lock is a leaf only taken by this
+	 * backend, and get() runs in the prepare phase, never in a
+	 * signalling section.
+	 */
 	pthread_mutex_lock(&rec->lock);
-	for (;;) {
-		struct run *r;
-
-		need = rec->budget + NODES_PER_GET;
-		if (rec->nfree + rec->nused >= need)
+	for (uint64_t k = k0; k <= k1; k++) {
+		ret = chunk_ref(rec, k);
+		if (ret) {
+			while (k-- > k0)
+				chunk_unref(rec, k);
 			break;
-		/* Allocate outside the lock, then give it to the pool. */
-		pthread_mutex_unlock(&rec->lock);
-		r = nvl_malloc(sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		pthread_mutex_lock(&rec->lock);
-		*(struct run **)r = rec->free;
-		rec->free = r;
-		rec->nfree++;
+		}
 	}
-	rec->budget = need;
-	rec->refs++;
-	rec->ref_bytes += range;
+	if (!ret) {
+		rec->refs++;
+		rec->ref_bytes += range;
+	}
 	pthread_mutex_unlock(&rec->lock);
-	return 0;
+	return ret;
 }
 
 static void rec_put(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift)
 {
 	struct nvl_vm_pt_record *rec = priv;
+	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
+	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
 
-	(void)va;
 	(void)page_shift;
 	pthread_mutex_lock(&rec->lock);
-	if (rec->refs == 0) {
+	for (uint64_t k = k0; k <= k1; k++)
+		chunk_unref(rec, k);
+	if (!rec->refs)
 		rec->errors++;
-	} else {
-		rec->refs--;
-		rec->ref_bytes -= range;
-		rec->budget -= NODES_PER_GET;
-		pool_trim(rec);
-	}
+	else
+		rec->refs--, rec->ref_bytes -= range;
 	pthread_mutex_unlock(&rec->lock);
 }
 
-static void rekey(struct nvl_vm_pt_record *rec, struct run *r, uint64_t start,
-		  uint64_t last)
+static void run_insert_at(struct nvl_vm_pt_record *rec, struct chunk *c,
+			  uint32_t i, const struct prun *r)
 {
-	nvl_itree_remove(&rec->runs, &r->node);
-	if (r->state == NVL_VM_PT_MAPPED && !(r->flags & NVL_VM_PT_NULL))
-		r->bo_offset += start - r->node.start;
-	r->node.start = start;
-	r->node.last = last;
-	nvl_itree_insert(&rec->runs, &r->node);
+	memmove(&c->runs[i + 1], &c->runs[i], (c->n - i) * sizeof(*r));
+	c->runs[i] = *r;
+	c->n++;
+	rec->runs++;
 }
 
-/* Remove every recorded state from [s, l]. */
-static void carve(struct nvl_vm_pt_record *rec, uint64_t s, uint64_t l)
+static void run_remove_at(struct nvl_vm_pt_record *rec, struct chunk *c,
+			  uint32_t i)
 {
-	struct nvl_itree_node *n = nvl_itree_first(&rec->runs, s, l);
+	memmove(&c->runs[i], &c->runs[i + 1],
+		(c->n - i - 1) * sizeof(c->runs[0]));
+	c->n--;
+	rec->runs--;
+}
 
-	while (n) {
-		struct run *r = container_of(n, struct run, node);
-		struct nvl_itree_node *next = nvl_itree_next(n, s, l);
-		uint64_t rs = n->start, rl = n->last;
+static void cut_front(struct prun *r, uint32_t s)
+{
+	if (r->obj)
+		r->off += (uint64_t)(s - r->s) << PAGE_SHIFT;
+	r->s = s;
+}
 
-		if (rs < s && rl > l) {
-			struct run *tail = run_alloc(rec);
+/*
+ * Clear [s, e) of chunk @c; Return: the index where a run for [s, e) goes,
+ * or -1 when there is no room.
+ */
+static int carve(struct nvl_vm_pt_record *rec, struct chunk *c, uint32_t s,
+		 uint32_t e)
+{
+	uint32_t i = 0;
 
-			if (tail) {
-				*tail = *r;
-				if (r->state == NVL_VM_PT_MAPPED &&
-				    !(r->flags & NVL_VM_PT_NULL))
-					tail->bo_offset += l + 1 - rs;
-				tail->node.start = l + 1;
-				tail->node.last = rl;
-				nvl_itree_insert(&rec->runs, &tail->node);
-			}
-			rekey(rec, r, rs, s - 1);
-			return;
-		} else if (rs < s) {
-			rekey(rec, r, rs, s - 1);
-		} else if (rl > l) {
-			rekey(rec, r, l + 1, rl);
-		} else {
-			nvl_itree_remove(&rec->runs, n);
-			run_free(rec, r);
+	while (i < c->n && c->runs[i].e <= s)
+		i++;
+	if (i < c->n && c->runs[i].s < s && c->runs[i].e > e) {
+		struct prun tail = c->runs[i];
+
+		if (c->n + 2 > c->cap) {
+			rec->errors++;
+			return -1;
 		}
-		n = next;
+		cut_front(&tail, e);
+		c->runs[i].e = s;
+		run_insert_at(rec, c, i + 1, &tail);
+		return (int)i + 1;
+	}
+	if (i < c->n && c->runs[i].s < s) {
+		c->runs[i].e = s;
+		i++;
+	}
+	while (i < c->n && c->runs[i].e <= e)
+		run_remove_at(rec, c, i);
+	if (i < c->n && c->runs[i].s < e)
+		cut_front(&c->runs[i], e);
+	if (c->n + 1 > c->cap) {
+		rec->errors++;
+		return -1;
+	}
+	return (int)i;
+}
+
+static void put_sparse(struct nvl_vm_pt_record *rec, struct chunk *c,
+		       uint32_t i, uint32_t s, uint32_t e)
+{
+	bool left = i > 0 && c->runs[i - 1].state == NVL_VM_PT_SPARSE &&
+		    c->runs[i - 1].e == s;
+	bool right = i < c->n && c->runs[i].state == NVL_VM_PT_SPARSE &&
+		     c->runs[i].s == e;
+	struct prun r = { .s = s, .e = e, .state = NVL_VM_PT_SPARSE };
+
+	if (left && right) {
+		c->runs[i - 1].e = c->runs[i].e;
+		run_remove_at(rec, c, i);
+	} else if (left) {
+		c->runs[i - 1].e = e;
+	} else if (right) {
+		c->runs[i].s = s;
+	} else {
+		run_insert_at(rec, c, i, &r);
 	}
 }
 
-static void insert_sparse(struct nvl_vm_pt_record *rec, uint64_t s,
-			  uint64_t l)
+enum { W_MAP, W_INVALID, W_SPARSE };
+
+static void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			uint64_t range, int what, const struct prun *tmpl)
 {
-	struct nvl_itree_node *p = s ? nvl_itree_first(&rec->runs, s - 1, s - 1)
-				     : NULL;
-	struct nvl_itree_node *q = l != UINT64_MAX ?
-		nvl_itree_first(&rec->runs, l + 1, l + 1) : NULL;
-	struct run *pr = p ? container_of(p, struct run, node) : NULL;
-	struct run *qr = q ? container_of(q, struct run, node) : NULL;
-	struct run *r;
+	uint64_t p = va >> PAGE_SHIFT, pe = (va + range) >> PAGE_SHIFT;
 
-	if (pr && pr->state != NVL_VM_PT_SPARSE)
-		pr = NULL;
-	if (qr && qr->state != NVL_VM_PT_SPARSE)
-		qr = NULL;
-	if (pr && qr) {
-		uint64_t last = qr->node.last;
+	while (p < pe) {
+		uint64_t key = p >> CHUNK_SHIFT;
+		uint64_t cend = (key + 1) << CHUNK_SHIFT;
+		uint64_t q = pe < cend ? pe : cend;
+		uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
+		uint32_t e = (uint32_t)(q - (key << CHUNK_SHIFT));
+		struct chunk *c = find(rec, key);
+		int i;
 
-		nvl_itree_remove(&rec->runs, &qr->node);
-		run_free(rec, qr);
-		rekey(rec, pr, pr->node.start, last);
-		return;
+		if (!c) {
+			rec->errors++; /* written without get() */
+		} else if ((i = carve(rec, c, s, e)) >= 0) {
+			if (what == W_SPARSE) {
+				put_sparse(rec, c, (uint32_t)i, s, e);
+			} else if (what == W_MAP) {
+				struct prun r = *tmpl;
+
+				r.s = s;
+				r.e = e;
+				if (r.obj)
+					r.off += (p - (va >> PAGE_SHIFT))
+						 << PAGE_SHIFT;
+				run_insert_at(rec, c, (uint32_t)i, &r);
+			}
+		}
+		p = q;
 	}
-	if (pr) {
-		rekey(rec, pr, pr->node.start, l);
-		return;
-	}
-	if (qr) {
-		rekey(rec, qr, s, qr->node.last);
-		return;
-	}
-	r = run_alloc(rec);
-	if (!r)
-		return;
-	r->state = NVL_VM_PT_SPARSE;
-	r->node.start = s;
-	r->node.last = l;
-	nvl_itree_insert(&rec->runs, &r->node);
 }
 
 static void rec_map(void *priv, uint64_t va, uint64_t range,
@@ -261,24 +374,19 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 		    uint64_t bo_offset, uint32_t flags)
 {
 	struct nvl_vm_pt_record *rec = priv;
-	struct run *r;
+	struct prun r = {
+		.flags = flags,
+		.state = NVL_VM_PT_MAPPED,
+		.page_shift = (uint8_t)page_shift,
+		.obj = obj,
+		.off = obj ? bo_offset : 0,
+	};
 
 	pthread_mutex_lock(&rec->lock);
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		rec->pending_error = -EIO;
-	carve(rec, va, va + range - 1);
-	r = run_alloc(rec);
-	if (r) {
-		r->state = NVL_VM_PT_MAPPED;
-		r->obj = obj;
-		r->bo_offset = obj ? bo_offset : 0;
-		r->flags = flags;
-		r->page_shift = (uint8_t)page_shift;
-		r->node.start = va;
-		r->node.last = va + range - 1;
-		nvl_itree_insert(&rec->runs, &r->node);
-	}
+	write_range(rec, va, range, W_MAP, &r);
 	pthread_mutex_unlock(&rec->lock);
 }
 
@@ -290,9 +398,7 @@ static void rec_unmap(void *priv, uint64_t va, uint64_t range,
 	(void)page_shift;
 	pthread_mutex_lock(&rec->lock);
 	rec->unmaps++;
-	carve(rec, va, va + range - 1);
-	if (to_sparse)
-		insert_sparse(rec, va, va + range - 1);
+	write_range(rec, va, range, to_sparse ? W_SPARSE : W_INVALID, NULL);
 	pthread_mutex_unlock(&rec->lock);
 }
 
@@ -302,9 +408,7 @@ static void rec_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
 
 	pthread_mutex_lock(&rec->lock);
 	rec->sparses++;
-	carve(rec, va, va + range - 1);
-	if (enable)
-		insert_sparse(rec, va, va + range - 1);
+	write_range(rec, va, range, enable ? W_SPARSE : W_INVALID, NULL);
 	pthread_mutex_unlock(&rec->lock);
 }
 
@@ -341,50 +445,64 @@ const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.take_error = rec_take_error,
 };
 
-static void fill_page(const struct run *r, uint64_t va,
+static void fill_page(const struct prun *r, uint32_t page,
 		      struct nvl_vm_pt_page *out)
 {
 	out->state = r->state;
 	out->obj = r->obj;
 	out->flags = r->flags;
 	out->page_shift = r->page_shift;
-	out->bo_offset = r->obj ? r->bo_offset + (va - r->node.start) : 0;
+	out->bo_offset = r->obj ? r->off + ((uint64_t)(page - r->s)
+					    << PAGE_SHIFT) : 0;
 }
 
 void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
 			    struct nvl_vm_pt_page *out)
 {
-	struct nvl_itree_node *n;
+	uint64_t p = va >> PAGE_SHIFT;
+	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
+	struct chunk *c;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&rec->lock);
-	n = nvl_itree_first(&rec->runs, va, va);
-	if (n)
-		fill_page(container_of(n, struct run, node), va, out);
+	c = find(rec, p >> CHUNK_SHIFT);
+	for (uint32_t i = 0; c && i < c->n; i++) {
+		if (c->runs[i].s <= s && s < c->runs[i].e) {
+			fill_page(&c->runs[i], s, out);
+			break;
+		}
+	}
 	pthread_mutex_unlock(&rec->lock);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
 }
 
 uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	struct nvl_itree_node *n;
+	uint64_t h = 0;
 
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 0x100000001b3ull)
 	pthread_mutex_lock(&rec->lock);
-	for (n = nvl_itree_min(&rec->runs); n; n = nvl_itree_succ(n)) {
-		struct run *r = container_of(n, struct run, node);
+	for (uint64_t b = 0; b < rec->nbuckets; b++) {
+		for (struct chunk *c = rec->buckets[b]; c; c = c->next) {
+			h += mix(c->key ^ mix(c->refs));
+			for (uint32_t i = 0; i < c->n; i++) {
+				const struct prun *r = &c->runs[i];
 
-		MIX(n->start);
-		MIX(n->last);
-		MIX(r->state);
-		MIX((uintptr_t)r->obj);
-		MIX(r->bo_offset);
-		MIX(r->flags);
+				h += mix(c->key * 31 + r->s) ^
+				     mix(r->e ^ (uint64_t)r->state << 40) ^
+				     mix((uintptr_t)r->obj + r->off + r->flags);
+			}
+		}
 	}
-	MIX(rec->refs);
-	MIX(rec->ref_bytes);
+	h += mix(rec->refs) ^ mix(rec->ref_bytes);
 	pthread_mutex_unlock(&rec->lock);
-#undef MIX
 	return h;
 }
 
@@ -394,14 +512,15 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	pthread_mutex_lock(&rec->lock);
 	out->refs = rec->refs;
 	out->ref_bytes = rec->ref_bytes;
-	out->runs = rec->nused;
+	out->runs = rec->runs;
 	out->maps = rec->maps;
 	out->unmaps = rec->unmaps;
 	out->sparses = rec->sparses;
 	out->flushes = rec->flushes;
 	out->errors = rec->errors;
-	out->heap_B = (rec->nused + rec->nfree) * sizeof(struct run) +
-		      sizeof(*rec);
+	out->heap_B = sizeof(*rec) + rec->nbuckets * sizeof(void *) +
+		      rec->nchunks * sizeof(struct chunk) +
+		      rec->run_cap * sizeof(struct prun);
 	pthread_mutex_unlock(&rec->lock);
 }
 
@@ -413,20 +532,68 @@ void nvl_vm_pt_record_fail_map_after(struct nvl_vm_pt_record *rec,
 	pthread_mutex_unlock(&rec->lock);
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = (*(struct chunk *const *)a)->key;
+	uint64_t y = (*(struct chunk *const *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool continues(const struct nvl_vm_pt_page *a, uint64_t a_end,
+		      const struct nvl_vm_pt_page *b, uint64_t b_va,
+		      uint64_t a_va)
+{
+	if (a_end != b_va || a->state != b->state || a->obj != b->obj ||
+	    a->flags != b->flags)
+		return false;
+	return !a->obj || a->bo_offset + (b_va - a_va) == b->bo_offset;
+}
+
 void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 			       void (*fn)(uint64_t va, uint64_t range,
 					  const struct nvl_vm_pt_page *p,
 					  void *arg),
 			       void *arg)
 {
-	struct nvl_itree_node *n;
+	struct chunk **v;
+	uint64_t n = 0, cur_va = 0, cur_end = 0;
+	struct nvl_vm_pt_page cur = { 0 };
+	bool have = false;
 
 	pthread_mutex_lock(&rec->lock);
-	for (n = nvl_itree_min(&rec->runs); n; n = nvl_itree_succ(n)) {
-		struct nvl_vm_pt_page p;
-
-		fill_page(container_of(n, struct run, node), n->start, &p);
-		fn(n->start, n->last - n->start + 1, &p, arg);
+	v = nvl_calloc(rec->nchunks ? rec->nchunks : 1, sizeof(*v));
+	if (!v) {
+		pthread_mutex_unlock(&rec->lock);
+		return;
 	}
+	for (uint64_t b = 0; b < rec->nbuckets; b++)
+		for (struct chunk *c = rec->buckets[b]; c; c = c->next)
+			v[n++] = c;
+	qsort(v, n, sizeof(*v), cmp_key);
+	for (uint64_t k = 0; k < n; k++) {
+		for (uint32_t i = 0; i < v[k]->n; i++) {
+			const struct prun *r = &v[k]->runs[i];
+			uint64_t base = v[k]->key << (CHUNK_SHIFT + PAGE_SHIFT);
+			uint64_t va = base + ((uint64_t)r->s << PAGE_SHIFT);
+			uint64_t end = base + ((uint64_t)r->e << PAGE_SHIFT);
+			struct nvl_vm_pt_page p;
+
+			fill_page(r, r->s, &p);
+			if (have && continues(&cur, cur_end, &p, va, cur_va)) {
+				cur_end = end;
+				continue;
+			}
+			if (have)
+				fn(cur_va, cur_end - cur_va, &cur, arg);
+			cur = p;
+			cur_va = va;
+			cur_end = end;
+			have = true;
+		}
+	}
+	if (have)
+		fn(cur_va, cur_end - cur_va, &cur, arg);
 	pthread_mutex_unlock(&rec->lock);
+	nvl_free(v);
 }
