@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scheduler API: bad input, allocation failures, job lifecycle, errors on
+ * finished fences, the direct-run path and the signalling sections.
+ */
+#include <string.h>
+
+#include "sched_t.h"
+#include "base/alloc.h"
+#include "base/log.h"
+
+static struct nvl_fence *stub_run(struct nvl_sched_job *job)
+{
+	(void)job;
+	return NULL;
+}
+
+static void stub_free(struct nvl_sched_job *job)
+{
+	nvl_sched_job_cleanup(job);
+}
+
+static const struct nvl_sched_backend_ops stub_ops = {
+	.run_job = stub_run,
+	.free_job = stub_free,
+};
+
+static void create_rejects_bad_arguments(void **state)
+{
+	struct nvl_sched_backend_ops no_free = { .run_job = stub_run };
+	struct nvl_sched_args a = { .ops = &stub_ops, .credit_limit = 0 };
+	struct nvl_sched *s = NULL;
+
+	(void)state;
+	assert_int_equal(nvl_sched_create(&a, &s), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "credit limit"));
+	a.credit_limit = 1;
+	a.timeout_ns = -5;
+	assert_int_equal(nvl_sched_create(&a, &s), -EINVAL);
+	a.timeout_ns = 0;
+	a.ops = &no_free;
+	assert_int_equal(nvl_sched_create(&a, &s), -EINVAL);
+	assert_null(s);
+	a.ops = &stub_ops;
+	assert_int_equal(nvl_sched_create(&a, &s), 0);
+	nvl_sched_destroy(s);
+}
+
+static void entity_init_rejects_bad_priority(void **state)
+{
+	struct nvl_sched_args a = { .ops = &stub_ops, .credit_limit = 1 };
+	struct nvl_sched_entity e;
+	struct nvl_sched *s;
+
+	(void)state;
+	assert_int_equal(nvl_sched_create(&a, &s), 0);
+	assert_int_equal(nvl_sched_entity_init(&e, NVL_SCHED_PRIO_COUNT, s),
+			 -EINVAL);
+	assert_int_equal(nvl_sched_entity_init(&e, (enum nvl_sched_priority)-1,
+					       s), -EINVAL);
+	nvl_sched_destroy(s);
+}
+
+static void credits_over_limit_rejected_not_truncated(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_job job;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	assert_int_equal(nvl_sched_job_init(&job, &e, 5, NULL), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "5 credits"));
+	assert_int_equal(nvl_sched_job_init(&job, &e, 0, NULL), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "zero credits"));
+	/* At the limit is fine. */
+	assert_int_equal(nvl_sched_job_init(&job, &e, 4, NULL), 0);
+	nvl_sched_job_cleanup(&job);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void push_of_unarmed_job_fails(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	j = t_job(ring, &e, 1, 0, 0);
+	assert_int_equal(nvl_sched_entity_push_job(&j->base), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "not armed"));
+	assert_int_equal(atomic_load(&j->runs), 0);
+	nvl_sched_null_job_free(j);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void arming_twice_fails(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *f;
+	uint64_t seqno;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	j = t_job(ring, &e, 1, 0, 0);
+	assert_int_equal(nvl_sched_job_arm(&j->base), 0);
+	seqno = nvl_sched_job_finished(&j->base)->seqno;
+	assert_int_equal(nvl_sched_job_arm(&j->base), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "already armed"));
+	assert_int_equal(nvl_sched_job_finished(&j->base)->seqno, seqno);
+	/* Dependencies after arm are refused too (reference consumed). */
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
+						      nvl_fence_get_stub()),
+			 -EINVAL);
+	f = nvl_fence_get(nvl_sched_job_finished(&j->base));
+	assert_int_equal(nvl_sched_entity_push_job(&j->base), 0);
+	assert_int_equal(t_wait(f), 1);
+	nvl_fence_put(f);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void push_to_killed_entity_fails_and_signals(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	nvl_sched_entity_kill(&e);
+	assert_int_equal(nvl_sched_entity_error(&e), -ESRCH);
+	j = t_job(ring, &e, 1, 0, 0);
+	assert_int_equal(nvl_sched_job_arm(&j->base), 0);
+	f = nvl_fence_get(nvl_sched_job_finished(&j->base));
+	assert_int_equal(nvl_sched_entity_push_job(&j->base), -ESRCH);
+	assert_non_null(strstr(nvl_error_msg(), "killed"));
+	/* Never a fence that does not signal. */
+	assert_true(nvl_fence_is_signaled(f));
+	assert_int_equal(nvl_fence_get_status(f), -ESRCH);
+	assert_int_equal(atomic_load(&j->runs), 0);
+	nvl_sched_null_job_free(j);
+	nvl_fence_put(f);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+struct init_ctx {
+	struct nvl_sched_entity *e;
+	struct nvl_sched_job job;
+	struct nvl_fence *deps[6];
+	bool init_only;
+};
+
+static int init_op(void *arg)
+{
+	struct init_ctx *c = arg;
+	int ret = nvl_sched_job_init(&c->job, c->e, 1, NULL);
+
+	if (ret || c->init_only)
+		return ret;
+	for (int i = 0; i < 6; i++) {
+		ret = nvl_sched_job_add_dependency(&c->job,
+						   nvl_fence_get(c->deps[i]));
+		if (ret) {
+			nvl_sched_job_cleanup(&c->job);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void init_check(int ret, void *arg)
+{
+	(void)arg;
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void job_init_and_dependencies_survive_alloc_failures(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct init_ctx c = { .e = &e, .init_only = true };
+	uint64_t ctx = nvl_fence_context_alloc(6);
+	unsigned long n;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	n = t_fail_each_alloc(init_op, init_check, &c, 10);
+	assert_int_equal(n, 1);
+	nvl_sched_job_cleanup(&c.job);
+
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(nvl_fence_create(&c.deps[i], ctx + i, 1), 0);
+	c.init_only = false;
+	n = t_fail_each_alloc(init_op, init_check, &c, 20);
+	assert_true(n >= 3);	/* fences, array, one growth */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(nvl_kref_read(&c.deps[i]->refcount), 2);
+	/* The job waits for all six. */
+	assert_int_equal(nvl_sched_job_arm(&c.job), 0);
+	{
+		struct nvl_fence *f = nvl_fence_get(
+			nvl_sched_job_finished(&c.job));
+
+		nvl_sched_job_cleanup(&c.job);	/* never pushed */
+		assert_int_equal(nvl_fence_get_status(f), -ECANCELED);
+		nvl_fence_put(f);
+	}
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(nvl_kref_read(&c.deps[i]->refcount), 1);
+		nvl_fence_put(c.deps[i]);
+	}
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void dependencies_dedup_by_context_keeping_later(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+	uint64_t ctx = nvl_fence_context_alloc(1);
+	struct nvl_fence *a, *b, *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	assert_int_equal(nvl_fence_create(&a, ctx, 1), 0);
+	assert_int_equal(nvl_fence_create(&b, ctx, 2), 0);
+	j = t_job(ring, &e, 1, 0, 0);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
+						      nvl_fence_get(a)), 0);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
+						      nvl_fence_get(b)), 0);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
+						      nvl_fence_get(a)), 0);
+	assert_int_equal(j->base.num_deps, 1);
+	assert_ptr_equal(j->base.deps[0], b);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base, NULL),
+			 -EINVAL);
+	f = t_arm_push(j);
+	nvl_fence_signal(a);
+	t_sleep_ms(5);
+	assert_false(nvl_fence_is_signaled(f));
+	nvl_fence_signal(b);
+	assert_int_equal(t_wait(f), 1);
+	nvl_fence_put(f);
+	nvl_fence_put(a);
+	nvl_fence_put(b);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void finished_fence_carries_the_job_error(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *f1, *f2, *f3, *f4;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	j = t_job(ring, &e, 1, 0, 1);
+	j->fail = -EIO;			/* hardware fence error, inline */
+	f1 = t_arm_push(j);
+	j = t_job(ring, &e, 1, 2 * NVL_NSEC_PER_MSEC, 2);
+	j->fail = -EFAULT;		/* from the completion thread */
+	f2 = t_arm_push(j);
+	j = t_job(ring, &e, 1, 0, 3);
+	j->submit_error = -EINVAL;	/* run_job returns NULL + error */
+	f3 = t_arm_push(j);
+	j = t_job(ring, &e, 1, NVL_NSEC_PER_MSEC, 4);
+	f4 = t_arm_push(j);
+	assert_int_equal(t_wait(f1), -EIO);
+	assert_int_equal(t_wait(f2), -EFAULT);
+	assert_int_equal(t_wait(f3), -EINVAL);
+	assert_int_equal(t_wait(f4), 1);
+	nvl_fence_put(f1);
+	nvl_fence_put(f2);
+	nvl_fence_put(f3);
+	nvl_fence_put(f4);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static void idle_push_runs_directly_in_a_signalling_section(void **state)
+{
+	struct t_log log = { 0 };
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, &log);
+	struct nvl_sched_null *ring2 = t_ring(4, 0, NVL_SCHED_NO_DIRECT_RUN,
+					      &log);
+	struct nvl_sched_entity e, e2;
+	struct nvl_fence *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, ring2);
+	f = t_arm_push(t_job(ring, &e, 1, 0, 1));
+	/* Ran and completed before push returned, in this thread. */
+	assert_int_equal(atomic_load(&log.n), 1);
+	assert_true(pthread_equal(log.last_thread, pthread_self()));
+	assert_int_equal(nvl_fence_get_status(f), 1);
+	assert_false(nvl_fence_in_signalling());
+	nvl_fence_put(f);
+
+	f = t_arm_push(t_job(ring2, &e2, 1, 0, 2));
+	assert_int_equal(t_wait(f), 1);
+	assert_false(pthread_equal(log.last_thread, pthread_self()));
+	assert_int_equal(atomic_load(&log.outside_section), 0);
+	nvl_fence_put(f);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_entity_fini(&e2);
+	nvl_sched_null_destroy(ring);
+	nvl_sched_null_destroy(ring2);
+}
+
+static void scheduled_signals_before_finished(void **state)
+{
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *s, *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	j = t_job(ring, &e, 1, 20 * NVL_NSEC_PER_MSEC, 0);
+	assert_int_equal(nvl_sched_job_arm(&j->base), 0);
+	s = nvl_fence_get(nvl_sched_job_scheduled(&j->base));
+	f = nvl_fence_get(nvl_sched_job_finished(&j->base));
+	assert_int_equal(s->context + 1, f->context);
+	assert_int_equal(nvl_sched_entity_push_job(&j->base), 0);
+	assert_int_equal(t_wait(s), 1);
+	assert_false(nvl_fence_is_signaled(f));
+	assert_int_equal(t_wait(f), 1);
+	assert_true(nvl_fence_timestamp(s) <= nvl_fence_timestamp(f));
+	nvl_fence_put(s);
+	nvl_fence_put(f);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(create_rejects_bad_arguments),
+	cmocka_unit_test(entity_init_rejects_bad_priority),
+	cmocka_unit_test(credits_over_limit_rejected_not_truncated),
+	cmocka_unit_test(push_of_unarmed_job_fails),
+	cmocka_unit_test(arming_twice_fails),
+	cmocka_unit_test(push_to_killed_entity_fails_and_signals),
+	cmocka_unit_test(job_init_and_dependencies_survive_alloc_failures),
+	cmocka_unit_test(dependencies_dedup_by_context_keeping_later),
+	cmocka_unit_test(finished_fence_carries_the_job_error),
+	cmocka_unit_test(idle_push_runs_directly_in_a_signalling_section),
+	cmocka_unit_test(scheduled_signals_before_finished),
+};
+
+T_MAIN(tests)
