@@ -27,7 +27,17 @@ static inline void nvl_flock_init(struct nvl_flock *l)
 	atomic_init(&l->v, 0);
 }
 
+/**
+ * nvl_flock_lock_slow() - contended path of nvl_flock_lock(): spin a little,
+ * then sleep on the futex.
+ * @l: the lock
+ */
 void nvl_flock_lock_slow(struct nvl_flock *l);
+
+/**
+ * nvl_flock_wake() - wake one sleeper after an unlock saw contention.
+ * @l: the lock
+ */
 void nvl_flock_wake(struct nvl_flock *l);
 
 /** nvl_flock_lock() - take @l. @l: the lock */

@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -497,7 +499,76 @@ static void allocation_failures_change_nothing(void **state)
 	nvl_client_destroy(w.c);
 }
 
+struct stress {
+	struct nvl_client *c;
+	uint32_t h[4];
+	atomic_int stop;
+	atomic_long waits;
+};
+
+static void *stress_waiter(void *arg)
+{
+	struct stress *s = arg;
+
+	while (!atomic_load(&s->stop)) {
+		uint32_t first = 99;
+		int ret = nvl_syncobj_wait(s->c, s->h, NULL, 4,
+					   nvl_deadline_after(5 * NVL_NSEC_PER_SEC),
+					   NVL_SYNCOBJ_WAIT_FOR_SUBMIT, &first);
+
+		if (ret)
+			return (void *)(intptr_t)ret;
+		if (first >= 4)
+			return (void *)1;
+		atomic_fetch_add(&s->waits, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Waiters on four syncobjs that a producer keeps resetting, publishing
+ * pending fences and signalling them: every wait completes well before its
+ * 5 s deadline (no lost wake-up).
+ */
+static void concurrent_waiters_and_signallers_lose_no_wakeup(void **state)
+{
+	struct stress s = { .c = client() };
+	int rounds = (int)(300 * t_scale());
+	pthread_t t[3];
+
+	for (int i = 0; i < 4; i++)
+		s.h[i] = mk(s.c, 0);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, stress_waiter, &s);
+	for (int r = 0; r < rounds; r++) {
+		struct nvl_syncobj *o = nvl_syncobj_find(s.c, s.h[r % 4]);
+		struct nvl_fence *f;
+
+		assert_int_equal(nvl_syncobj_reset(s.c, s.h, 4), 0);
+		assert_int_equal(nvl_fence_create(&f,
+						  nvl_fence_context_alloc(1), 1),
+				 0);
+		nvl_syncobj_replace_fence(o, f);
+		if (r % 7 == 0)
+			usleep(100);
+		nvl_fence_signal(f);
+		nvl_fence_put(f);
+		nvl_syncobj_put(o);
+	}
+	atomic_store(&s.stop, 1);
+	nvl_syncobj_signal(s.c, s.h, 4);
+	for (int i = 0; i < 3; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		assert_null(r);
+	}
+	assert_true(atomic_load(&s.waits) > 0);
+	nvl_client_destroy(s.c);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(concurrent_waiters_and_signallers_lose_no_wakeup),
 	cmocka_unit_test(create_destroy_and_bad_input),
 	cmocka_unit_test(wait_on_no_fence_is_einval_even_if_other_signalled),
 	cmocka_unit_test(wait_any_reports_first_signalled_index),
