@@ -250,6 +250,9 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 		uint64_t sa = src.addr + l * src.pitch;
 		uint64_t da = dst.addr + l * dst.pitch;
 
+		/* lines may be empty: check here too, not only per run */
+		if (ce_aborted(ch))
+			return -ECANCELED;
 		if (remap)
 			ret = remap_line(ch, &src, sa, &dst, da, len);
 		else
