@@ -20,6 +20,7 @@ struct t_log {
 	atomic_uint n;
 	uint64_t tags[T_LOG_MAX];
 	atomic_uint outside_section;
+	atomic_uint runs_by_tag[256];	/* jobs may be freed: count here */
 	pthread_t last_thread;
 };
 
@@ -32,6 +33,8 @@ static inline void t_log_hook(struct nvl_sched_null_job *job, void *arg)
 		atomic_fetch_add(&log->outside_section, 1);
 	if (i < T_LOG_MAX)
 		log->tags[i] = job->tag;
+	if (job->tag < 256)
+		atomic_fetch_add(&log->runs_by_tag[job->tag], 1);
 	log->last_thread = pthread_self();
 }
 

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Timeouts and recovery, bans, kill and flush, and scheduler teardown with
+ * jobs in flight.
+ */
+#include "sched_t.h"
+
+#define MS NVL_NSEC_PER_MSEC
+
+static void hung_job_times_out_and_innocent_jobs_are_resubmitted(void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *r = t_ring(8, 40 * MS, 0, &log);
+	struct nvl_sched_entity bad, good;
+	struct nvl_sched_null_job *hang, *inno[3], *late;
+	struct nvl_fence *fh, *fi[3], *fl;
+	struct nvl_sched_null_stats st;
+	int64_t t0 = nvl_time_ns();
+
+	(void)state;
+	t_entity(&bad, NVL_SCHED_PRIO_NORMAL, r);
+	t_entity(&good, NVL_SCHED_PRIO_NORMAL, r);
+	hang = t_job(r, &bad, 1, 0, 1);
+	hang->hang = true;
+	fh = t_arm_push(hang);
+	for (int i = 0; i < 3; i++) {
+		inno[i] = t_job(r, &good, 1, MS, 10 + i);
+		fi[i] = t_arm_push(inno[i]);
+	}
+	/* Behind the hung job on the ring: all ran once, none finished. */
+	t_sleep_ms(10);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(atomic_load(&log.runs_by_tag[10 + i]), 1);
+		assert_false(nvl_fence_is_signaled(fi[i]));
+	}
+	assert_int_equal(t_wait(fh), -ETIMEDOUT);
+	assert_true(nvl_time_ns() - t0 >= 40 * MS);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(t_wait(fi[i]), 1);
+		assert_int_equal(atomic_load(&log.runs_by_tag[10 + i]), 2);
+	}
+	assert_int_equal(atomic_load(&log.runs_by_tag[1]), 1); /* not re-run */
+	nvl_sched_null_stats(r, &st);
+	assert_int_equal(st.timeouts, 1);
+
+	/* Guilty entity banned; the innocent one keeps working. */
+	assert_int_equal(nvl_sched_entity_error(&bad), -ECANCELED);
+	assert_int_equal(nvl_sched_entity_error(&good), 0);
+	late = t_job(r, &bad, 1, 0, 99);
+	assert_int_equal(nvl_sched_job_arm(&late->base), 0);
+	assert_int_equal(nvl_sched_entity_push_job(&late->base), -ECANCELED);
+	nvl_sched_null_job_free(late);
+	t_push(r, &good, 1, 0, 100, NULL, &fl);
+	assert_int_equal(t_wait(fl), 1);
+
+	nvl_fence_put(fh);
+	nvl_fence_put(fl);
+	for (int i = 0; i < 3; i++)
+		nvl_fence_put(fi[i]);
+	nvl_sched_entity_fini(&bad);
+	nvl_sched_entity_fini(&good);
+	nvl_sched_null_destroy(r);
+}
+
+static void queued_jobs_of_banned_entity_finish_canceled(void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *r = t_ring(1, 30 * MS, 0, &log);
+	struct nvl_sched_entity bad;
+	struct nvl_sched_null_job *hang, *q[3];
+	struct nvl_fence *fh, *fq[3];
+
+	(void)state;
+	t_entity(&bad, NVL_SCHED_PRIO_NORMAL, r);
+	hang = t_job(r, &bad, 1, 0, 1);
+	hang->hang = true;
+	fh = t_arm_push(hang);
+	for (int i = 0; i < 3; i++) {
+		q[i] = t_job(r, &bad, 1, 0, 2 + i);	/* queued: credits */
+		fq[i] = t_arm_push(q[i]);
+	}
+	assert_int_equal(t_wait(fh), -ETIMEDOUT);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(t_wait(fq[i]), -ECANCELED);
+		assert_int_equal(atomic_load(&log.runs_by_tag[2 + i]), 0);
+		if (i)
+			assert_true(nvl_fence_timestamp(fq[i - 1]) <=
+				    nvl_fence_timestamp(fq[i]));
+	}
+	for (int i = 0; i < 3; i++)
+		nvl_fence_put(fq[i]);
+	nvl_fence_put(fh);
+	nvl_sched_entity_fini(&bad);
+	nvl_sched_null_destroy(r);
+}
+
+static void steady_progress_never_times_out(void **state)
+{
+	struct nvl_sched_null *r = t_ring(1, 20 * MS, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_fence *fs[12];
+	struct nvl_sched_null_stats st;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	/* 12 x 5 ms = 60 ms of work, three times the timeout. */
+	for (int i = 0; i < 12; i++)
+		fs[i] = t_arm_push(t_job(r, &e, 1, 5 * MS, i));
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(t_wait(fs[i]), 1);
+		nvl_fence_put(fs[i]);
+	}
+	nvl_sched_null_stats(r, &st);
+	assert_int_equal(st.timeouts, 0);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(r);
+}
+
+static void fault_triggers_recovery_at_once(void **state)
+{
+	struct nvl_sched_null *r = t_ring(2, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *hang;
+	struct nvl_fence *fh;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	hang = t_job(r, &e, 1, 0, 1);
+	hang->hang = true;
+	fh = t_arm_push(hang);
+	t_sleep_ms(5);
+	assert_false(nvl_fence_is_signaled(fh));	/* no timeout set */
+	nvl_sched_fault(nvl_sched_null_sched(r));
+	assert_int_equal(t_wait(fh), -ETIMEDOUT);
+	nvl_fence_put(fh);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(r);
+}
+
+static void killed_entity_finishes_queued_jobs_in_order_without_running(
+	void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *r = t_ring(4, 0, 0, &log);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *run, *q[4];
+	struct nvl_fence *sq[4];
+	struct nvl_fence *gate, *frun, *fq[4];
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
+					  1), 0);
+	/* One job on the ring for 30 ms, then jobs blocked on a gate. */
+	run = t_job(r, &e, 1, 30 * MS, 0);
+	frun = t_arm_push(run);
+	q[0] = t_job(r, &e, 1, 0, 1);
+	assert_int_equal(nvl_sched_job_add_dependency(&q[0]->base,
+						      nvl_fence_get(gate)), 0);
+	fq[0] = t_arm_push(q[0]);
+	for (int i = 1; i < 4; i++) {
+		q[i] = t_job(r, &e, 1, 0, 1 + i);
+		fq[i] = t_arm_push(q[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		sq[i] = nvl_fence_get(nvl_sched_job_scheduled(&q[i]->base));
+	nvl_sched_entity_kill(&e);
+	t_sleep_ms(5);
+	for (int i = 0; i < 4; i++)
+		assert_false(nvl_fence_is_signaled(fq[i]));	/* deps */
+	nvl_fence_signal(gate);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(t_wait(fq[i]), -ESRCH);
+		assert_int_equal(atomic_load(&log.runs_by_tag[1 + i]), 0);
+		assert_int_equal(nvl_fence_get_status(sq[i]), -ESRCH);
+		nvl_fence_put(sq[i]);
+	}
+	/* In order, and after the job that was already on the ring. */
+	assert_int_equal(nvl_fence_get_status(frun), 1);
+	assert_true(nvl_fence_timestamp(frun) <= nvl_fence_timestamp(fq[0]));
+	for (int i = 1; i < 4; i++)
+		assert_true(nvl_fence_timestamp(fq[i - 1]) <=
+			    nvl_fence_timestamp(fq[i]));
+	nvl_sched_entity_fini(&e);
+	for (int i = 0; i < 4; i++)
+		nvl_fence_put(fq[i]);
+	nvl_fence_put(frun);
+	nvl_fence_put(gate);
+	nvl_sched_null_destroy(r);
+}
+
+static void flush_is_bounded_and_waits_for_the_queue(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_fence *gate, *f;
+	int64_t t0;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
+					  1), 0);
+	t_push(r, &e, 1, 0, 1, gate, &f);
+	t_push(r, &e, 1, 0, 2, NULL, NULL);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_sched_entity_flush(&e, 20 * MS), -ETIME);
+	assert_true(nvl_time_ns() - t0 >= 20 * MS);
+	nvl_fence_signal(gate);
+	assert_int_equal(nvl_sched_entity_flush(&e, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(t_wait(f), 1);
+	nvl_fence_put(f);
+	nvl_fence_put(gate);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(r);
+}
+
+static void destroy_with_jobs_in_flight_signals_every_fence(void **state)
+{
+	struct nvl_sched_null *r = t_ring(2, 0, 0, NULL);
+	struct nvl_sched_entity e1, e2;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *gate, *f[8];
+
+	(void)state;
+	t_entity(&e1, NVL_SCHED_PRIO_NORMAL, r);
+	t_entity(&e2, NVL_SCHED_PRIO_HIGH, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
+					  1), 0);
+	j = t_job(r, &e1, 1, 0, 0);
+	j->hang = true;				/* on the ring forever */
+	f[0] = t_arm_push(j);
+	f[1] = t_arm_push(t_job(r, &e1, 1, 10 * NVL_NSEC_PER_SEC, 1));
+	for (int i = 2; i < 5; i++)		/* queued: no credits */
+		f[i] = t_arm_push(t_job(r, &e1, 1, 0, i));
+	t_push(r, &e2, 1, 0, 5, gate, &f[5]);	/* blocked on a gate */
+	f[6] = t_arm_push(t_job(r, &e2, 1, 0, 6));
+	f[7] = t_arm_push(t_job(r, &e2, 1, 0, 7));
+	t_sleep_ms(2);
+	nvl_sched_null_destroy(r);
+	for (int i = 0; i < 8; i++) {
+		assert_true(nvl_fence_is_signaled(f[i]));
+		assert_int_equal(nvl_fence_get_status(f[i]), -ECANCELED);
+		nvl_fence_put(f[i]);
+	}
+	/* Entities were detached: pushing now fails, fini only forgets. */
+	j = NULL;
+	assert_int_equal(nvl_sched_entity_error(&e1), -ESRCH);
+	nvl_sched_entity_fini(&e1);
+	nvl_sched_entity_fini(&e2);
+	nvl_fence_put(gate);
+}
+
+static void fini_waits_for_jobs_of_the_entity(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_fence *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	t_push(r, &e, 1, 20 * MS, 1, NULL, &f);
+	nvl_sched_entity_fini(&e);
+	assert_int_equal(nvl_fence_get_status(f), 1);
+	nvl_fence_put(f);
+	nvl_sched_null_destroy(r);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(hung_job_times_out_and_innocent_jobs_are_resubmitted),
+	cmocka_unit_test(queued_jobs_of_banned_entity_finish_canceled),
+	cmocka_unit_test(steady_progress_never_times_out),
+	cmocka_unit_test(fault_triggers_recovery_at_once),
+	cmocka_unit_test(
+		killed_entity_finishes_queued_jobs_in_order_without_running),
+	cmocka_unit_test(flush_is_bounded_and_waits_for_the_queue),
+	cmocka_unit_test(destroy_with_jobs_in_flight_signals_every_fence),
+	cmocka_unit_test(fini_waits_for_jobs_of_the_entity),
+};
+
+T_MAIN(tests)
