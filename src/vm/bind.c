@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: VM_BIND - the bind path
+ *
+ * nvl_vm_bind_kops() takes operations whose BOs are resolved and
+ *
+ *  1. validates every one of them against the VM (op code, flags, alignment,
+ *     non-empty range inside the window and outside the reserved range, BO
+ *     range inside the BO) before anything changes;
+ *  2. for a synchronous bind, waits (bounded) for the wait fences;
+ *  3. for an async bind (or a synchronous one behind unfinished work of its
+ *     queue), allocates the bind job and adds the waits as dependencies;
+ *  4. under the VM lock, opens a GPUVM transaction and, op by op, builds the
+ *     op list against the current tree, prepares it (every allocation,
+ *     page-table pages included) and applies it to the tree, so op i+1 sees
+ *     op i; any failure here (bad region, -ENOMEM) aborts the transaction
+ *     and leaves the VM exactly as it was;
+ *  5. commits: inline when the queue is idle (the page-table writes inside a
+ *     fence-signalling section), or by pushing the job, whose run_job is
+ *     the commit. Nothing after this point allocates or can be undone.
+ *
+ * A bind job's run_job writes the page tables and, if the backend reports
+ * an unexpected failure, marks the job's fence with the error and bans the
+ * VM: every later call on it returns -ENOENT (Xe's rule). free_job finishes
+ * the transaction (frees removed nodes, drops page-table references) under
+ * the VM lock.
+ *
+ * Ordering: binds of one queue commit in submission order (one scheduler
+ * entity per queue; a synchronous bind on a queue with unfinished jobs goes
+ * through the queue too and waits for its own job). Queues are independent;
+ * two queues binding the same range race as they would on hardware, but
+ * memory stays safe (see txn.c: PENDING nodes).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "mm/gem.h"
+#include "sched/sched.h"
+#include "sync/checker.h"
+#include "sync/fence.h"
+#include "vm/sm.h"
+#include "vm/vm_internal.h"
+
+#define SYNC_WAIT_NS (10ll * 1000 * 1000 * 1000)
+
+int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
+			const struct nvl_vm_kop *op)
+{
+	const struct nvl_gpuvm *g = vm->gpuvm;
+	uint64_t mask = (1ull << g->page_shift) - 1;
+	uint32_t f = op->flags;
+
+	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
+			    NVL_VM_BIND_NULL))
+		return nvl_error(-EINVAL, "vm: bind op %u: unknown flags %#x",
+				 i, f);
+	if (op->op == NVL_VM_BIND_OP_UNMAP_ALL) {
+		if (f || op->addr || op->range || op->bo_offset || !op->obj)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: UNMAP_ALL takes a BO and nothing else",
+					 i);
+		return 0;
+	}
+	if (op->op > NVL_VM_BIND_OP_PREFETCH)
+		return nvl_error(-EINVAL, "vm: bind op %u: unknown op %u", i,
+				 op->op);
+	if ((op->addr | op->range | op->bo_offset) & mask)
+		return nvl_error(-EINVAL,
+				 "vm: bind op %u: [%#llx, +%#llx) @%#llx not aligned to %u KiB",
+				 i, (unsigned long long)op->addr,
+				 (unsigned long long)op->range,
+				 (unsigned long long)op->bo_offset,
+				 (1u << g->page_shift) / 1024);
+	if (!nvl_gpuvm_range_valid(g, op->addr, op->range))
+		return nvl_error(-EINVAL,
+				 "vm: bind op %u: range [%#llx, +%#llx) empty, outside [%#llx, %#llx) or in the reserved range",
+				 i, (unsigned long long)op->addr,
+				 (unsigned long long)op->range,
+				 (unsigned long long)g->start,
+				 (unsigned long long)g->end);
+	switch (op->op) {
+	case NVL_VM_BIND_OP_MAP:
+		if ((f & NVL_VM_BIND_SPARSE) && (f & NVL_VM_BIND_NULL))
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: SPARSE and NULL together",
+					 i);
+		if (f & (NVL_VM_BIND_SPARSE | NVL_VM_BIND_NULL)) {
+			if (op->obj || op->bo_offset ||
+			    (f & NVL_VM_BIND_READONLY))
+				return nvl_error(-EINVAL,
+						 "vm: bind op %u: a SPARSE/NULL map takes no BO, offset or READONLY",
+						 i);
+			return 0;
+		}
+		if (!op->obj)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: MAP without a BO", i);
+		if (op->bo_offset >= op->obj->size_B ||
+		    op->range > op->obj->size_B - op->bo_offset)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: BO range @%#llx +%#llx past the BO's %#llx bytes",
+					 i, (unsigned long long)op->bo_offset,
+					 (unsigned long long)op->range,
+					 (unsigned long long)op->obj->size_B);
+		return 0;
+	case NVL_VM_BIND_OP_UNMAP:
+		if ((f & ~(uint32_t)NVL_VM_BIND_SPARSE) || op->obj ||
+		    op->bo_offset)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: UNMAP takes only SPARSE, no BO",
+					 i);
+		return 0;
+	default: /* PREFETCH */
+		if (f || op->obj || op->bo_offset)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: PREFETCH takes a range only",
+					 i);
+		return 0;
+	}
+}
+
+static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
+		   struct nvl_gpuvm_ops *ops)
+{
+	struct nvl_gpuvm_map_req req = {
+		.addr = op->addr,
+		.range = op->range,
+		.obj = op->obj,
+		.bo_offset = op->bo_offset,
+	};
+
+	switch (op->op) {
+	case NVL_VM_BIND_OP_MAP:
+		if (op->flags & NVL_VM_BIND_SPARSE)
+			return nvl_gpuvm_region_create_ops(g, op->addr,
+							   op->range, ops);
+		if (op->flags & NVL_VM_BIND_READONLY)
+			req.flags |= NVL_GPUVA_READONLY;
+		if (op->flags & NVL_VM_BIND_NULL)
+			req.flags |= NVL_GPUVA_NULL;
+		return nvl_gpuvm_sm_map_ops(g, &req, ops);
+	case NVL_VM_BIND_OP_UNMAP:
+		if (op->flags & NVL_VM_BIND_SPARSE)
+			return nvl_gpuvm_region_destroy_ops(g, op->addr,
+							    op->range, ops);
+		return nvl_gpuvm_sm_unmap_ops(g, op->addr, op->range, ops);
+	case NVL_VM_BIND_OP_UNMAP_ALL:
+		return nvl_gpuvm_bo_unmap_ops(g, op->obj, ops);
+	default:
+		return nvl_gpuvm_prefetch_ops(g, op->addr, op->range, ops);
+	}
+}
+
+static int prefetch(struct nvl_gpuvm *g, const struct nvl_gpuvm_ops *ops)
+{
+	for (uint32_t i = 0; i < ops->n; i++) {
+		struct nvl_gem_object *obj = nvl_gpuva_obj(ops->v[i].va);
+		int ret;
+
+		if (!obj || !g->bo_ops || !g->bo_ops->prefetch)
+			continue;
+		ret = g->bo_ops->prefetch(ops->v[i].va->vm_bo, g->bo_priv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Build, prepare and apply every op; on failure the caller aborts. */
+static int build(struct nvl_gpuvm_txn *txn, const struct nvl_vm_kop *kops,
+		 uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvl_gpuvm_ops ops;
+		int ret;
+
+		nvl_gpuvm_ops_init(&ops);
+		ret = kop_ops(txn->vm, &kops[i], &ops);
+		if (!ret && kops[i].op == NVL_VM_BIND_OP_PREFETCH)
+			ret = prefetch(txn->vm, &ops);
+		if (!ret)
+			ret = nvl_gpuvm_txn_prepare(txn, &ops);
+		if (!ret)
+			nvl_gpuvm_txn_apply(txn, &ops);
+		nvl_gpuvm_ops_fini(txn->vm, &ops);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Commit in a fence-signalling section; Return: the backend's error. */
+static int commit(struct nvl_vm *vm, struct nvl_gpuvm_txn *txn)
+{
+	bool cookie = nvl_fence_begin_signalling();
+	int err = 0;
+
+	nvl_gpuvm_txn_commit(txn);
+	if (vm->backend.ops->take_error)
+		err = vm->backend.ops->take_error(vm->backend.priv);
+	if (err)
+		atomic_store(&vm->dead, true);
+	nvl_fence_end_signalling(cookie);
+	return err;
+}
+
+static struct nvl_fence *bind_run_job(struct nvl_sched_job *sjob)
+{
+	struct nvl_vm_job *job = container_of(sjob, struct nvl_vm_job, base);
+	int err = commit(job->vm, &job->txn);
+
+	if (err) {
+		nvl_err(NVL_CAT_VM,
+			"vm %s: bind job failed after commit (%d): VM banned",
+			job->vm->gpuvm->name, err);
+		nvl_sched_job_set_error(sjob, err);
+	}
+	return NULL;
+}
+
+static void bind_free_job(struct nvl_sched_job *sjob)
+{
+	struct nvl_vm_job *job = container_of(sjob, struct nvl_vm_job, base);
+	struct nvl_gpuvm *g = job->vm->gpuvm;
+
+	pthread_mutex_lock(&g->lock);
+	nvl_gpuvm_txn_finish(&job->txn);
+	pthread_mutex_unlock(&g->lock);
+	nvl_sched_job_cleanup(sjob);
+	nvl_free(job);
+}
+
+static void bind_cancel_job(struct nvl_sched_job *sjob)
+{
+	struct nvl_vm_job *job = container_of(sjob, struct nvl_vm_job, base);
+
+	/* Never committed: the tree and the page tables now disagree. */
+	atomic_store(&job->vm->dead, true);
+}
+
+const struct nvl_sched_backend_ops nvl_vm_bind_sched_ops = {
+	.run_job = bind_run_job,
+	.free_job = bind_free_job,
+	.cancel_job = bind_cancel_job,
+};
+
+static int job_new(struct nvl_vm *vm, struct nvl_vm_queue *q,
+		   struct nvl_fence *const *waits, uint32_t n_waits,
+		   struct nvl_vm_job **job_out)
+{
+	struct nvl_vm_job *job = nvl_zalloc(sizeof(*job));
+	int ret;
+
+	if (!job)
+		return -ENOMEM;
+	job->vm = vm;
+	ret = nvl_sched_job_init(&job->base, &q->entity, 1, vm);
+	if (ret) {
+		nvl_free(job);
+		return ret;
+	}
+	for (uint32_t i = 0; i < n_waits && !ret; i++)
+		ret = nvl_sched_job_add_dependency(&job->base,
+						   nvl_fence_get(waits[i]));
+	if (ret) {
+		nvl_sched_job_cleanup(&job->base);
+		nvl_free(job);
+		return ret;
+	}
+	*job_out = job;
+	return 0;
+}
+
+static void job_drop(struct nvl_vm_job *job)
+{
+	nvl_sched_job_cleanup(&job->base);
+	nvl_free(job);
+}
+
+static bool queue_idle(struct nvl_vm_queue *q)
+{
+	return !q->last || nvl_fence_is_signaled(q->last);
+}
+
+int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
+		     const struct nvl_vm_kop *ops, uint32_t n,
+		     struct nvl_fence *const *waits, uint32_t n_waits,
+		     uint32_t flags, struct nvl_fence **done_out)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+	bool async = flags & NVL_VM_BIND_ASYNC;
+	struct nvl_vm_job *job = NULL;
+	struct nvl_fence *done = NULL;
+	struct nvl_gpuvm_txn txn;
+	int ret;
+
+	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
+		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
+	if (n && !ops)
+		return nvl_error(-EINVAL, "vm: bind: %u ops but no array", n);
+	if (!q)
+		q = vm->defq;
+	if (q->vm != vm)
+		return nvl_error(-ENOENT, "vm: bind: queue of another VM");
+	for (uint32_t i = 0; i < n; i++) {
+		ret = nvl_vm_validate_kop(vm, i, &ops[i]);
+		if (ret)
+			return ret;
+	}
+	if (atomic_load(&vm->dead))
+		return nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
+				 g->name);
+	if (!async) {
+		for (uint32_t i = 0; i < n_waits; i++) {
+			ret = nvl_fence_wait(waits[i], SYNC_WAIT_NS);
+			if (ret)
+				return nvl_error(ret,
+						 "vm: bind: wait %u did not signal",
+						 i);
+		}
+		n_waits = 0;
+	}
+	/* The common case, a sync bind on an idle queue, needs no job. */
+	if (async || !queue_idle(q)) {
+		ret = job_new(vm, q, waits, n_waits, &job);
+		if (ret)
+			return ret;
+	}
+
+	pthread_mutex_lock(&g->lock);
+	if (atomic_load(&vm->dead)) {
+		ret = nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
+				g->name);
+		goto err_unlock;
+	}
+	if (!job && !queue_idle(q)) {
+		/* work arrived on the queue meanwhile: go through it */
+		pthread_mutex_unlock(&g->lock);
+		ret = job_new(vm, q, waits, n_waits, &job);
+		if (ret)
+			return ret;
+		pthread_mutex_lock(&g->lock);
+	}
+	nvl_gpuvm_txn_begin(g, &txn);
+	ret = build(&txn, ops, n);
+	g->cur_seq = 0;
+	if (ret) {
+		nvl_gpuvm_txn_abort(&txn);
+		goto err_unlock;
+	}
+	if (!job) {
+		ret = commit(vm, &txn);
+		nvl_gpuvm_txn_finish(&txn);
+		pthread_mutex_unlock(&g->lock);
+		if (ret)
+			return nvl_error(ret, "vm %s: page-table update failed",
+					 g->name);
+		if (done_out)
+			*done_out = nvl_fence_get_stub();
+		return 0;
+	}
+	nvl_gpuvm_txn_move(&job->txn, &txn);
+	ret = nvl_sched_job_arm(&job->base);
+	if (!ret) {
+		done = nvl_fence_get(nvl_sched_job_finished(&job->base));
+		ret = nvl_sched_entity_push_job(&job->base);
+		if (ret)
+			nvl_fence_put(done);
+	}
+	if (ret) {
+		nvl_gpuvm_txn_abort(&job->txn);
+		goto err_unlock;
+	}
+	nvl_fence_put(q->last);
+	q->last = nvl_fence_get(done);
+	pthread_mutex_unlock(&g->lock);
+	if (!async) {
+		nvl_fence_wait(done, NVL_TIMEOUT_INFINITE);
+		ret = nvl_fence_get_status(done);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (done_out)
+		*done_out = done;
+	else
+		nvl_fence_put(done);
+	return ret;
+
+err_unlock:
+	pthread_mutex_unlock(&g->lock);
+	if (job)
+		job_drop(job);
+	return ret;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: VMs, bind queues and the VM_BIND entry point
+ *
+ * A struct nvl_vm is what a client's VM handle holds: a GPUVM, its
+ * page-table backend (the recording backend for clients without a device),
+ * a scheduler whose entities are the VM's bind queues, and the default queue
+ * used by binds that name none. A bind queue handle holds its queue, the
+ * queue holds the VM; the VM goes when its handle and its queues are gone,
+ * after draining the queues, freeing the jobs and tearing down every
+ * mapping.
+ *
+ * nvl_vm_bind() resolves the handles of a bind call (VM, queue, BOs,
+ * syncobjs) with references, preallocates the timeline points of the signal
+ * syncobjs, then calls the bind path (bind.c). Any handle error is reported
+ * before anything changes; installing the signal fences cannot fail.
+ *
+ * GPUVM learns of evictions through mm's eviction hook, installed with the
+ * first VM.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "mm/gem.h"
+#include "sched/sched.h"
+#include "sync/fence.h"
+#include "sync/fence_chain.h"
+#include "sync/syncobj.h"
+#include "vm/pt_record.h"
+#include "vm/vm_internal.h"
+
+#define BIND_TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
+#define BIND_CREDITS 64
+#define STACK_OPS 8
+
+static void handle_vm_get(void *p)
+{
+	nvl_vm_get(p);
+}
+
+static void handle_vm_put(void *p)
+{
+	nvl_vm_put(p);
+}
+
+static void handle_q_get(void *p)
+{
+	struct nvl_vm_queue *q = p;
+
+	nvl_kref_get(&q->ref);
+}
+
+static void handle_q_put(void *p)
+{
+	nvl_vm_queue_put(p);
+}
+
+static const struct nvl_handle_ops vm_handle_ops = {
+	.get = handle_vm_get,
+	.put = handle_vm_put,
+};
+
+static const struct nvl_handle_ops queue_handle_ops = {
+	.get = handle_q_get,
+	.put = handle_q_put,
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void register_once(void)
+{
+	nvl_handle_kind_register(NVL_HANDLE_VM, &vm_handle_ops);
+	nvl_handle_kind_register(NVL_HANDLE_BIND_QUEUE, &queue_handle_ops);
+	nvl_gem_set_evict_hook(nvl_gpuvm_gem_evict);
+}
+
+static void record_release(void *priv)
+{
+	nvl_vm_pt_record_destroy(priv);
+}
+
+static int queue_init(struct nvl_vm *vm, struct nvl_vm_queue *q)
+{
+	nvl_kref_init(&q->ref);
+	q->vm = vm;
+	return nvl_sched_entity_init(&q->entity, NVL_SCHED_PRIO_KERNEL,
+				     vm->sched);
+}
+
+int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
+			   const struct nvl_vm_backend *backend,
+			   uint64_t client_id, struct nvl_vm **vm_out)
+{
+	struct nvl_gpuvm_args ga = { 0 };
+	struct nvl_sched_args sa = {
+		.ops = &nvl_vm_bind_sched_ops,
+		.credit_limit = BIND_CREDITS,
+		.timeout_ns = BIND_TIMEOUT_NS,
+		.name = "vm-bind",
+	};
+	struct nvl_vm *vm;
+	int ret;
+
+	if (!args || args->flags)
+		return nvl_error(-EINVAL, "vm: create: bad arguments");
+	pthread_once(&once, register_once);
+	vm = nvl_zalloc(sizeof(*vm));
+	if (!vm)
+		return -ENOMEM;
+	nvl_kref_init(&vm->ref);
+	vm->client_id = client_id;
+	if (backend) {
+		vm->backend = *backend;
+	} else {
+		ret = nvl_vm_pt_record_create(&vm->rec);
+		if (ret)
+			goto err_free;
+		vm->backend.ops = &nvl_vm_pt_record_ops;
+		vm->backend.priv = vm->rec;
+		vm->backend.release = record_release;
+	}
+	ga.name = "vm";
+	ga.start = args->start;
+	ga.end = args->end;
+	ga.kernel_start = args->kernel_start;
+	ga.kernel_range = args->kernel_range;
+	ga.page_shift = args->page_shift ? args->page_shift : 12;
+	ga.big_page_shifts = vm->backend.big_page_shifts;
+	ga.pt_ops = vm->backend.ops;
+	ga.pt_priv = vm->backend.priv;
+	ret = nvl_gpuvm_create(&ga, &vm->gpuvm);
+	if (ret)
+		goto err_backend;
+	sa.priv = vm;
+	ret = nvl_sched_create(&sa, &vm->sched);
+	if (ret)
+		goto err_gpuvm;
+	vm->defq = nvl_zalloc(sizeof(*vm->defq));
+	if (!vm->defq) {
+		ret = -ENOMEM;
+		goto err_sched;
+	}
+	vm->defq->is_default = true;
+	ret = queue_init(vm, vm->defq);
+	if (ret)
+		goto err_defq;
+	*vm_out = vm;
+	return 0;
+
+err_defq:
+	nvl_free(vm->defq);
+err_sched:
+	nvl_sched_destroy(vm->sched);
+err_gpuvm:
+	nvl_gpuvm_destroy(vm->gpuvm);
+err_backend:
+	if (vm->backend.release)
+		vm->backend.release(vm->backend.priv);
+err_free:
+	nvl_free(vm);
+	return ret;
+}
+
+void nvl_vm_get(struct nvl_vm *vm)
+{
+	nvl_kref_get(&vm->ref);
+}
+
+void nvl_vm_put(struct nvl_vm *vm)
+{
+	if (!vm || !nvl_kref_put(&vm->ref))
+		return;
+	/* Drain the default queue; jobs are freed with the scheduler. */
+	nvl_sched_entity_fini(&vm->defq->entity);
+	nvl_sched_destroy(vm->sched);
+	nvl_fence_put(vm->defq->last);
+	nvl_free(vm->defq);
+	nvl_gpuvm_destroy(vm->gpuvm);
+	if (vm->backend.release)
+		vm->backend.release(vm->backend.priv);
+	nvl_free(vm);
+}
+
+struct nvl_vm *nvl_vm_lookup(struct nvl_client *client, uint32_t handle)
+{
+	/* nvl_client_handle_get() takes the reference through vm_handle_ops */
+	return nvl_client_handle_get(client, NVL_HANDLE_VM, handle);
+}
+
+int nvl_vm_queue_create(struct nvl_vm *vm, struct nvl_vm_queue **q_out)
+{
+	struct nvl_vm_queue *q;
+	int ret;
+
+	if (atomic_load(&vm->dead))
+		return nvl_error(-ENOENT, "vm: unusable after a failed bind");
+	q = nvl_zalloc(sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	ret = queue_init(vm, q);
+	if (ret) {
+		nvl_free(q);
+		return ret;
+	}
+	nvl_vm_get(vm);
+	*q_out = q;
+	return 0;
+}
+
+void nvl_vm_queue_put(struct nvl_vm_queue *q)
+{
+	struct nvl_vm *vm;
+
+	if (!q || !nvl_kref_put(&q->ref))
+		return;
+	vm = q->vm;
+	nvl_sched_entity_fini(&q->entity);
+	nvl_fence_put(q->last);
+	nvl_free(q);
+	nvl_vm_put(vm);
+}
+
+struct nvl_vm_queue *nvl_vm_queue_lookup(struct nvl_client *client,
+					 uint32_t handle)
+{
+	return nvl_client_handle_get(client, NVL_HANDLE_BIND_QUEUE, handle);
+}
+
+struct nvl_vm *nvl_vm_queue_vm(const struct nvl_vm_queue *q)
+{
+	return q->vm;
+}
+
+/* ---- uAPI ------------------------------------------------------------- */
+
+NVL_API int nvl_vm_create(struct nvl_client *client,
+			  const struct nvl_vm_create_args *args,
+			  uint32_t *vm_out)
+{
+	struct nvl_vm *vm;
+	int ret;
+
+	if (!client || !vm_out)
+		return nvl_error(-EINVAL, "vm: create: NULL argument");
+	ret = nvl_vm_create_internal(args, NULL, client->id, &vm);
+	if (ret)
+		return ret;
+	ret = nvl_client_handle_add(client, NVL_HANDLE_VM, vm, vm_out);
+	nvl_vm_put(vm);
+	return ret;
+}
+
+NVL_API int nvl_vm_destroy(struct nvl_client *client, uint32_t vm)
+{
+	if (!client)
+		return nvl_error(-EINVAL, "vm: destroy: NULL client");
+	return nvl_client_handle_remove(client, NVL_HANDLE_VM, vm);
+}
+
+NVL_API int nvl_vm_bind_queue_create(struct nvl_client *client, uint32_t vmh,
+				     uint32_t *queue_out)
+{
+	struct nvl_vm_queue *q;
+	struct nvl_vm *vm;
+	int ret;
+
+	if (!client || !queue_out)
+		return nvl_error(-EINVAL, "vm: queue create: NULL argument");
+	vm = nvl_vm_lookup(client, vmh);
+	if (!vm)
+		return nvl_error(-ENOENT, "vm: no VM %u", vmh);
+	ret = nvl_vm_queue_create(vm, &q);
+	nvl_vm_put(vm);
+	if (ret)
+		return ret;
+	ret = nvl_client_handle_add(client, NVL_HANDLE_BIND_QUEUE, q,
+				    queue_out);
+	nvl_vm_queue_put(q);
+	return ret;
+}
+
+NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
+				      uint32_t queue)
+{
+	if (!client)
+		return nvl_error(-EINVAL, "vm: queue destroy: NULL client");
+	return nvl_client_handle_remove(client, NVL_HANDLE_BIND_QUEUE, queue);
+}
+
+struct bind_args {
+	struct nvl_vm_kop *kops;
+	struct nvl_fence **waits;
+	struct nvl_syncobj **sigs;
+	struct nvl_fence_chain **chains;
+	uint32_t n_ops, n_waits, n_sigs;
+};
+
+static void args_release(struct bind_args *a)
+{
+	for (uint32_t i = 0; a->kops && i < a->n_ops; i++)
+		nvl_gem_put(a->kops[i].obj);
+	for (uint32_t i = 0; a->waits && i < a->n_waits; i++)
+		nvl_fence_put(a->waits[i]);
+	for (uint32_t i = 0; a->sigs && i < a->n_sigs; i++) {
+		nvl_syncobj_put(a->sigs[i]);
+		if (a->chains[i])
+			nvl_fence_chain_free(a->chains[i]);
+	}
+}
+
+static int resolve(struct nvl_client *client, struct bind_args *a,
+		   const struct nvl_vm_bind_op *ops,
+		   const struct nvl_vm_sync *waits,
+		   const struct nvl_vm_sync *signals)
+{
+	int ret;
+
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		const struct nvl_vm_bind_op *o = &ops[i];
+		struct nvl_vm_kop *k = &a->kops[i];
+
+		k->op = o->op;
+		k->flags = o->flags;
+		k->addr = o->addr;
+		k->range = o->range;
+		k->bo_offset = o->bo_offset;
+		if (o->pad)
+			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					 i);
+		if (!o->handle)
+			continue;
+		if ((o->op == NVL_VM_BIND_OP_MAP &&
+		     !(o->flags & NVL_VM_BIND_SPARSE)) ||
+		    o->op == NVL_VM_BIND_OP_UNMAP_ALL) {
+			k->obj = nvl_gem_lookup(client, o->handle);
+			if (!k->obj)
+				return nvl_error(-ENOENT,
+						 "vm: bind op %u: no BO %u", i,
+						 o->handle);
+		} else if (!(o->flags & NVL_VM_BIND_SPARSE)) {
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: op %u takes no handle",
+					 i, o->op);
+		}
+	}
+	for (uint32_t i = 0; i < a->n_waits; i++) {
+		if (waits[i].flags)
+			return nvl_error(-EINVAL, "vm: bind wait %u: flags", i);
+		ret = nvl_syncobj_find_fence(client, waits[i].handle,
+					     waits[i].point, 0, &a->waits[i]);
+		if (ret)
+			return nvl_error(ret, "vm: bind wait %u: syncobj %u",
+					 i, waits[i].handle);
+	}
+	for (uint32_t i = 0; i < a->n_sigs; i++) {
+		if (signals[i].flags)
+			return nvl_error(-EINVAL, "vm: bind signal %u: flags",
+					 i);
+		a->sigs[i] = nvl_syncobj_find(client, signals[i].handle);
+		if (!a->sigs[i])
+			return nvl_error(-ENOENT,
+					 "vm: bind signal %u: no syncobj %u", i,
+					 signals[i].handle);
+		if (signals[i].point) {
+			a->chains[i] = nvl_fence_chain_alloc();
+			if (!a->chains[i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void install_signals(struct bind_args *a,
+			    const struct nvl_vm_sync *signals,
+			    struct nvl_fence *done)
+{
+	for (uint32_t i = 0; i < a->n_sigs; i++) {
+		if (a->chains[i]) {
+			nvl_syncobj_add_point(a->sigs[i], a->chains[i], done,
+					      signals[i].point);
+			a->chains[i] = NULL;
+		} else {
+			nvl_syncobj_replace_fence(a->sigs[i], done);
+		}
+	}
+}
+
+NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
+			uint32_t queue, const struct nvl_vm_bind_op *ops,
+			uint32_t n_ops, const struct nvl_vm_sync *waits,
+			uint32_t n_waits, const struct nvl_vm_sync *signals,
+			uint32_t n_signals, uint32_t flags)
+{
+	struct nvl_vm_kop kops_stack[STACK_OPS];
+	struct bind_args a = { .n_ops = n_ops, .n_waits = n_waits,
+			       .n_sigs = n_signals };
+	struct nvl_vm_queue *q = NULL;
+	struct nvl_fence *done = NULL;
+	struct nvl_vm *vm;
+	void *heap = NULL;
+	int ret;
+
+	if (!client)
+		return nvl_error(-EINVAL, "vm: bind: NULL client");
+	if ((n_ops && !ops) || (n_waits && !waits) || (n_signals && !signals))
+		return nvl_error(-EINVAL, "vm: bind: NULL array");
+	if (n_ops > (1u << 16) || n_waits > 256 || n_signals > 256)
+		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
+	vm = nvl_vm_lookup(client, vmh);
+	if (!vm)
+		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
+	if (queue) {
+		q = nvl_vm_queue_lookup(client, queue);
+		if (!q || q->vm != vm) {
+			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
+					queue, vmh);
+			goto out;
+		}
+	}
+	if (n_ops <= STACK_OPS && !n_waits && !n_signals) {
+		memset(kops_stack, 0, n_ops * sizeof(kops_stack[0]));
+		a.kops = kops_stack;
+	} else {
+		size_t sz = n_ops * sizeof(*a.kops) +
+			    n_waits * sizeof(*a.waits) +
+			    n_signals * (sizeof(*a.sigs) + sizeof(*a.chains));
+
+		heap = nvl_zalloc(sz ? sz : 1);
+		if (!heap) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		a.kops = heap;
+		a.waits = (struct nvl_fence **)(a.kops + n_ops);
+		a.sigs = (struct nvl_syncobj **)(a.waits + n_waits);
+		a.chains = (struct nvl_fence_chain **)(a.sigs + n_signals);
+	}
+	ret = resolve(client, &a, ops, waits, signals);
+	if (ret)
+		goto out_args;
+	ret = nvl_vm_bind_kops(vm, q, a.kops, n_ops, a.waits, n_waits, flags,
+			       n_signals ? &done : NULL);
+	if (!ret && done)
+		install_signals(&a, signals, done);
+	nvl_fence_put(done);
+out_args:
+	args_release(&a);
+	nvl_free(heap);
+out:
+	nvl_vm_queue_put(q);
+	nvl_vm_put(vm);
+	return ret;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VM object behind a client's VM handle, its bind queues, and the bind
+ * path (VM_BIND) from validated operations down to GPUVM transactions and
+ * bind jobs on the scheduler.
+ */
+#ifndef NVL_VM_VM_H
+#define NVL_VM_VM_H
+
+#include <stdatomic.h>
+
+#include <nouvelle/vm.h>
+
+#include "base/list.h"
+#include "base/refcount.h"
+#include "vm/gpuvm.h"
+
+struct nvl_client;
+struct nvl_fence;
+struct nvl_sched;
+struct nvl_vm_queue;
+struct nvl_vm_pt_record;
+
+/** struct nvl_vm_backend - a page-table backend and how to release it. */
+struct nvl_vm_backend {
+	const struct nvl_vm_pt_ops *ops;
+	void *priv;
+	/** @release: called with @priv when the VM is gone (may be NULL) */
+	void (*release)(void *priv);
+	/** @big_page_shifts: see struct nvl_gpuvm_args */
+	uint64_t big_page_shifts;
+};
+
+/** struct nvl_vm - a client's VM. */
+struct nvl_vm {
+	struct nvl_kref ref;
+	struct nvl_gpuvm *gpuvm;
+	uint64_t client_id;
+	struct nvl_sched *sched;
+	struct nvl_vm_queue *defq;
+	struct nvl_vm_backend backend;
+	/** @rec: the recording backend when the VM uses it, else NULL */
+	struct nvl_vm_pt_record *rec;
+	/** @dead: a bind failed after its point of no return */
+	atomic_bool dead;
+};
+
+/** struct nvl_vm_kop - a bind operation with its BO resolved. */
+struct nvl_vm_kop {
+	uint32_t op, flags;
+	uint64_t addr, range, bo_offset;
+	/** @obj: MAP/UNMAP_ALL: the BO (the caller's reference) */
+	struct nvl_gem_object *obj;
+};
+
+/**
+ * nvl_vm_create_internal() - create a VM on @backend (NULL: the recording
+ * backend), without a handle.
+ * @args: window and reserved range (uAPI struct)
+ * @backend: page-table backend, or NULL
+ * @client_id: owner, for accounting
+ * @vm_out: the VM (one reference)
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
+			   const struct nvl_vm_backend *backend,
+			   uint64_t client_id,
+			   struct nvl_vm **vm_out) NVL_MUST_CHECK;
+
+/** nvl_vm_get() / nvl_vm_put() - reference counting; the last put frees. */
+void nvl_vm_get(struct nvl_vm *vm);
+void nvl_vm_put(struct nvl_vm *vm);
+
+/**
+ * nvl_vm_lookup() - the VM behind a client's handle, with a reference.
+ * Return: the VM or NULL.
+ */
+struct nvl_vm *nvl_vm_lookup(struct nvl_client *client, uint32_t handle);
+
+/**
+ * nvl_vm_queue_create() - a new bind queue of @vm.
+ * @vm: the VM
+ * @q_out: the queue (one reference)
+ *
+ * Return: 0, -ENOENT for an unusable VM, -ENOMEM.
+ */
+int nvl_vm_queue_create(struct nvl_vm *vm,
+			struct nvl_vm_queue **q_out) NVL_MUST_CHECK;
+
+/** nvl_vm_queue_put() - drop a queue reference; the last drains it. */
+void nvl_vm_queue_put(struct nvl_vm_queue *q);
+
+/**
+ * nvl_vm_queue_lookup() - the queue behind a handle, with a reference.
+ * Return: the queue or NULL.
+ */
+struct nvl_vm_queue *nvl_vm_queue_lookup(struct nvl_client *client,
+					 uint32_t handle);
+
+/** nvl_vm_queue_vm() - the VM a queue belongs to. */
+struct nvl_vm *nvl_vm_queue_vm(const struct nvl_vm_queue *q);
+
+/**
+ * nvl_vm_bind_kops() - the bind path below handle resolution.
+ * @vm: the VM
+ * @q: its queue, or NULL for the default queue
+ * @ops: resolved operations
+ * @n: how many
+ * @waits: fences to wait for (references stay the caller's)
+ * @n_waits: how many
+ * @flags: enum nvl_vm_bind_flags
+ * @done_out: if not NULL: the fence that signals when the page tables are
+ *            written (a reference), for the caller's signal syncobjs
+ *
+ * Return: as nvl_vm_bind().
+ */
+int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
+		     const struct nvl_vm_kop *ops, uint32_t n,
+		     struct nvl_fence *const *waits, uint32_t n_waits,
+		     uint32_t flags, struct nvl_fence **done_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_validate_kop() - check one operation against @vm (no change).
+ * Return: 0 or -EINVAL with a message.
+ */
+int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
+			const struct nvl_vm_kop *op) NVL_MUST_CHECK;
+
+#endif /* NVL_VM_VM_H */

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: bind
+ * Description: VM_BIND through the client API: handles, every bad input
+ * (clear error, nothing changed), all-or-nothing under allocation failure at
+ * every allocation, ordered multi-op calls, async ordering within a queue
+ * and independence across queues, waits and signals through syncobjs,
+ * zero-op calls, and a banned VM after an injected backend failure inside a
+ * bind job (run under the fence-signalling checker).
+ */
+#include <stdio.h>
+
+#include <nouvelle/bo.h>
+#include <nouvelle/sync.h>
+#include <nouvelle/vm.h>
+
+#include "t.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "sync/checker.h"
+#include "sync/fence.h"
+#include "sync/syncobj.h"
+#include "vm/vm.h"
+#include "vmt.h"
+
+#define GiB (1ull << 30)
+#define MiB (1ull << 20)
+
+struct env {
+	struct nvl_client *c;
+	uint32_t vm, bo, bo2;
+	struct nvl_vm *v;
+};
+
+static void env_init(struct env *e)
+{
+	struct nvl_vm_create_args a = {
+		.start = 0,
+		.end = 16 * GiB,
+		.kernel_start = 15 * GiB,
+		.kernel_range = GiB,
+	};
+
+	assert_int_equal(nvl_client_create(&e->c), 0);
+	assert_int_equal(nvl_vm_create(e->c, &a, &e->vm), 0);
+	assert_int_equal(nvl_bo_create(e->c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0,
+				       0, &e->bo),
+			 0);
+	assert_int_equal(nvl_bo_create(e->c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0,
+				       0, &e->bo2),
+			 0);
+	e->v = nvl_vm_lookup(e->c, e->vm);
+	assert_non_null(e->v);
+}
+
+static void env_fini(struct env *e)
+{
+	struct nvl_vm_pt_record *rec = e->v->rec;
+	struct nvl_vm_pt_record_stats st;
+
+	nvl_vm_pt_record_stats(rec, &st);
+	assert_int_equal(st.errors, 0);
+	nvl_vm_put(e->v);
+	nvl_client_destroy(e->c);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+static struct nvl_vm_bind_op map_op(uint32_t bo, uint64_t addr, uint64_t range,
+				    uint64_t off)
+{
+	return (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					.handle = bo,
+					.addr = addr,
+					.range = range,
+					.bo_offset = off };
+}
+
+static struct nvl_vm_bind_op unmap_op(uint64_t addr, uint64_t range)
+{
+	return (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP,
+					.addr = addr,
+					.range = range };
+}
+
+static int bind(struct env *e, const struct nvl_vm_bind_op *ops, uint32_t n)
+{
+	return nvl_vm_bind(e->c, e->vm, 0, ops, n, NULL, 0, NULL, 0, 0);
+}
+
+/* A fingerprint of the VM's state: mappings and recorded page tables. */
+static uint64_t state(struct env *e)
+{
+	uint64_t h = nvl_vm_pt_record_hash(e->v->rec);
+	struct nvl_gpuva *va;
+
+	pthread_mutex_lock(&e->v->gpuvm->lock);
+	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
+	     va = nvl_gpuvm_next_va(va))
+		h = h * 1000003 ^ (nvl_gpuva_addr(va) + nvl_gpuva_range(va) * 7 +
+				   va->bo_offset * 13 + va->flags +
+				   (uintptr_t)nvl_gpuva_obj(va));
+	h ^= nvl_itree_count(&e->v->gpuvm->regions) * 0x1234567;
+	pthread_mutex_unlock(&e->v->gpuvm->lock);
+	return h;
+}
+
+static void page_is(struct env *e, uint64_t va, enum nvl_vm_pt_state st)
+{
+	struct nvl_vm_pt_page p;
+
+	nvl_vm_pt_record_query(e->v->rec, va, &p);
+	if (p.state != st)
+		fail_msg("page %#llx: state %d, expected %d",
+			 (unsigned long long)va, p.state, st);
+}
+
+static void map_unmap_through_handles_writes_page_tables(void **state_)
+{
+	struct env e;
+	struct nvl_vm_bind_op ops[2] = { map_op(0, GiB, 2 * MiB, 0) };
+	struct nvl_vm_pt_page p;
+
+	(void)state_;
+	env_init(&e);
+	ops[0].handle = e.bo;
+	assert_int_equal(bind(&e, ops, 1), 0);
+	nvl_vm_pt_record_query(e.v->rec, GiB + 8192, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_int_equal(p.bo_offset, 8192);
+	/* ops of one call apply in order: map then punch a hole */
+	ops[0] = map_op(e.bo2, 2 * GiB, MiB, 0);
+	ops[1] = unmap_op(2 * GiB + 4096, 4096);
+	assert_int_equal(bind(&e, ops, 2), 0);
+	page_is(&e, 2 * GiB, NVL_VM_PT_MAPPED);
+	page_is(&e, 2 * GiB + 4096, NVL_VM_PT_INVALID);
+	page_is(&e, 2 * GiB + 8192, NVL_VM_PT_MAPPED);
+	ops[0] = unmap_op(0, 8 * GiB);
+	assert_int_equal(bind(&e, ops, 1), 0);
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	assert_null(nvl_gpuvm_first_va(e.v->gpuvm));
+	env_fini(&e);
+}
+
+static void bad_input_is_rejected_and_changes_nothing(void **state_)
+{
+	struct env e;
+	struct nvl_client *other;
+	uint32_t other_bo;
+	uint64_t before;
+	struct {
+		struct nvl_vm_bind_op op;
+		int err;
+		const char *what;
+	} cases[] = {
+		{ map_op(1, GiB + 1, MiB, 0), -EINVAL, "unaligned address" },
+		{ map_op(1, GiB, MiB + 1, 0), -EINVAL, "unaligned range" },
+		{ map_op(1, GiB, MiB, 1), -EINVAL, "unaligned offset" },
+		{ map_op(1, GiB, 0, 0), -EINVAL, "zero range" },
+		{ map_op(1, 16 * GiB - MiB, 2 * MiB, 0), -EINVAL,
+		  "past the VM end" },
+		{ map_op(1, 15 * GiB - MiB, 2 * MiB, 0), -EINVAL,
+		  "into the reserved range" },
+		{ map_op(1, GiB, 4 * MiB, 4096), -EINVAL, "past the BO end" },
+		{ map_op(1, GiB, 8 * MiB, 0), -EINVAL, "longer than the BO" },
+		{ map_op(999, GiB, MiB, 0), -ENOENT, "unknown BO handle" },
+		{ map_op(0, GiB, MiB, 0), -EINVAL, "MAP without BO" },
+		{ unmap_op(GiB, 0), -EINVAL, "zero-range unmap" },
+		{ { .op = 7, .addr = GiB, .range = MiB }, -EINVAL,
+		  "unknown op code" },
+		{ { .op = NVL_VM_BIND_OP_UNMAP, .flags = 1u << 9, .addr = GiB,
+		    .range = MiB },
+		  -EINVAL, "unknown flag" },
+		{ { .op = NVL_VM_BIND_OP_UNMAP, .flags = NVL_VM_BIND_SPARSE,
+		    .addr = 4 * GiB, .range = MiB },
+		  -ENOENT, "sparse unmap matching no region" },
+		{ { .op = NVL_VM_BIND_OP_MAP, .flags = NVL_VM_BIND_SPARSE,
+		    .addr = 5 * GiB - MiB, .range = 2 * MiB },
+		  -ENOSPC, "region over a mapping" },
+		{ map_op(1, 6 * GiB - MiB, 2 * MiB, 0), -ENOSPC,
+		  "mapping crossing a region boundary" },
+		{ { .op = NVL_VM_BIND_OP_MAP, .flags = NVL_VM_BIND_NULL,
+		    .handle = 1, .addr = GiB, .range = MiB },
+		  -EINVAL, "NULL map with a BO" },
+		{ { .op = NVL_VM_BIND_OP_UNMAP_ALL, .handle = 1,
+		    .addr = GiB },
+		  -EINVAL, "UNMAP_ALL with a range" },
+		{ { .op = NVL_VM_BIND_OP_MAP, .handle = 1, .pad = 1,
+		    .addr = GiB, .range = MiB },
+		  -EINVAL, "non-zero padding" },
+	};
+	struct nvl_vm_bind_op setup[2] = { map_op(0, 5 * GiB, MiB, 0) };
+
+	(void)state_;
+	env_init(&e);
+	setup[0].handle = e.bo;
+	setup[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					    .flags = NVL_VM_BIND_SPARSE,
+					    .addr = 6 * GiB,
+					    .range = GiB };
+	assert_int_equal(bind(&e, setup, 2), 0);
+	before = state(&e);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(cases); i++) {
+		struct nvl_vm_bind_op two[2] = { map_op(e.bo2, 3 * GiB, MiB, 0),
+						 cases[i].op };
+		int ret;
+
+		if (two[1].handle == 1)
+			two[1].handle = e.bo;
+		/* a valid op first: it must be undone too */
+		ret = bind(&e, two, 2);
+		if (ret != cases[i].err)
+			fail_msg("%s: %d, expected %d (%s)", cases[i].what, ret,
+				 cases[i].err, nvl_last_error());
+		assert_true(strlen(nvl_last_error()) > 0);
+		assert_int_equal(state(&e), before);
+	}
+	/* another client's handle */
+	assert_int_equal(nvl_client_create(&other), 0);
+	assert_int_equal(nvl_bo_create(other, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0,
+				       0, &other_bo),
+			 0);
+	setup[0] = map_op(other_bo + 100, GiB, MiB, 0);
+	assert_int_equal(bind(&e, setup, 1), -ENOENT);
+	assert_int_equal(nvl_vm_bind(other, e.vm, 0, setup, 0, NULL, 0, NULL,
+				     0, 0),
+			 -ENOENT);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, setup, 0, NULL, 0, NULL, 0,
+				     1u << 7),
+			 -EINVAL);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 77, setup, 0, NULL, 0, NULL,
+				     0, 0),
+			 -ENOENT);
+	assert_int_equal(state(&e), before);
+	nvl_client_destroy(other);
+	env_fini(&e);
+}
+
+struct fail_arg {
+	struct env *e;
+	uint64_t before;
+	const struct nvl_vm_bind_op *ops;
+	uint32_t n;
+	uint32_t sig;
+};
+
+static int fail_op(void *p)
+{
+	struct fail_arg *a = p;
+	struct nvl_vm_sync s = { .handle = a->sig, .point = 5 };
+
+	return nvl_vm_bind(a->e->c, a->e->vm, 0, a->ops, a->n, NULL, 0, &s, 1,
+			   0);
+}
+
+static void fail_check(int ret, void *p)
+{
+	struct fail_arg *a = p;
+	uint64_t pt = 0;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(state(a->e), a->before);
+	assert_int_equal(nvl_syncobj_query(a->e->c, &a->sig, &pt, 1, 0), 0);
+	assert_int_equal(pt, 0);
+}
+
+static void allocation_failure_anywhere_leaves_vm_unchanged(void **state_)
+{
+	struct env e;
+	struct nvl_vm_bind_op setup[3], ops[5];
+	struct fail_arg a = { &e };
+	unsigned long n;
+
+	(void)state_;
+	env_init(&e);
+	setup[0] = map_op(e.bo, GiB, 2 * MiB, 0);
+	setup[1] = map_op(e.bo2, GiB + 4 * MiB, MiB, 0);
+	setup[2] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					    .flags = NVL_VM_BIND_SPARSE,
+					    .addr = 8 * GiB,
+					    .range = 64 * MiB };
+	assert_int_equal(bind(&e, setup, 3), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &a.sig), 0);
+	/* remaps, a new vm_bo, NULL map, region map and destroy, unmap-all */
+	ops[0] = map_op(e.bo2, GiB + MiB, 4 * MiB, 0);
+	ops[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					  .flags = NVL_VM_BIND_NULL,
+					  .addr = 3 * GiB,
+					  .range = MiB };
+	ops[2] = map_op(e.bo, 8 * GiB + MiB, MiB, 0);
+	ops[3] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP,
+					  .flags = NVL_VM_BIND_SPARSE,
+					  .addr = 8 * GiB,
+					  .range = 64 * MiB };
+	ops[4] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP_ALL,
+					  .handle = e.bo };
+	a.ops = ops;
+	a.n = 5;
+	a.before = state(&e);
+	n = t_fail_each_alloc(fail_op, fail_check, &a, 200);
+	assert_true(n > 3);
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_is(&e, GiB + MiB, NVL_VM_PT_MAPPED);
+	page_is(&e, 3 * GiB, NVL_VM_PT_MAPPED);
+	page_is(&e, 8 * GiB, NVL_VM_PT_INVALID);
+	env_fini(&e);
+}
+
+/* a syncobj holding an unsignalled fence the test signals itself */
+static struct nvl_fence *blocker(struct env *e, uint32_t *handle)
+{
+	struct nvl_syncobj *so;
+	struct nvl_fence *f;
+
+	assert_int_equal(nvl_syncobj_create(e->c, 0, handle), 0);
+	so = nvl_syncobj_find(e->c, *handle);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(so, f);
+	nvl_syncobj_put(so);
+	return f;
+}
+
+static bool signalled(struct env *e, uint32_t h, int64_t wait_ns)
+{
+	return nvl_syncobj_wait(e->c, &h, NULL, 1, nvl_time_ns() + wait_ns, 0,
+				NULL) == 0;
+}
+
+static void async_binds_run_in_queue_order_after_waits(void **state_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g, s1, s2, s3, q2;
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_bind_op op;
+
+	(void)state_;
+	env_init(&e);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s1), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s2), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s3), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	op = map_op(e.bo, GiB, MiB, 0);
+	sig.handle = s1;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* the VA view changes at submit; the page tables only after g */
+	assert_non_null(nvl_gpuvm_find_at(e.v->gpuvm, GiB));
+	op = unmap_op(GiB, 4096);
+	sig.handle = s2;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* another queue is not held up */
+	op = map_op(e.bo2, 2 * GiB, MiB, 0);
+	sig.handle = s3;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	assert_true(signalled(&e, s3, 5ll * 1000 * 1000 * 1000));
+	page_is(&e, 2 * GiB, NVL_VM_PT_MAPPED);
+	assert_false(signalled(&e, s1, 20 * 1000 * 1000));
+	assert_false(signalled(&e, s2, 0));
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, s2, 5ll * 1000 * 1000 * 1000));
+	assert_true(signalled(&e, s1, 0));
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_is(&e, GiB + 4096, NVL_VM_PT_MAPPED);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	env_fini(&e);
+}
+
+static void sync_bind_behind_queued_work_waits_for_it(void **state_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+
+	(void)state_;
+	env_init(&e);
+	gate = blocker(&e, &g);
+	w.handle = g;
+	op.handle = e.bo;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	nvl_fence_signal(gate);
+	op = unmap_op(GiB, 4096);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_is(&e, GiB + 4096, NVL_VM_PT_MAPPED);
+	nvl_fence_put(gate);
+	env_fini(&e);
+}
+
+static void zero_op_calls_still_signal_timeline_points(void **state_)
+{
+	struct env e;
+	uint32_t t;
+	uint64_t pt = 0;
+	struct nvl_vm_sync sig = { .point = 3 };
+
+	(void)state_;
+	env_init(&e);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &t), 0);
+	sig.handle = t;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1,
+				     0),
+			 0);
+	assert_int_equal(nvl_syncobj_query(e.c, &t, &pt, 1, 0), 0);
+	assert_int_equal(pt, 3);
+	sig.point = 4;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(e.c, &t, &sig.point, 1,
+					  nvl_time_ns() + 5000000000ll, 0,
+					  NULL),
+			 0);
+	/* a missing signal syncobj is reported and nothing signals */
+	sig.handle = 12345;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1,
+				     0),
+			 -ENOENT);
+	env_fini(&e);
+}
+
+static void backend_failure_in_bind_job_bans_the_vm(void **state_)
+{
+	struct env e;
+	uint32_t s, q;
+	struct nvl_vm_sync sig = { 0 };
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+	struct nvl_syncobj *so;
+	struct nvl_fence *f;
+
+	(void)state_;
+	env_init(&e);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s), 0);
+	sig.handle = s;
+	op.handle = e.bo;
+	nvl_vm_pt_record_fail_map_after(e.v->rec, 1);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	assert_true(signalled(&e, s, 5ll * 1000 * 1000 * 1000));
+	so = nvl_syncobj_find(e.c, s);
+	f = nvl_syncobj_fence_get(so);
+	assert_int_equal(nvl_fence_get_status(f), -EIO);
+	nvl_fence_put(f);
+	nvl_syncobj_put(so);
+	op = unmap_op(GiB, MiB);
+	assert_int_equal(bind(&e, &op, 1), -ENOENT);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q), -ENOENT);
+	env_fini(&e);
+}
+
+static void sparse_region_and_null_mapping_semantics(void **state_)
+{
+	struct env e;
+	struct nvl_vm_bind_op ops[3];
+
+	(void)state_;
+	env_init(&e);
+	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					  .flags = NVL_VM_BIND_SPARSE,
+					  .addr = 4 * GiB,
+					  .range = 16 * MiB };
+	ops[1] = map_op(e.bo, 4 * GiB + MiB, MiB, 0);
+	ops[2] = unmap_op(4 * GiB + MiB, 4096);
+	assert_int_equal(bind(&e, ops, 3), 0);
+	page_is(&e, 4 * GiB, NVL_VM_PT_SPARSE);
+	page_is(&e, 4 * GiB + MiB, NVL_VM_PT_SPARSE);
+	page_is(&e, 4 * GiB + MiB + 4096, NVL_VM_PT_MAPPED);
+	/* destroying the region unmaps what is inside */
+	ops[0].op = NVL_VM_BIND_OP_UNMAP;
+	assert_int_equal(bind(&e, ops, 1), 0);
+	page_is(&e, 4 * GiB, NVL_VM_PT_INVALID);
+	page_is(&e, 4 * GiB + MiB + 4096, NVL_VM_PT_INVALID);
+	/* Xe NULL: a mapping without BO; unmapping it leaves a hole */
+	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					  .flags = NVL_VM_BIND_NULL,
+					  .addr = 4 * GiB,
+					  .range = MiB };
+	ops[1] = map_op(e.bo, 4 * GiB + 4096, 4096, 0);
+	assert_int_equal(bind(&e, ops, 2), 0);
+	page_is(&e, 4 * GiB, NVL_VM_PT_MAPPED);
+	ops[0] = unmap_op(4 * GiB + 4096, 4096);
+	assert_int_equal(bind(&e, ops, 1), 0);
+	page_is(&e, 4 * GiB + 4096, NVL_VM_PT_INVALID);
+	page_is(&e, 4 * GiB + 8192, NVL_VM_PT_MAPPED);
+	env_fini(&e);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
+	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
+	cmocka_unit_test(allocation_failure_anywhere_leaves_vm_unchanged),
+	cmocka_unit_test(async_binds_run_in_queue_order_after_waits),
+	cmocka_unit_test(sync_bind_behind_queued_work_waits_for_it),
+	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
+	cmocka_unit_test(backend_failure_in_bind_job_bans_the_vm),
+	cmocka_unit_test(sparse_region_and_null_mapping_semantics),
+};
+
+T_MAIN(tests)
