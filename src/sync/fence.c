@@ -48,7 +48,11 @@
 /* internal: timestamp holds raw TSC ticks, converted when read */
 #define F_TS_RAW (1u << 7)
 
-/* Spin this many polls of the flag before sleeping in a wait. */
+/*
+ * Polls of the flag before sleeping in a wait. Measured on the 2-core dev
+ * box: any spinning made fence_pingpong slower (it steals the signaller's
+ * CPU), so it is off; raise it on machines with idle cores.
+ */
 #define WAIT_SPIN 0
 
 static atomic_uint_fast64_t context_counter = 1;

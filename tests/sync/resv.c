@@ -13,6 +13,7 @@
 
 #include "t.h"
 #include "base/time.h"
+#include "sync/checker.h"
 #include "sync/fence_array.h"
 #include "sync/resv.h"
 
@@ -306,7 +307,31 @@ static void wait_is_woken_by_signal_without_the_lock(void **state)
 	nvl_resv_fini(&r);
 }
 
+static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
+{
+	struct nvl_resv r;
+	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
+	unsigned long before;
+	bool cookie;
+
+	nvl_resv_init(&r);
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	/* the fence is installed: from here on it is a signalling section */
+	before = nvl_alloc_count();
+	cookie = nvl_fence_begin_signalling();
+	nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_BOOKKEEP);
+	nvl_resv_unlock(&r);
+	nvl_fence_signal(f);
+	nvl_fence_end_signalling(cookie);
+	assert_int_equal(nvl_alloc_count(), before);
+	assert_true(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP));
+	nvl_fence_put(f);
+	nvl_resv_fini(&r);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(add_fence_after_reserve_is_allowed_in_signalling),
 	cmocka_unit_test(queries_return_fences_up_to_usage),
 	cmocka_unit_test(same_context_later_fence_replaces_older),
 	cmocka_unit_test(signalled_slots_are_recycled),

@@ -567,7 +567,54 @@ static void concurrent_waiters_and_signallers_lose_no_wakeup(void **state)
 	nvl_client_destroy(s.c);
 }
 
+static void signalled_fast_path_allocates_nothing(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h[64], first = 99;
+	unsigned long before;
+
+	for (int i = 0; i < 64; i++)
+		h[i] = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	before = nvl_alloc_count();
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 64, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 64, 0, 0, &first), 0);
+	assert_int_equal(nvl_alloc_count(), before);
+	assert_int_equal(first, 0);
+	nvl_client_destroy(c);
+}
+
+static void publishing_out_fences_is_allowed_in_signalling(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t bin = mk(c, 0), tl = mk(c, 0);
+	struct nvl_syncobj *ob = nvl_syncobj_find(c, bin);
+	struct nvl_syncobj *ot = nvl_syncobj_find(c, tl);
+	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
+	unsigned long v = nvl_checker_violations();
+	struct nvl_fence *f;
+	bool cookie;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	/* a driver's run path: publish, then signal; no allocation */
+	cookie = nvl_fence_begin_signalling();
+	nvl_syncobj_replace_fence(ob, f);
+	nvl_syncobj_add_point(ot, chain, f, 1);
+	nvl_fence_signal(f);
+	nvl_fence_end_signalling(cookie);
+	assert_int_equal(nvl_checker_violations(), v);
+	assert_int_equal(nvl_syncobj_wait(c, &bin, NULL, 1, 0, 0, NULL), 0);
+	nvl_fence_put(f);
+	nvl_syncobj_put(ob);
+	nvl_syncobj_put(ot);
+	nvl_client_destroy(c);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(signalled_fast_path_allocates_nothing),
+	cmocka_unit_test(publishing_out_fences_is_allowed_in_signalling),
 	cmocka_unit_test(concurrent_waiters_and_signallers_lose_no_wakeup),
 	cmocka_unit_test(create_destroy_and_bad_input),
 	cmocka_unit_test(wait_on_no_fence_is_einval_even_if_other_signalled),
