@@ -52,8 +52,9 @@ static uint64_t shrink_locked(struct nvl_mm *mm, uint64_t want_B)
 	struct nvl_mm_shrinker *s;
 	uint64_t freed = 0;
 
-	nvl_mutex_lock(&mm->shrink_lock);
+	/* Reclaim first: the shrinker lock is a reclaim lock. */
 	nvl_checker_reclaim_enter();
+	nvl_mutex_lock(&mm->shrink_lock);
 	nvl_list_for_each_entry(s, &mm->shrinkers, link) {
 		if (freed >= want_B)
 			break;
@@ -61,8 +62,8 @@ static uint64_t shrink_locked(struct nvl_mm *mm, uint64_t want_B)
 			continue;
 		freed += s->scan(s, want_B - freed);
 	}
-	nvl_checker_reclaim_leave();
 	nvl_mutex_unlock(&mm->shrink_lock);
+	nvl_checker_reclaim_leave();
 	return freed;
 }
 
