@@ -2,20 +2,24 @@
 /*
  * DOC: Sync files
  *
- * An exported fence or syncobj is the read end of a pipe. We keep the write
- * end in a registry entry together with the object's reference, keyed by the
- * pipe's (device, inode), which stays unique while we hold the write end.
- * For fences a callback writes one byte when the fence signals (already
- * signalled: at once), so the read end polls readable from then on.
+ * An exported fence or syncobj is one end of a Unix socket pair. We keep the
+ * other end in a registry entry together with the object's reference, keyed
+ * by the exported socket's (device, inode), unique while it lives. For
+ * fences a callback sends one byte when the fence signals (already
+ * signalled: at once), so the exported end polls readable from then on.
+ * A socket rather than a pipe: send(MSG_NOSIGNAL) cannot raise SIGPIPE when
+ * the application closed its end before the fence signalled (the fuzzer
+ * found that one).
  *
  * Entries are collected lazily: whenever the registry is used, entries whose
- * every read end was closed (the write end polls POLLERR) are dropped,
+ * exported end was closed everywhere (our end polls POLLHUP) are dropped,
  * removing the fence callback first (synchronous with a running callback).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,7 +47,7 @@ static void sf_signalled(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
 	struct sf_entry *e = container_of(cb, struct sf_entry, cb);
 
-	(void)!write(e->wfd, "s", 1);
+	(void)!send(e->wfd, "s", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 static void entry_free(struct sf_entry *e)
@@ -65,9 +69,9 @@ static void collect_locked(struct nvl_list *dead)
 
 	nvl_list_for_each_safe(pos, n, &registry) {
 		struct sf_entry *e = nvl_list_entry(pos, struct sf_entry, node);
-		struct pollfd p = { .fd = e->wfd, .events = POLLOUT };
+		struct pollfd p = { .fd = e->wfd, .events = POLLIN };
 
-		if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
 			nvl_list_del(&e->node);
 			nvl_list_add_tail(&e->node, dead);
 		}
@@ -98,13 +102,14 @@ static int export_entry(struct nvl_fence *fence, struct nvl_syncobj *obj,
 	e = nvl_zalloc(sizeof(*e));
 	if (!e)
 		return nvl_error(-ENOMEM, "sync_file: out of memory");
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK)) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+		       fds)) {
 		int err = errno;
 
 		nvl_free(e);
 		return nvl_error(err == ENFILE || err == EMFILE ? -EMFILE :
 								  -err,
-				 "sync_file: cannot create a pipe (errno %d)",
+				 "sync_file: cannot create a socket pair (errno %d)",
 				 err);
 	}
 	if (fstat(fds[0], &st)) {
@@ -125,7 +130,7 @@ static int export_entry(struct nvl_fence *fence, struct nvl_syncobj *obj,
 		e->cb_queued = nvl_fence_add_callback(fence, &e->cb,
 						      sf_signalled) == 0;
 		if (!e->cb_queued)
-			(void)!write(e->wfd, "s", 1);
+			sf_signalled(fence, &e->cb);
 	} else {
 		e->obj = nvl_syncobj_get(obj);
 	}
@@ -160,7 +165,7 @@ static int import_entry(int fd, bool want_fence, struct nvl_fence **fence_out,
 	struct stat st;
 	int ret = -EINVAL;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+	if (fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode))
 		return nvl_error(-EINVAL, "sync_file: fd %d is not a %s", fd,
 				 want_fence ? "sync file" : "syncobj fd");
 	pthread_mutex_lock(&reg_lock);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sync files: a fence (or a syncobj) behind a real file descriptor. The fd
- * is the read end of a pipe; a fence callback writes one byte to the write
- * end when the fence signals, so poll()/select()/epoll report POLLIN from
- * then on (do not read() from it). Imports recognise our fds by the pipe's
- * inode, so dup()'d fds and fds passed between clients work; other fds are
- * rejected with -EINVAL.
+ * is one end of a Unix socket pair; a fence callback sends one byte from the
+ * other end when the fence signals, so poll()/select()/epoll report POLLIN
+ * from then on (do not read() from it). Imports recognise our fds by the
+ * socket's inode, so dup()'d fds and fds passed between clients work; other
+ * fds are rejected with -EINVAL.
  */
 #ifndef NVL_SYNC_SYNC_FILE_H
 #define NVL_SYNC_SYNC_FILE_H

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -197,7 +198,28 @@ static void export_fails_cleanly_without_memory(void **state)
 	nvl_fence_put(f);
 }
 
+static void signal_after_fd_closed_raises_no_sigpipe(void **state)
+{
+	struct nvl_fence *f;
+	int fd, sv[2];
+	struct nvl_fence *g;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	assert_int_equal(nvl_sync_file_export(f, &fd), 0);
+	close(fd);
+	nvl_fence_signal(f); /* SIGPIPE would kill the test here */
+	assert_int_equal(nvl_sync_file_collect(), 0);
+	nvl_fence_put(f);
+	/* a socket that is not ours */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(nvl_sync_file_import(sv[0], &g), -EINVAL);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(signal_after_fd_closed_raises_no_sigpipe),
 	cmocka_unit_test(exported_fd_polls_readable_once_signalled),
 	cmocka_unit_test(sync_file_is_a_snapshot_and_imports_back),
 	cmocka_unit_test(syncobj_fd_shares_the_object_between_clients),
