@@ -168,13 +168,13 @@ static void *housekeeper_main(void *arg)
 
 		nvl_list_for_each_entry_safe(sched, tmp, &pool.timers,
 					     timer_node) {
-			if (sched->deadline_ns <= now) {
+			if (sched->timer_deadline_ns <= now) {
 				nvl_list_del(&sched->timer_node);
 				sched->on_timer = false;
 				queue_work_locked(sched,
 						  NVL_SCHED_WORK_TIMEOUT);
-			} else if (sched->deadline_ns < target) {
-				target = sched->deadline_ns;
+			} else if (sched->timer_deadline_ns < target) {
+				target = sched->timer_deadline_ns;
 			}
 		}
 		if (!nvl_list_empty(&pool.reap)) {
@@ -316,6 +316,7 @@ void nvl_sched_timer_update(struct nvl_sched *sched)
 			sched->on_timer = false;
 		}
 	} else {
+		sched->timer_deadline_ns = sched->deadline_ns;
 		if (!sched->on_timer) {
 			nvl_list_add_tail(&sched->timer_node, &pool.timers);
 			sched->on_timer = true;

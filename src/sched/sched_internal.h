@@ -113,6 +113,7 @@ struct nvl_sched {
 	struct nvl_list timer_node;	/* on pool.timers */
 	uint32_t work;
 	uint32_t pool_refs;
+	int64_t timer_deadline_ns;	/* copy of deadline_ns */
 	bool reap_queued;		/* under sched->lock */
 	bool on_work, on_reap, on_timer, pool_dead;
 
