@@ -10,8 +10,9 @@
  *    slowdown limit (THROTTLE_THERMAL), and lowered further until power
  *    fits the power limit (THROTTLE_POWER);
  *  - power: idle_mw scaled by the memory clock (half fixed, half
- *    proportional), plus engine_mw for each engine in proportion to its busy
- *    fraction over the interval and to (f_gpc / f_max)^2;
+ *    proportional), plus engine_mw per busy engine, scaled by
+ *    (f_gpc / f_max)^2; engine activity is the busy fraction averaged with
+ *    a 100 ms time constant;
  *  - temperature: a first-order RC model, T -> T_amb + P * R_th with time
  *    constant tau: T(t + dt) = T_ss + (T - T_ss) * exp(-dt / tau);
  *  - energy: the integral of power.
@@ -31,6 +32,7 @@ struct nvl_model_pmu {
 	int ambient_mc;
 	int slowdown_mc;
 	unsigned power_limit_mw;
+	double act;            /* busy engines, averaged over ~100 ms */
 	double temp_mc;
 	double power_mw;
 	double energy_mj;
@@ -58,6 +60,10 @@ static void pmu_update_locked(struct nvl_model *m, struct nvl_model_pmu *p,
 		act += d > dt ? 1.0 : (double)d / (double)dt;
 		p->last_busy[e] = b;
 	}
+	/* smooth activity so power reflects the recent past, not the last
+	 * tick alone */
+	p->act += (act - p->act) * (1 - exp(-(double)dt / 100e6));
+	act = p->act;
 	p->throttle = 0;
 	f = ps->gpc_mhz;
 	if (p->temp_mc > p->slowdown_mc) {
