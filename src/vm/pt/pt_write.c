@@ -418,7 +418,15 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 					  .flags = flags },
 			};
 
+			struct nvl_gem_backing nx;
+
 			n = NVL_MIN(end - va, bk.len_B);
+			/* merge physically contiguous pieces into one run */
+			while (va + n < end &&
+			       !obj->ops->get_backing(obj, bo_offset + n, &nx) &&
+			       nx.domain == bk.domain && nx.len_B &&
+			       nx.addr == bk.addr + n)
+				n = NVL_MIN(end - va, n + nx.len_B);
 			run(pt, va, n, &op);
 		}
 		va += n;
