@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Scheduler benchmarks (suite "sched"), all on the null backend:
+ *  - null_jobs_1/16/1024: jobs per second through one ring with that many
+ *    entities (pushed round robin, no dependencies, delay 0), from the
+ *    first push until every job was freed — job allocation, fences, run,
+ *    completion and free_job included;
+ *  - push_run_latency: median ns from nvl_sched_entity_push_job() to
+ *    run_job() on an idle scheduler (one way), against the futex ping-pong
+ *    round trip; push_run_latency_worker is the same without the
+ *    direct-run path (a pool worker must wake up);
+ *  - idle_scheduler_bytes: heap growth per idle one-entity scheduler
+ *    (mallinfo2 over 10,000 of them).
+ */
+#include <malloc.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "base/alloc.h"
+#include "base/time.h"
+#include "sched/null_backend.h"
+#include "sched/sched.h"
+
+struct jobs_bench {
+	int entities;
+	int jobs;
+	bool failed;
+};
+
+static double jobs_sample(void *arg)
+{
+	struct jobs_bench *b = arg;
+	struct nvl_sched_null_args a = { .credit_limit = 64,
+					 .name = "bench" };
+	struct nvl_sched_null *ring;
+	struct nvl_sched_entity *es;
+	int64_t t0, t1;
+
+	if (nvl_sched_null_create(&a, &ring)) {
+		b->failed = true;
+		return 0;
+	}
+	es = calloc(b->entities, sizeof(*es));
+	for (int i = 0; es && i < b->entities; i++)
+		if (nvl_sched_entity_init(&es[i], NVL_SCHED_PRIO_NORMAL,
+					  nvl_sched_null_sched(ring)))
+			b->failed = true;
+	if (!es || b->failed) {
+		b->failed = true;
+		free(es);
+		nvl_sched_null_destroy(ring);
+		return 0;
+	}
+	t0 = nvl_bench_now_ns();
+	for (int i = 0; i < b->jobs; i++) {
+		struct nvl_sched_null_job *j;
+
+		if (nvl_sched_null_job_create(ring, &es[i % b->entities], 1, 0,
+					      &j) ||
+		    nvl_sched_job_arm(&j->base) ||
+		    nvl_sched_entity_push_job(&j->base)) {
+			b->failed = true;
+			break;
+		}
+	}
+	if (nvl_sched_null_wait_freed(ring, b->jobs, 30 * NVL_NSEC_PER_SEC))
+		b->failed = true;
+	t1 = nvl_bench_now_ns();
+	for (int i = 0; i < b->entities; i++)
+		nvl_sched_entity_fini(&es[i]);
+	free(es);
+	nvl_sched_null_destroy(ring);
+	return (double)b->jobs * 1e9 / (double)(t1 - t0);
+}
+
+static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities)
+{
+	struct jobs_bench b = { .entities = entities,
+				.jobs = nvl_bench_quick(ctx) ? 20000 : 200000 };
+	double r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, jobs_sample,
+				    &b);
+
+	return b.failed ? -1 : r;
+}
+
+NVL_BENCH(sched, null_jobs)
+{
+	double j1 = jobs_per_s(ctx, 1);
+	double j16 = jobs_per_s(ctx, 16);
+	double j1024 = jobs_per_s(ctx, 1024);
+
+	if (j1 <= 0 || j16 <= 0 || j1024 <= 0)
+		return -1;
+	nvl_bench_report(ctx, "null_jobs_1", j1, "jobs/s", NULL);
+	nvl_bench_report_vs(ctx, "null_jobs_16", j16, "jobs/s", "null_jobs_1",
+			    j1);
+	nvl_bench_report_vs(ctx, "null_jobs_1024", j1024, "jobs/s",
+			    "null_jobs_1", j1);
+	return 0;
+}
+
+/* ---- push -> run_job latency ------------------------------------------ */
+
+static _Atomic int64_t run_at;
+
+static void latency_hook(struct nvl_sched_null_job *job, void *arg)
+{
+	(void)job;
+	(void)arg;
+	atomic_store(&run_at, nvl_bench_now_ns());
+}
+
+static double latency(struct nvl_bench_ctx *ctx, uint32_t flags, bool *ok)
+{
+	struct nvl_sched_null_args a = { .credit_limit = 4, .name = "lat",
+					 .sched_flags = flags,
+					 .on_run = latency_hook };
+	int n = nvl_bench_quick(ctx) ? 2000 : 20000;
+	struct nvl_sched_null *ring;
+	struct nvl_sched_entity e;
+	double *v = malloc(n * sizeof(*v)), r;
+
+	*ok = false;
+	if (!v || nvl_sched_null_create(&a, &ring)) {
+		free(v);
+		return 0;
+	}
+	if (nvl_sched_entity_init(&e, NVL_SCHED_PRIO_NORMAL,
+				  nvl_sched_null_sched(ring)))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		struct nvl_sched_null_job *j;
+		struct nvl_fence *f;
+		int64_t t0;
+
+		if (nvl_sched_null_job_create(ring, &e, 1, 0, &j) ||
+		    nvl_sched_job_arm(&j->base))
+			goto out_e;
+		f = nvl_fence_get(nvl_sched_job_finished(&j->base));
+		atomic_store(&run_at, 0);
+		t0 = nvl_bench_now_ns();
+		if (nvl_sched_entity_push_job(&j->base))
+			goto out_e;
+		/* Idle again before the next sample. */
+		nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
+		nvl_fence_put(f);
+		v[i] = (double)(atomic_load(&run_at) - t0);
+	}
+	*ok = true;
+out_e:
+	nvl_sched_entity_fini(&e);
+out:
+	nvl_sched_null_destroy(ring);
+	r = *ok ? nvl_bench_median_of(v, n) : 0;
+	free(v);
+	return r;
+}
+
+NVL_BENCH(sched, push_run_latency)
+{
+	bool ok1, ok2;
+	double direct = latency(ctx, 0, &ok1);
+	double worker = latency(ctx, NVL_SCHED_NO_DIRECT_RUN, &ok2);
+
+	if (!ok1 || !ok2)
+		return -1;
+	nvl_bench_report(ctx, "push_run_latency", direct, "ns",
+			 "futex_pingpong");
+	nvl_bench_report(ctx, "push_run_latency_worker", worker, "ns",
+			 "futex_pingpong");
+	return 0;
+}
+
+/* ---- idle scheduler footprint ----------------------------------------- */
+
+static struct nvl_fence *noop_run(struct nvl_sched_job *job)
+{
+	(void)job;
+	return NULL;
+}
+
+static void noop_free(struct nvl_sched_job *job)
+{
+	nvl_sched_job_cleanup(job);
+}
+
+static const struct nvl_sched_backend_ops noop_ops = {
+	.run_job = noop_run,
+	.free_job = noop_free,
+};
+
+struct chan {
+	struct nvl_sched *sched;
+	struct nvl_sched_entity *e;
+};
+
+NVL_BENCH(sched, idle_scheduler_bytes)
+{
+	const int n = 10000;
+	struct nvl_sched_args a = { .ops = &noop_ops, .credit_limit = 64,
+				    .timeout_ns = 5 * NVL_NSEC_PER_SEC,
+				    .name = "channel" };
+	struct chan *c = calloc(n, sizeof(*c));
+	struct nvl_sched *warm;
+	struct mallinfo2 before, after;
+	int64_t t0, t_create, t_destroy;
+	int ok = 0;
+
+	if (!c || nvl_sched_create(&a, &warm)) {	/* starts the pool */
+		free(c);
+		return -1;
+	}
+	before = mallinfo2();
+	t0 = nvl_bench_now_ns();
+	for (int i = 0; i < n; i++) {
+		c[i].e = nvl_malloc(sizeof(*c[i].e));
+		if (!c[i].e || nvl_sched_create(&a, &c[i].sched) ||
+		    nvl_sched_entity_init(c[i].e, NVL_SCHED_PRIO_NORMAL,
+					  c[i].sched))
+			break;
+		ok++;
+	}
+	t_create = nvl_bench_now_ns() - t0;
+	after = mallinfo2();
+	t0 = nvl_bench_now_ns();
+	for (int i = 0; i < n; i++) {
+		if (c[i].sched && c[i].e)
+			nvl_sched_entity_fini(c[i].e);
+		nvl_sched_destroy(c[i].sched);
+		nvl_free(c[i].e);
+	}
+	t_destroy = nvl_bench_now_ns() - t0;
+	nvl_sched_destroy(warm);
+	free(c);
+	if (ok != n)
+		return -1;
+	nvl_bench_report(ctx, "idle_scheduler_bytes",
+			 (double)(after.uordblks - before.uordblks) / n, "bytes",
+			 NULL);
+	nvl_bench_report(ctx, "scheduler_create_ns", (double)t_create / n,
+			 "ns", NULL);
+	nvl_bench_report(ctx, "scheduler_destroy_ns", (double)t_destroy / n,
+			 "ns", NULL);
+	return 0;
+}
