@@ -38,20 +38,42 @@ static unsigned host_engine(struct nvl_model_chan *ch)
 }
 
 /*
- * Semaphore memory accesses are atomic with respect to each other (one
- * lock for the whole device), as the semaphore units of the real hardware
- * are; this also orders them between runlist threads.
+ * Semaphore memory: translate first (the TLB as any access), then touch
+ * the word under the device's semaphore lock, so that releases, acquires
+ * and reductions are atomic with respect to each other as in the
+ * hardware's semaphore units. Anything unusual (a fault, a sparse page, a
+ * word crossing its page) is left to nvl_model_vm_access(), outside the
+ * lock, which applies the MMU's rules and reports the fault.
  */
+static bool sem_xlate(struct nvl_model_chan *ch, uint64_t va, size_t len,
+		      unsigned access, struct nvl_model_xlate *x)
+{
+	if (nvl_model_mmu_translate(ch->m, &ch->vm, va, access, x) ||
+	    x->state != NVL_MODEL_XLATE_MAPPED)
+		return false;
+	return (va & ((1ull << x->page_shift) - 1)) + len <=
+	       (1ull << x->page_shift);
+}
+
 int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, void *buf, size_t len, bool write)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
-	int ret;
+	struct nvl_model_xlate x;
+	int ret = -EFAULT;
 
-	pthread_mutex_lock(&f->atomic_lock);
-	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
-				  engine_id, ch->chid);
-	pthread_mutex_unlock(&f->atomic_lock);
+	if (sem_xlate(ch, va, len,
+		      write ? NVL_HW_FAULT_ACCESS_WRITE
+			    : NVL_HW_FAULT_ACCESS_READ,
+		      &x)) {
+		pthread_mutex_lock(&f->atomic_lock);
+		ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, buf, len,
+					    write);
+		pthread_mutex_unlock(&f->atomic_lock);
+	}
+	if (ret)
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
+					  engine_id, ch->chid);
 	return ret;
 }
 
@@ -92,20 +114,46 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t payload)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
+	struct nvl_model_xlate x;
 	size_t sz = wide ? 8 : 4;
 	uint64_t v = 0;
-	int ret;
+	int ret = -EFAULT;
 
-	pthread_mutex_lock(&f->atomic_lock);
+	if (sem_xlate(ch, va, sz, NVL_HW_FAULT_ACCESS_ATOMIC, &x)) {
+		pthread_mutex_lock(&f->atomic_lock);
+		ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, &v, sz,
+					    false);
+		if (!ret) {
+			v = reduce(op, is_signed, wide, v, payload);
+			ret = nvl_model_phys_access(ch->m, x.aperture, x.pa,
+						    &v, sz, true);
+		}
+		pthread_mutex_unlock(&f->atomic_lock);
+		if (!ret)
+			return 0;
+	}
+	if (x.state == NVL_MODEL_XLATE_FAULT &&
+	    x.fault_type == NVL_HW_FAULT_ATOMIC_VIOLATION) {
+		/* readable and writable, but not atomically: report it */
+		struct nvl_model_fault flt = {
+			.va = va,
+			.type = NVL_HW_FAULT_ATOMIC_VIOLATION,
+			.access = NVL_HW_FAULT_ACCESS_ATOMIC,
+			.engine_id = engine_id,
+			.chid = ch->chid,
+		};
+
+		nvl_model_fault_report(ch->m, &flt);
+		return -EFAULT;
+	}
+	/* sparse, faulting or page-crossing: the MMU's rules, unlocked */
 	ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, false,
 				  engine_id, ch->chid);
-	if (!ret) {
-		v = reduce(op, is_signed, wide, v, payload);
-		ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, true,
-					  engine_id, ch->chid);
-	}
-	pthread_mutex_unlock(&f->atomic_lock);
-	return ret;
+	if (ret)
+		return ret;
+	v = reduce(op, is_signed, wide, v, payload);
+	return nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, true,
+				   engine_id, ch->chid);
 }
 
 static bool acquire_holds(unsigned op, bool wide, uint64_t v, uint64_t p)

@@ -141,6 +141,9 @@ static uint64_t pte(uint64_t pa, enum nvl_hw_aperture ap, unsigned flags)
 	       (uint64_t)code << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
 	       (pa >> 12) << NVL_HW_MMU_V2_PTE_ADDR_SHIFT |
 	       ((flags & NVL_MODEL_KIT_RO) ? NVL_HW_MMU_V2_PTE_READ_ONLY : 0) |
+	       ((flags & NVL_MODEL_KIT_NO_ATOMIC)
+			? NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
+			: 0) |
 	       (nvl_hw_aperture_is_sys(ap) ? NVL_HW_MMU_V2_PTE_VOL : 0);
 }
 

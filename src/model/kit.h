@@ -41,6 +41,8 @@ enum nvl_model_kit_map_flags {
 	NVL_MODEL_KIT_RO = 1u << 0,
 	/** @NVL_MODEL_KIT_SPARSE: sparse PTEs (reads 0, writes dropped) */
 	NVL_MODEL_KIT_SPARSE = 1u << 1,
+	/** @NVL_MODEL_KIT_NO_ATOMIC: ATOMIC_DISABLE pages */
+	NVL_MODEL_KIT_NO_ATOMIC = 1u << 2,
 };
 
 /** struct nvl_model_kit_chan - a channel and its pushbuffer ring. */

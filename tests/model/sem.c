@@ -237,7 +237,75 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	gpu_down(g);
 }
 
+static void semaphores_obey_page_permissions(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a, b, c;
+	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
+	uint32_t p[64], n = 0, e[8];
+
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, sparse, 0, 4096,
+					   12, NVL_HW_APERTURE_VIDMEM,
+					   NVL_MODEL_KIT_SPARSE),
+			 0);
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
+					   NVL_HW_APERTURE_VIDMEM,
+					   NVL_MODEL_KIT_RO),
+			 0);
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, noat, DST + 4096,
+					   4096, 12, NVL_HW_APERTURE_VIDMEM,
+					   NVL_MODEL_KIT_NO_ATOMIC),
+			 0);
+	/* sparse: the release is dropped, an acquire reads zero */
+	gpu_chan(g, 1, 0, &a);
+	sem_exec(p, &n, sparse, 5, NVL_HW_SEM_OP_RELEASE);
+	sem_exec(p, &n, sparse, 0, NVL_HW_SEM_OP_ACQUIRE);
+	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	/* read-only: a release faults; reading is fine */
+	gpu_chan(g, 2, 0, &b);
+	n = 0;
+	sem_exec(p, &n, ro, 0, NVL_HW_SEM_OP_ACQUIRE);
+	sem_exec(p, &n, ro, 5, NVL_HW_SEM_OP_RELEASE);
+	gpu_push(&b, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
+			 NVL_HW_CHERR_MMU_FAULT);
+	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000, e, 32), 0);
+	assert_int_equal(e[7] & NVL_HW_FAULT_INFO_TYPE_MASK,
+			 NVL_HW_FAULT_RO_VIOLATION);
+	assert_int_equal(gpu_rd(g, DST), 0);
+	/* atomic-disabled: a release works, a reduction faults */
+	gpu_chan(g, 3, 0, &c);
+	n = 0;
+	sem_exec(p, &n, noat, 5, NVL_HW_SEM_OP_RELEASE);
+	sem_exec(p, &n, noat, 1,
+		 NVL_HW_SEM_OP_REDUCTION |
+			 NVL_HW_SEM_RED_IADD << NVL_HW_SEM_REDUCTION_SHIFT);
+	gpu_push(&c, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
+	assert_int_equal(gpu_rd(g, DST + 4096), 5);
+	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000 + 32, e, 32), 0);
+	assert_int_equal(e[7] & NVL_HW_FAULT_INFO_TYPE_MASK,
+			 NVL_HW_FAULT_ATOMIC_VIOLATION);
+	assert_int_equal(e[7] >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
+				 NVL_HW_FAULT_INFO_ACCESS_MASK,
+			 NVL_HW_FAULT_ACCESS_ATOMIC);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_model_kit_chan_fini(&g->kit, &b);
+	nvl_model_kit_chan_fini(&g->kit, &c);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(semaphores_obey_page_permissions),
 	cmocka_unit_test(acquire_waits_for_other_channels_release),
 	cmocka_unit_test(cpu_write_satisfies_parked_acquire),
 	cmocka_unit_test(wide_release_reduction_and_timestamp),
