@@ -116,6 +116,7 @@ struct nvl_mm {
 	pthread_cond_t q_cond;
 	struct nvl_list queue;
 	bool stop;
+	bool running; /* the worker is between popping and finishing a job */
 	uint64_t fence_ctx;
 	uint64_t seqno;
 
@@ -123,6 +124,11 @@ struct nvl_mm {
 	struct nvl_mutex shrink_lock;
 	struct nvl_list shrinkers;
 	struct nvl_mm_shrinker bo_shrinker;
+	/* host page pool (mm.c) */
+	pthread_mutex_t pool_lock;
+	struct nvl_list pool;
+	uint64_t pool_B;
+	struct nvl_mm_shrinker pool_shrinker;
 
 	/* statistics */
 	_Atomic uint64_t bytes_moved;
@@ -368,7 +374,7 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 		      enum nvl_gem_domain from, struct nvl_list *from_blocks,
 		      void *from_host, enum nvl_gem_domain to) NVL_MUST_CHECK;
 int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo) NVL_MUST_CHECK;
-int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B,
+int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, bool zero,
 		      void **ptr_out) NVL_MUST_CHECK;
 void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B);
 void *nvl_mm_vram_ptr(struct nvl_mm *mm, uint64_t offset);

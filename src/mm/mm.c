@@ -133,6 +133,7 @@ static void *worker_main(void *arg)
 		}
 		j = nvl_list_first_entry(&mm->queue, struct nvl_mm_job, link);
 		nvl_list_del(&j->link);
+		mm->running = true;
 		pthread_mutex_unlock(&mm->q_lock);
 
 		for (unsigned i = 0; i < j->ndeps; i++)
@@ -142,12 +143,12 @@ static void *worker_main(void *arg)
 		cookie = nvl_fence_begin_signalling();
 		nvl_fence_signal(j->fence);
 		nvl_fence_end_signalling(cookie);
-		if (j->free_host) {
-			mm->ops->pages_free(mm->ops_priv, j->free_host,
-					    j->free_len);
-			atomic_fetch_sub(&mm->host_B, j->free_len);
-		}
+		if (j->free_host)
+			nvl_mm_host_free(mm, j->free_host, j->free_len);
 		job_free(j);
+		pthread_mutex_lock(&mm->q_lock);
+		mm->running = false;
+		pthread_mutex_unlock(&mm->q_lock);
 	}
 	return NULL;
 }
@@ -261,11 +262,44 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 	return 0;
 }
 
+/* Small clears run inline when no job is queued or running. */
+#define INLINE_CLEAR_MAX_B (1u << 20)
+
+static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	struct nvl_buddy_block *b;
+	uint64_t dirty = 0;
+	bool idle;
+
+	nvl_list_for_each_entry(b, &bo->blocks, link)
+		if (!b->clear)
+			dirty += nvl_buddy_block_size(&mm->vram, b);
+	if (dirty > INLINE_CLEAR_MAX_B)
+		return false;
+	/*
+	 * Jobs are only queued under mm->lock, which the caller holds: with
+	 * the worker idle, no job can read this memory while we clear it.
+	 */
+	pthread_mutex_lock(&mm->q_lock);
+	idle = nvl_list_empty(&mm->queue) && !mm->running;
+	pthread_mutex_unlock(&mm->q_lock);
+	if (!idle)
+		return false;
+	nvl_list_for_each_entry(b, &bo->blocks, link)
+		if (!b->clear)
+			memset(nvl_mm_vram_ptr(mm, b->offset), 0,
+			       nvl_buddy_block_size(&mm->vram, b));
+	return true;
+}
+
 int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo)
 {
 	struct nvl_mm_job *j;
 	uint64_t bytes;
 	int ret;
+
+	if (clear_inline(mm, bo))
+		return 0;
 
 	ret = job_prepare(mm, bo, &j);
 	if (ret)
@@ -295,12 +329,91 @@ int nvl_mm_vram_ready(struct nvl_mm *mm)
 				 &mm->vram_base);
 }
 
-int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, void **ptr_out)
+/*
+ * The host page pool: freed host backings are kept (up to an eighth of the
+ * budget) and reused for the same size, so that moves do not pay for page
+ * faults on fresh pages. An entry's header lives in its own first bytes.
+ * Reuse for a new BO zeroes; a move destination is overwritten anyway. The
+ * pool has its own shrinker, called before the BO shrinker.
+ */
+struct pool_ent {
+	struct nvl_list link;
+	uint64_t size_B;
+};
+
+static void *pool_take(struct nvl_mm *mm, uint64_t size_B)
+{
+	struct pool_ent *e, *found = NULL;
+
+	pthread_mutex_lock(&mm->pool_lock);
+	nvl_list_for_each_entry(e, &mm->pool, link) {
+		if (e->size_B == size_B) {
+			found = e;
+			nvl_list_del(&e->link);
+			mm->pool_B -= size_B;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mm->pool_lock);
+	return found;
+}
+
+static uint64_t pool_drain(struct nvl_mm *mm, uint64_t want_B)
+{
+	uint64_t freed = 0;
+
+	while (freed < want_B) {
+		struct pool_ent *e = NULL;
+
+		pthread_mutex_lock(&mm->pool_lock);
+		if (!nvl_list_empty(&mm->pool)) {
+			e = nvl_list_first_entry(&mm->pool, struct pool_ent,
+						 link);
+			nvl_list_del(&e->link);
+			mm->pool_B -= e->size_B;
+		}
+		pthread_mutex_unlock(&mm->pool_lock);
+		if (!e)
+			break;
+		freed += e->size_B;
+		mm->ops->pages_free(mm->ops_priv, e, e->size_B);
+	}
+	return freed;
+}
+
+static uint64_t pool_count(struct nvl_mm_shrinker *s)
+{
+	struct nvl_mm *mm = s->priv;
+	uint64_t n;
+
+	pthread_mutex_lock(&mm->pool_lock);
+	n = mm->pool_B;
+	pthread_mutex_unlock(&mm->pool_lock);
+	return n;
+}
+
+static uint64_t pool_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
+{
+	return pool_drain(s->priv, want_B);
+}
+
+int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, bool zero,
+		      void **ptr_out)
 {
 	int ret = nvl_mm_host_reserve(mm, size_B);
+	void *p;
 
 	if (ret)
 		return ret;
+	p = pool_take(mm, size_B);
+	if (p) {
+		if (zero)
+			memset(p, 0, size_B);
+		else
+			memset(p, 0, sizeof(struct pool_ent));
+		*ptr_out = p;
+		return 0;
+	}
 	ret = mm->ops->pages_alloc(mm->ops_priv, size_B, ptr_out);
 	if (ret)
 		atomic_fetch_sub(&mm->host_B, size_B);
@@ -309,8 +422,19 @@ int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, void **ptr_out)
 
 void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
 {
-	mm->ops->pages_free(mm->ops_priv, ptr, size_B);
+	struct pool_ent *e = ptr;
+
 	atomic_fetch_sub(&mm->host_B, size_B);
+	pthread_mutex_lock(&mm->pool_lock);
+	if (mm->pool_B + size_B <= mm->host_budget_B / 8) {
+		e->size_B = size_B;
+		nvl_list_add(&e->link, &mm->pool);
+		mm->pool_B += size_B;
+		e = NULL;
+	}
+	pthread_mutex_unlock(&mm->pool_lock);
+	if (e)
+		mm->ops->pages_free(mm->ops_priv, ptr, size_B);
 }
 
 /* ---- create / destroy ------------------------------------------------- */
@@ -369,6 +493,12 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	mm->fence_ctx = nvl_fence_context_alloc(1);
 	pthread_mutex_init(&mm->q_lock, NULL);
 	pthread_cond_init(&mm->q_cond, NULL);
+	pthread_mutex_init(&mm->pool_lock, NULL);
+	nvl_list_init(&mm->pool);
+	mm->pool_shrinker.count = pool_count;
+	mm->pool_shrinker.scan = pool_scan;
+	mm->pool_shrinker.priv = mm;
+	nvl_list_add_tail(&mm->pool_shrinker.link, &mm->shrinkers);
 	if (pthread_create(&mm->worker, NULL, worker_main, mm)) {
 		ret = -EAGAIN;
 		goto fail_create;
@@ -378,6 +508,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	return 0;
 
 fail_create:
+	pthread_mutex_destroy(&mm->pool_lock);
 	pthread_cond_destroy(&mm->q_cond);
 	pthread_mutex_destroy(&mm->q_lock);
 	nvl_idr_fini(&mm->exports);
@@ -417,6 +548,8 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 		if (!nvl_list_empty(&mm->lru[d]))
 			nvl_warn(NVL_CAT_MM, "mm: destroyed with live BOs in "
 				 "domain %d", d);
+	pool_drain(mm, UINT64_MAX);
+	pthread_mutex_destroy(&mm->pool_lock);
 	if (mm->vram_base)
 		mm->ops->vram_unmap(mm->ops_priv, mm->vram_base,
 				    mm->vram.size_B);

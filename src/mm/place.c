@@ -200,7 +200,7 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 	void *host;
 	int ret;
 
-	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, &host);
+	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, false, &host);
 	if (ret)
 		return ret;
 	nvl_list_init(&old);
@@ -278,7 +278,8 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 			*host = bo->host; /* relabel only */
 			return 0;
 		}
-		return nvl_mm_host_alloc(mm, bo->gem.size_B, host);
+		return nvl_mm_host_alloc(mm, bo->gem.size_B,
+					 bo->dom == NVL_GEM_DOMAIN_NONE, host);
 	}
 	ret = nvl_mm_vram_ready(mm);
 	if (ret)

@@ -203,7 +203,7 @@ int nvl_bo_swap_in(struct nvl_bo *bo)
 	void *host;
 	int ret;
 
-	ret = nvl_mm_host_alloc(mm, bo->gem.size_B, &host);
+	ret = nvl_mm_host_alloc(mm, bo->gem.size_B, false, &host);
 	if (ret)
 		return ret;
 	while (off < bo->gem.size_B) {

@@ -185,22 +185,42 @@ static void freed_memory_reaches_next_client_zeroed(void **state)
 {
 	struct nvl_mm *mm = new_mm(8 << 20, 0, 0);
 	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	/* Small clears run inline, big ones on the move worker. */
+	static const size_t sizes[] = { 64 << 10, 8 << 20 };
 	uint32_t h;
 	uint8_t *p;
 
-	for (int round = 0; round < 3; round++) {
-		/* a fills all of VRAM with a pattern and frees it. */
-		assert_int_equal(nvl_bo_create(a, 8 << 20, NVL_BO_DOMAIN_VRAM,
-					       0, NVL_BO_CPU_VISIBLE, &h), 0);
+	for (int round = 0; round < 4; round++) {
+		size_t sz = sizes[round & 1];
+
+		/* a fills the memory with a pattern and frees it. */
+		assert_int_equal(nvl_bo_create(a, sz, NVL_BO_DOMAIN_VRAM, 0,
+					       NVL_BO_CPU_VISIBLE, &h), 0);
 		assert_int_equal(nvl_bo_map(a, h, (void **)&p), 0);
-		memset(p, 0xa5, 8 << 20);
+		memset(p, 0xa5, sz);
 		assert_int_equal(nvl_bo_unmap(a, h), 0);
 		assert_int_equal(nvl_bo_close(a, h), 0);
 		/* b gets the same memory, zeroed, without asking. */
-		assert_int_equal(nvl_bo_create(b, 8 << 20, NVL_BO_DOMAIN_VRAM,
-					       0, NVL_BO_CPU_VISIBLE, &h), 0);
+		assert_int_equal(nvl_bo_create(b, sz, NVL_BO_DOMAIN_VRAM, 0,
+					       NVL_BO_CPU_VISIBLE, &h), 0);
 		assert_int_equal(nvl_bo_map(b, h, (void **)&p), 0);
-		for (size_t i = 0; i < (8u << 20); i += 8)
+		for (size_t i = 0; i < sz; i += 8)
+			assert_int_equal(*(uint64_t *)(p + i), 0);
+		assert_int_equal(nvl_bo_unmap(b, h), 0);
+		assert_int_equal(nvl_bo_close(b, h), 0);
+	}
+	/* The same holds for host pages recycled through the pool. */
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(nvl_bo_create(a, 64 << 10, NVL_BO_DOMAIN_GTT,
+					       0, 0, &h), 0);
+		assert_int_equal(nvl_bo_map(a, h, (void **)&p), 0);
+		memset(p, 0x5a, 64 << 10);
+		assert_int_equal(nvl_bo_unmap(a, h), 0);
+		assert_int_equal(nvl_bo_close(a, h), 0);
+		assert_int_equal(nvl_bo_create(b, 64 << 10, NVL_BO_DOMAIN_GTT,
+					       0, 0, &h), 0);
+		assert_int_equal(nvl_bo_map(b, h, (void **)&p), 0);
+		for (size_t i = 0; i < (64 << 10); i += 8)
 			assert_int_equal(*(uint64_t *)(p + i), 0);
 		assert_int_equal(nvl_bo_unmap(b, h), 0);
 		assert_int_equal(nvl_bo_close(b, h), 0);
