@@ -341,6 +341,42 @@ static void tlb_caches_faults_so_a_map_needs_an_invalidate(void **state)
 	dev_down(d);
 }
 
+static void tlb_sets_hold_eight_ways(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_mmu_stats st;
+	struct nvl_model_xlate x;
+	struct v2 t;
+	uint64_t spt;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	/* pages 0, 64, 128, ... share a 4 KiB set (64 sets) */
+	for (unsigned int w = 0; w < 8; w++) {
+		w64(d, spt + 8 * 64 * w, V2_PTE_VID(0x100000 + w * 4096));
+		assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx,
+			64ull * 4096 * w, 0, &x), 0);
+	}
+	w64(d, spt, V2_PTE_VID(0x200000));
+	/* eight ways: page 0 is still cached, stale */
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0, 0, &x), 0);
+	assert_true(x.tlb_hit);
+	assert_int_equal(x.pa, 0x100000);
+	/* a ninth page in the set (2 MiB up: the next PD0 entry, sharing
+	 * the small table) evicts the oldest (round robin) */
+	pd0_set(d, &t, 1, 0, V2_DUAL_SMALL_VID(spt));
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 64ull * 4096 * 8,
+						 0, &x), 0);
+	nvl_model_mmu_get_stats(d->m->mmu, &st);
+	assert_int_equal(st.evictions, 1);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0, 0, &x), 0);
+	assert_false(x.tlb_hit);
+	assert_int_equal(x.pa, 0x200000);
+	dev_down(d);
+}
+
 static void pd1_holds_512m_pages_only_on_ampere(void **state)
 {
 	struct nvl_model_xlate x;
@@ -515,6 +551,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(table_loops_and_garbage_never_escape),
 	cmocka_unit_test(tlb_serves_stale_translation_until_invalidated),
 	cmocka_unit_test(tlb_caches_faults_so_a_map_needs_an_invalidate),
+	cmocka_unit_test(tlb_sets_hold_eight_ways),
 	cmocka_unit_test(pd1_holds_512m_pages_only_on_ampere),
 	cmocka_unit_test(v3_walks_five_levels_with_pcf_permissions),
 	cmocka_unit_test(system_pages_need_a_dma_mapping),
