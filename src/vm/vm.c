@@ -241,7 +241,7 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 			  const struct nvl_vm_create_args *args,
 			  uint32_t *vm_out)
 {
-	struct nvl_vm *vm;
+	struct nvl_vm *vm = NULL;
 	int ret;
 
 	if (!client || !vm_out)

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GPUVM / VM_BIND benchmarks. Every bind goes through the client API
+ * (nvl_vm_bind: handle lookups, validation, op list, prepare, commit into
+ * the recording page-table backend, finish), synchronously, one op per call.
+ *
+ *  - map_unmap_1k/100k/1m: map + unmap pairs per second of a 4 KiB page at
+ *    a random free place of a VM already holding that many 4 KiB mappings
+ *    at random places; map_unmap_growth: cost per pair at 1m over 1k;
+ *  - sparse_tiles: 64 KiB tile binds + unbinds per second at random in a
+ *    16 GiB sparse region;
+ *  - bytes_per_mapping: heap growth per mapping (mallinfo2) at 1,000,000
+ *    mappings, mapping nodes, vm_bo and tree included, with a page-table
+ *    backend that stores nothing; bytes_per_mapping_recorded adds the
+ *    recording backend's own record.
+ */
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <nouvelle/bo.h>
+#include <nouvelle/vm.h>
+
+#include "bench.h"
+#include "base/client.h"
+#include "vm/vm.h"
+
+#define PAGE 4096ull
+#define GiB (1ull << 30)
+#define BO_SIZE (64ull << 20)
+
+static uint64_t xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+struct vmb {
+	struct nvl_client *c;
+	uint32_t vm, bo;
+	uint64_t rng, slots;
+	long pairs;
+};
+
+static int vmb_init(struct vmb *b, uint64_t space_B)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = space_B };
+
+	b->rng = 88172645463325252ull;
+	if (nvl_client_create(&b->c))
+		return -1;
+	if (nvl_vm_create(b->c, &a, &b->vm) ||
+	    nvl_bo_create(b->c, BO_SIZE, NVL_BO_DOMAIN_SYSTEM, 0, 0, &b->bo))
+		return -1;
+	return 0;
+}
+
+static int bind1(struct vmb *b, uint32_t op, uint64_t addr, uint64_t range,
+		 uint64_t off)
+{
+	struct nvl_vm_bind_op o = {
+		.op = op,
+		.handle = op == NVL_VM_BIND_OP_MAP ? b->bo : 0,
+		.addr = addr,
+		.range = range,
+		.bo_offset = off,
+	};
+
+	return nvl_vm_bind(b->c, b->vm, 0, &o, 1, NULL, 0, NULL, 0, 0);
+}
+
+/* populated mappings sit on even pages, the measured pairs on odd ones */
+static int populate(struct vmb *b, long n)
+{
+	for (long i = 0; i < n; i++) {
+		uint64_t slot = xs(&b->rng) % b->slots;
+		uint64_t off = (xs(&b->rng) % (BO_SIZE / PAGE)) * PAGE;
+
+		if (bind1(b, NVL_VM_BIND_OP_MAP, slot * 2 * PAGE, PAGE, off))
+			return -1;
+	}
+	return 0;
+}
+
+static double pair_sample(void *arg)
+{
+	struct vmb *b = arg;
+	int64_t t0 = nvl_bench_now_ns();
+
+	for (long i = 0; i < b->pairs; i++) {
+		uint64_t va = (xs(&b->rng) % b->slots * 2 + 1) * PAGE;
+		uint64_t off = (xs(&b->rng) % (BO_SIZE / PAGE)) * PAGE;
+
+		if (bind1(b, NVL_VM_BIND_OP_MAP, va, PAGE, off) ||
+		    bind1(b, NVL_VM_BIND_OP_UNMAP, va, PAGE, 0))
+			return -1;
+	}
+	return (double)(nvl_bench_now_ns() - t0) / (double)b->pairs;
+}
+
+static double pairs_ns(struct nvl_bench_ctx *ctx, long n)
+{
+	struct vmb b = { 0 };
+	double r = -1;
+
+	/* a VA space 64x the mappings: they sit at random, sparse places */
+	b.slots = (uint64_t)n * 32;
+	b.pairs = nvl_bench_quick(ctx) ? 20000 : 200000;
+	if (!vmb_init(&b, b.slots * 2 * PAGE) && !populate(&b, n))
+		r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, pair_sample,
+				     &b);
+	nvl_client_destroy(b.c);
+	return r;
+}
+
+NVL_BENCH(vm, map_unmap)
+{
+	double a = pairs_ns(ctx, 1000);
+	double m = pairs_ns(ctx, 100000);
+	double g = pairs_ns(ctx, 1000000);
+
+	if (a <= 0 || m <= 0 || g <= 0)
+		return -1;
+	nvl_bench_report(ctx, "map_unmap_1k", 1e9 / a, "pairs/s", NULL);
+	nvl_bench_report(ctx, "map_unmap_100k", 1e9 / m, "pairs/s", NULL);
+	nvl_bench_report(ctx, "map_unmap_1m", 1e9 / g, "pairs/s", NULL);
+	nvl_bench_report(ctx, "map_unmap_growth", g / a, "ratio", NULL);
+	return 0;
+}
+
+static double tile_sample(void *arg)
+{
+	struct vmb *b = arg;
+	const uint64_t tile = 64 * 1024, base = GiB;
+	int64_t t0 = nvl_bench_now_ns();
+
+	for (long i = 0; i < b->pairs; i++) {
+		uint64_t va = base + xs(&b->rng) % (16 * GiB / tile) * tile;
+		uint64_t off = xs(&b->rng) % (BO_SIZE / tile) * tile;
+
+		if (bind1(b, NVL_VM_BIND_OP_MAP, va, tile, off) ||
+		    bind1(b, NVL_VM_BIND_OP_UNMAP, va, tile, 0))
+			return -1;
+	}
+	/* two ops per iteration */
+	return (double)(nvl_bench_now_ns() - t0) / (double)(2 * b->pairs);
+}
+
+NVL_BENCH(vm, sparse_tiles)
+{
+	struct vmb b = { 0 };
+	struct nvl_vm_bind_op region = {
+		.op = NVL_VM_BIND_OP_MAP,
+		.flags = NVL_VM_BIND_SPARSE,
+		.addr = GiB,
+		.range = 16 * GiB,
+	};
+	double ns = -1;
+
+	b.pairs = nvl_bench_quick(ctx) ? 20000 : 200000;
+	if (!vmb_init(&b, 32 * GiB) &&
+	    !nvl_vm_bind(b.c, b.vm, 0, &region, 1, NULL, 0, NULL, 0, 0))
+		ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5,
+				      tile_sample, &b);
+	nvl_client_destroy(b.c);
+	if (ns <= 0)
+		return -1;
+	nvl_bench_report(ctx, "sparse_tiles", 1e9 / ns, "ops/s", NULL);
+	return 0;
+}
+
+static int n_get(void *p, uint64_t va, uint64_t r, unsigned int s)
+{
+	(void)p, (void)va, (void)r, (void)s;
+	return 0;
+}
+
+static void n_put(void *p, uint64_t va, uint64_t r, unsigned int s)
+{
+	(void)p, (void)va, (void)r, (void)s;
+}
+
+static void n_map(void *p, uint64_t va, uint64_t r, unsigned int s,
+		  struct nvl_gem_object *o, uint64_t off, uint32_t f)
+{
+	(void)p, (void)va, (void)r, (void)s, (void)o, (void)off, (void)f;
+}
+
+static void n_unmap(void *p, uint64_t va, uint64_t r, unsigned int s, bool x)
+{
+	(void)p, (void)va, (void)r, (void)s, (void)x;
+}
+
+static void n_sparse(void *p, uint64_t va, uint64_t r, bool e)
+{
+	(void)p, (void)va, (void)r, (void)e;
+}
+
+static void n_flush(void *p, uint64_t va, uint64_t r)
+{
+	(void)p, (void)va, (void)r;
+}
+
+static const struct nvl_vm_pt_ops null_pt = {
+	n_get, n_put, n_map, n_unmap, n_sparse, n_flush, NULL,
+};
+
+/* heap bytes per mapping at @n mappings; @null: a backend storing nothing */
+static double bytes_per(long n, bool null)
+{
+	/* 2^25 slots, visited in a scattered order (odd multiplier) */
+	const uint64_t slots = 1ull << 25;
+	struct nvl_vm_create_args a = { .start = 0, .end = slots * 2 * PAGE };
+	struct nvl_vm_backend be = { .ops = &null_pt };
+	struct vmb b = { .rng = 88172645463325252ull };
+	struct mallinfo2 m0, m1;
+	struct nvl_vm *vm;
+	double r = -1;
+
+	if (nvl_client_create(&b.c) ||
+	    nvl_bo_create(b.c, BO_SIZE, NVL_BO_DOMAIN_SYSTEM, 0, 0, &b.bo))
+		goto out;
+	if (nvl_vm_create_internal(&a, null ? &be : NULL, 0, &vm))
+		goto out;
+	if (nvl_client_handle_add(b.c, NVL_HANDLE_VM, vm, &b.vm)) {
+		nvl_vm_put(vm);
+		goto out;
+	}
+	nvl_vm_put(vm);
+	/* the first binds create the vm_bo and the first slabs */
+	m0 = mallinfo2();
+	for (long i = 0; i < n; i++) {
+		uint64_t off = (xs(&b.rng) % (BO_SIZE / PAGE)) * PAGE;
+
+		uint64_t slot = ((uint64_t)i * 2654435761u) & (slots - 1);
+
+		/* distinct slots: every bind adds one mapping */
+		if (bind1(&b, NVL_VM_BIND_OP_MAP, slot * 2 * PAGE, PAGE, off))
+			goto out;
+	}
+	m1 = mallinfo2();
+	r = (double)(m1.uordblks + m1.hblkhd - m0.uordblks - m0.hblkhd) /
+	    (double)n;
+out:
+	nvl_client_destroy(b.c);
+	return r;
+}
+
+NVL_BENCH(vm, bytes_per_mapping)
+{
+	double plain = bytes_per(1000000, true);
+	double rec = bytes_per(1000000, false);
+
+	if (plain <= 0 || rec <= 0)
+		return -1;
+	nvl_bench_report(ctx, "bytes_per_mapping", plain, "B", NULL);
+	nvl_bench_report(ctx, "bytes_per_mapping_recorded", rec, "B", NULL);
+	return 0;
+}
