@@ -52,8 +52,8 @@ static int rig_up(struct rig *r, uint64_t mapped)
 	    nvl_model_kit_vm_init(&r->kit, &r->vm) ||
 	    nvl_model_kit_map(&r->kit, &r->vm, 0, 0, r->kit.vram_size, 21,
 			      NVL_HW_APERTURE_VIDMEM, 0) ||
-	    nvl_model_kit_chan_create(&r->kit, &r->vm, 1, 0, 10, 8 << 20,
-				      false, &r->ch)) {
+	    nvl_model_kit_chan_create(&r->kit, &r->vm, 1, 0, 10, 8 << 20, false,
+				      &r->ch)) {
 		nvl_model_destroy(r->m);
 		return -ENOMEM;
 	}
@@ -94,8 +94,8 @@ static double copy_sample(void *arg)
 	uint32_t p[32], n;
 	double ns;
 
-	n = nvl_model_kit_pb_copy(p, a->r->m->profile->ce_class, 512 * MIB,
-				  0, (uint32_t)a->bytes);
+	n = nvl_model_kit_pb_copy(p, a->r->m->profile->ce_class, 512 * MIB, 0,
+				  (uint32_t)a->bytes);
 	if (nvl_model_kit_push(&a->r->ch, p, n))
 		return 0;
 	ns = run_and_wait(a->r);
@@ -104,7 +104,7 @@ static double copy_sample(void *arg)
 
 NVL_BENCH(model, ce_copy)
 {
-	struct copy_arg a = { .bytes = (nvl_bench_quick(ctx) ? 64 : 256) * MIB };
+	struct copy_arg a = {.bytes = (nvl_bench_quick(ctx) ? 64 : 256) * MIB};
 	struct rig r;
 	uint8_t *fill;
 	double bw;
@@ -150,7 +150,7 @@ static double decode_sample(void *arg)
 
 NVL_BENCH(model, method_decode)
 {
-	struct decode_arg a = { 0 };
+	struct decode_arg a = {0};
 	uint32_t ce, cap;
 	struct rig r;
 	double mps;
@@ -170,7 +170,8 @@ NVL_BENCH(model, method_decode)
 	a.methods = 1;
 	while (a.ndw + 16 <= cap) {
 		/* 8 incrementing state methods, 6 non-incrementing, 1 immd */
-		a.pb[a.ndw++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+		a.pb[a.ndw++] =
+			NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
 		for (int i = 0; i < 8; i++)
 			a.pb[a.ndw++] = (uint32_t)i;
 		a.pb[a.ndw++] = NVL_HW_MTHD_NINC(4, NVL_HW_CE_PITCH_IN, 5);
@@ -240,7 +241,7 @@ static double irq_sample(void *arg)
 
 NVL_BENCH(model, semaphore_irq_latency)
 {
-	struct irq_arg a = { .iters = nvl_bench_quick(ctx) ? 200 : 2000 };
+	struct irq_arg a = {.iters = nvl_bench_quick(ctx) ? 200 : 2000};
 	struct rig r;
 	double ns;
 

@@ -29,7 +29,8 @@ enum nvl_hw_aperture {
 /** nvl_hw_aperture_is_sys() - true for the two system-memory apertures. */
 static inline int nvl_hw_aperture_is_sys(enum nvl_hw_aperture ap)
 {
-	return ap == NVL_HW_APERTURE_SYS_COH || ap == NVL_HW_APERTURE_SYS_NONCOH;
+	return ap == NVL_HW_APERTURE_SYS_COH ||
+	       ap == NVL_HW_APERTURE_SYS_NONCOH;
 }
 
 #endif /* NVL_HW_APERTURE_H */

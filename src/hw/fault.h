@@ -55,31 +55,31 @@ enum nvl_hw_fault_access {
 #define NVL_HW_MMU_ENGINE_BAR1 0x04
 #define NVL_HW_MMU_ENGINE_BAR2 0x05
 #define NVL_HW_MMU_ENGINE_HOST(i) (0x80 + (i)) /* PBDMA of runlist i */
-#define NVL_HW_MMU_ENGINE_CE(i) (0x0f + (i))   /* copy engine i, i < 10 */
+#define NVL_HW_MMU_ENGINE_CE(i) (0x0f + (i)) /* copy engine i, i < 10 */
 #define NVL_HW_MMU_ENGINE_IS_CE(e) ((e) >= 0x0f && (e) < 0x0f + 10)
 #define NVL_HW_MMU_ENGINE_IS_HOST(e) ((e) >= 0x80 && (e) < 0xa0)
 
 /* Fault-buffer entry: 32 bytes = 8 dwords, dword index below. */
 #define NVL_HW_FAULT_ENTRY_SIZE 32
-#define NVL_HW_FAULT_ENTRY_INST_LO 0       /* INST_APERTURE 9:8, INST_LO 31:12 */
+#define NVL_HW_FAULT_ENTRY_INST_LO 0 /* INST_APERTURE 9:8, INST_LO 31:12 */
 #define NVL_HW_FAULT_ENTRY_INST_APERTURE_SHIFT 8
 #define NVL_HW_FAULT_ENTRY_INST_HI 1
-#define NVL_HW_FAULT_ENTRY_ADDR_LO 2       /* PHYS_APERTURE 1:0, ADDR_LO 31:12 */
+#define NVL_HW_FAULT_ENTRY_ADDR_LO 2 /* PHYS_APERTURE 1:0, ADDR_LO 31:12 */
 #define NVL_HW_FAULT_ENTRY_ADDR_HI 3
 #define NVL_HW_FAULT_ENTRY_TIMESTAMP_LO 4
 #define NVL_HW_FAULT_ENTRY_TIMESTAMP_HI 5
-#define NVL_HW_FAULT_ENTRY_ENGINE 6        /* ENGINE_ID 8:0 */
+#define NVL_HW_FAULT_ENTRY_ENGINE 6 /* ENGINE_ID 8:0 */
 #define NVL_HW_FAULT_ENTRY_INFO 7
-#define NVL_HW_FAULT_INFO_TYPE_MASK 0x1fu             /* 4:0 */
+#define NVL_HW_FAULT_INFO_TYPE_MASK 0x1fu /* 4:0 */
 #define NVL_HW_FAULT_INFO_REPLAYABLE (1u << 7)
-#define NVL_HW_FAULT_INFO_CLIENT_SHIFT 8              /* 14:8 */
+#define NVL_HW_FAULT_INFO_CLIENT_SHIFT 8 /* 14:8 */
 #define NVL_HW_FAULT_INFO_CLIENT_MASK 0x7fu
-#define NVL_HW_FAULT_INFO_ACCESS_SHIFT 16             /* 19:16 */
+#define NVL_HW_FAULT_INFO_ACCESS_SHIFT 16 /* 19:16 */
 #define NVL_HW_FAULT_INFO_ACCESS_MASK 0xfu
-#define NVL_HW_FAULT_INFO_HUB (1u << 20)              /* MMU_CLIENT_TYPE */
-#define NVL_HW_FAULT_INFO_GPC_SHIFT 24                /* 28:24 */
+#define NVL_HW_FAULT_INFO_HUB (1u << 20) /* MMU_CLIENT_TYPE */
+#define NVL_HW_FAULT_INFO_GPC_SHIFT 24 /* 28:24 */
 #define NVL_HW_FAULT_INFO_REPLAYABLE_EN (1u << 30)
-#define NVL_HW_FAULT_INFO_VALID (1u << 31)            /* written last */
+#define NVL_HW_FAULT_INFO_VALID (1u << 31) /* written last */
 
 /* Instance/fault aperture encoding in fault entries (INST_APERTURE). */
 #define NVL_HW_FAULT_APERTURE_VID 0

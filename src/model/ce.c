@@ -32,8 +32,8 @@
 #include "hw/regs.h"
 #include "model/fifo.h"
 
-#define CE_RUN (4ull << 20)     /* bytes between abort checks */
-#define CE_BOUNCE 4096          /* bytes of the remap/physical bounce */
+#define CE_RUN (4ull << 20) /* bytes between abort checks */
+#define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
 
 struct ce_side {
 	bool phys;
@@ -80,8 +80,8 @@ static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		if (ce_aborted(ch))
 			return -ECANCELED;
 		if (!src->phys && !dst->phys) {
-			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm,
-						sa, (size_t)n, ce_engine(ch),
+			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm, sa,
+						(size_t)n, ce_engine(ch),
 						ch->chid);
 			if (ret)
 				return ret;
@@ -217,7 +217,7 @@ static bool phys_side(struct nvl_model_chan *ch, uint32_t mode,
 static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 {
 	struct nvl_model_ce_state *ce = &ch->ce;
-	struct ce_side src = { 0 }, dst = { 0 };
+	struct ce_side src = {0}, dst = {0};
 	bool remap = launch & NVL_HW_CE_LAUNCH_REMAP;
 	uint64_t lines = 1, len = ce->line_length;
 	int ret;
@@ -225,7 +225,8 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	if (!(launch & NVL_HW_CE_LAUNCH_SRC_PITCH) ||
 	    !(launch & NVL_HW_CE_LAUNCH_DST_PITCH))
 		return -EINVAL; /* blocklinear is not modelled */
-	if ((launch & (NVL_HW_CE_LAUNCH_SRC_PHYS | NVL_HW_CE_LAUNCH_DST_PHYS)) &&
+	if ((launch &
+	     (NVL_HW_CE_LAUNCH_SRC_PHYS | NVL_HW_CE_LAUNCH_DST_PHYS)) &&
 	    !ch->priv)
 		return -EINVAL;
 	if ((launch & NVL_HW_CE_LAUNCH_SRC_PHYS) &&
@@ -235,8 +236,7 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	    !phys_side(ch, ce->dst_phys, &dst))
 		return -EINVAL;
 	src.addr = (uint64_t)(ce->in_upper & 0x1ffffff) << 32 | ce->in_lower;
-	dst.addr = (uint64_t)(ce->out_upper & 0x1ffffff) << 32 |
-		   ce->out_lower;
+	dst.addr = (uint64_t)(ce->out_upper & 0x1ffffff) << 32 | ce->out_lower;
 	src.pitch = ce->pitch_in;
 	dst.pitch = ce->pitch_out;
 	if (launch & NVL_HW_CE_LAUNCH_MULTI_LINE)
@@ -271,11 +271,12 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 	uint32_t payload = ce->sem_payload;
 	int ret;
 
-	if (type == NVL_HW_CE_SEM_NONE || type == NVL_HW_CE_SEM_CONDITIONAL_INTR)
+	if (type == NVL_HW_CE_SEM_NONE ||
+	    type == NVL_HW_CE_SEM_CONDITIONAL_INTR)
 		return 0;
 	if (launch & NVL_HW_CE_LAUNCH_SEM_REDUCTION_ENABLE) {
-		unsigned op = launch >> NVL_HW_CE_LAUNCH_SEM_REDUCTION_SHIFT &
-			      0xf;
+		unsigned op =
+			launch >> NVL_HW_CE_LAUNCH_SEM_REDUCTION_SHIFT & 0xf;
 
 		if (op > NVL_HW_SEM_RED_DEC || (va & 3))
 			return -EINVAL;
@@ -290,7 +291,7 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 					   true);
 	} else {
 		uint64_t t = nvl_model_time_ns(ch->m);
-		uint32_t w[2] = { payload, 0 };
+		uint32_t w[2] = {payload, 0};
 
 		if (va & 15)
 			return -EINVAL;
@@ -311,7 +312,8 @@ static enum nvl_model_mthd_res ce_launch(struct nvl_model_chan *ch,
 	unsigned intr = launch >> NVL_HW_CE_LAUNCH_INTR_SHIFT & 3;
 	int ret = 0;
 
-	if ((launch & NVL_HW_CE_LAUNCH_TRANSFER_MASK) != NVL_HW_CE_TRANSFER_NONE)
+	if ((launch & NVL_HW_CE_LAUNCH_TRANSFER_MASK) !=
+	    NVL_HW_CE_TRANSFER_NONE)
 		ret = ce_transfer(ch, launch);
 	if (!ret)
 		ret = ce_semaphore(ch, launch);
@@ -326,7 +328,8 @@ static enum nvl_model_mthd_res ce_launch(struct nvl_model_chan *ch,
 				     NVL_HW_CE_LAUNCH_DMA, launch);
 		return NVL_MODEL_MTHD_STOP;
 	}
-	if (intr == NVL_HW_CE_INTR_BLOCKING || intr == NVL_HW_CE_INTR_NON_BLOCKING)
+	if (intr == NVL_HW_CE_INTR_BLOCKING ||
+	    intr == NVL_HW_CE_INTR_NON_BLOCKING)
 		nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_NONSTALL,
 				     NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
 	return NVL_MODEL_MTHD_OK;

@@ -126,8 +126,7 @@ void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
 	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
 }
 
-void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
-			  uint32_t mthd)
+void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine, uint32_t mthd)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
 
@@ -300,7 +299,7 @@ static void *rl_main(void *arg)
 						       &ts);
 				nvl_list_splice_tail_init(&rl->parked,
 							  &rl->ready);
-				nvl_list_for_each_entry(ch, &rl->ready, link) {
+				nvl_list_for_each_entry (ch, &rl->ready, link) {
 					ch->acquire_parked = false;
 					ch->queued = true;
 				}
@@ -446,9 +445,8 @@ static uint32_t chram_rd_locked(struct nvl_model_chan *ch, uint32_t off)
 	}
 }
 
-static void chram_wr_locked(struct nvl_model_fifo *f,
-			    struct nvl_model_chan *ch, uint32_t off,
-			    uint32_t val)
+static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
+			    uint32_t off, uint32_t val)
 {
 	switch (off) {
 	case 0x00: /* rebinding is only allowed while disabled */
@@ -608,7 +606,8 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	} else {
 		unsigned e = (addr - NVL_HW_ENGINE_STATUS(0)) / 0x10;
 
-		if (e < f->nrl && (addr - NVL_HW_ENGINE_STATUS(0)) % 0x10 == 0xc)
+		if (e < f->nrl &&
+		    (addr - NVL_HW_ENGINE_STATUS(0)) % 0x10 == 0xc)
 			f->rl[e].hang_chid = val;
 	}
 	pthread_mutex_unlock(&f->lock);

@@ -125,8 +125,8 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 					    false);
 		if (!ret) {
 			v = reduce(op, is_signed, wide, v, payload);
-			ret = nvl_model_phys_access(ch->m, x.aperture, x.pa,
-						    &v, sz, true);
+			ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, &v,
+						    sz, true);
 		}
 		pthread_mutex_unlock(&f->atomic_lock);
 		if (!ret)
@@ -147,13 +147,13 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 		return -EFAULT;
 	}
 	/* sparse, faulting or page-crossing: the MMU's rules, unlocked */
-	ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, false,
-				  engine_id, ch->chid);
+	ret = nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, false, engine_id,
+				  ch->chid);
 	if (ret)
 		return ret;
 	v = reduce(op, is_signed, wide, v, payload);
-	return nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, true,
-				   engine_id, ch->chid);
+	return nvl_model_vm_access(ch->m, &ch->vm, va, &v, sz, true, engine_id,
+				   ch->chid);
 }
 
 static bool acquire_holds(unsigned op, bool wide, uint64_t v, uint64_t p)
@@ -186,8 +186,8 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 	bool ts = data & NVL_HW_SEM_RELEASE_TIMESTAMP;
 	uint64_t va = (uint64_t)(ch->sem_addr_hi & 0xff) << 32 |
 		      (ch->sem_addr_lo & ~3u);
-	uint64_t payload = (uint64_t)ch->sem_payload_hi << 32 |
-			   ch->sem_payload_lo;
+	uint64_t payload =
+		(uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo;
 	uint64_t v = 0;
 
 	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
@@ -251,8 +251,7 @@ fault:
 	return NVL_MODEL_MTHD_STOP;
 }
 
-static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch,
-				      uint32_t data)
+static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
 	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
 	struct nvl_model_vmctx ctx = ch->vm;
@@ -262,14 +261,15 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch,
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED:
 		if (!(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL)) {
-			unsigned ap = ch->mem_op_c >>
-					      NVL_HW_MEM_OP_C_PDB_APERTURE_SHIFT &
-				      3;
+			unsigned ap =
+				ch->mem_op_c >>
+					NVL_HW_MEM_OP_C_PDB_APERTURE_SHIFT &
+				3;
 
 			ctx.pdb = (uint64_t)(data & NVL_HW_MEM_OP_D_PDB_HI_MASK)
 					  << 32 |
 				  (ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_LO_MASK);
-			ctx.aperture = ap == 0   ? NVL_HW_APERTURE_VIDMEM
+			ctx.aperture = ap == 0	 ? NVL_HW_APERTURE_VIDMEM
 				       : ap == 3 ? NVL_HW_APERTURE_SYS_NONCOH
 						 : NVL_HW_APERTURE_SYS_COH;
 		}

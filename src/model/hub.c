@@ -181,9 +181,10 @@ uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 
 static void hub_latch(struct nvl_model_hub *h, uint32_t val)
 {
-	uint64_t pdb = (uint64_t)(h->pdb >> NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT)
-			       << 12 |
-		       (uint64_t)h->upper_pdb << 40;
+	uint64_t pdb =
+		(uint64_t)(h->pdb >> NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT)
+			<< 12 |
+		(uint64_t)h->upper_pdb << 40;
 
 	h->inval = val;
 	h->ctx.pdb = pdb;

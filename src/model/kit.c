@@ -22,7 +22,7 @@
 
 static void kit_sleep(void)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = {0, 20000};
 
 	nanosleep(&ts, NULL);
 }
@@ -77,8 +77,7 @@ static void wr64(struct nvl_model_kit *k, uint64_t pa, uint64_t v)
 	(void)nvl_hw_vram_write(k->hw, pa, &v, 8);
 }
 
-int nvl_model_kit_vm_init(struct nvl_model_kit *k,
-			  struct nvl_model_kit_vm *vm)
+int nvl_model_kit_vm_init(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm)
 {
 	vm->pdb = alloc_table(k, 4096, 4096);
 	return vm->pdb ? 0 : -ENOSPC;
@@ -92,8 +91,7 @@ static uint64_t pde(uint64_t table)
 }
 
 /* the next-level table of the PDE at @entry, made when @alloc */
-static uint64_t next_table(struct nvl_model_kit *k, uint64_t entry,
-			   bool alloc)
+static uint64_t next_table(struct nvl_model_kit *k, uint64_t entry, bool alloc)
 {
 	uint64_t v = rd64(k, entry), t;
 
@@ -168,18 +166,19 @@ static uint64_t leaf_table(struct nvl_model_kit *k, uint64_t e, bool big,
 	if (big) {
 		t = alloc_table(k, 256, 256);
 		if (t)
-			wr64(k, e, (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
-					   << NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT |
-					   (t >> 8)
-						   << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
+			wr64(k, e,
+			     (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
+					     << NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT |
+				     (t >>
+				      8) << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
 	} else {
 		t = alloc_table(k, 4096, 4096);
 		if (t)
 			wr64(k, e + 8,
 			     (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
 					     << NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_SHIFT |
-				     (t >> 12)
-					     << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT);
+				     (t >>
+				      12) << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT);
 	}
 	return t;
 }
@@ -205,8 +204,8 @@ static int map_page(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 	t = leaf_table(k, e, shift == 16, alloc);
 	if (!t)
 		return (rd64(k, e) & NVL_HW_MMU_V2_DUAL_IS_PTE) ? -EINVAL
-			: alloc				    ? -ENOSPC
-							    : -ENOENT;
+		       : alloc					? -ENOSPC
+								: -ENOENT;
 	if (shift == 16)
 		wr64(k, t + ((va >> 16) & 31) * 8, value);
 	else
@@ -293,8 +292,7 @@ int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 	ch->buf_cap = pb_size / 4;
 	ch->inst = alloc_table(k, NVL_HW_INST_SIZE, 4096);
 	ch->userd = alloc_table(k, NVL_HW_USERD_SIZE, 512);
-	ch->gpfifo = nvl_model_kit_alloc(k, (uint64_t)ch->gp_entries * 8,
-					 4096);
+	ch->gpfifo = nvl_model_kit_alloc(k, (uint64_t)ch->gp_entries * 8, 4096);
 	ch->pb = nvl_model_kit_alloc(k, pb_size, 4096);
 	if (!ch->inst || !ch->userd || !ch->gpfifo || !ch->pb)
 		return -ENOSPC;
@@ -396,8 +394,8 @@ int nvl_model_kit_wait_idle(struct nvl_model_kit *k,
 	}
 }
 
-int nvl_model_kit_wait_u32(struct nvl_model_kit *k, uint64_t pa,
-			   uint32_t value, int64_t timeout_ns)
+int nvl_model_kit_wait_u32(struct nvl_model_kit *k, uint64_t pa, uint32_t value,
+			   int64_t timeout_ns)
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns);
 	uint32_t v;
@@ -437,8 +435,8 @@ uint32_t nvl_model_kit_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
 	return n;
 }
 
-uint32_t nvl_model_kit_pb_memset(uint32_t *p, uint32_t ce_class,
-				 uint64_t dst, uint32_t pattern, uint32_t len)
+uint32_t nvl_model_kit_pb_memset(uint32_t *p, uint32_t ce_class, uint64_t dst,
+				 uint32_t pattern, uint32_t len)
 {
 	uint32_t n = 0;
 

@@ -60,7 +60,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 	} else if (in(addr, NVL_HW_INTR_STATUS(0), 0x20)) {
 		v = nvl_model_intr_rd(m, addr, &ok);
 	} else if (addr == NVL_HW_PMC_ENGINE_RESET ||
-		   in(addr, NVL_HW_ENGINE_STATUS(0), 0x10 * NVL_HW_ENGINE_MAX) ||
+		   in(addr, NVL_HW_ENGINE_STATUS(0),
+		      0x10 * NVL_HW_ENGINE_MAX) ||
 		   in(addr, NVL_HW_CHERR_PENDING(0), 4 * 128) ||
 		   in(addr, NVL_HW_CHRAM(0), 0x20 * 4096)) {
 		v = nvl_model_fifo_rd(m, addr, &ok);

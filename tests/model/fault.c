@@ -49,21 +49,20 @@ static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	read_entry(g, 0, e);
 	assert_true(e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID);
-	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ENGINE],
-			 NVL_HW_MMU_ENGINE_CE(0));
+	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ENGINE], NVL_HW_MMU_ENGINE_CE(0));
 	assert_int_equal(e[NVL_HW_FAULT_ENTRY_INST_LO] & 0xfffff000u,
 			 (uint32_t)a.inst);
 	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ADDR_LO] & 0xfffff000u,
 			 (uint32_t)(HOLE + 0x1000));
 	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ADDR_HI], (uint32_t)(HOLE >> 32));
 	assert_int_equal(e[NVL_HW_FAULT_ENTRY_INFO] >>
-				 NVL_HW_FAULT_INFO_ACCESS_SHIFT &
+					 NVL_HW_FAULT_INFO_ACCESS_SHIFT &
 				 NVL_HW_FAULT_INFO_ACCESS_MASK,
 			 NVL_HW_FAULT_ACCESS_READ);
-	assert_true((e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_TYPE_MASK) ==
-			    NVL_HW_FAULT_PDE ||
-		    (e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_TYPE_MASK) ==
-			    NVL_HW_FAULT_PTE);
+	assert_true((e[NVL_HW_FAULT_ENTRY_INFO] &
+		     NVL_HW_FAULT_INFO_TYPE_MASK) == NVL_HW_FAULT_PDE ||
+		    (e[NVL_HW_FAULT_ENTRY_INFO] &
+		     NVL_HW_FAULT_INFO_TYPE_MASK) == NVL_HW_FAULT_PTE);
 	assert_true(gpu_wait_nonzero(&g->stall, GPU_WAIT));
 	assert_true(atomic_load(&g->stall) & NVL_HW_INTR_FAULT);
 	/* channel a stopped: faulted, error latched, its release not run */
@@ -78,8 +77,7 @@ static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 	n += nvl_model_kit_pb_release(p + n, DONE + 4, 2);
 	gpu_push(&b, p, n);
 	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2,
-						GPU_WAIT),
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
 			 0);
 	/* service: map the page, invalidate, clear the fault: a retries */
 	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
@@ -88,8 +86,7 @@ static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 			 0);
 	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
-	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(9),
-		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(9), NVL_HW_CHRAM_CTRL_ENG_FAULTED);
 	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(9)), 0);
 	nvl_model_kit_chan_fini(&g->kit, &a);
@@ -152,13 +149,12 @@ static void hang_blocks_engine_until_reset(void **state)
 	assert_true(busy1 > busy0);
 	/* reset: the hung channel is blamed, the other one completes */
 	nvl_hw_wr32(g->hw, NVL_HW_PMC_ENGINE_RESET, 1u << 0);
-	for (int i = 0; i < 100000 &&
-			(nvl_hw_rd32(g->hw, NVL_HW_PMC_ENGINE_RESET) & 1);
+	for (int i = 0;
+	     i < 100000 && (nvl_hw_rd32(g->hw, NVL_HW_PMC_ENGINE_RESET) & 1);
 	     i++)
 		usleep(10);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_PMC_ENGINE_RESET), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2,
-						GPU_WAIT),
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
 			 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)),
 			 NVL_HW_CHERR_ENGINE_RESET);
@@ -191,42 +187,80 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 {
 	const uint32_t ce = nvl_model_profile_find("tiny")->ce_class;
 	const struct bad_case cases[] = {
-		{ "unknown host method", { NVL_HW_MTHD_INC(0, 0xf0, 1), 5 },
-		  2, NVL_HW_CHERR_METHOD, 0xf0 },
-		{ "ILLEGAL", { NVL_HW_MTHD_INC(0, NVL_HW_ILLEGAL, 1), 0 }, 2,
-		  NVL_HW_CHERR_METHOD, NVL_HW_ILLEGAL },
-		{ "reserved sec op 2", { 0x40000000u | (1 << 16) | 2 }, 1,
-		  NVL_HW_CHERR_METHOD, 8 },
-		{ "reserved sec op 6", { 0xc0000000u | (1 << 16) | 2 }, 1,
-		  NVL_HW_CHERR_METHOD, 8 },
-		{ "reserved header bit", { NVL_HW_MTHD_INC(0, 8, 1) | (1 << 12),
-					   0 },
-		  2, NVL_HW_CHERR_METHOD, 8 },
-		{ "software subchannel", { NVL_HW_MTHD_INC(5, 0x100, 1), 0 }, 2,
-		  NVL_HW_CHERR_DEVICE, 0x100 },
-		{ "engine method unbound", { NVL_HW_MTHD_INC(4, 0x300, 1), 0 },
-		  2, NVL_HW_CHERR_METHOD, 0x300 },
-		{ "wrong class", { NVL_HW_MTHD_INC(4, 0, 1), 0xc5c0 }, 2,
-		  NVL_HW_CHERR_METHOD, 0 },
-		{ "unknown CE method",
-		  { NVL_HW_MTHD_INC(4, 0, 1), ce, NVL_HW_MTHD_INC(4, 0x500, 1),
-		    1 },
-		  4, NVL_HW_CHERR_METHOD, 0x500 },
-		{ "blocklinear launch",
-		  { NVL_HW_MTHD_INC(4, 0, 1), ce,
-		    NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1), 2 },
-		  4, NVL_HW_CHERR_CE_LAUNCH, NVL_HW_CE_LAUNCH_DMA },
-		{ "physical copy from user channel",
-		  { NVL_HW_MTHD_INC(4, 0, 1), ce,
-		    NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1),
-		    0x186 | NVL_HW_CE_LAUNCH_SRC_PHYS },
-		  4, NVL_HW_CHERR_CE_LAUNCH, NVL_HW_CE_LAUNCH_DMA },
-		{ "legacy semaphore", { NVL_HW_MTHD_INC(0, 0x10, 1), 0 }, 2,
-		  NVL_HW_CHERR_METHOD, 0x10 },
-		{ "bad semaphore op", { NVL_HW_MTHD_INC(0, 0x6c, 1), 7 }, 2,
-		  NVL_HW_CHERR_SEMAPHORE, NVL_HW_SEM_EXECUTE },
-		{ "bad mem op", { NVL_HW_MTHD_INC(0, 0x34, 1), 0x1fu << 27 }, 2,
-		  NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D },
+		{"unknown host method",
+		 {NVL_HW_MTHD_INC(0, 0xf0, 1), 5},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 0xf0},
+		{"ILLEGAL",
+		 {NVL_HW_MTHD_INC(0, NVL_HW_ILLEGAL, 1), 0},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 NVL_HW_ILLEGAL},
+		{"reserved sec op 2",
+		 {0x40000000u | (1 << 16) | 2},
+		 1,
+		 NVL_HW_CHERR_METHOD,
+		 8},
+		{"reserved sec op 6",
+		 {0xc0000000u | (1 << 16) | 2},
+		 1,
+		 NVL_HW_CHERR_METHOD,
+		 8},
+		{"reserved header bit",
+		 {NVL_HW_MTHD_INC(0, 8, 1) | (1 << 12), 0},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 8},
+		{"software subchannel",
+		 {NVL_HW_MTHD_INC(5, 0x100, 1), 0},
+		 2,
+		 NVL_HW_CHERR_DEVICE,
+		 0x100},
+		{"engine method unbound",
+		 {NVL_HW_MTHD_INC(4, 0x300, 1), 0},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 0x300},
+		{"wrong class",
+		 {NVL_HW_MTHD_INC(4, 0, 1), 0xc5c0},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 0},
+		{"unknown CE method",
+		 {NVL_HW_MTHD_INC(4, 0, 1), ce, NVL_HW_MTHD_INC(4, 0x500, 1),
+		  1},
+		 4,
+		 NVL_HW_CHERR_METHOD,
+		 0x500},
+		{"blocklinear launch",
+		 {NVL_HW_MTHD_INC(4, 0, 1), ce,
+		  NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1), 2},
+		 4,
+		 NVL_HW_CHERR_CE_LAUNCH,
+		 NVL_HW_CE_LAUNCH_DMA},
+		{"physical copy from user channel",
+		 {NVL_HW_MTHD_INC(4, 0, 1), ce,
+		  NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1),
+		  0x186 | NVL_HW_CE_LAUNCH_SRC_PHYS},
+		 4,
+		 NVL_HW_CHERR_CE_LAUNCH,
+		 NVL_HW_CE_LAUNCH_DMA},
+		{"legacy semaphore",
+		 {NVL_HW_MTHD_INC(0, 0x10, 1), 0},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 0x10},
+		{"bad semaphore op",
+		 {NVL_HW_MTHD_INC(0, 0x6c, 1), 7},
+		 2,
+		 NVL_HW_CHERR_SEMAPHORE,
+		 NVL_HW_SEM_EXECUTE},
+		{"bad mem op",
+		 {NVL_HW_MTHD_INC(0, 0x34, 1), 0x1fu << 27},
+		 2,
+		 NVL_HW_CHERR_METHOD,
+		 NVL_HW_MEM_OP_D},
 	};
 	struct gpu *g = gpu_up("tiny");
 	struct nvl_model_kit_chan good;
@@ -255,9 +289,9 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 		n = nvl_model_kit_pb_release(p, DONE, i + 1);
 		gpu_push(&good, p, n);
 		assert_int_equal(nvl_model_kit_kick(&g->kit, &good), 0);
-		assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, i + 1,
-							GPU_WAIT),
-				 0);
+		assert_int_equal(
+			nvl_model_kit_wait_u32(&g->kit, DONE, i + 1, GPU_WAIT),
+			0);
 		nvl_model_kit_chan_fini(&g->kit, &ch);
 	}
 	nvl_model_kit_chan_fini(&g->kit, &good);
@@ -307,9 +341,8 @@ static void bad_gpfifo_entries_raise_channel_errors(void **state)
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
 			    NVL_HW_DOORBELL_TOKEN(14, 0));
-		assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 9,
-							GPU_WAIT),
-				 0);
+		assert_int_equal(
+			nvl_model_kit_wait_u32(&g->kit, DONE, 9, GPU_WAIT), 0);
 	}
 	nvl_model_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
@@ -327,9 +360,9 @@ static void full_fault_buffer_drops_and_flags_overflow(void **state)
 		n = nvl_model_kit_pb_copy(p, g->ce_class, DST, HOLE, 4);
 		gpu_push(&ch[i], p, n);
 		assert_int_equal(nvl_model_kit_kick(&g->kit, &ch[i]), 0);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch[i],
-							 GPU_WAIT),
-				 -EIO);
+		assert_int_equal(
+			nvl_model_kit_wait_idle(&g->kit, &ch[i], GPU_WAIT),
+			-EIO);
 	}
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)) &

@@ -36,19 +36,16 @@ static void acquire_waits_for_other_channels_release(void **state)
 		n = nvl_model_kit_pb_release(p, SEM, 4);
 		gpu_push(&b, p, n);
 		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b,
-							 GPU_WAIT),
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT),
 				 0);
 		usleep(5000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		n = nvl_model_kit_pb_release(p, SEM, 5);
 		gpu_push(&b, p, n);
 		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1,
-							GPU_WAIT),
-				 0);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a,
-							 GPU_WAIT),
+		assert_int_equal(
+			nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT),
 				 0);
 		nvl_model_kit_chan_fini(&g->kit, &a);
 		nvl_model_kit_chan_fini(&g->kit, &b);
@@ -148,11 +145,10 @@ static void acquire_timeout_raises_channel_error(void **state)
 	gpu_chan(g, 4, 0, &a);
 	/* the channel must be rebound for a new RAMFC value to load */
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
-	assert_int_equal(nvl_hw_vram_write(g->hw,
-					   a.inst +
-						   NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US,
-					   &t, 4),
-			 0);
+	assert_int_equal(
+		nvl_hw_vram_write(
+			g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US, &t, 4),
+		0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(4),
 		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(4)));
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_SET);
@@ -247,8 +243,8 @@ static void semaphores_obey_page_permissions(void **state)
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, sparse, 0, 4096,
-					   12, NVL_HW_APERTURE_VIDMEM,
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
+					   NVL_HW_APERTURE_VIDMEM,
 					   NVL_MODEL_KIT_SPARSE),
 			 0);
 	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
