@@ -222,6 +222,25 @@ static void level(struct nvl_pt_level *l, unsigned int shift,
 }
 
 /**
+ * nvl_nv_gmmu_probe() - see gmmu.h.
+ */
+int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args)
+{
+	uint32_t ver = nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION);
+	uint32_t sizes = nvl_hw_rd32(hw, NVL_HW_CFG_PAGE_SIZES);
+
+	if (ver != 2 && ver != 3)
+		return nvl_error(-ENODEV, "gmmu: device reports page-table format %#x",
+				 ver);
+	args->hw = hw;
+	args->version = ver;
+	/* CFG_PAGE_SIZES bit n: pages of 1 << (12 + n) bytes */
+	args->big_leaf_pd1 = sizes != NVL_HW_REG_BAD &&
+			     (sizes >> (NVL_HW_MMU_SHIFT_512M - 12) & 1);
+	return 0;
+}
+
+/**
  * nvl_nv_gmmu_create() - see gmmu.h.
  */
 int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,

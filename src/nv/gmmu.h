@@ -38,6 +38,17 @@ struct nvl_nv_gmmu_args {
 };
 
 /**
+ * nvl_nv_gmmu_probe() - fill the chip-dependent part of @args (format
+ * version, 512 MiB leaves) from the device's configuration registers.
+ * @hw: the device
+ * @args: @version and @big_leaf_pd1 are set; @hw too
+ *
+ * Return: 0, or -ENODEV when the device reports a format this driver
+ * cannot write.
+ */
+int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args);
+
+/**
  * nvl_nv_gmmu_create() - a VM's page tables with an empty root.
  * @args: device, format version, leaf sizes and table memory
  * @out: the page tables

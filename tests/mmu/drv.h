@@ -129,9 +129,10 @@ static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 	v->d = dev_up(profile);
 	assert_int_equal(nvl_nv_ptmem_create(v->d->hw, TABLES_BASE, PTMEM_SIZE,
 					     &v->pm), 0);
-	ga.hw = v->d->hw;
-	ga.version = v->d->m->profile->mmu_version;
-	ga.big_leaf_pd1 = v->d->m->profile->page_sizes & (1ull << 29);
+	assert_int_equal(nvl_nv_gmmu_probe(v->d->hw, &ga), 0);
+	assert_int_equal(ga.version, v->d->m->profile->mmu_version);
+	assert_int_equal(ga.big_leaf_pd1,
+			 !!(v->d->m->profile->page_sizes & (1ull << 29)));
 	ga.mem = &nvl_nv_ptmem_ops;
 	ga.mem_priv = v->pm;
 	ga.any_backing = any_backing;

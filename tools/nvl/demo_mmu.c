@@ -131,8 +131,9 @@ NVL_DEMO_STEP(60, mmu)
 					  &pm);
 	if (ret)
 		goto out;
-	ga.hw = nvl_model_hw(m);
-	ga.version = m->profile->mmu_version;
+	ret = nvl_nv_gmmu_probe(nvl_model_hw(m), &ga);
+	if (ret)
+		goto out;
 	ga.mem = &nvl_nv_ptmem_ops;
 	ga.mem_priv = pm;
 	ret = nvl_nv_gmmu_create(&ga, &g);
