@@ -10,8 +10,10 @@
  * ring, joined with the last). A hanging job blocks its ring, as a hung
  * engine would, until the timeout handler resets the ring.
  *
- * Hardware fences are allocated with the job (never in run_job()); after a
- * reset run_job() returns the same, still unsignalled, fence again.
+ * Hardware fences are embedded in the job (never allocated in run_job());
+ * the job's memory goes with the fence's last reference (free_job drops
+ * the ring's; the completion thread may still hold one while signalling). After a reset run_job() returns the same, still unsignalled,
+ * fence again.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -234,11 +236,20 @@ static void null_free_job(struct nvl_sched_job *job)
 	struct nvl_sched_null *ring = j->ring;
 
 	nvl_sched_job_cleanup(job);
-	nvl_fence_put(j->hw);
-	nvl_free(j);
 	atomic_fetch_add(&ring->freed, 1);
 	nvl_sched_event_wake(&ring->ev, true);
+	nvl_fence_put(j->hw);	/* frees @j with the last reference */
 }
+
+/* The job's memory lives as long as its hardware fence has references. */
+static void hw_release(struct nvl_fence *f)
+{
+	nvl_free(container_of(f, struct nvl_sched_null_job, hw_fence));
+}
+
+static const struct nvl_fence_ops hw_ops = {
+	.release = hw_release,
+};
 
 static const struct nvl_sched_backend_ops null_ops = {
 	.run_job = null_run_job,
@@ -323,18 +334,14 @@ int nvl_sched_null_job_create(struct nvl_sched_null *ring,
 	j = nvl_zalloc(sizeof(*j));
 	if (!j)
 		return nvl_error(-ENOMEM, "sched_null: no memory for a job");
-	ret = nvl_fence_create(&j->hw, ring->context,
-			       atomic_fetch_add(&ring->seqno, 1) + 1);
-	if (ret) {
-		nvl_free(j);
-		return nvl_error(ret, "sched_null: no memory for a fence");
-	}
 	ret = nvl_sched_job_init(&j->base, entity, credits, ring);
 	if (ret) {
-		nvl_fence_put(j->hw);
 		nvl_free(j);
 		return ret;
 	}
+	nvl_fence_init64(&j->hw_fence, &hw_ops, ring->context,
+			 atomic_fetch_add(&ring->seqno, 1) + 1);
+	j->hw = &j->hw_fence;
 	j->ring = ring;
 	j->delay_ns = delay_ns;
 	nvl_list_init(&j->node);
@@ -345,8 +352,7 @@ int nvl_sched_null_job_create(struct nvl_sched_null *ring,
 void nvl_sched_null_job_free(struct nvl_sched_null_job *job)
 {
 	nvl_sched_job_cleanup(&job->base);
-	nvl_fence_put(job->hw);
-	nvl_free(job);
+	nvl_fence_put(job->hw);	/* frees @job */
 }
 
 void nvl_sched_null_stats(struct nvl_sched_null *ring,

@@ -61,6 +61,7 @@ struct nvl_sched_null_job {
 	atomic_uint runs;
 	uint64_t tag;
 	/* private */
+	struct nvl_fence hw_fence;
 	struct nvl_fence *hw;
 	struct nvl_list node;
 	int64_t due_ns;

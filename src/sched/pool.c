@@ -70,11 +70,17 @@ void nvl_sched_event_cancel(struct nvl_sched_event *ev)
 	atomic_fetch_sub(&ev->waiters, 1);
 }
 
+/*
+ * Waiters bump @waiters before they read @seq and check their condition,
+ * and wakers change the condition before they read @waiters (both seq_cst):
+ * a waker that sees no waiter knows any later waiter will see its change.
+ */
 void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
 {
+	if (!atomic_load(&ev->waiters))
+		return;
 	atomic_fetch_add(&ev->seq, 1);
-	if (atomic_load(&ev->waiters))
-		futex_wake(&ev->seq, all ? INT_MAX : 1);
+	futex_wake(&ev->seq, all ? INT_MAX : 1);
 }
 
 /* ---- pool ------------------------------------------------------------- */
