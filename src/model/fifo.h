@@ -31,36 +31,36 @@ struct nvl_model_ce_state {
 
 /** enum nvl_model_run - what running a channel ended with. */
 enum nvl_model_run {
-	NVL_MODEL_RUN_IDLE = 0,   /* nothing more to do */
-	NVL_MODEL_RUN_YIELD,      /* budget used up, more work left */
-	NVL_MODEL_RUN_BLOCKED,    /* parked in a semaphore acquire */
-	NVL_MODEL_RUN_STOPPED,    /* error, fault or disabled */
+	NVL_MODEL_RUN_IDLE = 0, /* nothing more to do */
+	NVL_MODEL_RUN_YIELD, /* budget used up, more work left */
+	NVL_MODEL_RUN_BLOCKED, /* parked in a semaphore acquire */
+	NVL_MODEL_RUN_STOPPED, /* error, fault or disabled */
 };
 
 /** Result of executing one method. */
 enum nvl_model_mthd_res {
 	NVL_MODEL_MTHD_OK = 0,
-	NVL_MODEL_MTHD_BLOCK,   /* retry the same method later */
-	NVL_MODEL_MTHD_STOP,    /* the channel stopped (error recorded) */
+	NVL_MODEL_MTHD_BLOCK, /* retry the same method later */
+	NVL_MODEL_MTHD_STOP, /* the channel stopped (error recorded) */
 };
 
 struct nvl_model_chan {
 	struct nvl_model *m;
 	unsigned chid;
 	/* ---- register state, under fifo->lock ---- */
-	uint32_t inst_reg;       /* CHRAM_INST */
-	uint32_t runlist;        /* CHRAM_RUNLIST */
+	uint32_t inst_reg; /* CHRAM_INST */
+	uint32_t runlist; /* CHRAM_RUNLIST */
 	bool enabled;
 	bool pbdma_faulted, eng_faulted;
 	uint32_t error, err_mthd, err_data;
-	bool queued;             /* on its runlist's ready list */
-	bool running;            /* its runlist thread is running it */
-	bool kicked;             /* doorbell while running */
+	bool queued; /* on its runlist's ready list */
+	bool running; /* its runlist thread is running it */
+	bool kicked; /* doorbell while running */
 	bool acquire_parked;
-	struct nvl_list link;    /* ready or parked list */
+	struct nvl_list link; /* ready or parked list */
 	/* set by register writes, read by the runlist thread unlocked */
 	atomic_bool stop_req;
-	bool reset_decoder;      /* restart at a segment boundary */
+	bool reset_decoder; /* restart at a segment boundary */
 	/* ---- context, loaded from the instance block on first run;
 	 * owned by the runlist thread ---- */
 	bool ctx_loaded;
@@ -75,12 +75,12 @@ struct nvl_model_chan {
 	/* ---- PBDMA state (runlist thread) ---- */
 	atomic_uint gp_get;
 	bool in_seg;
-	uint64_t seg_va;         /* next dword to fetch */
-	uint32_t seg_left;       /* dwords left in the segment */
-	uint32_t mthd;           /* pending method (bytes) */
-	uint32_t mthd_count;     /* data dwords still expected */
+	uint64_t seg_va; /* next dword to fetch */
+	uint32_t seg_left; /* dwords left in the segment */
+	uint32_t mthd; /* pending method (bytes) */
+	uint32_t mthd_count; /* data dwords still expected */
 	uint32_t mthd_subch;
-	uint32_t mthd_op;        /* SEC_OP of the pending header */
+	uint32_t mthd_op; /* SEC_OP of the pending header */
 	int64_t acquire_deadline;
 	bool acquiring;
 	/* Host method state */
@@ -93,20 +93,20 @@ struct nvl_model_chan {
 
 struct nvl_model_runlist {
 	struct nvl_model *m;
-	unsigned id;             /* = engine id = CE index */
+	unsigned id; /* = engine id = CE index */
 	pthread_t thread;
-	pthread_cond_t cond;     /* doorbell, reset, stop */
+	pthread_cond_t cond; /* doorbell, reset, stop */
 	struct nvl_list ready;
-	struct nvl_list parked;  /* channels waiting in an acquire */
+	struct nvl_list parked; /* channels waiting in an acquire */
 	bool stop;
 	/* engine state, under fifo->lock */
 	struct nvl_model_chan *cur;
-	uint32_t hang_chid;      /* chid + 1, 0 = none */
+	uint32_t hang_chid; /* chid + 1, 0 = none */
 	bool hung;
 	bool reset_req;
 	uint64_t busy_ns;
-	int64_t busy_since;      /* 0 = idle */
-	atomic_bool reset_flag;  /* reset_req, readable without the lock */
+	int64_t busy_since; /* 0 = idle */
+	atomic_bool reset_flag; /* reset_req, readable without the lock */
 };
 
 struct nvl_model_fifo {
@@ -116,36 +116,63 @@ struct nvl_model_fifo {
 	struct nvl_model_chan *chan;
 	unsigned nrl;
 	struct nvl_model_runlist *rl;
-	uint32_t *err_pending;   /* bitmap, nchan bits */
+	uint32_t *err_pending; /* bitmap, nchan bits */
 	pthread_mutex_t atomic_lock; /* semaphore reductions */
 };
 
 /* fifo.c */
-/* record a channel error and stop the channel; raises FIFO (no locks) */
+/**
+ * nvl_model_chan_error() - record a channel error and stop the channel; raises FIFO.
+ * Call with no model lock held.
+ */
 void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
 			  uint32_t mthd, uint32_t data);
-/* mark a channel faulted after an MMU fault (engine or PBDMA side) */
+/**
+ * nvl_model_chan_fault() - mark a channel faulted after an MMU fault (@engine: CE side,
+ * else PBDMA side) and stop it; raises FIFO. No model lock held.
+ */
 void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
 			  uint32_t mthd);
-/* wake channels parked in acquires (after any semaphore release) */
+/**
+ * nvl_model_fifo_sem_released() - wake every channel parked in a semaphore acquire.
+ */
 void nvl_model_fifo_sem_released(struct nvl_model *m);
 
-/* pbdma.c */
+/**
+ * nvl_model_pbdma_run() - run one channel on its runlist thread.
+ * Return: what the run ended with (enum nvl_model_run).
+ */
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
+/**
+ * nvl_model_pbdma_load() - load the channel context from its instance block.
+ * Return: 0 or -EINVAL.
+ */
 int nvl_model_pbdma_load(struct nvl_model_chan *ch);
 
-/* host.c */
+/**
+ * nvl_model_host_method() - execute a Host method (< 0x100).
+ * Return: enum nvl_model_mthd_res.
+ */
 enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 					      uint32_t mthd, uint32_t data);
-/* a semaphore read or write, atomic against other semaphore accesses */
+/**
+ * nvl_model_sem_access() - read or write semaphore memory, atomic against other
+ * semaphore accesses. Return: 0, or -EFAULT after a reported fault.
+ */
 int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, void *buf, size_t len, bool write);
-/* a semaphore reduction or release shared with the CE; returns 0/-EFAULT */
+/**
+ * nvl_model_sem_reduce() - apply a semaphore reduction atomically.
+ * Return: 0, or -EFAULT after a reported fault.
+ */
 int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, unsigned op, bool is_signed, bool wide,
 			 uint64_t payload);
 
-/* ce.c */
+/**
+ * nvl_model_ce_method() - execute a copy-engine class method.
+ * Return: enum nvl_model_mthd_res.
+ */
 enum nvl_model_mthd_res nvl_model_ce_method(struct nvl_model_chan *ch,
 					    uint32_t mthd, uint32_t data);
 

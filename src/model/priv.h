@@ -20,59 +20,158 @@ struct nvl_model_iommu {
 	uint64_t nr_maps;
 };
 
+/**
+ * nvl_model_iommu_create() - create the DMA table of @m.
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_model_iommu_create(struct nvl_model *m);
+/**
+ * nvl_model_iommu_destroy() - free the DMA table and every mapping left.
+ */
 void nvl_model_iommu_destroy(struct nvl_model *m);
+/**
+ * nvl_model_iommu_map() - hw op dma_map: map whole pages at a fresh DMA address.
+ * Return: 0, -EINVAL (not whole pages) or -ENOMEM.
+ */
 int nvl_model_iommu_map(struct nvl_model *m, void *cpu, size_t len,
 			uint64_t *dma_out);
+/**
+ * nvl_model_iommu_unmap() - hw op dma_unmap of exactly one earlier mapping.
+ * Return: 0 or -ENOENT.
+ */
 int nvl_model_iommu_unmap(struct nvl_model *m, uint64_t dma, size_t len);
+/**
+ * nvl_model_iommu_access() - copy to or from DMA address @dma.
+ * Return: 0, or -EFAULT when any byte is not mapped.
+ */
 int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 			   size_t len, bool write);
 
 /* ---- interrupts (intr.c) -------------------------------------------- */
+/**
+ * nvl_model_intr_init() - set up the interrupt state. Return: 0.
+ */
 int nvl_model_intr_init(struct nvl_model *m);
+/**
+ * nvl_model_intr_fini() - tear down the interrupt state.
+ */
 void nvl_model_intr_fini(struct nvl_model *m);
+/**
+ * nvl_model_intr_rd() - read an INTR_* register; *@ok = false if unknown.
+ * Return: the value.
+ */
 uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_intr_wr() - write an INTR_* register (W1C status, enable set/clear).
+ */
 void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
+/**
+ * nvl_model_intr_set_handler() - hw op set_irq_handler. Return: 0.
+ */
 int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn,
 			       void *arg);
-/* deliver pending enabled interrupts (hub thread) */
+/**
+ * nvl_model_intr_deliver() - call the handler if anything enabled is pending (hub thread).
+ */
 void nvl_model_intr_deliver(struct nvl_model *m);
 
 /* ---- fault buffers (fault.c) ---------------------------------------- */
+/**
+ * nvl_model_fault_init() - set up the fault-buffer state. Return: 0.
+ */
 int nvl_model_fault_init(struct nvl_model *m);
+/**
+ * nvl_model_fault_fini() - tear down the fault-buffer state.
+ */
 void nvl_model_fault_fini(struct nvl_model *m);
+/**
+ * nvl_model_fault_rd() - read a FAULT_BUF_* register; *@ok = false if unknown.
+ * Return: the value.
+ */
 uint32_t nvl_model_fault_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_fault_wr() - write a FAULT_BUF_* register.
+ */
 void nvl_model_fault_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 
 /* ---- hub: asynchronous MMU invalidates, interrupt re-delivery,
  * sensor ticks (hub.c) ------------------------------------------------ */
+/**
+ * nvl_model_hub_create() - start the hub thread.
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_model_hub_create(struct nvl_model *m);
+/**
+ * nvl_model_hub_destroy() - stop and free the hub.
+ */
 void nvl_model_hub_destroy(struct nvl_model *m);
+/**
+ * nvl_model_hub_rd() - read an MMU_INVALIDATE_* register; *@ok = false if unknown.
+ * Return: the value.
+ */
 uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_hub_wr() - write an MMU_INVALIDATE_* register; TRIGGER queues the invalidate.
+ */
 void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
-/* ask the hub thread to re-deliver interrupts */
+/**
+ * nvl_model_hub_kick_intr() - ask the hub thread to re-deliver pending interrupts.
+ */
 void nvl_model_hub_kick_intr(struct nvl_model *m);
 
 /* ---- sensors, power, clocks (pmu.c) ---------------------------------- */
+/**
+ * nvl_model_pmu_create() - create the sensor/clock state.
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_model_pmu_create(struct nvl_model *m);
+/**
+ * nvl_model_pmu_destroy() - free the sensor/clock state.
+ */
 void nvl_model_pmu_destroy(struct nvl_model *m);
+/**
+ * nvl_model_pmu_rd() - read a sensor, power or clock register; *@ok = false if unknown.
+ * Return: the value.
+ */
 uint32_t nvl_model_pmu_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_pmu_wr() - write ambient, slowdown, power limit or P-state.
+ */
 void nvl_model_pmu_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
-/* integrate power and temperature up to now; raise THERMAL on crossing */
+/**
+ * nvl_model_pmu_tick() - integrate power and temperature up to now; raises THERMAL
+ * on an upward crossing of the slowdown limit.
+ */
 void nvl_model_pmu_tick(struct nvl_model *m);
 
 /* ---- FIFO: channels, runlists, PBDMA + engine threads (fifo.c) ------- */
+/**
+ * nvl_model_fifo_create() - create channels and runlists and start one thread per runlist.
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_model_fifo_create(struct nvl_model *m);
+/**
+ * nvl_model_fifo_destroy() - stop the runlist threads and free the FIFO.
+ */
 void nvl_model_fifo_destroy(struct nvl_model *m);
+/**
+ * nvl_model_fifo_rd() - read a channel-RAM, CHERR, engine or reset register;
+ * *@ok = false if unknown. Return: the value.
+ */
 uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_fifo_wr() - write a channel-RAM, CHERR, engine, reset or doorbell register.
+ */
 void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
-/*
+/**
  * nvl_model_fifo_chan_inst() - the instance block a channel is bound to.
  * Return: 0, or -ENOENT for an unbound or unknown channel.
  */
 int nvl_model_fifo_chan_inst(struct nvl_model *m, unsigned chid,
 			     enum nvl_hw_aperture *ap, uint64_t *addr);
-/* busy nanoseconds of engine @e so far (for the PMU) */
+/**
+ * nvl_model_fifo_busy_ns() - busy nanoseconds of engine @e so far. Return: the count.
+ */
 uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e);
 
 #endif /* NVL_MODEL_PRIV_H */
