@@ -337,7 +337,95 @@ static void eviction_survives_allocation_failures(void **state)
 	nvl_mm_destroy(x.mm);
 }
 
+static int inj_use(void *arg)
+{
+	struct inj *x = arg;
+	int ret;
+
+	assert_int_equal(nvl_resv_lock(x->bo->gem.resv, NULL), 0);
+	ret = nvl_bo_validate_preferred(x->bo);
+	nvl_resv_unlock(x->bo->gem.resv);
+	return ret;
+}
+
+static void inj_use_check(int ret, void *arg)
+{
+	struct inj *x = arg;
+
+	/*
+	 * A failure while evicting the victim makes validate settle for the
+	 * fallback place, GTT, where the BO already is: success, no move.
+	 */
+	if (ret == 0)
+		assert_int_equal(where(x->bo), NVL_GEM_DOMAIN_GTT);
+	else
+		assert_int_equal(ret, -ENOMEM);
+	/* Both BOs still have exactly one home, nothing leaked. */
+	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
+			 x->mm->used_B[NVL_GEM_DOMAIN_GTT], 2 * MiB);
+	assert_int_equal(x->mm->vram.avail_B,
+			 MiB - x->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
+}
+
+static void restore_survives_allocation_failures(void **state)
+{
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct inj x = { .mm = new_mm(MiB) };
+	uint8_t *p;
+
+	x.bo = mk(x.mm, MiB, dom, NVL_BO_CPU_VISIBLE);
+	assert_int_equal(nvl_resv_lock(x.bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(x.bo, (void **)&p), 0);
+	memset(p, 0x77, MiB);
+	nvl_bo_kunmap(x.bo);
+	nvl_resv_unlock(x.bo->gem.resv);
+	x.victim = mk(x.mm, MiB, dom, 0); /* evicts x.bo */
+	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_GTT);
+	t_fail_each_alloc(inj_use, inj_use_check, &x, 60);
+	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(where(x.victim), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(nvl_resv_lock(x.bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(x.bo, (void **)&p), 0);
+	for (size_t i = 0; i < MiB; i++)
+		if (p[i] != 0x77)
+			fail_msg("byte %zu: %#x", i, p[i]);
+	nvl_bo_kunmap(x.bo);
+	nvl_resv_unlock(x.bo->gem.resv);
+	idle_put(x.bo);
+	idle_put(x.victim);
+	nvl_mm_destroy(x.mm);
+}
+
+static void cpu_visible_bos_stay_in_the_window(void **state)
+{
+	struct nvl_mm_config cfg = { .vram_B = 8 * MiB, .visible_B = 2 * MiB };
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *hidden[8], *vis;
+	struct nvl_buddy_block *b;
+	struct nvl_mm *mm;
+	int evicted = 0;
+
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	for (int i = 0; i < 8; i++)
+		hidden[i] = mk(mm, MiB, dom, 0);
+	/* VRAM is full; the visible BO evicts only BOs in the window. */
+	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
+	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
+	nvl_list_for_each_entry(b, &vis->blocks, link)
+		assert_true(b->offset + nvl_buddy_block_size(&mm->vram, b) <=
+			    2 * MiB);
+	for (int i = 0; i < 8; i++)
+		evicted += where(hidden[i]) == NVL_GEM_DOMAIN_GTT;
+	assert_int_equal(evicted, 2);
+	for (int i = 0; i < 8; i++)
+		idle_put(hidden[i]);
+	idle_put(vis);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(restore_survives_allocation_failures),
+	cmocka_unit_test(cpu_visible_bos_stay_in_the_window),
 	cmocka_unit_test(lru_evicts_least_recently_used_first),
 	cmocka_unit_test(pinned_and_mapped_bos_are_never_evicted),
 	cmocka_unit_test(pipelined_move_waits_for_the_bo_fences),
