@@ -449,8 +449,8 @@ static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 			    uint32_t off, uint32_t val)
 {
 	switch (off) {
-	case 0x00: /* rebinding is only allowed while disabled */
-		if (ch->enabled)
+	case 0x00: /* rebinding only while disabled and idle */
+		if (ch->enabled || ch->running)
 			break;
 		ch->inst_reg = val;
 		ch->reset_decoder = true;
@@ -492,7 +492,7 @@ static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 		}
 		break;
 	case 0x08:
-		if (!ch->enabled && val < f->nrl)
+		if (!ch->enabled && !ch->running && val < f->nrl)
 			ch->runlist = val;
 		break;
 	default:

@@ -254,6 +254,34 @@ static void power_on_survives_each_allocation_failure(void **state)
 	assert_true(n >= 5);
 }
 
+static void failed_dma_map_and_channel_setup_change_nothing(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint8_t *a = aligned_alloc(4096, 4096), b[4];
+	uint64_t d = 0;
+
+	assert_non_null(a);
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(nvl_hw_dma_map(g->hw, a, 4096, &d), -ENOMEM);
+	nvl_fault_off();
+	assert_int_equal(d, 0);
+	/* the DMA address space did not move: the first map gets 4 GiB */
+	assert_int_equal(nvl_hw_dma_map(g->hw, a, 4096, &d), 0);
+	assert_int_equal(d, 1ull << 32);
+	assert_int_equal(nvl_model_phys_access(g->m, NVL_HW_APERTURE_SYS_COH,
+					       d + 4096, b, 4, false),
+			 -EFAULT);
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(nvl_model_kit_chan_create(&g->kit, &g->vm, 1, 0, 4,
+						   4096, false, &ch),
+			 -ENOMEM);
+	nvl_fault_off();
+	assert_null(ch.buf);
+	gpu_down(g);
+	free(a);
+}
+
 static void bad_profile_is_rejected(void **state)
 {
 	struct nvl_model_profile p = *nvl_model_profile_find("tiny");
@@ -277,6 +305,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(irq_callback_sees_enabled_pending_bits_only),
 	cmocka_unit_test(mmu_invalidate_register_completes),
 	cmocka_unit_test(power_on_survives_each_allocation_failure),
+	cmocka_unit_test(failed_dma_map_and_channel_setup_change_nothing),
 	cmocka_unit_test(bad_profile_is_rejected),
 };
 
