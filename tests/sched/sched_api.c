@@ -345,6 +345,38 @@ static void scheduled_signals_before_finished(void **state)
 	nvl_sched_null_destroy(ring);
 }
 
+static void alloc_hook(struct nvl_sched_null_job *job, void *arg)
+{
+	(void)job;
+	(void)arg;
+	nvl_free(nvl_malloc(16));	/* forbidden in run_job() */
+}
+
+static void allocation_in_run_job_is_caught_by_the_checker(void **state)
+{
+	struct nvl_sched_null_args a = { .credit_limit = 2, .name = "bad",
+					 .on_run = alloc_hook };
+	struct nvl_sched_null *ring;
+	struct nvl_sched_entity e;
+	enum nvl_checker_mode old = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	unsigned long before = nvl_checker_violations();
+	struct nvl_fence *f;
+	char buf[512];
+
+	(void)state;
+	assert_int_equal(nvl_sched_null_create(&a, &ring), 0);
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	f = t_arm_push(t_job(ring, &e, 1, 0, 0));
+	assert_int_equal(t_wait(f), 1);
+	nvl_fence_put(f);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+	assert_true(nvl_checker_violations() > before);
+	nvl_checker_last_report(buf, sizeof(buf));
+	assert_true(strlen(buf) > 0);
+	nvl_checker_set_mode(old);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(create_rejects_bad_arguments),
 	cmocka_unit_test(entity_init_rejects_bad_priority),
@@ -357,6 +389,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(finished_fence_carries_the_job_error),
 	cmocka_unit_test(idle_push_runs_directly_in_a_signalling_section),
 	cmocka_unit_test(scheduled_signals_before_finished),
+	cmocka_unit_test(allocation_in_run_job_is_caught_by_the_checker),
 };
 
 T_MAIN(tests)
