@@ -470,7 +470,10 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 	return 0;
 }
 
-/* One plain fence for everything @f stands for (flattens containers). */
+/*
+ * One plain fence for everything @f stands for: the unsignalled leaves of
+ * its chains and arrays, one per context, in a signal-on-all array.
+ */
 static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 {
 	struct nvl_fence_unwrap cur;
@@ -491,9 +494,23 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 	arr = nvl_calloc(n, sizeof(*arr));
 	if (!arr)
 		return nvl_error(-ENOMEM, "syncobj: transfer: out of memory");
+	/* dedup by context, keeping the later fence (as dma_fence_unwrap) */
 	nvl_fence_unwrap_for_each(leaf, &cur, f) {
-		if (i < n && !nvl_fence_is_signaled(leaf))
+		unsigned j;
+
+		if (nvl_fence_is_signaled(leaf))
+			continue;
+		for (j = 0; j < i; j++)
+			if (arr[j]->context == leaf->context)
+				break;
+		if (j < i) {
+			if (leaf != arr[j] && nvl_fence_is_later(leaf, arr[j])) {
+				nvl_fence_put(arr[j]);
+				arr[j] = nvl_fence_get(leaf);
+			}
+		} else if (i < n) {
 			arr[i++] = nvl_fence_get(leaf);
+		}
 	}
 	if (i == 1) {
 		*out = arr[0];
@@ -643,12 +660,20 @@ NVL_API int nvl_syncobj_import_sync_file(struct nvl_client *client,
 				 handle);
 	}
 	if (point) {
+		struct nvl_fence *flat;
+
+		/* never nest containers in a point: walks would multiply */
+		ret = flatten(f, &flat);
+		if (ret)
+			goto out;
 		chain = nvl_fence_chain_alloc();
 		if (!chain) {
+			nvl_fence_put(flat);
 			ret = -ENOMEM;
 			goto out;
 		}
-		nvl_syncobj_add_point(obj, chain, f, point);
+		nvl_syncobj_add_point(obj, chain, flat, point);
+		nvl_fence_put(flat);
 	} else {
 		nvl_syncobj_replace_fence(obj, f);
 	}
