@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "t.h"
@@ -118,6 +120,8 @@ static void *worker_fn(void *p)
 				return (void *)2;
 			o->counter++;
 		}
+		if (it % 4 == 0)
+			sched_yield(); /* hold the locks a while: contention */
 		for (unsigned i = 0; i < exec.num_objects; i++) {
 			struct obj *o = container_of(exec.objects[i],
 						     struct obj, resv);
@@ -135,7 +139,7 @@ static void many_threads_overlapping_sets_no_deadlock(void **state)
 	struct worker w[NT];
 	pthread_t t[NT];
 	uint64_t seed = t_seed(0x5eed);
-	long total = 0, expect = 0;
+	long total = 0, expect = 0, retries = 0;
 
 	init_objs();
 	for (int i = 0; i < NT; i++) {
@@ -171,6 +175,10 @@ static void many_threads_overlapping_sets_no_deadlock(void **state)
 		}
 	}
 	assert_int_equal(total, expect);
+	for (int i = 0; i < NT; i++)
+		retries += w[i].retries;
+	printf("# %ld back-offs in %d transactions\n", retries,
+	       NT * w[0].iters);
 	fini_objs();
 }
 
