@@ -4,7 +4,8 @@
  *  - null_jobs_1/16/1024: jobs per second through one ring with that many
  *    entities (pushed round robin, no dependencies, delay 0), from the
  *    first push until every job was freed — job allocation, fences, run,
- *    completion and free_job included;
+ *    completion and free_job included; null_jobs_1_worker is null_jobs_1
+ *    with the direct-run path off (every job through a pool worker);
  *  - push_run_latency: median ns from nvl_sched_entity_push_job() to
  *    run_job() on an idle scheduler (one way), against the futex ping-pong
  *    round trip; push_run_latency_worker is the same without the
@@ -24,6 +25,7 @@
 struct jobs_bench {
 	int entities;
 	int jobs;
+	uint32_t flags;
 	bool failed;
 };
 
@@ -31,7 +33,8 @@ static double jobs_sample(void *arg)
 {
 	struct jobs_bench *b = arg;
 	struct nvl_sched_null_args a = { .credit_limit = 64,
-					 .name = "bench" };
+					 .name = "bench",
+					 .sched_flags = b->flags };
 	struct nvl_sched_null *ring;
 	struct nvl_sched_entity *es;
 	int64_t t0, t1;
@@ -73,9 +76,10 @@ static double jobs_sample(void *arg)
 	return (double)b->jobs * 1e9 / (double)(t1 - t0);
 }
 
-static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities)
+static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities,
+			 uint32_t flags)
 {
-	struct jobs_bench b = { .entities = entities,
+	struct jobs_bench b = { .entities = entities, .flags = flags,
 				.jobs = nvl_bench_quick(ctx) ? 20000 : 200000 };
 	double r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, jobs_sample,
 				    &b);
@@ -85,16 +89,19 @@ static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities)
 
 NVL_BENCH(sched, null_jobs)
 {
-	double j1 = jobs_per_s(ctx, 1);
-	double j16 = jobs_per_s(ctx, 16);
-	double j1024 = jobs_per_s(ctx, 1024);
+	double j1 = jobs_per_s(ctx, 1, 0);
+	double j16 = jobs_per_s(ctx, 16, 0);
+	double j1024 = jobs_per_s(ctx, 1024, 0);
+	double jw = jobs_per_s(ctx, 1, NVL_SCHED_NO_DIRECT_RUN);
 
-	if (j1 <= 0 || j16 <= 0 || j1024 <= 0)
+	if (j1 <= 0 || j16 <= 0 || j1024 <= 0 || jw <= 0)
 		return -1;
 	nvl_bench_report(ctx, "null_jobs_1", j1, "jobs/s", NULL);
 	nvl_bench_report_vs(ctx, "null_jobs_16", j16, "jobs/s", "null_jobs_1",
 			    j1);
 	nvl_bench_report_vs(ctx, "null_jobs_1024", j1024, "jobs/s",
+			    "null_jobs_1", j1);
+	nvl_bench_report_vs(ctx, "null_jobs_1_worker", jw, "jobs/s",
 			    "null_jobs_1", j1);
 	return 0;
 }
