@@ -278,6 +278,19 @@ static void wr32v(struct nvl_model_kit *k, uint64_t pa, uint32_t v)
 	(void)nvl_hw_vram_write(k->hw, pa, &v, 4);
 }
 
+/* disable @chid and wait until its runlist stopped running it */
+static void chan_disable(struct nvl_model_kit *k, unsigned chid)
+{
+	int64_t deadline = nvl_time_ns() + NVL_NSEC_PER_SEC;
+
+	nvl_hw_wr32(k->hw, NVL_HW_CHRAM_CTRL(chid),
+		    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	while ((nvl_hw_rd32(k->hw, NVL_HW_CHRAM_CTRL(chid)) &
+		NVL_HW_CHRAM_CTRL_BUSY) &&
+	       nvl_time_ns() < deadline)
+		kit_sleep();
+}
+
 int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 			      struct nvl_model_kit_vm *vm, unsigned chid,
 			      unsigned runlist, unsigned gp_order,
@@ -313,8 +326,7 @@ int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 		      NVL_HW_RAM_TARGET_VID | NVL_HW_RAMIN_PDB_USE_VER2 |
 		      NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
 	wr32v(k, ch->inst + NVL_HW_RAMIN_PDB_HI, (uint32_t)(vm->pdb >> 32));
-	nvl_hw_wr32(k->hw, NVL_HW_CHRAM_CTRL(chid),
-		    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	chan_disable(k, chid);
 	nvl_hw_wr32(k->hw, NVL_HW_CHRAM_RUNLIST(chid), runlist);
 	nvl_hw_wr32(k->hw, NVL_HW_CHRAM_INST(chid),
 		    (uint32_t)(ch->inst >> 12) |
@@ -329,8 +341,7 @@ int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 void nvl_model_kit_chan_fini(struct nvl_model_kit *k,
 			     struct nvl_model_kit_chan *ch)
 {
-	nvl_hw_wr32(k->hw, NVL_HW_CHRAM_CTRL(ch->chid),
-		    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	chan_disable(k, ch->chid);
 	nvl_free(ch->buf);
 	ch->buf = NULL;
 }

@@ -52,7 +52,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	enum nvl_hw_aperture inst_ap;
 	uint64_t inst;
 	uint32_t ram[NVL_HW_INST_SIZE / 4];
-	uint32_t pdb, limit2;
+	uint32_t pdb, limit2, get;
 	bool ok;
 
 	if (nvl_model_fifo_chan_inst(m, ch->chid, &inst_ap, &inst) ||
@@ -86,6 +86,13 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	ch->rl = &m->fifo->rl[ch->runlist];
 	/* a fresh context starts with no object bound and GP_GET at 0 */
 	memset(ch->subch_class, 0, sizeof(ch->subch_class));
+	/* publish where the PBDMA starts (0 after a bind) */
+	get = atomic_load(&ch->gp_get);
+	if (get >= ch->gp_entries ||
+	    nvl_model_phys_access(m, ch->userd_ap,
+				  ch->userd + NVL_HW_USERD_GP_GET, &get, 4,
+				  true))
+		return -EINVAL;
 	ch->ctx_loaded = true;
 	return 0;
 }
