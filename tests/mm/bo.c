@@ -320,7 +320,59 @@ static void create_survives_allocation_failures(void **state)
 	nvl_mm_destroy(x.mm);
 }
 
+static void fdinfo_counts_regions_imports_and_activity(void **state)
+{
+	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
+	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	uint32_t hv, hg, hs, hb;
+	uint64_t tok;
+	struct nvl_bo *bo;
+	struct nvl_fence *f;
+	char buf[2048];
+	int n;
+
+	assert_int_equal(nvl_bo_create(a, 2 << 20, NVL_BO_DOMAIN_VRAM, 0, 0,
+				       &hv), 0);
+	assert_int_equal(nvl_bo_create(a, 1 << 20, NVL_BO_DOMAIN_GTT, 0, 0,
+				       &hg), 0);
+	assert_int_equal(nvl_bo_create(a, 512 << 10, NVL_BO_DOMAIN_SYSTEM, 0,
+				       0, &hs), 0);
+	/* A busy VRAM BO is active. */
+	bo = nvl_bo_lookup(a, hv);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(bo->gem.resv, 1), 0);
+	nvl_resv_add_fence(bo->gem.resv, f, NVL_RESV_USAGE_WRITE);
+	nvl_resv_unlock(bo->gem.resv);
+	nvl_bo_put(bo);
+	n = nvl_client_fdinfo(a, buf, sizeof(buf));
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	assert_non_null(strstr(buf, "drm-driver:\tnouvelle\n"));
+	assert_non_null(strstr(buf, "drm-total-vram:\t2048 KiB\n"));
+	assert_non_null(strstr(buf, "drm-active-vram:\t2048 KiB\n"));
+	assert_non_null(strstr(buf, "drm-resident-gtt:\t1024 KiB\n"));
+	assert_non_null(strstr(buf, "drm-active-gtt:\t0 KiB\n"));
+	assert_non_null(strstr(buf, "drm-memory-cpu:\t512 KiB\n"));
+	/* The importer sees the shared BO too. */
+	assert_int_equal(nvl_bo_export(a, hg, &tok), 0);
+	assert_int_equal(nvl_bo_import(b, tok, &hb), 0);
+	assert_true(nvl_client_fdinfo(b, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "drm-total-gtt:\t1024 KiB\n"));
+	assert_non_null(strstr(buf, "drm-total-vram:\t0 KiB\n"));
+	/* A short buffer: the needed length, text cut. */
+	n = nvl_client_fdinfo(b, buf, 16);
+	assert_true(n > 16);
+	assert_int_equal(strlen(buf), 15);
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+	nvl_client_put(a);
+	nvl_client_put(b);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(fdinfo_counts_regions_imports_and_activity),
 	cmocka_unit_test(handles_start_at_one_and_close_releases),
 	cmocka_unit_test(export_import_shares_one_object),
 	cmocka_unit_test(stale_export_of_reused_slot_fails),
