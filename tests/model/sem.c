@@ -300,7 +300,42 @@ static void semaphores_obey_page_permissions(void **state)
 	gpu_down(g);
 }
 
+static void ping_pong_between_runlists_and_channels(void **state)
+{
+	enum { ROUNDS = 100, NCH = 4 };
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch[NCH];
+	uint32_t p[64], n;
+
+	/* channel c waits for SEM >= NCH * r + c, then releases + 1: the
+	 * token passes round four channels on two runlists */
+	for (unsigned c = 0; c < NCH; c++)
+		gpu_chan(g, 40 + c, c % 2, &ch[c]);
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		for (unsigned c = 0; c < NCH; c++) {
+			uint32_t v = NCH * r + c;
+
+			n = nvl_model_kit_pb_acquire(p, SEM, v);
+			n += nvl_model_kit_pb_release(p + n, SEM, v + 1);
+			gpu_push(&ch[c], p, n);
+			while (nvl_model_kit_kick(&g->kit, &ch[c]) == -ENOSPC)
+				usleep(50);
+		}
+	}
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, NCH * ROUNDS,
+						10 * GPU_WAIT),
+			 0);
+	for (unsigned c = 0; c < NCH; c++) {
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch[c],
+							 GPU_WAIT),
+				 0);
+		nvl_model_kit_chan_fini(&g->kit, &ch[c]);
+	}
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(ping_pong_between_runlists_and_channels),
 	cmocka_unit_test(semaphores_obey_page_permissions),
 	cmocka_unit_test(acquire_waits_for_other_channels_release),
 	cmocka_unit_test(cpu_write_satisfies_parked_acquire),
