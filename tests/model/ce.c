@@ -155,6 +155,40 @@ static void copy_from_dma_mapped_system_pages(void **state)
 	free(sys);
 }
 
+static void copy_from_unmapped_dma_address_faults(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint8_t *sys = aligned_alloc(4096, 4096);
+	uint32_t p[64], n, e[8];
+	uint64_t dma;
+
+	assert_non_null(sys);
+	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 4096, &dma), 0);
+	assert_int_equal(nvl_hw_dma_unmap(g->hw, dma, 4096), 0);
+	/* the PTE still points at the DMA address the IOMMU dropped */
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
+					   4096, 12, NVL_HW_APERTURE_SYS_COH,
+					   0),
+			 0);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	gpu_chan(g, 8, 0, &ch);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 4096);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(8)),
+			 NVL_HW_CHERR_MMU_FAULT);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
+	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000, e, 32), 0);
+	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ENGINE], NVL_HW_MMU_ENGINE_CE(0));
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+	free(sys);
+}
+
 static void remap_swizzle_swaps_components(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
@@ -232,6 +266,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
 	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
 	cmocka_unit_test(copy_from_dma_mapped_system_pages),
+	cmocka_unit_test(copy_from_unmapped_dma_address_faults),
 	cmocka_unit_test(remap_swizzle_swaps_components),
 	cmocka_unit_test(many_submissions_complete_in_order),
 };
