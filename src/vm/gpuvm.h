@@ -165,6 +165,8 @@ struct nvl_gpuvm_cache {
 	size_t nfree;
 	/** @slabs: singly linked list of slabs, for teardown */
 	void *slabs;
+	/** @slab_B: size of the next slab */
+	size_t slab_B;
 };
 
 struct nvl_gpuvm {

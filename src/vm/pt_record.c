@@ -62,9 +62,10 @@ struct nvl_vm_pt_record {
 	int pending_error;
 };
 
+/* Fibonacci hashing: the top bits of key * 2^64 / phi (nb a power of 2). */
 static uint64_t hash(uint64_t key, uint64_t nb)
 {
-	return (key * 0x9e3779b97f4a7c15ull) >> 32 & (nb - 1);
+	return (key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(nb));
 }
 
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
