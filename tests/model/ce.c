@@ -155,6 +155,39 @@ static void copy_from_dma_mapped_system_pages(void **state)
 	free(sys);
 }
 
+static void every_v2_profile_copies_on_every_engine(void **state)
+{
+	static const char *const names[] = { "tu102", "ga102", "ad102" };
+
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(names); i++) {
+		struct gpu *g = gpu_up(names[i]);
+		unsigned nce = nvl_hw_rd32(g->hw, NVL_HW_CFG_NUM_CE);
+
+		for (unsigned e = 0; e < nce; e++) {
+			struct nvl_model_kit_chan ch;
+			uint32_t p[64], n;
+
+			gpu_chan(g, 100 + e, e, &ch);
+			n = nvl_model_kit_pb_memset(p, g->ce_class,
+						    DST + 4 * e, 0xc0de + e, 4);
+			n += nvl_model_kit_pb_release(p + n, SEM + 4 * e,
+						      1 + e);
+			gpu_push(&ch, p, n);
+			assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+			assert_int_equal(nvl_model_kit_wait_u32(&g->kit,
+								SEM + 4 * e,
+								1 + e,
+								GPU_WAIT),
+					 0);
+			assert_int_equal(gpu_rd(g, DST + 4 * e), 0xc0de + e);
+			nvl_model_kit_chan_fini(&g->kit, &ch);
+		}
+		assert_true(atomic_load(&g->nonstall) ==
+			    (1u << nce) - 1);
+		gpu_down(g);
+	}
+}
+
 static void copy_from_unmapped_dma_address_faults(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
@@ -266,6 +299,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
 	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
 	cmocka_unit_test(copy_from_dma_mapped_system_pages),
+	cmocka_unit_test(every_v2_profile_copies_on_every_engine),
 	cmocka_unit_test(copy_from_unmapped_dma_address_faults),
 	cmocka_unit_test(remap_swizzle_swaps_components),
 	cmocka_unit_test(many_submissions_complete_in_order),
