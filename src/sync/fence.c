@@ -22,7 +22,8 @@
  *   thread's outermost nvl_fence_signal() has finished its callbacks, in a
  *   loop, so nesting never recurses nor nests fence locks.
  *
- * nvl_fence_signal() is a fence-signalling section (checker.h).
+ * nvl_fence_signal() is a fence-signalling section (checker.h) around the
+ * callbacks and deferred work it runs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -239,18 +240,22 @@ static int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 	if (old & F_SIGNALED)
 		return -EALREADY;
 
-	cookie = nvl_fence_begin_signalling();
 	if (old & F_WAITERS)
 		nvl_futex_wake_all(&f->flags);
 	if (old & F_HAS_CB) {
+		/*
+		 * Only callbacks run foreign code, so only they need the
+		 * section (our own path above neither allocates nor blocks).
+		 */
+		cookie = nvl_fence_begin_signalling();
 		t = &sig_tls;
 		t->depth++;
 		run_callbacks(f);
 		if (t->depth == 1)
 			drain_deferred(t);
 		t->depth--;
+		nvl_fence_end_signalling(cookie);
 	}
-	nvl_fence_end_signalling(cookie);
 	return 0;
 }
 
