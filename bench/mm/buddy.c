@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "bench.h"
 #include "mm/buddy.h"
@@ -129,6 +130,14 @@ static double run(struct nvl_bench_ctx *ctx, uint64_t vram_B, double occ,
 
 	if (nvl_buddy_init(&b.mm, vram_B, PG))
 		return -1;
+	/* Room for every chunk, on huge pages: the holdings are random. */
+	b.cap = vram_B / PG + 1;
+	b.h = aligned_alloc(2u << 20, NVL_ALIGN_UP(b.cap * sizeof(*b.h),
+						  2u << 20));
+	if (!b.h)
+		return -1;
+	madvise(b.h, NVL_ALIGN_UP(b.cap * sizeof(*b.h), 2u << 20),
+		MADV_HUGEPAGE);
 	target = (uint64_t)((double)vram_B * occ);
 	while (b.used_B < target) {
 		uint64_t s = sz(&b.rng);
