@@ -173,7 +173,9 @@ static inline struct nvl_fence *nvl_fence_get(struct nvl_fence *f)
 /**
  * nvl_fence_put() - drop a reference; the last one releases the fence. An
  * unsignalled fence released with callbacks queued is signalled with
- * -EDEADLK first (with a warning) so its waiters are not stranded.
+ * -EDEADLK first (with a warning) so its waiters are not stranded. The
+ * sole holder frees without an atomic decrement, so fences support no weak
+ * (get_unless_zero) references.
  * @f: the fence, may be NULL
  */
 void nvl_fence_put(struct nvl_fence *f);

@@ -43,6 +43,7 @@ struct nvl_ww_acquire_ctx {
  * @cond: sleepers
  * @locked: held?
  * @ctx: holder's context (NULL when taken without one)
+ * @owner: holding thread (valid while @locked); unlock from the same thread
  * @cls: lock class for the checker
  */
 struct nvl_ww_mutex {
