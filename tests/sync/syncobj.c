@@ -612,7 +612,87 @@ static void publishing_out_fences_is_allowed_in_signalling(void **state)
 	nvl_client_destroy(c);
 }
 
+struct submit_waiter {
+	struct nvl_client *c;
+	uint32_t h;
+	int ret;
+	_Atomic int64_t done_at;
+};
+
+static void *for_submit_thread(void *arg)
+{
+	struct submit_waiter *w = arg;
+
+	w->ret = nvl_syncobj_wait(w->c, &w->h, NULL, 1,
+				  nvl_deadline_after(5 * NVL_NSEC_PER_SEC),
+				  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
+	atomic_store(&w->done_at, nvl_time_ns());
+	return NULL;
+}
+
+static void reset_neither_wakes_nor_fails_submit_waiters(void **state)
+{
+	struct submit_waiter w = { .c = client() };
+	int64_t signalled_at;
+	pthread_t t;
+
+	w.h = mk(w.c, 0);
+	pthread_create(&t, NULL, for_submit_thread, &w);
+	usleep(10000);
+	assert_int_equal(nvl_syncobj_reset(w.c, &w.h, 1), 0);
+	usleep(10000);
+	assert_int_equal(atomic_load(&w.done_at), 0); /* still waiting */
+	signalled_at = nvl_time_ns();
+	assert_int_equal(nvl_syncobj_signal(w.c, &w.h, 1), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(w.ret, 0);
+	assert_true(atomic_load(&w.done_at) >= signalled_at);
+	nvl_client_destroy(w.c);
+}
+
+struct dl_fence {
+	struct nvl_fence base;
+	int64_t deadline;
+};
+
+static void dl_set(struct nvl_fence *f, int64_t d)
+{
+	container_of(f, struct dl_fence, base)->deadline = d;
+}
+
+static void dl_release(struct nvl_fence *f)
+{
+}
+
+static const struct nvl_fence_ops dl_ops = {
+	.set_deadline = dl_set,
+	.release = dl_release,
+};
+
+static void wait_deadline_reaches_the_producer(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct dl_fence f = { 0 };
+	int64_t when = in_ms(3);
+
+	nvl_fence_init(&f.base, &dl_ops, nvl_fence_context_alloc(1), 1);
+	nvl_syncobj_replace_fence(o, &f.base);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, when,
+					  NVL_SYNCOBJ_WAIT_DEADLINE, NULL),
+			 -ETIME);
+	assert_int_equal(f.deadline, when);
+	nvl_fence_signal(&f.base);
+	nvl_syncobj_reset(c, &h, 1);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+	nvl_fence_put(&f.base);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(reset_neither_wakes_nor_fails_submit_waiters),
+	cmocka_unit_test(wait_deadline_reaches_the_producer),
 	cmocka_unit_test(signalled_fast_path_allocates_nothing),
 	cmocka_unit_test(publishing_out_fences_is_allowed_in_signalling),
 	cmocka_unit_test(concurrent_waiters_and_signallers_lose_no_wakeup),
