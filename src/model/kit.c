@@ -5,7 +5,7 @@
  * A minimal "driver" for the model's own tests, benchmarks, fuzzing and
  * demo (kit.h). It talks to the device only through struct nvl_hw and
  * writes every structure from the hardware definitions, exactly as a
- * driver would: version-2 page tables, instance blocks, USERD, GPFIFO
+ * driver would: version-2 or -3 page tables, instance blocks, USERD, GPFIFO
  * entries and method headers.
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "hw/ce.h"
 #include "hw/host.h"
 #include "hw/mmu_v2.h"
+#include "hw/mmu_v3.h"
 #include "hw/regs.h"
 #include "model/kit.h"
 
@@ -79,31 +80,40 @@ static void wr64(struct nvl_model_kit *k, uint64_t pa, uint64_t v)
 
 int nvl_model_kit_vm_init(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm)
 {
+	vm->version = nvl_hw_rd32(k->hw, NVL_HW_CFG_MMU_VERSION) == 3 ? 3 : 2;
 	vm->pdb = alloc_table(k, 4096, 4096);
 	return vm->pdb ? 0 : -ENOSPC;
 }
 
-static uint64_t pde(uint64_t table)
+/* a directory entry pointing at a VRAM table */
+static uint64_t pde(bool v3, uint64_t table)
 {
-	return (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
-		       << NVL_HW_MMU_V2_PDE_APERTURE_SHIFT |
-	       (table >> 12) << NVL_HW_MMU_V2_PDE_ADDR_SHIFT;
+	uint64_t ap = (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
+		      << NVL_HW_MMU_V2_PDE_APERTURE_SHIFT; /* same in v3 */
+
+	if (v3)
+		return ap | (table & NVL_HW_MMU_V3_PDE_ADDR_MASK);
+	return ap | (table >> 12) << NVL_HW_MMU_V2_PDE_ADDR_SHIFT;
 }
 
 /* the next-level table of the PDE at @entry, made when @alloc */
-static uint64_t next_table(struct nvl_model_kit *k, uint64_t entry, bool alloc)
+static uint64_t next_table(struct nvl_model_kit *k, bool v3, uint64_t entry,
+			   bool alloc)
 {
 	uint64_t v = rd64(k, entry), t;
 
-	if (v & NVL_HW_MMU_V2_PDE_APERTURE_MASK)
+	if (v & NVL_HW_MMU_V2_PDE_APERTURE_MASK) {
+		if (v3)
+			return v & NVL_HW_MMU_V3_PDE_ADDR_MASK;
 		return (v >> NVL_HW_MMU_V2_PDE_ADDR_SHIFT &
 			((1ull << NVL_HW_MMU_V2_PDE_ADDR_VID_BITS) - 1))
 		       << 12;
+	}
 	if (!alloc || (v & NVL_HW_MMU_V2_PDE_IS_PTE))
 		return 0;
 	t = alloc_table(k, 4096, 4096);
 	if (t)
-		wr64(k, entry, pde(t));
+		wr64(k, entry, pde(v3, t));
 	return t;
 }
 
@@ -111,28 +121,53 @@ static uint64_t next_table(struct nvl_model_kit *k, uint64_t entry, bool alloc)
 static uint64_t pd0_entry(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 			  uint64_t va, bool alloc)
 {
-	uint64_t pd2 = next_table(k, vm->pdb + ((va >> 47) & 3) * 8, alloc);
-	uint64_t pd1, pd0;
+	bool v3 = vm->version == 3;
+	uint64_t t = vm->pdb;
 
-	if (!pd2)
+	if (v3) {
+		t = next_table(k, v3, t + ((va >> 56) & 1) * 8, alloc);
+		if (!t)
+			return 0;
+		t = next_table(k, v3, t + ((va >> 47) & 511) * 8, alloc);
+	} else {
+		t = next_table(k, v3, t + ((va >> 47) & 3) * 8, alloc);
+	}
+	if (!t)
 		return 0;
-	pd1 = next_table(k, pd2 + ((va >> 38) & 511) * 8, alloc);
-	if (!pd1)
+	t = next_table(k, v3, t + ((va >> 38) & 511) * 8, alloc);
+	if (!t)
 		return 0;
-	pd0 = next_table(k, pd1 + ((va >> 29) & 511) * 8, alloc);
-	if (!pd0)
+	t = next_table(k, v3, t + ((va >> 29) & 511) * 8, alloc);
+	if (!t)
 		return 0;
-	return pd0 + ((va >> 21) & 255) * 16;
+	return t + ((va >> 21) & 255) * 16;
 }
 
-static uint64_t pte(uint64_t pa, enum nvl_hw_aperture ap, unsigned flags)
+static uint64_t pte(bool v3, uint64_t pa, enum nvl_hw_aperture ap,
+		    unsigned flags)
 {
 	unsigned code = ap == NVL_HW_APERTURE_SYS_COH
 				? NVL_HW_MMU_PTE_APERTURE_SYS_COH
 			: ap == NVL_HW_APERTURE_SYS_NONCOH
 				? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH
 				: NVL_HW_MMU_PTE_APERTURE_VIDMEM;
+	uint64_t pcf = 0;
 
+	if (v3) {
+		if (flags & NVL_MODEL_KIT_SPARSE)
+			return (uint64_t)NVL_HW_MMU_V3_PTE_PCF_SPARSE
+			       << NVL_HW_MMU_V3_PTE_PCF_SHIFT;
+		if (flags & NVL_MODEL_KIT_RO)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY;
+		if (flags & NVL_MODEL_KIT_NO_ATOMIC)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
+		if (nvl_hw_aperture_is_sys(ap))
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
+		return NVL_HW_MMU_V3_PTE_VALID |
+		       (uint64_t)code << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
+		       pcf << NVL_HW_MMU_V3_PTE_PCF_SHIFT |
+		       (pa & NVL_HW_MMU_V3_PTE_ADDR_MASK);
+	}
 	if (flags & NVL_MODEL_KIT_SPARSE)
 		return NVL_HW_MMU_V2_PTE_SPARSE;
 	return NVL_HW_MMU_V2_PTE_VALID |
@@ -146,39 +181,43 @@ static uint64_t pte(uint64_t pa, enum nvl_hw_aperture ap, unsigned flags)
 }
 
 /* the page table (big or small) under PD0 entry @e, made when @alloc */
-static uint64_t leaf_table(struct nvl_model_kit *k, uint64_t e, bool big,
-			   bool alloc)
+static uint64_t leaf_table(struct nvl_model_kit *k, bool v3, uint64_t e,
+			   bool big, bool alloc)
 {
+	const uint64_t vid = NVL_HW_MMU_PDE_APERTURE_VIDMEM;
 	uint64_t lo = rd64(k, e), hi = rd64(k, e + 8), t;
 
+	/* IS_PTE and the aperture fields sit at the same bits in v2 and v3 */
 	if (lo & NVL_HW_MMU_V2_DUAL_IS_PTE)
 		return 0; /* a 2 MiB PTE is there */
 	if (big && (lo & NVL_HW_MMU_V2_DUAL_APERTURE_BIG_MASK))
-		return (lo >> NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT &
-			((1ull << NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS) - 1))
-		       << 8;
+		return v3 ? lo & NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK
+			  : (lo >> NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT &
+			     ((1ull << NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS) -
+			      1)) << 8;
 	if (!big && (hi & NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_MASK))
-		return (hi >> NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT &
-			((1ull << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_VID_BITS) - 1))
-		       << 12;
+		return v3 ? hi & NVL_HW_MMU_V3_DUAL_ADDR_SMALL_MASK
+			  : (hi >> NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT &
+			     ((1ull << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_VID_BITS) -
+			      1)) << 12;
 	if (!alloc)
 		return 0;
 	if (big) {
 		t = alloc_table(k, 256, 256);
 		if (t)
 			wr64(k, e,
-			     (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
-					     << NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT |
-				     (t >>
-				      8) << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
+			     vid << NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT |
+				     (v3 ? t
+					 : (t >>
+					    8) << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT));
 	} else {
 		t = alloc_table(k, 4096, 4096);
 		if (t)
 			wr64(k, e + 8,
-			     (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
-					     << NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_SHIFT |
-				     (t >>
-				      12) << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT);
+			     vid << NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_SHIFT |
+				     (v3 ? t
+					 : (t >>
+					    12) << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT));
 	}
 	return t;
 }
@@ -196,12 +235,13 @@ static int map_page(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 		} else if (value & NVL_HW_MMU_V2_PTE_VALID) {
 			wr64(k, e, value); /* VALID doubles as IS_PTE */
 		} else {
+			/* v2 VOL_BIG and v3 PCF_BIG = SPARSE: both bit 3 */
 			wr64(k, e, NVL_HW_MMU_V2_DUAL_SPARSE_LO);
 		}
 		wr64(k, e + 8, 0);
 		return 0;
 	}
-	t = leaf_table(k, e, shift == 16, alloc);
+	t = leaf_table(k, vm->version == 3, e, shift == 16, alloc);
 	if (!t)
 		return (rd64(k, e) & NVL_HW_MMU_V2_DUAL_IS_PTE) ? -EINVAL
 		       : alloc					? -ENOSPC
@@ -222,10 +262,11 @@ int nvl_model_kit_map(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 
 	if ((page_shift != 12 && page_shift != 16 && page_shift != 21) ||
 	    !NVL_IS_ALIGNED(va | pa | size, ps) || va + size < va ||
-	    va + size > (1ull << 49))
+	    va + size > (1ull << (vm->version == 3 ? 57 : 49)))
 		return -EINVAL;
 	for (uint64_t o = 0; o < size; o += ps) {
-		int ret = map_page(k, vm, va + o, pte(pa + o, ap, flags),
+		int ret = map_page(k, vm, va + o,
+				   pte(vm->version == 3, pa + o, ap, flags),
 				   page_shift, true);
 
 		if (ret)

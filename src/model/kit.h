@@ -5,8 +5,8 @@
  * the hardware definitions under hw/. The model's own tests, benchmarks, fuzz
  * target and demo use it; the real driver (src/nv) does not.
  *
- * It allocates VRAM with a bump allocator, writes version-2 page tables
- * into VRAM (2 MiB, 64 KiB or 4 KiB PTEs, sparse and read-only pages),
+ * It allocates VRAM with a bump allocator, writes version-2 or version-3
+ * (Hopper) page tables, per the device's CFG_MMU_VERSION, into VRAM (2 MiB, 64 KiB or 4 KiB PTEs, sparse and read-only pages),
  * builds instance blocks, USERD pages and GPFIFO rings, and submits
  * pushbuffers through GP_PUT and the doorbell.
  */
@@ -29,10 +29,12 @@ struct nvl_model_kit {
 	uint64_t floor;
 };
 
-/** struct nvl_model_kit_vm - an address space (version-2 tables). */
+/** struct nvl_model_kit_vm - an address space. */
 struct nvl_model_kit_vm {
-	/** @pdb: VRAM address of the root (PD3) */
+	/** @pdb: VRAM address of the root (PD3 in v2, PD4 in v3) */
 	uint64_t pdb;
+	/** @version: page-table format of the device, 2 or 3 */
+	unsigned version;
 };
 
 /** Flags for nvl_model_kit_map(). */

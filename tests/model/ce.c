@@ -155,9 +155,10 @@ static void copy_from_dma_mapped_system_pages(void **state)
 	free(sys);
 }
 
-static void every_v2_profile_copies_on_every_engine(void **state)
+static void every_profile_copies_on_every_engine(void **state)
 {
-	static const char *const names[] = { "tu102", "ga102", "ad102" };
+	static const char *const names[] = { "tu102", "ga102", "ad102",
+						     "gh100" };
 
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(names); i++) {
 		struct gpu *g = gpu_up(names[i]);
@@ -299,7 +300,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
 	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
 	cmocka_unit_test(copy_from_dma_mapped_system_pages),
-	cmocka_unit_test(every_v2_profile_copies_on_every_engine),
+	cmocka_unit_test(every_profile_copies_on_every_engine),
 	cmocka_unit_test(copy_from_unmapped_dma_address_faults),
 	cmocka_unit_test(remap_swizzle_swaps_components),
 	cmocka_unit_test(many_submissions_complete_in_order),
