@@ -505,7 +505,7 @@ static int random_call(struct fixture *f, struct model *m, uint64_t *rng)
 static void random_sequences_match_reference_model(void **state)
 {
 	uint64_t seed0 = t_seed(0x5eed);
-	int seeds = (int)(40 * t_scale()), calls = 2500;
+	int seeds = (int)(16 * t_scale()), calls = 2500;
 
 	(void)state;
 	for (int s = 0; s < seeds; s++) {
