@@ -237,7 +237,13 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 	if (sched->stopped || sched->timeout_off ||
 	    nvl_list_empty(&sched->pending) ||
 	    sched->deadline_ns > nvl_time_ns()) {
-		/* Progress since the timer fired: re-arm. */
+		/*
+		 * Progress since the timer fired: re-arm. Stopped or idle:
+		 * off (nvl_sched_start() and the next job re-arm it).
+		 */
+		if (sched->stopped || sched->timeout_off ||
+		    nvl_list_empty(&sched->pending))
+			sched->deadline_ns = NVL_TIMEOUT_INFINITE;
 		nvl_sched_timer_update(sched);
 		nvl_mutex_unlock(&sched->lock);
 		return;
@@ -355,6 +361,7 @@ static void destroy_cancel_ring(struct nvl_sched *sched)
 	nvl_sched_stop(sched);
 	nvl_sched_start(sched);
 	nvl_mutex_lock(&sched->lock);
+	sched->stopped = true;
 	nvl_sched_wait_locked(sched, nvl_list_empty(&sched->pending));
 	nvl_mutex_unlock(&sched->lock);
 }

@@ -265,6 +265,39 @@ static void fini_waits_for_jobs_of_the_entity(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+static void stopped_scheduler_neither_runs_nor_times_out(void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *r = t_ring(4, 20 * MS, 0, &log);
+	struct nvl_sched *s = nvl_sched_null_sched(r);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *hang;
+	struct nvl_fence *fh, *fq;
+	struct nvl_sched_null_stats st;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	hang = t_job(r, &e, 1, 0, 1);
+	hang->hang = true;
+	fh = t_arm_push(hang);
+	nvl_sched_stop(s);
+	assert_int_equal(nvl_sched_credit_count(s), 0);	/* detached */
+	fq = t_arm_push(t_job(r, &e, 1, 0, 2));
+	t_sleep_ms(60);
+	nvl_sched_null_stats(r, &st);
+	assert_int_equal(st.timeouts, 0);
+	assert_int_equal(atomic_load(&log.runs_by_tag[2]), 0);
+	assert_false(nvl_fence_is_signaled(fh));
+	/* Start without resubmitting: the detached job is cancelled. */
+	nvl_sched_start(s);
+	assert_int_equal(t_wait(fh), -ECANCELED);
+	assert_int_equal(t_wait(fq), 1);
+	nvl_fence_put(fh);
+	nvl_fence_put(fq);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(hung_job_times_out_and_innocent_jobs_are_resubmitted),
 	cmocka_unit_test(queued_jobs_of_banned_entity_finish_canceled),
@@ -275,6 +308,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(flush_is_bounded_and_waits_for_the_queue),
 	cmocka_unit_test(destroy_with_jobs_in_flight_signals_every_fence),
 	cmocka_unit_test(fini_waits_for_jobs_of_the_entity),
+	cmocka_unit_test(stopped_scheduler_neither_runs_nor_times_out),
 };
 
 T_MAIN(tests)
