@@ -242,6 +242,7 @@ struct fail_arg {
 	const struct nvl_vm_bind_op *ops;
 	uint32_t n;
 	uint32_t sig;
+	uint32_t flags;
 };
 
 static int fail_op(void *p)
@@ -250,7 +251,7 @@ static int fail_op(void *p)
 	struct nvl_vm_sync s = { .handle = a->sig, .point = 5 };
 
 	return nvl_vm_bind(a->e->c, a->e->vm, 0, a->ops, a->n, NULL, 0, &s, 1,
-			   0);
+			   a->flags);
 }
 
 static void fail_check(int ret, void *p)
@@ -264,14 +265,15 @@ static void fail_check(int ret, void *p)
 	assert_int_equal(pt, 0);
 }
 
-static void allocation_failure_anywhere_leaves_vm_unchanged(void **state_)
+static bool signalled(struct env *e, uint32_t h, int64_t wait_ns);
+
+static void fail_anywhere(uint32_t flags)
 {
 	struct env e;
 	struct nvl_vm_bind_op setup[3], ops[5];
-	struct fail_arg a = { &e };
+	struct fail_arg a = { &e, .flags = flags };
 	unsigned long n;
 
-	(void)state_;
 	env_init(&e);
 	setup[0] = map_op(e.bo, GiB, 2 * MiB, 0);
 	setup[1] = map_op(e.bo2, GiB + 4 * MiB, MiB, 0);
@@ -299,11 +301,25 @@ static void allocation_failure_anywhere_leaves_vm_unchanged(void **state_)
 	a.before = state(&e);
 	n = t_fail_each_alloc(fail_op, fail_check, &a, 200);
 	assert_true(n > 3);
+	if (a.flags)
+		assert_true(signalled(&e, a.sig, 5ll * 1000 * 1000 * 1000));
 	page_is(&e, GiB, NVL_VM_PT_INVALID);
 	page_is(&e, GiB + MiB, NVL_VM_PT_MAPPED);
 	page_is(&e, 3 * GiB, NVL_VM_PT_MAPPED);
 	page_is(&e, 8 * GiB, NVL_VM_PT_INVALID);
 	env_fini(&e);
+}
+
+static void allocation_failure_anywhere_leaves_vm_unchanged(void **state_)
+{
+	(void)state_;
+	fail_anywhere(0);
+}
+
+static void async_allocation_failure_anywhere_leaves_vm_unchanged(void **s)
+{
+	(void)s;
+	fail_anywhere(NVL_VM_BIND_ASYNC);
 }
 
 /* a syncobj holding an unsignalled fence the test signals itself */
@@ -504,6 +520,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
 	cmocka_unit_test(allocation_failure_anywhere_leaves_vm_unchanged),
+	cmocka_unit_test(async_allocation_failure_anywhere_leaves_vm_unchanged),
 	cmocka_unit_test(async_binds_run_in_queue_order_after_waits),
 	cmocka_unit_test(sync_bind_behind_queued_work_waits_for_it),
 	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
