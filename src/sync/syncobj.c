@@ -82,7 +82,7 @@ void nvl_syncobj_put(struct nvl_syncobj *obj)
 {
 	if (!obj || !nvl_kref_put(&obj->ref))
 		return;
-	NVL_NEVER(!nvl_list_empty(&obj->waiters));
+	(void)NVL_NEVER(!nvl_list_empty(&obj->waiters));
 	nvl_fence_put(obj->fence);
 	nvl_free(obj);
 }

@@ -33,7 +33,7 @@ void nvl_ww_mutex_init(struct nvl_ww_mutex *m, struct nvl_lock_class *cls)
 
 void nvl_ww_mutex_destroy(struct nvl_ww_mutex *m)
 {
-	NVL_NEVER(m->locked);
+	(void)NVL_NEVER(m->locked);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->wait_lock);
 }
@@ -50,7 +50,7 @@ void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
 
 void nvl_ww_acquire_fini(struct nvl_ww_acquire_ctx *ctx)
 {
-	NVL_NEVER(ctx->acquired != 0);
+	(void)NVL_NEVER(ctx->acquired != 0);
 }
 
 /*
@@ -139,9 +139,9 @@ void nvl_ww_mutex_lock_slow(struct nvl_ww_mutex *m,
 {
 	int ret;
 
-	NVL_NEVER(ctx && ctx->acquired != 0);
+	(void)NVL_NEVER(ctx && ctx->acquired != 0);
 	ret = ww_lock(m, ctx, true);
-	NVL_NEVER(ret != 0);
+	(void)NVL_NEVER(ret != 0);
 }
 
 bool nvl_ww_mutex_trylock(struct nvl_ww_mutex *m,
@@ -163,7 +163,7 @@ void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
 {
 	nvl_checker_lock_release(m->cls);
 	pthread_mutex_lock(&m->wait_lock);
-	NVL_NEVER(!m->locked);
+	(void)NVL_NEVER(!m->locked);
 	if (m->ctx)
 		m->ctx->acquired--;
 	m->locked = false;
