@@ -243,6 +243,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	r = nvl_model_pbdma_run(ch);
 	pthread_mutex_lock(&f->lock);
 	ch->running = false;
+	ch->acquire_wait = r == NVL_MODEL_RUN_BLOCKED;
 	rl->cur = NULL;
 	rl_busy_stop(rl);
 	if (rl->reset_req) {
@@ -427,8 +428,7 @@ static uint32_t chram_rd_locked(struct nvl_model_chan *ch, uint32_t off)
 		    (ch->eng_faulted ? NVL_HW_CHRAM_CTRL_ENG_FAULTED : 0) |
 		    (ch->error ? NVL_HW_CHRAM_CTRL_ERROR : 0) |
 		    (ch->running ? NVL_HW_CHRAM_CTRL_BUSY : 0) |
-		    (ch->acquire_parked ? NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING
-					: 0);
+		    (ch->acquire_wait ? NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING : 0);
 		return v;
 	case 0x08:
 		return ch->runlist;

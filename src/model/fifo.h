@@ -57,6 +57,7 @@ struct nvl_model_chan {
 	bool running; /* its runlist thread is running it */
 	bool kicked; /* doorbell while running */
 	bool acquire_parked;
+	bool acquire_wait; /* the last run ended blocked in an acquire */
 	struct nvl_list link; /* ready or parked list */
 	/* set by register writes, read by the runlist thread unlocked */
 	atomic_bool stop_req;

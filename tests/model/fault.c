@@ -135,7 +135,11 @@ static void hang_blocks_engine_until_reset(void **state)
 	n = nvl_model_kit_pb_release(p, DONE + 4, 2);
 	gpu_push(&b, p, n);
 	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	usleep(20000);
+	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
+						    NVL_HW_ENGINE_STATUS(0)) &
+				       NVL_HW_ENGINE_STATUS_HUNG);
+	     i++)
+		usleep(50);
 	st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
 	assert_true(st & NVL_HW_ENGINE_STATUS_HUNG);
 	assert_true(st & NVL_HW_ENGINE_STATUS_BUSY);

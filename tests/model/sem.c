@@ -64,9 +64,14 @@ static void cpu_write_satisfies_parked_acquire(void **state)
 	n += nvl_model_kit_pb_release(p + n, DONE, 2);
 	gpu_push(&a, p, n);
 	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	usleep(10000);
+	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
+						    NVL_HW_CHRAM_CTRL(7)) &
+				       NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
+	     i++)
+		usleep(50);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
 		    NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
+	assert_int_equal(gpu_rd(g, DONE), 0);
 	gpu_wr(g, SEM, 3);
 	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
 	nvl_model_kit_chan_fini(&g->kit, &a);
