@@ -371,7 +371,39 @@ static void fdinfo_counts_regions_imports_and_activity(void **state)
 	nvl_mm_destroy(mm);
 }
 
+static struct nvl_mm *inj_mm;
+
+static int inj_mm_create(void *arg)
+{
+	struct nvl_mm_config cfg = { .vram_B = 16 << 20 };
+
+	inj_mm = NULL;
+	return nvl_mm_create(&cfg, &inj_mm);
+}
+
+static void inj_mm_check(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(inj_mm);
+}
+
+static void manager_create_survives_allocation_failures(void **state)
+{
+	struct nvl_mm_config bad = { .vram_B = 12345 };
+	struct nvl_mm *mm = NULL;
+
+	assert_int_equal(nvl_mm_create(&bad, &mm), -EINVAL);
+	bad.vram_B = 1 << 20;
+	bad.visible_B = 2 << 20;
+	assert_int_equal(nvl_mm_create(&bad, &mm), -EINVAL);
+	assert_null(mm);
+	t_fail_each_alloc(inj_mm_create, inj_mm_check, NULL, 20);
+	assert_non_null(inj_mm);
+	nvl_mm_destroy(inj_mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(manager_create_survives_allocation_failures),
 	cmocka_unit_test(fdinfo_counts_regions_imports_and_activity),
 	cmocka_unit_test(handles_start_at_one_and_close_releases),
 	cmocka_unit_test(export_import_shares_one_object),

@@ -232,7 +232,50 @@ static void concurrent_users_over_budget_make_progress(void **state)
 	nvl_mm_destroy(mm);
 }
 
+struct fake_shrinker {
+	struct nvl_mm_shrinker s;
+	uint64_t have;
+	int scans;
+};
+
+static uint64_t fake_count(struct nvl_mm_shrinker *s)
+{
+	return container_of(s, struct fake_shrinker, s)->have;
+}
+
+static uint64_t fake_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
+{
+	struct fake_shrinker *f = container_of(s, struct fake_shrinker, s);
+	uint64_t n = NVL_MIN(want_B, f->have);
+
+	f->scans++;
+	f->have -= n;
+	return n;
+}
+
+static void registered_shrinkers_are_asked_in_turn(void **state)
+{
+	struct nvl_mm *mm = new_mm(64 * MiB);
+	struct fake_shrinker f = { .s = { .count = fake_count,
+					  .scan = fake_scan },
+				   .have = 3 * MiB };
+
+	nvl_mm_register_shrinker(mm, &f.s);
+	assert_int_equal(nvl_mm_shrink(mm, 2 * MiB), 2 * MiB);
+	assert_int_equal(f.scans, 1);
+	/* Only 1 MiB left: all of it, and the others had nothing. */
+	assert_int_equal(nvl_mm_shrink(mm, 2 * MiB), MiB);
+	/* Nothing countable: not scanned. */
+	assert_int_equal(nvl_mm_shrink(mm, MiB), 0);
+	assert_int_equal(f.scans, 2);
+	nvl_mm_unregister_shrinker(mm, &f.s);
+	f.have = MiB;
+	assert_int_equal(nvl_mm_shrink(mm, MiB), 0);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(registered_shrinkers_are_asked_in_turn),
 	cmocka_unit_test(idle_bos_swap_out_and_back_intact),
 	cmocka_unit_test(busy_bos_are_skipped_with_a_bounded_wait),
 	cmocka_unit_test(purgeable_bos_are_dropped_first),
