@@ -125,12 +125,14 @@ NVL_DEMO_STEP(50, model)
 		}
 	}
 	t1 = nvl_time_ns();
+	/* GP_GET moves once the segment ran, NON_STALL_INTERRUPT included */
+	(void)nvl_model_kit_wait_idle(&kit, &ch, NVL_NSEC_PER_SEC);
 	printf("  8 CE copies of %llu MiB + semaphore release: %.1f ms "
 	       "(%.2f GB/s); semaphore = %u\n",
 	       (unsigned long long)(len >> 20), (t1 - t0) / 1e6,
 	       8.0 * (double)len / (double)(t1 - t0), seq);
-	printf("  non-stall interrupts: %u callbacks, status bits %#x "
-	       "(engine 0)\n",
+	printf("  non-stall interrupts: %u callbacks for 8 releases (raises "
+	       "during a callback coalesce), status bits %#x (engine 0)\n",
 	       atomic_load(&irq.calls), atomic_load(&irq.nonstall));
 	show_sensors(hw, "after copies");
 	nvl_hw_wr32(hw, NVL_HW_PERF_PSTATE, 2);
