@@ -242,8 +242,8 @@ NVL_BENCH(sched, idle_scheduler_bytes)
 	if (ok != n)
 		return -1;
 	nvl_bench_report(ctx, "idle_scheduler_bytes",
-			 (double)(after.uordblks - before.uordblks) / n, "bytes",
-			 NULL);
+			 (double)(after.uordblks - before.uordblks) / n,
+			 "bytes", NULL);
 	nvl_bench_report(ctx, "scheduler_create_ns", (double)t_create / n,
 			 "ns", NULL);
 	nvl_bench_report(ctx, "scheduler_destroy_ns", (double)t_destroy / n,

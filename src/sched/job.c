@@ -28,15 +28,15 @@ int nvl_sched_job_init(struct nvl_sched_job *job,
 	struct nvl_sched_fence *sf;
 
 	if (!job || !entity || !entity->initialized || entity->detached)
-		return nvl_error(-EINVAL,
-				 "sched: job init on an entity without scheduler");
+		return nvl_error(-EINVAL, "sched: job init on an entity "
+				 "without scheduler");
 	sched = entity->sched;
 	if (credits == 0)
 		return nvl_error(-EINVAL, "sched: job with zero credits");
 	if (credits > sched->credit_limit)
-		return nvl_error(-EINVAL,
-				 "sched: job takes %u credits, ring '%s' has %u",
-				 credits, sched->name, sched->credit_limit);
+		return nvl_error(-EINVAL, "sched: job takes %u credits, "
+				 "ring '%s' has %u", credits, sched->name,
+				 sched->credit_limit);
 	sf = nvl_sched_fence_alloc(sched->id);
 	if (!sf)
 		return nvl_error(-ENOMEM, "sched: no memory for job fences");

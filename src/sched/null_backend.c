@@ -12,8 +12,8 @@
  *
  * Hardware fences are embedded in the job (never allocated in run_job());
  * the job's memory goes with the fence's last reference (free_job drops
- * the ring's; the completion thread may still hold one while signalling). After a reset run_job() returns the same, still unsignalled,
- * fence again.
+ * the ring's; the completion thread may still hold one while signalling).
+ * After a reset run_job() returns the same, still unsignalled, fence again.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -79,9 +79,9 @@ static void *completion_main(void *arg)
 					nvl_mutex_unlock(&ring->lock);
 					break;
 				}
-				j = nvl_list_first_entry(&ring->inflight,
-							 struct nvl_sched_null_job,
-							 node);
+				j = nvl_list_first_entry(
+					&ring->inflight,
+					struct nvl_sched_null_job, node);
 				if (j->hang || j->due_ns > now) {
 					if (!j->hang && j->due_ns < next)
 						next = j->due_ns;

@@ -50,11 +50,17 @@ struct nvl_sched_event {
 	atomic_uint waiters;
 };
 
+/** nvl_sched_event_prepare() - announce a waiter. Return: the sequence. */
 uint32_t nvl_sched_event_prepare(struct nvl_sched_event *ev);
-/* Sleep until woken or @deadline_ns (absolute); ends the prepare. */
+/**
+ * nvl_sched_event_wait() - sleep until woken or @deadline_ns (absolute),
+ * unless the sequence moved since @seq; ends the prepare.
+ */
 void nvl_sched_event_wait(struct nvl_sched_event *ev, uint32_t seq,
 			  int64_t deadline_ns);
+/** nvl_sched_event_cancel() - end a prepare without sleeping. */
 void nvl_sched_event_cancel(struct nvl_sched_event *ev);
+/** nvl_sched_event_wake() - wake one or @all waiters, if any. */
 void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all);
 
 /**
@@ -68,12 +74,15 @@ struct nvl_sched_fence {
 	bool inited;
 };
 
+/** nvl_sched_fence_alloc() - allocate a pair. Return: it, or NULL. */
 struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id);
+/** nvl_sched_fence_init() - arm the pair on @context / @context + 1. */
 void nvl_sched_fence_init(struct nvl_sched_fence *sf, uint64_t context,
 			  uint64_t seqno);
-/* Free a fence pair that was never armed. */
+/** nvl_sched_fence_free() - free a pair that was never armed. */
 void nvl_sched_fence_free(struct nvl_sched_fence *sf);
-/* The scheduler fence @f is the finished fence of, or NULL. */
+/** nvl_sched_fence_from_finished() - the pair @f is the finished fence of,
+ * or NULL. */
 struct nvl_sched_fence *nvl_sched_fence_from_finished(struct nvl_fence *f);
 
 struct nvl_sched {
@@ -120,29 +129,56 @@ struct nvl_sched {
 	char name[32];
 };
 
-/* pool.c */
+/* ---- pool.c ---- */
+
+/** nvl_sched_pool_get() - start the pool if needed. Return: 0, -EAGAIN. */
 int nvl_sched_pool_get(void);
+/** nvl_sched_pool_put() - a scheduler is gone (the pool stays). */
 void nvl_sched_pool_put(void);
-/* Under sched->lock. */
+/**
+ * nvl_sched_queue_work() - have a pool worker run @work (NVL_SCHED_WORK_*)
+ * for @sched soon. @sched: locked scheduler. @work: bits.
+ */
 void nvl_sched_queue_work(struct nvl_sched *sched, uint32_t work);
+/** nvl_sched_queue_reap() - have the housekeeper free @sched's done jobs. */
 void nvl_sched_queue_reap(struct nvl_sched *sched);
+/** nvl_sched_timer_update() - publish @sched->deadline_ns (locked). */
 void nvl_sched_timer_update(struct nvl_sched *sched);
-/* Remove @sched from every pool list and wait for workers to let go. */
+/**
+ * nvl_sched_pool_detach() - remove @sched from every pool list and wait
+ * until no worker uses it; later queueing is ignored.
+ */
 void nvl_sched_pool_detach(struct nvl_sched *sched);
 
-/* run.c */
+/* ---- run.c (all "locked" means sched->lock held) ---- */
+
+/** nvl_sched_run_work() - worker entry: select and run up to @budget. */
 void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget);
+/** nvl_sched_run_direct() - run_loop for a locked token holder. */
+void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
+/** nvl_sched_token_take() - take the run token (locked). Return: taken. */
 bool nvl_sched_token_take(struct nvl_sched *sched);
+/** nvl_sched_token_release() - give it back, requeue ready work (locked). */
 void nvl_sched_token_release(struct nvl_sched *sched);
+/** nvl_sched_has_ready() - could a job run now (locked)? */
 bool nvl_sched_has_ready(struct nvl_sched *sched);
+/**
+ * nvl_sched_job_complete() - a job on the ring finished: signal finished
+ * with @err (or the job's error), return credits, queue it for freeing.
+ */
 void nvl_sched_job_complete(struct nvl_sched_job *job, int err);
+/** nvl_sched_job_attach_hw() - take run_job()'s result @hw (ref). */
 void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw);
+/** nvl_sched_job_finish_unrun() - finish a job that never ran with @err. */
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err);
+/** nvl_sched_free_done() - free_job() every finished job of @sched. */
 void nvl_sched_free_done(struct nvl_sched *sched);
+/** nvl_sched_entity_ready() - queue @e on its run queue if runnable. */
 void nvl_sched_entity_ready(struct nvl_sched *sched,
 			    struct nvl_sched_entity *e);
+/** nvl_sched_job_unpin() - drop a pin; a job done meanwhile is queued. */
 void nvl_sched_job_unpin(struct nvl_sched *sched, struct nvl_sched_job *job);
-void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
+
 /* Wait on sched->ev until @cond (evaluated under the lock) holds. */
 #define nvl_sched_wait_locked(sched, cond)                                  \
 	do {                                                                \
@@ -155,7 +191,7 @@ void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
 		}                                                           \
 	} while (0)
 
-/* sched.c */
+/** nvl_sched_handle_timeout() - worker entry for an expired timer. */
 void nvl_sched_handle_timeout(struct nvl_sched *sched);
 
 #endif /* NVL_SCHED_INTERNAL_H */

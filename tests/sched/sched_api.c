@@ -46,6 +46,35 @@ static void create_rejects_bad_arguments(void **state)
 	nvl_sched_destroy(s);
 }
 
+static struct nvl_sched_null *created_ring;
+
+static int ring_create_op(void *arg)
+{
+	struct nvl_sched_null_args a = { .credit_limit = 2, .name = "x" };
+
+	(void)arg;
+	return nvl_sched_null_create(&a, &created_ring);
+}
+
+static void ring_create_check(int ret, void *arg)
+{
+	(void)arg;
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(created_ring);
+}
+
+static void create_survives_alloc_failures(void **state)
+{
+	unsigned long n;
+
+	(void)state;
+	created_ring = NULL;
+	n = t_fail_each_alloc(ring_create_op, ring_create_check, NULL, 20);
+	assert_true(n >= 2);	/* the ring and its scheduler */
+	assert_non_null(created_ring);
+	nvl_sched_null_destroy(created_ring);
+}
+
 static void entity_init_rejects_bad_priority(void **state)
 {
 	struct nvl_sched_args a = { .ops = &stub_ops, .credit_limit = 1 };
@@ -379,6 +408,7 @@ static void allocation_in_run_job_is_caught_by_the_checker(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(create_rejects_bad_arguments),
+	cmocka_unit_test(create_survives_alloc_failures),
 	cmocka_unit_test(entity_init_rejects_bad_priority),
 	cmocka_unit_test(credits_over_limit_rejected_not_truncated),
 	cmocka_unit_test(push_of_unarmed_job_fails),
