@@ -4,6 +4,7 @@
  * jobs in flight.
  */
 #include "sched_t.h"
+#include "base/alloc.h"
 
 #define MS NVL_NSEC_PER_MSEC
 
@@ -298,6 +299,96 @@ static void stopped_scheduler_neither_runs_nor_times_out(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+/* A backend whose hardware fences the test signals by hand. */
+struct manual_job {
+	struct nvl_sched_job base;
+	struct nvl_fence *hw;
+};
+
+static atomic_int timedout_calls;
+static atomic_int timedout_answer;
+
+static struct nvl_fence *manual_run(struct nvl_sched_job *job)
+{
+	return nvl_fence_get(container_of(job, struct manual_job, base)->hw);
+}
+
+static enum nvl_sched_stat manual_timedout(struct nvl_sched_job *job)
+{
+	(void)job;
+	atomic_fetch_add(&timedout_calls, 1);
+	return (enum nvl_sched_stat)atomic_load(&timedout_answer);
+}
+
+static void manual_free(struct nvl_sched_job *job)
+{
+	struct manual_job *m = container_of(job, struct manual_job, base);
+
+	nvl_sched_job_cleanup(job);
+	nvl_fence_put(m->hw);
+	nvl_free(m);
+}
+
+static const struct nvl_sched_backend_ops manual_ops = {
+	.run_job = manual_run,
+	.timedout_job = manual_timedout,
+	.free_job = manual_free,
+};
+
+static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
+{
+	struct nvl_sched_args a = { .ops = &manual_ops, .credit_limit = 2,
+				    .timeout_ns = 15 * MS, .name = "manual" };
+	struct nvl_sched *s;
+	struct nvl_sched_entity e;
+	struct manual_job *m[2];
+	struct nvl_fence *f[2], *hw[2];
+
+	(void)state;
+	assert_int_equal(nvl_sched_create(&a, &s), 0);
+	assert_int_equal(nvl_sched_entity_init(&e, NVL_SCHED_PRIO_NORMAL, s),
+			 0);
+	for (int i = 0; i < 2; i++) {
+		m[i] = nvl_zalloc(sizeof(*m[i]));
+		assert_non_null(m[i]);
+		assert_int_equal(nvl_fence_create(&m[i]->hw,
+						  nvl_fence_context_alloc(1),
+						  1), 0);
+		hw[i] = nvl_fence_get(m[i]->hw);
+		assert_int_equal(nvl_sched_job_init(&m[i]->base, &e, 1, NULL),
+				 0);
+		assert_int_equal(nvl_sched_job_arm(&m[i]->base), 0);
+		f[i] = nvl_fence_get(nvl_sched_job_finished(&m[i]->base));
+		assert_int_equal(nvl_sched_entity_push_job(&m[i]->base), 0);
+	}
+	/* NO_HANG: the job stays, the timer fires again later. */
+	atomic_store(&timedout_calls, 0);
+	atomic_store(&timedout_answer, NVL_SCHED_STAT_NO_HANG);
+	t_sleep_ms(60);
+	assert_true(atomic_load(&timedout_calls) >= 2);
+	assert_false(nvl_fence_is_signaled(f[0]));
+	nvl_fence_signal(hw[0]);
+	assert_int_equal(t_wait(f[0]), 1);
+	/* ENODEV: no more timeouts for this scheduler. */
+	atomic_store(&timedout_answer, NVL_SCHED_STAT_ENODEV);
+	t_sleep_ms(40);
+	{
+		int calls = atomic_load(&timedout_calls);
+
+		t_sleep_ms(50);
+		assert_int_equal(atomic_load(&timedout_calls), calls);
+	}
+	nvl_fence_set_error(hw[1], -EIO);
+	nvl_fence_signal(hw[1]);
+	assert_int_equal(t_wait(f[1]), -EIO);
+	for (int i = 0; i < 2; i++) {
+		nvl_fence_put(f[i]);
+		nvl_fence_put(hw[i]);
+	}
+	nvl_sched_entity_fini(&e);
+	nvl_sched_destroy(s);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(hung_job_times_out_and_innocent_jobs_are_resubmitted),
 	cmocka_unit_test(queued_jobs_of_banned_entity_finish_canceled),
@@ -309,6 +400,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(destroy_with_jobs_in_flight_signals_every_fence),
 	cmocka_unit_test(fini_waits_for_jobs_of_the_entity),
 	cmocka_unit_test(stopped_scheduler_neither_runs_nor_times_out),
+	cmocka_unit_test(false_alarm_keeps_the_job_and_rearms_the_timer),
 };
 
 T_MAIN(tests)
