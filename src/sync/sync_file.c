@@ -11,9 +11,11 @@
  * the application closed its end before the fence signalled (the fuzzer
  * found that one).
  *
- * Entries are collected lazily: whenever the registry is used, entries whose
- * exported end was closed everywhere (our end polls POLLHUP) are dropped,
- * removing the fence callback first (synchronous with a running callback).
+ * Entries are collected lazily: when an export finds the registry has doubled
+ * since the last sweep (at least 64 entries), entries whose exported end was
+ * closed everywhere (our end polls POLLHUP) are dropped, removing the fence
+ * callback first (synchronous with a running callback); and on
+ * nvl_sync_file_collect().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,8 @@ struct sf_entry {
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nvl_list registry = NVL_LIST_INIT(registry);
+/* entries, and the count at which an export next sweeps (amortised O(1)) */
+static unsigned reg_count, reg_sweep_at = 64;
 
 static void sf_signalled(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
@@ -74,8 +78,10 @@ static void collect_locked(struct nvl_list *dead)
 		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
 			nvl_list_del(&e->node);
 			nvl_list_add_tail(&e->node, dead);
+			reg_count--;
 		}
 	}
+	reg_sweep_at = NVL_MAX(64u, 2 * reg_count);
 }
 
 static void free_dead(struct nvl_list *dead)
@@ -135,7 +141,8 @@ static int export_entry(struct nvl_fence *fence, struct nvl_syncobj *obj,
 		e->obj = nvl_syncobj_get(obj);
 	}
 	pthread_mutex_lock(&reg_lock);
-	collect_locked(&dead);
+	if (++reg_count >= reg_sweep_at)
+		collect_locked(&dead);
 	nvl_list_add_tail(&e->node, &registry);
 	pthread_mutex_unlock(&reg_lock);
 	free_dead(&dead);
@@ -160,7 +167,6 @@ int nvl_sync_file_export_syncobj(struct nvl_syncobj *obj, int *fd_out)
 static int import_entry(int fd, bool want_fence, struct nvl_fence **fence_out,
 			struct nvl_syncobj **obj_out)
 {
-	struct nvl_list dead = NVL_LIST_INIT(dead);
 	struct nvl_list *pos;
 	struct stat st;
 	int ret = -EINVAL;
@@ -183,9 +189,7 @@ static int import_entry(int fd, bool want_fence, struct nvl_fence **fence_out,
 		}
 		break;
 	}
-	collect_locked(&dead);
 	pthread_mutex_unlock(&reg_lock);
-	free_dead(&dead);
 	if (ret)
 		return nvl_error(ret, "sync_file: fd %d is not a %s", fd,
 				 want_fence ? "sync file" : "syncobj fd");

@@ -54,7 +54,7 @@ int nvl_sync_file_import_syncobj(int fd,
 
 /**
  * nvl_sync_file_collect() - release the registry entries of fds that were
- * closed everywhere (also done lazily on every export/import).
+ * closed everywhere (also done lazily by exports, amortised).
  *
  * Return: the number of entries still alive.
  */
