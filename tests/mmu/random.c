@@ -10,7 +10,7 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 {
 	struct world w;
 	struct nvl_pt_stats st;
-	unsigned long n = (unsigned long)(2000 * SCALE);
+	unsigned long n = (unsigned long)(1500 * SCALE);
 
 	(void)state;
 	world_up(&w, "tiny", t_seed(0x8a11));
@@ -31,7 +31,7 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 static void random_binds_on_hopper_v3_tables(void **state)
 {
 	struct world w;
-	unsigned long n = (unsigned long)(1000 * SCALE);
+	unsigned long n = (unsigned long)(600 * SCALE);
 
 	(void)state;
 	world_up(&w, "gh100", t_seed(0x3333));
@@ -43,7 +43,7 @@ static void any_backing_maps_fragmented_bos_at_any_alignment(void **state)
 {
 	struct world w;
 	struct nvl_pt_stats st;
-	unsigned long n = (unsigned long)(1000 * SCALE);
+	unsigned long n = (unsigned long)(800 * SCALE);
 
 	(void)state;
 	world_up_opt(&w, "tiny", t_seed(0xab1e), true);
@@ -57,7 +57,7 @@ static void any_backing_maps_fragmented_bos_at_any_alignment(void **state)
 static void random_binds_with_allocation_failures_stay_exact(void **state)
 {
 	struct world w;
-	unsigned long n = (unsigned long)(1000 * SCALE);
+	unsigned long n = (unsigned long)(800 * SCALE);
 
 	(void)state;
 	world_up(&w, "tiny", t_seed(0xfa11));
