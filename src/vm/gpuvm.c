@@ -14,10 +14,9 @@
  *
  * The node cache: mapping nodes (88 bytes) come from slabs and go back to a
  * free list, so a map/unmap pair costs no malloc and a mapping costs 88 bytes
- * plus its share of a slab header. Slabs double from 16 KiB to 2 MiB; the
- * 2 MiB ones are 2 MiB aligned and asked to be backed by a huge page, so a
- * walk down a tree of millions of nodes takes far fewer TLB misses. Slabs
- * are freed with the VM.
+ * plus its share of a slab header. Slabs double from 16 KiB to 8 MiB; the
+ * big ones ask for transparent huge pages (madvise), so a walk down a tree of
+ * millions of nodes takes far fewer TLB misses. Slabs are freed with the VM.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +29,8 @@
 #include "vm/gpuvm.h"
 
 #define SLAB_MIN_B (16u << 10)
-#define SLAB_MAX_B (2u << 20)
+#define SLAB_MAX_B (8u << 20)
+#define HUGE_B (2ul << 20)
 
 struct slab {
 	struct slab *next;
@@ -288,15 +288,17 @@ struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
 		size_t sz = c->slab_B ? c->slab_B : SLAB_MIN_B;
 		struct slab *s;
 
-		if (sz >= SLAB_MAX_B) {
-			s = nvl_aligned_alloc(SLAB_MAX_B, SLAB_MAX_B);
-			if (s)
-				madvise(s, SLAB_MAX_B, MADV_HUGEPAGE);
-		} else {
-			s = nvl_malloc(sz);
-		}
+		s = nvl_malloc(sz);
 		if (!s)
 			return NULL;
+		if (sz >= 2 * HUGE_B) {
+			/* the 2 MiB-aligned part of it can use huge pages */
+			uintptr_t a = NVL_ALIGN_UP((uintptr_t)s, HUGE_B);
+			uintptr_t e = NVL_ALIGN_DOWN((uintptr_t)s + sz, HUGE_B);
+
+			if (e > a)
+				madvise((void *)a, e - a, MADV_HUGEPAGE);
+		}
 		c->slab_B = sz < SLAB_MAX_B ? sz * 2 : SLAB_MAX_B;
 		s->n = (sz - sizeof(*s)) / sizeof(s->nodes[0]);
 		s->next = c->slabs;

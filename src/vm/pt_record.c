@@ -49,7 +49,7 @@ struct chunk {
 	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
 	struct chunk *next;
 	uint32_t refs, n, cap;
-	struct prun *runs;
+	struct prun runs[]; /* in the same allocation: one cache miss less */
 };
 
 struct nvl_vm_pt_record {
@@ -94,7 +94,6 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 
 		for (; c; c = n) {
 			n = c->next;
-			nvl_free(c->runs);
 			nvl_free(c);
 		}
 	}
@@ -158,44 +157,50 @@ static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 	rec->nchunks--;
 	rec->runs -= c->n;
 	rec->run_cap -= c->cap;
-	nvl_free(c->runs);
 	nvl_free(c);
 }
 
 /* Take one reference on chunk @key with room for its runs. */
 static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct chunk *c = find(rec, key);
+	struct chunk **pp = &rec->buckets[hash(key, rec->nbuckets)], *c;
 	uint32_t need;
 
+	while (*pp && (*pp)->key != key)
+		pp = &(*pp)->next;
+	c = *pp;
 	if (!c) {
-		c = nvl_zalloc(sizeof(*c));
+		maybe_grow(rec);
+		pp = &rec->buckets[hash(key, rec->nbuckets)];
+		c = nvl_zalloc(sizeof(*c) + 4 * sizeof(c->runs[0]));
 		if (!c)
 			return -ENOMEM;
 		c->key = key;
-		maybe_grow(rec);
-		c->next = rec->buckets[hash(key, rec->nbuckets)];
-		rec->buckets[hash(key, rec->nbuckets)] = c;
+		c->cap = 4;
+		c->next = *pp;
+		*pp = c;
 		rec->nchunks++;
+		rec->run_cap += 4;
 	}
 	need = 2 * (c->refs + 1) + 2;
 	if (c->cap < need) {
-		uint32_t cap = c->cap ? c->cap : 4;
-		struct prun *r;
+		uint32_t cap = c->cap;
+		struct chunk *nc;
 
 		while (cap < need)
 			cap *= 2;
-		r = nvl_reallocarray(c->runs, cap, sizeof(*r));
-		if (!r) {
+		nc = nvl_realloc(c, sizeof(*c) + cap * sizeof(c->runs[0]));
+		if (!nc) {
 			if (!c->refs) {
 				c->refs = 1;
 				chunk_unref(rec, key);
 			}
 			return -ENOMEM;
 		}
-		rec->run_cap += cap - c->cap;
-		c->runs = r;
-		c->cap = cap;
+		*pp = nc; /* the predecessor did not move */
+		rec->run_cap += cap - nc->cap;
+		nc->cap = cap;
+		c = nc;
 	}
 	c->refs++;
 	return 0;
@@ -386,7 +391,7 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 	pthread_mutex_lock(&rec->lock);
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
-		rec->pending_error = -EIO;
+		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
 	write_range(rec, va, range, W_MAP, &r);
 	pthread_mutex_unlock(&rec->lock);
 }
@@ -419,21 +424,13 @@ static void rec_flush(void *priv, uint64_t va, uint64_t range)
 
 	(void)va;
 	(void)range;
-	pthread_mutex_lock(&rec->lock);
-	rec->flushes++;
-	pthread_mutex_unlock(&rec->lock);
+	__atomic_fetch_add(&rec->flushes, 1, __ATOMIC_RELAXED);
 }
 
 static int rec_take_error(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
-	int err;
-
-	pthread_mutex_lock(&rec->lock);
-	err = rec->pending_error;
-	rec->pending_error = 0;
-	pthread_mutex_unlock(&rec->lock);
-	return err;
+	return __atomic_exchange_n(&rec->pending_error, 0, __ATOMIC_ACQ_REL);
 }
 
 const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
@@ -517,7 +514,7 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	out->maps = rec->maps;
 	out->unmaps = rec->unmaps;
 	out->sparses = rec->sparses;
-	out->flushes = rec->flushes;
+	out->flushes = __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED);
 	out->errors = rec->errors;
 	out->heap_B = sizeof(*rec) + rec->nbuckets * sizeof(void *) +
 		      rec->nchunks * sizeof(struct chunk) +
