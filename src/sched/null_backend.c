@@ -234,15 +234,18 @@ static void null_free_job(struct nvl_sched_job *job)
 {
 	struct nvl_sched_null_job *j = to_null(job);
 	struct nvl_sched_null *ring = j->ring;
+	bool was_on_ring = false;
 
 	/* Cancelled by nvl_sched_start() while still "executing". */
 	nvl_mutex_lock(&ring->lock);
 	if (j->on_ring) {
 		nvl_list_del(&j->node);
 		j->on_ring = false;
+		was_on_ring = true;
 	}
 	nvl_mutex_unlock(&ring->lock);
-	nvl_sched_event_wake(&g.ev, false);
+	if (was_on_ring)
+		nvl_sched_event_wake(&g.ev, false);
 	nvl_sched_job_cleanup(job);
 	atomic_fetch_add(&ring->freed, 1);
 	nvl_sched_event_wake(&ring->ev, true);
