@@ -101,6 +101,7 @@ static struct {
 	unsigned nworkers;
 	unsigned users;
 	int64_t hk_target;
+	int64_t timer_next;	/* no deadline expires before this */
 	bool hk_idle;
 	bool started;
 	bool stopping;
@@ -172,17 +173,25 @@ static void *housekeeper_main(void *arg)
 		int64_t now = nvl_time_ns(), target = NVL_TIMEOUT_INFINITE;
 		uint32_t seq;
 
-		nvl_list_for_each_entry_safe(sched, tmp, &pool.timers,
-					     timer_node) {
-			if (sched->timer_deadline_ns <= now) {
-				nvl_list_del(&sched->timer_node);
-				sched->on_timer = false;
-				queue_work_locked(sched,
-						  NVL_SCHED_WORK_TIMEOUT);
-			} else if (sched->timer_deadline_ns < target) {
-				target = sched->timer_deadline_ns;
+		/*
+		 * Scan the timers only when the earliest deadline known may
+		 * have passed (deadlines only move later on progress).
+		 */
+		if (now >= pool.timer_next) {
+			nvl_list_for_each_entry_safe(sched, tmp, &pool.timers,
+						     timer_node) {
+				if (sched->timer_deadline_ns <= now) {
+					nvl_list_del(&sched->timer_node);
+					sched->on_timer = false;
+					queue_work_locked(
+						sched, NVL_SCHED_WORK_TIMEOUT);
+				} else if (sched->timer_deadline_ns < target) {
+					target = sched->timer_deadline_ns;
+				}
 			}
+			pool.timer_next = target;
 		}
+		target = pool.timer_next;
 		if (!nvl_list_empty(&pool.reap)) {
 			sched = nvl_list_first_entry(&pool.reap,
 						     struct nvl_sched,
@@ -242,6 +251,7 @@ static int pool_start_locked(void)
 	nvl_list_init(&pool.ready);
 	nvl_list_init(&pool.reap);
 	nvl_list_init(&pool.timers);
+	pool.timer_next = NVL_TIMEOUT_INFINITE;
 	pool.started = true;
 	if (pthread_create(&pool.hk, NULL, housekeeper_main, NULL))
 		goto fail;
@@ -323,6 +333,8 @@ void nvl_sched_timer_update(struct nvl_sched *sched)
 		}
 	} else {
 		sched->timer_deadline_ns = sched->deadline_ns;
+		if (sched->deadline_ns < pool.timer_next)
+			pool.timer_next = sched->deadline_ns;
 		if (!sched->on_timer) {
 			nvl_list_add_tail(&sched->timer_node, &pool.timers);
 			sched->on_timer = true;
