@@ -102,13 +102,13 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 				continue;
 			}
 			out->domain = NVL_GEM_DOMAIN_VRAM;
-			out->addr = b->offset + (offset - pos);
+			out->addr = nvl_buddy_block_offset(b) + (offset - pos);
 			out->len_B = len - (offset - pos);
 			/* Extend over physically adjacent blocks. */
 			for (n = nvl_list_entry(b->link.next,
 						struct nvl_buddy_block, link);
 			     &n->link != &bo->blocks &&
-			     n->offset == out->addr + out->len_B;
+			     nvl_buddy_block_offset(n) == out->addr + out->len_B;
 			     n = nvl_list_entry(n->link.next,
 						struct nvl_buddy_block, link))
 				out->len_B += nvl_buddy_block_size(
@@ -271,7 +271,7 @@ int nvl_bo_kmap(struct nvl_bo *bo, void **ptr_out)
 		struct nvl_buddy_block *b = nvl_list_first_entry(
 			&bo->blocks, struct nvl_buddy_block, link);
 
-		*ptr_out = nvl_mm_vram_ptr(mm, b->offset);
+		*ptr_out = nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b));
 	} else {
 		*ptr_out = bo->host;
 	}

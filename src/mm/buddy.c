@@ -47,7 +47,7 @@ struct nvl_buddy_pair {
 	struct nvl_buddy_block b[2];
 };
 
-_Static_assert(sizeof(struct nvl_buddy_block) == 64, "block size");
+_Static_assert(sizeof(struct nvl_buddy_block) == 32, "block size");
 
 /*
  * Slab chunks are 2 MiB, 2 MiB aligned (transparent huge pages where the
@@ -61,7 +61,7 @@ struct slab_chunk {
 	struct slab_chunk *next;
 };
 
-/* The buddy of a non-root block: the other half of its 128-byte pair. */
+/* The buddy of a non-root block: the other half of its 64-byte pair. */
 static inline struct nvl_buddy_block *buddy_of(struct nvl_buddy_block *b)
 {
 	return (struct nvl_buddy_block *)((uintptr_t)b ^
@@ -83,6 +83,34 @@ static inline uint64_t bsize(const struct nvl_buddy *mm, unsigned order)
 	return mm->chunk_B << order;
 }
 
+
+/* ---- packed block fields ---------------------------------------------- */
+
+#define boff(b) nvl_buddy_block_offset(b)
+#define bord(b) nvl_buddy_block_order(b)
+#define bstate(b) nvl_buddy_block_state(b)
+#define bclr(b) nvl_buddy_block_is_clear(b)
+#define bkids(b) ((struct nvl_buddy_pair *)(b)->link.next)
+
+static inline void bset_state(struct nvl_buddy_block *b, unsigned st)
+{
+	b->hdr = (b->hdr & ~(3ull << NVL_BUDDY_HDR_STATE_SHIFT)) |
+		 ((uint64_t)st << NVL_BUDDY_HDR_STATE_SHIFT);
+}
+
+static inline void bset_clear(struct nvl_buddy_block *b, bool clear)
+{
+	b->hdr = (b->hdr & ~NVL_BUDDY_HDR_CLEAR) |
+		 (clear ? NVL_BUDDY_HDR_CLEAR : 0);
+}
+
+static inline void binit(struct nvl_buddy_block *b, uint64_t offset,
+			 unsigned order, unsigned st, bool clear)
+{
+	b->hdr = offset | order | ((uint64_t)st << NVL_BUDDY_HDR_STATE_SHIFT) |
+		 (clear ? NVL_BUDDY_HDR_CLEAR : 0);
+}
+
 /* ---- slab of pairs ---------------------------------------------------- */
 
 static int reserve_pairs(struct nvl_buddy *mm, uint64_t n)
@@ -98,7 +126,7 @@ static int reserve_pairs(struct nvl_buddy *mm, uint64_t n)
 		c->next = mm->chunks;
 		mm->chunks = c;
 		for (size_t i = SLAB_PAIRS - 1; i >= 1; i--) {
-			pairs[i].b[0].children = mm->spare;
+			pairs[i].b[0].link.next = (struct nvl_list *)mm->spare;
 			mm->spare = &pairs[i];
 		}
 		mm->nspare += SLAB_PAIRS - 1;
@@ -110,14 +138,14 @@ static inline struct nvl_buddy_pair *pair_get(struct nvl_buddy *mm)
 {
 	struct nvl_buddy_pair *p = mm->spare;
 
-	mm->spare = p->b[0].children;
+	mm->spare = (struct nvl_buddy_pair *)p->b[0].link.next;
 	mm->nspare--;
 	return p;
 }
 
 static inline void pair_put(struct nvl_buddy *mm, struct nvl_buddy_pair *p)
 {
-	p->b[0].children = mm->spare;
+	p->b[0].link.next = (struct nvl_list *)mm->spare;
 	mm->spare = p;
 	mm->nspare++;
 }
@@ -126,13 +154,13 @@ static inline void pair_put(struct nvl_buddy *mm, struct nvl_buddy_pair *p)
 
 static inline void fl_add(struct nvl_buddy *mm, struct nvl_buddy_block *b)
 {
-	unsigned kind = b->clear;
-	uint64_t sz = bsize(mm, b->order);
+	unsigned kind = bclr(b);
+	uint64_t sz = bsize(mm, bord(b));
 
-	b->state = NVL_BUDDY_FREE;
-	nvl_list_add(&b->link, &mm->free[kind][b->order]);
-	mm->nonempty[kind] |= 1ull << b->order;
-	mm->nfree[b->order]++;
+	bset_state(b, NVL_BUDDY_FREE);
+	nvl_list_add(&b->link, &mm->free[kind][bord(b)]);
+	mm->nonempty[kind] |= 1ull << bord(b);
+	mm->nfree[bord(b)]++;
 	mm->avail_B += sz;
 	if (kind)
 		mm->clear_avail_B += sz;
@@ -140,14 +168,14 @@ static inline void fl_add(struct nvl_buddy *mm, struct nvl_buddy_block *b)
 
 static inline void fl_del(struct nvl_buddy *mm, struct nvl_buddy_block *b)
 {
-	unsigned kind = b->clear;
-	uint64_t sz = bsize(mm, b->order);
-	struct nvl_list *head = &mm->free[kind][b->order];
+	unsigned kind = bclr(b);
+	uint64_t sz = bsize(mm, bord(b));
+	struct nvl_list *head = &mm->free[kind][bord(b)];
 
 	nvl_list_del(&b->link);
 	if (nvl_list_empty(head))
-		mm->nonempty[kind] &= ~(1ull << b->order);
-	mm->nfree[b->order]--;
+		mm->nonempty[kind] &= ~(1ull << bord(b));
+	mm->nfree[bord(b)]--;
 	mm->avail_B -= sz;
 	if (kind)
 		mm->clear_avail_B -= sz;
@@ -157,22 +185,18 @@ static inline void fl_del(struct nvl_buddy *mm, struct nvl_buddy_block *b)
 static inline void split(struct nvl_buddy *mm, struct nvl_buddy_block *b)
 {
 	struct nvl_buddy_pair *p = pair_get(mm);
-	uint64_t half = bsize(mm, b->order - 1);
+	uint64_t half = bsize(mm, bord(b) - 1);
 
 	for (int i = 0; i < 2; i++) {
 		struct nvl_buddy_block *c = &p->b[i];
 
-		c->offset = b->offset + (uint64_t)i * half;
+		binit(c, boff(b) + (uint64_t)i * half, bord(b) - 1,
+		      NVL_BUDDY_ALLOCATED, bclr(b));
 		c->parent = b;
-		c->children = NULL;
-		c->order = b->order - 1;
-		c->state = NVL_BUDDY_ALLOCATED;
-		c->clear = b->clear;
-		c->priv = 0;
 		nvl_list_init(&c->link);
 	}
-	b->children = p;
-	b->state = NVL_BUDDY_SPLIT;
+	b->link.next = (struct nvl_list *)p;
+	bset_state(b, NVL_BUDDY_SPLIT);
 }
 
 /* Split free block @b (off its list) down to @order around @addr. */
@@ -180,35 +204,34 @@ static struct nvl_buddy_block *carve(struct nvl_buddy *mm,
 				     struct nvl_buddy_block *b, unsigned order,
 				     uint64_t addr)
 {
-	while (b->order > order) {
-		uint64_t half = bsize(mm, b->order - 1);
-		int i = addr >= b->offset + half;
+	while (bord(b) > order) {
+		uint64_t half = bsize(mm, bord(b) - 1);
+		int i = addr >= boff(b) + half;
 
 		split(mm, b);
-		fl_add(mm, &b->children->b[!i]);
-		b = &b->children->b[i];
+		fl_add(mm, &bkids(b)->b[!i]);
+		b = &bkids(b)->b[i];
 	}
-	b->state = NVL_BUDDY_ALLOCATED;
+	bset_state(b, NVL_BUDDY_ALLOCATED);
 	return b;
 }
 
 static void merge_up(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		     bool clear, bool force)
 {
-	b->clear = clear;
+	bset_clear(b, clear);
 	while (b->parent) {
 		struct nvl_buddy_block *buddy = buddy_of(b);
 		struct nvl_buddy_block *parent;
 		struct nvl_buddy_pair *p;
 
-		if (buddy->state != NVL_BUDDY_FREE ||
-		    (!force && buddy->clear != b->clear))
+		if (bstate(buddy) != NVL_BUDDY_FREE ||
+		    (!force && bclr(buddy) != bclr(b)))
 			break;
 		parent = b->parent;
-		p = parent->children;
+		p = bkids(parent);
 		fl_del(mm, buddy);
-		parent->clear = b->clear && buddy->clear;
-		parent->children = NULL;
+		bset_clear(parent, bclr(b) && bclr(buddy));
 		pair_put(mm, p);
 		b = parent;
 	}
@@ -233,13 +256,12 @@ static bool force_merge(struct nvl_buddy *mm)
 		struct nvl_buddy_block *c, *n;
 
 		nvl_list_for_each_entry_safe(c, n, &mm->free[1][o], link) {
-			struct nvl_buddy_pair *p;
 			struct nvl_buddy_block *buddy;
 
 			if (!c->parent)
 				continue;
 			buddy = buddy_of(c);
-			if (buddy->state != NVL_BUDDY_FREE)
+			if (bstate(buddy) != NVL_BUDDY_FREE)
 				continue;
 			/* Only the parent's lists (orders > o) change. */
 			fl_del(mm, c);
@@ -253,7 +275,7 @@ static bool force_merge(struct nvl_buddy *mm)
 void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
 			  unsigned flags)
 {
-	if (NVL_NEVER(block->state != NVL_BUDDY_ALLOCATED))
+	if (NVL_NEVER(bstate(block) != NVL_BUDDY_ALLOCATED))
 		return;
 	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
 }
@@ -276,7 +298,7 @@ static void rollback(struct nvl_buddy *mm, struct nvl_list *taken)
 
 	nvl_list_for_each_entry_safe(b, n, taken, link) {
 		nvl_list_del(&b->link);
-		free_block(mm, b, b->clear);
+		free_block(mm, b, bclr(b));
 	}
 }
 
@@ -317,9 +339,7 @@ int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B, uint64_t chunk_B)
 		if (!(pages & (1ull << o)))
 			continue;
 		b = &mm->roots[r++];
-		b->offset = off;
-		b->order = (uint8_t)o;
-		b->clear = 1;
+		binit(b, off, (unsigned)o, NVL_BUDDY_FREE, true);
 		nvl_list_init(&b->link);
 		fl_add(mm, b);
 		off += bsize(mm, (unsigned)o);
@@ -361,13 +381,13 @@ static struct nvl_buddy_block *dfs(struct nvl_buddy *mm,
 {
 	uint64_t bs, lo, hi, a, want;
 
-	if (b->order < s->order)
+	if (bord(b) < s->order)
 		return NULL;
-	lo = b->offset;
-	hi = lo + bsize(mm, b->order);
+	lo = boff(b);
+	hi = lo + bsize(mm, bord(b));
 	if (hi <= s->start || lo >= s->end)
 		return NULL;
-	switch (b->state) {
+	switch (bstate(b)) {
 	case NVL_BUDDY_FREE:
 		lo = NVL_MAX(lo, s->start);
 		hi = NVL_MIN(hi, s->end);
@@ -385,9 +405,9 @@ static struct nvl_buddy_block *dfs(struct nvl_buddy *mm,
 		int first = s->topdown ? 1 : 0;
 		struct nvl_buddy_block *r;
 
-		r = dfs(mm, &b->children->b[first], s);
+		r = dfs(mm, &bkids(b)->b[first], s);
 		if (!r)
-			r = dfs(mm, &b->children->b[!first], s);
+			r = dfs(mm, &bkids(b)->b[!first], s);
 		return r;
 	}
 	default:
@@ -423,7 +443,7 @@ static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
 			return -ENOMEM;
 		b = nvl_list_first_entry(&mm->free[kind][j],
 					 struct nvl_buddy_block, link);
-		addr = b->offset;
+		addr = boff(b);
 	} else {
 		struct search s = { .start = start, .end = end, .order = order,
 				    .topdown = flags & NVL_BUDDY_TOPDOWN };
@@ -437,8 +457,8 @@ static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
 		}
 		if (!b)
 			return -ENOSPC;
-		if (mm->nspare < (uint64_t)(b->order - order) &&
-		    reserve_pairs(mm, b->order - order))
+		if (mm->nspare < (uint64_t)(bord(b) - order) &&
+		    reserve_pairs(mm, bord(b) - order))
 			return -ENOMEM;
 		addr = s.addr;
 	}
@@ -452,13 +472,13 @@ static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
 static void trim(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		 uint64_t size_B, struct nvl_list *out)
 {
-	while (size_B < bsize(mm, b->order)) {
-		uint64_t half = bsize(mm, b->order - 1);
+	while (size_B < bsize(mm, bord(b))) {
+		uint64_t half = bsize(mm, bord(b) - 1);
 		struct nvl_buddy_block *l, *r;
 
 		split(mm, b);
-		l = &b->children->b[0];
-		r = &b->children->b[1];
+		l = &bkids(b)->b[0];
+		r = &bkids(b)->b[1];
 		if (size_B <= half) {
 			fl_add(mm, r);
 			b = l;
@@ -468,7 +488,7 @@ static void trim(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 			b = r;
 		}
 	}
-	b->state = NVL_BUDDY_ALLOCATED;
+	bset_state(b, NVL_BUDDY_ALLOCATED);
 	nvl_list_add_tail(&b->link, out);
 }
 
@@ -497,7 +517,7 @@ static int alloc_blocks(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 			return ret;
 		}
 		nvl_list_add_tail(&b->link, taken);
-		left -= bsize(mm, b->order);
+		left -= bsize(mm, bord(b));
 	}
 	return 0;
 }
@@ -514,8 +534,8 @@ static void sort_by_offset(struct nvl_list *l)
 
 		nvl_list_del(&b->link);
 		for (pos = sorted.prev; pos != &sorted; pos = pos->prev)
-			if (nvl_list_entry(pos, struct nvl_buddy_block, link)
-				    ->offset < b->offset)
+			if (boff(nvl_list_entry(pos, struct nvl_buddy_block,
+						link)) < boff(b))
 				break;
 		__nvl_list_add(&b->link, pos, pos->next);
 	}
@@ -526,10 +546,10 @@ static void sort_by_offset(struct nvl_list *l)
 static struct nvl_buddy_block *neighbour(struct nvl_buddy *mm,
 					 struct nvl_buddy_block *b, int dir)
 {
-	while (b->parent && b == &b->parent->children->b[dir])
+	while (b->parent && b == &bkids(b->parent)->b[dir])
 		b = b->parent;
 	if (b->parent) {
-		b = &b->parent->children->b[dir];
+		b = &bkids(b->parent)->b[dir];
 	} else {
 		long r = (b - mm->roots) + (dir ? 1 : -1);
 
@@ -537,8 +557,8 @@ static struct nvl_buddy_block *neighbour(struct nvl_buddy *mm,
 			return NULL;
 		b = &mm->roots[r];
 	}
-	while (b->state == NVL_BUDDY_SPLIT)
-		b = &b->children->b[!dir];
+	while (bstate(b) == NVL_BUDDY_SPLIT)
+		b = &bkids(b)->b[!dir];
 	return b;
 }
 
@@ -562,20 +582,20 @@ static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
 
 			nvl_list_for_each_entry(f, &mm->free[kind][o], link) {
 				struct nvl_buddy_block *n;
-				uint64_t lo = f->offset, cand;
-				uint64_t hi = lo + bsize(mm, f->order);
+				uint64_t lo = boff(f), cand;
+				uint64_t hi = lo + bsize(mm, bord(f));
 				int ret;
 
 				for (n = neighbour(mm, f, 0);
-				     n && n->state == NVL_BUDDY_FREE &&
+				     n && bstate(n) == NVL_BUDDY_FREE &&
 				     hi - lo < 2 * size_B;
 				     n = neighbour(mm, n, 0))
-					lo = n->offset;
+					lo = boff(n);
 				for (n = neighbour(mm, f, 1);
-				     n && n->state == NVL_BUDDY_FREE &&
+				     n && bstate(n) == NVL_BUDDY_FREE &&
 				     hi - lo < 2 * size_B;
 				     n = neighbour(mm, n, 1))
-					hi = n->offset + bsize(mm, n->order);
+					hi = boff(n) + bsize(mm, bord(n));
 				cand = NVL_ALIGN_UP(lo, align);
 				if (cand < lo || cand + size_B > hi)
 					continue;

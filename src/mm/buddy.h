@@ -40,28 +40,61 @@ enum nvl_buddy_state {
 struct nvl_buddy_pair;
 
 /**
- * struct nvl_buddy_block - one block. Blocks come in buddy pairs from a slab
- * owned by the allocator; allocated blocks are handed to the caller on a
- * list through @link.
+ * struct nvl_buddy_block - one block, 32 bytes. Blocks come in buddy pairs
+ * (one 64-byte cache line) from a slab owned by the allocator; allocated
+ * blocks are handed to the caller on a list through @link. Read the packed
+ * fields with the nvl_buddy_block_*() accessors.
  */
 struct nvl_buddy_block {
-	/** @offset: byte offset in the managed space, aligned to the size */
-	uint64_t offset;
+	/**
+	 * @hdr: byte offset (aligned to the block size, so bits 11:0 are
+	 * free) | order 5:0 | state 7:6 | clear 8
+	 */
+	uint64_t hdr;
 	/** @parent: the block this one was split from, NULL for a root */
 	struct nvl_buddy_block *parent;
-	/** @children: the two halves while split */
-	struct nvl_buddy_pair *children;
-	/** @link: free list while free, the owner's list while allocated */
+	/**
+	 * @link: free list while free, the owner's list while allocated;
+	 * while split, link.next points to the pair of children
+	 */
 	struct nvl_list link;
-	uint8_t order;
-	uint8_t state;
-	/** @clear: the block's memory is known to be zero */
-	uint8_t clear;
-	/** @priv: owner's tag while allocated */
-	uint8_t priv;
-	/* pairs are 128-byte aligned: a block's buddy is its address ^ 64 */
-	uint8_t pad_[20];
 };
+
+#define NVL_BUDDY_HDR_ORDER_MASK 0x3full
+#define NVL_BUDDY_HDR_STATE_SHIFT 6
+#define NVL_BUDDY_HDR_CLEAR (1ull << 8)
+#define NVL_BUDDY_HDR_OFFSET_MASK (~0xfffull)
+
+/** nvl_buddy_block_offset() - byte offset of @b. */
+static inline uint64_t nvl_buddy_block_offset(const struct nvl_buddy_block *b)
+{
+	return b->hdr & NVL_BUDDY_HDR_OFFSET_MASK;
+}
+
+/** nvl_buddy_block_order() - order of @b (size = chunk << order). */
+static inline unsigned nvl_buddy_block_order(const struct nvl_buddy_block *b)
+{
+	return (unsigned)(b->hdr & NVL_BUDDY_HDR_ORDER_MASK);
+}
+
+/** nvl_buddy_block_state() - &enum nvl_buddy_state of @b. */
+static inline unsigned nvl_buddy_block_state(const struct nvl_buddy_block *b)
+{
+	return (unsigned)(b->hdr >> NVL_BUDDY_HDR_STATE_SHIFT) & 3;
+}
+
+/** nvl_buddy_block_is_clear() - @b's memory is known to be zero. */
+static inline bool nvl_buddy_block_is_clear(const struct nvl_buddy_block *b)
+{
+	return b->hdr & NVL_BUDDY_HDR_CLEAR;
+}
+
+/** nvl_buddy_block_child() - half @i (0 low, 1 high) of a split block. */
+static inline struct nvl_buddy_block *
+nvl_buddy_block_child(const struct nvl_buddy_block *b, int i)
+{
+	return (struct nvl_buddy_block *)b->link.next + i;
+}
 
 /** struct nvl_buddy_stats - a snapshot of nvl_buddy_stats(). */
 struct nvl_buddy_stats {
@@ -167,7 +200,7 @@ void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
 static inline uint64_t nvl_buddy_block_size(const struct nvl_buddy *mm,
 					    const struct nvl_buddy_block *block)
 {
-	return mm->chunk_B << block->order;
+	return mm->chunk_B << nvl_buddy_block_order(block);
 }
 
 /**

@@ -161,7 +161,7 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 	unsigned n = 0;
 
 	nvl_list_for_each_entry(b, blocks, link)
-		n += !dirty_only || !b->clear;
+		n += !dirty_only || !nvl_buddy_block_is_clear(b);
 	*out = NULL;
 	*n_out = 0;
 	*bytes = 0;
@@ -171,9 +171,9 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 	if (!*out)
 		return -ENOMEM;
 	nvl_list_for_each_entry(b, blocks, link) {
-		if (dirty_only && b->clear)
+		if (dirty_only && nvl_buddy_block_is_clear(b))
 			continue;
-		(*out)[*n_out].p = nvl_mm_vram_ptr(mm, b->offset);
+		(*out)[*n_out].p = nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b));
 		(*out)[*n_out].len = nvl_buddy_block_size(&mm->vram, b);
 		*bytes += (*out)[*n_out].len;
 		(*n_out)++;
@@ -272,7 +272,7 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	bool idle;
 
 	nvl_list_for_each_entry(b, &bo->blocks, link)
-		if (!b->clear)
+		if (!nvl_buddy_block_is_clear(b))
 			dirty += nvl_buddy_block_size(&mm->vram, b);
 	if (dirty > INLINE_CLEAR_MAX_B)
 		return false;
@@ -286,8 +286,8 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	if (!idle)
 		return false;
 	nvl_list_for_each_entry(b, &bo->blocks, link)
-		if (!b->clear)
-			memset(nvl_mm_vram_ptr(mm, b->offset), 0,
+		if (!nvl_buddy_block_is_clear(b))
+			memset(nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b)), 0,
 			       nvl_buddy_block_size(&mm->vram, b));
 	return true;
 }

@@ -183,7 +183,7 @@ static bool in_range(struct nvl_mm *mm, struct nvl_bo *bo, uint64_t end)
 	if (!end)
 		return true;
 	nvl_list_for_each_entry(b, &bo->blocks, link)
-		if (b->offset < end)
+		if (nvl_buddy_block_offset(b) < end)
 			return true;
 	return false;
 }

@@ -28,31 +28,26 @@ struct alloc_rec {
 	bool live;
 };
 
-static struct nvl_buddy_pair *pair_of(struct nvl_buddy_block *b)
-{
-	return b->children;
-}
-
 /* Walk the tree: free buddies never coexist; counts match the lists. */
 static void check_tree(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		       uint64_t *free_B, uint64_t *clear_B)
 {
-	assert_true(NVL_IS_ALIGNED(b->offset, nvl_buddy_block_size(mm, b)));
-	if (b->state == NVL_BUDDY_FREE) {
+	assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), nvl_buddy_block_size(mm, b)));
+	if (nvl_buddy_block_state(b) == NVL_BUDDY_FREE) {
 		*free_B += nvl_buddy_block_size(mm, b);
-		if (b->clear)
+		if (nvl_buddy_block_is_clear(b))
 			*clear_B += nvl_buddy_block_size(mm, b);
-	} else if (b->state == NVL_BUDDY_SPLIT) {
-		struct nvl_buddy_block *l = (struct nvl_buddy_block *)pair_of(b);
-		struct nvl_buddy_block *r = l + 1;
+	} else if (nvl_buddy_block_state(b) == NVL_BUDDY_SPLIT) {
+		struct nvl_buddy_block *l = nvl_buddy_block_child(b, 0);
+		struct nvl_buddy_block *r = nvl_buddy_block_child(b, 1);
 
-		assert_int_equal(l->order, b->order - 1);
-		assert_int_equal(r->order, b->order - 1);
-		assert_true(r->offset == l->offset + nvl_buddy_block_size(mm, l));
+		assert_int_equal(nvl_buddy_block_order(l), nvl_buddy_block_order(b) - 1);
+		assert_int_equal(nvl_buddy_block_order(r), nvl_buddy_block_order(b) - 1);
+		assert_true(nvl_buddy_block_offset(r) == nvl_buddy_block_offset(l) + nvl_buddy_block_size(mm, l));
 		/* Free buddies coexist only when one is clear. */
-		assert_false(l->state == NVL_BUDDY_FREE &&
-			     r->state == NVL_BUDDY_FREE &&
-			     l->clear == r->clear);
+		assert_false(nvl_buddy_block_state(l) == NVL_BUDDY_FREE &&
+			     nvl_buddy_block_state(r) == NVL_BUDDY_FREE &&
+			     nvl_buddy_block_is_clear(l) == nvl_buddy_block_is_clear(r));
 		check_tree(mm, l, free_B, clear_B);
 		check_tree(mm, r, free_B, clear_B);
 	}
@@ -63,7 +58,7 @@ static void check_invariants(struct nvl_buddy *mm)
 	uint64_t free_B = 0, clear_B = 0, off = 0;
 
 	for (unsigned r = 0; r < mm->n_roots; r++) {
-		assert_int_equal(mm->roots[r].offset, off);
+		assert_int_equal(nvl_buddy_block_offset(&mm->roots[r]), off);
 		off += nvl_buddy_block_size(mm, &mm->roots[r]);
 		check_tree(mm, &mm->roots[r], &free_B, &clear_B);
 	}
@@ -104,7 +99,7 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 			bool cleared = t_rand(&rng) & 1;
 
 			nvl_list_for_each_entry(b, &a->blocks, link) {
-				uint64_t p0 = b->offset / PG;
+				uint64_t p0 = nvl_buddy_block_offset(b) / PG;
 				uint64_t n = nvl_buddy_block_size(&mm, b) / PG;
 
 				for (uint64_t p = p0; p < p0 + n; p++) {
@@ -152,21 +147,21 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 			prev_end = UINT64_MAX;
 			nvl_list_for_each_entry(b, &a->blocks, link) {
 				uint64_t bs = nvl_buddy_block_size(&mm, b);
-				uint64_t p0 = b->offset / PG;
+				uint64_t p0 = nvl_buddy_block_offset(b) / PG;
 
-				assert_int_equal(b->state, NVL_BUDDY_ALLOCATED);
+				assert_int_equal(nvl_buddy_block_state(b), NVL_BUDDY_ALLOCATED);
 				assert_true(bs >= min_b);
-				assert_true(NVL_IS_ALIGNED(b->offset, min_b));
-				assert_true(NVL_IS_ALIGNED(b->offset, bs));
-				assert_true(b->offset >= start);
-				assert_true(b->offset + bs <= end);
+				assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), min_b));
+				assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), bs));
+				assert_true(nvl_buddy_block_offset(b) >= start);
+				assert_true(nvl_buddy_block_offset(b) + bs <= end);
 				if ((flags & NVL_BUDDY_CONTIGUOUS) &&
 				    prev_end != UINT64_MAX)
-					assert_int_equal(b->offset, prev_end);
-				prev_end = b->offset + bs;
+					assert_int_equal(nvl_buddy_block_offset(b), prev_end);
+				prev_end = nvl_buddy_block_offset(b) + bs;
 				for (uint64_t p = p0; p < p0 + bs / PG; p++) {
 					assert_int_equal(r.owner[p], 0);
-					if (b->clear)
+					if (nvl_buddy_block_is_clear(b))
 						assert_true(r.clean[p]);
 					r.owner[p] = id + 1;
 				}
@@ -194,7 +189,7 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 		nvl_buddy_free_list(&mm, &all, 0);
 	}
 	for (unsigned i = 0; i < mm.n_roots; i++)
-		assert_int_equal(mm.roots[i].state, NVL_BUDDY_FREE);
+		assert_int_equal(nvl_buddy_block_state(&mm.roots[i]), NVL_BUDDY_FREE);
 	nvl_buddy_fini(&mm);
 	free(recs);
 	free(r.owner);
@@ -226,7 +221,7 @@ static void limit_size_gives_max_order_block(void **state)
 					 &l, 0), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 	assert_ptr_equal(b->link.next, &l);
-	assert_int_equal(b->order, mm.max_order);
+	assert_int_equal(nvl_buddy_block_order(b), mm.max_order);
 	nvl_buddy_free_list(&mm, &l, 0);
 	nvl_buddy_fini(&mm);
 }
@@ -300,7 +295,7 @@ static void pathological_fragmentation_leaves_only_small_blocks(void **state)
 			nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 
 		nvl_list_del(&b->link);
-		if ((b->offset / PG) & 1)
+		if ((nvl_buddy_block_offset(b) / PG) & 1)
 			nvl_buddy_free_block(&mm, b, 0);
 		else
 			nvl_list_add_tail(&b->link, &held);
@@ -340,7 +335,7 @@ static void contiguous_needs_adjacent_free_pages(void **state)
 	while (!nvl_list_empty(&l)) {
 		b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 		nvl_list_del(&b->link);
-		nvl_list_add_tail(&b->link, &lists[(b->offset / PG) % 3]);
+		nvl_list_add_tail(&b->link, &lists[(nvl_buddy_block_offset(b) / PG) % 3]);
 	}
 	nvl_buddy_free_list(&mm, &lists[0], 0);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
@@ -360,8 +355,8 @@ static void contiguous_needs_adjacent_free_pages(void **state)
 	prev = UINT64_MAX;
 	nvl_list_for_each_entry(b, &l, link) {
 		if (prev != UINT64_MAX)
-			assert_int_equal(b->offset, prev);
-		prev = b->offset + nvl_buddy_block_size(&mm, b);
+			assert_int_equal(nvl_buddy_block_offset(b), prev);
+		prev = nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm, b);
 	}
 	nvl_buddy_free_list(&mm, &l, 0);
 	check_invariants(&mm);
@@ -382,17 +377,17 @@ static void clear_allocations_prefer_clear_blocks(void **state)
 	/* Dirty half the space. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &a, 0), 0);
 	nvl_list_for_each_entry(blk, &a, link)
-		assert_true(blk->clear);
+		assert_true(nvl_buddy_block_is_clear(blk));
 	nvl_buddy_free_list(&mm, &a, 0);
 	assert_int_equal(mm.clear_avail_B, 32 * PG);
 	/* A zeroing request gets clear blocks, a plain one dirty blocks. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &b,
 					 NVL_BUDDY_CLEAR), 0);
 	nvl_list_for_each_entry(blk, &b, link)
-		assert_true(blk->clear);
+		assert_true(nvl_buddy_block_is_clear(blk));
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &c, 0), 0);
 	nvl_list_for_each_entry(blk, &c, link)
-		assert_false(blk->clear);
+		assert_false(nvl_buddy_block_is_clear(blk));
 	/* Freed cleared: clear again; merged with dirty: dirty. */
 	nvl_buddy_free_list(&mm, &b, NVL_BUDDY_CLEARED);
 	nvl_buddy_free_list(&mm, &c, 0);
@@ -407,7 +402,7 @@ static void clear_allocations_prefer_clear_blocks(void **state)
 		uint64_t clear_B = 0;
 
 		nvl_list_for_each_entry(blk, &a, link)
-			clear_B += blk->clear ? nvl_buddy_block_size(&mm, blk) :
+			clear_B += nvl_buddy_block_is_clear(blk) ? nvl_buddy_block_size(&mm, blk) :
 						0;
 		assert_int_equal(clear_B, 32 * PG);
 	}
@@ -420,7 +415,7 @@ static void clear_allocations_prefer_clear_blocks(void **state)
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, 64 * PG, &a,
 					 NVL_BUDDY_CLEAR), 0);
 	nvl_list_for_each_entry(blk, &a, link)
-		assert_false(blk->clear);
+		assert_false(nvl_buddy_block_is_clear(blk));
 	nvl_buddy_free_list(&mm, &a, NVL_BUDDY_CLEARED);
 	assert_int_equal(mm.clear_avail_B, 64 * PG);
 	nvl_buddy_fini(&mm);
@@ -448,8 +443,8 @@ static void range_bias_blocks_stay_inside(void **state)
 				      (i & 1 ? NVL_BUDDY_TOPDOWN : 0));
 		assert_true(ret == 0 || ret == -ENOSPC);
 		nvl_list_for_each_entry(b, &got, link) {
-			assert_true(b->offset >= s);
-			assert_true(b->offset + nvl_buddy_block_size(&mm, b) <=
+			assert_true(nvl_buddy_block_offset(b) >= s);
+			assert_true(nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm, b) <=
 				    e);
 		}
 		nvl_list_splice_tail_init(&got, &l);
@@ -491,12 +486,12 @@ static void topdown_takes_highest_addresses(void **state)
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l,
 					 NVL_BUDDY_TOPDOWN), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
-	assert_int_equal(b->offset, 1023 * PG);
+	assert_int_equal(nvl_buddy_block_offset(b), 1023 * PG);
 	nvl_buddy_free_list(&mm, &l, NVL_BUDDY_CLEARED);
-	assert_int_equal(mm.roots[0].state, NVL_BUDDY_FREE);
+	assert_int_equal(nvl_buddy_block_state(&mm.roots[0]), NVL_BUDDY_FREE);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
-	assert_int_equal(b->offset, 0);
+	assert_int_equal(nvl_buddy_block_offset(b), 0);
 	nvl_buddy_free_list(&mm, &l, 0);
 	nvl_buddy_fini(&mm);
 }

@@ -412,7 +412,7 @@ static void cpu_visible_bos_stay_in_the_window(void **state)
 	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
 	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
 	nvl_list_for_each_entry(b, &vis->blocks, link)
-		assert_true(b->offset + nvl_buddy_block_size(&mm->vram, b) <=
+		assert_true(nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm->vram, b) <=
 			    2 * MiB);
 	for (int i = 0; i < 8; i++)
 		evicted += where(hidden[i]) == NVL_GEM_DOMAIN_GTT;
