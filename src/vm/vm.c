@@ -25,6 +25,7 @@
 #include "base/alloc.h"
 #include "base/client.h"
 #include "base/log.h"
+#include "mm/bo.h"
 #include "mm/gem.h"
 #include "sched/sched.h"
 #include "sync/fence.h"
@@ -83,6 +84,36 @@ static void record_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
+/*
+ * BO callbacks of client VMs: their objects are mm BOs. validate runs with
+ * the object locked (exec); prefetch (bind PREFETCH) locks it itself.
+ */
+static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv)
+{
+	(void)priv;
+	return nvl_bo_validate_preferred(
+		container_of(vm_bo->obj, struct nvl_bo, gem));
+}
+
+static int mm_prefetch(struct nvl_gpuvm_bo *vm_bo, void *priv)
+{
+	struct nvl_resv *resv = vm_bo->obj->resv;
+	int ret;
+
+	(void)priv;
+	ret = nvl_resv_lock(resv, NULL);
+	if (ret)
+		return ret;
+	ret = mm_validate(vm_bo, priv);
+	nvl_resv_unlock(resv);
+	return ret;
+}
+
+static const struct nvl_gpuvm_bo_ops mm_bo_ops = {
+	.validate = mm_validate,
+	.prefetch = mm_prefetch,
+};
+
 static int queue_init(struct nvl_vm *vm, struct nvl_vm_queue *q)
 {
 	nvl_kref_init(&q->ref);
@@ -132,6 +163,9 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 	ga.big_page_shifts = vm->backend.big_page_shifts;
 	ga.pt_ops = vm->backend.ops;
 	ga.pt_priv = vm->backend.priv;
+	ga.bo_ops = &mm_bo_ops;
+	ga.resv = &vm->resv;
+	nvl_resv_init(&vm->resv);
 	ret = nvl_gpuvm_create(&ga, &vm->gpuvm);
 	if (ret)
 		goto err_backend;
@@ -158,6 +192,7 @@ err_sched:
 err_gpuvm:
 	nvl_gpuvm_destroy(vm->gpuvm);
 err_backend:
+	nvl_resv_fini(&vm->resv);
 	if (vm->backend.release)
 		vm->backend.release(vm->backend.priv);
 err_free:
@@ -180,6 +215,7 @@ void nvl_vm_put(struct nvl_vm *vm)
 	nvl_fence_put(vm->defq->last);
 	nvl_free(vm->defq);
 	nvl_gpuvm_destroy(vm->gpuvm);
+	nvl_resv_fini(&vm->resv);
 	if (vm->backend.release)
 		vm->backend.release(vm->backend.priv);
 	nvl_free(vm);

@@ -13,6 +13,7 @@
 
 #include "base/list.h"
 #include "base/refcount.h"
+#include "sync/resv.h"
 #include "vm/gpuvm.h"
 
 struct nvl_client;
@@ -43,6 +44,8 @@ struct nvl_vm {
 	struct nvl_vm_pt_record *rec;
 	/** @dead: a bind failed after its point of no return */
 	atomic_bool dead;
+	/** @resv: the VM's shared reservation object (VM-private BOs) */
+	struct nvl_resv resv;
 };
 
 /** struct nvl_vm_kop - a bind operation with its BO resolved. */

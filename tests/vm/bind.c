@@ -19,6 +19,8 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "sync/checker.h"
+#include "sync/exec.h"
+#include "vm/vm_exec.h"
 #include "sync/fence.h"
 #include "sync/syncobj.h"
 #include "vm/vm.h"
@@ -120,6 +122,8 @@ static void map_unmap_through_handles_writes_page_tables(void **state_)
 	struct env e;
 	struct nvl_vm_bind_op ops[2] = { map_op(0, GiB, 2 * MiB, 0) };
 	struct nvl_vm_pt_page p;
+	struct nvl_bo_info info;
+	struct nvl_exec exec;
 
 	(void)state_;
 	env_init(&e);
@@ -135,6 +139,19 @@ static void map_unmap_through_handles_writes_page_tables(void **state_)
 	page_is(&e, 2 * GiB, NVL_VM_PT_MAPPED);
 	page_is(&e, 2 * GiB + 4096, NVL_VM_PT_INVALID);
 	page_is(&e, 2 * GiB + 8192, NVL_VM_PT_MAPPED);
+	/* PREFETCH moves the mapped BOs to their preferred placement */
+	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_PREFETCH,
+					  .addr = GiB,
+					  .range = 2 * GiB };
+	assert_int_equal(bind(&e, ops, 1), 0);
+	assert_int_equal(nvl_bo_query(e.c, e.bo, &info), 0);
+	assert_int_equal(info.current, NVL_BO_DOMAIN_SYSTEM);
+	/* client BOs have their own resv: both are extobjs, listed once */
+	assert_int_equal(nvl_gpuvm_extobj_count(e.v->gpuvm), 2);
+	assert_int_equal(nvl_gpuvm_exec_lock(e.v->gpuvm, &exec, 1), 0);
+	assert_int_equal(exec.num_objects, 3);
+	assert_int_equal(nvl_gpuvm_validate(e.v->gpuvm), 0);
+	nvl_exec_fini(&exec);
 	ops[0] = unmap_op(0, 8 * GiB);
 	assert_int_equal(bind(&e, ops, 1), 0);
 	page_is(&e, GiB, NVL_VM_PT_INVALID);
