@@ -138,7 +138,8 @@ NVL_API int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 			  uint64_t *token_out);
 
 /**
- * nvl_bo_import() - a handle in @client for an exported BO (the same object).
+ * nvl_bo_import() - a handle in @client for an exported BO (the same object;
+ * if @client already has a handle for it, that handle).
  * @client: the importing client
  * @token: from nvl_bo_export()
  * @handle_out: the new handle

@@ -7,7 +7,8 @@
  * creating client's BO table, which holds a reference, as a DRM file's GEM
  * IDR does. Other clients reach it only through export (a token naming the
  * object and its export generation) and import (their own handle, the same
- * object); a token whose BO is gone, or whose slot was reused, fails.
+ * object; a client that already holds the object gets its existing handle,
+ * as with PRIME); a token whose BO is gone, or whose slot was reused, fails.
  *
  * The last reference releases the BO: with its fences signalled, its memory
  * returns at once; otherwise it becomes a zombie (place.c) holding a
@@ -448,6 +449,22 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 	if (!bo)
 		return nvl_error(-ENOENT, "bo: export %#llx is stale or "
 				 "unknown", (unsigned long long)token);
+	/* As PRIME: a client that already has the object gets its handle. */
+	{
+		uint32_t id = 1;
+		void *obj;
+
+		pthread_mutex_lock(&client->lock);
+		while ((id = nvl_idr_next(&client->tables[NVL_HANDLE_BO], id,
+					  &obj)) && obj != &bo->gem)
+			id++;
+		pthread_mutex_unlock(&client->lock);
+		if (id) {
+			*handle_out = id;
+			nvl_bo_put(bo);
+			return 0;
+		}
+	}
 	ret = nvl_client_handle_add(client, NVL_HANDLE_BO, &bo->gem,
 				    handle_out);
 	nvl_bo_put(bo);

@@ -95,8 +95,10 @@ static void export_import_shares_one_object(void **state)
 	assert_int_equal(nvl_bo_map(b, hb, (void **)&pb), 0);
 	assert_int_equal(pb[7], 0xdeadbeef);
 	assert_int_equal(nvl_bo_unmap(b, hb), 0);
+	/* Importing again in the same client: the same handle. */
 	assert_int_equal(nvl_bo_import(b, tok, &hb2), 0);
-	assert_int_equal(nvl_bo_close(b, hb2), 0);
+	assert_int_equal(hb2, hb);
+	assert_int_equal(nvl_client_handle_count(b, NVL_HANDLE_BO), 1);
 	assert_int_equal(nvl_bo_close(b, hb), 0);
 	/* Stale now. */
 	assert_int_equal(nvl_bo_import(b, tok, &hb2), -ENOENT);
