@@ -690,7 +690,85 @@ static void wait_deadline_reaches_the_producer(void **state)
 	nvl_fence_put(&f.base);
 }
 
+/*
+ * Random increasing timeline points, some host-signalled, some backed by
+ * pending fences signalled in random order; after every step QUERY must be
+ * the last point of the longest fully signalled prefix, LAST_SUBMITTED the
+ * last point, and waits on each point must agree with the model.
+ */
+static void query_matches_a_reference_model(void **state)
+{
+	enum { N = 120 };
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0);
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct nvl_fence *f[N] = { NULL };
+	uint64_t pt[N], rng = t_seed(0x71e), point = 0;
+	bool done[N];
+	int n = 0;
+
+	for (int step = 0; step < 3 * N; step++) {
+		uint64_t r = t_rand(&rng) % 4, q, expect = 0;
+
+		if (r <= 1 && n < N) {
+			point += 1 + t_rand(&rng) % 3;
+			pt[n] = point;
+			if (r == 0) {
+				assert_int_equal(nvl_syncobj_timeline_signal(
+							 c, &h, &point, 1),
+						 0);
+				done[n] = true;
+			} else {
+				assert_int_equal(nvl_fence_create(
+							 &f[n],
+							 nvl_fence_context_alloc(1),
+							 1),
+						 0);
+				nvl_syncobj_add_point(o, nvl_fence_chain_alloc(),
+						      f[n], point);
+				done[n] = false;
+			}
+			n++;
+		} else if (n) {
+			int i = (int)(t_rand(&rng) % (uint64_t)n);
+
+			if (!done[i]) {
+				nvl_fence_signal(f[i]);
+				done[i] = true;
+			}
+		}
+		for (int i = 0; i < n && done[i]; i++)
+			expect = pt[i];
+		assert_int_equal(nvl_syncobj_query(c, &h, &q, 1, 0), 0);
+		assert_int_equal(q, expect);
+		if (n) {
+			int i = (int)(t_rand(&rng) % (uint64_t)n);
+			bool all = true;
+
+			for (int k = 0; k <= i; k++)
+				all &= done[k];
+			assert_int_equal(nvl_syncobj_wait(c, &h, &pt[i], 1, 0, 0,
+							  NULL),
+					 all ? 0 : -ETIME);
+			assert_int_equal(nvl_syncobj_query(
+						 c, &h, &q, 1,
+						 NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+					 0);
+			assert_int_equal(q, pt[n - 1]);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (f[i]) {
+			nvl_fence_signal(f[i]);
+			nvl_fence_put(f[i]);
+		}
+	}
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(query_matches_a_reference_model),
 	cmocka_unit_test(reset_neither_wakes_nor_fails_submit_waiters),
 	cmocka_unit_test(wait_deadline_reaches_the_producer),
 	cmocka_unit_test(signalled_fast_path_allocates_nothing),
