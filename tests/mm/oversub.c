@@ -6,6 +6,7 @@
  * every byte stays intact, and the client's fdinfo adds up.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,7 +91,82 @@ static void four_times_vram_round_robin_keeps_every_byte(void **state)
 	nvl_mm_destroy(mm);
 }
 
+struct user {
+	struct nvl_mm *mm;
+	uint32_t id;
+	int iters;
+	int err;
+};
+
+static void *user_main(void *arg)
+{
+	struct user *u = arg;
+	struct nvl_client *c;
+	uint32_t h[4], gen[4] = { 0 };
+	uint64_t rng = 77 + u->id;
+	uint32_t *p;
+
+	if (nvl_client_alloc(NULL, &c)) {
+		u->err = -ENOMEM;
+		return NULL;
+	}
+	c->layer_priv[NVL_HANDLE_BO] = u->mm;
+	for (uint32_t i = 0; i < 4; i++) {
+		if (nvl_bo_create(c, MiB, NVL_BO_DOMAIN_VRAM |
+				  NVL_BO_DOMAIN_GTT, NVL_BO_DOMAIN_VRAM,
+				  NVL_BO_CPU_VISIBLE, &h[i]) ||
+		    nvl_bo_map(c, h[i], (void **)&p)) {
+			u->err = -EIO;
+			goto out;
+		}
+		for (uint32_t k = 0; k < MiB / 4; k += 256)
+			p[k] = pat(u->id * 8 + i, 0, k);
+		nvl_bo_unmap(c, h[i]);
+	}
+	for (int it = 0; it < u->iters && !u->err; it++) {
+		uint32_t i = (uint32_t)(t_rand(&rng) % 4);
+
+		if (nvl_bo_use(c, h[i]) || nvl_bo_map(c, h[i], (void **)&p)) {
+			u->err = -ENOMEM;
+			break;
+		}
+		for (uint32_t k = 0; k < MiB / 4; k += 256)
+			if (p[k] != pat(u->id * 8 + i, gen[i], k))
+				u->err = -EIO;
+		gen[i]++;
+		for (uint32_t k = 0; k < MiB / 4; k += 256)
+			p[k] = pat(u->id * 8 + i, gen[i], k);
+		nvl_bo_unmap(c, h[i]);
+	}
+out:
+	nvl_client_put(c);
+	return NULL;
+}
+
+static void concurrent_clients_migrating_keep_their_data(void **state)
+{
+	struct nvl_mm_config cfg = { .vram_B = 8 * MiB };
+	struct nvl_mm *mm;
+	struct user u[3];
+	pthread_t th[3];
+
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		u[i] = (struct user){ .mm = mm, .id = i + 1,
+				      .iters = (int)(100 * t_scale()) };
+		assert_int_equal(pthread_create(&th[i], NULL, user_main,
+						&u[i]), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(u[i].err, 0);
+	}
+	assert_int_equal(mm->used_B[NVL_GEM_DOMAIN_VRAM], 0);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(concurrent_clients_migrating_keep_their_data),
 	cmocka_unit_test(four_times_vram_round_robin_keeps_every_byte),
 };
 
