@@ -323,8 +323,11 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		}
 		n_waits = 0;
 	}
-	/* The common case, a sync bind on an idle queue, needs no job. */
-	if (async || !queue_idle(q)) {
+	/*
+	 * The common case, a sync bind on an idle queue, needs no job; whether
+	 * the queue is idle is only known under the lock (q->last).
+	 */
+	if (async) {
 		ret = job_new(vm, q, waits, n_waits, &job);
 		if (ret)
 			return ret;
@@ -337,7 +340,7 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		goto err_unlock;
 	}
 	if (!job && !queue_idle(q)) {
-		/* work arrived on the queue meanwhile: go through it */
+		/* work is pending on the queue: go through it, in order */
 		pthread_mutex_unlock(&g->lock);
 		ret = job_new(vm, q, waits, n_waits, &job);
 		if (ret)

@@ -533,7 +533,82 @@ static void sparse_region_and_null_mapping_semantics(void **state_)
 	env_fini(&e);
 }
 
+struct worker {
+	struct env *e;
+	uint32_t queue, sig;
+	uint64_t base;
+	int ret;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct nvl_vm_sync sig = { .handle = w->sig };
+	uint64_t rng = w->base;
+
+	for (int i = 0; i < 300 && !w->ret; i++) {
+		uint64_t va = w->base + (t_rand(&rng) % 64) * 65536;
+		struct nvl_vm_bind_op ops[2] = {
+			map_op(w->e->bo, va, 65536, (t_rand(&rng) % 32) * 65536),
+			unmap_op(va + 4096, 4096),
+		};
+		uint32_t flags = i % 2 ? NVL_VM_BIND_ASYNC : 0;
+
+		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2, NULL,
+				     0, &sig, 1, flags);
+	}
+	if (!w->ret)
+		w->ret = nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
+					  nvl_time_ns() + 5000000000ll, 0,
+					  NULL);
+	return NULL;
+}
+
+static void concurrent_binds_on_separate_queues(void **state_)
+{
+	struct env e;
+	struct worker w[3];
+	pthread_t th[3];
+
+	(void)state_;
+	env_init(&e);
+	for (int i = 0; i < 3; i++) {
+		w[i] = (struct worker){ .e = &e, .base = (uint64_t)(i + 1) * GiB };
+		if (i)
+			assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm,
+								  &w[i].queue),
+					 0);
+		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].sig), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, worker_fn, &w[i]),
+				 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].ret, 0);
+	}
+	/* every bound tile has its second page punched out */
+	pthread_mutex_lock(&e.v->gpuvm->lock);
+	for (struct nvl_gpuva *va = nvl_gpuvm_first_va(e.v->gpuvm); va;
+	     va = nvl_gpuvm_next_va(va)) {
+		struct nvl_vm_pt_page p;
+
+		nvl_vm_pt_record_query(e.v->rec, nvl_gpuva_addr(va), &p);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_int_equal(p.bo_offset, va->bo_offset);
+	}
+	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	for (int i = 0; i < 3; i++) {
+		page_is(&e, w[i].base + 4096, NVL_VM_PT_INVALID);
+		if (w[i].queue)
+			assert_int_equal(nvl_vm_bind_queue_destroy(e.c,
+								   w[i].queue),
+					 0);
+	}
+	env_fini(&e);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
 	cmocka_unit_test(allocation_failure_anywhere_leaves_vm_unchanged),
