@@ -358,7 +358,7 @@ static void scheduled_signals_before_finished(void **state)
 
 	(void)state;
 	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
-	j = t_job(ring, &e, 1, 20 * NVL_NSEC_PER_MSEC, 0);
+	j = t_job(ring, &e, 1, 200 * NVL_NSEC_PER_MSEC, 0);
 	assert_int_equal(nvl_sched_job_arm(&j->base), 0);
 	s = nvl_fence_get(nvl_sched_job_scheduled(&j->base));
 	f = nvl_fence_get(nvl_sched_job_finished(&j->base));

@@ -174,12 +174,19 @@ static void dependency_on_other_scheduler_waits_for_finished(void **state)
 	t_entity(&e1, NVL_SCHED_PRIO_NORMAL, r1);
 	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r2);
 	t_push(r1, &e1, 1, 30 * NVL_NSEC_PER_MSEC, 1, NULL, &a);
-	t_push(r2, &e2, 1, 0, 2, a, &b);
-	t_sleep_ms(10);
-	assert_int_equal(atomic_load(&log.n), 0);
+	struct nvl_sched_null_job *jb = t_job(r2, &e2, 1, 0, 2);
+	struct nvl_fence *sb;
+
+	assert_int_equal(nvl_sched_job_add_dependency(&jb->base,
+						      nvl_fence_get(a)), 0);
+	assert_int_equal(nvl_sched_job_arm(&jb->base), 0);
+	sb = nvl_fence_get(nvl_sched_job_scheduled(&jb->base));
+	b = t_arm_push_armed(jb);
 	assert_int_equal(t_wait(b), 1);
 	assert_true(nvl_fence_is_signaled(a));
-	assert_true(nvl_fence_timestamp(a) <= nvl_fence_timestamp(b));
+	/* b went to its ring only after a finished. */
+	assert_true(nvl_fence_timestamp(a) <= nvl_fence_timestamp(sb));
+	nvl_fence_put(sb);
 	nvl_fence_put(a);
 	nvl_fence_put(b);
 	nvl_sched_entity_fini(&e1);
@@ -198,10 +205,10 @@ static void dependency_on_same_scheduler_waits_for_scheduled(void **state)
 	(void)state;
 	t_entity(&e1, NVL_SCHED_PRIO_NORMAL, r);
 	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r);
-	t_push(r, &e1, 1, 50 * NVL_NSEC_PER_MSEC, 1, NULL, &a);
+	t_push(r, &e1, 1, 300 * NVL_NSEC_PER_MSEC, 1, NULL, &a);
 	t_push(r, &e2, 1, 0, 2, a, &b);
 	/* b went to the ring right behind a, before a finished. */
-	for (int i = 0; i < 100 && atomic_load(&log.n) < 2; i++)
+	for (int i = 0; i < 250 && atomic_load(&log.n) < 2; i++)
 		t_sleep_ms(1);
 	assert_int_equal(atomic_load(&log.n), 2);
 	assert_false(nvl_fence_is_signaled(a));
@@ -288,6 +295,65 @@ static void resv_dependencies_follow_usage(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+struct resv_ctx {
+	struct nvl_sched_entity *e;
+	struct nvl_resv *resv;
+	struct nvl_sched_job job;
+};
+
+static int resv_op(void *arg)
+{
+	struct resv_ctx *c = arg;
+	int ret = nvl_sched_job_init(&c->job, c->e, 1, NULL);
+
+	if (ret)
+		return ret;
+	ret = nvl_sched_job_add_resv_dependencies(&c->job, c->resv,
+						  NVL_RESV_USAGE_BOOKKEEP);
+	if (!ret)
+		assert_int_equal(c->job.num_deps, 6);
+	nvl_sched_job_cleanup(&c->job);
+	return ret;
+}
+
+static void resv_check(int ret, void *arg)
+{
+	(void)arg;
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void resv_dependencies_survive_alloc_failures(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_resv resv;
+	struct nvl_fence *fs[6];
+	struct resv_ctx c = { .e = &e, .resv = &resv };
+	uint64_t ctx = nvl_fence_context_alloc(6);
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	nvl_resv_init(&resv);
+	assert_int_equal(nvl_resv_lock(&resv, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&resv, 6), 0);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(nvl_fence_create(&fs[i], ctx + i, 1), 0);
+		nvl_resv_add_fence(&resv, fs[i], i % 2 ?
+				   NVL_RESV_USAGE_READ :
+				   NVL_RESV_USAGE_BOOKKEEP);
+	}
+	assert_true(t_fail_each_alloc(resv_op, resv_check, &c, 20) >= 3);
+	nvl_resv_unlock(&resv);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(nvl_kref_read(&fs[i]->refcount), 2);
+		nvl_fence_signal(fs[i]);
+		nvl_fence_put(fs[i]);
+	}
+	nvl_resv_fini(&resv);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(jobs_of_one_entity_run_in_push_order),
 	cmocka_unit_test(entities_of_one_priority_share_round_robin),
@@ -298,6 +364,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(dependency_on_same_scheduler_waits_for_scheduled),
 	cmocka_unit_test(blocked_entity_does_not_hold_up_others),
 	cmocka_unit_test(resv_dependencies_follow_usage),
+	cmocka_unit_test(resv_dependencies_survive_alloc_failures),
 };
 
 T_MAIN(tests)

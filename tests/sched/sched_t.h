@@ -111,6 +111,15 @@ static inline struct nvl_fence *t_arm_push(struct nvl_sched_null_job *j)
 	return f;
 }
 
+/* Push a job the caller armed; return a reference on its finished fence. */
+static inline struct nvl_fence *t_arm_push_armed(struct nvl_sched_null_job *j)
+{
+	struct nvl_fence *f = nvl_fence_get(nvl_sched_job_finished(&j->base));
+
+	assert_int_equal(nvl_sched_entity_push_job(&j->base), 0);
+	return f;
+}
+
 static inline int t_wait(struct nvl_fence *f)
 {
 	assert_int_equal(nvl_fence_wait(f, 5 * NVL_NSEC_PER_SEC), 0);
