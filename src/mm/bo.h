@@ -367,34 +367,137 @@ void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B);
  */
 int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len);
 
-/* ---- internal, between the mm files ---------------------------------- */
+/* ---- internal, between the mm files (mm->lock held unless noted) ----- */
 
-/* mm.c: move worker */
+/**
+ * nvl_mm_queue_copy() - queue a move of @bo's content from its old backing
+ * (@from_blocks in VRAM or @from_host pages) to its current one; the job
+ * waits for @bo's fences and its fence becomes @bo's KERNEL fence. Old host
+ * pages belong to the job from now on (freed after the copy). Caller holds
+ * gem.resv.
+ * @mm: the manager
+ * @bo: the BO, already pointing at the new backing in domain @to
+ * @from: old domain
+ * @from_blocks: old VRAM blocks (still allocated; the caller frees them)
+ * @from_host: old host pages
+ * @to: new domain
+ * Return: 0 or -ENOMEM (nothing queued).
+ */
 int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 		      enum nvl_gem_domain from, struct nvl_list *from_blocks,
 		      void *from_host, enum nvl_gem_domain to) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_queue_clear() - zero @bo's dirty VRAM blocks: inline when small and
+ * the worker is idle, else as a job whose fence becomes the KERNEL fence.
+ * @mm: the manager
+ * @bo: the BO (gem.resv held)
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_host_alloc() - host pages within the budget (shrinking if needed),
+ * from the pool or the provider.
+ * @mm: the manager
+ * @size_B: bytes
+ * @zero: the pages must read zero
+ * @ptr_out: the pages
+ * Return: 0 or -ENOMEM (over budget, or no memory).
+ */
 int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, bool zero,
 		      void **ptr_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_host_free() - give host pages back (to the pool when it has room).
+ * Any thread, no lock needed.
+ * @mm: the manager
+ * @ptr: the pages
+ * @size_B: their size
+ */
 void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B);
+
+/**
+ * nvl_mm_vram_ptr() - CPU address of VRAM byte @offset.
+ * @mm: the manager (VRAM mapped)
+ * @offset: byte offset
+ * Return: the address.
+ */
 void *nvl_mm_vram_ptr(struct nvl_mm *mm, uint64_t offset);
+
+/**
+ * nvl_mm_vram_ready() - map the VRAM region on first use.
+ * @mm: the manager
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_mm_vram_ready(struct nvl_mm *mm) NVL_MUST_CHECK;
 
-/* place.c */
+/**
+ * nvl_mm_lru_add() / nvl_mm_lru_del() - put @bo on (take it off) the LRU of
+ * its domain at the most recently used end (its bulk's range), and count it
+ * in mm->used_B.
+ * @mm: the manager
+ * @bo: the BO
+ */
 void nvl_mm_lru_add(struct nvl_mm *mm, struct nvl_bo *bo);
 void nvl_mm_lru_del(struct nvl_mm *mm, struct nvl_bo *bo);
+
+/**
+ * nvl_mm_reap_zombies() - free released BOs whose fences have signalled.
+ * @mm: the manager
+ */
 void nvl_mm_reap_zombies(struct nvl_mm *mm);
+
+/**
+ * nvl_mm_release_backing() - free @bo's memory (VRAM dirty, host pages,
+ * swap file); @bo is left without backing.
+ * @mm: the manager
+ * @bo: the BO
+ */
 void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo);
+
+/**
+ * nvl_mm_evict_one() - evict the least recently used evictable BO of @dom.
+ * @mm: the manager
+ * @dom: the domain (only VRAM evicts; host memory is shrunk)
+ * @held: a resv the caller holds (BOs sharing it need no trylock)
+ * @end: only BOs with memory below this offset (0 = any)
+ * Return: 0, -ENOSPC (nothing evictable), -ENOMEM (no room to evict to).
+ */
 int nvl_mm_evict_one(struct nvl_mm *mm, enum nvl_gem_domain dom,
 		     struct nvl_resv *held, uint64_t end) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_bo_destroy() - free an idle, released BO and its memory.
+ * @mm: the manager
+ * @bo: the BO
+ */
 void nvl_mm_bo_destroy(struct nvl_mm *mm, struct nvl_bo *bo);
 
-/* shrink.c */
+/**
+ * nvl_mm_bo_shrinker_init() - register the BO shrinker (at create).
+ * @mm: the manager
+ */
 void nvl_mm_bo_shrinker_init(struct nvl_mm *mm);
+
+/**
+ * nvl_mm_host_reserve() - count @size_B against the host budget, running
+ * the shrinkers when it would be exceeded.
+ * @mm: the manager
+ * @size_B: bytes
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B) NVL_MUST_CHECK;
+
+/**
+ * nvl_bo_swap_in() - read a swapped-out BO back into host pages. Caller
+ * holds gem.resv.
+ * @bo: the BO
+ * Return: 0, -ENOMEM, -EIO.
+ */
 int nvl_bo_swap_in(struct nvl_bo *bo) NVL_MUST_CHECK;
 
-/* bo.c */
+/** nvl_mm_evict_hook - GPUVM's hook (nvl_gem_set_evict_hook()), or NULL. */
 extern nvl_gem_evict_fn nvl_mm_evict_hook;
 
 #endif /* NVL_MM_BO_H */
