@@ -73,7 +73,7 @@ out:
 NVL_BENCH(sync, fence_pingpong)
 {
 	bool quick = nvl_bench_quick(ctx);
-	int iters = 2000, reps = quick ? 3 : 9;
+	int iters = 2000, reps = quick ? 5 : 11;
 	double v[16], b[16];
 
 	/*
@@ -125,9 +125,10 @@ static double malloc_free_sample(void *arg)
 
 NVL_BENCH(sync, fence_lifecycle)
 {
-	int n = nvl_bench_quick(ctx) ? 100000 : 1000000;
-	int reps = nvl_bench_quick(ctx) ? 3 : 11;
-	double mf[16], lc[16];
+	/* many short interleaved samples: robust against a loaded machine */
+	int n = nvl_bench_quick(ctx) ? 50000 : 200000;
+	int reps = nvl_bench_quick(ctx) ? 7 : 21;
+	double mf[32], lc[32];
 
 	/* interleaved, so machine noise hits both series alike */
 	for (int r = 0; r < reps; r++) {
