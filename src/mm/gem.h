@@ -28,7 +28,10 @@ enum nvl_gem_domain {
 /** struct nvl_gem_backing - one physically contiguous piece of backing. */
 struct nvl_gem_backing {
 	enum nvl_gem_domain domain;
-	/** @addr: VRAM offset, or DMA address of system pages */
+	/**
+	 * @addr: VRAM offset, or DMA address of system pages (until the device
+	 * provides an IOMMU mapping, the pages' CPU address)
+	 */
 	uint64_t addr;
 	/** @len_B: bytes contiguous from @addr (>= 4 KiB) */
 	uint64_t len_B;
