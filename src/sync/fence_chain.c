@@ -179,8 +179,13 @@ static void chain_release(struct nvl_fence *f)
 		struct nvl_fence_chain *pc = nvl_to_fence_chain(prev);
 		struct nvl_fence *next = NULL;
 
-		/* last holder of a chain node: unlink it before dropping */
-		if (pc && nvl_kref_read(&prev->refcount) == 1) {
+		/*
+		 * Last holder of a chain node: unlink it before dropping.
+		 * Acquire pairs with other holders' releasing puts, so their
+		 * earlier reads of pc->prev happen before our write.
+		 */
+		if (pc && atomic_load_explicit(&prev->refcount.refcount,
+					       memory_order_acquire) == 1) {
 			next = pc->prev;
 			pc->prev = NULL;
 		}
