@@ -39,6 +39,8 @@ void nvl_gem_set_evict_hook(nvl_gem_evict_fn fn)
 
 void nvl_mm_bo_destroy(struct nvl_mm *mm, struct nvl_bo *bo)
 {
+	if (NVL_NEVER(!nvl_list_empty(&bo->maps)))
+		nvl_warn(NVL_CAT_MM, "bo: freed while mapped");
 	nvl_mm_release_backing(mm, bo);
 	for (unsigned i = 0; i < bo->nzfences; i++)
 		nvl_fence_put(bo->zfences[i]);
@@ -219,6 +221,7 @@ int nvl_bo_create_internal(struct nvl_mm *mm, uint64_t client_id,
 	bo->swap_fd = -1;
 	nvl_list_init(&bo->blocks);
 	nvl_list_init(&bo->lru);
+	nvl_list_init(&bo->maps);
 	if (shared_resv) {
 		bo->gem.resv = shared_resv;
 		ret = nvl_resv_lock(shared_resv, NULL);
@@ -307,7 +310,7 @@ int nvl_bo_create(struct nvl_client *client, uint64_t size_B,
 		  uint32_t *handle_out)
 {
 	struct nvl_mm *mm = nvl_mm_of_client(client);
-	struct nvl_bo *bo;
+	struct nvl_bo *bo = NULL;
 	int ret;
 
 	if (!mm)
@@ -330,19 +333,61 @@ int nvl_bo_close(struct nvl_client *client, uint32_t handle)
 	return 0;
 }
 
+/* Per-client mapping records: a client can only end its own mappings. */
+struct map_rec {
+	struct nvl_list link;
+	uint64_t client_id;
+	unsigned count;
+};
+
+static struct map_rec *find_map(struct nvl_bo *bo, uint64_t client_id)
+{
+	struct map_rec *r;
+
+	nvl_list_for_each_entry(r, &bo->maps, link)
+		if (r->client_id == client_id)
+			return r;
+	return NULL;
+}
+
 int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 {
+	struct map_rec *rec = NULL;
 	struct nvl_bo *bo;
+	bool fresh = false;
 	int ret;
 
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
+	nvl_mutex_lock(&bo->mm->lock);
+	rec = find_map(bo, client->id);
+	if (!rec) {
+		rec = nvl_zalloc(sizeof(*rec));
+		if (rec) {
+			rec->client_id = client->id;
+			nvl_list_add(&rec->link, &bo->maps);
+			fresh = true;
+		}
+	}
+	nvl_mutex_unlock(&bo->mm->lock);
+	if (!rec) {
+		nvl_bo_put(bo);
+		return -ENOMEM;
+	}
 	ret = nvl_resv_lock(bo->gem.resv, NULL);
 	if (!ret) {
 		ret = nvl_bo_kmap(bo, ptr_out);
 		nvl_resv_unlock(bo->gem.resv);
 	}
+	nvl_mutex_lock(&bo->mm->lock);
+	if (!ret) {
+		rec->count++;
+	} else if (fresh) {
+		nvl_list_del(&rec->link);
+		nvl_free(rec);
+	}
+	nvl_mutex_unlock(&bo->mm->lock);
 	if (ret)
 		nvl_bo_put(bo); /* a mapping keeps the lookup's reference */
 	return ret;
@@ -350,6 +395,7 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 
 int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 {
+	struct map_rec *rec;
 	struct nvl_bo *bo;
 	int ret = 0;
 
@@ -357,10 +403,17 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 	if (!bo)
 		return ret;
 	nvl_mutex_lock(&bo->mm->lock);
-	if (!bo->map_count)
-		ret = nvl_error(-EINVAL, "bo: handle %u is not mapped", handle);
-	else
+	rec = find_map(bo, client->id);
+	if (!rec || !rec->count) {
+		ret = nvl_error(-EINVAL, "bo: handle %u is not mapped by this "
+				"client", handle);
+	} else {
 		bo->map_count--;
+		if (!--rec->count) {
+			nvl_list_del(&rec->link);
+			nvl_free(rec);
+		}
+	}
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (!ret)
 		nvl_bo_put(bo); /* the mapping's */

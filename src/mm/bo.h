@@ -177,6 +177,8 @@ struct nvl_bo {
 	struct nvl_mm_bulk *bulk;
 	unsigned pin_count;
 	unsigned map_count;
+	/** @maps: client mappings (bo.c), so a client ends only its own */
+	struct nvl_list maps;
 	uint32_t export_id;
 	uint64_t export_token;
 };

@@ -88,6 +88,8 @@ static void export_import_shares_one_object(void **state)
 	pa[7] = 0xdeadbeef;
 	assert_int_equal(pb[7], 0xdeadbeef);
 	assert_int_equal(nvl_bo_unmap(a, ha), 0);
+	/* a cannot end b's mapping, nor twice its own. */
+	assert_int_equal(nvl_bo_unmap(a, ha), -EINVAL);
 	assert_int_equal(nvl_bo_unmap(b, hb), 0);
 	assert_int_equal(nvl_bo_unmap(b, hb), -EINVAL);
 	/* The object lives while the importer holds it. */
