@@ -12,7 +12,8 @@
  * The BO shrinker walks the GTT and SYSTEM LRUs, oldest first. It skips
  * pinned and mapped BOs, BOs being released and BOs whose resv it cannot
  * trylock; it drops the content of purgeable BOs; any other BO it waits on
- * for at most 10 ms (skipping it if still busy), then writes it to a memfd
+ * for at most 10 ms, and all waits of a scan for at most 30 ms (skipping
+ * BOs still busy), then writes it to a memfd
  * and frees its pages. The next validate (use, map) reads it back. Nothing
  * here allocates through nvl_malloc: reclaim must not recurse.
  */
@@ -27,6 +28,8 @@
 #include "sync/checker.h"
 
 #define SHRINK_WAIT_NS (10 * NVL_NSEC_PER_MSEC)
+/* All waits of one scan together: past this, only idle BOs are taken. */
+#define SHRINK_SCAN_WAIT_NS (30 * NVL_NSEC_PER_MSEC)
 
 void nvl_mm_register_shrinker(struct nvl_mm *mm, struct nvl_mm_shrinker *s)
 {
@@ -117,14 +120,16 @@ static int swap_write(struct nvl_bo *bo)
 }
 
 /* Shrink one BO (resv held, mm->lock held). Return: bytes freed. */
-static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo)
+static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
+			  int64_t deadline)
 {
 	uint64_t size = bo->gem.size_B;
+	int64_t wait = NVL_MIN(SHRINK_WAIT_NS, deadline - nvl_time_ns());
 	int fd = -1;
 
 	if (!bo->purgeable) {
 		if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
-				  SHRINK_WAIT_NS))
+				  wait > 0 ? wait : 0))
 			return 0;
 		fd = swap_write(bo);
 		if (fd < 0)
@@ -149,6 +154,7 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo)
 static uint64_t bo_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
 {
 	struct nvl_mm *mm = s->priv;
+	int64_t deadline = nvl_time_ns() + SHRINK_SCAN_WAIT_NS;
 	uint64_t freed = 0;
 	static const int doms[] = { NVL_GEM_DOMAIN_SYSTEM,
 				    NVL_GEM_DOMAIN_GTT };
@@ -168,7 +174,7 @@ static uint64_t bo_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
 					continue;
 				if (!nvl_resv_trylock(bo->gem.resv))
 					continue;
-				freed += shrink_bo(mm, bo);
+				freed += shrink_bo(mm, bo, deadline);
 				nvl_resv_unlock(bo->gem.resv);
 			}
 		}
