@@ -127,10 +127,11 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 	int64_t wait = NVL_MIN(SHRINK_WAIT_NS, deadline - nvl_time_ns());
 	int fd = -1;
 
+	/* Even a purge must wait: a queued move may still write the pages. */
+	if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			  wait > 0 ? wait : 0))
+		return 0;
 	if (!bo->purgeable) {
-		if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
-				  wait > 0 ? wait : 0))
-			return 0;
 		fd = swap_write(bo);
 		if (fd < 0)
 			return 0;
