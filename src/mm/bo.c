@@ -111,7 +111,8 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 			for (n = nvl_list_entry(b->link.next,
 						struct nvl_buddy_block, link);
 			     &n->link != &bo->blocks &&
-			     nvl_buddy_block_offset(n) == out->addr + out->len_B;
+			     nvl_buddy_block_offset(n) ==
+				     out->addr + out->len_B;
 			     n = nvl_list_entry(n->link.next,
 						struct nvl_buddy_block, link))
 				out->len_B += nvl_buddy_block_size(

@@ -323,7 +323,8 @@ int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B, uint64_t chunk_B)
 	mm->max_order = floor_log2(pages);
 	mm->n_roots = (unsigned)__builtin_popcountll(pages);
 	mm->roots = nvl_calloc(mm->n_roots, sizeof(*mm->roots));
-	mm->free[0] = nvl_calloc(2 * (mm->max_order + 1), sizeof(struct nvl_list));
+	mm->free[0] = nvl_calloc(2 * (mm->max_order + 1),
+				 sizeof(struct nvl_list));
 	if (!mm->roots || !mm->free[0]) {
 		nvl_free(mm->roots);
 		nvl_free(mm->free[0]);
@@ -640,14 +641,16 @@ int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 	min_order = floor_log2(min_block_B) - mm->chunk_shift;
 	if (min_order > mm->max_order)
 		return nvl_error(-EINVAL, "buddy: min block %#llx above the "
-				 "largest block", (unsigned long long)min_block_B);
+				 "largest block",
+				 (unsigned long long)min_block_B);
 	if (size_B > mm->size_B)
 		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
 				 "size", (unsigned long long)size_B);
 	size_B = NVL_ALIGN_UP(size_B, min_block_B);
 	if (!size_B || size_B > mm->size_B)
 		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
-				 "size once aligned", (unsigned long long)size_B);
+				 "size once aligned",
+				 (unsigned long long)size_B);
 	if (flags & NVL_BUDDY_RANGE) {
 		if ((start & mask) || (end & mask) || start >= end ||
 		    end > mm->size_B)

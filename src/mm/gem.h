@@ -61,7 +61,9 @@ struct nvl_gem_object {
 	struct nvl_resv *resv;
 	/** @gpuva: GPUVM's list of struct nvl_vm_bo for this object */
 	struct {
-		/** @gpuva.list: vm_bos, protected by @gpuva.lock_owner's lock */
+		/**
+		 * @gpuva.list: vm_bos, protected by @gpuva.lock_owner's lock
+		 */
 		struct nvl_list list;
 	} gpuva;
 	/** @vm_private: non-NULL when created private to that VM */

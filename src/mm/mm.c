@@ -173,7 +173,8 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 	nvl_list_for_each_entry(b, blocks, link) {
 		if (dirty_only && nvl_buddy_block_is_clear(b))
 			continue;
-		(*out)[*n_out].p = nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b));
+		(*out)[*n_out].p =
+			nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b));
 		(*out)[*n_out].len = nvl_buddy_block_size(&mm->vram, b);
 		*bytes += (*out)[*n_out].len;
 		(*n_out)++;
@@ -287,7 +288,8 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 		return false;
 	nvl_list_for_each_entry(b, &bo->blocks, link)
 		if (!nvl_buddy_block_is_clear(b))
-			memset(nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b)), 0,
+			memset(nvl_mm_vram_ptr(mm,
+					       nvl_buddy_block_offset(b)), 0,
 			       nvl_buddy_block_size(&mm->vram, b));
 	return true;
 }

@@ -87,12 +87,14 @@ int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B)
 	if (used + size_B > mm->host_budget_B) {
 		shrink_locked(mm, used + size_B - mm->host_budget_B);
 		used = atomic_load(&mm->host_B);
-		if (used + size_B > mm->host_budget_B)
-			return nvl_error(-ENOMEM, "mm: %llu bytes over the host "
-					 "budget of %llu",
-					 (unsigned long long)(used + size_B -
-							      mm->host_budget_B),
+		if (used + size_B > mm->host_budget_B) {
+			uint64_t over = used + size_B - mm->host_budget_B;
+
+			return nvl_error(-ENOMEM, "mm: %llu bytes over the "
+					 "host budget of %llu",
+					 (unsigned long long)over,
 					 (unsigned long long)mm->host_budget_B);
+		}
 	}
 	atomic_fetch_add(&mm->host_B, size_B);
 	return 0;

@@ -32,7 +32,8 @@ struct alloc_rec {
 static void check_tree(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		       uint64_t *free_B, uint64_t *clear_B)
 {
-	assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), nvl_buddy_block_size(mm, b)));
+	assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b),
+				   nvl_buddy_block_size(mm, b)));
 	if (nvl_buddy_block_state(b) == NVL_BUDDY_FREE) {
 		*free_B += nvl_buddy_block_size(mm, b);
 		if (nvl_buddy_block_is_clear(b))
