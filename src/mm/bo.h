@@ -200,7 +200,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg,
 
 /**
  * nvl_mm_destroy() - stop the worker and free the manager; every BO must be
- * gone (zombies are waited for).
+ * gone (released busy BOs get a second per fence, then are leaked).
  * @mm: the manager, may be NULL
  */
 void nvl_mm_destroy(struct nvl_mm *mm);

@@ -532,17 +532,27 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 	pthread_cond_signal(&mm->q_cond);
 	pthread_mutex_unlock(&mm->q_lock);
 	pthread_join(mm->worker, NULL);
-	/* Zombies: their fences must signal for teardown to finish. */
+	/*
+	 * Zombies: give their fences a second each; a fence that never
+	 * signals (a hung engine) leaks its BO rather than hanging teardown.
+	 */
 	nvl_mutex_lock(&mm->lock);
 	while (!nvl_list_empty(&mm->zombies)) {
 		struct nvl_bo *bo = nvl_list_first_entry(&mm->zombies,
 							 struct nvl_bo, lru);
+		bool hung = false;
 
 		nvl_mutex_unlock(&mm->lock);
 		for (unsigned i = 0; i < bo->nzfences; i++)
-			(void)nvl_fence_wait(bo->zfences[i],
-					     NVL_TIMEOUT_INFINITE);
+			hung |= nvl_fence_wait(bo->zfences[i],
+					       NVL_NSEC_PER_SEC) != 0;
 		nvl_mutex_lock(&mm->lock);
+		if (hung) {
+			nvl_warn(NVL_CAT_MM, "mm: released BO never went "
+				 "idle; leaking it");
+			nvl_list_del(&bo->lru);
+			continue;
+		}
 		nvl_mm_reap_zombies(mm);
 	}
 	nvl_mutex_unlock(&mm->lock);
