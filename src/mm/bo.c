@@ -361,6 +361,12 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
+	if ((bo->domains & NVL_BO_DOMAIN_VRAM) &&
+	    !(bo->flags & NVL_BO_CPU_VISIBLE)) {
+		nvl_bo_put(bo);
+		return nvl_error(-EPERM, "bo: handle %u is not CPU-visible",
+				 handle);
+	}
 	nvl_mutex_lock(&bo->mm->lock);
 	rec = find_map(bo, client->id);
 	if (!rec) {
@@ -403,6 +409,12 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
+	if ((bo->domains & NVL_BO_DOMAIN_VRAM) &&
+	    !(bo->flags & NVL_BO_CPU_VISIBLE)) {
+		nvl_bo_put(bo);
+		return nvl_error(-EPERM, "bo: handle %u is not CPU-visible",
+				 handle);
+	}
 	nvl_mutex_lock(&bo->mm->lock);
 	rec = find_map(bo, client->id);
 	if (!rec || !rec->count) {

@@ -11,6 +11,10 @@
  * and BOs outside a requested range are skipped) until the allocation fits
  * or the LRU is exhausted (-ENOMEM).
  *
+ * When the CPU-visible window is smaller than VRAM, CPU-visible BOs are
+ * placed inside it (contiguous) and the others top-down, so the window stays
+ * free for those that need it.
+ *
  * Evicting a VRAM BO moves it to GTT (or SYSTEM when GTT is not allowed)
  * with a copy job: the job waits for the BO's fences and its fence becomes
  * the BO's KERNEL fence, the VRAM is freed at once (pipelined, see mm.c) and
@@ -169,10 +173,14 @@ static void vram_params(struct nvl_mm *mm, struct nvl_bo *bo,
 	*end = 0;
 	if (bo->flags & (NVL_BO_CONTIGUOUS | NVL_BO_CPU_VISIBLE))
 		*flags |= NVL_BUDDY_CONTIGUOUS;
-	if ((bo->flags & NVL_BO_CPU_VISIBLE) &&
-	    mm->visible_B < mm->vram.size_B) {
-		*flags |= NVL_BUDDY_RANGE;
-		*end = mm->visible_B;
+	if (mm->visible_B < mm->vram.size_B) {
+		if (bo->flags & NVL_BO_CPU_VISIBLE) {
+			*flags |= NVL_BUDDY_RANGE;
+			*end = mm->visible_B;
+		} else {
+			/* Keep the CPU-visible window for those who need it. */
+			*flags |= NVL_BUDDY_TOPDOWN;
+		}
 	}
 }
 

@@ -423,7 +423,31 @@ static void cpu_visible_bos_stay_in_the_window(void **state)
 	nvl_mm_destroy(mm);
 }
 
+static void hidden_bos_leave_the_window_free(void **state)
+{
+	struct nvl_mm_config cfg = { .vram_B = 8 * MiB, .visible_B = 2 * MiB };
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *hidden[6], *vis;
+	struct nvl_buddy_block *b;
+	struct nvl_mm *mm;
+
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	for (int i = 0; i < 6; i++) {
+		hidden[i] = mk(mm, MiB, dom, 0);
+		nvl_list_for_each_entry(b, &hidden[i]->blocks, link)
+			assert_true(nvl_buddy_block_offset(b) >= 2 * MiB);
+	}
+	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
+	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(atomic_load(&mm->evictions), 0);
+	for (int i = 0; i < 6; i++)
+		idle_put(hidden[i]);
+	idle_put(vis);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(hidden_bos_leave_the_window_free),
 	cmocka_unit_test(restore_survives_allocation_failures),
 	cmocka_unit_test(cpu_visible_bos_stay_in_the_window),
 	cmocka_unit_test(lru_evicts_least_recently_used_first),

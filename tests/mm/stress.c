@@ -24,7 +24,7 @@ struct slot {
 	struct nvl_client *c;
 	uint64_t size;
 	uint8_t val;
-	bool live, purgeable;
+	bool live, purgeable, visible;
 };
 
 static void check_accounting(struct nvl_mm *mm, struct slot *s)
@@ -63,6 +63,7 @@ static void check_accounting(struct nvl_mm *mm, struct slot *s)
 static void random_operations_with_failures_stay_consistent(void **state)
 {
 	struct nvl_mm_config cfg = { .vram_B = 1024 * KiB,
+				     .visible_B = 512 * KiB,
 				     .host_budget_B = 1536 * KiB };
 	struct nvl_client *c[2];
 	struct slot s[NH] = { 0 };
@@ -85,10 +86,13 @@ static void random_operations_with_failures_stay_consistent(void **state)
 		if (!x->live) {
 			x->c = c[t_rand(&rng) & 1];
 			x->size = (1 + t_rand(&rng) % 64) * 4 * KiB;
+			/* Mappable ones in the window, others top-down. */
+			x->visible = t_rand(&rng) % 4 != 0;
 			ret = nvl_bo_create(x->c, x->size, NVL_BO_DOMAIN_VRAM |
 					    NVL_BO_DOMAIN_GTT,
 					    NVL_BO_DOMAIN_VRAM,
-					    NVL_BO_CPU_VISIBLE, &x->h);
+					    x->visible ? NVL_BO_CPU_VISIBLE : 0,
+					    &x->h);
 			assert_true(ret == 0 || ret == -ENOMEM);
 			x->live = !ret;
 			x->val = 0;
@@ -106,7 +110,12 @@ static void random_operations_with_failures_stay_consistent(void **state)
 				x->purgeable = false;
 			}
 			ret = nvl_bo_map(x->c, x->h, (void **)&p);
-			assert_true(ret == 0 || ret == -ENOMEM);
+			if (!x->visible) {
+				assert_int_equal(ret, -EPERM);
+				ret = -EPERM;
+			} else {
+				assert_true(ret == 0 || ret == -ENOMEM);
+			}
 			if (!ret) {
 				for (uint64_t k = 0; k < x->size; k += 512)
 					assert_int_equal(p[k], x->val);
