@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "sched/sched_internal.h"
@@ -171,9 +172,48 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity)
 	nvl_mutex_unlock(&sched->lock);
 }
 
+/*
+ * Hand the queued jobs of a closing entity to a scheduler-owned copy, so
+ * that fini need not wait for their dependencies. Lock held; the entity is
+ * off every run queue, unused by the run loop and has no callback queued.
+ */
+static void move_to_shadow(struct nvl_sched *sched,
+			   struct nvl_sched_entity *e,
+			   struct nvl_sched_entity *shadow)
+{
+	struct nvl_sched_job *job;
+
+	*shadow = (struct nvl_sched_entity){ 0 };
+	shadow->sched = sched;
+	shadow->priority = e->priority;
+	shadow->fence_context = e->fence_context;
+	atomic_init(&shadow->seqno, atomic_load(&e->seqno));
+	shadow->last_pushed_seqno = e->last_pushed_seqno;
+	shadow->killed = 1;
+	shadow->banned = e->banned;
+	shadow->error = e->error;
+	shadow->initialized = 1;
+	shadow->shadow = 1;
+	shadow->last_scheduled = e->last_scheduled;
+	e->last_scheduled = NULL;
+	nvl_list_init(&shadow->jobs);
+	nvl_list_init(&shadow->rq_node);
+	nvl_list_init(&shadow->dep_cb.node);
+	nvl_list_splice_tail_init(&e->jobs, &shadow->jobs);
+	nvl_list_for_each_entry(job, &shadow->jobs, node)
+		job->entity = shadow;
+	shadow->num_queued = e->num_queued;
+	e->num_queued = 0;
+	nvl_list_add_tail(&shadow->sched_node, &sched->entities);
+	nvl_sched_entity_ready(sched, shadow);
+	if (!sched->running && !sched->stopped)
+		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+}
+
 void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 {
 	struct nvl_sched *sched = entity->sched;
+	struct nvl_sched_entity *shadow = NULL;
 	struct nvl_fence *last;
 
 	if (!entity->initialized)
@@ -181,14 +221,46 @@ void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 	if (!entity->detached) {
 		(void)nvl_sched_entity_flush(entity, NVL_NSEC_PER_SEC);
 		nvl_sched_entity_kill(entity);
+		shadow = nvl_zalloc(sizeof(*shadow));
 		nvl_mutex_lock(&sched->lock);
+		if (shadow && !entity->detached) {
+			/* Stop the run loop from picking it up again. */
+			entity->closing = 1;
+			if (entity->on_rq)
+				nvl_list_del(&entity->rq_node);
+			entity->on_rq = 0;
+			nvl_sched_wait_locked(sched, entity->detached ||
+					      sched->cur_entity != entity);
+			while (entity->waiting_dep && !entity->detached) {
+				struct nvl_fence *f = entity->dep_fence;
+				bool removed;
+
+				nvl_mutex_unlock(&sched->lock);
+				removed = nvl_fence_remove_callback(
+					f, &entity->dep_cb);
+				nvl_mutex_lock(&sched->lock);
+				if (removed) {
+					entity->waiting_dep = 0;
+					entity->dep_fence = NULL;
+				} else {
+					nvl_sched_wait_locked(
+						sched, entity->detached ||
+						!entity->waiting_dep);
+				}
+			}
+		}
+		/* Jobs already on the ring still count on the entity. */
 		nvl_sched_wait_locked(sched,
 				      entity->detached ||
-				      (!entity->num_queued &&
-				       !entity->waiting_dep &&
+				      (!entity->waiting_dep &&
 				       !entity->num_inflight &&
-				       sched->cur_entity != entity));
+				       sched->cur_entity != entity &&
+				       (shadow || !entity->num_queued)));
 		if (!entity->detached) {
+			if (entity->num_queued) {
+				move_to_shadow(sched, entity, shadow);
+				shadow = NULL;
+			}
 			if (entity->on_rq)
 				nvl_list_del(&entity->rq_node);
 			entity->on_rq = 0;
@@ -196,6 +268,7 @@ void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 			entity->detached = 1;
 		}
 		nvl_mutex_unlock(&sched->lock);
+		nvl_free(shadow);
 	}
 	last = entity->last_scheduled;
 	entity->last_scheduled = NULL;

@@ -36,6 +36,7 @@
  */
 #include <errno.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "sched/sched_internal.h"
@@ -105,7 +106,7 @@ static void entity_make_ready(struct nvl_sched *sched,
 {
 	struct nvl_list *q;
 
-	if (e->on_rq || e->waiting_dep || e->detached ||
+	if (e->on_rq || e->waiting_dep || e->detached || e->closing ||
 	    nvl_list_empty(&e->jobs))
 		return;
 	q = (e->killed || e->banned) ? &sched->kill_list :
@@ -302,14 +303,24 @@ void nvl_sched_free_done(struct nvl_sched *sched)
 	struct nvl_list list;
 	struct nvl_sched_job *job, *tmp;
 
+	struct nvl_list shadows;
+	struct nvl_sched_entity *e, *etmp;
+
 	nvl_list_init(&list);
+	nvl_list_init(&shadows);
 	nvl_mutex_lock(&sched->lock);
 	nvl_list_splice_tail_init(&sched->done, &list);
+	nvl_list_splice_tail_init(&sched->dead_shadows, &shadows);
 	sched->reap_queued = false;
 	nvl_mutex_unlock(&sched->lock);
 	nvl_list_for_each_entry_safe(job, tmp, &list, node) {
 		nvl_list_del(&job->node);
 		sched->ops->free_job(job);
+	}
+	nvl_list_for_each_entry_safe(e, etmp, &shadows, sched_node) {
+		nvl_list_del(&e->sched_node);
+		nvl_fence_put(e->last_scheduled);
+		nvl_free(e);
 	}
 }
 
@@ -337,6 +348,13 @@ static void job_pop(struct nvl_sched *sched, struct nvl_sched_entity *e,
 	e->last_scheduled = nvl_fence_get(&job->s_fence->finished);
 	if (e->num_queued == 0)
 		nvl_sched_event_wake(&sched->ev, true);
+	if (e->num_queued == 0 && e->shadow) {
+		/* A drained copy made by entity fini: free it later. */
+		nvl_list_del(&e->sched_node);
+		nvl_list_add_tail(&e->sched_node, &sched->dead_shadows);
+		e->detached = 1;
+		nvl_sched_queue_reap(sched);
+	}
 	if (killed)
 		return;
 	job->state = NVL_SCHED_JOB_RUNNING;

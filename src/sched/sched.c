@@ -69,6 +69,7 @@ int nvl_sched_create(const struct nvl_sched_args *args,
 	nvl_list_init(&sched->kill_list);
 	nvl_list_init(&sched->entities);
 	nvl_list_init(&sched->pending);
+	nvl_list_init(&sched->dead_shadows);
 	nvl_list_init(&sched->done);
 	nvl_list_init(&sched->work_node);
 	nvl_list_init(&sched->reap_node);
@@ -387,6 +388,9 @@ static void destroy_queued(struct nvl_sched *sched)
 		e->on_rq = 0;
 		e->detached = 1;
 		nvl_list_del(&e->sched_node);
+		if (e->shadow)
+			nvl_list_add_tail(&e->sched_node,
+					  &sched->dead_shadows);
 	}
 	nvl_mutex_unlock(&sched->lock);
 }

@@ -150,6 +150,7 @@ struct nvl_sched_entity {
 	/* finished fence of the last job that left the queue (ref). */
 	struct nvl_fence *last_scheduled;
 	uint8_t on_rq, waiting_dep, killed, banned, detached, initialized;
+	uint8_t closing, shadow;
 	int error;
 };
 
@@ -290,8 +291,14 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity);
 
 /**
  * nvl_sched_entity_fini() - flush (at most one second), kill, wait until
- * the scheduler no longer uses the entity, and detach it.
+ * the scheduler no longer uses the entity and none of its jobs is on the
+ * ring, and detach it.
  * @entity: the entity (may then be freed by the caller)
+ *
+ * Jobs still queued (waiting for dependencies) move to a scheduler-owned
+ * copy of the entity and finish with -ESRCH, in order, once their
+ * dependencies signal (or -ECANCELED when the scheduler is destroyed
+ * first); fini does not wait for them.
  */
 void nvl_sched_entity_fini(struct nvl_sched_entity *entity);
 

@@ -102,6 +102,7 @@ struct nvl_sched {
 	struct nvl_list kill_list;
 	struct nvl_list entities;
 
+	struct nvl_list dead_shadows;	/* drained fini copies, to free */
 	struct nvl_list pending;	/* jobs on the ring, oldest first */
 	struct nvl_list done;		/* finished jobs waiting for free */
 

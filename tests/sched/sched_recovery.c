@@ -97,16 +97,16 @@ static void queued_jobs_of_banned_entity_finish_canceled(void **state)
 
 static void steady_progress_never_times_out(void **state)
 {
-	struct nvl_sched_null *r = t_ring(1, 60 * MS, 0, NULL);
+	struct nvl_sched_null *r = t_ring(1, 250 * MS, 0, NULL);
 	struct nvl_sched_entity e;
 	struct nvl_fence *fs[12];
 	struct nvl_sched_null_stats st;
 
 	(void)state;
 	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
-	/* 12 x 10 ms = 120 ms of work, twice the timeout. */
+	/* 12 x 30 ms = 360 ms of work, well over the timeout. */
 	for (int i = 0; i < 12; i++)
-		fs[i] = t_arm_push(t_job(r, &e, 1, 10 * MS, i));
+		fs[i] = t_arm_push(t_job(r, &e, 1, 30 * MS, i));
 	for (int i = 0; i < 12; i++) {
 		assert_int_equal(t_wait(fs[i]), 1);
 		nvl_fence_put(fs[i]);
@@ -299,6 +299,50 @@ static void stopped_scheduler_neither_runs_nor_times_out(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+static void fini_hands_blocked_jobs_over_and_returns(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity *e = nvl_malloc(sizeof(*e));
+	struct nvl_fence *gate, *f[3], *g2, *f2;
+	struct nvl_sched_entity e2;
+
+	(void)state;
+	assert_non_null(e);
+	t_entity(e, NVL_SCHED_PRIO_NORMAL, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
+					  1), 0);
+	t_push(r, e, 1, 0, 1, gate, &f[0]);
+	t_push(r, e, 1, 0, 2, NULL, &f[1]);
+	t_push(r, e, 1, 0, 3, NULL, &f[2]);
+	nvl_sched_entity_fini(e);	/* flush times out, does not hang */
+	nvl_free(e);			/* the scheduler no longer uses it */
+	for (int i = 0; i < 3; i++)
+		assert_false(nvl_fence_is_signaled(f[i]));
+	nvl_fence_signal(gate);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(t_wait(f[i]), -ESRCH);
+		if (i)
+			assert_true(nvl_fence_timestamp(f[i - 1]) <=
+				    nvl_fence_timestamp(f[i]));
+		nvl_fence_put(f[i]);
+	}
+	/* Same, but the scheduler goes first: -ECANCELED, nothing leaks. */
+	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r);
+	t_push(r, &e2, 1, 0, 4, NULL, &f2);
+	assert_int_equal(t_wait(f2), 1);
+	nvl_fence_put(f2);
+	assert_int_equal(nvl_fence_create(&g2, nvl_fence_context_alloc(1), 1),
+			 0);
+	t_push(r, &e2, 1, 0, 5, g2, &f2);
+	nvl_sched_entity_fini(&e2);
+	nvl_sched_null_destroy(r);
+	assert_int_equal(nvl_fence_get_status(f2), -ECANCELED);
+	nvl_fence_signal(g2);
+	nvl_fence_put(g2);
+	nvl_fence_put(f2);
+	nvl_fence_put(gate);
+}
+
 /* A backend whose hardware fences the test signals by hand. */
 struct manual_job {
 	struct nvl_sched_job base;
@@ -410,6 +454,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(fini_waits_for_jobs_of_the_entity),
 	cmocka_unit_test(stopped_scheduler_neither_runs_nor_times_out),
 	cmocka_unit_test(false_alarm_keeps_the_job_and_rearms_the_timer),
+	cmocka_unit_test(fini_hands_blocked_jobs_over_and_returns),
 };
 
 T_MAIN(tests)
