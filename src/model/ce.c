@@ -12,15 +12,17 @@
  * semaphore release or reduction after the copy, and a non-stall
  * interrupt.
  *
- * Virtual-to-virtual copies and fills go through nvl_model_vm_copy() /
- * nvl_model_vm_fill(), which translate once per page and copy whole runs,
- * so a copy between buffers mapped with 2 MiB pages runs near memcpy speed.
+ * Virtual-to-virtual copies translate through the TLB once per page and
+ * copy whole physically contiguous VRAM runs (up to 64 MiB) at once, so a
+ * copy between buffers mapped with 2 MiB pages streams at memcpy speed;
+ * everything else (system memory, sparse pages, faults) goes through
+ * nvl_model_vm_copy(), and fills through nvl_model_vm_fill().
  * Contiguous multi-line copies (pitch == line length) are one run.
  *
  * Errors: blocklinear layouts, physical modes from an unprivileged channel,
  * peer memory and physical accesses outside memory are CE_LAUNCH channel
  * errors; an MMU fault stops the channel (ENG_FAULTED). A long copy checks
- * every 4 MiB whether its engine is being reset or its channel disabled,
+ * every 64 MiB whether its engine is being reset or its channel disabled,
  * and abandons the rest if so.
  */
 #include <errno.h>
@@ -32,7 +34,7 @@
 #include "hw/regs.h"
 #include "model/fifo.h"
 
-#define CE_RUN (4ull << 20) /* bytes between abort checks */
+#define CE_RUN (64ull << 20) /* bytes between abort checks */
 #define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
 
 struct ce_side {
@@ -67,6 +69,75 @@ static int side_access(struct nvl_model_chan *ch, const struct ce_side *s,
 				   ce_engine(ch), ch->chid);
 }
 
+/*
+ * The longest physically contiguous VRAM run at @va, up to @len bytes,
+ * that @access may touch without a fault (through the TLB, as every engine
+ * access). 0 when the first page is not plain mapped VRAM.
+ */
+static uint64_t vid_run(struct nvl_model_chan *ch, uint64_t va, uint64_t len,
+			unsigned access, uint8_t **ptr)
+{
+	struct nvl_model_xlate x;
+	uint64_t n = 0, pa0 = 0;
+
+	while (n < len) {
+		uint64_t span;
+
+		if (nvl_model_mmu_translate(ch->m, &ch->vm, va + n, access,
+					    &x) ||
+		    x.state != NVL_MODEL_XLATE_MAPPED ||
+		    x.aperture != NVL_HW_APERTURE_VIDMEM)
+			break;
+		if (!n)
+			pa0 = x.pa;
+		else if (x.pa != pa0 + n)
+			break;
+		span = (1ull << x.page_shift) -
+		       ((va + n) & ((1ull << x.page_shift) - 1));
+		n += span;
+	}
+	n = NVL_MIN(n, len);
+	*ptr = n ? nvl_model_phys_ptr(ch->m, pa0, (size_t)n) : NULL;
+	return *ptr ? n : 0;
+}
+
+/*
+ * Virtual to virtual: long physically contiguous VRAM runs are copied in
+ * one go (large copies stream, as a real copy engine does); anything else
+ * (system memory, sparse pages, faults) goes through nvl_model_vm_copy(),
+ * which applies every MMU rule and reports faults.
+ */
+static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
+			uint64_t n)
+{
+	while (n) {
+		uint8_t *s, *d;
+		uint64_t k = vid_run(ch, sa, n, NVL_HW_FAULT_ACCESS_READ, &s);
+		int ret;
+
+		if (k)
+			k = vid_run(ch, da, k, NVL_HW_FAULT_ACCESS_WRITE, &d);
+		if (!k) {
+			/* one page the slow way, then try again */
+			k = NVL_MIN(n, 4096 - (sa & 4095));
+			k = NVL_MIN(k, 4096 - (da & 4095));
+			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm, sa,
+						(size_t)k, ce_engine(ch),
+						ch->chid);
+			if (ret)
+				return ret;
+		} else if (s + k <= d || d + k <= s) {
+			nvl_model_mem_copy(d, s, (size_t)k);
+		} else {
+			memmove(d, s, (size_t)k);
+		}
+		sa += k;
+		da += k;
+		n -= k;
+	}
+	return 0;
+}
+
 static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		    uint64_t sa, const struct ce_side *dst, uint64_t da,
 		    uint64_t len)
@@ -80,9 +151,7 @@ static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		if (ce_aborted(ch))
 			return -ECANCELED;
 		if (!src->phys && !dst->phys) {
-			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm, sa,
-						(size_t)n, ce_engine(ch),
-						ch->chid);
+			ret = copy_virtual(ch, sa, da, n);
 			if (ret)
 				return ret;
 		} else {

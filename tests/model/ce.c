@@ -75,10 +75,10 @@ static void multi_line_pitch_copy_moves_only_the_lines(void **state)
 	p[n++] = (uint32_t)SRC;
 	p[n++] = 0;
 	p[n++] = (uint32_t)DST;
-	p[n++] = 256;  /* pitch in */
-	p[n++] = 100;  /* pitch out */
-	p[n++] = 100;  /* line length */
-	p[n++] = 64;   /* lines */
+	p[n++] = 256; /* pitch in */
+	p[n++] = 100; /* pitch out */
+	p[n++] = 100; /* line length */
+	p[n++] = 64; /* lines */
 	p[n++] = NVL_HW_MTHD_IMMD(4, NVL_HW_CE_LAUNCH_DMA,
 				  NVL_HW_CE_LAUNCH_COPY_MULTI);
 	n += nvl_model_kit_pb_release(p + n, SEM, 5);
@@ -157,8 +157,7 @@ static void copy_from_dma_mapped_system_pages(void **state)
 
 static void every_profile_copies_on_every_engine(void **state)
 {
-	static const char *const names[] = { "tu102", "ga102", "ad102",
-						     "gh100" };
+	static const char *const names[] = {"tu102", "ga102", "ad102", "gh100"};
 
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(names); i++) {
 		struct gpu *g = gpu_up(names[i]);
@@ -169,24 +168,54 @@ static void every_profile_copies_on_every_engine(void **state)
 			uint32_t p[64], n;
 
 			gpu_chan(g, 100 + e, e, &ch);
-			n = nvl_model_kit_pb_memset(p, g->ce_class,
-						    DST + 4 * e, 0xc0de + e, 4);
+			n = nvl_model_kit_pb_memset(p, g->ce_class, DST + 4 * e,
+						    0xc0de + e, 4);
 			n += nvl_model_kit_pb_release(p + n, SEM + 4 * e,
 						      1 + e);
 			gpu_push(&ch, p, n);
 			assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-			assert_int_equal(nvl_model_kit_wait_u32(&g->kit,
-								SEM + 4 * e,
-								1 + e,
-								GPU_WAIT),
-					 0);
+			assert_int_equal(
+				nvl_model_kit_wait_u32(&g->kit, SEM + 4 * e,
+						       1 + e, GPU_WAIT),
+				0);
 			assert_int_equal(gpu_rd(g, DST + 4 * e), 0xc0de + e);
 			nvl_model_kit_chan_fini(&g->kit, &ch);
 		}
-		assert_true(atomic_load(&g->nonstall) ==
-			    (1u << nce) - 1);
+		assert_true(atomic_load(&g->nonstall) == (1u << nce) - 1);
 		gpu_down(g);
 	}
+}
+
+static void copy_through_scattered_small_pages(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan ch;
+	uint64_t va = 1ull << 39;
+	uint32_t p[64], n;
+
+	gpu_fill(g, SRC, 16 * 4096, 11);
+	/* VA page i -> physical page 15 - i, with 4 KiB PTEs */
+	for (unsigned i = 0; i < 16; i++)
+		assert_int_equal(
+			nvl_model_kit_map(&g->kit, &g->vm, va + 4096ull * i,
+					  SRC + 4096ull * (15 - i), 4096, 12,
+					  NVL_HW_APERTURE_VIDMEM, 0),
+			0);
+	gpu_chan(g, 9, 1, &ch);
+	/* unaligned start and length: runs break at every page */
+	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 100, va + 100,
+				  16 * 4096 - 200);
+	n += nvl_model_kit_pb_release(p + n, SEM, 4);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 4, GPU_WAIT), 0);
+	assert_true(gpu_same(g, DST + 100, SRC + 15 * 4096 + 100, 4096 - 100));
+	for (unsigned i = 1; i < 15; i++)
+		assert_true(gpu_same(g, DST + 4096ull * i,
+				     SRC + 4096ull * (15 - i), 4096));
+	assert_true(gpu_same(g, DST + 15 * 4096, SRC, 4096 - 100));
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
 }
 
 static void copy_from_unmapped_dma_address_faults(void **state)
@@ -228,7 +257,7 @@ static void remap_swizzle_swaps_components(void **state)
 	struct gpu *g = gpu_up("tiny");
 	struct nvl_model_kit_chan ch;
 	uint32_t p[64], n = 0;
-	uint32_t src[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[8];
+	uint32_t src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
 
 	assert_int_equal(nvl_hw_vram_write(g->hw, SRC, src, sizeof(src)), 0);
 	gpu_chan(g, 5, 0, &ch);
@@ -278,13 +307,13 @@ static void many_submissions_complete_in_order(void **state)
 		n += nvl_model_kit_pb_release(p + n, SEM, i);
 		gpu_push(&ch, p, n);
 		while (nvl_model_kit_kick(&g->kit, &ch) == -ENOSPC)
-			assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch,
-								 GPU_WAIT),
-					 0);
+			assert_int_equal(
+				nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
+				0);
 		if (i % 50 == 0)
-			assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch,
-								 GPU_WAIT),
-					 0);
+			assert_int_equal(
+				nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
+				0);
 	}
 	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, SEM), 200);
@@ -301,6 +330,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
 	cmocka_unit_test(copy_from_dma_mapped_system_pages),
 	cmocka_unit_test(every_profile_copies_on_every_engine),
+	cmocka_unit_test(copy_through_scattered_small_pages),
 	cmocka_unit_test(copy_from_unmapped_dma_address_faults),
 	cmocka_unit_test(remap_swizzle_swaps_components),
 	cmocka_unit_test(many_submissions_complete_in_order),
