@@ -324,8 +324,9 @@ static void fini_hands_blocked_jobs_over_and_returns(void **state)
 		if (i)
 			assert_true(nvl_fence_timestamp(f[i - 1]) <=
 				    nvl_fence_timestamp(f[i]));
-		nvl_fence_put(f[i]);
 	}
+	for (int i = 0; i < 3; i++)
+		nvl_fence_put(f[i]);
 	/* Same, but the scheduler goes first: -ECANCELED, nothing leaks. */
 	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r);
 	t_push(r, &e2, 1, 0, 4, NULL, &f2);
