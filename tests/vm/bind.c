@@ -9,6 +9,7 @@
  * bind job (run under the fence-signalling checker).
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include <nouvelle/bo.h>
 #include <nouvelle/sync.h>
@@ -607,7 +608,45 @@ static void concurrent_binds_on_separate_queues(void **state_)
 	env_fini(&e);
 }
 
+static void *late_signal(void *arg)
+{
+	usleep(300 * 1000);
+	nvl_fence_signal(arg);
+	return NULL;
+}
+
+static void destroying_a_vm_with_a_blocked_bind_cleans_up(void **state_)
+{
+	pthread_t th;
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+	struct nvl_vm_pt_record_stats st;
+
+	(void)state_;
+	env_init(&e);
+	gate = blocker(&e, &g);
+	w.handle = g;
+	op.handle = e.bo;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* the VM goes with its handle: its queue is drained or killed */
+	nvl_vm_pt_record_stats(e.v->rec, &st);
+	assert_int_equal(st.maps, 0);
+	/* the wait signals while the VM is being torn down */
+	assert_int_equal(pthread_create(&th, NULL, late_signal, gate), 0);
+	nvl_vm_put(e.v);
+	nvl_client_destroy(e.c);
+	pthread_join(th, NULL);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
 	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
