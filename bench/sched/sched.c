@@ -81,8 +81,10 @@ static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities,
 {
 	struct jobs_bench b = { .entities = entities, .flags = flags,
 				.jobs = nvl_bench_quick(ctx) ? 20000 : 200000 };
-	double r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, jobs_sample,
-				    &b);
+	double r;
+
+	jobs_sample(&b);	/* warm-up: heap growth, pool threads */
+	r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, jobs_sample, &b);
 
 	return b.failed ? -1 : r;
 }

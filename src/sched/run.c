@@ -387,18 +387,20 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 		job = nvl_list_first_entry(&e->jobs, struct nvl_sched_job,
 					   node);
 		killed = e->killed || e->banned;
-		sched->cur_entity = e;
-		nvl_mutex_unlock(&sched->lock);
-
 		cookie = nvl_fence_begin_signalling();
-		ready = deps_ready(sched, e, job, killed);
-		nvl_mutex_lock(&sched->lock);
-		if (!ready || sched->stopped ||
-		    killed != (e->killed || e->banned)) {
-			sched->cur_entity = NULL;
-			nvl_sched_event_wake(&sched->ev, true);
-			nvl_fence_end_signalling(cookie);
-			continue;
+		/* Without dependencies left, pop under the same lock hold. */
+		if (killed || job->dep_next < job->num_deps) {
+			sched->cur_entity = e;
+			nvl_mutex_unlock(&sched->lock);
+			ready = deps_ready(sched, e, job, killed);
+			nvl_mutex_lock(&sched->lock);
+			if (!ready || sched->stopped ||
+			    killed != (e->killed || e->banned)) {
+				sched->cur_entity = NULL;
+				nvl_sched_event_wake(&sched->ev, true);
+				nvl_fence_end_signalling(cookie);
+				continue;
+			}
 		}
 		kill_err = e->banned ? -ECANCELED : -ESRCH;
 		job_pop(sched, e, job, killed, &old_last);
