@@ -154,11 +154,26 @@ NVL_DEMO_STEP(20, scheduler)
 		       s == 1 ? "ok" : s == 0 ? "PENDING" : strerror(-s));
 	}
 	nvl_sched_null_stats(ring, &st);
-	printf("  timeouts: %llu; 'buggy-app' is %s (push returns %s); the "
-	       "others keep running\n",
-	       (unsigned long long)st.timeouts,
-	       nvl_sched_entity_error(&ents[0]) ? "banned" : "fine",
-	       strerror(-nvl_sched_entity_error(&ents[0])));
+	{
+		struct nvl_sched_null_job *j;
+		int push_ret;
+
+		ret = nvl_sched_null_job_create(ring, &ents[0], 1, 0, &j);
+		if (ret)
+			return ret;
+		ret = nvl_sched_job_arm(&j->base);
+		if (ret)
+			return ret;
+		push_ret = nvl_sched_entity_push_job(&j->base);
+		nvl_sched_null_job_free(j);
+		printf("  timeouts: %llu; 'buggy-app' is %s: a new push "
+		       "returns %s; the others keep running\n",
+		       (unsigned long long)st.timeouts,
+		       nvl_sched_entity_error(&ents[0]) ? "banned" : "fine",
+		       push_ret ? strerror(-push_ret) : "0 (wrong!)");
+		if (push_ret != -ECANCELED)
+			return -EIO;
+	}
 
 	ret = 0;
 	for (int i = 0; i < NJOBS; i++) {
