@@ -70,6 +70,8 @@ struct nvl_gpuva {
 	uint8_t page_shift;
 };
 
+_Static_assert(sizeof(struct nvl_gpuva) <= 88, "mapping node grew");
+
 static inline uint64_t nvl_gpuva_addr(const struct nvl_gpuva *va)
 {
 	return va->node.start;
@@ -269,8 +271,20 @@ struct nvl_gpuva *nvl_gpuvm_find(const struct nvl_gpuvm *vm, uint64_t addr,
 	for (va = nvl_gpuvm_find_first(vm, addr, range); va;               \
 	     va = nvl_gpuvm_find_next(va, addr, range))
 
-/** nvl_gpuvm_first_va() / nvl_gpuvm_next_va() - walk every mapping. */
+/**
+ * nvl_gpuvm_first_va() - the lowest mapping of @vm.
+ * @vm: the VM (lock held)
+ *
+ * Return: the mapping, or NULL when there is none.
+ */
 struct nvl_gpuva *nvl_gpuvm_first_va(const struct nvl_gpuvm *vm);
+
+/**
+ * nvl_gpuvm_next_va() - the mapping after @va in address order.
+ * @va: a mapping in the tree
+ *
+ * Return: the mapping, or NULL.
+ */
 struct nvl_gpuva *nvl_gpuvm_next_va(const struct nvl_gpuva *va);
 
 /**
@@ -354,12 +368,29 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);
 
-/** nvl_gpuvm_gem_lock() / unlock() - the lock of every gpuva.list. */
+/**
+ * nvl_gpuvm_gem_lock() - take the lock of every GEM object's gpuva.list and
+ * of the extobj/evict lists (a leaf: never allocate or wait under it).
+ */
 void nvl_gpuvm_gem_lock(void);
+
+/** nvl_gpuvm_gem_unlock() - release nvl_gpuvm_gem_lock(). */
 void nvl_gpuvm_gem_unlock(void);
 
-/** nvl_gpuvm_bo_count() - vm_bos of @vm's mappings (tests). */
+/**
+ * nvl_gpuvm_extobj_count() - vm_bos on @vm's extobj list.
+ * @vm: the VM
+ *
+ * Return: the count.
+ */
 size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm);
+
+/**
+ * nvl_gpuvm_evict_count() - vm_bos on @vm's evict list.
+ * @vm: the VM
+ *
+ * Return: the count.
+ */
 size_t nvl_gpuvm_evict_count(struct nvl_gpuvm *vm);
 
 #endif /* NVL_VM_GPUVM_H */

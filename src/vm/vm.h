@@ -71,8 +71,14 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 			   uint64_t client_id,
 			   struct nvl_vm **vm_out) NVL_MUST_CHECK;
 
-/** nvl_vm_get() / nvl_vm_put() - reference counting; the last put frees. */
+/** nvl_vm_get() - take a reference on @vm. */
 void nvl_vm_get(struct nvl_vm *vm);
+
+/**
+ * nvl_vm_put() - drop a reference; the last one drains the default queue,
+ * frees the scheduler (and with it the finished jobs), unmaps everything and
+ * frees the VM. @vm may be NULL.
+ */
 void nvl_vm_put(struct nvl_vm *vm);
 
 /**
