@@ -193,8 +193,8 @@ err_gpuvm:
 	nvl_gpuvm_destroy(vm->gpuvm);
 err_backend:
 	nvl_resv_fini(&vm->resv);
-	if (vm->backend.release)
-		vm->backend.release(vm->backend.priv);
+	/* a caller's backend stays the caller's on failure */
+	nvl_vm_pt_record_destroy(vm->rec);
 err_free:
 	nvl_free(vm);
 	return ret;
@@ -271,6 +271,13 @@ struct nvl_vm *nvl_vm_queue_vm(const struct nvl_vm_queue *q)
 	return q->vm;
 }
 
+static _Atomic(nvl_vm_backend_fn) device_backend;
+
+void nvl_vm_set_device_backend(nvl_vm_backend_fn fn)
+{
+	atomic_store(&device_backend, fn);
+}
+
 /* ---- uAPI ------------------------------------------------------------- */
 
 NVL_API int nvl_vm_create(struct nvl_client *client,
@@ -282,7 +289,18 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 
 	if (!client || !vm_out)
 		return nvl_error(-EINVAL, "vm: create: NULL argument");
-	ret = nvl_vm_create_internal(args, NULL, client->id, &vm);
+	if (client->dev && atomic_load(&device_backend)) {
+		struct nvl_vm_backend be = { 0 };
+
+		ret = atomic_load(&device_backend)(client->dev, &be);
+		if (ret)
+			return ret;
+		ret = nvl_vm_create_internal(args, &be, client->id, &vm);
+		if (ret && be.release)
+			be.release(be.priv);
+	} else {
+		ret = nvl_vm_create_internal(args, NULL, client->id, &vm);
+	}
 	if (ret)
 		return ret;
 	ret = nvl_client_handle_add(client, NVL_HANDLE_VM, vm, vm_out);

@@ -645,7 +645,63 @@ static void destroying_a_vm_with_a_blocked_bind_cleans_up(void **state_)
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 
+static int factory_calls, factory_releases;
+
+static void factory_release(void *priv)
+{
+	factory_releases++;
+	nvl_vm_pt_record_destroy(priv);
+}
+
+static int factory(void *dev, struct nvl_vm_backend *out)
+{
+	struct nvl_vm_pt_record *rec;
+
+	factory_calls++;
+	if (*(int *)dev)
+		return -ENODEV;
+	if (nvl_vm_pt_record_create(&rec))
+		return -ENOMEM;
+	out->ops = &nvl_vm_pt_record_ops;
+	out->priv = rec;
+	out->release = factory_release;
+	out->big_page_shifts = 1ull << 16;
+	return 0;
+}
+
+static void device_clients_get_the_driver_backend(void **state_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	int dev = 0;
+	struct nvl_client *c;
+	struct nvl_vm *v;
+	uint32_t vm, bo;
+	struct nvl_vm_bind_op op;
+
+	(void)state_;
+	nvl_vm_set_device_backend(factory);
+	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+	assert_int_equal(factory_calls, 1);
+	v = nvl_vm_lookup(c, vm);
+	assert_null(v->rec);
+	/* 64 KiB aligned: the backend's big pages are used */
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo),
+			 0);
+	op = map_op(bo, GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	assert_int_equal(nvl_gpuvm_find_at(v->gpuvm, GiB)->page_shift, 16);
+	nvl_vm_put(v);
+	dev = 1;
+	assert_int_equal(nvl_vm_create(c, &a, &vm), -ENODEV);
+	nvl_client_put(c);
+	nvl_vm_set_device_backend(NULL);
+	assert_int_equal(factory_releases, 1);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
 	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
