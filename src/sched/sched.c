@@ -273,7 +273,9 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 		sched->timeout_off = true;
 		sched->deadline_ns = NVL_TIMEOUT_INFINITE;
 	} else {
-		sched->deadline_ns = nvl_list_empty(&sched->pending) ?
+		/* No timeout configured (a nvl_sched_fault()): stay off. */
+		sched->deadline_ns = nvl_list_empty(&sched->pending) ||
+					     !sched->timeout_ns ?
 			NVL_TIMEOUT_INFINITE :
 			nvl_time_ns() + sched->timeout_ns;
 	}

@@ -443,6 +443,43 @@ static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
 	nvl_sched_destroy(s);
 }
 
+static void fault_without_timeout_fires_once(void **state)
+{
+	struct nvl_sched_args a = { .ops = &manual_ops, .credit_limit = 2,
+				    .name = "manual0" };
+	struct nvl_sched *s;
+	struct nvl_sched_entity e;
+	struct manual_job *m;
+	struct nvl_fence *f, *hw;
+
+	(void)state;
+	assert_int_equal(nvl_sched_create(&a, &s), 0);
+	assert_int_equal(nvl_sched_entity_init(&e, NVL_SCHED_PRIO_NORMAL, s),
+			 0);
+	m = nvl_zalloc(sizeof(*m));
+	assert_non_null(m);
+	assert_int_equal(nvl_fence_create(&m->hw, nvl_fence_context_alloc(1),
+					  1), 0);
+	hw = nvl_fence_get(m->hw);
+	assert_int_equal(nvl_sched_job_init(&m->base, &e, 1, NULL), 0);
+	assert_int_equal(nvl_sched_job_arm(&m->base), 0);
+	f = nvl_fence_get(nvl_sched_job_finished(&m->base));
+	assert_int_equal(nvl_sched_entity_push_job(&m->base), 0);
+	atomic_store(&timedout_calls, 0);
+	atomic_store(&timedout_answer, NVL_SCHED_STAT_NO_HANG);
+	nvl_sched_fault(s);
+	for (int i = 0; i < 2000 && atomic_load(&timedout_calls) < 1; i++)
+		t_sleep_ms(1);
+	t_sleep_ms(30);
+	assert_int_equal(atomic_load(&timedout_calls), 1);
+	nvl_fence_signal(hw);
+	assert_int_equal(t_wait(f), 1);
+	nvl_fence_put(f);
+	nvl_fence_put(hw);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_destroy(s);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(hung_job_times_out_and_innocent_jobs_are_resubmitted),
 	cmocka_unit_test(queued_jobs_of_banned_entity_finish_canceled),
@@ -456,6 +493,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(stopped_scheduler_neither_runs_nor_times_out),
 	cmocka_unit_test(false_alarm_keeps_the_job_and_rearms_the_timer),
 	cmocka_unit_test(fini_hands_blocked_jobs_over_and_returns),
+	cmocka_unit_test(fault_without_timeout_fires_once),
 };
 
 T_MAIN(tests)
