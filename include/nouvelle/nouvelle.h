@@ -10,5 +10,8 @@
 #define NOUVELLE_H
 
 #include <nouvelle/core.h>
+#include <nouvelle/sync.h>
+#include <nouvelle/bo.h>
+#include <nouvelle/vm.h>
 
 #endif /* NOUVELLE_H */
