@@ -46,7 +46,8 @@ $(B)/tsan/build.ninja:
 
 $(B)/fuzz/build.ninja:
 	CC=clang $(MESON) setup $(B)/fuzz -Dbuildtype=debugoptimized \
-		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true -Dtests=false
+		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true -Dtests=false \
+		-Dc_args=-fsanitize=fuzzer-no-link
 
 check-asan: deps-check $(B)/check/build.ninja
 	ninja -C $(B)/check -j $(JOBS)
