@@ -285,7 +285,7 @@ int nvl_sched_entity_flush(struct nvl_sched_entity *entity,
  * Later pushes fail with -ESRCH. Queued jobs never run: each one finishes
  * with -ESRCH (scheduled then finished signalled), in queue order, once its
  * dependencies and the previous job of the entity finished. Returns at
- * once; nvl_sched_entity_fini() waits for that.
+ * once.
  */
 void nvl_sched_entity_kill(struct nvl_sched_entity *entity);
 
