@@ -264,6 +264,19 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 
 /* ---- uAPI ------------------------------------------------------------ */
 
+/* Give @obj a handle in @client; the handle takes over our reference. */
+static int install_handle(struct nvl_client *client, struct nvl_syncobj *obj,
+			  uint32_t *handle_out, const char *what)
+{
+	int ret = nvl_client_handle_add(client, NVL_HANDLE_SYNCOBJ, obj,
+					handle_out);
+
+	nvl_syncobj_put(obj);
+	if (ret)
+		return nvl_error(ret, "syncobj: %s: no handle", what);
+	return 0;
+}
+
 NVL_API int nvl_syncobj_create(struct nvl_client *client, uint32_t flags,
 			       uint32_t *handle_out)
 {
@@ -277,12 +290,7 @@ NVL_API int nvl_syncobj_create(struct nvl_client *client, uint32_t flags,
 	ret = nvl_syncobj_alloc(flags, &obj);
 	if (ret)
 		return ret;
-	ret = nvl_client_handle_add(client, NVL_HANDLE_SYNCOBJ, obj,
-				    handle_out);
-	nvl_syncobj_put(obj);
-	if (ret)
-		return nvl_error(ret, "syncobj: no handle for a new syncobj");
-	return 0;
+	return install_handle(client, obj, handle_out, "create");
 }
 
 NVL_API int nvl_syncobj_destroy(struct nvl_client *client, uint32_t handle)
@@ -606,12 +614,7 @@ NVL_API int nvl_syncobj_fd_to_handle(struct nvl_client *client, int fd,
 	ret = nvl_sync_file_import_syncobj(fd, &obj);
 	if (ret)
 		return ret;
-	ret = nvl_client_handle_add(client, NVL_HANDLE_SYNCOBJ, obj,
-				    handle_out);
-	nvl_syncobj_put(obj);
-	if (ret)
-		return nvl_error(ret, "syncobj: fd_to_handle: no handle");
-	return 0;
+	return install_handle(client, obj, handle_out, "fd_to_handle");
 }
 
 NVL_API int nvl_syncobj_export_sync_file(struct nvl_client *client,
