@@ -306,6 +306,22 @@ static struct nvl_bo *lookup_or_err(struct nvl_client *client,
 	return bo;
 }
 
+/* A BO the CPU may map: VRAM BOs need CPU_VISIBLE. */
+static struct nvl_bo *lookup_mappable(struct nvl_client *client,
+				      uint32_t handle, int *err)
+{
+	struct nvl_bo *bo = lookup_or_err(client, handle, err);
+
+	if (bo && (bo->domains & NVL_BO_DOMAIN_VRAM) &&
+	    !(bo->flags & NVL_BO_CPU_VISIBLE)) {
+		nvl_bo_put(bo);
+		*err = nvl_error(-EPERM, "bo: handle %u is not CPU-visible",
+				 handle);
+		return NULL;
+	}
+	return bo;
+}
+
 int nvl_bo_create(struct nvl_client *client, uint64_t size_B,
 		  uint32_t domains, uint32_t preferred, uint32_t flags,
 		  uint32_t *handle_out)
@@ -358,15 +374,9 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 	bool fresh = false;
 	int ret;
 
-	bo = lookup_or_err(client, handle, &ret);
+	bo = lookup_mappable(client, handle, &ret);
 	if (!bo)
 		return ret;
-	if ((bo->domains & NVL_BO_DOMAIN_VRAM) &&
-	    !(bo->flags & NVL_BO_CPU_VISIBLE)) {
-		nvl_bo_put(bo);
-		return nvl_error(-EPERM, "bo: handle %u is not CPU-visible",
-				 handle);
-	}
 	nvl_mutex_lock(&bo->mm->lock);
 	rec = find_map(bo, client->id);
 	if (!rec) {
@@ -406,15 +416,9 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 	struct nvl_bo *bo;
 	int ret = 0;
 
-	bo = lookup_or_err(client, handle, &ret);
+	bo = lookup_mappable(client, handle, &ret);
 	if (!bo)
 		return ret;
-	if ((bo->domains & NVL_BO_DOMAIN_VRAM) &&
-	    !(bo->flags & NVL_BO_CPU_VISIBLE)) {
-		nvl_bo_put(bo);
-		return nvl_error(-EPERM, "bo: handle %u is not CPU-visible",
-				 handle);
-	}
 	nvl_mutex_lock(&bo->mm->lock);
 	rec = find_map(bo, client->id);
 	if (!rec || !rec->count) {
