@@ -4,8 +4,9 @@
  *
  * A struct nvl_gpuvm covers the VA window [start, end) minus a
  * kernel-reserved range. It holds
- *  - the mappings (struct nvl_gpuva) in an interval tree (base/itree.h),
- *  - the sparse regions (struct nvl_gpuvm_region) in a second one,
+ *  - the mappings (struct nvl_gpuva) in an interval B+tree (base/ibtree.h),
+ *  - the sparse regions (struct nvl_gpuvm_region) in an interval tree
+ *    (base/itree.h; there are few of them),
  *  - one struct nvl_gpuvm_bo per (VM, GEM object) pair, linked on the
  *    object's gpuva.list, with the external ones on the VM's extobj list and
  *    the evicted ones on its evict list,
@@ -27,6 +28,7 @@
 #include <pthread.h>
 
 #include "base/compiler.h"
+#include "base/ibtree.h"
 #include "base/itree.h"
 #include "base/list.h"
 #include "base/refcount.h"
@@ -53,11 +55,12 @@ enum nvl_gpuva_flags {
 
 /**
  * struct nvl_gpuva - one mapping: [addr, addr + range) -> BO @ bo_offset.
- * 88 bytes; allocated from the VM's node cache.
+ * 64 bytes; allocated from the VM's node cache. The tree's own nodes (a few
+ * bytes per mapping) come from the tree's pool.
  */
 struct nvl_gpuva {
 	/** @node: start = addr, last = addr + range - 1 */
-	struct nvl_itree_node node;
+	struct nvl_ibtree_entry node;
 	/** @vm_bo: the (VM, BO) link; NULL for NULL mappings */
 	struct nvl_gpuvm_bo *vm_bo;
 	/** @bo_offset: byte offset into the BO */
@@ -70,7 +73,7 @@ struct nvl_gpuva {
 	uint8_t page_shift;
 };
 
-_Static_assert(sizeof(struct nvl_gpuva) <= 88, "mapping node grew");
+_Static_assert(sizeof(struct nvl_gpuva) <= 64, "mapping node grew");
 
 static inline uint64_t nvl_gpuva_addr(const struct nvl_gpuva *va)
 {
@@ -161,7 +164,7 @@ struct nvl_gpuvm_args {
 	struct nvl_resv *resv;
 };
 
-/** Free-list of 88-byte mapping nodes, refilled by whole slabs. */
+/** Free-list of 64-byte mapping nodes, refilled by whole slabs. */
 struct nvl_gpuvm_cache {
 	void *free;
 	size_t nfree;
@@ -178,7 +181,11 @@ struct nvl_gpuvm {
 	uint64_t kstart, kend;
 	unsigned int page_shift;
 	uint64_t big_page_shifts;
-	struct nvl_itree vas;
+	/**
+	 * @vas: the mappings; inserts only after nvl_ibtree_preload() in
+	 * prepare, so apply and abort never allocate
+	 */
+	struct nvl_ibtree vas;
 	struct nvl_itree regions;
 	const struct nvl_vm_pt_ops *pt;
 	void *pt_priv;
@@ -392,5 +399,18 @@ size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm);
  * Return: the count.
  */
 size_t nvl_gpuvm_evict_count(struct nvl_gpuvm *vm);
+
+/*
+ * Tests and fuzzers written against the itree API check and count @vas with
+ * nvl_itree_check()/nvl_itree_count(); route those to the B+tree.
+ */
+#define nvl_itree_check(t)                                                \
+	_Generic((t), struct nvl_ibtree *: nvl_ibtree_check,              \
+		 const struct nvl_ibtree *: nvl_ibtree_check,             \
+		 default: nvl_itree_check)(t)
+#define nvl_itree_count(t)                                                \
+	_Generic((t), struct nvl_ibtree *: nvl_ibtree_count,              \
+		 const struct nvl_ibtree *: nvl_ibtree_count,             \
+		 default: nvl_itree_count)(t)
 
 #endif /* NVL_VM_GPUVM_H */

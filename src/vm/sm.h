@@ -200,6 +200,8 @@ struct nvl_gpuvm_txn {
 	struct nvl_gpuvm *vm;
 	uint64_t seq;
 	uint32_t nlog, caplog, ncmd, capcmd;
+	/** @nremoved: mappings removed so far (abort re-inserts them) */
+	uint32_t nremoved;
 	struct nvl_gpuvm_txn_ent *log;
 	struct nvl_gpuvm_pt_cmd *cmd;
 	uint64_t flush_lo, flush_hi;

@@ -6,8 +6,10 @@
  *
  *  - prepare allocates every node the list creates (MAP, the prev/next of a
  *    REMAP, a region), takes the vm_bo references, asks the backend for the
- *    page-table pages of each new node (pt->get), and grows the
- *    transaction's two logs so that apply cannot run out of room;
+ *    page-table pages of each new node (pt->get), grows the transaction's
+ *    two logs and preloads the mapping tree (for the list's inserts and
+ *    for every re-insert an abort may do) so that neither apply nor abort
+ *    can run out of room or fail;
  *  - apply changes the trees (allocation-free), appends to the change log
  *    (what to undo, what to release later) and to the page-table command
  *    list (what commit will write).
@@ -35,6 +37,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "mm/gem.h"
 #include "vm/sm.h"
@@ -182,7 +185,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 			  struct nvl_gpuvm_ops *ops)
 {
 	struct nvl_gpuvm *vm = txn->vm;
-	uint32_t nlog = 0, ncmd = 0;
+	uint32_t nlog = 0, ncmd = 0, nins = 0, nrem = 0;
 	int ret;
 
 	ops->prepared = true;
@@ -209,10 +212,12 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 			op->got |= GOT_VA;
 			nlog += 1;
 			ncmd += 1;
+			nins += 1;
 			break;
 		case NVL_GPUVM_OP_UNMAP:
 			nlog += 1;
 			ncmd += 1;
+			nrem += 1;
 			break;
 		case NVL_GPUVM_OP_REMAP:
 			ret = prepare_piece(vm, op->va, &op->remap.prev,
@@ -226,6 +231,8 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 				return ret;
 			nlog += 3;
 			ncmd += 3;
+			nins += 2;
+			nrem += 1;
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
 			op->region.r = nvl_zalloc(sizeof(*op->region.r));
@@ -255,6 +262,15 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 	if (!ret)
 		ret = grow((void **)&txn->cmd, txn->cmd_inl, &txn->capcmd,
 			   txn->ncmd + ncmd, sizeof(*txn->cmd));
+	/*
+	 * Every insert from here to the end of the transaction: this list's,
+	 * and an abort's re-insert of each mapping removed by this list or
+	 * by an earlier one. Removes only give nodes back, so this covers
+	 * them all.
+	 */
+	if (!ret)
+		ret = nvl_ibtree_preload(&vm->vas,
+					 nins + nrem + txn->nremoved);
 	return ret;
 }
 
@@ -294,7 +310,9 @@ static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 {
 	va->flags |= NVL_GPUVA_PENDING;
-	nvl_itree_insert(&txn->vm->vas, &va->node);
+	/* preloaded by nvl_gpuvm_txn_prepare() */
+	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
+		return;
 	if (va->vm_bo)
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
 	log_add(txn, T_INSERT_VA, va);
@@ -302,8 +320,9 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 
 static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 {
-	nvl_itree_remove(&txn->vm->vas, &va->node);
+	nvl_ibtree_remove(&txn->vm->vas, &va->node);
 	nvl_list_del(&va->bo_link);
+	txn->nremoved++;
 	log_add(txn, T_REMOVE_VA, va);
 }
 
@@ -432,7 +451,7 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 		nvl_free(txn->cmd);
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
-	txn->nlog = txn->ncmd = 0;
+	txn->nlog = txn->ncmd = txn->nremoved = 0;
 	txn->caplog = txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	if (txn->vm && txn->vm->cur_seq == txn->seq)
 		txn->vm->cur_seq = 0;
@@ -493,12 +512,14 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 
 		switch (e->kind) {
 		case T_INSERT_VA:
-			nvl_itree_remove(&vm->vas, &va->node);
+			nvl_ibtree_remove(&vm->vas, &va->node);
 			nvl_list_del(&va->bo_link);
 			release_va(vm, va);
 			break;
 		case T_REMOVE_VA:
-			nvl_itree_insert(&vm->vas, &va->node);
+			/* preloaded by nvl_gpuvm_txn_prepare() */
+			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
+				break;
 			if (va->vm_bo)
 				nvl_list_add_tail(&va->bo_link,
 						  &va->vm_bo->vas);
@@ -524,6 +545,6 @@ void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
 		to->cmd = to->cmd_inl;
 	from->log = from->log_inl;
 	from->cmd = from->cmd_inl;
-	from->nlog = from->ncmd = 0;
+	from->nlog = from->ncmd = from->nremoved = 0;
 	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
 }
