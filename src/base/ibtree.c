@@ -76,6 +76,8 @@ static int add_chunk(struct nvl_ibtree *t, size_t need)
 	if (size < CHUNK_MIN)
 		size = CHUNK_MIN;
 	need += sizeof(*c);
+	if (need > CHUNK_MAX)
+		size = NVL_ALIGN_UP(need, (size_t)CHUNK_MAX);
 	while (size < need)
 		size *= 2;
 	c = size >= CHUNK_MAX ? nvl_aligned_alloc(CHUNK_MAX, size) :
@@ -130,6 +132,7 @@ static node_t *new_node(struct nvl_ibtree *t, int leaf)
 	n->parent = NULL;
 	n->count = 0;
 	n->leaf = (uint8_t)leaf;
+	t->nnodes[leaf]++;
 	return n;
 }
 
@@ -137,16 +140,43 @@ static void drop_node(struct nvl_ibtree *t, node_t *n)
 {
 	int leaf = n->leaf;
 
+	t->nnodes[leaf]--;
 	n->parent = t->free[leaf];
 	t->free[leaf] = n;
 	t->nfree[leaf]++;
 }
 
+/*
+ * How many nodes can @n_inserts inserts (with any removals in between) need
+ * beyond the tree's current nodes? Two bounds, and the smaller one holds:
+ *
+ *  - per insert: the leaf and every inner level split, plus a new root;
+ *  - for the whole tree: every non-root node holds at least MIN_FILL slots,
+ *    so a tree of M entries never has more than M / MIN_FILL + 1 leaves and
+ *    (leaves / (MIN_FILL - 1) + one per level) inner nodes. Nodes freed by
+ *    removals stay in the pool, so covering the largest tree the inserts can
+ *    build covers every moment on the way.
+ *
+ * The second bound keeps a batch of a million re-inserts (an aborted unmap
+ * of a million mappings) at a few hundred bytes per entry instead of the
+ * first bound's kilobytes.
+ */
 int nvl_ibtree_preload(struct nvl_ibtree *t, unsigned n_inserts)
 {
-	/* Worst case per insert: the leaf and every inner level split, plus
-	 * a new root. */
-	return reserve(t, n_inserts, (size_t)n_inserts * (t->height + 1));
+	size_t m = t->count + n_inserts;
+	size_t max_leaves = m / MIN_FILL + 1;
+	size_t max_inner = max_leaves / (MIN_FILL - 1) + MAX_HEIGHT + 1;
+	size_t leaves = n_inserts, inner = (size_t)n_inserts * (t->height + 1);
+
+	if (max_leaves > t->nnodes[1])
+		leaves = NVL_MIN(leaves, max_leaves - t->nnodes[1]);
+	else
+		leaves = 0;
+	if (max_inner > t->nnodes[0])
+		inner = NVL_MIN(inner, max_inner - t->nnodes[0]);
+	else
+		inner = 0;
+	return reserve(t, leaves, inner);
 }
 
 void nvl_ibtree_fini(struct nvl_ibtree *t)

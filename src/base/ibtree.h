@@ -42,6 +42,7 @@ struct nvl_ibtree {
 	/* node pool: free lists per node kind, bump space, chunk list */
 	struct nvl_ibt_node *free[2];
 	size_t nfree[2];
+	size_t nnodes[2]; /* nodes in the tree, per kind */
 	char *bump, *bump_end;
 	void *chunks;
 	size_t pool_bytes;

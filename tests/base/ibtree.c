@@ -202,6 +202,45 @@ static void preload_makes_inserts_infallible(void **state)
 	nvl_ibtree_fini(&t);
 }
 
+/*
+ * GPUVM's abort path: remove many entries, then put them all back with no
+ * allocation allowed. The preload for that must be bounded by the tree's
+ * size, not by n * (height + 1) worst-case splits.
+ */
+static void large_preload_is_bounded_by_tree_size(void **state)
+{
+	enum { N = 40000 };
+	struct nvl_ibtree t = NVL_IBTREE_INIT;
+	struct item *it = calloc(N, sizeof(*it));
+	uint64_t rng = t_seed(21);
+	size_t before;
+
+	assert_non_null(it);
+	for (int k = 0; k < N; k++) {
+		it[k].node.start = t_rand(&rng) % (1ull << 40);
+		it[k].node.last = it[k].node.start + 4095;
+		assert_int_equal(nvl_ibtree_insert(&t, &it[k].node), 0);
+	}
+	before = nvl_ibtree_bytes(&t);
+	assert_int_equal(nvl_ibtree_preload(&t, N), 0);
+	/*
+	 * a tree of 2N entries at minimum fill (~255 bytes per insert), not
+	 * N * (height + 1) splits (~2.5 KiB per insert)
+	 */
+	assert_true(nvl_ibtree_bytes(&t) - before < (size_t)N * 320);
+	nvl_fault_fail_random(1.0, 1, NVL_FAULT_THIS_THREAD);
+	for (int k = 0; k < N; k++)
+		nvl_ibtree_remove(&t, &it[k].node);
+	for (int k = N - 1; k >= 0; k--)
+		assert_int_equal(nvl_ibtree_insert(&t, &it[k].node), 0);
+	nvl_fault_off();
+	assert_int_equal(nvl_fault_hits(), 0);
+	assert_int_equal(nvl_ibtree_check(&t), 0);
+	assert_int_equal(nvl_ibtree_count(&t), N);
+	nvl_ibtree_fini(&t);
+	free(it);
+}
+
 static void failed_insert_changes_nothing(void **state)
 {
 	struct nvl_ibtree t = NVL_IBTREE_INIT;
@@ -239,6 +278,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_large_multilevel),
 	cmocka_unit_test(preload_makes_inserts_infallible),
 	cmocka_unit_test(failed_insert_changes_nothing),
+	cmocka_unit_test(large_preload_is_bounded_by_tree_size),
 };
 
 T_MAIN(tests)
