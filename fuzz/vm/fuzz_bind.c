@@ -31,7 +31,7 @@ static void check(struct nvl_vm *v)
 	uint64_t prev_end = 0;
 
 	pthread_mutex_lock(&v->gpuvm->lock);
-	if (nvl_itree_check(&v->gpuvm->vas))
+	if (nvl_ibtree_check(&v->gpuvm->vas))
 		abort();
 	for (va = nvl_gpuvm_first_va(v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {

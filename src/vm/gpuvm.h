@@ -400,17 +400,4 @@ size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm);
  */
 size_t nvl_gpuvm_evict_count(struct nvl_gpuvm *vm);
 
-/*
- * Tests and fuzzers written against the itree API check and count @vas with
- * nvl_itree_check()/nvl_itree_count(); route those to the B+tree.
- */
-#define nvl_itree_check(t)                                                \
-	_Generic((t), struct nvl_ibtree *: nvl_ibtree_check,              \
-		 const struct nvl_ibtree *: nvl_ibtree_check,             \
-		 default: nvl_itree_check)(t)
-#define nvl_itree_count(t)                                                \
-	_Generic((t), struct nvl_ibtree *: nvl_ibtree_count,              \
-		 const struct nvl_ibtree *: nvl_ibtree_count,             \
-		 default: nvl_itree_count)(t)
-
 #endif /* NVL_VM_GPUVM_H */

@@ -165,7 +165,7 @@ static void check_all(struct fixture *f, const struct model *m)
 	bad = m_check_pt(m, f->rec);
 	if (bad)
 		fail_msg("page-table mismatch at page %d", bad - 1);
-	assert_int_equal(nvl_itree_check(&f->vm->vas), 0);
+	assert_int_equal(nvl_ibtree_check(&f->vm->vas), 0);
 	nvl_vm_pt_record_stats(f->rec, &st);
 	assert_int_equal(st.errors, 0);
 }
@@ -519,7 +519,7 @@ static void random_sequences_match_reference_model(void **state)
 
 		for (int i = 0; i < calls; i++) {
 			ok += random_call(&f, m, &rng) == 0;
-			mapped += nvl_itree_count(&f.vm->vas) > 8;
+			mapped += nvl_ibtree_count(&f.vm->vas) > 8;
 		}
 		/* the stream must exercise real work, not only errors */
 		assert_true(ok > calls / 3);
