@@ -34,6 +34,8 @@ struct ptb {
 	uint64_t va;
 	unsigned int shift;
 	double map_ns[16];
+	double get_ns[16];
+	double flush_ns[16];
 	int n;
 };
 
@@ -75,6 +77,8 @@ static void ptb_down(struct ptb *b)
 struct bind_times {
 	double bind_ns; /* get + map + flush */
 	double map_ns;  /* map alone: encoding and writing the entries */
+	double get_ns;  /* get alone: allocating the tables */
+	double flush_ns; /* the TLB invalidate */
 };
 
 /* One bind + unbind of 1 GiB; returns ns of the bind. */
@@ -95,6 +99,8 @@ static double bind_sample(void *arg)
 	nvl_pt_unmap(b->pt, b->va, GIB, b->shift, false);
 	nvl_pt_flush(b->pt, b->va, GIB);
 	nvl_pt_put(b->pt, b->va, GIB, b->shift);
+	b->get_ns[b->n % 16] = (double)(t1 - t0);
+	b->flush_ns[b->n % 16] = (double)(t3 - t2);
 	b->map_ns[b->n++ % 16] = (double)(t2 - t1);
 	return (double)(t3 - t0);
 }
@@ -109,6 +115,8 @@ static int bind_ns(struct nvl_bench_ctx *ctx, uint64_t va, unsigned int shift,
 	if (!ptb_up(&b)) {
 		out->bind_ns = nvl_bench_median(reps, bind_sample, &b);
 		out->map_ns = nvl_bench_median_of(b.map_ns, reps);
+		out->get_ns = nvl_bench_median_of(b.get_ns, reps);
+		out->flush_ns = nvl_bench_median_of(b.flush_ns, reps);
 		ret = out->bind_ns > 0 ? 0 : -1;
 	}
 	ptb_down(&b);
@@ -122,7 +130,9 @@ static void report_pte(struct nvl_bench_ctx *ctx, const char *name,
 
 	nvl_bench_report_extra(ctx, name, rate, "bytes/s", "memset_bandwidth",
 			       "bind_ns", t->bind_ns, "map_only_bytes_per_s",
-			       bytes * 1e9 / t->map_ns, NULL);
+			       bytes * 1e9 / t->map_ns, "get_ns", t->get_ns,
+			       "map_ns", t->map_ns, "flush_ns", t->flush_ns,
+			       NULL);
 }
 
 NVL_BENCH(mmu, pte_write)

@@ -97,36 +97,46 @@ void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		t->dhi = (uint16_t)(i + n);
 }
 
+/* Copy the dirty entries of every table of @kind to table memory. */
+static void writeback_kind(struct nvl_pt *pt, unsigned int kind)
+{
+	unsigned int es = pt->geo[kind].entry_size;
+	struct pt_table *t = pt->dirty[kind];
+
+	pt->dirty[kind] = NULL;
+	while (t) {
+		struct pt_table *next = t->dnext;
+		size_t len = (size_t)(t->dhi - t->dlo) * es;
+
+		pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
+			       (uint8_t *)t->e + t->dlo * es, len);
+		pt->stats.bytes_written += len;
+		t->dirty = false;
+		t->dnext = NULL;
+		t = next;
+	}
+}
+
+/**
+ * pt_writeback_pts() - copy the dirty page tables to table memory now,
+ * while their shadows are still in the CPU caches. Page tables are always
+ * written before the directories, so this may run at any time.
+ */
+void pt_writeback_pts(struct nvl_pt *pt)
+{
+	writeback_kind(pt, pt->small);
+	if (pt->big)
+		writeback_kind(pt, pt->big);
+}
+
 /**
  * pt_writeback() - copy every dirty entry to table memory, leaves first.
  */
 void pt_writeback(struct nvl_pt *pt)
 {
-	unsigned int order[PT_KINDS], n = 0;
-
-	order[n++] = pt->small;
-	if (pt->big)
-		order[n++] = pt->big;
+	pt_writeback_pts(pt);
 	for (int k = (int)pt->last; k >= 0; k--)
-		order[n++] = (unsigned int)k;
-	for (unsigned int o = 0; o < n; o++) {
-		unsigned int kind = order[o];
-		unsigned int es = pt->geo[kind].entry_size;
-		struct pt_table *t = pt->dirty[kind];
-
-		pt->dirty[kind] = NULL;
-		while (t) {
-			struct pt_table *next = t->dnext;
-			size_t len = (size_t)(t->dhi - t->dlo) * es;
-
-			pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
-				       (uint8_t *)t->e + t->dlo * es, len);
-			pt->stats.bytes_written += len;
-			t->dirty = false;
-			t->dnext = NULL;
-			t = next;
-		}
-	}
+		writeback_kind(pt, (unsigned int)k);
 }
 
 /**

@@ -110,6 +110,13 @@ void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 void pt_writeback(struct nvl_pt *pt);
 
 /**
+ * pt_writeback_pts() - copy the dirty entries of the page tables (not the
+ * directories) to table memory.
+ * @pt: the manager (lock held)
+ */
+void pt_writeback_pts(struct nvl_pt *pt);
+
+/**
  * pt_pde() - rewrite directory entry @i of @t to point at its children.
  * @pt: the manager (lock held)
  * @t: the directory

@@ -141,11 +141,11 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 
 /*
  * Make entry @i of directory @t point at its children (see DOC). With
- * @skip_small the caller rewrites every small entry right after, so the
- * small table is not filled first.
+ * @skip_small (@skip_big) the caller rewrites every small (big) entry right
+ * after, so that table is not filled first.
  */
 static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
-		     bool skip_small)
+		     bool skip_small, bool skip_big)
 {
 	unsigned int nch = pt_nch(pt, t->kind);
 	struct pt_table **ch = &t->ch[i * nch];
@@ -156,7 +156,8 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		bool relink = false;
 
 		for (unsigned int j = 0; j < nch; j++) {
-			if (ch[j] && !ch[j]->linked && j == 0 && skip_small) {
+			if (ch[j] && !ch[j]->linked &&
+			    ((j == 0 && skip_small) || (j == 1 && skip_big))) {
 				ch[j]->linked = true;
 				relink = true;
 			} else if (ch[j] && !ch[j]->linked) {
@@ -175,10 +176,14 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	} else {
 		struct pt_table *s = ch[0], *b = nch > 1 ? ch[1] : NULL;
 
-		if (b) {
+		if (b && skip_big) {
+			b->linked = true;
+		} else if (b) {
 			fill_pt(pt, b, prev == E_SPARSE ? pt->sparse[b->kind][0] :
 							  pt->inval[b->kind][0],
 				prev == E_LEAF, leaf);
+		}
+		if (b) {
 			if (s && skip_small)
 				s->linked = true;
 			else if (s)
@@ -350,12 +355,21 @@ static void apply(struct nvl_pt *pt, struct pt_table *t, uint64_t lo,
 			error(pt, a, b);
 			continue;
 		}
-		make_dir(pt, t, i, k == pt->last && full && op->map &&
-				       !big_fits(pt, t, i, a, op));
-		if (k < pt->last)
+		if (k == pt->last && full && op->map) {
+			bool big = big_fits(pt, t, i, a, op);
+
+			/* a whole entry of big pages rewrites every big entry */
+			make_dir(pt, t, i, !big, big);
+		} else {
+			make_dir(pt, t, i, false, false);
+		}
+		if (k < pt->last) {
 			apply(pt, t->ch[i], a, b, op);
-		else
+		} else {
 			apply_pts(pt, t, i, a, b, op);
+			/* write the page tables while they are cache-hot */
+			pt_writeback_pts(pt);
+		}
 	}
 }
 
