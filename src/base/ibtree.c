@@ -67,6 +67,11 @@ struct chunk_hdr {
 	size_t size;
 };
 
+static inline size_t bump_room(const struct nvl_ibtree *t)
+{
+	return t->bump ? (size_t)(t->bump_end - t->bump) : 0;
+}
+
 static int add_chunk(struct nvl_ibtree *t, size_t need)
 {
 	size_t size = t->pool_bytes ? NVL_MIN(t->pool_bytes * 3, CHUNK_MAX) :
@@ -87,7 +92,7 @@ static int add_chunk(struct nvl_ibtree *t, size_t need)
 	if (size >= CHUNK_MAX)
 		madvise(c, size, MADV_HUGEPAGE);
 	/* Give the old chunk's tail to the leaf free list. */
-	while (t->bump + node_size[1] <= t->bump_end) {
+	while (bump_room(t) >= node_size[1]) {
 		node_t *n = (node_t *)t->bump;
 
 		t->bump += node_size[1];
@@ -113,7 +118,7 @@ static int reserve(struct nvl_ibtree *t, size_t leaves, size_t inners)
 		bytes += (leaves - t->nfree[1]) * node_size[1];
 	if (inners > t->nfree[0])
 		bytes += (inners - t->nfree[0]) * node_size[0];
-	if (bytes <= (size_t)(t->bump_end - t->bump))
+	if (bytes <= bump_room(t))
 		return 0;
 	return add_chunk(t, bytes);
 }
