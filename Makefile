@@ -9,7 +9,7 @@
 
 MESON ?= meson
 JOBS ?= $(shell nproc)
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 30
 BENCH ?= --json
 B := build
 

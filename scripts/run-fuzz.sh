@@ -1,6 +1,8 @@
 #!/bin/sh
-# Run every libFuzzer target in BUILDDIR/fuzz for SECONDS each, starting from
-# its checked-in corpus. Prints "PASS name" or "FAIL name" per target.
+# Run every libFuzzer target in BUILDDIR/fuzz, starting from its checked-in
+# corpus, for FUZZ_RUNS inputs (default 20000) from a fixed seed (FUZZ_SEED,
+# default 1) so a CI run is reproducible, and at most SECONDS each.
+# Prints "PASS name" or "FAIL name" per target; crashes land in BUILDDIR.
 set -u
 bdir=$1
 secs=$2
@@ -12,7 +14,8 @@ for f in "$bdir"/fuzz/fuzz-*; do
 	corpus="$root/fuzz/corpus/$name"
 	work=$(mktemp -d)
 	[ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null
-	if "$f" -max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=0 \
+	if "$f" -seed="${FUZZ_SEED:-1}" -runs="${FUZZ_RUNS:-20000}" \
+		-max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=0 \
 		-artifact_prefix="$bdir/" "$work" >"$bdir/fuzz-$name.log" 2>&1; then
 		echo "PASS fuzz-$name"
 	else
