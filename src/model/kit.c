@@ -512,7 +512,9 @@ uint32_t nvl_model_kit_pb_memset(uint32_t *p, uint32_t ce_class, uint64_t dst,
 	return n;
 }
 
-uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
+/* Host semaphore: address, 32-bit payload, then @execute (6 words). */
+static uint32_t pb_sem(uint32_t *p, uint64_t va, uint32_t value,
+		       uint32_t execute)
 {
 	uint32_t n = 0;
 
@@ -521,7 +523,14 @@ uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
 	p[n++] = (uint32_t)(va >> 32) & 0xff;
 	p[n++] = value;
 	p[n++] = 0;
-	p[n++] = NVL_HW_SEM_EXECUTE_RELEASE_WFI_32;
+	p[n++] = execute;
+	return n;
+}
+
+uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
+{
+	uint32_t n = pb_sem(p, va, value, NVL_HW_SEM_EXECUTE_RELEASE_WFI_32);
+
 	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_NON_STALL_INTERRUPT, 1);
 	p[n++] = 0;
 	return n;
@@ -529,13 +538,5 @@ uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
 
 uint32_t nvl_model_kit_pb_acquire(uint32_t *p, uint64_t va, uint32_t value)
 {
-	uint32_t n = 0;
-
-	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 5);
-	p[n++] = (uint32_t)va;
-	p[n++] = (uint32_t)(va >> 32) & 0xff;
-	p[n++] = value;
-	p[n++] = 0;
-	p[n++] = NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH;
-	return n;
+	return pb_sem(p, va, value, NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH);
 }
