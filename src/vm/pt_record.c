@@ -47,15 +47,27 @@ struct prun {
 
 struct chunk {
 	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
-	struct chunk *next;
-	uint32_t refs, n, cap;
+	uint32_t n, cap;
 	struct prun runs[]; /* in the same allocation: one cache miss less */
+};
+
+/*
+ * The chunk index: open addressing with linear probing, at most half full.
+ * A slot holds the key, the chunk and the chunk's reference count and run
+ * capacity, so get() and put() read one slot and never the chunk itself
+ * (unless it must grow); get() prefetches the chunk for the map that follows.
+ * A chained table walked cold chunks just to compare keys.
+ */
+struct slot {
+	uint64_t key;
+	struct chunk *c; /* NULL: empty */
+	uint32_t refs, cap; /* cap mirrors c->cap */
 };
 
 struct nvl_vm_pt_record {
 	pthread_mutex_t lock;
-	struct chunk **buckets;
-	uint64_t nbuckets, nchunks;
+	struct slot *slots;
+	uint64_t nslots, nchunks;
 	uint64_t refs, ref_bytes, runs, run_cap;
 	uint64_t maps, unmaps, sparses, flushes, errors;
 	unsigned int fail_map_after;
@@ -74,9 +86,9 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 
 	if (!rec)
 		return -ENOMEM;
-	rec->nbuckets = 64;
-	rec->buckets = nvl_calloc(rec->nbuckets, sizeof(*rec->buckets));
-	if (!rec->buckets) {
+	rec->nslots = 64;
+	rec->slots = nvl_calloc(rec->nslots, sizeof(*rec->slots));
+	if (!rec->slots) {
 		nvl_free(rec);
 		return -ENOMEM;
 	}
@@ -89,71 +101,90 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 {
 	if (!rec)
 		return;
-	for (uint64_t b = 0; b < rec->nbuckets; b++) {
-		struct chunk *c = rec->buckets[b], *n;
-
-		for (; c; c = n) {
-			n = c->next;
-			nvl_free(c);
-		}
-	}
-	nvl_free(rec->buckets);
+	for (uint64_t i = 0; i < rec->nslots; i++)
+		nvl_free(rec->slots[i].c);
+	nvl_free(rec->slots);
 	pthread_mutex_destroy(&rec->lock);
 	nvl_free(rec);
 }
 
-static struct chunk *find(const struct nvl_vm_pt_record *rec, uint64_t key)
+/* The slot holding @key, or the empty slot where it would go. */
+static struct slot *probe(const struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct chunk *c = rec->buckets[hash(key, rec->nbuckets)];
+	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
 
-	while (c && c->key != key)
-		c = c->next;
-	return c;
+	while (rec->slots[i].c && rec->slots[i].key != key)
+		i = (i + 1) & mask;
+	return &rec->slots[i];
 }
 
-/* Double the hash table when it is full; failure only costs speed. */
-static void maybe_grow(struct nvl_vm_pt_record *rec)
+static struct chunk *find(const struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	uint64_t nb = rec->nbuckets * 2;
-	struct chunk **b;
+	return probe(rec, key)->c;
+}
 
-	if (rec->nchunks < rec->nbuckets)
-		return;
-	b = nvl_calloc(nb, sizeof(*b));
-	if (!b)
-		return;
-	for (uint64_t i = 0; i < rec->nbuckets; i++) {
-		struct chunk *c = rec->buckets[i], *n;
+/* Double the index; Return: 0, or -ENOMEM (the index is unchanged). */
+static int grow(struct nvl_vm_pt_record *rec)
+{
+	uint64_t nb = rec->nslots * 2, mask = nb - 1;
+	struct slot *v = nvl_calloc(nb, sizeof(*v));
 
-		for (; c; c = n) {
-			uint64_t h = hash(c->key, nb);
+	if (!v)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < rec->nslots; i++) {
+		uint64_t j;
 
-			n = c->next;
-			c->next = b[h];
-			b[h] = c;
+		if (!rec->slots[i].c)
+			continue;
+		j = hash(rec->slots[i].key, nb);
+		while (v[j].c)
+			j = (j + 1) & mask;
+		v[j] = rec->slots[i];
+	}
+	nvl_free(rec->slots);
+	rec->slots = v;
+	rec->nslots = nb;
+	return 0;
+}
+
+/*
+ * Empty slot @i, moving later members of its probe run back so that every
+ * key stays reachable from its home slot without tombstones.
+ */
+static void slot_delete(struct nvl_vm_pt_record *rec, uint64_t i)
+{
+	uint64_t mask = rec->nslots - 1, j = i;
+
+	for (;;) {
+		uint64_t home;
+
+		j = (j + 1) & mask;
+		if (!rec->slots[j].c)
+			break;
+		home = hash(rec->slots[j].key, rec->nslots);
+		/* may the entry at j move to i? only if home is not in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			rec->slots[i] = rec->slots[j];
+			i = j;
 		}
 	}
-	nvl_free(rec->buckets);
-	rec->buckets = b;
-	rec->nbuckets = nb;
+	rec->slots[i].c = NULL;
 }
 
 static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct chunk **pp = &rec->buckets[hash(key, rec->nbuckets)], *c;
+	struct slot *sl = probe(rec, key);
+	struct chunk *c = sl->c;
 
-	while (*pp && (*pp)->key != key)
-		pp = &(*pp)->next;
-	c = *pp;
-	if (!c || !c->refs) {
+	if (!c || !sl->refs) {
 		rec->errors++;
 		return;
 	}
-	if (--c->refs)
+	if (--sl->refs)
 		return;
 	if (c->n)
 		rec->errors++; /* a table freed while still mapping something */
-	*pp = c->next;
+	slot_delete(rec, (uint64_t)(sl - rec->slots));
 	rec->nchunks--;
 	rec->runs -= c->n;
 	rec->run_cap -= c->cap;
@@ -163,46 +194,53 @@ static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 /* Take one reference on chunk @key with room for its runs. */
 static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct chunk **pp = &rec->buckets[hash(key, rec->nbuckets)], *c;
+	struct slot *sl = probe(rec, key);
+	struct chunk *c = sl->c;
 	uint32_t need;
 
-	while (*pp && (*pp)->key != key)
-		pp = &(*pp)->next;
-	c = *pp;
 	if (!c) {
-		maybe_grow(rec);
-		pp = &rec->buckets[hash(key, rec->nbuckets)];
+		/* at most half full; past that only a failed grow lets it fill
+		 * up to three quarters before refusing */
+		if (2 * (rec->nchunks + 1) > rec->nslots) {
+			if (grow(rec) && 4 * (rec->nchunks + 1) > 3 * rec->nslots)
+				return -ENOMEM;
+			sl = probe(rec, key);
+		}
 		c = nvl_zalloc(sizeof(*c) + 4 * sizeof(c->runs[0]));
 		if (!c)
 			return -ENOMEM;
 		c->key = key;
 		c->cap = 4;
-		c->next = *pp;
-		*pp = c;
+		sl->key = key;
+		sl->c = c;
+		sl->refs = 0;
+		sl->cap = 4;
 		rec->nchunks++;
 		rec->run_cap += 4;
 	}
-	need = 2 * (c->refs + 1) + 2;
-	if (c->cap < need) {
-		uint32_t cap = c->cap;
+	need = 2 * (sl->refs + 1) + 2;
+	if (sl->cap < need) {
+		uint32_t cap = sl->cap;
 		struct chunk *nc;
 
 		while (cap < need)
 			cap *= 2;
 		nc = nvl_realloc(c, sizeof(*c) + cap * sizeof(c->runs[0]));
 		if (!nc) {
-			if (!c->refs) {
-				c->refs = 1;
+			if (!sl->refs) {
+				sl->refs = 1;
 				chunk_unref(rec, key);
 			}
 			return -ENOMEM;
 		}
-		*pp = nc; /* the predecessor did not move */
+		sl->c = nc; /* the index did not move */
 		rec->run_cap += cap - nc->cap;
 		nc->cap = cap;
+		sl->cap = cap;
 		c = nc;
 	}
-	c->refs++;
+	sl->refs++;
+	__builtin_prefetch(c);
 	return 0;
 }
 
@@ -487,16 +525,18 @@ uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 	uint64_t h = 0;
 
 	pthread_mutex_lock(&rec->lock);
-	for (uint64_t b = 0; b < rec->nbuckets; b++) {
-		for (struct chunk *c = rec->buckets[b]; c; c = c->next) {
-			h += mix(c->key ^ mix(c->refs));
-			for (uint32_t i = 0; i < c->n; i++) {
-				const struct prun *r = &c->runs[i];
+	for (uint64_t b = 0; b < rec->nslots; b++) {
+		const struct chunk *c = rec->slots[b].c;
 
-				h += mix(c->key * 31 + r->s) ^
-				     mix(r->e ^ (uint64_t)r->state << 40) ^
-				     mix((uintptr_t)r->obj + r->off + r->flags);
-			}
+		if (!c)
+			continue;
+		h += mix(c->key ^ mix(rec->slots[b].refs));
+		for (uint32_t i = 0; i < c->n; i++) {
+			const struct prun *r = &c->runs[i];
+
+			h += mix(c->key * 31 + r->s) ^
+			     mix(r->e ^ (uint64_t)r->state << 40) ^
+			     mix((uintptr_t)r->obj + r->off + r->flags);
 		}
 	}
 	h += mix(rec->refs) ^ mix(rec->ref_bytes);
@@ -516,7 +556,7 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	out->sparses = rec->sparses;
 	out->flushes = __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED);
 	out->errors = rec->errors;
-	out->heap_B = sizeof(*rec) + rec->nbuckets * sizeof(void *) +
+	out->heap_B = sizeof(*rec) + rec->nslots * sizeof(struct slot) +
 		      rec->nchunks * sizeof(struct chunk) +
 		      rec->run_cap * sizeof(struct prun);
 	pthread_mutex_unlock(&rec->lock);
@@ -565,9 +605,9 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 		pthread_mutex_unlock(&rec->lock);
 		return;
 	}
-	for (uint64_t b = 0; b < rec->nbuckets; b++)
-		for (struct chunk *c = rec->buckets[b]; c; c = c->next)
-			v[n++] = c;
+	for (uint64_t b = 0; b < rec->nslots; b++)
+		if (rec->slots[b].c)
+			v[n++] = rec->slots[b].c;
 	qsort(v, n, sizeof(*v), cmp_key);
 	for (uint64_t k = 0; k < n; k++) {
 		for (uint32_t i = 0; i < v[k]->n; i++) {
