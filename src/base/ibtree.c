@@ -487,11 +487,27 @@ void nvl_ibtree_replace(struct nvl_ibtree *t, entry_t *old, entry_t *new_e)
 
 /* ---- queries ----------------------------------------------------------- */
 
+/*
+ * Ask for every cache line of @n at once: a node spans seven (leaf) or nine
+ * (inner) lines, and a search reads three or four of them in an order that
+ * depends on what it finds, which would otherwise pay their misses one after
+ * the other. In a tree larger than the cache that is most of a lookup's time.
+ */
+static inline void prefetch_node(const node_t *n)
+{
+	const char *p = (const char *)n;
+
+	for (size_t o = 0; o < node_size[n->leaf == 0 ? 0 : 1]; o += 64)
+		__builtin_prefetch(p + o);
+}
+
 /* Leftmost entry overlapping [s, l] under @n, or NULL (see DOC). */
 static entry_t *descend_first(const node_t *n, uint64_t s, uint64_t l)
 {
 	for (;;) {
 		unsigned i = 0;
+
+		prefetch_node(n);
 
 		if (n->leaf) {
 			for (; i < n->count; i++) {
