@@ -89,6 +89,13 @@ struct nvl_vm_pt_ops {
 	 * it and bans the VM.
 	 */
 	int (*take_error)(void *priv);
+	/**
+	 * @prefetch: optional hint, any phase: a bind is about to prepare
+	 * [@va, @va + @range). The backend may start loading what its @get
+	 * will read (its directory entries, its index) so that those cache
+	 * misses overlap GPUVM's own search. Must not allocate, lock or fail.
+	 */
+	void (*prefetch)(void *priv, uint64_t va, uint64_t range);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

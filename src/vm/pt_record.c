@@ -142,8 +142,8 @@ static int grow(struct nvl_vm_pt_record *rec)
 		v[j] = rec->slots[i];
 	}
 	nvl_free(rec->slots);
-	rec->slots = v;
-	rec->nslots = nb;
+	__atomic_store_n(&rec->slots, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&rec->nslots, nb, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -465,6 +465,23 @@ static void rec_flush(void *priv, uint64_t va, uint64_t range)
 	__atomic_fetch_add(&rec->flushes, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Start loading the index slot of the range's first chunk, without the
+ * lock: grow() publishes a new array before its size, so the size read
+ * here never exceeds the array read after it, and a prefetch of a stale
+ * (even freed) array neither faults nor dereferences anything.
+ */
+static void rec_prefetch(void *priv, uint64_t va, uint64_t range)
+{
+	const struct nvl_vm_pt_record *rec = priv;
+	uint64_t k = va >> (PAGE_SHIFT + CHUNK_SHIFT);
+	uint64_t nb = __atomic_load_n(&rec->nslots, __ATOMIC_ACQUIRE);
+	const struct slot *v = __atomic_load_n(&rec->slots, __ATOMIC_RELAXED);
+
+	(void)range;
+	__builtin_prefetch(&v[hash(k, nb)]);
+}
+
 static int rec_take_error(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
@@ -479,6 +496,7 @@ const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.sparse = rec_sparse,
 	.flush = rec_flush,
 	.take_error = rec_take_error,
+	.prefetch = rec_prefetch,
 };
 
 static void fill_page(const struct prun *r, uint32_t page,

@@ -172,6 +172,8 @@ int nvl_gpuvm_sm_map_ops(struct nvl_gpuvm *vm,
 	ret = check_map_regions(vm, A, req->range);
 	if (ret)
 		return ret;
+	if (vm->pt->prefetch)
+		vm->pt->prefetch(vm->pt_priv, A, req->range);
 	for (va = nvl_gpuvm_find_first(vm, A, req->range); va; va = next) {
 		uint64_t a = nvl_gpuva_addr(va), e = nvl_gpuva_end(va);
 		uint64_t n = va->bo_offset;
