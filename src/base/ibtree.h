@@ -3,9 +3,9 @@
  * Interval B+tree: the cache-friendly interval tree.
  *
  * Same job as base/itree.h (which nodes overlap [start, last]?) with the
- * memory behaviour large address spaces need: keys live in 16-wide leaves
+ * memory behaviour large address spaces need: keys live in 32-wide leaves
  * and inner nodes carry each child's smallest key and largest `last`, so a
- * lookup in a million intervals touches about five nodes, the top ones
+ * lookup in a million intervals touches about four nodes, the top ones
  * always cached, instead of twenty scattered AVL nodes.
  *
  * Users embed struct nvl_ibtree_entry and fill start/last before inserting.
