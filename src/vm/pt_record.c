@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -36,6 +37,7 @@
 #define CHUNK_SHIFT 9 /* pages per chunk: 512 */
 #define CHUNK_PAGES (1u << CHUNK_SHIFT)
 #define PAGE_SHIFT 12
+#define HUGE_B (2u << 20)
 
 struct prun {
 	uint32_t s, e; /* pages within the chunk, [s, e) */
@@ -127,10 +129,20 @@ static struct chunk *find(const struct nvl_vm_pt_record *rec, uint64_t key)
 static int grow(struct nvl_vm_pt_record *rec)
 {
 	uint64_t nb = rec->nslots * 2, mask = nb - 1;
-	struct slot *v = nvl_calloc(nb, sizeof(*v));
+	size_t bytes = nb * sizeof(struct slot);
+	struct slot *v;
 
+	/* a large index is probed at random: back it with huge pages */
+	if (bytes >= HUGE_B) {
+		v = nvl_aligned_alloc(HUGE_B, bytes);
+		if (v)
+			madvise(v, bytes, MADV_HUGEPAGE);
+	} else {
+		v = nvl_malloc(bytes);
+	}
 	if (!v)
 		return -ENOMEM;
+	memset(v, 0, bytes);
 	for (uint64_t i = 0; i < rec->nslots; i++) {
 		uint64_t j;
 
@@ -197,6 +209,7 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 	struct slot *sl = probe(rec, key);
 	struct chunk *c = sl->c;
 	uint32_t need;
+	size_t bytes;
 
 	if (!c) {
 		/* at most half full; past that only a failed grow lets it fill
@@ -240,7 +253,10 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 		c = nc;
 	}
 	sl->refs++;
-	__builtin_prefetch(c);
+	/* the header and the first runs, which the map's carve() scans */
+	bytes = NVL_MIN(sizeof(*c) + sl->cap * sizeof(c->runs[0]), (size_t)256);
+	for (size_t o = 0; o < bytes; o += 64)
+		__builtin_prefetch((const char *)c + o);
 	return 0;
 }
 
