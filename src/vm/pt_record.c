@@ -66,8 +66,26 @@ struct slot {
 	uint32_t refs, cap; /* cap mirrors c->cap */
 };
 
+/*
+ * Chunks come from a pool of power-of-two size classes (4, 8, 16, ...
+ * runs) carved from slabs that grow to 2 MiB on huge pages: a million
+ * mappings spread their chunks over ~100 MiB, and with 4 KiB pages nearly
+ * every chunk access also missed the TLB. Freed chunks go to their class's
+ * free list; slabs are returned at destroy. Larger chunks use the heap.
+ */
+#define POOL_CLASSES 9 /* up to 1024 runs (32 KiB) */
+#define SLAB_MIN (64u << 10)
+
+struct pool {
+	void *free[POOL_CLASSES];
+	void *slabs; /* each starts with the previous slab's address */
+	char *bump, *end;
+	size_t slab_B, bytes;
+};
+
 struct nvl_vm_pt_record {
 	pthread_mutex_t lock;
+	struct pool pool;
 	struct slot *slots;
 	uint64_t nslots, nchunks;
 	uint64_t refs, ref_bytes, runs, run_cap;
@@ -80,6 +98,75 @@ struct nvl_vm_pt_record {
 static uint64_t hash(uint64_t key, uint64_t nb)
 {
 	return (key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(nb));
+}
+
+static size_t chunk_bytes(uint32_t cap)
+{
+	return sizeof(struct chunk) + cap * sizeof(struct prun);
+}
+
+/* Size class of a @cap-run chunk (cap a power of two >= 4), or -1. */
+static int pool_class(uint32_t cap)
+{
+	int k = __builtin_ctz(cap) - 2;
+
+	return k < POOL_CLASSES ? k : -1;
+}
+
+static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
+{
+	size_t need = chunk_bytes(cap);
+	int k = pool_class(cap);
+	void *c;
+
+	if (k < 0)
+		return nvl_malloc(need);
+	if ((c = p->free[k])) {
+		p->free[k] = *(void **)c;
+		return c;
+	}
+	if (!p->bump || (size_t)(p->end - p->bump) < need) {
+		size_t sz = p->slab_B ? p->slab_B : SLAB_MIN;
+		char *slab = sz >= HUGE_B ? nvl_aligned_alloc(HUGE_B, sz) :
+					    nvl_malloc(sz);
+
+		if (!slab)
+			return NULL;
+		if (sz >= HUGE_B)
+			madvise(slab, sz, MADV_HUGEPAGE);
+		/* the old slab's tail is lost: at most one chunk's bytes */
+		*(void **)slab = p->slabs;
+		p->slabs = slab;
+		p->bump = slab + 64;
+		p->end = slab + sz;
+		p->bytes += sz;
+		p->slab_B = sz < HUGE_B ? sz * 2 : HUGE_B;
+	}
+	c = p->bump;
+	p->bump += need;
+	return c;
+}
+
+static void chunk_free(struct pool *p, struct chunk *c)
+{
+	int k = pool_class(c->cap);
+
+	if (k < 0) {
+		nvl_free(c);
+		return;
+	}
+	*(void **)c = p->free[k];
+	p->free[k] = c;
+}
+
+static void pool_fini(struct pool *p)
+{
+	while (p->slabs) {
+		void *next = *(void **)p->slabs;
+
+		nvl_free(p->slabs);
+		p->slabs = next;
+	}
 }
 
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
@@ -104,7 +191,9 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 	if (!rec)
 		return;
 	for (uint64_t i = 0; i < rec->nslots; i++)
-		nvl_free(rec->slots[i].c);
+		if (rec->slots[i].c && pool_class(rec->slots[i].c->cap) < 0)
+			nvl_free(rec->slots[i].c);
+	pool_fini(&rec->pool);
 	nvl_free(rec->slots);
 	pthread_mutex_destroy(&rec->lock);
 	nvl_free(rec);
@@ -200,7 +289,7 @@ static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 	rec->nchunks--;
 	rec->runs -= c->n;
 	rec->run_cap -= c->cap;
-	nvl_free(c);
+	chunk_free(&rec->pool, c);
 }
 
 /* Take one reference on chunk @key with room for its runs. */
@@ -219,9 +308,10 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 				return -ENOMEM;
 			sl = probe(rec, key);
 		}
-		c = nvl_zalloc(sizeof(*c) + 4 * sizeof(c->runs[0]));
+		c = chunk_alloc(&rec->pool, 4);
 		if (!c)
 			return -ENOMEM;
+		memset(c, 0, chunk_bytes(4));
 		c->key = key;
 		c->cap = 4;
 		sl->key = key;
@@ -238,8 +328,11 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 
 		while (cap < need)
 			cap *= 2;
-		nc = nvl_realloc(c, sizeof(*c) + cap * sizeof(c->runs[0]));
-		if (!nc) {
+		nc = chunk_alloc(&rec->pool, cap);
+		if (nc) {
+			memcpy(nc, c, chunk_bytes(c->cap));
+			chunk_free(&rec->pool, c);
+		} else {
 			if (!sl->refs) {
 				sl->refs = 1;
 				chunk_unref(rec, key);
