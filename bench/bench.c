@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +28,7 @@ struct nvl_bench_ctx {
 	bool json;
 	bool quick;
 	const char *suite;
-	double base_memcpy, base_memset, base_futex;
+	double base_memcpy, base_memset, base_futex, base_random;
 	int failures;
 };
 
@@ -204,6 +205,70 @@ double nvl_bench_futex_pingpong_ns(bool quick)
 	return nvl_bench_median(quick ? 3 : 7, pingpong_sample, &iters);
 }
 
+/*
+ * Dependent random reads: a pointer chase through one random cycle over a
+ * buffer far larger than the caches (Sattolo's shuffle, so every step is a
+ * new line), on huge pages where the kernel gives them so that it measures
+ * the memory, not the page walks. The physical limit of any lookup that
+ * must follow pointers through a structure of that size.
+ */
+struct chase {
+	uint32_t *next;
+	size_t n;
+	long steps;
+};
+
+static double chase_sample(void *arg)
+{
+	struct chase *c = arg;
+	uint32_t i = 0;
+	int64_t t0 = nvl_bench_now_ns(), t1;
+
+	for (long k = 0; k < c->steps; k++)
+		i = c->next[(size_t)i * 16];
+	t1 = nvl_bench_now_ns();
+	nvl_bench_do_not_optimize(&i);
+	return (double)c->steps * 1e9 / (double)(t1 - t0);
+}
+
+double nvl_bench_random_access_rate(bool quick)
+{
+	/* one 64-byte line per element: index i lives at next[i * 16] */
+	struct chase c = { .n = (size_t)(quick ? 64 : 256) << 20 >> 6,
+			   .steps = quick ? 200000 : 1000000 };
+	size_t bytes = c.n * 64;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	uint32_t *perm;
+	double r;
+
+	if (posix_memalign((void **)&c.next, 2u << 20, bytes))
+		return 0;
+	madvise(c.next, bytes, MADV_HUGEPAGE);
+	perm = malloc(c.n * sizeof(*perm));
+	if (!perm) {
+		free(c.next);
+		return 0;
+	}
+	for (size_t i = 0; i < c.n; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = c.n - 1; i > 0; i--) { /* Sattolo: one cycle */
+		size_t j;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		j = rng % i;
+		uint32_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	memset(c.next, 0, bytes);
+	for (size_t i = 0; i < c.n; i++)
+		c.next[(size_t)perm[i] * 16] = perm[(i + 1) % c.n];
+	free(perm);
+	r = nvl_bench_median(quick ? 3 : 5, chase_sample, &c);
+	free(c.next);
+	return r;
+}
+
 double nvl_bench_baseline(struct nvl_bench_ctx *ctx, const char *name)
 {
 	if (!strcmp(name, "memcpy_bandwidth")) {
@@ -215,6 +280,11 @@ double nvl_bench_baseline(struct nvl_bench_ctx *ctx, const char *name)
 		if (!ctx->base_memset)
 			ctx->base_memset = nvl_bench_memset_bandwidth(ctx->quick);
 		return ctx->base_memset;
+	}
+	if (!strcmp(name, "random_access_rate")) {
+		if (!ctx->base_random)
+			ctx->base_random = nvl_bench_random_access_rate(ctx->quick);
+		return ctx->base_random;
 	}
 	if (!strcmp(name, "futex_pingpong")) {
 		if (!ctx->base_futex)
@@ -239,6 +309,14 @@ NVL_BENCH(baseline, memset_bandwidth)
 	nvl_bench_report(ctx, "memset_bandwidth",
 			 nvl_bench_baseline(ctx, "memset_bandwidth"), "bytes/s",
 			 NULL);
+	return 0;
+}
+
+NVL_BENCH(baseline, random_access_rate)
+{
+	nvl_bench_report(ctx, "random_access_rate",
+			 nvl_bench_baseline(ctx, "random_access_rate"),
+			 "accesses/s", NULL);
 	return 0;
 }
 

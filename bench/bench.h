@@ -9,7 +9,8 @@
  *   {"bench":"sync","name":"fence_pingpong","value":812.5,"unit":"ns",
  *    "baseline":"futex_pingpong","baseline_value":700.1,"ratio":1.16}
  *
- * Baselines (memcpy_bandwidth, memset_bandwidth, futex_pingpong) are measured
+ * Baselines (memcpy_bandwidth, memset_bandwidth, futex_pingpong,
+ * random_access_rate: dependent cache-missing reads per second) are measured
  * once per run, lazily, by the first result that names them. Report medians
  * of repeated runs: nvl_bench_median() helps.
  */
@@ -47,7 +48,8 @@ void nvl_bench_register(struct nvl_bench_def *def);
 /**
  * nvl_bench_report() - print one result.
  * @baseline: name of a harness baseline ("memcpy_bandwidth",
- *            "memset_bandwidth", "futex_pingpong"), or NULL
+ *            "memset_bandwidth", "futex_pingpong", "random_access_rate"),
+ *            or NULL
  */
 void nvl_bench_report(struct nvl_bench_ctx *ctx, const char *name,
 		      double value, const char *unit, const char *baseline);
@@ -90,6 +92,7 @@ double nvl_bench_median_of(double *v, int n);
 double nvl_bench_memcpy_bandwidth(bool quick);
 double nvl_bench_memset_bandwidth(bool quick);
 double nvl_bench_futex_pingpong_ns(bool quick);
+double nvl_bench_random_access_rate(bool quick);
 
 /** nvl_bench_main() - `nvl bench [--json] [--quick] [--list] [NAME...]`. */
 int nvl_bench_main(int argc, char **argv);
