@@ -700,9 +700,352 @@ static void device_clients_get_the_driver_backend(void **state_)
 	assert_int_equal(factory_releases, 1);
 }
 
+/* ---- teardown with binds that never become ready ---------------------- */
+
+/* What the recording backend held when the VM released it. */
+static struct nvl_vm_pt_record_stats td_stats;
+static int td_releases;
+
+static void td_release(void *priv)
+{
+	nvl_vm_pt_record_stats(priv, &td_stats);
+	td_releases++;
+	nvl_vm_pt_record_destroy(priv);
+}
+
+static int td_factory(void *dev, struct nvl_vm_backend *out)
+{
+	struct nvl_vm_pt_record *rec;
+
+	(void)dev;
+	if (nvl_vm_pt_record_create(&rec))
+		return -ENOMEM;
+	out->ops = &nvl_vm_pt_record_ops;
+	out->priv = rec;
+	out->release = td_release;
+	return 0;
+}
+
+static struct nvl_fence *syncobj_fence(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_syncobj *so = nvl_syncobj_find(c, h);
+	struct nvl_fence *f;
+
+	assert_non_null(so);
+	f = nvl_syncobj_fence_get(so);
+	nvl_syncobj_put(so);
+	assert_non_null(f);
+	return f;
+}
+
+/*
+ * Binds blocked on fences that never signal, on the default queue and on a
+ * second queue, one of them over a committed mapping: destroying the client
+ * returns at once, the binds' fences signal -ECANCELED, nothing of them
+ * reaches the page tables, every page-table reference is returned and the
+ * page tables are empty (ASan checks the rest).
+ */
+static void teardown_cancels_binds_blocked_forever(void **state_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	int dev = 0;
+	struct nvl_client *c;
+	struct nvl_fence *gate, *f1, *f2;
+	uint32_t vm, bo, bo2, q2, q3, g, s1, s2;
+	struct nvl_vm_bind_op ops[2];
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_syncobj *so;
+	int64_t t0;
+
+	(void)state_;
+	nvl_vm_set_device_backend(td_factory);
+	td_releases = 0;
+	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo),
+			 0);
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo2),
+			 0);
+	assert_int_equal(nvl_vm_bind_queue_create(c, vm, &q2), 0);
+	ops[0] = map_op(bo, GiB, 2 * MiB, 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0), 0);
+
+	assert_int_equal(nvl_syncobj_create(c, 0, &g), 0);
+	so = nvl_syncobj_find(c, g);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(so, gate);
+	nvl_syncobj_put(so);
+	assert_int_equal(nvl_syncobj_create(c, 0, &s1), 0);
+	assert_int_equal(nvl_syncobj_create(c, 0, &s2), 0);
+	w.handle = g;
+	/* punch a hole into the committed mapping, map another BO */
+	ops[0] = unmap_op(GiB, MiB);
+	ops[1] = map_op(bo2, 2 * GiB, MiB, 0);
+	sig.handle = s1;
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* queued behind it: splits the mapping it has not made yet */
+	ops[0] = unmap_op(2 * GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	ops[0] = map_op(bo, 3 * GiB, MiB, 0);
+	sig.handle = s2;
+	assert_int_equal(nvl_vm_bind(c, vm, q2, ops, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* a disjoint bind on a third queue commits after them */
+	assert_int_equal(nvl_vm_bind_queue_create(c, vm, &q3), 0);
+	ops[0] = map_op(bo2, 4 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(c, vm, q3, ops, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	f1 = syncobj_fence(c, s1);
+	f2 = syncobj_fence(c, s2);
+
+	t0 = nvl_time_ns();
+	nvl_client_destroy(c);
+	/* no waiting for the blocked binds: well under the 1 s flush */
+	assert_true(nvl_time_ns() - t0 < 500ll * 1000 * 1000);
+	assert_int_equal(td_releases, 1);
+	assert_true(nvl_fence_is_signaled(f1));
+	assert_true(nvl_fence_is_signaled(f2));
+	assert_int_equal(nvl_fence_get_status(f1), -ECANCELED);
+	assert_int_equal(nvl_fence_get_status(f2), -ECANCELED);
+	assert_int_equal(td_stats.errors, 0);
+	assert_int_equal(td_stats.refs, 0);
+	assert_int_equal(td_stats.runs, 0);
+	/* only the committed maps were ever written */
+	assert_int_equal(td_stats.maps, 2);
+	nvl_fence_signal(gate);
+	nvl_fence_put(gate);
+	nvl_fence_put(f1);
+	nvl_fence_put(f2);
+	nvl_vm_set_device_backend(NULL);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+/* ---- ordering across queues, bounded sync binds ------------------------ */
+
+#define SEC (1000ll * 1000 * 1000)
+
+static void page_maps(struct env *e, uint64_t va, uint32_t bo, uint64_t off)
+{
+	struct nvl_gem_object *obj = nvl_gem_lookup(e->c, bo);
+	struct nvl_vm_pt_page p;
+
+	nvl_vm_pt_record_query(e->v->rec, va, &p);
+	if (p.state != NVL_VM_PT_MAPPED || p.obj != obj || p.bo_offset != off)
+		fail_msg("page %#llx: state %d obj %p @%#llx, expected BO %u @%#llx",
+			 (unsigned long long)va, p.state, (void *)p.obj,
+			 (unsigned long long)p.bo_offset, bo,
+			 (unsigned long long)off);
+	nvl_gem_put(obj);
+}
+
+/* Every mapping's pages are in the page tables as the tree says. */
+static void tree_matches_page_tables(struct env *e)
+{
+	struct nvl_gpuva *va;
+
+	pthread_mutex_lock(&e->v->gpuvm->lock);
+	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
+	     va = nvl_gpuvm_next_va(va)) {
+		for (uint64_t a = nvl_gpuva_addr(va); a < nvl_gpuva_end(va);
+		     a += 64 * PG) {
+			struct nvl_vm_pt_page p;
+
+			nvl_vm_pt_record_query(e->v->rec, a, &p);
+			if (p.state != NVL_VM_PT_MAPPED ||
+			    p.obj != nvl_gpuva_obj(va) ||
+			    p.bo_offset != va->bo_offset + (a - nvl_gpuva_addr(va)))
+				fail_msg("page %#llx disagrees with its mapping",
+					 (unsigned long long)a);
+		}
+	}
+	pthread_mutex_unlock(&e->v->gpuvm->lock);
+}
+
+/*
+ * Queue 0 holds a bind blocked on a syncobj that punches a hole into a
+ * mapping; queue 2's bind over the rest of that mapping (disjoint op
+ * ranges, but it splits the piece the first bind leaves) must wait for it;
+ * queue 3's bind elsewhere runs at once. Once the syncobj signals, both run
+ * in submission order and the page tables match the tree.
+ */
+static void overlapping_binds_on_different_queues_run_in_order(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g, s1, s2, s3, q2, q3;
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_bind_op op;
+
+	(void)s_;
+	env_init(&e);
+	op = map_op(e.bo, GiB, 2 * MiB, 0);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s1), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s2), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s3), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q3), 0);
+	w.handle = g;
+	op = unmap_op(GiB, MiB);
+	sig.handle = s1;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	op = map_op(e.bo2, GiB + MiB + 64 * PG, 64 * PG, 0);
+	sig.handle = s2;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	op = map_op(e.bo2, 4 * GiB, MiB, 0);
+	sig.handle = s3;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q3, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* disjoint: runs; overlapping: held back behind the blocked bind */
+	assert_true(signalled(&e, s3, 5 * SEC));
+	page_maps(&e, 4 * GiB, e.bo2, 0);
+	assert_false(signalled(&e, s2, SEC / 20));
+	assert_false(signalled(&e, s1, 0));
+	page_maps(&e, GiB, e.bo, 0);
+	page_maps(&e, GiB + MiB + 64 * PG, e.bo, MiB + 64 * PG);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, s2, 5 * SEC));
+	assert_true(signalled(&e, s1, 0));
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_maps(&e, GiB + MiB, e.bo, MiB);
+	page_maps(&e, GiB + MiB + 64 * PG, e.bo2, 0);
+	page_maps(&e, GiB + MiB + 128 * PG, e.bo, MiB + 128 * PG);
+	tree_matches_page_tables(&e);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q3), 0);
+	env_fini(&e);
+}
+
+/*
+ * A synchronous bind waits a bounded time: for a wait that never signals
+ * (-ETIME), for its own queue's blocked work and for an overlapping blocked
+ * bind of another queue (-EBUSY); each failure has a message and changes
+ * nothing. A disjoint synchronous bind on an idle queue goes through.
+ */
+static void sync_bind_behind_blocked_binds_fails_bounded(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate, *never;
+	uint32_t g, n, q2;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op;
+	uint64_t before;
+	int64_t t0;
+
+	(void)s_;
+	env_init(&e);
+	e.v->sync_timeout_ns = SEC / 10;
+	gate = blocker(&e, &g);
+	never = blocker(&e, &n);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	op = map_op(e.bo, GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	before = state(&e);
+
+	/* a wait that never signals */
+	w.handle = n;
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, NULL, 0, 0),
+			 -ETIME);
+	assert_true(strstr(nvl_last_error(), "did not signal") != NULL);
+	/* behind its own queue's blocked bind */
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 -EBUSY);
+	assert_true(strstr(nvl_last_error(), "pending") != NULL);
+	/* over the range of another queue's blocked bind */
+	op = unmap_op(GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 -EBUSY);
+	assert_true(strstr(nvl_last_error(), "pending") != NULL);
+	assert_true(nvl_time_ns() - t0 < 3 * SEC);
+	assert_int_equal(state(&e), before);
+	/* elsewhere: goes through at once */
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 0);
+	page_maps(&e, 3 * GiB, e.bo2, 0);
+	/* once the blocked bind ran, the same bind succeeds */
+	nvl_fence_signal(gate);
+	op = unmap_op(GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 0);
+	page_maps(&e, GiB, e.bo, 0);
+	page_is(&e, GiB + 4096, NVL_VM_PT_INVALID);
+	tree_matches_page_tables(&e);
+	nvl_fence_signal(never);
+	nvl_fence_put(never);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	env_fini(&e);
+}
+
+/*
+ * Destroying a queue handle while its bind is blocked does not wait and
+ * does not cancel it: the bind runs when its wait signals.
+ */
+static void destroyed_queue_still_runs_its_pending_binds(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g, s1, q2, q3;
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+	int64_t t0;
+
+	(void)s_;
+	env_init(&e);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s1), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	sig.handle = s1;
+	op.handle = e.bo;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	assert_true(nvl_time_ns() - t0 < SEC / 2);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), -ENOENT);
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, s1, 5 * SEC));
+	page_maps(&e, GiB, e.bo, 0);
+	/* a new queue frees the idle one */
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q3), 0);
+	assert_true(nvl_list_empty(&e.v->zombies));
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q3), 0);
+	nvl_fence_put(gate);
+	env_fini(&e);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
+	cmocka_unit_test(teardown_cancels_binds_blocked_forever),
 	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
@@ -713,6 +1056,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
 	cmocka_unit_test(backend_failure_in_bind_job_bans_the_vm),
 	cmocka_unit_test(sparse_region_and_null_mapping_semantics),
+	cmocka_unit_test(overlapping_binds_on_different_queues_run_in_order),
+	cmocka_unit_test(sync_bind_behind_blocked_binds_fails_bounded),
+	cmocka_unit_test(destroyed_queue_still_runs_its_pending_binds),
 };
 
 T_MAIN(tests)
