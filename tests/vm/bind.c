@@ -1042,6 +1042,88 @@ static void destroyed_queue_still_runs_its_pending_binds(void **s_)
 	env_fini(&e);
 }
 
+struct run_check {
+	struct env *e;
+	uint64_t bad;
+};
+
+static void run_in_tree(uint64_t va, uint64_t range,
+			const struct nvl_vm_pt_page *p, void *arg)
+{
+	struct run_check *rc = arg;
+	struct nvl_gpuva *m;
+
+	if (p->state != NVL_VM_PT_MAPPED)
+		return;
+	m = nvl_gpuvm_find_at(rc->e->v->gpuvm, va);
+	if (!m || nvl_gpuva_end(m) < va + range)
+		rc->bad = va + 1;
+}
+
+static void *overlap_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct nvl_vm_sync sig = { .handle = w->sig };
+	uint64_t rng = w->base;
+
+	for (int i = 0; i < 200 && !w->ret; i++) {
+		uint64_t va = GiB + (t_rand(&rng) % 32) * 65536;
+		struct nvl_vm_bind_op ops[2] = {
+			map_op(t_rand(&rng) % 2 ? w->e->bo : w->e->bo2, va,
+			       (1 + t_rand(&rng) % 3) * 65536,
+			       (t_rand(&rng) % 16) * 65536),
+			unmap_op(va + (t_rand(&rng) % 8) * 4096,
+				 (1 + t_rand(&rng) % 24) * 4096),
+		};
+		uint32_t flags = i % 3 ? NVL_VM_BIND_ASYNC : 0;
+
+		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2, NULL,
+				     0, &sig, 1, flags);
+	}
+	if (!w->ret)
+		w->ret = nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
+					  nvl_time_ns() + 5 * SEC, 0, NULL);
+	return NULL;
+}
+
+/*
+ * Three queues bind and unbind over the same 2 MiB at once, async and sync
+ * mixed: afterwards the page tables hold exactly what the tree says.
+ */
+static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
+{
+	struct env e;
+	struct worker w[3];
+	pthread_t th[3];
+	struct run_check rc = { &e, 0 };
+
+	(void)s_;
+	env_init(&e);
+	for (int i = 0; i < 3; i++) {
+		w[i] = (struct worker){ .e = &e, .base = 77 + (uint64_t)i };
+		assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm,
+							  &w[i].queue),
+				 0);
+		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].sig), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, overlap_worker,
+						&w[i]),
+				 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].ret, 0);
+	}
+	/* the last binds' fences signalled; their jobs may not be freed yet */
+	tree_matches_page_tables(&e);
+	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_vm_pt_record_for_each(e.v->rec, run_in_tree, &rc);
+	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	assert_int_equal(rc.bad, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(nvl_vm_bind_queue_destroy(e.c, w[i].queue), 0);
+	env_fini(&e);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
@@ -1059,6 +1141,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(overlapping_binds_on_different_queues_run_in_order),
 	cmocka_unit_test(sync_bind_behind_blocked_binds_fails_bounded),
 	cmocka_unit_test(destroyed_queue_still_runs_its_pending_binds),
+	cmocka_unit_test(racing_queues_over_one_range_keep_tree_and_pt_equal),
 };
 
 T_MAIN(tests)
