@@ -7,29 +7,39 @@
  *  1. validates every one of them against the VM (op code, flags, alignment,
  *     non-empty range inside the window and outside the reserved range, BO
  *     range inside the BO) before anything changes;
- *  2. for a synchronous bind, waits (bounded) for the wait fences;
- *  3. for an async bind (or a synchronous one behind unfinished work of its
- *     queue), allocates the bind job and adds the waits as dependencies;
- *  4. under the VM lock, opens a GPUVM transaction and, op by op, builds the
+ *  2. for an async bind, allocates the bind job and adds the waits as
+ *     dependencies;
+ *  3. under the VM lock, opens a GPUVM transaction and, op by op, builds the
  *     op list against the current tree, prepares it (every allocation,
  *     page-table pages included) and applies it to the tree, so op i+1 sees
  *     op i; any failure here (bad region, -ENOMEM) aborts the transaction
  *     and leaves the VM exactly as it was;
- *  5. commits: inline when the queue is idle (the page-table writes inside a
- *     fence-signalling section), or by pushing the job, whose run_job is
- *     the commit. Nothing after this point allocates or can be undone.
+ *  4. async: records the VA span the transaction touches and makes the job
+ *     depend on every pending job of another queue whose span overlaps,
+ *     then pushes it; run_job is the commit. Nothing after the push
+ *     allocates or can be undone (except by VM teardown, below).
+ *
+ * A synchronous bind never becomes a job. It waits for its waits, then for
+ * its queue's unfinished work and for pending binds over its span (built
+ * and undone again to learn the span), all within vm->sync_timeout_ns
+ * (10 s by default): -ETIME or -EBUSY, with a message, when that runs
+ * out, and nothing changed. Then it builds and commits inline (the
+ * page-table writes inside a fence-signalling section).
  *
  * A bind job's run_job writes the page tables and, if the backend reports
  * an unexpected failure, marks the job's fence with the error and bans the
  * VM: every later call on it returns -ENOENT (Xe's rule). free_job finishes
  * the transaction (frees removed nodes, drops page-table references) under
- * the VM lock.
+ * the VM lock. A job freed without having run (the VM is being torn down:
+ * its fence signalled -ECANCELED) stays on vm->pending, and the VM undoes
+ * the cancelled transactions newest first (nvl_gpuvm_txn_cancel()).
  *
  * Ordering: binds of one queue commit in submission order (one scheduler
- * entity per queue; a synchronous bind on a queue with unfinished jobs goes
- * through the queue too and waits for its own job). Queues are independent;
- * two queues binding the same range race as they would on hardware, but
- * memory stays safe (see txn.c: PENDING nodes).
+ * entity per queue). Binds of different queues are independent unless the
+ * spans their changes touch (every mapping and region inserted or removed,
+ * which covers split pieces beyond the op's range) overlap: then the later
+ * one runs after the earlier one, since it was built on the state the
+ * earlier one leaves.
  */
 #include <errno.h>
 #include <string.h>

@@ -6,9 +6,13 @@
  * page-table backend (the recording backend for clients without a device),
  * a scheduler whose entities are the VM's bind queues, and the default queue
  * used by binds that name none. A bind queue handle holds its queue, the
- * queue holds the VM; the VM goes when its handle and its queues are gone,
- * after draining the queues, freeing the jobs and tearing down every
- * mapping.
+ * queue holds the VM. A queue whose handle goes while binds are pending on
+ * it is handed to the VM (vm->zombies, without its VM reference): its binds
+ * still run, and it is freed once idle or with the VM. The VM goes when its
+ * handle and its queues' references are gone: its queues are killed at once
+ * (the scheduler is destroyed: binds not yet run signal -ECANCELED, whatever
+ * they wait for), the cancelled binds are undone, and every mapping is
+ * torn down.
  *
  * nvl_vm_bind() resolves the handles of a bind call (VM, queue, BOs,
  * syncobjs) with references, preallocates the timeline points of the signal
