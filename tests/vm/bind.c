@@ -855,7 +855,7 @@ static void tree_matches_page_tables(struct env *e)
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {
 		for (uint64_t a = nvl_gpuva_addr(va); a < nvl_gpuva_end(va);
-		     a += 64 * PG) {
+		     a += PG) {
 			struct nvl_vm_pt_page p;
 
 			nvl_vm_pt_record_query(e->v->rec, a, &p);
@@ -1051,13 +1051,13 @@ static void run_in_tree(uint64_t va, uint64_t range,
 			const struct nvl_vm_pt_page *p, void *arg)
 {
 	struct run_check *rc = arg;
-	struct nvl_gpuva *m;
 
 	if (p->state != NVL_VM_PT_MAPPED)
 		return;
-	m = nvl_gpuvm_find_at(rc->e->v->gpuvm, va);
-	if (!m || nvl_gpuva_end(m) < va + range)
-		rc->bad = va + 1;
+	/* a run may span neighbouring mappings of one BO: page by page */
+	for (uint64_t a = va; a < va + range; a += PG)
+		if (!nvl_gpuvm_find_at(rc->e->v->gpuvm, a))
+			rc->bad = a + 1;
 }
 
 static void *overlap_worker(void *arg)
