@@ -19,6 +19,7 @@
 #include "base/client.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "mm/bo.h"
 #include "sync/checker.h"
 #include "sync/exec.h"
 #include "vm/vm_exec.h"
@@ -1124,6 +1125,76 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 	env_fini(&e);
 }
 
+/* ---- mm eviction reaches GPUVM's evict list -------------------------- */
+
+static struct nvl_bo *vram_bo(struct nvl_mm *mm)
+{
+	struct nvl_bo *bo;
+
+	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB,
+						NVL_BO_DOMAIN_VRAM |
+							NVL_BO_DOMAIN_GTT,
+						NVL_BO_DOMAIN_VRAM, 0, NULL,
+						NULL, &bo),
+			 0);
+	return bo;
+}
+
+static enum nvl_gem_domain bo_dom(struct nvl_bo *bo)
+{
+	enum nvl_gem_domain d;
+
+	nvl_mutex_lock(&bo->mm->lock);
+	d = bo->dom;
+	nvl_mutex_unlock(&bo->mm->lock);
+	return d;
+}
+
+/*
+ * A mapped BO pushed out of VRAM by mm (LRU eviction for another BO) lands
+ * on the VM's evict list through mm's evict hook, which the first VM
+ * installs; validating the VM brings it back and takes it off the list.
+ */
+static void mm_vram_eviction_reaches_the_vm_evict_list(void **s_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_mm_config cfg = { .vram_B = MiB };
+	struct nvl_vm_kop kop = { .op = NVL_VM_BIND_OP_MAP, .addr = GiB,
+				  .range = MiB };
+	struct nvl_bo *bo, *other;
+	struct nvl_exec exec;
+	struct nvl_mm *mm;
+	struct nvl_vm *vm;
+
+	(void)s_;
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	assert_int_equal(nvl_vm_create_internal(&a, NULL, 1, &vm), 0);
+	bo = vram_bo(mm);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_VRAM);
+	kop.obj = &bo->gem;
+	assert_int_equal(nvl_vm_bind_kops(vm, NULL, &kop, 1, NULL, 0, 0, NULL),
+			 0);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 0);
+	/* no room for both: mm evicts the mapped BO */
+	other = vram_bo(mm);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 1);
+	assert_int_equal(nvl_gpuvm_exec_lock(vm->gpuvm, &exec, 1), 0);
+	assert_int_equal(nvl_gpuvm_validate(vm->gpuvm), 0);
+	nvl_exec_fini(&exec);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 0);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(bo_dom(other), NVL_GEM_DOMAIN_GTT);
+	nvl_vm_put(vm);
+	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	(void)nvl_resv_wait(other->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	nvl_bo_put(bo);
+	nvl_bo_put(other);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
@@ -1142,6 +1213,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(sync_bind_behind_blocked_binds_fails_bounded),
 	cmocka_unit_test(destroyed_queue_still_runs_its_pending_binds),
 	cmocka_unit_test(racing_queues_over_one_range_keep_tree_and_pt_equal),
+	cmocka_unit_test(mm_vram_eviction_reaches_the_vm_evict_list),
 };
 
 T_MAIN(tests)
