@@ -1125,6 +1125,72 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 	env_fini(&e);
 }
 
+struct xq_arg {
+	struct env *e;
+	uint64_t before;
+	uint32_t sig;
+};
+
+static int xq_op(void *p)
+{
+	struct xq_arg *a = p;
+	struct nvl_vm_bind_op op = map_op(a->e->bo2, GiB, 2 * MiB, 0);
+	struct nvl_vm_sync s = { .handle = a->sig };
+
+	return nvl_vm_bind(a->e->c, a->e->vm, 0, &op, 1, NULL, 0, &s, 1,
+			   NVL_VM_BIND_ASYNC);
+}
+
+static void xq_check(int ret, void *p)
+{
+	struct xq_arg *a = p;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(state(a->e), a->before);
+	assert_true(nvl_list_empty(&a->e->v->zombies));
+}
+
+/*
+ * An async bind that must be ordered after another queue's blocked bind
+ * allocates that dependency too: every allocation failing in turn leaves
+ * the VM unchanged, and the bind that finally goes through runs after the
+ * blocked one.
+ */
+static void allocation_failure_while_ordering_across_queues(void **s_)
+{
+	struct env e;
+	struct xq_arg a = { &e };
+	struct nvl_fence *gate;
+	uint32_t g, q2;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op;
+
+	(void)s_;
+	env_init(&e);
+	op = map_op(e.bo, GiB, 2 * MiB, 0);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &a.sig), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	op = unmap_op(GiB + MiB, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	a.before = state(&e);
+	assert_true(t_fail_each_alloc(xq_op, xq_check, &a, 200) > 2);
+	assert_false(signalled(&e, a.sig, SEC / 20));
+	page_maps(&e, GiB, e.bo, 0);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, a.sig, 5 * SEC));
+	page_maps(&e, GiB, e.bo2, 0);
+	page_maps(&e, GiB + MiB, e.bo2, MiB);
+	tree_matches_page_tables(&e);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	env_fini(&e);
+}
+
 /* ---- mm eviction reaches GPUVM's evict list -------------------------- */
 
 static struct nvl_bo *vram_bo(struct nvl_mm *mm)
@@ -1214,6 +1280,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(destroyed_queue_still_runs_its_pending_binds),
 	cmocka_unit_test(racing_queues_over_one_range_keep_tree_and_pt_equal),
 	cmocka_unit_test(mm_vram_eviction_reaches_the_vm_evict_list),
+	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
 };
 
 T_MAIN(tests)
