@@ -537,7 +537,7 @@ static void sparse_region_and_null_mapping_semantics(void **state_)
 
 struct worker {
 	struct env *e;
-	uint32_t queue, sig;
+	uint32_t queue, sig, gate;
 	uint64_t base;
 	int ret;
 };
@@ -1061,11 +1061,30 @@ static void run_in_tree(uint64_t va, uint64_t range,
 			rc->bad = a + 1;
 }
 
+static void release_held(struct nvl_fence **held, int *nh)
+{
+	/* newest first: the queues' jobs become ready out of order */
+	while (*nh > 0) {
+		nvl_fence_signal(held[--*nh]);
+		nvl_fence_put(held[*nh]);
+	}
+}
+
+/*
+ * Async binds wait on fences the worker signals in batches, newest first,
+ * so jobs of different queues become ready in another order than they were
+ * submitted; before a sync bind (which may wait for other queues' jobs) the
+ * worker releases everything it holds, so nobody waits on a blocked thread.
+ */
 static void *overlap_worker(void *arg)
 {
 	struct worker *w = arg;
-	struct nvl_vm_sync sig = { .handle = w->sig };
+	struct nvl_vm_sync sig = { .handle = w->sig }, wait = { .handle = w->gate };
+	struct nvl_fence *held[8];
+	/* workers hold their jobs back for different lengths */
+	int hold = 1 + 3 * (int)(w->base % 3);
 	uint64_t rng = w->base;
+	int nh = 0;
 
 	for (int i = 0; i < 200 && !w->ret; i++) {
 		uint64_t va = GiB + (t_rand(&rng) % 32) * 65536;
@@ -1076,11 +1095,29 @@ static void *overlap_worker(void *arg)
 			unmap_op(va + (t_rand(&rng) % 8) * 4096,
 				 (1 + t_rand(&rng) % 24) * 4096),
 		};
-		uint32_t flags = i % 3 ? NVL_VM_BIND_ASYNC : 0;
+		uint32_t flags = i % 10 ? NVL_VM_BIND_ASYNC : 0;
+		struct nvl_syncobj *so;
+		struct nvl_fence *f;
 
-		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2, NULL,
-				     0, &sig, 1, flags);
+		if (flags) {
+			if (nvl_fence_create(&f, nvl_fence_context_alloc(1),
+					     1)) {
+				w->ret = -ENOMEM;
+				break;
+			}
+			so = nvl_syncobj_find(w->e->c, w->gate);
+			nvl_syncobj_replace_fence(so, f);
+			nvl_syncobj_put(so);
+			held[nh++] = f;
+		} else {
+			release_held(held, &nh);
+		}
+		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2,
+				     &wait, flags ? 1 : 0, &sig, 1, flags);
+		if (nh == hold)
+			release_held(held, &nh);
 	}
+	release_held(held, &nh);
 	if (!w->ret)
 		w->ret = nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
 					  nvl_time_ns() + 5 * SEC, 0, NULL);
@@ -1106,6 +1143,7 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 							  &w[i].queue),
 				 0);
 		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].sig), 0);
+		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].gate), 0);
 		assert_int_equal(pthread_create(&th[i], NULL, overlap_worker,
 						&w[i]),
 				 0);
