@@ -111,8 +111,10 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 			  uint32_t *vm_out);
 
 /**
- * nvl_vm_destroy() - drop the VM's handle; the VM goes once its queues
- * drained and its mappings were torn down.
+ * nvl_vm_destroy() - drop the VM's handle; once its bind queues' handles
+ * are gone too, the VM is torn down without waiting: binds that have not
+ * run are cancelled (their signal syncobjs get fences with -ECANCELED and
+ * their changes are discarded), then every mapping is unmapped.
  * @client: the client
  * @vm: the VM handle
  *
@@ -133,8 +135,8 @@ NVL_API int nvl_vm_bind_queue_create(struct nvl_client *client, uint32_t vm,
 				     uint32_t *queue_out);
 
 /**
- * nvl_vm_bind_queue_destroy() - drop a bind queue (its queued binds still
- * run).
+ * nvl_vm_bind_queue_destroy() - drop a bind queue without waiting (its
+ * queued binds still run, unless the VM is destroyed first).
  * @client: the client
  * @queue: the queue handle
  *
@@ -158,7 +160,10 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * @flags: enum nvl_vm_bind_flags
  *
  * Every operation is checked before anything changes, and a failing call
- * changes nothing. Errors are reported here, for async binds too.
+ * changes nothing. Errors are reported here, for async binds too. Binds on
+ * different queues whose changes overlap run in submission order; a
+ * synchronous bind first waits (10 s at most, in total) for its waits, its
+ * queue's queued binds and pending binds over its range.
  *
  * Return: 0;
  * -EINVAL for an unknown op code or flag, non-zero padding, an unaligned or
@@ -170,6 +175,8 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * -ENOSPC for a sparse region over a non-empty range, or a mapping that
  * straddles a region's boundary;
  * -ETIME when a synchronous bind's waits did not signal in time;
+ * -EBUSY when a synchronous bind's queue, or a pending bind over its
+ * range, did not finish in time;
  * -ENOMEM.
  */
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm,

@@ -7,29 +7,39 @@
  *  1. validates every one of them against the VM (op code, flags, alignment,
  *     non-empty range inside the window and outside the reserved range, BO
  *     range inside the BO) before anything changes;
- *  2. for a synchronous bind, waits (bounded) for the wait fences;
- *  3. for an async bind (or a synchronous one behind unfinished work of its
- *     queue), allocates the bind job and adds the waits as dependencies;
- *  4. under the VM lock, opens a GPUVM transaction and, op by op, builds the
+ *  2. for an async bind, allocates the bind job and adds the waits as
+ *     dependencies;
+ *  3. under the VM lock, opens a GPUVM transaction and, op by op, builds the
  *     op list against the current tree, prepares it (every allocation,
  *     page-table pages included) and applies it to the tree, so op i+1 sees
  *     op i; any failure here (bad region, -ENOMEM) aborts the transaction
  *     and leaves the VM exactly as it was;
- *  5. commits: inline when the queue is idle (the page-table writes inside a
- *     fence-signalling section), or by pushing the job, whose run_job is
- *     the commit. Nothing after this point allocates or can be undone.
+ *  4. async: records the VA span the transaction touches and makes the job
+ *     depend on every pending job of another queue whose span overlaps,
+ *     then pushes it; run_job is the commit. Nothing after the push
+ *     allocates or can be undone (except by VM teardown, below).
+ *
+ * A synchronous bind never becomes a job. It waits for its waits, then for
+ * its queue's unfinished work and for pending binds over its span (built
+ * and undone again to learn the span), all within vm->sync_timeout_ns
+ * (10 s by default): -ETIME or -EBUSY, with a message, when that runs
+ * out, and nothing changed. Then it builds and commits inline (the
+ * page-table writes inside a fence-signalling section).
  *
  * A bind job's run_job writes the page tables and, if the backend reports
  * an unexpected failure, marks the job's fence with the error and bans the
  * VM: every later call on it returns -ENOENT (Xe's rule). free_job finishes
  * the transaction (frees removed nodes, drops page-table references) under
- * the VM lock.
+ * the VM lock. A job freed without having run (the VM is being torn down:
+ * its fence signalled -ECANCELED) stays on vm->pending, and the VM undoes
+ * the cancelled transactions newest first (nvl_gpuvm_txn_cancel()).
  *
  * Ordering: binds of one queue commit in submission order (one scheduler
- * entity per queue; a synchronous bind on a queue with unfinished jobs goes
- * through the queue too and waits for its own job). Queues are independent;
- * two queues binding the same range race as they would on hardware, but
- * memory stays safe (see txn.c: PENDING nodes).
+ * entity per queue). Binds of different queues are independent unless the
+ * spans their changes touch (every mapping and region inserted or removed,
+ * which covers split pieces beyond the op's range) overlap: then the later
+ * one runs after the earlier one, since it was built on the state the
+ * earlier one leaves.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,8 +53,6 @@
 #include "sync/fence.h"
 #include "vm/sm.h"
 #include "vm/vm_internal.h"
-
-#define SYNC_WAIT_NS (10ll * 1000 * 1000 * 1000)
 
 int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
 			const struct nvl_vm_kop *op)
@@ -212,6 +220,7 @@ static struct nvl_fence *bind_run_job(struct nvl_sched_job *sjob)
 	struct nvl_vm_job *job = container_of(sjob, struct nvl_vm_job, base);
 	int err = commit(job->vm, &job->txn);
 
+	atomic_store(&job->committed, true);
 	if (err) {
 		nvl_err(NVL_CAT_VM,
 			"vm %s: bind job failed after commit (%d): VM banned",
@@ -224,10 +233,24 @@ static struct nvl_fence *bind_run_job(struct nvl_sched_job *sjob)
 static void bind_free_job(struct nvl_sched_job *sjob)
 {
 	struct nvl_vm_job *job = container_of(sjob, struct nvl_vm_job, base);
-	struct nvl_gpuvm *g = job->vm->gpuvm;
+	struct nvl_vm *vm = job->vm;
+	struct nvl_gpuvm *g = vm->gpuvm;
 
 	pthread_mutex_lock(&g->lock);
+	if (!atomic_load(&job->committed)) {
+		/*
+		 * Cancelled without running (the VM is being torn down): the
+		 * VM undoes it after the scheduler is gone, newest first.
+		 * Anywhere else the tree and the page tables now disagree.
+		 */
+		job->cancelled = true;
+		atomic_store(&vm->dead, true);
+		pthread_mutex_unlock(&g->lock);
+		nvl_sched_job_cleanup(sjob);
+		return;
+	}
 	nvl_gpuvm_txn_finish(&job->txn);
+	nvl_list_del(&job->link);
 	pthread_mutex_unlock(&g->lock);
 	nvl_sched_job_cleanup(sjob);
 	nvl_free(job);
@@ -257,6 +280,8 @@ static int job_new(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	if (!job)
 		return -ENOMEM;
 	job->vm = vm;
+	job->q = q;
+	nvl_list_init(&job->link);
 	ret = nvl_sched_job_init(&job->base, &q->entity, 1, vm);
 	if (ret) {
 		nvl_free(job);
@@ -280,9 +305,143 @@ static void job_drop(struct nvl_vm_job *job)
 	nvl_free(job);
 }
 
-static bool queue_idle(struct nvl_vm_queue *q)
+/*
+ * A pending bind job whose changes touch [@lo, @hi) and that has not
+ * finished: a bind over that span was built on the state it leaves and
+ * must come after it. VM lock held.
+ */
+static struct nvl_fence *pending_overlap(struct nvl_vm_job *p, uint64_t lo,
+					 uint64_t hi)
 {
-	return !q->last || nvl_fence_is_signaled(q->last);
+	struct nvl_fence *f;
+
+	if (p->cancelled || p->lo >= hi || lo >= p->hi)
+		return NULL;
+	f = nvl_sched_job_finished(&p->base);
+	return nvl_fence_is_signaled(f) ? NULL : f;
+}
+
+/*
+ * Order @job after every pending job of another queue whose span overlaps
+ * its own (same-queue jobs are ordered already). Disjoint binds stay
+ * independent. VM lock held; may allocate.
+ */
+static int order_after_overlaps(struct nvl_vm *vm, struct nvl_vm_job *job)
+{
+	struct nvl_vm_job *p;
+
+	if (job->lo >= job->hi)
+		return 0;
+	nvl_list_for_each_entry(p, &vm->pending, link) {
+		struct nvl_fence *f;
+		int ret;
+
+		if (p->q == job->q)
+			continue;
+		f = pending_overlap(p, job->lo, job->hi);
+		if (!f)
+			continue;
+		ret = nvl_sched_job_add_dependency(&job->base,
+						   nvl_fence_get(f));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int64_t ms_of(int64_t ns)
+{
+	return ns / (1000 * 1000);
+}
+
+static int64_t time_left(int64_t deadline)
+{
+	int64_t now = nvl_time_ns();
+
+	return deadline > now ? deadline - now : 0;
+}
+
+/*
+ * A synchronous bind: wait for the waits, then for the binds it must
+ * follow (its queue's, and pending ones of other queues over its span),
+ * all within vm->sync_timeout_ns; then build and commit inline. While
+ * something is pending, the transaction is built only to learn its span
+ * and undone again, so a bind that gives up has changed nothing.
+ */
+static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
+		     const struct nvl_vm_kop *ops, uint32_t n,
+		     struct nvl_fence *const *waits, uint32_t n_waits,
+		     struct nvl_fence **done_out)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+	int64_t deadline = nvl_deadline_after(vm->sync_timeout_ns);
+	struct nvl_gpuvm_txn txn;
+	int ret;
+
+	for (uint32_t i = 0; i < n_waits; i++) {
+		ret = nvl_fence_wait(waits[i], time_left(deadline));
+		if (ret)
+			return nvl_error(ret,
+					 "vm %s: bind: wait %u did not signal within %lld ms",
+					 g->name, i,
+					 (long long)ms_of(vm->sync_timeout_ns));
+	}
+	for (;;) {
+		struct nvl_fence *busy = NULL;
+		struct nvl_vm_job *p;
+		uint64_t lo, hi;
+
+		pthread_mutex_lock(&g->lock);
+		if (atomic_load(&vm->dead)) {
+			pthread_mutex_unlock(&g->lock);
+			return nvl_error(-ENOENT,
+					 "vm %s: unusable after a failed bind",
+					 g->name);
+		}
+		if (!nvl_vm_queue_idle(q)) {
+			busy = nvl_fence_get(q->last);
+			goto wait;
+		}
+		nvl_gpuvm_txn_begin(g, &txn);
+		ret = build(&txn, ops, n);
+		g->cur_seq = 0;
+		if (ret) {
+			nvl_gpuvm_txn_abort(&txn);
+			pthread_mutex_unlock(&g->lock);
+			return ret;
+		}
+		nvl_gpuvm_txn_span(&txn, &lo, &hi);
+		nvl_list_for_each_entry(p, &vm->pending, link) {
+			struct nvl_fence *f = pending_overlap(p, lo, hi);
+
+			if (f) {
+				busy = nvl_fence_get(f);
+				break;
+			}
+		}
+		if (busy) {
+			nvl_gpuvm_txn_abort(&txn);
+			goto wait;
+		}
+		ret = commit(vm, &txn);
+		nvl_gpuvm_txn_finish(&txn);
+		pthread_mutex_unlock(&g->lock);
+		if (ret)
+			return nvl_error(ret, "vm %s: page-table update failed",
+					 g->name);
+		if (done_out)
+			*done_out = nvl_fence_get_stub();
+		return 0;
+wait:
+		pthread_mutex_unlock(&g->lock);
+		ret = nvl_fence_wait(busy, time_left(deadline));
+		nvl_fence_put(busy);
+		if (ret)
+			return nvl_error(-EBUSY,
+					 "vm %s: sync bind: binds it must follow still pending after %lld ms",
+					 g->name,
+					 (long long)ms_of(vm->sync_timeout_ns));
+	}
 }
 
 int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
@@ -291,7 +450,6 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		     uint32_t flags, struct nvl_fence **done_out)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
-	bool async = flags & NVL_VM_BIND_ASYNC;
 	struct nvl_vm_job *job = NULL;
 	struct nvl_fence *done = NULL;
 	struct nvl_gpuvm_txn txn;
@@ -313,65 +471,40 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	if (atomic_load(&vm->dead))
 		return nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
 				 g->name);
-	if (!async) {
-		for (uint32_t i = 0; i < n_waits; i++) {
-			ret = nvl_fence_wait(waits[i], SYNC_WAIT_NS);
-			if (ret)
-				return nvl_error(ret,
-						 "vm: bind: wait %u did not signal",
-						 i);
-		}
-		n_waits = 0;
-	}
-	/*
-	 * The common case, a sync bind on an idle queue, needs no job; whether
-	 * the queue is idle is only known under the lock (q->last).
-	 */
-	if (async) {
-		ret = job_new(vm, q, waits, n_waits, &job);
-		if (ret)
-			return ret;
-	}
+	if (!(flags & NVL_VM_BIND_ASYNC))
+		return bind_sync(vm, q, ops, n, waits, n_waits, done_out);
 
+	ret = job_new(vm, q, waits, n_waits, &job);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&g->lock);
 	if (atomic_load(&vm->dead)) {
 		ret = nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
 				g->name);
 		goto err_unlock;
 	}
-	if (!job && !queue_idle(q)) {
-		/* work is pending on the queue: go through it, in order */
-		pthread_mutex_unlock(&g->lock);
-		ret = job_new(vm, q, waits, n_waits, &job);
-		if (ret)
-			return ret;
-		pthread_mutex_lock(&g->lock);
-	}
 	nvl_gpuvm_txn_begin(g, &txn);
 	ret = build(&txn, ops, n);
 	g->cur_seq = 0;
+	if (!ret) {
+		nvl_gpuvm_txn_span(&txn, &job->lo, &job->hi);
+		ret = order_after_overlaps(vm, job);
+	}
 	if (ret) {
 		nvl_gpuvm_txn_abort(&txn);
 		goto err_unlock;
-	}
-	if (!job) {
-		ret = commit(vm, &txn);
-		nvl_gpuvm_txn_finish(&txn);
-		pthread_mutex_unlock(&g->lock);
-		if (ret)
-			return nvl_error(ret, "vm %s: page-table update failed",
-					 g->name);
-		if (done_out)
-			*done_out = nvl_fence_get_stub();
-		return 0;
 	}
 	nvl_gpuvm_txn_move(&job->txn, &txn);
 	ret = nvl_sched_job_arm(&job->base);
 	if (!ret) {
 		done = nvl_fence_get(nvl_sched_job_finished(&job->base));
+		/* free_job takes it off the list, under this lock */
+		nvl_list_add_tail(&job->link, &vm->pending);
 		ret = nvl_sched_entity_push_job(&job->base);
-		if (ret)
+		if (ret) {
+			nvl_list_del(&job->link);
 			nvl_fence_put(done);
+		}
 	}
 	if (ret) {
 		nvl_gpuvm_txn_abort(&job->txn);
@@ -380,20 +513,14 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	nvl_fence_put(q->last);
 	q->last = nvl_fence_get(done);
 	pthread_mutex_unlock(&g->lock);
-	if (!async) {
-		nvl_fence_wait(done, NVL_TIMEOUT_INFINITE);
-		ret = nvl_fence_get_status(done);
-		ret = ret < 0 ? ret : 0;
-	}
 	if (done_out)
 		*done_out = done;
 	else
 		nvl_fence_put(done);
-	return ret;
+	return 0;
 
 err_unlock:
 	pthread_mutex_unlock(&g->lock);
-	if (job)
-		job_drop(job);
+	job_drop(job);
 	return ret;
 }

@@ -41,6 +41,7 @@
 #include "base/log.h"
 #include "mm/gem.h"
 #include "vm/sm.h"
+#include "vm/vm_internal.h" /* txn_span, txn_cancel */
 
 enum {
 	T_INSERT_VA = 0,
@@ -547,4 +548,88 @@ void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
 	from->cmd = from->cmd_inl;
 	from->nlog = from->ncmd = from->nremoved = 0;
 	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
+}
+
+void nvl_gpuvm_txn_span(const struct nvl_gpuvm_txn *txn, uint64_t *lo,
+			uint64_t *hi)
+{
+	uint64_t l = UINT64_MAX, h = 0;
+
+	for (uint32_t i = 0; i < txn->nlog; i++) {
+		const struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		uint64_t s, last;
+
+		if (e->kind == T_INSERT_VA || e->kind == T_REMOVE_VA) {
+			const struct nvl_gpuva *va = e->p;
+
+			s = va->node.start;
+			last = va->node.last;
+		} else {
+			const struct nvl_gpuvm_region *r = e->p;
+
+			s = r->node.start;
+			last = r->node.last;
+		}
+		l = NVL_MIN(l, s);
+		h = NVL_MAX(h, last + 1);
+	}
+	*lo = l;
+	*hi = h;
+}
+
+/*
+ * Cancelling differs from aborting in one way: transactions that came after
+ * this one may have been committed and finished since (on other bind queues,
+ * over other ranges), so the tree is not the one this transaction left and
+ * a re-insert could need a node nobody reserved. A cancel therefore never
+ * re-inserts: a mapping this transaction removed is either still pending
+ * (inserted by an earlier cancelled transaction, which is undone after this
+ * one and frees it: mark it REMOVED) or present in the page tables (unmap
+ * it there and release it now). The VM is being torn down, so leaving it out
+ * of the tree loses nothing.
+ */
+void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	bool flush = false;
+	uint64_t flo = UINT64_MAX, fhi = 0;
+
+	for (uint32_t i = txn->nlog; i-- > 0;) {
+		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		struct nvl_gpuva *va = e->p;
+		struct nvl_gpuvm_region *r = e->p;
+
+		switch (e->kind) {
+		case T_INSERT_VA:
+			if (!(va->flags & NVL_GPUVA_REMOVED)) {
+				nvl_ibtree_remove(&vm->vas, &va->node);
+				nvl_list_del(&va->bo_link);
+			}
+			release_va(vm, va);
+			break;
+		case T_REMOVE_VA:
+			if (va->flags & NVL_GPUVA_PENDING) {
+				va->flags |= NVL_GPUVA_REMOVED;
+				break;
+			}
+			vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
+				      nvl_gpuva_range(va), va->page_shift,
+				      false);
+			flo = NVL_MIN(flo, nvl_gpuva_addr(va));
+			fhi = NVL_MAX(fhi, nvl_gpuva_end(va));
+			flush = true;
+			release_va(vm, va);
+			break;
+		case T_INSERT_REGION:
+			nvl_itree_remove(&vm->regions, &r->node);
+			free_region(vm, r);
+			break;
+		case T_KILL_REGION:
+			r->dead_seq = 0;
+			break;
+		}
+	}
+	if (flush)
+		vm->pt->flush(vm->pt_priv, flo, fhi - flo);
+	free_logs(txn);
 }

@@ -6,9 +6,13 @@
  * page-table backend (the recording backend for clients without a device),
  * a scheduler whose entities are the VM's bind queues, and the default queue
  * used by binds that name none. A bind queue handle holds its queue, the
- * queue holds the VM; the VM goes when its handle and its queues are gone,
- * after draining the queues, freeing the jobs and tearing down every
- * mapping.
+ * queue holds the VM. A queue whose handle goes while binds are pending on
+ * it is handed to the VM (vm->zombies, without its VM reference): its binds
+ * still run, and it is freed once idle or with the VM. The VM goes when its
+ * handle and its queues' references are gone: its queues are killed at once
+ * (the scheduler is destroyed: binds not yet run signal -ECANCELED, whatever
+ * they wait for), the cancelled binds are undone, and every mapping is
+ * torn down.
  *
  * nvl_vm_bind() resolves the handles of a bind call (VM, queue, BOs,
  * syncobjs) with references, preallocates the timeline points of the signal
@@ -118,6 +122,7 @@ static int queue_init(struct nvl_vm *vm, struct nvl_vm_queue *q)
 {
 	nvl_kref_init(&q->ref);
 	q->vm = vm;
+	nvl_list_init(&q->zlink);
 	return nvl_sched_entity_init(&q->entity, NVL_SCHED_PRIO_KERNEL,
 				     vm->sched);
 }
@@ -144,6 +149,9 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 		return -ENOMEM;
 	nvl_kref_init(&vm->ref);
 	vm->client_id = client_id;
+	nvl_list_init(&vm->pending);
+	nvl_list_init(&vm->zombies);
+	vm->sync_timeout_ns = NVL_VM_SYNC_TIMEOUT_NS;
 	if (backend) {
 		vm->backend = *backend;
 	} else {
@@ -205,15 +213,57 @@ void nvl_vm_get(struct nvl_vm *vm)
 	nvl_kref_get(&vm->ref);
 }
 
+static void queue_free(struct nvl_vm_queue *q)
+{
+	nvl_sched_entity_fini(&q->entity);
+	nvl_fence_put(q->last);
+	nvl_free(q);
+}
+
+/*
+ * Undo the binds that were cancelled, newest first: each was built on the
+ * state the earlier ones left. Every committed bind was finished by then.
+ */
+static void cancel_pending(struct nvl_vm *vm)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+
+	pthread_mutex_lock(&g->lock);
+	while (!nvl_list_empty(&vm->pending)) {
+		struct nvl_vm_job *job = nvl_list_last_entry(
+			&vm->pending, struct nvl_vm_job, link);
+
+		nvl_list_del(&job->link);
+		if (NVL_NEVER(!job->cancelled))
+			nvl_sched_job_cleanup(&job->base);
+		nvl_gpuvm_txn_cancel(&job->txn);
+		nvl_free(job);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
 void nvl_vm_put(struct nvl_vm *vm)
 {
+	struct nvl_vm_queue *q, *tmp;
+
 	if (!vm || !nvl_kref_put(&vm->ref))
 		return;
-	/* Drain the default queue; jobs are freed with the scheduler. */
-	nvl_sched_entity_fini(&vm->defq->entity);
+	/*
+	 * Kill every bind queue at once, as Xe does when a VM is closed:
+	 * destroying the scheduler does not wait for dependencies; each bind
+	 * that has not run finishes with -ECANCELED, and free_job leaves it
+	 * on vm->pending for cancel_pending(). The entities are detached by
+	 * then: their fini only forgets them.
+	 */
 	nvl_sched_destroy(vm->sched);
+	nvl_sched_entity_fini(&vm->defq->entity);
 	nvl_fence_put(vm->defq->last);
 	nvl_free(vm->defq);
+	nvl_list_for_each_entry_safe(q, tmp, &vm->zombies, zlink) {
+		nvl_list_del(&q->zlink);
+		queue_free(q);
+	}
+	cancel_pending(vm);
 	nvl_gpuvm_destroy(vm->gpuvm);
 	nvl_resv_fini(&vm->resv);
 	if (vm->backend.release)
@@ -227,11 +277,33 @@ struct nvl_vm *nvl_vm_lookup(struct nvl_client *client, uint32_t handle)
 	return nvl_client_handle_get(client, NVL_HANDLE_VM, handle);
 }
 
+/* Free the handed-over queues that went idle. */
+static void reap_zombies(struct nvl_vm *vm)
+{
+	struct nvl_vm_queue *q, *tmp;
+	struct nvl_list idle;
+
+	nvl_list_init(&idle);
+	pthread_mutex_lock(&vm->gpuvm->lock);
+	nvl_list_for_each_entry_safe(q, tmp, &vm->zombies, zlink) {
+		if (!nvl_vm_queue_idle(q))
+			continue;
+		nvl_list_del(&q->zlink);
+		nvl_list_add_tail(&q->zlink, &idle);
+	}
+	pthread_mutex_unlock(&vm->gpuvm->lock);
+	nvl_list_for_each_entry_safe(q, tmp, &idle, zlink) {
+		nvl_list_del(&q->zlink);
+		queue_free(q);
+	}
+}
+
 int nvl_vm_queue_create(struct nvl_vm *vm, struct nvl_vm_queue **q_out)
 {
 	struct nvl_vm_queue *q;
 	int ret;
 
+	reap_zombies(vm);
 	if (atomic_load(&vm->dead))
 		return nvl_error(-ENOENT, "vm: unusable after a failed bind");
 	q = nvl_zalloc(sizeof(*q));
@@ -251,12 +323,23 @@ void nvl_vm_queue_put(struct nvl_vm_queue *q)
 {
 	struct nvl_vm *vm;
 
+	bool busy;
+
 	if (!q || !nvl_kref_put(&q->ref))
 		return;
 	vm = q->vm;
-	nvl_sched_entity_fini(&q->entity);
-	nvl_fence_put(q->last);
-	nvl_free(q);
+	/*
+	 * Binds still pending on the queue keep running (other binds may be
+	 * ordered after them); the VM keeps the queue until then, without
+	 * the queue's reference on the VM, so that closing the VM kills it.
+	 */
+	pthread_mutex_lock(&vm->gpuvm->lock);
+	busy = !nvl_vm_queue_idle(q);
+	if (busy)
+		nvl_list_add_tail(&q->zlink, &vm->zombies);
+	pthread_mutex_unlock(&vm->gpuvm->lock);
+	if (!busy)
+		queue_free(q);
 	nvl_vm_put(vm);
 }
 

@@ -16,6 +16,12 @@
 #include "sync/resv.h"
 #include "vm/gpuvm.h"
 
+/*
+ * Default bound of a synchronous bind's waiting (wait fences, then pending
+ * binds it must follow): 10 s. struct nvl_vm.sync_timeout_ns.
+ */
+#define NVL_VM_SYNC_TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
+
 struct nvl_client;
 struct nvl_fence;
 struct nvl_sched;
@@ -46,6 +52,21 @@ struct nvl_vm {
 	atomic_bool dead;
 	/** @resv: the VM's shared reservation object (VM-private BOs) */
 	struct nvl_resv resv;
+	/**
+	 * @pending: bind jobs pushed and not yet freed, in submission order
+	 * (gpuvm->lock); what a new bind orders itself after
+	 */
+	struct nvl_list pending;
+	/**
+	 * @zombies: bind queues whose last handle went while binds were
+	 * pending on them; their binds still run (gpuvm->lock)
+	 */
+	struct nvl_list zombies;
+	/**
+	 * @sync_timeout_ns: how long a synchronous bind waits, in total, for
+	 * its wait fences and for pending binds it must follow
+	 */
+	int64_t sync_timeout_ns;
 };
 
 /** struct nvl_vm_kop - a bind operation with its BO resolved. */
@@ -90,9 +111,11 @@ void nvl_vm_set_device_backend(nvl_vm_backend_fn fn);
 void nvl_vm_get(struct nvl_vm *vm);
 
 /**
- * nvl_vm_put() - drop a reference; the last one drains the default queue,
- * frees the scheduler (and with it the finished jobs), unmaps everything and
- * frees the VM. @vm may be NULL.
+ * nvl_vm_put() - drop a reference; the last one kills every bind queue of
+ * the VM without waiting for anything: binds that have not run are
+ * cancelled (their fences signal -ECANCELED, their prepared changes are
+ * undone and released), then everything is unmapped and the VM freed.
+ * @vm may be NULL.
  */
 void nvl_vm_put(struct nvl_vm *vm);
 
@@ -112,7 +135,11 @@ struct nvl_vm *nvl_vm_lookup(struct nvl_client *client, uint32_t handle);
 int nvl_vm_queue_create(struct nvl_vm *vm,
 			struct nvl_vm_queue **q_out) NVL_MUST_CHECK;
 
-/** nvl_vm_queue_put() - drop a queue reference; the last drains it. */
+/**
+ * nvl_vm_queue_put() - drop a queue reference. The last one frees an idle
+ * queue; a queue with binds pending is handed to the VM, its binds still
+ * run, and it is freed once idle (next queue creation) or with the VM.
+ */
 void nvl_vm_queue_put(struct nvl_vm_queue *q);
 
 /**

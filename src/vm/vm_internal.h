@@ -6,6 +6,7 @@
 #define NVL_VM_VM_INTERNAL_H
 
 #include "sched/sched.h"
+#include "sync/fence.h"
 #include "vm/sm.h"
 #include "vm/vm.h"
 
@@ -16,6 +17,11 @@ struct nvl_vm_queue {
 	struct nvl_sched_entity entity;
 	/** @last: finished fence of the last job pushed (VM lock) */
 	struct nvl_fence *last;
+	/**
+	 * @zlink: on vm->zombies once its handle is gone while binds were
+	 * still pending on it (VM lock); the VM then owns it
+	 */
+	struct nvl_list zlink;
 	/** @is_default: the VM's own queue (no VM reference) */
 	bool is_default;
 };
@@ -25,7 +31,52 @@ struct nvl_vm_job {
 	struct nvl_sched_job base;
 	struct nvl_vm *vm;
 	struct nvl_gpuvm_txn txn;
+	/**
+	 * @link: on vm->pending from push until freed, or for a cancelled
+	 * job until the VM undoes it at teardown (VM lock)
+	 */
+	struct nvl_list link;
+	/** @q: the queue it was pushed to */
+	struct nvl_vm_queue *q;
+	/**
+	 * @lo, @hi: the VA span [lo, hi) its changes touch (every mapping and
+	 * region it inserts or removes); lo >= hi: none
+	 */
+	uint64_t lo, hi;
+	/** @committed: run_job wrote the page tables */
+	atomic_bool committed;
+	/**
+	 * @cancelled: freed by the scheduler without having run (VM
+	 * teardown); stays on vm->pending until the VM undoes it (VM lock)
+	 */
+	bool cancelled;
 };
+
+/** nvl_vm_queue_idle() - has every bind pushed to @q finished? (VM lock) */
+static inline bool nvl_vm_queue_idle(const struct nvl_vm_queue *q)
+{
+	return !q->last || nvl_fence_is_signaled(q->last);
+}
+
+/**
+ * nvl_gpuvm_txn_span() - the VA span [@lo, @hi) a transaction's changes
+ * touch: every mapping and region it inserted or removed (txn.c).
+ * @txn: an applied transaction
+ * @lo: out: lowest address (UINT64_MAX when it changed nothing)
+ * @hi: out: end of the span (0 when it changed nothing)
+ */
+void nvl_gpuvm_txn_span(const struct nvl_gpuvm_txn *txn, uint64_t *lo,
+			uint64_t *hi);
+
+/**
+ * nvl_gpuvm_txn_cancel() - at VM teardown, instead of commit: undo a
+ * transaction that never reached the page tables, after every committed
+ * one was finished and every later cancelled one was cancelled (VM lock
+ * held). Never allocates; mappings it removed leave the tree for good
+ * (unmapped and released when they are in the page tables). Frees the logs.
+ * @txn: the transaction (txn.c)
+ */
+void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn);
 
 extern const struct nvl_sched_backend_ops nvl_vm_bind_sched_ops;
 

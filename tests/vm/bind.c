@@ -19,6 +19,7 @@
 #include "base/client.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "mm/bo.h"
 #include "sync/checker.h"
 #include "sync/exec.h"
 #include "vm/vm_exec.h"
@@ -536,7 +537,7 @@ static void sparse_region_and_null_mapping_semantics(void **state_)
 
 struct worker {
 	struct env *e;
-	uint32_t queue, sig;
+	uint32_t queue, sig, gate;
 	uint64_t base;
 	int ret;
 };
@@ -700,9 +701,608 @@ static void device_clients_get_the_driver_backend(void **state_)
 	assert_int_equal(factory_releases, 1);
 }
 
+/* ---- teardown with binds that never become ready ---------------------- */
+
+/* What the recording backend held when the VM released it. */
+static struct nvl_vm_pt_record_stats td_stats;
+static int td_releases;
+
+static void td_release(void *priv)
+{
+	nvl_vm_pt_record_stats(priv, &td_stats);
+	td_releases++;
+	nvl_vm_pt_record_destroy(priv);
+}
+
+static int td_factory(void *dev, struct nvl_vm_backend *out)
+{
+	struct nvl_vm_pt_record *rec;
+
+	(void)dev;
+	if (nvl_vm_pt_record_create(&rec))
+		return -ENOMEM;
+	out->ops = &nvl_vm_pt_record_ops;
+	out->priv = rec;
+	out->release = td_release;
+	return 0;
+}
+
+static struct nvl_fence *syncobj_fence(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_syncobj *so = nvl_syncobj_find(c, h);
+	struct nvl_fence *f;
+
+	assert_non_null(so);
+	f = nvl_syncobj_fence_get(so);
+	nvl_syncobj_put(so);
+	assert_non_null(f);
+	return f;
+}
+
+/*
+ * Binds blocked on fences that never signal, on the default queue and on a
+ * second queue, one of them over a committed mapping: destroying the client
+ * returns at once, the binds' fences signal -ECANCELED, nothing of them
+ * reaches the page tables, every page-table reference is returned and the
+ * page tables are empty (ASan checks the rest).
+ */
+static void teardown_cancels_binds_blocked_forever(void **state_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	int dev = 0;
+	struct nvl_client *c;
+	struct nvl_fence *gate, *f1, *f2;
+	uint32_t vm, bo, bo2, q2, q3, g, s1, s2;
+	struct nvl_vm_bind_op ops[2];
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_syncobj *so;
+	int64_t t0;
+
+	(void)state_;
+	nvl_vm_set_device_backend(td_factory);
+	td_releases = 0;
+	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo),
+			 0);
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo2),
+			 0);
+	assert_int_equal(nvl_vm_bind_queue_create(c, vm, &q2), 0);
+	ops[0] = map_op(bo, GiB, 2 * MiB, 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0), 0);
+
+	assert_int_equal(nvl_syncobj_create(c, 0, &g), 0);
+	so = nvl_syncobj_find(c, g);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(so, gate);
+	nvl_syncobj_put(so);
+	assert_int_equal(nvl_syncobj_create(c, 0, &s1), 0);
+	assert_int_equal(nvl_syncobj_create(c, 0, &s2), 0);
+	w.handle = g;
+	/* punch a hole into the committed mapping, map another BO */
+	ops[0] = unmap_op(GiB, MiB);
+	ops[1] = map_op(bo2, 2 * GiB, MiB, 0);
+	sig.handle = s1;
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* queued behind it: splits the mapping it has not made yet */
+	ops[0] = unmap_op(2 * GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	ops[0] = map_op(bo, 3 * GiB, MiB, 0);
+	sig.handle = s2;
+	assert_int_equal(nvl_vm_bind(c, vm, q2, ops, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* a disjoint bind on a third queue commits after them */
+	assert_int_equal(nvl_vm_bind_queue_create(c, vm, &q3), 0);
+	ops[0] = map_op(bo2, 4 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(c, vm, q3, ops, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	f1 = syncobj_fence(c, s1);
+	f2 = syncobj_fence(c, s2);
+
+	t0 = nvl_time_ns();
+	nvl_client_destroy(c);
+	/* no waiting for the blocked binds: well under the 1 s flush */
+	assert_true(nvl_time_ns() - t0 < 500ll * 1000 * 1000);
+	assert_int_equal(td_releases, 1);
+	assert_true(nvl_fence_is_signaled(f1));
+	assert_true(nvl_fence_is_signaled(f2));
+	assert_int_equal(nvl_fence_get_status(f1), -ECANCELED);
+	assert_int_equal(nvl_fence_get_status(f2), -ECANCELED);
+	assert_int_equal(td_stats.errors, 0);
+	assert_int_equal(td_stats.refs, 0);
+	assert_int_equal(td_stats.runs, 0);
+	/* only the committed maps were ever written */
+	assert_int_equal(td_stats.maps, 2);
+	nvl_fence_signal(gate);
+	nvl_fence_put(gate);
+	nvl_fence_put(f1);
+	nvl_fence_put(f2);
+	nvl_vm_set_device_backend(NULL);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+/* ---- ordering across queues, bounded sync binds ------------------------ */
+
+#define SEC (1000ll * 1000 * 1000)
+
+static void page_maps(struct env *e, uint64_t va, uint32_t bo, uint64_t off)
+{
+	struct nvl_gem_object *obj = nvl_gem_lookup(e->c, bo);
+	struct nvl_vm_pt_page p;
+
+	nvl_vm_pt_record_query(e->v->rec, va, &p);
+	if (p.state != NVL_VM_PT_MAPPED || p.obj != obj || p.bo_offset != off)
+		fail_msg("page %#llx: state %d obj %p @%#llx, expected BO %u @%#llx",
+			 (unsigned long long)va, p.state, (void *)p.obj,
+			 (unsigned long long)p.bo_offset, bo,
+			 (unsigned long long)off);
+	nvl_gem_put(obj);
+}
+
+/* Every mapping's pages are in the page tables as the tree says. */
+static void tree_matches_page_tables(struct env *e)
+{
+	struct nvl_gpuva *va;
+
+	pthread_mutex_lock(&e->v->gpuvm->lock);
+	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
+	     va = nvl_gpuvm_next_va(va)) {
+		for (uint64_t a = nvl_gpuva_addr(va); a < nvl_gpuva_end(va);
+		     a += PG) {
+			struct nvl_vm_pt_page p;
+
+			nvl_vm_pt_record_query(e->v->rec, a, &p);
+			if (p.state != NVL_VM_PT_MAPPED ||
+			    p.obj != nvl_gpuva_obj(va) ||
+			    p.bo_offset != va->bo_offset + (a - nvl_gpuva_addr(va)))
+				fail_msg("page %#llx disagrees with its mapping",
+					 (unsigned long long)a);
+		}
+	}
+	pthread_mutex_unlock(&e->v->gpuvm->lock);
+}
+
+/*
+ * Queue 0 holds a bind blocked on a syncobj that punches a hole into a
+ * mapping; queue 2's bind over the rest of that mapping (disjoint op
+ * ranges, but it splits the piece the first bind leaves) must wait for it;
+ * queue 3's bind elsewhere runs at once. Once the syncobj signals, both run
+ * in submission order and the page tables match the tree.
+ */
+static void overlapping_binds_on_different_queues_run_in_order(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g, s1, s2, s3, q2, q3;
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_bind_op op;
+
+	(void)s_;
+	env_init(&e);
+	op = map_op(e.bo, GiB, 2 * MiB, 0);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s1), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s2), 0);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s3), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q3), 0);
+	w.handle = g;
+	op = unmap_op(GiB, MiB);
+	sig.handle = s1;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	op = map_op(e.bo2, GiB + MiB + 64 * PG, 64 * PG, 0);
+	sig.handle = s2;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	op = map_op(e.bo2, 4 * GiB, MiB, 0);
+	sig.handle = s3;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q3, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* disjoint: runs; overlapping: held back behind the blocked bind */
+	assert_true(signalled(&e, s3, 5 * SEC));
+	page_maps(&e, 4 * GiB, e.bo2, 0);
+	assert_false(signalled(&e, s2, SEC / 20));
+	assert_false(signalled(&e, s1, 0));
+	page_maps(&e, GiB, e.bo, 0);
+	page_maps(&e, GiB + MiB + 64 * PG, e.bo, MiB + 64 * PG);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, s2, 5 * SEC));
+	assert_true(signalled(&e, s1, 0));
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_maps(&e, GiB + MiB, e.bo, MiB);
+	page_maps(&e, GiB + MiB + 64 * PG, e.bo2, 0);
+	page_maps(&e, GiB + MiB + 128 * PG, e.bo, MiB + 128 * PG);
+	tree_matches_page_tables(&e);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q3), 0);
+	env_fini(&e);
+}
+
+/*
+ * A synchronous bind waits a bounded time: for a wait that never signals
+ * (-ETIME), for its own queue's blocked work and for an overlapping blocked
+ * bind of another queue (-EBUSY); each failure has a message and changes
+ * nothing. A disjoint synchronous bind on an idle queue goes through.
+ */
+static void sync_bind_behind_blocked_binds_fails_bounded(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate, *never;
+	uint32_t g, n, q2;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op;
+	uint64_t before;
+	int64_t t0;
+
+	(void)s_;
+	env_init(&e);
+	e.v->sync_timeout_ns = SEC / 10;
+	gate = blocker(&e, &g);
+	never = blocker(&e, &n);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	op = map_op(e.bo, GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	before = state(&e);
+
+	/* a wait that never signals */
+	w.handle = n;
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, NULL, 0, 0),
+			 -ETIME);
+	assert_true(strstr(nvl_last_error(), "did not signal") != NULL);
+	/* behind its own queue's blocked bind */
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 -EBUSY);
+	assert_true(strstr(nvl_last_error(), "pending") != NULL);
+	/* over the range of another queue's blocked bind */
+	op = unmap_op(GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 -EBUSY);
+	assert_true(strstr(nvl_last_error(), "pending") != NULL);
+	assert_true(nvl_time_ns() - t0 < 3 * SEC);
+	assert_int_equal(state(&e), before);
+	/* elsewhere: goes through at once */
+	op = map_op(e.bo2, 3 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 0);
+	page_maps(&e, 3 * GiB, e.bo2, 0);
+	/* once the blocked bind ran, the same bind succeeds */
+	nvl_fence_signal(gate);
+	op = unmap_op(GiB + 4096, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
+				     0),
+			 0);
+	page_maps(&e, GiB, e.bo, 0);
+	page_is(&e, GiB + 4096, NVL_VM_PT_INVALID);
+	tree_matches_page_tables(&e);
+	nvl_fence_signal(never);
+	nvl_fence_put(never);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	env_fini(&e);
+}
+
+/*
+ * Destroying a queue handle while its bind is blocked does not wait and
+ * does not cancel it: the bind runs when its wait signals.
+ */
+static void destroyed_queue_still_runs_its_pending_binds(void **s_)
+{
+	struct env e;
+	struct nvl_fence *gate;
+	uint32_t g, s1, q2, q3;
+	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+	int64_t t0;
+
+	(void)s_;
+	env_init(&e);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s1), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	sig.handle = s1;
+	op.handle = e.bo;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	assert_true(nvl_time_ns() - t0 < SEC / 2);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), -ENOENT);
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, s1, 5 * SEC));
+	page_maps(&e, GiB, e.bo, 0);
+	/* a new queue frees the idle one */
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q3), 0);
+	assert_true(nvl_list_empty(&e.v->zombies));
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q3), 0);
+	nvl_fence_put(gate);
+	env_fini(&e);
+}
+
+struct run_check {
+	struct env *e;
+	uint64_t bad;
+};
+
+static void run_in_tree(uint64_t va, uint64_t range,
+			const struct nvl_vm_pt_page *p, void *arg)
+{
+	struct run_check *rc = arg;
+
+	if (p->state != NVL_VM_PT_MAPPED)
+		return;
+	/* a run may span neighbouring mappings of one BO: page by page */
+	for (uint64_t a = va; a < va + range; a += PG)
+		if (!nvl_gpuvm_find_at(rc->e->v->gpuvm, a))
+			rc->bad = a + 1;
+}
+
+static void release_held(struct nvl_fence **held, int *nh)
+{
+	/* newest first: the queues' jobs become ready out of order */
+	while (*nh > 0) {
+		nvl_fence_signal(held[--*nh]);
+		nvl_fence_put(held[*nh]);
+	}
+}
+
+/*
+ * Async binds wait on fences the worker signals in batches, newest first,
+ * so jobs of different queues become ready in another order than they were
+ * submitted; before a sync bind (which may wait for other queues' jobs) the
+ * worker releases everything it holds, so nobody waits on a blocked thread.
+ */
+static void *overlap_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct nvl_vm_sync sig = { .handle = w->sig }, wait = { .handle = w->gate };
+	struct nvl_fence *held[8];
+	/* workers hold their jobs back for different lengths */
+	int hold = 1 + 3 * (int)(w->base % 3);
+	uint64_t rng = w->base;
+	int nh = 0;
+
+	for (int i = 0; i < 200 && !w->ret; i++) {
+		uint64_t va = GiB + (t_rand(&rng) % 32) * 65536;
+		struct nvl_vm_bind_op ops[2] = {
+			map_op(t_rand(&rng) % 2 ? w->e->bo : w->e->bo2, va,
+			       (1 + t_rand(&rng) % 3) * 65536,
+			       (t_rand(&rng) % 16) * 65536),
+			unmap_op(va + (t_rand(&rng) % 8) * 4096,
+				 (1 + t_rand(&rng) % 24) * 4096),
+		};
+		uint32_t flags = i % 10 ? NVL_VM_BIND_ASYNC : 0;
+		struct nvl_syncobj *so;
+		struct nvl_fence *f;
+
+		if (flags) {
+			if (nvl_fence_create(&f, nvl_fence_context_alloc(1),
+					     1)) {
+				w->ret = -ENOMEM;
+				break;
+			}
+			so = nvl_syncobj_find(w->e->c, w->gate);
+			nvl_syncobj_replace_fence(so, f);
+			nvl_syncobj_put(so);
+			held[nh++] = f;
+		} else {
+			release_held(held, &nh);
+		}
+		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2,
+				     &wait, flags ? 1 : 0, &sig, 1, flags);
+		if (nh == hold)
+			release_held(held, &nh);
+	}
+	release_held(held, &nh);
+	if (!w->ret)
+		w->ret = nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
+					  nvl_time_ns() + 5 * SEC, 0, NULL);
+	return NULL;
+}
+
+/*
+ * Three queues bind and unbind over the same 2 MiB at once, async and sync
+ * mixed: afterwards the page tables hold exactly what the tree says.
+ */
+static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
+{
+	struct env e;
+	struct worker w[3];
+	pthread_t th[3];
+	struct run_check rc = { &e, 0 };
+
+	(void)s_;
+	env_init(&e);
+	for (int i = 0; i < 3; i++) {
+		w[i] = (struct worker){ .e = &e, .base = 77 + (uint64_t)i };
+		assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm,
+							  &w[i].queue),
+				 0);
+		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].sig), 0);
+		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].gate), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, overlap_worker,
+						&w[i]),
+				 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].ret, 0);
+	}
+	/* the last binds' fences signalled; their jobs may not be freed yet */
+	tree_matches_page_tables(&e);
+	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_vm_pt_record_for_each(e.v->rec, run_in_tree, &rc);
+	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	assert_int_equal(rc.bad, 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(nvl_vm_bind_queue_destroy(e.c, w[i].queue), 0);
+	env_fini(&e);
+}
+
+struct xq_arg {
+	struct env *e;
+	uint64_t before;
+	uint32_t sig;
+};
+
+static int xq_op(void *p)
+{
+	struct xq_arg *a = p;
+	struct nvl_vm_bind_op op = map_op(a->e->bo2, GiB, 2 * MiB, 0);
+	struct nvl_vm_sync s = { .handle = a->sig };
+
+	return nvl_vm_bind(a->e->c, a->e->vm, 0, &op, 1, NULL, 0, &s, 1,
+			   NVL_VM_BIND_ASYNC);
+}
+
+static void xq_check(int ret, void *p)
+{
+	struct xq_arg *a = p;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(state(a->e), a->before);
+	assert_true(nvl_list_empty(&a->e->v->zombies));
+}
+
+/*
+ * An async bind that must be ordered after another queue's blocked bind
+ * allocates that dependency too: every allocation failing in turn leaves
+ * the VM unchanged, and the bind that finally goes through runs after the
+ * blocked one.
+ */
+static void allocation_failure_while_ordering_across_queues(void **s_)
+{
+	struct env e;
+	struct xq_arg a = { &e };
+	struct nvl_fence *gate;
+	uint32_t g, q2;
+	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_bind_op op;
+
+	(void)s_;
+	env_init(&e);
+	op = map_op(e.bo, GiB, 2 * MiB, 0);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	gate = blocker(&e, &g);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &a.sig), 0);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q2), 0);
+	w.handle = g;
+	op = unmap_op(GiB + MiB, 4096);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	a.before = state(&e);
+	assert_true(t_fail_each_alloc(xq_op, xq_check, &a, 200) > 2);
+	assert_false(signalled(&e, a.sig, SEC / 20));
+	page_maps(&e, GiB, e.bo, 0);
+	nvl_fence_signal(gate);
+	assert_true(signalled(&e, a.sig, 5 * SEC));
+	page_maps(&e, GiB, e.bo2, 0);
+	page_maps(&e, GiB + MiB, e.bo2, MiB);
+	tree_matches_page_tables(&e);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q2), 0);
+	env_fini(&e);
+}
+
+/* ---- mm eviction reaches GPUVM's evict list -------------------------- */
+
+static struct nvl_bo *vram_bo(struct nvl_mm *mm)
+{
+	struct nvl_bo *bo;
+
+	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB,
+						NVL_BO_DOMAIN_VRAM |
+							NVL_BO_DOMAIN_GTT,
+						NVL_BO_DOMAIN_VRAM, 0, NULL,
+						NULL, &bo),
+			 0);
+	return bo;
+}
+
+static enum nvl_gem_domain bo_dom(struct nvl_bo *bo)
+{
+	enum nvl_gem_domain d;
+
+	nvl_mutex_lock(&bo->mm->lock);
+	d = bo->dom;
+	nvl_mutex_unlock(&bo->mm->lock);
+	return d;
+}
+
+/*
+ * A mapped BO pushed out of VRAM by mm (LRU eviction for another BO) lands
+ * on the VM's evict list through mm's evict hook, which the first VM
+ * installs; validating the VM brings it back and takes it off the list.
+ */
+static void mm_vram_eviction_reaches_the_vm_evict_list(void **s_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_mm_config cfg = { .vram_B = MiB };
+	struct nvl_vm_kop kop = { .op = NVL_VM_BIND_OP_MAP, .addr = GiB,
+				  .range = MiB };
+	struct nvl_bo *bo, *other;
+	struct nvl_exec exec;
+	struct nvl_mm *mm;
+	struct nvl_vm *vm;
+
+	(void)s_;
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	assert_int_equal(nvl_vm_create_internal(&a, NULL, 1, &vm), 0);
+	bo = vram_bo(mm);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_VRAM);
+	kop.obj = &bo->gem;
+	assert_int_equal(nvl_vm_bind_kops(vm, NULL, &kop, 1, NULL, 0, 0, NULL),
+			 0);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 0);
+	/* no room for both: mm evicts the mapped BO */
+	other = vram_bo(mm);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 1);
+	assert_int_equal(nvl_gpuvm_exec_lock(vm->gpuvm, &exec, 1), 0);
+	assert_int_equal(nvl_gpuvm_validate(vm->gpuvm), 0);
+	nvl_exec_fini(&exec);
+	assert_int_equal(nvl_gpuvm_evict_count(vm->gpuvm), 0);
+	assert_int_equal(bo_dom(bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(bo_dom(other), NVL_GEM_DOMAIN_GTT);
+	nvl_vm_put(vm);
+	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	(void)nvl_resv_wait(other->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	nvl_bo_put(bo);
+	nvl_bo_put(other);
+	nvl_mm_destroy(mm);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
+	cmocka_unit_test(teardown_cancels_binds_blocked_forever),
 	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
@@ -713,6 +1313,12 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
 	cmocka_unit_test(backend_failure_in_bind_job_bans_the_vm),
 	cmocka_unit_test(sparse_region_and_null_mapping_semantics),
+	cmocka_unit_test(overlapping_binds_on_different_queues_run_in_order),
+	cmocka_unit_test(sync_bind_behind_blocked_binds_fails_bounded),
+	cmocka_unit_test(destroyed_queue_still_runs_its_pending_binds),
+	cmocka_unit_test(racing_queues_over_one_range_keep_tree_and_pt_equal),
+	cmocka_unit_test(mm_vram_eviction_reaches_the_vm_evict_list),
+	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
 };
 
 T_MAIN(tests)
