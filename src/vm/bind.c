@@ -354,11 +354,18 @@ static int64_t ms_of(int64_t ns)
 	return ns / (1000 * 1000);
 }
 
-static int64_t time_left(int64_t deadline)
+/*
+ * Time left until *@deadline, which is set on first use (0: not yet): a
+ * bind with nothing to wait for never reads the clock.
+ */
+static int64_t time_left(int64_t *deadline, int64_t timeout_ns)
 {
-	int64_t now = nvl_time_ns();
+	int64_t now;
 
-	return deadline > now ? deadline - now : 0;
+	if (!*deadline)
+		*deadline = nvl_deadline_after(timeout_ns);
+	now = nvl_time_ns();
+	return *deadline > now ? *deadline - now : 0;
 }
 
 /*
@@ -374,12 +381,13 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		     struct nvl_fence **done_out)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
-	int64_t deadline = nvl_deadline_after(vm->sync_timeout_ns);
+	int64_t deadline = 0;
 	struct nvl_gpuvm_txn txn;
 	int ret;
 
 	for (uint32_t i = 0; i < n_waits; i++) {
-		ret = nvl_fence_wait(waits[i], time_left(deadline));
+		ret = nvl_fence_wait(waits[i],
+				     time_left(&deadline, vm->sync_timeout_ns));
 		if (ret)
 			return nvl_error(ret,
 					 "vm %s: bind: wait %u did not signal within %lld ms",
@@ -389,7 +397,7 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	for (;;) {
 		struct nvl_fence *busy = NULL;
 		struct nvl_vm_job *p;
-		uint64_t lo, hi;
+		uint64_t lo = 0, hi = 0;
 
 		pthread_mutex_lock(&g->lock);
 		if (atomic_load(&vm->dead)) {
@@ -410,7 +418,8 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			pthread_mutex_unlock(&g->lock);
 			return ret;
 		}
-		nvl_gpuvm_txn_span(&txn, &lo, &hi);
+		if (!nvl_list_empty(&vm->pending))
+			nvl_gpuvm_txn_span(&txn, &lo, &hi);
 		nvl_list_for_each_entry(p, &vm->pending, link) {
 			struct nvl_fence *f = pending_overlap(p, lo, hi);
 
@@ -434,7 +443,8 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		return 0;
 wait:
 		pthread_mutex_unlock(&g->lock);
-		ret = nvl_fence_wait(busy, time_left(deadline));
+		ret = nvl_fence_wait(busy,
+				     time_left(&deadline, vm->sync_timeout_ns));
 		nvl_fence_put(busy);
 		if (ret)
 			return nvl_error(-EBUSY,
