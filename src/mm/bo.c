@@ -21,6 +21,7 @@
  * NVL_BO_CPU_VISIBLE, which keeps them contiguous in the CPU-visible window.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,11 +29,47 @@
 #include "base/log.h"
 #include "mm/bo.h"
 
-nvl_gem_evict_fn nvl_mm_evict_hook;
+/*
+ * Eviction hooks: a few slots, filled and emptied by compare-and-swap and
+ * read with atomic loads, so that an eviction on one thread and a hook
+ * being added on another need no lock (hooks run with a BO's resv held).
+ */
+static _Atomic(nvl_gem_evict_fn) evict_hooks[NVL_GEM_EVICT_HOOKS];
 
-void nvl_gem_set_evict_hook(nvl_gem_evict_fn fn)
+int nvl_gem_add_evict_hook(nvl_gem_evict_fn fn)
 {
-	nvl_mm_evict_hook = fn;
+	for (unsigned i = 0; i < NVL_GEM_EVICT_HOOKS; i++)
+		if (atomic_load(&evict_hooks[i]) == fn)
+			return 0;
+	for (unsigned i = 0; i < NVL_GEM_EVICT_HOOKS; i++) {
+		nvl_gem_evict_fn none = NULL;
+
+		if (atomic_compare_exchange_strong(&evict_hooks[i], &none, fn))
+			return 0;
+		if (none == fn)
+			return 0; /* a concurrent add of the same hook */
+	}
+	return nvl_error(-ENOSPC, "mm: all %d eviction hook slots are taken",
+			 NVL_GEM_EVICT_HOOKS);
+}
+
+void nvl_gem_remove_evict_hook(nvl_gem_evict_fn fn)
+{
+	for (unsigned i = 0; i < NVL_GEM_EVICT_HOOKS; i++) {
+		nvl_gem_evict_fn f = fn;
+
+		atomic_compare_exchange_strong(&evict_hooks[i], &f, NULL);
+	}
+}
+
+void nvl_mm_notify_evict(struct nvl_bo *bo, bool evicted)
+{
+	for (unsigned i = 0; i < NVL_GEM_EVICT_HOOKS; i++) {
+		nvl_gem_evict_fn f = atomic_load(&evict_hooks[i]);
+
+		if (f)
+			f(&bo->gem, evicted);
+	}
 }
 
 /* ---- GEM ops ---------------------------------------------------------- */

@@ -499,7 +499,10 @@ int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B) NVL_MUST_CHECK;
  */
 int nvl_bo_swap_in(struct nvl_bo *bo) NVL_MUST_CHECK;
 
-/** nvl_mm_evict_hook - GPUVM's hook (nvl_gem_set_evict_hook()), or NULL. */
-extern nvl_gem_evict_fn nvl_mm_evict_hook;
+/**
+ * nvl_mm_notify_evict() - call every installed eviction hook
+ * (nvl_gem_add_evict_hook()) for @bo, whose resv the caller holds.
+ */
+void nvl_mm_notify_evict(struct nvl_bo *bo, bool evicted);
 
 #endif /* NVL_MM_BO_H */

@@ -96,12 +96,23 @@ struct nvl_gem_object *nvl_gem_lookup(struct nvl_client *client,
 
 /**
  * typedef nvl_gem_evict_fn - called by mm with obj->resv held when @obj's
- * backing moves out (@evicted true) or back in (false); GPUVM installs it to
- * keep its evict lists.
+ * backing moves out (@evicted true) or back in (false); GPUVM installs one
+ * to keep its evict lists. Must not allocate or sleep.
  */
 typedef void (*nvl_gem_evict_fn)(struct nvl_gem_object *obj, bool evicted);
 
-/** nvl_gem_set_evict_hook() - install the eviction hook (implemented by mm). */
-void nvl_gem_set_evict_hook(nvl_gem_evict_fn fn);
+/** NVL_GEM_EVICT_HOOKS - how many eviction hooks can be installed at once. */
+#define NVL_GEM_EVICT_HOOKS 4
+
+/**
+ * nvl_gem_add_evict_hook() - add @fn to the hooks mm calls on every
+ * eviction and restore (implemented by mm). Adding a hook already present
+ * does nothing. Safe against concurrent evictions and other adds.
+ * Return: 0, or -ENOSPC when NVL_GEM_EVICT_HOOKS hooks are installed.
+ */
+int nvl_gem_add_evict_hook(nvl_gem_evict_fn fn) NVL_MUST_CHECK;
+
+/** nvl_gem_remove_evict_hook() - remove @fn (no-op if absent). */
+void nvl_gem_remove_evict_hook(nvl_gem_evict_fn fn);
 
 #endif /* NVL_MM_GEM_H */

@@ -230,8 +230,7 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 	nvl_mm_lru_add(mm, victim);
 	victim->evicted = true;
 	atomic_fetch_add(&mm->evictions, 1);
-	if (nvl_mm_evict_hook)
-		nvl_mm_evict_hook(&victim->gem, true);
+	nvl_mm_notify_evict(victim, true);
 	return 0;
 }
 
@@ -348,8 +347,7 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 	nvl_mm_lru_add(mm, bo);
 	if (bo->evicted) {
 		bo->evicted = false;
-		if (nvl_mm_evict_hook)
-			nvl_mm_evict_hook(&bo->gem, false);
+		nvl_mm_notify_evict(bo, false);
 	}
 	return 0;
 }

@@ -149,8 +149,7 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 		atomic_fetch_add(&mm->swapouts, 1);
 	nvl_mm_lru_add(mm, bo);
 	bo->evicted = true;
-	if (nvl_mm_evict_hook)
-		nvl_mm_evict_hook(&bo->gem, true);
+	nvl_mm_notify_evict(bo, true);
 	return size;
 }
 

@@ -80,7 +80,6 @@ static void register_once(void)
 {
 	nvl_handle_kind_register(NVL_HANDLE_VM, &vm_handle_ops);
 	nvl_handle_kind_register(NVL_HANDLE_BIND_QUEUE, &queue_handle_ops);
-	nvl_gem_set_evict_hook(nvl_gpuvm_gem_evict);
 }
 
 static void record_release(void *priv)
@@ -144,6 +143,10 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 	if (!args || args->flags)
 		return nvl_error(-EINVAL, "vm: create: bad arguments");
 	pthread_once(&once, register_once);
+	/* mm tells GPUVM about evictions (idempotent: a few atomic loads) */
+	ret = nvl_gem_add_evict_hook(nvl_gpuvm_gem_evict);
+	if (ret)
+		return ret;
 	vm = nvl_zalloc(sizeof(*vm));
 	if (!vm)
 		return -ENOMEM;

@@ -210,6 +210,69 @@ static void count_hook(struct nvl_gem_object *obj, bool evicted)
 		hook_in++;
 }
 
+static int hook2_out;
+
+static void second_hook(struct nvl_gem_object *obj, bool evicted)
+{
+	(void)obj;
+	hook2_out += evicted;
+}
+
+static void h3(struct nvl_gem_object *o, bool e)
+{
+	(void)o, (void)e;
+}
+
+static void h4(struct nvl_gem_object *o, bool e)
+{
+	(void)o, (void)e;
+}
+
+static void h5(struct nvl_gem_object *o, bool e)
+{
+	(void)o, (void)e;
+}
+
+/* Several listeners (GPUVM and a driver) all hear an eviction; the slots are
+ * bounded and a full table is a clear error that changes nothing. */
+static void evict_hooks_are_several_and_bounded(void **state)
+{
+	struct nvl_mm *mm = new_mm(MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	nvl_gem_evict_fn more[] = { h3, h4, h5 };
+	struct nvl_bo *a, *b;
+	int added = 0, ret = 0;
+
+	(void)state;
+	hook_out = hook_in = hook2_out = 0;
+	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0);
+	assert_int_equal(nvl_gem_add_evict_hook(second_hook), 0);
+	a = mk(mm, MiB, dom, 0);
+	b = mk(mm, MiB, dom, 0); /* evicts a */
+	assert_int_equal(hook_out, 1);
+	assert_int_equal(hook2_out, 1);
+	/* other tests' VMs may hold a slot too: fill up to the bound */
+	for (unsigned i = 0; i < 3 && !ret; i++) {
+		ret = nvl_gem_add_evict_hook(more[i]);
+		added += !ret;
+	}
+	if (!ret)
+		ret = nvl_gem_add_evict_hook(h5); /* already in: no-op */
+	assert_true(ret == 0 || ret == -ENOSPC);
+	if (ret == -ENOSPC)
+		assert_non_null(strstr(nvl_last_error(), "hook"));
+	for (int i = 0; i < added; i++)
+		nvl_gem_remove_evict_hook(more[i]);
+	nvl_gem_remove_evict_hook(second_hook);
+	use(a); /* back in, b out: only count_hook is left */
+	assert_int_equal(hook2_out, 1);
+	assert_int_equal(hook_in, 1);
+	nvl_gem_remove_evict_hook(count_hook);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
 static void evict_hook_hears_moves_out_and_back(void **state)
 {
 	struct nvl_mm *mm = new_mm(MiB);
@@ -217,14 +280,15 @@ static void evict_hook_hears_moves_out_and_back(void **state)
 	struct nvl_bo *a, *b;
 
 	hook_out = hook_in = 0;
-	nvl_gem_set_evict_hook(count_hook);
+	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0);
+	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0); /* once */
 	a = mk(mm, MiB, dom, 0);
 	b = mk(mm, MiB, dom, 0);
 	assert_int_equal(hook_out, 1);
 	use(a);
 	assert_int_equal(hook_in, 1);
 	assert_int_equal(hook_out, 2);
-	nvl_gem_set_evict_hook(NULL);
+	nvl_gem_remove_evict_hook(count_hook);
 	idle_put(a);
 	idle_put(b);
 	nvl_mm_destroy(mm);
@@ -454,6 +518,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(pinned_and_mapped_bos_are_never_evicted),
 	cmocka_unit_test(pipelined_move_waits_for_the_bo_fences),
 	cmocka_unit_test(evict_hook_hears_moves_out_and_back),
+	cmocka_unit_test(evict_hooks_are_several_and_bounded),
 	cmocka_unit_test(bulk_move_keeps_vm_bos_most_recent),
 	cmocka_unit_test(released_busy_bo_keeps_memory_until_idle),
 	cmocka_unit_test(eviction_survives_allocation_failures),
