@@ -4,8 +4,9 @@
  *
  * A bitmap of 4 KiB pages over a VRAM window, searched first-fit from the
  * lowest page that may be free, plus sub-allocation of 256-byte pieces (big page tables)
- * from pages kept on a stack of partly used pages. Tables are written
- * through the hardware interface's VRAM aperture (nvl_hw_vram_write()).
+ * from pages kept on a stack of partly used pages. Tables are written in
+ * place through the device's CPU mapping of VRAM (nvl_hw_vram_map()), or
+ * copied through its VRAM aperture (nvl_hw_vram_write()) when it has none.
  *
  * All bookkeeping is allocated at creation; alloc never allocates host
  * memory, so it can only fail when the window is full.
@@ -211,8 +212,16 @@ static void ptmem_write(void *priv, uint64_t addr, const void *buf, size_t len)
 			(unsigned long long)addr);
 }
 
+static void *ptmem_map(void *priv, uint64_t addr, uint32_t size)
+{
+	struct nvl_nv_ptmem *pm = priv;
+
+	return nvl_hw_vram_map(pm->hw, addr, size);
+}
+
 const struct nvl_pt_mem_ops nvl_nv_ptmem_ops = {
 	.alloc = ptmem_alloc,
 	.free = ptmem_free,
 	.write = ptmem_write,
+	.map = ptmem_map,
 };

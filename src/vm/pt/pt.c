@@ -2,12 +2,15 @@
 /*
  * DOC: the generic page-table manager: tables, references, get and put
  *
- * The manager keeps one struct pt_table per GPU table, with a CPU shadow of
- * the entries so that reading an entry never touches table memory. Writes
- * go to the shadow and mark the entries dirty; pt_writeback() copies the
- * dirty entries to table memory once per operation, page tables first and
- * the root last, so a concurrent walker never follows a directory entry to
- * a table that is not written yet.
+ * The manager keeps one struct pt_table per GPU table. When the table
+ * memory offers a CPU mapping (nvl_pt_mem_ops.map, a BAR on hardware), the
+ * entries are read and written there in place, so every entry is written
+ * exactly once; a new table is filled before the directory entry pointing
+ * at it is written (with a release fence), so a concurrent walker never
+ * follows a directory entry to a table that is not written yet. Without a
+ * mapping, entries live in a CPU shadow and writes mark them dirty;
+ * pt_writeback() copies the dirty entries to table memory once per
+ * operation, page tables first and the root last, for the same reason.
  *
  * Reference counting: a get() of a range at a page size takes one
  * reference on each "target" table of that page size (the page tables for
@@ -31,7 +34,8 @@
 static size_t table_host_size(const struct nvl_pt *pt, unsigned int kind)
 {
 	size_t n = pt_entries(pt, kind);
-	size_t s = sizeof(struct pt_table) + n * pt->geo[kind].entry_size;
+	size_t s = sizeof(struct pt_table) +
+		   (pt->direct ? 0 : n * pt->geo[kind].entry_size);
 
 	if (kind < pt->f->nlevels)
 		s += n * pt_nch(pt, kind) * sizeof(struct pt_table *) + n;
@@ -50,8 +54,8 @@ static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 	if (!t)
 		return NULL;
 	/*
-	 * The shadow is left uninitialised: a table's entries are all
-	 * written when it is linked (make_dir), before anything reads them.
+	 * The entries are left uninitialised: they are all written when the
+	 * table is linked (make_dir), before anything reads them.
 	 */
 	memset(t, 0, sizeof(*t));
 	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &t->addr)) {
@@ -60,8 +64,17 @@ static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 	}
 	t->kind = (uint8_t)kind;
 	p = (uint8_t *)(t + 1);
-	t->e = (uint64_t *)p;
-	p += n * g->entry_size;
+	if (pt->direct) {
+		t->e = pt->mem->map(pt->mem_priv, t->addr, g->table_size);
+		if (!t->e) {
+			pt->mem->free(pt->mem_priv, t->addr, g->table_size);
+			nvl_free(t);
+			return NULL;
+		}
+	} else {
+		t->e = (uint64_t *)p;
+		p += n * g->entry_size;
+	}
 	if (kind < pt->f->nlevels) {
 		t->ch = (struct pt_table **)p;
 		memset(p, 0, size - (size_t)(p - (uint8_t *)t));
@@ -108,8 +121,9 @@ static void writeback_kind(struct nvl_pt *pt, unsigned int kind)
 		struct pt_table *next = t->dnext;
 		size_t len = (size_t)(t->dhi - t->dlo) * es;
 
-		pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
-			       (uint8_t *)t->e + t->dlo * es, len);
+		if (!pt->direct)
+			pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
+				       (uint8_t *)t->e + t->dlo * es, len);
 		pt->stats.bytes_written += len;
 		t->dirty = false;
 		t->dnext = NULL;
@@ -152,6 +166,9 @@ void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 		if (t->ch[i * nch + j])
 			child[j] = t->ch[i * nch + j]->addr;
 	pt->f->ops->pde(pt->f->priv, out, t->kind, child);
+	/* the children's entries are written before the GPU can reach them */
+	if (pt->direct)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(&t->e[i * pt_qw(pt, t->kind)], out, pt->geo[t->kind].entry_size);
 	pt_mark(pt, t, i, 1);
 }
@@ -645,6 +662,7 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt->invalidate = args->invalidate;
 	pt->priv = args->priv;
 	pt->any_backing = args->any_backing;
+	pt->direct = args->mem->map != NULL;
 	pt->root = table_alloc(pt, 0);
 	if (!pt->root) {
 		nvl_free(pt);

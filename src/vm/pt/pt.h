@@ -4,7 +4,8 @@
  * MMUs.
  *
  * It keeps a software tree that mirrors the GPU's tables (one node per
- * table, with a CPU shadow of its entries and a reference count) and
+ * table, with its entries -- in place when the table memory has a CPU
+ * mapping, else a CPU shadow -- and a reference count) and
  * implements struct nvl_vm_pt_ops on top of three things the GPU-specific
  * side provides:
  *  - a format (struct nvl_pt_format): the directory levels, one or two page
@@ -129,6 +130,15 @@ struct nvl_pt_mem_ops {
 	void (*free)(void *priv, uint64_t addr, uint32_t size);
 	/** @write: copy @len bytes to table memory at @addr. Never fails. */
 	void (*write)(void *priv, uint64_t addr, const void *buf, size_t len);
+	/**
+	 * @map: optional: a CPU pointer to the @size bytes of table memory
+	 * at @addr that @alloc returned, valid until @free (e.g. through a
+	 * BAR mapping of VRAM). With it the manager keeps no CPU shadow:
+	 * entries are read and written in place, each written once, and
+	 * @write is not used.
+	 * Return: the pointer, or NULL (the table is then not used).
+	 */
+	void *(*map)(void *priv, uint64_t addr, uint32_t size);
 };
 
 /** struct nvl_pt_args - what nvl_pt_create() needs. */

@@ -20,8 +20,9 @@ enum pt_estate {
 };
 
 /*
- * struct pt_table - one table: its memory, a CPU shadow of its entries
- * and, for directories, the entry states and child pointers.
+ * struct pt_table - one table: its memory, its entries (@e: the table
+ * memory itself when nvl_pt.direct, else a CPU shadow) and, for
+ * directories, the entry states and child pointers.
  *
  * @refs counts child tables plus get() references that target this table.
  * A child is @linked when its parent's entry points at it (E_DIR); an
@@ -62,6 +63,7 @@ struct nvl_pt {
 	uint64_t sparse[PT_KINDS][2];
 	struct nvl_pt_stats stats;
 	bool any_backing;
+	bool direct; /* entries written in place (mem->map) */
 };
 
 static inline unsigned int pt_nch(const struct nvl_pt *pt, unsigned int kind)
@@ -93,7 +95,8 @@ static inline uint64_t pt_entry_va(const struct nvl_pt *pt,
 }
 
 /**
- * pt_mark() - entries of @t changed in the shadow; write them back later.
+ * pt_mark() - entries of @t changed; write them back later (without a
+ * shadow: only counted).
  * @pt: the manager (lock held)
  * @t: the table
  * @i: first entry
