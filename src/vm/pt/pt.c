@@ -96,6 +96,7 @@ static void table_free(struct nvl_pt *pt, struct pt_table *t)
 void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	     unsigned int n)
 {
+	t->blank = false;
 	if (!t->dirty) {
 		t->dirty = true;
 		t->dlo = (uint16_t)i;
@@ -272,10 +273,17 @@ static struct pt_table *child(struct nvl_pt *pt, struct pt_table *t,
  * @seen (VA of the last missing table counted per kind).
  */
 static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
-		 struct pool *pool, unsigned int *need, uint64_t *seen)
+		 struct pool *pool, unsigned int *need, uint64_t *seen,
+		 struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
+	struct pt_table *h = *hint;
 
+	/* consecutive units share their target directory: start there */
+	if (h && va >= h->va &&
+	    va - h->va < 1ull << (pt->geo[h->kind].shift +
+				  pt->geo[h->kind].bits))
+		t = h;
 	while (t->kind < p->target) {
 		unsigned int i = pt_index(pt, t, va);
 		unsigned int ck = t->kind + 1u;
@@ -306,6 +314,7 @@ static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 		}
 		t = child(pt, t, i, 0, pool, need);
 	}
+	*hint = t;
 	if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
 		if (pool)
 			t->refs++;
@@ -334,9 +343,10 @@ static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 	uint64_t seen[PT_KINDS] = { 0 };
 	uint64_t step = 1ull << p->step_shift;
 	uint64_t end = va + range;
+	struct pt_table *hint = NULL;
 
 	for (uint64_t u = va & ~(step - 1); u < end; u += step)
-		unit(pt, p, u < va ? va : u, pool, need, seen);
+		unit(pt, p, u < va ? va : u, pool, need, seen, &hint);
 }
 
 static void pool_free(struct nvl_pt *pt, struct pool *pool)
@@ -427,6 +437,8 @@ static void detach(struct nvl_pt *pt, struct pt_table *c, struct release *r)
 /* Every entry of page table @c invalid (so that dropping it changes nothing)? */
 static bool neutral(const struct nvl_pt *pt, const struct pt_table *c)
 {
+	if (c->blank)
+		return true;
 	for (unsigned int j = 0; j < pt_entries(pt, c->kind); j++)
 		if (c->e[j] != pt->inval[c->kind][0])
 			return false;

@@ -39,6 +39,7 @@ struct pt_table {
 	uint8_t kind;
 	bool linked;
 	bool dirty;
+	bool blank; /* page tables: every entry is known to be invalid */
 	uint16_t dlo, dhi; /* dirty entries [dlo, dhi) */
 	uint64_t *e;       /* entries, entry_size / 8 qwords each */
 	uint8_t *st;       /* directories: enum pt_estate per entry */

@@ -112,6 +112,7 @@ static void fill_pt(struct nvl_pt *pt, struct pt_table *c, uint64_t v,
 							 (uint64_t)j << shift) :
 				  v;
 	pt_mark(pt, c, 0, n);
+	c->blank = !split && v == pt->inval[c->kind][0];
 	c->linked = true;
 }
 
@@ -273,7 +274,8 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		if (!bt)
 			q = b;
 		for (;;) {
-			if (bt && bt->e[g] != pt->inval[bt->kind][0]) {
+			if (bt && !bt->blank &&
+			    bt->e[g] != pt->inval[bt->kind][0]) {
 				uint64_t v = bt->e[g];
 				unsigned int j0 = g * per;
 
