@@ -309,10 +309,12 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,
 
 /**
  * nvl_gpuvm_page_shift_for() - the page shift a mapping of [@addr,
- * @addr + @range) at @bo_offset uses: the largest supported size all three
- * are aligned to.
+ * @addr + @range) at @bo_offset of @obj uses: the largest supported size
+ * all three are aligned to and, when the backend has the page_shift hook
+ * and @obj is not NULL, that @obj's backing allows.
  */
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
+				      struct nvl_gem_object *obj,
 				      uint64_t addr, uint64_t range,
 				      uint64_t bo_offset);
 

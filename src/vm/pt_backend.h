@@ -89,6 +89,18 @@ struct nvl_vm_pt_ops {
 	 * it and bans the VM.
 	 */
 	int (*take_error)(void *priv);
+	/**
+	 * @page_shift: optional, prepare phase. The largest page shift, at
+	 * most @max_shift, that the backing of @obj from @bo_offset allows
+	 * for a mapping of [@va, @va + @range) (pages must be physically
+	 * contiguous and aligned like the VA). GPUVM caps its choice from
+	 * VA, range and offset alignment with it; without the hook that
+	 * choice stands and the backend must map whatever it is given.
+	 * Return: a page shift <= @max_shift.
+	 */
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

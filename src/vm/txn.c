@@ -151,7 +151,7 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	va->bo_offset = off;
 	va->flags = flags & NVL_GPUVA_USER_FLAGS;
 	va->page_shift = (uint8_t)nvl_gpuvm_page_shift_for(
-		vm, addr, range, vm_bo ? off : 0);
+		vm, vm_bo ? vm_bo->obj : NULL, addr, range, vm_bo ? off : 0);
 	nvl_list_init(&va->bo_link);
 	if (vm_bo)
 		nvl_gpuvm_bo_get(vm_bo);

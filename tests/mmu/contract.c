@@ -393,6 +393,51 @@ static void ampere_maps_512m_pages_at_pd1(void **state)
 	drv_down(v);
 }
 
+/*
+ * Fragmented BOs at 2 MiB-congruent VA and offset: alignment alone would
+ * pick 2 MiB pages, the backing's pieces (64 KiB, 4 KiB, system pages)
+ * allow no more than their size. GPUVM asks the backend and prepares
+ * tables for the smaller pages, so every page maps (drv_down checks
+ * stats.errors), remap pieces included.
+ */
+static void fragmented_bos_at_2m_congruence_get_their_backing_size(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	struct tbo *b64 = tbo_new(v->d->hw, TBO_FRAG, 8 * MIB, 48 * MIB,
+				  64 << 10);
+	struct tbo *b4 = tbo_new(v->d->hw, TBO_FRAG, 4 * MIB, 64 * MIB, 4096);
+	struct tbo *bs = tbo_new(v->d->hw, TBO_SYS, 2 * MIB, 0, 0);
+	const uint64_t va = 2ull << 30;
+	struct bop ops[] = {
+		{ B_MAP, va, 8 * MIB, &b64->base, 0, 0 },
+		{ B_MAP, va + 8 * MIB, 4 * MIB, &b4->base, 0, 0 },
+		{ B_MAP, va + 12 * MIB, 2 * MIB, &bs->base, 0, 0 },
+	};
+	struct bop cut = { B_UNMAP, va + 2 * MIB + (64 << 10), 64 << 10 };
+	const unsigned int want[] = { 16, 12, 12 };
+
+	(void)state;
+	assert_int_equal(drv_bind(v, ops, 3), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(nvl_gpuvm_find_at(v->vm, ops[i].addr)->page_shift,
+				 want[i]);
+	for (uint64_t a = va; a < va + 14 * MIB; a += 4096)
+		assert_int_equal(drv_check_page(v, a), 0);
+	/* the pieces left of a cut keep a page size their backing allows */
+	assert_int_equal(drv_bind(v, &cut, 1), 0);
+	assert_int_equal(nvl_gpuvm_find_at(v->vm, va)->page_shift, 16);
+	assert_int_equal(nvl_gpuvm_find_at(v->vm, va + 4 * MIB)->page_shift,
+			 16);
+	for (uint64_t a = va; a < va + 8 * MIB; a += 4096)
+		assert_int_equal(drv_check_page(v, a), 0);
+	nvl_gpuvm_destroy(v->vm);
+	v->vm = NULL;
+	nvl_gem_put(&b64->base);
+	nvl_gem_put(&b4->base);
+	nvl_gem_put(&bs->base);
+	drv_down(v);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(mixes_big_and_small_pages_under_one_pd0_entry),
 	cmocka_unit_test(unmap_and_invalidate_fault_every_page_sparse_reads_zero),
@@ -402,6 +447,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(put_folds_sparse_tables_into_their_parent),
 	cmocka_unit_test(creation_fails_cleanly_and_full_vram_is_enomem),
 	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
+	cmocka_unit_test(fragmented_bos_at_2m_congruence_get_their_backing_size),
 };
 
 T_MAIN(tests)

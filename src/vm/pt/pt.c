@@ -672,6 +672,7 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt->mem = args->mem;
 	pt->mem_priv = args->mem_priv;
 	pt->invalidate = args->invalidate;
+	pt->page_shift = args->page_shift;
 	pt->priv = args->priv;
 	pt->any_backing = args->any_backing;
 	pt->direct = args->mem->map != NULL;

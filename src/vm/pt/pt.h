@@ -164,6 +164,16 @@ struct nvl_pt_args {
 	 * it the caller must only pick page sizes the backing provides.
 	 */
 	bool any_backing;
+	/**
+	 * @page_shift: optional, called with @priv: the largest page shift,
+	 * at most @max_shift, that @obj's backing from @bo_offset allows for
+	 * [@va, @va + @range). nvl_pt_ops offers it to GPUVM as
+	 * nvl_vm_pt_ops.page_shift, so that GPUVM only picks page sizes the
+	 * backing provides. Not needed with @any_backing.
+	 */
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
 };
 
 /** struct nvl_pt_stats - counters. */

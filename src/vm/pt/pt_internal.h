@@ -57,6 +57,9 @@ struct nvl_pt {
 	const struct nvl_pt_mem_ops *mem;
 	void *mem_priv;
 	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
 	void *priv;
 	struct pt_table *root;
 	struct pt_table *dirty[PT_KINDS];

@@ -530,6 +530,20 @@ static void ops_flush(void *priv, uint64_t va, uint64_t range)
 	nvl_pt_flush(priv, va, range);
 }
 
+static unsigned int ops_page_shift(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift)
+{
+	struct nvl_pt *pt = priv;
+	unsigned int s;
+
+	/* any_backing: map picks every leaf from the backing anyway */
+	if (pt->any_backing || !pt->page_shift)
+		return max_shift;
+	s = pt->page_shift(pt->priv, obj, bo_offset, va, range, max_shift);
+	return NVL_MIN(s, max_shift);
+}
+
 const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.get = ops_get,
 	.put = ops_put,
@@ -537,4 +551,5 @@ const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.unmap = ops_unmap,
 	.sparse = ops_sparse,
 	.flush = ops_flush,
+	.page_shift = ops_page_shift,
 };
