@@ -143,7 +143,7 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 			vm->pt->sparse(vm->pt_priv, n->start, range, false);
 			vm->pt->flush(vm->pt_priv, n->start, range);
 		}
-		vm->pt->put(vm->pt_priv, n->start, range, vm->page_shift);
+		nvl_gpuvm_region_pt_put(vm, n->start, range);
 		nvl_free(r);
 	}
 	while ((s = vm->cache.slabs)) {
@@ -166,6 +166,23 @@ bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
 	if (vm->kend && addr < vm->kend && end > vm->kstart)
 		return false;
 	return true;
+}
+
+int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr,
+			    uint64_t range)
+{
+	if (vm->pt->get_region)
+		return vm->pt->get_region(vm->pt_priv, addr, range);
+	return vm->pt->get(vm->pt_priv, addr, range, vm->page_shift);
+}
+
+void nvl_gpuvm_region_pt_put(struct nvl_gpuvm *vm, uint64_t addr,
+			     uint64_t range)
+{
+	if (vm->pt->get_region)
+		vm->pt->put_region(vm->pt_priv, addr, range);
+	else
+		vm->pt->put(vm->pt_priv, addr, range, vm->page_shift);
 }
 
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,

@@ -101,6 +101,20 @@ struct nvl_vm_pt_ops {
 	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
 				   uint64_t bo_offset, uint64_t va,
 				   uint64_t range, unsigned int max_shift);
+	/**
+	 * @get_region: optional, prepare phase. @get for a sparse region:
+	 * reference only what @sparse needs to write [@va, @va + @range)
+	 * at the highest levels that cover it; mappings placed inside the
+	 * region take their own references with @get. Without it GPUVM
+	 * calls @get at the VM's page size.
+	 * Return: 0, or -ENOMEM (nothing taken).
+	 */
+	int (*get_region)(void *priv, uint64_t va, uint64_t range);
+	/**
+	 * @put_region: drop the references of one earlier @get_region of
+	 * the same range (required with @get_region).
+	 */
+	void (*put_region)(void *priv, uint64_t va, uint64_t range);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

@@ -118,9 +118,16 @@ static inline bool random_op(struct world *w, struct bop *b)
 		return true;
 	}
 	if (r < 90) {
+		/* some span whole PD0 entries: sparse written at PD0 level */
+		uint64_t unit = t_rand(s) % 4 ? 64 << 10 : 2 * MIB;
+
 		b->kind = B_RCREATE;
 		b->range = (1 + t_rand(s) % 32) * (64 << 10);
+		if (unit > (64 << 10))
+			b->range = (1 + t_rand(s) % 8) * unit;
 		b->addr = WIN_START + (t_rand(s) % (WIN >> 16)) * (64 << 10);
+		if (t_rand(s) % 2)
+			b->addr += 4096 * (t_rand(s) % 16);
 		return b->addr + b->range <= WIN_START + WIN;
 	}
 	{

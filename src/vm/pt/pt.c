@@ -359,30 +359,34 @@ static void pool_free(struct nvl_pt *pt, struct pool *pool)
 	}
 }
 
-/**
- * nvl_pt_get() - see pt.h.
- */
-int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
-	       unsigned int page_shift)
+/* One range of a get or put with its plan. */
+struct piece {
+	struct plan p;
+	uint64_t va, range;
+};
+
+/* Enough for a region: two pieces per level and two page-table edges. */
+#define PT_PIECES (2 * PT_KINDS + 2)
+
+/* get() of every piece, all or nothing. */
+static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
+		      unsigned int npc)
 {
 	struct pool pool = { 0 };
-	struct plan p;
-	int ret = make_plan(pt, va, range, page_shift, &p);
 
-	if (ret)
-		return nvl_error(ret, "pt: get of [%#llx, +%#llx) at page shift %u: unaligned or unsupported",
-				 (unsigned long long)va,
-				 (unsigned long long)range, page_shift);
 	for (;;) {
 		unsigned int need[PT_KINDS] = { 0 };
 		bool enough = true;
 
 		pthread_mutex_lock(&pt->lock);
-		pass(pt, &p, va, range, NULL, need);
+		for (unsigned int i = 0; i < npc; i++)
+			pass(pt, &pc[i].p, pc[i].va, pc[i].range, NULL, need);
 		for (unsigned int k = 0; k < pt->nkinds; k++)
 			enough &= pool.n[k] >= need[k];
 		if (enough) {
-			pass(pt, &p, va, range, &pool, need);
+			for (unsigned int i = 0; i < npc; i++)
+				pass(pt, &pc[i].p, pc[i].va, pc[i].range,
+				     &pool, need);
 			pthread_mutex_unlock(&pt->lock);
 			break;
 		}
@@ -403,6 +407,113 @@ int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
 	}
 	pool_free(pt, &pool);
 	return 0;
+}
+
+/**
+ * nvl_pt_get() - see pt.h.
+ */
+int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
+	       unsigned int page_shift)
+{
+	struct piece pc = { .va = va, .range = range };
+	int ret = make_plan(pt, va, range, page_shift, &pc.p);
+
+	if (ret)
+		return nvl_error(ret, "pt: get of [%#llx, +%#llx) at page shift %u: unaligned or unsupported",
+				 (unsigned long long)va,
+				 (unsigned long long)range, page_shift);
+	return get_pieces(pt, &pc, 1);
+}
+
+static void add_piece(struct piece *pc, unsigned int *n, const struct plan *p,
+		      uint64_t lo, uint64_t hi)
+{
+	pc[*n].p = *p;
+	pc[*n].va = lo;
+	pc[*n].range = hi - lo;
+	(*n)++;
+}
+
+/*
+ * Page tables for [lo, hi), an edge of a region inside one last-level
+ * entry: both kinds, as for the smallest page. A mapping across the edge
+ * leaves sparse and invalid entries mixed in them, which no directory
+ * entry can express: the region's reference keeps them until it goes.
+ */
+static void add_pt_piece(const struct nvl_pt *pt, struct piece *pc,
+			 unsigned int *n, uint64_t lo, uint64_t hi)
+{
+	struct plan p;
+
+	if (!NVL_NEVER(make_plan(pt, lo, hi - lo, pt->geo[pt->small].shift,
+				 &p)))
+		add_piece(pc, n, &p, lo, hi);
+}
+
+/*
+ * The pieces of a sparse region: A(k), the part covered by whole entries
+ * of level k, grows from the root down; A(k) minus A(k - 1) is written at
+ * level k and needs the tables of level k there; what no directory entry
+ * covers whole needs page tables.
+ */
+static int region_pieces(const struct nvl_pt *pt, uint64_t va, uint64_t range,
+			 struct piece *pc, unsigned int *npc)
+{
+	uint64_t end = va + range, plo = 0, phi = 0;
+	bool have = false;
+
+	*npc = 0;
+	if (!range || end < va || end > pt->va_end ||
+	    ((va | range) & ((1ull << pt->geo[pt->small].shift) - 1)))
+		return -EINVAL;
+	for (unsigned int k = 0; k <= pt->last; k++) {
+		uint64_t span = 1ull << pt->geo[k].shift;
+		uint64_t lo = (va + span - 1) & ~(span - 1);
+		uint64_t hi = end & ~(span - 1);
+		struct plan p = {
+			.target = k,
+			.step_shift = pt->geo[k].shift + pt->geo[k].bits,
+		};
+
+		if (lo >= hi || lo < va)
+			continue;
+		if (!have) {
+			add_piece(pc, npc, &p, lo, hi);
+		} else {
+			if (lo < plo)
+				add_piece(pc, npc, &p, lo, plo);
+			if (phi < hi)
+				add_piece(pc, npc, &p, phi, hi);
+		}
+		plo = lo;
+		phi = hi;
+		have = true;
+	}
+	if (!have) {
+		add_pt_piece(pt, pc, npc, va, end);
+	} else {
+		if (va < plo)
+			add_pt_piece(pt, pc, npc, va, plo);
+		if (phi < end)
+			add_pt_piece(pt, pc, npc, phi, end);
+	}
+	return 0;
+}
+
+/**
+ * nvl_pt_get_region() - see pt.h.
+ */
+int nvl_pt_get_region(struct nvl_pt *pt, uint64_t va, uint64_t range)
+{
+	struct piece pc[PT_PIECES];
+	unsigned int n;
+	int ret = region_pieces(pt, va, range, pc, &n);
+
+	if (ret)
+		return nvl_error(ret, "pt: sparse region [%#llx, +%#llx): unaligned or beyond the VA space",
+				 (unsigned long long)va,
+				 (unsigned long long)range);
+	return get_pieces(pt, pc, n);
 }
 
 struct release {
@@ -499,7 +610,8 @@ static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
  * released only if that changes no translation: its parent entry takes
  * over the uniform meaning of its entries, or (a dual entry's half whose
  * sibling stays) all its entries are invalid. Otherwise it stays in the
- * tree unreferenced (stats.kept) until reused or destroyed.
+ * tree unreferenced until reused or destroyed (stats.kept counts it when
+ * the entry's last referenced child goes).
  */
 static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 {
@@ -534,10 +646,14 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 			       pt->geo[p->kind].entry_size);
 			pt_mark(pt, p, i, 1);
 		} else {
-			if (!neutral(pt, t)) {
-				pt->stats.kept++;
+			/*
+			 * Not neutral: left for its sibling's last put, which
+			 * folds the entry (a mapping in a sparse region drops
+			 * its small and big tables one after the other) or
+			 * counts it kept.
+			 */
+			if (!neutral(pt, t))
 				return;
-			}
 			detach(pt, t, r);
 			pt_pde(pt, p, i);
 		}
@@ -562,40 +678,45 @@ static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
 	return t;
 }
 
-/**
- * nvl_pt_put() - see pt.h.
- */
-void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
-		unsigned int page_shift)
+/* Drop the references of one get() piece (lock held). */
+static void put_piece(struct nvl_pt *pt, const struct piece *pc,
+		      struct release *r)
 {
-	struct release r = { .zlo = UINT64_MAX };
-	struct pt_table *t;
-	struct plan p;
-	uint64_t step, end = va + range;
+	const struct plan *p = &pc->p;
+	uint64_t step = 1ull << p->step_shift, va = pc->va;
+	uint64_t end = va + pc->range;
 
-	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &p)))
-		return;
-	step = 1ull << p.step_shift;
-	pthread_mutex_lock(&pt->lock);
 	for (uint64_t u = va & ~(step - 1); u < end; u += step) {
 		uint64_t a = u < va ? va : u;
 		unsigned int kinds[2], n = 0;
 
-		if (p.target != pt->last || !(p.pt_small || p.pt_big)) {
-			kinds[n++] = p.target;
+		if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
+			kinds[n++] = p->target;
 		} else {
-			if (p.pt_small)
+			if (p->pt_small)
 				kinds[n++] = pt->small;
-			if (p.pt_big)
+			if (p->pt_big)
 				kinds[n++] = pt->big;
 		}
 		for (unsigned int k = 0; k < n; k++) {
-			t = find(pt, kinds[k], a);
+			struct pt_table *t = find(pt, kinds[k], a);
+
 			if (NVL_NEVER(!t || t->kind != kinds[k] || !t->refs))
 				continue;
-			unref(pt, t, &r);
+			unref(pt, t, r);
 		}
 	}
+}
+
+static void put_pieces(struct nvl_pt *pt, const struct piece *pc,
+		       unsigned int npc)
+{
+	struct release r = { .zlo = UINT64_MAX };
+	struct pt_table *t;
+
+	pthread_mutex_lock(&pt->lock);
+	for (unsigned int i = 0; i < npc; i++)
+		put_piece(pt, &pc[i], &r);
 	pt_writeback(pt);
 	if (r.zombies) {
 		pt->invalidate(pt->priv, r.zlo, r.zhi - r.zlo);
@@ -610,6 +731,32 @@ void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		r.dead = t->next;
 		table_free(pt, t);
 	}
+}
+
+/**
+ * nvl_pt_put() - see pt.h.
+ */
+void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
+		unsigned int page_shift)
+{
+	struct piece pc = { .va = va, .range = range };
+
+	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &pc.p)))
+		return;
+	put_pieces(pt, &pc, 1);
+}
+
+/**
+ * nvl_pt_put_region() - see pt.h.
+ */
+void nvl_pt_put_region(struct nvl_pt *pt, uint64_t va, uint64_t range)
+{
+	struct piece pc[PT_PIECES];
+	unsigned int n;
+
+	if (NVL_NEVER(region_pieces(pt, va, range, pc, &n)))
+		return;
+	put_pieces(pt, pc, n);
 }
 
 /* ---- create / destroy ----------------------------------------------- */

@@ -270,6 +270,30 @@ void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift);
 
 /**
+ * nvl_pt_get_region() - reference the tables a sparse region needs.
+ * @pt: the manager
+ * @va: first byte, aligned to the smallest page
+ * @range: bytes, aligned to the smallest page
+ *
+ * Sparse is written at the highest level whose entries the region covers
+ * whole, so only the directories holding those entries (and page tables
+ * where an edge cuts a last-level entry) are referenced: a 16 GiB region
+ * at 2 MiB alignment needs a few directories, not 32 MiB of page tables.
+ * Mappings placed inside take their own references with nvl_pt_get().
+ * Return: 0, -EINVAL or -ENOMEM; nothing changes on failure.
+ */
+int nvl_pt_get_region(struct nvl_pt *pt, uint64_t va,
+		      uint64_t range) NVL_MUST_CHECK;
+
+/**
+ * nvl_pt_put_region() - undo one nvl_pt_get_region() of the same range.
+ * @pt: the manager
+ * @va: as given to nvl_pt_get_region()
+ * @range: as given to nvl_pt_get_region()
+ */
+void nvl_pt_put_region(struct nvl_pt *pt, uint64_t va, uint64_t range);
+
+/**
  * nvl_pt_map() - point a range at a GEM object's backing.
  * @pt: the manager
  * @va: first byte

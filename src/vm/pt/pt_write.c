@@ -530,6 +530,16 @@ static void ops_flush(void *priv, uint64_t va, uint64_t range)
 	nvl_pt_flush(priv, va, range);
 }
 
+static int ops_get_region(void *priv, uint64_t va, uint64_t range)
+{
+	return nvl_pt_get_region(priv, va, range);
+}
+
+static void ops_put_region(void *priv, uint64_t va, uint64_t range)
+{
+	nvl_pt_put_region(priv, va, range);
+}
+
 static unsigned int ops_page_shift(void *priv, struct nvl_gem_object *obj,
 				   uint64_t bo_offset, uint64_t va,
 				   uint64_t range, unsigned int max_shift)
@@ -552,4 +562,6 @@ const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.sparse = ops_sparse,
 	.flush = ops_flush,
 	.page_shift = ops_page_shift,
+	.get_region = ops_get_region,
+	.put_region = ops_put_region,
 };
