@@ -97,6 +97,11 @@ void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	     unsigned int n)
 {
 	t->blank = false;
+	if (pt->direct) {
+		/* already in table memory: only count */
+		pt->stats.bytes_written += (uint64_t)n * pt->geo[t->kind].entry_size;
+		return;
+	}
 	if (!t->dirty) {
 		t->dirty = true;
 		t->dlo = (uint16_t)i;

@@ -122,19 +122,29 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 {
 	unsigned int n = pt_entries(pt, c->kind);
 	unsigned int shift = pt->geo[c->kind].shift;
+	unsigned int qw = pt_qw(pt, c->kind);
+	const uint64_t *u = state == E_SPARSE ? pt->sparse[c->kind] :
+						pt->inval[c->kind];
 
-	for (unsigned int j = 0; j < n; j++) {
-		uint64_t v[2] = { 0, 0 };
-
+	for (unsigned int j = 0; j < n; j++)
 		if (c->st[j] == E_DIR)
 			unlink_children(pt, c, j);
-		c->st[j] = state;
-		if (state == E_LEAF)
-			v[0] = pt->f->ops->pte_offset(pt->f->priv, leaf,
-						      (uint64_t)j << shift);
-		set_qw(pt, c, j, state == E_LEAF ? v :
-				 state == E_SPARSE ? pt->sparse[c->kind] :
-						     pt->inval[c->kind]);
+	memset(c->st, state, n);
+	if (state == E_LEAF) {
+		for (unsigned int j = 0; j < n; j++) {
+			c->e[j * qw] = pt->f->ops->pte_offset(pt->f->priv, leaf,
+							      (uint64_t)j << shift);
+			if (qw > 1)
+				c->e[j * qw + 1] = 0;
+		}
+	} else if (qw == 1) {
+		for (unsigned int j = 0; j < n; j++)
+			c->e[j] = u[0];
+	} else {
+		for (unsigned int j = 0; j < n; j++) {
+			c->e[2 * j] = u[0];
+			c->e[2 * j + 1] = u[1];
+		}
 	}
 	pt_mark(pt, c, 0, n);
 	c->linked = true;
