@@ -272,14 +272,48 @@ static struct pt_table *child(struct nvl_pt *pt, struct pt_table *t,
 }
 
 /*
- * Walk one get() unit at @va: install (pool) or count (need) the missing
- * tables, and with @ref take the unit's references. Counting treats a
- * missing table as present for later units of the same pass through
- * @seen (VA of the last missing table counted per kind).
+ * Counting pass, a table of kind @ck at @cva missing: every table below it
+ * is missing too, so count what the units in [@va, hi) need at once, hi
+ * being the end of the missing table's span or @end. @seen holds, per
+ * kind, the VA + 1 of the last table counted, so that a table shared with
+ * the previous unit is not counted twice. Return: hi.
  */
-static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
-		 struct pool *pool, unsigned int *need, uint64_t *seen,
-		 struct pt_table **hint)
+static uint64_t count_missing(const struct nvl_pt *pt, const struct plan *p,
+			      uint64_t va, uint64_t end, unsigned int ck,
+			      uint64_t cva, unsigned int *need, uint64_t *seen)
+{
+	uint64_t hi = NVL_MIN(end, cva + (1ull << pt->geo[ck - 1].shift));
+
+	for (unsigned int k = ck; k <= p->target; k++) {
+		unsigned int sh = pt->geo[k - 1].shift; /* span of a table */
+		uint64_t first = va >> sh, last = (hi - 1) >> sh;
+		uint64_t n = last - first + 1;
+
+		if (seen[k] == (first << sh) + 1)
+			n--;
+		seen[k] = (last << sh) + 1;
+		need[k] += (unsigned int)n;
+	}
+	if (p->target == pt->last) {
+		unsigned int sh = pt->geo[pt->last].shift;
+		unsigned int n = (unsigned int)(((hi - 1) >> sh) - (va >> sh) + 1);
+
+		need[pt->small] += p->pt_small ? n : 0;
+		if (pt->big)
+			need[pt->big] += p->pt_big ? n : 0;
+	}
+	return hi;
+}
+
+/*
+ * Walk one get() unit at @va: install (@pool) or count (@need) the missing
+ * tables, and with @pool take the unit's references. A counting walk that
+ * meets a missing table counts the following units below it too and
+ * returns where the next unit starts; otherwise it returns 0.
+ */
+static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
+		     uint64_t end, struct pool *pool, unsigned int *need,
+		     uint64_t *seen, struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
 	struct pt_table *h = *hint;
@@ -291,39 +325,18 @@ static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 		t = h;
 	while (t->kind < p->target) {
 		unsigned int i = pt_index(pt, t, va);
-		unsigned int ck = t->kind + 1u;
-		uint64_t cva = pt_entry_va(pt, t, i);
 		struct pt_table *c = t->ch[i];
 
-		if (!c && !pool) {
-			/* count once per missing table and everything below */
-			if (seen[ck] != cva + 1) {
-				seen[ck] = cva + 1;
-				need[ck]++;
-			}
-			for (unsigned int k = ck + 1; k <= p->target; k++) {
-				uint64_t span = 1ull << (pt->geo[k - 1].shift);
-				uint64_t kva = va & ~(span - 1);
-
-				if (seen[k] != kva + 1) {
-					seen[k] = kva + 1;
-					need[k]++;
-				}
-			}
-			if (p->target == pt->last) {
-				need[pt->small] += p->pt_small;
-				if (pt->big)
-					need[pt->big] += p->pt_big;
-			}
-			return;
-		}
+		if (!c && !pool)
+			return count_missing(pt, p, va, end, t->kind + 1u,
+					     pt_entry_va(pt, t, i), need, seen);
 		t = child(pt, t, i, 0, pool, need);
 	}
 	*hint = t;
 	if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
 		if (pool)
 			t->refs++;
-		return;
+		return 0;
 	}
 	{
 		unsigned int i = pt_index(pt, t, va);
@@ -340,6 +353,7 @@ static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 				b->refs++;
 		}
 	}
+	return 0;
 }
 
 static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
@@ -350,8 +364,12 @@ static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 	uint64_t end = va + range;
 	struct pt_table *hint = NULL;
 
-	for (uint64_t u = va & ~(step - 1); u < end; u += step)
-		unit(pt, p, u < va ? va : u, pool, need, seen, &hint);
+	for (uint64_t u = va & ~(step - 1); u < end;) {
+		uint64_t next = unit(pt, p, u < va ? va : u, end, pool, need,
+				     seen, &hint);
+
+		u = next ? next : u + step;
+	}
 }
 
 static void pool_free(struct nvl_pt *pt, struct pool *pool)
