@@ -42,52 +42,93 @@ static size_t table_host_size(const struct nvl_pt *pt, unsigned int kind)
 	return s;
 }
 
-/* A table of @kind with its memory; not in the tree. */
-static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
+/*
+ * Set up the host side of a table of @kind at @t (table_host_size() bytes)
+ * whose memory is at @addr. Return: 0, or -ENOMEM when the memory cannot
+ * be mapped.
+ */
+static int table_init(struct nvl_pt *pt, struct pt_table *t, unsigned int kind,
+		      uint64_t addr)
 {
 	const struct nvl_pt_level *g = &pt->geo[kind];
 	size_t n = pt_entries(pt, kind);
-	size_t size = table_host_size(pt, kind);
-	struct pt_table *t = nvl_malloc(size);
-	uint8_t *p;
+	uint8_t *p = (uint8_t *)(t + 1);
 
-	if (!t)
-		return NULL;
 	/*
 	 * The entries are left uninitialised: they are all written when the
 	 * table is linked (make_dir), before anything reads them.
 	 */
 	memset(t, 0, sizeof(*t));
-	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &t->addr)) {
-		nvl_free(t);
-		return NULL;
-	}
 	t->kind = (uint8_t)kind;
-	p = (uint8_t *)(t + 1);
+	t->addr = addr;
 	if (pt->direct) {
-		t->e = pt->mem->map(pt->mem_priv, t->addr, g->table_size);
-		if (!t->e) {
-			pt->mem->free(pt->mem_priv, t->addr, g->table_size);
-			nvl_free(t);
-			return NULL;
-		}
+		t->e = pt->mem->map(pt->mem_priv, addr, g->table_size);
+		if (!t->e)
+			return -ENOMEM;
 	} else {
 		t->e = (uint64_t *)p;
 		p += n * g->entry_size;
 	}
 	if (kind < pt->f->nlevels) {
 		t->ch = (struct pt_table **)p;
-		memset(p, 0, size - (size_t)(p - (uint8_t *)t));
+		memset(p, 0, n * pt_nch(pt, kind) * sizeof(struct pt_table *) + n);
 		p += n * pt_nch(pt, kind) * sizeof(struct pt_table *);
 		t->st = p;
+	}
+	return 0;
+}
+
+/* A table of @kind with its memory; not in the tree. */
+static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
+{
+	const struct nvl_pt_level *g = &pt->geo[kind];
+	struct pt_table *t = nvl_malloc(table_host_size(pt, kind));
+	uint64_t addr;
+
+	if (!t)
+		return NULL;
+	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &addr)) {
+		nvl_free(t);
+		return NULL;
+	}
+	if (table_init(pt, t, kind, addr)) {
+		pt->mem->free(pt->mem_priv, addr, g->table_size);
+		nvl_free(t);
+		return NULL;
 	}
 	return t;
 }
 
 static void table_free(struct nvl_pt *pt, struct pt_table *t)
 {
+	struct pt_slab *slab = t->slab;
+
 	pt->mem->free(pt->mem_priv, t->addr, pt->geo[t->kind].table_size);
-	nvl_free(t);
+	if (!slab)
+		nvl_free(t);
+	else if (!__atomic_sub_fetch(&slab->live, 1, __ATOMIC_ACQ_REL))
+		nvl_free(slab);
+}
+
+/* Table memory for @n tables of @kind at once (or one by one). */
+static int mem_alloc_many(struct nvl_pt *pt, unsigned int kind,
+			  unsigned int n, uint64_t *addrs)
+{
+	const struct nvl_pt_level *g = &pt->geo[kind];
+
+	if (pt->mem->alloc_many)
+		return pt->mem->alloc_many(pt->mem_priv, g->table_size,
+					   g->align, n, addrs);
+	for (unsigned int i = 0; i < n; i++) {
+		if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align,
+				   &addrs[i])) {
+			while (i--)
+				pt->mem->free(pt->mem_priv, addrs[i],
+					      g->table_size);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -391,6 +432,75 @@ struct piece {
 /* Enough for a region: two pieces per level and two page-table edges. */
 #define PT_PIECES (2 * PT_KINDS + 2)
 
+/* Slab stride of a table of @kind. */
+static size_t slab_stride(const struct nvl_pt *pt, unsigned int kind)
+{
+	return (table_host_size(pt, kind) + 15) & ~(size_t)15;
+}
+
+#define SLAB_HEAD 16 /* struct pt_slab, padded */
+#define ADDR_BATCH 64
+
+/*
+ * Add @n tables of @kind to @pool: one host allocation (a slab that lives
+ * until its last table is freed) and table memory in batches.
+ */
+static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
+		     unsigned int n)
+{
+	size_t stride = slab_stride(pt, kind);
+	struct pt_slab *slab;
+	uint64_t addrs[ADDR_BATCH];
+	unsigned int done = 0;
+
+	if (n == 1) {
+		struct pt_table *t = table_alloc(pt, kind);
+
+		if (!t)
+			return -ENOMEM;
+		t->next = pool->list[kind];
+		pool->list[kind] = t;
+		pool->n[kind]++;
+		return 0;
+	}
+	slab = nvl_malloc(SLAB_HEAD + n * stride);
+	if (!slab)
+		return -ENOMEM;
+	/* the pool owns one reference until the slab is filled */
+	slab->live = 1;
+	while (done < n) {
+		unsigned int m = NVL_MIN(n - done, (unsigned int)ADDR_BATCH);
+
+		if (mem_alloc_many(pt, kind, m, addrs))
+			break;
+		for (unsigned int i = 0; i < m; i++) {
+			struct pt_table *t = (struct pt_table *)
+				((uint8_t *)slab + SLAB_HEAD +
+				 (done + i) * stride);
+
+			if (table_init(pt, t, kind, addrs[i])) {
+				/* cannot happen with a working map op */
+				for (; i < m; i++)
+					pt->mem->free(pt->mem_priv, addrs[i],
+						      pt->geo[kind].table_size);
+				m = 0;
+				break;
+			}
+			t->slab = slab;
+			__atomic_add_fetch(&slab->live, 1, __ATOMIC_RELAXED);
+			t->next = pool->list[kind];
+			pool->list[kind] = t;
+			pool->n[kind]++;
+		}
+		if (!m)
+			break;
+		done += m;
+	}
+	if (!__atomic_sub_fetch(&slab->live, 1, __ATOMIC_ACQ_REL))
+		nvl_free(slab);
+	return done == n ? 0 : -ENOMEM;
+}
+
 /* get() of every piece, all or nothing. */
 static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 		      unsigned int npc)
@@ -415,16 +525,11 @@ static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 		}
 		pthread_mutex_unlock(&pt->lock);
 		for (unsigned int k = 0; k < pt->nkinds; k++) {
-			while (pool.n[k] < need[k]) {
-				struct pt_table *t = table_alloc(pt, k);
-
-				if (!t) {
-					pool_free(pt, &pool);
-					return nvl_error(-ENOMEM, "pt: out of memory for page tables");
-				}
-				t->next = pool.list[k];
-				pool.list[k] = t;
-				pool.n[k]++;
+			if (pool.n[k] >= need[k])
+				continue;
+			if (pool_fill(pt, &pool, k, need[k] - pool.n[k])) {
+				pool_free(pt, &pool);
+				return nvl_error(-ENOMEM, "pt: out of memory for page tables");
 			}
 		}
 	}

@@ -126,6 +126,13 @@ struct nvl_pt_mem_ops {
 	 */
 	int (*alloc)(void *priv, uint32_t size, uint32_t align,
 		     uint64_t *addr_out);
+	/**
+	 * @alloc_many: optional: @n allocations like @alloc at once, into
+	 * @addrs_out[0..n-1]; all or nothing.
+	 * Return: 0, or -ENOMEM (nothing allocated).
+	 */
+	int (*alloc_many)(void *priv, uint32_t size, uint32_t align,
+			  unsigned int n, uint64_t *addrs_out);
 	/** @free: release what @alloc returned. Never fails. */
 	void (*free)(void *priv, uint64_t addr, uint32_t size);
 	/** @write: copy @len bytes to table memory at @addr. Never fails. */

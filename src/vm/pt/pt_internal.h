@@ -28,8 +28,14 @@ enum pt_estate {
  * A child is @linked when its parent's entry points at it (E_DIR); an
  * unlinked child's memory content is stale and rewritten when linked.
  */
+/* Host memory of the tables one get() allocated of one kind. */
+struct pt_slab {
+	uint32_t live; /* tables not freed yet (atomic) */
+};
+
 struct pt_table {
 	struct pt_table *parent;
+	struct pt_slab *slab; /* NULL: allocated alone */
 	struct pt_table *next; /* zombie list, free list or pool */
 	struct pt_table *dnext; /* dirty list */
 	uint64_t addr;
