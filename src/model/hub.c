@@ -232,7 +232,8 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	case NVL_HW_MMU_INVALIDATE:
 		/* a new request while one is in flight is ignored, as a
 		 * trigger written before polling completion would be */
-		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) && !h->inval_pending) {
+		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) &&
+		    !h->inval_pending) {
 			hub_latch(h, val);
 			hub_do_invalidate(h);
 		}

@@ -419,8 +419,9 @@ static void fragmented_bos_at_2m_congruence_get_their_backing_size(void **state)
 	(void)state;
 	assert_int_equal(drv_bind(v, ops, 3), 0);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(nvl_gpuvm_find_at(v->vm, ops[i].addr)->page_shift,
-				 want[i]);
+		assert_int_equal(
+			nvl_gpuvm_find_at(v->vm, ops[i].addr)->page_shift,
+			want[i]);
 	for (uint64_t a = va; a < va + 14 * MIB; a += 4096)
 		assert_int_equal(drv_check_page(v, a), 0);
 	/* the pieces left of a cut keep a page size their backing allows */

@@ -184,7 +184,7 @@ void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range)
 		unsigned int n = k->sets * TLB_WAYS;
 
 		if (hi - lo < k->sets) {
-			/* fewer pages than sets: only their sets can hold them */
+			/* fewer pages than sets: only their sets hold them */
 			for (uint64_t t = lo; t <= hi; t++) {
 				struct tlb_entry *w =
 					&e[(t & (k->sets - 1)) * TLB_WAYS];

@@ -70,9 +70,11 @@ static int table_init(struct nvl_pt *pt, struct pt_table *t, unsigned int kind,
 		p += n * g->entry_size;
 	}
 	if (kind < pt->f->nlevels) {
+		size_t nc = n * pt_nch(pt, kind) * sizeof(struct pt_table *);
+
 		t->ch = (struct pt_table **)p;
-		memset(p, 0, n * pt_nch(pt, kind) * sizeof(struct pt_table *) + n);
-		p += n * pt_nch(pt, kind) * sizeof(struct pt_table *);
+		memset(p, 0, nc + n);
+		p += nc;
 		t->st = p;
 	}
 	return 0;
@@ -140,7 +142,8 @@ void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	t->blank = false;
 	if (pt->direct) {
 		/* already in table memory: only count */
-		pt->stats.bytes_written += (uint64_t)n * pt->geo[t->kind].entry_size;
+		pt->stats.bytes_written +=
+			(uint64_t)n * pt->geo[t->kind].entry_size;
 		return;
 	}
 	if (!t->dirty) {
@@ -337,7 +340,8 @@ static uint64_t count_missing(const struct nvl_pt *pt, const struct plan *p,
 	}
 	if (p->target == pt->last) {
 		unsigned int sh = pt->geo[pt->last].shift;
-		unsigned int n = (unsigned int)(((hi - 1) >> sh) - (va >> sh) + 1);
+		unsigned int n =
+			(unsigned int)(((hi - 1) >> sh) - (va >> sh) + 1);
 
 		need[pt->small] += p->pt_small ? n : 0;
 		if (pt->big)

@@ -132,8 +132,10 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 	memset(c->st, state, n);
 	if (state == E_LEAF) {
 		for (unsigned int j = 0; j < n; j++) {
-			c->e[j * qw] = pt->f->ops->pte_offset(pt->f->priv, leaf,
-							      (uint64_t)j << shift);
+			uint64_t d = (uint64_t)j << shift;
+
+			c->e[j * qw] = pt->f->ops->pte_offset(pt->f->priv,
+							      leaf, d);
 			if (qw > 1)
 				c->e[j * qw + 1] = 0;
 		}
