@@ -793,15 +793,26 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 	}
 }
 
-/* The table a unit at @va targets, or NULL. */
+/*
+ * The table a unit at @va targets, or NULL. @hint remembers the directory
+ * above the last table found: consecutive units of a put share it, and it
+ * stays in the tree while a later unit of the same put still has a table
+ * below it (that table holds a reference on it).
+ */
 static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
-			     uint64_t va)
+			     uint64_t va, struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
+	struct pt_table *h = *hint;
 
+	if (h && h->refs && h->kind < kind && va >= h->va &&
+	    va - h->va < 1ull << (pt->geo[h->kind].shift +
+				  pt->geo[h->kind].bits))
+		t = h;
 	while (t && t->kind < kind && t->kind <= pt->last) {
 		unsigned int i = pt_index(pt, t, va);
 
+		*hint = t;
 		if (t->kind == pt->last)
 			return t->ch[i * pt_nch(pt, t->kind) +
 				     (kind == pt->big ? 1 : 0)];
@@ -817,6 +828,7 @@ static void put_piece(struct nvl_pt *pt, const struct piece *pc,
 	const struct plan *p = &pc->p;
 	uint64_t step = 1ull << p->step_shift, va = pc->va;
 	uint64_t end = va + pc->range;
+	struct pt_table *hint = NULL;
 
 	for (uint64_t u = va & ~(step - 1); u < end; u += step) {
 		uint64_t a = u < va ? va : u;
@@ -831,7 +843,7 @@ static void put_piece(struct nvl_pt *pt, const struct piece *pc,
 				kinds[n++] = pt->big;
 		}
 		for (unsigned int k = 0; k < n; k++) {
-			struct pt_table *t = find(pt, kinds[k], a);
+			struct pt_table *t = find(pt, kinds[k], a, &hint);
 
 			if (NVL_NEVER(!t || t->kind != kinds[k] || !t->refs))
 				continue;
