@@ -10,6 +10,9 @@
  *    the bind's ns, and the rate of the map step alone.
  *  - bind_1g_2m: ns to bind 1 GiB of 2 MiB pages.
  *  - pt_bytes_per_gib_{4k,64k,2m}: table memory a 1 GiB mapping needs.
+ *  - pt_bytes_sparse_16g: table memory a 16 GiB sparse region (2 MiB
+ *    aligned, not 512 MiB aligned) takes before anything is mapped in it;
+ *    extra field: what a get of the region at 4 KiB pages took before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -185,5 +188,42 @@ NVL_BENCH(mmu, pt_bytes_per_gib)
 	nvl_bench_report(ctx, "pt_bytes_per_gib_4k", (double)a, "bytes", NULL);
 	nvl_bench_report(ctx, "pt_bytes_per_gib_64k", (double)b, "bytes", NULL);
 	nvl_bench_report(ctx, "pt_bytes_per_gib_2m", (double)c, "bytes", NULL);
+	return 0;
+}
+
+/* Table bytes a 16 GiB sparse region references: as a region, or (@as_4k)
+ * as a get at 4 KiB pages, the way regions were prepared before. */
+static int64_t pt_bytes_region(bool as_4k)
+{
+	const uint64_t va = 16 * GIB + 2 * MIB, range = 16 * GIB;
+	struct ptb b = { 0 };
+	struct nvl_pt_stats s0, s1;
+	int64_t r = -1;
+
+	if (!ptb_up(&b)) {
+		nvl_pt_get_stats(b.pt, &s0);
+		if (!(as_4k ? nvl_pt_get(b.pt, va, range, 12) :
+			      nvl_pt_get_region(b.pt, va, range))) {
+			nvl_pt_get_stats(b.pt, &s1);
+			r = (int64_t)(s1.table_bytes - s0.table_bytes);
+			if (as_4k)
+				nvl_pt_put(b.pt, va, range, 12);
+			else
+				nvl_pt_put_region(b.pt, va, range);
+		}
+	}
+	ptb_down(&b);
+	return r;
+}
+
+NVL_BENCH(mmu, pt_bytes_sparse)
+{
+	int64_t region = pt_bytes_region(false), old = pt_bytes_region(true);
+
+	if (region < 0 || old < 0)
+		return -1;
+	nvl_bench_report_extra(ctx, "pt_bytes_sparse_16g", (double)region,
+			       "bytes", NULL, "bytes_as_4k_get", (double)old,
+			       NULL);
 	return 0;
 }

@@ -223,7 +223,12 @@ static void n_flush(void *p, uint64_t va, uint64_t r)
 }
 
 static const struct nvl_vm_pt_ops null_pt = {
-	n_get, n_put, n_map, n_unmap, n_sparse, n_flush, NULL,
+	.get = n_get,
+	.put = n_put,
+	.map = n_map,
+	.unmap = n_unmap,
+	.sparse = n_sparse,
+	.flush = n_flush,
 };
 
 /* heap bytes per mapping at @n mappings; @null: a backend storing nothing */

@@ -4,7 +4,8 @@
  *
  * A device is a struct nvl_hw whose ops give
  *  - 32-bit BAR0 register reads and writes (offsets in regs.h);
- *  - VRAM reads and writes through a BAR aperture;
+ *  - VRAM reads and writes through a BAR aperture, and optionally a direct
+ *    CPU mapping of VRAM;
  *  - DMA mapping of system pages (an IOMMU-like table): the GPU may reach
  *    system memory only at the DMA addresses dma_map handed out; an access
  *    to any other system address faults;
@@ -50,6 +51,15 @@ struct nvl_hw_ops {
 	 */
 	int (*vram_write)(struct nvl_hw *hw, uint64_t offset, const void *buf,
 			  size_t len);
+	/**
+	 * @vram_map: optional (NULL when the device offers no CPU mapping of
+	 * VRAM): a CPU pointer to @len bytes of VRAM at @offset, as through a
+	 * BAR1 mapping, valid until the device is destroyed. Stores through
+	 * it reach VRAM in program order; the device may read VRAM at any
+	 * time, so publish with a release fence what it must see complete.
+	 * Return: the pointer, or NULL when the range leaves VRAM.
+	 */
+	void *(*vram_map)(struct nvl_hw *hw, uint64_t offset, size_t len);
 	/**
 	 * @dma_map: let the GPU reach @len bytes of system memory at @cpu
 	 * (both 4 KiB-aligned) and return its DMA address in @dma_out.
@@ -110,6 +120,16 @@ static inline int nvl_hw_vram_write(struct nvl_hw *hw, uint64_t offset,
 				    const void *buf, size_t len)
 {
 	return hw->ops->vram_write(hw, offset, buf, len);
+}
+
+/**
+ * nvl_hw_vram_map() - see nvl_hw_ops.vram_map.
+ * Return: the pointer, or NULL (no CPU mapping, or outside VRAM).
+ */
+static inline void *nvl_hw_vram_map(struct nvl_hw *hw, uint64_t offset,
+				    size_t len)
+{
+	return hw->ops->vram_map ? hw->ops->vram_map(hw, offset, len) : NULL;
 }
 
 /** nvl_hw_dma_map() - see nvl_hw_ops.dma_map. */

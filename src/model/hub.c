@@ -2,11 +2,14 @@
 /*
  * DOC: hub
  *
+ * The hub owns the MMU_INVALIDATE registers: the write with TRIGGER
+ * latches PDB, VA range and flags and invalidates the TLBs
+ * (nvl_model_mmu_invalidate(), under the MMU's lock) before the write
+ * returns, so TRIGGER reads 0 again at the driver's first poll. Software
+ * polls, as on hardware, where the invalidate takes a few hundred cycles;
+ * a round trip to a thread cost the driver tens of microseconds per bind.
+ *
  * The hub thread does the model's asynchronous housekeeping:
- *  - MMU invalidates requested through the MMU_INVALIDATE registers: the
- *    write with TRIGGER latches PDB, VA range and flags; TRIGGER reads 1
- *    until the hub has invalidated the TLBs (nvl_model_mmu_invalidate()),
- *    then 0. Software polls, as on hardware;
  *  - re-delivery of interrupts that became deliverable through a driver
  *    register write (enable or handler installed while pending);
  *  - a 10 ms sensor tick, so thermal alerts arrive without anyone reading
@@ -40,6 +43,11 @@ struct nvl_model_hub {
 	uint64_t invalidates_done;
 };
 
+/*
+ * Run the latched request (h->lock held, dropped around the TLB work so
+ * that the hub lock never nests the MMU lock). A concurrent TRIGGER while
+ * it runs is ignored, as on hardware before completion was polled.
+ */
 static void hub_do_invalidate(struct nvl_model_hub *h)
 {
 	struct nvl_model_vmctx ctx = h->ctx;
@@ -61,10 +69,6 @@ static void *hub_main(void *arg)
 
 	pthread_mutex_lock(&h->lock);
 	while (!h->stop) {
-		if (h->inval_pending) {
-			hub_do_invalidate(h);
-			continue;
-		}
 		if (h->kick_intr) {
 			h->kick_intr = false;
 			pthread_mutex_unlock(&h->lock);
@@ -202,7 +206,6 @@ static void hub_latch(struct nvl_model_hub *h, uint32_t val)
 		h->bytes = (uint64_t)(h->range ? h->range : 1) << 12;
 	}
 	h->inval_pending = true;
-	pthread_cond_signal(&h->cond);
 }
 
 void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
@@ -229,8 +232,11 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	case NVL_HW_MMU_INVALIDATE:
 		/* a new request while one is in flight is ignored, as a
 		 * trigger written before polling completion would be */
-		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) && !h->inval_pending)
+		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) &&
+		    !h->inval_pending) {
 			hub_latch(h, val);
+			hub_do_invalidate(h);
+		}
 		break;
 	default:
 		break;

@@ -47,6 +47,14 @@ static int model_vram_write(struct nvl_hw *hw, uint64_t offset,
 				     (void *)buf, len, true);
 }
 
+/* VRAM is host memory: the BAR1 mapping is a pointer into it. */
+static void *model_vram_map(struct nvl_hw *hw, uint64_t offset, size_t len)
+{
+	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
+
+	return nvl_model_phys_ptr(m, offset, len);
+}
+
 static int model_dma_map(struct nvl_hw *hw, void *cpu, size_t len,
 			 uint64_t *dma_out)
 {
@@ -73,6 +81,7 @@ static const struct nvl_hw_ops model_hw_ops = {
 	.wr32 = nvl_model_reg_wr,
 	.vram_read = model_vram_read,
 	.vram_write = model_vram_write,
+	.vram_map = model_vram_map,
 	.dma_map = model_dma_map,
 	.dma_unmap = model_dma_unmap,
 	.set_irq_handler = model_set_irq_handler,

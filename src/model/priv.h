@@ -111,7 +111,8 @@ void nvl_model_hub_destroy(struct nvl_model *m);
  */
 uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok);
 /**
- * nvl_model_hub_wr() - write an MMU_INVALIDATE_* register; TRIGGER queues the invalidate.
+ * nvl_model_hub_wr() - write an MMU_INVALIDATE_* register; TRIGGER
+ * invalidates before returning.
  */
 void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 /**

@@ -240,6 +240,52 @@ int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args)
 	return 0;
 }
 
+/*
+ * The largest leaf shift, at most @top, such that every piece of @obj's
+ * backing under [@va, @va + @range) is aligned like the VA and starts and
+ * ends on that page size (the last piece may end with the range).
+ */
+static unsigned int backing_shift(struct nvl_gem_object *obj,
+				  uint64_t bo_offset, uint64_t va,
+				  uint64_t range, unsigned int top)
+{
+	static const unsigned int shifts[] = { 29, 21, 16, 12 };
+	const unsigned int last = 3; /* index of the base page */
+	unsigned int s = 0; /* index into shifts */
+	uint64_t end = va + range;
+
+	while (s < last && shifts[s] > top)
+		s++;
+	while (va < end && s < last) {
+		struct nvl_gem_backing b;
+		uint64_t n;
+
+		if (obj->ops->get_backing(obj, bo_offset, &b) ||
+		    b.domain == NVL_GEM_DOMAIN_NONE || !b.len_B)
+			return 12;
+		n = NVL_MIN(end - va, b.len_B);
+		for (; s < last; s++) {
+			uint64_t mask = (1ull << shifts[s]) - 1;
+
+			if (!((b.addr ^ va) & mask) && !(va & mask) &&
+			    (!((va + n) & mask) || va + n == end))
+				break;
+		}
+		va += n;
+		bo_offset += n;
+	}
+	return shifts[s];
+}
+
+/* nvl_pt_args.page_shift: GPUVM asks before it prepares a mapping. */
+static unsigned int gmmu_page_shift(void *priv, struct nvl_gem_object *obj,
+				    uint64_t bo_offset, uint64_t va,
+				    uint64_t range, unsigned int max_shift)
+{
+	(void)priv;
+	return backing_shift(obj, bo_offset, va, range, max_shift);
+}
+
 /**
  * nvl_nv_gmmu_create() - see gmmu.h.
  */
@@ -282,6 +328,7 @@ int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 	pa.invalidate = gmmu_invalidate;
 	pa.priv = g;
 	pa.any_backing = args->any_backing;
+	pa.page_shift = gmmu_page_shift;
 	ret = nvl_pt_create(&pa, &g->pt);
 	if (ret) {
 		nvl_free(g);
@@ -337,27 +384,6 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
 				       uint64_t bo_offset, uint64_t va,
 				       uint64_t range)
 {
-	static const unsigned int shifts[] = { 21, 16, 12 };
-	unsigned int s = 0; /* index into shifts */
-	uint64_t end = va + range;
-
-	while (va < end && s < 2) {
-		struct nvl_gem_backing b;
-		uint64_t n;
-
-		if (obj->ops->get_backing(obj, bo_offset, &b) ||
-		    b.domain == NVL_GEM_DOMAIN_NONE || !b.len_B)
-			return 12;
-		n = NVL_MIN(end - va, b.len_B);
-		for (; s < 2; s++) {
-			uint64_t mask = (1ull << shifts[s]) - 1;
-
-			if (!((b.addr ^ va) & mask) && !(va & mask) &&
-			    (!((va + n) & mask) || va + n == end))
-				break;
-		}
-		va += n;
-		bo_offset += n;
-	}
-	return shifts[s];
+	return backing_shift(obj, bo_offset, va, range, 21);
 }
+

@@ -4,8 +4,9 @@
  *
  * A bitmap of 4 KiB pages over a VRAM window, searched first-fit from the
  * lowest page that may be free, plus sub-allocation of 256-byte pieces (big page tables)
- * from pages kept on a stack of partly used pages. Tables are written
- * through the hardware interface's VRAM aperture (nvl_hw_vram_write()).
+ * from pages kept on a stack of partly used pages. Tables are written in
+ * place through the device's CPU mapping of VRAM (nvl_hw_vram_map()), or
+ * copied through its VRAM aperture (nvl_hw_vram_write()) when it has none.
  *
  * All bookkeeping is allocated at creation; alloc never allocates host
  * memory, so it can only fail when the window is full.
@@ -129,76 +130,114 @@ static void page_free(struct nvl_nv_ptmem *pm, uint32_t p)
 		pm->hint = p;
 }
 
-static int ptmem_alloc(void *priv, uint32_t size, uint32_t align,
-		       uint64_t *addr_out)
+/* One allocation, pm->lock held. */
+static int alloc_locked(struct nvl_nv_ptmem *pm, uint32_t size, uint32_t align,
+			uint64_t *addr_out)
 {
-	struct nvl_nv_ptmem *pm = priv;
 	uint32_t p;
-	int ret = 0;
+	unsigned int s;
 
-	if (!size || size > PAGE || align > PAGE || PAGE % align)
-		return -EINVAL;
-	pthread_mutex_lock(&pm->lock);
 	if (size > SUB || align > SUB) {
-		ret = page_alloc(pm, &p);
-		if (!ret)
-			*addr_out = pm->base + (uint64_t)p * PAGE;
-		goto out;
+		if (page_alloc(pm, &p))
+			return -ENOMEM;
+		*addr_out = pm->base + (uint64_t)p * PAGE;
+		return 0;
 	}
 	if (!pm->nstack) {
-		ret = page_alloc(pm, &p);
-		if (ret)
-			goto out;
+		if (page_alloc(pm, &p))
+			return -ENOMEM;
 		pm->stack[pm->nstack++] = p;
 		pm->in_stack[p] = 1;
 	}
 	p = pm->stack[pm->nstack - 1];
-	{
-		unsigned int s = (unsigned int)__builtin_ctz(~pm->sub[p] & 0xffffu);
+	s = (unsigned int)__builtin_ctz(~pm->sub[p] & 0xffffu);
+	pm->sub[p] |= (uint16_t)(1u << s);
+	if (pm->sub[p] == 0xffff) {
+		pm->nstack--;
+		pm->in_stack[p] = 0;
+	}
+	*addr_out = pm->base + (uint64_t)p * PAGE + s * SUB;
+	return 0;
+}
 
-		pm->sub[p] |= (uint16_t)(1u << s);
-		if (pm->sub[p] == 0xffff) {
-			pm->nstack--;
+/* One free, pm->lock held. */
+static void free_locked(struct nvl_nv_ptmem *pm, uint64_t addr, uint32_t size)
+{
+	uint64_t off = addr - pm->base;
+	uint32_t p = (uint32_t)(off / PAGE);
+
+	if (size > SUB) {
+		page_free(pm, p);
+		return;
+	}
+	pm->sub[p] &= (uint16_t)~(1u << ((off % PAGE) / SUB));
+	if (!pm->sub[p]) {
+		if (pm->in_stack[p]) {
+			/* remove from the stack: swap with the top */
+			for (uint32_t i = 0; i < pm->nstack; i++) {
+				if (pm->stack[i] == p) {
+					pm->stack[i] = pm->stack[--pm->nstack];
+					break;
+				}
+			}
 			pm->in_stack[p] = 0;
 		}
-		*addr_out = pm->base + (uint64_t)p * PAGE + s * SUB;
+		page_free(pm, p);
+	} else if (!pm->in_stack[p]) {
+		pm->stack[pm->nstack++] = p;
+		pm->in_stack[p] = 1;
 	}
-out:
+}
+
+static bool bad_request(uint32_t size, uint32_t align)
+{
+	return !size || size > PAGE || align > PAGE || PAGE % align;
+}
+
+static int ptmem_alloc(void *priv, uint32_t size, uint32_t align,
+		       uint64_t *addr_out)
+{
+	struct nvl_nv_ptmem *pm = priv;
+	int ret;
+
+	if (bad_request(size, align))
+		return -EINVAL;
+	pthread_mutex_lock(&pm->lock);
+	ret = alloc_locked(pm, size, align, addr_out);
 	pthread_mutex_unlock(&pm->lock);
-	return ret ? -ENOMEM : 0;
+	return ret;
+}
+
+/* Many tables under one lock, all or nothing. */
+static int ptmem_alloc_many(void *priv, uint32_t size, uint32_t align,
+			    unsigned int n, uint64_t *addrs_out)
+{
+	struct nvl_nv_ptmem *pm = priv;
+
+	if (bad_request(size, align))
+		return -EINVAL;
+	pthread_mutex_lock(&pm->lock);
+	for (unsigned int i = 0; i < n; i++) {
+		if (alloc_locked(pm, size, align, &addrs_out[i])) {
+			while (i--)
+				free_locked(pm, addrs_out[i], size);
+			pthread_mutex_unlock(&pm->lock);
+			return -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&pm->lock);
+	return 0;
 }
 
 static void ptmem_free(void *priv, uint64_t addr, uint32_t size)
 {
 	struct nvl_nv_ptmem *pm = priv;
-	uint64_t off = addr - pm->base;
-	uint32_t p = (uint32_t)(off / PAGE);
 
-	if (NVL_NEVER(addr < pm->base || p >= pm->npages))
+	if (NVL_NEVER(addr < pm->base ||
+		      (addr - pm->base) / PAGE >= pm->npages))
 		return;
 	pthread_mutex_lock(&pm->lock);
-	if (size > SUB) {
-		page_free(pm, p);
-	} else {
-		pm->sub[p] &= (uint16_t)~(1u << ((off % PAGE) / SUB));
-		if (!pm->sub[p]) {
-			if (pm->in_stack[p]) {
-				/* remove from the stack: swap with the top */
-				for (uint32_t i = 0; i < pm->nstack; i++) {
-					if (pm->stack[i] == p) {
-						pm->stack[i] =
-							pm->stack[--pm->nstack];
-						break;
-					}
-				}
-				pm->in_stack[p] = 0;
-			}
-			page_free(pm, p);
-		} else if (!pm->in_stack[p]) {
-			pm->stack[pm->nstack++] = p;
-			pm->in_stack[p] = 1;
-		}
-	}
+	free_locked(pm, addr, size);
 	pthread_mutex_unlock(&pm->lock);
 }
 
@@ -211,8 +250,17 @@ static void ptmem_write(void *priv, uint64_t addr, const void *buf, size_t len)
 			(unsigned long long)addr);
 }
 
+static void *ptmem_map(void *priv, uint64_t addr, uint32_t size)
+{
+	struct nvl_nv_ptmem *pm = priv;
+
+	return nvl_hw_vram_map(pm->hw, addr, size);
+}
+
 const struct nvl_pt_mem_ops nvl_nv_ptmem_ops = {
 	.alloc = ptmem_alloc,
+	.alloc_many = ptmem_alloc_many,
 	.free = ptmem_free,
 	.write = ptmem_write,
+	.map = ptmem_map,
 };

@@ -143,7 +143,7 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 			vm->pt->sparse(vm->pt_priv, n->start, range, false);
 			vm->pt->flush(vm->pt_priv, n->start, range);
 		}
-		vm->pt->put(vm->pt_priv, n->start, range, vm->page_shift);
+		nvl_gpuvm_region_pt_put(vm, n->start, range);
 		nvl_free(r);
 	}
 	while ((s = vm->cache.slabs)) {
@@ -168,19 +168,45 @@ bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
 	return true;
 }
 
+int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr,
+			    uint64_t range)
+{
+	if (vm->pt->get_region)
+		return vm->pt->get_region(vm->pt_priv, addr, range);
+	return vm->pt->get(vm->pt_priv, addr, range, vm->page_shift);
+}
+
+void nvl_gpuvm_region_pt_put(struct nvl_gpuvm *vm, uint64_t addr,
+			     uint64_t range)
+{
+	if (vm->pt->get_region)
+		vm->pt->put_region(vm->pt_priv, addr, range);
+	else
+		vm->pt->put(vm->pt_priv, addr, range, vm->page_shift);
+}
+
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
+				      struct nvl_gem_object *obj,
 				      uint64_t addr, uint64_t range,
 				      uint64_t bo_offset)
 {
 	uint64_t bits = vm->big_page_shifts;
 	uint64_t all = addr | range | bo_offset;
+	unsigned int cap = 63;
 
 	while (bits) {
 		unsigned int s = 63 - (unsigned int)__builtin_clzll(bits);
 
-		if (aligned(all, s))
-			return s;
 		bits &= ~(1ull << s);
+		if (s > cap || !aligned(all, s))
+			continue;
+		if (!obj || !vm->pt->page_shift)
+			return s;
+		/* the backing may be less contiguous than the alignment */
+		cap = vm->pt->page_shift(vm->pt_priv, obj, bo_offset, addr,
+					 range, s);
+		if (cap >= s)
+			return s;
 	}
 	return vm->page_shift;
 }

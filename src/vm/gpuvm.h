@@ -308,11 +308,25 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,
 					       uint64_t addr, uint64_t range);
 
 /**
+ * nvl_gpuvm_region_pt_get() - prepare the page tables of a sparse region
+ * (the backend's get_region, else get at the VM's page size).
+ * Return: 0 or -ENOMEM.
+ */
+int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr,
+			    uint64_t range);
+
+/** nvl_gpuvm_region_pt_put() - undo nvl_gpuvm_region_pt_get(). */
+void nvl_gpuvm_region_pt_put(struct nvl_gpuvm *vm, uint64_t addr,
+			     uint64_t range);
+
+/**
  * nvl_gpuvm_page_shift_for() - the page shift a mapping of [@addr,
- * @addr + @range) at @bo_offset uses: the largest supported size all three
- * are aligned to.
+ * @addr + @range) at @bo_offset of @obj uses: the largest supported size
+ * all three are aligned to and, when the backend has the page_shift hook
+ * and @obj is not NULL, that @obj's backing allows.
  */
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
+				      struct nvl_gem_object *obj,
 				      uint64_t addr, uint64_t range,
 				      uint64_t bo_offset);
 

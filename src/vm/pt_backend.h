@@ -90,6 +90,32 @@ struct nvl_vm_pt_ops {
 	 */
 	int (*take_error)(void *priv);
 	/**
+	 * @page_shift: optional, prepare phase. The largest page shift, at
+	 * most @max_shift, that the backing of @obj from @bo_offset allows
+	 * for a mapping of [@va, @va + @range) (pages must be physically
+	 * contiguous and aligned like the VA). GPUVM caps its choice from
+	 * VA, range and offset alignment with it; without the hook that
+	 * choice stands and the backend must map whatever it is given.
+	 * Return: a page shift <= @max_shift.
+	 */
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
+	/**
+	 * @get_region: optional, prepare phase. @get for a sparse region:
+	 * reference only what @sparse needs to write [@va, @va + @range)
+	 * at the highest levels that cover it; mappings placed inside the
+	 * region take their own references with @get. Without it GPUVM
+	 * calls @get at the VM's page size.
+	 * Return: 0, or -ENOMEM (nothing taken).
+	 */
+	int (*get_region)(void *priv, uint64_t va, uint64_t range);
+	/**
+	 * @put_region: drop the references of one earlier @get_region of
+	 * the same range (required with @get_region).
+	 */
+	void (*put_region)(void *priv, uint64_t va, uint64_t range);
+	/**
 	 * @prefetch: optional hint, any phase: a bind is about to prepare
 	 * [@va, @va + @range). The backend may start loading what its @get
 	 * will read (its directory entries, its index) so that those cache

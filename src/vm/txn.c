@@ -87,8 +87,8 @@ void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
 			if (op->region.r && (op->got & GOT_REGION))
-				vm->pt->put(vm->pt_priv, op->region.addr,
-					    op->region.range, vm->page_shift);
+				nvl_gpuvm_region_pt_put(vm, op->region.addr,
+							op->region.range);
 			nvl_free(op->region.r);
 			op->region.r = NULL;
 			break;
@@ -152,7 +152,7 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	va->bo_offset = off;
 	va->flags = flags & NVL_GPUVA_USER_FLAGS;
 	va->page_shift = (uint8_t)nvl_gpuvm_page_shift_for(
-		vm, addr, range, vm_bo ? off : 0);
+		vm, vm_bo ? vm_bo->obj : NULL, addr, range, vm_bo ? off : 0);
 	nvl_list_init(&va->bo_link);
 	if (vm_bo)
 		nvl_gpuvm_bo_get(vm_bo);
@@ -242,8 +242,8 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 			op->region.r->node.start = op->region.addr;
 			op->region.r->node.last =
 				op->region.addr + op->region.range - 1;
-			ret = vm->pt->get(vm->pt_priv, op->region.addr,
-					  op->region.range, vm->page_shift);
+			ret = nvl_gpuvm_region_pt_get(vm, op->region.addr,
+						      op->region.range);
 			if (ret)
 				return ret;
 			op->got |= GOT_REGION;
@@ -460,8 +460,8 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 
 static void free_region(struct nvl_gpuvm *vm, struct nvl_gpuvm_region *r)
 {
-	vm->pt->put(vm->pt_priv, r->node.start, r->node.last - r->node.start + 1,
-		    vm->page_shift);
+	nvl_gpuvm_region_pt_put(vm, r->node.start,
+				r->node.last - r->node.start + 1);
 	nvl_free(r);
 }
 

@@ -393,6 +393,158 @@ static void ampere_maps_512m_pages_at_pd1(void **state)
 	drv_down(v);
 }
 
+/*
+ * Fragmented BOs at 2 MiB-congruent VA and offset: alignment alone would
+ * pick 2 MiB pages, the backing's pieces (64 KiB, 4 KiB, system pages)
+ * allow no more than their size. GPUVM asks the backend and prepares
+ * tables for the smaller pages, so every page maps (drv_down checks
+ * stats.errors), remap pieces included.
+ */
+static void fragmented_bos_at_2m_congruence_get_their_backing_size(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	struct tbo *b64 = tbo_new(v->d->hw, TBO_FRAG, 8 * MIB, 48 * MIB,
+				  64 << 10);
+	struct tbo *b4 = tbo_new(v->d->hw, TBO_FRAG, 4 * MIB, 64 * MIB, 4096);
+	struct tbo *bs = tbo_new(v->d->hw, TBO_SYS, 2 * MIB, 0, 0);
+	const uint64_t va = 2ull << 30;
+	struct bop ops[] = {
+		{ B_MAP, va, 8 * MIB, &b64->base, 0, 0 },
+		{ B_MAP, va + 8 * MIB, 4 * MIB, &b4->base, 0, 0 },
+		{ B_MAP, va + 12 * MIB, 2 * MIB, &bs->base, 0, 0 },
+	};
+	struct bop cut = { B_UNMAP, va + 2 * MIB + (64 << 10), 64 << 10 };
+	const unsigned int want[] = { 16, 12, 12 };
+
+	(void)state;
+	assert_int_equal(drv_bind(v, ops, 3), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(
+			nvl_gpuvm_find_at(v->vm, ops[i].addr)->page_shift,
+			want[i]);
+	for (uint64_t a = va; a < va + 14 * MIB; a += 4096)
+		assert_int_equal(drv_check_page(v, a), 0);
+	/* the pieces left of a cut keep a page size their backing allows */
+	assert_int_equal(drv_bind(v, &cut, 1), 0);
+	assert_int_equal(nvl_gpuvm_find_at(v->vm, va)->page_shift, 16);
+	assert_int_equal(nvl_gpuvm_find_at(v->vm, va + 4 * MIB)->page_shift,
+			 16);
+	for (uint64_t a = va; a < va + 8 * MIB; a += 4096)
+		assert_int_equal(drv_check_page(v, a), 0);
+	nvl_gpuvm_destroy(v->vm);
+	v->vm = NULL;
+	nvl_gem_put(&b64->base);
+	nvl_gem_put(&b4->base);
+	nvl_gem_put(&bs->base);
+	drv_down(v);
+}
+
+static int do_get_region(void *p)
+{
+	struct getarg *a = p;
+
+	return nvl_pt_get_region(a->pt, a->va, a->range);
+}
+
+static void check_pages(struct drv *v, const uint64_t *va, int n)
+{
+	for (int i = 0; i < n; i++)
+		assert_int_equal(drv_check_page(v, va[i]), 0);
+}
+
+/*
+ * A 16 GiB sparse region is written at PD1 and PD0 level: its get takes
+ * the directories on the way (PD2, PD1) and the two PD0s its 2 MiB-aligned
+ * edges cut, 16 KiB instead of 34 MiB of page tables. A mapping inside
+ * brings its own tables and leaves none behind; edges that cut a PD0
+ * entry take page tables; failures leave nothing behind.
+ */
+/*
+ * Create a 16 GiB sparse region on @v, check it takes @dirs directories
+ * and reads as GPUVM says around a mapping inside, destroy it.
+ */
+static void sparse_16g_region(struct drv *v, uint64_t dirs)
+{
+	const uint64_t r = (16ull << 30) + 2 * MIB, end = r + (16ull << 30);
+	struct tbo *bo = tbo_new(v->d->hw, TBO_FRAG, 256 << 10, 48 * MIB,
+				 4096);
+	struct bop create = { B_RCREATE, r, 16ull << 30 };
+	struct bop map = { B_MAP, r + (5ull << 30) + 4096, 256 << 10,
+			   &bo->base, 0, 0 };
+	struct bop unmap = { B_UNMAP, map.addr, map.range };
+	const uint64_t probe[] = { r - 4096, r, r + 4096, r + 510 * MIB,
+				   r + (8ull << 30), map.addr - 4096,
+				   map.addr, map.addr + (128 << 10),
+				   map.addr + map.range, end - 4096, end };
+	struct nvl_pt_stats s0, st;
+
+	nvl_pt_get_stats(v->pt, &s0);
+	assert_int_equal(drv_bind(v, &create, 1), 0);
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables - s0.tables, dirs);
+	assert_int_equal(st.table_bytes - s0.table_bytes, dirs * 4096);
+	check_pages(v, probe, NVL_ARRAY_SIZE(probe));
+	assert_int_equal(drv_bind(v, &map, 1), 0);
+	check_pages(v, probe, NVL_ARRAY_SIZE(probe));
+	for (uint64_t va = map.addr; va < map.addr + map.range; va += 4096)
+		assert_int_equal(drv_check_page(v, va), 0);
+	assert_int_equal(drv_bind(v, &unmap, 1), 0);
+	check_pages(v, probe, NVL_ARRAY_SIZE(probe));
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables - s0.tables, dirs);
+	create.kind = B_RDESTROY;
+	assert_int_equal(drv_bind(v, &create, 1), 0);
+	check_pages(v, probe, NVL_ARRAY_SIZE(probe));
+	nvl_pt_get_stats(v->pt, &st);
+	assert_int_equal(st.tables, s0.tables);
+	nvl_gem_put(&bo->base);
+}
+
+/*
+ * A 16 GiB sparse region is written at PD1 and PD0 level: its get takes
+ * the directories on the way (PD2, PD1; PD3 too on Hopper) and the two
+ * PD0s its 2 MiB-aligned edges cut, 16-20 KiB instead of 34 MiB of page
+ * tables. A mapping inside brings its own tables and leaves none behind;
+ * edges that cut a PD0 entry take page tables; failures leave nothing
+ * behind.
+ */
+static void sparse_regions_reference_only_the_directories_they_need(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	struct drv *h = drv_up("gh100", 0, 1ull << 40);
+	const uint64_t e = 40ull << 30;
+	struct getarg a = { .pt = v->pt, .va = e - 4096, .range = 6 * MIB };
+	struct nvl_pt_stats st;
+
+	(void)state;
+	sparse_16g_region(v, 4);
+	sparse_16g_region(h, 5);
+	drv_down(h);
+
+	/* 4 KiB-aligned edges: page tables there, sparse PD0 entries between */
+	nvl_pt_get_stats(v->pt, &a.before);
+	t_fail_each_alloc(do_get_region, check_get, &a, 200);
+	nvl_pt_get_stats(v->pt, &st);
+	/* PD2, PD1, 2 x PD0 (the range crosses 40 GiB), 2 x (small + big) */
+	assert_int_equal(st.tables, a.before.tables + 4 + 4);
+	nvl_pt_sparse(v->pt, a.va, a.range, true);
+	nvl_pt_flush(v->pt, a.va, a.range);
+	for (uint64_t va = a.va - 4096; va <= a.va + a.range; va += 4096) {
+		struct nvl_model_xlate x;
+		bool in = va >= a.va && va < a.va + a.range;
+
+		nvl_model_mmu_translate(v->d->m, &v->ctx, va,
+					NVL_HW_FAULT_ACCESS_READ, &x);
+		assert_int_equal(x.state, in ? NVL_MODEL_XLATE_SPARSE :
+					       NVL_MODEL_XLATE_FAULT);
+	}
+	nvl_pt_sparse(v->pt, a.va, a.range, false);
+	nvl_pt_flush(v->pt, a.va, a.range);
+	nvl_pt_put_region(v->pt, a.va, a.range);
+	assert_int_equal(nvl_pt_get_region(v->pt, 4096, 100), -EINVAL);
+	drv_down(v);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(mixes_big_and_small_pages_under_one_pd0_entry),
 	cmocka_unit_test(unmap_and_invalidate_fault_every_page_sparse_reads_zero),
@@ -402,6 +554,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(put_folds_sparse_tables_into_their_parent),
 	cmocka_unit_test(creation_fails_cleanly_and_full_vram_is_enomem),
 	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
+	cmocka_unit_test(fragmented_bos_at_2m_congruence_get_their_backing_size),
+	cmocka_unit_test(sparse_regions_reference_only_the_directories_they_need),
 };
 
 T_MAIN(tests)

@@ -118,6 +118,14 @@ struct drv {
 	bool any_backing; /* GPUVM's page size is only a hint */
 };
 
+/*
+ * Table memory without a CPU mapping (as a device without BAR1 would
+ * offer): the manager keeps CPU shadows and copies entries. Set before
+ * drv_up*().
+ */
+static bool drv_shadow_tables;
+static struct nvl_pt_mem_ops drv_shadow_ops;
+
 static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 				     uint64_t end, bool any_backing)
 {
@@ -134,6 +142,11 @@ static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 	assert_int_equal(ga.big_leaf_pd1,
 			 !!(v->d->m->profile->page_sizes & (1ull << 29)));
 	ga.mem = &nvl_nv_ptmem_ops;
+	if (drv_shadow_tables) {
+		drv_shadow_ops = nvl_nv_ptmem_ops;
+		drv_shadow_ops.map = NULL;
+		ga.mem = &drv_shadow_ops;
+	}
 	ga.mem_priv = v->pm;
 	ga.any_backing = any_backing;
 	v->any_backing = any_backing;

@@ -2,7 +2,8 @@
 /*
  * Random bind sequences through GPUVM into NVIDIA-format tables, each call
  * checked page by page against the model's walker: v2 and v3 tables,
- * any_backing mode, and allocation failures injected inside binds.
+ * tables written in place and through CPU shadows, any_backing mode, and
+ * allocation failures injected inside binds.
  */
 #include "world.h"
 
@@ -26,6 +27,19 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 	assert_true(st.leaves[0] && st.leaves[1] && st.leaves[2]);
 	assert_int_equal(st.errors, 0);
 	world_down(&w);
+}
+
+static void random_binds_through_shadow_tables(void **state)
+{
+	struct world w;
+	unsigned long n = (unsigned long)(600 * SCALE);
+
+	(void)state;
+	drv_shadow_tables = true;
+	world_up(&w, "tiny", t_seed(0x5ad0));
+	run_random(&w, n);
+	world_down(&w);
+	drv_shadow_tables = false;
 }
 
 static void random_binds_on_hopper_v3_tables(void **state)
@@ -70,6 +84,7 @@ static void random_binds_with_allocation_failures_stay_exact(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_binds_translate_as_gpuvm_says),
+	cmocka_unit_test(random_binds_through_shadow_tables),
 	cmocka_unit_test(random_binds_on_hopper_v3_tables),
 	cmocka_unit_test(any_backing_maps_fragmented_bos_at_any_alignment),
 	cmocka_unit_test(random_binds_with_allocation_failures_stay_exact),

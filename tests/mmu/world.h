@@ -67,8 +67,8 @@ static inline uint64_t pick_align(uint64_t *s)
 	return a[t_rand(s) % 3];
 }
 
-/* A random op; false when the page size GPUVM would pick for a map is one
- * the BO's backing cannot provide (counted as skipped). */
+/* A random op; false when it does not fit the window (counted as
+ * skipped). */
 static inline bool random_op(struct world *w, struct bop *b)
 {
 	uint64_t *s = &w->seed;
@@ -103,32 +103,10 @@ static inline bool random_op(struct world *w, struct bop *b)
 		if (t_rand(s) % 5 == 0)
 			b->flags = NVL_GPUVA_READONLY;
 		/*
-		 * GPUVM picks a mapping's (and a remap piece's) page size from
-		 * VA and offset alignment alone, so a fragmented BO is only
-		 * mapped where VA - offset rules out pages larger than its
-		 * pieces (see docs/mmu.md).
+		 * Fragmented BOs at any VA/offset congruence, 2 MiB-congruent
+		 * ones included: GPUVM asks the backend (page_shift hook) and
+		 * never picks a page size the backing cannot provide.
 		 */
-		if (bo->kind != TBO_CONTIG && !w->any_backing) {
-			uint64_t piece = bo->kind == TBO_FRAG ? bo->piece : 4096;
-			uint64_t big = piece == 4096 ? 64 << 10 : 2 * MIB;
-
-			if (!((b->addr - b->off) & (big - 1))) {
-				if (b->off + n + piece <= size)
-					b->off += piece;
-				else if (b->off >= piece)
-					b->off -= piece;
-				else
-					return false;
-			}
-		}
-		if (!w->any_backing &&
-		    nvl_gpuvm_page_shift_for(w->v->vm, b->addr, b->range,
-					     b->off) >
-		    nvl_nv_gmmu_backing_shift(b->obj, b->off, b->addr,
-					      b->range)) {
-			w->skipped++;
-			return false;
-		}
 		return true;
 	}
 	if (r < 80) {
@@ -140,9 +118,16 @@ static inline bool random_op(struct world *w, struct bop *b)
 		return true;
 	}
 	if (r < 90) {
+		/* some span whole PD0 entries: sparse written at PD0 level */
+		uint64_t unit = t_rand(s) % 4 ? 64 << 10 : 2 * MIB;
+
 		b->kind = B_RCREATE;
 		b->range = (1 + t_rand(s) % 32) * (64 << 10);
+		if (unit > (64 << 10))
+			b->range = (1 + t_rand(s) % 8) * unit;
 		b->addr = WIN_START + (t_rand(s) % (WIN >> 16)) * (64 << 10);
+		if (t_rand(s) % 2)
+			b->addr += 4096 * (t_rand(s) % 16);
 		return b->addr + b->range <= WIN_START + WIN;
 	}
 	{
@@ -188,8 +173,10 @@ static inline void run_random(struct world *w, unsigned long calls)
 			lo = NVL_MIN(lo, ops[i].addr);
 			hi = NVL_MAX(hi, ops[i].addr + ops[i].range);
 		}
-		if (!usable)
+		if (!usable) {
+			w->skipped++;
 			continue;
+		}
 		w->calls++;
 		{
 			int ret;

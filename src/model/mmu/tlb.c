@@ -181,8 +181,21 @@ void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range)
 		const struct tlb_class *k = &classes[c];
 		uint64_t lo = (va >> k->shift) + 1, hi = (last >> k->shift) + 1;
 		struct tlb_entry *e = &s->tlb.e[k->first * TLB_WAYS];
+		unsigned int n = k->sets * TLB_WAYS;
 
-		for (unsigned int i = 0; i < k->sets * TLB_WAYS; i++)
+		if (hi - lo < k->sets) {
+			/* fewer pages than sets: only their sets hold them */
+			for (uint64_t t = lo; t <= hi; t++) {
+				struct tlb_entry *w =
+					&e[(t & (k->sets - 1)) * TLB_WAYS];
+
+				for (unsigned int i = 0; i < TLB_WAYS; i++)
+					if (w[i].tag == t)
+						w[i].tag = 0;
+			}
+			continue;
+		}
+		for (unsigned int i = 0; i < n; i++)
 			if (e[i].tag >= lo && e[i].tag <= hi)
 				e[i].tag = 0;
 	}

@@ -2,12 +2,15 @@
 /*
  * DOC: the generic page-table manager: tables, references, get and put
  *
- * The manager keeps one struct pt_table per GPU table, with a CPU shadow of
- * the entries so that reading an entry never touches table memory. Writes
- * go to the shadow and mark the entries dirty; pt_writeback() copies the
- * dirty entries to table memory once per operation, page tables first and
- * the root last, so a concurrent walker never follows a directory entry to
- * a table that is not written yet.
+ * The manager keeps one struct pt_table per GPU table. When the table
+ * memory offers a CPU mapping (nvl_pt_mem_ops.map, a BAR on hardware), the
+ * entries are read and written there in place, so every entry is written
+ * exactly once; a new table is filled before the directory entry pointing
+ * at it is written (with a release fence), so a concurrent walker never
+ * follows a directory entry to a table that is not written yet. Without a
+ * mapping, entries live in a CPU shadow and writes mark them dirty;
+ * pt_writeback() copies the dirty entries to table memory once per
+ * operation, page tables first and the root last, for the same reason.
  *
  * Reference counting: a get() of a range at a page size takes one
  * reference on each "target" table of that page size (the page tables for
@@ -31,50 +34,103 @@
 static size_t table_host_size(const struct nvl_pt *pt, unsigned int kind)
 {
 	size_t n = pt_entries(pt, kind);
-	size_t s = sizeof(struct pt_table) + n * pt->geo[kind].entry_size;
+	size_t s = sizeof(struct pt_table) +
+		   (pt->direct ? 0 : n * pt->geo[kind].entry_size);
 
 	if (kind < pt->f->nlevels)
 		s += n * pt_nch(pt, kind) * sizeof(struct pt_table *) + n;
 	return s;
 }
 
+/*
+ * Set up the host side of a table of @kind at @t (table_host_size() bytes)
+ * whose memory is at @addr. Return: 0, or -ENOMEM when the memory cannot
+ * be mapped.
+ */
+static int table_init(struct nvl_pt *pt, struct pt_table *t, unsigned int kind,
+		      uint64_t addr)
+{
+	const struct nvl_pt_level *g = &pt->geo[kind];
+	size_t n = pt_entries(pt, kind);
+	uint8_t *p = (uint8_t *)(t + 1);
+
+	/*
+	 * The entries are left uninitialised: they are all written when the
+	 * table is linked (make_dir), before anything reads them.
+	 */
+	memset(t, 0, sizeof(*t));
+	t->kind = (uint8_t)kind;
+	t->addr = addr;
+	if (pt->direct) {
+		t->e = pt->mem->map(pt->mem_priv, addr, g->table_size);
+		if (!t->e)
+			return -ENOMEM;
+	} else {
+		t->e = (uint64_t *)p;
+		p += n * g->entry_size;
+	}
+	if (kind < pt->f->nlevels) {
+		size_t nc = n * pt_nch(pt, kind) * sizeof(struct pt_table *);
+
+		t->ch = (struct pt_table **)p;
+		memset(p, 0, nc + n);
+		p += nc;
+		t->st = p;
+	}
+	return 0;
+}
+
 /* A table of @kind with its memory; not in the tree. */
 static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 {
 	const struct nvl_pt_level *g = &pt->geo[kind];
-	size_t n = pt_entries(pt, kind);
-	size_t size = table_host_size(pt, kind);
-	struct pt_table *t = nvl_malloc(size);
-	uint8_t *p;
+	struct pt_table *t = nvl_malloc(table_host_size(pt, kind));
+	uint64_t addr;
 
 	if (!t)
 		return NULL;
-	/*
-	 * The shadow is left uninitialised: a table's entries are all
-	 * written when it is linked (make_dir), before anything reads them.
-	 */
-	memset(t, 0, sizeof(*t));
-	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &t->addr)) {
+	if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align, &addr)) {
 		nvl_free(t);
 		return NULL;
 	}
-	t->kind = (uint8_t)kind;
-	p = (uint8_t *)(t + 1);
-	t->e = (uint64_t *)p;
-	p += n * g->entry_size;
-	if (kind < pt->f->nlevels) {
-		t->ch = (struct pt_table **)p;
-		memset(p, 0, size - (size_t)(p - (uint8_t *)t));
-		p += n * pt_nch(pt, kind) * sizeof(struct pt_table *);
-		t->st = p;
+	if (table_init(pt, t, kind, addr)) {
+		pt->mem->free(pt->mem_priv, addr, g->table_size);
+		nvl_free(t);
+		return NULL;
 	}
 	return t;
 }
 
 static void table_free(struct nvl_pt *pt, struct pt_table *t)
 {
+	struct pt_slab *slab = t->slab;
+
 	pt->mem->free(pt->mem_priv, t->addr, pt->geo[t->kind].table_size);
-	nvl_free(t);
+	if (!slab)
+		nvl_free(t);
+	else if (!__atomic_sub_fetch(&slab->live, 1, __ATOMIC_ACQ_REL))
+		nvl_free(slab);
+}
+
+/* Table memory for @n tables of @kind at once (or one by one). */
+static int mem_alloc_many(struct nvl_pt *pt, unsigned int kind,
+			  unsigned int n, uint64_t *addrs)
+{
+	const struct nvl_pt_level *g = &pt->geo[kind];
+
+	if (pt->mem->alloc_many)
+		return pt->mem->alloc_many(pt->mem_priv, g->table_size,
+					   g->align, n, addrs);
+	for (unsigned int i = 0; i < n; i++) {
+		if (pt->mem->alloc(pt->mem_priv, g->table_size, g->align,
+				   &addrs[i])) {
+			while (i--)
+				pt->mem->free(pt->mem_priv, addrs[i],
+					      g->table_size);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -83,6 +139,13 @@ static void table_free(struct nvl_pt *pt, struct pt_table *t)
 void pt_mark(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	     unsigned int n)
 {
+	t->blank = false;
+	if (pt->direct) {
+		/* already in table memory: only count */
+		pt->stats.bytes_written +=
+			(uint64_t)n * pt->geo[t->kind].entry_size;
+		return;
+	}
 	if (!t->dirty) {
 		t->dirty = true;
 		t->dlo = (uint16_t)i;
@@ -108,8 +171,9 @@ static void writeback_kind(struct nvl_pt *pt, unsigned int kind)
 		struct pt_table *next = t->dnext;
 		size_t len = (size_t)(t->dhi - t->dlo) * es;
 
-		pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
-			       (uint8_t *)t->e + t->dlo * es, len);
+		if (!pt->direct)
+			pt->mem->write(pt->mem_priv, t->addr + t->dlo * es,
+				       (uint8_t *)t->e + t->dlo * es, len);
 		pt->stats.bytes_written += len;
 		t->dirty = false;
 		t->dnext = NULL;
@@ -152,6 +216,9 @@ void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 		if (t->ch[i * nch + j])
 			child[j] = t->ch[i * nch + j]->addr;
 	pt->f->ops->pde(pt->f->priv, out, t->kind, child);
+	/* the children's entries are written before the GPU can reach them */
+	if (pt->direct)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(&t->e[i * pt_qw(pt, t->kind)], out, pt->geo[t->kind].entry_size);
 	pt_mark(pt, t, i, 1);
 }
@@ -249,50 +316,72 @@ static struct pt_table *child(struct nvl_pt *pt, struct pt_table *t,
 }
 
 /*
- * Walk one get() unit at @va: install (pool) or count (need) the missing
- * tables, and with @ref take the unit's references. Counting treats a
- * missing table as present for later units of the same pass through
- * @seen (VA of the last missing table counted per kind).
+ * Counting pass, a table of kind @ck at @cva missing: every table below it
+ * is missing too, so count what the units in [@va, hi) need at once, hi
+ * being the end of the missing table's span or @end. @seen holds, per
+ * kind, the VA + 1 of the last table counted, so that a table shared with
+ * the previous unit is not counted twice. Return: hi.
  */
-static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
-		 struct pool *pool, unsigned int *need, uint64_t *seen)
+static uint64_t count_missing(const struct nvl_pt *pt, const struct plan *p,
+			      uint64_t va, uint64_t end, unsigned int ck,
+			      uint64_t cva, unsigned int *need, uint64_t *seen)
+{
+	uint64_t hi = NVL_MIN(end, cva + (1ull << pt->geo[ck - 1].shift));
+
+	for (unsigned int k = ck; k <= p->target; k++) {
+		unsigned int sh = pt->geo[k - 1].shift; /* span of a table */
+		uint64_t first = va >> sh, last = (hi - 1) >> sh;
+		uint64_t n = last - first + 1;
+
+		if (seen[k] == (first << sh) + 1)
+			n--;
+		seen[k] = (last << sh) + 1;
+		need[k] += (unsigned int)n;
+	}
+	if (p->target == pt->last) {
+		unsigned int sh = pt->geo[pt->last].shift;
+		unsigned int n =
+			(unsigned int)(((hi - 1) >> sh) - (va >> sh) + 1);
+
+		need[pt->small] += p->pt_small ? n : 0;
+		if (pt->big)
+			need[pt->big] += p->pt_big ? n : 0;
+	}
+	return hi;
+}
+
+/*
+ * Walk one get() unit at @va: install (@pool) or count (@need) the missing
+ * tables, and with @pool take the unit's references. A counting walk that
+ * meets a missing table counts the following units below it too and
+ * returns where the next unit starts; otherwise it returns 0.
+ */
+static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
+		     uint64_t end, struct pool *pool, unsigned int *need,
+		     uint64_t *seen, struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
+	struct pt_table *h = *hint;
 
+	/* consecutive units share their target directory: start there */
+	if (h && va >= h->va &&
+	    va - h->va < 1ull << (pt->geo[h->kind].shift +
+				  pt->geo[h->kind].bits))
+		t = h;
 	while (t->kind < p->target) {
 		unsigned int i = pt_index(pt, t, va);
-		unsigned int ck = t->kind + 1u;
-		uint64_t cva = pt_entry_va(pt, t, i);
 		struct pt_table *c = t->ch[i];
 
-		if (!c && !pool) {
-			/* count once per missing table and everything below */
-			if (seen[ck] != cva + 1) {
-				seen[ck] = cva + 1;
-				need[ck]++;
-			}
-			for (unsigned int k = ck + 1; k <= p->target; k++) {
-				uint64_t span = 1ull << (pt->geo[k - 1].shift);
-				uint64_t kva = va & ~(span - 1);
-
-				if (seen[k] != kva + 1) {
-					seen[k] = kva + 1;
-					need[k]++;
-				}
-			}
-			if (p->target == pt->last) {
-				need[pt->small] += p->pt_small;
-				if (pt->big)
-					need[pt->big] += p->pt_big;
-			}
-			return;
-		}
+		if (!c && !pool)
+			return count_missing(pt, p, va, end, t->kind + 1u,
+					     pt_entry_va(pt, t, i), need, seen);
 		t = child(pt, t, i, 0, pool, need);
 	}
+	*hint = t;
 	if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
 		if (pool)
 			t->refs++;
-		return;
+		return 0;
 	}
 	{
 		unsigned int i = pt_index(pt, t, va);
@@ -309,6 +398,7 @@ static void unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 				b->refs++;
 		}
 	}
+	return 0;
 }
 
 static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
@@ -317,9 +407,14 @@ static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 	uint64_t seen[PT_KINDS] = { 0 };
 	uint64_t step = 1ull << p->step_shift;
 	uint64_t end = va + range;
+	struct pt_table *hint = NULL;
 
-	for (uint64_t u = va & ~(step - 1); u < end; u += step)
-		unit(pt, p, u < va ? va : u, pool, need, seen);
+	for (uint64_t u = va & ~(step - 1); u < end;) {
+		uint64_t next = unit(pt, p, u < va ? va : u, end, pool, need,
+				     seen, &hint);
+
+		u = next ? next : u + step;
+	}
 }
 
 static void pool_free(struct nvl_pt *pt, struct pool *pool)
@@ -332,50 +427,225 @@ static void pool_free(struct nvl_pt *pt, struct pool *pool)
 	}
 }
 
+/* One range of a get or put with its plan. */
+struct piece {
+	struct plan p;
+	uint64_t va, range;
+};
+
+/* Enough for a region: two pieces per level and two page-table edges. */
+#define PT_PIECES (2 * PT_KINDS + 2)
+
+/* Slab stride of a table of @kind. */
+static size_t slab_stride(const struct nvl_pt *pt, unsigned int kind)
+{
+	return (table_host_size(pt, kind) + 15) & ~(size_t)15;
+}
+
+#define SLAB_HEAD 16 /* struct pt_slab, padded */
+#define ADDR_BATCH 64
+
+/*
+ * Add @n tables of @kind to @pool: one host allocation (a slab that lives
+ * until its last table is freed) and table memory in batches.
+ */
+static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
+		     unsigned int n)
+{
+	size_t stride = slab_stride(pt, kind);
+	struct pt_slab *slab;
+	uint64_t addrs[ADDR_BATCH];
+	unsigned int done = 0;
+
+	if (n == 1) {
+		struct pt_table *t = table_alloc(pt, kind);
+
+		if (!t)
+			return -ENOMEM;
+		t->next = pool->list[kind];
+		pool->list[kind] = t;
+		pool->n[kind]++;
+		return 0;
+	}
+	slab = nvl_malloc(SLAB_HEAD + n * stride);
+	if (!slab)
+		return -ENOMEM;
+	/* the pool owns one reference until the slab is filled */
+	slab->live = 1;
+	while (done < n) {
+		unsigned int m = NVL_MIN(n - done, (unsigned int)ADDR_BATCH);
+
+		if (mem_alloc_many(pt, kind, m, addrs))
+			break;
+		for (unsigned int i = 0; i < m; i++) {
+			struct pt_table *t = (struct pt_table *)
+				((uint8_t *)slab + SLAB_HEAD +
+				 (done + i) * stride);
+
+			if (table_init(pt, t, kind, addrs[i])) {
+				/* cannot happen with a working map op */
+				for (; i < m; i++)
+					pt->mem->free(pt->mem_priv, addrs[i],
+						      pt->geo[kind].table_size);
+				m = 0;
+				break;
+			}
+			t->slab = slab;
+			__atomic_add_fetch(&slab->live, 1, __ATOMIC_RELAXED);
+			t->next = pool->list[kind];
+			pool->list[kind] = t;
+			pool->n[kind]++;
+		}
+		if (!m)
+			break;
+		done += m;
+	}
+	if (!__atomic_sub_fetch(&slab->live, 1, __ATOMIC_ACQ_REL))
+		nvl_free(slab);
+	return done == n ? 0 : -ENOMEM;
+}
+
+/* get() of every piece, all or nothing. */
+static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
+		      unsigned int npc)
+{
+	struct pool pool = { 0 };
+
+	for (;;) {
+		unsigned int need[PT_KINDS] = { 0 };
+		bool enough = true;
+
+		pthread_mutex_lock(&pt->lock);
+		for (unsigned int i = 0; i < npc; i++)
+			pass(pt, &pc[i].p, pc[i].va, pc[i].range, NULL, need);
+		for (unsigned int k = 0; k < pt->nkinds; k++)
+			enough &= pool.n[k] >= need[k];
+		if (enough) {
+			for (unsigned int i = 0; i < npc; i++)
+				pass(pt, &pc[i].p, pc[i].va, pc[i].range,
+				     &pool, need);
+			pthread_mutex_unlock(&pt->lock);
+			break;
+		}
+		pthread_mutex_unlock(&pt->lock);
+		for (unsigned int k = 0; k < pt->nkinds; k++) {
+			if (pool.n[k] >= need[k])
+				continue;
+			if (pool_fill(pt, &pool, k, need[k] - pool.n[k])) {
+				pool_free(pt, &pool);
+				return nvl_error(-ENOMEM, "pt: out of memory for page tables");
+			}
+		}
+	}
+	pool_free(pt, &pool);
+	return 0;
+}
+
 /**
  * nvl_pt_get() - see pt.h.
  */
 int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
 	       unsigned int page_shift)
 {
-	struct pool pool = { 0 };
-	struct plan p;
-	int ret = make_plan(pt, va, range, page_shift, &p);
+	struct piece pc = { .va = va, .range = range };
+	int ret = make_plan(pt, va, range, page_shift, &pc.p);
 
 	if (ret)
 		return nvl_error(ret, "pt: get of [%#llx, +%#llx) at page shift %u: unaligned or unsupported",
 				 (unsigned long long)va,
 				 (unsigned long long)range, page_shift);
-	for (;;) {
-		unsigned int need[PT_KINDS] = { 0 };
-		bool enough = true;
+	return get_pieces(pt, &pc, 1);
+}
 
-		pthread_mutex_lock(&pt->lock);
-		pass(pt, &p, va, range, NULL, need);
-		for (unsigned int k = 0; k < pt->nkinds; k++)
-			enough &= pool.n[k] >= need[k];
-		if (enough) {
-			pass(pt, &p, va, range, &pool, need);
-			pthread_mutex_unlock(&pt->lock);
-			break;
-		}
-		pthread_mutex_unlock(&pt->lock);
-		for (unsigned int k = 0; k < pt->nkinds; k++) {
-			while (pool.n[k] < need[k]) {
-				struct pt_table *t = table_alloc(pt, k);
+static void add_piece(struct piece *pc, unsigned int *n, const struct plan *p,
+		      uint64_t lo, uint64_t hi)
+{
+	pc[*n].p = *p;
+	pc[*n].va = lo;
+	pc[*n].range = hi - lo;
+	(*n)++;
+}
 
-				if (!t) {
-					pool_free(pt, &pool);
-					return nvl_error(-ENOMEM, "pt: out of memory for page tables");
-				}
-				t->next = pool.list[k];
-				pool.list[k] = t;
-				pool.n[k]++;
-			}
+/*
+ * Page tables for [lo, hi), an edge of a region inside one last-level
+ * entry: both kinds, as for the smallest page. A mapping across the edge
+ * leaves sparse and invalid entries mixed in them, which no directory
+ * entry can express: the region's reference keeps them until it goes.
+ */
+static void add_pt_piece(const struct nvl_pt *pt, struct piece *pc,
+			 unsigned int *n, uint64_t lo, uint64_t hi)
+{
+	struct plan p;
+
+	if (!NVL_NEVER(make_plan(pt, lo, hi - lo, pt->geo[pt->small].shift,
+				 &p)))
+		add_piece(pc, n, &p, lo, hi);
+}
+
+/*
+ * The pieces of a sparse region: A(k), the part covered by whole entries
+ * of level k, grows from the root down; A(k) minus A(k - 1) is written at
+ * level k and needs the tables of level k there; what no directory entry
+ * covers whole needs page tables.
+ */
+static int region_pieces(const struct nvl_pt *pt, uint64_t va, uint64_t range,
+			 struct piece *pc, unsigned int *npc)
+{
+	uint64_t end = va + range, plo = 0, phi = 0;
+	bool have = false;
+
+	*npc = 0;
+	if (!range || end < va || end > pt->va_end ||
+	    ((va | range) & ((1ull << pt->geo[pt->small].shift) - 1)))
+		return -EINVAL;
+	for (unsigned int k = 0; k <= pt->last; k++) {
+		uint64_t span = 1ull << pt->geo[k].shift;
+		uint64_t lo = (va + span - 1) & ~(span - 1);
+		uint64_t hi = end & ~(span - 1);
+		struct plan p = {
+			.target = k,
+			.step_shift = pt->geo[k].shift + pt->geo[k].bits,
+		};
+
+		if (lo >= hi || lo < va)
+			continue;
+		if (!have) {
+			add_piece(pc, npc, &p, lo, hi);
+		} else {
+			if (lo < plo)
+				add_piece(pc, npc, &p, lo, plo);
+			if (phi < hi)
+				add_piece(pc, npc, &p, phi, hi);
 		}
+		plo = lo;
+		phi = hi;
+		have = true;
 	}
-	pool_free(pt, &pool);
+	if (!have) {
+		add_pt_piece(pt, pc, npc, va, end);
+	} else {
+		if (va < plo)
+			add_pt_piece(pt, pc, npc, va, plo);
+		if (phi < end)
+			add_pt_piece(pt, pc, npc, phi, end);
+	}
 	return 0;
+}
+
+/**
+ * nvl_pt_get_region() - see pt.h.
+ */
+int nvl_pt_get_region(struct nvl_pt *pt, uint64_t va, uint64_t range)
+{
+	struct piece pc[PT_PIECES];
+	unsigned int n;
+	int ret = region_pieces(pt, va, range, pc, &n);
+
+	if (ret)
+		return nvl_error(ret, "pt: sparse region [%#llx, +%#llx): unaligned or beyond the VA space",
+				 (unsigned long long)va,
+				 (unsigned long long)range);
+	return get_pieces(pt, pc, n);
 }
 
 struct release {
@@ -410,6 +680,8 @@ static void detach(struct nvl_pt *pt, struct pt_table *c, struct release *r)
 /* Every entry of page table @c invalid (so that dropping it changes nothing)? */
 static bool neutral(const struct nvl_pt *pt, const struct pt_table *c)
 {
+	if (c->blank)
+		return true;
 	for (unsigned int j = 0; j < pt_entries(pt, c->kind); j++)
 		if (c->e[j] != pt->inval[c->kind][0])
 			return false;
@@ -470,7 +742,8 @@ static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
  * released only if that changes no translation: its parent entry takes
  * over the uniform meaning of its entries, or (a dual entry's half whose
  * sibling stays) all its entries are invalid. Otherwise it stays in the
- * tree unreferenced (stats.kept) until reused or destroyed.
+ * tree unreferenced until reused or destroyed (stats.kept counts it when
+ * the entry's last referenced child goes).
  */
 static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 {
@@ -505,10 +778,14 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 			       pt->geo[p->kind].entry_size);
 			pt_mark(pt, p, i, 1);
 		} else {
-			if (!neutral(pt, t)) {
-				pt->stats.kept++;
+			/*
+			 * Not neutral: left for its sibling's last put, which
+			 * folds the entry (a mapping in a sparse region drops
+			 * its small and big tables one after the other) or
+			 * counts it kept.
+			 */
+			if (!neutral(pt, t))
 				return;
-			}
 			detach(pt, t, r);
 			pt_pde(pt, p, i);
 		}
@@ -516,15 +793,26 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 	}
 }
 
-/* The table a unit at @va targets, or NULL. */
+/*
+ * The table a unit at @va targets, or NULL. @hint remembers the directory
+ * above the last table found: consecutive units of a put share it, and it
+ * stays in the tree while a later unit of the same put still has a table
+ * below it (that table holds a reference on it).
+ */
 static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
-			     uint64_t va)
+			     uint64_t va, struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
+	struct pt_table *h = *hint;
 
+	if (h && h->refs && h->kind < kind && va >= h->va &&
+	    va - h->va < 1ull << (pt->geo[h->kind].shift +
+				  pt->geo[h->kind].bits))
+		t = h;
 	while (t && t->kind < kind && t->kind <= pt->last) {
 		unsigned int i = pt_index(pt, t, va);
 
+		*hint = t;
 		if (t->kind == pt->last)
 			return t->ch[i * pt_nch(pt, t->kind) +
 				     (kind == pt->big ? 1 : 0)];
@@ -533,40 +821,46 @@ static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
 	return t;
 }
 
-/**
- * nvl_pt_put() - see pt.h.
- */
-void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
-		unsigned int page_shift)
+/* Drop the references of one get() piece (lock held). */
+static void put_piece(struct nvl_pt *pt, const struct piece *pc,
+		      struct release *r)
 {
-	struct release r = { .zlo = UINT64_MAX };
-	struct pt_table *t;
-	struct plan p;
-	uint64_t step, end = va + range;
+	const struct plan *p = &pc->p;
+	uint64_t step = 1ull << p->step_shift, va = pc->va;
+	uint64_t end = va + pc->range;
+	struct pt_table *hint = NULL;
 
-	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &p)))
-		return;
-	step = 1ull << p.step_shift;
-	pthread_mutex_lock(&pt->lock);
 	for (uint64_t u = va & ~(step - 1); u < end; u += step) {
 		uint64_t a = u < va ? va : u;
 		unsigned int kinds[2], n = 0;
 
-		if (p.target != pt->last || !(p.pt_small || p.pt_big)) {
-			kinds[n++] = p.target;
+		if (p->target != pt->last || !(p->pt_small || p->pt_big)) {
+			kinds[n++] = p->target;
 		} else {
-			if (p.pt_small)
+			if (p->pt_small)
 				kinds[n++] = pt->small;
-			if (p.pt_big)
+			if (p->pt_big)
 				kinds[n++] = pt->big;
 		}
 		for (unsigned int k = 0; k < n; k++) {
-			t = find(pt, kinds[k], a);
+			struct pt_table *t = find(pt, kinds[k], a, &hint);
+
 			if (NVL_NEVER(!t || t->kind != kinds[k] || !t->refs))
 				continue;
-			unref(pt, t, &r);
+			unref(pt, t, r);
 		}
 	}
+}
+
+static void put_pieces(struct nvl_pt *pt, const struct piece *pc,
+		       unsigned int npc)
+{
+	struct release r = { .zlo = UINT64_MAX };
+	struct pt_table *t;
+
+	pthread_mutex_lock(&pt->lock);
+	for (unsigned int i = 0; i < npc; i++)
+		put_piece(pt, &pc[i], &r);
 	pt_writeback(pt);
 	if (r.zombies) {
 		pt->invalidate(pt->priv, r.zlo, r.zhi - r.zlo);
@@ -581,6 +875,32 @@ void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		r.dead = t->next;
 		table_free(pt, t);
 	}
+}
+
+/**
+ * nvl_pt_put() - see pt.h.
+ */
+void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
+		unsigned int page_shift)
+{
+	struct piece pc = { .va = va, .range = range };
+
+	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &pc.p)))
+		return;
+	put_pieces(pt, &pc, 1);
+}
+
+/**
+ * nvl_pt_put_region() - see pt.h.
+ */
+void nvl_pt_put_region(struct nvl_pt *pt, uint64_t va, uint64_t range)
+{
+	struct piece pc[PT_PIECES];
+	unsigned int n;
+
+	if (NVL_NEVER(region_pieces(pt, va, range, pc, &n)))
+		return;
+	put_pieces(pt, pc, n);
 }
 
 /* ---- create / destroy ----------------------------------------------- */
@@ -643,8 +963,10 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt->mem = args->mem;
 	pt->mem_priv = args->mem_priv;
 	pt->invalidate = args->invalidate;
+	pt->page_shift = args->page_shift;
 	pt->priv = args->priv;
 	pt->any_backing = args->any_backing;
+	pt->direct = args->mem->map != NULL;
 	pt->root = table_alloc(pt, 0);
 	if (!pt->root) {
 		nvl_free(pt);

@@ -4,7 +4,8 @@
  * MMUs.
  *
  * It keeps a software tree that mirrors the GPU's tables (one node per
- * table, with a CPU shadow of its entries and a reference count) and
+ * table, with its entries -- in place when the table memory has a CPU
+ * mapping, else a CPU shadow -- and a reference count) and
  * implements struct nvl_vm_pt_ops on top of three things the GPU-specific
  * side provides:
  *  - a format (struct nvl_pt_format): the directory levels, one or two page
@@ -125,10 +126,26 @@ struct nvl_pt_mem_ops {
 	 */
 	int (*alloc)(void *priv, uint32_t size, uint32_t align,
 		     uint64_t *addr_out);
+	/**
+	 * @alloc_many: optional: @n allocations like @alloc at once, into
+	 * @addrs_out[0..n-1]; all or nothing.
+	 * Return: 0, or -ENOMEM (nothing allocated).
+	 */
+	int (*alloc_many)(void *priv, uint32_t size, uint32_t align,
+			  unsigned int n, uint64_t *addrs_out);
 	/** @free: release what @alloc returned. Never fails. */
 	void (*free)(void *priv, uint64_t addr, uint32_t size);
 	/** @write: copy @len bytes to table memory at @addr. Never fails. */
 	void (*write)(void *priv, uint64_t addr, const void *buf, size_t len);
+	/**
+	 * @map: optional: a CPU pointer to the @size bytes of table memory
+	 * at @addr that @alloc returned, valid until @free (e.g. through a
+	 * BAR mapping of VRAM). With it the manager keeps no CPU shadow:
+	 * entries are read and written in place, each written once, and
+	 * @write is not used.
+	 * Return: the pointer, or NULL (the table is then not used).
+	 */
+	void *(*map)(void *priv, uint64_t addr, uint32_t size);
 };
 
 /** struct nvl_pt_args - what nvl_pt_create() needs. */
@@ -154,6 +171,16 @@ struct nvl_pt_args {
 	 * it the caller must only pick page sizes the backing provides.
 	 */
 	bool any_backing;
+	/**
+	 * @page_shift: optional, called with @priv: the largest page shift,
+	 * at most @max_shift, that @obj's backing from @bo_offset allows for
+	 * [@va, @va + @range). nvl_pt_ops offers it to GPUVM as
+	 * nvl_vm_pt_ops.page_shift, so that GPUVM only picks page sizes the
+	 * backing provides. Not needed with @any_backing.
+	 */
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
 };
 
 /** struct nvl_pt_stats - counters. */
@@ -248,6 +275,30 @@ int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
  */
 void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift);
+
+/**
+ * nvl_pt_get_region() - reference the tables a sparse region needs.
+ * @pt: the manager
+ * @va: first byte, aligned to the smallest page
+ * @range: bytes, aligned to the smallest page
+ *
+ * Sparse is written at the highest level whose entries the region covers
+ * whole, so only the directories holding those entries (and page tables
+ * where an edge cuts a last-level entry) are referenced: a 16 GiB region
+ * at 2 MiB alignment needs a few directories, not 32 MiB of page tables.
+ * Mappings placed inside take their own references with nvl_pt_get().
+ * Return: 0, -EINVAL or -ENOMEM; nothing changes on failure.
+ */
+int nvl_pt_get_region(struct nvl_pt *pt, uint64_t va,
+		      uint64_t range) NVL_MUST_CHECK;
+
+/**
+ * nvl_pt_put_region() - undo one nvl_pt_get_region() of the same range.
+ * @pt: the manager
+ * @va: as given to nvl_pt_get_region()
+ * @range: as given to nvl_pt_get_region()
+ */
+void nvl_pt_put_region(struct nvl_pt *pt, uint64_t va, uint64_t range);
 
 /**
  * nvl_pt_map() - point a range at a GEM object's backing.

@@ -20,15 +20,22 @@ enum pt_estate {
 };
 
 /*
- * struct pt_table - one table: its memory, a CPU shadow of its entries
- * and, for directories, the entry states and child pointers.
+ * struct pt_table - one table: its memory, its entries (@e: the table
+ * memory itself when nvl_pt.direct, else a CPU shadow) and, for
+ * directories, the entry states and child pointers.
  *
  * @refs counts child tables plus get() references that target this table.
  * A child is @linked when its parent's entry points at it (E_DIR); an
  * unlinked child's memory content is stale and rewritten when linked.
  */
+/* Host memory of the tables one get() allocated of one kind. */
+struct pt_slab {
+	uint32_t live; /* tables not freed yet (atomic) */
+};
+
 struct pt_table {
 	struct pt_table *parent;
+	struct pt_slab *slab; /* NULL: allocated alone */
 	struct pt_table *next; /* zombie list, free list or pool */
 	struct pt_table *dnext; /* dirty list */
 	uint64_t addr;
@@ -38,6 +45,7 @@ struct pt_table {
 	uint8_t kind;
 	bool linked;
 	bool dirty;
+	bool blank; /* page tables: every entry is known to be invalid */
 	uint16_t dlo, dhi; /* dirty entries [dlo, dhi) */
 	uint64_t *e;       /* entries, entry_size / 8 qwords each */
 	uint8_t *st;       /* directories: enum pt_estate per entry */
@@ -55,6 +63,9 @@ struct nvl_pt {
 	const struct nvl_pt_mem_ops *mem;
 	void *mem_priv;
 	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
+	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift);
 	void *priv;
 	struct pt_table *root;
 	struct pt_table *dirty[PT_KINDS];
@@ -62,6 +73,7 @@ struct nvl_pt {
 	uint64_t sparse[PT_KINDS][2];
 	struct nvl_pt_stats stats;
 	bool any_backing;
+	bool direct; /* entries written in place (mem->map) */
 };
 
 static inline unsigned int pt_nch(const struct nvl_pt *pt, unsigned int kind)
@@ -93,7 +105,8 @@ static inline uint64_t pt_entry_va(const struct nvl_pt *pt,
 }
 
 /**
- * pt_mark() - entries of @t changed in the shadow; write them back later.
+ * pt_mark() - entries of @t changed; write them back later (without a
+ * shadow: only counted).
  * @pt: the manager (lock held)
  * @t: the table
  * @i: first entry

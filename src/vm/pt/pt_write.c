@@ -112,6 +112,7 @@ static void fill_pt(struct nvl_pt *pt, struct pt_table *c, uint64_t v,
 							 (uint64_t)j << shift) :
 				  v;
 	pt_mark(pt, c, 0, n);
+	c->blank = !split && v == pt->inval[c->kind][0];
 	c->linked = true;
 }
 
@@ -121,19 +122,31 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 {
 	unsigned int n = pt_entries(pt, c->kind);
 	unsigned int shift = pt->geo[c->kind].shift;
+	unsigned int qw = pt_qw(pt, c->kind);
+	const uint64_t *u = state == E_SPARSE ? pt->sparse[c->kind] :
+						pt->inval[c->kind];
 
-	for (unsigned int j = 0; j < n; j++) {
-		uint64_t v[2] = { 0, 0 };
-
+	for (unsigned int j = 0; j < n; j++)
 		if (c->st[j] == E_DIR)
 			unlink_children(pt, c, j);
-		c->st[j] = state;
-		if (state == E_LEAF)
-			v[0] = pt->f->ops->pte_offset(pt->f->priv, leaf,
-						      (uint64_t)j << shift);
-		set_qw(pt, c, j, state == E_LEAF ? v :
-				 state == E_SPARSE ? pt->sparse[c->kind] :
-						     pt->inval[c->kind]);
+	memset(c->st, state, n);
+	if (state == E_LEAF) {
+		for (unsigned int j = 0; j < n; j++) {
+			uint64_t d = (uint64_t)j << shift;
+
+			c->e[j * qw] = pt->f->ops->pte_offset(pt->f->priv,
+							      leaf, d);
+			if (qw > 1)
+				c->e[j * qw + 1] = 0;
+		}
+	} else if (qw == 1) {
+		for (unsigned int j = 0; j < n; j++)
+			c->e[j] = u[0];
+	} else {
+		for (unsigned int j = 0; j < n; j++) {
+			c->e[2 * j] = u[0];
+			c->e[2 * j + 1] = u[1];
+		}
 	}
 	pt_mark(pt, c, 0, n);
 	c->linked = true;
@@ -273,7 +286,8 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		if (!bt)
 			q = b;
 		for (;;) {
-			if (bt && bt->e[g] != pt->inval[bt->kind][0]) {
+			if (bt && !bt->blank &&
+			    bt->e[g] != pt->inval[bt->kind][0]) {
 				uint64_t v = bt->e[g];
 				unsigned int j0 = g * per;
 
@@ -528,6 +542,30 @@ static void ops_flush(void *priv, uint64_t va, uint64_t range)
 	nvl_pt_flush(priv, va, range);
 }
 
+static int ops_get_region(void *priv, uint64_t va, uint64_t range)
+{
+	return nvl_pt_get_region(priv, va, range);
+}
+
+static void ops_put_region(void *priv, uint64_t va, uint64_t range)
+{
+	nvl_pt_put_region(priv, va, range);
+}
+
+static unsigned int ops_page_shift(void *priv, struct nvl_gem_object *obj,
+				   uint64_t bo_offset, uint64_t va,
+				   uint64_t range, unsigned int max_shift)
+{
+	struct nvl_pt *pt = priv;
+	unsigned int s;
+
+	/* any_backing: map picks every leaf from the backing anyway */
+	if (pt->any_backing || !pt->page_shift)
+		return max_shift;
+	s = pt->page_shift(pt->priv, obj, bo_offset, va, range, max_shift);
+	return NVL_MIN(s, max_shift);
+}
+
 const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.get = ops_get,
 	.put = ops_put,
@@ -535,4 +573,7 @@ const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.unmap = ops_unmap,
 	.sparse = ops_sparse,
 	.flush = ops_flush,
+	.page_shift = ops_page_shift,
+	.get_region = ops_get_region,
+	.put_region = ops_put_region,
 };
