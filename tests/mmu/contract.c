@@ -48,6 +48,56 @@ static void mixes_big_and_small_pages_under_one_pd0_entry(void **state)
 	world_down(&w);
 }
 
+/*
+ * Whole PD0 entries of 64 KiB pages (a VA-PA offset that rules out 2 MiB
+ * pages) take the big-page fast path, in runs that stop at an entry that is
+ * already a directory with a small table: every page must translate as
+ * GPUVM says, at 64 KiB, in place and through shadow tables.
+ */
+static void whole_entries_of_big_pages(bool shadow)
+{
+	struct world w;
+	struct nvl_model_xlate x;
+	uint64_t base = WIN_START + 16 * MIB; /* 2 MiB aligned */
+	struct bop ops[1];
+
+	drv_shadow_tables = shadow;
+	world_up(&w, "tiny", 3);
+	/* entry 2 becomes a directory with a small table first */
+	ops[0] = (struct bop){ B_MAP, base + 4 * MIB + 4096, 4096,
+			       &w.bo[2]->base, 0, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	/* 8 MiB from BO offset 64 KiB: entries 0, 1 (a run), 2 (generic), 3 */
+	ops[0] = (struct bop){ B_MAP, base, 8 * MIB, &w.bo[0]->base,
+			       64 << 10, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	for (uint64_t va = base; va < base + 8 * MIB; va += 64 << 10) {
+		assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+							 va + 4096, 0, &x), 0);
+		assert_int_equal(x.page_shift, 16);
+		assert_int_equal(x.pa, 16 * MIB + (64 << 10) + (va - base) +
+					       4096);
+	}
+	assert_int_equal(check_range(&w, base, base + 8 * MIB), 0);
+	/* unmap + invalidate: every page faults again */
+	ops[0] = (struct bop){ B_UNMAP, base, 8 * MIB };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	for (uint64_t va = base; va < base + 8 * MIB; va += 64 << 10)
+		assert_int_equal(nvl_model_mmu_translate(w.v->d->m, &w.v->ctx,
+							 va, 0, &x),
+				 -EFAULT);
+	assert_int_equal(check_range(&w, base, base + 8 * MIB), 0);
+	world_down(&w);
+	drv_shadow_tables = false;
+}
+
+static void whole_pd0_entries_of_big_pages(void **state)
+{
+	(void)state;
+	whole_entries_of_big_pages(false);
+	whole_entries_of_big_pages(true);
+}
+
 static void unmap_and_invalidate_fault_every_page_sparse_reads_zero(void **state)
 {
 	struct world w;
@@ -547,6 +597,7 @@ static void sparse_regions_reference_only_the_directories_they_need(void **state
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(mixes_big_and_small_pages_under_one_pd0_entry),
+	cmocka_unit_test(whole_pd0_entries_of_big_pages),
 	cmocka_unit_test(unmap_and_invalidate_fault_every_page_sparse_reads_zero),
 	cmocka_unit_test(without_invalidate_the_model_serves_stale_data),
 	cmocka_unit_test(read_only_and_system_faults_carry_their_fields),

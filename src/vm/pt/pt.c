@@ -219,7 +219,7 @@ void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 	/* the children's entries are written before the GPU can reach them */
 	if (pt->direct)
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(&t->e[i * pt_qw(pt, t->kind)], out, pt->geo[t->kind].entry_size);
+	pt_set_entry(pt, t, i, out);
 	pt_mark(pt, t, i, 1);
 }
 
@@ -351,10 +351,47 @@ static uint64_t count_missing(const struct nvl_pt *pt, const struct plan *p,
 }
 
 /*
+ * Page-table units: every unit of [@va, @end) under the last-level
+ * directory @t at once (its entries, each with a small and/or big page
+ * table), in one loop rather than one walk per unit. Counts missing tables
+ * in @need, or with @pool installs them and takes the units' references.
+ * Return: where the next unit starts (the end of @t's span, or @end).
+ */
+static uint64_t pt_units(struct nvl_pt *pt, const struct plan *p,
+			 struct pt_table *t, uint64_t va, uint64_t end,
+			 struct pool *pool, unsigned int *need)
+{
+	unsigned int nch = pt_nch(pt, t->kind), es = pt->geo[t->kind].shift;
+	uint64_t t_end = t->va + (1ull << (es + pt->geo[t->kind].bits));
+	uint64_t hi = NVL_MIN(end, t_end);
+	unsigned int i0 = pt_index(pt, t, va), i1 = pt_index(pt, t, hi - 1);
+
+	for (unsigned int j = 0; j < nch; j++) {
+		if (!(j ? p->pt_big : p->pt_small))
+			continue;
+		if (!pool) {
+			unsigned int kind = j ? pt->big : pt->small;
+
+			for (unsigned int i = i0; i <= i1; i++)
+				need[kind] += !t->ch[i * nch + j];
+			continue;
+		}
+		for (unsigned int i = i0; i <= i1; i++) {
+			struct pt_table *c = child(pt, t, i, j, pool, need);
+
+			if (c)
+				c->refs++;
+		}
+	}
+	return hi;
+}
+
+/*
  * Walk one get() unit at @va: install (@pool) or count (@need) the missing
  * tables, and with @pool take the unit's references. A counting walk that
- * meets a missing table counts the following units below it too and
- * returns where the next unit starts; otherwise it returns 0.
+ * meets a missing table counts the following units below it too, and page
+ * table units are done for their whole directory at once (pt_units());
+ * both return where the next unit starts. Otherwise it returns 0.
  */
 static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 		     uint64_t end, struct pool *pool, unsigned int *need,
@@ -383,22 +420,7 @@ static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 			t->refs++;
 		return 0;
 	}
-	{
-		unsigned int i = pt_index(pt, t, va);
-		struct pt_table *s = NULL, *b = NULL;
-
-		if (p->pt_small)
-			s = child(pt, t, i, 0, pool, need);
-		if (p->pt_big)
-			b = child(pt, t, i, 1, pool, need);
-		if (pool) {
-			if (s)
-				s->refs++;
-			if (b)
-				b->refs++;
-		}
-	}
-	return 0;
+	return pt_units(pt, p, t, va, end, pool, need);
 }
 
 static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,

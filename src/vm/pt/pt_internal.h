@@ -104,6 +104,22 @@ static inline uint64_t pt_entry_va(const struct nvl_pt *pt,
 	return t->va + ((uint64_t)i << pt->geo[t->kind].shift);
 }
 
+/*
+ * Store one entry of @t (8 or 16 bytes) as qwords: a memcpy of a size known
+ * only at run time became `rep movsq`, whose start-up cost dominated writing
+ * one directory entry.
+ */
+static inline void pt_set_entry(const struct nvl_pt *pt, struct pt_table *t,
+				unsigned int i, const uint64_t v[2])
+{
+	unsigned int qw = pt_qw(pt, t->kind);
+	uint64_t *e = &t->e[i * qw];
+
+	e[0] = v[0];
+	if (qw > 1)
+		e[1] = v[1];
+}
+
 /**
  * pt_mark() - entries of @t changed; write them back later (without a
  * shadow: only counted).

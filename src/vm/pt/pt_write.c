@@ -65,7 +65,7 @@ static void encode(struct nvl_pt *pt, const struct op *op, uint64_t va,
 static void set_qw(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		   const uint64_t v[2])
 {
-	memcpy(&t->e[i * pt_qw(pt, t->kind)], v, pt->geo[t->kind].entry_size);
+	pt_set_entry(pt, t, i, v);
 }
 
 static void unlink_children(struct nvl_pt *pt, struct pt_table *t,
@@ -332,6 +332,59 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 	}
 }
 
+/*
+ * The common case of a big-page bind: whole last-level entries of big pages
+ * over entries that are not directories yet and have no small table. This
+ * does what make_dir() and apply_pts() would do, without their case
+ * analysis (every big entry is written, nothing needs filling first), for
+ * the run of such entries from @i up to entry @i1 or @hi. Big pages fit
+ * every entry of the run once they fit the first: the VA-to-PA offset is
+ * the op's. Return: entries done (at least 1).
+ */
+static unsigned int map_big_run(struct nvl_pt *pt, struct pt_table *t,
+				unsigned int i, unsigned int i1, uint64_t hi,
+				const struct op *op)
+{
+	unsigned int nch = pt_nch(pt, t->kind), es = pt->geo[t->kind].shift;
+	unsigned int bk = pt->big, n = pt_entries(pt, bk);
+	unsigned int bs = pt->geo[bk].shift;
+	const struct nvl_pt_format_ops *f = pt->f->ops;
+	struct nvl_pt_page pg = op->page;
+	unsigned int j = i;
+
+	do {
+		struct pt_table *bt = t->ch[j * nch + 1];
+		uint64_t a = pt_entry_va(pt, t, j);
+		uint64_t child[2] = { NVL_PT_NO_TABLE, bt->addr };
+		uint64_t pde[2] = { 0, 0 };
+
+		pg.addr = pa_at(op, a);
+		f->pte(pt->f->priv, bt->e, n, bs, &pg);
+		bt->linked = true;
+		bt->blank = false;
+		f->pde(pt->f->priv, pde, t->kind, child);
+		if (pt->direct)
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+		pt_set_entry(pt, t, j, pde);
+		t->st[j] = E_DIR;
+		if (!pt->direct) {
+			pt_mark(pt, bt, 0, n);
+			pt_mark(pt, t, j, 1);
+			pt_writeback_pts(pt);
+		}
+		j++;
+	} while (j <= i1 && pt_entry_va(pt, t, j) + (1ull << es) <= hi &&
+		 t->st[j] != E_DIR && !t->ch[j * nch] && t->ch[j * nch + 1]);
+	count_leaf(pt, bs, (uint64_t)(j - i) * n);
+	if (pt->direct) {
+		pt->stats.bytes_written +=
+			(uint64_t)(j - i) * (n * pt->geo[bk].entry_size +
+					     pt->geo[t->kind].entry_size);
+		t->blank = false;
+	}
+	return j - i;
+}
+
 /* Write [lo, hi) (inside @t's span) into directory @t and below. */
 static void apply(struct nvl_pt *pt, struct pt_table *t, uint64_t lo,
 		  uint64_t hi, const struct op *op)
@@ -371,6 +424,11 @@ static void apply(struct nvl_pt *pt, struct pt_table *t, uint64_t lo,
 		}
 		if (k == pt->last && full && op->map) {
 			bool big = big_fits(pt, t, i, a, op);
+
+			if (big && t->st[i] != E_DIR && !t->ch[i * nch]) {
+				i += map_big_run(pt, t, i, i1, hi, op) - 1;
+				continue;
+			}
 
 			/* a whole entry of big pages rewrites every big entry */
 			make_dir(pt, t, i, !big, big);
