@@ -35,6 +35,8 @@ struct nvl_nv_gmmu_args {
 	 * nvl_pt_args.any_backing)
 	 */
 	bool any_backing;
+	/** @cache_tables: see nvl_pt_args.cache_tables (0: the default) */
+	int cache_tables;
 };
 
 /**

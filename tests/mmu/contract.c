@@ -255,12 +255,17 @@ static void check_get(int ret, void *p)
 
 static void get_failures_leave_no_trace_and_put_frees_tables(void **state)
 {
-	struct drv *v = drv_up("tiny", 0, 1ull << 40);
-	struct getarg a = { .pt = v->pt, .va = (1ull << 30) - 4 * MIB,
-			    .range = 12 * MIB, .shift = 12 };
+	struct drv *v;
+	struct getarg a;
 	struct nvl_pt_stats st;
 
 	(void)state;
+	/* without the table cache, so that every get allocates */
+	drv_pt_cache = -1;
+	v = drv_up("tiny", 0, 1ull << 40);
+	drv_pt_cache = 0;
+	a = (struct getarg){ .pt = v->pt, .va = (1ull << 30) - 4 * MIB,
+			     .range = 12 * MIB, .shift = 12 };
 	nvl_pt_get_stats(v->pt, &a.before);
 	t_fail_each_alloc(do_get, check_get, &a, 200);
 	nvl_pt_get_stats(v->pt, &st);
@@ -281,6 +286,57 @@ static void get_failures_leave_no_trace_and_put_frees_tables(void **state)
 	nvl_pt_get_stats(v->pt, &st);
 	assert_int_equal(st.tables, 1);
 	drv_down(v);
+}
+
+/*
+ * Freed tables go to the table cache and the next get takes them without
+ * allocating (even with every allocation failing); reused tables hold stale
+ * entries from their last use and must still map exactly; trim frees them.
+ */
+static void freed_tables_are_cached_and_reused(void **state)
+{
+	struct world w;
+	struct nvl_pt_stats st;
+	uint64_t base = WIN_START + 16 * MIB, used0;
+	struct bop ops[1];
+
+	(void)state;
+	world_up(&w, "tiny", 5);
+	used0 = nvl_nv_ptmem_used(w.v->pm);
+	/* 4 KiB pages over 6 MiB: small and big tables for three entries */
+	ops[0] = (struct bop){ B_MAP, base + 4096, 6 * MIB - 8192,
+			       &w.bo[2]->base, 0, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	ops[0] = (struct bop){ B_UNMAP, base + 4096, 6 * MIB - 8192 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	nvl_pt_get_stats(w.v->pt, &st);
+	assert_true(st.cached >= 6);
+	assert_true(st.cached_bytes >= 3 * 4096);
+	assert_true(nvl_nv_ptmem_used(w.v->pm) >= used0 + st.cached_bytes);
+	/* a get the cache can serve allocates nothing */
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(nvl_pt_get(w.v->pt, base, 6 * MIB, 12), 0);
+	assert_int_equal(nvl_fault_hits(), 0);
+	nvl_fault_off();
+	nvl_pt_put(w.v->pt, base, 6 * MIB, 12);
+	/* reused tables (stale entries inside) map exactly: other BO, 64K */
+	ops[0] = (struct bop){ B_MAP, base, 6 * MIB, &w.bo[1]->base, 0, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	assert_int_equal(check_range(&w, base, base + 6 * MIB), 0);
+	ops[0] = (struct bop){ B_MAP, base + 4096, 8192, &w.bo[2]->base,
+			       4096, 0 };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	assert_int_equal(check_range(&w, base, base + 6 * MIB), 0);
+	ops[0] = (struct bop){ B_UNMAP, base, 6 * MIB };
+	assert_int_equal(drv_bind(w.v, ops, 1), 0);
+	assert_int_equal(check_range(&w, base, base + 6 * MIB), 0);
+	/* trim gives the cached tables' memory back */
+	nvl_pt_trim(w.v->pt);
+	nvl_pt_get_stats(w.v->pt, &st);
+	assert_int_equal(st.cached, 0);
+	assert_int_equal(st.cached_bytes, 0);
+	assert_int_equal(nvl_nv_ptmem_used(w.v->pm), used0);
+	world_down(&w);
 }
 
 static void put_folds_sparse_tables_into_their_parent(void **state)
@@ -603,6 +659,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(read_only_and_system_faults_carry_their_fields),
 	cmocka_unit_test(get_failures_leave_no_trace_and_put_frees_tables),
 	cmocka_unit_test(put_folds_sparse_tables_into_their_parent),
+	cmocka_unit_test(freed_tables_are_cached_and_reused),
 	cmocka_unit_test(creation_fails_cleanly_and_full_vram_is_enomem),
 	cmocka_unit_test(ampere_maps_512m_pages_at_pd1),
 	cmocka_unit_test(fragmented_bos_at_2m_congruence_get_their_backing_size),

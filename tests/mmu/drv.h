@@ -126,6 +126,9 @@ struct drv {
 static bool drv_shadow_tables;
 static struct nvl_pt_mem_ops drv_shadow_ops;
 
+/* nvl_pt_args.cache_tables for the next drv_up*() (0: the default). */
+static int drv_pt_cache;
+
 static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 				     uint64_t end, bool any_backing)
 {
@@ -149,6 +152,7 @@ static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 	}
 	ga.mem_priv = v->pm;
 	ga.any_backing = any_backing;
+	ga.cache_tables = drv_pt_cache;
 	v->any_backing = any_backing;
 	assert_int_equal(nvl_nv_gmmu_create(&ga, &v->g), 0);
 	v->pt = nvl_nv_gmmu_pt(v->g);

@@ -101,7 +101,8 @@ static struct pt_table *table_alloc(struct nvl_pt *pt, unsigned int kind)
 	return t;
 }
 
-static void table_free(struct nvl_pt *pt, struct pt_table *t)
+/* Give @t's memory back for good. */
+static void table_destroy(struct nvl_pt *pt, struct pt_table *t)
 {
 	struct pt_slab *slab = t->slab;
 
@@ -110,6 +111,112 @@ static void table_free(struct nvl_pt *pt, struct pt_table *t)
 		nvl_free(t);
 	else if (!__atomic_sub_fetch(&slab->live, 1, __ATOMIC_ACQ_REL))
 		nvl_free(slab);
+}
+
+/* Preallocated tables per kind, for one get(). */
+struct pool {
+	struct pt_table *list[PT_KINDS];
+	unsigned int n[PT_KINDS];
+};
+
+/*
+ * The table cache (as Nouveau's page-table cache): a freed table keeps its
+ * host structure and table memory on a per-kind list, up to cache_max, and
+ * the next get() takes it instead of allocating. Only tables that no TLB
+ * can reach any more arrive here (after the covering invalidate), and a
+ * reused table's entries are rewritten when it is linked, like a new one's.
+ */
+static void table_free(struct nvl_pt *pt, struct pt_table *t)
+{
+	unsigned int k = t->kind;
+
+	pthread_mutex_lock(&pt->cache_lock);
+	if (pt->ncache[k] < pt->cache_max) {
+		t->next = pt->cache[k];
+		pt->cache[k] = t;
+		pt->ncache[k]++;
+		t = NULL;
+	}
+	pthread_mutex_unlock(&pt->cache_lock);
+	if (t)
+		table_destroy(pt, t);
+}
+
+/* A cached table made new: host fields cleared, memory and slab kept. */
+static void table_reuse(struct nvl_pt *pt, struct pt_table *t)
+{
+	struct pt_slab *slab = t->slab;
+	uint64_t *e = t->e, addr = t->addr;
+	uint8_t *st = t->st;
+	struct pt_table **ch = t->ch;
+	uint8_t kind = t->kind;
+
+	memset(t, 0, sizeof(*t));
+	t->slab = slab;
+	t->e = e;
+	t->addr = addr;
+	t->kind = kind;
+	if (ch) {
+		size_t n = pt_entries(pt, kind);
+
+		memset(ch, 0, n * pt_nch(pt, kind) * sizeof(*ch));
+		memset(st, 0, n);
+		t->ch = ch;
+		t->st = st;
+	}
+}
+
+/* Up to @n cached tables of @kind into @pool. Return: how many. */
+static unsigned int pool_from_cache(struct nvl_pt *pt, struct pool *pool,
+				    unsigned int kind, unsigned int n)
+{
+	struct pt_table *list, *t;
+	unsigned int got = 0;
+
+	pthread_mutex_lock(&pt->cache_lock);
+	list = pt->cache[kind];
+	for (t = list; t && got < n; t = t->next)
+		got++;
+	if (got) {
+		struct pt_table *last = list;
+
+		for (unsigned int i = 1; i < got; i++)
+			last = last->next;
+		pt->cache[kind] = last->next;
+		pt->ncache[kind] -= got;
+		last->next = NULL;
+	}
+	pthread_mutex_unlock(&pt->cache_lock);
+	while ((t = list)) {
+		list = t->next;
+		table_reuse(pt, t);
+		t->next = pool->list[kind];
+		pool->list[kind] = t;
+		pool->n[kind]++;
+	}
+	return got;
+}
+
+/**
+ * nvl_pt_trim() - see pt.h.
+ */
+void nvl_pt_trim(struct nvl_pt *pt)
+{
+	for (unsigned int k = 0; k < PT_KINDS; k++) {
+		struct pt_table *t;
+
+		pthread_mutex_lock(&pt->cache_lock);
+		t = pt->cache[k];
+		pt->cache[k] = NULL;
+		pt->ncache[k] = 0;
+		pthread_mutex_unlock(&pt->cache_lock);
+		while (t) {
+			struct pt_table *next = t->next;
+
+			table_destroy(pt, t);
+			t = next;
+		}
+	}
 }
 
 /* Table memory for @n tables of @kind at once (or one by one). */
@@ -224,12 +331,6 @@ void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 }
 
 /* ---- get / put ------------------------------------------------------- */
-
-/* Preallocated tables per kind, for one get(). */
-struct pool {
-	struct pt_table *list[PT_KINDS];
-	unsigned int n[PT_KINDS];
-};
 
 /*
  * The tables one get() unit needs: which kinds, and where. A unit is one
@@ -439,13 +540,18 @@ static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 	}
 }
 
-static void pool_free(struct nvl_pt *pt, struct pool *pool)
+/* Tables a get() did not use: to the cache, or (@destroy) freed. */
+static void pool_free(struct nvl_pt *pt, struct pool *pool, bool destroy)
 {
 	for (unsigned int k = 0; k < PT_KINDS; k++) {
 		struct pt_table *t;
 
-		while ((t = take(pool, k)))
-			table_free(pt, t);
+		while ((t = take(pool, k))) {
+			if (destroy)
+				table_destroy(pt, t);
+			else
+				table_free(pt, t);
+		}
 	}
 }
 
@@ -479,6 +585,9 @@ static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
 	uint64_t addrs[ADDR_BATCH];
 	unsigned int done = 0;
 
+	n -= pool_from_cache(pt, pool, kind, n);
+	if (!n)
+		return 0;
 	if (n == 1) {
 		struct pt_table *t = table_alloc(pt, kind);
 
@@ -497,8 +606,12 @@ static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
 	while (done < n) {
 		unsigned int m = NVL_MIN(n - done, (unsigned int)ADDR_BATCH);
 
-		if (mem_alloc_many(pt, kind, m, addrs))
-			break;
+		if (mem_alloc_many(pt, kind, m, addrs)) {
+			/* table memory is short: the cache gives its back */
+			nvl_pt_trim(pt);
+			if (mem_alloc_many(pt, kind, m, addrs))
+				break;
+		}
 		for (unsigned int i = 0; i < m; i++) {
 			struct pt_table *t = (struct pt_table *)
 				((uint8_t *)slab + SLAB_HEAD +
@@ -554,12 +667,13 @@ static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 			if (pool.n[k] >= need[k])
 				continue;
 			if (pool_fill(pt, &pool, k, need[k] - pool.n[k])) {
-				pool_free(pt, &pool);
+				/* out of memory: keep nothing back */
+				pool_free(pt, &pool, true);
 				return nvl_error(-ENOMEM, "pt: out of memory for page tables");
 			}
 		}
 	}
-	pool_free(pt, &pool);
+	pool_free(pt, &pool, false);
 	return 0;
 }
 
@@ -1004,6 +1118,10 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt_mark(pt, pt->root, 0, pt_entries(pt, 0));
 	pt_writeback(pt);
 	pthread_mutex_init(&pt->lock, NULL);
+	pthread_mutex_init(&pt->cache_lock, NULL);
+	pt->cache_max = args->cache_tables < 0 ? 0 :
+			args->cache_tables ? (unsigned int)args->cache_tables :
+					     NVL_PT_CACHE_DEFAULT;
 	*pt_out = pt;
 	return 0;
 }
@@ -1017,7 +1135,7 @@ static void free_tree(struct nvl_pt *pt, struct pt_table *t)
 			if (t->ch[i])
 				free_tree(pt, t->ch[i]);
 	}
-	table_free(pt, t);
+	table_destroy(pt, t);
 }
 
 /**
@@ -1028,6 +1146,8 @@ void nvl_pt_destroy(struct nvl_pt *pt)
 	if (!pt)
 		return;
 	free_tree(pt, pt->root);
+	nvl_pt_trim(pt);
+	pthread_mutex_destroy(&pt->cache_lock);
 	pthread_mutex_destroy(&pt->lock);
 	nvl_free(pt);
 }
@@ -1048,4 +1168,12 @@ void nvl_pt_get_stats(struct nvl_pt *pt, struct nvl_pt_stats *out)
 	pthread_mutex_lock(&pt->lock);
 	*out = pt->stats;
 	pthread_mutex_unlock(&pt->lock);
+	out->cached = out->cached_bytes = 0;
+	pthread_mutex_lock(&pt->cache_lock);
+	for (unsigned int k = 0; k < pt->nkinds; k++) {
+		out->cached += pt->ncache[k];
+		out->cached_bytes +=
+			(uint64_t)pt->ncache[k] * pt->geo[k].table_size;
+	}
+	pthread_mutex_unlock(&pt->cache_lock);
 }

@@ -172,6 +172,13 @@ struct nvl_pt_args {
 	 */
 	bool any_backing;
 	/**
+	 * @cache_tables: freed tables kept per kind for reuse by later gets
+	 * (host structure and table memory; their entries are rewritten when
+	 * linked, as a new table's are). 0: the default,
+	 * NVL_PT_CACHE_DEFAULT; -1: no cache. nvl_pt_trim() empties it.
+	 */
+	int cache_tables;
+	/**
 	 * @page_shift: optional, called with @priv: the largest page shift,
 	 * at most @max_shift, that @obj's backing from @bo_offset allows for
 	 * [@va, @va + @range). nvl_pt_ops offers it to GPUVM as
@@ -206,7 +213,14 @@ struct nvl_pt_stats {
 	 * reused or destroyed; 0 when get/put and map/unmap are balanced)
 	 */
 	uint64_t kept;
+	/** @cached: freed tables held in the cache for reuse */
+	uint64_t cached;
+	/** @cached_bytes: their table memory */
+	uint64_t cached_bytes;
 };
+
+/** NVL_PT_CACHE_DEFAULT - tables of each kind the cache keeps by default. */
+#define NVL_PT_CACHE_DEFAULT 1024
 
 /**
  * nvl_pt_create() - create a manager with an empty root table.
@@ -241,6 +255,13 @@ uint64_t nvl_pt_root(const struct nvl_pt *pt);
  * @out: filled with the counters
  */
 void nvl_pt_get_stats(struct nvl_pt *pt, struct nvl_pt_stats *out);
+
+/**
+ * nvl_pt_trim() - free the tables the cache holds (memory pressure, or to
+ * see the table memory in use exactly).
+ * @pt: the manager
+ */
+void nvl_pt_trim(struct nvl_pt *pt);
 
 /**
  * nvl_pt_ops - struct nvl_vm_pt_ops over a struct nvl_pt (the @priv of

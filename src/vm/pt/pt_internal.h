@@ -72,6 +72,11 @@ struct nvl_pt {
 	uint64_t inval[PT_KINDS][2];
 	uint64_t sparse[PT_KINDS][2];
 	struct nvl_pt_stats stats;
+	/* freed tables for reuse, per kind (under cache_lock, a leaf) */
+	pthread_mutex_t cache_lock;
+	struct pt_table *cache[PT_KINDS];
+	unsigned int ncache[PT_KINDS];
+	unsigned int cache_max;
 	bool any_backing;
 	bool direct; /* entries written in place (mem->map) */
 };
