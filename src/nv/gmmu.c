@@ -44,32 +44,16 @@ struct nvl_nv_gmmu {
 
 /* ---- encoders ---------------------------------------------------------- */
 
-/*
- * A bind writes whole page tables of PTEs that differ only by their
- * address: on x86-64 a second AVX2 build of this loop stores four per
- * instruction instead of two (chosen once, at load time).
- */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define NVL_PTE_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef NVL_PTE_CLONES
-#define NVL_PTE_CLONES
-#endif
-
-NVL_PTE_CLONES
-static void enc_pte(const void *priv, uint64_t *out, unsigned int n,
-		    unsigned int shift, const struct nvl_pt_page *page)
+/* The first PTE for @page and the step from one page to the next. */
+static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
+			  const struct nvl_pt_page *page, uint64_t *inc)
 {
-	const struct fmt_priv *fp = priv;
 	bool sys = page->domain != NVL_GEM_DOMAIN_VRAM;
 	bool ro = page->flags & NVL_VM_PT_READONLY;
 	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT ?
 				  NVL_HW_MMU_PTE_APERTURE_SYS_COH :
 			  sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH :
 				NVL_HW_MMU_PTE_APERTURE_VIDMEM;
-	uint64_t v, inc;
 
 	if (fp->version == 3) {
 		unsigned int pcf = NVL_HW_MMU_V3_PTE_PCF_NO_ACCESS_COUNT;
@@ -79,28 +63,76 @@ static void enc_pte(const void *priv, uint64_t *out, unsigned int n,
 		if (ro)
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY |
 			       NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
-		v = NVL_HW_MMU_V3_PTE_VALID |
-		    (uint64_t)ap << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
-		    (uint64_t)pcf << NVL_HW_MMU_V3_PTE_PCF_SHIFT |
-		    ((uint64_t)fp->kind << NVL_HW_MMU_V3_PTE_KIND_SHIFT &
-		     NVL_HW_MMU_V3_PTE_KIND_MASK) |
-		    (page->addr & NVL_HW_MMU_V3_PTE_ADDR_MASK);
-		inc = 1ull << shift;
-	} else {
-		v = NVL_HW_MMU_V2_PTE_VALID |
-		    (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
-		    (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
-		    (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
-				  NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE :
-			  0) |
-		    (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
-		    (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
-			    << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
-		inc = 1ull << (shift - NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT +
-			       NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
+		*inc = 1ull << shift;
+		return NVL_HW_MMU_V3_PTE_VALID |
+		       (uint64_t)ap << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
+		       (uint64_t)pcf << NVL_HW_MMU_V3_PTE_PCF_SHIFT |
+		       ((uint64_t)fp->kind << NVL_HW_MMU_V3_PTE_KIND_SHIFT &
+			NVL_HW_MMU_V3_PTE_KIND_MASK) |
+		       (page->addr & NVL_HW_MMU_V3_PTE_ADDR_MASK);
 	}
+	*inc = 1ull << (shift - NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT +
+			NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
+	return NVL_HW_MMU_V2_PTE_VALID |
+	       (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
+	       (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
+	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
+			     NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE :
+		     0) |
+	       (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
+	       (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
+		       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
+}
+
+/*
+ * A bind writes whole page tables of PTEs that differ only by their
+ * address: on x86-64 a second AVX2 build of this loop stores four per
+ * instruction instead of two (chosen once, at load time).
+ */
+/* (not under ThreadSanitizer: its runtime is not up yet when the loader
+ * runs the clone's resolver) */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NVL_NO_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define NVL_NO_CLONES 1
+#endif
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(NVL_NO_CLONES)
+#if __has_attribute(target_clones)
+#define NVL_PTE_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef NVL_PTE_CLONES
+#define NVL_PTE_CLONES
+#endif
+
+NVL_PTE_CLONES
+static uint64_t pte_fill(uint64_t *out, unsigned int n, uint64_t v,
+			 uint64_t inc)
+{
 	for (unsigned int i = 0; i < n; i++, v += inc)
 		out[i] = v;
+	return v;
+}
+
+static void enc_pte(const void *priv, uint64_t *out, unsigned int n,
+		    unsigned int shift, const struct nvl_pt_page *page)
+{
+	uint64_t inc, v = pte_first(priv, shift, page, &inc);
+
+	pte_fill(out, n, v, inc);
+}
+
+static void enc_pte_tables(const void *priv, uint64_t *const *outs,
+			   unsigned int ntables, unsigned int n,
+			   unsigned int shift, const struct nvl_pt_page *page)
+{
+	uint64_t inc, v = pte_first(priv, shift, page, &inc);
+
+	for (unsigned int t = 0; t < ntables; t++)
+		v = pte_fill(outs[t], n, v, inc);
 }
 
 static uint64_t enc_pte_offset(const void *priv, uint64_t pte, uint64_t delta)
@@ -174,6 +206,7 @@ static void enc_pde(const void *priv, uint64_t out[2], unsigned int level,
 
 const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
 	.pte = enc_pte,
+	.pte_tables = enc_pte_tables,
 	.pte_offset = enc_pte_offset,
 	.uniform = enc_uniform,
 	.pde = enc_pde,

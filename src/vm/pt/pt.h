@@ -72,6 +72,15 @@ struct nvl_pt_format_ops {
 	void (*pte)(const void *priv, uint64_t *out, unsigned int n,
 		    unsigned int shift, const struct nvl_pt_page *page);
 	/**
+	 * @pte_tables: optional: @pte for @ntables whole tables at once,
+	 * @n PTEs into each of @outs[0..@ntables), the pages continuing
+	 * from one table to the next (a bind of many tables of big pages
+	 * then encodes its flags once).
+	 */
+	void (*pte_tables)(const void *priv, uint64_t *const *outs,
+			   unsigned int ntables, unsigned int n,
+			   unsigned int shift, const struct nvl_pt_page *page);
+	/**
 	 * @pte_offset: @pte with its address moved up by @delta bytes
 	 * (splitting a large leaf into smaller ones).
 	 */

@@ -350,37 +350,60 @@ static unsigned int map_big_run(struct nvl_pt *pt, struct pt_table *t,
 	unsigned int bs = pt->geo[bk].shift;
 	const struct nvl_pt_format_ops *f = pt->f->ops;
 	struct nvl_pt_page pg = op->page;
-	unsigned int j = i;
+	unsigned int j = i + 1;
 
-	do {
-		struct pt_table *bt = t->ch[j * nch + 1];
-		uint64_t a = pt_entry_va(pt, t, j);
-		uint64_t child[2] = { NVL_PT_NO_TABLE, bt->addr };
-		uint64_t pde[2] = { 0, 0 };
+	while (j <= i1 && pt_entry_va(pt, t, j) + (1ull << es) <= hi &&
+	       t->st[j] != E_DIR && !t->ch[j * nch] && t->ch[j * nch + 1])
+		j++;
+	/* the PTEs of every table first, in batches, flags encoded once */
+	for (unsigned int b = i; b < j;) {
+		uint64_t *outs[64];
+		unsigned int m = NVL_MIN(j - b, 64u);
 
-		pg.addr = pa_at(op, a);
-		f->pte(pt->f->priv, bt->e, n, bs, &pg);
-		bt->linked = true;
-		bt->blank = false;
-		f->pde(pt->f->priv, pde, t->kind, child);
-		if (pt->direct)
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-		pt_set_entry(pt, t, j, pde);
-		t->st[j] = E_DIR;
+		for (unsigned int k = 0; k < m; k++) {
+			struct pt_table *bt = t->ch[(b + k) * nch + 1];
+
+			outs[k] = bt->e;
+			bt->linked = true;
+			bt->blank = false;
+		}
+		pg.addr = pa_at(op, pt_entry_va(pt, t, b));
+		if (f->pte_tables) {
+			f->pte_tables(pt->f->priv, outs, m, n, bs, &pg);
+		} else {
+			for (unsigned int k = 0; k < m; k++) {
+				f->pte(pt->f->priv, outs[k], n, bs, &pg);
+				pg.addr += (uint64_t)n << bs;
+			}
+		}
 		if (!pt->direct) {
-			pt_mark(pt, bt, 0, n);
-			pt_mark(pt, t, j, 1);
+			for (unsigned int k = 0; k < m; k++)
+				pt_mark(pt, t->ch[(b + k) * nch + 1], 0, n);
 			pt_writeback_pts(pt);
 		}
-		j++;
-	} while (j <= i1 && pt_entry_va(pt, t, j) + (1ull << es) <= hi &&
-		 t->st[j] != E_DIR && !t->ch[j * nch] && t->ch[j * nch + 1]);
+		b += m;
+	}
+	/* then the directory entries: the tables are written before the
+	 * GPU can reach them */
+	if (pt->direct)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (unsigned int e = i; e < j; e++) {
+		uint64_t child[2] = { NVL_PT_NO_TABLE,
+				      t->ch[e * nch + 1]->addr };
+		uint64_t pde[2] = { 0, 0 };
+
+		f->pde(pt->f->priv, pde, t->kind, child);
+		pt_set_entry(pt, t, e, pde);
+		t->st[e] = E_DIR;
+	}
 	count_leaf(pt, bs, (uint64_t)(j - i) * n);
 	if (pt->direct) {
 		pt->stats.bytes_written +=
 			(uint64_t)(j - i) * (n * pt->geo[bk].entry_size +
 					     pt->geo[t->kind].entry_size);
 		t->blank = false;
+	} else {
+		pt_mark(pt, t, i, j - i);
 	}
 	return j - i;
 }
