@@ -14,22 +14,15 @@
  * blocked binds: leaks and bad frees are caught by the sanitizers.
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <nouvelle/bo.h>
 #include <nouvelle/sync.h>
-#include <nouvelle/vm.h>
 
 #include "base/time.h"
-#include "mm/gem.h"
+#include "fuzz_vm.h"
 #include "sync/fence.h"
 #include "sync/syncobj.h"
-#include "vm/pt_record.h"
-#include "vm/vm.h"
 
-#define PAGE 4096ull
-#define PAGES 1024u
 #define NQ 3
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,37 +33,6 @@ struct world {
 	uint32_t vm, bo[2], q[NQ], gate, last[NQ];
 	struct nvl_fence *gate_fence;
 };
-
-static void check(struct nvl_vm *v)
-{
-	struct nvl_vm_pt_record_stats st;
-	struct nvl_gpuva *va;
-	uint64_t prev_end = 0;
-
-	pthread_mutex_lock(&v->gpuvm->lock);
-	if (nvl_ibtree_check(&v->gpuvm->vas))
-		abort();
-	for (va = nvl_gpuvm_first_va(v->gpuvm); va;
-	     va = nvl_gpuvm_next_va(va)) {
-		struct nvl_vm_pt_page p;
-
-		if (nvl_gpuva_addr(va) < prev_end)
-			abort();
-		prev_end = nvl_gpuva_end(va);
-		for (uint64_t a = nvl_gpuva_addr(va); a < prev_end; a += PAGE) {
-			nvl_vm_pt_record_query(v->rec, a, &p);
-			if (p.state != NVL_VM_PT_MAPPED ||
-			    p.obj != nvl_gpuva_obj(va) ||
-			    (p.obj && p.bo_offset != va->bo_offset +
-							     (a - nvl_gpuva_addr(va))))
-				abort();
-		}
-	}
-	pthread_mutex_unlock(&v->gpuvm->lock);
-	nvl_vm_pt_record_stats(v->rec, &st);
-	if (st.errors)
-		abort();
-}
 
 /* A new, unsignalled gate fence in the gate syncobj. */
 static int close_gate(struct world *w)
@@ -111,35 +73,19 @@ static int drain(struct world *w)
 		if (ret && ret != -EINVAL)
 			abort(); /* a bind that never finished */
 	}
-	check(w->v);
+	fuzz_vm_check(w->v);
 	return close_gate(w);
-}
-
-static void decode(struct nvl_vm_bind_op *o, const uint8_t *d,
-		   const uint32_t *bo)
-{
-	memset(o, 0, sizeof(*o));
-	o->op = d[0] % 5;
-	o->flags = d[1] & 0x8 ? 1u << 9 : d[1] & 7;
-	o->handle = d[2] % 4 ? bo[d[2] & 1] : 0;
-	o->addr = (uint64_t)(d[3] | d[4] << 8) % PAGES * PAGE;
-	o->range = (uint64_t)(d[5] % 128) * PAGE;
-	o->bo_offset = (uint64_t)(d[6] % 200) * PAGE;
-	if (d[7] & 1)
-		o->addr += 1;
 }
 
 static int setup(struct world *w)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = PAGES * PAGE,
-					.kernel_start = (PAGES - 64) * PAGE,
-					.kernel_range = 64 * PAGE };
+	struct nvl_vm_create_args a = fuzz_vm_args();
 
 	if (nvl_vm_create(w->c, &a, &w->vm) ||
 	    nvl_syncobj_create(w->c, 0, &w->gate) ||
-	    nvl_bo_create(w->c, 256 * PAGE, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+	    nvl_bo_create(w->c, 256 * FUZZ_PAGE, NVL_BO_DOMAIN_SYSTEM, 0, 0,
 			  &w->bo[0]) ||
-	    nvl_bo_create(w->c, 64 * PAGE, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+	    nvl_bo_create(w->c, 64 * FUZZ_PAGE, NVL_BO_DOMAIN_SYSTEM, 0, 0,
 			  &w->bo[1]))
 		return -1;
 	w->q[0] = 0;
@@ -186,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		flags = ctl & 8 ? NVL_VM_BIND_ASYNC : 0;
 		for (uint32_t i = 0; i < n && size >= 8; i++, data += 8,
 			      size -= 8) {
-			decode(&ops[i], data, w.bo);
+			fuzz_vm_decode(&ops[i], data, w.bo);
 			n = i + 1;
 		}
 		sig.handle = w.last[qi];

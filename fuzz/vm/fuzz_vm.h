@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the VM_BIND fuzz targets share: the small VM they bind into, how an
+ * op is decoded from 8 input bytes, and the consistency check of the
+ * mapping tree against the recording backend.
+ */
+#ifndef NVL_FUZZ_VM_H
+#define NVL_FUZZ_VM_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <nouvelle/vm.h>
+
+#include "vm/pt_record.h"
+#include "vm/vm.h"
+
+#define FUZZ_PAGE 4096ull
+#define FUZZ_PAGES 1024u /* the VM; its last 64 pages are kernel-reserved */
+
+static inline struct nvl_vm_create_args fuzz_vm_args(void)
+{
+	return (struct nvl_vm_create_args){
+		.start = 0,
+		.end = FUZZ_PAGES * FUZZ_PAGE,
+		.kernel_start = (FUZZ_PAGES - 64) * FUZZ_PAGE,
+		.kernel_range = 64 * FUZZ_PAGE,
+	};
+}
+
+/*
+ * One op from @d[0..7]: any op code (some invalid), flags, one of @bo or
+ * no handle, page-granular address, range and offset (some unaligned).
+ */
+static inline void fuzz_vm_decode(struct nvl_vm_bind_op *o, const uint8_t *d,
+				  const uint32_t *bo)
+{
+	memset(o, 0, sizeof(*o));
+	o->op = d[0] % 5;
+	o->flags = d[1] & 0x8 ? 1u << 9 : d[1] & 7;
+	o->handle = d[2] % 4 ? bo[d[2] & 1] : 0;
+	o->addr = (uint64_t)(d[3] | d[4] << 8) % FUZZ_PAGES * FUZZ_PAGE;
+	o->range = (uint64_t)(d[5] % 128) * FUZZ_PAGE;
+	o->bo_offset = (uint64_t)(d[6] % 200) * FUZZ_PAGE;
+	if (d[7] & 1)
+		o->addr += 1;
+}
+
+/*
+ * The tree is a valid interval tree of non-overlapping mappings, every
+ * mapping's pages are recorded in the page tables with its BO and offset,
+ * and the recording backend saw no inconsistent write. Aborts otherwise.
+ */
+static inline void fuzz_vm_check(struct nvl_vm *v)
+{
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_gpuva *va;
+	uint64_t prev_end = 0;
+
+	pthread_mutex_lock(&v->gpuvm->lock);
+	if (nvl_ibtree_check(&v->gpuvm->vas))
+		abort();
+	for (va = nvl_gpuvm_first_va(v->gpuvm); va;
+	     va = nvl_gpuvm_next_va(va)) {
+		uint64_t a0 = nvl_gpuva_addr(va);
+		struct nvl_vm_pt_page p;
+
+		if (a0 < prev_end)
+			abort();
+		prev_end = nvl_gpuva_end(va);
+		for (uint64_t a = a0; a < prev_end; a += FUZZ_PAGE) {
+			nvl_vm_pt_record_query(v->rec, a, &p);
+			if (p.state != NVL_VM_PT_MAPPED ||
+			    p.obj != nvl_gpuva_obj(va) ||
+			    (p.obj && p.bo_offset != va->bo_offset + (a - a0)))
+				abort();
+		}
+	}
+	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_vm_pt_record_stats(v->rec, &st);
+	if (st.errors)
+		abort();
+}
+
+#endif /* NVL_FUZZ_VM_H */
