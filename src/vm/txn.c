@@ -502,6 +502,19 @@ void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
 	free_logs(txn);
 }
 
+/* Undo a region entry of the log (abort and cancel alike). */
+static void undo_region(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn_ent *e)
+{
+	struct nvl_gpuvm_region *r = e->p;
+
+	if (e->kind == T_INSERT_REGION) {
+		nvl_itree_remove(&vm->regions, &r->node);
+		free_region(vm, r);
+	} else {
+		r->dead_seq = 0; /* T_KILL_REGION */
+	}
+}
+
 void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 {
 	struct nvl_gpuvm *vm = txn->vm;
@@ -509,7 +522,6 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 	for (uint32_t i = txn->nlog; i-- > 0;) {
 		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
 		struct nvl_gpuva *va = e->p;
-		struct nvl_gpuvm_region *r = e->p;
 
 		switch (e->kind) {
 		case T_INSERT_VA:
@@ -526,11 +538,8 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 						  &va->vm_bo->vas);
 			break;
 		case T_INSERT_REGION:
-			nvl_itree_remove(&vm->regions, &r->node);
-			free_region(vm, r);
-			break;
 		case T_KILL_REGION:
-			r->dead_seq = 0;
+			undo_region(vm, e);
 			break;
 		}
 	}
@@ -597,7 +606,6 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn)
 	for (uint32_t i = txn->nlog; i-- > 0;) {
 		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
 		struct nvl_gpuva *va = e->p;
-		struct nvl_gpuvm_region *r = e->p;
 
 		switch (e->kind) {
 		case T_INSERT_VA:
@@ -621,11 +629,8 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn)
 			release_va(vm, va);
 			break;
 		case T_INSERT_REGION:
-			nvl_itree_remove(&vm->regions, &r->node);
-			free_region(vm, r);
-			break;
 		case T_KILL_REGION:
-			r->dead_seq = 0;
+			undo_region(vm, e);
 			break;
 		}
 	}
