@@ -37,6 +37,38 @@ NVL_DEMO_STEP(0, baselines)
 	return 0;
 }
 
+/*
+ * What each step runs on, printed under its title so that nobody mistakes a
+ * stand-in for the driver on the model. Until the device (driver issue)
+ * connects the layers, most steps run on a generic layer's own backend.
+ */
+static const struct {
+	const char *step;
+	const char *runs_on;
+} backends[] = {
+	{"baselines", "this machine's CPU and memory (no GPU)"},
+	{"sync", "generic sync layer on host threads; a thread stands in "
+		 "for the GPU"},
+	{"scheduler", "common scheduler with its null backend (jobs run "
+		      "on host threads, no hardware)"},
+	{"mm", "memory manager with host-memory VRAM/GTT and CPU copies "
+	       "(not yet the model's VRAM or copy engine)"},
+	{"vm", "GPUVM with the recording page-table backend (page tables "
+	       "kept in host memory, no hardware)"},
+	{"model", "the GPU model, programmed by the test bring-up kit "
+		  "(no GSP, no driver channels yet)"},
+	{"mmu", "the driver's NVIDIA page tables (src/nv) in the model's "
+		"VRAM, walked by the model's MMU"},
+};
+
+static const char *runs_on(const char *name)
+{
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (!strcmp(backends[i].step, name))
+			return backends[i].runs_on;
+	return "(unlabelled)";
+}
+
 int nvl_cmd_demo(int argc, char **argv)
 {
 	int n = 0;
@@ -47,7 +79,8 @@ int nvl_cmd_demo(int argc, char **argv)
 	for (struct nvl_demo_step *s = steps; s; s = s->next) {
 		int ret;
 
-		printf("[%d] %s\n", ++n, s->name);
+		printf("[%d] %s  -- runs on: %s\n", ++n, s->name,
+		       runs_on(s->name));
 		fflush(stdout);
 		ret = s->fn();
 		if (ret) {
