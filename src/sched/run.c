@@ -131,7 +131,7 @@ static void dep_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 	struct nvl_sched_entity *e =
 		container_of(cb, struct nvl_sched_entity, dep_cb);
 	struct nvl_sched *sched = e->sched;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	(void)f;
 	nvl_mutex_lock(&sched->lock);
@@ -234,7 +234,7 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
 	struct nvl_sched_entity *e = job->entity;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	if (job->error)
 		err = job->error;
@@ -284,7 +284,7 @@ void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw)
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	if (job->error)
 		err = job->error;
@@ -379,7 +379,8 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 		struct nvl_sched_entity *e = select_entity(sched);
 		struct nvl_sched_job *job;
 		struct nvl_fence *old_last = NULL;
-		bool killed, ready, cookie;
+		struct nvl_signalling_cookie cookie;
+		bool killed, ready;
 		int kill_err;
 
 		if (!e)

@@ -312,7 +312,7 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 	struct nvl_resv r;
 	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
 	unsigned long before;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	nvl_resv_init(&r);
 	assert_int_equal(nvl_resv_lock(&r, NULL), 0);

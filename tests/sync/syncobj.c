@@ -595,7 +595,7 @@ static void publishing_out_fences_is_allowed_in_signalling(void **state)
 	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
 	unsigned long v = nvl_checker_violations();
 	struct nvl_fence *f;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
