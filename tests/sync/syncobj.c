@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -651,6 +652,212 @@ static void reset_neither_wakes_nor_fails_submit_waiters(void **state)
 	nvl_client_destroy(w.c);
 }
 
+/*
+ * Item 13: a waiter sleeping in WAIT_FOR_SUBMIT takes the first fence that
+ * appears, under the syncobj's lock, as the kernel does; a reset right
+ * after the attach must not take it away. The waiter then waits on that
+ * fence, which signals after the reset.
+ */
+struct first_fence_waiter {
+	struct nvl_client *c;
+	uint32_t h;
+	uint64_t point;
+	bool driver;
+	struct nvl_fence *found;
+	int ret;
+	atomic_bool done;
+};
+
+static void *first_fence_thread(void *arg)
+{
+	struct first_fence_waiter *w = arg;
+	uint64_t *pt = w->point ? &w->point : NULL;
+
+	if (w->driver)
+		w->ret = nvl_syncobj_find_fence(w->c, w->h, w->point,
+						NVL_SYNCOBJ_WAIT_FOR_SUBMIT,
+						&w->found);
+	else
+		w->ret = nvl_syncobj_wait(w->c, &w->h, pt, 1,
+					  nvl_deadline_after(
+						  300 * NVL_NSEC_PER_MSEC),
+					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* Attach a fence (or point) while @w sleeps, reset at once, signal. */
+static void attach_then_reset(struct first_fence_waiter *w)
+{
+	struct nvl_syncobj *o = nvl_syncobj_find(w->c, w->h);
+	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
+	struct nvl_fence *f;
+	pthread_t t;
+
+	assert_non_null(o);
+	assert_non_null(chain);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	pthread_create(&t, NULL, first_fence_thread, w);
+	usleep(5000); /* the waiter is asleep */
+	if (w->point)
+		nvl_syncobj_add_point(o, chain, f, w->point);
+	else
+		nvl_syncobj_replace_fence(o, f);
+	if (!w->point)
+		nvl_fence_chain_free(chain);
+	nvl_syncobj_replace_fence(o, NULL); /* reset right after */
+	nvl_fence_signal(f);
+	pthread_join(t, NULL);
+	assert_int_equal(w->ret, 0);
+	if (w->driver) {
+		/* the driver got the fence that appeared (binary) or the
+		 * chain node of the point, which signalled with it */
+		if (!w->point)
+			assert_ptr_equal(w->found, f);
+		assert_true(nvl_fence_is_signaled(w->found));
+		nvl_fence_put(w->found);
+	}
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+}
+
+static void submit_waiter_keeps_first_fence_across_reset(void **state)
+{
+	struct nvl_client *c = client();
+
+	for (int i = 0; i < 8; i++) {
+		struct first_fence_waiter w = {
+			.c = c,
+			.h = mk(c, 0),
+			.point = (i & 1) ? 3 : 0,
+			.driver = (i & 2) != 0,
+		};
+
+		attach_then_reset(&w);
+		/* the syncobj itself was reset: a new wait has no fence */
+		assert_int_equal(nvl_syncobj_wait(c, &w.h, NULL, 1, 0, 0, NULL),
+				 -EINVAL);
+	}
+	nvl_client_destroy(c);
+}
+
+/* A submit waiter for point 5 does not take point 3's fence. */
+static void submit_waiter_skips_earlier_points(void **state)
+{
+	struct nvl_client *c = client();
+	struct first_fence_waiter w = { .c = c, .h = mk(c, 0), .point = 5 };
+	struct nvl_syncobj *o = nvl_syncobj_find(c, w.h);
+	struct nvl_fence *f3, *f5;
+	pthread_t t;
+
+	assert_int_equal(nvl_fence_create(&f3, nvl_fence_context_alloc(1), 3),
+			 0);
+	assert_int_equal(nvl_fence_create(&f5, nvl_fence_context_alloc(1), 5),
+			 0);
+	pthread_create(&t, NULL, first_fence_thread, &w);
+	usleep(5000);
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f3, 3);
+	nvl_fence_signal(f3);
+	usleep(5000);
+	assert_false(atomic_load(&w.done)); /* point 5 not there yet */
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f5, 5);
+	nvl_syncobj_replace_fence(o, NULL);
+	nvl_fence_signal(f5);
+	pthread_join(t, NULL);
+	assert_int_equal(w.ret, 0);
+	nvl_fence_put(f3);
+	nvl_fence_put(f5);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+struct intr_syncobj_wait {
+	struct nvl_client *c;
+	uint32_t h;
+	uint32_t flags;
+	int ret;
+	atomic_bool done;
+};
+
+static void *intr_syncobj_thread(void *arg)
+{
+	struct intr_syncobj_wait *w = arg;
+
+	w->ret = nvl_syncobj_wait(w->c, &w->h, NULL, 1,
+				  (w->flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE) ?
+					  NVL_TIMEOUT_INFINITE :
+					  nvl_deadline_after(
+						  30 * NVL_NSEC_PER_MSEC),
+				  w->flags, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+static void interruptible_wait_returns_eintr(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART },
+			 old;
+
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	for (int k = 0; k < 2; k++) {
+		struct intr_syncobj_wait w = { .c = client() };
+		pthread_t t;
+
+		/* k 0: a fence that never signals; k 1: waiting for submit */
+		w.h = mk(w.c, 0);
+		w.flags = k ? NVL_SYNCOBJ_WAIT_FOR_SUBMIT : 0;
+		if (!k) {
+			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);
+			struct nvl_fence *f;
+
+			assert_int_equal(nvl_fence_create(&f,
+							  nvl_fence_context_alloc(1),
+							  1),
+					 0);
+			nvl_syncobj_replace_fence(o, f);
+			nvl_fence_put(f);
+			nvl_syncobj_put(o);
+		}
+		for (int intr = 1; intr >= 0; intr--) {
+			w.flags = (w.flags & ~NVL_SYNCOBJ_WAIT_INTERRUPTIBLE) |
+				  (intr ? NVL_SYNCOBJ_WAIT_INTERRUPTIBLE : 0);
+			atomic_store(&w.done, false);
+			pthread_create(&t, NULL, intr_syncobj_thread, &w);
+			for (int i = 0; i < 5000 && !atomic_load(&w.done);
+			     i++) {
+				pthread_kill(t, SIGUSR1);
+				usleep(1000);
+			}
+			pthread_join(t, NULL);
+			/* interruptible: -EINTR; plain: the deadline */
+			assert_int_equal(w.ret, intr ? -EINTR : -ETIME);
+		}
+		/* the syncobj is untouched */
+		assert_int_equal(nvl_syncobj_wait(w.c, &w.h, NULL, 1, 0, 0,
+						  NULL),
+				 k ? -EINVAL : -ETIME);
+		{
+			/* k 0: unblock the fence's release (no waiters) */
+			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);
+			struct nvl_fence *f = nvl_syncobj_fence_get(o);
+
+			if (f)
+				nvl_fence_signal(f);
+			nvl_fence_put(f);
+			nvl_syncobj_put(o);
+		}
+		nvl_client_destroy(w.c);
+	}
+	sigaction(SIGUSR1, &old, NULL);
+}
+
 struct dl_fence {
 	struct nvl_fence base;
 	int64_t deadline;
@@ -858,6 +1065,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(timeline_producer_signaller_and_waiters_race),
 	cmocka_unit_test(query_matches_a_reference_model),
 	cmocka_unit_test(reset_neither_wakes_nor_fails_submit_waiters),
+	cmocka_unit_test(submit_waiter_keeps_first_fence_across_reset),
+	cmocka_unit_test(submit_waiter_skips_earlier_points),
+	cmocka_unit_test(interruptible_wait_returns_eintr),
 	cmocka_unit_test(wait_deadline_reaches_the_producer),
 	cmocka_unit_test(signalled_fast_path_allocates_nothing),
 	cmocka_unit_test(publishing_out_fences_is_allowed_in_signalling),
