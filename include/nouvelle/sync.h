@@ -207,6 +207,28 @@ NVL_API int nvl_syncobj_import_sync_file(struct nvl_client *client,
 					 uint32_t handle, uint64_t point,
 					 int fd);
 
+/**
+ * nvl_syncobj_eventfd() - signal an eventfd when the fence at (@handle,
+ * @point) has signalled, or, with NVL_SYNCOBJ_WAIT_AVAILABLE, as soon as it
+ * exists (the kernel's DRM_IOCTL_SYNCOBJ_EVENTFD, for poll loops). The
+ * eventfd's counter is incremented by one, once; register again for the
+ * next event. A fence or point that is already there (or already
+ * signalled) fires at once. Like WAIT_FOR_SUBMIT, the first fence that
+ * covers @point is the one watched, even if the syncobj is reset after.
+ * If the syncobj is destroyed first, the eventfd never fires.
+ * @client: the client
+ * @handle: the handle
+ * @point: timeline point, 0 for the binary fence
+ * @fd: an eventfd (eventfd(2)); the call keeps its own duplicate, so the
+ *      caller may close @fd
+ * @flags: 0 or NVL_SYNCOBJ_WAIT_AVAILABLE
+ *
+ * Return: 0; -EINVAL (bad flags, @fd not an eventfd); -ENOENT (unknown
+ * handle); -EBADF (@fd not open); -ENOMEM; -EMFILE.
+ */
+NVL_API int nvl_syncobj_eventfd(struct nvl_client *client, uint32_t handle,
+				uint64_t point, int fd, uint32_t flags);
+
 #ifdef __cplusplus
 }
 #endif

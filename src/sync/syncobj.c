@@ -80,9 +80,16 @@ struct nvl_syncobj *nvl_syncobj_get(struct nvl_syncobj *obj)
 
 void nvl_syncobj_put(struct nvl_syncobj *obj)
 {
+	struct nvl_syncobj_waiter *w, *tmp;
+
 	if (!obj || !nvl_kref_put(&obj->ref))
 		return;
-	(void)NVL_NEVER(!nvl_list_empty(&obj->waiters));
+	/* Only waiters without a reference (EVENTFD) can be left. */
+	nvl_list_for_each_entry_safe(w, tmp, &obj->waiters, node) {
+		nvl_list_del(&w->node);
+		if (!NVL_NEVER(!w->release))
+			w->release(w);
+	}
 	nvl_fence_put(obj->fence);
 	nvl_free(obj);
 }

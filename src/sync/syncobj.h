@@ -44,12 +44,16 @@ struct nvl_syncobj {
  * @point: 0 (any fence) or the timeline point waited for
  * @fence: the captured fence (reference), read with
  *         nvl_syncobj_waiter_take()
+ * @release: optional; for waiters that hold no reference on the syncobj
+ *           (EVENTFD entries): called for a waiter still queued when the
+ *           syncobj is freed
  */
 struct nvl_syncobj_waiter {
 	struct nvl_list node;
 	void (*func)(struct nvl_syncobj_waiter *w);
 	uint64_t point;
 	struct nvl_fence *fence;
+	void (*release)(struct nvl_syncobj_waiter *w);
 };
 
 /**

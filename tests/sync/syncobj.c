@@ -686,6 +686,22 @@ static void *first_fence_thread(void *arg)
 	return NULL;
 }
 
+/* Until a submit waiter is queued on @o (at most 5 s). */
+static void wait_for_waiter(struct nvl_syncobj *o)
+{
+	for (int i = 0; i < 5000; i++) {
+		bool queued;
+
+		nvl_flock_lock(&o->lock);
+		queued = !nvl_list_empty(&o->waiters);
+		nvl_flock_unlock(&o->lock);
+		if (queued)
+			return;
+		usleep(1000);
+	}
+	fail_msg("no submit waiter queued within 5 s");
+}
+
 /* Attach a fence (or point) while @w sleeps, reset at once, signal. */
 static void attach_then_reset(struct first_fence_waiter *w)
 {
@@ -699,7 +715,7 @@ static void attach_then_reset(struct first_fence_waiter *w)
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
 	pthread_create(&t, NULL, first_fence_thread, w);
-	usleep(5000); /* the waiter is asleep */
+	wait_for_waiter(o);
 	if (w->point)
 		nvl_syncobj_add_point(o, chain, f, w->point);
 	else
@@ -756,7 +772,7 @@ static void submit_waiter_skips_earlier_points(void **state)
 	assert_int_equal(nvl_fence_create(&f5, nvl_fence_context_alloc(1), 5),
 			 0);
 	pthread_create(&t, NULL, first_fence_thread, &w);
-	usleep(5000);
+	wait_for_waiter(o);
 	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f3, 3);
 	nvl_fence_signal(f3);
 	usleep(5000);
