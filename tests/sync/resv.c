@@ -9,9 +9,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include <nouvelle/core.h>
+
 #include "t.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "sync/checker.h"
 #include "sync/fence_array.h"
@@ -154,6 +158,66 @@ static void reservation_lapses_on_unlock(void **state)
 	assert_int_equal(r.num, 1);
 	nvl_resv_unlock(&r);
 	nvl_fence_put(f);
+	nvl_resv_fini(&r);
+}
+
+/*
+ * add_fence on a resv that is not reserved (lock not held, or no slot
+ * reserved under this hold) returns an error in every build, changes
+ * nothing and says why; today's void add_fence only asserted in debug
+ * builds and went on (or dropped the fence silently) in release builds.
+ */
+static void add_fence_on_unreserved_resv_fails(void **state)
+{
+	struct nvl_resv r;
+	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence *g = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence **arr = nvl_malloc(sizeof(*arr));
+	struct nvl_fence_array *a;
+
+	nvl_resv_init(&r);
+	/* lock not held */
+	assert_int_equal(nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE),
+			 -EPERM);
+	assert_non_null(strstr(nvl_last_error(), "lock"));
+	assert_int_equal(r.num, 0);
+	/* held, but the reservation lapsed with the previous unlock */
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE), 0);
+	nvl_resv_unlock(&r);
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, g, NVL_RESV_USAGE_READ),
+			 -ENOSPC);
+	assert_non_null(strstr(nvl_last_error(), "reserved"));
+	assert_int_equal(r.num, 1);
+	assert_ptr_equal(r.fences[0].fence, f);
+	/* a container, a bad usage, NULLs */
+	assert_non_null(arr);
+	arr[0] = nvl_fence_get(f);
+	assert_int_equal(nvl_fence_array_create(1, arr, nvl_fence_context_alloc(1),
+						1, false, &a),
+			 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, &a->base,
+					    NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(&r, g, (enum nvl_resv_usage)9),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(&r, NULL, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(NULL, g, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(r.num, 1);
+	/* with the slot reserved it works */
+	assert_int_equal(nvl_resv_add_fence(&r, g, NVL_RESV_USAGE_READ), 0);
+	assert_int_equal(r.num, 2);
+	nvl_resv_unlock(&r);
+	nvl_fence_signal(f);
+	nvl_fence_signal(g);
+	nvl_fence_put(&a->base);
+	nvl_fence_put(f);
+	nvl_fence_put(g);
 	nvl_resv_fini(&r);
 }
 
@@ -332,6 +396,7 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(add_fence_after_reserve_is_allowed_in_signalling),
+	cmocka_unit_test(add_fence_on_unreserved_resv_fails),
 	cmocka_unit_test(queries_return_fences_up_to_usage),
 	cmocka_unit_test(same_context_later_fence_replaces_older),
 	cmocka_unit_test(signalled_slots_are_recycled),
