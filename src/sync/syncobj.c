@@ -587,7 +587,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		while (i)
 			nvl_fence_put(arr[--i]);
 		nvl_free(arr);
-		return -ENOMEM;
+		return nvl_error(-ENOMEM, "syncobj: transfer: out of memory "
+					  "for a fence array");
 	}
 	*out = &a->base;
 	return 0;
@@ -624,7 +625,8 @@ NVL_API int nvl_syncobj_transfer(struct nvl_client *client, uint32_t dst,
 	chain = nvl_fence_chain_alloc();
 	if (!chain) {
 		nvl_fence_put(flat);
-		ret = -ENOMEM;
+		ret = nvl_error(-ENOMEM, "syncobj: transfer: out of memory "
+					 "for a timeline point");
 		goto out;
 	}
 	nvl_syncobj_add_point(obj, chain, flat, dst_point);

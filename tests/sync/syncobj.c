@@ -18,10 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nouvelle/core.h>
+
 #include "t.h"
 #include "base/client.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "sync/checker.h"
+#include "sync/fence_array.h"
 #include "sync/syncobj.h"
 
 static struct nvl_client *client(void)
@@ -387,6 +391,115 @@ static void transfer_between_binary_and_timeline(void **state)
 	nvl_fence_put(f);
 	nvl_syncobj_put(o);
 	nvl_client_destroy(c);
+}
+
+/*
+ * Item 18: TRANSFER to a timeline point flattens the source: the new
+ * point wraps one plain fence (or a signal-on-all array of the unsignalled
+ * leaves, one per context, the later fence of a context kept), never a
+ * chain inside a chain; all leaves signalled gives the signalled stub.
+ */
+struct xfer {
+	struct nvl_client *c;
+	uint32_t src, dst;
+};
+
+static int xfer_op(void *arg)
+{
+	struct xfer *x = arg;
+
+	return nvl_syncobj_transfer(x->c, x->dst, 1, x->src, 3, 0);
+}
+
+static void xfer_check(int ret, void *arg)
+{
+	struct xfer *x = arg;
+	uint64_t q = 99;
+
+	assert_int_equal(ret, -ENOMEM);
+	/* each failure says what it was (the chain node one used not to) */
+	assert_non_null(strstr(nvl_last_error(), "transfer: out of memory"));
+	nvl_error(-EIO, "stale");
+	assert_int_equal(nvl_syncobj_query(x->c, &x->dst, &q, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(q, 0); /* nothing was added */
+}
+
+/* The fence a timeline point of @h wraps (reference). */
+static struct nvl_fence *point_leaf(struct nvl_client *c, uint32_t h,
+				    uint64_t point)
+{
+	struct nvl_fence *f, *leaf;
+
+	assert_int_equal(nvl_syncobj_find_fence(c, h, point, 0, &f), 0);
+	assert_non_null(nvl_to_fence_chain(f));
+	leaf = nvl_fence_get(nvl_fence_chain_contained(f));
+	nvl_fence_put(f);
+	return leaf;
+}
+
+static void transfer_to_a_point_flattens_the_source(void **state)
+{
+	struct xfer x = { .c = client() };
+	struct nvl_syncobj *src;
+	uint64_t ctx_a = nvl_fence_context_alloc(1);
+	uint64_t ctx_b = nvl_fence_context_alloc(1), p1 = 1, p2 = 2;
+	struct nvl_fence *a1, *a2, *b1, *leaf;
+	struct nvl_fence_array *arr;
+
+	x.src = mk(x.c, 0);
+	x.dst = mk(x.c, 0);
+	src = nvl_syncobj_find(x.c, x.src);
+	assert_int_equal(nvl_fence_create(&a1, ctx_a, 1), 0);
+	assert_int_equal(nvl_fence_create(&b1, ctx_b, 1), 0);
+	assert_int_equal(nvl_fence_create(&a2, ctx_a, 2), 0);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), a1, 1);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), b1, 2);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), a2, 3);
+	/* allocation failures (array, chain node) change nothing */
+	nvl_error(-EIO, "stale");
+	assert_true(t_fail_each_alloc(xfer_op, xfer_check, &x, 10) >= 2);
+	/* dst point 1 wraps an array of {a2, b1}: a1 is covered by a2 */
+	leaf = point_leaf(x.c, x.dst, 1);
+	arr = nvl_to_fence_array(leaf);
+	assert_non_null(arr);
+	assert_null(nvl_to_fence_chain(leaf));
+	assert_int_equal(arr->num_fences, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_null(nvl_to_fence_chain(arr->fences[i]));
+		assert_true(arr->fences[i] == a2 || arr->fences[i] == b1);
+	}
+	assert_true(arr->fences[0] != arr->fences[1]);
+	nvl_fence_put(leaf);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
+			 -ETIME);
+	nvl_fence_signal(a1);
+	nvl_fence_signal(a2);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
+			 -ETIME);
+	/* one unsignalled leaf left: the next point wraps it directly */
+	assert_int_equal(nvl_syncobj_transfer(x.c, x.dst, 2, x.src, 3, 0), 0);
+	leaf = point_leaf(x.c, x.dst, 2);
+	assert_ptr_equal(leaf, b1);
+	nvl_fence_put(leaf);
+	nvl_fence_signal(b1);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p2, 1, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
+			 0);
+	/* everything signalled: the point wraps the signalled stub */
+	assert_int_equal(nvl_syncobj_transfer(x.c, x.dst, 3, x.src, 3, 0), 0);
+	leaf = point_leaf(x.c, x.dst, 3);
+	assert_int_equal(leaf->context, 0);
+	assert_true(nvl_fence_is_signaled(leaf));
+	nvl_fence_put(leaf);
+	nvl_fence_put(a1);
+	nvl_fence_put(a2);
+	nvl_fence_put(b1);
+	nvl_syncobj_put(src);
+	nvl_client_destroy(x.c);
 }
 
 static void driver_find_fence_rules(void **state)
@@ -1100,6 +1213,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(binary_wait_with_point_is_einval),
 	cmocka_unit_test(wait_snapshots_the_fence),
 	cmocka_unit_test(transfer_between_binary_and_timeline),
+	cmocka_unit_test(transfer_to_a_point_flattens_the_source),
 	cmocka_unit_test(driver_find_fence_rules),
 	cmocka_unit_test(wait_for_submit_with_lock_held_is_reported),
 	cmocka_unit_test(allocation_failures_change_nothing),
