@@ -334,23 +334,44 @@ static void binary_wait_with_point_is_einval(void **state)
 	nvl_client_destroy(c);
 }
 
+struct snap_waiter {
+	struct nvl_client *c;
+	uint32_t h;
+	int ret;
+};
+
+static void *snap_wait_thread(void *arg)
+{
+	struct snap_waiter *w = arg;
+
+	w->ret = nvl_syncobj_wait(w->c, &w->h, NULL, 1, in_ms(100), 0, NULL);
+	return NULL;
+}
+
 static void wait_snapshots_the_fence(void **state)
 {
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct snap_waiter w = { .c = c, .h = h };
 	struct nvl_fence *f;
-	struct later l = { .c = c, .h = h, .delay_us = 5000 };
 	pthread_t t;
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
 	nvl_syncobj_replace_fence(o, f);
-	/* a later signal() installs another fence: the wait keeps f */
-	pthread_create(&t, NULL, signal_later, &l);
-	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(50), 0, NULL),
-			 -ETIME);
+	/*
+	 * Once the waiter sleeps on f (its callback is queued), a signal()
+	 * installs another, signalled fence: the wait keeps f and times out.
+	 */
+	pthread_create(&t, NULL, snap_wait_thread, &w);
+	for (int i = 0; i < 5000 && !(atomic_load(&f->flags) &
+				       (1u << NVL_FENCE_FLAG_HAS_CB_BIT));
+	     i++)
+		usleep(100);
+	assert_int_equal(nvl_syncobj_signal(c, &h, 1), 0);
 	pthread_join(t, NULL);
+	assert_int_equal(w.ret, -ETIME);
 	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0, 0, NULL), 0);
 	nvl_fence_signal(f);
 	nvl_fence_put(f);
