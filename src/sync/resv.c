@@ -324,6 +324,11 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 				 (long long)timeout_ns);
 	deadline = timeout_ns == 0 ? nvl_time_ns() :
 				     nvl_deadline_after(timeout_ns);
+	/* Recorded on entry, also when no fence is pending (checker.h). */
+	nvl_fence_wait_annotate(timeout_ns == 0 ? NVL_WAIT_POLL :
+				deadline == NVL_TIMEOUT_INFINITE ?
+							  NVL_WAIT_UNBOUNDED :
+							  NVL_WAIT_BOUNDED);
 	while ((f = first_pending(resv, usage))) {
 		int ret = timeout_ns == 0 ?
 				  (nvl_fence_is_signaled(f) ? 0 : -ETIME) :

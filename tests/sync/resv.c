@@ -221,6 +221,42 @@ static void add_fence_on_unreserved_resv_fails(void **state)
 	nvl_resv_fini(&r);
 }
 
+static NVL_LOCK_CLASS(waiter_class, "test_resv_waiter", 0);
+
+/*
+ * A resv wait records "held -> fence_signalling" on entry, like every
+ * fence wait (the kernel's might_wait), even when nothing is pending and it
+ * returns at once: a lock held across it and also taken inside a
+ * signalling section is then reported the first time, not only once the
+ * wait happens to sleep.
+ */
+static void resv_wait_records_its_dependency_when_empty(void **state)
+{
+	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	struct nvl_signalling_cookie c;
+	struct nvl_mutex a;
+	struct nvl_resv r;
+
+	nvl_checker_reset();
+	nvl_mutex_init(&a, &waiter_class);
+	nvl_resv_init(&r);
+	nvl_mutex_lock(&a);
+	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_BOOKKEEP,
+				       NVL_NSEC_PER_SEC),
+			 0);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	assert_int_equal(nvl_checker_violations(), 1);
+	nvl_resv_fini(&r);
+	nvl_mutex_destroy(&a);
+	nvl_checker_reset();
+	nvl_checker_set_mode(m);
+}
+
 static int reserve_op(void *arg)
 {
 	return nvl_resv_reserve_fences(arg, 64);
@@ -397,6 +433,7 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(add_fence_after_reserve_is_allowed_in_signalling),
 	cmocka_unit_test(add_fence_on_unreserved_resv_fails),
+	cmocka_unit_test(resv_wait_records_its_dependency_when_empty),
 	cmocka_unit_test(queries_return_fences_up_to_usage),
 	cmocka_unit_test(same_context_later_fence_replaces_older),
 	cmocka_unit_test(signalled_slots_are_recycled),

@@ -549,6 +549,36 @@ static void driver_find_fence_rules(void **state)
 
 static NVL_LOCK_CLASS(drv_class, "test_driver_lock", 0);
 
+static NVL_LOCK_CLASS(poll_class, "test_syncobj_poller", 0);
+
+/* A syncobj wait decided by its fast path still records its dependency. */
+static void signalled_wait_records_its_dependency(void **state)
+{
+	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	struct nvl_signalling_cookie ck;
+	struct nvl_mutex a;
+
+	nvl_checker_reset();
+	nvl_mutex_init(&a, &poll_class);
+	nvl_mutex_lock(&a);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(1000), 0,
+					  NULL),
+			 0);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	ck = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(ck);
+	assert_int_equal(nvl_checker_violations(), 1);
+	nvl_mutex_destroy(&a);
+	nvl_client_destroy(c);
+	nvl_checker_reset();
+	nvl_checker_set_mode(m);
+}
+
 static void wait_for_submit_with_lock_held_is_reported(void **state)
 {
 	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
@@ -1237,6 +1267,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(transfer_to_a_point_flattens_the_source),
 	cmocka_unit_test(driver_find_fence_rules),
 	cmocka_unit_test(wait_for_submit_with_lock_held_is_reported),
+	cmocka_unit_test(signalled_wait_records_its_dependency),
 	cmocka_unit_test(allocation_failures_change_nothing),
 };
 
