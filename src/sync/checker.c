@@ -38,6 +38,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "sync/checker.h"
 
 #define MAX_CLASSES 128
@@ -589,6 +590,18 @@ void nvl_fence_wait_annotate(enum nvl_wait_kind kind)
 	for (int i = 0; i < t->nheld; i++)
 		add_edge(t->held[i].id, f);
 	t->busy = false;
+}
+
+void nvl_fence_wait_annotate_until(int64_t abs_ns)
+{
+	enum nvl_wait_kind kind = NVL_WAIT_BOUNDED;
+
+	if (abs_ns == NVL_TIMEOUT_INFINITE)
+		kind = NVL_WAIT_UNBOUNDED;
+	else if (abs_ns <= 0 || (ctls.depth > 0 && abs_ns <= nvl_time_ns()))
+		kind = NVL_WAIT_POLL;
+	/* Outside a section every kind records the same edges. */
+	nvl_fence_wait_annotate(kind);
 }
 
 void nvl_fence_might_wait(bool bounded)

@@ -193,6 +193,15 @@ enum nvl_wait_kind {
 void nvl_fence_wait_annotate(enum nvl_wait_kind kind);
 
 /**
+ * nvl_fence_wait_annotate_until() - nvl_fence_wait_annotate() for a wait
+ * with absolute deadline @abs_ns (NVL_TIMEOUT_INFINITE: unbounded; now or
+ * past: a poll). Reads the clock only inside a section, where the kind
+ * matters, so fast paths stay cheap.
+ * @abs_ns: CLOCK_MONOTONIC deadline
+ */
+void nvl_fence_wait_annotate_until(int64_t abs_ns);
+
+/**
  * nvl_checker_assert_no_locks() - report when the thread holds any checked
  * lock (e.g. before waiting for userspace to submit).
  * @what: the operation, for the report

@@ -395,14 +395,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* The checker's view of a wait with deadline @abs_ns. */
-static enum nvl_wait_kind wait_kind(int64_t abs_ns)
-{
-	if (abs_ns == NVL_TIMEOUT_INFINITE)
-		return NVL_WAIT_UNBOUNDED;
-	return abs_ns <= nvl_time_ns() ? NVL_WAIT_POLL : NVL_WAIT_BOUNDED;
-}
-
 /*
  * An interruptible sleep needs a finite futex deadline: the kernel restarts
  * an untimed futex wait after an SA_RESTART handler instead of failing it.
@@ -415,7 +407,7 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 	bool intr = flags & NVL_FENCE_WAIT_INTERRUPTIBLE;
 
 	/* Every wait is recorded, also one that returns at once. */
-	nvl_fence_wait_annotate(wait_kind(abs_ns));
+	nvl_fence_wait_annotate_until(abs_ns);
 	if (nvl_fence_is_signaled(f))
 		return 0;
 	nvl_fence_enable_sw_signaling(f);
@@ -528,7 +520,7 @@ int nvl_fence_wait_any(struct nvl_fence *const *fences, uint32_t count,
 			return nvl_error(-EINVAL, "fence: wait_any: fence %u "
 						  "is NULL",
 					 i);
-	nvl_fence_wait_annotate(wait_kind(abs_ns));
+	nvl_fence_wait_annotate_until(abs_ns);
 	i = any_signaled(fences, count);
 	if (i == count && abs_ns != NVL_TIMEOUT_INFINITE &&
 	    abs_ns <= nvl_time_ns())

@@ -311,10 +311,7 @@ NVL_API int nvl_syncobj_wait(struct nvl_client *client,
 		return nvl_error(-EINVAL, "syncobj: wait with NULL handles");
 	nvl_syncobj_register_kind();
 	/* Recorded on entry, also for a wait decided at once (checker.h). */
-	nvl_fence_wait_annotate(
-		abs_timeout_ns == NVL_TIMEOUT_INFINITE ? NVL_WAIT_UNBOUNDED :
-		abs_timeout_ns <= nvl_time_ns()        ? NVL_WAIT_POLL :
-							 NVL_WAIT_BOUNDED);
+	nvl_fence_wait_annotate_until(abs_timeout_ns);
 	if (fast_path(client, handles, points, count, flags, first_signaled,
 		      &ret))
 		return ret;
