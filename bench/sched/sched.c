@@ -176,10 +176,10 @@ NVL_BENCH(sched, push_run_latency)
 	if (!ok1 || !ok2)
 		return -1;
 	/* The headline first: the worker path, the direct one beside it. */
-	nvl_bench_report_label(ctx, "push_run_latency_worker", worker, "ns",
-			       "futex_pingpong",
-			       "headline: push to run_job through a pool worker",
-			       "direct_ns", direct);
+	nvl_bench_report_label(
+		ctx, "push_run_latency_worker", worker, "ns", "futex_pingpong",
+		"headline: push to run_job through a pool worker", "direct_ns",
+		direct);
 	nvl_bench_report_label(ctx, "push_run_latency", direct, "ns",
 			       "futex_pingpong",
 			       "direct path: run_job in the pushing thread "

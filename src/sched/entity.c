@@ -307,8 +307,9 @@ int nvl_sched_entity_set_priority(struct nvl_sched_entity *entity,
 	nvl_mutex_lock(&sched->lock);
 	if (entity->killed || entity->banned || entity->detached) {
 		nvl_mutex_unlock(&sched->lock);
-		return nvl_error(-ESRCH, "sched %s: set_priority on a %s "
-					 "entity",
+		return nvl_error(-ESRCH,
+				 "sched %s: set_priority on a %s "
+				 "entity",
 				 sched->name,
 				 entity->banned ? "banned" : "killed");
 	}

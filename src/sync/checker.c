@@ -461,13 +461,13 @@ struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 	int m = get_mode();
 
 	if (m == NVL_CHECKER_OFF)
-		return (struct nvl_signalling_cookie){ 0 };
+		return (struct nvl_signalling_cookie){0};
 	if (unlikely(!t->tag))
 		t->tag = atomic_fetch_add(&thread_tags, 1) + 1;
 	if (unlikely(t->depth == MAX_NEST)) {
 		report_section(t, "signalling-nesting-too-deep",
 			       "a section nested deeper than 32");
-		return (struct nvl_signalling_cookie){ 0 };
+		return (struct nvl_signalling_cookie){0};
 	}
 	if (t->depth == 0) {
 		if (unlikely(m != NVL_CHECKER_WARN || full_stacks_env)) {
@@ -480,8 +480,8 @@ struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 	if (unlikely(++t->serial == 0))
 		t->serial = 1;
 	t->open[t->depth++] = t->serial;
-	return (struct nvl_signalling_cookie){ ((uint64_t)t->tag << 32) |
-					       t->serial };
+	return (struct nvl_signalling_cookie){((uint64_t)t->tag << 32) |
+					      t->serial};
 }
 
 static void end_violation(struct checker_thread *t, const char *rule,
@@ -489,8 +489,8 @@ static void end_violation(struct checker_thread *t, const char *rule,
 {
 	report(rule, "outermost open section entered at", t->frames,
 	       t->depth ? t->nframes : 0,
-	       "ending signalling section #%u: %s (%d section(s) open)",
-	       serial, why, t->depth);
+	       "ending signalling section #%u: %s (%d section(s) open)", serial,
+	       why, t->depth);
 }
 
 void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
@@ -606,8 +606,8 @@ void nvl_fence_wait_annotate_until(int64_t abs_ns)
 
 void nvl_fence_might_wait(bool bounded)
 {
-	nvl_fence_wait_annotate(bounded ? NVL_WAIT_BOUNDED :
-					  NVL_WAIT_UNBOUNDED);
+	nvl_fence_wait_annotate(bounded ? NVL_WAIT_BOUNDED
+					: NVL_WAIT_UNBOUNDED);
 }
 
 void nvl_checker_assert_no_locks(const char *what)

@@ -517,8 +517,9 @@ int nvl_fence_wait_any(struct nvl_fence *const *fences, uint32_t count,
 				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
 	for (i = 0; i < count; i++)
 		if (!fences[i])
-			return nvl_error(-EINVAL, "fence: wait_any: fence %u "
-						  "is NULL",
+			return nvl_error(-EINVAL,
+					 "fence: wait_any: fence %u "
+					 "is NULL",
 					 i);
 	nvl_fence_wait_annotate_until(abs_ns);
 	i = any_signaled(fences, count);
@@ -530,8 +531,9 @@ int nvl_fence_wait_any(struct nvl_fence *const *fences, uint32_t count,
 	if (count > ANY_ON_STACK) {
 		cbs = nvl_calloc(count, sizeof(*cbs));
 		if (!cbs)
-			return nvl_error(-ENOMEM, "fence: wait_any: no memory "
-						  "for %u callbacks",
+			return nvl_error(-ENOMEM,
+					 "fence: wait_any: no memory "
+					 "for %u callbacks",
 					 count);
 	}
 	for (added = 0; added < count; added++) {

@@ -123,8 +123,9 @@ int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 					  "cannot be stored");
 	/* Checked in release builds too: the caller gets an error. */
 	if (!nvl_ww_mutex_held_by_me(&resv->lock))
-		return nvl_error(-EPERM, "resv %p: add_fence without holding "
-					 "its lock",
+		return nvl_error(-EPERM,
+				 "resv %p: add_fence without holding "
+				 "its lock",
 				 (void *)resv);
 	nvl_fence_get(fence);
 	nvl_flock_lock(&resv->flock);
@@ -325,10 +326,10 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 	deadline = timeout_ns == 0 ? nvl_time_ns() :
 				     nvl_deadline_after(timeout_ns);
 	/* Recorded on entry, also when no fence is pending (checker.h). */
-	nvl_fence_wait_annotate(timeout_ns == 0 ? NVL_WAIT_POLL :
-				deadline == NVL_TIMEOUT_INFINITE ?
-							  NVL_WAIT_UNBOUNDED :
-							  NVL_WAIT_BOUNDED);
+	nvl_fence_wait_annotate(timeout_ns == 0 ? NVL_WAIT_POLL
+				: deadline == NVL_TIMEOUT_INFINITE
+					? NVL_WAIT_UNBOUNDED
+					: NVL_WAIT_BOUNDED);
 	while ((f = first_pending(resv, usage))) {
 		int ret = timeout_ns == 0 ?
 				  (nvl_fence_is_signaled(f) ? 0 : -ETIME) :

@@ -85,7 +85,7 @@ void nvl_syncobj_put(struct nvl_syncobj *obj)
 	if (!obj || !nvl_kref_put(&obj->ref))
 		return;
 	/* Only waiters without a reference (EVENTFD) can be left. */
-	nvl_list_for_each_entry_safe(w, tmp, &obj->waiters, node) {
+	nvl_list_for_each_entry_safe (w, tmp, &obj->waiters, node) {
 		nvl_list_del(&w->node);
 		if (!NVL_NEVER(!w->release))
 			w->release(w);
@@ -141,7 +141,7 @@ static void run_waiters(struct nvl_syncobj *obj)
 {
 	struct nvl_syncobj_waiter *w, *tmp;
 
-	nvl_list_for_each_entry_safe(w, tmp, &obj->waiters, node) {
+	nvl_list_for_each_entry_safe (w, tmp, &obj->waiters, node) {
 		struct nvl_fence *f = fence_at_locked(obj, w->point);
 
 		if (!f)
@@ -265,7 +265,7 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 			   uint64_t point, uint32_t flags,
 			   struct nvl_fence **fence_out)
 {
-	struct submit_wait sw = { .w.func = submit_wake, .w.point = point };
+	struct submit_wait sw = {.w.func = submit_wake, .w.point = point};
 	struct nvl_syncobj *obj;
 	int64_t deadline;
 	int ret;
@@ -294,8 +294,8 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 			}
 			if (nvl_futex_wait(&sw.seq, seq, deadline) == -ETIME &&
 			    atomic_load(&sw.seq) == seq) {
-				*fence_out = nvl_syncobj_waiter_take(obj,
-								     &sw.w);
+				*fence_out =
+					nvl_syncobj_waiter_take(obj, &sw.w);
 				ret = *fence_out ? 0 : -ETIME;
 				break;
 			}

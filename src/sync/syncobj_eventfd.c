@@ -96,8 +96,9 @@ static int check_eventfd(int fd)
 				 strerror(errno));
 	target[n] = '\0';
 	if (strcmp(target, "anon_inode:[eventfd]"))
-		return nvl_error(-EINVAL, "syncobj: eventfd: fd %d is not an "
-					  "eventfd (%s)",
+		return nvl_error(-EINVAL,
+				 "syncobj: eventfd: fd %d is not an "
+				 "eventfd (%s)",
 				 fd, target);
 	return 0;
 }
@@ -128,8 +129,9 @@ NVL_API int nvl_syncobj_eventfd(struct nvl_client *client, uint32_t handle,
 	}
 	e->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (e->fd < 0) {
-		ret = nvl_error(-errno, "syncobj: eventfd: cannot keep fd %d: "
-					"%s",
+		ret = nvl_error(-errno,
+				"syncobj: eventfd: cannot keep fd %d: "
+				"%s",
 				fd, strerror(errno));
 		nvl_free(e);
 		goto out_put;

@@ -26,9 +26,9 @@
 #include "sync/syncobj.h"
 #include "sync/syncobj_priv.h"
 
-#define WAIT_FLAGS                                                \
-	(NVL_SYNCOBJ_WAIT_ALL | NVL_SYNCOBJ_WAIT_FOR_SUBMIT |     \
-	 NVL_SYNCOBJ_WAIT_AVAILABLE | NVL_SYNCOBJ_WAIT_DEADLINE | \
+#define WAIT_FLAGS                                                             \
+	(NVL_SYNCOBJ_WAIT_ALL | NVL_SYNCOBJ_WAIT_FOR_SUBMIT |                  \
+	 NVL_SYNCOBJ_WAIT_AVAILABLE | NVL_SYNCOBJ_WAIT_DEADLINE |              \
 	 NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
 
 /* See fence.c: an interruptible futex sleep needs a finite deadline. */

@@ -275,9 +275,8 @@ static void entity_priority_can_change(void **state)
 	for (int i = 0; i < 3; i++)
 		fs[3 + i] = t_arm_push(t_job(ring, &es[1], 1, 0, 100 + i));
 	/* the LOW entity, already ready, is raised above NORMAL */
-	assert_int_equal(nvl_sched_entity_set_priority(&es[0],
-						       NVL_SCHED_PRIO_HIGH),
-			 0);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&es[0], NVL_SCHED_PRIO_HIGH), 0);
 	nvl_sched_start(s);
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(t_wait(fs[i]), 1);
@@ -289,18 +288,18 @@ static void entity_priority_can_change(void **state)
 		assert_int_equal(log.tags[3 + i], 100 + i);
 	}
 	/* bad input changes nothing */
-	assert_int_equal(nvl_sched_entity_set_priority(&es[0],
-						       NVL_SCHED_PRIO_COUNT),
-			 -EINVAL);
-	assert_int_equal(nvl_sched_entity_set_priority(NULL,
-						       NVL_SCHED_PRIO_LOW),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&es[0], NVL_SCHED_PRIO_COUNT),
+		-EINVAL);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(NULL, NVL_SCHED_PRIO_LOW),
+		-EINVAL);
 	assert_int_equal(es[0].priority, NVL_SCHED_PRIO_HIGH);
 	t_entity(&dead, NVL_SCHED_PRIO_LOW, ring);
 	nvl_sched_entity_kill(&dead);
-	assert_int_equal(nvl_sched_entity_set_priority(&dead,
-						       NVL_SCHED_PRIO_HIGH),
-			 -ESRCH);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&dead, NVL_SCHED_PRIO_HIGH),
+		-ESRCH);
 	nvl_sched_entity_fini(&dead);
 	nvl_sched_entity_fini(&es[0]);
 	nvl_sched_entity_fini(&es[1]);

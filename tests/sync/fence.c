@@ -484,7 +484,7 @@ static void on_usr1(int sig)
  */
 static struct sigaction usr1_install(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART },
+	struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART},
 			 old;
 
 	sigemptyset(&sa.sa_mask);
@@ -505,14 +505,13 @@ static void *intr_waiter(void *arg)
 	struct intr_wait *w = arg;
 
 	if (w->any)
-		w->ret = nvl_fence_wait_any(w->fences, w->count,
-					    NVL_TIMEOUT_INFINITE,
-					    NVL_FENCE_WAIT_INTERRUPTIBLE,
-					    &w->idx);
+		w->ret = nvl_fence_wait_any(
+			w->fences, w->count, NVL_TIMEOUT_INFINITE,
+			NVL_FENCE_WAIT_INTERRUPTIBLE, &w->idx);
 	else
-		w->ret = nvl_fence_wait_flags(w->fences[0],
-					      NVL_TIMEOUT_INFINITE,
-					      NVL_FENCE_WAIT_INTERRUPTIBLE);
+		w->ret =
+			nvl_fence_wait_flags(w->fences[0], NVL_TIMEOUT_INFINITE,
+					     NVL_FENCE_WAIT_INTERRUPTIBLE);
 	atomic_store(&w->done, true);
 	return NULL;
 }
@@ -530,7 +529,7 @@ static void interrupt_until_done(pthread_t t, struct intr_wait *w)
 static void interruptible_wait_returns_eintr_fence_untouched(void **state)
 {
 	struct sigaction old = usr1_install();
-	struct intr_wait w = { .count = 1 };
+	struct intr_wait w = {.count = 1};
 	pthread_t t;
 
 	w.fences[0] = mk();
@@ -555,9 +554,8 @@ static void *plain_waiter(void *arg)
 {
 	struct intr_wait *w = arg;
 
-	w->ret = nvl_fence_wait_flags(w->fences[0],
-				      nvl_deadline_after(30 * NVL_NSEC_PER_MSEC),
-				      0);
+	w->ret = nvl_fence_wait_flags(
+		w->fences[0], nvl_deadline_after(30 * NVL_NSEC_PER_MSEC), 0);
 	atomic_store(&w->done, true);
 	return NULL;
 }
@@ -565,7 +563,7 @@ static void *plain_waiter(void *arg)
 static void plain_wait_is_not_interrupted(void **state)
 {
 	struct sigaction old = usr1_install();
-	struct intr_wait w = { .count = 1 };
+	struct intr_wait w = {.count = 1};
 	pthread_t t;
 
 	w.fences[0] = mk();
@@ -603,10 +601,11 @@ static void wait_any_reports_which_fence_signalled(void **state)
 		fs[i] = mk();
 	/* poll and timeout */
 	assert_int_equal(nvl_fence_wait_any(fs, 3, 0, 0, &idx), -ETIME);
-	assert_int_equal(nvl_fence_wait_any(fs, 3, nvl_deadline_after(
-							   2 * NVL_NSEC_PER_MSEC),
-					    0, &idx),
-			 -ETIME);
+	assert_int_equal(
+		nvl_fence_wait_any(fs, 3,
+				   nvl_deadline_after(2 * NVL_NSEC_PER_MSEC), 0,
+				   &idx),
+		-ETIME);
 	assert_int_equal(idx, 99);
 	/* already signalled: the lowest signalled index */
 	nvl_fence_signal(fs[2]);
@@ -617,9 +616,9 @@ static void wait_any_reports_which_fence_signalled(void **state)
 	l.f = fs[9];
 	l.delay_us = 5000;
 	pthread_create(&t, NULL, signal_fence_later, &l);
-	assert_int_equal(nvl_fence_wait_any(fs + 3, 9, NVL_TIMEOUT_INFINITE, 0,
-					    &idx),
-			 0);
+	assert_int_equal(
+		nvl_fence_wait_any(fs + 3, 9, NVL_TIMEOUT_INFINITE, 0, &idx),
+		0);
 	pthread_join(t, NULL);
 	assert_int_equal(idx, 6); /* fs[9] is entry 6 of fs + 3 */
 	/* bad input */
@@ -640,10 +639,10 @@ static void wait_any_allocation_failure(void **state)
 	for (int i = 0; i < 10; i++)
 		fs[i] = mk();
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
-	assert_int_equal(nvl_fence_wait_any(fs, 10, nvl_deadline_after(
-							    NVL_NSEC_PER_MSEC),
-					    0, &idx),
-			 -ENOMEM);
+	assert_int_equal(
+		nvl_fence_wait_any(
+			fs, 10, nvl_deadline_after(NVL_NSEC_PER_MSEC), 0, &idx),
+		-ENOMEM);
 	assert_int_equal(idx, 77);
 	/* nothing was left queued on any fence */
 	for (int i = 0; i < 10; i++) {
@@ -655,7 +654,7 @@ static void wait_any_allocation_failure(void **state)
 static void interruptible_wait_any_returns_eintr(void **state)
 {
 	struct sigaction old = usr1_install();
-	struct intr_wait w = { .count = 10, .any = true, .idx = 55 };
+	struct intr_wait w = {.count = 10, .any = true, .idx = 55};
 	pthread_t t;
 
 	for (int i = 0; i < 10; i++)

@@ -195,12 +195,12 @@ static void add_fence_on_unreserved_resv_fails(void **state)
 	/* a container, a bad usage, NULLs */
 	assert_non_null(arr);
 	arr[0] = nvl_fence_get(f);
-	assert_int_equal(nvl_fence_array_create(1, arr, nvl_fence_context_alloc(1),
-						1, false, &a),
+	assert_int_equal(nvl_fence_array_create(1, arr,
+						nvl_fence_context_alloc(1), 1,
+						false, &a),
 			 0);
 	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
-	assert_int_equal(nvl_resv_add_fence(&r, &a->base,
-					    NVL_RESV_USAGE_READ),
+	assert_int_equal(nvl_resv_add_fence(&r, &a->base, NVL_RESV_USAGE_READ),
 			 -EINVAL);
 	assert_int_equal(nvl_resv_add_fence(&r, g, (enum nvl_resv_usage)9),
 			 -EINVAL);
@@ -241,9 +241,9 @@ static void resv_wait_records_its_dependency_when_empty(void **state)
 	nvl_mutex_init(&a, &waiter_class);
 	nvl_resv_init(&r);
 	nvl_mutex_lock(&a);
-	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_BOOKKEEP,
-				       NVL_NSEC_PER_SEC),
-			 0);
+	assert_int_equal(
+		nvl_resv_wait(&r, NVL_RESV_USAGE_BOOKKEEP, NVL_NSEC_PER_SEC),
+		0);
 	nvl_mutex_unlock(&a);
 	assert_int_equal(nvl_checker_violations(), 0);
 	c = nvl_fence_begin_signalling();

@@ -353,7 +353,7 @@ static void wait_snapshots_the_fence(void **state)
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
-	struct snap_waiter w = { .c = c, .h = h };
+	struct snap_waiter w = {.c = c, .h = h};
 	struct nvl_fence *f;
 	pthread_t t;
 
@@ -366,7 +366,7 @@ static void wait_snapshots_the_fence(void **state)
 	 */
 	pthread_create(&t, NULL, snap_wait_thread, &w);
 	for (int i = 0; i < 5000 && !(atomic_load(&f->flags) &
-				       (1u << NVL_FENCE_FLAG_HAS_CB_BIT));
+				      (1u << NVL_FENCE_FLAG_HAS_CB_BIT));
 	     i++)
 		usleep(100);
 	assert_int_equal(nvl_syncobj_signal(c, &h, 1), 0);
@@ -462,7 +462,7 @@ static struct nvl_fence *point_leaf(struct nvl_client *c, uint32_t h,
 
 static void transfer_to_a_point_flattens_the_source(void **state)
 {
-	struct xfer x = { .c = client() };
+	struct xfer x = {.c = client()};
 	struct nvl_syncobj *src;
 	uint64_t ctx_a = nvl_fence_context_alloc(1);
 	uint64_t ctx_b = nvl_fence_context_alloc(1), p1 = 1, p2 = 2;
@@ -508,8 +508,7 @@ static void transfer_to_a_point_flattens_the_source(void **state)
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p2, 1, 0,
 					  NVL_SYNCOBJ_WAIT_ALL, NULL),
 			 0);
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
-			 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL), 0);
 	/* everything signalled: the point wraps the signalled stub */
 	assert_int_equal(nvl_syncobj_transfer(x.c, x.dst, 3, x.src, 3, 0), 0);
 	leaf = point_leaf(x.c, x.dst, 3);
@@ -563,8 +562,7 @@ static void signalled_wait_records_its_dependency(void **state)
 	nvl_checker_reset();
 	nvl_mutex_init(&a, &poll_class);
 	nvl_mutex_lock(&a);
-	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(1000), 0,
-					  NULL),
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(1000), 0, NULL),
 			 0);
 	nvl_mutex_unlock(&a);
 	assert_int_equal(nvl_checker_violations(), 0);
@@ -842,10 +840,10 @@ static void *first_fence_thread(void *arg)
 						NVL_SYNCOBJ_WAIT_FOR_SUBMIT,
 						&w->found);
 	else
-		w->ret = nvl_syncobj_wait(w->c, &w->h, pt, 1,
-					  nvl_deadline_after(
-						  300 * NVL_NSEC_PER_MSEC),
-					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
+		w->ret = nvl_syncobj_wait(
+			w->c, &w->h, pt, 1,
+			nvl_deadline_after(300 * NVL_NSEC_PER_MSEC),
+			NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
 	atomic_store(&w->done, true);
 	return NULL;
 }
@@ -926,7 +924,7 @@ static void submit_waiter_keeps_first_fence_across_reset(void **state)
 static void submit_waiter_skips_earlier_points(void **state)
 {
 	struct nvl_client *c = client();
-	struct first_fence_waiter w = { .c = c, .h = mk(c, 0), .point = 5 };
+	struct first_fence_waiter w = {.c = c, .h = mk(c, 0), .point = 5};
 	struct nvl_syncobj *o = nvl_syncobj_find(c, w.h);
 	struct nvl_fence *f3, *f5;
 	pthread_t t;
@@ -969,25 +967,25 @@ static void *intr_syncobj_thread(void *arg)
 {
 	struct intr_syncobj_wait *w = arg;
 
-	w->ret = nvl_syncobj_wait(w->c, &w->h, NULL, 1,
-				  (w->flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE) ?
-					  NVL_TIMEOUT_INFINITE :
-					  nvl_deadline_after(
-						  30 * NVL_NSEC_PER_MSEC),
-				  w->flags, NULL);
+	w->ret = nvl_syncobj_wait(
+		w->c, &w->h, NULL, 1,
+		(w->flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+			? NVL_TIMEOUT_INFINITE
+			: nvl_deadline_after(30 * NVL_NSEC_PER_MSEC),
+		w->flags, NULL);
 	atomic_store(&w->done, true);
 	return NULL;
 }
 
 static void interruptible_wait_returns_eintr(void **state)
 {
-	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART },
+	struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART},
 			 old;
 
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
 	for (int k = 0; k < 2; k++) {
-		struct intr_syncobj_wait w = { .c = client() };
+		struct intr_syncobj_wait w = {.c = client()};
 		pthread_t t;
 
 		/* k 0: a fence that never signals; k 1: waiting for submit */
@@ -997,10 +995,10 @@ static void interruptible_wait_returns_eintr(void **state)
 			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);
 			struct nvl_fence *f;
 
-			assert_int_equal(nvl_fence_create(&f,
-							  nvl_fence_context_alloc(1),
-							  1),
-					 0);
+			assert_int_equal(
+				nvl_fence_create(&f, nvl_fence_context_alloc(1),
+						 1),
+				0);
 			nvl_syncobj_replace_fence(o, f);
 			nvl_fence_put(f);
 			nvl_syncobj_put(o);
@@ -1020,9 +1018,9 @@ static void interruptible_wait_returns_eintr(void **state)
 			assert_int_equal(w.ret, intr ? -EINTR : -ETIME);
 		}
 		/* the syncobj is untouched */
-		assert_int_equal(nvl_syncobj_wait(w.c, &w.h, NULL, 1, 0, 0,
-						  NULL),
-				 k ? -EINVAL : -ETIME);
+		assert_int_equal(
+			nvl_syncobj_wait(w.c, &w.h, NULL, 1, 0, 0, NULL),
+			k ? -EINVAL : -ETIME);
 		{
 			/* k 0: unblock the fence's release (no waiters) */
 			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);

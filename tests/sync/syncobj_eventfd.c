@@ -59,9 +59,8 @@ static struct nvl_fence *mkf(uint64_t seqno)
 {
 	struct nvl_fence *f;
 
-	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1),
-					  seqno),
-			 0);
+	assert_int_equal(
+		nvl_fence_create(&f, nvl_fence_context_alloc(1), seqno), 0);
 	return f;
 }
 
@@ -78,7 +77,7 @@ static void binary_fires_when_the_fence_signals(void **state)
 	assert_int_equal(fired(v.efd), 0); /* present, not signalled */
 	/* the first fence is watched even though the syncobj is reset */
 	nvl_syncobj_replace_fence(v.o, NULL);
-	p = (struct pollfd){ .fd = v.efd, .events = POLLIN };
+	p = (struct pollfd){.fd = v.efd, .events = POLLIN};
 	assert_int_equal(poll(&p, 1, 0), 0);
 	nvl_fence_signal(f);
 	assert_int_equal(poll(&p, 1, 0), 1);
@@ -150,18 +149,16 @@ static void bad_input_changes_nothing(void **state)
 
 	env_init(&v, 0);
 	assert_int_equal(pipe(pipefd), 0);
-	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, 0x1),
-			 -EINVAL);
-	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd,
-					     NVL_SYNCOBJ_WAIT_ALL),
-			 -EINVAL);
+	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, 0x1), -EINVAL);
+	assert_int_equal(
+		nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, NVL_SYNCOBJ_WAIT_ALL),
+		-EINVAL);
 	assert_int_equal(nvl_syncobj_eventfd(v.c, 99, 0, v.efd, 0), -ENOENT);
 	assert_int_equal(nvl_syncobj_eventfd(v.c, 0, 0, v.efd, 0), -ENOENT);
 	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, -1, 0), -EBADF);
 	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, pipefd[0], 0),
 			 -EINVAL);
-	assert_int_equal(nvl_syncobj_eventfd(NULL, v.h, 0, v.efd, 0),
-			 -EINVAL);
+	assert_int_equal(nvl_syncobj_eventfd(NULL, v.h, 0, v.efd, 0), -EINVAL);
 	/* nothing was registered: a signal fires nothing */
 	assert_int_equal(nvl_syncobj_signal(v.c, &v.h, 1), 0);
 	assert_int_equal(fired(v.efd), 0);
@@ -209,8 +206,7 @@ static void allocation_failure_registers_nothing(void **state)
 
 	env_init(&v, 0);
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
-	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, 0),
-			 -ENOMEM);
+	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, 0), -ENOMEM);
 	nvl_fault_off();
 	assert_int_equal(nvl_syncobj_signal(v.c, &v.h, 1), 0);
 	assert_int_equal(fired(v.efd), 0);
