@@ -11,7 +11,12 @@
  *    signalling"), or entering reclaim ("reclaim-in-signalling"),
  *  - waiting on a fence: unbounded ("unbounded-wait-in-signalling") or
  *    bounded but blocking ("blocking-wait-in-signalling"),
- *  - nvl_might_block() ("blocking-in-signalling").
+ *  - nvl_might_block() ("blocking-in-signalling"),
+ *  - an end that does not match its begin ("signalling-end-without-
+ *    section", "-twice", "-out-of-order", "-foreign-cookie"): sections are
+ *    identified by the cookie their begin returned.
+ * Every fence wait is recorded on entry (nvl_fence_wait_annotate()), also
+ * one that returns at once, as the kernel's might_wait annotation.
  * Everywhere it keeps a lock-class order graph over nvl_mutex, resv and the
  * pseudo classes "fence_signalling" and "reclaim" (primed resv -> reclaim ->
  * fence_signalling) and reports a cycle ("lock-order-inversion"); and

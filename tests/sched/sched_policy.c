@@ -2,7 +2,8 @@
 /*
  * Scheduling policy: FIFO inside an entity, round robin across entities of
  * one priority, priority order with anti-starvation aging, credit limits,
- * and dependencies across entities and schedulers.
+ * dependencies across entities and schedulers (DONT_PIPELINE included),
+ * and changing an entity's priority.
  */
 #include "sched_t.h"
 #include "sync/resv.h"

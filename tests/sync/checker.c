@@ -5,7 +5,9 @@
  * (in COUNT mode) and its report checked: allocation, reclaim locks, reclaim,
  * waits (unbounded and bounded), blocking, lock-order inversions (plain, resv
  * in a section, lock held across a fence wait), WAIT_FOR_SUBMIT with locks
- * held; plus nesting, OFF mode, and ABORT really aborting.
+ * held; plus nesting with cookies (double end, end without a section,
+ * outer before inner, another thread's cookie), waits that return at once
+ * still recording their order edge, OFF mode, and ABORT really aborting.
  */
 #include <errno.h>
 #include <pthread.h>

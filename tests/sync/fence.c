@@ -3,7 +3,8 @@
  * TEST: fence
  * Description: fence semantics: exactly-once signalling, errors, callbacks
  * (also racing signal/remove), waits and timeouts, producer ops, timestamps,
- * stub, ordering, release of unsignalled fences, allocation failures.
+ * stub, ordering, release of unsignalled fences, allocation failures,
+ * interruptible waits (-EINTR, fence untouched) and wait-any.
  */
 #include <errno.h>
 #include <pthread.h>

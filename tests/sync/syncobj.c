@@ -6,7 +6,9 @@
  * first-signalled index, absolute timeouts, -EINVAL for missing fences,
  * WAIT_FOR_SUBMIT, WAIT_AVAILABLE, snapshots), timeline signal/query
  * (prefix rule, LAST_SUBMITTED, unordered points), transfer binary <->
- * timeline, driver helpers, bad input, allocation failures.
+ * timeline, driver helpers, bad input, allocation failures;
+ * FOR_SUBMIT waiters keeping the first fence across a reset (uAPI and
+ * driver path), interruptible waits, TRANSFER flattening.
  */
 #include <errno.h>
 #include <pthread.h>
