@@ -120,6 +120,20 @@ static void ending_outer_before_inner_is_reported(void **state)
 	expect_report(2, "signalling-end-without-section");
 }
 
+static void nesting_deeper_than_32_is_reported(void **state)
+{
+	struct nvl_signalling_cookie c[33];
+
+	for (int i = 0; i < 33; i++)
+		c[i] = nvl_fence_begin_signalling();
+	expect_report(1, "signalling-nesting-too-deep");
+	assert_true(c[32].id == 0); /* not opened: its end is ignored */
+	for (int i = 32; i >= 0; i--)
+		nvl_fence_end_signalling(c[i]);
+	assert_false(nvl_fence_in_signalling());
+	assert_int_equal(nvl_checker_violations(), 1);
+}
+
 static void *end_thread(void *arg)
 {
 	struct nvl_signalling_cookie mine = nvl_fence_begin_signalling();
@@ -503,6 +517,7 @@ static const struct CMUnitTest tests[] = {
 	T(end_without_open_section_is_reported),
 	T(ending_outer_before_inner_is_reported),
 	T(ending_another_threads_section_is_reported),
+	T(nesting_deeper_than_32_is_reported),
 	T(wait_on_signalled_fence_records_its_dependency),
 	T(poll_records_its_dependency),
 	T(reclaim_lock_in_section_is_reported),
