@@ -337,6 +337,9 @@ static void print_num(const char *key, double v)
 		printf(",\"%s\":%.6g", key, v);
 }
 
+/* Set by nvl_bench_report_label() for the one report it makes. */
+static const char *cur_label;
+
 static void report(struct nvl_bench_ctx *ctx, const char *name, double value,
 		   const char *unit, const char *baseline, double base_value,
 		   const char *key, double kv, va_list *ap)
@@ -345,6 +348,8 @@ static void report(struct nvl_bench_ctx *ctx, const char *name, double value,
 		printf("{\"bench\":\"%s\",\"name\":\"%s\"", ctx->suite, name);
 		print_num("value", value);
 		printf(",\"unit\":\"%s\"", unit);
+		if (cur_label)
+			printf(",\"label\":\"%s\"", cur_label);
 		if (baseline) {
 			printf(",\"baseline\":\"%s\"", baseline);
 			print_num("baseline_value", base_value);
@@ -368,6 +373,8 @@ static void report(struct nvl_bench_ctx *ctx, const char *name, double value,
 			if (key)
 				kv = va_arg(*ap, double);
 		}
+		if (cur_label)
+			printf("  (%s)", cur_label);
 		printf("\n");
 	}
 	fflush(stdout);
@@ -399,6 +406,20 @@ void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
 	va_start(ap, v);
 	report(ctx, name, value, unit, baseline, bv, key, v, &ap);
 	va_end(ap);
+}
+
+void nvl_bench_report_label(struct nvl_bench_ctx *ctx, const char *name,
+			    double value, const char *unit,
+			    const char *baseline, const char *label,
+			    const char *key, double v)
+{
+	cur_label = label;
+	if (key)
+		nvl_bench_report_extra(ctx, name, value, unit, baseline, key, v,
+				       (const char *)NULL);
+	else
+		nvl_bench_report(ctx, name, value, unit, baseline);
+	cur_label = NULL;
 }
 
 /* ---- main ------------------------------------------------------------- */

@@ -70,6 +70,24 @@ void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
 			    double value, const char *unit, const char *baseline,
 			    const char *key, double v, ...);
 
+/**
+ * NVL_BENCH_LABEL_MEMCPY_OVERHEAD - label for a ratio against
+ * memcpy_bandwidth whose implementation is itself a memcpy (a modelled copy
+ * engine, a host-memory move): the ratio is the overhead of our path around
+ * that memcpy, not a distance to a physical limit.
+ */
+#define NVL_BENCH_LABEL_MEMCPY_OVERHEAD "overhead against memcpy"
+
+/**
+ * nvl_bench_report_label() - nvl_bench_report() with a "label" field that
+ * says what the result (and its ratio) means, and an optional extra numeric
+ * field @key (NULL for none) reported beside it.
+ */
+void nvl_bench_report_label(struct nvl_bench_ctx *ctx, const char *name,
+			    double value, const char *unit,
+			    const char *baseline, const char *label,
+			    const char *key, double v);
+
 /** nvl_bench_baseline() - value of a harness baseline (measured on demand). */
 double nvl_bench_baseline(struct nvl_bench_ctx *ctx, const char *name);
 

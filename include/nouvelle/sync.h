@@ -28,6 +28,13 @@ extern "C" {
 #define NVL_SYNCOBJ_WAIT_AVAILABLE (1u << 2)
 /** NVL_SYNCOBJ_WAIT_DEADLINE - hint the timeout as deadline to producers. */
 #define NVL_SYNCOBJ_WAIT_DEADLINE (1u << 3)
+/**
+ * NVL_SYNCOBJ_WAIT_INTERRUPTIBLE - a signal handler that runs in the waiting
+ * thread ends the wait with -EINTR (fences and syncobjs untouched); retry
+ * with the same absolute deadline. Without it signals never end a wait (the
+ * kernel restarts its ioctl the same way).
+ */
+#define NVL_SYNCOBJ_WAIT_INTERRUPTIBLE (1u << 4)
 
 /** NVL_SYNCOBJ_QUERY_LAST_SUBMITTED - query the last point, not signalled. */
 #define NVL_SYNCOBJ_QUERY_LAST_SUBMITTED (1u << 0)
@@ -60,12 +67,18 @@ NVL_API int nvl_syncobj_destroy(struct nvl_client *client, uint32_t handle);
  * @points: @count points, or NULL for binary waits (point 0 = binary)
  * @count: entries; 0 succeeds at once
  * @abs_timeout_ns: absolute CLOCK_MONOTONIC deadline
- * @flags: NVL_SYNCOBJ_WAIT_ALL, _FOR_SUBMIT, _AVAILABLE, _DEADLINE
+ * @flags: NVL_SYNCOBJ_WAIT_ALL, _FOR_SUBMIT, _AVAILABLE, _DEADLINE,
+ *         _INTERRUPTIBLE
  * @first_signaled: out, may be NULL: index of the first signalled entry
  *                  (wait-any)
  *
+ * An entry waiting for submission (FOR_SUBMIT) takes the first fence that
+ * appears at its point and waits on that one, even if the syncobj is reset
+ * or replaced right after.
+ *
  * Return: 0; -ETIME at the deadline; -ENOENT unknown handle; -EINVAL bad
- * flags, or an entry without a fence/point (unless FOR_SUBMIT/AVAILABLE).
+ * flags, or an entry without a fence/point (unless FOR_SUBMIT/AVAILABLE);
+ * -EINTR interrupted by a signal (INTERRUPTIBLE only); -ENOMEM.
  */
 NVL_API int nvl_syncobj_wait(struct nvl_client *client,
 			     const uint32_t *handles, const uint64_t *points,
@@ -193,6 +206,28 @@ NVL_API int nvl_syncobj_export_sync_file(struct nvl_client *client,
 NVL_API int nvl_syncobj_import_sync_file(struct nvl_client *client,
 					 uint32_t handle, uint64_t point,
 					 int fd);
+
+/**
+ * nvl_syncobj_eventfd() - signal an eventfd when the fence at (@handle,
+ * @point) has signalled, or, with NVL_SYNCOBJ_WAIT_AVAILABLE, as soon as it
+ * exists (the kernel's DRM_IOCTL_SYNCOBJ_EVENTFD, for poll loops). The
+ * eventfd's counter is incremented by one, once; register again for the
+ * next event. A fence or point that is already there (or already
+ * signalled) fires at once. Like WAIT_FOR_SUBMIT, the first fence that
+ * covers @point is the one watched, even if the syncobj is reset after.
+ * If the syncobj is destroyed first, the eventfd never fires.
+ * @client: the client
+ * @handle: the handle
+ * @point: timeline point, 0 for the binary fence
+ * @fd: an eventfd (eventfd(2)); the call keeps its own duplicate, so the
+ *      caller may close @fd
+ * @flags: 0 or NVL_SYNCOBJ_WAIT_AVAILABLE
+ *
+ * Return: 0; -EINVAL (bad flags, @fd not an eventfd); -ENOENT (unknown
+ * handle); -EBADF (@fd not open); -ENOMEM; -EMFILE.
+ */
+NVL_API int nvl_syncobj_eventfd(struct nvl_client *client, uint32_t handle,
+				uint64_t point, int fd, uint32_t flags);
 
 #ifdef __cplusplus
 }

@@ -122,7 +122,7 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		struct nvl_mm_job *j;
-		bool cookie;
+		struct nvl_signalling_cookie cookie;
 
 		pthread_mutex_lock(&mm->q_lock);
 		while (nvl_list_empty(&mm->queue) && !mm->stop)

@@ -288,3 +288,38 @@ int nvl_sched_entity_error(struct nvl_sched_entity *entity)
 	nvl_mutex_unlock(&sched->lock);
 	return err;
 }
+
+int nvl_sched_entity_set_priority(struct nvl_sched_entity *entity,
+				  enum nvl_sched_priority priority)
+{
+	struct nvl_sched *sched;
+
+	if (!entity || !entity->initialized)
+		return nvl_error(-EINVAL, "sched: set_priority on an entity "
+					  "that is not initialised");
+	if ((unsigned)priority >= NVL_SCHED_PRIO_COUNT)
+		return nvl_error(-EINVAL, "sched: bad priority %d",
+				 (int)priority);
+	sched = entity->sched;
+	if (entity->detached)
+		return nvl_error(-ESRCH, "sched: set_priority on a detached "
+					 "entity");
+	nvl_mutex_lock(&sched->lock);
+	if (entity->killed || entity->banned || entity->detached) {
+		nvl_mutex_unlock(&sched->lock);
+		return nvl_error(-ESRCH,
+				 "sched %s: set_priority on a %s "
+				 "entity",
+				 sched->name,
+				 entity->banned ? "banned" : "killed");
+	}
+	entity->priority = priority;
+	if (entity->on_rq) {
+		/* Ready: requeue at the tail of the new run queue. */
+		nvl_list_del(&entity->rq_node);
+		entity->on_rq = 0;
+		nvl_sched_entity_ready(sched, entity);
+	}
+	nvl_mutex_unlock(&sched->lock);
+	return 0;
+}

@@ -66,7 +66,8 @@ static void *completion_main(void *arg)
 		int64_t now = nvl_time_ns(), next = NVL_TIMEOUT_INFINITE;
 		struct nvl_sched_null *ring;
 		uint32_t seq = nvl_sched_event_prepare(&g.ev);
-		bool cookie = nvl_fence_begin_signalling();
+		struct nvl_signalling_cookie cookie =
+			nvl_fence_begin_signalling();
 
 		nvl_list_for_each_entry(ring, &g.rings, ring_node) {
 			for (;;) {

@@ -24,7 +24,8 @@
  * An entity whose head job waits for a fence is off the run queue; the
  * fence callback puts it back and queues work (every dependency callback
  * wakes the scheduler). Own-entity fences are skipped (FIFO), finished
- * fences of the same scheduler only wait for *scheduled*.
+ * fences of the same scheduler only wait for *scheduled* (unless they carry
+ * an error or NVL_SCHED_FENCE_DONT_PIPELINE_BIT: then for *finished*).
  *
  * Completion (the hardware-fence callback, or inline when run_job returned
  * NULL or an already signalled fence) copies the error into *finished*,
@@ -131,7 +132,7 @@ static void dep_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 	struct nvl_sched_entity *e =
 		container_of(cb, struct nvl_sched_entity, dep_cb);
 	struct nvl_sched *sched = e->sched;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	(void)f;
 	nvl_mutex_lock(&sched->lock);
@@ -186,9 +187,16 @@ static bool deps_ready(struct nvl_sched *sched, struct nvl_sched_entity *e,
 			nvl_fence_put(f);
 			continue;
 		}
+		/*
+		 * Same scheduler: the ring runs its jobs in order, so being
+		 * scheduled is enough, unless the fence failed or asks not to
+		 * be pipelined behind (DONT_PIPELINE).
+		 */
 		sf = nvl_sched_fence_from_finished(f);
 		if (sf && sf->sched_id == sched->id && !killed &&
-		    !atomic_load(&f->error))
+		    !atomic_load(&f->error) &&
+		    !(atomic_load(&f->flags) &
+		      (1u << NVL_SCHED_FENCE_DONT_PIPELINE_BIT)))
 			f = &sf->scheduled;
 		if (!nvl_fence_is_signaled(f) && dep_wait(sched, e, f))
 			return false;
@@ -234,7 +242,7 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
 	struct nvl_sched_entity *e = job->entity;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	if (job->error)
 		err = job->error;
@@ -284,7 +292,7 @@ void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw)
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	if (job->error)
 		err = job->error;
@@ -379,7 +387,8 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 		struct nvl_sched_entity *e = select_entity(sched);
 		struct nvl_sched_job *job;
 		struct nvl_fence *old_last = NULL;
-		bool killed, ready, cookie;
+		struct nvl_signalling_cookie cookie;
+		bool killed, ready;
 		int kill_err;
 
 		if (!e)

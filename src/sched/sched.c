@@ -169,7 +169,7 @@ void nvl_sched_resubmit_jobs(struct nvl_sched *sched)
 	while ((job = next_pending(sched, gen, true))) {
 		bool skip = job->guilty || job->error || job->entity_banned;
 		struct nvl_fence *old = job->hw_fence;
-		bool cookie;
+		struct nvl_signalling_cookie cookie;
 
 		job->detached = 0;
 		if (!skip) {
@@ -232,7 +232,7 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 {
 	struct nvl_sched_job *job;
 	enum nvl_sched_stat stat;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	nvl_mutex_lock(&sched->lock);
 	if (sched->stopped || sched->timeout_off ||

@@ -303,6 +303,20 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity);
 void nvl_sched_entity_fini(struct nvl_sched_entity *entity);
 
 /**
+ * nvl_sched_entity_set_priority() - move @entity to another run queue (the
+ * kernel's drm_sched_entity_set_priority()). Takes effect at the next
+ * selection: a ready entity goes to the tail of its new run queue; jobs
+ * already on the ring are not affected.
+ * @entity: an initialised entity
+ * @priority: the new priority
+ *
+ * Return: 0; -EINVAL for a bad priority or an entity that is not
+ * initialised; -ESRCH for an entity that was killed, banned or detached.
+ */
+int nvl_sched_entity_set_priority(struct nvl_sched_entity *entity,
+				  enum nvl_sched_priority priority);
+
+/**
  * nvl_sched_entity_error() - the entity's ban error.
  * @entity: the entity
  *
@@ -391,6 +405,25 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job) NVL_MUST_CHECK;
  * @job: the job (a zeroed or already cleaned job is a no-op)
  */
 void nvl_sched_job_cleanup(struct nvl_sched_job *job);
+
+/**
+ * NVL_SCHED_FENCE_DONT_PIPELINE_BIT - fence flag (the kernel's
+ * DRM_SCHED_FENCE_DONT_PIPELINE): a job of the same scheduler that depends
+ * on this finished fence waits for it to *finish*, not only to be
+ * scheduled (for rings that do not execute their jobs in order, or
+ * dependencies the ring cannot order itself).
+ */
+#define NVL_SCHED_FENCE_DONT_PIPELINE_BIT NVL_FENCE_FLAG_USER_BITS
+
+/**
+ * nvl_sched_fence_set_dont_pipeline() - set DONT_PIPELINE on a finished
+ * fence (before the dependent jobs are pushed; it is read when a
+ * dependency is resolved).
+ * @finished: a job's finished fence (nvl_sched_job_finished())
+ *
+ * Return: 0, or -EINVAL when @finished is not a scheduler finished fence.
+ */
+int nvl_sched_fence_set_dont_pipeline(struct nvl_fence *finished);
 
 /**
  * nvl_sched_job_finished() - the job's finished fence (no reference taken;

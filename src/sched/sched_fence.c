@@ -11,7 +11,10 @@
  * schedulers): the scheduler is recognised by its id only, for the
  * "same scheduler waits for scheduled only" rule.
  */
+#include <errno.h>
+
 #include "base/alloc.h"
+#include "base/log.h"
 #include "sched/sched_internal.h"
 
 static const char *sf_driver_name(struct nvl_fence *f)
@@ -86,4 +89,14 @@ struct nvl_sched_fence *nvl_sched_fence_from_finished(struct nvl_fence *f)
 	if (f->ops != &finished_ops)
 		return NULL;
 	return container_of(f, struct nvl_sched_fence, finished);
+}
+
+int nvl_sched_fence_set_dont_pipeline(struct nvl_fence *finished)
+{
+	if (!finished || !nvl_sched_fence_from_finished(finished))
+		return nvl_error(-EINVAL, "sched: DONT_PIPELINE on a fence "
+					  "that is not a finished fence");
+	atomic_fetch_or(&finished->flags,
+			1u << NVL_SCHED_FENCE_DONT_PIPELINE_BIT);
+	return 0;
 }

@@ -38,6 +38,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "sync/checker.h"
 
 #define MAX_CLASSES 128
@@ -45,6 +46,7 @@
 #define MAX_FRAMES 24
 #define WORDS ((MAX_CLASSES + 63) / 64)
 #define REPORT_SIZE 8192
+#define MAX_NEST 32
 
 struct held {
 	struct nvl_lock_class *cls;
@@ -55,6 +57,9 @@ struct held {
 
 struct checker_thread {
 	int depth;
+	uint32_t tag;
+	uint32_t serial;
+	uint32_t open[MAX_NEST];
 	int nframes;
 	void *frames[MAX_FRAMES];
 	int nheld;
@@ -71,6 +76,7 @@ struct edge_info {
 static _Thread_local struct checker_thread ctls;
 
 static atomic_int mode = -1;
+static atomic_uint thread_tags;
 static bool full_stacks_env;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -445,29 +451,82 @@ void nvl_checker_lock_release(struct nvl_lock_class *cls)
 /*
  * The section is the read-held pseudo lock "fence_signalling"; it is not on
  * the held stack (keeps begin/end to a few stores, they run on every
- * signal): acquire_ip() adds its edges while depth > 0.
+ * signal): acquire_ip() adds its edges while depth > 0. Open sections are a
+ * per-thread stack of serials; a cookie is (thread tag, serial), so end can
+ * tell a double end, an end out of order and another thread's cookie apart.
  */
-bool nvl_fence_begin_signalling(void)
+struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 {
 	struct checker_thread *t = &ctls;
 	int m = get_mode();
 
-	if (m == NVL_CHECKER_OFF || t->depth > 0)
-		return false;
-	t->depth = 1;
-	if (unlikely(m != NVL_CHECKER_WARN || full_stacks_env)) {
-		t->nframes = backtrace(t->frames, MAX_FRAMES);
-	} else {
-		t->frames[0] = __builtin_return_address(0);
-		t->nframes = 1;
+	if (m == NVL_CHECKER_OFF)
+		return (struct nvl_signalling_cookie){0};
+	if (unlikely(!t->tag))
+		t->tag = atomic_fetch_add(&thread_tags, 1) + 1;
+	if (unlikely(t->depth == MAX_NEST)) {
+		report_section(t, "signalling-nesting-too-deep",
+			       "a section nested deeper than 32");
+		return (struct nvl_signalling_cookie){0};
 	}
-	return true;
+	if (t->depth == 0) {
+		if (unlikely(m != NVL_CHECKER_WARN || full_stacks_env)) {
+			t->nframes = backtrace(t->frames, MAX_FRAMES);
+		} else {
+			t->frames[0] = __builtin_return_address(0);
+			t->nframes = 1;
+		}
+	}
+	if (unlikely(++t->serial == 0))
+		t->serial = 1;
+	t->open[t->depth++] = t->serial;
+	return (struct nvl_signalling_cookie){((uint64_t)t->tag << 32) |
+					      t->serial};
 }
 
-void nvl_fence_end_signalling(bool cookie)
+static void end_violation(struct checker_thread *t, const char *rule,
+			  uint32_t serial, const char *why)
 {
-	if (cookie)
-		ctls.depth = 0;
+	report(rule, "outermost open section entered at", t->frames,
+	       t->depth ? t->nframes : 0,
+	       "ending signalling section #%u: %s (%d section(s) open)", serial,
+	       why, t->depth);
+}
+
+void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
+{
+	struct checker_thread *t = &ctls;
+	uint32_t tag = (uint32_t)(cookie.id >> 32);
+	uint32_t serial = (uint32_t)cookie.id;
+	int i;
+
+	if (!cookie.id)
+		return;
+	if (likely(t->depth > 0 && tag == t->tag &&
+		   t->open[t->depth - 1] == serial)) {
+		t->depth--;
+		return;
+	}
+	if (tag != t->tag) {
+		end_violation(t, "signalling-end-foreign-cookie", serial,
+			      "the cookie belongs to another thread");
+		return;
+	}
+	if (t->depth == 0) {
+		end_violation(t, "signalling-end-without-section", serial,
+			      "no section is open");
+		return;
+	}
+	for (i = t->depth - 1; i >= 0 && t->open[i] != serial; i--)
+		;
+	if (i < 0) {
+		end_violation(t, "signalling-end-twice", serial,
+			      "that section was already ended");
+		return;
+	}
+	end_violation(t, "signalling-end-out-of-order", serial,
+		      "an inner section is still open (end inner first)");
+	t->depth = i;
 }
 
 bool nvl_fence_in_signalling(void)
@@ -510,29 +569,45 @@ void nvl_might_block(void)
 	report_section(t, "blocking-in-signalling", "a blocking call");
 }
 
-void nvl_fence_might_wait(bool bounded)
+void nvl_fence_wait_annotate(enum nvl_wait_kind kind)
 {
 	struct checker_thread *t = &ctls;
 	unsigned f;
 
 	if (get_mode() == NVL_CHECKER_OFF || t->busy)
 		return;
-	if (t->depth > 0) {
-		if (bounded)
-			report_section(t, "blocking-wait-in-signalling",
-				       "a blocking (bounded) fence wait");
-		else
-			report_section(t, "unbounded-wait-in-signalling",
-				       "an unbounded fence wait");
-		return;
-	}
+	if (t->depth > 0 && kind == NVL_WAIT_BOUNDED)
+		report_section(t, "blocking-wait-in-signalling",
+			       "a blocking (bounded) fence wait");
+	else if (t->depth > 0 && kind == NVL_WAIT_UNBOUNDED)
+		report_section(t, "unbounded-wait-in-signalling",
+			       "an unbounded fence wait");
 	if (!t->nheld)
 		return;
+	/* A write acquire of the pseudo lock: held -> fence_signalling. */
 	t->busy = true;
 	f = class_id(&fence_map_class);
 	for (int i = 0; i < t->nheld; i++)
 		add_edge(t->held[i].id, f);
 	t->busy = false;
+}
+
+void nvl_fence_wait_annotate_until(int64_t abs_ns)
+{
+	enum nvl_wait_kind kind = NVL_WAIT_BOUNDED;
+
+	if (abs_ns == NVL_TIMEOUT_INFINITE)
+		kind = NVL_WAIT_UNBOUNDED;
+	else if (abs_ns <= 0 || (ctls.depth > 0 && abs_ns <= nvl_time_ns()))
+		kind = NVL_WAIT_POLL;
+	/* Outside a section every kind records the same edges. */
+	nvl_fence_wait_annotate(kind);
+}
+
+void nvl_fence_might_wait(bool bounded)
+{
+	nvl_fence_wait_annotate(bounded ? NVL_WAIT_BOUNDED
+					: NVL_WAIT_UNBOUNDED);
 }
 
 void nvl_checker_assert_no_locks(const char *what)

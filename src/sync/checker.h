@@ -11,7 +11,12 @@
  *    signalling"), or entering reclaim ("reclaim-in-signalling"),
  *  - waiting on a fence: unbounded ("unbounded-wait-in-signalling") or
  *    bounded but blocking ("blocking-wait-in-signalling"),
- *  - nvl_might_block() ("blocking-in-signalling").
+ *  - nvl_might_block() ("blocking-in-signalling"),
+ *  - an end that does not match its begin ("signalling-end-without-
+ *    section", "-twice", "-out-of-order", "-foreign-cookie"): sections are
+ *    identified by the cookie their begin returned.
+ * Every fence wait is recorded on entry (nvl_fence_wait_annotate()), also
+ * one that returns at once, as the kernel's might_wait annotation.
  * Everywhere it keeps a lock-class order graph over nvl_mutex, resv and the
  * pseudo classes "fence_signalling" and "reclaim" (primed resv -> reclaim ->
  * fence_signalling) and reports a cycle ("lock-order-inversion"); and
@@ -28,6 +33,8 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "base/compiler.h"
 
@@ -73,19 +80,41 @@ struct nvl_mutex {
 };
 
 /**
- * nvl_fence_begin_signalling() - enter a fence-signalling section.
+ * struct nvl_signalling_cookie - identifies one signalling section.
+ * @id: 0 when the checker was off at begin (end ignores it); otherwise the
+ *      thread's tag (high 32 bits) and the section's serial (low 32 bits)
  *
- * Return: a cookie for nvl_fence_end_signalling() (true when this call
- * opened the outermost section of the thread).
+ * A struct, not a bool, so a section can only be ended by the cookie of
+ * its own begin.
  */
-bool nvl_fence_begin_signalling(void);
+struct nvl_signalling_cookie {
+	uint64_t id;
+};
 
 /**
- * nvl_fence_end_signalling() - leave the section opened by the matching
- * begin.
- * @cookie: what nvl_fence_begin_signalling() returned
+ * nvl_fence_begin_signalling() - enter a fence-signalling section.
+ *
+ * Sections nest; each begin opens a new one on the thread's section stack.
+ *
+ * Return: the cookie that nvl_fence_end_signalling() must get back.
  */
-void nvl_fence_end_signalling(bool cookie);
+struct nvl_signalling_cookie nvl_fence_begin_signalling(void);
+
+/**
+ * nvl_fence_end_signalling() - leave the section opened by the begin that
+ * returned @cookie; it must be the innermost open section of the thread.
+ * @cookie: what nvl_fence_begin_signalling() returned
+ *
+ * Violations (the section stack is left as described):
+ *  - "signalling-end-without-section": no section is open (nothing done);
+ *  - "signalling-end-twice": @cookie's section was already ended (nothing
+ *    done);
+ *  - "signalling-end-out-of-order": @cookie is an outer section while
+ *    inner ones are open (the inner ones and @cookie's are closed);
+ *  - "signalling-end-foreign-cookie": @cookie comes from another thread
+ *    (nothing done).
+ */
+void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie);
 
 /**
  * nvl_fence_in_signalling() - is the calling thread inside a section?
@@ -138,8 +167,44 @@ void nvl_might_block(void);
 /**
  * nvl_fence_might_wait() - the caller is about to block on a fence.
  * @bounded: true when the wait has a finite timeout
+ *
+ * Same as nvl_fence_wait_annotate(@bounded ? NVL_WAIT_BOUNDED :
+ * NVL_WAIT_UNBOUNDED).
  */
 void nvl_fence_might_wait(bool bounded);
+
+/** enum nvl_wait_kind - how long a fence wait may block. */
+enum nvl_wait_kind {
+	/** @NVL_WAIT_POLL: never blocks (timeout 0 or already passed) */
+	NVL_WAIT_POLL = 0,
+	/** @NVL_WAIT_BOUNDED: may block until a finite deadline */
+	NVL_WAIT_BOUNDED,
+	/** @NVL_WAIT_UNBOUNDED: may block forever */
+	NVL_WAIT_UNBOUNDED,
+};
+
+/**
+ * nvl_fence_wait_annotate() - record a fence wait, as the kernel's
+ * might_wait annotation does: called by every wait on entry, before it
+ * knows whether it will return at once (already signalled, timeout 0), so
+ * a path that could deadlock is reported the first time it runs.
+ * @kind: how long the wait may block
+ *
+ * Every lock class held gets the order edge held -> "fence_signalling"
+ * (also inside a section, where the locks taken in it then close a
+ * cycle); inside a section a BOUNDED or UNBOUNDED wait is also reported
+ * ("blocking-wait-in-signalling", "unbounded-wait-in-signalling").
+ */
+void nvl_fence_wait_annotate(enum nvl_wait_kind kind);
+
+/**
+ * nvl_fence_wait_annotate_until() - nvl_fence_wait_annotate() for a wait
+ * with absolute deadline @abs_ns (NVL_TIMEOUT_INFINITE: unbounded; now or
+ * past: a poll). Reads the clock only inside a section, where the kind
+ * matters, so fast paths stay cheap.
+ * @abs_ns: CLOCK_MONOTONIC deadline
+ */
+void nvl_fence_wait_annotate_until(int64_t abs_ns);
 
 /**
  * nvl_checker_assert_no_locks() - report when the thread holds any checked

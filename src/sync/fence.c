@@ -222,7 +222,7 @@ static int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 {
 	struct signal_tls *t;
 	uint32_t old;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	if (unlikely(!f))
 		return nvl_error(-EINVAL, "fence: signal of NULL");
@@ -395,10 +395,19 @@ static inline void cpu_relax(void)
 #endif
 }
 
-int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
+/*
+ * An interruptible sleep needs a finite futex deadline: the kernel restarts
+ * an untimed futex wait after an SA_RESTART handler instead of failing it.
+ */
+#define INTR_FOREVER_NS (INT64_MAX / 2)
+
+static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 {
 	bool polled = f->ops && f->ops->signaled;
+	bool intr = flags & NVL_FENCE_WAIT_INTERRUPTIBLE;
 
+	/* Every wait is recorded, also one that returns at once. */
+	nvl_fence_wait_annotate_until(abs_ns);
 	if (nvl_fence_is_signaled(f))
 		return 0;
 	nvl_fence_enable_sw_signaling(f);
@@ -406,7 +415,6 @@ int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
 		return 0;
 	if (abs_ns != NVL_TIMEOUT_INFINITE && abs_ns <= nvl_time_ns())
 		return -ETIME;
-	nvl_fence_might_wait(abs_ns != NVL_TIMEOUT_INFINITE);
 
 	for (int i = 0; i < WAIT_SPIN; i++) {
 		if (nvl_fence_test_signaled_flag(f))
@@ -429,10 +437,29 @@ int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
 			if (abs_ns < until)
 				until = abs_ns;
 		}
+		if (intr && until == NVL_TIMEOUT_INFINITE)
+			until = INTR_FOREVER_NS;
 		r = nvl_futex_wait(&f->flags, old | F_WAITERS, until);
+		if (r == -EINTR && intr)
+			return nvl_fence_is_signaled(f) ? 0 : -EINTR;
 		if (r == -ETIME && until == abs_ns)
 			return nvl_fence_is_signaled(f) ? 0 : -ETIME;
 	}
+}
+
+int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
+{
+	return fence_wait(f, abs_ns, 0);
+}
+
+int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+{
+	if (!f)
+		return nvl_error(-EINVAL, "fence: wait on NULL fence");
+	if (flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE)
+		return nvl_error(-EINVAL, "fence: wait: unknown flags %#x",
+				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
+	return fence_wait(f, abs_ns, flags);
 }
 
 int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)
@@ -440,9 +467,123 @@ int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)
 	if (timeout_ns < 0)
 		return nvl_error(-EINVAL, "fence: negative timeout %lld",
 				 (long long)timeout_ns);
-	if (timeout_ns == 0)
+	if (timeout_ns == 0) {
+		nvl_fence_wait_annotate(NVL_WAIT_POLL);
 		return nvl_fence_is_signaled(f) ? 0 : -ETIME;
-	return nvl_fence_wait_until(f, nvl_deadline_after(timeout_ns));
+	}
+	return fence_wait(f, nvl_deadline_after(timeout_ns), 0);
+}
+
+/* ---- wait-any -------------------------------------------------------- */
+
+#define ANY_ON_STACK 8
+
+struct any_cb {
+	struct nvl_fence_cb cb;
+	_Atomic uint32_t *seq;
+};
+
+static void any_wake(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	_Atomic uint32_t *seq = container_of(cb, struct any_cb, cb)->seq;
+
+	(void)f;
+	atomic_fetch_add(seq, 1);
+	nvl_futex_wake_all(seq);
+}
+
+/* Index of the first signalled fence, or @count. */
+static uint32_t any_signaled(struct nvl_fence *const *fences, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (nvl_fence_is_signaled(fences[i]))
+			return i;
+	return count;
+}
+
+int nvl_fence_wait_any(struct nvl_fence *const *fences, uint32_t count,
+		       int64_t abs_ns, uint32_t flags, uint32_t *idx_out)
+{
+	struct any_cb stack_cbs[ANY_ON_STACK], *cbs = stack_cbs;
+	bool intr = flags & NVL_FENCE_WAIT_INTERRUPTIBLE, polled = false;
+	_Atomic uint32_t seq = 0;
+	uint32_t i, added = 0;
+	int ret;
+
+	if (!fences || !count)
+		return nvl_error(-EINVAL, "fence: wait_any on no fences");
+	if (flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE)
+		return nvl_error(-EINVAL, "fence: wait_any: unknown flags %#x",
+				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
+	for (i = 0; i < count; i++)
+		if (!fences[i])
+			return nvl_error(-EINVAL,
+					 "fence: wait_any: fence %u "
+					 "is NULL",
+					 i);
+	nvl_fence_wait_annotate_until(abs_ns);
+	i = any_signaled(fences, count);
+	if (i == count && abs_ns != NVL_TIMEOUT_INFINITE &&
+	    abs_ns <= nvl_time_ns())
+		return -ETIME;
+	if (i < count)
+		goto found;
+	if (count > ANY_ON_STACK) {
+		cbs = nvl_calloc(count, sizeof(*cbs));
+		if (!cbs)
+			return nvl_error(-ENOMEM,
+					 "fence: wait_any: no memory "
+					 "for %u callbacks",
+					 count);
+	}
+	for (added = 0; added < count; added++) {
+		cbs[added].seq = &seq;
+		polled |= fences[added]->ops && fences[added]->ops->signaled;
+		if (nvl_fence_add_callback(fences[added], &cbs[added].cb,
+					   any_wake))
+			break; /* signalled meanwhile */
+	}
+	for (;;) {
+		uint32_t s = atomic_load(&seq);
+		int64_t until = abs_ns;
+		int r;
+
+		i = any_signaled(fences, count);
+		if (i < count) {
+			ret = 0;
+			break;
+		}
+		if (polled) {
+			until = nvl_deadline_after(NVL_NSEC_PER_MSEC);
+			if (abs_ns < until)
+				until = abs_ns;
+		}
+		if (intr && until == NVL_TIMEOUT_INFINITE)
+			until = INTR_FOREVER_NS;
+		r = nvl_futex_wait(&seq, s, until);
+		if (r == -EINTR && intr) {
+			ret = -EINTR;
+			break;
+		}
+		if (r == -ETIME && until == abs_ns) {
+			ret = -ETIME;
+			break;
+		}
+	}
+	for (uint32_t k = 0; k < added && k < count; k++)
+		nvl_fence_remove_callback(fences[k], &cbs[k].cb);
+	if (cbs != stack_cbs)
+		nvl_free(cbs);
+	if (ret) {
+		/* A last look, as a signal may race the wake-up. */
+		i = any_signaled(fences, count);
+		if (i == count)
+			return ret;
+	}
+found:
+	if (idx_out)
+		*idx_out = i;
+	return 0;
 }
 
 void nvl_fence_set_deadline(struct nvl_fence *f, int64_t deadline_ns)

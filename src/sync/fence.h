@@ -292,6 +292,42 @@ int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns);
 int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns);
 
 /**
+ * NVL_FENCE_WAIT_INTERRUPTIBLE - a signal handler running in the waiting
+ * thread ends the wait with -EINTR (the kernel's "intr" waits; the fence is
+ * left as it was: no callback stays queued, nothing is signalled).
+ */
+#define NVL_FENCE_WAIT_INTERRUPTIBLE (1u << 0)
+
+/**
+ * nvl_fence_wait_flags() - nvl_fence_wait_until() with flags.
+ * @f: the fence
+ * @abs_ns: CLOCK_MONOTONIC deadline; in the past polls; NVL_TIMEOUT_INFINITE
+ * @flags: 0 or NVL_FENCE_WAIT_INTERRUPTIBLE
+ *
+ * Return: 0 signalled, -ETIME on expiry, -EINTR interrupted by a signal
+ * (INTERRUPTIBLE only), -EINVAL unknown flags.
+ */
+int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags);
+
+/**
+ * nvl_fence_wait_any() - wait until one of @fences signals and say which
+ * (the kernel's dma_fence_wait_any_timeout()).
+ * @fences: @count fences (references held by the caller)
+ * @count: > 0
+ * @abs_ns: CLOCK_MONOTONIC deadline; in the past polls; NVL_TIMEOUT_INFINITE
+ * @flags: 0 or NVL_FENCE_WAIT_INTERRUPTIBLE
+ * @idx_out: may be NULL; the lowest index found signalled
+ *
+ * Allocates one callback per fence when more than 8 fences are passed:
+ * never call it from a signalling path.
+ *
+ * Return: 0 (*@idx_out set), -ETIME on expiry, -EINTR interrupted,
+ * -EINVAL (no fences, a NULL fence, unknown flags), -ENOMEM.
+ */
+int nvl_fence_wait_any(struct nvl_fence *const *fences, uint32_t count,
+		       int64_t abs_ns, uint32_t flags, uint32_t *idx_out);
+
+/**
  * nvl_fence_set_deadline() - hint the producer that completion is wanted by
  * @deadline_ns (absolute). Ignored once signalled.
  * @f: the fence

@@ -41,6 +41,8 @@ int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 		    FUTEX_BITSET_MATCH_ANY);
 	if (r < 0 && errno == ETIMEDOUT)
 		return -ETIME;
+	if (r < 0 && errno == EINTR)
+		return -EINTR;
 	return 0;
 }
 

@@ -66,7 +66,12 @@ static inline void nvl_flock_unlock(struct nvl_flock *l)
  * @val: expected value
  * @abs_ns: deadline
  *
- * Return: 0 woken (or value differed), -ETIME at the deadline.
+ * A signal handler that runs while it sleeps makes it return -EINTR; with
+ * a finite @abs_ns the kernel never restarts the call (SA_RESTART or not),
+ * so interruptible waiters pass a finite deadline.
+ *
+ * Return: 0 woken (or value differed), -ETIME at the deadline, -EINTR a
+ * signal handler ran.
  */
 int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns);
 

@@ -106,18 +106,27 @@ int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 	return 0;
 }
 
-void nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
-			enum nvl_resv_usage usage)
+int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
+		       enum nvl_resv_usage usage)
 {
 	struct nvl_fence *old = NULL;
 	unsigned i;
 
-	nvl_resv_assert_held(resv);
-	if (NVL_NEVER(nvl_fence_is_array(fence) ||
-		      nvl_to_fence_chain(fence))) {
-		nvl_err(NVL_CAT_SYNC, "resv: containers cannot be stored");
-		return;
-	}
+	if (!resv || !fence)
+		return nvl_error(-EINVAL, "resv: add_fence with NULL %s",
+				 !resv ? "resv" : "fence");
+	if ((unsigned)usage > NVL_RESV_USAGE_BOOKKEEP)
+		return nvl_error(-EINVAL, "resv: add_fence: bad usage %d",
+				 (int)usage);
+	if (nvl_fence_is_array(fence) || nvl_to_fence_chain(fence))
+		return nvl_error(-EINVAL, "resv: add_fence: containers "
+					  "cannot be stored");
+	/* Checked in release builds too: the caller gets an error. */
+	if (!nvl_ww_mutex_held_by_me(&resv->lock))
+		return nvl_error(-EPERM,
+				 "resv %p: add_fence without holding "
+				 "its lock",
+				 (void *)resv);
 	nvl_fence_get(fence);
 	nvl_flock_lock(&resv->flock);
 	for (i = 0; i < resv->num; i++) {
@@ -134,16 +143,14 @@ void nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 		}
 	}
 	if (i == resv->num) {
-		if (NVL_NEVER(resv->num >= resv->usable ||
-			      resv->num >= resv->max)) {
+		if (resv->num >= resv->usable || resv->num >= resv->max) {
 			nvl_flock_unlock(&resv->flock);
-			nvl_err(NVL_CAT_SYNC,
-				"resv: add_fence without a reserved slot: "
-				"fence %llu:%llu dropped",
-				(unsigned long long)fence->context,
-				(unsigned long long)fence->seqno);
 			nvl_fence_put(fence);
-			return;
+			return nvl_error(-ENOSPC,
+					 "resv: add_fence without a reserved "
+					 "slot: fence %llu:%llu not added",
+					 (unsigned long long)fence->context,
+					 (unsigned long long)fence->seqno);
 		}
 		resv->fences[resv->num].fence = fence;
 		resv->fences[resv->num].usage = usage;
@@ -151,6 +158,7 @@ void nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 	}
 	nvl_flock_unlock(&resv->flock);
 	nvl_fence_put(old);
+	return 0;
 }
 
 void nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
@@ -317,6 +325,11 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 				 (long long)timeout_ns);
 	deadline = timeout_ns == 0 ? nvl_time_ns() :
 				     nvl_deadline_after(timeout_ns);
+	/* Recorded on entry, also when no fence is pending (checker.h). */
+	nvl_fence_wait_annotate(timeout_ns == 0 ? NVL_WAIT_POLL
+				: deadline == NVL_TIMEOUT_INFINITE
+					? NVL_WAIT_UNBOUNDED
+					: NVL_WAIT_BOUNDED);
 	while ((f = first_pending(resv, usage))) {
 		int ret = timeout_ns == 0 ?
 				  (nvl_fence_is_signaled(f) ? 0 : -ETIME) :

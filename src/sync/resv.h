@@ -135,9 +135,17 @@ int nvl_resv_reserve_fences(struct nvl_resv *resv,
  * @resv: the resv
  * @fence: a plain fence (not an array or chain)
  * @usage: its usage
+ *
+ * Never allocates. Misuse is refused in every build (debug and release),
+ * with nvl_last_error() set, and changes nothing: with the lock held and
+ * a slot reserved it cannot fail.
+ *
+ * Return: 0; -EPERM when the caller does not hold the lock; -ENOSPC when
+ * no slot was reserved under this lock hold (nvl_resv_reserve_fences());
+ * -EINVAL for a NULL argument, a container fence or a bad usage.
  */
-void nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
-			enum nvl_resv_usage usage);
+int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
+		       enum nvl_resv_usage usage);
 
 /**
  * nvl_resv_replace_fences() - replace every fence of @context with

@@ -80,9 +80,16 @@ struct nvl_syncobj *nvl_syncobj_get(struct nvl_syncobj *obj)
 
 void nvl_syncobj_put(struct nvl_syncobj *obj)
 {
+	struct nvl_syncobj_waiter *w, *tmp;
+
 	if (!obj || !nvl_kref_put(&obj->ref))
 		return;
-	(void)NVL_NEVER(!nvl_list_empty(&obj->waiters));
+	/* Only waiters without a reference (EVENTFD) can be left. */
+	nvl_list_for_each_entry_safe (w, tmp, &obj->waiters, node) {
+		nvl_list_del(&w->node);
+		if (!NVL_NEVER(!w->release))
+			w->release(w);
+	}
 	nvl_fence_put(obj->fence);
 	nvl_free(obj);
 }
@@ -106,14 +113,43 @@ struct nvl_fence *nvl_syncobj_fence_get(struct nvl_syncobj *obj)
 	return f;
 }
 
-/* obj->lock held: tell WAIT_FOR_SUBMIT waiters a fence appeared. */
+/*
+ * obj->lock held: the fence a waiter for @point takes now, with a
+ * reference, or NULL when @point is not submitted yet. A point already
+ * complete and collected resolves to the stub.
+ */
+static struct nvl_fence *fence_at_locked(struct nvl_syncobj *obj,
+					 uint64_t point)
+{
+	struct nvl_fence *f = nvl_fence_get(obj->fence);
+
+	if (!f)
+		return NULL;
+	if (nvl_fence_chain_find_seqno(&f, point)) {
+		nvl_fence_put(f);
+		return NULL;
+	}
+	return f ? f : nvl_fence_get_stub();
+}
+
+/*
+ * obj->lock held: a fence appeared. Each waiter whose point it covers takes
+ * it here, under the lock (a reset right after cannot take it away), leaves
+ * the list and is told.
+ */
 static void run_waiters(struct nvl_syncobj *obj)
 {
-	struct nvl_list *pos;
+	struct nvl_syncobj_waiter *w, *tmp;
 
-	nvl_list_for_each(pos, &obj->waiters)
-		nvl_list_entry(pos, struct nvl_syncobj_waiter, node)->func(
-			nvl_list_entry(pos, struct nvl_syncobj_waiter, node));
+	nvl_list_for_each_entry_safe (w, tmp, &obj->waiters, node) {
+		struct nvl_fence *f = fence_at_locked(obj, w->point);
+
+		if (!f)
+			continue;
+		w->fence = f;
+		nvl_list_del(&w->node);
+		w->func(w);
+	}
 }
 
 void nvl_syncobj_replace_fence(struct nvl_syncobj *obj,
@@ -154,31 +190,42 @@ void nvl_syncobj_add_point(struct nvl_syncobj *obj,
 bool nvl_syncobj_add_waiter(struct nvl_syncobj *obj,
 			    struct nvl_syncobj_waiter *w)
 {
-	bool added;
+	struct nvl_fence *f;
 
-	nvl_flock_lock(&obj->lock);
-	added = !obj->fence;
 	nvl_list_init(&w->node);
-	if (added)
+	nvl_flock_lock(&obj->lock);
+	f = fence_at_locked(obj, w->point);
+	if (f)
+		w->fence = f;
+	else
 		nvl_list_add_tail(&w->node, &obj->waiters);
 	nvl_flock_unlock(&obj->lock);
-	return added;
+	return !f;
 }
 
-void nvl_syncobj_add_waiter_always(struct nvl_syncobj *obj,
-				   struct nvl_syncobj_waiter *w)
+struct nvl_fence *nvl_syncobj_waiter_take(struct nvl_syncobj *obj,
+					  struct nvl_syncobj_waiter *w)
 {
+	struct nvl_fence *f;
+
 	nvl_flock_lock(&obj->lock);
-	nvl_list_add_tail(&w->node, &obj->waiters);
+	f = w->fence;
+	w->fence = NULL;
 	nvl_flock_unlock(&obj->lock);
+	return f;
 }
 
 void nvl_syncobj_remove_waiter(struct nvl_syncobj *obj,
 			       struct nvl_syncobj_waiter *w)
 {
+	struct nvl_fence *f;
+
 	nvl_flock_lock(&obj->lock);
 	nvl_list_del(&w->node);
+	f = w->fence;
+	w->fence = NULL;
 	nvl_flock_unlock(&obj->lock);
+	nvl_fence_put(f);
 }
 
 int nvl_syncobj_resolve(struct nvl_syncobj *obj, uint64_t point,
@@ -218,7 +265,7 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 			   uint64_t point, uint32_t flags,
 			   struct nvl_fence **fence_out)
 {
-	struct submit_wait sw = { .w.func = submit_wake };
+	struct submit_wait sw = {.w.func = submit_wake, .w.point = point};
 	struct nvl_syncobj *obj;
 	int64_t deadline;
 	int ret;
@@ -235,16 +282,21 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 	if (ret && (flags & NVL_SYNCOBJ_WAIT_FOR_SUBMIT)) {
 		nvl_checker_assert_no_locks("syncobj WAIT_FOR_SUBMIT");
 		deadline = nvl_deadline_after(5 * NVL_NSEC_PER_SEC);
-		nvl_syncobj_add_waiter_always(obj, &sw.w);
+		/* The first fence that appears is ours, even if reset after. */
+		nvl_syncobj_add_waiter(obj, &sw.w);
 		for (;;) {
 			uint32_t seq = atomic_load(&sw.seq);
 
-			ret = nvl_syncobj_resolve(obj, point, fence_out);
-			if (!ret)
+			*fence_out = nvl_syncobj_waiter_take(obj, &sw.w);
+			if (*fence_out) {
+				ret = 0;
 				break;
+			}
 			if (nvl_futex_wait(&sw.seq, seq, deadline) == -ETIME &&
 			    atomic_load(&sw.seq) == seq) {
-				ret = -ETIME;
+				*fence_out =
+					nvl_syncobj_waiter_take(obj, &sw.w);
+				ret = *fence_out ? 0 : -ETIME;
 				break;
 			}
 		}
@@ -535,7 +587,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		while (i)
 			nvl_fence_put(arr[--i]);
 		nvl_free(arr);
-		return -ENOMEM;
+		return nvl_error(-ENOMEM, "syncobj: transfer: out of memory "
+					  "for a fence array");
 	}
 	*out = &a->base;
 	return 0;
@@ -572,7 +625,8 @@ NVL_API int nvl_syncobj_transfer(struct nvl_client *client, uint32_t dst,
 	chain = nvl_fence_chain_alloc();
 	if (!chain) {
 		nvl_fence_put(flat);
-		ret = -ENOMEM;
+		ret = nvl_error(-ENOMEM, "syncobj: transfer: out of memory "
+					 "for a timeline point");
 		goto out;
 	}
 	nvl_syncobj_add_point(obj, chain, flat, dst_point);

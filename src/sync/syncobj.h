@@ -33,14 +33,27 @@ struct nvl_syncobj {
 };
 
 /**
- * struct nvl_syncobj_waiter - notified when a syncobj gets a (non-NULL)
- * fence; runs under the syncobj lock, must not block or allocate.
+ * struct nvl_syncobj_waiter - waits for a fence to appear at @point (the
+ * kernel's WAIT_FOR_SUBMIT entry). When a fence that covers @point is
+ * installed, the syncobj, under its lock, takes a reference to it into
+ * @fence, unlinks the waiter and runs @func: the waiter keeps the first
+ * fence that appeared even if the syncobj is reset or replaced right after.
+ * @func runs under the syncobj lock and must not block or allocate.
  * @node: link in nvl_syncobj.waiters
  * @func: the notification
+ * @point: 0 (any fence) or the timeline point waited for
+ * @fence: the captured fence (reference), read with
+ *         nvl_syncobj_waiter_take()
+ * @release: optional; for waiters that hold no reference on the syncobj
+ *           (EVENTFD entries): called for a waiter still queued when the
+ *           syncobj is freed
  */
 struct nvl_syncobj_waiter {
 	struct nvl_list node;
 	void (*func)(struct nvl_syncobj_waiter *w);
+	uint64_t point;
+	struct nvl_fence *fence;
+	void (*release)(struct nvl_syncobj_waiter *w);
 };
 
 /**
@@ -122,18 +135,30 @@ void nvl_syncobj_add_point(struct nvl_syncobj *obj,
 			   struct nvl_fence *fence, uint64_t point);
 
 /**
- * nvl_syncobj_add_waiter() - register @w; when the syncobj already has a
- * fence, @w is not added.
+ * nvl_syncobj_add_waiter() - register @w for @w->point: if a fence already
+ * covers it, capture it at once (without running @w->func), else queue @w.
  * @obj: the syncobj
- * @w: the waiter
+ * @w: the waiter (@w->point and @w->func set; @w->fence NULL)
  *
- * Return: true when added (no fence yet), false when a fence is present.
+ * Return: true when queued (no fence yet), false when captured.
  */
 bool nvl_syncobj_add_waiter(struct nvl_syncobj *obj,
 			    struct nvl_syncobj_waiter *w);
 
 /**
- * nvl_syncobj_remove_waiter() - unregister @w (harmless if not added).
+ * nvl_syncobj_waiter_take() - the fence @w captured, if any.
+ * @obj: the syncobj @w was added to
+ * @w: the waiter
+ *
+ * Return: the fence with the waiter's reference (the waiter forgets it), or
+ * NULL while nothing appeared.
+ */
+struct nvl_fence *nvl_syncobj_waiter_take(struct nvl_syncobj *obj,
+					  struct nvl_syncobj_waiter *w);
+
+/**
+ * nvl_syncobj_remove_waiter() - unregister @w (harmless if not queued) and
+ * drop a fence it captured but nobody took.
  * @obj: the syncobj
  * @w: the waiter
  */

@@ -20,12 +20,4 @@ void nvl_syncobj_register_kind(void);
 int nvl_syncobj_resolve(struct nvl_syncobj *obj, uint64_t point,
 			struct nvl_fence **fence_out);
 
-/**
- * nvl_syncobj_add_waiter_always() - register @w even when a fence exists.
- * @obj: the syncobj
- * @w: the waiter
- */
-void nvl_syncobj_add_waiter_always(struct nvl_syncobj *obj,
-				   struct nvl_syncobj_waiter *w);
-
 #endif /* NVL_SYNC_SYNCOBJ_PRIV_H */

@@ -13,7 +13,10 @@
  * WAIT_AVAILABLE. Then loop: read a futex word, check every entry (arming a
  * fence callback or a submit waiter that bumps the word), decide, sleep until
  * the word moves or the absolute deadline passes (-ETIME). Entries waiting for
- * submission take the first fence that appears; a reset (NULL) wakes no one.
+ * submission take the first fence that appears, under the syncobj's lock
+ * (struct nvl_syncobj_waiter), so a reset right after does not take it away;
+ * a reset (NULL) wakes no one. With WAIT_INTERRUPTIBLE a signal handler
+ * running in the waiting thread ends the wait with -EINTR.
  */
 #include <errno.h>
 
@@ -23,9 +26,13 @@
 #include "sync/syncobj.h"
 #include "sync/syncobj_priv.h"
 
-#define WAIT_FLAGS                                                \
-	(NVL_SYNCOBJ_WAIT_ALL | NVL_SYNCOBJ_WAIT_FOR_SUBMIT |     \
-	 NVL_SYNCOBJ_WAIT_AVAILABLE | NVL_SYNCOBJ_WAIT_DEADLINE)
+#define WAIT_FLAGS                                                             \
+	(NVL_SYNCOBJ_WAIT_ALL | NVL_SYNCOBJ_WAIT_FOR_SUBMIT |                  \
+	 NVL_SYNCOBJ_WAIT_AVAILABLE | NVL_SYNCOBJ_WAIT_DEADLINE |              \
+	 NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+
+/* See fence.c: an interruptible futex sleep needs a finite deadline. */
+#define INTR_FOREVER_NS (INT64_MAX / 2)
 
 struct waitq {
 	_Atomic uint32_t seq;
@@ -145,15 +152,22 @@ static void entry_submit_cb(struct nvl_syncobj_waiter *w)
 	wake_wq(container_of(w, struct wait_entry, sw)->wq);
 }
 
-/* Check one entry, arming wake-ups; true when it is done. */
+/*
+ * Check one entry, arming wake-ups; true when it is done. An entry without
+ * a fence registers a submit waiter, which captures the first fence that
+ * covers its point under the syncobj lock: a reset right after does not
+ * take it away.
+ */
 static bool entry_check(struct wait_entry *e, uint32_t flags)
 {
 	if (!e->fence) {
 		if (!e->sw_added) {
-			nvl_syncobj_add_waiter_always(e->obj, &e->sw);
+			e->sw.point = e->point;
+			nvl_syncobj_add_waiter(e->obj, &e->sw);
 			e->sw_added = true;
 		}
-		if (nvl_syncobj_resolve(e->obj, e->point, &e->fence))
+		e->fence = nvl_syncobj_waiter_take(e->obj, &e->sw);
+		if (!e->fence)
 			return false;
 	}
 	if (flags & NVL_SYNCOBJ_WAIT_AVAILABLE)
@@ -233,9 +247,10 @@ static int slow_path(struct nvl_client *client, const uint32_t *handles,
 			if (ents[i].fence)
 				nvl_fence_set_deadline(ents[i].fence,
 						       abs_timeout_ns);
-	for (bool blocked = false;;) {
+	for (;;) {
 		uint32_t seq = atomic_load(&wq.seq), ndone = 0;
 		uint32_t first = UINT32_MAX;
+		int64_t until = abs_timeout_ns;
 
 		for (uint32_t i = 0; i < count; i++) {
 			struct wait_entry *e = &ents[i];
@@ -260,12 +275,15 @@ static int slow_path(struct nvl_client *client, const uint32_t *handles,
 			ret = -ETIME;
 			break;
 		}
-		if (!blocked) {
-			nvl_fence_might_wait(abs_timeout_ns !=
-					     NVL_TIMEOUT_INFINITE);
-			blocked = true;
+		if ((flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE) &&
+		    until == NVL_TIMEOUT_INFINITE)
+			until = INTR_FOREVER_NS;
+		if (nvl_futex_wait(&wq.seq, seq, until) == -EINTR &&
+		    (flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)) {
+			ret = nvl_error(-EINTR, "syncobj: wait interrupted by "
+						"a signal");
+			break;
 		}
-		nvl_futex_wait(&wq.seq, seq, abs_timeout_ns);
 	}
 out:
 	entries_release(ents, count);
@@ -292,6 +310,8 @@ NVL_API int nvl_syncobj_wait(struct nvl_client *client,
 	if (!handles)
 		return nvl_error(-EINVAL, "syncobj: wait with NULL handles");
 	nvl_syncobj_register_kind();
+	/* Recorded on entry, also for a wait decided at once (checker.h). */
+	nvl_fence_wait_annotate_until(abs_timeout_ns);
 	if (fast_path(client, handles, points, count, flags, first_signaled,
 		      &ret))
 		return ret;

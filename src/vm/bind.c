@@ -203,7 +203,7 @@ static int build(struct nvl_gpuvm_txn *txn, const struct nvl_vm_kop *kops,
 /* Commit in a fence-signalling section; Return: the backend's error. */
 static int commit(struct nvl_vm *vm, struct nvl_gpuvm_txn *txn)
 {
-	bool cookie = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 	int err = 0;
 
 	nvl_gpuvm_txn_commit(txn);

@@ -2,7 +2,8 @@
 /*
  * Scheduling policy: FIFO inside an entity, round robin across entities of
  * one priority, priority order with anti-starvation aging, credit limits,
- * and dependencies across entities and schedulers.
+ * dependencies across entities and schedulers (DONT_PIPELINE included),
+ * and changing an entity's priority.
  */
 #include "sched_t.h"
 #include "sync/resv.h"
@@ -222,6 +223,90 @@ static void dependency_on_same_scheduler_waits_for_scheduled(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+/*
+ * DONT_PIPELINE (drm_sched's dependency flag): a same-scheduler dependency
+ * whose finished fence carries it is waited for until it *finishes*.
+ */
+static void dont_pipeline_dependency_waits_for_finished(void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *r = t_ring(4, 0, 0, &log);
+	struct nvl_sched_entity e1, e2;
+	struct nvl_fence *a, *b, *stub = nvl_fence_get_stub();
+
+	(void)state;
+	t_entity(&e1, NVL_SCHED_PRIO_NORMAL, r);
+	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r);
+	t_push(r, &e1, 1, 100 * NVL_NSEC_PER_MSEC, 1, NULL, &a);
+	assert_int_equal(nvl_sched_fence_set_dont_pipeline(a), 0);
+	/* only scheduler finished fences take the flag */
+	assert_int_equal(nvl_sched_fence_set_dont_pipeline(stub), -EINVAL);
+	assert_int_equal(nvl_sched_fence_set_dont_pipeline(NULL), -EINVAL);
+	t_push(r, &e2, 1, 0, 2, a, &b);
+	/* b waits for a to finish: while a runs, b is not on the ring */
+	t_sleep_ms(20);
+	assert_false(nvl_fence_is_signaled(a));
+	assert_int_equal(atomic_load(&log.n), 1);
+	assert_int_equal(t_wait(b), 1);
+	assert_int_equal(atomic_load(&log.n), 2);
+	assert_true(nvl_fence_timestamp(a) <= nvl_fence_timestamp(b));
+	nvl_fence_put(stub);
+	nvl_fence_put(a);
+	nvl_fence_put(b);
+	nvl_sched_entity_fini(&e1);
+	nvl_sched_entity_fini(&e2);
+	nvl_sched_null_destroy(r);
+}
+
+static void entity_priority_can_change(void **state)
+{
+	static struct t_log log;
+	struct nvl_sched_null *ring = t_ring(1, 0, 0, &log);
+	struct nvl_sched *s = nvl_sched_null_sched(ring);
+	struct nvl_sched_entity es[2], dead;
+	struct nvl_fence *fs[6];
+
+	(void)state;
+	atomic_store(&log.n, 0);
+	t_entity(&es[0], NVL_SCHED_PRIO_LOW, ring);
+	t_entity(&es[1], NVL_SCHED_PRIO_NORMAL, ring);
+	nvl_sched_stop(s);
+	for (int i = 0; i < 3; i++)
+		fs[i] = t_arm_push(t_job(ring, &es[0], 1, 0, i));
+	for (int i = 0; i < 3; i++)
+		fs[3 + i] = t_arm_push(t_job(ring, &es[1], 1, 0, 100 + i));
+	/* the LOW entity, already ready, is raised above NORMAL */
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&es[0], NVL_SCHED_PRIO_HIGH), 0);
+	nvl_sched_start(s);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(t_wait(fs[i]), 1);
+		nvl_fence_put(fs[i]);
+	}
+	assert_int_equal(atomic_load(&log.n), 6);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(log.tags[i], i);
+		assert_int_equal(log.tags[3 + i], 100 + i);
+	}
+	/* bad input changes nothing */
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&es[0], NVL_SCHED_PRIO_COUNT),
+		-EINVAL);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(NULL, NVL_SCHED_PRIO_LOW),
+		-EINVAL);
+	assert_int_equal(es[0].priority, NVL_SCHED_PRIO_HIGH);
+	t_entity(&dead, NVL_SCHED_PRIO_LOW, ring);
+	nvl_sched_entity_kill(&dead);
+	assert_int_equal(
+		nvl_sched_entity_set_priority(&dead, NVL_SCHED_PRIO_HIGH),
+		-ESRCH);
+	nvl_sched_entity_fini(&dead);
+	nvl_sched_entity_fini(&es[0]);
+	nvl_sched_entity_fini(&es[1]);
+	nvl_sched_null_destroy(ring);
+}
+
 static void blocked_entity_does_not_hold_up_others(void **state)
 {
 	static struct t_log log;
@@ -362,6 +447,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(credits_in_flight_never_exceed_the_limit),
 	cmocka_unit_test(dependency_on_other_scheduler_waits_for_finished),
 	cmocka_unit_test(dependency_on_same_scheduler_waits_for_scheduled),
+	cmocka_unit_test(dont_pipeline_dependency_waits_for_finished),
+	cmocka_unit_test(entity_priority_can_change),
 	cmocka_unit_test(blocked_entity_does_not_hold_up_others),
 	cmocka_unit_test(resv_dependencies_follow_usage),
 	cmocka_unit_test(resv_dependencies_survive_alloc_failures),

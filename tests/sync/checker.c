@@ -5,7 +5,9 @@
  * (in COUNT mode) and its report checked: allocation, reclaim locks, reclaim,
  * waits (unbounded and bounded), blocking, lock-order inversions (plain, resv
  * in a section, lock held across a fence wait), WAIT_FOR_SUBMIT with locks
- * held; plus nesting, OFF mode, and ABORT really aborting.
+ * held; plus nesting with cookies (double end, end without a section,
+ * outer before inner, another thread's cookie), waits that return at once
+ * still recording their order edge, OFF mode, and ABORT really aborting.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,7 +52,7 @@ static void expect_report(unsigned long n, const char *rule)
 
 static void allocation_in_section_is_reported(void **state)
 {
-	bool c = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
 	void *p = nvl_malloc(48);
 
 	nvl_fence_end_signalling(c);
@@ -66,16 +68,92 @@ static void allocation_in_section_is_reported(void **state)
 
 static void sections_nest_with_cookies(void **state)
 {
-	bool outer = nvl_fence_begin_signalling();
-	bool inner = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie outer = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie inner = nvl_fence_begin_signalling();
 
-	assert_true(outer);
-	assert_false(inner);
+	/* each begin opens its own section, with its own cookie */
+	assert_true(outer.id != 0);
+	assert_true(inner.id != 0);
+	assert_true(outer.id != inner.id);
 	nvl_fence_end_signalling(inner);
 	assert_true(nvl_fence_in_signalling());
 	nvl_fence_end_signalling(outer);
 	assert_false(nvl_fence_in_signalling());
 	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+static void double_end_is_reported(void **state)
+{
+	struct nvl_signalling_cookie outer = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie inner = nvl_fence_begin_signalling();
+
+	nvl_fence_end_signalling(inner);
+	nvl_fence_end_signalling(inner); /* ended twice, outer still open */
+	expect_report(1, "signalling-end-twice");
+	/* the second end closed nothing: outer is still open */
+	assert_true(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(outer);
+	assert_false(nvl_fence_in_signalling());
+	assert_int_equal(nvl_checker_violations(), 1);
+}
+
+static void end_without_open_section_is_reported(void **state)
+{
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
+
+	nvl_fence_end_signalling(c);
+	nvl_fence_end_signalling(c); /* double end of the only section */
+	expect_report(1, "signalling-end-without-section");
+	assert_false(nvl_fence_in_signalling());
+}
+
+static void ending_outer_before_inner_is_reported(void **state)
+{
+	struct nvl_signalling_cookie outer = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie inner = nvl_fence_begin_signalling();
+
+	nvl_fence_end_signalling(outer);
+	expect_report(1, "signalling-end-out-of-order");
+	/* both are closed now; the late inner end is a second violation */
+	assert_false(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(inner);
+	expect_report(2, "signalling-end-without-section");
+}
+
+static void nesting_deeper_than_32_is_reported(void **state)
+{
+	struct nvl_signalling_cookie c[33];
+
+	for (int i = 0; i < 33; i++)
+		c[i] = nvl_fence_begin_signalling();
+	expect_report(1, "signalling-nesting-too-deep");
+	assert_true(c[32].id == 0); /* not opened: its end is ignored */
+	for (int i = 32; i >= 0; i--)
+		nvl_fence_end_signalling(c[i]);
+	assert_false(nvl_fence_in_signalling());
+	assert_int_equal(nvl_checker_violations(), 1);
+}
+
+static void *end_thread(void *arg)
+{
+	struct nvl_signalling_cookie mine = nvl_fence_begin_signalling();
+
+	nvl_fence_end_signalling(*(struct nvl_signalling_cookie *)arg);
+	nvl_fence_end_signalling(mine);
+	return NULL;
+}
+
+static void ending_another_threads_section_is_reported(void **state)
+{
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
+	pthread_t t;
+
+	pthread_create(&t, NULL, end_thread, &c);
+	pthread_join(t, NULL);
+	expect_report(1, "signalling-end-foreign-cookie");
+	assert_true(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(c);
+	assert_int_equal(nvl_checker_violations(), 1);
 }
 
 static NVL_LOCK_CLASS(shrinker_class, "test_shrinker", NVL_LOCK_RECLAIM);
@@ -86,7 +164,7 @@ static NVL_LOCK_CLASS(c_class, "test_c", 0);
 static void reclaim_lock_in_section_is_reported(void **state)
 {
 	struct nvl_mutex m;
-	bool c;
+	struct nvl_signalling_cookie c;
 
 	nvl_mutex_init(&m, &shrinker_class);
 	c = nvl_fence_begin_signalling();
@@ -100,7 +178,7 @@ static void reclaim_lock_in_section_is_reported(void **state)
 
 static void reclaim_in_section_is_reported(void **state)
 {
-	bool c = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
 
 	nvl_checker_reclaim_enter();
 	nvl_checker_reclaim_leave();
@@ -178,7 +256,7 @@ static void three_lock_cycle_is_reported(void **state)
 
 static void resv_lock_in_section_is_an_inversion(void **state)
 {
-	bool c = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
 
 	nvl_checker_lock_acquire(&nvl_resv_lock_class, false);
 	nvl_checker_lock_release(&nvl_resv_lock_class);
@@ -192,7 +270,7 @@ static void lock_held_while_allocating_then_taken_in_section(void **state)
 {
 	struct nvl_mutex a;
 	void *p;
-	bool c;
+	struct nvl_signalling_cookie c;
 
 	nvl_mutex_init(&a, &a_class);
 	nvl_mutex_lock(&a);
@@ -213,7 +291,7 @@ static void lock_held_across_fence_wait_and_taken_in_signal_path(
 {
 	struct nvl_fence *f;
 	struct nvl_mutex a;
-	bool c;
+	struct nvl_signalling_cookie c;
 
 	nvl_mutex_init(&a, &a_class);
 	c = nvl_fence_begin_signalling();
@@ -231,10 +309,65 @@ static void lock_held_across_fence_wait_and_taken_in_signal_path(
 	nvl_mutex_destroy(&a);
 }
 
+/*
+ * The kernel annotates every fence wait on entry: a wait that returns at
+ * once (already signalled) still records "held lock -> fence_signalling",
+ * so the path that takes the lock inside a section is an inversion even
+ * though no wait ever blocked.
+ */
+static void wait_on_signalled_fence_records_its_dependency(void **state)
+{
+	struct nvl_fence *f;
+	struct nvl_mutex a;
+	struct nvl_signalling_cookie c;
+
+	nvl_mutex_init(&a, &a_class);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_fence_signal(f);
+	nvl_mutex_lock(&a);
+	assert_int_equal(nvl_fence_wait(f, NVL_NSEC_PER_SEC), 0);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a); /* fence_signalling -> a: closes the cycle */
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "test_a"));
+	nvl_fence_put(f);
+	nvl_mutex_destroy(&a);
+}
+
+/* Same for a poll (timeout 0) of an unsignalled fence. */
+static void poll_records_its_dependency(void **state)
+{
+	struct nvl_fence *f;
+	struct nvl_mutex b;
+	struct nvl_signalling_cookie c;
+
+	nvl_mutex_init(&b, &b_class);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_mutex_lock(&b);
+	assert_int_equal(nvl_fence_wait(f, 0), -ETIME);
+	nvl_mutex_unlock(&b);
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&b);
+	nvl_mutex_unlock(&b);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "test_b"));
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
+	nvl_mutex_destroy(&b);
+}
+
 static void waits_in_section_are_reported(void **state)
 {
 	struct nvl_fence *f;
-	bool c;
+	struct nvl_signalling_cookie c;
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
@@ -301,12 +434,12 @@ static void allocation_in_fence_callback_is_reported(void **state)
 
 static void off_mode_checks_nothing(void **state)
 {
-	bool c;
+	struct nvl_signalling_cookie c;
 	void *p;
 
 	nvl_checker_set_mode(NVL_CHECKER_OFF);
 	c = nvl_fence_begin_signalling();
-	assert_false(c);
+	assert_true(c.id == 0);
 	p = nvl_malloc(8);
 	nvl_free(p);
 	nvl_fence_end_signalling(c);
@@ -321,7 +454,7 @@ static void abort_mode_aborts(void **state)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		bool c;
+		struct nvl_signalling_cookie c;
 		void *p;
 
 		/* keep the child's stderr quiet */
@@ -350,7 +483,7 @@ static void env_sets_the_mode(void **state)
 
 static void *section_thread(void *arg)
 {
-	bool c = nvl_fence_begin_signalling();
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
 
 	*(bool *)arg = nvl_fence_in_signalling();
 	nvl_fence_end_signalling(c);
@@ -359,7 +492,8 @@ static void *section_thread(void *arg)
 
 static void sections_are_per_thread(void **state)
 {
-	bool c = nvl_fence_begin_signalling(), other = false;
+	struct nvl_signalling_cookie c = nvl_fence_begin_signalling();
+	bool other = false;
 	pthread_t t;
 	void *p;
 
@@ -379,6 +513,13 @@ static void sections_are_per_thread(void **state)
 static const struct CMUnitTest tests[] = {
 	T(allocation_in_section_is_reported),
 	T(sections_nest_with_cookies),
+	T(double_end_is_reported),
+	T(end_without_open_section_is_reported),
+	T(ending_outer_before_inner_is_reported),
+	T(ending_another_threads_section_is_reported),
+	T(nesting_deeper_than_32_is_reported),
+	T(wait_on_signalled_fence_records_its_dependency),
+	T(poll_records_its_dependency),
 	T(reclaim_lock_in_section_is_reported),
 	T(reclaim_in_section_is_reported),
 	T(lock_order_inversion_is_reported),

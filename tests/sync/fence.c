@@ -3,10 +3,13 @@
  * TEST: fence
  * Description: fence semantics: exactly-once signalling, errors, callbacks
  * (also racing signal/remove), waits and timeouts, producer ops, timestamps,
- * stub, ordering, release of unsignalled fences, allocation failures.
+ * stub, ordering, release of unsignalled fences, allocation failures,
+ * interruptible waits (-EINTR, fence untouched) and wait-any.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -469,7 +472,212 @@ static void callbacks_run_inside_signalling_section(void **state)
 	nvl_fence_put(f);
 }
 
+/* ---- interruptible waits and wait-any ------------------------------- */
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Install a SIGUSR1 handler with SA_RESTART (the hard case: the kernel
+ * would restart an untimed futex wait) and return the old action.
+ */
+static struct sigaction usr1_install(void)
+{
+	struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART},
+			 old;
+
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	return old;
+}
+
+struct intr_wait {
+	struct nvl_fence *fences[12];
+	uint32_t count, idx;
+	bool any;
+	int ret;
+	atomic_bool done;
+};
+
+static void *intr_waiter(void *arg)
+{
+	struct intr_wait *w = arg;
+
+	if (w->any)
+		w->ret = nvl_fence_wait_any(
+			w->fences, w->count, NVL_TIMEOUT_INFINITE,
+			NVL_FENCE_WAIT_INTERRUPTIBLE, &w->idx);
+	else
+		w->ret =
+			nvl_fence_wait_flags(w->fences[0], NVL_TIMEOUT_INFINITE,
+					     NVL_FENCE_WAIT_INTERRUPTIBLE);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* Signal @t every millisecond until @w is done (at most 5 s). */
+static void interrupt_until_done(pthread_t t, struct intr_wait *w)
+{
+	for (int i = 0; i < 5000 && !atomic_load(&w->done); i++) {
+		pthread_kill(t, SIGUSR1);
+		usleep(1000);
+	}
+	pthread_join(t, NULL);
+}
+
+static void interruptible_wait_returns_eintr_fence_untouched(void **state)
+{
+	struct sigaction old = usr1_install();
+	struct intr_wait w = {.count = 1};
+	pthread_t t;
+
+	w.fences[0] = mk();
+	pthread_create(&t, NULL, intr_waiter, &w);
+	interrupt_until_done(t, &w);
+	assert_true(atomic_load(&w.done));
+	assert_int_equal(w.ret, -EINTR);
+	/* untouched: unsignalled, no error, still signals normally */
+	assert_false(nvl_fence_is_signaled(w.fences[0]));
+	assert_int_equal(nvl_fence_get_status(w.fences[0]), 0);
+	assert_int_equal(nvl_fence_signal(w.fences[0]), 0);
+	assert_int_equal(nvl_fence_wait_flags(w.fences[0], NVL_TIMEOUT_INFINITE,
+					      NVL_FENCE_WAIT_INTERRUPTIBLE),
+			 0);
+	/* bad flags */
+	assert_int_equal(nvl_fence_wait_flags(w.fences[0], 0, 0x80), -EINVAL);
+	nvl_fence_put(w.fences[0]);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
+static void *plain_waiter(void *arg)
+{
+	struct intr_wait *w = arg;
+
+	w->ret = nvl_fence_wait_flags(
+		w->fences[0], nvl_deadline_after(30 * NVL_NSEC_PER_MSEC), 0);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+static void plain_wait_is_not_interrupted(void **state)
+{
+	struct sigaction old = usr1_install();
+	struct intr_wait w = {.count = 1};
+	pthread_t t;
+
+	w.fences[0] = mk();
+	pthread_create(&t, NULL, plain_waiter, &w);
+	interrupt_until_done(t, &w);
+	/* signals arrived all along; without the flag the wait times out */
+	assert_int_equal(w.ret, -ETIME);
+	nvl_fence_signal(w.fences[0]);
+	nvl_fence_put(w.fences[0]);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
+struct later_sig {
+	struct nvl_fence *f;
+	int delay_us;
+};
+
+static void *signal_fence_later(void *arg)
+{
+	struct later_sig *l = arg;
+
+	usleep((useconds_t)l->delay_us);
+	nvl_fence_signal(l->f);
+	return NULL;
+}
+
+static void wait_any_reports_which_fence_signalled(void **state)
+{
+	struct nvl_fence *fs[12];
+	struct later_sig l;
+	uint32_t idx = 99;
+	pthread_t t;
+
+	for (int i = 0; i < 12; i++)
+		fs[i] = mk();
+	/* poll and timeout */
+	assert_int_equal(nvl_fence_wait_any(fs, 3, 0, 0, &idx), -ETIME);
+	assert_int_equal(
+		nvl_fence_wait_any(fs, 3,
+				   nvl_deadline_after(2 * NVL_NSEC_PER_MSEC), 0,
+				   &idx),
+		-ETIME);
+	assert_int_equal(idx, 99);
+	/* already signalled: the lowest signalled index */
+	nvl_fence_signal(fs[2]);
+	nvl_fence_signal(fs[1]);
+	assert_int_equal(nvl_fence_wait_any(fs, 3, 0, 0, &idx), 0);
+	assert_int_equal(idx, 1);
+	/* one signalled while sleeping; 12 fences use the allocated path */
+	l.f = fs[9];
+	l.delay_us = 5000;
+	pthread_create(&t, NULL, signal_fence_later, &l);
+	assert_int_equal(
+		nvl_fence_wait_any(fs + 3, 9, NVL_TIMEOUT_INFINITE, 0, &idx),
+		0);
+	pthread_join(t, NULL);
+	assert_int_equal(idx, 6); /* fs[9] is entry 6 of fs + 3 */
+	/* bad input */
+	assert_int_equal(nvl_fence_wait_any(fs, 0, 0, 0, &idx), -EINVAL);
+	assert_int_equal(nvl_fence_wait_any(NULL, 1, 0, 0, &idx), -EINVAL);
+	assert_int_equal(nvl_fence_wait_any(fs, 1, 0, 0x40, &idx), -EINVAL);
+	for (int i = 0; i < 12; i++) {
+		nvl_fence_signal(fs[i]);
+		nvl_fence_put(fs[i]);
+	}
+}
+
+static void wait_any_allocation_failure(void **state)
+{
+	struct nvl_fence *fs[10];
+	uint32_t idx = 77;
+
+	for (int i = 0; i < 10; i++)
+		fs[i] = mk();
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(
+		nvl_fence_wait_any(
+			fs, 10, nvl_deadline_after(NVL_NSEC_PER_MSEC), 0, &idx),
+		-ENOMEM);
+	assert_int_equal(idx, 77);
+	/* nothing was left queued on any fence */
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(nvl_fence_signal(fs[i]), 0);
+		nvl_fence_put(fs[i]);
+	}
+}
+
+static void interruptible_wait_any_returns_eintr(void **state)
+{
+	struct sigaction old = usr1_install();
+	struct intr_wait w = {.count = 10, .any = true, .idx = 55};
+	pthread_t t;
+
+	for (int i = 0; i < 10; i++)
+		w.fences[i] = mk();
+	pthread_create(&t, NULL, intr_waiter, &w);
+	interrupt_until_done(t, &w);
+	assert_int_equal(w.ret, -EINTR);
+	assert_int_equal(w.idx, 55);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(nvl_fence_get_status(w.fences[i]), 0);
+		assert_int_equal(nvl_fence_signal(w.fences[i]), 0);
+		nvl_fence_put(w.fences[i]);
+	}
+	sigaction(SIGUSR1, &old, NULL);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(interruptible_wait_returns_eintr_fence_untouched),
+	cmocka_unit_test(plain_wait_is_not_interrupted),
+	cmocka_unit_test(wait_any_reports_which_fence_signalled),
+	cmocka_unit_test(wait_any_allocation_failure),
+	cmocka_unit_test(interruptible_wait_any_returns_eintr),
 	cmocka_unit_test(signal_is_exactly_once),
 	cmocka_unit_test(error_set_before_signal_is_seen),
 	cmocka_unit_test(callbacks_run_once_on_signal),

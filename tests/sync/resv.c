@@ -9,9 +9,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include <nouvelle/core.h>
+
 #include "t.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "sync/checker.h"
 #include "sync/fence_array.h"
@@ -155,6 +159,102 @@ static void reservation_lapses_on_unlock(void **state)
 	nvl_resv_unlock(&r);
 	nvl_fence_put(f);
 	nvl_resv_fini(&r);
+}
+
+/*
+ * add_fence on a resv that is not reserved (lock not held, or no slot
+ * reserved under this hold) returns an error in every build, changes
+ * nothing and says why; today's void add_fence only asserted in debug
+ * builds and went on (or dropped the fence silently) in release builds.
+ */
+static void add_fence_on_unreserved_resv_fails(void **state)
+{
+	struct nvl_resv r;
+	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence *g = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence **arr = nvl_malloc(sizeof(*arr));
+	struct nvl_fence_array *a;
+
+	nvl_resv_init(&r);
+	/* lock not held */
+	assert_int_equal(nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE),
+			 -EPERM);
+	assert_non_null(strstr(nvl_last_error(), "lock"));
+	assert_int_equal(r.num, 0);
+	/* held, but the reservation lapsed with the previous unlock */
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE), 0);
+	nvl_resv_unlock(&r);
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, g, NVL_RESV_USAGE_READ),
+			 -ENOSPC);
+	assert_non_null(strstr(nvl_last_error(), "reserved"));
+	assert_int_equal(r.num, 1);
+	assert_ptr_equal(r.fences[0].fence, f);
+	/* a container, a bad usage, NULLs */
+	assert_non_null(arr);
+	arr[0] = nvl_fence_get(f);
+	assert_int_equal(nvl_fence_array_create(1, arr,
+						nvl_fence_context_alloc(1), 1,
+						false, &a),
+			 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, &a->base, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(&r, g, (enum nvl_resv_usage)9),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(&r, NULL, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_add_fence(NULL, g, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(r.num, 1);
+	/* with the slot reserved it works */
+	assert_int_equal(nvl_resv_add_fence(&r, g, NVL_RESV_USAGE_READ), 0);
+	assert_int_equal(r.num, 2);
+	nvl_resv_unlock(&r);
+	nvl_fence_signal(f);
+	nvl_fence_signal(g);
+	nvl_fence_put(&a->base);
+	nvl_fence_put(f);
+	nvl_fence_put(g);
+	nvl_resv_fini(&r);
+}
+
+static NVL_LOCK_CLASS(waiter_class, "test_resv_waiter", 0);
+
+/*
+ * A resv wait records "held -> fence_signalling" on entry, like every
+ * fence wait (the kernel's might_wait), even when nothing is pending and it
+ * returns at once: a lock held across it and also taken inside a
+ * signalling section is then reported the first time, not only once the
+ * wait happens to sleep.
+ */
+static void resv_wait_records_its_dependency_when_empty(void **state)
+{
+	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	struct nvl_signalling_cookie c;
+	struct nvl_mutex a;
+	struct nvl_resv r;
+
+	nvl_checker_reset();
+	nvl_mutex_init(&a, &waiter_class);
+	nvl_resv_init(&r);
+	nvl_mutex_lock(&a);
+	assert_int_equal(
+		nvl_resv_wait(&r, NVL_RESV_USAGE_BOOKKEEP, NVL_NSEC_PER_SEC),
+		0);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	assert_int_equal(nvl_checker_violations(), 1);
+	nvl_resv_fini(&r);
+	nvl_mutex_destroy(&a);
+	nvl_checker_reset();
+	nvl_checker_set_mode(m);
 }
 
 static int reserve_op(void *arg)
@@ -312,7 +412,7 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 	struct nvl_resv r;
 	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
 	unsigned long before;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	nvl_resv_init(&r);
 	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
@@ -332,6 +432,8 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(add_fence_after_reserve_is_allowed_in_signalling),
+	cmocka_unit_test(add_fence_on_unreserved_resv_fails),
+	cmocka_unit_test(resv_wait_records_its_dependency_when_empty),
 	cmocka_unit_test(queries_return_fences_up_to_usage),
 	cmocka_unit_test(same_context_later_fence_replaces_older),
 	cmocka_unit_test(signalled_slots_are_recycled),

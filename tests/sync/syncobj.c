@@ -6,21 +6,28 @@
  * first-signalled index, absolute timeouts, -EINVAL for missing fences,
  * WAIT_FOR_SUBMIT, WAIT_AVAILABLE, snapshots), timeline signal/query
  * (prefix rule, LAST_SUBMITTED, unordered points), transfer binary <->
- * timeline, driver helpers, bad input, allocation failures.
+ * timeline, driver helpers, bad input, allocation failures;
+ * FOR_SUBMIT waiters keeping the first fence across a reset (uAPI and
+ * driver path), interruptible waits, TRANSFER flattening.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <nouvelle/core.h>
+
 #include "t.h"
 #include "base/client.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "sync/checker.h"
+#include "sync/fence_array.h"
 #include "sync/syncobj.h"
 
 static struct nvl_client *client(void)
@@ -329,23 +336,44 @@ static void binary_wait_with_point_is_einval(void **state)
 	nvl_client_destroy(c);
 }
 
+struct snap_waiter {
+	struct nvl_client *c;
+	uint32_t h;
+	int ret;
+};
+
+static void *snap_wait_thread(void *arg)
+{
+	struct snap_waiter *w = arg;
+
+	w->ret = nvl_syncobj_wait(w->c, &w->h, NULL, 1, in_ms(100), 0, NULL);
+	return NULL;
+}
+
 static void wait_snapshots_the_fence(void **state)
 {
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	struct snap_waiter w = {.c = c, .h = h};
 	struct nvl_fence *f;
-	struct later l = { .c = c, .h = h, .delay_us = 5000 };
 	pthread_t t;
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
 	nvl_syncobj_replace_fence(o, f);
-	/* a later signal() installs another fence: the wait keeps f */
-	pthread_create(&t, NULL, signal_later, &l);
-	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(50), 0, NULL),
-			 -ETIME);
+	/*
+	 * Once the waiter sleeps on f (its callback is queued), a signal()
+	 * installs another, signalled fence: the wait keeps f and times out.
+	 */
+	pthread_create(&t, NULL, snap_wait_thread, &w);
+	for (int i = 0; i < 5000 && !(atomic_load(&f->flags) &
+				      (1u << NVL_FENCE_FLAG_HAS_CB_BIT));
+	     i++)
+		usleep(100);
+	assert_int_equal(nvl_syncobj_signal(c, &h, 1), 0);
 	pthread_join(t, NULL);
+	assert_int_equal(w.ret, -ETIME);
 	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, 0, 0, NULL), 0);
 	nvl_fence_signal(f);
 	nvl_fence_put(f);
@@ -388,6 +416,114 @@ static void transfer_between_binary_and_timeline(void **state)
 	nvl_client_destroy(c);
 }
 
+/*
+ * Item 18: TRANSFER to a timeline point flattens the source: the new
+ * point wraps one plain fence (or a signal-on-all array of the unsignalled
+ * leaves, one per context, the later fence of a context kept), never a
+ * chain inside a chain; all leaves signalled gives the signalled stub.
+ */
+struct xfer {
+	struct nvl_client *c;
+	uint32_t src, dst;
+};
+
+static int xfer_op(void *arg)
+{
+	struct xfer *x = arg;
+
+	return nvl_syncobj_transfer(x->c, x->dst, 1, x->src, 3, 0);
+}
+
+static void xfer_check(int ret, void *arg)
+{
+	struct xfer *x = arg;
+	uint64_t q = 99;
+
+	assert_int_equal(ret, -ENOMEM);
+	/* each failure says what it was (the chain node one used not to) */
+	assert_non_null(strstr(nvl_last_error(), "transfer: out of memory"));
+	nvl_error(-EIO, "stale");
+	assert_int_equal(nvl_syncobj_query(x->c, &x->dst, &q, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(q, 0); /* nothing was added */
+}
+
+/* The fence a timeline point of @h wraps (reference). */
+static struct nvl_fence *point_leaf(struct nvl_client *c, uint32_t h,
+				    uint64_t point)
+{
+	struct nvl_fence *f, *leaf;
+
+	assert_int_equal(nvl_syncobj_find_fence(c, h, point, 0, &f), 0);
+	assert_non_null(nvl_to_fence_chain(f));
+	leaf = nvl_fence_get(nvl_fence_chain_contained(f));
+	nvl_fence_put(f);
+	return leaf;
+}
+
+static void transfer_to_a_point_flattens_the_source(void **state)
+{
+	struct xfer x = {.c = client()};
+	struct nvl_syncobj *src;
+	uint64_t ctx_a = nvl_fence_context_alloc(1);
+	uint64_t ctx_b = nvl_fence_context_alloc(1), p1 = 1, p2 = 2;
+	struct nvl_fence *a1, *a2, *b1, *leaf;
+	struct nvl_fence_array *arr;
+
+	x.src = mk(x.c, 0);
+	x.dst = mk(x.c, 0);
+	src = nvl_syncobj_find(x.c, x.src);
+	assert_int_equal(nvl_fence_create(&a1, ctx_a, 1), 0);
+	assert_int_equal(nvl_fence_create(&b1, ctx_b, 1), 0);
+	assert_int_equal(nvl_fence_create(&a2, ctx_a, 2), 0);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), a1, 1);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), b1, 2);
+	nvl_syncobj_add_point(src, nvl_fence_chain_alloc(), a2, 3);
+	/* allocation failures (array, chain node) change nothing */
+	nvl_error(-EIO, "stale");
+	assert_true(t_fail_each_alloc(xfer_op, xfer_check, &x, 10) >= 2);
+	/* dst point 1 wraps an array of {a2, b1}: a1 is covered by a2 */
+	leaf = point_leaf(x.c, x.dst, 1);
+	arr = nvl_to_fence_array(leaf);
+	assert_non_null(arr);
+	assert_null(nvl_to_fence_chain(leaf));
+	assert_int_equal(arr->num_fences, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_null(nvl_to_fence_chain(arr->fences[i]));
+		assert_true(arr->fences[i] == a2 || arr->fences[i] == b1);
+	}
+	assert_true(arr->fences[0] != arr->fences[1]);
+	nvl_fence_put(leaf);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
+			 -ETIME);
+	nvl_fence_signal(a1);
+	nvl_fence_signal(a2);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL),
+			 -ETIME);
+	/* one unsignalled leaf left: the next point wraps it directly */
+	assert_int_equal(nvl_syncobj_transfer(x.c, x.dst, 2, x.src, 3, 0), 0);
+	leaf = point_leaf(x.c, x.dst, 2);
+	assert_ptr_equal(leaf, b1);
+	nvl_fence_put(leaf);
+	nvl_fence_signal(b1);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p2, 1, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.dst, &p1, 1, 0, 0, NULL), 0);
+	/* everything signalled: the point wraps the signalled stub */
+	assert_int_equal(nvl_syncobj_transfer(x.c, x.dst, 3, x.src, 3, 0), 0);
+	leaf = point_leaf(x.c, x.dst, 3);
+	assert_int_equal(leaf->context, 0);
+	assert_true(nvl_fence_is_signaled(leaf));
+	nvl_fence_put(leaf);
+	nvl_fence_put(a1);
+	nvl_fence_put(a2);
+	nvl_fence_put(b1);
+	nvl_syncobj_put(src);
+	nvl_client_destroy(x.c);
+}
+
 static void driver_find_fence_rules(void **state)
 {
 	struct nvl_client *c = client();
@@ -413,6 +549,35 @@ static void driver_find_fence_rules(void **state)
 }
 
 static NVL_LOCK_CLASS(drv_class, "test_driver_lock", 0);
+
+static NVL_LOCK_CLASS(poll_class, "test_syncobj_poller", 0);
+
+/* A syncobj wait decided by its fast path still records its dependency. */
+static void signalled_wait_records_its_dependency(void **state)
+{
+	enum nvl_checker_mode m = nvl_checker_set_mode(NVL_CHECKER_COUNT);
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
+	struct nvl_signalling_cookie ck;
+	struct nvl_mutex a;
+
+	nvl_checker_reset();
+	nvl_mutex_init(&a, &poll_class);
+	nvl_mutex_lock(&a);
+	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, in_ms(1000), 0, NULL),
+			 0);
+	nvl_mutex_unlock(&a);
+	assert_int_equal(nvl_checker_violations(), 0);
+	ck = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a);
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(ck);
+	assert_int_equal(nvl_checker_violations(), 1);
+	nvl_mutex_destroy(&a);
+	nvl_client_destroy(c);
+	nvl_checker_reset();
+	nvl_checker_set_mode(m);
+}
 
 static void wait_for_submit_with_lock_held_is_reported(void **state)
 {
@@ -595,7 +760,7 @@ static void publishing_out_fences_is_allowed_in_signalling(void **state)
 	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
 	unsigned long v = nvl_checker_violations();
 	struct nvl_fence *f;
-	bool cookie;
+	struct nvl_signalling_cookie cookie;
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
@@ -649,6 +814,228 @@ static void reset_neither_wakes_nor_fails_submit_waiters(void **state)
 	assert_int_equal(w.ret, 0);
 	assert_true(atomic_load(&w.done_at) >= signalled_at);
 	nvl_client_destroy(w.c);
+}
+
+/*
+ * Item 13: a waiter sleeping in WAIT_FOR_SUBMIT takes the first fence that
+ * appears, under the syncobj's lock, as the kernel does; a reset right
+ * after the attach must not take it away. The waiter then waits on that
+ * fence, which signals after the reset.
+ */
+struct first_fence_waiter {
+	struct nvl_client *c;
+	uint32_t h;
+	uint64_t point;
+	bool driver;
+	struct nvl_fence *found;
+	int ret;
+	atomic_bool done;
+};
+
+static void *first_fence_thread(void *arg)
+{
+	struct first_fence_waiter *w = arg;
+	uint64_t *pt = w->point ? &w->point : NULL;
+
+	if (w->driver)
+		w->ret = nvl_syncobj_find_fence(w->c, w->h, w->point,
+						NVL_SYNCOBJ_WAIT_FOR_SUBMIT,
+						&w->found);
+	else
+		w->ret = nvl_syncobj_wait(
+			w->c, &w->h, pt, 1,
+			nvl_deadline_after(300 * NVL_NSEC_PER_MSEC),
+			NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* Until a submit waiter is queued on @o (at most 5 s). */
+static void wait_for_waiter(struct nvl_syncobj *o)
+{
+	for (int i = 0; i < 5000; i++) {
+		bool queued;
+
+		nvl_flock_lock(&o->lock);
+		queued = !nvl_list_empty(&o->waiters);
+		nvl_flock_unlock(&o->lock);
+		if (queued)
+			return;
+		usleep(1000);
+	}
+	fail_msg("no submit waiter queued within 5 s");
+}
+
+/* Attach a fence (or point) while @w sleeps, reset at once, signal. */
+static void attach_then_reset(struct first_fence_waiter *w)
+{
+	struct nvl_syncobj *o = nvl_syncobj_find(w->c, w->h);
+	struct nvl_fence_chain *chain = nvl_fence_chain_alloc();
+	struct nvl_fence *f;
+	pthread_t t;
+
+	assert_non_null(o);
+	assert_non_null(chain);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	pthread_create(&t, NULL, first_fence_thread, w);
+	wait_for_waiter(o);
+	if (w->point)
+		nvl_syncobj_add_point(o, chain, f, w->point);
+	else
+		nvl_syncobj_replace_fence(o, f);
+	if (!w->point)
+		nvl_fence_chain_free(chain);
+	nvl_syncobj_replace_fence(o, NULL); /* reset right after */
+	nvl_fence_signal(f);
+	pthread_join(t, NULL);
+	assert_int_equal(w->ret, 0);
+	if (w->driver) {
+		/* the driver got the fence that appeared (binary) or the
+		 * chain node of the point, which signalled with it */
+		if (!w->point)
+			assert_ptr_equal(w->found, f);
+		assert_true(nvl_fence_is_signaled(w->found));
+		nvl_fence_put(w->found);
+	}
+	nvl_fence_put(f);
+	nvl_syncobj_put(o);
+}
+
+static void submit_waiter_keeps_first_fence_across_reset(void **state)
+{
+	struct nvl_client *c = client();
+
+	for (int i = 0; i < 8; i++) {
+		struct first_fence_waiter w = {
+			.c = c,
+			.h = mk(c, 0),
+			.point = (i & 1) ? 3 : 0,
+			.driver = (i & 2) != 0,
+		};
+
+		attach_then_reset(&w);
+		/* the syncobj itself was reset: a new wait has no fence */
+		assert_int_equal(nvl_syncobj_wait(c, &w.h, NULL, 1, 0, 0, NULL),
+				 -EINVAL);
+	}
+	nvl_client_destroy(c);
+}
+
+/* A submit waiter for point 5 does not take point 3's fence. */
+static void submit_waiter_skips_earlier_points(void **state)
+{
+	struct nvl_client *c = client();
+	struct first_fence_waiter w = {.c = c, .h = mk(c, 0), .point = 5};
+	struct nvl_syncobj *o = nvl_syncobj_find(c, w.h);
+	struct nvl_fence *f3, *f5;
+	pthread_t t;
+
+	assert_int_equal(nvl_fence_create(&f3, nvl_fence_context_alloc(1), 3),
+			 0);
+	assert_int_equal(nvl_fence_create(&f5, nvl_fence_context_alloc(1), 5),
+			 0);
+	pthread_create(&t, NULL, first_fence_thread, &w);
+	wait_for_waiter(o);
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f3, 3);
+	nvl_fence_signal(f3);
+	usleep(5000);
+	assert_false(atomic_load(&w.done)); /* point 5 not there yet */
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f5, 5);
+	nvl_syncobj_replace_fence(o, NULL);
+	nvl_fence_signal(f5);
+	pthread_join(t, NULL);
+	assert_int_equal(w.ret, 0);
+	nvl_fence_put(f3);
+	nvl_fence_put(f5);
+	nvl_syncobj_put(o);
+	nvl_client_destroy(c);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+struct intr_syncobj_wait {
+	struct nvl_client *c;
+	uint32_t h;
+	uint32_t flags;
+	int ret;
+	atomic_bool done;
+};
+
+static void *intr_syncobj_thread(void *arg)
+{
+	struct intr_syncobj_wait *w = arg;
+
+	w->ret = nvl_syncobj_wait(
+		w->c, &w->h, NULL, 1,
+		(w->flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+			? NVL_TIMEOUT_INFINITE
+			: nvl_deadline_after(30 * NVL_NSEC_PER_MSEC),
+		w->flags, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+static void interruptible_wait_returns_eintr(void **state)
+{
+	struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART},
+			 old;
+
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	for (int k = 0; k < 2; k++) {
+		struct intr_syncobj_wait w = {.c = client()};
+		pthread_t t;
+
+		/* k 0: a fence that never signals; k 1: waiting for submit */
+		w.h = mk(w.c, 0);
+		w.flags = k ? NVL_SYNCOBJ_WAIT_FOR_SUBMIT : 0;
+		if (!k) {
+			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);
+			struct nvl_fence *f;
+
+			assert_int_equal(
+				nvl_fence_create(&f, nvl_fence_context_alloc(1),
+						 1),
+				0);
+			nvl_syncobj_replace_fence(o, f);
+			nvl_fence_put(f);
+			nvl_syncobj_put(o);
+		}
+		for (int intr = 1; intr >= 0; intr--) {
+			w.flags = (w.flags & ~NVL_SYNCOBJ_WAIT_INTERRUPTIBLE) |
+				  (intr ? NVL_SYNCOBJ_WAIT_INTERRUPTIBLE : 0);
+			atomic_store(&w.done, false);
+			pthread_create(&t, NULL, intr_syncobj_thread, &w);
+			for (int i = 0; i < 5000 && !atomic_load(&w.done);
+			     i++) {
+				pthread_kill(t, SIGUSR1);
+				usleep(1000);
+			}
+			pthread_join(t, NULL);
+			/* interruptible: -EINTR; plain: the deadline */
+			assert_int_equal(w.ret, intr ? -EINTR : -ETIME);
+		}
+		/* the syncobj is untouched */
+		assert_int_equal(
+			nvl_syncobj_wait(w.c, &w.h, NULL, 1, 0, 0, NULL),
+			k ? -EINVAL : -ETIME);
+		{
+			/* k 0: unblock the fence's release (no waiters) */
+			struct nvl_syncobj *o = nvl_syncobj_find(w.c, w.h);
+			struct nvl_fence *f = nvl_syncobj_fence_get(o);
+
+			if (f)
+				nvl_fence_signal(f);
+			nvl_fence_put(f);
+			nvl_syncobj_put(o);
+		}
+		nvl_client_destroy(w.c);
+	}
+	sigaction(SIGUSR1, &old, NULL);
 }
 
 struct dl_fence {
@@ -858,6 +1245,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(timeline_producer_signaller_and_waiters_race),
 	cmocka_unit_test(query_matches_a_reference_model),
 	cmocka_unit_test(reset_neither_wakes_nor_fails_submit_waiters),
+	cmocka_unit_test(submit_waiter_keeps_first_fence_across_reset),
+	cmocka_unit_test(submit_waiter_skips_earlier_points),
+	cmocka_unit_test(interruptible_wait_returns_eintr),
 	cmocka_unit_test(wait_deadline_reaches_the_producer),
 	cmocka_unit_test(signalled_fast_path_allocates_nothing),
 	cmocka_unit_test(publishing_out_fences_is_allowed_in_signalling),
@@ -874,8 +1264,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(binary_wait_with_point_is_einval),
 	cmocka_unit_test(wait_snapshots_the_fence),
 	cmocka_unit_test(transfer_between_binary_and_timeline),
+	cmocka_unit_test(transfer_to_a_point_flattens_the_source),
 	cmocka_unit_test(driver_find_fence_rules),
 	cmocka_unit_test(wait_for_submit_with_lock_held_is_reported),
+	cmocka_unit_test(signalled_wait_records_its_dependency),
 	cmocka_unit_test(allocation_failures_change_nothing),
 };
 

@@ -164,7 +164,8 @@ join:
 		enum nvl_checker_mode m = nvl_checker_set_mode(
 			NVL_CHECKER_COUNT);
 		unsigned long before = nvl_checker_violations();
-		bool cookie = nvl_fence_begin_signalling();
+		struct nvl_signalling_cookie cookie =
+			nvl_fence_begin_signalling();
 		void *p = nvl_malloc(64);
 
 		nvl_fence_end_signalling(cookie);
