@@ -78,6 +78,7 @@ int nvl_gsp_fw_search_path(const struct nvl_gsp_fw_opts *opts, char *buf,
 }
 
 struct search {
+	char list[8192];
 	const char *chip;
 	char *dirs[MAX_DIRS];
 	unsigned ndirs;
@@ -225,17 +226,18 @@ static int parse_all(struct nvl_gsp_fw *fw, const struct nvl_gsp_fw_opts *o,
 	return 0;
 }
 
-/* Try one version. Return: 0, -ENOENT (fall back), -E2BIG, or an error. */
-static int try_version(struct search *s, const struct nvl_gsp_fw_opts *o,
-		       const char *ver, struct nvl_gsp_fw *fw)
+/*
+ * Find the four files of one version. Return: 0 with @ch filled, -ENOENT
+ * (fall back to the next version) or -E2BIG (probe bound reached).
+ */
+static int find_version(struct search *s, const char *ver,
+			struct nvl_gsp_fw_choice *ch)
 {
-	char paths[NVL_GSP_FW_NUM_FILES][4096];
-	enum nvl_gsp_fw_comp comp[NVL_GSP_FW_NUM_FILES];
 	const char *dir = NULL;
 	int ret;
 
 	for (unsigned d = 0; d < s->ndirs && !dir; d++) {
-		ret = probe(s, s->dirs[d], file_names[0], ver, &comp[0]);
+		ret = probe(s, s->dirs[d], file_names[0], ver, &ch->comp[0]);
 		if (ret == -E2BIG)
 			return ret;
 		if (!ret)
@@ -243,20 +245,30 @@ static int try_version(struct search *s, const struct nvl_gsp_fw_opts *o,
 	}
 	if (!dir)
 		return -ENOENT;
-	strcpy(paths[0], s->pathbuf);
+	strcpy(ch->paths[0], s->pathbuf);
 	for (unsigned f = 1; f < NVL_GSP_FW_NUM_FILES; f++) {
-		ret = probe(s, dir, file_names[f], ver, &comp[f]);
+		ret = probe(s, dir, file_names[f], ver, &ch->comp[f]);
 		if (ret)
 			return ret;
-		strcpy(paths[f], s->pathbuf);
+		strcpy(ch->paths[f], s->pathbuf);
 	}
+	snprintf(ch->version, sizeof(ch->version), "%s", ver);
+	snprintf(ch->dir, sizeof(ch->dir), "%s", dir);
+	return 0;
+}
+
+static int load_choice(struct nvl_gsp_fw *fw, const struct nvl_gsp_fw_opts *o,
+		       const struct nvl_gsp_fw_choice *ch)
+{
+	int ret;
+
 	for (unsigned f = 0; f < NVL_GSP_FW_NUM_FILES; f++) {
-		ret = load_file(fw, f, paths[f], comp[f]);
+		ret = load_file(fw, f, ch->paths[f], ch->comp[f]);
 		if (ret)
 			return ret == -ENOENT ? -EIO : ret;
 	}
-	snprintf(fw->version, sizeof(fw->version), "%s", ver);
-	return parse_all(fw, o, ver);
+	snprintf(fw->version, sizeof(fw->version), "%s", ch->version);
+	return parse_all(fw, o, ch->version);
 }
 
 static void fw_reset(struct nvl_gsp_fw *fw)
@@ -304,72 +316,120 @@ static int sort_versions(const char *const *in, const char **out)
 	return (int)n;
 }
 
+/* Common set-up of a search: checked arguments, versions, path list. */
+static int search_begin(const char *chip, const struct nvl_gsp_fw_opts *opts,
+			struct search **s_out, const char **vers, int *nver)
+{
+	struct search *s;
+	int ret;
+
+	if (!chip || !*chip || strchr(chip, '/') || strlen(chip) >= 16 ||
+	    !opts || !opts->versions)
+		return nvl_error(-EINVAL, "gsp fw: bad chip or options");
+	*nver = sort_versions(opts->versions, vers);
+	if (*nver < 0)
+		return *nver;
+	if (*nver == 0)
+		return nvl_error(-EINVAL, "gsp fw: %s accepts no version",
+				 chip);
+	s = nvl_zalloc(sizeof(*s));
+	if (!s)
+		return nvl_error(-ENOMEM, "gsp fw: out of memory");
+	ret = nvl_gsp_fw_search_path(opts, s->list, sizeof(s->list));
+	if (!ret)
+		ret = split_path(s, s->list);
+	if (ret) {
+		nvl_free(s);
+		return ret;
+	}
+	s->chip = chip;
+	s->max_probes =
+		opts->max_probes ? opts->max_probes : NVL_GSP_FW_DEFAULT_PROBES;
+	*s_out = s;
+	return 0;
+}
+
+static int not_found(struct search *s, const char *chip, const char *newest,
+		     int why)
+{
+	return nvl_error(-ENOENT,
+			 "gsp fw: no complete firmware for %s (newest "
+			 "accepted %s) in %u director%s%s after %u probes; "
+			 "tried: %s%s",
+			 chip, newest, s->ndirs, s->ndirs == 1 ? "y" : "ies",
+			 why == -E2BIG ? ", probe limit reached" : "",
+			 s->probes, s->tried_len ? s->tried : "nothing",
+			 s->tried_dropped ? " and more" : "");
+}
+
+int nvl_gsp_fw_find(const char *chip, const struct nvl_gsp_fw_opts *opts,
+		    struct nvl_gsp_fw_choice *out)
+{
+	const char *vers[MAX_VERSIONS];
+	struct search *s = NULL;
+	int nver, ret;
+
+	if (!out)
+		return nvl_error(-EINVAL, "gsp fw: no output");
+	ret = search_begin(chip, opts, &s, vers, &nver);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (int v = 0; v < nver && ret == -ENOENT; v++)
+		ret = find_version(s, vers[v], out);
+	if (ret)
+		ret = not_found(s, chip, vers[0], ret);
+	else
+		out->probes = s->probes;
+	nvl_free(s);
+	return ret;
+}
+
 int nvl_gsp_fw_load(const char *chip, const struct nvl_gsp_fw_opts *opts,
 		    struct nvl_gsp_fw **fw_out)
 {
 	const char *vers[MAX_VERSIONS];
-	char *list = NULL;
+	struct nvl_gsp_fw_choice *ch = NULL;
 	struct search *s = NULL;
 	struct nvl_gsp_fw *fw = NULL;
 	const char *family;
 	int nver, ret;
 
-	if (!chip || !*chip || strchr(chip, '/') || strlen(chip) >= 16 ||
-	    !opts || !opts->versions || !fw_out)
-		return nvl_error(-EINVAL, "gsp fw: bad chip or options");
+	if (!fw_out)
+		return nvl_error(-EINVAL, "gsp fw: no output");
+	ret = search_begin(chip, opts, &s, vers, &nver);
+	if (ret)
+		return ret;
 	family = opts->family ? opts->family : nvl_gsp_chip_family(chip);
-	if (!family)
-		return nvl_error(-EINVAL,
-				 "gsp fw: no signature family known for "
-				 "chip '%s'",
-				 chip);
-	nver = sort_versions(opts->versions, vers);
-	if (nver < 0)
-		return nver;
-	if (nver == 0)
-		return nvl_error(-EINVAL, "gsp fw: %s accepts no version",
-				 chip);
-
-	s = nvl_zalloc(sizeof(*s));
-	list = nvl_malloc(8192);
+	if (!family) {
+		ret = nvl_error(-EINVAL,
+				"gsp fw: no signature family known for chip "
+				"'%s'",
+				chip);
+		goto out;
+	}
+	ch = nvl_zalloc(sizeof(*ch));
 	fw = nvl_zalloc(sizeof(*fw));
-	if (!s || !list || !fw) {
+	if (!ch || !fw) {
 		ret = nvl_error(-ENOMEM, "gsp fw: out of memory");
 		goto out;
 	}
-	ret = nvl_gsp_fw_search_path(opts, list, 8192);
-	if (!ret)
-		ret = split_path(s, list);
-	if (ret)
-		goto out;
-	s->chip = chip;
-	s->max_probes =
-		opts->max_probes ? opts->max_probes : NVL_GSP_FW_DEFAULT_PROBES;
 	snprintf(fw->chip, sizeof(fw->chip), "%s", chip);
 	snprintf(fw->family, sizeof(fw->family), "%s", family);
 
 	ret = -ENOENT;
-	for (int v = 0; v < nver && (ret == -ENOENT); v++) {
-		fw_reset(fw);
-		ret = try_version(s, opts, vers[v], fw);
+	for (int v = 0; v < nver && ret == -ENOENT; v++) {
+		ret = find_version(s, vers[v], ch);
 		if (ret == -ENOENT)
 			nvl_dbg(NVL_CAT_GSP,
-				"gsp fw: %s: %s incomplete, "
-				"falling back",
-				chip, vers[v]);
+				"gsp fw: %s: %s incomplete, falling back", chip,
+				vers[v]);
 	}
-	if (ret == -ENOENT || ret == -E2BIG) {
-		ret = nvl_error(-ENOENT,
-				"gsp fw: no complete firmware for %s "
-				"(newest accepted %s) in %u director%s%s "
-				"after %u probes; tried: %s%s",
-				chip, vers[0], s->ndirs,
-				s->ndirs == 1 ? "y" : "ies",
-				ret == -E2BIG ? ", probe limit reached" : "",
-				s->probes, s->tried_len ? s->tried : "nothing",
-				s->tried_dropped ? " and more" : "");
+	if (ret) {
+		ret = not_found(s, chip, vers[0], ret);
 		goto out;
 	}
+	ret = load_choice(fw, opts, ch);
 	if (ret)
 		goto out;
 	fw->probes = s->probes;
@@ -379,7 +439,7 @@ int nvl_gsp_fw_load(const char *chip, const struct nvl_gsp_fw_opts *opts,
 	fw = NULL;
 out:
 	nvl_gsp_fw_put(fw);
-	nvl_free(list);
+	nvl_free(ch);
 	nvl_free(s);
 	return ret;
 }

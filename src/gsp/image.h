@@ -342,6 +342,33 @@ struct nvl_gsp_fw {
 };
 
 /**
+ * struct nvl_gsp_fw_choice - which files a load would read (no reading).
+ * @version: the version chosen
+ * @dir: the search-path directory holding it
+ * @paths: the four files, indexed by enum nvl_gsp_fw_file
+ * @comp: how each is stored
+ * @probes: lookups made
+ */
+struct nvl_gsp_fw_choice {
+	char version[NVL_GSP_VERSION_LEN];
+	char dir[4096];
+	char paths[NVL_GSP_FW_NUM_FILES][4096];
+	enum nvl_gsp_fw_comp comp[NVL_GSP_FW_NUM_FILES];
+	unsigned probes;
+};
+
+/**
+ * nvl_gsp_fw_find() - the search nvl_gsp_fw_load() makes, without reading.
+ * @chip: the chip name
+ * @opts: as for nvl_gsp_fw_load()
+ * @out: filled on success
+ *
+ * Return: 0, -EINVAL, -ENOENT (message names every path tried), -ENOMEM.
+ */
+int nvl_gsp_fw_find(const char *chip, const struct nvl_gsp_fw_opts *opts,
+		    struct nvl_gsp_fw_choice *out) NVL_MUST_CHECK;
+
+/**
  * nvl_gsp_fw_load() - find, read, decompress and parse a chip's firmware.
  * @chip: the chip name ("ga102"), used as the directory name
  * @opts: versions accepted and where to look (@opts->versions required)
