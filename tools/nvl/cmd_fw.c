@@ -85,7 +85,8 @@ const char *const *nvl_fw_chip_versions(const char *chip, const char *override,
 		buf[n] = NULL;
 		return buf;
 	}
-	for (size_t i = 0; i < NVL_ARRAY_SIZE(arch_profile); i++)
+	p = nvl_model_profile_find(chip);
+	for (size_t i = 0; !p && i < NVL_ARRAY_SIZE(arch_profile); i++)
 		if (!strncmp(chip, arch_profile[i][0], 2))
 			p = nvl_model_profile_find(arch_profile[i][1]);
 	return p ? p->fw_versions : NULL;
