@@ -211,8 +211,8 @@ int nvl_gsp_fw_read_file(const char *path, uint8_t **data_out, size_t *size_out,
 			 enum nvl_gsp_fw_comp *comp_out)
 {
 	enum nvl_gsp_fw_comp comp = NVL_GSP_FW_PLAIN;
-	uint8_t *raw, *dec;
-	size_t raw_len, dec_len;
+	uint8_t *raw = NULL, *dec = NULL;
+	size_t raw_len = 0, dec_len = 0;
 	int fd, ret;
 
 	if (!path || !data_out || !size_out)
