@@ -142,6 +142,15 @@ static void bounded_probes(void **state)
 	assert_null(fw);
 	assert_non_null(strstr(nvl_error_msg(), "probe limit reached"));
 	assert_non_null(strstr(nvl_error_msg(), "after 5 probes"));
+
+	/* More than 16 directories is refused before any probe. */
+	for (int i = 12; i < 20; i++) {
+		size_t n = strlen(list);
+
+		snprintf(list + n, sizeof(list) - n, ":%s/empty%d", root, i);
+	}
+	assert_int_equal(nvl_gsp_fw_load("ga102", &o, &fw), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "more than 16 directories"));
 }
 
 static void error_names_every_path(void **state)
