@@ -2,7 +2,7 @@
 /*
  * What the VM_BIND fuzz targets share: the small VM they bind into, how an
  * op is decoded from 8 input bytes, and the consistency check of the
- * mapping tree against the recording backend.
+ * mapping tree against the recording backend, both ways.
  */
 #ifndef NVL_FUZZ_VM_H
 #define NVL_FUZZ_VM_H
@@ -47,36 +47,75 @@ static inline void fuzz_vm_decode(struct nvl_vm_bind_op *o, const uint8_t *d,
 }
 
 /*
- * The tree is a valid interval tree of non-overlapping mappings, every
- * mapping's pages are recorded in the page tables with its BO and offset,
- * and the recording backend saw no inconsistent write. Aborts otherwise.
+ * The tree against the page tables, both ways (VM lock held):
+ *  - the tree is a valid interval tree of non-overlapping mappings, and
+ *    every mapping's pages are recorded MAPPED with its BO and offset;
+ *  - every page of the window that no mapping covers is recorded SPARSE
+ *    inside a live sparse region and INVALID elsewhere: an unmap that
+ *    leaves pages mapped (or a stray write) fails it.
+ * Return: 0, or 1 + the first page that disagrees (the tree itself: 1).
  */
-static inline void fuzz_vm_check(struct nvl_vm *v)
+static inline uint64_t fuzz_vm_mismatch(struct nvl_vm *v)
 {
-	struct nvl_vm_pt_record_stats st;
+	struct nvl_gpuvm *g = v->gpuvm;
+	struct nvl_vm_pt_page p;
 	struct nvl_gpuva *va;
 	uint64_t prev_end = 0;
 
-	pthread_mutex_lock(&v->gpuvm->lock);
-	if (nvl_ibtree_check(&v->gpuvm->vas))
-		abort();
-	for (va = nvl_gpuvm_first_va(v->gpuvm); va;
-	     va = nvl_gpuvm_next_va(va)) {
+	if (nvl_ibtree_check(&g->vas))
+		return 1;
+	for (va = nvl_gpuvm_first_va(g); va; va = nvl_gpuvm_next_va(va)) {
 		uint64_t a0 = nvl_gpuva_addr(va);
-		struct nvl_vm_pt_page p;
 
 		if (a0 < prev_end)
-			abort();
+			return 1;
+		/* the gap before it: nothing mapped there */
+		for (uint64_t a = prev_end; a < a0; a += FUZZ_PAGE) {
+			enum nvl_vm_pt_state want =
+				nvl_gpuvm_region_find_first(g, a, FUZZ_PAGE)
+					? NVL_VM_PT_SPARSE
+					: NVL_VM_PT_INVALID;
+
+			nvl_vm_pt_record_query(v->rec, a, &p);
+			if (p.state != want)
+				return 1 + a / FUZZ_PAGE;
+		}
 		prev_end = nvl_gpuva_end(va);
 		for (uint64_t a = a0; a < prev_end; a += FUZZ_PAGE) {
 			nvl_vm_pt_record_query(v->rec, a, &p);
 			if (p.state != NVL_VM_PT_MAPPED ||
 			    p.obj != nvl_gpuva_obj(va) ||
 			    (p.obj && p.bo_offset != va->bo_offset + (a - a0)))
-				abort();
+				return 1 + a / FUZZ_PAGE;
 		}
 	}
+	for (uint64_t a = prev_end; a < g->end; a += FUZZ_PAGE) {
+		enum nvl_vm_pt_state want =
+			nvl_gpuvm_region_find_first(g, a, FUZZ_PAGE)
+				? NVL_VM_PT_SPARSE
+				: NVL_VM_PT_INVALID;
+
+		nvl_vm_pt_record_query(v->rec, a, &p);
+		if (p.state != want)
+			return 1 + a / FUZZ_PAGE;
+	}
+	return 0;
+}
+
+/*
+ * fuzz_vm_mismatch() finds nothing and the recording backend saw no
+ * inconsistent write. Aborts otherwise.
+ */
+static inline void fuzz_vm_check(struct nvl_vm *v)
+{
+	struct nvl_vm_pt_record_stats st;
+	uint64_t bad;
+
+	pthread_mutex_lock(&v->gpuvm->lock);
+	bad = fuzz_vm_mismatch(v);
 	pthread_mutex_unlock(&v->gpuvm->lock);
+	if (bad)
+		abort();
 	nvl_vm_pt_record_stats(v->rec, &st);
 	if (st.errors)
 		abort();

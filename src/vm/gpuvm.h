@@ -383,8 +383,10 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
 
 /**
- * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo and
- * take it off the evict list when that succeeds.
+ * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo;
+ * a vm_bo leaves the evict list only when the callback succeeded and
+ * cleared its "evicted" (nvl_gpuvm_bo_evict(vm_bo, false), which mm's
+ * eviction hook does when the object moves back), as in the kernel.
  * Return: 0, -EOPNOTSUPP without a validate callback, or the first error.
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);

@@ -191,6 +191,12 @@ struct nvl_gpuvm_pt_cmd {
 struct nvl_gpuvm_txn_ent {
 	uint8_t kind;
 	void *p;
+	/**
+	 * @pos: T_REMOVE_VA of a mapping with a vm_bo: the entry it followed
+	 * on vm_bo->vas (abort puts it back right there, so the link order,
+	 * and with it UNMAP_ALL's order, is exactly as before)
+	 */
+	struct nvl_list *pos;
 };
 
 #define NVL_GPUVM_TXN_INLINE 4

@@ -277,7 +277,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 
 static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 {
-	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p };
+	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p, NULL };
 }
 
 static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
@@ -321,10 +321,17 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 
 static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 {
+	/*
+	 * Abort undoes the log backwards, so when it re-links @va every
+	 * later change is undone and the entry before it is back in place.
+	 */
+	struct nvl_list *pos = va->bo_link.prev;
+
 	nvl_ibtree_remove(&txn->vm->vas, &va->node);
 	nvl_list_del(&va->bo_link);
 	txn->nremoved++;
-	log_add(txn, T_REMOVE_VA, va);
+	txn->log[txn->nlog++] =
+		(struct nvl_gpuvm_txn_ent){ T_REMOVE_VA, va, pos };
 }
 
 static bool in_region(const struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
@@ -534,8 +541,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
 			if (va->vm_bo)
-				nvl_list_add_tail(&va->bo_link,
-						  &va->vm_bo->vas);
+				nvl_list_add(&va->bo_link, e->pos);
 			break;
 		case T_INSERT_REGION:
 		case T_KILL_REGION:

@@ -366,6 +366,18 @@ void nvl_vm_set_device_backend(nvl_vm_backend_fn fn)
 
 /* ---- uAPI ------------------------------------------------------------- */
 
+/*
+ * Allocation failures deep in the bind path return a bare -ENOMEM; the
+ * entry points give it a message, so nvl_last_error() never shows an
+ * earlier call's.
+ */
+static int oom_msg(int ret, const char *what)
+{
+	if (ret == -ENOMEM)
+		return nvl_error(ret, "vm: %s: out of memory", what);
+	return ret;
+}
+
 NVL_API int nvl_vm_create(struct nvl_client *client,
 			  const struct nvl_vm_create_args *args,
 			  uint32_t *vm_out)
@@ -380,7 +392,7 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 
 		ret = atomic_load(&device_backend)(client->dev, &be);
 		if (ret)
-			return ret;
+			return oom_msg(ret, "create");
 		ret = nvl_vm_create_internal(args, &be, client->id, &vm);
 		if (ret && be.release)
 			be.release(be.priv);
@@ -388,10 +400,10 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 		ret = nvl_vm_create_internal(args, NULL, client->id, &vm);
 	}
 	if (ret)
-		return ret;
+		return oom_msg(ret, "create");
 	ret = nvl_client_handle_add(client, NVL_HANDLE_VM, vm, vm_out);
 	nvl_vm_put(vm);
-	return ret;
+	return oom_msg(ret, "create");
 }
 
 NVL_API int nvl_vm_destroy(struct nvl_client *client, uint32_t vm)
@@ -416,11 +428,11 @@ NVL_API int nvl_vm_bind_queue_create(struct nvl_client *client, uint32_t vmh,
 	ret = nvl_vm_queue_create(vm, &q);
 	nvl_vm_put(vm);
 	if (ret)
-		return ret;
+		return oom_msg(ret, "queue create");
 	ret = nvl_client_handle_add(client, NVL_HANDLE_BIND_QUEUE, q,
 				    queue_out);
 	nvl_vm_queue_put(q);
-	return ret;
+	return oom_msg(ret, "queue create");
 }
 
 NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
@@ -452,6 +464,53 @@ static void args_release(struct bind_args *a)
 	}
 }
 
+/* The uAPI op as a kop, without its BO; Return: does it name one? */
+static bool kop_of(struct nvl_vm_kop *k, const struct nvl_vm_bind_op *o)
+{
+	k->op = o->op;
+	k->flags = o->flags;
+	k->addr = o->addr;
+	k->range = o->range;
+	k->bo_offset = o->bo_offset;
+	k->obj = NULL;
+	return o->handle != 0;
+}
+
+/*
+ * Every argument before any handle but the VM's (whose window and page
+ * size the ranges are checked against), as Xe does: -EINVAL for any op
+ * beats -ENOENT for any handle. A SPARSE or NULL op, an UNMAP and a
+ * PREFETCH take no handle at all (vm.h), so a stray one is -EINVAL, not
+ * ignored.
+ */
+static int check_args(const struct nvl_vm *vm, struct bind_args *a,
+		      const struct nvl_vm_bind_op *ops,
+		      const struct nvl_vm_sync *waits,
+		      const struct nvl_vm_sync *signals)
+{
+	int ret;
+
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		bool has_bo = kop_of(&a->kops[i], &ops[i]);
+
+		if (ops[i].pad)
+			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					 i);
+		ret = nvl_vm_validate_kop_args(vm, i, &a->kops[i], has_bo);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t i = 0; i < a->n_waits; i++)
+		if (waits[i].flags)
+			return nvl_error(-EINVAL, "vm: bind wait %u: flags", i);
+	for (uint32_t i = 0; i < a->n_sigs; i++)
+		if (signals[i].flags)
+			return nvl_error(-EINVAL, "vm: bind signal %u: flags",
+					 i);
+	return 0;
+}
+
+/* Then the handles (-ENOENT), then what needs a BO (its range). */
 static int resolve(struct nvl_client *client, struct bind_args *a,
 		   const struct nvl_vm_bind_op *ops,
 		   const struct nvl_vm_sync *waits,
@@ -460,36 +519,14 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 	int ret;
 
 	for (uint32_t i = 0; i < a->n_ops; i++) {
-		const struct nvl_vm_bind_op *o = &ops[i];
-		struct nvl_vm_kop *k = &a->kops[i];
-
-		k->op = o->op;
-		k->flags = o->flags;
-		k->addr = o->addr;
-		k->range = o->range;
-		k->bo_offset = o->bo_offset;
-		if (o->pad)
-			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
-					 i);
-		if (!o->handle)
+		if (!ops[i].handle)
 			continue;
-		if ((o->op == NVL_VM_BIND_OP_MAP &&
-		     !(o->flags & NVL_VM_BIND_SPARSE)) ||
-		    o->op == NVL_VM_BIND_OP_UNMAP_ALL) {
-			k->obj = nvl_gem_lookup(client, o->handle);
-			if (!k->obj)
-				return nvl_error(-ENOENT,
-						 "vm: bind op %u: no BO %u", i,
-						 o->handle);
-		} else if (!(o->flags & NVL_VM_BIND_SPARSE)) {
-			return nvl_error(-EINVAL,
-					 "vm: bind op %u: op %u takes no handle",
-					 i, o->op);
-		}
+		a->kops[i].obj = nvl_gem_lookup(client, ops[i].handle);
+		if (!a->kops[i].obj)
+			return nvl_error(-ENOENT, "vm: bind op %u: no BO %u", i,
+					 ops[i].handle);
 	}
 	for (uint32_t i = 0; i < a->n_waits; i++) {
-		if (waits[i].flags)
-			return nvl_error(-EINVAL, "vm: bind wait %u: flags", i);
 		ret = nvl_syncobj_find_fence(client, waits[i].handle,
 					     waits[i].point, 0, &a->waits[i]);
 		if (ret)
@@ -497,14 +534,18 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 					 i, waits[i].handle);
 	}
 	for (uint32_t i = 0; i < a->n_sigs; i++) {
-		if (signals[i].flags)
-			return nvl_error(-EINVAL, "vm: bind signal %u: flags",
-					 i);
 		a->sigs[i] = nvl_syncobj_find(client, signals[i].handle);
 		if (!a->sigs[i])
 			return nvl_error(-ENOENT,
 					 "vm: bind signal %u: no syncobj %u", i,
 					 signals[i].handle);
+	}
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		ret = nvl_vm_validate_kop_bo(i, &a->kops[i]);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t i = 0; i < a->n_sigs; i++) {
 		if (signals[i].point) {
 			a->chains[i] = nvl_fence_chain_alloc();
 			if (!a->chains[i])
@@ -550,17 +591,11 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "vm: bind: NULL array");
 	if (n_ops > (1u << 16) || n_waits > 256 || n_signals > 256)
 		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
+	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
+		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
 	vm = nvl_vm_lookup(client, vmh);
 	if (!vm)
 		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
-	if (queue) {
-		q = nvl_vm_queue_lookup(client, queue);
-		if (!q || q->vm != vm) {
-			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
-					queue, vmh);
-			goto out;
-		}
-	}
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals) {
 		memset(kops_stack, 0, n_ops * sizeof(kops_stack[0]));
 		a.kops = kops_stack;
@@ -579,11 +614,22 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 		a.sigs = (struct nvl_syncobj **)(a.waits + n_waits);
 		a.chains = (struct nvl_fence_chain **)(a.sigs + n_signals);
 	}
+	ret = check_args(vm, &a, ops, waits, signals);
+	if (ret)
+		goto out_args;
+	if (queue) {
+		q = nvl_vm_queue_lookup(client, queue);
+		if (!q || q->vm != vm) {
+			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
+					queue, vmh);
+			goto out_args;
+		}
+	}
 	ret = resolve(client, &a, ops, waits, signals);
 	if (ret)
 		goto out_args;
-	ret = nvl_vm_bind_kops(vm, q, a.kops, n_ops, a.waits, n_waits, flags,
-			       n_signals ? &done : NULL);
+	ret = nvl_vm_bind_checked(vm, q, a.kops, n_ops, a.waits, n_waits,
+				  flags, n_signals ? &done : NULL);
 	if (!ret && done)
 		install_signals(&a, signals, done);
 	nvl_fence_put(done);
@@ -593,5 +639,5 @@ out_args:
 out:
 	nvl_vm_queue_put(q);
 	nvl_vm_put(vm);
-	return ret;
+	return oom_msg(ret, "bind");
 }
