@@ -24,68 +24,9 @@
  */
 #include <malloc.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include <nouvelle/bo.h>
-#include <nouvelle/vm.h>
-
-#include "bench.h"
+#include "vmb.h"
 #include "base/client.h"
-#include "vm/vm.h"
-
-#define PAGE 4096ull
-#define GiB (1ull << 30)
-#define BO_SIZE (64ull << 20)
-
-static int64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static uint64_t xs(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-struct vmb {
-	struct nvl_client *c;
-	uint32_t vm, bo;
-	uint64_t rng, slots;
-	long pairs;
-};
-
-static int vmb_init(struct vmb *b, uint64_t space_B)
-{
-	struct nvl_vm_create_args a = { .start = 0, .end = space_B };
-
-	b->rng = 88172645463325252ull;
-	if (nvl_client_create(&b->c))
-		return -1;
-	if (nvl_vm_create(b->c, &a, &b->vm) ||
-	    nvl_bo_create(b->c, BO_SIZE, NVL_BO_DOMAIN_SYSTEM, 0, 0, &b->bo))
-		return -1;
-	return 0;
-}
-
-static int bind1(struct vmb *b, uint32_t op, uint64_t addr, uint64_t range,
-		 uint64_t off)
-{
-	struct nvl_vm_bind_op o = {
-		.op = op,
-		.handle = op == NVL_VM_BIND_OP_MAP ? b->bo : 0,
-		.addr = addr,
-		.range = range,
-		.bo_offset = off,
-	};
-
-	return nvl_vm_bind(b->c, b->vm, 0, &o, 1, NULL, 0, NULL, 0, 0);
-}
 
 /* populated mappings sit on even pages, the measured pairs on odd ones */
 static int populate(struct vmb *b, long n)
@@ -222,7 +163,7 @@ static void n_flush(void *p, uint64_t va, uint64_t r)
 	(void)p, (void)va, (void)r;
 }
 
-static const struct nvl_vm_pt_ops null_pt = {
+const struct nvl_vm_pt_ops nvl_bench_null_pt = {
 	.get = n_get,
 	.put = n_put,
 	.map = n_map,
@@ -237,7 +178,7 @@ static double bytes_per(long n, bool null)
 	/* 2^25 slots, visited in a scattered order (odd multiplier) */
 	const uint64_t slots = 1ull << 25;
 	struct nvl_vm_create_args a = { .start = 0, .end = slots * 2 * PAGE };
-	struct nvl_vm_backend be = { .ops = &null_pt };
+	struct nvl_vm_backend be = { .ops = &nvl_bench_null_pt };
 	struct vmb b = { .rng = 88172645463325252ull };
 	struct mallinfo2 m0, m1;
 	struct nvl_vm *vm;
