@@ -203,7 +203,8 @@ static int prefetch(struct nvl_gpuvm *g, const struct nvl_gpuvm_ops *ops)
 static int precheck_regions(const struct nvl_gpuvm *g,
 			    const struct nvl_vm_kop *kops, uint32_t n)
 {
-	if (nvl_itree_empty(&g->regions))
+	/* one op: build checks it against these very regions */
+	if (n < 2 || nvl_itree_empty(&g->regions))
 		return 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct nvl_vm_kop *k = &kops[i];

@@ -24,6 +24,7 @@
  * millions of nodes takes far fewer TLB misses. Slabs are freed with the VM.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,6 +147,9 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		nvl_gpuvm_region_pt_put(vm, n->start, range);
 		nvl_free(r);
 	}
+	nvl_free(atomic_load(&vm->spare_bo));
+	nvl_free(vm->spare_log);
+	nvl_free(vm->spare_cmd);
 	while ((s = vm->cache.slabs)) {
 		vm->cache.slabs = s->next;
 		nvl_free(s);

@@ -198,6 +198,19 @@ struct nvl_gpuvm {
 	struct nvl_list evict;
 	size_t nr_extobj, nr_evict;
 	struct nvl_gpuvm_cache cache;
+	/**
+	 * @spare_log, @spare_cmd: heap logs of a finished transaction, kept
+	 * for the next one (with their capacities) so that a bind of many ops
+	 * does not grow its logs from scratch every call (VM lock)
+	 */
+	void *spare_log, *spare_cmd;
+	uint32_t spare_caplog, spare_capcmd;
+	/**
+	 * @spare_bo: the memory of the last vm_bo freed, for the next one
+	 * (a tile bound and unbound again creates and frees its vm_bo every
+	 * time); swapped atomically, as a last put may run without the lock
+	 */
+	_Atomic(struct nvl_gpuvm_bo *) spare_bo;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
 	/** @dead: an async commit failed; every later call returns -ENOENT */

@@ -112,6 +112,16 @@ void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
 	txn->caplog = NVL_GPUVM_TXN_INLINE;
 	txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	txn->flush_lo = UINT64_MAX;
+	if (vm->spare_log) {
+		txn->log = vm->spare_log;
+		txn->caplog = vm->spare_caplog;
+		vm->spare_log = NULL;
+	}
+	if (vm->spare_cmd) {
+		txn->cmd = vm->spare_cmd;
+		txn->capcmd = vm->spare_capcmd;
+		vm->spare_cmd = NULL;
+	}
 	vm->cur_seq = txn->seq;
 }
 
@@ -196,7 +206,11 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 
 		switch (op->kind) {
 		case NVL_GPUVM_OP_MAP:
-			if (op->map.obj) {
+			if (op->map.obj && txn->hint &&
+			    txn->hint->obj == op->map.obj) {
+				vm_bo = txn->hint;
+				nvl_gpuvm_bo_get(vm_bo);
+			} else if (op->map.obj) {
 				vm_bo = nvl_gpuvm_bo_obtain(vm, op->map.obj);
 				if (!vm_bo)
 					return -ENOMEM;
@@ -388,6 +402,8 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn,
 			insert_va(txn, va);
 			cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(va),
 				nvl_gpuva_range(va), va->page_shift, false, va);
+			if (va->vm_bo)
+				txn->hint = va->vm_bo;
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_UNMAP:
@@ -451,12 +467,28 @@ void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
 			  txn->flush_hi - txn->flush_lo);
 }
 
+/* Keep heap logs for the VM's next transaction (VM lock held). */
 static void free_logs(struct nvl_gpuvm_txn *txn)
 {
-	if (txn->log != txn->log_inl)
-		nvl_free(txn->log);
-	if (txn->cmd != txn->cmd_inl)
-		nvl_free(txn->cmd);
+	struct nvl_gpuvm *vm = txn->vm;
+
+	if (txn->log != txn->log_inl) {
+		if (vm && !vm->spare_log) {
+			vm->spare_log = txn->log;
+			vm->spare_caplog = txn->caplog;
+		} else {
+			nvl_free(txn->log);
+		}
+	}
+	if (txn->cmd != txn->cmd_inl) {
+		if (vm && !vm->spare_cmd) {
+			vm->spare_cmd = txn->cmd;
+			vm->spare_capcmd = txn->capcmd;
+		} else {
+			nvl_free(txn->cmd);
+		}
+	}
+	txn->hint = NULL;
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
 	txn->nlog = txn->ncmd = txn->nremoved = 0;
@@ -561,6 +593,7 @@ void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
 		to->cmd = to->cmd_inl;
 	from->log = from->log_inl;
 	from->cmd = from->cmd_inl;
+	from->hint = NULL;
 	from->nlog = from->ncmd = from->nremoved = 0;
 	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
 }

@@ -40,7 +40,7 @@
 
 #define BIND_TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
 #define BIND_CREDITS 64
-#define STACK_OPS 8
+#define STACK_OPS 64 /* kops on the stack: 3 KiB */
 
 static void handle_vm_get(void *p)
 {
@@ -518,13 +518,26 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 {
 	int ret;
 
+	struct nvl_gem_object *last = NULL;
+	uint32_t last_h = 0;
+
 	for (uint32_t i = 0; i < a->n_ops; i++) {
-		if (!ops[i].handle)
+		uint32_t h = ops[i].handle;
+
+		if (!h)
 			continue;
-		a->kops[i].obj = nvl_gem_lookup(client, ops[i].handle);
+		/* a call binding one BO many times looks it up once */
+		if (h == last_h) {
+			a->kops[i].obj = last;
+			nvl_gem_get(last);
+			continue;
+		}
+		a->kops[i].obj = nvl_gem_lookup(client, h);
 		if (!a->kops[i].obj)
 			return nvl_error(-ENOENT, "vm: bind op %u: no BO %u", i,
-					 ops[i].handle);
+					 h);
+		last = a->kops[i].obj;
+		last_h = h;
 	}
 	for (uint32_t i = 0; i < a->n_waits; i++) {
 		ret = nvl_syncobj_find_fence(client, waits[i].handle,
@@ -570,6 +583,60 @@ static void install_signals(struct bind_args *a,
 	}
 }
 
+/*
+ * The common call: a few ops on the default queue, no syncobjs. The same
+ * checks in the same order as below (every argument, then the BO handles,
+ * then the BO ranges), without the general path's bookkeeping.
+ */
+static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
+		      const struct nvl_vm_bind_op *ops, uint32_t n,
+		      uint32_t flags)
+{
+	struct nvl_vm_kop k[STACK_OPS];
+	struct nvl_gem_object *last = NULL;
+	uint32_t last_h = 0, i, nlooked;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		bool has_bo = kop_of(&k[i], &ops[i]);
+
+		if (ops[i].pad)
+			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					 i);
+		ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t h = ops[i].handle;
+
+		if (!h)
+			continue;
+		if (h == last_h) {
+			/* one BO bound many times is looked up once */
+			nvl_gem_get(last);
+		} else {
+			last = nvl_gem_lookup(client, h);
+			last_h = h;
+			if (!last) {
+				ret = nvl_error(-ENOENT,
+						"vm: bind op %u: no BO %u", i, h);
+				break;
+			}
+		}
+		k[i].obj = last;
+	}
+	nlooked = i;
+	for (i = 0; !ret && i < n; i++)
+		ret = nvl_vm_validate_kop_bo(i, &k[i]);
+	if (!ret)
+		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags,
+					  NULL);
+	for (i = 0; i < nlooked; i++)
+		nvl_gem_put(k[i].obj);
+	return ret;
+}
+
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 			uint32_t queue, const struct nvl_vm_bind_op *ops,
 			uint32_t n_ops, const struct nvl_vm_sync *waits,
@@ -596,8 +663,13 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 	vm = nvl_vm_lookup(client, vmh);
 	if (!vm)
 		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
+	if (n_ops <= STACK_OPS && !n_waits && !n_signals && !queue) {
+		ret = bind_plain(client, vm, ops, n_ops, flags);
+		nvl_vm_put(vm);
+		return oom_msg(ret, "bind");
+	}
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals) {
-		memset(kops_stack, 0, n_ops * sizeof(kops_stack[0]));
+		/* check_args() fills every field */
 		a.kops = kops_stack;
 	} else {
 		size_t sz = n_ops * sizeof(*a.kops) +

@@ -21,6 +21,8 @@
  * resv, not under any VM lock.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -76,7 +78,11 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	if (vm_bo)
 		return vm_bo;
 	/* Only the VM's lock holder creates vm_bos of this VM: no race. */
-	vm_bo = nvl_zalloc(sizeof(*vm_bo));
+	vm_bo = atomic_exchange(&vm->spare_bo, NULL);
+	if (vm_bo)
+		memset(vm_bo, 0, sizeof(*vm_bo));
+	else
+		vm_bo = nvl_zalloc(sizeof(*vm_bo));
 	if (!vm_bo)
 		return NULL;
 	vm_bo->vm = vm;
@@ -120,7 +126,8 @@ void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
 	}
 	nvl_gpuvm_gem_unlock();
 	nvl_gem_put(vm_bo->obj);
-	nvl_free(vm_bo);
+	/* keep the memory for the VM's next vm_bo */
+	nvl_free(atomic_exchange(&vm->spare_bo, vm_bo));
 }
 
 static void evict_locked(struct nvl_gpuvm_bo *vm_bo, bool evicted)
