@@ -164,10 +164,15 @@ struct nvl_gpuvm_args {
 	struct nvl_resv *resv;
 };
 
-/** Free-list of 64-byte mapping nodes, refilled by whole slabs. */
+/**
+ * Free-list of 64-byte mapping nodes, refilled from slabs by a bump
+ * pointer: a slab's untouched tail stays untouched (not resident).
+ */
 struct nvl_gpuvm_cache {
 	void *free;
 	size_t nfree;
+	/** @bump, @bump_end: the newest slab's never-used nodes */
+	struct nvl_gpuva *bump, *bump_end;
 	/** @slabs: singly linked list of slabs, for teardown */
 	void *slabs;
 	/** @slab_B: size of the next slab */
