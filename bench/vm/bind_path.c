@@ -27,9 +27,11 @@
  * The ratios come with the lowest and highest per-round ratio. Times are
  * the benchmarking thread's CPU time.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "vmb.h"
+#include "base/client.h"
 #include "mm/gem.h"
 #include "vm/sm.h"
 
@@ -109,6 +111,8 @@ static int core_op(struct core *c, int kind, uint64_t addr, uint64_t range,
 
 struct side {
 	bool core;
+	/* full path, but on the backend that stores nothing */
+	bool null_pt;
 	struct vmb b; /* full: the VM_BIND client */
 	struct core c;
 	uint64_t rng;
@@ -136,11 +140,32 @@ static int side_op(struct side *s, int kind, uint64_t addr, uint64_t range,
 		     addr, range, off);
 }
 
+/* the full path on a VM whose backend stores nothing (vm.c's) */
+static int vmb_init_null(struct vmb *b, uint64_t space_B)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = space_B };
+	struct nvl_vm_backend be = { .ops = &nvl_bench_null_pt };
+	struct nvl_vm *vm;
+	int ret;
+
+	b->rng = 88172645463325252ull;
+	if (nvl_client_create(&b->c) ||
+	    nvl_bo_create(b->c, BO_SIZE, NVL_BO_DOMAIN_SYSTEM, 0, 0, &b->bo) ||
+	    nvl_vm_create_internal(&a, &be, 0, &vm))
+		return -1;
+	ret = nvl_client_handle_add(b->c, NVL_HANDLE_VM, vm, &b->vm);
+	nvl_vm_put(vm);
+	return ret ? -1 : 0;
+}
+
 static int side_init(struct side *s, bool core, uint64_t space_B)
 {
 	s->core = core;
 	s->rng = 88172645463325252ull;
-	return core ? core_init(&s->c, space_B) : vmb_init(&s->b, space_B);
+	if (core)
+		return core_init(&s->c, space_B);
+	return s->null_pt ? vmb_init_null(&s->b, space_B) :
+			    vmb_init(&s->b, space_B);
 }
 
 static void side_fini(struct side *s)
@@ -280,8 +305,8 @@ static double tiles_batch(struct side *s, long n)
 typedef double (*run_fn)(struct side *s, long n);
 
 struct cmp {
-	double a, b;	  /* medians, ns per unit */
-	double lo, hi;	  /* per-round a / b */
+	double a, b, c; /* medians, ns per unit */
+	double lo, hi;	/* per-round a / b */
 };
 
 static int cmp_ns(const void *x, const void *y)
@@ -297,18 +322,22 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* @rounds rounds of @fa on @a then @fb on @b, @n units each */
-static int interleave(struct side *a, run_fn fa, struct side *b, run_fn fb,
-		      int rounds, long n, struct cmp *out)
+/*
+ * @rounds rounds of @fa on @a then @fb on @b (then @fa on @c, if not NULL),
+ * @n units each
+ */
+static int interleave3(struct side *a, run_fn fa, struct side *b, run_fn fb,
+		       struct side *c, int rounds, long n, struct cmp *out)
 {
-	double va[ROUNDS_MAX], vb[ROUNDS_MAX];
+	double va[ROUNDS_MAX], vb[ROUNDS_MAX], vc[ROUNDS_MAX];
 
 	out->lo = 1e300;
 	out->hi = 0;
 	for (int r = 0; r < rounds; r++) {
 		va[r] = fa(a, n);
 		vb[r] = fb(b, n);
-		if (va[r] <= 0 || vb[r] <= 0)
+		vc[r] = c ? fa(c, n) : 1;
+		if (va[r] <= 0 || vb[r] <= 0 || vc[r] <= 0)
 			return -1;
 		if (va[r] / vb[r] < out->lo)
 			out->lo = va[r] / vb[r];
@@ -317,7 +346,14 @@ static int interleave(struct side *a, run_fn fa, struct side *b, run_fn fb,
 	}
 	out->a = median(va, rounds);
 	out->b = median(vb, rounds);
+	out->c = median(vc, rounds);
 	return 0;
+}
+
+static int interleave(struct side *a, run_fn fa, struct side *b, run_fn fb,
+		      int rounds, long n, struct cmp *out)
+{
+	return interleave3(a, fa, b, fb, NULL, rounds, n, out);
 }
 
 static int rounds_of(struct nvl_bench_ctx *ctx)
@@ -338,43 +374,63 @@ static void report_ratio(struct nvl_bench_ctx *ctx, const char *name,
 			       NULL);
 }
 
+/*
+ * The ratio, its per-round range, and the full path on the null backend
+ * (what the recording backend adds is the difference).
+ */
+static void report_overhead(struct nvl_bench_ctx *ctx, const char *name,
+			    const struct cmp *c, const char *unit)
+{
+	char ka[40], kb[40], kc[48];
+
+	snprintf(ka, sizeof(ka), "full_ns_per_%s", unit);
+	snprintf(kb, sizeof(kb), "core_ns_per_%s", unit);
+	snprintf(kc, sizeof(kc), "full_null_pt_ns_per_%s", unit);
+	nvl_bench_report_extra(ctx, name, c->a / c->b, "ratio", NULL, ka, c->a,
+			       kb, c->b, kc, c->c, "round_min", c->lo,
+			       "round_max", c->hi, NULL);
+}
+
 NVL_BENCH(vm, bind_overhead_1k)
 {
 	struct side full = { .core = false }, core = { .core = true };
+	struct side nfull = { .core = false, .null_pt = true };
 	struct cmp c;
 	int ret = -1;
 
-	if (!setup_1k(&full) && !setup_1k(&core) &&
-	    !interleave(&full, pairs_1k, &core, pairs_1k, rounds_of(ctx),
-			units_of(ctx), &c)) {
+	if (!setup_1k(&full) && !setup_1k(&core) && !setup_1k(&nfull) &&
+	    !interleave3(&full, pairs_1k, &core, pairs_1k, &nfull,
+			 rounds_of(ctx), units_of(ctx), &c)) {
 		nvl_bench_report(ctx, "map_unmap_core_1k", 1e9 / c.b,
 				 "pairs/s", NULL);
-		report_ratio(ctx, "bind_overhead_1k", &c, "full_ns_per_pair",
-			     "core_ns_per_pair");
+		report_overhead(ctx, "bind_overhead_1k", &c, "pair");
 		ret = 0;
 	}
 	side_fini(&full);
 	side_fini(&core);
+	side_fini(&nfull);
 	return ret;
 }
 
 NVL_BENCH(vm, sparse_overhead)
 {
 	struct side full = { .core = false }, core = { .core = true };
+	struct side nfull = { .core = false, .null_pt = true };
 	struct cmp c;
 	int ret = -1;
 
 	if (!setup_tiles(&full, false) && !setup_tiles(&core, false) &&
-	    !interleave(&full, tiles_empty, &core, tiles_empty,
-			rounds_of(ctx), units_of(ctx), &c)) {
+	    !setup_tiles(&nfull, false) &&
+	    !interleave3(&full, tiles_empty, &core, tiles_empty, &nfull,
+			 rounds_of(ctx), units_of(ctx), &c)) {
 		nvl_bench_report(ctx, "sparse_tiles_core", 1e9 / c.b, "ops/s",
 				 NULL);
-		report_ratio(ctx, "sparse_overhead", &c, "full_ns_per_op",
-			     "core_ns_per_op");
+		report_overhead(ctx, "sparse_overhead", &c, "op");
 		ret = 0;
 	}
 	side_fini(&full);
 	side_fini(&core);
+	side_fini(&nfull);
 	return ret;
 }
 

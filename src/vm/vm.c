@@ -590,31 +590,39 @@ static void install_signals(struct bind_args *a,
  */
 static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		      const struct nvl_vm_bind_op *ops, uint32_t n,
-		      uint32_t flags)
+		      uint32_t flags, uint32_t first_h,
+		      struct nvl_gem_object *first)
 {
 	struct nvl_vm_kop k[STACK_OPS];
-	struct nvl_gem_object *last = NULL;
-	uint32_t last_h = 0, i, nlooked;
+	struct nvl_gem_object *last = first;
+	uint32_t last_h = first_h, i, nlooked;
+	/* @first came with a reference, for the first op naming it */
+	bool spare = first != NULL;
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
 		bool has_bo = kop_of(&k[i], &ops[i]);
 
 		if (ops[i].pad)
-			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
-					 i);
-		ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
-		if (ret)
+			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					i);
+		else
+			ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
+		if (ret) {
+			nvl_gem_put(first);
 			return ret;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t h = ops[i].handle;
 
 		if (!h)
 			continue;
-		if (h == last_h) {
+		if (h == last_h && last) {
 			/* one BO bound many times is looked up once */
-			nvl_gem_get(last);
+			if (!spare)
+				nvl_gem_get(last);
+			spare = false;
 		} else {
 			last = nvl_gem_lookup(client, h);
 			last_h = h;
@@ -660,14 +668,27 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
 	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
 		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
-	vm = nvl_vm_lookup(client, vmh);
-	if (!vm)
-		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals && !queue) {
-		ret = bind_plain(client, vm, ops, n_ops, flags);
+		/* the VM and the first BO in one lock round trip */
+		struct nvl_gem_object *first;
+		uint32_t h = 0;
+
+		for (uint32_t i = 0; i < n_ops && !h; i++)
+			h = ops[i].handle;
+		nvl_client_handle_get2(client, NVL_HANDLE_VM, vmh,
+				       (void **)&vm, NVL_HANDLE_BO, h,
+				       (void **)&first);
+		if (!vm) {
+			nvl_gem_put(first);
+			return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
+		}
+		ret = bind_plain(client, vm, ops, n_ops, flags, h, first);
 		nvl_vm_put(vm);
 		return oom_msg(ret, "bind");
 	}
+	vm = nvl_vm_lookup(client, vmh);
+	if (!vm)
+		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals) {
 		/* check_args() fills every field */
 		a.kops = kops_stack;
