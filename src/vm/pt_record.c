@@ -613,6 +613,10 @@ static void rec_prefetch(void *priv, uint64_t va, uint64_t range)
 static int rec_take_error(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
+
+	/* a load first: nearly every bind has nothing to take */
+	if (!__atomic_load_n(&rec->pending_error, __ATOMIC_ACQUIRE))
+		return 0;
 	return __atomic_exchange_n(&rec->pending_error, 0, __ATOMIC_ACQ_REL);
 }
 

@@ -149,14 +149,18 @@ static int grow(void **v, void *inl, uint32_t *cap, uint32_t need,
 	return 0;
 }
 
+/* @ref: the caller's reference on @vm_bo goes to the node (else one is taken) */
 static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 				uint64_t range, uint64_t off, uint16_t flags,
-				struct nvl_gpuvm_bo *vm_bo)
+				struct nvl_gpuvm_bo *vm_bo, bool ref)
 {
 	struct nvl_gpuva *va = nvl_gpuvm_va_alloc(vm);
 
-	if (!va)
+	if (!va) {
+		if (ref)
+			nvl_gpuvm_bo_put(vm_bo);
 		return NULL;
+	}
 	va->node.start = addr;
 	va->node.last = addr + range - 1;
 	va->bo_offset = off;
@@ -164,7 +168,7 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	va->page_shift = (uint8_t)nvl_gpuvm_page_shift_for(
 		vm, vm_bo ? vm_bo->obj : NULL, addr, range, vm_bo ? off : 0);
 	nvl_list_init(&va->bo_link);
-	if (vm_bo)
+	if (vm_bo && !ref)
 		nvl_gpuvm_bo_get(vm_bo);
 	va->vm_bo = vm_bo;
 	return va;
@@ -183,7 +187,7 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 	if (!p->range)
 		return 0;
 	*out = new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
-		      old->vm_bo);
+		      old->vm_bo, false);
 	if (!*out)
 		return -ENOMEM;
 	if (pt_get_va(vm, *out))
@@ -215,10 +219,10 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 				if (!vm_bo)
 					return -ENOMEM;
 			}
+			/* the reference obtained is the mapping's */
 			op->va = new_va(vm, op->map.addr, op->map.range,
 					op->map.bo_offset, op->map.flags,
-					vm_bo);
-			nvl_gpuvm_bo_put(vm_bo);
+					vm_bo, true);
 			if (!op->va)
 				return -ENOMEM;
 			ret = pt_get_va(vm, op->va);

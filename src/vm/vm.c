@@ -594,6 +594,8 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		      struct nvl_gem_object *first)
 {
 	struct nvl_vm_kop k[STACK_OPS];
+	/* @own: k[i].obj holds a reference (one per run of one handle) */
+	bool own[STACK_OPS] = { false };
 	struct nvl_gem_object *last = first;
 	uint32_t last_h = first_h, i, nlooked;
 	/* @first came with a reference, for the first op naming it */
@@ -619,9 +621,11 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		if (!h)
 			continue;
 		if (h == last_h && last) {
-			/* one BO bound many times is looked up once */
-			if (!spare)
-				nvl_gem_get(last);
+			/*
+			 * One BO bound many times is looked up once, and one
+			 * reference covers its run of ops for the call.
+			 */
+			own[i] = spare;
 			spare = false;
 		} else {
 			last = nvl_gem_lookup(client, h);
@@ -631,6 +635,7 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 						"vm: bind op %u: no BO %u", i, h);
 				break;
 			}
+			own[i] = true;
 		}
 		k[i].obj = last;
 	}
@@ -641,7 +646,8 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags,
 					  NULL);
 	for (i = 0; i < nlooked; i++)
-		nvl_gem_put(k[i].obj);
+		if (own[i])
+			nvl_gem_put(k[i].obj);
 	return ret;
 }
 
