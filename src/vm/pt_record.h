@@ -69,6 +69,7 @@ struct nvl_vm_pt_record_stats {
 	uint64_t ref_bytes;
 	/** @runs: recorded runs (maximal pieces of one state) */
 	uint64_t runs;
+	/* @flushes: may miss one when commits of two queues race */
 	uint64_t maps, unmaps, sparses, flushes;
 	/** @errors: writes the backend could not record (must stay 0) */
 	uint64_t errors;

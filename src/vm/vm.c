@@ -615,6 +615,11 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 			return ret;
 		}
 	}
+	/* start the page tables' cache misses now: handles and lock follow */
+	if (vm->backend.ops->prefetch)
+		for (i = 0; i < n; i++)
+			vm->backend.ops->prefetch(vm->backend.priv, k[i].addr,
+						  k[i].range);
 	for (i = 0; i < n; i++) {
 		uint32_t h = ops[i].handle;
 
