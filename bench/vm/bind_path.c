@@ -79,7 +79,7 @@ static void core_fini(struct core *c)
 static int core_op(struct core *c, int kind, uint64_t addr, uint64_t range,
 		   uint64_t off)
 {
-	struct nvl_gpuvm_map_req req = { addr, range, c->obj, off, 0 };
+	struct nvl_gpuvm_map_req req = {addr, range, c->obj, off, 0};
 	struct nvl_gpuvm_txn txn;
 	struct nvl_gpuvm_ops ops;
 	int ret;
@@ -135,16 +135,16 @@ static int side_op(struct side *s, int kind, uint64_t addr, uint64_t range,
 		return nvl_vm_bind(s->b.c, s->b.vm, 0, &o, 1, NULL, 0, NULL, 0,
 				   0);
 	}
-	return bind1(&s->b, kind == K_MAP ? NVL_VM_BIND_OP_MAP :
-					    NVL_VM_BIND_OP_UNMAP,
+	return bind1(&s->b,
+		     kind == K_MAP ? NVL_VM_BIND_OP_MAP : NVL_VM_BIND_OP_UNMAP,
 		     addr, range, off);
 }
 
 /* the full path on a VM whose backend stores nothing (vm.c's) */
 static int vmb_init_null(struct vmb *b, uint64_t space_B)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = space_B };
-	struct nvl_vm_backend be = { .ops = &nvl_bench_null_pt };
+	struct nvl_vm_create_args a = {.start = 0, .end = space_B};
+	struct nvl_vm_backend be = {.ops = &nvl_bench_null_pt};
 	struct nvl_vm *vm;
 	int ret;
 
@@ -164,8 +164,8 @@ static int side_init(struct side *s, bool core, uint64_t space_B)
 	s->rng = 88172645463325252ull;
 	if (core)
 		return core_init(&s->c, space_B);
-	return s->null_pt ? vmb_init_null(&s->b, space_B) :
-			    vmb_init(&s->b, space_B);
+	return s->null_pt ? vmb_init_null(&s->b, space_B)
+			  : vmb_init(&s->b, space_B);
 }
 
 static void side_fini(struct side *s)
@@ -257,11 +257,11 @@ static double tiles_half(struct side *s, long n)
 
 	for (long i = 0; i < 2 * n; i++) {
 		uint64_t t = xs(&s->rng) % NTILES;
-		int ret = s->bound[t] ?
-				  side_op(s, K_UNMAP, GiB + t * TILE, TILE, 0) :
-				  side_op(s, K_MAP, GiB + t * TILE, TILE,
-					  xs(&s->rng) % (BO_SIZE / TILE) *
-						  TILE);
+		int ret = s->bound[t]
+				  ? side_op(s, K_UNMAP, GiB + t * TILE, TILE, 0)
+				  : side_op(s, K_MAP, GiB + t * TILE, TILE,
+					    xs(&s->rng) % (BO_SIZE / TILE) *
+						    TILE);
 
 		if (ret)
 			return -1;
@@ -284,8 +284,8 @@ static double tiles_batch(struct side *s, long n)
 				.handle = s->b.bo,
 				.addr = GiB + xs(&s->rng) % NTILES * TILE,
 				.range = TILE,
-				.bo_offset = xs(&s->rng) % (BO_SIZE / TILE) *
-					     TILE,
+				.bo_offset =
+					xs(&s->rng) % (BO_SIZE / TILE) * TILE,
 			};
 		if (nvl_vm_bind(s->b.c, s->b.vm, 0, ops, 64, NULL, 0, NULL, 0,
 				0))
@@ -306,7 +306,7 @@ typedef double (*run_fn)(struct side *s, long n);
 
 struct cmp {
 	double a, b, c; /* medians, ns per unit */
-	double lo, hi;	/* per-round a / b */
+	double lo, hi; /* per-round a / b */
 };
 
 static int cmp_ns(const void *x, const void *y)
@@ -393,16 +393,16 @@ static void report_overhead(struct nvl_bench_ctx *ctx, const char *name,
 
 NVL_BENCH(vm, bind_overhead_1k)
 {
-	struct side full = { .core = false }, core = { .core = true };
-	struct side nfull = { .core = false, .null_pt = true };
+	struct side full = {.core = false}, core = {.core = true};
+	struct side nfull = {.core = false, .null_pt = true};
 	struct cmp c;
 	int ret = -1;
 
 	if (!setup_1k(&full) && !setup_1k(&core) && !setup_1k(&nfull) &&
 	    !interleave3(&full, pairs_1k, &core, pairs_1k, &nfull,
 			 rounds_of(ctx), units_of(ctx), &c)) {
-		nvl_bench_report(ctx, "map_unmap_core_1k", 1e9 / c.b,
-				 "pairs/s", NULL);
+		nvl_bench_report(ctx, "map_unmap_core_1k", 1e9 / c.b, "pairs/s",
+				 NULL);
 		report_overhead(ctx, "bind_overhead_1k", &c, "pair");
 		ret = 0;
 	}
@@ -414,8 +414,8 @@ NVL_BENCH(vm, bind_overhead_1k)
 
 NVL_BENCH(vm, sparse_overhead)
 {
-	struct side full = { .core = false }, core = { .core = true };
-	struct side nfull = { .core = false, .null_pt = true };
+	struct side full = {.core = false}, core = {.core = true};
+	struct side nfull = {.core = false, .null_pt = true};
 	struct cmp c;
 	int ret = -1;
 
@@ -436,7 +436,7 @@ NVL_BENCH(vm, sparse_overhead)
 
 NVL_BENCH(vm, sparse_tiles_half)
 {
-	struct side full = { .core = false }, core = { .core = true };
+	struct side full = {.core = false}, core = {.core = true};
 	struct cmp c;
 	int ret = -1;
 
@@ -447,8 +447,8 @@ NVL_BENCH(vm, sparse_tiles_half)
 				 NULL);
 		nvl_bench_report(ctx, "sparse_tiles_half_core", 1e9 / c.b,
 				 "ops/s", NULL);
-		report_ratio(ctx, "sparse_half_overhead", &c,
-			     "full_ns_per_op", "core_ns_per_op");
+		report_ratio(ctx, "sparse_half_overhead", &c, "full_ns_per_op",
+			     "core_ns_per_op");
 		ret = 0;
 	}
 	side_fini(&full);
@@ -458,8 +458,8 @@ NVL_BENCH(vm, sparse_tiles_half)
 
 NVL_BENCH(vm, sparse_tiles_batch_64)
 {
-	struct side single = { .core = false }, batch = { .core = false };
-	struct side nsingle = { .null_pt = true }, nbatch = { .null_pt = true };
+	struct side single = {.core = false}, batch = {.core = false};
+	struct side nsingle = {.null_pt = true}, nbatch = {.null_pt = true};
 	struct cmp c, n;
 	int ret = -1;
 
@@ -472,13 +472,12 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 			rounds_of(ctx), units_of(ctx), &n)) {
 		nvl_bench_report(ctx, "sparse_tiles_batch_64", 1e9 / c.b,
 				 "ops/s", NULL);
-		nvl_bench_report_extra(ctx, "batch_speedup", c.a / c.b, "ratio",
-				       NULL, "single_ns_per_op", c.a,
-				       "batch_ns_per_op", c.b, "round_min",
-				       c.lo, "round_max", c.hi,
-				       "null_pt_speedup", n.a / n.b,
-				       "null_pt_single_ns_per_op", n.a,
-				       "null_pt_batch_ns_per_op", n.b, NULL);
+		nvl_bench_report_extra(
+			ctx, "batch_speedup", c.a / c.b, "ratio", NULL,
+			"single_ns_per_op", c.a, "batch_ns_per_op", c.b,
+			"round_min", c.lo, "round_max", c.hi, "null_pt_speedup",
+			n.a / n.b, "null_pt_single_ns_per_op", n.a,
+			"null_pt_batch_ns_per_op", n.b, NULL);
 		ret = 0;
 	}
 	side_fini(&single);

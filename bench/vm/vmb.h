@@ -47,7 +47,7 @@ struct vmb {
 
 static inline int vmb_init(struct vmb *b, uint64_t space_B)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = space_B };
+	struct nvl_vm_create_args a = {.start = 0, .end = space_B};
 
 	b->rng = 88172645463325252ull;
 	if (nvl_client_create(&b->c))
