@@ -47,6 +47,34 @@ static inline void fuzz_vm_decode(struct nvl_vm_bind_op *o, const uint8_t *d,
 }
 
 /*
+ * The unmapped pages [@lo, @hi): SPARSE inside a live region, INVALID
+ * elsewhere. Walks recorded runs and region boundaries, not pages.
+ * Return: 0, or 1 + the first page that disagrees.
+ */
+static inline uint64_t fuzz_vm_gap_mismatch(struct nvl_vm *v, uint64_t lo,
+					    uint64_t hi)
+{
+	struct nvl_gpuvm *g = v->gpuvm;
+
+	for (uint64_t a = lo; a < hi;) {
+		struct nvl_gpuvm_region *r =
+			nvl_gpuvm_region_find_first(g, a, hi - a);
+		bool in = r && r->node.start <= a;
+		uint64_t lim =
+			!r   ? hi
+			: in ? (r->node.last + 1 < hi ? r->node.last + 1 : hi)
+			     : r->node.start;
+		struct nvl_vm_pt_page p;
+		uint64_t end = nvl_vm_pt_record_query_span(v->rec, a, &p);
+
+		if (p.state != (in ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID))
+			return 1 + a / FUZZ_PAGE;
+		a = end < lim ? end : lim;
+	}
+	return 0;
+}
+
+/*
  * The tree against the page tables, both ways (VM lock held):
  *  - the tree is a valid interval tree of non-overlapping mappings, and
  *    every mapping's pages are recorded MAPPED with its BO and offset;
@@ -58,9 +86,8 @@ static inline void fuzz_vm_decode(struct nvl_vm_bind_op *o, const uint8_t *d,
 static inline uint64_t fuzz_vm_mismatch(struct nvl_vm *v)
 {
 	struct nvl_gpuvm *g = v->gpuvm;
-	struct nvl_vm_pt_page p;
 	struct nvl_gpuva *va;
-	uint64_t prev_end = 0;
+	uint64_t prev_end = g->start, bad;
 
 	if (nvl_ibtree_check(&g->vas))
 		return 1;
@@ -69,37 +96,25 @@ static inline uint64_t fuzz_vm_mismatch(struct nvl_vm *v)
 
 		if (a0 < prev_end)
 			return 1;
-		/* the gap before it: nothing mapped there */
-		for (uint64_t a = prev_end; a < a0; a += FUZZ_PAGE) {
-			enum nvl_vm_pt_state want =
-				nvl_gpuvm_region_find_first(g, a, FUZZ_PAGE)
-					? NVL_VM_PT_SPARSE
-					: NVL_VM_PT_INVALID;
-
-			nvl_vm_pt_record_query(v->rec, a, &p);
-			if (p.state != want)
-				return 1 + a / FUZZ_PAGE;
-		}
+		bad = fuzz_vm_gap_mismatch(v, prev_end, a0);
+		if (bad)
+			return bad;
 		prev_end = nvl_gpuva_end(va);
-		for (uint64_t a = a0; a < prev_end; a += FUZZ_PAGE) {
-			nvl_vm_pt_record_query(v->rec, a, &p);
+		for (uint64_t a = a0; a < prev_end;) {
+			struct nvl_vm_pt_page p;
+			uint64_t end =
+				nvl_vm_pt_record_query_span(v->rec, a, &p);
+
+			/* a span has contiguous offsets: its first page
+			 * vouches for the rest */
 			if (p.state != NVL_VM_PT_MAPPED ||
 			    p.obj != nvl_gpuva_obj(va) ||
 			    (p.obj && p.bo_offset != va->bo_offset + (a - a0)))
 				return 1 + a / FUZZ_PAGE;
+			a = end < prev_end ? end : prev_end;
 		}
 	}
-	for (uint64_t a = prev_end; a < g->end; a += FUZZ_PAGE) {
-		enum nvl_vm_pt_state want =
-			nvl_gpuvm_region_find_first(g, a, FUZZ_PAGE)
-				? NVL_VM_PT_SPARSE
-				: NVL_VM_PT_INVALID;
-
-		nvl_vm_pt_record_query(v->rec, a, &p);
-		if (p.state != want)
-			return 1 + a / FUZZ_PAGE;
-	}
-	return 0;
+	return fuzz_vm_gap_mismatch(v, prev_end, g->end);
 }
 
 /*

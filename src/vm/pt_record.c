@@ -649,11 +649,12 @@ static void fill_page(const struct prun *r, uint32_t page,
 					    << PAGE_SHIFT) : 0;
 }
 
-void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
-			    struct nvl_vm_pt_page *out)
+uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec,
+				     uint64_t va, struct nvl_vm_pt_page *out)
 {
 	uint64_t p = va >> PAGE_SHIFT;
-	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
+	uint64_t base = (p >> CHUNK_SHIFT) << CHUNK_SHIFT;
+	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1)), e = CHUNK_PAGES;
 	struct chunk *c;
 
 	memset(out, 0, sizeof(*out));
@@ -662,10 +663,22 @@ void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
 	for (uint32_t i = 0; c && i < c->n; i++) {
 		if (c->runs[i].s <= s && s < c->runs[i].e) {
 			fill_page(&c->runs[i], s, out);
+			e = c->runs[i].e;
+			break;
+		}
+		if (c->runs[i].s > s) {
+			e = c->runs[i].s; /* a gap up to the next run */
 			break;
 		}
 	}
 	rec_unlock(rec);
+	return (base + e) << PAGE_SHIFT;
+}
+
+void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
+			    struct nvl_vm_pt_page *out)
+{
+	(void)nvl_vm_pt_record_query_span(rec, va, out);
 }
 
 static uint64_t mix(uint64_t x)
