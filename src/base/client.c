@@ -98,6 +98,27 @@ void *nvl_client_handle_get(struct nvl_client *c, enum nvl_handle_kind kind,
 	return obj;
 }
 
+static void *get_locked(struct nvl_client *c, enum nvl_handle_kind kind,
+			uint32_t handle)
+{
+	void *obj = nvl_idr_find(&c->tables[kind], handle);
+
+	if (obj && kind_ops[kind] && kind_ops[kind]->get)
+		kind_ops[kind]->get(obj);
+	return obj;
+}
+
+void nvl_client_handle_get2(struct nvl_client *c, enum nvl_handle_kind kind1,
+			    uint32_t handle1, void **obj1,
+			    enum nvl_handle_kind kind2, uint32_t handle2,
+			    void **obj2)
+{
+	pthread_mutex_lock(&c->lock);
+	*obj1 = get_locked(c, kind1, handle1);
+	*obj2 = get_locked(c, kind2, handle2);
+	pthread_mutex_unlock(&c->lock);
+}
+
 int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
 			     uint32_t handle)
 {

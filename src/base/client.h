@@ -74,6 +74,16 @@ void *nvl_client_handle_get(struct nvl_client *c, enum nvl_handle_kind kind,
 			    uint32_t handle);
 
 /**
+ * nvl_client_handle_get2() - two nvl_client_handle_get() in one lock round
+ * trip (a bind's VM and BO): *@obj1 and *@obj2, each with a reference or
+ * NULL; a zero handle gives NULL.
+ */
+void nvl_client_handle_get2(struct nvl_client *c, enum nvl_handle_kind kind1,
+			    uint32_t handle1, void **obj1,
+			    enum nvl_handle_kind kind2, uint32_t handle2,
+			    void **obj2);
+
+/**
  * nvl_client_handle_remove() - close @handle, dropping its reference.
  * Return: 0, or -ENOENT for an unknown handle.
  */

@@ -54,8 +54,8 @@
 #include "vm/sm.h"
 #include "vm/vm_internal.h"
 
-int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
-			const struct nvl_vm_kop *op)
+int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
+			     const struct nvl_vm_kop *op, bool has_bo)
 {
 	const struct nvl_gpuvm *g = vm->gpuvm;
 	uint64_t mask = (1ull << g->page_shift) - 1;
@@ -66,7 +66,7 @@ int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
 		return nvl_error(-EINVAL, "vm: bind op %u: unknown flags %#x",
 				 i, f);
 	if (op->op == NVL_VM_BIND_OP_UNMAP_ALL) {
-		if (f || op->addr || op->range || op->bo_offset || !op->obj)
+		if (f || op->addr || op->range || op->bo_offset || !has_bo)
 			return nvl_error(-EINVAL,
 					 "vm: bind op %u: UNMAP_ALL takes a BO and nothing else",
 					 i);
@@ -96,38 +96,53 @@ int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
 					 "vm: bind op %u: SPARSE and NULL together",
 					 i);
 		if (f & (NVL_VM_BIND_SPARSE | NVL_VM_BIND_NULL)) {
-			if (op->obj || op->bo_offset ||
+			if (has_bo || op->bo_offset ||
 			    (f & NVL_VM_BIND_READONLY))
 				return nvl_error(-EINVAL,
 						 "vm: bind op %u: a SPARSE/NULL map takes no BO, offset or READONLY",
 						 i);
 			return 0;
 		}
-		if (!op->obj)
+		if (!has_bo)
 			return nvl_error(-EINVAL,
 					 "vm: bind op %u: MAP without a BO", i);
-		if (op->bo_offset >= op->obj->size_B ||
-		    op->range > op->obj->size_B - op->bo_offset)
-			return nvl_error(-EINVAL,
-					 "vm: bind op %u: BO range @%#llx +%#llx past the BO's %#llx bytes",
-					 i, (unsigned long long)op->bo_offset,
-					 (unsigned long long)op->range,
-					 (unsigned long long)op->obj->size_B);
 		return 0;
 	case NVL_VM_BIND_OP_UNMAP:
-		if ((f & ~(uint32_t)NVL_VM_BIND_SPARSE) || op->obj ||
+		if ((f & ~(uint32_t)NVL_VM_BIND_SPARSE) || has_bo ||
 		    op->bo_offset)
 			return nvl_error(-EINVAL,
 					 "vm: bind op %u: UNMAP takes only SPARSE, no BO",
 					 i);
 		return 0;
 	default: /* PREFETCH */
-		if (f || op->obj || op->bo_offset)
+		if (f || has_bo || op->bo_offset)
 			return nvl_error(-EINVAL,
 					 "vm: bind op %u: PREFETCH takes a range only",
 					 i);
 		return 0;
 	}
+}
+
+int nvl_vm_validate_kop_bo(uint32_t i, const struct nvl_vm_kop *op)
+{
+	if (op->op != NVL_VM_BIND_OP_MAP || !op->obj)
+		return 0;
+	if (op->bo_offset >= op->obj->size_B ||
+	    op->range > op->obj->size_B - op->bo_offset)
+		return nvl_error(-EINVAL,
+				 "vm: bind op %u: BO range @%#llx +%#llx past the BO's %#llx bytes",
+				 i, (unsigned long long)op->bo_offset,
+				 (unsigned long long)op->range,
+				 (unsigned long long)op->obj->size_B);
+	return 0;
+}
+
+int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
+			const struct nvl_vm_kop *op)
+{
+	int ret = nvl_vm_validate_kop_args(vm, i, op, op->obj != NULL);
+
+	return ret ? ret : nvl_vm_validate_kop_bo(i, op);
 }
 
 static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
@@ -177,13 +192,60 @@ static int prefetch(struct nvl_gpuvm *g, const struct nvl_gpuvm_ops *ops)
 	return 0;
 }
 
+/*
+ * Nouveau's region pre-check: every map against the regions as they were
+ * before the call, before any op is built, so that a map straddling a
+ * region's boundary (or a sparse region over a live one) is reported
+ * whatever an earlier op of the call would have done or run out of. Build
+ * still checks each op against the state the earlier ops leave (a map over
+ * a region created or destroyed in the same call).
+ */
+static int precheck_regions(const struct nvl_gpuvm *g,
+			    const struct nvl_vm_kop *kops, uint32_t n)
+{
+	/* one op: build checks it against these very regions */
+	if (n < 2 || nvl_itree_empty(&g->regions))
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct nvl_vm_kop *k = &kops[i];
+		struct nvl_gpuvm_region *r;
+
+		if (k->op != NVL_VM_BIND_OP_MAP)
+			continue;
+		r = nvl_gpuvm_region_find_first(g, k->addr, k->range);
+		if (!r)
+			continue;
+		if (k->flags & NVL_VM_BIND_SPARSE)
+			return nvl_error(-ENOSPC,
+					 "vm %s: bind op %u: sparse region [%#llx, +%#llx) over region [%#llx, %#llx]",
+					 g->name, i,
+					 (unsigned long long)k->addr,
+					 (unsigned long long)k->range,
+					 (unsigned long long)r->node.start,
+					 (unsigned long long)r->node.last);
+		if (r->node.start > k->addr ||
+		    r->node.last < k->addr + k->range - 1)
+			return nvl_error(-ENOSPC,
+					 "vm %s: bind op %u: map [%#llx, +%#llx) straddles sparse region [%#llx, %#llx]",
+					 g->name, i,
+					 (unsigned long long)k->addr,
+					 (unsigned long long)k->range,
+					 (unsigned long long)r->node.start,
+					 (unsigned long long)r->node.last);
+	}
+	return 0;
+}
+
 /* Build, prepare and apply every op; on failure the caller aborts. */
 static int build(struct nvl_gpuvm_txn *txn, const struct nvl_vm_kop *kops,
 		 uint32_t n)
 {
+	int ret = precheck_regions(txn->vm, kops, n);
+
+	if (ret)
+		return ret;
 	for (uint32_t i = 0; i < n; i++) {
 		struct nvl_gpuvm_ops ops;
-		int ret;
 
 		nvl_gpuvm_ops_init(&ops);
 		ret = kop_ops(txn->vm, &kops[i], &ops);
@@ -459,6 +521,24 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		     struct nvl_fence *const *waits, uint32_t n_waits,
 		     uint32_t flags, struct nvl_fence **done_out)
 {
+	int ret;
+
+	if (n && !ops)
+		return nvl_error(-EINVAL, "vm: bind: %u ops but no array", n);
+	for (uint32_t i = 0; i < n; i++) {
+		ret = nvl_vm_validate_kop(vm, i, &ops[i]);
+		if (ret)
+			return ret;
+	}
+	return nvl_vm_bind_checked(vm, q, ops, n, waits, n_waits, flags,
+				   done_out);
+}
+
+int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
+			const struct nvl_vm_kop *ops, uint32_t n,
+			struct nvl_fence *const *waits, uint32_t n_waits,
+			uint32_t flags, struct nvl_fence **done_out)
+{
 	struct nvl_gpuvm *g = vm->gpuvm;
 	struct nvl_vm_job *job = NULL;
 	struct nvl_fence *done = NULL;
@@ -467,17 +547,10 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 
 	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
 		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
-	if (n && !ops)
-		return nvl_error(-EINVAL, "vm: bind: %u ops but no array", n);
 	if (!q)
 		q = vm->defq;
 	if (q->vm != vm)
 		return nvl_error(-ENOENT, "vm: bind: queue of another VM");
-	for (uint32_t i = 0; i < n; i++) {
-		ret = nvl_vm_validate_kop(vm, i, &ops[i]);
-		if (ret)
-			return ret;
-	}
 	if (atomic_load(&vm->dead))
 		return nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
 				 g->name);

@@ -17,13 +17,15 @@
  * nodes come from the tree's own pool, released with the VM; prepare
  * preloads it so that apply and abort never allocate.
  *
- * The node cache: mapping nodes (64 bytes) come from slabs and go back to a
+ * The node cache: mapping nodes (64 bytes) come from slabs (in order, by a
+ * bump pointer, so a slab's unused tail is never touched) and go back to a
  * free list, so a map/unmap pair costs no malloc and a mapping costs 64 bytes
  * plus its share of a slab header. Slabs double from 16 KiB to 8 MiB; the
  * big ones ask for transparent huge pages (madvise), so a walk down a tree of
  * millions of nodes takes far fewer TLB misses. Slabs are freed with the VM.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,6 +148,9 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		nvl_gpuvm_region_pt_put(vm, n->start, range);
 		nvl_free(r);
 	}
+	nvl_free(atomic_load(&vm->spare_bo));
+	nvl_free(vm->spare_log);
+	nvl_free(vm->spare_cmd);
 	while ((s = vm->cache.slabs)) {
 		vm->cache.slabs = s->next;
 		nvl_free(s);
@@ -312,7 +317,7 @@ struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
 	struct nvl_gpuvm_cache *c = &vm->cache;
 	struct nvl_gpuva *va;
 
-	if (!c->free) {
+	if (!c->free && c->bump == c->bump_end) {
 		size_t sz = c->slab_B ? c->slab_B : SLAB_MIN_B;
 		struct slab *s;
 
@@ -331,15 +336,17 @@ struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
 		s->n = (sz - sizeof(*s)) / sizeof(s->nodes[0]);
 		s->next = c->slabs;
 		c->slabs = s;
-		for (size_t i = s->n; i-- > 0;) {
-			*(void **)&s->nodes[i] = c->free;
-			c->free = &s->nodes[i];
-		}
-		c->nfree += s->n;
+		/* handed out in order, so the tail is only touched when used */
+		c->bump = s->nodes;
+		c->bump_end = s->nodes + s->n;
 	}
-	va = c->free;
-	c->free = *(void **)va;
-	c->nfree--;
+	if (c->free) {
+		va = c->free;
+		c->free = *(void **)va;
+		c->nfree--;
+	} else {
+		va = c->bump++;
+	}
 	memset(va, 0, sizeof(*va));
 	return va;
 }

@@ -164,10 +164,15 @@ struct nvl_gpuvm_args {
 	struct nvl_resv *resv;
 };
 
-/** Free-list of 64-byte mapping nodes, refilled by whole slabs. */
+/**
+ * Free-list of 64-byte mapping nodes, refilled from slabs by a bump
+ * pointer: a slab's untouched tail stays untouched (not resident).
+ */
 struct nvl_gpuvm_cache {
 	void *free;
 	size_t nfree;
+	/** @bump, @bump_end: the newest slab's never-used nodes */
+	struct nvl_gpuva *bump, *bump_end;
 	/** @slabs: singly linked list of slabs, for teardown */
 	void *slabs;
 	/** @slab_B: size of the next slab */
@@ -198,6 +203,19 @@ struct nvl_gpuvm {
 	struct nvl_list evict;
 	size_t nr_extobj, nr_evict;
 	struct nvl_gpuvm_cache cache;
+	/**
+	 * @spare_log, @spare_cmd: heap logs of a finished transaction, kept
+	 * for the next one (with their capacities) so that a bind of many ops
+	 * does not grow its logs from scratch every call (VM lock)
+	 */
+	void *spare_log, *spare_cmd;
+	uint32_t spare_caplog, spare_capcmd;
+	/**
+	 * @spare_bo: the memory of the last vm_bo freed, for the next one
+	 * (a tile bound and unbound again creates and frees its vm_bo every
+	 * time); swapped atomically, as a last put may run without the lock
+	 */
+	_Atomic(struct nvl_gpuvm_bo *) spare_bo;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
 	/** @dead: an async commit failed; every later call returns -ENOENT */
@@ -383,8 +401,10 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
 
 /**
- * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo and
- * take it off the evict list when that succeeds.
+ * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo;
+ * a vm_bo leaves the evict list only when the callback succeeded and
+ * cleared its "evicted" (nvl_gpuvm_bo_evict(vm_bo, false), which mm's
+ * eviction hook does when the object moves back), as in the kernel.
  * Return: 0, -EOPNOTSUPP without a validate callback, or the first error.
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);

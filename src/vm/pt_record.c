@@ -21,11 +21,13 @@
  * A write that finds no chunk or no room is counted in stats.errors: a
  * GPUVM bug, which the tests check never happens.
  *
- * One mutex (a leaf: nothing allocates or waits under it) makes the backend
- * safe for binds committing from several bind queues at once.
+ * One lock (a leaf: nothing waits under it; a test-and-set spin lock that
+ * yields) makes the backend safe for binds committing from several bind
+ * queues at once.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -84,7 +86,8 @@ struct pool {
 };
 
 struct nvl_vm_pt_record {
-	pthread_mutex_t lock;
+	/** @busy: the lock (rec_lock()) */
+	atomic_bool busy;
 	struct pool pool;
 	struct slot *slots;
 	uint64_t nslots, nchunks;
@@ -93,6 +96,24 @@ struct nvl_vm_pt_record {
 	unsigned int fail_map_after;
 	int pending_error;
 };
+
+/*
+ * The lock: held for a few hundred instructions at most, by binds of one VM
+ * on different queues, so a test-and-set with a yield beats a mutex's two
+ * atomics and call per write (issue 19: the backend's per-bind cost).
+ */
+static void rec_lock(struct nvl_vm_pt_record *rec)
+{
+	while (atomic_exchange_explicit(&rec->busy, true,
+					memory_order_acquire))
+		while (atomic_load_explicit(&rec->busy, memory_order_relaxed))
+			sched_yield();
+}
+
+static void rec_unlock(struct nvl_vm_pt_record *rec)
+{
+	atomic_store_explicit(&rec->busy, false, memory_order_release);
+}
 
 /* Fibonacci hashing: the top bits of key * 2^64 / phi (nb a power of 2). */
 static uint64_t hash(uint64_t key, uint64_t nb)
@@ -181,7 +202,6 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 		nvl_free(rec);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&rec->lock, NULL);
 	*rec_out = rec;
 	return 0;
 }
@@ -195,7 +215,6 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 			nvl_free(rec->slots[i].c);
 	pool_fini(&rec->pool);
 	nvl_free(rec->slots);
-	pthread_mutex_destroy(&rec->lock);
 	nvl_free(rec);
 }
 
@@ -367,7 +386,7 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
 	 * backend, and get() runs in the prepare phase, never in a
 	 * signalling section.
 	 */
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	for (uint64_t k = k0; k <= k1; k++) {
 		ret = chunk_ref(rec, k);
 		if (ret) {
@@ -380,7 +399,7 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
 		rec->refs++;
 		rec->ref_bytes += range;
 	}
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 	return ret;
 }
 
@@ -392,14 +411,14 @@ static void rec_put(void *priv, uint64_t va, uint64_t range,
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
 
 	(void)page_shift;
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	for (uint64_t k = k0; k <= k1; k++)
 		chunk_unref(rec, k);
 	if (!rec->refs)
 		rec->errors++;
 	else
 		rec->refs--, rec->ref_bytes -= range;
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 static void run_insert_at(struct nvl_vm_pt_record *rec, struct chunk *c,
@@ -535,12 +554,12 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 		.off = obj ? bo_offset : 0,
 	};
 
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
 	write_range(rec, va, range, W_MAP, &r);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 static void rec_unmap(void *priv, uint64_t va, uint64_t range,
@@ -549,20 +568,20 @@ static void rec_unmap(void *priv, uint64_t va, uint64_t range,
 	struct nvl_vm_pt_record *rec = priv;
 
 	(void)page_shift;
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	rec->unmaps++;
 	write_range(rec, va, range, to_sparse ? W_SPARSE : W_INVALID, NULL);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 static void rec_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
 {
 	struct nvl_vm_pt_record *rec = priv;
 
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	rec->sparses++;
 	write_range(rec, va, range, enable ? W_SPARSE : W_INVALID, NULL);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 static void rec_flush(void *priv, uint64_t va, uint64_t range)
@@ -571,7 +590,14 @@ static void rec_flush(void *priv, uint64_t va, uint64_t range)
 
 	(void)va;
 	(void)range;
-	__atomic_fetch_add(&rec->flushes, 1, __ATOMIC_RELAXED);
+	/*
+	 * A statistic: a load and a store, not a locked add, which would wait
+	 * for this commit's cache-missing page-table writes to drain (the
+	 * count may miss a flush when two queues' commits race).
+	 */
+	__atomic_store_n(&rec->flushes,
+			 __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 }
 
 /*
@@ -594,6 +620,10 @@ static void rec_prefetch(void *priv, uint64_t va, uint64_t range)
 static int rec_take_error(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
+
+	/* a load first: nearly every bind has nothing to take */
+	if (!__atomic_load_n(&rec->pending_error, __ATOMIC_ACQUIRE))
+		return 0;
 	return __atomic_exchange_n(&rec->pending_error, 0, __ATOMIC_ACQ_REL);
 }
 
@@ -619,23 +649,36 @@ static void fill_page(const struct prun *r, uint32_t page,
 					    << PAGE_SHIFT) : 0;
 }
 
-void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
-			    struct nvl_vm_pt_page *out)
+uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec,
+				     uint64_t va, struct nvl_vm_pt_page *out)
 {
 	uint64_t p = va >> PAGE_SHIFT;
-	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
+	uint64_t base = (p >> CHUNK_SHIFT) << CHUNK_SHIFT;
+	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1)), e = CHUNK_PAGES;
 	struct chunk *c;
 
 	memset(out, 0, sizeof(*out));
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	c = find(rec, p >> CHUNK_SHIFT);
 	for (uint32_t i = 0; c && i < c->n; i++) {
 		if (c->runs[i].s <= s && s < c->runs[i].e) {
 			fill_page(&c->runs[i], s, out);
+			e = c->runs[i].e;
+			break;
+		}
+		if (c->runs[i].s > s) {
+			e = c->runs[i].s; /* a gap up to the next run */
 			break;
 		}
 	}
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
+	return (base + e) << PAGE_SHIFT;
+}
+
+void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
+			    struct nvl_vm_pt_page *out)
+{
+	(void)nvl_vm_pt_record_query_span(rec, va, out);
 }
 
 static uint64_t mix(uint64_t x)
@@ -651,7 +694,7 @@ uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 {
 	uint64_t h = 0;
 
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	for (uint64_t b = 0; b < rec->nslots; b++) {
 		const struct chunk *c = rec->slots[b].c;
 
@@ -667,14 +710,14 @@ uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 		}
 	}
 	h += mix(rec->refs) ^ mix(rec->ref_bytes);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 	return h;
 }
 
 void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 			    struct nvl_vm_pt_record_stats *out)
 {
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	out->refs = rec->refs;
 	out->ref_bytes = rec->ref_bytes;
 	out->runs = rec->runs;
@@ -686,15 +729,15 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	out->heap_B = sizeof(*rec) + rec->nslots * sizeof(struct slot) +
 		      rec->nchunks * sizeof(struct chunk) +
 		      rec->run_cap * sizeof(struct prun);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 void nvl_vm_pt_record_fail_map_after(struct nvl_vm_pt_record *rec,
 				     unsigned int n)
 {
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	rec->fail_map_after = n;
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -726,10 +769,10 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 	struct nvl_vm_pt_page cur = { 0 };
 	bool have = false;
 
-	pthread_mutex_lock(&rec->lock);
+	rec_lock(rec);
 	v = nvl_calloc(rec->nchunks ? rec->nchunks : 1, sizeof(*v));
 	if (!v) {
-		pthread_mutex_unlock(&rec->lock);
+		rec_unlock(rec);
 		return;
 	}
 	for (uint64_t b = 0; b < rec->nslots; b++)
@@ -759,6 +802,6 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 	}
 	if (have)
 		fn(cur_va, cur_end - cur_va, &cur, arg);
-	pthread_mutex_unlock(&rec->lock);
+	rec_unlock(rec);
 	nvl_free(v);
 }

@@ -56,6 +56,16 @@ void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
 			    struct nvl_vm_pt_page *out);
 
 /**
+ * nvl_vm_pt_record_query_span() - nvl_vm_pt_record_query(), and how far
+ * the same state goes: every page from @va to the returned address (at
+ * most the end of @va's 2 MiB chunk) is recorded like @va's, at contiguous
+ * BO offsets when mapped. Lets a checker walk runs instead of pages.
+ * Return: the end of that span (exclusive).
+ */
+uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec,
+				     uint64_t va, struct nvl_vm_pt_page *out);
+
+/**
  * nvl_vm_pt_record_hash() - a hash of the whole recorded state (runs, their
  * contents) and the outstanding references, to check "unchanged".
  */
@@ -69,6 +79,7 @@ struct nvl_vm_pt_record_stats {
 	uint64_t ref_bytes;
 	/** @runs: recorded runs (maximal pieces of one state) */
 	uint64_t runs;
+	/* @flushes: may miss one when commits of two queues race */
 	uint64_t maps, unmaps, sparses, flushes;
 	/** @errors: writes the backend could not record (must stay 0) */
 	uint64_t errors;

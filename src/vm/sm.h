@@ -191,6 +191,12 @@ struct nvl_gpuvm_pt_cmd {
 struct nvl_gpuvm_txn_ent {
 	uint8_t kind;
 	void *p;
+	/**
+	 * @pos: T_REMOVE_VA of a mapping with a vm_bo: the entry it followed
+	 * on vm_bo->vas (abort puts it back right there, so the link order,
+	 * and with it UNMAP_ALL's order, is exactly as before)
+	 */
+	struct nvl_list *pos;
 };
 
 #define NVL_GPUVM_TXN_INLINE 4
@@ -205,6 +211,12 @@ struct nvl_gpuvm_txn {
 	struct nvl_gpuvm_txn_ent *log;
 	struct nvl_gpuvm_pt_cmd *cmd;
 	uint64_t flush_lo, flush_hi;
+	/**
+	 * @hint: the vm_bo of the last mapping this transaction created
+	 * (no reference: that mapping keeps it alive until the transaction
+	 * ends), so a call mapping one BO many times looks it up once
+	 */
+	struct nvl_gpuvm_bo *hint;
 	struct nvl_gpuvm_txn_ent log_inl[NVL_GPUVM_TXN_INLINE];
 	struct nvl_gpuvm_pt_cmd cmd_inl[NVL_GPUVM_TXN_INLINE];
 };

@@ -112,6 +112,16 @@ void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
 	txn->caplog = NVL_GPUVM_TXN_INLINE;
 	txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	txn->flush_lo = UINT64_MAX;
+	if (vm->spare_log) {
+		txn->log = vm->spare_log;
+		txn->caplog = vm->spare_caplog;
+		vm->spare_log = NULL;
+	}
+	if (vm->spare_cmd) {
+		txn->cmd = vm->spare_cmd;
+		txn->capcmd = vm->spare_capcmd;
+		vm->spare_cmd = NULL;
+	}
 	vm->cur_seq = txn->seq;
 }
 
@@ -139,14 +149,18 @@ static int grow(void **v, void *inl, uint32_t *cap, uint32_t need,
 	return 0;
 }
 
+/* @ref: the caller's reference on @vm_bo goes to the node (else one is taken) */
 static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 				uint64_t range, uint64_t off, uint16_t flags,
-				struct nvl_gpuvm_bo *vm_bo)
+				struct nvl_gpuvm_bo *vm_bo, bool ref)
 {
 	struct nvl_gpuva *va = nvl_gpuvm_va_alloc(vm);
 
-	if (!va)
+	if (!va) {
+		if (ref)
+			nvl_gpuvm_bo_put(vm_bo);
 		return NULL;
+	}
 	va->node.start = addr;
 	va->node.last = addr + range - 1;
 	va->bo_offset = off;
@@ -154,7 +168,7 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	va->page_shift = (uint8_t)nvl_gpuvm_page_shift_for(
 		vm, vm_bo ? vm_bo->obj : NULL, addr, range, vm_bo ? off : 0);
 	nvl_list_init(&va->bo_link);
-	if (vm_bo)
+	if (vm_bo && !ref)
 		nvl_gpuvm_bo_get(vm_bo);
 	va->vm_bo = vm_bo;
 	return va;
@@ -173,7 +187,7 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 	if (!p->range)
 		return 0;
 	*out = new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
-		      old->vm_bo);
+		      old->vm_bo, false);
 	if (!*out)
 		return -ENOMEM;
 	if (pt_get_va(vm, *out))
@@ -196,15 +210,19 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 
 		switch (op->kind) {
 		case NVL_GPUVM_OP_MAP:
-			if (op->map.obj) {
+			if (op->map.obj && txn->hint &&
+			    txn->hint->obj == op->map.obj) {
+				vm_bo = txn->hint;
+				nvl_gpuvm_bo_get(vm_bo);
+			} else if (op->map.obj) {
 				vm_bo = nvl_gpuvm_bo_obtain(vm, op->map.obj);
 				if (!vm_bo)
 					return -ENOMEM;
 			}
+			/* the reference obtained is the mapping's */
 			op->va = new_va(vm, op->map.addr, op->map.range,
 					op->map.bo_offset, op->map.flags,
-					vm_bo);
-			nvl_gpuvm_bo_put(vm_bo);
+					vm_bo, true);
 			if (!op->va)
 				return -ENOMEM;
 			ret = pt_get_va(vm, op->va);
@@ -277,7 +295,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 
 static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 {
-	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p };
+	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p, NULL };
 }
 
 static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
@@ -321,10 +339,17 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 
 static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 {
+	/*
+	 * Abort undoes the log backwards, so when it re-links @va every
+	 * later change is undone and the entry before it is back in place.
+	 */
+	struct nvl_list *pos = va->bo_link.prev;
+
 	nvl_ibtree_remove(&txn->vm->vas, &va->node);
 	nvl_list_del(&va->bo_link);
 	txn->nremoved++;
-	log_add(txn, T_REMOVE_VA, va);
+	txn->log[txn->nlog++] =
+		(struct nvl_gpuvm_txn_ent){ T_REMOVE_VA, va, pos };
 }
 
 static bool in_region(const struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
@@ -381,6 +406,8 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn,
 			insert_va(txn, va);
 			cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(va),
 				nvl_gpuva_range(va), va->page_shift, false, va);
+			if (va->vm_bo)
+				txn->hint = va->vm_bo;
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_UNMAP:
@@ -444,12 +471,28 @@ void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
 			  txn->flush_hi - txn->flush_lo);
 }
 
+/* Keep heap logs for the VM's next transaction (VM lock held). */
 static void free_logs(struct nvl_gpuvm_txn *txn)
 {
-	if (txn->log != txn->log_inl)
-		nvl_free(txn->log);
-	if (txn->cmd != txn->cmd_inl)
-		nvl_free(txn->cmd);
+	struct nvl_gpuvm *vm = txn->vm;
+
+	if (txn->log != txn->log_inl) {
+		if (vm && !vm->spare_log) {
+			vm->spare_log = txn->log;
+			vm->spare_caplog = txn->caplog;
+		} else {
+			nvl_free(txn->log);
+		}
+	}
+	if (txn->cmd != txn->cmd_inl) {
+		if (vm && !vm->spare_cmd) {
+			vm->spare_cmd = txn->cmd;
+			vm->spare_capcmd = txn->capcmd;
+		} else {
+			nvl_free(txn->cmd);
+		}
+	}
+	txn->hint = NULL;
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
 	txn->nlog = txn->ncmd = txn->nremoved = 0;
@@ -534,8 +577,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
 			if (va->vm_bo)
-				nvl_list_add_tail(&va->bo_link,
-						  &va->vm_bo->vas);
+				nvl_list_add(&va->bo_link, e->pos);
 			break;
 		case T_INSERT_REGION:
 		case T_KILL_REGION:
@@ -555,6 +597,7 @@ void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
 		to->cmd = to->cmd_inl;
 	from->log = from->log_inl;
 	from->cmd = from->cmd_inl;
+	from->hint = NULL;
 	from->nlog = from->ncmd = from->nremoved = 0;
 	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
 }

@@ -40,7 +40,7 @@
 
 #define BIND_TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
 #define BIND_CREDITS 64
-#define STACK_OPS 8
+#define STACK_OPS 64 /* kops on the stack: 3 KiB */
 
 static void handle_vm_get(void *p)
 {
@@ -366,6 +366,18 @@ void nvl_vm_set_device_backend(nvl_vm_backend_fn fn)
 
 /* ---- uAPI ------------------------------------------------------------- */
 
+/*
+ * Allocation failures deep in the bind path return a bare -ENOMEM; the
+ * entry points give it a message, so nvl_last_error() never shows an
+ * earlier call's.
+ */
+static int oom_msg(int ret, const char *what)
+{
+	if (ret == -ENOMEM)
+		return nvl_error(ret, "vm: %s: out of memory", what);
+	return ret;
+}
+
 NVL_API int nvl_vm_create(struct nvl_client *client,
 			  const struct nvl_vm_create_args *args,
 			  uint32_t *vm_out)
@@ -380,7 +392,7 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 
 		ret = atomic_load(&device_backend)(client->dev, &be);
 		if (ret)
-			return ret;
+			return oom_msg(ret, "create");
 		ret = nvl_vm_create_internal(args, &be, client->id, &vm);
 		if (ret && be.release)
 			be.release(be.priv);
@@ -388,10 +400,10 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 		ret = nvl_vm_create_internal(args, NULL, client->id, &vm);
 	}
 	if (ret)
-		return ret;
+		return oom_msg(ret, "create");
 	ret = nvl_client_handle_add(client, NVL_HANDLE_VM, vm, vm_out);
 	nvl_vm_put(vm);
-	return ret;
+	return oom_msg(ret, "create");
 }
 
 NVL_API int nvl_vm_destroy(struct nvl_client *client, uint32_t vm)
@@ -416,11 +428,11 @@ NVL_API int nvl_vm_bind_queue_create(struct nvl_client *client, uint32_t vmh,
 	ret = nvl_vm_queue_create(vm, &q);
 	nvl_vm_put(vm);
 	if (ret)
-		return ret;
+		return oom_msg(ret, "queue create");
 	ret = nvl_client_handle_add(client, NVL_HANDLE_BIND_QUEUE, q,
 				    queue_out);
 	nvl_vm_queue_put(q);
-	return ret;
+	return oom_msg(ret, "queue create");
 }
 
 NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
@@ -452,6 +464,53 @@ static void args_release(struct bind_args *a)
 	}
 }
 
+/* The uAPI op as a kop, without its BO; Return: does it name one? */
+static bool kop_of(struct nvl_vm_kop *k, const struct nvl_vm_bind_op *o)
+{
+	k->op = o->op;
+	k->flags = o->flags;
+	k->addr = o->addr;
+	k->range = o->range;
+	k->bo_offset = o->bo_offset;
+	k->obj = NULL;
+	return o->handle != 0;
+}
+
+/*
+ * Every argument before any handle but the VM's (whose window and page
+ * size the ranges are checked against), as Xe does: -EINVAL for any op
+ * beats -ENOENT for any handle. A SPARSE or NULL op, an UNMAP and a
+ * PREFETCH take no handle at all (vm.h), so a stray one is -EINVAL, not
+ * ignored.
+ */
+static int check_args(const struct nvl_vm *vm, struct bind_args *a,
+		      const struct nvl_vm_bind_op *ops,
+		      const struct nvl_vm_sync *waits,
+		      const struct nvl_vm_sync *signals)
+{
+	int ret;
+
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		bool has_bo = kop_of(&a->kops[i], &ops[i]);
+
+		if (ops[i].pad)
+			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					 i);
+		ret = nvl_vm_validate_kop_args(vm, i, &a->kops[i], has_bo);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t i = 0; i < a->n_waits; i++)
+		if (waits[i].flags)
+			return nvl_error(-EINVAL, "vm: bind wait %u: flags", i);
+	for (uint32_t i = 0; i < a->n_sigs; i++)
+		if (signals[i].flags)
+			return nvl_error(-EINVAL, "vm: bind signal %u: flags",
+					 i);
+	return 0;
+}
+
+/* Then the handles (-ENOENT), then what needs a BO (its range). */
 static int resolve(struct nvl_client *client, struct bind_args *a,
 		   const struct nvl_vm_bind_op *ops,
 		   const struct nvl_vm_sync *waits,
@@ -459,37 +518,28 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 {
 	int ret;
 
-	for (uint32_t i = 0; i < a->n_ops; i++) {
-		const struct nvl_vm_bind_op *o = &ops[i];
-		struct nvl_vm_kop *k = &a->kops[i];
+	struct nvl_gem_object *last = NULL;
+	uint32_t last_h = 0;
 
-		k->op = o->op;
-		k->flags = o->flags;
-		k->addr = o->addr;
-		k->range = o->range;
-		k->bo_offset = o->bo_offset;
-		if (o->pad)
-			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
-					 i);
-		if (!o->handle)
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		uint32_t h = ops[i].handle;
+
+		if (!h)
 			continue;
-		if ((o->op == NVL_VM_BIND_OP_MAP &&
-		     !(o->flags & NVL_VM_BIND_SPARSE)) ||
-		    o->op == NVL_VM_BIND_OP_UNMAP_ALL) {
-			k->obj = nvl_gem_lookup(client, o->handle);
-			if (!k->obj)
-				return nvl_error(-ENOENT,
-						 "vm: bind op %u: no BO %u", i,
-						 o->handle);
-		} else if (!(o->flags & NVL_VM_BIND_SPARSE)) {
-			return nvl_error(-EINVAL,
-					 "vm: bind op %u: op %u takes no handle",
-					 i, o->op);
+		/* a call binding one BO many times looks it up once */
+		if (h == last_h) {
+			a->kops[i].obj = last;
+			nvl_gem_get(last);
+			continue;
 		}
+		a->kops[i].obj = nvl_gem_lookup(client, h);
+		if (!a->kops[i].obj)
+			return nvl_error(-ENOENT, "vm: bind op %u: no BO %u", i,
+					 h);
+		last = a->kops[i].obj;
+		last_h = h;
 	}
 	for (uint32_t i = 0; i < a->n_waits; i++) {
-		if (waits[i].flags)
-			return nvl_error(-EINVAL, "vm: bind wait %u: flags", i);
 		ret = nvl_syncobj_find_fence(client, waits[i].handle,
 					     waits[i].point, 0, &a->waits[i]);
 		if (ret)
@@ -497,14 +547,18 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 					 i, waits[i].handle);
 	}
 	for (uint32_t i = 0; i < a->n_sigs; i++) {
-		if (signals[i].flags)
-			return nvl_error(-EINVAL, "vm: bind signal %u: flags",
-					 i);
 		a->sigs[i] = nvl_syncobj_find(client, signals[i].handle);
 		if (!a->sigs[i])
 			return nvl_error(-ENOENT,
 					 "vm: bind signal %u: no syncobj %u", i,
 					 signals[i].handle);
+	}
+	for (uint32_t i = 0; i < a->n_ops; i++) {
+		ret = nvl_vm_validate_kop_bo(i, &a->kops[i]);
+		if (ret)
+			return ret;
+	}
+	for (uint32_t i = 0; i < a->n_sigs; i++) {
 		if (signals[i].point) {
 			a->chains[i] = nvl_fence_chain_alloc();
 			if (!a->chains[i])
@@ -529,6 +583,79 @@ static void install_signals(struct bind_args *a,
 	}
 }
 
+/*
+ * The common call: a few ops on the default queue, no syncobjs. The same
+ * checks in the same order as below (every argument, then the BO handles,
+ * then the BO ranges), without the general path's bookkeeping.
+ */
+static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
+		      const struct nvl_vm_bind_op *ops, uint32_t n,
+		      uint32_t flags, uint32_t first_h,
+		      struct nvl_gem_object *first)
+{
+	struct nvl_vm_kop k[STACK_OPS];
+	/* @own: k[i].obj holds a reference (one per run of one handle) */
+	bool own[STACK_OPS] = { false };
+	struct nvl_gem_object *last = first;
+	uint32_t last_h = first_h, i, nlooked;
+	/* @first came with a reference, for the first op naming it */
+	bool spare = first != NULL;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		bool has_bo = kop_of(&k[i], &ops[i]);
+
+		if (ops[i].pad)
+			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
+					i);
+		else
+			ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
+		if (ret) {
+			nvl_gem_put(first);
+			return ret;
+		}
+	}
+	/* start the page tables' cache misses now: handles and lock follow */
+	if (vm->backend.ops->prefetch)
+		for (i = 0; i < n; i++)
+			vm->backend.ops->prefetch(vm->backend.priv, k[i].addr,
+						  k[i].range);
+	for (i = 0; i < n; i++) {
+		uint32_t h = ops[i].handle;
+
+		if (!h)
+			continue;
+		if (h == last_h && last) {
+			/*
+			 * One BO bound many times is looked up once, and one
+			 * reference covers its run of ops for the call.
+			 */
+			own[i] = spare;
+			spare = false;
+		} else {
+			last = nvl_gem_lookup(client, h);
+			last_h = h;
+			if (!last) {
+				ret = nvl_error(-ENOENT,
+						"vm: bind op %u: no BO %u", i, h);
+				break;
+			}
+			own[i] = true;
+		}
+		k[i].obj = last;
+	}
+	nlooked = i;
+	for (i = 0; !ret && i < n; i++)
+		ret = nvl_vm_validate_kop_bo(i, &k[i]);
+	if (!ret)
+		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags,
+					  NULL);
+	for (i = 0; i < nlooked; i++)
+		if (own[i])
+			nvl_gem_put(k[i].obj);
+	return ret;
+}
+
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 			uint32_t queue, const struct nvl_vm_bind_op *ops,
 			uint32_t n_ops, const struct nvl_vm_sync *waits,
@@ -550,19 +677,31 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "vm: bind: NULL array");
 	if (n_ops > (1u << 16) || n_waits > 256 || n_signals > 256)
 		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
+	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
+		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
+	if (n_ops <= STACK_OPS && !n_waits && !n_signals && !queue) {
+		/* the VM and the first BO in one lock round trip */
+		struct nvl_gem_object *first;
+		uint32_t h = 0;
+
+		for (uint32_t i = 0; i < n_ops && !h; i++)
+			h = ops[i].handle;
+		nvl_client_handle_get2(client, NVL_HANDLE_VM, vmh,
+				       (void **)&vm, NVL_HANDLE_BO, h,
+				       (void **)&first);
+		if (!vm) {
+			nvl_gem_put(first);
+			return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
+		}
+		ret = bind_plain(client, vm, ops, n_ops, flags, h, first);
+		nvl_vm_put(vm);
+		return oom_msg(ret, "bind");
+	}
 	vm = nvl_vm_lookup(client, vmh);
 	if (!vm)
 		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
-	if (queue) {
-		q = nvl_vm_queue_lookup(client, queue);
-		if (!q || q->vm != vm) {
-			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
-					queue, vmh);
-			goto out;
-		}
-	}
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals) {
-		memset(kops_stack, 0, n_ops * sizeof(kops_stack[0]));
+		/* check_args() fills every field */
 		a.kops = kops_stack;
 	} else {
 		size_t sz = n_ops * sizeof(*a.kops) +
@@ -579,11 +718,22 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 		a.sigs = (struct nvl_syncobj **)(a.waits + n_waits);
 		a.chains = (struct nvl_fence_chain **)(a.sigs + n_signals);
 	}
+	ret = check_args(vm, &a, ops, waits, signals);
+	if (ret)
+		goto out_args;
+	if (queue) {
+		q = nvl_vm_queue_lookup(client, queue);
+		if (!q || q->vm != vm) {
+			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
+					queue, vmh);
+			goto out_args;
+		}
+	}
 	ret = resolve(client, &a, ops, waits, signals);
 	if (ret)
 		goto out_args;
-	ret = nvl_vm_bind_kops(vm, q, a.kops, n_ops, a.waits, n_waits, flags,
-			       n_signals ? &done : NULL);
+	ret = nvl_vm_bind_checked(vm, q, a.kops, n_ops, a.waits, n_waits,
+				  flags, n_signals ? &done : NULL);
 	if (!ret && done)
 		install_signals(&a, signals, done);
 	nvl_fence_put(done);
@@ -593,5 +743,5 @@ out_args:
 out:
 	nvl_vm_queue_put(q);
 	nvl_vm_put(vm);
-	return ret;
+	return oom_msg(ret, "bind");
 }

@@ -8,6 +8,7 @@
 #define NVL_VM_VM_H
 
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include <nouvelle/vm.h>
 
@@ -172,10 +173,55 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		     uint32_t flags, struct nvl_fence **done_out) NVL_MUST_CHECK;
 
 /**
- * nvl_vm_validate_kop() - check one operation against @vm (no change).
+ * nvl_vm_validate_kop() - check one operation against @vm (no change):
+ * nvl_vm_validate_kop_args() then nvl_vm_validate_kop_bo().
  * Return: 0 or -EINVAL with a message.
  */
 int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
 			const struct nvl_vm_kop *op) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_validate_kop_args() - the checks that need no BO: op code, flags,
+ * alignment, range, and whether the op may (must) name a BO.
+ * @vm: the VM
+ * @i: the op's index, for the message
+ * @op: the op (@op->obj is not read)
+ * @has_bo: the op names a BO (a non-zero handle)
+ *
+ * Return: 0 or -EINVAL with a message.
+ */
+int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
+			     const struct nvl_vm_kop *op,
+			     bool has_bo) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_validate_kop_bo() - a MAP's BO range inside its BO.
+ * Return: 0 or -EINVAL with a message.
+ */
+int nvl_vm_validate_kop_bo(uint32_t i,
+			   const struct nvl_vm_kop *op) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_bind_checked() - nvl_vm_bind_kops() for operations the caller
+ * has already checked with nvl_vm_validate_kop() (the uAPI entry point):
+ * no second validation pass. Same arguments and returns.
+ */
+int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
+			const struct nvl_vm_kop *ops, uint32_t n,
+			struct nvl_fence *const *waits, uint32_t n_waits,
+			uint32_t flags,
+			struct nvl_fence **done_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_dump() - a readable view of @vm for debugging tools, like the
+ * kernel's gpuvm debugfs file: the window, reserved range and page sizes,
+ * every sparse region, then every mapping (range, size, BO and offset,
+ * page size, flags, region), in address order. Takes the VM lock.
+ * @vm: the VM
+ * @f: where to print
+ *
+ * Return: 0, or -EIO when writing failed.
+ */
+int nvl_vm_dump(struct nvl_vm *vm, FILE *f) NVL_MUST_CHECK;
 
 #endif /* NVL_VM_VM_H */

@@ -21,6 +21,8 @@
  * resv, not under any VM lock.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -76,7 +78,11 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	if (vm_bo)
 		return vm_bo;
 	/* Only the VM's lock holder creates vm_bos of this VM: no race. */
-	vm_bo = nvl_zalloc(sizeof(*vm_bo));
+	vm_bo = atomic_exchange(&vm->spare_bo, NULL);
+	if (vm_bo)
+		memset(vm_bo, 0, sizeof(*vm_bo));
+	else
+		vm_bo = nvl_zalloc(sizeof(*vm_bo));
 	if (!vm_bo)
 		return NULL;
 	vm_bo->vm = vm;
@@ -120,7 +126,8 @@ void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
 	}
 	nvl_gpuvm_gem_unlock();
 	nvl_gem_put(vm_bo->obj);
-	nvl_free(vm_bo);
+	/* keep the memory for the VM's next vm_bo */
+	nvl_free(atomic_exchange(&vm->spare_bo, vm_bo));
 }
 
 static void evict_locked(struct nvl_gpuvm_bo *vm_bo, bool evicted)
@@ -158,33 +165,43 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 {
 	struct nvl_gpuvm_bo *vm_bo;
+	struct nvl_list seen;
 	int ret = 0;
 
 	if (!vm->bo_ops || !vm->bo_ops->validate)
 		return nvl_error(-EOPNOTSUPP, "vm %s: no validate callback",
 				 vm->name);
 	/*
-	 * Pop one evicted vm_bo at a time so the callback runs without the
+	 * One evicted vm_bo at a time, so the callback runs without the
 	 * global lock (it may move memory, and mm calls the eviction hook).
+	 * A visited vm_bo waits on @seen, still counted as evicted: the
+	 * callback is what clears "evicted" (through the eviction hook when
+	 * the object moves back), and only a vm_bo it cleared leaves the
+	 * list, as in the kernel. The rest go back to the front, in order.
 	 */
-	for (;;) {
-		nvl_gpuvm_gem_lock();
-		if (nvl_list_empty(&vm->evict)) {
-			nvl_gpuvm_gem_unlock();
-			break;
-		}
+	nvl_list_init(&seen);
+	nvl_gpuvm_gem_lock();
+	while (!nvl_list_empty(&vm->evict)) {
 		vm_bo = nvl_list_first_entry(&vm->evict, struct nvl_gpuvm_bo,
 					     evict_link);
+		nvl_list_move_tail(&vm_bo->evict_link, &seen);
 		nvl_kref_get(&vm_bo->ref);
-		evict_locked(vm_bo, false);
 		nvl_gpuvm_gem_unlock();
 		ret = vm->bo_ops->validate(vm_bo, vm->bo_priv);
-		if (ret)
-			nvl_gpuvm_bo_evict(vm_bo, true);
+		nvl_gpuvm_gem_lock();
+		if (!ret && !vm_bo->evicted)
+			evict_locked(vm_bo, false);
+		/* a last put takes the lock itself */
+		nvl_gpuvm_gem_unlock();
 		nvl_gpuvm_bo_put(vm_bo);
+		nvl_gpuvm_gem_lock();
 		if (ret)
 			break;
 	}
+	/* what is left of the list follows the vm_bos already visited */
+	nvl_list_splice_tail_init(&vm->evict, &seen);
+	nvl_list_splice_tail_init(&seen, &vm->evict);
+	nvl_gpuvm_gem_unlock();
 	return ret;
 }
 

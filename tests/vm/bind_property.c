@@ -78,6 +78,22 @@ static int model_apply(struct model *m, const struct nvl_vm_bind_op *o,
 		     o->flags & NVL_VM_BIND_NULL ? NVL_GPUVA_NULL : 0);
 }
 
+/* Nouveau's region pre-check, on the model as it was before the call */
+static int m_region_precheck(const struct model *m,
+			     const struct nvl_vm_bind_op *o)
+{
+	uint32_t a = (uint32_t)(o->addr / PG), n = (uint32_t)(o->range / PG);
+
+	if (o->op != NVL_VM_BIND_OP_MAP)
+		return 0;
+	for (uint32_t i = a; i < a + n; i++) {
+		if (o->flags & NVL_VM_BIND_SPARSE ? m->p[i].region != 0 :
+						     m->p[i].region != m->p[a].region)
+			return -ENOSPC;
+	}
+	return 0;
+}
+
 static void random_op(struct pt *p, uint64_t *rng, struct nvl_vm_bind_op *o,
 		      int *bo)
 {
@@ -144,6 +160,9 @@ static int one_call(struct pt *p, uint64_t *rng, bool inject)
 		    !m_valid(ops[i].addr / PG, ops[i].range / PG))
 			expect = -EINVAL;
 	}
+	/* then every map against the regions as they were before the call */
+	for (int i = 0; i < n && !expect; i++)
+		expect = m_region_precheck(&p->m, &ops[i]);
 	for (int i = 0; i < n && !expect; i++)
 		expect = model_apply(&next, &ops[i],
 				     bo[i] < 0 ? NULL : p->obj[bo[i]]);

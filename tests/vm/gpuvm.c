@@ -419,11 +419,153 @@ static void vm_bo_links_extobj_and_evict_lists(void **state)
 	fx_fini(&f);
 }
 
+/* as mm's callback: the object moves back and the hook clears "evicted" */
 static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv)
 {
 	(*(int *)priv)++;
-	(void)vm_bo;
+	nvl_gpuvm_bo_evict(vm_bo, false);
 	return 0;
+}
+
+struct vcb {
+	struct nvl_gem_object *stays; /* its callback leaves it evicted */
+	struct nvl_gem_object *fails; /* its callback fails */
+	struct nvl_gem_object *order[8];
+	int calls;
+};
+
+static int validate_some(struct nvl_gpuvm_bo *vm_bo, void *priv)
+{
+	struct vcb *v = priv;
+
+	v->order[v->calls++] = vm_bo->obj;
+	if (vm_bo->obj == v->fails)
+		return -EIO;
+	if (vm_bo->obj != v->stays)
+		nvl_gpuvm_bo_evict(vm_bo, false);
+	return 0;
+}
+
+/*
+ * Issue 12: validate took every vm_bo off the evict list whatever its
+ * callback did. The kernel (drm_gpuvm_validate_locked) removes one only
+ * when the callback cleared "evicted"; a failing callback stops the walk
+ * and the unvisited vm_bos stay listed, in order.
+ */
+static void validate_keeps_what_the_callback_left_evicted(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	struct nvl_gpuvm_bo_ops bo_ops = { .validate = validate_some };
+	struct vcb v = { 0 };
+	struct nvl_gpuvm_bo *vb[3];
+
+	(void)state;
+	fx_init(&f);
+	f.vm->bo_ops = &bo_ops;
+	f.vm->bo_priv = &v;
+	for (int i = 0; i < 3; i++) {
+		map_now(&f, &m, 10 + 10 * (uint32_t)i, 3, i, 0);
+		vb[i] = nvl_gpuvm_bo_find(f.vm, f.bo[i]);
+		nvl_gpuvm_gem_evict(f.bo[i], true);
+	}
+	v.stays = f.bo[1];
+	assert_int_equal(nvl_gpuvm_validate(f.vm), 0);
+	assert_int_equal(v.calls, 3);
+	assert_ptr_equal(v.order[1], f.bo[1]);
+	/* bo 1's callback did not clear it: still evicted, still listed */
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 1);
+	assert_true(vb[1]->evicted);
+	assert_false(vb[0]->evicted);
+	assert_false(vb[2]->evicted);
+	/* the next validate visits it again, and only it */
+	v.calls = 0;
+	v.stays = NULL;
+	assert_int_equal(nvl_gpuvm_validate(f.vm), 0);
+	assert_int_equal(v.calls, 1);
+	assert_ptr_equal(v.order[0], f.bo[1]);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
+	/* a failing callback stops the walk; every vm_bo stays listed */
+	for (int i = 0; i < 3; i++)
+		nvl_gpuvm_gem_evict(f.bo[i], true);
+	v.calls = 0;
+	v.fails = f.bo[0];
+	assert_int_equal(nvl_gpuvm_validate(f.vm), -EIO);
+	assert_int_equal(v.calls, 1);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 3);
+	assert_true(vb[0]->evicted);
+	/* in their order: the failed one first again */
+	v.calls = 0;
+	v.fails = NULL;
+	assert_int_equal(nvl_gpuvm_validate(f.vm), 0);
+	assert_int_equal(v.calls, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_ptr_equal(v.order[i], f.bo[i]);
+		nvl_gpuvm_bo_put(vb[i]);
+	}
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
+	fx_fini(&f);
+}
+
+/* the addresses (pages) of @obj's mappings, in link order */
+static int link_order(struct fixture *f, struct nvl_gem_object *obj,
+		      uint32_t *pages, int max)
+{
+	struct nvl_gpuvm_bo *vm_bo = nvl_gpuvm_bo_find(f->vm, obj);
+	struct nvl_gpuva *va;
+	int n = 0;
+
+	assert_non_null(vm_bo);
+	nvl_list_for_each_entry(va, &vm_bo->vas, bo_link) {
+		assert_true(n < max);
+		pages[n++] = (uint32_t)(nvl_gpuva_addr(va) / PG);
+	}
+	nvl_gpuvm_bo_put(vm_bo);
+	return n;
+}
+
+/*
+ * Issue 12: a failed call re-linked the mappings it had removed at the tail
+ * of their BO's list, so the link order (UNMAP_ALL's order) changed
+ * although the call changed nothing. Abort now puts each back where it was.
+ */
+static void failed_call_restores_link_order(void **state)
+{
+	struct fixture f;
+	struct model m = { 0 };
+	uint32_t pg[8];
+	/* unmap the first and a split of the third, then a bad region op */
+	struct cop c[] = {
+		{ C_UNMAP, 10, 2 },
+		{ C_UNMAP, 31, 1 },
+		{ C_MAP, 50, 2, NULL, 0, 0 },
+		{ C_RDESTROY, 100, 4 },
+	};
+	struct nvl_gpuvm_ops ops;
+
+	(void)state;
+	fx_init(&f);
+	c[2].obj = f.bo[0];
+	map_now(&f, &m, 10, 2, 0, 0);
+	map_now(&f, &m, 20, 2, 0, 0);
+	map_now(&f, &m, 30, 3, 0, 0);
+	map_now(&f, &m, 40, 2, 0, 0);
+	assert_int_equal(link_order(&f, f.bo[0], pg, 8), 4);
+	assert_int_equal(core_call(&f, &m, c, 4), -ENOENT);
+	check_all(&f, &m);
+	assert_int_equal(link_order(&f, f.bo[0], pg, 8), 4);
+	assert_int_equal(pg[0], 10);
+	assert_int_equal(pg[1], 20);
+	assert_int_equal(pg[2], 30);
+	assert_int_equal(pg[3], 40);
+	/* and so UNMAP_ALL's list follows the original order */
+	nvl_gpuvm_ops_init(&ops);
+	assert_int_equal(nvl_gpuvm_bo_unmap_ops(f.vm, f.bo[0], &ops), 0);
+	assert_int_equal(ops.n, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(nvl_gpuva_addr(ops.v[i].va) / PG, 10 + 10 * i);
+	nvl_gpuvm_ops_fini(f.vm, &ops);
+	fx_fini(&f);
 }
 
 static void validate_revalidates_each_evicted_bo_once(void **state)
@@ -596,6 +738,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(sparse_region_errors_follow_nouveau),
 	cmocka_unit_test(vm_bo_links_extobj_and_evict_lists),
 	cmocka_unit_test(validate_revalidates_each_evicted_bo_once),
+	cmocka_unit_test(validate_keeps_what_the_callback_left_evicted),
+	cmocka_unit_test(failed_call_restores_link_order),
 	cmocka_unit_test(random_sequences_match_reference_model),
 };
 
