@@ -1,1 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""abigen command-line checks (TAP).
 
+usage: check_abigen.py ABIGEN SRCDIR DIFF VERSION2_C LAYOUT_JSON -- CC...
+
+- the drift set's diff report equals the golden file (every planted drift,
+  nothing else);
+- the layout database is valid JSON and pins the Bullseye constant to 88;
+- a generated offset or size patched by one is caught by the compiler
+  (the _Static_asserts), while the unpatched file compiles;
+- want-list errors name file:line; headers that do not parse fail cleanly
+  (exit 1, diagnostics, no output, no crash).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+abigen, srcdir, diff_path, v2_c, layout = sys.argv[1:6]
+cc = sys.argv[sys.argv.index('--') + 1:]
+results = []
+
+
+def check(name, ok, detail=''):
+    results.append((name, ok, detail))
+
+
+def run_abigen(d, want, versions=None, rename=None):
+    vpath = versions or os.path.join(srcdir, 'drift', 'versions.txt')
+    wpath = os.path.join(d, 'want.txt')
+    with open(wpath, 'w') as f:
+        f.write(want)
+    out = os.path.join(d, 'out')
+    os.makedirs(out, exist_ok=True)
+    args = [abigen, '--versions', vpath, '--want', wpath, '--outdir', out]
+    if rename:
+        args += ['--rename', rename]
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p, wpath, out
+
+
+# 1. golden diff report
+with open(diff_path) as f:
+    got = f.read()
+with open(os.path.join(srcdir, 'golden', 'drift_diff.txt')) as f:
+    want = f.read()
+check('diff report equals golden/drift_diff.txt', got == want,
+      '' if got == want else '\n'.join(
+          '# ' + l for l in got.splitlines()))
+
+# 2. JSON layout database
+db = json.load(open(layout))
+v1 = db['versions'][0]
+heap = v1['constants']['GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB']
+check('layout JSON: heap constant pinned to 88, define-dependence noted',
+      heap['value'] == 88 and
+      '164 with RMCFG_FEATURE_GSPRM_BULLSEYE=1' in heap['define_dependent'],
+      str(heap))
+elem = [r for r in db['versions'][1]['records']
+        if r['name'] == 'GSP_MSG_QUEUE_ELEMENT'][0]
+check('layout JSON: 48-byte element header, checkSum at 32',
+      elem['size'] == 48 and
+      [f['offset'] for f in elem['fields'] if f['path'] == 'checkSum'] == [32])
+
+# 3. a patched offset / size is caught by the compiler
+gen_dir = os.path.dirname(v2_c)
+incs = ['-I' + gen_dir] + ['-I' + os.path.join(srcdir, p) for p in
+                           ('common', 'drift/v2', 'drift/v2/msgq',
+                            'drift/v2/gsp', 'drift/v2/ctrl')]
+src = open(v2_c).read()
+
+
+def compile_text(text):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'patched.c')
+        with open(path, 'w') as f:
+            f.write(text)
+        return subprocess.run(cc + ['-std=gnu17', '-fsyntax-only'] + incs +
+                              [path], capture_output=True, text=True)
+
+
+p = compile_text(src)
+check('unpatched generated file compiles', p.returncode == 0, p.stderr)
+m = re.search(r'^#define (ABIGEN_OFF_sysinfo__Chipset) (\d+)$', src, re.M)
+patched = src[:m.start(2)] + str(int(m.group(2)) + 4) + src[m.end(2):]
+p = compile_text(patched)
+check('patched offset (%s + 4) fails to compile' % m.group(1),
+      p.returncode != 0 and
+      'abigen: 2.0: offsetof(SYSTEM_INFO, Chipset)' in p.stderr,
+      p.stderr[-600:])
+m = re.search(r'^#define (ABIGEN_SIZE_msg_elem) (\d+)$', src, re.M)
+patched = src[:m.start(2)] + str(int(m.group(2)) - 8) + src[m.end(2):]
+p = compile_text(patched)
+check('patched size (msg_elem 48 -> 40) fails to compile',
+      p.returncode != 0 and
+      'abigen: 2.0: sizeof(GSP_MSG_QUEUE_ELEMENT)' in p.stderr,
+      p.stderr[-600:])
+
+# 4. want-list errors with file:line
+with tempfile.TemporaryDirectory() as d:
+    p, w, out = run_abigen(d, '# comment\nstruct NO_SUCH_TYPE\nfield x\n')
+    check('unknown type: exit 1 with want.txt:2',
+          p.returncode == 1 and
+          "%s:2: unknown type 'NO_SUCH_TYPE'" % w in p.stderr and
+          not os.listdir(out), p.stderr)
+    p, w, out = run_abigen(d, 'struct WPR_META\nfield magic\nfield nope\n')
+    check('unknown field: exit 1 with want.txt:3',
+          p.returncode == 1 and
+          "%s:3: unknown field 'nope' in 'WPR_META'" % w in p.stderr,
+          p.stderr)
+    p, w, out = run_abigen(d, '\nconst NO_SUCH_MACRO\n')
+    check('unknown constant: exit 1 with want.txt:2',
+          p.returncode == 1 and "%s:2: unknown constant" % w in p.stderr,
+          p.stderr)
+    p, w, out = run_abigen(d, 'struct WPR_META\nfeild magic\n')
+    check('want-list syntax error: exit 1 with want.txt:2',
+          p.returncode == 1 and "%s:2: cannot parse 'feild'" % w in p.stderr,
+          p.stderr)
+    p, w, out = run_abigen(d, 'table t\nvalue NOPE_X\n')
+    check('unknown table value: exit 1 with want.txt:2',
+          p.returncode == 1 and "%s:2: unknown constant 'NOPE_X'" % w
+          in p.stderr, p.stderr)
+    ren = os.path.join(d, 'rename.txt')
+    with open(ren, 'w') as f:
+        f.write('9.9 field WPR_META.a WPR_META.b\n')
+    p, w, out = run_abigen(d, 'struct WPR_META\nfield magic\n', rename=ren)
+    check('rename map: unknown version with file:line',
+          p.returncode == 1 and "%s:1: unknown version '9.9'" % ren
+          in p.stderr, p.stderr)
+
+# 5. headers that do not parse
+with tempfile.TemporaryDirectory() as d:
+    with open(os.path.join(d, 'broken.h'), 'w') as f:
+        f.write('typedef struct { int a } BROKEN;\n#include "missing.h"\n')
+    vers = os.path.join(d, 'versions.txt')
+    with open(vers, 'w') as f:
+        f.write('version 9.0\ninclude .\nheader broken.h\n')
+    p, w, out = run_abigen(d, 'struct BROKEN\nfield a\n', versions=vers)
+    check('broken header: exit 1, diagnostics, nothing written',
+          p.returncode == 1 and 'do not parse' in p.stderr and
+          "'missing.h' file not found" in p.stderr and not os.listdir(out),
+          p.stderr)
+    with open(vers, 'w') as f:
+        f.write('version 9.0\ninclude .\nheader nowhere.h\n')
+    p, w, out = run_abigen(d, 'struct BROKEN\nfield a\n', versions=vers)
+    check('missing root header: exit 1 cleanly',
+          p.returncode == 1 and 'nowhere.h' in p.stderr, p.stderr)
+
+print('1..%d' % len(results))
+for i, (name, ok, detail) in enumerate(results, 1):
+    print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
+    if not ok and detail:
+        for line in detail.splitlines():
+            print('# ' + line)
+sys.exit(0 if all(r[1] for r in results) else 1)

@@ -343,7 +343,14 @@ static void diff_table(const struct ag_ctx *ctx, FILE *f, size_t wi,
 			HEAD();
 			fprintf(f, "  removed     %s 0x%" PRIx64 "\n", x->name,
 				(uint64_t)x->value);
-		} else if (x->value != y->value) {
+		} else {
+			if (strcmp(x->vname, y->vname)) {
+				HEAD();
+				fprintf(f, "  renamed     %s -> %s\n", x->vname,
+					y->vname);
+			}
+			if (x->value == y->value)
+				continue;
 			HEAD();
 			fprintf(f,
 				"  renumbered  %s 0x%" PRIx64 " -> 0x%" PRIx64
