@@ -891,17 +891,39 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		"\nint %s_%s_%s_unpack(const void *wire, size_t len,\n"
 		"\t\t\tstruct %s_%s *out)\n{\n\tconst uint8_t *w = wire;\n\n"
 		"\tif (!wire || !out || len < ABIGEN_SIZE_%s)\n"
-		"\t\treturn -EINVAL;\n\tmemset(out, 0, sizeof(*out));\n"
+		"\t\treturn -EINVAL;\n"
 		"\tout->present = UINT64_C(0x%" PRIx64 ");\n",
 		p, id, w->neutral, p, w->neutral, w->neutral, mask);
+	/* every neutral member is written: loaded, or zeroed when absent
+	 * (its HAS_ bit is clear) or beyond this version's array length */
 	for (size_t j = 0; j < w->nfields; j++) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+		const char *fn = w->fields[j].neutral;
 		struct ag_nf nf;
 
-		if (!vf)
-			continue;
 		ag_neutral_field(e->ctx, wi, j, &nf);
+		if (!vf) {
+			if (nf.kind == AG_NF_INT || nf.kind == AG_NF_FAM)
+				fprintf(f, "\tout->%s = 0; /* absent */\n", fn);
+			else
+				fprintf(f,
+					"\tmemset(out->%s, 0, "
+					"sizeof(out->%s)); "
+					"/* absent */\n",
+					fn, fn);
+			continue;
+		}
 		emit_unpack_field(&c, j, vf, &nf);
+		if (nf.kind == AG_NF_IARRAY && vf->count < nf.count)
+			fprintf(f,
+				"\tmemset(out->%s + %" PRIu64 ", 0, %" PRIu64
+				" * sizeof(out->%s[0]));\n",
+				fn, vf->count, nf.count - vf->count, fn);
+		if (nf.kind == AG_NF_BYTES && vf->size < nf.count)
+			fprintf(f,
+				"\tmemset(out->%s + %" PRIu64 ", 0, %" PRIu64
+				");\n",
+				fn, vf->size, nf.count - vf->size);
 	}
 	fprintf(f, "\treturn 0;\n}\n\n");
 	/* pack */
@@ -922,7 +944,37 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		ag_neutral_field(e->ctx, wi, j, &nf);
 		emit_pack_check(&c, j, vf, &nf);
 	}
-	fprintf(f, "\tmemset(w, 0, ABIGEN_SIZE_%s);\n", w->neutral);
+	/* zero only what no unconditional store covers: padding, fields
+	 * not wanted, bitfield storage and union arms */
+	{
+		uint8_t *cov = ag_alloc(r->size + 1);
+
+		for (size_t j = 0; j < w->nfields; j++) {
+			const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+
+			if (!vf || vf->bit_width || vf->in_union ||
+			    vf->kind == AG_F_FAM)
+				continue;
+			for (uint64_t b = vf->bit_off / 8;
+			     b < vf->bit_off / 8 + vf->size && b < r->size; b++)
+				cov[b] = 1;
+		}
+		for (uint64_t b = 0; b < r->size;) {
+			uint64_t end = b;
+
+			if (cov[b]) {
+				b++;
+				continue;
+			}
+			while (end < r->size && !cov[end])
+				end++;
+			fprintf(f,
+				"\tmemset(w + %" PRIu64 ", 0, %" PRIu64 ");\n",
+				b, end - b);
+			b = end;
+		}
+		free(cov);
+	}
 	for (size_t j = 0; j < w->nfields; j++) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
 		struct ag_nf nf;
