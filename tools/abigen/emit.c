@@ -842,6 +842,70 @@ static void emit_pack_field(const struct vctx *c, size_t j,
 	}
 }
 
+/* Neutral member offsets and sizes of want @wi, as the C compiler lays
+ * them out (natural alignment); checked by _Static_assert where used. */
+static void neutral_layout(const struct ag_ctx *ctx, size_t wi, uint64_t *noff,
+			   uint64_t *nsize)
+{
+	uint64_t off = 8; /* present */
+
+	for (size_t j = 0; j < ctx->want[wi].nfields; j++) {
+		struct ag_nf nf;
+		uint64_t al;
+
+		ag_neutral_field(ctx, wi, j, &nf);
+		al = nf.kind == AG_NF_FAM ? 4 : nf.esize;
+		nsize[j] = nf.kind == AG_NF_FAM	    ? 4
+			   : nf.kind == AG_NF_BYTES ? (nf.count ? nf.count : 1)
+						    : nf.esize * nf.count;
+		off = (off + al - 1) / al * al;
+		noff[j] = off;
+		off += nsize[j];
+	}
+}
+
+/* Same bytes in the wire and in the neutral member, no conversion? */
+static bool direct(const struct ag_field *vf, const struct ag_nf *nf)
+{
+	if (!vf || vf->in_union || vf->bit_width)
+		return false;
+	switch (nf->kind) {
+	case AG_NF_INT:
+		return vf->size == nf->esize;
+	case AG_NF_IARRAY:
+		return vf->elem_size == nf->esize && vf->count == nf->count;
+	case AG_NF_BYTES:
+		return vf->size == nf->count;
+	default:
+		return false;
+	}
+}
+
+/* End (exclusive) of the run of fields from @j that are contiguous and
+ * direct both in the wire and in the neutral struct: one memcpy each. */
+static size_t run_end(const struct vctx *c, size_t j, const uint64_t *noff,
+		      const uint64_t *nsize)
+{
+	const struct ag_ctx *ctx = c->e->ctx;
+	size_t n = ctx->want[c->wi].nfields, k = j;
+	const struct ag_field *prev = NULL;
+
+	for (; k < n; k++) {
+		const struct ag_field *vf = ag_vfield(ctx, c->v, c->wi, k);
+		struct ag_nf nf;
+
+		ag_neutral_field(ctx, c->wi, k, &nf);
+		if (!direct(vf, &nf))
+			break;
+		if (prev &&
+		    (prev->bit_off / 8 + prev->size != vf->bit_off / 8 ||
+		     noff[k - 1] + nsize[k - 1] != noff[k]))
+			break;
+		prev = vf;
+	}
+	return k - j >= 2 ? k : j + 1;
+}
+
 static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 {
 	const struct ag_want *w = &e->ctx->want[wi];
@@ -849,7 +913,7 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 	FILE *f = e->f;
 	const char *p = e->p, *id = v->in.ident;
 	struct vctx c = {e, v, wi, id, up(w->neutral)};
-	uint64_t mask = 0;
+	uint64_t mask = 0, *noff, *nsize;
 
 	fprintf(f, "/* %s: %s, %" PRIu64 " bytes */\n", w->neutral, r->spelling,
 		r->size);
@@ -886,6 +950,20 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 				r->spelling, vf->path, vf->size, v->in.tag,
 				r->spelling, vf->path);
 	}
+	/* the neutral layout the coalesced copies rely on */
+	noff = ag_alloc(w->nfields * sizeof(*noff));
+	nsize = ag_alloc(w->nfields * sizeof(*nsize));
+	neutral_layout(e->ctx, wi, noff, nsize);
+	for (size_t j = 0, k; j < w->nfields; j = k) {
+		k = run_end(&c, j, noff, nsize);
+		for (size_t i = j; k > j + 1 && i < k; i++)
+			fprintf(f,
+				"_Static_assert(offsetof(struct %s_%s, %s) == "
+				"%" PRIu64
+				",\n\t       \"abigen: neutral %s.%s\");\n",
+				p, w->neutral, w->fields[i].neutral, noff[i],
+				w->neutral, w->fields[i].neutral);
+	}
 	/* unpack */
 	fprintf(f,
 		"\nint %s_%s_%s_unpack(const void *wire, size_t len,\n"
@@ -896,11 +974,24 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		p, id, w->neutral, p, w->neutral, w->neutral, mask);
 	/* every neutral member is written: loaded, or zeroed when absent
 	 * (its HAS_ bit is clear) or beyond this version's array length */
-	for (size_t j = 0; j < w->nfields; j++) {
+	for (size_t j = 0, k; j < w->nfields; j = k) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
 		const char *fn = w->fields[j].neutral;
 		struct ag_nf nf;
 
+		k = run_end(&c, j, noff, nsize);
+		if (k > j + 1) {
+			fprintf(f,
+				"\tmemcpy((uint8_t *)out + offsetof(struct "
+				"%s_%s, "
+				"%s), w + ",
+				p, w->neutral, fn);
+			off_name(f, &c, j);
+			fprintf(f, ", %" PRIu64 "); /* %s..%s */\n",
+				noff[k - 1] + nsize[k - 1] - noff[j], fn,
+				w->fields[k - 1].neutral);
+			continue;
+		}
 		ag_neutral_field(e->ctx, wi, j, &nf);
 		if (!vf) {
 			if (nf.kind == AG_NF_INT || nf.kind == AG_NF_FAM)
@@ -975,10 +1066,22 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		}
 		free(cov);
 	}
-	for (size_t j = 0; j < w->nfields; j++) {
+	for (size_t j = 0, k; j < w->nfields; j = k) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
 		struct ag_nf nf;
 
+		k = run_end(&c, j, noff, nsize);
+		if (k > j + 1) {
+			fprintf(f, "\tmemcpy(w + ");
+			off_name(f, &c, j);
+			fprintf(f,
+				", (const uint8_t *)in + offsetof(struct "
+				"%s_%s, "
+				"%s), %" PRIu64 ");\n",
+				p, w->neutral, w->fields[j].neutral,
+				noff[k - 1] + nsize[k - 1] - noff[j]);
+			continue;
+		}
 		if (!vf)
 			continue;
 		ag_neutral_field(e->ctx, wi, j, &nf);
@@ -992,6 +1095,8 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		"static int pack_%s(const void *in, void *wire, size_t len)\n"
 		"{\n\treturn %s_%s_%s_pack(in, wire, len);\n}\n\n",
 		w->neutral, p, id, w->neutral, w->neutral, p, id, w->neutral);
+	free(noff);
+	free(nsize);
 	free(c.nu);
 }
 
