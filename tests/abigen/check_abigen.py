@@ -149,6 +149,55 @@ with tempfile.TemporaryDirectory() as d:
     check('missing root header: exit 1 cleanly',
           p.returncode == 1 and 'nowhere.h' in p.stderr, p.stderr)
 
+# 6. a third version added the way docs/abigen.md says: header drop,
+#    version-list block, want-list edit, rebuild (here: run + compile)
+import shutil
+with tempfile.TemporaryDirectory() as d:
+    shutil.copytree(os.path.join(srcdir, 'drift'), os.path.join(d, 'drift'))
+    shutil.copytree(os.path.join(srcdir, 'common'), os.path.join(d, 'common'))
+    v3 = os.path.join(d, 'drift', 'v3')
+    shutil.copytree(os.path.join(d, 'drift', 'v2'), v3)      # header drop
+    rpc = os.path.join(v3, 'gsp', 'rpc.h')
+    text = open(rpc).read().replace(
+        '#define NV_VGPU_MSG_EVENT_MIG_CI_CONFIG_UPDATE 0x101d',
+        '#define NV_VGPU_MSG_EVENT_MIG_CI_CONFIG_UPDATE 0x101d\n'
+        '#define NV_VGPU_MSG_EVENT_GSP_POST_NOCAT_RECORD 0x101e')
+    text = text.replace('\tNvU32 preemptiveRemovalPreviousXid;',
+                        '\tNvU32 preemptiveRemovalPreviousXid;\n'
+                        '\tNvU32 rcCount;')
+    open(rpc, 'w').write(text)
+    vl = os.path.join(d, 'drift', 'versions.txt')
+    block = open(vl).read().split('version 2.0')[1]
+    with open(vl, 'a') as f:                                  # version list
+        f.write('\nversion 3.0' + block.replace('v2', 'v3'))
+    want = open(os.path.join(d, 'drift', 'want.txt')).read().replace(
+        'field preemptiveRemovalPreviousXid',
+        'field preemptiveRemovalPreviousXid\nfield rcCount')   # want edit
+    out = os.path.join(d, 'out')
+    os.makedirs(out)
+    wp = os.path.join(d, 'want.txt')
+    open(wp, 'w').write(want)
+    p = subprocess.run([abigen, '--versions', vl, '--want', wp, '--rename',
+                        os.path.join(d, 'drift', 'rename.txt'),
+                        '--prefix', 'drift', '--outdir', out],
+                       capture_output=True, text=True)
+    ok = p.returncode == 0
+    if ok:
+        rep = open(os.path.join(out, 'drift_diff.txt')).read()
+        ok = ('== 2.0 -> 3.0 ==' in rep and
+              'added     rcCount @48 +4 (NvU32)' in rep and
+              'added       GSP_POST_NOCAT_RECORD 0x101e' in rep and
+              '2.0: rpc_os_error_log_v17_00.rcCount' in rep)
+        v3incs = ['-I' + out] + ['-I' + os.path.join(d, x) for x in (
+            'common', 'drift/v3', 'drift/v3/msgq', 'drift/v3/gsp',
+            'drift/v3/ctrl')]
+        c = subprocess.run(cc + ['-std=gnu17', '-fsyntax-only'] + v3incs +
+                           [os.path.join(out, 'drift_r3_0.c')],
+                           capture_output=True, text=True)
+        ok = ok and c.returncode == 0
+    check('a third version added by header drop + want edit + rerun', ok,
+          p.stderr)
+
 print('1..%d' % len(results))
 for i, (name, ok, detail) in enumerate(results, 1):
     print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))

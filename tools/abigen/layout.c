@@ -908,6 +908,8 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 		struct ag_const *c = &v->konst[p->want];
 		const struct ag_eval *e = &ev.e[p->ev];
 
+		if (!e->ok && p->table && w->src == AG_T_PREFIX)
+			continue; /* a non-numeric macro sharing the prefix */
 		if (!e->ok) {
 			ag_error("%s: %s: '%s' is not an integer constant "
 				 "expression in version %s",
