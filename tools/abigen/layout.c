@@ -29,6 +29,8 @@ struct ag_scan {
 	size_t nd, capd;
 	struct ag_strv enumc; /* enum constant names */
 	CXTranslationUnit tu;
+	/* name -> index + 1 (0: empty); built after the scan */
+	size_t *mhash, *ehash, hcap;
 };
 
 /* one expression to evaluate in the second parse */
@@ -296,22 +298,66 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor p, void *d)
 	return CXChildVisit_Continue;
 }
 
+static size_t hash_str(const char *s)
+{
+	size_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Slot of @name in @tab (names looked up through @name_of). */
+static size_t *hash_slot(size_t *tab, size_t cap, const char *name,
+			 const char *(*name_of)(const struct ag_scan *, size_t),
+			 const struct ag_scan *s)
+{
+	size_t i = hash_str(name) & (cap - 1);
+
+	while (tab[i] && strcmp(name_of(s, tab[i] - 1), name))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static const char *macro_name(const struct ag_scan *s, size_t i)
+{
+	return s->m[i].name;
+}
+
+static const char *enumc_name(const struct ag_scan *s, size_t i)
+{
+	return s->enumc.v[i];
+}
+
+/* Index macros (the last definition wins) and enumerators by name. */
+static void build_hash(struct ag_scan *s)
+{
+	size_t n = s->nm > s->enumc.n ? s->nm : s->enumc.n;
+
+	s->hcap = 64;
+	while (s->hcap < 2 * n)
+		s->hcap *= 2;
+	s->mhash = ag_alloc(s->hcap * sizeof(*s->mhash));
+	s->ehash = ag_alloc(s->hcap * sizeof(*s->ehash));
+	for (size_t i = 0; i < s->nm; i++)
+		*hash_slot(s->mhash, s->hcap, s->m[i].name, macro_name, s) =
+			i + 1;
+	for (size_t i = 0; i < s->enumc.n; i++)
+		*hash_slot(s->ehash, s->hcap, s->enumc.v[i], enumc_name, s) =
+			i + 1;
+}
+
 static const struct ag_macro *find_macro(const struct ag_scan *s,
 					 const char *name)
 {
-	/* the last definition is the one in effect */
-	for (size_t i = s->nm; i-- > 0;)
-		if (!strcmp(s->m[i].name, name))
-			return &s->m[i];
-	return NULL;
+	size_t i = *hash_slot(s->mhash, s->hcap, name, macro_name, s);
+
+	return i ? &s->m[i - 1] : NULL;
 }
 
 static bool is_enumc(const struct ag_scan *s, const char *name)
 {
-	for (size_t i = 0; i < s->enumc.n; i++)
-		if (!strcmp(s->enumc.v[i], name))
-			return true;
-	return false;
+	return *hash_slot(s->ehash, s->hcap, name, enumc_name, s) != 0;
 }
 
 /* Typedef @name first, then struct/union/enum tag @name. */
@@ -753,6 +799,8 @@ static void free_scan(struct ag_scan *s)
 	}
 	free(s->m);
 	free(s->decl);
+	free(s->mhash);
+	free(s->ehash);
 	for (size_t i = 0; i < s->enumc.n; i++)
 		free(s->enumc.v[i]);
 	free(s->enumc.v);
@@ -882,6 +930,7 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 		goto out;
 	clang_visitChildren(clang_getTranslationUnitCursor(s.tu), top_visit,
 			    &s);
+	build_hash(&s);
 	for (size_t i = 0; i < ctx->nwant; i++) {
 		const struct ag_want *w = &ctx->want[i];
 

@@ -219,7 +219,25 @@ int main(int argc, char **argv)
 	if (ag_read_versions(&ctx, versions) || ag_read_want(&ctx, want) ||
 	    (rename && ag_read_renames(&ctx, rename)))
 		return 1;
-	for (size_t v = 0; v < ctx.nver; v++)
+	for (size_t v = 0; v < ctx.nver; v++) {
+		const struct ag_version_in *in = &ctx.ver[v].in;
+		char *own = ag_fmt("%s.h", ctx.prefix);
+
+		/* the generated header would shadow the version's own */
+		for (size_t h = 0; h < in->headers.n; h++) {
+			const char *b = strrchr(in->headers.v[h], '/');
+
+			if (!strcmp(b ? b + 1 : in->headers.v[h], own)) {
+				ag_error(
+					"%s:%d: header '%s' has the name of "
+					"the generated header: change --prefix",
+					in->file, in->line, in->headers.v[h]);
+				r = -EINVAL;
+			}
+		}
+		free(own);
+	}
+	for (size_t v = 0; !r && v < ctx.nver; v++)
 		if (ag_build_version(&ctx, &ctx.ver[v]))
 			r = -EINVAL;
 	if (r || check_wants(&ctx)) {
