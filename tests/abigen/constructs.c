@@ -42,10 +42,10 @@ static void test_typedef_chains(void **state)
 	assert_true(t.s64 == C_S64);
 	assert_int_equal(t.flag, 1);
 	assert_int_equal(t.handle, C_HANDLE);
-	/* NvS8 stays signed in the neutral struct: a range is enforced */
-	t.s8 = 0;
-	t.s16 = 40000 - 65536;
+	/* NvS8..NvS64 stay signed in the neutral struct */
+	t.s16 = -25536;
 	assert_int_equal(ct_pack(C1, CT_S_TYPES, &t, out, 40), 0);
+	assert_int_equal(out[18] | out[19] << 8, 40000); /* s16 at 18 */
 }
 
 static void test_declare_aligned(void **state)

@@ -327,6 +327,16 @@ static int emit_header(struct em *e)
 		"\tint (*selfcheck)(char *msg, size_t len);\n};\n\n",
 		p, p, p, p, p, p, p, p, p, pu, p, p, p, pu, pu, p, pu, pu, p,
 		pu, pu);
+	fprintf(f,
+		"/*\n * %s_error() - called with the reason whenever a "
+		"generated "
+		"pack or\n * unpack refuses its input. The default (weak) does "
+		"nothing; the\n * driver defines its own to log the message.\n "
+		"*/\n"
+		"void %s_error(int err, const char *tag, const char *fn, const "
+		"char "
+		"*why);\n\n",
+		p, p);
 	for (size_t v = 0; v < ctx->nver; v++)
 		fprintf(f, "extern const struct %s_version %s_%s; /* %s */\n",
 			p, p, ctx->ver[v].in.ident, ctx->ver[v].in.tag);
@@ -477,6 +487,12 @@ static int emit_common(struct em *e)
 
 	banner(f, ctx, "Version-independent part of the neutral layer.");
 	fprintf(f, "#include \"%s.h\"\n\n", p);
+	fprintf(f,
+		"__attribute__((weak)) void %s_error(int err, const char "
+		"*tag,\n"
+		"\t\t\t\t   const char *fn, const char *why)\n{\n"
+		"\t(void)err;\n\t(void)tag;\n\t(void)fn;\n\t(void)why;\n}\n\n",
+		p);
 	fprintf(f, "const struct %s_version *const %s_versions[] = {\n", p, p);
 	for (size_t v = 0; v < ctx->nver; v++)
 		fprintf(f, "\t&%s_%s,\n", p, ctx->ver[v].in.ident);
@@ -625,24 +641,32 @@ static void range_check(FILE *f, const char *ind, const char *lv,
 		if (nb > wb) {
 			fprintf(f, "%sif ((uint64_t)%s > ", ind, lv);
 			lit_u(f, maxu(wb));
-			fprintf(f, ")\n%s\treturn -ERANGE;\n", ind);
+			fprintf(f,
+				")\n%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out "
+				"of "
+				"range\");\n",
+				ind, lv);
 		}
 	} else if (vsgn) {
 		if (nb > wb)
 			fprintf(f,
 				"%sif ((int64_t)%s < INT64_C(%" PRId64
 				") || (int64_t)%s > INT64_C(%" PRId64 "))\n"
-				"%s\treturn -ERANGE;\n",
+				"%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out of "
+				"range\");\n",
 				ind, lv, -(int64_t)(UINT64_C(1) << (wb - 1)),
 				lv, (int64_t)((UINT64_C(1) << (wb - 1)) - 1),
-				ind);
+				ind, lv);
 	} else {
 		fprintf(f, "%sif (%s < 0", ind, lv);
 		if (nb - 1 > wb) {
 			fprintf(f, " || (uint64_t)%s > ", lv);
 			lit_u(f, maxu(wb));
 		}
-		fprintf(f, ")\n%s\treturn -ERANGE;\n", ind);
+		fprintf(f,
+			")\n%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out of "
+			"range\");\n",
+			ind, lv);
 	}
 }
 
@@ -762,18 +786,19 @@ static void emit_pack_check(const struct vctx *c, size_t j,
 				"\tif (%s_nonzero(in->%s + %" PRIu64
 				", sizeof(in->%s) - "
 				"%" PRIu64 " * sizeof(in->%s[0])))\n"
-				"\t\treturn -ERANGE; /* longer than this "
-				"version's "
-				"array */\n",
-				c->e->p, fn, vf->count, fn, vf->count, fn);
+				"\t\treturn ABIGEN_FAIL(-ERANGE, \"%s longer "
+				"than this version's array\");\n",
+				c->e->p, fn, vf->count, fn, vf->count, fn, fn);
 		break;
 	case AG_NF_BYTES:
 		if (nf->count > vf->size)
 			fprintf(f,
 				"\tif (%s_nonzero(in->%s + %" PRIu64
 				", %" PRIu64 "))\n"
-				"\t\treturn -ERANGE;\n",
-				c->e->p, fn, vf->size, nf->count - vf->size);
+				"\t\treturn ABIGEN_FAIL(-ERANGE, \"%s longer "
+				"than this version's field\");\n",
+				c->e->p, fn, vf->size, nf->count - vf->size,
+				fn);
 		break;
 	case AG_NF_FAM:
 		break;
@@ -969,7 +994,8 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		"\nint %s_%s_%s_unpack(const void *wire, size_t len,\n"
 		"\t\t\tstruct %s_%s *out)\n{\n\tconst uint8_t *w = wire;\n\n"
 		"\tif (!wire || !out || len < ABIGEN_SIZE_%s)\n"
-		"\t\treturn -EINVAL;\n"
+		"\t\treturn ABIGEN_FAIL(-EINVAL, \"no buffer or wire too "
+		"short\");\n"
 		"\tout->present = UINT64_C(0x%" PRIx64 ");\n",
 		p, id, w->neutral, p, w->neutral, w->neutral, mask);
 	/* every neutral member is written: loaded, or zeroed when absent
@@ -1022,9 +1048,11 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		"int %s_%s_%s_pack(const struct %s_%s *in, void *wire, size_t "
 		"len)\n{\n\tuint8_t *w = wire;\n\n"
 		"\tif (!in || !wire || len < ABIGEN_SIZE_%s)\n"
-		"\t\treturn -EINVAL;\n"
+		"\t\treturn ABIGEN_FAIL(-EINVAL, \"no buffer or wire too "
+		"short\");\n"
 		"\tif (in->present & ~UINT64_C(0x%" PRIx64 "))\n"
-		"\t\treturn -EOPNOTSUPP; /* a field this version lacks */\n",
+		"\t\treturn ABIGEN_FAIL(-EOPNOTSUPP, \"a present field this "
+		"version lacks\");\n",
 		p, id, w->neutral, p, w->neutral, w->neutral, mask);
 	for (size_t j = 0; j < w->nfields; j++) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
@@ -1176,6 +1204,11 @@ static void emit_version(struct em *e, const struct ag_version *v)
 	for (size_t i = 0; i < v->in.headers.n; i++)
 		fprintf(f, "#include \"%s\"\n", v->in.headers.v[i]);
 	fprintf(f, "\n#include \"%s.h\"\n\n", p);
+	fprintf(f,
+		"static int fail_(int err, const char *fn, const char *why)\n"
+		"{\n\t%s_error(err, \"%s\", fn, why);\n\treturn err;\n}\n"
+		"#define ABIGEN_FAIL(err, why) fail_(err, __func__, why)\n\n",
+		p, v->in.tag);
 	for (size_t i = 0; i < ctx->nwant; i++)
 		if (ctx->want[i].kind == AG_W_STRUCT && v->rec[i])
 			emit_vstruct(e, v, i);
