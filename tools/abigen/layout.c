@@ -598,10 +598,11 @@ static enum CXChildVisitResult flat_visit(CXCursor c, CXCursor p, void *d)
 		type_is_int(ct, &f->is_signed);
 	} else if (type_is_int(ct, &f->is_signed)) {
 		f->kind = AG_F_INT;
-	} else if (ct.kind == CXType_ConstantArray) {
+	} else if (ct.kind == CXType_ConstantArray && f->size) {
 		f->kind = AG_F_ARRAY;
 		fill_array(f, ct);
-	} else if (ct.kind == CXType_IncompleteArray) {
+	} else if (ct.kind == CXType_IncompleteArray ||
+		   ct.kind == CXType_ConstantArray) { /* also GNU [0] */
 		f->kind = AG_F_FAM;
 		f->elem_size = (uint64_t)clang_Type_getSizeOf(
 			clang_getArrayElementType(ct));
