@@ -15,6 +15,7 @@
 #include <clang-c/Index.h>
 
 #include "abigen.h"
+#include "clang.h"
 
 struct ag_macro {
 	char *name;
@@ -60,7 +61,7 @@ static size_t eval_add(struct ag_evals *ev, const char *expr)
 	return ev->n++;
 }
 
-static char *cx_str(CXString s)
+char *ag_cx_str(CXString s)
 {
 	char *r = ag_strdup(clang_getCString(s) ? clang_getCString(s) : "");
 
@@ -156,12 +157,12 @@ static int parse(CXIndex idx, const struct ag_version *v, const char *src,
 		}
 		clang_getSpellingLocation(clang_getDiagnosticLocation(d), &file,
 					  &line, NULL, NULL);
-		fn = cx_str(clang_getFileName(file));
+		fn = ag_cx_str(clang_getFileName(file));
 		if (bad_line && !strcmp(fn, fname) && (int)line <= nlines &&
 		    line > 0) {
 			bad_line[line - 1] = true;
 		} else {
-			char *msg = cx_str(clang_formatDiagnostic(
+			char *msg = ag_cx_str(clang_formatDiagnostic(
 				d, clang_defaultDiagnosticDisplayOptions()));
 
 			ag_error("%s%s%s: %s", v->in.tag,
@@ -226,7 +227,7 @@ static void scan_macro(struct ag_scan *s, CXCursor c)
 	}
 	m = &s->m[s->nm++];
 	memset(m, 0, sizeof(*m));
-	m->name = cx_str(clang_getCursorSpelling(c));
+	m->name = ag_cx_str(clang_getCursorSpelling(c));
 	for (unsigned i = 1; i < ntok; i++) {
 		CXString t = clang_getTokenSpelling(s->tu, tok[i]);
 
@@ -251,7 +252,7 @@ static enum CXChildVisitResult enumc_visit(CXCursor c, CXCursor p, void *d)
 	struct ag_scan *s = d;
 
 	if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl) {
-		char *n = cx_str(clang_getCursorSpelling(c));
+		char *n = ag_cx_str(clang_getCursorSpelling(c));
 
 		ag_strv_push(&s->enumc, n);
 		free(n);
@@ -373,7 +374,7 @@ static bool find_type(const struct ag_scan *s, const char *name, CXType *type,
 
 			if ((pass == 0) != (k == CXCursor_TypedefDecl))
 				continue;
-			n = cx_str(clang_getCursorSpelling(c));
+			n = ag_cx_str(clang_getCursorSpelling(c));
 			hit = !strcmp(n, name) &&
 			      !(pass == 1 && clang_Cursor_isAnonymous(c));
 			free(n);
@@ -398,262 +399,14 @@ static bool find_type(const struct ag_scan *s, const char *name, CXType *type,
 	return false;
 }
 
-/* ---- record flattening ----------------------------------------------- */
-
-struct flat {
-	struct ag_record *r;
-	size_t cap;
-	CXType parent; /* type of the record being visited */
-	uint64_t base; /* bit offset of that record */
-	const char *prefix;
-	bool in_union;
-};
-
-static bool int_kind(enum CXTypeKind k, bool *is_signed)
-{
-	switch (k) {
-	case CXType_Bool:
-	case CXType_Char_U:
-	case CXType_UChar:
-	case CXType_UShort:
-	case CXType_UInt:
-	case CXType_ULong:
-	case CXType_ULongLong:
-		*is_signed = false;
-		return true;
-	case CXType_Char_S:
-	case CXType_SChar:
-	case CXType_Short:
-	case CXType_Int:
-	case CXType_Long:
-	case CXType_LongLong:
-		*is_signed = true;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Integer (or enum) type? Sets signedness. */
-static bool type_is_int(CXType t, bool *is_signed)
-{
-	t = clang_getCanonicalType(t);
-	if (t.kind == CXType_Enum)
-		t = clang_getCanonicalType(clang_getEnumDeclIntegerType(
-			clang_getTypeDeclaration(t)));
-	return int_kind(t.kind, is_signed);
-}
-
-static struct ag_field *flat_add(struct flat *fl)
-{
-	struct ag_record *r = fl->r;
-
-	if (r->nf == fl->cap) {
-		fl->cap = fl->cap ? fl->cap * 2 : 32;
-		r->f = realloc(r->f, fl->cap * sizeof(*r->f));
-		if (!r->f)
-			exit(1);
-	}
-	memset(&r->f[r->nf], 0, sizeof(r->f[0]));
-	return &r->f[r->nf++];
-}
-
-static enum CXChildVisitResult flat_visit(CXCursor c, CXCursor p, void *d);
-
-static void flatten(struct flat *fl, CXCursor rec, CXType type, uint64_t base,
-		    const char *prefix, bool in_union)
-{
-	struct flat sub = *fl;
-
-	sub.parent = type;
-	sub.base = base;
-	sub.prefix = prefix;
-	sub.in_union =
-		in_union || clang_getCursorKind(rec) == CXCursor_UnionDecl;
-	clang_visitChildren(rec, flat_visit, &sub);
-	fl->cap = sub.cap;
-}
-
-/* First named field below anonymous record @c: name and bit offset in @c. */
-static bool first_leaf(CXCursor c, char **name, long long *off);
-
-struct leaf_find {
-	char *name;
-	long long off;
-};
-
-static enum CXChildVisitResult leaf_visit(CXCursor c, CXCursor p, void *d)
-{
-	struct leaf_find *lf = d;
-	enum CXCursorKind k = clang_getCursorKind(c);
-
-	if (k == CXCursor_FieldDecl) {
-		char *n = cx_str(clang_getCursorSpelling(c));
-
-		if (!*n) {
-			free(n);
-			return CXChildVisit_Continue;
-		}
-		lf->name = n;
-		lf->off = clang_Cursor_getOffsetOfField(c);
-		return CXChildVisit_Break;
-	}
-	if ((k == CXCursor_StructDecl || k == CXCursor_UnionDecl) &&
-	    clang_Cursor_isAnonymousRecordDecl(c)) {
-		long long inner;
-		char *n;
-
-		if (first_leaf(c, &n, &inner)) {
-			lf->name = n;
-			/* inner is relative to c; c's own offset is unknown */
-			lf->off = -1;
-			return CXChildVisit_Break;
-		}
-	}
-	return CXChildVisit_Continue;
-}
-
-static bool first_leaf(CXCursor c, char **name, long long *off)
-{
-	struct leaf_find lf = {NULL, 0};
-
-	clang_visitChildren(c, leaf_visit, &lf);
-	*name = lf.name;
-	*off = lf.off;
-	return lf.name != NULL;
-}
-
-/* Bit offset of anonymous member record @c inside @parent. */
-static long long anon_offset(CXType parent, CXCursor c)
-{
-	CXType t = clang_getCursorType(c);
-	char *n;
-	long long inner, in_parent, in_self;
-
-	if (!first_leaf(c, &n, &inner))
-		return -1;
-	in_parent = clang_Type_getOffsetOf(parent, n);
-	in_self = clang_Type_getOffsetOf(t, n);
-	free(n);
-	if (in_parent < 0 || in_self < 0)
-		return -1;
-	return in_parent - in_self;
-}
-
-static void fill_array(struct ag_field *f, CXType t)
-{
-	t = clang_getCanonicalType(t);
-	f->count = 1;
-	while (t.kind == CXType_ConstantArray) {
-		long long n = clang_getArraySize(t);
-
-		if (f->ndims < AG_MAX_DIMS)
-			f->dims[f->ndims++] = (uint64_t)n;
-		f->count *= (uint64_t)n;
-		t = clang_getCanonicalType(clang_getArrayElementType(t));
-	}
-	f->elem_size = (uint64_t)clang_Type_getSizeOf(t);
-	f->elem_int = type_is_int(t, &f->is_signed);
-}
-
-static enum CXChildVisitResult flat_visit(CXCursor c, CXCursor p, void *d)
-{
-	struct flat *fl = d;
-	enum CXCursorKind k = clang_getCursorKind(c);
-	CXType t, ct;
-	struct ag_field *f;
-	long long off;
-	char *name;
-
-	if ((k == CXCursor_StructDecl || k == CXCursor_UnionDecl) &&
-	    clang_Cursor_isAnonymousRecordDecl(c)) {
-		off = anon_offset(fl->parent, c);
-		if (off >= 0)
-			flatten(fl, c, clang_getCursorType(c),
-				fl->base + (uint64_t)off, fl->prefix,
-				fl->in_union);
-		return CXChildVisit_Continue;
-	}
-	if (k != CXCursor_FieldDecl)
-		return CXChildVisit_Continue;
-	name = cx_str(clang_getCursorSpelling(c));
-	if (!*name) { /* unnamed bitfield: padding */
-		free(name);
-		return CXChildVisit_Continue;
-	}
-	off = clang_Cursor_getOffsetOfField(c);
-	t = clang_getCursorType(c);
-	ct = clang_getCanonicalType(t);
-	f = flat_add(fl);
-	f->path = ag_fmt("%s%s", fl->prefix, name);
-	f->type = cx_str(clang_getTypeSpelling(t));
-	f->bit_off = fl->base + (uint64_t)(off < 0 ? 0 : off);
-	f->in_union = fl->in_union;
-	f->size = ct.kind == CXType_IncompleteArray
-			  ? 0
-			  : (uint64_t)clang_Type_getSizeOf(ct);
-	if (clang_Cursor_isBitField(c)) {
-		f->kind = AG_F_INT;
-		f->bit_width = (unsigned)clang_getFieldDeclBitWidth(c);
-		type_is_int(ct, &f->is_signed);
-	} else if (type_is_int(ct, &f->is_signed)) {
-		f->kind = AG_F_INT;
-	} else if (ct.kind == CXType_ConstantArray && f->size) {
-		f->kind = AG_F_ARRAY;
-		fill_array(f, ct);
-	} else if (ct.kind == CXType_IncompleteArray ||
-		   ct.kind == CXType_ConstantArray) { /* also GNU [0] */
-		f->kind = AG_F_FAM;
-		f->elem_size = (uint64_t)clang_Type_getSizeOf(
-			clang_getArrayElementType(ct));
-		f->elem_int = type_is_int(clang_getArrayElementType(ct),
-					  &f->is_signed);
-	} else if (ct.kind == CXType_Record) {
-		char *pre = ag_fmt("%s%s.", fl->prefix, name);
-		uint64_t base = f->bit_off;
-
-		f->kind = AG_F_RECORD;
-		/* f may move while flattening: do not use it after this */
-		flatten(fl, clang_getTypeDeclaration(ct), ct, base, pre, false);
-		free(pre);
-	} else {
-		f->kind = AG_F_OTHER;
-	}
-	free(name);
-	return CXChildVisit_Continue;
-}
-
 static struct ag_record *build_record(const struct ag_scan *s, const char *name)
 {
-	struct ag_record *r;
-	struct flat fl = {0};
 	CXType t;
 	char *spelling;
 
-	if (!find_type(s, name, &t, &spelling) || t.kind != CXType_Record ||
-	    clang_Type_getSizeOf(t) < 0)
+	if (!find_type(s, name, &t, &spelling))
 		return NULL;
-	r = ag_alloc(sizeof(*r));
-	r->name = ag_strdup(name);
-	r->spelling = spelling;
-	r->size = (uint64_t)clang_Type_getSizeOf(t);
-	r->align = (uint64_t)clang_Type_getAlignOf(t);
-	r->is_union = clang_getCursorKind(clang_getTypeDeclaration(t)) ==
-		      CXCursor_UnionDecl;
-	fl.r = r;
-	flatten(&fl, clang_getTypeDeclaration(t), t, 0, "", false);
-	return r;
-}
-
-const struct ag_field *ag_find_field(const struct ag_record *r,
-				     const char *path)
-{
-	if (!r)
-		return NULL;
-	for (size_t i = 0; i < r->nf; i++)
-		if (!strcmp(r->f[i].path, path))
-			return &r->f[i];
-	return NULL;
+	return ag_record_build(t, name, spelling);
 }
 
 /* ---- enums and constants --------------------------------------------- */
@@ -694,7 +447,7 @@ static enum CXChildVisitResult enum_visit(CXCursor c, CXCursor p, void *d)
 
 	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
-	vn = cx_str(clang_getCursorSpelling(c));
+	vn = ag_cx_str(clang_getCursorSpelling(c));
 	table_add(ec->t, entry_name(ec->ctx, ec->v, vn, ec->strip), vn,
 		  clang_getEnumConstantDeclValue(c));
 	free(vn);
@@ -713,7 +466,7 @@ static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor p, void *d)
 
 	if (clang_getCursorKind(c) != CXCursor_VarDecl)
 		return CXChildVisit_Continue;
-	n = cx_str(clang_getCursorSpelling(c));
+	n = ag_cx_str(clang_getCursorSpelling(c));
 	if (!strncmp(n, "__abigen_v", 10)) {
 		CXEvalResult r;
 
