@@ -295,12 +295,19 @@ static void test_define_dependent_constant(void **state)
 	assert_int_equal(v, 22);
 }
 
+extern const struct drift_ops drift_ops_r1_0, drift_ops_r2_0;
+
 static void test_versions_and_bad_input(void **state)
 {
 	struct drift_msg_elem e;
 	char msg[128];
 
 	assert_int_equal(drift_nversions, 2);
+	/* the ops skeleton: version 2 inherits from version 1 */
+	assert_string_equal(drift_ops_r2_0.tag, "2.0");
+	assert_ptr_equal(drift_ops_r2_0.base, &drift_ops_r1_0);
+	assert_null(drift_ops_r1_0.base);
+	assert_null(drift_ops_r1_0.os_error_log);
 	assert_ptr_equal(drift_version_find("2.0"), V2);
 	assert_null(drift_version_find("3.0"));
 	for (size_t i = 0; i < drift_nversions; i++)
