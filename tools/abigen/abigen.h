@@ -159,6 +159,7 @@ struct ag_ctx {
 	const char *want_file;
 	const char *prefix;
 	bool verbose;
+	struct ag_strv deps; /* every header parsed (for --depfile) */
 };
 
 /* util.c */

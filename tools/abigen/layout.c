@@ -663,6 +663,24 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Record every file the headers include, once (the build's depfile). */
+static void dep_visit(CXFile file, CXSourceLocation *stack, unsigned depth,
+		      void *d)
+{
+	struct ag_strv *deps = d;
+	char *n = ag_cx_str(clang_getFileName(file));
+
+	if (depth && *n) { /* depth 0: the generated main file */
+		bool dup = false;
+
+		for (size_t i = 0; i < deps->n && !dup; i++)
+			dup = !strcmp(deps->v[i], n);
+		if (!dup)
+			ag_strv_push(deps, n);
+	}
+	free(n);
+}
+
 int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 {
 	CXIndex idx = clang_createIndex(0, 0);
@@ -684,6 +702,7 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 		goto out;
 	clang_visitChildren(clang_getTranslationUnitCursor(s.tu), top_visit,
 			    &s);
+	clang_getInclusions(s.tu, dep_visit, &ctx->deps);
 	build_hash(&s);
 	for (size_t i = 0; i < ctx->nwant; i++) {
 		const struct ag_want *w = &ctx->want[i];

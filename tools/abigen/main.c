@@ -31,7 +31,8 @@ const char *__asan_default_options(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: abigen --versions LIST --want WANT [--rename MAP]\n"
-		   "              [--prefix NAME] --outdir DIR\n");
+		   "              [--prefix NAME] --outdir DIR\n"
+		   "              [--depfile FILE [--deptarget OUTPUT]]\n");
 }
 
 static bool any_enum(const struct ag_ctx *ctx, size_t wi, const char *name)
@@ -165,6 +166,46 @@ static int write_file(const struct ag_ctx *ctx, const char *dir,
 	return r;
 }
 
+static void dep_word(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '#' || *s == '\\')
+			fputc('\\', f);
+		if (*s == '$')
+			fputc('$', f);
+		fputc(*s, f);
+	}
+}
+
+/* Make-style dependencies: every header parsed, and the input files. */
+static int write_depfile(const struct ag_ctx *ctx, const char *path,
+			 const char *target, const char *versions,
+			 const char *want, const char *rename)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f) {
+		ag_error("%s: cannot write: %s", path, strerror(errno));
+		return -EIO;
+	}
+	fprintf(f, "%s:", target ? target : ctx->prefix);
+	dep_word(f, versions);
+	dep_word(f, want);
+	if (rename)
+		dep_word(f, rename);
+	for (size_t i = 0; i < ctx->deps.n; i++)
+		dep_word(f, ctx->deps.v[i]);
+	fputc('\n', f);
+	r = ferror(f);
+	if (fclose(f) || r) {
+		ag_error("%s: write failed", path);
+		return -EIO;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -173,15 +214,18 @@ int main(int argc, char **argv)
 		{"rename", required_argument, NULL, 'r'},
 		{"prefix", required_argument, NULL, 'p'},
 		{"outdir", required_argument, NULL, 'o'},
+		{"depfile", required_argument, NULL, 'd'},
+		{"deptarget", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *versions = NULL, *want = NULL, *rename = NULL,
-		   *outdir = NULL;
+		   *outdir = NULL, *depfile = NULL, *deptarget = NULL;
 	struct ag_ctx ctx = {.prefix = "abi"};
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "v:w:r:p:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:w:r:p:o:d:t:h", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'v':
 			versions = optarg;
@@ -197,6 +241,12 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			outdir = optarg;
+			break;
+		case 'd':
+			depfile = optarg;
+			break;
+		case 't':
+			deptarget = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -247,6 +297,9 @@ int main(int argc, char **argv)
 	if (ag_emit_c(&ctx, outdir) ||
 	    write_file(&ctx, outdir, "layout.json", ag_emit_json) ||
 	    write_file(&ctx, outdir, "diff.txt", ag_emit_diff))
+		return 1;
+	if (depfile &&
+	    write_depfile(&ctx, depfile, deptarget, versions, want, rename))
 		return 1;
 	return 0;
 }
