@@ -478,7 +478,8 @@ int ag_emit_common(struct em *e)
 	/* entry names */
 	fprintf(f,
 		"const char *%s_entry_name(enum %s_table_id t, uint32_t "
-		"neutral)\n{\n\tswitch (t) {\n",
+		"neutral)\n{\n\t(void)neutral; /* unused without tables "
+		"*/\n\tswitch (t) {\n",
 		p, p);
 	for (size_t i = 0; i < ctx->nwant; i++) {
 		struct ag_strv names = {0};

@@ -76,7 +76,8 @@ static void classify(const struct ag_field *f, struct ag_nf *nf)
 int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 		     struct ag_nf *out)
 {
-	bool any = false;
+	bool any = false, bits = false;
+	unsigned max_u = 0; /* widest unsigned integer among the versions */
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < ctx->nver; i++) {
@@ -86,6 +87,10 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 		if (!f)
 			continue;
 		classify(f, &nf);
+		bits |= f->bit_width != 0;
+		if ((nf.kind == AG_NF_INT || nf.kind == AG_NF_IARRAY) &&
+		    !nf.sgn && nf.esize > max_u)
+			max_u = nf.esize;
 		if (!any) {
 			*out = nf;
 			any = true;
@@ -97,8 +102,6 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 			continue;
 		}
 		if (nf.kind != out->kind) { /* mixed kinds: raw bytes */
-			if (f->bit_width)
-				return -1;
 			uint64_t a = out->count * out->esize,
 				 b = nf.count * nf.esize;
 
@@ -114,7 +117,14 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 			out->count = nf.count;
 		out->sgn |= nf.sgn;
 	}
-	if (out->kind == AG_NF_BYTES)
+	if (out->kind == AG_NF_BYTES) {
+		if (bits)
+			return -1; /* a bitfield cannot be raw bytes */
 		out->sgn = false;
+	}
+	/* signed in one version, unsigned as wide in another: one size up
+	 * holds both ranges */
+	if (out->sgn && max_u >= out->esize && out->esize < 8)
+		out->esize *= 2;
 	return any ? 0 : 1;
 }
