@@ -198,6 +198,64 @@ with tempfile.TemporaryDirectory() as d:
     check('a third version added by header drop + want edit + rerun', ok,
           p.stderr)
 
+# 7. signed in one version, unsigned in the other: the neutral type is
+#    wider and holds both; packing checks the range of the target version
+with tempfile.TemporaryDirectory() as d:
+    for v, decl in (('a', 'short x; unsigned char y;'),
+                    ('b', 'unsigned short x; signed char y;')):
+        os.makedirs(os.path.join(d, v))
+        open(os.path.join(d, v, 's.h'), 'w').write(
+            'typedef struct { %s } S;\n' % decl)
+    vl = os.path.join(d, 'v.txt')
+    open(vl, 'w').write('version a\ninclude a\nheader s.h\n'
+                        'version b\ninclude b\nheader s.h\n')
+    out = os.path.join(d, 'out')
+    os.makedirs(out)
+    wp = os.path.join(d, 'w.txt')
+    open(wp, 'w').write('struct S\nfield x\nfield y\n')
+    open(os.path.join(d, 't.c'), 'w').write('''
+#include "abi.h"
+int main(void)
+{
+	unsigned char w[4] = { 0xff, 0xff, 0xff, 0 };
+	struct abi_S s;
+
+	if (abi_b_S_unpack(w, 4, &s) || s.x != 65535 || s.y != -1)
+		return 1;
+	if (abi_a_S_pack(&s, w, 4) != -ERANGE)
+		return 2;
+	if (abi_a_S_unpack(w, 4, &s) || s.x != -1 || s.y != 255)
+		return 3;
+	if (abi_b_S_pack(&s, w, 4) != -ERANGE)
+		return 4;
+	return 0;
+}
+''')
+    p = subprocess.run([abigen, '--versions', vl, '--want', wp,
+                        '--outdir', out], capture_output=True, text=True)
+    ok = p.returncode == 0
+    detail = p.stderr
+    if ok:
+        objs = []
+        for src, inc in (('abi_a.c', 'a'), ('abi_b.c', 'b'),
+                         ('abi_common.c', 'a'), ('../t.c', 'a')):
+            o = os.path.join(d, src.replace('../', '') + '.o')
+            c = subprocess.run(cc + ['-std=gnu17', '-I' + out, '-I' +
+                               os.path.join(d, inc), '-c',
+                               os.path.join(out, src), '-o', o],
+                               capture_output=True, text=True)
+            ok = ok and c.returncode == 0
+            detail += c.stderr
+            objs.append(o)
+        exe = os.path.join(d, 't')
+        if ok:
+            c = subprocess.run(cc + objs + ['-o', exe], capture_output=True,
+                               text=True)
+            ok = c.returncode == 0 and subprocess.run([exe]).returncode == 0
+            detail += c.stderr
+    check('mixed signedness: wider neutral type, range-checked pack', ok,
+          detail)
+
 print('1..%d' % len(results))
 for i, (name, ok, detail) in enumerate(results, 1):
     print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
