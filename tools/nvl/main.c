@@ -16,6 +16,8 @@ static const struct nvl_cmd cmds[] = {
 	{ "demo", "the main job: exercise the stack on the built-in model",
 	  nvl_cmd_demo },
 	{ "bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench },
+	{ "asm", "assemble SASS text into 128-bit words", nvl_cmd_asm },
+	{ "dis", "disassemble 128-bit SASS words", nvl_cmd_dis },
 };
 
 static void usage(FILE *f)
