@@ -310,16 +310,16 @@ static int parse_pop(struct ctx *c, const char *s, const char *e, struct pop *o)
 		v->neg = true;
 		p++;
 	}
+	if (e - p > 6 && !strncmp(e - 6, ".reuse", 6)) {
+		v->reuse = true;
+		e -= 6;
+	}
 	if (p < e && *p == '|') {
 		if (e - p < 2 || e[-1] != '|')
 			return fail(c, p, "expected a closing '|'");
 		v->abs = true;
 		p++;
 		e--;
-	}
-	if (e - p > 6 && !strncmp(e - 6, ".reuse", 6) && !v->abs) {
-		v->reuse = true;
-		e -= 6;
 	}
 	if (e - p >= 2 && p[0] == 'c' && p[1] == '[') {
 		const char *b = p + 2, *be = memchr(b, ']', (size_t)(e - b));
@@ -394,7 +394,8 @@ static int parse_pop(struct ctx *c, const char *s, const char *e, struct pop *o)
 	    (parse_sr(p, e, &reg) && (kind = NVL_ISA_V_SR))) {
 		o->kind = v->kind = kind;
 		v->reg = reg;
-		if ((v->neg || v->abs) && kind != NVL_ISA_V_R)
+		if ((v->neg || v->abs) && kind != NVL_ISA_V_R &&
+		    kind != NVL_ISA_V_UR)
 			return fail(c, s, "only registers take '-' or '|'");
 		if (v->reuse && kind != NVL_ISA_V_R)
 			return fail(c, s, ".reuse applies to registers only");
@@ -607,6 +608,12 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 		}
 		j++;
 		*v = o->v;
+		if ((v->neg && !(d->flags & NVL_ISA_F_NEG)) ||
+		    (v->abs && !(d->flags & NVL_ISA_F_ABS))) {
+			note(a, 10 + (int)i, o->at,
+			     "operand %u: '-' or '|x|' is not allowed here", j);
+			return false;
+		}
 		switch (d->kind) {
 		case NVL_ISA_O_R:
 		case NVL_ISA_O_UR:
@@ -704,7 +711,7 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 	if (row->alu) {
 		int f;
 
-		if (row->alu == NVL_ISA_ALU3U) {
+		if (row->alu == NVL_ISA_ALU3U || row->alu == NVL_ISA_ALU2U) {
 			/* uniform rows spell their registers UR */
 			if (bk == NVL_ISA_V_R || ck == NVL_ISA_V_R) {
 				note(a, 50, pops[0].at,

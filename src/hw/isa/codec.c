@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -117,6 +118,12 @@ bool nvl_isa_form_layout(uint8_t alu, uint8_t form, struct nvl_isa_slot *b,
 			b->kind = NVL_ISA_V_UR;
 		if (c->kind == NVL_ISA_V_R)
 			c->kind = NVL_ISA_V_UR;
+		return true;
+	case NVL_ISA_ALU2U:
+		if (form != 1 && form != 4)
+			return false;
+		b->kind = form == 1 ? NVL_ISA_V_UR : NVL_ISA_V_IMM;
+		b->area = 32;
 		return true;
 	case NVL_ISA_ALU2:
 		b->kind = alu2[form];
@@ -396,9 +403,13 @@ int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
 			ret = enc_flex(&insn->op[i], sc, d->flags, w, &reuse);
 		else
 			ret = enc_opnd(d, &insn->op[i], w, &reuse, 0);
-		if (ret)
+		if (ret) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "%s", nvl_error_msg());
 			return nvl_error(ret, "isa: %s operand %u: %s",
-					 row->name, i + 1, nvl_error_msg());
+					 row->name, i + 1, why);
+		}
 	}
 	for (unsigned i = 0; i < row->nmod; i++) {
 		const struct nvl_isa_mdesc *m = row->mod[i];

@@ -94,6 +94,7 @@ enum nvl_isa_alu {
 	NVL_ISA_ALU2, /* b in slot 1: forms 1, 4, 5, 6 */
 	NVL_ISA_ALU2X, /* b in slot 2 when not a GPR: forms 1, 2, 3, 7 */
 	NVL_ISA_ALU3U, /* uniform op: URs, forms 1, 2, 4 */
+	NVL_ISA_ALU2U, /* uniform op, b only: forms 1, 4 */
 };
 
 /** Semantic ops, what the model's interpreter executes. */

@@ -277,8 +277,11 @@ int nvl_isa_disasm(const uint64_t *w, size_t n, enum nvl_isa_arch arch,
 
 		ret = nvl_isa_decode(&w[2 * i], arch, &insn);
 		if (ret) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "%s", nvl_error_msg());
 			ret = nvl_error(ret, "isa: at 0x%" PRIx64 ": %s", pc,
-					nvl_error_msg());
+					why);
 			nvl_free(text);
 			return ret;
 		}

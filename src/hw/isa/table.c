@@ -335,7 +335,7 @@ static const struct nvl_isa_row rows[] = {
 	{"ISETP", 0x20c, NVL_ISA_ALU2, NVL_SEM_ISETP, 0, 0,
 	 OPS(PD(81), PD(84), RA(0), FB(F_SGN), PS(87, 90)),
 	 MODS(&g_icmp, &g_sign, &g_bop), FIX({68, 3, 7})},
-	{"UISETP", 0x28c, NVL_ISA_ALU3U, NVL_SEM_ISETP, UNI, 0,
+	{"UISETP", 0x28c, NVL_ISA_ALU2U, NVL_SEM_ISETP, UNI, 0,
 	 OPS({.kind = NVL_ISA_O_UP,
 	      .lo = 81,
 	      .width = 3,
