@@ -121,9 +121,15 @@ static int role(const struct nvl_isa_row *row, int r)
 	return -1;
 }
 
-static const struct nvl_isa_val *V(const struct cs_insn *ci, int r)
+void cs_prepare(struct cs_insn *ci)
 {
-	int i = role(ci->in.row, r);
+	for (int r = 0; r < R_COUNT; r++)
+		ci->role[r] = (int8_t)role(ci->in.row, r);
+}
+
+static inline const struct nvl_isa_val *V(const struct cs_insn *ci, int r)
+{
+	int i = ci->role[r];
 
 	return i < 0 ? NULL : &ci->in.op[i];
 }

@@ -13,6 +13,7 @@ struct cs_insn {
 	struct nvl_isa_insn in;
 	int32_t target; /* branch target index (BRA, BSSY), -1 if none */
 	bool uniform;
+	int8_t role[16]; /* operand index of each role (exec.c), -1 none */
 };
 
 struct cs_warp {
@@ -53,6 +54,9 @@ struct cs_cta {
  */
 int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	    uint32_t mask);
+
+/* exec.c: precompute the operand roles of @ci */
+void cs_prepare(struct cs_insn *ci);
 
 int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	    uint32_t lane, uint64_t addr);

@@ -328,6 +328,7 @@ static int decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
 					 nvl_error_msg());
 		}
 		row = ci->in.row;
+		cs_prepare(ci);
 		ci->uniform = row->flags & NVL_ISA_R_UNIFORM;
 		ci->target = -1;
 		for (unsigned k = 0; k < row->nopnd; k++) {
