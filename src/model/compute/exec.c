@@ -311,69 +311,6 @@ static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut)
 	return r;
 }
 
-static bool icmp(unsigned op, uint32_t a, uint32_t b, bool sgn)
-{
-	int64_t x = sgn ? (int32_t)a : (int64_t)a;
-	int64_t y = sgn ? (int32_t)b : (int64_t)b;
-
-	switch (op) {
-	case 1:
-		return x < y;
-	case 2:
-		return x == y;
-	case 3:
-		return x <= y;
-	case 4:
-		return x > y;
-	case 5:
-		return x != y;
-	case 6:
-		return x >= y;
-	case 7:
-		return true;
-	}
-	return false;
-}
-
-static bool fcmp(unsigned op, float a, float b)
-{
-	bool un = isnan(a) || isnan(b);
-
-	switch (op) {
-	case 0:
-		return false;
-	case 1:
-		return !un && a < b;
-	case 2:
-		return !un && a == b;
-	case 3:
-		return !un && a <= b;
-	case 4:
-		return !un && a > b;
-	case 5:
-		return !un && a != b;
-	case 6:
-		return !un && a >= b;
-	case 7:
-		return !un;
-	case 8:
-		return un;
-	case 9:
-		return un || a < b;
-	case 10:
-		return un || a == b;
-	case 11:
-		return un || a <= b;
-	case 12:
-		return un || a > b;
-	case 13:
-		return un || a != b;
-	case 14:
-		return un || a >= b;
-	}
-	return true;
-}
-
 static uint32_t combine(unsigned op, uint32_t x, uint32_t acc)
 {
 	return op == 0 ? x & acc : op == 1 ? x | acc : x ^ acc;
@@ -879,19 +816,26 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		uint32_t cin1 = x ? pget(w, V(ci, R_PS1), uni) : 0;
 		uint32_t co0 = 0, co1 = 0;
 
-		for (i = 0; i < L; i++) {
-			uint64_t s = (uint64_t)a[i] + b[i] + c[i];
-			uint64_t k;
+		if (!va->neg && !vb->neg && !vc->neg && !cin0 && !cin1 &&
+		    (!V(ci, R_PD0) || V(ci, R_PD0)->reg == NVL_ISA_PT) &&
+		    (!V(ci, R_PD1) || V(ci, R_PD1)->reg == NVL_ISA_PT)) {
+			for (i = 0; i < L; i++)
+				res[i] = a[i] + b[i] + c[i];
+		} else {
+			for (i = 0; i < L; i++) {
+				uint64_t s = (uint64_t)a[i] + b[i] + c[i];
 
-			/* a negated source was fetched as -x; as ~x + 1 it
-			 * carries when x == 0 */
-			k = (uint64_t)(va->neg && a[i] == 0) +
-			    (vb->neg && b[i] == 0) + (vc->neg && c[i] == 0);
-			s += (uint64_t)k << 32;
-			s += ((cin0 >> i) & 1) + ((cin1 >> i) & 1);
-			res[i] = (uint32_t)s;
-			co0 |= (uint32_t)((s >> 32) >= 1) << i;
-			co1 |= (uint32_t)((s >> 32) >= 2) << i;
+				/* a negated source was fetched as -x; as
+				 * ~x + 1 it carries when x == 0 */
+				s += (uint64_t)((va->neg && a[i] == 0) +
+						(vb->neg && b[i] == 0) +
+						(vc->neg && c[i] == 0))
+				     << 32;
+				s += ((cin0 >> i) & 1) + ((cin1 >> i) & 1);
+				res[i] = (uint32_t)s;
+				co0 |= (uint32_t)((s >> 32) >= 1) << i;
+				co1 |= (uint32_t)((s >> 32) >= 2) << i;
+			}
 		}
 		rset(w, V(ci, R_DST), res, mask);
 		pset(w, V(ci, R_PD0), co0, mask);
@@ -1066,19 +1010,42 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		return 0;
 	case NVL_SEM_ISETP:
 	case NVL_SEM_FSETP: {
+		/* compare codes are masks: LT 1, EQ 2, GT 4 (+ unordered 8) */
 		bool f = in->row->sem == NVL_SEM_FSETP;
 		unsigned op = modv(in, 76, 0), bop = modv(in, 74, 0);
-		bool sgn = modv(in, 73, 1);
+		bool sgn = modv(in, 73, 1), fz = f && modv(in, 80, 0);
 		uint32_t acc = pget(w, V(ci, R_PS0), uni), cm = 0;
+		uint32_t mlt = op & 1 ? NVL_CS_ALL : 0;
+		uint32_t meq = op & 2 ? NVL_CS_ALL : 0;
+		uint32_t mgt = op & 4 ? NVL_CS_ALL : 0;
+		uint32_t mun = op & 8 ? NVL_CS_ALL : 0;
 
-		for (i = 0; i < L; i++)
-			cm |= (uint32_t)(f ? fcmp(op,
-						  ftz(f32(a[i]),
-						      modv(in, 80, 0)),
-						  ftz(f32(b[i]),
-						      modv(in, 80, 0)))
-					   : icmp(op, a[i], b[i], sgn))
-			      << i;
+		for (i = 0; i < L; i++) {
+			uint32_t lt, eq, gt, un = 0;
+
+			if (f) {
+				float x = ftz(f32(a[i]), fz);
+				float y = ftz(f32(b[i]), fz);
+
+				un = isnan(x) || isnan(y);
+				lt = !un && x < y;
+				eq = !un && x == y;
+				gt = !un && x > y;
+			} else if (sgn) {
+				lt = (int32_t)a[i] < (int32_t)b[i];
+				eq = a[i] == b[i];
+				gt = (int32_t)a[i] > (int32_t)b[i];
+			} else {
+				lt = a[i] < b[i];
+				eq = a[i] == b[i];
+				gt = a[i] > b[i];
+			}
+			cm |= (((0u - lt) & mlt) | ((0u - eq) & meq) |
+			       ((0u - gt) & mgt) | ((0u - un) & mun)) &
+			      (1u << i);
+		}
+		if (!f && op == 7)
+			cm = NVL_CS_ALL;
 		if (uni)
 			cm = cm & 1 ? NVL_CS_ALL : 0;
 		pset(w, V(ci, R_PD0), combine(bop, cm, acc), mask);
