@@ -35,15 +35,12 @@ int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	return -EFAULT;
 }
 
-/* the value of modifier group at bit @lo, or @def when the row has none */
-static unsigned modv(const struct nvl_isa_insn *in, unsigned lo, unsigned def)
+/* the value of the modifier group at bit @lo, or @def when the row has none */
+static inline unsigned modv(const struct cs_insn *ci, unsigned lo, unsigned def)
 {
-	const struct nvl_isa_row *row = in->row;
+	int v = ci->mv[lo];
 
-	for (unsigned g = 0; g < row->nmod; g++)
-		if (row->mod[g]->width && row->mod[g]->lo == lo)
-			return in->mod[g];
-	return def;
+	return v < 0 ? def : (unsigned)v;
 }
 
 /* operand roles, found by position in the row */
@@ -123,8 +120,15 @@ static int role(const struct nvl_isa_row *row, int r)
 
 void cs_prepare(struct cs_insn *ci)
 {
+	const struct nvl_isa_row *row = ci->in.row;
+
 	for (int r = 0; r < R_COUNT; r++)
-		ci->role[r] = (int8_t)role(ci->in.row, r);
+		ci->role[r] = (int8_t)role(row, r);
+	for (int b = 0; b < 128; b++)
+		ci->mv[b] = -1;
+	for (int g = row->nmod - 1; g >= 0; g--)
+		if (row->mod[g]->width)
+			ci->mv[row->mod[g]->lo] = (int16_t)ci->in.mod[g];
 }
 
 static inline const struct nvl_isa_val *V(const struct cs_insn *ci, int r)
@@ -154,8 +158,9 @@ static int cread(struct cs_cta *cta, struct cs_warp *w, unsigned bank,
 }
 
 /* Fetch a source for all lanes; NULL on a fault. */
-static const uint32_t *src(struct cs_cta *cta, struct cs_warp *w,
-			   const struct nvl_isa_val *v, uint32_t *tmp, bool fp)
+static inline const uint32_t *src(struct cs_cta *cta, struct cs_warp *w,
+				  const struct nvl_isa_val *v, uint32_t *tmp,
+				  bool fp)
 {
 	const uint32_t *s = tmp;
 	uint32_t x;
@@ -228,8 +233,8 @@ static void pset(struct cs_warp *w, const struct nvl_isa_val *v, uint32_t res,
 	w->p[v->reg] = (w->p[v->reg] & ~mask) | (res & mask);
 }
 
-static void rset(struct cs_warp *w, const struct nvl_isa_val *v,
-		 const uint32_t *res, uint32_t mask)
+static inline void rset(struct cs_warp *w, const struct nvl_isa_val *v,
+			const uint32_t *res, uint32_t mask)
 {
 	if (!v)
 		return;
@@ -298,6 +303,42 @@ static uint32_t u32f(float f)
 static float ftz(float f, bool on)
 {
 	return on && fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f;
+}
+
+/* fused multiply-add on 32 lanes: the FMA instruction when the host has
+ * it (chosen once), libm's fmaf otherwise; both are exact */
+__attribute__((target("fma"))) static void ffma_lanes_hw(const uint32_t *a,
+							 const uint32_t *b,
+							 const uint32_t *c,
+							 uint32_t *res)
+{
+	for (int i = 0; i < L; i++) {
+		float x, y, z, r;
+
+		memcpy(&x, &a[i], 4);
+		memcpy(&y, &b[i], 4);
+		memcpy(&z, &c[i], 4);
+		r = __builtin_fmaf(x, y, z);
+		memcpy(&res[i], &r, 4);
+	}
+}
+
+static void ffma_lanes(const uint32_t *a, const uint32_t *b, const uint32_t *c,
+		       uint32_t *res)
+{
+	static int hw = -1;
+	int v = __atomic_load_n(&hw, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		v = __builtin_cpu_supports("fma") ? 1 : 0;
+		__atomic_store_n(&hw, v, __ATOMIC_RELAXED);
+	}
+	if (v) {
+		ffma_lanes_hw(a, b, c, res);
+		return;
+	}
+	for (int i = 0; i < L; i++)
+		res[i] = u32f(fmaf(f32(a[i]), f32(b[i]), f32(c[i])));
 }
 
 static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut)
@@ -423,7 +464,7 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 	const struct nvl_isa_val *m = V(ci, R_MEM), *d = V(ci, R_DST);
 	const struct nvl_isa_val *vb = V(ci, R_B), *vc = V(ci, R_C);
 	bool global = global_sem(sem), atom = false, cas = false, wide;
-	bool e = modv(in, 72, 0);
+	bool e = modv(ci, 72, 0);
 	unsigned type, size, op = 0;
 
 	switch (sem) {
@@ -434,16 +475,16 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 	case NVL_SEM_ATOMS_CAS:
 		atom = true;
 		cas = sem == NVL_SEM_ATOMG_CAS || sem == NVL_SEM_ATOMS_CAS;
-		type = modv(in, 73, 0);
+		type = modv(ci, 73, 0);
 		if (type == 4) /* F16x2 */
 			return cs_fail(cta, w, NVL_CS_ILLEGAL_INSTRUCTION, 0,
 				       0);
 		wide = type == 2 || type == 5 || type == 6;
 		size = wide ? 8 : 4;
-		op = modv(in, 87, 0);
+		op = modv(ci, 87, 0);
 		break;
 	default:
-		type = modv(in, 73, 4);
+		type = modv(ci, 73, 4);
 		size = msize_tab[type];
 		wide = false;
 	}
@@ -540,7 +581,7 @@ static int cs_ldc(struct cs_cta *cta, struct cs_warp *w,
 		  uint32_t mask)
 {
 	const struct nvl_isa_val *cb = V(ci, R_CBUF), *d = V(ci, R_DST);
-	unsigned size = msize_tab[modv(&ci->in, 73, 4)];
+	unsigned size = msize_tab[modv(ci, 73, 4)];
 	uint32_t lo[L], hi[L];
 
 	if (size != 4 && size != 8)
@@ -578,7 +619,7 @@ static int cs_shfl(struct cs_warp *w, const struct cs_insn *ci,
 		   const uint32_t *a, const uint32_t *b, const uint32_t *c,
 		   uint32_t mask)
 {
-	unsigned mode = modv(&ci->in, 58, 0);
+	unsigned mode = modv(ci, 58, 0);
 	uint32_t res[L], pv = 0;
 
 	for (int i = 0; i < L; i++) {
@@ -629,8 +670,8 @@ static int cs_convert(struct cs_cta *cta, struct cs_warp *w,
 				     FE_TOWARDZERO};
 
 	if (in->row->sem == NVL_SEM_I2F) {
-		unsigned st = modv(in, 74, 5), dst = modv(in, 75, 2);
-		unsigned rnd = modv(in, 78, 0), ssz = st >> 1;
+		unsigned st = modv(ci, 74, 5), dst = modv(ci, 75, 2);
+		unsigned rnd = modv(ci, 78, 0), ssz = st >> 1;
 		bool sgn = st & 1;
 
 		if (dst < 2)
@@ -668,9 +709,9 @@ static int cs_convert(struct cs_cta *cta, struct cs_warp *w,
 			rset2(w, V(ci, R_DST), r2, mask);
 		return 0;
 	}
-	unsigned dt = modv(in, 72, 5), ssz = modv(in, 84, 2);
-	unsigned rnd = modv(in, 78, 0), dsz = dt >> 1;
-	bool sgn = dt & 1, fz = modv(in, 80, 0);
+	unsigned dt = modv(ci, 72, 5), ssz = modv(ci, 84, 2);
+	unsigned rnd = modv(ci, 78, 0), dsz = dt >> 1;
+	bool sgn = dt & 1, fz = modv(ci, 80, 0);
 
 	if (ssz < 2 || dsz < 2)
 		return cs_fail(cta, w, NVL_CS_ILLEGAL_INSTRUCTION, 0, 0);
@@ -797,7 +838,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 			}
 			res[i] = x;
 		}
-		if (in->row->sem == NVL_SEM_CS2R && modv(in, 80, 1)) {
+		if (in->row->sem == NVL_SEM_CS2R && modv(ci, 80, 1)) {
 			uint64_t r2[L];
 
 			for (i = 0; i < L; i++)
@@ -811,7 +852,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	case NVL_SEM_IADD3: {
 		const struct nvl_isa_val *va = V(ci, R_A), *vb = V(ci, R_B),
 					 *vc = V(ci, R_C);
-		bool x = modv(in, 74, 0);
+		bool x = modv(ci, 74, 0);
 		uint32_t cin0 = x ? pget(w, V(ci, R_PS0), uni) : 0;
 		uint32_t cin1 = x ? pget(w, V(ci, R_PS1), uni) : 0;
 		uint32_t co0 = 0, co1 = 0;
@@ -849,7 +890,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		return 0;
 	case NVL_SEM_IMAD_HI:
 	case NVL_SEM_IMAD_WIDE: {
-		bool sgn = modv(in, 73, 1);
+		bool sgn = modv(ci, 73, 1);
 		const struct nvl_isa_val *vc = V(ci, R_C);
 		uint64_t r2[L], c64 = 0;
 
@@ -893,7 +934,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	}
 	case NVL_SEM_LEA: {
 		unsigned s = (unsigned)V(ci, R_IMM0)->imm;
-		bool hi = modv(in, 80, 0), x = modv(in, 74, 0);
+		bool hi = modv(ci, 80, 0), x = modv(ci, 74, 0);
 		uint32_t cin = x ? pget(w, V(ci, R_PS0), uni) : 0, co = 0;
 
 		for (i = 0; i < L; i++) {
@@ -913,41 +954,82 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	case NVL_SEM_LOP3: {
 		uint32_t lut = (uint32_t)V(ci, R_IMM0)->imm, nz = 0;
 
-		for (i = 0; i < L; i++) {
-			res[i] = lop3(a[i], b[i], c[i], lut);
-			nz |= (uint32_t)(res[i] != 0) << i;
+		/* sum of the minterms the LUT selects, lane-parallel */
+		memset(res, 0, sizeof(res));
+		for (int k = 0; k < 8; k++) {
+			uint32_t ma = k & 4 ? 0 : NVL_CS_ALL;
+			uint32_t mb = k & 2 ? 0 : NVL_CS_ALL;
+			uint32_t mc = k & 1 ? 0 : NVL_CS_ALL;
+
+			if (!((lut >> k) & 1))
+				continue;
+			for (i = 0; i < L; i++)
+				res[i] |=
+					(a[i] ^ ma) & (b[i] ^ mb) & (c[i] ^ mc);
 		}
 		rset(w, V(ci, R_DST), res, mask);
-		pset(w, V(ci, R_PD0), nz, mask);
+		if (V(ci, R_PD0) && V(ci, R_PD0)->reg != NVL_ISA_PT) {
+			for (i = 0; i < L; i++)
+				nz |= (uint32_t)(res[i] != 0) << i;
+			pset(w, V(ci, R_PD0), nz, mask);
+		}
 		return 0;
 	}
 	case NVL_SEM_SHF: {
-		bool right = modv(in, 76, 0), wrap = modv(in, 75, 0);
-		bool hi = modv(in, 80, 0);
-		unsigned type = modv(in, 73, 3); /* S64 U64 S32 U32 */
+		bool right = modv(ci, 76, 0), wrap = modv(ci, 75, 0);
+		bool hi = modv(ci, 80, 0);
+		unsigned type = modv(ci, 73, 3); /* S64 U64 S32 U32 */
 		unsigned bits = type >= 2 ? 32 : 64;
 
+		bool arith = type == 0 || type == 2;
+
+		/* {c:a} shifted in 128 bits so every amount up to 64 is
+		 * defined; one loop per direction keeps the lanes branchless */
 		for (i = 0; i < L; i++) {
-			uint64_t v = (uint64_t)c[i] << 32 | a[i];
 			unsigned s = b[i];
 
 			s = wrap ? s & (bits - 1) : (s > bits ? bits : s);
-			if (!right) {
-				v = s >= 64 ? 0 : v << s;
-			} else if (type == 0 || type == 2) {
-				v = (uint64_t)(s >= 64 ? ((int64_t)v >> 63)
-						       : ((int64_t)v >> s));
-			} else {
-				v = s >= 64 ? 0 : v >> s;
+			res[i] = s;
+		}
+		if (!right) {
+			for (i = 0; i < L; i++) {
+				unsigned __int128 v =
+					(unsigned __int128)((uint64_t)c[i]
+								    << 32 |
+							    a[i])
+					<< res[i];
+
+				res[i] = hi ? (uint32_t)((uint64_t)v >> 32)
+					    : (uint32_t)v;
 			}
-			res[i] = hi ? (uint32_t)(v >> 32) : (uint32_t)v;
+		} else if (arith) {
+			for (i = 0; i < L; i++) {
+				__int128 v = (__int128)(int64_t)((uint64_t)c[i]
+									 << 32 |
+								 a[i]) >>
+					     res[i];
+
+				res[i] = hi ? (uint32_t)((uint64_t)v >> 32)
+					    : (uint32_t)v;
+			}
+		} else {
+			for (i = 0; i < L; i++) {
+				unsigned __int128 v =
+					(unsigned __int128)((uint64_t)c[i]
+								    << 32 |
+							    a[i]) >>
+					res[i];
+
+				res[i] = hi ? (uint32_t)((uint64_t)v >> 32)
+					    : (uint32_t)v;
+			}
 		}
 		rset(w, V(ci, R_DST), res, mask);
 		return 0;
 	}
 	case NVL_SEM_IMNMX: {
 		uint32_t pm = pget(w, V(ci, R_PS0), uni);
-		bool sgn = modv(in, 73, 1);
+		bool sgn = modv(ci, 73, 1);
 
 		for (i = 0; i < L; i++) {
 			bool lt = sgn ? (int32_t)a[i] < (int32_t)b[i]
@@ -973,7 +1055,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		for (i = 0; i < L; i++) {
 			uint32_t x = b[i];
 
-			if (modv(in, 73, 1) && (int32_t)x < 0)
+			if (modv(ci, 73, 1) && (int32_t)x < 0)
 				x = ~x;
 			res[i] = x ? 31u - (uint32_t)__builtin_clz(x)
 				   : 0xffffffffu;
@@ -1012,37 +1094,40 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	case NVL_SEM_FSETP: {
 		/* compare codes are masks: LT 1, EQ 2, GT 4 (+ unordered 8) */
 		bool f = in->row->sem == NVL_SEM_FSETP;
-		unsigned op = modv(in, 76, 0), bop = modv(in, 74, 0);
-		bool sgn = modv(in, 73, 1), fz = f && modv(in, 80, 0);
+		unsigned op = modv(ci, 76, 0), bop = modv(ci, 74, 0);
+		bool sgn = modv(ci, 73, 1), fz = f && modv(ci, 80, 0);
 		uint32_t acc = pget(w, V(ci, R_PS0), uni), cm = 0;
 		uint32_t mlt = op & 1 ? NVL_CS_ALL : 0;
 		uint32_t meq = op & 2 ? NVL_CS_ALL : 0;
 		uint32_t mgt = op & 4 ? NVL_CS_ALL : 0;
 		uint32_t mun = op & 8 ? NVL_CS_ALL : 0;
 
-		for (i = 0; i < L; i++) {
-			uint32_t lt, eq, gt, un = 0;
-
-			if (f) {
+		if (f) {
+			for (i = 0; i < L; i++) {
 				float x = ftz(f32(a[i]), fz);
 				float y = ftz(f32(b[i]), fz);
+				uint32_t un = isnan(x) || isnan(y);
+				uint32_t lt = x<y, eq = x == y, gt = x> y;
 
-				un = isnan(x) || isnan(y);
-				lt = !un && x < y;
-				eq = !un && x == y;
-				gt = !un && x > y;
-			} else if (sgn) {
-				lt = (int32_t)a[i] < (int32_t)b[i];
-				eq = a[i] == b[i];
-				gt = (int32_t)a[i] > (int32_t)b[i];
-			} else {
-				lt = a[i] < b[i];
-				eq = a[i] == b[i];
-				gt = a[i] > b[i];
+				cm |= (((0u - lt) & mlt) | ((0u - eq) & meq) |
+				       ((0u - gt) & mgt) | ((0u - un) & mun)) &
+				      (1u << i);
 			}
-			cm |= (((0u - lt) & mlt) | ((0u - eq) & meq) |
-			       ((0u - gt) & mgt) | ((0u - un) & mun)) &
-			      (1u << i);
+		} else if (sgn) {
+			for (i = 0; i < L; i++) {
+				int32_t x = (int32_t)a[i], y = (int32_t)b[i];
+
+				cm |= (((0u - (x < y)) & mlt) |
+				       ((0u - (x == y)) & meq) |
+				       ((0u - (x > y)) & mgt)) &
+				      (1u << i);
+			}
+		} else {
+			for (i = 0; i < L; i++)
+				cm |= (((0u - (a[i] < b[i])) & mlt) |
+				       ((0u - (a[i] == b[i])) & meq) |
+				       ((0u - (a[i] > b[i])) & mgt)) &
+				      (1u << i);
 		}
 		if (!f && op == 7)
 			cm = NVL_CS_ALL;
@@ -1075,12 +1160,17 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	case NVL_SEM_FMUL:
 	case NVL_SEM_FFMA:
 	case NVL_SEM_FMNMX: {
-		unsigned rnd = modv(in, 78, 0), sem = in->row->sem;
-		bool fz = modv(in, 80, 0), sat = modv(in, 77, 0);
+		unsigned rnd = modv(ci, 78, 0), sem = in->row->sem;
+		bool fz = modv(ci, 80, 0), sat = modv(ci, 77, 0);
 		uint32_t pm = pget(w, V(ci, R_PS0), uni);
 		static const int modes[4] = {FE_TONEAREST, FE_DOWNWARD,
 					     FE_UPWARD, FE_TOWARDZERO};
 
+		if (sem == NVL_SEM_FFMA && !rnd && !fz && !sat) {
+			ffma_lanes(a, b, c, res);
+			rset(w, V(ci, R_DST), res, mask);
+			return 0;
+		}
 		if (rnd)
 			fesetround(modes[rnd]);
 		for (i = 0; i < L; i++) {
@@ -1107,7 +1197,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		return 0;
 	}
 	case NVL_SEM_MUFU: {
-		unsigned fn = modv(in, 74, 4);
+		unsigned fn = modv(ci, 74, 4);
 
 		for (i = 0; i < L; i++) {
 			float x = f32(b[i]), r;
@@ -1173,7 +1263,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 		return cs_shfl(w, ci, a, b, c, mask);
 	case NVL_SEM_VOTE: {
 		uint32_t pm = pget(w, V(ci, R_PS0), uni) & mask, r;
-		unsigned op = modv(in, 72, 0);
+		unsigned op = modv(ci, 72, 0);
 
 		if (op == 0)
 			r = pm == mask ? NVL_CS_ALL : 0;

@@ -14,6 +14,7 @@ struct cs_insn {
 	int32_t target; /* branch target index (BRA, BSSY), -1 if none */
 	bool uniform;
 	int8_t role[16]; /* operand index of each role (exec.c), -1 none */
+	int16_t mv[128]; /* modifier value by field low bit, -1 none */
 };
 
 struct cs_warp {

@@ -130,10 +130,7 @@ static const struct nvl_isa_val *opnd_at(const struct cs_insn *ci, unsigned lo)
 /* BAR mode, bits 78:77: SYNC 0, ARV 1, RED 2, SCAN 3 */
 static unsigned bar_mode(const struct cs_insn *ci)
 {
-	for (unsigned g = 0; g < ci->in.row->nmod; g++)
-		if (ci->in.row->mod[g]->lo == 77)
-			return ci->in.mod[g];
-	return 0;
+	return ci->mv[77] < 0 ? 0 : (unsigned)ci->mv[77];
 }
 
 /* run warp @w until it finishes, waits at BAR.SYNC, or fails */
