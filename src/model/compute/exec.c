@@ -1113,21 +1113,20 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 				       ((0u - gt) & mgt) | ((0u - un) & mun)) &
 				      (1u << i);
 			}
-		} else if (sgn) {
-			for (i = 0; i < L; i++) {
-				int32_t x = (int32_t)a[i], y = (int32_t)b[i];
-
-				cm |= (((0u - (x < y)) & mlt) |
-				       ((0u - (x == y)) & meq) |
-				       ((0u - (x > y)) & mgt)) &
-				      (1u << i);
-			}
 		} else {
+			/* lane results as full masks (vectorizes), then pack */
+			uint32_t t[L];
+			uint32_t flip = sgn ? 0x80000000u : 0;
+
+			for (i = 0; i < L; i++) {
+				uint32_t x = a[i] ^ flip, y = b[i] ^ flip;
+
+				t[i] = ((0u - (x < y)) & mlt) |
+				       ((0u - (x == y)) & meq) |
+				       ((0u - (x > y)) & mgt);
+			}
 			for (i = 0; i < L; i++)
-				cm |= (((0u - (a[i] < b[i])) & mlt) |
-				       ((0u - (a[i] == b[i])) & meq) |
-				       ((0u - (a[i] > b[i])) & mgt)) &
-				      (1u << i);
+				cm |= (t[i] & 1u) << i;
 		}
 		if (!f && op == 7)
 			cm = NVL_CS_ALL;

@@ -39,6 +39,14 @@ const char *nvl_cs_reason_name(enum nvl_cs_reason r)
 	return reason_names[r];
 }
 
+static inline uint32_t popcount32(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
 /* release BSYNC barriers that every live lane of their mask reached */
 static void release_bsync(struct cs_warp *w)
 {
@@ -156,8 +164,7 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			return cs_fail(cta, w, NVL_CS_TIMEOUT, 0, 0);
 		ci = &cta->prog[w->pc];
 		cta->stats->warp_instrs++;
-		cta->stats->thread_instrs +=
-			(uint64_t)__builtin_popcount(w->active);
+		cta->stats->thread_instrs += popcount32(w->active);
 		cta->clock++;
 		if (ci->uniform)
 			g = (w->up >> ci->in.guard) & 1 ? NVL_CS_ALL : 0;
