@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "t.h"
@@ -516,7 +517,99 @@ static void allocation_failures(void **state)
 	test_free(c.m.buf);
 }
 
+/* vector add scheduled like a compiler would: every variable-latency result
+ * has a write scoreboard and its consumers wait on it */
+static const char vadd_sched_src[] =
+	"[B------:R-:W0:-:S01] S2R R0, SR_TID.X\n"
+	"[B------:R-:W1:-:S01] S2R R1, SR_CTAID.X\n"
+	"[B------:R-:W-:-:S01] MOV R2, c[0x0][0x0]\n"
+	"[B01----:R-:W-:-:S04] IMAD R0, R1, R2, R0\n"
+	"ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x178], PT\n"
+	"@P0 EXIT\n"
+	"MOV R9, 0x4\n"
+	"IMAD.WIDE.U32 R2, R0, R9, c[0x0][0x160]\n"
+	"IMAD.WIDE.U32 R4, R0, R9, c[0x0][0x168]\n"
+	"IMAD.WIDE.U32 R6, R0, R9, c[0x0][0x170]\n"
+	"[B------:R-:W2:-:S01] LDG.E R2, [R2]\n"
+	"[B------:R-:W3:-:S01] LDG.E R4, [R4]\n"
+	"[B--23--:R-:W-:-:S04] FADD R8, R2, R4\n"
+	"[B------:R4:W-:-:S01] STG.E [R6], R8\n"
+	"%s"
+	"EXIT\n";
+
+static int run_checked(const char *extra, const char *wait_fix,
+		       struct nvl_cs_fault *f)
+{
+	char src[2048], text[2048];
+	struct kernel k;
+	struct mem m = {.size = 3 * 4 * 40};
+	uint32_t c0[0x200 / 4] = {32, 1, 1, 2, 1, 1};
+	struct {
+		uint64_t a, b, c;
+		uint32_t n;
+	} p = {VA, VA + 160, VA + 320, 40};
+	struct nvl_cs_launch l;
+	int ret;
+
+	snprintf(src, sizeof(src), vadd_sched_src, extra);
+	if (wait_fix) {
+		/* drop the FADD's wait mask */
+		char *at = strstr(src, wait_fix);
+
+		memcpy(text, src, (size_t)(at - src));
+		snprintf(text + (at - src), sizeof(text) - (size_t)(at - src),
+			 "[B------%s", at + strlen(wait_fix));
+		memcpy(src, text, sizeof(src));
+	}
+	build(&k, src, NVL_ISA_SM80);
+	m.buf = test_calloc(1, m.size);
+	memcpy((uint8_t *)c0 + PARAM, &p, sizeof(p));
+	l = (struct nvl_cs_launch){
+		.arch = NVL_ISA_SM80,
+		.code = k.code,
+		.ninsn = (uint32_t)k.n,
+		.grid = {2, 1, 1},
+		.block = {32, 1, 1},
+		.cbuf = {c0},
+		.cbuf_B = {sizeof(c0)},
+		.translate = translate,
+		.mem_ctx = &m,
+		.check_hazards = true,
+	};
+	ret = nvl_cs_run(&l, f, NULL);
+	nvl_free(k.code);
+	test_free(m.buf);
+	return ret;
+}
+
+static void hazards_are_detected(void **state)
+{
+	struct nvl_cs_fault f;
+
+	/* correctly scheduled: runs */
+	assert_int_equal(run_checked("", NULL, &f), 0);
+	/* the FADD does not wait for the loads: R2 is read too early */
+	assert_int_equal(run_checked("", "[B--23--", &f), -EFAULT);
+	assert_int_equal(f.reason, NVL_CS_HAZARD);
+	assert_int_equal(f.addr, 2);
+	assert_int_equal(f.pc, 12 * 16);
+	assert_non_null(strstr(nvl_error_msg(), "hazard"));
+	/* overwriting the store's data before its read scoreboard */
+	assert_int_equal(run_checked("MOV R8, 0x1\n", NULL, &f), -EFAULT);
+	assert_int_equal(f.reason, NVL_CS_HAZARD);
+	assert_int_equal(f.addr, 8);
+	assert_int_equal(
+		run_checked("[B----4-:R-:W-:-:S01] MOV R8, 0x1\n", NULL, &f),
+		0);
+	/* a load with no scoreboard at all can never be consumed */
+	assert_int_equal(
+		run_checked("LDG.E R10, [R6]\nMOV R11, R10\n", NULL, &f),
+		-EFAULT);
+	assert_int_equal(f.addr, 10);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(hazards_are_detected),
 	cmocka_unit_test(vector_add),
 	cmocka_unit_test(saxpy),
 	cmocka_unit_test(reduction),

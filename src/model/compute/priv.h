@@ -15,6 +15,9 @@ struct cs_insn {
 	bool uniform;
 	int8_t role[16]; /* operand index of each role (exec.c), -1 none */
 	int16_t mv[128]; /* modifier value by field low bit, -1 none */
+	/* registers read and written: first register, count (checked mode) */
+	uint8_t nrd, nwr;
+	uint8_t rd[6][2], wr[2][2];
 };
 
 struct cs_warp {
@@ -34,6 +37,8 @@ struct cs_warp {
 	bool at_bar, done;
 	uint32_t id;
 	uint32_t tid[NVL_CS_LANES][3];
+	uint8_t pend[256]; /* scoreboards a register's write waits on */
+	uint8_t rpend[256]; /* scoreboards its pending reads wait on */
 };
 
 struct cs_cta {
@@ -56,8 +61,13 @@ struct cs_cta {
 int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 	    uint32_t mask);
 
-/* exec.c: precompute the operand roles of @ci */
+/* exec.c: precompute the operand roles and register sets of @ci */
 void cs_prepare(struct cs_insn *ci);
+
+/* hazard.c: checked mode, before and after an instruction */
+int cs_hazard_check(struct cs_cta *cta, struct cs_warp *w,
+		    const struct cs_insn *ci);
+void cs_hazard_track(struct cs_warp *w, const struct cs_insn *ci);
 
 int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	    uint32_t lane, uint64_t addr);

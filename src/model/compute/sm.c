@@ -30,6 +30,7 @@ static const char *const reason_names[] = {
 	[NVL_CS_GLOBAL_FAULT] = "global memory fault",
 	[NVL_CS_DEADLOCK] = "barrier deadlock",
 	[NVL_CS_TIMEOUT] = "instruction budget exhausted",
+	[NVL_CS_HAZARD] = "register hazard (missing scoreboard wait)",
 };
 
 const char *nvl_cs_reason_name(enum nvl_cs_reason r)
@@ -173,6 +174,12 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 		if (ci->in.guard_not)
 			g = ~g;
 		exec = w->active & g;
+		if (l->check_hazards) {
+			ret = cs_hazard_check(cta, w, ci);
+			if (ret)
+				return ret;
+			cs_hazard_track(w, ci);
+		}
 
 		switch (ci->in.row->sem) {
 		case NVL_SEM_BRA:
@@ -309,6 +316,8 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	w->parked = 0;
 	memset(w->bmask, 0, sizeof(w->bmask));
 	memset(w->bwait, 0, sizeof(w->bwait));
+	memset(w->pend, 0, sizeof(w->pend));
+	memset(w->rpend, 0, sizeof(w->rpend));
 	w->at_bar = false;
 	w->done = false;
 	w->id = id;

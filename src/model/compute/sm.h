@@ -43,6 +43,8 @@ enum nvl_cs_reason {
 	NVL_CS_GLOBAL_FAULT,
 	NVL_CS_DEADLOCK, /* BSYNC or BAR that can never complete */
 	NVL_CS_TIMEOUT, /* instruction budget exhausted */
+	NVL_CS_HAZARD, /* checked mode: a register used before its
+			 * variable-latency write (or read) was waited on */
 };
 
 /** struct nvl_cs_fault - where and why execution stopped. */
@@ -67,6 +69,17 @@ struct nvl_cs_launch {
 	nvl_cs_translate_fn translate;
 	void *mem_ctx;
 	uint64_t max_warp_instrs; /* 0 = 1 << 32 */
+	/*
+	 * Checked mode: honour the control field's scoreboards. A register
+	 * written by a variable-latency instruction (memory, MUFU, S2R,
+	 * conversions, ...) may be read or rewritten only after an
+	 * instruction waited on its write scoreboard (or, with none set,
+	 * never); its sources may be overwritten only after its read
+	 * scoreboard was waited on. A violation stops the launch with
+	 * NVL_CS_HAZARD, fault->addr = the register, as hardware would
+	 * silently use a stale value.
+	 */
+	bool check_hazards;
 };
 
 /** struct nvl_cs_stats - counters of a run. */
