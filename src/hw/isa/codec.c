@@ -189,6 +189,18 @@ static unsigned reuse_slot(unsigned lo)
 	return lo == 24 ? 1 : lo == 32 ? 2 : lo == 64 ? 3 : 0;
 }
 
+/* a row's "at least one of" constraint */
+static bool any_holds(const struct nvl_isa_row *row, const uint64_t w[2])
+{
+	if (!row->nany)
+		return true;
+	for (unsigned i = 0; i < row->nany; i++)
+		if (nvl_isa_get(w, row->any[i].lo, row->any[i].width) ==
+		    row->any[i].value)
+			return true;
+	return false;
+}
+
 /* ---- encoder --------------------------------------------------------- */
 
 static int enc_flex(const struct nvl_isa_val *v, struct nvl_isa_slot s,
@@ -430,6 +442,11 @@ int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
 			    row->fixed[i].value);
 	if (row->flags & NVL_ISA_R_UNIFORM)
 		nvl_isa_set(w, 91, 1, 1);
+	if (!any_holds(row, w))
+		return nvl_error(-EINVAL,
+				 "isa: %s: this opcode needs a 64-bit "
+				 "side (.F64, .S64, .U64)",
+				 row->name);
 
 	const struct nvl_isa_ctrl *c = &insn->ctrl;
 
@@ -670,6 +687,11 @@ int nvl_isa_decode(const uint64_t w[2], enum nvl_isa_arch arch,
 					 "bit 91",
 					 row->name);
 	}
+	if (!any_holds(row, w))
+		return nvl_error(-EINVAL,
+				 "isa: %s: opcode 0x%03x without a "
+				 "64-bit side",
+				 row->name, (unsigned)(w[0] & 0xfff));
 	for (int k = 0; k < 2; k++) {
 		uint64_t extra = w[k] & ~b.used[k];
 

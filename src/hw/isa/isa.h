@@ -174,6 +174,10 @@ struct nvl_isa_row {
 	struct nvl_isa_odesc opnd[NVL_ISA_MAX_OPNDS];
 	const struct nvl_isa_mdesc *mod[NVL_ISA_MAX_MODS];
 	struct nvl_isa_fixed fixed[4];
+	/* at least one of these fields must hold its value (I2F/F2I's
+	 * 64-bit-side opcodes), nany = 0: no constraint */
+	uint8_t nany;
+	struct nvl_isa_fixed any[2];
 	const char *alt_name; /* name from alt_arch on (RED -> REDG) */
 	uint8_t alt_arch;
 };

@@ -56,6 +56,9 @@ static const char *const n_pand[] = {"", "PAND"};
 static const char *const n_ityp[] = {"U8",  "S8", "U16", "S16",
 				     "U32", "",	  "U64", "S64"};
 static const char *const n_ftyp[] = {NULL, "F16", "", "F64"};
+/* the <= 32-bit opcodes (I2F 0x106, F2I 0x105) have no 64-bit side */
+static const char *const n_ityp32[] = {"U8", "S8", "U16", "S16", "U32", ""};
+static const char *const n_ftyp32[] = {NULL, "F16", ""};
 static const char *const n_e[] = {"", "E"};
 static const char *const n_mtyp[] = {"U8", "S8", "U16", "S16", "", "64", "128"};
 static const char *const n_evict[] = {"EF", "", "EL", "LU", "EU", "NA"};
@@ -125,6 +128,10 @@ G2(g_i2f_src, 74, 1, 84, 2, n_ityp);
 G(g_i2f_dst, 75, 2, n_ftyp);
 G2(g_f2i_dst, 72, 1, 75, 2, n_ityp);
 G(g_f2i_src, 84, 2, n_ftyp);
+G2(g_i2f_src32, 74, 1, 84, 2, n_ityp32);
+G(g_i2f_dst32, 75, 2, n_ftyp32);
+G2(g_f2i_dst32, 72, 1, 75, 2, n_ityp32);
+G(g_f2i_src32, 84, 2, n_ftyp32);
 G(g_e, 72, 1, n_e);
 G(g_mtyp, 73, 3, n_mtyp);
 G(g_evict, 84, 3, n_evict);
@@ -383,11 +390,20 @@ static const struct nvl_isa_row rows[] = {
 	 MODS(&g_ftz)},
 	{"MUFU", 0x308, NVL_ISA_ALU2, NVL_SEM_MUFU, VAR, 0,
 	 OPS(RD, FB(F_NEG | F_ABS | F_FLT)), MODS(&g_mufu)},
+	/* conversions with a 64-bit side use their own opcode (CUA: I2F.F64
+	 * and I2F.S64 are 0x112); the 0x106/0x105 rows stop at 32 bits */
 	{"I2F", 0x306, NVL_ISA_ALU2, NVL_SEM_I2F, VAR, 0, OPS(RD, FB(F_SGN)),
-	 MODS(&g_i2f_dst, &g_i2f_src, &g_frnd)},
+	 MODS(&g_i2f_dst32, &g_i2f_src32, &g_frnd)},
+	{"I2F", 0x312, NVL_ISA_ALU2, NVL_SEM_I2F, VAR, 0, OPS(RD, FB(F_SGN)),
+	 MODS(&g_i2f_dst, &g_i2f_src, &g_frnd), .nany = 2,
+	 .any = {{75, 2, 3}, {84, 2, 3}}},
 	{"F2I", 0x305, NVL_ISA_ALU2, NVL_SEM_F2I, VAR, 0,
 	 OPS(RD, FB(F_NEG | F_ABS | F_FLT)),
-	 MODS(&g_ftz, &g_f2i_dst, &g_f2i_src, &g_irnd, &g_ntz)},
+	 MODS(&g_ftz, &g_f2i_dst32, &g_f2i_src32, &g_irnd, &g_ntz)},
+	{"F2I", 0x311, NVL_ISA_ALU2, NVL_SEM_F2I, VAR, 0,
+	 OPS(RD, FB(F_NEG | F_ABS | F_FLT)),
+	 MODS(&g_ftz, &g_f2i_dst, &g_f2i_src, &g_irnd, &g_ntz), .nany = 2,
+	 .any = {{75, 2, 3}, {84, 2, 3}}},
 	/* memory (§2.4) */
 	{"LDG", 0x381, 0, NVL_SEM_LDG, VAR, 0, OPS(RD, MEM),
 	 MODS(&g_e, &g_evict, &g_mtyp, &g_order), FIX({81, 3, 7})},
