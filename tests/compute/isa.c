@@ -414,7 +414,11 @@ static void rand_insn(uint64_t *s, const struct nvl_isa_row *row,
 			break;
 		case NVL_ISA_O_TARGET:
 			v->kind = NVL_ISA_V_TARGET;
-			v->imm = ((int64_t)rnd(s, 1u << 20) - (1 << 19)) * 4;
+			/* the whole field: targets may wrap around 2^64 */
+			v->imm = ((int64_t)(rnd(s, 1ull << d->width)
+					    << (64 - d->width)) >>
+				  (64 - d->width)) *
+				 4;
 			break;
 		}
 	}

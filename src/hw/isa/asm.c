@@ -255,9 +255,10 @@ static bool parse_int(const char *s, const char *e, int64_t *out)
 		v = strtoull(buf + 2, &q, 16);
 	else
 		v = strtoull(buf, &q, 10);
-	if (*q || errno || v > (1ull << 40))
+	if (*q || errno)
 		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	/* two's complement in 64 bits: callers check their field's range */
+	*out = (int64_t)(neg ? 0 - v : v);
 	return true;
 }
 
@@ -658,9 +659,9 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 				}
 				v->imm = (int64_t)(l->addr - (pc + 16));
 			} else if (o->kind == POP_NUM &&
-				   parse_int(o->at, o->end, &v->imm) &&
-				   v->imm >= 0) {
-				v->imm = v->imm - (int64_t)(pc + 16);
+				   parse_int(o->at, o->end, &v->imm)) {
+				/* an absolute address, modulo 2^64 */
+				v->imm = (int64_t)((uint64_t)v->imm - (pc + 16));
 			} else {
 				goto bad;
 			}
