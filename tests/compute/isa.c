@@ -285,6 +285,10 @@ static void per_arch(void **state)
 	assert_int_equal(
 		nvl_isa_decode(w, NVL_ISA_SM80, &(struct nvl_isa_insn){0}),
 		-EINVAL);
+	/* nvcc's kernel parameters in c[0x0] */
+	assert_int_equal(nvl_isa_param_base(NVL_ISA_SM75), 0x160);
+	assert_int_equal(nvl_isa_param_base(NVL_ISA_SM89), 0x160);
+	assert_int_equal(nvl_isa_param_base(NVL_ISA_SM90), 0x210);
 	/* RED is printed REDG on SM90; both names assemble */
 	asm1("RED.E.ADD.STRONG.GPU [R2], R4", NVL_ISA_SM90, 0, w);
 	dis1(w, NVL_ISA_SM90, 0, false, text, sizeof(text));

@@ -315,6 +315,16 @@ int nvl_isa_assemble(const char *text, enum nvl_isa_arch arch, uint64_t base,
 /** nvl_isa_ctrl_default() - the control field of an instruction that names none. */
 struct nvl_isa_ctrl nvl_isa_ctrl_default(void);
 
+/**
+ * nvl_isa_param_base() - byte offset of the kernel parameters in c[0x0]
+ * under nvcc's ABI: 0x160 up to SM89, 0x210 on SM90 (reference §1.5, §3;
+ * the SM90 value is marked uncertain there).
+ */
+static inline uint32_t nvl_isa_param_base(enum nvl_isa_arch arch)
+{
+	return arch >= NVL_ISA_SM90 ? 0x210 : 0x160;
+}
+
 /** Field helpers on a 128-bit word. */
 static inline uint64_t nvl_isa_get(const uint64_t w[2], unsigned lo,
 				   unsigned width)
