@@ -49,6 +49,8 @@ struct out {
 	size_t size, len;
 };
 
+static void put(struct out *o, const char *fmt, ...) NVL_PRINTF(2, 3);
+
 static void put(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
