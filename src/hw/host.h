@@ -55,7 +55,9 @@
 #define NVL_HW_GP_ENTRY1_LENGTH_SHIFT 10          /* 30:10, dwords */
 #define NVL_HW_GP_ENTRY1_LENGTH_MASK 0x1fffffu
 #define NVL_HW_GP_ENTRY1_SYNC (1u << 31)
-/* control entries (LENGTH 0): OPCODE 7:0 of dword 0 */
+/* control entries (LENGTH 0): GP_ENTRY1 OPCODE 7:0; GP_ENTRY0 OPERAND
+ * 31:0 (clc46f.h NVC46F_GP_ENTRY1_OPCODE) */
+#define NVL_HW_GP_ENTRY1_OPCODE_MASK 0xffu
 #define NVL_HW_GP_OPCODE_NOP 0
 #define NVL_HW_GP_OPCODE_ILLEGAL 1
 #define NVL_HW_GP_OPCODE_GP_CRC 2
@@ -94,6 +96,13 @@ static inline uint64_t nvl_hw_gp_entry(uint64_t va, uint32_t ndw, int sync)
 #define NVL_HW_TERT_OP_SET_SUBDEV_MASK 1
 #define NVL_HW_TERT_OP_STORE_SUBDEV_MASK 2
 #define NVL_HW_TERT_OP_USE_SUBDEV_MASK 3
+
+/** nvl_hw_gp_control() - encode a control entry: @opcode, @operand. */
+static inline uint64_t nvl_hw_gp_control(uint32_t opcode, uint32_t operand)
+{
+	return (uint64_t)(opcode & NVL_HW_GP_ENTRY1_OPCODE_MASK) << 32 |
+	       operand;
+}
 
 /** nvl_hw_mthd() - header for @count dwords to method @mthd (bytes). */
 static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,

@@ -113,7 +113,9 @@
 #define NVL_HW_CHRAM_INST_BIND (1u << 31)
 /* CTRL: ENABLE 0 (RO), ENABLE_SET 10, ENABLE_CLR 11 (W),
  * PBDMA_FAULTED 22, ENG_FAULTED 23 (W1C), ERROR 24 (RO; clears with CLR),
- * BUSY 28 (RO), ACQUIRE_PENDING 29 (RO) */
+ * BUSY 28 (RO: running, or enabled without error and a taken GPFIFO
+ * entry not finished),
+ * ACQUIRE_PENDING 29 (RO) */
 #define NVL_HW_CHRAM_CTRL(chid) (NVL_HW_CHRAM(chid) + 0x04)
 #define NVL_HW_CHRAM_CTRL_ENABLE (1u << 0)
 #define NVL_HW_CHRAM_CTRL_ENABLE_SET (1u << 10)

@@ -438,7 +438,11 @@ int nvl_model_kit_wait_idle(struct nvl_model_kit *k,
 	for (;;) {
 		if (nvl_hw_rd32(k->hw, NVL_HW_CHRAM_ERROR(ch->chid)))
 			return -EIO;
-		if (nvl_model_kit_gp_get(k, ch) == ch->gp_put)
+		/* GP_GET only says the entries were taken: idle is all
+		 * taken and the channel no longer busy with the last one */
+		if (nvl_model_kit_gp_get(k, ch) == ch->gp_put &&
+		    !(nvl_hw_rd32(k->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
+		      NVL_HW_CHRAM_CTRL_BUSY))
 			return 0;
 		if (nvl_time_ns() > deadline)
 			return -ETIME;

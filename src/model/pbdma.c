@@ -8,10 +8,14 @@
  *
  * Fetch: GP_PUT is read from USERD; each GPFIFO entry between GP_GET and
  * GP_PUT is read through the MMU (engine HOST(runlist)). A control entry
- * (LENGTH 0) must be a NOP; anything else is a GPENTRY error. A segment is
- * fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords. GP_GET
- * advances (and is written back to USERD) when a segment has been
- * executed.
+ * (LENGTH 0) carries its opcode in GP_ENTRY1 OPCODE 7:0 and its operand in
+ * the whole first dword: NOP (any operand) is consumed; ILLEGAL, and the
+ * CRC opcodes the model does not implement, are GPENTRY errors. A segment
+ * is fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords.
+ * GP_GET advances (and is written back to USERD) as soon as an entry has
+ * begun processing, as on the hardware: it says which entries Host has
+ * taken, not that their work is done (a semaphore release is that
+ * signal).
  *
  * Decode: method headers (SEC_OP incrementing, non-incrementing,
  * increment-once, immediate, END_PB_SEGMENT, the NOP and subdevice-mask
@@ -234,7 +238,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 	va = (uint64_t)(e[1] & NVL_HW_GP_ENTRY1_GET_HI_MASK) << 32 |
 	     (e[0] & NVL_HW_GP_ENTRY0_GET_MASK);
 	if (!len) {
-		if ((e[0] & 0xff) != NVL_HW_GP_OPCODE_NOP) {
+		if ((e[1] & NVL_HW_GP_ENTRY1_OPCODE_MASK) !=
+		    NVL_HW_GP_OPCODE_NOP) {
 			nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0],
 					     e[1]);
 			return FETCH_STOPPED;
@@ -249,9 +254,12 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 		nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0], e[1]);
 		return FETCH_STOPPED;
 	}
+	ch->seg_entry = get;
 	ch->in_seg = true;
 	ch->seg_va = va;
 	ch->seg_left = len;
+	/* the entry has begun processing: GP_GET moves past it now */
+	gp_get_writeback(ch, (get + 1) % ch->gp_entries);
 	return FETCH_SEGMENT;
 }
 
@@ -325,11 +333,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 			return NVL_MODEL_RUN_STOPPED;
 		if (r == NVL_MODEL_MTHD_BLOCK)
 			return NVL_MODEL_RUN_BLOCKED;
-		if (!ch->seg_left) {
+		if (!ch->seg_left)
 			ch->in_seg = false;
-			gp_get_writeback(ch, (atomic_load(&ch->gp_get) + 1) %
-						     ch->gp_entries);
-		}
 	}
 	return NVL_MODEL_RUN_YIELD;
 }

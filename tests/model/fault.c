@@ -306,7 +306,7 @@ static void bad_gpfifo_entries_raise_channel_errors(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 	struct nvl_model_kit_chan a;
-	uint64_t e = (uint64_t)0 << 32 | NVL_HW_GP_OPCODE_ILLEGAL;
+	uint64_t e = nvl_hw_gp_control(NVL_HW_GP_OPCODE_ILLEGAL, 0);
 	uint32_t put = 1;
 
 	/* an ILLEGAL control entry */

@@ -31,7 +31,9 @@ static void acquire_waits_for_other_channels_release(void **state)
 		assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
 		usleep(20000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
-		assert_int_not_equal(nvl_model_kit_gp_get(&g->kit, &a), 1);
+		/* the entry was taken (GP_GET past it) but is not done */
+		assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(1)) &
+			    NVL_HW_CHRAM_CTRL_BUSY);
 		/* b: release 4 (not enough) then 5 */
 		n = nvl_model_kit_pb_release(p, SEM, 4);
 		gpu_push(&b, p, n);

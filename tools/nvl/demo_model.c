@@ -125,7 +125,7 @@ NVL_DEMO_STEP(50, model)
 		}
 	}
 	t1 = nvl_time_ns();
-	/* GP_GET moves once the segment ran, NON_STALL_INTERRUPT included */
+	/* idle: every entry taken (GP_GET) and the channel no longer busy */
 	(void)nvl_model_kit_wait_idle(&kit, &ch, NVL_NSEC_PER_SEC);
 	printf("  8 CE copies of %llu MiB + semaphore release: %.1f ms "
 	       "(%.2f GB/s); semaphore = %u\n",
