@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/time.h"
+#include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/kit.h"
 #include "model/model.h"
@@ -70,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    nvl_model_kit_chan_create(&kit, &vm, 3, 1, 4, 4 * MAX_DW + 64,
 				      flags & 1, &ch))
 		goto out_sys;
-	nvl_hw_wr32(hw, NVL_HW_FAULT_BUF_LO(0), 0x20000);
+	nvl_hw_wr32(hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(0x20000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    64 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	if ((flags & 2) && size >= 8) {

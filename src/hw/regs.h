@@ -171,18 +171,50 @@
 #define NVL_HW_MMU_INVALIDATE_SYS_MEMBAR (1u << 6)
 #define NVL_HW_MMU_INVALIDATE_TRIGGER (1u << 31) /* reads 1 until done */
 
-/* Fault buffers i = 0 (non-replayable), 1 (replayable) */
+/*
+ * Fault buffers i = 0 (non-replayable), 1 (replayable): the VF window's
+ * NV_VIRTUAL_FUNCTION_PRIV_MMU_FAULT_BUFFER_* (dev_vm.ref; the same fields
+ * as NV_PFB_PRI_MMU_FAULT_BUFFER_* in dev_fb.ref).
+ * LO: ADDR_MODE 0:0 (0 VIRTUAL: ADDR is a BAR2 virtual address, as RM and
+ * Nouveau program it; 1 PHYSICAL), PHYS_APERTURE 2:1 (0 LOCAL, 2 SYS_COH,
+ * 3 SYS_NONCOH), PHYS_VOL 3, ADDR 31:12. HI: ADDR 63:32.
+ */
 #define NVL_HW_FAULT_BUF_LO(i) (NVL_HW_VF_BASE + 0x3000 + 0x20 * (i))
-#define NVL_HW_FAULT_BUF_LO_APERTURE_MASK 0x3u /* 0 vid, 2 sys coh, 3 ncoh */
+#define NVL_HW_FAULT_BUF_LO_ADDR_MODE_PHYS (1u << 0)
+#define NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT 1
+#define NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK 0x3u
+#define NVL_HW_FAULT_BUF_LO_PHYS_VOL (1u << 3)
 #define NVL_HW_FAULT_BUF_LO_ADDR_MASK 0xfffff000u
+/* LO for a physical buffer at @pa in aperture @ap (NVL_HW_FAULT_APERTURE_*) */
+#define NVL_HW_FAULT_BUF_LO_PHYS(pa, ap)                                    \
+	(((uint32_t)(pa) & NVL_HW_FAULT_BUF_LO_ADDR_MASK) |                 \
+	 ((uint32_t)(ap) & NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK)          \
+		 << NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT |               \
+	 NVL_HW_FAULT_BUF_LO_ADDR_MODE_PHYS)
 #define NVL_HW_FAULT_BUF_HI(i) (NVL_HW_VF_BASE + 0x3004 + 0x20 * (i))
+/* GET: PTR 19:0, GETPTR_CORRUPTED 30 (W1C), OVERFLOW 31 (W1C) */
 #define NVL_HW_FAULT_BUF_GET(i) (NVL_HW_VF_BASE + 0x3008 + 0x20 * (i))
 #define NVL_HW_FAULT_BUF_PUT(i) (NVL_HW_VF_BASE + 0x300c + 0x20 * (i))
+/* SIZE: VAL 19:0 (entries), OVERFLOW_INTR 29, SET_DEFAULT 30 (writing 1
+ * loads VAL with the buffer's default size, which reads back), ENABLE 31 */
 #define NVL_HW_FAULT_BUF_SIZE(i) (NVL_HW_VF_BASE + 0x3010 + 0x20 * (i))
 #define NVL_HW_FAULT_BUF_PTR_MASK 0xfffffu               /* 19:0 */
 #define NVL_HW_FAULT_BUF_GET_CORRUPTED (1u << 30)        /* W1C */
 #define NVL_HW_FAULT_BUF_GET_OVERFLOW (1u << 31)         /* W1C */
+#define NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR (1u << 29)
+#define NVL_HW_FAULT_BUF_SIZE_SET_DEFAULT (1u << 30)
 #define NVL_HW_FAULT_BUF_SIZE_ENABLE (1u << 31)
+
+/*
+ * BAR2 instance block: NV_VIRTUAL_FUNCTION_PRIV_BAR2_BLOCK (PTR 27:0 =
+ * instance block >> 12, TARGET 29:28 as NVL_HW_RAM_TARGET_*, MODE 31:
+ * 1 VIRTUAL). The model uses BAR2 to reach fault buffers given by
+ * virtual address.
+ */
+#define NVL_HW_BAR2_BLOCK (NVL_HW_VF_BASE + 0xf48)
+#define NVL_HW_BAR2_BLOCK_PTR_MASK 0x0fffffffu
+#define NVL_HW_BAR2_BLOCK_TARGET_SHIFT 28
+#define NVL_HW_BAR2_BLOCK_MODE_VIRTUAL (1u << 31)
 
 /* What an unknown register reads. */
 #define NVL_HW_REG_BAD 0xbadf5040u

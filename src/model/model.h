@@ -133,6 +133,7 @@ struct nvl_model {
 	struct {
 		uint32_t lo, hi, get, put, size;
 	} fault_buf[2];
+	uint32_t bar2_block; /* NVL_HW_BAR2_BLOCK */
 	uint64_t faults_dropped;
 	int64_t time_base_ns;
 };

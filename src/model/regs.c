@@ -72,7 +72,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 		v = nvl_model_pmu_rd(m, addr, &ok);
 	} else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20)) {
 		v = nvl_model_hub_rd(m, addr, &ok);
-	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40)) {
+	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
+		   addr == NVL_HW_BAR2_BLOCK) {
 		v = nvl_model_fault_rd(m, addr, &ok);
 	}
 	return ok ? v : NVL_HW_REG_BAD;
@@ -96,6 +97,7 @@ void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 		nvl_model_pmu_wr(m, addr, val);
 	else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20))
 		nvl_model_hub_wr(m, addr, val);
-	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40))
+	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
+		 addr == NVL_HW_BAR2_BLOCK)
 		nvl_model_fault_wr(m, addr, val);
 }

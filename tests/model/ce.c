@@ -234,7 +234,8 @@ static void copy_from_unmapped_dma_address_faults(void **state)
 					   4096, 12, NVL_HW_APERTURE_SYS_COH,
 					   0),
 			 0);
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	gpu_chan(g, 8, 0, &ch);

@@ -106,7 +106,144 @@ static void userd_gp_get(void **state)
 	gpu_down(g);
 }
 
+#define HOLE (1ull << 42)
+#define FBUF 0x40000ull
+#define FBUF_VA (1ull << 40)
+
+/* a channel whose copy reads an unmapped VA: one non-replayable fault */
+static void make_fault(struct gpu *g, unsigned chid)
+{
+	struct nvl_model_kit_chan ch;
+	uint32_t p[32], n;
+
+	gpu_chan(g, chid, 0, &ch);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
+	nvl_model_kit_chan_fini(&g->kit, &ch);
+}
+
+/*
+ * dev_vm.ref NV_VIRTUAL_FUNCTION_PRIV_MMU_FAULT_BUFFER_LO ADDR_MODE 0:0
+ * (VIRTUAL 0, PHYSICAL 1), PHYS_APERTURE 2:1, ADDR 31:12 (dev_fb.ref
+ * NV_PFB_PRI_MMU_FAULT_BUFFER_LO, the same fields): a VIRTUAL buffer is a
+ * BAR2 virtual address (BAR2_BLOCK PTR 27:0, TARGET 29:28, MODE 31).
+ */
+static void fault_buffer_lo_addr_mode(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	uint64_t inst = nvl_model_kit_alloc(&g->kit, 4096, 4096);
+	uint32_t e[8];
+
+	/* BAR2's address space: the kit's VM, FBUF_VA -> FBUF */
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, FBUF_VA, FBUF, 4096,
+					   12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	gpu_wr(g, inst + NVL_HW_RAMIN_PDB,
+	       (uint32_t)g->vm.pdb | NVL_HW_RAM_TARGET_VID |
+		       NVL_HW_RAMIN_PDB_USE_VER2 |
+		       NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
+	gpu_wr(g, inst + NVL_HW_RAMIN_PDB_HI, (uint32_t)(g->vm.pdb >> 32));
+	/* virtual mode (ADDR_MODE 0) before BAR2 is bound: unreachable */
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), (uint32_t)FBUF_VA);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_HI(0), (uint32_t)(FBUF_VA >> 32));
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	make_fault(g, 1);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)) &
+		    NVL_HW_FAULT_BUF_GET_CORRUPTED);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 0);
+	/* bind BAR2 (virtual, VRAM); the entry lands at FBUF via BAR2 */
+	nvl_hw_wr32(g->hw, NVL_HW_BAR2_BLOCK,
+		    (uint32_t)(inst >> 12) | NVL_HW_BAR2_BLOCK_MODE_VIRTUAL);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_GET(0),
+		    NVL_HW_FAULT_BUF_GET_CORRUPTED);
+	make_fault(g, 2);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
+	assert_int_equal(nvl_hw_vram_read(g->hw, FBUF, e, 32), 0);
+	assert_true(e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID);
+	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ADDR_LO] & 0xfffff000u,
+			 (uint32_t)HOLE);
+	/* PHYSICAL (ADDR_MODE 1), PHYS_APERTURE LOCAL: FBUF + 0x1000 as is */
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(FBUF + 0x1000,
+					     NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_HI(0), 0);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	make_fault(g, 3);
+	assert_int_equal(nvl_hw_vram_read(g->hw, FBUF + 0x1000, e, 32), 0);
+	assert_true(e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID);
+	gpu_down(g);
+}
+
+/*
+ * dev_vm.ref NV_VIRTUAL_FUNCTION_PRIV_MMU_FAULT_BUFFER_SIZE SET_DEFAULT
+ * 30:30: writing YES loads VAL 19:0 with the default size, which software
+ * reads back (Nouveau's gv100/tu102 fault code does exactly this).
+ */
+static void fault_buffer_size_set_default(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	uint32_t v;
+
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(1),
+		    NVL_HW_FAULT_BUF_SIZE_SET_DEFAULT);
+	v = nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_SIZE(1));
+	assert_false(v & NVL_HW_FAULT_BUF_SIZE_SET_DEFAULT);
+	assert_false(v & NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	assert_true((v & NVL_HW_FAULT_BUF_PTR_MASK) >= 2);
+	gpu_down(g);
+}
+
+/*
+ * dev_vm.ref MMU_FAULT_BUFFER_SIZE OVERFLOW_INTR 29:29 and
+ * MMU_FAULT_BUFFER_GET OVERFLOW 31:31: an overflow raises the interrupt
+ * only when OVERFLOW_INTR is set, and after it the buffer drops every
+ * entry, even with room again, until software clears OVERFLOW.
+ */
+static void fault_buffer_size_overflow_intr(void **state)
+{
+	for (int intr = 0; intr < 2; intr++) {
+		struct gpu *g = gpu_up("tiny");
+
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+			    NVL_HW_FAULT_BUF_LO_PHYS(
+				    FBUF, NVL_HW_FAULT_APERTURE_VID));
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+			    2 | NVL_HW_FAULT_BUF_SIZE_ENABLE |
+				    (intr ? NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR
+					  : 0));
+		make_fault(g, 1); /* the one usable slot */
+		make_fault(g, 2); /* overflow */
+		assert_true(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)) &
+			    NVL_HW_FAULT_BUF_GET_OVERFLOW);
+		/* make room, but leave OVERFLOW set: still dropped */
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_GET(0), 1);
+		make_fault(g, 3);
+		assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)),
+				 1);
+		/* clear OVERFLOW: recording resumes */
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_GET(0),
+			    1 | NVL_HW_FAULT_BUF_GET_OVERFLOW);
+		make_fault(g, 4);
+		assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)),
+				 0);
+		usleep(2000);
+		assert_int_equal(
+			!!(atomic_load(&g->stall) & NVL_HW_INTR_FAULT_OVERFLOW),
+			intr);
+		gpu_down(g);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(fault_buffer_lo_addr_mode),
+	cmocka_unit_test(fault_buffer_size_set_default),
+	cmocka_unit_test(fault_buffer_size_overflow_intr),
 	cmocka_unit_test(gp_entry1_opcode),
 	cmocka_unit_test(userd_gp_get),
 };

@@ -20,10 +20,12 @@
 
 static void fault_buffer_setup(struct gpu *g, unsigned entries)
 {
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), (uint32_t)FBUF);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(FBUF, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_HI(0), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
-		    entries | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+		    entries | NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR |
+			    NVL_HW_FAULT_BUF_SIZE_ENABLE);
 }
 
 static void read_entry(struct gpu *g, unsigned i, uint32_t e[8])

@@ -247,7 +247,8 @@ static void semaphores_obey_page_permissions(void **state)
 	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
 	uint32_t p[64], n = 0, e[8];
 
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
