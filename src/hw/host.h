@@ -148,7 +148,10 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_YIELD 0x80
 #define NVL_HW_CLEAR_FAULTED 0x84
 
-/* MEM_OP_A: SYSMEMBAR 11, TARGET VA 31:12; MEM_OP_B: VA 63:32 */
+/* MEM_OP_A: TLB_INVALIDATE_INVALIDATION_SIZE 5:0 (a targeted invalidate
+ * covers 4 KiB << SIZE bytes, the target aligned down to that size),
+ * SYSMEMBAR 11, TARGET VA 31:12; MEM_OP_B: VA 63:32 (clc56f.h) */
+#define NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK 0x3fu
 #define NVL_HW_MEM_OP_A_SYSMEMBAR (1u << 11)
 #define NVL_HW_MEM_OP_A_VA_MASK 0xfffff000u
 /* MEM_OP_C: PDB ONE(0)/ALL(1) bit 0, PDB aperture 11:10 (0 vid, 2/3 sys),

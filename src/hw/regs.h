@@ -4,10 +4,12 @@
  *
  * Offsets follow the Turing/Ampere manuals where the public facts name them
  * (BOOT_0, PTIMER, the VF window at 0xb80000 with the doorbell, the MMU
- * invalidate and fault-buffer registers). Blocks the facts leave to RM or
- * firmware (channel RAM, interrupt tree, engine status/reset, sensors and
- * clocks, fault injection) use this family's own layout, documented here:
- * this header is the manual the driver and the model share.
+ * invalidate, BAR2 block and fault-buffer registers). Blocks the facts
+ * leave to RM or firmware (channel RAM, interrupt tree, engine
+ * status/reset, sensors and clocks) use this family's own layout,
+ * documented here: this header is the manual the driver and the model
+ * share. Registers no GPU has (the model's configuration, fault injection)
+ * are not here: see model/model_regs.h.
  */
 #ifndef NVL_HW_REGS_H
 #define NVL_HW_REGS_H
@@ -80,15 +82,6 @@
 #define NVL_HW_PSTATE_GPC_MHZ(i) (0x00020524 + 0x10 * (i)) /* RO */
 #define NVL_HW_PSTATE_MEM_MHZ(i) (0x00020528 + 0x10 * (i)) /* RO */
 
-/* ---- device configuration (RO) ------------------------------------- */
-#define NVL_HW_CFG_FB_SIZE_MB 0x00020600
-#define NVL_HW_CFG_NUM_CE 0x00020604
-#define NVL_HW_CFG_NUM_CHANNELS 0x00020608
-#define NVL_HW_CFG_MMU_VERSION 0x0002060c
-#define NVL_HW_CFG_PAGE_SIZES 0x00020610   /* bit n: 1 << (12 + n) B */
-#define NVL_HW_CFG_HOST_CLASS 0x00020614
-#define NVL_HW_CFG_CE_CLASS 0x00020618
-
 /* ---- engine status and busy counters ------------------------------- */
 #define NVL_HW_ENGINE_STATUS(e) (0x00000400 + 0x10 * (e))
 #define NVL_HW_ENGINE_STATUS_BUSY (1u << 0)
@@ -97,12 +90,7 @@
 #define NVL_HW_ENGINE_STATUS_CHID_SHIFT 16 /* 27:16 */
 #define NVL_HW_ENGINE_BUSY_NS_LO(e) (0x00000404 + 0x10 * (e)) /* latches HI */
 #define NVL_HW_ENGINE_BUSY_NS_HI(e) (0x00000408 + 0x10 * (e))
-/*
- * Fault injection: writing chid + 1 to HANG(e) makes engine e stop making
- * progress as soon as it runs work of that channel, until the engine is
- * reset. 0 disarms.
- */
-#define NVL_HW_ENGINE_HANG(e) (0x0000040c + 0x10 * (e))
+/* (0x40c + 0x10 * e is the model-only ENGINE_HANG: model/model_regs.h) */
 
 /* ---- channel RAM (this family's layout; 32 bytes per channel) ------ */
 #define NVL_HW_CHRAM(chid) (0x00800000 + 0x20 * (chid))
@@ -155,16 +143,18 @@
 #define NVL_HW_DOORBELL_TOKEN(chid, rl) \
 	(((uint32_t)(chid) & 0xfffu) | (((uint32_t)(rl) & 0x7fu) << 16))
 
-/* MMU invalidate: PDB (APERTURE bit 1: 0 vid / 1 sys; ADDR 31:4 = pdb>>12) */
+/*
+ * MMU invalidate (NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB/_UPPER_PDB/
+ * MMU_INVALIDATE): PDB APERTURE bit 1 (0 vid / 1 sys), ADDR 31:4 = pdb >> 12;
+ * UPPER_PDB = pdb >> 40. There is no VA-range form in the manuals: the
+ * register invalidates all VAs (ALL_VA) of one PDB or of all PDBs; targeted
+ * invalidates go through Host's MEM_OP methods (hw/host.h).
+ */
 #define NVL_HW_MMU_INVALIDATE_PDB (NVL_HW_VF_BASE + 0x30a0)
 #define NVL_HW_MMU_INVALIDATE_PDB_SYS (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT 4
 #define NVL_HW_MMU_INVALIDATE_UPPER_PDB (NVL_HW_VF_BASE + 0x30a4)
-/* VA range (when ALL_VA is 0): VADDR = first VA >> 12, RANGE = 4K pages */
-#define NVL_HW_MMU_INVALIDATE_VADDR (NVL_HW_VF_BASE + 0x30a8)
-#define NVL_HW_MMU_INVALIDATE_VADDR_HI (NVL_HW_VF_BASE + 0x30ac)
 #define NVL_HW_MMU_INVALIDATE (NVL_HW_VF_BASE + 0x30b0)
-#define NVL_HW_MMU_INVALIDATE_RANGE (NVL_HW_VF_BASE + 0x30b4)
 #define NVL_HW_MMU_INVALIDATE_ALL_VA (1u << 0)
 #define NVL_HW_MMU_INVALIDATE_ALL_PDB (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_HUBTLB_ONLY (1u << 2)

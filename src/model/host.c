@@ -4,7 +4,8 @@
  *
  * The channel-class methods below 0x100 (hw/host.h): NOP, ILLEGAL,
  * NON_STALL_INTERRUPT, the semaphore methods (SEM_ADDR/PAYLOAD/EXECUTE),
- * MEM_OP_A..D (TLB invalidate, membars), WFI, YIELD, SET_REFERENCE,
+ * MEM_OP_A..D (TLB invalidate: all VAs, or targeted at 4 KiB <<
+ * MEM_OP_A INVALIDATION_SIZE bytes around the target; membars), WFI, YIELD, SET_REFERENCE,
  * CLEAR_FAULTED and FB_FLUSH.
  *
  * Semaphores live at GPU virtual addresses, accessed through the MMU as
@@ -255,7 +256,8 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
 	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
 	struct nvl_model_vmctx ctx = ch->vm;
-	uint64_t va;
+	uint64_t va, bytes;
+	unsigned size;
 
 	switch (op) {
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
@@ -275,11 +277,18 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 		}
 		va = (uint64_t)ch->mem_op_b << 32 |
 		     (ch->mem_op_a & NVL_HW_MEM_OP_A_VA_MASK);
+		/* targeted: 4 KiB << INVALIDATION_SIZE, aligned down */
+		size = ch->mem_op_a & NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK;
+		bytes = size >= 52 ? 0 : 4096ull << size;
+		if (bytes)
+			va &= ~(bytes - 1);
+		else
+			va = 0; /* covers the whole VA space */
 		nvl_model_mmu_invalidate(
 			ch->m->mmu,
 			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
 			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : 4096);
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:

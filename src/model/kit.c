@@ -19,6 +19,7 @@
 #include "hw/mmu_v2.h"
 #include "hw/mmu_v3.h"
 #include "hw/regs.h"
+#include "model/model_regs.h"
 #include "model/kit.h"
 
 static void kit_sleep(void)
@@ -32,7 +33,7 @@ int nvl_model_kit_init(struct nvl_model_kit *k, struct nvl_hw *hw,
 		       uint64_t floor)
 {
 	k->hw = hw;
-	k->vram_size = (uint64_t)nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB) << 20;
+	k->vram_size = (uint64_t)nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB) << 20;
 	if (floor >= k->vram_size)
 		return -EINVAL;
 	k->next = k->vram_size;
@@ -80,7 +81,7 @@ static void wr64(struct nvl_model_kit *k, uint64_t pa, uint64_t v)
 
 int nvl_model_kit_vm_init(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm)
 {
-	vm->version = nvl_hw_rd32(k->hw, NVL_HW_CFG_MMU_VERSION) == 3 ? 3 : 2;
+	vm->version = nvl_hw_rd32(k->hw, NVL_MODEL_REG_CFG_MMU_VERSION) == 3 ? 3 : 2;
 	vm->pdb = alloc_table(k, 4096, 4096);
 	return vm->pdb ? 0 : -ENOSPC;
 }

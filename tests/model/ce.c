@@ -161,7 +161,7 @@ static void every_profile_copies_on_every_engine(void **state)
 
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(names); i++) {
 		struct gpu *g = gpu_up(names[i]);
-		unsigned nce = nvl_hw_rd32(g->hw, NVL_HW_CFG_NUM_CE);
+		unsigned nce = nvl_hw_rd32(g->hw, NVL_MODEL_REG_CFG_NUM_CE);
 
 		for (unsigned e = 0; e < nce; e++) {
 			struct nvl_model_kit_chan ch;

@@ -240,7 +240,68 @@ static void fault_buffer_size_overflow_intr(void **state)
 	}
 }
 
+/* copy 4 bytes from @va to @dst on @ch and wait for release @seq */
+static void copy_word(struct gpu *g, struct nvl_model_kit_chan *ch,
+		      uint64_t dst, uint64_t va, uint32_t seq)
+{
+	uint32_t p[32], n;
+
+	n = nvl_model_kit_pb_copy(p, g->ce_class, dst, va, 4);
+	n += nvl_model_kit_pb_release(p + n, DONE, seq);
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
+	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT),
+			 0);
+}
+
+/*
+ * clc56f.h NVC56F_MEM_OP_A_TLB_INVALIDATE_INVALIDATION_SIZE 5:0: a
+ * targeted invalidate (MEM_OP_D OPERATION MMU_TLB_INVALIDATE_TARGETED)
+ * covers 4 KiB << SIZE bytes, the target (MEM_OP_A TARGET_ADDR_LO 31:12,
+ * MEM_OP_B TARGET_ADDR_HI) aligned down to that size.
+ */
+static void mem_op_a_invalidation_size(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint64_t va = 1ull << 41, old = 0x800000, new = 0x900000;
+	uint64_t pdb = g->vm.pdb;
+	uint32_t p[32], n = 0;
+
+	gpu_chan(g, 5, 0, &a);
+	for (unsigned i = 0; i < 8; i++) {
+		gpu_wr(g, old + i * 4096ull, 0x100 + i);
+		gpu_wr(g, new + i * 4096ull, 0x200 + i);
+	}
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, old, 8 * 4096,
+					   12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	/* warm the TLB for pages 3 and 5, then remap all 8 pages */
+	copy_word(g, &a, BUF, va + 3 * 4096, 1);
+	copy_word(g, &a, BUF + 4, va + 5 * 4096, 2);
+	assert_int_equal(gpu_rd(g, BUF), 0x103);
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, new, 8 * 4096,
+					   12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	/* targeted at page 1 with SIZE 2 (16 KiB): pages 0..3 */
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_MEM_OP_A, 4);
+	p[n++] = (uint32_t)(va + 4096) | 2;
+	p[n++] = (uint32_t)(va >> 32);
+	p[n++] = (uint32_t)pdb & NVL_HW_MEM_OP_C_PDB_LO_MASK;
+	p[n++] = (uint32_t)(pdb >> 32) |
+		 NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED
+			 << NVL_HW_MEM_OP_D_OP_SHIFT;
+	gpu_push(&a, p, n);
+	copy_word(g, &a, BUF + 8, va + 3 * 4096, 3);
+	copy_word(g, &a, BUF + 12, va + 5 * 4096, 4);
+	assert_int_equal(gpu_rd(g, BUF + 8), 0x203); /* invalidated */
+	assert_int_equal(gpu_rd(g, BUF + 12), 0x105); /* outside: stale */
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(mem_op_a_invalidation_size),
 	cmocka_unit_test(fault_buffer_lo_addr_mode),
 	cmocka_unit_test(fault_buffer_size_set_default),
 	cmocka_unit_test(fault_buffer_size_overflow_intr),

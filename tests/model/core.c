@@ -40,15 +40,15 @@ static void profiles_report_their_identity(void **state)
 		assert_int_equal(boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
 					 NVL_HW_BOOT_0_ARCH_MASK,
 				 want[i].arch);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_MMU_VERSION),
 				 want[i].ver);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB),
 				 p->vram_size >> 20);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CE), p->num_ce);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_CE_CLASS),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CE), p->num_ce);
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_CE_CLASS),
 				 p->ce_class);
 		/* 4K, 64K and 2M pages everywhere */
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_PAGE_SIZES) & 0x211,
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_PAGE_SIZES) & 0x211,
 				 0x211);
 		nvl_model_destroy(m);
 	}
@@ -215,16 +215,15 @@ static void mmu_invalidate_register_completes(void **state)
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 				 NVL_HW_MMU_INVALIDATE_TRIGGER,
 			 0);
-	/* range form */
-	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE_VADDR, 0x100);
-	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE_RANGE, 16);
+	/* the model-only hang holds TRIGGER until released */
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 1);
 	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_TRIGGER);
+	usleep(1000);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 		    NVL_HW_MMU_INVALIDATE_TRIGGER);
-	for (int i = 0; i < 100000 && (nvl_hw_rd32(g->hw,
-						    NVL_HW_MMU_INVALIDATE) &
-				       NVL_HW_MMU_INVALIDATE_TRIGGER);
-	     i++)
-		usleep(10);
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 				 NVL_HW_MMU_INVALIDATE_TRIGGER,
 			 0);

@@ -130,7 +130,7 @@ static void hang_blocks_engine_until_reset(void **state)
 
 	gpu_chan(g, 1, 0, &a);
 	gpu_chan(g, 2, 0, &b);
-	nvl_hw_wr32(g->hw, NVL_HW_ENGINE_HANG(0), 1 + 1);
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_ENGINE_HANG(0), 1 + 1);
 	n = nvl_model_kit_pb_release(p, DONE, 1);
 	gpu_push(&a, p, n);
 	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
@@ -167,7 +167,7 @@ static void hang_blocks_engine_until_reset(void **state)
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
 	assert_false(st & NVL_HW_ENGINE_STATUS_HUNG);
-	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_ENGINE_HANG(0)), 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_MODEL_REG_ENGINE_HANG(0)), 0);
 	/* the driver recovers the channel: disable (clears the error),
 	 * rebind and resubmit */
 	nvl_model_kit_chan_fini(&g->kit, &a);

@@ -18,6 +18,7 @@
 #include "hw/fault.h"
 #include "hw/host.h"
 #include "hw/regs.h"
+#include "model/model_regs.h"
 #include "model/kit.h"
 #include "model/model.h"
 

@@ -14,6 +14,7 @@
 #include "demo.h"
 #include "base/time.h"
 #include "hw/regs.h"
+#include "model/model_regs.h"
 #include "model/kit.h"
 #include "model/model.h"
 
@@ -77,11 +78,11 @@ NVL_DEMO_STEP(50, model)
 	       NVL_HW_BOOT_0_CHIP_ID(boot0));
 	printf("  %u MiB VRAM reserved lazily, %u copy engines, %u channels, "
 	       "MMU v%u, CE class %#x, firmware %s\n",
-	       nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CE),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CHANNELS),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_CE_CLASS), p->fw_versions[0]);
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CE),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CHANNELS),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_MMU_VERSION),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_CE_CLASS), p->fw_versions[0]);
 	ret = -ENOMEM;
 	if (nvl_model_kit_init(&kit, hw, 256 * MIB) ||
 	    nvl_model_kit_vm_init(&kit, &vm) ||
