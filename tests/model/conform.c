@@ -300,7 +300,116 @@ static void mem_op_a_invalidation_size(void **state)
 	gpu_down(g);
 }
 
+/*
+ * A CE semaphore-only launch (no transfer): SET_SEMAPHORE_A/B/PAYLOAD
+ * (and PAYLOAD_UPPER when @upper_mthd), then LAUNCH_DMA @launch; runs it
+ * on @ch and waits until the channel is idle or stopped.
+ * Return: what nvl_model_kit_wait_idle() returned.
+ */
+static int ce_sem(struct gpu *g, struct nvl_model_kit_chan *ch, uint64_t va,
+		  uint32_t payload, bool upper_mthd, uint32_t upper,
+		  uint32_t launch)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_SEMAPHORE_A, 3);
+	p[n++] = (uint32_t)(va >> 32);
+	p[n++] = (uint32_t)va;
+	p[n++] = payload;
+	if (upper_mthd) {
+		p[n++] = NVL_HW_MTHD_INC(
+			4, NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER, 1);
+		p[n++] = upper;
+	}
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = launch;
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
+	return nvl_model_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+}
+
+#define CE_RED(op)                                                             \
+	(NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT |                \
+	 NVL_HW_CE_LAUNCH_SEM_REDUCTION_ENABLE |                               \
+	 (uint32_t)(op) << NVL_HW_CE_LAUNCH_SEM_REDUCTION_SHIFT)
+
+/*
+ * clc5b5.h NVC5B5_LAUNCH_DMA_SEMAPHORE_REDUCTION_SIGN 18:18: SIGNED 0,
+ * UNSIGNED 1. IMAX of -2 and 5 is 5 signed, 0xfffffffe unsigned.
+ */
+static void launch_dma_semaphore_reduction_sign(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+
+	gpu_chan(g, 4, 0, &a);
+	gpu_wr(g, SEM, 0xfffffffe);
+	assert_int_equal(
+		ce_sem(g, &a, SEM, 5, false, 0, CE_RED(NVL_HW_SEM_RED_IMAX)),
+		0);
+	assert_int_equal(gpu_rd(g, SEM), 5); /* bit 18 clear: signed */
+	gpu_wr(g, SEM, 0xfffffffe);
+	assert_int_equal(
+		ce_sem(g, &a, SEM, 5, false, 0,
+		       CE_RED(NVL_HW_SEM_RED_IMAX) |
+			       NVL_HW_CE_LAUNCH_SEM_REDUCTION_UNSIGNED),
+		0);
+	assert_int_equal(gpu_rd(g, SEM), 0xfffffffe);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+/*
+ * clc7b5.h NVC7B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE 27:27 (TWO_WORD 1) and
+ * NVC7B5_SET_SEMAPHORE_PAYLOAD_UPPER (0x24c): a 64-bit release on C7B5;
+ * C5B5 has neither (clc5b5.h ends the semaphore methods at 0x248), so the
+ * method is a METHOD error there.
+ */
+static void launch_dma_semaphore_payload_size(void **state)
+{
+	struct gpu *g = gpu_up("ad102");
+	struct nvl_model_kit_chan a;
+
+	assert_int_equal(g->ce_class, NVL_HW_CE_CLASS_ADA);
+	gpu_chan(g, 4, 0, &a);
+	gpu_wr(g, SEM + 4, 0x55555555);
+	assert_int_equal(
+		ce_sem(g, &a, SEM, 0x11223344, true, 0xaabbccdd,
+		       NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT |
+			       NVL_HW_CE_LAUNCH_SEM_PAYLOAD_64),
+		0);
+	assert_int_equal(gpu_rd(g, SEM), 0x11223344);
+	assert_int_equal(gpu_rd(g, SEM + 4), 0xaabbccdd);
+	/* without PAYLOAD_SIZE: 32 bits, the upper word untouched */
+	gpu_wr(g, SEM + 4, 0x55555555);
+	assert_int_equal(
+		ce_sem(g, &a, SEM, 7, true, 0xaabbccdd,
+		       NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT),
+		0);
+	assert_int_equal(gpu_rd(g, SEM), 7);
+	assert_int_equal(gpu_rd(g, SEM + 4), 0x55555555);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+
+	g = gpu_up("tiny");
+	gpu_chan(g, 4, 0, &a);
+	assert_int_equal(
+		ce_sem(g, &a, SEM, 1, true, 2,
+		       NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT),
+		-EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(4)),
+			 NVL_HW_CHERR_METHOD);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERR_METHOD(4)),
+			 NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(launch_dma_semaphore_reduction_sign),
+	cmocka_unit_test(launch_dma_semaphore_payload_size),
 	cmocka_unit_test(mem_op_a_invalidation_size),
 	cmocka_unit_test(fault_buffer_lo_addr_mode),
 	cmocka_unit_test(fault_buffer_size_set_default),
