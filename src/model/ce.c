@@ -49,7 +49,7 @@ struct ce_side {
 
 static unsigned ce_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_CE(ch->runlist);
+	return ch->m->eng->ce0 + ch->runlist;
 }
 
 static bool ce_aborted(struct nvl_model_chan *ch)

@@ -145,6 +145,23 @@ static int buf_write(struct nvl_model *m, unsigned b, uint32_t put,
 	return nvl_model_phys_access(m, ap, pa + 28, &e[7], 4, true);
 }
 
+/* the hub client behind @f's engine, unless the reporter named one */
+static unsigned fault_client(struct nvl_model *m,
+			     const struct nvl_model_fault *f)
+{
+	unsigned e = f->engine_id;
+
+	if (f->client)
+		return f->client;
+	if (e >= m->eng->ce0 && e < m->eng->ce0 + 10u)
+		return NVL_HW_FAULT_CLIENT_HUB_HSCE(e - m->eng->ce0);
+	if (e >= m->eng->host0 && e < m->eng->host0 + 32u)
+		return NVL_HW_FAULT_CLIENT_HUB_HOST;
+	if (e == m->eng->bar1 || e == m->eng->bar2)
+		return NVL_HW_FAULT_CLIENT_HUB_HOST_CPU;
+	return 0;
+}
+
 void nvl_model_fault_report(struct nvl_model *m,
 			    const struct nvl_model_fault *f)
 {
@@ -171,14 +188,11 @@ void nvl_model_fault_report(struct nvl_model *m,
 	e[NVL_HW_FAULT_ENTRY_INFO] =
 		(f->type & NVL_HW_FAULT_INFO_TYPE_MASK) |
 		(f->replayable ? NVL_HW_FAULT_INFO_REPLAYABLE : 0) |
-		(f->client & NVL_HW_FAULT_INFO_CLIENT_MASK)
+		(fault_client(m, f) & NVL_HW_FAULT_INFO_CLIENT_MASK)
 			<< NVL_HW_FAULT_INFO_CLIENT_SHIFT |
 		(f->access & NVL_HW_FAULT_INFO_ACCESS_MASK)
 			<< NVL_HW_FAULT_INFO_ACCESS_SHIFT |
-		(NVL_HW_MMU_ENGINE_IS_CE(f->engine_id) ||
-				 NVL_HW_MMU_ENGINE_IS_HOST(f->engine_id)
-			 ? NVL_HW_FAULT_INFO_HUB
-			 : 0);
+		(f->engine_id != m->eng->graphics ? NVL_HW_FAULT_INFO_HUB : 0);
 
 	pthread_mutex_lock(&m->fault_lock);
 	entries = m->fault_buf[b].size & NVL_HW_FAULT_BUF_PTR_MASK;

@@ -35,7 +35,7 @@
 
 static unsigned host_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+	return ch->m->eng->host0 + ch->runlist;
 }
 
 /*

@@ -103,7 +103,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 
 static unsigned host_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+	return ch->m->eng->host0 + ch->runlist;
 }
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)

@@ -407,7 +407,61 @@ static void launch_dma_semaphore_payload_size(void **state)
 	gpu_down(g);
 }
 
+/*
+ * dev_fault.h NV_PFAULT_MMU_ENG_ID_CE0 / _HOST0 (tu102, ga102, ad102: 15
+ * and 32; gh100: 43 and 64) in ENGINE_ID 8:0 of the fault entry, and
+ * NV_PFAULT_CLIENT_HUB_HSCE0 (0x20) / _HOST (0x06) in CLIENT 14:8 with
+ * MMU_CLIENT_TYPE HUB (dev_mmu_fault: NV_MMU_FAULT_BUF_ENTRY).
+ */
+static void fault_entry_engine_id(void **state)
+{
+	static const struct {
+		const char *profile;
+		unsigned ce0, host0, bar2;
+	} want[] = {{"tu102", 15, 32, 192},
+		    {"ad102", 15, 32, 192},
+		    {"gh100", 43, 64, 320}};
+
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(want); i++) {
+		struct gpu *g = gpu_up(want[i].profile);
+		struct nvl_model_kit_chan a;
+		uint64_t e = nvl_hw_gp_entry(1ull << 39, 16, 0);
+		uint32_t ent[8], info;
+
+		assert_int_equal(g->m->eng->bar2, want[i].bar2);
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+			    NVL_HW_FAULT_BUF_LO_PHYS(
+				    FBUF, NVL_HW_FAULT_APERTURE_VID));
+		nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+			    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+		make_fault(g, 1); /* CE 0 */
+		assert_int_equal(nvl_hw_vram_read(g->hw, FBUF, ent, 32), 0);
+		info = ent[NVL_HW_FAULT_ENTRY_INFO];
+		assert_int_equal(ent[NVL_HW_FAULT_ENTRY_ENGINE], want[i].ce0);
+		assert_int_equal(info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+					 NVL_HW_FAULT_INFO_CLIENT_MASK,
+				 NVL_HW_FAULT_CLIENT_HUB_HSCE(0));
+		assert_true(info & NVL_HW_FAULT_INFO_HUB);
+		/* a pushbuffer fetch fault on runlist 1: HOST1 */
+		gpu_chan(g, 2, 1, &a);
+		raw_entries(g, &a, &e, 1);
+		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT),
+				 -EIO);
+		assert_int_equal(nvl_hw_vram_read(g->hw, FBUF + 32, ent, 32),
+				 0);
+		info = ent[NVL_HW_FAULT_ENTRY_INFO];
+		assert_int_equal(ent[NVL_HW_FAULT_ENTRY_ENGINE],
+				 want[i].host0 + 1);
+		assert_int_equal(info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+					 NVL_HW_FAULT_INFO_CLIENT_MASK,
+				 NVL_HW_FAULT_CLIENT_HUB_HOST);
+		nvl_model_kit_chan_fini(&g->kit, &a);
+		gpu_down(g);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(fault_entry_engine_id),
 	cmocka_unit_test(launch_dma_semaphore_reduction_sign),
 	cmocka_unit_test(launch_dma_semaphore_payload_size),
 	cmocka_unit_test(mem_op_a_invalidation_size),
