@@ -460,7 +460,240 @@ static void fault_entry_engine_id(void **state)
 	}
 }
 
+/*
+ * A Host semaphore: SEM_ADDR_LO/HI, PAYLOAD_LO/HI, then SEM_EXECUTE
+ * @execute, on @ch. Return: what nvl_model_kit_wait_idle() returned.
+ */
+static int host_sem(struct gpu *g, struct nvl_model_kit_chan *ch,
+		    uint32_t addr_hi, uint32_t addr_lo, uint64_t payload,
+		    uint32_t execute)
+{
+	uint32_t p[8], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 5);
+	p[n++] = addr_lo;
+	p[n++] = addr_hi;
+	p[n++] = (uint32_t)payload;
+	p[n++] = (uint32_t)(payload >> 32);
+	p[n++] = execute;
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
+	return nvl_model_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+}
+
+#define HOST_RED(op, flags)                                                    \
+	(NVL_HW_SEM_OP_REDUCTION |                                             \
+	 (uint32_t)(op) << NVL_HW_SEM_REDUCTION_SHIFT | (flags))
+
+/*
+ * clc56f.h NVC56F_SEM_EXECUTE RELEASE_TIMESTAMP 25:25 with PAYLOAD_SIZE
+ * 24:24 = 32BIT: the release writes the payload as 8 bytes (4..7 zero)
+ * and the timestamp at +8; a reduction with RELEASE_TIMESTAMP needs
+ * 16-byte alignment and writes the timestamp too.
+ */
+static void sem_execute_release_timestamp(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t w[4];
+
+	gpu_chan(g, 6, 0, &a);
+	memset(w, 0xff, sizeof(w));
+	assert_int_equal(nvl_hw_vram_write(g->hw, SEM, w, 16), 0);
+	assert_int_equal(
+		host_sem(g, &a, 0, SEM, 0x12345678,
+			 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_RELEASE_TIMESTAMP),
+		0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 16), 0);
+	assert_int_equal(w[0], 0x12345678);
+	assert_int_equal(w[1], 0);
+	assert_true(w[2] != 0xffffffffu || w[3] != 0xffffffffu);
+	/* reduction + timestamp: IADD 5, timestamp rewritten */
+	memset(w, 0, sizeof(w));
+	w[0] = 10;
+	assert_int_equal(nvl_hw_vram_write(g->hw, SEM, w, 16), 0);
+	assert_int_equal(
+		host_sem(g, &a, 0, SEM, 5,
+			 HOST_RED(NVL_HW_SEM_RED_IADD,
+				  NVL_HW_SEM_FORMAT_UNSIGNED |
+					  NVL_HW_SEM_RELEASE_TIMESTAMP)),
+		0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 16), 0);
+	assert_int_equal(w[0], 15);
+	assert_true(w[2] || w[3]);
+	/* ... and it needs 16-byte alignment */
+	assert_int_equal(
+		host_sem(g, &a, 0, SEM + 4, 5,
+			 HOST_RED(NVL_HW_SEM_RED_IADD,
+				  NVL_HW_SEM_FORMAT_UNSIGNED |
+					  NVL_HW_SEM_RELEASE_TIMESTAMP)),
+		-EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(6)),
+			 NVL_HW_CHERR_SEMAPHORE);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+/*
+ * clc56f.h NVC56F_SEM_EXECUTE REDUCTION 30:27 with REDUCTION_FORMAT 31:31
+ * (SIGNED 0) and PAYLOAD_SIZE 24:24: signed 64-bit IADD, 64-bit INC/DEC
+ * and signed INC/DEC are not supported: a SEMAPHORE error.
+ */
+static void sem_execute_reduction_format(void **state)
+{
+	static const uint32_t bad[] = {
+		HOST_RED(NVL_HW_SEM_RED_IADD, NVL_HW_SEM_PAYLOAD_64BIT),
+		HOST_RED(NVL_HW_SEM_RED_INC,
+			 NVL_HW_SEM_PAYLOAD_64BIT | NVL_HW_SEM_FORMAT_UNSIGNED),
+		HOST_RED(NVL_HW_SEM_RED_DEC,
+			 NVL_HW_SEM_PAYLOAD_64BIT | NVL_HW_SEM_FORMAT_UNSIGNED),
+		HOST_RED(NVL_HW_SEM_RED_INC, 0),
+		HOST_RED(NVL_HW_SEM_RED_DEC, 0),
+	};
+	struct gpu *g = gpu_up("tiny");
+
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(bad); i++) {
+		struct nvl_model_kit_chan a;
+
+		gpu_chan(g, 10 + i, 0, &a);
+		gpu_wr(g, SEM, 3);
+		if (host_sem(g, &a, 0, SEM, 1, bad[i]) != -EIO ||
+		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(10 + i)) !=
+			    NVL_HW_CHERR_SEMAPHORE)
+			fail_msg("SEM_EXECUTE %#x accepted", bad[i]);
+		assert_int_equal(gpu_rd(g, SEM), 3);
+		nvl_model_kit_chan_fini(&g->kit, &a);
+	}
+	gpu_down(g);
+}
+
+/*
+ * clc86f.h NVC86F_SEM_ADDR_HI_OFFSET 24:0 (clc56f.h: 7:0): on Hopper the
+ * semaphore VA has 57 bits; bit 40 (SEM_ADDR_HI bit 8) is part of it.
+ */
+static void sem_addr_hi_offset(void **state)
+{
+	struct gpu *g = gpu_up("gh100");
+	struct nvl_model_kit_chan a;
+	uint64_t va = (1ull << 40) | 0x10;
+
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va & ~0xfffull, BUF,
+					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	gpu_chan(g, 3, 0, &a);
+	assert_int_equal(host_sem(g, &a, (uint32_t)(va >> 32), (uint32_t)va, 77,
+				  NVL_HW_SEM_OP_RELEASE),
+			 0);
+	assert_int_equal(gpu_rd(g, BUF + 0x10), 77);
+	assert_int_equal(gpu_rd(g, 0x10), 0); /* not truncated to 7:0 */
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
+/* reduction results the model must produce: value, payload, result */
+static const struct {
+	unsigned op;
+	uint32_t v, p, want;
+} reductions[] = {
+	{NVL_HW_SEM_RED_IMAX, 7, 9, 9},
+	{NVL_HW_SEM_RED_IMAX, 9, 7, 9},
+	{NVL_HW_SEM_RED_IXOR, 0xff00, 0x0ff0, 0xf0f0},
+	{NVL_HW_SEM_RED_IAND, 0xff00, 0x0ff0, 0x0f00},
+	{NVL_HW_SEM_RED_IOR, 0xff00, 0x0ff0, 0xfff0},
+	{NVL_HW_SEM_RED_INC, 4, 5, 5}, /* v < p: v + 1 */
+	{NVL_HW_SEM_RED_INC, 5, 5, 0}, /* v >= p: wraps to 0 */
+	{NVL_HW_SEM_RED_DEC, 4, 5, 3}, /* 0 < v <= p: v - 1 */
+	{NVL_HW_SEM_RED_DEC, 0, 5, 5}, /* v == 0: p */
+	{NVL_HW_SEM_RED_DEC, 9, 5, 5}, /* v > p: p */
+};
+
+/*
+ * clc56f.h NVC56F_SEM_EXECUTE REDUCTION IMAX 1, IXOR 2, IAND 3, IOR 4,
+ * INC 6, DEC 7 (32-bit unsigned), and the copy engine's
+ * NVC5B5_LAUNCH_DMA_SEMAPHORE_REDUCTION with the same codes.
+ */
+static void sem_execute_reduction(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan h, c;
+
+	gpu_chan(g, 1, 0, &h);
+	gpu_chan(g, 2, 0, &c);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(reductions); i++) {
+		gpu_wr(g, SEM, reductions[i].v);
+		assert_int_equal(host_sem(g, &h, 0, SEM, reductions[i].p,
+					  HOST_RED(reductions[i].op,
+						   NVL_HW_SEM_FORMAT_UNSIGNED)),
+				 0);
+		if (gpu_rd(g, SEM) != reductions[i].want)
+			fail_msg("Host reduction %u of %#x, %#x: %#x",
+				 reductions[i].op, reductions[i].v,
+				 reductions[i].p, gpu_rd(g, SEM));
+		gpu_wr(g, SEM, reductions[i].v);
+		assert_int_equal(
+			ce_sem(g, &c, SEM, reductions[i].p, false, 0,
+			       CE_RED(reductions[i].op) |
+				       NVL_HW_CE_LAUNCH_SEM_REDUCTION_UNSIGNED),
+			0);
+		if (gpu_rd(g, SEM) != reductions[i].want)
+			fail_msg("CE reduction %u of %#x, %#x: %#x",
+				 reductions[i].op, reductions[i].v,
+				 reductions[i].p, gpu_rd(g, SEM));
+	}
+	nvl_model_kit_chan_fini(&g->kit, &h);
+	nvl_model_kit_chan_fini(&g->kit, &c);
+	gpu_down(g);
+}
+
+/*
+ * dev_pbdma.ref NV_FIFO_DMA_SEC_OP ONE_INC (5) vs INC_METHOD (1): ONE_INC
+ * sends its first data dword to the method and every following one to the
+ * next method; INC moves on after each dword.
+ */
+static void sec_op_one_inc(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[16], n = 0, w[2];
+
+	gpu_chan(g, 1, 0, &a);
+	/* ONE_INC: PAYLOAD_LO = 0x11, PAYLOAD_HI = 0x22 then 0x33 */
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 2);
+	p[n++] = (uint32_t)SEM;
+	p[n++] = 0;
+	p[n++] = NVL_HW_MTHD_1INC(0, NVL_HW_SEM_PAYLOAD_LO, 3);
+	p[n++] = 0x11;
+	p[n++] = 0x22;
+	p[n++] = 0x33;
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_EXECUTE, 1);
+	p[n++] = NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT;
+	/* INC: PAYLOAD_LO = 0x44, PAYLOAD_HI = 0x55, EXECUTE = release */
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_PAYLOAD_LO, 3);
+	p[n++] = 0x44;
+	p[n++] = 0x55;
+	p[n++] = NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT;
+	gpu_push(&a, p, 9);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 8), 0);
+	assert_int_equal(w[0], 0x11);
+	assert_int_equal(w[1], 0x33);
+	gpu_push(&a, p + 9, n - 9);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 8), 0);
+	assert_int_equal(w[0], 0x44);
+	assert_int_equal(w[1], 0x55);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(sem_execute_release_timestamp),
+	cmocka_unit_test(sem_execute_reduction_format),
+	cmocka_unit_test(sem_addr_hi_offset),
+	cmocka_unit_test(sem_execute_reduction),
+	cmocka_unit_test(sec_op_one_inc),
 	cmocka_unit_test(fault_entry_engine_id),
 	cmocka_unit_test(launch_dma_semaphore_reduction_sign),
 	cmocka_unit_test(launch_dma_semaphore_payload_size),
