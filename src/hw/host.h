@@ -20,8 +20,42 @@
 /* RAMFC: USERD address (512-B aligned), TARGET 1:0, ADDR 31:9 */
 #define NVL_HW_RAMFC_USERD 0x008
 #define NVL_HW_RAMFC_USERD_HI 0x00c
-/* Acquire timeout in microseconds (0 = wait forever): this family's */
-#define NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US 0x030
+/*
+ * ACQUIRE (dev_ram.ref NV_RAMFC_ACQUIRE = dev_pbdma.ref NV_PPBDMA_ACQUIRE):
+ * RETRY_MAN 6:0, RETRY_EXP 10:7 (how often a failed acquire is retried),
+ * TIMEOUT_EXP 14:11, TIMEOUT_MAN 30:15, TIMEOUT_EN 31. With TIMEOUT_EN the
+ * acquire fails after TIMEOUT_MAN << TIMEOUT_EXP units; the model counts a
+ * unit as 1024 ns. TIMEOUT_EN 0 waits forever (Nouveau's 0x7ffff902).
+ */
+#define NVL_HW_RAMFC_ACQUIRE 0x030
+#define NVL_HW_ACQUIRE_RETRY_MAN_MASK 0x7fu
+#define NVL_HW_ACQUIRE_RETRY_EXP_SHIFT 7
+#define NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT 11
+#define NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK 0xfu
+#define NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT 15
+#define NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK 0xffffu
+#define NVL_HW_ACQUIRE_TIMEOUT_EN (1u << 31)
+#define NVL_HW_ACQUIRE_UNIT_NS 1024
+
+/** nvl_hw_acquire_timeout() - ACQUIRE for a timeout of at least @ns. */
+static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
+{
+	uint64_t units = (ns + NVL_HW_ACQUIRE_UNIT_NS - 1) /
+			 NVL_HW_ACQUIRE_UNIT_NS;
+	uint32_t e = 0;
+
+	while (units > NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK &&
+	       e < NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK) {
+		units = (units + 1) >> 1;
+		e++;
+	}
+	if (units > NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK)
+		units = NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK;
+	return NVL_HW_ACQUIRE_TIMEOUT_EN |
+	       (uint32_t)units << NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT |
+	       e << NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT |
+	       2u << NVL_HW_ACQUIRE_RETRY_EXP_SHIFT | 2u;
+}
 /* GPFIFO base: a GPU VA. GP_BASE = VA 31:3; GP_BASE_HI = VA 39:32 in 7:0,
  * LIMIT2 20:16 (the ring has 1 << LIMIT2 entries) */
 #define NVL_HW_RAMFC_GP_BASE 0x048

@@ -56,7 +56,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	enum nvl_hw_aperture inst_ap;
 	uint64_t inst;
 	uint32_t ram[NVL_HW_INST_SIZE / 4];
-	uint32_t pdb, limit2, get;
+	uint32_t pdb, limit2, get, acq;
 	bool ok;
 
 	if (nvl_model_fifo_chan_inst(m, ch->chid, &inst_ap, &inst) ||
@@ -77,8 +77,18 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 		return -EINVAL;
 	ch->gp_entries = 1u << limit2;
 	ch->priv = ram[NVL_HW_RAMFC_CONFIG / 4] & NVL_HW_RAMFC_CONFIG_PRIV;
+	acq = ram[NVL_HW_RAMFC_ACQUIRE / 4];
+	/* TIMEOUT_EN 0: no timeout (0 below means wait forever) */
 	ch->acquire_timeout_ns =
-		(uint64_t)ram[NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US / 4] * 1000;
+		(acq & NVL_HW_ACQUIRE_TIMEOUT_EN)
+			? ((uint64_t)(acq >> NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT &
+				      NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK)
+			   << (acq >> NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT &
+			       NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK)) *
+				      NVL_HW_ACQUIRE_UNIT_NS
+			: 0;
+	if ((acq & NVL_HW_ACQUIRE_TIMEOUT_EN) && !ch->acquire_timeout_ns)
+		ch->acquire_timeout_ns = 1; /* MAN 0: fails at once */
 	pdb = ram[NVL_HW_RAMIN_PDB / 4];
 	if ((pdb & NVL_HW_RAMIN_PDB_TARGET_MASK) == NVL_HW_RAM_TARGET_INVALID ||
 	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2))

@@ -688,7 +688,64 @@ static void sec_op_one_inc(void **state)
 	gpu_down(g);
 }
 
+/* load RAMFC ACQUIRE = @acq into channel @ch (rebind to reload RAMFC) */
+static void set_acquire(struct gpu *g, struct nvl_model_kit_chan *ch,
+			uint32_t acq)
+{
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+		    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	gpu_wr(g, ch->inst + NVL_HW_RAMFC_ACQUIRE, acq);
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(ch->chid),
+		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(ch->chid)));
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+		    NVL_HW_CHRAM_CTRL_ENABLE_SET);
+}
+
+/*
+ * dev_pbdma.ref NV_PPBDMA_ACQUIRE (RAMFC 0x030): RETRY_MAN 6:0, RETRY_EXP
+ * 10:7, TIMEOUT_EXP 14:11, TIMEOUT_MAN 30:15, TIMEOUT_EN 31:31. It is not
+ * a count of microseconds: with TIMEOUT_EN 0 an acquire never times out
+ * (0x902: retry fields only; Nouveau's 0x7ffff902), with TIMEOUT_EN 1 it
+ * fails after TIMEOUT_MAN << TIMEOUT_EXP units.
+ */
+static void ramfc_acquire_timeout_en(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a, b;
+	uint32_t p[16], n;
+
+	gpu_chan(g, 1, 0, &a);
+	set_acquire(g, &a, 0x902);
+	n = nvl_model_kit_pb_acquire(p, SEM, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	usleep(30000); /* 0x902 us would have expired by now */
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
+	gpu_wr(g, SEM, 1);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	/* TIMEOUT_EN with MAN 1000, EXP 0: about 1 ms */
+	gpu_chan(g, 2, 1, &b);
+	set_acquire(g, &b,
+		    NVL_HW_ACQUIRE_TIMEOUT_EN |
+			    1000u << NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT);
+	n = nvl_model_kit_pb_acquire(p, SEM, 2);
+	gpu_push(&b, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
+			 NVL_HW_CHERR_ACQUIRE);
+	/* the encoder: at least the asked time, in the fields above */
+	assert_int_equal(nvl_hw_acquire_timeout(1024 * 3) >>
+					 NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT &
+				 NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK,
+			 3);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_model_kit_chan_fini(&g->kit, &b);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(ramfc_acquire_timeout_en),
 	cmocka_unit_test(sem_execute_release_timestamp),
 	cmocka_unit_test(sem_execute_reduction_format),
 	cmocka_unit_test(sem_addr_hi_offset),

@@ -147,14 +147,14 @@ static void acquire_timeout_raises_channel_error(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 	struct nvl_model_kit_chan a;
-	uint32_t p[64], n, t = 2000; /* us */
+	uint32_t p[64], n, t = nvl_hw_acquire_timeout(2000000);
 
 	gpu_chan(g, 4, 0, &a);
 	/* the channel must be rebound for a new RAMFC value to load */
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	assert_int_equal(
 		nvl_hw_vram_write(
-			g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US, &t, 4),
+			g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE, &t, 4),
 		0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(4),
 		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(4)));
