@@ -66,7 +66,9 @@ static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
 #define NVL_HW_RAMFC_CONFIG 0x0f4
 #define NVL_HW_RAMFC_CONFIG_PRIV (1u << 8)
 /* PAGE_DIR_BASE (d128): TARGET 1:0, VOL 2, USE_VER2_PT_FORMAT 10,
- * BIG_PAGE_SIZE 11 (1 = 64 KiB), PDB_LO 31:12; d129 = PDB_HI */
+ * BIG_PAGE_SIZE 11 (0 = 128 KiB, 1 = 64 KiB; the model walks 64 KiB big
+ * pages only and refuses 0 with an INSTANCE error), PDB_LO 31:12;
+ * d129 = PDB_HI */
 #define NVL_HW_RAMIN_PDB 0x200
 #define NVL_HW_RAMIN_PDB_HI 0x204
 #define NVL_HW_RAMIN_PDB_TARGET_MASK 0x3u
@@ -154,7 +156,8 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_MTHD_1INC(subch, mthd, n) nvl_hw_mthd(5, subch, mthd, n)
 #define NVL_HW_MTHD_END_SEGMENT 0xe0000000u
 
-/* Subchannels 5..7 carry software methods (DEVICE interrupt). */
+/* Subchannels 5..7 carry software methods (DEVICE interrupt); Host-only
+ * methods (below 0x100) are legal on them and ignore the subchannel. */
 #define NVL_HW_SUBCH_COUNT 8
 #define NVL_HW_SUBCH_SW_FIRST 5
 
@@ -232,8 +235,15 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_SEM_EXECUTE_RELEASE_WFI_32 0x00100001u
 #define NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH 0x00001003u
 
-/* CLEAR_FAULTED: TYPE 31 (0 PBDMA_FAULTED, 1 ENG_FAULTED); the model
- * takes the channel id in HANDLE 30:0 */
+/* CLEAR_FAULTED: HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16, TYPE 31
+ * (0 PBDMA_FAULTED, 1 ENG_FAULTED) */
+#define NVL_HW_CLEAR_FAULTED_CHID_MASK 0xffffu
+#define NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT 16
+#define NVL_HW_CLEAR_FAULTED_RUNLIST_MASK 0x7fu
 #define NVL_HW_CLEAR_FAULTED_ENG (1u << 31)
+#define NVL_HW_CLEAR_FAULTED_HANDLE(chid, rl)                            \
+	(((uint32_t)(chid) & NVL_HW_CLEAR_FAULTED_CHID_MASK) |           \
+	 ((uint32_t)(rl) & NVL_HW_CLEAR_FAULTED_RUNLIST_MASK)            \
+		 << NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT)
 
 #endif /* NVL_HW_HOST_H */

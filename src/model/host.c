@@ -371,12 +371,17 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 					    &data, 4, true);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_CLEAR_FAULTED: {
-		unsigned chid = data & 0x7fffffffu;
+		/* HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16 */
+		unsigned chid = data & NVL_HW_CLEAR_FAULTED_CHID_MASK;
+		unsigned rl = data >> NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT &
+			      NVL_HW_CLEAR_FAULTED_RUNLIST_MASK;
 		uint32_t bit = (data & NVL_HW_CLEAR_FAULTED_ENG)
 				       ? NVL_HW_CHRAM_CTRL_ENG_FAULTED
 				       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
+		bool ok;
 
-		if (chid >= m->profile->num_channels)
+		if (chid >= m->profile->num_channels ||
+		    nvl_model_fifo_rd(m, NVL_HW_CHRAM_RUNLIST(chid), &ok) != rl)
 			break;
 		nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);
 		return NVL_MODEL_MTHD_OK;

@@ -19,10 +19,13 @@
  *
  * Decode: method headers (SEC_OP incrementing, non-incrementing,
  * increment-once, immediate, END_PB_SEGMENT, the NOP and subdevice-mask
- * group) as in the dev_pbdma facts; data dwords may straddle segments. The
+ * group) as in the dev_pbdma facts; data dwords may straddle segments.
+ * Host-only methods (below 0x100, SET_OBJECT aside) ignore the subchannel,
+ * 5..7 included. The
  * decoder state lives in the channel, so a channel parked in a semaphore
  * acquire resumes at the very method that blocked. Reserved SEC_OPs, the
- * reserved header bit, software subchannels (5..7) and unknown methods are
+ * reserved header bit, engine methods on software subchannels (5..7) and
+ * unknown methods are
  * channel errors that record the method and data, never a crash.
  */
 #include <errno.h>
@@ -90,8 +93,10 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	if ((acq & NVL_HW_ACQUIRE_TIMEOUT_EN) && !ch->acquire_timeout_ns)
 		ch->acquire_timeout_ns = 1; /* MAN 0: fails at once */
 	pdb = ram[NVL_HW_RAMIN_PDB / 4];
+	/* BIG_PAGE_SIZE 0 (128 KiB) is a format the model does not walk */
 	if ((pdb & NVL_HW_RAMIN_PDB_TARGET_MASK) == NVL_HW_RAM_TARGET_INVALID ||
-	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2))
+	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2) ||
+	    !(pdb & NVL_HW_RAMIN_PDB_BIG_PAGE_64K))
 		return -EINVAL;
 	ch->vm.aperture = ram_target(pdb, &ok);
 	ch->vm.pdb = (uint64_t)ram[NVL_HW_RAMIN_PDB_HI / 4] << 32 |
@@ -130,24 +135,24 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 					   uint32_t subch, uint32_t mthd,
 					   uint32_t data)
 {
+	/* Host-only methods ignore the subchannel, 5..7 included */
+	if (mthd < NVL_HW_HOST_METHOD_LIMIT && mthd != NVL_HW_SET_OBJECT)
+		return nvl_model_host_method(ch, mthd, data);
 	if (subch >= NVL_HW_SUBCH_SW_FIRST) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_DEVICE, mthd, data);
 		return NVL_MODEL_MTHD_STOP;
 	}
-	if (mthd < NVL_HW_HOST_METHOD_LIMIT) {
-		if (mthd == NVL_HW_SET_OBJECT) {
-			uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
+	if (mthd == NVL_HW_SET_OBJECT) {
+		uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
 
-			/* this runlist's engine is a copy engine */
-			if (cls != ch->m->profile->ce_class) {
-				nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD,
-						     mthd, data);
-				return NVL_MODEL_MTHD_STOP;
-			}
-			ch->subch_class[subch] = cls;
-			return NVL_MODEL_MTHD_OK;
+		/* this runlist's engine is a copy engine */
+		if (cls != ch->m->profile->ce_class) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
+					     data);
+			return NVL_MODEL_MTHD_STOP;
 		}
-		return nvl_model_host_method(ch, mthd, data);
+		ch->subch_class[subch] = cls;
+		return NVL_MODEL_MTHD_OK;
 	}
 	/* engine methods go to the class bound to the subchannel */
 	if (ch->subch_class[subch] == ch->m->profile->ce_class)

@@ -744,7 +744,131 @@ static void ramfc_acquire_timeout_en(void **state)
 	gpu_down(g);
 }
 
+/*
+ * dev_pbdma.ref: subchannels 5..7 are software subchannels, but Host-only
+ * methods (below 0x100: NOP, SEM_*, NON_STALL_INTERRUPT...) are executed
+ * by Host whatever the subchannel; only engine methods there go to
+ * software (a DEVICE interrupt).
+ */
+static void subch_host_methods(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a, b;
+	uint32_t p[16], n = 0;
+
+	gpu_chan(g, 1, 0, &a);
+	p[n++] = NVL_HW_MTHD_INC(6, NVL_HW_NOP, 1);
+	p[n++] = 0;
+	p[n++] = NVL_HW_MTHD_INC(7, NVL_HW_SEM_ADDR_LO, 5);
+	p[n++] = (uint32_t)SEM;
+	p[n++] = 0;
+	p[n++] = 9;
+	p[n++] = 0;
+	p[n++] = NVL_HW_SEM_OP_RELEASE;
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(g, SEM), 9);
+	/* an engine method on subchannel 5 is software's */
+	gpu_chan(g, 2, 0, &b);
+	p[0] = NVL_HW_MTHD_INC(5, NVL_HW_CE_NOP, 1);
+	p[1] = 0;
+	gpu_push(&b, p, 2);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
+			 NVL_HW_CHERR_DEVICE);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_model_kit_chan_fini(&g->kit, &b);
+	gpu_down(g);
+}
+
+/*
+ * CLEAR_FAULTED (0x84) HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16, TYPE
+ * 31:31 (ENG_FAULTED 1): one channel clears another's engine fault.
+ */
+static void clear_faulted_chid_runlist(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan f, c;
+	uint32_t p[32], n;
+
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(FBUF, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	gpu_chan(g, 9, 1, &f);
+	n = nvl_model_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
+	gpu_push(&f, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &f), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &f, GPU_WAIT), -EIO);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
+		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	gpu_chan(g, 3, 0, &c);
+	/* the wrong runlist for channel 9: a METHOD error, nothing cleared */
+	p[0] = NVL_HW_MTHD_INC(0, NVL_HW_CLEAR_FAULTED, 1);
+	p[1] = NVL_HW_CLEAR_FAULTED_HANDLE(9, 0) | NVL_HW_CLEAR_FAULTED_ENG;
+	gpu_push(&c, p, 2);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
+		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	nvl_model_kit_chan_fini(&g->kit, &c);
+	/* service the fault, then clear it with the right handle: the
+	 * faulted channel retries and completes */
+	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
+					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
+	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
+	gpu_chan(g, 4, 0, &c);
+	p[1] = NVL_HW_CLEAR_FAULTED_HANDLE(9, 1) | NVL_HW_CLEAR_FAULTED_ENG;
+	gpu_push(&c, p, 2);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &f, GPU_WAIT), 0);
+	assert_false(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
+		     NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	nvl_model_kit_chan_fini(&g->kit, &c);
+	nvl_model_kit_chan_fini(&g->kit, &f);
+	gpu_down(g);
+}
+
+/*
+ * dev_ram.ref NV_RAMIN_BIG_PAGE_SIZE (bit 11 of PAGE_DIR_BASE): 0 = 128
+ * KiB, 1 = 64 KiB. The model walks 64 KiB big pages only, so it checks
+ * the bit: an instance block asking for 128 KiB is an INSTANCE error.
+ */
+static void ramin_big_page_size(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_model_kit_chan a;
+	uint32_t p[16], n, pdb;
+
+	gpu_chan(g, 1, 0, &a);
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(1), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	pdb = gpu_rd(g, a.inst + NVL_HW_RAMIN_PDB);
+	assert_true(pdb & NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
+	gpu_wr(g, a.inst + NVL_HW_RAMIN_PDB,
+	       pdb & ~NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(1),
+		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(1)));
+	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(1), NVL_HW_CHRAM_CTRL_ENABLE_SET);
+	n = nvl_model_kit_pb_release(p, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)),
+			 NVL_HW_CHERR_INSTANCE);
+	assert_int_equal(gpu_rd(g, DONE), 0);
+	nvl_model_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(subch_host_methods),
+	cmocka_unit_test(clear_faulted_chid_runlist),
+	cmocka_unit_test(ramin_big_page_size),
 	cmocka_unit_test(ramfc_acquire_timeout_en),
 	cmocka_unit_test(sem_execute_release_timestamp),
 	cmocka_unit_test(sem_execute_reduction_format),
