@@ -20,7 +20,7 @@
 #include "base/time.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
-#include "model/kit.h"
+#include "kit.h"
 #include "model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nvl_model_kit_chan ch;
-	struct nvl_model_kit_vm vm;
-	struct nvl_model_kit kit;
+	struct nvl_kit_chan ch;
+	struct nvl_kit_vm vm;
+	struct nvl_kit kit;
 	struct nvl_model *m;
 	struct nvl_hw *hw;
 	uint8_t *sys;
@@ -52,23 +52,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sys)
 		goto out_model;
 	memset(sys, 0x3c, 4096);
-	if (nvl_model_kit_init(&kit, hw, 64ull << 20) ||
-	    nvl_model_kit_vm_init(&kit, &vm) ||
-	    nvl_model_kit_map(&kit, &vm, 0, 0, 64ull << 20, 21,
+	if (nvl_kit_init(&kit, hw, 64ull << 20) ||
+	    nvl_kit_vm_init(&kit, &vm) ||
+	    nvl_kit_map(&kit, &vm, 0, 0, 64ull << 20, 21,
 			      NVL_HW_APERTURE_VIDMEM, 0) ||
 	    nvl_hw_dma_map(hw, sys, 4096, &dma) ||
-	    nvl_model_kit_map(&kit, &vm, 1ull << 32, dma, 4096, 12,
+	    nvl_kit_map(&kit, &vm, 1ull << 32, dma, 4096, 12,
 			      NVL_HW_APERTURE_SYS_COH, 0) ||
-	    nvl_model_kit_map(&kit, &vm, 1ull << 33, 0, 2ull << 20, 21,
-			      NVL_HW_APERTURE_VIDMEM, NVL_MODEL_KIT_SPARSE) ||
-	    nvl_model_kit_map(&kit, &vm, 1ull << 34, 0x10000, 4096, 12,
-			      NVL_HW_APERTURE_VIDMEM, NVL_MODEL_KIT_RO))
+	    nvl_kit_map(&kit, &vm, 1ull << 33, 0, 2ull << 20, 21,
+			      NVL_HW_APERTURE_VIDMEM, NVL_KIT_SPARSE) ||
+	    nvl_kit_map(&kit, &vm, 1ull << 34, 0x10000, 4096, 12,
+			      NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO))
 		goto out_sys;
 	/* the kit maps its channel structures above 64 MiB identically */
-	if (nvl_model_kit_map(&kit, &vm, 64ull << 20, 64ull << 20,
+	if (nvl_kit_map(&kit, &vm, 64ull << 20, 64ull << 20,
 			      kit.vram_size - (64ull << 20), 21,
 			      NVL_HW_APERTURE_VIDMEM, 0) ||
-	    nvl_model_kit_chan_create(&kit, &vm, 3, 1, 4, 4 * MAX_DW + 64,
+	    nvl_kit_chan_create(&kit, &vm, 3, 1, 4, 4 * MAX_DW + 64,
 				      flags & 1, &ch))
 		goto out_sys;
 	nvl_hw_wr32(hw, NVL_HW_FAULT_BUF_LO(0),
@@ -90,15 +90,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dw = malloc(ndw * 4 + 4);
 	if (dw) {
 		memcpy(dw, data, ndw * 4);
-		if (ndw && !nvl_model_kit_push(&ch, dw, (uint32_t)ndw))
-			(void)nvl_model_kit_kick(&kit, &ch);
+		if (ndw && !nvl_kit_push(&ch, dw, (uint32_t)ndw))
+			(void)nvl_kit_kick(&kit, &ch);
 		else
 			nvl_hw_wr32(hw, NVL_HW_DOORBELL,
 				    NVL_HW_DOORBELL_TOKEN(3, 1));
 		free(dw);
 	}
-	(void)nvl_model_kit_wait_idle(&kit, &ch, 100 * NVL_NSEC_PER_MSEC);
-	nvl_model_kit_chan_fini(&kit, &ch);
+	(void)nvl_kit_wait_idle(&kit, &ch, 100 * NVL_NSEC_PER_MSEC);
+	nvl_kit_chan_fini(&kit, &ch);
 out_sys:
 	/* power off first: engines may still be copying from @sys */
 	nvl_model_destroy(m);

@@ -17,7 +17,7 @@
 #define BUF 0x30000ull
 
 /* write @n raw GPFIFO entries at the ring's start and kick them */
-static void raw_entries(struct gpu *g, struct nvl_model_kit_chan *ch,
+static void raw_entries(struct gpu *g, struct nvl_kit_chan *ch,
 			const uint64_t *e, uint32_t n)
 {
 	assert_int_equal(nvl_hw_vram_write(g->hw, ch->gpfifo, e, n * 8ull), 0);
@@ -28,7 +28,7 @@ static void raw_entries(struct gpu *g, struct nvl_model_kit_chan *ch,
 }
 
 /* a segment at pushbuffer offset @off of @ch holding @p[0..n) */
-static uint64_t seg(struct gpu *g, struct nvl_model_kit_chan *ch, uint32_t off,
+static uint64_t seg(struct gpu *g, struct nvl_kit_chan *ch, uint32_t off,
 		    const uint32_t *p, uint32_t n)
 {
 	assert_int_equal(nvl_hw_vram_write(g->hw, ch->pb + off, p, n * 4ull),
@@ -44,28 +44,28 @@ static uint64_t seg(struct gpu *g, struct nvl_model_kit_chan *ch, uint32_t off,
 static void gp_entry1_opcode(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b;
+	struct nvl_kit_chan a, b;
 	uint32_t p[16], n;
 	uint64_t e[3];
 
 	gpu_chan(g, 1, 0, &a);
-	n = nvl_model_kit_pb_release(p, DONE, 7);
+	n = nvl_kit_pb_release(p, DONE, 7);
 	e[0] = nvl_hw_gp_control(NVL_HW_GP_OPCODE_NOP, 0xdeadbeef);
 	e[1] = nvl_hw_gp_control(NVL_HW_GP_OPCODE_NOP, 0x1);
 	e[2] = seg(g, &a, 0, p, n);
 	raw_entries(g, &a, e, 3);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 7, GPU_WAIT), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 7, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
 	/* ILLEGAL in GP_ENTRY1 OPCODE, operand 0 (a NOP in the old reading) */
 	gpu_chan(g, 2, 0, &b);
 	e[0] = nvl_hw_gp_control(NVL_HW_GP_OPCODE_ILLEGAL, 0);
 	raw_entries(g, &b, e, 1);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
 			 NVL_HW_CHERR_GPENTRY);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
 	gpu_down(g);
 }
 
@@ -78,13 +78,13 @@ static void gp_entry1_opcode(void **state)
 static void userd_gp_get(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[32], n;
 	uint64_t e;
 
 	gpu_chan(g, 3, 0, &a);
-	n = nvl_model_kit_pb_acquire(p, SEM, 1);
-	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	n = nvl_kit_pb_acquire(p, SEM, 1);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
 	e = seg(g, &a, 0, p, n);
 	raw_entries(g, &a, &e, 1);
 	for (int i = 0;
@@ -92,17 +92,17 @@ static void userd_gp_get(void **state)
 			     NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
 	     i++)
 		usleep(50);
-	assert_int_equal(nvl_model_kit_gp_get(&g->kit, &a), 1);
+	assert_int_equal(nvl_kit_gp_get(&g->kit, &a), 1);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_GP_GET(3)), 1);
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(3)) &
 		    NVL_HW_CHRAM_CTRL_BUSY);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, 20000000),
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, 20000000),
 			 -ETIME);
 	gpu_wr(g, SEM, 1);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -113,15 +113,15 @@ static void userd_gp_get(void **state)
 /* a channel whose copy reads an unmapped VA: one non-replayable fault */
 static void make_fault(struct gpu *g, unsigned chid)
 {
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[32], n;
 
 	gpu_chan(g, chid, 0, &ch);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
+	n = nvl_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
+	nvl_kit_chan_fini(&g->kit, &ch);
 }
 
 /*
@@ -133,11 +133,11 @@ static void make_fault(struct gpu *g, unsigned chid)
 static void fault_buffer_lo_addr_mode(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	uint64_t inst = nvl_model_kit_alloc(&g->kit, 4096, 4096);
+	uint64_t inst = nvl_kit_alloc(&g->kit, 4096, 4096);
 	uint32_t e[8];
 
 	/* BAR2's address space: the kit's VM, FBUF_VA -> FBUF */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, FBUF_VA, FBUF, 4096,
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, FBUF_VA, FBUF, 4096,
 					   12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	gpu_wr(g, inst + NVL_HW_RAMIN_PDB,
@@ -241,16 +241,16 @@ static void fault_buffer_size_overflow_intr(void **state)
 }
 
 /* copy 4 bytes from @va to @dst on @ch and wait for release @seq */
-static void copy_word(struct gpu *g, struct nvl_model_kit_chan *ch,
+static void copy_word(struct gpu *g, struct nvl_kit_chan *ch,
 		      uint64_t dst, uint64_t va, uint32_t seq)
 {
 	uint32_t p[32], n;
 
-	n = nvl_model_kit_pb_copy(p, g->ce_class, dst, va, 4);
-	n += nvl_model_kit_pb_release(p + n, DONE, seq);
+	n = nvl_kit_pb_copy(p, g->ce_class, dst, va, 4);
+	n += nvl_kit_pb_release(p + n, DONE, seq);
 	gpu_push(ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT),
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT),
 			 0);
 }
 
@@ -263,7 +263,7 @@ static void copy_word(struct gpu *g, struct nvl_model_kit_chan *ch,
 static void mem_op_a_invalidation_size(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint64_t va = 1ull << 41, old = 0x800000, new = 0x900000;
 	uint64_t pdb = g->vm.pdb;
 	uint32_t p[32], n = 0;
@@ -273,14 +273,14 @@ static void mem_op_a_invalidation_size(void **state)
 		gpu_wr(g, old + i * 4096ull, 0x100 + i);
 		gpu_wr(g, new + i * 4096ull, 0x200 + i);
 	}
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, old, 8 * 4096,
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, old, 8 * 4096,
 					   12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	/* warm the TLB for pages 3 and 5, then remap all 8 pages */
 	copy_word(g, &a, BUF, va + 3 * 4096, 1);
 	copy_word(g, &a, BUF + 4, va + 5 * 4096, 2);
 	assert_int_equal(gpu_rd(g, BUF), 0x103);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, new, 8 * 4096,
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, new, 8 * 4096,
 					   12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	/* targeted at page 1 with SIZE 2 (16 KiB): pages 0..3 */
@@ -296,7 +296,7 @@ static void mem_op_a_invalidation_size(void **state)
 	copy_word(g, &a, BUF + 12, va + 5 * 4096, 4);
 	assert_int_equal(gpu_rd(g, BUF + 8), 0x203); /* invalidated */
 	assert_int_equal(gpu_rd(g, BUF + 12), 0x105); /* outside: stale */
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -304,9 +304,9 @@ static void mem_op_a_invalidation_size(void **state)
  * A CE semaphore-only launch (no transfer): SET_SEMAPHORE_A/B/PAYLOAD
  * (and PAYLOAD_UPPER when @upper_mthd), then LAUNCH_DMA @launch; runs it
  * on @ch and waits until the channel is idle or stopped.
- * Return: what nvl_model_kit_wait_idle() returned.
+ * Return: what nvl_kit_wait_idle() returned.
  */
-static int ce_sem(struct gpu *g, struct nvl_model_kit_chan *ch, uint64_t va,
+static int ce_sem(struct gpu *g, struct nvl_kit_chan *ch, uint64_t va,
 		  uint32_t payload, bool upper_mthd, uint32_t upper,
 		  uint32_t launch)
 {
@@ -326,8 +326,8 @@ static int ce_sem(struct gpu *g, struct nvl_model_kit_chan *ch, uint64_t va,
 	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
 	p[n++] = launch;
 	gpu_push(ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
-	return nvl_model_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	return nvl_kit_wait_idle(&g->kit, ch, GPU_WAIT);
 }
 
 #define CE_RED(op)                                                             \
@@ -342,7 +342,7 @@ static int ce_sem(struct gpu *g, struct nvl_model_kit_chan *ch, uint64_t va,
 static void launch_dma_semaphore_reduction_sign(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 
 	gpu_chan(g, 4, 0, &a);
 	gpu_wr(g, SEM, 0xfffffffe);
@@ -357,7 +357,7 @@ static void launch_dma_semaphore_reduction_sign(void **state)
 			       NVL_HW_CE_LAUNCH_SEM_REDUCTION_UNSIGNED),
 		0);
 	assert_int_equal(gpu_rd(g, SEM), 0xfffffffe);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -370,7 +370,7 @@ static void launch_dma_semaphore_reduction_sign(void **state)
 static void launch_dma_semaphore_payload_size(void **state)
 {
 	struct gpu *g = gpu_up("ad102");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 
 	assert_int_equal(g->ce_class, NVL_HW_CE_CLASS_ADA);
 	gpu_chan(g, 4, 0, &a);
@@ -390,7 +390,7 @@ static void launch_dma_semaphore_payload_size(void **state)
 		0);
 	assert_int_equal(gpu_rd(g, SEM), 7);
 	assert_int_equal(gpu_rd(g, SEM + 4), 0x55555555);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 
 	g = gpu_up("tiny");
@@ -403,7 +403,7 @@ static void launch_dma_semaphore_payload_size(void **state)
 			 NVL_HW_CHERR_METHOD);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERR_METHOD(4)),
 			 NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -424,7 +424,7 @@ static void fault_entry_engine_id(void **state)
 
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(want); i++) {
 		struct gpu *g = gpu_up(want[i].profile);
-		struct nvl_model_kit_chan a;
+		struct nvl_kit_chan a;
 		uint64_t e = nvl_hw_gp_entry(1ull << 39, 16, 0);
 		uint32_t ent[8], info;
 
@@ -445,7 +445,7 @@ static void fault_entry_engine_id(void **state)
 		/* a pushbuffer fetch fault on runlist 1: HOST1 */
 		gpu_chan(g, 2, 1, &a);
 		raw_entries(g, &a, &e, 1);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT),
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT),
 				 -EIO);
 		assert_int_equal(nvl_hw_vram_read(g->hw, FBUF + 32, ent, 32),
 				 0);
@@ -455,16 +455,16 @@ static void fault_entry_engine_id(void **state)
 		assert_int_equal(info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
 					 NVL_HW_FAULT_INFO_CLIENT_MASK,
 				 NVL_HW_FAULT_CLIENT_HUB_HOST);
-		nvl_model_kit_chan_fini(&g->kit, &a);
+		nvl_kit_chan_fini(&g->kit, &a);
 		gpu_down(g);
 	}
 }
 
 /*
  * A Host semaphore: SEM_ADDR_LO/HI, PAYLOAD_LO/HI, then SEM_EXECUTE
- * @execute, on @ch. Return: what nvl_model_kit_wait_idle() returned.
+ * @execute, on @ch. Return: what nvl_kit_wait_idle() returned.
  */
-static int host_sem(struct gpu *g, struct nvl_model_kit_chan *ch,
+static int host_sem(struct gpu *g, struct nvl_kit_chan *ch,
 		    uint32_t addr_hi, uint32_t addr_lo, uint64_t payload,
 		    uint32_t execute)
 {
@@ -477,8 +477,8 @@ static int host_sem(struct gpu *g, struct nvl_model_kit_chan *ch,
 	p[n++] = (uint32_t)(payload >> 32);
 	p[n++] = execute;
 	gpu_push(ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
-	return nvl_model_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	return nvl_kit_wait_idle(&g->kit, ch, GPU_WAIT);
 }
 
 #define HOST_RED(op, flags)                                                    \
@@ -494,7 +494,7 @@ static int host_sem(struct gpu *g, struct nvl_model_kit_chan *ch,
 static void sem_execute_release_timestamp(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t w[4];
 
 	gpu_chan(g, 6, 0, &a);
@@ -530,7 +530,7 @@ static void sem_execute_release_timestamp(void **state)
 		-EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(6)),
 			 NVL_HW_CHERR_SEMAPHORE);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -553,7 +553,7 @@ static void sem_execute_reduction_format(void **state)
 	struct gpu *g = gpu_up("tiny");
 
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(bad); i++) {
-		struct nvl_model_kit_chan a;
+		struct nvl_kit_chan a;
 
 		gpu_chan(g, 10 + i, 0, &a);
 		gpu_wr(g, SEM, 3);
@@ -562,7 +562,7 @@ static void sem_execute_reduction_format(void **state)
 			    NVL_HW_CHERR_SEMAPHORE)
 			fail_msg("SEM_EXECUTE %#x accepted", bad[i]);
 		assert_int_equal(gpu_rd(g, SEM), 3);
-		nvl_model_kit_chan_fini(&g->kit, &a);
+		nvl_kit_chan_fini(&g->kit, &a);
 	}
 	gpu_down(g);
 }
@@ -574,10 +574,10 @@ static void sem_execute_reduction_format(void **state)
 static void sem_addr_hi_offset(void **state)
 {
 	struct gpu *g = gpu_up("gh100");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint64_t va = (1ull << 40) | 0x10;
 
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va & ~0xfffull, BUF,
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va & ~0xfffull, BUF,
 					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	gpu_chan(g, 3, 0, &a);
@@ -586,7 +586,7 @@ static void sem_addr_hi_offset(void **state)
 			 0);
 	assert_int_equal(gpu_rd(g, BUF + 0x10), 77);
 	assert_int_equal(gpu_rd(g, 0x10), 0); /* not truncated to 7:0 */
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -615,7 +615,7 @@ static const struct {
 static void sem_execute_reduction(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan h, c;
+	struct nvl_kit_chan h, c;
 
 	gpu_chan(g, 1, 0, &h);
 	gpu_chan(g, 2, 0, &c);
@@ -640,8 +640,8 @@ static void sem_execute_reduction(void **state)
 				 reductions[i].op, reductions[i].v,
 				 reductions[i].p, gpu_rd(g, SEM));
 	}
-	nvl_model_kit_chan_fini(&g->kit, &h);
-	nvl_model_kit_chan_fini(&g->kit, &c);
+	nvl_kit_chan_fini(&g->kit, &h);
+	nvl_kit_chan_fini(&g->kit, &c);
 	gpu_down(g);
 }
 
@@ -653,7 +653,7 @@ static void sem_execute_reduction(void **state)
 static void sec_op_one_inc(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[16], n = 0, w[2];
 
 	gpu_chan(g, 1, 0, &a);
@@ -673,23 +673,23 @@ static void sec_op_one_inc(void **state)
 	p[n++] = 0x55;
 	p[n++] = NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT;
 	gpu_push(&a, p, 9);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 8), 0);
 	assert_int_equal(w[0], 0x11);
 	assert_int_equal(w[1], 0x33);
 	gpu_push(&a, p + 9, n - 9);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 8), 0);
 	assert_int_equal(w[0], 0x44);
 	assert_int_equal(w[1], 0x55);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 /* load RAMFC ACQUIRE = @acq into channel @ch (rebind to reload RAMFC) */
-static void set_acquire(struct gpu *g, struct nvl_model_kit_chan *ch,
+static void set_acquire(struct gpu *g, struct nvl_kit_chan *ch,
 			uint32_t acq)
 {
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(ch->chid),
@@ -711,27 +711,27 @@ static void set_acquire(struct gpu *g, struct nvl_model_kit_chan *ch,
 static void ramfc_acquire_timeout_en(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b;
+	struct nvl_kit_chan a, b;
 	uint32_t p[16], n;
 
 	gpu_chan(g, 1, 0, &a);
 	set_acquire(g, &a, 0x902);
-	n = nvl_model_kit_pb_acquire(p, SEM, 1);
+	n = nvl_kit_pb_acquire(p, SEM, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
 	usleep(30000); /* 0x902 us would have expired by now */
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
 	gpu_wr(g, SEM, 1);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	/* TIMEOUT_EN with MAN 1000, EXP 0: about 1 ms */
 	gpu_chan(g, 2, 1, &b);
 	set_acquire(g, &b,
 		    NVL_HW_ACQUIRE_TIMEOUT_EN |
 			    1000u << NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT);
-	n = nvl_model_kit_pb_acquire(p, SEM, 2);
+	n = nvl_kit_pb_acquire(p, SEM, 2);
 	gpu_push(&b, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
 			 NVL_HW_CHERR_ACQUIRE);
 	/* the encoder: at least the asked time, in the fields above */
@@ -739,8 +739,8 @@ static void ramfc_acquire_timeout_en(void **state)
 					 NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT &
 				 NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK,
 			 3);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
 	gpu_down(g);
 }
 
@@ -753,7 +753,7 @@ static void ramfc_acquire_timeout_en(void **state)
 static void subch_host_methods(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b;
+	struct nvl_kit_chan a, b;
 	uint32_t p[16], n = 0;
 
 	gpu_chan(g, 1, 0, &a);
@@ -766,20 +766,20 @@ static void subch_host_methods(void **state)
 	p[n++] = 0;
 	p[n++] = NVL_HW_SEM_OP_RELEASE;
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, SEM), 9);
 	/* an engine method on subchannel 5 is software's */
 	gpu_chan(g, 2, 0, &b);
 	p[0] = NVL_HW_MTHD_INC(5, NVL_HW_CE_NOP, 1);
 	p[1] = 0;
 	gpu_push(&b, p, 2);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
 			 NVL_HW_CHERR_DEVICE);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
 	gpu_down(g);
 }
 
@@ -790,7 +790,7 @@ static void subch_host_methods(void **state)
 static void clear_faulted_chid_runlist(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan f, c;
+	struct nvl_kit_chan f, c;
 	uint32_t p[32], n;
 
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
@@ -798,10 +798,10 @@ static void clear_faulted_chid_runlist(void **state)
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	gpu_chan(g, 9, 1, &f);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
+	n = nvl_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
 	gpu_push(&f, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &f), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &f, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &f), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &f, GPU_WAIT), -EIO);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
 		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
 	gpu_chan(g, 3, 0, &c);
@@ -809,28 +809,28 @@ static void clear_faulted_chid_runlist(void **state)
 	p[0] = NVL_HW_MTHD_INC(0, NVL_HW_CLEAR_FAULTED, 1);
 	p[1] = NVL_HW_CLEAR_FAULTED_HANDLE(9, 0) | NVL_HW_CLEAR_FAULTED_ENG;
 	gpu_push(&c, p, 2);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
 		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
-	nvl_model_kit_chan_fini(&g->kit, &c);
+	nvl_kit_chan_fini(&g->kit, &c);
 	/* service the fault, then clear it with the right handle: the
 	 * faulted channel retries and completes */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
 					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
-	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
+	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
 	gpu_chan(g, 4, 0, &c);
 	p[1] = NVL_HW_CLEAR_FAULTED_HANDLE(9, 1) | NVL_HW_CLEAR_FAULTED_ENG;
 	gpu_push(&c, p, 2);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &f, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &c, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &f, GPU_WAIT), 0);
 	assert_false(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
 		     NVL_HW_CHRAM_CTRL_ENG_FAULTED);
-	nvl_model_kit_chan_fini(&g->kit, &c);
-	nvl_model_kit_chan_fini(&g->kit, &f);
+	nvl_kit_chan_fini(&g->kit, &c);
+	nvl_kit_chan_fini(&g->kit, &f);
 	gpu_down(g);
 }
 
@@ -842,7 +842,7 @@ static void clear_faulted_chid_runlist(void **state)
 static void ramin_big_page_size(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[16], n, pdb;
 
 	gpu_chan(g, 1, 0, &a);
@@ -854,14 +854,14 @@ static void ramin_big_page_size(void **state)
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(1),
 		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(1)));
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(1), NVL_HW_CHRAM_CTRL_ENABLE_SET);
-	n = nvl_model_kit_pb_release(p, DONE, 1);
+	n = nvl_kit_pb_release(p, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)),
 			 NVL_HW_CHERR_INSTANCE);
 	assert_int_equal(gpu_rd(g, DONE), 0);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 

@@ -211,7 +211,7 @@ static void mmu_invalidate_register_completes(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 
-	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
+	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 				 NVL_HW_MMU_INVALIDATE_TRIGGER,
 			 0);
@@ -256,7 +256,7 @@ static void power_on_survives_each_allocation_failure(void **state)
 static void failed_dma_map_and_channel_setup_change_nothing(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint8_t *a = aligned_alloc(4096, 4096), b[4];
 	uint64_t d = 0;
 
@@ -272,7 +272,7 @@ static void failed_dma_map_and_channel_setup_change_nothing(void **state)
 					       d + 4096, b, 4, false),
 			 -EFAULT);
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
-	assert_int_equal(nvl_model_kit_chan_create(&g->kit, &g->vm, 1, 0, 4,
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 1, 0, 4,
 						   4096, false, &ch),
 			 -ENOMEM);
 	nvl_fault_off();
