@@ -324,7 +324,100 @@ static void many_submissions_complete_in_order(void **state)
 	gpu_down(g);
 }
 
+/* a physical-mode copy of @len bytes on @ch; Return: wait_idle's result */
+static int phys_copy(struct gpu *g, struct nvl_kit_chan *ch, uint32_t src_mode,
+		     uint64_t src, uint32_t dst_mode, uint64_t dst,
+		     uint32_t len, uint32_t phys_flags)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_SRC_PHYS_MODE, 2);
+	p[n++] = src_mode;
+	p[n++] = dst_mode;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+	p[n++] = (uint32_t)(src >> 32);
+	p[n++] = (uint32_t)src;
+	p[n++] = (uint32_t)(dst >> 32);
+	p[n++] = (uint32_t)dst;
+	p[n++] = len;
+	p[n++] = len;
+	p[n++] = len;
+	p[n++] = 1;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_FLUSH |
+		 NVL_HW_CE_LAUNCH_SRC_PITCH | NVL_HW_CE_LAUNCH_DST_PITCH |
+		 phys_flags;
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	return nvl_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+}
+
+/*
+ * clc5b5.h SET_SRC_PHYS_MODE / SET_DST_PHYS_MODE TARGET (LOCAL_FB 0,
+ * COHERENT_SYSMEM 1, NONCOHERENT_SYSMEM 2) with LAUNCH_DMA SRC_TYPE /
+ * DST_TYPE PHYSICAL: a privileged channel copies between DMA-mapped system
+ * pages and VRAM by physical address, in both directions; a physical
+ * address no DMA mapping covers is a CE_LAUNCH error.
+ */
+static void copy_engine_system_memory_physical_modes(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan ch, bad;
+	uint8_t *sys = aligned_alloc(4096, 3 * 4096), back[4096];
+	uint64_t dma;
+
+	assert_non_null(sys);
+	memset(sys, 0, 3 * 4096);
+	for (int i = 0; i < 4096; i++)
+		sys[i] = (uint8_t)(i * 13 + 1);
+	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 3 * 4096, &dma), 0);
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 5, 0, 6,
+					     64 << 10, true, &ch),
+			 0);
+	/* coherent system memory (physical) -> VRAM (virtual) */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM, dma,
+				   0, DST, 4096, NVL_HW_CE_LAUNCH_SRC_PHYS),
+			 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, DST, back, 4096), 0);
+	assert_memory_equal(back, sys, 4096);
+	/* VRAM (physical, LOCAL_FB) -> non-coherent system memory */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_LOCAL_FB, DST,
+				   NVL_HW_CE_PHYS_NONCOHERENT_SYSMEM,
+				   dma + 4096, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_memory_equal(sys + 4096, sys, 4096);
+	/* system -> system, both coherent */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + 4096, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + 8192, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_memory_equal(sys + 8192, sys, 4096);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)), 0);
+	/* past the DMA mapping */
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 6, 0, 6,
+					     64 << 10, true, &bad),
+			 0);
+	assert_int_equal(phys_copy(g, &bad, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + (1ull << 30), 0, DST, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS),
+			 -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(6)),
+			 NVL_HW_CHERR_CE_LAUNCH);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &bad);
+	assert_int_equal(nvl_hw_dma_unmap(g->hw, dma, 3 * 4096), 0);
+	gpu_down(g);
+	free(sys);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(copy_engine_system_memory_physical_modes),
 	cmocka_unit_test(copy_through_ce_then_release_raises_nonstall_irq),
 	cmocka_unit_test(memset_through_constant_remap_fills_pattern),
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
