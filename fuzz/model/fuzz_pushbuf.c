@@ -19,8 +19,8 @@
  * refilled, the fault buffer, TLBs, page tables and channel rebuilt. The
  * wait ends as soon as the channel is idle, stopped on an error or parked
  * in an acquire that nothing can satisfy (the CPU never releases here);
- * only work still running after 100 ms (endless copies) is cut off by an
- * engine reset.
+ * only work still running after 50 ms (endless copies) is cut off by an
+ * engine reset, so the engines are idle when the next input starts.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -76,13 +76,16 @@ static void reset_engines(struct nvl_hw *hw)
 	nvl_hw_wr32(hw, NVL_HW_PMC_ENGINE_RESET, 3u);
 	while ((nvl_hw_rd32(hw, NVL_HW_PMC_ENGINE_RESET) & 3u) &&
 	       nvl_time_ns() < deadline)
-		;
+		sched_yield(); /* the runlist threads need the CPU */
 }
 
-/* wait for idle, a stop, or an acquire nothing can satisfy; bounded */
-static void wait_done(struct nvl_kit *kit, struct nvl_kit_chan *ch)
+/*
+ * Wait for idle, a stop, or an acquire nothing can satisfy.
+ * Return: false when the work still ran after 50 ms.
+ */
+static bool wait_done(struct nvl_kit *kit, struct nvl_kit_chan *ch)
 {
-	int64_t deadline = nvl_time_ns() + 100 * NVL_NSEC_PER_MSEC;
+	int64_t deadline = nvl_time_ns() + 50 * NVL_NSEC_PER_MSEC;
 	struct nvl_hw *hw = kit->hw;
 
 	while (nvl_time_ns() < deadline) {
@@ -92,9 +95,10 @@ static void wait_done(struct nvl_kit *kit, struct nvl_kit_chan *ch)
 		    (ctrl & NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING) ||
 		    (nvl_kit_gp_get(kit, ch) == ch->gp_put &&
 		     !(ctrl & NVL_HW_CHRAM_CTRL_BUSY)))
-			return;
+			return true;
 		sched_yield();
 	}
+	return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -112,10 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	hw = nvl_model_hw(m);
-	/* the same starting state for every input */
-	reset_engines(hw);
+	/* the same starting state for every input (engines are idle) */
 	nvl_hw_wr32(hw, NVL_HW_CHRAM_CTRL(CHID), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	(void)madvise(m->vram, m->vram_size, MADV_DONTNEED);
+	nvl_hw_wr32(hw, NVL_HW_INTR_STATUS(0), ~0u);
+	nvl_hw_wr32(hw, NVL_HW_INTR_STATUS(1), ~0u);
 	memset(sys, 0x3c, 4096);
 	nvl_hw_wr32(hw, NVL_HW_CHERR_PENDING(0), ~0u);
 	if (nvl_kit_init(&kit, hw, 64ull << 20) || nvl_kit_vm_init(&kit, &vm) ||
@@ -162,8 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		nvl_hw_wr32(hw, NVL_HW_DOORBELL,
 			    NVL_HW_DOORBELL_TOKEN(CHID, RL));
-	wait_done(&kit, &ch);
-	reset_engines(hw); /* cut off what still runs */
+	if (!wait_done(&kit, &ch))
+		reset_engines(hw); /* cut off what still runs */
 	nvl_kit_chan_fini(&kit, &ch);
 	return 0;
 }

@@ -25,8 +25,9 @@
  * Errors: blocklinear layouts, physical modes from an unprivileged channel,
  * peer memory and physical accesses outside memory are CE_LAUNCH channel
  * errors; an MMU fault stops the channel (ENG_FAULTED). A long copy checks
- * every 64 MiB whether its engine is being reset or its channel disabled,
- * and abandons the rest if so.
+ * every 16 MiB of streamed VRAM, every page it copies the slow way and
+ * every 1 MiB through the bounce buffer whether its engine is being reset
+ * or its channel disabled, and abandons the rest if so.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,7 +38,7 @@
 #include "hw/regs.h"
 #include "model/fifo.h"
 
-#define CE_RUN (64ull << 20) /* bytes between abort checks */
+#define CE_RUN (16ull << 20) /* bytes between abort checks */
 #define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
 
 struct ce_side {
@@ -121,7 +122,10 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 		if (k)
 			k = vid_run(ch, da, k, NVL_HW_FAULT_ACCESS_WRITE, &d);
 		if (!k) {
-			/* one page the slow way, then try again */
+			/* one page the slow way, then try again; slow pages
+			 * check for a reset or disable each */
+			if (ce_aborted(ch))
+				return -ECANCELED;
 			k = NVL_MIN(n, 4096 - (sa & 4095));
 			k = NVL_MIN(k, 4096 - (da & 4095));
 			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm, sa,
@@ -160,6 +164,10 @@ static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		} else {
 			for (uint64_t o = 0; o < n; o += CE_BOUNCE) {
 				size_t k = (size_t)NVL_MIN(n - o, CE_BOUNCE);
+
+				if (!(o & ((1u << 20) - 1)) && o &&
+				    ce_aborted(ch))
+					return -ECANCELED;
 
 				ret = side_access(ch, src, sa + o, buf, k,
 						  false);
