@@ -14,8 +14,8 @@
  *
  * Speed: one device serves every input (powering a model on and off cost
  * about 3 ms of CPU per input, and the wait for its threads more: 1,700
- * inputs in 30 s). Each input starts from the same state: both engines
- * reset, VRAM dropped back to zeros (MADV_DONTNEED), the system page
+ * inputs in 30 s). Each input starts from the same state: engines idle,
+ * VRAM dropped back to zeros (MADV_DONTNEED), the system page
  * refilled, the fault buffer, TLBs, page tables and channel rebuilt. The
  * wait ends as soon as the channel is idle, stopped on an error or parked
  * in an acquire that nothing can satisfy (the CPU never releases here);
