@@ -51,9 +51,9 @@ static int rig_up(struct rig *r, uint64_t mapped)
 	if (nvl_kit_init(&r->kit, r->hw, mapped) ||
 	    nvl_kit_vm_init(&r->kit, &r->vm) ||
 	    nvl_kit_map(&r->kit, &r->vm, 0, 0, r->kit.vram_size, 21,
-			      NVL_HW_APERTURE_VIDMEM, 0) ||
+			NVL_HW_APERTURE_VIDMEM, 0) ||
 	    nvl_kit_chan_create(&r->kit, &r->vm, 1, 0, 10, 8 << 20, false,
-				      &r->ch)) {
+				&r->ch)) {
 		nvl_model_destroy(r->m);
 		return -ENOMEM;
 	}
@@ -95,7 +95,7 @@ static double copy_sample(void *arg)
 	double ns;
 
 	n = nvl_kit_pb_copy(p, a->r->m->profile->ce_class, 512 * MIB, 0,
-				  (uint32_t)a->bytes);
+			    (uint32_t)a->bytes);
 	if (nvl_kit_push(&a->r->ch, p, n))
 		return 0;
 	ns = run_and_wait(a->r);
@@ -225,8 +225,7 @@ static double irq_sample(void *arg)
 		atomic_store(&a->t_irq, 0);
 		if (nvl_kit_push(&a->r->ch, p, n) ||
 		    nvl_kit_kick(&a->r->kit, &a->r->ch) ||
-		    nvl_kit_wait_idle(&a->r->kit, &a->r->ch,
-					    NVL_NSEC_PER_SEC))
+		    nvl_kit_wait_idle(&a->r->kit, &a->r->ch, NVL_NSEC_PER_SEC))
 			return 0;
 		while (!atomic_load(&a->t_irq))
 			;

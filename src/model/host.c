@@ -191,19 +191,20 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 	bool wide = data & NVL_HW_SEM_PAYLOAD_64BIT;
 	bool ts = data & NVL_HW_SEM_RELEASE_TIMESTAMP;
 	/* SEM_ADDR_HI OFFSET: 7:0 up to C56F, 24:0 in C86F */
-	uint32_t hi_mask = m->profile->host_class >= 0xc86f ? 0x1ffffffu : 0xffu;
+	uint32_t hi_mask =
+		m->profile->host_class >= 0xc86f ? 0x1ffffffu : 0xffu;
 	uint64_t va = (uint64_t)(ch->sem_addr_hi & hi_mask) << 32 |
 		      (ch->sem_addr_lo & ~3u);
 	uint64_t payload =
 		(uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo;
 	uint64_t v = 0;
-	unsigned red = data >> NVL_HW_SEM_REDUCTION_SHIFT &
-		       NVL_HW_SEM_REDUCTION_MASK;
+	unsigned red =
+		data >> NVL_HW_SEM_REDUCTION_SHIFT & NVL_HW_SEM_REDUCTION_MASK;
 	bool is_signed = !(data & NVL_HW_SEM_FORMAT_UNSIGNED);
 
 	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
-	    (ts && (op == NVL_HW_SEM_OP_RELEASE ||
-		    op == NVL_HW_SEM_OP_REDUCTION) &&
+	    (ts &&
+	     (op == NVL_HW_SEM_OP_RELEASE || op == NVL_HW_SEM_OP_REDUCTION) &&
 	     (va & 15)))
 		goto bad;
 	if (!wide)

@@ -88,7 +88,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 				      NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK)
 			   << (acq >> NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT &
 			       NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK)) *
-				      NVL_HW_ACQUIRE_UNIT_NS
+				  NVL_HW_ACQUIRE_UNIT_NS
 			: 0;
 	if ((acq & NVL_HW_ACQUIRE_TIMEOUT_EN) && !ch->acquire_timeout_ns)
 		ch->acquire_timeout_ns = 1; /* MAN 0: fails at once */
@@ -219,10 +219,10 @@ static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 
 /* Outcome of fetching a GPFIFO entry. */
 enum fetch_res {
-	FETCH_SEGMENT,  /* a pushbuffer segment is ready */
-	FETCH_CONTROL,  /* a NOP control entry was consumed */
-	FETCH_EMPTY,    /* GP_GET == GP_PUT */
-	FETCH_STOPPED,  /* error or fault recorded */
+	FETCH_SEGMENT, /* a pushbuffer segment is ready */
+	FETCH_CONTROL, /* a NOP control entry was consumed */
+	FETCH_EMPTY, /* GP_GET == GP_PUT */
+	FETCH_STOPPED, /* error or fault recorded */
 };
 
 static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
@@ -243,8 +243,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 	}
 	if (put == get)
 		return FETCH_EMPTY;
-	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8,
-				e, 8, false, host_engine(ch), ch->chid)) {
+	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8, e,
+				8, false, host_engine(ch), ch->chid)) {
 		nvl_model_chan_fault(ch, false, 0);
 		return FETCH_STOPPED;
 	}
@@ -279,8 +279,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 }
 
 /* run the fetched chunk ch->pb[0..n); returns the method result */
-static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch,
-					 uint32_t n, uint32_t *done)
+static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
+					 uint32_t *done)
 {
 	uint32_t i;
 
@@ -314,8 +314,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		uint32_t n, done;
 
 		if (atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
-		    atomic_load_explicit(&rl->reset_flag,
-					 memory_order_relaxed))
+		    atomic_load_explicit(&rl->reset_flag, memory_order_relaxed))
 			return NVL_MODEL_RUN_STOPPED;
 		if (!ch->in_seg) {
 			switch (fetch_entry(ch)) {

@@ -134,9 +134,8 @@ static void copy_from_dma_mapped_system_pages(void **state)
 		sys[i] = (uint8_t)(i * 7);
 	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 8192, &dma), 0);
 	/* map the system pages at a high VA with 4 KiB PTEs */
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
-					   8192, 12, NVL_HW_APERTURE_SYS_COH,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma, 8192, 12,
+				     NVL_HW_APERTURE_SYS_COH, 0),
 			 0);
 	gpu_chan(g, 4, 0, &ch);
 	n = nvl_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 8192);
@@ -169,15 +168,13 @@ static void every_profile_copies_on_every_engine(void **state)
 
 			gpu_chan(g, 100 + e, e, &ch);
 			n = nvl_kit_pb_memset(p, g->ce_class, DST + 4 * e,
-						    0xc0de + e, 4);
-			n += nvl_kit_pb_release(p + n, SEM + 4 * e,
-						      1 + e);
+					      0xc0de + e, 4);
+			n += nvl_kit_pb_release(p + n, SEM + 4 * e, 1 + e);
 			gpu_push(&ch, p, n);
 			assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
-			assert_int_equal(
-				nvl_kit_wait_u32(&g->kit, SEM + 4 * e,
-						       1 + e, GPU_WAIT),
-				0);
+			assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM + 4 * e,
+							  1 + e, GPU_WAIT),
+					 0);
 			assert_int_equal(gpu_rd(g, DST + 4 * e), 0xc0de + e);
 			nvl_kit_chan_fini(&g->kit, &ch);
 		}
@@ -196,15 +193,14 @@ static void copy_through_scattered_small_pages(void **state)
 	gpu_fill(g, SRC, 16 * 4096, 11);
 	/* VA page i -> physical page 15 - i, with 4 KiB PTEs */
 	for (unsigned i = 0; i < 16; i++)
-		assert_int_equal(
-			nvl_kit_map(&g->kit, &g->vm, va + 4096ull * i,
-					  SRC + 4096ull * (15 - i), 4096, 12,
-					  NVL_HW_APERTURE_VIDMEM, 0),
-			0);
+		assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va + 4096ull * i,
+					     SRC + 4096ull * (15 - i), 4096, 12,
+					     NVL_HW_APERTURE_VIDMEM, 0),
+				 0);
 	gpu_chan(g, 9, 1, &ch);
 	/* unaligned start and length: runs break at every page */
 	n = nvl_kit_pb_copy(p, g->ce_class, DST + 100, va + 100,
-				  16 * 4096 - 200);
+			    16 * 4096 - 200);
 	n += nvl_kit_pb_release(p + n, SEM, 4);
 	gpu_push(&ch, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
@@ -230,12 +226,12 @@ static void copy_from_unmapped_dma_address_faults(void **state)
 	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 4096, &dma), 0);
 	assert_int_equal(nvl_hw_dma_unmap(g->hw, dma, 4096), 0);
 	/* the PTE still points at the DMA address the IOMMU dropped */
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
-					   4096, 12, NVL_HW_APERTURE_SYS_COH,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma, 4096, 12,
+				     NVL_HW_APERTURE_SYS_COH, 0),
 			 0);
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
-		    NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(
+		g->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	gpu_chan(g, 8, 0, &ch);
@@ -309,12 +305,10 @@ static void many_submissions_complete_in_order(void **state)
 		gpu_push(&ch, p, n);
 		while (nvl_kit_kick(&g->kit, &ch) == -ENOSPC)
 			assert_int_equal(
-				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
-				0);
+				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 		if (i % 50 == 0)
 			assert_int_equal(
-				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
-				0);
+				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	}
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, SEM), 200);
@@ -373,8 +367,8 @@ static void copy_engine_system_memory_physical_modes(void **state)
 	for (int i = 0; i < 4096; i++)
 		sys[i] = (uint8_t)(i * 13 + 1);
 	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 3 * 4096, &dma), 0);
-	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 5, 0, 6,
-					     64 << 10, true, &ch),
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 5, 0, 6, 64 << 10,
+					     true, &ch),
 			 0);
 	/* coherent system memory (physical) -> VRAM (virtual) */
 	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM, dma,
@@ -400,8 +394,8 @@ static void copy_engine_system_memory_physical_modes(void **state)
 	assert_memory_equal(sys + 8192, sys, 4096);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)), 0);
 	/* past the DMA mapping */
-	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 6, 0, 6,
-					     64 << 10, true, &bad),
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 6, 0, 6, 64 << 10,
+					     true, &bad),
 			 0);
 	assert_int_equal(phys_copy(g, &bad, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
 				   dma + (1ull << 30), 0, DST, 4096,

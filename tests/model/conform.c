@@ -97,8 +97,7 @@ static void userd_gp_get(void **state)
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(3)) &
 		    NVL_HW_CHRAM_CTRL_BUSY);
-	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, 20000000),
-			 -ETIME);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, 20000000), -ETIME);
 	gpu_wr(g, SEM, 1);
 	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
@@ -137,8 +136,8 @@ static void fault_buffer_lo_addr_mode(void **state)
 	uint32_t e[8];
 
 	/* BAR2's address space: the kit's VM, FBUF_VA -> FBUF */
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, FBUF_VA, FBUF, 4096,
-					   12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, FBUF_VA, FBUF, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	gpu_wr(g, inst + NVL_HW_RAMIN_PDB,
 	       (uint32_t)g->vm.pdb | NVL_HW_RAM_TARGET_VID |
@@ -241,8 +240,8 @@ static void fault_buffer_size_overflow_intr(void **state)
 }
 
 /* copy 4 bytes from @va to @dst on @ch and wait for release @seq */
-static void copy_word(struct gpu *g, struct nvl_kit_chan *ch,
-		      uint64_t dst, uint64_t va, uint32_t seq)
+static void copy_word(struct gpu *g, struct nvl_kit_chan *ch, uint64_t dst,
+		      uint64_t va, uint32_t seq)
 {
 	uint32_t p[32], n;
 
@@ -250,8 +249,7 @@ static void copy_word(struct gpu *g, struct nvl_kit_chan *ch,
 	n += nvl_kit_pb_release(p + n, DONE, seq);
 	gpu_push(ch, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
-	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT),
-			 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT), 0);
 }
 
 /*
@@ -273,15 +271,15 @@ static void mem_op_a_invalidation_size(void **state)
 		gpu_wr(g, old + i * 4096ull, 0x100 + i);
 		gpu_wr(g, new + i * 4096ull, 0x200 + i);
 	}
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, old, 8 * 4096,
-					   12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, old, 8 * 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	/* warm the TLB for pages 3 and 5, then remap all 8 pages */
 	copy_word(g, &a, BUF, va + 3 * 4096, 1);
 	copy_word(g, &a, BUF + 4, va + 5 * 4096, 2);
 	assert_int_equal(gpu_rd(g, BUF), 0x103);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, new, 8 * 4096,
-					   12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, new, 8 * 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	/* targeted at page 1 with SIZE 2 (16 KiB): pages 0..3 */
 	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_MEM_OP_A, 4);
@@ -464,9 +462,8 @@ static void fault_entry_engine_id(void **state)
  * A Host semaphore: SEM_ADDR_LO/HI, PAYLOAD_LO/HI, then SEM_EXECUTE
  * @execute, on @ch. Return: what nvl_kit_wait_idle() returned.
  */
-static int host_sem(struct gpu *g, struct nvl_kit_chan *ch,
-		    uint32_t addr_hi, uint32_t addr_lo, uint64_t payload,
-		    uint32_t execute)
+static int host_sem(struct gpu *g, struct nvl_kit_chan *ch, uint32_t addr_hi,
+		    uint32_t addr_lo, uint64_t payload, uint32_t execute)
 {
 	uint32_t p[8], n = 0;
 
@@ -577,8 +574,8 @@ static void sem_addr_hi_offset(void **state)
 	struct nvl_kit_chan a;
 	uint64_t va = (1ull << 40) | 0x10;
 
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va & ~0xfffull, BUF,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va & ~0xfffull, BUF, 4096,
+				     12, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	gpu_chan(g, 3, 0, &a);
 	assert_int_equal(host_sem(g, &a, (uint32_t)(va >> 32), (uint32_t)va, 77,
@@ -689,8 +686,7 @@ static void sec_op_one_inc(void **state)
 }
 
 /* load RAMFC ACQUIRE = @acq into channel @ch (rebind to reload RAMFC) */
-static void set_acquire(struct gpu *g, struct nvl_kit_chan *ch,
-			uint32_t acq)
+static void set_acquire(struct gpu *g, struct nvl_kit_chan *ch, uint32_t acq)
 {
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(ch->chid),
 		    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
@@ -816,8 +812,8 @@ static void clear_faulted_chid_runlist(void **state)
 	nvl_kit_chan_fini(&g->kit, &c);
 	/* service the fault, then clear it with the right handle: the
 	 * faulted channel retries and completes */
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);

@@ -79,12 +79,10 @@ static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 	n += nvl_kit_pb_release(p + n, DONE + 4, 2);
 	gpu_push(&b, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
-			 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT), 0);
 	/* service: map the page, invalidate, clear the fault: a retries */
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
-					   1 << 21, 21, NVL_HW_APERTURE_VIDMEM,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000, 1 << 21,
+				     21, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
@@ -137,9 +135,9 @@ static void hang_blocks_engine_until_reset(void **state)
 	n = nvl_kit_pb_release(p, DONE + 4, 2);
 	gpu_push(&b, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
-	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
-						    NVL_HW_ENGINE_STATUS(0)) &
-				       NVL_HW_ENGINE_STATUS_HUNG);
+	for (int i = 0;
+	     i < 100000 && !(nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0)) &
+			     NVL_HW_ENGINE_STATUS_HUNG);
 	     i++)
 		usleep(50);
 	st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
@@ -160,8 +158,7 @@ static void hang_blocks_engine_until_reset(void **state)
 	     i++)
 		usleep(10);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_PMC_ENGINE_RESET), 0);
-	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
-			 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)),
 			 NVL_HW_CHERR_ENGINE_RESET);
 	assert_int_equal(gpu_rd(g, DONE), 0);
@@ -296,8 +293,7 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 		gpu_push(&good, p, n);
 		assert_int_equal(nvl_kit_kick(&g->kit, &good), 0);
 		assert_int_equal(
-			nvl_kit_wait_u32(&g->kit, DONE, i + 1, GPU_WAIT),
-			0);
+			nvl_kit_wait_u32(&g->kit, DONE, i + 1, GPU_WAIT), 0);
 		nvl_kit_chan_fini(&g->kit, &ch);
 	}
 	nvl_kit_chan_fini(&g->kit, &good);
@@ -347,8 +343,8 @@ static void bad_gpfifo_entries_raise_channel_errors(void **state)
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
 			    NVL_HW_DOORBELL_TOKEN(14, 0));
-		assert_int_equal(
-			nvl_kit_wait_u32(&g->kit, DONE, 9, GPU_WAIT), 0);
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 9, GPU_WAIT),
+				 0);
 	}
 	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
@@ -366,9 +362,8 @@ static void full_fault_buffer_drops_and_flags_overflow(void **state)
 		n = nvl_kit_pb_copy(p, g->ce_class, DST, HOLE, 4);
 		gpu_push(&ch[i], p, n);
 		assert_int_equal(nvl_kit_kick(&g->kit, &ch[i]), 0);
-		assert_int_equal(
-			nvl_kit_wait_idle(&g->kit, &ch[i], GPU_WAIT),
-			-EIO);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch[i], GPU_WAIT),
+				 -EIO);
 	}
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)) &

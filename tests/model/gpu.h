@@ -54,16 +54,14 @@ static inline struct gpu *gpu_up(const char *profile)
 	struct gpu *g = calloc(1, sizeof(*g));
 
 	assert_non_null(g);
-	assert_int_equal(nvl_model_create(nvl_model_profile_find(profile),
-					  &g->m),
-			 0);
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find(profile), &g->m), 0);
 	g->hw = nvl_model_hw(g->m);
 	g->ce_class = g->m->profile->ce_class;
 	assert_int_equal(nvl_kit_init(&g->kit, g->hw, GPU_FREE), 0);
 	assert_int_equal(nvl_kit_vm_init(&g->kit, &g->vm), 0);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 0, 0,
-					   g->kit.vram_size, 21,
-					   NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 0, 0, g->kit.vram_size,
+				     21, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	assert_int_equal(nvl_hw_set_irq_handler(g->hw, gpu_irq, g), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_INTR_EN_SET(0), ~0u);
@@ -80,8 +78,8 @@ static inline void gpu_down(struct gpu *g)
 static inline void gpu_chan(struct gpu *g, unsigned chid, unsigned rl,
 			    struct nvl_kit_chan *ch)
 {
-	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, chid, rl,
-						   6, 64 << 10, false, ch),
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, chid, rl, 6,
+					     64 << 10, false, ch),
 			 0);
 }
 
@@ -138,7 +136,7 @@ static inline bool gpu_wait_nonzero(atomic_uint *v, int64_t timeout_ns)
 	int64_t deadline = nvl_time_ns() + timeout_ns;
 
 	while (!atomic_load(v)) {
-		struct timespec ts = { 0, 50000 };
+		struct timespec ts = {0, 50000};
 
 		if (nvl_time_ns() > deadline)
 			return false;

@@ -30,8 +30,7 @@ static void busy(struct gpu *g, struct nvl_kit_chan *ch, unsigned n)
 		k += nvl_kit_pb_release(p + k, SEM, ++seq);
 		gpu_push(ch, p, k);
 		assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
-		assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, seq,
-							GPU_WAIT),
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, seq, GPU_WAIT),
 				 0);
 	}
 }

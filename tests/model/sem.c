@@ -38,17 +38,15 @@ static void acquire_waits_for_other_channels_release(void **state)
 		n = nvl_kit_pb_release(p, SEM, 4);
 		gpu_push(&b, p, n);
 		assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT),
-				 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), 0);
 		usleep(5000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		n = nvl_kit_pb_release(p, SEM, 5);
 		gpu_push(&b, p, n);
 		assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(
-			nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
-		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT),
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT),
 				 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 		nvl_kit_chan_fini(&g->kit, &a);
 		nvl_kit_chan_fini(&g->kit, &b);
 		gpu_down(g);
@@ -66,9 +64,9 @@ static void cpu_write_satisfies_parked_acquire(void **state)
 	n += nvl_kit_pb_release(p + n, DONE, 2);
 	gpu_push(&a, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
-	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
-						    NVL_HW_CHRAM_CTRL(7)) &
-				       NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
+	for (int i = 0;
+	     i < 100000 && !(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
+			     NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
 	     i++)
 		usleep(50);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
@@ -153,8 +151,7 @@ static void acquire_timeout_raises_channel_error(void **state)
 	/* the channel must be rebound for a new RAMFC value to load */
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	assert_int_equal(
-		nvl_hw_vram_write(
-			g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE, &t, 4),
+		nvl_hw_vram_write(g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE, &t, 4),
 		0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(4),
 		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(4)));
@@ -204,7 +201,7 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	/* 1st copy from an unmapped VA would fault: map it first, but warm
 	 * the TLB with the old (2 MiB identity) mapping of DST instead */
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, DST, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM, 0),
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	n = nvl_kit_pb_copy(p, g->ce_class, DST + 64, va, 4);
 	n += nvl_kit_pb_release(p + n, DONE, 1);
@@ -214,8 +211,8 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	assert_int_equal(gpu_rd(g, DST + 64), 0xabcd);
 	/* remap va to DST + 4096 without invalidating: stale */
 	gpu_wr(g, DST + 4096, 0x1234);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, DST + 4096,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, DST + 4096, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	n = nvl_kit_pb_copy(p, g->ce_class, DST + 128, va, 4);
 	n += nvl_kit_pb_release(p + n, DONE, 2);
@@ -247,21 +244,20 @@ static void semaphores_obey_page_permissions(void **state)
 	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
 	uint32_t p[64], n = 0, e[8];
 
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
-		    NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(
+		g->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM,
-					   NVL_KIT_SPARSE),
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_SPARSE),
 			 0);
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM,
-					   NVL_KIT_RO),
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO),
 			 0);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, noat, DST + 4096,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM,
-					   NVL_KIT_NO_ATOMIC),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, noat, DST + 4096, 4096,
+				     12, NVL_HW_APERTURE_VIDMEM,
+				     NVL_KIT_NO_ATOMIC),
 			 0);
 	/* sparse: the release is dropped, an acquire reads zero */
 	gpu_chan(g, 1, 0, &a);
@@ -330,12 +326,10 @@ static void ping_pong_between_runlists_and_channels(void **state)
 				usleep(50);
 		}
 	}
-	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, NCH * ROUNDS,
-						10 * GPU_WAIT),
-			 0);
+	assert_int_equal(
+		nvl_kit_wait_u32(&g->kit, SEM, NCH * ROUNDS, 10 * GPU_WAIT), 0);
 	for (unsigned c = 0; c < NCH; c++) {
-		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch[c],
-							 GPU_WAIT),
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch[c], GPU_WAIT),
 				 0);
 		nvl_kit_chan_fini(&g->kit, &ch[c]);
 	}

@@ -53,7 +53,7 @@ static void show_sensors(struct nvl_hw *hw, const char *when)
 NVL_DEMO_STEP(50, model)
 {
 	const struct nvl_model_profile *p = nvl_model_profile_find("ga102");
-	struct demo_irq irq = { 0 };
+	struct demo_irq irq = {0};
 	struct nvl_kit_chan ch;
 	struct nvl_kit_vm vm;
 	struct nvl_kit kit;
@@ -84,16 +84,14 @@ NVL_DEMO_STEP(50, model)
 	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_MMU_VERSION),
 	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_CE_CLASS), p->fw_versions[0]);
 	ret = -ENOMEM;
-	if (nvl_kit_init(&kit, hw, 256 * MIB) ||
-	    nvl_kit_vm_init(&kit, &vm) ||
-	    nvl_kit_map(&kit, &vm, 0, 0, 256 * MIB, 21,
-			      NVL_HW_APERTURE_VIDMEM, 0) ||
+	if (nvl_kit_init(&kit, hw, 256 * MIB) || nvl_kit_vm_init(&kit, &vm) ||
+	    nvl_kit_map(&kit, &vm, 0, 0, 256 * MIB, 21, NVL_HW_APERTURE_VIDMEM,
+			0) ||
 	    nvl_kit_map(&kit, &vm, kit.next & ~(2 * MIB - 1),
-			      kit.next & ~(2 * MIB - 1),
-			      kit.vram_size - (kit.next & ~(2 * MIB - 1)), 21,
-			      NVL_HW_APERTURE_VIDMEM, 0) ||
-	    nvl_kit_chan_create(&kit, &vm, 1, 0, 6, 64 << 10, false,
-				      &ch))
+			kit.next & ~(2 * MIB - 1),
+			kit.vram_size - (kit.next & ~(2 * MIB - 1)), 21,
+			NVL_HW_APERTURE_VIDMEM, 0) ||
+	    nvl_kit_chan_create(&kit, &vm, 1, 0, 6, 64 << 10, false, &ch))
 		goto out;
 	printf("  page tables (v2, 2 MiB pages) at PDB %#llx, channel 1 on "
 	       "runlist 0 (instance block %#llx)\n",
@@ -115,12 +113,10 @@ NVL_DEMO_STEP(50, model)
 	t0 = nvl_time_ns();
 	for (int i = 0; i < 8; i++) {
 		n = nvl_kit_pb_copy(pb, p->ce_class, 128 * MIB, 64 * MIB,
-					  (uint32_t)len);
+				    (uint32_t)len);
 		n += nvl_kit_pb_release(pb + n, SEM, ++seq);
-		if (nvl_kit_push(&ch, pb, n) ||
-		    nvl_kit_kick(&kit, &ch) ||
-		    nvl_kit_wait_u32(&kit, SEM, seq,
-					   5 * NVL_NSEC_PER_SEC)) {
+		if (nvl_kit_push(&ch, pb, n) || nvl_kit_kick(&kit, &ch) ||
+		    nvl_kit_wait_u32(&kit, SEM, seq, 5 * NVL_NSEC_PER_SEC)) {
 			ret = -ETIME;
 			goto out_chan;
 		}
