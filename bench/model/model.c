@@ -10,7 +10,7 @@
  *  - semaphore_irq_latency: ns from a Host semaphore release (its PTIMER
  *    timestamp) to the start of the driver's interrupt callback; baseline
  *    futex_pingpong.
- * Every run drives the device through the bring-up kit (model/kit.h), i.e.
+ * Every run drives the device through the bring-up kit (tests/lib/kit.h), i.e.
  * registers and memory only.
  */
 #include <errno.h>

@@ -177,7 +177,7 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_MEM_OP_D 0x34
 #define NVL_HW_SET_REFERENCE 0x50
 #define NVL_HW_SEM_ADDR_LO 0x5c   /* 31:2 */
-#define NVL_HW_SEM_ADDR_HI 0x60   /* 7:0 = VA 39:32 */
+#define NVL_HW_SEM_ADDR_HI 0x60   /* OFFSET 7:0 = VA 39:32; C86F: 24:0 */
 #define NVL_HW_SEM_PAYLOAD_LO 0x64
 #define NVL_HW_SEM_PAYLOAD_HI 0x68
 #define NVL_HW_SEM_EXECUTE 0x6c

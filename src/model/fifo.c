@@ -22,7 +22,8 @@
  * then rebinds or re-enables); clearing PBDMA_FAULTED/ENG_FAULTED after an
  * MMU fault lets the channel retry the faulting segment.
  *
- * Fault injection (model-only, model/model_regs.h): ENGINE_HANG(e) = chid + 1 hangs engine e as soon as it
+ * Fault injection (model-only, model/model_regs.h): ENGINE_HANG(e) =
+ * chid + 1 hangs engine e as soon as it
  * picks up that channel; only an engine reset (PMC_ENGINE_RESET bit e)
  * recovers it; the channel it was serving gets CHERR_ENGINE_RESET.
  */
