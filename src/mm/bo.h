@@ -31,6 +31,8 @@
 #include <nouvelle/bo.h>
 
 #define NVL_MM_NDOM 4 /* indexed by enum nvl_gem_domain */
+/* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
+#define NVL_BO_PRIORITIES 4
 
 /**
  * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
@@ -66,8 +68,8 @@ struct nvl_mm_config {
  * contiguously in each domain's LRU, so one splice moves them all.
  */
 struct nvl_mm_bulk {
-	struct nvl_bo *first[NVL_MM_NDOM];
-	struct nvl_bo *last[NVL_MM_NDOM];
+	struct nvl_bo *first[NVL_MM_NDOM][NVL_BO_PRIORITIES];
+	struct nvl_bo *last[NVL_MM_NDOM][NVL_BO_PRIORITIES];
 };
 
 /**
@@ -97,8 +99,8 @@ struct nvl_mm {
 	struct nvl_buddy vram;
 	void *vram_base;
 	uint64_t visible_B;
-	/** @lru: per domain, least recently used first */
-	struct nvl_list lru[NVL_MM_NDOM];
+	/** @lru: per domain and priority, least recently used first */
+	struct nvl_list lru[NVL_MM_NDOM][NVL_BO_PRIORITIES];
 	/** @zombies: released BOs waiting for their fences */
 	struct nvl_list zombies;
 	/** @used_B: resident bytes per domain */
@@ -174,6 +176,9 @@ struct nvl_bo {
 	bool purgeable;          /* NVL_BO_MADV_DONTNEED */
 	bool purged;
 	struct nvl_list lru;
+	/** @priority: LRU priority, 0 (evicted first) .. NVL_BO_PRIORITIES-1 */
+	unsigned priority;
+	/** @bulk: the VM's bulk move; a pinned BO is kept out of its range */
 	struct nvl_mm_bulk *bulk;
 	unsigned pin_count;
 	unsigned map_count;
@@ -186,6 +191,27 @@ struct nvl_bo {
 static inline struct nvl_bo *nvl_bo_from_gem(struct nvl_gem_object *obj)
 {
 	return container_of(obj, struct nvl_bo, gem);
+}
+
+/**
+ * nvl_bo_is_shared() - @bo was exported (another client may hold it, as a
+ * dma-buf's importers do). mm->lock held.
+ * @bo: the BO
+ */
+static inline bool nvl_bo_is_shared(const struct nvl_bo *bo)
+{
+	return bo->export_id != 0;
+}
+
+/**
+ * nvl_bo_purgeable() - the shrinker may drop @bo's content: marked
+ * DONTNEED and not shared (an importer still reads it; the kernel's
+ * drm_gem_shmem never purges exported or imported objects). mm->lock held.
+ * @bo: the BO
+ */
+static inline bool nvl_bo_purgeable(const struct nvl_bo *bo)
+{
+	return bo->purgeable && !nvl_bo_is_shared(bo);
 }
 
 /**
@@ -318,6 +344,16 @@ void nvl_bo_kunmap(struct nvl_bo *bo);
  * @bulk: the VM's bulk move
  */
 void nvl_bo_set_bulk_move(struct nvl_bo *bo, struct nvl_mm_bulk *bulk);
+
+/**
+ * nvl_bo_set_priority() - move @bo to the LRU of @prio (TTM's per-BO
+ * priority): eviction and the shrinker take priority 0 first, oldest
+ * first. Caller holds gem.resv.
+ * @bo: the BO
+ * @prio: 0 .. NVL_BO_PRIORITIES - 1
+ * Return: 0 or -EINVAL.
+ */
+int nvl_bo_set_priority(struct nvl_bo *bo, unsigned prio) NVL_MUST_CHECK;
 
 /**
  * nvl_mm_bulk_move_tail() - move every BO of @bulk to the tail of its LRU

@@ -7,7 +7,10 @@
  * children, allocated together from a slab of pairs that grows in big chunks
  * and never returns memory before fini, so the hot path never calls malloc.
  * Every operation that may split first reserves enough pairs; after that,
- * nothing can fail, so a failing allocation changes nothing.
+ * nothing can fail, so a failing allocation gives back everything it took.
+ * One exception: a request that had to force-merge clear and dirty buddies
+ * (below) leaves them merged, and dirty, even when it then fails: the free
+ * space is the same, clear_avail is lower.
  *
  * Free blocks sit on per-order lists, one list for dirty and one for clear
  * blocks, with a 64-bit mask per kind saying which orders are non-empty: an
@@ -30,9 +33,11 @@
  *
  * Contiguous allocations round the size up to a power of two, take one
  * block and trim the tail back to the free lists. If no such block exists
- * (or the rounded order exceeds the largest), and no range was given, the
+ * (or, without a range, the rounded order exceeds the largest), the
  * allocator "tries harder": it looks for a run of free blocks around each
- * free block, allocated as an exact range.
+ * free block, clipped to the range, allocated as an exact range. (drm_buddy
+ * tries harder only without a range, so a 2.5 MiB contiguous request in a
+ * 3 MiB window fails there on empty memory; here it succeeds.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -567,11 +572,12 @@ static struct nvl_buddy_block *neighbour(struct nvl_buddy *mm,
  * Contiguous fallback: any free run of @size_B bytes holds an aligned free
  * block of at least half the largest power of two below the size,
  * so look at the free blocks of that order and up, extend each one over its
- * free neighbours, and allocate the first aligned run that fits as an exact
- * range.
+ * free neighbours, clip the run to [@start, @end), and allocate the first
+ * aligned run that fits as an exact range.
  */
-static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
-		      unsigned min_order, struct nvl_list *taken)
+static int try_harder(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		      uint64_t size_B, unsigned min_order,
+		      struct nvl_list *taken)
 {
 	uint64_t align = bsize(mm, min_order);
 	unsigned k = floor_log2(size_B >> mm->chunk_shift);
@@ -587,6 +593,8 @@ static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
 				uint64_t hi = lo + bsize(mm, bord(f));
 				int ret;
 
+				if (hi <= start || lo >= end)
+					continue;
 				for (n = neighbour(mm, f, 0);
 				     n && bstate(n) == NVL_BUDDY_FREE &&
 				     hi - lo < 2 * size_B;
@@ -597,6 +605,8 @@ static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
 				     hi - lo < 2 * size_B;
 				     n = neighbour(mm, n, 1))
 					hi = boff(n) + bsize(mm, bord(n));
+				lo = NVL_MAX(lo, start);
+				hi = NVL_MIN(hi, end);
 				cand = NVL_ALIGN_UP(lo, align);
 				if (cand < lo || cand + size_B > hi)
 					continue;
@@ -706,8 +716,9 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 			if (!ret)
 				trim(mm, b, size_B, taken);
 		}
-		if (ret == -ENOSPC && !(flags & NVL_BUDDY_RANGE))
-			ret = try_harder(mm, size_B, min_order, taken);
+		if (ret == -ENOSPC)
+			ret = try_harder(mm, start, end, size_B, min_order,
+					 taken);
 		return ret;
 	}
 	return alloc_blocks(mm, start, end, size_B, min_order, flags, taken);

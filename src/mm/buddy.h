@@ -169,7 +169,9 @@ void nvl_buddy_fini(struct nvl_buddy *mm);
  *
  * With %NVL_BUDDY_CONTIGUOUS the result is one run: a power-of-two block
  * trimmed back to the size (blocks on @blocks in address order). On failure
- * nothing changes.
+ * every block taken is given back; only clear/dirty buddies force-merged to
+ * try to satisfy the request stay merged (dirty): the free bytes are the
+ * same, the clear bytes may be fewer.
  * Return: 0, -EINVAL (bad arguments), -ENOSPC (no room), -ENOMEM (block
  * bookkeeping).
  */
