@@ -15,6 +15,11 @@
  * placed inside it (contiguous) and the others top-down, so the window stays
  * free for those that need it.
  *
+ * An empty placement "guts" a BO (TTM): its backing is dropped and it reads
+ * zero when next placed; memory the GPU may still use goes to a ghost, a
+ * zombie holding it until the BO's fences signal. Eviction guts purgeable
+ * (DONTNEED, not shared) BOs instead of copying them.
+ *
  * Evicting a VRAM BO moves it to GTT (or SYSTEM when GTT is not allowed)
  * with a copy job: the job waits for the BO's fences and its fence becomes
  * the BO's KERNEL fence, the VRAM is freed at once (pipelined, see mm.c) and
@@ -257,7 +262,9 @@ static bool in_range(struct nvl_mm *mm, struct nvl_bo *bo, uint64_t end)
 	return false;
 }
 
-/* Move @victim out of VRAM (resv held). */
+static int gut(struct nvl_mm *mm, struct nvl_bo *bo);
+
+/* Move @victim out of VRAM (resv held); a purgeable one is gutted. */
 static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 {
 	enum nvl_gem_domain to =
@@ -269,6 +276,15 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 	void *host;
 	int ret;
 
+	if (nvl_bo_purgeable(victim)) {
+		/* DONTNEED: the evict placement is empty, the content goes. */
+		ret = gut(mm, victim);
+		if (!ret) {
+			victim->purged = true;
+			atomic_fetch_add(&mm->evictions, 1);
+		}
+		return ret;
+	}
 	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, false, &host);
 	if (ret)
 		return ret;

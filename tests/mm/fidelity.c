@@ -367,6 +367,37 @@ static void empty_placement_guts_the_bo(void **state)
 	nvl_mm_destroy(mm);
 }
 
+/* A DONTNEED VRAM BO is evicted with an empty placement: no copy. */
+static void purgeable_vram_bo_is_gutted_on_eviction(void **state)
+{
+	struct nvl_mm *mm = new_mm(2 * MiB, 0, 64 * MiB);
+	struct nvl_client *c = new_client(mm);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	uint32_t a, b, x;
+	struct nvl_bo_info info;
+	bool retained;
+
+	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, NVL_BO_CPU_VISIBLE, &a),
+			 0);
+	fill(c, a, MiB, 0x11);
+	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, 0, &b), 0);
+	assert_int_equal(nvl_bo_madvise(c, a, NVL_BO_MADV_DONTNEED, &retained),
+			 0);
+	assert_true(retained);
+	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, 0, &x), 0);
+	assert_int_equal(nvl_bo_query(c, a, &info), 0);
+	assert_int_equal(info.current, 0);
+	assert_int_equal(atomic_load(&mm->host_B), 0);
+	assert_int_equal(nvl_bo_query(c, b, &info), 0);
+	assert_int_equal(info.current, NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(nvl_bo_madvise(c, a, NVL_BO_MADV_WILLNEED, &retained),
+			 0);
+	assert_false(retained);
+	expect(c, a, MiB, 0); /* placed again (GTT), reads zero */
+	nvl_client_put(c);
+	nvl_mm_destroy(mm);
+}
+
 static void allocation_waits_for_a_busy_released_bo(void **state)
 {
 	struct nvl_mm *mm = new_mm(2 * MiB, 0, 0);
@@ -673,6 +704,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(contiguous_range_allocation_fits_a_3mib_window),
 	cmocka_unit_test(low_priority_bos_are_evicted_first),
 	cmocka_unit_test(empty_placement_guts_the_bo),
+	cmocka_unit_test(purgeable_vram_bo_is_gutted_on_eviction),
 	cmocka_unit_test(allocation_waits_for_a_busy_released_bo),
 	cmocka_unit_test(validate_keeps_a_bo_in_its_fallback_place),
 	cmocka_unit_test(bulk_moves_keep_lru_places_and_skip_pinned),
