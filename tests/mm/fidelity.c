@@ -398,6 +398,49 @@ static void purgeable_vram_bo_is_gutted_on_eviction(void **state)
 	nvl_mm_destroy(mm);
 }
 
+struct gut_inj {
+	struct nvl_mm *mm;
+	struct nvl_bo *bo;
+};
+
+static int gut_op(void *arg)
+{
+	struct gut_inj *x = arg;
+	int ret;
+
+	assert_int_equal(nvl_resv_lock(x->bo->gem.resv, NULL), 0);
+	ret = nvl_bo_validate(x->bo, NULL, 0);
+	nvl_resv_unlock(x->bo->gem.resv);
+	return ret;
+}
+
+static void gut_check(int ret, void *arg)
+{
+	struct gut_inj *x = arg;
+
+	/* Failed cleanly: still in VRAM with its memory, no ghost. */
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(where(x->bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(x->mm->vram.avail_B, MiB);
+	assert_true(nvl_list_empty(&x->mm->zombies));
+}
+
+static void gutting_a_busy_bo_survives_allocation_failures(void **state)
+{
+	struct gut_inj x = {.mm = new_mm(2 * MiB, 0, 0)};
+	struct nvl_fence *f;
+
+	x.bo = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
+	f = add_fence(x.bo);
+	assert_true(t_fail_each_alloc(gut_op, gut_check, &x, 20) > 0);
+	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_NONE);
+	assert_false(nvl_list_empty(&x.mm->zombies));
+	assert_int_equal(nvl_fence_signal(f), 0);
+	nvl_fence_put(f);
+	idle_put(x.bo);
+	nvl_mm_destroy(x.mm);
+}
+
 static void allocation_waits_for_a_busy_released_bo(void **state)
 {
 	struct nvl_mm *mm = new_mm(2 * MiB, 0, 0);
@@ -705,6 +748,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(low_priority_bos_are_evicted_first),
 	cmocka_unit_test(empty_placement_guts_the_bo),
 	cmocka_unit_test(purgeable_vram_bo_is_gutted_on_eviction),
+	cmocka_unit_test(gutting_a_busy_bo_survives_allocation_failures),
 	cmocka_unit_test(allocation_waits_for_a_busy_released_bo),
 	cmocka_unit_test(validate_keeps_a_bo_in_its_fallback_place),
 	cmocka_unit_test(bulk_moves_keep_lru_places_and_skip_pinned),
