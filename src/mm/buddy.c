@@ -732,7 +732,8 @@ int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 		end = mm->size_B;
 	}
 
-	nvl_buddy_flush_cache(mm);
+	if (mm->ncached)
+		nvl_buddy_flush_cache(mm);
 	nvl_list_init(&taken);
 	ret = alloc_any(mm, start, end, size_B, min_order, flags, &taken);
 	if (ret == -ENOSPC && mm->avail_B >= size_B && force_merge(mm))
