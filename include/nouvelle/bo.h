@@ -94,7 +94,8 @@ NVL_API int nvl_bo_close(struct nvl_client *client, uint32_t handle);
  * @client: the client
  * @handle: the handle
  * @ptr_out: the pointer
- * Return: 0, -ENOENT (handle), -EPERM (not CPU-visible), -ENOMEM.
+ * Return: 0, -ENOENT (handle), -EPERM (not CPU-visible), -ENOMEM, -EIO
+ * (reading a swapped-out BO back failed).
  */
 NVL_API int nvl_bo_map(struct nvl_client *client, uint32_t handle,
 		       void **ptr_out);

@@ -295,25 +295,31 @@ struct nvl_bo *nvl_bo_lookup(struct nvl_client *client, uint32_t handle);
 /**
  * nvl_bo_validate() - place @bo per @places (TTM's model): if it already
  * sits in a place that is not FALLBACK-only, nothing moves; else places
- * without FALLBACK are tried without eviction, then places without DESIRED
- * with eviction of least recently used BOs. The move is a job on the move
- * worker whose fence becomes @bo's KERNEL fence. Caller holds gem.resv.
+ * without FALLBACK are tried without eviction; then, if it sits in a place
+ * without DESIRED (an allowed fallback), nothing moves; else places without
+ * DESIRED are tried with eviction (priority 0 first, least recently used
+ * first, then a bounded wait for busy released BOs). The move is a job on
+ * the move worker whose fence becomes @bo's KERNEL fence. With @n == 0 the
+ * BO is gutted: its backing is dropped (kept by a ghost until its fences
+ * signal) and it reads zero when next placed. Caller holds gem.resv.
  * @bo: the BO
  * @places: acceptable places in order
- * @n: how many
+ * @n: how many (0: gut)
  *
  * Return: 0, -EINVAL (pinned elsewhere, or a place outside the allowed
- * domains), -ENOMEM (nothing fits, nothing evictable).
+ * domains), -ENOMEM (nothing fits, nothing evictable; or no memory for a
+ * ghost), -EIO (reading a swapped-out BO back failed).
  */
 int nvl_bo_validate(struct nvl_bo *bo, const struct nvl_place *places,
 		    unsigned n) NVL_MUST_CHECK;
 
 /**
  * nvl_bo_validate_preferred() - nvl_bo_validate() with the preferred domain
- * (evicting) first and the other allowed domains as fallback; also brings a
- * swapped-out BO back. Caller holds gem.resv.
+ * alone (evicting) first, so an evicted BO comes back, then with the other
+ * allowed domains as fallback; also brings a swapped-out BO back. A mapped
+ * or pinned BO stays where it is. Caller holds gem.resv.
  * @bo: the BO
- * Return: as nvl_bo_validate().
+ * Return: 0, -ENOMEM, -EIO.
  */
 int nvl_bo_validate_preferred(struct nvl_bo *bo) NVL_MUST_CHECK;
 

@@ -18,6 +18,7 @@
  * here allocates through nvl_malloc: reclaim must not recurse.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -259,9 +260,11 @@ int nvl_bo_swap_in(struct nvl_bo *bo)
 				  bo->gem.size_B - off, (off_t)off);
 
 		if (n <= 0) {
+			const char *why =
+				n < 0 ? strerror(errno) : "short read";
+
 			nvl_mm_host_free(mm, host, bo->gem.size_B);
-			return nvl_error(n < 0 ? -errno : -EIO,
-					 "bo: swap-in failed");
+			return nvl_error(-EIO, "bo: swap-in failed (%s)", why);
 		}
 		off += (uint64_t)n;
 	}
