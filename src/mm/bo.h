@@ -33,6 +33,8 @@
 #define NVL_MM_NDOM 4 /* indexed by enum nvl_gem_domain */
 /* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
 #define NVL_BO_PRIORITIES 4
+/* Default bound of the wait for busy released BOs (mm->zombie_wait_ns). */
+#define NVL_MM_ZOMBIE_WAIT_NS (100 * 1000 * 1000ll)
 
 /**
  * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
@@ -103,6 +105,11 @@ struct nvl_mm {
 	struct nvl_list lru[NVL_MM_NDOM][NVL_BO_PRIORITIES];
 	/** @zombies: released BOs waiting for their fences */
 	struct nvl_list zombies;
+	/**
+	 * @zombie_wait_ns: how long a VRAM allocation that found nothing to
+	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS)
+	 */
+	int64_t zombie_wait_ns;
 	/** @used_B: resident bytes per domain */
 	uint64_t used_B[NVL_MM_NDOM];
 	/** @host_B: GTT+SYSTEM bytes held, including moves in flight */

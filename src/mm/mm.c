@@ -490,6 +490,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 		for (int p = 0; p < NVL_BO_PRIORITIES; p++)
 			nvl_list_init(&mm->lru[d][p]);
 	nvl_list_init(&mm->zombies);
+	mm->zombie_wait_ns = NVL_MM_ZOMBIE_WAIT_NS;
 	nvl_list_init(&mm->queue);
 	nvl_list_init(&mm->shrinkers);
 	nvl_idr_init(&mm->exports);

@@ -44,9 +44,6 @@
 #include "mm/bo.h"
 #include "sync/fence.h"
 
-/* How long an allocation waits for busy released BOs before failing. */
-#define ZOMBIE_WAIT_NS (100 * NVL_NSEC_PER_MSEC)
-
 /* ---- LRU -------------------------------------------------------------- */
 
 /* The bulk move @bo's LRU place belongs to: none while pinned (TTM keeps
@@ -402,7 +399,7 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 	if (ret)
 		return ret;
 	vram_params(mm, bo, &flags, &end);
-	deadline = nvl_time_ns() + ZOMBIE_WAIT_NS;
+	deadline = nvl_time_ns() + mm->zombie_wait_ns;
 	for (;;) {
 		ret = nvl_buddy_alloc(&mm->vram, 0, end ? end : mm->vram.size_B,
 				      bo->gem.size_B, 4096, blocks, flags);

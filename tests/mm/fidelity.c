@@ -458,7 +458,9 @@ static void allocation_waits_for_a_busy_released_bo(void **state)
 						NULL, &b),
 			 -ENOMEM);
 	assert_true(nvl_time_ns() - t0 < NVL_NSEC_PER_SEC);
-	/* Signalled while the allocation waits: it succeeds. */
+	/* Signalled while the allocation waits: it succeeds (a long bound,
+	 * so a slow machine cannot make the test fail). */
+	mm->zombie_wait_ns = 30 * NVL_NSEC_PER_SEC;
 	late_signal(&l, f, 20000);
 	assert_int_equal(nvl_bo_create_internal(mm, 1, 2 * MiB,
 						NVL_BO_DOMAIN_VRAM, 0, 0, NULL,
