@@ -5,11 +5,14 @@
  * TTM's current model. A placement is an ordered list of places; a place
  * flagged DESIRED is tried only without eviction, FALLBACK only with it.
  * nvl_bo_validate() keeps a BO that already sits in a non-FALLBACK place,
- * else tries the non-FALLBACK places without evicting, then the non-DESIRED
- * places evicting least recently used BOs of the target domain one by one
- * (head of the LRU first; pinned or mapped BOs, BOs whose resv is contended
- * and BOs outside a requested range are skipped) until the allocation fits
- * or the LRU is exhausted (-ENOMEM).
+ * else tries the non-FALLBACK places without evicting; keeps a BO that sits
+ * in a non-DESIRED place (an allowed fallback, TTM's compatible check when
+ * evicting); else tries the non-DESIRED places evicting least recently used
+ * BOs of the target domain one by one (LRU per priority, priority 0 first,
+ * head first; pinned or mapped BOs, BOs whose resv is contended and BOs
+ * outside a requested range are skipped) until the allocation fits; when
+ * the LRUs are exhausted it waits, bounded, for busy released BOs holding
+ * VRAM, then fails (-ENOMEM).
  *
  * When the CPU-visible window is smaller than VRAM, CPU-visible BOs are
  * placed inside it (contiguous) and the others top-down, so the window stays

@@ -6,12 +6,16 @@
  * default half of RAM) so that the GPU cannot pin all of the system's
  * memory. An allocation that would exceed it first calls the registered
  * shrinkers, with mm->lock held, the shrinker lock (an NVL_LOCK_RECLAIM
- * class) taken and the thread marked as in reclaim; if they cannot free
- * enough, the allocation fails with -ENOMEM.
+ * class) taken and the thread marked as in reclaim, for as long as they
+ * make real progress: only the drop of the budgeted bytes counts (the page
+ * pool frees pages that never counted against the budget). If they cannot
+ * free enough, the allocation fails with -ENOMEM.
  *
- * The BO shrinker walks the GTT and SYSTEM LRUs, oldest first. It skips
- * pinned and mapped BOs, BOs being released and BOs whose resv it cannot
- * trylock; it drops the content of purgeable BOs; any other BO it waits on
+ * The BO shrinker walks the GTT and SYSTEM LRUs, low priority and oldest
+ * first; its count is what a scan could take. It skips pinned and mapped
+ * BOs, BOs being released and BOs whose resv it cannot trylock; it drops
+ * the content of purgeable BOs (DONTNEED and not shared: an exported BO's
+ * importers still read it); any other BO it waits on
  * for at most 10 ms, and all waits of a scan for at most 30 ms (skipping
  * BOs still busy), then writes it to a memfd
  * and frees its pages. The next validate (use, map) reads it back. Nothing
