@@ -31,7 +31,7 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static _Atomic(nvl_log_sink_fn) sink;
 static void *_Atomic sink_ctx;
 
-static _Thread_local char last_error[256];
+static _Thread_local char last_error[4096]; /* long enough to list paths */
 
 void nvl_log_reload_env(void)
 {
@@ -93,7 +93,7 @@ NVL_PRINTF(3, 0)
 static void vlog(enum nvl_log_level level, enum nvl_log_cat cat,
 		 const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[4096];
 	nvl_log_sink_fn fn = atomic_load(&sink);
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);

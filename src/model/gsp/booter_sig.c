@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: booter signature check
+ *
+ * The model's SEC2 booter verifies .fwimage against the public key built
+ * into the model (firmware/nvl_booter_pubkey.h, generated at build time).
+ * OpenSSL does the arithmetic; the key is parsed once.
+ */
+#include <errno.h>
+#include <pthread.h>
+
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+
+#include "base/log.h"
+#include "firmware/nvl_booter_pubkey.h"
+#include "model/gsp/booter_sig.h"
+
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static EVP_PKEY *fused_key;
+
+static void key_init(void)
+{
+	const unsigned char *p = nvl_booter_pubkey_der;
+
+	fused_key = d2i_PUBKEY(NULL, &p, (long)sizeof(nvl_booter_pubkey_der));
+}
+
+int nvl_model_booter_verify(const void *fwimage, size_t size, const void *sig,
+			    size_t sig_size)
+{
+	EVP_MD_CTX *md;
+	EVP_PKEY_CTX *pctx = NULL;
+	int ok;
+
+	if (!fwimage || !sig)
+		return nvl_error(-EINVAL, "booter: no image or no signature");
+	pthread_once(&key_once, key_init);
+	if (!fused_key)
+		return nvl_error(-EKEYREJECTED, "booter: fused key unusable");
+	if (sig_size != NVL_MODEL_BOOTER_SIG_SIZE)
+		return nvl_error(-EKEYREJECTED,
+				 "booter: signature is %zu bytes, want %u",
+				 sig_size, NVL_MODEL_BOOTER_SIG_SIZE);
+	md = EVP_MD_CTX_new();
+	if (!md)
+		return nvl_error(-EKEYREJECTED, "booter: out of memory");
+	ok = EVP_DigestVerifyInit(md, &pctx, EVP_sha256(), NULL, fused_key) ==
+		     1 &&
+	     EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1 &&
+	     EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) ==
+		     1 &&
+	     EVP_DigestVerify(md, sig, sig_size, fwimage, size) == 1;
+	EVP_MD_CTX_free(md);
+	if (!ok)
+		return nvl_error(-EKEYREJECTED,
+				 "booter: GSP image signature does not verify "
+				 "(%zu-byte image)",
+				 size);
+	return 0;
+}
