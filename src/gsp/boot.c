@@ -34,6 +34,7 @@
 #include "base/time.h"
 #include "gsp/abi.h"
 #include "gsp/boot.h"
+#include "gsp/image.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
 #include "hw/falcon.h"
@@ -74,6 +75,24 @@ static const char *const step_names[] = {
 	"FB layout",	"boot memory", "init RPCs",	      "booter_load",
 	"RISC-V start", "INIT_DONE",   "GET_GSP_STATIC_INFO", "interrupt table",
 };
+
+void nvl_gsp_image_from_fw(const struct nvl_gsp_fw *fw,
+			   struct nvl_gsp_image *out)
+{
+	*out = (struct nvl_gsp_image){
+		.version = fw->version,
+		.fwimage = fw->fwimage,
+		.fwimage_size = fw->fwimage_size,
+		.sig = fw->sig,
+		.sig_size = fw->sig_size,
+		.bootloader = fw->bootloader.payload,
+		.bootloader_size = fw->bootloader.payload_size,
+		.bl_code_offset = fw->bootloader.desc.monitor_code_offset,
+		.bl_data_offset = fw->bootloader.desc.monitor_data_offset,
+		.bl_manifest_offset = fw->bootloader.desc.manifest_offset,
+		.app_version = fw->bootloader.desc.app_version,
+	};
+}
 
 const char *nvl_gsp_step_name(unsigned step)
 {

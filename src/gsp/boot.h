@@ -75,6 +75,17 @@ struct nvl_gsp_boot_report {
 	uint32_t sequencer_ops;
 };
 
+struct nvl_gsp_fw;
+
+/**
+ * nvl_gsp_image_from_fw() - describe a loaded firmware set (image.h) for
+ * nvl_gsp_boot(): .fwimage, the family's signature, the bootloader
+ * payload and its descriptor's monitor code/data and manifest offsets.
+ * The image points into @fw, which must outlive the boot call.
+ */
+void nvl_gsp_image_from_fw(const struct nvl_gsp_fw *fw,
+			   struct nvl_gsp_image *out);
+
 /** nvl_gsp_step_name() - "booter", "INIT_DONE", ... */
 const char *nvl_gsp_step_name(unsigned step);
 

@@ -6,7 +6,9 @@
  */
 #include "kit.h"
 #include "base/time.h"
+#include "gsp/image.h"
 #include "hw/falcon.h"
+#include "nvl_config.h"
 
 static void boot_every_profile(void **state)
 {
@@ -247,6 +249,33 @@ static void boot_alloc_failures(void **state)
 	kit_down(&k);
 }
 
+/* the build's real images: RSA-signed, checked by the fused key */
+static void boot_built_image(void **state)
+{
+	static const char *const v535[] = {"535.113.01", NULL};
+	struct nvl_gsp_fw_opts o = {.versions = v535,
+				    .search_path = NVL_BUILD_FIRMWARE_DIR,
+				    .no_builtin = true};
+	struct nvl_gsp_boot_report r;
+	struct nvl_gsp_image img;
+	struct nvl_gsp_fw *fw;
+	struct kit k;
+
+	assert_int_equal(nvl_gsp_fw_load("ga102", &o, &fw), 0);
+	kit_create(&k, "ga102");
+	nvl_model_gsp_set_verify(k.m, NULL); /* production check */
+	nvl_gsp_image_from_fw(fw, &img);
+	assert_true(img.fwimage_size > (1u << 20));
+	assert_int_equal(nvl_gsp_boot(k.gsp, &img, &r), 0);
+	assert_int_equal(nvl_gsp_unload(k.gsp), 0);
+	/* one flipped byte of the image: the booter says no */
+	((uint8_t *)fw->fwimage)[img.fwimage_size / 2] ^= 1;
+	assert_int_equal(nvl_gsp_boot(k.gsp, &img, &r), -EKEYREJECTED);
+	assert_int_equal(r.failed_step, NVL_GSP_STEP_BOOTER);
+	kit_down(&k);
+	nvl_gsp_fw_put(fw);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +290,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unload_and_boot_again),
 		cmocka_unit_test(wpr2_already_up),
 		cmocka_unit_test(boot_alloc_failures),
+		cmocka_unit_test(boot_built_image),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
