@@ -63,7 +63,7 @@ struct nvl_gsp {
 		nvl_gsp_event_fn fn;
 		void *arg;
 	} handlers[NVL_GSP_MAX_HANDLERS];
-	pthread_t ev_thread;
+	pthread_t ev_thread, rx_thread;
 	bool stop;
 
 	_Atomic bool dead;

@@ -9,7 +9,9 @@
  * from CONTINUATION_RECORD elements up to the caller's buffer), events go
  * to a bounded queue that the event thread serves, so a slow handler
  * delays no reply; an event that finds the queue full is dropped and
- * counted. The interrupt handler only wakes the drainers.
+ * counted. The interrupt handler only wakes the drainers: the receive
+ * thread drains on every interrupt, so the status queue empties even when
+ * nobody waits and a handler is stuck.
  *
  * Every wait has a deadline. A call that times out while the GSP has not
  * even consumed its message means the GSP hung: the client captures the
@@ -98,8 +100,12 @@ static void queue_event(struct nvl_gsp *gsp, const struct nvl_gsp_msg *m)
 
 	if (gsp->ev_count == NVL_GSP_EVENT_QUEUE_LEN) {
 		gsp->st.events_dropped++;
-		nvl_warn(NVL_CAT_GSP, "gsp: event queue full, %s dropped",
-			 nvl_gsp_function_name(m->function));
+		if (NVL_IS_POW2(gsp->st.events_dropped))
+			nvl_warn(NVL_CAT_GSP,
+				 "gsp: event queue full, %s dropped (%llu so "
+				 "far)",
+				 nvl_gsp_function_name(m->function),
+				 (unsigned long long)gsp->st.events_dropped);
 		return;
 	}
 	if (m->len) {
@@ -198,7 +204,8 @@ static void drain_locked(struct nvl_gsp *gsp)
 		pthread_cond_broadcast(&gsp->rx_cond);
 }
 
-static void *event_thread(void *arg)
+/* drains the status queue on every interrupt, whoever else is busy */
+static void *rx_thread(void *arg)
 {
 	struct nvl_gsp *gsp = arg;
 
@@ -208,7 +215,21 @@ static void *event_thread(void *arg)
 			gsp->irqs_drained = gsp->irqs;
 			if (!gsp->dead)
 				drain_locked(gsp);
+			continue;
 		}
+		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+	}
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return NULL;
+}
+
+/* runs event handlers, one at a time, from the bounded queue */
+static void *event_thread(void *arg)
+{
+	struct nvl_gsp *gsp = arg;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	while (!gsp->stop) {
 		if (gsp->ev_count) {
 			struct nvl_gsp_ev ev = gsp->evq[gsp->ev_head];
 			nvl_gsp_event_fn fn = NULL;
@@ -237,8 +258,7 @@ static void *event_thread(void *arg)
 			pthread_cond_broadcast(&gsp->rx_cond);
 			continue;
 		}
-		if (gsp->irqs == gsp->irqs_drained)
-			pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
 	}
 	pthread_mutex_unlock(&gsp->rx_lock);
 	return NULL;
@@ -267,6 +287,18 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 		ret = -pthread_create(&gsp->ev_thread, NULL, event_thread, gsp);
 	if (ret) {
 		nvl_error(-ENOMEM, "gsp: cannot start the event thread");
+		goto fail_thread;
+	}
+	ret = nvl_might_alloc(0);
+	if (!ret)
+		ret = -pthread_create(&gsp->rx_thread, NULL, rx_thread, gsp);
+	if (ret) {
+		nvl_error(-ENOMEM, "gsp: cannot start the receive thread");
+		pthread_mutex_lock(&gsp->rx_lock);
+		gsp->stop = true;
+		pthread_cond_broadcast(&gsp->rx_cond);
+		pthread_mutex_unlock(&gsp->rx_lock);
+		pthread_join(gsp->ev_thread, NULL);
 		goto fail_thread;
 	}
 	nvl_hw_set_irq_handler(hw, irq_handler, gsp);
@@ -302,6 +334,7 @@ void nvl_gsp_destroy(struct nvl_gsp *gsp)
 	pthread_cond_broadcast(&gsp->rx_cond);
 	pthread_mutex_unlock(&gsp->rx_lock);
 	pthread_join(gsp->ev_thread, NULL);
+	pthread_join(gsp->rx_thread, NULL);
 	while (gsp->ev_count) {
 		nvl_free(gsp->evq[gsp->ev_head].data);
 		gsp->ev_head = (gsp->ev_head + 1) % NVL_GSP_EVENT_QUEUE_LEN;

@@ -957,7 +957,8 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		ev = &g->evq[(g->ev_head + g->ev_count) % FW_EVQ];
 		ev->function = function;
 		ev->len = (uint32_t)len;
-		memcpy(ev->data, data, len);
+		if (len)
+			memcpy(ev->data, data, len);
 		g->ev_count++;
 		pthread_cond_broadcast(&g->cond);
 	}
