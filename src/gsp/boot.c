@@ -852,7 +852,7 @@ fail:
 			       NULL, NULL);
 	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, NULL,
 			       NULL);
-	nvl_gsp_event_flush(gsp, NVL_NSEC_PER_SEC);
+	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);
 	nvl_gsp_rm_forget_all(gsp);
 	boot_free_mem(gsp, b);
 	snprintf(why, sizeof(why), "%s", nvl_error_msg());

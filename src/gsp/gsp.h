@@ -129,8 +129,9 @@ int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
 			   nvl_gsp_event_fn fn, void *arg);
 
 /**
- * nvl_gsp_event_flush() - wait until every event received so far has been
- * handled. Return: 0 or -ETIMEDOUT.
+ * nvl_gsp_event_flush() - wait until every event the firmware raised
+ * before this call has been handled (or dropped): a NOP round trip, then
+ * the event queue drained. Return: 0 or -ETIMEDOUT.
  */
 int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns);
 

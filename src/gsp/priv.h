@@ -85,6 +85,8 @@ int nvl_gsp_rm_adopt(struct nvl_gsp *gsp, uint32_t client, uint32_t handle,
 		     uint32_t parent, uint32_t hclass);
 /* forget every object (the firmware went away) */
 void nvl_gsp_rm_forget_all(struct nvl_gsp *gsp);
+/* rpc.c: handle what is already received, no round trip */
+int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns);
 /* boot.c */
 void nvl_gsp_boot_free(struct nvl_gsp *gsp);
 /* boot.c / log.c */

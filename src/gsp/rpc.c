@@ -612,7 +612,7 @@ int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
 	return ret;
 }
 
-int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
+int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns)
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns);
 	int ret = 0;
@@ -633,6 +633,16 @@ int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
 	}
 	pthread_mutex_unlock(&gsp->rx_lock);
 	return ret;
+}
+
+int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
+{
+	/* a round trip: the firmware sends what it raised before our NOP
+	 * ahead of the NOP's reply */
+	if (!gsp->dead)
+		nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0, NULL, 0,
+			    NULL, NVL_GSP_REPLY_POLL, timeout_ns);
+	return nvl_gsp_events_settle(gsp, timeout_ns);
 }
 
 void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)

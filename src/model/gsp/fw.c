@@ -302,6 +302,8 @@ static size_t request_total(uint32_t function, const uint8_t *p, size_t len)
 	}
 }
 
+static void send_events(struct nvl_model_gsp *g);
+
 static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		     const uint8_t *req, size_t len)
 {
@@ -318,6 +320,9 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		}
 		g->rpc_seq = seq;
 	}
+	/* events raised before this call go out before its reply */
+	if (g->state == NVL_MODEL_GSP_RUNNING)
+		send_events(g);
 	n = nvl_fw_rm_serve(g, function, req, len, &result);
 	if (take_fault(g, NVL_MODEL_GSP_ERROR))
 		result = (uint32_t)g->fault_arg[NVL_MODEL_GSP_ERROR];
