@@ -363,6 +363,11 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 
 		if (only && (unsigned)handled >= only)
 			return handled;
+		pthread_mutex_lock(&g->lock);
+		bool hang = g->hang;
+		pthread_mutex_unlock(&g->lock);
+		if (hang)
+			return handled;
 		if (wptr >= CNT || rptr >= CNT) {
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq pointers %u/%u invalid",
