@@ -11,7 +11,7 @@
  *  - rpc_concurrent_8: round trips per second with 8 threads calling at
  *    once, against the single-thread rate measured in the same run;
  *  - boot_time, boot_time_zst: ns from nvl_gsp_fw_load() of the build's
- *    535.113.01 ga102 set (plain, then .zst) to a booted GSP (INIT_DONE,
+ *    535.113.01 tu102 set (the image ga102 shares) (plain, then .zst) to a booted GSP (INIT_DONE,
  *    static info, interrupt table); baseline one memcpy plus one SHA-256
  *    pass over the same .fwimage, measured here.
  */
@@ -234,7 +234,7 @@ static int boot_once(const char *dir, double *ns, double *base)
 	int64_t t0;
 	int ret;
 
-	if (nvl_model_create(nvl_model_profile_find("ga102"), &m))
+	if (nvl_model_create(nvl_model_profile_find("tu102"), &m))
 		return -ENOMEM;
 	ret = nvl_gsp_create(nvl_model_hw(m), &gsp);
 	if (ret) {
@@ -242,7 +242,7 @@ static int boot_once(const char *dir, double *ns, double *base)
 		return ret;
 	}
 	t0 = nvl_bench_now_ns();
-	ret = nvl_gsp_fw_load("ga102", &o, &fw);
+	ret = nvl_gsp_fw_load("tu102", &o, &fw);
 	if (!ret) {
 		nvl_gsp_image_from_fw(fw, &img);
 		ret = nvl_gsp_boot(gsp, &img, NULL);
