@@ -47,8 +47,11 @@ struct nvl_gsp {
 	uint32_t next_seq;
 
 	pthread_mutex_t rx_lock; /* statq, waiters, event queue */
-	pthread_cond_t rx_cond;
+	pthread_cond_t rx_cond; /* callers and flushers */
+	pthread_cond_t drain_cond; /* the receive thread */
+	pthread_cond_t ev_cond; /* the event thread */
 	struct nvl_list waiters;
+	unsigned active_waiters; /* callers blocked in a wait */
 	uint64_t irqs; /* interrupts seen */
 	uint64_t irqs_drained; /* by the event thread */
 	/* reassembly of a multi-element message */

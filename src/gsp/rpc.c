@@ -68,7 +68,11 @@ static void irq_handler(void *arg)
 		    NVL_HW_INTR_GSP);
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->irqs++;
-	pthread_cond_broadcast(&gsp->rx_cond);
+	/* a waiting caller drains for itself; else the receive thread */
+	if (gsp->active_waiters)
+		pthread_cond_broadcast(&gsp->rx_cond);
+	else
+		pthread_cond_signal(&gsp->drain_cond);
 	pthread_mutex_unlock(&gsp->rx_lock);
 }
 
@@ -123,6 +127,7 @@ static void queue_event(struct nvl_gsp *gsp, const struct nvl_gsp_msg *m)
 	ev->len = m->len;
 	ev->data = copy;
 	gsp->ev_count++;
+	pthread_cond_signal(&gsp->ev_cond);
 }
 
 static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
@@ -217,7 +222,7 @@ static void *rx_thread(void *arg)
 				drain_locked(gsp);
 			continue;
 		}
-		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+		pthread_cond_wait(&gsp->drain_cond, &gsp->rx_lock);
 	}
 	pthread_mutex_unlock(&gsp->rx_lock);
 	return NULL;
@@ -258,7 +263,7 @@ static void *event_thread(void *arg)
 			pthread_cond_broadcast(&gsp->rx_cond);
 			continue;
 		}
-		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+		pthread_cond_wait(&gsp->ev_cond, &gsp->rx_lock);
 	}
 	pthread_mutex_unlock(&gsp->rx_lock);
 	return NULL;
@@ -275,6 +280,8 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	pthread_mutex_init(&gsp->tx_lock, NULL);
 	pthread_mutex_init(&gsp->rx_lock, NULL);
 	cond_init_mono(&gsp->rx_cond);
+	cond_init_mono(&gsp->drain_cond);
+	cond_init_mono(&gsp->ev_cond);
 	nvl_list_init(&gsp->waiters);
 	ret = nvl_gsp_msgq_init(&gsp->q, hw);
 	if (ret)
@@ -296,7 +303,7 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 		nvl_error(-ENOMEM, "gsp: cannot start the receive thread");
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->stop = true;
-		pthread_cond_broadcast(&gsp->rx_cond);
+		pthread_cond_broadcast(&gsp->ev_cond);
 		pthread_mutex_unlock(&gsp->rx_lock);
 		pthread_join(gsp->ev_thread, NULL);
 		goto fail_thread;
@@ -313,6 +320,8 @@ fail_rm:
 	nvl_gsp_msgq_fini(&gsp->q);
 fail_q:
 	pthread_cond_destroy(&gsp->rx_cond);
+	pthread_cond_destroy(&gsp->drain_cond);
+	pthread_cond_destroy(&gsp->ev_cond);
 	pthread_mutex_destroy(&gsp->rx_lock);
 	pthread_mutex_destroy(&gsp->tx_lock);
 	nvl_free(gsp);
@@ -332,6 +341,8 @@ void nvl_gsp_destroy(struct nvl_gsp *gsp)
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->stop = true;
 	pthread_cond_broadcast(&gsp->rx_cond);
+	pthread_cond_broadcast(&gsp->drain_cond);
+	pthread_cond_broadcast(&gsp->ev_cond);
 	pthread_mutex_unlock(&gsp->rx_lock);
 	pthread_join(gsp->ev_thread, NULL);
 	pthread_join(gsp->rx_thread, NULL);
@@ -350,6 +361,8 @@ void nvl_gsp_destroy(struct nvl_gsp *gsp)
 	nvl_gsp_logs_free(gsp);
 	nvl_gsp_msgq_fini(&gsp->q);
 	pthread_cond_destroy(&gsp->rx_cond);
+	pthread_cond_destroy(&gsp->drain_cond);
+	pthread_cond_destroy(&gsp->ev_cond);
 	pthread_mutex_destroy(&gsp->rx_lock);
 	pthread_mutex_destroy(&gsp->tx_lock);
 	nvl_free(gsp);
@@ -433,8 +446,8 @@ static bool gsp_stuck(struct nvl_gsp *gsp)
 }
 
 /* wait for @w; rx_lock held; returns the call's errno */
-static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
-		       int64_t deadline)
+static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+		     int64_t deadline)
 {
 	for (;;) {
 		if (!w->done && !gsp->dead)
@@ -457,6 +470,17 @@ static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 	if (w->err)
 		return w->err;
 	return 0;
+}
+
+static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+		       int64_t deadline)
+{
+	int ret;
+
+	gsp->active_waiters++;
+	ret = wait_loop(gsp, w, deadline);
+	gsp->active_waiters--;
+	return ret;
 }
 
 static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
@@ -623,7 +647,7 @@ int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns)
 			drain_locked(gsp);
 		if (!gsp->ev_count && !gsp->ev_running)
 			break;
-		pthread_cond_broadcast(&gsp->rx_cond);
+		pthread_cond_signal(&gsp->ev_cond);
 		if (!rx_wait(gsp, deadline)) {
 			ret = nvl_error(
 				-ETIMEDOUT,
