@@ -222,7 +222,8 @@ static double copy_hash_ns(const uint8_t *img, size_t n)
 	return ns;
 }
 
-static int boot_once(const char *dir, double *ns, double *base)
+static int boot_once(const char *dir, double *ns, double *base, double *load_ns,
+		     struct nvl_gsp_boot_report *rep)
 {
 	static const char *const v535[] = {"535.113.01", NULL};
 	struct nvl_gsp_fw_opts o = {
@@ -243,9 +244,10 @@ static int boot_once(const char *dir, double *ns, double *base)
 	}
 	t0 = nvl_bench_now_ns();
 	ret = nvl_gsp_fw_load("tu102", &o, &fw);
+	*load_ns = (double)(nvl_bench_now_ns() - t0);
 	if (!ret) {
 		nvl_gsp_image_from_fw(fw, &img);
-		ret = nvl_gsp_boot(gsp, &img, NULL);
+		ret = nvl_gsp_boot(gsp, &img, rep);
 		*ns = (double)(nvl_bench_now_ns() - t0);
 		if (!ret)
 			*base = copy_hash_ns(fw->fwimage, fw->fwimage_size);
@@ -264,16 +266,25 @@ NVL_BENCH(gsp, boot_time)
 	static const char *const names[] = {"boot_time", "boot_time_zst"};
 
 	for (int d = 0; d < 2; d++) {
-		double v[3], b[3], ns = 0, base = 0;
+		double v[3], b[3], l[3], ns = 0, base = 0;
+		struct nvl_gsp_boot_report rep;
 		int reps = nvl_bench_quick(ctx) ? 1 : 3;
 
 		for (int i = 0; i < reps; i++)
-			if (boot_once(dirs[d], &v[i], &b[i]))
+			if (boot_once(dirs[d], &v[i], &b[i], &l[i], &rep))
 				return -EIO;
 		ns = nvl_bench_median_of(v, reps);
 		base = nvl_bench_median_of(b, reps);
 		nvl_bench_report_vs(ctx, names[d], ns, "ns",
 				    "memcpy_plus_sha256", base);
+		/* where the time went (last run) */
+		nvl_bench_report_extra(
+			ctx, d ? "boot_steps_zst" : "boot_steps", l[reps - 1],
+			"ns", NULL, "memory_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_MEMORY], "booter_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_BOOTER],
+			"init_done_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_INIT_DONE], NULL);
 	}
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -108,21 +109,33 @@ static uint64_t id8(const char *s)
 	return v;
 }
 
-static int dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
+/* a DMA buffer; zeroed but for the first @keep bytes, which the caller
+ * fills */
+static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
+			  size_t keep)
 {
 	int ret;
 
-	b->size = NVL_ALIGN_UP(size, (size_t)PAGE);
-	b->cpu = nvl_aligned_alloc(PAGE, b->size);
+	bool big = size >= (2u << 20);
+
+	b->size = NVL_ALIGN_UP(size, big ? (size_t)2 << 20 : (size_t)PAGE);
+	b->cpu = nvl_aligned_alloc(big ? (size_t)2 << 20 : PAGE, b->size);
 	if (!b->cpu)
 		return -ENOMEM;
-	memset(b->cpu, 0, b->size);
+	if (big) /* tens of MB: fewer page faults than 4 KiB pages */
+		madvise(b->cpu, b->size, MADV_HUGEPAGE);
+	memset(b->cpu + keep, 0, b->size - keep);
 	ret = nvl_hw_dma_map(gsp->hw, b->cpu, b->size, &b->dma);
 	if (ret) {
 		nvl_free(b->cpu);
 		b->cpu = NULL;
 	}
 	return ret;
+}
+
+static int dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
+{
+	return dma_alloc_keep(gsp, b, size, 0);
 }
 
 static void dma_free(struct nvl_gsp *gsp, struct dmabuf *b)
@@ -423,7 +436,8 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	if (!ret)
 		ret = dma_alloc(gsp, &b->l2, nl2 * PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->image, img->fwimage_size);
+		ret = dma_alloc_keep(gsp, &b->image, img->fwimage_size,
+				     img->fwimage_size);
 	if (!ret)
 		ret = dma_alloc(gsp, &b->sig, NVL_ALIGN_UP(img->sig_size, 256));
 	if (!ret)

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -473,9 +474,10 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	struct nvl_model *m = g->m;
 	GspFwWprMeta meta;
 	uint64_t l0, *l1 = NULL, *l2 = NULL;
-	uint8_t *img = NULL, *sig = NULL;
+	uint8_t *img, *sig = NULL;
 	uint32_t ret = NVL_HW_BOOTER_ERR_DMA;
-	size_t npages;
+	size_t npages, run = 0;
+	uint64_t run_pa = 0;
 	nvl_model_booter_verify_fn verify;
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
@@ -491,13 +493,24 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	    meta.sizeOfSignature > 0x10000)
 		return NVL_HW_BOOTER_ERR_META;
 	npages = (size_t)((meta.sizeOfRadix3Elf + PAGE - 1) / PAGE);
-	img = nvl_malloc(npages * PAGE);
+	/* the image goes straight into WPR2 and is verified there */
+	img = nvl_model_phys_ptr(m, meta.gspFwOffset, npages * PAGE);
+	if (img && npages * PAGE >= (4u << 20)) {
+		/* VRAM is lazily backed: take huge pages where they fit */
+		uintptr_t a = NVL_ALIGN_UP((uintptr_t)img, (uintptr_t)2 << 20);
+		uintptr_t e = NVL_ALIGN_DOWN((uintptr_t)img + npages * PAGE,
+					     (uintptr_t)2 << 20);
+
+		if (e > a)
+			madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
 	sig = nvl_malloc(meta.sizeOfSignature ? meta.sizeOfSignature : 1);
 	l1 = nvl_malloc(PAGE);
 	l2 = nvl_malloc(PAGE);
 	if (!img || !sig || !l1 || !l2)
 		goto out;
-	/* radix3: level 0 -> level 1 -> level 2 -> image pages */
+	/* radix3: level 0 -> level 1 -> level 2 -> image pages; runs of
+	 * consecutive DMA pages are read in one go */
 	if (nvl_fw_dma(g, meta.sysmemAddrOfRadix3Elf, &l0, 8, false) ||
 	    nvl_fw_dma(g, l0, l1, PAGE, false))
 		goto out;
@@ -506,9 +519,19 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 		    (i / 512 >= 512 ||
 		     nvl_fw_dma(g, l1[i / 512], l2, PAGE, false)))
 			goto out;
-		if (nvl_fw_dma(g, l2[i % 512], img + i * PAGE, PAGE, false))
+		if (run && l2[i % 512] == run_pa + run * PAGE) {
+			run++;
+			continue;
+		}
+		if (run && nvl_fw_dma(g, run_pa, img + (i - run) * PAGE,
+				      run * PAGE, false))
 			goto out;
+		run_pa = l2[i % 512];
+		run = 1;
 	}
+	if (run && nvl_fw_dma(g, run_pa, img + (npages - run) * PAGE,
+			      run * PAGE, false))
+		goto out;
 	if (nvl_fw_dma(g, meta.sysmemAddrOfSignature, sig, meta.sizeOfSignature,
 		       false))
 		goto out;
@@ -517,10 +540,6 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 		ret = NVL_HW_BOOTER_ERR_SIG;
 		goto out;
 	}
-	/* into WPR2, then tell the world */
-	if (nvl_model_phys_access(m, NVL_HW_APERTURE_VIDMEM, meta.gspFwOffset,
-				  img, meta.sizeOfRadix3Elf, true))
-		goto out;
 	meta.verified = GSP_FW_WPR_META_VERIFIED;
 	if (nvl_fw_dma(g, meta_pa + offsetof(GspFwWprMeta, verified),
 		       &meta.verified, 8, true))
@@ -533,7 +552,6 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;
 out:
-	nvl_free(img);
 	nvl_free(sig);
 	nvl_free(l1);
 	nvl_free(l2);
