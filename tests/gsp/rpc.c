@@ -483,6 +483,82 @@ static void async_calls(void **state)
 	kit_down(&k);
 }
 
+static struct nvl_model *fail_model;
+
+static int create_op(void *arg)
+{
+	struct nvl_gsp **g = arg;
+
+	return nvl_gsp_create(nvl_model_hw(fail_model), g);
+}
+
+static void create_check(int ret, void *arg)
+{
+	struct nvl_gsp **g = arg;
+
+	if (!ret) {
+		nvl_gsp_destroy(*g);
+		return;
+	}
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void create_alloc_failures(void **state)
+{
+	struct nvl_gsp *g = NULL;
+
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find("tiny"), &fail_model),
+		0);
+	assert_true(t_fail_each_alloc(create_op, create_check, &g, 100) >= 4);
+	nvl_gsp_destroy(g); /* the clean run's */
+	nvl_model_destroy(fail_model);
+}
+
+struct alloc_arg {
+	struct kit *k;
+	uint32_t dev;
+};
+
+static int rm_op(void *arg)
+{
+	struct alloc_arg *a = arg;
+	uint32_t h;
+	int ret = nvl_gsp_rm_alloc(a->k->gsp, a->dev, NV20_SUBDEVICE_0, NULL, 0,
+				   &h);
+
+	if (!ret)
+		ret = nvl_gsp_rm_free(a->k->gsp, h);
+	return ret;
+}
+
+static void rm_check(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void rm_alloc_failures(void **state)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	struct alloc_arg a;
+	struct kit k;
+	uint32_t root;
+	unsigned n;
+
+	kit_up(&k, "tiny");
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &a.dev),
+			 0);
+	a.k = &k;
+	n = nvl_gsp_rm_count(k.gsp);
+	assert_true(t_fail_each_alloc(rm_op, rm_check, &a, 50) >= 1);
+	/* nothing leaked into either object table */
+	assert_int_equal(nvl_gsp_rm_count(k.gsp), n);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +572,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(slow_handler),
 		cmocka_unit_test(concurrent_callers),
 		cmocka_unit_test(async_calls),
+		cmocka_unit_test(create_alloc_failures),
+		cmocka_unit_test(rm_alloc_failures),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
