@@ -67,9 +67,23 @@ struct nvl_model_gsp_stats {
 typedef int (*nvl_model_booter_verify_fn)(const void *fwimage, size_t size,
 					  const void *sig, size_t sig_size);
 
+/**
+ * nvl_model_gsp_create() - power on the falcons (GSP in reset, SEC2
+ * halted, no WPR2) and start the firmware thread.
+ * Return: 0 or -ENOMEM.
+ */
 int nvl_model_gsp_create(struct nvl_model *m);
+/** nvl_model_gsp_destroy() - stop the firmware thread and free its state. */
 void nvl_model_gsp_destroy(struct nvl_model *m);
+/**
+ * nvl_model_gsp_rd() - read a falcon or WPR2 register; other falcon
+ * offsets read 0. Return: the value (*@ok = true).
+ */
 uint32_t nvl_model_gsp_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_gsp_wr() - write a falcon register: doorbell, mailboxes, OS,
+ * CPUCTL (SEC2 start, GSP resume), engine reset, IRQSCLR.
+ */
 void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 /** nvl_model_gsp_owns() - true for the falcon and WPR2 registers. */
 bool nvl_model_gsp_owns(uint32_t addr);
