@@ -60,6 +60,8 @@ static const struct {
 	{"ad104", "ad102"},
 	{"ad106", "ad102"},
 	{"ad107", "ad102"},
+	/* the model's small Turing test profile boots tu102's files */
+	{"tiny", "tu102"},
 };
 
 static const char *const versions[] = {"535.113.01", "570.144"};

@@ -244,8 +244,9 @@ int nvl_gsp_bootloader_parse(const void *buf, size_t len,
  * nvl_gsp_chip_family() - the signature family of a chip name.
  * @chip: "tu102", "ga104", "ad107", "gh100", ...
  *
- * Return: "tu10x", "tu11x", "ga100", "ga10x", "ad10x", "gh100", or NULL
- * for a chip this driver does not know.
+ * Return: "tu10x", "tu11x", "ga100", "ga10x", "ad10x", "gh100" ("tu10x" for
+ * "tiny", the model's small Turing test profile), or NULL for a chip this
+ * driver does not know.
  */
 const char *nvl_gsp_chip_family(const char *chip);
 

@@ -362,6 +362,9 @@ const char *nvl_gsp_chip_family(const char *chip)
 		{"ga10", "ga10x"}, {"ad10", "ad10x"}, {"gh100", "gh100"},
 	};
 
+	/* The model's "tiny" test profile is a small Turing (tu10x). */
+	if (chip && !strcmp(chip, "tiny"))
+		return "tu10x";
 	if (!chip || strlen(chip) != 5)
 		return NULL;
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(map); i++)

@@ -329,8 +329,9 @@ static void corrupt_compressed(void **state)
 static void build_tree_every_chip(void **state)
 {
 	static const char *const chips[] = {
-		"tu102", "tu116", "ga100", "ga102", "ga103", "ga104", "ga106",
-		"ga107", "ad102", "ad103", "ad104", "ad106", "ad107", "gh100",
+		"tu102", "tu116", "ga100", "ga102", "ga103",
+		"ga104", "ga106", "ga107", "ad102", "ad103",
+		"ad104", "ad106", "ad107", "gh100", "tiny",
 	};
 	const char *const v535[] = {"535.113.01", NULL};
 	struct nvl_gsp_fw_opts o = {

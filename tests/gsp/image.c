@@ -295,7 +295,8 @@ static void chip_families(void **state)
 	assert_string_equal(nvl_gsp_chip_family("ad104"), "ad10x");
 	assert_string_equal(nvl_gsp_chip_family("gh100"), "gh100");
 	assert_null(nvl_gsp_chip_family("gk104"));
-	assert_null(nvl_gsp_chip_family("tiny"));
+	assert_string_equal(nvl_gsp_chip_family("tiny"), "tu10x");
+	assert_null(nvl_gsp_chip_family("tu10"));
 }
 
 struct buf {

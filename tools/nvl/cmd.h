@@ -11,5 +11,6 @@ struct nvl_cmd {
 
 int nvl_cmd_bench(int argc, char **argv);
 int nvl_cmd_demo(int argc, char **argv);
+int nvl_cmd_fw(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct nvl_cmd cmds[] = {
 	{ "demo", "the main job: exercise the stack on the built-in model",
 	  nvl_cmd_demo },
 	{ "bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench },
+	{ "fw", "GSP firmware: list, info, verify, needed", nvl_cmd_fw },
 };
 
 static void usage(FILE *f)
