@@ -521,12 +521,13 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 static int init_rpcs(struct nvl_gsp *gsp)
 {
 	GspSystemInfo si = {0};
-	struct {
-		PACKED_REGISTRY_TABLE t;
-		PACKED_REGISTRY_ENTRY e[2];
-		char names[64];
-	} reg = {0};
-	size_t off = offsetof(__typeof__(reg), names);
+	/* table, two entries, then their names */
+	NvU32 reg[(sizeof(PACKED_REGISTRY_TABLE) +
+		   2 * sizeof(PACKED_REGISTRY_ENTRY) + 64) /
+		  4] = {0};
+	PACKED_REGISTRY_TABLE *t = (void *)reg;
+	size_t off = sizeof(*t) + 2 * sizeof(PACKED_REGISTRY_ENTRY);
+	char *names = (char *)reg + off;
 	int ret;
 
 	si.gpuPhysAddr = 0;
@@ -536,21 +537,21 @@ static int init_rpcs(struct nvl_gsp *gsp)
 			  sizeof(si), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
 	if (ret)
 		return ret;
-	reg.t.numEntries = 2;
-	reg.t.size = sizeof(reg);
-	reg.e[0] =
+	t->numEntries = 2;
+	t->size = sizeof(reg);
+	t->entries[0] =
 		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off,
 					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
 					.data = 1,
 					.length = 4};
-	strcpy(reg.names, "RMSecBusResetEnable");
-	reg.e[1] =
+	strcpy(names, "RMSecBusResetEnable");
+	t->entries[1] =
 		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off + 20,
 					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
 					.data = 0,
 					.length = 4};
-	strcpy(reg.names + 20, "RMForcePcieConfigSave");
-	return nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_SET_REGISTRY, &reg,
+	strcpy(names + 20, "RMForcePcieConfigSave");
+	return nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_SET_REGISTRY, reg,
 			   sizeof(reg), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
 }
 

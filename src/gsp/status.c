@@ -82,12 +82,12 @@ const char *nvl_gsp_function_name(uint32_t function)
 	switch (function) {
 #define X(name, value)                                                         \
 	case value:                                                            \
-		return #name + sizeof("NV_VGPU_MSG_FUNCTION_") - 1;
+		return &#name[sizeof("NV_VGPU_MSG_FUNCTION_") - 1];
 		NV_VGPU_MSG_FUNCTIONS(X)
 #undef X
 #define X(name, value)                                                         \
 	case value:                                                            \
-		return #name + sizeof("NV_VGPU_MSG_EVENT_") - 1;
+		return &#name[sizeof("NV_VGPU_MSG_EVENT_") - 1];
 		NV_VGPU_MSG_EVENTS(X)
 #undef X
 	default:

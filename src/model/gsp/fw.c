@@ -709,40 +709,39 @@ static int libos_start(struct nvl_model_gsp *g)
 /* the sequencer asks for a few register operations and a core resume */
 static uint32_t run_sequencer(struct nvl_model_gsp *g)
 {
-	struct {
-		rpc_run_cpu_sequencer_v17_00 hdr;
-		NvU32 cmd[32];
-	} s = {0};
+	NvU32 buf[sizeof(rpc_run_cpu_sequencer_v17_00) / 4 + 32] = {0};
+	rpc_run_cpu_sequencer_v17_00 *hdr = (void *)buf;
+	NvU32 *cmd = hdr->commandBuffer;
 	unsigned n = 0;
 	int64_t deadline;
 	bool ok;
 
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_WRITE;
-	s.cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
-	s.cmd[n++] = SEQ_MAGIC & 0xffff0000u;
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_MODIFY;
-	s.cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
-	s.cmd[n++] = 0x0000ffffu;
-	s.cmd[n++] = SEQ_MAGIC & 0x0000ffffu;
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_POLL;
-	s.cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
-	s.cmd[n++] = 0xffffffffu;
-	s.cmd[n++] = SEQ_MAGIC;
-	s.cmd[n++] = 1000; /* timeout, us */
-	s.cmd[n++] = 0;
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_DELAY_US;
-	s.cmd[n++] = 5;
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_STORE;
-	s.cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
-	s.cmd[n++] = 0;
-	s.cmd[n++] = GSP_SEQ_BUF_OPCODE_CORE_RESUME;
-	s.hdr.bufferSizeDWord = n;
-	s.hdr.cmdIndex = 0;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_WRITE;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = SEQ_MAGIC & 0xffff0000u;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_MODIFY;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0x0000ffffu;
+	cmd[n++] = SEQ_MAGIC & 0x0000ffffu;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_POLL;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0xffffffffu;
+	cmd[n++] = SEQ_MAGIC;
+	cmd[n++] = 1000; /* timeout, us */
+	cmd[n++] = 0;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_DELAY_US;
+	cmd[n++] = 5;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_STORE;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_CORE_RESUME;
+	hdr->bufferSizeDWord = n;
+	hdr->cmdIndex = 0;
 	pthread_mutex_lock(&g->lock);
 	g->core_resumed = false;
 	pthread_mutex_unlock(&g->lock);
 	send_msg(g, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER, 0, NV_OK,
-		 (const uint8_t *)&s, sizeof(s.hdr) + 4 * n, false);
+		 (const uint8_t *)buf, sizeof(*hdr) + 4 * n, false);
 	deadline = nvl_deadline_after(2 * NVL_NSEC_PER_SEC);
 	pthread_mutex_lock(&g->lock);
 	while (!g->core_resumed && !g->stop && nvl_time_ns() < deadline) {
