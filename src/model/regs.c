@@ -8,6 +8,7 @@
  */
 #include "hw/regs.h"
 #include "model/model_regs.h"
+#include "model/gsp/gsp.h"
 #include "model/priv.h"
 
 uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr);
@@ -77,6 +78,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
 		   addr == NVL_HW_BAR2_BLOCK) {
 		v = nvl_model_fault_rd(m, addr, &ok);
+	} else if (nvl_model_gsp_owns(addr)) {
+		v = nvl_model_gsp_rd(m, addr, &ok);
 	}
 	return ok ? v : NVL_HW_REG_BAD;
 }
@@ -103,4 +106,6 @@ void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
 		 addr == NVL_HW_BAR2_BLOCK)
 		nvl_model_fault_wr(m, addr, val);
+	else if (nvl_model_gsp_owns(addr))
+		nvl_model_gsp_wr(m, addr, val);
 }
