@@ -23,6 +23,16 @@
 #define NVL_HW_BOOT_0_MAJOR_REV_SHIFT 4  /* 7:4 */
 #define NVL_HW_BOOT_0_MINOR_REV_SHIFT 0  /* 3:0 */
 #define NVL_HW_BOOT_0_CHIP_ID(v) (((v) >> 20) & 0x1ffu) /* 28:20 */
+
+/*
+ * NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE (dev_fb, TU10x; nova-core's
+ * vidmem_size_gp102): VRAM bytes = LOWER_MAG << (LOWER_SCALE + 20), and
+ * 15/16 of that when ECC_MODE is set (the ECC carve-out).
+ */
+#define NVL_HW_PFB_LOCAL_MEMORY_RANGE 0x00100ce0
+#define NVL_HW_LMR_LOWER_SCALE(v) ((v)&0xfu)          /* 3:0 */
+#define NVL_HW_LMR_LOWER_MAG(v) (((v) >> 4) & 0x3fu) /* 9:4 */
+#define NVL_HW_LMR_ECC_MODE (1u << 30)              /* 30:30 */
 #define NVL_HW_ARCH_TURING 0x16
 #define NVL_HW_ARCH_AMPERE 0x17
 #define NVL_HW_ARCH_HOPPER 0x18

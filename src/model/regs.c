@@ -40,6 +40,27 @@ static uint32_t cfg_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	}
 }
 
+/*
+ * LOCAL_MEMORY_RANGE for @bytes of VRAM: the largest scale whose magnitude
+ * fits LOWER_MAG's 6 bits and divides the size exactly; a size no encoding
+ * represents exactly reads as the largest encodable size below it.
+ */
+static uint32_t lmr_encode(uint64_t bytes)
+{
+	uint64_t mib = bytes >> 20;
+
+	for (unsigned scale = 0; scale <= 15; scale++) {
+		uint64_t mag = mib >> scale;
+
+		if (mag <= 0x3f && (mag << scale) == mib)
+			return (uint32_t)(mag << 4) | scale;
+	}
+	for (unsigned scale = 0; scale <= 15; scale++)
+		if ((mib >> scale) <= 0x3f)
+			return (uint32_t)((mib >> scale) << 4) | scale;
+	return (0x3fu << 4) | 15;
+}
+
 static bool in(uint32_t addr, uint32_t base, uint32_t size)
 {
 	return addr >= base && addr - base < size;
@@ -55,6 +76,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 		return NVL_HW_REG_BAD;
 	if (addr == NVL_HW_PMC_BOOT_0) {
 		return m->profile->boot0;
+	} else if (addr == NVL_HW_PFB_LOCAL_MEMORY_RANGE) {
+		return lmr_encode(m->vram_size);
 	} else if (addr == NVL_HW_PTIMER_TIME_0) {
 		return (uint32_t)nvl_model_time_ns(m);
 	} else if (addr == NVL_HW_PTIMER_TIME_1) {
