@@ -158,6 +158,9 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (ret)
 				return ret > 0 ? 0 : ret;
 		}
+		/* a converged warp runs pre-decoded instructions in a loop */
+		if (!w->parked && !l->check_hazards)
+			cs_run_fast(cta, w);
 		if (w->pc >= l->ninsn)
 			return cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
 				       (uint32_t)__builtin_ctz(w->active), 0);
@@ -243,6 +246,10 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (exec || ci->uniform) {
 				if (ci->uniform && !g)
 					break;
+				if (ci->fast.kind == CS_FAST_OP) {
+					ci->fast.fn(w, &ci->fast, exec);
+					break;
+				}
 				ret = cs_exec(cta, w, ci,
 					      ci->uniform ? w->active | 1
 							  : exec);
@@ -368,6 +375,7 @@ static int decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
 				*nregs = v->reg + 4u > NVL_ISA_RZ ? NVL_ISA_RZ
 								  : v->reg + 4u;
 		}
+		cs_predecode(ci);
 	}
 	return 0;
 }
