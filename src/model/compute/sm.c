@@ -159,7 +159,7 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 				return ret > 0 ? 0 : ret;
 		}
 		/* a converged warp runs pre-decoded instructions in a loop */
-		if (!w->parked && !l->check_hazards)
+		if (!w->parked && !l->check_hazards && !l->generic_only)
 			cs_run_fast(cta, w);
 		if (w->pc >= l->ninsn)
 			return cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
@@ -246,7 +246,8 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (exec || ci->uniform) {
 				if (ci->uniform && !g)
 					break;
-				if (ci->fast.kind == CS_FAST_OP) {
+				if (ci->fast.kind == CS_FAST_OP &&
+				    !l->generic_only) {
 					ci->fast.fn(w, &ci->fast, exec);
 					break;
 				}

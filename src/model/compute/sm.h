@@ -80,6 +80,12 @@ struct nvl_cs_launch {
 	 * silently use a stale value.
 	 */
 	bool check_hazards;
+	/*
+	 * Run every instruction through the generic per-instruction path
+	 * instead of the pre-decoded fast path (docs/compute.md); the
+	 * results are the same, which the tests compare.
+	 */
+	bool generic_only;
 };
 
 /** struct nvl_cs_stats - counters of a run. */
