@@ -10,7 +10,9 @@
  * none or some lanes, run both ways on every profile and on partial warps:
  * every register, predicate and counter must match. An instruction budget
  * that ends inside a run of fast instructions must stop both at the same
- * instruction.
+ * instruction. The decoded-program cache is keyed by the program's words:
+ * rewritten code is decoded again, and every allocation of a cache miss can
+ * fail cleanly.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -325,7 +327,132 @@ static void budget_stops_inside_fast_run(void **state)
 	nvl_free(code);
 }
 
+/* one thread stores @v: the program "MOV R5, v; STG; EXIT" */
+static void store_prog(uint64_t *code, uint32_t v, enum nvl_isa_arch arch)
+{
+	char src[256];
+	struct nvl_isa_asm_error err;
+	uint64_t *c;
+	size_t n;
+
+	snprintf(src, sizeof(src),
+		 "MOV R5, 0x%x\n"
+		 "MOV R6, c[0x0][0x168]\n"
+		 "MOV R7, c[0x0][0x16c]\n"
+		 "STG.E [R6], R5\n"
+		 "EXIT\n",
+		 v);
+	assert_int_equal(nvl_isa_assemble(src, arch, 0, &c, &n, &err), 0);
+	assert_int_equal(n, 5);
+	memcpy(code, c, 16 * n);
+	nvl_free(c);
+}
+
+static int run_one(struct mem *m, const uint64_t *code, enum nvl_isa_arch arch,
+		   uint64_t va, struct nvl_cs_stats *st)
+{
+	uint32_t c0[0x200 / 4] = {0};
+	uint64_t p[2] = {VA, VA + sizeof(m->in)};
+	struct nvl_cs_launch l = {
+		.arch = arch,
+		.code = code,
+		.ninsn = 5,
+		.code_va = va,
+		.grid = {1, 1, 1},
+		.block = {1, 1, 1},
+		.cbuf = {c0},
+		.cbuf_B = {sizeof(c0)},
+		.translate = translate,
+		.mem_ctx = m,
+	};
+
+	memcpy((uint8_t *)c0 + 0x160, p, sizeof(p));
+	m->out[0][0] = 0;
+	return nvl_cs_run(&l, NULL, st);
+}
+
+/*
+ * The decoded-program cache: a second launch of the same words decodes
+ * nothing; rewriting the words in place, another address or another
+ * architecture decode anew, and the rewritten program's result is seen.
+ */
+static void cache_keyed_by_content(void **state)
+{
+	static struct mem m;
+	uint64_t code[10];
+	struct nvl_cs_stats st;
+
+	nvl_cs_cache_clear();
+	store_prog(code, 0x1111, NVL_ISA_SM86);
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 5);
+	assert_int_equal(m.out[0][0], 0x1111);
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 0);
+	assert_int_equal(m.out[0][0], 0x1111);
+
+	/* same buffer, same address, new words */
+	store_prog(code, 0x2222, NVL_ISA_SM86);
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 5);
+	assert_int_equal(m.out[0][0], 0x2222);
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 0);
+
+	/* another program address or architecture is another entry */
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0x1000, &st), 0);
+	assert_int_equal(st.decoded_instrs, 5);
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM80, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 5);
+	assert_int_equal(m.out[0][0], 0x2222);
+
+	/* more programs than slots: the oldest are evicted, all still run */
+	for (uint32_t v = 0; v < 40; v++) {
+		store_prog(code, v, NVL_ISA_SM86);
+		assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+		assert_int_equal(m.out[0][0], v);
+	}
+	nvl_cs_cache_clear();
+	assert_int_equal(run_one(&m, code, NVL_ISA_SM86, 0, &st), 0);
+	assert_int_equal(st.decoded_instrs, 5);
+	nvl_cs_cache_clear();
+}
+
+/* every allocation of a launch that misses the cache can fail cleanly */
+static void cache_allocation_failures(void **state)
+{
+	static struct mem m;
+	uint64_t code[10];
+	struct nvl_cs_stats st;
+	unsigned long nth;
+
+	store_prog(code, 0x3333, NVL_ISA_SM90);
+	for (nth = 1; nth < 64; nth++) {
+		int ret;
+
+		nvl_cs_cache_clear();
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = run_one(&m, code, NVL_ISA_SM90, 0, &st);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			break;
+		}
+		nvl_fault_off();
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(m.out[0][0], 0);
+		/* and the next launch works */
+		assert_int_equal(run_one(&m, code, NVL_ISA_SM90, 0, &st), 0);
+		assert_int_equal(m.out[0][0], 0x3333);
+	}
+	assert_true(nth > 3); /* entry, words, decoded instructions */
+	assert_true(nth < 64);
+	nvl_cs_cache_clear();
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(cache_keyed_by_content),
+	cmocka_unit_test(cache_allocation_failures),
 	cmocka_unit_test(random_programs_match_generic),
 	cmocka_unit_test(budget_stops_inside_fast_run),
 };

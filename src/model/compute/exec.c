@@ -45,7 +45,6 @@ int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	return -EFAULT;
 }
 
-
 static int role(const struct nvl_isa_row *row, int r)
 {
 	int imm = 0;

@@ -117,13 +117,35 @@ static inline unsigned cs_modv(const struct cs_insn *ci, unsigned lo,
 }
 
 /* the operand playing role @r (R_*), NULL if the row has none */
-static inline const struct nvl_isa_val *cs_opnd(const struct cs_insn *ci,
-						int r)
+static inline const struct nvl_isa_val *cs_opnd(const struct cs_insn *ci, int r)
 {
 	int i = ci->role[r];
 
 	return i < 0 ? NULL : &ci->in.op[i];
 }
+
+/* a decoded program, shared through the cache (progcache.c) */
+struct cs_prog {
+	unsigned refs; /* under the cache lock */
+	enum nvl_isa_arch arch;
+	uint64_t code_va;
+	uint32_t ninsn, nregs;
+	uint64_t *code; /* the words it was decoded from (the key) */
+	struct cs_insn *insn;
+};
+
+/*
+ * progcache.c: the decoded form of @l's program, from the cache when its
+ * words are unchanged (*@hit), else decoded (errors as cs_decode_program);
+ * release with cs_prog_put().
+ */
+int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
+		struct cs_prog **out, bool *hit);
+void cs_prog_put(struct cs_prog *p);
+
+/* sm.c: decode @l's program into @prog; -EINVAL with @fault filled */
+int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
+		      uint32_t *nregs, struct nvl_cs_fault *fault);
 
 /*
  * predecode.c: choose @ci's fast form (after cs_prepare, ->uniform and
