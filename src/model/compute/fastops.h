@@ -2,8 +2,9 @@
 /*
  * The fast handlers of predecode.c, written once and compiled twice: for
  * the baseline instruction set and, selected at run time, for AVX2+FMA.
- * The includer defines FAST(name) (the handler's name in this copy) and
- * FAST_ATTR (its target attribute). Every handler computes all 32 lanes
+ * The includer defines FAST(name) (the handler's name in this copy),
+ * FAST_ATTR (its target attribute) and FAST_PACK(t) (32 all-ones-or-zero
+ * lanes to a lane mask). Every handler computes all 32 lanes
  * into a local array with loops the compiler vectorises, then writes back
  * under the execution mask with a blend (fast_wb).
  */
@@ -157,6 +158,26 @@ FAST_ATTR static void FAST(sel)(struct cs_warp *w, const struct cs_fast *f,
 		}                                                                \
 		FAST(wb)(w, f, res, exec);                                       \
 	}
+/* the 32-bit shifts by s < 32 that need one word: a << s, c >> s */
+#define SHF_WORD(name, expr)                                                   \
+	FAST_ATTR static void FAST(name)(                                      \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
+	{                                                                      \
+		uint32_t res[NVL_CS_LANES];                                    \
+		const uint32_t *a = SRC(0), *c = SRC(2);                       \
+		unsigned s = f->u0;                                            \
+                                                                               \
+		(void)a;                                                       \
+		(void)c;                                                       \
+		for (int i = 0; i < NVL_CS_LANES; i++)                         \
+			res[i] = (expr);                                       \
+		FAST(wb)(w, f, res, exec);                                     \
+	}
+SHF_WORD(shl_lo, a[i] << s)
+SHF_WORD(shr_hi, c[i] >> s)
+SHF_WORD(sar_hi, (uint32_t)((int32_t)c[i] >> s))
+#undef SHF_WORD
+
 SHF_FIXED(shf_l, uint64_t, <<)
 SHF_FIXED(shf_r, uint64_t, >>)
 SHF_FIXED(shf_ra, int64_t, >>)
@@ -173,20 +194,52 @@ FAST_ATTR static void FAST(isetp)(struct cs_warp *w, const struct cs_fast *f,
 	uint32_t op = f->u0 & 0xff, bop = f->u0 >> 8, flip = f->u1;
 	uint32_t mlt = 0u - (op & 1), meq = 0u - ((op >> 1) & 1);
 	uint32_t mgt = 0u - ((op >> 2) & 1);
-	uint32_t acc = w->p[f->ps0] ^ f->ps0_xor, cm = 0, t[NVL_CS_LANES];
+	uint32_t acc = w->p[f->ps0] ^ f->ps0_xor, cm, t[NVL_CS_LANES];
 	uint32_t r0, r1;
 
 	for (int i = 0; i < NVL_CS_LANES; i++) {
 		uint32_t x = a[i] ^ flip, y = b[i] ^ flip;
 
-		t[i] = (((0u - (x < y)) & mlt) | ((0u - (x == y)) & meq) |
-			((0u - (x > y)) & mgt)) &
-		       (1u << i);
+		t[i] = ((0u - (x < y)) & mlt) | ((0u - (x == y)) & meq) |
+		       ((0u - (x > y)) & mgt);
 	}
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		cm |= t[i];
+	cm = FAST_PACK(t);
 	if (op == 7)
 		cm = NVL_CS_ALL;
+	r0 = bop == 0 ? cm & acc : bop == 1 ? cm | acc : cm ^ acc;
+	r1 = bop == 0 ? ~cm & acc : bop == 1 ? ~cm | acc : ~cm ^ acc;
+	FAST(pset)(w, f->pd0, r0, exec);
+	FAST(pset)(w, f->pd1, r1, exec);
+}
+
+/*
+ * ISETP with one of LT EQ LE GT NE GE: one compare per lane. u0 = mode
+ * (0 a == b, 1 a < b, 2 b < a) | 4 to invert | combine op << 8; u1 = the
+ * flip that makes the compare a signed one (0x80000000 for U32).
+ */
+FAST_ATTR static void FAST(isetp1)(struct cs_warp *w, const struct cs_fast *f,
+				   uint32_t exec)
+{
+	const uint32_t *a = SRC(0), *b = SRC(1);
+	uint32_t mode = f->u0 & 3, inv = 0u - ((f->u0 >> 2) & 1);
+	uint32_t bop = f->u0 >> 8, flip = f->u1, t[NVL_CS_LANES];
+	uint32_t acc = w->p[f->ps0] ^ f->ps0_xor, cm, r0, r1;
+
+	if (mode == 0) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - (a[i] == b[i])) ^ inv;
+	} else if (mode == 1) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - ((int32_t)(a[i] ^ flip) <
+				      (int32_t)(b[i] ^ flip))) ^
+			       inv;
+	} else {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - ((int32_t)(b[i] ^ flip) <
+				      (int32_t)(a[i] ^ flip))) ^
+			       inv;
+	}
+	cm = FAST_PACK(t);
 	r0 = bop == 0 ? cm & acc : bop == 1 ? cm | acc : cm ^ acc;
 	r1 = bop == 0 ? ~cm & acc : bop == 1 ? ~cm | acc : ~cm ^ acc;
 	FAST(pset)(w, f->pd0, r0, exec);

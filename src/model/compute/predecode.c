@@ -30,19 +30,48 @@
 
 #include "model/compute/priv.h"
 
+static inline uint32_t pack_base(const uint32_t *t)
+{
+	uint32_t m = 0;
+
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		m |= (t[i] & 1u) << i;
+	return m;
+}
+
 #define FAST(name) fast_##name
 #define FAST_ATTR
+#define FAST_PACK pack_base
 #include "model/compute/fastops.h"
 #undef FAST
 #undef FAST_ATTR
+#undef FAST_PACK
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
 #define HAVE_AVX2_COPY 1
+
+/* the sign bits of 4 x 8 lanes (each all ones or zero) */
+__attribute__((target("avx2"))) static inline uint32_t
+pack_avx2(const uint32_t *t)
+{
+	uint32_t m = 0;
+
+	for (int k = 0; k < 4; k++)
+		m |= (uint32_t)_mm256_movemask_ps(
+			     _mm256_loadu_ps((const float *)(t + 8 * k)))
+		     << (8 * k);
+	return m;
+}
+
 #define FAST(name) fast_avx2_##name
 #define FAST_ATTR __attribute__((target("avx2,fma")))
+#define FAST_PACK pack_avx2
 #include "model/compute/fastops.h"
 #undef FAST
 #undef FAST_ATTR
+#undef FAST_PACK
 #endif
 
 enum {
@@ -58,7 +87,11 @@ enum {
 	H_SHF_L,
 	H_SHF_R,
 	H_SHF_RA,
+	H_SHL_LO,
+	H_SHR_HI,
+	H_SAR_HI,
 	H_ISETP,
+	H_ISETP1,
 	H_FFMA,
 	H_COUNT
 };
@@ -70,7 +103,9 @@ enum {
 		[H_LOP3_AND] = p##lop3_and, [H_LOP3_OR] = p##lop3_or,          \
 		[H_LOP3_XOR3] = p##lop3_xor3, [H_SEL] = p##sel,                \
 		[H_SHF_L] = p##shf_l, [H_SHF_R] = p##shf_r,                    \
-		[H_SHF_RA] = p##shf_ra, [H_ISETP] = p##isetp,                  \
+		[H_SHF_RA] = p##shf_ra, [H_SHL_LO] = p##shl_lo,                \
+		[H_SHR_HI] = p##shr_hi, [H_SAR_HI] = p##sar_hi,                \
+		[H_ISETP] = p##isetp, [H_ISETP1] = p##isetp1,                  \
 		[H_FFMA] = p##ffma,                                            \
 	}
 
@@ -202,6 +237,14 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 			return -1;
 		f->u0 = s;
 		f->u1 = cs_modv(ci, 80, 0) ? 4 : 0;
+		if (s < 32) {
+			/* one word of {c:a} decides the result */
+			if (!cs_modv(ci, 76, 0) && !f->u1)
+				return H_SHL_LO;
+			if (cs_modv(ci, 76, 0) && f->u1)
+				return type == 0 || type == 2 ? H_SAR_HI
+							      : H_SHR_HI;
+		}
 		if (!cs_modv(ci, 76, 0))
 			return H_SHF_L;
 		return type == 0 || type == 2 ? H_SHF_RA : H_SHF_R;
@@ -214,7 +257,17 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 			return -1;
 		f->u0 = (cs_modv(ci, 76, 0) & 0xff) | cs_modv(ci, 74, 0) << 8;
 		f->u1 = cs_modv(ci, 73, 1) ? 0x80000000u : 0;
-		return H_ISETP;
+		if ((f->u0 & 0xff) == 0 || (f->u0 & 0xff) >= 7)
+			return H_ISETP;
+		{
+			/* LT EQ LE GT NE GE as one compare, maybe inverted */
+			static const uint8_t one[7] = {0, 1,	 0,    2 | 4,
+						       2, 0 | 4, 1 | 4};
+
+			f->u0 = one[f->u0 & 0xff] | (f->u0 & ~0xffu);
+			f->u1 ^= 0x80000000u; /* signed compare of flipped */
+		}
+		return H_ISETP1;
 	case NVL_SEM_FFMA:
 		if (cs_modv(ci, 78, 0) || cs_modv(ci, 80, 0) ||
 		    cs_modv(ci, 77, 0) || !fast_abc(f, ci))
