@@ -180,8 +180,9 @@ static const struct nvl_help table[] = {
 	 "nvl fw needed [--chip C]... [--path DIRS] [--versions V,...] "
 	 "[--fallbacks]",
 	 "GSP firmware in linux-firmware's layout: "
-	 "DIR/nvidia/CHIP/gsp/{gsp,booter_load,booter_unload,bootloader}-"
-	 "VERSION.bin[.zst|.xz].\n\n"
+	 "DIR/nvidia/CHIP/gsp/NAME-VERSION.bin, optionally .zst or .xz "
+	 "compressed, where NAME is gsp, booter_load, booter_unload or "
+	 "bootloader.\n\n"
 	 "list shows the firmware found on the search path (chips, versions, "
 	 "compression, links) and the version each chip would boot. info "
 	 "shows a file's structure: ELF sections, version, signature "

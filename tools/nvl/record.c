@@ -800,9 +800,16 @@ static int read_line(struct rd *rd, const char *s, size_t len)
 		return bad(rd, "line longer than %d bytes", NVL_REC_LINE_MAX);
 	ret = nvl_json_parse(s, len, &j);
 	if (ret == -EINVAL) {
-		char why[256];
+		char why[256], suffix[64];
+		size_t n, k;
 
+		/* the inner message without nvl_error()'s " (strerror)" */
 		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		snprintf(suffix, sizeof(suffix), " (%s)", strerror(EINVAL));
+		n = strlen(why);
+		k = strlen(suffix);
+		if (n >= k && !strcmp(why + n - k, suffix))
+			why[n - k] = 0;
 		return bad(rd, "not JSON: %s", why);
 	}
 	if (ret)
