@@ -18,10 +18,28 @@
 #include "term.h"
 
 /* Does @key match one of the comma-separated @globs? A glob without a dot
- * also matches the key's last part ("temp" -> gpu0.temp). */
+ * also matches any one dot-separated part of the key ("temp" matches
+ * gpu0.temp, "busy" every busy series). */
+static bool part_matches(const char *g, const char *key)
+{
+	char part[96];
+
+	while (*key) {
+		size_t n = strcspn(key, ".");
+
+		if (n < sizeof(part)) {
+			memcpy(part, key, n);
+			part[n] = 0;
+			if (!fnmatch(g, part, 0))
+				return true;
+		}
+		key += n + (key[n] == '.');
+	}
+	return false;
+}
+
 static bool selected(const char *key, const char *globs)
 {
-	const char *last = strrchr(key, '.');
 	char g[128];
 
 	while (*globs) {
@@ -30,8 +48,8 @@ static bool selected(const char *key, const char *globs)
 		if (n && n < sizeof(g)) {
 			memcpy(g, globs, n);
 			g[n] = 0;
-			if (!fnmatch(g, key, 0) || (!strchr(g, '.') && last &&
-						    !fnmatch(g, last + 1, 0)))
+			if (!fnmatch(g, key, 0) ||
+			    (!strchr(g, '.') && part_matches(g, key)))
 				return true;
 		}
 		globs += n + (globs[n] == ',');

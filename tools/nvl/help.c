@@ -107,10 +107,9 @@ static const struct nvl_help_opt plot_opts[] = {
 	 "the image format, when OUT's extension "
 	 "does not say"},
 	{"-s, --series", "GLOBS",
-	 "comma-separated globs of series keys to "
-	 "draw (gpu0.temp, gpu0.busy.*, client3.*, "
-	 "*.vram); a glob without a dot also matches "
-	 "the last part of a key (temp, power, vram)"},
+	 "comma-separated globs of series keys to draw (gpu0.temp, "
+	 "gpu0.busy.*, client3.*); a glob without a dot also matches any one "
+	 "part of a key (temp, power*, busy, vram)"},
 	{"--size", "WxH",
 	 "image size in pixels (default 1000 wide, 200 high "
 	 "per panel)"},
@@ -131,6 +130,8 @@ static const struct nvl_help_example plot_ex[] = {
 	{"nvl plot run.jsonl -o run.svg --series 'temp,power*'",
 	 "temperature and power only, as SVG"},
 	{"nvl plot run.jsonl -o - --format png > run.png", "to stdout"},
+	{"nvl plot run.jsonl -o busy.png --series busy --size 1200x500",
+	 "utilisation per engine and per client only"},
 	{"nvl plot --list run.jsonl", "what the file holds"},
 	{0},
 };

@@ -12,6 +12,9 @@
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#ifdef NVL_HAVE_FONTCONFIG
+#include <fontconfig/fontconfig.h>
+#endif
 
 #include "base/log.h"
 #include "plot.h"
@@ -165,6 +168,14 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 	text(cr, f->x, f->y - 8, title, 0, 0);
 }
 
+/* Limits and GTT are dashed, to tell them from the solid draw and VRAM. */
+static bool dashed(const struct nvl_rec_series *s)
+{
+	return s->kind == NVL_REC_POWER_LIMIT || s->kind == NVL_REC_CLIENT_GTT;
+}
+
+static const double legend_dash[] = {5, 3};
+
 static void series_line(cairo_t *cr, const struct nvl_record *r,
 			const struct nvl_rec_series *s, const struct frame *f)
 {
@@ -175,7 +186,7 @@ static void series_line(cairo_t *cr, const struct nvl_record *r,
 	cairo_clip(cr);
 	cairo_set_line_width(cr, 2.5);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	if (s->kind == NVL_REC_POWER_LIMIT || s->kind == NVL_REC_CLIENT_GTT) {
+	if (dashed(s)) {
 		static const double dash[] = {8, 5};
 
 		cairo_set_dash(cr, dash, 2, 0);
@@ -304,6 +315,9 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 
 			f.y0 = floor(f.y0 / step) * step;
 			f.y1 = ceil(f.y1 / step) * step;
+			/* headroom above the last tick: no line hides on
+			 * the frame's top edge */
+			f.y1 += (f.y1 - f.y0) * 0.04;
 		}
 		axes(cr, &f, pd->title, pd->unit, p + 1 == (int)npanels);
 		if (o->verbose)
@@ -325,9 +339,12 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			if (ly + 8 <= f.y + f.h + 30) {
 				rgb(cr, c);
 				cairo_set_line_width(cr, 3);
-				cairo_move_to(cr, f.x + f.w + 12, ly);
-				cairo_line_to(cr, f.x + f.w + 32, ly);
+				if (dashed(s))
+					cairo_set_dash(cr, legend_dash, 2, 0);
+				cairo_move_to(cr, f.x + f.w + 10, ly);
+				cairo_line_to(cr, f.x + f.w + 34, ly);
 				cairo_stroke(cr);
+				cairo_set_dash(cr, NULL, 0, 0);
 				cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 				cairo_set_font_size(cr, 11);
 				text(cr, f.x + f.w + 38, ly, s->label, 0, 0.4);
@@ -360,6 +377,12 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			-EIO, "%s: %s", o->out,
 			cairo_status_to_string(cairo_surface_status(surf)));
 	cairo_surface_destroy(surf);
+	/* Drop cairo's and fontconfig's caches, so that leak checkers see only
+	 * real leaks. */
+	cairo_debug_reset_static_data();
+#ifdef NVL_HAVE_FONTCONFIG
+	FcFini();
+#endif
 	if (!ret && o->verbose)
 		fprintf(rep,
 			"plot: drew %u series in %u panels, %dx%d %s, %s\n",
