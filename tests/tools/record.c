@@ -15,6 +15,7 @@
 
 #include "t.h"
 #include "base/log.h"
+#include "json.h"
 #include "record.h"
 
 static const struct nvl_rec_device dev0 = {
@@ -192,7 +193,8 @@ static const struct {
 	{"{\"nvl_record\":2}\n", "f:1: format version 2"},
 	{"{\"nvl_record\":1,\"units\":{},\"devices\":[]}\n",
 	 "f:1: missing \"t\""},
-	{HDR "{\"t\":0,\"devices\":[]\n", "f:2: not JSON: column 20: unterminated object ("},
+	{HDR "{\"t\":0,\"devices\":[]\n",
+	 "f:2: not JSON: column 20: unterminated object ("},
 	{HDR S0 "{\"t\":-1,\"devices\":[]}\n", "f:3: time -1 s goes back"},
 	{HDR S0 "{\"t\":0.5,\"devices\":[{\"id\":0,\"power\":-3}]}\n",
 	 "f:3: \"power\" is negative"},
@@ -306,7 +308,72 @@ static void load_file(void **state)
 	buf_close(&b);
 }
 
+/* The JSON reader under the recording reader (RFC 8259 grammar). */
+static void json_reader(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"{",
+		"[1,]",
+		"{\"a\":1,}",
+		"01",
+		"1.",
+		".5",
+		"1e",
+		"-",
+		"+1",
+		"tru",
+		"nul",
+		"\"a",
+		"\"\\x\"",
+		"\"\\u12\"",
+		"\"\x01\"",
+		"{1:2}",
+		"{\"a\" 1}",
+		"[1 2]",
+		"1 2",
+		"\"\\udc00\"",
+		"\"\\u0000\"",
+		"[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]",
+	};
+	struct nvl_json *j;
+	const struct nvl_json *k;
+	static const char good[] =
+		" {\"s\":\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\","
+		"\"n\":-1.5e2,\"z\":0,\"t\":true,\"f\":false,\"0\":null,"
+		"\"a\":[[],{}]} ";
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		j = (void *)1;
+		if (nvl_json_parse(bad[i], strlen(bad[i]), &j) != -EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_null(j);
+		assert_non_null(strstr(nvl_error_msg(), "column "));
+	}
+	assert_int_equal(nvl_json_parse(good, strlen(good), &j), 0);
+	assert_int_equal(j->type, NVL_JSON_OBJECT);
+	assert_int_equal(j->nkids, 7);
+	k = nvl_json_get(j, "s");
+	assert_string_equal(k->str, "a\"\\/\b\f\n\r\t\xc3\xa9\xf0\x9f\x98\x80");
+	assert_true(nvl_json_get(j, "n")->num == -150);
+	assert_true(nvl_json_get(j, "t")->boolean);
+	assert_int_equal(nvl_json_get(j, "0")->type, NVL_JSON_NULL);
+	k = nvl_json_get(j, "a");
+	assert_int_equal(k->nkids, 2);
+	assert_int_equal(k->kids[1].type, NVL_JSON_OBJECT);
+	assert_null(nvl_json_get(j, "missing"));
+	nvl_json_free(j);
+	/* 16 levels are fine, 17 are not */
+	{
+		static const char d16[] = "[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]";
+
+		assert_int_equal(nvl_json_parse(d16, strlen(d16), &j), 0);
+	}
+	nvl_json_free(j);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(json_reader),
 	cmocka_unit_test(round_trip),
 	cmocka_unit_test(many_samples),
 	cmocka_unit_test(writer_refuses),
