@@ -8,13 +8,13 @@
 - nvl.1 as the build generated it equals `nvl help --man`, renders with
   groff (-ww: all warnings) and `man -l` without a single warning, and
   documents every command;
-- the bash completion (nvl.bash) completes commands, subcommands, options
+- the bash completion script completes commands, subcommands, options
   and files;
 - colour only on a terminal (a pty here), never with NO_COLOR or TERM=dumb,
   forced on a pipe by FORCE_COLOR but not against NO_COLOR;
 - exit codes 0/1/2 and errors on stderr with the library's message.
 
-usage: nvl_conventions.py NVL NVL_1 NVL_BASH
+usage: nvl_conventions.py NVL NVL_1 COMPLETION
 """
 import os
 import pty

@@ -221,7 +221,7 @@ static const struct nvl_help table[] = {
 	 "nvl help --bash-completion",
 	 "Prints a command's help, or renders the whole help table as the "
 	 "nvl(1) man page or as a bash completion script. The build makes "
-	 "both (tools/nvl/nvl.1, tools/nvl/nvl.bash) with this command.",
+	 "both (tools/nvl/nvl.1, tools/nvl/completion/nvl) with this command.",
 	 help_opts, help_ex, NULL},
 };
 
