@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
+#include "gsp/abi_ver.h"
 #include "gsp/boot.h"
 #include "gsp/image.h"
 #include "gsp/priv.h"
@@ -162,9 +163,9 @@ static void boot_free_mem(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 
 /* ---- layout ------------------------------------------------------------ */
 
-int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
-		      size_t fwimage_size, size_t bootloader_size,
-		      struct nvl_gsp_fb_layout *l)
+static int fb_layout(const struct nvl_gsp_heap_rules *h, uint64_t fb_size,
+		     bool libos3, bool gh100, size_t fwimage_size,
+		     size_t bootloader_size, struct nvl_gsp_fb_layout *l)
 {
 	uint64_t heap_mb, gb = (fb_size + (1ull << 30) - 1) >> 30;
 	uint64_t min_mb, max_mb, reserve;
@@ -187,20 +188,13 @@ int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 		return nvl_error(-ENOSPC, "gsp: image larger than VRAM");
 	l->fw_offset =
 		NVL_ALIGN_DOWN(l->boot_bin_offset - fwimage_size, 64 * 1024ull);
-	/* gsp_fw_heap.h of this version */
-	heap_mb = (libos3 ? GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3
-			  : GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS2) +
-		  (gh100 ? GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100
-			 : GSP_FW_HEAP_PARAM_BASE_RM_SIZE_TU10X) +
-		  NVL_ALIGN_UP(GSP_FW_HEAP_PARAM_SIZE_PER_GB_FB_KB * gb,
-			       1024ull) /
-			  1024 +
-		  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_SIZE_KB *
-			  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_COUNT / 1024;
-	min_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB
-			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MIN_MB;
-	max_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MAX_MB
-			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MAX_MB;
+	/* gsp_fw_heap.h of the booted version (generated layer) */
+	heap_mb = (libos3 ? h->os_libos3_mb : h->os_libos2_mb) +
+		  (gh100 ? h->rm_gh100_mb : h->rm_tu10x_mb) +
+		  NVL_ALIGN_UP(h->per_gb_fb_kb * gb, 1024ull) / 1024 +
+		  h->client_alloc_kb * h->client_alloc_count / 1024;
+	min_mb = libos3 ? h->libos3_min_mb : h->libos2_min_mb;
+	max_mb = libos3 ? h->libos3_max_mb : h->libos2_max_mb;
 	heap_mb = NVL_MAX(min_mb, NVL_MIN(max_mb, heap_mb));
 	l->heap_size = heap_mb * MIB;
 	l->non_wpr_heap_size = gh100 ? 2 * MIB : MIB;
@@ -218,6 +212,32 @@ int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 	l->non_wpr_heap_offset =
 		NVL_ALIGN_DOWN(l->wpr_start - l->non_wpr_heap_size, MIB);
 	return 0;
+}
+
+int nvl_gsp_fb_layout_version(const char *version, uint64_t fb_size,
+			      bool libos3, bool gh100, size_t fwimage_size,
+			      size_t bootloader_size,
+			      struct nvl_gsp_fb_layout *out)
+{
+	const struct gspabi_version *v = nvl_gsp_abi_find(version);
+	struct nvl_gsp_heap_rules h;
+	int ret;
+
+	if (!v)
+		return -ENOEXEC;
+	ret = nvl_gsp_abi_heap_rules(v, &h);
+	if (ret)
+		return ret;
+	return fb_layout(&h, fb_size, libos3, gh100, fwimage_size,
+			 bootloader_size, out);
+}
+
+int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
+		      size_t fwimage_size, size_t bootloader_size,
+		      struct nvl_gsp_fb_layout *out)
+{
+	return nvl_gsp_fb_layout_version(NULL, fb_size, libos3, gh100,
+					 fwimage_size, bootloader_size, out);
 }
 
 /* ---- events the boot waits for ----------------------------------------- */
@@ -765,9 +785,12 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 			-EBUSY,
 			"gsp: boot: WPR2 is already up: the GPU needs a reset");
 	}
-	ret = nvl_gsp_fb_layout(fb, arch != NVL_HW_ARCH_TURING,
-				arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
-				img->bootloader_size, &b->layout);
+	/* the heap rules of the image's own version */
+	ret = nvl_gsp_fb_layout_version(img->version,
+					fb, arch != NVL_HW_ARCH_TURING,
+					arch == NVL_HW_ARCH_HOPPER,
+					img->fwimage_size,
+					img->bootloader_size, &b->layout);
 	if (ret)
 		goto fail;
 	r->layout = b->layout;

@@ -99,6 +99,17 @@ int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 		      struct nvl_gsp_fb_layout *out);
 
 /**
+ * nvl_gsp_fb_layout_version() - nvl_gsp_fb_layout() with the heap rules
+ * of firmware @version (NULL: 535.113.01), taken from the generated ABI
+ * layer. Boot uses the version of the image it boots.
+ * Return: 0, -ENOSPC, or -ENOEXEC when the build has no ABI for @version.
+ */
+int nvl_gsp_fb_layout_version(const char *version, uint64_t fb_size,
+			      bool libos3, bool gh100, size_t fwimage_size,
+			      size_t bootloader_size,
+			      struct nvl_gsp_fb_layout *out);
+
+/**
  * nvl_gsp_boot() - boot the GSP with @img. Every wait is bounded.
  * @report: optional, filled in on success and failure.
  * Return: 0; -ENOEXEC (no signature for this chip family), -EKEYREJECTED

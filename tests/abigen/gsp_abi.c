@@ -13,6 +13,8 @@
 
 #include "t.h"
 #include "gspabi.h"
+#include "gsp/boot.h"
+#include "base/log.h"
 #include "img_gsp.h"
 
 #define V1 (&gspabi_r535_54_03)
@@ -237,6 +239,33 @@ static void test_heap_constants(void **state)
 	}
 }
 
+/* the driver's FB layout takes the heap rules of the booted version */
+static void test_driver_heap_per_version(void **state)
+{
+	struct nvl_gsp_fb_layout a, b, c;
+
+	/* LIBOS3, 1 GiB: 20 + 8 + 1 + 96 MiB (535) vs 22 + 8 + 1 + 96 (570) */
+	assert_int_equal(nvl_gsp_fb_layout_version("535.113.01", 1ull << 30,
+						   true, false, 1 << 20, 4096,
+						   &a),
+			 0);
+	assert_int_equal(a.heap_size, 125ull << 20);
+	assert_int_equal(nvl_gsp_fb_layout_version("570.144", 1ull << 30, true,
+						   false, 1 << 20, 4096, &b),
+			 0);
+	assert_int_equal(b.heap_size, 127ull << 20);
+	/* the default (an image that names no version) is 535.113.01 */
+	assert_int_equal(
+		nvl_gsp_fb_layout(1ull << 30, true, false, 1 << 20, 4096, &c),
+		0);
+	assert_memory_equal(&a, &c, sizeof(a));
+	assert_int_equal(nvl_gsp_fb_layout_version("550.40.07", 1ull << 30,
+						   true, false, 1 << 20, 4096,
+						   &c),
+			 -ENOEXEC);
+	assert_non_null(strstr(nvl_error_msg(), "550.40.07"));
+}
+
 static void test_versions(void **state)
 {
 	char msg[128];
@@ -258,6 +287,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_grown_and_resized),
 	cmocka_unit_test(test_events_renumbered),
 	cmocka_unit_test(test_heap_constants),
+	cmocka_unit_test(test_driver_heap_per_version),
 	cmocka_unit_test(test_versions),
 };
 
