@@ -35,6 +35,7 @@
 #include "base/time.h"
 #include "gsp/abi.h"
 #include "gsp/abi_ver.h"
+#include "gspabi.h"
 #include "gsp/boot.h"
 #include "gsp/image.h"
 #include "gsp/priv.h"
@@ -60,6 +61,8 @@ struct dmabuf {
 
 struct nvl_gsp_boot {
 	struct dmabuf rmargs, libos, meta, radix[2], l2, image, sig, bl;
+	/* the generated ABI layer of the version being booted */
+	const struct gspabi_version *abi;
 	struct nvl_gsp_fb_layout layout;
 	int64_t timeout_ns;
 	/* INIT_DONE and the sequencer, from the event thread */
@@ -653,19 +656,25 @@ static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		     unsigned *step)
 {
-	GspStaticConfigInfo si;
+	const struct gspabi_version *v = gsp->boot->abi;
+	uint8_t wire[1024]; /* GspStaticConfigInfo of any version */
+	struct gspabi_static_info si;
 	NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS *t;
-	size_t got = 0;
+	size_t got = 0, want = v->structs[GSPABI_S_STATIC_INFO].wire_size;
 	int64_t t0 = nvl_time_ns();
 	int ret;
 
 	*step = NVL_GSP_STEP_STATIC_INFO;
 	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO, NULL,
-			  0, &si, sizeof(si), &got, NVL_GSP_REPLY_RECV, 0);
+			  0, wire, sizeof(wire), &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		return ret;
-	if (got != sizeof(si))
-		return nvl_error(-EPROTO, "gsp: static info of %zu bytes", got);
+	/* the layout of the booted version, through the neutral layer */
+	if (got != want ||
+	    gspabi_unpack(v, GSPABI_S_STATIC_INFO, wire, got, &si))
+		return nvl_error(-EPROTO,
+				 "gsp: static info of %zu bytes (%s: %zu)", got,
+				 v->tag, want);
 	si.gpuNameString[sizeof(si.gpuNameString) - 1] = 0;
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
 	r->num_channels = si.numChannels;
@@ -785,8 +794,13 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 			-EBUSY,
 			"gsp: boot: WPR2 is already up: the GPU needs a reset");
 	}
-	/* the heap rules of the image's own version */
-	ret = nvl_gsp_fb_layout_version(img->version,
+	/* the image's own version: its ABI layer and heap rules */
+	b->abi = nvl_gsp_abi_find(img->version);
+	if (!b->abi) {
+		ret = -ENOEXEC;
+		goto fail;
+	}
+	ret = nvl_gsp_fb_layout_version(b->abi->tag,
 					fb, arch != NVL_HW_ARCH_TURING,
 					arch == NVL_HW_ARCH_HOPPER,
 					img->fwimage_size,

@@ -31,6 +31,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
 #include "hw/regs.h"
 #include "model/gsp/priv.h"
@@ -479,6 +480,7 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	size_t npages, run = 0;
 	uint64_t run_pa = 0;
 	nvl_model_booter_verify_fn verify;
+	char version[sizeof(((struct nvl_fw_manifest *)0)->version) + 1] = {0};
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
 		return NVL_HW_BOOTER_ERR_DMA;
@@ -540,6 +542,13 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 		ret = NVL_HW_BOOTER_ERR_SIG;
 		goto out;
 	}
+	/* the manifest names the firmware build: its wire formats */
+	if (meta.sizeOfRadix3Elf >= sizeof(struct nvl_fw_manifest)) {
+		const struct nvl_fw_manifest *mf = (const void *)img;
+
+		if (mf->magic == NVL_FW_MANIFEST_MAGIC)
+			memcpy(version, mf->version, sizeof(version) - 1);
+	}
 	meta.verified = GSP_FW_WPR_META_VERIFIED;
 	if (nvl_fw_dma(g, meta_pa + offsetof(GspFwWprMeta, verified),
 		       &meta.verified, 8, true))
@@ -549,6 +558,7 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	g->wpr2_hi = (uint32_t)(((meta.gspFwWprEnd - 1) >> 12) << 4) | 1;
 	g->verified = true;
 	g->wpr_meta_pa = meta_pa;
+	g->wire = nvl_fw_wire_find(version);
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;
 out:
@@ -872,6 +882,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	pthread_cond_init(&g->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
+	g->wire = nvl_fw_wire_find(NULL);
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->msg = nvl_malloc(FW_MAX_MSG);

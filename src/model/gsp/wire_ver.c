@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One firmware version's wire formats, compiled once per version with
+ * NVL_FW_ROOT (that version's root header), NVL_FW_IDENT (its C form,
+ * r570_144) and its include directories (src/model/gsp/meson.build).
+ * The layout comes from the compiler and that version's headers, never
+ * from abigen.
+ */
+#include <string.h>
+
+#include NVL_FW_ROOT
+#include "model/gsp/wire.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define SYM(n) CAT(n, NVL_FW_IDENT)
+
+static size_t static_info(const struct nvl_fw_static_src *s, void *out)
+{
+	GspStaticConfigInfo *si = out;
+
+	memset(si, 0, sizeof(*si));
+	si->fbLength = s->fb_length;
+	si->fb_length = s->fb_length;
+#ifdef NVL_FW_STATIC_INFO_HAS_GPC
+	/* 570 dropped these: the GR controls report them */
+	si->gpcMask = s->gpc_mask;
+	si->tpcCount = s->tpc_count;
+#endif
+	si->bVbiosValid = NV_TRUE;
+	si->hInternalClient = s->h_client;
+	si->hInternalDevice = s->h_device;
+	si->hInternalSubdevice = s->h_subdevice;
+	strncpy(si->gpuNameString, s->name, sizeof(si->gpuNameString) - 1);
+	strncpy(si->gpuShortNameString, s->short_name,
+		sizeof(si->gpuShortNameString) - 1);
+	si->numChannels = s->num_channels;
+	si->numCopyEngines = s->num_ce;
+	si->hostClass = s->host_class;
+	si->ceClass = s->ce_class;
+	return sizeof(*si);
+}
+
+const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
+	.version = NVL_FW_ABI_VERSION,
+	.static_info = static_info,
+};
