@@ -64,3 +64,12 @@ int nvl_gsp_abi_heap_rules(const struct gspabi_version *v,
 	*out = r;
 	return 0;
 }
+
+uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id)
+{
+	int64_t val = 0;
+
+	if (gspabi_const_get(v, (enum gspabi_const_id)id, &val))
+		return 0;
+	return (uint64_t)val;
+}

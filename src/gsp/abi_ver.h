@@ -42,4 +42,10 @@ const struct gspabi_version *nvl_gsp_abi_find(const char *version);
 int nvl_gsp_abi_heap_rules(const struct gspabi_version *v,
 			   struct nvl_gsp_heap_rules *out);
 
+/**
+ * nvl_gsp_abi_const() - constant @id (enum gspabi_const_id) of @v; 0 when
+ * the version lacks it (callers use constants every version has).
+ */
+uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id);
+
 #endif /* NVL_GSP_ABI_VER_H */

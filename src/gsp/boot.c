@@ -427,8 +427,9 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 {
 	static const char *const log_names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
 	LibosMemoryRegionInitArgument *la;
-	GSP_ARGUMENTS_CACHED *ra;
-	GspFwWprMeta *m;
+	const struct gspabi_version *v = b->abi;
+	struct gspabi_rmargs ra;
+	struct gspabi_wpr_meta m;
 	size_t npages = (img->fwimage_size + PAGE - 1) / PAGE;
 	size_t nl2 = (npages + 511) / 512;
 	int ret;
@@ -485,14 +486,19 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	if (img->bootloader_size)
 		memcpy(b->bl.cpu, img->bootloader, img->bootloader_size);
 
-	ra = (GSP_ARGUMENTS_CACHED *)b->rmargs.cpu;
-	ra->messageQueueInitArguments.sharedMemPhysAddr = gsp->q.dma;
-	ra->messageQueueInitArguments.pageTableEntryCount =
-		(NvU32)(gsp->q.size / PAGE);
-	ra->messageQueueInitArguments.cmdQueueOffset = gsp->q.cmdq_off;
-	ra->messageQueueInitArguments.statQueueOffset = gsp->q.statq_off;
-	ra->srInitArguments.oldLevel = 0;
-	ra->srInitArguments.bInPMTransition = NV_FALSE;
+	/* RM arguments in the booted version's layout (570 dropped the
+	 * lockless queue offsets and inserted bDmemStack) */
+	ra = (struct gspabi_rmargs){
+		.present = v->structs[GSPABI_S_RMARGS].fields,
+		.mq_shared_pa = gsp->q.dma,
+		.mq_pte_count = (uint32_t)(gsp->q.size / PAGE),
+		.mq_cmdq_off = gsp->q.cmdq_off,
+		.mq_statq_off = gsp->q.statq_off,
+	};
+	if (gspabi_pack(v, GSPABI_S_RMARGS, &ra, b->rmargs.cpu,
+			v->structs[GSPABI_S_RMARGS].wire_size))
+		return nvl_error(-EPROTO, "gsp: %s: RM arguments do not pack",
+				 v->tag);
 
 	la = (LibosMemoryRegionInitArgument *)b->libos.cpu;
 	for (unsigned i = 0; i < 3; i++)
@@ -511,33 +517,40 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
 	};
 
-	m = (GspFwWprMeta *)b->meta.cpu;
-	m->magic = GSP_FW_WPR_META_MAGIC;
-	m->revision = GSP_FW_WPR_META_REVISION;
-	m->sysmemAddrOfRadix3Elf = b->radix[0].dma;
-	m->sizeOfRadix3Elf = img->fwimage_size;
-	m->sysmemAddrOfBootloader = b->bl.dma;
-	m->sizeOfBootloader = img->bootloader_size;
-	m->bootloaderCodeOffset = img->bl_code_offset;
-	m->bootloaderDataOffset = img->bl_data_offset;
-	m->bootloaderManifestOffset = img->bl_manifest_offset;
-	m->sysmemAddrOfSignature = b->sig.dma;
-	m->sizeOfSignature = img->sig_size;
-	m->gspFwRsvdStart = b->layout.non_wpr_heap_offset;
-	m->nonWprHeapOffset = b->layout.non_wpr_heap_offset;
-	m->nonWprHeapSize = b->layout.non_wpr_heap_size;
-	m->gspFwWprStart = b->layout.wpr_start;
-	m->gspFwHeapOffset = b->layout.heap_offset;
-	m->gspFwHeapSize = b->layout.heap_size;
-	m->gspFwOffset = b->layout.fw_offset;
-	m->bootBinOffset = b->layout.boot_bin_offset;
-	m->frtsOffset = b->layout.frts_offset;
-	m->frtsSize = b->layout.frts_size;
-	m->gspFwWprEnd = b->layout.wpr_end;
-	m->fbSize = b->layout.fb_size;
-	m->vgaWorkspaceOffset = b->layout.vga_offset;
-	m->vgaWorkspaceSize = b->layout.vga_size;
-	m->bootCount = 0;
+	/* GspFwWprMeta in the booted version's layout (same size, but the
+	 * partitionRpc union and 570's flags/pmuReservedSize differ) */
+	m = (struct gspabi_wpr_meta){
+		.present = v->structs[GSPABI_S_WPR_META].fields,
+		.magic = nvl_gsp_abi_const(v, GSPABI_C_WPR_META_MAGIC),
+		.revision = nvl_gsp_abi_const(v, GSPABI_C_WPR_META_REVISION),
+		.sysmemAddrOfRadix3Elf = b->radix[0].dma,
+		.sizeOfRadix3Elf = img->fwimage_size,
+		.sysmemAddrOfBootloader = b->bl.dma,
+		.sizeOfBootloader = img->bootloader_size,
+		.bootloaderCodeOffset = img->bl_code_offset,
+		.bootloaderDataOffset = img->bl_data_offset,
+		.bootloaderManifestOffset = img->bl_manifest_offset,
+		.sysmemAddrOfSignature = b->sig.dma,
+		.sizeOfSignature = img->sig_size,
+		.gspFwRsvdStart = b->layout.non_wpr_heap_offset,
+		.nonWprHeapOffset = b->layout.non_wpr_heap_offset,
+		.nonWprHeapSize = b->layout.non_wpr_heap_size,
+		.gspFwWprStart = b->layout.wpr_start,
+		.gspFwHeapOffset = b->layout.heap_offset,
+		.gspFwHeapSize = b->layout.heap_size,
+		.gspFwOffset = b->layout.fw_offset,
+		.bootBinOffset = b->layout.boot_bin_offset,
+		.frtsOffset = b->layout.frts_offset,
+		.frtsSize = b->layout.frts_size,
+		.gspFwWprEnd = b->layout.wpr_end,
+		.fbSize = b->layout.fb_size,
+		.vgaWorkspaceOffset = b->layout.vga_offset,
+		.vgaWorkspaceSize = b->layout.vga_size,
+	};
+	if (gspabi_pack(v, GSPABI_S_WPR_META, &m, b->meta.cpu,
+			v->structs[GSPABI_S_WPR_META].wire_size))
+		return nvl_error(-EPROTO, "gsp: %s: WPR meta does not pack",
+				 v->tag);
 	return 0;
 }
 

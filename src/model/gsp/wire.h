@@ -21,6 +21,12 @@ struct nvl_fw_static_src {
 	uint32_t num_channels, num_ce, host_class, ce_class;
 };
 
+/** struct nvl_fw_rmargs - the queue arguments of GSP_ARGUMENTS_CACHED. */
+struct nvl_fw_rmargs {
+	uint64_t shared_pa, cmdq_off, statq_off;
+	uint32_t pte_count;
+};
+
 /** struct nvl_fw_wire - one firmware version's wire formats. */
 struct nvl_fw_wire {
 	/** @version: "570.144" */
@@ -28,6 +34,10 @@ struct nvl_fw_wire {
 	/** @static_info: GspStaticConfigInfo of this version into @out (at
 	 * least 4 KiB); returns its size */
 	size_t (*static_info)(const struct nvl_fw_static_src *src, void *out);
+	/** @rmargs_size: bytes of GSP_ARGUMENTS_CACHED (at most 256) */
+	size_t rmargs_size;
+	/** @rmargs: the queue arguments out of this version's RM arguments */
+	void (*rmargs)(const void *in, struct nvl_fw_rmargs *out);
 };
 
 /**

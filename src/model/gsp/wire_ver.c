@@ -41,7 +41,23 @@ static size_t static_info(const struct nvl_fw_static_src *s, void *out)
 	return sizeof(*si);
 }
 
+static void rmargs(const void *in, struct nvl_fw_rmargs *out)
+{
+	GSP_ARGUMENTS_CACHED a;
+	const MESSAGE_QUEUE_INIT_ARGUMENTS *q = &a.messageQueueInitArguments;
+
+	memcpy(&a, in, sizeof(a));
+	out->shared_pa = q->sharedMemPhysAddr;
+	out->pte_count = q->pageTableEntryCount;
+	out->cmdq_off = q->cmdQueueOffset;
+	out->statq_off = q->statQueueOffset;
+}
+
+_Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
+
 const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
 	.version = NVL_FW_ABI_VERSION,
 	.static_info = static_info,
+	.rmargs_size = sizeof(GSP_ARGUMENTS_CACHED),
+	.rmargs = rmargs,
 };
