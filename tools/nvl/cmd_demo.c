@@ -69,12 +69,21 @@ static const char *runs_on(const char *name)
 	return "(unlabelled)";
 }
 
+const char *nvl_demo_firmware;
+
 int nvl_cmd_demo(int argc, char **argv)
 {
 	int n = 0;
 
-	(void)argc;
-	(void)argv;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--firmware") && i + 1 < argc) {
+			nvl_demo_firmware = argv[++i];
+		} else {
+			fprintf(stderr,
+				"usage: nvl demo [--firmware VERSION]\n");
+			return 2;
+		}
+	}
 	printf("nouvelle %s (%s build)\n", nvl_version(), NVL_BUILD_TYPE);
 	for (struct nvl_demo_step *s = steps; s; s = s->next) {
 		int ret;
