@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
+#include "gsp/abi_ops.h"
 #include "gsp/abi_ver.h"
 #include "gspabi.h"
 #include "gsp/boot.h"
@@ -706,6 +707,9 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
 				       si.hInternalSubdevice,
 				       si.hInternalDevice, NV20_SUBDEVICE_0);
+	if (!ret)
+		ret = nvl_gsp_abi_ops_find(v->tag)->gpc_mask(
+			gsp, v, si.hInternalSubdevice, &si, &r->gpc_mask);
 	if (ret)
 		return ret;
 	t = nvl_zalloc(sizeof(*t));

@@ -73,6 +73,9 @@ struct nvl_gsp_boot_report {
 	uint32_t intr_entries;
 	/** @sequencer_ops: CPU sequencer commands run */
 	uint32_t sequencer_ops;
+	/** @gpc_mask: GPCs present: static info (535) or a GR control
+	 * (570), per the version's ops table (abi_ops.h) */
+	uint32_t gpc_mask;
 };
 
 struct nvl_gsp_fw;

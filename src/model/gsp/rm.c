@@ -192,6 +192,8 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	return NV_OK;
 }
 
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g);
+
 static uint32_t rm_control(struct nvl_model_gsp *g,
 			   rpc_gsp_rm_control_v03_00 *c, size_t len)
 {
@@ -255,15 +257,25 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		t->tableLen = 1 + p->num_ce;
 		return NV_OK;
 	}
-	default:
+	default: {
+		/* controls only some versions have (wire_ver.c) */
+		const struct nvl_fw_static_src src = static_src(g);
+		uint32_t status;
+
+		if (g->wire->control(c->cmd, c->params, c->paramsSize, &src,
+				     &status))
+			return status;
 		return NV_ERR_NOT_SUPPORTED;
+	}
 	}
 }
 
-static size_t static_info(struct nvl_model_gsp *g)
+/* what the firmware knows of the chip, for the per-version formats */
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g)
 {
 	const struct nvl_model_profile *p = g->m->profile;
-	const struct nvl_fw_static_src src = {
+
+	return (struct nvl_fw_static_src){
 		.fb_length = g->m->vram_size,
 		.gpc_mask = 0x3f,
 		.tpc_count = 36,
@@ -277,6 +289,11 @@ static size_t static_info(struct nvl_model_gsp *g)
 		.host_class = p->host_class,
 		.ce_class = p->ce_class,
 	};
+}
+
+static size_t static_info(struct nvl_model_gsp *g)
+{
+	const struct nvl_fw_static_src src = static_src(g);
 
 	/* the layout of the version booted (wire_ver.c, per version) */
 	return g->wire->static_info(&src, g->reply);

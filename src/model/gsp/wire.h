@@ -9,6 +9,7 @@
 #ifndef NVL_MODEL_GSP_WIRE_H
 #define NVL_MODEL_GSP_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,10 @@ struct nvl_fw_wire {
 	size_t rmargs_size;
 	/** @rmargs: the queue arguments out of this version's RM arguments */
 	void (*rmargs)(const void *in, struct nvl_fw_rmargs *out);
+	/** @control: a control only this version has (570's GR controls,
+	 * where the GPC mask moved); false when it is not one of them */
+	bool (*control)(uint32_t cmd, void *params, size_t size,
+			const struct nvl_fw_static_src *src, uint32_t *status);
 };
 
 /**

@@ -53,6 +53,34 @@ static void rmargs(const void *in, struct nvl_fw_rmargs *out)
 	out->statq_off = q->statQueueOffset;
 }
 
+static bool control(uint32_t cmd, void *params, size_t size,
+		    const struct nvl_fw_static_src *src, uint32_t *status)
+{
+	switch (cmd) {
+#ifdef NV2080_CTRL_CMD_GR_GET_GPC_MASK
+	case NV2080_CTRL_CMD_GR_GET_GPC_MASK: {
+		NV2080_CTRL_GR_GET_GPC_MASK_PARAMS p;
+
+		if (size != sizeof(p)) {
+			*status = NV_ERR_INVALID_PARAM_STRUCT;
+			return true;
+		}
+		memcpy(&p, params, sizeof(p));
+		p.gpcMask = src->gpc_mask;
+		memcpy(params, &p, sizeof(p));
+		*status = NV_OK;
+		return true;
+	}
+#endif
+	default:
+		(void)params;
+		(void)size;
+		(void)src;
+		(void)status;
+		return false;
+	}
+}
+
 _Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
 
 const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
@@ -60,4 +88,5 @@ const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
 	.static_info = static_info,
 	.rmargs_size = sizeof(GSP_ARGUMENTS_CACHED),
 	.rmargs = rmargs,
+	.control = control,
 };
