@@ -73,3 +73,17 @@ uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id)
 		return 0;
 	return (uint64_t)val;
 }
+
+uint32_t nvl_gsp_abi_event_in(const struct gspabi_version *v, uint32_t wire)
+{
+	const struct gspabi_version *d =
+		gspabi_version_find(NVL_GSP_ABI_DEFAULT);
+	uint32_t neutral;
+	uint64_t out;
+
+	if (!v || v == d || !d ||
+	    gspabi_from_wire(v, GSPABI_T_EVENT, wire, &neutral) ||
+	    gspabi_to_wire(d, GSPABI_T_EVENT, neutral, &out))
+		return wire;
+	return (uint32_t)out;
+}

@@ -13,6 +13,7 @@
 
 #include "t.h"
 #include "gspabi.h"
+#include "gsp/abi_ver.h"
 #include "gsp/boot.h"
 #include "base/log.h"
 #include "img_gsp.h"
@@ -204,6 +205,12 @@ static void test_events_renumbered(void **state)
 				 0);
 		assert_int_equal(wire, 0x1001);
 	}
+	/* the driver reads 570's numbers in its own (535.113.01) numbering */
+	assert_int_equal(nvl_gsp_abi_event_in(V3, 0x101c), 0x101d);
+	assert_int_equal(nvl_gsp_abi_event_in(V3, 0x101b), 0x101c);
+	assert_int_equal(nvl_gsp_abi_event_in(V3, 0x1001), 0x1001);
+	assert_int_equal(nvl_gsp_abi_event_in(V2, 0x101b), 0x101b);
+	assert_int_equal(nvl_gsp_abi_event_in(NULL, 0x101c), 0x101c);
 	assert_true(gspabi_to_wire(V3, GSPABI_T_EVENT,
 				   GSPABI_EVENT_GSP_SEND_USER_SHARED_DATA,
 				   &wire) < 0);
