@@ -47,6 +47,8 @@ static const struct {
 	const char *runs_on;
 } backends[] = {
 	{"baselines", "this machine's CPU and memory (no GPU)"},
+	{"gsp_boot", "the driver's GSP layer (src/gsp) booting the model's "
+		     "GSP firmware from the build's signed images"},
 	{"sync", "generic sync layer on host threads; a thread stands in "
 		 "for the GPU"},
 	{"scheduler", "common scheduler with its null backend (jobs run "
