@@ -820,11 +820,10 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->abi = b->abi;
 	pthread_mutex_unlock(&gsp->rx_lock);
-	ret = nvl_gsp_fb_layout_version(b->abi->tag,
-					fb, arch != NVL_HW_ARCH_TURING,
-					arch == NVL_HW_ARCH_HOPPER,
-					img->fwimage_size,
-					img->bootloader_size, &b->layout);
+	ret = nvl_gsp_fb_layout_version(
+		b->abi->tag, fb, arch != NVL_HW_ARCH_TURING,
+		arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
+		img->bootloader_size, &b->layout);
 	if (ret)
 		goto fail;
 	r->layout = b->layout;

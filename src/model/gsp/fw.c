@@ -666,8 +666,8 @@ static int libos_start(struct nvl_model_gsp *g)
 	}
 	g->wire->rmargs(rmbuf, &qa);
 
-	if (!q->pte_count || q->pte_count > FW_MAX_PTES ||
-	    q->cmdq_off % PAGE || q->statq_off % PAGE ||
+	if (!q->pte_count || q->pte_count > FW_MAX_PTES || q->cmdq_off % PAGE ||
+	    q->statq_off % PAGE ||
 	    q->cmdq_off + GSP_QUEUE_SIZE > (uint64_t)q->pte_count * PAGE ||
 	    q->statq_off + GSP_QUEUE_SIZE > (uint64_t)q->pte_count * PAGE) {
 		nvl_fw_log(g, LOG_INIT, "RM: message queue arguments invalid");
