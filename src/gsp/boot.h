@@ -73,6 +73,9 @@ struct nvl_gsp_boot_report {
 	uint32_t intr_entries;
 	/** @sequencer_ops: CPU sequencer commands run */
 	uint32_t sequencer_ops;
+	/** @gpc_mask: GPCs present: static info (535) or a GR control
+	 * (570), per the version's ops table (abi_ops.h) */
+	uint32_t gpc_mask;
 };
 
 struct nvl_gsp_fw;
@@ -97,6 +100,17 @@ const char *nvl_gsp_step_name(unsigned step);
 int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 		      size_t fwimage_size, size_t bootloader_size,
 		      struct nvl_gsp_fb_layout *out);
+
+/**
+ * nvl_gsp_fb_layout_version() - nvl_gsp_fb_layout() with the heap rules
+ * of firmware @version (NULL: 535.113.01), taken from the generated ABI
+ * layer. Boot uses the version of the image it boots.
+ * Return: 0, -ENOSPC, or -ENOEXEC when the build has no ABI for @version.
+ */
+int nvl_gsp_fb_layout_version(const char *version, uint64_t fb_size,
+			      bool libos3, bool gh100, size_t fwimage_size,
+			      size_t bootloader_size,
+			      struct nvl_gsp_fb_layout *out);
 
 /**
  * nvl_gsp_boot() - boot the GSP with @img. Every wait is bounded.

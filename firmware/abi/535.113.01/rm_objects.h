@@ -119,6 +119,20 @@ typedef struct NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS {
 	NV2080_INTR_CATEGORY_SUBTREE_MAP subtreeMap[7];
 } NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS;
 
+#define NV2080_CTRL_CMD_BIOS_GET_SKU_INFO 0x20800808
+#define NV2080_CTRL_BIOS_CHIP_SKU_LEN 4
+#define NV2080_CTRL_BIOS_CHIP_SKU_MOD_LEN 2
+typedef struct NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS {
+	NvU32 BoardID;
+	char chipSKU[NV2080_CTRL_BIOS_CHIP_SKU_LEN];
+	char chipSKUMod[NV2080_CTRL_BIOS_CHIP_SKU_MOD_LEN];
+	char project[5];
+	char projectSKU[5];
+	char CDP[6];
+	char projectSKUMod[2];
+	NvU32 businessCycle;
+} NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS;
+
 /*
  * Not an NVIDIA control: nouvelle's model firmware answers it by returning
  * its parameters with every byte complemented. It exists to move large

@@ -7,6 +7,7 @@
 
 #include "firmware/abi/535.113.01/gsp.h"
 #include "model/gsp/gsp.h"
+#include "model/gsp/wire.h"
 #include "model/priv.h"
 
 #define FW_MAX_MSG (1u << 21) /* largest message assembled or sent */
@@ -61,6 +62,7 @@ struct nvl_model_gsp {
 
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
+	const struct nvl_fw_wire *wire; /* from the image's manifest */
 
 	/* RM */
 	struct fw_obj *objs;

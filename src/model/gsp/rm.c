@@ -192,6 +192,8 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	return NV_OK;
 }
 
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g);
+
 static uint32_t rm_control(struct nvl_model_gsp *g,
 			   rpc_gsp_rm_control_v03_00 *c, size_t len)
 {
@@ -255,33 +257,46 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		t->tableLen = 1 + p->num_ce;
 		return NV_OK;
 	}
-	default:
+	default: {
+		/* controls only some versions have (wire_ver.c) */
+		const struct nvl_fw_static_src src = static_src(g);
+		uint32_t status;
+
+		if (g->wire->control(c->cmd, c->params, c->paramsSize, &src,
+				     &status))
+			return status;
 		return NV_ERR_NOT_SUPPORTED;
 	}
+	}
+}
+
+/* what the firmware knows of the chip, for the per-version formats */
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g)
+{
+	const struct nvl_model_profile *p = g->m->profile;
+
+	return (struct nvl_fw_static_src){
+		.fb_length = g->m->vram_size,
+		.gpc_mask = 0x3f,
+		.tpc_count = 36,
+		.h_client = INTERNAL_CLIENT,
+		.h_device = INTERNAL_DEVICE,
+		.h_subdevice = INTERNAL_SUBDEVICE,
+		.name = p->family,
+		.short_name = p->name,
+		.num_channels = p->num_channels,
+		.num_ce = p->num_ce,
+		.host_class = p->host_class,
+		.ce_class = p->ce_class,
+	};
 }
 
 static size_t static_info(struct nvl_model_gsp *g)
 {
-	const struct nvl_model_profile *p = g->m->profile;
-	GspStaticConfigInfo *si = (void *)g->reply;
+	const struct nvl_fw_static_src src = static_src(g);
 
-	memset(si, 0, sizeof(*si));
-	si->fbLength = g->m->vram_size;
-	si->fb_length = g->m->vram_size;
-	si->gpcMask = 0x3f;
-	si->tpcCount = 36;
-	si->bVbiosValid = NV_TRUE;
-	si->hInternalClient = INTERNAL_CLIENT;
-	si->hInternalDevice = INTERNAL_DEVICE;
-	si->hInternalSubdevice = INTERNAL_SUBDEVICE;
-	strncpy(si->gpuNameString, p->family, sizeof(si->gpuNameString) - 1);
-	strncpy(si->gpuShortNameString, p->name,
-		sizeof(si->gpuShortNameString) - 1);
-	si->numChannels = p->num_channels;
-	si->numCopyEngines = p->num_ce;
-	si->hostClass = p->host_class;
-	si->ceClass = p->ce_class;
-	return sizeof(*si);
+	/* the layout of the version booted (wire_ver.c, per version) */
+	return g->wire->static_info(&src, g->reply);
 }
 
 static uint32_t set_registry(struct nvl_model_gsp *g, const uint8_t *req,
