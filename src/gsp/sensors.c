@@ -31,7 +31,87 @@
 #define BIT(f) NVL_SENSOR_BIT(f)
 #define THERM_PROBE 4 /* targets and sensors probed per read */
 
-/* ---- thermal: one instruction list ------------------------------------ */
+/* ---- the controls of one read, sent at once ------------------------------ */
+
+/* one control of a read: sent asynchronously, all in flight together */
+struct sctl {
+	uint32_t cmd;
+	void *params;
+	size_t size;
+	int ret; /* 0, -EOPNOTSUPP (fields absent) or an error */
+	rpc_gsp_rm_control_v03_00 *msg;
+	struct nvl_gsp_async *a;
+};
+
+static int batch_finish(struct sctl *c, size_t got)
+{
+	size_t len = sizeof(*c->msg) + c->size;
+
+	if (got != len || c->msg->paramsSize != c->size)
+		return nvl_error(-EPROTO,
+				 "sensors: control %#x reply of %zu bytes, "
+				 "expected %zu",
+				 c->cmd, got, len);
+	if (c->msg->status != NV_OK)
+		return nvl_error(nvl_gsp_status_errno(c->msg->status),
+				 "sensors: control %#x failed: %s", c->cmd,
+				 nvl_gsp_status_name(c->msg->status));
+	memcpy(c->params, c->msg->params, c->size);
+	return 0;
+}
+
+/*
+ * Send @n controls on @hsub without waiting in between, then collect the
+ * replies: a read costs about one round trip plus the firmware's work,
+ * not n round trips. Return: 0 when every control answered (each c->ret
+ * says how), else the first error other than -EOPNOTSUPP.
+ */
+static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
+{
+	uint32_t client = nvl_gsp_rm_client_of(gsp, hsub);
+	int ret = 0;
+
+	if (!client)
+		return nvl_error(-ENOENT, "sensors: subdevice %#x unknown",
+				 hsub);
+	for (unsigned i = 0; i < n; i++) {
+		c[i].msg = nvl_zalloc(sizeof(*c[i].msg) + c[i].size);
+		if (!c[i].msg) {
+			ret = nvl_error(-ENOMEM, "sensors: no memory");
+			goto out;
+		}
+		c[i].msg->hClient = client;
+		c[i].msg->hObject = hsub;
+		c[i].msg->cmd = c[i].cmd;
+		c[i].msg->paramsSize = (NvU32)c[i].size;
+		memcpy(c[i].msg->params, c[i].params, c[i].size);
+	}
+	for (unsigned i = 0; i < n && !ret; i++) {
+		size_t len = sizeof(*c[i].msg) + c[i].size;
+
+		ret = nvl_gsp_rpc_async(gsp,
+					NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
+					c[i].msg, len, c[i].msg, len, &c[i].a);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		size_t got = 0;
+		int r;
+
+		if (!c[i].a)
+			continue;
+		r = nvl_gsp_async_wait(gsp, c[i].a, &got, 0);
+		c[i].a = NULL;
+		c[i].ret = r ? r : batch_finish(&c[i], got);
+		if (!ret && c[i].ret && c[i].ret != -EOPNOTSUPP)
+			ret = c[i].ret;
+	}
+out:
+	for (unsigned i = 0; i < n; i++)
+		nvl_free(c[i].msg);
+	return ret;
+}
+
+/* ---- thermal: one instruction list ---------------------------------------- */
 
 static void ins(NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
 		uint32_t opcode, uint32_t index)
@@ -43,17 +123,8 @@ static void ins(NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
 	in->operands.space[0] = index; /* every indexed operand starts so */
 }
 
-static int read_thermal(struct nvl_gsp *gsp, uint32_t hsub,
-			struct nvl_sensors *s)
+static void thermal_prepare(NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p)
 {
-	NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p;
-	const NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *l;
-	uint32_t ttype[THERM_PROBE] = {0};
-	int ret;
-
-	p = nvl_zalloc(sizeof(*p));
-	if (!p)
-		return nvl_error(-ENOMEM, "sensors: no memory");
 	p->clientAPIVersion = NV2080_CTRL_THERMAL_SYSTEM_API_VER;
 	p->clientAPIRevision = NV2080_CTRL_THERMAL_SYSTEM_API_REV;
 	p->clientInstructionSizeOf = sizeof(*p->instructionList);
@@ -72,18 +143,14 @@ static int read_thermal(struct nvl_gsp *gsp, uint32_t hsub,
 		ins(p,
 		    NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPCODE,
 		    i);
-	ret = nvl_gsp_rm_control(gsp, hsub,
-				 NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, p,
-				 sizeof(*p));
-	if (ret == -EOPNOTSUPP) {
-		nvl_free(p);
-		return 0;
-	}
-	if (ret) {
-		nvl_free(p);
-		return ret;
-	}
-	l = p->instructionList;
+}
+
+static void thermal_parse(const NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
+			  struct nvl_sensors *s)
+{
+	const NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *l = p->instructionList;
+	uint32_t ttype[THERM_PROBE] = {0};
+
 	for (uint32_t t = 0; t < THERM_PROBE; t++)
 		if (l[1 + t].executed && l[1 + t].result == NV_OK)
 			ttype[t] = l[1 + t].operands.getInfoTargetType.type;
@@ -111,171 +178,166 @@ static int read_thermal(struct nvl_gsp *gsp, uint32_t hsub,
 			s->valid |= BIT(NVL_SENSOR_MEM_TEMP);
 		}
 	}
-	nvl_free(p);
-	return 0;
 }
 
-/* ---- the rest ------------------------------------------------------------ */
+/* ---- the rest ------------------------------------------------------------- */
 
-static int ctrl(struct nvl_gsp *gsp, uint32_t hsub, uint32_t cmd, void *p,
-		size_t size, bool *present)
+static void power_parse(const NVL2080_CTRL_PMGR_GET_STATUS_PARAMS *p,
+			struct nvl_sensors *s)
 {
-	int ret = nvl_gsp_rm_control(gsp, hsub, cmd, p, size);
-
-	*present = !ret;
-	return ret == -EOPNOTSUPP ? 0 : ret;
-}
-
-static int read_power(struct nvl_gsp *gsp, uint32_t hsub, struct nvl_sensors *s)
-{
-	NVL2080_CTRL_PMGR_GET_STATUS_PARAMS p = {0};
-	bool ok;
-	int ret = ctrl(gsp, hsub, NVL2080_CTRL_CMD_PMGR_GET_STATUS, &p,
-		       sizeof(p), &ok);
-
-	if (ret || !ok)
-		return ret;
-	s->power_mw = p.powerMw;
-	s->power_limit_mw = p.limitMw;
-	s->power_min_mw = p.minLimitMw;
-	s->power_max_mw = p.maxLimitMw;
-	s->power_default_mw = p.defaultLimitMw;
-	s->energy_mj = p.energyMj;
-	s->timestamp_ns = p.timeStamp;
+	s->power_mw = p->powerMw;
+	s->power_limit_mw = p->limitMw;
+	s->power_min_mw = p->minLimitMw;
+	s->power_max_mw = p->maxLimitMw;
+	s->power_default_mw = p->defaultLimitMw;
+	s->energy_mj = p->energyMj;
+	s->timestamp_ns = p->timeStamp;
 	s->valid |= BIT(NVL_SENSOR_POWER) | BIT(NVL_SENSOR_POWER_LIMIT) |
 		    BIT(NVL_SENSOR_ENERGY);
-	return 0;
 }
 
-static int read_clocks(struct nvl_gsp *gsp, uint32_t hsub,
-		       struct nvl_sensors *s)
+static const struct {
+	uint32_t domain;
+	enum nvl_sensor cur, max;
+} clk_dom[] = {
+	{NV2080_CTRL_CLK_DOMAIN_GPCCLK, NVL_SENSOR_CLK_GR,
+	 NVL_SENSOR_CLK_GR_MAX},
+	{NV2080_CTRL_CLK_DOMAIN_MCLK, NVL_SENSOR_CLK_MEM,
+	 NVL_SENSOR_CLK_MEM_MAX},
+	{NV2080_CTRL_CLK_DOMAIN_NVDCLK, NVL_SENSOR_CLK_VIDEO,
+	 NVL_SENSOR_CLK_VIDEO_MAX},
+};
+
+static void clocks_parse(const NVL2080_CTRL_CLK_GET_INFO_PARAMS *p,
+			 struct nvl_sensors *s)
 {
-	static const struct {
-		uint32_t domain;
-		enum nvl_sensor cur, max;
-	} dom[] = {
-		{NV2080_CTRL_CLK_DOMAIN_GPCCLK, NVL_SENSOR_CLK_GR,
-		 NVL_SENSOR_CLK_GR_MAX},
-		{NV2080_CTRL_CLK_DOMAIN_MCLK, NVL_SENSOR_CLK_MEM,
-		 NVL_SENSOR_CLK_MEM_MAX},
-		{NV2080_CTRL_CLK_DOMAIN_NVDCLK, NVL_SENSOR_CLK_VIDEO,
-		 NVL_SENSOR_CLK_VIDEO_MAX},
-	};
 	uint32_t *cur[] = {&s->clk_gr_mhz, &s->clk_mem_mhz, &s->clk_video_mhz};
 	uint32_t *max[] = {&s->clk_gr_max_mhz, &s->clk_mem_max_mhz,
 			   &s->clk_video_max_mhz};
-	NVL2080_CTRL_CLK_GET_INFO_PARAMS p = {0};
-	bool ok;
-	int ret;
 
-	p.clkInfoListSize = NVL_ARRAY_SIZE(dom);
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(dom); i++)
-		p.clkInfoList[i].clkDomain = dom[i].domain;
-	ret = ctrl(gsp, hsub, NVL2080_CTRL_CMD_CLK_GET_INFO, &p, sizeof(p),
-		   &ok);
-	if (ret || !ok)
-		return ret;
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(dom); i++) {
-		*cur[i] = p.clkInfoList[i].actualMHz;
-		*max[i] = p.clkInfoList[i].maxMHz;
-		s->valid |= BIT(dom[i].cur) | BIT(dom[i].max);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(clk_dom); i++) {
+		*cur[i] = p->clkInfoList[i].actualMHz;
+		*max[i] = p->clkInfoList[i].maxMHz;
+		s->valid |= BIT(clk_dom[i].cur) | BIT(clk_dom[i].max);
 	}
-	return 0;
 }
 
-static int read_perf(struct nvl_gsp *gsp, uint32_t hsub, struct nvl_sensors *s)
+static void perf_parse(const NVL2080_CTRL_PERF_GET_STATUS_PARAMS *p,
+		       struct nvl_sensors *s)
 {
-	NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS cp = {0};
-	NVL2080_CTRL_PERF_GET_STATUS_PARAMS p = {0};
-	bool ok;
-	int ret;
-
-	ret = ctrl(gsp, hsub, NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, &cp,
-		   sizeof(cp), &ok);
-	if (ret)
-		return ret;
-	if (ok && cp.currPstate) {
-		s->pstate = (uint32_t)__builtin_ctz(cp.currPstate);
-		s->valid |= BIT(NVL_SENSOR_PSTATE);
-	}
-	ret = ctrl(gsp, hsub, NVL2080_CTRL_CMD_PERF_GET_STATUS, &p, sizeof(p),
-		   &ok);
-	if (ret || !ok)
-		return ret;
-	s->throttle = p.reasons;
-	s->throttle_supported = p.reasonsSupported;
+	s->throttle = p->reasons;
+	s->throttle_supported = p->reasonsSupported;
 	s->valid |= BIT(NVL_SENSOR_THROTTLE);
-	if (p.flags & NVL2080_CTRL_PERF_STATUS_FLAG_FAN) {
-		s->fan_pct = p.fanPercent;
+	if (p->flags & NVL2080_CTRL_PERF_STATUS_FLAG_FAN) {
+		s->fan_pct = p->fanPercent;
 		s->valid |= BIT(NVL_SENSOR_FAN);
 	}
 	if (!(s->valid & BIT(NVL_SENSOR_PSTATE))) {
-		s->pstate = p.pstate;
+		s->pstate = p->pstate;
 		s->valid |= BIT(NVL_SENSOR_PSTATE);
 	}
 	if (!s->timestamp_ns)
-		s->timestamp_ns = p.timeStamp;
-	return 0;
+		s->timestamp_ns = p->timeStamp;
 }
 
-static int read_util(struct nvl_gsp *gsp, uint32_t hsub, struct nvl_sensors *s)
+static void
+util_parse(const NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS *p,
+	   struct nvl_sensors *s)
 {
-	NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS *p;
-	NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS e = {0};
-	bool ok;
-	int ret;
+	if (!p->count || p->tracker >= p->count)
+		return;
+	/* the newest of the firmware's samples */
+	s->util_gpu = p->samples[p->tracker].gr.util;
+	s->util_mem = p->samples[p->tracker].fb.util;
+	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
+}
 
-	p = nvl_zalloc(sizeof(*p));
-	if (!p)
-		return nvl_error(-ENOMEM, "sensors: no memory");
-	p->type = NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
-	p->bufSize = sizeof(p->samples);
-	ret = ctrl(gsp, hsub,
-		   NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2, p,
-		   sizeof(*p), &ok);
-	if (!ret && ok && p->count && p->tracker < p->count) {
-		/* the newest of the firmware's samples */
-		s->util_gpu = p->samples[p->tracker].gr.util;
-		s->util_mem = p->samples[p->tracker].fb.util;
-		s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
-	}
-	nvl_free(p);
-	if (ret)
-		return ret;
-	ret = ctrl(gsp, hsub, NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL, &e,
-		   sizeof(e), &ok);
-	if (ret == -EBUSY) /* no sample yet (the samples control is off) */
-		return 0;
-	if (ret || !ok)
-		return ret;
-	s->num_engines = e.numEngines < NVL_SENSORS_MAX_ENGINES
-				 ? e.numEngines
+static void engines_parse(const NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS *e,
+			  struct nvl_sensors *s)
+{
+	s->num_engines = e->numEngines < NVL_SENSORS_MAX_ENGINES
+				 ? e->numEngines
 				 : NVL_SENSORS_MAX_ENGINES;
 	for (unsigned i = 0; i < s->num_engines; i++)
-		s->util_engine[i] = e.util[i];
+		s->util_engine[i] = e->util[i];
 	s->valid |= BIT(NVL_SENSOR_UTIL_ENGINES);
-	return 0;
 }
+
+/* everything one read sends, in order */
+struct sread {
+	NVL2080_CTRL_PMGR_GET_STATUS_PARAMS power;
+	NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS thermal;
+	NVL2080_CTRL_CLK_GET_INFO_PARAMS clk;
+	NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS pstate;
+	NVL2080_CTRL_PERF_GET_STATUS_PARAMS perf;
+	NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS util;
+	NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS eng;
+};
+
+enum { C_POWER, C_THERMAL, C_CLK, C_PSTATE, C_PERF, C_UTIL, C_ENG, C_NR };
 
 int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 			 struct nvl_sensors *out)
 {
 	struct nvl_sensors s = {0};
+	struct sctl c[C_NR];
+	struct sread *r;
 	int ret;
 
 	if (!gsp || !out)
 		return nvl_error(-EINVAL, "sensors: no GSP or no output");
-	ret = read_power(gsp, hsub, &s);
-	if (!ret)
-		ret = read_thermal(gsp, hsub, &s);
-	if (!ret)
-		ret = read_clocks(gsp, hsub, &s);
-	if (!ret)
-		ret = read_perf(gsp, hsub, &s);
-	if (!ret)
-		ret = read_util(gsp, hsub, &s);
-	if (ret)
+	r = nvl_zalloc(sizeof(*r));
+	if (!r)
+		return nvl_error(-ENOMEM, "sensors: no memory");
+	thermal_prepare(&r->thermal);
+	r->clk.clkInfoListSize = NVL_ARRAY_SIZE(clk_dom);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(clk_dom); i++)
+		r->clk.clkInfoList[i].clkDomain = clk_dom[i].domain;
+	r->util.type = NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
+	r->util.bufSize = sizeof(r->util.samples);
+#define C(i, c_, f_)                                                           \
+	c[i] = (struct sctl){                                                  \
+		.cmd = (c_), .params = &r->f_, .size = sizeof(r->f_)}
+	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, power);
+	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, thermal);
+	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, clk);
+	C(C_PSTATE, NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, pstate);
+	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
+	/* the samples before the engine figures: the firmware takes a
+	 * sample per samples call, and the engine control reads it */
+	C(C_UTIL, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+	  util);
+	C(C_ENG, NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL, eng);
+#undef C
+	ret = batch(gsp, hsub, c, C_NR);
+	if (ret == -EBUSY && c[C_ENG].ret == -EBUSY) {
+		/* only "no sample yet" (the samples control is off) */
+		ret = 0;
+		for (unsigned i = 0; i < C_NR; i++)
+			if (i != C_ENG && c[i].ret && c[i].ret != -EOPNOTSUPP)
+				ret = c[i].ret;
+	}
+	if (ret) {
+		nvl_free(r);
 		return ret;
+	}
+	if (!c[C_POWER].ret)
+		power_parse(&r->power, &s);
+	if (!c[C_THERMAL].ret)
+		thermal_parse(&r->thermal, &s);
+	if (!c[C_CLK].ret)
+		clocks_parse(&r->clk, &s);
+	if (!c[C_PSTATE].ret && r->pstate.currPstate) {
+		s.pstate = (uint32_t)__builtin_ctz(r->pstate.currPstate);
+		s.valid |= BIT(NVL_SENSOR_PSTATE);
+	}
+	if (!c[C_PERF].ret)
+		perf_parse(&r->perf, &s);
+	if (!c[C_UTIL].ret)
+		util_parse(&r->util, &s);
+	if (!c[C_ENG].ret)
+		engines_parse(&r->eng, &s);
+	nvl_free(r);
 	*out = s;
 	return 0;
 }
