@@ -6,9 +6,9 @@
  * thermal instruction list for temperatures, perf utilisation samples and
  * the current P-state with NVIDIA's numbers, and nouvelle's own
  * 0x2080f1xx controls where the public ABI has none (power) or none we
- * could verify (clocks, perf status, P-state limits). A read is stateless:
- * one instruction list discovers the sensors and reads them in the same
- * call. A control the firmware does not support (-EOPNOTSUPP) leaves its
+ * could verify (clocks, perf status, P-state limits). A read is five controls sent
+ * at once; it is stateless: one instruction list discovers the sensors
+ * and reads them in the same call. A control the firmware does not support (-EOPNOTSUPP) leaves its
  * fields absent; any other failure fails the read and leaves the caller's
  * struct untouched.
  *
@@ -93,7 +93,10 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 					NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
 					c[i].msg, len, c[i].msg, len, &c[i].a);
 	}
-	for (unsigned i = 0; i < n; i++) {
+	/* the firmware answers in order: wait for the last one first, then
+	 * the others are there already (one sleep, not n) */
+	for (unsigned j = n; j-- > 0;) {
+		unsigned i = j;
 		size_t got = 0;
 		int r;
 
@@ -232,10 +235,8 @@ static void perf_parse(const NVL2080_CTRL_PERF_GET_STATUS_PARAMS *p,
 		s->fan_pct = p->fanPercent;
 		s->valid |= BIT(NVL_SENSOR_FAN);
 	}
-	if (!(s->valid & BIT(NVL_SENSOR_PSTATE))) {
-		s->pstate = p->pstate;
-		s->valid |= BIT(NVL_SENSOR_PSTATE);
-	}
+	s->pstate = p->pstate;
+	s->valid |= BIT(NVL_SENSOR_PSTATE);
 	if (!s->timestamp_ns)
 		s->timestamp_ns = p->timeStamp;
 }
@@ -252,14 +253,16 @@ util_parse(const NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS *p,
 	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
 }
 
-static void engines_parse(const NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS *e,
+static void engines_parse(const NVL2080_CTRL_PERF_GET_STATUS_PARAMS *e,
 			  struct nvl_sensors *s)
 {
+	if (!e->numEngines)
+		return; /* no perfmon sample yet */
 	s->num_engines = e->numEngines < NVL_SENSORS_MAX_ENGINES
 				 ? e->numEngines
 				 : NVL_SENSORS_MAX_ENGINES;
 	for (unsigned i = 0; i < s->num_engines; i++)
-		s->util_engine[i] = e->util[i];
+		s->util_engine[i] = e->engineUtil[i];
 	s->valid |= BIT(NVL_SENSOR_UTIL_ENGINES);
 }
 
@@ -268,13 +271,11 @@ struct sread {
 	NVL2080_CTRL_PMGR_GET_STATUS_PARAMS power;
 	NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS thermal;
 	NVL2080_CTRL_CLK_GET_INFO_PARAMS clk;
-	NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS pstate;
-	NVL2080_CTRL_PERF_GET_STATUS_PARAMS perf;
 	NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS util;
-	NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS eng;
+	NVL2080_CTRL_PERF_GET_STATUS_PARAMS perf;
 };
 
-enum { C_POWER, C_THERMAL, C_CLK, C_PSTATE, C_PERF, C_UTIL, C_ENG, C_NR };
+enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_PERF, C_NR };
 
 int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 			 struct nvl_sensors *out)
@@ -301,22 +302,13 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, power);
 	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, thermal);
 	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, clk);
-	C(C_PSTATE, NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, pstate);
-	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
-	/* the samples before the engine figures: the firmware takes a
-	 * sample per samples call, and the engine control reads it */
+	/* the samples before the perf status: the firmware takes a sample
+	 * per samples call, and the status reports its per-engine shares */
 	C(C_UTIL, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 	  util);
-	C(C_ENG, NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL, eng);
+	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
 	ret = batch(gsp, hsub, c, C_NR);
-	if (ret == -EBUSY && c[C_ENG].ret == -EBUSY) {
-		/* only "no sample yet" (the samples control is off) */
-		ret = 0;
-		for (unsigned i = 0; i < C_NR; i++)
-			if (i != C_ENG && c[i].ret && c[i].ret != -EOPNOTSUPP)
-				ret = c[i].ret;
-	}
 	if (ret) {
 		nvl_free(r);
 		return ret;
@@ -327,16 +319,12 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		thermal_parse(&r->thermal, &s);
 	if (!c[C_CLK].ret)
 		clocks_parse(&r->clk, &s);
-	if (!c[C_PSTATE].ret && r->pstate.currPstate) {
-		s.pstate = (uint32_t)__builtin_ctz(r->pstate.currPstate);
-		s.valid |= BIT(NVL_SENSOR_PSTATE);
-	}
-	if (!c[C_PERF].ret)
-		perf_parse(&r->perf, &s);
 	if (!c[C_UTIL].ret)
 		util_parse(&r->util, &s);
-	if (!c[C_ENG].ret)
-		engines_parse(&r->eng, &s);
+	if (!c[C_PERF].ret) {
+		perf_parse(&r->perf, &s);
+		engines_parse(&r->perf, &s);
+	}
 	nvl_free(r);
 	*out = s;
 	return 0;

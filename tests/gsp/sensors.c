@@ -107,6 +107,27 @@ static void check_fields(const char *profile)
 	assert_int_equal(s.clk_video_max_mhz, st.video_max_mhz);
 	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
 	assert_int_equal(s.pstate, pr->pstates[0].id);
+	{
+		/* NVIDIA's control agrees: Pn as bit n */
+		NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS cp = {0};
+
+		assert_int_equal(
+			nvl_gsp_rm_control(
+				k.gsp, t.sub,
+				NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, &cp,
+				sizeof(cp)),
+			0);
+		assert_int_equal(cp.currPstate, 1u << pr->pstates[0].id);
+		nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+		assert_int_equal(
+			nvl_gsp_rm_control(
+				k.gsp, t.sub,
+				NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, &cp,
+				sizeof(cp)),
+			0);
+		assert_int_equal(cp.currPstate, 1u << pr->pstates[2].id);
+		nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 0);
+	}
 	/* utilisation from the firmware's sample: engine 0 half busy */
 	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
 	assert_int_equal(s.num_engines, pr->num_ce);
@@ -154,6 +175,20 @@ static void absent_without_control(void **state)
 	uint64_t all;
 
 	up(&k, &t, "tu102");
+	/* before any perfmon sample: no per-engine figures */
+	assert_int_equal(
+		nvl_model_gsp_perf_disable(
+			k.m,
+			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+			true),
+		0);
+	rd(&k, &t, &s);
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	nvl_model_gsp_perf_disable(
+		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+		false);
 	rd(&k, &t, &s);
 	all = s.valid;
 	assert_true((all & power) == power);
@@ -171,20 +206,18 @@ static void absent_without_control(void **state)
 	assert_int_equal(s.gpu_temp_c, 0);
 	/* the rest still read */
 	assert_int_equal(s.clk_gr_mhz, k.m->profile->pstates[0].gpc_mhz);
-	/* the samples control off: utilisation absent too */
+	/* the samples control off: no sample, utilisation absent too */
 	assert_int_equal(
 		nvl_model_gsp_perf_disable(
 			k.m,
 			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 			true),
 		0);
-	assert_int_equal(
-		nvl_model_gsp_perf_disable(
-			k.m, NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL, true),
-		0);
 	rd(&k, &t, &s);
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
-	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	/* the perf status still reports the last sample the firmware took */
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_THROTTLE));
 	/* back on */
 	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PMGR_GET_STATUS,
 				   false);
@@ -193,8 +226,6 @@ static void absent_without_control(void **state)
 	nvl_model_gsp_perf_disable(
 		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 		false);
-	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL,
-				   false);
 	rd(&k, &t, &s);
 	assert_int_equal(s.valid, all);
 	/* a bad subdevice fails the read, nothing written */

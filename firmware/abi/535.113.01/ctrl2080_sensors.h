@@ -220,9 +220,10 @@ typedef struct NVL2080_CTRL_CLK_SET_APP_CLOCKS_PARAMS {
 	NvU32 memMHz;
 } NVL2080_CTRL_CLK_SET_APP_CLOCKS_PARAMS;
 
-/* perf: P-state, limits, clock-event reasons, fan */
+/* perf: P-state, limits, clock-event reasons, fan, per-engine utilisation */
 #define NVL2080_CTRL_CMD_PERF_GET_STATUS 0x2080f120
 #define NVL2080_CTRL_CMD_PERF_SET_PSTATE_LIMITS 0x2080f121
+#define NVL2080_CTRL_PERF_MAX_ENGINES 16
 
 /* reasons, in NVML's clocks-event-reason bits (nvidia-smi's mask) */
 #define NVL2080_CTRL_PERF_REASON_GPU_IDLE 0x0001
@@ -237,10 +238,17 @@ typedef struct NVL2080_CTRL_PERF_GET_STATUS_PARAMS {
 	NvU32 pstateSlowest;
 	NvU32 reasons;         /* NVL2080_CTRL_PERF_REASON_* active */
 	NvU32 reasonsSupported;
-	NvU32 fanPercent;      /* NV_ERR_NOT_SUPPORTED in flags if none */
+	NvU32 fanPercent;      /* valid with NVL2080_CTRL_PERF_STATUS_FLAG_FAN */
 	NvU32 flags;           /* NVL2080_CTRL_PERF_STATUS_FLAG_* */
 	NvU32 boost;           /* 1 while a PERF_BOOST runs */
 	NV_DECLARE_ALIGNED(NvU64 timeStamp, 8);
+	/* each copy engine's busy share in the firmware's latest perfmon
+	 * sample (PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2 takes one), 1/100
+	 * percent; numEngines 0 until a sample was taken */
+	NvU32 numEngines;
+	NvU32 engineUtil[NVL2080_CTRL_PERF_MAX_ENGINES];
+	NvU32 pad;
+	NV_DECLARE_ALIGNED(NvU64 sampleTimeStamp, 8);
 } NVL2080_CTRL_PERF_GET_STATUS_PARAMS;
 
 #define NVL2080_CTRL_PERF_STATUS_FLAG_FAN 0x1 /* the board has a fan */
@@ -249,16 +257,6 @@ typedef struct NVL2080_CTRL_PERF_SET_PSTATE_LIMITS_PARAMS {
 	NvU32 pstateFastest; /* Pn numbers, fastest <= slowest */
 	NvU32 pstateSlowest;
 } NVL2080_CTRL_PERF_SET_PSTATE_LIMITS_PARAMS;
-
-/* per copy engine utilisation from the firmware's latest sample */
-#define NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL 0x2080f130
-#define NVL2080_CTRL_PERF_MAX_ENGINES 16
-
-typedef struct NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS {
-	NvU32 numEngines;                          /* out: copy engines */
-	NvU32 util[NVL2080_CTRL_PERF_MAX_ENGINES]; /* 1/100 percent */
-	NV_DECLARE_ALIGNED(NvU64 timeStamp, 8);
-} NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS;
 
 /* notifier indices for NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION / POST_EVENT */
 #define NVL2080_NOTIFIERS_THERMAL_SLOWDOWN 0xf100

@@ -16,7 +16,7 @@
  *    the copy engines' mean share);
  *  - nouvelle's own 0x2080f1xx controls (firmware/abi/.../ctrl2080_sensors.h):
  *    power status and limit, clocks and application clocks, perf status
- *    and P-state limits, per-engine utilisation of the latest sample.
+ *    and P-state limits (with each engine's share in the latest sample).
  *
  * Crossings the PMU reports (thermal slowdown, power cap) are posted as
  * POST_EVENT to every subdevice that armed the notifier with
@@ -450,23 +450,6 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		pthread_mutex_unlock(&pf->lock);
 		return NV_OK;
 	}
-	case NVL2080_CTRL_CMD_PERF_GET_ENGINE_UTIL: {
-		NVL2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS *p = params;
-
-		if (SIZE_IS(*p))
-			return NV_ERR_INVALID_PARAM_STRUCT;
-		pthread_mutex_lock(&pf->lock);
-		if (!pf->count) {
-			pthread_mutex_unlock(&pf->lock);
-			return NV_ERR_NOT_READY; /* no sample taken yet */
-		}
-		memset(p, 0, sizeof(*p));
-		p->numEngines = pf->eng_count;
-		memcpy(p->util, pf->eng_util, sizeof(p->util));
-		p->timeStamp = pf->eng_ts;
-		pthread_mutex_unlock(&pf->lock);
-		return NV_OK;
-	}
 	case NVL2080_CTRL_CMD_PMGR_GET_STATUS: {
 		NVL2080_CTRL_PMGR_GET_STATUS_PARAMS *p = params;
 
@@ -547,6 +530,14 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		p->flags = st.has_fan ? NVL2080_CTRL_PERF_STATUS_FLAG_FAN : 0;
 		p->boost = st.boost;
 		p->timeStamp = st.time_ns;
+		pthread_mutex_lock(&pf->lock);
+		if (pf->count) {
+			p->numEngines = pf->eng_count;
+			memcpy(p->engineUtil, pf->eng_util,
+			       sizeof(p->engineUtil));
+			p->sampleTimeStamp = pf->eng_ts;
+		}
+		pthread_mutex_unlock(&pf->lock);
 		return NV_OK;
 	}
 	case NVL2080_CTRL_CMD_PERF_SET_PSTATE_LIMITS: {
