@@ -234,6 +234,14 @@ static void absent_without_control(void **state)
 	assert_int_equal(s.valid, 0x5a5a5a5a5a5a5a5aull);
 	assert_int_equal(nvl_gsp_sensors_read(k.gsp, t.sub, NULL), -EINVAL);
 	assert_true(strlen(nvl_error_msg()) > 0);
+	/* a dead GSP: -ENODEV at once, nothing written, no -EPERM masking */
+	nvl_gsp_mark_dead(k.gsp, "test");
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, t.sub, &s), -ENODEV);
+	assert_int_equal(s.valid, 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, true, 100000),
+			 -ENODEV);
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, false, 100000),
+			 -EPERM);
 	kit_down(&k);
 }
 
