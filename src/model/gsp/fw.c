@@ -970,8 +970,8 @@ void nvl_model_gsp_get_stats(struct nvl_model *m,
 	pthread_mutex_unlock(&g->lock);
 }
 
-int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
-		       const void *data, size_t len)
+static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
+		       size_t len)
 {
 	struct nvl_model_gsp *g = m->gsp;
 	struct fw_event *ev;
@@ -1007,16 +1007,16 @@ int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
 	snprintf(log.errString, sizeof(log.errString),
 		 "Xid %u: channel %u: robust channel recovery", exception,
 		 chid);
-	ret = nvl_fw_queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, &log, sizeof(log));
+	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, &log, sizeof(log));
 	if (!ret)
-		ret = nvl_fw_queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
+		ret = queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
 				  sizeof(rc));
 	return ret;
 }
 
 int nvl_model_gsp_event_mmu_fault(struct nvl_model *m)
 {
-	return nvl_fw_queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
 }
 
 int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
@@ -1028,5 +1028,11 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 				    .data = data,
 				    .status = NV_OK};
 
-	return nvl_fw_queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+}
+
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
+		       const void *data, size_t len)
+{
+	return queue_event(m, function, data, len);
 }
