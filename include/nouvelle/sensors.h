@@ -88,7 +88,13 @@ struct nvl_sensors {
 	uint32_t fan_pct;
 };
 
-/** nvl_sensors_has() - true when field @f of @s is present. */
+/**
+ * nvl_sensors_has() - whether field @f of sample @s is present.
+ * @s: a sample
+ * @f: the field
+ *
+ * Return: true when the chip and firmware reported it.
+ */
 static inline bool nvl_sensors_has(const struct nvl_sensors *s,
 				   enum nvl_sensor f)
 {
