@@ -39,7 +39,8 @@ struct sctl {
 	void *params;
 	size_t size;
 	int ret; /* 0, -EOPNOTSUPP (fields absent) or an error */
-	rpc_gsp_rm_control_v03_00 *msg;
+	rpc_gsp_rm_control_v03_00 *msg; /* the request */
+	rpc_gsp_rm_control_v03_00 *rep; /* the reply, in the same allocation */
 	struct nvl_gsp_async *a;
 };
 
@@ -47,16 +48,16 @@ static int batch_finish(struct sctl *c, size_t got)
 {
 	size_t len = sizeof(*c->msg) + c->size;
 
-	if (got != len || c->msg->paramsSize != c->size)
+	if (got != len || c->rep->paramsSize != c->size)
 		return nvl_error(-EPROTO,
 				 "sensors: control %#x reply of %zu bytes, "
 				 "expected %zu",
 				 c->cmd, got, len);
-	if (c->msg->status != NV_OK)
-		return nvl_error(nvl_gsp_status_errno(c->msg->status),
+	if (c->rep->status != NV_OK)
+		return nvl_error(nvl_gsp_status_errno(c->rep->status),
 				 "sensors: control %#x failed: %s", c->cmd,
-				 nvl_gsp_status_name(c->msg->status));
-	memcpy(c->params, c->msg->params, c->size);
+				 nvl_gsp_status_name(c->rep->status));
+	memcpy(c->params, c->rep->params, c->size);
 	return 0;
 }
 
@@ -75,11 +76,16 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 		return nvl_error(-ENOENT, "sensors: subdevice %#x unknown",
 				 hsub);
 	for (unsigned i = 0; i < n; i++) {
-		c[i].msg = nvl_zalloc(sizeof(*c[i].msg) + c[i].size);
+		/* request and reply apart: the sender may still be reading
+		 * one request while the receive thread writes another reply */
+		size_t len = (sizeof(*c[i].msg) + c[i].size + 7) & ~(size_t)7;
+
+		c[i].msg = nvl_zalloc(2 * len);
 		if (!c[i].msg) {
 			ret = nvl_error(-ENOMEM, "sensors: no memory");
 			goto out;
 		}
+		c[i].rep = (void *)((char *)c[i].msg + len);
 		c[i].msg->hClient = client;
 		c[i].msg->hObject = hsub;
 		c[i].msg->cmd = c[i].cmd;
@@ -91,7 +97,7 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 
 		ret = nvl_gsp_rpc_async(gsp,
 					NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
-					c[i].msg, len, c[i].msg, len, &c[i].a);
+					c[i].msg, len, c[i].rep, len, &c[i].a);
 	}
 	/* the firmware answers in order: wait for the last one first, then
 	 * the others are there already (one sleep, not n) */
