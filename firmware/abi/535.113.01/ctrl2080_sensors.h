@@ -57,7 +57,7 @@ typedef struct NV2080_CTRL_THERMAL_SYSTEM_TARGETS_AVAILABLE_OPERANDS {
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_TARGET_TYPE_OPERANDS {
 	NvU32 targetIndex; /* in */
-	NvU32 type;        /* out: NV2080_CTRL_THERMAL_SYSTEM_TARGET_* */
+	NvU32 type; /* out: NV2080_CTRL_THERMAL_SYSTEM_TARGET_* */
 } NV2080_CTRL_THERMAL_SYSTEM_TARGET_TYPE_OPERANDS;
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_SENSORS_AVAILABLE_OPERANDS {
@@ -65,7 +65,7 @@ typedef struct NV2080_CTRL_THERMAL_SYSTEM_SENSORS_AVAILABLE_OPERANDS {
 } NV2080_CTRL_THERMAL_SYSTEM_SENSORS_AVAILABLE_OPERANDS;
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_SENSOR_PROVIDER_OPERANDS {
-	NvU32 sensorIndex;   /* in */
+	NvU32 sensorIndex; /* in */
 	NvU32 providerIndex; /* out */
 } NV2080_CTRL_THERMAL_SYSTEM_SENSOR_PROVIDER_OPERANDS;
 
@@ -76,39 +76,44 @@ typedef struct NV2080_CTRL_THERMAL_SYSTEM_SENSOR_TARGET_OPERANDS {
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_SENSOR_READING_RANGE_OPERANDS {
 	NvU32 sensorIndex; /* in */
-	NvS32 minimum;     /* out, degC */
-	NvS32 maximum;     /* out, degC */
+	NvS32 minimum; /* out, degC */
+	NvS32 maximum; /* out, degC */
 } NV2080_CTRL_THERMAL_SYSTEM_SENSOR_READING_RANGE_OPERANDS;
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPERANDS {
 	NvU32 sensorIndex; /* in */
-	NvS32 value;       /* out, degC */
+	NvS32 value; /* out, degC */
 } NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPERANDS;
 
 typedef union NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_OPERANDS {
-	NV2080_CTRL_THERMAL_SYSTEM_TARGETS_AVAILABLE_OPERANDS getInfoTargetsAvailable;
+	NV2080_CTRL_THERMAL_SYSTEM_TARGETS_AVAILABLE_OPERANDS
+		getInfoTargetsAvailable;
 	NV2080_CTRL_THERMAL_SYSTEM_TARGET_TYPE_OPERANDS getInfoTargetType;
-	NV2080_CTRL_THERMAL_SYSTEM_SENSORS_AVAILABLE_OPERANDS getInfoSensorsAvailable;
-	NV2080_CTRL_THERMAL_SYSTEM_SENSOR_PROVIDER_OPERANDS getInfoSensorProvider;
+	NV2080_CTRL_THERMAL_SYSTEM_SENSORS_AVAILABLE_OPERANDS
+		getInfoSensorsAvailable;
+	NV2080_CTRL_THERMAL_SYSTEM_SENSOR_PROVIDER_OPERANDS
+		getInfoSensorProvider;
 	NV2080_CTRL_THERMAL_SYSTEM_SENSOR_TARGET_OPERANDS getInfoSensorTarget;
-	NV2080_CTRL_THERMAL_SYSTEM_SENSOR_READING_RANGE_OPERANDS getInfoSensorReadingRange;
-	NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPERANDS getStatusSensorReading;
+	NV2080_CTRL_THERMAL_SYSTEM_SENSOR_READING_RANGE_OPERANDS
+		getInfoSensorReadingRange;
+	NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPERANDS
+		getStatusSensorReading;
 	NvU32 space[8];
 } NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_OPERANDS;
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION {
-	NvU32 result;   /* out: NV_STATUS of this instruction */
+	NvU32 result; /* out: NV_STATUS of this instruction */
 	NvBool executed; /* out */
 	NvU32 opcode;
 	NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_OPERANDS operands;
 } NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION;
 
 typedef struct NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS {
-	NvU32 clientAPIVersion;        /* NV2080_CTRL_THERMAL_SYSTEM_API_VER */
-	NvU32 clientAPIRevision;       /* NV2080_CTRL_THERMAL_SYSTEM_API_REV */
+	NvU32 clientAPIVersion; /* NV2080_CTRL_THERMAL_SYSTEM_API_VER */
+	NvU32 clientAPIRevision; /* NV2080_CTRL_THERMAL_SYSTEM_API_REV */
 	NvU32 clientInstructionSizeOf; /* sizeof(INSTRUCTION) */
-	NvU32 executeFlags;            /* ..._EXECUTE_FLAGS_* */
-	NvU32 successfulInstructions;  /* out */
+	NvU32 executeFlags; /* ..._EXECUTE_FLAGS_* */
+	NvU32 successfulInstructions; /* out */
 	NvU32 instructionListSize;
 	NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION
 	instructionList[NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_MAX_COUNT];
@@ -162,13 +167,13 @@ typedef struct NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE {
 } NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE;
 
 typedef struct NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS {
-	NvU8 type;     /* NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL */
+	NvU8 type; /* NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL */
 	NvU32 bufSize; /* sizeof(samples) */
-	NvU32 count;   /* out: valid samples */
+	NvU32 count; /* out: valid samples */
 	NvU32 tracker; /* out: index of the newest */
 	NV_DECLARE_ALIGNED(
-		NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE
-			samples[NV2080_CTRL_PERF_GPUMON_SAMPLE_COUNT_PERFMON_UTIL],
+		NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE samples
+			[NV2080_CTRL_PERF_GPUMON_SAMPLE_COUNT_PERFMON_UTIL],
 		8);
 } NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS;
 
@@ -184,9 +189,9 @@ typedef struct NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS {
 #define NVL2080_CTRL_CMD_PMGR_SET_LIMIT 0x2080f102
 
 typedef struct NVL2080_CTRL_PMGR_GET_STATUS_PARAMS {
-	NvU32 powerMw;        /* board power */
-	NvU32 limitMw;        /* enforced limit */
-	NvU32 minLimitMw;     /* range SET_LIMIT accepts */
+	NvU32 powerMw; /* board power */
+	NvU32 limitMw; /* enforced limit */
+	NvU32 minLimitMw; /* range SET_LIMIT accepts */
 	NvU32 maxLimitMw;
 	NvU32 defaultLimitMw;
 	NvU32 pad;
@@ -204,10 +209,10 @@ typedef struct NVL2080_CTRL_PMGR_SET_LIMIT_PARAMS {
 #define NVL2080_CTRL_CLK_MAX_DOMAINS 8
 
 typedef struct NVL2080_CTRL_CLK_INFO {
-	NvU32 clkDomain;  /* in: NV2080_CTRL_CLK_DOMAIN_* */
-	NvU32 actualMHz;  /* out */
-	NvU32 maxMHz;     /* out */
-	NvU32 appMHz;     /* out: application clock, 0 = default */
+	NvU32 clkDomain; /* in: NV2080_CTRL_CLK_DOMAIN_* */
+	NvU32 actualMHz; /* out */
+	NvU32 maxMHz; /* out */
+	NvU32 appMHz; /* out: application clock, 0 = default */
 } NVL2080_CTRL_CLK_INFO;
 
 typedef struct NVL2080_CTRL_CLK_GET_INFO_PARAMS {
@@ -233,14 +238,14 @@ typedef struct NVL2080_CTRL_CLK_SET_APP_CLOCKS_PARAMS {
 #define NVL2080_CTRL_PERF_REASON_HW_THERMAL 0x0040
 
 typedef struct NVL2080_CTRL_PERF_GET_STATUS_PARAMS {
-	NvU32 pstate;          /* current Pn number */
-	NvU32 pstateFastest;   /* allowed range, Pn numbers */
+	NvU32 pstate; /* current Pn number */
+	NvU32 pstateFastest; /* allowed range, Pn numbers */
 	NvU32 pstateSlowest;
-	NvU32 reasons;         /* NVL2080_CTRL_PERF_REASON_* active */
+	NvU32 reasons; /* NVL2080_CTRL_PERF_REASON_* active */
 	NvU32 reasonsSupported;
-	NvU32 fanPercent;      /* valid with NVL2080_CTRL_PERF_STATUS_FLAG_FAN */
-	NvU32 flags;           /* NVL2080_CTRL_PERF_STATUS_FLAG_* */
-	NvU32 boost;           /* 1 while a PERF_BOOST runs */
+	NvU32 fanPercent; /* valid with NVL2080_CTRL_PERF_STATUS_FLAG_FAN */
+	NvU32 flags; /* NVL2080_CTRL_PERF_STATUS_FLAG_* */
+	NvU32 boost; /* 1 while a PERF_BOOST runs */
 	NV_DECLARE_ALIGNED(NvU64 timeStamp, 8);
 	/* each copy engine's busy share in the firmware's latest perfmon
 	 * sample (PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2 takes one), 1/100
