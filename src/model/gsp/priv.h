@@ -69,6 +69,7 @@ struct nvl_model_gsp {
 	unsigned nobjs;
 	uint8_t *chan_used; /* per channel id */
 	uint32_t notify_hclient, notify_hevent;
+	struct fw_perf *perf; /* sensors, perf, power (ctrl_perf.c) */
 
 	/* events waiting to be sent */
 	struct fw_event evq[FW_EVQ];
@@ -86,6 +87,9 @@ struct nvl_model_gsp {
 /* fw.c */
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
+/* queue an event for the driver; 0 or -ENOSPC */
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
+		       const void *data, size_t len);
 int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
 	       bool write);
 /* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */

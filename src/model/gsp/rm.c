@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/gsp/perf.h"
 #include "model/gsp/priv.h"
 
 #define INTERNAL_CLIENT 0xc1e00000u
@@ -24,7 +25,8 @@ int nvl_fw_rm_init(struct nvl_model_gsp *g)
 {
 	g->objs = nvl_calloc(FW_MAX_OBJECTS, sizeof(*g->objs));
 	g->chan_used = nvl_zalloc(g->m->profile->num_channels);
-	if (!g->objs || !g->chan_used) {
+	if (!g->objs || !g->chan_used || nvl_fw_perf_init(g)) {
+		nvl_fw_perf_fini(g);
 		nvl_free(g->objs);
 		nvl_free(g->chan_used);
 		return -ENOMEM;
@@ -34,6 +36,7 @@ int nvl_fw_rm_init(struct nvl_model_gsp *g)
 
 void nvl_fw_rm_fini(struct nvl_model_gsp *g)
 {
+	nvl_fw_perf_fini(g);
 	nvl_free(g->objs);
 	nvl_free(g->chan_used);
 	g->objs = NULL;
@@ -84,6 +87,7 @@ void nvl_fw_rm_reset(struct nvl_model_gsp *g)
 {
 	g->nobjs = 0;
 	memset(g->chan_used, 0, g->m->profile->num_channels);
+	nvl_fw_perf_reset(g);
 	/* RM's own internal client, as the static info reports it */
 	add(g, INTERNAL_CLIENT, INTERNAL_CLIENT, 0, NV01_ROOT, ~0u);
 	add(g, INTERNAL_CLIENT, INTERNAL_DEVICE, INTERNAL_CLIENT, NV01_DEVICE_0,
@@ -234,6 +238,8 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		    c->paramsSize != sizeof(*ep))
 			return NV_ERR_INVALID_ARGUMENT;
 		g->notify_hclient = c->hClient;
+		nvl_fw_perf_notify(g, c->hClient, c->hObject, ep->event,
+				   ep->action);
 		return NV_OK;
 	}
 	case NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE: {
@@ -265,7 +271,11 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		if (g->wire->control(c->cmd, c->params, c->paramsSize, &src,
 				     &status))
 			return status;
-		return NV_ERR_NOT_SUPPORTED;
+		/* sensors, clocks and power (ctrl_perf.c) */
+		if (o->hclass != NV20_SUBDEVICE_0)
+			return NV_ERR_NOT_SUPPORTED;
+		return nvl_fw_perf_control(g, c->hClient, c->hObject, c->cmd,
+					   c->params, c->paramsSize);
 	}
 	}
 }
