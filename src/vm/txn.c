@@ -48,6 +48,9 @@ enum {
 	T_REMOVE_VA,
 	T_INSERT_REGION,
 	T_KILL_REGION,
+	/* finish_pt's verdicts: free the node (T_FREE_VA), or nothing */
+	T_FREE_VA,
+	T_DONE,
 };
 
 enum { GOT_VA = 1, GOT_PREV = 2, GOT_NEXT = 4, GOT_REGION = 8 };
@@ -496,6 +499,7 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
 	txn->nlog = txn->ncmd = txn->nremoved = 0;
+	txn->pt_done = false;
 	txn->caplog = txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	if (txn->vm && txn->vm->cur_seq == txn->seq)
 		txn->vm->cur_seq = 0;
@@ -514,34 +518,69 @@ static void release_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 	nvl_gpuvm_va_free(vm, va);
 }
 
-void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
+bool nvl_gpuvm_pt_hold(struct nvl_gpuvm *vm)
+{
+	if (!vm->pt->lock)
+		return false;
+	vm->pt->lock(vm->pt_priv);
+	return true;
+}
+
+void nvl_gpuvm_pt_release(struct nvl_gpuvm *vm, bool held)
+{
+	if (held)
+		vm->pt->unlock(vm->pt_priv);
+}
+
+/*
+ * Pass one: the page-table side, with the same decisions in the same
+ * order as ever; a node to free becomes T_FREE_VA (its memory, vm_bo and
+ * BO references go in pass two, outside the backend's lock: a last BO
+ * reference may wait).
+ */
+void nvl_gpuvm_txn_finish_pt(struct nvl_gpuvm_txn *txn)
 {
 	struct nvl_gpuvm *vm = txn->vm;
 
+	if (txn->pt_done)
+		return;
+	txn->pt_done = true;
 	for (uint32_t i = 0; i < txn->nlog; i++) {
 		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
 		struct nvl_gpuva *va = e->p;
+		bool release = false;
 
 		switch (e->kind) {
 		case T_INSERT_VA:
 			va->flags &= ~NVL_GPUVA_PENDING;
-			if (va->flags & NVL_GPUVA_REMOVED)
-				release_va(vm, va);
+			release = va->flags & NVL_GPUVA_REMOVED;
 			break;
 		case T_REMOVE_VA:
 			if (va->flags & NVL_GPUVA_PENDING)
 				va->flags |= NVL_GPUVA_REMOVED;
 			else
-				release_va(vm, va);
+				release = true;
 			break;
 		case T_KILL_REGION:
 			nvl_itree_remove(&vm->regions, e->p);
 			free_region(vm, e->p);
-			break;
+			e->kind = T_DONE;
+			continue;
 		default:
-			break;
+			continue;
 		}
+		if (release)
+			pt_put_va(vm, va);
+		e->kind = release ? T_FREE_VA : T_DONE;
 	}
+}
+
+void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
+{
+	nvl_gpuvm_txn_finish_pt(txn);
+	for (uint32_t i = 0; i < txn->nlog; i++)
+		if (txn->log[i].kind == T_FREE_VA)
+			nvl_gpuvm_va_free(txn->vm, txn->log[i].p);
 	free_logs(txn);
 }
 
