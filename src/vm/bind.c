@@ -329,7 +329,8 @@ static void bind_free_job(struct nvl_sched_job *sjob)
 		return;
 	}
 	held = nvl_gpuvm_pt_hold(g);
-	nvl_gpuvm_txn_finish_pt(&job->txn);
+	if (held)
+		nvl_gpuvm_txn_finish_pt(&job->txn);
 	nvl_gpuvm_pt_release(g, held);
 	nvl_gpuvm_txn_finish(&job->txn);
 	nvl_list_del(&job->link);
@@ -519,7 +520,8 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			goto wait;
 		}
 		ret = commit(vm, &txn);
-		nvl_gpuvm_txn_finish_pt(&txn);
+		if (held)
+			nvl_gpuvm_txn_finish_pt(&txn);
 		nvl_gpuvm_pt_release(g, held);
 		nvl_gpuvm_txn_finish(&txn);
 		pthread_mutex_unlock(&g->lock);

@@ -533,10 +533,36 @@ void nvl_gpuvm_pt_release(struct nvl_gpuvm *vm, bool held)
 }
 
 /*
- * Pass one: the page-table side, with the same decisions in the same
- * order as ever; a node to free becomes T_FREE_VA (its memory, vm_bo and
- * BO references go in pass two, outside the backend's lock: a last BO
- * reference may wait).
+ * What finish does with log entry @e: the same decisions in the same order
+ * as ever. Region kills are done here; Return: the node to release.
+ */
+static struct nvl_gpuva *finish_ent(struct nvl_gpuvm *vm,
+				    struct nvl_gpuvm_txn_ent *e)
+{
+	struct nvl_gpuva *va = e->p;
+
+	switch (e->kind) {
+	case T_INSERT_VA:
+		va->flags &= ~NVL_GPUVA_PENDING;
+		return va->flags & NVL_GPUVA_REMOVED ? va : NULL;
+	case T_REMOVE_VA:
+		if (!(va->flags & NVL_GPUVA_PENDING))
+			return va;
+		va->flags |= NVL_GPUVA_REMOVED;
+		return NULL;
+	case T_KILL_REGION:
+		nvl_itree_remove(&vm->regions, e->p);
+		free_region(vm, e->p);
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Pass one under the backend's lock: the page-table side; a node to free
+ * becomes T_FREE_VA (its memory, vm_bo and BO references go in pass two,
+ * outside that lock: a last BO reference may wait).
  */
 void nvl_gpuvm_txn_finish_pt(struct nvl_gpuvm_txn *txn)
 {
@@ -547,40 +573,32 @@ void nvl_gpuvm_txn_finish_pt(struct nvl_gpuvm_txn *txn)
 	txn->pt_done = true;
 	for (uint32_t i = 0; i < txn->nlog; i++) {
 		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
-		struct nvl_gpuva *va = e->p;
-		bool release = false;
+		struct nvl_gpuva *va = finish_ent(vm, e);
 
-		switch (e->kind) {
-		case T_INSERT_VA:
-			va->flags &= ~NVL_GPUVA_PENDING;
-			release = va->flags & NVL_GPUVA_REMOVED;
-			break;
-		case T_REMOVE_VA:
-			if (va->flags & NVL_GPUVA_PENDING)
-				va->flags |= NVL_GPUVA_REMOVED;
-			else
-				release = true;
-			break;
-		case T_KILL_REGION:
-			nvl_itree_remove(&vm->regions, e->p);
-			free_region(vm, e->p);
-			e->kind = T_DONE;
-			continue;
-		default:
-			continue;
-		}
-		if (release)
+		if (va)
 			pt_put_va(vm, va);
-		e->kind = release ? T_FREE_VA : T_DONE;
+		e->kind = va ? T_FREE_VA : T_DONE;
 	}
 }
 
 void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
 {
-	nvl_gpuvm_txn_finish_pt(txn);
-	for (uint32_t i = 0; i < txn->nlog; i++)
-		if (txn->log[i].kind == T_FREE_VA)
-			nvl_gpuvm_va_free(txn->vm, txn->log[i].p);
+	struct nvl_gpuvm *vm = txn->vm;
+
+	for (uint32_t i = 0; i < txn->nlog; i++) {
+		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		struct nvl_gpuva *va;
+
+		if (!txn->pt_done)
+			va = finish_ent(vm, e);
+		else
+			va = e->kind == T_FREE_VA ? e->p : NULL;
+		if (!va)
+			continue;
+		if (!txn->pt_done)
+			pt_put_va(vm, va);
+		nvl_gpuvm_va_free(vm, va);
+	}
 	free_logs(txn);
 }
 
