@@ -1395,8 +1395,9 @@ static int hl_factory(void *dev, struct nvl_vm_backend *out)
  * A synchronous bind of many ops takes the backend's lock once, and every
  * page-table call of its prepare, commit and finish (the references of
  * what it unmapped) is made under it; an asynchronous one takes it for its
- * build, its commit and its finish; a call with a PREFETCH (moving a BO
- * may wait) builds without it. The page tables end up as asked.
+ * build, its commit and its finish; a one-op call, and a call with a
+ * PREFETCH (moving a BO may wait), lock per backend call instead. The
+ * page tables end up as asked.
  */
 static void a_bind_takes_the_backend_lock_once(void **state_)
 {
@@ -1408,7 +1409,7 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	struct nvl_client *c;
 	struct nvl_vm *v;
 	uint32_t vm, bo, so;
-	int dev = 0;
+	int dev = 0, before;
 
 	(void)state_;
 	nvl_vm_set_device_backend(hl_factory);
@@ -1448,17 +1449,31 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	assert_int_equal(nvl_syncobj_create(c, 0, &so), 0);
 	sig.handle = so;
 	ops[0] = map_op(bo, 4 * GiB, MiB, 0);
-	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, &sig, 1,
+	ops[1] = map_op(bo, 4 * GiB + MiB, MiB, MiB);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, &sig, 1,
 				     NVL_VM_BIND_ASYNC),
 			 0);
 	f = syncobj_fence(c, so);
 	assert_int_equal(nvl_fence_wait(f, NVL_TIMEOUT_INFINITE), 0);
 	nvl_fence_put(f);
 	ops[0] = unmap_op(4 * GiB, MiB);
+	ops[1] = unmap_op(4 * GiB + MiB, MiB);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0),
+			 0);
+	/* build and run_job of the async bind, the sync one (and free_job) */
+	assert_true(atomic_load(&hl_locks) >= 5);
+	assert_int_equal(atomic_load(&hl_unheld), 0);
+
+	/* a one-op call locks per backend call, as before */
+	ops[0] = map_op(bo, 6 * GiB, MiB, 0);
+	before = atomic_load(&hl_locks);
 	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0),
 			 0);
-	assert_true(atomic_load(&hl_locks) >= 4);
-	assert_int_equal(atomic_load(&hl_unheld), 0);
+	assert_int_equal(atomic_load(&hl_locks), before);
+	assert_true(atomic_load(&hl_unheld) > 0);
+	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv, 6 * GiB, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	atomic_store(&hl_unheld, 0);
 
 	/* a PREFETCH in the call: built without the lock, and still right */
 	ops[0] = map_op(bo, 2 * GiB + 2 * MiB, 2 * MiB, 0);
