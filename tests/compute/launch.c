@@ -1012,22 +1012,17 @@ static void pcas_method_of_the_other_generation_is_a_method_error(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(vector_add),
-		cmocka_unit_test(saxpy),
-		cmocka_unit_test(reduction),
-		cmocka_unit_test(prefix_sum),
-		cmocka_unit_test(histogram),
-		cmocka_unit_test(matmul),
-		cmocka_unit_test(divergent_loop),
-		cmocka_unit_test(errors_are_channel_errors_with_reason),
-		cmocka_unit_test(
-			unmapped_store_is_an_mmu_fault_of_the_compute_engine),
-		cmocka_unit_test(
-			pcas_method_of_the_other_generation_is_a_method_error),
-	};
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(vector_add),
+	cmocka_unit_test(saxpy),
+	cmocka_unit_test(reduction),
+	cmocka_unit_test(prefix_sum),
+	cmocka_unit_test(histogram),
+	cmocka_unit_test(matmul),
+	cmocka_unit_test(divergent_loop),
+	cmocka_unit_test(errors_are_channel_errors_with_reason),
+	cmocka_unit_test(unmapped_store_is_an_mmu_fault_of_the_compute_engine),
+	cmocka_unit_test(pcas_method_of_the_other_generation_is_a_method_error),
+};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+T_MAIN(tests)
