@@ -247,5 +247,6 @@ static inline struct nvl_hw_qmd_field nvl_hw_qmd_at(struct nvl_hw_qmd_field f,
 #define NVL_HW_COMPUTE_ERR_TIMEOUT 8
 #define NVL_HW_COMPUTE_ERR_HAZARD 9
 #define NVL_HW_COMPUTE_ERR_BAD_QMD 16 /* version, shape or cbuf */
+#define NVL_HW_COMPUTE_ERR_NO_MEMORY 17 /* the model ran out of memory */
 
 #endif /* NVL_HW_COMPUTE_H */

@@ -164,6 +164,7 @@ struct lt {
 	const struct qpos *q;
 	uint32_t seq;
 	uint64_t code_next;
+	unsigned long fail_nth; /* arm allocation failure at the kick */
 };
 
 static void lt_up(struct lt *t, const char *profile, unsigned sms)
@@ -275,6 +276,8 @@ static void lt_submit(struct lt *t, uint64_t prog, const struct shape *s,
 				NVL_HW_COMPUTE_PCAS_B_SCHEDULE);
 	}
 	gpu_push(&t->ch, p, n);
+	if (t->fail_nth)
+		nvl_fault_fail_nth(t->fail_nth, NVL_FAULT_ALL_THREADS);
 	assert_int_equal(nvl_kit_kick(&t->g->kit, &t->ch), 0);
 }
 
@@ -1012,6 +1015,64 @@ static void pcas_method_of_the_other_generation_is_a_method_error(void **state)
 	}
 }
 
+/*
+ * Every allocation of a launch (the QMD's constant buffers, the program,
+ * the workers, the interpreter's) fails in turn: the channel stops with
+ * CHERR_COMPUTE NO_MEMORY and no release; then the launch succeeds.
+ */
+static void allocation_failures_stop_the_channel(void **state)
+{
+	struct lt t;
+
+	lt_up(&t, "ga102", 2);
+	{
+		uint64_t va = lt_load(&t, reduce_src);
+		uint32_t in[100], got, zero = 0, sum = 0;
+		struct {
+			uint64_t in;
+			uint32_t n, pad;
+			uint64_t total;
+		} p = {DATA, 100, 0, DATA + 0x100000};
+		struct shape sh;
+		unsigned long nth;
+
+		for (uint32_t i = 0; i < 100; i++)
+			sum += in[i] = i * 7 + 1;
+		wr(&t, p.in, in, sizeof(in));
+		lt_1d(&sh, 100, 64, 256);
+		for (nth = 1; nth < 64; nth++) {
+			int ret;
+
+			lt_new_chan(&t);
+			wr(&t, p.total, &zero, 4);
+			t.fail_nth = nth;
+			lt_submit(&t, va, &sh, &p, sizeof(p), t.q->major);
+			t.fail_nth = 0;
+			ret = nvl_kit_wait_u32(&t.g->kit, SEM, t.seq, GPU_WAIT);
+			if (!ret && !nvl_fault_hits()) {
+				nvl_fault_off();
+				break; /* the launch made fewer allocations */
+			}
+			nvl_fault_off();
+			assert_int_equal(
+				nvl_kit_wait_idle(&t.g->kit, &t.ch, GPU_WAIT),
+				-EIO);
+			assert_int_equal(
+				nvl_hw_rd32(t.g->hw,
+					    NVL_HW_CHRAM_ERROR(t.chid)),
+				NVL_HW_CHERR_COMPUTE);
+			assert_int_equal(
+				nvl_hw_rd32(t.g->hw,
+					    NVL_HW_CHRAM_ERR_DATA(t.chid)),
+				NVL_HW_COMPUTE_ERR_NO_MEMORY);
+		}
+		assert_true(nth > 3 && nth < 64);
+		rd(&t, p.total, &got, 4);
+		assert_int_equal(got, sum);
+	}
+	lt_down(&t);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(vector_add),
 	cmocka_unit_test(saxpy),
@@ -1023,6 +1084,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(errors_are_channel_errors_with_reason),
 	cmocka_unit_test(unmapped_store_is_an_mmu_fault_of_the_compute_engine),
 	cmocka_unit_test(pcas_method_of_the_other_generation_is_a_method_error),
+	cmocka_unit_test(allocation_failures_stop_the_channel),
 };
 
 T_MAIN(tests)

@@ -255,10 +255,8 @@ static int cs_run_grid(struct nvl_model_chan *ch, const struct nvl_cs_launch *l,
 	if (nctas < nw)
 		nw = (unsigned)nctas;
 	w = nvl_calloc(nw, sizeof(*w));
-	if (!w) {
-		*err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+	if (!w)
 		return -ENOMEM;
-	}
 	for (unsigned i = 0; i < nw; i++) {
 		w[i].ch = ch;
 		w[i].l = *l;
@@ -423,6 +421,8 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 		ret = cs_release(ch, ly, g.q);
 	cs_grid_free(&g);
 	ch->compute.launches++;
+	if (ret == -ENOMEM)
+		err = NVL_HW_COMPUTE_ERR_NO_MEMORY;
 	if (ret == -EFAULT) {
 		nvl_model_chan_fault(ch, true, mthd);
 		return NVL_MODEL_MTHD_STOP;
