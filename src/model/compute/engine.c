@@ -19,7 +19,7 @@
  *     to an undecodable word, which executes as an illegal instruction;
  *  4. the CTAs are dealt round-robin to compute_sms worker threads, each
  *     running nvl_cs_run() on its share; global memory goes through
- *     nvl_model_mmu_translate() (the TLB) with a one-page cache per
+ *     nvl_model_mmu_translate() (the TLB) with a 4-page cache per
  *     worker, and an access that faults is reported to the fault buffer
  *     with the GRAPHICS engine id and stops every worker;
  *  5. the release semaphore of the QMD is written (32-bit payload) and
@@ -46,6 +46,7 @@
 #define CS_MAX_CBUF (64u << 10)
 #define CS_MAX_SMS 64
 #define CS_BUDGET (1ull << 30) /* warp instructions per worker */
+#define CS_UTLB 4 /* pages cached per worker */
 
 struct cs_worker {
 	struct nvl_model_chan *ch;
@@ -54,10 +55,13 @@ struct cs_worker {
 	struct nvl_cs_stats stats;
 	_Atomic bool *stop;
 	int ret;
-	/* one-page translation cache */
-	uint64_t pg_va, pg_mask;
-	uint8_t *pg;
-	bool pg_write;
+	/* a small per-worker translation cache (the SM's uTLB) */
+	struct {
+		uint64_t va, mask;
+		uint8_t *p;
+		bool write;
+	} pg[CS_UTLB];
+	unsigned pg_next;
 	uint8_t zero[16];
 	pthread_t thread;
 };
@@ -91,11 +95,14 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 	struct nvl_model *m = w->ch->m;
 	struct nvl_model_xlate x;
 	uint64_t span;
+	unsigned i;
 	uint8_t *p;
 
 	(void)size; /* the interpreter never crosses a page */
-	if (w->pg && (va & ~w->pg_mask) == w->pg_va && (!write || w->pg_write))
-		return w->pg + (va & w->pg_mask);
+	for (i = 0; i < CS_UTLB; i++)
+		if (w->pg[i].p && (va & ~w->pg[i].mask) == w->pg[i].va &&
+		    (!write || w->pg[i].write))
+			return w->pg[i].p + (va & w->pg[i].mask);
 	if (nvl_model_mmu_translate(m, &w->ch->vm, va,
 				    write ? NVL_HW_FAULT_ACCESS_WRITE
 					  : NVL_HW_FAULT_ACCESS_READ,
@@ -117,10 +124,11 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 		cs_report(w, va, NVL_HW_FAULT_REGION_VIOLATION, write);
 		return NULL;
 	}
-	w->pg = p;
-	w->pg_va = va & ~(span - 1);
-	w->pg_mask = span - 1;
-	w->pg_write = write;
+	i = w->pg_next++ % CS_UTLB;
+	w->pg[i].p = p;
+	w->pg[i].va = va & ~(span - 1);
+	w->pg[i].mask = span - 1;
+	w->pg[i].write = write;
 	return p + (va & (span - 1));
 }
 
