@@ -142,6 +142,7 @@
 #define NVL_HW_CHERR_ENGINE_RESET 9
 #define NVL_HW_CHERR_CE_LAUNCH 10 /* bad copy-engine launch (HCE_*) */
 #define NVL_HW_CHERR_INSTANCE 11  /* unreadable or invalid instance block */
+#define NVL_HW_CHERR_COMPUTE 12   /* compute engine: ERR_DATA = hw/compute.h reason */
 
 /* Channels with an error or a fault: bit (chid % 32) of word chid / 32. W1C */
 #define NVL_HW_CHERR_PENDING(i) (0x00002a00 + 4 * (i))

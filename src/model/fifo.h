@@ -8,6 +8,7 @@
 #define NVL_MODEL_FIFO_H
 
 #include "hw/host.h"
+#include "model/compute/engine.h"
 #include "model/mmu.h"
 #include "model/priv.h"
 
@@ -90,6 +91,7 @@ struct nvl_model_chan {
 	uint32_t mem_op_a, mem_op_b, mem_op_c;
 	uint32_t subch_class[NVL_HW_SUBCH_COUNT];
 	struct nvl_model_ce_state ce;
+	struct nvl_model_compute_state compute;
 	uint32_t pb[NVL_MODEL_PB_CHUNK];
 };
 

@@ -122,6 +122,11 @@ struct nvl_model {
 	uint64_t vram_size;
 	/** @mmu: the model MMU (walker + TLBs), owned by model/mmu*.c */
 	struct nvl_model_mmu *mmu;
+	/**
+	 * @compute_sms: SMs of the compute engine: the number of model
+	 * threads a grid's CTAs are spread over (0 = 2). Set before work.
+	 */
+	unsigned compute_sms;
 	/* private: */
 	struct nvl_model_iommu *iommu;
 	struct nvl_model_fifo *fifo;

@@ -145,8 +145,10 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 	if (mthd == NVL_HW_SET_OBJECT) {
 		uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
 
-		/* this runlist's engine is a copy engine */
-		if (cls != ch->m->profile->ce_class) {
+		/* this runlist's engine is a copy engine; the compute
+		 * class runs on the model's compute engine beside it */
+		if (cls != ch->m->profile->ce_class &&
+		    cls != ch->m->profile->compute_class) {
 			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
 					     data);
 			return NVL_MODEL_MTHD_STOP;
@@ -157,6 +159,8 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 	/* engine methods go to the class bound to the subchannel */
 	if (ch->subch_class[subch] == ch->m->profile->ce_class)
 		return nvl_model_ce_method(ch, mthd, data);
+	if (ch->subch_class[subch] == ch->m->profile->compute_class)
+		return nvl_model_compute_method(ch, mthd, data);
 	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
 	return NVL_MODEL_MTHD_STOP;
 }

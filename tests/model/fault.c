@@ -226,7 +226,7 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 		 NVL_HW_CHERR_METHOD,
 		 0x300},
 		{"wrong class",
-		 {NVL_HW_MTHD_INC(4, 0, 1), 0xc5c0},
+		 {NVL_HW_MTHD_INC(4, 0, 1), 0xc597 /* 3D: not modelled */},
 		 2,
 		 NVL_HW_CHERR_METHOD,
 		 0},

@@ -387,7 +387,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	struct nvl_cs_fault dummy_fault;
 	struct nvl_cs_stats dummy_stats;
 	struct cs_cta cta = {.l = l};
-	uint32_t nthreads, nregs;
+	uint32_t nthreads, nregs, step;
+	uint64_t idx = 0;
 	struct cs_prog *prog;
 	bool hit;
 	int ret;
@@ -431,9 +432,16 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	cta.fault = fault;
 	cta.stats = stats;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
+	step = l->cta_step ? l->cta_step : 1;
 	for (uint32_t z = 0; z < l->grid[2]; z++) {
 		for (uint32_t y = 0; y < l->grid[1]; y++) {
-			for (uint32_t x = 0; x < l->grid[0]; x++) {
+			for (uint32_t x = 0; x < l->grid[0]; x++, idx++) {
+				if (idx % step != l->cta_first % step)
+					continue;
+				if (l->stop && atomic_load_explicit(
+						       l->stop,
+						       memory_order_relaxed))
+					goto out_shared;
 				cta.ctaid[0] = x;
 				cta.ctaid[1] = y;
 				cta.ctaid[2] = z;

@@ -19,6 +19,7 @@
 #ifndef NVL_MODEL_COMPUTE_SM_H
 #define NVL_MODEL_COMPUTE_SM_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -86,6 +87,14 @@ struct nvl_cs_launch {
 	 * results are the same, which the tests compare.
 	 */
 	bool generic_only;
+	/**
+	 * Part of the grid (the launch path's SM workers): run only the CTAs
+	 * whose linear index (x + y * grid[0] + z * grid[0] * grid[1]) is
+	 * cta_first modulo cta_step (cta_step 0 = every CTA), and stop
+	 * before the next CTA once *stop is set (NULL = never).
+	 */
+	uint32_t cta_first, cta_step;
+	const _Atomic bool *stop;
 };
 
 /** struct nvl_cs_stats - counters of a run. */

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The compute class (TURING_COMPUTE_A 0xC5C0, AMPERE_COMPUTE_A/B
+ * 0xC6C0/0xC7C0, ADA_COMPUTE_A 0xC9C0, HOPPER_COMPUTE_A 0xCBC0): the methods
+ * a compute client uses to launch grids, and the QMD (queue meta data)
+ * layouts that describe one grid. Facts: ../shared/reference/compute-isa.md
+ * §4 (open-gpu-doc classes/compute/clc*c0.h and clc*qmd.h); method byte
+ * offsets are the same on every class from C5C0 to CBC0.
+ */
+#ifndef NVL_HW_COMPUTE_H
+#define NVL_HW_COMPUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NVL_HW_COMPUTE_CLASS_TURING 0xc5c0u /* TURING_COMPUTE_A */
+#define NVL_HW_COMPUTE_CLASS_AMPERE_A 0xc6c0u /* AMPERE_COMPUTE_A */
+#define NVL_HW_COMPUTE_CLASS_AMPERE_B 0xc7c0u /* AMPERE_COMPUTE_B */
+#define NVL_HW_COMPUTE_CLASS_ADA 0xc9c0u /* ADA_COMPUTE_A */
+#define NVL_HW_COMPUTE_CLASS_HOPPER 0xcbc0u /* HOPPER_COMPUTE_A */
+
+/* ---- methods (byte offsets) ---- */
+#define NVL_HW_COMPUTE_SET_OBJECT 0x0000
+#define NVL_HW_COMPUTE_NO_OPERATION 0x0100
+#define NVL_HW_COMPUTE_INVALIDATE_SHADER_CACHES 0x021c
+#define NVL_HW_COMPUTE_INVALIDATE_SKED_CACHES 0x0298
+#define NVL_HW_COMPUTE_SET_SHADER_SHARED_MEMORY_WINDOW_A 0x02a0 /* 16:0 */
+#define NVL_HW_COMPUTE_SET_SHADER_SHARED_MEMORY_WINDOW_B 0x02a4
+/* SEND_PCAS_A: QMD address >> 8 */
+#define NVL_HW_COMPUTE_SEND_PCAS_A 0x02b4
+#define NVL_HW_COMPUTE_SEND_PCAS_B 0x02b8
+/* Turing: SEND_SIGNALING_PCAS_B INVALIDATE bit 0, SCHEDULE bit 1 */
+#define NVL_HW_COMPUTE_SEND_SIGNALING_PCAS_B 0x02bc
+#define NVL_HW_COMPUTE_PCAS_B_INVALIDATE (1u << 0)
+#define NVL_HW_COMPUTE_PCAS_B_SCHEDULE (1u << 1)
+/* C6C0+: SEND_SIGNALING_PCAS2_B ACTION 3:0 */
+#define NVL_HW_COMPUTE_SEND_SIGNALING_PCAS2_B 0x02c0
+#define NVL_HW_COMPUTE_PCAS2_NOP 0x0
+#define NVL_HW_COMPUTE_PCAS2_INVALIDATE 0x1
+#define NVL_HW_COMPUTE_PCAS2_SCHEDULE 0x2
+#define NVL_HW_COMPUTE_PCAS2_INVALIDATE_COPY_SCHEDULE 0x3
+#define NVL_HW_COMPUTE_PCAS2_INCREMENT_PUT 0x6
+#define NVL_HW_COMPUTE_PCAS2_DECREMENT_DEPENDENCE 0x7
+#define NVL_HW_COMPUTE_PCAS2_PREFETCH 0x8
+#define NVL_HW_COMPUTE_PCAS2_PREFETCH_SCHEDULE 0x9
+#define NVL_HW_COMPUTE_PCAS2_INVALIDATE_PREFETCH_COPY_SCHEDULE 0xa
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A 0x02e4
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B 0x02e8
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C 0x02ec
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_A 0x0790
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_B 0x0794
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_WINDOW_A 0x07b0
+#define NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_WINDOW_B 0x07b4
+#define NVL_HW_COMPUTE_INVALIDATE_SHADER_CACHES_NO_WFI 0x1698
+
+/** nvl_hw_compute_has_pcas2() - C6C0 and later have SEND_SIGNALING_PCAS2_B. */
+static inline bool nvl_hw_compute_has_pcas2(uint32_t cls)
+{
+	return cls >= NVL_HW_COMPUTE_CLASS_AMPERE_A;
+}
+
+/** nvl_hw_compute_pcas2_schedules() - whether ACTION @a schedules the QMD. */
+static inline bool nvl_hw_compute_pcas2_schedules(uint32_t a)
+{
+	return a == NVL_HW_COMPUTE_PCAS2_SCHEDULE ||
+	       a == NVL_HW_COMPUTE_PCAS2_INVALIDATE_COPY_SCHEDULE ||
+	       a == NVL_HW_COMPUTE_PCAS2_PREFETCH_SCHEDULE ||
+	       a == NVL_HW_COMPUTE_PCAS2_INVALIDATE_PREFETCH_COPY_SCHEDULE;
+}
+
+/* ---- QMD layouts: bit positions (lo, width) in the QMD ---- */
+
+/** struct nvl_hw_qmd_field - bits [lo, lo + width) of the QMD. */
+struct nvl_hw_qmd_field {
+	uint16_t lo, width;
+};
+
+/** struct nvl_hw_qmd_layout - the fields of one QMD version we use. */
+struct nvl_hw_qmd_layout {
+	const char *name;
+	uint32_t size_B;
+	uint8_t major, minor;
+	struct nvl_hw_qmd_field version_minor, version_major;
+	struct nvl_hw_qmd_field grid[3], cta[3];
+	struct nvl_hw_qmd_field prog_lo, prog_hi;
+	struct nvl_hw_qmd_field register_count, barrier_count, shared_B;
+	/* constant buffer i: valid bit at cb_valid.lo + cb_valid_stride * i,
+	 * address and size fields at + 64 * i; address in bytes >>
+	 * cb_addr_shift, size in bytes >> 4 */
+	struct nvl_hw_qmd_field cb_valid, cb_addr_lo, cb_addr_hi, cb_size;
+	uint16_t cb_valid_stride;
+	uint8_t cb_addr_shift;
+	struct nvl_hw_qmd_field release_enable, release_addr_lo,
+		release_addr_hi, release_payload;
+};
+
+#define QF(hi, lo)                                                             \
+	{                                                                      \
+		(lo), (hi) - (lo) + 1                                          \
+	}
+
+/* V02_02 (Volta/Turing, 256 B), reference §4.3 */
+static const struct nvl_hw_qmd_layout nvl_hw_qmd_v02_02 = {
+	.name = "V02_02",
+	.size_B = 256,
+	.major = 2,
+	.minor = 2,
+	.version_minor = QF(579, 576),
+	.version_major = QF(583, 580),
+	.grid = {QF(415, 384), QF(431, 416), QF(463, 448)},
+	.cta = {QF(607, 592), QF(623, 608), QF(639, 624)},
+	.prog_lo = QF(1567, 1536),
+	.prog_hi = QF(1584, 1568),
+	.register_count = QF(656, 648),
+	.barrier_count = QF(959, 955),
+	.shared_B = QF(561, 544),
+	.cb_valid = QF(640, 640),
+	.cb_valid_stride = 1,
+	.cb_addr_lo = QF(1055, 1024),
+	.cb_addr_hi = QF(1072, 1056),
+	.cb_size = QF(1087, 1075),
+	.cb_addr_shift = 0,
+	.release_enable = QF(138, 138),
+	.release_addr_lo = QF(767, 736),
+	.release_addr_hi = QF(775, 768),
+	.release_payload = QF(831, 800),
+};
+
+/* V03_00 (Ampere/Ada, 256 B) */
+static const struct nvl_hw_qmd_layout nvl_hw_qmd_v03_00 = {
+	.name = "V03_00",
+	.size_B = 256,
+	.major = 3,
+	.minor = 0,
+	.version_minor = QF(579, 576),
+	.version_major = QF(583, 580),
+	.grid = {QF(415, 384), QF(431, 416), QF(463, 448)},
+	.cta = {QF(607, 592), QF(623, 608), QF(639, 624)},
+	.prog_lo = QF(1567, 1536),
+	.prog_hi = QF(1584, 1568),
+	.register_count = QF(656, 648),
+	.barrier_count = QF(767, 763),
+	.shared_B = QF(561, 544),
+	.cb_valid = QF(640, 640),
+	.cb_valid_stride = 1,
+	.cb_addr_lo = QF(1055, 1024),
+	.cb_addr_hi = QF(1072, 1056),
+	.cb_size = QF(1087, 1075),
+	.cb_addr_shift = 0,
+	.release_enable = QF(823, 823),
+	.release_addr_lo = QF(799, 768),
+	.release_addr_hi = QF(807, 800),
+	.release_payload = QF(863, 832),
+};
+
+/* V04_00 (Hopper, 384 B) */
+static const struct nvl_hw_qmd_layout nvl_hw_qmd_v04_00 = {
+	.name = "V04_00",
+	.size_B = 384,
+	.major = 4,
+	.minor = 0,
+	.version_minor = QF(579, 576),
+	.version_major = QF(583, 580),
+	.grid = {QF(1055, 1024), QF(1071, 1056), QF(1103, 1088)},
+	.cta = {QF(1167, 1152), QF(1183, 1168), QF(1199, 1184)},
+	.prog_lo = QF(1247, 1216),
+	.prog_hi = QF(1272, 1248),
+	.register_count = QF(1208, 1200),
+	.barrier_count = QF(1215, 1211),
+	.shared_B = QF(601, 584),
+	.cb_valid = QF(416, 416),
+	.cb_valid_stride = 4,
+	.cb_addr_lo = QF(1567, 1536),
+	.cb_addr_hi = QF(1586, 1568),
+	.cb_size = QF(1599, 1587),
+	.cb_addr_shift = 6,
+	.release_enable = QF(320, 320),
+	.release_addr_lo = QF(671, 640),
+	.release_addr_hi = QF(696, 672),
+	.release_payload = QF(735, 704),
+};
+
+#undef QF
+
+/** nvl_hw_qmd_layout() - the QMD version compute class @cls reads, or NULL. */
+static inline const struct nvl_hw_qmd_layout *nvl_hw_qmd_layout_of(uint32_t cls)
+{
+	switch (cls) {
+	case NVL_HW_COMPUTE_CLASS_TURING:
+		return &nvl_hw_qmd_v02_02;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_A:
+	case NVL_HW_COMPUTE_CLASS_AMPERE_B:
+	case NVL_HW_COMPUTE_CLASS_ADA:
+		return &nvl_hw_qmd_v03_00;
+	case NVL_HW_COMPUTE_CLASS_HOPPER:
+		return &nvl_hw_qmd_v04_00;
+	default:
+		return NULL;
+	}
+}
+
+/** nvl_hw_qmd_get() - read field @f of the QMD at @q (u32 words). */
+static inline uint64_t nvl_hw_qmd_get(const uint32_t *q,
+				      struct nvl_hw_qmd_field f)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < f.width; i++) {
+		unsigned b = f.lo + i;
+
+		v |= (uint64_t)(q[b / 32] >> (b % 32) & 1) << i;
+	}
+	return v;
+}
+
+/** nvl_hw_qmd_set() - write @v into field @f of the QMD at @q. */
+static inline void nvl_hw_qmd_set(uint32_t *q, struct nvl_hw_qmd_field f,
+				  uint64_t v)
+{
+	for (unsigned i = 0; i < f.width; i++) {
+		unsigned b = f.lo + i;
+
+		q[b / 32] &= ~(1u << (b % 32));
+		q[b / 32] |= (uint32_t)(v >> i & 1) << (b % 32);
+	}
+}
+
+/** nvl_hw_qmd_at() - field @f moved by @bits (per-cbuf fields). */
+static inline struct nvl_hw_qmd_field nvl_hw_qmd_at(struct nvl_hw_qmd_field f,
+						    unsigned bits)
+{
+	f.lo = (uint16_t)(f.lo + bits);
+	return f;
+}
+
+/*
+ * Channel error data (CHRAM_ERR_DATA) of NVL_HW_CHERR_COMPUTE: why the
+ * compute engine stopped (model-defined, as the reasons of an SM
+ * exception). ERR_METHOD is the launching method.
+ */
+#define NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION 1
+#define NVL_HW_COMPUTE_ERR_PC_OUT_OF_RANGE 2
+#define NVL_HW_COMPUTE_ERR_MISALIGNED 3
+#define NVL_HW_COMPUTE_ERR_SHARED_OUT_OF_BOUNDS 4
+#define NVL_HW_COMPUTE_ERR_CONST_OUT_OF_BOUNDS 5
+#define NVL_HW_COMPUTE_ERR_DEADLOCK 7
+#define NVL_HW_COMPUTE_ERR_TIMEOUT 8
+#define NVL_HW_COMPUTE_ERR_HAZARD 9
+#define NVL_HW_COMPUTE_ERR_BAD_QMD 16 /* version, shape or cbuf */
+#define NVL_HW_COMPUTE_ERR_NO_MEMORY 17 /* the model ran out of memory */
+
+#endif /* NVL_HW_COMPUTE_H */

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: compute engine (launch path)
+ *
+ * The compute class on a channel's subchannel (hw/compute.h). The setup
+ * methods (shared and local memory windows, local memory, cache
+ * invalidations) are recorded or accepted; SEND_PCAS_A records the QMD
+ * address and the scheduling signal (SEND_SIGNALING_PCAS_B.SCHEDULE on
+ * C5C0, SEND_SIGNALING_PCAS2_B with a scheduling ACTION from C6C0) runs
+ * the grid to completion on the runlist thread:
+ *
+ *  1. the QMD (the class's version, qmd_layout_of()) is read through the
+ *     MMU as the graphics/compute engine, and its version checked;
+ *  2. the valid constant buffers are read (kernel parameters live in
+ *     bank 0, where the client put them);
+ *  3. the program is fetched from its address instruction by
+ *     instruction until the last instruction reachable by falling through
+ *     (an unconditional EXIT or BRA past every branch target seen), or up
+ *     to an undecodable word, which executes as an illegal instruction;
+ *  4. the CTAs are dealt round-robin to compute_sms worker threads, each
+ *     running nvl_cs_run() on its share; global memory goes through
+ *     nvl_model_mmu_translate() (the TLB) with a 4-page cache per
+ *     worker, and an access that faults is reported to the fault buffer
+ *     with the GRAPHICS engine id and stops every worker;
+ *  5. the release semaphore of the QMD is written (32-bit payload) and
+ *     channels waiting in acquires are woken.
+ *
+ * Errors: an MMU fault (QMD, constants, code, global memory, semaphore)
+ * faults the channel (ENG_FAULTED, CHERR_MMU_FAULT); execution errors
+ * and bad QMDs are NVL_HW_CHERR_COMPUTE with the reason in ERR_DATA.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "hw/compute.h"
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "model/compute/sm.h"
+#include "model/fifo.h"
+
+#define CS_MAX_INSN (1u << 16)
+#define CS_MAX_CBUF (64u << 10)
+#define CS_MAX_SMS 64
+#define CS_BUDGET (1ull << 30) /* warp instructions per worker */
+#define CS_UTLB 4 /* pages cached per worker */
+
+struct cs_worker {
+	struct nvl_model_chan *ch;
+	struct nvl_cs_launch l;
+	struct nvl_cs_fault fault;
+	struct nvl_cs_stats stats;
+	_Atomic bool *stop;
+	int ret;
+	/* a small per-worker translation cache (the SM's uTLB) */
+	struct {
+		uint64_t va, mask;
+		uint8_t *p;
+		bool write;
+	} pg[CS_UTLB];
+	unsigned pg_next;
+	uint8_t zero[16];
+	pthread_t thread;
+};
+
+static unsigned cs_engine(struct nvl_model_chan *ch)
+{
+	return ch->m->eng->graphics;
+}
+
+static void cs_report(struct cs_worker *w, uint64_t va, unsigned type,
+		      bool write)
+{
+	struct nvl_model_fault f = {
+		.va = va,
+		.type = type,
+		.access = write ? NVL_HW_FAULT_ACCESS_WRITE
+				: NVL_HW_FAULT_ACCESS_READ,
+		.engine_id = cs_engine(w->ch),
+		.chid = w->ch->chid,
+	};
+
+	/* the first fault of the grid stops it: report that one */
+	if (!atomic_exchange(w->stop, true))
+		nvl_model_fault_report(w->ch->m, &f);
+}
+
+/* the interpreter's global memory: the MMU and its TLB */
+static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
+{
+	struct cs_worker *w = ctx;
+	struct nvl_model *m = w->ch->m;
+	struct nvl_model_xlate x;
+	uint64_t span;
+	unsigned i;
+	uint8_t *p;
+
+	(void)size; /* the interpreter never crosses a page */
+	for (i = 0; i < CS_UTLB; i++)
+		if (w->pg[i].p && (va & ~w->pg[i].mask) == w->pg[i].va &&
+		    (!write || w->pg[i].write))
+			return w->pg[i].p + (va & w->pg[i].mask);
+	if (nvl_model_mmu_translate(m, &w->ch->vm, va,
+				    write ? NVL_HW_FAULT_ACCESS_WRITE
+					  : NVL_HW_FAULT_ACCESS_READ,
+				    &x)) {
+		cs_report(w, va, x.fault_type, write);
+		return NULL;
+	}
+	if (x.state == NVL_MODEL_XLATE_SPARSE) {
+		/* reads zero, writes dropped */
+		memset(w->zero, 0, sizeof(w->zero));
+		return w->zero;
+	}
+	span = 1ull << x.page_shift;
+	/* SMs reach VRAM only: system memory is not modelled here */
+	p = x.aperture == NVL_HW_APERTURE_VIDMEM
+		    ? nvl_model_phys_ptr(m, x.pa & ~(span - 1), span)
+		    : NULL;
+	if (!p) {
+		cs_report(w, va, NVL_HW_FAULT_REGION_VIOLATION, write);
+		return NULL;
+	}
+	i = w->pg_next++ % CS_UTLB;
+	w->pg[i].p = p;
+	w->pg[i].va = va & ~(span - 1);
+	w->pg[i].mask = span - 1;
+	w->pg[i].write = write;
+	return p + (va & (span - 1));
+}
+
+static void *cs_worker_main(void *arg)
+{
+	struct cs_worker *w = arg;
+
+	w->ret = nvl_cs_run(&w->l, &w->fault, &w->stats);
+	if (w->ret)
+		atomic_store(w->stop, true);
+	return NULL;
+}
+
+static enum nvl_isa_arch cs_arch(uint32_t cls)
+{
+	switch (cls) {
+	case NVL_HW_COMPUTE_CLASS_TURING:
+		return NVL_ISA_SM75;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_A:
+		return NVL_ISA_SM80;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_B:
+		return NVL_ISA_SM86;
+	case NVL_HW_COMPUTE_CLASS_ADA:
+		return NVL_ISA_SM89;
+	default:
+		return NVL_ISA_SM90;
+	}
+}
+
+/*
+ * Fetch the program at @va: instructions up to the last one reachable by
+ * falling through. *@bad: stopped at an undecodable word (index *@n).
+ * Return: 0, -EFAULT (reported), -ENOMEM.
+ */
+static int cs_fetch(struct nvl_model_chan *ch, uint64_t va,
+		    enum nvl_isa_arch arch, uint64_t **code_out, uint32_t *n,
+		    bool *bad)
+{
+	uint32_t cap = 256, maxt = 0, i;
+	uint64_t *code = nvl_malloc(cap * 16);
+	int ret = 0;
+
+	*bad = false;
+	if (!code)
+		return -ENOMEM;
+	for (i = 0; i < CS_MAX_INSN; i++) {
+		struct nvl_isa_insn in;
+		bool term = false;
+
+		if (i == cap) {
+			uint64_t *nc = nvl_realloc(code, cap * 32);
+
+			if (!nc) {
+				ret = -ENOMEM;
+				break;
+			}
+			code = nc;
+			cap *= 2;
+		}
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va + 16ull * i,
+					  &code[2 * i], 16, false,
+					  cs_engine(ch), ch->chid);
+		if (ret)
+			break;
+		if (nvl_isa_decode(&code[2 * i], arch, &in)) {
+			*bad = true;
+			break;
+		}
+		for (unsigned k = 0; k < in.row->nopnd; k++) {
+			int64_t t;
+
+			if (in.op[k].kind != NVL_ISA_V_TARGET)
+				continue;
+			t = (int64_t)i + 1 + in.op[k].imm / 16;
+			if (t > (int64_t)maxt && t < CS_MAX_INSN)
+				maxt = (uint32_t)t;
+		}
+		if (in.guard == 7 && !in.guard_not &&
+		    (in.row->sem == NVL_SEM_EXIT || in.row->sem == NVL_SEM_BRA))
+			term = true;
+		if (term && i >= maxt) {
+			i++;
+			break;
+		}
+	}
+	if (ret) {
+		nvl_free(code);
+		return ret;
+	}
+	*code_out = code;
+	*n = i;
+	return 0;
+}
+
+static uint32_t cs_reason_err(enum nvl_cs_reason r)
+{
+	switch (r) {
+	case NVL_CS_ILLEGAL_INSTRUCTION:
+		return NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
+	case NVL_CS_PC_OUT_OF_RANGE:
+		return NVL_HW_COMPUTE_ERR_PC_OUT_OF_RANGE;
+	case NVL_CS_MISALIGNED:
+		return NVL_HW_COMPUTE_ERR_MISALIGNED;
+	case NVL_CS_SHARED_OUT_OF_BOUNDS:
+		return NVL_HW_COMPUTE_ERR_SHARED_OUT_OF_BOUNDS;
+	case NVL_CS_CONST_OUT_OF_BOUNDS:
+		return NVL_HW_COMPUTE_ERR_CONST_OUT_OF_BOUNDS;
+	case NVL_CS_DEADLOCK:
+		return NVL_HW_COMPUTE_ERR_DEADLOCK;
+	case NVL_CS_TIMEOUT:
+		return NVL_HW_COMPUTE_ERR_TIMEOUT;
+	case NVL_CS_HAZARD:
+		return NVL_HW_COMPUTE_ERR_HAZARD;
+	default:
+		return NVL_HW_COMPUTE_ERR_BAD_QMD;
+	}
+}
+
+/* run @l over the SM workers; 0, -EFAULT (fault reported) or an error
+ * code for CHRAM_ERR_DATA in *@err */
+static int cs_run_grid(struct nvl_model_chan *ch, const struct nvl_cs_launch *l,
+		       uint32_t bad_at, uint32_t *err)
+{
+	uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	unsigned nw = ch->m->compute_sms ? ch->m->compute_sms : 2;
+	_Atomic bool stop = false;
+	struct cs_worker *w;
+	bool started[CS_MAX_SMS] = {false};
+	int ret = 0;
+
+	nw = nw > CS_MAX_SMS ? CS_MAX_SMS : nw;
+	if (nctas < nw)
+		nw = (unsigned)nctas;
+	w = nvl_calloc(nw, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nw; i++) {
+		w[i].ch = ch;
+		w[i].l = *l;
+		w[i].l.cta_first = i;
+		w[i].l.cta_step = nw;
+		w[i].l.stop = &stop;
+		w[i].l.mem_ctx = &w[i];
+		w[i].stop = &stop;
+	}
+	/* worker 0 runs on the runlist thread */
+	for (unsigned i = 1; i < nw; i++)
+		started[i] = !pthread_create(&w[i].thread, NULL, cs_worker_main,
+					     &w[i]);
+	cs_worker_main(&w[0]);
+	for (unsigned i = 1; i < nw; i++) {
+		if (started[i])
+			pthread_join(w[i].thread, NULL);
+		else
+			cs_worker_main(&w[i]); /* no thread: run it here */
+	}
+	for (unsigned i = 0; i < nw && !ret; i++) {
+		struct nvl_cs_fault *f = &w[i].fault;
+
+		if (!w[i].ret)
+			continue;
+		if (f->reason == NVL_CS_GLOBAL_FAULT) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = w[i].ret == -ENOMEM ? -ENOMEM : -EIO;
+		*err = cs_reason_err(f->reason);
+		/* running off the fetched program into the undecodable
+		 * word that ended it executes that word */
+		if (f->reason == NVL_CS_PC_OUT_OF_RANGE &&
+		    f->pc == l->code_va + 16ull * bad_at)
+			*err = NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
+		nvl_info(NVL_CAT_MODEL, "compute: channel %u: %s at 0x%llx",
+			 ch->chid, nvl_cs_reason_name(f->reason),
+			 (unsigned long long)f->pc);
+	}
+	nvl_free(w);
+	return ret;
+}
+
+struct cs_grid {
+	uint32_t q[96];
+	void *cbuf[8];
+	uint64_t *code;
+};
+
+static void cs_grid_free(struct cs_grid *g)
+{
+	for (unsigned i = 0; i < 8; i++)
+		nvl_free(g->cbuf[i]);
+	nvl_free(g->code);
+}
+
+/* read and check the QMD; 0, -EFAULT or -EINVAL */
+static int cs_setup(struct nvl_model_chan *ch,
+		    const struct nvl_hw_qmd_layout *ly, struct cs_grid *g,
+		    struct nvl_cs_launch *l, uint32_t *bad_at)
+{
+	uint64_t qva = (uint64_t)ch->compute.pcas_a << 8;
+	uint64_t pva;
+	bool bad;
+	int ret;
+
+	ret = nvl_model_vm_access(ch->m, &ch->vm, qva, g->q, ly->size_B, false,
+				  cs_engine(ch), ch->chid);
+	if (ret)
+		return ret;
+	if (nvl_hw_qmd_get(g->q, ly->version_major) != ly->major ||
+	    nvl_hw_qmd_get(g->q, ly->version_minor) != ly->minor)
+		return -EINVAL;
+	for (unsigned i = 0; i < 3; i++) {
+		l->grid[i] = (uint32_t)nvl_hw_qmd_get(g->q, ly->grid[i]);
+		l->block[i] = (uint32_t)nvl_hw_qmd_get(g->q, ly->cta[i]);
+	}
+	l->shared_B = (uint32_t)nvl_hw_qmd_get(g->q, ly->shared_B);
+	for (unsigned i = 0; i < 8; i++) {
+		uint64_t va, size;
+
+		if (!nvl_hw_qmd_get(g->q,
+				    nvl_hw_qmd_at(ly->cb_valid,
+						  ly->cb_valid_stride * i)))
+			continue;
+		va = nvl_hw_qmd_get(g->q,
+				    nvl_hw_qmd_at(ly->cb_addr_lo, 64 * i)) |
+		     nvl_hw_qmd_get(g->q, nvl_hw_qmd_at(ly->cb_addr_hi, 64 * i))
+			     << 32;
+		va <<= ly->cb_addr_shift;
+		size = nvl_hw_qmd_get(g->q, nvl_hw_qmd_at(ly->cb_size, 64 * i))
+		       << 4;
+		if (!size || size > CS_MAX_CBUF)
+			return -EINVAL;
+		g->cbuf[i] = nvl_malloc(size);
+		if (!g->cbuf[i])
+			return -ENOMEM;
+		ret = nvl_model_vm_access(ch->m, &ch->vm, va, g->cbuf[i], size,
+					  false, cs_engine(ch), ch->chid);
+		if (ret)
+			return ret;
+		l->cbuf[i] = g->cbuf[i];
+		l->cbuf_B[i] = (uint32_t)size;
+	}
+	pva = nvl_hw_qmd_get(g->q, ly->prog_lo) |
+	      nvl_hw_qmd_get(g->q, ly->prog_hi) << 32;
+	if (pva & 15)
+		return -EINVAL;
+	l->arch = cs_arch(ch->m->profile->compute_class);
+	ret = cs_fetch(ch, pva, l->arch, &g->code, &l->ninsn, &bad);
+	if (ret)
+		return ret;
+	*bad_at = bad ? l->ninsn : UINT32_MAX;
+	l->code = g->code;
+	l->code_va = pva;
+	l->translate = cs_translate;
+	l->max_warp_instrs = CS_BUDGET;
+	return 0;
+}
+
+static int cs_release(struct nvl_model_chan *ch,
+		      const struct nvl_hw_qmd_layout *ly, const uint32_t *q)
+{
+	uint64_t va;
+	uint32_t payload;
+	int ret;
+
+	if (!nvl_hw_qmd_get(q, ly->release_enable))
+		return 0;
+	va = nvl_hw_qmd_get(q, ly->release_addr_lo) |
+	     nvl_hw_qmd_get(q, ly->release_addr_hi) << 32;
+	payload = (uint32_t)nvl_hw_qmd_get(q, ly->release_payload);
+	if (va & 3)
+		return -EINVAL;
+	ret = nvl_model_sem_access(ch, cs_engine(ch), va, &payload, 4, true);
+	if (!ret)
+		nvl_model_fifo_sem_released(ch->m);
+	return ret;
+}
+
+static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
+{
+	const struct nvl_hw_qmd_layout *ly =
+		nvl_hw_qmd_layout_of(ch->m->profile->compute_class);
+	struct cs_grid g = {0};
+	struct nvl_cs_launch l = {0};
+	uint32_t bad_at = UINT32_MAX, err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+	int ret;
+
+	if (!ly)
+		ret = -EINVAL;
+	else
+		ret = cs_setup(ch, ly, &g, &l, &bad_at);
+	if (!ret && !l.ninsn) {
+		ret = -EIO; /* the first word is undecodable */
+		err = NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
+	}
+	if (!ret)
+		ret = cs_run_grid(ch, &l, bad_at, &err);
+	if (!ret)
+		ret = cs_release(ch, ly, g.q);
+	cs_grid_free(&g);
+	ch->compute.launches++;
+	if (ret == -ENOMEM)
+		err = NVL_HW_COMPUTE_ERR_NO_MEMORY;
+	if (ret == -EFAULT) {
+		nvl_model_chan_fault(ch, true, mthd);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	if (ret) {
+		nvl_model_chan_error(ch, NVL_HW_CHERR_COMPUTE, mthd, err);
+		return NVL_MODEL_MTHD_STOP;
+	}
+	return NVL_MODEL_MTHD_OK;
+}
+
+int nvl_model_compute_method(struct nvl_model_chan *ch, uint32_t mthd,
+			     uint32_t data)
+{
+	struct nvl_model_compute_state *cs = &ch->compute;
+	uint32_t cls = ch->m->profile->compute_class;
+
+	switch (mthd) {
+	case NVL_HW_COMPUTE_NO_OPERATION:
+	case NVL_HW_COMPUTE_INVALIDATE_SHADER_CACHES:
+	case NVL_HW_COMPUTE_INVALIDATE_SHADER_CACHES_NO_WFI:
+	case NVL_HW_COMPUTE_INVALIDATE_SKED_CACHES:
+	case NVL_HW_COMPUTE_SEND_PCAS_B:
+		/* the model caches nothing between grids */
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_COMPUTE_SET_SHADER_SHARED_MEMORY_WINDOW_A:
+		cs->shared_window_a = data & 0x1ffff;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_SHARED_MEMORY_WINDOW_B:
+		cs->shared_window_b = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_A:
+		cs->local_a = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_B:
+		cs->local_b = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_WINDOW_A:
+		cs->local_window_a = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_WINDOW_B:
+		cs->local_window_b = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A:
+		cs->local_nt_a = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B:
+		cs->local_nt_b = data;
+		break;
+	case NVL_HW_COMPUTE_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C:
+		cs->local_nt_c = data;
+		break;
+	case NVL_HW_COMPUTE_SEND_PCAS_A:
+		cs->pcas_a = data;
+		break;
+	case NVL_HW_COMPUTE_SEND_SIGNALING_PCAS_B:
+		if (nvl_hw_compute_has_pcas2(cls))
+			goto bad;
+		if (data & NVL_HW_COMPUTE_PCAS_B_SCHEDULE)
+			return cs_launch(ch, mthd);
+		break;
+	case NVL_HW_COMPUTE_SEND_SIGNALING_PCAS2_B:
+		if (!nvl_hw_compute_has_pcas2(cls))
+			goto bad;
+		if (nvl_hw_compute_pcas2_schedules(data & 0xf))
+			return cs_launch(ch, mthd);
+		break;
+	default:
+		goto bad;
+	}
+	return NVL_MODEL_MTHD_OK;
+bad:
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
+	return NVL_MODEL_MTHD_STOP;
+}
