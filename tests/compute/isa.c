@@ -547,7 +547,7 @@ static void every_row_and_modifier(void **state)
 			}
 		}
 	}
-	print_message("%u round trips\n", cases);
+	print_message("# %u round trips\n", cases);
 }
 
 static void random_round_trips(void **state)
