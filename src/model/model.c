@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "hw/regs.h"
+#include "model/gsp/gsp.h"
 #include "model/mmu.h"
 #include "model/priv.h"
 
@@ -207,11 +208,16 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 	ret = nvl_model_hub_create(m);
 	if (ret)
 		goto fail_hub;
+	ret = nvl_model_gsp_create(m);
+	if (ret)
+		goto fail_gsp;
 	nvl_dbg(NVL_CAT_MODEL, "model: %s powered on, %llu MiB VRAM",
 		profile->name, (unsigned long long)(m->vram_size >> 20));
 	*model_out = m;
 	return 0;
 
+fail_gsp:
+	nvl_model_hub_destroy(m);
 fail_hub:
 	nvl_model_fifo_destroy(m);
 fail_fifo:
@@ -236,6 +242,7 @@ void nvl_model_destroy(struct nvl_model *m)
 {
 	if (!m)
 		return;
+	nvl_model_gsp_destroy(m);
 	/* the hub reads engine counters; engines use everything else */
 	nvl_model_hub_destroy(m);
 	nvl_model_fifo_destroy(m);

@@ -32,6 +32,7 @@ struct nvl_model_fifo;
 struct nvl_model_iommu;
 struct nvl_model_pmu;
 struct nvl_model_hub;
+struct nvl_model_gsp;
 
 /** Maximum performance states in a profile. */
 #define NVL_MODEL_MAX_PSTATES 4
@@ -118,6 +119,7 @@ struct nvl_model {
 	struct nvl_model_fifo *fifo;
 	struct nvl_model_pmu *pmu;
 	struct nvl_model_hub *hub;
+	struct nvl_model_gsp *gsp; /* GSP firmware + falcons (model/gsp/) */
 	/* interrupt state (model/intr.c) */
 	pthread_mutex_t intr_lock;
 	pthread_cond_t intr_idle;

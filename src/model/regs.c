@@ -7,6 +7,7 @@
  * way a real GPU answers a bad PRI access; misaligned offsets likewise.
  */
 #include "hw/regs.h"
+#include "model/gsp/gsp.h"
 #include "model/priv.h"
 
 uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr);
@@ -74,6 +75,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 		v = nvl_model_hub_rd(m, addr, &ok);
 	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40)) {
 		v = nvl_model_fault_rd(m, addr, &ok);
+	} else if (nvl_model_gsp_owns(addr)) {
+		v = nvl_model_gsp_rd(m, addr, &ok);
 	}
 	return ok ? v : NVL_HW_REG_BAD;
 }
@@ -98,4 +101,6 @@ void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 		nvl_model_hub_wr(m, addr, val);
 	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40))
 		nvl_model_fault_wr(m, addr, val);
+	else if (nvl_model_gsp_owns(addr))
+		nvl_model_gsp_wr(m, addr, val);
 }

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GSP benchmarks (suite "gsp"), against the model's firmware:
+ *  - rpc_roundtrip: ns per small GSP_RM_CONTROL round trip (64 bytes of
+ *    parameters each way); baseline futex_pingpong (a thread round trip,
+ *    the least any doorbell-and-interrupt exchange between two threads
+ *    costs);
+ *  - rpc_large: bytes/s through 1 MiB GSP_RM_CONTROL calls (1 MiB out in
+ *    17 elements, 1 MiB back; both directions counted); baseline
+ *    memcpy_bandwidth;
+ *  - rpc_concurrent_8: round trips per second with 8 threads calling at
+ *    once, against the single-thread rate measured in the same run;
+ *  - boot_time, boot_time_zst: ns from nvl_gsp_fw_load() of the build's
+ *    535.113.01 tu102 set (the image ga102 shares) (plain, then .zst) to a booted GSP (INIT_DONE,
+ *    static info, interrupt table); baseline one memcpy plus one SHA-256
+ *    pass over the same .fwimage, measured here.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/sha.h>
+
+#include "bench.h"
+#include "gsp/abi.h"
+#include "gsp/boot.h"
+#include "gsp/gsp.h"
+#include "gsp/image.h"
+#include "gsp/rm.h"
+#include "model/gsp/gsp.h"
+#include "model/model.h"
+#include "nvl_config.h"
+
+#define SIG "nvl-bench-fused!"
+
+static int bench_verify(const void *img, size_t size, const void *sig,
+			size_t sig_size)
+{
+	return sig_size == sizeof(SIG) && !memcmp(sig, SIG, sizeof(SIG))
+		       ? 0
+		       : -EKEYREJECTED;
+}
+
+struct rig {
+	struct nvl_model *m;
+	struct nvl_gsp *gsp;
+	uint32_t root, sub;
+	uint8_t image[65536];
+};
+
+static int rig_up(struct rig *r)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	struct nvl_gsp_image img = {.version = NVL_FW_ABI_VERSION,
+				    .fwimage = r->image,
+				    .fwimage_size = sizeof(r->image),
+				    .sig = SIG,
+				    .sig_size = sizeof(SIG)};
+	uint32_t dev;
+
+	if (nvl_model_create(nvl_model_profile_find("tiny"), &r->m))
+		return -ENOMEM;
+	nvl_model_gsp_set_verify(r->m, bench_verify);
+	if (nvl_gsp_create(nvl_model_hw(r->m), &r->gsp)) {
+		nvl_model_destroy(r->m);
+		return -ENOMEM;
+	}
+	if (nvl_gsp_boot(r->gsp, &img, NULL) ||
+	    nvl_gsp_rm_alloc(r->gsp, 0, NV01_ROOT, NULL, 0, &r->root) ||
+	    nvl_gsp_rm_alloc(r->gsp, r->root, NV01_DEVICE_0, &dp, sizeof(dp),
+			     &dev) ||
+	    nvl_gsp_rm_alloc(r->gsp, dev, NV20_SUBDEVICE_0, NULL, 0, &r->sub)) {
+		nvl_gsp_destroy(r->gsp);
+		nvl_model_destroy(r->m);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void rig_down(struct rig *r)
+{
+	nvl_gsp_destroy(r->gsp);
+	nvl_model_destroy(r->m);
+}
+
+struct rt {
+	struct rig *r;
+	int iters;
+	size_t size;
+	uint8_t *buf;
+};
+
+static double rt_sample(void *arg)
+{
+	struct rt *t = arg;
+	int64_t t0 = nvl_bench_now_ns();
+
+	for (int i = 0; i < t->iters; i++)
+		if (nvl_gsp_rm_control(t->r->gsp, t->r->sub,
+				       NVL_MODEL_CTRL_CMD_ECHO, t->buf,
+				       t->size))
+			return -1;
+	return (double)(nvl_bench_now_ns() - t0) / t->iters;
+}
+
+NVL_BENCH(gsp, rpc_roundtrip)
+{
+	uint8_t p[64] = {0};
+	struct rig *r = calloc(1, sizeof(*r));
+	struct rt t = {r, nvl_bench_quick(ctx) ? 2000 : 20000, sizeof(p), p};
+	double ns;
+
+	if (!r || rig_up(r)) {
+		free(r);
+		return -EIO;
+	}
+	rt_sample(&t); /* warm */
+	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, rt_sample, &t);
+	rig_down(r);
+	free(r);
+	if (ns < 0)
+		return -EIO;
+	nvl_bench_report(ctx, "rpc_roundtrip", ns, "ns", "futex_pingpong");
+	return 0;
+}
+
+NVL_BENCH(gsp, rpc_large)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	struct rt t = {r, nvl_bench_quick(ctx) ? 5 : 40, 1u << 20, NULL};
+	double ns;
+
+	t.buf = calloc(1, t.size);
+	if (!r || !t.buf || rig_up(r)) {
+		free(r);
+		free(t.buf);
+		return -EIO;
+	}
+	rt_sample(&t);
+	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, rt_sample, &t);
+	rig_down(r);
+	free(r);
+	free(t.buf);
+	if (ns < 0)
+		return -EIO;
+	nvl_bench_report(ctx, "rpc_large", 2.0 * (1u << 20) * 1e9 / ns,
+			 "bytes/s", "memcpy_bandwidth");
+	return 0;
+}
+
+struct conc {
+	struct rig *r;
+	int iters;
+	int err;
+};
+
+static void *conc_thread(void *arg)
+{
+	struct conc *c = arg;
+	uint8_t p[64] = {0};
+
+	for (int i = 0; i < c->iters; i++)
+		if (nvl_gsp_rm_control(c->r->gsp, c->r->sub,
+				       NVL_MODEL_CTRL_CMD_ECHO, p, sizeof(p)))
+			c->err = -EIO;
+	return NULL;
+}
+
+NVL_BENCH(gsp, rpc_concurrent_8)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	int iters = nvl_bench_quick(ctx) ? 500 : 4000;
+	uint8_t p[64] = {0};
+	struct rt t = {r, iters, sizeof(p), p};
+	struct conc c[8];
+	pthread_t th[8];
+	double single, rate;
+	int64_t t0;
+	int err = 0;
+
+	if (!r || rig_up(r)) {
+		free(r);
+		return -EIO;
+	}
+	single = 1e9 / nvl_bench_median(3, rt_sample, &t);
+	t0 = nvl_bench_now_ns();
+	for (int i = 0; i < 8; i++) {
+		c[i] = (struct conc){r, iters, 0};
+		pthread_create(&th[i], NULL, conc_thread, &c[i]);
+	}
+	for (int i = 0; i < 8; i++) {
+		pthread_join(th[i], NULL);
+		err |= c[i].err;
+	}
+	rate = 8.0 * iters * 1e9 / (double)(nvl_bench_now_ns() - t0);
+	rig_down(r);
+	free(r);
+	if (err)
+		return -EIO;
+	nvl_bench_report_vs(ctx, "rpc_concurrent_8", rate, "calls/s",
+			    "single_thread_calls", single);
+	return 0;
+}
+
+/* one memcpy plus one SHA-256 pass over @n bytes */
+static double copy_hash_ns(const uint8_t *img, size_t n)
+{
+	uint8_t *dst = malloc(n), md[32];
+	int64_t t0;
+	double ns;
+
+	if (!dst)
+		return -1;
+	memcpy(dst, img, n); /* fault the pages in first */
+	t0 = nvl_bench_now_ns();
+	memcpy(dst, img, n);
+	SHA256(dst, n, md);
+	ns = (double)(nvl_bench_now_ns() - t0);
+	nvl_bench_do_not_optimize(md);
+	free(dst);
+	return ns;
+}
+
+static int boot_once(const char *dir, double *ns, double *base, double *load_ns,
+		     struct nvl_gsp_boot_report *rep)
+{
+	static const char *const v535[] = {"535.113.01", NULL};
+	struct nvl_gsp_fw_opts o = {
+		.versions = v535, .search_path = dir, .no_builtin = true};
+	struct nvl_gsp_image img;
+	struct nvl_gsp_fw *fw;
+	struct nvl_model *m;
+	struct nvl_gsp *gsp;
+	int64_t t0;
+	int ret;
+
+	if (nvl_model_create(nvl_model_profile_find("tu102"), &m))
+		return -ENOMEM;
+	ret = nvl_gsp_create(nvl_model_hw(m), &gsp);
+	if (ret) {
+		nvl_model_destroy(m);
+		return ret;
+	}
+	t0 = nvl_bench_now_ns();
+	ret = nvl_gsp_fw_load("tu102", &o, &fw);
+	*load_ns = (double)(nvl_bench_now_ns() - t0);
+	if (!ret) {
+		nvl_gsp_image_from_fw(fw, &img);
+		ret = nvl_gsp_boot(gsp, &img, rep);
+		*ns = (double)(nvl_bench_now_ns() - t0);
+		if (!ret)
+			*base = copy_hash_ns(fw->fwimage, fw->fwimage_size);
+		nvl_gsp_fw_put(fw);
+	}
+	nvl_gsp_destroy(gsp);
+	nvl_model_destroy(m);
+	return ret;
+}
+
+NVL_BENCH(gsp, boot_time)
+{
+	static const char *const dirs[] = {NVL_BUILD_FIRMWARE_DIR,
+					   NVL_BUILD_FIRMWARE_DIR
+					   "/../firmware-zst"};
+	static const char *const names[] = {"boot_time", "boot_time_zst"};
+
+	for (int d = 0; d < 2; d++) {
+		double v[3], b[3], l[3], ns = 0, base = 0;
+		struct nvl_gsp_boot_report rep;
+		int reps = nvl_bench_quick(ctx) ? 1 : 3;
+
+		for (int i = 0; i < reps; i++)
+			if (boot_once(dirs[d], &v[i], &b[i], &l[i], &rep))
+				return -EIO;
+		ns = nvl_bench_median_of(v, reps);
+		base = nvl_bench_median_of(b, reps);
+		nvl_bench_report_vs(ctx, names[d], ns, "ns",
+				    "memcpy_plus_sha256", base);
+		/* where the time went (last run) */
+		nvl_bench_report_extra(
+			ctx, d ? "boot_steps_zst" : "boot_steps", l[reps - 1],
+			"ns", NULL, "memory_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_MEMORY], "booter_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_BOOTER],
+			"init_done_ns",
+			(double)rep.step_ns[NVL_GSP_STEP_INIT_DONE], NULL);
+	}
+	return 0;
+}

@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: GSP boot
+ *
+ * The order of nouveau r535's oneinit + init (and nova's boot.rs), written
+ * from the reference notes:
+ *
+ *  1. layout: WPR2 must be down; compute the FB layout (heap by the
+ *     version's rules);
+ *  2. memory: log rings, RMARGS, LIBOS arguments, the radix3 table over a
+ *     DMA-mapped copy of .fwimage, the signature, the bootloader, the WPR
+ *     meta;
+ *  3. init RPCs: GSP_SET_SYSTEM_INFO and SET_REGISTRY queued (sequence 0)
+ *     before the GSP runs;
+ *  4. booter: LIBOS-args address to GSP mailbox0/1; booter_load on SEC2
+ *     with the WPR-meta address in its mailbox0/1; wait for the halt;
+ *     mailbox0 == 0, `verified` set, WPR2 up;
+ *  5. riscv: appVersion to the GSP's OS register, wait for ACTIVE;
+ *  6. INIT_DONE: run every CPU sequencer the firmware sends, wait for
+ *     INIT_DONE and its status;
+ *  7. static info: GET_GSP_STATIC_INFO;
+ *  8. interrupt table: NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE.
+ *
+ * A failure after the booter ran tears down what it built (GSP reset,
+ * booter_unload), so no failure leaves a half-booted device.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "gsp/abi.h"
+#include "gsp/boot.h"
+#include "gsp/image.h"
+#include "gsp/priv.h"
+#include "gsp/rm.h"
+#include "hw/falcon.h"
+#include "hw/regs.h"
+
+#define PAGE 0x1000ull
+#define MIB (1ull << 20)
+
+_Static_assert(sizeof(GspFwWprMeta) == 256, "GspFwWprMeta is 256 bytes");
+_Static_assert(offsetof(GspFwWprMeta, verified) == 248, "verified last");
+_Static_assert(sizeof(LibosMemoryRegionInitArgument) == 32, "LIBOS arg");
+_Static_assert(sizeof(MESSAGE_QUEUE_INIT_ARGUMENTS) == 48, "535: 48 B");
+_Static_assert(sizeof(GSP_ARGUMENTS_CACHED) == 80, "535: 80 B");
+
+/* one DMA-mapped system buffer */
+struct dmabuf {
+	uint8_t *cpu;
+	uint64_t dma;
+	size_t size;
+};
+
+struct nvl_gsp_boot {
+	struct dmabuf rmargs, libos, meta, radix[2], l2, image, sig, bl;
+	struct nvl_gsp_fb_layout layout;
+	int64_t timeout_ns;
+	/* INIT_DONE and the sequencer, from the event thread */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool init_done;
+	uint32_t init_result;
+	int seq_err;
+	uint32_t seq_ops;
+	bool booted;
+	bool wpr_up;
+};
+
+static const char *const step_names[] = {
+	"FB layout",	"boot memory", "init RPCs",	      "booter_load",
+	"RISC-V start", "INIT_DONE",   "GET_GSP_STATIC_INFO", "interrupt table",
+};
+
+void nvl_gsp_image_from_fw(const struct nvl_gsp_fw *fw,
+			   struct nvl_gsp_image *out)
+{
+	*out = (struct nvl_gsp_image){
+		.version = fw->version,
+		.fwimage = fw->fwimage,
+		.fwimage_size = fw->fwimage_size,
+		.sig = fw->sig,
+		.sig_size = fw->sig_size,
+		.bootloader = fw->bootloader.payload,
+		.bootloader_size = fw->bootloader.payload_size,
+		.bl_code_offset = fw->bootloader.desc.monitor_code_offset,
+		.bl_data_offset = fw->bootloader.desc.monitor_data_offset,
+		.bl_manifest_offset = fw->bootloader.desc.manifest_offset,
+		.app_version = fw->bootloader.desc.app_version,
+	};
+}
+
+const char *nvl_gsp_step_name(unsigned step)
+{
+	return step < NVL_ARRAY_SIZE(step_names) ? step_names[step] : "?";
+}
+
+static uint64_t id8(const char *s)
+{
+	uint64_t v = 0;
+
+	for (; *s; s++)
+		v = (v << 8) | (uint8_t)*s;
+	return v;
+}
+
+/* a DMA buffer; zeroed but for the first @keep bytes, which the caller
+ * fills */
+static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
+			  size_t keep)
+{
+	int ret;
+
+	bool big = size >= (2u << 20);
+
+	b->size = NVL_ALIGN_UP(size, big ? (size_t)2 << 20 : (size_t)PAGE);
+	b->cpu = nvl_aligned_alloc(big ? (size_t)2 << 20 : PAGE, b->size);
+	if (!b->cpu)
+		return -ENOMEM;
+	if (big) /* tens of MB: fewer page faults than 4 KiB pages */
+		madvise(b->cpu, b->size, MADV_HUGEPAGE);
+	memset(b->cpu + keep, 0, b->size - keep);
+	ret = nvl_hw_dma_map(gsp->hw, b->cpu, b->size, &b->dma);
+	if (ret) {
+		nvl_free(b->cpu);
+		b->cpu = NULL;
+	}
+	return ret;
+}
+
+static int dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
+{
+	return dma_alloc_keep(gsp, b, size, 0);
+}
+
+static void dma_free(struct nvl_gsp *gsp, struct dmabuf *b)
+{
+	if (!b->cpu)
+		return;
+	nvl_hw_dma_unmap(gsp->hw, b->dma, b->size);
+	nvl_free(b->cpu);
+	b->cpu = NULL;
+}
+
+static void boot_free_mem(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+{
+	dma_free(gsp, &b->rmargs);
+	dma_free(gsp, &b->libos);
+	dma_free(gsp, &b->meta);
+	dma_free(gsp, &b->radix[0]);
+	dma_free(gsp, &b->radix[1]);
+	dma_free(gsp, &b->l2);
+	dma_free(gsp, &b->image);
+	dma_free(gsp, &b->sig);
+	dma_free(gsp, &b->bl);
+}
+
+/* ---- layout ------------------------------------------------------------ */
+
+int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
+		      size_t fwimage_size, size_t bootloader_size,
+		      struct nvl_gsp_fb_layout *l)
+{
+	uint64_t heap_mb, gb = (fb_size + (1ull << 30) - 1) >> 30;
+	uint64_t min_mb, max_mb, reserve;
+
+	memset(l, 0, sizeof(*l));
+	l->fb_size = fb_size;
+	l->libos3 = libos3;
+	l->vga_size = MIB;
+	if (fb_size < 64 * MIB)
+		return nvl_error(-ENOSPC,
+				 "gsp: %llu MiB of VRAM cannot hold WPR2",
+				 (unsigned long long)(fb_size >> 20));
+	l->vga_offset = fb_size - l->vga_size;
+	l->wpr_end = NVL_ALIGN_DOWN(l->vga_offset, 128 * 1024ull);
+	l->frts_size = MIB;
+	l->frts_offset = l->wpr_end - l->frts_size;
+	l->boot_bin_offset =
+		NVL_ALIGN_DOWN(l->frts_offset - bootloader_size, PAGE);
+	if (fwimage_size > l->boot_bin_offset)
+		return nvl_error(-ENOSPC, "gsp: image larger than VRAM");
+	l->fw_offset =
+		NVL_ALIGN_DOWN(l->boot_bin_offset - fwimage_size, 64 * 1024ull);
+	/* gsp_fw_heap.h of this version */
+	heap_mb = (libos3 ? GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3
+			  : GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS2) +
+		  (gh100 ? GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100
+			 : GSP_FW_HEAP_PARAM_BASE_RM_SIZE_TU10X) +
+		  NVL_ALIGN_UP(GSP_FW_HEAP_PARAM_SIZE_PER_GB_FB_KB * gb,
+			       1024ull) /
+			  1024 +
+		  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_SIZE_KB *
+			  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_COUNT / 1024;
+	min_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB
+			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MIN_MB;
+	max_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MAX_MB
+			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MAX_MB;
+	heap_mb = NVL_MAX(min_mb, NVL_MIN(max_mb, heap_mb));
+	l->heap_size = heap_mb * MIB;
+	l->non_wpr_heap_size = gh100 ? 2 * MIB : MIB;
+	reserve = l->heap_size + sizeof(GspFwWprMeta) + 2 * MIB +
+		  l->non_wpr_heap_size;
+	if (l->fw_offset < reserve)
+		return nvl_error(
+			-ENOSPC,
+			"gsp: %llu MiB of VRAM cannot hold a %llu MiB WPR heap",
+			(unsigned long long)(fb_size >> 20),
+			(unsigned long long)heap_mb);
+	l->heap_offset = NVL_ALIGN_DOWN(l->fw_offset - l->heap_size, MIB);
+	l->wpr_start =
+		NVL_ALIGN_DOWN(l->heap_offset - sizeof(GspFwWprMeta), MIB);
+	l->non_wpr_heap_offset =
+		NVL_ALIGN_DOWN(l->wpr_start - l->non_wpr_heap_size, MIB);
+	return 0;
+}
+
+/* ---- events the boot waits for ----------------------------------------- */
+
+static bool seq_addr_ok(uint32_t a)
+{
+	return (a >= NVL_HW_FALCON_GSP_BASE &&
+		a < NVL_HW_FALCON_GSP_BASE + NVL_HW_FALCON_SIZE) ||
+	       (a >= NVL_HW_FALCON_SEC2_BASE &&
+		a < NVL_HW_FALCON_SEC2_BASE + NVL_HW_FALCON_SIZE);
+}
+
+/* run a CPU sequencer buffer; every field checked before use */
+static int run_sequencer(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+			 const uint8_t *data, size_t len)
+{
+	rpc_run_cpu_sequencer_v17_00 hdr;
+	const uint8_t *cmds = data + sizeof(hdr);
+	size_t n, i = 0;
+
+	if (len < sizeof(hdr))
+		return nvl_error(-EPROTO, "gsp: sequencer: %zu bytes", len);
+	memcpy(&hdr, data, sizeof(hdr));
+	n = (len - sizeof(hdr)) / 4;
+	if (hdr.bufferSizeDWord > n)
+		return nvl_error(
+			-EPROTO,
+			"gsp: sequencer: %u dwords in a %zu-dword buffer",
+			hdr.bufferSizeDWord, n);
+	n = hdr.bufferSizeDWord;
+#define ARG(k)                                                                 \
+	({                                                                     \
+		uint32_t v_;                                                   \
+		memcpy(&v_, cmds + 4 * (i + 1 + (k)), 4);                      \
+		v_;                                                            \
+	})
+	while (i < n) {
+		uint32_t op, size;
+
+		memcpy(&op, cmds + 4 * i, 4);
+		if (op > GSP_SEQ_BUF_OPCODE_CORE_RESUME)
+			return nvl_error(-EPROTO, "gsp: sequencer: opcode %u",
+					 op);
+		size = GSP_SEQUENCER_PAYLOAD_SIZE_DWORDS(op);
+		if (i + 1 + size > n)
+			return nvl_error(-EPROTO,
+					 "gsp: sequencer: opcode %u truncated",
+					 op);
+		switch (op) {
+		case GSP_SEQ_BUF_OPCODE_REG_WRITE:
+		case GSP_SEQ_BUF_OPCODE_REG_MODIFY:
+		case GSP_SEQ_BUF_OPCODE_REG_POLL:
+		case GSP_SEQ_BUF_OPCODE_REG_STORE:
+			if (!seq_addr_ok(ARG(0)))
+				return nvl_error(-EPROTO,
+						 "gsp: sequencer: register %#x "
+						 "is not the firmware's",
+						 ARG(0));
+			break;
+		default:
+			break;
+		}
+		switch (op) {
+		case GSP_SEQ_BUF_OPCODE_REG_WRITE:
+			nvl_hw_wr32(gsp->hw, ARG(0), ARG(1));
+			break;
+		case GSP_SEQ_BUF_OPCODE_REG_MODIFY:
+			nvl_hw_mask(gsp->hw, ARG(0), ARG(1), ARG(2) & ARG(1));
+			break;
+		case GSP_SEQ_BUF_OPCODE_REG_POLL: {
+			uint64_t us = NVL_MIN(ARG(3), 1000000u);
+			int64_t dl = nvl_deadline_after((int64_t)us * 1000 +
+							1000000);
+
+			while ((nvl_hw_rd32(gsp->hw, ARG(0)) & ARG(1)) !=
+			       ARG(2)) {
+				if (nvl_time_ns() > dl)
+					return nvl_error(-ETIMEDOUT,
+							 "gsp: sequencer: poll "
+							 "of %#x timed out",
+							 ARG(0));
+			}
+			break;
+		}
+		case GSP_SEQ_BUF_OPCODE_DELAY_US: {
+			uint32_t us = NVL_MIN(ARG(0), 100000u);
+			struct timespec ts = {0, (long)us * 1000};
+
+			nanosleep(&ts, NULL);
+			break;
+		}
+		case GSP_SEQ_BUF_OPCODE_REG_STORE:
+			if (ARG(1) >= GSP_SEQ_REG_SAVE_AREA)
+				return nvl_error(-EPROTO,
+						 "gsp: sequencer: save slot %u",
+						 ARG(1));
+			hdr.regSaveArea[ARG(1)] = nvl_hw_rd32(gsp->hw, ARG(0));
+			break;
+		case GSP_SEQ_BUF_OPCODE_CORE_RESET:
+			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
+				    NVL_HW_FALCON_ENGINE_RESET);
+			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
+				    0);
+			break;
+		case GSP_SEQ_BUF_OPCODE_CORE_START:
+		case GSP_SEQ_BUF_OPCODE_CORE_RESUME:
+			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_CPUCTL),
+				    NVL_HW_FALCON_CPUCTL_STARTCPU);
+			break;
+		case GSP_SEQ_BUF_OPCODE_CORE_WAIT_FOR_HALT:
+			break; /* the model's core halts at once */
+		}
+		b->seq_ops++;
+		i += 1 + size;
+	}
+#undef ARG
+	return 0;
+}
+
+static void on_sequencer(void *arg, uint32_t event, uint32_t result,
+			 const void *data, size_t len)
+{
+	struct nvl_gsp *gsp = arg;
+	struct nvl_gsp_boot *b = gsp->boot;
+	int ret = run_sequencer(gsp, b, data, len);
+
+	pthread_mutex_lock(&b->lock);
+	if (ret && !b->seq_err)
+		b->seq_err = ret;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void on_init_done(void *arg, uint32_t event, uint32_t result,
+			 const void *data, size_t len)
+{
+	struct nvl_gsp_boot *b = ((struct nvl_gsp *)arg)->boot;
+
+	pthread_mutex_lock(&b->lock);
+	b->init_done = true;
+	b->init_result = result;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* ---- steps -------------------------------------------------------------- */
+
+static int poll_reg(struct nvl_gsp *gsp, uint32_t addr, uint32_t mask,
+		    uint32_t val, int64_t timeout_ns)
+{
+	int64_t dl = nvl_deadline_after(timeout_ns);
+	unsigned spins = 0;
+
+	while ((nvl_hw_rd32(gsp->hw, addr) & mask) != val) {
+		struct timespec ts = {0, spins++ < 100 ? 1000 : 100000};
+
+		if (nvl_time_ns() > dl)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+static int alloc_log(struct nvl_gsp *gsp, struct nvl_gsp_logbuf *l)
+{
+	struct dmabuf d = {0};
+	int ret = dma_alloc(gsp, &d, LIBOS_LOG_RING_SIZE);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < LIBOS_LOG_RING_SIZE / PAGE; i++) {
+		uint64_t pte = d.dma + i * PAGE;
+
+		memcpy(d.cpu + 8 * (1 + i), &pte, 8);
+	}
+	l->mem = d.cpu;
+	l->dma = d.dma;
+	l->size = d.size;
+	return 0;
+}
+
+static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+			const struct nvl_gsp_image *img)
+{
+	static const char *const log_names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
+	LibosMemoryRegionInitArgument *la;
+	GSP_ARGUMENTS_CACHED *ra;
+	GspFwWprMeta *m;
+	size_t npages = (img->fwimage_size + PAGE - 1) / PAGE;
+	size_t nl2 = (npages + 511) / 512;
+	int ret;
+
+	if (nl2 > 512)
+		return nvl_error(-EFBIG,
+				 "gsp: .fwimage of %zu bytes exceeds radix3",
+				 img->fwimage_size);
+	for (unsigned i = 0; i < 3; i++) {
+		if (gsp->logs[i].mem)
+			continue;
+		ret = alloc_log(gsp, &gsp->logs[i]);
+		if (ret)
+			return ret;
+	}
+	gsp->logs_ready = true;
+	for (unsigned i = 0; i < 3; i++)
+		memset(gsp->logs[i].mem, 0, 8); /* put = 0 */
+	ret = dma_alloc(gsp, &b->rmargs, PAGE);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->libos, PAGE);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->meta, PAGE);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->radix[0], PAGE);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->radix[1], PAGE);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->l2, nl2 * PAGE);
+	if (!ret)
+		ret = dma_alloc_keep(gsp, &b->image, img->fwimage_size,
+				     img->fwimage_size);
+	if (!ret)
+		ret = dma_alloc(gsp, &b->sig, NVL_ALIGN_UP(img->sig_size, 256));
+	if (!ret)
+		ret = dma_alloc(gsp, &b->bl, NVL_MAX(img->bootloader_size, 1));
+	if (ret)
+		return ret;
+
+	/* radix3: level 0 -> level 1 -> level 2 -> image pages */
+	memcpy(b->image.cpu, img->fwimage, img->fwimage_size);
+	memcpy(b->radix[0].cpu, &b->radix[1].dma, 8);
+	for (size_t i = 0; i < nl2; i++) {
+		uint64_t a = b->l2.dma + i * PAGE;
+
+		memcpy(b->radix[1].cpu + 8 * i, &a, 8);
+	}
+	for (size_t i = 0; i < npages; i++) {
+		uint64_t a = b->image.dma + i * PAGE;
+
+		memcpy(b->l2.cpu + 8 * i, &a, 8);
+	}
+	memcpy(b->sig.cpu, img->sig, img->sig_size);
+	if (img->bootloader_size)
+		memcpy(b->bl.cpu, img->bootloader, img->bootloader_size);
+
+	ra = (GSP_ARGUMENTS_CACHED *)b->rmargs.cpu;
+	ra->messageQueueInitArguments.sharedMemPhysAddr = gsp->q.dma;
+	ra->messageQueueInitArguments.pageTableEntryCount =
+		(NvU32)(gsp->q.size / PAGE);
+	ra->messageQueueInitArguments.cmdQueueOffset = gsp->q.cmdq_off;
+	ra->messageQueueInitArguments.statQueueOffset = gsp->q.statq_off;
+	ra->srInitArguments.oldLevel = 0;
+	ra->srInitArguments.bInPMTransition = NV_FALSE;
+
+	la = (LibosMemoryRegionInitArgument *)b->libos.cpu;
+	for (unsigned i = 0; i < 3; i++)
+		la[i] = (LibosMemoryRegionInitArgument){
+			.id8 = id8(log_names[i]),
+			.pa = gsp->logs[i].dma,
+			.size = LIBOS_LOG_RING_SIZE,
+			.kind = LIBOS_MEMORY_REGION_CONTIGUOUS,
+			.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
+		};
+	la[3] = (LibosMemoryRegionInitArgument){
+		.id8 = id8("RMARGS"),
+		.pa = b->rmargs.dma,
+		.size = PAGE,
+		.kind = LIBOS_MEMORY_REGION_CONTIGUOUS,
+		.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
+	};
+
+	m = (GspFwWprMeta *)b->meta.cpu;
+	m->magic = GSP_FW_WPR_META_MAGIC;
+	m->revision = GSP_FW_WPR_META_REVISION;
+	m->sysmemAddrOfRadix3Elf = b->radix[0].dma;
+	m->sizeOfRadix3Elf = img->fwimage_size;
+	m->sysmemAddrOfBootloader = b->bl.dma;
+	m->sizeOfBootloader = img->bootloader_size;
+	m->bootloaderCodeOffset = img->bl_code_offset;
+	m->bootloaderDataOffset = img->bl_data_offset;
+	m->bootloaderManifestOffset = img->bl_manifest_offset;
+	m->sysmemAddrOfSignature = b->sig.dma;
+	m->sizeOfSignature = img->sig_size;
+	m->gspFwRsvdStart = b->layout.non_wpr_heap_offset;
+	m->nonWprHeapOffset = b->layout.non_wpr_heap_offset;
+	m->nonWprHeapSize = b->layout.non_wpr_heap_size;
+	m->gspFwWprStart = b->layout.wpr_start;
+	m->gspFwHeapOffset = b->layout.heap_offset;
+	m->gspFwHeapSize = b->layout.heap_size;
+	m->gspFwOffset = b->layout.fw_offset;
+	m->bootBinOffset = b->layout.boot_bin_offset;
+	m->frtsOffset = b->layout.frts_offset;
+	m->frtsSize = b->layout.frts_size;
+	m->gspFwWprEnd = b->layout.wpr_end;
+	m->fbSize = b->layout.fb_size;
+	m->vgaWorkspaceOffset = b->layout.vga_offset;
+	m->vgaWorkspaceSize = b->layout.vga_size;
+	m->bootCount = 0;
+	return 0;
+}
+
+static int init_rpcs(struct nvl_gsp *gsp)
+{
+	GspSystemInfo si = {0};
+	/* table, two entries, then their names */
+	NvU32 reg[(sizeof(PACKED_REGISTRY_TABLE) +
+		   2 * sizeof(PACKED_REGISTRY_ENTRY) + 64) /
+		  4] = {0};
+	PACKED_REGISTRY_TABLE *t = (void *)reg;
+	size_t off = sizeof(*t) + 2 * sizeof(PACKED_REGISTRY_ENTRY);
+	char *names = (char *)reg + off;
+	int ret;
+
+	si.gpuPhysAddr = 0;
+	si.maxUserVa = 1ull << 47;
+	si.bIsPassthru = NV_FALSE;
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO, &si,
+			  sizeof(si), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
+	if (ret)
+		return ret;
+	t->numEntries = 2;
+	t->size = sizeof(reg);
+	t->entries[0] =
+		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off,
+					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
+					.data = 1,
+					.length = 4};
+	strcpy(names, "RMSecBusResetEnable");
+	t->entries[1] =
+		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off + 20,
+					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
+					.data = 0,
+					.length = 4};
+	strcpy(names + 20, "RMForcePcieConfigSave");
+	return nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_SET_REGISTRY, reg,
+			   sizeof(reg), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
+}
+
+static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+		      uint32_t which)
+{
+	uint32_t code;
+	int ret;
+
+	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_OS), which);
+	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX0),
+		    (uint32_t)b->meta.dma);
+	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX1),
+		    (uint32_t)(b->meta.dma >> 32));
+	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
+		    NVL_HW_FALCON_CPUCTL_STARTCPU);
+	ret = poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
+		       NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
+		       b->timeout_ns);
+	if (ret)
+		return nvl_error(-ETIMEDOUT, "gsp: %s did not halt",
+				 which == NVL_HW_SEC2_BOOTER_LOAD
+					 ? "booter_load"
+					 : "booter_unload");
+	code = nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX0));
+	switch (code) {
+	case NVL_HW_BOOTER_OK:
+		return 0;
+	case NVL_HW_BOOTER_ERR_SIG:
+		return nvl_error(
+			-EKEYREJECTED,
+			"gsp: booter_load rejected the image signature");
+	case NVL_HW_BOOTER_ERR_META:
+		return nvl_error(-EINVAL, "gsp: booter rejected the WPR meta");
+	case NVL_HW_BOOTER_ERR_DMA:
+		return nvl_error(-EFAULT,
+				 "gsp: booter could not read its inputs");
+	case NVL_HW_BOOTER_ERR_WPR:
+		return nvl_error(-EBUSY,
+				 "gsp: booter found WPR2 in the wrong state");
+	default:
+		return nvl_error(-EIO, "gsp: booter mailbox0 %#x", code);
+	}
+}
+
+/* leave the device down: GSP in reset, WPR2 gone */
+static void teardown(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+{
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
+		    NVL_HW_FALCON_ENGINE_RESET);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE), 0);
+	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI))
+		run_booter(gsp, b, NVL_HW_SEC2_BOOTER_UNLOAD);
+	b->wpr_up = nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI) != 0;
+}
+
+static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+{
+	int64_t dl = nvl_deadline_after(b->timeout_ns);
+	struct timespec ts = nvl_ns_to_timespec(dl);
+	int ret = 0;
+
+	pthread_mutex_lock(&b->lock);
+	while (!b->init_done && !b->seq_err && nvl_time_ns() < dl)
+		pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	if (b->seq_err)
+		ret = b->seq_err;
+	else if (!b->init_done)
+		ret = nvl_error(-ETIMEDOUT, "gsp: no GSP_INIT_DONE in %lld ms",
+				(long long)(b->timeout_ns / NVL_NSEC_PER_MSEC));
+	else if (b->init_result != NV_OK)
+		ret = nvl_error(nvl_gsp_status_errno(b->init_result),
+				"gsp: GSP_INIT_DONE reports %s",
+				nvl_gsp_status_name(b->init_result));
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
+static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
+		     unsigned *step)
+{
+	GspStaticConfigInfo si;
+	NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS *t;
+	size_t got = 0;
+	int64_t t0 = nvl_time_ns();
+	int ret;
+
+	*step = NVL_GSP_STEP_STATIC_INFO;
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO, NULL,
+			  0, &si, sizeof(si), &got, NVL_GSP_REPLY_RECV, 0);
+	if (ret)
+		return ret;
+	if (got != sizeof(si))
+		return nvl_error(-EPROTO, "gsp: static info of %zu bytes", got);
+	si.gpuNameString[sizeof(si.gpuNameString) - 1] = 0;
+	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
+	r->num_channels = si.numChannels;
+	r->num_ce = si.numCopyEngines;
+	r->step_ns[NVL_GSP_STEP_STATIC_INFO] = nvl_time_ns() - t0;
+
+	*step = NVL_GSP_STEP_INTR_TABLE;
+	t0 = nvl_time_ns();
+	ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient, si.hInternalClient, 0,
+			       NV01_ROOT);
+	if (!ret)
+		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
+				       si.hInternalDevice, si.hInternalClient,
+				       NV01_DEVICE_0);
+	if (!ret)
+		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
+				       si.hInternalSubdevice,
+				       si.hInternalDevice, NV20_SUBDEVICE_0);
+	if (ret)
+		return ret;
+	t = nvl_zalloc(sizeof(*t));
+	if (!t)
+		return nvl_error(-ENOMEM,
+				 "gsp: no memory for the interrupt table");
+	ret = nvl_gsp_rm_control(gsp, si.hInternalSubdevice,
+				 NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE,
+				 t, sizeof(*t));
+	if (!ret && t->tableLen > NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE)
+		ret = nvl_error(-EPROTO, "gsp: interrupt table of %u entries",
+				t->tableLen);
+	if (!ret)
+		r->intr_entries = t->tableLen;
+	nvl_free(t);
+	r->step_ns[NVL_GSP_STEP_INTR_TABLE] = nvl_time_ns() - t0;
+	return ret;
+}
+
+static int boot_create(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_boot *b;
+
+	if (gsp->boot)
+		return 0;
+	b = nvl_zalloc(sizeof(*b));
+	if (!b)
+		return nvl_error(-ENOMEM, "gsp: no memory for boot state");
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	b->timeout_ns = 5 * NVL_NSEC_PER_SEC;
+	gsp->boot = b;
+	return 0;
+}
+
+void nvl_gsp_boot_free(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_boot *b = gsp->boot;
+
+	if (!b)
+		return;
+	boot_free_mem(gsp, b);
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+	nvl_free(b);
+	gsp->boot = NULL;
+}
+
+void nvl_gsp_set_boot_timeout(struct nvl_gsp *gsp, int64_t ns)
+{
+	if (!boot_create(gsp))
+		gsp->boot->timeout_ns = ns;
+}
+
+int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
+		 struct nvl_gsp_boot_report *report)
+{
+	struct nvl_gsp_boot_report local, *r = report ? report : &local;
+	uint32_t boot0 = nvl_hw_rd32(gsp->hw, NVL_HW_PMC_BOOT_0);
+	unsigned arch =
+		(boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT) & NVL_HW_BOOT_0_ARCH_MASK;
+	uint64_t fb = (uint64_t)nvl_hw_rd32(gsp->hw, NVL_HW_CFG_FB_SIZE_MB)
+		      << 20;
+	unsigned step = NVL_GSP_STEP_LAYOUT;
+	struct nvl_gsp_boot *b;
+	int64_t t0 = nvl_time_ns();
+	bool booter_ran = false;
+	char why[256];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->failed_step = NVL_GSP_STEP_COUNT;
+	if (!img || !img->fwimage || !img->fwimage_size)
+		return nvl_error(-EINVAL, "gsp: boot: no firmware image");
+	if (gsp->dead)
+		return nvl_error(-ENODEV,
+				 "gsp: boot: the device needs a reset");
+	ret = boot_create(gsp);
+	if (ret)
+		return ret;
+	b = gsp->boot;
+	if (b->booted)
+		return nvl_error(-EBUSY, "gsp: already booted");
+	if (!img->sig || !img->sig_size) {
+		r->failed_step = step;
+		return nvl_error(-ENOEXEC,
+				 "gsp: boot: firmware %s has no signature for "
+				 "this chip family",
+				 img->version ? img->version : "?");
+	}
+	/* 1. layout */
+	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI)) {
+		r->failed_step = step;
+		return nvl_error(
+			-EBUSY,
+			"gsp: boot: WPR2 is already up: the GPU needs a reset");
+	}
+	ret = nvl_gsp_fb_layout(fb, arch != NVL_HW_ARCH_TURING,
+				arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
+				img->bootloader_size, &b->layout);
+	if (ret)
+		goto fail;
+	r->layout = b->layout;
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 2. memory */
+	step = NVL_GSP_STEP_MEMORY;
+	t0 = nvl_time_ns();
+	nvl_gsp_msgq_reset(&gsp->q);
+	b->init_done = false;
+	b->seq_err = 0;
+	b->seq_ops = 0;
+	ret = build_memory(gsp, b, img);
+	if (ret)
+		goto fail;
+	ret = nvl_gsp_event_register(gsp,
+				     NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+				     on_sequencer, gsp);
+	if (!ret)
+		ret = nvl_gsp_event_register(gsp,
+					     NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+					     on_init_done, gsp);
+	if (ret)
+		goto fail;
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 3. the init RPCs, queued before the GSP runs */
+	step = NVL_GSP_STEP_INIT_RPCS;
+	t0 = nvl_time_ns();
+	ret = init_rpcs(gsp);
+	if (ret)
+		goto fail;
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 4. booter_load on SEC2 */
+	step = NVL_GSP_STEP_BOOTER;
+	t0 = nvl_time_ns();
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
+		    NVL_HW_FALCON_ENGINE_RESET);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE), 0);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0),
+		    (uint32_t)b->libos.dma);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX1),
+		    (uint32_t)(b->libos.dma >> 32));
+	booter_ran = true;
+	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD);
+	if (ret)
+		goto fail;
+	if (((GspFwWprMeta *)b->meta.cpu)->verified !=
+		    GSP_FW_WPR_META_VERIFIED ||
+	    nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_LO) !=
+		    (uint32_t)((b->layout.wpr_start >> 12) << 4)) {
+		ret = nvl_error(-EIO, "gsp: booter_load halted without "
+				      "verifying the image or raising WPR2");
+		goto fail;
+	}
+	b->wpr_up = true;
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 5. RISC-V */
+	step = NVL_GSP_STEP_RISCV;
+	t0 = nvl_time_ns();
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_OS), img->app_version);
+	ret = poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_RISCV_CPUCTL),
+		       NVL_HW_RISCV_CPUCTL_ACTIVE_STAT,
+		       NVL_HW_RISCV_CPUCTL_ACTIVE_STAT, b->timeout_ns);
+	if (ret) {
+		ret = nvl_error(-ETIMEDOUT,
+				"gsp: the RISC-V core never became active");
+		goto fail;
+	}
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 6. sequencer and INIT_DONE */
+	step = NVL_GSP_STEP_INIT_DONE;
+	t0 = nvl_time_ns();
+	ret = wait_init_done(gsp, b);
+	r->sequencer_ops = b->seq_ops;
+	if (ret)
+		goto fail;
+	r->step_ns[step] = nvl_time_ns() - t0;
+
+	/* 7, 8 */
+	ret = post_init(gsp, r, &step);
+	if (ret)
+		goto fail;
+	b->booted = true;
+	nvl_info(NVL_CAT_GSP, "gsp: firmware %s booted (%s)",
+		 img->version ? img->version : "?", r->gpu_name);
+	return 0;
+
+fail:
+	r->failed_step = step;
+	if (booter_ran)
+		teardown(gsp, b);
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+			       NULL, NULL);
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, NULL,
+			       NULL);
+	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);
+	nvl_gsp_rm_forget_all(gsp);
+	boot_free_mem(gsp, b);
+	snprintf(why, sizeof(why), "%s", nvl_error_msg());
+	return nvl_error(ret, "gsp: boot failed at step '%s': %s",
+			 nvl_gsp_step_name(step), why);
+}
+
+int nvl_gsp_unload(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_boot *b = gsp->boot;
+	rpc_unloading_guest_driver_v1F_07 u = {.bInPMTransition = NV_FALSE,
+					       .newLevel = 0};
+	int ret, ret2;
+
+	if (!b || !b->booted)
+		return nvl_error(-EINVAL, "gsp: unload: not booted");
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER, &u,
+			  sizeof(u), &u, sizeof(u), NULL, NVL_GSP_REPLY_POLL,
+			  b->timeout_ns);
+	if (!ret && poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0), ~0u,
+			     NVL_HW_GSP_MAILBOX0_UNLOADED, b->timeout_ns))
+		ret = nvl_error(-ETIMEDOUT,
+				"gsp: unload: the GSP did not report unloaded");
+	teardown(gsp, b);
+	ret2 = b->wpr_up ? nvl_error(-EIO, "gsp: unload: WPR2 still up after "
+					   "booter_unload")
+			 : 0;
+	b->booted = false;
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+			       NULL, NULL);
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, NULL,
+			       NULL);
+	nvl_gsp_rm_forget_all(gsp);
+	boot_free_mem(gsp, b);
+	return ret ? ret : ret2;
+}

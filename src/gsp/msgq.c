@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: GSP message queues, CPU side
+ *
+ * One DMA region holds, in order, the PTE pages (one u64 DMA address per
+ * 4 KiB page of the whole region), the command queue and the status
+ * queue, each a header page and 63 element slots of 4 KiB. Ownership is
+ * "swapped RX": the cmdq header page holds our write pointer into the
+ * cmdq and our read pointer into the statq; the statq page holds the
+ * GSP's. Pointers are slot indices; one slot always stays empty.
+ *
+ * A message is one element of 1..16 slots (48-byte element header, 32-byte
+ * RPC header, payload) and, when the payload is larger than an element
+ * can carry, CONTINUATION_RECORD elements with the rest. Every element has
+ * its own checksum (XOR of the page-padded element, folded to 32 bits)
+ * and the next seqNum of its direction.
+ *
+ * The receive side never trusts the GSP: each element is copied out of
+ * the shared pages first, then every field of the copy is checked against
+ * the queue geometry before anything uses it, and the read pointer always
+ * moves by the element's whole size, header included (the CVE-2024-58019
+ * bug advanced it by the RPC length alone).
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "gsp/abi.h"
+#include "gsp/msgq.h"
+#include "hw/falcon.h"
+
+#define PAGE GSP_PAGE_SIZE
+#define CNT GSP_QUEUE_MSG_COUNT
+#define ELEM_HDR GSP_MSG_QUEUE_ELEMENT_HDR_SIZE
+#define RPC_HDR sizeof(rpc_message_header_v03_00)
+
+_Static_assert(sizeof(GSP_MSG_QUEUE_ELEMENT) == 0x50,
+	       "element header 48 B + RPC header 32 B");
+_Static_assert(sizeof(rpc_message_header_v03_00) == 32, "RPC header 32 B");
+_Static_assert(sizeof(msgqTxHeader) == 32, "msgqTxHeader is 8 u32");
+_Static_assert(NVL_GSP_ELEM_PAYLOAD_MAX == GSP_MSG_QUEUE_RPC_PAYLOAD_MAX,
+	       "payload limit");
+
+static msgqTxHeader *cmd_tx(struct nvl_gsp_msgq *q)
+{
+	return (msgqTxHeader *)(q->mem + q->cmdq_off);
+}
+
+static msgqRxHeader *cmd_rx(struct nvl_gsp_msgq *q)
+{
+	return (msgqRxHeader *)(q->mem + q->cmdq_off + sizeof(msgqTxHeader));
+}
+
+static msgqTxHeader *stat_tx(struct nvl_gsp_msgq *q)
+{
+	return (msgqTxHeader *)(q->mem + q->statq_off);
+}
+
+static msgqRxHeader *stat_rx(struct nvl_gsp_msgq *q)
+{
+	return (msgqRxHeader *)(q->mem + q->statq_off + sizeof(msgqTxHeader));
+}
+
+static uint8_t *slot(struct nvl_gsp_msgq *q, size_t qoff, uint32_t i)
+{
+	return q->mem + qoff + GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
+}
+
+uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t x = 0;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		x ^= w;
+	}
+	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+}
+
+static void cmdq_header_init(struct nvl_gsp_msgq *q)
+{
+	*cmd_tx(q) = (msgqTxHeader){
+		.version = MSGQ_VERSION,
+		.size = GSP_QUEUE_SIZE,
+		.msgSize = GSP_QUEUE_MSG_SIZE,
+		.msgCount = CNT,
+		.writePtr = 0,
+		.flags = MSGQ_FLAGS_SWAP_RX,
+		.rxHdrOff = sizeof(msgqTxHeader),
+		.entryOff = GSP_QUEUE_ENTRY_OFF,
+	};
+	cmd_rx(q)->readPtr = 0;
+}
+
+int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
+{
+	size_t qpages = 2 * (GSP_QUEUE_SIZE / PAGE);
+	unsigned ptes;
+	int ret;
+
+	memset(q, 0, sizeof(*q));
+	q->hw = hw;
+	/* PTE pages cover themselves too */
+	q->pte_pages = 1;
+	while ((q->pte_pages + qpages) > q->pte_pages * (PAGE / 8))
+		q->pte_pages++;
+	ptes = q->pte_pages + (unsigned)qpages;
+	q->size = (size_t)ptes * PAGE;
+	q->cmdq_off = (size_t)q->pte_pages * PAGE;
+	q->statq_off = q->cmdq_off + GSP_QUEUE_SIZE;
+	q->mem = nvl_aligned_alloc(PAGE, q->size);
+	q->tx_buf = nvl_aligned_alloc(64, GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	q->rx_buf = nvl_aligned_alloc(64, GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	if (!q->mem || !q->tx_buf || !q->rx_buf) {
+		ret = nvl_error(-ENOMEM,
+				"gsp: no memory for the message queues");
+		goto fail;
+	}
+	memset(q->mem, 0, q->size);
+	ret = nvl_hw_dma_map(hw, q->mem, q->size, &q->dma);
+	if (ret) {
+		nvl_error(ret, "gsp: cannot DMA-map the message queues (%d)",
+			  ret);
+		goto fail;
+	}
+	for (unsigned i = 0; i < ptes; i++) {
+		uint64_t pte = q->dma + (uint64_t)i * PAGE;
+
+		memcpy(q->mem + 8 * (size_t)i, &pte, 8);
+	}
+	cmdq_header_init(q);
+	return 0;
+fail:
+	nvl_free(q->mem);
+	nvl_free(q->tx_buf);
+	nvl_free(q->rx_buf);
+	q->mem = q->tx_buf = q->rx_buf = NULL;
+	return ret;
+}
+
+void nvl_gsp_msgq_reset(struct nvl_gsp_msgq *q)
+{
+	memset(q->mem + q->cmdq_off, 0, q->size - q->cmdq_off);
+	cmdq_header_init(q);
+	q->tx_seq = q->rx_seq = 0;
+}
+
+void nvl_gsp_msgq_fini(struct nvl_gsp_msgq *q)
+{
+	if (!q->mem)
+		return;
+	nvl_hw_dma_unmap(q->hw, q->dma, q->size);
+	nvl_free(q->mem);
+	nvl_free(q->tx_buf);
+	nvl_free(q->rx_buf);
+	q->mem = q->tx_buf = q->rx_buf = NULL;
+}
+
+uint32_t nvl_gsp_msgq_cmd_rptr(struct nvl_gsp_msgq *q)
+{
+	return __atomic_load_n(&stat_rx(q)->readPtr, __ATOMIC_ACQUIRE);
+}
+
+uint32_t nvl_gsp_msgq_cmd_wptr(struct nvl_gsp_msgq *q)
+{
+	return __atomic_load_n(&cmd_tx(q)->writePtr, __ATOMIC_RELAXED);
+}
+
+static void backoff(unsigned *spins)
+{
+	struct timespec ts = {0, 2000};
+
+	if (++*spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		return;
+	}
+	if (*spins > 1000)
+		ts.tv_nsec = 50000;
+	nanosleep(&ts, NULL);
+}
+
+/* wait until @pages slots are free in the cmdq */
+static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
+		      uint32_t *wptr_out)
+{
+	uint32_t wptr = __atomic_load_n(&cmd_tx(q)->writePtr, __ATOMIC_RELAXED);
+	unsigned spins = 0;
+
+	for (;;) {
+		uint32_t rptr = nvl_gsp_msgq_cmd_rptr(q);
+
+		if (rptr >= CNT) {
+			q->stats.bad_header++;
+			return nvl_error(
+				-EIO, "gsp: cmdq read pointer %u out of range",
+				rptr);
+		}
+		if (nvl_gsp_queue_free(rptr, wptr, CNT) >= pages) {
+			*wptr_out = wptr;
+			return 0;
+		}
+		if (nvl_time_ns() >= deadline)
+			return nvl_error(-ETIMEDOUT,
+					 "gsp: cmdq full (%u slots needed) "
+					 "until the deadline",
+					 pages);
+		backoff(&spins);
+	}
+}
+
+static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
+		     uint32_t sequence, const void *chunk, size_t len,
+		     int64_t deadline)
+{
+	GSP_MSG_QUEUE_ELEMENT *e = (GSP_MSG_QUEUE_ELEMENT *)q->tx_buf;
+	size_t bytes = ELEM_HDR + RPC_HDR + len;
+	uint32_t pages = (uint32_t)((bytes + PAGE - 1) / PAGE), wptr, first;
+	int ret;
+
+	ret = wait_space(q, pages, deadline, &wptr);
+	if (ret)
+		return ret;
+	memset(q->tx_buf, 0, (size_t)pages * PAGE);
+	e->seqNum = q->tx_seq;
+	e->elemCount = pages;
+	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;
+	e->rpc.signature = NV_VGPU_MSG_SIGNATURE_VALID;
+	e->rpc.length = (uint32_t)(RPC_HDR + len);
+	e->rpc.function = function;
+	e->rpc.rpc_result = NV_VGPU_MSG_RESULT_RPC_PENDING;
+	e->rpc.rpc_result_private = NV_VGPU_MSG_RESULT_RPC_PENDING;
+	e->rpc.sequence = sequence;
+	if (len)
+		memcpy(q->tx_buf + ELEM_HDR + RPC_HDR, chunk, len);
+	e->checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
+
+	/* the element may wrap past the last slot */
+	first = NVL_MIN(pages, CNT - wptr);
+	memcpy(slot(q, q->cmdq_off, wptr), q->tx_buf, (size_t)first * PAGE);
+	if (first < pages)
+		memcpy(slot(q, q->cmdq_off, 0),
+		       q->tx_buf + (size_t)first * PAGE,
+		       (size_t)(pages - first) * PAGE);
+	/* the element must be complete before the GSP can see the pointer */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&cmd_tx(q)->writePtr, (wptr + pages) % CNT,
+			 __ATOMIC_RELEASE);
+	q->tx_seq++;
+	q->stats.sent++;
+	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
+	return 0;
+}
+
+int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
+		      uint32_t sequence, const void *payload, size_t len,
+		      int64_t deadline)
+{
+	const uint8_t *p = payload;
+	size_t chunk = NVL_MIN(len, (size_t)NVL_GSP_ELEM_PAYLOAD_MAX);
+	int ret;
+
+	if (len > NVL_GSP_MSG_MAX)
+		return nvl_error(-EINVAL,
+				 "gsp: RPC %u of %zu bytes is too large",
+				 function, len);
+	ret = send_elem(q, function, sequence, p, chunk, deadline);
+	while (!ret && chunk < len) {
+		size_t n =
+			NVL_MIN(len - chunk, (size_t)NVL_GSP_ELEM_PAYLOAD_MAX);
+
+		ret = send_elem(q, NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD,
+				sequence, p + chunk, n, deadline);
+		chunk += n;
+	}
+	return ret;
+}
+
+static uint32_t our_rptr(struct nvl_gsp_msgq *q)
+{
+	return __atomic_load_n(&cmd_rx(q)->readPtr, __ATOMIC_RELAXED);
+}
+
+static void advance(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t n)
+{
+	__atomic_store_n(&cmd_rx(q)->readPtr, (rptr + n) % CNT,
+			 __ATOMIC_RELEASE);
+}
+
+/* the GSP's write pointer, after checking its queue header; -EAGAIN while
+ * the GSP has not initialised it */
+static int stat_wptr(struct nvl_gsp_msgq *q, uint32_t *wptr)
+{
+	msgqTxHeader h;
+
+	memcpy(&h, stat_tx(q), sizeof(h));
+	if (__atomic_load_n(&stat_tx(q)->entryOff, __ATOMIC_ACQUIRE) == 0)
+		return -EAGAIN;
+	h.writePtr = __atomic_load_n(&stat_tx(q)->writePtr, __ATOMIC_ACQUIRE);
+	if (h.size != GSP_QUEUE_SIZE || h.msgSize != GSP_QUEUE_MSG_SIZE ||
+	    h.entryOff != GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||
+	    h.msgCount != (h.size - h.entryOff) / h.msgSize ||
+	    h.writePtr >= CNT) {
+		q->stats.bad_header++;
+		return nvl_error(-EIO,
+				 "gsp: status queue header invalid (size %#x "
+				 "msgSize %#x count %u entryOff %#x wptr %u)",
+				 h.size, h.msgSize, h.msgCount, h.entryOff,
+				 h.writePtr);
+	}
+	*wptr = h.writePtr;
+	return 0;
+}
+
+unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q)
+{
+	uint32_t wptr;
+
+	if (stat_wptr(q, &wptr))
+		return 0;
+	return (wptr + CNT - our_rptr(q) % CNT) % CNT;
+}
+
+int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
+{
+	const GSP_MSG_QUEUE_ELEMENT *e = (const void *)q->rx_buf;
+	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
+	int ret = stat_wptr(q, &wptr);
+
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret)
+		return ret;
+	if (rptr >= CNT)
+		rptr = 0; /* our own page: only a wild write gets here */
+	avail = (wptr + CNT - rptr) % CNT;
+	if (!avail)
+		return 0;
+	memcpy(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
+	pages = e->elemCount;
+	if (pages < 1 || pages > GSP_MSG_QUEUE_ELEMENT_SIZE_MAX / PAGE ||
+	    pages > avail) {
+		q->stats.bad_header++;
+		nvl_warn(NVL_CAT_GSP,
+			 "gsp: element at slot %u spans %u pages (%u written): "
+			 "dropping the queue's contents",
+			 rptr, pages, avail);
+		advance(q, rptr, avail);
+		return -EBADMSG;
+	}
+	first = NVL_MIN(pages, CNT - rptr);
+	if (first > 1)
+		memcpy(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),
+		       (size_t)(first - 1) * PAGE);
+	if (first < pages)
+		memcpy(q->rx_buf + (size_t)first * PAGE,
+		       slot(q, q->statq_off, 0),
+		       (size_t)(pages - first) * PAGE);
+	/* from here on only the copy is read; the element is consumed */
+	advance(q, rptr, pages);
+
+	if (nvl_gsp_msgq_checksum(q->rx_buf, (size_t)pages * PAGE)) {
+		q->stats.bad_checksum++;
+		nvl_warn(NVL_CAT_GSP, "gsp: element seq %u: bad checksum",
+			 e->seqNum);
+		return -EBADMSG;
+	}
+	seq = e->seqNum;
+	if (seq != q->rx_seq) {
+		if ((uint32_t)(q->rx_seq - seq) < (1u << 31)) {
+			q->stats.duplicate++;
+			nvl_warn(NVL_CAT_GSP,
+				 "gsp: element seq %u repeated (expected %u)",
+				 seq, q->rx_seq);
+			return -EBADMSG;
+		}
+		q->stats.bad_seq++;
+		nvl_warn(NVL_CAT_GSP,
+			 "gsp: element seq %u, expected %u: %u lost", seq,
+			 q->rx_seq, seq - q->rx_seq);
+	}
+	q->rx_seq = seq + 1;
+	need = e->rpc.length;
+	if (e->rpc.header_version != NV_VGPU_MSG_HEADER_VERSION ||
+	    e->rpc.signature != NV_VGPU_MSG_SIGNATURE_VALID || need < RPC_HDR ||
+	    need > (uint32_t)pages * PAGE - ELEM_HDR ||
+	    (ELEM_HDR + need + PAGE - 1) / PAGE != pages) {
+		q->stats.bad_rpc++;
+		nvl_warn(NVL_CAT_GSP,
+			 "gsp: element seq %u: bad RPC header (version %#x "
+			 "signature %#x length %u in %u pages)",
+			 seq, e->rpc.header_version, e->rpc.signature, need,
+			 pages);
+		return -EBADMSG;
+	}
+	q->stats.received++;
+	msg->function = e->rpc.function;
+	msg->result = e->rpc.rpc_result;
+	msg->sequence = e->rpc.sequence;
+	msg->len = need - RPC_HDR;
+	msg->data = q->rx_buf + ELEM_HDR + RPC_HDR;
+	msg->full = msg->len == NVL_GSP_ELEM_PAYLOAD_MAX;
+	return 1;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CPU side of the GSP message queues: the shared region, element
+ * framing (header, checksum, sequence numbers), continuation records.
+ * Not thread-safe by itself: the RPC layer (rpc.c) serialises senders
+ * under its tx lock and receivers under its rx lock.
+ */
+#ifndef NVL_GSP_MSGQ_H
+#define NVL_GSP_MSGQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw/hwif.h"
+
+/** Largest RPC payload (after the 32-byte RPC header) in one element. */
+#define NVL_GSP_ELEM_PAYLOAD_MAX (0x10000 - 0x30 - 0x20)
+/** Largest message the driver sends or reassembles (payload bytes). */
+#define NVL_GSP_MSG_MAX (1u << 21)
+
+/** struct nvl_gsp_msgq_stats - what the receive path rejected. */
+struct nvl_gsp_msgq_stats {
+	/** @bad_header: queue header or element header out of bounds */
+	uint64_t bad_header;
+	/** @bad_checksum: element checksum did not fold to 0 */
+	uint64_t bad_checksum;
+	/** @bad_seq: element seqNum not the expected one (gap) */
+	uint64_t bad_seq;
+	/** @duplicate: element seqNum repeated (discarded) */
+	uint64_t duplicate;
+	/** @bad_rpc: RPC header malformed (signature, version, length) */
+	uint64_t bad_rpc;
+	/** @stray_continuation: continuation with no message to extend */
+	uint64_t stray_continuation;
+	/** @sent: elements sent */
+	uint64_t sent;
+	/** @received: good elements received */
+	uint64_t received;
+};
+
+/** struct nvl_gsp_msgq - the shared region and both directions' state. */
+struct nvl_gsp_msgq {
+	struct nvl_hw *hw;
+	uint8_t *mem; /* whole region, page-aligned */
+	size_t size; /* bytes */
+	uint64_t dma; /* DMA address of page 0 (the first PTE page) */
+	unsigned pte_pages;
+	size_t cmdq_off, statq_off;
+	uint32_t tx_seq; /* seqNum of the next element we send */
+	uint32_t rx_seq; /* seqNum we expect next */
+	uint8_t *tx_buf; /* 64 KiB staging for one element */
+	uint8_t *rx_buf; /* 64 KiB copy of the element being read */
+	struct nvl_gsp_msgq_stats stats;
+};
+
+/** struct nvl_gsp_rpc_hdr - a received RPC header, host copy. */
+struct nvl_gsp_msg {
+	/** @function: NV_VGPU_MSG_FUNCTION_* or _EVENT_* */
+	uint32_t function;
+	/** @result: rpc_result (NV_STATUS) */
+	uint32_t result;
+	/** @sequence: RPC-level sequence */
+	uint32_t sequence;
+	/** @len: payload bytes in @data */
+	size_t len;
+	/** @data: the payload (the element's rx_buf, valid until next read) */
+	const uint8_t *data;
+	/** @full: the element was full: continuation records may follow */
+	bool full;
+};
+
+/**
+ * nvl_gsp_msgq_init() - allocate and DMA-map the shared region, fill the
+ * PTE pages and the command queue's header.
+ * Return: 0, -ENOMEM, or the dma_map error.
+ */
+int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw);
+
+/**
+ * nvl_gsp_msgq_reset() - empty both queues and restart sequence numbers,
+ * before a (re)boot; the GSP must not be running.
+ */
+void nvl_gsp_msgq_reset(struct nvl_gsp_msgq *q);
+
+/** nvl_gsp_msgq_fini() - unmap and free the region. */
+void nvl_gsp_msgq_fini(struct nvl_gsp_msgq *q);
+
+/**
+ * nvl_gsp_msgq_send() - send one RPC: split into a first element and as
+ * many CONTINUATION_RECORD elements as needed, each published with a
+ * release barrier; rings the doorbell after each element.
+ * @deadline: absolute monotonic ns to wait for queue space.
+ * Return: 0, -EINVAL (too large), -ETIMEDOUT (the GSP did not free space).
+ */
+int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
+		      uint32_t sequence, const void *payload, size_t len,
+		      int64_t deadline);
+
+/**
+ * nvl_gsp_msgq_recv() - read and validate the next element of the status
+ * queue (a copy; the shared page is never parsed in place) and advance the
+ * read pointer past it, header included.
+ * Return: 1 with @msg filled, 0 when the queue is empty, -EBADMSG when an
+ * element was rejected (counted in stats; the pointer moved past it).
+ */
+int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg);
+
+/** nvl_gsp_msgq_pending() - elements the GSP wrote that we have not read. */
+unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q);
+
+/** nvl_gsp_msgq_cmd_consumed() - the GSP's read pointer into the cmdq. */
+uint32_t nvl_gsp_msgq_cmd_rptr(struct nvl_gsp_msgq *q);
+
+/** nvl_gsp_msgq_cmd_wptr() - our write pointer into the cmdq. */
+uint32_t nvl_gsp_msgq_cmd_wptr(struct nvl_gsp_msgq *q);
+
+/** nvl_gsp_msgq_checksum() - fold of the XOR of @len bytes (8-aligned). */
+uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len);
+
+/** nvl_gsp_queue_free() - free slots with pointers @rptr/@wptr of @cnt. */
+static inline uint32_t nvl_gsp_queue_free(uint32_t rptr, uint32_t wptr,
+					  uint32_t cnt)
+{
+	return (rptr + cnt - wptr - 1) % cnt;
+}
+
+#endif /* NVL_GSP_MSGQ_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Private state of the GSP client, shared by src/gsp sources only. */
+#ifndef NVL_GSP_PRIV_H
+#define NVL_GSP_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base/list.h"
+#include "gsp/gsp.h"
+#include "gsp/msgq.h"
+
+/* one pending call */
+struct nvl_gsp_async {
+	struct nvl_list link;
+	uint32_t function, sequence;
+	uint8_t *buf; /* reply payload goes here (NULL: discard) */
+	size_t cap, len; /* capacity, bytes received so far */
+	uint32_t result; /* rpc_result */
+	int err; /* 0, or a receive-side error */
+	bool done;
+	bool abandoned; /* the caller gave up; free on completion */
+	bool owned; /* allocated by rpc_async */
+	uint32_t cmd_wptr; /* cmdq write pointer after our message */
+};
+
+struct nvl_gsp_ev {
+	uint32_t event, result;
+	size_t len;
+	uint8_t *data;
+};
+
+#define NVL_GSP_MAX_HANDLERS 32
+
+/* a log ring handed to the firmware (LOGINIT, LOGRM) */
+struct nvl_gsp_logbuf {
+	uint8_t *mem;
+	uint64_t dma;
+	size_t size;
+};
+
+struct nvl_gsp {
+	struct nvl_hw *hw;
+	struct nvl_gsp_msgq q;
+
+	pthread_mutex_t tx_lock; /* cmdq, sequence */
+	uint32_t next_seq;
+
+	pthread_mutex_t rx_lock; /* statq, waiters, event queue */
+	pthread_cond_t rx_cond; /* callers and flushers */
+	pthread_cond_t drain_cond; /* the receive thread */
+	pthread_cond_t ev_cond; /* the event thread */
+	struct nvl_list waiters;
+	unsigned active_waiters; /* callers blocked in a wait */
+	uint64_t irqs; /* interrupts seen */
+	uint64_t irqs_drained; /* by the event thread */
+	/* reassembly of a multi-element message */
+	struct nvl_gsp_async *asm_w; /* extending this waiter's reply */
+	bool asm_discard; /* extending an unclaimed message */
+
+	struct nvl_gsp_ev evq[NVL_GSP_EVENT_QUEUE_LEN];
+	unsigned ev_head, ev_count;
+	bool ev_running; /* a handler is running */
+	struct {
+		uint32_t event;
+		nvl_gsp_event_fn fn;
+		void *arg;
+	} handlers[NVL_GSP_MAX_HANDLERS];
+	pthread_t ev_thread, rx_thread;
+	bool stop;
+
+	_Atomic bool dead;
+	struct nvl_gsp_stats st;
+
+	/* boot state (boot.c) */
+	struct nvl_gsp_boot *boot;
+	struct nvl_gsp_logbuf logs[3]; /* LOGINIT, LOGINTR, LOGRM */
+	bool logs_ready;
+	/* RM objects (rm.c) */
+	struct nvl_gsp_rm *rm;
+};
+
+/* rm.c */
+int nvl_gsp_rm_init(struct nvl_gsp *gsp);
+void nvl_gsp_rm_fini(struct nvl_gsp *gsp);
+/* track an object the firmware made (its internal client) */
+int nvl_gsp_rm_adopt(struct nvl_gsp *gsp, uint32_t client, uint32_t handle,
+		     uint32_t parent, uint32_t hclass);
+/* forget every object (the firmware went away) */
+void nvl_gsp_rm_forget_all(struct nvl_gsp *gsp);
+/* rpc.c: handle what is already received, no round trip */
+int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns);
+/* boot.c */
+void nvl_gsp_boot_free(struct nvl_gsp *gsp);
+/* boot.c / log.c */
+void nvl_gsp_logs_capture(struct nvl_gsp *gsp);
+void nvl_gsp_logs_free(struct nvl_gsp *gsp);
+
+#endif /* NVL_GSP_PRIV_H */

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: RM objects
+ *
+ * Handles are the driver's: clients get 0xc1d0xxxx, other objects
+ * 0xcaf0xxxx, never reused while the GSP might still know them. The table
+ * maps each handle to its parent and client; it is small and linear, as a
+ * driver holds tens of objects, not millions.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "gsp/abi.h"
+#include "gsp/priv.h"
+#include "gsp/rm.h"
+
+#define RM_HANDLE_CLIENT 0xc1d00000u
+#define RM_HANDLE_OBJECT 0xcaf00000u
+
+struct rm_obj {
+	uint32_t handle, parent, client, hclass;
+};
+
+struct nvl_gsp_rm {
+	pthread_mutex_t lock;
+	struct rm_obj *objs;
+	unsigned count, cap, reserved;
+	uint32_t next_client, next_object;
+};
+
+int nvl_gsp_rm_init(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_rm *rm = nvl_zalloc(sizeof(*rm));
+
+	if (!rm)
+		return nvl_error(-ENOMEM, "gsp: no memory for RM objects");
+	pthread_mutex_init(&rm->lock, NULL);
+	gsp->rm = rm;
+	return 0;
+}
+
+void nvl_gsp_rm_fini(struct nvl_gsp *gsp)
+{
+	if (!gsp->rm)
+		return;
+	pthread_mutex_destroy(&gsp->rm->lock);
+	nvl_free(gsp->rm->objs);
+	nvl_free(gsp->rm);
+	gsp->rm = NULL;
+}
+
+static struct rm_obj *find(struct nvl_gsp_rm *rm, uint32_t h)
+{
+	for (unsigned i = 0; i < rm->count; i++)
+		if (rm->objs[i].handle == h)
+			return &rm->objs[i];
+	return NULL;
+}
+
+unsigned nvl_gsp_rm_count(struct nvl_gsp *gsp)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&gsp->rm->lock);
+	n = gsp->rm->count;
+	pthread_mutex_unlock(&gsp->rm->lock);
+	return n;
+}
+
+uint32_t nvl_gsp_rm_client_of(struct nvl_gsp *gsp, uint32_t handle)
+{
+	struct rm_obj *o;
+	uint32_t c = 0;
+
+	pthread_mutex_lock(&gsp->rm->lock);
+	o = find(gsp->rm, handle);
+	if (o)
+		c = o->client;
+	pthread_mutex_unlock(&gsp->rm->lock);
+	return c;
+}
+
+/* reserve a table slot and a handle; the object is added after the RPC */
+static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
+		   uint32_t *client, uint32_t *handle)
+{
+	struct rm_obj *p;
+
+	if (rm->count + rm->reserved == rm->cap) {
+		unsigned cap = rm->cap ? 2 * rm->cap : 16;
+		struct rm_obj *n = nvl_reallocarray(rm->objs, cap, sizeof(*n));
+
+		if (!n)
+			return nvl_error(-ENOMEM,
+					 "gsp: no memory for an RM object");
+		rm->objs = n;
+		rm->cap = cap;
+	}
+	if (hclass == NV01_ROOT) {
+		if (hparent)
+			return nvl_error(-EINVAL,
+					 "gsp: a client has no parent");
+		*handle = RM_HANDLE_CLIENT | (++rm->next_client & 0xffff);
+		*client = *handle;
+		rm->reserved++;
+		return 0;
+	}
+	p = find(rm, hparent);
+	if (!p)
+		return nvl_error(-ENOENT, "gsp: RM parent %#x unknown",
+				 hparent);
+	*client = p->client;
+	*handle = RM_HANDLE_OBJECT | (++rm->next_object & 0xfffff);
+	rm->reserved++;
+	return 0;
+}
+
+int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
+		     void *params, size_t size, uint32_t *handle_out)
+{
+	struct nvl_gsp_rm *rm = gsp->rm;
+	rpc_gsp_rm_alloc_v03_00 *msg;
+	size_t len = sizeof(*msg) + size, got = 0;
+	uint32_t client, handle;
+	int ret;
+
+	if (size && !params)
+		return nvl_error(-EINVAL, "gsp: RM alloc parameters missing");
+	if (size > NVL_GSP_MSG_MAX - sizeof(*msg))
+		return nvl_error(-EINVAL, "gsp: RM alloc parameters too large");
+	msg = nvl_zalloc(len);
+	if (!msg)
+		return nvl_error(-ENOMEM, "gsp: no memory for an RM alloc");
+	pthread_mutex_lock(&rm->lock);
+	ret = reserve(rm, hparent, hclass, &client, &handle);
+	pthread_mutex_unlock(&rm->lock);
+	if (ret)
+		goto out;
+	msg->hClient = client;
+	msg->hParent = hclass == NV01_ROOT ? 0 : hparent;
+	msg->hObject = handle;
+	msg->hClass = hclass;
+	msg->status = NV_OK;
+	msg->paramsSize = (NvU32)size;
+	if (size)
+		memcpy(msg->params, params, size);
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC, msg, len, msg,
+			  len, &got, NVL_GSP_REPLY_RECV, 0);
+	if (ret)
+		goto out_unreserve;
+	if (got != len) {
+		ret = nvl_error(
+			-EPROTO,
+			"gsp: RM alloc reply of %zu bytes, expected %zu", got,
+			len);
+		goto out_unreserve;
+	}
+	if (msg->status != NV_OK) {
+		ret = nvl_error(nvl_gsp_status_errno(msg->status),
+				"gsp: RM alloc of class %#x failed: %s", hclass,
+				nvl_gsp_status_name(msg->status));
+		goto out_unreserve;
+	}
+	if (size)
+		memcpy(params, msg->params, size);
+	pthread_mutex_lock(&rm->lock);
+	/* reserve() made room and holds it */
+	rm->reserved--;
+	rm->objs[rm->count++] = (struct rm_obj){
+		handle, hclass == NV01_ROOT ? 0 : hparent, client, hclass};
+	pthread_mutex_unlock(&rm->lock);
+	*handle_out = handle;
+	nvl_free(msg);
+	return 0;
+out_unreserve:
+	pthread_mutex_lock(&rm->lock);
+	rm->reserved--;
+	pthread_mutex_unlock(&rm->lock);
+out:
+	nvl_free(msg);
+	return ret;
+}
+
+int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+		       void *params, size_t size)
+{
+	rpc_gsp_rm_control_v03_00 *msg;
+	size_t len = sizeof(*msg) + size, got = 0;
+	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
+	int ret;
+
+	if (!client)
+		return nvl_error(-ENOENT, "gsp: RM object %#x unknown",
+				 hobject);
+	if (size && !params)
+		return nvl_error(-EINVAL, "gsp: RM control parameters missing");
+	if (size > NVL_GSP_MSG_MAX - sizeof(*msg))
+		return nvl_error(-EINVAL,
+				 "gsp: RM control parameters too large");
+	msg = nvl_malloc(len);
+	if (!msg)
+		return nvl_error(-ENOMEM, "gsp: no memory for an RM control");
+	memset(msg, 0, sizeof(*msg));
+	msg->hClient = client;
+	msg->hObject = hobject;
+	msg->cmd = cmd;
+	msg->status = NV_OK;
+	msg->paramsSize = (NvU32)size;
+	if (size)
+		memcpy(msg->params, params, size);
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, msg, len,
+			  msg, len, &got, NVL_GSP_REPLY_RECV, 0);
+	if (ret)
+		goto out;
+	if (got != len || msg->paramsSize != size) {
+		ret = nvl_error(
+			-EPROTO,
+			"gsp: RM control %#x reply of %zu bytes, expected %zu",
+			cmd, got, len);
+		goto out;
+	}
+	if (msg->status != NV_OK) {
+		ret = nvl_error(nvl_gsp_status_errno(msg->status),
+				"gsp: RM control %#x failed: %s", cmd,
+				nvl_gsp_status_name(msg->status));
+		goto out;
+	}
+	if (size)
+		memcpy(params, msg->params, size);
+out:
+	nvl_free(msg);
+	return ret;
+}
+
+/* forget @h and its descendants; rm->lock held */
+static void forget(struct nvl_gsp_rm *rm, uint32_t h)
+{
+	for (unsigned i = 0; i < rm->count;) {
+		if (rm->objs[i].parent == h && rm->objs[i].handle != h) {
+			uint32_t c = rm->objs[i].handle;
+
+			forget(rm, c);
+			i = 0; /* the table moved */
+			continue;
+		}
+		i++;
+	}
+	for (unsigned i = 0; i < rm->count; i++)
+		if (rm->objs[i].handle == h) {
+			rm->objs[i] = rm->objs[--rm->count];
+			break;
+		}
+}
+
+int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle)
+{
+	struct nvl_gsp_rm *rm = gsp->rm;
+	rpc_free_v03_00 msg = {0};
+	struct rm_obj *o;
+	int ret;
+
+	pthread_mutex_lock(&rm->lock);
+	o = find(rm, handle);
+	if (o) {
+		msg.params.hRoot = o->client;
+		msg.params.hObjectParent = o->parent ? o->parent : o->client;
+		msg.params.hObjectOld = handle;
+		msg.params.status = NV_OK;
+	}
+	pthread_mutex_unlock(&rm->lock);
+	if (!o)
+		return nvl_error(-ENOENT, "gsp: RM object %#x unknown", handle);
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_FREE, &msg, sizeof(msg),
+			  &msg, sizeof(msg), NULL, NVL_GSP_REPLY_RECV, 0);
+	pthread_mutex_lock(&rm->lock);
+	forget(rm, handle);
+	pthread_mutex_unlock(&rm->lock);
+	return ret;
+}
+
+int nvl_gsp_rm_adopt(struct nvl_gsp *gsp, uint32_t client, uint32_t handle,
+		     uint32_t parent, uint32_t hclass)
+{
+	struct nvl_gsp_rm *rm = gsp->rm;
+	int ret = 0;
+
+	pthread_mutex_lock(&rm->lock);
+	if (find(rm, handle)) {
+		ret = nvl_error(-EEXIST, "gsp: RM handle %#x already known",
+				handle);
+	} else if (rm->count + rm->reserved == rm->cap) {
+		unsigned cap = rm->cap ? 2 * rm->cap : 16;
+		struct rm_obj *n = nvl_reallocarray(rm->objs, cap, sizeof(*n));
+
+		if (!n)
+			ret = nvl_error(-ENOMEM,
+					"gsp: no memory for an RM object");
+		else
+			rm->objs = n, rm->cap = cap;
+	}
+	if (!ret)
+		rm->objs[rm->count++] =
+			(struct rm_obj){handle, parent, client, hclass};
+	pthread_mutex_unlock(&rm->lock);
+	return ret;
+}
+
+void nvl_gsp_rm_forget_all(struct nvl_gsp *gsp)
+{
+	pthread_mutex_lock(&gsp->rm->lock);
+	gsp->rm->count = 0;
+	pthread_mutex_unlock(&gsp->rm->lock);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RM objects through the GSP: GSP_RM_ALLOC, GSP_RM_CONTROL and FREE, with
+ * handles the driver allocates. The driver keeps its own object tree, so
+ * freeing a parent forgets its children here as the firmware frees them
+ * there.
+ */
+#ifndef NVL_GSP_RM_H
+#define NVL_GSP_RM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvl_gsp;
+
+/**
+ * nvl_gsp_rm_alloc() - allocate an RM object of @hclass under @hparent
+ * (0 with NV01_ROOT for a new client).
+ * @params, @size: the class's allocation parameters; on success the
+ *   firmware's copy (with its outputs) is written back to @params
+ * @handle_out: the handle the driver chose
+ * Return: 0, -ENOENT (unknown parent), the firmware's NV_STATUS as an
+ * errno (the message names it), or an RPC error.
+ */
+int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
+		     void *params, size_t size, uint32_t *handle_out);
+
+/**
+ * nvl_gsp_rm_control() - run control @cmd on @hobject; @params is in/out.
+ * Return: 0, -ENOENT, the NV_STATUS as an errno, or an RPC error.
+ */
+int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+		       void *params, size_t size);
+
+/**
+ * nvl_gsp_rm_free() - free @handle and everything under it.
+ * Return: 0, -ENOENT, or an error of the FREE RPC (the driver's objects
+ * are forgotten either way: the firmware frees what it still has).
+ */
+int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle);
+
+/** nvl_gsp_rm_count() - objects the driver tracks. */
+unsigned nvl_gsp_rm_count(struct nvl_gsp *gsp);
+
+/** nvl_gsp_rm_client_of() - the client (root) handle of @handle, or 0. */
+uint32_t nvl_gsp_rm_client_of(struct nvl_gsp *gsp, uint32_t handle);
+
+#endif /* NVL_GSP_RM_H */

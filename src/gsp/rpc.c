@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: RPC client and events
+ *
+ * Senders take the tx lock, give the call the next RPC sequence (0 for
+ * NOSEQ), register a waiter and write the message. Whoever waits drains
+ * the status queue under the rx lock: replies complete their waiters
+ * (matched by function and sequence; a multi-element reply is reassembled
+ * from CONTINUATION_RECORD elements up to the caller's buffer), events go
+ * to a bounded queue that the event thread serves, so a slow handler
+ * delays no reply; an event that finds the queue full is dropped and
+ * counted. The interrupt handler only wakes the drainers: the receive
+ * thread drains on every interrupt, so the status queue empties even when
+ * nobody waits and a handler is stuck.
+ *
+ * Every wait has a deadline. A call that times out while the GSP has not
+ * even consumed its message means the GSP hung: the client captures the
+ * firmware's log rings, marks the device as needing a reset, and fails
+ * every call from then on with -ENODEV.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "gsp/abi.h"
+#include "gsp/priv.h"
+#include "hw/falcon.h"
+#include "hw/regs.h"
+
+static void cond_init_mono(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+}
+
+/* wait on rx_cond until @deadline; returns false once it passed */
+static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
+{
+	struct timespec ts;
+
+	if (nvl_time_ns() >= deadline)
+		return false;
+	if (deadline == NVL_TIMEOUT_INFINITE) {
+		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+		return true;
+	}
+	ts = nvl_ns_to_timespec(deadline);
+	pthread_cond_timedwait(&gsp->rx_cond, &gsp->rx_lock, &ts);
+	return true;
+}
+
+static void irq_handler(void *arg)
+{
+	struct nvl_gsp *gsp = arg;
+	uint32_t stat = nvl_hw_rd32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT));
+
+	if (stat & NVL_HW_FALCON_IRQSTAT_SWGEN0)
+		nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR),
+			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
+	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_GSP);
+	pthread_mutex_lock(&gsp->rx_lock);
+	gsp->irqs++;
+	/* a waiting caller drains for itself; else the receive thread */
+	if (gsp->active_waiters)
+		pthread_cond_broadcast(&gsp->rx_cond);
+	else
+		pthread_cond_signal(&gsp->drain_cond);
+	pthread_mutex_unlock(&gsp->rx_lock);
+}
+
+static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,
+					 uint32_t seq)
+{
+	struct nvl_gsp_async *w;
+
+	nvl_list_for_each_entry (w, &gsp->waiters, link)
+		if (!w->done && w->function == function && w->sequence == seq)
+			return w;
+	return NULL;
+}
+
+static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
+{
+	w->done = true;
+	if (err && !w->err)
+		w->err = err;
+	nvl_list_del(&w->link);
+	if (w->abandoned)
+		nvl_free(w);
+}
+
+static void queue_event(struct nvl_gsp *gsp, const struct nvl_gsp_msg *m)
+{
+	struct nvl_gsp_ev *ev;
+	uint8_t *copy = NULL;
+
+	if (gsp->ev_count == NVL_GSP_EVENT_QUEUE_LEN) {
+		gsp->st.events_dropped++;
+		if (NVL_IS_POW2(gsp->st.events_dropped))
+			nvl_warn(NVL_CAT_GSP,
+				 "gsp: event queue full, %s dropped (%llu so "
+				 "far)",
+				 nvl_gsp_function_name(m->function),
+				 (unsigned long long)gsp->st.events_dropped);
+		return;
+	}
+	if (m->len) {
+		copy = nvl_malloc(m->len);
+		if (!copy) {
+			gsp->st.events_dropped++;
+			return;
+		}
+		memcpy(copy, m->data, m->len);
+	}
+	ev = &gsp->evq[(gsp->ev_head + gsp->ev_count) %
+		       NVL_GSP_EVENT_QUEUE_LEN];
+	ev->event = m->function;
+	ev->result = m->result;
+	ev->len = m->len;
+	ev->data = copy;
+	gsp->ev_count++;
+	pthread_cond_signal(&gsp->ev_cond);
+}
+
+static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+		       const struct nvl_gsp_msg *m)
+{
+	size_t n = m->len;
+
+	if (w->buf && w->len + n > w->cap) {
+		gsp->st.bad_reply++;
+		complete(gsp, w, -EMSGSIZE);
+		gsp->asm_w = NULL;
+		gsp->asm_discard = m->full;
+		return;
+	}
+	if (w->buf && n)
+		memcpy(w->buf + w->len, m->data, n);
+	w->len += n;
+	if (m->full && w->len < w->cap) {
+		gsp->asm_w = w; /* continuation records follow */
+		return;
+	}
+	gsp->asm_w = NULL;
+	complete(gsp, w, 0);
+}
+
+/* read everything the GSP wrote; rx_lock held */
+static void drain_locked(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_msg m;
+	int ret;
+	bool any = false;
+
+	while ((ret = nvl_gsp_msgq_recv(&gsp->q, &m)) != 0) {
+		any = true;
+		if (ret == -EBADMSG) {
+			gsp->st.bad_msgs++;
+			continue;
+		}
+		if (ret < 0) {
+			gsp->st.bad_msgs++;
+			pthread_mutex_unlock(&gsp->rx_lock);
+			nvl_gsp_mark_dead(gsp, "status queue header corrupt");
+			pthread_mutex_lock(&gsp->rx_lock);
+			return;
+		}
+		if (m.function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
+			if (gsp->asm_w) {
+				take_reply(gsp, gsp->asm_w, &m);
+			} else if (!gsp->asm_discard) {
+				gsp->st.bad_msgs++;
+				gsp->st.stray_continuation++;
+			} else {
+				gsp->asm_discard = m.full;
+			}
+			continue;
+		}
+		if (gsp->asm_w) {
+			/* the multi-element reply was cut short */
+			gsp->st.bad_msgs++;
+			complete(gsp, gsp->asm_w, -EPROTO);
+			gsp->asm_w = NULL;
+		}
+		gsp->asm_discard = false;
+		if (m.function >= NV_VGPU_MSG_EVENT_FIRST_EVENT) {
+			queue_event(gsp, &m);
+			continue;
+		}
+		struct nvl_gsp_async *w =
+			find_waiter(gsp, m.function, m.sequence);
+		if (!w) {
+			gsp->st.unclaimed++;
+			gsp->asm_discard = m.full;
+			continue;
+		}
+		w->result = m.result;
+		take_reply(gsp, w, &m);
+	}
+	if (any)
+		pthread_cond_broadcast(&gsp->rx_cond);
+}
+
+/* drains the status queue on every interrupt, whoever else is busy */
+static void *rx_thread(void *arg)
+{
+	struct nvl_gsp *gsp = arg;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	while (!gsp->stop) {
+		if (gsp->irqs != gsp->irqs_drained) {
+			gsp->irqs_drained = gsp->irqs;
+			if (!gsp->dead)
+				drain_locked(gsp);
+			continue;
+		}
+		pthread_cond_wait(&gsp->drain_cond, &gsp->rx_lock);
+	}
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return NULL;
+}
+
+/* runs event handlers, one at a time, from the bounded queue */
+static void *event_thread(void *arg)
+{
+	struct nvl_gsp *gsp = arg;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	while (!gsp->stop) {
+		if (gsp->ev_count) {
+			struct nvl_gsp_ev ev = gsp->evq[gsp->ev_head];
+			nvl_gsp_event_fn fn = NULL;
+			void *fa = NULL;
+
+			gsp->ev_head =
+				(gsp->ev_head + 1) % NVL_GSP_EVENT_QUEUE_LEN;
+			gsp->ev_count--;
+			for (unsigned i = 0; i < NVL_GSP_MAX_HANDLERS; i++)
+				if (gsp->handlers[i].fn &&
+				    gsp->handlers[i].event == ev.event) {
+					fn = gsp->handlers[i].fn;
+					fa = gsp->handlers[i].arg;
+				}
+			if (fn)
+				gsp->st.events++;
+			else
+				gsp->st.events_unhandled++;
+			gsp->ev_running = true;
+			pthread_mutex_unlock(&gsp->rx_lock);
+			if (fn)
+				fn(fa, ev.event, ev.result, ev.data, ev.len);
+			nvl_free(ev.data);
+			pthread_mutex_lock(&gsp->rx_lock);
+			gsp->ev_running = false;
+			pthread_cond_broadcast(&gsp->rx_cond);
+			continue;
+		}
+		pthread_cond_wait(&gsp->ev_cond, &gsp->rx_lock);
+	}
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return NULL;
+}
+
+int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
+{
+	struct nvl_gsp *gsp = nvl_zalloc(sizeof(*gsp));
+	int ret;
+
+	if (!gsp)
+		return nvl_error(-ENOMEM, "gsp: no memory for the client");
+	gsp->hw = hw;
+	pthread_mutex_init(&gsp->tx_lock, NULL);
+	pthread_mutex_init(&gsp->rx_lock, NULL);
+	cond_init_mono(&gsp->rx_cond);
+	cond_init_mono(&gsp->drain_cond);
+	cond_init_mono(&gsp->ev_cond);
+	nvl_list_init(&gsp->waiters);
+	ret = nvl_gsp_msgq_init(&gsp->q, hw);
+	if (ret)
+		goto fail_q;
+	ret = nvl_gsp_rm_init(gsp);
+	if (ret)
+		goto fail_rm;
+	ret = nvl_might_alloc(0);
+	if (!ret)
+		ret = -pthread_create(&gsp->ev_thread, NULL, event_thread, gsp);
+	if (ret) {
+		nvl_error(-ENOMEM, "gsp: cannot start the event thread");
+		goto fail_thread;
+	}
+	ret = nvl_might_alloc(0);
+	if (!ret)
+		ret = -pthread_create(&gsp->rx_thread, NULL, rx_thread, gsp);
+	if (ret) {
+		nvl_error(-ENOMEM, "gsp: cannot start the receive thread");
+		pthread_mutex_lock(&gsp->rx_lock);
+		gsp->stop = true;
+		pthread_cond_broadcast(&gsp->ev_cond);
+		pthread_mutex_unlock(&gsp->rx_lock);
+		pthread_join(gsp->ev_thread, NULL);
+		goto fail_thread;
+	}
+	nvl_hw_set_irq_handler(hw, irq_handler, gsp);
+	nvl_hw_wr32(hw, NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_GSP);
+	*gsp_out = gsp;
+	return 0;
+
+fail_thread:
+	nvl_gsp_rm_fini(gsp);
+fail_rm:
+	nvl_gsp_msgq_fini(&gsp->q);
+fail_q:
+	pthread_cond_destroy(&gsp->rx_cond);
+	pthread_cond_destroy(&gsp->drain_cond);
+	pthread_cond_destroy(&gsp->ev_cond);
+	pthread_mutex_destroy(&gsp->rx_lock);
+	pthread_mutex_destroy(&gsp->tx_lock);
+	nvl_free(gsp);
+	return ret == -ENOMEM ? ret
+			      : nvl_error(ret, "gsp: client setup failed");
+}
+
+void nvl_gsp_destroy(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_async *w, *tmp;
+
+	if (!gsp)
+		return;
+	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_GSP);
+	nvl_hw_set_irq_handler(gsp->hw, NULL, NULL);
+	pthread_mutex_lock(&gsp->rx_lock);
+	gsp->stop = true;
+	pthread_cond_broadcast(&gsp->rx_cond);
+	pthread_cond_broadcast(&gsp->drain_cond);
+	pthread_cond_broadcast(&gsp->ev_cond);
+	pthread_mutex_unlock(&gsp->rx_lock);
+	pthread_join(gsp->ev_thread, NULL);
+	pthread_join(gsp->rx_thread, NULL);
+	while (gsp->ev_count) {
+		nvl_free(gsp->evq[gsp->ev_head].data);
+		gsp->ev_head = (gsp->ev_head + 1) % NVL_GSP_EVENT_QUEUE_LEN;
+		gsp->ev_count--;
+	}
+	nvl_list_for_each_entry_safe (w, tmp, &gsp->waiters, link) {
+		nvl_list_del(&w->link);
+		if (w->abandoned)
+			nvl_free(w);
+	}
+	nvl_gsp_boot_free(gsp);
+	nvl_gsp_rm_fini(gsp);
+	nvl_gsp_logs_free(gsp);
+	nvl_gsp_msgq_fini(&gsp->q);
+	pthread_cond_destroy(&gsp->rx_cond);
+	pthread_cond_destroy(&gsp->drain_cond);
+	pthread_cond_destroy(&gsp->ev_cond);
+	pthread_mutex_destroy(&gsp->rx_lock);
+	pthread_mutex_destroy(&gsp->tx_lock);
+	nvl_free(gsp);
+}
+
+bool nvl_gsp_needs_reset(struct nvl_gsp *gsp)
+{
+	return gsp->dead;
+}
+
+void nvl_gsp_mark_dead(struct nvl_gsp *gsp, const char *why)
+{
+	struct nvl_gsp_async *w, *tmp;
+	bool was = atomic_exchange(&gsp->dead, true);
+
+	if (was)
+		return;
+	nvl_err(NVL_CAT_GSP, "gsp: %s: the device needs a reset", why);
+	nvl_gsp_logs_capture(gsp);
+	pthread_mutex_lock(&gsp->rx_lock);
+	nvl_list_for_each_entry_safe (w, tmp, &gsp->waiters, link)
+		complete(gsp, w, -ENODEV);
+	pthread_cond_broadcast(&gsp->rx_cond);
+	pthread_mutex_unlock(&gsp->rx_lock);
+}
+
+/* send one message and (unless @w is NULL) register its waiter first */
+static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
+		size_t len, struct nvl_gsp_async *w, bool noseq,
+		int64_t deadline)
+{
+	uint32_t seq;
+	int ret;
+
+	pthread_mutex_lock(&gsp->tx_lock);
+	if (gsp->dead) {
+		pthread_mutex_unlock(&gsp->tx_lock);
+		return nvl_error(-ENODEV, "gsp: %s: the device needs a reset",
+				 nvl_gsp_function_name(function));
+	}
+	seq = noseq ? 0 : ++gsp->next_seq;
+	if (w) {
+		w->function = function;
+		w->sequence = seq;
+		pthread_mutex_lock(&gsp->rx_lock);
+		nvl_list_add_tail(&w->link, &gsp->waiters);
+		pthread_mutex_unlock(&gsp->rx_lock);
+	}
+	ret = nvl_gsp_msgq_send(&gsp->q, function, seq, req, len, deadline);
+	if (w)
+		w->cmd_wptr = nvl_gsp_msgq_cmd_wptr(&gsp->q);
+	pthread_mutex_lock(&gsp->rx_lock);
+	gsp->st.rpcs++;
+	gsp->st.sent = gsp->q.stats.sent;
+	if (ret && w && !w->done)
+		nvl_list_del(&w->link);
+	pthread_mutex_unlock(&gsp->rx_lock);
+	pthread_mutex_unlock(&gsp->tx_lock);
+	if (ret == -ETIMEDOUT)
+		nvl_gsp_mark_dead(gsp, "the command queue stayed full");
+	if (ret)
+		return nvl_error(ret, "gsp: sending %s failed (%d)",
+				 nvl_gsp_function_name(function), ret);
+	return 0;
+}
+
+/*
+ * After a timeout: is the GSP hung, or did only a reply go missing? Hung
+ * when it leaves commands unread and does not read one more within a grace
+ * period.
+ */
+static bool gsp_stuck(struct nvl_gsp *gsp)
+{
+	uint32_t r1 = nvl_gsp_msgq_cmd_rptr(&gsp->q);
+	struct timespec ts = {0, 20 * 1000 * 1000};
+
+	if (r1 == nvl_gsp_msgq_cmd_wptr(&gsp->q))
+		return false;
+	nanosleep(&ts, NULL);
+	return nvl_gsp_msgq_cmd_rptr(&gsp->q) == r1;
+}
+
+/* wait for @w; rx_lock held; returns the call's errno */
+static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+		     int64_t deadline)
+{
+	for (;;) {
+		if (!w->done && !gsp->dead)
+			drain_locked(gsp);
+		if (w->done)
+			break;
+		if (gsp->dead) {
+			nvl_list_del(&w->link);
+			w->done = true;
+			w->err = -ENODEV;
+			break;
+		}
+		if (!rx_wait(gsp, deadline)) {
+			drain_locked(gsp);
+			if (w->done)
+				break;
+			return -ETIMEDOUT;
+		}
+	}
+	if (w->err)
+		return w->err;
+	return 0;
+}
+
+static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+		       int64_t deadline)
+{
+	int ret;
+
+	gsp->active_waiters++;
+	ret = wait_loop(gsp, w, deadline);
+	gsp->active_waiters--;
+	return ret;
+}
+
+static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
+		  size_t *reply_len)
+{
+	uint32_t function = w->function;
+
+	if (ret == -ETIMEDOUT) {
+		gsp->st.timeouts++;
+		/* abandon: a late reply is discarded */
+		w->abandoned = true;
+		pthread_mutex_unlock(&gsp->rx_lock);
+		if (gsp_stuck(gsp))
+			nvl_gsp_mark_dead(
+				gsp,
+				"the GSP stopped reading its command queue");
+		return nvl_error(-ETIMEDOUT, "gsp: %s: no reply in time",
+				 nvl_gsp_function_name(function));
+	}
+	gsp->st.received = gsp->q.stats.received;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	if (ret == -ENODEV)
+		return nvl_error(ret, "gsp: %s: the device needs a reset",
+				 nvl_gsp_function_name(function));
+	if (ret)
+		return nvl_error(ret, "gsp: %s: bad reply (%d)",
+				 nvl_gsp_function_name(function), ret);
+	if (reply_len)
+		*reply_len = w->len;
+	if (w->result != NV_OK)
+		return nvl_error(nvl_gsp_status_errno(w->result),
+				 "gsp: %s failed: %s",
+				 nvl_gsp_function_name(function),
+				 nvl_gsp_status_name(w->result));
+	return 0;
+}
+
+int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
+		size_t req_len, void *reply, size_t reply_cap,
+		size_t *reply_len, enum nvl_gsp_reply policy,
+		int64_t timeout_ns)
+{
+	int64_t deadline = nvl_deadline_after(timeout_ns ? timeout_ns
+							 : NVL_GSP_TIMEOUT_NS);
+	struct nvl_gsp_async local = {0}, *w = &local;
+	int ret;
+
+	if (req_len && !req)
+		return nvl_error(-EINVAL, "gsp: RPC payload missing");
+	if (policy == NVL_GSP_REPLY_NOWAIT || policy == NVL_GSP_REPLY_NOSEQ)
+		return send(gsp, function, req, req_len, NULL,
+			    policy == NVL_GSP_REPLY_NOSEQ, deadline);
+	if (policy == NVL_GSP_REPLY_RECV) {
+		w->buf = reply;
+		w->cap = reply ? reply_cap : 0;
+	}
+	if (policy == NVL_GSP_REPLY_POLL) {
+		/* need the size to reassemble, not the bytes: a heap buffer
+		 * would only be thrown away, so count into a NULL buffer */
+		w->buf = NULL;
+		w->cap = reply_cap;
+	}
+	ret = send(gsp, function, req, req_len, w, false, deadline);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&gsp->rx_lock);
+	ret = wait_locked(gsp, w, deadline);
+	if (ret == -ETIMEDOUT) {
+		/* a stack waiter cannot be abandoned: unlink it */
+		if (!w->done)
+			nvl_list_del(&w->link);
+		if (gsp->asm_w == w)
+			gsp->asm_w = NULL, gsp->asm_discard = true;
+		w->done = true;
+		gsp->st.timeouts++;
+		pthread_mutex_unlock(&gsp->rx_lock);
+		if (gsp_stuck(gsp))
+			nvl_gsp_mark_dead(
+				gsp,
+				"the GSP stopped reading its command queue");
+		return nvl_error(-ETIMEDOUT, "gsp: %s: no reply in time",
+				 nvl_gsp_function_name(function));
+	}
+	return finish(gsp, w, ret, reply_len);
+}
+
+int nvl_gsp_rpc_async(struct nvl_gsp *gsp, uint32_t function, const void *req,
+		      size_t req_len, void *reply, size_t reply_cap,
+		      struct nvl_gsp_async **async_out)
+{
+	struct nvl_gsp_async *w = nvl_zalloc(sizeof(*w));
+	int ret;
+
+	if (!w)
+		return nvl_error(-ENOMEM, "gsp: no memory for an async RPC");
+	w->owned = true;
+	w->buf = reply;
+	w->cap = reply ? reply_cap : 0;
+	ret = send(gsp, function, req, req_len, w, false,
+		   nvl_deadline_after(NVL_GSP_TIMEOUT_NS));
+	if (ret) {
+		nvl_free(w);
+		return ret;
+	}
+	*async_out = w;
+	return 0;
+}
+
+int nvl_gsp_async_wait(struct nvl_gsp *gsp, struct nvl_gsp_async *a,
+		       size_t *reply_len, int64_t timeout_ns)
+{
+	int64_t deadline = nvl_deadline_after(timeout_ns ? timeout_ns
+							 : NVL_GSP_TIMEOUT_NS);
+	int ret;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	ret = wait_locked(gsp, a, deadline);
+	if (ret == -ETIMEDOUT) {
+		if (gsp->asm_w == a)
+			gsp->asm_w = NULL, gsp->asm_discard = true;
+		a->buf = NULL; /* the caller's buffer is no longer ours */
+		return finish(gsp, a, ret, reply_len); /* a freed later */
+	}
+	ret = finish(gsp, a, ret, reply_len);
+	nvl_free(a);
+	return ret;
+}
+
+int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
+			   nvl_gsp_event_fn fn, void *arg)
+{
+	int free_slot = -1, ret = 0;
+
+	if (event < NV_VGPU_MSG_EVENT_FIRST_EVENT)
+		return nvl_error(-EINVAL, "gsp: %#x is not an event", event);
+	pthread_mutex_lock(&gsp->rx_lock);
+	for (unsigned i = 0; i < NVL_GSP_MAX_HANDLERS; i++) {
+		if (gsp->handlers[i].fn && gsp->handlers[i].event == event) {
+			free_slot = (int)i;
+			break;
+		}
+		if (!gsp->handlers[i].fn && free_slot < 0)
+			free_slot = (int)i;
+	}
+	if (free_slot < 0) {
+		ret = nvl_error(-ENOSPC, "gsp: too many event handlers");
+	} else {
+		gsp->handlers[free_slot].event = event;
+		gsp->handlers[free_slot].fn = fn;
+		gsp->handlers[free_slot].arg = arg;
+	}
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return ret;
+}
+
+int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns)
+{
+	int64_t deadline = nvl_deadline_after(timeout_ns);
+	int ret = 0;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	for (;;) {
+		if (!gsp->dead)
+			drain_locked(gsp);
+		if (!gsp->ev_count && !gsp->ev_running)
+			break;
+		pthread_cond_signal(&gsp->ev_cond);
+		if (!rx_wait(gsp, deadline)) {
+			ret = nvl_error(
+				-ETIMEDOUT,
+				"gsp: events still queued at the deadline");
+			break;
+		}
+	}
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return ret;
+}
+
+int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
+{
+	/* a round trip: the firmware sends what it raised before our NOP
+	 * ahead of the NOP's reply */
+	if (!gsp->dead)
+		nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0, NULL, 0,
+			    NULL, NVL_GSP_REPLY_POLL, timeout_ns);
+	return nvl_gsp_events_settle(gsp, timeout_ns);
+}
+
+void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
+{
+	pthread_mutex_lock(&gsp->rx_lock);
+	*out = gsp->st;
+	out->bad_header = gsp->q.stats.bad_header;
+	out->bad_checksum = gsp->q.stats.bad_checksum;
+	out->bad_seq = gsp->q.stats.bad_seq;
+	out->duplicate = gsp->q.stats.duplicate;
+	out->bad_rpc = gsp->q.stats.bad_rpc;
+	out->received = gsp->q.stats.received;
+	out->sent = gsp->q.stats.sent;
+	pthread_mutex_unlock(&gsp->rx_lock);
+}

@@ -1,0 +1,1032 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the model's GSP firmware
+ *
+ * One thread plays SEC2's booter and the GSP-RM firmware:
+ *
+ *  - booter_load (SEC2 STARTCPU with the booter's id in SEC2 OS): reads
+ *    GspFwWprMeta at SEC2 mailbox0/1 by DMA, checks magic, revision and
+ *    layout, reads .fwimage through the radix3 table and the signature,
+ *    verifies them (the fused check, booter_sig.h), copies the image into
+ *    WPR2, writes `verified`, raises WPR2 and starts the GSP;
+ *  - LIBOS start: reads the LIBOS arguments (GSP mailbox0/1), finds the
+ *    log rings and RMARGS, maps the shared queue region through its PTE
+ *    pages, initialises the status queue header and goes ACTIVE;
+ *  - RM init: reads the SET_SYSTEM_INFO and SET_REGISTRY the driver queued
+ *    before the start, runs the CPU sequencer (RUN_CPU_SEQUENCER, then
+ *    waits for the driver's core resume) and sends INIT_DONE;
+ *  - running: serves RPCs (rm.c) and sends queued events.
+ *
+ * It enforces what GSP-RM enforces: a command element with the wrong
+ * seqNum stalls the firmware for good; an RPC sequence out of order is
+ * asserted (counted and logged in LOGRM). Fault hooks drop, delay,
+ * corrupt or duplicate replies, answer with an error, or hang.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/time.h"
+#include "hw/falcon.h"
+#include "hw/regs.h"
+#include "model/gsp/priv.h"
+
+#define PAGE GSP_PAGE_SIZE
+#define CNT GSP_QUEUE_MSG_COUNT
+#define ELEM_HDR GSP_MSG_QUEUE_ELEMENT_HDR_SIZE
+#define RPC_HDR sizeof(rpc_message_header_v03_00)
+#define PAYLOAD_MAX GSP_MSG_QUEUE_RPC_PAYLOAD_MAX
+
+static uint64_t id8(const char *s)
+{
+	uint64_t v = 0;
+
+	for (; *s; s++)
+		v = (v << 8) | (uint8_t)*s;
+	return v;
+}
+
+int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
+	       bool write)
+{
+	return nvl_model_phys_access(g->m, NVL_HW_APERTURE_SYS_COH, pa, buf,
+				     len, write);
+}
+
+/* bytes at offset @off of the shared queue region, through its PTEs */
+static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
+		     size_t len, bool write)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		uint64_t pg = off / PAGE, in = off % PAGE;
+		size_t n = NVL_MIN(len, (size_t)(PAGE - in));
+		int ret;
+
+		if (pg >= g->npte)
+			return -EFAULT;
+		ret = nvl_fw_dma(g, g->pte[pg] + in, p, n, write);
+		if (ret)
+			return ret;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static uint32_t region_rd32(struct nvl_model_gsp *g, uint64_t off)
+{
+	uint32_t v = 0xffffffff;
+
+	region_io(g, off, &v, 4, false);
+	return v;
+}
+
+static void region_wr32(struct nvl_model_gsp *g, uint64_t off, uint32_t v)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	region_io(g, off, &v, 4, true);
+}
+
+void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
+{
+	struct fw_log *l = &g->logs[ring];
+	const size_t data_off = 8 * (1 + NVL_ARRAY_SIZE(l->pte));
+	const size_t data_sz = LIBOS_LOG_RING_SIZE - data_off;
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (!l->ok)
+		return;
+	for (int i = 0; i < n; i++) {
+		uint64_t at = data_off + (l->put + i) % data_sz;
+
+		nvl_fw_dma(g, l->pte[at / PAGE] + at % PAGE, &line[i], 1, true);
+	}
+	l->put += n;
+	nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
+}
+
+static void raise_irq(struct nvl_model_gsp *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->gsp_irqstat |= NVL_HW_FALCON_IRQSTAT_SWGEN0;
+	pthread_mutex_unlock(&g->lock);
+	nvl_model_intr_raise(g->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_GSP);
+}
+
+static uint32_t checksum(const uint8_t *p, size_t len)
+{
+	uint64_t x = 0;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		x ^= w;
+	}
+	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+}
+
+static bool take_fault(struct nvl_model_gsp *g, enum nvl_model_gsp_fault f)
+{
+	bool hit = false;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->fault_count[f]) {
+		g->fault_count[f]--;
+		hit = true;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return hit;
+}
+
+static bool stopping(struct nvl_model_gsp *g)
+{
+	bool s;
+
+	pthread_mutex_lock(&g->lock);
+	s = g->stop;
+	pthread_mutex_unlock(&g->lock);
+	return s;
+}
+
+/* one element into the status queue; false if the driver never made room */
+static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
+		      uint32_t result, const uint8_t *data, size_t len,
+		      bool corrupt, bool dup)
+{
+	GSP_MSG_QUEUE_ELEMENT *e = (GSP_MSG_QUEUE_ELEMENT *)g->tx_elem;
+	uint32_t pages =
+		(uint32_t)((ELEM_HDR + RPC_HDR + len + PAGE - 1) / PAGE);
+	int64_t deadline = nvl_deadline_after(NVL_NSEC_PER_SEC);
+	uint32_t wptr =
+		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
+	uint32_t first;
+
+	for (;;) {
+		uint32_t rptr =
+			region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
+
+		if (rptr < CNT && (rptr + CNT - wptr - 1) % CNT >= pages)
+			break;
+		if (nvl_time_ns() > deadline || stopping(g)) {
+			nvl_fw_log(g, LOG_RM, "statq full: %s dropped",
+				   function >= 0x1000 ? "event" : "reply");
+			return false;
+		}
+		struct timespec ts = {0, 20000};
+		nanosleep(&ts, NULL);
+	}
+	memset(g->tx_elem, 0, (size_t)pages * PAGE);
+	e->seqNum = g->tx_seq++;
+	e->elemCount = pages;
+	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;
+	e->rpc.signature = NV_VGPU_MSG_SIGNATURE_VALID;
+	e->rpc.length = (NvU32)(RPC_HDR + len);
+	e->rpc.function = function;
+	e->rpc.rpc_result = result;
+	e->rpc.rpc_result_private = result;
+	e->rpc.sequence = seq;
+	if (len)
+		memcpy(g->tx_elem + ELEM_HDR + RPC_HDR, data, len);
+	e->checkSum = checksum(g->tx_elem, (size_t)pages * PAGE);
+	if (corrupt)
+		g->tx_elem[ELEM_HDR + 4] ^= 0x5a; /* in the RPC header */
+	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
+		first = NVL_MIN(pages, CNT - wptr);
+		region_io(g,
+			  g->statq_off + GSP_QUEUE_ENTRY_OFF +
+				  (uint64_t)wptr * PAGE,
+			  g->tx_elem, (size_t)first * PAGE, true);
+		if (first < pages)
+			region_io(g, g->statq_off + GSP_QUEUE_ENTRY_OFF,
+				  g->tx_elem + (size_t)first * PAGE,
+				  (size_t)(pages - first) * PAGE, true);
+		wptr = (wptr + pages) % CNT;
+		region_wr32(g, g->statq_off + offsetof(msgqTxHeader, writePtr),
+			    wptr);
+		if (dup) {
+			/* the copy must find room too */
+			uint32_t rptr = region_rd32(
+				g, g->cmdq_off + sizeof(msgqTxHeader));
+			if ((rptr + CNT - wptr - 1) % CNT < pages)
+				break;
+		}
+	}
+	raise_irq(g);
+	return true;
+}
+
+/* a whole message: first element plus continuation records */
+static void send_msg(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
+		     uint32_t result, const uint8_t *data, size_t len,
+		     bool faults)
+{
+	bool corrupt = false, dup = false;
+	size_t chunk = NVL_MIN(len, (size_t)PAYLOAD_MAX);
+
+	if (faults) {
+		if (take_fault(g, NVL_MODEL_GSP_DROP)) {
+			nvl_fw_log(g, LOG_RM, "inject: reply to %u dropped",
+				   function);
+			return;
+		}
+		if (take_fault(g, NVL_MODEL_GSP_DELAY)) {
+			uint64_t ns = g->fault_arg[NVL_MODEL_GSP_DELAY];
+			struct timespec ts = {(time_t)(ns / 1000000000ull),
+					      (long)(ns % 1000000000ull)};
+			nanosleep(&ts, NULL);
+		}
+		corrupt = take_fault(g, NVL_MODEL_GSP_CORRUPT);
+		dup = take_fault(g, NVL_MODEL_GSP_DUPLICATE);
+	}
+	if (!send_elem(g, function, seq, result, data, chunk, corrupt, dup))
+		return;
+	while (chunk < len) {
+		size_t n = NVL_MIN(len - chunk, (size_t)PAYLOAD_MAX);
+
+		if (!send_elem(g, NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD, seq,
+			       result, data + chunk, n, false, false))
+			return;
+		chunk += n;
+	}
+}
+
+/* ---- receiving commands ------------------------------------------- */
+
+struct fw_rx {
+	uint32_t function, seq;
+	size_t len, total;
+	bool active;
+};
+
+static struct fw_rx rx_state_init(void)
+{
+	return (struct fw_rx){0};
+}
+
+/* full size of a request whose first element was full */
+static size_t request_total(uint32_t function, const uint8_t *p, size_t len)
+{
+	uint32_t v;
+
+	switch (function) {
+	case NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL:
+		memcpy(&v, p + offsetof(rpc_gsp_rm_control_v03_00, paramsSize),
+		       4);
+		return sizeof(rpc_gsp_rm_control_v03_00) + (size_t)v;
+	case NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC:
+		memcpy(&v, p + offsetof(rpc_gsp_rm_alloc_v03_00, paramsSize),
+		       4);
+		return sizeof(rpc_gsp_rm_alloc_v03_00) + (size_t)v;
+	case NV_VGPU_MSG_FUNCTION_SET_REGISTRY:
+		memcpy(&v, p, 4);
+		return v;
+	default:
+		return len;
+	}
+}
+
+static void send_events(struct nvl_model_gsp *g);
+
+static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
+		     const uint8_t *req, size_t len)
+{
+	uint32_t result = NV_OK;
+	size_t n;
+
+	if (seq) {
+		if (seq != g->rpc_seq + 1) {
+			g->st.seq_asserts++;
+			nvl_fw_log(g, LOG_RM,
+				   "ASSERT: RPC sequence %u after %u (function "
+				   "%u)",
+				   seq, g->rpc_seq, function);
+		}
+		g->rpc_seq = seq;
+	}
+	/* events raised before this call go out before its reply */
+	if (g->state == NVL_MODEL_GSP_RUNNING)
+		send_events(g);
+	n = nvl_fw_rm_serve(g, function, req, len, &result);
+	if (take_fault(g, NVL_MODEL_GSP_ERROR))
+		result = (uint32_t)g->fault_arg[NVL_MODEL_GSP_ERROR];
+	g->st.rpcs++;
+	if (g->state == NVL_MODEL_GSP_BOOTING && result != NV_OK &&
+	    !g->init_error)
+		g->init_error = result;
+	send_msg(g, function, seq, result, g->reply, n, true);
+	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
+	    result == NV_OK) {
+		pthread_mutex_lock(&g->lock);
+		g->state = NVL_MODEL_GSP_UNLOADED;
+		g->gsp_mbox[0] = NVL_HW_GSP_MAILBOX0_UNLOADED;
+		pthread_mutex_unlock(&g->lock);
+		nvl_fw_log(g, LOG_RM, "unloading: guest driver gone");
+	}
+}
+
+/*
+ * Read what the driver queued. @only: stop after this many messages
+ * (boot reads the two init RPCs), 0 for all. Returns messages handled,
+ * or -1 once stalled.
+ */
+static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
+		      uint32_t *fns)
+{
+	const GSP_MSG_QUEUE_ELEMENT *e = (const void *)g->rx_elem;
+	int handled = 0;
+
+	for (;;) {
+		uint64_t rx_hdr = g->statq_off + sizeof(msgqTxHeader);
+		uint32_t wptr = region_rd32(
+			g, g->cmdq_off + offsetof(msgqTxHeader, writePtr));
+		uint32_t rptr = region_rd32(g, rx_hdr);
+		uint32_t avail, pages, first;
+		const uint8_t *payload;
+		size_t plen;
+
+		if (only && (unsigned)handled >= only)
+			return handled;
+		pthread_mutex_lock(&g->lock);
+		bool hang = g->hang;
+		pthread_mutex_unlock(&g->lock);
+		if (hang)
+			return handled;
+		if (wptr >= CNT || rptr >= CNT) {
+			g->st.bad_elems++;
+			nvl_fw_log(g, LOG_RM, "cmdq pointers %u/%u invalid",
+				   wptr, rptr);
+			return handled;
+		}
+		avail = (wptr + CNT - rptr) % CNT;
+		if (!avail)
+			return handled;
+		region_io(g,
+			  g->cmdq_off + GSP_QUEUE_ENTRY_OFF +
+				  (uint64_t)rptr * PAGE,
+			  g->rx_elem, PAGE, false);
+		pages = e->elemCount;
+		if (pages < 1 || pages > 16 || pages > avail) {
+			g->st.bad_elems++;
+			nvl_fw_log(g, LOG_RM, "cmdq element of %u pages",
+				   pages);
+			region_wr32(g, rx_hdr, wptr);
+			continue;
+		}
+		first = NVL_MIN(pages, CNT - rptr);
+		if (first > 1)
+			region_io(g,
+				  g->cmdq_off + GSP_QUEUE_ENTRY_OFF +
+					  (uint64_t)(rptr + 1) * PAGE,
+				  g->rx_elem + PAGE, (size_t)(first - 1) * PAGE,
+				  false);
+		if (first < pages)
+			region_io(g, g->cmdq_off + GSP_QUEUE_ENTRY_OFF,
+				  g->rx_elem + (size_t)first * PAGE,
+				  (size_t)(pages - first) * PAGE, false);
+		if (e->seqNum != g->rx_seq) {
+			/* what GSP-RM does: it waits for the element it
+			 * expects, forever */
+			nvl_fw_log(g, LOG_RM,
+				   "cmdq seqNum %u, expected %u: stalled",
+				   e->seqNum, g->rx_seq);
+			pthread_mutex_lock(&g->lock);
+			g->state = NVL_MODEL_GSP_STALLED;
+			pthread_mutex_unlock(&g->lock);
+			return -1;
+		}
+		g->rx_seq++;
+		region_wr32(g, rx_hdr, (rptr + pages) % CNT);
+		if (checksum(g->rx_elem, (size_t)pages * PAGE) ||
+		    e->rpc.signature != NV_VGPU_MSG_SIGNATURE_VALID ||
+		    e->rpc.header_version != NV_VGPU_MSG_HEADER_VERSION ||
+		    e->rpc.length < RPC_HDR ||
+		    e->rpc.length > pages * PAGE - ELEM_HDR) {
+			g->st.bad_elems++;
+			nvl_fw_log(g, LOG_RM, "cmdq element seq %u rejected",
+				   e->seqNum);
+			continue;
+		}
+		payload = g->rx_elem + ELEM_HDR + RPC_HDR;
+		plen = e->rpc.length - RPC_HDR;
+		if (e->rpc.function ==
+		    NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
+			if (!rx->active || rx->len + plen > rx->total) {
+				g->st.bad_elems++;
+				nvl_fw_log(g, LOG_RM, "stray continuation");
+				rx->active = false;
+				continue;
+			}
+			memcpy(g->msg + rx->len, payload, plen);
+			rx->len += plen;
+		} else {
+			if (rx->active) {
+				g->st.bad_elems++;
+				nvl_fw_log(g, LOG_RM, "message %u cut short",
+					   rx->function);
+			}
+			rx->function = e->rpc.function;
+			rx->seq = e->rpc.sequence;
+			rx->len = plen;
+			rx->total = plen == PAYLOAD_MAX
+					    ? request_total(rx->function,
+							    payload, plen)
+					    : plen;
+			if (rx->total > FW_MAX_MSG || rx->total < plen)
+				rx->total = plen;
+			memcpy(g->msg, payload, plen);
+			rx->active = true;
+		}
+		if (rx->len < rx->total)
+			continue;
+		rx->active = false;
+		if (fns)
+			fns[handled] = rx->function;
+		handled++;
+		dispatch(g, rx->function, rx->seq, g->msg, rx->len);
+	}
+}
+
+/* ---- booter ----------------------------------------------------------- */
+
+static int booter_verify_default(const void *img, size_t size, const void *sig,
+				 size_t sig_size);
+
+static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
+{
+	struct nvl_model *m = g->m;
+	GspFwWprMeta meta;
+	uint64_t l0, *l1 = NULL, *l2 = NULL;
+	uint8_t *img, *sig = NULL;
+	uint32_t ret = NVL_HW_BOOTER_ERR_DMA;
+	size_t npages, run = 0;
+	uint64_t run_pa = 0;
+	nvl_model_booter_verify_fn verify;
+
+	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
+		return NVL_HW_BOOTER_ERR_DMA;
+	if (meta.magic != GSP_FW_WPR_META_MAGIC ||
+	    meta.revision != GSP_FW_WPR_META_REVISION)
+		return NVL_HW_BOOTER_ERR_META;
+	if (meta.fbSize != m->vram_size || meta.gspFwWprEnd > meta.fbSize ||
+	    meta.gspFwWprStart >= meta.gspFwWprEnd ||
+	    meta.gspFwOffset < meta.gspFwWprStart ||
+	    meta.gspFwOffset + meta.sizeOfRadix3Elf > meta.gspFwWprEnd ||
+	    !meta.sizeOfRadix3Elf || meta.sizeOfRadix3Elf > (1ull << 30) ||
+	    meta.sizeOfSignature > 0x10000)
+		return NVL_HW_BOOTER_ERR_META;
+	npages = (size_t)((meta.sizeOfRadix3Elf + PAGE - 1) / PAGE);
+	/* the image goes straight into WPR2 and is verified there */
+	img = nvl_model_phys_ptr(m, meta.gspFwOffset, npages * PAGE);
+	if (img && npages * PAGE >= (4u << 20)) {
+		/* VRAM is lazily backed: take huge pages where they fit */
+		uintptr_t a = NVL_ALIGN_UP((uintptr_t)img, (uintptr_t)2 << 20);
+		uintptr_t e = NVL_ALIGN_DOWN((uintptr_t)img + npages * PAGE,
+					     (uintptr_t)2 << 20);
+
+		if (e > a)
+			madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
+	sig = nvl_malloc(meta.sizeOfSignature ? meta.sizeOfSignature : 1);
+	l1 = nvl_malloc(PAGE);
+	l2 = nvl_malloc(PAGE);
+	if (!img || !sig || !l1 || !l2)
+		goto out;
+	/* radix3: level 0 -> level 1 -> level 2 -> image pages; runs of
+	 * consecutive DMA pages are read in one go */
+	if (nvl_fw_dma(g, meta.sysmemAddrOfRadix3Elf, &l0, 8, false) ||
+	    nvl_fw_dma(g, l0, l1, PAGE, false))
+		goto out;
+	for (size_t i = 0; i < npages; i++) {
+		if (i % 512 == 0 &&
+		    (i / 512 >= 512 ||
+		     nvl_fw_dma(g, l1[i / 512], l2, PAGE, false)))
+			goto out;
+		if (run && l2[i % 512] == run_pa + run * PAGE) {
+			run++;
+			continue;
+		}
+		if (run && nvl_fw_dma(g, run_pa, img + (i - run) * PAGE,
+				      run * PAGE, false))
+			goto out;
+		run_pa = l2[i % 512];
+		run = 1;
+	}
+	if (run && nvl_fw_dma(g, run_pa, img + (npages - run) * PAGE,
+			      run * PAGE, false))
+		goto out;
+	if (nvl_fw_dma(g, meta.sysmemAddrOfSignature, sig, meta.sizeOfSignature,
+		       false))
+		goto out;
+	verify = g->verify ? g->verify : booter_verify_default;
+	if (verify(img, meta.sizeOfRadix3Elf, sig, meta.sizeOfSignature)) {
+		ret = NVL_HW_BOOTER_ERR_SIG;
+		goto out;
+	}
+	meta.verified = GSP_FW_WPR_META_VERIFIED;
+	if (nvl_fw_dma(g, meta_pa + offsetof(GspFwWprMeta, verified),
+		       &meta.verified, 8, true))
+		goto out;
+	pthread_mutex_lock(&g->lock);
+	g->wpr2_lo = (uint32_t)((meta.gspFwWprStart >> 12) << 4);
+	g->wpr2_hi = (uint32_t)(((meta.gspFwWprEnd - 1) >> 12) << 4) | 1;
+	g->verified = true;
+	g->wpr_meta_pa = meta_pa;
+	pthread_mutex_unlock(&g->lock);
+	ret = NVL_HW_BOOTER_OK;
+out:
+	nvl_free(sig);
+	nvl_free(l1);
+	nvl_free(l2);
+	return ret;
+}
+
+#if __has_include("model/gsp/booter_sig.h")
+#include "model/gsp/booter_sig.h"
+static int booter_verify_default(const void *img, size_t size, const void *sig,
+				 size_t sig_size)
+{
+	return nvl_model_booter_verify(img, size, sig, sig_size);
+}
+#else
+/* no key fused into this build: nothing verifies */
+static int booter_verify_default(const void *img, size_t size, const void *sig,
+				 size_t sig_size)
+{
+	return -EKEYREJECTED;
+}
+#endif
+
+static void run_sec2(struct nvl_model_gsp *g)
+{
+	uint32_t os, code = NVL_HW_BOOTER_OK;
+	uint64_t pa;
+
+	pthread_mutex_lock(&g->lock);
+	os = g->sec2_os;
+	pa = g->sec2_mbox[0] | (uint64_t)g->sec2_mbox[1] << 32;
+	pthread_mutex_unlock(&g->lock);
+	if (os == NVL_HW_SEC2_BOOTER_LOAD) {
+		pthread_mutex_lock(&g->lock);
+		if (g->wpr2_hi)
+			code = NVL_HW_BOOTER_ERR_WPR;
+		pthread_mutex_unlock(&g->lock);
+		if (!code)
+			code = booter_load(g, pa);
+	} else if (os == NVL_HW_SEC2_BOOTER_UNLOAD) {
+		pthread_mutex_lock(&g->lock);
+		if (g->gsp_riscv & NVL_HW_RISCV_CPUCTL_ACTIVE_STAT)
+			code = NVL_HW_BOOTER_ERR_WPR; /* GSP still running */
+		else {
+			g->wpr2_lo = g->wpr2_hi = 0;
+			g->verified = false;
+			g->state = NVL_MODEL_GSP_OFF;
+		}
+		pthread_mutex_unlock(&g->lock);
+	} else {
+		code = NVL_HW_BOOTER_ERR_META;
+	}
+	pthread_mutex_lock(&g->lock);
+	g->sec2_mbox[0] = code;
+	g->sec2_cpuctl |= NVL_HW_FALCON_CPUCTL_HALTED;
+	g->sec2_irqstat |= NVL_HW_FALCON_IRQSTAT_HALT;
+	if (os == NVL_HW_SEC2_BOOTER_LOAD && code == NVL_HW_BOOTER_OK)
+		g->state = NVL_MODEL_GSP_BOOTING;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* ---- LIBOS and RM init -------------------------------------------- */
+
+static int libos_start(struct nvl_model_gsp *g)
+{
+	LibosMemoryRegionInitArgument
+		args[PAGE / sizeof(LibosMemoryRegionInitArgument)];
+	GSP_ARGUMENTS_CACHED rm;
+	uint64_t pa, rmargs = 0;
+	msgqTxHeader h;
+
+	pthread_mutex_lock(&g->lock);
+	pa = g->gsp_mbox[0] | (uint64_t)g->gsp_mbox[1] << 32;
+	pthread_mutex_unlock(&g->lock);
+	memset(g->logs, 0, sizeof(g->logs));
+	if (nvl_fw_dma(g, pa, args, sizeof(args), false))
+		return -EFAULT;
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(args) && args[i].id8; i++) {
+		int ring = args[i].id8 == id8("LOGINIT") ? LOG_INIT
+			   : args[i].id8 == id8("LOGRM") ? LOG_RM
+							 : -1;
+
+		if (args[i].id8 == id8("RMARGS"))
+			rmargs = args[i].pa;
+		if (ring < 0 || args[i].size != LIBOS_LOG_RING_SIZE)
+			continue;
+		struct fw_log *l = &g->logs[ring];
+
+		if (!nvl_fw_dma(g, args[i].pa + 8, l->pte, sizeof(l->pte),
+				false)) {
+			l->put = 0;
+			l->ok = !nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
+		}
+	}
+	nvl_fw_log(g, LOG_INIT, "LIBOS: GSP-RM %s starting",
+		   NVL_FW_ABI_VERSION);
+	if (!rmargs || nvl_fw_dma(g, rmargs, &rm, sizeof(rm), false)) {
+		nvl_fw_log(g, LOG_INIT, "LIBOS: no RMARGS region");
+		return -EINVAL;
+	}
+	const MESSAGE_QUEUE_INIT_ARGUMENTS *q = &rm.messageQueueInitArguments;
+
+	if (!q->pageTableEntryCount || q->pageTableEntryCount > FW_MAX_PTES ||
+	    q->cmdQueueOffset % PAGE || q->statQueueOffset % PAGE ||
+	    q->cmdQueueOffset + GSP_QUEUE_SIZE >
+		    (uint64_t)q->pageTableEntryCount * PAGE ||
+	    q->statQueueOffset + GSP_QUEUE_SIZE >
+		    (uint64_t)q->pageTableEntryCount * PAGE) {
+		nvl_fw_log(g, LOG_INIT, "RM: message queue arguments invalid");
+		return -EINVAL;
+	}
+	g->npte = q->pageTableEntryCount;
+	for (unsigned i = 0; i < g->npte; i++) {
+		uint64_t page = i / (PAGE / 8);
+		uint64_t base = page ? g->pte[page] : q->sharedMemPhysAddr;
+
+		if (nvl_fw_dma(g, base + (i % (PAGE / 8)) * 8, &g->pte[i], 8,
+			       false))
+			return -EFAULT;
+	}
+	g->cmdq_off = q->cmdQueueOffset;
+	g->statq_off = q->statQueueOffset;
+	if (region_io(g, g->cmdq_off, &h, sizeof(h), false) ||
+	    h.size != GSP_QUEUE_SIZE || h.msgSize != GSP_QUEUE_MSG_SIZE ||
+	    h.msgCount != CNT || h.entryOff != GSP_QUEUE_ENTRY_OFF ||
+	    h.rxHdrOff != sizeof(msgqTxHeader)) {
+		nvl_fw_log(g, LOG_INIT, "RM: command queue header invalid");
+		return -EINVAL;
+	}
+	g->tx_seq = g->rx_seq = 0;
+	g->rpc_seq = 0;
+	h = (msgqTxHeader){.version = MSGQ_VERSION,
+			   .size = GSP_QUEUE_SIZE,
+			   .msgSize = GSP_QUEUE_MSG_SIZE,
+			   .msgCount = CNT,
+			   .writePtr = 0,
+			   .flags = MSGQ_FLAGS_SWAP_RX,
+			   .rxHdrOff = sizeof(msgqTxHeader),
+			   .entryOff = 0};
+	region_io(g, g->statq_off, &h, sizeof(h), true);
+	region_wr32(g, g->statq_off + sizeof(msgqTxHeader), 0);
+	/* entryOff last: the driver waits for it */
+	region_wr32(g, g->statq_off + offsetof(msgqTxHeader, entryOff),
+		    GSP_QUEUE_ENTRY_OFF);
+	pthread_mutex_lock(&g->lock);
+	g->gsp_riscv |= NVL_HW_RISCV_CPUCTL_ACTIVE_STAT;
+	pthread_mutex_unlock(&g->lock);
+	nvl_fw_log(g, LOG_INIT, "LIBOS: queues at %#llx, %u pages",
+		   (unsigned long long)q->sharedMemPhysAddr, g->npte);
+	return 0;
+}
+
+#define SEQ_MAGIC 0x5e9c0de5u
+
+/* the sequencer asks for a few register operations and a core resume */
+static uint32_t run_sequencer(struct nvl_model_gsp *g)
+{
+	NvU32 buf[sizeof(rpc_run_cpu_sequencer_v17_00) / 4 + 32] = {0};
+	rpc_run_cpu_sequencer_v17_00 *hdr = (void *)buf;
+	NvU32 *cmd = hdr->commandBuffer;
+	unsigned n = 0;
+	int64_t deadline;
+	bool ok;
+
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_WRITE;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = SEQ_MAGIC & 0xffff0000u;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_MODIFY;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0x0000ffffu;
+	cmd[n++] = SEQ_MAGIC & 0x0000ffffu;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_POLL;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0xffffffffu;
+	cmd[n++] = SEQ_MAGIC;
+	cmd[n++] = 1000; /* timeout, us */
+	cmd[n++] = 0;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_DELAY_US;
+	cmd[n++] = 5;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_REG_STORE;
+	cmd[n++] = NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0);
+	cmd[n++] = 0;
+	cmd[n++] = GSP_SEQ_BUF_OPCODE_CORE_RESUME;
+	hdr->bufferSizeDWord = n;
+	hdr->cmdIndex = 0;
+	pthread_mutex_lock(&g->lock);
+	g->core_resumed = false;
+	pthread_mutex_unlock(&g->lock);
+	send_msg(g, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER, 0, NV_OK,
+		 (const uint8_t *)buf, sizeof(*hdr) + 4 * n, false);
+	deadline = nvl_deadline_after(2 * NVL_NSEC_PER_SEC);
+	pthread_mutex_lock(&g->lock);
+	while (!g->core_resumed && !g->stop && nvl_time_ns() < deadline) {
+		struct timespec ts = nvl_ns_to_timespec(deadline);
+
+		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+	}
+	ok = g->core_resumed && g->gsp_mbox[0] == SEQ_MAGIC;
+	pthread_mutex_unlock(&g->lock);
+	if (!ok) {
+		nvl_fw_log(g, LOG_INIT,
+			   "sequencer: no core resume (mailbox0 %#x)",
+			   g->gsp_mbox[0]);
+		return NV_ERR_TIMEOUT;
+	}
+	g->st.sequencer_runs++;
+	return NV_OK;
+}
+
+static void rm_init(struct nvl_model_gsp *g)
+{
+	struct fw_rx rx = rx_state_init();
+	uint32_t fns[2] = {0}, result = NV_OK;
+	int n;
+
+	nvl_fw_rm_reset(g);
+	g->init_error = NV_OK;
+	n = serve_cmdq(g, &rx, 2, fns);
+	if (n != 2 || fns[0] != NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO ||
+	    fns[1] != NV_VGPU_MSG_FUNCTION_SET_REGISTRY) {
+		nvl_fw_log(g, LOG_INIT,
+			   "RM init: expected SET_SYSTEM_INFO and SET_REGISTRY "
+			   "first (got %d messages)",
+			   n);
+		result = NV_ERR_INVALID_STATE;
+	} else if (g->init_error != NV_OK) {
+		nvl_fw_log(g, LOG_INIT, "RM init: an init RPC failed (%#x)",
+			   g->init_error);
+		result = g->init_error;
+	}
+	if (result == NV_OK)
+		result = run_sequencer(g);
+	pthread_mutex_lock(&g->lock);
+	g->state =
+		result == NV_OK ? NVL_MODEL_GSP_RUNNING : NVL_MODEL_GSP_FAILED;
+	pthread_mutex_unlock(&g->lock);
+	if (result == NV_OK) {
+		g->st.boots++;
+		nvl_fw_log(g, LOG_INIT, "RM: init done");
+	}
+	send_msg(g, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, 0, result, NULL, 0, true);
+}
+
+static void send_events(struct nvl_model_gsp *g)
+{
+	for (;;) {
+		struct fw_event ev;
+
+		pthread_mutex_lock(&g->lock);
+		if (!g->ev_count) {
+			pthread_mutex_unlock(&g->lock);
+			return;
+		}
+		ev = g->evq[g->ev_head];
+		g->ev_head = (g->ev_head + 1) % FW_EVQ;
+		g->ev_count--;
+		pthread_mutex_unlock(&g->lock);
+		g->st.events++;
+		send_msg(g, ev.function, 0, NV_OK, ev.data, ev.len, false);
+	}
+}
+
+static void *fw_thread(void *arg)
+{
+	struct nvl_model_gsp *g = arg;
+	struct fw_rx rx = rx_state_init();
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop) {
+		if (g->sec2_go) {
+			g->sec2_go = false;
+			pthread_mutex_unlock(&g->lock);
+			run_sec2(g);
+			pthread_mutex_lock(&g->lock);
+			continue;
+		}
+		if (g->state == NVL_MODEL_GSP_BOOTING && !g->hang) {
+			pthread_mutex_unlock(&g->lock);
+			rx = rx_state_init();
+			if (libos_start(g)) {
+				pthread_mutex_lock(&g->lock);
+				g->state = NVL_MODEL_GSP_FAILED;
+				continue;
+			}
+			rm_init(g);
+			pthread_mutex_lock(&g->lock);
+			continue;
+		}
+		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang &&
+		    (g->doorbells != seen || g->ev_count)) {
+			seen = g->doorbells;
+			pthread_mutex_unlock(&g->lock);
+			send_events(g);
+			serve_cmdq(g, &rx, 0, NULL);
+			pthread_mutex_lock(&g->lock);
+			continue;
+		}
+		pthread_cond_wait(&g->cond, &g->lock);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+int nvl_model_gsp_create(struct nvl_model *m)
+{
+	struct nvl_model_gsp *g = nvl_zalloc(sizeof(*g));
+	int ret = -ENOMEM;
+
+	if (!g)
+		return -ENOMEM;
+	g->m = m;
+	m->gsp = g;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
+	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	g->msg = nvl_malloc(FW_MAX_MSG);
+	g->reply = nvl_malloc(FW_MAX_MSG);
+	if (!g->rx_elem || !g->tx_elem || !g->msg || !g->reply)
+		goto fail;
+	ret = nvl_fw_rm_init(g);
+	if (ret)
+		goto fail;
+	ret = nvl_might_alloc(0);
+	if (!ret)
+		ret = -pthread_create(&g->thread, NULL, fw_thread, g);
+	if (ret) {
+		nvl_fw_rm_fini(g);
+		goto fail;
+	}
+	return 0;
+fail:
+	nvl_free(g->rx_elem);
+	nvl_free(g->tx_elem);
+	nvl_free(g->msg);
+	nvl_free(g->reply);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+	nvl_free(g);
+	m->gsp = NULL;
+	return ret < 0 ? -ENOMEM : ret;
+}
+
+void nvl_model_gsp_destroy(struct nvl_model *m)
+{
+	struct nvl_model_gsp *g = m->gsp;
+
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->thread, NULL);
+	nvl_fw_rm_fini(g);
+	nvl_free(g->rx_elem);
+	nvl_free(g->tx_elem);
+	nvl_free(g->msg);
+	nvl_free(g->reply);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+	nvl_free(g);
+	m->gsp = NULL;
+}
+
+void nvl_model_gsp_set_verify(struct nvl_model *m,
+			      nvl_model_booter_verify_fn fn)
+{
+	pthread_mutex_lock(&m->gsp->lock);
+	m->gsp->verify = fn;
+	pthread_mutex_unlock(&m->gsp->lock);
+}
+
+void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
+			  unsigned count, uint64_t arg)
+{
+	struct nvl_model_gsp *g = m->gsp;
+
+	if ((unsigned)f >= NVL_MODEL_GSP_FAULT_COUNT)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (f == NVL_MODEL_GSP_HANG)
+		g->hang = true;
+	g->fault_count[f] = count;
+	g->fault_arg[f] = arg;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void nvl_model_gsp_clear_faults(struct nvl_model *m)
+{
+	struct nvl_model_gsp *g = m->gsp;
+
+	pthread_mutex_lock(&g->lock);
+	memset(g->fault_count, 0, sizeof(g->fault_count));
+	g->hang = false;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void nvl_model_gsp_get_stats(struct nvl_model *m,
+			     struct nvl_model_gsp_stats *out)
+{
+	struct nvl_model_gsp *g = m->gsp;
+
+	pthread_mutex_lock(&g->lock);
+	*out = g->st;
+	out->state = g->state;
+	out->objects = g->nobjs;
+	pthread_mutex_unlock(&g->lock);
+}
+
+static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
+		       size_t len)
+{
+	struct nvl_model_gsp *g = m->gsp;
+	struct fw_event *ev;
+	int ret = 0;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->ev_count == FW_EVQ || len > sizeof(ev->data)) {
+		ret = -ENOSPC;
+	} else {
+		ev = &g->evq[(g->ev_head + g->ev_count) % FW_EVQ];
+		ev->function = function;
+		ev->len = (uint32_t)len;
+		if (len)
+			memcpy(ev->data, data, len);
+		g->ev_count++;
+		pthread_cond_broadcast(&g->cond);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
+			   uint32_t exception)
+{
+	rpc_rc_triggered_v17_02 rc = {.nv2080EngineType = 0,
+				      .chid = chid,
+				      .exceptType = exception,
+				      .scope = 1};
+	rpc_os_error_log_v17_00 log = {
+		.exceptType = exception, .runlistId = 0, .chid = chid};
+	int ret;
+
+	snprintf(log.errString, sizeof(log.errString),
+		 "Xid %u: channel %u: robust channel recovery", exception,
+		 chid);
+	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, &log, sizeof(log));
+	if (!ret)
+		ret = queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
+				  sizeof(rc));
+	return ret;
+}
+
+int nvl_model_gsp_event_mmu_fault(struct nvl_model *m)
+{
+	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+}
+
+int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
+			     uint32_t hevent, uint32_t data)
+{
+	rpc_post_event_v17_00 ev = {.hClient = hclient,
+				    .hEvent = hevent,
+				    .notifyIndex = 0,
+				    .data = data,
+				    .status = NV_OK};
+
+	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+}

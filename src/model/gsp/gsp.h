@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model's GSP firmware and its two falcons (GSP, SEC2): the
+ * interface the rest of the model and the tests use. The firmware speaks
+ * GSP-RM 535.113.01's protocol from firmware/abi/, never driver headers.
+ */
+#ifndef NVL_MODEL_GSP_GSP_H
+#define NVL_MODEL_GSP_GSP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvl_model;
+
+/** enum nvl_model_gsp_state - where the firmware is. */
+enum nvl_model_gsp_state {
+	NVL_MODEL_GSP_OFF = 0, /* in reset, no WPR2 */
+	NVL_MODEL_GSP_BOOTING, /* booter done, LIBOS starting */
+	NVL_MODEL_GSP_RUNNING, /* INIT_DONE sent, serving RPCs */
+	NVL_MODEL_GSP_STALLED, /* met a bad cmdq seqNum: stops for good */
+	NVL_MODEL_GSP_FAILED, /* boot failed (INIT_DONE with an error) */
+	NVL_MODEL_GSP_UNLOADED, /* after UNLOADING_GUEST_DRIVER */
+};
+
+/** enum nvl_model_gsp_fault - fault-injection hooks. */
+enum nvl_model_gsp_fault {
+	/** @NVL_MODEL_GSP_DROP: do not send the next @count replies */
+	NVL_MODEL_GSP_DROP = 0,
+	/** @NVL_MODEL_GSP_DELAY: hold the next @count replies @arg ns */
+	NVL_MODEL_GSP_DELAY,
+	/** @NVL_MODEL_GSP_CORRUPT: flip a payload byte after checksumming */
+	NVL_MODEL_GSP_CORRUPT,
+	/** @NVL_MODEL_GSP_DUPLICATE: send the next @count replies twice
+	 * (same seqNum) */
+	NVL_MODEL_GSP_DUPLICATE,
+	/** @NVL_MODEL_GSP_HANG: stop reading the command queue */
+	NVL_MODEL_GSP_HANG,
+	/** @NVL_MODEL_GSP_ERROR: answer the next @count calls with NV_STATUS
+	 * @arg */
+	NVL_MODEL_GSP_ERROR,
+	NVL_MODEL_GSP_FAULT_COUNT
+};
+
+/** struct nvl_model_gsp_stats - what the firmware saw. */
+struct nvl_model_gsp_stats {
+	/** @rpcs: calls served; @events: events sent */
+	uint64_t rpcs, events;
+	/** @seq_asserts: RPC sequence out of order (asserted, logged) */
+	uint64_t seq_asserts;
+	/** @bad_elems: command elements rejected (checksum, header) */
+	uint64_t bad_elems;
+	/** @objects: RM objects alive */
+	uint64_t objects;
+	/** @boots: successful boots; @sequencer_runs: sequencers completed */
+	uint64_t boots, sequencer_runs;
+	/** @registry_entries: keys of the last SET_REGISTRY */
+	uint64_t registry_entries;
+	/** @state: enum nvl_model_gsp_state */
+	unsigned state;
+};
+
+/**
+ * typedef nvl_model_booter_verify_fn - the booter's signature check: 0 or
+ * -EKEYREJECTED.
+ */
+typedef int (*nvl_model_booter_verify_fn)(const void *fwimage, size_t size,
+					  const void *sig, size_t sig_size);
+
+/**
+ * nvl_model_gsp_create() - power on the falcons (GSP in reset, SEC2
+ * halted, no WPR2) and start the firmware thread.
+ * Return: 0 or -ENOMEM.
+ */
+int nvl_model_gsp_create(struct nvl_model *m);
+/** nvl_model_gsp_destroy() - stop the firmware thread and free its state. */
+void nvl_model_gsp_destroy(struct nvl_model *m);
+/**
+ * nvl_model_gsp_rd() - read a falcon or WPR2 register; other falcon
+ * offsets read 0. Return: the value (*@ok = true).
+ */
+uint32_t nvl_model_gsp_rd(struct nvl_model *m, uint32_t addr, bool *ok);
+/**
+ * nvl_model_gsp_wr() - write a falcon register: doorbell, mailboxes, OS,
+ * CPUCTL (SEC2 start, GSP resume), engine reset, IRQSCLR.
+ */
+void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
+/** nvl_model_gsp_owns() - true for the falcon and WPR2 registers. */
+bool nvl_model_gsp_owns(uint32_t addr);
+
+/**
+ * nvl_model_gsp_set_verify() - replace the booter's signature check (a
+ * debug-fused board for tests that boot a tiny image; NULL restores the
+ * production check).
+ */
+void nvl_model_gsp_set_verify(struct nvl_model *m,
+			      nvl_model_booter_verify_fn fn);
+
+/** nvl_model_gsp_inject() - arm fault @f for @count messages (arg: ns or NV_STATUS). */
+void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
+			  unsigned count, uint64_t arg);
+
+/** nvl_model_gsp_clear_faults() - disarm every fault, end a hang. */
+void nvl_model_gsp_clear_faults(struct nvl_model *m);
+
+/** nvl_model_gsp_get_stats() - a snapshot. */
+void nvl_model_gsp_get_stats(struct nvl_model *m,
+			     struct nvl_model_gsp_stats *out);
+
+/**
+ * nvl_model_gsp_event_rc() - queue RC_TRIGGERED and OS_ERROR_LOG for
+ * channel @chid (a robust-channel recovery), as RM does on an engine error.
+ * Return: 0 or -ENOSPC (event backlog full).
+ */
+int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
+			   uint32_t exception);
+/** nvl_model_gsp_event_mmu_fault() - queue MMU_FAULT_QUEUED. Return: 0 or -ENOSPC. */
+int nvl_model_gsp_event_mmu_fault(struct nvl_model *m);
+/** nvl_model_gsp_event_post() - queue POST_EVENT to @hclient/@hevent with @data. Return: 0 or -ENOSPC. */
+int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
+			     uint32_t hevent, uint32_t data);
+
+#endif /* NVL_MODEL_GSP_GSP_H */

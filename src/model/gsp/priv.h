@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Private state of the model's GSP firmware (src/model/gsp only). */
+#ifndef NVL_MODEL_GSP_PRIV_H
+#define NVL_MODEL_GSP_PRIV_H
+
+#include <pthread.h>
+
+#include "firmware/abi/535.113.01/gsp.h"
+#include "model/gsp/gsp.h"
+#include "model/priv.h"
+
+#define FW_MAX_MSG (1u << 21) /* largest message assembled or sent */
+#define FW_MAX_OBJECTS 4096
+#define FW_MAX_PTES 1024
+#define FW_EVQ 64
+
+struct fw_obj {
+	uint32_t client, handle, parent, hclass;
+	uint32_t chid; /* channels */
+};
+
+struct fw_log {
+	uint64_t pte[LIBOS_LOG_RING_SIZE / GSP_PAGE_SIZE];
+	uint64_t put;
+	bool ok;
+};
+
+struct fw_event {
+	uint32_t function;
+	uint32_t len;
+	uint8_t data[sizeof(rpc_os_error_log_v17_00)];
+};
+
+struct nvl_model_gsp {
+	struct nvl_model *m;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool stop;
+
+	/* falcon registers */
+	uint32_t gsp_mbox[2], gsp_os, gsp_irqstat, gsp_riscv;
+	uint32_t sec2_mbox[2], sec2_os, sec2_irqstat, sec2_cpuctl;
+	uint32_t wpr2_lo, wpr2_hi;
+	bool sec2_go; /* STARTCPU written: run the booter */
+	bool core_resumed; /* CPUCTL STARTCPU on the GSP (sequencer) */
+	uint64_t doorbells;
+
+	unsigned state; /* enum nvl_model_gsp_state */
+	bool verified; /* booter verified the image */
+	nvl_model_booter_verify_fn verify;
+
+	/* queues */
+	uint64_t pte[FW_MAX_PTES];
+	unsigned npte;
+	uint64_t cmdq_off, statq_off;
+	uint32_t tx_seq, rx_seq, rpc_seq;
+	uint8_t *rx_elem, *tx_elem; /* 64 KiB each */
+	uint8_t *msg; /* an assembled request */
+	uint8_t *reply; /* a reply being built */
+
+	struct fw_log logs[2]; /* LOGINIT, LOGRM */
+	uint64_t wpr_meta_pa;
+
+	/* RM */
+	struct fw_obj *objs;
+	unsigned nobjs;
+	uint8_t *chan_used; /* per channel id */
+	uint32_t notify_hclient, notify_hevent;
+
+	/* events waiting to be sent */
+	struct fw_event evq[FW_EVQ];
+	unsigned ev_head, ev_count;
+
+	/* faults */
+	unsigned fault_count[NVL_MODEL_GSP_FAULT_COUNT];
+	uint64_t fault_arg[NVL_MODEL_GSP_FAULT_COUNT];
+	bool hang;
+	uint32_t init_error; /* first failed init RPC */
+
+	struct nvl_model_gsp_stats st;
+};
+
+/* fw.c */
+void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
+	NVL_PRINTF(3, 4);
+int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
+	       bool write);
+/* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */
+size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
+		       const uint8_t *req, size_t len, uint32_t *result);
+int nvl_fw_rm_init(struct nvl_model_gsp *g);
+void nvl_fw_rm_reset(struct nvl_model_gsp *g);
+void nvl_fw_rm_fini(struct nvl_model_gsp *g);
+
+#define LOG_INIT 0
+#define LOG_RM 1
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared set-up of the gsp tests: a model device whose booter trusts a
+ * test signature ("debug-fused"), a small firmware image, a booted client.
+ */
+#ifndef NVL_TESTS_GSP_KIT_H
+#define NVL_TESTS_GSP_KIT_H
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "gsp/abi.h"
+#include "gsp/boot.h"
+#include "gsp/gsp.h"
+#include "gsp/rm.h"
+#include "model/gsp/gsp.h"
+#include "model/model.h"
+#include "t.h"
+
+#define KIT_SIG "nvl-test-sig-ok!"
+
+/* the debug-fused booter: the image must carry KIT_SIG */
+static inline int kit_verify(const void *img, size_t size, const void *sig,
+			     size_t sig_size)
+{
+	if (!size || sig_size != sizeof(KIT_SIG) ||
+	    memcmp(sig, KIT_SIG, sizeof(KIT_SIG)))
+		return -EKEYREJECTED;
+	return 0;
+}
+
+struct kit {
+	struct nvl_model *m;
+	struct nvl_gsp *gsp;
+	uint8_t *image;
+	size_t image_size;
+	uint8_t bootloader[4096];
+	struct nvl_gsp_image img;
+};
+
+static inline void kit_image(struct kit *k, size_t size)
+{
+	k->image_size = size;
+	k->image = nvl_malloc(size);
+	assert_non_null(k->image);
+	for (size_t i = 0; i < size; i++)
+		k->image[i] = (uint8_t)(i * 7 + (i >> 12));
+	memset(k->bootloader, 0xb1, sizeof(k->bootloader));
+	k->img = (struct nvl_gsp_image){
+		.version = NVL_FW_ABI_VERSION,
+		.fwimage = k->image,
+		.fwimage_size = size,
+		.sig = KIT_SIG,
+		.sig_size = sizeof(KIT_SIG),
+		.bootloader = k->bootloader,
+		.bootloader_size = sizeof(k->bootloader),
+		.bl_code_offset = 0x100,
+		.bl_data_offset = 0x800,
+		.bl_manifest_offset = 0xc00,
+		.app_version = 0x535,
+	};
+}
+
+/* model + client, not booted */
+static inline void kit_create(struct kit *k, const char *profile)
+{
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find(profile), &k->m), 0);
+	nvl_model_gsp_set_verify(k->m, kit_verify);
+	assert_int_equal(nvl_gsp_create(nvl_model_hw(k->m), &k->gsp), 0);
+	nvl_gsp_set_boot_timeout(k->gsp, 2 * NVL_NSEC_PER_SEC);
+	kit_image(k, 64 * 1024);
+}
+
+static inline void kit_up(struct kit *k, const char *profile)
+{
+	kit_create(k, profile);
+	assert_int_equal(nvl_gsp_boot(k->gsp, &k->img, NULL), 0);
+}
+
+static inline void kit_down(struct kit *k)
+{
+	nvl_gsp_destroy(k->gsp);
+	nvl_model_destroy(k->m);
+	nvl_free(k->image);
+}
+
+#endif

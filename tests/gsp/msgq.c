@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The message-queue framing on its own: layouts from message_queue_priv.h
+ * and msgq_priv.h, the checksum, free space across the wrap, the read
+ * pointer moved by whole elements (CVE-2024-58019), and every kind of bad
+ * element rejected and counted. A fake GSP (fakegsp.h) writes the status
+ * queue; the model only provides DMA mapping.
+ */
+#include "base/time.h"
+#include "fakegsp.h"
+#include "kit.h"
+
+struct rig {
+	struct nvl_model *m;
+	struct nvl_gsp_msgq q;
+};
+
+static void rig_up(struct rig *r)
+{
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find("tiny"), &r->m), 0);
+	assert_int_equal(nvl_gsp_msgq_init(&r->q, nvl_model_hw(r->m)), 0);
+	fake_init(&r->q);
+}
+
+static void rig_down(struct rig *r)
+{
+	nvl_gsp_msgq_fini(&r->q);
+	nvl_model_destroy(r->m);
+}
+
+static void layouts(void **state)
+{
+	/* message_queue_priv.h (535.113.01): 48-byte element header, the
+	 * RPC header at +0x30, payload at +0x50 */
+	assert_int_equal(offsetof(GSP_MSG_QUEUE_ELEMENT, checkSum), 0x20);
+	assert_int_equal(offsetof(GSP_MSG_QUEUE_ELEMENT, seqNum), 0x24);
+	assert_int_equal(offsetof(GSP_MSG_QUEUE_ELEMENT, elemCount), 0x28);
+	assert_int_equal(offsetof(GSP_MSG_QUEUE_ELEMENT, rpc), 0x30);
+	assert_int_equal(sizeof(GSP_MSG_QUEUE_ELEMENT), 0x50);
+	/* rpc_message_header_v03_00 */
+	assert_int_equal(offsetof(rpc_message_header_v03_00, rpc_result), 16);
+	assert_int_equal(offsetof(rpc_message_header_v03_00, sequence), 24);
+	assert_int_equal(NV_VGPU_MSG_SIGNATURE_VALID, 0x43505256);
+	assert_int_equal(NV_VGPU_MSG_HEADER_VERSION, 0x03000000);
+	assert_int_equal(NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD, 71);
+	/* GspFwWprMeta: 256 bytes, verified last */
+	assert_int_equal(sizeof(GspFwWprMeta), 256);
+	assert_int_equal(offsetof(GspFwWprMeta, sysmemAddrOfSignature), 0x48);
+	assert_int_equal(offsetof(GspFwWprMeta, gspFwRsvdStart), 0x58);
+	assert_int_equal(offsetof(GspFwWprMeta, verified), 0xf8);
+}
+
+static void shared_region(void **state)
+{
+	struct rig r;
+	const msgqTxHeader *h;
+	uint64_t pte;
+
+	rig_up(&r);
+	/* PTE page(s), then cmdq and statq of 0x40000 bytes each */
+	assert_int_equal(r.q.pte_pages, 1);
+	assert_int_equal(r.q.cmdq_off, 0x1000);
+	assert_int_equal(r.q.statq_off, 0x41000);
+	assert_int_equal(r.q.size, 0x81000);
+	for (unsigned i = 0; i < r.q.size / 4096; i++) {
+		memcpy(&pte, r.q.mem + 8 * i, 8);
+		assert_int_equal(pte, r.q.dma + 4096ull * i);
+	}
+	/* msgqTxHeader of the cmdq: the values msgqRxLink checks */
+	h = (const msgqTxHeader *)(r.q.mem + r.q.cmdq_off);
+	assert_int_equal(h->version, 0);
+	assert_int_equal(h->size, 0x40000);
+	assert_int_equal(h->msgSize, 0x1000);
+	assert_int_equal(h->msgCount, 63);
+	assert_int_equal(h->msgCount, (h->size - h->entryOff) / h->msgSize);
+	assert_int_equal(h->flags, 1);
+	assert_int_equal(h->rxHdrOff, 32);
+	assert_int_equal(h->entryOff, 0x1000);
+	rig_down(&r);
+}
+
+static void checksum_folds(void **state)
+{
+	uint8_t page[4096] = {0};
+	uint32_t c;
+
+	for (unsigned i = 0; i < sizeof(page); i++)
+		page[i] = (uint8_t)(i * 13);
+	memset(page + 0x20, 0, 4); /* checkSum is 0 while computing */
+	c = nvl_gsp_msgq_checksum(page, sizeof(page));
+	/* with checkSum written, the whole element XORs to zero */
+	memcpy(page + 0x20, &c, 4);
+	assert_int_equal(nvl_gsp_msgq_checksum(page, sizeof(page)), 0);
+	page[100] ^= 4;
+	assert_int_not_equal(nvl_gsp_msgq_checksum(page, sizeof(page)), 0);
+}
+
+static void free_space_across_wrap(void **state)
+{
+	struct rig r;
+	msgqRxHeader *gsp_rx;
+	msgqTxHeader *tx;
+	uint8_t payload[4 * 4096];
+
+	/* (rptr + cnt - wptr - 1) mod cnt: one slot stays empty */
+	assert_int_equal(nvl_gsp_queue_free(0, 0, 63), 62);
+	assert_int_equal(nvl_gsp_queue_free(5, 60, 63), 7);
+	assert_int_equal(nvl_gsp_queue_free(60, 5, 63), 54);
+	assert_int_equal(nvl_gsp_queue_free(3, 2, 63), 0);
+
+	rig_up(&r);
+	tx = (msgqTxHeader *)(r.q.mem + r.q.cmdq_off);
+	gsp_rx = (msgqRxHeader *)(r.q.mem + r.q.statq_off + 32);
+	tx->writePtr = 60;
+	/* GSP read up to slot 2: 4 free slots (60, 61, 62, 0), a 5-page
+	 * element must wait; a wrong "cnt - wptr" formula would see 3, a
+	 * formula ignoring the wrap 60 */
+	gsp_rx->readPtr = 2;
+	memset(payload, 0x5c, sizeof(payload));
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 1, payload,
+					   4 * 4096 + 16 - 0x50,
+					   nvl_deadline_after(20 * 1000000)),
+			 -ETIMEDOUT);
+	gsp_rx->readPtr = 3;
+	assert_int_equal(
+		nvl_gsp_msgq_send(&r.q, 76, 1, payload, 4 * 4096 + 16 - 0x50,
+				  nvl_deadline_after(NVL_NSEC_PER_SEC)),
+		0);
+	assert_int_equal(tx->writePtr, 2); /* 60, 61, 62, 0, 1 */
+	/* the element was written through the wrap: reassemble and check */
+	{
+		uint8_t el[5 * 4096];
+
+		for (int i = 0; i < 5; i++)
+			memcpy(el + 4096 * i,
+			       r.q.mem + r.q.cmdq_off + 0x1000 +
+				       4096 * ((60 + i) % 63),
+			       4096);
+		assert_int_equal(nvl_gsp_msgq_checksum(el, sizeof(el)), 0);
+		assert_int_equal(((GSP_MSG_QUEUE_ELEMENT *)el)->elemCount, 5);
+		assert_int_equal(el[4 * 4096 + 16 - 1], 0x5c);
+		assert_int_equal(el[4 * 4096 + 16], 0); /* padding */
+	}
+	rig_down(&r);
+}
+
+static int recv1(struct rig *r, struct nvl_gsp_msg *m)
+{
+	return nvl_gsp_msgq_recv(&r->q, m);
+}
+
+static void cve_2024_58019(void **state)
+{
+	struct nvl_gsp_msg m;
+	uint8_t p[4030];
+	struct rig r;
+	uint32_t seq = 0;
+
+	rig_up(&r);
+	memset(p, 0xa5, sizeof(p));
+	/* RPC length 32 + 4030 fits one page; with the 48-byte element
+	 * header it takes two */
+	for (int i = 0; i < 100; i++) {
+		fake_put(&r.q, &(struct fake_elem){.function = 76,
+						   .seq = seq++,
+						   .payload = p,
+						   .len = sizeof(p)});
+		fake_put(&r.q, &(struct fake_elem){.function = 65,
+						   .seq = seq++,
+						   .payload = "x",
+						   .len = 1});
+		assert_int_equal(recv1(&r, &m), 1);
+		assert_int_equal(m.function, 76);
+		assert_int_equal(m.len, sizeof(p));
+		assert_int_equal(recv1(&r, &m), 1);
+		assert_int_equal(m.function, 65);
+	}
+	assert_int_equal(recv1(&r, &m), 0);
+	/* an element whose elemCount disagrees with its length is refused */
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = seq++,
+					   .payload = p,
+					   .len = sizeof(p),
+					   .pages = 1});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_rpc + r.q.stats.bad_checksum, 1);
+	rig_down(&r);
+}
+
+static void every_size_through_the_wrap(void **state)
+{
+	static uint8_t p[16 * 4096];
+	struct nvl_gsp_msg m;
+	struct rig r;
+	uint32_t seq = 0;
+
+	rig_up(&r);
+	for (int round = 0; round < 4; round++)
+		for (size_t pages = 1; pages <= 16; pages++) {
+			size_t len = pages * 4096 - 0x50 - round;
+
+			for (size_t i = 0; i < len; i++)
+				p[i] = (uint8_t)(i + pages);
+			fake_put(&r.q, &(struct fake_elem){.function = 76,
+							   .seq = seq++,
+							   .payload = p,
+							   .len = len});
+			assert_int_equal(recv1(&r, &m), 1);
+			assert_int_equal(m.len, len);
+			assert_memory_equal(m.data, p, len);
+			assert_int_equal(m.full,
+					 len == NVL_GSP_ELEM_PAYLOAD_MAX);
+		}
+	assert_int_equal(r.q.stats.received, 64);
+	rig_down(&r);
+}
+
+static void bad_elements_counted(void **state)
+{
+	struct nvl_gsp_msg m;
+	struct rig r;
+	msgqTxHeader *h;
+
+	rig_up(&r);
+	h = fake_stat_tx(&r.q);
+	/* bad checksum: dropped, the next good one read */
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = 0,
+					   .payload = "a",
+					   .len = 1,
+					   .bad_sum = true});
+	fake_put(&r.q,
+		 &(struct fake_elem){
+			 .function = 76, .seq = 1, .payload = "b", .len = 1});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_int_equal(m.data[0], 'b');
+	/* duplicate seqNum: discarded */
+	fake_put(&r.q,
+		 &(struct fake_elem){
+			 .function = 76, .seq = 1, .payload = "c", .len = 1});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.duplicate, 1);
+	/* a gap: counted, the message still read */
+	fake_put(&r.q,
+		 &(struct fake_elem){
+			 .function = 76, .seq = 5, .payload = "d", .len = 1});
+	assert_int_equal(recv1(&r, &m), 1);
+	/* this gap, and the one the corrupt element left (its seqNum could
+	 * not be trusted, so it did not count as received) */
+	assert_int_equal(r.q.stats.bad_seq, 2);
+	/* wrong signature, RPC length past the element */
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = 6,
+					   .payload = "e",
+					   .len = 1,
+					   .bad_sig = true});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = 7,
+					   .payload = "f",
+					   .len = 1,
+					   .length_adj = 5000});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_rpc, 2);
+	/* elemCount 0, 17, and more than was written: the queue resyncs */
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = 8,
+					   .payload = "g",
+					   .len = 1,
+					   .pages = 17});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(recv1(&r, &m), 0);
+	fake_put(&r.q, &(struct fake_elem){.function = 76,
+					   .seq = 9,
+					   .payload = "h",
+					   .len = 1,
+					   .pages = 0x7fffffff});
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_header, 2);
+	/* a write pointer out of range: the queue is broken */
+	h->writePtr = 63;
+	assert_int_equal(recv1(&r, &m), -EIO);
+	/* a queue header the GSP has not written yet: nothing to read */
+	h->entryOff = 0;
+	assert_int_equal(recv1(&r, &m), 0);
+	assert_int_equal(r.q.stats.bad_checksum, 1);
+	rig_down(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(layouts),
+		cmocka_unit_test(shared_region),
+		cmocka_unit_test(checksum_folds),
+		cmocka_unit_test(free_space_across_wrap),
+		cmocka_unit_test(cve_2024_58019),
+		cmocka_unit_test(every_size_through_the_wrap),
+		cmocka_unit_test(bad_elements_counted),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: MIT
+/*
+ * RPCs and events against the model's firmware: RM objects root ->
+ * device -> subdevice -> VA space -> channel, continuation records both
+ * ways, reply policies, RPC order, events interleaved with replies, slow
+ * handlers, concurrent callers, async calls, NV_STATUS -> errno.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "gsp/priv.h"
+#include "kit.h"
+
+struct tree {
+	uint32_t root, dev, sub, vas, chan, ce;
+	uint32_t chid;
+};
+
+static void make_tree(struct kit *k, struct tree *t)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+	NV_VASPACE_ALLOCATION_PARAMETERS vp = {.vaSize = 1ull << 40};
+	NV_CHANNEL_ALLOC_PARAMS cp = {.gpFifoEntries = 512};
+	const struct nvl_model_profile *p = k->m->profile;
+
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &t->dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &t->sub),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, FERMI_VASPACE_A, &vp,
+					  sizeof(vp), &t->vas),
+			 0);
+	cp.hVASpace = t->vas;
+	cp.cid = 0xdead;
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, p->host_class, &cp,
+					  sizeof(cp), &t->chan),
+			 0);
+	assert_true(cp.cid < p->num_channels); /* the firmware's output */
+	t->chid = cp.cid;
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, t->chan, p->ce_class, NULL, 0, &t->ce),
+		0);
+}
+
+static void rm_object_tree(void **state)
+{
+	struct nvl_model_gsp_stats ms0, ms;
+	NV2080_CTRL_GPU_GET_INFO_V2_PARAMS gi = {0};
+	struct tree t, t2;
+	struct kit k;
+	uint32_t bad;
+
+	kit_up(&k, "tu102");
+	nvl_model_gsp_get_stats(k.m, &ms0);
+	make_tree(&k, &t);
+	make_tree(&k, &t2);
+	assert_int_not_equal(t.chid, t2.chid);
+	/* driver-chosen handles */
+	assert_int_equal(t.root & 0xffff0000u, 0xc1d00000u);
+	assert_int_equal(t.dev & 0xfff00000u, 0xcaf00000u);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.objects, ms0.objects + 12);
+
+	gi.gpuInfoListSize = 1;
+	gi.gpuInfoList[0].index = NV2080_CTRL_GPU_INFO_INDEX_ECID_LO32;
+	assert_int_equal(nvl_gsp_rm_control(k.gsp, t.sub,
+					    NV2080_CTRL_CMD_GPU_GET_INFO_V2,
+					    &gi, sizeof(gi)),
+			 0);
+	assert_int_equal(gi.gpuInfoList[0].data, k.m->profile->boot0);
+
+	/* firmware-side refusals come back named */
+	assert_int_equal(nvl_gsp_rm_control(k.gsp, t.dev,
+					    NV2080_CTRL_CMD_GPU_GET_INFO_V2,
+					    &gi, sizeof(gi)),
+			 -ENOENT);
+	assert_non_null(
+		strstr(nvl_error_msg(), "NV_ERR_INVALID_OBJECT_HANDLE"));
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, t.dev, 0xc0b5, NULL, 0, &bad),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(nvl_error_msg(), "NV_ERR_INVALID_CLASS"));
+	/* a subdevice under a subdevice: wrong parent */
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k.gsp, t.sub, NV20_SUBDEVICE_0, NULL, 0, &bad),
+		-EINVAL);
+	assert_non_null(
+		strstr(nvl_error_msg(), "NV_ERR_INVALID_OBJECT_PARENT"));
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k.gsp, 0x1234, NV01_DEVICE_0, NULL, 0, &bad),
+		-ENOENT);
+
+	/* freeing the device frees VA space, subdevice, channel, CE: both
+	 * sides */
+	assert_int_equal(nvl_gsp_rm_count(k.gsp), 12 + 3);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, t.dev), 0);
+	assert_int_equal(nvl_gsp_rm_count(k.gsp), 7 + 3);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.objects, ms0.objects + 7);
+	assert_int_equal(nvl_gsp_rm_control(k.gsp, t.sub,
+					    NV2080_CTRL_CMD_GPU_GET_INFO_V2,
+					    &gi, sizeof(gi)),
+			 -ENOENT);
+	/* the freed channel id is free again */
+	uint32_t old_root = t.root;
+
+	make_tree(&k, &t);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, old_root), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, t.root), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, t2.root), 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.objects, ms0.objects);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, t.root), -ENOENT);
+	kit_down(&k);
+}
+
+static void status_errno(void **state)
+{
+	/* nouveau's mapping for the retry and memory statuses */
+	assert_int_equal(nvl_gsp_status_errno(NV_OK), 0);
+	assert_int_equal(nvl_gsp_status_errno(0x55), -EBUSY); /* NOT_READY */
+	assert_int_equal(nvl_gsp_status_errno(0x66),
+			 -EBUSY); /* TIMEOUT_RETRY */
+	assert_int_equal(nvl_gsp_status_errno(0x51), -ENOMEM); /* NO_MEMORY */
+	assert_int_equal(nvl_gsp_status_errno(0x33), -ENOENT);
+	assert_int_equal(nvl_gsp_status_errno(0x12345), -EIO);
+	assert_string_equal(nvl_gsp_status_name(0x51), "NV_ERR_NO_MEMORY");
+	assert_string_equal(nvl_gsp_status_name(0x65), "NV_ERR_TIMEOUT");
+	assert_string_equal(nvl_gsp_status_name(0xabc), "NV_STATUS_0xabc");
+	assert_string_equal(nvl_gsp_function_name(76), "GSP_RM_CONTROL");
+	assert_string_equal(nvl_gsp_function_name(0x1004), "RC_TRIGGERED");
+}
+
+static void echo(struct kit *k, uint32_t sub, size_t n, uint64_t seed)
+{
+	uint8_t *p = nvl_malloc(n);
+	uint64_t s = seed;
+
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(t_rand(&s) >> 56);
+	assert_int_equal(
+		nvl_gsp_rm_control(k->gsp, sub, NVL_MODEL_CTRL_CMD_ECHO, p, n),
+		0);
+	s = seed;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (uint8_t) ~(t_rand(&s) >> 56))
+			fail_msg("echo of %zu bytes: byte %zu wrong", n, i);
+	nvl_free(p);
+}
+
+static void continuation_both_ways(void **state)
+{
+	const size_t ctl = sizeof(rpc_gsp_rm_control_v03_00);
+	const size_t sizes[] = {
+		1,
+		4096 - 48 - 32 - ctl, /* exactly one page */
+		4096 - 48 - 32 - ctl + 1, /* two pages */
+		NVL_GSP_ELEM_PAYLOAD_MAX - ctl, /* a full element */
+		NVL_GSP_ELEM_PAYLOAD_MAX - ctl + 1, /* + 1 continuation */
+		3 * NVL_GSP_ELEM_PAYLOAD_MAX,
+		1u << 20, /* 1 MiB */
+	};
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(sizes); i++)
+		echo(&k, t.sub, sizes[i], i + 1);
+	/* 1..16-page elements in both directions, through the wrap */
+	for (size_t pages = 1; pages <= 16; pages++)
+		echo(&k, t.sub, pages * 4096 - 48 - 32 - ctl, pages);
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_int_equal(st.bad_msgs, 0);
+	kit_down(&k);
+}
+
+/* CVE-2024-58019: a reply whose RPC length fits a page but whose element
+ * (with its 48-byte header) needs two; the next reply must still parse */
+static void read_pointer_counts_element_header(void **state)
+{
+	const size_t ctl = sizeof(rpc_gsp_rm_control_v03_00);
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	for (int i = 0; i < 70; i++) /* > 63 slots: wraps twice over */
+		echo(&k, t.sub, 4096 - 32 - ctl - 10, (uint64_t)i + 7);
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_int_equal(st.bad_msgs, 0);
+	kit_down(&k);
+}
+
+static void reply_policies(void **state)
+{
+	struct nvl_model_gsp_stats ms0, ms;
+	struct nvl_gsp_stats st0, st;
+	uint8_t *big = nvl_zalloc((1u << 20) + 24);
+	rpc_gsp_rm_control_v03_00 *c = (void *)big;
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	nvl_gsp_get_stats(k.gsp, &st0);
+	nvl_model_gsp_get_stats(k.m, &ms0);
+	/* NOWAIT: sent, its reply discarded when it comes */
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0,
+				     NULL, 0, NULL, NVL_GSP_REPLY_NOWAIT, 0),
+			 0);
+	/* NOSEQ: sequence 0 is not an order violation */
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0,
+				     NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0),
+			 0);
+	/* POLL: a 1 MiB reply waited for and thrown away, status kept */
+	c->hClient = t.root;
+	c->hObject = t.sub;
+	c->cmd = NVL_MODEL_CTRL_CMD_ECHO;
+	c->paramsSize = 1u << 20;
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
+				     c, (1u << 20) + 24, NULL, (1u << 20) + 24,
+				     NULL, NVL_GSP_REPLY_POLL, 0),
+			 0);
+	assert_int_equal(big[100], 0); /* nothing written back */
+	/* RECV with a buffer too small: -EMSGSIZE, and the queue stays
+	 * usable */
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
+				     c, (1u << 20) + 24, c, 4096, NULL,
+				     NVL_GSP_REPLY_RECV, 0),
+			 -EMSGSIZE);
+	echo(&k, t.sub, 5000, 3);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_NSEC_PER_SEC), 0);
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_int_equal(st.unclaimed - st0.unclaimed, 2);
+	assert_int_equal(st.bad_reply - st0.bad_reply, 1);
+	assert_int_equal(st.stray_continuation, 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.seq_asserts, 0);
+	assert_int_equal(ms.rpcs - ms0.rpcs, 6); /* + the flush's NOP */
+	nvl_free(big);
+	kit_down(&k);
+}
+
+static void rpc_order_asserted(void **state)
+{
+	struct nvl_model_gsp_stats ms;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	/* bypass the client: a message with a sequence out of order */
+	pthread_mutex_lock(&k.gsp->tx_lock);
+	assert_int_equal(
+		nvl_gsp_msgq_send(&k.gsp->q, NV_VGPU_MSG_FUNCTION_NOP,
+				  k.gsp->next_seq + 5, NULL, 0,
+				  nvl_deadline_after(NVL_NSEC_PER_SEC)),
+		0);
+	pthread_mutex_unlock(&k.gsp->tx_lock);
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0,
+				     NULL, 0, NULL, NVL_GSP_REPLY_POLL, 0),
+			 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	/* the bypass jumped ahead, the next real one went back */
+	assert_int_equal(ms.seq_asserts, 2);
+	kit_down(&k);
+}
+
+struct evrec {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned n[16];
+	uint32_t chid, xid, post_data;
+	char text[64];
+	bool block;
+	int slow_ms;
+};
+
+static void on_event(void *arg, uint32_t event, uint32_t result,
+		     const void *data, size_t len)
+{
+	struct evrec *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->block)
+		pthread_cond_wait(&r->cond, &r->lock);
+	r->n[event & 0xf]++;
+	if (event == NV_VGPU_MSG_EVENT_RC_TRIGGERED &&
+	    len >= sizeof(rpc_rc_triggered_v17_02))
+		r->chid = ((const rpc_rc_triggered_v17_02 *)data)->chid;
+	if (event == NV_VGPU_MSG_EVENT_OS_ERROR_LOG &&
+	    len >= sizeof(rpc_os_error_log_v17_00)) {
+		const rpc_os_error_log_v17_00 *l = data;
+
+		r->xid = l->exceptType;
+		memcpy(r->text, l->errString, sizeof(r->text) - 1);
+	}
+	if (event == NV_VGPU_MSG_EVENT_POST_EVENT &&
+	    len >= sizeof(rpc_post_event_v17_00))
+		r->post_data = ((const rpc_post_event_v17_00 *)data)->data;
+	pthread_mutex_unlock(&r->lock);
+	if (r->slow_ms) {
+		struct timespec ts = {0, r->slow_ms * 1000000l};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void reg_all(struct kit *k, struct evrec *r)
+{
+	static const uint32_t evs[] = {NV_VGPU_MSG_EVENT_RC_TRIGGERED,
+				       NV_VGPU_MSG_EVENT_OS_ERROR_LOG,
+				       NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
+				       NV_VGPU_MSG_EVENT_POST_EVENT};
+
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(evs); i++)
+		assert_int_equal(
+			nvl_gsp_event_register(k->gsp, evs[i], on_event, r), 0);
+}
+
+static void events_delivered(void **state)
+{
+	struct evrec r = {0};
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	reg_all(&k, &r);
+	assert_int_equal(nvl_model_gsp_event_rc(k.m, t.chid, 31), 0);
+	assert_int_equal(nvl_model_gsp_event_mmu_fault(k.m), 0);
+	assert_int_equal(nvl_model_gsp_event_post(k.m, t.root, 0xe0, 77), 0);
+	/* a call meanwhile: its reply is among the events */
+	echo(&k, t.sub, 100, 1);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_RC_TRIGGERED & 0xf], 1);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_OS_ERROR_LOG & 0xf], 1);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf], 1);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_POST_EVENT & 0xf], 1);
+	assert_int_equal(r.chid, t.chid);
+	assert_int_equal(r.xid, 31);
+	assert_non_null(strstr(r.text, "Xid 31"));
+	assert_int_equal(r.post_data, 77);
+	kit_down(&k);
+}
+
+static void emit_events(struct kit *k, unsigned n)
+{
+	for (unsigned i = 0; i < n;) {
+		if (nvl_model_gsp_event_mmu_fault(k->m) == 0) {
+			i++;
+			continue;
+		}
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* a handler that stalls neither delays replies nor loses events up to the
+ * queue's bound; beyond it, events are dropped and counted */
+static void slow_handler(void **state)
+{
+	struct evrec r = {0};
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+	const unsigned total = NVL_GSP_EVENT_QUEUE_LEN + 100;
+	unsigned got;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	reg_all(&k, &r);
+	r.block = true;
+	emit_events(&k, total);
+	/* calls go on while the handler is stuck */
+	for (int i = 0; i < 20; i++)
+		echo(&k, t.sub, 64, (uint64_t)i);
+	pthread_mutex_lock(&r.lock);
+	r.block = false;
+	pthread_cond_broadcast(&r.cond);
+	pthread_mutex_unlock(&r.lock);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
+	nvl_gsp_get_stats(k.gsp, &st);
+	got = r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf];
+	assert_int_equal(got + st.events_dropped, total);
+	assert_true(got >= NVL_GSP_EVENT_QUEUE_LEN);
+	assert_true(st.events_dropped >= 1);
+	/* a merely slow handler loses nothing */
+	r.slow_ms = 1;
+	emit_events(&k, 100);
+	echo(&k, t.sub, 64, 99);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf],
+			 got + 100);
+	kit_down(&k);
+}
+
+struct conc {
+	struct kit *k;
+	uint32_t sub;
+	unsigned id;
+};
+
+static void *conc_thread(void *arg)
+{
+	struct conc *c = arg;
+	uint64_t s = 0x1234 + c->id;
+
+	for (int i = 0; i < 60; i++) {
+		size_t n = 1 + (size_t)(t_rand(&s) % 20000);
+
+		echo(c->k, c->sub, n, t_rand(&s));
+	}
+	return NULL;
+}
+
+static void concurrent_callers(void **state)
+{
+	struct nvl_model_gsp_stats ms;
+	struct nvl_gsp_stats st;
+	struct conc c[8];
+	pthread_t th[8];
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	for (unsigned i = 0; i < 8; i++) {
+		c[i] = (struct conc){&k, t.sub, i};
+		assert_int_equal(
+			pthread_create(&th[i], NULL, conc_thread, &c[i]), 0);
+	}
+	for (unsigned i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	nvl_gsp_get_stats(k.gsp, &st);
+	/* RPC sequence in queue order, whatever the threads did */
+	assert_int_equal(ms.seq_asserts, 0);
+	assert_int_equal(st.bad_msgs, 0);
+	kit_down(&k);
+}
+
+static void async_calls(void **state)
+{
+	struct nvl_gsp_async *a[10];
+	rpc_gsp_rm_control_v03_00 *req[10];
+	struct tree t;
+	struct kit k;
+	size_t len;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	for (int i = 0; i < 10; i++) {
+		req[i] = nvl_zalloc(sizeof(*req[i]) + 8);
+		req[i]->hClient = t.root;
+		req[i]->hObject = t.sub;
+		req[i]->cmd = NVL_MODEL_CTRL_CMD_ECHO;
+		req[i]->paramsSize = 8;
+		req[i]->params[0] = (uint8_t)i;
+		assert_int_equal(
+			nvl_gsp_rpc_async(k.gsp,
+					  NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
+					  req[i], sizeof(*req[i]) + 8, req[i],
+					  sizeof(*req[i]) + 8, &a[i]),
+			0);
+	}
+	for (int i = 9; i >= 0; i--) {
+		assert_int_equal(
+			nvl_gsp_async_wait(k.gsp, a[i], &len, NVL_NSEC_PER_SEC),
+			0);
+		assert_int_equal(len, sizeof(*req[i]) + 8);
+		assert_int_equal(req[i]->params[0], (uint8_t)~i);
+		nvl_free(req[i]);
+	}
+	kit_down(&k);
+}
+
+static struct nvl_model *fail_model;
+
+static int create_op(void *arg)
+{
+	struct nvl_gsp **g = arg;
+
+	return nvl_gsp_create(nvl_model_hw(fail_model), g);
+}
+
+static void create_check(int ret, void *arg)
+{
+	struct nvl_gsp **g = arg;
+
+	if (!ret) {
+		nvl_gsp_destroy(*g);
+		return;
+	}
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void create_alloc_failures(void **state)
+{
+	struct nvl_gsp *g = NULL;
+
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find("tiny"), &fail_model),
+		0);
+	assert_true(t_fail_each_alloc(create_op, create_check, &g, 100) >= 4);
+	nvl_gsp_destroy(g); /* the clean run's */
+	nvl_model_destroy(fail_model);
+}
+
+struct alloc_arg {
+	struct kit *k;
+	uint32_t dev;
+};
+
+static int rm_op(void *arg)
+{
+	struct alloc_arg *a = arg;
+	uint32_t h;
+	int ret = nvl_gsp_rm_alloc(a->k->gsp, a->dev, NV20_SUBDEVICE_0, NULL, 0,
+				   &h);
+
+	if (!ret)
+		ret = nvl_gsp_rm_free(a->k->gsp, h);
+	return ret;
+}
+
+static void rm_check(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+}
+
+static void rm_alloc_failures(void **state)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	struct alloc_arg a;
+	struct kit k;
+	uint32_t root;
+	unsigned n;
+
+	kit_up(&k, "tiny");
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &a.dev),
+			 0);
+	a.k = &k;
+	n = nvl_gsp_rm_count(k.gsp);
+	assert_true(t_fail_each_alloc(rm_op, rm_check, &a, 50) >= 1);
+	/* nothing leaked into either object table */
+	assert_int_equal(nvl_gsp_rm_count(k.gsp), n);
+	kit_down(&k);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rm_object_tree),
+		cmocka_unit_test(status_errno),
+		cmocka_unit_test(continuation_both_ways),
+		cmocka_unit_test(read_pointer_counts_element_header),
+		cmocka_unit_test(reply_policies),
+		cmocka_unit_test(rpc_order_asserted),
+		cmocka_unit_test(events_delivered),
+		cmocka_unit_test(slow_handler),
+		cmocka_unit_test(concurrent_callers),
+		cmocka_unit_test(async_calls),
+		cmocka_unit_test(create_alloc_failures),
+		cmocka_unit_test(rm_alloc_failures),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
