@@ -5,10 +5,10 @@
 set -eu
 
 what=${1:-all}
-# Build (library, nvl tool, benchmarks)
-pkgs_build="meson ninja-build pkgconf gcc python3 libelf-dev libzstd-dev zstd liblzma-dev libssl-dev openssl libncurses-dev"
-# Tests: cmocka; clang + its runtimes for libFuzzer; libclang for abigen
-pkgs_check="libcmocka-dev clang libclang-rt-14-dev libclang-dev"
+# Build (library, nvl tool, benchmarks; libclang for the abigen generator)
+pkgs_build="meson ninja-build pkgconf gcc python3 libelf-dev libzstd-dev zstd liblzma-dev libssl-dev openssl libncurses-dev libclang-dev"
+# Tests: cmocka; clang + its runtimes for libFuzzer
+pkgs_check="libcmocka-dev clang libclang-rt-14-dev"
 
 case "$what" in
 build) pkgs="$pkgs_build" ;;

@@ -9,7 +9,9 @@ struct nvl_cmd {
 	int (*run)(int argc, char **argv);
 };
 
+int nvl_cmd_asm(int argc, char **argv);
 int nvl_cmd_bench(int argc, char **argv);
+int nvl_cmd_dis(int argc, char **argv);
 int nvl_cmd_demo(int argc, char **argv);
 int nvl_cmd_fw(int argc, char **argv);
 

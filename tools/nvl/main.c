@@ -17,6 +17,8 @@ static const struct nvl_cmd cmds[] = {
 	  nvl_cmd_demo },
 	{ "bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench },
 	{ "fw", "GSP firmware: list, info, verify, needed", nvl_cmd_fw },
+	{ "asm", "assemble SASS text into 128-bit words", nvl_cmd_asm },
+	{ "dis", "disassemble 128-bit SASS words", nvl_cmd_dis },
 };
 
 static void usage(FILE *f)

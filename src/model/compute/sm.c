@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: SM interpreter, scheduling and control flow
+ *
+ * A launch runs its CTAs one after the other on the calling thread. Within
+ * a CTA the warps take turns: each runs until it finishes or reaches
+ * BAR.SYNC; when every live warp waits at the barrier, all go on.
+ *
+ * Within a warp every lane has its own PC (Volta's independent thread
+ * scheduling, simplified): the group of runnable lanes with the lowest PC
+ * runs; a divergent branch parks the lanes going elsewhere; lanes parked at
+ * the PC the group reaches join it. BSSY records a barrier mask, BSYNC
+ * parks the arriving lanes until every live lane of the mask has arrived
+ * (exited lanes and BREAK leave the mask), then they go on together.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "model/compute/priv.h"
+
+static const char *const reason_names[] = {
+	[NVL_CS_OK] = "ok",
+	[NVL_CS_ILLEGAL_INSTRUCTION] = "illegal instruction",
+	[NVL_CS_PC_OUT_OF_RANGE] = "PC out of range",
+	[NVL_CS_MISALIGNED] = "misaligned address",
+	[NVL_CS_SHARED_OUT_OF_BOUNDS] = "shared memory out of bounds",
+	[NVL_CS_CONST_OUT_OF_BOUNDS] = "constant buffer out of bounds",
+	[NVL_CS_GLOBAL_FAULT] = "global memory fault",
+	[NVL_CS_DEADLOCK] = "barrier deadlock",
+	[NVL_CS_TIMEOUT] = "instruction budget exhausted",
+	[NVL_CS_HAZARD] = "register hazard (missing scoreboard wait)",
+};
+
+const char *nvl_cs_reason_name(enum nvl_cs_reason r)
+{
+	if ((unsigned)r >= sizeof(reason_names) / sizeof(reason_names[0]))
+		return "?";
+	return reason_names[r];
+}
+
+static inline uint32_t popcount32(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
+/* release BSYNC barriers that every live lane of their mask reached */
+static void release_bsync(struct cs_warp *w)
+{
+	for (int b = 0; b < 16; b++) {
+		uint32_t need, lanes;
+
+		if (!w->bwait[b])
+			continue;
+		need = w->bmask[b] & w->valid & ~w->exited;
+		if (need & ~w->bwait[b])
+			continue;
+		lanes = w->bwait[b];
+		w->bwait[b] = 0;
+		for (uint32_t m = lanes; m; m &= m - 1)
+			w->lane_pc[__builtin_ctz(m)] = w->bwait_pc[b] + 1;
+		w->parked |= lanes;
+	}
+}
+
+/* pick the lowest-PC group of parked lanes; 1 = the warp is done */
+static int reselect(struct cs_cta *cta, struct cs_warp *w)
+{
+	uint32_t minpc = UINT32_MAX, grp = 0;
+
+	release_bsync(w);
+	if (!w->parked) {
+		for (int b = 0; b < 16; b++)
+			if (w->bwait[b])
+				return cs_fail(
+					cta, w, NVL_CS_DEADLOCK,
+					(uint32_t)__builtin_ctz(w->bwait[b]),
+					0);
+		w->done = true;
+		return 1;
+	}
+	for (uint32_t m = w->parked; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+
+		if (w->lane_pc[i] < minpc) {
+			minpc = w->lane_pc[i];
+			grp = 0;
+		}
+		if (w->lane_pc[i] == minpc)
+			grp |= 1u << i;
+	}
+	w->pc = minpc;
+	w->active = grp;
+	w->parked &= ~grp;
+	return 0;
+}
+
+static void park(struct cs_warp *w, uint32_t lanes, uint32_t pc)
+{
+	for (uint32_t m = lanes; m; m &= m - 1)
+		w->lane_pc[__builtin_ctz(m)] = pc;
+	w->parked |= lanes;
+}
+
+static void merge(struct cs_warp *w)
+{
+	uint32_t join = 0;
+
+	for (uint32_t m = w->parked; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+
+		if (w->lane_pc[i] == w->pc)
+			join |= 1u << i;
+	}
+	w->active |= join;
+	w->parked &= ~join;
+}
+
+static uint32_t pred(const struct cs_warp *w, const struct nvl_isa_val *v)
+{
+	uint32_t m = w->p[v->reg];
+
+	return v->not_ ? ~m : m;
+}
+
+/* the operand at field @lo of the row (control-flow operands) */
+static const struct nvl_isa_val *opnd_at(const struct cs_insn *ci, unsigned lo)
+{
+	for (unsigned i = 0; i < ci->in.row->nopnd; i++)
+		if (ci->in.row->opnd[i].lo == lo)
+			return &ci->in.op[i];
+	return NULL;
+}
+
+/* BAR mode, bits 78:77: SYNC 0, ARV 1, RED 2, SCAN 3 */
+static unsigned bar_mode(const struct cs_insn *ci)
+{
+	return ci->mv[77] < 0 ? 0 : (unsigned)ci->mv[77];
+}
+
+/* run warp @w until it finishes, waits at BAR.SYNC, or fails */
+static int run_warp(struct cs_cta *cta, struct cs_warp *w)
+{
+	const struct nvl_cs_launch *l = cta->l;
+	int ret;
+
+	for (;;) {
+		const struct cs_insn *ci;
+		const struct nvl_isa_val *pv;
+		uint32_t g, exec, t;
+
+		if (!w->active) {
+			ret = reselect(cta, w);
+			if (ret)
+				return ret > 0 ? 0 : ret;
+		}
+		if (w->pc >= l->ninsn)
+			return cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
+				       (uint32_t)__builtin_ctz(w->active), 0);
+		if (!cta->budget--)
+			return cs_fail(cta, w, NVL_CS_TIMEOUT, 0, 0);
+		ci = &cta->prog[w->pc];
+		cta->stats->warp_instrs++;
+		cta->stats->thread_instrs += popcount32(w->active);
+		cta->clock++;
+		if (ci->uniform)
+			g = (w->up >> ci->in.guard) & 1 ? NVL_CS_ALL : 0;
+		else
+			g = w->p[ci->in.guard];
+		if (ci->in.guard_not)
+			g = ~g;
+		exec = w->active & g;
+		if (l->check_hazards) {
+			ret = cs_hazard_check(cta, w, ci);
+			if (ret)
+				return ret;
+			cs_hazard_track(w, ci);
+		}
+
+		switch (ci->in.row->sem) {
+		case NVL_SEM_BRA:
+			pv = opnd_at(ci, 87);
+			t = exec & pred(w, pv);
+			if (t == w->active) {
+				w->pc = (uint32_t)ci->target;
+				merge(w);
+				continue;
+			}
+			if (t) {
+				park(w, t, (uint32_t)ci->target);
+				park(w, w->active & ~t, w->pc + 1);
+				w->active = 0;
+				continue;
+			}
+			break;
+		case NVL_SEM_BSSY:
+			if (exec)
+				w->bmask[opnd_at(ci, 16)->reg] = exec;
+			break;
+		case NVL_SEM_BSYNC: {
+			unsigned b = opnd_at(ci, 16)->reg;
+
+			if (!exec)
+				break;
+			w->bwait[b] |= exec;
+			w->bwait_pc[b] = w->pc;
+			w->active &= ~exec;
+			if (w->active)
+				park(w, w->active, w->pc + 1);
+			w->active = 0;
+			continue;
+		}
+		case NVL_SEM_BREAK:
+			pv = opnd_at(ci, 87);
+			w->bmask[opnd_at(ci, 16)->reg] &= ~(exec & pred(w, pv));
+			break;
+		case NVL_SEM_EXIT:
+			pv = opnd_at(ci, 87);
+			t = exec & pred(w, pv);
+			w->exited |= t;
+			w->active &= ~t;
+			if (!w->active)
+				continue;
+			break;
+		case NVL_SEM_WARPSYNC:
+			break;
+		case NVL_SEM_BAR:
+			if (!exec || bar_mode(ci) == 1)
+				break;
+			if (bar_mode(ci) != 0)
+				return cs_fail(cta, w,
+					       NVL_CS_ILLEGAL_INSTRUCTION, 0,
+					       0);
+			w->pc++;
+			merge(w);
+			w->at_bar = true;
+			return 0;
+		default:
+			if (exec || ci->uniform) {
+				if (ci->uniform && !g)
+					break;
+				ret = cs_exec(cta, w, ci,
+					      ci->uniform ? w->active | 1
+							  : exec);
+				if (ret)
+					return ret;
+			}
+			break;
+		}
+		w->pc++;
+		if (w->parked)
+			merge(w);
+	}
+}
+
+static int run_cta(struct cs_cta *cta)
+{
+	for (;;) {
+		bool live = false, waiting = true;
+
+		for (uint32_t i = 0; i < cta->nwarps; i++) {
+			struct cs_warp *w = &cta->warps[i];
+			int ret;
+
+			if (w->done || w->at_bar)
+				continue;
+			ret = run_warp(cta, w);
+			if (ret)
+				return ret;
+		}
+		for (uint32_t i = 0; i < cta->nwarps; i++) {
+			if (cta->warps[i].done)
+				continue;
+			live = true;
+			waiting &= cta->warps[i].at_bar;
+		}
+		if (!live)
+			return 0;
+		if (!waiting)
+			continue;
+		/* every live warp is at the barrier: release them */
+		for (uint32_t i = 0; i < cta->nwarps; i++)
+			cta->warps[i].at_bar = false;
+	}
+}
+
+static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
+		      uint32_t nregs)
+{
+	const struct nvl_cs_launch *l = cta->l;
+	uint32_t nthreads = l->block[0] * l->block[1] * l->block[2];
+
+	memset(w->r, 0, sizeof(w->r[0]) * nregs);
+	memset(w->r[NVL_ISA_RZ], 0, sizeof(w->r[0]));
+	memset(w->ur, 0, sizeof(w->ur));
+	memset(w->p, 0, sizeof(w->p));
+	w->p[NVL_ISA_PT] = NVL_CS_ALL;
+	w->up = 0x80;
+	w->valid = 0;
+	for (uint32_t lane = 0; lane < NVL_CS_LANES; lane++) {
+		uint32_t t = id * NVL_CS_LANES + lane;
+
+		if (t < nthreads)
+			w->valid |= 1u << lane;
+		w->tid[lane][0] = t % l->block[0];
+		w->tid[lane][1] = (t / l->block[0]) % l->block[1];
+		w->tid[lane][2] = t / (l->block[0] * l->block[1]);
+	}
+	w->exited = 0;
+	w->active = w->valid;
+	w->pc = 0;
+	w->parked = 0;
+	memset(w->bmask, 0, sizeof(w->bmask));
+	memset(w->bwait, 0, sizeof(w->bwait));
+	memset(w->pend, 0, sizeof(w->pend));
+	memset(w->rpend, 0, sizeof(w->rpend));
+	w->at_bar = false;
+	w->done = false;
+	w->id = id;
+}
+
+static int decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
+			  uint32_t *nregs, struct nvl_cs_fault *fault)
+{
+	*nregs = 1;
+	for (uint32_t i = 0; i < l->ninsn; i++) {
+		struct cs_insn *ci = &prog[i];
+		const struct nvl_isa_row *row;
+
+		if (nvl_isa_decode(&l->code[2 * i], l->arch, &ci->in)) {
+			fault->reason = NVL_CS_ILLEGAL_INSTRUCTION;
+			fault->pc = l->code_va + 16ull * i;
+			return nvl_error(-EINVAL,
+					 "compute: instruction at "
+					 "0x%llx: %s",
+					 (unsigned long long)fault->pc,
+					 nvl_error_msg());
+		}
+		row = ci->in.row;
+		cs_prepare(ci);
+		ci->uniform = row->flags & NVL_ISA_R_UNIFORM;
+		ci->target = -1;
+		for (unsigned k = 0; k < row->nopnd; k++) {
+			const struct nvl_isa_val *v = &ci->in.op[k];
+
+			if (v->kind == NVL_ISA_V_TARGET) {
+				if (v->imm % 16) {
+					fault->reason =
+						NVL_CS_ILLEGAL_INSTRUCTION;
+					fault->pc = l->code_va + 16ull * i;
+					return nvl_error(
+						-EINVAL,
+						"compute: branch at "
+						"0x%llx not to an "
+						"instruction",
+						(unsigned long long)fault->pc);
+				}
+				ci->target =
+					(int32_t)((int64_t)i + 1 + v->imm / 16);
+			}
+			if ((v->kind == NVL_ISA_V_R ||
+			     v->kind == NVL_ISA_V_MEM) &&
+			    v->reg != NVL_ISA_RZ && v->reg + 4u > *nregs)
+				*nregs = v->reg + 4u > NVL_ISA_RZ ? NVL_ISA_RZ
+								  : v->reg + 4u;
+		}
+	}
+	return 0;
+}
+
+int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
+	       struct nvl_cs_stats *stats)
+{
+	struct nvl_cs_fault dummy_fault;
+	struct nvl_cs_stats dummy_stats;
+	struct cs_cta cta = {.l = l};
+	uint32_t nthreads, nregs;
+	int ret;
+
+	if (!fault)
+		fault = &dummy_fault;
+	if (!stats)
+		stats = &dummy_stats;
+	memset(fault, 0, sizeof(*fault));
+	memset(stats, 0, sizeof(*stats));
+	if (!l->code || !l->ninsn || !l->translate ||
+	    (unsigned)l->arch >= NVL_ISA_ARCH_COUNT)
+		return nvl_error(-EINVAL, "compute: launch without program, "
+					  "memory or architecture");
+	nthreads = l->block[0] * l->block[1] * l->block[2];
+	if (!l->block[0] || !l->block[1] || !l->block[2] || nthreads > 1024 ||
+	    !l->grid[0] || !l->grid[1] || !l->grid[2])
+		return nvl_error(-EINVAL,
+				 "compute: bad launch shape "
+				 "(block %ux%ux%u, at most 1024 "
+				 "threads; grid %ux%ux%u)",
+				 l->block[0], l->block[1], l->block[2],
+				 l->grid[0], l->grid[1], l->grid[2]);
+	cta.prog = nvl_calloc(l->ninsn, sizeof(*cta.prog));
+	if (!cta.prog)
+		return -ENOMEM;
+	ret = decode_program(l, (struct cs_insn *)cta.prog, &nregs, fault);
+	if (ret)
+		goto out_prog;
+	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
+	cta.warps = nvl_aligned_alloc(64, sizeof(*cta.warps) * cta.nwarps);
+	if (!cta.warps) {
+		ret = -ENOMEM;
+		goto out_prog;
+	}
+	cta.shared = nvl_zalloc(l->shared_B ? l->shared_B : 1);
+	if (!cta.shared) {
+		ret = -ENOMEM;
+		goto out_warps;
+	}
+	cta.fault = fault;
+	cta.stats = stats;
+	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
+	for (uint32_t z = 0; z < l->grid[2]; z++) {
+		for (uint32_t y = 0; y < l->grid[1]; y++) {
+			for (uint32_t x = 0; x < l->grid[0]; x++) {
+				cta.ctaid[0] = x;
+				cta.ctaid[1] = y;
+				cta.ctaid[2] = z;
+				memset(cta.shared, 0, l->shared_B);
+				for (uint32_t i = 0; i < cta.nwarps; i++)
+					init_warp(&cta, &cta.warps[i], i,
+						  nregs);
+				ret = run_cta(&cta);
+				if (ret) {
+					ret = fault->reason == NVL_CS_TIMEOUT
+						      ? -ETIMEDOUT
+						      : -EFAULT;
+					nvl_error(ret,
+						  "compute: %s at 0x%llx "
+						  "(cta %u,%u,%u warp %u "
+						  "lane %u, address "
+						  "0x%llx)",
+						  nvl_cs_reason_name(
+							  fault->reason),
+						  (unsigned long long)fault->pc,
+						  x, y, z, fault->warp,
+						  fault->lane,
+						  (unsigned long long)
+							  fault->addr);
+					goto out_shared;
+				}
+				stats->ctas++;
+			}
+		}
+	}
+out_shared:
+	nvl_free(cta.shared);
+out_warps:
+	nvl_free(cta.warps);
+out_prog:
+	nvl_free((void *)cta.prog);
+	return ret;
+}

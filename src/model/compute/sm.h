@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model's SM interpreter: runs a grid of CTAs of decoded SASS (the
+ * table in src/hw/isa/) on the calling thread.
+ *
+ * Execution model (docs/compute.md): warps of 32 lanes with per-lane
+ * registers (R0-R254, RZ), predicates P0-P6/PT as lane masks, uniform
+ * registers and predicates per warp, per-lane PCs with BSSY/BSYNC
+ * reconvergence (the lowest-PC group of lanes runs; groups meeting at the
+ * same PC merge), shared memory per CTA, BAR.SYNC across the warps of a
+ * CTA, constant banks, and global memory through a translation callback
+ * (so that the MMU can sit behind it). Atomics use the host's atomic
+ * instructions on the translated pointer, so they are atomic with respect
+ * to every other agent that uses them on the same memory.
+ *
+ * This is an internal interface of the model; the launch path (compute
+ * class methods, QMD) will sit on top of it.
+ */
+#ifndef NVL_MODEL_COMPUTE_SM_H
+#define NVL_MODEL_COMPUTE_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/isa/isa.h"
+
+/**
+ * typedef nvl_cs_translate_fn - map global VA [@va, @va + @size_B) to a
+ * host pointer, or NULL for a fault. @size_B <= 16 and @va is aligned to
+ * it, so the range never crosses a page.
+ */
+typedef void *(*nvl_cs_translate_fn)(void *ctx, uint64_t va, uint32_t size_B,
+				     bool write);
+
+/** Why a launch stopped (channel-error reasons). */
+enum nvl_cs_reason {
+	NVL_CS_OK = 0,
+	NVL_CS_ILLEGAL_INSTRUCTION, /* undecodable or unsupported */
+	NVL_CS_PC_OUT_OF_RANGE,
+	NVL_CS_MISALIGNED,
+	NVL_CS_SHARED_OUT_OF_BOUNDS,
+	NVL_CS_CONST_OUT_OF_BOUNDS,
+	NVL_CS_GLOBAL_FAULT,
+	NVL_CS_DEADLOCK, /* BSYNC or BAR that can never complete */
+	NVL_CS_TIMEOUT, /* instruction budget exhausted */
+	NVL_CS_HAZARD, /* checked mode: a register used before its
+			 * variable-latency write (or read) was waited on */
+};
+
+/** struct nvl_cs_fault - where and why execution stopped. */
+struct nvl_cs_fault {
+	enum nvl_cs_reason reason;
+	uint64_t pc; /* byte address */
+	uint32_t cta[3];
+	uint32_t warp, lane;
+	uint64_t addr;
+};
+
+/** struct nvl_cs_launch - one grid. */
+struct nvl_cs_launch {
+	enum nvl_isa_arch arch;
+	const uint64_t *code; /* 2 u64 per instruction */
+	uint32_t ninsn;
+	uint64_t code_va; /* byte address of code[0] (branch targets) */
+	uint32_t grid[3], block[3];
+	uint32_t shared_B;
+	const void *cbuf[8];
+	uint32_t cbuf_B[8];
+	nvl_cs_translate_fn translate;
+	void *mem_ctx;
+	uint64_t max_warp_instrs; /* 0 = 1 << 32 */
+	/*
+	 * Checked mode: honour the control field's scoreboards. A register
+	 * written by a variable-latency instruction (memory, MUFU, S2R,
+	 * conversions, ...) may be read or rewritten only after an
+	 * instruction waited on its write scoreboard (or, with none set,
+	 * never); its sources may be overwritten only after its read
+	 * scoreboard was waited on. A violation stops the launch with
+	 * NVL_CS_HAZARD, fault->addr = the register, as hardware would
+	 * silently use a stale value.
+	 */
+	bool check_hazards;
+};
+
+/** struct nvl_cs_stats - counters of a run. */
+struct nvl_cs_stats {
+	uint64_t warp_instrs;
+	uint64_t thread_instrs;
+	uint64_t ctas;
+};
+
+/**
+ * nvl_cs_run() - decode the program and run every CTA of the grid.
+ * @fault: filled when the run stops early (may be NULL)
+ * @stats: counters (may be NULL)
+ *
+ * Return: 0; -EINVAL for a bad launch (block > 1024 threads, empty grid,
+ * undecodable program: fault->reason says which instruction); -EFAULT when
+ * execution hit an error (fault filled); -ETIMEDOUT when the instruction
+ * budget ran out; -ENOMEM.
+ */
+int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
+	       struct nvl_cs_stats *stats);
+
+/** nvl_cs_reason_name() - "misaligned address" etc. */
+const char *nvl_cs_reason_name(enum nvl_cs_reason r);
+
+#endif /* NVL_MODEL_COMPUTE_SM_H */

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* abigen constructs set: root header. */
+#include "cons_structs.h"

@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: MIT
+/*
+ * abigen: the per-version outputs: <p>_<version>.c (pack/unpack with a
+ * _Static_assert on every size and offset they use, so the C compiler
+ * re-checks libclang; tables; constants; the bitfield selfcheck) and the
+ * ops-table skeleton <p>_ops_skel.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abigen.h"
+#include "emit.h"
+#include "model.h"
+
+/* ---- <p>_<version>.c ---------------------------------------------------- */
+
+static void lit_u(FILE *f, uint64_t v)
+{
+	fprintf(f, "UINT64_C(0x%" PRIx64 ")", v);
+}
+
+static uint64_t maxu(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+}
+
+/* Range check of one neutral integer lvalue @lv into a wire field. */
+static void range_check(FILE *f, const char *ind, const char *lv,
+			const struct ag_nf *nf, unsigned wb, bool vsgn)
+{
+	unsigned nb = nf->esize * 8;
+
+	if (!nf->sgn) {
+		if (nb > wb) {
+			fprintf(f, "%sif ((uint64_t)%s > ", ind, lv);
+			lit_u(f, maxu(wb));
+			fprintf(f,
+				")\n%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out "
+				"of "
+				"range\");\n",
+				ind, lv);
+		}
+	} else if (vsgn) {
+		if (nb > wb)
+			fprintf(f,
+				"%sif ((int64_t)%s < INT64_C(%" PRId64
+				") || (int64_t)%s > INT64_C(%" PRId64 "))\n"
+				"%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out of "
+				"range\");\n",
+				ind, lv, -(int64_t)(UINT64_C(1) << (wb - 1)),
+				lv, (int64_t)((UINT64_C(1) << (wb - 1)) - 1),
+				ind, lv);
+	} else {
+		fprintf(f, "%sif (%s < 0", ind, lv);
+		if (nb - 1 > wb) {
+			fprintf(f, " || (uint64_t)%s > ", lv);
+			lit_u(f, maxu(wb));
+		}
+		fprintf(f,
+			")\n%s\treturn ABIGEN_FAIL(-ERANGE, \"%s out of "
+			"range\");\n",
+			ind, lv);
+	}
+}
+
+struct vctx {
+	struct em *e;
+	const struct ag_version *v;
+	size_t wi;
+	const char *id; /* version ident */
+	char *nu; /* NEUTRAL upper */
+};
+
+static void off_name(FILE *f, const struct vctx *c, size_t j)
+{
+	fprintf(f, "ABIGEN_OFF_%s__%s", c->e->ctx->want[c->wi].neutral,
+		c->e->ctx->want[c->wi].fields[j].neutral);
+}
+
+static void emit_unpack_field(const struct vctx *c, size_t j,
+			      const struct ag_field *vf, const struct ag_nf *nf)
+{
+	FILE *f = c->e->f;
+	const char *p = c->e->p;
+	const char *fn = c->e->ctx->want[c->wi].fields[j].neutral;
+
+	switch (nf->kind) {
+	case AG_NF_INT:
+		if (vf->bit_width && vf->is_signed)
+			fprintf(f,
+				"\tout->%s = (%s)%s_sext(%s_ldbits(w, %" PRIu64
+				", %u), %u);\n",
+				fn, ag_ntype(nf), p, p, vf->bit_off,
+				vf->bit_width, vf->bit_width);
+		else if (vf->bit_width)
+			fprintf(f,
+				"\tout->%s = (%s)%s_ldbits(w, %" PRIu64
+				", %u);\n",
+				fn, ag_ntype(nf), p, vf->bit_off,
+				vf->bit_width);
+		else {
+			unsigned b = (unsigned)vf->size * 8;
+
+			fprintf(f, "\tout->%s = (%s)", fn, ag_ntype(nf));
+			if (vf->is_signed)
+				fprintf(f, "(int%u_t)", b);
+			fprintf(f, "%s_ld%u(w + ", p, b);
+			off_name(f, c, j);
+			fprintf(f, ");\n");
+		}
+		break;
+	case AG_NF_IARRAY:
+		if (vf->elem_size == nf->esize) {
+			fprintf(f, "\tmemcpy(out->%s, w + ", fn);
+			off_name(f, c, j);
+			fprintf(f, ", %" PRIu64 ");\n",
+				vf->count * vf->elem_size);
+		} else {
+			unsigned b = (unsigned)vf->elem_size * 8;
+
+			fprintf(f,
+				"\tfor (size_t i = 0; i < %" PRIu64 "; i++)\n"
+				"\t\tout->%s[i] = (%s)%s%s%s%s_ld%u(w + ",
+				vf->count, fn, ag_ntype(nf),
+				vf->is_signed ? "(" : "",
+				vf->is_signed
+					? ag_bits_type((unsigned)vf->elem_size,
+						       true)
+					: "",
+				vf->is_signed ? ")" : "", p, b);
+			off_name(f, c, j);
+			fprintf(f, " + i * %" PRIu64 ");\n", vf->elem_size);
+		}
+		break;
+	case AG_NF_BYTES:
+		fprintf(f, "\tmemcpy(out->%s, w + ", fn);
+		off_name(f, c, j);
+		fprintf(f, ", %" PRIu64 ");\n", vf->size);
+		break;
+	case AG_NF_FAM:
+		fprintf(f, "\tout->%s = ", fn);
+		off_name(f, c, j);
+		fprintf(f, ";\n");
+		break;
+	}
+}
+
+static void emit_pack_check(const struct vctx *c, size_t j,
+			    const struct ag_field *vf, const struct ag_nf *nf)
+{
+	FILE *f = c->e->f;
+	const char *fn = c->e->ctx->want[c->wi].fields[j].neutral;
+	char *lv;
+
+	switch (nf->kind) {
+	case AG_NF_INT:
+		lv = ag_fmt("in->%s", fn);
+		range_check(f, "\t", lv, nf,
+			    vf->bit_width ? vf->bit_width
+					  : (unsigned)vf->size * 8,
+			    vf->is_signed);
+		free(lv);
+		break;
+	case AG_NF_IARRAY:
+		if (vf->elem_size < nf->esize || vf->is_signed != nf->sgn) {
+			struct ag_nf el = *nf;
+
+			fprintf(f,
+				"\tfor (size_t i = 0; i < %" PRIu64
+				"; i++) {\n",
+				vf->count);
+			lv = ag_fmt("in->%s[i]", fn);
+			range_check(f, "\t\t", lv, &el,
+				    (unsigned)vf->elem_size * 8, vf->is_signed);
+			free(lv);
+			fprintf(f, "\t}\n");
+		}
+		if (nf->count > vf->count)
+			fprintf(f,
+				"\tif (%s_nonzero(in->%s + %" PRIu64
+				", sizeof(in->%s) - "
+				"%" PRIu64 " * sizeof(in->%s[0])))\n"
+				"\t\treturn ABIGEN_FAIL(-ERANGE, \"%s longer "
+				"than this version's array\");\n",
+				c->e->p, fn, vf->count, fn, vf->count, fn, fn);
+		break;
+	case AG_NF_BYTES:
+		if (nf->count > vf->size)
+			fprintf(f,
+				"\tif (%s_nonzero(in->%s + %" PRIu64
+				", %" PRIu64 "))\n"
+				"\t\treturn ABIGEN_FAIL(-ERANGE, \"%s longer "
+				"than this version's field\");\n",
+				c->e->p, fn, vf->size, nf->count - vf->size,
+				fn);
+		break;
+	case AG_NF_FAM:
+		break;
+	}
+}
+
+static void emit_pack_field(const struct vctx *c, size_t j,
+			    const struct ag_field *vf, const struct ag_nf *nf)
+{
+	FILE *f = c->e->f;
+	const char *p = c->e->p;
+	const char *fn = c->e->ctx->want[c->wi].fields[j].neutral;
+	const char *ind = vf->in_union ? "\t\t" : "\t";
+
+	/* union arms: only non-zero values overwrite the zeroed image, so
+	 * the arm the caller filled wins over arms it left zero */
+	if (vf->in_union && nf->kind != AG_NF_FAM) {
+		if (nf->kind == AG_NF_INT)
+			fprintf(f, "\tif (in->%s)\n", fn);
+		else
+			fprintf(f,
+				"\tif (%s_nonzero(in->%s, sizeof(in->%s)))\n",
+				p, fn, fn);
+	}
+	switch (nf->kind) {
+	case AG_NF_INT:
+		if (vf->bit_width) {
+			fprintf(f,
+				"%s%s_stbits(w, %" PRIu64
+				", %u, (uint64_t)in->%s);\n",
+				ind, p, vf->bit_off, vf->bit_width, fn);
+		} else {
+			unsigned b = (unsigned)vf->size * 8;
+
+			fprintf(f, "%s%s_st%u(w + ", ind, p, b);
+			off_name(f, c, j);
+			fprintf(f, ", (uint%u_t)in->%s);\n", b, fn);
+		}
+		break;
+	case AG_NF_IARRAY:
+		if (vf->elem_size == nf->esize) {
+			fprintf(f, "%smemcpy(w + ", ind);
+			off_name(f, c, j);
+			fprintf(f, ", in->%s, %" PRIu64 ");\n", fn,
+				vf->count * vf->elem_size);
+		} else {
+			unsigned b = (unsigned)vf->elem_size * 8;
+
+			fprintf(f,
+				"%sfor (size_t i = 0; i < %" PRIu64 "; i++)\n"
+				"%s\t%s_st%u(w + ",
+				ind, vf->count, ind, p, b);
+			off_name(f, c, j);
+			fprintf(f,
+				" + i * %" PRIu64 ", (uint%u_t)in->%s[i]);\n",
+				vf->elem_size, b, fn);
+		}
+		break;
+	case AG_NF_BYTES:
+		fprintf(f, "%smemcpy(w + ", ind);
+		off_name(f, c, j);
+		fprintf(f, ", in->%s, %" PRIu64 ");\n", fn, vf->size);
+		break;
+	case AG_NF_FAM:
+		break;
+	}
+}
+
+/* Neutral member offsets and sizes of want @wi, as the C compiler lays
+ * them out (natural alignment); checked by _Static_assert where used. */
+static void neutral_layout(const struct ag_ctx *ctx, size_t wi, uint64_t *noff,
+			   uint64_t *nsize)
+{
+	uint64_t off = 8; /* present */
+
+	for (size_t j = 0; j < ctx->want[wi].nfields; j++) {
+		struct ag_nf nf;
+		uint64_t al;
+
+		ag_neutral_field(ctx, wi, j, &nf);
+		al = nf.kind == AG_NF_FAM ? 4 : nf.esize;
+		nsize[j] = nf.kind == AG_NF_FAM	    ? 4
+			   : nf.kind == AG_NF_BYTES ? (nf.count ? nf.count : 1)
+						    : nf.esize * nf.count;
+		off = (off + al - 1) / al * al;
+		noff[j] = off;
+		off += nsize[j];
+	}
+}
+
+/* Same bytes in the wire and in the neutral member, no conversion? */
+static bool direct(const struct ag_field *vf, const struct ag_nf *nf)
+{
+	if (!vf || vf->in_union || vf->bit_width)
+		return false;
+	switch (nf->kind) {
+	case AG_NF_INT:
+		return vf->size == nf->esize;
+	case AG_NF_IARRAY:
+		return vf->elem_size == nf->esize && vf->count == nf->count;
+	case AG_NF_BYTES:
+		return vf->size == nf->count;
+	default:
+		return false;
+	}
+}
+
+/* End (exclusive) of the run of fields from @j that are contiguous and
+ * direct both in the wire and in the neutral struct: one memcpy each. */
+static size_t run_end(const struct vctx *c, size_t j, const uint64_t *noff,
+		      const uint64_t *nsize)
+{
+	const struct ag_ctx *ctx = c->e->ctx;
+	size_t n = ctx->want[c->wi].nfields, k = j;
+	const struct ag_field *prev = NULL;
+
+	for (; k < n; k++) {
+		const struct ag_field *vf = ag_vfield(ctx, c->v, c->wi, k);
+		struct ag_nf nf;
+
+		ag_neutral_field(ctx, c->wi, k, &nf);
+		if (!direct(vf, &nf))
+			break;
+		if (prev &&
+		    (prev->bit_off / 8 + prev->size != vf->bit_off / 8 ||
+		     noff[k - 1] + nsize[k - 1] != noff[k]))
+			break;
+		prev = vf;
+	}
+	return k - j >= 2 ? k : j + 1;
+}
+
+static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
+{
+	const struct ag_want *w = &e->ctx->want[wi];
+	const struct ag_record *r = v->rec[wi];
+	FILE *f = e->f;
+	const char *p = e->p, *id = v->in.ident;
+	struct vctx c = {e, v, wi, id, ag_up(w->neutral)};
+	uint64_t mask = 0, *noff, *nsize;
+
+	fprintf(f, "/* %s: %s, %" PRIu64 " bytes */\n", w->neutral, r->spelling,
+		r->size);
+	fprintf(f, "#define ABIGEN_SIZE_%s %" PRIu64 "\n", w->neutral, r->size);
+	fprintf(f,
+		"_Static_assert(sizeof(%s) == ABIGEN_SIZE_%s,\n\t       "
+		"\"abigen: %s: sizeof(%s)\");\n",
+		r->spelling, w->neutral, v->in.tag, r->spelling);
+	fprintf(f,
+		"_Static_assert(_Alignof(%s) == %" PRIu64 ",\n\t       "
+		"\"abigen: %s: _Alignof(%s)\");\n",
+		r->spelling, r->align, v->in.tag, r->spelling);
+	for (size_t j = 0; j < w->nfields; j++) {
+		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+
+		if (!vf)
+			continue;
+		mask |= UINT64_C(1) << j;
+		if (vf->bit_width)
+			continue; /* checked at run time by selfcheck */
+		fprintf(f, "#define ");
+		off_name(f, &c, j);
+		fprintf(f, " %" PRIu64 "\n", vf->bit_off / 8);
+		fprintf(f, "_Static_assert(offsetof(%s, %s) == ", r->spelling,
+			vf->path);
+		off_name(f, &c, j);
+		fprintf(f, ",\n\t       \"abigen: %s: offsetof(%s, %s)\");\n",
+			v->in.tag, r->spelling, vf->path);
+		if (vf->kind != AG_F_FAM)
+			fprintf(f,
+				"_Static_assert(sizeof(((%s *)0)->%s) == "
+				"%" PRIu64
+				",\n\t       \"abigen: %s: sizeof(%s.%s)\");\n",
+				r->spelling, vf->path, vf->size, v->in.tag,
+				r->spelling, vf->path);
+	}
+	/* the neutral layout the coalesced copies rely on */
+	noff = ag_alloc(w->nfields * sizeof(*noff));
+	nsize = ag_alloc(w->nfields * sizeof(*nsize));
+	neutral_layout(e->ctx, wi, noff, nsize);
+	for (size_t j = 0, k; j < w->nfields; j = k) {
+		k = run_end(&c, j, noff, nsize);
+		for (size_t i = j; k > j + 1 && i < k; i++)
+			fprintf(f,
+				"_Static_assert(offsetof(struct %s_%s, %s) == "
+				"%" PRIu64
+				",\n\t       \"abigen: neutral %s.%s\");\n",
+				p, w->neutral, w->fields[i].neutral, noff[i],
+				w->neutral, w->fields[i].neutral);
+	}
+	/* unpack */
+	fprintf(f,
+		"\nint %s_%s_%s_unpack(const void *wire, size_t len,\n"
+		"\t\t\tstruct %s_%s *out)\n{\n\tconst uint8_t *w = wire;\n\n"
+		"\tif (!wire || !out || len < ABIGEN_SIZE_%s)\n"
+		"\t\treturn ABIGEN_FAIL(-EINVAL, \"no buffer or wire too "
+		"short\");\n"
+		"\tout->present = UINT64_C(0x%" PRIx64 ");\n",
+		p, id, w->neutral, p, w->neutral, w->neutral, mask);
+	/* every neutral member is written: loaded, or zeroed when absent
+	 * (its HAS_ bit is clear) or beyond this version's array length */
+	for (size_t j = 0, k; j < w->nfields; j = k) {
+		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+		const char *fn = w->fields[j].neutral;
+		struct ag_nf nf;
+
+		k = run_end(&c, j, noff, nsize);
+		if (k > j + 1) {
+			fprintf(f,
+				"\tmemcpy((uint8_t *)out + offsetof(struct "
+				"%s_%s, "
+				"%s), w + ",
+				p, w->neutral, fn);
+			off_name(f, &c, j);
+			fprintf(f, ", %" PRIu64 "); /* %s..%s */\n",
+				noff[k - 1] + nsize[k - 1] - noff[j], fn,
+				w->fields[k - 1].neutral);
+			continue;
+		}
+		ag_neutral_field(e->ctx, wi, j, &nf);
+		if (!vf) {
+			if (nf.kind == AG_NF_INT || nf.kind == AG_NF_FAM)
+				fprintf(f, "\tout->%s = 0; /* absent */\n", fn);
+			else
+				fprintf(f,
+					"\tmemset(out->%s, 0, "
+					"sizeof(out->%s)); "
+					"/* absent */\n",
+					fn, fn);
+			continue;
+		}
+		emit_unpack_field(&c, j, vf, &nf);
+		if (nf.kind == AG_NF_IARRAY && vf->count < nf.count)
+			fprintf(f,
+				"\tmemset(out->%s + %" PRIu64 ", 0, %" PRIu64
+				" * sizeof(out->%s[0]));\n",
+				fn, vf->count, nf.count - vf->count, fn);
+		if (nf.kind == AG_NF_BYTES && vf->size < nf.count)
+			fprintf(f,
+				"\tmemset(out->%s + %" PRIu64 ", 0, %" PRIu64
+				");\n",
+				fn, vf->size, nf.count - vf->size);
+	}
+	fprintf(f, "\treturn 0;\n}\n\n");
+	/* pack */
+	fprintf(f,
+		"int %s_%s_%s_pack(const struct %s_%s *in, void *wire, size_t "
+		"len)\n{\n\tuint8_t *w = wire;\n\n"
+		"\tif (!in || !wire || len < ABIGEN_SIZE_%s)\n"
+		"\t\treturn ABIGEN_FAIL(-EINVAL, \"no buffer or wire too "
+		"short\");\n"
+		"\tif (in->present & ~UINT64_C(0x%" PRIx64 "))\n"
+		"\t\treturn ABIGEN_FAIL(-EOPNOTSUPP, \"a present field this "
+		"version lacks\");\n",
+		p, id, w->neutral, p, w->neutral, w->neutral, mask);
+	for (size_t j = 0; j < w->nfields; j++) {
+		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+		struct ag_nf nf;
+
+		if (!vf)
+			continue;
+		ag_neutral_field(e->ctx, wi, j, &nf);
+		emit_pack_check(&c, j, vf, &nf);
+	}
+	/* zero only what no unconditional store covers: padding, fields
+	 * not wanted, bitfield storage and union arms */
+	{
+		uint8_t *cov = ag_alloc(r->size + 1);
+
+		for (size_t j = 0; j < w->nfields; j++) {
+			const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+
+			if (!vf || vf->bit_width || vf->in_union ||
+			    vf->kind == AG_F_FAM)
+				continue;
+			for (uint64_t b = vf->bit_off / 8;
+			     b < vf->bit_off / 8 + vf->size && b < r->size; b++)
+				cov[b] = 1;
+		}
+		for (uint64_t b = 0; b < r->size;) {
+			uint64_t end = b;
+
+			if (cov[b]) {
+				b++;
+				continue;
+			}
+			while (end < r->size && !cov[end])
+				end++;
+			fprintf(f,
+				"\tmemset(w + %" PRIu64 ", 0, %" PRIu64 ");\n",
+				b, end - b);
+			b = end;
+		}
+		free(cov);
+	}
+	for (size_t j = 0, k; j < w->nfields; j = k) {
+		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+		struct ag_nf nf;
+
+		k = run_end(&c, j, noff, nsize);
+		if (k > j + 1) {
+			fprintf(f, "\tmemcpy(w + ");
+			off_name(f, &c, j);
+			fprintf(f,
+				", (const uint8_t *)in + offsetof(struct "
+				"%s_%s, "
+				"%s), %" PRIu64 ");\n",
+				p, w->neutral, w->fields[j].neutral,
+				noff[k - 1] + nsize[k - 1] - noff[j]);
+			continue;
+		}
+		if (!vf)
+			continue;
+		ag_neutral_field(e->ctx, wi, j, &nf);
+		emit_pack_field(&c, j, vf, &nf);
+	}
+	fprintf(f, "\treturn 0;\n}\n\n");
+	fprintf(f,
+		"static int unpack_%s(const void *wire, size_t len, void "
+		"*out)\n"
+		"{\n\treturn %s_%s_%s_unpack(wire, len, out);\n}\n\n"
+		"static int pack_%s(const void *in, void *wire, size_t len)\n"
+		"{\n\treturn %s_%s_%s_pack(in, wire, len);\n}\n\n",
+		w->neutral, p, id, w->neutral, w->neutral, p, id, w->neutral);
+	free(noff);
+	free(nsize);
+	free(c.nu);
+}
+
+static void emit_selfcheck(struct em *e, const struct ag_version *v)
+{
+	FILE *f = e->f;
+
+	fprintf(f, "static int selfcheck(char *msg, size_t len)\n{\n");
+	for (size_t i = 0; i < e->ctx->nwant; i++) {
+		const struct ag_want *w = &e->ctx->want[i];
+		const struct ag_record *r = v->rec[i];
+
+		if (w->kind != AG_W_STRUCT || !r)
+			continue;
+		for (size_t j = 0; j < w->nfields; j++) {
+			const struct ag_field *vf = ag_vfield(e->ctx, v, i, j);
+
+			if (!vf || !vf->bit_width)
+				continue;
+			fprintf(f,
+				"\t{ /* bitfield %s.%s: bits %" PRIu64
+				"..%" PRIu64 " */\n"
+				"\t\t%s t;\n\t\tuint8_t ref[sizeof(t)];\n\n"
+				"\t\tmemset(&t, 0, sizeof(t));\n"
+				"\t\tmemset(ref, 0, sizeof(ref));\n"
+				"\t\tt.%s = ",
+				r->spelling, vf->path, vf->bit_off,
+				vf->bit_off + vf->bit_width - 1, r->spelling,
+				vf->path);
+			if (vf->is_signed)
+				fprintf(f, "-1;\n");
+			else
+				fprintf(f, "0x%" PRIx64 "u;\n",
+					maxu(vf->bit_width));
+			fprintf(f,
+				"\t\t%s_stbits(ref, %" PRIu64
+				", %u, UINT64_MAX);\n"
+				"\t\tif (memcmp(&t, ref, sizeof(t))) {\n"
+				"\t\t\tsnprintf(msg, len, \"abigen: %s: "
+				"bitfield "
+				"%s.%s is not at bits %" PRIu64 "+%u\");\n"
+				"\t\t\treturn -EPROTO;\n\t\t}\n\t}\n",
+				e->p, vf->bit_off, vf->bit_width, v->in.tag,
+				r->spelling, vf->path, vf->bit_off,
+				vf->bit_width);
+		}
+	}
+	fprintf(f, "\t(void)msg;\n\t(void)len;\n\treturn 0;\n}\n\n");
+}
+
+static void lit_value(FILE *f, const struct ag_const *k)
+{
+	if (k->is_unsigned)
+		fprintf(f, "%" PRIu64 "ull", (uint64_t)k->value);
+	else if (k->value == INT64_MIN)
+		fprintf(f, "(-9223372036854775807ll - 1)");
+	else
+		fprintf(f, "%" PRId64 "ll", k->value);
+}
+
+void ag_emit_version(struct em *e, const struct ag_version *v)
+{
+	const struct ag_ctx *ctx = e->ctx;
+	FILE *f = e->f;
+	const char *p = e->p, *pu = e->pu, *id = v->in.ident;
+
+	ag_banner(f, ctx, "One firmware version's side of the neutral layer.");
+	fprintf(f, "/* version %s, pinned define profile: */\n", v->in.tag);
+	for (size_t i = 0; i < v->in.defs.n; i++) {
+		char *d = ag_strdup(v->in.defs.v[i]), *eq = strchr(d, '=');
+
+		*eq = '\0';
+		fprintf(f, "#undef %s\n#define %s %s\n", d, d, eq + 1);
+		free(d);
+	}
+	fprintf(f, "\n#include <stddef.h>\n");
+	for (size_t i = 0; i < v->in.headers.n; i++)
+		fprintf(f, "#include \"%s\"\n", v->in.headers.v[i]);
+	fprintf(f, "\n#include \"%s.h\"\n\n", p);
+	fprintf(f,
+		"static int fail_(int err, const char *fn, const char *why)\n"
+		"{\n\t%s_error(err, \"%s\", fn, why);\n\treturn err;\n}\n"
+		"#define ABIGEN_FAIL(err, why) fail_(err, __func__, why)\n\n",
+		p, v->in.tag);
+	for (size_t i = 0; i < ctx->nwant; i++)
+		if (ctx->want[i].kind == AG_W_STRUCT && v->rec[i])
+			emit_vstruct(e, v, i);
+	emit_selfcheck(e, v);
+	/* constants */
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_const *k = &v->konst[i];
+
+		if (!k->found)
+			continue;
+		if (k->drf) {
+			fprintf(f,
+				"_Static_assert((1 ? %s) == %u && (0 ? %s) == "
+				"%u,\n"
+				"\t       \"abigen: %s: DRF %s\");\n",
+				k->vname, k->hi, k->vname, k->lo, v->in.tag,
+				k->vname);
+		} else {
+			fprintf(f, "_Static_assert((%s) == ", k->vname);
+			lit_value(f, k);
+			fprintf(f,
+				",\n\t       \"abigen: %s: value of %s\");\n",
+				v->in.tag, k->vname);
+		}
+	}
+	/* tables */
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_table *t = &v->tables[i];
+		struct ag_strv names = {0};
+		char *tu;
+
+		if (ctx->want[i].kind != AG_W_TABLE || !t->n)
+			continue;
+		tu = ag_up(ctx->want[i].neutral);
+		ag_table_names(ctx, i, &names);
+		fprintf(f, "\nstatic const struct %s_tentry tab_%s[] = {\n", p,
+			ctx->want[i].neutral);
+		for (size_t k = 0; k < t->n; k++)
+			fprintf(f, "\t{ %s_%s_%s, 0x%" PRIx64 " }, /* %s */\n",
+				pu, tu, t->e[k].name, (uint64_t)t->e[k].value,
+				t->e[k].vname);
+		fprintf(f, "};\n");
+		for (size_t k = 0; k < t->n; k++)
+			fprintf(f,
+				"_Static_assert((%s) == 0x%" PRIx64
+				", \"abigen: "
+				"%s: %s\");\n",
+				t->e[k].vname, (uint64_t)t->e[k].value,
+				v->in.tag, t->e[k].vname);
+		free(tu);
+		ag_free_strv(&names);
+	}
+	/* descriptor */
+	fprintf(f,
+		"\nconst struct %s_version %s_%s = {\n\t.tag = \"%s\",\n"
+		"\t.selfcheck = selfcheck,\n\t.structs = {\n",
+		p, p, id, v->in.tag);
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+		char *u;
+		uint64_t mask = 0;
+
+		if (w->kind != AG_W_STRUCT || !v->rec[i])
+			continue;
+		for (size_t j = 0; j < w->nfields; j++)
+			if (ag_vfield(ctx, v, i, j))
+				mask |= UINT64_C(1) << j;
+		u = ag_up(w->neutral);
+		fprintf(f,
+			"\t\t[%s_S_%s] = { \"%s\", true, %" PRIu64
+			", UINT64_C(0x%" PRIx64
+			"),\n\t\t\t unpack_%s, pack_%s },\n",
+			pu, u, w->neutral, v->rec[i]->size, mask, w->neutral,
+			w->neutral);
+		free(u);
+	}
+	fprintf(f, "\t},\n\t.tables = {\n");
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		char *u;
+
+		if (ctx->want[i].kind != AG_W_TABLE || !v->tables[i].n)
+			continue;
+		u = ag_up(ctx->want[i].neutral);
+		fprintf(f, "\t\t[%s_T_%s] = { tab_%s, %zu },\n", pu, u,
+			ctx->want[i].neutral, v->tables[i].n);
+		free(u);
+	}
+	fprintf(f, "\t},\n\t.consts = {\n");
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_const *k = &v->konst[i];
+		char *u;
+
+		if (!k->found)
+			continue;
+		u = ag_up(ctx->want[i].neutral);
+		fprintf(f, "\t\t[%s_C_%s] = { true, %s, %u, %u, ", pu, u,
+			k->drf ? "true" : "false", k->hi, k->lo);
+		if (k->is_unsigned)
+			fprintf(f, "(int64_t)%" PRIu64 "ull",
+				(uint64_t)k->value);
+		else
+			lit_value(f, k);
+		fprintf(f, " },\n");
+		free(u);
+	}
+	fprintf(f, "\t},\n};\n");
+}
+
+/* ---- <p>_ops_skel.c ------------------------------------------------------ */
+
+void ag_emit_ops_skel(struct em *e)
+{
+	const struct ag_ctx *ctx = e->ctx;
+	FILE *f = e->f;
+	const char *p = e->p;
+
+	ag_banner(f, ctx,
+		  "Ops-table skeleton: copy into the driver and fill in the "
+		  "hooks\n"
+		  " * where a version behaves differently. Each version "
+		  "inherits\n"
+		  " * from the one before it (.base).");
+	fprintf(f, "#include \"%s.h\"\n\n", p);
+	for (size_t v = 0; v < ctx->nver; v++) {
+		const struct ag_version *ver = &ctx->ver[v];
+
+		fprintf(f, "extern const struct %s_ops %s_ops_%s;\n", p, p,
+			ver->in.ident);
+		fprintf(f,
+			"const struct %s_ops %s_ops_%s = {\n\t.tag = \"%s\",\n",
+			p, p, ver->in.ident, ver->in.tag);
+		if (v)
+			fprintf(f, "\t.base = &%s_ops_%s,\n", p,
+				ctx->ver[v - 1].in.ident);
+		for (size_t i = 0; i < ctx->nwant; i++) {
+			const struct ag_want *w = &ctx->want[i];
+
+			if (w->kind != AG_W_STRUCT || !w->role)
+				continue;
+			if (!ver->rec[i]) {
+				fprintf(f,
+					"\t/* %s: %s absent in this version "
+					"*/\n",
+					w->neutral, w->name);
+				continue;
+			}
+			for (size_t j = 0; j < w->nfields; j++)
+				if (!ag_vfield(ctx, ver, i, j))
+					fprintf(f,
+						"\t/* .%s: field %s absent "
+						"here: "
+						"supply it another way */\n",
+						w->neutral, w->fields[j].path);
+		}
+		fprintf(f, "};\n\n");
+	}
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `nvl asm` and `nvl dis`: SASS text <-> 128-bit instruction words, through
+ * the ISA table (src/hw/isa/isa.h).
+ *
+ *   nvl asm [--arch smNN] [--base ADDR] [-o FILE] [FILE|-]
+ *       assemble; with -o write the little-endian binary, else print one
+ *       instruction per line as two hex u64 words "lo hi"
+ *   nvl dis [--arch smNN] [--base ADDR] [--hex] [--no-ctrl] [FILE|-]
+ *       disassemble a binary (or, with --hex, "lo hi" lines)
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "hw/isa/isa.h"
+#include "cmd.h"
+
+static char *slurp(const char *path, size_t *len_out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	size_t cap = 4096, len = 0;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf) {
+		size_t n = fread(buf + len, 1, cap - len, f);
+
+		len += n;
+		if (len < cap)
+			break;
+		cap *= 2;
+		char *nb = realloc(buf, cap + 1);
+
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+		}
+		buf = nb;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf) {
+		buf[len] = 0;
+		*len_out = len;
+	}
+	return buf;
+}
+
+struct opts {
+	enum nvl_isa_arch arch;
+	uint64_t base;
+	const char *out;
+	bool hex, ctrl;
+	const char *in;
+};
+
+static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
+{
+	static const struct option lo[] = {
+		{"arch", required_argument, NULL, 'a'},
+		{"base", required_argument, NULL, 'b'},
+		{"output", required_argument, NULL, 'o'},
+		{"hex", no_argument, NULL, 'x'},
+		{"no-ctrl", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int ch;
+
+	*o = (struct opts){.arch = NVL_ISA_SM80, .ctrl = true, .in = "-"};
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "a:b:o:xnh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			if (nvl_isa_arch_parse(optarg, &o->arch)) {
+				fprintf(stderr, "nvl: %s\n", nvl_error_msg());
+				return 2;
+			}
+			break;
+		case 'b':
+			o->base = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'x':
+			o->hex = true;
+			break;
+		case 'n':
+			o->ctrl = false;
+			break;
+		case 'h':
+			printf(dis ? "usage: nvl dis [--arch smNN] [--base "
+				     "ADDR] "
+				     "[--hex] [--no-ctrl] [FILE|-]\n"
+				   : "usage: nvl asm [--arch smNN] [--base "
+				     "ADDR] "
+				     "[-o FILE] [FILE|-]\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->in = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "nvl: too many arguments\n");
+		return 2;
+	}
+	return -1;
+}
+
+int nvl_cmd_asm(int argc, char **argv)
+{
+	struct nvl_isa_asm_error err;
+	struct opts o;
+	uint64_t *w;
+	size_t len, n;
+	char *text;
+	int ret = parse_opts(argc, argv, &o, false);
+
+	if (ret >= 0)
+		return ret;
+	text = slurp(o.in, &len);
+	if (!text) {
+		fprintf(stderr, "nvl asm: cannot read %s\n", o.in);
+		return 1;
+	}
+	ret = nvl_isa_assemble(text, o.arch, o.base, &w, &n, &err);
+	free(text);
+	if (ret) {
+		if (ret == -EINVAL)
+			fprintf(stderr, "%s:%u:%u: error: %s\n", o.in, err.line,
+				err.col, err.msg);
+		else
+			fprintf(stderr, "nvl asm: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (o.out) {
+		FILE *f = fopen(o.out, "wb");
+
+		if (!f || fwrite(w, 16, n, f) != n) {
+			fprintf(stderr, "nvl asm: cannot write %s\n", o.out);
+			if (f)
+				fclose(f);
+			nvl_free(w);
+			return 1;
+		}
+		fclose(f);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("0x%016" PRIx64 " 0x%016" PRIx64 "\n", w[2 * i],
+			       w[2 * i + 1]);
+	}
+	nvl_free(w);
+	return 0;
+}
+
+int nvl_cmd_dis(int argc, char **argv)
+{
+	struct opts o;
+	uint64_t *w = NULL;
+	size_t len, n = 0;
+	char *data, *out;
+	int ret = parse_opts(argc, argv, &o, true);
+
+	if (ret >= 0)
+		return ret;
+	data = slurp(o.in, &len);
+	if (!data) {
+		fprintf(stderr, "nvl dis: cannot read %s\n", o.in);
+		return 1;
+	}
+	if (o.hex) {
+		char *p = data, *q;
+		size_t cap = 0;
+
+		for (;;) {
+			uint64_t v = strtoull(p, &q, 16);
+
+			if (q == p)
+				break;
+			p = q;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				uint64_t *nw = realloc(w, cap * 8);
+
+				if (!nw)
+					break;
+				w = nw;
+			}
+			w[n++] = v;
+		}
+		if (n % 2) {
+			fprintf(stderr, "nvl dis: odd number of hex words\n");
+			free(w);
+			free(data);
+			return 1;
+		}
+		n /= 2;
+	} else {
+		if (len % 16) {
+			fprintf(stderr,
+				"nvl dis: %zu bytes is not a multiple "
+				"of 16\n",
+				len);
+			free(data);
+			return 1;
+		}
+		n = len / 16;
+		w = malloc(n ? len : 16);
+		if (w)
+			memcpy(w, data, len);
+	}
+	free(data);
+	if (!n) {
+		free(w);
+		return 0;
+	}
+	if (!w) {
+		fprintf(stderr, "nvl dis: out of memory\n");
+		return 1;
+	}
+	ret = nvl_isa_disasm(w, n, o.arch, o.base, o.ctrl, &out);
+	free(w);
+	if (ret) {
+		fprintf(stderr, "nvl dis: %s\n", nvl_error_msg());
+		return 1;
+	}
+	fputs(out, stdout);
+	nvl_free(out);
+	return 0;
+}
