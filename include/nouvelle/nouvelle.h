@@ -13,5 +13,6 @@
 #include <nouvelle/sync.h>
 #include <nouvelle/bo.h>
 #include <nouvelle/vm.h>
+#include <nouvelle/device.h>
 
 #endif /* NOUVELLE_H */

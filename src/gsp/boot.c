@@ -650,6 +650,20 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
 	r->num_channels = si.numChannels;
 	r->num_ce = si.numCopyEngines;
+	r->fb_size = si.fbLength;
+	r->host_class = si.hostClass;
+	r->ce_class = si.ceClass;
+	if (si.fbRegionInfoParams.numFBRegions > NVL_ARRAY_SIZE(r->fb_regions))
+		return nvl_error(-EPROTO, "gsp: static info lists %u FB regions",
+				 si.fbRegionInfoParams.numFBRegions);
+	r->num_fb_regions = si.fbRegionInfoParams.numFBRegions;
+	for (unsigned i = 0; i < r->num_fb_regions; i++) {
+		const NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *f =
+			&si.fbRegionInfoParams.fbRegion[i];
+
+		r->fb_regions[i] = (struct nvl_gsp_fb_region){
+			f->base, f->limit, f->reserved, f->bProtected != 0};
+	}
 	r->step_ns[NVL_GSP_STEP_STATIC_INFO] = nvl_time_ns() - t0;
 
 	*step = NVL_GSP_STEP_INTR_TABLE;

@@ -73,6 +73,21 @@ struct nvl_gsp_boot_report {
 	uint32_t intr_entries;
 	/** @sequencer_ops: CPU sequencer commands run */
 	uint32_t sequencer_ops;
+	/** @fb_size: bytes of FB, from GET_GSP_STATIC_INFO */
+	uint64_t fb_size;
+	/** @host_class, @ce_class: the chip's channel and copy classes */
+	uint32_t host_class, ce_class;
+	/** @num_fb_regions: entries of @fb_regions */
+	uint32_t num_fb_regions;
+	/**
+	 * @fb_regions: FB regions as RM reports them: [@base, @limit]
+	 * (inclusive), @reserved bytes RM keeps, @protected_ (not the
+	 * driver's)
+	 */
+	struct nvl_gsp_fb_region {
+		uint64_t base, limit, reserved;
+		bool protected_;
+	} fb_regions[16];
 };
 
 struct nvl_gsp_fw;

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: devices (uAPI)
+ *
+ * nvl_device_open() turns a spec into a hardware interface (a provider)
+ * and hands it to the driver's probe (src/nv/device.c). The only provider
+ * today is the model: it powers on a model of the chip named in the spec
+ * (with the VRAM size asked for) and gives its hardware interface to the
+ * driver, which learns everything else from BOOT_0 and the firmware.
+ * "vfio:<bdf>" is parsed and refused with -ENODEV: a VFIO provider would
+ * map BAR0/BAR1, set up the IOMMU and route the MSI to the same
+ * interface.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "core/device.h"
+#include "gsp/boot.h"
+#include "model/model.h"
+#include "nouvelle/device.h"
+#include "nv/device.h"
+
+#define MIB (1ull << 20)
+
+static int open_model(const char *chip, const struct nvl_device_opts *o,
+		      struct nvl_device *dev)
+{
+	const struct nvl_model_profile *p = nvl_model_profile_find(chip);
+	int ret;
+
+	if (!p)
+		return nvl_error(-ENODEV, "device: model has no chip '%s'",
+				 chip);
+	if (o && o->vram_size) {
+		if (o->vram_size % MIB || o->vram_size < 256 * MIB ||
+		    o->vram_size > (1ull << 40))
+			return nvl_error(-EINVAL,
+					 "device: VRAM size %llu is not a "
+					 "multiple of 1 MiB in 256 MiB..1 TiB",
+					 (unsigned long long)o->vram_size);
+		dev->profile = nvl_malloc(sizeof(*dev->profile));
+		if (!dev->profile)
+			return nvl_error(-ENOMEM, "device: out of memory");
+		*dev->profile = *p;
+		dev->profile->vram_size = o->vram_size;
+		p = dev->profile;
+	}
+	ret = nvl_model_create(p, &dev->model);
+	if (ret)
+		return nvl_error(ret, "device: model '%s' did not power on",
+				 chip);
+	return 0;
+}
+
+int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
+		    struct nvl_device **dev_out)
+{
+	struct nvl_nv_probe_opts po = {0};
+	struct nvl_device *dev;
+	const char *chip = NULL;
+	int ret;
+
+	if (!dev_out)
+		return nvl_error(-EINVAL, "device: NULL dev_out");
+	if (opts && opts->fw_version && !opts->fw_version[0])
+		return nvl_error(-EINVAL, "device: empty firmware version");
+	if (!spec || !spec[0] || !strcmp(spec, "model")) {
+		chip = NULL;
+	} else if (!strncmp(spec, "model:", 6)) {
+		chip = spec + 6;
+		if (!chip[0])
+			return nvl_error(-EINVAL, "device: '%s' names no chip",
+					 spec);
+	} else if (!strncmp(spec, "vfio:", 5)) {
+		return nvl_error(-ENODEV,
+				 "device: '%s': no VFIO provider in this build "
+				 "(only the model is available)",
+				 spec);
+	} else {
+		return nvl_error(-EINVAL,
+				 "device: unknown spec '%s' (model:<chip> or "
+				 "vfio:<bdf>)",
+				 spec);
+	}
+	dev = nvl_zalloc(sizeof(*dev));
+	if (!dev)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	ret = open_model(chip, opts, dev);
+	if (ret)
+		goto fail;
+	po.fw_version = opts ? opts->fw_version : NULL;
+	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
+	if (ret)
+		goto fail;
+	*dev_out = dev;
+	return 0;
+fail:
+	nvl_model_destroy(dev->model);
+	nvl_free(dev->profile);
+	nvl_free(dev);
+	return ret;
+}
+
+int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
+{
+	const struct nvl_nv_device *d;
+	int64_t ns = 0;
+
+	if (!dev || !info)
+		return nvl_error(-EINVAL, "device: NULL argument to query");
+	d = dev->nv;
+	memset(info, 0, sizeof(*info));
+	strncpy(info->chip, d->chip->name, sizeof(info->chip) - 1);
+	strncpy(info->family, d->chip->family, sizeof(info->family) - 1);
+	memcpy(info->gpu_name, d->boot.gpu_name, sizeof(info->gpu_name));
+	info->gpu_name[sizeof(info->gpu_name) - 1] = 0;
+	info->boot0 = d->boot0;
+	memcpy(info->fw_version, d->fw_version, sizeof(info->fw_version));
+	info->vram_size = d->boot.fb_size;
+	info->vram_usable = d->vram_usable;
+	info->num_ce = d->boot.num_ce;
+	info->num_channels = d->boot.num_channels;
+	info->host_class = d->boot.host_class;
+	info->ce_class = d->boot.ce_class;
+	info->mmu_version = d->chip->mmu_version;
+	info->va_bits = d->chip->va_bits;
+	info->max_channels_per_client = NVL_DEVICE_CHANNELS_PER_CLIENT;
+	for (unsigned i = 0; i < NVL_GSP_STEP_COUNT; i++)
+		ns += d->boot.step_ns[i];
+	info->boot_ns = ns;
+	return 0;
+}
+
+void nvl_device_close(struct nvl_device *dev)
+{
+	if (!dev)
+		return;
+	nvl_nv_device_remove(dev->nv);
+	nvl_model_destroy(dev->model);
+	nvl_free(dev->profile);
+	nvl_free(dev);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: device probe
+ *
+ * What a GSP-era driver does at probe, through the hardware interface
+ * only: BOOT_0 names the chip (chip.c); the chip names its firmware
+ * directory and the versions the driver accepts; the GSP boots (src/gsp);
+ * GET_GSP_STATIC_INFO says how much FB there is, which regions of it RM
+ * keeps, how many channels and copy engines there are and their classes.
+ * The driver then makes its own RM client (NV01_ROOT), device
+ * (NV01_DEVICE_0) and subdevice (NV20_SUBDEVICE_0), the parents of every
+ * VA space and channel it allocates later.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "gsp/abi.h"
+#include "gsp/gsp.h"
+#include "gsp/image.h"
+#include "gsp/rm.h"
+#include "hw/regs.h"
+#include "nv/device.h"
+
+static int pick_fb(struct nvl_nv_device *d)
+{
+	const struct nvl_gsp_boot_report *r = &d->boot;
+
+	for (unsigned i = 0; i < r->num_fb_regions; i++) {
+		const struct nvl_gsp_fb_region *f = &r->fb_regions[i];
+
+		if (f->protected_ || f->reserved || f->limit < f->base ||
+		    f->limit >= r->fb_size)
+			continue;
+		if (f->limit - f->base + 1 > d->vram_usable) {
+			d->vram_base = f->base;
+			d->vram_usable = f->limit - f->base + 1;
+		}
+	}
+	if (!d->vram_usable)
+		return nvl_error(-EPROTO,
+				 "device: the firmware left no usable FB "
+				 "(%u regions)",
+				 r->num_fb_regions);
+	return 0;
+}
+
+static int rm_objects(struct nvl_nv_device *d)
+{
+	NV0080_ALLOC_PARAMETERS dev = {0};
+	NV2080_ALLOC_PARAMETERS sub = {0};
+	int ret;
+
+	ret = nvl_gsp_rm_alloc(d->gsp, 0, NV01_ROOT, NULL, 0, &d->h_client);
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(d->gsp, d->h_client, NV01_DEVICE_0, &dev,
+				       sizeof(dev), &d->h_device);
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, NV20_SUBDEVICE_0,
+				       &sub, sizeof(sub), &d->h_subdevice);
+	return ret;
+}
+
+static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
+{
+	const char *one[2] = {o ? o->fw_version : NULL, NULL};
+	struct nvl_gsp_fw_opts fo = {
+		.versions = one[0] ? one : d->chip->fw_versions,
+	};
+	struct nvl_gsp_image img;
+	struct nvl_gsp_fw *fw;
+	int ret;
+
+	ret = nvl_gsp_fw_load(d->chip->name, &fo, &fw);
+	if (ret)
+		return ret;
+	snprintf(d->fw_version, sizeof(d->fw_version), "%s", fw->version);
+	ret = nvl_gsp_create(d->hw, &d->gsp);
+	if (ret) {
+		nvl_gsp_fw_put(fw);
+		return ret;
+	}
+	if (o && o->boot_timeout_ns)
+		nvl_gsp_set_boot_timeout(d->gsp, o->boot_timeout_ns);
+	nvl_gsp_image_from_fw(fw, &img);
+	ret = nvl_gsp_boot(d->gsp, &img, &d->boot);
+	/* the GSP runs from its own copy in WPR2: the files can go */
+	nvl_gsp_fw_put(fw);
+	if (ret) {
+		nvl_gsp_destroy(d->gsp);
+		d->gsp = NULL;
+	}
+	return ret;
+}
+
+int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
+			struct nvl_nv_device **dev_out)
+{
+	struct nvl_nv_device *d;
+	int ret;
+
+	d = nvl_zalloc(sizeof(*d));
+	if (!d)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	d->hw = hw;
+	d->boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
+	d->chip = nvl_nv_chip_from_boot0(d->boot0);
+	if (!d->chip) {
+		nvl_free(d);
+		return nvl_error(-ENODEV,
+				 "device: BOOT_0 0x%08x: chip 0x%03x is not "
+				 "supported",
+				 d->boot0, NVL_HW_BOOT_0_CHIP_ID(d->boot0));
+	}
+	ret = boot(d, o);
+	if (ret) {
+		nvl_free(d);
+		return ret;
+	}
+	ret = pick_fb(d);
+	if (!ret)
+		ret = rm_objects(d);
+	if (ret) {
+		nvl_nv_device_remove(d);
+		return ret;
+	}
+	*dev_out = d;
+	return 0;
+}
+
+void nvl_nv_device_remove(struct nvl_nv_device *d)
+{
+	if (!d)
+		return;
+	if (d->h_client && nvl_gsp_rm_free(d->gsp, d->h_client))
+		nvl_warn(NVL_CAT_NV, "device: freeing the RM client: %s",
+			 nvl_error_msg());
+	if (nvl_gsp_unload(d->gsp))
+		nvl_warn(NVL_CAT_NV, "device: GSP unload: %s", nvl_error_msg());
+	nvl_gsp_destroy(d->gsp);
+	nvl_free(d);
+}
