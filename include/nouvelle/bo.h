@@ -94,7 +94,8 @@ NVL_API int nvl_bo_close(struct nvl_client *client, uint32_t handle);
  * @client: the client
  * @handle: the handle
  * @ptr_out: the pointer
- * Return: 0, -ENOENT (handle), -EPERM (not CPU-visible), -ENOMEM.
+ * Return: 0, -ENOENT (handle), -EPERM (not CPU-visible), -ENOMEM, -EIO
+ * (reading a swapped-out BO back failed).
  */
 NVL_API int nvl_bo_map(struct nvl_client *client, uint32_t handle,
 		       void **ptr_out);
@@ -109,10 +110,11 @@ NVL_API int nvl_bo_unmap(struct nvl_client *client, uint32_t handle);
 
 /**
  * nvl_bo_use() - make the BO resident in its preferred domain if it can be
- * (evicting others), as a submission does.
+ * (evicting others), as a submission does; else in another allowed domain.
+ * A BO that is mapped (or pinned) stays where it is.
  * @client: the client
  * @handle: the handle
- * Return: 0, -ENOENT, -ENOMEM.
+ * Return: 0, -ENOENT, -ENOMEM, -EIO (reading a swapped-out BO back failed).
  */
 NVL_API int nvl_bo_use(struct nvl_client *client, uint32_t handle);
 

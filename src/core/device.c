@@ -112,7 +112,7 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 		return nvl_error(-EINVAL, "device: NULL argument to query");
 	d = dev->nv;
 	memset(info, 0, sizeof(*info));
-	strncpy(info->chip, d->chip->name, sizeof(info->chip) - 1);
+	strncpy(info->chip, d->name, sizeof(info->chip) - 1);
 	strncpy(info->family, d->chip->family, sizeof(info->family) - 1);
 	memcpy(info->gpu_name, d->boot.gpu_name, sizeof(info->gpu_name));
 	info->gpu_name[sizeof(info->gpu_name) - 1] = 0;
@@ -125,7 +125,7 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 	info->host_class = d->boot.host_class;
 	info->ce_class = d->boot.ce_class;
 	info->mmu_version = d->chip->mmu_version;
-	info->va_bits = d->chip->va_bits;
+	info->va_bits = d->chip->mmu_version == 3 ? 57 : 49;
 	info->max_channels_per_client = NVL_DEVICE_CHANNELS_PER_CLIENT;
 	for (unsigned i = 0; i < NVL_GSP_STEP_COUNT; i++)
 		ns += d->boot.step_ns[i];

@@ -743,8 +743,10 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	uint32_t boot0 = nvl_hw_rd32(gsp->hw, NVL_HW_PMC_BOOT_0);
 	unsigned arch =
 		(boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT) & NVL_HW_BOOT_0_ARCH_MASK;
-	uint64_t fb = (uint64_t)nvl_hw_rd32(gsp->hw, NVL_HW_CFG_FB_SIZE_MB)
-		      << 20;
+	uint32_t lmr = nvl_hw_rd32(gsp->hw, NVL_HW_PFB_LOCAL_MEMORY_RANGE);
+	uint64_t fb = (uint64_t)NVL_HW_LMR_LOWER_MAG(lmr)
+		      << (NVL_HW_LMR_LOWER_SCALE(lmr) + 20);
+	uint64_t fb_usable = lmr & NVL_HW_LMR_ECC_MODE ? fb / 16 * 15 : fb;
 	unsigned step = NVL_GSP_STEP_LAYOUT;
 	struct nvl_gsp_boot *b;
 	int64_t t0 = nvl_time_ns();
@@ -779,7 +781,7 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 			-EBUSY,
 			"gsp: boot: WPR2 is already up: the GPU needs a reset");
 	}
-	ret = nvl_gsp_fb_layout(fb, arch != NVL_HW_ARCH_TURING,
+	ret = nvl_gsp_fb_layout(fb_usable, arch != NVL_HW_ARCH_TURING,
 				arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
 				img->bootloader_size, &b->layout);
 	if (ret)

@@ -47,17 +47,48 @@ enum nvl_hw_fault_access {
 };
 
 /*
- * MMU engine ids (ENGINE_ID 8:0 of dword 6). The numbering is this model
- * family's: the GR engine, the BARs, one HOST id per runlist's PBDMA and one
- * id per copy engine.
+ * MMU engine ids (ENGINE_ID 8:0 of dword 6), per chip family, from
+ * open-gpu-kernel-modules' published dev_fault.h (NV_PFAULT_MMU_ENG_ID_*):
+ * Turing, Ampere and Ada (tu102, ga102, ad102) share one numbering, GH100
+ * has its own. The macros are the Turing-family values; the model and
+ * tools pick a family's table with nvl_hw_mmu_engines().
  */
-#define NVL_HW_MMU_ENGINE_GRAPHICS 0x40
-#define NVL_HW_MMU_ENGINE_BAR1 0x04
-#define NVL_HW_MMU_ENGINE_BAR2 0x05
-#define NVL_HW_MMU_ENGINE_HOST(i) (0x80 + (i)) /* PBDMA of runlist i */
-#define NVL_HW_MMU_ENGINE_CE(i) (0x0f + (i)) /* copy engine i, i < 10 */
-#define NVL_HW_MMU_ENGINE_IS_CE(e) ((e) >= 0x0f && (e) < 0x0f + 10)
-#define NVL_HW_MMU_ENGINE_IS_HOST(e) ((e) >= 0x80 && (e) < 0xa0)
+#define NVL_HW_MMU_ENGINE_GRAPHICS 64
+#define NVL_HW_MMU_ENGINE_BAR1 128
+#define NVL_HW_MMU_ENGINE_BAR2 192
+#define NVL_HW_MMU_ENGINE_HOST(i) (32 + (i)) /* HOST0.. : PBDMA of runlist i */
+#define NVL_HW_MMU_ENGINE_CE(i) (15 + (i))   /* CE0.. : copy engine i */
+
+/** struct nvl_hw_mmu_engines - one family's MMU engine ids. */
+struct nvl_hw_mmu_engines {
+	unsigned short graphics, bar1, bar2;
+	unsigned short host0; /* HOST(i) = host0 + i */
+	unsigned short ce0;   /* CE(i) = ce0 + i, i < 10 */
+};
+
+static const struct nvl_hw_mmu_engines nvl_hw_mmu_engines_tu102 = {
+	.graphics = 64, .bar1 = 128, .bar2 = 192, .host0 = 32, .ce0 = 15,
+};
+
+static const struct nvl_hw_mmu_engines nvl_hw_mmu_engines_gh100 = {
+	.graphics = 384, .bar1 = 256, .bar2 = 320, .host0 = 64, .ce0 = 43,
+};
+
+/** nvl_hw_mmu_engines() - the engine ids of BOOT_0 ARCHITECTURE @arch. */
+static inline const struct nvl_hw_mmu_engines *nvl_hw_mmu_engines(unsigned arch)
+{
+	return arch == 0x18 /* Hopper */ ? &nvl_hw_mmu_engines_gh100
+					 : &nvl_hw_mmu_engines_tu102;
+}
+
+/*
+ * MMU client ids (CLIENT 14:8 of dword 7, with MMU_CLIENT_TYPE HUB) from
+ * dev_fault.h NV_PFAULT_CLIENT_HUB_*: Host's PBDMA is HOST, copy engine i
+ * is HSCE i, BAR accesses come from HOST_CPU.
+ */
+#define NVL_HW_FAULT_CLIENT_HUB_HOST 0x06
+#define NVL_HW_FAULT_CLIENT_HUB_HOST_CPU 0x07
+#define NVL_HW_FAULT_CLIENT_HUB_HSCE(i) (0x20 + (i))
 
 /* Fault-buffer entry: 32 bytes = 8 dwords, dword index below. */
 #define NVL_HW_FAULT_ENTRY_SIZE 32

@@ -20,8 +20,42 @@
 /* RAMFC: USERD address (512-B aligned), TARGET 1:0, ADDR 31:9 */
 #define NVL_HW_RAMFC_USERD 0x008
 #define NVL_HW_RAMFC_USERD_HI 0x00c
-/* Acquire timeout in microseconds (0 = wait forever): this family's */
-#define NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US 0x030
+/*
+ * ACQUIRE (dev_ram.ref NV_RAMFC_ACQUIRE = dev_pbdma.ref NV_PPBDMA_ACQUIRE):
+ * RETRY_MAN 6:0, RETRY_EXP 10:7 (how often a failed acquire is retried),
+ * TIMEOUT_EXP 14:11, TIMEOUT_MAN 30:15, TIMEOUT_EN 31. With TIMEOUT_EN the
+ * acquire fails after TIMEOUT_MAN << TIMEOUT_EXP units; the model counts a
+ * unit as 1024 ns. TIMEOUT_EN 0 waits forever (Nouveau's 0x7ffff902).
+ */
+#define NVL_HW_RAMFC_ACQUIRE 0x030
+#define NVL_HW_ACQUIRE_RETRY_MAN_MASK 0x7fu
+#define NVL_HW_ACQUIRE_RETRY_EXP_SHIFT 7
+#define NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT 11
+#define NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK 0xfu
+#define NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT 15
+#define NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK 0xffffu
+#define NVL_HW_ACQUIRE_TIMEOUT_EN (1u << 31)
+#define NVL_HW_ACQUIRE_UNIT_NS 1024
+
+/** nvl_hw_acquire_timeout() - ACQUIRE for a timeout of at least @ns. */
+static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
+{
+	uint64_t units = (ns + NVL_HW_ACQUIRE_UNIT_NS - 1) /
+			 NVL_HW_ACQUIRE_UNIT_NS;
+	uint32_t e = 0;
+
+	while (units > NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK &&
+	       e < NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK) {
+		units = (units + 1) >> 1;
+		e++;
+	}
+	if (units > NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK)
+		units = NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK;
+	return NVL_HW_ACQUIRE_TIMEOUT_EN |
+	       (uint32_t)units << NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT |
+	       e << NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT |
+	       2u << NVL_HW_ACQUIRE_RETRY_EXP_SHIFT | 2u;
+}
 /* GPFIFO base: a GPU VA. GP_BASE = VA 31:3; GP_BASE_HI = VA 39:32 in 7:0,
  * LIMIT2 20:16 (the ring has 1 << LIMIT2 entries) */
 #define NVL_HW_RAMFC_GP_BASE 0x048
@@ -32,7 +66,9 @@
 #define NVL_HW_RAMFC_CONFIG 0x0f4
 #define NVL_HW_RAMFC_CONFIG_PRIV (1u << 8)
 /* PAGE_DIR_BASE (d128): TARGET 1:0, VOL 2, USE_VER2_PT_FORMAT 10,
- * BIG_PAGE_SIZE 11 (1 = 64 KiB), PDB_LO 31:12; d129 = PDB_HI */
+ * BIG_PAGE_SIZE 11 (0 = 128 KiB, 1 = 64 KiB; the model walks 64 KiB big
+ * pages only and refuses 0 with an INSTANCE error), PDB_LO 31:12;
+ * d129 = PDB_HI */
 #define NVL_HW_RAMIN_PDB 0x200
 #define NVL_HW_RAMIN_PDB_HI 0x204
 #define NVL_HW_RAMIN_PDB_TARGET_MASK 0x3u
@@ -55,7 +91,9 @@
 #define NVL_HW_GP_ENTRY1_LENGTH_SHIFT 10          /* 30:10, dwords */
 #define NVL_HW_GP_ENTRY1_LENGTH_MASK 0x1fffffu
 #define NVL_HW_GP_ENTRY1_SYNC (1u << 31)
-/* control entries (LENGTH 0): OPCODE 7:0 of dword 0 */
+/* control entries (LENGTH 0): GP_ENTRY1 OPCODE 7:0; GP_ENTRY0 OPERAND
+ * 31:0 (clc46f.h NVC46F_GP_ENTRY1_OPCODE) */
+#define NVL_HW_GP_ENTRY1_OPCODE_MASK 0xffu
 #define NVL_HW_GP_OPCODE_NOP 0
 #define NVL_HW_GP_OPCODE_ILLEGAL 1
 #define NVL_HW_GP_OPCODE_GP_CRC 2
@@ -95,6 +133,13 @@ static inline uint64_t nvl_hw_gp_entry(uint64_t va, uint32_t ndw, int sync)
 #define NVL_HW_TERT_OP_STORE_SUBDEV_MASK 2
 #define NVL_HW_TERT_OP_USE_SUBDEV_MASK 3
 
+/** nvl_hw_gp_control() - encode a control entry: @opcode, @operand. */
+static inline uint64_t nvl_hw_gp_control(uint32_t opcode, uint32_t operand)
+{
+	return (uint64_t)(opcode & NVL_HW_GP_ENTRY1_OPCODE_MASK) << 32 |
+	       operand;
+}
+
 /** nvl_hw_mthd() - header for @count dwords to method @mthd (bytes). */
 static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 				   uint32_t mthd, uint32_t count)
@@ -111,7 +156,8 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_MTHD_1INC(subch, mthd, n) nvl_hw_mthd(5, subch, mthd, n)
 #define NVL_HW_MTHD_END_SEGMENT 0xe0000000u
 
-/* Subchannels 5..7 carry software methods (DEVICE interrupt). */
+/* Subchannels 5..7 carry software methods (DEVICE interrupt); Host-only
+ * methods (below 0x100) are legal on them and ignore the subchannel. */
 #define NVL_HW_SUBCH_COUNT 8
 #define NVL_HW_SUBCH_SW_FIRST 5
 
@@ -131,7 +177,7 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_MEM_OP_D 0x34
 #define NVL_HW_SET_REFERENCE 0x50
 #define NVL_HW_SEM_ADDR_LO 0x5c   /* 31:2 */
-#define NVL_HW_SEM_ADDR_HI 0x60   /* 7:0 = VA 39:32 */
+#define NVL_HW_SEM_ADDR_HI 0x60   /* OFFSET 7:0 = VA 39:32; C86F: 24:0 */
 #define NVL_HW_SEM_PAYLOAD_LO 0x64
 #define NVL_HW_SEM_PAYLOAD_HI 0x68
 #define NVL_HW_SEM_EXECUTE 0x6c
@@ -139,7 +185,10 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_YIELD 0x80
 #define NVL_HW_CLEAR_FAULTED 0x84
 
-/* MEM_OP_A: SYSMEMBAR 11, TARGET VA 31:12; MEM_OP_B: VA 63:32 */
+/* MEM_OP_A: TLB_INVALIDATE_INVALIDATION_SIZE 5:0 (a targeted invalidate
+ * covers 4 KiB << SIZE bytes, the target aligned down to that size),
+ * SYSMEMBAR 11, TARGET VA 31:12; MEM_OP_B: VA 63:32 (clc56f.h) */
+#define NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK 0x3fu
 #define NVL_HW_MEM_OP_A_SYSMEMBAR (1u << 11)
 #define NVL_HW_MEM_OP_A_VA_MASK 0xfffff000u
 /* MEM_OP_C: PDB ONE(0)/ALL(1) bit 0, PDB aperture 11:10 (0 vid, 2/3 sys),
@@ -186,8 +235,15 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_SEM_EXECUTE_RELEASE_WFI_32 0x00100001u
 #define NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH 0x00001003u
 
-/* CLEAR_FAULTED: TYPE 31 (0 PBDMA_FAULTED, 1 ENG_FAULTED); the model
- * takes the channel id in HANDLE 30:0 */
+/* CLEAR_FAULTED: HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16, TYPE 31
+ * (0 PBDMA_FAULTED, 1 ENG_FAULTED) */
+#define NVL_HW_CLEAR_FAULTED_CHID_MASK 0xffffu
+#define NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT 16
+#define NVL_HW_CLEAR_FAULTED_RUNLIST_MASK 0x7fu
 #define NVL_HW_CLEAR_FAULTED_ENG (1u << 31)
+#define NVL_HW_CLEAR_FAULTED_HANDLE(chid, rl)                            \
+	(((uint32_t)(chid) & NVL_HW_CLEAR_FAULTED_CHID_MASK) |           \
+	 ((uint32_t)(rl) & NVL_HW_CLEAR_FAULTED_RUNLIST_MASK)            \
+		 << NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT)
 
 #endif /* NVL_HW_HOST_H */

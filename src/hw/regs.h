@@ -4,10 +4,12 @@
  *
  * Offsets follow the Turing/Ampere manuals where the public facts name them
  * (BOOT_0, PTIMER, the VF window at 0xb80000 with the doorbell, the MMU
- * invalidate and fault-buffer registers). Blocks the facts leave to RM or
- * firmware (channel RAM, interrupt tree, engine status/reset, sensors and
- * clocks, fault injection) use this family's own layout, documented here:
- * this header is the manual the driver and the model share.
+ * invalidate, BAR2 block and fault-buffer registers). Blocks the facts
+ * leave to RM or firmware (channel RAM, interrupt tree, engine
+ * status/reset, sensors and clocks) use this family's own layout,
+ * documented here: this header is the manual the driver and the model
+ * share. Registers no GPU has (the model's configuration, fault injection)
+ * are not here: see model/model_regs.h.
  */
 #ifndef NVL_HW_REGS_H
 #define NVL_HW_REGS_H
@@ -21,6 +23,16 @@
 #define NVL_HW_BOOT_0_MAJOR_REV_SHIFT 4  /* 7:4 */
 #define NVL_HW_BOOT_0_MINOR_REV_SHIFT 0  /* 3:0 */
 #define NVL_HW_BOOT_0_CHIP_ID(v) (((v) >> 20) & 0x1ffu) /* 28:20 */
+
+/*
+ * NV_PFB_PRI_MMU_LOCAL_MEMORY_RANGE (dev_fb, TU10x; nova-core's
+ * vidmem_size_gp102): VRAM bytes = LOWER_MAG << (LOWER_SCALE + 20), and
+ * 15/16 of that when ECC_MODE is set (the ECC carve-out).
+ */
+#define NVL_HW_PFB_LOCAL_MEMORY_RANGE 0x00100ce0
+#define NVL_HW_LMR_LOWER_SCALE(v) ((v)&0xfu)          /* 3:0 */
+#define NVL_HW_LMR_LOWER_MAG(v) (((v) >> 4) & 0x3fu) /* 9:4 */
+#define NVL_HW_LMR_ECC_MODE (1u << 30)              /* 30:30 */
 #define NVL_HW_ARCH_TURING 0x16
 #define NVL_HW_ARCH_AMPERE 0x17
 #define NVL_HW_ARCH_HOPPER 0x18
@@ -80,15 +92,6 @@
 #define NVL_HW_PSTATE_GPC_MHZ(i) (0x00020524 + 0x10 * (i)) /* RO */
 #define NVL_HW_PSTATE_MEM_MHZ(i) (0x00020528 + 0x10 * (i)) /* RO */
 
-/* ---- device configuration (RO) ------------------------------------- */
-#define NVL_HW_CFG_FB_SIZE_MB 0x00020600
-#define NVL_HW_CFG_NUM_CE 0x00020604
-#define NVL_HW_CFG_NUM_CHANNELS 0x00020608
-#define NVL_HW_CFG_MMU_VERSION 0x0002060c
-#define NVL_HW_CFG_PAGE_SIZES 0x00020610   /* bit n: 1 << (12 + n) B */
-#define NVL_HW_CFG_HOST_CLASS 0x00020614
-#define NVL_HW_CFG_CE_CLASS 0x00020618
-
 /* ---- engine status and busy counters ------------------------------- */
 #define NVL_HW_ENGINE_STATUS(e) (0x00000400 + 0x10 * (e))
 #define NVL_HW_ENGINE_STATUS_BUSY (1u << 0)
@@ -97,12 +100,7 @@
 #define NVL_HW_ENGINE_STATUS_CHID_SHIFT 16 /* 27:16 */
 #define NVL_HW_ENGINE_BUSY_NS_LO(e) (0x00000404 + 0x10 * (e)) /* latches HI */
 #define NVL_HW_ENGINE_BUSY_NS_HI(e) (0x00000408 + 0x10 * (e))
-/*
- * Fault injection: writing chid + 1 to HANG(e) makes engine e stop making
- * progress as soon as it runs work of that channel, until the engine is
- * reset. 0 disarms.
- */
-#define NVL_HW_ENGINE_HANG(e) (0x0000040c + 0x10 * (e))
+/* (0x40c + 0x10 * e is the model-only ENGINE_HANG: model/model_regs.h) */
 
 /* ---- channel RAM (this family's layout; 32 bytes per channel) ------ */
 #define NVL_HW_CHRAM(chid) (0x00800000 + 0x20 * (chid))
@@ -113,7 +111,9 @@
 #define NVL_HW_CHRAM_INST_BIND (1u << 31)
 /* CTRL: ENABLE 0 (RO), ENABLE_SET 10, ENABLE_CLR 11 (W),
  * PBDMA_FAULTED 22, ENG_FAULTED 23 (W1C), ERROR 24 (RO; clears with CLR),
- * BUSY 28 (RO), ACQUIRE_PENDING 29 (RO) */
+ * BUSY 28 (RO: running, or enabled without error and a taken GPFIFO
+ * entry not finished),
+ * ACQUIRE_PENDING 29 (RO) */
 #define NVL_HW_CHRAM_CTRL(chid) (NVL_HW_CHRAM(chid) + 0x04)
 #define NVL_HW_CHRAM_CTRL_ENABLE (1u << 0)
 #define NVL_HW_CHRAM_CTRL_ENABLE_SET (1u << 10)
@@ -153,34 +153,68 @@
 #define NVL_HW_DOORBELL_TOKEN(chid, rl) \
 	(((uint32_t)(chid) & 0xfffu) | (((uint32_t)(rl) & 0x7fu) << 16))
 
-/* MMU invalidate: PDB (APERTURE bit 1: 0 vid / 1 sys; ADDR 31:4 = pdb>>12) */
+/*
+ * MMU invalidate (NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB/_UPPER_PDB/
+ * MMU_INVALIDATE): PDB APERTURE bit 1 (0 vid / 1 sys), ADDR 31:4 = pdb >> 12;
+ * UPPER_PDB = pdb >> 40. There is no VA-range form in the manuals: the
+ * register invalidates all VAs (ALL_VA) of one PDB or of all PDBs; targeted
+ * invalidates go through Host's MEM_OP methods (hw/host.h).
+ */
 #define NVL_HW_MMU_INVALIDATE_PDB (NVL_HW_VF_BASE + 0x30a0)
 #define NVL_HW_MMU_INVALIDATE_PDB_SYS (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT 4
 #define NVL_HW_MMU_INVALIDATE_UPPER_PDB (NVL_HW_VF_BASE + 0x30a4)
-/* VA range (when ALL_VA is 0): VADDR = first VA >> 12, RANGE = 4K pages */
-#define NVL_HW_MMU_INVALIDATE_VADDR (NVL_HW_VF_BASE + 0x30a8)
-#define NVL_HW_MMU_INVALIDATE_VADDR_HI (NVL_HW_VF_BASE + 0x30ac)
 #define NVL_HW_MMU_INVALIDATE (NVL_HW_VF_BASE + 0x30b0)
-#define NVL_HW_MMU_INVALIDATE_RANGE (NVL_HW_VF_BASE + 0x30b4)
 #define NVL_HW_MMU_INVALIDATE_ALL_VA (1u << 0)
 #define NVL_HW_MMU_INVALIDATE_ALL_PDB (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_HUBTLB_ONLY (1u << 2)
 #define NVL_HW_MMU_INVALIDATE_SYS_MEMBAR (1u << 6)
 #define NVL_HW_MMU_INVALIDATE_TRIGGER (1u << 31) /* reads 1 until done */
 
-/* Fault buffers i = 0 (non-replayable), 1 (replayable) */
+/*
+ * Fault buffers i = 0 (non-replayable), 1 (replayable): the VF window's
+ * NV_VIRTUAL_FUNCTION_PRIV_MMU_FAULT_BUFFER_* (dev_vm.ref; the same fields
+ * as NV_PFB_PRI_MMU_FAULT_BUFFER_* in dev_fb.ref).
+ * LO: ADDR_MODE 0:0 (0 VIRTUAL: ADDR is a BAR2 virtual address, as RM and
+ * Nouveau program it; 1 PHYSICAL), PHYS_APERTURE 2:1 (0 LOCAL, 2 SYS_COH,
+ * 3 SYS_NONCOH), PHYS_VOL 3, ADDR 31:12. HI: ADDR 63:32.
+ */
 #define NVL_HW_FAULT_BUF_LO(i) (NVL_HW_VF_BASE + 0x3000 + 0x20 * (i))
-#define NVL_HW_FAULT_BUF_LO_APERTURE_MASK 0x3u /* 0 vid, 2 sys coh, 3 ncoh */
+#define NVL_HW_FAULT_BUF_LO_ADDR_MODE_PHYS (1u << 0)
+#define NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT 1
+#define NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK 0x3u
+#define NVL_HW_FAULT_BUF_LO_PHYS_VOL (1u << 3)
 #define NVL_HW_FAULT_BUF_LO_ADDR_MASK 0xfffff000u
+/* LO for a physical buffer at @pa in aperture @ap (NVL_HW_FAULT_APERTURE_*) */
+#define NVL_HW_FAULT_BUF_LO_PHYS(pa, ap)                                    \
+	(((uint32_t)(pa) & NVL_HW_FAULT_BUF_LO_ADDR_MASK) |                 \
+	 ((uint32_t)(ap) & NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK)          \
+		 << NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT |               \
+	 NVL_HW_FAULT_BUF_LO_ADDR_MODE_PHYS)
 #define NVL_HW_FAULT_BUF_HI(i) (NVL_HW_VF_BASE + 0x3004 + 0x20 * (i))
+/* GET: PTR 19:0, GETPTR_CORRUPTED 30 (W1C), OVERFLOW 31 (W1C) */
 #define NVL_HW_FAULT_BUF_GET(i) (NVL_HW_VF_BASE + 0x3008 + 0x20 * (i))
 #define NVL_HW_FAULT_BUF_PUT(i) (NVL_HW_VF_BASE + 0x300c + 0x20 * (i))
+/* SIZE: VAL 19:0 (entries), OVERFLOW_INTR 29, SET_DEFAULT 30 (writing 1
+ * loads VAL with the buffer's default size, which reads back), ENABLE 31 */
 #define NVL_HW_FAULT_BUF_SIZE(i) (NVL_HW_VF_BASE + 0x3010 + 0x20 * (i))
 #define NVL_HW_FAULT_BUF_PTR_MASK 0xfffffu               /* 19:0 */
 #define NVL_HW_FAULT_BUF_GET_CORRUPTED (1u << 30)        /* W1C */
 #define NVL_HW_FAULT_BUF_GET_OVERFLOW (1u << 31)         /* W1C */
+#define NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR (1u << 29)
+#define NVL_HW_FAULT_BUF_SIZE_SET_DEFAULT (1u << 30)
 #define NVL_HW_FAULT_BUF_SIZE_ENABLE (1u << 31)
+
+/*
+ * BAR2 instance block: NV_VIRTUAL_FUNCTION_PRIV_BAR2_BLOCK (PTR 27:0 =
+ * instance block >> 12, TARGET 29:28 as NVL_HW_RAM_TARGET_*, MODE 31:
+ * 1 VIRTUAL). The model uses BAR2 to reach fault buffers given by
+ * virtual address.
+ */
+#define NVL_HW_BAR2_BLOCK (NVL_HW_VF_BASE + 0xf48)
+#define NVL_HW_BAR2_BLOCK_PTR_MASK 0x0fffffffu
+#define NVL_HW_BAR2_BLOCK_TARGET_SHIFT 28
+#define NVL_HW_BAR2_BLOCK_MODE_VIRTUAL (1u << 31)
 
 /* What an unknown register reads. */
 #define NVL_HW_REG_BAD 0xbadf5040u

@@ -31,6 +31,10 @@
 #include <nouvelle/bo.h>
 
 #define NVL_MM_NDOM 4 /* indexed by enum nvl_gem_domain */
+/* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
+#define NVL_BO_PRIORITIES 4
+/* Default bound of the wait for busy released BOs (mm->zombie_wait_ns). */
+#define NVL_MM_ZOMBIE_WAIT_NS (100 * 1000 * 1000ll)
 
 /**
  * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
@@ -66,8 +70,8 @@ struct nvl_mm_config {
  * contiguously in each domain's LRU, so one splice moves them all.
  */
 struct nvl_mm_bulk {
-	struct nvl_bo *first[NVL_MM_NDOM];
-	struct nvl_bo *last[NVL_MM_NDOM];
+	struct nvl_bo *first[NVL_MM_NDOM][NVL_BO_PRIORITIES];
+	struct nvl_bo *last[NVL_MM_NDOM][NVL_BO_PRIORITIES];
 };
 
 /**
@@ -97,10 +101,15 @@ struct nvl_mm {
 	struct nvl_buddy vram;
 	void *vram_base;
 	uint64_t visible_B;
-	/** @lru: per domain, least recently used first */
-	struct nvl_list lru[NVL_MM_NDOM];
+	/** @lru: per domain and priority, least recently used first */
+	struct nvl_list lru[NVL_MM_NDOM][NVL_BO_PRIORITIES];
 	/** @zombies: released BOs waiting for their fences */
 	struct nvl_list zombies;
+	/**
+	 * @zombie_wait_ns: how long a VRAM allocation that found nothing to
+	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS)
+	 */
+	int64_t zombie_wait_ns;
 	/** @used_B: resident bytes per domain */
 	uint64_t used_B[NVL_MM_NDOM];
 	/** @host_B: GTT+SYSTEM bytes held, including moves in flight */
@@ -174,6 +183,9 @@ struct nvl_bo {
 	bool purgeable;          /* NVL_BO_MADV_DONTNEED */
 	bool purged;
 	struct nvl_list lru;
+	/** @priority: LRU priority, 0 (evicted first) .. NVL_BO_PRIORITIES-1 */
+	unsigned priority;
+	/** @bulk: the VM's bulk move; a pinned BO is kept out of its range */
 	struct nvl_mm_bulk *bulk;
 	unsigned pin_count;
 	unsigned map_count;
@@ -186,6 +198,27 @@ struct nvl_bo {
 static inline struct nvl_bo *nvl_bo_from_gem(struct nvl_gem_object *obj)
 {
 	return container_of(obj, struct nvl_bo, gem);
+}
+
+/**
+ * nvl_bo_is_shared() - @bo was exported (another client may hold it, as a
+ * dma-buf's importers do). mm->lock held.
+ * @bo: the BO
+ */
+static inline bool nvl_bo_is_shared(const struct nvl_bo *bo)
+{
+	return bo->export_id != 0;
+}
+
+/**
+ * nvl_bo_purgeable() - the shrinker may drop @bo's content: marked
+ * DONTNEED and not shared (an importer still reads it; the kernel's
+ * drm_gem_shmem never purges exported or imported objects). mm->lock held.
+ * @bo: the BO
+ */
+static inline bool nvl_bo_purgeable(const struct nvl_bo *bo)
+{
+	return bo->purgeable && !nvl_bo_is_shared(bo);
 }
 
 /**
@@ -269,25 +302,31 @@ struct nvl_bo *nvl_bo_lookup(struct nvl_client *client, uint32_t handle);
 /**
  * nvl_bo_validate() - place @bo per @places (TTM's model): if it already
  * sits in a place that is not FALLBACK-only, nothing moves; else places
- * without FALLBACK are tried without eviction, then places without DESIRED
- * with eviction of least recently used BOs. The move is a job on the move
- * worker whose fence becomes @bo's KERNEL fence. Caller holds gem.resv.
+ * without FALLBACK are tried without eviction; then, if it sits in a place
+ * without DESIRED (an allowed fallback), nothing moves; else places without
+ * DESIRED are tried with eviction (priority 0 first, least recently used
+ * first, then a bounded wait for busy released BOs). The move is a job on
+ * the move worker whose fence becomes @bo's KERNEL fence. With @n == 0 the
+ * BO is gutted: its backing is dropped (kept by a ghost until its fences
+ * signal) and it reads zero when next placed. Caller holds gem.resv.
  * @bo: the BO
  * @places: acceptable places in order
- * @n: how many
+ * @n: how many (0: gut)
  *
  * Return: 0, -EINVAL (pinned elsewhere, or a place outside the allowed
- * domains), -ENOMEM (nothing fits, nothing evictable).
+ * domains), -ENOMEM (nothing fits, nothing evictable; or no memory for a
+ * ghost), -EIO (reading a swapped-out BO back failed).
  */
 int nvl_bo_validate(struct nvl_bo *bo, const struct nvl_place *places,
 		    unsigned n) NVL_MUST_CHECK;
 
 /**
  * nvl_bo_validate_preferred() - nvl_bo_validate() with the preferred domain
- * (evicting) first and the other allowed domains as fallback; also brings a
- * swapped-out BO back. Caller holds gem.resv.
+ * alone (evicting) first, so an evicted BO comes back, then with the other
+ * allowed domains as fallback; also brings a swapped-out BO back. A mapped
+ * or pinned BO stays where it is. Caller holds gem.resv.
  * @bo: the BO
- * Return: as nvl_bo_validate().
+ * Return: 0, -ENOMEM, -EIO.
  */
 int nvl_bo_validate_preferred(struct nvl_bo *bo) NVL_MUST_CHECK;
 
@@ -318,6 +357,16 @@ void nvl_bo_kunmap(struct nvl_bo *bo);
  * @bulk: the VM's bulk move
  */
 void nvl_bo_set_bulk_move(struct nvl_bo *bo, struct nvl_mm_bulk *bulk);
+
+/**
+ * nvl_bo_set_priority() - move @bo to the LRU of @prio (TTM's per-BO
+ * priority): eviction and the shrinker take priority 0 first, oldest
+ * first. Caller holds gem.resv.
+ * @bo: the BO
+ * @prio: 0 .. NVL_BO_PRIORITIES - 1
+ * Return: 0 or -EINVAL.
+ */
+int nvl_bo_set_priority(struct nvl_bo *bo, unsigned prio) NVL_MUST_CHECK;
 
 /**
  * nvl_mm_bulk_move_tail() - move every BO of @bulk to the tail of its LRU

@@ -7,7 +7,10 @@
  * children, allocated together from a slab of pairs that grows in big chunks
  * and never returns memory before fini, so the hot path never calls malloc.
  * Every operation that may split first reserves enough pairs; after that,
- * nothing can fail, so a failing allocation changes nothing.
+ * nothing can fail, so a failing allocation gives back everything it took.
+ * One exception: a request that had to force-merge clear and dirty buddies
+ * (below) leaves them merged, and dirty, even when it then fails: the free
+ * space is the same, clear_avail is lower.
  *
  * Free blocks sit on per-order lists, one list for dirty and one for clear
  * blocks, with a 64-bit mask per kind saying which orders are non-empty: an
@@ -22,6 +25,14 @@
  * aligned block of the wanted order inside the range, so a failed search
  * never leaves split free buddies behind.
  *
+ * The chunk cache: a dirty order-0 block being freed is kept unmerged in a
+ * small LIFO array (state CACHED, counted as free) and handed to the next
+ * order-0 request that has no range, no top-down and no clear preference.
+ * That request then touches only the block's own line, already hot from
+ * its free, instead of a free list's neighbours and the buddy and parent
+ * lines of a merge followed by a split. Every other request, stats and
+ * fini merge the cache back first, so they see the tree as without it.
+ *
  * Free merges a block with its buddy while the buddy is free and has the same
  * clear state, so clear memory is not lost to a dirty neighbour. Two free
  * buddies therefore coexist only when one is clear and the other dirty; when
@@ -30,9 +41,11 @@
  *
  * Contiguous allocations round the size up to a power of two, take one
  * block and trim the tail back to the free lists. If no such block exists
- * (or the rounded order exceeds the largest), and no range was given, the
+ * (or, without a range, the rounded order exceeds the largest), the
  * allocator "tries harder": it looks for a run of free blocks around each
- * free block, allocated as an exact range.
+ * free block, clipped to the range, allocated as an exact range. (drm_buddy
+ * tries harder only without a range, so a 2.5 MiB contiguous request in a
+ * 3 MiB window fails there on empty memory; here it succeeds.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +96,6 @@ static inline uint64_t bsize(const struct nvl_buddy *mm, unsigned order)
 	return mm->chunk_B << order;
 }
 
-
 /* ---- packed block fields ---------------------------------------------- */
 
 #define boff(b) nvl_buddy_block_offset(b)
@@ -116,8 +128,8 @@ static inline void binit(struct nvl_buddy_block *b, uint64_t offset,
 static int reserve_pairs(struct nvl_buddy *mm, uint64_t n)
 {
 	while (mm->nspare < n) {
-		struct slab_chunk *c = nvl_aligned_alloc(SLAB_CHUNK_B,
-							 SLAB_CHUNK_B);
+		struct slab_chunk *c =
+			nvl_aligned_alloc(SLAB_CHUNK_B, SLAB_CHUNK_B);
 		struct nvl_buddy_pair *pairs = (struct nvl_buddy_pair *)c;
 
 		if (!c)
@@ -255,7 +267,7 @@ static bool force_merge(struct nvl_buddy *mm)
 	for (unsigned o = 0; o < mm->max_order; o++) {
 		struct nvl_buddy_block *c, *n;
 
-		nvl_list_for_each_entry_safe(c, n, &mm->free[1][o], link) {
+		nvl_list_for_each_entry_safe (c, n, &mm->free[1][o], link) {
 			struct nvl_buddy_block *buddy;
 
 			if (!c->parent)
@@ -272,11 +284,33 @@ static bool force_merge(struct nvl_buddy *mm)
 	return merged;
 }
 
+void nvl_buddy_flush_cache(struct nvl_buddy *mm)
+{
+	while (mm->ncached) {
+		struct nvl_buddy_block *b = mm->cache[--mm->ncached];
+
+		mm->avail_B -= mm->chunk_B; /* fl_add counts it again */
+		merge_up(mm, b, false, false);
+	}
+}
+
 void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
 			  unsigned flags)
 {
 	if (NVL_NEVER(bstate(block) != NVL_BUDDY_ALLOCATED))
 		return;
+	/* A dirty chunk goes to the cache, unmerged: its line is hot now. */
+	if (bord(block) == 0 && !(flags & NVL_BUDDY_CLEARED) &&
+	    mm->ncached < NVL_BUDDY_CACHE) {
+		block->hdr =
+			(block->hdr & ~(NVL_BUDDY_HDR_CLEAR |
+					(3ull << NVL_BUDDY_HDR_STATE_SHIFT))) |
+			((uint64_t)NVL_BUDDY_CACHED
+			 << NVL_BUDDY_HDR_STATE_SHIFT);
+		mm->cache[mm->ncached++] = block;
+		mm->avail_B += mm->chunk_B;
+		return;
+	}
 	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
 }
 
@@ -285,7 +319,7 @@ void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
 {
 	struct nvl_buddy_block *b, *n;
 
-	nvl_list_for_each_entry_safe(b, n, blocks, link) {
+	nvl_list_for_each_entry_safe (b, n, blocks, link) {
 		nvl_list_del(&b->link);
 		nvl_buddy_free_block(mm, b, flags);
 	}
@@ -296,7 +330,7 @@ static void rollback(struct nvl_buddy *mm, struct nvl_list *taken)
 {
 	struct nvl_buddy_block *b, *n;
 
-	nvl_list_for_each_entry_safe(b, n, taken, link) {
+	nvl_list_for_each_entry_safe (b, n, taken, link) {
 		nvl_list_del(&b->link);
 		free_block(mm, b, bclr(b));
 	}
@@ -311,8 +345,10 @@ int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B, uint64_t chunk_B)
 
 	memset(mm, 0, sizeof(*mm));
 	if (chunk_B < 4096 || !NVL_IS_POW2(chunk_B))
-		return nvl_error(-EINVAL, "buddy: chunk %#llx not a power of "
-				 "two >= 4 KiB", (unsigned long long)chunk_B);
+		return nvl_error(-EINVAL,
+				 "buddy: chunk %#llx not a power of "
+				 "two >= 4 KiB",
+				 (unsigned long long)chunk_B);
 	if (size_B < chunk_B)
 		return nvl_error(-EINVAL, "buddy: size %#llx below one chunk",
 				 (unsigned long long)size_B);
@@ -323,8 +359,8 @@ int nvl_buddy_init(struct nvl_buddy *mm, uint64_t size_B, uint64_t chunk_B)
 	mm->max_order = floor_log2(pages);
 	mm->n_roots = (unsigned)__builtin_popcountll(pages);
 	mm->roots = nvl_calloc(mm->n_roots, sizeof(*mm->roots));
-	mm->free[0] = nvl_calloc(2 * (mm->max_order + 1),
-				 sizeof(struct nvl_list));
+	mm->free[0] =
+		nvl_calloc(2 * (mm->max_order + 1), sizeof(struct nvl_list));
 	if (!mm->roots || !mm->free[0]) {
 		nvl_free(mm->roots);
 		nvl_free(mm->free[0]);
@@ -352,6 +388,7 @@ void nvl_buddy_fini(struct nvl_buddy *mm)
 {
 	struct slab_chunk *c = mm->chunks;
 
+	nvl_buddy_flush_cache(mm);
 	if (mm->avail_B != mm->size_B)
 		nvl_warn(NVL_CAT_MM, "buddy: fini with %llu bytes allocated",
 			 (unsigned long long)(mm->size_B - mm->avail_B));
@@ -396,8 +433,8 @@ static struct nvl_buddy_block *dfs(struct nvl_buddy *mm,
 		if (hi - lo < want)
 			return NULL;
 		bs = want;
-		a = s->topdown ? NVL_ALIGN_DOWN(hi - bs, bs) :
-				 NVL_ALIGN_UP(lo, bs);
+		a = s->topdown ? NVL_ALIGN_DOWN(hi - bs, bs)
+			       : NVL_ALIGN_UP(lo, bs);
 		if (a < lo || a + bs > hi)
 			return NULL;
 		s->addr = a;
@@ -421,8 +458,7 @@ static struct nvl_buddy_block *dfs(struct nvl_buddy *mm,
  * top-down. Return: 0 with *out set, -ENOSPC, -ENOMEM.
  */
 static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
-		     uint64_t end, unsigned flags,
-		     struct nvl_buddy_block **out)
+		     uint64_t end, unsigned flags, struct nvl_buddy_block **out)
 {
 	struct nvl_buddy_block *b = NULL;
 	uint64_t addr;
@@ -446,8 +482,10 @@ static int alloc_one(struct nvl_buddy *mm, unsigned order, uint64_t start,
 					 struct nvl_buddy_block, link);
 		addr = boff(b);
 	} else {
-		struct search s = { .start = start, .end = end, .order = order,
-				    .topdown = flags & NVL_BUDDY_TOPDOWN };
+		struct search s = {.start = start,
+				   .end = end,
+				   .order = order,
+				   .topdown = flags & NVL_BUDDY_TOPDOWN};
 
 		if (s.topdown) {
 			for (int r = (int)mm->n_roots - 1; r >= 0 && !b; r--)
@@ -499,8 +537,8 @@ static int alloc_blocks(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 			struct nvl_list *taken)
 {
 	uint64_t left = size_B;
-	unsigned order = NVL_MIN(floor_log2(left >> mm->chunk_shift),
-				 mm->max_order);
+	unsigned order =
+		NVL_MIN(floor_log2(left >> mm->chunk_shift), mm->max_order);
 
 	while (left) {
 		struct nvl_buddy_block *b;
@@ -567,11 +605,12 @@ static struct nvl_buddy_block *neighbour(struct nvl_buddy *mm,
  * Contiguous fallback: any free run of @size_B bytes holds an aligned free
  * block of at least half the largest power of two below the size,
  * so look at the free blocks of that order and up, extend each one over its
- * free neighbours, and allocate the first aligned run that fits as an exact
- * range.
+ * free neighbours, clip the run to [@start, @end), and allocate the first
+ * aligned run that fits as an exact range.
  */
-static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
-		      unsigned min_order, struct nvl_list *taken)
+static int try_harder(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+		      uint64_t size_B, unsigned min_order,
+		      struct nvl_list *taken)
 {
 	uint64_t align = bsize(mm, min_order);
 	unsigned k = floor_log2(size_B >> mm->chunk_shift);
@@ -581,12 +620,14 @@ static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
 		for (int kind = 0; kind < 2; kind++) {
 			struct nvl_buddy_block *f;
 
-			nvl_list_for_each_entry(f, &mm->free[kind][o], link) {
+			nvl_list_for_each_entry (f, &mm->free[kind][o], link) {
 				struct nvl_buddy_block *n;
 				uint64_t lo = boff(f), cand;
 				uint64_t hi = lo + bsize(mm, bord(f));
 				int ret;
 
+				if (hi <= start || lo >= end)
+					continue;
 				for (n = neighbour(mm, f, 0);
 				     n && bstate(n) == NVL_BUDDY_FREE &&
 				     hi - lo < 2 * size_B;
@@ -597,6 +638,8 @@ static int try_harder(struct nvl_buddy *mm, uint64_t size_B,
 				     hi - lo < 2 * size_B;
 				     n = neighbour(mm, n, 1))
 					hi = boff(n) + bsize(mm, bord(n));
+				lo = NVL_MAX(lo, start);
+				hi = NVL_MIN(hi, end);
 				cand = NVL_ALIGN_UP(lo, align);
 				if (cand < lo || cand + size_B > hi)
 					continue;
@@ -617,8 +660,9 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 		     uint64_t size_B, unsigned min_order, unsigned flags,
 		     struct nvl_list *taken);
 
-#define ALLOC_FLAGS (NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN | \
-		     NVL_BUDDY_CONTIGUOUS | NVL_BUDDY_CLEAR)
+#define ALLOC_FLAGS                                                            \
+	(NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN | NVL_BUDDY_CONTIGUOUS |          \
+	 NVL_BUDDY_CLEAR)
 
 int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 		    uint64_t size_B, uint64_t min_block_B,
@@ -629,10 +673,21 @@ int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 	unsigned min_order;
 	int ret;
 
+	/* One chunk, no placement, not asking for clear memory: the cache. */
+	if (likely(size_B == mm->chunk_B && min_block_B == mm->chunk_B &&
+		   !(flags & ~NVL_BUDDY_CONTIGUOUS) && mm->ncached)) {
+		struct nvl_buddy_block *b = mm->cache[--mm->ncached];
+
+		bset_state(b, NVL_BUDDY_ALLOCATED);
+		mm->avail_B -= mm->chunk_B;
+		nvl_list_add_tail(&b->link, blocks);
+		return 0;
+	}
 	if (flags & ~ALLOC_FLAGS)
 		return nvl_error(-EINVAL, "buddy: unknown flags %#x", flags);
 	if (!size_B || (size_B & mask))
-		return nvl_error(-EINVAL, "buddy: size %#llx not a non-zero "
+		return nvl_error(-EINVAL,
+				 "buddy: size %#llx not a non-zero "
 				 "multiple of the chunk",
 				 (unsigned long long)size_B);
 	if (min_block_B < mm->chunk_B || !NVL_IS_POW2(min_block_B))
@@ -640,25 +695,32 @@ int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 				 (unsigned long long)min_block_B);
 	min_order = floor_log2(min_block_B) - mm->chunk_shift;
 	if (min_order > mm->max_order)
-		return nvl_error(-EINVAL, "buddy: min block %#llx above the "
+		return nvl_error(-EINVAL,
+				 "buddy: min block %#llx above the "
 				 "largest block",
 				 (unsigned long long)min_block_B);
 	if (size_B > mm->size_B)
-		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
-				 "size", (unsigned long long)size_B);
+		return nvl_error(-EINVAL,
+				 "buddy: size %#llx above the managed "
+				 "size",
+				 (unsigned long long)size_B);
 	size_B = NVL_ALIGN_UP(size_B, min_block_B);
 	if (!size_B || size_B > mm->size_B)
-		return nvl_error(-EINVAL, "buddy: size %#llx above the managed "
+		return nvl_error(-EINVAL,
+				 "buddy: size %#llx above the managed "
 				 "size once aligned",
 				 (unsigned long long)size_B);
 	if (flags & NVL_BUDDY_RANGE) {
 		if ((start & mask) || (end & mask) || start >= end ||
 		    end > mm->size_B)
-			return nvl_error(-EINVAL, "buddy: bad range [%#llx, "
-					 "%#llx)", (unsigned long long)start,
+			return nvl_error(-EINVAL,
+					 "buddy: bad range [%#llx, "
+					 "%#llx)",
+					 (unsigned long long)start,
 					 (unsigned long long)end);
 		if (end - start < size_B)
-			return nvl_error(-EINVAL, "buddy: range [%#llx, %#llx) "
+			return nvl_error(-EINVAL,
+					 "buddy: range [%#llx, %#llx) "
 					 "smaller than %#llx",
 					 (unsigned long long)start,
 					 (unsigned long long)end,
@@ -670,6 +732,8 @@ int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 		end = mm->size_B;
 	}
 
+	if (mm->ncached)
+		nvl_buddy_flush_cache(mm);
 	nvl_list_init(&taken);
 	ret = alloc_any(mm, start, end, size_B, min_order, flags, &taken);
 	if (ret == -ENOSPC && mm->avail_B >= size_B && force_merge(mm))
@@ -693,7 +757,8 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 
 		if (order > mm->max_order) {
 			if (flags & NVL_BUDDY_RANGE)
-				return nvl_error(-EINVAL, "buddy: contiguous "
+				return nvl_error(-EINVAL,
+						 "buddy: contiguous "
 						 "%#llx in a range exceeds the "
 						 "largest block",
 						 (unsigned long long)size_B);
@@ -706,8 +771,9 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 			if (!ret)
 				trim(mm, b, size_B, taken);
 		}
-		if (ret == -ENOSPC && !(flags & NVL_BUDDY_RANGE))
-			ret = try_harder(mm, size_B, min_order, taken);
+		if (ret == -ENOSPC)
+			ret = try_harder(mm, start, end, size_B, min_order,
+					 taken);
 		return ret;
 	}
 	return alloc_blocks(mm, start, end, size_B, min_order, flags, taken);
@@ -715,10 +781,12 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 
 /* ---- statistics ------------------------------------------------------- */
 
-void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st)
+void nvl_buddy_stats(struct nvl_buddy *mm, struct nvl_buddy_stats *st)
 {
-	uint64_t any = mm->nonempty[0] | mm->nonempty[1];
+	uint64_t any;
 
+	nvl_buddy_flush_cache(mm);
+	any = mm->nonempty[0] | mm->nonempty[1];
 	memset(st, 0, sizeof(*st));
 	st->size_B = mm->size_B;
 	st->chunk_B = mm->chunk_B;
@@ -730,18 +798,19 @@ void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st)
 	if (any)
 		st->largest_free_B = bsize(mm, floor_log2(any));
 	if (st->avail_B)
-		st->fragmentation = 1.0 - (double)st->largest_free_B /
-						  (double)st->avail_B;
+		st->fragmentation =
+			1.0 - (double)st->largest_free_B / (double)st->avail_B;
 }
 
-int nvl_buddy_print(const struct nvl_buddy *mm, char *buf, size_t len)
+int nvl_buddy_print(struct nvl_buddy *mm, char *buf, size_t len)
 {
 	struct nvl_buddy_stats st;
 	size_t n = 0;
 	int w;
 
 	nvl_buddy_stats(mm, &st);
-	w = snprintf(buf, len, "size: %llu KiB, free: %llu KiB (clear %llu "
+	w = snprintf(buf, len,
+		     "size: %llu KiB, free: %llu KiB (clear %llu "
 		     "KiB), largest free: %llu KiB, fragmentation: %.3f\n",
 		     (unsigned long long)(st.size_B >> 10),
 		     (unsigned long long)(st.avail_B >> 10),

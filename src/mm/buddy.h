@@ -35,7 +35,12 @@ enum nvl_buddy_state {
 	NVL_BUDDY_FREE = 0,
 	NVL_BUDDY_ALLOCATED = 1,
 	NVL_BUDDY_SPLIT = 2,
+	/* free, held unmerged in the allocator's cache of chunks */
+	NVL_BUDDY_CACHED = 3,
 };
+
+/** Chunks (order-0 blocks) kept unmerged for the next order-0 request. */
+#define NVL_BUDDY_CACHE 32
 
 struct nvl_buddy_pair;
 
@@ -131,6 +136,13 @@ struct nvl_buddy {
 	uint64_t nfree[NVL_BUDDY_MAX_ORDER + 1];
 	uint64_t avail_B;
 	uint64_t clear_avail_B;
+	/*
+	 * cache of dirty order-0 blocks freed last (LIFO): an order-0
+	 * request without placement constraints pops one, touching no free
+	 * list; anything else flushes it first. Counted in avail_B.
+	 */
+	struct nvl_buddy_block *cache[NVL_BUDDY_CACHE];
+	unsigned ncached;
 	/* slab of block pairs */
 	struct nvl_buddy_pair *spare;
 	uint64_t nspare;
@@ -169,7 +181,9 @@ void nvl_buddy_fini(struct nvl_buddy *mm);
  *
  * With %NVL_BUDDY_CONTIGUOUS the result is one run: a power-of-two block
  * trimmed back to the size (blocks on @blocks in address order). On failure
- * nothing changes.
+ * every block taken is given back; only clear/dirty buddies force-merged to
+ * try to satisfy the request stay merged (dirty): the free bytes are the
+ * same, the clear bytes may be fewer.
  * Return: 0, -EINVAL (bad arguments), -ENOSPC (no room), -ENOMEM (block
  * bookkeeping).
  */
@@ -188,6 +202,15 @@ void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
 			  unsigned flags);
 
 /**
+ * nvl_buddy_flush_cache() - merge the cached order-0 blocks back into the
+ * free lists, so that the tree shows every free block as FREE and merged.
+ * Every call but the order-0 fast path does this first; callers need it only
+ * to inspect blocks' states themselves.
+ * @mm: the allocator
+ */
+void nvl_buddy_flush_cache(struct nvl_buddy *mm);
+
+/**
  * nvl_buddy_free_list() - free every block on @blocks (left empty).
  * @mm: the allocator
  * @blocks: list of allocated blocks
@@ -204,11 +227,11 @@ static inline uint64_t nvl_buddy_block_size(const struct nvl_buddy *mm,
 }
 
 /**
- * nvl_buddy_stats() - fill @st with a snapshot.
+ * nvl_buddy_stats() - fill @st with a snapshot (flushes the cache).
  * @mm: the allocator
  * @st: output
  */
-void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st);
+void nvl_buddy_stats(struct nvl_buddy *mm, struct nvl_buddy_stats *st);
 
 /**
  * nvl_buddy_print() - format the statistics as text ("order N: free M").
@@ -217,6 +240,6 @@ void nvl_buddy_stats(const struct nvl_buddy *mm, struct nvl_buddy_stats *st);
  * @len: its size
  * Return: characters that the full text needs (as snprintf).
  */
-int nvl_buddy_print(const struct nvl_buddy *mm, char *buf, size_t len);
+int nvl_buddy_print(struct nvl_buddy *mm, char *buf, size_t len);
 
 #endif /* NVL_MM_BUDDY_H */

@@ -5,8 +5,11 @@
  * Like drm_show_memory_stats(): walk the client's BO handles (imported ones
  * included) and sum sizes per region: "vram", "gtt" and "cpu" (SYSTEM, and
  * swapped-out BOs, which are not resident). total = every BO in the
- * region; resident = its memory is present; purgeable = resident and
- * marked DONTNEED; active = resident with unsignalled fences; memory (the
+ * region; shared = exported (the kernel counts objects with more than one
+ * handle; nouvelle counts exported ones, which another client may import);
+ * resident = its memory is present; active = resident with unsignalled
+ * fences; purgeable = resident, idle (an active BO is not purgeable, as in
+ * drm_show_memory_stats()), marked DONTNEED and not shared; memory (the
  * older key) = resident. Values in KiB, as the kernel prints them.
  */
 #include <errno.h>
@@ -17,15 +20,15 @@
 
 enum { R_VRAM, R_GTT, R_CPU, R_N };
 
-static const char *const region_name[R_N] = { "vram", "gtt", "cpu" };
+static const char *const region_name[R_N] = {"vram", "gtt", "cpu"};
 
 struct usage {
-	uint64_t total, resident, purgeable, active;
+	uint64_t total, shared, resident, purgeable, active;
 };
 
 int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 {
-	struct usage u[R_N] = { 0 };
+	struct usage u[R_N] = {0};
 	uint32_t id = 1;
 	void *obj;
 	size_t n = 0;
@@ -54,24 +57,26 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 		}
 		res = bo->dom != NVL_GEM_DOMAIN_NONE;
 		u[r].total += bo->gem.size_B;
+		if (nvl_bo_is_shared(bo))
+			u[r].shared += bo->gem.size_B;
 		if (res) {
 			u[r].resident += bo->gem.size_B;
-			if (bo->purgeable)
-				u[r].purgeable += bo->gem.size_B;
 			if (!nvl_resv_test_signaled(bo->gem.resv,
 						    NVL_RESV_USAGE_BOOKKEEP))
 				u[r].active += bo->gem.size_B;
+			else if (nvl_bo_purgeable(bo))
+				u[r].purgeable += bo->gem.size_B;
 		}
 		nvl_mutex_unlock(&mm->lock);
 		id++;
 	}
 	pthread_mutex_unlock(&client->lock);
 
-#define EMIT(...)                                                         \
-	do {                                                              \
-		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, \
-			     __VA_ARGS__);                                \
-		n += (size_t)w;                                           \
+#define EMIT(...)                                                              \
+	do {                                                                   \
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,  \
+			     __VA_ARGS__);                                     \
+		n += (size_t)w;                                                \
 	} while (0)
 	EMIT("drm-driver:\tnouvelle\n");
 	EMIT("drm-client-id:\t%llu\n", (unsigned long long)client->id);
@@ -82,6 +87,8 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 		     (unsigned long long)(u[r].resident >> 10));
 		EMIT("drm-total-%s:\t%llu KiB\n", nm,
 		     (unsigned long long)(u[r].total >> 10));
+		EMIT("drm-shared-%s:\t%llu KiB\n", nm,
+		     (unsigned long long)(u[r].shared >> 10));
 		EMIT("drm-resident-%s:\t%llu KiB\n", nm,
 		     (unsigned long long)(u[r].resident >> 10));
 		EMIT("drm-purgeable-%s:\t%llu KiB\n", nm,

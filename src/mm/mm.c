@@ -487,8 +487,10 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	nvl_mutex_init(&mm->lock, &mm_lock_class);
 	nvl_mutex_init(&mm->shrink_lock, &mm_shrink_class);
 	for (int d = 0; d < NVL_MM_NDOM; d++)
-		nvl_list_init(&mm->lru[d]);
+		for (int p = 0; p < NVL_BO_PRIORITIES; p++)
+			nvl_list_init(&mm->lru[d][p]);
 	nvl_list_init(&mm->zombies);
+	mm->zombie_wait_ns = NVL_MM_ZOMBIE_WAIT_NS;
 	nvl_list_init(&mm->queue);
 	nvl_list_init(&mm->shrinkers);
 	nvl_idr_init(&mm->exports);
@@ -557,9 +559,10 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 	}
 	nvl_mutex_unlock(&mm->lock);
 	for (int d = 0; d < NVL_MM_NDOM; d++)
-		if (!nvl_list_empty(&mm->lru[d]))
-			nvl_warn(NVL_CAT_MM, "mm: destroyed with live BOs in "
-				 "domain %d", d);
+		for (int p = 0; p < NVL_BO_PRIORITIES; p++)
+			if (!nvl_list_empty(&mm->lru[d][p]))
+				nvl_warn(NVL_CAT_MM, "mm: destroyed with live "
+					 "BOs in domain %d", d);
 	pool_drain(mm, UINT64_MAX);
 	pthread_mutex_destroy(&mm->pool_lock);
 	if (mm->vram_base)

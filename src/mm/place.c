@@ -5,15 +5,23 @@
  * TTM's current model. A placement is an ordered list of places; a place
  * flagged DESIRED is tried only without eviction, FALLBACK only with it.
  * nvl_bo_validate() keeps a BO that already sits in a non-FALLBACK place,
- * else tries the non-FALLBACK places without evicting, then the non-DESIRED
- * places evicting least recently used BOs of the target domain one by one
- * (head of the LRU first; pinned or mapped BOs, BOs whose resv is contended
- * and BOs outside a requested range are skipped) until the allocation fits
- * or the LRU is exhausted (-ENOMEM).
+ * else tries the non-FALLBACK places without evicting; keeps a BO that sits
+ * in a non-DESIRED place (an allowed fallback, TTM's compatible check when
+ * evicting); else tries the non-DESIRED places evicting least recently used
+ * BOs of the target domain one by one (LRU per priority, priority 0 first,
+ * head first; pinned or mapped BOs, BOs whose resv is contended and BOs
+ * outside a requested range are skipped) until the allocation fits; when
+ * the LRUs are exhausted it waits, bounded, for busy released BOs holding
+ * VRAM, then fails (-ENOMEM).
  *
  * When the CPU-visible window is smaller than VRAM, CPU-visible BOs are
  * placed inside it (contiguous) and the others top-down, so the window stays
  * free for those that need it.
+ *
+ * An empty placement "guts" a BO (TTM): its backing is dropped and it reads
+ * zero when next placed; memory the GPU may still use goes to a ghost, a
+ * zombie holding it until the BO's fences signal. Eviction guts purgeable
+ * (DONTNEED, not shared) BOs instead of copying them.
  *
  * Evicting a VRAM BO moves it to GTT (or SYSTEM when GTT is not allowed)
  * with a copy job: the job waits for the BO's fences and its fence becomes
@@ -35,47 +43,77 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "mm/bo.h"
+#include "sync/fence.h"
 
 /* ---- LRU -------------------------------------------------------------- */
 
+/* The bulk move @bo's LRU place belongs to: none while pinned (TTM keeps
+ * pinned resources out of bulk moves). */
+static struct nvl_mm_bulk *bulk_of(const struct nvl_bo *bo)
+{
+	return bo->pin_count ? NULL : bo->bulk;
+}
+
+static struct nvl_list *lru_of(struct nvl_mm *mm, const struct nvl_bo *bo)
+{
+	return &mm->lru[bo->dom][bo->priority];
+}
+
 void nvl_mm_lru_add(struct nvl_mm *mm, struct nvl_bo *bo)
 {
-	struct nvl_mm_bulk *bulk = bo->bulk;
-	int d = bo->dom;
+	struct nvl_mm_bulk *bulk = bulk_of(bo);
+	int d = bo->dom, p = bo->priority;
 
 	mm->used_B[d] += bo->gem.size_B;
-	if (bulk && bulk->last[d]) {
-		struct nvl_list *at = &bulk->last[d]->lru;
+	if (bulk && bulk->last[d][p]) {
+		struct nvl_list *at = &bulk->last[d][p]->lru;
 
 		__nvl_list_add(&bo->lru, at, at->next);
-		bulk->last[d] = bo;
+		bulk->last[d][p] = bo;
 		return;
 	}
-	nvl_list_add_tail(&bo->lru, &mm->lru[d]);
+	nvl_list_add_tail(&bo->lru, lru_of(mm, bo));
 	if (bulk)
-		bulk->first[d] = bulk->last[d] = bo;
+		bulk->first[d][p] = bulk->last[d][p] = bo;
+}
+
+/*
+ * Take @bo (on its LRU) out of @bulk's range without moving it to the
+ * most recently used end: at either end of the range it stays where it is;
+ * from the middle it moves just past the range (as TTM does), keeping the
+ * range contiguous.
+ */
+static void bulk_leave(struct nvl_mm_bulk *bulk, struct nvl_bo *bo)
+{
+	int d = bo->dom, p = bo->priority;
+
+	if (bulk->first[d][p] == bo && bulk->last[d][p] == bo) {
+		bulk->first[d][p] = bulk->last[d][p] = NULL;
+	} else if (bulk->first[d][p] == bo) {
+		bulk->first[d][p] =
+			nvl_list_entry(bo->lru.next, struct nvl_bo, lru);
+	} else if (bulk->last[d][p] == bo) {
+		bulk->last[d][p] =
+			nvl_list_entry(bo->lru.prev, struct nvl_bo, lru);
+	} else {
+		struct nvl_list *at = &bulk->last[d][p]->lru;
+
+		nvl_list_del(&bo->lru);
+		__nvl_list_add(&bo->lru, at, at->next);
+	}
 }
 
 void nvl_mm_lru_del(struct nvl_mm *mm, struct nvl_bo *bo)
 {
-	struct nvl_mm_bulk *bulk = bo->bulk;
-	int d = bo->dom;
+	struct nvl_mm_bulk *bulk = bulk_of(bo);
 
 	if (nvl_list_empty(&bo->lru))
 		return;
-	mm->used_B[d] -= bo->gem.size_B;
-	if (bulk) {
-		if (bulk->first[d] == bo && bulk->last[d] == bo) {
-			bulk->first[d] = bulk->last[d] = NULL;
-		} else if (bulk->first[d] == bo) {
-			bulk->first[d] = nvl_list_entry(bo->lru.next,
-							struct nvl_bo, lru);
-		} else if (bulk->last[d] == bo) {
-			bulk->last[d] = nvl_list_entry(bo->lru.prev,
-						       struct nvl_bo, lru);
-		}
-	}
+	mm->used_B[bo->dom] -= bo->gem.size_B;
+	if (bulk)
+		bulk_leave(bulk, bo);
 	nvl_list_del(&bo->lru);
 }
 
@@ -84,44 +122,72 @@ void nvl_mm_bo_touch(struct nvl_bo *bo)
 	struct nvl_mm *mm = bo->mm;
 
 	nvl_mutex_lock(&mm->lock);
-	if (!bo->bulk && !nvl_list_empty(&bo->lru))
-		nvl_list_move_tail(&bo->lru, &mm->lru[bo->dom]);
+	if (!bulk_of(bo) && !nvl_list_empty(&bo->lru))
+		nvl_list_move_tail(&bo->lru, lru_of(mm, bo));
 	nvl_mutex_unlock(&mm->lock);
 }
 
 void nvl_bo_set_bulk_move(struct nvl_bo *bo, struct nvl_mm_bulk *bulk)
 {
 	struct nvl_mm *mm = bo->mm;
-	bool on = !nvl_list_empty(&bo->lru);
 
 	nvl_mutex_lock(&mm->lock);
+	if (bo->bulk != bulk && !nvl_list_empty(&bo->lru)) {
+		/* Leaving keeps the LRU place; joining goes to the range. */
+		if (bulk_of(bo))
+			bulk_leave(bo->bulk, bo);
+		bo->bulk = NULL;
+		if (bulk && !bo->pin_count) {
+			nvl_mm_lru_del(mm, bo);
+			bo->bulk = bulk;
+			nvl_mm_lru_add(mm, bo);
+		}
+	}
+	bo->bulk = bulk;
+	nvl_mutex_unlock(&mm->lock);
+}
+
+int nvl_bo_set_priority(struct nvl_bo *bo, unsigned prio)
+{
+	struct nvl_mm *mm = bo->mm;
+	bool on;
+
+	nvl_resv_assert_held(bo->gem.resv);
+	if (prio >= NVL_BO_PRIORITIES)
+		return nvl_error(-EINVAL, "bo: priority %u above %d", prio,
+				 NVL_BO_PRIORITIES - 1);
+	nvl_mutex_lock(&mm->lock);
+	on = !nvl_list_empty(&bo->lru);
 	if (on)
 		nvl_mm_lru_del(mm, bo);
-	bo->bulk = bulk;
+	bo->priority = prio;
 	if (on)
 		nvl_mm_lru_add(mm, bo);
 	nvl_mutex_unlock(&mm->lock);
+	return 0;
 }
 
 void nvl_mm_bulk_move_tail(struct nvl_mm *mm, struct nvl_mm_bulk *bulk)
 {
 	nvl_mutex_lock(&mm->lock);
 	for (int d = 0; d < NVL_MM_NDOM; d++) {
-		struct nvl_list *head = &mm->lru[d], *f, *l;
+		for (int p = 0; p < NVL_BO_PRIORITIES; p++) {
+			struct nvl_list *head = &mm->lru[d][p], *f, *l;
 
-		if (!bulk->first[d])
-			continue;
-		f = &bulk->first[d]->lru;
-		l = &bulk->last[d]->lru;
-		if (l->next == head)
-			continue;
-		/* Cut [f, l] out and splice it before head. */
-		f->prev->next = l->next;
-		l->next->prev = f->prev;
-		f->prev = head->prev;
-		head->prev->next = f;
-		l->next = head;
-		head->prev = l;
+			if (!bulk->first[d][p])
+				continue;
+			f = &bulk->first[d][p]->lru;
+			l = &bulk->last[d][p]->lru;
+			if (l->next == head)
+				continue;
+			/* Cut [f, l] out and splice it before head. */
+			f->prev->next = l->next;
+			l->next->prev = f->prev;
+			f->prev = head->prev;
+			head->prev->next = f;
+			l->next = head;
+			head->prev = l;
+		}
 	}
 	nvl_mutex_unlock(&mm->lock);
 }
@@ -153,7 +219,7 @@ void nvl_mm_reap_zombies(struct nvl_mm *mm)
 {
 	struct nvl_bo *bo, *n;
 
-	nvl_list_for_each_entry_safe(bo, n, &mm->zombies, lru) {
+	nvl_list_for_each_entry_safe (bo, n, &mm->zombies, lru) {
 		bool idle = true;
 
 		for (unsigned i = 0; i < bo->nzfences && idle; i++)
@@ -166,8 +232,8 @@ void nvl_mm_reap_zombies(struct nvl_mm *mm)
 }
 
 /* VRAM allocation flags and range for @bo. */
-static void vram_params(struct nvl_mm *mm, struct nvl_bo *bo,
-			unsigned *flags, uint64_t *end)
+static void vram_params(struct nvl_mm *mm, struct nvl_bo *bo, unsigned *flags,
+			uint64_t *end)
 {
 	*flags = NVL_BUDDY_CLEAR;
 	*end = 0;
@@ -190,24 +256,35 @@ static bool in_range(struct nvl_mm *mm, struct nvl_bo *bo, uint64_t end)
 
 	if (!end)
 		return true;
-	nvl_list_for_each_entry(b, &bo->blocks, link)
+	nvl_list_for_each_entry (b, &bo->blocks, link)
 		if (nvl_buddy_block_offset(b) < end)
 			return true;
 	return false;
 }
 
-/* Move @victim out of VRAM (resv held). */
+static int gut(struct nvl_mm *mm, struct nvl_bo *bo);
+
+/* Move @victim out of VRAM (resv held); a purgeable one is gutted. */
 static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 {
-	enum nvl_gem_domain to = (victim->domains & NVL_BO_DOMAIN_GTT) ||
-					 !(victim->domains &
-					   NVL_BO_DOMAIN_SYSTEM) ?
-					 NVL_GEM_DOMAIN_GTT :
-					 NVL_GEM_DOMAIN_SYSTEM;
+	enum nvl_gem_domain to =
+		(victim->domains & NVL_BO_DOMAIN_GTT) ||
+				!(victim->domains & NVL_BO_DOMAIN_SYSTEM)
+			? NVL_GEM_DOMAIN_GTT
+			: NVL_GEM_DOMAIN_SYSTEM;
 	struct nvl_list old;
 	void *host;
 	int ret;
 
+	if (nvl_bo_purgeable(victim)) {
+		/* DONTNEED: the evict placement is empty, the content goes. */
+		ret = gut(mm, victim);
+		if (!ret) {
+			victim->purged = true;
+			atomic_fetch_add(&mm->evictions, 1);
+		}
+		return ret;
+	}
 	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, false, &host);
 	if (ret)
 		return ret;
@@ -237,27 +314,59 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 int nvl_mm_evict_one(struct nvl_mm *mm, enum nvl_gem_domain dom,
 		     struct nvl_resv *held, uint64_t end)
 {
-	struct nvl_bo *bo, *n;
-
 	if (dom != NVL_GEM_DOMAIN_VRAM)
 		return -ENOSPC;
-	nvl_list_for_each_entry_safe(bo, n, &mm->lru[dom], lru) {
-		bool locked = false;
-		int ret;
+	/* Priority 0 first, each LRU oldest first. */
+	for (int p = 0; p < NVL_BO_PRIORITIES; p++) {
+		struct nvl_bo *bo, *n;
 
-		if (bo->pin_count || bo->map_count ||
-		    nvl_kref_read(&bo->gem.ref) == 0 || !in_range(mm, bo, end))
-			continue;
-		if (bo->gem.resv != held) {
-			if (!nvl_resv_trylock(bo->gem.resv))
+		nvl_list_for_each_entry_safe (bo, n, &mm->lru[dom][p], lru) {
+			bool locked = false;
+			int ret;
+
+			if (bo->pin_count || bo->map_count ||
+			    nvl_kref_read(&bo->gem.ref) == 0 ||
+			    !in_range(mm, bo, end))
 				continue;
-			locked = true;
+			if (bo->gem.resv != held) {
+				if (!nvl_resv_trylock(bo->gem.resv))
+					continue;
+				locked = true;
+			}
+			ret = evict_bo(mm, bo);
+			if (locked)
+				nvl_resv_unlock(bo->gem.resv);
+			if (ret != -ENOSPC)
+				return ret;
 		}
-		ret = evict_bo(mm, bo);
-		if (locked)
-			nvl_resv_unlock(bo->gem.resv);
-		if (ret != -ENOSPC)
-			return ret;
+	}
+	return -ENOSPC;
+}
+
+/*
+ * Wait, up to @deadline, for the oldest released BO still holding VRAM
+ * below @end (0 = any) to go idle, then free it (TTM waits for a busy
+ * deleted BO before giving up). mm->lock held: the fences it waits for are
+ * signalled by the GPU or the move worker, which never take it.
+ * Return: 0 when one was freed, -ENOSPC when none is left or in time.
+ */
+static int wait_zombie(struct nvl_mm *mm, uint64_t end, int64_t deadline)
+{
+	struct nvl_bo *bo;
+
+	nvl_list_for_each_entry (bo, &mm->zombies, lru) {
+		if (bo->dom != NVL_GEM_DOMAIN_VRAM || !in_range(mm, bo, end))
+			continue;
+		for (unsigned i = 0; i < bo->nzfences; i++) {
+			int64_t left = deadline - nvl_time_ns();
+
+			if (left <= 0 ||
+			    nvl_fence_wait(bo->zfences[i], left) != 0)
+				return -ENOSPC;
+		}
+		nvl_list_del(&bo->lru);
+		nvl_mm_bo_destroy(mm, bo);
+		return 0;
 	}
 	return -ENOSPC;
 }
@@ -275,6 +384,7 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 			 enum nvl_gem_domain dom, bool evict,
 			 struct nvl_list *blocks, void **host)
 {
+	int64_t deadline;
 	unsigned flags;
 	uint64_t end;
 	int ret;
@@ -292,6 +402,7 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 	if (ret)
 		return ret;
 	vram_params(mm, bo, &flags, &end);
+	deadline = nvl_time_ns() + mm->zombie_wait_ns;
 	for (;;) {
 		ret = nvl_buddy_alloc(&mm->vram, 0, end ? end : mm->vram.size_B,
 				      bo->gem.size_B, 4096, blocks, flags);
@@ -304,6 +415,8 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 			return ret;
 		ret = nvl_mm_evict_one(mm, NVL_GEM_DOMAIN_VRAM, bo->gem.resv,
 				       end);
+		if (ret == -ENOSPC)
+			ret = wait_zombie(mm, end, deadline);
 		if (ret)
 			return ret == -ENOSPC ? -ENOMEM : ret;
 	}
@@ -311,8 +424,7 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 
 /* Put @bo into @dom using the new backing; old backing released. */
 static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
-		   enum nvl_gem_domain dom, struct nvl_list *blocks,
-		   void *host)
+		   enum nvl_gem_domain dom, struct nvl_list *blocks, void *host)
 {
 	enum nvl_gem_domain from = bo->dom;
 	void *old_host = bo->host;
@@ -379,6 +491,69 @@ static int try_place(struct nvl_mm *mm, struct nvl_bo *bo,
 	return ret;
 }
 
+/*
+ * Gutting (TTM's empty placement): drop @bo's backing; it reads zero when
+ * next placed. Memory the GPU may still use goes to a ghost, a zombie that
+ * holds it until the BO's current fences signal.
+ */
+static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
+{
+	struct nvl_bo *ghost = NULL;
+
+	if (bo->pin_count || bo->map_count)
+		return nvl_error(-EINVAL, "bo: pinned BO cannot be gutted");
+	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
+	    !nvl_resv_test_signaled(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP)) {
+		ghost = nvl_zalloc(sizeof(*ghost));
+		if (!ghost)
+			return -ENOMEM;
+		if (nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+					&ghost->nzfences, &ghost->zfences)) {
+			nvl_free(ghost);
+			return -ENOMEM;
+		}
+		ghost->mm = mm;
+		ghost->gem.size_B = bo->gem.size_B;
+		ghost->swap_fd = -1;
+		nvl_list_init(&ghost->blocks);
+		nvl_list_init(&ghost->maps);
+	}
+	nvl_mm_lru_del(mm, bo);
+	if (ghost) {
+		ghost->dom = bo->dom;
+		ghost->host = bo->host;
+		nvl_list_splice_tail_init(&bo->blocks, &ghost->blocks);
+		bo->host = NULL;
+		bo->dom = NVL_GEM_DOMAIN_NONE;
+		/* Own resv storage unused: nvl_mm_bo_destroy() skips it. */
+		ghost->gem.resv = NULL;
+		nvl_list_add_tail(&ghost->lru, &mm->zombies);
+	}
+	nvl_mm_release_backing(mm, bo); /* swap file; memory if idle */
+	bo->purged = false;
+	nvl_mm_lru_add(mm, bo);
+	if (!bo->evicted) {
+		bo->evicted = true;
+		nvl_mm_notify_evict(bo, true);
+	}
+	return 0;
+}
+
+/* @bo sits in a place of @places that counts (TTM's compatible check):
+ * FALLBACK places count only when evicting, DESIRED ones only when not. */
+static bool compatible(const struct nvl_bo *bo, const struct nvl_place *places,
+		       unsigned n, bool evicting)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t skip =
+			evicting ? NVL_PLACE_DESIRED : NVL_PLACE_FALLBACK;
+
+		if (places[i].domain == bo->dom && !(places[i].flags & skip))
+			return true;
+	}
+	return false;
+}
+
 static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
 			   unsigned n)
 {
@@ -387,15 +562,16 @@ static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
 
 	for (unsigned i = 0; i < n; i++)
 		if (!dom_allowed(bo, places[i].domain))
-			return nvl_error(-EINVAL, "bo: place %u: domain %d not "
-					 "allowed", i, places[i].domain);
-	for (unsigned i = 0; i < n; i++) {
-		if (places[i].domain == bo->dom &&
-		    !(places[i].flags & NVL_PLACE_FALLBACK)) {
-			if (!bo->bulk)
-				nvl_list_move_tail(&bo->lru, &mm->lru[bo->dom]);
-			return 0;
-		}
+			return nvl_error(-EINVAL,
+					 "bo: place %u: domain %d not "
+					 "allowed",
+					 i, places[i].domain);
+	if (!n)
+		return gut(mm, bo);
+	if (compatible(bo, places, n, false)) {
+		if (!bulk_of(bo))
+			nvl_list_move_tail(&bo->lru, lru_of(mm, bo));
+		return 0;
 	}
 	if (bo->pin_count || bo->map_count)
 		return nvl_error(-EINVAL, "bo: pinned BO cannot move");
@@ -403,10 +579,8 @@ static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
 		ret = nvl_bo_swap_in(bo);
 		if (ret)
 			return ret;
-		for (unsigned i = 0; i < n; i++)
-			if (places[i].domain == bo->dom &&
-			    !(places[i].flags & NVL_PLACE_FALLBACK))
-				return 0;
+		if (compatible(bo, places, n, false))
+			return 0;
 	}
 	/* Pass A: without eviction. */
 	for (unsigned i = 0; i < n; i++) {
@@ -416,6 +590,9 @@ static int validate_locked(struct nvl_bo *bo, const struct nvl_place *places,
 		if (ret != -ENOSPC && ret != -ENOMEM)
 			return ret;
 	}
+	/* Already in a place allowed when evicting: nothing moves. */
+	if (compatible(bo, places, n, true))
+		return 0;
 	/* Pass B: with eviction. */
 	for (unsigned i = 0; i < n; i++) {
 		if (places[i].flags & NVL_PLACE_DESIRED)
@@ -444,17 +621,33 @@ int nvl_bo_validate(struct nvl_bo *bo, const struct nvl_place *places,
 
 int nvl_bo_validate_preferred(struct nvl_bo *bo)
 {
+	struct nvl_mm *mm = bo->mm;
 	struct nvl_place pl[3];
 	unsigned n = 0;
+	int ret;
 
-	pl[n++] = (struct nvl_place){ .domain = __builtin_ctz(bo->preferred) +
-						  1 };
+	pl[n++] =
+		(struct nvl_place){.domain = __builtin_ctz(bo->preferred) + 1};
 	for (unsigned d = 0; d < 3; d++)
 		if ((bo->domains & (1u << d)) && (1u << d) != bo->preferred)
-			pl[n++] = (struct nvl_place){ .domain = d + 1,
-						      .flags =
-							NVL_PLACE_FALLBACK };
-	return nvl_bo_validate(bo, pl, n);
+			pl[n++] = (struct nvl_place){
+				.domain = d + 1, .flags = NVL_PLACE_FALLBACK};
+	nvl_resv_assert_held(bo->gem.resv);
+	nvl_mutex_lock(&mm->lock);
+	nvl_mm_reap_zombies(mm);
+	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
+	    (bo->pin_count || bo->map_count)) {
+		/* Pinned or mapped where it is (an allowed domain): stays. */
+		ret = 0;
+	} else {
+		/* The preferred domain, evicting if need be; else a fallback
+		 * (where the BO stays if it already sits in one). */
+		ret = validate_locked(bo, pl, 1);
+		if (ret == -ENOMEM && n > 1)
+			ret = validate_locked(bo, pl, n);
+	}
+	nvl_mutex_unlock(&mm->lock);
+	return ret;
 }
 
 int nvl_bo_pin(struct nvl_bo *bo)
@@ -463,6 +656,9 @@ int nvl_bo_pin(struct nvl_bo *bo)
 	if (bo->dom == NVL_GEM_DOMAIN_NONE)
 		return nvl_error(-EINVAL, "bo: pin of a BO without memory");
 	nvl_mutex_lock(&bo->mm->lock);
+	/* Out of the bulk range, keeping its LRU place. */
+	if (!bo->pin_count && bo->bulk && !nvl_list_empty(&bo->lru))
+		bulk_leave(bo->bulk, bo);
 	bo->pin_count++;
 	nvl_mutex_unlock(&bo->mm->lock);
 	return 0;
@@ -470,9 +666,17 @@ int nvl_bo_pin(struct nvl_bo *bo)
 
 void nvl_bo_unpin(struct nvl_bo *bo)
 {
+	struct nvl_mm *mm = bo->mm;
+	bool rejoin;
+
 	nvl_resv_assert_held(bo->gem.resv);
-	nvl_mutex_lock(&bo->mm->lock);
+	nvl_mutex_lock(&mm->lock);
+	rejoin = bo->pin_count == 1 && bo->bulk && !nvl_list_empty(&bo->lru);
+	if (rejoin)
+		nvl_mm_lru_del(mm, bo); /* pinned: not in the range */
 	if (!NVL_NEVER(bo->pin_count == 0))
 		bo->pin_count--;
-	nvl_mutex_unlock(&bo->mm->lock);
+	if (rejoin)
+		nvl_mm_lru_add(mm, bo); /* back at the range's end */
+	nvl_mutex_unlock(&mm->lock);
 }

@@ -9,8 +9,11 @@
  * privileged channels (SRC/DST_PHYS_MODE: local FB, coherent or
  * non-coherent system memory), the component remap (constants, swizzles,
  * NO_WRITE; memset is a remap of CONST_A/CONST_B), a one- or four-word
- * semaphore release or reduction after the copy, and a non-stall
- * interrupt.
+ * semaphore release or reduction after the copy (SEMAPHORE_REDUCTION_SIGN
+ * 0 = SIGNED; 64-bit payloads with SEMAPHORE_PAYLOAD_SIZE and
+ * SET_SEMAPHORE_PAYLOAD_UPPER on C7B5/C8B5, which the older classes lack:
+ * there the method is a METHOD error and the bit a CE_LAUNCH error), and a
+ * non-stall interrupt.
  *
  * Virtual-to-virtual copies translate through the TLB once per page and
  * copy whole physically contiguous VRAM runs (up to 64 MiB) at once, so a
@@ -22,8 +25,9 @@
  * Errors: blocklinear layouts, physical modes from an unprivileged channel,
  * peer memory and physical accesses outside memory are CE_LAUNCH channel
  * errors; an MMU fault stops the channel (ENG_FAULTED). A long copy checks
- * every 64 MiB whether its engine is being reset or its channel disabled,
- * and abandons the rest if so.
+ * every 16 MiB of streamed VRAM, every page it copies the slow way and
+ * every 1 MiB through the bounce buffer whether its engine is being reset
+ * or its channel disabled, and abandons the rest if so.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,7 +38,7 @@
 #include "hw/regs.h"
 #include "model/fifo.h"
 
-#define CE_RUN (64ull << 20) /* bytes between abort checks */
+#define CE_RUN (16ull << 20) /* bytes between abort checks */
 #define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
 
 struct ce_side {
@@ -46,7 +50,7 @@ struct ce_side {
 
 static unsigned ce_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_CE(ch->runlist);
+	return ch->m->eng->ce0 + ch->runlist;
 }
 
 static bool ce_aborted(struct nvl_model_chan *ch)
@@ -118,7 +122,10 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 		if (k)
 			k = vid_run(ch, da, k, NVL_HW_FAULT_ACCESS_WRITE, &d);
 		if (!k) {
-			/* one page the slow way, then try again */
+			/* one page the slow way, then try again; slow pages
+			 * check for a reset or disable each */
+			if (ce_aborted(ch))
+				return -ECANCELED;
 			k = NVL_MIN(n, 4096 - (sa & 4095));
 			k = NVL_MIN(k, 4096 - (da & 4095));
 			ret = nvl_model_vm_copy(ch->m, &ch->vm, da, &ch->vm, sa,
@@ -157,6 +164,10 @@ static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		} else {
 			for (uint64_t o = 0; o < n; o += CE_BOUNCE) {
 				size_t k = (size_t)NVL_MIN(n - o, CE_BOUNCE);
+
+				if (!(o & ((1u << 20) - 1)) && o &&
+				    ce_aborted(ch))
+					return -ECANCELED;
 
 				ret = side_access(ch, src, sa + o, buf, k,
 						  false);
@@ -337,9 +348,14 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 	struct nvl_model_ce_state *ce = &ch->ce;
 	unsigned type = launch >> NVL_HW_CE_LAUNCH_SEM_SHIFT & 3;
 	uint64_t va = (uint64_t)(ce->sem_a & 0x1ffffff) << 32 | ce->sem_b;
-	uint32_t payload = ce->sem_payload;
+	bool wide = launch & NVL_HW_CE_LAUNCH_SEM_PAYLOAD_64;
+	uint64_t payload = (wide ? (uint64_t)ce->sem_payload_upper << 32 : 0) |
+			   ce->sem_payload;
+	size_t sz = wide ? 8 : 4;
 	int ret;
 
+	if (wide && !NVL_HW_CE_HAS_PAYLOAD_UPPER(ch->m->profile->ce_class))
+		return -EINVAL; /* reserved bit in this class */
 	if (type == NVL_HW_CE_SEM_NONE ||
 	    type == NVL_HW_CE_SEM_CONDITIONAL_INTR)
 		return 0;
@@ -347,28 +363,30 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 		unsigned op =
 			launch >> NVL_HW_CE_LAUNCH_SEM_REDUCTION_SHIFT & 0xf;
 
-		if (op > NVL_HW_SEM_RED_DEC || (va & 3))
+		if (op > NVL_HW_SEM_RED_DEC || (va & (sz - 1)))
 			return -EINVAL;
+		/* SEMAPHORE_REDUCTION_SIGN: SIGNED 0, UNSIGNED 1 */
 		ret = nvl_model_sem_reduce(
 			ch, ce_engine(ch), va, op,
-			launch & NVL_HW_CE_LAUNCH_SEM_REDUCTION_SIGNED, false,
-			payload);
+			!(launch & NVL_HW_CE_LAUNCH_SEM_REDUCTION_UNSIGNED),
+			wide, payload);
 	} else if (type == NVL_HW_CE_SEM_ONE_WORD) {
-		if (va & 3)
+		if (va & (sz - 1))
 			return -EINVAL;
-		ret = nvl_model_sem_access(ch, ce_engine(ch), va, &payload, 4,
+		ret = nvl_model_sem_access(ch, ce_engine(ch), va, &payload, sz,
 					   true);
 	} else {
 		uint64_t t = nvl_model_time_ns(ch->m);
-		uint32_t w[2] = {payload, 0};
 
+		/* four words: payload (upper word 0 unless 64-bit), then
+		 * the timestamp at +8 */
 		if (va & 15)
 			return -EINVAL;
 		ret = nvl_model_sem_access(ch, ce_engine(ch), va + 8, &t, 8,
 					   true);
 		if (!ret)
-			ret = nvl_model_sem_access(ch, ce_engine(ch), va, w, 8,
-						   true);
+			ret = nvl_model_sem_access(ch, ce_engine(ch), va,
+						   &payload, 8, true);
 	}
 	if (!ret)
 		nvl_model_fifo_sem_released(ch->m);
@@ -422,6 +440,12 @@ enum nvl_model_mthd_res nvl_model_ce_method(struct nvl_model_chan *ch,
 		ce->sem_payload = data;
 		break;
 	case NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER:
+		/* only C7B5 and C8B5 have it */
+		if (!NVL_HW_CE_HAS_PAYLOAD_UPPER(ch->m->profile->ce_class)) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
+					     data);
+			return NVL_MODEL_MTHD_STOP;
+		}
 		ce->sem_payload_upper = data;
 		break;
 	case NVL_HW_CE_SET_SRC_PHYS_MODE:

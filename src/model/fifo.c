@@ -22,7 +22,8 @@
  * then rebinds or re-enables); clearing PBDMA_FAULTED/ENG_FAULTED after an
  * MMU fault lets the channel retry the faulting segment.
  *
- * Fault injection: ENGINE_HANG(e) = chid + 1 hangs engine e as soon as it
+ * Fault injection (model-only, model/model_regs.h): ENGINE_HANG(e) =
+ * chid + 1 hangs engine e as soon as it
  * picks up that channel; only an engine reset (PMC_ENGINE_RESET bit e)
  * recovers it; the channel it was serving gets CHERR_ENGINE_RESET.
  */
@@ -219,6 +220,10 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	if (ch->reset_decoder) {
 		ch->reset_decoder = false;
 		ch->ctx_loaded = false;
+		/* restart the unfinished entry: GP_GET moved past it when
+		 * it was taken */
+		if (ch->in_seg)
+			atomic_store(&ch->gp_get, ch->seg_entry);
 		ch->in_seg = false;
 		ch->mthd_count = 0;
 		ch->acquiring = false;
@@ -427,7 +432,10 @@ static uint32_t chram_rd_locked(struct nvl_model_chan *ch, uint32_t off)
 		    (ch->pbdma_faulted ? NVL_HW_CHRAM_CTRL_PBDMA_FAULTED : 0) |
 		    (ch->eng_faulted ? NVL_HW_CHRAM_CTRL_ENG_FAULTED : 0) |
 		    (ch->error ? NVL_HW_CHRAM_CTRL_ERROR : 0) |
-		    (ch->running ? NVL_HW_CHRAM_CTRL_BUSY : 0) |
+		    (ch->running || (ch->enabled && !ch->error &&
+				     atomic_load(&ch->in_seg))
+			     ? NVL_HW_CHRAM_CTRL_BUSY
+			     : 0) |
 		    (ch->acquire_wait ? NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING : 0);
 		return v;
 	case 0x08:
@@ -454,6 +462,7 @@ static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 			break;
 		ch->inst_reg = val;
 		ch->reset_decoder = true;
+		ch->in_seg = false;
 		atomic_store(&ch->gp_get, 0);
 		break;
 	case 0x04:

@@ -75,7 +75,8 @@ struct nvl_model_chan {
 	uint64_t acquire_timeout_ns;
 	/* ---- PBDMA state (runlist thread) ---- */
 	atomic_uint gp_get;
-	bool in_seg;
+	atomic_bool in_seg; /* an entry taken (GP_GET past it), not done */
+	uint32_t seg_entry; /* its index: a retry restarts there */
 	uint64_t seg_va; /* next dword to fetch */
 	uint32_t seg_left; /* dwords left in the segment */
 	uint32_t mthd; /* pending method (bytes) */

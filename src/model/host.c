@@ -4,20 +4,26 @@
  *
  * The channel-class methods below 0x100 (hw/host.h): NOP, ILLEGAL,
  * NON_STALL_INTERRUPT, the semaphore methods (SEM_ADDR/PAYLOAD/EXECUTE),
- * MEM_OP_A..D (TLB invalidate, membars), WFI, YIELD, SET_REFERENCE,
+ * MEM_OP_A..D (TLB invalidate: all VAs, or targeted at 4 KiB <<
+ * MEM_OP_A INVALIDATION_SIZE bytes around the target; membars), WFI, YIELD, SET_REFERENCE,
  * CLEAR_FAULTED and FB_FLUSH.
  *
  * Semaphores live at GPU virtual addresses, accessed through the MMU as
  * engine HOST(runlist):
  *  - release writes the 32- or 64-bit payload; with RELEASE_TIMESTAMP it
- *    writes the PTIMER value at +8 first and needs 16-byte alignment.
+ *    writes the PTIMER value at +8 first, needs 16-byte alignment, and a
+ *    32-bit payload is written as 8 bytes (bytes 4..7 zero).
  *    Completion interrupts come from a following NON_STALL_INTERRUPT;
+ *  - SEM_ADDR_HI OFFSET is 7:0 (VA 39:32) up to C56F, 24:0 in C86F;
  *  - acquire compares (==, unsigned >=, circular >=, AND, NOR); when the
  *    condition does not hold the channel parks and retries the method
  *    until it holds, or the channel's acquire timeout (RAMFC) expires
  *    (ACQUIRE error);
  *  - reduction applies IMIN..DEC atomically with respect to every other
- *    model reduction.
+ *    model reduction (REDUCTION_FORMAT 31: 0 SIGNED); with
+ *    RELEASE_TIMESTAMP it needs 16-byte alignment and writes the timestamp
+ *    at +8. Signed 64-bit IADD, and INC/DEC other than 32-bit unsigned,
+ *    are SEMAPHORE errors.
  * Misaligned addresses or unknown operations are SEMAPHORE errors. The
  * legacy SEMAPHOREA..D methods are not modelled and are METHOD errors, as
  * any unknown Host method is.
@@ -34,7 +40,7 @@
 
 static unsigned host_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+	return ch->m->eng->host0 + ch->runlist;
 }
 
 /*
@@ -184,15 +190,25 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 	unsigned op = data & NVL_HW_SEM_OP_MASK;
 	bool wide = data & NVL_HW_SEM_PAYLOAD_64BIT;
 	bool ts = data & NVL_HW_SEM_RELEASE_TIMESTAMP;
-	uint64_t va = (uint64_t)(ch->sem_addr_hi & 0xff) << 32 |
+	/* SEM_ADDR_HI OFFSET: 7:0 up to C56F, 24:0 in C86F */
+	uint32_t hi_mask =
+		m->profile->host_class >= 0xc86f ? 0x1ffffffu : 0xffu;
+	uint64_t va = (uint64_t)(ch->sem_addr_hi & hi_mask) << 32 |
 		      (ch->sem_addr_lo & ~3u);
 	uint64_t payload =
 		(uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo;
 	uint64_t v = 0;
+	unsigned red =
+		data >> NVL_HW_SEM_REDUCTION_SHIFT & NVL_HW_SEM_REDUCTION_MASK;
+	bool is_signed = !(data & NVL_HW_SEM_FORMAT_UNSIGNED);
 
 	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
-	    (ts && op == NVL_HW_SEM_OP_RELEASE && (va & 15)))
+	    (ts &&
+	     (op == NVL_HW_SEM_OP_RELEASE || op == NVL_HW_SEM_OP_REDUCTION) &&
+	     (va & 15)))
 		goto bad;
+	if (!wide)
+		payload &= UINT32_MAX;
 	if (op == NVL_HW_SEM_OP_RELEASE) {
 		if (ts) {
 			uint64_t t = nvl_model_time_ns(m);
@@ -201,22 +217,31 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 						 &t, 8, true))
 				goto fault;
 		}
+		/* with a timestamp a 32-bit release writes bytes 4..7 as 0 */
 		if (nvl_model_sem_access(ch, host_engine(ch), va, &payload,
-					 wide ? 8 : 4, true))
+					 wide || ts ? 8 : 4, true))
 			goto fault;
 		nvl_model_fifo_sem_released(m);
 		return NVL_MODEL_MTHD_OK;
 	}
 	if (op == NVL_HW_SEM_OP_REDUCTION) {
-		unsigned red = data >> NVL_HW_SEM_REDUCTION_SHIFT &
-			       NVL_HW_SEM_REDUCTION_MASK;
-
-		if (red > NVL_HW_SEM_RED_DEC)
+		/* what the unit cannot do: signed 64-bit IADD, and INC/DEC
+		 * other than 32-bit unsigned */
+		if (red > NVL_HW_SEM_RED_DEC ||
+		    (wide && is_signed && red == NVL_HW_SEM_RED_IADD) ||
+		    ((red == NVL_HW_SEM_RED_INC || red == NVL_HW_SEM_RED_DEC) &&
+		     (wide || is_signed)))
 			goto bad;
 		if (nvl_model_sem_reduce(ch, host_engine(ch), va, red,
-					 !(data & NVL_HW_SEM_FORMAT_UNSIGNED),
-					 wide, payload))
+					 is_signed, wide, payload))
 			goto fault;
+		if (ts) {
+			uint64_t t = nvl_model_time_ns(m);
+
+			if (nvl_model_sem_access(ch, host_engine(ch), va + 8,
+						 &t, 8, true))
+				goto fault;
+		}
 		nvl_model_fifo_sem_released(m);
 		return NVL_MODEL_MTHD_OK;
 	}
@@ -255,7 +280,8 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
 	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
 	struct nvl_model_vmctx ctx = ch->vm;
-	uint64_t va;
+	uint64_t va, bytes;
+	unsigned size;
 
 	switch (op) {
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
@@ -275,11 +301,18 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 		}
 		va = (uint64_t)ch->mem_op_b << 32 |
 		     (ch->mem_op_a & NVL_HW_MEM_OP_A_VA_MASK);
+		/* targeted: 4 KiB << INVALIDATION_SIZE, aligned down */
+		size = ch->mem_op_a & NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK;
+		bytes = size >= 52 ? 0 : 4096ull << size;
+		if (bytes)
+			va &= ~(bytes - 1);
+		else
+			va = 0; /* covers the whole VA space */
 		nvl_model_mmu_invalidate(
 			ch->m->mmu,
 			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
 			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : 4096);
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:
@@ -339,12 +372,17 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 					    &data, 4, true);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_CLEAR_FAULTED: {
-		unsigned chid = data & 0x7fffffffu;
+		/* HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16 */
+		unsigned chid = data & NVL_HW_CLEAR_FAULTED_CHID_MASK;
+		unsigned rl = data >> NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT &
+			      NVL_HW_CLEAR_FAULTED_RUNLIST_MASK;
 		uint32_t bit = (data & NVL_HW_CLEAR_FAULTED_ENG)
 				       ? NVL_HW_CHRAM_CTRL_ENG_FAULTED
 				       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
+		bool ok;
 
-		if (chid >= m->profile->num_channels)
+		if (chid >= m->profile->num_channels ||
+		    nvl_model_fifo_rd(m, NVL_HW_CHRAM_RUNLIST(chid), &ok) != rl)
 			break;
 		nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);
 		return NVL_MODEL_MTHD_OK;

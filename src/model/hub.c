@@ -3,11 +3,14 @@
  * DOC: hub
  *
  * The hub owns the MMU_INVALIDATE registers: the write with TRIGGER
- * latches PDB, VA range and flags and invalidates the TLBs
+ * latches PDB and flags and invalidates the TLBs (all VAs: the register
+ * has no range form; MEM_OP targets ranges)
  * (nvl_model_mmu_invalidate(), under the MMU's lock) before the write
  * returns, so TRIGGER reads 0 again at the driver's first poll. Software
  * polls, as on hardware, where the invalidate takes a few hundred cycles;
  * a round trip to a thread cost the driver tens of microseconds per bind.
+ * The model-only MMU_INVALIDATE_HANG register (model/model_regs.h) holds
+ * TRIGGER at 1, so that a driver's completion timeout can be tested.
  *
  * The hub thread does the model's asynchronous housekeeping:
  *  - re-delivery of interrupts that became deliverable through a driver
@@ -22,6 +25,7 @@
 #include "hw/host.h"
 #include "hw/regs.h"
 #include "model/mmu.h"
+#include "model/model_regs.h"
 #include "model/priv.h"
 
 #define HUB_TICK_NS (10 * NVL_NSEC_PER_MSEC)
@@ -34,13 +38,14 @@ struct nvl_model_hub {
 	bool stop;
 	bool kick_intr;
 	/* MMU_INVALIDATE registers */
-	uint32_t pdb, upper_pdb, vaddr, vaddr_hi, range, inval;
+	uint32_t pdb, upper_pdb, inval;
 	/* the latched request */
 	bool inval_pending;
 	struct nvl_model_vmctx ctx;
 	bool all_pdb;
-	uint64_t va, bytes;
 	uint64_t invalidates_done;
+	/* model-only: NVL_MODEL_REG_MMU_INVALIDATE_HANG */
+	uint32_t inval_hang;
 };
 
 /*
@@ -52,10 +57,9 @@ static void hub_do_invalidate(struct nvl_model_hub *h)
 {
 	struct nvl_model_vmctx ctx = h->ctx;
 	bool all_pdb = h->all_pdb;
-	uint64_t va = h->va, bytes = h->bytes;
 
 	pthread_mutex_unlock(&h->lock);
-	nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, va, bytes);
+	nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, 0, 0);
 	pthread_mutex_lock(&h->lock);
 	h->inval_pending = false;
 	h->inval &= ~NVL_HW_MMU_INVALIDATE_TRIGGER;
@@ -163,14 +167,8 @@ uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	case NVL_HW_MMU_INVALIDATE_UPPER_PDB:
 		v = h->upper_pdb;
 		break;
-	case NVL_HW_MMU_INVALIDATE_VADDR:
-		v = h->vaddr;
-		break;
-	case NVL_HW_MMU_INVALIDATE_VADDR_HI:
-		v = h->vaddr_hi;
-		break;
-	case NVL_HW_MMU_INVALIDATE_RANGE:
-		v = h->range;
+	case NVL_MODEL_REG_MMU_INVALIDATE_HANG:
+		v = h->inval_hang;
 		break;
 	case NVL_HW_MMU_INVALIDATE:
 		v = h->inval;
@@ -197,14 +195,7 @@ static void hub_latch(struct nvl_model_hub *h, uint32_t val)
 				  : NVL_HW_APERTURE_VIDMEM;
 	h->ctx.version = h->m->profile->mmu_version;
 	h->all_pdb = val & NVL_HW_MMU_INVALIDATE_ALL_PDB;
-	if (val & NVL_HW_MMU_INVALIDATE_ALL_VA) {
-		h->va = 0;
-		h->bytes = 0;
-	} else {
-		h->va = ((uint64_t)h->vaddr_hi << 32 | h->vaddr) << 12;
-		/* RANGE 0 with ALL_VA clear: one page */
-		h->bytes = (uint64_t)(h->range ? h->range : 1) << 12;
-	}
+	/* no VA-range form exists: every request covers all VAs */
 	h->inval_pending = true;
 }
 
@@ -220,14 +211,12 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	case NVL_HW_MMU_INVALIDATE_UPPER_PDB:
 		h->upper_pdb = val;
 		break;
-	case NVL_HW_MMU_INVALIDATE_VADDR:
-		h->vaddr = val;
-		break;
-	case NVL_HW_MMU_INVALIDATE_VADDR_HI:
-		h->vaddr_hi = val;
-		break;
-	case NVL_HW_MMU_INVALIDATE_RANGE:
-		h->range = val;
+	case NVL_MODEL_REG_MMU_INVALIDATE_HANG:
+		/* model-only: while set, a triggered invalidate never
+		 * completes; clearing it completes the pending one */
+		h->inval_hang = val & 1;
+		if (!h->inval_hang && h->inval_pending)
+			hub_do_invalidate(h);
 		break;
 	case NVL_HW_MMU_INVALIDATE:
 		/* a new request while one is in flight is ignored, as a
@@ -235,7 +224,8 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		if ((val & NVL_HW_MMU_INVALIDATE_TRIGGER) &&
 		    !h->inval_pending) {
 			hub_latch(h, val);
-			hub_do_invalidate(h);
+			if (!h->inval_hang)
+				hub_do_invalidate(h);
 		}
 		break;
 	default:

@@ -22,6 +22,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/gsp/gsp.h"
 #include "model/mmu.h"
@@ -174,6 +175,8 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 		return nvl_error(-ENOMEM, "model: no memory for a device");
 	m->hw.ops = &model_hw_ops;
 	m->profile = profile;
+	m->eng = nvl_hw_mmu_engines(profile->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
+				    NVL_HW_BOOT_0_ARCH_MASK);
 	m->vram_size = profile->vram_size;
 	m->time_base_ns = nvl_time_ns();
 

@@ -27,6 +27,8 @@
 #include "hw/aperture.h"
 #include "hw/hwif.h"
 
+struct nvl_hw_mmu_engines;
+
 struct nvl_model_mmu;
 struct nvl_model_fifo;
 struct nvl_model_iommu;
@@ -108,6 +110,8 @@ struct nvl_model {
 	struct nvl_hw hw;
 	/** @profile: the chip */
 	const struct nvl_model_profile *profile;
+	/** @eng: the chip family's MMU engine ids (hw/fault.h) */
+	const struct nvl_hw_mmu_engines *eng;
 	/** @vram: VRAM backing, @vram_size bytes, reserved with NORESERVE */
 	uint8_t *vram;
 	/** @vram_size: bytes */
@@ -135,6 +139,7 @@ struct nvl_model {
 	struct {
 		uint32_t lo, hi, get, put, size;
 	} fault_buf[2];
+	uint32_t bar2_block; /* NVL_HW_BAR2_BLOCK */
 	uint64_t faults_dropped;
 	int64_t time_base_ns;
 };

@@ -8,17 +8,24 @@
  *
  * Fetch: GP_PUT is read from USERD; each GPFIFO entry between GP_GET and
  * GP_PUT is read through the MMU (engine HOST(runlist)). A control entry
- * (LENGTH 0) must be a NOP; anything else is a GPENTRY error. A segment is
- * fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords. GP_GET
- * advances (and is written back to USERD) when a segment has been
- * executed.
+ * (LENGTH 0) carries its opcode in GP_ENTRY1 OPCODE 7:0 and its operand in
+ * the whole first dword: NOP (any operand) is consumed; ILLEGAL, and the
+ * CRC opcodes the model does not implement, are GPENTRY errors. A segment
+ * is fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords.
+ * GP_GET advances (and is written back to USERD) as soon as an entry has
+ * begun processing, as on the hardware: it says which entries Host has
+ * taken, not that their work is done (a semaphore release is that
+ * signal).
  *
  * Decode: method headers (SEC_OP incrementing, non-incrementing,
  * increment-once, immediate, END_PB_SEGMENT, the NOP and subdevice-mask
- * group) as in the dev_pbdma facts; data dwords may straddle segments. The
+ * group) as in the dev_pbdma facts; data dwords may straddle segments.
+ * Host-only methods (below 0x100, SET_OBJECT aside) ignore the subchannel,
+ * 5..7 included. The
  * decoder state lives in the channel, so a channel parked in a semaphore
  * acquire resumes at the very method that blocked. Reserved SEC_OPs, the
- * reserved header bit, software subchannels (5..7) and unknown methods are
+ * reserved header bit, engine methods on software subchannels (5..7) and
+ * unknown methods are
  * channel errors that record the method and data, never a crash.
  */
 #include <errno.h>
@@ -52,7 +59,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	enum nvl_hw_aperture inst_ap;
 	uint64_t inst;
 	uint32_t ram[NVL_HW_INST_SIZE / 4];
-	uint32_t pdb, limit2, get;
+	uint32_t pdb, limit2, get, acq;
 	bool ok;
 
 	if (nvl_model_fifo_chan_inst(m, ch->chid, &inst_ap, &inst) ||
@@ -73,11 +80,23 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 		return -EINVAL;
 	ch->gp_entries = 1u << limit2;
 	ch->priv = ram[NVL_HW_RAMFC_CONFIG / 4] & NVL_HW_RAMFC_CONFIG_PRIV;
+	acq = ram[NVL_HW_RAMFC_ACQUIRE / 4];
+	/* TIMEOUT_EN 0: no timeout (0 below means wait forever) */
 	ch->acquire_timeout_ns =
-		(uint64_t)ram[NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US / 4] * 1000;
+		(acq & NVL_HW_ACQUIRE_TIMEOUT_EN)
+			? ((uint64_t)(acq >> NVL_HW_ACQUIRE_TIMEOUT_MAN_SHIFT &
+				      NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK)
+			   << (acq >> NVL_HW_ACQUIRE_TIMEOUT_EXP_SHIFT &
+			       NVL_HW_ACQUIRE_TIMEOUT_EXP_MASK)) *
+				  NVL_HW_ACQUIRE_UNIT_NS
+			: 0;
+	if ((acq & NVL_HW_ACQUIRE_TIMEOUT_EN) && !ch->acquire_timeout_ns)
+		ch->acquire_timeout_ns = 1; /* MAN 0: fails at once */
 	pdb = ram[NVL_HW_RAMIN_PDB / 4];
+	/* BIG_PAGE_SIZE 0 (128 KiB) is a format the model does not walk */
 	if ((pdb & NVL_HW_RAMIN_PDB_TARGET_MASK) == NVL_HW_RAM_TARGET_INVALID ||
-	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2))
+	    !(pdb & NVL_HW_RAMIN_PDB_USE_VER2) ||
+	    !(pdb & NVL_HW_RAMIN_PDB_BIG_PAGE_64K))
 		return -EINVAL;
 	ch->vm.aperture = ram_target(pdb, &ok);
 	ch->vm.pdb = (uint64_t)ram[NVL_HW_RAMIN_PDB_HI / 4] << 32 |
@@ -99,7 +118,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 
 static unsigned host_engine(struct nvl_model_chan *ch)
 {
-	return NVL_HW_MMU_ENGINE_HOST(ch->runlist);
+	return ch->m->eng->host0 + ch->runlist;
 }
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
@@ -116,24 +135,24 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 					   uint32_t subch, uint32_t mthd,
 					   uint32_t data)
 {
+	/* Host-only methods ignore the subchannel, 5..7 included */
+	if (mthd < NVL_HW_HOST_METHOD_LIMIT && mthd != NVL_HW_SET_OBJECT)
+		return nvl_model_host_method(ch, mthd, data);
 	if (subch >= NVL_HW_SUBCH_SW_FIRST) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_DEVICE, mthd, data);
 		return NVL_MODEL_MTHD_STOP;
 	}
-	if (mthd < NVL_HW_HOST_METHOD_LIMIT) {
-		if (mthd == NVL_HW_SET_OBJECT) {
-			uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
+	if (mthd == NVL_HW_SET_OBJECT) {
+		uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
 
-			/* this runlist's engine is a copy engine */
-			if (cls != ch->m->profile->ce_class) {
-				nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD,
-						     mthd, data);
-				return NVL_MODEL_MTHD_STOP;
-			}
-			ch->subch_class[subch] = cls;
-			return NVL_MODEL_MTHD_OK;
+		/* this runlist's engine is a copy engine */
+		if (cls != ch->m->profile->ce_class) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
+					     data);
+			return NVL_MODEL_MTHD_STOP;
 		}
-		return nvl_model_host_method(ch, mthd, data);
+		ch->subch_class[subch] = cls;
+		return NVL_MODEL_MTHD_OK;
 	}
 	/* engine methods go to the class bound to the subchannel */
 	if (ch->subch_class[subch] == ch->m->profile->ce_class)
@@ -200,10 +219,10 @@ static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 
 /* Outcome of fetching a GPFIFO entry. */
 enum fetch_res {
-	FETCH_SEGMENT,  /* a pushbuffer segment is ready */
-	FETCH_CONTROL,  /* a NOP control entry was consumed */
-	FETCH_EMPTY,    /* GP_GET == GP_PUT */
-	FETCH_STOPPED,  /* error or fault recorded */
+	FETCH_SEGMENT, /* a pushbuffer segment is ready */
+	FETCH_CONTROL, /* a NOP control entry was consumed */
+	FETCH_EMPTY, /* GP_GET == GP_PUT */
+	FETCH_STOPPED, /* error or fault recorded */
 };
 
 static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
@@ -224,8 +243,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 	}
 	if (put == get)
 		return FETCH_EMPTY;
-	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8,
-				e, 8, false, host_engine(ch), ch->chid)) {
+	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8, e,
+				8, false, host_engine(ch), ch->chid)) {
 		nvl_model_chan_fault(ch, false, 0);
 		return FETCH_STOPPED;
 	}
@@ -234,7 +253,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 	va = (uint64_t)(e[1] & NVL_HW_GP_ENTRY1_GET_HI_MASK) << 32 |
 	     (e[0] & NVL_HW_GP_ENTRY0_GET_MASK);
 	if (!len) {
-		if ((e[0] & 0xff) != NVL_HW_GP_OPCODE_NOP) {
+		if ((e[1] & NVL_HW_GP_ENTRY1_OPCODE_MASK) !=
+		    NVL_HW_GP_OPCODE_NOP) {
 			nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0],
 					     e[1]);
 			return FETCH_STOPPED;
@@ -249,15 +269,18 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 		nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0], e[1]);
 		return FETCH_STOPPED;
 	}
+	ch->seg_entry = get;
 	ch->in_seg = true;
 	ch->seg_va = va;
 	ch->seg_left = len;
+	/* the entry has begun processing: GP_GET moves past it now */
+	gp_get_writeback(ch, (get + 1) % ch->gp_entries);
 	return FETCH_SEGMENT;
 }
 
 /* run the fetched chunk ch->pb[0..n); returns the method result */
-static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch,
-					 uint32_t n, uint32_t *done)
+static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
+					 uint32_t *done)
 {
 	uint32_t i;
 
@@ -291,8 +314,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		uint32_t n, done;
 
 		if (atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
-		    atomic_load_explicit(&rl->reset_flag,
-					 memory_order_relaxed))
+		    atomic_load_explicit(&rl->reset_flag, memory_order_relaxed))
 			return NVL_MODEL_RUN_STOPPED;
 		if (!ch->in_seg) {
 			switch (fetch_entry(ch)) {
@@ -325,11 +347,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 			return NVL_MODEL_RUN_STOPPED;
 		if (r == NVL_MODEL_MTHD_BLOCK)
 			return NVL_MODEL_RUN_BLOCKED;
-		if (!ch->seg_left) {
+		if (!ch->seg_left)
 			ch->in_seg = false;
-			gp_get_writeback(ch, (atomic_load(&ch->gp_get) + 1) %
-						     ch->gp_entries);
-		}
 	}
 	return NVL_MODEL_RUN_YIELD;
 }

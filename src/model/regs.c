@@ -3,10 +3,11 @@
  * DOC: BAR0 register dispatch
  *
  * Routes a 32-bit register access to the block that owns the offset
- * (hw/regs.h). Unknown offsets read NVL_HW_REG_BAD and ignore writes, the
+ * (hw/regs.h, and the model-only registers of model/model_regs.h). Unknown offsets read NVL_HW_REG_BAD and ignore writes, the
  * way a real GPU answers a bad PRI access; misaligned offsets likewise.
  */
 #include "hw/regs.h"
+#include "model/model_regs.h"
 #include "model/gsp/gsp.h"
 #include "model/priv.h"
 
@@ -19,24 +20,45 @@ static uint32_t cfg_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 
 	*ok = true;
 	switch (addr) {
-	case NVL_HW_CFG_FB_SIZE_MB:
+	case NVL_MODEL_REG_CFG_FB_SIZE_MB:
 		return (uint32_t)(m->vram_size >> 20);
-	case NVL_HW_CFG_NUM_CE:
+	case NVL_MODEL_REG_CFG_NUM_CE:
 		return p->num_ce;
-	case NVL_HW_CFG_NUM_CHANNELS:
+	case NVL_MODEL_REG_CFG_NUM_CHANNELS:
 		return p->num_channels;
-	case NVL_HW_CFG_MMU_VERSION:
+	case NVL_MODEL_REG_CFG_MMU_VERSION:
 		return p->mmu_version;
-	case NVL_HW_CFG_PAGE_SIZES:
+	case NVL_MODEL_REG_CFG_PAGE_SIZES:
 		return (uint32_t)(p->page_sizes >> 12);
-	case NVL_HW_CFG_HOST_CLASS:
+	case NVL_MODEL_REG_CFG_HOST_CLASS:
 		return p->host_class;
-	case NVL_HW_CFG_CE_CLASS:
+	case NVL_MODEL_REG_CFG_CE_CLASS:
 		return p->ce_class;
 	default:
 		*ok = false;
 		return 0;
 	}
+}
+
+/*
+ * LOCAL_MEMORY_RANGE for @bytes of VRAM: the largest scale whose magnitude
+ * fits LOWER_MAG's 6 bits and divides the size exactly; a size no encoding
+ * represents exactly reads as the largest encodable size below it.
+ */
+static uint32_t lmr_encode(uint64_t bytes)
+{
+	uint64_t mib = bytes >> 20;
+
+	for (unsigned scale = 0; scale <= 15; scale++) {
+		uint64_t mag = mib >> scale;
+
+		if (mag <= 0x3f && (mag << scale) == mib)
+			return (uint32_t)(mag << 4) | scale;
+	}
+	for (unsigned scale = 0; scale <= 15; scale++)
+		if ((mib >> scale) <= 0x3f)
+			return (uint32_t)((mib >> scale) << 4) | scale;
+	return (0x3fu << 4) | 15;
 }
 
 static bool in(uint32_t addr, uint32_t base, uint32_t size)
@@ -54,6 +76,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 		return NVL_HW_REG_BAD;
 	if (addr == NVL_HW_PMC_BOOT_0) {
 		return m->profile->boot0;
+	} else if (addr == NVL_HW_PFB_LOCAL_MEMORY_RANGE) {
+		return lmr_encode(m->vram_size);
 	} else if (addr == NVL_HW_PTIMER_TIME_0) {
 		return (uint32_t)nvl_model_time_ns(m);
 	} else if (addr == NVL_HW_PTIMER_TIME_1) {
@@ -66,14 +90,16 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 		   in(addr, NVL_HW_CHERR_PENDING(0), 4 * 128) ||
 		   in(addr, NVL_HW_CHRAM(0), 0x20 * 4096)) {
 		v = nvl_model_fifo_rd(m, addr, &ok);
-	} else if (in(addr, NVL_HW_CFG_FB_SIZE_MB, 0x100)) {
+	} else if (in(addr, NVL_MODEL_REG_CFG_FB_SIZE_MB, 0x100)) {
 		v = cfg_rd(m, addr, &ok);
 	} else if (in(addr, NVL_HW_THERM_TEMP, 0x100) ||
 		   in(addr, NVL_HW_PERF_PSTATE, 0x100)) {
 		v = nvl_model_pmu_rd(m, addr, &ok);
-	} else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20)) {
+	} else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20) ||
+		   addr == NVL_MODEL_REG_MMU_INVALIDATE_HANG) {
 		v = nvl_model_hub_rd(m, addr, &ok);
-	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40)) {
+	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
+		   addr == NVL_HW_BAR2_BLOCK) {
 		v = nvl_model_fault_rd(m, addr, &ok);
 	} else if (nvl_model_gsp_owns(addr)) {
 		v = nvl_model_gsp_rd(m, addr, &ok);
@@ -97,9 +123,11 @@ void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 	else if (in(addr, NVL_HW_THERM_TEMP, 0x100) ||
 		 in(addr, NVL_HW_PERF_PSTATE, 0x100))
 		nvl_model_pmu_wr(m, addr, val);
-	else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20))
+	else if (in(addr, NVL_HW_MMU_INVALIDATE_PDB, 0x20) ||
+		 addr == NVL_MODEL_REG_MMU_INVALIDATE_HANG)
 		nvl_model_hub_wr(m, addr, val);
-	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40))
+	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
+		 addr == NVL_HW_BAR2_BLOCK)
 		nvl_model_fault_wr(m, addr, val);
 	else if (nvl_model_gsp_owns(addr))
 		nvl_model_gsp_wr(m, addr, val);

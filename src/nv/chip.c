@@ -2,38 +2,40 @@
 /*
  * DOC: chip table
  *
- * BOOT_0's chip id (open-gpu-doc dev_boot: ARCHITECTURE 28:24,
- * IMPLEMENTATION 23:20) names the chip. The driver boots only GSP-era
- * chips whose firmware interface it speaks (535.113.01).
+ * One row per architecture (BOOT_0 ARCHITECTURE): the page-table format
+ * (version 3 from Hopper, dev_mmu.ref / Nouveau's vmmgh100.c), whether PD1
+ * holds 512 MiB pages (Ampere on, vmmga100 / vmmgh100) and the classes.
  */
-#include <stddef.h>
+#include <errno.h>
 
+#include "base/log.h"
+#include "hw/ce.h"
+#include "hw/hwif.h"
 #include "hw/regs.h"
 #include "nv/chip.h"
 
-static const char *const fw_535[] = {"535.113.01", NULL};
-/*
- * gh100 is built with 570.144 only; until abigen gives the driver a 570
- * layer it speaks 535.113.01's interface to it, which the model's
- * firmware answers for every image it runs.
- */
-static const char *const fw_gh100[] = {"570.144", NULL};
-
 static const struct nvl_nv_chip chips[] = {
-	{0x162, "tu102", "Turing", fw_535, 2, 49},
-	/* the model's small Turing test board: TU117's id, own fw directory */
-	{0x167, "tiny", "Turing", fw_535, 2, 49},
-	{0x172, "ga102", "Ampere", fw_535, 2, 49},
-	{0x192, "ad102", "Ada", fw_535, 2, 49},
-	{0x180, "gh100", "Hopper", fw_gh100, 3, 57},
+	{"Turing", NVL_HW_ARCH_TURING, 2, false, 0xc46f,
+	 NVL_HW_CE_CLASS_TURING},
+	{"Ampere", NVL_HW_ARCH_AMPERE, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA},
+	{"Ada", NVL_HW_ARCH_ADA, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA},
+	{"Hopper", NVL_HW_ARCH_HOPPER, 3, true, 0xc86f, NVL_HW_CE_CLASS_HOPPER},
 };
 
-const struct nvl_nv_chip *nvl_nv_chip_from_boot0(uint32_t boot0)
+/**
+ * nvl_nv_chip_identify() - see chip.h.
+ */
+int nvl_nv_chip_identify(struct nvl_hw *hw, const struct nvl_nv_chip **out)
 {
-	uint32_t id = NVL_HW_BOOT_0_CHIP_ID(boot0);
+	uint32_t boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
+	uint32_t arch =
+		boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT & NVL_HW_BOOT_0_ARCH_MASK;
 
-	for (size_t i = 0; i < sizeof(chips) / sizeof(chips[0]); i++)
-		if (chips[i].id == id)
-			return &chips[i];
-	return NULL;
+	for (unsigned int i = 0; i < NVL_ARRAY_SIZE(chips); i++) {
+		if (chips[i].arch == arch) {
+			*out = &chips[i];
+			return 0;
+		}
+	}
+	return nvl_error(-ENODEV, "nv: unknown chip, BOOT_0 %#x", boot0);
 }

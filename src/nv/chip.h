@@ -1,34 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chips the driver knows, by BOOT_0 chip id (ARCHITECTURE and
- * IMPLEMENTATION, 28:20): the name its firmware directory carries, the
- * firmware versions the driver accepts, and the page-table format.
+ * Chip identification: what the driver knows about a chip it reads from
+ * BOOT_0 (ARCHITECTURE 28:24, IMPLEMENTATION 23:20) and a per-chip table,
+ * as nvkm does; nothing is probed from registers a real GPU lacks. Later,
+ * the firmware's static info refines it.
  */
 #ifndef NVL_NV_CHIP_H
 #define NVL_NV_CHIP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-/** struct nvl_nv_chip - one chip. */
+#include "base/compiler.h"
+
+struct nvl_hw;
+
+/** struct nvl_nv_chip - one family's facts. */
 struct nvl_nv_chip {
-	/** @id: BOOT_0 28:20 */
-	uint32_t id;
-	/** @name: "tu102", ...; the firmware directory */
-	const char *name;
-	/** @family: "Turing", ... */
+	/** @family: "Turing", "Ampere", "Ada" or "Hopper" */
 	const char *family;
-	/** @fw_versions: accepted GSP firmware, NULL-terminated */
-	const char *const *fw_versions;
-	/** @mmu_version: 2 (Pascal..Ada) or 3 (Hopper) */
-	unsigned mmu_version;
-	/** @va_bits: 49 (v2) or 57 (v3) */
-	unsigned va_bits;
+	/** @arch: BOOT_0 ARCHITECTURE */
+	uint32_t arch;
+	/** @mmu_version: page-table format (2, or 3 from Hopper on) */
+	unsigned int mmu_version;
+	/** @big_leaf_pd1: 512 MiB PTEs at PD1 (Ampere and later) */
+	bool big_leaf_pd1;
+	/** @host_class: the channel (GPFIFO) class */
+	uint32_t host_class;
+	/** @ce_class: the copy engine class */
+	uint32_t ce_class;
 };
 
 /**
- * nvl_nv_chip_from_boot0() - the chip of a BOOT_0 value.
- * Return: the entry, or NULL for a chip the driver does not support.
+ * nvl_nv_chip_identify() - read BOOT_0 and find the chip's row.
+ * @hw: the device
+ * @out: the row (static storage)
+ *
+ * Return: 0, or -ENODEV for an architecture the table does not know.
  */
-const struct nvl_nv_chip *nvl_nv_chip_from_boot0(uint32_t boot0);
+int nvl_nv_chip_identify(struct nvl_hw *hw,
+			 const struct nvl_nv_chip **out) NVL_MUST_CHECK;
 
 #endif /* NVL_NV_CHIP_H */

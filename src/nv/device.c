@@ -24,6 +24,28 @@
 #include "hw/regs.h"
 #include "nv/device.h"
 
+static const char *const fw_535[] = {"535.113.01", NULL};
+/*
+ * gh100 is built with 570.144 only; until abigen gives the driver a 570
+ * layer it speaks 535.113.01's interface to it, which the model's
+ * firmware answers for every image it runs.
+ */
+static const char *const fw_gh100[] = {"570.144", NULL};
+
+/* chip id (BOOT_0 28:20) → firmware directory and accepted versions */
+static const struct {
+	uint32_t id;
+	const char *name;
+	const char *const *fw;
+} fw_chips[] = {
+	{0x162, "tu102", fw_535},
+	/* the model's small Turing test board: TU117's id, own directory */
+	{0x167, "tiny", fw_535},
+	{0x172, "ga102", fw_535},
+	{0x192, "ad102", fw_535},
+	{0x180, "gh100", fw_gh100},
+};
+
 static int pick_fb(struct nvl_nv_device *d)
 {
 	const struct nvl_gsp_boot_report *r = &d->boot;
@@ -67,13 +89,13 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 {
 	const char *one[2] = {o ? o->fw_version : NULL, NULL};
 	struct nvl_gsp_fw_opts fo = {
-		.versions = one[0] ? one : d->chip->fw_versions,
+		.versions = one[0] ? one : d->fw_versions,
 	};
 	struct nvl_gsp_image img;
 	struct nvl_gsp_fw *fw;
 	int ret;
 
-	ret = nvl_gsp_fw_load(d->chip->name, &fo, &fw);
+	ret = nvl_gsp_fw_load(d->name, &fo, &fw);
 	if (ret)
 		return ret;
 	snprintf(d->fw_version, sizeof(d->fw_version), "%s", fw->version);
@@ -106,8 +128,13 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 		return nvl_error(-ENOMEM, "device: out of memory");
 	d->hw = hw;
 	d->boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
-	d->chip = nvl_nv_chip_from_boot0(d->boot0);
-	if (!d->chip) {
+	ret = nvl_nv_chip_identify(hw, &d->chip);
+	for (size_t i = 0; !ret && i < NVL_ARRAY_SIZE(fw_chips); i++)
+		if (fw_chips[i].id == NVL_HW_BOOT_0_CHIP_ID(d->boot0)) {
+			d->name = fw_chips[i].name;
+			d->fw_versions = fw_chips[i].fw;
+		}
+	if (!d->name) {
 		nvl_free(d);
 		return nvl_error(-ENODEV,
 				 "device: BOOT_0 0x%08x: chip 0x%03x is not "

@@ -29,8 +29,12 @@ struct nvl_nv_probe_opts {
 struct nvl_nv_device {
 	/** @hw: the hardware interface */
 	struct nvl_hw *hw;
-	/** @chip: from BOOT_0 */
+	/** @chip: the family's facts, from BOOT_0 (chip.c) */
 	const struct nvl_nv_chip *chip;
+	/** @name: the chip's name ("tu102"), its firmware directory */
+	const char *name;
+	/** @fw_versions: the firmware versions the driver accepts for it */
+	const char *const *fw_versions;
 	/** @boot0: the register's value */
 	uint32_t boot0;
 	/** @gsp: the GSP client */

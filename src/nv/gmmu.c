@@ -13,8 +13,13 @@
  *    in the big half of a dual PDE and in upper PDEs alike.
  *  - Directory entries point at VRAM tables (aperture VIDMEM).
  *
- * The TLB is invalidated through the MMU_INVALIDATE registers (PDB, VA
- * range in 4 KiB pages, TRIGGER), polling TRIGGER until the MMU clears it.
+ * The TLB is invalidated through the MMU_INVALIDATE registers (PDB,
+ * ALL_VA, TRIGGER), polling TRIGGER until the MMU clears it, as RM does
+ * without a channel; the register has no VA-range form (ranged invalidates
+ * are Host MEM_OP methods, for when the driver owns a channel).
+ *
+ * The format and page sizes come from BOOT_0 and the chip table
+ * (nv/chip.h), never from registers real GPUs lack.
  */
 #include <errno.h>
 #include <sched.h>
@@ -27,6 +32,7 @@
 #include "hw/mmu_v2.h"
 #include "hw/mmu_v3.h"
 #include "hw/regs.h"
+#include "nv/chip.h"
 #include "nv/gmmu.h"
 
 struct fmt_priv {
@@ -220,23 +226,17 @@ const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
 int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 			   uint64_t range)
 {
-	uint64_t pages = range ? ((va & 4095) + range + 4095) >> 12 : 0;
-	uint32_t flags = NVL_HW_MMU_INVALIDATE_TRIGGER;
-	int64_t deadline = nvl_time_ns() + 1000000000ll;
+	int64_t deadline = nvl_time_ns() + NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS;
 
+	/* MMU_INVALIDATE has no range form: all VAs of this PDB */
+	(void)va;
+	(void)range;
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
 		    (uint32_t)((pdb >> 12) << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
-	if (!pages || pages > UINT32_MAX) {
-		flags |= NVL_HW_MMU_INVALIDATE_ALL_VA;
-	} else {
-		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_VADDR,
-			    (uint32_t)(va >> 12));
-		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_VADDR_HI,
-			    (uint32_t)(va >> 44));
-		nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_RANGE, (uint32_t)pages);
-	}
-	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE, flags);
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_TRIGGER);
 	while (nvl_hw_rd32(hw, NVL_HW_MMU_INVALIDATE) &
 	       NVL_HW_MMU_INVALIDATE_TRIGGER) {
 		if (nvl_time_ns() > deadline)
@@ -274,17 +274,14 @@ static void level(struct nvl_pt_level *l, unsigned int shift,
  */
 int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args)
 {
-	uint32_t ver = nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION);
-	uint32_t sizes = nvl_hw_rd32(hw, NVL_HW_CFG_PAGE_SIZES);
+	const struct nvl_nv_chip *chip;
+	int ret = nvl_nv_chip_identify(hw, &chip);
 
-	if (ver != 2 && ver != 3)
-		return nvl_error(-ENODEV, "gmmu: device reports page-table format %#x",
-				 ver);
+	if (ret)
+		return ret;
 	args->hw = hw;
-	args->version = ver;
-	/* CFG_PAGE_SIZES bit n: pages of 1 << (12 + n) bytes */
-	args->big_leaf_pd1 = sizes != NVL_HW_REG_BAD &&
-			     (sizes >> (NVL_HW_MMU_SHIFT_512M - 12) & 1);
+	args->version = chip->mmu_version;
+	args->big_leaf_pd1 = chip->big_leaf_pd1;
 	return 0;
 }
 

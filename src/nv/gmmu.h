@@ -41,12 +41,11 @@ struct nvl_nv_gmmu_args {
 
 /**
  * nvl_nv_gmmu_probe() - fill the chip-dependent part of @args (format
- * version, 512 MiB leaves) from the device's configuration registers.
+ * version, 512 MiB leaves) from BOOT_0 and the chip table (nv/chip.h).
  * @hw: the device
  * @args: @version and @big_leaf_pd1 are set; @hw too
  *
- * Return: 0, or -ENODEV when the device reports a format this driver
- * cannot write.
+ * Return: 0, or -ENODEV when BOOT_0 names a chip the table lacks.
  */
 int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args);
 
@@ -107,6 +106,9 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
 				       uint64_t bo_offset, uint64_t va,
 				       uint64_t range);
 
+/* How long nvl_nv_gmmu_invalidate() polls for completion. */
+#define NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS 1000000000ll
+
 /**
  * nvl_nv_gmmu_invalidate() - invalidate TLB entries through MMU_INVALIDATE.
  * @hw: the device
@@ -114,8 +116,11 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
  * @va: first byte
  * @range: bytes; 0 for the whole address space
  *
- * Waits (bounded) for completion.
- * Return: 0, or -ETIMEDOUT when the MMU did not finish within 1 s.
+ * The register has no VA-range form: every call invalidates all VAs of
+ * @pdb (@va and @range say what the caller needs, for a later MEM_OP
+ * path). Waits (bounded) for completion.
+ * Return: 0, or -ETIMEDOUT when the MMU did not finish within
+ * NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS.
  */
 int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 			   uint64_t range);

@@ -58,6 +58,7 @@ static void check_invariants(struct nvl_buddy *mm)
 {
 	uint64_t free_B = 0, clear_B = 0, off = 0;
 
+	nvl_buddy_flush_cache(mm); /* cached chunks show as CACHED */
 	for (unsigned r = 0; r < mm->n_roots; r++) {
 		assert_int_equal(nvl_buddy_block_offset(&mm->roots[r]), off);
 		off += nvl_buddy_block_size(mm, &mm->roots[r]);
@@ -189,6 +190,7 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 				 0);
 		nvl_buddy_free_list(&mm, &all, 0);
 	}
+	nvl_buddy_flush_cache(&mm);
 	for (unsigned i = 0; i < mm.n_roots; i++)
 		assert_int_equal(nvl_buddy_block_state(&mm.roots[i]), NVL_BUDDY_FREE);
 	nvl_buddy_fini(&mm);
@@ -608,7 +610,82 @@ static void stats_report_free_per_order(void **state)
 	nvl_buddy_fini(&mm);
 }
 
+/*
+ * The chunk cache: dirty 4 KiB frees are kept unmerged and handed out
+ * again; no chunk is ever handed out twice, other requests (contiguous,
+ * range, clear) see the cache merged back, and stats show a merged tree.
+ */
+static void chunk_cache_hands_out_each_page_once(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list pg[64], l;
+	bool used[64] = { false };
+	struct nvl_buddy_stats st;
+	struct nvl_buddy_block *b;
+	uint64_t rng = 12345;
+
+	assert_int_equal(nvl_buddy_init(&mm, 64 * PG, PG), 0);
+	for (int i = 0; i < 64; i++) {
+		nvl_list_init(&pg[i]);
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[i], 0),
+				 0);
+	}
+	/* Random frees and re-allocations, never checking in between. */
+	for (int round = 0; round < 2000; round++) {
+		int i;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		i = (int)(rng % 64);
+		if (!nvl_list_empty(&pg[i])) {
+			nvl_buddy_free_list(&mm, &pg[i], 0);
+		} else {
+			assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG,
+							 &pg[i], 0), 0);
+		}
+		assert_true(mm.ncached <= NVL_BUDDY_CACHE);
+	}
+	memset(used, 0, sizeof(used));
+	for (int i = 0; i < 64; i++) {
+		if (nvl_list_empty(&pg[i]))
+			continue;
+		b = nvl_list_first_entry(&pg[i], struct nvl_buddy_block, link);
+		assert_int_equal(nvl_buddy_block_state(b), NVL_BUDDY_ALLOCATED);
+		assert_false(used[nvl_buddy_block_offset(b) / PG]);
+		used[nvl_buddy_block_offset(b) / PG] = true;
+	}
+	for (int i = 0; i < 64; i++)
+		nvl_buddy_free_list(&mm, &pg[i], 0);
+	assert_true(mm.ncached > 0);
+	assert_int_equal(mm.avail_B, 64 * PG);
+	/* The whole space contiguous: the cache merges back first. */
+	nvl_list_init(&l);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, PG, &l,
+					 NVL_BUDDY_CONTIGUOUS), 0);
+	assert_int_equal(mm.ncached, 0);
+	nvl_buddy_free_list(&mm, &l, 0);
+	/* A clear request skips the cache: the only clear page it finds. */
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[i], 0),
+				 0);
+	nvl_buddy_free_list(&mm, &pg[5], NVL_BUDDY_CLEARED);
+	for (int i = 6; i < 20; i++)
+		nvl_buddy_free_list(&mm, &pg[i], 0);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l,
+					 NVL_BUDDY_CLEAR), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_true(nvl_buddy_block_is_clear(b));
+	nvl_buddy_free_list(&mm, &l, 0);
+	for (int i = 0; i < 64; i++)
+		nvl_buddy_free_list(&mm, &pg[i], 0);
+	nvl_buddy_stats(&mm, &st);
+	assert_int_equal(st.free_blocks[6], 1);
+	assert_int_equal(st.avail_B, 64 * PG);
+	check_invariants(&mm);
+	nvl_buddy_fini(&mm);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(chunk_cache_hands_out_each_page_once),
 	cmocka_unit_test(random_alloc_free_matches_reference_pow2),
 	cmocka_unit_test(random_alloc_free_matches_reference_non_pow2),
 	cmocka_unit_test(limit_size_gives_max_order_block),

@@ -45,7 +45,7 @@ static inline struct dev *dev_up(const char *profile)
 	d->next = TABLES_BASE;
 	d->fbuf = FBUF_BASE;
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_LO(0),
-		    (uint32_t)d->fbuf | NVL_HW_FAULT_APERTURE_VID);
+		    NVL_HW_FAULT_BUF_LO_PHYS(d->fbuf, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_HI(0), (uint32_t)(d->fbuf >> 32));
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    FAULT_BUF_ENTRIES | NVL_HW_FAULT_BUF_SIZE_ENABLE);

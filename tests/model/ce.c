@@ -16,54 +16,54 @@
 static void copy_through_ce_then_release_raises_nonstall_irq(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n;
 
 	gpu_chan(g, 1, 0, &ch);
 	gpu_fill(g, SRC, 3 << 20, 7);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, SRC, 3 << 20);
-	n += nvl_model_kit_pb_release(p + n, SEM, 42);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST, SRC, 3 << 20);
+	n += nvl_kit_pb_release(p + n, SEM, 42);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 42, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 42, GPU_WAIT), 0);
 	assert_true(gpu_same(g, SRC, DST, 3 << 20));
 	assert_true(gpu_wait_nonzero(&g->nonstall, GPU_WAIT));
 	assert_true(atomic_load(&g->nonstall) & NVL_HW_INTR_NONSTALL_ENGINE(0));
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
-	assert_int_equal(nvl_model_kit_gp_get(&g->kit, &ch), 1);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	assert_int_equal(nvl_kit_gp_get(&g->kit, &ch), 1);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void memset_through_constant_remap_fills_pattern(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n, v;
 
 	gpu_chan(g, 0, 1, &ch);
 	gpu_wr(g, DST - 4, 0x11111111);
 	gpu_wr(g, DST + 4096, 0x22222222);
-	n = nvl_model_kit_pb_memset(p, g->ce_class, DST, 0xdeadbeef, 4096);
-	n += nvl_model_kit_pb_release(p + n, SEM, 1);
+	n = nvl_kit_pb_memset(p, g->ce_class, DST, 0xdeadbeef, 4096);
+	n += nvl_kit_pb_release(p + n, SEM, 1);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 1, GPU_WAIT), 0);
 	for (unsigned i = 0; i < 4096; i += 4) {
 		v = gpu_rd(g, DST + i);
 		assert_int_equal(v, 0xdeadbeef);
 	}
 	assert_int_equal(gpu_rd(g, DST - 4), 0x11111111);
 	assert_int_equal(gpu_rd(g, DST + 4096), 0x22222222);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void multi_line_pitch_copy_moves_only_the_lines(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n = 0;
 
 	gpu_chan(g, 2, 0, &ch);
@@ -81,20 +81,20 @@ static void multi_line_pitch_copy_moves_only_the_lines(void **state)
 	p[n++] = 64; /* lines */
 	p[n++] = NVL_HW_MTHD_IMMD(4, NVL_HW_CE_LAUNCH_DMA,
 				  NVL_HW_CE_LAUNCH_COPY_MULTI);
-	n += nvl_model_kit_pb_release(p + n, SEM, 5);
+	n += nvl_kit_pb_release(p + n, SEM, 5);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 5, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 5, GPU_WAIT), 0);
 	for (unsigned l = 0; l < 64; l++)
 		assert_true(gpu_same(g, SRC + l * 256, DST + l * 100, 100));
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void ce_semaphore_release_with_timestamp_and_interrupt(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n = 0, w[4];
 	uint64_t t0 = nvl_model_time_ns(g->m), ts;
 
@@ -110,21 +110,21 @@ static void ce_semaphore_release_with_timestamp_and_interrupt(void **state)
 		 NVL_HW_CE_SEM_FOUR_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT |
 		 NVL_HW_CE_INTR_NON_BLOCKING << NVL_HW_CE_LAUNCH_INTR_SHIFT;
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 77, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 77, GPU_WAIT), 0);
 	assert_true(gpu_wait_nonzero(&g->nonstall, GPU_WAIT));
 	assert_true(atomic_load(&g->nonstall) & NVL_HW_INTR_NONSTALL_ENGINE(1));
 	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, w, 16), 0);
 	ts = (uint64_t)w[3] << 32 | w[2];
 	assert_true(ts >= t0 && ts <= nvl_model_time_ns(g->m));
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void copy_from_dma_mapped_system_pages(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n;
 	uint8_t *sys = aligned_alloc(4096, 8192);
 	uint64_t dma;
@@ -134,23 +134,22 @@ static void copy_from_dma_mapped_system_pages(void **state)
 		sys[i] = (uint8_t)(i * 7);
 	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 8192, &dma), 0);
 	/* map the system pages at a high VA with 4 KiB PTEs */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
-					   8192, 12, NVL_HW_APERTURE_SYS_COH,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma, 8192, 12,
+				     NVL_HW_APERTURE_SYS_COH, 0),
 			 0);
 	gpu_chan(g, 4, 0, &ch);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 8192);
-	n += nvl_model_kit_pb_release(p + n, SEM, 9);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 8192);
+	n += nvl_kit_pb_release(p + n, SEM, 9);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 9, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 9, GPU_WAIT), 0);
 	{
 		uint8_t back[8192];
 
 		assert_int_equal(nvl_hw_vram_read(g->hw, DST, back, 8192), 0);
 		assert_memory_equal(back, sys, 8192);
 	}
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 	free(sys);
 }
@@ -161,25 +160,23 @@ static void every_profile_copies_on_every_engine(void **state)
 
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(names); i++) {
 		struct gpu *g = gpu_up(names[i]);
-		unsigned nce = nvl_hw_rd32(g->hw, NVL_HW_CFG_NUM_CE);
+		unsigned nce = nvl_hw_rd32(g->hw, NVL_MODEL_REG_CFG_NUM_CE);
 
 		for (unsigned e = 0; e < nce; e++) {
-			struct nvl_model_kit_chan ch;
+			struct nvl_kit_chan ch;
 			uint32_t p[64], n;
 
 			gpu_chan(g, 100 + e, e, &ch);
-			n = nvl_model_kit_pb_memset(p, g->ce_class, DST + 4 * e,
-						    0xc0de + e, 4);
-			n += nvl_model_kit_pb_release(p + n, SEM + 4 * e,
-						      1 + e);
+			n = nvl_kit_pb_memset(p, g->ce_class, DST + 4 * e,
+					      0xc0de + e, 4);
+			n += nvl_kit_pb_release(p + n, SEM + 4 * e, 1 + e);
 			gpu_push(&ch, p, n);
-			assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-			assert_int_equal(
-				nvl_model_kit_wait_u32(&g->kit, SEM + 4 * e,
-						       1 + e, GPU_WAIT),
-				0);
+			assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+			assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM + 4 * e,
+							  1 + e, GPU_WAIT),
+					 0);
 			assert_int_equal(gpu_rd(g, DST + 4 * e), 0xc0de + e);
-			nvl_model_kit_chan_fini(&g->kit, &ch);
+			nvl_kit_chan_fini(&g->kit, &ch);
 		}
 		assert_true(atomic_load(&g->nonstall) == (1u << nce) - 1);
 		gpu_down(g);
@@ -189,39 +186,38 @@ static void every_profile_copies_on_every_engine(void **state)
 static void copy_through_scattered_small_pages(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint64_t va = 1ull << 39;
 	uint32_t p[64], n;
 
 	gpu_fill(g, SRC, 16 * 4096, 11);
 	/* VA page i -> physical page 15 - i, with 4 KiB PTEs */
 	for (unsigned i = 0; i < 16; i++)
-		assert_int_equal(
-			nvl_model_kit_map(&g->kit, &g->vm, va + 4096ull * i,
-					  SRC + 4096ull * (15 - i), 4096, 12,
-					  NVL_HW_APERTURE_VIDMEM, 0),
-			0);
+		assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va + 4096ull * i,
+					     SRC + 4096ull * (15 - i), 4096, 12,
+					     NVL_HW_APERTURE_VIDMEM, 0),
+				 0);
 	gpu_chan(g, 9, 1, &ch);
 	/* unaligned start and length: runs break at every page */
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 100, va + 100,
-				  16 * 4096 - 200);
-	n += nvl_model_kit_pb_release(p + n, SEM, 4);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST + 100, va + 100,
+			    16 * 4096 - 200);
+	n += nvl_kit_pb_release(p + n, SEM, 4);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 4, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 4, GPU_WAIT), 0);
 	assert_true(gpu_same(g, DST + 100, SRC + 15 * 4096 + 100, 4096 - 100));
 	for (unsigned i = 1; i < 15; i++)
 		assert_true(gpu_same(g, DST + 4096ull * i,
 				     SRC + 4096ull * (15 - i), 4096));
 	assert_true(gpu_same(g, DST + 15 * 4096, SRC, 4096 - 100));
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void copy_from_unmapped_dma_address_faults(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint8_t *sys = aligned_alloc(4096, 4096);
 	uint32_t p[64], n, e[8];
 	uint64_t dma;
@@ -230,24 +226,25 @@ static void copy_from_unmapped_dma_address_faults(void **state)
 	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 4096, &dma), 0);
 	assert_int_equal(nvl_hw_dma_unmap(g->hw, dma, 4096), 0);
 	/* the PTE still points at the DMA address the IOMMU dropped */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, 1ull << 40, dma,
-					   4096, 12, NVL_HW_APERTURE_SYS_COH,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 1ull << 40, dma, 4096, 12,
+				     NVL_HW_APERTURE_SYS_COH, 0),
 			 0);
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(
+		g->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    8 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
 	gpu_chan(g, 8, 0, &ch);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 4096);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST, 1ull << 40, 4096);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(8)),
 			 NVL_HW_CHERR_MMU_FAULT);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000, e, 32), 0);
 	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ENGINE], NVL_HW_MMU_ENGINE_CE(0));
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 	free(sys);
 }
@@ -255,7 +252,7 @@ static void copy_from_unmapped_dma_address_faults(void **state)
 static void remap_swizzle_swaps_components(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n = 0;
 	uint32_t src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8];
 
@@ -282,48 +279,139 @@ static void remap_swizzle_swaps_components(void **state)
 	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
 	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_SRC_PITCH |
 		 NVL_HW_CE_LAUNCH_DST_PITCH | NVL_HW_CE_LAUNCH_REMAP;
-	n += nvl_model_kit_pb_release(p + n, SEM, 3);
+	n += nvl_kit_pb_release(p + n, SEM, 3);
 	gpu_push(&ch, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, 3, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 3, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_vram_read(g->hw, DST, out, sizeof(out)), 0);
 	for (int i = 0; i < 8; i += 2) {
 		assert_int_equal(out[i], src[i + 1]);
 		assert_int_equal(out[i + 1], src[i]);
 	}
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
 static void many_submissions_complete_in_order(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t p[64], n;
 
 	gpu_chan(g, 6, 1, &ch);
 	for (uint32_t i = 1; i <= 200; i++) {
-		n = nvl_model_kit_pb_memset(p, g->ce_class, DST + 4 * i, i, 4);
-		n += nvl_model_kit_pb_release(p + n, SEM, i);
+		n = nvl_kit_pb_memset(p, g->ce_class, DST + 4 * i, i, 4);
+		n += nvl_kit_pb_release(p + n, SEM, i);
 		gpu_push(&ch, p, n);
-		while (nvl_model_kit_kick(&g->kit, &ch) == -ENOSPC)
+		while (nvl_kit_kick(&g->kit, &ch) == -ENOSPC)
 			assert_int_equal(
-				nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
-				0);
+				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 		if (i % 50 == 0)
 			assert_int_equal(
-				nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT),
-				0);
+				nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	}
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, SEM), 200);
 	for (uint32_t i = 1; i <= 200; i++)
 		assert_int_equal(gpu_rd(g, DST + 4 * i), i);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
+/* a physical-mode copy of @len bytes on @ch; Return: wait_idle's result */
+static int phys_copy(struct gpu *g, struct nvl_kit_chan *ch, uint32_t src_mode,
+		     uint64_t src, uint32_t dst_mode, uint64_t dst,
+		     uint32_t len, uint32_t phys_flags)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_SRC_PHYS_MODE, 2);
+	p[n++] = src_mode;
+	p[n++] = dst_mode;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+	p[n++] = (uint32_t)(src >> 32);
+	p[n++] = (uint32_t)src;
+	p[n++] = (uint32_t)(dst >> 32);
+	p[n++] = (uint32_t)dst;
+	p[n++] = len;
+	p[n++] = len;
+	p[n++] = len;
+	p[n++] = 1;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_FLUSH |
+		 NVL_HW_CE_LAUNCH_SRC_PITCH | NVL_HW_CE_LAUNCH_DST_PITCH |
+		 phys_flags;
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	return nvl_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+}
+
+/*
+ * clc5b5.h SET_SRC_PHYS_MODE / SET_DST_PHYS_MODE TARGET (LOCAL_FB 0,
+ * COHERENT_SYSMEM 1, NONCOHERENT_SYSMEM 2) with LAUNCH_DMA SRC_TYPE /
+ * DST_TYPE PHYSICAL: a privileged channel copies between DMA-mapped system
+ * pages and VRAM by physical address, in both directions; a physical
+ * address no DMA mapping covers is a CE_LAUNCH error.
+ */
+static void copy_engine_system_memory_physical_modes(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan ch, bad;
+	uint8_t *sys = aligned_alloc(4096, 3 * 4096), back[4096];
+	uint64_t dma;
+
+	assert_non_null(sys);
+	memset(sys, 0, 3 * 4096);
+	for (int i = 0; i < 4096; i++)
+		sys[i] = (uint8_t)(i * 13 + 1);
+	assert_int_equal(nvl_hw_dma_map(g->hw, sys, 3 * 4096, &dma), 0);
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 5, 0, 6, 64 << 10,
+					     true, &ch),
+			 0);
+	/* coherent system memory (physical) -> VRAM (virtual) */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM, dma,
+				   0, DST, 4096, NVL_HW_CE_LAUNCH_SRC_PHYS),
+			 0);
+	assert_int_equal(nvl_hw_vram_read(g->hw, DST, back, 4096), 0);
+	assert_memory_equal(back, sys, 4096);
+	/* VRAM (physical, LOCAL_FB) -> non-coherent system memory */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_LOCAL_FB, DST,
+				   NVL_HW_CE_PHYS_NONCOHERENT_SYSMEM,
+				   dma + 4096, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_memory_equal(sys + 4096, sys, 4096);
+	/* system -> system, both coherent */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + 4096, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + 8192, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_memory_equal(sys + 8192, sys, 4096);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)), 0);
+	/* past the DMA mapping */
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 6, 0, 6, 64 << 10,
+					     true, &bad),
+			 0);
+	assert_int_equal(phys_copy(g, &bad, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   dma + (1ull << 30), 0, DST, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS),
+			 -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(6)),
+			 NVL_HW_CHERR_CE_LAUNCH);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &bad);
+	assert_int_equal(nvl_hw_dma_unmap(g->hw, dma, 3 * 4096), 0);
+	gpu_down(g);
+	free(sys);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(copy_engine_system_memory_physical_modes),
 	cmocka_unit_test(copy_through_ce_then_release_raises_nonstall_irq),
 	cmocka_unit_test(memset_through_constant_remap_fills_pattern),
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),

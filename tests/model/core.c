@@ -17,10 +17,10 @@ static void profiles_report_their_identity(void **state)
 		const char *name;
 		unsigned arch, ver;
 	} want[] = {
-		{ "tu102", NVL_HW_ARCH_TURING, 2 },
-		{ "ga102", NVL_HW_ARCH_AMPERE, 2 },
-		{ "ad102", NVL_HW_ARCH_ADA, 2 },
-		{ "gh100", NVL_HW_ARCH_HOPPER, 3 },
+		{"tu102", NVL_HW_ARCH_TURING, 2},
+		{"ga102", NVL_HW_ARCH_AMPERE, 2},
+		{"ad102", NVL_HW_ARCH_ADA, 2},
+		{"gh100", NVL_HW_ARCH_HOPPER, 3},
 	};
 
 	assert_null(nvl_model_profile_find("nv50"));
@@ -40,15 +40,17 @@ static void profiles_report_their_identity(void **state)
 		assert_int_equal(boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
 					 NVL_HW_BOOT_0_ARCH_MASK,
 				 want[i].arch);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_MMU_VERSION),
 				 want[i].ver);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB),
 				 p->vram_size >> 20);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CE), p->num_ce);
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_CE_CLASS),
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CE),
+				 p->num_ce);
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_CE_CLASS),
 				 p->ce_class);
 		/* 4K, 64K and 2M pages everywhere */
-		assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CFG_PAGE_SIZES) & 0x211,
+		assert_int_equal(nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_PAGE_SIZES) &
+					 0x211,
 				 0x211);
 		nvl_model_destroy(m);
 	}
@@ -78,12 +80,10 @@ static void large_vram_is_reserved_lazily(void **state)
 	assert_int_equal(nvl_model_create(p, &m), 0);
 	/* touch the first and last word of 24 GiB */
 	assert_int_equal(nvl_hw_vram_write(nvl_model_hw(m), 0, &v, 4), 0);
-	assert_int_equal(nvl_hw_vram_write(nvl_model_hw(m),
-					   p->vram_size - 4, &v, 4),
-			 0);
-	assert_int_equal(nvl_hw_vram_read(nvl_model_hw(m), p->vram_size - 4,
-					  &r, 4),
-			 0);
+	assert_int_equal(
+		nvl_hw_vram_write(nvl_model_hw(m), p->vram_size - 4, &v, 4), 0);
+	assert_int_equal(
+		nvl_hw_vram_read(nvl_model_hw(m), p->vram_size - 4, &r, 4), 0);
 	assert_int_equal(r, v);
 	/* untouched VRAM reads zero */
 	assert_int_equal(nvl_hw_vram_read(nvl_model_hw(m), 12ull << 30, &r, 4),
@@ -98,7 +98,7 @@ static void vram_access_outside_vram_faults(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 	uint64_t size = g->kit.vram_size;
-	uint8_t b[16] = { 1 };
+	uint8_t b[16] = {1};
 
 	assert_int_equal(nvl_hw_vram_write(g->hw, size - 8, b, 16), -EFAULT);
 	assert_int_equal(nvl_hw_vram_read(g->hw, size, b, 1), -EFAULT);
@@ -114,7 +114,7 @@ static void vram_access_outside_vram_faults(void **state)
 static void dma_to_unmapped_system_page_faults(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	uint8_t *a = aligned_alloc(4096, 3 * 4096), b[8] = { 0 };
+	uint8_t *a = aligned_alloc(4096, 3 * 4096), b[8] = {0};
 	uint64_t d1, d2;
 
 	assert_non_null(a);
@@ -132,9 +132,8 @@ static void dma_to_unmapped_system_page_faults(void **state)
 	assert_int_equal(nvl_model_phys_access(g->m, NVL_HW_APERTURE_SYS_COH,
 					       d1 + 2 * 4096 - 4, b, 8, false),
 			 -EFAULT);
-	assert_int_equal(nvl_model_phys_access(g->m,
-					       NVL_HW_APERTURE_SYS_NONCOH, 0,
-					       b, 8, false),
+	assert_int_equal(nvl_model_phys_access(g->m, NVL_HW_APERTURE_SYS_NONCOH,
+					       0, b, 8, false),
 			 -EFAULT);
 	assert_int_equal(nvl_hw_dma_unmap(g->hw, d1, 4096), -ENOENT);
 	assert_int_equal(nvl_hw_dma_unmap(g->hw, d1, 2 * 4096), 0);
@@ -172,7 +171,7 @@ static void ptimer_counts_nanoseconds(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 	uint64_t a, b;
-	struct timespec ts = { 0, 2000000 };
+	struct timespec ts = {0, 2000000};
 
 	a = nvl_hw_rd32(g->hw, NVL_HW_PTIMER_TIME_0) |
 	    (uint64_t)nvl_hw_rd32(g->hw, NVL_HW_PTIMER_TIME_1) << 32;
@@ -211,20 +210,19 @@ static void mmu_invalidate_register_completes(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
 
-	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
+	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 				 NVL_HW_MMU_INVALIDATE_TRIGGER,
 			 0);
-	/* range form */
-	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE_VADDR, 0x100);
-	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE_RANGE, 16);
+	/* the model-only hang holds TRIGGER until released */
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 1);
 	nvl_hw_wr32(g->hw, NVL_HW_MMU_INVALIDATE,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_TRIGGER);
+	usleep(1000);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 		    NVL_HW_MMU_INVALIDATE_TRIGGER);
-	for (int i = 0; i < 100000 && (nvl_hw_rd32(g->hw,
-						    NVL_HW_MMU_INVALIDATE) &
-				       NVL_HW_MMU_INVALIDATE_TRIGGER);
-	     i++)
-		usleep(10);
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_MMU_INVALIDATE) &
 				 NVL_HW_MMU_INVALIDATE_TRIGGER,
 			 0);
@@ -248,8 +246,8 @@ static void check_enomem(int ret, void *arg)
 
 static void power_on_survives_each_allocation_failure(void **state)
 {
-	unsigned long n = t_fail_each_alloc(create_destroy, check_enomem,
-					    NULL, 100);
+	unsigned long n =
+		t_fail_each_alloc(create_destroy, check_enomem, NULL, 100);
 
 	assert_true(n >= 5);
 }
@@ -257,7 +255,7 @@ static void power_on_survives_each_allocation_failure(void **state)
 static void failed_dma_map_and_channel_setup_change_nothing(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint8_t *a = aligned_alloc(4096, 4096), b[4];
 	uint64_t d = 0;
 
@@ -273,9 +271,9 @@ static void failed_dma_map_and_channel_setup_change_nothing(void **state)
 					       d + 4096, b, 4, false),
 			 -EFAULT);
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
-	assert_int_equal(nvl_model_kit_chan_create(&g->kit, &g->vm, 1, 0, 4,
-						   4096, false, &ch),
-			 -ENOMEM);
+	assert_int_equal(
+		nvl_kit_chan_create(&g->kit, &g->vm, 1, 0, 4, 4096, false, &ch),
+		-ENOMEM);
 	nvl_fault_off();
 	assert_null(ch.buf);
 	gpu_down(g);

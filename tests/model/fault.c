@@ -20,10 +20,12 @@
 
 static void fault_buffer_setup(struct gpu *g, unsigned entries)
 {
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), (uint32_t)FBUF);
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(FBUF, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_HI(0), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
-		    entries | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+		    entries | NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR |
+			    NVL_HW_FAULT_BUF_SIZE_ENABLE);
 }
 
 static void read_entry(struct gpu *g, unsigned i, uint32_t e[8])
@@ -34,17 +36,17 @@ static void read_entry(struct gpu *g, unsigned i, uint32_t e[8])
 static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b;
+	struct nvl_kit_chan a, b;
 	uint32_t p[64], n, e[8];
 
 	fault_buffer_setup(g, 16);
 	gpu_chan(g, 9, 0, &a);
 	gpu_chan(g, 10, 0, &b);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST, HOLE + 0x1234, 64);
-	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST, HOLE + 0x1234, 64);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	/* the fault entry names the CE, the channel's instance block, VA */
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	read_entry(g, 0, e);
@@ -73,31 +75,29 @@ static void unmapped_copy_faults_and_stops_only_its_channel(void **state)
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHERR_PENDING(0)) & (1u << 9));
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	/* channel b on the same engine keeps running */
-	n = nvl_model_kit_pb_memset(p, g->ce_class, DST, 0x77, 4);
-	n += nvl_model_kit_pb_release(p + n, DONE + 4, 2);
+	n = nvl_kit_pb_memset(p, g->ce_class, DST, 0x77, 4);
+	n += nvl_kit_pb_release(p + n, DONE + 4, 2);
 	gpu_push(&b, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
-			 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT), 0);
 	/* service: map the page, invalidate, clear the fault: a retries */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, HOLE, 0x1000000,
-					   1 << 21, 21, NVL_HW_APERTURE_VIDMEM,
-					   0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000, 1 << 21,
+				     21, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
-	assert_int_equal(nvl_model_kit_invalidate(&g->kit, &g->vm), 0);
+	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(9), NVL_HW_CHRAM_CTRL_ENG_FAULTED);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(9)), 0);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
 	gpu_down(g);
 }
 
 static void pushbuffer_fetch_fault_is_a_host_fault(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint64_t e = nvl_hw_gp_entry(1ull << 39, 16, 0); /* 40-bit VA */
 	uint32_t put = 1, ent[8];
 
@@ -109,35 +109,35 @@ static void pushbuffer_fetch_fault_is_a_host_fault(void **state)
 			 0);
 	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL, NVL_HW_DOORBELL_TOKEN(11, 1));
 	a.gp_put = 1;
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(11)) &
 		    NVL_HW_CHRAM_CTRL_PBDMA_FAULTED);
 	read_entry(g, 0, ent);
 	assert_int_equal(ent[NVL_HW_FAULT_ENTRY_ENGINE],
 			 NVL_HW_MMU_ENGINE_HOST(1));
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void hang_blocks_engine_until_reset(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b;
+	struct nvl_kit_chan a, b;
 	uint32_t p[64], n, st;
 	uint64_t busy0, busy1;
 
 	gpu_chan(g, 1, 0, &a);
 	gpu_chan(g, 2, 0, &b);
-	nvl_hw_wr32(g->hw, NVL_HW_ENGINE_HANG(0), 1 + 1);
-	n = nvl_model_kit_pb_release(p, DONE, 1);
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_ENGINE_HANG(0), 1 + 1);
+	n = nvl_kit_pb_release(p, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	n = nvl_model_kit_pb_release(p, DONE + 4, 2);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	n = nvl_kit_pb_release(p, DONE + 4, 2);
 	gpu_push(&b, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
-						    NVL_HW_ENGINE_STATUS(0)) &
-				       NVL_HW_ENGINE_STATUS_HUNG);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	for (int i = 0;
+	     i < 100000 && !(nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0)) &
+			     NVL_HW_ENGINE_STATUS_HUNG);
 	     i++)
 		usleep(50);
 	st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
@@ -158,24 +158,23 @@ static void hang_blocks_engine_until_reset(void **state)
 	     i++)
 		usleep(10);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_PMC_ENGINE_RESET), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT),
-			 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)),
 			 NVL_HW_CHERR_ENGINE_RESET);
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
 	assert_false(st & NVL_HW_ENGINE_STATUS_HUNG);
-	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_ENGINE_HANG(0)), 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_MODEL_REG_ENGINE_HANG(0)), 0);
 	/* the driver recovers the channel: disable (clears the error),
 	 * rebind and resubmit */
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_chan(g, 1, 0, &a);
-	n = nvl_model_kit_pb_release(p, DONE, 3);
+	n = nvl_kit_pb_release(p, DONE, 3);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 3, GPU_WAIT), 0);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 3, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
 	gpu_down(g);
 }
 
@@ -267,19 +266,19 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 		 NVL_HW_MEM_OP_D},
 	};
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan good;
+	struct nvl_kit_chan good;
 	uint32_t p[16], n;
 
 	gpu_chan(g, 63, 1, &good);
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(cases); i++) {
-		struct nvl_model_kit_chan ch;
+		struct nvl_kit_chan ch;
 		uint32_t pad = 0;
 
 		gpu_chan(g, 20 + i, 1, &ch);
 		gpu_push(&ch, cases[i].dw, cases[i].n);
 		gpu_push(&ch, &pad, 1);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &ch), 0);
-		if (nvl_model_kit_wait_idle(&g->kit, &ch, GPU_WAIT) != -EIO)
+		assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+		if (nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT) != -EIO)
 			fail_msg("%s: no channel error", cases[i].what);
 		if (nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(20 + i)) !=
 			    cases[i].err ||
@@ -290,23 +289,22 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 				 nvl_hw_rd32(g->hw,
 					     NVL_HW_CHRAM_ERR_METHOD(20 + i)));
 		/* the device and the other channel are unharmed */
-		n = nvl_model_kit_pb_release(p, DONE, i + 1);
+		n = nvl_kit_pb_release(p, DONE, i + 1);
 		gpu_push(&good, p, n);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &good), 0);
+		assert_int_equal(nvl_kit_kick(&g->kit, &good), 0);
 		assert_int_equal(
-			nvl_model_kit_wait_u32(&g->kit, DONE, i + 1, GPU_WAIT),
-			0);
-		nvl_model_kit_chan_fini(&g->kit, &ch);
+			nvl_kit_wait_u32(&g->kit, DONE, i + 1, GPU_WAIT), 0);
+		nvl_kit_chan_fini(&g->kit, &ch);
 	}
-	nvl_model_kit_chan_fini(&g->kit, &good);
+	nvl_kit_chan_fini(&g->kit, &good);
 	gpu_down(g);
 }
 
 static void bad_gpfifo_entries_raise_channel_errors(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
-	uint64_t e = (uint64_t)0 << 32 | NVL_HW_GP_OPCODE_ILLEGAL;
+	struct nvl_kit_chan a;
+	uint64_t e = nvl_hw_gp_control(NVL_HW_GP_OPCODE_ILLEGAL, 0);
 	uint32_t put = 1;
 
 	/* an ILLEGAL control entry */
@@ -317,10 +315,10 @@ static void bad_gpfifo_entries_raise_channel_errors(void **state)
 			 0);
 	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL, NVL_HW_DOORBELL_TOKEN(12, 0));
 	a.gp_put = 1;
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(12)),
 			 NVL_HW_CHERR_GPENTRY);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	/* GP_PUT outside the ring */
 	gpu_chan(g, 13, 0, &a);
 	put = a.gp_entries + 3;
@@ -329,44 +327,43 @@ static void bad_gpfifo_entries_raise_channel_errors(void **state)
 			 0);
 	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL, NVL_HW_DOORBELL_TOKEN(13, 0));
 	a.gp_put = 1;
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(13)),
 			 NVL_HW_CHERR_GPPTR);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	/* a doorbell with the wrong runlist is ignored */
 	gpu_chan(g, 14, 0, &a);
 	{
-		uint32_t p[16], n = nvl_model_kit_pb_release(p, DONE, 9);
+		uint32_t p[16], n = nvl_kit_pb_release(p, DONE, 9);
 
 		gpu_push(&a, p, n);
 		a.runlist = 1;
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+		assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
 		usleep(5000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
 			    NVL_HW_DOORBELL_TOKEN(14, 0));
-		assert_int_equal(
-			nvl_model_kit_wait_u32(&g->kit, DONE, 9, GPU_WAIT), 0);
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 9, GPU_WAIT),
+				 0);
 	}
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void full_fault_buffer_drops_and_flags_overflow(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch[3];
+	struct nvl_kit_chan ch[3];
 	uint32_t p[64], n;
 
 	fault_buffer_setup(g, 2); /* one usable slot */
 	for (unsigned i = 0; i < 3; i++) {
 		gpu_chan(g, 30 + i, 0, &ch[i]);
-		n = nvl_model_kit_pb_copy(p, g->ce_class, DST, HOLE, 4);
+		n = nvl_kit_pb_copy(p, g->ce_class, DST, HOLE, 4);
 		gpu_push(&ch[i], p, n);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &ch[i]), 0);
-		assert_int_equal(
-			nvl_model_kit_wait_idle(&g->kit, &ch[i], GPU_WAIT),
-			-EIO);
+		assert_int_equal(nvl_kit_kick(&g->kit, &ch[i]), 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch[i], GPU_WAIT),
+				 -EIO);
 	}
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)) &
@@ -377,7 +374,7 @@ static void full_fault_buffer_drops_and_flags_overflow(void **state)
 		    1 | NVL_HW_FAULT_BUF_GET_OVERFLOW);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_FAULT_BUF_GET(0)), 1);
 	for (unsigned i = 0; i < 3; i++)
-		nvl_model_kit_chan_fini(&g->kit, &ch[i]);
+		nvl_kit_chan_fini(&g->kit, &ch[i]);
 	gpu_down(g);
 }
 

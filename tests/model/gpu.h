@@ -18,7 +18,8 @@
 #include "hw/fault.h"
 #include "hw/host.h"
 #include "hw/regs.h"
-#include "model/kit.h"
+#include "model/model_regs.h"
+#include "kit.h"
 #include "model/model.h"
 
 #define GPU_FREE (64ull << 20)
@@ -27,8 +28,8 @@
 struct gpu {
 	struct nvl_model *m;
 	struct nvl_hw *hw;
-	struct nvl_model_kit kit;
-	struct nvl_model_kit_vm vm;
+	struct nvl_kit kit;
+	struct nvl_kit_vm vm;
 	uint32_t ce_class;
 	atomic_uint irqs;
 	atomic_uint nonstall;
@@ -53,16 +54,14 @@ static inline struct gpu *gpu_up(const char *profile)
 	struct gpu *g = calloc(1, sizeof(*g));
 
 	assert_non_null(g);
-	assert_int_equal(nvl_model_create(nvl_model_profile_find(profile),
-					  &g->m),
-			 0);
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find(profile), &g->m), 0);
 	g->hw = nvl_model_hw(g->m);
 	g->ce_class = g->m->profile->ce_class;
-	assert_int_equal(nvl_model_kit_init(&g->kit, g->hw, GPU_FREE), 0);
-	assert_int_equal(nvl_model_kit_vm_init(&g->kit, &g->vm), 0);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, 0, 0,
-					   g->kit.vram_size, 21,
-					   NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_init(&g->kit, g->hw, GPU_FREE), 0);
+	assert_int_equal(nvl_kit_vm_init(&g->kit, &g->vm), 0);
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, 0, 0, g->kit.vram_size,
+				     21, NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	assert_int_equal(nvl_hw_set_irq_handler(g->hw, gpu_irq, g), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_INTR_EN_SET(0), ~0u);
@@ -77,17 +76,17 @@ static inline void gpu_down(struct gpu *g)
 }
 
 static inline void gpu_chan(struct gpu *g, unsigned chid, unsigned rl,
-			    struct nvl_model_kit_chan *ch)
+			    struct nvl_kit_chan *ch)
 {
-	assert_int_equal(nvl_model_kit_chan_create(&g->kit, &g->vm, chid, rl,
-						   6, 64 << 10, false, ch),
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, chid, rl, 6,
+					     64 << 10, false, ch),
 			 0);
 }
 
-static inline void gpu_push(struct nvl_model_kit_chan *ch, const uint32_t *p,
+static inline void gpu_push(struct nvl_kit_chan *ch, const uint32_t *p,
 			    uint32_t n)
 {
-	assert_int_equal(nvl_model_kit_push(ch, p, n), 0);
+	assert_int_equal(nvl_kit_push(ch, p, n), 0);
 }
 
 static inline uint32_t gpu_rd(struct gpu *g, uint64_t pa)
@@ -137,7 +136,7 @@ static inline bool gpu_wait_nonzero(atomic_uint *v, int64_t timeout_ns)
 	int64_t deadline = nvl_time_ns() + timeout_ns;
 
 	while (!atomic_load(v)) {
-		struct timespec ts = { 0, 50000 };
+		struct timespec ts = {0, 50000};
 
 		if (nvl_time_ns() > deadline)
 			return false;

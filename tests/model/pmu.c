@@ -20,18 +20,17 @@ static int32_t temp(struct gpu *g)
 }
 
 /* keep CE0 busy with @n copies of 16 MiB */
-static void busy(struct gpu *g, struct nvl_model_kit_chan *ch, unsigned n)
+static void busy(struct gpu *g, struct nvl_kit_chan *ch, unsigned n)
 {
 	static uint32_t seq;
 	uint32_t p[64], k;
 
 	for (unsigned i = 0; i < n; i++) {
-		k = nvl_model_kit_pb_copy(p, g->ce_class, DST, SRC, 16 << 20);
-		k += nvl_model_kit_pb_release(p + k, SEM, ++seq);
+		k = nvl_kit_pb_copy(p, g->ce_class, DST, SRC, 16 << 20);
+		k += nvl_kit_pb_release(p + k, SEM, ++seq);
 		gpu_push(ch, p, k);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, ch), 0);
-		assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, seq,
-							GPU_WAIT),
+		assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, seq, GPU_WAIT),
 				 0);
 	}
 }
@@ -63,7 +62,7 @@ static void pstate_selects_clocks(void **state)
 static void activity_raises_power_temperature_and_counters(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	uint32_t idle_mw, busy_mw, e0, e1, b0, b1;
 	int32_t t0, t1;
 
@@ -89,7 +88,7 @@ static void activity_raises_power_temperature_and_counters(void **state)
 	nvl_hw_wr32(g->hw, NVL_HW_PERF_PSTATE, 2);
 	busy(g, &ch, 8);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_POWER_MW) < busy_mw);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 
@@ -129,7 +128,7 @@ static void crossing_slowdown_throttles_and_interrupts(void **state)
 static void power_limit_throttles_busy_engine(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch;
+	struct nvl_kit_chan ch;
 	unsigned full = g->m->profile->pstates[0].gpc_mhz;
 
 	gpu_chan(g, 2, 0, &ch);
@@ -140,7 +139,7 @@ static void power_limit_throttles_busy_engine(void **state)
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_THERM_THROTTLE) &
 		    NVL_HW_THROTTLE_POWER);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CLK_GPC_MHZ) < full);
-	nvl_model_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
 }
 

@@ -19,36 +19,36 @@ static void acquire_waits_for_other_channels_release(void **state)
 {
 	for (unsigned same_rl = 0; same_rl < 2; same_rl++) {
 		struct gpu *g = gpu_up("tiny");
-		struct nvl_model_kit_chan a, b;
+		struct nvl_kit_chan a, b;
 		uint32_t p[64], n;
 
 		gpu_chan(g, 1, 0, &a);
 		gpu_chan(g, 2, same_rl ? 0 : 1, &b);
 		/* a: wait for SEM >= 5, then write DONE */
-		n = nvl_model_kit_pb_acquire(p, SEM, 5);
-		n += nvl_model_kit_pb_release(p + n, DONE, 1);
+		n = nvl_kit_pb_acquire(p, SEM, 5);
+		n += nvl_kit_pb_release(p + n, DONE, 1);
 		gpu_push(&a, p, n);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
+		assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
 		usleep(20000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
-		assert_int_not_equal(nvl_model_kit_gp_get(&g->kit, &a), 1);
+		/* the entry was taken (GP_GET past it) but is not done */
+		assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(1)) &
+			    NVL_HW_CHRAM_CTRL_BUSY);
 		/* b: release 4 (not enough) then 5 */
-		n = nvl_model_kit_pb_release(p, SEM, 4);
+		n = nvl_kit_pb_release(p, SEM, 4);
 		gpu_push(&b, p, n);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT),
-				 0);
+		assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), 0);
 		usleep(5000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
-		n = nvl_model_kit_pb_release(p, SEM, 5);
+		n = nvl_kit_pb_release(p, SEM, 5);
 		gpu_push(&b, p, n);
-		assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-		assert_int_equal(
-			nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT),
+		assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT),
 				 0);
-		nvl_model_kit_chan_fini(&g->kit, &a);
-		nvl_model_kit_chan_fini(&g->kit, &b);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+		nvl_kit_chan_fini(&g->kit, &a);
+		nvl_kit_chan_fini(&g->kit, &b);
 		gpu_down(g);
 	}
 }
@@ -56,25 +56,25 @@ static void acquire_waits_for_other_channels_release(void **state)
 static void cpu_write_satisfies_parked_acquire(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[64], n;
 
 	gpu_chan(g, 7, 1, &a);
-	n = nvl_model_kit_pb_acquire(p, SEM, 3);
-	n += nvl_model_kit_pb_release(p + n, DONE, 2);
+	n = nvl_kit_pb_acquire(p, SEM, 3);
+	n += nvl_kit_pb_release(p + n, DONE, 2);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	for (int i = 0; i < 100000 && !(nvl_hw_rd32(g->hw,
-						    NVL_HW_CHRAM_CTRL(7)) &
-				       NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	for (int i = 0;
+	     i < 100000 && !(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
+			     NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
 	     i++)
 		usleep(50);
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(7)) &
 		    NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING);
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	gpu_wr(g, SEM, 3);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
@@ -92,7 +92,7 @@ static void sem_exec(uint32_t *p, uint32_t *n, uint64_t va, uint64_t payload,
 static void wide_release_reduction_and_timestamp(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[128], n = 0, w[4];
 	uint64_t v, t0 = nvl_model_time_ns(g->m);
 
@@ -125,10 +125,10 @@ static void wide_release_reduction_and_timestamp(void **state)
 		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_RELEASE_TIMESTAMP);
 	/* AND acquire: 9 & 8 != 0 passes */
 	sem_exec(p, &n, SEM + 32, 8, NVL_HW_SEM_OP_ACQ_AND);
-	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	assert_int_equal(nvl_hw_vram_read(g->hw, SEM, &v, 8), 0);
 	assert_true(v == 0x100000002ull);
 	assert_int_equal(gpu_rd(g, SEM + 16), 0); /* 5 -> 6 -> 0 */
@@ -137,30 +137,29 @@ static void wide_release_reduction_and_timestamp(void **state)
 	assert_int_equal(w[0], 9);
 	v = (uint64_t)w[3] << 32 | w[2];
 	assert_true(v >= t0 && v <= nvl_model_time_ns(g->m));
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void acquire_timeout_raises_channel_error(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
-	uint32_t p[64], n, t = 2000; /* us */
+	struct nvl_kit_chan a;
+	uint32_t p[64], n, t = nvl_hw_acquire_timeout(2000000);
 
 	gpu_chan(g, 4, 0, &a);
 	/* the channel must be rebound for a new RAMFC value to load */
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	assert_int_equal(
-		nvl_hw_vram_write(
-			g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE_TIMEOUT_US, &t, 4),
+		nvl_hw_vram_write(g->hw, a.inst + NVL_HW_RAMFC_ACQUIRE, &t, 4),
 		0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_INST(4),
 		    nvl_hw_rd32(g->hw, NVL_HW_CHRAM_INST(4)));
 	nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(4), NVL_HW_CHRAM_CTRL_ENABLE_SET);
-	n = nvl_model_kit_pb_acquire(p, SEM, 1);
+	n = nvl_kit_pb_acquire(p, SEM, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(4)),
 			 NVL_HW_CHERR_ACQUIRE);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERR_METHOD(4)),
@@ -168,32 +167,32 @@ static void acquire_timeout_raises_channel_error(void **state)
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHERR_PENDING(0)) & (1u << 4));
 	assert_true(gpu_wait_nonzero(&g->stall, GPU_WAIT));
 	assert_true(atomic_load(&g->stall) & NVL_HW_INTR_FIFO);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void misaligned_wide_semaphore_is_an_error(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[64], n = 0;
 
 	gpu_chan(g, 5, 0, &a);
 	sem_exec(p, &n, SEM + 4, 1,
 		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_PAYLOAD_64BIT);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)),
 			 NVL_HW_CHERR_SEMAPHORE);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a;
+	struct nvl_kit_chan a;
 	uint32_t p[64], n = 0;
 	uint64_t va = 1ull << 41;
 
@@ -201,25 +200,25 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	gpu_wr(g, DST, 0xabcd);
 	/* 1st copy from an unmapped VA would fault: map it first, but warm
 	 * the TLB with the old (2 MiB identity) mapping of DST instead */
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, DST, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, DST, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 64, va, 4);
-	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST + 64, va, 4);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, DST + 64), 0xabcd);
 	/* remap va to DST + 4096 without invalidating: stale */
 	gpu_wr(g, DST + 4096, 0x1234);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, va, DST + 4096,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM, 0),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, va, DST + 4096, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
-	n = nvl_model_kit_pb_copy(p, g->ce_class, DST + 128, va, 4);
-	n += nvl_model_kit_pb_release(p + n, DONE, 2);
+	n = nvl_kit_pb_copy(p, g->ce_class, DST + 128, va, 4);
+	n += nvl_kit_pb_release(p + n, DONE, 2);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, DST + 128), 0xabcd);
 	/* MEM_OP invalidate of every PDB, then the copy sees the new page */
 	n = 0;
@@ -228,54 +227,54 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	p[n++] = 0;
 	p[n++] = NVL_HW_MEM_OP_C_PDB_ALL;
 	p[n++] = NVL_HW_MEM_OP_MMU_TLB_INVALIDATE << NVL_HW_MEM_OP_D_OP_SHIFT;
-	n += nvl_model_kit_pb_copy(p + n, g->ce_class, DST + 192, va, 4);
-	n += nvl_model_kit_pb_release(p + n, DONE, 3);
+	n += nvl_kit_pb_copy(p + n, g->ce_class, DST + 192, va, 4);
+	n += nvl_kit_pb_release(p + n, DONE, 3);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 3, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 3, GPU_WAIT), 0);
 	assert_int_equal(gpu_rd(g, DST + 192), 0x1234);
-	nvl_model_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &a);
 	gpu_down(g);
 }
 
 static void semaphores_obey_page_permissions(void **state)
 {
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan a, b, c;
+	struct nvl_kit_chan a, b, c;
 	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
 	uint32_t p[64], n = 0, e[8];
 
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0), 0x40000);
+	nvl_hw_wr32(
+		g->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM,
-					   NVL_MODEL_KIT_SPARSE),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_SPARSE),
 			 0);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
-					   NVL_HW_APERTURE_VIDMEM,
-					   NVL_MODEL_KIT_RO),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO),
 			 0);
-	assert_int_equal(nvl_model_kit_map(&g->kit, &g->vm, noat, DST + 4096,
-					   4096, 12, NVL_HW_APERTURE_VIDMEM,
-					   NVL_MODEL_KIT_NO_ATOMIC),
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, noat, DST + 4096, 4096,
+				     12, NVL_HW_APERTURE_VIDMEM,
+				     NVL_KIT_NO_ATOMIC),
 			 0);
 	/* sparse: the release is dropped, an acquire reads zero */
 	gpu_chan(g, 1, 0, &a);
 	sem_exec(p, &n, sparse, 5, NVL_HW_SEM_OP_RELEASE);
 	sem_exec(p, &n, sparse, 0, NVL_HW_SEM_OP_ACQUIRE);
-	n += nvl_model_kit_pb_release(p + n, DONE, 1);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
 	gpu_push(&a, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &a), 0);
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
 	/* read-only: a release faults; reading is fine */
 	gpu_chan(g, 2, 0, &b);
 	n = 0;
 	sem_exec(p, &n, ro, 0, NVL_HW_SEM_OP_ACQUIRE);
 	sem_exec(p, &n, ro, 5, NVL_HW_SEM_OP_RELEASE);
 	gpu_push(&b, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &b), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
 			 NVL_HW_CHERR_MMU_FAULT);
 	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000, e, 32), 0);
@@ -290,8 +289,8 @@ static void semaphores_obey_page_permissions(void **state)
 		 NVL_HW_SEM_OP_REDUCTION |
 			 NVL_HW_SEM_RED_IADD << NVL_HW_SEM_REDUCTION_SHIFT);
 	gpu_push(&c, p, n);
-	assert_int_equal(nvl_model_kit_kick(&g->kit, &c), 0);
-	assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
 	assert_int_equal(gpu_rd(g, DST + 4096), 5);
 	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000 + 32, e, 32), 0);
 	assert_int_equal(e[7] & NVL_HW_FAULT_INFO_TYPE_MASK,
@@ -299,9 +298,9 @@ static void semaphores_obey_page_permissions(void **state)
 	assert_int_equal(e[7] >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
 				 NVL_HW_FAULT_INFO_ACCESS_MASK,
 			 NVL_HW_FAULT_ACCESS_ATOMIC);
-	nvl_model_kit_chan_fini(&g->kit, &a);
-	nvl_model_kit_chan_fini(&g->kit, &b);
-	nvl_model_kit_chan_fini(&g->kit, &c);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
+	nvl_kit_chan_fini(&g->kit, &c);
 	gpu_down(g);
 }
 
@@ -309,7 +308,7 @@ static void ping_pong_between_runlists_and_channels(void **state)
 {
 	enum { ROUNDS = 100, NCH = 4 };
 	struct gpu *g = gpu_up("tiny");
-	struct nvl_model_kit_chan ch[NCH];
+	struct nvl_kit_chan ch[NCH];
 	uint32_t p[64], n;
 
 	/* channel c waits for SEM >= NCH * r + c, then releases + 1: the
@@ -320,21 +319,19 @@ static void ping_pong_between_runlists_and_channels(void **state)
 		for (unsigned c = 0; c < NCH; c++) {
 			uint32_t v = NCH * r + c;
 
-			n = nvl_model_kit_pb_acquire(p, SEM, v);
-			n += nvl_model_kit_pb_release(p + n, SEM, v + 1);
+			n = nvl_kit_pb_acquire(p, SEM, v);
+			n += nvl_kit_pb_release(p + n, SEM, v + 1);
 			gpu_push(&ch[c], p, n);
-			while (nvl_model_kit_kick(&g->kit, &ch[c]) == -ENOSPC)
+			while (nvl_kit_kick(&g->kit, &ch[c]) == -ENOSPC)
 				usleep(50);
 		}
 	}
-	assert_int_equal(nvl_model_kit_wait_u32(&g->kit, SEM, NCH * ROUNDS,
-						10 * GPU_WAIT),
-			 0);
+	assert_int_equal(
+		nvl_kit_wait_u32(&g->kit, SEM, NCH * ROUNDS, 10 * GPU_WAIT), 0);
 	for (unsigned c = 0; c < NCH; c++) {
-		assert_int_equal(nvl_model_kit_wait_idle(&g->kit, &ch[c],
-							 GPU_WAIT),
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch[c], GPU_WAIT),
 				 0);
-		nvl_model_kit_chan_fini(&g->kit, &ch[c]);
+		nvl_kit_chan_fini(&g->kit, &ch[c]);
 	}
 	gpu_down(g);
 }

@@ -178,13 +178,13 @@ static void open_alloc_failures(void **state)
 	n = nvl_alloc_count() - n0;
 	nvl_device_close(dev);
 	assert_true(n > 10);
-	stride = (unsigned long)(n / 12 / t_scale());
+	stride = (unsigned long)(n / 6 / t_scale());
 	if (!stride)
 		stride = 1;
 	for (unsigned long nth = 1; nth <= n; nth++) {
 		int ret;
 
-		if (nth % stride && nth + 12 < n)
+		if (nth % stride && nth + 8 < n)
 			continue;
 		dev = NULL;
 		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
@@ -202,7 +202,7 @@ static void open_alloc_failures(void **state)
 		assert_int_equal(ret, -ENOMEM);
 		assert_null(dev);
 	}
-	assert_true(tried >= 12);
+	assert_true(tried >= 8);
 	/* and the device opens again */
 	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
 	nvl_device_close(dev);

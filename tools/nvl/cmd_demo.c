@@ -55,8 +55,10 @@ static const struct {
 	       "(not yet the model's VRAM or copy engine)"},
 	{"vm", "GPUVM with the recording page-table backend (page tables "
 	       "kept in host memory, no hardware)"},
-	{"model", "the GPU model, programmed by the test bring-up kit "
-		  "(no GSP, no driver channels yet)"},
+	{"gsp_boot", "the driver's GSP layer (src/gsp) booting the model's "
+		     "GSP firmware from the build's signed images"},
+	{"model", "the GPU model, programmed by the bring-up kit (tests/lib, "
+		  "outside the library; no GSP, no driver channels yet)"},
 	{"mmu", "the driver's NVIDIA page tables (src/nv) in the model's "
 		"VRAM, walked by the model's MMU"},
 };

@@ -14,7 +14,8 @@
 #include "demo.h"
 #include "base/time.h"
 #include "hw/regs.h"
-#include "model/kit.h"
+#include "model/model_regs.h"
+#include "kit.h"
 #include "model/model.h"
 
 #define MIB (1ull << 20)
@@ -52,10 +53,10 @@ static void show_sensors(struct nvl_hw *hw, const char *when)
 NVL_DEMO_STEP(50, model)
 {
 	const struct nvl_model_profile *p = nvl_model_profile_find("ga102");
-	struct demo_irq irq = { 0 };
-	struct nvl_model_kit_chan ch;
-	struct nvl_model_kit_vm vm;
-	struct nvl_model_kit kit;
+	struct demo_irq irq = {0};
+	struct nvl_kit_chan ch;
+	struct nvl_kit_vm vm;
+	struct nvl_kit kit;
 	struct nvl_model *m;
 	struct nvl_hw *hw;
 	uint32_t pb[32], n, boot0, seq = 0;
@@ -77,22 +78,20 @@ NVL_DEMO_STEP(50, model)
 	       NVL_HW_BOOT_0_CHIP_ID(boot0));
 	printf("  %u MiB VRAM reserved lazily, %u copy engines, %u channels, "
 	       "MMU v%u, CE class %#x, firmware %s\n",
-	       nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CE),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_NUM_CHANNELS),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_MMU_VERSION),
-	       nvl_hw_rd32(hw, NVL_HW_CFG_CE_CLASS), p->fw_versions[0]);
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CE),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_NUM_CHANNELS),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_MMU_VERSION),
+	       nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_CE_CLASS), p->fw_versions[0]);
 	ret = -ENOMEM;
-	if (nvl_model_kit_init(&kit, hw, 256 * MIB) ||
-	    nvl_model_kit_vm_init(&kit, &vm) ||
-	    nvl_model_kit_map(&kit, &vm, 0, 0, 256 * MIB, 21,
-			      NVL_HW_APERTURE_VIDMEM, 0) ||
-	    nvl_model_kit_map(&kit, &vm, kit.next & ~(2 * MIB - 1),
-			      kit.next & ~(2 * MIB - 1),
-			      kit.vram_size - (kit.next & ~(2 * MIB - 1)), 21,
-			      NVL_HW_APERTURE_VIDMEM, 0) ||
-	    nvl_model_kit_chan_create(&kit, &vm, 1, 0, 6, 64 << 10, false,
-				      &ch))
+	if (nvl_kit_init(&kit, hw, 256 * MIB) || nvl_kit_vm_init(&kit, &vm) ||
+	    nvl_kit_map(&kit, &vm, 0, 0, 256 * MIB, 21, NVL_HW_APERTURE_VIDMEM,
+			0) ||
+	    nvl_kit_map(&kit, &vm, kit.next & ~(2 * MIB - 1),
+			kit.next & ~(2 * MIB - 1),
+			kit.vram_size - (kit.next & ~(2 * MIB - 1)), 21,
+			NVL_HW_APERTURE_VIDMEM, 0) ||
+	    nvl_kit_chan_create(&kit, &vm, 1, 0, 6, 64 << 10, false, &ch))
 		goto out;
 	printf("  page tables (v2, 2 MiB pages) at PDB %#llx, channel 1 on "
 	       "runlist 0 (instance block %#llx)\n",
@@ -113,20 +112,18 @@ NVL_DEMO_STEP(50, model)
 	/* a few copies to make the engine warm */
 	t0 = nvl_time_ns();
 	for (int i = 0; i < 8; i++) {
-		n = nvl_model_kit_pb_copy(pb, p->ce_class, 128 * MIB, 64 * MIB,
-					  (uint32_t)len);
-		n += nvl_model_kit_pb_release(pb + n, SEM, ++seq);
-		if (nvl_model_kit_push(&ch, pb, n) ||
-		    nvl_model_kit_kick(&kit, &ch) ||
-		    nvl_model_kit_wait_u32(&kit, SEM, seq,
-					   5 * NVL_NSEC_PER_SEC)) {
+		n = nvl_kit_pb_copy(pb, p->ce_class, 128 * MIB, 64 * MIB,
+				    (uint32_t)len);
+		n += nvl_kit_pb_release(pb + n, SEM, ++seq);
+		if (nvl_kit_push(&ch, pb, n) || nvl_kit_kick(&kit, &ch) ||
+		    nvl_kit_wait_u32(&kit, SEM, seq, 5 * NVL_NSEC_PER_SEC)) {
 			ret = -ETIME;
 			goto out_chan;
 		}
 	}
 	t1 = nvl_time_ns();
-	/* GP_GET moves once the segment ran, NON_STALL_INTERRUPT included */
-	(void)nvl_model_kit_wait_idle(&kit, &ch, NVL_NSEC_PER_SEC);
+	/* idle: every entry taken (GP_GET) and the channel no longer busy */
+	(void)nvl_kit_wait_idle(&kit, &ch, NVL_NSEC_PER_SEC);
 	printf("  8 CE copies of %llu MiB + semaphore release: %.1f ms "
 	       "(%.2f GB/s); semaphore = %u\n",
 	       (unsigned long long)(len >> 20), (t1 - t0) / 1e6,
@@ -140,7 +137,7 @@ NVL_DEMO_STEP(50, model)
 	ret = 0;
 out_chan:
 	nvl_hw_set_irq_handler(hw, NULL, NULL);
-	nvl_model_kit_chan_fini(&kit, &ch);
+	nvl_kit_chan_fini(&kit, &ch);
 out:
 	nvl_model_destroy(m);
 	return ret;

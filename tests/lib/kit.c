@@ -19,7 +19,8 @@
 #include "hw/mmu_v2.h"
 #include "hw/mmu_v3.h"
 #include "hw/regs.h"
-#include "model/kit.h"
+#include "model/model_regs.h"
+#include "kit.h"
 
 static void kit_sleep(void)
 {
@@ -28,11 +29,11 @@ static void kit_sleep(void)
 	nanosleep(&ts, NULL);
 }
 
-int nvl_model_kit_init(struct nvl_model_kit *k, struct nvl_hw *hw,
-		       uint64_t floor)
+int nvl_kit_init(struct nvl_kit *k, struct nvl_hw *hw, uint64_t floor)
 {
 	k->hw = hw;
-	k->vram_size = (uint64_t)nvl_hw_rd32(hw, NVL_HW_CFG_FB_SIZE_MB) << 20;
+	k->vram_size = (uint64_t)nvl_hw_rd32(hw, NVL_MODEL_REG_CFG_FB_SIZE_MB)
+		       << 20;
 	if (floor >= k->vram_size)
 		return -EINVAL;
 	k->next = k->vram_size;
@@ -40,8 +41,7 @@ int nvl_model_kit_init(struct nvl_model_kit *k, struct nvl_hw *hw,
 	return 0;
 }
 
-uint64_t nvl_model_kit_alloc(struct nvl_model_kit *k, uint64_t size,
-			     uint64_t align)
+uint64_t nvl_kit_alloc(struct nvl_kit *k, uint64_t size, uint64_t align)
 {
 	uint64_t a;
 
@@ -54,18 +54,17 @@ uint64_t nvl_model_kit_alloc(struct nvl_model_kit *k, uint64_t size,
 	return a;
 }
 
-static uint64_t alloc_table(struct nvl_model_kit *k, uint64_t size,
-			    uint64_t align)
+static uint64_t alloc_table(struct nvl_kit *k, uint64_t size, uint64_t align)
 {
 	static const uint8_t zero[4096];
-	uint64_t a = nvl_model_kit_alloc(k, size, align);
+	uint64_t a = nvl_kit_alloc(k, size, align);
 
 	if (a && nvl_hw_vram_write(k->hw, a, zero, (size_t)size))
 		return 0;
 	return a;
 }
 
-static uint64_t rd64(struct nvl_model_kit *k, uint64_t pa)
+static uint64_t rd64(struct nvl_kit *k, uint64_t pa)
 {
 	uint64_t v = 0;
 
@@ -73,14 +72,19 @@ static uint64_t rd64(struct nvl_model_kit *k, uint64_t pa)
 	return v;
 }
 
-static void wr64(struct nvl_model_kit *k, uint64_t pa, uint64_t v)
+static void wr64(struct nvl_kit *k, uint64_t pa, uint64_t v)
 {
 	(void)nvl_hw_vram_write(k->hw, pa, &v, 8);
 }
 
-int nvl_model_kit_vm_init(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm)
+int nvl_kit_vm_init(struct nvl_kit *k, struct nvl_kit_vm *vm)
 {
-	vm->version = nvl_hw_rd32(k->hw, NVL_HW_CFG_MMU_VERSION) == 3 ? 3 : 2;
+	/* BOOT_0 ARCHITECTURE: version 3 from Hopper on */
+	vm->version = (nvl_hw_rd32(k->hw, NVL_HW_PMC_BOOT_0) >>
+			       NVL_HW_BOOT_0_ARCH_SHIFT &
+		       NVL_HW_BOOT_0_ARCH_MASK) == NVL_HW_ARCH_HOPPER
+			      ? 3
+			      : 2;
 	vm->pdb = alloc_table(k, 4096, 4096);
 	return vm->pdb ? 0 : -ENOSPC;
 }
@@ -97,7 +101,7 @@ static uint64_t pde(bool v3, uint64_t table)
 }
 
 /* the next-level table of the PDE at @entry, made when @alloc */
-static uint64_t next_table(struct nvl_model_kit *k, bool v3, uint64_t entry,
+static uint64_t next_table(struct nvl_kit *k, bool v3, uint64_t entry,
 			   bool alloc)
 {
 	uint64_t v = rd64(k, entry), t;
@@ -118,8 +122,8 @@ static uint64_t next_table(struct nvl_model_kit *k, bool v3, uint64_t entry,
 }
 
 /* address of the PD0 entry for @va */
-static uint64_t pd0_entry(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
-			  uint64_t va, bool alloc)
+static uint64_t pd0_entry(struct nvl_kit *k, struct nvl_kit_vm *vm, uint64_t va,
+			  bool alloc)
 {
 	bool v3 = vm->version == 3;
 	uint64_t t = vm->pdb;
@@ -154,12 +158,12 @@ static uint64_t pte(bool v3, uint64_t pa, enum nvl_hw_aperture ap,
 	uint64_t pcf = 0;
 
 	if (v3) {
-		if (flags & NVL_MODEL_KIT_SPARSE)
+		if (flags & NVL_KIT_SPARSE)
 			return (uint64_t)NVL_HW_MMU_V3_PTE_PCF_SPARSE
 			       << NVL_HW_MMU_V3_PTE_PCF_SHIFT;
-		if (flags & NVL_MODEL_KIT_RO)
+		if (flags & NVL_KIT_RO)
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY;
-		if (flags & NVL_MODEL_KIT_NO_ATOMIC)
+		if (flags & NVL_KIT_NO_ATOMIC)
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
 		if (nvl_hw_aperture_is_sys(ap))
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
@@ -168,21 +172,20 @@ static uint64_t pte(bool v3, uint64_t pa, enum nvl_hw_aperture ap,
 		       pcf << NVL_HW_MMU_V3_PTE_PCF_SHIFT |
 		       (pa & NVL_HW_MMU_V3_PTE_ADDR_MASK);
 	}
-	if (flags & NVL_MODEL_KIT_SPARSE)
+	if (flags & NVL_KIT_SPARSE)
 		return NVL_HW_MMU_V2_PTE_SPARSE;
 	return NVL_HW_MMU_V2_PTE_VALID |
 	       (uint64_t)code << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
 	       (pa >> 12) << NVL_HW_MMU_V2_PTE_ADDR_SHIFT |
-	       ((flags & NVL_MODEL_KIT_RO) ? NVL_HW_MMU_V2_PTE_READ_ONLY : 0) |
-	       ((flags & NVL_MODEL_KIT_NO_ATOMIC)
-			? NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
-			: 0) |
+	       ((flags & NVL_KIT_RO) ? NVL_HW_MMU_V2_PTE_READ_ONLY : 0) |
+	       ((flags & NVL_KIT_NO_ATOMIC) ? NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
+					    : 0) |
 	       (nvl_hw_aperture_is_sys(ap) ? NVL_HW_MMU_V2_PTE_VOL : 0);
 }
 
 /* the page table (big or small) under PD0 entry @e, made when @alloc */
-static uint64_t leaf_table(struct nvl_model_kit *k, bool v3, uint64_t e,
-			   bool big, bool alloc)
+static uint64_t leaf_table(struct nvl_kit *k, bool v3, uint64_t e, bool big,
+			   bool alloc)
 {
 	const uint64_t vid = NVL_HW_MMU_PDE_APERTURE_VIDMEM;
 	uint64_t lo = rd64(k, e), hi = rd64(k, e + 8), t;
@@ -222,8 +225,8 @@ static uint64_t leaf_table(struct nvl_model_kit *k, bool v3, uint64_t e,
 	return t;
 }
 
-static int map_page(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
-		    uint64_t va, uint64_t value, unsigned shift, bool alloc)
+static int map_page(struct nvl_kit *k, struct nvl_kit_vm *vm, uint64_t va,
+		    uint64_t value, unsigned shift, bool alloc)
 {
 	uint64_t e = pd0_entry(k, vm, va, alloc), t;
 
@@ -253,10 +256,9 @@ static int map_page(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 	return 0;
 }
 
-int nvl_model_kit_map(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
-		      uint64_t va, uint64_t pa, uint64_t size,
-		      unsigned page_shift, enum nvl_hw_aperture ap,
-		      unsigned flags)
+int nvl_kit_map(struct nvl_kit *k, struct nvl_kit_vm *vm, uint64_t va,
+		uint64_t pa, uint64_t size, unsigned page_shift,
+		enum nvl_hw_aperture ap, unsigned flags)
 {
 	uint64_t ps = 1ull << page_shift;
 
@@ -275,8 +277,8 @@ int nvl_model_kit_map(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 	return 0;
 }
 
-int nvl_model_kit_unmap(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
-			uint64_t va, uint64_t size, unsigned page_shift)
+int nvl_kit_unmap(struct nvl_kit *k, struct nvl_kit_vm *vm, uint64_t va,
+		  uint64_t size, unsigned page_shift)
 {
 	uint64_t ps = 1ull << page_shift;
 
@@ -292,8 +294,7 @@ int nvl_model_kit_unmap(struct nvl_model_kit *k, struct nvl_model_kit_vm *vm,
 	return 0;
 }
 
-int nvl_model_kit_invalidate(struct nvl_model_kit *k,
-			     struct nvl_model_kit_vm *vm)
+int nvl_kit_invalidate(struct nvl_kit *k, struct nvl_kit_vm *vm)
 {
 	int64_t deadline = nvl_time_ns() + NVL_NSEC_PER_SEC;
 
@@ -314,13 +315,13 @@ int nvl_model_kit_invalidate(struct nvl_model_kit *k,
 	return 0;
 }
 
-static void wr32v(struct nvl_model_kit *k, uint64_t pa, uint32_t v)
+static void wr32v(struct nvl_kit *k, uint64_t pa, uint32_t v)
 {
 	(void)nvl_hw_vram_write(k->hw, pa, &v, 4);
 }
 
 /* disable @chid and wait until its runlist stopped running it */
-static void chan_disable(struct nvl_model_kit *k, unsigned chid)
+static void chan_disable(struct nvl_kit *k, unsigned chid)
 {
 	int64_t deadline = nvl_time_ns() + NVL_NSEC_PER_SEC;
 
@@ -332,11 +333,9 @@ static void chan_disable(struct nvl_model_kit *k, unsigned chid)
 		kit_sleep();
 }
 
-int nvl_model_kit_chan_create(struct nvl_model_kit *k,
-			      struct nvl_model_kit_vm *vm, unsigned chid,
-			      unsigned runlist, unsigned gp_order,
-			      uint32_t pb_size, bool priv,
-			      struct nvl_model_kit_chan *ch)
+int nvl_kit_chan_create(struct nvl_kit *k, struct nvl_kit_vm *vm, unsigned chid,
+			unsigned runlist, unsigned gp_order, uint32_t pb_size,
+			bool priv, struct nvl_kit_chan *ch)
 {
 	memset(ch, 0, sizeof(*ch));
 	ch->chid = chid;
@@ -346,8 +345,8 @@ int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 	ch->buf_cap = pb_size / 4;
 	ch->inst = alloc_table(k, NVL_HW_INST_SIZE, 4096);
 	ch->userd = alloc_table(k, NVL_HW_USERD_SIZE, 512);
-	ch->gpfifo = nvl_model_kit_alloc(k, (uint64_t)ch->gp_entries * 8, 4096);
-	ch->pb = nvl_model_kit_alloc(k, pb_size, 4096);
+	ch->gpfifo = nvl_kit_alloc(k, (uint64_t)ch->gp_entries * 8, 4096);
+	ch->pb = nvl_kit_alloc(k, pb_size, 4096);
 	if (!ch->inst || !ch->userd || !ch->gpfifo || !ch->pb)
 		return -ENOSPC;
 	ch->buf = nvl_calloc(ch->buf_cap, 4);
@@ -379,16 +378,14 @@ int nvl_model_kit_chan_create(struct nvl_model_kit *k,
 	return 0;
 }
 
-void nvl_model_kit_chan_fini(struct nvl_model_kit *k,
-			     struct nvl_model_kit_chan *ch)
+void nvl_kit_chan_fini(struct nvl_kit *k, struct nvl_kit_chan *ch)
 {
 	chan_disable(k, ch->chid);
 	nvl_free(ch->buf);
 	ch->buf = NULL;
 }
 
-int nvl_model_kit_push(struct nvl_model_kit_chan *ch, const uint32_t *dw,
-		       uint32_t n)
+int nvl_kit_push(struct nvl_kit_chan *ch, const uint32_t *dw, uint32_t n)
 {
 	if (n > ch->buf_cap - ch->n)
 		return -ENOSPC;
@@ -397,8 +394,7 @@ int nvl_model_kit_push(struct nvl_model_kit_chan *ch, const uint32_t *dw,
 	return 0;
 }
 
-uint32_t nvl_model_kit_gp_get(struct nvl_model_kit *k,
-			      struct nvl_model_kit_chan *ch)
+uint32_t nvl_kit_gp_get(struct nvl_kit *k, struct nvl_kit_chan *ch)
 {
 	uint32_t v = 0;
 
@@ -406,14 +402,14 @@ uint32_t nvl_model_kit_gp_get(struct nvl_model_kit *k,
 	return v;
 }
 
-int nvl_model_kit_kick(struct nvl_model_kit *k, struct nvl_model_kit_chan *ch)
+int nvl_kit_kick(struct nvl_kit *k, struct nvl_kit_chan *ch)
 {
 	uint32_t bytes = ch->n * 4;
 	uint64_t e;
 
 	if (!ch->n)
 		return 0;
-	if ((ch->gp_put + 1) % ch->gp_entries == nvl_model_kit_gp_get(k, ch))
+	if ((ch->gp_put + 1) % ch->gp_entries == nvl_kit_gp_get(k, ch))
 		return -ENOSPC;
 	if (ch->pb_pos + bytes > ch->pb_size)
 		ch->pb_pos = 0; /* callers keep the ring from overrunning */
@@ -430,15 +426,19 @@ int nvl_model_kit_kick(struct nvl_model_kit *k, struct nvl_model_kit_chan *ch)
 	return 0;
 }
 
-int nvl_model_kit_wait_idle(struct nvl_model_kit *k,
-			    struct nvl_model_kit_chan *ch, int64_t timeout_ns)
+int nvl_kit_wait_idle(struct nvl_kit *k, struct nvl_kit_chan *ch,
+		      int64_t timeout_ns)
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns);
 
 	for (;;) {
 		if (nvl_hw_rd32(k->hw, NVL_HW_CHRAM_ERROR(ch->chid)))
 			return -EIO;
-		if (nvl_model_kit_gp_get(k, ch) == ch->gp_put)
+		/* GP_GET only says the entries were taken: idle is all
+		 * taken and the channel no longer busy with the last one */
+		if (nvl_kit_gp_get(k, ch) == ch->gp_put &&
+		    !(nvl_hw_rd32(k->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
+		      NVL_HW_CHRAM_CTRL_BUSY))
 			return 0;
 		if (nvl_time_ns() > deadline)
 			return -ETIME;
@@ -446,8 +446,8 @@ int nvl_model_kit_wait_idle(struct nvl_model_kit *k,
 	}
 }
 
-int nvl_model_kit_wait_u32(struct nvl_model_kit *k, uint64_t pa, uint32_t value,
-			   int64_t timeout_ns)
+int nvl_kit_wait_u32(struct nvl_kit *k, uint64_t pa, uint32_t value,
+		     int64_t timeout_ns)
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns);
 	uint32_t v;
@@ -465,8 +465,8 @@ int nvl_model_kit_wait_u32(struct nvl_model_kit *k, uint64_t pa, uint32_t value,
 
 #define CE_SUBCH 4
 
-uint32_t nvl_model_kit_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
-			       uint64_t src, uint32_t len)
+uint32_t nvl_kit_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
+			 uint64_t src, uint32_t len)
 {
 	uint32_t n = 0;
 
@@ -487,8 +487,8 @@ uint32_t nvl_model_kit_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
 	return n;
 }
 
-uint32_t nvl_model_kit_pb_memset(uint32_t *p, uint32_t ce_class, uint64_t dst,
-				 uint32_t pattern, uint32_t len)
+uint32_t nvl_kit_pb_memset(uint32_t *p, uint32_t ce_class, uint64_t dst,
+			   uint32_t pattern, uint32_t len)
 {
 	uint32_t n = 0;
 
@@ -527,7 +527,7 @@ static uint32_t pb_sem(uint32_t *p, uint64_t va, uint32_t value,
 	return n;
 }
 
-uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
+uint32_t nvl_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
 {
 	uint32_t n = pb_sem(p, va, value, NVL_HW_SEM_EXECUTE_RELEASE_WFI_32);
 
@@ -536,7 +536,7 @@ uint32_t nvl_model_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
 	return n;
 }
 
-uint32_t nvl_model_kit_pb_acquire(uint32_t *p, uint64_t va, uint32_t value)
+uint32_t nvl_kit_pb_acquire(uint32_t *p, uint64_t va, uint32_t value)
 {
 	return pb_sem(p, va, value, NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH);
 }
