@@ -14,5 +14,6 @@
 #include <nouvelle/bo.h>
 #include <nouvelle/vm.h>
 #include <nouvelle/device.h>
+#include <nouvelle/exec.h>
 
 #endif /* NOUVELLE_H */

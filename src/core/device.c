@@ -12,13 +12,23 @@
  * interface.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
 #include "core/device.h"
 #include "gsp/boot.h"
+#include "base/client.h"
+#include "gsp/gsp.h"
+#include "hw/regs.h"
+#include "mm/bo.h"
 #include "model/model.h"
+#include "nouvelle/exec.h"
+#include "nv/chan.h"
+#include "nv/vm.h"
+#include "vm/vm.h"
 #include "nouvelle/device.h"
 #include "nv/device.h"
 
@@ -51,6 +61,90 @@ static int open_model(const char *chip, const struct nvl_device_opts *o,
 	if (ret)
 		return nvl_error(ret, "device: model '%s' did not power on",
 				 chip);
+	return 0;
+}
+
+/* the memory manager's VRAM is the device's, through its BAR */
+static int dev_vram_map(void *priv, uint64_t size_B, void **base_out)
+{
+	struct nvl_device *dev = priv;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	*base_out = nvl_hw_vram_map(nvl_model_hw(dev->model),
+				    dev->nv->vram_base, size_B);
+	return *base_out ? 0 : -ENOMEM;
+}
+
+static void dev_vram_unmap(void *priv, void *base, uint64_t size_B)
+{
+}
+
+/* GTT/system pages: host memory (not yet DMA-mapped for the GPU) */
+static int dev_pages_alloc(void *priv, uint64_t size_B, void **out)
+{
+	void *p;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void dev_pages_free(void *priv, void *p, uint64_t size_B)
+{
+	munmap(p, size_B);
+}
+
+static const struct nvl_mm_mem_ops dev_mem_ops = {
+	.vram_map = dev_vram_map,
+	.vram_unmap = dev_vram_unmap,
+	.pages_alloc = dev_pages_alloc,
+	.pages_free = dev_pages_free,
+};
+
+static void register_once(void)
+{
+	nvl_vm_set_device_backend(nvl_nv_vm_backend);
+	nvl_nv_chan_register();
+}
+
+static int device_up(struct nvl_device *dev)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct nvl_mm_config mc = {
+		.vram_B = dev->nv->mm_size,
+		.ops = &dev_mem_ops,
+		.ops_priv = dev,
+	};
+	int ret;
+
+	pthread_once(&once, register_once);
+	ret = nvl_mm_create(&mc, &dev->mm);
+	if (ret)
+		return nvl_error(ret, "device: memory manager: %d", ret);
+	/* the engines' non-stall interrupts: the channels' fences */
+	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	return 0;
+}
+
+NVL_API int nvl_device_client_create(struct nvl_device *dev,
+				     struct nvl_client **client_out)
+{
+	struct nvl_client *c;
+
+	if (!dev || !client_out)
+		return nvl_error(-EINVAL, "client: NULL argument");
+	if (nvl_client_alloc(dev->nv, &c))
+		return nvl_error(-ENOMEM, "client: out of memory");
+	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
+	*client_out = c;
 	return 0;
 }
 
@@ -94,6 +188,11 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
 	if (ret)
 		goto fail;
+	ret = device_up(dev);
+	if (ret) {
+		nvl_nv_device_remove(dev->nv);
+		goto fail;
+	}
 	*dev_out = dev;
 	return 0;
 fail:
@@ -126,7 +225,7 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 	info->ce_class = d->boot.ce_class;
 	info->mmu_version = d->chip->mmu_version;
 	info->va_bits = d->chip->mmu_version == 3 ? 57 : 49;
-	info->max_channels_per_client = NVL_DEVICE_CHANNELS_PER_CLIENT;
+	info->max_channels_per_client = NVL_NV_CHANS_PER_CLIENT;
 	for (unsigned i = 0; i < NVL_GSP_STEP_COUNT; i++)
 		ns += d->boot.step_ns[i];
 	info->boot_ns = ns;
@@ -137,6 +236,10 @@ void nvl_device_close(struct nvl_device *dev)
 {
 	if (!dev)
 		return;
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+	nvl_mm_destroy(dev->mm);
 	nvl_nv_device_remove(dev->nv);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);

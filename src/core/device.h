@@ -3,12 +3,10 @@
 #ifndef NVL_CORE_DEVICE_H
 #define NVL_CORE_DEVICE_H
 
+struct nvl_mm;
 struct nvl_model;
 struct nvl_model_profile;
 struct nvl_nv_device;
-
-/** A client's channel limit (nvl_device_info.max_channels_per_client). */
-#define NVL_DEVICE_CHANNELS_PER_CLIENT 64
 
 /** struct nvl_device - an open device. */
 struct nvl_device {
@@ -18,6 +16,8 @@ struct nvl_device {
 	struct nvl_model_profile *profile;
 	/** @nv: the driver's device */
 	struct nvl_nv_device *nv;
+	/** @mm: the memory manager of its clients' BOs (its VRAM) */
+	struct nvl_mm *mm;
 };
 
 #endif /* NVL_CORE_DEVICE_H */

@@ -22,7 +22,9 @@
 #include "gsp/image.h"
 #include "gsp/rm.h"
 #include "hw/regs.h"
+#include "nv/chan.h"
 #include "nv/device.h"
+#include "nv/ptmem.h"
 
 static const char *const fw_535[] = {"535.113.01", NULL};
 /*
@@ -67,6 +69,26 @@ static int pick_fb(struct nvl_nv_device *d)
 				 "(%u regions)",
 				 r->num_fb_regions);
 	return 0;
+}
+
+/*
+ * The driver's FB, bottom up: BOs (the memory manager), page tables
+ * (16 MiB), the channel window (NVL_NV_CHAN_SLOTS x 64 KiB).
+ */
+static int carve(struct nvl_nv_device *d)
+{
+	uint64_t pt = 16ull << 20;
+	uint64_t ch = (uint64_t)NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE;
+
+	if (d->vram_usable < 2 * (pt + ch))
+		return nvl_error(-ENOSPC,
+				 "device: %llu bytes of usable FB is "
+				 "too little",
+				 (unsigned long long)d->vram_usable);
+	d->mm_size = d->vram_usable - pt - ch;
+	d->chan_base = d->vram_base + d->mm_size + pt;
+	return nvl_nv_ptmem_create(d->hw, d->vram_base + d->mm_size, pt,
+				   &d->ptmem);
 }
 
 static int rm_objects(struct nvl_nv_device *d)
@@ -146,7 +168,11 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 		nvl_free(d);
 		return ret;
 	}
+	pthread_mutex_init(&d->chan_lock, NULL);
+	nvl_list_init(&d->chans);
 	ret = pick_fb(d);
+	if (!ret)
+		ret = carve(d);
 	if (!ret)
 		ret = rm_objects(d);
 	if (ret) {
@@ -167,5 +193,7 @@ void nvl_nv_device_remove(struct nvl_nv_device *d)
 	if (nvl_gsp_unload(d->gsp))
 		nvl_warn(NVL_CAT_NV, "device: GSP unload: %s", nvl_error_msg());
 	nvl_gsp_destroy(d->gsp);
+	nvl_nv_ptmem_destroy(d->ptmem);
+	pthread_mutex_destroy(&d->chan_lock);
 	nvl_free(d);
 }

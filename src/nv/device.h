@@ -10,12 +10,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "base/compiler.h"
+#include "base/list.h"
 #include "gsp/boot.h"
 #include "hw/hwif.h"
 #include "nv/chip.h"
 
 struct nvl_gsp;
+struct nvl_nv_ptmem;
 
 /** struct nvl_nv_probe_opts - what the caller of probe may choose. */
 struct nvl_nv_probe_opts {
@@ -48,6 +52,18 @@ struct nvl_nv_device {
 	uint64_t vram_base, vram_usable;
 	/** @h_client, @h_device, @h_subdevice: the driver's RM objects */
 	uint32_t h_client, h_device, h_subdevice;
+	/** @mm_size: bytes of FB from @vram_base for BOs (the memory manager) */
+	uint64_t mm_size;
+	/** @ptmem: page-table memory, above the BOs */
+	struct nvl_nv_ptmem *ptmem;
+	/** @chan_base: the channel window (NVL_NV_CHAN_SLOTS slots), above */
+	uint64_t chan_base;
+	/** @chan_lock: @chans, @slot_used */
+	pthread_mutex_t chan_lock;
+	/** @chans: live channels (struct nvl_nv_chan.link) */
+	struct nvl_list chans;
+	uint8_t slot_used[256];
+	unsigned nchans;
 };
 
 /**
