@@ -9,6 +9,7 @@
  * signalled; channel destroy with work queued; isolation between clients.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -291,6 +292,155 @@ static void isolation(void **state)
 	down(&x);
 }
 
+/* channel create under allocation failure: -ENOMEM, nothing left over */
+static void channel_alloc_failures(void **state)
+{
+	struct nvl_channel_info ci;
+	unsigned long n0, n, tried = 0;
+	uint32_t h;
+	struct ctx x;
+
+	(void)state;
+	up(&x, NULL);
+	n0 = nvl_alloc_count();
+	assert_int_equal(nvl_channel_create(x.c, x.vm, 0, 0, &h), 0);
+	n = nvl_alloc_count() - n0;
+	assert_int_equal(nvl_channel_destroy(x.c, h), 0);
+	for (unsigned long nth = 1; nth <= n + 1; nth++) {
+		int ret;
+
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = nvl_channel_create(x.c, x.vm, 0, 0, &h);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			assert_int_equal(nvl_channel_destroy(x.c, h), 0);
+			break;
+		}
+		nvl_fault_off();
+		tried++;
+		assert_int_equal(ret, -ENOMEM);
+	}
+	assert_true(tried >= 3);
+	/* the device's and the client's limits were not eaten: all of the
+	 * client's channels still fit, and the first one still works */
+	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	{
+		uint32_t hs[64];
+		unsigned k = 0;
+		int ret;
+
+		while ((ret = nvl_channel_create(x.c, x.vm, 0, 0, &hs[k])) == 0)
+			k++;
+		/* 64 per client, the one from up() included */
+		assert_int_equal(ret, -ENOSPC);
+		assert_int_equal(k, x.info.max_channels_per_client - 1);
+		while (k)
+			assert_int_equal(nvl_channel_destroy(x.c, hs[--k]), 0);
+	}
+	run(&x, 0, nvl_kit_pb_memset(x.ppb, x.info.ce_class, VA_DST, 7, 64));
+	down(&x);
+}
+
+/* a few clients x channels submitting at once, each on its own BO */
+#define CC_CLIENTS 3
+#define CC_CHANS 2
+#define CC_JOBS 30
+
+struct cc {
+	struct nvl_device *dev;
+	uint32_t ce_class;
+	int idx;
+};
+
+static void *cc_main(void *arg)
+{
+	struct cc *a = arg;
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP};
+	struct nvl_vm_sync tl = {0};
+	struct nvl_client *c;
+	uint32_t vm, dst, pb, ch[CC_CHANS];
+	uint8_t *pdst;
+	uint32_t *ppb;
+	uint64_t last;
+
+	assert_int_equal(nvl_device_client_create(a->dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	assert_int_equal(nvl_bo_create(c, CC_JOBS * 4096, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &dst),
+			 0);
+	assert_int_equal(nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &pb),
+			 0);
+	assert_int_equal(nvl_bo_map(c, dst, (void **)&pdst), 0);
+	assert_int_equal(nvl_bo_map(c, pb, (void **)&ppb), 0);
+	op.handle = dst;
+	op.addr = VA_DST;
+	op.range = CC_JOBS * 4096;
+	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	op.handle = pb;
+	op.addr = VA_PB;
+	op.range = 64 * KIB;
+	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	for (int i = 0; i < CC_CHANS; i++)
+		assert_int_equal(nvl_channel_create(c, vm, 0, 0, &ch[i]), 0);
+	assert_int_equal(nvl_syncobj_create(c, 0, &tl.handle), 0);
+	for (uint32_t j = 0; j < CC_JOBS; j++) {
+		uint32_t n = nvl_kit_pb_memset(
+			ppb + j * 64, a->ce_class, VA_DST + j * 4096,
+			0x01010101u * (uint32_t)(a->idx * 40 + j + 1), 4096);
+		struct nvl_exec_push p = {.va = VA_PB + j * 256, .len = n * 4};
+
+		tl.point = j + 1;
+		assert_int_equal(nvl_exec(c, ch[j % CC_CHANS], &p, 1, NULL, 0,
+					  &tl, 1, 0),
+				 0);
+	}
+	/* points may signal out of order across channels: wait for each */
+	for (uint32_t j = 0; j < CC_JOBS; j++) {
+		last = j + 1;
+		assert_int_equal(nvl_syncobj_wait(c, &tl.handle, &last, 1,
+						  deadline(10000000000ll), 0,
+						  NULL),
+				 0);
+	}
+	for (uint32_t j = 0; j < CC_JOBS; j++)
+		for (uint32_t b = 0; b < 4096; b += 97)
+			assert_int_equal(pdst[j * 4096 + b],
+					 (uint8_t)(a->idx * 40 + j + 1));
+	for (int i = 0; i < CC_CHANS; i++)
+		assert_int_equal(nvl_channel_destroy(c, ch[i]), 0);
+	assert_int_equal(nvl_bo_unmap(c, dst), 0);
+	assert_int_equal(nvl_bo_unmap(c, pb), 0);
+	nvl_client_destroy(c);
+	return NULL;
+}
+
+static void concurrent_clients(void **state)
+{
+	struct nvl_device_info in;
+	struct cc a[CC_CLIENTS];
+	pthread_t t[CC_CLIENTS];
+	struct nvl_device *dev;
+
+	(void)state;
+	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	for (int i = 0; i < CC_CLIENTS; i++) {
+		a[i] = (struct cc){dev, in.ce_class, i};
+		assert_int_equal(pthread_create(&t[i], NULL, cc_main, &a[i]),
+				 0);
+	}
+	for (int i = 0; i < CC_CLIENTS; i++)
+		pthread_join(t[i], NULL);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +449,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bad_exec),
 		cmocka_unit_test(destroy_in_flight),
 		cmocka_unit_test(isolation),
+		cmocka_unit_test(channel_alloc_failures),
+		cmocka_unit_test(concurrent_clients),
 		cmocka_unit_test(every_chip),
 	};
 
