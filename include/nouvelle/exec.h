@@ -67,8 +67,12 @@ NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel);
 struct nvl_channel_info {
 	/** @alive: 1 while the channel takes work */
 	uint32_t alive;
-	/** @error: why it was killed (a negative errno), 0 while alive */
+	/** @error: why it was killed (a negative errno: -EIO for a channel
+	 * error, -ECANCELED when destroyed), 0 while alive */
 	int32_t error;
+	/** @hw_error: the hardware's channel error code (CHERR) when it
+	 * killed the channel, else 0 */
+	uint32_t hw_error;
 	/** @chid: the hardware channel id */
 	uint32_t chid;
 	/** @gp_entries: GPFIFO entries */

@@ -131,6 +131,9 @@ static int device_up(struct nvl_device *dev)
 	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_FIFO);
 	return 0;
 }
 
@@ -238,6 +241,9 @@ void nvl_device_close(struct nvl_device *dev)
 		return;
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_FIFO);
 	nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
 	nvl_mm_destroy(dev->mm);
 	nvl_nv_device_remove(dev->nv);

@@ -75,6 +75,7 @@ struct nv_chan {
 	struct nvl_list inflight; /* struct nv_job.link, in seqno order */
 	bool killed;
 	int error;
+	uint32_t hw_error; /* CHRAM_ERROR when the hardware killed it */
 	uint64_t submitted, completed;
 };
 
@@ -133,6 +134,46 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 	}
 }
 
+/*
+ * A channel error (CHERR_PENDING, the stall tree's FIFO bit) kills the
+ * channel as RM's robust-channel recovery does: it is disabled, what it
+ * had on the ring completes with -EIO, later execs get -ENODEV, and its
+ * query says why.
+ */
+static void chan_errors(struct nvl_nv_device *d)
+{
+	struct nv_chan *ch;
+
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		uint32_t pend =
+			nvl_hw_rd32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32));
+		uint32_t err;
+
+		if (!(pend & (1u << (ch->chid % 32))))
+			continue;
+		err = nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERROR(ch->chid));
+		nvl_hw_wr32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32),
+			    1u << (ch->chid % 32));
+		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+		pthread_mutex_lock(&ch->lock);
+		if (!ch->killed) {
+			ch->killed = true;
+			ch->error = -EIO;
+			ch->hw_error = err;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		nvl_warn(NVL_CAT_NV,
+			 "channel %u: error %u (method %#x): killed", ch->chid,
+			 err,
+			 nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERR_METHOD(ch->chid)));
+		chan_complete(ch, false, 0);
+		chan_complete(ch, true, -EIO);
+	}
+	pthread_mutex_unlock(&d->chan_lock);
+}
+
 void nvl_nv_chan_irq(void *dev)
 {
 	struct nvl_nv_device *d = dev;
@@ -140,6 +181,12 @@ void nvl_nv_chan_irq(void *dev)
 		d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL));
 	struct nv_chan *ch;
 
+	if (nvl_hw_rd32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL)) &
+	    NVL_HW_INTR_FIFO) {
+		nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
+			    NVL_HW_INTR_FIFO);
+		chan_errors(d);
+	}
 	if (!st)
 		return;
 	nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL), st);
@@ -489,6 +536,7 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	pthread_mutex_lock(&ch->lock);
 	info->alive = !ch->killed;
 	info->error = ch->killed ? ch->error : 0;
+	info->hw_error = ch->hw_error;
 	info->chid = ch->chid;
 	info->gp_entries = GP_ENTRIES;
 	info->submitted = ch->submitted;

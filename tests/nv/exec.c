@@ -272,6 +272,45 @@ static void destroy_in_flight(void **state)
 	down(&x);
 }
 
+/* a bad method kills the channel: its fence errors, later execs -ENODEV */
+static void channel_error_kills(void **state)
+{
+	struct nvl_vm_sync s = {0};
+	struct nvl_channel_info ci;
+	struct nvl_exec_push p;
+	struct ctx x;
+	uint32_t ch2, n;
+
+	(void)state;
+	up(&x, NULL);
+	/* Host method ILLEGAL (0x04) on subchannel 0: a METHOD error */
+	x.ppb[0] = 0x20010001u; /* SEC_OP 1, COUNT 1, SUBCH 0, ADDR 0x04>>2 */
+	x.ppb[1] = 0;
+	p = (struct nvl_exec_push){.va = VA_PB, .len = 8};
+	s.handle = x.sync;
+	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
+					  deadline(5000000000ll), 0, NULL),
+			 0);
+	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -EIO);
+	assert_int_equal(ci.hw_error, 4); /* CHERR_METHOD */
+	n = nvl_kit_pb_memset(x.ppb + 64, x.info.ce_class, VA_DST, 1, 64);
+	p = (struct nvl_exec_push){.va = VA_PB + 256, .len = n * 4};
+	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
+			 -ENODEV);
+	/* the other channels go on */
+	assert_int_equal(nvl_channel_create(x.c, x.vm, 0, 0, &ch2), 0);
+	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, NULL, 0, &s, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
+					  deadline(5000000000ll), 0, NULL),
+			 0);
+	assert_int_equal(x.pdst[0], 1);
+	assert_int_equal(nvl_channel_destroy(x.c, ch2), 0);
+	down(&x);
+}
+
 /* one client cannot name another's channel, VM or syncobj */
 static void isolation(void **state)
 {
@@ -449,6 +488,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bad_exec),
 		cmocka_unit_test(destroy_in_flight),
 		cmocka_unit_test(isolation),
+		cmocka_unit_test(channel_error_kills),
 		cmocka_unit_test(channel_alloc_failures),
 		cmocka_unit_test(concurrent_clients),
 		cmocka_unit_test(every_chip),
