@@ -178,7 +178,7 @@ static void open_alloc_failures(void **state)
 	n = nvl_alloc_count() - n0;
 	nvl_device_close(dev);
 	assert_true(n > 10);
-	stride = (unsigned long)(n / 6 / t_scale());
+	stride = (unsigned long)(n / 4 / t_scale());
 	if (!stride)
 		stride = 1;
 	for (unsigned long nth = 1; nth <= n; nth++) {
