@@ -224,7 +224,7 @@ try:
 
     # --- usage ----------------------------------------------------------
     rc, out, err = run("--help")
-    check("help", rc == 0 and "examples:" in out and "needed" in out, err)
+    check("help", rc == 0 and "Examples:" in out and "needed" in out, err)
     rc, out, err = run("needed", "--bogus")
     check("usage-error", rc == 2 and "unknown option" in err, err)
     rc, out, err = run("frobnicate")

@@ -14,5 +14,7 @@ int nvl_cmd_bench(int argc, char **argv);
 int nvl_cmd_dis(int argc, char **argv);
 int nvl_cmd_demo(int argc, char **argv);
 int nvl_cmd_fw(int argc, char **argv);
+int nvl_cmd_help(int argc, char **argv);
+int nvl_cmd_plot(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "hw/isa/isa.h"
 #include "cmd.h"
+#include "help.h"
 
 static char *slurp(const char *path, size_t *len_out)
 {
@@ -98,13 +99,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 			o->ctrl = false;
 			break;
 		case 'h':
-			printf(dis ? "usage: nvl dis [--arch smNN] [--base "
-				     "ADDR] "
-				     "[--hex] [--no-ctrl] [FILE|-]\n"
-				   : "usage: nvl asm [--arch smNN] [--base "
-				     "ADDR] "
-				     "[-o FILE] [FILE|-]\n");
-			return 0;
+			return nvl_help_print(stdout, dis ? "dis" : "asm");
 		default:
 			return 2;
 		}

@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "cmd.h"
 #include "demo.h"
+#include "help.h"
 
 static struct nvl_demo_step *steps;
 
@@ -77,8 +78,11 @@ int nvl_cmd_demo(int argc, char **argv)
 {
 	int n = 0;
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1 && argv[0] && !strcmp(argv[0], "demo")) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+			return nvl_help_print(stdout, "demo");
+		return nvl_help_usage_error("demo", "no arguments expected");
+	}
 	printf("nouvelle %s (%s build)\n", nvl_version(), NVL_BUILD_TYPE);
 	for (struct nvl_demo_step *s = steps; s; s = s->next) {
 		int ret;

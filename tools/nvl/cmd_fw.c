@@ -23,43 +23,7 @@
 #include "model/model.h"
 #include "cmd.h"
 #include "fw.h"
-
-static const char usage_text[] =
-	"usage: nvl fw list [--path DIRS] [--chip C]... [--versions V,...]\n"
-	"       nvl fw info FILE\n"
-	"       nvl fw verify FILE\n"
-	"       nvl fw needed [--chip C]... [--path DIRS] [--versions V,...]\n"
-	"                     [--fallbacks]\n"
-	"\n"
-	"GSP firmware in linux-firmware's layout:\n"
-	"  <dir>/nvidia/<chip>/gsp/{gsp,booter_load,booter_unload,bootloader}"
-	"-<ver>.bin[.zst|.xz]\n"
-	"\n"
-	"commands:\n"
-	"  list    firmware found on the search path (chips, versions,\n"
-	"          compression, links) and the version each chip would boot\n"
-	"  info    a file's structure: ELF sections, version, signature\n"
-	"          families, sizes; booter/bootloader header fields\n"
-	"  verify  check a file's structure and, for nouvelle's own images,\n"
-	"          the manifest hash and every signature (exit 1 if bad)\n"
-	"  needed  the minimal files an initramfs must carry for the chips\n"
-	"          (default: the model's chips), newest accepted version\n"
-	"          each, symlinked or identical blobs counted once\n"
-	"\n"
-	"options:\n"
-	"  --path DIRS       colon-separated search path (default:\n"
-	"                    $NVL_FIRMWARE_PATH, then the build's images)\n"
-	"  --chip C          a chip (tu102, ga104, ad107, gh100, ...);\n"
-	"                    repeat for several\n"
-	"  --versions V,...  versions the chips accept (default: the model\n"
-	"                    profile of the chip's architecture)\n"
-	"  --fallbacks       needed: also carry older accepted versions\n"
-	"\n"
-	"examples:\n"
-	"  nvl fw list\n"
-	"  nvl fw info /lib/firmware/nvidia/ga102/gsp/gsp-535.113.01.bin.zst\n"
-	"  nvl fw verify build/firmware/nvidia/ad102/gsp/gsp-570.144.bin\n"
-	"  nvl fw needed --chip ga104 --chip ad107 --path /lib/firmware\n";
+#include "help.h"
 
 static const char *const arch_profile[][2] = {
 	{"tu", "tu102"},
@@ -508,32 +472,29 @@ int nvl_cmd_fw(int argc, char **argv)
 
 	if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h") ||
 	    !strcmp(sub, "help")) {
-		fputs(usage_text, sub ? stdout : stderr);
-		return sub ? 0 : 2;
+		if (!sub)
+			return nvl_help_usage_error("fw", "no subcommand");
+		return nvl_help_print(stdout, "fw");
 	}
 	if (!strcmp(sub, "info") || !strcmp(sub, "verify")) {
 		if (argc != 3 || argv[2][0] == '-') {
 			if (argc == 3 && (!strcmp(argv[2], "--help") ||
 					  !strcmp(argv[2], "-h"))) {
-				fputs(usage_text, stdout);
-				return 0;
+				return nvl_help_print(stdout, "fw");
 			}
-			fprintf(stderr, "usage: nvl fw %s FILE\n", sub);
-			return 2;
+			return nvl_help_usage_error(
+				"fw", "info and verify take one FILE");
 		}
 		return !strcmp(sub, "info") ? nvl_fw_info(argv[2])
 					    : nvl_fw_verify(argv[2]);
 	}
 	if (strcmp(sub, "list") && strcmp(sub, "needed")) {
-		fprintf(stderr, "nvl fw: unknown command '%s'\n%s", sub,
-			usage_text);
-		return 2;
+		fprintf(stderr, "nvl fw: unknown command '%s'\n", sub);
+		return nvl_help_usage_error("fw", "unknown subcommand");
 	}
 	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return nvl_help_print(stdout, "fw");
 	ret = parse_args(argc, argv, 2, &a);
 	if (ret)
 		return ret;

@@ -11,6 +11,7 @@
 #include "nouvelle/nouvelle.h"
 #include "nvl_config.h"
 #include "cmd.h"
+#include "help.h"
 
 static const struct nvl_cmd cmds[] = {
 	{ "demo", "the main job: exercise the stack on the built-in model",
@@ -19,6 +20,9 @@ static const struct nvl_cmd cmds[] = {
 	{ "fw", "GSP firmware: list, info, verify, needed", nvl_cmd_fw },
 	{ "asm", "assemble SASS text into 128-bit words", nvl_cmd_asm },
 	{ "dis", "disassemble 128-bit SASS words", nvl_cmd_dis },
+	{ "plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot },
+	{ "help", "help on a command; the man page; bash completion",
+	  nvl_cmd_help },
 };
 
 static void usage(FILE *f)
@@ -39,10 +43,8 @@ int main(int argc, char **argv)
 		       NVL_BUILD_TYPE);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return nvl_help_print(stdout, "nvl");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);

@@ -21,6 +21,16 @@
 
 static const uint32_t zero32[L];
 
+static inline unsigned modv(const struct cs_insn *ci, unsigned lo, unsigned def)
+{
+	return cs_modv(ci, lo, def);
+}
+
+static inline const struct nvl_isa_val *V(const struct cs_insn *ci, int r)
+{
+	return cs_opnd(ci, r);
+}
+
 int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	    uint32_t lane, uint64_t addr)
 {
@@ -34,33 +44,6 @@ int cs_fail(struct cs_cta *cta, struct cs_warp *w, enum nvl_cs_reason r,
 	f->addr = addr;
 	return -EFAULT;
 }
-
-/* the value of the modifier group at bit @lo, or @def when the row has none */
-static inline unsigned modv(const struct cs_insn *ci, unsigned lo, unsigned def)
-{
-	int v = ci->mv[lo];
-
-	return v < 0 ? def : (unsigned)v;
-}
-
-/* operand roles, found by position in the row */
-enum {
-	R_DST,
-	R_A,
-	R_B,
-	R_C,
-	R_PD0,
-	R_PD1,
-	R_PS0,
-	R_PS1,
-	R_PS2,
-	R_IMM0,
-	R_IMM1,
-	R_MEM,
-	R_CBUF,
-	R_SR,
-	R_COUNT
-};
 
 static int role(const struct nvl_isa_row *row, int r)
 {
@@ -116,13 +99,6 @@ static int role(const struct nvl_isa_row *row, int r)
 			return (int)i;
 	}
 	return -1;
-}
-
-static inline const struct nvl_isa_val *V(const struct cs_insn *ci, int r)
-{
-	int i = ci->role[r];
-
-	return i < 0 ? NULL : &ci->in.op[i];
 }
 
 static void add_reg(uint8_t (*set)[2], uint8_t *n, unsigned max,

@@ -8,8 +8,61 @@
 #define NVL_CS_LANES 32
 #define NVL_CS_ALL 0xffffffffu
 
+/* operand roles, found by position in the row (exec.c) */
+enum {
+	R_DST,
+	R_A,
+	R_B,
+	R_C,
+	R_PD0,
+	R_PD1,
+	R_PS0,
+	R_PS1,
+	R_PS2,
+	R_IMM0,
+	R_IMM1,
+	R_MEM,
+	R_CBUF,
+	R_SR,
+	R_COUNT
+};
+
+struct cs_warp;
+struct cs_fast;
+
+/* a specialised handler: run for the lanes in @exec (non-zero) */
+typedef void (*cs_fast_fn)(struct cs_warp *w, const struct cs_fast *f,
+			   uint32_t exec);
+
+enum cs_fast_kind {
+	CS_FAST_NONE, /* generic path (cs_exec / run_warp's switch) */
+	CS_FAST_OP, /* ALU operation with a handler */
+	CS_FAST_BRA, /* branch: taken by all, none, or diverging */
+};
+
+/*
+ * The pre-decoded form of an instruction (predecode.c): a handler chosen by
+ * opcode, operand form and modifiers, with register rows resolved and
+ * immediates broadcast over the lanes, so that running it is one indirect
+ * call and a few 32-wide loops.
+ */
+struct cs_fast {
+	uint32_t k[3][NVL_CS_LANES]; /* broadcast immediates of a, b, c */
+	cs_fast_fn fn;
+	uint8_t kind; /* enum cs_fast_kind */
+	uint8_t guard; /* predicate row of the guard (7 = PT) */
+	uint8_t d; /* destination row, NVL_ISA_RZ = discarded */
+	uint8_t src[3]; /* rows of a, b, c (NVL_ISA_RZ reads 0) */
+	bool imm[3]; /* a, b, c come from k[] */
+	uint8_t pd0, pd1, ps0; /* predicate rows (7 = PT / none) */
+	uint32_t guard_xor, ps0_xor; /* ~0 for a negated predicate */
+	uint32_t u0, u1; /* per-operation constants (LUT, shift, ...) */
+	int32_t target; /* branch target index */
+};
+
 /* one decoded instruction plus what the interpreter precomputes */
 struct cs_insn {
+	struct cs_fast fast;
 	struct nvl_isa_insn in;
 	int32_t target; /* branch target index (BRA, BSSY), -1 if none */
 	bool uniform;
@@ -53,6 +106,61 @@ struct cs_cta {
 	uint64_t budget;
 	uint64_t clock;
 };
+
+/* the value of the modifier group at bit @lo, or @def when the row has none */
+static inline unsigned cs_modv(const struct cs_insn *ci, unsigned lo,
+			       unsigned def)
+{
+	int v = ci->mv[lo];
+
+	return v < 0 ? def : (unsigned)v;
+}
+
+/* the operand playing role @r (R_*), NULL if the row has none */
+static inline const struct nvl_isa_val *cs_opnd(const struct cs_insn *ci, int r)
+{
+	int i = ci->role[r];
+
+	return i < 0 ? NULL : &ci->in.op[i];
+}
+
+/* a decoded program, shared through the cache (progcache.c) */
+struct cs_prog {
+	unsigned refs; /* under the cache lock */
+	enum nvl_isa_arch arch;
+	uint64_t code_va;
+	uint32_t ninsn, nregs;
+	uint64_t *code; /* the words it was decoded from (the key) */
+	struct cs_insn *insn;
+};
+
+/*
+ * progcache.c: the decoded form of @l's program, from the cache when its
+ * words are unchanged (*@hit), else decoded (errors as cs_decode_program);
+ * release with cs_prog_put().
+ */
+int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
+		struct cs_prog **out, bool *hit);
+void cs_prog_put(struct cs_prog *p);
+
+/* sm.c: decode @l's program into @prog; -EINVAL with @fault filled */
+int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
+		      uint32_t *nregs, struct nvl_cs_fault *fault);
+
+/*
+ * predecode.c: choose @ci's fast form (after cs_prepare, ->uniform and
+ * ->target are set); leaves CS_FAST_NONE where only the generic path
+ * implements the instruction.
+ */
+void cs_predecode(struct cs_insn *ci);
+
+/*
+ * predecode.c: run @w's converged group (no parked lanes) through
+ * consecutive fast instructions; stops before the first instruction that
+ * needs the generic path, a diverging branch, the end of the program or
+ * of the budget, with pc, budget, clock and statistics updated.
+ */
+void cs_run_fast(struct cs_cta *cta, struct cs_warp *w);
 
 /*
  * exec.c: run one non-control instruction for the lanes in @mask (already

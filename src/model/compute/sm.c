@@ -158,6 +158,9 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (ret)
 				return ret > 0 ? 0 : ret;
 		}
+		/* a converged warp runs pre-decoded instructions in a loop */
+		if (!w->parked && !l->check_hazards && !l->generic_only)
+			cs_run_fast(cta, w);
 		if (w->pc >= l->ninsn)
 			return cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
 				       (uint32_t)__builtin_ctz(w->active), 0);
@@ -243,6 +246,11 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (exec || ci->uniform) {
 				if (ci->uniform && !g)
 					break;
+				if (ci->fast.kind == CS_FAST_OP &&
+				    !l->generic_only) {
+					ci->fast.fn(w, &ci->fast, exec);
+					break;
+				}
 				ret = cs_exec(cta, w, ci,
 					      ci->uniform ? w->active | 1
 							  : exec);
@@ -323,8 +331,8 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	w->id = id;
 }
 
-static int decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
-			  uint32_t *nregs, struct nvl_cs_fault *fault)
+int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
+		      uint32_t *nregs, struct nvl_cs_fault *fault)
 {
 	*nregs = 1;
 	for (uint32_t i = 0; i < l->ninsn; i++) {
@@ -368,6 +376,7 @@ static int decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
 				*nregs = v->reg + 4u > NVL_ISA_RZ ? NVL_ISA_RZ
 								  : v->reg + 4u;
 		}
+		cs_predecode(ci);
 	}
 	return 0;
 }
@@ -379,6 +388,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	struct nvl_cs_stats dummy_stats;
 	struct cs_cta cta = {.l = l};
 	uint32_t nthreads, nregs;
+	struct cs_prog *prog;
+	bool hit;
 	int ret;
 
 	if (!fault)
@@ -400,12 +411,12 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				 "threads; grid %ux%ux%u)",
 				 l->block[0], l->block[1], l->block[2],
 				 l->grid[0], l->grid[1], l->grid[2]);
-	cta.prog = nvl_calloc(l->ninsn, sizeof(*cta.prog));
-	if (!cta.prog)
-		return -ENOMEM;
-	ret = decode_program(l, (struct cs_insn *)cta.prog, &nregs, fault);
+	ret = cs_prog_get(l, fault, &prog, &hit);
 	if (ret)
-		goto out_prog;
+		return ret;
+	cta.prog = prog->insn;
+	nregs = prog->nregs;
+	stats->decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
 	cta.warps = nvl_aligned_alloc(64, sizeof(*cta.warps) * cta.nwarps);
 	if (!cta.warps) {
@@ -458,6 +469,6 @@ out_shared:
 out_warps:
 	nvl_free(cta.warps);
 out_prog:
-	nvl_free((void *)cta.prog);
+	cs_prog_put(prog);
 	return ret;
 }

@@ -80,6 +80,12 @@ struct nvl_cs_launch {
 	 * silently use a stale value.
 	 */
 	bool check_hazards;
+	/*
+	 * Run every instruction through the generic per-instruction path
+	 * instead of the pre-decoded fast path (docs/compute.md); the
+	 * results are the same, which the tests compare.
+	 */
+	bool generic_only;
 };
 
 /** struct nvl_cs_stats - counters of a run. */
@@ -87,6 +93,9 @@ struct nvl_cs_stats {
 	uint64_t warp_instrs;
 	uint64_t thread_instrs;
 	uint64_t ctas;
+	/* instructions decoded by this run: 0 when the program came from
+	 * the decoded-program cache (docs/compute.md) */
+	uint64_t decoded_instrs;
 };
 
 /**
@@ -101,6 +110,13 @@ struct nvl_cs_stats {
  */
 int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	       struct nvl_cs_stats *stats);
+
+/**
+ * nvl_cs_cache_clear() - drop every cached decoded program (launches in
+ * flight keep theirs until they return). Never needed for correctness: the
+ * cache is keyed by the program's words, so rewritten code is decoded anew.
+ */
+void nvl_cs_cache_clear(void);
 
 /** nvl_cs_reason_name() - "misaligned address" etc. */
 const char *nvl_cs_reason_name(enum nvl_cs_reason r);

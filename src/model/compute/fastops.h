@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast handlers of predecode.c, written once and compiled twice: for
+ * the baseline instruction set and, selected at run time, for AVX2+FMA.
+ * The includer defines FAST(name) (the handler's name in this copy),
+ * FAST_ATTR (its target attribute) and FAST_PACK(t) (32 all-ones-or-zero
+ * lanes to a lane mask). Every handler computes all 32 lanes
+ * into a local array with loops the compiler vectorises, then writes back
+ * under the execution mask with a blend (fast_wb).
+ */
+
+#define SRC(n) ((f)->imm[n] ? (f)->k[n] : (const uint32_t *)w->r[(f)->src[n]])
+
+FAST_ATTR static inline void FAST(wb)(struct cs_warp *w,
+				      const struct cs_fast *f,
+				      const uint32_t *res, uint32_t exec)
+{
+	uint32_t *d;
+
+	if (f->d == NVL_ISA_RZ)
+		return;
+	d = w->r[f->d];
+	if (exec == NVL_CS_ALL) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			d[i] = res[i];
+		return;
+	}
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint32_t m = 0u - ((exec >> i) & 1);
+
+		d[i] = (res[i] & m) | (d[i] & ~m);
+	}
+}
+
+FAST_ATTR static inline void FAST(pset)(struct cs_warp *w, unsigned p,
+					uint32_t res, uint32_t exec)
+{
+	if (p != NVL_ISA_PT)
+		w->p[p] = (w->p[p] & ~exec) | (res & exec);
+}
+
+FAST_ATTR static void FAST(mov)(struct cs_warp *w, const struct cs_fast *f,
+				uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *b = SRC(1);
+
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		res[i] = b[i];
+	FAST(wb)(w, f, res, exec);
+}
+
+FAST_ATTR static void FAST(iadd3)(struct cs_warp *w, const struct cs_fast *f,
+				  uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
+
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		res[i] = a[i] + b[i] + c[i];
+	FAST(wb)(w, f, res, exec);
+}
+
+FAST_ATTR static void FAST(imad)(struct cs_warp *w, const struct cs_fast *f,
+				 uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
+
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		res[i] = a[i] * b[i] + c[i];
+	FAST(wb)(w, f, res, exec);
+}
+
+/* LOP3 with any LUT: three levels of bitwise multiplexers (c, b, a) */
+FAST_ATTR static void FAST(lop3)(struct cs_warp *w, const struct cs_fast *f,
+				 uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES], m[8];
+	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
+
+	for (int k = 0; k < 8; k++)
+		m[k] = 0u - ((f->u0 >> k) & 1);
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint32_t x = a[i], y = b[i], z = c[i];
+		uint32_t c0 = (z & m[1]) | (~z & m[0]);
+		uint32_t c1 = (z & m[3]) | (~z & m[2]);
+		uint32_t c2 = (z & m[5]) | (~z & m[4]);
+		uint32_t c3 = (z & m[7]) | (~z & m[6]);
+		uint32_t e0 = (y & c1) | (~y & c0);
+		uint32_t e1 = (y & c3) | (~y & c2);
+
+		res[i] = (x & e1) | (~x & e0);
+	}
+	FAST(wb)(w, f, res, exec);
+}
+
+/* the common LUTs: a ^ b (0x3c), a & b (0xc0), a | b (0xfc), a ^ b ^ c */
+#define LOP3_FIXED(name, expr)                                                 \
+	FAST_ATTR static void FAST(name)(                                      \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
+	{                                                                      \
+		uint32_t res[NVL_CS_LANES];                                    \
+		const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);          \
+                                                                               \
+		(void)c;                                                       \
+		for (int i = 0; i < NVL_CS_LANES; i++)                         \
+			res[i] = (expr);                                       \
+		FAST(wb)(w, f, res, exec);                                     \
+	}
+LOP3_FIXED(lop3_xor, a[i] ^ b[i])
+LOP3_FIXED(lop3_and, a[i] & b[i])
+LOP3_FIXED(lop3_or, a[i] | b[i])
+LOP3_FIXED(lop3_xor3, a[i] ^ b[i] ^ c[i])
+#undef LOP3_FIXED
+
+FAST_ATTR static void FAST(sel)(struct cs_warp *w, const struct cs_fast *f,
+				uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1);
+	uint32_t pm = w->p[f->ps0] ^ f->ps0_xor;
+
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint32_t m = 0u - ((pm >> i) & 1);
+
+		res[i] = (a[i] & m) | (b[i] & ~m);
+	}
+	FAST(wb)(w, f, res, exec);
+}
+
+/*
+ * SHF by an immediate: {c:a} as 64 bits shifted by u0 (< 64, clamped or
+ * wrapped at decode time), the low or (u1 & 4) high word kept.
+ */
+#define SHF_FIXED(name, type, op)                                                \
+	FAST_ATTR static void FAST(name)(                                        \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)      \
+	{                                                                        \
+		uint32_t res[NVL_CS_LANES];                                      \
+		const uint32_t *a = SRC(0), *c = SRC(2);                         \
+		unsigned s = f->u0;                                              \
+                                                                                 \
+		if (f->u1 & 4) {                                                 \
+			for (int i = 0; i < NVL_CS_LANES; i++)                   \
+				res[i] =                                         \
+					(uint32_t)((uint64_t)(((                 \
+							   type)((uint64_t)c[i]  \
+									 << 32 | \
+								 a[i]))          \
+								      op s) >>   \
+						   32);                          \
+		} else {                                                         \
+			for (int i = 0; i < NVL_CS_LANES; i++)                   \
+				res[i] = (uint32_t)((                            \
+					type)((uint64_t)c[i] << 32 | a[i])       \
+							    op s);               \
+		}                                                                \
+		FAST(wb)(w, f, res, exec);                                       \
+	}
+/* the 32-bit shifts by s < 32 that need one word: a << s, c >> s */
+#define SHF_WORD(name, expr)                                                   \
+	FAST_ATTR static void FAST(name)(                                      \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
+	{                                                                      \
+		uint32_t res[NVL_CS_LANES];                                    \
+		const uint32_t *a = SRC(0), *c = SRC(2);                       \
+		unsigned s = f->u0;                                            \
+                                                                               \
+		(void)a;                                                       \
+		(void)c;                                                       \
+		for (int i = 0; i < NVL_CS_LANES; i++)                         \
+			res[i] = (expr);                                       \
+		FAST(wb)(w, f, res, exec);                                     \
+	}
+SHF_WORD(shl_lo, a[i] << s)
+SHF_WORD(shr_hi, c[i] >> s)
+SHF_WORD(sar_hi, (uint32_t)((int32_t)c[i] >> s))
+#undef SHF_WORD
+
+SHF_FIXED(shf_l, uint64_t, <<)
+SHF_FIXED(shf_r, uint64_t, >>)
+SHF_FIXED(shf_ra, int64_t, >>)
+#undef SHF_FIXED
+
+/*
+ * ISETP: u0 = compare mask (LT 1, EQ 2, GT 4) | combine op << 8, u1 = the
+ * sign flip that turns a signed compare into an unsigned one.
+ */
+FAST_ATTR static void FAST(isetp)(struct cs_warp *w, const struct cs_fast *f,
+				  uint32_t exec)
+{
+	const uint32_t *a = SRC(0), *b = SRC(1);
+	uint32_t op = f->u0 & 0xff, bop = f->u0 >> 8, flip = f->u1;
+	uint32_t mlt = 0u - (op & 1), meq = 0u - ((op >> 1) & 1);
+	uint32_t mgt = 0u - ((op >> 2) & 1);
+	uint32_t acc = w->p[f->ps0] ^ f->ps0_xor, cm, t[NVL_CS_LANES];
+	uint32_t r0, r1;
+
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint32_t x = a[i] ^ flip, y = b[i] ^ flip;
+
+		t[i] = ((0u - (x < y)) & mlt) | ((0u - (x == y)) & meq) |
+		       ((0u - (x > y)) & mgt);
+	}
+	cm = FAST_PACK(t);
+	if (op == 7)
+		cm = NVL_CS_ALL;
+	r0 = bop == 0 ? cm & acc : bop == 1 ? cm | acc : cm ^ acc;
+	r1 = bop == 0 ? ~cm & acc : bop == 1 ? ~cm | acc : ~cm ^ acc;
+	FAST(pset)(w, f->pd0, r0, exec);
+	FAST(pset)(w, f->pd1, r1, exec);
+}
+
+/*
+ * ISETP with one of LT EQ LE GT NE GE: one compare per lane. u0 = mode
+ * (0 a == b, 1 a < b, 2 b < a) | 4 to invert | combine op << 8; u1 = the
+ * flip that makes the compare a signed one (0x80000000 for U32).
+ */
+FAST_ATTR static void FAST(isetp1)(struct cs_warp *w, const struct cs_fast *f,
+				   uint32_t exec)
+{
+	const uint32_t *a = SRC(0), *b = SRC(1);
+	uint32_t mode = f->u0 & 3, inv = 0u - ((f->u0 >> 2) & 1);
+	uint32_t bop = f->u0 >> 8, flip = f->u1, t[NVL_CS_LANES];
+	uint32_t acc = w->p[f->ps0] ^ f->ps0_xor, cm, r0, r1;
+
+	if (mode == 0) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - (a[i] == b[i])) ^ inv;
+	} else if (mode == 1) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - ((int32_t)(a[i] ^ flip) <
+				      (int32_t)(b[i] ^ flip))) ^
+			       inv;
+	} else {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			t[i] = (0u - ((int32_t)(b[i] ^ flip) <
+				      (int32_t)(a[i] ^ flip))) ^
+			       inv;
+	}
+	cm = FAST_PACK(t);
+	r0 = bop == 0 ? cm & acc : bop == 1 ? cm | acc : cm ^ acc;
+	r1 = bop == 0 ? ~cm & acc : bop == 1 ? ~cm | acc : ~cm ^ acc;
+	FAST(pset)(w, f->pd0, r0, exec);
+	FAST(pset)(w, f->pd1, r1, exec);
+}
+
+/* FFMA without rounding, FTZ or saturation: one exact fused multiply-add */
+FAST_ATTR static void FAST(ffma)(struct cs_warp *w, const struct cs_fast *f,
+				 uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
+
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		float x, y, z, r;
+
+		memcpy(&x, &a[i], 4);
+		memcpy(&y, &b[i], 4);
+		memcpy(&z, &c[i], 4);
+		r = __builtin_fmaf(x, y, z);
+		memcpy(&res[i], &r, 4);
+	}
+	FAST(wb)(w, f, res, exec);
+}
+
+#undef SRC

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: cache of pre-decoded programs
+ *
+ * Decoding a program (table look-up per instruction, operand roles,
+ * modifier values, the fast forms of predecode.c) is done once per program
+ * content, not once per launch. The cache is keyed by the architecture, the
+ * program's address (branch targets and fault addresses depend on it), its
+ * length, and its content: an entry holds a copy of the instruction words it
+ * was built from, and a launch only uses it when the words it is given
+ * compare equal. So a program rewritten in place (same address, new bytes)
+ * never runs stale decodings, with no invalidation call needed from whoever
+ * wrote the memory; the price is one memcmp of the program per launch.
+ *
+ * Entries are immutable once published and reference counted: a launch
+ * holds its entry until it returns, so an entry evicted meanwhile (the cache
+ * has a few slots, replaced round-robin) is freed by the last user.
+ * Programs that fail to decode are not cached.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "model/compute/priv.h"
+
+#define SLOTS 16
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cs_prog *slots[SLOTS];
+static unsigned next_slot;
+
+static void prog_free(struct cs_prog *p)
+{
+	nvl_free(p->insn);
+	nvl_free(p->code);
+	nvl_free(p);
+}
+
+/* drop a reference; the caller holds the lock */
+static void unref_locked(struct cs_prog *p)
+{
+	if (p && !--p->refs)
+		prog_free(p);
+}
+
+static bool same(const struct cs_prog *p, const struct nvl_cs_launch *l)
+{
+	return p->arch == l->arch && p->code_va == l->code_va &&
+	       p->ninsn == l->ninsn &&
+	       !memcmp(p->code, l->code, 16ull * l->ninsn);
+}
+
+int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
+		struct cs_prog **out, bool *hit)
+{
+	struct cs_prog *p;
+	int ret;
+
+	*hit = false;
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < SLOTS; i++) {
+		p = slots[i];
+		if (p && same(p, l)) {
+			p->refs++;
+			pthread_mutex_unlock(&lock);
+			*out = p;
+			*hit = true;
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+
+	p = nvl_zalloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->code = nvl_malloc(16ull * l->ninsn);
+	p->insn = nvl_calloc(l->ninsn, sizeof(*p->insn));
+	if (!p->code || !p->insn) {
+		prog_free(p);
+		return -ENOMEM;
+	}
+	memcpy(p->code, l->code, 16ull * l->ninsn);
+	p->arch = l->arch;
+	p->code_va = l->code_va;
+	p->ninsn = l->ninsn;
+	ret = cs_decode_program(l, p->insn, &p->nregs, fault);
+	if (ret) {
+		prog_free(p);
+		return ret;
+	}
+	p->refs = 2; /* the cache's and the caller's */
+	pthread_mutex_lock(&lock);
+	unref_locked(slots[next_slot]);
+	slots[next_slot] = p;
+	next_slot = (next_slot + 1) % SLOTS;
+	pthread_mutex_unlock(&lock);
+	*out = p;
+	return 0;
+}
+
+void cs_prog_put(struct cs_prog *p)
+{
+	pthread_mutex_lock(&lock);
+	unref_locked(p);
+	pthread_mutex_unlock(&lock);
+}
+
+void nvl_cs_cache_clear(void)
+{
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < SLOTS; i++) {
+		unref_locked(slots[i]);
+		slots[i] = NULL;
+	}
+	next_slot = 0;
+	pthread_mutex_unlock(&lock);
+}
