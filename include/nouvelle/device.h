@@ -74,6 +74,8 @@ NVL_API int nvl_device_open(const char *spec,
 
 /**
  * nvl_device_query() - what the device is (in the spirit of GETPARAM).
+ * @dev: the device
+ * @info: filled in
  * Return: 0 or -EINVAL (NULL argument).
  */
 NVL_API int nvl_device_query(struct nvl_device *dev,
@@ -82,6 +84,7 @@ NVL_API int nvl_device_query(struct nvl_device *dev,
 /**
  * nvl_device_close() - unload the GSP and power the device off. Every
  * client of the device must be destroyed first. NULL is a no-op.
+ * @dev: the device
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 

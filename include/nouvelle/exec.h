@@ -23,6 +23,8 @@
  * nvl_device_client_create() - open a client on @dev: its BOs live in the
  * device's VRAM and its VMs use the device's page tables. Destroy it
  * (nvl_client_destroy) before closing @dev.
+ * @dev: the device
+ * @client_out: the new client
  * Return: 0, -EINVAL, -ENOMEM.
  */
 NVL_API int nvl_device_client_create(struct nvl_device *dev,
@@ -34,15 +36,18 @@ enum nvl_engine {
 	NVL_ENGINE_COPY = 0,
 };
 
-/** Kernel range a device VM needs for channels: 64 KiB per channel. */
-#define NVL_EXEC_KERNEL_RANGE_PER_CHANNEL (64u << 10)
+/**
+ * The kernel range (nvl_vm_create_args.kernel_range) a device VM needs
+ * for channels: the driver maps each channel's ring, USERD and semaphore
+ * (64 KiB) at kernel_start + 64 KiB x its slot (of 256 per device).
+ */
+#define NVL_EXEC_KERNEL_RANGE (16u << 20)
 
 /**
  * nvl_channel_create() - a channel on @engine in VM @vm.
  * @client: a device client
- * @vm: the VM handle; its kernel range must be at least 64 KiB times the
- *   device's channel count (nvl_device_info.num_channels ... the driver
- *   maps each channel's ring at a fixed place in it)
+ * @vm: the VM handle; its kernel range must be at least
+ *   NVL_EXEC_KERNEL_RANGE
  * @engine: enum nvl_engine
  * @flags: 0
  * @handle_out: the channel's handle
@@ -56,7 +61,10 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vm,
 			       uint32_t *handle_out);
 
 /**
- * nvl_channel_destroy() - close a channel. Work in flight is abandoned:
+ * nvl_channel_destroy() - close a channel.
+ * @client: its client
+ * @channel: its handle
+ * Work in flight is abandoned:
  * the channel is taken off the hardware at once and the fences of its
  * pending jobs signal with -ECANCELED.
  * Return: 0, -EINVAL, -ENOENT.
@@ -83,6 +91,9 @@ struct nvl_channel_info {
 
 /**
  * nvl_channel_query() - a channel's state.
+ * @client: its client
+ * @channel: its handle
+ * @info: filled in
  * Return: 0, -EINVAL, -ENOENT.
  */
 NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
@@ -113,9 +124,12 @@ enum nvl_exec_push_flags {
  * @client: the channel's client
  * @channel: its handle
  * @pushes: @n_push segments, run in order
+ * @n_push: 1 .. NVL_EXEC_MAX_PUSH
  * @waits: @n_waits syncobjs (binary: point 0) to wait for first
+ * @n_waits: 0 .. 64
  * @signals: @n_signals syncobjs to get the job's fence (binary: replaced;
  *   timeline: a new point)
+ * @n_signals: 0 .. 64
  * @flags: 0
  *
  * Everything is checked before anything is queued; a rejected exec
