@@ -10,6 +10,9 @@
  *    memcpy_bandwidth;
  *  - rpc_concurrent_8: round trips per second with 8 threads calling at
  *    once, against the single-thread rate measured in the same run;
+ *  - sensor_query: ns per full nvl_gsp_sensors_read() (five controls
+ *    in flight at once); baseline the ECHO round trip (rpc_roundtrip)
+ *    measured in the same run;
  *  - boot_time, boot_time_zst: ns from nvl_gsp_fw_load() of the build's
  *    535.113.01 tu102 set (the image ga102 shares) (plain, then .zst) to a booted GSP (INIT_DONE,
  *    static info, interrupt table); baseline one memcpy plus one SHA-256
@@ -28,6 +31,7 @@
 #include "gsp/gsp.h"
 #include "gsp/image.h"
 #include "gsp/rm.h"
+#include "gsp/sensors.h"
 #include "model/gsp/gsp.h"
 #include "model/model.h"
 #include "nvl_config.h"
@@ -122,6 +126,51 @@ NVL_BENCH(gsp, rpc_roundtrip)
 	if (ns < 0)
 		return -EIO;
 	nvl_bench_report(ctx, "rpc_roundtrip", ns, "ns", "futex_pingpong");
+	return 0;
+}
+
+static double sq_sample(void *arg)
+{
+	struct rt *t = arg;
+	struct nvl_sensors s;
+	int64_t t0 = nvl_bench_now_ns();
+
+	for (int i = 0; i < t->iters; i++)
+		if (nvl_gsp_sensors_read(t->r->gsp, t->r->sub, &s))
+			return -1;
+	nvl_bench_do_not_optimize(&s);
+	return (double)(nvl_bench_now_ns() - t0) / t->iters;
+}
+
+NVL_BENCH(gsp, sensor_query)
+{
+	uint8_t p[64] = {0};
+	struct rig *r = calloc(1, sizeof(*r));
+	int iters = nvl_bench_quick(ctx) ? 500 : 3000;
+	int reps = nvl_bench_quick(ctx) ? 3 : 7;
+	struct rt t = {r, iters, sizeof(p), p};
+	double sq[7], rt[7], ns, base;
+
+	if (!r || rig_up(r)) {
+		free(r);
+		return -EIO;
+	}
+	sq_sample(&t); /* warm */
+	/* interleaved, so both see the same load on a shared machine */
+	for (int i = 0; i < reps; i++) {
+		rt[i] = rt_sample(&t);
+		sq[i] = sq_sample(&t);
+		if (rt[i] < 0 || sq[i] < 0)
+			reps = 0; /* a call failed */
+	}
+	rig_down(r);
+	free(r);
+	if (!reps)
+		return -EIO;
+	ns = nvl_bench_median_of(sq, reps);
+	base = nvl_bench_median_of(rt, reps);
+	nvl_bench_report_vs(ctx, "sensor_query", ns, "ns", "rpc_roundtrip",
+			    base);
 	return 0;
 }
 

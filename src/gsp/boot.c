@@ -34,6 +34,9 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
+#include "gsp/abi_ops.h"
+#include "gsp/abi_ver.h"
+#include "gspabi.h"
 #include "gsp/boot.h"
 #include "gsp/image.h"
 #include "gsp/priv.h"
@@ -59,6 +62,8 @@ struct dmabuf {
 
 struct nvl_gsp_boot {
 	struct dmabuf rmargs, libos, meta, radix[2], l2, image, sig, bl;
+	/* the generated ABI layer of the version being booted */
+	const struct gspabi_version *abi;
 	struct nvl_gsp_fb_layout layout;
 	int64_t timeout_ns;
 	/* INIT_DONE and the sequencer, from the event thread */
@@ -162,9 +167,9 @@ static void boot_free_mem(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 
 /* ---- layout ------------------------------------------------------------ */
 
-int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
-		      size_t fwimage_size, size_t bootloader_size,
-		      struct nvl_gsp_fb_layout *l)
+static int fb_layout(const struct nvl_gsp_heap_rules *h, uint64_t fb_size,
+		     bool libos3, bool gh100, size_t fwimage_size,
+		     size_t bootloader_size, struct nvl_gsp_fb_layout *l)
 {
 	uint64_t heap_mb, gb = (fb_size + (1ull << 30) - 1) >> 30;
 	uint64_t min_mb, max_mb, reserve;
@@ -187,20 +192,13 @@ int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 		return nvl_error(-ENOSPC, "gsp: image larger than VRAM");
 	l->fw_offset =
 		NVL_ALIGN_DOWN(l->boot_bin_offset - fwimage_size, 64 * 1024ull);
-	/* gsp_fw_heap.h of this version */
-	heap_mb = (libos3 ? GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3
-			  : GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS2) +
-		  (gh100 ? GSP_FW_HEAP_PARAM_BASE_RM_SIZE_GH100
-			 : GSP_FW_HEAP_PARAM_BASE_RM_SIZE_TU10X) +
-		  NVL_ALIGN_UP(GSP_FW_HEAP_PARAM_SIZE_PER_GB_FB_KB * gb,
-			       1024ull) /
-			  1024 +
-		  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_SIZE_KB *
-			  GSP_FW_HEAP_PARAM_CLIENT_ALLOC_COUNT / 1024;
-	min_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB
-			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MIN_MB;
-	max_mb = libos3 ? GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MAX_MB
-			: GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS2_MAX_MB;
+	/* gsp_fw_heap.h of the booted version (generated layer) */
+	heap_mb = (libos3 ? h->os_libos3_mb : h->os_libos2_mb) +
+		  (gh100 ? h->rm_gh100_mb : h->rm_tu10x_mb) +
+		  NVL_ALIGN_UP(h->per_gb_fb_kb * gb, 1024ull) / 1024 +
+		  h->client_alloc_kb * h->client_alloc_count / 1024;
+	min_mb = libos3 ? h->libos3_min_mb : h->libos2_min_mb;
+	max_mb = libos3 ? h->libos3_max_mb : h->libos2_max_mb;
 	heap_mb = NVL_MAX(min_mb, NVL_MIN(max_mb, heap_mb));
 	l->heap_size = heap_mb * MIB;
 	l->non_wpr_heap_size = gh100 ? 2 * MIB : MIB;
@@ -218,6 +216,32 @@ int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 	l->non_wpr_heap_offset =
 		NVL_ALIGN_DOWN(l->wpr_start - l->non_wpr_heap_size, MIB);
 	return 0;
+}
+
+int nvl_gsp_fb_layout_version(const char *version, uint64_t fb_size,
+			      bool libos3, bool gh100, size_t fwimage_size,
+			      size_t bootloader_size,
+			      struct nvl_gsp_fb_layout *out)
+{
+	const struct gspabi_version *v = nvl_gsp_abi_find(version);
+	struct nvl_gsp_heap_rules h;
+	int ret;
+
+	if (!v)
+		return -ENOEXEC;
+	ret = nvl_gsp_abi_heap_rules(v, &h);
+	if (ret)
+		return ret;
+	return fb_layout(&h, fb_size, libos3, gh100, fwimage_size,
+			 bootloader_size, out);
+}
+
+int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
+		      size_t fwimage_size, size_t bootloader_size,
+		      struct nvl_gsp_fb_layout *out)
+{
+	return nvl_gsp_fb_layout_version(NULL, fb_size, libos3, gh100,
+					 fwimage_size, bootloader_size, out);
 }
 
 /* ---- events the boot waits for ----------------------------------------- */
@@ -404,8 +428,9 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 {
 	static const char *const log_names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
 	LibosMemoryRegionInitArgument *la;
-	GSP_ARGUMENTS_CACHED *ra;
-	GspFwWprMeta *m;
+	const struct gspabi_version *v = b->abi;
+	struct gspabi_rmargs ra;
+	struct gspabi_wpr_meta m;
 	size_t npages = (img->fwimage_size + PAGE - 1) / PAGE;
 	size_t nl2 = (npages + 511) / 512;
 	int ret;
@@ -462,14 +487,19 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	if (img->bootloader_size)
 		memcpy(b->bl.cpu, img->bootloader, img->bootloader_size);
 
-	ra = (GSP_ARGUMENTS_CACHED *)b->rmargs.cpu;
-	ra->messageQueueInitArguments.sharedMemPhysAddr = gsp->q.dma;
-	ra->messageQueueInitArguments.pageTableEntryCount =
-		(NvU32)(gsp->q.size / PAGE);
-	ra->messageQueueInitArguments.cmdQueueOffset = gsp->q.cmdq_off;
-	ra->messageQueueInitArguments.statQueueOffset = gsp->q.statq_off;
-	ra->srInitArguments.oldLevel = 0;
-	ra->srInitArguments.bInPMTransition = NV_FALSE;
+	/* RM arguments in the booted version's layout (570 dropped the
+	 * lockless queue offsets and inserted bDmemStack) */
+	ra = (struct gspabi_rmargs){
+		.present = v->structs[GSPABI_S_RMARGS].fields,
+		.mq_shared_pa = gsp->q.dma,
+		.mq_pte_count = (uint32_t)(gsp->q.size / PAGE),
+		.mq_cmdq_off = gsp->q.cmdq_off,
+		.mq_statq_off = gsp->q.statq_off,
+	};
+	if (gspabi_pack(v, GSPABI_S_RMARGS, &ra, b->rmargs.cpu,
+			v->structs[GSPABI_S_RMARGS].wire_size))
+		return nvl_error(-EPROTO, "gsp: %s: RM arguments do not pack",
+				 v->tag);
 
 	la = (LibosMemoryRegionInitArgument *)b->libos.cpu;
 	for (unsigned i = 0; i < 3; i++)
@@ -488,33 +518,40 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
 	};
 
-	m = (GspFwWprMeta *)b->meta.cpu;
-	m->magic = GSP_FW_WPR_META_MAGIC;
-	m->revision = GSP_FW_WPR_META_REVISION;
-	m->sysmemAddrOfRadix3Elf = b->radix[0].dma;
-	m->sizeOfRadix3Elf = img->fwimage_size;
-	m->sysmemAddrOfBootloader = b->bl.dma;
-	m->sizeOfBootloader = img->bootloader_size;
-	m->bootloaderCodeOffset = img->bl_code_offset;
-	m->bootloaderDataOffset = img->bl_data_offset;
-	m->bootloaderManifestOffset = img->bl_manifest_offset;
-	m->sysmemAddrOfSignature = b->sig.dma;
-	m->sizeOfSignature = img->sig_size;
-	m->gspFwRsvdStart = b->layout.non_wpr_heap_offset;
-	m->nonWprHeapOffset = b->layout.non_wpr_heap_offset;
-	m->nonWprHeapSize = b->layout.non_wpr_heap_size;
-	m->gspFwWprStart = b->layout.wpr_start;
-	m->gspFwHeapOffset = b->layout.heap_offset;
-	m->gspFwHeapSize = b->layout.heap_size;
-	m->gspFwOffset = b->layout.fw_offset;
-	m->bootBinOffset = b->layout.boot_bin_offset;
-	m->frtsOffset = b->layout.frts_offset;
-	m->frtsSize = b->layout.frts_size;
-	m->gspFwWprEnd = b->layout.wpr_end;
-	m->fbSize = b->layout.fb_size;
-	m->vgaWorkspaceOffset = b->layout.vga_offset;
-	m->vgaWorkspaceSize = b->layout.vga_size;
-	m->bootCount = 0;
+	/* GspFwWprMeta in the booted version's layout (same size, but the
+	 * partitionRpc union and 570's flags/pmuReservedSize differ) */
+	m = (struct gspabi_wpr_meta){
+		.present = v->structs[GSPABI_S_WPR_META].fields,
+		.magic = nvl_gsp_abi_const(v, GSPABI_C_WPR_META_MAGIC),
+		.revision = nvl_gsp_abi_const(v, GSPABI_C_WPR_META_REVISION),
+		.sysmemAddrOfRadix3Elf = b->radix[0].dma,
+		.sizeOfRadix3Elf = img->fwimage_size,
+		.sysmemAddrOfBootloader = b->bl.dma,
+		.sizeOfBootloader = img->bootloader_size,
+		.bootloaderCodeOffset = img->bl_code_offset,
+		.bootloaderDataOffset = img->bl_data_offset,
+		.bootloaderManifestOffset = img->bl_manifest_offset,
+		.sysmemAddrOfSignature = b->sig.dma,
+		.sizeOfSignature = img->sig_size,
+		.gspFwRsvdStart = b->layout.non_wpr_heap_offset,
+		.nonWprHeapOffset = b->layout.non_wpr_heap_offset,
+		.nonWprHeapSize = b->layout.non_wpr_heap_size,
+		.gspFwWprStart = b->layout.wpr_start,
+		.gspFwHeapOffset = b->layout.heap_offset,
+		.gspFwHeapSize = b->layout.heap_size,
+		.gspFwOffset = b->layout.fw_offset,
+		.bootBinOffset = b->layout.boot_bin_offset,
+		.frtsOffset = b->layout.frts_offset,
+		.frtsSize = b->layout.frts_size,
+		.gspFwWprEnd = b->layout.wpr_end,
+		.fbSize = b->layout.fb_size,
+		.vgaWorkspaceOffset = b->layout.vga_offset,
+		.vgaWorkspaceSize = b->layout.vga_size,
+	};
+	if (gspabi_pack(v, GSPABI_S_WPR_META, &m, b->meta.cpu,
+			v->structs[GSPABI_S_WPR_META].wire_size))
+		return nvl_error(-EPROTO, "gsp: %s: WPR meta does not pack",
+				 v->tag);
 	return 0;
 }
 
@@ -633,19 +670,25 @@ static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		     unsigned *step)
 {
-	GspStaticConfigInfo si;
+	const struct gspabi_version *v = gsp->boot->abi;
+	uint8_t wire[1024]; /* GspStaticConfigInfo of any version */
+	struct gspabi_static_info si;
 	NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS *t;
-	size_t got = 0;
+	size_t got = 0, want = v->structs[GSPABI_S_STATIC_INFO].wire_size;
 	int64_t t0 = nvl_time_ns();
 	int ret;
 
 	*step = NVL_GSP_STEP_STATIC_INFO;
 	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO, NULL,
-			  0, &si, sizeof(si), &got, NVL_GSP_REPLY_RECV, 0);
+			  0, wire, sizeof(wire), &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		return ret;
-	if (got != sizeof(si))
-		return nvl_error(-EPROTO, "gsp: static info of %zu bytes", got);
+	/* the layout of the booted version, through the neutral layer */
+	if (got != want ||
+	    gspabi_unpack(v, GSPABI_S_STATIC_INFO, wire, got, &si))
+		return nvl_error(-EPROTO,
+				 "gsp: static info of %zu bytes (%s: %zu)", got,
+				 v->tag, want);
 	si.gpuNameString[sizeof(si.gpuNameString) - 1] = 0;
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
 	r->num_channels = si.numChannels;
@@ -653,17 +696,6 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	r->fb_size = si.fbLength;
 	r->host_class = si.hostClass;
 	r->ce_class = si.ceClass;
-	if (si.fbRegionInfoParams.numFBRegions > NVL_ARRAY_SIZE(r->fb_regions))
-		return nvl_error(-EPROTO, "gsp: static info lists %u FB regions",
-				 si.fbRegionInfoParams.numFBRegions);
-	r->num_fb_regions = si.fbRegionInfoParams.numFBRegions;
-	for (unsigned i = 0; i < r->num_fb_regions; i++) {
-		const NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *f =
-			&si.fbRegionInfoParams.fbRegion[i];
-
-		r->fb_regions[i] = (struct nvl_gsp_fb_region){
-			f->base, f->limit, f->reserved, f->bProtected != 0};
-	}
 	r->step_ns[NVL_GSP_STEP_STATIC_INFO] = nvl_time_ns() - t0;
 
 	*step = NVL_GSP_STEP_INTR_TABLE;
@@ -678,6 +710,9 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
 				       si.hInternalSubdevice,
 				       si.hInternalDevice, NV20_SUBDEVICE_0);
+	if (!ret)
+		ret = nvl_gsp_abi_ops_find(v->tag)->gpc_mask(
+			gsp, v, si.hInternalSubdevice, &si, &r->gpc_mask);
 	if (ret)
 		return ret;
 	t = nvl_zalloc(sizeof(*t));
@@ -781,9 +816,19 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 			-EBUSY,
 			"gsp: boot: WPR2 is already up: the GPU needs a reset");
 	}
-	ret = nvl_gsp_fb_layout(fb_usable, arch != NVL_HW_ARCH_TURING,
-				arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
-				img->bootloader_size, &b->layout);
+	/* the image's own version: its ABI layer and heap rules */
+	b->abi = nvl_gsp_abi_find(img->version);
+	if (!b->abi) {
+		ret = -ENOEXEC;
+		goto fail;
+	}
+	pthread_mutex_lock(&gsp->rx_lock);
+	gsp->abi = b->abi;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	ret = nvl_gsp_fb_layout_version(
+		b->abi->tag, fb_usable, arch != NVL_HW_ARCH_TURING,
+		arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,
+		img->bootloader_size, &b->layout);
 	if (ret)
 		goto fail;
 	r->layout = b->layout;

@@ -77,17 +77,9 @@ struct nvl_gsp_boot_report {
 	uint64_t fb_size;
 	/** @host_class, @ce_class: the chip's channel and copy classes */
 	uint32_t host_class, ce_class;
-	/** @num_fb_regions: entries of @fb_regions */
-	uint32_t num_fb_regions;
-	/**
-	 * @fb_regions: FB regions as RM reports them: [@base, @limit]
-	 * (inclusive), @reserved bytes RM keeps, @protected_ (not the
-	 * driver's)
-	 */
-	struct nvl_gsp_fb_region {
-		uint64_t base, limit, reserved;
-		bool protected_;
-	} fb_regions[16];
+	/** @gpc_mask: GPCs present: static info (535) or a GR control
+	 * (570), per the version's ops table (abi_ops.h) */
+	uint32_t gpc_mask;
 };
 
 struct nvl_gsp_fw;
@@ -112,6 +104,17 @@ const char *nvl_gsp_step_name(unsigned step);
 int nvl_gsp_fb_layout(uint64_t fb_size, bool libos3, bool gh100,
 		      size_t fwimage_size, size_t bootloader_size,
 		      struct nvl_gsp_fb_layout *out);
+
+/**
+ * nvl_gsp_fb_layout_version() - nvl_gsp_fb_layout() with the heap rules
+ * of firmware @version (NULL: 535.113.01), taken from the generated ABI
+ * layer. Boot uses the version of the image it boots.
+ * Return: 0, -ENOSPC, or -ENOEXEC when the build has no ABI for @version.
+ */
+int nvl_gsp_fb_layout_version(const char *version, uint64_t fb_size,
+			      bool libos3, bool gh100, size_t fwimage_size,
+			      size_t bootloader_size,
+			      struct nvl_gsp_fb_layout *out);
 
 /**
  * nvl_gsp_boot() - boot the GSP with @img. Every wait is bounded.

@@ -39,8 +39,12 @@ struct nvl_gsp_logbuf {
 	size_t size;
 };
 
+struct gspabi_version;
+
 struct nvl_gsp {
 	struct nvl_hw *hw;
+	/* the booted version's ABI layer (rx_lock; NULL before a boot) */
+	const struct gspabi_version *abi;
 	struct nvl_gsp_msgq q;
 
 	pthread_mutex_t tx_lock; /* cmdq, sequence */

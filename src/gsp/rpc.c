@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
+#include "gsp/abi_ver.h"
 #include "gsp/priv.h"
 #include "hw/falcon.h"
 #include "hw/regs.h"
@@ -204,6 +205,8 @@ static void drain_locked(struct nvl_gsp *gsp)
 		}
 		gsp->asm_discard = false;
 		if (m.function >= NV_VGPU_MSG_EVENT_FIRST_EVENT) {
+			/* renumbered events: the driver's numbering */
+			m.function = nvl_gsp_abi_event_in(gsp->abi, m.function);
 			queue_event(gsp, &m);
 			continue;
 		}

@@ -37,6 +37,7 @@
 #include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
+#include "model/pmu.h"
 
 #define CE_RUN (16ull << 20) /* bytes between abort checks */
 #define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
@@ -340,6 +341,8 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 		if (ret)
 			return ret;
 	}
+	/* the engine's speed follows the graphics clock (model/pmu.h) */
+	nvl_model_pmu_ce_account(ch->m, ch->runlist, len * lines);
 	return 0;
 }
 

@@ -98,6 +98,10 @@ struct nvl_model_profile {
 	unsigned tau_ms;
 	/** @slowdown_mc: temperature at which clocks are throttled */
 	int slowdown_mc;
+	/** @mem_sensor: the memory (HBM) has its own temperature sensor */
+	bool mem_sensor;
+	/** @fan: the board has a fan (passive boards have none) */
+	bool fan;
 };
 
 /**

@@ -47,6 +47,7 @@ static const struct nvl_model_profile profiles[] = {
 		.r_th_mc_per_w = 800,
 		.tau_ms = 2000,
 		.slowdown_mc = 87000,
+		.fan = true,
 	},
 	{
 		.name = "tu102",
@@ -71,6 +72,7 @@ static const struct nvl_model_profile profiles[] = {
 		.r_th_mc_per_w = 200,
 		.tau_ms = 3000,
 		.slowdown_mc = 91000,
+		.fan = true,
 	},
 	{
 		.name = "ga102",
@@ -95,6 +97,7 @@ static const struct nvl_model_profile profiles[] = {
 		.r_th_mc_per_w = 150,
 		.tau_ms = 3000,
 		.slowdown_mc = 93000,
+		.fan = true,
 	},
 	{
 		.name = "ad102",
@@ -119,6 +122,7 @@ static const struct nvl_model_profile profiles[] = {
 		.r_th_mc_per_w = 120,
 		.tau_ms = 3000,
 		.slowdown_mc = 90000,
+		.fan = true,
 	},
 	{
 		.name = "gh100",
@@ -143,6 +147,7 @@ static const struct nvl_model_profile profiles[] = {
 		.r_th_mc_per_w = 80,
 		.tau_ms = 4000,
 		.slowdown_mc = 87000,
+		.mem_sensor = true,
 	},
 };
 

@@ -27,11 +27,7 @@
 #include "nv/ptmem.h"
 
 static const char *const fw_535[] = {"535.113.01", NULL};
-/*
- * gh100 is built with 570.144 only; until abigen gives the driver a 570
- * layer it speaks 535.113.01's interface to it, which the model's
- * firmware answers for every image it runs.
- */
+/* gh100's images are built for 570.144 only (docs/gsp-firmware.md) */
 static const char *const fw_gh100[] = {"570.144", NULL};
 
 /* chip id (BOOT_0 28:20) → firmware directory and accepted versions */
@@ -48,27 +44,38 @@ static const struct {
 	{0x180, "gh100", fw_gh100},
 };
 
+/* the FB regions RM gives the driver: take the largest usable one */
 static int pick_fb(struct nvl_nv_device *d)
 {
-	const struct nvl_gsp_boot_report *r = &d->boot;
+	NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr;
+	int ret;
 
-	for (unsigned i = 0; i < r->num_fb_regions; i++) {
-		const struct nvl_gsp_fb_region *f = &r->fb_regions[i];
+	fr = nvl_zalloc(sizeof(*fr));
+	if (!fr)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	ret = nvl_gsp_rm_control(d->gsp, d->h_subdevice,
+				 NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO, fr,
+				 sizeof(*fr));
+	if (!ret &&
+	    fr->numFBRegions > NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES)
+		ret = nvl_error(-EPROTO, "device: RM lists %u FB regions",
+				fr->numFBRegions);
+	for (unsigned i = 0; !ret && i < fr->numFBRegions; i++) {
+		const NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *f =
+			&fr->fbRegion[i];
 
-		if (f->protected_ || f->reserved || f->limit < f->base ||
-		    f->limit >= r->fb_size)
+		if (f->bProtected || f->reserved || f->limit < f->base ||
+		    f->limit >= d->boot.fb_size)
 			continue;
 		if (f->limit - f->base + 1 > d->vram_usable) {
 			d->vram_base = f->base;
 			d->vram_usable = f->limit - f->base + 1;
 		}
 	}
-	if (!d->vram_usable)
-		return nvl_error(-EPROTO,
-				 "device: the firmware left no usable FB "
-				 "(%u regions)",
-				 r->num_fb_regions);
-	return 0;
+	nvl_free(fr);
+	if (!ret && !d->vram_usable)
+		ret = nvl_error(-EPROTO, "device: RM left no usable FB");
+	return ret;
 }
 
 /*
@@ -170,11 +177,11 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 	}
 	pthread_mutex_init(&d->chan_lock, NULL);
 	nvl_list_init(&d->chans);
-	ret = pick_fb(d);
+	ret = rm_objects(d);
+	if (!ret)
+		ret = pick_fb(d);
 	if (!ret)
 		ret = carve(d);
-	if (!ret)
-		ret = rm_objects(d);
 	if (ret) {
 		nvl_nv_device_remove(d);
 		return ret;

@@ -29,6 +29,8 @@ static void boot_every_profile(void **state)
 				 nvl_model_profile_find(chips[i])->num_ce);
 		assert_int_equal(r.intr_entries, 1 + r.num_ce);
 		assert_true(r.sequencer_ops >= 6);
+		/* the model's 6 GPCs: static info on 535, GR control on 570 */
+		assert_int_equal(r.gpc_mask, 0x3f);
 		/* WPR2 up where the layout put it (NV_PFB_PRI_MMU_WPR2_ADDR_LO) */
 		assert_int_equal(
 			nvl_hw_rd32(nvl_model_hw(k.m), NVL_HW_PFB_WPR2_ADDR_LO),

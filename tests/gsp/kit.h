@@ -7,10 +7,12 @@
 #define NVL_TESTS_GSP_KIT_H
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "base/time.h"
+#include "firmware/nvl_fw_manifest.h"
 #include "gsp/abi.h"
 #include "gsp/boot.h"
 #include "gsp/gsp.h"
@@ -48,8 +50,21 @@ static inline void kit_image(struct kit *k, size_t size)
 	for (size_t i = 0; i < size; i++)
 		k->image[i] = (uint8_t)(i * 7 + (i >> 12));
 	memset(k->bootloader, 0xb1, sizeof(k->bootloader));
+	/* the firmware version under test (the matrix in meson.build): its
+	 * manifest tells the model's firmware which build it runs */
+	const char *ver = getenv("NVL_TEST_GSP_FW");
+	struct nvl_fw_manifest mf = {.magic = NVL_FW_MANIFEST_MAGIC,
+				     .manifest_version =
+					     NVL_FW_MANIFEST_VERSION,
+				     .header_size = sizeof(mf)};
+
+	if (!ver || !*ver)
+		ver = NVL_FW_ABI_VERSION;
+	strncpy(mf.version, ver, sizeof(mf.version) - 1);
+	if (size >= sizeof(mf))
+		memcpy(k->image, &mf, sizeof(mf));
 	k->img = (struct nvl_gsp_image){
-		.version = NVL_FW_ABI_VERSION,
+		.version = ver,
 		.fwimage = k->image,
 		.fwimage_size = size,
 		.sig = KIT_SIG,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "model/pmu.h"
 
 #define SRC 0x100000ull
 #define DST 0x2000000ull
@@ -143,8 +144,45 @@ static void power_limit_throttles_busy_engine(void **state)
 	gpu_down(g);
 }
 
+/* real copies: the engine's simulated time follows the graphics clock, and
+ * in simulated time the copies are the PMU's activity */
+static void copy_throughput_follows_clock(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	const struct nvl_model_profile *pr = g->m->profile;
+	struct nvl_model_pmu_state st;
+	struct nvl_kit_chan ch;
+	uint64_t b0, n0, b1, n1, b2, n2;
+	double full, slow;
+
+	gpu_chan(g, 2, 0, &ch);
+	nvl_model_pmu_sim_advance(g->m, 0); /* simulated time from here */
+	nvl_model_pmu_ce_stats(g->m, 0, &b0, &n0);
+	busy(g, &ch, 2);
+	nvl_model_pmu_ce_stats(g->m, 0, &b1, &n1);
+	assert_int_equal(b1 - b0, 2ull * (16 << 20));
+	full = (double)(b1 - b0) / (double)(n1 - n0); /* bytes per ns */
+	/* 32 bytes per clock at 1500 MHz: 48 bytes/ns */
+	assert_true(full > 47.9 && full < 48.1);
+	nvl_hw_wr32(g->hw, NVL_HW_PERF_PSTATE, 1); /* P5: 900 MHz */
+	busy(g, &ch, 2);
+	nvl_model_pmu_ce_stats(g->m, 0, &b2, &n2);
+	slow = (double)(b2 - b1) / (double)(n2 - n1);
+	assert_true(slow / full > 0.599 && slow / full < 0.601);
+	assert_int_equal(pr->pstates[1].gpc_mhz * 1000 / pr->pstates[0].gpc_mhz,
+			 600);
+	/* the copies' simulated time is engine 0's activity */
+	nvl_model_pmu_sim_advance(g->m, n2 - n0);
+	nvl_model_pmu_get(g->m, &st);
+	assert_true(st.util_pm[0] > 0);
+	assert_true(st.power_mw > pr->idle_mw); /* P5 keeps the memory clock */
+	nvl_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(pstate_selects_clocks),
+	cmocka_unit_test(copy_throughput_follows_clock),
 	cmocka_unit_test(activity_raises_power_temperature_and_counters),
 	cmocka_unit_test(ambient_drives_temperature),
 	cmocka_unit_test(crossing_slowdown_throttles_and_interrupts),

@@ -48,6 +48,8 @@ static const struct {
 	const char *runs_on;
 } backends[] = {
 	{"baselines", "this machine's CPU and memory (no GPU)"},
+	{"gsp_boot", "the driver's GSP layer (src/gsp) booting the model's "
+		     "GSP firmware from the build's signed images"},
 	{"sync", "generic sync layer on host threads; a thread stands in "
 		 "for the GPU"},
 	{"scheduler", "common scheduler with its null backend (jobs run "
@@ -74,14 +76,21 @@ static const char *runs_on(const char *name)
 	return "(unlabelled)";
 }
 
+const char *nvl_demo_firmware;
+
 int nvl_cmd_demo(int argc, char **argv)
 {
 	int n = 0;
 
-	if (argc > 1 && argv[0] && !strcmp(argv[0], "demo")) {
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return nvl_help_print(stdout, "demo");
-		return nvl_help_usage_error("demo", "no arguments expected");
+		} else if (!strcmp(argv[i], "--firmware") && i + 1 < argc) {
+			nvl_demo_firmware = argv[++i];
+		} else {
+			return nvl_help_usage_error(
+				"demo", "expected --firmware VERSION or --help");
+		}
 	}
 	printf("nouvelle %s (%s build)\n", nvl_version(), NVL_BUILD_TYPE);
 	for (struct nvl_demo_step *s = steps; s; s = s->next) {

@@ -17,6 +17,10 @@ struct nvl_demo_step {
 
 void nvl_demo_register(struct nvl_demo_step *step);
 
+/* `nvl demo --firmware VERSION`: the GSP firmware version to boot (NULL:
+ * the step's default) */
+extern const char *nvl_demo_firmware;
+
 #define NVL_DEMO_STEP(order_, name_)                                       \
 	static int nvl_demo_fn_##name_(void);                              \
 	static struct nvl_demo_step nvl_demo_step_##name_ = {              \

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * `nvl demo` step 1: boot the GPU through its GSP first. For each chip
- * profile of the GSP era: load the build's 535.113.01 firmware set, boot
+ * profile of the GSP era: load the build's 535.113.01 firmware set (or
+ * the one `--firmware` names: 570.144), boot
  * (the booter checks the RSA signature with the fused key), print every
  * boot step with its time, make a few RM calls, unload.
  */
@@ -18,8 +19,9 @@
 
 static int boot_chip(const char *chip)
 {
-	static const char *const v535[] = {"535.113.01", NULL};
-	struct nvl_gsp_fw_opts o = {.versions = v535};
+	const char *const versions[] = {
+		nvl_demo_firmware ? nvl_demo_firmware : "535.113.01", NULL};
+	struct nvl_gsp_fw_opts o = {.versions = versions};
 	NV0080_ALLOC_PARAMETERS dp = {0};
 	struct nvl_gsp_boot_report r;
 	struct nvl_gsp_image img;
@@ -85,7 +87,7 @@ NVL_DEMO_STEP(1, gsp_boot)
 
 	printf("  booting through the GSP (model firmware, GSP-RM %s "
 	       "protocol):\n",
-	       NVL_FW_ABI_VERSION);
+	       nvl_demo_firmware ? nvl_demo_firmware : "535.113.01");
 	for (size_t i = 0; i < sizeof(chips) / sizeof(chips[0]); i++) {
 		int ret = boot_chip(chips[i]);
 

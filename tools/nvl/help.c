@@ -22,11 +22,15 @@ static const struct nvl_help_example nvl_ex[] = {
 };
 
 static const struct nvl_help_opt demo_opts[] = {
+	{"--firmware", "VERSION",
+	 "boot the GSP with this firmware version (535.113.01 or 570.144; "
+	 "default: the newest each chip accepts)"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
 };
 static const struct nvl_help_example demo_ex[] = {
 	{"nvl demo", "run every step; exit 1 at the first that fails"},
+	{"nvl demo --firmware 570.144", "boot the GSP on 570.144's ABI"},
 	{"NVL_DEBUG=err nvl demo", "also log why a failing call failed"},
 	{0},
 };
@@ -163,7 +167,7 @@ static const struct nvl_help table[] = {
 	 "failure and 2 on a usage error.",
 	 nvl_opts, nvl_ex, NULL},
 	{"demo", "the main job: exercise the stack on the built-in model",
-	 "nvl demo",
+	 "nvl demo [--firmware VERSION]",
 	 "Runs every registered step (machine baselines, sync, scheduler, "
 	 "mm, vm, GSP boot, model, MMU) in order, each labelled with what it "
 	 "runs on, and stops at the first failure.",

@@ -8,27 +8,6 @@
 
 #include "nvtypes.h"
 
-/* one FB region as RM reports it (NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO) */
-typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO {
-	NV_DECLARE_ALIGNED(NvU64 base, 8);
-	NV_DECLARE_ALIGNED(NvU64 limit, 8); /* inclusive */
-	NV_DECLARE_ALIGNED(NvU64 reserved, 8);
-	NvU32 performance;
-	NvBool supportCompressed;
-	NvBool supportISO;
-	NvBool bProtected;
-} NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO;
-
-#define NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES 16
-
-typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS {
-	NvU32 numFBRegions;
-	NV_DECLARE_ALIGNED(
-		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO
-			fbRegion[NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES],
-		8);
-} NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS;
-
 typedef struct GspStaticConfigInfo_t {
 	NvU8 grCapsBits[23];
 	NvU32 gpcMask;
@@ -55,8 +34,6 @@ typedef struct GspStaticConfigInfo_t {
 	NvU32 numCopyEngines;
 	NvU32 hostClass;
 	NvU32 ceClass;
-	/* the FB regions the driver may use (RM's own carve-outs excluded) */
-	NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS fbRegionInfoParams;
 } GspStaticConfigInfo;
 
 typedef struct GspSystemInfo {

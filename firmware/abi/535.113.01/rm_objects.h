@@ -67,6 +67,28 @@ typedef struct NV_CHANNEL_ALLOC_PARAMS {
 /* flags of NV_CHANNEL_ALLOC_PARAMS (the model's RM reads only this one) */
 #define NVOS04_FLAGS_PRIVILEGED_CHANNEL 0x00000001
 
+/* the FB regions (control on a subdevice): what the driver may use */
+#define NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO 0x20801320
+typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO {
+	NV_DECLARE_ALIGNED(NvU64 base, 8);
+	NV_DECLARE_ALIGNED(NvU64 limit, 8); /* inclusive */
+	NV_DECLARE_ALIGNED(NvU64 reserved, 8);
+	NvU32 performance;
+	NvBool supportCompressed;
+	NvBool supportISO;
+	NvBool bProtected;
+} NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO;
+
+#define NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES 16
+
+typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS {
+	NvU32 numFBRegions;
+	NV_DECLARE_ALIGNED(
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO
+			fbRegion[NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES],
+		8);
+} NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS;
+
 /* the work-submit token a doorbell write carries (control on a channel) */
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xc36f0108
 typedef struct NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS {
@@ -146,6 +168,20 @@ typedef struct NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS {
 		table[NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE];
 	NV2080_INTR_CATEGORY_SUBTREE_MAP subtreeMap[7];
 } NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS;
+
+#define NV2080_CTRL_CMD_BIOS_GET_SKU_INFO 0x20800808
+#define NV2080_CTRL_BIOS_CHIP_SKU_LEN 4
+#define NV2080_CTRL_BIOS_CHIP_SKU_MOD_LEN 2
+typedef struct NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS {
+	NvU32 BoardID;
+	char chipSKU[NV2080_CTRL_BIOS_CHIP_SKU_LEN];
+	char chipSKUMod[NV2080_CTRL_BIOS_CHIP_SKU_MOD_LEN];
+	char project[5];
+	char projectSKU[5];
+	char CDP[6];
+	char projectSKUMod[2];
+	NvU32 businessCycle;
+} NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS;
 
 /*
  * Not an NVIDIA control: nouvelle's model firmware answers it by returning

@@ -31,6 +31,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
 #include "hw/regs.h"
 #include "model/gsp/priv.h"
@@ -479,6 +480,7 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	size_t npages, run = 0;
 	uint64_t run_pa = 0;
 	nvl_model_booter_verify_fn verify;
+	char version[sizeof(((struct nvl_fw_manifest *)0)->version) + 1] = {0};
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
 		return NVL_HW_BOOTER_ERR_DMA;
@@ -540,6 +542,13 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 		ret = NVL_HW_BOOTER_ERR_SIG;
 		goto out;
 	}
+	/* the manifest names the firmware build: its wire formats */
+	if (meta.sizeOfRadix3Elf >= sizeof(struct nvl_fw_manifest)) {
+		const struct nvl_fw_manifest *mf = (const void *)img;
+
+		if (mf->magic == NVL_FW_MANIFEST_MAGIC)
+			memcpy(version, mf->version, sizeof(version) - 1);
+	}
 	meta.verified = GSP_FW_WPR_META_VERIFIED;
 	if (nvl_fw_dma(g, meta_pa + offsetof(GspFwWprMeta, verified),
 		       &meta.verified, 8, true))
@@ -551,6 +560,7 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	g->wpr_meta_pa = meta_pa;
 	/* RM's own memory starts where the FB the driver laid out ends */
 	g->rsvd_start = NVL_MIN(meta.nonWprHeapOffset, meta.gspFwWprStart);
+	g->wire = nvl_fw_wire_find(version);
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;
 out:
@@ -621,7 +631,8 @@ static int libos_start(struct nvl_model_gsp *g)
 {
 	LibosMemoryRegionInitArgument
 		args[PAGE / sizeof(LibosMemoryRegionInitArgument)];
-	GSP_ARGUMENTS_CACHED rm;
+	uint8_t rmbuf[256]; /* GSP_ARGUMENTS_CACHED of the booted version */
+	struct nvl_fw_rmargs qa, *q = &qa;
 	uint64_t pa, rmargs = 0;
 	msgqTxHeader h;
 
@@ -650,32 +661,31 @@ static int libos_start(struct nvl_model_gsp *g)
 	}
 	nvl_fw_log(g, LOG_INIT, "LIBOS: GSP-RM %s starting",
 		   NVL_FW_ABI_VERSION);
-	if (!rmargs || nvl_fw_dma(g, rmargs, &rm, sizeof(rm), false)) {
+	if (!rmargs ||
+	    nvl_fw_dma(g, rmargs, rmbuf, g->wire->rmargs_size, false)) {
 		nvl_fw_log(g, LOG_INIT, "LIBOS: no RMARGS region");
 		return -EINVAL;
 	}
-	const MESSAGE_QUEUE_INIT_ARGUMENTS *q = &rm.messageQueueInitArguments;
+	g->wire->rmargs(rmbuf, &qa);
 
-	if (!q->pageTableEntryCount || q->pageTableEntryCount > FW_MAX_PTES ||
-	    q->cmdQueueOffset % PAGE || q->statQueueOffset % PAGE ||
-	    q->cmdQueueOffset + GSP_QUEUE_SIZE >
-		    (uint64_t)q->pageTableEntryCount * PAGE ||
-	    q->statQueueOffset + GSP_QUEUE_SIZE >
-		    (uint64_t)q->pageTableEntryCount * PAGE) {
+	if (!q->pte_count || q->pte_count > FW_MAX_PTES || q->cmdq_off % PAGE ||
+	    q->statq_off % PAGE ||
+	    q->cmdq_off + GSP_QUEUE_SIZE > (uint64_t)q->pte_count * PAGE ||
+	    q->statq_off + GSP_QUEUE_SIZE > (uint64_t)q->pte_count * PAGE) {
 		nvl_fw_log(g, LOG_INIT, "RM: message queue arguments invalid");
 		return -EINVAL;
 	}
-	g->npte = q->pageTableEntryCount;
+	g->npte = q->pte_count;
 	for (unsigned i = 0; i < g->npte; i++) {
 		uint64_t page = i / (PAGE / 8);
-		uint64_t base = page ? g->pte[page] : q->sharedMemPhysAddr;
+		uint64_t base = page ? g->pte[page] : q->shared_pa;
 
 		if (nvl_fw_dma(g, base + (i % (PAGE / 8)) * 8, &g->pte[i], 8,
 			       false))
 			return -EFAULT;
 	}
-	g->cmdq_off = q->cmdQueueOffset;
-	g->statq_off = q->statQueueOffset;
+	g->cmdq_off = q->cmdq_off;
+	g->statq_off = q->statq_off;
 	if (region_io(g, g->cmdq_off, &h, sizeof(h), false) ||
 	    h.size != GSP_QUEUE_SIZE || h.msgSize != GSP_QUEUE_MSG_SIZE ||
 	    h.msgCount != CNT || h.entryOff != GSP_QUEUE_ENTRY_OFF ||
@@ -702,7 +712,7 @@ static int libos_start(struct nvl_model_gsp *g)
 	g->gsp_riscv |= NVL_HW_RISCV_CPUCTL_ACTIVE_STAT;
 	pthread_mutex_unlock(&g->lock);
 	nvl_fw_log(g, LOG_INIT, "LIBOS: queues at %#llx, %u pages",
-		   (unsigned long long)q->sharedMemPhysAddr, g->npte);
+		   (unsigned long long)q->shared_pa, g->npte);
 	return 0;
 }
 
@@ -874,6 +884,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	pthread_cond_init(&g->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
+	g->wire = nvl_fw_wire_find(NULL);
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->msg = nvl_malloc(FW_MAX_MSG);
@@ -1031,4 +1042,10 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 				    .status = NV_OK};
 
 	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+}
+
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
+		       const void *data, size_t len)
+{
+	return queue_event(m, function, data, len);
 }

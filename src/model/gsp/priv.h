@@ -7,6 +7,7 @@
 
 #include "firmware/abi/535.113.01/gsp.h"
 #include "model/gsp/gsp.h"
+#include "model/gsp/wire.h"
 #include "model/priv.h"
 
 #define FW_MAX_MSG (1u << 21) /* largest message assembled or sent */
@@ -66,12 +67,14 @@ struct nvl_model_gsp {
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
 	uint64_t rsvd_start; /* lowest byte of FB the firmware keeps (booter) */
+	const struct nvl_fw_wire *wire; /* from the image's manifest */
 
 	/* RM */
 	struct fw_obj *objs;
 	unsigned nobjs;
 	uint8_t *chan_used; /* per channel id */
 	uint32_t notify_hclient, notify_hevent;
+	struct fw_perf *perf; /* sensors, perf, power (ctrl_perf.c) */
 
 	/* events waiting to be sent */
 	struct fw_event evq[FW_EVQ];
@@ -89,6 +92,9 @@ struct nvl_model_gsp {
 /* fw.c */
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
+/* queue an event for the driver; 0 or -ENOSPC */
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
+		       const void *data, size_t len);
 int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
 	       bool write);
 /* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */

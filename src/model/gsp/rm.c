@@ -18,6 +18,7 @@
 #include "base/time.h"
 #include "hw/host.h"
 #include "hw/regs.h"
+#include "model/gsp/perf.h"
 #include "model/gsp/priv.h"
 
 #define INTERNAL_CLIENT 0xc1e00000u
@@ -27,7 +28,8 @@
 /* the base of RM's instance-block carve-out: below what the booter kept */
 static uint64_t carve_base(struct nvl_model_gsp *g)
 {
-	uint64_t size = (uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
+	uint64_t size =
+		(uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
 
 	size = (size + FW_RM_CARVEOUT_ALIGN - 1) & ~(FW_RM_CARVEOUT_ALIGN - 1);
 	return g->rsvd_start > size ? g->rsvd_start - size : 0;
@@ -114,7 +116,8 @@ int nvl_fw_rm_init(struct nvl_model_gsp *g)
 {
 	g->objs = nvl_calloc(FW_MAX_OBJECTS, sizeof(*g->objs));
 	g->chan_used = nvl_zalloc(g->m->profile->num_channels);
-	if (!g->objs || !g->chan_used) {
+	if (!g->objs || !g->chan_used || nvl_fw_perf_init(g)) {
+		nvl_fw_perf_fini(g);
 		nvl_free(g->objs);
 		nvl_free(g->chan_used);
 		return -ENOMEM;
@@ -124,6 +127,7 @@ int nvl_fw_rm_init(struct nvl_model_gsp *g)
 
 void nvl_fw_rm_fini(struct nvl_model_gsp *g)
 {
+	nvl_fw_perf_fini(g);
 	nvl_free(g->objs);
 	nvl_free(g->chan_used);
 	g->objs = NULL;
@@ -141,8 +145,8 @@ static struct fw_obj *find(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
 static void add(struct nvl_model_gsp *g, uint32_t client, uint32_t h,
 		uint32_t parent, uint32_t hclass, uint32_t chid)
 {
-	g->objs[g->nobjs++] = (struct fw_obj){client, h, parent, hclass, chid,
-					      0};
+	g->objs[g->nobjs++] =
+		(struct fw_obj){client, h, parent, hclass, chid, 0};
 }
 
 /* free @h and its subtree */
@@ -177,6 +181,7 @@ void nvl_fw_rm_reset(struct nvl_model_gsp *g)
 {
 	g->nobjs = 0;
 	memset(g->chan_used, 0, g->m->profile->num_channels);
+	nvl_fw_perf_reset(g);
 	/* RM's own internal client, as the static info reports it */
 	add(g, INTERNAL_CLIENT, INTERNAL_CLIENT, 0, NV01_ROOT, ~0u);
 	add(g, INTERNAL_CLIENT, INTERNAL_DEVICE, INTERNAL_CLIENT, NV01_DEVICE_0,
@@ -299,6 +304,8 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	return NV_OK;
 }
 
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g);
+
 static uint32_t rm_control(struct nvl_model_gsp *g,
 			   rpc_gsp_rm_control_v03_00 *c, size_t len)
 {
@@ -331,8 +338,32 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 					: 0;
 		return NV_OK;
 	}
+	case NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO: {
+		/* the FB below RM's carve-out is the driver's; the rest RM's */
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr =
+			(void *)c->params;
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *rg;
+		uint64_t base = carve_base(g);
+
+		if (o->hclass != NV20_SUBDEVICE_0 ||
+		    c->paramsSize != sizeof(*fr))
+			return NV_ERR_INVALID_ARGUMENT;
+		memset(fr, 0, sizeof(*fr));
+		rg = fr->fbRegion;
+		rg[0].limit = base - 1;
+		rg[0].performance = 1000;
+		rg[0].supportCompressed = NV_TRUE;
+		rg[0].supportISO = NV_TRUE;
+		rg[1].base = base;
+		rg[1].limit = g->m->vram_size - 1;
+		rg[1].reserved = g->m->vram_size - base;
+		rg[1].bProtected = NV_TRUE;
+		fr->numFBRegions = 2;
+		return NV_OK;
+	}
 	case NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY: {
-		NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS *pd = (void *)c->params;
+		NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS *pd =
+			(void *)c->params;
 		struct fw_obj *vas;
 
 		if (o->hclass != NV01_DEVICE_0 || c->paramsSize != sizeof(*pd))
@@ -343,8 +374,8 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 			return NV_ERR_INVALID_OBJECT_HANDLE;
 		if ((pd->physAddress & 0xfff) ||
 		    pd->physAddress >= carve_base(g) ||
-		    (pd->flags & 3) !=
-			    NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM)
+		    (pd->flags &
+		     3) != NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM)
 			return NV_ERR_INVALID_ARGUMENT;
 		vas->pdb = pd->physAddress;
 		return NV_OK;
@@ -354,7 +385,8 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 			(void *)c->params;
 		uint32_t rl;
 
-		if (!is_channel_class(o->hclass) || c->paramsSize != sizeof(*wt))
+		if (!is_channel_class(o->hclass) ||
+		    c->paramsSize != sizeof(*wt))
 			return NV_ERR_INVALID_ARGUMENT;
 		rl = reg_rd(g, NVL_HW_CHRAM_RUNLIST(o->chid)) & 0xff;
 		wt->workSubmitToken = NVL_HW_DOORBELL_TOKEN(o->chid, rl);
@@ -368,6 +400,8 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		    c->paramsSize != sizeof(*ep))
 			return NV_ERR_INVALID_ARGUMENT;
 		g->notify_hclient = c->hClient;
+		nvl_fw_perf_notify(g, c->hClient, c->hObject, ep->event,
+				   ep->action);
 		return NV_OK;
 	}
 	case NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE: {
@@ -391,48 +425,50 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		t->tableLen = 1 + p->num_ce;
 		return NV_OK;
 	}
-	default:
-		return NV_ERR_NOT_SUPPORTED;
+	default: {
+		/* controls only some versions have (wire_ver.c) */
+		const struct nvl_fw_static_src src = static_src(g);
+		uint32_t status;
+
+		if (g->wire->control(c->cmd, c->params, c->paramsSize, &src,
+				     &status))
+			return status;
+		/* sensors, clocks and power (ctrl_perf.c) */
+		if (o->hclass != NV20_SUBDEVICE_0)
+			return NV_ERR_NOT_SUPPORTED;
+		return nvl_fw_perf_control(g, c->hClient, c->hObject, c->cmd,
+					   c->params, c->paramsSize);
 	}
+	}
+}
+
+/* what the firmware knows of the chip, for the per-version formats */
+static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g)
+{
+	const struct nvl_model_profile *p = g->m->profile;
+
+	return (struct nvl_fw_static_src){
+		.fb_length = g->m->vram_size,
+		.gpc_mask = 0x3f,
+		.tpc_count = 36,
+		.h_client = INTERNAL_CLIENT,
+		.h_device = INTERNAL_DEVICE,
+		.h_subdevice = INTERNAL_SUBDEVICE,
+		.name = p->family,
+		.short_name = p->name,
+		.num_channels = p->num_channels,
+		.num_ce = p->num_ce,
+		.host_class = p->host_class,
+		.ce_class = p->ce_class,
+	};
 }
 
 static size_t static_info(struct nvl_model_gsp *g)
 {
-	const struct nvl_model_profile *p = g->m->profile;
-	GspStaticConfigInfo *si = (void *)g->reply;
-	NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *rg;
-	uint64_t base;
+	const struct nvl_fw_static_src src = static_src(g);
 
-	memset(si, 0, sizeof(*si));
-	si->fbLength = g->m->vram_size;
-	si->fb_length = g->m->vram_size;
-	si->gpcMask = 0x3f;
-	si->tpcCount = 36;
-	si->bVbiosValid = NV_TRUE;
-	si->hInternalClient = INTERNAL_CLIENT;
-	si->hInternalDevice = INTERNAL_DEVICE;
-	si->hInternalSubdevice = INTERNAL_SUBDEVICE;
-	strncpy(si->gpuNameString, p->family, sizeof(si->gpuNameString) - 1);
-	strncpy(si->gpuShortNameString, p->name,
-		sizeof(si->gpuShortNameString) - 1);
-	si->numChannels = p->num_channels;
-	si->numCopyEngines = p->num_ce;
-	si->hostClass = p->host_class;
-	si->ceClass = p->ce_class;
-	/* the FB below RM's carve-out is the driver's; the rest is RM's */
-	base = carve_base(g);
-	rg = si->fbRegionInfoParams.fbRegion;
-	rg[0].base = 0;
-	rg[0].limit = base - 1;
-	rg[0].performance = 1000;
-	rg[0].supportCompressed = NV_TRUE;
-	rg[0].supportISO = NV_TRUE;
-	rg[1].base = base;
-	rg[1].limit = g->m->vram_size - 1;
-	rg[1].reserved = g->m->vram_size - base;
-	rg[1].bProtected = NV_TRUE;
-	si->fbRegionInfoParams.numFBRegions = 2;
-	return sizeof(*si);
+	/* the layout of the version booted (wire_ver.c, per version) */
+	return g->wire->static_info(&src, g->reply);
 }
 
 static uint32_t set_registry(struct nvl_model_gsp *g, const uint8_t *req,

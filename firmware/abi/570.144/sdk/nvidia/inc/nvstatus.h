@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NV_STATUS values GSP-RM 570.144 returns, as an X-macro:
+ * NV_STATUS_CODE(name, value). The subset nouvelle and its model use;
+ * values from the SDK's status-code table.
+ */
+#ifndef NVL_FW_570_NVSTATUS_H
+#define NVL_FW_570_NVSTATUS_H
+
+#define NV_STATUS_CODES(X)                           \
+	X(NV_OK, 0x00000000)                         \
+	X(NV_ERR_GENERIC, 0x0000ffff)                \
+	X(NV_ERR_BUFFER_TOO_SMALL, 0x00000002)       \
+	X(NV_ERR_BUSY_RETRY, 0x00000003)             \
+	X(NV_ERR_GPU_IS_LOST, 0x0000000f)            \
+	X(NV_ERR_IN_USE, 0x00000017)                 \
+	X(NV_ERR_INSUFFICIENT_RESOURCES, 0x0000001a) \
+	X(NV_ERR_INSUFFICIENT_PERMISSIONS, 0x0000001b) \
+	X(NV_ERR_INVALID_ARGUMENT, 0x0000001f)       \
+	X(NV_ERR_INVALID_CLASS, 0x00000022)          \
+	X(NV_ERR_INVALID_CLIENT, 0x00000023)         \
+	X(NV_ERR_INVALID_COMMAND, 0x00000024)        \
+	X(NV_ERR_INVALID_DATA, 0x00000025)           \
+	X(NV_ERR_INVALID_FUNCTION, 0x0000002a)       \
+	X(NV_ERR_INVALID_OBJECT_HANDLE, 0x00000033)  \
+	X(NV_ERR_INVALID_OBJECT_NEW, 0x00000034)     \
+	X(NV_ERR_INVALID_OBJECT_PARENT, 0x00000036)  \
+	X(NV_ERR_INVALID_PARAM_STRUCT, 0x0000003a)   \
+	X(NV_ERR_INVALID_REGISTRY_KEY, 0x0000003e)   \
+	X(NV_ERR_INVALID_STATE, 0x00000040)          \
+	X(NV_ERR_NO_MEMORY, 0x00000051)              \
+	X(NV_ERR_NOT_READY, 0x00000055)              \
+	X(NV_ERR_NOT_SUPPORTED, 0x00000056)          \
+	X(NV_ERR_OBJECT_NOT_FOUND, 0x00000057)       \
+	X(NV_ERR_OUT_OF_RANGE, 0x0000005b)           \
+	X(NV_ERR_RESET_REQUIRED, 0x00000062)         \
+	X(NV_ERR_TIMEOUT, 0x00000065)                \
+	X(NV_ERR_TIMEOUT_RETRY, 0x00000066)          \
+	X(NV_ERR_FLCN_ERROR, 0x00000070)             \
+	X(NV_ERR_FATAL_ERROR, 0x00000071)            \
+	X(NV_ERR_RISCV_ERROR, 0x00000079)
+
+#define NV_STATUS_DEFINE_(name, value) name = value,
+enum nv_status_code_570 { NV_STATUS_CODES(NV_STATUS_DEFINE_) };
+#undef NV_STATUS_DEFINE_
+
+#endif

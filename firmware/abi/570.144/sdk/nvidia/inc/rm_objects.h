@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RM classes, allocation parameters and controls of GSP-RM 570.144 that
+ * nouvelle uses (a subset, with the SDK's numbers).
+ */
+#ifndef NVL_FW_570_RM_OBJECTS_H
+#define NVL_FW_570_RM_OBJECTS_H
+
+#include "nvtypes.h"
+#include "ctrl/ctrl2080/ctrl2080bios.h"
+#include "ctrl/ctrl2080/ctrl2080gr.h"
+
+#define NV01_ROOT 0x00000000
+#define NV01_DEVICE_0 0x00000080
+#define NV20_SUBDEVICE_0 0x00002080
+#define FERMI_VASPACE_A 0x000090f1
+#define NV01_EVENT_KERNEL_CALLBACK_EX 0x0000007e
+#define TURING_CHANNEL_GPFIFO_A 0x0000c46f
+#define AMPERE_CHANNEL_GPFIFO_A 0x0000c56f
+#define HOPPER_CHANNEL_GPFIFO_A 0x0000c86f
+#define TURING_DMA_COPY_A 0x0000c5b5
+#define AMPERE_DMA_COPY_A 0x0000c6b5
+#define AMPERE_DMA_COPY_B 0x0000c7b5
+#define HOPPER_DMA_COPY_A 0x0000c8b5
+
+typedef struct NV0080_ALLOC_PARAMETERS {
+	NvU32 deviceId;
+	NvHandle hClientShare;
+	NvHandle hTargetClient;
+	NvHandle hTargetDevice;
+	NvV32 flags;
+	NV_DECLARE_ALIGNED(NvU64 vaSpaceSize, 8);
+	NV_DECLARE_ALIGNED(NvU64 vaStartInternal, 8);
+	NV_DECLARE_ALIGNED(NvU64 vaLimitInternal, 8);
+	NvV32 vaMode;
+} NV0080_ALLOC_PARAMETERS;
+
+typedef struct NV2080_ALLOC_PARAMETERS {
+	NvU32 subDeviceId;
+} NV2080_ALLOC_PARAMETERS;
+
+typedef struct NV_VASPACE_ALLOCATION_PARAMETERS {
+	NvU32 index;
+	NvV32 flags;
+	NV_DECLARE_ALIGNED(NvU64 vaSize, 8);
+	NV_DECLARE_ALIGNED(NvU64 vaStartInternal, 8);
+	NV_DECLARE_ALIGNED(NvU64 vaLimitInternal, 8);
+	NvU32 bigPageSize;
+	NV_DECLARE_ALIGNED(NvU64 vaBase, 8);
+} NV_VASPACE_ALLOCATION_PARAMETERS;
+
+/* a trimmed NV_CHANNEL_ALLOC_PARAMS: the fields the model's RM reads */
+typedef struct NV_CHANNEL_ALLOC_PARAMS {
+	NvHandle hObjectError;
+	NvHandle hObjectBuffer;
+	NV_DECLARE_ALIGNED(NvU64 gpFifoOffset, 8);
+	NvU32 gpFifoEntries;
+	NvU32 flags;
+	NvHandle hContextShare;
+	NvHandle hVASpace;
+	NvU32 engineType;
+	NvU32 cid; /* out: the channel id the firmware picked */
+} NV_CHANNEL_ALLOC_PARAMS;
+
+typedef struct NV0005_ALLOC_PARAMETERS {
+	NvHandle hParentClient;
+	NvHandle hSrcResource;
+	NvV32 hClass;
+	NvV32 notifyIndex;
+	NV_DECLARE_ALIGNED(NvP64 data, 8);
+} NV0005_ALLOC_PARAMETERS;
+
+/* ---- controls ------------------------------------------------------ */
+#define NV2080_CTRL_CMD_GPU_GET_INFO_V2 0x20800102
+#define NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION 0x20800301
+#define NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE 0x20800a5c
+
+#define NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE 65
+typedef struct NV2080_CTRL_GPU_INFO {
+	NvU32 index;
+	NvU32 data;
+} NV2080_CTRL_GPU_INFO;
+
+typedef struct NV2080_CTRL_GPU_GET_INFO_V2_PARAMS {
+	NvU32 gpuInfoListSize;
+	NV2080_CTRL_GPU_INFO gpuInfoList[NV2080_CTRL_GPU_INFO_MAX_LIST_SIZE];
+} NV2080_CTRL_GPU_GET_INFO_V2_PARAMS;
+
+#define NV2080_CTRL_GPU_INFO_INDEX_ECID_LO32 0x00000001
+#define NV2080_CTRL_GPU_INFO_INDEX_MINOR_REVISION_EXT 0x00000004
+
+typedef struct NV2080_CTRL_EVENT_SET_NOTIFICATION_PARAMS {
+	NvU32 event;
+	NvU32 action;
+	NvBool bNotifyState;
+	NvU32 info32;
+	NvU16 info16;
+} NV2080_CTRL_EVENT_SET_NOTIFICATION_PARAMS;
+
+#define NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_DISABLE 1
+#define NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_SINGLE 2
+#define NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_REPEAT 3
+
+#define NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE 128
+typedef struct NV2080_INTR_CATEGORY_SUBTREE_MAP {
+	NvU8 subtreeStart;
+	NvU8 subtreeEnd;
+} NV2080_INTR_CATEGORY_SUBTREE_MAP;
+
+typedef struct NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY {
+	NvU16 engineIdx;
+	NvU32 pmcIntrMask;
+	NvU32 vectorStall;
+	NvU32 vectorNonStall;
+} NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY;
+
+typedef struct NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS {
+	NvU32 tableLen;
+	NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_ENTRY
+		table[NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE];
+	NV2080_INTR_CATEGORY_SUBTREE_MAP subtreeMap[7];
+} NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS;
+
+/*
+ * Not an NVIDIA control: nouvelle's model firmware answers it by returning
+ * its parameters with every byte complemented. It exists to move large
+ * parameter blocks (continuation records) both ways in tests and benches.
+ */
+#define NVL_MODEL_CTRL_CMD_ECHO 0x2080f001
+
+#endif

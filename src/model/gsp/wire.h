@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The version-dependent side of the model's GSP firmware: code compiled
+ * once per firmware version against that version's own headers
+ * (firmware/abi/<version>/, see src/model/gsp/meson.build), selected at
+ * boot by the version in the image's manifest. Nothing here includes a
+ * firmware header: the per-version files do.
+ */
+#ifndef NVL_MODEL_GSP_WIRE_H
+#define NVL_MODEL_GSP_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** struct nvl_fw_static_src - what GET_GSP_STATIC_INFO reports. */
+struct nvl_fw_static_src {
+	uint64_t fb_length;
+	uint32_t gpc_mask, tpc_count;
+	uint32_t h_client, h_device, h_subdevice;
+	const char *name, *short_name;
+	uint32_t num_channels, num_ce, host_class, ce_class;
+};
+
+/** struct nvl_fw_rmargs - the queue arguments of GSP_ARGUMENTS_CACHED. */
+struct nvl_fw_rmargs {
+	uint64_t shared_pa, cmdq_off, statq_off;
+	uint32_t pte_count;
+};
+
+/** struct nvl_fw_wire - one firmware version's wire formats. */
+struct nvl_fw_wire {
+	/** @version: "570.144" */
+	const char *version;
+	/** @static_info: GspStaticConfigInfo of this version into @out (at
+	 * least 4 KiB); returns its size */
+	size_t (*static_info)(const struct nvl_fw_static_src *src, void *out);
+	/** @rmargs_size: bytes of GSP_ARGUMENTS_CACHED (at most 256) */
+	size_t rmargs_size;
+	/** @rmargs: the queue arguments out of this version's RM arguments */
+	void (*rmargs)(const void *in, struct nvl_fw_rmargs *out);
+	/** @control: a control only this version has (570's GR controls,
+	 * where the GPC mask moved); false when it is not one of them */
+	bool (*control)(uint32_t cmd, void *params, size_t size,
+			const struct nvl_fw_static_src *src, uint32_t *status);
+};
+
+/**
+ * nvl_fw_wire_find() - the wire formats of firmware @version; NULL or an
+ * unknown version gives the default (535.113.01).
+ */
+const struct nvl_fw_wire *nvl_fw_wire_find(const char *version);
+
+#endif /* NVL_MODEL_GSP_WIRE_H */

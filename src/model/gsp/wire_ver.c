@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One firmware version's wire formats, compiled once per version with
+ * NVL_FW_ROOT (that version's root header), NVL_FW_IDENT (its C form,
+ * r570_144) and its include directories (src/model/gsp/meson.build).
+ * The layout comes from the compiler and that version's headers, never
+ * from abigen.
+ */
+#include <string.h>
+
+#include NVL_FW_ROOT
+#include "model/gsp/wire.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define SYM(n) CAT(n, NVL_FW_IDENT)
+
+static size_t static_info(const struct nvl_fw_static_src *s, void *out)
+{
+	GspStaticConfigInfo *si = out;
+
+	memset(si, 0, sizeof(*si));
+	si->fbLength = s->fb_length;
+	si->fb_length = s->fb_length;
+#ifdef NVL_FW_STATIC_INFO_HAS_GPC
+	/* 570 dropped these: the GR controls report them */
+	si->gpcMask = s->gpc_mask;
+	si->tpcCount = s->tpc_count;
+#endif
+	si->bVbiosValid = NV_TRUE;
+	si->hInternalClient = s->h_client;
+	si->hInternalDevice = s->h_device;
+	si->hInternalSubdevice = s->h_subdevice;
+	strncpy(si->gpuNameString, s->name, sizeof(si->gpuNameString) - 1);
+	strncpy(si->gpuShortNameString, s->short_name,
+		sizeof(si->gpuShortNameString) - 1);
+	si->numChannels = s->num_channels;
+	si->numCopyEngines = s->num_ce;
+	si->hostClass = s->host_class;
+	si->ceClass = s->ce_class;
+	return sizeof(*si);
+}
+
+static void rmargs(const void *in, struct nvl_fw_rmargs *out)
+{
+	GSP_ARGUMENTS_CACHED a;
+	const MESSAGE_QUEUE_INIT_ARGUMENTS *q = &a.messageQueueInitArguments;
+
+	memcpy(&a, in, sizeof(a));
+	out->shared_pa = q->sharedMemPhysAddr;
+	out->pte_count = q->pageTableEntryCount;
+	out->cmdq_off = q->cmdQueueOffset;
+	out->statq_off = q->statQueueOffset;
+}
+
+static bool control(uint32_t cmd, void *params, size_t size,
+		    const struct nvl_fw_static_src *src, uint32_t *status)
+{
+	switch (cmd) {
+#ifdef NV2080_CTRL_CMD_GR_GET_GPC_MASK
+	case NV2080_CTRL_CMD_GR_GET_GPC_MASK: {
+		NV2080_CTRL_GR_GET_GPC_MASK_PARAMS p;
+
+		if (size != sizeof(p)) {
+			*status = NV_ERR_INVALID_PARAM_STRUCT;
+			return true;
+		}
+		memcpy(&p, params, sizeof(p));
+		p.gpcMask = src->gpc_mask;
+		memcpy(params, &p, sizeof(p));
+		*status = NV_OK;
+		return true;
+	}
+#endif
+	default:
+		(void)params;
+		(void)size;
+		(void)src;
+		(void)status;
+		return false;
+	}
+}
+
+_Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
+
+const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
+	.version = NVL_FW_ABI_VERSION,
+	.static_info = static_info,
+	.rmargs_size = sizeof(GSP_ARGUMENTS_CACHED),
+	.rmargs = rmargs,
+	.control = control,
+};

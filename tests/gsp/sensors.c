@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: gsp_sensors
+ *
+ * Sensors and reclocking through the model's GSP firmware, in simulated
+ * time (nvl_model_pmu_sim_advance(), model-only): each field against the
+ * model PMU's state; fields absent when the chip lacks the sensor or the
+ * firmware the control; thermal slowdown halves the graphics clock;
+ * sustained load under a lower power limit brings board power under the
+ * limit and raising it restores the clocks; one event per crossing;
+ * privilege for every reclocking control; copy-engine speed follows the
+ * graphics clock; allocation failures in read and subscribe.
+ *
+ * Facts: ../shared/reference/gsp-firmware.md 3.2 (THERMAL_SYSTEM_EXECUTE_V2
+ * 0x20800513 and its opcodes, PERF_BOOST 0x2080200a,
+ * PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2 0x20802096); ctrl2080perf.h
+ * PERF_GET_CURRENT_PSTATE 0x20802068 (Pn = 1 << n); public
+ * NV2080_CTRL_CLK_DOMAIN GPCCLK 0x1, MCLK 0x10, NVDCLK 0x100000;
+ * user-tools.md 1.2 (clocks_event_reasons bits).
+ */
+#include <stdatomic.h>
+
+#include "gsp/sensors.h"
+#include "kit.h"
+#include "model/gsp/perf.h"
+#include "model/pmu.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+struct sub_tree {
+	uint32_t root, dev, sub;
+};
+
+static void tree(struct kit *k, struct sub_tree *t)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &t->dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &t->sub),
+			 0);
+}
+
+static void up(struct kit *k, struct sub_tree *t, const char *profile)
+{
+	kit_up(k, profile);
+	tree(k, t);
+	/* from here on the PMU runs on simulated time only */
+	nvl_model_pmu_sim_advance(k->m, 0);
+}
+
+static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
+{
+	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
+}
+
+static int32_t deg(int32_t mc)
+{
+	return (mc + 500) / 1000;
+}
+
+/* every field against the PMU's (frozen, simulated-time) state */
+static void check_fields(const char *profile)
+{
+	const struct nvl_model_profile *pr;
+	struct nvl_model_pmu_state st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	up(&k, &t, profile);
+	pr = k.m->profile;
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 500), 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+
+	assert_int_equal(s.timestamp_ns, st.time_ns);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+	assert_int_equal(s.gpu_temp_c, deg(st.temp_mc));
+	assert_true(s.gpu_temp_c > 25); /* warmed by the load */
+	/* memory temperature: HBM chips only (a sensor on target MEMORY) */
+	assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_MEM_TEMP),
+			 pr->mem_sensor);
+	if (pr->mem_sensor)
+		assert_int_equal(s.mem_temp_c, deg(st.mem_temp_mc));
+	else
+		assert_int_equal(s.mem_temp_c, 0);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_POWER));
+	assert_int_equal(s.power_mw, st.power_mw);
+	assert_true(s.power_mw > pr->idle_mw);
+	assert_int_equal(s.power_limit_mw, pr->tdp_mw);
+	assert_int_equal(s.power_default_mw, pr->tdp_mw);
+	assert_int_equal(s.energy_mj, st.energy_mj);
+	assert_true(s.energy_mj > 2 * pr->idle_mw / 2); /* > half idle * 2 s */
+	assert_int_equal(s.clk_gr_mhz, pr->pstates[0].gpc_mhz);
+	assert_int_equal(s.clk_mem_mhz, pr->pstates[0].mem_mhz);
+	assert_int_equal(s.clk_video_mhz, st.video_mhz);
+	assert_int_equal(s.clk_gr_max_mhz, pr->pstates[0].gpc_mhz);
+	assert_int_equal(s.clk_mem_max_mhz, pr->pstates[0].mem_mhz);
+	assert_int_equal(s.clk_video_max_mhz, st.video_max_mhz);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	assert_int_equal(s.pstate, pr->pstates[0].id);
+	{
+		/* NVIDIA's control agrees: Pn as bit n */
+		NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS cp = {0};
+
+		assert_int_equal(
+			nvl_gsp_rm_control(
+				k.gsp, t.sub,
+				NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, &cp,
+				sizeof(cp)),
+			0);
+		assert_int_equal(cp.currPstate, 1u << pr->pstates[0].id);
+		nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+		assert_int_equal(
+			nvl_gsp_rm_control(
+				k.gsp, t.sub,
+				NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE, &cp,
+				sizeof(cp)),
+			0);
+		assert_int_equal(cp.currPstate, 1u << pr->pstates[2].id);
+		nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 0);
+	}
+	/* utilisation from the firmware's sample: engine 0 half busy */
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_int_equal(s.num_engines, pr->num_ce);
+	assert_int_equal(s.util_engine[0], 5000);
+	for (unsigned e = 1; e < pr->num_ce; e++)
+		assert_int_equal(s.util_engine[e], 0);
+	assert_int_equal(s.util_gpu, 5000);
+	assert_int_equal(s.util_mem, 5000 / pr->num_ce);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_THROTTLE));
+	assert_int_equal(s.throttle, 0); /* busy, cool, under the limit */
+	assert_true(s.throttle_supported & NVL_THROTTLE_SW_POWER_CAP);
+	assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_FAN), pr->fan);
+	if (pr->fan)
+		assert_int_equal(s.fan_pct, st.fan_pct);
+
+	/* idle: the reason shows once the activity has decayed */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 0), 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	rd(&k, &t, &s);
+	assert_int_equal(s.throttle, NVL_THROTTLE_GPU_IDLE);
+	assert_int_equal(s.util_engine[0], 0);
+	kit_down(&k);
+}
+
+static void fields_tu102(void **state)
+{
+	check_fields("tu102");
+}
+
+static void fields_gh100(void **state)
+{
+	check_fields("gh100");
+}
+
+/* a firmware without a control: its fields absent, the rest present */
+static void absent_without_control(void **state)
+{
+	const uint64_t power = NVL_SENSOR_BIT(NVL_SENSOR_POWER) |
+			       NVL_SENSOR_BIT(NVL_SENSOR_POWER_LIMIT) |
+			       NVL_SENSOR_BIT(NVL_SENSOR_ENERGY);
+	const uint64_t temp = NVL_SENSOR_BIT(NVL_SENSOR_GPU_TEMP);
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+	uint64_t all;
+
+	up(&k, &t, "tu102");
+	/* before any perfmon sample: no per-engine figures */
+	assert_int_equal(
+		nvl_model_gsp_perf_disable(
+			k.m,
+			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+			true),
+		0);
+	rd(&k, &t, &s);
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	nvl_model_gsp_perf_disable(
+		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+		false);
+	rd(&k, &t, &s);
+	all = s.valid;
+	assert_true((all & power) == power);
+	assert_true(all & temp);
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 k.m, NVL2080_CTRL_CMD_PMGR_GET_STATUS, true),
+			 0);
+	assert_int_equal(
+		nvl_model_gsp_perf_disable(
+			k.m, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, true),
+		0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.valid, all & ~power & ~temp);
+	assert_int_equal(s.power_mw, 0);
+	assert_int_equal(s.gpu_temp_c, 0);
+	/* the rest still read */
+	assert_int_equal(s.clk_gr_mhz, k.m->profile->pstates[0].gpc_mhz);
+	/* the samples control off: no sample, utilisation absent too */
+	assert_int_equal(
+		nvl_model_gsp_perf_disable(
+			k.m,
+			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+			true),
+		0);
+	rd(&k, &t, &s);
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	/* the perf status still reports the last sample the firmware took */
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_THROTTLE));
+	/* back on */
+	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PMGR_GET_STATUS,
+				   false);
+	nvl_model_gsp_perf_disable(
+		k.m, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, false);
+	nvl_model_gsp_perf_disable(
+		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+		false);
+	rd(&k, &t, &s);
+	assert_int_equal(s.valid, all);
+	/* a bad subdevice fails the read, nothing written */
+	memset(&s, 0x5a, sizeof(s));
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, 0xcaf0ffff, &s), -ENOENT);
+	assert_int_equal(s.valid, 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, t.sub, NULL), -EINVAL);
+	assert_true(strlen(nvl_error_msg()) > 0);
+	/* a dead GSP: -ENODEV at once, nothing written, no -EPERM masking */
+	nvl_gsp_mark_dead(k.gsp, "test");
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, t.sub, &s), -ENODEV);
+	assert_int_equal(s.valid, 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, true, 100000),
+			 -ENODEV);
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, false, 100000),
+			 -EPERM);
+	kit_down(&k);
+}
+
+struct evs {
+	atomic_uint thermal, power;
+};
+
+static void on_event(void *arg, enum nvl_sensor_event ev)
+{
+	struct evs *e = arg;
+
+	if (ev == NVL_SENSOR_EVENT_THERMAL)
+		atomic_fetch_add(&e->thermal, 1);
+	else if (ev == NVL_SENSOR_EVENT_POWER_CAP)
+		atomic_fetch_add(&e->power, 1);
+}
+
+static void flush(struct kit *k)
+{
+	assert_int_equal(nvl_gsp_event_flush(k->gsp, NVL_GSP_TIMEOUT_NS), 0);
+}
+
+/* sustained load, lower limit: power converges under it; raise: restored */
+static void power_limit_convergence(void **state)
+{
+	const struct nvl_model_profile *pr;
+	struct nvl_gsp_sensor_sub *sub;
+	struct evs ev = {0};
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+	uint32_t limit, fmax, prev;
+
+	up(&k, &t, "tu102");
+	pr = k.m->profile;
+	fmax = pr->pstates[0].gpc_mhz;
+	assert_int_equal(
+		nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+					  NVL_SENSOR_EVENT_POWER_CAP |
+						  NVL_SENSOR_EVENT_THERMAL,
+					  on_event, &ev, &sub),
+		0);
+	/* two copy engines fully busy: 20 W + 2 x 60 W = 140 W < 250 W */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 1000), 0);
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 1, 1000), 0);
+	nvl_model_pmu_sim_advance(k.m, 1 * SEC);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, fmax);
+	assert_true(s.power_mw > 130000 && s.power_mw < 250000);
+	assert_false(s.throttle & NVL_THROTTLE_SW_POWER_CAP);
+
+	limit = 80000;
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, true, limit), 0);
+	/* the clock comes down step by step; 5 s of sustained load */
+	prev = fmax;
+	for (int i = 0; i < 50; i++) {
+		nvl_model_pmu_sim_advance(k.m, 100 * MS);
+		rd(&k, &t, &s);
+		assert_true(s.clk_gr_mhz <= prev);
+		prev = s.clk_gr_mhz;
+		if (i >= 10) /* converged within 1 s, then stays under */
+			assert_true(s.power_mw <= limit);
+	}
+	assert_int_equal(s.power_limit_mw, limit);
+	assert_true(s.power_mw >= limit * 95 / 100);
+	assert_true(s.clk_gr_mhz < fmax * 3 / 4);
+	assert_true(s.throttle & NVL_THROTTLE_SW_POWER_CAP);
+	flush(&k);
+	assert_int_equal(atomic_load(&ev.power), 1); /* one crossing */
+	assert_int_equal(
+		nvl_model_gsp_perf_posted(k.m, NVL2080_NOTIFIERS_POWER_CAP), 1);
+
+	/* the copy engine slowed with the clock */
+	assert_true(nvl_model_pmu_ce_ns(k.m, 1ull << 30) >
+		    (1ull << 30) * 1000 / (NVL_MODEL_CE_BYTES_PER_CLK * fmax) *
+			    5 / 4);
+
+	/* raise it back: full clock, no cap */
+	assert_int_equal(
+		nvl_gsp_set_power_limit(k.gsp, t.sub, true, pr->tdp_mw), 0);
+	nvl_model_pmu_sim_advance(k.m, 3 * SEC);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, fmax);
+	assert_false(s.throttle & NVL_THROTTLE_SW_POWER_CAP);
+	assert_true(s.power_mw > limit);
+
+	/* a second crossing: a second event */
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, true, limit), 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	flush(&k);
+	assert_int_equal(atomic_load(&ev.power), 2);
+	assert_int_equal(atomic_load(&ev.thermal), 0);
+	/* out of range: refused, unchanged */
+	assert_int_equal(
+		nvl_gsp_set_power_limit(k.gsp, t.sub, true, pr->idle_mw - 1),
+		-EINVAL);
+	rd(&k, &t, &s);
+	assert_int_equal(s.power_limit_mw, limit);
+	nvl_gsp_sensors_unsubscribe(sub);
+	kit_down(&k);
+}
+
+/* above the slowdown temperature the clock is halved; once per crossing */
+static void thermal_slowdown_halves(void **state)
+{
+	struct nvl_gsp_sensor_sub *sub;
+	struct evs ev = {0};
+	struct nvl_hw *hw;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+	uint32_t fmax;
+
+	up(&k, &t, "tu102");
+	hw = nvl_model_hw(k.m);
+	fmax = k.m->profile->pstates[0].gpc_mhz;
+	assert_int_equal(nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+						   NVL_SENSOR_EVENT_THERMAL,
+						   on_event, &ev, &sub),
+			 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, fmax);
+	/* a hot room: the model's environment, not a driver control */
+	nvl_hw_wr32(hw, NVL_HW_THERM_AMBIENT, 95000);
+	nvl_model_pmu_sim_advance(k.m, 20 * SEC);
+	rd(&k, &t, &s);
+	assert_true(s.gpu_temp_c > k.m->profile->slowdown_mc / 1000);
+	assert_int_equal(s.clk_gr_mhz, fmax / 2);
+	assert_int_equal(s.clk_video_mhz, fmax / 2 * 3 / 4);
+	assert_true(s.throttle & NVL_THROTTLE_HW_THERMAL);
+	assert_true(s.throttle & NVL_THROTTLE_HW_SLOWDOWN);
+	nvl_model_pmu_sim_advance(k.m, 20 * SEC); /* still hot */
+	flush(&k);
+	assert_int_equal(atomic_load(&ev.thermal), 1);
+	/* cool down: the clock is back */
+	nvl_hw_wr32(hw, NVL_HW_THERM_AMBIENT, 25000);
+	nvl_model_pmu_sim_advance(k.m, 30 * SEC);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, fmax);
+	assert_false(s.throttle & NVL_THROTTLE_HW_THERMAL);
+	/* heat again: a second crossing, a second event */
+	nvl_hw_wr32(hw, NVL_HW_THERM_AMBIENT, 95000);
+	nvl_model_pmu_sim_advance(k.m, 20 * SEC);
+	flush(&k);
+	assert_int_equal(atomic_load(&ev.thermal), 2);
+	assert_int_equal(atomic_load(&ev.power), 0); /* not subscribed */
+	nvl_gsp_sensors_unsubscribe(sub);
+	/* unsubscribed: no more deliveries */
+	nvl_hw_wr32(hw, NVL_HW_THERM_AMBIENT, 25000);
+	nvl_model_pmu_sim_advance(k.m, 30 * SEC);
+	nvl_hw_wr32(hw, NVL_HW_THERM_AMBIENT, 95000);
+	nvl_model_pmu_sim_advance(k.m, 20 * SEC);
+	flush(&k);
+	assert_int_equal(atomic_load(&ev.thermal), 2);
+	kit_down(&k);
+}
+
+/* every reclocking control: -EPERM without privilege, effects with it */
+static void reclock_controls(void **state)
+{
+	const struct nvl_model_profile *pr;
+	struct nvl_model_pmu_state st0, st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	up(&k, &t, "tu102");
+	pr = k.m->profile; /* P0 1545, P5 1035, P8 300 MHz */
+	nvl_model_pmu_get(k.m, &st0);
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, false, 100000),
+			 -EPERM);
+	assert_true(strstr(nvl_error_msg(), "power limit") != NULL);
+	assert_int_equal(nvl_gsp_set_pstate_limits(k.gsp, t.sub, false, 5, 8),
+			 -EPERM);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, false, 900, 0),
+			 -EPERM);
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, false, 10), -EPERM);
+	nvl_model_pmu_get(k.m, &st);
+	assert_int_equal(st.power_limit_mw, st0.power_limit_mw);
+	assert_int_equal(st.pstate_fast, st0.pstate_fast);
+	assert_int_equal(st.app_gpc_mhz, 0);
+	assert_false(st.boost);
+
+	/* application clocks */
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 900, 0), 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, 900);
+	assert_true(s.throttle & NVL_THROTTLE_APP_CLOCKS);
+	/* the copy engine follows: 1545/900 times slower */
+	assert_int_equal(nvl_model_pmu_ce_ns(k.m, 1ull << 30),
+			 (1ull << 30) * 1000 /
+				 (NVL_MODEL_CE_BYTES_PER_CLK * 900));
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 5000, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 0, 0), 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.clk_gr_mhz, pr->pstates[0].gpc_mhz);
+	assert_false(s.throttle & NVL_THROTTLE_APP_CLOCKS);
+
+	/* P-state limits: P5..P8 */
+	assert_int_equal(nvl_gsp_set_pstate_limits(k.gsp, t.sub, true, 5, 8),
+			 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 5);
+	assert_int_equal(s.clk_gr_mhz, pr->pstates[1].gpc_mhz);
+	assert_int_equal(nvl_gsp_set_pstate_limits(k.gsp, t.sub, true, 8, 5),
+			 -EINVAL);
+	assert_int_equal(nvl_gsp_set_pstate_limits(k.gsp, t.sub, true, 3, 8),
+			 -EINVAL); /* no P3 on this chip */
+	/* requested P8 inside the limits, then a boost to the fastest allowed */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 8);
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, 2), 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 5);
+	nvl_model_pmu_sim_advance(k.m, 3 * SEC); /* the boost ran out */
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 8);
+	assert_int_equal(nvl_gsp_set_pstate_limits(k.gsp, t.sub, true, 0, 8),
+			 0);
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, UINT32_MAX), 0);
+	nvl_model_pmu_sim_advance(k.m, 100 * SEC);
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 0);
+	assert_int_equal(s.clk_gr_mhz, pr->pstates[0].gpc_mhz);
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, 0), 0);
+	rd(&k, &t, &s);
+	assert_int_equal(s.pstate, 8);
+	kit_down(&k);
+}
+
+/* the copy engine's accounted speed follows the clock on real copies */
+static void ce_speed_follows_clock(void **state)
+{
+	struct nvl_model_pmu_state st;
+	struct kit k;
+	uint64_t full, half;
+
+	kit_create(&k, "tiny");
+	nvl_model_pmu_get(k.m, &st);
+	full = nvl_model_pmu_ce_ns(k.m, 64ull << 20);
+	assert_int_equal(full,
+			 (64ull << 20) * 1000 /
+				 (NVL_MODEL_CE_BYTES_PER_CLK * st.gpc_mhz));
+	assert_int_equal(nvl_model_pmu_set_app_clocks(k.m, st.gpc_mhz / 2, 0),
+			 0);
+	half = nvl_model_pmu_ce_ns(k.m, 64ull << 20);
+	assert_true(half >= 2 * full - 1 && half <= 2 * full + 1);
+	nvl_model_pmu_ce_account(k.m, 0, 64ull << 20);
+	{
+		uint64_t b, ns;
+
+		nvl_model_pmu_ce_stats(k.m, 0, &b, &ns);
+		assert_int_equal(b, 64ull << 20);
+		assert_int_equal(ns, half);
+	}
+	kit_down(&k);
+}
+
+/* allocation failures: read and subscribe fail cleanly */
+struct af {
+	struct kit k;
+	struct sub_tree t;
+	struct nvl_sensors s;
+	struct nvl_gsp_sensor_sub *sub;
+	unsigned objs;
+};
+
+static int read_op(void *arg)
+{
+	struct af *a = arg;
+
+	a->s.valid = 0xabcd;
+	return nvl_gsp_sensors_read(a->k.gsp, a->t.sub, &a->s);
+}
+
+static void read_check(int ret, void *arg)
+{
+	struct af *a = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(a->s.valid, 0xabcd);
+}
+
+static int sub_op(void *arg)
+{
+	struct af *a = arg;
+	static struct evs ev;
+
+	a->sub = NULL;
+	return nvl_gsp_sensors_subscribe(a->k.gsp, a->t.sub,
+					 NVL_SENSOR_EVENT_THERMAL, on_event,
+					 &ev, &a->sub);
+}
+
+static void sub_check(int ret, void *arg)
+{
+	struct af *a = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(a->sub);
+	assert_int_equal(nvl_gsp_rm_count(a->k.gsp), a->objs);
+}
+
+static void alloc_failures(void **state)
+{
+	struct af *a = nvl_zalloc(sizeof(*a));
+
+	assert_non_null(a);
+	up(&a->k, &a->t, "tiny");
+	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 2);
+	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_POWER));
+	a->objs = nvl_gsp_rm_count(a->k.gsp);
+	assert_true(t_fail_each_alloc(sub_op, sub_check, a, 100) >= 1);
+	assert_non_null(a->sub);
+	/* one subscriber per GSP */
+	{
+		struct nvl_gsp_sensor_sub *other;
+		struct evs ev;
+
+		assert_int_equal(
+			nvl_gsp_sensors_subscribe(a->k.gsp, a->t.sub,
+						  NVL_SENSOR_EVENT_THERMAL,
+						  on_event, &ev, &other),
+			-EBUSY);
+	}
+	nvl_gsp_sensors_unsubscribe(a->sub);
+	assert_int_equal(nvl_gsp_rm_count(a->k.gsp), a->objs);
+	kit_down(&a->k);
+	nvl_free(a);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fields_tu102),
+		cmocka_unit_test(fields_gh100),
+		cmocka_unit_test(absent_without_control),
+		cmocka_unit_test(power_limit_convergence),
+		cmocka_unit_test(thermal_slowdown_halves),
+		cmocka_unit_test(reclock_controls),
+		cmocka_unit_test(ce_speed_follows_clock),
+		cmocka_unit_test(alloc_failures),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
