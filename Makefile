@@ -67,7 +67,7 @@ check: deps-check
 	@scripts/test-summary.py $(B)/check $(B)/tsan --fuzz $(B)/fuzz-results.txt
 
 format:
-	git ls-files '*.c' '*.h' | grep -v '^firmware/abi/' | xargs clang-format -i
+	@scripts/format.sh
 
 clean:
 	rm -rf $(B)

@@ -237,7 +237,8 @@ int nvl_bo_create_internal(struct nvl_mm *mm, uint64_t client_id,
 		cap = (flags & NVL_BO_CPU_VISIBLE) ? mm->visible_B :
 						     mm->vram.size_B;
 	if (domains & (NVL_BO_DOMAIN_GTT | NVL_BO_DOMAIN_SYSTEM))
-		cap = NVL_MAX(cap, mm->host_budget_B);
+		cap = NVL_MAX(cap, __atomic_load_n(&mm->host_budget_B,
+						   __ATOMIC_RELAXED));
 	if (size_B > cap)
 		return nvl_error(-E2BIG, "bo: %llu bytes exceed every allowed "
 				 "domain", (unsigned long long)size_B);

@@ -428,7 +428,9 @@ void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
 
 	atomic_fetch_sub(&mm->host_B, size_B);
 	pthread_mutex_lock(&mm->pool_lock);
-	if (mm->pool_B + size_B <= mm->host_budget_B / 8) {
+	/* the budget is read without mm->lock here: relaxed atomics */
+	if (mm->pool_B + size_B <=
+	    __atomic_load_n(&mm->host_budget_B, __ATOMIC_RELAXED) / 8) {
 		e->size_B = size_B;
 		nvl_list_add(&e->link, &mm->pool);
 		mm->pool_B += size_B;
@@ -454,7 +456,8 @@ static uint64_t default_budget(void)
 void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B)
 {
 	nvl_mutex_lock(&mm->lock);
-	mm->host_budget_B = budget_B ? budget_B : default_budget();
+	__atomic_store_n(&mm->host_budget_B,
+			 budget_B ? budget_B : default_budget(), __ATOMIC_RELAXED);
 	nvl_mutex_unlock(&mm->lock);
 }
 

@@ -122,6 +122,17 @@ struct nvl_vm_pt_ops {
 	 * misses overlap GPUVM's own search. Must not allocate, lock or fail.
 	 */
 	void (*prefetch)(void *priv, uint64_t va, uint64_t range);
+	/**
+	 * @lock: optional (with @unlock). Hold the backend's lock across
+	 * many of the calls above: until @unlock, the calling thread's
+	 * calls on @priv do not lock again, and no other thread's run. GPUVM
+	 * holds it over a whole bind (its prepare, commit and finish, or
+	 * each of them) so that a call of N ops takes the lock once, not
+	 * 4N times. Nothing that waits for a bind may run under it.
+	 */
+	void (*lock)(void *priv);
+	/** @unlock: release what @lock took (required with @lock). */
+	void (*unlock)(void *priv);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

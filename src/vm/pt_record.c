@@ -102,7 +102,7 @@ struct nvl_vm_pt_record {
  * on different queues, so a test-and-set with a yield beats a mutex's two
  * atomics and call per write (issue 19: the backend's per-bind cost).
  */
-static void rec_lock(struct nvl_vm_pt_record *rec)
+static void rec_lock_raw(struct nvl_vm_pt_record *rec)
 {
 	while (atomic_exchange_explicit(&rec->busy, true,
 					memory_order_acquire))
@@ -110,8 +110,40 @@ static void rec_lock(struct nvl_vm_pt_record *rec)
 			sched_yield();
 }
 
+/*
+ * The record this thread holds through the @lock hook (rec_hold()): its
+ * calls in between find it here and skip the lock. Thread-local, so
+ * another thread never reads it.
+ */
+static _Thread_local const struct nvl_vm_pt_record *held
+	__attribute__((tls_model("initial-exec")));
+
+static void rec_lock(struct nvl_vm_pt_record *rec)
+{
+	if (held != rec)
+		rec_lock_raw(rec);
+}
+
 static void rec_unlock(struct nvl_vm_pt_record *rec)
 {
+	if (held != rec)
+		atomic_store_explicit(&rec->busy, false, memory_order_release);
+}
+
+/* The @lock hook: one lock for a whole bind. Not nested. */
+static void rec_hold(void *priv)
+{
+	struct nvl_vm_pt_record *rec = priv;
+
+	rec_lock_raw(rec);
+	held = rec;
+}
+
+static void rec_release(void *priv)
+{
+	struct nvl_vm_pt_record *rec = priv;
+
+	held = NULL;
 	atomic_store_explicit(&rec->busy, false, memory_order_release);
 }
 
@@ -636,6 +668,8 @@ const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.flush = rec_flush,
 	.take_error = rec_take_error,
 	.prefetch = rec_prefetch,
+	.lock = rec_hold,
+	.unlock = rec_release,
 };
 
 static void fill_page(const struct prun *r, uint32_t page,

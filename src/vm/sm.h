@@ -217,6 +217,8 @@ struct nvl_gpuvm_txn {
 	 * ends), so a call mapping one BO many times looks it up once
 	 */
 	struct nvl_gpuvm_bo *hint;
+	/** @pt_done: nvl_gpuvm_txn_finish_pt() ran */
+	bool pt_done;
 	struct nvl_gpuvm_txn_ent log_inl[NVL_GPUVM_TXN_INLINE];
 	struct nvl_gpuvm_pt_cmd cmd_inl[NVL_GPUVM_TXN_INLINE];
 };
@@ -256,6 +258,28 @@ void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn);
  * what was removed, free removed nodes (VM lock held), free the logs.
  */
 void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn);
+
+/**
+ * nvl_gpuvm_txn_finish_pt() - the page-table half of finish, which may run
+ * under the backend's lock (nvl_gpuvm_pt_hold()): drops the page-table
+ * references of what the changes freed and decides which nodes go, but
+ * frees none (no vm_bo or BO reference is dropped). nvl_gpuvm_txn_finish()
+ * then does the rest (and this first, if not done). VM lock held.
+ */
+void nvl_gpuvm_txn_finish_pt(struct nvl_gpuvm_txn *txn);
+
+/**
+ * nvl_gpuvm_pt_hold() - take the page-table backend's lock for a run of
+ * prepare, apply, abort, commit and finish_pt calls (one lock round trip
+ * for a whole bind; see nvl_vm_pt_ops.lock). Nothing that may wait for a
+ * bind (a BO prefetch, a last BO reference) may run until
+ * nvl_gpuvm_pt_release().
+ * Return: whether it was taken (the backend may have no such lock).
+ */
+bool nvl_gpuvm_pt_hold(struct nvl_gpuvm *vm);
+
+/** nvl_gpuvm_pt_release() - undo nvl_gpuvm_pt_hold() that returned true */
+void nvl_gpuvm_pt_release(struct nvl_gpuvm *vm, bool held);
 
 /**
  * nvl_gpuvm_txn_abort() - instead of commit: undo every applied list in

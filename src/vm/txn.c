@@ -48,6 +48,9 @@ enum {
 	T_REMOVE_VA,
 	T_INSERT_REGION,
 	T_KILL_REGION,
+	/* finish_pt's verdicts: free the node (T_FREE_VA), or nothing */
+	T_FREE_VA,
+	T_DONE,
 };
 
 enum { GOT_VA = 1, GOT_PREV = 2, GOT_NEXT = 4, GOT_REGION = 8 };
@@ -496,6 +499,7 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
 	txn->nlog = txn->ncmd = txn->nremoved = 0;
+	txn->pt_done = false;
 	txn->caplog = txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	if (txn->vm && txn->vm->cur_seq == txn->seq)
 		txn->vm->cur_seq = 0;
@@ -514,33 +518,86 @@ static void release_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 	nvl_gpuvm_va_free(vm, va);
 }
 
+bool nvl_gpuvm_pt_hold(struct nvl_gpuvm *vm)
+{
+	if (!vm->pt->lock)
+		return false;
+	vm->pt->lock(vm->pt_priv);
+	return true;
+}
+
+void nvl_gpuvm_pt_release(struct nvl_gpuvm *vm, bool held)
+{
+	if (held)
+		vm->pt->unlock(vm->pt_priv);
+}
+
+/*
+ * What finish does with log entry @e: the same decisions in the same order
+ * as ever. Region kills are done here; Return: the node to release.
+ */
+static struct nvl_gpuva *finish_ent(struct nvl_gpuvm *vm,
+				    struct nvl_gpuvm_txn_ent *e)
+{
+	struct nvl_gpuva *va = e->p;
+
+	switch (e->kind) {
+	case T_INSERT_VA:
+		va->flags &= ~NVL_GPUVA_PENDING;
+		return va->flags & NVL_GPUVA_REMOVED ? va : NULL;
+	case T_REMOVE_VA:
+		if (!(va->flags & NVL_GPUVA_PENDING))
+			return va;
+		va->flags |= NVL_GPUVA_REMOVED;
+		return NULL;
+	case T_KILL_REGION:
+		nvl_itree_remove(&vm->regions, e->p);
+		free_region(vm, e->p);
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Pass one under the backend's lock: the page-table side; a node to free
+ * becomes T_FREE_VA (its memory, vm_bo and BO references go in pass two,
+ * outside that lock: a last BO reference may wait).
+ */
+void nvl_gpuvm_txn_finish_pt(struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+
+	if (txn->pt_done)
+		return;
+	txn->pt_done = true;
+	for (uint32_t i = 0; i < txn->nlog; i++) {
+		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
+		struct nvl_gpuva *va = finish_ent(vm, e);
+
+		if (va)
+			pt_put_va(vm, va);
+		e->kind = va ? T_FREE_VA : T_DONE;
+	}
+}
+
 void nvl_gpuvm_txn_finish(struct nvl_gpuvm_txn *txn)
 {
 	struct nvl_gpuvm *vm = txn->vm;
 
 	for (uint32_t i = 0; i < txn->nlog; i++) {
 		struct nvl_gpuvm_txn_ent *e = &txn->log[i];
-		struct nvl_gpuva *va = e->p;
+		struct nvl_gpuva *va;
 
-		switch (e->kind) {
-		case T_INSERT_VA:
-			va->flags &= ~NVL_GPUVA_PENDING;
-			if (va->flags & NVL_GPUVA_REMOVED)
-				release_va(vm, va);
-			break;
-		case T_REMOVE_VA:
-			if (va->flags & NVL_GPUVA_PENDING)
-				va->flags |= NVL_GPUVA_REMOVED;
-			else
-				release_va(vm, va);
-			break;
-		case T_KILL_REGION:
-			nvl_itree_remove(&vm->regions, e->p);
-			free_region(vm, e->p);
-			break;
-		default:
-			break;
-		}
+		if (!txn->pt_done)
+			va = finish_ent(vm, e);
+		else
+			va = e->kind == T_FREE_VA ? e->p : NULL;
+		if (!va)
+			continue;
+		if (!txn->pt_done)
+			pt_put_va(vm, va);
+		nvl_gpuvm_va_free(vm, va);
 	}
 	free_logs(txn);
 }

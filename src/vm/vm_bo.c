@@ -70,21 +70,32 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
 	return vm_bo;
 }
 
+/*
+ * One round trip of the global lock, found or created (issue 19: a tile
+ * bound into an empty region creates its vm_bo on every bind).
+ */
 struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 					 struct nvl_gem_object *obj)
 {
-	struct nvl_gpuvm_bo *vm_bo = nvl_gpuvm_bo_find(vm, obj);
+	struct nvl_gpuvm_bo *vm_bo;
 
-	if (vm_bo)
+	nvl_gpuvm_gem_lock();
+	vm_bo = find_locked(vm, obj);
+	if (vm_bo) {
+		nvl_kref_get(&vm_bo->ref);
+		nvl_gpuvm_gem_unlock();
 		return vm_bo;
+	}
 	/* Only the VM's lock holder creates vm_bos of this VM: no race. */
 	vm_bo = atomic_exchange(&vm->spare_bo, NULL);
 	if (vm_bo)
 		memset(vm_bo, 0, sizeof(*vm_bo));
 	else
 		vm_bo = nvl_zalloc(sizeof(*vm_bo));
-	if (!vm_bo)
+	if (!vm_bo) {
+		nvl_gpuvm_gem_unlock();
 		return NULL;
+	}
 	vm_bo->vm = vm;
 	vm_bo->obj = obj;
 	nvl_kref_init(&vm_bo->ref);
@@ -92,7 +103,6 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	nvl_list_init(&vm_bo->extobj_link);
 	nvl_list_init(&vm_bo->evict_link);
 	nvl_gem_get(obj);
-	nvl_gpuvm_gem_lock();
 	nvl_list_add_tail(&vm_bo->gem_link, &obj->gpuva.list);
 	if (nvl_gpuvm_bo_is_extobj(vm_bo)) {
 		nvl_list_add_tail(&vm_bo->extobj_link, &vm->extobj);

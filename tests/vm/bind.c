@@ -8,6 +8,7 @@
  * zero-op calls, and a banned VM after an injected backend failure inside a
  * bind job (run under the fence-signalling checker).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -1299,6 +1300,200 @@ static void mm_vram_eviction_reaches_the_vm_evict_list(void **s_)
 	nvl_mm_destroy(mm);
 }
 
+/* ---- the backend's lock over a whole bind (issue 19) ------------------- */
+
+/*
+ * A backend wrapping the recording one that counts its lock round trips
+ * and the calls made while the calling thread did not hold it.
+ */
+static atomic_int hl_locks, hl_unheld;
+static atomic_bool hl_watch;
+static _Thread_local bool hl_held;
+
+static void hl_note(void)
+{
+	if (atomic_load(&hl_watch) && !hl_held)
+		atomic_fetch_add(&hl_unheld, 1);
+}
+
+static int hl_get(void *priv, uint64_t va, uint64_t range, unsigned int ps)
+{
+	hl_note();
+	return nvl_vm_pt_record_ops.get(priv, va, range, ps);
+}
+
+static void hl_put(void *priv, uint64_t va, uint64_t range, unsigned int ps)
+{
+	hl_note();
+	nvl_vm_pt_record_ops.put(priv, va, range, ps);
+}
+
+static void hl_map(void *priv, uint64_t va, uint64_t range, unsigned int ps,
+		   struct nvl_gem_object *obj, uint64_t off, uint32_t flags)
+{
+	hl_note();
+	nvl_vm_pt_record_ops.map(priv, va, range, ps, obj, off, flags);
+}
+
+static void hl_unmap(void *priv, uint64_t va, uint64_t range, unsigned int ps,
+		     bool to_sparse)
+{
+	hl_note();
+	nvl_vm_pt_record_ops.unmap(priv, va, range, ps, to_sparse);
+}
+
+static void hl_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
+{
+	hl_note();
+	nvl_vm_pt_record_ops.sparse(priv, va, range, enable);
+}
+
+static void hl_lock(void *priv)
+{
+	assert_false(hl_held); /* never nested */
+	nvl_vm_pt_record_ops.lock(priv);
+	hl_held = true;
+	atomic_fetch_add(&hl_locks, 1);
+}
+
+static void hl_unlock(void *priv)
+{
+	assert_true(hl_held);
+	hl_held = false;
+	nvl_vm_pt_record_ops.unlock(priv);
+}
+
+static struct nvl_vm_pt_ops hl_ops;
+
+static void hl_release(void *priv)
+{
+	nvl_vm_pt_record_destroy(priv);
+}
+
+static int hl_factory(void *dev, struct nvl_vm_backend *out)
+{
+	struct nvl_vm_pt_record *rec;
+
+	(void)dev;
+	hl_ops = nvl_vm_pt_record_ops;
+	hl_ops.get = hl_get;
+	hl_ops.put = hl_put;
+	hl_ops.map = hl_map;
+	hl_ops.unmap = hl_unmap;
+	hl_ops.sparse = hl_sparse;
+	hl_ops.lock = hl_lock;
+	hl_ops.unlock = hl_unlock;
+	if (nvl_vm_pt_record_create(&rec))
+		return -ENOMEM;
+	out->ops = &hl_ops;
+	out->priv = rec;
+	out->release = hl_release;
+	return 0;
+}
+
+/*
+ * A synchronous bind of many ops takes the backend's lock once, and every
+ * page-table call of its prepare, commit and finish (the references of
+ * what it unmapped) is made under it; an asynchronous one takes it for its
+ * build, its commit and its finish; a one-op call, and a call with a
+ * PREFETCH (moving a BO may wait), lock per backend call instead. The
+ * page tables end up as asked.
+ */
+static void a_bind_takes_the_backend_lock_once(void **state_)
+{
+	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_vm_bind_op ops[17];
+	struct nvl_vm_sync sig = { 0 };
+	struct nvl_vm_pt_page p;
+	struct nvl_fence *f;
+	struct nvl_client *c;
+	struct nvl_vm *v;
+	uint32_t vm, bo, so;
+	int dev = 0, before;
+
+	(void)state_;
+	nvl_vm_set_device_backend(hl_factory);
+	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+	v = nvl_vm_lookup(c, vm);
+	assert_non_null(v);
+	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
+				       &bo),
+			 0);
+	atomic_store(&hl_locks, 0);
+	atomic_store(&hl_unheld, 0);
+	atomic_store(&hl_watch, true);
+
+	/* a sparse region, then 16 tiles in it and 16 tiles out of it */
+	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
+					  .flags = NVL_VM_BIND_SPARSE,
+					  .addr = GiB,
+					  .range = GiB };
+	for (int i = 0; i < 16; i++)
+		ops[1 + i] = map_op(bo, GiB + (uint64_t)i * 3 * (64ull << 10),
+				    (64ull << 10), (uint64_t)i * (64ull << 10));
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 17, NULL, 0, NULL, 0, 0),
+			 0);
+	assert_int_equal(atomic_load(&hl_locks), 1);
+	for (int i = 0; i < 16; i++)
+		ops[i] = unmap_op(GiB + (uint64_t)i * 3 * (64ull << 10),
+				  (64ull << 10));
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 16, NULL, 0, NULL, 0, 0),
+			 0);
+	assert_int_equal(atomic_load(&hl_locks), 2);
+	assert_int_equal(atomic_load(&hl_unheld), 0);
+	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv, GiB, &p);
+	assert_int_equal(p.state, NVL_VM_PT_SPARSE);
+
+	/* async: build, then commit and finish on the scheduler's threads */
+	assert_int_equal(nvl_syncobj_create(c, 0, &so), 0);
+	sig.handle = so;
+	ops[0] = map_op(bo, 4 * GiB, MiB, 0);
+	ops[1] = map_op(bo, 4 * GiB + MiB, MiB, MiB);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	f = syncobj_fence(c, so);
+	assert_int_equal(nvl_fence_wait(f, NVL_TIMEOUT_INFINITE), 0);
+	nvl_fence_put(f);
+	ops[0] = unmap_op(4 * GiB, MiB);
+	ops[1] = unmap_op(4 * GiB + MiB, MiB);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0),
+			 0);
+	/* build and run_job of the async bind, the sync one (and free_job) */
+	assert_true(atomic_load(&hl_locks) >= 5);
+	assert_int_equal(atomic_load(&hl_unheld), 0);
+
+	/* a one-op call locks per backend call, as before */
+	ops[0] = map_op(bo, 6 * GiB, MiB, 0);
+	before = atomic_load(&hl_locks);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	assert_int_equal(atomic_load(&hl_locks), before);
+	assert_true(atomic_load(&hl_unheld) > 0);
+	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv, 6 * GiB, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	atomic_store(&hl_unheld, 0);
+
+	/* a PREFETCH in the call: built without the lock, and still right */
+	ops[0] = map_op(bo, 2 * GiB + 2 * MiB, 2 * MiB, 0);
+	ops[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_PREFETCH,
+					  .addr = 2 * GiB + 2 * MiB,
+					  .range = 2 * MiB };
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0),
+			 0);
+	assert_true(atomic_load(&hl_unheld) > 0);
+	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv,
+			       2 * GiB + 2 * MiB, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+
+	atomic_store(&hl_watch, false);
+	nvl_vm_put(v);
+	nvl_client_put(c);
+	nvl_vm_set_device_backend(NULL);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
@@ -1319,6 +1514,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(racing_queues_over_one_range_keep_tree_and_pt_equal),
 	cmocka_unit_test(mm_vram_eviction_reaches_the_vm_evict_list),
 	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
+	cmocka_unit_test(a_bind_takes_the_backend_lock_once),
 };
 
 T_MAIN(tests)
