@@ -13,5 +13,7 @@
 #include <nouvelle/sync.h>
 #include <nouvelle/bo.h>
 #include <nouvelle/vm.h>
+#include <nouvelle/device.h>
+#include <nouvelle/exec.h>
 
 #endif /* NOUVELLE_H */

@@ -693,6 +693,9 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
 	r->num_channels = si.numChannels;
 	r->num_ce = si.numCopyEngines;
+	r->fb_size = si.fbLength;
+	r->host_class = si.hostClass;
+	r->ce_class = si.ceClass;
 	r->step_ns[NVL_GSP_STEP_STATIC_INFO] = nvl_time_ns() - t0;
 
 	*step = NVL_GSP_STEP_INTR_TABLE;

@@ -73,6 +73,10 @@ struct nvl_gsp_boot_report {
 	uint32_t intr_entries;
 	/** @sequencer_ops: CPU sequencer commands run */
 	uint32_t sequencer_ops;
+	/** @fb_size: bytes of FB, from GET_GSP_STATIC_INFO */
+	uint64_t fb_size;
+	/** @host_class, @ce_class: the chip's channel and copy classes */
+	uint32_t host_class, ce_class;
 	/** @gpc_mask: GPCs present: static info (535) or a GR control
 	 * (570), per the version's ops table (abi_ops.h) */
 	uint32_t gpc_mask;

@@ -82,6 +82,13 @@ typedef void (*nvl_gsp_event_fn)(void *arg, uint32_t event, uint32_t result,
  */
 int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out) NVL_MUST_CHECK;
 
+/**
+ * nvl_gsp_set_irq_chain() - call @fn(@arg) from the interrupt handler
+ * after the GSP's own work (the device's engines: non-stall, faults).
+ * NULL removes it; no call of a removed chain runs after this returns.
+ */
+void nvl_gsp_set_irq_chain(struct nvl_gsp *gsp, nvl_hw_irq_fn fn, void *arg);
+
 /** nvl_gsp_destroy() - stop the event thread and free everything. */
 void nvl_gsp_destroy(struct nvl_gsp *gsp);
 

@@ -80,6 +80,9 @@ struct nvl_gsp {
 	struct nvl_gsp_boot *boot;
 	struct nvl_gsp_logbuf logs[3]; /* LOGINIT, LOGINTR, LOGRM */
 	bool logs_ready;
+	/* the device's interrupt handler, called after the GSP's */
+	nvl_hw_irq_fn irq_chain;
+	void *irq_chain_arg;
 	/* RM objects (rm.c) */
 	struct nvl_gsp_rm *rm;
 };

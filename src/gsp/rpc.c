@@ -75,6 +75,18 @@ static void irq_handler(void *arg)
 	else
 		pthread_cond_signal(&gsp->drain_cond);
 	pthread_mutex_unlock(&gsp->rx_lock);
+	if (gsp->irq_chain)
+		gsp->irq_chain(gsp->irq_chain_arg);
+}
+
+void nvl_gsp_set_irq_chain(struct nvl_gsp *gsp, nvl_hw_irq_fn fn, void *arg)
+{
+	/* set_irq_handler returns once no call of the handler runs: a
+	 * cleared chain is not called after this returns */
+	nvl_hw_set_irq_handler(gsp->hw, NULL, NULL);
+	gsp->irq_chain = fn;
+	gsp->irq_chain_arg = arg;
+	nvl_hw_set_irq_handler(gsp->hw, irq_handler, gsp);
 }
 
 static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,

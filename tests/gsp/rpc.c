@@ -35,7 +35,16 @@ static void make_tree(struct kit *k, struct tree *t)
 	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, FERMI_VASPACE_A, &vp,
 					  sizeof(vp), &t->vas),
 			 0);
+	/* RM wants the VA space's page directory bound before a channel,
+	 * and the channel's USERD in the driver's FB */
+	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {
+		.physAddress = 1ull << 20, .hVASpace = t->vas};
+	assert_int_equal(nvl_gsp_rm_control(k->gsp, t->dev,
+					    NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
+					    &pd, sizeof(pd)),
+			 0);
 	cp.hVASpace = t->vas;
+	cp.userdOffset = 2ull << 20;
 	cp.cid = 0xdead;
 	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, p->host_class, &cp,
 					  sizeof(cp), &t->chan),

@@ -64,6 +64,8 @@ static const struct {
 		  "outside the library; no GSP, no driver channels yet)"},
 	{"mmu", "the driver's NVIDIA page tables (src/nv) in the model's "
 		"VRAM, walked by the model's MMU"},
+	{"driver", "the public API on one model device: GSP boot, RM "
+		   "channel, EXEC through the scheduler (src/nv)"},
 };
 
 static const char *runs_on(const char *name)

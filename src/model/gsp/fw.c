@@ -558,6 +558,8 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	g->wpr2_hi = (uint32_t)(((meta.gspFwWprEnd - 1) >> 12) << 4) | 1;
 	g->verified = true;
 	g->wpr_meta_pa = meta_pa;
+	/* RM's own memory starts where the FB the driver laid out ends */
+	g->rsvd_start = NVL_MIN(meta.nonWprHeapOffset, meta.gspFwWprStart);
 	g->wire = nvl_fw_wire_find(version);
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;

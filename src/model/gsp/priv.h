@@ -18,7 +18,11 @@
 struct fw_obj {
 	uint32_t client, handle, parent, hclass;
 	uint32_t chid; /* channels */
+	uint64_t pdb; /* VA spaces: the page directory the driver set (0: none) */
 };
+
+/* RM's carve-out below the non-WPR heap: one instance block per channel id */
+#define FW_RM_CARVEOUT_ALIGN (2ull << 20)
 
 struct fw_log {
 	uint64_t pte[LIBOS_LOG_RING_SIZE / GSP_PAGE_SIZE];
@@ -62,6 +66,7 @@ struct nvl_model_gsp {
 
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
+	uint64_t rsvd_start; /* lowest byte of FB the firmware keeps (booter) */
 	const struct nvl_fw_wire *wire; /* from the image's manifest */
 
 	/* RM */

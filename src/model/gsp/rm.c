@@ -12,14 +12,105 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
+#include "hw/host.h"
+#include "hw/regs.h"
 #include "model/gsp/perf.h"
 #include "model/gsp/priv.h"
 
 #define INTERNAL_CLIENT 0xc1e00000u
 #define INTERNAL_DEVICE 0xde1e0000u
 #define INTERNAL_SUBDEVICE 0x5d1e0000u
+
+/* the base of RM's instance-block carve-out: below what the booter kept */
+static uint64_t carve_base(struct nvl_model_gsp *g)
+{
+	uint64_t size =
+		(uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
+
+	size = (size + FW_RM_CARVEOUT_ALIGN - 1) & ~(FW_RM_CARVEOUT_ALIGN - 1);
+	return g->rsvd_start > size ? g->rsvd_start - size : 0;
+}
+
+static void reg_wr(struct nvl_model_gsp *g, uint32_t addr, uint32_t v)
+{
+	g->m->hw.ops->wr32(&g->m->hw, addr, v);
+}
+
+static uint32_t reg_rd(struct nvl_model_gsp *g, uint32_t addr)
+{
+	return g->m->hw.ops->rd32(&g->m->hw, addr);
+}
+
+static void inst_wr(struct nvl_model_gsp *g, uint64_t pa, uint32_t v)
+{
+	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 4);
+
+	if (p)
+		nvl_model_mem_copy(p, &v, 4);
+}
+
+/* take a channel off its runlist, as RM does on free */
+static void chan_unbind(struct nvl_model_gsp *g, uint32_t chid)
+{
+	int64_t dl = nvl_time_ns() + NVL_NSEC_PER_SEC;
+
+	reg_wr(g, NVL_HW_CHRAM_CTRL(chid), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	while ((reg_rd(g, NVL_HW_CHRAM_CTRL(chid)) & NVL_HW_CHRAM_CTRL_BUSY) &&
+	       nvl_time_ns() < dl) {
+		struct timespec ts = {0, 20000};
+
+		nanosleep(&ts, NULL);
+	}
+	reg_wr(g, NVL_HW_CHRAM_INST(chid), 0);
+}
+
+/*
+ * What RM does for a new channel: write its instance block (RAMFC with
+ * USERD and the GPFIFO, the PDB of its VA space) in RM's carve-out, bind
+ * it in channel RAM to the engine's runlist and enable it.
+ */
+static void chan_setup(struct nvl_model_gsp *g, uint32_t chid,
+		       const NV_CHANNEL_ALLOC_PARAMS *cp, uint64_t pdb,
+		       uint64_t *inst_out)
+{
+	uint64_t inst = carve_base(g) + (uint64_t)chid * NVL_HW_INST_SIZE;
+	uint8_t *p = nvl_model_phys_ptr(g->m, inst, NVL_HW_INST_SIZE);
+	unsigned order = 0;
+
+	while ((1u << order) < cp->gpFifoEntries)
+		order++;
+	if (p)
+		memset(p, 0, NVL_HW_INST_SIZE);
+	inst_wr(g, inst + NVL_HW_RAMFC_USERD,
+		(uint32_t)cp->userdOffset | NVL_HW_RAM_TARGET_VID);
+	inst_wr(g, inst + NVL_HW_RAMFC_USERD_HI,
+		(uint32_t)(cp->userdOffset >> 32));
+	inst_wr(g, inst + NVL_HW_RAMFC_GP_BASE, (uint32_t)cp->gpFifoOffset);
+	inst_wr(g, inst + NVL_HW_RAMFC_GP_BASE_HI,
+		((uint32_t)(cp->gpFifoOffset >> 32) & 0xff) |
+			order << NVL_HW_RAMFC_GP_BASE_HI_LIMIT2_SHIFT);
+	inst_wr(g, inst + NVL_HW_RAMFC_CONFIG,
+		(cp->flags & NVOS04_FLAGS_PRIVILEGED_CHANNEL)
+			? NVL_HW_RAMFC_CONFIG_PRIV
+			: 0);
+	inst_wr(g, inst + NVL_HW_RAMIN_PDB,
+		((uint32_t)pdb & NVL_HW_RAMIN_PDB_LO_MASK) |
+			NVL_HW_RAM_TARGET_VID | NVL_HW_RAMIN_PDB_USE_VER2 |
+			NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
+	inst_wr(g, inst + NVL_HW_RAMIN_PDB_HI, (uint32_t)(pdb >> 32));
+	reg_wr(g, NVL_HW_CHRAM_CTRL(chid), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+	reg_wr(g, NVL_HW_CHRAM_RUNLIST(chid), cp->engineType);
+	reg_wr(g, NVL_HW_CHRAM_INST(chid),
+	       (uint32_t)(inst >> 12) |
+		       NVL_HW_RAM_TARGET_VID << NVL_HW_CHRAM_INST_TARGET_SHIFT |
+		       NVL_HW_CHRAM_INST_BIND);
+	reg_wr(g, NVL_HW_CHRAM_CTRL(chid), NVL_HW_CHRAM_CTRL_ENABLE_SET);
+	*inst_out = inst;
+}
 
 int nvl_fw_rm_init(struct nvl_model_gsp *g)
 {
@@ -54,7 +145,8 @@ static struct fw_obj *find(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
 static void add(struct nvl_model_gsp *g, uint32_t client, uint32_t h,
 		uint32_t parent, uint32_t hclass, uint32_t chid)
 {
-	g->objs[g->nobjs++] = (struct fw_obj){client, h, parent, hclass, chid};
+	g->objs[g->nobjs++] =
+		(struct fw_obj){client, h, parent, hclass, chid, 0};
 }
 
 /* free @h and its subtree */
@@ -75,8 +167,10 @@ static void free_tree(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
 
 		if (o->client == client && o->handle == h) {
 			if (o->chid != ~0u &&
-			    o->chid < g->m->profile->num_channels)
+			    o->chid < g->m->profile->num_channels) {
+				chan_unbind(g, o->chid);
 				g->chan_used[o->chid] = 0;
+			}
 			g->objs[i] = g->objs[--g->nobjs];
 			return;
 		}
@@ -172,6 +266,7 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		return NV_ERR_INVALID_OBJECT_PARENT;
 	if (is_channel_class(a->hClass)) {
 		NV_CHANNEL_ALLOC_PARAMS cp;
+		uint64_t pdb = 0, inst;
 
 		memcpy(&cp, a->params, sizeof(cp));
 		if (cp.hVASpace) {
@@ -179,7 +274,18 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 
 			if (!vas || vas->hclass != FERMI_VASPACE_A)
 				return NV_ERR_INVALID_OBJECT_HANDLE;
+			pdb = vas->pdb;
 		}
+		/* RM needs a bound page directory, a power-of-two ring, a
+		 * 512-byte aligned USERD in the FB it gave the driver and a
+		 * copy-engine runlist */
+		if (!pdb || cp.gpFifoEntries < 2 ||
+		    cp.gpFifoEntries > (1u << 20) ||
+		    (cp.gpFifoEntries & (cp.gpFifoEntries - 1)) ||
+		    (cp.gpFifoOffset & 7) || (cp.userdOffset & 511) ||
+		    cp.userdOffset + NVL_HW_USERD_SIZE > carve_base(g) ||
+		    cp.engineType >= p->num_ce)
+			return NV_ERR_INVALID_ARGUMENT;
 		for (uint32_t c = 0; c < p->num_channels; c++)
 			if (!g->chan_used[c]) {
 				chid = c;
@@ -188,7 +294,9 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		if (chid == ~0u)
 			return NV_ERR_INSUFFICIENT_RESOURCES;
 		g->chan_used[chid] = 1;
+		chan_setup(g, chid, &cp, pdb, &inst);
 		cp.cid = chid;
+		cp.instOffset = inst;
 		memcpy(a->params, &cp, sizeof(cp));
 	}
 	add(g, a->hClient, a->hObject, a->hClass == NV01_ROOT ? 0 : a->hParent,
@@ -228,6 +336,60 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 						NV2080_CTRL_GPU_INFO_INDEX_ECID_LO32
 					? p->boot0
 					: 0;
+		return NV_OK;
+	}
+	case NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO: {
+		/* the FB below RM's carve-out is the driver's; the rest RM's */
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr =
+			(void *)c->params;
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *rg;
+		uint64_t base = carve_base(g);
+
+		if (o->hclass != NV20_SUBDEVICE_0 ||
+		    c->paramsSize != sizeof(*fr))
+			return NV_ERR_INVALID_ARGUMENT;
+		memset(fr, 0, sizeof(*fr));
+		rg = fr->fbRegion;
+		rg[0].limit = base - 1;
+		rg[0].performance = 1000;
+		rg[0].supportCompressed = NV_TRUE;
+		rg[0].supportISO = NV_TRUE;
+		rg[1].base = base;
+		rg[1].limit = g->m->vram_size - 1;
+		rg[1].reserved = g->m->vram_size - base;
+		rg[1].bProtected = NV_TRUE;
+		fr->numFBRegions = 2;
+		return NV_OK;
+	}
+	case NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY: {
+		NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS *pd =
+			(void *)c->params;
+		struct fw_obj *vas;
+
+		if (o->hclass != NV01_DEVICE_0 || c->paramsSize != sizeof(*pd))
+			return NV_ERR_INVALID_ARGUMENT;
+		vas = find(g, c->hClient, pd->hVASpace);
+		if (!vas || vas->hclass != FERMI_VASPACE_A ||
+		    vas->parent != o->handle)
+			return NV_ERR_INVALID_OBJECT_HANDLE;
+		if ((pd->physAddress & 0xfff) ||
+		    pd->physAddress >= carve_base(g) ||
+		    (pd->flags &
+		     3) != NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM)
+			return NV_ERR_INVALID_ARGUMENT;
+		vas->pdb = pd->physAddress;
+		return NV_OK;
+	}
+	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
+		NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *wt =
+			(void *)c->params;
+		uint32_t rl;
+
+		if (!is_channel_class(o->hclass) ||
+		    c->paramsSize != sizeof(*wt))
+			return NV_ERR_INVALID_ARGUMENT;
+		rl = reg_rd(g, NVL_HW_CHRAM_RUNLIST(o->chid)) & 0xff;
+		wt->workSubmitToken = NVL_HW_DOORBELL_TOKEN(o->chid, rl);
 		return NV_OK;
 	}
 	case NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION: {

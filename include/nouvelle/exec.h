@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Channels and EXEC (Nouveau's 6.6 uAPI shape).
+ *
+ * A channel runs pushbuffers on one engine in one of the client's VMs.
+ * nvl_exec() queues a job on the channel's scheduler entity: it waits for
+ * its wait syncobjs, then its pushes (GPU VAs and lengths in the VM) are
+ * written to the channel's GPFIFO, followed by the driver's fence idiom (a
+ * semaphore release of the job's sequence number and a non-stall
+ * interrupt); the interrupt signals the job's fence, which the signal
+ * syncobjs carry.
+ */
+#ifndef NOUVELLE_EXEC_H
+#define NOUVELLE_EXEC_H
+
+#include <stdint.h>
+
+#include <nouvelle/core.h>
+#include <nouvelle/device.h>
+#include <nouvelle/vm.h>
+
+/**
+ * nvl_device_client_create() - open a client on @dev: its BOs live in the
+ * device's VRAM and its VMs use the device's page tables. Destroy it
+ * (nvl_client_destroy) before closing @dev.
+ * @dev: the device
+ * @client_out: the new client
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+NVL_API int nvl_device_client_create(struct nvl_device *dev,
+				     struct nvl_client **client_out);
+
+/** Engines a channel may run on. */
+enum nvl_engine {
+	/** @NVL_ENGINE_COPY: a copy engine (the chip's copy class) */
+	NVL_ENGINE_COPY = 0,
+};
+
+/**
+ * The kernel range (nvl_vm_create_args.kernel_range) a device VM needs
+ * for channels: the driver maps each channel's ring, USERD and semaphore
+ * (64 KiB) at kernel_start + 64 KiB x its slot (of 256 per device).
+ */
+#define NVL_EXEC_KERNEL_RANGE (16u << 20)
+
+/**
+ * nvl_channel_create() - a channel on @engine in VM @vm.
+ * @client: a device client
+ * @vm: the VM handle; its kernel range must be at least
+ *   NVL_EXEC_KERNEL_RANGE
+ * @engine: enum nvl_engine
+ * @flags: 0
+ * @handle_out: the channel's handle
+ *
+ * Return: 0; -EINVAL (flags, engine, not a device client, VM without a
+ * kernel range); -ENOENT (no such VM); -ENOSPC (the client's or the
+ * device's channel limit); an RM error; -ENOMEM.
+ */
+NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vm,
+			       uint32_t engine, uint32_t flags,
+			       uint32_t *handle_out);
+
+/**
+ * nvl_channel_destroy() - close a channel.
+ * @client: its client
+ * @channel: its handle
+ * Work in flight is abandoned:
+ * the channel is taken off the hardware at once and the fences of its
+ * pending jobs signal with -ECANCELED.
+ * Return: 0, -EINVAL, -ENOENT.
+ */
+NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel);
+
+/** struct nvl_channel_info - nvl_channel_query(). */
+struct nvl_channel_info {
+	/** @alive: 1 while the channel takes work */
+	uint32_t alive;
+	/** @error: why it was killed (a negative errno: -EIO for a channel
+	 * error, -ECANCELED when destroyed), 0 while alive */
+	int32_t error;
+	/** @hw_error: the hardware's channel error code (CHERR) when it
+	 * killed the channel, else 0 */
+	uint32_t hw_error;
+	/** @chid: the hardware channel id */
+	uint32_t chid;
+	/** @gp_entries: GPFIFO entries */
+	uint32_t gp_entries;
+	/** @submitted, @completed: jobs run and jobs finished */
+	uint64_t submitted, completed;
+};
+
+/**
+ * nvl_channel_query() - a channel's state.
+ * @client: its client
+ * @channel: its handle
+ * @info: filled in
+ * Return: 0, -EINVAL, -ENOENT.
+ */
+NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
+			      struct nvl_channel_info *info);
+
+/** struct nvl_exec_push - one pushbuffer segment. */
+struct nvl_exec_push {
+	/** @va: GPU VA in the channel's VM, 4-byte aligned */
+	uint64_t va;
+	/** @len: bytes, a multiple of 4, 4 .. 8 MiB - 4 */
+	uint32_t len;
+	/** @flags: enum nvl_exec_push_flags */
+	uint32_t flags;
+};
+
+/** Push flags. */
+enum nvl_exec_push_flags {
+	/** @NVL_EXEC_PUSH_NO_PREFETCH: fetch only after the previous
+	 * segment's Host work is done (GPFIFO SYNC) */
+	NVL_EXEC_PUSH_NO_PREFETCH = 1u << 0,
+};
+
+/** Most pushes in one exec. */
+#define NVL_EXEC_MAX_PUSH 64
+
+/**
+ * nvl_exec() - run pushbuffers on a channel.
+ * @client: the channel's client
+ * @channel: its handle
+ * @pushes: @n_push segments, run in order
+ * @n_push: 1 .. NVL_EXEC_MAX_PUSH
+ * @waits: @n_waits syncobjs (binary: point 0) to wait for first
+ * @n_waits: 0 .. 64
+ * @signals: @n_signals syncobjs to get the job's fence (binary: replaced;
+ *   timeline: a new point)
+ * @n_signals: 0 .. 64
+ * @flags: 0
+ *
+ * Everything is checked before anything is queued; a rejected exec
+ * signals nothing. Return: 0; -EINVAL (no/too many pushes, a zero,
+ * unaligned or too long length, a push outside the VM's user range, bad
+ * flags, a timeline point 0 on a signal... ); -ENOENT (unknown channel
+ * or syncobj); -ENODEV (the channel was killed); -ENOMEM.
+ */
+NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
+		     const struct nvl_exec_push *pushes, uint32_t n_push,
+		     const struct nvl_vm_sync *waits, uint32_t n_waits,
+		     const struct nvl_vm_sync *signals, uint32_t n_signals,
+		     uint32_t flags);
+
+#endif /* NOUVELLE_EXEC_H */

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: devices (uAPI)
+ *
+ * nvl_device_open() turns a spec into a hardware interface (a provider)
+ * and hands it to the driver's probe (src/nv/device.c). The only provider
+ * today is the model: it powers on a model of the chip named in the spec
+ * (with the VRAM size asked for) and gives its hardware interface to the
+ * driver, which learns everything else from BOOT_0 and the firmware.
+ * "vfio:<bdf>" is parsed and refused with -ENODEV: a VFIO provider would
+ * map BAR0/BAR1, set up the IOMMU and route the MSI to the same
+ * interface.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "core/device.h"
+#include "gsp/boot.h"
+#include "base/client.h"
+#include "gsp/gsp.h"
+#include "hw/regs.h"
+#include "mm/bo.h"
+#include "model/model.h"
+#include "nouvelle/exec.h"
+#include "nv/chan.h"
+#include "nv/vm.h"
+#include "vm/vm.h"
+#include "nouvelle/device.h"
+#include "nv/device.h"
+
+#define MIB (1ull << 20)
+
+static int open_model(const char *chip, const struct nvl_device_opts *o,
+		      struct nvl_device *dev)
+{
+	const struct nvl_model_profile *p = nvl_model_profile_find(chip);
+	int ret;
+
+	if (!p)
+		return nvl_error(-ENODEV, "device: model has no chip '%s'",
+				 chip);
+	if (o && o->vram_size) {
+		if (o->vram_size % MIB || o->vram_size < 256 * MIB ||
+		    o->vram_size > (1ull << 40))
+			return nvl_error(-EINVAL,
+					 "device: VRAM size %llu is not a "
+					 "multiple of 1 MiB in 256 MiB..1 TiB",
+					 (unsigned long long)o->vram_size);
+		dev->profile = nvl_malloc(sizeof(*dev->profile));
+		if (!dev->profile)
+			return nvl_error(-ENOMEM, "device: out of memory");
+		*dev->profile = *p;
+		dev->profile->vram_size = o->vram_size;
+		p = dev->profile;
+	}
+	ret = nvl_model_create(p, &dev->model);
+	if (ret)
+		return nvl_error(ret, "device: model '%s' did not power on",
+				 chip);
+	return 0;
+}
+
+/* the memory manager's VRAM is the device's, through its BAR */
+static int dev_vram_map(void *priv, uint64_t size_B, void **base_out)
+{
+	struct nvl_device *dev = priv;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	*base_out = nvl_hw_vram_map(nvl_model_hw(dev->model),
+				    dev->nv->vram_base, size_B);
+	return *base_out ? 0 : -ENOMEM;
+}
+
+static void dev_vram_unmap(void *priv, void *base, uint64_t size_B)
+{
+}
+
+/* GTT/system pages: host memory (not yet DMA-mapped for the GPU) */
+static int dev_pages_alloc(void *priv, uint64_t size_B, void **out)
+{
+	void *p;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void dev_pages_free(void *priv, void *p, uint64_t size_B)
+{
+	munmap(p, size_B);
+}
+
+static const struct nvl_mm_mem_ops dev_mem_ops = {
+	.vram_map = dev_vram_map,
+	.vram_unmap = dev_vram_unmap,
+	.pages_alloc = dev_pages_alloc,
+	.pages_free = dev_pages_free,
+};
+
+static void register_once(void)
+{
+	nvl_vm_set_device_backend(nvl_nv_vm_backend);
+	nvl_nv_chan_register();
+}
+
+static int device_up(struct nvl_device *dev)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct nvl_mm_config mc = {
+		.vram_B = dev->nv->mm_size,
+		.ops = &dev_mem_ops,
+		.ops_priv = dev,
+	};
+	int ret;
+
+	pthread_once(&once, register_once);
+	ret = nvl_mm_create(&mc, &dev->mm);
+	if (ret)
+		return nvl_error(ret, "device: memory manager: %d", ret);
+	/* the engines' non-stall interrupts: the channels' fences */
+	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_FIFO);
+	return 0;
+}
+
+NVL_API int nvl_device_client_create(struct nvl_device *dev,
+				     struct nvl_client **client_out)
+{
+	struct nvl_client *c;
+
+	if (!dev || !client_out)
+		return nvl_error(-EINVAL, "client: NULL argument");
+	if (nvl_client_alloc(dev->nv, &c))
+		return nvl_error(-ENOMEM, "client: out of memory");
+	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
+	*client_out = c;
+	return 0;
+}
+
+int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
+		    struct nvl_device **dev_out)
+{
+	struct nvl_nv_probe_opts po = {0};
+	struct nvl_device *dev;
+	const char *chip = NULL;
+	int ret;
+
+	if (!dev_out)
+		return nvl_error(-EINVAL, "device: NULL dev_out");
+	if (opts && opts->fw_version && !opts->fw_version[0])
+		return nvl_error(-EINVAL, "device: empty firmware version");
+	if (!spec || !spec[0] || !strcmp(spec, "model")) {
+		chip = NULL;
+	} else if (!strncmp(spec, "model:", 6)) {
+		chip = spec + 6;
+		if (!chip[0])
+			return nvl_error(-EINVAL, "device: '%s' names no chip",
+					 spec);
+	} else if (!strncmp(spec, "vfio:", 5)) {
+		return nvl_error(-ENODEV,
+				 "device: '%s': no VFIO provider in this build "
+				 "(only the model is available)",
+				 spec);
+	} else {
+		return nvl_error(-EINVAL,
+				 "device: unknown spec '%s' (model:<chip> or "
+				 "vfio:<bdf>)",
+				 spec);
+	}
+	dev = nvl_zalloc(sizeof(*dev));
+	if (!dev)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	ret = open_model(chip, opts, dev);
+	if (ret)
+		goto fail;
+	po.fw_version = opts ? opts->fw_version : NULL;
+	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
+	if (ret)
+		goto fail;
+	ret = device_up(dev);
+	if (ret) {
+		nvl_nv_device_remove(dev->nv);
+		goto fail;
+	}
+	*dev_out = dev;
+	return 0;
+fail:
+	nvl_model_destroy(dev->model);
+	nvl_free(dev->profile);
+	nvl_free(dev);
+	return ret;
+}
+
+int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
+{
+	const struct nvl_nv_device *d;
+	int64_t ns = 0;
+
+	if (!dev || !info)
+		return nvl_error(-EINVAL, "device: NULL argument to query");
+	d = dev->nv;
+	memset(info, 0, sizeof(*info));
+	strncpy(info->chip, d->name, sizeof(info->chip) - 1);
+	strncpy(info->family, d->chip->family, sizeof(info->family) - 1);
+	memcpy(info->gpu_name, d->boot.gpu_name, sizeof(info->gpu_name));
+	info->gpu_name[sizeof(info->gpu_name) - 1] = 0;
+	info->boot0 = d->boot0;
+	memcpy(info->fw_version, d->fw_version, sizeof(info->fw_version));
+	info->vram_size = d->boot.fb_size;
+	info->vram_usable = d->vram_usable;
+	info->num_ce = d->boot.num_ce;
+	info->num_channels = d->boot.num_channels;
+	info->host_class = d->boot.host_class;
+	info->ce_class = d->boot.ce_class;
+	info->mmu_version = d->chip->mmu_version;
+	info->va_bits = d->chip->mmu_version == 3 ? 57 : 49;
+	info->max_channels_per_client = NVL_NV_CHANS_PER_CLIENT;
+	for (unsigned i = 0; i < NVL_GSP_STEP_COUNT; i++)
+		ns += d->boot.step_ns[i];
+	info->boot_ns = ns;
+	return 0;
+}
+
+void nvl_device_close(struct nvl_device *dev)
+{
+	if (!dev)
+		return;
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_STALL),
+		    NVL_HW_INTR_FIFO);
+	nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+	nvl_mm_destroy(dev->mm);
+	nvl_nv_device_remove(dev->nv);
+	nvl_model_destroy(dev->model);
+	nvl_free(dev->profile);
+	nvl_free(dev);
+}

@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: channels and EXEC
+ *
+ * A channel is RM's: GSP_RM_ALLOC of the chip's channel class under the
+ * driver's device makes RM write the instance block (USERD, GPFIFO base,
+ * the VA space's page directory), bind it in channel RAM on the copy
+ * engine's runlist and enable it; the copy class is allocated under it;
+ * the work-submit token for the doorbell comes from
+ * NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN. The driver owns a 64 KiB
+ * slot of its channel window in VRAM, mapped at kernel_start + slot *
+ * 64 KiB of the VM:
+ *
+ *   +0x0000 USERD (512 B)      +0x0800 semaphore (the last seqno done)
+ *   +0x1000 fence idioms, 32 B per GPFIFO entry (8 KiB)
+ *   +0x4000 GPFIFO ring, 256 entries of 8 B
+ *
+ * One scheduler with one entity per channel; a job takes one credit per
+ * GPFIFO entry (its pushes plus the idiom), out of 255. run_job writes
+ * the entries, then the idiom entry (SEM_ADDR/PAYLOAD/EXECUTE release of
+ * the job's seqno with WFI, then NON_STALL_INTERRUPT), publishes GP_PUT in
+ * USERD and rings the doorbell. The non-stall interrupt reads each
+ * channel's semaphore and signals the hardware fence of every job whose
+ * seqno it covers.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "gsp/abi.h"
+#include "gsp/gsp.h"
+#include "gsp/rm.h"
+#include "hw/host.h"
+#include "hw/regs.h"
+#include "nouvelle/exec.h"
+#include "nv/chan.h"
+#include "nv/device.h"
+#include "nv/vm.h"
+#include "sched/sched.h"
+#include "sync/fence.h"
+#include "sync/fence_chain.h"
+#include "sync/syncobj.h"
+#include "vm/gpuvm.h"
+#include "vm/vm.h"
+
+#define GP_ENTRIES 256u
+#define OFF_USERD 0x0000u
+#define OFF_SEM 0x0800u
+#define OFF_IDIOM 0x1000u
+#define IDIOM_SIZE 32u
+#define OFF_GPFIFO 0x4000u
+#define MAX_PUSH_BYTES (NVL_HW_GP_ENTRY1_LENGTH_MASK * 4u)
+
+struct nv_chan {
+	struct nvl_kref ref;
+	struct nvl_nv_device *d;
+	struct nvl_vm *vm;
+	struct nvl_list link; /* d->chans */
+	uint32_t h_chan, h_ce, chid, token;
+	unsigned slot;
+	uint64_t pa, va; /* the slot in VRAM and in the VM */
+	uint8_t *cpu; /* the slot through the BAR */
+	uint64_t fence_ctx;
+
+	struct nvl_sched *sched;
+	struct nvl_sched_entity entity;
+	pthread_mutex_t submit_lock; /* arm + push order */
+	uint32_t next_seq; /* submit_lock */
+
+	pthread_mutex_t lock; /* everything below */
+	uint32_t gp_put;
+	struct nvl_list inflight; /* struct nv_job.link, in seqno order */
+	bool killed;
+	int error;
+	uint32_t hw_error; /* CHRAM_ERROR when the hardware killed it */
+	uint64_t submitted, completed;
+};
+
+struct nv_job {
+	struct nvl_sched_job base;
+	struct nv_chan *ch;
+	struct nvl_fence *hw;
+	uint32_t seq;
+	struct nvl_list link;
+	uint32_t n_push;
+	struct nvl_exec_push push[];
+};
+
+static void chan_put(struct nv_chan *ch)
+{
+	if (!nvl_kref_put(&ch->ref))
+		return;
+	pthread_mutex_destroy(&ch->lock);
+	pthread_mutex_destroy(&ch->submit_lock);
+	nvl_free(ch);
+}
+
+/* ---- completion ------------------------------------------------------ */
+
+/* finish the jobs the semaphore covers (or all of them, with @err) */
+static void chan_complete(struct nv_chan *ch, bool all, int err)
+{
+	struct nvl_list done;
+	struct nv_job *j, *n;
+	uint32_t sem;
+
+	nvl_list_init(&done);
+	pthread_mutex_lock(&ch->lock);
+	sem = atomic_load_explicit((_Atomic uint32_t *)(ch->cpu + OFF_SEM),
+				   memory_order_acquire);
+	nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
+		if (!all && (int32_t)(sem - j->seq) < 0)
+			break;
+		nvl_list_move_tail(&j->link, &done);
+		ch->completed++;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	/* outside the lock: a signal may run the next job at once, and
+	 * free the job whose fence it is (hold the fence, not the job) */
+	while (!nvl_list_empty(&done)) {
+		struct nvl_fence *f;
+
+		j = nvl_list_entry(done.next, struct nv_job, link);
+		f = nvl_fence_get(j->hw);
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		if (err)
+			nvl_fence_set_error(f, err);
+		nvl_fence_signal(f);
+		nvl_fence_put(f);
+	}
+}
+
+/*
+ * A channel error (CHERR_PENDING, the stall tree's FIFO bit) kills the
+ * channel as RM's robust-channel recovery does: it is disabled, what it
+ * had on the ring completes with -EIO, later execs get -ENODEV, and its
+ * query says why.
+ */
+static void chan_errors(struct nvl_nv_device *d)
+{
+	struct nv_chan *ch;
+
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		uint32_t pend =
+			nvl_hw_rd32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32));
+		uint32_t err;
+
+		if (!(pend & (1u << (ch->chid % 32))))
+			continue;
+		err = nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERROR(ch->chid));
+		nvl_hw_wr32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32),
+			    1u << (ch->chid % 32));
+		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+		pthread_mutex_lock(&ch->lock);
+		if (!ch->killed) {
+			ch->killed = true;
+			ch->error = -EIO;
+			ch->hw_error = err;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		nvl_warn(NVL_CAT_NV,
+			 "channel %u: error %u (method %#x): killed", ch->chid,
+			 err,
+			 nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERR_METHOD(ch->chid)));
+		chan_complete(ch, false, 0);
+		chan_complete(ch, true, -EIO);
+	}
+	pthread_mutex_unlock(&d->chan_lock);
+}
+
+void nvl_nv_chan_irq(void *dev)
+{
+	struct nvl_nv_device *d = dev;
+	uint32_t st = nvl_hw_rd32(
+		d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL));
+	struct nv_chan *ch;
+
+	if (nvl_hw_rd32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL)) &
+	    NVL_HW_INTR_FIFO) {
+		nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
+			    NVL_HW_INTR_FIFO);
+		chan_errors(d);
+	}
+	if (!st)
+		return;
+	nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL), st);
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link)
+		chan_complete(ch, false, 0);
+	pthread_mutex_unlock(&d->chan_lock);
+}
+
+/* ---- the scheduler's backend ---------------------------------------- */
+
+static void wr_idiom(struct nv_chan *ch, uint32_t seq, uint64_t *va_out)
+{
+	unsigned i = seq % (GP_ENTRIES);
+	uint32_t p[IDIOM_SIZE / 4];
+	uint64_t sem = ch->va + OFF_SEM;
+
+	p[0] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 5);
+	p[1] = (uint32_t)sem;
+	p[2] = (uint32_t)(sem >> 32) & 0xff;
+	p[3] = seq;
+	p[4] = 0;
+	p[5] = NVL_HW_SEM_EXECUTE_RELEASE_WFI_32;
+	p[6] = NVL_HW_MTHD_INC(0, NVL_HW_NON_STALL_INTERRUPT, 1);
+	p[7] = 0;
+	memcpy(ch->cpu + OFF_IDIOM + i * IDIOM_SIZE, p, sizeof(p));
+	*va_out = ch->va + OFF_IDIOM + i * IDIOM_SIZE;
+}
+
+static void wr_gp(struct nv_chan *ch, uint64_t e)
+{
+	memcpy(ch->cpu + OFF_GPFIFO + (ch->gp_put % GP_ENTRIES) * 8, &e, 8);
+	ch->gp_put = (ch->gp_put + 1) % GP_ENTRIES;
+}
+
+static struct nvl_fence *run_job(struct nvl_sched_job *sj)
+{
+	struct nv_job *j = container_of(sj, struct nv_job, base);
+	struct nv_chan *ch = j->ch;
+	uint64_t idiom;
+	uint32_t put;
+
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed) {
+		pthread_mutex_unlock(&ch->lock);
+		nvl_sched_job_set_error(sj, ch->error ? ch->error : -ENODEV);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < j->n_push; i++)
+		wr_gp(ch, nvl_hw_gp_entry(j->push[i].va, j->push[i].len / 4,
+					  j->push[i].flags &
+						  NVL_EXEC_PUSH_NO_PREFETCH));
+	wr_idiom(ch, j->seq, &idiom);
+	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
+	nvl_list_add_tail(&j->link, &ch->inflight);
+	ch->submitted++;
+	put = ch->gp_put;
+	/* entries and idiom before GP_PUT, GP_PUT before the doorbell */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(
+		(_Atomic uint32_t *)(ch->cpu + OFF_USERD + NVL_HW_USERD_GP_PUT),
+		put, memory_order_release);
+	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
+	pthread_mutex_unlock(&ch->lock);
+	return nvl_fence_get(j->hw);
+}
+
+static void free_job(struct nvl_sched_job *sj)
+{
+	struct nv_job *j = container_of(sj, struct nv_job, base);
+
+	nvl_sched_job_cleanup(sj);
+	/* a job killed before it ran never reached the ring */
+	if (!nvl_fence_is_signaled(j->hw)) {
+		nvl_fence_set_error(j->hw, -ECANCELED);
+		nvl_fence_signal(j->hw);
+	}
+	nvl_fence_put(j->hw);
+	chan_put(j->ch);
+	nvl_free(j);
+}
+
+static const struct nvl_sched_backend_ops chan_sched_ops = {
+	.run_job = run_job,
+	.free_job = free_job,
+};
+
+/* ---- create / destroy ------------------------------------------------ */
+
+static int slot_get(struct nvl_nv_device *d, unsigned *slot)
+{
+	int ret = -ENOSPC;
+
+	pthread_mutex_lock(&d->chan_lock);
+	for (unsigned i = 0; i < NVL_NV_CHAN_SLOTS; i++)
+		if (!d->slot_used[i]) {
+			d->slot_used[i] = 1;
+			*slot = i;
+			ret = 0;
+			break;
+		}
+	pthread_mutex_unlock(&d->chan_lock);
+	if (ret)
+		return nvl_error(ret,
+				 "channel: the device's %u channels are "
+				 "in use",
+				 NVL_NV_CHAN_SLOTS);
+	return 0;
+}
+
+static void slot_put(struct nvl_nv_device *d, unsigned slot)
+{
+	pthread_mutex_lock(&d->chan_lock);
+	d->slot_used[slot] = 0;
+	pthread_mutex_unlock(&d->chan_lock);
+}
+
+/* take the channel off the hardware and finish everything it had */
+static void chan_teardown(struct nv_chan *ch)
+{
+	struct nvl_nv_device *d = ch->d;
+
+	/* queued jobs never run */
+	nvl_sched_entity_kill(&ch->entity);
+	pthread_mutex_lock(&ch->lock);
+	ch->killed = true;
+	if (!ch->error)
+		ch->error = -ECANCELED;
+	pthread_mutex_unlock(&ch->lock);
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_del(&ch->link);
+	d->nchans--;
+	pthread_mutex_unlock(&d->chan_lock);
+	/* RM disables and unbinds it: the engine stops fetching */
+	if (ch->h_chan && nvl_gsp_rm_free(d->gsp, ch->h_chan))
+		nvl_warn(NVL_CAT_NV, "channel %u: RM free: %s", ch->chid,
+			 nvl_error_msg());
+	/* what it had on the ring completes with an error, unless done */
+	chan_complete(ch, false, 0);
+	chan_complete(ch, true, -ECANCELED);
+	nvl_sched_entity_fini(&ch->entity);
+	nvl_sched_destroy(ch->sched);
+	nvl_nv_vm_kunmap(ch->vm, ch->va, NVL_NV_CHAN_SLOT_SIZE);
+	nvl_vm_put(ch->vm);
+	slot_put(d, ch->slot);
+}
+
+static void h_get(void *obj)
+{
+	nvl_kref_get(&((struct nv_chan *)obj)->ref);
+}
+
+static void h_put(void *obj)
+{
+	/* the one handle is the channel's life: closing it destroys it */
+	chan_teardown(obj);
+	chan_put(obj);
+}
+
+static const struct nvl_handle_ops chan_handle_ops = {h_get, h_put};
+
+void nvl_nv_chan_register(void)
+{
+	nvl_handle_kind_register(NVL_HANDLE_CHANNEL, &chan_handle_ops);
+}
+
+static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
+{
+	struct nvl_nv_device *d = ch->d;
+	NV_CHANNEL_ALLOC_PARAMS cp = {0};
+	NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS wt = {0};
+	int ret;
+
+	cp.gpFifoOffset = ch->va + OFF_GPFIFO;
+	cp.gpFifoEntries = GP_ENTRIES;
+	cp.hVASpace = v->h_vas;
+	cp.engineType = 0; /* the first copy engine's runlist */
+	cp.userdOffset = ch->pa + OFF_USERD;
+	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, d->boot.host_class, &cp,
+			       sizeof(cp), &ch->h_chan);
+	if (ret)
+		return ret;
+	ch->chid = cp.cid;
+	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan, d->boot.ce_class, NULL, 0,
+			       &ch->h_ce);
+	if (!ret)
+		ret = nvl_gsp_rm_control(
+			d->gsp, ch->h_chan,
+			NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &wt,
+			sizeof(wt));
+	if (ret) {
+		(void)nvl_gsp_rm_free(d->gsp, ch->h_chan);
+		ch->h_chan = 0;
+		return ret;
+	}
+	ch->token = wt.workSubmitToken;
+	return 0;
+}
+
+static int client_chan_count(struct nvl_client *c, int delta)
+{
+	uintptr_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = (uintptr_t)c->layer_priv[NVL_HANDLE_CHANNEL];
+	if (delta > 0 && n >= NVL_NV_CHANS_PER_CLIENT) {
+		pthread_mutex_unlock(&c->lock);
+		return -ENOSPC;
+	}
+	n += delta;
+	c->layer_priv[NVL_HANDLE_CHANNEL] = (void *)n;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
+			       uint32_t engine, uint32_t flags,
+			       uint32_t *handle_out)
+{
+	struct nvl_nv_device *d;
+	struct nvl_sched_args sa = {0};
+	struct nvl_nv_vm *v;
+	struct nvl_vm *vm;
+	struct nv_chan *ch;
+	int ret;
+
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "channel: NULL argument");
+	d = client->dev;
+	if (!d)
+		return nvl_error(-EINVAL, "channel: the client has no device");
+	if (flags)
+		return nvl_error(-EINVAL, "channel: flags %#x", flags);
+	if (engine != NVL_ENGINE_COPY)
+		return nvl_error(-EINVAL, "channel: no engine %u", engine);
+	vm = nvl_vm_lookup(client, vmh);
+	if (!vm)
+		return nvl_error(-ENOENT, "channel: no VM %u", vmh);
+	v = nvl_nv_vm_of(vm);
+	if (!v || vm->gpuvm->kend - vm->gpuvm->kstart <
+			  (uint64_t)NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE) {
+		nvl_vm_put(vm);
+		return nvl_error(-EINVAL,
+				 "channel: VM %u needs a kernel range of at "
+				 "least %u bytes",
+				 vmh,
+				 NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE);
+	}
+	if (client_chan_count(client, 1)) {
+		nvl_vm_put(vm);
+		return nvl_error(-ENOSPC, "channel: the client has %u channels",
+				 NVL_NV_CHANS_PER_CLIENT);
+	}
+	ch = nvl_zalloc(sizeof(*ch));
+	if (!ch) {
+		ret = nvl_error(-ENOMEM, "channel: out of memory");
+		goto fail_count;
+	}
+	nvl_kref_init(&ch->ref);
+	pthread_mutex_init(&ch->lock, NULL);
+	pthread_mutex_init(&ch->submit_lock, NULL);
+	nvl_list_init(&ch->inflight);
+	nvl_list_init(&ch->link);
+	ch->d = d;
+	ch->vm = vm;
+	ret = slot_get(d, &ch->slot);
+	if (ret)
+		goto fail_free;
+	ch->pa = d->chan_base + (uint64_t)ch->slot * NVL_NV_CHAN_SLOT_SIZE;
+	ch->va = vm->gpuvm->kstart + (uint64_t)ch->slot * NVL_NV_CHAN_SLOT_SIZE;
+	ch->cpu = nvl_hw_vram_map(d->hw, ch->pa, NVL_NV_CHAN_SLOT_SIZE);
+	if (!ch->cpu) {
+		ret = nvl_error(-ENODEV, "channel: no CPU mapping of VRAM");
+		goto fail_slot;
+	}
+	memset(ch->cpu, 0, NVL_NV_CHAN_SLOT_SIZE);
+	ch->fence_ctx = nvl_fence_context_alloc(1);
+	sa.ops = &chan_sched_ops;
+	sa.credit_limit = GP_ENTRIES - 1;
+	sa.name = "nv-channel";
+	sa.priv = ch;
+	ret = nvl_sched_create(&sa, &ch->sched);
+	if (ret)
+		goto fail_slot;
+	ret = nvl_sched_entity_init(&ch->entity, NVL_SCHED_PRIO_NORMAL,
+				    ch->sched);
+	if (ret)
+		goto fail_sched;
+	ret = nvl_nv_vm_kmap(vm, ch->va, ch->pa, NVL_NV_CHAN_SLOT_SIZE);
+	if (ret)
+		goto fail_entity;
+	ret = rm_channel(ch, v);
+	if (ret)
+		goto fail_kmap;
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_add_tail(&ch->link, &d->chans);
+	d->nchans++;
+	pthread_mutex_unlock(&d->chan_lock);
+	ret = nvl_client_handle_add(client, NVL_HANDLE_CHANNEL, ch, handle_out);
+	if (ret) {
+		chan_teardown(ch);
+		chan_put(ch);
+		client_chan_count(client, -1);
+		return nvl_error(ret, "channel: no handle");
+	}
+	chan_put(ch); /* the handle holds it */
+	return 0;
+fail_kmap:
+	nvl_nv_vm_kunmap(vm, ch->va, NVL_NV_CHAN_SLOT_SIZE);
+fail_entity:
+	nvl_sched_entity_fini(&ch->entity);
+fail_sched:
+	nvl_sched_destroy(ch->sched);
+fail_slot:
+	slot_put(d, ch->slot);
+fail_free:
+	chan_put(ch);
+fail_count:
+	client_chan_count(client, -1);
+	nvl_vm_put(vm);
+	return ret;
+}
+
+NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel)
+{
+	int ret;
+
+	if (!client)
+		return nvl_error(-EINVAL, "channel: NULL client");
+	ret = nvl_client_handle_remove(client, NVL_HANDLE_CHANNEL, channel);
+	if (ret)
+		return nvl_error(-ENOENT, "channel: no channel %u", channel);
+	client_chan_count(client, -1);
+	return 0;
+}
+
+NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
+			      struct nvl_channel_info *info)
+{
+	struct nv_chan *ch;
+
+	if (!client || !info)
+		return nvl_error(-EINVAL, "channel: NULL argument");
+	ch = nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
+	if (!ch)
+		return nvl_error(-ENOENT, "channel: no channel %u", channel);
+	pthread_mutex_lock(&ch->lock);
+	info->alive = !ch->killed;
+	info->error = ch->killed ? ch->error : 0;
+	info->hw_error = ch->hw_error;
+	info->chid = ch->chid;
+	info->gp_entries = GP_ENTRIES;
+	info->submitted = ch->submitted;
+	info->completed = ch->completed;
+	pthread_mutex_unlock(&ch->lock);
+	chan_put(ch);
+	return 0;
+}
+
+/* ---- EXEC ------------------------------------------------------------ */
+
+struct sig {
+	struct nvl_syncobj *obj;
+	struct nvl_fence_chain *chain;
+	uint64_t point;
+};
+
+static int check_push(struct nvl_gpuvm *g, const struct nvl_exec_push *p,
+		      uint32_t i)
+{
+	if (p->flags & ~NVL_EXEC_PUSH_NO_PREFETCH)
+		return nvl_error(-EINVAL, "exec: push %u: flags %#x", i,
+				 p->flags);
+	if (!p->len || p->len % 4 || p->len > MAX_PUSH_BYTES)
+		return nvl_error(-EINVAL, "exec: push %u: length %u", i,
+				 p->len);
+	if (p->va % 4)
+		return nvl_error(-EINVAL, "exec: push %u: VA %#llx unaligned",
+				 i, (unsigned long long)p->va);
+	if (p->va < g->start || p->va + p->len > g->end ||
+	    p->va + p->len < p->va ||
+	    (g->kend > g->kstart && p->va < g->kend &&
+	     p->va + p->len > g->kstart))
+		return nvl_error(-EINVAL,
+				 "exec: push %u: [%#llx, +%u) is not in the "
+				 "VM's user range",
+				 i, (unsigned long long)p->va, p->len);
+	return 0;
+}
+
+NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
+		     const struct nvl_exec_push *pushes, uint32_t n_push,
+		     const struct nvl_vm_sync *waits, uint32_t n_waits,
+		     const struct nvl_vm_sync *signals, uint32_t n_signals,
+		     uint32_t flags)
+{
+	struct sig *sigs = NULL;
+	struct nv_job *j = NULL;
+	struct nvl_fence *done;
+	struct nv_chan *ch;
+	bool inited = false;
+	int ret = 0;
+
+	if (!client || (n_push && !pushes) || (n_waits && !waits) ||
+	    (n_signals && !signals))
+		return nvl_error(-EINVAL, "exec: NULL argument");
+	if (flags)
+		return nvl_error(-EINVAL, "exec: flags %#x", flags);
+	if (!n_push || n_push > NVL_EXEC_MAX_PUSH)
+		return nvl_error(-EINVAL, "exec: %u pushes (1..%u)", n_push,
+				 NVL_EXEC_MAX_PUSH);
+	if (n_waits > 64 || n_signals > 64)
+		return nvl_error(-EINVAL, "exec: too many syncobjs");
+	ch = nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
+	if (!ch)
+		return nvl_error(-ENOENT, "exec: no channel %u", channel);
+	for (uint32_t i = 0; i < n_push && !ret; i++)
+		ret = check_push(ch->vm->gpuvm, &pushes[i], i);
+	for (uint32_t i = 0; i < n_waits && !ret; i++)
+		if (waits[i].flags)
+			ret = nvl_error(-EINVAL, "exec: wait %u: flags", i);
+	if (ret)
+		goto out;
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed)
+		ret = nvl_error(-ENODEV, "exec: channel %u was killed (%d)",
+				channel, ch->error);
+	pthread_mutex_unlock(&ch->lock);
+	if (ret)
+		goto out;
+	sigs = nvl_calloc(n_signals ? n_signals : 1, sizeof(*sigs));
+	j = nvl_zalloc(sizeof(*j) + n_push * sizeof(j->push[0]));
+	if (!sigs || !j) {
+		ret = nvl_error(-ENOMEM, "exec: out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n_signals; i++) {
+		if (signals[i].flags) {
+			ret = nvl_error(-EINVAL, "exec: signal %u: flags", i);
+			goto out;
+		}
+		sigs[i].obj = nvl_syncobj_find(client, signals[i].handle);
+		if (!sigs[i].obj) {
+			ret = nvl_error(-ENOENT, "exec: no syncobj %u",
+					signals[i].handle);
+			goto out;
+		}
+		sigs[i].point = signals[i].point;
+		if (sigs[i].point) {
+			sigs[i].chain = nvl_fence_chain_alloc();
+			if (!sigs[i].chain) {
+				ret = nvl_error(-ENOMEM, "exec: out of memory");
+				goto out;
+			}
+		}
+	}
+	memcpy(j->push, pushes, n_push * sizeof(j->push[0]));
+	j->n_push = n_push;
+	j->ch = ch;
+	nvl_list_init(&j->link);
+	ret = nvl_sched_job_init(&j->base, &ch->entity, n_push + 1, client);
+	if (ret) {
+		ret = nvl_error(ret, "exec: job: %d", ret);
+		goto out;
+	}
+	inited = true;
+	for (uint32_t i = 0; i < n_waits; i++) {
+		struct nvl_fence *f;
+
+		ret = nvl_syncobj_find_fence(client, waits[i].handle,
+					     waits[i].point, 0, &f);
+		if (!ret)
+			ret = nvl_sched_job_add_dependency(&j->base, f);
+		if (ret) {
+			ret = nvl_error(ret, "exec: wait %u (syncobj %u): %d",
+					i, waits[i].handle, ret);
+			goto out;
+		}
+	}
+	pthread_mutex_lock(&ch->submit_lock);
+	ret = nvl_fence_create(&j->hw, ch->fence_ctx, ch->next_seq + 1);
+	if (ret) {
+		pthread_mutex_unlock(&ch->submit_lock);
+		ret = nvl_error(ret, "exec: out of memory");
+		goto out;
+	}
+	/* the point of no return */
+	j->seq = ++ch->next_seq;
+	if (nvl_sched_job_arm(&j->base))
+		nvl_err(NVL_CAT_NV, "exec: arm failed");
+	done = nvl_fence_get(nvl_sched_job_finished(&j->base));
+	for (uint32_t i = 0; i < n_signals; i++) {
+		if (sigs[i].chain)
+			nvl_syncobj_add_point(sigs[i].obj, sigs[i].chain, done,
+					      sigs[i].point);
+		else
+			nvl_syncobj_replace_fence(sigs[i].obj, done);
+		sigs[i].chain = NULL;
+	}
+	nvl_kref_get(&ch->ref); /* the job's */
+	ret = nvl_sched_entity_push_job(&j->base);
+	pthread_mutex_unlock(&ch->submit_lock);
+	nvl_fence_put(done);
+	if (ret) {
+		/* killed in between: its fences carry the error */
+		nvl_fence_put(j->hw);
+		nvl_sched_job_cleanup(&j->base);
+		nvl_free(j);
+		chan_put(ch);
+		j = NULL;
+		ret = nvl_error(-ENODEV, "exec: channel %u was killed",
+				channel);
+	}
+	j = NULL;
+	inited = false;
+out:
+	if (j) {
+		if (inited)
+			nvl_sched_job_cleanup(&j->base);
+		nvl_fence_put(j->hw);
+		nvl_free(j);
+	}
+	for (uint32_t i = 0; sigs && i < n_signals; i++) {
+		if (sigs[i].chain)
+			nvl_fence_chain_free(sigs[i].chain);
+		if (sigs[i].obj)
+			nvl_syncobj_put(sigs[i].obj);
+	}
+	nvl_free(sigs);
+	chan_put(ch);
+	return ret;
+}

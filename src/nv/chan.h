@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Channels on a device: RM allocates them (instance block, channel RAM,
+ * runlist) through the GSP; the driver owns USERD, the GPFIFO ring and the
+ * fence semaphore in its channel window of VRAM, mapped in the channel's
+ * VM's kernel range. One scheduler and one entity per channel; credits are
+ * GPFIFO entries.
+ */
+#ifndef NVL_NV_CHAN_H
+#define NVL_NV_CHAN_H
+
+#include <stdint.h>
+
+struct nvl_nv_device;
+
+/** Channel window slots (each 64 KiB: USERD, semaphore, idioms, ring). */
+#define NVL_NV_CHAN_SLOTS 256
+/** Bytes of one slot, and of the VM kernel range one channel uses. */
+#define NVL_NV_CHAN_SLOT_SIZE (64u << 10)
+
+/** A client's channel limit. */
+#define NVL_NV_CHANS_PER_CLIENT 64
+
+/** nvl_nv_chan_irq() - the non-stall handler: finish completed jobs. */
+void nvl_nv_chan_irq(void *dev);
+
+/** nvl_nv_chan_register() - register the channel handle kind (once). */
+void nvl_nv_chan_register(void);
+
+#endif /* NVL_NV_CHAN_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: device probe
+ *
+ * What a GSP-era driver does at probe, through the hardware interface
+ * only: BOOT_0 names the chip (chip.c); the chip names its firmware
+ * directory and the versions the driver accepts; the GSP boots (src/gsp);
+ * GET_GSP_STATIC_INFO says how much FB there is, which regions of it RM
+ * keeps, how many channels and copy engines there are and their classes.
+ * The driver then makes its own RM client (NV01_ROOT), device
+ * (NV01_DEVICE_0) and subdevice (NV20_SUBDEVICE_0), the parents of every
+ * VA space and channel it allocates later.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "gsp/abi.h"
+#include "gsp/gsp.h"
+#include "gsp/image.h"
+#include "gsp/rm.h"
+#include "hw/regs.h"
+#include "nv/chan.h"
+#include "nv/device.h"
+#include "nv/ptmem.h"
+
+static const char *const fw_535[] = {"535.113.01", NULL};
+/* gh100's images are built for 570.144 only (docs/gsp-firmware.md) */
+static const char *const fw_gh100[] = {"570.144", NULL};
+
+/* chip id (BOOT_0 28:20) → firmware directory and accepted versions */
+static const struct {
+	uint32_t id;
+	const char *name;
+	const char *const *fw;
+} fw_chips[] = {
+	{0x162, "tu102", fw_535},
+	/* the model's small Turing test board: TU117's id, own directory */
+	{0x167, "tiny", fw_535},
+	{0x172, "ga102", fw_535},
+	{0x192, "ad102", fw_535},
+	{0x180, "gh100", fw_gh100},
+};
+
+/* the FB regions RM gives the driver: take the largest usable one */
+static int pick_fb(struct nvl_nv_device *d)
+{
+	NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr;
+	int ret;
+
+	fr = nvl_zalloc(sizeof(*fr));
+	if (!fr)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	ret = nvl_gsp_rm_control(d->gsp, d->h_subdevice,
+				 NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO, fr,
+				 sizeof(*fr));
+	if (!ret &&
+	    fr->numFBRegions > NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES)
+		ret = nvl_error(-EPROTO, "device: RM lists %u FB regions",
+				fr->numFBRegions);
+	for (unsigned i = 0; !ret && i < fr->numFBRegions; i++) {
+		const NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *f =
+			&fr->fbRegion[i];
+
+		if (f->bProtected || f->reserved || f->limit < f->base ||
+		    f->limit >= d->boot.fb_size)
+			continue;
+		if (f->limit - f->base + 1 > d->vram_usable) {
+			d->vram_base = f->base;
+			d->vram_usable = f->limit - f->base + 1;
+		}
+	}
+	nvl_free(fr);
+	if (!ret && !d->vram_usable)
+		ret = nvl_error(-EPROTO, "device: RM left no usable FB");
+	return ret;
+}
+
+/*
+ * The driver's FB, bottom up: BOs (the memory manager), page tables
+ * (16 MiB), the channel window (NVL_NV_CHAN_SLOTS x 64 KiB).
+ */
+static int carve(struct nvl_nv_device *d)
+{
+	uint64_t pt = 16ull << 20;
+	uint64_t ch = (uint64_t)NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE;
+
+	if (d->vram_usable < 2 * (pt + ch))
+		return nvl_error(-ENOSPC,
+				 "device: %llu bytes of usable FB is "
+				 "too little",
+				 (unsigned long long)d->vram_usable);
+	d->mm_size = d->vram_usable - pt - ch;
+	d->chan_base = d->vram_base + d->mm_size + pt;
+	return nvl_nv_ptmem_create(d->hw, d->vram_base + d->mm_size, pt,
+				   &d->ptmem);
+}
+
+static int rm_objects(struct nvl_nv_device *d)
+{
+	NV0080_ALLOC_PARAMETERS dev = {0};
+	NV2080_ALLOC_PARAMETERS sub = {0};
+	int ret;
+
+	ret = nvl_gsp_rm_alloc(d->gsp, 0, NV01_ROOT, NULL, 0, &d->h_client);
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(d->gsp, d->h_client, NV01_DEVICE_0, &dev,
+				       sizeof(dev), &d->h_device);
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, NV20_SUBDEVICE_0,
+				       &sub, sizeof(sub), &d->h_subdevice);
+	return ret;
+}
+
+static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
+{
+	const char *one[2] = {o ? o->fw_version : NULL, NULL};
+	struct nvl_gsp_fw_opts fo = {
+		.versions = one[0] ? one : d->fw_versions,
+	};
+	struct nvl_gsp_image img;
+	struct nvl_gsp_fw *fw;
+	int ret;
+
+	ret = nvl_gsp_fw_load(d->name, &fo, &fw);
+	if (ret)
+		return ret;
+	snprintf(d->fw_version, sizeof(d->fw_version), "%s", fw->version);
+	ret = nvl_gsp_create(d->hw, &d->gsp);
+	if (ret) {
+		nvl_gsp_fw_put(fw);
+		return ret;
+	}
+	if (o && o->boot_timeout_ns)
+		nvl_gsp_set_boot_timeout(d->gsp, o->boot_timeout_ns);
+	nvl_gsp_image_from_fw(fw, &img);
+	ret = nvl_gsp_boot(d->gsp, &img, &d->boot);
+	/* the GSP runs from its own copy in WPR2: the files can go */
+	nvl_gsp_fw_put(fw);
+	if (ret) {
+		nvl_gsp_destroy(d->gsp);
+		d->gsp = NULL;
+	}
+	return ret;
+}
+
+int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
+			struct nvl_nv_device **dev_out)
+{
+	struct nvl_nv_device *d;
+	int ret;
+
+	d = nvl_zalloc(sizeof(*d));
+	if (!d)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	d->hw = hw;
+	d->boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
+	ret = nvl_nv_chip_identify(hw, &d->chip);
+	for (size_t i = 0; !ret && i < NVL_ARRAY_SIZE(fw_chips); i++)
+		if (fw_chips[i].id == NVL_HW_BOOT_0_CHIP_ID(d->boot0)) {
+			d->name = fw_chips[i].name;
+			d->fw_versions = fw_chips[i].fw;
+		}
+	if (!d->name) {
+		nvl_free(d);
+		return nvl_error(-ENODEV,
+				 "device: BOOT_0 0x%08x: chip 0x%03x is not "
+				 "supported",
+				 d->boot0, NVL_HW_BOOT_0_CHIP_ID(d->boot0));
+	}
+	ret = boot(d, o);
+	if (ret) {
+		nvl_free(d);
+		return ret;
+	}
+	pthread_mutex_init(&d->chan_lock, NULL);
+	nvl_list_init(&d->chans);
+	ret = rm_objects(d);
+	if (!ret)
+		ret = pick_fb(d);
+	if (!ret)
+		ret = carve(d);
+	if (ret) {
+		nvl_nv_device_remove(d);
+		return ret;
+	}
+	*dev_out = d;
+	return 0;
+}
+
+void nvl_nv_device_remove(struct nvl_nv_device *d)
+{
+	if (!d)
+		return;
+	if (d->h_client && nvl_gsp_rm_free(d->gsp, d->h_client))
+		nvl_warn(NVL_CAT_NV, "device: freeing the RM client: %s",
+			 nvl_error_msg());
+	if (nvl_gsp_unload(d->gsp))
+		nvl_warn(NVL_CAT_NV, "device: GSP unload: %s", nvl_error_msg());
+	nvl_gsp_destroy(d->gsp);
+	nvl_nv_ptmem_destroy(d->ptmem);
+	pthread_mutex_destroy(&d->chan_lock);
+	nvl_free(d);
+}

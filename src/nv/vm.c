@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: device VMs
+ *
+ * A VM of a device client writes NVIDIA page tables (gmmu.c) into the
+ * device's table memory in VRAM; every commit ends with the format's TLB
+ * invalidate (MMU_INVALIDATE registers) through the page-table layer's
+ * flush. The VA space is also an RM object: FERMI_VASPACE_A under the
+ * driver's device, with its root page directory bound by
+ * NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, so that RM's channels on it
+ * walk the same tables (the instance block's PDB). The backend forwards
+ * the generic page-table ops to the gmmu's struct nvl_pt, keeping its own
+ * struct as the backend's private data.
+ */
+#include <errno.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "gsp/abi.h"
+#include "gsp/rm.h"
+#include "nv/device.h"
+#include "nv/gmmu.h"
+#include "nv/ptmem.h"
+#include "nv/vm.h"
+#include "vm/pt/pt.h"
+#include "vm/pt_backend.h"
+#include "vm/vm.h"
+
+static struct nvl_pt *pt_of(void *priv)
+{
+	return nvl_nv_gmmu_pt(((struct nvl_nv_vm *)priv)->gmmu);
+}
+
+static int f_get(void *p, uint64_t va, uint64_t range, unsigned int shift)
+{
+	return nvl_pt_ops.get(pt_of(p), va, range, shift);
+}
+
+static void f_put(void *p, uint64_t va, uint64_t range, unsigned int shift)
+{
+	nvl_pt_ops.put(pt_of(p), va, range, shift);
+}
+
+static void f_map(void *p, uint64_t va, uint64_t range, unsigned int shift,
+		  struct nvl_gem_object *obj, uint64_t off, uint32_t flags)
+{
+	nvl_pt_ops.map(pt_of(p), va, range, shift, obj, off, flags);
+}
+
+static void f_unmap(void *p, uint64_t va, uint64_t range, unsigned int shift,
+		    bool to_sparse)
+{
+	nvl_pt_ops.unmap(pt_of(p), va, range, shift, to_sparse);
+}
+
+static void f_sparse(void *p, uint64_t va, uint64_t range, bool enable)
+{
+	nvl_pt_ops.sparse(pt_of(p), va, range, enable);
+}
+
+static void f_flush(void *p, uint64_t va, uint64_t range)
+{
+	nvl_pt_ops.flush(pt_of(p), va, range);
+}
+
+static int f_take_error(void *p)
+{
+	return nvl_pt_ops.take_error ? nvl_pt_ops.take_error(pt_of(p)) : 0;
+}
+
+static unsigned int f_page_shift(void *p, struct nvl_gem_object *obj,
+				 uint64_t off, uint64_t va, uint64_t range,
+				 unsigned int max_shift)
+{
+	if (!nvl_pt_ops.page_shift)
+		return max_shift;
+	return nvl_pt_ops.page_shift(pt_of(p), obj, off, va, range, max_shift);
+}
+
+static int f_get_region(void *p, uint64_t va, uint64_t range)
+{
+	return nvl_pt_ops.get_region(pt_of(p), va, range);
+}
+
+static void f_put_region(void *p, uint64_t va, uint64_t range)
+{
+	nvl_pt_ops.put_region(pt_of(p), va, range);
+}
+
+static const struct nvl_vm_pt_ops nv_vm_ops = {
+	.get = f_get,
+	.put = f_put,
+	.map = f_map,
+	.unmap = f_unmap,
+	.sparse = f_sparse,
+	.flush = f_flush,
+	.take_error = f_take_error,
+	.page_shift = f_page_shift,
+	.get_region = f_get_region,
+	.put_region = f_put_region,
+};
+
+static void nv_vm_release(void *priv)
+{
+	struct nvl_nv_vm *v = priv;
+
+	/* RM forgets the VA space first: no channel of it may walk on */
+	if (v->h_vas && nvl_gsp_rm_free(v->dev->gsp, v->h_vas))
+		nvl_warn(NVL_CAT_NV, "vm: freeing the RM VA space: %s",
+			 nvl_error_msg());
+	nvl_nv_gmmu_destroy(v->gmmu);
+	pthread_mutex_destroy(&v->kmap_lock);
+	nvl_free(v);
+}
+
+int nvl_nv_vm_backend(void *dev, struct nvl_vm_backend *out)
+{
+	struct nvl_nv_device *d = dev;
+	struct nvl_nv_gmmu_args ga = {0};
+	NV_VASPACE_ALLOCATION_PARAMETERS vp = {0};
+	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {0};
+	struct nvl_nv_vm *v;
+	int ret;
+
+	v = nvl_zalloc(sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->dev = d;
+	pthread_mutex_init(&v->kmap_lock, NULL);
+	ret = nvl_nv_gmmu_probe(d->hw, &ga);
+	if (ret)
+		goto fail;
+	ga.mem = &nvl_nv_ptmem_ops;
+	ga.mem_priv = d->ptmem;
+	ga.any_backing = true;
+	ret = nvl_nv_gmmu_create(&ga, &v->gmmu);
+	if (ret)
+		goto fail;
+	vp.vaSize = 1ull << (d->chip->mmu_version == 3 ? 57 : 49);
+	vp.bigPageSize = 64 << 10;
+	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, FERMI_VASPACE_A, &vp,
+			       sizeof(vp), &v->h_vas);
+	if (ret)
+		goto fail;
+	pd.physAddress = nvl_nv_gmmu_pdb(v->gmmu);
+	pd.hVASpace = v->h_vas;
+	pd.flags = NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM;
+	ret = nvl_gsp_rm_control(d->gsp, d->h_device,
+				 NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, &pd,
+				 sizeof(pd));
+	if (ret)
+		goto fail;
+	*out = (struct nvl_vm_backend){
+		.ops = &nv_vm_ops,
+		.priv = v,
+		.release = nv_vm_release,
+		.big_page_shifts = nvl_nv_gmmu_big_page_shifts(v->gmmu),
+	};
+	return 0;
+fail:
+	nv_vm_release(v);
+	return ret;
+}
+
+struct nvl_nv_vm *nvl_nv_vm_of(struct nvl_vm *vm)
+{
+	return vm->backend.ops == &nv_vm_ops ? vm->backend.priv : NULL;
+}
+
+int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa, uint64_t size)
+{
+	struct nvl_nv_vm *v = nvl_nv_vm_of(vm);
+	struct nvl_gpuvm *g = vm->gpuvm;
+	struct nvl_pt_page pg = {NVL_GEM_DOMAIN_VRAM, pa, 0};
+	struct nvl_pt *pt;
+	int ret;
+
+	if (!v || va < g->kstart || va + size > g->kend || (va | size) & 4095)
+		return nvl_error(-EINVAL,
+				 "vm: kernel mapping [%#llx, +%#llx) outside "
+				 "the VM's kernel range",
+				 (unsigned long long)va,
+				 (unsigned long long)size);
+	pt = nvl_nv_gmmu_pt(v->gmmu);
+	/* GPUVM never writes the kernel range; its lock orders our table
+	 * writes with its binds' */
+	pthread_mutex_lock(&g->lock);
+	ret = nvl_pt_get(pt, va, size, 12);
+	if (!ret) {
+		nvl_pt_map_pages(pt, va, size, 12, &pg);
+		nvl_pt_flush(pt, va, size);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+void nvl_nv_vm_kunmap(struct nvl_vm *vm, uint64_t va, uint64_t size)
+{
+	struct nvl_nv_vm *v = nvl_nv_vm_of(vm);
+	struct nvl_pt *pt = nvl_nv_gmmu_pt(v->gmmu);
+
+	pthread_mutex_lock(&vm->gpuvm->lock);
+	nvl_pt_unmap(pt, va, size, 12, false);
+	nvl_pt_flush(pt, va, size);
+	nvl_pt_put(pt, va, size, 12);
+	pthread_mutex_unlock(&vm->gpuvm->lock);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * VMs of a device's clients: NVIDIA page tables in VRAM (gmmu.c over the
+ * device's table memory), the VA space registered with RM
+ * (FERMI_VASPACE_A + SET_PAGE_DIRECTORY), a TLB invalidate after every
+ * bind (the format's invalidate hook), and kernel mappings in the VM's
+ * kernel-reserved range (channel rings and semaphores).
+ */
+#ifndef NVL_NV_VM_H
+#define NVL_NV_VM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "mm/gem.h"
+
+struct nvl_nv_device;
+struct nvl_nv_gmmu;
+struct nvl_vm;
+struct nvl_vm_backend;
+
+/** struct nvl_nv_vm - the driver's side of one VM. */
+struct nvl_nv_vm {
+	struct nvl_nv_device *dev;
+	struct nvl_nv_gmmu *gmmu;
+	/** @h_vas: the RM VA-space object */
+	uint32_t h_vas;
+	/** @kmap_lock: kernel mappings (channel create/destroy) */
+	pthread_mutex_t kmap_lock;
+};
+
+/**
+ * nvl_nv_vm_backend() - the VM backend factory (nvl_vm_set_device_backend):
+ * page tables and an RM VA space for a new VM of a client of @dev.
+ * Return: 0, -ENOMEM, or an RM error.
+ */
+int nvl_nv_vm_backend(void *dev, struct nvl_vm_backend *out);
+
+/**
+ * nvl_nv_vm_of() - the driver's VM behind a generic VM, or NULL when @vm
+ * was not made by nvl_nv_vm_backend().
+ */
+struct nvl_nv_vm *nvl_nv_vm_of(struct nvl_vm *vm);
+
+/**
+ * nvl_nv_vm_kmap() - map @size bytes of VRAM at @pa to @va of @vm's
+ * kernel range (4 KiB pages) and invalidate the TLB.
+ * Return: 0, -EINVAL (outside the kernel range), -ENOMEM, -ETIMEDOUT.
+ */
+int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa,
+		   uint64_t size) NVL_MUST_CHECK;
+
+/** nvl_nv_vm_kunmap() - undo nvl_nv_vm_kmap(). */
+void nvl_nv_vm_kunmap(struct nvl_vm *vm, uint64_t va, uint64_t size);
+
+#endif /* NVL_NV_VM_H */
