@@ -125,7 +125,7 @@ static void expect_killed(struct cl *k, uint32_t chan)
 	assert_int_equal(nvl_channel_query(k->c, chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
 	assert_int_equal(ci.error, -EIO);
-	assert_int_not_equal(ci.hw_error, 0);
+	assert_int_equal(ci.hw_error, 8); /* CHERR_MMU_FAULT */
 	assert_int_equal(nvl_exec(k->c, chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
 }
@@ -171,21 +171,20 @@ static void new_bo_reads_zero(void **state)
 		assert_int_equal(nvl_bo_close(a, h[i]), 0);
 	}
 	nvl_client_destroy(a);
-	/* client B's new BOs, of the same sizes, read zero by CPU map */
+	/*
+	 * Client B's new BOs, of the same sizes, read zero: first by a
+	 * copy-engine copy out of them (first and last 128 KiB of each) right
+	 * after creation, never CPU-mapped, so an exec that ran ahead of the
+	 * memory manager's clear would see A's bytes; then by CPU map.
+	 */
 	cl_up(dev, &b);
 	dst = new_bo(b.c, 256 * KIB, (void **)&pdst);
 	bind(&b, dst, VA_DST, 256 * KIB, 0);
 	for (int i = 0; i < nbig; i++) {
-		h[i] = new_bo(b.c, BIG, (void **)&p[i]);
-		expect_bytes(p[i], BIG, 0, "new BO, CPU");
-	}
-	/* ... and by a copy-engine copy out of them (first and last 128 KiB
-	 * of each, never touched by the CPU: unmapped first) */
-	for (int i = 0; i < nbig; i++) {
 		uint64_t va = VA_X + (uint64_t)i * BIG;
 		uint32_t n;
 
-		assert_int_equal(nvl_bo_unmap(b.c, h[i]), 0);
+		h[i] = new_bo(b.c, BIG, NULL);
 		bind(&b, h[i], va, BIG, 0);
 		memset(pdst, 0xee, 256 * KIB);
 		n = nvl_kit_pb_copy(b.ppb, in.ce_class, VA_DST, va, 128 * KIB);
@@ -193,6 +192,11 @@ static void new_bo_reads_zero(void **state)
 				     va + BIG - 128 * KIB, 128 * KIB);
 		assert_int_equal(run_on(&b, b.chan, 0, n), 0);
 		expect_bytes(pdst, 256 * KIB, 0, "new BO, copy engine");
+	}
+	for (int i = 0; i < nbig; i++) {
+		assert_int_equal(nvl_bo_map(b.c, h[i], (void **)&p[i]), 0);
+		expect_bytes(p[i], BIG, 0, "new BO, CPU");
+		assert_int_equal(nvl_bo_unmap(b.c, h[i]), 0);
 	}
 	expect_alive(&b, b.chan);
 	assert_int_equal(nvl_bo_unmap(b.c, dst), 0);
