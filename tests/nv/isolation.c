@@ -69,6 +69,35 @@ static void bind(struct cl *k, uint32_t h, uint64_t va, uint64_t size,
 		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
 }
 
+/*
+ * The bind of a BO whose clear may still be pending (its KERNEL fences join
+ * the bind's waits: an allocation) under allocation failure: -ENOMEM and
+ * nothing bound, until it succeeds.
+ */
+static void bind_under_alloc_failures(struct cl *k, uint32_t h, uint64_t va,
+				      uint64_t size)
+{
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .handle = h,
+				    .addr = va,
+				    .range = size};
+	unsigned long nth;
+	int ret;
+
+	for (nth = 1; nth < 64; nth++) {
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			break;
+		}
+		nvl_fault_off();
+		assert_int_equal(ret, -ENOMEM);
+	}
+	assert_true(nth > 1 && nth < 64);
+}
+
 static void cl_up(struct nvl_device *dev, struct cl *k)
 {
 	struct nvl_vm_create_args va = {.start = 1 * MIB,
@@ -185,7 +214,10 @@ static void new_bo_reads_zero(void **state)
 		uint32_t n;
 
 		h[i] = new_bo(b.c, BIG, NULL);
-		bind(&b, h[i], va, BIG, 0);
+		if (i == 0)
+			bind_under_alloc_failures(&b, h[i], va, BIG);
+		else
+			bind(&b, h[i], va, BIG, 0);
 		memset(pdst, 0xee, 256 * KIB);
 		n = nvl_kit_pb_copy(b.ppb, in.ce_class, VA_DST, va, 128 * KIB);
 		n += nvl_kit_pb_copy(b.ppb + n, in.ce_class, VA_DST + 128 * KIB,
