@@ -51,6 +51,7 @@
 #include "sched/sched.h"
 #include "sync/checker.h"
 #include "sync/fence.h"
+#include "sync/resv.h"
 #include "vm/sm.h"
 #include "vm/vm_internal.h"
 
@@ -568,7 +569,70 @@ int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 				   done_out);
 }
 
+static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
+			const struct nvl_vm_kop *ops, uint32_t n,
+			struct nvl_fence *const *waits, uint32_t n_waits,
+			uint32_t flags, struct nvl_fence **done_out);
+
+/*
+ * A MAP makes a BO's memory reachable by the GPU, so it must come after
+ * the memory manager's pending work on that memory (the clear of a new
+ * BO, a move): the BO's KERNEL fences join the bind's waits, as Xe's bind
+ * waits for the KERNEL usage. Otherwise an exec could read what another
+ * client left in VRAM before the clear ran (tests/nv/isolation.c). No
+ * allocation unless such fences exist.
+ */
 int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
+			const struct nvl_vm_kop *ops, uint32_t n,
+			struct nvl_fence *const *waits, uint32_t n_waits,
+			uint32_t flags, struct nvl_fence **done_out)
+{
+	struct nvl_fence **all = NULL;
+	uint32_t n_all = n_waits;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		struct nvl_fence **kf, **grown;
+		unsigned nk;
+
+		if (ops[i].op != NVL_VM_BIND_OP_MAP || !ops[i].obj ||
+		    !ops[i].obj->resv)
+			continue;
+		ret = nvl_resv_get_fences(ops[i].obj->resv,
+					  NVL_RESV_USAGE_KERNEL, &nk, &kf);
+		if (ret)
+			ret = nvl_error(ret, "vm: bind: out of memory");
+		if (ret || !nk)
+			continue;
+		grown = nvl_reallocarray(all, n_all + nk, sizeof(*all));
+		if (!grown) {
+			for (unsigned k = 0; k < nk; k++)
+				nvl_fence_put(kf[k]);
+			nvl_free(kf);
+			ret = nvl_error(-ENOMEM, "vm: bind: out of memory");
+			break;
+		}
+		if (!all) {
+			for (uint32_t w = 0; w < n_waits; w++)
+				grown[w] = nvl_fence_get(waits[w]);
+		}
+		all = grown;
+		memcpy(all + n_all, kf, nk * sizeof(*kf));
+		n_all += nk;
+		nvl_free(kf);
+	}
+	if (!ret)
+		ret = bind_checked(vm, q, ops, n, all ? all : waits,
+				   all ? n_all : n_waits, flags, done_out);
+	if (all) {
+		for (uint32_t k = 0; k < n_all; k++)
+			nvl_fence_put(all[k]);
+		nvl_free(all);
+	}
+	return ret;
+}
+
+static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			const struct nvl_vm_kop *ops, uint32_t n,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags, struct nvl_fence **done_out)

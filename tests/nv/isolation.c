@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: isolation between the clients of one device (issue 15), end to end
+ * through the public headers only: new BOs read zero (CPU map and a
+ * copy-engine copy out of them) even on VRAM another client just filled and
+ * freed; a push that names a VA mapped only in another client's VM faults
+ * (its channel is killed, the other client's data and channels untouched);
+ * a read-only mapping (NVL_VM_BIND_READONLY: the PTE's READ_ONLY bit of
+ * NVIDIA's v2 format, dev_mmu.ref "PTE_READ_ONLY", and the v3 PCF) written
+ * by the copy engine faults; another client's handles are -ENOENT (-EINVAL
+ * for the two closes, as DRM's GEM_CLOSE and SYNCOBJ_DESTROY answer).
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "kit.h"
+#include "t.h"
+
+#define KIB (1ull << 10)
+#define MIB (1ull << 20)
+#define VA_DST (32 * MIB)
+#define VA_PB (48 * MIB)
+#define VA_X (64 * MIB)
+#define KSTART (1ull << 39)
+#define KRANGE (16 * MIB)
+#define BIG (16 * MIB)
+#define NBIG_MAX 16
+
+static int64_t deadline(int64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
+}
+
+/* one client with a VM, a copy channel, a push BO and a syncobj */
+struct cl {
+	struct nvl_client *c;
+	uint32_t vm, pb, chan, sync;
+	uint32_t *ppb;
+};
+
+static uint32_t new_bo(struct nvl_client *c, uint64_t size, void **cpu)
+{
+	uint32_t h;
+
+	assert_int_equal(nvl_bo_create(c, size, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &h),
+			 0);
+	if (cpu)
+		assert_int_equal(nvl_bo_map(c, h, cpu), 0);
+	return h;
+}
+
+static void bind(struct cl *k, uint32_t h, uint64_t va, uint64_t size,
+		 uint32_t flags)
+{
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .flags = flags,
+				    .handle = h,
+				    .addr = va,
+				    .range = size};
+
+	assert_int_equal(
+		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+}
+
+/*
+ * The bind of a BO whose clear may still be pending (its KERNEL fences join
+ * the bind's waits: an allocation) under allocation failure: -ENOMEM and
+ * nothing bound, until it succeeds.
+ */
+static void bind_under_alloc_failures(struct cl *k, uint32_t h, uint64_t va,
+				      uint64_t size)
+{
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .handle = h,
+				    .addr = va,
+				    .range = size};
+	unsigned long nth;
+	int ret;
+
+	for (nth = 1; nth < 64; nth++) {
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			break;
+		}
+		nvl_fault_off();
+		assert_int_equal(ret, -ENOMEM);
+	}
+	assert_true(nth > 1 && nth < 64);
+}
+
+static void cl_up(struct nvl_device *dev, struct cl *k)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
+	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
+	k->pb = new_bo(k->c, 64 * KIB, (void **)&k->ppb);
+	bind(k, k->pb, VA_PB, 64 * KIB, 0);
+	assert_int_equal(
+		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
+		0);
+	assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync), 0);
+}
+
+static void cl_down(struct cl *k)
+{
+	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
+	nvl_client_destroy(k->c);
+}
+
+/* run @ndw dwords at push offset @off (bytes) on @chan, wait for its fence */
+static int run_on(struct cl *k, uint32_t chan, uint32_t off, uint32_t ndw)
+{
+	struct nvl_exec_push p = {.va = VA_PB + off, .len = ndw * 4};
+	struct nvl_vm_sync s = {.handle = k->sync};
+	int ret;
+
+	assert_int_equal(nvl_syncobj_reset(k->c, &k->sync, 1), 0);
+	ret = nvl_exec(k->c, chan, &p, 1, NULL, 0, &s, 1, 0);
+	if (ret)
+		return ret;
+	return nvl_syncobj_wait(k->c, &k->sync, NULL, 1, deadline(5000000000ll),
+				0, NULL);
+}
+
+static void expect_bytes(const uint8_t *p, size_t n, uint8_t want,
+			 const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != want)
+			fail_msg("%s: byte %zu is %#x, not %#x", what, i, p[i],
+				 want);
+}
+
+static void expect_killed(struct cl *k, uint32_t chan)
+{
+	struct nvl_channel_info ci;
+	struct nvl_exec_push p = {.va = VA_PB, .len = 8};
+
+	assert_int_equal(nvl_channel_query(k->c, chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -EIO);
+	assert_int_equal(ci.hw_error, 8); /* CHERR_MMU_FAULT */
+	assert_int_equal(nvl_exec(k->c, chan, &p, 1, NULL, 0, NULL, 0, 0),
+			 -ENODEV);
+}
+
+static void expect_alive(struct cl *k, uint32_t chan)
+{
+	struct nvl_channel_info ci;
+
+	assert_int_equal(nvl_channel_query(k->c, chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	assert_int_equal(ci.error, 0);
+	assert_int_equal(ci.submitted, ci.completed);
+}
+
+/* 1. VRAM one client filled and freed reads zero in another's new BOs */
+static void new_bo_reads_zero(void **state)
+{
+	struct nvl_device_info in;
+	struct nvl_device *dev;
+	struct nvl_client *a;
+	struct cl b;
+	uint32_t h[NBIG_MAX], dst;
+	uint8_t *p[NBIG_MAX], *pdst;
+	int nbig;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	/* three quarters of the usable VRAM: the rest holds page tables,
+	 * GPFIFOs and B's small BOs, so B's big BOs reuse A's blocks */
+	nbig = (int)(in.vram_usable * 3 / 4 / BIG);
+	if (nbig > NBIG_MAX)
+		nbig = NBIG_MAX;
+	assert_true(nbig >= 4);
+	assert_int_equal(nvl_device_client_create(dev, &a), 0);
+	/* client A fills most of the VRAM and frees it */
+	for (int i = 0; i < nbig; i++) {
+		h[i] = new_bo(a, BIG, (void **)&p[i]);
+		memset(p[i], 0xab, BIG);
+	}
+	for (int i = 0; i < nbig; i++) {
+		assert_int_equal(nvl_bo_unmap(a, h[i]), 0);
+		assert_int_equal(nvl_bo_close(a, h[i]), 0);
+	}
+	nvl_client_destroy(a);
+	/*
+	 * Client B's new BOs, of the same sizes, read zero: first by a
+	 * copy-engine copy out of them (first and last 128 KiB of each) right
+	 * after creation, never CPU-mapped, so an exec that ran ahead of the
+	 * memory manager's clear would see A's bytes; then by CPU map.
+	 */
+	cl_up(dev, &b);
+	dst = new_bo(b.c, 256 * KIB, (void **)&pdst);
+	bind(&b, dst, VA_DST, 256 * KIB, 0);
+	for (int i = 0; i < nbig; i++) {
+		uint64_t va = VA_X + (uint64_t)i * BIG;
+		uint32_t n;
+
+		h[i] = new_bo(b.c, BIG, NULL);
+		if (i == 0)
+			bind_under_alloc_failures(&b, h[i], va, BIG);
+		else
+			bind(&b, h[i], va, BIG, 0);
+		memset(pdst, 0xee, 256 * KIB);
+		n = nvl_kit_pb_copy(b.ppb, in.ce_class, VA_DST, va, 128 * KIB);
+		n += nvl_kit_pb_copy(b.ppb + n, in.ce_class, VA_DST + 128 * KIB,
+				     va + BIG - 128 * KIB, 128 * KIB);
+		assert_int_equal(run_on(&b, b.chan, 0, n), 0);
+		expect_bytes(pdst, 256 * KIB, 0, "new BO, copy engine");
+	}
+	for (int i = 0; i < nbig; i++) {
+		assert_int_equal(nvl_bo_map(b.c, h[i], (void **)&p[i]), 0);
+		expect_bytes(p[i], BIG, 0, "new BO, CPU");
+		assert_int_equal(nvl_bo_unmap(b.c, h[i]), 0);
+	}
+	expect_alive(&b, b.chan);
+	assert_int_equal(nvl_bo_unmap(b.c, dst), 0);
+	cl_down(&b);
+	nvl_device_close(dev);
+}
+
+/* 2. a push in A naming a VA mapped only in B's VM faults in A */
+static void foreign_va_faults(void **state)
+{
+	struct nvl_device_info in;
+	struct nvl_device *dev;
+	struct cl a, b;
+	uint32_t bx, ax, n;
+	uint8_t *pbx, *pax;
+
+	(void)state;
+	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	cl_up(dev, &a);
+	cl_up(dev, &b);
+	/* B's data at VA_X in B's VM; A maps its own BO at VA_DST only */
+	bx = new_bo(b.c, 64 * KIB, (void **)&pbx);
+	memset(pbx, 0x5b, 64 * KIB);
+	bind(&b, bx, VA_X, 64 * KIB, 0);
+	ax = new_bo(a.c, 64 * KIB, (void **)&pax);
+	memset(pax, 0xa1, 64 * KIB);
+	bind(&a, ax, VA_DST, 64 * KIB, 0);
+
+	/* A fills B's VA: A's VM has nothing there, the write faults */
+	n = nvl_kit_pb_memset(a.ppb, in.ce_class, VA_X, 0x11111111u, 4096);
+	assert_int_equal(run_on(&a, a.chan, 0, n), 0);
+	expect_killed(&a, a.chan);
+	expect_bytes(pbx, 64 * KIB, 0x5b, "B's BO after A's write");
+
+	/* A copies from B's VA into its own BO: the read faults too */
+	{
+		uint32_t ch2;
+
+		assert_int_equal(
+			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch2),
+			0);
+		n = nvl_kit_pb_copy(a.ppb + 256, in.ce_class, VA_DST, VA_X,
+				    4096);
+		assert_int_equal(run_on(&a, ch2, 1024, n), 0);
+		expect_killed(&a, ch2);
+		expect_bytes(pax, 64 * KIB, 0xa1, "A's BO after the read");
+		assert_int_equal(nvl_channel_destroy(a.c, ch2), 0);
+	}
+
+	/* B's channel still works on B's data */
+	n = nvl_kit_pb_memset(b.ppb, in.ce_class, VA_X, 0x77777777u, 4096);
+	assert_int_equal(run_on(&b, b.chan, 0, n), 0);
+	expect_alive(&b, b.chan);
+	expect_bytes(pbx, 4096, 0x77, "B's fill");
+	expect_bytes(pbx + 4096, 60 * KIB, 0x5b, "B's BO past the fill");
+
+	assert_int_equal(nvl_bo_unmap(a.c, ax), 0);
+	assert_int_equal(nvl_bo_unmap(b.c, bx), 0);
+	cl_down(&a);
+	cl_down(&b);
+	nvl_device_close(dev);
+}
+
+/* 3. a read-only mapping written by the copy engine faults */
+static void readonly_write_faults_on(const char *spec)
+{
+	struct nvl_device_info in;
+	struct nvl_device *dev;
+	struct cl a;
+	uint32_t ro, rw, ch2, n;
+	uint8_t *pro, *prw;
+
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	cl_up(dev, &a);
+	ro = new_bo(a.c, 64 * KIB, (void **)&pro);
+	memset(pro, 0x3c, 64 * KIB);
+	bind(&a, ro, VA_X, 64 * KIB, NVL_VM_BIND_READONLY);
+	rw = new_bo(a.c, 64 * KIB, (void **)&prw);
+	memset(prw, 0, 64 * KIB);
+	bind(&a, rw, VA_DST, 64 * KIB, 0);
+	assert_int_equal(
+		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch2), 0);
+
+	/* reading through the read-only mapping works */
+	n = nvl_kit_pb_copy(a.ppb, in.ce_class, VA_DST, VA_X, 64 * KIB);
+	assert_int_equal(run_on(&a, a.chan, 0, n), 0);
+	expect_alive(&a, a.chan);
+	expect_bytes(prw, 64 * KIB, 0x3c, "copy out of the read-only map");
+
+	/* a fill into it faults: channel killed, memory unchanged */
+	n = nvl_kit_pb_memset(a.ppb + 256, in.ce_class, VA_X, 0x99999999u,
+			      4096);
+	assert_int_equal(run_on(&a, a.chan, 1024, n), 0);
+	expect_killed(&a, a.chan);
+	expect_bytes(pro, 64 * KIB, 0x3c, spec);
+
+	/* so does a copy into it, on another channel */
+	{
+		uint32_t ch3;
+
+		assert_int_equal(
+			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch3),
+			0);
+		memset(prw, 0x42, 64 * KIB);
+		n = nvl_kit_pb_copy(a.ppb + 512, in.ce_class, VA_X, VA_DST,
+				    8192);
+		assert_int_equal(run_on(&a, ch3, 2048, n), 0);
+		expect_killed(&a, ch3);
+		expect_bytes(pro, 64 * KIB, 0x3c, spec);
+		assert_int_equal(nvl_channel_destroy(a.c, ch3), 0);
+	}
+
+	/* the other channel runs */
+	n = nvl_kit_pb_memset(a.ppb + 768, in.ce_class, VA_DST, 0x24242424u,
+			      4096);
+	assert_int_equal(run_on(&a, ch2, 3072, n), 0);
+	expect_alive(&a, ch2);
+	expect_bytes(prw, 4096, 0x24, "the other channel's fill");
+
+	assert_int_equal(nvl_channel_destroy(a.c, ch2), 0);
+	assert_int_equal(nvl_bo_unmap(a.c, ro), 0);
+	assert_int_equal(nvl_bo_unmap(a.c, rw), 0);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
+static void readonly_write_faults(void **state)
+{
+	(void)state;
+	readonly_write_faults_on("model:tiny"); /* v2 page tables */
+	readonly_write_faults_on("model:gh100"); /* v3 page tables */
+}
+
+/* 4. another client's channel, VM, BO and syncobj handles are -ENOENT */
+static void foreign_handles(void **state)
+{
+	struct nvl_vm_bind_op op = {
+		.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = 64 * KIB};
+	struct nvl_exec_push p = {.va = VA_PB, .len = 8};
+	struct nvl_channel_info ci;
+	struct nvl_bo_info bi;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct cl a;
+	uint64_t token;
+	uint32_t h, abo;
+	void *cpu;
+
+	(void)state;
+	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
+	cl_up(dev, &a);
+	abo = new_bo(a.c, 64 * KIB, NULL);
+	/* B owns nothing: every A handle is unknown to it */
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	/* channel */
+	assert_int_equal(nvl_channel_query(b, a.chan, &ci), -ENOENT);
+	assert_int_equal(nvl_exec(b, a.chan, &p, 1, NULL, 0, NULL, 0, 0),
+			 -ENOENT);
+	assert_int_equal(nvl_channel_destroy(b, a.chan), -ENOENT);
+	/* VM */
+	assert_int_equal(nvl_channel_create(b, a.vm, 0, 0, &h), -ENOENT);
+	assert_int_equal(nvl_vm_bind(b, a.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 -ENOENT);
+	assert_int_equal(nvl_vm_destroy(b, a.vm), -ENOENT);
+	/* BOs */
+	assert_int_equal(nvl_bo_map(b, abo, &cpu), -ENOENT);
+	assert_int_equal(nvl_bo_map(b, a.pb, &cpu), -ENOENT);
+	assert_int_equal(nvl_bo_query(b, abo, &bi), -ENOENT);
+	assert_int_equal(nvl_bo_export(b, abo, &token), -ENOENT);
+	/* GEM_CLOSE's answer for a handle not in the table (bo.h) */
+	assert_int_equal(nvl_bo_close(b, abo), -EINVAL);
+	/* syncobj */
+	assert_int_equal(nvl_syncobj_wait(b, &a.sync, NULL, 1, 0, 0, NULL),
+			 -ENOENT);
+	assert_int_equal(nvl_syncobj_signal(b, &a.sync, 1), -ENOENT);
+	/* SYNCOBJ_DESTROY's answer for a handle not in the table (sync.h) */
+	assert_int_equal(nvl_syncobj_destroy(b, a.sync), -EINVAL);
+	nvl_client_destroy(b);
+
+	/* nothing of A's changed: all still work */
+	assert_int_equal(nvl_bo_query(a.c, abo, &bi), 0);
+	assert_int_equal(bi.size_B, 64 * KIB);
+	op.handle = abo;
+	assert_int_equal(nvl_vm_bind(a.c, a.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	{
+		struct nvl_device_info in;
+		uint32_t n;
+
+		assert_int_equal(nvl_device_query(dev, &in), 0);
+		n = nvl_kit_pb_memset(a.ppb, in.ce_class, VA_DST, 1, 64);
+		assert_int_equal(run_on(&a, a.chan, 0, n), 0);
+	}
+	expect_alive(&a, a.chan);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(new_bo_reads_zero),
+		cmocka_unit_test(foreign_va_faults),
+		cmocka_unit_test(readonly_write_faults),
+		cmocka_unit_test(foreign_handles),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
