@@ -127,8 +127,16 @@ int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
 	pthread_mutex_lock(&c->lock);
 	obj = nvl_idr_remove(&c->tables[kind], handle);
 	pthread_mutex_unlock(&c->lock);
-	if (!obj)
-		return -ENOENT;
+	if (!obj) {
+		static const char *const names[NVL_HANDLE_KIND_COUNT] = {
+			"BO", "syncobj", "VM", "bind queue", "channel"};
+
+		return nvl_error(-ENOENT, "client: no %s with handle %u",
+				 (unsigned)kind < NVL_HANDLE_KIND_COUNT ?
+					 names[kind] :
+					 "object",
+				 handle);
+	}
 	if (kind_ops[kind] && kind_ops[kind]->put)
 		kind_ops[kind]->put(obj);
 	return 0;
