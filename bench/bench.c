@@ -113,9 +113,9 @@ static double bw_sample(void *p)
 
 static double bandwidth(bool quick, bool set)
 {
-	struct bw_arg a = { .size = (size_t)(quick ? 16 : 64) << 20,
-			    .loops = quick ? 2 : 4,
-			    .set = set };
+	struct bw_arg a = {.size = (size_t)(quick ? 16 : 64) << 20,
+			   .loops = quick ? 2 : 4,
+			   .set = set};
 	double r;
 
 	a.src = malloc(a.size);
@@ -177,7 +177,7 @@ static void *pong_thread(void *p)
 
 static double pingpong_sample(void *arg)
 {
-	struct pingpong pp = { .iters = *(int *)arg };
+	struct pingpong pp = {.iters = *(int *)arg};
 	pthread_t t;
 	int64_t t0, t1;
 
@@ -234,8 +234,8 @@ static double chase_sample(void *arg)
 double nvl_bench_random_access_rate(bool quick)
 {
 	/* one 64-byte line per element: index i lives at next[i * 16] */
-	struct chase c = { .n = (size_t)(quick ? 64 : 256) << 20 >> 6,
-			   .steps = quick ? 200000 : 1000000 };
+	struct chase c = {.n = (size_t)(quick ? 64 : 256) << 20 >> 6,
+			  .steps = quick ? 200000 : 1000000};
 	size_t bytes = c.n * 64;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	uint32_t *perm;
@@ -273,22 +273,26 @@ double nvl_bench_baseline(struct nvl_bench_ctx *ctx, const char *name)
 {
 	if (!strcmp(name, "memcpy_bandwidth")) {
 		if (!ctx->base_memcpy)
-			ctx->base_memcpy = nvl_bench_memcpy_bandwidth(ctx->quick);
+			ctx->base_memcpy =
+				nvl_bench_memcpy_bandwidth(ctx->quick);
 		return ctx->base_memcpy;
 	}
 	if (!strcmp(name, "memset_bandwidth")) {
 		if (!ctx->base_memset)
-			ctx->base_memset = nvl_bench_memset_bandwidth(ctx->quick);
+			ctx->base_memset =
+				nvl_bench_memset_bandwidth(ctx->quick);
 		return ctx->base_memset;
 	}
 	if (!strcmp(name, "random_access_rate")) {
 		if (!ctx->base_random)
-			ctx->base_random = nvl_bench_random_access_rate(ctx->quick);
+			ctx->base_random =
+				nvl_bench_random_access_rate(ctx->quick);
 		return ctx->base_random;
 	}
 	if (!strcmp(name, "futex_pingpong")) {
 		if (!ctx->base_futex)
-			ctx->base_futex = nvl_bench_futex_pingpong_ns(ctx->quick);
+			ctx->base_futex =
+				nvl_bench_futex_pingpong_ns(ctx->quick);
 		return ctx->base_futex;
 	}
 	fprintf(stderr, "nvl bench: unknown baseline '%s'\n", name);
@@ -363,7 +367,8 @@ static void report(struct nvl_bench_ctx *ctx, const char *name, double value,
 		}
 		printf("}\n");
 	} else {
-		printf("%-8s %-28s %16.6g %-10s", ctx->suite, name, value, unit);
+		printf("%-8s %-28s %16.6g %-10s", ctx->suite, name, value,
+		       unit);
 		if (baseline)
 			printf("  %s=%.6g ratio=%.3f", baseline, base_value,
 			       base_value ? value / base_value : 0);
@@ -380,8 +385,8 @@ static void report(struct nvl_bench_ctx *ctx, const char *name, double value,
 	fflush(stdout);
 }
 
-void nvl_bench_report(struct nvl_bench_ctx *ctx, const char *name,
-		      double value, const char *unit, const char *baseline)
+void nvl_bench_report(struct nvl_bench_ctx *ctx, const char *name, double value,
+		      const char *unit, const char *baseline)
 {
 	double bv = baseline ? nvl_bench_baseline(ctx, baseline) : 0;
 
@@ -392,13 +397,13 @@ void nvl_bench_report_vs(struct nvl_bench_ctx *ctx, const char *name,
 			 double value, const char *unit, const char *baseline,
 			 double baseline_value)
 {
-	report(ctx, name, value, unit, baseline, baseline_value, NULL, 0,
-	       NULL);
+	report(ctx, name, value, unit, baseline, baseline_value, NULL, 0, NULL);
 }
 
 void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
-			    double value, const char *unit, const char *baseline,
-			    const char *key, double v, ...)
+			    double value, const char *unit,
+			    const char *baseline, const char *key, double v,
+			    ...)
 {
 	double bv = baseline ? nvl_bench_baseline(ctx, baseline) : 0;
 	va_list ap;
@@ -437,25 +442,23 @@ static bool selected(const struct nvl_bench_def *d, int n, char **names)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: nvl bench [--json] [--quick] [--list] [NAME...]\n"
-		"  NAME    a suite (baseline, base, sync, sched, mm, vm, model,\n"
-		"          mmu) or a benchmark name; shell globs work\n"
-		"  --json  one JSON object per line\n"
-		"  --quick short runs (smoke test)\n"
-		"  --list  list suites and benchmarks\n");
+	fprintf(f, "usage: nvl bench [--json] [--quick] [--list] [NAME...]\n"
+		   "  NAME    a suite (baseline, base, sync, sched, mm, vm, "
+		   "model,\n"
+		   "          mmu) or a benchmark name; shell globs work\n"
+		   "  --json  one JSON object per line\n"
+		   "  --quick short runs (smoke test)\n"
+		   "  --list  list suites and benchmarks\n");
 }
 
 int nvl_bench_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "list", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct nvl_bench_ctx ctx = { 0 };
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {"quick", no_argument, NULL, 'q'},
+					     {"list", no_argument, NULL, 'L'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0}};
+	struct nvl_bench_ctx ctx = {0};
 	bool list = false;
 	int c, matched = 0;
 
@@ -489,16 +492,20 @@ int nvl_bench_main(int argc, char **argv)
 			long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 			if (ctx.json)
-				printf("{\"bench\":\"meta\",\"name\":\"machine\","
+				printf("{\"bench\":\"meta\",\"name\":"
+				       "\"machine\","
 				       "\"value\":%ld,\"unit\":\"cores\","
-				       "\"build_type\":\"%s\",\"compiler\":\"%s\","
+				       "\"build_type\":\"%s\",\"compiler\":\"%"
+				       "s\","
 				       "\"version\":\"%s\",\"quick\":%s}\n",
 				       cores, NVL_BUILD_TYPE, NVL_COMPILER,
-				       NVL_VERSION, ctx.quick ? "true" : "false");
+				       NVL_VERSION,
+				       ctx.quick ? "true" : "false");
 			else
-				printf("# nouvelle %s, %s build (%s), %ld cores\n",
-				       NVL_VERSION, NVL_BUILD_TYPE, NVL_COMPILER,
-				       cores);
+				printf("# nouvelle %s, %s build (%s), %ld "
+				       "cores\n",
+				       NVL_VERSION, NVL_BUILD_TYPE,
+				       NVL_COMPILER, cores);
 		}
 		if (list) {
 			printf("%s %s\n", d->suite, d->name);

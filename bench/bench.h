@@ -34,15 +34,14 @@ struct nvl_bench_def {
 void nvl_bench_register(struct nvl_bench_def *def);
 
 /** NVL_BENCH() - define and register a benchmark function. */
-#define NVL_BENCH(suite_, name_)                                           \
-	static int nvl_bench_fn_##name_(struct nvl_bench_ctx *ctx);        \
-	static struct nvl_bench_def nvl_bench_def_##name_ = {              \
-		.suite = #suite_, .name = #name_, .fn = nvl_bench_fn_##name_ \
-	};                                                                 \
-	__attribute__((constructor)) static void nvl_bench_reg_##name_(void) \
-	{                                                                  \
-		nvl_bench_register(&nvl_bench_def_##name_);                \
-	}                                                                  \
+#define NVL_BENCH(suite_, name_)                                               \
+	static int nvl_bench_fn_##name_(struct nvl_bench_ctx *ctx);            \
+	static struct nvl_bench_def nvl_bench_def_##name_ = {                  \
+		.suite = #suite_, .name = #name_, .fn = nvl_bench_fn_##name_}; \
+	__attribute__((constructor)) static void nvl_bench_reg_##name_(void)   \
+	{                                                                      \
+		nvl_bench_register(&nvl_bench_def_##name_);                    \
+	}                                                                      \
 	static int nvl_bench_fn_##name_(struct nvl_bench_ctx *ctx)
 
 /**
@@ -51,8 +50,8 @@ void nvl_bench_register(struct nvl_bench_def *def);
  *            "memset_bandwidth", "futex_pingpong", "random_access_rate"),
  *            or NULL
  */
-void nvl_bench_report(struct nvl_bench_ctx *ctx, const char *name,
-		      double value, const char *unit, const char *baseline);
+void nvl_bench_report(struct nvl_bench_ctx *ctx, const char *name, double value,
+		      const char *unit, const char *baseline);
 
 /**
  * nvl_bench_report_vs() - print one result against a baseline the benchmark
@@ -67,8 +66,9 @@ void nvl_bench_report_vs(struct nvl_bench_ctx *ctx, const char *name,
  * ("occupancy", ...), given as NULL-terminated name/value pairs.
  */
 void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
-			    double value, const char *unit, const char *baseline,
-			    const char *key, double v, ...);
+			    double value, const char *unit,
+			    const char *baseline, const char *key, double v,
+			    ...);
 
 /**
  * NVL_BENCH_LABEL_MEMCPY_OVERHEAD - label for a ratio against

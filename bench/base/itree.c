@@ -36,8 +36,8 @@ static double op_sample(void *arg)
 		extra.start = a;
 		extra.last = a + 4095;
 		nvl_itree_insert(&b->t, &extra);
-		nvl_bench_do_not_optimize(nvl_itree_first(&b->t, a + 100,
-							  a + 200));
+		nvl_bench_do_not_optimize(
+			nvl_itree_first(&b->t, a + 100, a + 200));
 		nvl_itree_remove(&b->t, &extra);
 	}
 	return (double)(nvl_bench_now_ns() - t0) / b->ops;
@@ -45,8 +45,9 @@ static double op_sample(void *arg)
 
 static double run(struct nvl_bench_ctx *ctx, size_t n)
 {
-	struct tree_bench b = { .n = n, .rng = 88172645463325252ull,
-				.ops = nvl_bench_quick(ctx) ? 20000 : 200000 };
+	struct tree_bench b = {.n = n,
+			       .rng = 88172645463325252ull,
+			       .ops = nvl_bench_quick(ctx) ? 20000 : 200000};
 	double r;
 
 	nvl_itree_init(&b.t);
@@ -102,8 +103,8 @@ static double bop_sample(void *arg)
 		extra.last = a + 4095;
 		if (nvl_ibtree_insert(&b->t, &extra))
 			return -1;
-		nvl_bench_do_not_optimize(nvl_ibtree_first(&b->t, a + 100,
-							   a + 200));
+		nvl_bench_do_not_optimize(
+			nvl_ibtree_first(&b->t, a + 100, a + 200));
 		nvl_ibtree_remove(&b->t, &extra);
 	}
 	return (double)(nvl_bench_now_ns() - t0) / b->ops;
@@ -111,8 +112,9 @@ static double bop_sample(void *arg)
 
 static double brun(struct nvl_bench_ctx *ctx, size_t n, double *bytes)
 {
-	struct btree_bench b = { .n = n, .rng = 88172645463325252ull,
-				 .ops = nvl_bench_quick(ctx) ? 20000 : 200000 };
+	struct btree_bench b = {.n = n,
+				.rng = 88172645463325252ull,
+				.ops = nvl_bench_quick(ctx) ? 20000 : 200000};
 	double r;
 
 	nvl_ibtree_init(&b.t);

@@ -36,7 +36,7 @@ static void settle(struct nvl_bo *bo)
 
 NVL_BENCH(mm, move_throughput)
 {
-	struct nvl_mm_config cfg = { .vram_B = 64 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 64 * MiB};
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	int iters = nvl_bench_quick(ctx) ? 3 : 15;
 	struct nvl_bo *bo[2];
@@ -71,10 +71,9 @@ NVL_BENCH(mm, move_throughput)
 			 ((double)(nvl_bench_now_ns() - t0) / 1e9);
 	}
 	/* Host-memory moves are memcpy: the ratio is overhead, not a limit. */
-	nvl_bench_report_label(ctx, "move_throughput",
-			       nvl_bench_median_of(v, n), "B/s",
-			       "memcpy_bandwidth",
-			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
+	nvl_bench_report_label(
+		ctx, "move_throughput", nvl_bench_median_of(v, n), "B/s",
+		"memcpy_bandwidth", NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
 	nvl_bo_put(bo[0]);
 	nvl_bo_put(bo[1]);
 	nvl_mm_destroy(mm);
@@ -83,7 +82,7 @@ NVL_BENCH(mm, move_throughput)
 
 NVL_BENCH(mm, bo_create_destroy)
 {
-	struct nvl_mm_config cfg = { .vram_B = 256 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 256 * MiB};
 	long ops = nvl_bench_quick(ctx) ? 20000 : 200000;
 	struct nvl_mm *mm;
 	double v[3];
@@ -103,8 +102,7 @@ NVL_BENCH(mm, bo_create_destroy)
 				return -1;
 			nvl_bo_put(bo);
 		}
-		v[r] = (double)ops /
-		       ((double)(nvl_bench_now_ns() - t0) / 1e9);
+		v[r] = (double)ops / ((double)(nvl_bench_now_ns() - t0) / 1e9);
 	}
 	nvl_bench_report(ctx, "bo_create_destroy", nvl_bench_median_of(v, reps),
 			 "pairs/s", NULL);

@@ -47,7 +47,7 @@ struct ptb {
 
 static int ptb_up(struct ptb *b)
 {
-	struct nvl_nv_gmmu_args ga = { 0 };
+	struct nvl_nv_gmmu_args ga = {0};
 
 	if (nvl_model_create(nvl_model_profile_find("tu102"), &b->m))
 		return -1;
@@ -82,8 +82,8 @@ static void ptb_down(struct ptb *b)
 
 struct bind_times {
 	double bind_ns; /* get + map + flush */
-	double map_ns;  /* map alone: encoding and writing the entries */
-	double get_ns;  /* get alone: allocating the tables */
+	double map_ns; /* map alone: encoding and writing the entries */
+	double get_ns; /* get alone: allocating the tables */
 	double flush_ns; /* the TLB invalidate */
 	double cold_ns; /* the first bind of a new VM */
 };
@@ -92,8 +92,7 @@ struct bind_times {
 static double bind_sample(void *arg)
 {
 	struct ptb *b = arg;
-	struct nvl_pt_page pg = { .domain = NVL_GEM_DOMAIN_VRAM,
-				  .addr = BO_PA };
+	struct nvl_pt_page pg = {.domain = NVL_GEM_DOMAIN_VRAM, .addr = BO_PA};
 	int64_t t0 = nvl_bench_now_ns(), t1, t2, t3;
 
 	if (nvl_pt_get(b->pt, b->va, GIB, b->shift))
@@ -115,7 +114,7 @@ static double bind_sample(void *arg)
 static int bind_ns(struct nvl_bench_ctx *ctx, uint64_t va, unsigned int shift,
 		   struct bind_times *out)
 {
-	struct ptb b = { .va = va, .shift = shift };
+	struct ptb b = {.va = va, .shift = shift};
 	int reps = nvl_bench_quick(ctx) ? 3 : 15;
 	int ret = -1;
 
@@ -171,7 +170,7 @@ NVL_BENCH(mmu, bind_1g_2m)
 
 static int64_t pt_bytes(unsigned int shift)
 {
-	struct ptb b = { 0 };
+	struct ptb b = {0};
 	struct nvl_pt_stats s0, s1;
 	int64_t r = -1;
 
@@ -204,14 +203,14 @@ NVL_BENCH(mmu, pt_bytes_per_gib)
 static int64_t pt_bytes_region(bool as_4k)
 {
 	const uint64_t va = 16 * GIB + 2 * MIB, range = 16 * GIB;
-	struct ptb b = { 0 };
+	struct ptb b = {0};
 	struct nvl_pt_stats s0, s1;
 	int64_t r = -1;
 
 	if (!ptb_up(&b)) {
 		nvl_pt_get_stats(b.pt, &s0);
-		if (!(as_4k ? nvl_pt_get(b.pt, va, range, 12) :
-			      nvl_pt_get_region(b.pt, va, range))) {
+		if (!(as_4k ? nvl_pt_get(b.pt, va, range, 12)
+			    : nvl_pt_get_region(b.pt, va, range))) {
 			nvl_pt_get_stats(b.pt, &s1);
 			r = (int64_t)(s1.table_bytes - s0.table_bytes);
 			if (as_4k)

@@ -30,9 +30,9 @@ struct tb {
 
 static int tb_up(struct tb *b)
 {
-	struct nvl_nv_gmmu_args ga = { 0 };
-	struct nvl_pt_page pg = { .domain = NVL_GEM_DOMAIN_VRAM,
-				  .addr = 256 * MIB };
+	struct nvl_nv_gmmu_args ga = {0};
+	struct nvl_pt_page pg = {.domain = NVL_GEM_DOMAIN_VRAM,
+				 .addr = 256 * MIB};
 	struct nvl_pt *pt;
 
 	if (nvl_model_create(nvl_model_profile_find("tu102"), &b->m) ||
@@ -71,8 +71,9 @@ static double hit_sample(void *arg)
 	int64_t t0 = nvl_bench_now_ns();
 
 	for (uint64_t i = 0; i < b->n; i++)
-		b->ok += !nvl_model_mmu_translate(b->m, &b->ctx,
-			VA + 4096 + ((i * 7) % 64) * 4096, 0, &x);
+		b->ok += !nvl_model_mmu_translate(
+			b->m, &b->ctx, VA + 4096 + ((i * 7) % 64) * 4096, 0,
+			&x);
 	return (double)b->n * 1e9 / (double)(nvl_bench_now_ns() - t0);
 }
 
@@ -83,14 +84,15 @@ static double miss_sample(void *arg)
 	int64_t t0 = nvl_bench_now_ns();
 
 	for (uint64_t i = 0; i < b->n; i++)
-		b->ok += !nvl_model_mmu_translate(b->m, &b->ctx,
-			VA + 4096 + (i % (SPAN >> 12)) * 4096, 0, &x);
+		b->ok += !nvl_model_mmu_translate(
+			b->m, &b->ctx, VA + 4096 + (i % (SPAN >> 12)) * 4096, 0,
+			&x);
 	return (double)b->n * 1e9 / (double)(nvl_bench_now_ns() - t0);
 }
 
 NVL_BENCH(mmu, translate)
 {
-	struct tb b = { 0 };
+	struct tb b = {0};
 	struct nvl_model_mmu_stats s0, s1;
 	double hit, miss;
 	int reps = nvl_bench_quick(ctx) ? 3 : 7;
@@ -110,8 +112,7 @@ NVL_BENCH(mmu, translate)
 	/* every sweep translation must have walked */
 	if (s1.walks - s0.walks != (uint64_t)reps * (SPAN >> 12))
 		return -1;
-	nvl_bench_report(ctx, "translate_tlb_hit", hit, "translations/s",
-			 NULL);
+	nvl_bench_report(ctx, "translate_tlb_hit", hit, "translations/s", NULL);
 	nvl_bench_report(ctx, "translate_tlb_miss", miss, "translations/s",
 			 NULL);
 	return 0;

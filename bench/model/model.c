@@ -126,7 +126,8 @@ NVL_BENCH(model, ce_copy)
 	free(fill);
 	bw = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, copy_sample, &a);
 	/* The model's copy engine copies with memcpy: the ratio is overhead. */
-	nvl_bench_report_label(ctx, "ce_copy", bw, "bytes/s", "memcpy_bandwidth",
+	nvl_bench_report_label(ctx, "ce_copy", bw, "bytes/s",
+			       "memcpy_bandwidth",
 			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
 	rig_down(&r);
 	return 0;

@@ -34,9 +34,8 @@ struct jobs_bench {
 static double jobs_sample(void *arg)
 {
 	struct jobs_bench *b = arg;
-	struct nvl_sched_null_args a = { .credit_limit = 64,
-					 .name = "bench",
-					 .sched_flags = b->flags };
+	struct nvl_sched_null_args a = {
+		.credit_limit = 64, .name = "bench", .sched_flags = b->flags};
 	struct nvl_sched_null *ring;
 	struct nvl_sched_entity *es;
 	int64_t t0, t1;
@@ -81,11 +80,12 @@ static double jobs_sample(void *arg)
 static double jobs_per_s(struct nvl_bench_ctx *ctx, int entities,
 			 uint32_t flags)
 {
-	struct jobs_bench b = { .entities = entities, .flags = flags,
-				.jobs = nvl_bench_quick(ctx) ? 20000 : 200000 };
+	struct jobs_bench b = {.entities = entities,
+			       .flags = flags,
+			       .jobs = nvl_bench_quick(ctx) ? 20000 : 200000};
 	double r;
 
-	jobs_sample(&b);	/* warm-up: heap growth, pool threads */
+	jobs_sample(&b); /* warm-up: heap growth, pool threads */
 	r = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, jobs_sample, &b);
 
 	return b.failed ? -1 : r;
@@ -123,9 +123,10 @@ static void latency_hook(struct nvl_sched_null_job *job, void *arg)
 
 static double latency(struct nvl_bench_ctx *ctx, uint32_t flags, bool *ok)
 {
-	struct nvl_sched_null_args a = { .credit_limit = 4, .name = "lat",
-					 .sched_flags = flags,
-					 .on_run = latency_hook };
+	struct nvl_sched_null_args a = {.credit_limit = 4,
+					.name = "lat",
+					.sched_flags = flags,
+					.on_run = latency_hook};
 	int n = nvl_bench_quick(ctx) ? 2000 : 20000;
 	struct nvl_sched_null *ring;
 	struct nvl_sched_entity e;
@@ -225,16 +226,17 @@ struct chan {
 NVL_BENCH(sched, idle_scheduler_bytes)
 {
 	const int n = 10000;
-	struct nvl_sched_args a = { .ops = &noop_ops, .credit_limit = 64,
-				    .timeout_ns = 5 * NVL_NSEC_PER_SEC,
-				    .name = "channel" };
+	struct nvl_sched_args a = {.ops = &noop_ops,
+				   .credit_limit = 64,
+				   .timeout_ns = 5 * NVL_NSEC_PER_SEC,
+				   .name = "channel"};
 	struct chan *c = calloc(n, sizeof(*c));
 	struct nvl_sched *warm;
 	double before, after;
 	int64_t t0, t_create, t_destroy;
 	int ok = 0;
 
-	if (!c || nvl_sched_create(&a, &warm)) {	/* starts the pool */
+	if (!c || nvl_sched_create(&a, &warm)) { /* starts the pool */
 		free(c);
 		return -1;
 	}
@@ -262,10 +264,10 @@ NVL_BENCH(sched, idle_scheduler_bytes)
 	free(c);
 	if (ok != n)
 		return -1;
-	nvl_bench_report(ctx, "idle_scheduler_bytes",
-			 (after - before) / n, "bytes", NULL);
-	nvl_bench_report(ctx, "scheduler_create_ns", (double)t_create / n,
-			 "ns", NULL);
+	nvl_bench_report(ctx, "idle_scheduler_bytes", (after - before) / n,
+			 "bytes", NULL);
+	nvl_bench_report(ctx, "scheduler_create_ns", (double)t_create / n, "ns",
+			 NULL);
 	nvl_bench_report(ctx, "scheduler_destroy_ns", (double)t_destroy / n,
 			 "ns", NULL);
 	return 0;

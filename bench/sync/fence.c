@@ -34,7 +34,7 @@ static void *pong_thread(void *arg)
 
 static double pingpong_sample(void *arg)
 {
-	struct pp p = { .iters = *(int *)arg };
+	struct pp p = {.iters = *(int *)arg};
 	uint64_t ctx = nvl_fence_context_alloc(2);
 	double r = -1;
 	int64_t t0;

@@ -34,7 +34,7 @@ static double wait_sample(void *arg)
 static int run(struct nvl_bench_ctx *ctx, const char *name, uint32_t n,
 	       uint32_t flags)
 {
-	struct sw s = { .n = n, .flags = flags };
+	struct sw s = {.n = n, .flags = flags};
 	double v = -1;
 
 	if (nvl_client_create(&s.c))

@@ -64,7 +64,7 @@ static double pair_sample(void *arg)
 
 static double pairs_ns(struct nvl_bench_ctx *ctx, long n)
 {
-	struct vmb b = { 0 };
+	struct vmb b = {0};
 	double r = -1;
 
 	/* a VA space 64x the mappings: they sit at random, sparse places */
@@ -115,7 +115,7 @@ static double tile_sample(void *arg)
 
 NVL_BENCH(vm, sparse_tiles)
 {
-	struct vmb b = { 0 };
+	struct vmb b = {0};
 	struct nvl_vm_bind_op region = {
 		.op = NVL_VM_BIND_OP_MAP,
 		.flags = NVL_VM_BIND_SPARSE,
@@ -127,8 +127,8 @@ NVL_BENCH(vm, sparse_tiles)
 	b.pairs = nvl_bench_quick(ctx) ? 20000 : 200000;
 	if (!vmb_init(&b, 32 * GiB) &&
 	    !nvl_vm_bind(b.c, b.vm, 0, &region, 1, NULL, 0, NULL, 0, 0))
-		ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5,
-				      tile_sample, &b);
+		ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, tile_sample,
+				      &b);
 	nvl_client_destroy(b.c);
 	if (ns <= 0)
 		return -1;
@@ -209,9 +209,9 @@ static int bytes_per(long n, bool null, struct per_mapping *out)
 {
 	/* 2^25 slots, visited in a scattered order (odd multiplier) */
 	const uint64_t slots = 1ull << 25;
-	struct nvl_vm_create_args a = { .start = 0, .end = slots * 2 * PAGE };
-	struct nvl_vm_backend be = { .ops = &nvl_bench_null_pt };
-	struct vmb b = { .rng = 88172645463325252ull };
+	struct nvl_vm_create_args a = {.start = 0, .end = slots * 2 * PAGE};
+	struct nvl_vm_backend be = {.ops = &nvl_bench_null_pt};
+	struct vmb b = {.rng = 88172645463325252ull};
 	struct mallinfo2 m0, m1;
 	double r_half = 0, r1;
 	struct nvl_vm *vm;
@@ -244,9 +244,9 @@ static int bytes_per(long n, bool null, struct per_mapping *out)
 	r1 = rss_B();
 	if (r_half < 0 || r1 < 0)
 		goto out;
-	out->heap = (double)(m1.uordblks + m1.hblkhd - m0.uordblks -
-			     m0.hblkhd) /
-		    (double)n;
+	out->heap =
+		(double)(m1.uordblks + m1.hblkhd - m0.uordblks - m0.hblkhd) /
+		(double)n;
 	out->rss = (r1 - r_half) / (double)(n - n / 2);
 	ret = 0;
 out:
@@ -262,7 +262,7 @@ NVL_BENCH(vm, bytes_per_mapping)
 		return -1;
 	nvl_bench_report_extra(ctx, "bytes_per_mapping", plain.rss, "B", NULL,
 			       "heap_B", plain.heap, NULL);
-	nvl_bench_report_extra(ctx, "bytes_per_mapping_recorded", rec.rss,
-			       "B", NULL, "heap_B", rec.heap, NULL);
+	nvl_bench_report_extra(ctx, "bytes_per_mapping_recorded", rec.rss, "B",
+			       NULL, "heap_B", rec.heap, NULL);
 	return 0;
 }

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (items[i].in && items[i].node.start <= s + ql &&
 			    items[i].node.last >= s)
 				expect++;
-		nvl_itree_for_each(n, &t, s, s + ql)
+		nvl_itree_for_each (n, &t, s, s + ql)
 			got++;
 		if (got != expect || nvl_itree_check(&t))
 			abort();

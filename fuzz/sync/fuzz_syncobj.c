@@ -28,7 +28,7 @@ static void expect(int ret, int a, int b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nvl_fence *pend[NPEND] = { NULL };
+	struct nvl_fence *pend[NPEND] = {NULL};
 	struct nvl_client *c;
 	int fd = -1;
 
@@ -58,18 +58,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ret = nvl_syncobj_timeline_signal(c, &h, &p, 1);
 			expect(ret, -ENOENT, 0);
 			if (!ret && p &&
-			    (nvl_syncobj_query(c, &h, &q, 1,
-					       NVL_SYNCOBJ_QUERY_LAST_SUBMITTED) ||
+			    (nvl_syncobj_query(
+				     c, &h, &q, 1,
+				     NVL_SYNCOBJ_QUERY_LAST_SUBMITTED) ||
 			     q < p))
 				abort();
 			break;
 		case 5: {
-			uint32_t hs[2] = { h, h2 }, first;
-			uint64_t ps[2] = { p, r[3] % 8 };
+			uint32_t hs[2] = {h, h2}, first;
+			uint64_t ps[2] = {p, r[3] % 8};
 
-			ret = nvl_syncobj_wait(c, hs, (flags & 0x80) ? ps : NULL,
-					       1 + (flags & 1), 0, flags & 0x1f,
-					       &first);
+			ret = nvl_syncobj_wait(
+				c, hs, (flags & 0x80) ? ps : NULL,
+				1 + (flags & 1), 0, flags & 0x1f, &first);
 			if (ret != -EINVAL && ret != -ENOENT && ret != 0 &&
 			    ret != -ETIME)
 				abort();

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nvl_client *c;
 	struct nvl_vm *v;
 	uint32_t vm, bo[2], sig;
-	struct nvl_vm_sync s = { 0 };
+	struct nvl_vm_sync s = {0};
 
 	if (nvl_client_create(&c))
 		return 0;
@@ -34,12 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.handle = sig;
 	while (size >= 9) {
 		struct nvl_vm_bind_op ops[4];
-		uint32_t n = 1 + data[0] % 4, flags = data[0] & 0x80 ?
-						NVL_VM_BIND_ASYNC : 0;
+		uint32_t n = 1 + data[0] % 4,
+			 flags = data[0] & 0x80 ? NVL_VM_BIND_ASYNC : 0;
 
 		data++, size--;
-		for (uint32_t i = 0; i < n && size >= 8; i++, data += 8,
-			      size -= 8) {
+		for (uint32_t i = 0; i < n && size >= 8;
+		     i++, data += 8, size -= 8) {
 			fuzz_vm_decode(&ops[i], data, bo);
 			n = i + 1;
 		}

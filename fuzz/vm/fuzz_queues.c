@@ -105,7 +105,7 @@ static int setup(struct world *w)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct world w = { 0 };
+	struct world w = {0};
 	bool keep_closed = size && (data[size - 1] & 1);
 
 	if (nvl_client_create(&w.c))
@@ -116,8 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct nvl_vm_bind_op ops[4];
 		uint8_t ctl = data[0];
 		uint32_t n = 1 + (ctl >> 4) % 4, flags, qi = ctl & 3;
-		struct nvl_vm_sync wait = { .handle = w.gate };
-		struct nvl_vm_sync sig = { 0 };
+		struct nvl_vm_sync wait = {.handle = w.gate};
+		struct nvl_vm_sync sig = {0};
 		bool gated = ctl & 4;
 		int ret;
 
@@ -130,17 +130,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (qi == 3)
 			qi = 0;
 		flags = ctl & 8 ? NVL_VM_BIND_ASYNC : 0;
-		for (uint32_t i = 0; i < n && size >= 8; i++, data += 8,
-			      size -= 8) {
+		for (uint32_t i = 0; i < n && size >= 8;
+		     i++, data += 8, size -= 8) {
 			fuzz_vm_decode(&ops[i], data, w.bo);
 			n = i + 1;
 		}
 		sig.handle = w.last[qi];
 		/* errors are expected (bad ops, a sync bind timing out behind
 		 * the gate); what matters is the state at the next drain */
-		ret = nvl_vm_bind(w.c, w.vm, w.q[qi], ops, n, gated ? &wait : NULL,
-				  gated, flags ? &sig : NULL, flags ? 1 : 0,
-				  flags);
+		ret = nvl_vm_bind(w.c, w.vm, w.q[qi], ops, n,
+				  gated ? &wait : NULL, gated,
+				  flags ? &sig : NULL, flags ? 1 : 0, flags);
 		(void)ret;
 	}
 	if (!keep_closed && drain(&w))

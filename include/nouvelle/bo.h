@@ -25,7 +25,7 @@ enum nvl_bo_domain {
 	NVL_BO_DOMAIN_SYSTEM = 1u << 2,
 };
 
-#define NVL_BO_DOMAIN_ALL \
+#define NVL_BO_DOMAIN_ALL                                                      \
 	(NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT | NVL_BO_DOMAIN_SYSTEM)
 
 /** Creation flags. */
@@ -47,8 +47,9 @@ enum nvl_bo_flags {
 	NVL_BO_NO_SHARE = 1u << 3,
 };
 
-#define NVL_BO_FLAGS_ALL (NVL_BO_CONTIGUOUS | NVL_BO_CPU_VISIBLE | \
-			  NVL_BO_ZEROED | NVL_BO_NO_SHARE)
+#define NVL_BO_FLAGS_ALL                                                       \
+	(NVL_BO_CONTIGUOUS | NVL_BO_CPU_VISIBLE | NVL_BO_ZEROED |              \
+	 NVL_BO_NO_SHARE)
 
 /** Largest BO: 1 TiB. */
 #define NVL_BO_MAX_SIZE (1ull << 40)
@@ -188,8 +189,7 @@ NVL_API int nvl_bo_madvise(struct nvl_client *client, uint32_t handle,
  * @len: its size
  * Return: characters the full text needs (as snprintf), or -errno.
  */
-NVL_API int nvl_client_fdinfo(struct nvl_client *client, char *buf,
-			      size_t len);
+NVL_API int nvl_client_fdinfo(struct nvl_client *client, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -80,10 +80,10 @@ NVL_API int nvl_syncobj_destroy(struct nvl_client *client, uint32_t handle);
  * flags, or an entry without a fence/point (unless FOR_SUBMIT/AVAILABLE);
  * -EINTR interrupted by a signal (INTERRUPTIBLE only); -ENOMEM.
  */
-NVL_API int nvl_syncobj_wait(struct nvl_client *client,
-			     const uint32_t *handles, const uint64_t *points,
-			     uint32_t count, int64_t abs_timeout_ns,
-			     uint32_t flags, uint32_t *first_signaled);
+NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
+			     const uint64_t *points, uint32_t count,
+			     int64_t abs_timeout_ns, uint32_t flags,
+			     uint32_t *first_signaled);
 
 /**
  * nvl_syncobj_reset() - remove the fences (back to unsignalled, no fence).
@@ -119,8 +119,7 @@ NVL_API int nvl_syncobj_signal(struct nvl_client *client,
  */
 NVL_API int nvl_syncobj_timeline_signal(struct nvl_client *client,
 					const uint32_t *handles,
-					const uint64_t *points,
-					uint32_t count);
+					const uint64_t *points, uint32_t count);
 
 /**
  * nvl_syncobj_query() - the highest signalled point of each timeline (or
@@ -162,8 +161,8 @@ NVL_API int nvl_syncobj_transfer(struct nvl_client *client, uint32_t dst,
  *
  * Return: 0, -EINVAL (unknown handle), -ENOMEM, -EMFILE.
  */
-NVL_API int nvl_syncobj_handle_to_fd(struct nvl_client *client,
-				     uint32_t handle, int *fd_out);
+NVL_API int nvl_syncobj_handle_to_fd(struct nvl_client *client, uint32_t handle,
+				     int *fd_out);
 
 /**
  * nvl_syncobj_fd_to_handle() - import a syncobj fd: a new handle to the

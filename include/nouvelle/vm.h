@@ -179,11 +179,11 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * range, did not finish in time;
  * -ENOMEM.
  */
-NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm,
-			uint32_t queue, const struct nvl_vm_bind_op *ops,
-			uint32_t n_ops, const struct nvl_vm_sync *waits,
-			uint32_t n_waits, const struct nvl_vm_sync *signals,
-			uint32_t n_signals, uint32_t flags);
+NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm, uint32_t queue,
+			const struct nvl_vm_bind_op *ops, uint32_t n_ops,
+			const struct nvl_vm_sync *waits, uint32_t n_waits,
+			const struct nvl_vm_sync *signals, uint32_t n_signals,
+			uint32_t flags);
 
 #ifdef __cplusplus
 }

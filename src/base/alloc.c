@@ -71,7 +71,8 @@ void nvl_fault_fail_random(double p, uint64_t seed, enum nvl_fault_scope scope)
 	atomic_store(&fi_hits, 0);
 	atomic_store(&fi_rng, seed ? seed : 0x9e3779b97f4a7c15ull);
 	atomic_store(&fi_threshold,
-		     p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551615.0));
+		     p >= 1.0 ? UINT64_MAX
+			      : (uint64_t)(p * 18446744073709551615.0));
 	atomic_store(&fi_mode, FI_RANDOM);
 }
 
@@ -187,8 +188,8 @@ void *nvl_aligned_alloc(size_t align_B, size_t size_B)
 
 	if (pre_alloc(size_B))
 		return NULL;
-	if (posix_memalign(&p, align_B < sizeof(void *) ? sizeof(void *) :
-							    align_B,
+	if (posix_memalign(&p,
+			   align_B < sizeof(void *) ? sizeof(void *) : align_B,
 			   size_B ? size_B : 1))
 		return NULL;
 	return post_alloc(p);

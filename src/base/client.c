@@ -132,9 +132,9 @@ int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
 			"BO", "syncobj", "VM", "bind queue", "channel"};
 
 		return nvl_error(-ENOENT, "client: no %s with handle %u",
-				 (unsigned)kind < NVL_HANDLE_KIND_COUNT ?
-					 names[kind] :
-					 "object",
+				 (unsigned)kind < NVL_HANDLE_KIND_COUNT
+					 ? names[kind]
+					 : "object",
 				 handle);
 	}
 	if (kind_ops[kind] && kind_ops[kind]->put)

@@ -21,7 +21,7 @@
 #define NVL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #ifndef container_of
-#define container_of(ptr, type, member) \
+#define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
 #endif
 

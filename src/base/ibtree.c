@@ -46,15 +46,15 @@ struct nvl_ibt_node {
 	uint8_t leaf;
 	uint64_t start[W]; /* leaf: entry keys; inner: child's min key */
 	uint64_t last[W];
-	void *ptr[W];      /* leaf: entries; inner: children */
-	uint64_t maxl[W];  /* inner only: leaves are allocated without it */
+	void *ptr[W]; /* leaf: entries; inner: children */
+	uint64_t maxl[W]; /* inner only: leaves are allocated without it */
 };
 
 typedef struct nvl_ibt_node node_t;
 
 static const size_t node_size[2] = {
-	[0] = sizeof(node_t),            /* inner */
-	[1] = offsetof(node_t, maxl),    /* leaf */
+	[0] = sizeof(node_t), /* inner */
+	[1] = offsetof(node_t, maxl), /* leaf */
 };
 
 /* ---- node pool ------------------------------------------------------- */
@@ -80,8 +80,8 @@ static inline size_t bump_room(const struct nvl_ibtree *t)
 
 static int add_chunk(struct nvl_ibtree *t, size_t need)
 {
-	size_t size = t->pool_bytes ? NVL_MIN(t->pool_bytes * 3, CHUNK_MAX) :
-				      CHUNK_MIN;
+	size_t size = t->pool_bytes ? NVL_MIN(t->pool_bytes * 3, CHUNK_MAX)
+				    : CHUNK_MIN;
 	struct chunk_hdr *c;
 
 	if (size < CHUNK_MIN)
@@ -91,8 +91,8 @@ static int add_chunk(struct nvl_ibtree *t, size_t need)
 		size = NVL_ALIGN_UP(need, (size_t)CHUNK_MAX);
 	while (size < need)
 		size *= 2;
-	c = size >= CHUNK_MAX ? nvl_aligned_alloc(CHUNK_MAX, size) :
-				nvl_malloc(size);
+	c = size >= CHUNK_MAX ? nvl_aligned_alloc(CHUNK_MAX, size)
+			      : nvl_malloc(size);
 	if (!c)
 		return -ENOMEM;
 	if (size >= CHUNK_MAX)
@@ -367,8 +367,8 @@ int nvl_ibtree_insert(struct nvl_ibtree *t, entry_t *e)
 			break;
 		/* last child whose min key <= e's key, else the first */
 		k = n->count - 1;
-		while (k > 0 && !key_le(n->start[k], n->last[k], e->start,
-					e->last))
+		while (k > 0 &&
+		       !key_le(n->start[k], n->last[k], e->start, e->last))
 			k--;
 		n = n->ptr[k];
 	}
@@ -382,8 +382,8 @@ int nvl_ibtree_insert(struct nvl_ibtree *t, entry_t *e)
 
 	n = path[h - 1];
 	pos = n->count;
-	while (pos > 0 && !key_le(n->start[pos - 1], n->last[pos - 1],
-				  e->start, e->last))
+	while (pos > 0 &&
+	       !key_le(n->start[pos - 1], n->last[pos - 1], e->start, e->last))
 		pos--;
 	r = node_insert(t, n, pos, e->start, e->last, e);
 	t->count++;
@@ -662,7 +662,8 @@ static int check_node(const struct nvl_ibtree *t, const node_t *n,
 				 n->count);
 	if (n->leaf) {
 		if (depth != t->height)
-			return nvl_error(-EINVAL, "ibtree: leaf at depth %u of %u",
+			return nvl_error(-EINVAL,
+					 "ibtree: leaf at depth %u of %u",
 					 depth, t->height);
 		for (unsigned i = 0; i < n->count; i++) {
 			const entry_t *e = n->ptr[i];
@@ -672,7 +673,8 @@ static int check_node(const struct nvl_ibtree *t, const node_t *n,
 				return nvl_error(-EINVAL, "ibtree: bad entry");
 			if (st->have_prev &&
 			    !key_le(st->ps, st->pl, e->start, e->last))
-				return nvl_error(-EINVAL, "ibtree: out of order");
+				return nvl_error(-EINVAL,
+						 "ibtree: out of order");
 			st->have_prev = true;
 			st->ps = e->start;
 			st->pl = e->last;
@@ -698,13 +700,13 @@ static int check_node(const struct nvl_ibtree *t, const node_t *n,
 
 int nvl_ibtree_check(const struct nvl_ibtree *t)
 {
-	struct check_state st = { 0 };
+	struct check_state st = {0};
 	int ret;
 
 	if (!t->root)
-		return t->count || t->height ?
-			       nvl_error(-EINVAL, "ibtree: empty with count") :
-			       0;
+		return t->count || t->height
+			       ? nvl_error(-EINVAL, "ibtree: empty with count")
+			       : 0;
 	if (t->root->parent)
 		return nvl_error(-EINVAL, "ibtree: root has a parent");
 	ret = check_node(t, t->root, 1, &st);

@@ -48,7 +48,10 @@ struct nvl_ibtree {
 	size_t pool_bytes;
 };
 
-#define NVL_IBTREE_INIT { 0 }
+#define NVL_IBTREE_INIT                                                        \
+	{                                                                      \
+		0                                                              \
+	}
 
 static inline void nvl_ibtree_init(struct nvl_ibtree *t)
 {
@@ -81,7 +84,8 @@ int nvl_ibtree_preload(struct nvl_ibtree *t, unsigned n_inserts) NVL_MUST_CHECK;
  * Return: 0, or -ENOMEM when a node was needed and could not be allocated
  * (the tree is unchanged then).
  */
-int nvl_ibtree_insert(struct nvl_ibtree *t, struct nvl_ibtree_entry *e) NVL_MUST_CHECK;
+int nvl_ibtree_insert(struct nvl_ibtree *t,
+		      struct nvl_ibtree_entry *e) NVL_MUST_CHECK;
 
 /** nvl_ibtree_remove() - remove @e. Never allocates. */
 void nvl_ibtree_remove(struct nvl_ibtree *t, struct nvl_ibtree_entry *e);
@@ -123,8 +127,8 @@ size_t nvl_ibtree_bytes(const struct nvl_ibtree *t);
  */
 int nvl_ibtree_check(const struct nvl_ibtree *t);
 
-#define nvl_ibtree_for_each(pos, tree, s, l)       \
-	for (pos = nvl_ibtree_first(tree, s, l); pos; \
+#define nvl_ibtree_for_each(pos, tree, s, l)                                   \
+	for (pos = nvl_ibtree_first(tree, s, l); pos;                          \
 	     pos = nvl_ibtree_next(pos, s, l))
 
 #endif /* NVL_BASE_IBTREE_H */

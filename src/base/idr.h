@@ -10,10 +10,10 @@
 #include "compiler.h"
 
 struct nvl_idr {
-	void **slots;      /* slots[id - 1] */
-	uint32_t *free;    /* stack of free ids below `top`, sorted-ish */
+	void **slots; /* slots[id - 1] */
+	uint32_t *free; /* stack of free ids below `top`, sorted-ish */
 	uint32_t nfree;
-	uint32_t top;      /* ids >= top + 1 never used */
+	uint32_t top; /* ids >= top + 1 never used */
 	uint32_t cap;
 	uint32_t count;
 };
@@ -26,7 +26,8 @@ void nvl_idr_fini(struct nvl_idr *idr);
  * @id_out: the id, >= 1
  * Return: 0, -ENOMEM, or -ENOSPC when 2^32-2 ids are live.
  */
-int nvl_idr_alloc(struct nvl_idr *idr, void *ptr, uint32_t *id_out) NVL_MUST_CHECK;
+int nvl_idr_alloc(struct nvl_idr *idr, void *ptr,
+		  uint32_t *id_out) NVL_MUST_CHECK;
 
 /**
  * nvl_idr_reserve() - make sure the next @n allocations cannot fail.

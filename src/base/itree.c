@@ -162,7 +162,8 @@ static node_t *rebalance(struct nvl_itree *t, node_t *p, int b)
 
 static inline bool less(const node_t *a, const node_t *b)
 {
-	return a->start < b->start || (a->start == b->start && a->last < b->last);
+	return a->start < b->start ||
+	       (a->start == b->start && a->last < b->last);
 }
 
 void nvl_itree_insert(struct nvl_itree *t, node_t *n)

@@ -34,7 +34,10 @@ struct nvl_itree {
 	size_t count;
 };
 
-#define NVL_ITREE_INIT { NULL, 0 }
+#define NVL_ITREE_INIT                                                         \
+	{                                                                      \
+		NULL, 0                                                        \
+	}
 
 static inline void nvl_itree_init(struct nvl_itree *t)
 {
@@ -103,8 +106,8 @@ void nvl_itree_replace(struct nvl_itree *t, struct nvl_itree_node *old,
  */
 int nvl_itree_check(const struct nvl_itree *t);
 
-#define nvl_itree_for_each(pos, tree, s, l)                 \
-	for (pos = nvl_itree_first(tree, s, l); pos; \
+#define nvl_itree_for_each(pos, tree, s, l)                                    \
+	for (pos = nvl_itree_first(tree, s, l); pos;                           \
 	     pos = nvl_itree_next(pos, s, l))
 
 #endif /* NVL_BASE_ITREE_H */

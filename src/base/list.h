@@ -12,7 +12,10 @@ struct nvl_list {
 	struct nvl_list *next, *prev;
 };
 
-#define NVL_LIST_INIT(name) { &(name), &(name) }
+#define NVL_LIST_INIT(name)                                                    \
+	{                                                                      \
+		&(name), &(name)                                               \
+	}
 
 static inline void nvl_list_init(struct nvl_list *l)
 {
@@ -75,32 +78,32 @@ static inline void nvl_list_splice_tail_init(struct nvl_list *from,
 }
 
 #define nvl_list_entry(ptr, type, member) container_of(ptr, type, member)
-#define nvl_list_first_entry(head, type, member) \
+#define nvl_list_first_entry(head, type, member)                               \
 	nvl_list_entry((head)->next, type, member)
-#define nvl_list_last_entry(head, type, member) \
+#define nvl_list_last_entry(head, type, member)                                \
 	nvl_list_entry((head)->prev, type, member)
 
-#define nvl_list_for_each(pos, head) \
+#define nvl_list_for_each(pos, head)                                           \
 	for (pos = (head)->next; pos != (head); pos = pos->next)
 
-#define nvl_list_for_each_safe(pos, n, head) \
-	for (pos = (head)->next, n = pos->next; pos != (head); \
+#define nvl_list_for_each_safe(pos, n, head)                                   \
+	for (pos = (head)->next, n = pos->next; pos != (head);                 \
 	     pos = n, n = pos->next)
 
-#define nvl_list_for_each_entry(pos, head, member)                         \
-	for (pos = nvl_list_entry((head)->next, __typeof__(*pos), member); \
-	     &pos->member != (head);                                         \
+#define nvl_list_for_each_entry(pos, head, member)                             \
+	for (pos = nvl_list_entry((head)->next, __typeof__(*pos), member);     \
+	     &pos->member != (head);                                           \
 	     pos = nvl_list_entry(pos->member.next, __typeof__(*pos), member))
 
-#define nvl_list_for_each_entry_reverse(pos, head, member)                 \
-	for (pos = nvl_list_entry((head)->prev, __typeof__(*pos), member); \
-	     &pos->member != (head);                                         \
+#define nvl_list_for_each_entry_reverse(pos, head, member)                     \
+	for (pos = nvl_list_entry((head)->prev, __typeof__(*pos), member);     \
+	     &pos->member != (head);                                           \
 	     pos = nvl_list_entry(pos->member.prev, __typeof__(*pos), member))
 
-#define nvl_list_for_each_entry_safe(pos, n, head, member)                   \
-	for (pos = nvl_list_entry((head)->next, __typeof__(*pos), member),   \
-	    n = nvl_list_entry(pos->member.next, __typeof__(*pos), member);   \
-	     &pos->member != (head);                                           \
-	     pos = n, n = nvl_list_entry(n->member.next, __typeof__(*n), member))
+#define nvl_list_for_each_entry_safe(pos, n, head, member)                     \
+	for (pos = nvl_list_entry((head)->next, __typeof__(*pos), member),     \
+	    n = nvl_list_entry(pos->member.next, __typeof__(*pos), member);    \
+	     &pos->member != (head); pos = n,                                  \
+	    n = nvl_list_entry(n->member.next, __typeof__(*n), member))
 
 #endif /* NVL_BASE_LIST_H */

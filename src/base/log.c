@@ -18,12 +18,12 @@
 static const char *const cat_names[NVL_CAT_COUNT] = {
 	[NVL_CAT_CORE] = "core",   [NVL_CAT_ERR] = "err",
 	[NVL_CAT_SYNC] = "sync",   [NVL_CAT_SCHED] = "sched",
-	[NVL_CAT_MM] = "mm",       [NVL_CAT_VM] = "vm",
-	[NVL_CAT_GSP] = "gsp",     [NVL_CAT_NV] = "nv",
+	[NVL_CAT_MM] = "mm",	   [NVL_CAT_VM] = "vm",
+	[NVL_CAT_GSP] = "gsp",	   [NVL_CAT_NV] = "nv",
 	[NVL_CAT_MODEL] = "model", [NVL_CAT_PUSH] = "push",
 };
 
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
 static atomic_uint cat_mask;
 static atomic_int base_level = -1;
@@ -79,8 +79,8 @@ bool nvl_log_enabled(enum nvl_log_level level, enum nvl_log_cat cat)
 	}
 	if ((int)level <= base)
 		return true;
-	return (atomic_load_explicit(&cat_mask, memory_order_relaxed) >>
-		cat) & 1;
+	return (atomic_load_explicit(&cat_mask, memory_order_relaxed) >> cat) &
+	       1;
 }
 
 void nvl_log_set_sink(nvl_log_sink_fn fn, void *ctx)

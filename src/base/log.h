@@ -55,10 +55,10 @@ void nvl_log_reload_env(void);
 #define nvl_err(cat, ...) nvl_log(NVL_LOG_ERROR, cat, __VA_ARGS__)
 #define nvl_warn(cat, ...) nvl_log(NVL_LOG_WARN, cat, __VA_ARGS__)
 #define nvl_info(cat, ...) nvl_log(NVL_LOG_INFO, cat, __VA_ARGS__)
-#define nvl_dbg(cat, ...)                                      \
-	do {                                                   \
-		if (unlikely(nvl_log_enabled(NVL_LOG_DEBUG, cat))) \
-			nvl_log(NVL_LOG_DEBUG, cat, __VA_ARGS__); \
+#define nvl_dbg(cat, ...)                                                      \
+	do {                                                                   \
+		if (unlikely(nvl_log_enabled(NVL_LOG_DEBUG, cat)))             \
+			nvl_log(NVL_LOG_DEBUG, cat, __VA_ARGS__);              \
 	} while (0)
 
 /**

@@ -21,7 +21,7 @@ static inline void nvl_kref_init(struct nvl_kref *k)
 static inline unsigned nvl_kref_read(const struct nvl_kref *k)
 {
 	return atomic_load_explicit(&((struct nvl_kref *)k)->refcount,
-				   memory_order_relaxed);
+				    memory_order_relaxed);
 }
 
 static inline void nvl_kref_get(struct nvl_kref *k)

@@ -24,8 +24,8 @@ static inline int64_t nvl_time_ns(void)
 /** nvl_ns_to_timespec() - absolute monotonic ns to a timespec. */
 static inline struct timespec nvl_ns_to_timespec(int64_t ns)
 {
-	struct timespec ts = { .tv_sec = ns / NVL_NSEC_PER_SEC,
-			       .tv_nsec = ns % NVL_NSEC_PER_SEC };
+	struct timespec ts = {.tv_sec = ns / NVL_NSEC_PER_SEC,
+			      .tv_nsec = ns % NVL_NSEC_PER_SEC};
 	return ts;
 }
 

@@ -44,12 +44,12 @@
 #define NVL_HW_CE_TRANSFER_PIPELINED 1
 #define NVL_HW_CE_TRANSFER_NON_PIPELINED 2
 #define NVL_HW_CE_LAUNCH_FLUSH (1u << 2)
-#define NVL_HW_CE_LAUNCH_SEM_SHIFT 3        /* 4:3 */
+#define NVL_HW_CE_LAUNCH_SEM_SHIFT 3 /* 4:3 */
 #define NVL_HW_CE_SEM_NONE 0
 #define NVL_HW_CE_SEM_ONE_WORD 1
-#define NVL_HW_CE_SEM_FOUR_WORD 2           /* payload + timestamp, 16 B */
+#define NVL_HW_CE_SEM_FOUR_WORD 2 /* payload + timestamp, 16 B */
 #define NVL_HW_CE_SEM_CONDITIONAL_INTR 3
-#define NVL_HW_CE_LAUNCH_INTR_SHIFT 5       /* 6:5 */
+#define NVL_HW_CE_LAUNCH_INTR_SHIFT 5 /* 6:5 */
 #define NVL_HW_CE_INTR_NONE 0
 #define NVL_HW_CE_INTR_BLOCKING 1
 #define NVL_HW_CE_INTR_NON_BLOCKING 2
@@ -68,7 +68,7 @@
 #define NVL_HW_CE_LAUNCH_SEM_PAYLOAD_64 (1u << 27)
 
 /* Whether @cls has SET_SEMAPHORE_PAYLOAD_UPPER and SEMAPHORE_PAYLOAD_SIZE. */
-#define NVL_HW_CE_HAS_PAYLOAD_UPPER(cls)                                  \
+#define NVL_HW_CE_HAS_PAYLOAD_UPPER(cls)                                       \
 	((cls) == NVL_HW_CE_CLASS_ADA || (cls) == NVL_HW_CE_CLASS_HOPPER)
 
 /* SET_REMAP_COMPONENTS */
@@ -80,9 +80,9 @@
 #define NVL_HW_CE_REMAP_CONST_B 5
 #define NVL_HW_CE_REMAP_NO_WRITE 6
 #define NVL_HW_CE_REMAP_DST_SHIFT(c) (4 * (c)) /* X 2:0, Y 6:4, Z, W */
-#define NVL_HW_CE_REMAP_COMP_SIZE_SHIFT 16     /* 17:16: size - 1 */
-#define NVL_HW_CE_REMAP_NUM_SRC_SHIFT 20       /* 21:20: n - 1 */
-#define NVL_HW_CE_REMAP_NUM_DST_SHIFT 24       /* 25:24: n - 1 */
+#define NVL_HW_CE_REMAP_COMP_SIZE_SHIFT 16 /* 17:16: size - 1 */
+#define NVL_HW_CE_REMAP_NUM_SRC_SHIFT 20 /* 21:20: n - 1 */
+#define NVL_HW_CE_REMAP_NUM_DST_SHIFT 24 /* 25:24: n - 1 */
 
 /* Nouveau's BO move launch: NON_PIPELINED | FLUSH | pitch/pitch | MULTI */
 #define NVL_HW_CE_LAUNCH_COPY_MULTI 0x386u

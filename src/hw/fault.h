@@ -57,21 +57,29 @@ enum nvl_hw_fault_access {
 #define NVL_HW_MMU_ENGINE_BAR1 128
 #define NVL_HW_MMU_ENGINE_BAR2 192
 #define NVL_HW_MMU_ENGINE_HOST(i) (32 + (i)) /* HOST0.. : PBDMA of runlist i */
-#define NVL_HW_MMU_ENGINE_CE(i) (15 + (i))   /* CE0.. : copy engine i */
+#define NVL_HW_MMU_ENGINE_CE(i) (15 + (i)) /* CE0.. : copy engine i */
 
 /** struct nvl_hw_mmu_engines - one family's MMU engine ids. */
 struct nvl_hw_mmu_engines {
 	unsigned short graphics, bar1, bar2;
 	unsigned short host0; /* HOST(i) = host0 + i */
-	unsigned short ce0;   /* CE(i) = ce0 + i, i < 10 */
+	unsigned short ce0; /* CE(i) = ce0 + i, i < 10 */
 };
 
 static const struct nvl_hw_mmu_engines nvl_hw_mmu_engines_tu102 = {
-	.graphics = 64, .bar1 = 128, .bar2 = 192, .host0 = 32, .ce0 = 15,
+	.graphics = 64,
+	.bar1 = 128,
+	.bar2 = 192,
+	.host0 = 32,
+	.ce0 = 15,
 };
 
 static const struct nvl_hw_mmu_engines nvl_hw_mmu_engines_gh100 = {
-	.graphics = 384, .bar1 = 256, .bar2 = 320, .host0 = 64, .ce0 = 43,
+	.graphics = 384,
+	.bar1 = 256,
+	.bar2 = 320,
+	.host0 = 64,
+	.ce0 = 43,
 };
 
 /** nvl_hw_mmu_engines() - the engine ids of BOOT_0 ARCHITECTURE @arch. */

@@ -40,8 +40,8 @@
 /** nvl_hw_acquire_timeout() - ACQUIRE for a timeout of at least @ns. */
 static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
 {
-	uint64_t units = (ns + NVL_HW_ACQUIRE_UNIT_NS - 1) /
-			 NVL_HW_ACQUIRE_UNIT_NS;
+	uint64_t units =
+		(ns + NVL_HW_ACQUIRE_UNIT_NS - 1) / NVL_HW_ACQUIRE_UNIT_NS;
 	uint32_t e = 0;
 
 	while (units > NVL_HW_ACQUIRE_TIMEOUT_MAN_MASK &&
@@ -85,10 +85,10 @@ static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
 /* ---- GPFIFO entry (8 B) -------------------------------------------- */
 #define NVL_HW_GP_ENTRY_SIZE 8
 #define NVL_HW_GP_ENTRY0_FETCH_COND (1u << 0)
-#define NVL_HW_GP_ENTRY0_GET_MASK 0xfffffffcu     /* PB address 31:2 */
-#define NVL_HW_GP_ENTRY1_GET_HI_MASK 0xffu        /* PB address 39:32 */
+#define NVL_HW_GP_ENTRY0_GET_MASK 0xfffffffcu /* PB address 31:2 */
+#define NVL_HW_GP_ENTRY1_GET_HI_MASK 0xffu /* PB address 39:32 */
 #define NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE (1u << 9)
-#define NVL_HW_GP_ENTRY1_LENGTH_SHIFT 10          /* 30:10, dwords */
+#define NVL_HW_GP_ENTRY1_LENGTH_SHIFT 10 /* 30:10, dwords */
 #define NVL_HW_GP_ENTRY1_LENGTH_MASK 0x1fffffu
 #define NVL_HW_GP_ENTRY1_SYNC (1u << 31)
 /* control entries (LENGTH 0): GP_ENTRY1 OPCODE 7:0; GP_ENTRY0 OPERAND
@@ -120,15 +120,15 @@ static inline uint64_t nvl_hw_gp_entry(uint64_t va, uint32_t ndw, int sync)
 #define NVL_HW_MTHD_SUBCH_MASK 0x7u
 #define NVL_HW_MTHD_ADDR_MASK 0xfffu
 #define NVL_HW_MTHD_RESERVED_BIT (1u << 12)
-#define NVL_HW_SEC_OP_GRP0 0      /* NOP (0) or TERT_OP 17:16 subdevice ops */
-#define NVL_HW_SEC_OP_INC 1       /* incrementing */
-#define NVL_HW_SEC_OP_GRP2 2      /* reserved (tertiary ops) */
-#define NVL_HW_SEC_OP_NON_INC 3   /* non-incrementing */
-#define NVL_HW_SEC_OP_IMMD 4      /* immediate: 13-bit data in COUNT */
-#define NVL_HW_SEC_OP_ONE_INC 5   /* increment once */
+#define NVL_HW_SEC_OP_GRP0 0 /* NOP (0) or TERT_OP 17:16 subdevice ops */
+#define NVL_HW_SEC_OP_INC 1 /* incrementing */
+#define NVL_HW_SEC_OP_GRP2 2 /* reserved (tertiary ops) */
+#define NVL_HW_SEC_OP_NON_INC 3 /* non-incrementing */
+#define NVL_HW_SEC_OP_IMMD 4 /* immediate: 13-bit data in COUNT */
+#define NVL_HW_SEC_OP_ONE_INC 5 /* increment once */
 #define NVL_HW_SEC_OP_RESERVED6 6
 #define NVL_HW_SEC_OP_END_PB_SEGMENT 7
-#define NVL_HW_TERT_OP_SHIFT 16   /* for SEC_OP 0: 17:16 */
+#define NVL_HW_TERT_OP_SHIFT 16 /* for SEC_OP 0: 17:16 */
 #define NVL_HW_TERT_OP_SET_SUBDEV_MASK 1
 #define NVL_HW_TERT_OP_STORE_SUBDEV_MASK 2
 #define NVL_HW_TERT_OP_USE_SUBDEV_MASK 3
@@ -176,8 +176,8 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_MEM_OP_C 0x30
 #define NVL_HW_MEM_OP_D 0x34
 #define NVL_HW_SET_REFERENCE 0x50
-#define NVL_HW_SEM_ADDR_LO 0x5c   /* 31:2 */
-#define NVL_HW_SEM_ADDR_HI 0x60   /* OFFSET 7:0 = VA 39:32; C86F: 24:0 */
+#define NVL_HW_SEM_ADDR_LO 0x5c /* 31:2 */
+#define NVL_HW_SEM_ADDR_HI 0x60 /* OFFSET 7:0 = VA 39:32; C86F: 24:0 */
 #define NVL_HW_SEM_PAYLOAD_LO 0x64
 #define NVL_HW_SEM_PAYLOAD_HI 0x68
 #define NVL_HW_SEM_EXECUTE 0x6c
@@ -208,18 +208,18 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 
 /* SEM_EXECUTE */
 #define NVL_HW_SEM_OP_MASK 0x7u
-#define NVL_HW_SEM_OP_ACQUIRE 0          /* == */
+#define NVL_HW_SEM_OP_ACQUIRE 0 /* == */
 #define NVL_HW_SEM_OP_RELEASE 1
-#define NVL_HW_SEM_OP_ACQ_STRICT_GEQ 2   /* unsigned >= */
-#define NVL_HW_SEM_OP_ACQ_CIRC_GEQ 3     /* (sem - payload) as signed >= 0 */
-#define NVL_HW_SEM_OP_ACQ_AND 4          /* (sem & payload) != 0 */
-#define NVL_HW_SEM_OP_ACQ_NOR 5          /* ~(sem | payload) != 0 */
+#define NVL_HW_SEM_OP_ACQ_STRICT_GEQ 2 /* unsigned >= */
+#define NVL_HW_SEM_OP_ACQ_CIRC_GEQ 3 /* (sem - payload) as signed >= 0 */
+#define NVL_HW_SEM_OP_ACQ_AND 4 /* (sem & payload) != 0 */
+#define NVL_HW_SEM_OP_ACQ_NOR 5 /* ~(sem | payload) != 0 */
 #define NVL_HW_SEM_OP_REDUCTION 6
 #define NVL_HW_SEM_ACQUIRE_SWITCH_TSG (1u << 12)
 #define NVL_HW_SEM_RELEASE_WFI (1u << 20)
 #define NVL_HW_SEM_PAYLOAD_64BIT (1u << 24)
 #define NVL_HW_SEM_RELEASE_TIMESTAMP (1u << 25)
-#define NVL_HW_SEM_REDUCTION_SHIFT 27    /* 30:27 */
+#define NVL_HW_SEM_REDUCTION_SHIFT 27 /* 30:27 */
 #define NVL_HW_SEM_REDUCTION_MASK 0xfu
 #define NVL_HW_SEM_RED_IMIN 0
 #define NVL_HW_SEM_RED_IMAX 1
@@ -241,9 +241,9 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 #define NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT 16
 #define NVL_HW_CLEAR_FAULTED_RUNLIST_MASK 0x7fu
 #define NVL_HW_CLEAR_FAULTED_ENG (1u << 31)
-#define NVL_HW_CLEAR_FAULTED_HANDLE(chid, rl)                            \
-	(((uint32_t)(chid) & NVL_HW_CLEAR_FAULTED_CHID_MASK) |           \
-	 ((uint32_t)(rl) & NVL_HW_CLEAR_FAULTED_RUNLIST_MASK)            \
+#define NVL_HW_CLEAR_FAULTED_HANDLE(chid, rl)                                  \
+	(((uint32_t)(chid)&NVL_HW_CLEAR_FAULTED_CHID_MASK) |                   \
+	 ((uint32_t)(rl)&NVL_HW_CLEAR_FAULTED_RUNLIST_MASK)                    \
 		 << NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT)
 
 #endif /* NVL_HW_HOST_H */

@@ -39,11 +39,11 @@
  */
 enum nvl_hw_mmu_level {
 	NVL_HW_MMU_PD4 = 0, /* v3 only: VA bit 56 */
-	NVL_HW_MMU_PD3,     /* v2 root: 48:47; v3: 55:47 */
-	NVL_HW_MMU_PD2,     /* 46:38 */
-	NVL_HW_MMU_PD1,     /* 37:29, may hold a 512 MiB PTE (Ampere+) */
-	NVL_HW_MMU_PD0,     /* 28:21, dual 16-byte entries or a 2 MiB PTE */
-	NVL_HW_MMU_PT_BIG,  /* 20:16, 32 x 8 B, 64 KiB PTEs */
+	NVL_HW_MMU_PD3, /* v2 root: 48:47; v3: 55:47 */
+	NVL_HW_MMU_PD2, /* 46:38 */
+	NVL_HW_MMU_PD1, /* 37:29, may hold a 512 MiB PTE (Ampere+) */
+	NVL_HW_MMU_PD0, /* 28:21, dual 16-byte entries or a 2 MiB PTE */
+	NVL_HW_MMU_PT_BIG, /* 20:16, 32 x 8 B, 64 KiB PTEs */
 	NVL_HW_MMU_PT_SMALL, /* 20:12, 512 x 8 B, 4 KiB PTEs */
 	NVL_HW_MMU_LEVEL_COUNT
 };
@@ -62,14 +62,38 @@ struct nvl_hw_mmu_geom {
  * Geometry per level (both versions; PD4 and the wider PD3 are v3-only).
  * The v2 PD3 has 2 index bits (48:47), the v3 PD3 9 bits (55:47).
  */
-#define NVL_HW_MMU_GEOM_PD4 { 56, 1, 8 }
-#define NVL_HW_MMU_GEOM_PD3_V2 { 47, 2, 8 }
-#define NVL_HW_MMU_GEOM_PD3_V3 { 47, 9, 8 }
-#define NVL_HW_MMU_GEOM_PD2 { 38, 9, 8 }
-#define NVL_HW_MMU_GEOM_PD1 { 29, 9, 8 }
-#define NVL_HW_MMU_GEOM_PD0 { 21, 8, 16 }
-#define NVL_HW_MMU_GEOM_PT_BIG { 16, 5, 8 }
-#define NVL_HW_MMU_GEOM_PT_SMALL { 12, 9, 8 }
+#define NVL_HW_MMU_GEOM_PD4                                                    \
+	{                                                                      \
+		56, 1, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PD3_V2                                                 \
+	{                                                                      \
+		47, 2, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PD3_V3                                                 \
+	{                                                                      \
+		47, 9, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PD2                                                    \
+	{                                                                      \
+		38, 9, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PD1                                                    \
+	{                                                                      \
+		29, 9, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PD0                                                    \
+	{                                                                      \
+		21, 8, 16                                                      \
+	}
+#define NVL_HW_MMU_GEOM_PT_BIG                                                 \
+	{                                                                      \
+		16, 5, 8                                                       \
+	}
+#define NVL_HW_MMU_GEOM_PT_SMALL                                               \
+	{                                                                      \
+		12, 9, 8                                                       \
+	}
 
 /**
  * nvl_hw_mmu_index() - the index of @va in a level with geometry @g.

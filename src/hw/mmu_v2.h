@@ -40,45 +40,45 @@
 #define NVL_HW_MMU_V2_PDE_APERTURE_MASK (3ull << 1)
 #define NVL_HW_MMU_V2_PDE_VOL (1ull << 3)
 #define NVL_HW_MMU_V2_PDE_NO_ATS (1ull << 5)
-#define NVL_HW_MMU_V2_PDE_ADDR_SHIFT 8      /* field = phys >> 12 */
+#define NVL_HW_MMU_V2_PDE_ADDR_SHIFT 8 /* field = phys >> 12 */
 #define NVL_HW_MMU_V2_PDE_ADDR_PHYS_SHIFT 12
-#define NVL_HW_MMU_V2_PDE_ADDR_SYS_BITS 46  /* 53:8 */
-#define NVL_HW_MMU_V2_PDE_ADDR_VID_BITS 25  /* 32:8 */
+#define NVL_HW_MMU_V2_PDE_ADDR_SYS_BITS 46 /* 53:8 */
+#define NVL_HW_MMU_V2_PDE_ADDR_VID_BITS 25 /* 32:8 */
 
 /* ---- dual PDE (16 bytes; PD0). lo = big half, hi = small half ------- */
-#define NVL_HW_MMU_V2_DUAL_IS_PTE (1ull << 0)          /* lo bit 0 */
-#define NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT 1        /* lo 2:1 */
+#define NVL_HW_MMU_V2_DUAL_IS_PTE (1ull << 0) /* lo bit 0 */
+#define NVL_HW_MMU_V2_DUAL_APERTURE_BIG_SHIFT 1 /* lo 2:1 */
 #define NVL_HW_MMU_V2_DUAL_APERTURE_BIG_MASK (3ull << 1)
-#define NVL_HW_MMU_V2_DUAL_VOL_BIG (1ull << 3)         /* lo bit 3 */
-#define NVL_HW_MMU_V2_DUAL_NO_ATS (1ull << 5)          /* lo bit 5 */
-#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT 4            /* field = phys >> 8 */
+#define NVL_HW_MMU_V2_DUAL_VOL_BIG (1ull << 3) /* lo bit 3 */
+#define NVL_HW_MMU_V2_DUAL_NO_ATS (1ull << 5) /* lo bit 5 */
+#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT 4 /* field = phys >> 8 */
 #define NVL_HW_MMU_V2_DUAL_ADDR_BIG_PHYS_SHIFT 8
-#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_SYS_BITS 50        /* 53:4 */
-#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS 29        /* 32:4 */
-#define NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_SHIFT 1      /* hi 2:1 (66:65) */
+#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_SYS_BITS 50 /* 53:4 */
+#define NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS 29 /* 32:4 */
+#define NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_SHIFT 1 /* hi 2:1 (66:65) */
 #define NVL_HW_MMU_V2_DUAL_APERTURE_SMALL_MASK (3ull << 1)
-#define NVL_HW_MMU_V2_DUAL_VOL_SMALL (1ull << 3)       /* hi bit 3 (67) */
-#define NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT 8          /* hi 53:8 (117:72) */
+#define NVL_HW_MMU_V2_DUAL_VOL_SMALL (1ull << 3) /* hi bit 3 (67) */
+#define NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT 8 /* hi 53:8 (117:72) */
 #define NVL_HW_MMU_V2_DUAL_ADDR_SMALL_PHYS_SHIFT 12
 #define NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SYS_BITS 46
 #define NVL_HW_MMU_V2_DUAL_ADDR_SMALL_VID_BITS 25
 
 /* ---- PTE (8 bytes; PT, and PD0/PD1 when IS_PTE) --------------------- */
 #define NVL_HW_MMU_V2_PTE_VALID (1ull << 0)
-#define NVL_HW_MMU_V2_PTE_APERTURE_SHIFT 1  /* 2:1, NVL_HW_MMU_PTE_APERTURE_* */
+#define NVL_HW_MMU_V2_PTE_APERTURE_SHIFT 1 /* 2:1, NVL_HW_MMU_PTE_APERTURE_* */
 #define NVL_HW_MMU_V2_PTE_APERTURE_MASK (3ull << 1)
 #define NVL_HW_MMU_V2_PTE_VOL (1ull << 3)
 #define NVL_HW_MMU_V2_PTE_ENCRYPTED (1ull << 4)
 #define NVL_HW_MMU_V2_PTE_PRIVILEGE (1ull << 5)
 #define NVL_HW_MMU_V2_PTE_READ_ONLY (1ull << 6)
 #define NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE (1ull << 7)
-#define NVL_HW_MMU_V2_PTE_ADDR_SHIFT 8       /* field = phys >> 12 */
+#define NVL_HW_MMU_V2_PTE_ADDR_SHIFT 8 /* field = phys >> 12 */
 #define NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT 12
-#define NVL_HW_MMU_V2_PTE_ADDR_SYS_BITS 46   /* 53:8 */
-#define NVL_HW_MMU_V2_PTE_ADDR_VID_BITS 25   /* 32:8 */
-#define NVL_HW_MMU_V2_PTE_VID_PEER_SHIFT 33  /* 35:33 */
+#define NVL_HW_MMU_V2_PTE_ADDR_SYS_BITS 46 /* 53:8 */
+#define NVL_HW_MMU_V2_PTE_ADDR_VID_BITS 25 /* 32:8 */
+#define NVL_HW_MMU_V2_PTE_VID_PEER_SHIFT 33 /* 35:33 */
 #define NVL_HW_MMU_V2_PTE_COMPTAGLINE_SHIFT 36 /* 55:36 (vidmem only) */
-#define NVL_HW_MMU_V2_PTE_KIND_SHIFT 56      /* 63:56 */
+#define NVL_HW_MMU_V2_PTE_KIND_SHIFT 56 /* 63:56 */
 #define NVL_HW_MMU_V2_PTE_KIND_MASK (0xffull << 56)
 
 /* Sparse encodings (see the top comment). */

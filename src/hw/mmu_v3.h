@@ -33,31 +33,31 @@
 #define NVL_HW_MMU_V3_PDE_IS_PTE (1ull << 0)
 #define NVL_HW_MMU_V3_PDE_APERTURE_SHIFT 1 /* 2:1, NVL_HW_MMU_PDE_APERTURE_* */
 #define NVL_HW_MMU_V3_PDE_APERTURE_MASK (3ull << 1)
-#define NVL_HW_MMU_V3_PDE_PCF_SHIFT 3      /* 5:3 */
+#define NVL_HW_MMU_V3_PDE_PCF_SHIFT 3 /* 5:3 */
 #define NVL_HW_MMU_V3_PDE_PCF_MASK (7ull << 3)
-#define NVL_HW_MMU_V3_PDE_PCF_UNCACHED 1u  /* with an aperture */
+#define NVL_HW_MMU_V3_PDE_PCF_UNCACHED 1u /* with an aperture */
 #define NVL_HW_MMU_V3_PDE_PCF_NO_ATS 2u
-#define NVL_HW_MMU_V3_PDE_PCF_SPARSE 1u    /* with aperture 0 */
+#define NVL_HW_MMU_V3_PDE_PCF_SPARSE 1u /* with aperture 0 */
 #define NVL_HW_MMU_V3_PDE_ADDR_MASK 0x000ffffffffff000ull /* 51:12 */
 
 /* ---- dual PDE (16 bytes; PD0). lo = big half, hi = small half ------- */
 #define NVL_HW_MMU_V3_DUAL_IS_PTE (1ull << 0)
-#define NVL_HW_MMU_V3_DUAL_APERTURE_BIG_SHIFT 1        /* lo 2:1 */
+#define NVL_HW_MMU_V3_DUAL_APERTURE_BIG_SHIFT 1 /* lo 2:1 */
 #define NVL_HW_MMU_V3_DUAL_APERTURE_BIG_MASK (3ull << 1)
-#define NVL_HW_MMU_V3_DUAL_PCF_BIG_SHIFT 3             /* lo 5:3 */
+#define NVL_HW_MMU_V3_DUAL_PCF_BIG_SHIFT 3 /* lo 5:3 */
 #define NVL_HW_MMU_V3_DUAL_PCF_BIG_MASK (7ull << 3)
 #define NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK 0x000fffffffffff00ull /* lo 51:8 */
-#define NVL_HW_MMU_V3_DUAL_APERTURE_SMALL_SHIFT 1      /* hi 2:1 (66:65) */
+#define NVL_HW_MMU_V3_DUAL_APERTURE_SMALL_SHIFT 1 /* hi 2:1 (66:65) */
 #define NVL_HW_MMU_V3_DUAL_APERTURE_SMALL_MASK (3ull << 1)
-#define NVL_HW_MMU_V3_DUAL_PCF_SMALL_SHIFT 3           /* hi 5:3 (69:67) */
+#define NVL_HW_MMU_V3_DUAL_PCF_SMALL_SHIFT 3 /* hi 5:3 (69:67) */
 #define NVL_HW_MMU_V3_DUAL_PCF_SMALL_MASK (7ull << 3)
 #define NVL_HW_MMU_V3_DUAL_ADDR_SMALL_MASK 0x000ffffffffff000ull /* hi 51:12 */
 
 /* ---- PTE (8 bytes) -------------------------------------------------- */
 #define NVL_HW_MMU_V3_PTE_VALID (1ull << 0)
-#define NVL_HW_MMU_V3_PTE_APERTURE_SHIFT 1  /* 2:1, NVL_HW_MMU_PTE_APERTURE_* */
+#define NVL_HW_MMU_V3_PTE_APERTURE_SHIFT 1 /* 2:1, NVL_HW_MMU_PTE_APERTURE_* */
 #define NVL_HW_MMU_V3_PTE_APERTURE_MASK (3ull << 1)
-#define NVL_HW_MMU_V3_PTE_PCF_SHIFT 3       /* 7:3 */
+#define NVL_HW_MMU_V3_PTE_PCF_SHIFT 3 /* 7:3 */
 #define NVL_HW_MMU_V3_PTE_PCF_MASK (0x1full << 3)
 /* PCF bits with VALID = 1 */
 #define NVL_HW_MMU_V3_PTE_PCF_UNCACHED 0x01u
@@ -70,10 +70,10 @@
 #define NVL_HW_MMU_V3_PTE_PCF_SPARSE 0x01u
 #define NVL_HW_MMU_V3_PTE_PCF_MAPPING_NOWHERE 0x02u
 #define NVL_HW_MMU_V3_PTE_PCF_NO_VALID_4KB_PAGE 0x03u
-#define NVL_HW_MMU_V3_PTE_KIND_SHIFT 8      /* 11:8 */
+#define NVL_HW_MMU_V3_PTE_KIND_SHIFT 8 /* 11:8 */
 #define NVL_HW_MMU_V3_PTE_KIND_MASK (0xfull << 8)
-#define NVL_HW_MMU_V3_PTE_ADDR_MASK 0x000ffffffffff000ull     /* 51:12 */
+#define NVL_HW_MMU_V3_PTE_ADDR_MASK 0x000ffffffffff000ull /* 51:12 */
 #define NVL_HW_MMU_V3_PTE_ADDR_VID_MASK 0x000000fffffff000ull /* 39:12 */
-#define NVL_HW_MMU_V3_PTE_PEER_ID_SHIFT 61  /* 63:61 */
+#define NVL_HW_MMU_V3_PTE_PEER_ID_SHIFT 61 /* 63:61 */
 
 #endif /* NVL_HW_MMU_V3_H */

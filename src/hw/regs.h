@@ -16,12 +16,12 @@
 
 /* ---- PMC: identity, engine reset ----------------------------------- */
 #define NVL_HW_PMC_BOOT_0 0x00000000
-#define NVL_HW_BOOT_0_ARCH_SHIFT 24      /* ARCHITECTURE 28:24 */
+#define NVL_HW_BOOT_0_ARCH_SHIFT 24 /* ARCHITECTURE 28:24 */
 #define NVL_HW_BOOT_0_ARCH_MASK 0x1fu
-#define NVL_HW_BOOT_0_IMPL_SHIFT 20      /* IMPLEMENTATION 23:20 */
+#define NVL_HW_BOOT_0_IMPL_SHIFT 20 /* IMPLEMENTATION 23:20 */
 #define NVL_HW_BOOT_0_IMPL_MASK 0xfu
-#define NVL_HW_BOOT_0_MAJOR_REV_SHIFT 4  /* 7:4 */
-#define NVL_HW_BOOT_0_MINOR_REV_SHIFT 0  /* 3:0 */
+#define NVL_HW_BOOT_0_MAJOR_REV_SHIFT 4 /* 7:4 */
+#define NVL_HW_BOOT_0_MINOR_REV_SHIFT 0 /* 3:0 */
 #define NVL_HW_BOOT_0_CHIP_ID(v) (((v) >> 20) & 0x1ffu) /* 28:20 */
 
 /*
@@ -30,15 +30,15 @@
  * 15/16 of that when ECC_MODE is set (the ECC carve-out).
  */
 #define NVL_HW_PFB_LOCAL_MEMORY_RANGE 0x00100ce0
-#define NVL_HW_LMR_LOWER_SCALE(v) ((v)&0xfu)          /* 3:0 */
+#define NVL_HW_LMR_LOWER_SCALE(v) ((v)&0xfu) /* 3:0 */
 #define NVL_HW_LMR_LOWER_MAG(v) (((v) >> 4) & 0x3fu) /* 9:4 */
-#define NVL_HW_LMR_ECC_MODE (1u << 30)              /* 30:30 */
+#define NVL_HW_LMR_ECC_MODE (1u << 30) /* 30:30 */
 #define NVL_HW_ARCH_TURING 0x16
 #define NVL_HW_ARCH_AMPERE 0x17
 #define NVL_HW_ARCH_HOPPER 0x18
 #define NVL_HW_ARCH_ADA 0x19
-#define NVL_HW_BOOT_0(arch, impl, maj, min)                             \
-	(((uint32_t)(arch) << 24) | ((uint32_t)(impl) << 20) |          \
+#define NVL_HW_BOOT_0(arch, impl, maj, min)                                    \
+	(((uint32_t)(arch) << 24) | ((uint32_t)(impl) << 20) |                 \
 	 ((uint32_t)(maj) << 4) | (uint32_t)(min))
 
 /*
@@ -55,15 +55,15 @@
 /* ---- interrupt tree (two trees: stall and non-stall) --------------- */
 #define NVL_HW_INTR_TREE_STALL 0
 #define NVL_HW_INTR_TREE_NONSTALL 1
-#define NVL_HW_INTR_STATUS(t) (0x00000100 + 0x10 * (t))   /* W1C */
-#define NVL_HW_INTR_EN_SET(t) (0x00000104 + 0x10 * (t))   /* W1S */
+#define NVL_HW_INTR_STATUS(t) (0x00000100 + 0x10 * (t)) /* W1C */
+#define NVL_HW_INTR_EN_SET(t) (0x00000104 + 0x10 * (t)) /* W1S */
 #define NVL_HW_INTR_EN_CLEAR(t) (0x00000108 + 0x10 * (t)) /* W1C */
-#define NVL_HW_INTR_EN(t) (0x0000010c + 0x10 * (t))       /* RO */
+#define NVL_HW_INTR_EN(t) (0x0000010c + 0x10 * (t)) /* RO */
 /* stall-tree bits */
-#define NVL_HW_INTR_FIFO (1u << 0)         /* channel error: CHERR_PENDING */
-#define NVL_HW_INTR_FAULT (1u << 1)        /* non-replayable fault buffer */
+#define NVL_HW_INTR_FIFO (1u << 0) /* channel error: CHERR_PENDING */
+#define NVL_HW_INTR_FAULT (1u << 1) /* non-replayable fault buffer */
 #define NVL_HW_INTR_FAULT_REPLAY (1u << 2) /* replayable fault buffer */
-#define NVL_HW_INTR_THERMAL (1u << 3)      /* crossed the slowdown limit */
+#define NVL_HW_INTR_THERMAL (1u << 3) /* crossed the slowdown limit */
 #define NVL_HW_INTR_FAULT_OVERFLOW (1u << 4)
 /* non-stall-tree bits: bit e = engine/runlist e (NON_STALL_INTERRUPT
  * method of a channel on runlist e, or a CE non-blocking launch interrupt) */
@@ -74,21 +74,21 @@
 #define NVL_HW_PTIMER_TIME_1 0x00009410 /* ns 63:32: read 1, 0, 1 */
 
 /* ---- sensors, power and clocks (this family's layout) -------------- */
-#define NVL_HW_THERM_TEMP 0x00020460       /* RO, milli-degC (s32) */
-#define NVL_HW_THERM_AMBIENT 0x00020464    /* RW, milli-degC */
-#define NVL_HW_THERM_SLOWDOWN 0x00020468   /* RW, milli-degC */
-#define NVL_HW_THERM_THROTTLE 0x00020470   /* RO reasons: */
+#define NVL_HW_THERM_TEMP 0x00020460 /* RO, milli-degC (s32) */
+#define NVL_HW_THERM_AMBIENT 0x00020464 /* RW, milli-degC */
+#define NVL_HW_THERM_SLOWDOWN 0x00020468 /* RW, milli-degC */
+#define NVL_HW_THERM_THROTTLE 0x00020470 /* RO reasons: */
 #define NVL_HW_THROTTLE_THERMAL (1u << 0)
 #define NVL_HW_THROTTLE_POWER (1u << 1)
-#define NVL_HW_POWER_MW 0x00020480         /* RO, board power */
-#define NVL_HW_POWER_LIMIT_MW 0x00020484   /* RW */
-#define NVL_HW_ENERGY_MJ_LO 0x00020488     /* RO, millijoules since boot */
+#define NVL_HW_POWER_MW 0x00020480 /* RO, board power */
+#define NVL_HW_POWER_LIMIT_MW 0x00020484 /* RW */
+#define NVL_HW_ENERGY_MJ_LO 0x00020488 /* RO, millijoules since boot */
 #define NVL_HW_ENERGY_MJ_HI 0x0002048c
-#define NVL_HW_PERF_PSTATE 0x00020500      /* RW: requested P-state index */
+#define NVL_HW_PERF_PSTATE 0x00020500 /* RW: requested P-state index */
 #define NVL_HW_PERF_NUM_PSTATES 0x00020504 /* RO */
-#define NVL_HW_CLK_GPC_MHZ 0x00020510      /* RO: effective (after throttle) */
-#define NVL_HW_CLK_MEM_MHZ 0x00020514      /* RO */
-#define NVL_HW_PSTATE_ID(i) (0x00020520 + 0x10 * (i))      /* RO */
+#define NVL_HW_CLK_GPC_MHZ 0x00020510 /* RO: effective (after throttle) */
+#define NVL_HW_CLK_MEM_MHZ 0x00020514 /* RO */
+#define NVL_HW_PSTATE_ID(i) (0x00020520 + 0x10 * (i)) /* RO */
 #define NVL_HW_PSTATE_GPC_MHZ(i) (0x00020524 + 0x10 * (i)) /* RO */
 #define NVL_HW_PSTATE_MEM_MHZ(i) (0x00020528 + 0x10 * (i)) /* RO */
 
@@ -124,25 +124,26 @@
 #define NVL_HW_CHRAM_CTRL_BUSY (1u << 28)
 #define NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING (1u << 29)
 #define NVL_HW_CHRAM_RUNLIST(chid) (NVL_HW_CHRAM(chid) + 0x08) /* 7:0 */
-#define NVL_HW_CHRAM_ERROR(chid) (NVL_HW_CHRAM(chid) + 0x0c)   /* CHERR */
+#define NVL_HW_CHRAM_ERROR(chid) (NVL_HW_CHRAM(chid) + 0x0c) /* CHERR */
 #define NVL_HW_CHRAM_ERR_METHOD(chid) (NVL_HW_CHRAM(chid) + 0x10)
 #define NVL_HW_CHRAM_ERR_DATA(chid) (NVL_HW_CHRAM(chid) + 0x14)
-#define NVL_HW_CHRAM_GP_GET(chid) (NVL_HW_CHRAM(chid) + 0x18)  /* RO */
+#define NVL_HW_CHRAM_GP_GET(chid) (NVL_HW_CHRAM(chid) + 0x18) /* RO */
 
 /* Channel error codes (CHRAM_ERROR). */
 #define NVL_HW_CHERR_NONE 0
-#define NVL_HW_CHERR_GPENTRY 1   /* bad GPFIFO entry */
-#define NVL_HW_CHERR_GPPTR 2     /* GP_PUT outside the ring */
-#define NVL_HW_CHERR_PBSEG 3     /* bad pushbuffer segment */
-#define NVL_HW_CHERR_METHOD 4    /* unknown/illegal method, bad header */
-#define NVL_HW_CHERR_DEVICE 5    /* software method (subchannel 5..7) */
+#define NVL_HW_CHERR_GPENTRY 1 /* bad GPFIFO entry */
+#define NVL_HW_CHERR_GPPTR 2 /* GP_PUT outside the ring */
+#define NVL_HW_CHERR_PBSEG 3 /* bad pushbuffer segment */
+#define NVL_HW_CHERR_METHOD 4 /* unknown/illegal method, bad header */
+#define NVL_HW_CHERR_DEVICE 5 /* software method (subchannel 5..7) */
 #define NVL_HW_CHERR_SEMAPHORE 6 /* bad SEM_EXECUTE */
-#define NVL_HW_CHERR_ACQUIRE 7   /* acquire timeout */
+#define NVL_HW_CHERR_ACQUIRE 7 /* acquire timeout */
 #define NVL_HW_CHERR_MMU_FAULT 8 /* PBDMA or engine MMU fault */
 #define NVL_HW_CHERR_ENGINE_RESET 9
 #define NVL_HW_CHERR_CE_LAUNCH 10 /* bad copy-engine launch (HCE_*) */
-#define NVL_HW_CHERR_INSTANCE 11  /* unreadable or invalid instance block */
-#define NVL_HW_CHERR_COMPUTE 12   /* compute engine: ERR_DATA = hw/compute.h reason */
+#define NVL_HW_CHERR_INSTANCE 11 /* unreadable or invalid instance block */
+#define NVL_HW_CHERR_COMPUTE                                                   \
+	12 /* compute engine: ERR_DATA = hw/compute.h reason */
 
 /* Channels with an error or a fault: bit (chid % 32) of word chid / 32. W1C */
 #define NVL_HW_CHERR_PENDING(i) (0x00002a00 + 4 * (i))
@@ -151,8 +152,8 @@
 #define NVL_HW_VF_BASE 0x00b80000
 /* Doorbell: work-submit token = CHID 11:0 | RUNLIST_ID 22:16 */
 #define NVL_HW_DOORBELL (NVL_HW_VF_BASE + 0x30090)
-#define NVL_HW_DOORBELL_TOKEN(chid, rl) \
-	(((uint32_t)(chid) & 0xfffu) | (((uint32_t)(rl) & 0x7fu) << 16))
+#define NVL_HW_DOORBELL_TOKEN(chid, rl)                                        \
+	(((uint32_t)(chid)&0xfffu) | (((uint32_t)(rl)&0x7fu) << 16))
 
 /*
  * MMU invalidate (NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB/_UPPER_PDB/
@@ -187,10 +188,10 @@
 #define NVL_HW_FAULT_BUF_LO_PHYS_VOL (1u << 3)
 #define NVL_HW_FAULT_BUF_LO_ADDR_MASK 0xfffff000u
 /* LO for a physical buffer at @pa in aperture @ap (NVL_HW_FAULT_APERTURE_*) */
-#define NVL_HW_FAULT_BUF_LO_PHYS(pa, ap)                                    \
-	(((uint32_t)(pa) & NVL_HW_FAULT_BUF_LO_ADDR_MASK) |                 \
-	 ((uint32_t)(ap) & NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK)          \
-		 << NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT |               \
+#define NVL_HW_FAULT_BUF_LO_PHYS(pa, ap)                                       \
+	(((uint32_t)(pa)&NVL_HW_FAULT_BUF_LO_ADDR_MASK) |                      \
+	 ((uint32_t)(ap)&NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_MASK)               \
+		 << NVL_HW_FAULT_BUF_LO_PHYS_APERTURE_SHIFT |                  \
 	 NVL_HW_FAULT_BUF_LO_ADDR_MODE_PHYS)
 #define NVL_HW_FAULT_BUF_HI(i) (NVL_HW_VF_BASE + 0x3004 + 0x20 * (i))
 /* GET: PTR 19:0, GETPTR_CORRUPTED 30 (W1C), OVERFLOW 31 (W1C) */
@@ -199,9 +200,9 @@
 /* SIZE: VAL 19:0 (entries), OVERFLOW_INTR 29, SET_DEFAULT 30 (writing 1
  * loads VAL with the buffer's default size, which reads back), ENABLE 31 */
 #define NVL_HW_FAULT_BUF_SIZE(i) (NVL_HW_VF_BASE + 0x3010 + 0x20 * (i))
-#define NVL_HW_FAULT_BUF_PTR_MASK 0xfffffu               /* 19:0 */
-#define NVL_HW_FAULT_BUF_GET_CORRUPTED (1u << 30)        /* W1C */
-#define NVL_HW_FAULT_BUF_GET_OVERFLOW (1u << 31)         /* W1C */
+#define NVL_HW_FAULT_BUF_PTR_MASK 0xfffffu /* 19:0 */
+#define NVL_HW_FAULT_BUF_GET_CORRUPTED (1u << 30) /* W1C */
+#define NVL_HW_FAULT_BUF_GET_OVERFLOW (1u << 31) /* W1C */
 #define NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR (1u << 29)
 #define NVL_HW_FAULT_BUF_SIZE_SET_DEFAULT (1u << 30)
 #define NVL_HW_FAULT_BUF_SIZE_ENABLE (1u << 31)

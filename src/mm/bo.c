@@ -133,7 +133,7 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 		return -ENOENT;
 	switch (bo->dom) {
 	case NVL_GEM_DOMAIN_VRAM:
-		nvl_list_for_each_entry(b, &bo->blocks, link) {
+		nvl_list_for_each_entry (b, &bo->blocks, link) {
 			uint64_t len = nvl_buddy_block_size(&bo->mm->vram, b);
 			struct nvl_buddy_block *n;
 
@@ -152,8 +152,8 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 				     out->addr + out->len_B;
 			     n = nvl_list_entry(n->link.next,
 						struct nvl_buddy_block, link))
-				out->len_B += nvl_buddy_block_size(
-					&bo->mm->vram, n);
+				out->len_B +=
+					nvl_buddy_block_size(&bo->mm->vram, n);
 			return 0;
 		}
 		return -ENOENT;
@@ -230,18 +230,22 @@ int nvl_bo_create_internal(struct nvl_mm *mm, uint64_t client_id,
 	if (!preferred)
 		preferred = domains & -domains;
 	if (!NVL_IS_POW2(preferred) || !(preferred & domains))
-		return nvl_error(-EINVAL, "bo: preferred domain %#x not one "
-				 "of %#x", preferred, domains);
+		return nvl_error(-EINVAL,
+				 "bo: preferred domain %#x not one "
+				 "of %#x",
+				 preferred, domains);
 	size_B = NVL_ALIGN_UP(size_B, 4096);
 	if (domains & NVL_BO_DOMAIN_VRAM)
-		cap = (flags & NVL_BO_CPU_VISIBLE) ? mm->visible_B :
-						     mm->vram.size_B;
+		cap = (flags & NVL_BO_CPU_VISIBLE) ? mm->visible_B
+						   : mm->vram.size_B;
 	if (domains & (NVL_BO_DOMAIN_GTT | NVL_BO_DOMAIN_SYSTEM))
 		cap = NVL_MAX(cap, __atomic_load_n(&mm->host_budget_B,
 						   __ATOMIC_RELAXED));
 	if (size_B > cap)
-		return nvl_error(-E2BIG, "bo: %llu bytes exceed every allowed "
-				 "domain", (unsigned long long)size_B);
+		return nvl_error(-E2BIG,
+				 "bo: %llu bytes exceed every allowed "
+				 "domain",
+				 (unsigned long long)size_B);
 
 	bo = nvl_zalloc(sizeof(*bo));
 	if (!bo)
@@ -299,7 +303,7 @@ int nvl_bo_kmap(struct nvl_bo *bo, void **ptr_out)
 	if ((bo->domains & NVL_BO_DOMAIN_VRAM) &&
 	    !(bo->flags & NVL_BO_CPU_VISIBLE))
 		return nvl_error(-EPERM, "bo: mapping a BO that may live in "
-				 "VRAM needs NVL_BO_CPU_VISIBLE");
+					 "VRAM needs NVL_BO_CPU_VISIBLE");
 	if (bo->dom == NVL_GEM_DOMAIN_NONE) {
 		ret = nvl_bo_validate_preferred(bo);
 		if (ret)
@@ -333,8 +337,8 @@ void nvl_bo_kunmap(struct nvl_bo *bo)
 
 /* ---- client API ------------------------------------------------------- */
 
-static struct nvl_bo *lookup_or_err(struct nvl_client *client,
-				    uint32_t handle, int *err)
+static struct nvl_bo *lookup_or_err(struct nvl_client *client, uint32_t handle,
+				    int *err)
 {
 	struct nvl_bo *bo = client ? nvl_bo_lookup(client, handle) : NULL;
 
@@ -360,9 +364,8 @@ static struct nvl_bo *lookup_mappable(struct nvl_client *client,
 	return bo;
 }
 
-int nvl_bo_create(struct nvl_client *client, uint64_t size_B,
-		  uint32_t domains, uint32_t preferred, uint32_t flags,
-		  uint32_t *handle_out)
+int nvl_bo_create(struct nvl_client *client, uint64_t size_B, uint32_t domains,
+		  uint32_t preferred, uint32_t flags, uint32_t *handle_out)
 {
 	struct nvl_mm *mm = nvl_mm_of_client(client);
 	struct nvl_bo *bo = NULL;
@@ -370,8 +373,8 @@ int nvl_bo_create(struct nvl_client *client, uint64_t size_B,
 
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
-	ret = nvl_bo_create_internal(mm, client->id, size_B, domains,
-				     preferred, flags, NULL, NULL, &bo);
+	ret = nvl_bo_create_internal(mm, client->id, size_B, domains, preferred,
+				     flags, NULL, NULL, &bo);
 	if (ret)
 		return ret;
 	ret = nvl_client_handle_add(client, NVL_HANDLE_BO, &bo->gem,
@@ -399,7 +402,7 @@ static struct map_rec *find_map(struct nvl_bo *bo, uint64_t client_id)
 {
 	struct map_rec *r;
 
-	nvl_list_for_each_entry(r, &bo->maps, link)
+	nvl_list_for_each_entry (r, &bo->maps, link)
 		if (r->client_id == client_id)
 			return r;
 	return NULL;
@@ -460,8 +463,10 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 	nvl_mutex_lock(&bo->mm->lock);
 	rec = find_map(bo, client->id);
 	if (!rec || !rec->count) {
-		ret = nvl_error(-EINVAL, "bo: handle %u is not mapped by this "
-				"client", handle);
+		ret = nvl_error(-EINVAL,
+				"bo: handle %u is not mapped by this "
+				"client",
+				handle);
 	} else {
 		bo->map_count--;
 		if (!--rec->count) {
@@ -493,8 +498,7 @@ int nvl_bo_use(struct nvl_client *client, uint32_t handle)
 	return ret;
 }
 
-int nvl_bo_wait(struct nvl_client *client, uint32_t handle,
-		int64_t timeout_ns)
+int nvl_bo_wait(struct nvl_client *client, uint32_t handle, int64_t timeout_ns)
 {
 	struct nvl_bo *bo;
 	int ret;
@@ -555,8 +559,10 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 		bo = NULL;
 	nvl_mutex_unlock(&mm->lock);
 	if (!bo)
-		return nvl_error(-ENOENT, "bo: export %#llx is stale or "
-				 "unknown", (unsigned long long)token);
+		return nvl_error(-ENOENT,
+				 "bo: export %#llx is stale or "
+				 "unknown",
+				 (unsigned long long)token);
 	/* As PRIME: a client that already has the object gets its handle. */
 	{
 		uint32_t id = 1;
@@ -564,7 +570,8 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 
 		pthread_mutex_lock(&client->lock);
 		while ((id = nvl_idr_next(&client->tables[NVL_HANDLE_BO], id,
-					  &obj)) && obj != &bo->gem)
+					  &obj)) &&
+		       obj != &bo->gem)
 			id++;
 		pthread_mutex_unlock(&client->lock);
 		if (id) {
@@ -593,16 +600,16 @@ int nvl_bo_query(struct nvl_client *client, uint32_t handle,
 	info_out->domains = bo->domains;
 	info_out->preferred = bo->preferred;
 	info_out->flags = bo->flags;
-	info_out->current = bo->dom == NVL_GEM_DOMAIN_NONE ?
-				    0 : 1u << (bo->dom - 1);
+	info_out->current =
+		bo->dom == NVL_GEM_DOMAIN_NONE ? 0 : 1u << (bo->dom - 1);
 	info_out->pinned = bo->pin_count || bo->map_count;
 	nvl_mutex_unlock(&bo->mm->lock);
 	nvl_bo_put(bo);
 	return 0;
 }
 
-int nvl_bo_madvise(struct nvl_client *client, uint32_t handle,
-		   uint32_t advice, bool *retained_out)
+int nvl_bo_madvise(struct nvl_client *client, uint32_t handle, uint32_t advice,
+		   bool *retained_out)
 {
 	struct nvl_bo *bo;
 	int ret;

@@ -173,14 +173,14 @@ struct nvl_bo {
 	uint32_t flags;
 	/* placement, changed with gem.resv and mm->lock held */
 	enum nvl_gem_domain dom;
-	struct nvl_list blocks;  /* VRAM */
-	void *host;              /* GTT / SYSTEM pages */
-	int swap_fd;             /* swapped out: content in this memfd */
-	bool evicted;            /* moved out by someone else */
+	struct nvl_list blocks; /* VRAM */
+	void *host; /* GTT / SYSTEM pages */
+	int swap_fd; /* swapped out: content in this memfd */
+	bool evicted; /* moved out by someone else */
 	/* released with pending fences: on mm->zombies, waiting for these */
 	struct nvl_fence **zfences;
 	unsigned nzfences;
-	bool purgeable;          /* NVL_BO_MADV_DONTNEED */
+	bool purgeable; /* NVL_BO_MADV_DONTNEED */
 	bool purged;
 	struct nvl_list lru;
 	/** @priority: LRU priority, 0 (evicted first) .. NVL_BO_PRIORITIES-1 */

@@ -21,7 +21,7 @@ struct nvl_gem_object;
 enum nvl_gem_domain {
 	NVL_GEM_DOMAIN_NONE = 0, /* no backing (swapped out / not populated) */
 	NVL_GEM_DOMAIN_VRAM = 1,
-	NVL_GEM_DOMAIN_GTT = 2,  /* system pages the GPU can reach */
+	NVL_GEM_DOMAIN_GTT = 2, /* system pages the GPU can reach */
 	NVL_GEM_DOMAIN_SYSTEM = 3,
 };
 

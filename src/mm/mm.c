@@ -160,7 +160,7 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 	struct nvl_buddy_block *b;
 	unsigned n = 0;
 
-	nvl_list_for_each_entry(b, blocks, link)
+	nvl_list_for_each_entry (b, blocks, link)
 		n += !dirty_only || !nvl_buddy_block_is_clear(b);
 	*out = NULL;
 	*n_out = 0;
@@ -170,7 +170,7 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 	*out = nvl_calloc(n, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	nvl_list_for_each_entry(b, blocks, link) {
+	nvl_list_for_each_entry (b, blocks, link) {
 		if (dirty_only && nvl_buddy_block_is_clear(b))
 			continue;
 		(*out)[*n_out].p =
@@ -224,8 +224,7 @@ static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
 }
 
 /* Publish @j: its fence becomes @bo's KERNEL fence; the worker runs it. */
-static void job_push(struct nvl_mm *mm, struct nvl_bo *bo,
-		     struct nvl_mm_job *j)
+static void job_push(struct nvl_mm *mm, struct nvl_bo *bo, struct nvl_mm_job *j)
 {
 	pthread_mutex_lock(&mm->q_lock);
 	j->fence->seqno = ++mm->seqno;
@@ -272,7 +271,7 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	uint64_t dirty = 0;
 	bool idle;
 
-	nvl_list_for_each_entry(b, &bo->blocks, link)
+	nvl_list_for_each_entry (b, &bo->blocks, link)
 		if (!nvl_buddy_block_is_clear(b))
 			dirty += nvl_buddy_block_size(&mm->vram, b);
 	if (dirty > INLINE_CLEAR_MAX_B)
@@ -286,11 +285,10 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	pthread_mutex_unlock(&mm->q_lock);
 	if (!idle)
 		return false;
-	nvl_list_for_each_entry(b, &bo->blocks, link)
+	nvl_list_for_each_entry (b, &bo->blocks, link)
 		if (!nvl_buddy_block_is_clear(b))
-			memset(nvl_mm_vram_ptr(mm,
-					       nvl_buddy_block_offset(b)), 0,
-			       nvl_buddy_block_size(&mm->vram, b));
+			memset(nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b)),
+			       0, nvl_buddy_block_size(&mm->vram, b));
 	return true;
 }
 
@@ -327,8 +325,7 @@ int nvl_mm_vram_ready(struct nvl_mm *mm)
 {
 	if (mm->vram_base)
 		return 0;
-	return mm->ops->vram_map(mm->ops_priv, mm->vram.size_B,
-				 &mm->vram_base);
+	return mm->ops->vram_map(mm->ops_priv, mm->vram.size_B, &mm->vram_base);
 }
 
 /*
@@ -348,7 +345,7 @@ static void *pool_take(struct nvl_mm *mm, uint64_t size_B)
 	struct pool_ent *e, *found = NULL;
 
 	pthread_mutex_lock(&mm->pool_lock);
-	nvl_list_for_each_entry(e, &mm->pool, link) {
+	nvl_list_for_each_entry (e, &mm->pool, link) {
 		if (e->size_B == size_B) {
 			found = e;
 			nvl_list_del(&e->link);
@@ -457,7 +454,8 @@ void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B)
 {
 	nvl_mutex_lock(&mm->lock);
 	__atomic_store_n(&mm->host_budget_B,
-			 budget_B ? budget_B : default_budget(), __ATOMIC_RELAXED);
+			 budget_B ? budget_B : default_budget(),
+			 __ATOMIC_RELAXED);
 	nvl_mutex_unlock(&mm->lock);
 }
 
@@ -468,8 +466,10 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 
 	if (!cfg->vram_B || (cfg->vram_B & 4095) ||
 	    cfg->visible_B > cfg->vram_B || (cfg->visible_B & 4095))
-		return nvl_error(-EINVAL, "mm: bad VRAM size %#llx / visible "
-				 "%#llx", (unsigned long long)cfg->vram_B,
+		return nvl_error(-EINVAL,
+				 "mm: bad VRAM size %#llx / visible "
+				 "%#llx",
+				 (unsigned long long)cfg->vram_B,
 				 (unsigned long long)cfg->visible_B);
 	mm = nvl_zalloc(sizeof(*mm));
 	if (!mm)
@@ -485,8 +485,8 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	mm->ops = cfg->ops ? cfg->ops : &anon_ops;
 	mm->ops_priv = cfg->ops_priv;
 	mm->visible_B = cfg->visible_B ? cfg->visible_B : cfg->vram_B;
-	mm->host_budget_B = cfg->host_budget_B ? cfg->host_budget_B :
-						 default_budget();
+	mm->host_budget_B =
+		cfg->host_budget_B ? cfg->host_budget_B : default_budget();
 	nvl_mutex_init(&mm->lock, &mm_lock_class);
 	nvl_mutex_init(&mm->shrink_lock, &mm_shrink_class);
 	for (int d = 0; d < NVL_MM_NDOM; d++)
@@ -543,8 +543,8 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 	 */
 	nvl_mutex_lock(&mm->lock);
 	while (!nvl_list_empty(&mm->zombies)) {
-		struct nvl_bo *bo = nvl_list_first_entry(&mm->zombies,
-							 struct nvl_bo, lru);
+		struct nvl_bo *bo =
+			nvl_list_first_entry(&mm->zombies, struct nvl_bo, lru);
 		bool hung = false;
 
 		nvl_mutex_unlock(&mm->lock);
@@ -554,7 +554,7 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 		nvl_mutex_lock(&mm->lock);
 		if (hung) {
 			nvl_warn(NVL_CAT_MM, "mm: released BO never went "
-				 "idle; leaking it");
+					     "idle; leaking it");
 			nvl_list_del(&bo->lru);
 			continue;
 		}
@@ -564,8 +564,10 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 	for (int d = 0; d < NVL_MM_NDOM; d++)
 		for (int p = 0; p < NVL_BO_PRIORITIES; p++)
 			if (!nvl_list_empty(&mm->lru[d][p]))
-				nvl_warn(NVL_CAT_MM, "mm: destroyed with live "
-					 "BOs in domain %d", d);
+				nvl_warn(NVL_CAT_MM,
+					 "mm: destroyed with live "
+					 "BOs in domain %d",
+					 d);
 	pool_drain(mm, UINT64_MAX);
 	pthread_mutex_destroy(&mm->pool_lock);
 	if (mm->vram_base)
@@ -589,8 +591,8 @@ struct nvl_mm *nvl_mm_default(void)
 
 	pthread_mutex_lock(&default_lock);
 	if (!default_mm) {
-		struct nvl_mm_config cfg = { .vram_B = 256ull << 20,
-					     .visible_B = 256ull << 20 };
+		struct nvl_mm_config cfg = {.vram_B = 256ull << 20,
+					    .visible_B = 256ull << 20};
 
 		if (nvl_mm_create(&cfg, &default_mm))
 			default_mm = NULL;

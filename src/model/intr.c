@@ -82,8 +82,7 @@ void nvl_model_intr_deliver(struct nvl_model *m)
 	pthread_mutex_unlock(&m->intr_lock);
 }
 
-int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn,
-			       void *arg)
+int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn, void *arg)
 {
 	bool kick;
 

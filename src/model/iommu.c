@@ -66,7 +66,8 @@ int nvl_model_iommu_map(struct nvl_model *m, void *cpu, size_t len,
 	    !NVL_IS_ALIGNED((uintptr_t)cpu, IOMMU_PAGE))
 		return nvl_error(-EINVAL,
 				 "model: dma_map of %zu bytes at %p: not whole "
-				 "pages", len, cpu);
+				 "pages",
+				 len, cpu);
 	map = nvl_malloc(sizeof(*map));
 	if (!map)
 		return -ENOMEM;
@@ -131,9 +132,9 @@ int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 		return -EFAULT;
 	}
 	{
-		uint8_t *p = container_of(n, struct nvl_model_dma_map, node)
-				     ->cpu +
-			     (dma - n->start);
+		uint8_t *p =
+			container_of(n, struct nvl_model_dma_map, node)->cpu +
+			(dma - n->start);
 
 		if (write)
 			nvl_model_mem_copy(p, b, len);

@@ -40,8 +40,8 @@ static int model_vram_read(struct nvl_hw *hw, uint64_t offset, void *buf,
 				     len, false);
 }
 
-static int model_vram_write(struct nvl_hw *hw, uint64_t offset,
-			    const void *buf, size_t len)
+static int model_vram_write(struct nvl_hw *hw, uint64_t offset, const void *buf,
+			    size_t len)
 {
 	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
 
@@ -70,12 +70,10 @@ static int model_dma_unmap(struct nvl_hw *hw, uint64_t dma, size_t len)
 				     dma, len);
 }
 
-static int model_set_irq_handler(struct nvl_hw *hw, nvl_hw_irq_fn fn,
-				 void *arg)
+static int model_set_irq_handler(struct nvl_hw *hw, nvl_hw_irq_fn fn, void *arg)
 {
-	return nvl_model_intr_set_handler(container_of(hw, struct nvl_model,
-						       hw),
-					  fn, arg);
+	return nvl_model_intr_set_handler(
+		container_of(hw, struct nvl_model, hw), fn, arg);
 }
 
 static const struct nvl_hw_ops model_hw_ops = {
@@ -147,11 +145,11 @@ static int check_profile(const struct nvl_model_profile *p)
 	if (!p)
 		return nvl_error(-EINVAL, "model: no profile");
 	if (!p->vram_size || !NVL_IS_ALIGNED(p->vram_size, 1ull << 21))
-		return nvl_error(-EINVAL, "model: %s: VRAM size %#llx",
-				 p->name, (unsigned long long)p->vram_size);
+		return nvl_error(-EINVAL, "model: %s: VRAM size %#llx", p->name,
+				 (unsigned long long)p->vram_size);
 	if (!p->num_ce || p->num_ce > NVL_HW_ENGINE_MAX)
-		return nvl_error(-EINVAL, "model: %s: %u copy engines",
-				 p->name, p->num_ce);
+		return nvl_error(-EINVAL, "model: %s: %u copy engines", p->name,
+				 p->num_ce);
 	if (!p->num_channels || p->num_channels > 4096)
 		return nvl_error(-EINVAL, "model: %s: %u channels", p->name,
 				 p->num_channels);

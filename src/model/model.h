@@ -140,9 +140,9 @@ struct nvl_model {
 	uint32_t intr_enable[2];
 	nvl_hw_irq_fn irq_fn;
 	void *irq_arg;
-	unsigned irq_busy;      /* a callback is running */
-	bool irq_again;         /* raised while it ran: call again */
-	uint64_t irq_count;     /* callbacks made, for tests */
+	unsigned irq_busy; /* a callback is running */
+	bool irq_again; /* raised while it ran: call again */
+	uint64_t irq_count; /* callbacks made, for tests */
 	/* fault buffers (model/fault.c) */
 	pthread_mutex_t fault_lock;
 	struct {

@@ -19,9 +19,8 @@
 #define PS_V2 ((1ull << 12) | (1ull << 16) | (1ull << 21))
 #define PS_AMPERE (PS_V2 | (1ull << 29))
 
-static const char *const fw_turing_ampere[] = { "535.113.01", "570.144",
-						NULL };
-static const char *const fw_ada_hopper[] = { "570.144", NULL };
+static const char *const fw_turing_ampere[] = {"535.113.01", "570.144", NULL};
+static const char *const fw_ada_hopper[] = {"570.144", NULL};
 
 static const struct nvl_model_profile profiles[] = {
 	{
@@ -38,8 +37,7 @@ static const struct nvl_model_profile profiles[] = {
 		.ce_class = NVL_HW_CE_CLASS_TURING,
 		.compute_class = 0xc5c0,
 		.fw_versions = fw_turing_ampere,
-		.pstates = { { 0, 1500, 5000 }, { 5, 900, 5000 },
-			     { 8, 300, 405 } },
+		.pstates = {{0, 1500, 5000}, {5, 900, 5000}, {8, 300, 405}},
 		.num_pstates = 3,
 		.idle_mw = 10000,
 		.engine_mw = 30000,
@@ -63,8 +61,7 @@ static const struct nvl_model_profile profiles[] = {
 		.ce_class = NVL_HW_CE_CLASS_TURING,
 		.compute_class = 0xc5c0,
 		.fw_versions = fw_turing_ampere,
-		.pstates = { { 0, 1545, 7000 }, { 5, 1035, 7000 },
-			     { 8, 300, 405 } },
+		.pstates = {{0, 1545, 7000}, {5, 1035, 7000}, {8, 300, 405}},
 		.num_pstates = 3,
 		.idle_mw = 20000,
 		.engine_mw = 60000,
@@ -88,8 +85,7 @@ static const struct nvl_model_profile profiles[] = {
 		.ce_class = NVL_HW_CE_CLASS_ADA,
 		.compute_class = 0xc7c0,
 		.fw_versions = fw_turing_ampere,
-		.pstates = { { 0, 1695, 9750 }, { 5, 1110, 9750 },
-			     { 8, 210, 405 } },
+		.pstates = {{0, 1695, 9750}, {5, 1110, 9750}, {8, 210, 405}},
 		.num_pstates = 3,
 		.idle_mw = 30000,
 		.engine_mw = 90000,
@@ -113,8 +109,7 @@ static const struct nvl_model_profile profiles[] = {
 		.ce_class = NVL_HW_CE_CLASS_ADA,
 		.compute_class = 0xc9c0,
 		.fw_versions = fw_ada_hopper,
-		.pstates = { { 0, 2520, 10500 }, { 5, 1500, 10500 },
-			     { 8, 210, 405 } },
+		.pstates = {{0, 2520, 10500}, {5, 1500, 10500}, {8, 210, 405}},
 		.num_pstates = 3,
 		.idle_mw = 25000,
 		.engine_mw = 110000,
@@ -138,8 +133,7 @@ static const struct nvl_model_profile profiles[] = {
 		.ce_class = NVL_HW_CE_CLASS_HOPPER,
 		.compute_class = 0xcbc0,
 		.fw_versions = fw_ada_hopper,
-		.pstates = { { 0, 1980, 2619 }, { 5, 1200, 2619 },
-			     { 8, 345, 1593 } },
+		.pstates = {{0, 1980, 2619}, {5, 1200, 2619}, {8, 345, 1593}},
 		.num_pstates = 3,
 		.idle_mw = 60000,
 		.engine_mw = 140000,

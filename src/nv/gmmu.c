@@ -56,10 +56,10 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 {
 	bool sys = page->domain != NVL_GEM_DOMAIN_VRAM;
 	bool ro = page->flags & NVL_VM_PT_READONLY;
-	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT ?
-				  NVL_HW_MMU_PTE_APERTURE_SYS_COH :
-			  sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH :
-				NVL_HW_MMU_PTE_APERTURE_VIDMEM;
+	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT
+				  ? NVL_HW_MMU_PTE_APERTURE_SYS_COH
+			  : sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH
+				: NVL_HW_MMU_PTE_APERTURE_VIDMEM;
 
 	if (fp->version == 3) {
 		unsigned int pcf = NVL_HW_MMU_V3_PTE_PCF_NO_ACCESS_COUNT;
@@ -83,8 +83,8 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 	       (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
 	       (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
 	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
-			     NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE :
-		     0) |
+				NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
+		   : 0) |
 	       (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
 	       (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
 		       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
@@ -148,7 +148,7 @@ static uint64_t enc_pte_offset(const void *priv, uint64_t pte, uint64_t delta)
 	if (fp->version == 3)
 		return pte + delta;
 	return pte + (delta >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT
-		      << NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
+				       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT);
 }
 
 static void enc_uniform(const void *priv, uint64_t out[2], unsigned int kind,
@@ -183,13 +183,14 @@ static uint64_t enc_table(unsigned int version, uint64_t addr, bool big)
 		      << NVL_HW_MMU_V2_PDE_APERTURE_SHIFT;
 
 	if (version == 3)
-		return ap | (addr & (big ? NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK :
-					   NVL_HW_MMU_V3_PDE_ADDR_MASK));
+		return ap | (addr & (big ? NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK
+					 : NVL_HW_MMU_V3_PDE_ADDR_MASK));
 	if (big)
-		return ap | (addr >> NVL_HW_MMU_V2_DUAL_ADDR_BIG_PHYS_SHIFT
-			     << NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
+		return ap |
+		       (addr >> NVL_HW_MMU_V2_DUAL_ADDR_BIG_PHYS_SHIFT
+					<< NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT);
 	return ap | (addr >> NVL_HW_MMU_V2_PDE_ADDR_PHYS_SHIFT
-		     << NVL_HW_MMU_V2_PDE_ADDR_SHIFT);
+				     << NVL_HW_MMU_V2_PDE_ADDR_SHIFT);
 }
 
 static void enc_pde(const void *priv, uint64_t out[2], unsigned int level,
@@ -232,7 +233,8 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 	(void)va;
 	(void)range;
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
-		    (uint32_t)((pdb >> 12) << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
+		    (uint32_t)((pdb >> 12)
+			       << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE,
 		    NVL_HW_MMU_INVALIDATE_ALL_VA |
@@ -240,7 +242,9 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 	while (nvl_hw_rd32(hw, NVL_HW_MMU_INVALIDATE) &
 	       NVL_HW_MMU_INVALIDATE_TRIGGER) {
 		if (nvl_time_ns() > deadline)
-			return nvl_error(-ETIMEDOUT, "gmmu: TLB invalidate of pdb %#llx did not complete",
+			return nvl_error(-ETIMEDOUT,
+					 "gmmu: TLB invalidate of pdb %#llx "
+					 "did not complete",
 					 (unsigned long long)pdb);
 		sched_yield();
 	}
@@ -257,9 +261,8 @@ static void gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
 
 /* ---- the VM's page tables ---------------------------------------------- */
 
-static void level(struct nvl_pt_level *l, unsigned int shift,
-		  unsigned int bits, unsigned int esize, bool leaf,
-		  unsigned int size)
+static void level(struct nvl_pt_level *l, unsigned int shift, unsigned int bits,
+		  unsigned int esize, bool leaf, unsigned int size)
 {
 	l->shift = (uint8_t)shift;
 	l->bits = (uint8_t)bits;
@@ -294,7 +297,7 @@ static unsigned int backing_shift(struct nvl_gem_object *obj,
 				  uint64_t bo_offset, uint64_t va,
 				  uint64_t range, unsigned int top)
 {
-	static const unsigned int shifts[] = { 29, 21, 16, 12 };
+	static const unsigned int shifts[] = {29, 21, 16, 12};
 	const unsigned int last = 3; /* index of the base page */
 	unsigned int s = 0; /* index into shifts */
 	uint64_t end = va + range;
@@ -337,14 +340,15 @@ static unsigned int gmmu_page_shift(void *priv, struct nvl_gem_object *obj,
 int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 		       struct nvl_nv_gmmu **out)
 {
-	struct nvl_pt_args pa = { 0 };
+	struct nvl_pt_args pa = {0};
 	struct nvl_nv_gmmu *g;
 	unsigned int n = 0;
 	int ret;
 
 	if ((args->version != 2 && args->version != 3) || !args->mem ||
 	    !args->hw)
-		return nvl_error(-EINVAL, "gmmu: unsupported page-table version %u",
+		return nvl_error(-EINVAL,
+				 "gmmu: unsupported page-table version %u",
 				 args->version);
 	g = nvl_zalloc(sizeof(*g));
 	if (!g)
@@ -355,14 +359,14 @@ int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 	if (args->version == 3)
 		level(&g->fmt.level[n++], 56, 1, 8, false, 4096); /* PD4 */
 	level(&g->fmt.level[n++], 47, args->version == 3 ? 9 : 2, 8, false,
-	      4096);                                              /* PD3 */
-	level(&g->fmt.level[n++], 38, 9, 8, false, 4096);         /* PD2 */
+	      4096); /* PD3 */
+	level(&g->fmt.level[n++], 38, 9, 8, false, 4096); /* PD2 */
 	level(&g->fmt.level[n++], 29, 9, 8, args->big_leaf_pd1, 4096); /* PD1 */
-	level(&g->fmt.level[n++], 21, 8, 16, true, 4096);         /* PD0 */
+	level(&g->fmt.level[n++], 21, 8, 16, true, 4096); /* PD0 */
 	g->fmt.nlevels = n;
 	g->fmt.npt = 2;
-	level(&g->fmt.pt[0], 12, 9, 8, true, 4096);               /* small PT */
-	level(&g->fmt.pt[1], 16, 5, 8, true, 256);                /* big PT */
+	level(&g->fmt.pt[0], 12, 9, 8, true, 4096); /* small PT */
+	level(&g->fmt.pt[1], 16, 5, 8, true, 256); /* big PT */
 	g->fmt.ops = &nvl_nv_gmmu_format_ops;
 	g->fmt.priv = &g->fp;
 	g->fp.last = n - 1;
@@ -432,4 +436,3 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
 {
 	return backing_shift(obj, bo_offset, va, range, 21);
 }
-

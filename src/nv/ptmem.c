@@ -31,10 +31,10 @@ struct nvl_nv_ptmem {
 	uint32_t npages;
 	uint32_t hint;
 	uint32_t used;
-	uint64_t *bitmap;  /* 1 = page in use */
-	uint16_t *sub;     /* per page: used 256-byte pieces (0 = whole page) */
+	uint64_t *bitmap; /* 1 = page in use */
+	uint16_t *sub; /* per page: used 256-byte pieces (0 = whole page) */
 	uint8_t *in_stack;
-	uint32_t *stack;   /* pages with free pieces */
+	uint32_t *stack; /* pages with free pieces */
 	uint32_t nstack;
 };
 
@@ -48,9 +48,9 @@ int nvl_nv_ptmem_create(struct nvl_hw *hw, uint64_t base, uint64_t size,
 	uint64_t n = size / PAGE;
 
 	if (!size || base % PAGE || size % PAGE || n > UINT32_MAX)
-		return nvl_error(-EINVAL, "ptmem: bad VRAM window [%#llx, +%#llx)",
-				 (unsigned long long)base,
-				 (unsigned long long)size);
+		return nvl_error(
+			-EINVAL, "ptmem: bad VRAM window [%#llx, +%#llx)",
+			(unsigned long long)base, (unsigned long long)size);
 	pm = nvl_zalloc(sizeof(*pm));
 	if (!pm)
 		return -ENOMEM;
@@ -170,7 +170,7 @@ static void free_locked(struct nvl_nv_ptmem *pm, uint64_t addr, uint32_t size)
 		page_free(pm, p);
 		return;
 	}
-	pm->sub[p] &= (uint16_t)~(1u << ((off % PAGE) / SUB));
+	pm->sub[p] &= (uint16_t) ~(1u << ((off % PAGE) / SUB));
 	if (!pm->sub[p]) {
 		if (pm->in_stack[p]) {
 			/* remove from the stack: swap with the top */

@@ -31,11 +31,11 @@ int nvl_sched_entity_init(struct nvl_sched_entity *entity,
 {
 	if (!entity || !sched)
 		return nvl_error(-EINVAL, "sched: entity init without "
-				 "entity or scheduler");
+					  "entity or scheduler");
 	if ((unsigned)priority >= NVL_SCHED_PRIO_COUNT)
 		return nvl_error(-EINVAL, "sched: bad priority %d",
 				 (int)priority);
-	*entity = (struct nvl_sched_entity){ 0 };
+	*entity = (struct nvl_sched_entity){0};
 	entity->sched = sched;
 	entity->priority = priority;
 	nvl_list_init(&entity->jobs);
@@ -75,8 +75,9 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 
 	if (!job || job->state != NVL_SCHED_JOB_ARMED)
 		return nvl_error(-EINVAL, "sched: push of a job that is %s",
-				 job && job->state > NVL_SCHED_JOB_ARMED ?
-					 "already pushed" : "not armed");
+				 job && job->state > NVL_SCHED_JOB_ARMED
+					 ? "already pushed"
+					 : "not armed");
 	e = job->entity;
 	if (e->detached)
 		return push_fail(job, -ESRCH, "a detached");
@@ -86,8 +87,8 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 		int err = e->banned ? -ECANCELED : -ESRCH;
 
 		nvl_mutex_unlock(&sched->lock);
-		return push_fail(job, err, err == -ECANCELED ? "a banned" :
-				 "a killed");
+		return push_fail(job, err,
+				 err == -ECANCELED ? "a banned" : "a killed");
 	}
 	if (job->s_fence->finished.seqno != e->last_pushed_seqno + 1)
 		nvl_warn(NVL_CAT_SCHED,
@@ -111,8 +112,7 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 			if (alone && !(sched->flags & NVL_SCHED_NO_DIRECT_RUN))
 				direct = nvl_sched_token_take(sched);
 			else
-				nvl_sched_queue_work(sched,
-						     NVL_SCHED_WORK_RUN);
+				nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 		}
 	}
 	if (direct) {
@@ -123,8 +123,7 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 	return 0;
 }
 
-int nvl_sched_entity_flush(struct nvl_sched_entity *entity,
-			   int64_t timeout_ns)
+int nvl_sched_entity_flush(struct nvl_sched_entity *entity, int64_t timeout_ns)
 {
 	struct nvl_sched *sched = entity->sched;
 	int64_t deadline = nvl_deadline_after(timeout_ns);
@@ -137,9 +136,10 @@ int nvl_sched_entity_flush(struct nvl_sched_entity *entity,
 
 		if (nvl_time_ns() >= deadline) {
 			nvl_mutex_unlock(&sched->lock);
-			return nvl_error(-ETIME, "sched %s: flush timed out "
-					 "with %u jobs queued", sched->name,
-					 entity->num_queued);
+			return nvl_error(-ETIME,
+					 "sched %s: flush timed out "
+					 "with %u jobs queued",
+					 sched->name, entity->num_queued);
 		}
 		seq = nvl_sched_event_prepare(&sched->ev);
 		nvl_mutex_unlock(&sched->lock);
@@ -177,13 +177,12 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity)
  * that fini need not wait for their dependencies. Lock held; the entity is
  * off every run queue, unused by the run loop and has no callback queued.
  */
-static void move_to_shadow(struct nvl_sched *sched,
-			   struct nvl_sched_entity *e,
+static void move_to_shadow(struct nvl_sched *sched, struct nvl_sched_entity *e,
 			   struct nvl_sched_entity *shadow)
 {
 	struct nvl_sched_job *job;
 
-	*shadow = (struct nvl_sched_entity){ 0 };
+	*shadow = (struct nvl_sched_entity){0};
 	shadow->sched = sched;
 	shadow->priority = e->priority;
 	shadow->fence_context = e->fence_context;
@@ -200,7 +199,7 @@ static void move_to_shadow(struct nvl_sched *sched,
 	nvl_list_init(&shadow->rq_node);
 	nvl_list_init(&shadow->dep_cb.node);
 	nvl_list_splice_tail_init(&e->jobs, &shadow->jobs);
-	nvl_list_for_each_entry(job, &shadow->jobs, node)
+	nvl_list_for_each_entry (job, &shadow->jobs, node)
 		job->entity = shadow;
 	shadow->num_queued = e->num_queued;
 	e->num_queued = 0;
@@ -229,8 +228,9 @@ void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 			if (entity->on_rq)
 				nvl_list_del(&entity->rq_node);
 			entity->on_rq = 0;
-			nvl_sched_wait_locked(sched, entity->detached ||
-					      sched->cur_entity != entity);
+			nvl_sched_wait_locked(
+				sched, entity->detached ||
+					       sched->cur_entity != entity);
 			while (entity->waiting_dep && !entity->detached) {
 				struct nvl_fence *f = entity->dep_fence;
 				bool removed;
@@ -244,18 +244,19 @@ void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 					entity->dep_fence = NULL;
 				} else {
 					nvl_sched_wait_locked(
-						sched, entity->detached ||
-						!entity->waiting_dep);
+						sched,
+						entity->detached ||
+							!entity->waiting_dep);
 				}
 			}
 		}
 		/* Jobs already on the ring still count on the entity. */
-		nvl_sched_wait_locked(sched,
-				      entity->detached ||
-				      (!entity->waiting_dep &&
-				       !entity->num_inflight &&
-				       sched->cur_entity != entity &&
-				       (shadow || !entity->num_queued)));
+		nvl_sched_wait_locked(
+			sched,
+			entity->detached || (!entity->waiting_dep &&
+					     !entity->num_inflight &&
+					     sched->cur_entity != entity &&
+					     (shadow || !entity->num_queued)));
 		if (!entity->detached) {
 			if (entity->num_queued) {
 				move_to_shadow(sched, entity, shadow);

@@ -29,14 +29,15 @@ int nvl_sched_job_init(struct nvl_sched_job *job,
 
 	if (!job || !entity || !entity->initialized || entity->detached)
 		return nvl_error(-EINVAL, "sched: job init on an entity "
-				 "without scheduler");
+					  "without scheduler");
 	sched = entity->sched;
 	if (credits == 0)
 		return nvl_error(-EINVAL, "sched: job with zero credits");
 	if (credits > sched->credit_limit)
-		return nvl_error(-EINVAL, "sched: job takes %u credits, "
-				 "ring '%s' has %u", credits, sched->name,
-				 sched->credit_limit);
+		return nvl_error(-EINVAL,
+				 "sched: job takes %u credits, "
+				 "ring '%s' has %u",
+				 credits, sched->name, sched->credit_limit);
 	sf = nvl_sched_fence_alloc(sched->id);
 	if (!sf)
 		return nvl_error(-ENOMEM, "sched: no memory for job fences");
@@ -112,7 +113,7 @@ int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
 				 "sched: resv dependencies on a job that is "
 				 "not initialised or already armed");
 	nvl_resv_assert_held(resv);
-	nvl_resv_for_each_fence(&it, resv, usage, f) {
+	nvl_resv_for_each_fence (&it, resv, usage, f) {
 		ret = nvl_sched_job_add_dependency(job, nvl_fence_get(f));
 		if (ret)
 			return ret;
@@ -127,9 +128,9 @@ int nvl_sched_job_arm(struct nvl_sched_job *job)
 
 	if (!job || job->state != NVL_SCHED_JOB_INIT)
 		return nvl_error(-EINVAL, "sched: arm of a job that is %s",
-				 job && job->state >= NVL_SCHED_JOB_ARMED ?
-					 "already armed" :
-					 "not initialised");
+				 job && job->state >= NVL_SCHED_JOB_ARMED
+					 ? "already armed"
+					 : "not initialised");
 	e = job->entity;
 	seqno = atomic_fetch_add(&e->seqno, 1) + 1;
 	nvl_sched_fence_init(job->s_fence, e->fence_context, seqno);

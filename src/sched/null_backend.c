@@ -49,7 +49,7 @@ static struct {
 	pthread_t thread;
 	unsigned users;
 	bool stopping;
-} g = { .start_lock = PTHREAD_MUTEX_INITIALIZER };
+} g = {.start_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void complete_hw(struct nvl_fence *hw, int fail)
 {
@@ -69,7 +69,7 @@ static void *completion_main(void *arg)
 		struct nvl_signalling_cookie cookie =
 			nvl_fence_begin_signalling();
 
-		nvl_list_for_each_entry(ring, &g.rings, ring_node) {
+		nvl_list_for_each_entry (ring, &g.rings, ring_node) {
 			for (;;) {
 				struct nvl_sched_null_job *j;
 				struct nvl_fence *hw;
@@ -159,8 +159,7 @@ static struct nvl_fence *null_run_job(struct nvl_sched_job *job)
 	int64_t now;
 
 	while (credits > max &&
-	       !atomic_compare_exchange_weak(&ring->max_credits, &max,
-					     credits))
+	       !atomic_compare_exchange_weak(&ring->max_credits, &max, credits))
 		;
 	atomic_fetch_add(&j->runs, 1);
 	atomic_fetch_add(&ring->runs, 1);
@@ -201,7 +200,7 @@ static enum nvl_sched_stat null_timedout_job(struct nvl_sched_job *job)
 	/* Reset the ring: everything on it is forgotten. */
 	nvl_mutex_lock(&ring->lock);
 	guilty_on_ring = j->on_ring;
-	nvl_list_for_each_entry_safe(it, tmp, &ring->inflight, node) {
+	nvl_list_for_each_entry_safe (it, tmp, &ring->inflight, node) {
 		nvl_list_del(&it->node);
 		it->on_ring = false;
 	}
@@ -250,7 +249,7 @@ static void null_free_job(struct nvl_sched_job *job)
 	nvl_sched_job_cleanup(job);
 	atomic_fetch_add(&ring->freed, 1);
 	nvl_sched_event_wake(&ring->ev, true);
-	nvl_fence_put(j->hw);	/* frees @j with the last reference */
+	nvl_fence_put(j->hw); /* frees @j with the last reference */
 }
 
 /* The job's memory lives as long as its hardware fence has references. */
@@ -336,9 +335,8 @@ struct nvl_sched *nvl_sched_null_sched(struct nvl_sched_null *ring)
 }
 
 int nvl_sched_null_job_create(struct nvl_sched_null *ring,
-			      struct nvl_sched_entity *entity,
-			      uint32_t credits, int64_t delay_ns,
-			      struct nvl_sched_null_job **out)
+			      struct nvl_sched_entity *entity, uint32_t credits,
+			      int64_t delay_ns, struct nvl_sched_null_job **out)
 {
 	struct nvl_sched_null_job *j;
 	int ret;
@@ -364,7 +362,7 @@ int nvl_sched_null_job_create(struct nvl_sched_null *ring,
 void nvl_sched_null_job_free(struct nvl_sched_null_job *job)
 {
 	nvl_sched_job_cleanup(&job->base);
-	nvl_fence_put(job->hw);	/* frees @job */
+	nvl_fence_put(job->hw); /* frees @job */
 }
 
 void nvl_sched_null_stats(struct nvl_sched_null *ring,

@@ -101,8 +101,8 @@ struct nvl_sched *nvl_sched_null_sched(struct nvl_sched_null *ring);
  * Return: 0, or the error of nvl_sched_job_init(); -ENOMEM.
  */
 int nvl_sched_null_job_create(struct nvl_sched_null *ring,
-			      struct nvl_sched_entity *entity,
-			      uint32_t credits, int64_t delay_ns,
+			      struct nvl_sched_entity *entity, uint32_t credits,
+			      int64_t delay_ns,
 			      struct nvl_sched_null_job **out) NVL_MUST_CHECK;
 
 /**

@@ -47,8 +47,8 @@ static void futex_wait(atomic_uint *addr, uint32_t val, int64_t deadline_ns)
 
 static void futex_wake(atomic_uint *addr, int n)
 {
-	syscall(SYS_futex, addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL,
-		NULL, 0);
+	syscall(SYS_futex, addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL,
+		0);
 }
 
 uint32_t nvl_sched_event_prepare(struct nvl_sched_event *ev)
@@ -101,7 +101,7 @@ static struct {
 	unsigned nworkers;
 	unsigned users;
 	int64_t hk_target;
-	int64_t timer_next;	/* no deadline expires before this */
+	int64_t timer_next; /* no deadline expires before this */
 	bool hk_idle;
 	bool started;
 	bool stopping;
@@ -178,8 +178,8 @@ static void *housekeeper_main(void *arg)
 		 * have passed (deadlines only move later on progress).
 		 */
 		if (now >= pool.timer_next) {
-			nvl_list_for_each_entry_safe(sched, tmp, &pool.timers,
-						     timer_node) {
+			nvl_list_for_each_entry_safe (sched, tmp, &pool.timers,
+						      timer_node) {
 				if (sched->timer_deadline_ns <= now) {
 					nvl_list_del(&sched->timer_node);
 					sched->on_timer = false;
@@ -193,9 +193,8 @@ static void *housekeeper_main(void *arg)
 		}
 		target = pool.timer_next;
 		if (!nvl_list_empty(&pool.reap)) {
-			sched = nvl_list_first_entry(&pool.reap,
-						     struct nvl_sched,
-						     reap_node);
+			sched = nvl_list_first_entry(
+				&pool.reap, struct nvl_sched, reap_node);
 			nvl_list_del(&sched->reap_node);
 			sched->on_reap = false;
 			sched->pool_refs++;
@@ -211,7 +210,7 @@ static void *housekeeper_main(void *arg)
 		nvl_mutex_unlock(&pool.lock);
 		nvl_sched_event_wait(&pool.hk_ev, seq, target);
 		/* Let completions pile up: one wake-up frees a batch. */
-		struct timespec ts = { 0, REAP_BATCH_NS };
+		struct timespec ts = {0, REAP_BATCH_NS};
 		nanosleep(&ts, NULL);
 		nvl_mutex_lock(&pool.lock);
 		pool.hk_idle = false;

@@ -110,8 +110,8 @@ static void entity_make_ready(struct nvl_sched *sched,
 	if (e->on_rq || e->waiting_dep || e->detached || e->closing ||
 	    nvl_list_empty(&e->jobs))
 		return;
-	q = (e->killed || e->banned) ? &sched->kill_list :
-				       &sched->rq[e->priority];
+	q = (e->killed || e->banned) ? &sched->kill_list
+				     : &sched->rq[e->priority];
 	if (front)
 		nvl_list_add(&e->rq_node, q);
 	else
@@ -119,8 +119,7 @@ static void entity_make_ready(struct nvl_sched *sched,
 	e->on_rq = 1;
 }
 
-void nvl_sched_entity_ready(struct nvl_sched *sched,
-			    struct nvl_sched_entity *e)
+void nvl_sched_entity_ready(struct nvl_sched *sched, struct nvl_sched_entity *e)
 {
 	entity_make_ready(sched, e, false);
 }
@@ -183,7 +182,7 @@ static bool deps_ready(struct nvl_sched *sched, struct nvl_sched_entity *e,
 
 		if (f->context == e->fence_context ||
 		    f->context == e->fence_context + 1) {
-			job->dep_next++;	/* own entity: FIFO order */
+			job->dep_next++; /* own entity: FIFO order */
 			nvl_fence_put(f);
 			continue;
 		}
@@ -258,9 +257,10 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 	e->num_inflight--;
 	job_to_done(sched, job);
 	if (sched->timeout_ns && !sched->timeout_off) {
-		sched->deadline_ns = nvl_list_empty(&sched->pending) ?
-			NVL_TIMEOUT_INFINITE :
-			nvl_time_ns() + sched->timeout_ns;
+		sched->deadline_ns =
+			nvl_list_empty(&sched->pending)
+				? NVL_TIMEOUT_INFINITE
+				: nvl_time_ns() + sched->timeout_ns;
 		nvl_sched_timer_update(sched);
 	}
 	if (!sched->running && !sched->stopped && nvl_sched_has_ready(sched))
@@ -272,8 +272,8 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 
 static void hw_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
-	struct nvl_sched_job *job = container_of(cb, struct nvl_sched_job,
-						 hw_cb);
+	struct nvl_sched_job *job =
+		container_of(cb, struct nvl_sched_job, hw_cb);
 
 	nvl_sched_job_complete(job, nvl_fence_get_status(f));
 }
@@ -321,11 +321,11 @@ void nvl_sched_free_done(struct nvl_sched *sched)
 	nvl_list_splice_tail_init(&sched->dead_shadows, &shadows);
 	sched->reap_queued = false;
 	nvl_mutex_unlock(&sched->lock);
-	nvl_list_for_each_entry_safe(job, tmp, &list, node) {
+	nvl_list_for_each_entry_safe (job, tmp, &list, node) {
 		nvl_list_del(&job->node);
 		sched->ops->free_job(job);
 	}
-	nvl_list_for_each_entry_safe(e, etmp, &shadows, sched_node) {
+	nvl_list_for_each_entry_safe (e, etmp, &shadows, sched_node) {
 		nvl_list_del(&e->sched_node);
 		nvl_fence_put(e->last_scheduled);
 		nvl_free(e);
@@ -345,7 +345,7 @@ static void job_pop(struct nvl_sched *sched, struct nvl_sched_entity *e,
 		nvl_list_del(&e->rq_node);
 		e->on_rq = 0;
 	}
-	entity_make_ready(sched, e, false);	/* round robin: to the tail */
+	entity_make_ready(sched, e, false); /* round robin: to the tail */
 	if (!killed) {
 		for (int p = e->priority + 1; p < NVL_SCHED_PRIO_COUNT; p++)
 			if (!nvl_list_empty(&sched->rq[p]))

@@ -32,8 +32,7 @@
 static NVL_LOCK_CLASS(sched_lock_class, "sched", 0);
 static atomic_uint_fast64_t sched_ids;
 
-int nvl_sched_create(const struct nvl_sched_args *args,
-		     struct nvl_sched **out)
+int nvl_sched_create(const struct nvl_sched_args *args, struct nvl_sched **out)
 {
 	struct nvl_sched *sched;
 	int ret;
@@ -61,8 +60,8 @@ int nvl_sched_create(const struct nvl_sched_args *args,
 	sched->id = atomic_fetch_add(&sched_ids, 1) + 1;
 	sched->credit_limit = args->credit_limit;
 	sched->flags = args->flags;
-	sched->timeout_ns = args->timeout_ns == NVL_TIMEOUT_INFINITE ?
-		0 : args->timeout_ns;
+	sched->timeout_ns =
+		args->timeout_ns == NVL_TIMEOUT_INFINITE ? 0 : args->timeout_ns;
 	sched->deadline_ns = NVL_TIMEOUT_INFINITE;
 	for (int p = 0; p < NVL_SCHED_PRIO_COUNT; p++)
 		nvl_list_init(&sched->rq[p]);
@@ -106,12 +105,12 @@ static bool is_runner(struct nvl_sched *sched)
 }
 
 /* First ring job not yet visited in round @gen, pinned. Lock held. */
-static struct nvl_sched_job *next_pending(struct nvl_sched *sched,
-					  uint32_t gen, bool detached)
+static struct nvl_sched_job *next_pending(struct nvl_sched *sched, uint32_t gen,
+					  bool detached)
 {
 	struct nvl_sched_job *job;
 
-	nvl_list_for_each_entry(job, &sched->pending, node) {
+	nvl_list_for_each_entry (job, &sched->pending, node) {
 		if (job->visit == gen || job->detached != detached)
 			continue;
 		job->visit = gen;
@@ -180,8 +179,8 @@ void nvl_sched_resubmit_jobs(struct nvl_sched *sched)
 		nvl_mutex_unlock(&sched->lock);
 		cookie = nvl_fence_begin_signalling();
 		if (skip) {
-			nvl_sched_job_complete(job, job->error ? job->error :
-								 -ECANCELED);
+			nvl_sched_job_complete(job, job->error ? job->error
+							       : -ECANCELED);
 		} else {
 			nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
 			nvl_fence_put(old);
@@ -255,16 +254,15 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 		nvl_mutex_unlock(&sched->lock);
 		return;
 	}
-	job = nvl_list_first_entry(&sched->pending, struct nvl_sched_job,
-				   node);
+	job = nvl_list_first_entry(&sched->pending, struct nvl_sched_job, node);
 	job->pinned++;
 	nvl_mutex_unlock(&sched->lock);
 
 	nvl_warn(NVL_CAT_SCHED, "sched %s: job %llu timed out", sched->name,
 		 (unsigned long long)job->s_fence->finished.seqno);
 	cookie = nvl_fence_begin_signalling();
-	stat = sched->ops->timedout_job ? sched->ops->timedout_job(job) :
-					  NVL_SCHED_STAT_NO_HANG;
+	stat = sched->ops->timedout_job ? sched->ops->timedout_job(job)
+					: NVL_SCHED_STAT_NO_HANG;
 	nvl_fence_end_signalling(cookie);
 
 	nvl_mutex_lock(&sched->lock);
@@ -274,10 +272,10 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 		sched->deadline_ns = NVL_TIMEOUT_INFINITE;
 	} else {
 		/* No timeout configured (a nvl_sched_fault()): stay off. */
-		sched->deadline_ns = nvl_list_empty(&sched->pending) ||
-					     !sched->timeout_ns ?
-			NVL_TIMEOUT_INFINITE :
-			nvl_time_ns() + sched->timeout_ns;
+		sched->deadline_ns =
+			nvl_list_empty(&sched->pending) || !sched->timeout_ns
+				? NVL_TIMEOUT_INFINITE
+				: nvl_time_ns() + sched->timeout_ns;
 	}
 	nvl_sched_timer_update(sched);
 	nvl_sched_token_release(sched);
@@ -302,7 +300,7 @@ void nvl_sched_job_set_guilty(struct nvl_sched_job *job, int err)
 			nvl_sched_entity_ready(sched, e);
 		}
 	}
-	nvl_list_for_each_entry(j, &sched->pending, node)
+	nvl_list_for_each_entry (j, &sched->pending, node)
 		if (j->entity == e && j != job)
 			j->entity_banned = 1;
 	nvl_mutex_unlock(&sched->lock);
@@ -316,7 +314,7 @@ static void destroy_drop_dep_waits(struct nvl_sched *sched)
 
 	nvl_mutex_lock(&sched->lock);
 restart:
-	nvl_list_for_each_entry(e, &sched->entities, sched_node) {
+	nvl_list_for_each_entry (e, &sched->entities, sched_node) {
 		struct nvl_fence *f = e->dep_fence;
 
 		if (!e->waiting_dep)
@@ -374,7 +372,7 @@ static void destroy_queued(struct nvl_sched *sched)
 	struct nvl_sched_entity *e, *etmp;
 
 	nvl_mutex_lock(&sched->lock);
-	nvl_list_for_each_entry_safe(e, etmp, &sched->entities, sched_node) {
+	nvl_list_for_each_entry_safe (e, etmp, &sched->entities, sched_node) {
 		while (!nvl_list_empty(&e->jobs)) {
 			struct nvl_sched_job *job = nvl_list_first_entry(
 				&e->jobs, struct nvl_sched_job, node);
@@ -391,8 +389,7 @@ static void destroy_queued(struct nvl_sched *sched)
 		e->detached = 1;
 		nvl_list_del(&e->sched_node);
 		if (e->shadow)
-			nvl_list_add_tail(&e->sched_node,
-					  &sched->dead_shadows);
+			nvl_list_add_tail(&e->sched_node, &sched->dead_shadows);
 	}
 	nvl_mutex_unlock(&sched->lock);
 }

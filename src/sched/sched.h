@@ -275,8 +275,7 @@ int nvl_sched_entity_init(struct nvl_sched_entity *entity,
  *
  * Return: 0 when the queue is empty; -ETIME on expiry.
  */
-int nvl_sched_entity_flush(struct nvl_sched_entity *entity,
-			   int64_t timeout_ns);
+int nvl_sched_entity_flush(struct nvl_sched_entity *entity, int64_t timeout_ns);
 
 /**
  * nvl_sched_entity_kill() - stop an entity for good.
@@ -367,10 +366,9 @@ int nvl_sched_job_add_dependency(struct nvl_sched_job *job,
  * Return: 0; -EINVAL as nvl_sched_job_add_dependency(); -ENOMEM (the
  * dependencies added before the failure stay).
  */
-int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
-					struct nvl_resv *resv,
-					enum nvl_resv_usage usage)
-	NVL_MUST_CHECK;
+int nvl_sched_job_add_resv_dependencies(
+	struct nvl_sched_job *job, struct nvl_resv *resv,
+	enum nvl_resv_usage usage) NVL_MUST_CHECK;
 
 /**
  * nvl_sched_job_arm() - give the job's fences their context and seqno.

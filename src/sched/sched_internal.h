@@ -15,13 +15,13 @@
 
 /* Job states (struct nvl_sched_job.state). */
 enum {
-	NVL_SCHED_JOB_NONE = 0,	/* zeroed or cleaned up */
-	NVL_SCHED_JOB_INIT,	/* initialised, taking dependencies */
-	NVL_SCHED_JOB_ARMED,	/* fences have their seqno */
-	NVL_SCHED_JOB_QUEUED,	/* on its entity's queue */
-	NVL_SCHED_JOB_RUNNING,	/* on the ring (pending list) */
-	NVL_SCHED_JOB_DONE,	/* finished, on the free list */
-	NVL_SCHED_JOB_FAILED,	/* push failed; the caller's */
+	NVL_SCHED_JOB_NONE = 0, /* zeroed or cleaned up */
+	NVL_SCHED_JOB_INIT, /* initialised, taking dependencies */
+	NVL_SCHED_JOB_ARMED, /* fences have their seqno */
+	NVL_SCHED_JOB_QUEUED, /* on its entity's queue */
+	NVL_SCHED_JOB_RUNNING, /* on the ring (pending list) */
+	NVL_SCHED_JOB_DONE, /* finished, on the free list */
+	NVL_SCHED_JOB_FAILED, /* push failed; the caller's */
 };
 
 /* Work bits for the pool (struct nvl_sched.work). */
@@ -93,8 +93,8 @@ struct nvl_sched {
 	uint32_t credit_limit;
 	uint32_t credit_count;
 	uint32_t flags;
-	int64_t timeout_ns;		/* 0: none */
-	int64_t deadline_ns;		/* INFINITE when the timer is off */
+	int64_t timeout_ns; /* 0: none */
+	int64_t deadline_ns; /* INFINITE when the timer is off */
 
 	/* Run queues of ready entities, and entities being killed. */
 	struct nvl_list rq[NVL_SCHED_PRIO_COUNT];
@@ -102,29 +102,29 @@ struct nvl_sched {
 	struct nvl_list kill_list;
 	struct nvl_list entities;
 
-	struct nvl_list dead_shadows;	/* drained fini copies, to free */
-	struct nvl_list pending;	/* jobs on the ring, oldest first */
-	struct nvl_list done;		/* finished jobs waiting for free */
+	struct nvl_list dead_shadows; /* drained fini copies, to free */
+	struct nvl_list pending; /* jobs on the ring, oldest first */
+	struct nvl_list done; /* finished jobs waiting for free */
 
 	/* The run token: one thread selects and runs jobs at a time. */
 	pthread_t runner;
 	bool running;
 	bool stopped;
 	bool dying;
-	bool timeout_off;		/* ENODEV from timedout_job */
+	bool timeout_off; /* ENODEV from timedout_job */
 	struct nvl_sched_entity *cur_entity;
 
 	/* Waiters for the token, flush, fini, destroy. */
 	struct nvl_sched_event ev;
 
 	/* Pool bookkeeping, under the pool lock. */
-	struct nvl_list work_node;	/* on pool.ready */
-	struct nvl_list reap_node;	/* on pool.reap */
-	struct nvl_list timer_node;	/* on pool.timers */
+	struct nvl_list work_node; /* on pool.ready */
+	struct nvl_list reap_node; /* on pool.reap */
+	struct nvl_list timer_node; /* on pool.timers */
 	uint32_t work;
 	uint32_t pool_refs;
-	int64_t timer_deadline_ns;	/* copy of deadline_ns */
-	bool reap_queued;		/* under sched->lock */
+	int64_t timer_deadline_ns; /* copy of deadline_ns */
+	bool reap_queued; /* under sched->lock */
 	bool on_work, on_reap, on_timer, pool_dead;
 
 	char name[32];
@@ -181,15 +181,15 @@ void nvl_sched_entity_ready(struct nvl_sched *sched,
 void nvl_sched_job_unpin(struct nvl_sched *sched, struct nvl_sched_job *job);
 
 /* Wait on sched->ev until @cond (evaluated under the lock) holds. */
-#define nvl_sched_wait_locked(sched, cond)                                  \
-	do {                                                                \
-		while (!(cond)) {                                           \
+#define nvl_sched_wait_locked(sched, cond)                                     \
+	do {                                                                   \
+		while (!(cond)) {                                              \
 			uint32_t seq_ = nvl_sched_event_prepare(&(sched)->ev); \
-			nvl_mutex_unlock(&(sched)->lock);                   \
-			nvl_sched_event_wait(&(sched)->ev, seq_,            \
-					     NVL_TIMEOUT_INFINITE);         \
-			nvl_mutex_lock(&(sched)->lock);                     \
-		}                                                           \
+			nvl_mutex_unlock(&(sched)->lock);                      \
+			nvl_sched_event_wait(&(sched)->ev, seq_,               \
+					     NVL_TIMEOUT_INFINITE);            \
+			nvl_mutex_lock(&(sched)->lock);                        \
+		}                                                              \
 	} while (0)
 
 /** nvl_sched_handle_timeout() - worker entry for an expired timer. */

@@ -279,7 +279,7 @@ static inline bool has_edge(unsigned a, unsigned b)
 static bool reaches(unsigned from, unsigned to, unsigned *path, int *plen)
 {
 	unsigned stack[MAX_CLASSES], parent[MAX_CLASSES];
-	bool seen[MAX_CLASSES] = { false };
+	bool seen[MAX_CLASSES] = {false};
 	int sp = 0;
 
 	stack[sp++] = from;
@@ -363,8 +363,8 @@ static void add_edge(unsigned a, unsigned b)
 		via = classes[path[plen - 2]]->name;
 	pthread_mutex_unlock(&graph_lock);
 	report("lock-order-inversion",
-	       "stack that established the reverse order", rev ? rev->frames : NULL,
-	       rev ? rev->nframes : 0,
+	       "stack that established the reverse order",
+	       rev ? rev->frames : NULL, rev ? rev->nframes : 0,
 	       "taking '%s' while holding '%s', but '%s' -> '%s'%s%s is the "
 	       "established order",
 	       nb, na, nb, a == b ? nb : na, plen > 2 ? " via " : "", via);
@@ -386,7 +386,7 @@ static void push_held(struct checker_thread *t, struct nvl_lock_class *cls,
 		return;
 	}
 	t->held[t->nheld++] =
-		(struct held){ .cls = cls, .id = id, .count = 1, .ip = ip };
+		(struct held){.cls = cls, .id = id, .count = 1, .ip = ip};
 }
 
 static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
@@ -396,7 +396,8 @@ static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
 			continue;
 		if (--t->held[i].count == 0) {
 			memmove(&t->held[i], &t->held[i + 1],
-				(size_t)(t->nheld - i - 1) * sizeof(t->held[0]));
+				(size_t)(t->nheld - i - 1) *
+					sizeof(t->held[0]));
 			t->nheld--;
 		}
 		return;
@@ -405,8 +406,7 @@ static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
 		t->overflow--;
 }
 
-static void acquire_ip(struct nvl_lock_class *cls, bool trylock,
-		       const void *ip)
+static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
 {
 	struct checker_thread *t = &ctls;
 	unsigned id;

@@ -66,8 +66,8 @@ struct nvl_lock_class {
 };
 
 /** NVL_LOCK_CLASS() - define a lock class variable (may be static). */
-#define NVL_LOCK_CLASS(var, name_, flags_) \
-	struct nvl_lock_class var = { .name = (name_), .flags = (flags_) }
+#define NVL_LOCK_CLASS(var, name_, flags_)                                     \
+	struct nvl_lock_class var = {.name = (name_), .flags = (flags_)}
 
 /**
  * struct nvl_mutex - a checker-aware mutex.

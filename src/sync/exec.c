@@ -70,12 +70,13 @@ static int track(struct nvl_exec *exec, struct nvl_resv *resv)
 {
 	if (exec->num_objects == exec->max_objects) {
 		unsigned cap = exec->max_objects ? exec->max_objects * 2 : 16;
-		struct nvl_resv **n = nvl_reallocarray(exec->objects, cap,
-						       sizeof(*n));
+		struct nvl_resv **n =
+			nvl_reallocarray(exec->objects, cap, sizeof(*n));
 
 		if (!n)
-			return nvl_error(-ENOMEM, "exec: out of memory "
-						  "tracking %u objects",
+			return nvl_error(-ENOMEM,
+					 "exec: out of memory "
+					 "tracking %u objects",
 					 cap);
 		exec->objects = n;
 		exec->max_objects = cap;

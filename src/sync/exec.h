@@ -129,20 +129,20 @@ static inline bool nvl_exec_is_contended(const struct nvl_exec *exec)
  * nvl_exec_until_all_locked() - run the following block until every lock
  * in it was taken without contention.
  */
-#define nvl_exec_until_all_locked(exec)                                     \
-	NVL_EXEC_CAT(nvl_exec_retry_, __LINE__) :                            \
-	for (void *nvl_exec_retry_ptr_ =                                     \
-		     &&NVL_EXEC_CAT(nvl_exec_retry_, __LINE__);               \
-	     (void)nvl_exec_retry_ptr_, nvl_exec_cleanup(exec);)
+#define nvl_exec_until_all_locked(exec)                                        \
+	NVL_EXEC_CAT(nvl_exec_retry_, __LINE__)                                \
+	    : for (void *nvl_exec_retry_ptr_ =                                 \
+			   &&NVL_EXEC_CAT(nvl_exec_retry_, __LINE__);          \
+		   (void)nvl_exec_retry_ptr_, nvl_exec_cleanup(exec);)
 
 /**
  * nvl_exec_retry_on_contention() - restart the nvl_exec_until_all_locked()
  * block when the last lock attempt hit contention.
  */
-#define nvl_exec_retry_on_contention(exec)               \
-	do {                                             \
-		if (unlikely(nvl_exec_is_contended(exec))) \
-			goto *nvl_exec_retry_ptr_;       \
+#define nvl_exec_retry_on_contention(exec)                                     \
+	do {                                                                   \
+		if (unlikely(nvl_exec_is_contended(exec)))                     \
+			goto *nvl_exec_retry_ptr_;                             \
 	} while (0)
 
 #endif /* NVL_SYNC_EXEC_H */

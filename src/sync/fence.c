@@ -153,8 +153,7 @@ void nvl_fence_init64(struct nvl_fence *f, const struct nvl_fence_ops *ops,
 	fence_init_flags(f, ops, context, seqno, F_SEQNO64);
 }
 
-int nvl_fence_create(struct nvl_fence **f_out, uint64_t context,
-		     uint64_t seqno)
+int nvl_fence_create(struct nvl_fence **f_out, uint64_t context, uint64_t seqno)
 {
 	struct nvl_fence *f;
 
@@ -162,8 +161,9 @@ int nvl_fence_create(struct nvl_fence **f_out, uint64_t context,
 		return nvl_error(-EINVAL, "fence: create without f_out");
 	f = nvl_malloc(sizeof(*f));
 	if (!f)
-		return nvl_error(-ENOMEM, "fence: out of memory creating a "
-					  "fence (context %llu seqno %llu)",
+		return nvl_error(-ENOMEM,
+				 "fence: out of memory creating a "
+				 "fence (context %llu seqno %llu)",
 				 (unsigned long long)context,
 				 (unsigned long long)seqno);
 	nvl_fence_init(f, NULL, context, seqno);
@@ -208,9 +208,8 @@ static void run_callbacks(struct nvl_fence *f)
 {
 	nvl_flock_lock(&f->lock);
 	while (!nvl_list_empty(&f->cb_list)) {
-		struct nvl_fence_cb *cb =
-			nvl_list_first_entry(&f->cb_list, struct nvl_fence_cb,
-					     node);
+		struct nvl_fence_cb *cb = nvl_list_first_entry(
+			&f->cb_list, struct nvl_fence_cb, node);
 
 		nvl_list_del(&cb->node);
 		cb->func(f, cb);
@@ -354,7 +353,9 @@ int nvl_fence_add_callback(struct nvl_fence *f, struct nvl_fence_cb *cb,
 
 	if (!f || !cb || !func)
 		return nvl_error(-EINVAL, "fence: add_callback with NULL %s",
-				 !f ? "fence" : !cb ? "node" : "function");
+				 !f    ? "fence"
+				 : !cb ? "node"
+				       : "function");
 	nvl_list_init(&cb->node);
 	cb->func = func;
 	if (nvl_fence_test_signaled_flag(f))
@@ -422,8 +423,8 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 		cpu_relax();
 	}
 	for (;;) {
-		uint32_t old = atomic_fetch_or_explicit(
-			&f->flags, F_WAITERS, memory_order_acq_rel);
+		uint32_t old = atomic_fetch_or_explicit(&f->flags, F_WAITERS,
+							memory_order_acq_rel);
 		int64_t until = abs_ns;
 		int r;
 
@@ -627,8 +628,8 @@ void nvl_fence_put(struct nvl_fence *f)
 	 * The only reference: nobody else can take one, skip the RMW.
 	 * Acquire pairs with the releasing decrement of the other holders.
 	 */
-	if (atomic_load_explicit(&f->refcount.refcount,
-				 memory_order_acquire) == 1 ||
+	if (atomic_load_explicit(&f->refcount.refcount, memory_order_acquire) ==
+		    1 ||
 	    nvl_kref_put(&f->refcount))
 		fence_release(f);
 }

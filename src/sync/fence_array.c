@@ -161,7 +161,8 @@ struct nvl_fence_array *nvl_fence_array_alloc(unsigned num_fences)
 		nvl_error(-EINVAL, "fence_array: zero children");
 		return NULL;
 	}
-	a = nvl_zalloc(sizeof(*a) + (size_t)num_fences * sizeof(a->callbacks[0]));
+	a = nvl_zalloc(sizeof(*a) +
+		       (size_t)num_fences * sizeof(a->callbacks[0]));
 	if (!a)
 		nvl_error(-ENOMEM, "fence_array: out of memory for %u children",
 			  num_fences);
@@ -189,8 +190,8 @@ int nvl_fence_array_create(unsigned num_fences, struct nvl_fence **fences,
 
 	if (!num_fences || !fences || !array_out)
 		return nvl_error(-EINVAL, "fence_array: create with %s",
-				 !num_fences ? "zero children" :
-					       "NULL arguments");
+				 !num_fences ? "zero children"
+					     : "NULL arguments");
 	a = nvl_fence_array_alloc(num_fences);
 	if (!a)
 		return -ENOMEM;

@@ -102,7 +102,8 @@ static bool chain_arm(struct nvl_fence_chain *head)
 {
 	struct nvl_fence *iter;
 
-	nvl_fence_chain_for_each(iter, &head->base) {
+	nvl_fence_chain_for_each(iter, &head->base)
+	{
 		struct nvl_fence *f = nvl_fence_chain_contained(iter);
 
 		if (nvl_fence_add_callback(f, &head->cb, chain_cb) == 0) {
@@ -127,8 +128,8 @@ static void chain_work(struct nvl_fence_work *w)
 
 static void chain_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
-	struct nvl_fence_chain *c = container_of(cb, struct nvl_fence_chain,
-						 cb);
+	struct nvl_fence_chain *c =
+		container_of(cb, struct nvl_fence_chain, cb);
 
 	c->work.fn = chain_work;
 	nvl_fence_defer(&c->work);
@@ -150,7 +151,8 @@ static bool chain_signaled(struct nvl_fence *f)
 {
 	struct nvl_fence *iter;
 
-	nvl_fence_chain_for_each(iter, f) {
+	nvl_fence_chain_for_each(iter, f)
+	{
 		if (!nvl_fence_is_signaled(nvl_fence_chain_contained(iter))) {
 			nvl_fence_put(iter);
 			return false;
@@ -164,9 +166,8 @@ static void chain_set_deadline(struct nvl_fence *f, int64_t deadline_ns)
 {
 	struct nvl_fence *iter;
 
-	nvl_fence_chain_for_each(iter, f)
-		nvl_fence_set_deadline(nvl_fence_chain_contained(iter),
-				       deadline_ns);
+	nvl_fence_chain_for_each(iter, f) nvl_fence_set_deadline(
+		nvl_fence_chain_contained(iter), deadline_ns);
 }
 
 static void chain_release(struct nvl_fence *f)
@@ -229,9 +230,8 @@ void nvl_fence_chain_free(struct nvl_fence_chain *chain)
 	nvl_free(chain);
 }
 
-void nvl_fence_chain_init(struct nvl_fence_chain *chain,
-			  struct nvl_fence *prev, struct nvl_fence *fence,
-			  uint64_t seqno)
+void nvl_fence_chain_init(struct nvl_fence_chain *chain, struct nvl_fence *prev,
+			  struct nvl_fence *fence, uint64_t seqno)
 {
 	struct nvl_fence_chain *pc = nvl_to_fence_chain(prev);
 	uint64_t context;
@@ -263,7 +263,8 @@ int nvl_fence_chain_find_seqno(struct nvl_fence **pfence, uint64_t seqno)
 	if (!c || c->base.seqno < seqno)
 		return -EINVAL;
 	ctx = c->base.context;
-	nvl_fence_chain_for_each(iter, *pfence) {
+	nvl_fence_chain_for_each(iter, *pfence)
+	{
 		struct nvl_fence_chain *ic = nvl_to_fence_chain(iter);
 
 		if (!ic || iter->context != ctx || ic->prev_seqno < seqno)

@@ -58,9 +58,8 @@ void nvl_fence_chain_free(struct nvl_fence_chain *chain);
  * @fence: the point's fence
  * @seqno: the point
  */
-void nvl_fence_chain_init(struct nvl_fence_chain *chain,
-			  struct nvl_fence *prev, struct nvl_fence *fence,
-			  uint64_t seqno);
+void nvl_fence_chain_init(struct nvl_fence_chain *chain, struct nvl_fence *prev,
+			  struct nvl_fence *fence, uint64_t seqno);
 
 /**
  * nvl_to_fence_chain() - downcast.
@@ -100,8 +99,8 @@ struct nvl_fence *nvl_fence_chain_walk(struct nvl_fence *fence);
  * nvl_fence_chain_for_each() - walk from @head back to the first point;
  * @iter holds a reference to the current one (put it when breaking out).
  */
-#define nvl_fence_chain_for_each(iter, head)                 \
-	for ((iter) = nvl_fence_get(head); (iter);           \
+#define nvl_fence_chain_for_each(iter, head)                                   \
+	for ((iter) = nvl_fence_get(head); (iter);                             \
 	     (iter) = nvl_fence_chain_walk(iter))
 
 /**
@@ -154,8 +153,8 @@ struct nvl_fence *nvl_fence_unwrap_next(struct nvl_fence_unwrap *cursor);
 void nvl_fence_unwrap_end(struct nvl_fence_unwrap *cursor);
 
 /** nvl_fence_unwrap_for_each() - iterate the leaves of @head. */
-#define nvl_fence_unwrap_for_each(fence, cursor, head)              \
-	for ((fence) = nvl_fence_unwrap_first((head), (cursor)); (fence); \
+#define nvl_fence_unwrap_for_each(fence, cursor, head)                         \
+	for ((fence) = nvl_fence_unwrap_first((head), (cursor)); (fence);      \
 	     (fence) = nvl_fence_unwrap_next(cursor))
 
 #endif /* NVL_SYNC_FENCE_CHAIN_H */

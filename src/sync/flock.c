@@ -57,9 +57,9 @@ void nvl_flock_lock_slow(struct nvl_flock *l)
 
 	for (int i = 0; i < 64; i++) {
 		c = 0;
-		if (atomic_compare_exchange_weak_explicit(
-			    &l->v, &c, 1, memory_order_acquire,
-			    memory_order_relaxed))
+		if (atomic_compare_exchange_weak_explicit(&l->v, &c, 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
 			return;
 		if (c == 2)
 			break;

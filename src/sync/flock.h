@@ -19,7 +19,10 @@ struct nvl_flock {
 	_Atomic uint32_t v;
 };
 
-#define NVL_FLOCK_INIT { 0 }
+#define NVL_FLOCK_INIT                                                         \
+	{                                                                      \
+		0                                                              \
+	}
 
 /** nvl_flock_init() - an unlocked lock. @l: the lock */
 static inline void nvl_flock_init(struct nvl_flock *l)
@@ -54,8 +57,8 @@ static inline void nvl_flock_lock(struct nvl_flock *l)
 /** nvl_flock_unlock() - release @l. @l: the lock */
 static inline void nvl_flock_unlock(struct nvl_flock *l)
 {
-	if (unlikely(atomic_exchange_explicit(&l->v, 0,
-					      memory_order_release) == 2))
+	if (unlikely(atomic_exchange_explicit(&l->v, 0, memory_order_release) ==
+		     2))
 		nvl_flock_wake(l);
 }
 

@@ -91,8 +91,9 @@ int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 	cap = NVL_MAX(cap, 4u);
 	n = nvl_calloc(cap, sizeof(*n));
 	if (!n)
-		return nvl_error(-ENOMEM, "resv: out of memory reserving %u "
-					  "fence slots",
+		return nvl_error(-ENOMEM,
+				 "resv: out of memory reserving %u "
+				 "fence slots",
 				 num);
 	nvl_flock_lock(&resv->flock);
 	for (unsigned i = 0; i < resv->num; i++)
@@ -132,8 +133,7 @@ int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 	for (i = 0; i < resv->num; i++) {
 		struct nvl_resv_entry *e = &resv->fences[i];
 
-		if ((e->fence->context == fence->context &&
-		     e->usage >= usage &&
+		if ((e->fence->context == fence->context && e->usage >= usage &&
 		     nvl_fence_is_later_or_same(fence, e->fence)) ||
 		    nvl_fence_test_signaled_flag(e->fence)) {
 			old = e->fence;
@@ -236,8 +236,9 @@ int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
 		if (!arr) {
 			*num_out = 0;
 			*fences_out = NULL;
-			return nvl_error(-ENOMEM, "resv: out of memory for a "
-						  "%u-fence snapshot",
+			return nvl_error(-ENOMEM,
+					 "resv: out of memory for a "
+					 "%u-fence snapshot",
 					 cap);
 		}
 	}
@@ -323,17 +324,17 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 	if (timeout_ns < 0)
 		return nvl_error(-EINVAL, "resv: negative timeout %lld",
 				 (long long)timeout_ns);
-	deadline = timeout_ns == 0 ? nvl_time_ns() :
-				     nvl_deadline_after(timeout_ns);
+	deadline = timeout_ns == 0 ? nvl_time_ns()
+				   : nvl_deadline_after(timeout_ns);
 	/* Recorded on entry, also when no fence is pending (checker.h). */
 	nvl_fence_wait_annotate(timeout_ns == 0 ? NVL_WAIT_POLL
 				: deadline == NVL_TIMEOUT_INFINITE
 					? NVL_WAIT_UNBOUNDED
 					: NVL_WAIT_BOUNDED);
 	while ((f = first_pending(resv, usage))) {
-		int ret = timeout_ns == 0 ?
-				  (nvl_fence_is_signaled(f) ? 0 : -ETIME) :
-				  nvl_fence_wait_until(f, deadline);
+		int ret = timeout_ns == 0
+				  ? (nvl_fence_is_signaled(f) ? 0 : -ETIME)
+				  : nvl_fence_wait_until(f, deadline);
 
 		nvl_fence_put(f);
 		if (ret)

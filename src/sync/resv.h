@@ -125,8 +125,7 @@ void nvl_resv_acquire_init(struct nvl_ww_acquire_ctx *ctx);
  *
  * Return: 0 or -ENOMEM (nothing changed).
  */
-int nvl_resv_reserve_fences(struct nvl_resv *resv,
-			    unsigned num) NVL_MUST_CHECK;
+int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num) NVL_MUST_CHECK;
 
 /**
  * nvl_resv_add_fence() - add @fence with @usage (takes a reference); lock
@@ -198,8 +197,8 @@ struct nvl_fence *nvl_resv_iter_next(struct nvl_resv_iter *it);
  * nvl_resv_for_each_fence() - iterate (lock held) the fences with usage
  * <= @usage_; @cursor is a struct nvl_resv_iter *.
  */
-#define nvl_resv_for_each_fence(cursor, resv_, usage_, fence)             \
-	for ((fence) = nvl_resv_iter_first((cursor), (resv_), (usage_)); \
+#define nvl_resv_for_each_fence(cursor, resv_, usage_, fence)                  \
+	for ((fence) = nvl_resv_iter_first((cursor), (resv_), (usage_));       \
 	     (fence); (fence) = nvl_resv_iter_next(cursor))
 
 /**

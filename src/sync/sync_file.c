@@ -36,8 +36,8 @@ struct sf_entry {
 	dev_t dev;
 	ino_t ino;
 	int wfd;
-	struct nvl_fence *fence;  /* sync file */
-	struct nvl_syncobj *obj;  /* syncobj fd */
+	struct nvl_fence *fence; /* sync file */
+	struct nvl_syncobj *obj; /* syncobj fd */
 	struct nvl_fence_cb cb;
 	bool cb_queued;
 };
@@ -71,9 +71,9 @@ static void collect_locked(struct nvl_list *dead)
 {
 	struct nvl_list *pos, *n;
 
-	nvl_list_for_each_safe(pos, n, &registry) {
+	nvl_list_for_each_safe (pos, n, &registry) {
 		struct sf_entry *e = nvl_list_entry(pos, struct sf_entry, node);
-		struct pollfd p = { .fd = e->wfd, .events = POLLIN };
+		struct pollfd p = {.fd = e->wfd, .events = POLLIN};
 
 		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
 			nvl_list_del(&e->node);
@@ -113,10 +113,10 @@ static int export_entry(struct nvl_fence *fence, struct nvl_syncobj *obj,
 		int err = errno;
 
 		nvl_free(e);
-		return nvl_error(err == ENFILE || err == EMFILE ? -EMFILE :
-								  -err,
-				 "sync_file: cannot create a socket pair (errno %d)",
-				 err);
+		return nvl_error(
+			err == ENFILE || err == EMFILE ? -EMFILE : -err,
+			"sync_file: cannot create a socket pair (errno %d)",
+			err);
 	}
 	if (fstat(fds[0], &st)) {
 		int err = errno;
@@ -175,7 +175,7 @@ static int import_entry(int fd, bool want_fence, struct nvl_fence **fence_out,
 		return nvl_error(-EINVAL, "sync_file: fd %d is not a %s", fd,
 				 want_fence ? "sync file" : "syncobj fd");
 	pthread_mutex_lock(&reg_lock);
-	nvl_list_for_each(pos, &registry) {
+	nvl_list_for_each (pos, &registry) {
 		struct sf_entry *e = nvl_list_entry(pos, struct sf_entry, node);
 
 		if (e->dev != st.st_dev || e->ino != st.st_ino)
@@ -214,7 +214,7 @@ unsigned nvl_sync_file_collect(void)
 
 	pthread_mutex_lock(&reg_lock);
 	collect_locked(&dead);
-	nvl_list_for_each(pos, &registry)
+	nvl_list_for_each (pos, &registry)
 		live++;
 	pthread_mutex_unlock(&reg_lock);
 	free_dead(&dead);

@@ -94,8 +94,7 @@ void nvl_syncobj_put(struct nvl_syncobj *obj)
 	nvl_free(obj);
 }
 
-struct nvl_syncobj *nvl_syncobj_find(struct nvl_client *client,
-				     uint32_t handle)
+struct nvl_syncobj *nvl_syncobj_find(struct nvl_client *client, uint32_t handle)
 {
 	if (!client)
 		return NULL;
@@ -152,8 +151,7 @@ static void run_waiters(struct nvl_syncobj *obj)
 	}
 }
 
-void nvl_syncobj_replace_fence(struct nvl_syncobj *obj,
-			       struct nvl_fence *fence)
+void nvl_syncobj_replace_fence(struct nvl_syncobj *obj, struct nvl_fence *fence)
 {
 	struct nvl_fence *old;
 
@@ -276,8 +274,7 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 				 flags);
 	obj = nvl_syncobj_find(client, handle);
 	if (!obj)
-		return nvl_error(-ENOENT, "syncobj: unknown handle %u",
-				 handle);
+		return nvl_error(-ENOENT, "syncobj: unknown handle %u", handle);
 	ret = nvl_syncobj_resolve(obj, point, fence_out);
 	if (ret && (flags & NVL_SYNCOBJ_WAIT_FOR_SUBMIT)) {
 		nvl_checker_assert_no_locks("syncobj WAIT_FOR_SUBMIT");
@@ -304,12 +301,14 @@ int nvl_syncobj_find_fence(struct nvl_client *client, uint32_t handle,
 	}
 	nvl_syncobj_put(obj);
 	if (ret == -ETIME)
-		return nvl_error(-ETIME, "syncobj: handle %u point %llu: no "
-					 "fence submitted within 5 s",
+		return nvl_error(-ETIME,
+				 "syncobj: handle %u point %llu: no "
+				 "fence submitted within 5 s",
 				 handle, (unsigned long long)point);
 	if (ret)
-		return nvl_error(ret, "syncobj: handle %u point %llu has no "
-				      "fence",
+		return nvl_error(ret,
+				 "syncobj: handle %u point %llu has no "
+				 "fence",
 				 handle, (unsigned long long)point);
 	return 0;
 }
@@ -401,8 +400,7 @@ static int replace_all(const char *op, struct nvl_client *client,
 	pthread_mutex_lock(&client->lock);
 	ret = lookup_all_locked(client, op, handles, count);
 	for (uint32_t i = 0; !ret && i < count; i++)
-		nvl_syncobj_replace_fence(obj_locked(client, handles[i]),
-					  stub);
+		nvl_syncobj_replace_fence(obj_locked(client, handles[i]), stub);
 	pthread_mutex_unlock(&client->lock);
 	nvl_fence_put(stub);
 	return ret;
@@ -475,7 +473,8 @@ static uint64_t query_signalled(struct nvl_fence *head)
 	struct nvl_fence_chain *lc;
 	uint64_t point;
 
-	nvl_fence_chain_for_each(iter, head) {
+	nvl_fence_chain_for_each(iter, head)
+	{
 		if (iter->context != head->context ||
 		    !nvl_to_fence_chain(iter)) {
 			nvl_fence_put(iter);
@@ -514,8 +513,9 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 		struct nvl_fence *f;
 
 		if (!obj)
-			return nvl_error(-ENOENT, "syncobj: query: handle %u "
-						  "closed meanwhile",
+			return nvl_error(-ENOENT,
+					 "syncobj: query: handle %u "
+					 "closed meanwhile",
 					 handles[i]);
 		f = nvl_syncobj_fence_get(obj);
 		if (!nvl_to_fence_chain(f))
@@ -545,8 +545,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		*out = nvl_fence_get(f);
 		return 0;
 	}
-	nvl_fence_unwrap_for_each(leaf, &cur, f)
-		n += !nvl_fence_is_signaled(leaf);
+	nvl_fence_unwrap_for_each(leaf, &cur, f) n +=
+		!nvl_fence_is_signaled(leaf);
 	if (n == 0) {
 		*out = nvl_fence_get_stub();
 		return 0;
@@ -555,7 +555,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 	if (!arr)
 		return nvl_error(-ENOMEM, "syncobj: transfer: out of memory");
 	/* dedup by context, keeping the later fence (as dma_fence_unwrap) */
-	nvl_fence_unwrap_for_each(leaf, &cur, f) {
+	nvl_fence_unwrap_for_each(leaf, &cur, f)
+	{
 		unsigned j;
 
 		if (nvl_fence_is_signaled(leaf))
@@ -564,7 +565,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 			if (arr[j]->context == leaf->context)
 				break;
 		if (j < i) {
-			if (leaf != arr[j] && nvl_fence_is_later(leaf, arr[j])) {
+			if (leaf != arr[j] &&
+			    nvl_fence_is_later(leaf, arr[j])) {
 				nvl_fence_put(arr[j]);
 				arr[j] = nvl_fence_get(leaf);
 			}
@@ -582,8 +584,8 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		*out = nvl_fence_get_stub();
 		return 0;
 	}
-	if (nvl_fence_array_create(i, arr, nvl_fence_context_alloc(1), 1,
-				   false, &a)) {
+	if (nvl_fence_array_create(i, arr, nvl_fence_context_alloc(1), 1, false,
+				   &a)) {
 		while (i)
 			nvl_fence_put(arr[--i]);
 		nvl_free(arr);
@@ -637,8 +639,8 @@ out:
 	return ret;
 }
 
-NVL_API int nvl_syncobj_handle_to_fd(struct nvl_client *client,
-				     uint32_t handle, int *fd_out)
+NVL_API int nvl_syncobj_handle_to_fd(struct nvl_client *client, uint32_t handle,
+				     int *fd_out)
 {
 	struct nvl_syncobj *obj;
 	int ret;
@@ -647,8 +649,9 @@ NVL_API int nvl_syncobj_handle_to_fd(struct nvl_client *client,
 		return nvl_error(-EINVAL, "syncobj: handle_to_fd without fd");
 	obj = nvl_syncobj_find(client, handle);
 	if (!obj)
-		return nvl_error(-EINVAL, "syncobj: handle_to_fd: unknown "
-					  "handle %u",
+		return nvl_error(-EINVAL,
+				 "syncobj: handle_to_fd: unknown "
+				 "handle %u",
 				 handle);
 	ret = nvl_sync_file_export_syncobj(obj, fd_out);
 	nvl_syncobj_put(obj);
@@ -688,8 +691,9 @@ NVL_API int nvl_syncobj_export_sync_file(struct nvl_client *client,
 	ret = nvl_syncobj_resolve(obj, point, &f);
 	nvl_syncobj_put(obj);
 	if (ret)
-		return nvl_error(-EINVAL, "syncobj: export: handle %u point "
-					  "%llu has no fence",
+		return nvl_error(-EINVAL,
+				 "syncobj: export: handle %u point "
+				 "%llu has no fence",
 				 handle, (unsigned long long)point);
 	ret = nvl_sync_file_export(f, fd_out);
 	nvl_fence_put(f);

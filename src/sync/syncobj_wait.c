@@ -65,9 +65,9 @@ static enum peek peek(struct nvl_syncobj *obj, uint64_t point, uint32_t flags)
 	else if (point)
 		p = (nvl_to_fence_chain(f) && f->seqno >= point &&
 		     ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) ||
-		      nvl_fence_test_signaled_flag(f))) ?
-			    PEEK_DONE :
-			    PEEK_UNKNOWN;
+		      nvl_fence_test_signaled_flag(f)))
+			    ? PEEK_DONE
+			    : PEEK_UNKNOWN;
 	else if ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) ||
 		 nvl_fence_test_signaled_flag(f))
 		p = PEEK_DONE;
@@ -88,9 +88,8 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 
 	pthread_mutex_lock(&client->lock);
 	for (uint32_t i = 0; i < count; i++) {
-		struct nvl_syncobj *obj =
-			nvl_idr_find(&client->tables[NVL_HANDLE_SYNCOBJ],
-				     handles[i]);
+		struct nvl_syncobj *obj = nvl_idr_find(
+			&client->tables[NVL_HANDLE_SYNCOBJ], handles[i]);
 		enum peek p;
 
 		if (!obj) {
@@ -111,19 +110,21 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 	}
 	pthread_mutex_unlock(&client->lock);
 	if (unknown_at != UINT32_MAX) {
-		*ret = nvl_error(-ENOENT, "syncobj: wait: unknown handle %u "
-					  "(entry %u)",
+		*ret = nvl_error(-ENOENT,
+				 "syncobj: wait: unknown handle %u "
+				 "(entry %u)",
 				 handles[unknown_at], unknown_at);
 		return 1;
 	}
 	if (slow)
 		return 0;
 	if (nofence_at != UINT32_MAX) {
-		if (flags & (NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
-			     NVL_SYNCOBJ_WAIT_AVAILABLE))
+		if (flags &
+		    (NVL_SYNCOBJ_WAIT_FOR_SUBMIT | NVL_SYNCOBJ_WAIT_AVAILABLE))
 			return 0;
-		*ret = nvl_error(-EINVAL, "syncobj: wait: handle %u (entry %u) "
-					  "has no fence",
+		*ret = nvl_error(-EINVAL,
+				 "syncobj: wait: handle %u (entry %u) "
+				 "has no fence",
 				 handles[nofence_at], nofence_at);
 		return 1;
 	}
@@ -210,14 +211,16 @@ static int slow_path(struct nvl_client *client, const uint32_t *handles,
 	atomic_init(&wq.seq, 0);
 	ents = nvl_calloc(count, sizeof(*ents));
 	if (!ents)
-		return nvl_error(-ENOMEM, "syncobj: wait: out of memory for "
-					  "%u entries",
+		return nvl_error(-ENOMEM,
+				 "syncobj: wait: out of memory for "
+				 "%u entries",
 				 count);
 	for (uint32_t i = 0; i < count; i++) {
 		ents[i].obj = nvl_syncobj_find(client, handles[i]);
 		if (!ents[i].obj) {
-			ret = nvl_error(-ENOENT, "syncobj: wait: unknown handle "
-						 "%u (entry %u)",
+			ret = nvl_error(-ENOENT,
+					"syncobj: wait: unknown handle "
+					"%u (entry %u)",
 					handles[i], i);
 			goto out;
 		}
@@ -232,9 +235,10 @@ static int slow_path(struct nvl_client *client, const uint32_t *handles,
 		any_missing = true;
 		if (!(flags & (NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
 			       NVL_SYNCOBJ_WAIT_AVAILABLE))) {
-			ret = nvl_error(-EINVAL, "syncobj: wait: handle %u "
-						 "point %llu (entry %u) has no "
-						 "fence",
+			ret = nvl_error(-EINVAL,
+					"syncobj: wait: handle %u "
+					"point %llu (entry %u) has no "
+					"fence",
 					handles[i],
 					(unsigned long long)ents[i].point, i);
 			goto out;
@@ -263,8 +267,8 @@ static int slow_path(struct nvl_client *client, const uint32_t *handles,
 					first = i;
 			}
 		}
-		if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? ndone == count :
-						     ndone > 0) {
+		if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? ndone == count
+						   : ndone > 0) {
 			if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
 				*first_signaled = first;
 			ret = 0;
@@ -290,10 +294,10 @@ out:
 	return ret;
 }
 
-NVL_API int nvl_syncobj_wait(struct nvl_client *client,
-			     const uint32_t *handles, const uint64_t *points,
-			     uint32_t count, int64_t abs_timeout_ns,
-			     uint32_t flags, uint32_t *first_signaled)
+NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
+			     const uint64_t *points, uint32_t count,
+			     int64_t abs_timeout_ns, uint32_t flags,
+			     uint32_t *first_signaled)
 {
 	int ret;
 

@@ -69,7 +69,8 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	if (op->op == NVL_VM_BIND_OP_UNMAP_ALL) {
 		if (f || op->addr || op->range || op->bo_offset || !has_bo)
 			return nvl_error(-EINVAL,
-					 "vm: bind op %u: UNMAP_ALL takes a BO and nothing else",
+					 "vm: bind op %u: UNMAP_ALL takes a BO "
+					 "and nothing else",
 					 i);
 		return 0;
 	}
@@ -78,30 +79,35 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 				 op->op);
 	if ((op->addr | op->range | op->bo_offset) & mask)
 		return nvl_error(-EINVAL,
-				 "vm: bind op %u: [%#llx, +%#llx) @%#llx not aligned to %u KiB",
+				 "vm: bind op %u: [%#llx, +%#llx) @%#llx not "
+				 "aligned to %u KiB",
 				 i, (unsigned long long)op->addr,
 				 (unsigned long long)op->range,
 				 (unsigned long long)op->bo_offset,
 				 (1u << g->page_shift) / 1024);
 	if (!nvl_gpuvm_range_valid(g, op->addr, op->range))
-		return nvl_error(-EINVAL,
-				 "vm: bind op %u: range [%#llx, +%#llx) empty, outside [%#llx, %#llx) or in the reserved range",
-				 i, (unsigned long long)op->addr,
-				 (unsigned long long)op->range,
-				 (unsigned long long)g->start,
-				 (unsigned long long)g->end);
+		return nvl_error(
+			-EINVAL,
+			"vm: bind op %u: range [%#llx, +%#llx) empty, outside "
+			"[%#llx, %#llx) or in the reserved range",
+			i, (unsigned long long)op->addr,
+			(unsigned long long)op->range,
+			(unsigned long long)g->start,
+			(unsigned long long)g->end);
 	switch (op->op) {
 	case NVL_VM_BIND_OP_MAP:
 		if ((f & NVL_VM_BIND_SPARSE) && (f & NVL_VM_BIND_NULL))
-			return nvl_error(-EINVAL,
-					 "vm: bind op %u: SPARSE and NULL together",
-					 i);
+			return nvl_error(
+				-EINVAL,
+				"vm: bind op %u: SPARSE and NULL together", i);
 		if (f & (NVL_VM_BIND_SPARSE | NVL_VM_BIND_NULL)) {
 			if (has_bo || op->bo_offset ||
 			    (f & NVL_VM_BIND_READONLY))
-				return nvl_error(-EINVAL,
-						 "vm: bind op %u: a SPARSE/NULL map takes no BO, offset or READONLY",
-						 i);
+				return nvl_error(
+					-EINVAL,
+					"vm: bind op %u: a SPARSE/NULL map "
+					"takes no BO, offset or READONLY",
+					i);
 			return 0;
 		}
 		if (!has_bo)
@@ -112,14 +118,16 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 		if ((f & ~(uint32_t)NVL_VM_BIND_SPARSE) || has_bo ||
 		    op->bo_offset)
 			return nvl_error(-EINVAL,
-					 "vm: bind op %u: UNMAP takes only SPARSE, no BO",
+					 "vm: bind op %u: UNMAP takes only "
+					 "SPARSE, no BO",
 					 i);
 		return 0;
 	default: /* PREFETCH */
 		if (f || has_bo || op->bo_offset)
-			return nvl_error(-EINVAL,
-					 "vm: bind op %u: PREFETCH takes a range only",
-					 i);
+			return nvl_error(
+				-EINVAL,
+				"vm: bind op %u: PREFETCH takes a range only",
+				i);
 		return 0;
 	}
 }
@@ -131,7 +139,8 @@ int nvl_vm_validate_kop_bo(uint32_t i, const struct nvl_vm_kop *op)
 	if (op->bo_offset >= op->obj->size_B ||
 	    op->range > op->obj->size_B - op->bo_offset)
 		return nvl_error(-EINVAL,
-				 "vm: bind op %u: BO range @%#llx +%#llx past the BO's %#llx bytes",
+				 "vm: bind op %u: BO range @%#llx +%#llx past "
+				 "the BO's %#llx bytes",
 				 i, (unsigned long long)op->bo_offset,
 				 (unsigned long long)op->range,
 				 (unsigned long long)op->obj->size_B);
@@ -217,22 +226,24 @@ static int precheck_regions(const struct nvl_gpuvm *g,
 		if (!r)
 			continue;
 		if (k->flags & NVL_VM_BIND_SPARSE)
-			return nvl_error(-ENOSPC,
-					 "vm %s: bind op %u: sparse region [%#llx, +%#llx) over region [%#llx, %#llx]",
-					 g->name, i,
-					 (unsigned long long)k->addr,
-					 (unsigned long long)k->range,
-					 (unsigned long long)r->node.start,
-					 (unsigned long long)r->node.last);
+			return nvl_error(
+				-ENOSPC,
+				"vm %s: bind op %u: sparse region [%#llx, "
+				"+%#llx) over region [%#llx, %#llx]",
+				g->name, i, (unsigned long long)k->addr,
+				(unsigned long long)k->range,
+				(unsigned long long)r->node.start,
+				(unsigned long long)r->node.last);
 		if (r->node.start > k->addr ||
 		    r->node.last < k->addr + k->range - 1)
-			return nvl_error(-ENOSPC,
-					 "vm %s: bind op %u: map [%#llx, +%#llx) straddles sparse region [%#llx, %#llx]",
-					 g->name, i,
-					 (unsigned long long)k->addr,
-					 (unsigned long long)k->range,
-					 (unsigned long long)r->node.start,
-					 (unsigned long long)r->node.last);
+			return nvl_error(
+				-ENOSPC,
+				"vm %s: bind op %u: map [%#llx, +%#llx) "
+				"straddles sparse region [%#llx, %#llx]",
+				g->name, i, (unsigned long long)k->addr,
+				(unsigned long long)k->range,
+				(unsigned long long)r->node.start,
+				(unsigned long long)r->node.last);
 	}
 	return 0;
 }
@@ -422,7 +433,7 @@ static int order_after_overlaps(struct nvl_vm *vm, struct nvl_vm_job *job)
 
 	if (job->lo >= job->hi)
 		return 0;
-	nvl_list_for_each_entry(p, &vm->pending, link) {
+	nvl_list_for_each_entry (p, &vm->pending, link) {
 		struct nvl_fence *f;
 		int ret;
 
@@ -480,7 +491,8 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 				     time_left(&deadline, vm->sync_timeout_ns));
 		if (ret)
 			return nvl_error(ret,
-					 "vm %s: bind: wait %u did not signal within %lld ms",
+					 "vm %s: bind: wait %u did not signal "
+					 "within %lld ms",
 					 g->name, i,
 					 (long long)ms_of(vm->sync_timeout_ns));
 	}
@@ -513,7 +525,7 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		}
 		if (!nvl_list_empty(&vm->pending))
 			nvl_gpuvm_txn_span(&txn, &lo, &hi);
-		nvl_list_for_each_entry(p, &vm->pending, link) {
+		nvl_list_for_each_entry (p, &vm->pending, link) {
 			struct nvl_fence *f = pending_overlap(p, lo, hi);
 
 			if (f) {
@@ -538,14 +550,15 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		if (done_out)
 			*done_out = nvl_fence_get_stub();
 		return 0;
-wait:
+	wait:
 		pthread_mutex_unlock(&g->lock);
 		ret = nvl_fence_wait(busy,
 				     time_left(&deadline, vm->sync_timeout_ns));
 		nvl_fence_put(busy);
 		if (ret)
 			return nvl_error(-EBUSY,
-					 "vm %s: sync bind: binds it must follow still pending after %lld ms",
+					 "vm %s: sync bind: binds it must "
+					 "follow still pending after %lld ms",
 					 g->name,
 					 (long long)ms_of(vm->sync_timeout_ns));
 	}

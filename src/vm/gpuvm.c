@@ -64,10 +64,10 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 	if (args->page_shift < 12 || args->page_shift > 30)
 		return nvl_error(-EINVAL, "vm: page shift %u unsupported",
 				 args->page_shift);
-	if (args->start >= args->end || !aligned(args->start, args->page_shift) ||
+	if (args->start >= args->end ||
+	    !aligned(args->start, args->page_shift) ||
 	    !aligned(args->end, args->page_shift))
-		return nvl_error(-EINVAL,
-				 "vm: bad window [%#llx, %#llx)",
+		return nvl_error(-EINVAL, "vm: bad window [%#llx, %#llx)",
 				 (unsigned long long)args->start,
 				 (unsigned long long)args->end);
 	if (args->kernel_range &&
@@ -76,7 +76,8 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 	     !aligned(args->kernel_start, args->page_shift) ||
 	     !aligned(args->kernel_range, args->page_shift)))
 		return nvl_error(-EINVAL,
-				 "vm: reserved range [%#llx, +%#llx) not inside the window",
+				 "vm: reserved range [%#llx, +%#llx) not "
+				 "inside the window",
 				 (unsigned long long)args->kernel_start,
 				 (unsigned long long)args->kernel_range);
 	if (!args->pt_ops || !args->pt_ops->get || !args->pt_ops->put ||
@@ -93,8 +94,8 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 	vm->kstart = args->kernel_range ? args->kernel_start : 0;
 	vm->kend = args->kernel_range ? kend : 0;
 	vm->page_shift = args->page_shift;
-	vm->big_page_shifts = args->big_page_shifts &
-			      ~((2ull << args->page_shift) - 1);
+	vm->big_page_shifts =
+		args->big_page_shifts & ~((2ull << args->page_shift) - 1);
 	nvl_ibtree_init(&vm->vas);
 	nvl_itree_init(&vm->regions);
 	vm->pt = args->pt_ops;
@@ -173,8 +174,7 @@ bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
 	return true;
 }
 
-int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr,
-			    uint64_t range)
+int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
 {
 	if (vm->pt->get_region)
 		return vm->pt->get_region(vm->pt_priv, addr, range);
@@ -191,9 +191,8 @@ void nvl_gpuvm_region_pt_put(struct nvl_gpuvm *vm, uint64_t addr,
 }
 
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
-				      struct nvl_gem_object *obj,
-				      uint64_t addr, uint64_t range,
-				      uint64_t bo_offset)
+				      struct nvl_gem_object *obj, uint64_t addr,
+				      uint64_t range, uint64_t bo_offset)
 {
 	uint64_t bits = vm->big_page_shifts;
 	uint64_t all = addr | range | bo_offset;
@@ -238,8 +237,8 @@ struct nvl_gpuva *nvl_gpuvm_find_first(const struct nvl_gpuvm *vm,
 	return va_of(first_overlap(&vm->vas, addr, addr + range - 1));
 }
 
-struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
-				      uint64_t addr, uint64_t range)
+struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va, uint64_t addr,
+				      uint64_t range)
 {
 	/*
 	 * Mappings do not overlap: the in-order successor is the next one,
@@ -300,9 +299,9 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 {
 	if (nvl_itree_empty(&vm->regions))
 		return NULL;
-	return live_region(nvl_itree_first(&vm->regions, addr,
-					   addr + range - 1),
-			   addr, addr + range - 1);
+	return live_region(
+		nvl_itree_first(&vm->regions, addr, addr + range - 1), addr,
+		addr + range - 1);
 }
 
 struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,

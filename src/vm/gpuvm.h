@@ -272,8 +272,8 @@ struct nvl_gpuva *nvl_gpuvm_find_first(const struct nvl_gpuvm *vm,
  *
  * Return: the mapping, or NULL.
  */
-struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
-				      uint64_t addr, uint64_t range);
+struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va, uint64_t addr,
+				      uint64_t range);
 
 /**
  * nvl_gpuvm_find_at() - the mapping containing @addr.
@@ -282,8 +282,7 @@ struct nvl_gpuva *nvl_gpuvm_find_next(const struct nvl_gpuva *va,
  *
  * Return: the mapping, or NULL.
  */
-struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm,
-				    uint64_t addr);
+struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm, uint64_t addr);
 
 /**
  * nvl_gpuvm_find() - the mapping exactly at [@addr, @addr + @range).
@@ -292,8 +291,8 @@ struct nvl_gpuva *nvl_gpuvm_find_at(const struct nvl_gpuvm *vm,
 struct nvl_gpuva *nvl_gpuvm_find(const struct nvl_gpuvm *vm, uint64_t addr,
 				 uint64_t range);
 
-#define nvl_gpuvm_for_each_va_range(va, vm, addr, range)                   \
-	for (va = nvl_gpuvm_find_first(vm, addr, range); va;               \
+#define nvl_gpuvm_for_each_va_range(va, vm, addr, range)                       \
+	for (va = nvl_gpuvm_find_first(vm, addr, range); va;                   \
 	     va = nvl_gpuvm_find_next(va, addr, range))
 
 /**
@@ -344,9 +343,8 @@ void nvl_gpuvm_region_pt_put(struct nvl_gpuvm *vm, uint64_t addr,
  * and @obj is not NULL, that @obj's backing allows.
  */
 unsigned int nvl_gpuvm_page_shift_for(const struct nvl_gpuvm *vm,
-				      struct nvl_gem_object *obj,
-				      uint64_t addr, uint64_t range,
-				      uint64_t bo_offset);
+				      struct nvl_gem_object *obj, uint64_t addr,
+				      uint64_t range, uint64_t bo_offset);
 
 /* ---- node cache (vm.c) ------------------------------------------------ */
 

@@ -104,8 +104,7 @@ struct nvl_vm_pt_record {
  */
 static void rec_lock_raw(struct nvl_vm_pt_record *rec)
 {
-	while (atomic_exchange_explicit(&rec->busy, true,
-					memory_order_acquire))
+	while (atomic_exchange_explicit(&rec->busy, true, memory_order_acquire))
 		while (atomic_load_explicit(&rec->busy, memory_order_relaxed))
 			sched_yield();
 }
@@ -180,8 +179,8 @@ static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
 	}
 	if (!p->bump || (size_t)(p->end - p->bump) < need) {
 		size_t sz = p->slab_B ? p->slab_B : SLAB_MIN;
-		char *slab = sz >= HUGE_B ? nvl_aligned_alloc(HUGE_B, sz) :
-					    nvl_malloc(sz);
+		char *slab = sz >= HUGE_B ? nvl_aligned_alloc(HUGE_B, sz)
+					  : nvl_malloc(sz);
 
 		if (!slab)
 			return NULL;
@@ -355,7 +354,8 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
 		/* at most half full; past that only a failed grow lets it fill
 		 * up to three quarters before refusing */
 		if (2 * (rec->nchunks + 1) > rec->nslots) {
-			if (grow(rec) && 4 * (rec->nchunks + 1) > 3 * rec->nslots)
+			if (grow(rec) &&
+			    4 * (rec->nchunks + 1) > 3 * rec->nslots)
 				return -ENOMEM;
 			sl = probe(rec, key);
 		}
@@ -523,7 +523,7 @@ static void put_sparse(struct nvl_vm_pt_record *rec, struct chunk *c,
 		    c->runs[i - 1].e == s;
 	bool right = i < c->n && c->runs[i].state == NVL_VM_PT_SPARSE &&
 		     c->runs[i].s == e;
-	struct prun r = { .s = s, .e = e, .state = NVL_VM_PT_SPARSE };
+	struct prun r = {.s = s, .e = e, .state = NVL_VM_PT_SPARSE};
 
 	if (left && right) {
 		c->runs[i - 1].e = c->runs[i].e;
@@ -679,12 +679,12 @@ static void fill_page(const struct prun *r, uint32_t page,
 	out->obj = r->obj;
 	out->flags = r->flags;
 	out->page_shift = r->page_shift;
-	out->bo_offset = r->obj ? r->off + ((uint64_t)(page - r->s)
-					    << PAGE_SHIFT) : 0;
+	out->bo_offset =
+		r->obj ? r->off + ((uint64_t)(page - r->s) << PAGE_SHIFT) : 0;
 }
 
-uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec,
-				     uint64_t va, struct nvl_vm_pt_page *out)
+uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec, uint64_t va,
+				     struct nvl_vm_pt_page *out)
 {
 	uint64_t p = va >> PAGE_SHIFT;
 	uint64_t base = (p >> CHUNK_SHIFT) << CHUNK_SHIFT;
@@ -800,7 +800,7 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 {
 	struct chunk **v;
 	uint64_t n = 0, cur_va = 0, cur_end = 0;
-	struct nvl_vm_pt_page cur = { 0 };
+	struct nvl_vm_pt_page cur = {0};
 	bool have = false;
 
 	rec_lock(rec);

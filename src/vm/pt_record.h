@@ -62,8 +62,8 @@ void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
  * BO offsets when mapped. Lets a checker walk runs instead of pages.
  * Return: the end of that span (exclusive).
  */
-uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec,
-				     uint64_t va, struct nvl_vm_pt_page *out);
+uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec, uint64_t va,
+				     struct nvl_vm_pt_page *out);
 
 /**
  * nvl_vm_pt_record_hash() - a hash of the whole recorded state (runs, their

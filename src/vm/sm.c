@@ -118,7 +118,7 @@ static bool dead_in_txn(const struct nvl_gpuvm *vm, uint64_t s, uint64_t l)
 
 	if (!vm->cur_seq || nvl_itree_empty(&vm->regions))
 		return false;
-	nvl_itree_for_each(n, &vm->regions, s, l)
+	nvl_itree_for_each (n, &vm->regions, s, l)
 		if (container_of(n, struct nvl_gpuvm_region, node)->dead_seq ==
 		    vm->cur_seq)
 			return true;
@@ -135,14 +135,16 @@ static int check_map_regions(const struct nvl_gpuvm *vm, uint64_t A,
 	r = nvl_gpuvm_region_find_first(vm, A, range);
 	if (r && (r->node.start > A || r->node.last < A + range - 1))
 		return nvl_error(-ENOSPC,
-				 "vm: map [%#llx, +%#llx) straddles sparse region [%#llx, %#llx]",
+				 "vm: map [%#llx, +%#llx) straddles sparse "
+				 "region [%#llx, %#llx]",
 				 (unsigned long long)A,
 				 (unsigned long long)range,
 				 (unsigned long long)r->node.start,
 				 (unsigned long long)r->node.last);
 	if (dead_in_txn(vm, A, A + range - 1))
 		return nvl_error(-ENOSPC,
-				 "vm: map [%#llx, +%#llx) over a region destroyed in the same call",
+				 "vm: map [%#llx, +%#llx) over a region "
+				 "destroyed in the same call",
 				 (unsigned long long)A,
 				 (unsigned long long)range);
 	return 0;
@@ -150,12 +152,12 @@ static int check_map_regions(const struct nvl_gpuvm *vm, uint64_t A,
 
 static int bad_range(const struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
 {
-	return nvl_error(-EINVAL,
-			 "vm %s: range [%#llx, +%#llx) empty, outside [%#llx, %#llx) or in the reserved range",
-			 vm->name, (unsigned long long)addr,
-			 (unsigned long long)range,
-			 (unsigned long long)vm->start,
-			 (unsigned long long)vm->end);
+	return nvl_error(
+		-EINVAL,
+		"vm %s: range [%#llx, +%#llx) empty, outside [%#llx, %#llx) or "
+		"in the reserved range",
+		vm->name, (unsigned long long)addr, (unsigned long long)range,
+		(unsigned long long)vm->start, (unsigned long long)vm->end);
 }
 
 int nvl_gpuvm_sm_map_ops(struct nvl_gpuvm *vm,
@@ -197,11 +199,10 @@ int nvl_gpuvm_sm_map_ops(struct nvl_gpuvm *vm,
 		if (!op)
 			return -ENOMEM;
 		if (a < A)
-			op->remap.prev = (struct nvl_gpuvm_piece){ a, A - a, n };
+			op->remap.prev = (struct nvl_gpuvm_piece){a, A - a, n};
 		if (e > E)
-			op->remap.next = (struct nvl_gpuvm_piece){
-				E, e - E, n + (E - a)
-			};
+			op->remap.next =
+				(struct nvl_gpuvm_piece){E, e - E, n + (E - a)};
 	}
 	op = op_add(ops, NVL_GPUVM_OP_MAP, NULL, false);
 	if (!op)
@@ -231,18 +232,16 @@ static int unmap_walk(struct nvl_gpuvm *vm, uint64_t A, uint64_t range,
 			return -ENOMEM;
 		if (a < A)
 			op->remap.prev = (struct nvl_gpuvm_piece){
-				a, A - a, va->bo_offset
-			};
+				a, A - a, va->bo_offset};
 		if (e > E)
 			op->remap.next = (struct nvl_gpuvm_piece){
-				E, e - E, va->bo_offset + (E - a)
-			};
+				E, e - E, va->bo_offset + (E - a)};
 	}
 	return 0;
 }
 
-int nvl_gpuvm_sm_unmap_ops(struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range, struct nvl_gpuvm_ops *ops)
+int nvl_gpuvm_sm_unmap_ops(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range,
+			   struct nvl_gpuvm_ops *ops)
 {
 	if (!nvl_gpuvm_range_valid(vm, addr, range))
 		return bad_range(vm, addr, range);
@@ -258,7 +257,7 @@ int nvl_gpuvm_bo_unmap_ops(struct nvl_gpuvm *vm, struct nvl_gem_object *obj,
 
 	if (!vm_bo)
 		return 0;
-	nvl_list_for_each_entry(va, &vm_bo->vas, bo_link) {
+	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
 		if (!op_add(ops, NVL_GPUVM_OP_UNMAP, va, false)) {
 			ret = -ENOMEM;
 			break;
@@ -268,16 +267,16 @@ int nvl_gpuvm_bo_unmap_ops(struct nvl_gpuvm *vm, struct nvl_gem_object *obj,
 	return ret;
 }
 
-int nvl_gpuvm_prefetch_ops(struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range, struct nvl_gpuvm_ops *ops)
+int nvl_gpuvm_prefetch_ops(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range,
+			   struct nvl_gpuvm_ops *ops)
 {
 	struct nvl_gpuva *va;
 
 	if (!nvl_gpuvm_range_valid(vm, addr, range))
 		return bad_range(vm, addr, range);
-	nvl_gpuvm_for_each_va_range(va, vm, addr, range)
-		if (!op_add(ops, NVL_GPUVM_OP_PREFETCH, va, false))
-			return -ENOMEM;
+	nvl_gpuvm_for_each_va_range(
+		va, vm, addr, range) if (!op_add(ops, NVL_GPUVM_OP_PREFETCH, va,
+						 false)) return -ENOMEM;
 	return 0;
 }
 
@@ -292,7 +291,8 @@ int nvl_gpuvm_region_create_ops(struct nvl_gpuvm *vm, uint64_t addr,
 	    nvl_gpuvm_region_find_first(vm, addr, range) ||
 	    dead_in_txn(vm, addr, addr + range - 1))
 		return nvl_error(-ENOSPC,
-				 "vm %s: sparse region [%#llx, +%#llx) over a non-empty range",
+				 "vm %s: sparse region [%#llx, +%#llx) over a "
+				 "non-empty range",
 				 vm->name, (unsigned long long)addr,
 				 (unsigned long long)range);
 	op = op_add(ops, NVL_GPUVM_OP_REGION_CREATE, NULL, false);
@@ -314,10 +314,11 @@ int nvl_gpuvm_region_destroy_ops(struct nvl_gpuvm *vm, uint64_t addr,
 		return bad_range(vm, addr, range);
 	r = nvl_gpuvm_region_find_first(vm, addr, range);
 	if (!r || r->node.start != addr || r->node.last != addr + range - 1)
-		return nvl_error(-ENOENT,
-				 "vm %s: no sparse region is exactly [%#llx, +%#llx)",
-				 vm->name, (unsigned long long)addr,
-				 (unsigned long long)range);
+		return nvl_error(
+			-ENOENT,
+			"vm %s: no sparse region is exactly [%#llx, +%#llx)",
+			vm->name, (unsigned long long)addr,
+			(unsigned long long)range);
 	ret = unmap_walk(vm, addr, range, ops);
 	if (ret)
 		return ret;
@@ -340,8 +341,7 @@ static const char *obj_name(char *b, size_t len, struct nvl_gem_object *obj)
 	return b;
 }
 
-char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf,
-			  size_t len)
+char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf, size_t len)
 {
 	const struct nvl_gpuva *va = op->va;
 	char o[24];
@@ -358,8 +358,8 @@ char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf,
 	case NVL_GPUVM_OP_UNMAP:
 	case NVL_GPUVM_OP_PREFETCH:
 		snprintf(buf, len, "%s [%#llx, %#llx) %s@%#llx%s",
-			 op->kind == NVL_GPUVM_OP_UNMAP ? "UNMAP   " :
-							  "PREFETCH",
+			 op->kind == NVL_GPUVM_OP_UNMAP ? "UNMAP   "
+							: "PREFETCH",
 			 (unsigned long long)nvl_gpuva_addr(va),
 			 (unsigned long long)nvl_gpuva_end(va),
 			 obj_name(o, sizeof(o), nvl_gpuva_obj(va)),
@@ -392,9 +392,8 @@ char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf,
 	case NVL_GPUVM_OP_REGION_CREATE:
 	case NVL_GPUVM_OP_REGION_DESTROY:
 		snprintf(buf, len, "%s [%#llx, %#llx)",
-			 op->kind == NVL_GPUVM_OP_REGION_CREATE ?
-				 "SPARSE+  " :
-				 "SPARSE-  ",
+			 op->kind == NVL_GPUVM_OP_REGION_CREATE ? "SPARSE+  "
+								: "SPARSE-  ",
 			 (unsigned long long)op->region.addr,
 			 (unsigned long long)(op->region.addr +
 					      op->region.range));

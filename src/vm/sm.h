@@ -123,8 +123,7 @@ int nvl_gpuvm_sm_map_ops(struct nvl_gpuvm *vm,
  * (zero ops when nothing is mapped there).
  * Return: 0, -EINVAL for an invalid range, -ENOMEM.
  */
-int nvl_gpuvm_sm_unmap_ops(struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range,
+int nvl_gpuvm_sm_unmap_ops(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range,
 			   struct nvl_gpuvm_ops *ops) NVL_MUST_CHECK;
 
 /**
@@ -138,8 +137,7 @@ int nvl_gpuvm_bo_unmap_ops(struct nvl_gpuvm *vm, struct nvl_gem_object *obj,
  * nvl_gpuvm_prefetch_ops() - one PREFETCH per mapping overlapping the range.
  * Return: 0, -EINVAL for an invalid range, -ENOMEM.
  */
-int nvl_gpuvm_prefetch_ops(struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range,
+int nvl_gpuvm_prefetch_ops(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range,
 			   struct nvl_gpuvm_ops *ops) NVL_MUST_CHECK;
 
 /**
@@ -165,8 +163,7 @@ int nvl_gpuvm_region_destroy_ops(struct nvl_gpuvm *vm, uint64_t addr,
  * nvl_gpuvm_op_format() - one line describing @op (demo, debugging).
  * Return: @buf.
  */
-char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf,
-			  size_t len);
+char *nvl_gpuvm_op_format(const struct nvl_gpuvm_op *op, char *buf, size_t len);
 
 /* ---- transactions (txn.c) -------------------------------------------- */
 
@@ -243,8 +240,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
  * page-table writes; allocates nothing, cannot fail. The list then owns
  * nothing and only needs nvl_gpuvm_ops_fini().
  */
-void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn,
-			 struct nvl_gpuvm_ops *ops);
+void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops);
 
 /**
  * nvl_gpuvm_txn_commit() - write the page tables. Runs in a

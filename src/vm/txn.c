@@ -61,8 +61,7 @@ static void pt_put_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 		    va->page_shift);
 }
 
-static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
-			   bool got)
+static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, bool got)
 {
 	if (!va)
 		return;
@@ -128,8 +127,7 @@ void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
 	vm->cur_seq = txn->seq;
 }
 
-static int grow(void **v, void *inl, uint32_t *cap, uint32_t need,
-		size_t elem)
+static int grow(void **v, void *inl, uint32_t *cap, uint32_t need, size_t elem)
 {
 	uint32_t cap2 = *cap;
 	void *p;
@@ -179,8 +177,8 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 
 static int pt_get_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 {
-	return vm->pt->get(vm->pt_priv, nvl_gpuva_addr(va),
-			   nvl_gpuva_range(va), va->page_shift);
+	return vm->pt->get(vm->pt_priv, nvl_gpuva_addr(va), nvl_gpuva_range(va),
+			   va->page_shift);
 }
 
 static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
@@ -199,8 +197,7 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 	return 0;
 }
 
-int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
-			  struct nvl_gpuvm_ops *ops)
+int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 {
 	struct nvl_gpuvm *vm = txn->vm;
 	uint32_t nlog = 0, ncmd = 0, nins = 0, nrem = 0;
@@ -224,8 +221,8 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 			}
 			/* the reference obtained is the mapping's */
 			op->va = new_va(vm, op->map.addr, op->map.range,
-					op->map.bo_offset, op->map.flags,
-					vm_bo, true);
+					op->map.bo_offset, op->map.flags, vm_bo,
+					true);
 			if (!op->va)
 				return -ENOMEM;
 			ret = pt_get_va(vm, op->va);
@@ -291,14 +288,13 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
 	 * them all.
 	 */
 	if (!ret)
-		ret = nvl_ibtree_preload(&vm->vas,
-					 nins + nrem + txn->nremoved);
+		ret = nvl_ibtree_preload(&vm->vas, nins + nrem + txn->nremoved);
 	return ret;
 }
 
 static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 {
-	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){ kind, p, NULL };
+	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){kind, p, NULL};
 }
 
 static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
@@ -352,7 +348,7 @@ static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	nvl_list_del(&va->bo_link);
 	txn->nremoved++;
 	txn->log[txn->nlog++] =
-		(struct nvl_gpuvm_txn_ent){ T_REMOVE_VA, va, pos };
+		(struct nvl_gpuvm_txn_ent){T_REMOVE_VA, va, pos};
 }
 
 static bool in_region(const struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
@@ -391,8 +387,7 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 	op->remap.prev_va = op->remap.next_va = NULL;
 }
 
-void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn,
-			 struct nvl_gpuvm_ops *ops)
+void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 {
 	struct nvl_gpuvm *vm = txn->vm;
 	unsigned int map_shift = 0xff;
@@ -461,8 +456,8 @@ void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
 				c->obj, c->bo_offset, c->flags);
 			break;
 		case NVL_GPUVM_PT_UNMAP:
-			pt->unmap(vm->pt_priv, c->addr, c->range,
-				  c->page_shift, c->sparse);
+			pt->unmap(vm->pt_priv, c->addr, c->range, c->page_shift,
+				  c->sparse);
 			break;
 		case NVL_GPUVM_PT_SPARSE:
 			pt->sparse(vm->pt_priv, c->addr, c->range, c->sparse);

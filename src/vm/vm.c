@@ -130,7 +130,7 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 			   const struct nvl_vm_backend *backend,
 			   uint64_t client_id, struct nvl_vm **vm_out)
 {
-	struct nvl_gpuvm_args ga = { 0 };
+	struct nvl_gpuvm_args ga = {0};
 	struct nvl_sched_args sa = {
 		.ops = &nvl_vm_bind_sched_ops,
 		.credit_limit = BIND_CREDITS,
@@ -262,7 +262,7 @@ void nvl_vm_put(struct nvl_vm *vm)
 	nvl_sched_entity_fini(&vm->defq->entity);
 	nvl_fence_put(vm->defq->last);
 	nvl_free(vm->defq);
-	nvl_list_for_each_entry_safe(q, tmp, &vm->zombies, zlink) {
+	nvl_list_for_each_entry_safe (q, tmp, &vm->zombies, zlink) {
 		nvl_list_del(&q->zlink);
 		queue_free(q);
 	}
@@ -288,14 +288,14 @@ static void reap_zombies(struct nvl_vm *vm)
 
 	nvl_list_init(&idle);
 	pthread_mutex_lock(&vm->gpuvm->lock);
-	nvl_list_for_each_entry_safe(q, tmp, &vm->zombies, zlink) {
+	nvl_list_for_each_entry_safe (q, tmp, &vm->zombies, zlink) {
 		if (!nvl_vm_queue_idle(q))
 			continue;
 		nvl_list_del(&q->zlink);
 		nvl_list_add_tail(&q->zlink, &idle);
 	}
 	pthread_mutex_unlock(&vm->gpuvm->lock);
-	nvl_list_for_each_entry_safe(q, tmp, &idle, zlink) {
+	nvl_list_for_each_entry_safe (q, tmp, &idle, zlink) {
 		nvl_list_del(&q->zlink);
 		queue_free(q);
 	}
@@ -388,7 +388,7 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 	if (!client || !vm_out)
 		return nvl_error(-EINVAL, "vm: create: NULL argument");
 	if (client->dev && atomic_load(&device_backend)) {
-		struct nvl_vm_backend be = { 0 };
+		struct nvl_vm_backend be = {0};
 
 		ret = atomic_load(&device_backend)(client->dev, &be);
 		if (ret)
@@ -435,8 +435,7 @@ NVL_API int nvl_vm_bind_queue_create(struct nvl_client *client, uint32_t vmh,
 	return oom_msg(ret, "queue create");
 }
 
-NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
-				      uint32_t queue)
+NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client, uint32_t queue)
 {
 	if (!client)
 		return nvl_error(-EINVAL, "vm: queue destroy: NULL client");
@@ -543,8 +542,8 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 		ret = nvl_syncobj_find_fence(client, waits[i].handle,
 					     waits[i].point, 0, &a->waits[i]);
 		if (ret)
-			return nvl_error(ret, "vm: bind wait %u: syncobj %u",
-					 i, waits[i].handle);
+			return nvl_error(ret, "vm: bind wait %u: syncobj %u", i,
+					 waits[i].handle);
 	}
 	for (uint32_t i = 0; i < a->n_sigs; i++) {
 		a->sigs[i] = nvl_syncobj_find(client, signals[i].handle);
@@ -595,7 +594,7 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 {
 	struct nvl_vm_kop k[STACK_OPS];
 	/* @own: k[i].obj holds a reference (one per run of one handle) */
-	bool own[STACK_OPS] = { false };
+	bool own[STACK_OPS] = {false};
 	struct nvl_gem_object *last = first;
 	uint32_t last_h = first_h, i, nlooked;
 	/* @first came with a reference, for the first op naming it */
@@ -606,8 +605,7 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		bool has_bo = kop_of(&k[i], &ops[i]);
 
 		if (ops[i].pad)
-			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
-					i);
+			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0", i);
 		else
 			ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
 		if (ret) {
@@ -637,7 +635,8 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 			last_h = h;
 			if (!last) {
 				ret = nvl_error(-ENOENT,
-						"vm: bind op %u: no BO %u", i, h);
+						"vm: bind op %u: no BO %u", i,
+						h);
 				break;
 			}
 			own[i] = true;
@@ -648,23 +647,22 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 	for (i = 0; !ret && i < n; i++)
 		ret = nvl_vm_validate_kop_bo(i, &k[i]);
 	if (!ret)
-		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags,
-					  NULL);
+		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags, NULL);
 	for (i = 0; i < nlooked; i++)
 		if (own[i])
 			nvl_gem_put(k[i].obj);
 	return ret;
 }
 
-NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
-			uint32_t queue, const struct nvl_vm_bind_op *ops,
-			uint32_t n_ops, const struct nvl_vm_sync *waits,
-			uint32_t n_waits, const struct nvl_vm_sync *signals,
-			uint32_t n_signals, uint32_t flags)
+NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
+			const struct nvl_vm_bind_op *ops, uint32_t n_ops,
+			const struct nvl_vm_sync *waits, uint32_t n_waits,
+			const struct nvl_vm_sync *signals, uint32_t n_signals,
+			uint32_t flags)
 {
 	struct nvl_vm_kop kops_stack[STACK_OPS];
-	struct bind_args a = { .n_ops = n_ops, .n_waits = n_waits,
-			       .n_sigs = n_signals };
+	struct bind_args a = {
+		.n_ops = n_ops, .n_waits = n_waits, .n_sigs = n_signals};
 	struct nvl_vm_queue *q = NULL;
 	struct nvl_fence *done = NULL;
 	struct nvl_vm *vm;
@@ -686,9 +684,8 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 
 		for (uint32_t i = 0; i < n_ops && !h; i++)
 			h = ops[i].handle;
-		nvl_client_handle_get2(client, NVL_HANDLE_VM, vmh,
-				       (void **)&vm, NVL_HANDLE_BO, h,
-				       (void **)&first);
+		nvl_client_handle_get2(client, NVL_HANDLE_VM, vmh, (void **)&vm,
+				       NVL_HANDLE_BO, h, (void **)&first);
 		if (!vm) {
 			nvl_gem_put(first);
 			return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
@@ -724,16 +721,17 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh,
 	if (queue) {
 		q = nvl_vm_queue_lookup(client, queue);
 		if (!q || q->vm != vm) {
-			ret = nvl_error(-ENOENT, "vm: bind: no queue %u of VM %u",
-					queue, vmh);
+			ret = nvl_error(-ENOENT,
+					"vm: bind: no queue %u of VM %u", queue,
+					vmh);
 			goto out_args;
 		}
 	}
 	ret = resolve(client, &a, ops, waits, signals);
 	if (ret)
 		goto out_args;
-	ret = nvl_vm_bind_checked(vm, q, a.kops, n_ops, a.waits, n_waits,
-				  flags, n_signals ? &done : NULL);
+	ret = nvl_vm_bind_checked(vm, q, a.kops, n_ops, a.waits, n_waits, flags,
+				  n_signals ? &done : NULL);
 	if (!ret && done)
 		install_signals(&a, signals, done);
 	nvl_fence_put(done);

@@ -170,7 +170,8 @@ struct nvl_vm *nvl_vm_queue_vm(const struct nvl_vm_queue *q);
 int nvl_vm_bind_kops(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		     const struct nvl_vm_kop *ops, uint32_t n,
 		     struct nvl_fence *const *waits, uint32_t n_waits,
-		     uint32_t flags, struct nvl_fence **done_out) NVL_MUST_CHECK;
+		     uint32_t flags,
+		     struct nvl_fence **done_out) NVL_MUST_CHECK;
 
 /**
  * nvl_vm_validate_kop() - check one operation against @vm (no change):

@@ -51,7 +51,7 @@ static struct nvl_gpuvm_bo *find_locked(struct nvl_gpuvm *vm,
 {
 	struct nvl_gpuvm_bo *vm_bo;
 
-	nvl_list_for_each_entry(vm_bo, &obj->gpuva.list, gem_link)
+	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link)
 		if (vm_bo->vm == vm)
 			return vm_bo;
 	return NULL;
@@ -167,7 +167,7 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 	struct nvl_gpuvm_bo *vm_bo;
 
 	nvl_gpuvm_gem_lock();
-	nvl_list_for_each_entry(vm_bo, &obj->gpuva.list, gem_link)
+	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link)
 		evict_locked(vm_bo, evicted);
 	nvl_gpuvm_gem_unlock();
 }

@@ -31,8 +31,8 @@ static int snapshot(struct nvl_gpuvm *vm, struct nvl_gem_object ***objs_out,
 		n = vm->nr_extobj;
 		if (objs && n <= *n_out) {
 			i = 0;
-			nvl_list_for_each_entry(vm_bo, &vm->extobj,
-						extobj_link) {
+			nvl_list_for_each_entry (vm_bo, &vm->extobj,
+						 extobj_link) {
 				objs[i++] = vm_bo->obj;
 				nvl_gem_get(vm_bo->obj);
 			}
@@ -81,7 +81,8 @@ int nvl_gpuvm_exec_lock(struct nvl_gpuvm *vm, struct nvl_exec *exec,
 	int ret = 0;
 
 	nvl_exec_init(exec, NVL_EXEC_IGNORE_DUPLICATES, 0);
-	nvl_exec_until_all_locked(exec) {
+	nvl_exec_until_all_locked(exec)
+	{
 		ret = nvl_gpuvm_prepare_objects(vm, exec, num_fences);
 		nvl_exec_retry_on_contention(exec);
 		if (ret)

@@ -164,8 +164,8 @@ static void check_enomem(int ret, void *arg)
 static void multi_allocation_op_fails_cleanly_at_each_allocation(void **state)
 {
 	int completed = 0;
-	unsigned long n = t_fail_each_alloc(build_client, check_enomem,
-					    &completed, 1000);
+	unsigned long n =
+		t_fail_each_alloc(build_client, check_enomem, &completed, 1000);
 
 	assert_int_equal(completed, 1);
 	/* client + several slot/free-array growths */

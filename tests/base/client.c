@@ -29,7 +29,7 @@ static void obj_put(void *p)
 		o->freed++;
 }
 
-static const struct nvl_handle_ops obj_ops = { .get = obj_get, .put = obj_put };
+static const struct nvl_handle_ops obj_ops = {.get = obj_get, .put = obj_put};
 
 static int setup(void **state)
 {
@@ -40,21 +40,24 @@ static int setup(void **state)
 static void handles_are_per_client(void **state)
 {
 	struct nvl_client *a, *b;
-	struct obj o = { .freed = 0 };
+	struct obj o = {.freed = 0};
 	uint32_t ha, hb;
 
 	nvl_kref_init(&o.ref);
 	assert_int_equal(nvl_client_alloc(NULL, &a), 0);
 	assert_int_equal(nvl_client_alloc(NULL, &b), 0);
 	assert_int_not_equal(a->id, b->id);
-	assert_int_equal(nvl_client_handle_add(a, NVL_HANDLE_CHANNEL, &o, &ha), 0);
-	assert_int_equal(nvl_client_handle_add(b, NVL_HANDLE_CHANNEL, &o, &hb), 0);
+	assert_int_equal(nvl_client_handle_add(a, NVL_HANDLE_CHANNEL, &o, &ha),
+			 0);
+	assert_int_equal(nvl_client_handle_add(b, NVL_HANDLE_CHANNEL, &o, &hb),
+			 0);
 	assert_int_equal(ha, 1);
 	assert_int_equal(hb, 1);
 	assert_int_equal(nvl_kref_read(&o.ref), 3);
 	/* same handle number in another kind table is unknown */
 	assert_null(nvl_client_handle_get(a, NVL_HANDLE_VM, ha));
-	assert_int_equal(nvl_client_handle_remove(a, NVL_HANDLE_CHANNEL, ha), 0);
+	assert_int_equal(nvl_client_handle_remove(a, NVL_HANDLE_CHANNEL, ha),
+			 0);
 	assert_int_equal(nvl_client_handle_remove(a, NVL_HANDLE_CHANNEL, ha),
 			 -ENOENT);
 	assert_int_equal(nvl_kref_read(&o.ref), 2);
@@ -69,13 +72,14 @@ static void handles_are_per_client(void **state)
 static void lookup_takes_a_reference(void **state)
 {
 	struct nvl_client *c;
-	struct obj o = { .freed = 0 };
+	struct obj o = {.freed = 0};
 	uint32_t h;
 	struct obj *got;
 
 	nvl_kref_init(&o.ref);
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	assert_int_equal(nvl_client_handle_add(c, NVL_HANDLE_CHANNEL, &o, &h), 0);
+	assert_int_equal(nvl_client_handle_add(c, NVL_HANDLE_CHANNEL, &o, &h),
+			 0);
 	got = nvl_client_handle_get(c, NVL_HANDLE_CHANNEL, h);
 	assert_ptr_equal(got, &o);
 	assert_int_equal(nvl_client_handle_count(c, NVL_HANDLE_CHANNEL), 1);

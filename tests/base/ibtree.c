@@ -27,7 +27,8 @@ static void check_overlaps(struct nvl_ibtree *t, struct item *items, int n,
 		if (items[i].in && items[i].node.start <= l &&
 		    items[i].node.last >= s)
 			expect++;
-	nvl_ibtree_for_each(it, t, s, l) {
+	nvl_ibtree_for_each(it, t, s, l)
+	{
 		struct item *x = container_of(it, struct item, node);
 
 		assert_true(x->in);
@@ -107,8 +108,8 @@ static void empty_tree(void **state)
 static void full_range_edges(void **state)
 {
 	struct nvl_ibtree t = NVL_IBTREE_INIT;
-	struct item a = { .node = { .start = 0, .last = 0 } };
-	struct item b = { .node = { .start = UINT64_MAX - 1, .last = UINT64_MAX } };
+	struct item a = {.node = {.start = 0, .last = 0}};
+	struct item b = {.node = {.start = UINT64_MAX - 1, .last = UINT64_MAX}};
 
 	assert_int_equal(nvl_ibtree_insert(&t, &a.node), 0);
 	assert_int_equal(nvl_ibtree_insert(&t, &b.node), 0);

@@ -27,7 +27,7 @@ static void check_overlaps(struct nvl_itree *t, struct item *items, int n,
 		if (items[i].in && items[i].node.start <= l &&
 		    items[i].node.last >= s)
 			expect++;
-	nvl_itree_for_each(it, t, s, l) {
+	nvl_itree_for_each (it, t, s, l) {
 		struct item *x = container_of(it, struct item, node);
 
 		assert_true(x->in);
@@ -106,8 +106,8 @@ static void empty_tree(void **state)
 static void full_range_edges(void **state)
 {
 	struct nvl_itree t = NVL_ITREE_INIT;
-	struct item a = { .node = { .start = 0, .last = 0 } };
-	struct item b = { .node = { .start = UINT64_MAX - 1, .last = UINT64_MAX } };
+	struct item a = {.node = {.start = 0, .last = 0}};
+	struct item b = {.node = {.start = UINT64_MAX - 1, .last = UINT64_MAX}};
 
 	nvl_itree_insert(&t, &a.node);
 	nvl_itree_insert(&t, &b.node);

@@ -23,11 +23,11 @@ static void add_tail_keeps_queue_order_and_add_is_stack(void **state)
 		nvl_list_add_tail(&a[k].link, &q);
 		nvl_list_add(&b[k].link, &s);
 	}
-	nvl_list_for_each_entry(it, &q, link)
+	nvl_list_for_each_entry (it, &q, link)
 		assert_int_equal(it->v, i++);
-	nvl_list_for_each_entry(it, &s, link)
+	nvl_list_for_each_entry (it, &s, link)
 		assert_int_equal(it->v, --i);
-	nvl_list_for_each_entry_reverse(it, &q, link)
+	nvl_list_for_each_entry_reverse (it, &q, link)
 		assert_int_equal(it->v, 4 - i++);
 	assert_int_equal(nvl_list_first_entry(&q, struct item, link)->v, 0);
 	assert_int_equal(nvl_list_last_entry(&q, struct item, link)->v, 4);
@@ -43,10 +43,10 @@ static void safe_iteration_allows_deletion(void **state)
 		a[k].v = k;
 		nvl_list_add_tail(&a[k].link, &q);
 	}
-	nvl_list_for_each_entry_safe(it, tmp, &q, link)
+	nvl_list_for_each_entry_safe (it, tmp, &q, link)
 		if (it->v % 2)
 			nvl_list_del(&it->link);
-	nvl_list_for_each_entry(it, &q, link) {
+	nvl_list_for_each_entry (it, &q, link) {
 		assert_int_equal(it->v % 2, 0);
 		n++;
 	}
@@ -69,7 +69,7 @@ static void splice_moves_everything(void **state)
 		a[k].v = k;
 	nvl_list_splice_tail_init(&x, &y);
 	assert_true(nvl_list_empty(&x));
-	nvl_list_for_each_entry(it, &y, link)
+	nvl_list_for_each_entry (it, &y, link)
 		assert_int_equal(it->v, i++);
 	assert_int_equal(i, 3);
 	nvl_list_splice_tail_init(&x, &y); /* empty splice: no-op */

@@ -39,10 +39,11 @@ static void make_tree(struct kit *k, struct tree *t)
 	 * and the channel's USERD in the driver's FB */
 	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {
 		.physAddress = 1ull << 20, .hVASpace = t->vas};
-	assert_int_equal(nvl_gsp_rm_control(k->gsp, t->dev,
-					    NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
-					    &pd, sizeof(pd)),
-			 0);
+	assert_int_equal(
+		nvl_gsp_rm_control(k->gsp, t->dev,
+				   NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, &pd,
+				   sizeof(pd)),
+		0);
 	cp.hVASpace = t->vas;
 	cp.userdOffset = 2ull << 20;
 	cp.cid = 0xdead;

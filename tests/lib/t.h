@@ -22,12 +22,12 @@
 int t_main(const char *group, const struct CMUnitTest *tests, size_t n,
 	   int argc, char **argv);
 
-#define T_MAIN(tests_)                                                    \
-	int main(int argc, char **argv)                                   \
-	{                                                                 \
-		return t_main(__FILE__, tests_,                           \
-			      sizeof(tests_) / sizeof((tests_)[0]), argc, \
-			      argv);                                      \
+#define T_MAIN(tests_)                                                         \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		return t_main(__FILE__, tests_,                                \
+			      sizeof(tests_) / sizeof((tests_)[0]), argc,      \
+			      argv);                                           \
 	}
 
 /**

@@ -19,8 +19,9 @@
 static struct nvl_mm *new_mm(uint64_t vram_B, uint64_t visible_B,
 			     uint64_t budget_B)
 {
-	struct nvl_mm_config cfg = { .vram_B = vram_B, .visible_B = visible_B,
-				     .host_budget_B = budget_B };
+	struct nvl_mm_config cfg = {.vram_B = vram_B,
+				    .visible_B = visible_B,
+				    .host_budget_B = budget_B};
 	struct nvl_mm *mm;
 
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
@@ -73,7 +74,8 @@ static void export_import_shares_one_object(void **state)
 
 	assert_int_equal(nvl_bo_create(a, 1 << 20, NVL_BO_DOMAIN_ALL,
 				       NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
-				       &ha), 0);
+				       &ha),
+			 0);
 	assert_int_equal(nvl_bo_export(a, ha, &tok), 0);
 	assert_int_equal(nvl_bo_import(b, tok, &hb), 0);
 	ga = nvl_gem_lookup(a, ha);
@@ -145,20 +147,26 @@ static void bad_input_is_rejected_and_changes_nothing(void **state)
 	assert_int_equal(nvl_bo_create(c, 0, NVL_BO_DOMAIN_VRAM, 0, 0, &h),
 			 -EINVAL);
 	assert_int_equal(nvl_bo_create(c, NVL_BO_MAX_SIZE + 1,
-				       NVL_BO_DOMAIN_VRAM, 0, 0, &h), -EINVAL);
-	assert_int_equal(nvl_bo_create(c, 1ull << 30, NVL_BO_DOMAIN_VRAM, 0, 0,
-				       &h), -E2BIG);
+				       NVL_BO_DOMAIN_VRAM, 0, 0, &h),
+			 -EINVAL);
+	assert_int_equal(
+		nvl_bo_create(c, 1ull << 30, NVL_BO_DOMAIN_VRAM, 0, 0, &h),
+		-E2BIG);
 	assert_int_equal(nvl_bo_create(c, 32 << 20, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &h), -E2BIG);
+				       NVL_BO_CPU_VISIBLE, &h),
+			 -E2BIG);
 	assert_int_equal(nvl_bo_create(c, 4096, 0, 0, 0, &h), -EINVAL);
 	assert_int_equal(nvl_bo_create(c, 4096, 1u << 5, 0, 0, &h), -EINVAL);
 	assert_int_equal(nvl_bo_create(c, 4096, NVL_BO_DOMAIN_VRAM,
-				       NVL_BO_DOMAIN_GTT, 0, &h), -EINVAL);
+				       NVL_BO_DOMAIN_GTT, 0, &h),
+			 -EINVAL);
 	assert_int_equal(nvl_bo_create(c, 4096, NVL_BO_DOMAIN_ALL,
 				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-				       0, &h), -EINVAL);
-	assert_int_equal(nvl_bo_create(c, 4096, NVL_BO_DOMAIN_VRAM, 0,
-				       1u << 20, &h), -EINVAL);
+				       0, &h),
+			 -EINVAL);
+	assert_int_equal(
+		nvl_bo_create(c, 4096, NVL_BO_DOMAIN_VRAM, 0, 1u << 20, &h),
+		-EINVAL);
 	assert_int_equal(h, 0);
 	assert_int_equal(nvl_client_handle_count(c, NVL_HANDLE_BO), 0);
 	assert_int_equal(mm->used_B[NVL_GEM_DOMAIN_VRAM], 0);
@@ -179,7 +187,8 @@ static void bad_input_is_rejected_and_changes_nothing(void **state)
 	assert_int_equal(nvl_bo_close(c, hv), -EINVAL);
 	/* NO_SHARE cannot be exported. */
 	assert_int_equal(nvl_bo_create(c, 4096, NVL_BO_DOMAIN_GTT, 0,
-				       NVL_BO_NO_SHARE, &hv), 0);
+				       NVL_BO_NO_SHARE, &hv),
+			 0);
 	assert_int_equal(nvl_bo_export(c, hv, &tok), -EPERM);
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
@@ -190,7 +199,7 @@ static void freed_memory_reaches_next_client_zeroed(void **state)
 	struct nvl_mm *mm = new_mm(8 << 20, 0, 0);
 	struct nvl_client *a = new_client(mm), *b = new_client(mm);
 	/* Small clears run inline, big ones on the move worker. */
-	static const size_t sizes[] = { 64 << 10, 8 << 20 };
+	static const size_t sizes[] = {64 << 10, 8 << 20};
 	uint32_t h;
 	uint8_t *p;
 
@@ -199,14 +208,16 @@ static void freed_memory_reaches_next_client_zeroed(void **state)
 
 		/* a fills the memory with a pattern and frees it. */
 		assert_int_equal(nvl_bo_create(a, sz, NVL_BO_DOMAIN_VRAM, 0,
-					       NVL_BO_CPU_VISIBLE, &h), 0);
+					       NVL_BO_CPU_VISIBLE, &h),
+				 0);
 		assert_int_equal(nvl_bo_map(a, h, (void **)&p), 0);
 		memset(p, 0xa5, sz);
 		assert_int_equal(nvl_bo_unmap(a, h), 0);
 		assert_int_equal(nvl_bo_close(a, h), 0);
 		/* b gets the same memory, zeroed, without asking. */
 		assert_int_equal(nvl_bo_create(b, sz, NVL_BO_DOMAIN_VRAM, 0,
-					       NVL_BO_CPU_VISIBLE, &h), 0);
+					       NVL_BO_CPU_VISIBLE, &h),
+				 0);
 		assert_int_equal(nvl_bo_map(b, h, (void **)&p), 0);
 		for (size_t i = 0; i < sz; i += 8)
 			assert_int_equal(*(uint64_t *)(p + i), 0);
@@ -215,14 +226,16 @@ static void freed_memory_reaches_next_client_zeroed(void **state)
 	}
 	/* The same holds for host pages recycled through the pool. */
 	for (int round = 0; round < 2; round++) {
-		assert_int_equal(nvl_bo_create(a, 64 << 10, NVL_BO_DOMAIN_GTT,
-					       0, 0, &h), 0);
+		assert_int_equal(
+			nvl_bo_create(a, 64 << 10, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			0);
 		assert_int_equal(nvl_bo_map(a, h, (void **)&p), 0);
 		memset(p, 0x5a, 64 << 10);
 		assert_int_equal(nvl_bo_unmap(a, h), 0);
 		assert_int_equal(nvl_bo_close(a, h), 0);
-		assert_int_equal(nvl_bo_create(b, 64 << 10, NVL_BO_DOMAIN_GTT,
-					       0, 0, &h), 0);
+		assert_int_equal(
+			nvl_bo_create(b, 64 << 10, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			0);
 		assert_int_equal(nvl_bo_map(b, h, (void **)&p), 0);
 		for (size_t i = 0; i < (64 << 10); i += 8)
 			assert_int_equal(*(uint64_t *)(p + i), 0);
@@ -243,8 +256,8 @@ static void backing_covers_the_bo_for_gpuvm(void **state)
 	uint32_t h;
 	uint64_t off = 0;
 
-	assert_int_equal(nvl_bo_create(c, 3 << 20, NVL_BO_DOMAIN_VRAM, 0, 0,
-				       &h), 0);
+	assert_int_equal(
+		nvl_bo_create(c, 3 << 20, NVL_BO_DOMAIN_VRAM, 0, 0, &h), 0);
 	obj = nvl_gem_lookup(c, h);
 	assert_non_null(obj);
 	assert_int_equal(nvl_resv_lock(obj->resv, NULL), 0);
@@ -308,13 +321,14 @@ static void inj_check(int ret, void *arg)
 
 static void create_survives_allocation_failures(void **state)
 {
-	struct inj x = { .mm = new_mm(64 << 20, 0, 0) };
+	struct inj x = {.mm = new_mm(64 << 20, 0, 0)};
 	struct nvl_bo *dirty;
 
 	/* Dirty VRAM so that create needs a clear job. */
 	assert_int_equal(nvl_bo_create_internal(x.mm, 1, 64 << 20,
 						NVL_BO_DOMAIN_VRAM, 0, 0, NULL,
-						NULL, &dirty), 0);
+						NULL, &dirty),
+			 0);
 	nvl_bo_put(dirty);
 	for (int d = NVL_BO_DOMAIN_VRAM; d <= NVL_BO_DOMAIN_SYSTEM; d <<= 1) {
 		x.dom = d;
@@ -335,12 +349,13 @@ static void fdinfo_counts_regions_imports_and_activity(void **state)
 	char buf[2048];
 	int n;
 
-	assert_int_equal(nvl_bo_create(a, 2 << 20, NVL_BO_DOMAIN_VRAM, 0, 0,
-				       &hv), 0);
-	assert_int_equal(nvl_bo_create(a, 1 << 20, NVL_BO_DOMAIN_GTT, 0, 0,
-				       &hg), 0);
-	assert_int_equal(nvl_bo_create(a, 512 << 10, NVL_BO_DOMAIN_SYSTEM, 0,
-				       0, &hs), 0);
+	assert_int_equal(
+		nvl_bo_create(a, 2 << 20, NVL_BO_DOMAIN_VRAM, 0, 0, &hv), 0);
+	assert_int_equal(
+		nvl_bo_create(a, 1 << 20, NVL_BO_DOMAIN_GTT, 0, 0, &hg), 0);
+	assert_int_equal(
+		nvl_bo_create(a, 512 << 10, NVL_BO_DOMAIN_SYSTEM, 0, 0, &hs),
+		0);
 	/* A busy VRAM BO is active. */
 	bo = nvl_bo_lookup(a, hv);
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
@@ -379,7 +394,7 @@ static struct nvl_mm *inj_mm;
 
 static int inj_mm_create(void *arg)
 {
-	struct nvl_mm_config cfg = { .vram_B = 16 << 20 };
+	struct nvl_mm_config cfg = {.vram_B = 16 << 20};
 
 	inj_mm = NULL;
 	return nvl_mm_create(&cfg, &inj_mm);
@@ -393,7 +408,7 @@ static void inj_mm_check(int ret, void *arg)
 
 static void manager_create_survives_allocation_failures(void **state)
 {
-	struct nvl_mm_config bad = { .vram_B = 12345 };
+	struct nvl_mm_config bad = {.vram_B = 12345};
 	struct nvl_mm *mm = NULL;
 
 	assert_int_equal(nvl_mm_create(&bad, &mm), -EINVAL);

@@ -18,8 +18,8 @@
 
 struct ref {
 	uint64_t pages;
-	int *owner;      /* 0 = free, else allocation id */
-	uint8_t *clean;  /* page known zero */
+	int *owner; /* 0 = free, else allocation id */
+	uint8_t *clean; /* page known zero */
 };
 
 struct alloc_rec {
@@ -42,13 +42,18 @@ static void check_tree(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		struct nvl_buddy_block *l = nvl_buddy_block_child(b, 0);
 		struct nvl_buddy_block *r = nvl_buddy_block_child(b, 1);
 
-		assert_int_equal(nvl_buddy_block_order(l), nvl_buddy_block_order(b) - 1);
-		assert_int_equal(nvl_buddy_block_order(r), nvl_buddy_block_order(b) - 1);
-		assert_true(nvl_buddy_block_offset(r) == nvl_buddy_block_offset(l) + nvl_buddy_block_size(mm, l));
+		assert_int_equal(nvl_buddy_block_order(l),
+				 nvl_buddy_block_order(b) - 1);
+		assert_int_equal(nvl_buddy_block_order(r),
+				 nvl_buddy_block_order(b) - 1);
+		assert_true(nvl_buddy_block_offset(r) ==
+			    nvl_buddy_block_offset(l) +
+				    nvl_buddy_block_size(mm, l));
 		/* Free buddies coexist only when one is clear. */
 		assert_false(nvl_buddy_block_state(l) == NVL_BUDDY_FREE &&
 			     nvl_buddy_block_state(r) == NVL_BUDDY_FREE &&
-			     nvl_buddy_block_is_clear(l) == nvl_buddy_block_is_clear(r));
+			     nvl_buddy_block_is_clear(l) ==
+				     nvl_buddy_block_is_clear(r));
 		check_tree(mm, l, free_B, clear_B);
 		check_tree(mm, r, free_B, clear_B);
 	}
@@ -81,7 +86,7 @@ static uint64_t ref_free(struct ref *r)
 static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 {
 	struct nvl_buddy mm;
-	struct ref r = { .pages = size_B / PG };
+	struct ref r = {.pages = size_B / PG};
 	struct alloc_rec *recs = calloc(256, sizeof(*recs));
 	uint64_t rng = t_seed(seed);
 
@@ -100,7 +105,7 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 		if (a->live) {
 			bool cleared = t_rand(&rng) & 1;
 
-			nvl_list_for_each_entry(b, &a->blocks, link) {
+			nvl_list_for_each_entry (b, &a->blocks, link) {
 				uint64_t p0 = nvl_buddy_block_offset(b) / PG;
 				uint64_t n = nvl_buddy_block_size(&mm, b) / PG;
 
@@ -125,8 +130,10 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 
 			if (flags & NVL_BUDDY_RANGE) {
 				start = (t_rand(&rng) % r.pages) * PG;
-				end = start + (1 + t_rand(&rng) %
-					       (r.pages - start / PG)) * PG;
+				end = start +
+				      (1 +
+				       t_rand(&rng) % (r.pages - start / PG)) *
+					      PG;
 			}
 			want = NVL_ALIGN_UP(pages * PG, min_b);
 			ret = nvl_buddy_alloc(&mm, start, end, pages * PG,
@@ -134,9 +141,10 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 			if (ret) {
 				assert_true(ret == -ENOSPC || ret == -EINVAL);
 				if (ret == -EINVAL)
-					assert_true(end - start < want ||
-						    want > size_B ||
-						    (flags & NVL_BUDDY_CONTIGUOUS));
+					assert_true(
+						end - start < want ||
+						want > size_B ||
+						(flags & NVL_BUDDY_CONTIGUOUS));
 				/* scattered 4K without range: only when full */
 				if (!(flags & (NVL_BUDDY_RANGE |
 					       NVL_BUDDY_CONTIGUOUS)) &&
@@ -147,19 +155,25 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 				continue;
 			}
 			prev_end = UINT64_MAX;
-			nvl_list_for_each_entry(b, &a->blocks, link) {
+			nvl_list_for_each_entry (b, &a->blocks, link) {
 				uint64_t bs = nvl_buddy_block_size(&mm, b);
 				uint64_t p0 = nvl_buddy_block_offset(b) / PG;
 
-				assert_int_equal(nvl_buddy_block_state(b), NVL_BUDDY_ALLOCATED);
+				assert_int_equal(nvl_buddy_block_state(b),
+						 NVL_BUDDY_ALLOCATED);
 				assert_true(bs >= min_b);
-				assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), min_b));
-				assert_true(NVL_IS_ALIGNED(nvl_buddy_block_offset(b), bs));
+				assert_true(NVL_IS_ALIGNED(
+					nvl_buddy_block_offset(b), min_b));
+				assert_true(NVL_IS_ALIGNED(
+					nvl_buddy_block_offset(b), bs));
 				assert_true(nvl_buddy_block_offset(b) >= start);
-				assert_true(nvl_buddy_block_offset(b) + bs <= end);
+				assert_true(nvl_buddy_block_offset(b) + bs <=
+					    end);
 				if ((flags & NVL_BUDDY_CONTIGUOUS) &&
 				    prev_end != UINT64_MAX)
-					assert_int_equal(nvl_buddy_block_offset(b), prev_end);
+					assert_int_equal(
+						nvl_buddy_block_offset(b),
+						prev_end);
 				prev_end = nvl_buddy_block_offset(b) + bs;
 				for (uint64_t p = p0; p < p0 + bs / PG; p++) {
 					assert_int_equal(r.owner[p], 0);
@@ -185,14 +199,15 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 		struct nvl_list all;
 
 		nvl_list_init(&all);
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, mm.size_B, PG,
-						 &all, NVL_BUDDY_CONTIGUOUS),
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, mm.size_B, PG, &all,
+						 NVL_BUDDY_CONTIGUOUS),
 				 0);
 		nvl_buddy_free_list(&mm, &all, 0);
 	}
 	nvl_buddy_flush_cache(&mm);
 	for (unsigned i = 0; i < mm.n_roots; i++)
-		assert_int_equal(nvl_buddy_block_state(&mm.roots[i]), NVL_BUDDY_FREE);
+		assert_int_equal(nvl_buddy_block_state(&mm.roots[i]),
+				 NVL_BUDDY_FREE);
 	nvl_buddy_fini(&mm);
 	free(recs);
 	free(r.owner);
@@ -220,8 +235,8 @@ static void limit_size_gives_max_order_block(void **state)
 	assert_int_equal(nvl_buddy_init(&mm, UINT64_MAX, PG), 0);
 	assert_int_equal(mm.max_order, 51);
 	assert_int_equal(mm.n_roots, 52);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << mm.max_order, PG,
-					 &l, 0), 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, PG << mm.max_order, PG, &l, 0), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 	assert_ptr_equal(b->link.next, &l);
 	assert_int_equal(nvl_buddy_block_order(b), mm.max_order);
@@ -238,8 +253,8 @@ static void optimistic_one_block_per_order_fills(void **state)
 	nvl_list_init(&l);
 	assert_int_equal(nvl_buddy_init(&mm, PG * ((2ull << k) - 1), PG), 0);
 	for (unsigned o = 0; o <= k; o++)
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
-						 &l, 0), 0);
+		assert_int_equal(
+			nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o, &l, 0), 0);
 	assert_int_equal(mm.avail_B, 0);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), -ENOSPC);
 	nvl_buddy_free_list(&mm, &l, 0);
@@ -258,13 +273,15 @@ static void pessimistic_freeing_in_order_frees_next_order(void **state)
 	for (unsigned o = 0; o < k; o++) {
 		nvl_list_init(&blocks[o]);
 		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
-						 &blocks[o], 0), 0);
+						 &blocks[o], 0),
+				 0);
 	}
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &extra, 0), 0);
 	assert_int_equal(mm.avail_B, 0);
 	for (unsigned o = 0; o < k; o++)
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
-						 &l, 0), -ENOSPC);
+		assert_int_equal(
+			nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o, &l, 0),
+			-ENOSPC);
 	nvl_buddy_free_list(&mm, &extra, 0);
 	for (unsigned o = 0; o < k; o++) {
 		nvl_buddy_free_list(&mm, &blocks[o], 0);
@@ -305,8 +322,9 @@ static void pathological_fragmentation_leaves_only_small_blocks(void **state)
 	}
 	assert_int_equal(mm.avail_B, (PG << k) / 2);
 	for (unsigned o = 1; o <= k; o++)
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o,
-						 &l, 0), -ENOSPC);
+		assert_int_equal(
+			nvl_buddy_alloc(&mm, 0, 0, PG << o, PG << o, &l, 0),
+			-ENOSPC);
 	{
 		struct nvl_buddy_stats st;
 
@@ -330,33 +348,40 @@ static void contiguous_needs_adjacent_free_pages(void **state)
 		nvl_list_init(&lists[i]);
 	assert_int_equal(nvl_buddy_init(&mm, 48 * PG, PG), 0);
 	for (int i = 0; i < 48; i++)
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG,
-						 &lists[i % 3], 0), 0);
+		assert_int_equal(
+			nvl_buddy_alloc(&mm, 0, 0, PG, PG, &lists[i % 3], 0),
+			0);
 	/* Sort pages into lists by address so they interleave. */
 	for (int i = 0; i < 3; i++)
 		nvl_list_splice_tail_init(&lists[i], &l);
 	while (!nvl_list_empty(&l)) {
 		b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 		nvl_list_del(&b->link);
-		nvl_list_add_tail(&b->link, &lists[(nvl_buddy_block_offset(b) / PG) % 3]);
+		nvl_list_add_tail(&b->link,
+				  &lists[(nvl_buddy_block_offset(b) / PG) % 3]);
 	}
 	nvl_buddy_free_list(&mm, &lists[0], 0);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+					 NVL_BUDDY_CONTIGUOUS),
+			 -ENOSPC);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+					 NVL_BUDDY_CONTIGUOUS),
+			 -ENOSPC);
 	nvl_buddy_free_list(&mm, &lists[1], 0);
 	/* Pairs of adjacent pages exist now, not all of them buddies. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), -ENOSPC);
+					 NVL_BUDDY_CONTIGUOUS),
+			 -ENOSPC);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), 0);
+					 NVL_BUDDY_CONTIGUOUS),
+			 0);
 	nvl_buddy_free_list(&mm, &l, 0);
 	nvl_buddy_free_list(&mm, &lists[2], 0);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 3 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), 0);
+					 NVL_BUDDY_CONTIGUOUS),
+			 0);
 	prev = UINT64_MAX;
-	nvl_list_for_each_entry(b, &l, link) {
+	nvl_list_for_each_entry (b, &l, link) {
 		if (prev != UINT64_MAX)
 			assert_int_equal(nvl_buddy_block_offset(b), prev);
 		prev = nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm, b);
@@ -379,17 +404,18 @@ static void clear_allocations_prefer_clear_blocks(void **state)
 	assert_int_equal(mm.clear_avail_B, 64 * PG);
 	/* Dirty half the space. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &a, 0), 0);
-	nvl_list_for_each_entry(blk, &a, link)
+	nvl_list_for_each_entry (blk, &a, link)
 		assert_true(nvl_buddy_block_is_clear(blk));
 	nvl_buddy_free_list(&mm, &a, 0);
 	assert_int_equal(mm.clear_avail_B, 32 * PG);
 	/* A zeroing request gets clear blocks, a plain one dirty blocks. */
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &b,
-					 NVL_BUDDY_CLEAR), 0);
-	nvl_list_for_each_entry(blk, &b, link)
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &b, NVL_BUDDY_CLEAR),
+		0);
+	nvl_list_for_each_entry (blk, &b, link)
 		assert_true(nvl_buddy_block_is_clear(blk));
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 16 * PG, PG, &c, 0), 0);
-	nvl_list_for_each_entry(blk, &c, link)
+	nvl_list_for_each_entry (blk, &c, link)
 		assert_false(nvl_buddy_block_is_clear(blk));
 	/* Freed cleared: clear again; merged with dirty: dirty. */
 	nvl_buddy_free_list(&mm, &b, NVL_BUDDY_CLEARED);
@@ -398,26 +424,30 @@ static void clear_allocations_prefer_clear_blocks(void **state)
 	/* Clear and dirty halves stay apart... */
 	assert_int_equal(mm.clear_avail_B, 32 * PG);
 	/* A contiguous run over both reports each block's own state. */
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, PG, &a,
-					 NVL_BUDDY_CLEAR | NVL_BUDDY_CONTIGUOUS),
-			 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, 64 * PG, PG, &a,
+				NVL_BUDDY_CLEAR | NVL_BUDDY_CONTIGUOUS),
+		0);
 	{
 		uint64_t clear_B = 0;
 
-		nvl_list_for_each_entry(blk, &a, link)
-			clear_B += nvl_buddy_block_is_clear(blk) ? nvl_buddy_block_size(&mm, blk) :
-						0;
+		nvl_list_for_each_entry (blk, &a, link)
+			clear_B += nvl_buddy_block_is_clear(blk)
+					   ? nvl_buddy_block_size(&mm, blk)
+					   : 0;
 		assert_int_equal(clear_B, 32 * PG);
 	}
 	nvl_buddy_free_list(&mm, &a, 0);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &b,
-					 NVL_BUDDY_CLEAR), 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, 32 * PG, PG, &b, NVL_BUDDY_CLEAR),
+		0);
 	nvl_buddy_free_list(&mm, &b, NVL_BUDDY_CLEARED);
 	assert_int_equal(mm.clear_avail_B, 32 * PG);
 	/* A request for one 64-page block force-merges: the result is dirty. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, 64 * PG, &a,
-					 NVL_BUDDY_CLEAR), 0);
-	nvl_list_for_each_entry(blk, &a, link)
+					 NVL_BUDDY_CLEAR),
+			 0);
+	nvl_list_for_each_entry (blk, &a, link)
 		assert_false(nvl_buddy_block_is_clear(blk));
 	nvl_buddy_free_list(&mm, &a, NVL_BUDDY_CLEARED);
 	assert_int_equal(mm.clear_avail_B, 64 * PG);
@@ -443,11 +473,12 @@ static void range_bias_blocks_stay_inside(void **state)
 		nvl_list_init(&got);
 		ret = nvl_buddy_alloc(&mm, s, e, sz, PG, &got,
 				      NVL_BUDDY_RANGE |
-				      (i & 1 ? NVL_BUDDY_TOPDOWN : 0));
+					      (i & 1 ? NVL_BUDDY_TOPDOWN : 0));
 		assert_true(ret == 0 || ret == -ENOSPC);
-		nvl_list_for_each_entry(b, &got, link) {
+		nvl_list_for_each_entry (b, &got, link) {
 			assert_true(nvl_buddy_block_offset(b) >= s);
-			assert_true(nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm, b) <=
+			assert_true(nvl_buddy_block_offset(b) +
+					    nvl_buddy_block_size(&mm, b) <=
 				    e);
 		}
 		nvl_list_splice_tail_init(&got, &l);
@@ -455,14 +486,17 @@ static void range_bias_blocks_stay_inside(void **state)
 			nvl_buddy_free_list(&mm, &l, 0);
 	}
 	/* Misaligned and too-small ranges fail. */
-	assert_int_equal(nvl_buddy_alloc(&mm, 1, 8 * PG, PG, PG, &l,
-					 NVL_BUDDY_RANGE), -EINVAL);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 1, 8 * PG, PG, PG, &l, NVL_BUDDY_RANGE),
+		-EINVAL);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 2 * PG, 4 * PG, PG, &l,
-					 NVL_BUDDY_RANGE), -EINVAL);
+					 NVL_BUDDY_RANGE),
+			 -EINVAL);
 	nvl_buddy_free_list(&mm, &l, 0);
 	/* An exact range: everything in it or nothing. */
 	assert_int_equal(nvl_buddy_alloc(&mm, 3 * PG, 10 * PG, 7 * PG, PG, &l,
-					 NVL_BUDDY_RANGE), 0);
+					 NVL_BUDDY_RANGE),
+			 0);
 	{
 		struct nvl_list l2;
 
@@ -486,8 +520,8 @@ static void topdown_takes_highest_addresses(void **state)
 
 	nvl_list_init(&l);
 	assert_int_equal(nvl_buddy_init(&mm, 1024 * PG, PG), 0);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l,
-					 NVL_BUDDY_TOPDOWN), 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, NVL_BUDDY_TOPDOWN), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 	assert_int_equal(nvl_buddy_block_offset(b), 1023 * PG);
 	nvl_buddy_free_list(&mm, &l, NVL_BUDDY_CLEARED);
@@ -507,14 +541,17 @@ static void exceeding_max_order_contiguous_tries_harder(void **state)
 
 	nvl_list_init(&l);
 	assert_int_equal(nvl_buddy_init(&mm, 10 * g, PG), 0);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 9 * g, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, 9 * g, PG, &l, NVL_BUDDY_CONTIGUOUS),
+		0);
 	nvl_buddy_free_list(&mm, &l, 0);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 9 * g, 8 * g, &l,
-					 NVL_BUDDY_CONTIGUOUS), -EINVAL);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 10 * g - PG, 9 * g, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS |
-					 NVL_BUDDY_RANGE), -EINVAL);
+					 NVL_BUDDY_CONTIGUOUS),
+			 -EINVAL);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 10 * g - PG, 9 * g, PG, &l,
+				NVL_BUDDY_CONTIGUOUS | NVL_BUDDY_RANGE),
+		-EINVAL);
 	assert_true(nvl_list_empty(&l));
 	nvl_buddy_fini(&mm);
 }
@@ -538,9 +575,11 @@ static void bad_input_is_rejected(void **state)
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 1u << 9),
 			 -EINVAL);
 	assert_int_equal(nvl_buddy_alloc(&mm, 8 * PG, 4 * PG, PG, PG, &l,
-					 NVL_BUDDY_RANGE), -EINVAL);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 2 << 20, PG, PG, &l,
-					 NVL_BUDDY_RANGE), -EINVAL);
+					 NVL_BUDDY_RANGE),
+			 -EINVAL);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 2 << 20, PG, PG, &l, NVL_BUDDY_RANGE),
+		-EINVAL);
 	assert_true(nvl_list_empty(&l));
 	assert_int_equal(mm.avail_B, 1 << 20);
 	nvl_buddy_fini(&mm);
@@ -571,11 +610,11 @@ static void inj_check(int ret, void *arg)
 
 static void allocation_failure_changes_nothing(void **state)
 {
-	static const unsigned fl[] = { 0, NVL_BUDDY_TOPDOWN,
-				       NVL_BUDDY_CONTIGUOUS };
+	static const unsigned fl[] = {0, NVL_BUDDY_TOPDOWN,
+				      NVL_BUDDY_CONTIGUOUS};
 
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(fl); i++) {
-		struct inj x = { .flags = fl[i] };
+		struct inj x = {.flags = fl[i]};
 
 		nvl_list_init(&x.l);
 		assert_int_equal(nvl_buddy_init(&x.mm, 1ull << 40, PG), 0);
@@ -619,7 +658,7 @@ static void chunk_cache_hands_out_each_page_once(void **state)
 {
 	struct nvl_buddy mm;
 	struct nvl_list pg[64], l;
-	bool used[64] = { false };
+	bool used[64] = {false};
 	struct nvl_buddy_stats st;
 	struct nvl_buddy_block *b;
 	uint64_t rng = 12345;
@@ -639,8 +678,9 @@ static void chunk_cache_hands_out_each_page_once(void **state)
 		if (!nvl_list_empty(&pg[i])) {
 			nvl_buddy_free_list(&mm, &pg[i], 0);
 		} else {
-			assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG,
-							 &pg[i], 0), 0);
+			assert_int_equal(
+				nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[i], 0),
+				0);
 		}
 		assert_true(mm.ncached <= NVL_BUDDY_CACHE);
 	}
@@ -660,7 +700,8 @@ static void chunk_cache_hands_out_each_page_once(void **state)
 	/* The whole space contiguous: the cache merges back first. */
 	nvl_list_init(&l);
 	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 64 * PG, PG, &l,
-					 NVL_BUDDY_CONTIGUOUS), 0);
+					 NVL_BUDDY_CONTIGUOUS),
+			 0);
 	assert_int_equal(mm.ncached, 0);
 	nvl_buddy_free_list(&mm, &l, 0);
 	/* A clear request skips the cache: the only clear page it finds. */
@@ -670,8 +711,8 @@ static void chunk_cache_hands_out_each_page_once(void **state)
 	nvl_buddy_free_list(&mm, &pg[5], NVL_BUDDY_CLEARED);
 	for (int i = 6; i < 20; i++)
 		nvl_buddy_free_list(&mm, &pg[i], 0);
-	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l,
-					 NVL_BUDDY_CLEAR), 0);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, NVL_BUDDY_CLEAR), 0);
 	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
 	assert_true(nvl_buddy_block_is_clear(b));
 	nvl_buddy_free_list(&mm, &l, 0);

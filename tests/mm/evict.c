@@ -22,7 +22,7 @@
 
 static struct nvl_mm *new_mm(uint64_t vram_B)
 {
-	struct nvl_mm_config cfg = { .vram_B = vram_B };
+	struct nvl_mm_config cfg = {.vram_B = vram_B};
 	struct nvl_mm *mm;
 
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
@@ -35,8 +35,9 @@ static struct nvl_bo *mk(struct nvl_mm *mm, uint64_t size, uint32_t dom,
 	struct nvl_bo *bo;
 
 	assert_int_equal(nvl_bo_create_internal(mm, 1, size, dom,
-						NVL_BO_DOMAIN_VRAM, flags,
-						NULL, NULL, &bo), 0);
+						NVL_BO_DOMAIN_VRAM, flags, NULL,
+						NULL, &bo),
+			 0);
 	return bo;
 }
 
@@ -118,7 +119,8 @@ static void pinned_and_mapped_bos_are_never_evicted(void **state)
 	assert_int_equal(nvl_bo_pin(c), 0);
 	nvl_resv_unlock(c->gem.resv);
 	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, NVL_BO_DOMAIN_VRAM,
-						0, 0, NULL, NULL, &v), -ENOMEM);
+						0, 0, NULL, NULL, &v),
+			 -ENOMEM);
 	assert_true(strstr(nvl_error_msg(), "no room") != NULL);
 	/* A BO that may also live in GTT falls back there. */
 	v = mk(mm, MiB, dom, 0);
@@ -126,7 +128,7 @@ static void pinned_and_mapped_bos_are_never_evicted(void **state)
 	/* A pinned BO cannot be moved by validate either. */
 	assert_int_equal(nvl_resv_lock(c->gem.resv, NULL), 0);
 	{
-		struct nvl_place pl = { .domain = NVL_GEM_DOMAIN_GTT };
+		struct nvl_place pl = {.domain = NVL_GEM_DOMAIN_GTT};
 
 		assert_int_equal(nvl_bo_validate(c, &pl, 1), -EINVAL);
 	}
@@ -178,13 +180,15 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(where(b), NVL_GEM_DOMAIN_VRAM);
 	/* The move is queued behind the GPU work: a's KERNEL fence pends. */
-	assert_false(nvl_resv_test_signaled(a->gem.resv,
-					    NVL_RESV_USAGE_KERNEL));
+	assert_false(
+		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL));
 	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
-				       20 * NVL_NSEC_PER_MSEC), -ETIME);
+				       20 * NVL_NSEC_PER_MSEC),
+			 -ETIME);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
 	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
-				       NVL_TIMEOUT_INFINITE), 0);
+				       NVL_TIMEOUT_INFINITE),
+			 0);
 	/* Content moved intact; b (on a's old VRAM) is zero. */
 	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_kmap(a, (void **)&p), 0);
@@ -239,7 +243,7 @@ static void evict_hooks_are_several_and_bounded(void **state)
 {
 	struct nvl_mm *mm = new_mm(MiB);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
-	nvl_gem_evict_fn more[] = { h3, h4, h5 };
+	nvl_gem_evict_fn more[] = {h3, h4, h5};
 	struct nvl_bo *a, *b;
 	int added = 0, ret = 0;
 
@@ -299,16 +303,16 @@ static void bulk_move_keeps_vm_bos_most_recent(void **state)
 	struct nvl_mm *mm = new_mm(6 * MiB);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_resv vm_resv;
-	struct nvl_mm_bulk bulk = { 0 };
+	struct nvl_mm_bulk bulk = {0};
 	struct nvl_bo *vm[3], *other[3], *x[3];
 	int vm_tag;
 
 	nvl_resv_init(&vm_resv);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, dom,
-							NVL_BO_DOMAIN_VRAM, 0,
-							&vm_resv, &vm_tag,
-							&vm[i]), 0);
+		assert_int_equal(nvl_bo_create_internal(
+					 mm, 1, MiB, dom, NVL_BO_DOMAIN_VRAM, 0,
+					 &vm_resv, &vm_tag, &vm[i]),
+				 0);
 		nvl_bo_set_bulk_move(vm[i], &bulk);
 		other[i] = mk(mm, MiB, dom, 0);
 	}
@@ -341,7 +345,8 @@ static void released_busy_bo_keeps_memory_until_idle(void **state)
 	nvl_bo_put(a);
 	assert_false(nvl_list_empty(&mm->zombies));
 	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, NVL_BO_DOMAIN_VRAM,
-						0, 0, NULL, NULL, &b), -ENOMEM);
+						0, 0, NULL, NULL, &b),
+			 -ENOMEM);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
 	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	assert_true(nvl_list_empty(&mm->zombies));
@@ -383,7 +388,8 @@ static void inj_check(int ret, void *arg)
 	 * in GTT when the failure came after its eviction).
 	 */
 	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
-			 x->mm->used_B[NVL_GEM_DOMAIN_GTT], MiB);
+				 x->mm->used_B[NVL_GEM_DOMAIN_GTT],
+			 MiB);
 	assert_int_equal(x->mm->vram.avail_B,
 			 MiB - x->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
 	use(x->victim);
@@ -391,7 +397,7 @@ static void inj_check(int ret, void *arg)
 
 static void eviction_survives_allocation_failures(void **state)
 {
-	struct inj x = { .mm = new_mm(MiB) };
+	struct inj x = {.mm = new_mm(MiB)};
 
 	x.victim = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, 0);
 	t_fail_each_alloc(inj_evicting_create, inj_check, &x, 60);
@@ -428,7 +434,8 @@ static void inj_use_check(int ret, void *arg)
 		assert_int_equal(ret, -ENOMEM);
 	/* Both BOs still have exactly one home, nothing leaked. */
 	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
-			 x->mm->used_B[NVL_GEM_DOMAIN_GTT], 2 * MiB);
+				 x->mm->used_B[NVL_GEM_DOMAIN_GTT],
+			 2 * MiB);
 	assert_int_equal(x->mm->vram.avail_B,
 			 MiB - x->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
 }
@@ -436,7 +443,7 @@ static void inj_use_check(int ret, void *arg)
 static void restore_survives_allocation_failures(void **state)
 {
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
-	struct inj x = { .mm = new_mm(MiB) };
+	struct inj x = {.mm = new_mm(MiB)};
 	uint8_t *p;
 
 	x.bo = mk(x.mm, MiB, dom, NVL_BO_CPU_VISIBLE);
@@ -464,7 +471,7 @@ static void restore_survives_allocation_failures(void **state)
 
 static void cpu_visible_bos_stay_in_the_window(void **state)
 {
-	struct nvl_mm_config cfg = { .vram_B = 8 * MiB, .visible_B = 2 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 8 * MiB, .visible_B = 2 * MiB};
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo *hidden[8], *vis;
 	struct nvl_buddy_block *b;
@@ -477,8 +484,9 @@ static void cpu_visible_bos_stay_in_the_window(void **state)
 	/* VRAM is full; the visible BO evicts only BOs in the window. */
 	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
 	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
-	nvl_list_for_each_entry(b, &vis->blocks, link)
-		assert_true(nvl_buddy_block_offset(b) + nvl_buddy_block_size(&mm->vram, b) <=
+	nvl_list_for_each_entry (b, &vis->blocks, link)
+		assert_true(nvl_buddy_block_offset(b) +
+				    nvl_buddy_block_size(&mm->vram, b) <=
 			    2 * MiB);
 	for (int i = 0; i < 8; i++)
 		evicted += where(hidden[i]) == NVL_GEM_DOMAIN_GTT;
@@ -491,7 +499,7 @@ static void cpu_visible_bos_stay_in_the_window(void **state)
 
 static void hidden_bos_leave_the_window_free(void **state)
 {
-	struct nvl_mm_config cfg = { .vram_B = 8 * MiB, .visible_B = 2 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 8 * MiB, .visible_B = 2 * MiB};
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo *hidden[6], *vis;
 	struct nvl_buddy_block *b;
@@ -500,7 +508,7 @@ static void hidden_bos_leave_the_window_free(void **state)
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
 	for (int i = 0; i < 6; i++) {
 		hidden[i] = mk(mm, MiB, dom, 0);
-		nvl_list_for_each_entry(b, &hidden[i]->blocks, link)
+		nvl_list_for_each_entry (b, &hidden[i]->blocks, link)
 			assert_true(nvl_buddy_block_offset(b) >= 2 * MiB);
 	}
 	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);

@@ -40,7 +40,7 @@ static void check(const uint32_t *p, uint32_t bo, uint32_t gen)
 
 static void four_times_vram_round_robin_keeps_every_byte(void **state)
 {
-	struct nvl_mm_config cfg = { .vram_B = 8 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 8 * MiB};
 	struct nvl_client *c;
 	struct nvl_mm *mm;
 	uint32_t h[NBO];
@@ -52,10 +52,11 @@ static void four_times_vram_round_robin_keeps_every_byte(void **state)
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
 	c->layer_priv[NVL_HANDLE_BO] = mm;
 	for (uint32_t i = 0; i < NBO; i++) {
-		assert_int_equal(nvl_bo_create(c, BO_B, NVL_BO_DOMAIN_VRAM |
-					       NVL_BO_DOMAIN_GTT,
-					       NVL_BO_DOMAIN_VRAM,
-					       NVL_BO_CPU_VISIBLE, &h[i]), 0);
+		assert_int_equal(
+			nvl_bo_create(
+				c, BO_B, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &h[i]),
+			0);
 		assert_int_equal(nvl_bo_map(c, h[i], (void **)&p), 0);
 		fill(p, i, 0);
 		assert_int_equal(nvl_bo_unmap(c, h[i]), 0);
@@ -75,8 +76,8 @@ static void four_times_vram_round_robin_keeps_every_byte(void **state)
 		}
 	}
 	/* Each use migrated a BO in and another out. */
-	assert_true(atomic_load(&mm->evictions) >= (uint64_t)(NBO - 4) *
-						   (uint64_t)(rounds + 1));
+	assert_true(atomic_load(&mm->evictions) >=
+		    (uint64_t)(NBO - 4) * (uint64_t)(rounds + 1));
 	assert_true(atomic_load(&mm->bytes_moved) >=
 		    (uint64_t)rounds * NBO * BO_B);
 	assert_true(nvl_client_fdinfo(c, buf, sizeof(buf)) > 0);
@@ -102,7 +103,7 @@ static void *user_main(void *arg)
 {
 	struct user *u = arg;
 	struct nvl_client *c;
-	uint32_t h[4], gen[4] = { 0 };
+	uint32_t h[4], gen[4] = {0};
 	uint64_t rng = 77 + u->id;
 	uint32_t *p;
 
@@ -112,9 +113,9 @@ static void *user_main(void *arg)
 	}
 	c->layer_priv[NVL_HANDLE_BO] = u->mm;
 	for (uint32_t i = 0; i < 4; i++) {
-		if (nvl_bo_create(c, MiB, NVL_BO_DOMAIN_VRAM |
-				  NVL_BO_DOMAIN_GTT, NVL_BO_DOMAIN_VRAM,
-				  NVL_BO_CPU_VISIBLE, &h[i]) ||
+		if (nvl_bo_create(
+			    c, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			    NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &h[i]) ||
 		    nvl_bo_map(c, h[i], (void **)&p)) {
 			u->err = -EIO;
 			goto out;
@@ -145,17 +146,17 @@ out:
 
 static void concurrent_clients_migrating_keep_their_data(void **state)
 {
-	struct nvl_mm_config cfg = { .vram_B = 8 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 8 * MiB};
 	struct nvl_mm *mm;
 	struct user u[3];
 	pthread_t th[3];
 
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
 	for (uint32_t i = 0; i < 3; i++) {
-		u[i] = (struct user){ .mm = mm, .id = i + 1,
-				      .iters = (int)(100 * t_scale()) };
-		assert_int_equal(pthread_create(&th[i], NULL, user_main,
-						&u[i]), 0);
+		u[i] = (struct user){
+			.mm = mm, .id = i + 1, .iters = (int)(100 * t_scale())};
+		assert_int_equal(pthread_create(&th[i], NULL, user_main, &u[i]),
+				 0);
 	}
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);

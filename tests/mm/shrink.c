@@ -22,8 +22,8 @@
 
 static struct nvl_mm *new_mm(uint64_t budget_B)
 {
-	struct nvl_mm_config cfg = { .vram_B = 4 * MiB,
-				     .host_budget_B = budget_B };
+	struct nvl_mm_config cfg = {.vram_B = 4 * MiB,
+				    .host_budget_B = budget_B};
 	struct nvl_mm *mm;
 
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
@@ -67,8 +67,9 @@ static void idle_bos_swap_out_and_back_intact(void **state)
 	struct nvl_bo_info info;
 
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0,
-					       &h[i]), 0);
+		assert_int_equal(
+			nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &h[i]),
+			0);
 		write_bo(c, h[i], (uint8_t)(0x10 + i));
 	}
 	assert_true(atomic_load(&mm->host_B) <= 2 * MiB);
@@ -94,12 +95,13 @@ static void busy_bos_are_skipped_with_a_bounded_wait(void **state)
 	for (int i = 0; i < 2; i++) {
 		struct nvl_bo *bo;
 
-		assert_int_equal(nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0,
-					       &h[i]), 0);
+		assert_int_equal(
+			nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &h[i]),
+			0);
 		bo = nvl_bo_lookup(c, h[i]);
-		assert_int_equal(nvl_fence_create(&f[i],
-						  nvl_fence_context_alloc(1),
-						  1), 0);
+		assert_int_equal(
+			nvl_fence_create(&f[i], nvl_fence_context_alloc(1), 1),
+			0);
 		assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
 		assert_int_equal(nvl_resv_reserve_fences(bo->gem.resv, 1), 0);
 		nvl_resv_add_fence(bo->gem.resv, f[i], NVL_RESV_USAGE_READ);
@@ -163,7 +165,7 @@ static void *user_thread(void *arg)
 	struct worker *w = arg;
 	struct nvl_client *c;
 	uint32_t h[4];
-	uint8_t gen[4] = { 0 };
+	uint8_t gen[4] = {0};
 	uint64_t rng = 0x1234567ull + (uint64_t)w->id;
 
 	if (nvl_client_alloc(NULL, &c)) {
@@ -215,11 +217,12 @@ static void concurrent_users_over_budget_make_progress(void **state)
 
 	pthread_barrier_init(&bar, NULL, 4);
 	for (int i = 0; i < 4; i++) {
-		w[i] = (struct worker){ .mm = mm, .id = i + 1,
-					.all_created = &bar,
-					.iters = (int)(60 * t_scale()) };
-		assert_int_equal(pthread_create(&th[i], NULL, user_thread,
-						&w[i]), 0);
+		w[i] = (struct worker){.mm = mm,
+				       .id = i + 1,
+				       .all_created = &bar,
+				       .iters = (int)(60 * t_scale())};
+		assert_int_equal(
+			pthread_create(&th[i], NULL, user_thread, &w[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
@@ -256,9 +259,8 @@ static uint64_t fake_scan(struct nvl_mm_shrinker *s, uint64_t want_B)
 static void registered_shrinkers_are_asked_in_turn(void **state)
 {
 	struct nvl_mm *mm = new_mm(64 * MiB);
-	struct fake_shrinker f = { .s = { .count = fake_count,
-					  .scan = fake_scan },
-				   .have = 3 * MiB };
+	struct fake_shrinker f = {.s = {.count = fake_count, .scan = fake_scan},
+				  .have = 3 * MiB};
 
 	nvl_mm_register_shrinker(mm, &f.s);
 	assert_int_equal(nvl_mm_shrink(mm, 2 * MiB), 2 * MiB);

@@ -29,7 +29,7 @@ struct slot {
 
 static void check_accounting(struct nvl_mm *mm, struct slot *s)
 {
-	uint64_t sum[NVL_MM_NDOM] = { 0 };
+	uint64_t sum[NVL_MM_NDOM] = {0};
 
 	for (int i = 0; i < NH; i++) {
 		struct nvl_bo_info info;
@@ -44,14 +44,15 @@ static void check_accounting(struct nvl_mm *mm, struct slot *s)
 	for (int d = 1; d < NVL_MM_NDOM; d++)
 		if (sum[d] != mm->used_B[d])
 			fail_msg("domain %d: live BOs %llu bytes, accounted "
-				 "%llu", d, (unsigned long long)sum[d],
+				 "%llu",
+				 d, (unsigned long long)sum[d],
 				 (unsigned long long)mm->used_B[d]);
 	{
 		/* Released busy BOs keep their VRAM until idle. */
 		uint64_t zombie = 0;
 		struct nvl_bo *bo;
 
-		nvl_list_for_each_entry(bo, &mm->zombies, lru)
+		nvl_list_for_each_entry (bo, &mm->zombies, lru)
 			if (bo->dom == NVL_GEM_DOMAIN_VRAM)
 				zombie += bo->gem.size_B;
 		assert_int_equal(mm->vram.size_B - mm->vram.avail_B,
@@ -62,11 +63,11 @@ static void check_accounting(struct nvl_mm *mm, struct slot *s)
 
 static void random_operations_with_failures_stay_consistent(void **state)
 {
-	struct nvl_mm_config cfg = { .vram_B = 1024 * KiB,
-				     .visible_B = 512 * KiB,
-				     .host_budget_B = 1536 * KiB };
+	struct nvl_mm_config cfg = {.vram_B = 1024 * KiB,
+				    .visible_B = 512 * KiB,
+				    .host_budget_B = 1536 * KiB};
 	struct nvl_client *c[2];
-	struct slot s[NH] = { 0 };
+	struct slot s[NH] = {0};
 	struct nvl_mm *mm;
 	uint64_t rng = t_seed(99);
 	int iters = (int)(3000 * t_scale());
@@ -82,17 +83,18 @@ static void random_operations_with_failures_stay_consistent(void **state)
 		uint8_t *p;
 		int ret;
 
-		nvl_fault_fail_random(0.05, t_rand(&rng), NVL_FAULT_THIS_THREAD);
+		nvl_fault_fail_random(0.05, t_rand(&rng),
+				      NVL_FAULT_THIS_THREAD);
 		if (!x->live) {
 			x->c = c[t_rand(&rng) & 1];
 			x->size = (1 + t_rand(&rng) % 64) * 4 * KiB;
 			/* Mappable ones in the window, others top-down. */
 			x->visible = t_rand(&rng) % 4 != 0;
-			ret = nvl_bo_create(x->c, x->size, NVL_BO_DOMAIN_VRAM |
-					    NVL_BO_DOMAIN_GTT,
-					    NVL_BO_DOMAIN_VRAM,
-					    x->visible ? NVL_BO_CPU_VISIBLE : 0,
-					    &x->h);
+			ret = nvl_bo_create(
+				x->c, x->size,
+				NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				NVL_BO_DOMAIN_VRAM,
+				x->visible ? NVL_BO_CPU_VISIBLE : 0, &x->h);
 			assert_true(ret == 0 || ret == -ENOMEM);
 			x->live = !ret;
 			x->val = 0;
@@ -101,9 +103,11 @@ static void random_operations_with_failures_stay_consistent(void **state)
 			if (x->purgeable) {
 				bool retained;
 
-				assert_int_equal(nvl_bo_madvise(x->c, x->h,
-						NVL_BO_MADV_WILLNEED,
-						&retained), 0);
+				assert_int_equal(
+					nvl_bo_madvise(x->c, x->h,
+						       NVL_BO_MADV_WILLNEED,
+						       &retained),
+					0);
 				/* Content kept, or dropped to zero. */
 				if (!retained)
 					x->val = 0;
@@ -152,9 +156,8 @@ static void random_operations_with_failures_stay_consistent(void **state)
 					/* Hand the BO over to the importer:
 					 * the same object, tracked once. */
 					nvl_fault_off();
-					assert_int_equal(nvl_bo_close(x->c,
-								      x->h),
-							 0);
+					assert_int_equal(
+						nvl_bo_close(x->c, x->h), 0);
 					*y = *x;
 					y->c = c[1];
 					y->h = hy;

@@ -43,15 +43,16 @@ static void *binder_main(void *arg)
 {
 	struct binder *b = arg;
 	struct nvl_pt *pt = b->s->v->pt;
-	static const unsigned int shifts[] = { 12, 16, 21 };
+	static const unsigned int shifts[] = {12, 16, 21};
 
 	for (unsigned int it = 0; it < ITERS; it++) {
-		unsigned int slot = b->id + 2 * (unsigned int)(t_rand(&b->seed) %
-							       (SLOTS / 2));
+		unsigned int slot =
+			b->id +
+			2 * (unsigned int)(t_rand(&b->seed) % (SLOTS / 2));
 		unsigned int shift = shifts[t_rand(&b->seed) % 3];
 		uint64_t va = slot_va(slot);
-		struct nvl_pt_page pg = { .domain = NVL_GEM_DOMAIN_VRAM,
-					  .addr = slot_pa(slot) };
+		struct nvl_pt_page pg = {.domain = NVL_GEM_DOMAIN_VRAM,
+					 .addr = slot_pa(slot)};
 
 		assert_int_equal(nvl_pt_get(pt, va, 2 * MIB, shift), 0);
 		nvl_pt_map_pages(pt, va, 2 * MIB, shift, &pg);
@@ -88,7 +89,7 @@ static void *engine_main(void *arg)
 
 static void binders_and_engine_race_without_tearing(void **state)
 {
-	struct shared s = { 0 };
+	struct shared s = {0};
 	struct binder b[2];
 	pthread_t tb[2], te;
 	struct nvl_pt_stats st;
@@ -97,9 +98,9 @@ static void binders_and_engine_race_without_tearing(void **state)
 	s.v = drv_up("tiny", 0, 1ull << 40);
 	assert_int_equal(pthread_create(&te, NULL, engine_main, &s), 0);
 	for (unsigned int i = 0; i < 2; i++) {
-		b[i] = (struct binder){ &s, i, t_seed(17) + i };
-		assert_int_equal(pthread_create(&tb[i], NULL, binder_main,
-						&b[i]), 0);
+		b[i] = (struct binder){&s, i, t_seed(17) + i};
+		assert_int_equal(
+			pthread_create(&tb[i], NULL, binder_main, &b[i]), 0);
 	}
 	for (unsigned int i = 0; i < 2; i++)
 		pthread_join(tb[i], NULL);

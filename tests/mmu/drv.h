@@ -24,10 +24,10 @@ enum tbo_kind { TBO_CONTIG, TBO_FRAG, TBO_SYS };
 struct tbo {
 	struct nvl_gem_object base;
 	enum tbo_kind kind;
-	uint64_t pa;        /* CONTIG/FRAG: VRAM start */
-	uint64_t piece;     /* FRAG: piece size; pieces stored in reverse */
-	void *cpu;          /* SYS: host pages */
-	uint64_t *dma;      /* SYS: DMA address per 4 KiB page */
+	uint64_t pa; /* CONTIG/FRAG: VRAM start */
+	uint64_t piece; /* FRAG: piece size; pieces stored in reverse */
+	void *cpu; /* SYS: host pages */
+	uint64_t *dma; /* SYS: DMA address per 4 KiB page */
 	struct nvl_hw *hw;
 };
 
@@ -99,9 +99,10 @@ static inline struct tbo *tbo_new(struct nvl_hw *hw, enum tbo_kind kind,
 		assert_non_null(b->dma);
 		memset(b->cpu, 0, size);
 		for (uint64_t i = 0; i < size / 4096; i++)
-			assert_int_equal(nvl_hw_dma_map(hw,
-					 (uint8_t *)b->cpu + i * 4096, 4096,
-					 &b->dma[i]), 0);
+			assert_int_equal(
+				nvl_hw_dma_map(hw, (uint8_t *)b->cpu + i * 4096,
+					       4096, &b->dma[i]),
+				0);
 	}
 	return b;
 }
@@ -133,13 +134,14 @@ static inline struct drv *drv_up_opt(const char *profile, uint64_t start,
 				     uint64_t end, bool any_backing)
 {
 	struct drv *v = calloc(1, sizeof(*v));
-	struct nvl_nv_gmmu_args ga = { 0 };
-	struct nvl_gpuvm_args va = { 0 };
+	struct nvl_nv_gmmu_args ga = {0};
+	struct nvl_gpuvm_args va = {0};
 
 	assert_non_null(v);
 	v->d = dev_up(profile);
-	assert_int_equal(nvl_nv_ptmem_create(v->d->hw, TABLES_BASE, PTMEM_SIZE,
-					     &v->pm), 0);
+	assert_int_equal(
+		nvl_nv_ptmem_create(v->d->hw, TABLES_BASE, PTMEM_SIZE, &v->pm),
+		0);
 	assert_int_equal(nvl_nv_gmmu_probe(v->d->hw, &ga), 0);
 	assert_int_equal(ga.version, v->d->m->profile->mmu_version);
 	assert_int_equal(ga.big_leaf_pd1,
@@ -212,8 +214,8 @@ static inline int drv_bind(struct drv *v, const struct bop *ops, int n)
 	nvl_gpuvm_txn_begin(v->vm, &txn);
 	for (int i = 0; i < n && !ret; i++) {
 		const struct bop *b = &ops[i];
-		struct nvl_gpuvm_map_req req = { b->addr, b->range, b->obj,
-						 b->off, b->flags };
+		struct nvl_gpuvm_map_req req = {b->addr, b->range, b->obj,
+						b->off, b->flags};
 		struct nvl_gpuvm_ops l;
 
 		nvl_gpuvm_ops_init(&l);
@@ -264,13 +266,15 @@ static inline void drv_expect(struct drv *v, uint64_t va,
 		struct nvl_gem_object *obj = nvl_gpuva_obj(g);
 		struct nvl_gem_backing b;
 
-		assert_int_equal(obj->ops->get_backing(obj, g->bo_offset + va -
-						       nvl_gpuva_addr(g), &b), 0);
+		assert_int_equal(
+			obj->ops->get_backing(
+				obj, g->bo_offset + va - nvl_gpuva_addr(g), &b),
+			0);
 		x->state = NVL_MODEL_XLATE_MAPPED;
 		x->pa = b.addr;
-		x->aperture = b.domain == NVL_GEM_DOMAIN_VRAM ?
-				      NVL_HW_APERTURE_VIDMEM :
-				      NVL_HW_APERTURE_SYS_COH;
+		x->aperture = b.domain == NVL_GEM_DOMAIN_VRAM
+				      ? NVL_HW_APERTURE_VIDMEM
+				      : NVL_HW_APERTURE_SYS_COH;
 		x->read_only = g->flags & NVL_GPUVA_READONLY;
 		*shift = g->page_shift;
 	} else {
@@ -300,23 +304,25 @@ static inline int drv_check_page(struct drv *v, uint64_t va)
 		goto bad;
 	return 0;
 bad:
-	print_message("# va %#llx: want state %d pa %#llx ap %d ro %d shift>=%u, got state %d pa %#llx ap %d ro %d shift %u fault %u\n",
-		      (unsigned long long)va, want.state,
-		      (unsigned long long)want.pa, want.aperture,
-		      want.read_only, shift, got.state,
-		      (unsigned long long)got.pa, got.aperture, got.read_only,
-		      got.page_shift, got.fault_type);
+	print_message(
+		"# va %#llx: want state %d pa %#llx ap %d ro %d shift>=%u, got "
+		"state %d pa %#llx ap %d ro %d shift %u fault %u\n",
+		(unsigned long long)va, want.state, (unsigned long long)want.pa,
+		want.aperture, want.read_only, shift, got.state,
+		(unsigned long long)got.pa, got.aperture, got.read_only,
+		got.page_shift, got.fault_type);
 	{
 		struct nvl_model_walk_trace tr;
 
 		nvl_model_mmu_walk(v->d->m, &v->ctx, va, 0, &got, &tr);
 		for (unsigned int i = 0; i < tr.n; i++)
-			print_message("#   level %u table %#llx [%u] = %#llx %#llx\n",
-				      tr.step[i].level,
-				      (unsigned long long)tr.step[i].table,
-				      tr.step[i].index,
-				      (unsigned long long)tr.step[i].lo,
-				      (unsigned long long)tr.step[i].hi);
+			print_message(
+				"#   level %u table %#llx [%u] = %#llx %#llx\n",
+				tr.step[i].level,
+				(unsigned long long)tr.step[i].table,
+				tr.step[i].index,
+				(unsigned long long)tr.step[i].lo,
+				(unsigned long long)tr.step[i].hi);
 	}
 	return -1;
 }

@@ -25,9 +25,9 @@
 struct dev {
 	struct nvl_model *m;
 	struct nvl_hw *hw;
-	uint64_t next;   /* bump allocator for tables (grows up) */
-	uint64_t fbuf;   /* fault buffer (VRAM) */
-	uint32_t fget;   /* entries consumed */
+	uint64_t next; /* bump allocator for tables (grows up) */
+	uint64_t fbuf; /* fault buffer (VRAM) */
+	uint32_t fget; /* entries consumed */
 };
 
 /* VRAM layout of the tests: tables from 192 MiB, fault buffer at 190. */
@@ -39,13 +39,14 @@ static inline struct dev *dev_up(const char *profile)
 	struct dev *d = calloc(1, sizeof(*d));
 
 	assert_non_null(d);
-	assert_int_equal(nvl_model_create(nvl_model_profile_find(profile),
-					  &d->m), 0);
+	assert_int_equal(
+		nvl_model_create(nvl_model_profile_find(profile), &d->m), 0);
 	d->hw = nvl_model_hw(d->m);
 	d->next = TABLES_BASE;
 	d->fbuf = FBUF_BASE;
-	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_LO(0),
-		    NVL_HW_FAULT_BUF_LO_PHYS(d->fbuf, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(
+		d->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(d->fbuf, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_HI(0), (uint32_t)(d->fbuf >> 32));
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    FAULT_BUF_ENTRIES | NVL_HW_FAULT_BUF_SIZE_ENABLE);
@@ -61,12 +62,15 @@ static inline void dev_down(struct dev *d)
 static inline uint64_t dev_alloc(struct dev *d, uint64_t size, uint64_t align)
 {
 	uint64_t a = (d->next + align - 1) & ~(align - 1);
-	uint8_t zero[4096] = { 0 };
+	uint8_t zero[4096] = {0};
 
 	d->next = a + size;
 	for (uint64_t o = 0; o < size; o += sizeof(zero))
 		assert_int_equal(nvl_hw_vram_write(d->hw, a + o, zero,
-			size - o < sizeof(zero) ? size - o : sizeof(zero)), 0);
+						   size - o < sizeof(zero)
+							   ? size - o
+							   : sizeof(zero)),
+				 0);
 	return a;
 }
 
@@ -97,14 +101,15 @@ static inline bool dev_next_fault(struct dev *d, struct fault_ent *f)
 
 	if (put == d->fget)
 		return false;
-	assert_int_equal(nvl_hw_vram_read(d->hw, d->fbuf + d->fget * 32ull, e,
-					  32), 0);
+	assert_int_equal(
+		nvl_hw_vram_read(d->hw, d->fbuf + d->fget * 32ull, e, 32), 0);
 	assert_true(e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID);
 	f->va = (uint64_t)e[NVL_HW_FAULT_ENTRY_ADDR_HI] << 32 |
 		e[NVL_HW_FAULT_ENTRY_ADDR_LO];
 	f->type = e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_TYPE_MASK;
-	f->access = e[NVL_HW_FAULT_ENTRY_INFO] >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
-		    NVL_HW_FAULT_INFO_ACCESS_MASK;
+	f->access =
+		e[NVL_HW_FAULT_ENTRY_INFO] >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
+		NVL_HW_FAULT_INFO_ACCESS_MASK;
 	f->engine = e[NVL_HW_FAULT_ENTRY_ENGINE] & 0x1ff;
 	d->fget = (d->fget + 1) % FAULT_BUF_ENTRIES;
 	nvl_hw_wr32(d->hw, NVL_HW_FAULT_BUF_GET(0), d->fget);

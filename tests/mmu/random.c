@@ -17,7 +17,8 @@ static void random_binds_translate_as_gpuvm_says(void **state)
 	world_up(&w, "tiny", t_seed(0x8a11));
 	run_random(&w, n);
 	nvl_pt_get_stats(w.v->pt, &st);
-	print_message("# %lu bind calls (%lu ok, %lu skipped); leaves 4K %llu 64K %llu 2M %llu; %llu tables\n",
+	print_message("# %lu bind calls (%lu ok, %lu skipped); leaves 4K %llu "
+		      "64K %llu 2M %llu; %llu tables\n",
 		      w.calls, w.ok, w.skipped,
 		      (unsigned long long)st.leaves[0],
 		      (unsigned long long)st.leaves[1],

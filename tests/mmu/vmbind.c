@@ -51,8 +51,8 @@ static int check_all(struct drv *v, uint64_t lo, uint64_t hi)
 static void vm_bind_jobs_write_tables_the_model_walks(void **state)
 {
 	struct drv *v = drv_up("tiny", 0, 1ull << 40); /* model + tables */
-	struct nvl_vm_create_args args = { .start = VSTART, .end = VEND };
-	struct nvl_vm_backend be = { .ops = &nvl_pt_ops, .priv = v->pt };
+	struct nvl_vm_create_args args = {.start = VSTART, .end = VEND};
+	struct nvl_vm_backend be = {.ops = &nvl_pt_ops, .priv = v->pt};
 	struct tbo *bo = tbo_new(v->d->hw, TBO_CONTIG, 8 * MIB, 32 * MIB, 0);
 	struct nvl_vm_queue *q;
 	struct nvl_vm *vm;
@@ -66,15 +66,24 @@ static void vm_bind_jobs_write_tables_the_model_walks(void **state)
 	assert_int_equal(nvl_vm_queue_create(vm, &q), 0);
 	{
 		struct nvl_vm_kop ops[] = {
-			{ .op = NVL_VM_BIND_OP_MAP, .addr = VSTART,
-			  .range = 4 * MIB, .obj = &bo->base },
-			{ .op = NVL_VM_BIND_OP_MAP, .addr = VSTART + 6 * MIB,
-			  .range = 4 * MIB, .flags = NVL_VM_BIND_SPARSE },
-			{ .op = NVL_VM_BIND_OP_MAP, .addr = VSTART + 7 * MIB,
-			  .range = 64 << 10, .bo_offset = 4 * MIB + (64 << 10),
-			  .obj = &bo->base, .flags = NVL_VM_BIND_READONLY },
-			{ .op = NVL_VM_BIND_OP_MAP, .addr = VSTART + 12 * MIB,
-			  .range = 12 << 10, .flags = NVL_VM_BIND_NULL },
+			{.op = NVL_VM_BIND_OP_MAP,
+			 .addr = VSTART,
+			 .range = 4 * MIB,
+			 .obj = &bo->base},
+			{.op = NVL_VM_BIND_OP_MAP,
+			 .addr = VSTART + 6 * MIB,
+			 .range = 4 * MIB,
+			 .flags = NVL_VM_BIND_SPARSE},
+			{.op = NVL_VM_BIND_OP_MAP,
+			 .addr = VSTART + 7 * MIB,
+			 .range = 64 << 10,
+			 .bo_offset = 4 * MIB + (64 << 10),
+			 .obj = &bo->base,
+			 .flags = NVL_VM_BIND_READONLY},
+			{.op = NVL_VM_BIND_OP_MAP,
+			 .addr = VSTART + 12 * MIB,
+			 .range = 12 << 10,
+			 .flags = NVL_VM_BIND_NULL},
 		};
 
 		assert_int_equal(bind(vm, q, ops, 4, true), 0);
@@ -82,27 +91,29 @@ static void vm_bind_jobs_write_tables_the_model_walks(void **state)
 	assert_int_equal(check_all(v, VSTART, VSTART + 16 * MIB), 0);
 	assert_int_equal(nvl_model_vm_access(v->d->m, &v->ctx, VSTART + 8, &val,
 					     8, true, NVL_HW_MMU_ENGINE_CE(0),
-					     0), 0);
+					     0),
+			 0);
 	assert_int_equal(r64(v->d, 32 * MIB + 8), 0x1234);
 	{
 		/* a hole punched synchronously, then the rest asynchronously */
-		struct nvl_vm_kop hole = { .op = NVL_VM_BIND_OP_UNMAP,
-					   .addr = VSTART + MIB,
-					   .range = 4096 };
+		struct nvl_vm_kop hole = {.op = NVL_VM_BIND_OP_UNMAP,
+					  .addr = VSTART + MIB,
+					  .range = 4096};
 		struct nvl_vm_kop rest[] = {
-			{ .op = NVL_VM_BIND_OP_UNMAP, .addr = VSTART,
-			  .range = 4 * MIB },
-			{ .op = NVL_VM_BIND_OP_UNMAP, .addr = VSTART + 7 * MIB,
-			  .range = 64 << 10 },
+			{.op = NVL_VM_BIND_OP_UNMAP,
+			 .addr = VSTART,
+			 .range = 4 * MIB},
+			{.op = NVL_VM_BIND_OP_UNMAP,
+			 .addr = VSTART + 7 * MIB,
+			 .range = 64 << 10},
 		};
 
 		assert_int_equal(bind(vm, NULL, &hole, 1, false), 0);
 		assert_int_equal(check_all(v, VSTART, VSTART + 4 * MIB), 0);
-		assert_int_equal(nvl_model_vm_access(v->d->m, &v->ctx,
-						     VSTART + MIB, &got, 8,
-						     false,
-						     NVL_HW_MMU_ENGINE_CE(0),
-						     0), -EFAULT);
+		assert_int_equal(nvl_model_vm_access(
+					 v->d->m, &v->ctx, VSTART + MIB, &got,
+					 8, false, NVL_HW_MMU_ENGINE_CE(0), 0),
+				 -EFAULT);
 		assert_int_equal(bind(vm, q, rest, 2, true), 0);
 	}
 	assert_int_equal(check_all(v, VSTART, VSTART + 16 * MIB), 0);
@@ -110,7 +121,7 @@ static void vm_bind_jobs_write_tables_the_model_walks(void **state)
 	nvl_vm_put(vm);
 	v->vm = NULL;
 	nvl_gem_put(&bo->base);
-	while (dev_next_fault(v->d, &(struct fault_ent){ 0 }))
+	while (dev_next_fault(v->d, &(struct fault_ent){0}))
 		;
 	drv_down(v);
 }

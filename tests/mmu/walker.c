@@ -55,10 +55,10 @@ static void walks_translate_4k_64k_and_2m_pages(void **state)
 	v2_build(d, &t);
 	spt = dev_alloc(d, 4096, 4096);
 	bpt = dev_alloc(d, 256, 256);
-	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));     /* [0, 2M): 4K */
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt)); /* [0, 2M): 4K */
 	w64(d, spt + 8 * 3, V2_PTE_VID(0x345000));
-	pd0_set(d, &t, 1, V2_PTE_VID(16 * MIB), 0);      /* [2M, 4M): 2M */
-	pd0_set(d, &t, 2, V2_DUAL_BIG_VID(bpt), 0);      /* [4M, 6M): 64K */
+	pd0_set(d, &t, 1, V2_PTE_VID(16 * MIB), 0); /* [2M, 4M): 2M */
+	pd0_set(d, &t, 2, V2_DUAL_BIG_VID(bpt), 0); /* [4M, 6M): 64K */
 	w64(d, bpt + 8 * 5, V2_PTE_VID(32 * MIB + 0x50000));
 
 	assert_int_equal(nvl_model_mmu_walk(d->m, &t.ctx, 0x3123,
@@ -74,12 +74,14 @@ static void walks_translate_4k_64k_and_2m_pages(void **state)
 	assert_int_equal(tr.step[4].index, 3);
 
 	assert_int_equal(walk(d, &t.ctx, 2 * MIB + 0x12345,
-			      NVL_HW_FAULT_ACCESS_WRITE, &x), 0);
+			      NVL_HW_FAULT_ACCESS_WRITE, &x),
+			 0);
 	assert_int_equal(x.page_shift, 21);
 	assert_int_equal(x.pa, 16 * MIB + 0x12345);
 
 	assert_int_equal(walk(d, &t.ctx, 4 * MIB + 5 * 0x10000 + 0x4321,
-			      NVL_HW_FAULT_ACCESS_READ, &x), 0);
+			      NVL_HW_FAULT_ACCESS_READ, &x),
+			 0);
 	assert_int_equal(x.page_shift, 16);
 	assert_int_equal(x.pa, 32 * MIB + 0x54321);
 	dev_down(d);
@@ -100,10 +102,10 @@ static void big_pte_takes_precedence_over_small(void **state)
 	/* every small PTE valid: small page j -> 1 MiB + j * 4K */
 	for (unsigned int j = 0; j < 512; j++)
 		w64(d, spt + 8 * j, V2_PTE_VID(MIB + j * 4096ull));
-	w64(d, bpt + 0, V2_PTE_VID(8 * MIB));  /* granule 0: big valid */
-	w64(d, bpt + 8, 0);                     /* granule 1: defer to small */
-	w64(d, bpt + 16, V2_SPARSE);            /* granule 2: sparse */
-	w64(d, bpt + 24, V2_PTE_PRIV);          /* granule 3: no valid 4K */
+	w64(d, bpt + 0, V2_PTE_VID(8 * MIB)); /* granule 0: big valid */
+	w64(d, bpt + 8, 0); /* granule 1: defer to small */
+	w64(d, bpt + 16, V2_SPARSE); /* granule 2: sparse */
+	w64(d, bpt + 24, V2_PTE_PRIV); /* granule 3: no valid 4K */
 
 	assert_int_equal(walk(d, &t.ctx, 0x1000, 0, &x), 0);
 	assert_int_equal(x.page_shift, 16);
@@ -132,23 +134,26 @@ static void sparse_reads_zero_and_drops_writes_without_fault(void **state)
 	v2_build(d, &t);
 	spt = dev_alloc(d, 4096, 4096);
 	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
-	w64(d, spt, V2_SPARSE);                      /* one sparse 4K page */
-	w64(d, spt + 8, V2_PTE_VID(0x100000));        /* next page mapped */
+	w64(d, spt, V2_SPARSE); /* one sparse 4K page */
+	w64(d, spt + 8, V2_PTE_VID(0x100000)); /* next page mapped */
 	w64(d, 0x100000, sentinel);
-	pd0_set(d, &t, 1, V2_SPARSE, 0);             /* a sparse 2 MiB */
-	w64(d, t.pd2 + 8, V2_SPARSE);                /* a sparse 512 GiB */
+	pd0_set(d, &t, 1, V2_SPARSE, 0); /* a sparse 2 MiB */
+	w64(d, t.pd2 + 8, V2_SPARSE); /* a sparse 512 GiB */
 
 	memset(buf, 0xee, sizeof(buf));
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0, buf, 8192, false,
-					     ENG, 1), 0);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0, buf, 8192, false, ENG, 1),
+		0);
 	for (unsigned int i = 0; i < 4096; i++)
 		assert_int_equal(buf[i], 0);
 	assert_memory_equal(buf + 4096, &sentinel, 8);
 	memset(buf, 0x11, sizeof(buf));
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 2 * MIB + 100, buf,
-					     4000, true, ENG, 1), 0);
+					     4000, true, ENG, 1),
+			 0);
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, (1ull << 38) + 5,
-					     buf, 64, false, ENG, 1), 0);
+					     buf, 64, false, ENG, 1),
+			 0);
 	assert_int_equal(buf[0], 0);
 	/* VRAM unchanged where a write would have landed were it mapped */
 	assert_int_equal(r64(d, 0), 0);
@@ -173,12 +178,14 @@ static void read_only_page_faults_writes_with_fault_entry(void **state)
 	w64(d, spt + 8 * 7, V2_PTE_VID(0x200000) | V2_PTE_RO);
 	w64(d, 0x200000, 7);
 
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x7000, &v, 8,
-					     false, ENG, 3), 0);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x7000, &v, 8, false, ENG, 3),
+		0);
 	assert_int_equal(v, 7);
 	v = 42;
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x7008, &v, 8, true,
-					     ENG, 3), -EFAULT);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x7008, &v, 8, true, ENG, 3),
+		-EFAULT);
 	assert_int_equal(r64(d, 0x200008), 0);
 	assert_true(dev_next_fault(d, &f));
 	assert_int_equal(f.va, 0x7000);
@@ -188,7 +195,8 @@ static void read_only_page_faults_writes_with_fault_entry(void **state)
 	assert_false(dev_next_fault(d, &f));
 	/* atomics are writes too */
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x7000,
-						 NVL_HW_FAULT_ACCESS_ATOMIC, &x),
+						 NVL_HW_FAULT_ACCESS_ATOMIC,
+						 &x),
 			 -EFAULT);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_RO_VIOLATION);
 	dev_down(d);
@@ -207,10 +215,11 @@ static void invalid_entries_fault_with_their_type(void **state)
 	spt = dev_alloc(d, 4096, 4096);
 	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
 	w64(d, spt + 8, 1u | 1u << 1 | (0x1000ull >> 12) << 8); /* PEER */
-	w64(d, spt + 16, V2_PTE_VID(0) | 0x07ull << 56);       /* kind INVALID */
-	pd0_set(d, &t, 1, V2_PTE_VID(0x7fe00000ull), 0);       /* beyond VRAM */
-	pd0_set(d, &t, 2, V2_DUAL_BIG_VID(0x40000000ull), 0);  /* table outside */
-	w64(d, t.pd2 + 16, 1);                                /* IS_PTE at PD2 */
+	w64(d, spt + 16, V2_PTE_VID(0) | 0x07ull << 56); /* kind INVALID */
+	pd0_set(d, &t, 1, V2_PTE_VID(0x7fe00000ull), 0); /* beyond VRAM */
+	pd0_set(d, &t, 2, V2_DUAL_BIG_VID(0x40000000ull),
+		0); /* table outside */
+	w64(d, t.pd2 + 16, 1); /* IS_PTE at PD2 */
 
 	assert_int_equal(walk(d, &t.ctx, 0x0, 0, &x), -EFAULT);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_PTE);
@@ -230,8 +239,9 @@ static void invalid_entries_fault_with_their_type(void **state)
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_VA_LIMIT_VIOLATION);
 
 	/* through an engine access: the entry names the address and type */
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x1010, &v, 8,
-					     false, ENG, 2), -EFAULT);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x1010, &v, 8, false, ENG, 2),
+		-EFAULT);
 	assert_true(dev_next_fault(d, &f));
 	assert_int_equal(f.va, 0x1000);
 	assert_int_equal(f.type, NVL_HW_FAULT_UNSUPPORTED_APERTURE);
@@ -252,7 +262,8 @@ static void table_loops_and_garbage_never_escape(void **state)
 	w64(d, t.pd1 + 8, V2_PDE_VID(t.pd3));
 	pd0_set(d, &t, 3, V2_DUAL_BIG_VID(t.pd2), V2_DUAL_SMALL_VID(t.pd1));
 	assert_int_equal(walk(d, &t.ctx, 512 * MIB, 0, &x) == 0 ||
-				 x.state == NVL_MODEL_XLATE_FAULT, 1);
+				 x.state == NVL_MODEL_XLATE_FAULT,
+			 1);
 	walk(d, &t.ctx, 6 * MIB + 0x3000, 0, &x);
 	/* random garbage in every table: every walk ends, none escapes */
 	for (unsigned int i = 0; i < 512; i++) {
@@ -288,7 +299,8 @@ static void tlb_serves_stale_translation_until_invalidated(void **state)
 	w64(d, spt + 8, V2_PTE_VID(0x300000));
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
 	assert_false(x.tlb_hit);
-	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x), 0);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x),
+			 0);
 	w64(d, spt, V2_PTE_VID(0x200000));
 	w64(d, spt + 8, 0);
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
@@ -299,7 +311,8 @@ static void tlb_serves_stale_translation_until_invalidated(void **state)
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
 	assert_false(x.tlb_hit);
 	assert_int_equal(x.pa, 0x200010);
-	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x), 0);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x),
+			 0);
 	assert_int_equal(x.pa, 0x300010);
 	/* invalidating another address space changes nothing */
 	{
@@ -308,7 +321,8 @@ static void tlb_serves_stale_translation_until_invalidated(void **state)
 		other.pdb += 4096;
 		nvl_model_mmu_invalidate(d->m->mmu, &other, 0, 0);
 	}
-	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x), 0);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x),
+			 0);
 	assert_true(x.tlb_hit);
 	nvl_model_mmu_invalidate(d->m->mmu, NULL, 0, 0);
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x),
@@ -326,8 +340,9 @@ static void tlb_caches_faults_so_a_map_needs_an_invalidate(void **state)
 	(void)state;
 	v2_build(d, &t);
 	spt = dev_alloc(d, 4096, 4096);
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x5000, &v, 8,
-					     false, ENG, 0), -EFAULT);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x5000, &v, 8, false, ENG, 0),
+		-EFAULT);
 	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
 	w64(d, spt + 8 * 5, V2_PTE_VID(0x100000));
 	/* the 2 MiB PDE fault is cached: still faults */
@@ -336,7 +351,8 @@ static void tlb_caches_faults_so_a_map_needs_an_invalidate(void **state)
 	assert_true(x.tlb_hit);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_PDE);
 	nvl_model_mmu_invalidate(d->m->mmu, &t.ctx, 0x5000, 4096);
-	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x5000, 0, &x), 0);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x5000, 0, &x),
+			 0);
 	assert_int_equal(x.pa, 0x100000);
 	dev_down(d);
 }
@@ -356,8 +372,9 @@ static void tlb_sets_hold_eight_ways(void **state)
 	/* pages 0, 64, 128, ... share a 4 KiB set (64 sets) */
 	for (unsigned int w = 0; w < 8; w++) {
 		w64(d, spt + 8 * 64 * w, V2_PTE_VID(0x100000 + w * 4096));
-		assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx,
-			64ull * 4096 * w, 0, &x), 0);
+		assert_int_equal(nvl_model_mmu_translate(
+					 d->m, &t.ctx, 64ull * 4096 * w, 0, &x),
+				 0);
 	}
 	w64(d, spt, V2_PTE_VID(0x200000));
 	/* eight ways: page 0 is still cached, stale */
@@ -367,8 +384,9 @@ static void tlb_sets_hold_eight_ways(void **state)
 	/* a ninth page in the set (2 MiB up: the next PD0 entry, sharing
 	 * the small table) evicts the oldest (round robin) */
 	pd0_set(d, &t, 1, 0, V2_DUAL_SMALL_VID(spt));
-	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 64ull * 4096 * 8,
-						 0, &x), 0);
+	assert_int_equal(
+		nvl_model_mmu_translate(d->m, &t.ctx, 64ull * 4096 * 8, 0, &x),
+		0);
 	nvl_model_mmu_get_stats(d->m->mmu, &st);
 	assert_int_equal(st.evictions, 1);
 	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0, 0, &x), 0);
@@ -380,7 +398,7 @@ static void tlb_sets_hold_eight_ways(void **state)
 static void pd1_holds_512m_pages_only_on_ampere(void **state)
 {
 	struct nvl_model_xlate x;
-	const char *chips[] = { "ga102", "tiny" };
+	const char *chips[] = {"ga102", "tiny"};
 
 	(void)state;
 	for (unsigned int c = 0; c < 2; c++) {
@@ -390,8 +408,9 @@ static void pd1_holds_512m_pages_only_on_ampere(void **state)
 		v2_build(d, &t);
 		w64(d, t.pd1 + 8, V2_PTE_VID(0)); /* [512M, 1G) -> VRAM 0 */
 		if (c == 0) {
-			assert_int_equal(walk(d, &t.ctx, 512 * MIB + 0x123456,
-					      0, &x), 0);
+			assert_int_equal(
+				walk(d, &t.ctx, 512 * MIB + 0x123456, 0, &x),
+				0);
 			assert_int_equal(x.page_shift, 29);
 			assert_int_equal(x.pa, 0x123456);
 		} else {
@@ -406,8 +425,8 @@ static void pd1_holds_512m_pages_only_on_ampere(void **state)
 static void v3_walks_five_levels_with_pcf_permissions(void **state)
 {
 	struct dev *d = dev_up("gh100");
-	struct nvl_model_vmctx ctx = { .aperture = NVL_HW_APERTURE_VIDMEM,
-				       .version = 3 };
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 3};
 	struct nvl_model_xlate x;
 	struct nvl_model_walk_trace tr;
 	uint64_t pd4 = dev_alloc(d, 4096, 4096), pd3 = dev_alloc(d, 4096, 4096);
@@ -422,8 +441,8 @@ static void v3_walks_five_levels_with_pcf_permissions(void **state)
 	w64(d, pd3 + 8 * 3, pd2 | 1u << 1);
 	w64(d, pd2, pd1 | 1u << 1);
 	w64(d, pd1, pd0 | 1u << 1);
-	w64(d, pd0, bpt | 1u << 1);                    /* big half */
-	w64(d, pd0 + 8, spt | 1u << 1);                /* small half */
+	w64(d, pd0, bpt | 1u << 1); /* big half */
+	w64(d, pd0 + 8, spt | 1u << 1); /* small half */
 	/* small page 1: read-only (PCF bit 2) */
 	w64(d, spt + 8, 1u | (0x4ull << 3) | 0x500000);
 	/* granule 1: big page, no atomics (PCF bit 3) */
@@ -431,23 +450,25 @@ static void v3_walks_five_levels_with_pcf_permissions(void **state)
 	/* granule 2: sparse; granule 3: NO_VALID_4KB_PAGE */
 	w64(d, bpt + 16, 1ull << 3);
 	w64(d, bpt + 24, 3ull << 3);
-	w64(d, spt + 8 * 48, 1u | 0x700000);            /* hidden by granule 3 */
+	w64(d, spt + 8 * 48, 1u | 0x700000); /* hidden by granule 3 */
 	pd0 += 16;
 	w64(d, pd0, 1u | 0x800000); /* 2M PTE */
 
-	assert_int_equal(nvl_model_mmu_walk(d->m, &ctx, va + 0x1004, 0, &x,
-					    &tr), 0);
+	assert_int_equal(
+		nvl_model_mmu_walk(d->m, &ctx, va + 0x1004, 0, &x, &tr), 0);
 	assert_int_equal(tr.n, 7); /* PD4..PD0, big PT (0: defer), small PT */
 	assert_int_equal(x.pa, 0x500004);
 	assert_true(x.read_only);
-	assert_int_equal(walk(d, &ctx, va + 0x1004, NVL_HW_FAULT_ACCESS_WRITE,
-			      &x), -EFAULT);
+	assert_int_equal(
+		walk(d, &ctx, va + 0x1004, NVL_HW_FAULT_ACCESS_WRITE, &x),
+		-EFAULT);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_RO_VIOLATION);
 	assert_int_equal(walk(d, &ctx, va + 0x10040, 0, &x), 0);
 	assert_int_equal(x.page_shift, 16);
 	assert_int_equal(x.pa, 0x600040);
-	assert_int_equal(walk(d, &ctx, va + 0x10040, NVL_HW_FAULT_ACCESS_ATOMIC,
-			      &x), -EFAULT);
+	assert_int_equal(
+		walk(d, &ctx, va + 0x10040, NVL_HW_FAULT_ACCESS_ATOMIC, &x),
+		-EFAULT);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_ATOMIC_VIOLATION);
 	assert_int_equal(walk(d, &ctx, va + 0x20000, 0, &x), 0);
 	assert_int_equal(x.state, NVL_MODEL_XLATE_SPARSE);
@@ -481,15 +502,16 @@ static void system_pages_need_a_dma_mapping(void **state)
 	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
 	w64(d, spt, V2_PTE_SYS(dma));
 	w64(d, spt + 8, V2_PTE_SYS(dma + 0x100000000ull)); /* not mapped */
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 8, &v, 8, false,
-					     ENG, 0), 0);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 8, &v, 8, false, ENG, 0), 0);
 	assert_int_equal(v, 0x1234);
 	v = 99;
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 16, &v, 8, true,
-					     ENG, 0), 0);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 16, &v, 8, true, ENG, 0), 0);
 	assert_int_equal(page[2], 99);
-	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x1000, &v, 8, true,
-					     ENG, 0), -EFAULT);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x1000, &v, 8, true, ENG, 0),
+		-EFAULT);
 	assert_true(dev_next_fault(d, &f));
 	assert_int_equal(f.type, NVL_HW_FAULT_REGION_VIOLATION);
 	assert_int_equal(f.va, 0x1000);
@@ -515,28 +537,34 @@ static void copy_and_fill_cross_pages_of_every_size(void **state)
 		w64(d, bpt + 8 * g, V2_PTE_VID(64 * MIB + g * 0x10000ull));
 	for (unsigned int j = 256; j < 512; j++)
 		w64(d, spt + 8 * j, V2_PTE_VID(80 * MIB + (511 - j) * 4096ull));
-	pd0_set(d, &t, 1, V2_PTE_VID(96 * MIB), 0);  /* [2M, 4M): 2M */
+	pd0_set(d, &t, 1, V2_PTE_VID(96 * MIB), 0); /* [2M, 4M): 2M */
 	for (size_t i = 0; i < sizeof(src); i += 8) {
 		uint64_t r = t_rand(&s);
 
 		memcpy(src + i, &r, 8);
 	}
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x123, src,
-					     sizeof(src), true, ENG, 0), 0);
+					     sizeof(src), true, ENG, 0),
+			 0);
 	memset(got, 0, sizeof(got));
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x123, got,
-					     sizeof(got), false, ENG, 0), 0);
+					     sizeof(got), false, ENG, 0),
+			 0);
 	assert_memory_equal(src, got, sizeof(src));
 	/* copy the second half over the first, then check it */
 	assert_int_equal(nvl_model_vm_copy(d->m, &t.ctx, 0x10, &t.ctx,
-					   2 * MIB + 0x10, MIB + 7, ENG, 0), 0);
+					   2 * MIB + 0x10, MIB + 7, ENG, 0),
+			 0);
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x10, got, MIB + 7,
-					     false, ENG, 0), 0);
+					     false, ENG, 0),
+			 0);
 	assert_memory_equal(got, src + 2 * MIB + 0x10 - 0x123, MIB + 7);
 	assert_int_equal(nvl_model_vm_fill(d->m, &t.ctx, 0x7ffe, 0xa1b2c3d4u,
-					   70001, ENG, 0), 0);
+					   70001, ENG, 0),
+			 0);
 	assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x7ffe, got, 70001,
-					     false, ENG, 0), 0);
+					     false, ENG, 0),
+			 0);
 	for (unsigned int i = 0; i < 70001; i++)
 		assert_int_equal(got[i], (0xa1b2c3d4u >> (8 * (i % 4))) & 0xff);
 	dev_down(d);

@@ -43,8 +43,7 @@ static inline void world_up_opt(struct world *w, const char *profile,
 	w->seed = seed;
 }
 
-static inline void world_up(struct world *w, const char *profile,
-			    uint64_t seed)
+static inline void world_up(struct world *w, const char *profile, uint64_t seed)
 {
 	world_up_opt(w, profile, seed, false);
 }
@@ -62,7 +61,7 @@ static inline void world_down(struct world *w)
 
 static inline uint64_t pick_align(uint64_t *s)
 {
-	static const uint64_t a[] = { 4096, 64 << 10, 2 * MIB };
+	static const uint64_t a[] = {4096, 64 << 10, 2 * MIB};
 
 	return a[t_rand(s) % 3];
 }
@@ -78,8 +77,7 @@ static inline bool random_op(struct world *w, struct bop *b)
 	memset(b, 0, sizeof(*b));
 	if (r < 55) {
 		struct tbo *bo = w->bo[t_rand(s) % 4];
-		uint64_t n = (1 + t_rand(s) % 48) * (t_rand(s) % 4 ? 4096 :
-						       al);
+		uint64_t n = (1 + t_rand(s) % 48) * (t_rand(s) % 4 ? 4096 : al);
 		uint64_t size = bo->base.size_B;
 
 		b->kind = B_MAP;
@@ -191,21 +189,34 @@ static inline void run_random(struct world *w, unsigned long calls)
 				w->ok++;
 			if (getenv("MMU_TRACE"))
 				for (int i = 0; i < n; i++)
-					print_message("# call %lu op %d: kind %d [%#llx,+%#llx) bo %d off %#llx fl %u -> %d\n",
-						      c, i, ops[i].kind,
-						      (unsigned long long)ops[i].addr,
-						      (unsigned long long)ops[i].range,
-						      ops[i].obj ? (int)(((struct tbo *)ops[i].obj)->kind) : -1,
-						      (unsigned long long)ops[i].off,
-						      ops[i].flags, ret);
+					print_message(
+						"# call %lu op %d: kind %d "
+						"[%#llx,+%#llx) bo %d off "
+						"%#llx fl %u -> %d\n",
+						c, i, ops[i].kind,
+						(unsigned long long)ops[i].addr,
+						(unsigned long long)ops[i]
+							.range,
+						ops[i].obj
+							? (int)(((struct
+								  tbo *)ops[i]
+									 .obj)
+									->kind)
+							: -1,
+						(unsigned long long)ops[i].off,
+						ops[i].flags, ret);
 		}
 		assert_int_equal(check_range(w, lo, hi), 0);
 		for (int i = 0; i < 16; i++)
-			assert_int_equal(drv_check_page(w->v, WIN_START +
-				(t_rand(&w->seed) % (WIN / 4096)) * 4096), 0);
+			assert_int_equal(
+				drv_check_page(w->v,
+					       WIN_START + (t_rand(&w->seed) %
+							    (WIN / 4096)) *
+								   4096),
+				0);
 		if (c % 200 == 199)
-			assert_int_equal(check_range(w, WIN_START,
-						     WIN_START + WIN), 0);
+			assert_int_equal(
+				check_range(w, WIN_START, WIN_START + WIN), 0);
 	}
 	assert_int_equal(check_range(w, WIN_START, WIN_START + WIN), 0);
 }

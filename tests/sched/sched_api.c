@@ -27,8 +27,8 @@ static const struct nvl_sched_backend_ops stub_ops = {
 
 static void create_rejects_bad_arguments(void **state)
 {
-	struct nvl_sched_backend_ops no_free = { .run_job = stub_run };
-	struct nvl_sched_args a = { .ops = &stub_ops, .credit_limit = 0 };
+	struct nvl_sched_backend_ops no_free = {.run_job = stub_run};
+	struct nvl_sched_args a = {.ops = &stub_ops, .credit_limit = 0};
 	struct nvl_sched *s = NULL;
 
 	(void)state;
@@ -50,7 +50,7 @@ static struct nvl_sched_null *created_ring;
 
 static int ring_create_op(void *arg)
 {
-	struct nvl_sched_null_args a = { .credit_limit = 2, .name = "x" };
+	struct nvl_sched_null_args a = {.credit_limit = 2, .name = "x"};
 
 	(void)arg;
 	return nvl_sched_null_create(&a, &created_ring);
@@ -70,14 +70,14 @@ static void create_survives_alloc_failures(void **state)
 	(void)state;
 	created_ring = NULL;
 	n = t_fail_each_alloc(ring_create_op, ring_create_check, NULL, 20);
-	assert_true(n >= 2);	/* the ring and its scheduler */
+	assert_true(n >= 2); /* the ring and its scheduler */
 	assert_non_null(created_ring);
 	nvl_sched_null_destroy(created_ring);
 }
 
 static void entity_init_rejects_bad_priority(void **state)
 {
-	struct nvl_sched_args a = { .ops = &stub_ops, .credit_limit = 1 };
+	struct nvl_sched_args a = {.ops = &stub_ops, .credit_limit = 1};
 	struct nvl_sched_entity e;
 	struct nvl_sched *s;
 
@@ -85,8 +85,9 @@ static void entity_init_rejects_bad_priority(void **state)
 	assert_int_equal(nvl_sched_create(&a, &s), 0);
 	assert_int_equal(nvl_sched_entity_init(&e, NVL_SCHED_PRIO_COUNT, s),
 			 -EINVAL);
-	assert_int_equal(nvl_sched_entity_init(&e, (enum nvl_sched_priority)-1,
-					       s), -EINVAL);
+	assert_int_equal(
+		nvl_sched_entity_init(&e, (enum nvl_sched_priority) - 1, s),
+		-EINVAL);
 	nvl_sched_destroy(s);
 }
 
@@ -143,9 +144,9 @@ static void arming_twice_fails(void **state)
 	assert_non_null(strstr(nvl_error_msg(), "already armed"));
 	assert_int_equal(nvl_sched_job_finished(&j->base)->seqno, seqno);
 	/* Dependencies after arm are refused too (reference consumed). */
-	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
-						      nvl_fence_get_stub()),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&j->base, nvl_fence_get_stub()),
+		-EINVAL);
 	f = nvl_fence_get(nvl_sched_job_finished(&j->base));
 	assert_int_equal(nvl_sched_entity_push_job(&j->base), 0);
 	assert_int_equal(t_wait(f), 1);
@@ -215,7 +216,7 @@ static void job_init_and_dependencies_survive_alloc_failures(void **state)
 {
 	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
 	struct nvl_sched_entity e;
-	struct init_ctx c = { .e = &e, .init_only = true };
+	struct init_ctx c = {.e = &e, .init_only = true};
 	uint64_t ctx = nvl_fence_context_alloc(6);
 	unsigned long n;
 
@@ -229,16 +230,16 @@ static void job_init_and_dependencies_survive_alloc_failures(void **state)
 		assert_int_equal(nvl_fence_create(&c.deps[i], ctx + i, 1), 0);
 	c.init_only = false;
 	n = t_fail_each_alloc(init_op, init_check, &c, 20);
-	assert_true(n >= 3);	/* fences, array, one growth */
+	assert_true(n >= 3); /* fences, array, one growth */
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(nvl_kref_read(&c.deps[i]->refcount), 2);
 	/* The job waits for all six. */
 	assert_int_equal(nvl_sched_job_arm(&c.job), 0);
 	{
-		struct nvl_fence *f = nvl_fence_get(
-			nvl_sched_job_finished(&c.job));
+		struct nvl_fence *f =
+			nvl_fence_get(nvl_sched_job_finished(&c.job));
 
-		nvl_sched_job_cleanup(&c.job);	/* never pushed */
+		nvl_sched_job_cleanup(&c.job); /* never pushed */
 		assert_int_equal(nvl_fence_get_status(f), -ECANCELED);
 		nvl_fence_put(f);
 	}
@@ -263,16 +264,15 @@ static void dependencies_dedup_by_context_keeping_later(void **state)
 	assert_int_equal(nvl_fence_create(&a, ctx, 1), 0);
 	assert_int_equal(nvl_fence_create(&b, ctx, 2), 0);
 	j = t_job(ring, &e, 1, 0, 0);
-	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
-						      nvl_fence_get(a)), 0);
-	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
-						      nvl_fence_get(b)), 0);
-	assert_int_equal(nvl_sched_job_add_dependency(&j->base,
-						      nvl_fence_get(a)), 0);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&j->base, nvl_fence_get(a)), 0);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&j->base, nvl_fence_get(b)), 0);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&j->base, nvl_fence_get(a)), 0);
 	assert_int_equal(j->base.num_deps, 1);
 	assert_ptr_equal(j->base.deps[0], b);
-	assert_int_equal(nvl_sched_job_add_dependency(&j->base, NULL),
-			 -EINVAL);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base, NULL), -EINVAL);
 	f = t_arm_push(j);
 	nvl_fence_signal(a);
 	t_sleep_ms(5);
@@ -296,13 +296,13 @@ static void finished_fence_carries_the_job_error(void **state)
 	(void)state;
 	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
 	j = t_job(ring, &e, 1, 0, 1);
-	j->fail = -EIO;			/* hardware fence error, inline */
+	j->fail = -EIO; /* hardware fence error, inline */
 	f1 = t_arm_push(j);
 	j = t_job(ring, &e, 1, 2 * NVL_NSEC_PER_MSEC, 2);
-	j->fail = -EFAULT;		/* from the completion thread */
+	j->fail = -EFAULT; /* from the completion thread */
 	f2 = t_arm_push(j);
 	j = t_job(ring, &e, 1, 0, 3);
-	j->submit_error = -EINVAL;	/* run_job returns NULL + error */
+	j->submit_error = -EINVAL; /* run_job returns NULL + error */
 	f3 = t_arm_push(j);
 	j = t_job(ring, &e, 1, NVL_NSEC_PER_MSEC, 4);
 	f4 = t_arm_push(j);
@@ -320,10 +320,10 @@ static void finished_fence_carries_the_job_error(void **state)
 
 static void idle_push_runs_directly_in_a_signalling_section(void **state)
 {
-	struct t_log log = { 0 };
+	struct t_log log = {0};
 	struct nvl_sched_null *ring = t_ring(4, 0, 0, &log);
-	struct nvl_sched_null *ring2 = t_ring(4, 0, NVL_SCHED_NO_DIRECT_RUN,
-					      &log);
+	struct nvl_sched_null *ring2 =
+		t_ring(4, 0, NVL_SCHED_NO_DIRECT_RUN, &log);
 	struct nvl_sched_entity e, e2;
 	struct nvl_fence *f;
 
@@ -378,13 +378,13 @@ static void alloc_hook(struct nvl_sched_null_job *job, void *arg)
 {
 	(void)job;
 	(void)arg;
-	nvl_free(nvl_malloc(16));	/* forbidden in run_job() */
+	nvl_free(nvl_malloc(16)); /* forbidden in run_job() */
 }
 
 static void allocation_in_run_job_is_caught_by_the_checker(void **state)
 {
-	struct nvl_sched_null_args a = { .credit_limit = 2, .name = "bad",
-					 .on_run = alloc_hook };
+	struct nvl_sched_null_args a = {
+		.credit_limit = 2, .name = "bad", .on_run = alloc_hook};
 	struct nvl_sched_null *ring;
 	struct nvl_sched_entity e;
 	enum nvl_checker_mode old = nvl_checker_set_mode(NVL_CHECKER_COUNT);

@@ -11,8 +11,8 @@
 static void jobs_of_one_entity_run_in_push_order(void **state)
 {
 	static struct t_log log;
-	struct nvl_sched_null *ring = t_ring(8, 0, NVL_SCHED_NO_DIRECT_RUN,
-					     &log);
+	struct nvl_sched_null *ring =
+		t_ring(8, 0, NVL_SCHED_NO_DIRECT_RUN, &log);
 	struct nvl_sched_entity e;
 	struct nvl_fence *last = NULL;
 	uint64_t rng = t_seed(7);
@@ -50,8 +50,8 @@ static void run_stopped(struct nvl_sched_null *ring,
 	nvl_sched_stop(s);
 	for (int k = 0; k < ne; k++)
 		for (int i = 0; i < per; i++)
-			fs[nf++] = t_arm_push(t_job(ring, &es[k], 1, 0,
-						    k * 100 + i));
+			fs[nf++] = t_arm_push(
+				t_job(ring, &es[k], 1, 0, k * 100 + i));
 	nvl_sched_start(s);
 	for (int i = 0; i < nf; i++) {
 		assert_int_equal(t_wait(fs[i]), 1);
@@ -145,8 +145,7 @@ static void credits_in_flight_never_exceed_the_limit(void **state)
 	for (int k = 0; k < 4; k++)
 		t_entity(&es[k], NVL_SCHED_PRIO_NORMAL, ring);
 	for (int i = 0; i < 200; i++)
-		fs[i] = t_arm_push(t_job(ring, &es[i % 4],
-					 1 + t_rand(&rng) % 5,
+		fs[i] = t_arm_push(t_job(ring, &es[i % 4], 1 + t_rand(&rng) % 5,
 					 (t_rand(&rng) % 3) * 20000, i));
 	for (int i = 0; i < 200; i++) {
 		assert_int_equal(t_wait(fs[i]), 1);
@@ -154,12 +153,11 @@ static void credits_in_flight_never_exceed_the_limit(void **state)
 	}
 	nvl_sched_null_stats(ring, &st);
 	assert_true(st.max_credits <= 5);
-	assert_true(st.max_credits >= 2);	/* it did overlap jobs */
+	assert_true(st.max_credits >= 2); /* it did overlap jobs */
 	assert_int_equal(st.runs, 200);
 	for (int k = 0; k < 4; k++)
 		nvl_sched_entity_fini(&es[k]);
-	assert_int_equal(nvl_sched_credit_count(nvl_sched_null_sched(ring)),
-			 0);
+	assert_int_equal(nvl_sched_credit_count(nvl_sched_null_sched(ring)), 0);
 	nvl_sched_null_destroy(ring);
 }
 
@@ -178,8 +176,8 @@ static void dependency_on_other_scheduler_waits_for_finished(void **state)
 	struct nvl_sched_null_job *jb = t_job(r2, &e2, 1, 0, 2);
 	struct nvl_fence *sb;
 
-	assert_int_equal(nvl_sched_job_add_dependency(&jb->base,
-						      nvl_fence_get(a)), 0);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&jb->base, nvl_fence_get(a)), 0);
 	assert_int_equal(nvl_sched_job_arm(&jb->base), 0);
 	sb = nvl_fence_get(nvl_sched_job_scheduled(&jb->base));
 	b = t_arm_push_armed(jb);
@@ -315,8 +313,8 @@ static void blocked_entity_does_not_hold_up_others(void **state)
 	struct nvl_fence *gate, *a, *b;
 
 	(void)state;
-	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
 	t_entity(&e1, NVL_SCHED_PRIO_HIGH, r);
 	t_entity(&e2, NVL_SCHED_PRIO_LOW, r);
 	t_push(r, &e1, 1, 0, 1, gate, &a);
@@ -356,11 +354,13 @@ static void resv_dependencies_follow_usage(void **state)
 	/* A reader waits for writers only; a writer for everything. */
 	j1 = t_job(r, &e, 1, 0, 1);
 	assert_int_equal(nvl_sched_job_add_resv_dependencies(
-				 &j1->base, &resv, NVL_RESV_USAGE_WRITE), 0);
+				 &j1->base, &resv, NVL_RESV_USAGE_WRITE),
+			 0);
 	assert_int_equal(j1->base.num_deps, 1);
 	j2 = t_job(r, &e, 1, 0, 2);
 	assert_int_equal(nvl_sched_job_add_resv_dependencies(
-				 &j2->base, &resv, NVL_RESV_USAGE_READ), 0);
+				 &j2->base, &resv, NVL_RESV_USAGE_READ),
+			 0);
 	assert_int_equal(j2->base.num_deps, 2);
 	nvl_resv_unlock(&resv);
 	f1 = t_arm_push(j1);
@@ -413,7 +413,7 @@ static void resv_dependencies_survive_alloc_failures(void **state)
 	struct nvl_sched_entity e;
 	struct nvl_resv resv;
 	struct nvl_fence *fs[6];
-	struct resv_ctx c = { .e = &e, .resv = &resv };
+	struct resv_ctx c = {.e = &e, .resv = &resv};
 	uint64_t ctx = nvl_fence_context_alloc(6);
 
 	(void)state;
@@ -423,9 +423,9 @@ static void resv_dependencies_survive_alloc_failures(void **state)
 	assert_int_equal(nvl_resv_reserve_fences(&resv, 6), 0);
 	for (int i = 0; i < 6; i++) {
 		assert_int_equal(nvl_fence_create(&fs[i], ctx + i, 1), 0);
-		nvl_resv_add_fence(&resv, fs[i], i % 2 ?
-				   NVL_RESV_USAGE_READ :
-				   NVL_RESV_USAGE_BOOKKEEP);
+		nvl_resv_add_fence(&resv, fs[i],
+				   i % 2 ? NVL_RESV_USAGE_READ
+					 : NVL_RESV_USAGE_BOOKKEEP);
 	}
 	assert_true(t_fail_each_alloc(resv_op, resv_check, &c, 20) >= 3);
 	nvl_resv_unlock(&resv);

@@ -29,8 +29,7 @@ static void hung_job_times_out_and_innocent_jobs_are_resubmitted(void **state)
 		fi[i] = t_arm_push(inno[i]);
 	}
 	/* Behind the hung job on the ring: they run, but cannot finish. */
-	for (int i = 0; i < 1000 && atomic_load(&log.runs_by_tag[12]) == 0;
-	     i++)
+	for (int i = 0; i < 1000 && atomic_load(&log.runs_by_tag[12]) == 0; i++)
 		t_sleep_ms(1);
 	for (int i = 0; i < 3; i++)
 		assert_true(atomic_load(&log.runs_by_tag[10 + i]) >= 1);
@@ -77,7 +76,7 @@ static void queued_jobs_of_banned_entity_finish_canceled(void **state)
 	hang->hang = true;
 	fh = t_arm_push(hang);
 	for (int i = 0; i < 3; i++) {
-		q[i] = t_job(r, &bad, 1, 0, 2 + i);	/* queued: credits */
+		q[i] = t_job(r, &bad, 1, 0, 2 + i); /* queued: credits */
 		fq[i] = t_arm_push(q[i]);
 	}
 	assert_int_equal(t_wait(fh), -ETIMEDOUT);
@@ -130,7 +129,7 @@ static void fault_triggers_recovery_at_once(void **state)
 	hang->hang = true;
 	fh = t_arm_push(hang);
 	t_sleep_ms(5);
-	assert_false(nvl_fence_is_signaled(fh));	/* no timeout set */
+	assert_false(nvl_fence_is_signaled(fh)); /* no timeout set */
 	nvl_sched_fault(nvl_sched_null_sched(r));
 	assert_int_equal(t_wait(fh), -ETIMEDOUT);
 	nvl_fence_put(fh);
@@ -138,8 +137,8 @@ static void fault_triggers_recovery_at_once(void **state)
 	nvl_sched_null_destroy(r);
 }
 
-static void killed_entity_finishes_queued_jobs_in_order_without_running(
-	void **state)
+static void
+killed_entity_finishes_queued_jobs_in_order_without_running(void **state)
 {
 	static struct t_log log;
 	struct nvl_sched_null *r = t_ring(4, 0, 0, &log);
@@ -150,14 +149,15 @@ static void killed_entity_finishes_queued_jobs_in_order_without_running(
 
 	(void)state;
 	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
-	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
 	/* One job on the ring for 30 ms, then jobs blocked on a gate. */
 	run = t_job(r, &e, 1, 30 * MS, 0);
 	frun = t_arm_push(run);
 	q[0] = t_job(r, &e, 1, 0, 1);
-	assert_int_equal(nvl_sched_job_add_dependency(&q[0]->base,
-						      nvl_fence_get(gate)), 0);
+	assert_int_equal(
+		nvl_sched_job_add_dependency(&q[0]->base, nvl_fence_get(gate)),
+		0);
 	fq[0] = t_arm_push(q[0]);
 	for (int i = 1; i < 4; i++) {
 		q[i] = t_job(r, &e, 1, 0, 1 + i);
@@ -168,7 +168,7 @@ static void killed_entity_finishes_queued_jobs_in_order_without_running(
 	nvl_sched_entity_kill(&e);
 	t_sleep_ms(5);
 	for (int i = 0; i < 4; i++)
-		assert_false(nvl_fence_is_signaled(fq[i]));	/* deps */
+		assert_false(nvl_fence_is_signaled(fq[i])); /* deps */
 	nvl_fence_signal(gate);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(t_wait(fq[i]), -ESRCH);
@@ -199,8 +199,8 @@ static void flush_is_bounded_and_waits_for_the_queue(void **state)
 
 	(void)state;
 	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
-	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
 	t_push(r, &e, 1, 0, 1, gate, &f);
 	t_push(r, &e, 1, 0, 2, NULL, NULL);
 	t0 = nvl_time_ns();
@@ -225,15 +225,15 @@ static void destroy_with_jobs_in_flight_signals_every_fence(void **state)
 	(void)state;
 	t_entity(&e1, NVL_SCHED_PRIO_NORMAL, r);
 	t_entity(&e2, NVL_SCHED_PRIO_HIGH, r);
-	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
 	j = t_job(r, &e1, 1, 0, 0);
-	j->hang = true;				/* on the ring forever */
+	j->hang = true; /* on the ring forever */
 	f[0] = t_arm_push(j);
 	f[1] = t_arm_push(t_job(r, &e1, 1, 10 * NVL_NSEC_PER_SEC, 1));
-	for (int i = 2; i < 5; i++)		/* queued: no credits */
+	for (int i = 2; i < 5; i++) /* queued: no credits */
 		f[i] = t_arm_push(t_job(r, &e1, 1, 0, i));
-	t_push(r, &e2, 1, 0, 5, gate, &f[5]);	/* blocked on a gate */
+	t_push(r, &e2, 1, 0, 5, gate, &f[5]); /* blocked on a gate */
 	f[6] = t_arm_push(t_job(r, &e2, 1, 0, 6));
 	f[7] = t_arm_push(t_job(r, &e2, 1, 0, 7));
 	t_sleep_ms(2);
@@ -282,7 +282,7 @@ static void stopped_scheduler_neither_runs_nor_times_out(void **state)
 	hang->hang = true;
 	fh = t_arm_push(hang);
 	nvl_sched_stop(s);
-	assert_int_equal(nvl_sched_credit_count(s), 0);	/* detached */
+	assert_int_equal(nvl_sched_credit_count(s), 0); /* detached */
 	fq = t_arm_push(t_job(r, &e, 1, 0, 2));
 	t_sleep_ms(60);
 	nvl_sched_null_stats(r, &st);
@@ -309,13 +309,13 @@ static void fini_hands_blocked_jobs_over_and_returns(void **state)
 	(void)state;
 	assert_non_null(e);
 	t_entity(e, NVL_SCHED_PRIO_NORMAL, r);
-	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
 	t_push(r, e, 1, 0, 1, gate, &f[0]);
 	t_push(r, e, 1, 0, 2, NULL, &f[1]);
 	t_push(r, e, 1, 0, 3, NULL, &f[2]);
-	nvl_sched_entity_fini(e);	/* flush times out, does not hang */
-	nvl_free(e);			/* the scheduler no longer uses it */
+	nvl_sched_entity_fini(e); /* flush times out, does not hang */
+	nvl_free(e); /* the scheduler no longer uses it */
 	for (int i = 0; i < 3; i++)
 		assert_false(nvl_fence_is_signaled(f[i]));
 	nvl_fence_signal(gate);
@@ -382,8 +382,10 @@ static const struct nvl_sched_backend_ops manual_ops = {
 
 static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
 {
-	struct nvl_sched_args a = { .ops = &manual_ops, .credit_limit = 2,
-				    .timeout_ns = 15 * MS, .name = "manual" };
+	struct nvl_sched_args a = {.ops = &manual_ops,
+				   .credit_limit = 2,
+				   .timeout_ns = 15 * MS,
+				   .name = "manual"};
 	struct nvl_sched *s;
 	struct nvl_sched_entity e;
 	struct manual_job *m[2];
@@ -398,7 +400,8 @@ static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
 		assert_non_null(m[i]);
 		assert_int_equal(nvl_fence_create(&m[i]->hw,
 						  nvl_fence_context_alloc(1),
-						  1), 0);
+						  1),
+				 0);
 		hw[i] = nvl_fence_get(m[i]->hw);
 		assert_int_equal(nvl_sched_job_init(&m[i]->base, &e, 1, NULL),
 				 0);
@@ -421,8 +424,8 @@ static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
 		int calls = atomic_load(&timedout_calls);
 
 		/* One more expiry (answered ENODEV), then silence. */
-		for (int i = 0; i < 2000 &&
-				atomic_load(&timedout_calls) == calls; i++)
+		for (int i = 0;
+		     i < 2000 && atomic_load(&timedout_calls) == calls; i++)
 			t_sleep_ms(1);
 		assert_true(atomic_load(&timedout_calls) > calls);
 	}
@@ -445,8 +448,8 @@ static void false_alarm_keeps_the_job_and_rearms_the_timer(void **state)
 
 static void fault_without_timeout_fires_once(void **state)
 {
-	struct nvl_sched_args a = { .ops = &manual_ops, .credit_limit = 2,
-				    .name = "manual0" };
+	struct nvl_sched_args a = {
+		.ops = &manual_ops, .credit_limit = 2, .name = "manual0"};
 	struct nvl_sched *s;
 	struct nvl_sched_entity e;
 	struct manual_job *m;
@@ -458,8 +461,8 @@ static void fault_without_timeout_fires_once(void **state)
 			 0);
 	m = nvl_zalloc(sizeof(*m));
 	assert_non_null(m);
-	assert_int_equal(nvl_fence_create(&m->hw, nvl_fence_context_alloc(1),
-					  1), 0);
+	assert_int_equal(
+		nvl_fence_create(&m->hw, nvl_fence_context_alloc(1), 1), 0);
 	hw = nvl_fence_get(m->hw);
 	assert_int_equal(nvl_sched_job_init(&m->base, &e, 1, NULL), 0);
 	assert_int_equal(nvl_sched_job_arm(&m->base), 0);

@@ -86,7 +86,8 @@ static void *pusher_main(void *arg)
 static void many_threads_push_concurrently(void **state)
 {
 	struct nvl_sched_null_args a = {
-		.credit_limit = 16, .name = "stress",
+		.credit_limit = 16,
+		.name = "stress",
 		.on_run = order_hook,
 	};
 	struct nvl_sched_null *ring;
@@ -101,13 +102,16 @@ static void many_threads_push_concurrently(void **state)
 	assert_int_equal(nvl_sched_null_create(&a, &ring), 0);
 	t_entity(&shared, NVL_SCHED_PRIO_HIGH, ring);
 	for (int i = 0; i < THREADS; i++) {
-		p[i] = (struct pusher){ .ring = ring, .shared = &shared,
-					.shared_lock = &shared_lock, .n = n,
-					.idx = i };
-		t_entity(&p[i].own, i % 2 ? NVL_SCHED_PRIO_NORMAL :
-					    NVL_SCHED_PRIO_LOW, ring);
-		assert_int_equal(pthread_create(&th[i], NULL, pusher_main,
-						&p[i]), 0);
+		p[i] = (struct pusher){.ring = ring,
+				       .shared = &shared,
+				       .shared_lock = &shared_lock,
+				       .n = n,
+				       .idx = i};
+		t_entity(&p[i].own,
+			 i % 2 ? NVL_SCHED_PRIO_NORMAL : NVL_SCHED_PRIO_LOW,
+			 ring);
+		assert_int_equal(
+			pthread_create(&th[i], NULL, pusher_main, &p[i]), 0);
 	}
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(th[i], NULL);
@@ -119,7 +123,8 @@ static void many_threads_push_concurrently(void **state)
 	}
 	nvl_sched_entity_fini(&shared);
 	assert_int_equal(nvl_sched_null_wait_freed(ring, (uint64_t)n * THREADS,
-						   5 * NVL_NSEC_PER_SEC), 0);
+						   5 * NVL_NSEC_PER_SEC),
+			 0);
 	nvl_sched_null_stats(ring, &st);
 	assert_int_equal(st.runs, (uint64_t)n * THREADS);
 	assert_true(st.max_credits <= 16);
@@ -153,8 +158,9 @@ static void thousands_of_one_entity_schedulers_are_cheap(void **state)
 {
 	int n = (int)(5000 * t_scale());
 	struct chan *c = calloc(n, sizeof(*c));
-	struct nvl_sched_args a = { .ops = &noop_ops, .credit_limit = 4,
-				    .timeout_ns = NVL_NSEC_PER_SEC };
+	struct nvl_sched_args a = {.ops = &noop_ops,
+				   .credit_limit = 4,
+				   .timeout_ns = NVL_NSEC_PER_SEC};
 	int64_t t0 = nvl_time_ns();
 
 	(void)state;
@@ -163,7 +169,8 @@ static void thousands_of_one_entity_schedulers_are_cheap(void **state)
 		assert_int_equal(nvl_sched_create(&a, &c[i].sched), 0);
 		assert_int_equal(nvl_sched_entity_init(&c[i].e,
 						       NVL_SCHED_PRIO_NORMAL,
-						       c[i].sched), 0);
+						       c[i].sched),
+				 0);
 	}
 	/* Every channel runs one job. */
 	for (int i = 0; i < n; i++) {
@@ -232,8 +239,8 @@ static void random_alloc_failures_never_leak_or_hang(void **state)
 		nvl_fence_put(deps[i]);
 	}
 	assert_int_equal(nvl_sched_entity_flush(&e, 5 * NVL_NSEC_PER_SEC), 0);
-	assert_int_equal(nvl_sched_null_wait_freed(ring, ok,
-						   5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(
+		nvl_sched_null_wait_freed(ring, ok, 5 * NVL_NSEC_PER_SEC), 0);
 	nvl_sched_entity_fini(&e);
 	nvl_sched_null_destroy(ring);
 }

@@ -20,7 +20,7 @@ struct t_log {
 	atomic_uint n;
 	uint64_t tags[T_LOG_MAX];
 	atomic_uint outside_section;
-	atomic_uint runs_by_tag[256];	/* jobs may be freed: count here */
+	atomic_uint runs_by_tag[256]; /* jobs may be freed: count here */
 	pthread_t last_thread;
 };
 
@@ -38,9 +38,8 @@ static inline void t_log_hook(struct nvl_sched_null_job *job, void *arg)
 	log->last_thread = pthread_self();
 }
 
-static inline struct nvl_sched_null *t_ring(uint32_t credits,
-					    int64_t timeout_ns,
-					    uint32_t flags, struct t_log *log)
+static inline struct nvl_sched_null *
+t_ring(uint32_t credits, int64_t timeout_ns, uint32_t flags, struct t_log *log)
 {
 	struct nvl_sched_null_args a = {
 		.credit_limit = credits,
@@ -70,17 +69,18 @@ static inline void t_entity(struct nvl_sched_entity *e,
  */
 static inline struct nvl_sched_null_job *
 t_push(struct nvl_sched_null *ring, struct nvl_sched_entity *e,
-       uint32_t credits, int64_t delay_ns, uint64_t tag,
-       struct nvl_fence *dep, struct nvl_fence **finished)
+       uint32_t credits, int64_t delay_ns, uint64_t tag, struct nvl_fence *dep,
+       struct nvl_fence **finished)
 {
 	struct nvl_sched_null_job *j = NULL;
 
-	assert_int_equal(nvl_sched_null_job_create(ring, e, credits, delay_ns,
-						   &j), 0);
+	assert_int_equal(
+		nvl_sched_null_job_create(ring, e, credits, delay_ns, &j), 0);
 	j->tag = tag;
 	if (dep)
 		assert_int_equal(nvl_sched_job_add_dependency(
-					 &j->base, nvl_fence_get(dep)), 0);
+					 &j->base, nvl_fence_get(dep)),
+				 0);
 	assert_int_equal(nvl_sched_job_arm(&j->base), 0);
 	if (finished)
 		*finished = nvl_fence_get(nvl_sched_job_finished(&j->base));
@@ -89,14 +89,15 @@ t_push(struct nvl_sched_null *ring, struct nvl_sched_entity *e,
 }
 
 /* Like t_push, but the job's fields are set by the caller before push. */
-static inline struct nvl_sched_null_job *
-t_job(struct nvl_sched_null *ring, struct nvl_sched_entity *e,
-      uint32_t credits, int64_t delay_ns, uint64_t tag)
+static inline struct nvl_sched_null_job *t_job(struct nvl_sched_null *ring,
+					       struct nvl_sched_entity *e,
+					       uint32_t credits,
+					       int64_t delay_ns, uint64_t tag)
 {
 	struct nvl_sched_null_job *j = NULL;
 
-	assert_int_equal(nvl_sched_null_job_create(ring, e, credits, delay_ns,
-						   &j), 0);
+	assert_int_equal(
+		nvl_sched_null_job_create(ring, e, credits, delay_ns, &j), 0);
 	j->tag = tag;
 	return j;
 }
@@ -128,7 +129,7 @@ static inline int t_wait(struct nvl_fence *f)
 
 static inline void t_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }

@@ -42,7 +42,7 @@ static struct nvl_fence_array *mk_array(struct nvl_fence **kids, unsigned n,
 
 static void array_all_signals_after_last_child(void **state)
 {
-	struct nvl_fence *k[3] = { mkf(), mkf(), mkf() };
+	struct nvl_fence *k[3] = {mkf(), mkf(), mkf()};
 	struct nvl_fence_array *a = mk_array(k, 3, false);
 
 	assert_int_equal(nvl_fence_wait(&a->base, 0), -ETIME);
@@ -62,7 +62,7 @@ static void array_all_signals_after_last_child(void **state)
 
 static void array_any_signals_on_first_child(void **state)
 {
-	struct nvl_fence *k[3] = { mkf(), mkf(), mkf() };
+	struct nvl_fence *k[3] = {mkf(), mkf(), mkf()};
 	struct nvl_fence_array *a = mk_array(k, 3, true);
 
 	nvl_fence_enable_sw_signaling(&a->base);
@@ -78,7 +78,7 @@ static void array_any_signals_on_first_child(void **state)
 
 static void array_first_error_wins(void **state)
 {
-	struct nvl_fence *k[3] = { mkf(), mkf(), mkf() };
+	struct nvl_fence *k[3] = {mkf(), mkf(), mkf()};
 	struct nvl_fence_array *a = mk_array(k, 3, false);
 
 	nvl_fence_enable_sw_signaling(&a->base);
@@ -95,7 +95,7 @@ static void array_first_error_wins(void **state)
 
 static void array_polled_without_arming_and_prearmed_children(void **state)
 {
-	struct nvl_fence *k[2] = { mkf(), mkf() };
+	struct nvl_fence *k[2] = {mkf(), mkf()};
 	struct nvl_fence_array *a = mk_array(k, 2, false), *b;
 
 	nvl_fence_set_error(k[1], -ECANCELED);
@@ -123,9 +123,9 @@ static void *signal_later(void *p)
 
 static void array_of_arrays_waited_from_other_thread(void **state)
 {
-	struct nvl_fence *k[2] = { mkf(), mkf() };
+	struct nvl_fence *k[2] = {mkf(), mkf()};
 	struct nvl_fence_array *in = mk_array(k, 2, false);
-	struct nvl_fence *outer_kids[1] = { &in->base };
+	struct nvl_fence *outer_kids[1] = {&in->base};
 	struct nvl_fence_array *out = mk_array(outer_kids, 1, false);
 	pthread_t t;
 
@@ -162,8 +162,8 @@ static void array_bad_input_and_alloc_failure(void **state)
 
 /* ---- chains ---------------------------------------------------------- */
 
-static struct nvl_fence *add_point(struct nvl_fence *head,
-				   struct nvl_fence *f, uint64_t seqno)
+static struct nvl_fence *add_point(struct nvl_fence *head, struct nvl_fence *f,
+				   uint64_t seqno)
 {
 	struct nvl_fence_chain *c = nvl_fence_chain_alloc();
 
@@ -174,7 +174,7 @@ static struct nvl_fence *add_point(struct nvl_fence *head,
 
 static void chain_point_waits_for_all_earlier_points(void **state)
 {
-	struct nvl_fence *f[3] = { mkf(), mkf(), mkf() };
+	struct nvl_fence *f[3] = {mkf(), mkf(), mkf()};
 	struct nvl_fence *head = NULL, *p2;
 
 	for (int i = 0; i < 3; i++)
@@ -201,7 +201,7 @@ static void chain_point_waits_for_all_earlier_points(void **state)
 
 static void find_seqno_rejects_unsubmitted_and_completes_done(void **state)
 {
-	struct nvl_fence *f[2] = { mkf(), mkf() };
+	struct nvl_fence *f[2] = {mkf(), mkf()};
 	struct nvl_fence *head = NULL, *p, *plain = mkf();
 
 	head = add_point(head, f[0], 5);
@@ -230,7 +230,7 @@ static void find_seqno_rejects_unsubmitted_and_completes_done(void **state)
 
 static void unordered_point_gets_new_context_and_max_seqno(void **state)
 {
-	struct nvl_fence *f[2] = { mkf(), mkf() };
+	struct nvl_fence *f[2] = {mkf(), mkf()};
 	struct nvl_fence *head = add_point(NULL, f[0], 10);
 	uint64_t ctx = head->context;
 
@@ -248,7 +248,7 @@ static void unordered_point_gets_new_context_and_max_seqno(void **state)
 
 static void chain_error_propagates_to_the_point(void **state)
 {
-	struct nvl_fence *f[2] = { mkf(), mkf() };
+	struct nvl_fence *f[2] = {mkf(), mkf()};
 	struct nvl_fence *head = add_point(NULL, f[0], 1);
 
 	head = add_point(head, f[1], 2);
@@ -297,8 +297,7 @@ static void long_timeline_is_collected_and_released(void **state)
 		head = add_point(head, stub, (uint64_t)i + 1);
 	assert_true(nvl_fence_is_signaled(head));
 	/* walking collected every signalled predecessor */
-	nvl_fence_chain_for_each(iter, head)
-		visited++;
+	nvl_fence_chain_for_each(iter, head) visited++;
 	assert_true(visited <= 2);
 	nvl_fence_put(head);
 
@@ -312,7 +311,7 @@ static void long_timeline_is_collected_and_released(void **state)
 
 static void unwrap_visits_leaves_of_chains_of_arrays(void **state)
 {
-	struct nvl_fence *k[3] = { mkf(), mkf(), mkf() }, *single = mkf();
+	struct nvl_fence *k[3] = {mkf(), mkf(), mkf()}, *single = mkf();
 	struct nvl_fence_array *a = mk_array(k, 3, false);
 	struct nvl_fence *head = add_point(NULL, single, 1);
 	struct nvl_fence_unwrap cur;
@@ -320,7 +319,8 @@ static void unwrap_visits_leaves_of_chains_of_arrays(void **state)
 	int n = 0, seen = 0;
 
 	head = add_point(head, &a->base, 2);
-	nvl_fence_unwrap_for_each(f, &cur, head) {
+	nvl_fence_unwrap_for_each(f, &cur, head)
+	{
 		for (int i = 0; i < 3; i++)
 			if (f == k[i])
 				seen |= 1 << i;

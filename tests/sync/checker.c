@@ -286,8 +286,7 @@ static void lock_held_while_allocating_then_taken_in_section(void **state)
 	nvl_mutex_destroy(&a);
 }
 
-static void lock_held_across_fence_wait_and_taken_in_signal_path(
-	void **state)
+static void lock_held_across_fence_wait_and_taken_in_signal_path(void **state)
 {
 	struct nvl_fence *f;
 	struct nvl_mutex a;
@@ -421,7 +420,7 @@ static void allocating_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 static void allocation_in_fence_callback_is_reported(void **state)
 {
 	struct nvl_fence *f;
-	struct alloc_cb a = { 0 };
+	struct alloc_cb a = {0};
 
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);

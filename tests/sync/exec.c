@@ -47,7 +47,8 @@ static void duplicates_are_rejected_or_ignored(void **state)
 
 	init_objs();
 	nvl_exec_init(&exec, 0, 0);
-	nvl_exec_until_all_locked(&exec) {
+	nvl_exec_until_all_locked(&exec)
+	{
 		ret = nvl_exec_lock_obj(&exec, &objs[0].resv);
 		nvl_exec_retry_on_contention(&exec);
 		assert_int_equal(ret, 0);
@@ -60,7 +61,8 @@ static void duplicates_are_rejected_or_ignored(void **state)
 	assert_false(nvl_ww_mutex_is_locked(&objs[0].resv.lock));
 
 	nvl_exec_init(&exec, NVL_EXEC_IGNORE_DUPLICATES, 0);
-	nvl_exec_until_all_locked(&exec) {
+	nvl_exec_until_all_locked(&exec)
+	{
 		for (int i = 0; i < 3; i++) {
 			ret = nvl_exec_prepare_obj(&exec, &objs[1].resv, 2);
 			nvl_exec_retry_on_contention(&exec);
@@ -96,7 +98,8 @@ static void *worker_fn(void *p)
 		for (int i = 0; i < n; i++)
 			set[i] = (int)(t_rand(&rng) % NOBJ);
 		nvl_exec_init(&exec, NVL_EXEC_IGNORE_DUPLICATES, (unsigned)n);
-		nvl_exec_until_all_locked(&exec) {
+		nvl_exec_until_all_locked(&exec)
+		{
 			passes++;
 			for (int i = 0; i < n; i++) {
 				ret = nvl_exec_lock_obj(&exec,
@@ -113,8 +116,8 @@ static void *worker_fn(void *p)
 		}
 		/* exclusive: nobody else may be inside these objects */
 		for (unsigned i = 0; i < exec.num_objects; i++) {
-			struct obj *o = container_of(exec.objects[i],
-						     struct obj, resv);
+			struct obj *o =
+				container_of(exec.objects[i], struct obj, resv);
 
 			if (atomic_fetch_add(&o->holders, 1) != 0)
 				return (void *)2;
@@ -123,8 +126,8 @@ static void *worker_fn(void *p)
 		if (it % 4 == 0)
 			sched_yield(); /* hold the locks a while: contention */
 		for (unsigned i = 0; i < exec.num_objects; i++) {
-			struct obj *o = container_of(exec.objects[i],
-						     struct obj, resv);
+			struct obj *o =
+				container_of(exec.objects[i], struct obj, resv);
 
 			atomic_fetch_sub(&o->holders, 1);
 		}
@@ -143,9 +146,9 @@ static void many_threads_overlapping_sets_no_deadlock(void **state)
 
 	init_objs();
 	for (int i = 0; i < NT; i++) {
-		w[i] = (struct worker){ .id = i,
-					.iters = (int)(400 * t_scale()),
-					.seed = seed + (uint64_t)i * 7919 };
+		w[i] = (struct worker){.id = i,
+				       .iters = (int)(400 * t_scale()),
+				       .seed = seed + (uint64_t)i * 7919};
 		pthread_create(&t[i], NULL, worker_fn, &w[i]);
 	}
 	for (int i = 0; i < NT; i++) {
@@ -164,7 +167,7 @@ static void many_threads_overlapping_sets_no_deadlock(void **state)
 
 		for (int it = 0; it < w[i].iters; it++) {
 			int n = 2 + (int)(t_rand(&rng) % 5);
-			bool seen[NOBJ] = { false };
+			bool seen[NOBJ] = {false};
 
 			for (int k = 0; k < n; k++) {
 				int o = (int)(t_rand(&rng) % NOBJ);
@@ -188,7 +191,8 @@ static int lock_many_op(void *arg)
 	int ret = 0;
 
 	nvl_exec_init(&exec, 0, 0);
-	nvl_exec_until_all_locked(&exec) {
+	nvl_exec_until_all_locked(&exec)
+	{
 		for (int i = 0; i < NOBJ; i++) {
 			ret = nvl_exec_prepare_obj(&exec, &objs[i].resv, 1);
 			nvl_exec_retry_on_contention(&exec);
@@ -211,8 +215,8 @@ static void check_unlocked(int ret, void *arg)
 static void tracking_fails_cleanly_without_memory(void **state)
 {
 	init_objs();
-	assert_true(t_fail_each_alloc(lock_many_op, check_unlocked, NULL,
-				      100) > 0);
+	assert_true(t_fail_each_alloc(lock_many_op, check_unlocked, NULL, 100) >
+		    0);
 	fini_objs();
 }
 

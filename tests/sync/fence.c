@@ -80,7 +80,7 @@ static void count_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 static void callbacks_run_once_on_signal(void **state)
 {
 	struct nvl_fence *f = mk();
-	struct counter_cb a = { 0 }, b = { 0 };
+	struct counter_cb a = {0}, b = {0};
 
 	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), 0);
 	assert_int_equal(nvl_fence_add_callback(f, &b.cb, count_cb), 0);
@@ -99,7 +99,7 @@ static void callbacks_run_once_on_signal(void **state)
 static void add_callback_to_signalled_fence_returns_enoent(void **state)
 {
 	struct nvl_fence *f = mk();
-	struct counter_cb a = { 0 };
+	struct counter_cb a = {0};
 
 	nvl_fence_signal(f);
 	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), -ENOENT);
@@ -114,7 +114,7 @@ static void add_callback_to_signalled_fence_returns_enoent(void **state)
 static void removed_callback_does_not_run(void **state)
 {
 	struct nvl_fence *f = mk();
-	struct counter_cb a = { 0 };
+	struct counter_cb a = {0};
 
 	assert_int_equal(nvl_fence_add_callback(f, &a.cb, count_cb), 0);
 	assert_true(nvl_fence_remove_callback(f, &a.cb));
@@ -141,12 +141,11 @@ static void concurrent_signal_and_remove_runs_or_removes(void **state)
 	int n = (int)(2000 * t_scale());
 
 	for (int i = 0; i < n; i++) {
-		struct race r = { .f = mk() };
+		struct race r = {.f = mk()};
 		pthread_t t;
 
-		assert_int_equal(nvl_fence_add_callback(r.f, &r.cb.cb,
-							count_cb),
-				 0);
+		assert_int_equal(
+			nvl_fence_add_callback(r.f, &r.cb.cb, count_cb), 0);
 		pthread_create(&t, NULL, race_signal, r.f);
 		r.removed = nvl_fence_remove_callback(r.f, &r.cb.cb);
 		pthread_join(t, NULL);
@@ -175,8 +174,8 @@ static void *multi_signal(void *p)
 static void many_signallers_one_wins(void **state)
 {
 	for (int round = 0; round < 200; round++) {
-		struct multi m = { .f = mk() };
-		struct counter_cb c = { 0 };
+		struct multi m = {.f = mk()};
+		struct counter_cb c = {0};
 		pthread_t t[4];
 
 		pthread_barrier_init(&m.bar, NULL, 4);
@@ -291,8 +290,8 @@ static const struct nvl_fence_ops prod_ops = {
 
 static void producer_ops_are_called(void **state)
 {
-	struct prod p = { .enable_ret = true };
-	struct counter_cb c = { 0 };
+	struct prod p = {.enable_ret = true};
+	struct counter_cb c = {0};
 
 	nvl_fence_init(&p.base, &prod_ops, nvl_fence_context_alloc(1), 7);
 	assert_string_equal(nvl_fence_driver_name(&p.base), "testdrv");
@@ -319,8 +318,8 @@ static void producer_ops_are_called(void **state)
 
 static void enable_signaling_false_signals_at_once(void **state)
 {
-	struct prod p = { .enable_ret = false };
-	struct counter_cb c = { 0 };
+	struct prod p = {.enable_ret = false};
+	struct counter_cb c = {0};
 
 	nvl_fence_init(&p.base, &prod_ops, nvl_fence_context_alloc(1), 1);
 	assert_int_equal(nvl_fence_add_callback(&p.base, &c.cb, count_cb),
@@ -352,7 +351,8 @@ static void timestamps_are_kept(void **state)
 static void stub_is_signalled_context_zero(void **state)
 {
 	struct nvl_fence *s = nvl_fence_get_stub();
-	uint64_t c1 = nvl_fence_context_alloc(3), c2 = nvl_fence_context_alloc(1);
+	uint64_t c1 = nvl_fence_context_alloc(3),
+		 c2 = nvl_fence_context_alloc(1);
 
 	assert_true(nvl_fence_is_signaled(s));
 	assert_int_equal(s->context, 0);
@@ -382,11 +382,11 @@ static void ordering_is_wrap_aware_or_64bit(void **state)
 	assert_false(nvl_fence_is_later(&d, &a));
 }
 
-static void releasing_unsignalled_fence_with_callbacks_signals_edeadlk(
-	void **state)
+static void
+releasing_unsignalled_fence_with_callbacks_signals_edeadlk(void **state)
 {
 	struct nvl_fence *f = mk();
-	struct counter_cb c = { 0 };
+	struct counter_cb c = {0};
 	assert_int_equal(nvl_fence_add_callback(f, &c.cb, count_cb), 0);
 	nvl_fence_put(f);
 	assert_int_equal(c.runs, 1);
@@ -448,9 +448,8 @@ static void deferred_cascade_does_not_recurse(void **state)
 		f[i] = mk();
 	for (int i = 0; i < N; i++) {
 		l[i].next = f[i + 1];
-		assert_int_equal(nvl_fence_add_callback(f[i], &l[i].cb,
-							link_cb),
-				 0);
+		assert_int_equal(
+			nvl_fence_add_callback(f[i], &l[i].cb, link_cb), 0);
 	}
 	nvl_fence_signal(f[0]);
 	assert_true(nvl_fence_is_signaled(f[N]));
@@ -463,7 +462,7 @@ static void deferred_cascade_does_not_recurse(void **state)
 static void callbacks_run_inside_signalling_section(void **state)
 {
 	struct nvl_fence *f = mk();
-	struct counter_cb c = { 0 };
+	struct counter_cb c = {0};
 
 	assert_false(nvl_fence_in_signalling());
 	assert_int_equal(nvl_fence_add_callback(f, &c.cb, count_cb), 0);

@@ -35,7 +35,7 @@ static unsigned count_usage(struct nvl_resv *r, enum nvl_resv_usage u)
 	struct nvl_fence *f;
 	unsigned n = 0;
 
-	nvl_resv_for_each_fence(&it, r, u, f) {
+	nvl_resv_for_each_fence (&it, r, u, f) {
 		assert_true(it.fence_usage <= u);
 		n++;
 	}
@@ -68,9 +68,9 @@ static void queries_return_fences_up_to_usage(void **state)
 	assert_false(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_WRITE));
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_KERNEL, 0), 0);
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_WRITE, 0), -ETIME);
-	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_READ,
-				       5 * NVL_NSEC_PER_MSEC),
-			 -ETIME);
+	assert_int_equal(
+		nvl_resv_wait(&r, NVL_RESV_USAGE_READ, 5 * NVL_NSEC_PER_MSEC),
+		-ETIME);
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_READ, -1), -EINVAL);
 	nvl_fence_signal(f[1]);
 	nvl_fence_signal(f[2]);
@@ -310,15 +310,16 @@ static void snapshot_takes_references(void **state)
 {
 	struct nvl_resv r;
 	struct nvl_fence *f[3], *single;
-	struct snap s = { .r = &r };
+	struct snap s = {.r = &r};
 
 	nvl_resv_init(&r);
 	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
 	assert_int_equal(nvl_resv_reserve_fences(&r, 3), 0);
 	for (int i = 0; i < 3; i++) {
 		f[i] = mkf(nvl_fence_context_alloc(1), 1);
-		nvl_resv_add_fence(&r, f[i], i == 2 ? NVL_RESV_USAGE_BOOKKEEP :
-						      NVL_RESV_USAGE_READ);
+		nvl_resv_add_fence(&r, f[i],
+				   i == 2 ? NVL_RESV_USAGE_BOOKKEEP
+					  : NVL_RESV_USAGE_READ);
 	}
 	nvl_resv_unlock(&r);
 	assert_int_equal(t_fail_each_alloc(snap_op, snap_check, &s, 5), 1);
@@ -330,18 +331,16 @@ static void snapshot_takes_references(void **state)
 	nvl_free(s.fences);
 
 	/* singleton: an array of the two READ-or-lower fences */
-	assert_int_equal(nvl_resv_get_singleton(&r, NVL_RESV_USAGE_READ,
-						&single),
-			 0);
+	assert_int_equal(
+		nvl_resv_get_singleton(&r, NVL_RESV_USAGE_READ, &single), 0);
 	assert_true(nvl_fence_is_array(single));
 	assert_false(nvl_fence_is_signaled(single));
 	nvl_fence_signal(f[0]);
 	nvl_fence_signal(f[1]);
 	assert_int_equal(nvl_fence_wait(single, NVL_NSEC_PER_SEC), 0);
 	nvl_fence_put(single);
-	assert_int_equal(nvl_resv_get_singleton(&r, NVL_RESV_USAGE_KERNEL,
-						&single),
-			 0);
+	assert_int_equal(
+		nvl_resv_get_singleton(&r, NVL_RESV_USAGE_KERNEL, &single), 0);
 	assert_null(single);
 	for (int i = 0; i < 3; i++)
 		nvl_fence_put(f[i]);
@@ -399,9 +398,9 @@ static void wait_is_woken_by_signal_without_the_lock(void **state)
 	nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE);
 	nvl_resv_unlock(&r);
 	pthread_create(&t, NULL, delayed_signal, f);
-	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_READ,
-				       5 * NVL_NSEC_PER_SEC),
-			 0);
+	assert_int_equal(
+		nvl_resv_wait(&r, NVL_RESV_USAGE_READ, 5 * NVL_NSEC_PER_SEC),
+		0);
 	pthread_join(t, NULL);
 	nvl_fence_put(f);
 	nvl_resv_fini(&r);

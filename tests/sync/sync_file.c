@@ -31,7 +31,7 @@ static struct nvl_client *client(void)
 
 static bool readable(int fd, int timeout_ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 
 	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
 }

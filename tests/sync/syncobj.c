@@ -84,7 +84,7 @@ static void create_destroy_and_bad_input(void **state)
 static void wait_on_no_fence_is_einval_even_if_other_signalled(void **state)
 {
 	struct nvl_client *c = client();
-	uint32_t h[2] = { mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), mk(c, 0) };
+	uint32_t h[2] = {mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), mk(c, 0)};
 	uint32_t first = 99;
 
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0, 0, &first),
@@ -106,9 +106,9 @@ static void wait_any_reports_first_signalled_index(void **state)
 		struct nvl_syncobj *o;
 
 		h[i] = mk(c, 0);
-		assert_int_equal(nvl_fence_create(&f[i],
-						  nvl_fence_context_alloc(1), 1),
-				 0);
+		assert_int_equal(
+			nvl_fence_create(&f[i], nvl_fence_context_alloc(1), 1),
+			0);
 		o = nvl_syncobj_find(c, h[i]);
 		nvl_syncobj_replace_fence(o, f[i]);
 		nvl_syncobj_put(o);
@@ -116,21 +116,20 @@ static void wait_any_reports_first_signalled_index(void **state)
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, in_ms(2), 0, &first),
 			 -ETIME);
 	nvl_fence_signal(f[2]);
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, in_ms(1000), 0,
-					  &first),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 4, in_ms(1000), 0, &first), 0);
 	assert_int_equal(first, 2);
 	nvl_fence_signal(f[3]);
 	nvl_fence_signal(f[1]);
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0, 0, &first), 0);
 	assert_int_equal(first, 1);
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 -ETIME);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 4, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		-ETIME);
 	nvl_fence_signal(f[0]);
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 4, 0,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 4, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		0);
 	for (int i = 0; i < 4; i++)
 		nvl_fence_put(f[i]);
 	nvl_client_destroy(c);
@@ -147,9 +146,9 @@ static void timeout_in_the_past_polls(void **state)
 	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
 			 0);
 	nvl_syncobj_replace_fence(o, f);
-	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, t0 - 1000000, 0,
-					  NULL),
-			 -ETIME);
+	assert_int_equal(
+		nvl_syncobj_wait(c, &h, NULL, 1, t0 - 1000000, 0, NULL),
+		-ETIME);
 	assert_int_equal(nvl_syncobj_wait(c, &h, NULL, 1, -5, 0, NULL), -ETIME);
 	assert_true(nvl_time_ns() - t0 < NVL_NSEC_PER_SEC);
 	assert_int_equal(nvl_syncobj_wait(c, &s, NULL, 1, 0, 0, NULL), 0);
@@ -162,21 +161,21 @@ static void timeout_in_the_past_polls(void **state)
 static void reset_and_signal_are_all_or_nothing(void **state)
 {
 	struct nvl_client *c = client();
-	uint32_t h[3] = { mk(c, NVL_SYNCOBJ_CREATE_SIGNALED),
-			  mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), 999 };
+	uint32_t h[3] = {mk(c, NVL_SYNCOBJ_CREATE_SIGNALED),
+			 mk(c, NVL_SYNCOBJ_CREATE_SIGNALED), 999};
 
 	assert_int_equal(nvl_syncobj_reset(c, h, 3), -ENOENT);
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 2, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		0);
 	assert_int_equal(nvl_syncobj_reset(c, h, 2), 0);
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 1, 0, 0, NULL), -EINVAL);
 	assert_int_equal(nvl_syncobj_signal(c, h, 3), -ENOENT);
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 1, 0, 0, NULL), -EINVAL);
 	assert_int_equal(nvl_syncobj_signal(c, h, 2), 0);
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 2, 0,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 2, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		0);
 	nvl_client_destroy(c);
 }
 
@@ -202,7 +201,7 @@ static void *signal_later(void *p)
 static void wait_for_submit_waits_for_the_fence(void **state)
 {
 	struct nvl_client *c = client();
-	struct later l = { .c = c, .h = mk(c, 0), .delay_us = 10000 };
+	struct later l = {.c = c, .h = mk(c, 0), .delay_us = 10000};
 	pthread_t t;
 
 	assert_int_equal(nvl_syncobj_wait(c, &l.h, NULL, 1, in_ms(2),
@@ -219,14 +218,12 @@ static void wait_for_submit_waits_for_the_fence(void **state)
 static void timeline_points_not_yet_submitted(void **state)
 {
 	struct nvl_client *c = client();
-	struct later l = { .c = c, .h = mk(c, 0), .point = 5,
-			   .delay_us = 10000 };
+	struct later l = {.c = c, .h = mk(c, 0), .point = 5, .delay_us = 10000};
 	uint64_t p = 5, q;
 	pthread_t t;
 
 	/* without FOR_SUBMIT: -EINVAL at once */
-	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(1000), 0,
-					  NULL),
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(1000), 0, NULL),
 			 -EINVAL);
 	/* with it: waits for submission and signal */
 	pthread_create(&t, NULL, signal_later, &l);
@@ -241,8 +238,7 @@ static void timeline_points_not_yet_submitted(void **state)
 	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, 0, 0, NULL), 0);
 	/* a higher one is not submitted: -EINVAL, or -ETIME when waiting */
 	p = 9;
-	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, 0, 0, NULL),
-			 -EINVAL);
+	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, 0, 0, NULL), -EINVAL);
 	assert_int_equal(nvl_syncobj_wait(c, &l.h, &p, 1, in_ms(2),
 					  NVL_SYNCOBJ_WAIT_FOR_SUBMIT, NULL),
 			 -ETIME);
@@ -529,18 +525,17 @@ static void driver_find_fence_rules(void **state)
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_fence *f;
-	struct later l = { .c = c, .h = h, .delay_us = 5000 };
+	struct later l = {.c = c, .h = h, .delay_us = 5000};
 	pthread_t t;
 
 	assert_int_equal(nvl_syncobj_find_fence(c, 99, 0, 0, &f), -ENOENT);
 	assert_int_equal(nvl_syncobj_find_fence(c, h, 0, 0, &f), -EINVAL);
-	assert_int_equal(nvl_syncobj_find_fence(c, h, 0,
-						NVL_SYNCOBJ_WAIT_ALL, &f),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_syncobj_find_fence(c, h, 0, NVL_SYNCOBJ_WAIT_ALL, &f),
+		-EINVAL);
 	pthread_create(&t, NULL, signal_later, &l);
-	assert_int_equal(nvl_syncobj_find_fence(c, h, 0,
-						NVL_SYNCOBJ_WAIT_FOR_SUBMIT,
-						&f),
+	assert_int_equal(nvl_syncobj_find_fence(
+				 c, h, 0, NVL_SYNCOBJ_WAIT_FOR_SUBMIT, &f),
 			 0);
 	pthread_join(t, NULL);
 	assert_true(nvl_fence_is_signaled(f));
@@ -634,8 +629,8 @@ static int slow_wait_op(void *arg)
 {
 	struct waitop *w = arg;
 
-	return nvl_syncobj_wait(w->c, w->h, NULL, 3, 0,
-				NVL_SYNCOBJ_WAIT_ALL, NULL);
+	return nvl_syncobj_wait(w->c, w->h, NULL, 3, 0, NVL_SYNCOBJ_WAIT_ALL,
+				NULL);
 }
 
 static void slow_wait_check(int ret, void *arg)
@@ -645,7 +640,7 @@ static void slow_wait_check(int ret, void *arg)
 
 static void allocation_failures_change_nothing(void **state)
 {
-	struct waitop w = { .c = client(), .p = { 1, 2, 3 } };
+	struct waitop w = {.c = client(), .p = {1, 2, 3}};
 	uint32_t h;
 
 	for (int i = 0; i < 3; i++)
@@ -655,9 +650,8 @@ static void allocation_failures_change_nothing(void **state)
 			 4);
 	/* timeline points force the slow path: it allocates once */
 	w.p[0] = w.p[1] = w.p[2] = 1;
-	assert_int_equal(t_fail_each_alloc(slow_wait_op, slow_wait_check, &w,
-					   10),
-			 1);
+	assert_int_equal(
+		t_fail_each_alloc(slow_wait_op, slow_wait_check, &w, 10), 1);
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
 	assert_int_equal(nvl_syncobj_create(w.c, 0, &h), -ENOMEM);
 	nvl_fault_off();
@@ -678,9 +672,10 @@ static void *stress_waiter(void *arg)
 
 	while (!atomic_load(&s->stop)) {
 		uint32_t first = 99;
-		int ret = nvl_syncobj_wait(s->c, s->h, NULL, 4,
-					   nvl_deadline_after(5 * NVL_NSEC_PER_SEC),
-					   NVL_SYNCOBJ_WAIT_FOR_SUBMIT, &first);
+		int ret = nvl_syncobj_wait(
+			s->c, s->h, NULL, 4,
+			nvl_deadline_after(5 * NVL_NSEC_PER_SEC),
+			NVL_SYNCOBJ_WAIT_FOR_SUBMIT, &first);
 
 		if (ret)
 			return (void *)(intptr_t)ret;
@@ -698,7 +693,7 @@ static void *stress_waiter(void *arg)
  */
 static void concurrent_waiters_and_signallers_lose_no_wakeup(void **state)
 {
-	struct stress s = { .c = client() };
+	struct stress s = {.c = client()};
 	int rounds = (int)(300 * t_scale());
 	pthread_t t[3];
 
@@ -711,9 +706,8 @@ static void concurrent_waiters_and_signallers_lose_no_wakeup(void **state)
 		struct nvl_fence *f;
 
 		assert_int_equal(nvl_syncobj_reset(s.c, s.h, 4), 0);
-		assert_int_equal(nvl_fence_create(&f,
-						  nvl_fence_context_alloc(1), 1),
-				 0);
+		assert_int_equal(
+			nvl_fence_create(&f, nvl_fence_context_alloc(1), 1), 0);
 		nvl_syncobj_replace_fence(o, f);
 		if (r % 7 == 0)
 			usleep(100);
@@ -742,9 +736,9 @@ static void signalled_fast_path_allocates_nothing(void **state)
 	for (int i = 0; i < 64; i++)
 		h[i] = mk(c, NVL_SYNCOBJ_CREATE_SIGNALED);
 	before = nvl_alloc_count();
-	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 64, 0,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, NULL, 64, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		0);
 	assert_int_equal(nvl_syncobj_wait(c, h, NULL, 64, 0, 0, &first), 0);
 	assert_int_equal(nvl_alloc_count(), before);
 	assert_int_equal(first, 0);
@@ -798,7 +792,7 @@ static void *for_submit_thread(void *arg)
 
 static void reset_neither_wakes_nor_fails_submit_waiters(void **state)
 {
-	struct submit_waiter w = { .c = client() };
+	struct submit_waiter w = {.c = client()};
 	int64_t signalled_at;
 	pthread_t t;
 
@@ -1062,7 +1056,7 @@ static void wait_deadline_reaches_the_producer(void **state)
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
-	struct dl_fence f = { 0 };
+	struct dl_fence f = {0};
 	int64_t when = in_ms(3);
 
 	nvl_fence_init(&f.base, &dl_ops, nvl_fence_context_alloc(1), 1);
@@ -1090,7 +1084,7 @@ static void query_matches_a_reference_model(void **state)
 	struct nvl_client *c = client();
 	uint32_t h = mk(c, 0);
 	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
-	struct nvl_fence *f[N] = { NULL };
+	struct nvl_fence *f[N] = {NULL};
 	uint64_t pt[N], rng = t_seed(0x71e), point = 0;
 	bool done[N];
 	int n = 0;
@@ -1107,12 +1101,13 @@ static void query_matches_a_reference_model(void **state)
 						 0);
 				done[n] = true;
 			} else {
-				assert_int_equal(nvl_fence_create(
-							 &f[n],
-							 nvl_fence_context_alloc(1),
-							 1),
-						 0);
-				nvl_syncobj_add_point(o, nvl_fence_chain_alloc(),
+				assert_int_equal(
+					nvl_fence_create(
+						&f[n],
+						nvl_fence_context_alloc(1), 1),
+					0);
+				nvl_syncobj_add_point(o,
+						      nvl_fence_chain_alloc(),
 						      f[n], point);
 				done[n] = false;
 			}
@@ -1135,13 +1130,14 @@ static void query_matches_a_reference_model(void **state)
 
 			for (int k = 0; k <= i; k++)
 				all &= done[k];
-			assert_int_equal(nvl_syncobj_wait(c, &h, &pt[i], 1, 0, 0,
-							  NULL),
-					 all ? 0 : -ETIME);
-			assert_int_equal(nvl_syncobj_query(
-						 c, &h, &q, 1,
-						 NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
-					 0);
+			assert_int_equal(
+				nvl_syncobj_wait(c, &h, &pt[i], 1, 0, 0, NULL),
+				all ? 0 : -ETIME);
+			assert_int_equal(
+				nvl_syncobj_query(
+					c, &h, &q, 1,
+					NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+				0);
 			assert_int_equal(q, pt[n - 1]);
 		}
 	}
@@ -1219,14 +1215,15 @@ static void *tl_waiter(void *arg)
  */
 static void timeline_producer_signaller_and_waiters_race(void **state)
 {
-	struct tl_stress s = { .c = client(), .points = 2000 };
+	struct tl_stress s = {.c = client(), .points = 2000};
 	pthread_t t[5];
 
 	s.h = mk(s.c, 0);
 	s.f = calloc((size_t)s.points, sizeof(*s.f));
 	for (int i = 0; i < s.points; i++)
 		assert_int_equal(nvl_fence_create(&s.f[i],
-						  nvl_fence_context_alloc(1), 1),
+						  nvl_fence_context_alloc(1),
+						  1),
 				 0);
 	pthread_create(&t[0], NULL, tl_producer, &s);
 	pthread_create(&t[1], NULL, tl_signaller, &s);

@@ -27,8 +27,7 @@ static void check(int cond, const char *what)
 int main(void)
 {
 	struct nvl_client *c = NULL;
-	struct nvl_vm_create_args va = { .start = 1ull << 20,
-					  .end = 1ull << 40 };
+	struct nvl_vm_create_args va = {.start = 1ull << 20, .end = 1ull << 40};
 	uint32_t bo = 0, syncobj = 0, vm = 0, queue = 0;
 	struct timespec ts;
 	char fdinfo[1024];
@@ -37,18 +36,19 @@ int main(void)
 	printf("1..10\n");
 	check(strlen(nvl_version()) > 0, "nvl_version");
 	check(nvl_client_create(&c) == 0, "client create");
-	check(nvl_bo_create(c, 1 << 20, NVL_BO_DOMAIN_GTT, NVL_BO_DOMAIN_GTT,
-			    0, &bo) == 0, "bo create");
+	check(nvl_bo_create(c, 1 << 20, NVL_BO_DOMAIN_GTT, NVL_BO_DOMAIN_GTT, 0,
+			    &bo) == 0,
+	      "bo create");
 	check(nvl_syncobj_create(c, 0, &syncobj) == 0, "syncobj create");
 	check(nvl_vm_create(c, &va, &vm) == 0 &&
 		      nvl_vm_bind_queue_create(c, vm, &queue) == 0,
 	      "vm and bind queue");
 	{
-		struct nvl_vm_bind_op op = { .op = NVL_VM_BIND_OP_MAP,
-					     .handle = bo,
-					     .addr = 1ull << 32,
-					     .range = 1 << 20 };
-		struct nvl_vm_sync sig = { .handle = syncobj, .point = 1 };
+		struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+					    .handle = bo,
+					    .addr = 1ull << 32,
+					    .range = 1 << 20};
+		struct nvl_vm_sync sig = {.handle = syncobj, .point = 1};
 
 		ret = nvl_vm_bind(c, vm, queue, &op, 1, NULL, 0, &sig, 1,
 				  NVL_VM_BIND_ASYNC);
@@ -65,9 +65,10 @@ int main(void)
 		check(ret == 0, "wait for the bind's point");
 	}
 	{
-		struct nvl_vm_bind_op bad = { .op = NVL_VM_BIND_OP_MAP,
-					      .handle = bo, .addr = 123,
-					      .range = 4096 };
+		struct nvl_vm_bind_op bad = {.op = NVL_VM_BIND_OP_MAP,
+					     .handle = bo,
+					     .addr = 123,
+					     .range = 4096};
 
 		ret = nvl_vm_bind(c, vm, 0, &bad, 1, NULL, 0, NULL, 0, 0);
 		check(ret == -EINVAL && strlen(nvl_last_error()) > 0,

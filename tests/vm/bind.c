@@ -74,18 +74,17 @@ static void env_fini(struct env *e)
 static struct nvl_vm_bind_op map_op(uint32_t bo, uint64_t addr, uint64_t range,
 				    uint64_t off)
 {
-	return (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					.handle = bo,
-					.addr = addr,
-					.range = range,
-					.bo_offset = off };
+	return (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+				       .handle = bo,
+				       .addr = addr,
+				       .range = range,
+				       .bo_offset = off};
 }
 
 static struct nvl_vm_bind_op unmap_op(uint64_t addr, uint64_t range)
 {
-	return (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP,
-					.addr = addr,
-					.range = range };
+	return (struct nvl_vm_bind_op){
+		.op = NVL_VM_BIND_OP_UNMAP, .addr = addr, .range = range};
 }
 
 static int bind(struct env *e, const struct nvl_vm_bind_op *ops, uint32_t n)
@@ -102,9 +101,10 @@ static uint64_t state(struct env *e)
 	pthread_mutex_lock(&e->v->gpuvm->lock);
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va))
-		h = h * 1000003 ^ (nvl_gpuva_addr(va) + nvl_gpuva_range(va) * 7 +
-				   va->bo_offset * 13 + va->flags +
-				   (uintptr_t)nvl_gpuva_obj(va));
+		h = h * 1000003 ^
+		    (nvl_gpuva_addr(va) + nvl_gpuva_range(va) * 7 +
+		     va->bo_offset * 13 + va->flags +
+		     (uintptr_t)nvl_gpuva_obj(va));
 	h ^= nvl_itree_count(&e->v->gpuvm->regions) * 0x1234567;
 	pthread_mutex_unlock(&e->v->gpuvm->lock);
 	return h;
@@ -123,7 +123,7 @@ static void page_is(struct env *e, uint64_t va, enum nvl_vm_pt_state st)
 static void map_unmap_through_handles_writes_page_tables(void **state_)
 {
 	struct env e;
-	struct nvl_vm_bind_op ops[2] = { map_op(0, GiB, 2 * MiB, 0) };
+	struct nvl_vm_bind_op ops[2] = {map_op(0, GiB, 2 * MiB, 0)};
 	struct nvl_vm_pt_page p;
 	struct nvl_bo_info info;
 	struct nvl_exec exec;
@@ -143,9 +143,8 @@ static void map_unmap_through_handles_writes_page_tables(void **state_)
 	page_is(&e, 2 * GiB + 4096, NVL_VM_PT_INVALID);
 	page_is(&e, 2 * GiB + 8192, NVL_VM_PT_MAPPED);
 	/* PREFETCH moves the mapped BOs to their preferred placement */
-	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_PREFETCH,
-					  .addr = GiB,
-					  .range = 2 * GiB };
+	ops[0] = (struct nvl_vm_bind_op){
+		.op = NVL_VM_BIND_OP_PREFETCH, .addr = GiB, .range = 2 * GiB};
 	assert_int_equal(bind(&e, ops, 1), 0);
 	assert_int_equal(nvl_bo_query(e.c, e.bo, &info), 0);
 	assert_int_equal(info.current, NVL_BO_DOMAIN_SYSTEM);
@@ -173,56 +172,74 @@ static void bad_input_is_rejected_and_changes_nothing(void **state_)
 		int err;
 		const char *what;
 	} cases[] = {
-		{ map_op(1, GiB + 1, MiB, 0), -EINVAL, "unaligned address" },
-		{ map_op(1, GiB, MiB + 1, 0), -EINVAL, "unaligned range" },
-		{ map_op(1, GiB, MiB, 1), -EINVAL, "unaligned offset" },
-		{ map_op(1, GiB, 0, 0), -EINVAL, "zero range" },
-		{ map_op(1, 16 * GiB - MiB, 2 * MiB, 0), -EINVAL,
-		  "past the VM end" },
-		{ map_op(1, 15 * GiB - MiB, 2 * MiB, 0), -EINVAL,
-		  "into the reserved range" },
-		{ map_op(1, GiB, 4 * MiB, 4096), -EINVAL, "past the BO end" },
-		{ map_op(1, GiB, 8 * MiB, 0), -EINVAL, "longer than the BO" },
-		{ map_op(999, GiB, MiB, 0), -ENOENT, "unknown BO handle" },
-		{ map_op(0, GiB, MiB, 0), -EINVAL, "MAP without BO" },
-		{ unmap_op(GiB, 0), -EINVAL, "zero-range unmap" },
-		{ { .op = 7, .addr = GiB, .range = MiB }, -EINVAL,
-		  "unknown op code" },
-		{ { .op = NVL_VM_BIND_OP_UNMAP, .flags = 1u << 9, .addr = GiB,
-		    .range = MiB },
-		  -EINVAL, "unknown flag" },
-		{ { .op = NVL_VM_BIND_OP_UNMAP, .flags = NVL_VM_BIND_SPARSE,
-		    .addr = 4 * GiB, .range = MiB },
-		  -ENOENT, "sparse unmap matching no region" },
-		{ { .op = NVL_VM_BIND_OP_MAP, .flags = NVL_VM_BIND_SPARSE,
-		    .addr = 5 * GiB - MiB, .range = 2 * MiB },
-		  -ENOSPC, "region over a mapping" },
-		{ map_op(1, 6 * GiB - MiB, 2 * MiB, 0), -ENOSPC,
-		  "mapping crossing a region boundary" },
-		{ { .op = NVL_VM_BIND_OP_MAP, .flags = NVL_VM_BIND_NULL,
-		    .handle = 1, .addr = GiB, .range = MiB },
-		  -EINVAL, "NULL map with a BO" },
-		{ { .op = NVL_VM_BIND_OP_UNMAP_ALL, .handle = 1,
-		    .addr = GiB },
-		  -EINVAL, "UNMAP_ALL with a range" },
-		{ { .op = NVL_VM_BIND_OP_MAP, .handle = 1, .pad = 1,
-		    .addr = GiB, .range = MiB },
-		  -EINVAL, "non-zero padding" },
+		{map_op(1, GiB + 1, MiB, 0), -EINVAL, "unaligned address"},
+		{map_op(1, GiB, MiB + 1, 0), -EINVAL, "unaligned range"},
+		{map_op(1, GiB, MiB, 1), -EINVAL, "unaligned offset"},
+		{map_op(1, GiB, 0, 0), -EINVAL, "zero range"},
+		{map_op(1, 16 * GiB - MiB, 2 * MiB, 0), -EINVAL,
+		 "past the VM end"},
+		{map_op(1, 15 * GiB - MiB, 2 * MiB, 0), -EINVAL,
+		 "into the reserved range"},
+		{map_op(1, GiB, 4 * MiB, 4096), -EINVAL, "past the BO end"},
+		{map_op(1, GiB, 8 * MiB, 0), -EINVAL, "longer than the BO"},
+		{map_op(999, GiB, MiB, 0), -ENOENT, "unknown BO handle"},
+		{map_op(0, GiB, MiB, 0), -EINVAL, "MAP without BO"},
+		{unmap_op(GiB, 0), -EINVAL, "zero-range unmap"},
+		{{.op = 7, .addr = GiB, .range = MiB},
+		 -EINVAL,
+		 "unknown op code"},
+		{{.op = NVL_VM_BIND_OP_UNMAP,
+		  .flags = 1u << 9,
+		  .addr = GiB,
+		  .range = MiB},
+		 -EINVAL,
+		 "unknown flag"},
+		{{.op = NVL_VM_BIND_OP_UNMAP,
+		  .flags = NVL_VM_BIND_SPARSE,
+		  .addr = 4 * GiB,
+		  .range = MiB},
+		 -ENOENT,
+		 "sparse unmap matching no region"},
+		{{.op = NVL_VM_BIND_OP_MAP,
+		  .flags = NVL_VM_BIND_SPARSE,
+		  .addr = 5 * GiB - MiB,
+		  .range = 2 * MiB},
+		 -ENOSPC,
+		 "region over a mapping"},
+		{map_op(1, 6 * GiB - MiB, 2 * MiB, 0), -ENOSPC,
+		 "mapping crossing a region boundary"},
+		{{.op = NVL_VM_BIND_OP_MAP,
+		  .flags = NVL_VM_BIND_NULL,
+		  .handle = 1,
+		  .addr = GiB,
+		  .range = MiB},
+		 -EINVAL,
+		 "NULL map with a BO"},
+		{{.op = NVL_VM_BIND_OP_UNMAP_ALL, .handle = 1, .addr = GiB},
+		 -EINVAL,
+		 "UNMAP_ALL with a range"},
+		{{.op = NVL_VM_BIND_OP_MAP,
+		  .handle = 1,
+		  .pad = 1,
+		  .addr = GiB,
+		  .range = MiB},
+		 -EINVAL,
+		 "non-zero padding"},
 	};
-	struct nvl_vm_bind_op setup[2] = { map_op(0, 5 * GiB, MiB, 0) };
+	struct nvl_vm_bind_op setup[2] = {map_op(0, 5 * GiB, MiB, 0)};
 
 	(void)state_;
 	env_init(&e);
 	setup[0].handle = e.bo;
-	setup[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					    .flags = NVL_VM_BIND_SPARSE,
-					    .addr = 6 * GiB,
-					    .range = GiB };
+	setup[1] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					   .flags = NVL_VM_BIND_SPARSE,
+					   .addr = 6 * GiB,
+					   .range = GiB};
 	assert_int_equal(bind(&e, setup, 2), 0);
 	before = state(&e);
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(cases); i++) {
-		struct nvl_vm_bind_op two[2] = { map_op(e.bo2, 3 * GiB, MiB, 0),
-						 cases[i].op };
+		struct nvl_vm_bind_op two[2] = {map_op(e.bo2, 3 * GiB, MiB, 0),
+						cases[i].op};
 		int ret;
 
 		if (two[1].handle == 1)
@@ -242,15 +259,15 @@ static void bad_input_is_rejected_and_changes_nothing(void **state_)
 			 0);
 	setup[0] = map_op(other_bo + 100, GiB, MiB, 0);
 	assert_int_equal(bind(&e, setup, 1), -ENOENT);
-	assert_int_equal(nvl_vm_bind(other, e.vm, 0, setup, 0, NULL, 0, NULL,
-				     0, 0),
-			 -ENOENT);
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, setup, 0, NULL, 0, NULL, 0,
-				     1u << 7),
-			 -EINVAL);
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, 77, setup, 0, NULL, 0, NULL,
-				     0, 0),
-			 -ENOENT);
+	assert_int_equal(
+		nvl_vm_bind(other, e.vm, 0, setup, 0, NULL, 0, NULL, 0, 0),
+		-ENOENT);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, setup, 0, NULL, 0, NULL, 0, 1u << 7),
+		-EINVAL);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 77, setup, 0, NULL, 0, NULL, 0, 0),
+		-ENOENT);
 	assert_int_equal(state(&e), before);
 	nvl_client_destroy(other);
 	env_fini(&e);
@@ -268,7 +285,7 @@ struct fail_arg {
 static int fail_op(void *p)
 {
 	struct fail_arg *a = p;
-	struct nvl_vm_sync s = { .handle = a->sig, .point = 5 };
+	struct nvl_vm_sync s = {.handle = a->sig, .point = 5};
 
 	return nvl_vm_bind(a->e->c, a->e->vm, 0, a->ops, a->n, NULL, 0, &s, 1,
 			   a->flags);
@@ -291,31 +308,31 @@ static void fail_anywhere(uint32_t flags)
 {
 	struct env e;
 	struct nvl_vm_bind_op setup[3], ops[5];
-	struct fail_arg a = { &e, .flags = flags };
+	struct fail_arg a = {&e, .flags = flags};
 	unsigned long n;
 
 	env_init(&e);
 	setup[0] = map_op(e.bo, GiB, 2 * MiB, 0);
 	setup[1] = map_op(e.bo2, GiB + 4 * MiB, MiB, 0);
-	setup[2] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					    .flags = NVL_VM_BIND_SPARSE,
-					    .addr = 8 * GiB,
-					    .range = 64 * MiB };
+	setup[2] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					   .flags = NVL_VM_BIND_SPARSE,
+					   .addr = 8 * GiB,
+					   .range = 64 * MiB};
 	assert_int_equal(bind(&e, setup, 3), 0);
 	assert_int_equal(nvl_syncobj_create(e.c, 0, &a.sig), 0);
 	/* remaps, a new vm_bo, NULL map, region map and destroy, unmap-all */
 	ops[0] = map_op(e.bo2, GiB + MiB, 4 * MiB, 0);
-	ops[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					  .flags = NVL_VM_BIND_NULL,
-					  .addr = 3 * GiB,
-					  .range = MiB };
+	ops[1] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					 .flags = NVL_VM_BIND_NULL,
+					 .addr = 3 * GiB,
+					 .range = MiB};
 	ops[2] = map_op(e.bo, 8 * GiB + MiB, MiB, 0);
-	ops[3] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP,
-					  .flags = NVL_VM_BIND_SPARSE,
-					  .addr = 8 * GiB,
-					  .range = 64 * MiB };
-	ops[4] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_UNMAP_ALL,
-					  .handle = e.bo };
+	ops[3] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_UNMAP,
+					 .flags = NVL_VM_BIND_SPARSE,
+					 .addr = 8 * GiB,
+					 .range = 64 * MiB};
+	ops[4] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_UNMAP_ALL,
+					 .handle = e.bo};
 	a.ops = ops;
 	a.n = 5;
 	a.before = state(&e);
@@ -368,7 +385,7 @@ static void async_binds_run_in_queue_order_after_waits(void **state_)
 	struct env e;
 	struct nvl_fence *gate;
 	uint32_t g, s1, s2, s3, q2;
-	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_sync w = {0}, sig = {0};
 	struct nvl_vm_bind_op op;
 
 	(void)state_;
@@ -417,7 +434,7 @@ static void sync_bind_behind_queued_work_waits_for_it(void **state_)
 	struct env e;
 	struct nvl_fence *gate;
 	uint32_t g;
-	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_sync w = {0};
 	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
 
 	(void)state_;
@@ -442,15 +459,14 @@ static void zero_op_calls_still_signal_timeline_points(void **state_)
 	struct env e;
 	uint32_t t;
 	uint64_t pt = 0;
-	struct nvl_vm_sync sig = { .point = 3 };
+	struct nvl_vm_sync sig = {.point = 3};
 
 	(void)state_;
 	env_init(&e);
 	assert_int_equal(nvl_syncobj_create(e.c, 0, &t), 0);
 	sig.handle = t;
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1,
-				     0),
-			 0);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_query(e.c, &t, &pt, 1, 0), 0);
 	assert_int_equal(pt, 3);
 	sig.point = 4;
@@ -463,9 +479,9 @@ static void zero_op_calls_still_signal_timeline_points(void **state_)
 			 0);
 	/* a missing signal syncobj is reported and nothing signals */
 	sig.handle = 12345;
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1,
-				     0),
-			 -ENOENT);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, &sig, 1, 0),
+		-ENOENT);
 	env_fini(&e);
 }
 
@@ -473,7 +489,7 @@ static void backend_failure_in_bind_job_bans_the_vm(void **state_)
 {
 	struct env e;
 	uint32_t s, q;
-	struct nvl_vm_sync sig = { 0 };
+	struct nvl_vm_sync sig = {0};
 	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
 	struct nvl_syncobj *so;
 	struct nvl_fence *f;
@@ -506,10 +522,10 @@ static void sparse_region_and_null_mapping_semantics(void **state_)
 
 	(void)state_;
 	env_init(&e);
-	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					  .flags = NVL_VM_BIND_SPARSE,
-					  .addr = 4 * GiB,
-					  .range = 16 * MiB };
+	ops[0] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					 .flags = NVL_VM_BIND_SPARSE,
+					 .addr = 4 * GiB,
+					 .range = 16 * MiB};
 	ops[1] = map_op(e.bo, 4 * GiB + MiB, MiB, 0);
 	ops[2] = unmap_op(4 * GiB + MiB, 4096);
 	assert_int_equal(bind(&e, ops, 3), 0);
@@ -522,10 +538,10 @@ static void sparse_region_and_null_mapping_semantics(void **state_)
 	page_is(&e, 4 * GiB, NVL_VM_PT_INVALID);
 	page_is(&e, 4 * GiB + MiB + 4096, NVL_VM_PT_INVALID);
 	/* Xe NULL: a mapping without BO; unmapping it leaves a hole */
-	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					  .flags = NVL_VM_BIND_NULL,
-					  .addr = 4 * GiB,
-					  .range = MiB };
+	ops[0] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					 .flags = NVL_VM_BIND_NULL,
+					 .addr = 4 * GiB,
+					 .range = MiB};
 	ops[1] = map_op(e.bo, 4 * GiB + 4096, 4096, 0);
 	assert_int_equal(bind(&e, ops, 2), 0);
 	page_is(&e, 4 * GiB, NVL_VM_PT_MAPPED);
@@ -546,13 +562,14 @@ struct worker {
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	struct nvl_vm_sync sig = { .handle = w->sig };
+	struct nvl_vm_sync sig = {.handle = w->sig};
 	uint64_t rng = w->base;
 
 	for (int i = 0; i < 300 && !w->ret; i++) {
 		uint64_t va = w->base + (t_rand(&rng) % 64) * 65536;
 		struct nvl_vm_bind_op ops[2] = {
-			map_op(w->e->bo, va, 65536, (t_rand(&rng) % 32) * 65536),
+			map_op(w->e->bo, va, 65536,
+			       (t_rand(&rng) % 32) * 65536),
 			unmap_op(va + 4096, 4096),
 		};
 		uint32_t flags = i % 2 ? NVL_VM_BIND_ASYNC : 0;
@@ -561,9 +578,9 @@ static void *worker_fn(void *arg)
 				     0, &sig, 1, flags);
 	}
 	if (!w->ret)
-		w->ret = nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
-					  nvl_time_ns() + 5000000000ll, 0,
-					  NULL);
+		w->ret =
+			nvl_syncobj_wait(w->e->c, &w->sig, NULL, 1,
+					 nvl_time_ns() + 5000000000ll, 0, NULL);
 	return NULL;
 }
 
@@ -576,7 +593,8 @@ static void concurrent_binds_on_separate_queues(void **state_)
 	(void)state_;
 	env_init(&e);
 	for (int i = 0; i < 3; i++) {
-		w[i] = (struct worker){ .e = &e, .base = (uint64_t)(i + 1) * GiB };
+		w[i] = (struct worker){.e = &e,
+				       .base = (uint64_t)(i + 1) * GiB};
 		if (i)
 			assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm,
 								  &w[i].queue),
@@ -603,9 +621,8 @@ static void concurrent_binds_on_separate_queues(void **state_)
 	for (int i = 0; i < 3; i++) {
 		page_is(&e, w[i].base + 4096, NVL_VM_PT_INVALID);
 		if (w[i].queue)
-			assert_int_equal(nvl_vm_bind_queue_destroy(e.c,
-								   w[i].queue),
-					 0);
+			assert_int_equal(
+				nvl_vm_bind_queue_destroy(e.c, w[i].queue), 0);
 	}
 	env_fini(&e);
 }
@@ -623,7 +640,7 @@ static void destroying_a_vm_with_a_blocked_bind_cleans_up(void **state_)
 	struct env e;
 	struct nvl_fence *gate;
 	uint32_t g;
-	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_sync w = {0};
 	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
 	struct nvl_vm_pt_record_stats st;
 
@@ -673,7 +690,7 @@ static int factory(void *dev, struct nvl_vm_backend *out)
 
 static void device_clients_get_the_driver_backend(void **state_)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
 	int dev = 0;
 	struct nvl_client *c;
 	struct nvl_vm *v;
@@ -688,9 +705,8 @@ static void device_clients_get_the_driver_backend(void **state_)
 	v = nvl_vm_lookup(c, vm);
 	assert_null(v->rec);
 	/* 64 KiB aligned: the backend's big pages are used */
-	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
-				       &bo),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0, &bo), 0);
 	op = map_op(bo, GiB, MiB, 0);
 	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	assert_int_equal(nvl_gpuvm_find_at(v->gpuvm, GiB)->page_shift, 16);
@@ -749,13 +765,13 @@ static struct nvl_fence *syncobj_fence(struct nvl_client *c, uint32_t h)
  */
 static void teardown_cancels_binds_blocked_forever(void **state_)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
 	int dev = 0;
 	struct nvl_client *c;
 	struct nvl_fence *gate, *f1, *f2;
 	uint32_t vm, bo, bo2, q2, q3, g, s1, s2;
 	struct nvl_vm_bind_op ops[2];
-	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_sync w = {0}, sig = {0};
 	struct nvl_syncobj *so;
 	int64_t t0;
 
@@ -764,12 +780,10 @@ static void teardown_cancels_binds_blocked_forever(void **state_)
 	td_releases = 0;
 	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
 	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
-	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
-				       &bo),
-			 0);
-	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
-				       &bo2),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0, &bo), 0);
+	assert_int_equal(
+		nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0, &bo2), 0);
 	assert_int_equal(nvl_vm_bind_queue_create(c, vm, &q2), 0);
 	ops[0] = map_op(bo, GiB, 2 * MiB, 0);
 	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0), 0);
@@ -841,7 +855,8 @@ static void page_maps(struct env *e, uint64_t va, uint32_t bo, uint64_t off)
 
 	nvl_vm_pt_record_query(e->v->rec, va, &p);
 	if (p.state != NVL_VM_PT_MAPPED || p.obj != obj || p.bo_offset != off)
-		fail_msg("page %#llx: state %d obj %p @%#llx, expected BO %u @%#llx",
+		fail_msg("page %#llx: state %d obj %p @%#llx, expected BO %u "
+			 "@%#llx",
 			 (unsigned long long)va, p.state, (void *)p.obj,
 			 (unsigned long long)p.bo_offset, bo,
 			 (unsigned long long)off);
@@ -863,9 +878,11 @@ static void tree_matches_page_tables(struct env *e)
 			nvl_vm_pt_record_query(e->v->rec, a, &p);
 			if (p.state != NVL_VM_PT_MAPPED ||
 			    p.obj != nvl_gpuva_obj(va) ||
-			    p.bo_offset != va->bo_offset + (a - nvl_gpuva_addr(va)))
-				fail_msg("page %#llx disagrees with its mapping",
-					 (unsigned long long)a);
+			    p.bo_offset !=
+				    va->bo_offset + (a - nvl_gpuva_addr(va)))
+				fail_msg(
+					"page %#llx disagrees with its mapping",
+					(unsigned long long)a);
 		}
 	}
 	pthread_mutex_unlock(&e->v->gpuvm->lock);
@@ -883,7 +900,7 @@ static void overlapping_binds_on_different_queues_run_in_order(void **s_)
 	struct env e;
 	struct nvl_fence *gate;
 	uint32_t g, s1, s2, s3, q2, q3;
-	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_sync w = {0}, sig = {0};
 	struct nvl_vm_bind_op op;
 
 	(void)s_;
@@ -944,7 +961,7 @@ static void sync_bind_behind_blocked_binds_fails_bounded(void **s_)
 	struct env e;
 	struct nvl_fence *gate, *never;
 	uint32_t g, n, q2;
-	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_sync w = {0};
 	struct nvl_vm_bind_op op;
 	uint64_t before;
 	int64_t t0;
@@ -976,24 +993,22 @@ static void sync_bind_behind_blocked_binds_fails_bounded(void **s_)
 	assert_true(strstr(nvl_last_error(), "pending") != NULL);
 	/* over the range of another queue's blocked bind */
 	op = unmap_op(GiB + 4096, 4096);
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
-				     0),
-			 -EBUSY);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0, 0),
+		-EBUSY);
 	assert_true(strstr(nvl_last_error(), "pending") != NULL);
 	assert_true(nvl_time_ns() - t0 < 3 * SEC);
 	assert_int_equal(state(&e), before);
 	/* elsewhere: goes through at once */
 	op = map_op(e.bo2, 3 * GiB, MiB, 0);
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
-				     0),
-			 0);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	page_maps(&e, 3 * GiB, e.bo2, 0);
 	/* once the blocked bind ran, the same bind succeeds */
 	nvl_fence_signal(gate);
 	op = unmap_op(GiB + 4096, 4096);
-	assert_int_equal(nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0,
-				     0),
-			 0);
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	page_maps(&e, GiB, e.bo, 0);
 	page_is(&e, GiB + 4096, NVL_VM_PT_INVALID);
 	tree_matches_page_tables(&e);
@@ -1013,7 +1028,7 @@ static void destroyed_queue_still_runs_its_pending_binds(void **s_)
 	struct env e;
 	struct nvl_fence *gate;
 	uint32_t g, s1, q2, q3;
-	struct nvl_vm_sync w = { 0 }, sig = { 0 };
+	struct nvl_vm_sync w = {0}, sig = {0};
 	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
 	int64_t t0;
 
@@ -1080,7 +1095,7 @@ static void release_held(struct nvl_fence **held, int *nh)
 static void *overlap_worker(void *arg)
 {
 	struct worker *w = arg;
-	struct nvl_vm_sync sig = { .handle = w->sig }, wait = { .handle = w->gate };
+	struct nvl_vm_sync sig = {.handle = w->sig}, wait = {.handle = w->gate};
 	struct nvl_fence *held[8];
 	/* workers hold their jobs back for different lengths */
 	int hold = 1 + 3 * (int)(w->base % 3);
@@ -1113,8 +1128,8 @@ static void *overlap_worker(void *arg)
 		} else {
 			release_held(held, &nh);
 		}
-		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2,
-				     &wait, flags ? 1 : 0, &sig, 1, flags);
+		w->ret = nvl_vm_bind(w->e->c, w->e->vm, w->queue, ops, 2, &wait,
+				     flags ? 1 : 0, &sig, 1, flags);
 		if (nh == hold)
 			release_held(held, &nh);
 	}
@@ -1134,20 +1149,18 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 	struct env e;
 	struct worker w[3];
 	pthread_t th[3];
-	struct run_check rc = { &e, 0 };
+	struct run_check rc = {&e, 0};
 
 	(void)s_;
 	env_init(&e);
 	for (int i = 0; i < 3; i++) {
-		w[i] = (struct worker){ .e = &e, .base = 77 + (uint64_t)i };
-		assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm,
-							  &w[i].queue),
-				 0);
+		w[i] = (struct worker){.e = &e, .base = 77 + (uint64_t)i};
+		assert_int_equal(
+			nvl_vm_bind_queue_create(e.c, e.vm, &w[i].queue), 0);
 		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].sig), 0);
 		assert_int_equal(nvl_syncobj_create(e.c, 0, &w[i].gate), 0);
-		assert_int_equal(pthread_create(&th[i], NULL, overlap_worker,
-						&w[i]),
-				 0);
+		assert_int_equal(
+			pthread_create(&th[i], NULL, overlap_worker, &w[i]), 0);
 	}
 	for (int i = 0; i < 3; i++) {
 		pthread_join(th[i], NULL);
@@ -1174,7 +1187,7 @@ static int xq_op(void *p)
 {
 	struct xq_arg *a = p;
 	struct nvl_vm_bind_op op = map_op(a->e->bo2, GiB, 2 * MiB, 0);
-	struct nvl_vm_sync s = { .handle = a->sig };
+	struct nvl_vm_sync s = {.handle = a->sig};
 
 	return nvl_vm_bind(a->e->c, a->e->vm, 0, &op, 1, NULL, 0, &s, 1,
 			   NVL_VM_BIND_ASYNC);
@@ -1198,10 +1211,10 @@ static void xq_check(int ret, void *p)
 static void allocation_failure_while_ordering_across_queues(void **s_)
 {
 	struct env e;
-	struct xq_arg a = { &e };
+	struct xq_arg a = {&e};
 	struct nvl_fence *gate;
 	uint32_t g, q2;
-	struct nvl_vm_sync w = { 0 };
+	struct nvl_vm_sync w = {0};
 	struct nvl_vm_bind_op op;
 
 	(void)s_;
@@ -1236,12 +1249,11 @@ static struct nvl_bo *vram_bo(struct nvl_mm *mm)
 {
 	struct nvl_bo *bo;
 
-	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB,
-						NVL_BO_DOMAIN_VRAM |
-							NVL_BO_DOMAIN_GTT,
-						NVL_BO_DOMAIN_VRAM, 0, NULL,
-						NULL, &bo),
-			 0);
+	assert_int_equal(
+		nvl_bo_create_internal(mm, 1, MiB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, 0, NULL, NULL, &bo),
+		0);
 	return bo;
 }
 
@@ -1262,10 +1274,10 @@ static enum nvl_gem_domain bo_dom(struct nvl_bo *bo)
  */
 static void mm_vram_eviction_reaches_the_vm_evict_list(void **s_)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
-	struct nvl_mm_config cfg = { .vram_B = MiB };
-	struct nvl_vm_kop kop = { .op = NVL_VM_BIND_OP_MAP, .addr = GiB,
-				  .range = MiB };
+	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
+	struct nvl_mm_config cfg = {.vram_B = MiB};
+	struct nvl_vm_kop kop = {
+		.op = NVL_VM_BIND_OP_MAP, .addr = GiB, .range = MiB};
 	struct nvl_bo *bo, *other;
 	struct nvl_exec exec;
 	struct nvl_mm *mm;
@@ -1401,9 +1413,9 @@ static int hl_factory(void *dev, struct nvl_vm_backend *out)
  */
 static void a_bind_takes_the_backend_lock_once(void **state_)
 {
-	struct nvl_vm_create_args a = { .start = 0, .end = 16 * GiB };
+	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
 	struct nvl_vm_bind_op ops[17];
-	struct nvl_vm_sync sig = { 0 };
+	struct nvl_vm_sync sig = {0};
 	struct nvl_vm_pt_page p;
 	struct nvl_fence *f;
 	struct nvl_client *c;
@@ -1417,18 +1429,17 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
 	v = nvl_vm_lookup(c, vm);
 	assert_non_null(v);
-	assert_int_equal(nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0,
-				       &bo),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0, &bo), 0);
 	atomic_store(&hl_locks, 0);
 	atomic_store(&hl_unheld, 0);
 	atomic_store(&hl_watch, true);
 
 	/* a sparse region, then 16 tiles in it and 16 tiles out of it */
-	ops[0] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_MAP,
-					  .flags = NVL_VM_BIND_SPARSE,
-					  .addr = GiB,
-					  .range = GiB };
+	ops[0] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					 .flags = NVL_VM_BIND_SPARSE,
+					 .addr = GiB,
+					 .range = GiB};
 	for (int i = 0; i < 16; i++)
 		ops[1 + i] = map_op(bo, GiB + (uint64_t)i * 3 * (64ull << 10),
 				    (64ull << 10), (uint64_t)i * (64ull << 10));
@@ -1458,8 +1469,7 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	nvl_fence_put(f);
 	ops[0] = unmap_op(4 * GiB, MiB);
 	ops[1] = unmap_op(4 * GiB + MiB, MiB);
-	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0),
-			 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0), 0);
 	/* build and run_job of the async bind, the sync one (and free_job) */
 	assert_true(atomic_load(&hl_locks) >= 5);
 	assert_int_equal(atomic_load(&hl_unheld), 0);
@@ -1467,8 +1477,7 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	/* a one-op call locks per backend call, as before */
 	ops[0] = map_op(bo, 6 * GiB, MiB, 0);
 	before = atomic_load(&hl_locks);
-	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0),
-			 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 1, NULL, 0, NULL, 0, 0), 0);
 	assert_int_equal(atomic_load(&hl_locks), before);
 	assert_true(atomic_load(&hl_unheld) > 0);
 	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv, 6 * GiB, &p);
@@ -1477,11 +1486,10 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 
 	/* a PREFETCH in the call: built without the lock, and still right */
 	ops[0] = map_op(bo, 2 * GiB + 2 * MiB, 2 * MiB, 0);
-	ops[1] = (struct nvl_vm_bind_op){ .op = NVL_VM_BIND_OP_PREFETCH,
-					  .addr = 2 * GiB + 2 * MiB,
-					  .range = 2 * MiB };
-	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0),
-			 0);
+	ops[1] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_PREFETCH,
+					 .addr = 2 * GiB + 2 * MiB,
+					 .range = 2 * MiB};
+	assert_int_equal(nvl_vm_bind(c, vm, 0, ops, 2, NULL, 0, NULL, 0, 0), 0);
 	assert_true(atomic_load(&hl_unheld) > 0);
 	nvl_vm_pt_record_query(v->rec ? v->rec : v->backend.priv,
 			       2 * GiB + 2 * MiB, &p);

@@ -87,8 +87,9 @@ static int m_region_precheck(const struct model *m,
 	if (o->op != NVL_VM_BIND_OP_MAP)
 		return 0;
 	for (uint32_t i = a; i < a + n; i++) {
-		if (o->flags & NVL_VM_BIND_SPARSE ? m->p[i].region != 0 :
-						     m->p[i].region != m->p[a].region)
+		if (o->flags & NVL_VM_BIND_SPARSE
+			    ? m->p[i].region != 0
+			    : m->p[i].region != m->p[a].region)
 			return -ENOSPC;
 	}
 	return 0;
@@ -147,7 +148,7 @@ static void random_op(struct pt *p, uint64_t *rng, struct nvl_vm_bind_op *o,
 static int one_call(struct pt *p, uint64_t *rng, bool inject)
 {
 	struct nvl_vm_bind_op ops[3];
-	struct nvl_vm_sync sig = { .handle = p->sig };
+	struct nvl_vm_sync sig = {.handle = p->sig};
 	struct model next = p->m;
 	int n = 1 + (int)(t_rand(rng) % 3), bo[3], expect = 0, ret, bad;
 	bool async = t_rand(rng) % 3 == 0;

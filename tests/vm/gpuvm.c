@@ -69,9 +69,8 @@ struct cop {
 static int make_ops(struct nvl_gpuvm *vm, const struct cop *c,
 		    struct nvl_gpuvm_ops *ops)
 {
-	struct nvl_gpuvm_map_req req = {
-		c->a * PG, c->n * PG, c->obj, c->off, c->flags
-	};
+	struct nvl_gpuvm_map_req req = {c->a * PG, c->n * PG, c->obj, c->off,
+					c->flags};
 
 	switch (c->kind) {
 	case C_MAP:
@@ -173,16 +172,16 @@ static void check_all(struct fixture *f, const struct model *m)
 static void ops_for(struct nvl_gpuvm_ops *ops, struct fixture *f, uint32_t a,
 		    uint32_t n, int bo, uint64_t off)
 {
-	struct nvl_gpuvm_map_req req = { a * PG, n * PG, f->bo[bo], off, 0 };
+	struct nvl_gpuvm_map_req req = {a * PG, n * PG, f->bo[bo], off, 0};
 
 	nvl_gpuvm_ops_init(ops);
 	assert_int_equal(nvl_gpuvm_sm_map_ops(f->vm, &req, ops), 0);
 }
 
-static void map_now(struct fixture *f, struct model *m, uint32_t a,
-		    uint32_t n, int bo, uint64_t off)
+static void map_now(struct fixture *f, struct model *m, uint32_t a, uint32_t n,
+		    int bo, uint64_t off)
 {
-	struct cop c = { C_MAP, a, n, f->bo[bo], off, 0 };
+	struct cop c = {C_MAP, a, n, f->bo[bo], off, 0};
 
 	assert_int_equal(core_call(f, m, &c, 1), 0);
 }
@@ -190,7 +189,7 @@ static void map_now(struct fixture *f, struct model *m, uint32_t a,
 static void exact_overlap_same_bo_gives_unmap_keep_then_map(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -212,7 +211,7 @@ static void exact_overlap_same_bo_gives_unmap_keep_then_map(void **state)
 static void front_cut_keeps_next_with_offset_advanced(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -232,7 +231,7 @@ static void front_cut_keeps_next_with_offset_advanced(void **state)
 static void back_cut_keeps_prev_and_keep_hint_follows_offsets(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -254,7 +253,7 @@ static void back_cut_keeps_prev_and_keep_hint_follows_offsets(void **state)
 static void hole_punch_gives_prev_and_next_with_tail_offset(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -278,7 +277,7 @@ static void hole_punch_gives_prev_and_next_with_tail_offset(void **state)
 static void request_spanning_mappings_and_gaps_orders_ops(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -302,7 +301,7 @@ static void request_spanning_mappings_and_gaps_orders_ops(void **state)
 static void unmap_of_empty_range_gives_zero_ops(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_ops ops;
 
 	(void)state;
@@ -313,9 +312,9 @@ static void unmap_of_empty_range_gives_zero_ops(void **state)
 			 0);
 	assert_int_equal(ops.n, 0);
 	assert_int_equal(nvl_gpuvm_sm_unmap_ops(f.vm, 0, 0, &ops), -EINVAL);
-	assert_int_equal(nvl_gpuvm_sm_unmap_ops(f.vm, MRES_START * PG, PG,
-						&ops),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_gpuvm_sm_unmap_ops(f.vm, MRES_START * PG, PG, &ops),
+		-EINVAL);
 	nvl_gpuvm_ops_fini(f.vm, &ops);
 	fx_fini(&f);
 }
@@ -323,7 +322,7 @@ static void unmap_of_empty_range_gives_zero_ops(void **state)
 static void lookups_find_first_next_and_at(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuva *va;
 	int n = 0;
 
@@ -334,8 +333,7 @@ static void lookups_find_first_next_and_at(void **state)
 	map_now(&f, &m, 30, 3, 0, 0);
 	va = nvl_gpuvm_find_first(f.vm, 11 * PG, 15 * PG);
 	assert_int_equal(nvl_gpuva_addr(va), 10 * PG);
-	nvl_gpuvm_for_each_va_range(va, f.vm, 11 * PG, 15 * PG)
-		n++;
+	nvl_gpuvm_for_each_va_range(va, f.vm, 11 * PG, 15 * PG) n++;
 	assert_int_equal(n, 2);
 	assert_null(nvl_gpuvm_find_at(f.vm, 13 * PG));
 	assert_int_equal(nvl_gpuva_addr(nvl_gpuvm_find_at(f.vm, 22 * PG)),
@@ -348,8 +346,8 @@ static void lookups_find_first_next_and_at(void **state)
 static void sparse_region_errors_follow_nouveau(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
-	struct cop c[2] = { { C_RCREATE, 100, 50 } };
+	struct model m = {0};
+	struct cop c[2] = {{C_RCREATE, 100, 50}};
 
 	(void)state;
 	fx_init(&f);
@@ -362,21 +360,21 @@ static void sparse_region_errors_follow_nouveau(void **state)
 	c[0].a = 105;
 	assert_int_equal(core_call(&f, &m, c, 1), -ENOSPC);
 	/* straddling map */
-	c[0] = (struct cop){ C_MAP, 108, 4, f.bo[0], 0, 0 };
+	c[0] = (struct cop){C_MAP, 108, 4, f.bo[0], 0, 0};
 	assert_int_equal(core_call(&f, &m, c, 1), -ENOSPC);
 	/* inside: fine, then unmap goes back to sparse */
 	c[0].a = 102;
 	assert_int_equal(core_call(&f, &m, c, 1), 0);
 	check_all(&f, &m);
-	c[0] = (struct cop){ C_UNMAP, 103, 1 };
+	c[0] = (struct cop){C_UNMAP, 103, 1};
 	assert_int_equal(core_call(&f, &m, c, 1), 0);
 	check_all(&f, &m);
 	/* destroy must match exactly */
-	c[0] = (struct cop){ C_RDESTROY, 100, 9 };
+	c[0] = (struct cop){C_RDESTROY, 100, 9};
 	assert_int_equal(core_call(&f, &m, c, 1), -ENOENT);
 	/* destroy then map over it in the same call: -ENOSPC, unchanged */
-	c[0] = (struct cop){ C_RDESTROY, 100, 10 };
-	c[1] = (struct cop){ C_MAP, 100, 2, f.bo[1], 0, 0 };
+	c[0] = (struct cop){C_RDESTROY, 100, 10};
+	c[1] = (struct cop){C_MAP, 100, 2, f.bo[1], 0, 0};
 	assert_int_equal(core_call(&f, &m, c, 2), -ENOSPC);
 	check_all(&f, &m);
 	assert_int_equal(core_call(&f, &m, c, 1), 0);
@@ -387,7 +385,7 @@ static void sparse_region_errors_follow_nouveau(void **state)
 static void vm_bo_links_extobj_and_evict_lists(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_gpuvm_bo *vm_bo;
 
 	(void)state;
@@ -409,7 +407,7 @@ static void vm_bo_links_extobj_and_evict_lists(void **state)
 	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
 	nvl_gpuvm_bo_put(vm_bo);
 	/* unmap-all drops the vm_bo and its object reference */
-	struct cop c = { C_UNMAP_ALL, 0, 0, f.bo[0] };
+	struct cop c = {C_UNMAP_ALL, 0, 0, f.bo[0]};
 
 	assert_int_equal(core_call(&f, &m, &c, 1), 0);
 	assert_null(nvl_gpuvm_bo_find(f.vm, f.bo[0]));
@@ -455,9 +453,9 @@ static int validate_some(struct nvl_gpuvm_bo *vm_bo, void *priv)
 static void validate_keeps_what_the_callback_left_evicted(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
-	struct nvl_gpuvm_bo_ops bo_ops = { .validate = validate_some };
-	struct vcb v = { 0 };
+	struct model m = {0};
+	struct nvl_gpuvm_bo_ops bo_ops = {.validate = validate_some};
+	struct vcb v = {0};
 	struct nvl_gpuvm_bo *vb[3];
 
 	(void)state;
@@ -516,7 +514,7 @@ static int link_order(struct fixture *f, struct nvl_gem_object *obj,
 	int n = 0;
 
 	assert_non_null(vm_bo);
-	nvl_list_for_each_entry(va, &vm_bo->vas, bo_link) {
+	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
 		assert_true(n < max);
 		pages[n++] = (uint32_t)(nvl_gpuva_addr(va) / PG);
 	}
@@ -532,14 +530,14 @@ static int link_order(struct fixture *f, struct nvl_gem_object *obj,
 static void failed_call_restores_link_order(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	uint32_t pg[8];
 	/* unmap the first and a split of the third, then a bad region op */
 	struct cop c[] = {
-		{ C_UNMAP, 10, 2 },
-		{ C_UNMAP, 31, 1 },
-		{ C_MAP, 50, 2, NULL, 0, 0 },
-		{ C_RDESTROY, 100, 4 },
+		{C_UNMAP, 10, 2},
+		{C_UNMAP, 31, 1},
+		{C_MAP, 50, 2, NULL, 0, 0},
+		{C_RDESTROY, 100, 4},
 	};
 	struct nvl_gpuvm_ops ops;
 
@@ -571,8 +569,8 @@ static void failed_call_restores_link_order(void **state)
 static void validate_revalidates_each_evicted_bo_once(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
-	struct nvl_gpuvm_bo_ops bo_ops = { .validate = validate_ok };
+	struct model m = {0};
+	struct nvl_gpuvm_bo_ops bo_ops = {.validate = validate_ok};
 	int calls = 0;
 
 	(void)state;
@@ -674,7 +672,7 @@ static void random_sequences_match_reference_model(void **state)
 static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 {
 	struct fixture f;
-	struct model m = { 0 };
+	struct model m = {0};
 	struct nvl_resv vm_resv, r1, r2;
 	struct nvl_gem_object *priv, *e1, *e2;
 	struct nvl_exec exec;
@@ -689,10 +687,10 @@ static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 	e1 = tobj_new(64 * PG, &r1);
 	e2 = tobj_new(64 * PG, &r2);
 	struct cop c[4] = {
-		{ C_MAP, 10, 2, priv, 0, 0 },
-		{ C_MAP, 20, 2, e1, 0, 0 },
-		{ C_MAP, 30, 2, e1, 4 * PG, 0 },
-		{ C_MAP, 40, 2, e2, 0, 0 },
+		{C_MAP, 10, 2, priv, 0, 0},
+		{C_MAP, 20, 2, e1, 0, 0},
+		{C_MAP, 30, 2, e1, 4 * PG, 0},
+		{C_MAP, 40, 2, e2, 0, 0},
 	};
 	assert_int_equal(core_call(&f, &m, c, 3), 0);
 	assert_int_equal(core_call(&f, &m, &c[3], 1), 0);
@@ -714,7 +712,7 @@ static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 		assert_int_equal(ret, -ENOMEM);
 		assert_true(k < 50);
 	}
-	struct cop u = { C_UNMAP, 0, MRES_START };
+	struct cop u = {C_UNMAP, 0, MRES_START};
 
 	assert_int_equal(core_call(&f, &m, &u, 1), 0);
 	nvl_gem_put(priv);

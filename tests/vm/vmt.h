@@ -220,10 +220,11 @@ static inline int m_check_pt(const struct model *m,
 
 		nvl_vm_pt_record_query(rec, i * PG, &pg);
 		if (x->mapped) {
-			uint32_t f = (x->flags & NVL_GPUVA_READONLY ?
-					      NVL_VM_PT_READONLY : 0) |
-				     (x->flags & NVL_GPUVA_NULL ?
-					      NVL_VM_PT_NULL : 0);
+			uint32_t f = (x->flags & NVL_GPUVA_READONLY
+					      ? NVL_VM_PT_READONLY
+					      : 0) |
+				     (x->flags & NVL_GPUVA_NULL ? NVL_VM_PT_NULL
+								: 0);
 
 			if (pg.state != NVL_VM_PT_MAPPED || pg.obj != x->obj ||
 			    pg.flags != f || (x->obj && pg.bo_offset != x->off))
@@ -262,7 +263,8 @@ static inline void m_apply_ops(struct model *m, const struct nvl_gpuvm_ops *ops)
 				const struct nvl_gpuvm_piece *p =
 					s ? &op->remap.next : &op->remap.prev;
 				uint32_t pa = (uint32_t)(p->addr / PG);
-				uint32_t pe = (uint32_t)((p->addr + p->range) / PG);
+				uint32_t pe =
+					(uint32_t)((p->addr + p->range) / PG);
 
 				for (uint32_t i = pa; p->range && i < pe; i++) {
 					struct mpage *x = &m->p[i];
@@ -270,7 +272,8 @@ static inline void m_apply_ops(struct model *m, const struct nvl_gpuvm_ops *ops)
 					x->mapped = true;
 					x->obj = nvl_gpuva_obj(va);
 					x->off = x->obj ? p->bo_offset +
-							  (i - pa) * PG : 0;
+								  (i - pa) * PG
+							: 0;
 					x->flags = va->flags &
 						   NVL_GPUVA_USER_FLAGS;
 					x->start = pa;
@@ -287,7 +290,8 @@ static inline void m_apply_ops(struct model *m, const struct nvl_gpuvm_ops *ops)
 				x->mapped = true;
 				x->obj = op->map.obj;
 				x->off = x->obj ? op->map.bo_offset +
-						  (i - a) * PG : 0;
+							  (i - a) * PG
+						: 0;
 				x->flags = op->map.flags;
 				x->start = a;
 				x->end = e;
@@ -300,8 +304,7 @@ static inline void m_apply_ops(struct model *m, const struct nvl_gpuvm_ops *ops)
 }
 
 /** m_same_mappings() - do two models hold the same mappings? */
-static inline bool m_same_mappings(const struct model *x,
-				   const struct model *y)
+static inline bool m_same_mappings(const struct model *x, const struct model *y)
 {
 	for (uint32_t i = 0; i < MP; i++) {
 		const struct mpage *a = &x->p[i], *b = &y->p[i];

@@ -89,7 +89,8 @@ int nvl_cmd_demo(int argc, char **argv)
 			nvl_demo_firmware = argv[++i];
 		} else {
 			return nvl_help_usage_error(
-				"demo", "expected --firmware VERSION or --help");
+				"demo",
+				"expected --firmware VERSION or --help");
 		}
 	}
 	printf("nouvelle %s (%s build)\n", nvl_version(), NVL_BUILD_TYPE);

@@ -21,15 +21,14 @@ void nvl_demo_register(struct nvl_demo_step *step);
  * the step's default) */
 extern const char *nvl_demo_firmware;
 
-#define NVL_DEMO_STEP(order_, name_)                                       \
-	static int nvl_demo_fn_##name_(void);                              \
-	static struct nvl_demo_step nvl_demo_step_##name_ = {              \
-		.order = order_, .name = #name_, .fn = nvl_demo_fn_##name_ \
-	};                                                                 \
-	__attribute__((constructor)) static void nvl_demo_reg_##name_(void) \
-	{                                                                  \
-		nvl_demo_register(&nvl_demo_step_##name_);                 \
-	}                                                                  \
+#define NVL_DEMO_STEP(order_, name_)                                           \
+	static int nvl_demo_fn_##name_(void);                                  \
+	static struct nvl_demo_step nvl_demo_step_##name_ = {                  \
+		.order = order_, .name = #name_, .fn = nvl_demo_fn_##name_};   \
+	__attribute__((constructor)) static void nvl_demo_reg_##name_(void)    \
+	{                                                                      \
+		nvl_demo_register(&nvl_demo_step_##name_);                     \
+	}                                                                      \
 	static int nvl_demo_fn_##name_(void)
 
 #endif

@@ -40,8 +40,8 @@ static int fill_or_check(struct nvl_client *c, uint32_t h, uint32_t seed,
 
 NVL_DEMO_STEP(30, mm)
 {
-	struct nvl_mm_config cfg = { .vram_B = 16 * MiB,
-				     .host_budget_B = 24 * MiB };
+	struct nvl_mm_config cfg = {.vram_B = 16 * MiB,
+				    .host_budget_B = 24 * MiB};
 	struct nvl_client *c;
 	struct nvl_mm *mm;
 	struct nvl_buddy_stats st;
@@ -60,12 +60,12 @@ NVL_DEMO_STEP(30, mm)
 	printf("  VRAM 16 MiB (buddy allocator, 4 KiB chunks), host budget "
 	       "24 MiB\n");
 	printf("  creating %d BOs of 4 MiB (2x VRAM), preferring VRAM, "
-	       "filling each with a pattern\n", NBO);
+	       "filling each with a pattern\n",
+	       NBO);
 	for (uint32_t i = 0; i < NBO; i++) {
-		ret = nvl_bo_create(c, 4 * MiB,
-				    NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-				    NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
-				    &h[i]);
+		ret = nvl_bo_create(
+			c, 4 * MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &h[i]);
 		if (!ret)
 			ret = fill_or_check(c, h[i], i, false);
 		if (ret)
@@ -82,8 +82,8 @@ NVL_DEMO_STEP(30, mm)
 				ret = fill_or_check(c, h[i], i, true);
 			if (ret) {
 				printf("    BO %u: %s\n", h[i],
-				       ret == -EIO ? "data corrupted" :
-						     nvl_last_error());
+				       ret == -EIO ? "data corrupted"
+						   : nvl_last_error());
 				goto out;
 			}
 		}
@@ -99,17 +99,19 @@ NVL_DEMO_STEP(30, mm)
 	printf("  squeezing the host budget to 8 MiB and asking the "
 	       "shrinker for room\n");
 	nvl_mm_set_host_budget(mm, 8 * MiB);
-	nvl_mm_shrink(mm, atomic_load(&mm->host_B) > 8 * MiB ?
-				  atomic_load(&mm->host_B) - 8 * MiB : 0);
+	nvl_mm_shrink(mm, atomic_load(&mm->host_B) > 8 * MiB
+				  ? atomic_load(&mm->host_B) - 8 * MiB
+				  : 0);
 	printf("    swapped out to memfd: %llu BOs; host memory in use %llu "
-	       "MiB\n", (unsigned long long)atomic_load(&mm->swapouts),
+	       "MiB\n",
+	       (unsigned long long)atomic_load(&mm->swapouts),
 	       (unsigned long long)(atomic_load(&mm->host_B) >> 20));
 	ret = fill_or_check(c, h[0], 0, true);
 	if (ret)
 		goto out;
 	printf("    BO %u used again: read back intact (swap-ins: %llu, "
-	       "swap-outs: %llu)\n", h[0],
-	       (unsigned long long)atomic_load(&mm->swapins),
+	       "swap-outs: %llu)\n",
+	       h[0], (unsigned long long)atomic_load(&mm->swapins),
 	       (unsigned long long)atomic_load(&mm->swapouts));
 	printf("  fdinfo of the client:\n");
 	nvl_client_fdinfo(c, buf, sizeof(buf));

@@ -45,12 +45,12 @@ static int dbo_backing(struct nvl_gem_object *obj, uint64_t off,
 	return 0;
 }
 
-static const struct nvl_gem_ops dbo_ops = { dbo_free, dbo_backing };
+static const struct nvl_gem_ops dbo_ops = {dbo_free, dbo_backing};
 
 static int bind_map(struct nvl_gpuvm *vm, uint64_t va, uint64_t range,
 		    struct nvl_gem_object *obj, uint64_t off)
 {
-	struct nvl_gpuvm_map_req req = { va, range, obj, off, 0 };
+	struct nvl_gpuvm_map_req req = {va, range, obj, off, 0};
 	struct nvl_gpuvm_txn txn;
 	struct nvl_gpuvm_ops ops;
 	int ret;
@@ -70,16 +70,16 @@ static int bind_map(struct nvl_gpuvm *vm, uint64_t va, uint64_t range,
 	nvl_gpuvm_txn_commit(&txn);
 	nvl_gpuvm_txn_finish(&txn);
 	printf("  bind %#" PRIx64 " +%-8" PRIu64 " KiB -> VRAM %#" PRIx64
-	       ": page size %u KiB\n", va, range >> 10,
-	       ((struct dbo *)obj)->pa + off,
+	       ": page size %u KiB\n",
+	       va, range >> 10, ((struct dbo *)obj)->pa + off,
 	       1u << (nvl_gpuvm_find_at(vm, va)->page_shift - 10));
 	return 0;
 }
 
 static const char *level_name(unsigned int l)
 {
-	static const char *n[] = { "PD4", "PD3", "PD2", "PD1", "PD0",
-				   "bigPT", "PT" };
+	static const char *n[] = {"PD4", "PD3",	  "PD2", "PD1",
+				  "PD0", "bigPT", "PT"};
 
 	return l < 7 ? n[l] : "?";
 }
@@ -104,8 +104,8 @@ static void show_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 		printf("    -> VRAM %#" PRIx64 " (%u KiB page)\n", x.pa,
 		       1u << (x.page_shift - 10));
 	else
-		printf("    -> %s\n", x.state == NVL_MODEL_XLATE_SPARSE ?
-					 "sparse" : "fault");
+		printf("    -> %s\n",
+		       x.state == NVL_MODEL_XLATE_SPARSE ? "sparse" : "fault");
 }
 
 NVL_DEMO_STEP(60, mmu)
@@ -114,10 +114,10 @@ NVL_DEMO_STEP(60, mmu)
 	struct nvl_nv_ptmem *pm = NULL;
 	struct nvl_nv_gmmu *g = NULL;
 	struct nvl_gpuvm *vm = NULL;
-	struct nvl_nv_gmmu_args ga = { 0 };
-	struct nvl_gpuvm_args va = { 0 };
+	struct nvl_nv_gmmu_args ga = {0};
+	struct nvl_gpuvm_args va = {0};
 	struct nvl_model_vmctx ctx;
-	struct dbo bo = { .pa = 16 * MIB };
+	struct dbo bo = {.pa = 16 * MIB};
 	uint64_t base = 1ull << 32, v = 0x600d, got = 0;
 	int ret;
 
@@ -152,23 +152,25 @@ NVL_DEMO_STEP(60, mmu)
 	ctx.pdb = nvl_nv_gmmu_pdb(g);
 	ctx.aperture = NVL_HW_APERTURE_VIDMEM;
 	ctx.version = ga.version;
-	printf("  GPUVM -> NVIDIA v%u page tables in VRAM, root (PDB) at %#" PRIx64 "\n",
+	printf("  GPUVM -> NVIDIA v%u page tables in VRAM, root (PDB) at "
+	       "%#" PRIx64 "\n",
 	       ctx.version, ctx.pdb);
 
-	ret = bind_map(vm, base, 2 * MIB, &bo.base, 0);                /* 2M */
+	ret = bind_map(vm, base, 2 * MIB, &bo.base, 0); /* 2M */
 	if (!ret)
 		ret = bind_map(vm, base + 2 * MIB, 256 << 10, &bo.base,
-			       4 * MIB);                                 /* 64K */
+			       4 * MIB); /* 64K */
 	if (!ret)
 		ret = bind_map(vm, base + 2 * MIB + (512 << 10), 12 << 10,
-			       &bo.base, 6 * MIB + 4096);                /* 4K */
+			       &bo.base, 6 * MIB + 4096); /* 4K */
 	if (ret)
 		goto out;
 	show_walk(m, &ctx, base + 0x1234);
 	show_walk(m, &ctx, base + 2 * MIB + 0x10000);
 	show_walk(m, &ctx, base + 2 * MIB + (512 << 10) + 4096);
 
-	printf("  TLB: write %#" PRIx64 " at %#" PRIx64 "; unmap its PTE without an invalidate\n",
+	printf("  TLB: write %#" PRIx64 " at %#" PRIx64
+	       "; unmap its PTE without an invalidate\n",
 	       v, (uint64_t)(base + 2 * MIB + 0x10000));
 	nvl_model_vm_access(m, &ctx, base + 2 * MIB + 0x10000, &v, 8, true,
 			    NVL_HW_MMU_ENGINE_CE(0), 0);
@@ -176,12 +178,14 @@ NVL_DEMO_STEP(60, mmu)
 	ret = nvl_model_vm_access(m, &ctx, base + 2 * MIB + 0x10000, &got, 8,
 				  false, NVL_HW_MMU_ENGINE_CE(0), 0);
 	printf("    copy engine reads it anyway: %s, value %#" PRIx64
-	       " (stale TLB entry)\n", ret ? "fault" : "ok", got);
+	       " (stale TLB entry)\n",
+	       ret ? "fault" : "ok", got);
 	nvl_pt_flush(nvl_nv_gmmu_pt(g), base + 2 * MIB, 256 << 10);
 	ret = nvl_model_vm_access(m, &ctx, base + 2 * MIB + 0x10000, &got, 8,
 				  false, NVL_HW_MMU_ENGINE_CE(0), 0);
 	printf("    after MMU_INVALIDATE: %s\n",
-	       ret == -EFAULT ? "MMU fault (PTE), as it should" : "still mapped!");
+	       ret == -EFAULT ? "MMU fault (PTE), as it should"
+			      : "still mapped!");
 	ret = ret == -EFAULT ? 0 : -EIO;
 	/* put the PTEs back so that GPUVM's teardown matches the tables */
 	nvl_pt_map(nvl_nv_gmmu_pt(g), base + 2 * MIB, 256 << 10, 16, &bo.base,

@@ -17,29 +17,28 @@
 #define MS NVL_NSEC_PER_MSEC
 #define NJOBS 10
 
-static const char *const prio_names[] = { "KERNEL", "HIGH", "NORMAL",
-					  "LOW" };
+static const char *const prio_names[] = {"KERNEL", "HIGH", "NORMAL", "LOW"};
 
 struct demo_job {
 	const char *client;
 	int prio;
 	const char *what;
 	int64_t delay_ns;
-	int dep;		/* index of a job it waits for, or -1 */
+	int dep; /* index of a job it waits for, or -1 */
 	bool hang;
 };
 
 static const struct demo_job demo_jobs[NJOBS] = {
-	{ "buggy-app", 2, "shader that never ends", 5 * MS, -1, true },
-	{ "game", 2, "draw frame 1", 4 * MS, -1, false },
-	{ "mm", 0, "copy texture to VRAM", 3 * MS, -1, false },
-	{ "game", 2, "draw frame 2 (needs texture)", 4 * MS, 2, false },
-	{ "compositor", 1, "compose (needs frame 2)", 1 * MS, 3, false },
-	{ "indexer", 3, "thumbnail batch", 2 * MS, -1, false },
-	{ "buggy-app", 2, "second submission", 1 * MS, -1, false },
-	{ "mm", 0, "clear new buffer", 1 * MS, -1, false },
-	{ "compositor", 1, "compose next", 1 * MS, 4, false },
-	{ "indexer", 3, "thumbnail batch 2", 2 * MS, 5, false },
+	{"buggy-app", 2, "shader that never ends", 5 * MS, -1, true},
+	{"game", 2, "draw frame 1", 4 * MS, -1, false},
+	{"mm", 0, "copy texture to VRAM", 3 * MS, -1, false},
+	{"game", 2, "draw frame 2 (needs texture)", 4 * MS, 2, false},
+	{"compositor", 1, "compose (needs frame 2)", 1 * MS, 3, false},
+	{"indexer", 3, "thumbnail batch", 2 * MS, -1, false},
+	{"buggy-app", 2, "second submission", 1 * MS, -1, false},
+	{"mm", 0, "clear new buffer", 1 * MS, -1, false},
+	{"compositor", 1, "compose next", 1 * MS, 4, false},
+	{"indexer", 3, "thumbnail batch 2", 2 * MS, 5, false},
 };
 
 static int64_t t0;
@@ -58,9 +57,9 @@ static void on_run(struct nvl_sched_null_job *job, void *arg)
 	}
 }
 
-static const char *const clients[] = { "buggy-app", "game", "mm",
-				       "compositor", "indexer" };
-static const int client_prio[] = { 2, 2, 0, 1, 3 };
+static const char *const clients[] = {"buggy-app", "game", "mm", "compositor",
+				      "indexer"};
+static const int client_prio[] = {2, 2, 0, 1, 3};
 
 static int client_index(const char *name)
 {
@@ -72,9 +71,10 @@ static int client_index(const char *name)
 
 NVL_DEMO_STEP(20, scheduler)
 {
-	struct nvl_sched_null_args a = { .credit_limit = 4,
-					 .timeout_ns = 60 * MS,
-					 .name = "gfx", .on_run = on_run };
+	struct nvl_sched_null_args a = {.credit_limit = 4,
+					.timeout_ns = 60 * MS,
+					.name = "gfx",
+					.on_run = on_run};
 	struct nvl_sched_null *ring;
 	struct nvl_sched_entity ents[5];
 	struct nvl_fence *fin[NJOBS];
@@ -126,8 +126,8 @@ NVL_DEMO_STEP(20, scheduler)
 			printf("  push #%d %-10s %-30s waits for #%d\n", i,
 			       d->client, d->what, d->dep);
 		else
-			printf("  push #%d %-10s %s%s\n", i, d->client,
-			       d->what, d->hang ? " (will hang)" : "");
+			printf("  push #%d %-10s %s%s\n", i, d->client, d->what,
+			       d->hang ? " (will hang)" : "");
 	}
 	nvl_sched_start(sched);
 	for (int i = 0; i < NJOBS; i++)
@@ -151,7 +151,9 @@ NVL_DEMO_STEP(20, scheduler)
 
 		printf("    #%d %-10s %6.1f ms  %s\n", i, demo_jobs[i].client,
 		       s ? (nvl_fence_timestamp(fin[i]) - t0) / 1e6 : 0.0,
-		       s == 1 ? "ok" : s == 0 ? "PENDING" : strerror(-s));
+		       s == 1	? "ok"
+		       : s == 0 ? "PENDING"
+				: strerror(-s));
 	}
 	nvl_sched_null_stats(ring, &st);
 	{

@@ -77,9 +77,9 @@ static void *gpu_thread(void *arg)
 
 NVL_DEMO_STEP(10, sync)
 {
-	struct gpu g = { 0 };
+	struct gpu g = {0};
 	struct nvl_client *other = NULL;
-	struct pollfd pfd = { .fd = -1, .events = POLLIN };
+	struct pollfd pfd = {.fd = -1, .events = POLLIN};
 	uint32_t imported;
 	uint64_t point = 2, q;
 	pthread_t t;
@@ -119,14 +119,12 @@ NVL_DEMO_STEP(10, sync)
 
 	/* point 3 not yet submitted: wait until it exists, then export it */
 	point = 3;
-	ret = nvl_syncobj_wait(g.c, &g.timeline, &point, 1,
-			       nvl_deadline_after(NVL_NSEC_PER_SEC),
-			       NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
-				       NVL_SYNCOBJ_WAIT_AVAILABLE,
-			       NULL);
+	ret = nvl_syncobj_wait(
+		g.c, &g.timeline, &point, 1,
+		nvl_deadline_after(NVL_NSEC_PER_SEC),
+		NVL_SYNCOBJ_WAIT_FOR_SUBMIT | NVL_SYNCOBJ_WAIT_AVAILABLE, NULL);
 	if (!ret)
-		ret = nvl_syncobj_export_sync_file(g.c, g.timeline, 3,
-						   &pfd.fd);
+		ret = nvl_syncobj_export_sync_file(g.c, g.timeline, 3, &pfd.fd);
 	if (ret)
 		goto join;
 	printf("    %6.1f ms  cpu: point 3 exported as fd %d; poll() says "
@@ -161,8 +159,8 @@ join:
 			ret = -EIO;
 	}
 	if (!ret) {
-		enum nvl_checker_mode m = nvl_checker_set_mode(
-			NVL_CHECKER_COUNT);
+		enum nvl_checker_mode m =
+			nvl_checker_set_mode(NVL_CHECKER_COUNT);
 		unsigned long before = nvl_checker_violations();
 		struct nvl_signalling_cookie cookie =
 			nvl_fence_begin_signalling();

@@ -42,8 +42,8 @@ static const char *bo_name(struct demo *d, struct nvl_gem_object *obj)
 static void plan(struct demo *d, const struct nvl_vm_bind_op *op)
 {
 	struct nvl_gpuvm *g = d->v->gpuvm;
-	struct nvl_gpuvm_map_req req = { op->addr, op->range, NULL,
-					 op->bo_offset, 0 };
+	struct nvl_gpuvm_map_req req = {op->addr, op->range, NULL,
+					op->bo_offset, 0};
 	struct nvl_gpuvm_ops ops;
 	char line[160];
 	int ret;
@@ -119,19 +119,23 @@ static void show(struct demo *d)
 static struct nvl_vm_bind_op op(uint32_t code, uint32_t flags, uint32_t bo,
 				uint64_t addr, uint64_t range, uint64_t off)
 {
-	return (struct nvl_vm_bind_op){ .op = code, .flags = flags,
-					.handle = bo, .addr = addr,
-					.range = range, .bo_offset = off };
+	return (struct nvl_vm_bind_op){.op = code,
+				       .flags = flags,
+				       .handle = bo,
+				       .addr = addr,
+				       .range = range,
+				       .bo_offset = off};
 }
 
 NVL_DEMO_STEP(40, vm)
 {
-	struct nvl_vm_create_args args = { .start = 0, .end = 64 * GiB,
-					   .kernel_start = 63 * GiB,
-					   .kernel_range = GiB };
-	struct demo d = { 0 };
+	struct nvl_vm_create_args args = {.start = 0,
+					  .end = 64 * GiB,
+					  .kernel_start = 63 * GiB,
+					  .kernel_range = GiB};
+	struct demo d = {0};
 	struct nvl_vm_bind_op o;
-	struct nvl_vm_sync sig = { 0 };
+	struct nvl_vm_sync sig = {0};
 	uint32_t s;
 	int ret;
 
@@ -144,7 +148,8 @@ NVL_DEMO_STEP(40, vm)
 	    (ret = nvl_syncobj_create(d.c, 0, &s)))
 		goto out;
 	d.v = nvl_vm_lookup(d.c, d.vm);
-	printf("  VM [0, 64 GiB), reserved [63 GiB, 64 GiB); BO A 8 MiB, BO B 4 MiB\n");
+	printf("  VM [0, 64 GiB), reserved [63 GiB, 64 GiB); BO A 8 MiB, BO B "
+	       "4 MiB\n");
 	o = op(NVL_VM_BIND_OP_MAP, 0, d.a, GiB, 4 * MiB, 0);
 	if ((ret = bind(&d, "map A [1 GiB, +4 MiB) @0", &o)))
 		goto out;
@@ -152,12 +157,10 @@ NVL_DEMO_STEP(40, vm)
 	if ((ret = bind(&d, "map B over the middle: a hole punch", &o)))
 		goto out;
 	show(&d);
-	o = op(NVL_VM_BIND_OP_MAP, NVL_VM_BIND_SPARSE, 0, 4 * GiB, 64 * MiB,
-	       0);
+	o = op(NVL_VM_BIND_OP_MAP, NVL_VM_BIND_SPARSE, 0, 4 * GiB, 64 * MiB, 0);
 	if ((ret = bind(&d, "sparse region [4 GiB, +64 MiB)", &o)))
 		goto out;
-	o = op(NVL_VM_BIND_OP_MAP, 0, d.a, 4 * GiB + 2 * MiB, 64 * 1024,
-	       MiB);
+	o = op(NVL_VM_BIND_OP_MAP, 0, d.a, 4 * GiB + 2 * MiB, 64 * 1024, MiB);
 	if ((ret = bind(&d, "64 KiB tile of A into the region", &o)))
 		goto out;
 	o = op(NVL_VM_BIND_OP_MAP, 0, d.a, 4 * GiB + 63 * MiB, 2 * MiB, 0);
@@ -167,7 +170,8 @@ NVL_DEMO_STEP(40, vm)
 		goto out;
 	}
 	o = op(NVL_VM_BIND_OP_UNMAP, 0, 0, GiB + 3 * MiB, MiB, 0);
-	printf("  bind: async unmap [1 GiB + 3 MiB, +1 MiB), signals a syncobj\n");
+	printf("  bind: async unmap [1 GiB + 3 MiB, +1 MiB), signals a "
+	       "syncobj\n");
 	plan(&d, &o);
 	sig.handle = s;
 	ret = nvl_vm_bind(d.c, d.vm, 0, &o, 1, NULL, 0, &sig, 1,

@@ -14,15 +14,15 @@
 #include "help.h"
 
 static const struct nvl_cmd cmds[] = {
-	{ "demo", "the main job: exercise the stack on the built-in model",
-	  nvl_cmd_demo },
-	{ "bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench },
-	{ "fw", "GSP firmware: list, info, verify, needed", nvl_cmd_fw },
-	{ "asm", "assemble SASS text into 128-bit words", nvl_cmd_asm },
-	{ "dis", "disassemble 128-bit SASS words", nvl_cmd_dis },
-	{ "plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot },
-	{ "help", "help on a command; the man page; bash completion",
-	  nvl_cmd_help },
+	{"demo", "the main job: exercise the stack on the built-in model",
+	 nvl_cmd_demo},
+	{"bench", "run benchmarks (--json for JSON lines)", nvl_cmd_bench},
+	{"fw", "GSP firmware: list, info, verify, needed", nvl_cmd_fw},
+	{"asm", "assemble SASS text into 128-bit words", nvl_cmd_asm},
+	{"dis", "disassemble 128-bit SASS words", nvl_cmd_dis},
+	{"plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot},
+	{"help", "help on a command; the man page; bash completion",
+	 nvl_cmd_help},
 };
 
 static void usage(FILE *f)

@@ -661,7 +661,8 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 			} else if (o->kind == POP_NUM &&
 				   parse_int(o->at, o->end, &v->imm)) {
 				/* an absolute address, modulo 2^64 */
-				v->imm = (int64_t)((uint64_t)v->imm - (pc + 16));
+				v->imm =
+					(int64_t)((uint64_t)v->imm - (pc + 16));
 			} else {
 				goto bad;
 			}

@@ -438,9 +438,9 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 			for (uint32_t x = 0; x < l->grid[0]; x++, idx++) {
 				if (idx % step != l->cta_first % step)
 					continue;
-				if (l->stop && atomic_load_explicit(
-						       l->stop,
-						       memory_order_relaxed))
+				if (l->stop &&
+				    atomic_load_explicit(l->stop,
+							 memory_order_relaxed))
 					goto out_shared;
 				cta.ctaid[0] = x;
 				cta.ctaid[1] = y;

@@ -1044,8 +1044,8 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
 }
 
-int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
-		       const void *data, size_t len)
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
+		       size_t len)
 {
 	return queue_event(m, function, data, len);
 }

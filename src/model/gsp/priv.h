@@ -18,7 +18,8 @@
 struct fw_obj {
 	uint32_t client, handle, parent, hclass;
 	uint32_t chid; /* channels */
-	uint64_t pdb; /* VA spaces: the page directory the driver set (0: none) */
+	uint64_t
+		pdb; /* VA spaces: the page directory the driver set (0: none) */
 };
 
 /* RM's carve-out below the non-WPR heap: one instance block per channel id */
@@ -93,8 +94,8 @@ struct nvl_model_gsp {
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
 /* queue an event for the driver; 0 or -ENOSPC */
-int nvl_fw_queue_event(struct nvl_model *m, uint32_t function,
-		       const void *data, size_t len);
+int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
+		       size_t len);
 int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
 	       bool write);
 /* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */

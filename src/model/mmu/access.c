@@ -33,8 +33,8 @@ int nvl_model_mmu_create(struct nvl_model *m, struct nvl_model_mmu **mmu_out)
 	if (!mmu)
 		return -ENOMEM;
 	mmu->m = m;
-	mmu->big_leaf_pd1 = m->profile &&
-			    (m->profile->page_sizes & (1ull << 29));
+	mmu->big_leaf_pd1 =
+		m->profile && (m->profile->page_sizes & (1ull << 29));
 	pthread_mutex_init(&mmu->lock, NULL);
 	*mmu_out = mmu;
 	return 0;
@@ -237,8 +237,8 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 			uint64_t va, void *buf, size_t len, bool write,
 			unsigned int engine_id, unsigned int chid)
 {
-	unsigned int access = write ? NVL_HW_FAULT_ACCESS_WRITE :
-				      NVL_HW_FAULT_ACCESS_READ;
+	unsigned int access =
+		write ? NVL_HW_FAULT_ACCESS_WRITE : NVL_HW_FAULT_ACCESS_READ;
 	uint8_t *p = buf;
 
 	while (len) {
@@ -279,11 +279,12 @@ int nvl_model_vm_copy(struct nvl_model *m,
 		uint64_t n;
 		uint8_t *ps, *pd;
 
-		get_run(m->mmu, src_ctx, src_va, len,
-			NVL_HW_FAULT_ACCESS_READ, &s);
+		get_run(m->mmu, src_ctx, src_va, len, NVL_HW_FAULT_ACCESS_READ,
+			&s);
 		if (!s.len)
 			return report(m, src_va, s.x.fault_type,
-				      NVL_HW_FAULT_ACCESS_READ, engine_id, chid);
+				      NVL_HW_FAULT_ACCESS_READ, engine_id,
+				      chid);
 		get_run(m->mmu, dst_ctx, dst_va, s.len,
 			NVL_HW_FAULT_ACCESS_WRITE, &d);
 		if (!d.len)
@@ -300,17 +301,20 @@ int nvl_model_vm_copy(struct nvl_model *m,
 
 				dx.pa += o;
 				if (mem_io(m, &dx, (void *)zero_page, c, true))
-					return report(m, dst_va + o,
+					return report(
+						m, dst_va + o,
 						NVL_HW_FAULT_REGION_VIOLATION,
 						NVL_HW_FAULT_ACCESS_WRITE,
 						engine_id, chid);
 			}
 			goto next;
 		}
-		ps = s.x.aperture == NVL_HW_APERTURE_VIDMEM ?
-			     nvl_model_phys_ptr(m, s.x.pa, n) : NULL;
-		pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM ?
-			     nvl_model_phys_ptr(m, d.x.pa, n) : NULL;
+		ps = s.x.aperture == NVL_HW_APERTURE_VIDMEM
+			     ? nvl_model_phys_ptr(m, s.x.pa, n)
+			     : NULL;
+		pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM
+			     ? nvl_model_phys_ptr(m, d.x.pa, n)
+			     : NULL;
 		if (ps && pd) {
 			if (pd + n <= ps || ps + n <= pd)
 				nvl_model_mem_copy(pd, ps, n);
@@ -337,18 +341,20 @@ int nvl_model_vm_copy(struct nvl_model *m,
 				sx.pa += o;
 				dx.pa += o;
 				if (mem_io(m, &sx, bounce, c, false))
-					return report(m, src_va + o,
+					return report(
+						m, src_va + o,
 						NVL_HW_FAULT_REGION_VIOLATION,
 						NVL_HW_FAULT_ACCESS_READ,
 						engine_id, chid);
 				if (mem_io(m, &dx, bounce, c, true))
-					return report(m, dst_va + o,
+					return report(
+						m, dst_va + o,
 						NVL_HW_FAULT_REGION_VIOLATION,
 						NVL_HW_FAULT_ACCESS_WRITE,
 						engine_id, chid);
 			}
 		}
-next:
+	next:
 		src_va += n;
 		dst_va += n;
 		len -= n;
@@ -359,7 +365,7 @@ next:
 /* Fill @n bytes at @p with @pattern, byte @phase of the pattern first. */
 static void fill(uint8_t *p, size_t n, uint32_t pattern, unsigned int phase)
 {
-	uint8_t b[4] = { pattern, pattern >> 8, pattern >> 16, pattern >> 24 };
+	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
 
 	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
 		memset(p, b[0], n);
@@ -395,21 +401,25 @@ int nvl_model_vm_fill(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 				      NVL_HW_FAULT_ACCESS_WRITE, engine_id,
 				      chid);
 		if (r.x.state == NVL_MODEL_XLATE_MAPPED) {
-			uint8_t *p = r.x.aperture == NVL_HW_APERTURE_VIDMEM ?
-					     nvl_model_phys_ptr(m, r.x.pa, r.len) :
-					     NULL;
+			uint8_t *p =
+				r.x.aperture == NVL_HW_APERTURE_VIDMEM
+					? nvl_model_phys_ptr(m, r.x.pa, r.len)
+					: NULL;
 
 			if (p) {
 				fill(p, r.len, pattern, done & 3);
 			} else {
-				for (uint64_t o = 0; o < r.len; o += sizeof(buf)) {
+				for (uint64_t o = 0; o < r.len;
+				     o += sizeof(buf)) {
 					struct nvl_model_xlate x = r.x;
-					uint64_t c = NVL_MIN(r.len - o, sizeof(buf));
+					uint64_t c =
+						NVL_MIN(r.len - o, sizeof(buf));
 
 					x.pa += o;
 					fill(buf, c, pattern, (done + o) & 3);
 					if (mem_io(m, &x, buf, c, true))
-						return report(m, va + done + o,
+						return report(
+							m, va + done + o,
 							NVL_HW_FAULT_REGION_VIOLATION,
 							NVL_HW_FAULT_ACCESS_WRITE,
 							engine_id, chid);

@@ -27,14 +27,14 @@
 #define MMU_VM_SLOTS 32
 
 /* info field of a TLB entry */
-#define TI_STATE_SHIFT 0   /* 1:0 enum nvl_model_xlate_state */
-#define TI_FAULT_SHIFT 2   /* 6:2 fault type */
-#define TI_AP_SHIFT 7      /* 8:7 aperture */
+#define TI_STATE_SHIFT 0 /* 1:0 enum nvl_model_xlate_state */
+#define TI_FAULT_SHIFT 2 /* 6:2 fault type */
+#define TI_AP_SHIFT 7 /* 8:7 aperture */
 #define TI_RO (1u << 9)
 #define TI_PRIV (1u << 10)
 #define TI_NOATOMIC (1u << 11)
 #define TI_VOL (1u << 12)
-#define TI_KIND_SHIFT 16   /* 23:16 */
+#define TI_KIND_SHIFT 16 /* 23:16 */
 
 struct tlb_entry {
 	/* (va >> page_shift) + 1; 0 = empty */

@@ -23,15 +23,15 @@
 
 struct tlb_class {
 	unsigned int shift;
-	unsigned int sets;   /* power of two */
-	unsigned int first;  /* first set of this class */
+	unsigned int sets; /* power of two */
+	unsigned int first; /* first set of this class */
 };
 
 static const struct tlb_class classes[TLB_CLASSES] = {
-	{ NVL_HW_MMU_SHIFT_4K, 64, 0 },
-	{ NVL_HW_MMU_SHIFT_64K, 32, 64 },
-	{ NVL_HW_MMU_SHIFT_2M, 16, 96 },
-	{ NVL_HW_MMU_SHIFT_512M, 4, 112 },
+	{NVL_HW_MMU_SHIFT_4K, 64, 0},
+	{NVL_HW_MMU_SHIFT_64K, 32, 64},
+	{NVL_HW_MMU_SHIFT_2M, 16, 96},
+	{NVL_HW_MMU_SHIFT_512M, 4, 112},
 };
 
 static int class_of(unsigned int shift)
@@ -53,8 +53,8 @@ struct vm_slot *nvl_model_tlb_slot(struct nvl_model_mmu *mmu,
 	struct vm_slot *s = mmu->last, *victim = NULL;
 
 	mmu->clock++;
-	if (s && s->used && s->pdb == ctx->pdb && s->aperture == ctx->aperture &&
-	    s->version == ctx->version) {
+	if (s && s->used && s->pdb == ctx->pdb &&
+	    s->aperture == ctx->aperture && s->version == ctx->version) {
 		s->last_use = mmu->clock;
 		return s;
 	}
@@ -113,7 +113,8 @@ bool nvl_model_tlb_lookup(struct vm_slot *s, uint64_t va,
 	for (int c = 0; c < TLB_CLASSES; c++) {
 		const struct tlb_class *k = &classes[c];
 		uint64_t tag = (va >> k->shift) + 1;
-		unsigned int set = k->first + (unsigned int)(tag & (k->sets - 1));
+		unsigned int set =
+			k->first + (unsigned int)(tag & (k->sets - 1));
 		const struct tlb_entry *e = &s->tlb.e[set * TLB_WAYS];
 
 		for (unsigned int w = 0; w < TLB_WAYS; w++) {
@@ -152,17 +153,16 @@ void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
 		mmu->stats.evictions++;
 	}
 	e[way].tag = tag;
-	e[way].base = x->state == NVL_MODEL_XLATE_MAPPED ?
-			      x->pa & ~((1ull << k->shift) - 1) :
-			      0;
-	e[way].info = (uint32_t)x->state << TI_STATE_SHIFT |
-		      (x->fault_type & 0x1f) << TI_FAULT_SHIFT |
-		      ((uint32_t)x->aperture & 3) << TI_AP_SHIFT |
-		      (x->read_only ? TI_RO : 0) |
-		      (x->privileged ? TI_PRIV : 0) |
-		      (x->atomic_disable ? TI_NOATOMIC : 0) |
-		      (x->volatile_ ? TI_VOL : 0) |
-		      (x->kind & 0xff) << TI_KIND_SHIFT;
+	e[way].base = x->state == NVL_MODEL_XLATE_MAPPED
+			      ? x->pa & ~((1ull << k->shift) - 1)
+			      : 0;
+	e[way].info =
+		(uint32_t)x->state << TI_STATE_SHIFT |
+		(x->fault_type & 0x1f) << TI_FAULT_SHIFT |
+		((uint32_t)x->aperture & 3) << TI_AP_SHIFT |
+		(x->read_only ? TI_RO : 0) | (x->privileged ? TI_PRIV : 0) |
+		(x->atomic_disable ? TI_NOATOMIC : 0) |
+		(x->volatile_ ? TI_VOL : 0) | (x->kind & 0xff) << TI_KIND_SHIFT;
 }
 
 /**

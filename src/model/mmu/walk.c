@@ -36,7 +36,7 @@ static int read_entry(struct walk *w, unsigned int level,
 		      unsigned int index, unsigned int size, uint64_t *lo,
 		      uint64_t *hi)
 {
-	uint64_t e[2] = { 0, 0 };
+	uint64_t e[2] = {0, 0};
 	uint64_t pa = table + (uint64_t)index * size;
 
 	if (ap == NVL_HW_APERTURE_VIDMEM) {
@@ -67,15 +67,15 @@ static void set_fault(struct walk *w, unsigned int type, unsigned int shift)
 {
 	w->out->state = NVL_MODEL_XLATE_FAULT;
 	w->out->fault_type = type;
-	w->out->page_shift = shift > NVL_HW_MMU_SHIFT_512M ?
-				     NVL_HW_MMU_SHIFT_512M : shift;
+	w->out->page_shift =
+		shift > NVL_HW_MMU_SHIFT_512M ? NVL_HW_MMU_SHIFT_512M : shift;
 }
 
 static void set_sparse(struct walk *w, unsigned int shift)
 {
 	w->out->state = NVL_MODEL_XLATE_SPARSE;
-	w->out->page_shift = shift > NVL_HW_MMU_SHIFT_512M ?
-				     NVL_HW_MMU_SHIFT_512M : shift;
+	w->out->page_shift =
+		shift > NVL_HW_MMU_SHIFT_512M ? NVL_HW_MMU_SHIFT_512M : shift;
 }
 
 static int pde_ap(unsigned int code, enum nvl_hw_aperture *ap)
@@ -107,9 +107,9 @@ static uint64_t pde_addr(unsigned int version, enum nvl_hw_aperture ap,
 	if (version == 3)
 		return e & NVL_HW_MMU_V3_PDE_ADDR_MASK;
 	return field(e, NVL_HW_MMU_V2_PDE_ADDR_SHIFT,
-		     ap == NVL_HW_APERTURE_VIDMEM ?
-			     NVL_HW_MMU_V2_PDE_ADDR_VID_BITS :
-			     NVL_HW_MMU_V2_PDE_ADDR_SYS_BITS)
+		     ap == NVL_HW_APERTURE_VIDMEM
+			     ? NVL_HW_MMU_V2_PDE_ADDR_VID_BITS
+			     : NVL_HW_MMU_V2_PDE_ADDR_SYS_BITS)
 	       << NVL_HW_MMU_V2_PDE_ADDR_PHYS_SHIFT;
 }
 
@@ -119,9 +119,9 @@ static uint64_t big_pt_addr(unsigned int version, enum nvl_hw_aperture ap,
 	if (version == 3)
 		return lo & NVL_HW_MMU_V3_DUAL_ADDR_BIG_MASK;
 	return field(lo, NVL_HW_MMU_V2_DUAL_ADDR_BIG_SHIFT,
-		     ap == NVL_HW_APERTURE_VIDMEM ?
-			     NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS :
-			     NVL_HW_MMU_V2_DUAL_ADDR_BIG_SYS_BITS)
+		     ap == NVL_HW_APERTURE_VIDMEM
+			     ? NVL_HW_MMU_V2_DUAL_ADDR_BIG_VID_BITS
+			     : NVL_HW_MMU_V2_DUAL_ADDR_BIG_SYS_BITS)
 	       << NVL_HW_MMU_V2_DUAL_ADDR_BIG_PHYS_SHIFT;
 }
 
@@ -131,9 +131,9 @@ static uint64_t small_pt_addr(unsigned int version, enum nvl_hw_aperture ap,
 	if (version == 3)
 		return hi & NVL_HW_MMU_V3_DUAL_ADDR_SMALL_MASK;
 	return field(hi, NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SHIFT,
-		     ap == NVL_HW_APERTURE_VIDMEM ?
-			     NVL_HW_MMU_V2_DUAL_ADDR_SMALL_VID_BITS :
-			     NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SYS_BITS)
+		     ap == NVL_HW_APERTURE_VIDMEM
+			     ? NVL_HW_MMU_V2_DUAL_ADDR_SMALL_VID_BITS
+			     : NVL_HW_MMU_V2_DUAL_ADDR_SMALL_SYS_BITS)
 	       << NVL_HW_MMU_V2_DUAL_ADDR_SMALL_PHYS_SHIFT;
 }
 
@@ -170,9 +170,9 @@ static void leaf(struct walk *w, uint64_t va, uint64_t pte, unsigned int shift)
 	if (w->version == 3) {
 		unsigned int pcf = field(pte, NVL_HW_MMU_V3_PTE_PCF_SHIFT, 5);
 
-		base = pte & (x->aperture == NVL_HW_APERTURE_VIDMEM ?
-				      NVL_HW_MMU_V3_PTE_ADDR_VID_MASK :
-				      NVL_HW_MMU_V3_PTE_ADDR_MASK);
+		base = pte & (x->aperture == NVL_HW_APERTURE_VIDMEM
+				      ? NVL_HW_MMU_V3_PTE_ADDR_VID_MASK
+				      : NVL_HW_MMU_V3_PTE_ADDR_MASK);
 		x->kind = field(pte, NVL_HW_MMU_V3_PTE_KIND_SHIFT, 4);
 		x->volatile_ = pcf & NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
 		x->privileged = pcf & NVL_HW_MMU_V3_PTE_PCF_PRIVILEGE;
@@ -180,9 +180,9 @@ static void leaf(struct walk *w, uint64_t va, uint64_t pte, unsigned int shift)
 		x->atomic_disable = pcf & NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
 	} else {
 		base = field(pte, NVL_HW_MMU_V2_PTE_ADDR_SHIFT,
-			     x->aperture == NVL_HW_APERTURE_VIDMEM ?
-				     NVL_HW_MMU_V2_PTE_ADDR_VID_BITS :
-				     NVL_HW_MMU_V2_PTE_ADDR_SYS_BITS)
+			     x->aperture == NVL_HW_APERTURE_VIDMEM
+				     ? NVL_HW_MMU_V2_PTE_ADDR_VID_BITS
+				     : NVL_HW_MMU_V2_PTE_ADDR_SYS_BITS)
 		       << NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT;
 		x->kind = field(pte, NVL_HW_MMU_V2_PTE_KIND_SHIFT, 8);
 		x->volatile_ = pte & NVL_HW_MMU_V2_PTE_VOL;
@@ -317,21 +317,26 @@ void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 			   struct nvl_model_walk_trace *trace)
 {
 	static const struct nvl_hw_mmu_geom g2[] = {
-		NVL_HW_MMU_GEOM_PD3_V2, NVL_HW_MMU_GEOM_PD2,
+		NVL_HW_MMU_GEOM_PD3_V2,
+		NVL_HW_MMU_GEOM_PD2,
 		NVL_HW_MMU_GEOM_PD1,
 	};
 	static const struct nvl_hw_mmu_geom g3[] = {
-		NVL_HW_MMU_GEOM_PD4, NVL_HW_MMU_GEOM_PD3_V3,
-		NVL_HW_MMU_GEOM_PD2, NVL_HW_MMU_GEOM_PD1,
+		NVL_HW_MMU_GEOM_PD4,
+		NVL_HW_MMU_GEOM_PD3_V3,
+		NVL_HW_MMU_GEOM_PD2,
+		NVL_HW_MMU_GEOM_PD1,
 	};
-	struct walk w = { .m = mmu->m, .version = ctx->version, .out = out,
-			  .trace = trace };
+	struct walk w = {.m = mmu->m,
+			 .version = ctx->version,
+			 .out = out,
+			 .trace = trace};
 	const struct nvl_hw_mmu_geom *g = ctx->version == 3 ? g3 : g2;
 	unsigned int n = ctx->version == 3 ? 4 : 3;
-	unsigned int level = ctx->version == 3 ? NVL_HW_MMU_PD4 :
-						 NVL_HW_MMU_PD3;
-	unsigned int va_bits = ctx->version == 3 ? NVL_HW_MMU_V3_VA_BITS :
-						   NVL_HW_MMU_V2_VA_BITS;
+	unsigned int level =
+		ctx->version == 3 ? NVL_HW_MMU_PD4 : NVL_HW_MMU_PD3;
+	unsigned int va_bits = ctx->version == 3 ? NVL_HW_MMU_V3_VA_BITS
+						 : NVL_HW_MMU_V2_VA_BITS;
 	enum nvl_hw_aperture ap = ctx->aperture;
 	uint64_t table = ctx->pdb;
 
@@ -351,8 +356,8 @@ void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 		uint64_t e, unused;
 		unsigned int shift = g[i].shift;
 
-		if (read_entry(&w, level, ap, table,
-			       nvl_hw_mmu_index(g[i], va), 8, &e, &unused)) {
+		if (read_entry(&w, level, ap, table, nvl_hw_mmu_index(g[i], va),
+			       8, &e, &unused)) {
 			/* the table this entry's parent named is unreadable */
 			set_fault(&w, NVL_HW_FAULT_PDE,
 				  i ? g[i - 1].shift : va_bits);

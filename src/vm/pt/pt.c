@@ -219,8 +219,8 @@ void nvl_pt_trim(struct nvl_pt *pt)
 }
 
 /* Table memory for @n tables of @kind at once (or one by one). */
-static int mem_alloc_many(struct nvl_pt *pt, unsigned int kind,
-			  unsigned int n, uint64_t *addrs)
+static int mem_alloc_many(struct nvl_pt *pt, unsigned int kind, unsigned int n,
+			  uint64_t *addrs)
 {
 	const struct nvl_pt_level *g = &pt->geo[kind];
 
@@ -315,8 +315,8 @@ void pt_writeback(struct nvl_pt *pt)
 void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
 {
 	unsigned int nch = pt_nch(pt, t->kind);
-	uint64_t child[2] = { NVL_PT_NO_TABLE, NVL_PT_NO_TABLE };
-	uint64_t out[2] = { 0, 0 };
+	uint64_t child[2] = {NVL_PT_NO_TABLE, NVL_PT_NO_TABLE};
+	uint64_t out[2] = {0, 0};
 
 	for (unsigned int j = 0; j < nch; j++)
 		if (t->ch[i * nch + j])
@@ -337,7 +337,7 @@ void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i)
  * of a directory level (directories as targets).
  */
 struct plan {
-	unsigned int target;   /* directory kind, or pt->last for PTs */
+	unsigned int target; /* directory kind, or pt->last for PTs */
 	bool pt_small, pt_big; /* PT targets under a last-level entry */
 	unsigned int step_shift; /* unit span */
 };
@@ -388,8 +388,8 @@ static struct pt_table *take(struct pool *pool, unsigned int kind)
  * or (without) NULL after counting it in @need.
  */
 static struct pt_table *child(struct nvl_pt *pt, struct pt_table *t,
-			      unsigned int i, unsigned int j,
-			      struct pool *pool, unsigned int *need)
+			      unsigned int i, unsigned int j, struct pool *pool,
+			      unsigned int *need)
 {
 	unsigned int slot = i * pt_nch(pt, t->kind) + j;
 	unsigned int kind;
@@ -502,8 +502,8 @@ static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 
 	/* consecutive units share their target directory: start there */
 	if (h && va >= h->va &&
-	    va - h->va < 1ull << (pt->geo[h->kind].shift +
-				  pt->geo[h->kind].bits))
+	    va - h->va <
+		    1ull << (pt->geo[h->kind].shift + pt->geo[h->kind].bits))
 		t = h;
 	while (t->kind < p->target) {
 		unsigned int i = pt_index(pt, t, va);
@@ -526,7 +526,7 @@ static uint64_t unit(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 static void pass(struct nvl_pt *pt, const struct plan *p, uint64_t va,
 		 uint64_t range, struct pool *pool, unsigned int *need)
 {
-	uint64_t seen[PT_KINDS] = { 0 };
+	uint64_t seen[PT_KINDS] = {0};
 	uint64_t step = 1ull << p->step_shift;
 	uint64_t end = va + range;
 	struct pt_table *hint = NULL;
@@ -612,9 +612,10 @@ static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
 				break;
 		}
 		for (unsigned int i = 0; i < m; i++) {
-			struct pt_table *t = (struct pt_table *)
-				((uint8_t *)slab + SLAB_HEAD +
-				 (done + i) * stride);
+			struct pt_table *t =
+				(struct pt_table *)((uint8_t *)slab +
+						    SLAB_HEAD +
+						    (done + i) * stride);
 
 			if (table_init(pt, t, kind, addrs[i])) {
 				/* cannot happen with a working map op */
@@ -643,10 +644,10 @@ static int pool_fill(struct nvl_pt *pt, struct pool *pool, unsigned int kind,
 static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 		      unsigned int npc)
 {
-	struct pool pool = { 0 };
+	struct pool pool = {0};
 
 	for (;;) {
-		unsigned int need[PT_KINDS] = { 0 };
+		unsigned int need[PT_KINDS] = {0};
 		bool enough = true;
 
 		pthread_mutex_lock(&pt->lock);
@@ -656,8 +657,8 @@ static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 			enough &= pool.n[k] >= need[k];
 		if (enough) {
 			for (unsigned int i = 0; i < npc; i++)
-				pass(pt, &pc[i].p, pc[i].va, pc[i].range,
-				     &pool, need);
+				pass(pt, &pc[i].p, pc[i].va, pc[i].range, &pool,
+				     need);
 			pthread_mutex_unlock(&pt->lock);
 			break;
 		}
@@ -668,7 +669,9 @@ static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 			if (pool_fill(pt, &pool, k, need[k] - pool.n[k])) {
 				/* out of memory: keep nothing back */
 				pool_free(pt, &pool, true);
-				return nvl_error(-ENOMEM, "pt: out of memory for page tables");
+				return nvl_error(
+					-ENOMEM,
+					"pt: out of memory for page tables");
 			}
 		}
 	}
@@ -682,11 +685,13 @@ static int get_pieces(struct nvl_pt *pt, const struct piece *pc,
 int nvl_pt_get(struct nvl_pt *pt, uint64_t va, uint64_t range,
 	       unsigned int page_shift)
 {
-	struct piece pc = { .va = va, .range = range };
+	struct piece pc = {.va = va, .range = range};
 	int ret = make_plan(pt, va, range, page_shift, &pc.p);
 
 	if (ret)
-		return nvl_error(ret, "pt: get of [%#llx, +%#llx) at page shift %u: unaligned or unsupported",
+		return nvl_error(ret,
+				 "pt: get of [%#llx, +%#llx) at page shift %u: "
+				 "unaligned or unsupported",
 				 (unsigned long long)va,
 				 (unsigned long long)range, page_shift);
 	return get_pieces(pt, &pc, 1);
@@ -712,8 +717,8 @@ static void add_pt_piece(const struct nvl_pt *pt, struct piece *pc,
 {
 	struct plan p;
 
-	if (!NVL_NEVER(make_plan(pt, lo, hi - lo, pt->geo[pt->small].shift,
-				 &p)))
+	if (!NVL_NEVER(
+		    make_plan(pt, lo, hi - lo, pt->geo[pt->small].shift, &p)))
 		add_piece(pc, n, &p, lo, hi);
 }
 
@@ -777,15 +782,18 @@ int nvl_pt_get_region(struct nvl_pt *pt, uint64_t va, uint64_t range)
 	int ret = region_pieces(pt, va, range, pc, &n);
 
 	if (ret)
-		return nvl_error(ret, "pt: sparse region [%#llx, +%#llx): unaligned or beyond the VA space",
+		return nvl_error(ret,
+				 "pt: sparse region [%#llx, +%#llx): unaligned "
+				 "or beyond the VA space",
 				 (unsigned long long)va,
 				 (unsigned long long)range);
 	return get_pieces(pt, pc, n);
 }
 
 struct release {
-	struct pt_table *zombies; /* were visible to the GPU: free after a flush */
-	struct pt_table *dead;    /* never linked: free now */
+	struct pt_table
+		*zombies; /* were visible to the GPU: free after a flush */
+	struct pt_table *dead; /* never linked: free now */
 	uint64_t zlo, zhi;
 };
 
@@ -836,7 +844,8 @@ static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
 	int st = -1;
 
 	if (p->kind < pt->last) {
-		for (unsigned int j = 0; s && j < pt_entries(pt, s->kind); j++) {
+		for (unsigned int j = 0; s && j < pt_entries(pt, s->kind);
+		     j++) {
 			if (s->st[j] != E_INVALID && s->st[j] != E_SPARSE)
 				return -1;
 			if (st >= 0 && st != s->st[j])
@@ -850,8 +859,10 @@ static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
 	if (b && !b->linked)
 		b = NULL;
 	for (unsigned int j = 0; j < pt_entries(pt, pt->small); j++) {
-		unsigned int g = j >> (pt->big ? pt->geo[pt->big].shift -
-						 pt->geo[pt->small].shift : 0);
+		unsigned int g =
+			j >> (pt->big ? pt->geo[pt->big].shift -
+						pt->geo[pt->small].shift
+				      : 0);
 		uint64_t v;
 		int k;
 
@@ -860,8 +871,9 @@ static int entry_state(const struct nvl_pt *pt, const struct pt_table *p,
 			k = v == pt->sparse[b->kind][0] ? E_SPARSE : -1;
 		} else if (s) {
 			v = s->e[j];
-			k = v == pt->inval[s->kind][0]  ? E_INVALID :
-			    v == pt->sparse[s->kind][0] ? E_SPARSE : -1;
+			k = v == pt->inval[s->kind][0]	  ? E_INVALID
+			    : v == pt->sparse[s->kind][0] ? E_SPARSE
+							  : -1;
 		} else {
 			k = E_INVALID;
 		}
@@ -908,8 +920,8 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
 					detach(pt, p->ch[i * nch + j], r);
 			p->st[i] = (uint8_t)st;
 			memcpy(&p->e[i * pt_qw(pt, p->kind)],
-			       st == E_SPARSE ? pt->sparse[p->kind] :
-						pt->inval[p->kind],
+			       st == E_SPARSE ? pt->sparse[p->kind]
+					      : pt->inval[p->kind],
 			       pt->geo[p->kind].entry_size);
 			pt_mark(pt, p, i, 1);
 		} else {
@@ -934,15 +946,15 @@ static void unref(struct nvl_pt *pt, struct pt_table *t, struct release *r)
  * stays in the tree while a later unit of the same put still has a table
  * below it (that table holds a reference on it).
  */
-static struct pt_table *find(struct nvl_pt *pt, unsigned int kind,
-			     uint64_t va, struct pt_table **hint)
+static struct pt_table *find(struct nvl_pt *pt, unsigned int kind, uint64_t va,
+			     struct pt_table **hint)
 {
 	struct pt_table *t = pt->root;
 	struct pt_table *h = *hint;
 
 	if (h && h->refs && h->kind < kind && va >= h->va &&
-	    va - h->va < 1ull << (pt->geo[h->kind].shift +
-				  pt->geo[h->kind].bits))
+	    va - h->va <
+		    1ull << (pt->geo[h->kind].shift + pt->geo[h->kind].bits))
 		t = h;
 	while (t && t->kind < kind && t->kind <= pt->last) {
 		unsigned int i = pt_index(pt, t, va);
@@ -990,7 +1002,7 @@ static void put_piece(struct nvl_pt *pt, const struct piece *pc,
 static void put_pieces(struct nvl_pt *pt, const struct piece *pc,
 		       unsigned int npc)
 {
-	struct release r = { .zlo = UINT64_MAX };
+	struct release r = {.zlo = UINT64_MAX};
 	struct pt_table *t;
 
 	pthread_mutex_lock(&pt->lock);
@@ -1018,7 +1030,7 @@ static void put_pieces(struct nvl_pt *pt, const struct piece *pc,
 void nvl_pt_put(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		unsigned int page_shift)
 {
-	struct piece pc = { .va = va, .range = range };
+	struct piece pc = {.va = va, .range = range};
 
 	if (NVL_NEVER(make_plan(pt, va, range, page_shift, &pc.p)))
 		return;
@@ -1058,8 +1070,8 @@ static int check_format(const struct nvl_pt_format *f)
 	for (unsigned int j = 0; j < f->npt; j++) {
 		const struct nvl_pt_level *g = &f->pt[j];
 
-		if (g->entry_size != 8 || g->shift + g->bits !=
-		    f->level[f->nlevels - 1].shift)
+		if (g->entry_size != 8 ||
+		    g->shift + g->bits != f->level[f->nlevels - 1].shift)
 			return -EINVAL;
 	}
 	return 0;
@@ -1092,9 +1104,9 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 		f->ops->uniform(f->priv, pt->inval[k], k, false);
 		f->ops->uniform(f->priv, pt->sparse[k], k, true);
 	}
-	pt->va_end = f->level[0].shift + f->level[0].bits >= 64 ?
-			     UINT64_MAX :
-			     1ull << (f->level[0].shift + f->level[0].bits);
+	pt->va_end = f->level[0].shift + f->level[0].bits >= 64
+			     ? UINT64_MAX
+			     : 1ull << (f->level[0].shift + f->level[0].bits);
 	pt->mem = args->mem;
 	pt->mem_priv = args->mem_priv;
 	pt->invalidate = args->invalidate;
@@ -1118,9 +1130,9 @@ int nvl_pt_create(const struct nvl_pt_args *args, struct nvl_pt **pt_out)
 	pt_writeback(pt);
 	pthread_mutex_init(&pt->lock, NULL);
 	pthread_mutex_init(&pt->cache_lock, NULL);
-	pt->cache_max = args->cache_tables < 0 ? 0 :
-			args->cache_tables ? (unsigned int)args->cache_tables :
-					     NVL_PT_CACHE_DEFAULT;
+	pt->cache_max = args->cache_tables < 0 ? 0
+			: args->cache_tables ? (unsigned int)args->cache_tables
+					     : NVL_PT_CACHE_DEFAULT;
 	*pt_out = pt;
 	return 0;
 }

@@ -376,8 +376,7 @@ void nvl_pt_unmap(struct nvl_pt *pt, uint64_t va, uint64_t range,
  * @range: bytes
  * @enable: sparse (true) or invalid (false)
  */
-void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range,
-		   bool enable);
+void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range, bool enable);
 
 /**
  * nvl_pt_flush() - write back pending entries and invalidate the TLB.

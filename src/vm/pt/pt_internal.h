@@ -14,9 +14,9 @@
 /* Software state of a directory entry. */
 enum pt_estate {
 	E_INVALID = 0, /* uniform: every address below faults */
-	E_SPARSE = 1,  /* uniform: every address below is sparse */
-	E_LEAF = 2,    /* the entry is a leaf PTE */
-	E_DIR = 3,     /* the entry points at its child tables */
+	E_SPARSE = 1, /* uniform: every address below is sparse */
+	E_LEAF = 2, /* the entry is a leaf PTE */
+	E_DIR = 3, /* the entry points at its child tables */
 };
 
 /*
@@ -47,8 +47,8 @@ struct pt_table {
 	bool dirty;
 	bool blank; /* page tables: every entry is known to be invalid */
 	uint16_t dlo, dhi; /* dirty entries [dlo, dhi) */
-	uint64_t *e;       /* entries, entry_size / 8 qwords each */
-	uint8_t *st;       /* directories: enum pt_estate per entry */
+	uint64_t *e; /* entries, entry_size / 8 qwords each */
+	uint8_t *st; /* directories: enum pt_estate per entry */
 	struct pt_table **ch; /* directories: nch per entry */
 };
 

@@ -29,9 +29,9 @@
 
 struct op {
 	bool map;
-	bool sparse;            /* uniform ops: sparse, else invalid */
+	bool sparse; /* uniform ops: sparse, else invalid */
 	unsigned int min_shift; /* map: never a smaller page */
-	uint64_t va0;           /* map: VA of page.addr */
+	uint64_t va0; /* map: VA of page.addr */
 	struct nvl_pt_page page;
 };
 
@@ -91,7 +91,7 @@ static void set_uniform(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 static void set_leaf(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		     uint64_t pte)
 {
-	uint64_t v[2] = { pte, 0 };
+	uint64_t v[2] = {pte, 0};
 
 	if (t->st[i] == E_DIR)
 		unlink_children(pt, t, i);
@@ -109,8 +109,8 @@ static void fill_pt(struct nvl_pt *pt, struct pt_table *c, uint64_t v,
 
 	for (unsigned int j = 0; j < n; j++)
 		c->e[j] = split ? pt->f->ops->pte_offset(pt->f->priv, leaf,
-							 (uint64_t)j << shift) :
-				  v;
+							 (uint64_t)j << shift)
+				: v;
 	pt_mark(pt, c, 0, n);
 	c->blank = !split && v == pt->inval[c->kind][0];
 	c->linked = true;
@@ -123,8 +123,8 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 	unsigned int n = pt_entries(pt, c->kind);
 	unsigned int shift = pt->geo[c->kind].shift;
 	unsigned int qw = pt_qw(pt, c->kind);
-	const uint64_t *u = state == E_SPARSE ? pt->sparse[c->kind] :
-						pt->inval[c->kind];
+	const uint64_t *u =
+		state == E_SPARSE ? pt->sparse[c->kind] : pt->inval[c->kind];
 
 	for (unsigned int j = 0; j < n; j++)
 		if (c->st[j] == E_DIR)
@@ -134,8 +134,8 @@ static void fill_dir(struct nvl_pt *pt, struct pt_table *c, uint8_t state,
 		for (unsigned int j = 0; j < n; j++) {
 			uint64_t d = (uint64_t)j << shift;
 
-			c->e[j * qw] = pt->f->ops->pte_offset(pt->f->priv,
-							      leaf, d);
+			c->e[j * qw] =
+				pt->f->ops->pte_offset(pt->f->priv, leaf, d);
 			if (qw > 1)
 				c->e[j * qw + 1] = 0;
 		}
@@ -192,8 +192,9 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		if (b && skip_big) {
 			b->linked = true;
 		} else if (b) {
-			fill_pt(pt, b, prev == E_SPARSE ? pt->sparse[b->kind][0] :
-							  pt->inval[b->kind][0],
+			fill_pt(pt, b,
+				prev == E_SPARSE ? pt->sparse[b->kind][0]
+						 : pt->inval[b->kind][0],
 				prev == E_LEAF, leaf);
 		}
 		if (b) {
@@ -204,8 +205,9 @@ static void make_dir(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		} else if (s && skip_small) {
 			s->linked = true;
 		} else if (s) {
-			fill_pt(pt, s, prev == E_SPARSE ? pt->sparse[s->kind][0] :
-							  pt->inval[s->kind][0],
+			fill_pt(pt, s,
+				prev == E_SPARSE ? pt->sparse[s->kind][0]
+						 : pt->inval[s->kind][0],
 				prev == E_LEAF, leaf);
 		}
 	}
@@ -217,7 +219,8 @@ static void error(struct nvl_pt *pt, uint64_t a, uint64_t b)
 {
 	if (!pt->stats.errors++)
 		nvl_warn(NVL_CAT_VM,
-			 "pt: no page table for [%#llx, %#llx) at the page size its backing needs; left unmapped",
+			 "pt: no page table for [%#llx, %#llx) at the page "
+			 "size its backing needs; left unmapped",
 			 (unsigned long long)a, (unsigned long long)b);
 }
 
@@ -225,12 +228,12 @@ static void error(struct nvl_pt *pt, uint64_t a, uint64_t b)
 static bool big_fits(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 		     uint64_t a, const struct op *op)
 {
-	struct pt_table *bt = pt->big ? t->ch[i * pt_nch(pt, t->kind) + 1] :
-					NULL;
+	struct pt_table *bt =
+		pt->big ? t->ch[i * pt_nch(pt, t->kind) + 1] : NULL;
 	unsigned int bs = pt->big ? pt->geo[pt->big].shift : 0;
 
-	return bt && (!op->map || (op->min_shift <= bs &&
-				   aligned(pa_at(op, a) - a, bs)));
+	return bt && (!op->map ||
+		      (op->min_shift <= bs && aligned(pa_at(op, a) - a, bs)));
 }
 
 /* Write [a, b) inside entry @i of the last directory @t. */
@@ -259,15 +262,17 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 			if (op->map) {
 				encode(pt, op, p, &bt->e[g], ng, bs);
 			} else {
-				uint64_t v = op->sparse ? pt->sparse[bt->kind][0] :
-							  pt->inval[bt->kind][0];
+				uint64_t v = op->sparse
+						     ? pt->sparse[bt->kind][0]
+						     : pt->inval[bt->kind][0];
 
 				for (unsigned int k = 0; k < ng; k++)
 					bt->e[g + k] = v;
 			}
 			pt_mark(pt, bt, g, ng);
 			if (s) {
-				for (unsigned int j = g * per; j < (g + ng) * per; j++) {
+				for (unsigned int j = g * per;
+				     j < (g + ng) * per; j++) {
 					if (s->e[j] != pt->inval[s->kind][0]) {
 						s->e[j] = pt->inval[s->kind][0];
 						pt_mark(pt, s, j, 1);
@@ -296,12 +301,21 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 					/* push the big entry's meaning down */
 					for (unsigned int j = 0; j < per; j++)
 						s->e[j0 + j] =
-							v == pt->sparse[bt->kind][0] ?
-								pt->sparse[s->kind][0] :
-							v == pt->inval[bt->kind][0] ?
-								pt->inval[s->kind][0] :
-								pt->f->ops->pte_offset(pt->f->priv, v,
-									(uint64_t)j << ss);
+							v == pt->sparse[bt->kind]
+								       [0]
+								? pt->sparse
+									  [s->kind]
+									  [0]
+							: v == pt->inval[bt->kind]
+									[0]
+								? pt->inval
+									  [s->kind]
+									  [0]
+								: pt->f->ops->pte_offset(
+									  pt->f->priv,
+									  v,
+									  (uint64_t)j
+										  << ss);
 					pt_mark(pt, s, j0, per);
 				}
 				bt->e[g] = pt->inval[bt->kind][0];
@@ -320,8 +334,8 @@ static void apply_pts(struct nvl_pt *pt, struct pt_table *t, unsigned int i,
 			if (op->map) {
 				encode(pt, op, p, &s->e[j0], n, ss);
 			} else {
-				uint64_t v = op->sparse ? pt->sparse[s->kind][0] :
-							  pt->inval[s->kind][0];
+				uint64_t v = op->sparse ? pt->sparse[s->kind][0]
+							: pt->inval[s->kind][0];
 
 				for (unsigned int j = 0; j < n; j++)
 					s->e[j0 + j] = v;
@@ -388,9 +402,8 @@ static unsigned int map_big_run(struct nvl_pt *pt, struct pt_table *t,
 	if (pt->direct)
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (unsigned int e = i; e < j; e++) {
-		uint64_t child[2] = { NVL_PT_NO_TABLE,
-				      t->ch[e * nch + 1]->addr };
-		uint64_t pde[2] = { 0, 0 };
+		uint64_t child[2] = {NVL_PT_NO_TABLE, t->ch[e * nch + 1]->addr};
+		uint64_t pde[2] = {0, 0};
 
 		f->pde(pt->f->priv, pde, t->kind, child);
 		pt_set_entry(pt, t, e, pde);
@@ -482,8 +495,8 @@ static void run(struct nvl_pt *pt, uint64_t va, uint64_t range,
 void nvl_pt_map_pages(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		      unsigned int page_shift, const struct nvl_pt_page *page)
 {
-	struct op op = { .map = true, .min_shift = page_shift, .va0 = va,
-			 .page = *page };
+	struct op op = {
+		.map = true, .min_shift = page_shift, .va0 = va, .page = *page};
 
 	pthread_mutex_lock(&pt->lock);
 	run(pt, va, range, &op);
@@ -502,7 +515,7 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 
 	pthread_mutex_lock(&pt->lock);
 	if ((flags & NVL_VM_PT_NULL) || !obj) {
-		struct op op = { .sparse = true };
+		struct op op = {.sparse = true};
 
 		run(pt, va, range, &op);
 		goto out;
@@ -512,9 +525,10 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		uint64_t n;
 
 		if (obj->ops->get_backing(obj, bo_offset, &bk) ||
-		    bk.domain == NVL_GEM_DOMAIN_NONE || bk.len_B < (1ull << 12)) {
+		    bk.domain == NVL_GEM_DOMAIN_NONE ||
+		    bk.len_B < (1ull << 12)) {
 			/* not resident: leave one page invalid */
-			struct op op = { .sparse = false };
+			struct op op = {.sparse = false};
 
 			n = NVL_MIN(end - va, 1ull << page_shift);
 			run(pt, va, n, &op);
@@ -523,8 +537,9 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 				.map = true,
 				.min_shift = page_shift,
 				.va0 = va,
-				.page = { .domain = bk.domain, .addr = bk.addr,
-					  .flags = flags },
+				.page = {.domain = bk.domain,
+					 .addr = bk.addr,
+					 .flags = flags},
 			};
 
 			struct nvl_gem_backing nx;
@@ -532,7 +547,8 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 			n = NVL_MIN(end - va, bk.len_B);
 			/* merge physically contiguous pieces into one run */
 			while (va + n < end &&
-			       !obj->ops->get_backing(obj, bo_offset + n, &nx) &&
+			       !obj->ops->get_backing(obj, bo_offset + n,
+						      &nx) &&
 			       nx.domain == bk.domain && nx.len_B &&
 			       nx.addr == bk.addr + n)
 				n = NVL_MIN(end - va, n + nx.len_B);
@@ -552,7 +568,7 @@ out:
 void nvl_pt_unmap(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		  unsigned int page_shift, bool to_sparse)
 {
-	struct op op = { .sparse = to_sparse };
+	struct op op = {.sparse = to_sparse};
 
 	pthread_mutex_lock(&pt->lock);
 	run(pt, va, range, &op);
@@ -563,8 +579,7 @@ void nvl_pt_unmap(struct nvl_pt *pt, uint64_t va, uint64_t range,
 /**
  * nvl_pt_sparse() - see pt.h.
  */
-void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range,
-		   bool enable)
+void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range, bool enable)
 {
 	nvl_pt_unmap(pt, va, range, 0, enable);
 }
@@ -603,8 +618,8 @@ static void ops_map(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift, struct nvl_gem_object *obj,
 		    uint64_t bo_offset, uint32_t flags)
 {
-	nvl_pt_map(priv, va, range, ops_shift(priv, page_shift), obj,
-		   bo_offset, flags);
+	nvl_pt_map(priv, va, range, ops_shift(priv, page_shift), obj, bo_offset,
+		   flags);
 }
 
 static void ops_unmap(void *priv, uint64_t va, uint64_t range,
