@@ -66,14 +66,19 @@ static void irq_handler(void *arg)
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
 	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
 		    NVL_HW_INTR_GSP);
+	bool waiters;
+
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->irqs++;
-	/* a waiting caller drains for itself; else the receive thread */
-	if (gsp->active_waiters)
+	waiters = gsp->active_waiters;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	/* a waiting caller drains for itself; else the receive thread. Woken
+	 * after the unlock, so the woken thread does not block on the lock.
+	 * A waiter checks irqs under the lock before it sleeps: none lost. */
+	if (waiters)
 		pthread_cond_broadcast(&gsp->rx_cond);
 	else
 		pthread_cond_signal(&gsp->drain_cond);
-	pthread_mutex_unlock(&gsp->rx_lock);
 }
 
 static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,

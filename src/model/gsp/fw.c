@@ -70,6 +70,11 @@ static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
 
 		if (pg >= g->npte)
 			return -EFAULT;
+		/* one access for a run of pages contiguous in DMA space */
+		while (n < len && pg + 1 + (in + n - 1) / PAGE < g->npte &&
+		       g->pte[pg + (in + n) / PAGE] ==
+			       g->pte[pg] + ((in + n) / PAGE) * PAGE)
+			n = NVL_MIN(len, n + PAGE);
 		ret = nvl_fw_dma(g, g->pte[pg] + in, p, n, write);
 		if (ret)
 			return ret;
