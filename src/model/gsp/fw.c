@@ -198,7 +198,9 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		struct timespec ts = {0, 20000};
 		nanosleep(&ts, NULL);
 	}
-	memset(g->tx_elem, 0, (size_t)pages * PAGE);
+	memset(g->tx_elem, 0, ELEM_HDR + RPC_HDR);
+	memset(g->tx_elem + ELEM_HDR + RPC_HDR + len, 0,
+	       (size_t)pages * PAGE - (ELEM_HDR + RPC_HDR + len));
 	e->seqNum = g->tx_seq++;
 	e->elemCount = pages;
 	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;
