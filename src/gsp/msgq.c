@@ -228,11 +228,7 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	ret = wait_space(q, pages, deadline, &wptr);
 	if (ret)
 		return ret;
-	/* headers and the padding after the payload are zero; the payload
-	 * is written once */
-	memset(q->tx_buf, 0, ELEM_HDR + RPC_HDR);
-	memset(q->tx_buf + ELEM_HDR + RPC_HDR + len, 0,
-	       (size_t)pages * PAGE - (ELEM_HDR + RPC_HDR + len));
+	memset(q->tx_buf, 0, (size_t)pages * PAGE);
 	e->seqNum = q->tx_seq;
 	e->elemCount = pages;
 	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;

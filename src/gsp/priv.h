@@ -22,7 +22,6 @@ struct nvl_gsp_async {
 	bool abandoned; /* the caller gave up; free on completion */
 	bool owned; /* allocated by rpc_async */
 	uint32_t cmd_wptr; /* cmdq write pointer after our message */
-	pthread_cond_t *cond; /* set while the caller sleeps on it */
 };
 
 struct nvl_gsp_ev {
@@ -57,12 +56,6 @@ struct nvl_gsp {
 	pthread_cond_t ev_cond; /* the event thread */
 	struct nvl_list waiters;
 	unsigned active_waiters; /* callers blocked in a wait */
-	pthread_condattr_t cattr; /* CLOCK_MONOTONIC */
-	/* waiters sleep on a condition of their own, from this pool (it
-	 * lives as long as the client, so a wake-up after the lock is
-	 * dropped never touches freed memory); rx_cond when it runs out */
-	pthread_cond_t wconds[64];
-	uint64_t wconds_used;
 	uint64_t irqs; /* interrupts seen */
 	uint64_t irqs_drained; /* by the event thread */
 	/* reassembly of a multi-element message */

@@ -41,26 +41,20 @@ static void cond_init_mono(pthread_cond_t *c)
 	pthread_condattr_destroy(&a);
 }
 
-/* wait on @c (rx_lock held) until @deadline; false once it passed */
-static bool cond_wait_until(struct nvl_gsp *gsp, pthread_cond_t *c,
-			    int64_t deadline)
+/* wait on rx_cond until @deadline; returns false once it passed */
+static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
 {
 	struct timespec ts;
 
 	if (nvl_time_ns() >= deadline)
 		return false;
 	if (deadline == NVL_TIMEOUT_INFINITE) {
-		pthread_cond_wait(c, &gsp->rx_lock);
+		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
 		return true;
 	}
 	ts = nvl_ns_to_timespec(deadline);
-	pthread_cond_timedwait(c, &gsp->rx_lock, &ts);
+	pthread_cond_timedwait(&gsp->rx_cond, &gsp->rx_lock, &ts);
 	return true;
-}
-
-static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
-{
-	return cond_wait_until(gsp, &gsp->rx_cond, deadline);
 }
 
 static void irq_handler(void *arg)
@@ -73,29 +67,14 @@ static void irq_handler(void *arg)
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
 	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
 		    NVL_HW_INTR_GSP);
-	struct nvl_gsp_async *w;
-	pthread_cond_t *pick = &gsp->drain_cond;
-
-	/*
-	 * Wake one drainer: a caller asleep in a wait (it drains for itself
-	 * and completes the others it finds), else the receive thread. A
-	 * waiter drains under the lock before it sleeps: no wake-up is lost.
-	 */
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->irqs++;
-	nvl_list_for_each_entry (w, &gsp->waiters, link)
-		if (w->cond && !w->done) {
-			pick = w->cond;
-			break;
-		}
-	pthread_mutex_unlock(&gsp->rx_lock);
-	/* after the unlock, so the woken thread does not block on the lock;
-	 * the condition outlives any waiter (a pool), and a stale wake-up is
-	 * only spurious */
-	if (pick == &gsp->rx_cond)
-		pthread_cond_broadcast(pick);
+	/* a waiting caller drains for itself; else the receive thread */
+	if (gsp->active_waiters)
+		pthread_cond_broadcast(&gsp->rx_cond);
 	else
-		pthread_cond_signal(pick);
+		pthread_cond_signal(&gsp->drain_cond);
+	pthread_mutex_unlock(&gsp->rx_lock);
 	if (gsp->irq_chain)
 		gsp->irq_chain(gsp->irq_chain_arg);
 }
@@ -127,8 +106,6 @@ static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
 	if (err && !w->err)
 		w->err = err;
 	nvl_list_del(&w->link);
-	if (w->cond)
-		pthread_cond_signal(w->cond);
 	if (w->abandoned)
 		nvl_free(w);
 }
@@ -317,10 +294,6 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	gsp->hw = hw;
 	pthread_mutex_init(&gsp->tx_lock, NULL);
 	pthread_mutex_init(&gsp->rx_lock, NULL);
-	pthread_condattr_init(&gsp->cattr);
-	pthread_condattr_setclock(&gsp->cattr, CLOCK_MONOTONIC);
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(gsp->wconds); i++)
-		pthread_cond_init(&gsp->wconds[i], &gsp->cattr);
 	cond_init_mono(&gsp->rx_cond);
 	cond_init_mono(&gsp->drain_cond);
 	cond_init_mono(&gsp->ev_cond);
@@ -364,9 +337,6 @@ fail_q:
 	pthread_cond_destroy(&gsp->rx_cond);
 	pthread_cond_destroy(&gsp->drain_cond);
 	pthread_cond_destroy(&gsp->ev_cond);
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(gsp->wconds); i++)
-		pthread_cond_destroy(&gsp->wconds[i]);
-	pthread_condattr_destroy(&gsp->cattr);
 	pthread_mutex_destroy(&gsp->rx_lock);
 	pthread_mutex_destroy(&gsp->tx_lock);
 	nvl_free(gsp);
@@ -408,9 +378,6 @@ void nvl_gsp_destroy(struct nvl_gsp *gsp)
 	pthread_cond_destroy(&gsp->rx_cond);
 	pthread_cond_destroy(&gsp->drain_cond);
 	pthread_cond_destroy(&gsp->ev_cond);
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(gsp->wconds); i++)
-		pthread_cond_destroy(&gsp->wconds[i]);
-	pthread_condattr_destroy(&gsp->cattr);
 	pthread_mutex_destroy(&gsp->rx_lock);
 	pthread_mutex_destroy(&gsp->tx_lock);
 	nvl_free(gsp);
@@ -495,7 +462,7 @@ static bool gsp_stuck(struct nvl_gsp *gsp)
 
 /* wait for @w; rx_lock held; returns the call's errno */
 static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
-		     int64_t deadline, pthread_cond_t *c)
+		     int64_t deadline)
 {
 	for (;;) {
 		if (!w->done && !gsp->dead)
@@ -508,7 +475,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			w->err = -ENODEV;
 			break;
 		}
-		if (!cond_wait_until(gsp, c, deadline)) {
+		if (!rx_wait(gsp, deadline)) {
 			drain_locked(gsp);
 			if (w->done)
 				break;
@@ -523,21 +490,11 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		       int64_t deadline)
 {
-	pthread_cond_t *c = &gsp->rx_cond;
-	int slot = -1, ret;
+	int ret;
 
-	if (~gsp->wconds_used) {
-		slot = __builtin_ctzll(~gsp->wconds_used);
-		gsp->wconds_used |= 1ull << slot;
-		c = &gsp->wconds[slot];
-	}
-	w->cond = c;
 	gsp->active_waiters++;
-	ret = wait_loop(gsp, w, deadline, c);
+	ret = wait_loop(gsp, w, deadline);
 	gsp->active_waiters--;
-	w->cond = NULL;
-	if (slot >= 0)
-		gsp->wconds_used &= ~(1ull << slot);
 	return ret;
 }
 

@@ -77,16 +77,12 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	struct nvl_model_gsp *g = m->gsp;
 
-	if (addr == NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0))) {
-		pthread_mutex_lock(&g->lock);
-		g->doorbells++;
-		pthread_mutex_unlock(&g->lock);
-		/* after the unlock: the firmware thread takes the lock next */
-		pthread_cond_broadcast(&g->cond);
-		return;
-	}
 	pthread_mutex_lock(&g->lock);
 	switch (addr) {
+	case NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)):
+		g->doorbells++;
+		pthread_cond_broadcast(&g->cond);
+		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR):
 		g->gsp_irqstat &= ~val;
 		break;

@@ -71,11 +71,6 @@ static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
 
 		if (pg >= g->npte)
 			return -EFAULT;
-		/* one access for a run of pages contiguous in DMA space */
-		while (n < len && pg + 1 + (in + n - 1) / PAGE < g->npte &&
-		       g->pte[pg + (in + n) / PAGE] ==
-			       g->pte[pg] + ((in + n) / PAGE) * PAGE)
-			n = NVL_MIN(len, n + PAGE);
 		ret = nvl_fw_dma(g, g->pte[pg] + in, p, n, write);
 		if (ret)
 			return ret;
@@ -199,9 +194,7 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		struct timespec ts = {0, 20000};
 		nanosleep(&ts, NULL);
 	}
-	memset(g->tx_elem, 0, ELEM_HDR + RPC_HDR);
-	memset(g->tx_elem + ELEM_HDR + RPC_HDR + len, 0,
-	       (size_t)pages * PAGE - (ELEM_HDR + RPC_HDR + len));
+	memset(g->tx_elem, 0, (size_t)pages * PAGE);
 	e->seqNum = g->tx_seq++;
 	e->elemCount = pages;
 	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;

@@ -318,20 +318,10 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	switch (c->cmd) {
-	case NVL_MODEL_CTRL_CMD_ECHO: {
-		NvU32 i = 0;
-
-		for (; i + 8 <= c->paramsSize; i += 8) {
-			uint64_t w;
-
-			memcpy(&w, c->params + i, 8);
-			w = ~w;
-			memcpy(c->params + i, &w, 8);
-		}
-		for (; i < c->paramsSize; i++)
+	case NVL_MODEL_CTRL_CMD_ECHO:
+		for (NvU32 i = 0; i < c->paramsSize; i++)
 			c->params[i] = (NvU8)~c->params[i];
 		return NV_OK;
-	}
 	case NV2080_CTRL_CMD_GPU_GET_INFO_V2: {
 		NV2080_CTRL_GPU_GET_INFO_V2_PARAMS *gi = (void *)c->params;
 
