@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * This file keeps the shape of NVIDIA's headers (DRF HI:LO fields, aligned
+ * X-macro lists), which is what abigen is tested on: no reformatting.
+ */
+/* clang-format off */
+/*
  * Test header set for abigen: the basic type chain, written in the shape
  * of NVIDIA's nvtypes.h (NvV* base types, NvU* / NvS* on top of them,
  * NvBool and NvHandle as further typedefs, NV_DECLARE_ALIGNED).

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * This file keeps the shape of NVIDIA's headers (DRF HI:LO fields, aligned
+ * X-macro lists), which is what abigen is tested on: no reformatting.
+ */
+/* clang-format off */
+/*
  * abigen constructs set: DRF-style register field macros (HI:LO) and
  * integer-expression macros.
  */

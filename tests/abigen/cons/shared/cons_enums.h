@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * This file keeps the shape of NVIDIA's headers (DRF HI:LO fields, aligned
+ * X-macro lists), which is what abigen is tested on: no reformatting.
+ */
+/* clang-format off */
+/*
  * abigen constructs set: enums. The RPC function numbers come from an
  * X-macro list with implicit values, as in NVIDIA's rpc_global_enums.h.
  */
