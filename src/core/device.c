@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -80,31 +79,12 @@ static void dev_vram_unmap(void *priv, void *base, uint64_t size_B)
 {
 }
 
-/* GTT/system pages: host memory (not yet DMA-mapped for the GPU) */
-static int dev_pages_alloc(void *priv, uint64_t size_B, void **out)
-{
-	void *p;
-
-	if (nvl_might_alloc(0))
-		return -ENOMEM;
-	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return -ENOMEM;
-	*out = p;
-	return 0;
-}
-
-static void dev_pages_free(void *priv, void *p, uint64_t size_B)
-{
-	munmap(p, size_B);
-}
-
 static const struct nvl_mm_mem_ops dev_mem_ops = {
 	.vram_map = dev_vram_map,
 	.vram_unmap = dev_vram_unmap,
-	.pages_alloc = dev_pages_alloc,
-	.pages_free = dev_pages_free,
+	/* GTT/system pages: host memory (not yet DMA-mapped for the GPU) */
+	.pages_alloc = nvl_mm_anon_pages_alloc,
+	.pages_free = nvl_mm_anon_pages_free,
 };
 
 static void register_once(void)

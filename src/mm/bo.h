@@ -52,6 +52,14 @@ struct nvl_mm_mem_ops {
 	void (*pages_free)(void *priv, void *ptr, uint64_t size_B);
 };
 
+/**
+ * nvl_mm_anon_pages_alloc() / nvl_mm_anon_pages_free() - the default
+ * provider's host pages (anonymous, zeroed, lazily committed), for providers
+ * that bring their own VRAM but keep host pages as they are.
+ */
+int nvl_mm_anon_pages_alloc(void *priv, uint64_t size_B, void **ptr_out);
+void nvl_mm_anon_pages_free(void *priv, void *ptr, uint64_t size_B);
+
 /** struct nvl_mm_config - nvl_mm_create() parameters. */
 struct nvl_mm_config {
 	/** @vram_B: VRAM size (a multiple of 4 KiB) */

@@ -50,7 +50,7 @@ struct nvl_mm_job {
 
 /* ---- default provider ------------------------------------------------- */
 
-static int anon_map(void *priv, uint64_t size_B, void **out)
+int nvl_mm_anon_pages_alloc(void *priv, uint64_t size_B, void **out)
 {
 	void *p;
 
@@ -64,16 +64,16 @@ static int anon_map(void *priv, uint64_t size_B, void **out)
 	return 0;
 }
 
-static void anon_unmap(void *priv, void *p, uint64_t size_B)
+void nvl_mm_anon_pages_free(void *priv, void *p, uint64_t size_B)
 {
 	munmap(p, size_B);
 }
 
 static const struct nvl_mm_mem_ops anon_ops = {
-	.vram_map = anon_map,
-	.vram_unmap = anon_unmap,
-	.pages_alloc = anon_map,
-	.pages_free = anon_unmap,
+	.vram_map = nvl_mm_anon_pages_alloc,
+	.vram_unmap = nvl_mm_anon_pages_free,
+	.pages_alloc = nvl_mm_anon_pages_alloc,
+	.pages_free = nvl_mm_anon_pages_free,
 };
 
 /* ---- move worker ------------------------------------------------------ */
