@@ -46,4 +46,27 @@
 #define NVL_NEVER(x) ((x) ? (assert(!#x), 1) : 0)
 #endif
 
+/*
+ * NVL_TSAN_RELEASE(p) / NVL_TSAN_ACQUIRE(p) - tell ThreadSanitizer about a
+ * happens-before edge it cannot see, because it passes through a device (a
+ * message the device only answers after it was published) or through
+ * standalone fences, which TSan does not model. No code in other builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define NVL_HAS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NVL_HAS_TSAN 1
+#endif
+#endif
+#ifdef NVL_HAS_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define NVL_TSAN_RELEASE(p) __tsan_release((void *)(p))
+#define NVL_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+#else
+#define NVL_TSAN_RELEASE(p) ((void)(p))
+#define NVL_TSAN_ACQUIRE(p) ((void)(p))
+#endif
+
 #endif /* NVL_BASE_COMPILER_H */

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
@@ -253,6 +254,9 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&cmd_tx(q)->writePtr, (wptr + pages) % CNT,
 			 __ATOMIC_RELEASE);
+	/* a reply read from the status queue implies this element was sent:
+	 * the edge passes through the GSP, where TSan cannot follow it */
+	NVL_TSAN_RELEASE(q);
 	q->tx_seq++;
 	q->stats.sent++;
 	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
@@ -304,6 +308,7 @@ static int stat_wptr(struct nvl_gsp_msgq *q, uint32_t *wptr)
 	if (__atomic_load_n(&stat_tx(q)->entryOff, __ATOMIC_ACQUIRE) == 0)
 		return -EAGAIN;
 	h.writePtr = __atomic_load_n(&stat_tx(q)->writePtr, __ATOMIC_ACQUIRE);
+	NVL_TSAN_ACQUIRE(q); /* pairs with the send's NVL_TSAN_RELEASE */
 	if (h.size != GSP_QUEUE_SIZE || h.msgSize != GSP_QUEUE_MSG_SIZE ||
 	    h.entryOff != GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||
 	    h.msgCount != (h.size - h.entryOff) / h.msgSize ||
