@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <nouvelle/core.h>
+#include <nouvelle/sensors.h>
 
 /** struct nvl_device - an open device. */
 struct nvl_device;
@@ -80,6 +81,21 @@ NVL_API int nvl_device_open(const char *spec,
  */
 NVL_API int nvl_device_query(struct nvl_device *dev,
 			     struct nvl_device_info *info);
+
+/**
+ * nvl_device_sensors() - read the device's sensors through its firmware.
+ * @dev: the device
+ * @s: filled in: one sample with a timestamp and a validity bit per field
+ *     (nvl_sensors_has()); a field the chip or the firmware version lacks
+ *     is absent, never 0
+ *
+ * Each call is a set of GSP_RM_CONTROLs on the driver's subdevice
+ * (docs/sensors.md lists the field sources).
+ *
+ * Return: 0; -EINVAL (NULL argument); -ENODEV, -ETIMEDOUT or another
+ * firmware error (then @s is unchanged). nvl_last_error() says why.
+ */
+NVL_API int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s);
 
 /**
  * nvl_device_close() - unload the GSP and power the device off. Every

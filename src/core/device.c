@@ -21,6 +21,7 @@
 #include "gsp/boot.h"
 #include "base/client.h"
 #include "gsp/gsp.h"
+#include "gsp/sensors.h"
 #include "hw/regs.h"
 #include "mm/bo.h"
 #include "model/model.h"
@@ -213,6 +214,13 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 		ns += d->boot.step_ns[i];
 	info->boot_ns = ns;
 	return 0;
+}
+
+int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s)
+{
+	if (!dev || !s)
+		return nvl_error(-EINVAL, "device: NULL argument to sensors");
+	return nvl_gsp_sensors_read(dev->nv->gsp, dev->nv->h_subdevice, s);
 }
 
 void nvl_device_close(struct nvl_device *dev)

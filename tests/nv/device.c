@@ -167,6 +167,48 @@ static void reopen_and_two_at_once(void **state)
  * load and boot and every one of the last allocations (probe, RM objects);
  * T_SCALE=<n> makes the stride n times finer (T_SCALE=1000: every point).
  */
+/*
+ * nvl_device_sensors(): a sample through the firmware on an idle device of
+ * each kind of board: temperatures near the model's ambient, clocks no
+ * faster than their maxima, the memory temperature only where the chip has
+ * HBM (gh100), the fan only where the board has one (not gh100).
+ */
+static void sensors(void **state)
+{
+	static const struct {
+		const char *spec;
+		bool hbm;
+	} c[] = {{"model:ad102", false}, {"model:gh100", true}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct nvl_sensors s, z;
+		struct nvl_device *dev;
+
+		assert_int_equal(nvl_device_open(c[i].spec, NULL, &dev), 0);
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(nvl_device_sensors(dev, &s), 0);
+		assert_true(s.timestamp_ns > 0);
+		assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+		assert_in_range(s.gpu_temp_c, 15, 80);
+		assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_MEM_TEMP),
+				 c[i].hbm);
+		assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_FAN), !c[i].hbm);
+		assert_true(nvl_sensors_has(&s, NVL_SENSOR_POWER));
+		assert_true(s.power_mw <= s.power_limit_mw);
+		assert_true(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR));
+		assert_true(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR_MAX));
+		assert_true(s.clk_gr_mhz > 0 && s.clk_gr_mhz <= s.clk_gr_max_mhz);
+		assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+		/* a bad argument changes nothing */
+		z = s;
+		assert_int_equal(nvl_device_sensors(dev, NULL), -EINVAL);
+		assert_int_equal(nvl_device_sensors(NULL, &s), -EINVAL);
+		assert_memory_equal(&z, &s, sizeof(s));
+		nvl_device_close(dev);
+	}
+}
+
 static void open_alloc_failures(void **state)
 {
 	struct nvl_device *dev = NULL;
@@ -216,6 +258,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bad_specs),
 		cmocka_unit_test(options),
 		cmocka_unit_test(reopen_and_two_at_once),
+		cmocka_unit_test(sensors),
 		cmocka_unit_test(open_alloc_failures),
 	};
 
