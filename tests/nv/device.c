@@ -193,12 +193,14 @@ static void sensors(void **state)
 		assert_in_range(s.gpu_temp_c, 15, 80);
 		assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_MEM_TEMP),
 				 c[i].hbm);
-		assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_FAN), !c[i].hbm);
+		assert_int_equal(nvl_sensors_has(&s, NVL_SENSOR_FAN),
+				 !c[i].hbm);
 		assert_true(nvl_sensors_has(&s, NVL_SENSOR_POWER));
 		assert_true(s.power_mw <= s.power_limit_mw);
 		assert_true(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR));
 		assert_true(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR_MAX));
-		assert_true(s.clk_gr_mhz > 0 && s.clk_gr_mhz <= s.clk_gr_max_mhz);
+		assert_true(s.clk_gr_mhz > 0 &&
+			    s.clk_gr_mhz <= s.clk_gr_max_mhz);
 		assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
 		/* a bad argument changes nothing */
 		z = s;
