@@ -28,6 +28,8 @@ static const char *const sig_ga10x[] = {"ga10x", "ad10x", "gh100", "cc_gh100",
 
 /* .fwimage sizes: 535.113.01's ga10x image is 0x2448000 bytes as shipped. */
 static const struct fwb_image images[] = {
+	{"535.54.03", "tu10x", sig_tu10x, 0x1840000, 2},
+	{"535.54.03", "ga10x", sig_ga10x, 0x2400000, 3},
 	{"535.113.01", "tu10x", sig_tu10x, 0x1880000, 2},
 	{"535.113.01", "ga10x", sig_ga10x, 0x2448000, 3},
 	{"570.144", "tu10x", sig_tu10x, 0x1b00000, 2},
@@ -39,13 +41,13 @@ struct chip {
 	const char *name;
 	const char *owner; /* chip whose gsp-<ver>.bin is the real file */
 	const char *family; /* image family */
-	int first_version; /* 0: from 535.113.01, 1: from 570.144 */
+	int first_version; /* index in versions[]: the oldest it has */
 };
 
 static const struct chip chips[] = {
 	{"tu102", "tu102", "tu10x", 0}, {"tu116", "tu102", "tu10x", 0},
 	{"ga100", "tu102", "tu10x", 0}, {"ga102", "ga102", "ga10x", 0},
-	{"ad102", "ga102", "ga10x", 0}, {"gh100", "ga102", "ga10x", 1},
+	{"ad102", "ga102", "ga10x", 0}, {"gh100", "ga102", "ga10x", 2},
 };
 
 /* Linked directories, as in linux-firmware's WHENCE. */
@@ -64,7 +66,7 @@ static const struct {
 	{"tiny", "tu102"},
 };
 
-static const char *const versions[] = {"535.113.01", "570.144"};
+static const char *const versions[] = {"535.54.03", "535.113.01", "570.144"};
 
 /* snprintf into a 4096-byte path buffer; truncation ends the build. */
 __attribute__((format(printf, 2, 3))) static void pathf(char *buf,
@@ -125,7 +127,7 @@ static int cmd_tree(const char *pem, const char *outdir, const char *stamp)
 		if (fwb_mkdirs(path))
 			goto out;
 	}
-	for (size_t v = 0; v < 2; v++) {
+	for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++) {
 		for (size_t i = 0; i < sizeof(images) / sizeof(images[0]);
 		     i++) {
 			const struct fwb_image *im = &images[i];

@@ -3,7 +3,8 @@
  * Fuzz target: arbitrary status-queue contents fed to the driver's
  * receive path. The input is split into a queue header (its first 32
  * bytes, written over msgqTxHeader of the status queue), our read pointer
- * (1 byte) and the element slots (the rest). The receive path must not
+ * (1 byte; its top bit picks 535.54.03's 8-byte element framing instead of
+ * the 48-byte one) and the element slots (the rest). The receive path must not
  * crash or read out of bounds, must count every element it rejects, and
  * every message it accepts must fit an element.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "gsp/abi.h"
+#include "gsp/abi_ver.h"
 #include "gsp/msgq.h"
 #include "model/model.h"
 
@@ -38,7 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	nvl_gsp_msgq_reset(&q);
 	memcpy(q.mem + q.statq_off, data, 32);
-	rptr = data[32];
+	if (nvl_gsp_msgq_set_abi(&q, nvl_gsp_abi_find(data[32] & 0x80
+							      ? "535.54.03"
+							      : "535.113.01")))
+		abort();
+	rptr = data[32] & 0x7f;
 	memcpy(q.mem + q.cmdq_off + sizeof(msgqTxHeader), &rptr, 4);
 	memcpy(q.mem + q.statq_off + GSP_QUEUE_ENTRY_OFF, data + 33,
 	       size - 33 < slots ? size - 33 : slots);
@@ -54,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (ret != 1)
 			abort();
-		if (m.len > NVL_GSP_ELEM_PAYLOAD_MAX || m.data < q.rx_buf ||
+		if (m.len > nvl_gsp_msgq_payload_max(&q) || m.data < q.rx_buf ||
 		    m.data + m.len > q.rx_buf + 0x10000)
 			abort();
 	}

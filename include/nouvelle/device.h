@@ -24,8 +24,9 @@ struct nvl_device;
 /** struct nvl_device_opts - options of nvl_device_open(); zero = defaults. */
 struct nvl_device_opts {
 	/** @fw_version: GSP firmware version to boot ("535.113.01"); NULL:
-	 * the environment's NVL_FW_VERSION if set, else the newest the
-	 * driver accepts for the chip */
+	 * the environment's NVL_FW_VERSION where the chip has it (a chip
+	 * without it boots its own), else the newest the driver accepts for
+	 * the chip */
 	const char *fw_version;
 	/** @vram_size: model only: bytes of VRAM (multiple of 1 MiB, 256 MiB
 	 * .. 1 TiB); 0: the chip's */

@@ -172,8 +172,10 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 	po.fw_version = opts ? opts->fw_version : NULL;
 	/* the process-wide choice, as a module parameter is for a driver */
 	if (!po.fw_version && getenv("NVL_FW_VERSION") &&
-	    getenv("NVL_FW_VERSION")[0])
+	    getenv("NVL_FW_VERSION")[0]) {
 		po.fw_version = getenv("NVL_FW_VERSION");
+		po.fw_prefer = true;
+	}
 	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
 	if (ret)
 		goto fail;

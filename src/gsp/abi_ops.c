@@ -60,8 +60,12 @@ static int gpc_mask_control(struct nvl_gsp *gsp, const struct gspabi_version *v,
  * hooks, so every table is complete and read-only */
 static const struct nvl_gsp_abi_ops ops[] = {
 	{.version = "535.54.03", .gpc_mask = gpc_mask_static},
-	{.version = "535.113.01", .gpc_mask = gpc_mask_static},
-	{.version = "570.144", .gpc_mask = gpc_mask_control},
+	{.version = "535.113.01",
+	 .gpc_mask = gpc_mask_static,
+	 .csum_padded = true},
+	{.version = "570.144",
+	 .gpc_mask = gpc_mask_control,
+	 .csum_padded = true},
 };
 
 const struct nvl_gsp_abi_ops *nvl_gsp_abi_ops_find(const char *version)

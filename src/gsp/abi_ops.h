@@ -7,6 +7,7 @@
 #ifndef NVL_GSP_ABI_OPS_H
 #define NVL_GSP_ABI_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct nvl_gsp;
@@ -19,9 +20,12 @@ struct gspabi_version;
  * @gpc_mask: the GPC mask: from GET_GSP_STATIC_INFO (535) or, where the
  *   field was removed, from the GR control it moved to (570); @hsubdev is
  *   the internal subdevice
+ * @csum_padded: an element's checksum covers its page padding (535.113.01
+ *   on); 535.54.03's stops at the element's end (header + RPC length)
  */
 struct nvl_gsp_abi_ops {
 	const char *version;
+	bool csum_padded;
 	int (*gpc_mask)(struct nvl_gsp *gsp, const struct gspabi_version *v,
 			uint32_t hsubdev, const struct gspabi_static_info *si,
 			uint32_t *out);

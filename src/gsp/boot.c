@@ -824,7 +824,12 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	}
 	pthread_mutex_lock(&gsp->rx_lock);
 	gsp->abi = b->abi;
+	/* the queues speak the version's element framing (the GSP is not
+	 * running yet: nothing is in flight) */
+	ret = nvl_gsp_msgq_set_abi(&gsp->q, b->abi);
 	pthread_mutex_unlock(&gsp->rx_lock);
+	if (ret)
+		goto fail;
 	ret = nvl_gsp_fb_layout_version(
 		b->abi->tag, fb_usable, arch != NVL_HW_ARCH_TURING,
 		arch == NVL_HW_ARCH_HOPPER, img->fwimage_size,

@@ -9,11 +9,15 @@
  * cmdq and our read pointer into the statq; the statq page holds the
  * GSP's. Pointers are slot indices; one slot always stays empty.
  *
- * A message is one element of 1..16 slots (48-byte element header, 32-byte
- * RPC header, payload) and, when the payload is larger than an element
- * can carry, CONTINUATION_RECORD elements with the rest. Every element has
- * its own checksum (XOR of the page-padded element, folded to 32 bits)
- * and the next seqNum of its direction.
+ * A message is one element of 1..16 slots (element header, 32-byte RPC
+ * header, payload) and, when the payload is larger than an element can
+ * carry, CONTINUATION_RECORD elements with the rest. Every element has its
+ * own checksum (XOR of the element, folded to 32 bits) and the next seqNum
+ * of its direction. The element header is the firmware version's, framed
+ * through the generated layer (nvl_gsp_msgq_set_abi): 48 bytes with an
+ * element count and a checksum over the page padding from 535.113.01;
+ * 8 bytes in 535.54.03, where the RPC length gives the size and the
+ * checksum stops at the element's end.
  *
  * The receive side never trusts the GSP: each element is copied out of
  * the shared pages first, then every field of the copy is checked against
@@ -30,17 +34,18 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "gsp/abi.h"
+#include "gsp/abi_ops.h"
+#include "gsp/abi_ver.h"
 #include "gsp/msgq.h"
+#include "gspabi.h"
 #include "hw/falcon.h"
 
 #define PAGE GSP_PAGE_SIZE
 #define CNT GSP_QUEUE_MSG_COUNT
-#define ELEM_HDR GSP_MSG_QUEUE_ELEMENT_HDR_SIZE
-#define RPC_HDR sizeof(rpc_message_header_v03_00)
+#define RPC_HDR 32u /* rpc_message_header_v03_00, in every version */
+#define ELEM_MAX GSP_MSG_QUEUE_ELEMENT_SIZE_MAX
 
-_Static_assert(sizeof(GSP_MSG_QUEUE_ELEMENT) == 0x50,
-	       "element header 48 B + RPC header 32 B");
-_Static_assert(sizeof(rpc_message_header_v03_00) == 32, "RPC header 32 B");
+_Static_assert(sizeof(rpc_message_header_v03_00) == RPC_HDR, "RPC header");
 _Static_assert(sizeof(msgqTxHeader) == 32, "msgqTxHeader is 8 u32");
 _Static_assert(NVL_GSP_ELEM_PAYLOAD_MAX == GSP_MSG_QUEUE_RPC_PAYLOAD_MAX,
 	       "payload limit");
@@ -116,8 +121,8 @@ int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
 	q->cmdq_off = (size_t)q->pte_pages * PAGE;
 	q->statq_off = q->cmdq_off + GSP_QUEUE_SIZE;
 	q->mem = nvl_aligned_alloc(PAGE, q->size);
-	q->tx_buf = nvl_aligned_alloc(64, GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
-	q->rx_buf = nvl_aligned_alloc(64, GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	q->tx_buf = nvl_aligned_alloc(64, ELEM_MAX);
+	q->rx_buf = nvl_aligned_alloc(64, ELEM_MAX);
 	if (!q->mem || !q->tx_buf || !q->rx_buf) {
 		ret = nvl_error(-ENOMEM,
 				"gsp: no memory for the message queues");
@@ -136,6 +141,11 @@ int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
 		memcpy(q->mem + 8 * (size_t)i, &pte, 8);
 	}
 	cmdq_header_init(q);
+	ret = nvl_gsp_msgq_set_abi(q, nvl_gsp_abi_find(NVL_GSP_ABI_DEFAULT));
+	if (ret) {
+		nvl_hw_dma_unmap(hw, q->dma, q->size);
+		goto fail;
+	}
 	return 0;
 fail:
 	nvl_free(q->mem);
@@ -143,6 +153,32 @@ fail:
 	nvl_free(q->rx_buf);
 	q->mem = q->tx_buf = q->rx_buf = NULL;
 	return ret;
+}
+
+int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
+{
+	const struct gspabi_struct_ops *e = &v->structs[GSPABI_S_MSG_ELEM];
+	const uint64_t need =
+		GSPABI_MSG_ELEM_HAS_CHECKSUM | GSPABI_MSG_ELEM_HAS_SEQNUM;
+	int64_t hdr, max;
+
+	if (!e->present || (e->fields & need) != need ||
+	    !v->structs[GSPABI_S_RPC_HDR].present ||
+	    v->structs[GSPABI_S_RPC_HDR].wire_size != RPC_HDR ||
+	    gspabi_const_get(v, GSPABI_C_ELEM_HDR_SIZE, &hdr) ||
+	    gspabi_const_get(v, GSPABI_C_ELEM_SIZE_MAX, &max) || hdr < 8 ||
+	    hdr > 256 || hdr % 8 || max != ELEM_MAX ||
+	    e->wire_size != (size_t)hdr + RPC_HDR)
+		return nvl_error(-EPROTO,
+				 "gsp: firmware %s: the ABI layer does not "
+				 "describe its element framing",
+				 v->tag);
+	q->abi = v;
+	q->elem_hdr = (uint32_t)hdr;
+	q->payload_max = (uint32_t)(max - hdr - RPC_HDR);
+	q->elem_fields = e->fields;
+	q->csum_padded = nvl_gsp_abi_ops_find(v->tag)->csum_padded;
+	return 0;
 }
 
 void nvl_gsp_msgq_reset(struct nvl_gsp_msgq *q)
@@ -221,8 +257,27 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		     uint32_t sequence, const void *chunk, size_t len,
 		     int64_t deadline)
 {
-	GSP_MSG_QUEUE_ELEMENT *e = (GSP_MSG_QUEUE_ELEMENT *)q->tx_buf;
-	size_t bytes = ELEM_HDR + RPC_HDR + len;
+	struct gspabi_rpc_hdr r = {
+		.present = GSPABI_RPC_HDR_HAS_HEADER_VERSION |
+			   GSPABI_RPC_HDR_HAS_SIGNATURE |
+			   GSPABI_RPC_HDR_HAS_LENGTH |
+			   GSPABI_RPC_HDR_HAS_FUNCTION |
+			   GSPABI_RPC_HDR_HAS_RPC_RESULT |
+			   GSPABI_RPC_HDR_HAS_RPC_RESULT_PRIVATE |
+			   GSPABI_RPC_HDR_HAS_SEQUENCE,
+		.header_version = NV_VGPU_MSG_HEADER_VERSION,
+		.signature = NV_VGPU_MSG_SIGNATURE_VALID,
+		.length = (uint32_t)(RPC_HDR + len),
+		.function = function,
+		.rpc_result = NV_VGPU_MSG_RESULT_RPC_PENDING,
+		.rpc_result_private = NV_VGPU_MSG_RESULT_RPC_PENDING,
+		.sequence = sequence,
+	};
+	struct gspabi_msg_elem e = {
+		.present = GSPABI_MSG_ELEM_HAS_CHECKSUM |
+			   GSPABI_MSG_ELEM_HAS_SEQNUM,
+	};
+	size_t bytes = q->elem_hdr + RPC_HDR + len;
 	uint32_t pages = (uint32_t)((bytes + PAGE - 1) / PAGE), wptr, first;
 	int ret;
 
@@ -230,18 +285,25 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	if (ret)
 		return ret;
 	memset(q->tx_buf, 0, (size_t)pages * PAGE);
-	e->seqNum = q->tx_seq;
-	e->elemCount = pages;
-	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;
-	e->rpc.signature = NV_VGPU_MSG_SIGNATURE_VALID;
-	e->rpc.length = (uint32_t)(RPC_HDR + len);
-	e->rpc.function = function;
-	e->rpc.rpc_result = NV_VGPU_MSG_RESULT_RPC_PENDING;
-	e->rpc.rpc_result_private = NV_VGPU_MSG_RESULT_RPC_PENDING;
-	e->rpc.sequence = sequence;
+	e.seqNum = q->tx_seq;
+	if (q->elem_fields & GSPABI_MSG_ELEM_HAS_ELEMCOUNT) {
+		e.present |= GSPABI_MSG_ELEM_HAS_ELEMCOUNT;
+		e.elemCount = pages;
+	}
+	/* the element header (with the RPC header's bytes zeroed), then the
+	 * RPC header over them, then the checksum of the whole */
+	if (gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes) ||
+	    gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
+			RPC_HDR))
+		return nvl_error(-EPROTO, "gsp: cannot frame RPC %u for %s",
+				 function, q->abi->tag);
 	if (len)
-		memcpy(q->tx_buf + ELEM_HDR + RPC_HDR, chunk, len);
-	e->checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
+		memcpy(q->tx_buf + q->elem_hdr + RPC_HDR, chunk, len);
+	/* the padding is zero: padded or not, the checksum is the same */
+	e.checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
+	gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes);
+	gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
+		    RPC_HDR);
 
 	/* the element may wrap past the last slot */
 	first = NVL_MIN(pages, CNT - wptr);
@@ -268,7 +330,7 @@ int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 		      int64_t deadline)
 {
 	const uint8_t *p = payload;
-	size_t chunk = NVL_MIN(len, (size_t)NVL_GSP_ELEM_PAYLOAD_MAX);
+	size_t chunk = NVL_MIN(len, (size_t)q->payload_max);
 	int ret;
 
 	if (len > NVL_GSP_MSG_MAX)
@@ -277,8 +339,7 @@ int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 				 function, len);
 	ret = send_elem(q, function, sequence, p, chunk, deadline);
 	while (!ret && chunk < len) {
-		size_t n =
-			NVL_MIN(len - chunk, (size_t)NVL_GSP_ELEM_PAYLOAD_MAX);
+		size_t n = NVL_MIN(len - chunk, (size_t)q->payload_max);
 
 		ret = send_elem(q, NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD,
 				sequence, p + chunk, n, deadline);
@@ -335,8 +396,10 @@ unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q)
 
 int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 {
-	const GSP_MSG_QUEUE_ELEMENT *e = (const void *)q->rx_buf;
+	struct gspabi_msg_elem e;
+	struct gspabi_rpc_hdr r;
 	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
+	const uint32_t hdr = q->elem_hdr;
 	int ret = stat_wptr(q, &wptr);
 
 	if (ret == -EAGAIN)
@@ -349,9 +412,19 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	if (!avail)
 		return 0;
 	memcpy(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
-	pages = e->elemCount;
-	if (pages < 1 || pages > GSP_MSG_QUEUE_ELEMENT_SIZE_MAX / PAGE ||
-	    pages > avail) {
+	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, PAGE, &e) ||
+	    gspabi_unpack(q->abi, GSPABI_S_RPC_HDR, q->rx_buf + hdr, RPC_HDR,
+			  &r))
+		return nvl_error(-EPROTO, "gsp: cannot read elements of %s",
+				 q->abi->tag);
+	/* 535.54.03 has no element count: the RPC length gives the size */
+	if (e.present & GSPABI_MSG_ELEM_HAS_ELEMCOUNT)
+		pages = e.elemCount;
+	else
+		pages = (uint32_t)NVL_MIN(
+			((uint64_t)hdr + r.length + PAGE - 1) / PAGE,
+			(uint64_t)UINT32_MAX);
+	if (pages < 1 || pages > ELEM_MAX / PAGE || pages > avail) {
 		q->stats.bad_header++;
 		nvl_warn(NVL_CAT_GSP,
 			 "gsp: element at slot %u spans %u pages (%u written): "
@@ -371,13 +444,19 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	/* from here on only the copy is read; the element is consumed */
 	advance(q, rptr, pages);
 
+	need = r.length;
+	/* 535.54.03's checksum stops at the element's end: what follows in
+	 * the last page is not the GSP's to vouch for */
+	if (!q->csum_padded && need <= (uint32_t)pages * PAGE - hdr)
+		memset(q->rx_buf + hdr + need, 0,
+		       (size_t)pages * PAGE - hdr - need);
 	if (nvl_gsp_msgq_checksum(q->rx_buf, (size_t)pages * PAGE)) {
 		q->stats.bad_checksum++;
 		nvl_warn(NVL_CAT_GSP, "gsp: element seq %u: bad checksum",
-			 e->seqNum);
+			 e.seqNum);
 		return -EBADMSG;
 	}
-	seq = e->seqNum;
+	seq = e.seqNum;
 	if (seq != q->rx_seq) {
 		if ((uint32_t)(q->rx_seq - seq) < (1u << 31)) {
 			q->stats.duplicate++;
@@ -392,25 +471,23 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 			 q->rx_seq, seq - q->rx_seq);
 	}
 	q->rx_seq = seq + 1;
-	need = e->rpc.length;
-	if (e->rpc.header_version != NV_VGPU_MSG_HEADER_VERSION ||
-	    e->rpc.signature != NV_VGPU_MSG_SIGNATURE_VALID || need < RPC_HDR ||
-	    need > (uint32_t)pages * PAGE - ELEM_HDR ||
-	    (ELEM_HDR + need + PAGE - 1) / PAGE != pages) {
+	if (r.header_version != NV_VGPU_MSG_HEADER_VERSION ||
+	    r.signature != NV_VGPU_MSG_SIGNATURE_VALID || need < RPC_HDR ||
+	    need > (uint32_t)pages * PAGE - hdr ||
+	    (hdr + need + PAGE - 1) / PAGE != pages) {
 		q->stats.bad_rpc++;
 		nvl_warn(NVL_CAT_GSP,
 			 "gsp: element seq %u: bad RPC header (version %#x "
 			 "signature %#x length %u in %u pages)",
-			 seq, e->rpc.header_version, e->rpc.signature, need,
-			 pages);
+			 seq, r.header_version, r.signature, need, pages);
 		return -EBADMSG;
 	}
 	q->stats.received++;
-	msg->function = e->rpc.function;
-	msg->result = e->rpc.rpc_result;
-	msg->sequence = e->rpc.sequence;
+	msg->function = r.function;
+	msg->result = r.rpc_result;
+	msg->sequence = r.sequence;
 	msg->len = need - RPC_HDR;
-	msg->data = q->rx_buf + ELEM_HDR + RPC_HDR;
-	msg->full = msg->len == NVL_GSP_ELEM_PAYLOAD_MAX;
+	msg->data = q->rx_buf + hdr + RPC_HDR;
+	msg->full = msg->len == q->payload_max;
 	return 1;
 }

@@ -14,7 +14,11 @@
 
 #include "hw/hwif.h"
 
-/** Largest RPC payload (after the 32-byte RPC header) in one element. */
+struct gspabi_version;
+
+/** Largest RPC payload (after the 32-byte RPC header) in one element
+ * with the 48-byte element header of 535.113.01 and later; a version's
+ * own figure is nvl_gsp_msgq_payload_max(). */
 #define NVL_GSP_ELEM_PAYLOAD_MAX (0x10000 - 0x30 - 0x20)
 /** Largest message the driver sends or reassembles (payload bytes). */
 #define NVL_GSP_MSG_MAX (1u << 21)
@@ -52,6 +56,12 @@ struct nvl_gsp_msgq {
 	uint8_t *tx_buf; /* 64 KiB staging for one element */
 	uint8_t *rx_buf; /* 64 KiB copy of the element being read */
 	struct nvl_gsp_msgq_stats stats;
+	/* the element framing of the firmware's version (msgq_set_abi) */
+	const struct gspabi_version *abi;
+	uint32_t elem_hdr; /* element header bytes before the RPC header */
+	uint32_t payload_max; /* RPC payload bytes per element */
+	uint64_t elem_fields; /* GSPABI_MSG_ELEM_HAS_* the version has */
+	bool csum_padded; /* the checksum covers the page padding */
 };
 
 /** struct nvl_gsp_rpc_hdr - a received RPC header, host copy. */
@@ -76,6 +86,23 @@ struct nvl_gsp_msg {
  * Return: 0, -ENOMEM, or the dma_map error.
  */
 int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw);
+
+/**
+ * nvl_gsp_msgq_set_abi() - frame elements as firmware version @v does:
+ * its element header (8 bytes with no element count in 535.54.03, 48
+ * from 535.113.01), payload per element and checksum coverage, all from
+ * the generated layer and the version's ops. Called at boot, before the
+ * first element; the queues start with the default version's framing.
+ * Return: 0, or -EPROTO when the layer lacks what the framing needs.
+ */
+int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q,
+			 const struct gspabi_version *v);
+
+/** nvl_gsp_msgq_payload_max() - RPC payload bytes one element carries. */
+static inline size_t nvl_gsp_msgq_payload_max(const struct nvl_gsp_msgq *q)
+{
+	return q->payload_max;
+}
 
 /**
  * nvl_gsp_msgq_reset() - empty both queues and restart sequence numbers,

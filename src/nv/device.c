@@ -125,6 +125,13 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 	int ret;
 
 	ret = nvl_gsp_fw_load(d->name, &fo, &fw);
+	if (ret == -ENOENT && one[0] && o->fw_prefer) {
+		nvl_info(NVL_CAT_NV,
+			 "device: %s has no firmware %s: booting its own",
+			 d->name, one[0]);
+		fo.versions = d->fw_versions;
+		ret = nvl_gsp_fw_load(d->name, &fo, &fw);
+	}
 	if (ret)
 		return ret;
 	snprintf(d->fw_version, sizeof(d->fw_version), "%s", fw->version);

@@ -25,6 +25,9 @@ struct nvl_nv_ptmem;
 struct nvl_nv_probe_opts {
 	/** @fw_version: accept only this firmware version (NULL: the chip's) */
 	const char *fw_version;
+	/** @fw_prefer: @fw_version is a preference: a chip with no files of
+	 * it boots its own versions instead */
+	bool fw_prefer;
 	/** @boot_timeout_ns: bound of each boot wait (0: the GSP default) */
 	int64_t boot_timeout_ns;
 };

@@ -6,6 +6,7 @@
  * handlers, concurrent callers, async calls, NV_STATUS -> errno.
  */
 #include <pthread.h>
+#include <string.h>
 #include <time.h>
 
 #include "gsp/priv.h"
@@ -166,44 +167,53 @@ static void echo(struct kit *k, uint32_t sub, size_t n, uint64_t seed)
 static void continuation_both_ways(void **state)
 {
 	const size_t ctl = sizeof(rpc_gsp_rm_control_v03_00);
-	const size_t sizes[] = {
-		1,
-		4096 - 48 - 32 - ctl, /* exactly one page */
-		4096 - 48 - 32 - ctl + 1, /* two pages */
-		NVL_GSP_ELEM_PAYLOAD_MAX - ctl, /* a full element */
-		NVL_GSP_ELEM_PAYLOAD_MAX - ctl + 1, /* + 1 continuation */
-		3 * NVL_GSP_ELEM_PAYLOAD_MAX,
-		1u << 20, /* 1 MiB */
-	};
 	struct nvl_gsp_stats st;
 	struct tree t;
 	struct kit k;
+	size_t hdr, max;
 
 	kit_up(&k, "tiny");
+	/* the booted version's element header: 48 bytes, 8 in 535.54.03 */
+	hdr = k.gsp->q.elem_hdr;
+	max = nvl_gsp_msgq_payload_max(&k.gsp->q);
+	assert_int_equal(hdr, !strcmp(k.img.version, "535.54.03") ? 8 : 48);
+	assert_int_equal(max, 0x10000 - hdr - 32);
+	const size_t sizes[] = {
+		1,
+		4096 - hdr - 32 - ctl, /* exactly one page */
+		4096 - hdr - 32 - ctl + 1, /* two pages */
+		max - ctl, /* a full element */
+		max - ctl + 1, /* + 1 continuation */
+		3 * max,
+		1u << 20, /* 1 MiB */
+	};
 	make_tree(&k, &t);
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(sizes); i++)
 		echo(&k, t.sub, sizes[i], i + 1);
 	/* 1..16-page elements in both directions, through the wrap */
 	for (size_t pages = 1; pages <= 16; pages++)
-		echo(&k, t.sub, pages * 4096 - 48 - 32 - ctl, pages);
+		echo(&k, t.sub, pages * 4096 - hdr - 32 - ctl, pages);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.bad_msgs, 0);
 	kit_down(&k);
 }
 
 /* CVE-2024-58019: a reply whose RPC length fits a page but whose element
- * (with its 48-byte header) needs two; the next reply must still parse */
+ * (with its element header: 48 bytes, 8 in 535.54.03) needs two; the next
+ * reply must still parse */
 static void read_pointer_counts_element_header(void **state)
 {
 	const size_t ctl = sizeof(rpc_gsp_rm_control_v03_00);
 	struct nvl_gsp_stats st;
 	struct tree t;
 	struct kit k;
+	size_t hdr;
 
 	kit_up(&k, "tiny");
+	hdr = k.gsp->q.elem_hdr;
 	make_tree(&k, &t);
 	for (int i = 0; i < 70; i++) /* > 63 slots: wraps twice over */
-		echo(&k, t.sub, 4096 - 32 - ctl - 10, (uint64_t)i + 7);
+		echo(&k, t.sub, 4096 - 32 - ctl - hdr / 2, (uint64_t)i + 7);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.bad_msgs, 0);
 	kit_down(&k);

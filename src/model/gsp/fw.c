@@ -38,9 +38,7 @@
 
 #define PAGE GSP_PAGE_SIZE
 #define CNT GSP_QUEUE_MSG_COUNT
-#define ELEM_HDR GSP_MSG_QUEUE_ELEMENT_HDR_SIZE
 #define RPC_HDR sizeof(rpc_message_header_v03_00)
-#define PAYLOAD_MAX GSP_MSG_QUEUE_RPC_PAYLOAD_MAX
 
 static uint64_t id8(const char *s)
 {
@@ -172,9 +170,9 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		      uint32_t result, const uint8_t *data, size_t len,
 		      bool corrupt, bool dup)
 {
-	GSP_MSG_QUEUE_ELEMENT *e = (GSP_MSG_QUEUE_ELEMENT *)g->tx_elem;
-	uint32_t pages =
-		(uint32_t)((ELEM_HDR + RPC_HDR + len + PAGE - 1) / PAGE);
+	size_t hdr = g->wire->elem_hdr;
+	rpc_message_header_v03_00 *r = (void *)(g->tx_elem + hdr);
+	uint32_t pages = (uint32_t)((hdr + RPC_HDR + len + PAGE - 1) / PAGE);
 	int64_t deadline = nvl_deadline_after(NVL_NSEC_PER_SEC);
 	uint32_t wptr =
 		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
@@ -195,20 +193,21 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		nanosleep(&ts, NULL);
 	}
 	memset(g->tx_elem, 0, (size_t)pages * PAGE);
-	e->seqNum = g->tx_seq++;
-	e->elemCount = pages;
-	e->rpc.header_version = NV_VGPU_MSG_HEADER_VERSION;
-	e->rpc.signature = NV_VGPU_MSG_SIGNATURE_VALID;
-	e->rpc.length = (NvU32)(RPC_HDR + len);
-	e->rpc.function = function;
-	e->rpc.rpc_result = result;
-	e->rpc.rpc_result_private = result;
-	e->rpc.sequence = seq;
+	r->header_version = NV_VGPU_MSG_HEADER_VERSION;
+	r->signature = NV_VGPU_MSG_SIGNATURE_VALID;
+	r->length = (NvU32)(RPC_HDR + len);
+	r->function = function;
+	r->rpc_result = result;
+	r->rpc_result_private = result;
+	r->sequence = seq;
 	if (len)
-		memcpy(g->tx_elem + ELEM_HDR + RPC_HDR, data, len);
-	e->checkSum = checksum(g->tx_elem, (size_t)pages * PAGE);
+		memcpy(g->tx_elem + hdr + RPC_HDR, data, len);
+	/* the padding is zero: the checksum is the same either way */
+	g->wire->elem_write(g->tx_elem, g->tx_seq, pages, 0);
+	g->wire->elem_write(g->tx_elem, g->tx_seq++, pages,
+			    checksum(g->tx_elem, (size_t)pages * PAGE));
 	if (corrupt)
-		g->tx_elem[ELEM_HDR + 4] ^= 0x5a; /* in the RPC header */
+		g->tx_elem[hdr + 4] ^= 0x5a; /* in the RPC header */
 	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
 		first = NVL_MIN(pages, CNT - wptr);
 		region_io(g,
@@ -240,7 +239,7 @@ static void send_msg(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		     bool faults)
 {
 	bool corrupt = false, dup = false;
-	size_t chunk = NVL_MIN(len, (size_t)PAYLOAD_MAX);
+	size_t chunk = NVL_MIN(len, g->wire->payload_max);
 
 	if (faults) {
 		if (take_fault(g, NVL_MODEL_GSP_DROP)) {
@@ -260,7 +259,7 @@ static void send_msg(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	if (!send_elem(g, function, seq, result, data, chunk, corrupt, dup))
 		return;
 	while (chunk < len) {
-		size_t n = NVL_MIN(len - chunk, (size_t)PAYLOAD_MAX);
+		size_t n = NVL_MIN(len - chunk, g->wire->payload_max);
 
 		if (!send_elem(g, NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD, seq,
 			       result, data + chunk, n, false, false))
@@ -351,7 +350,8 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		      uint32_t *fns)
 {
-	const GSP_MSG_QUEUE_ELEMENT *e = (const void *)g->rx_elem;
+	size_t hdr = g->wire->elem_hdr;
+	const rpc_message_header_v03_00 *r = (const void *)(g->rx_elem + hdr);
 	int handled = 0;
 
 	for (;;) {
@@ -359,7 +359,7 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		uint32_t wptr = region_rd32(
 			g, g->cmdq_off + offsetof(msgqTxHeader, writePtr));
 		uint32_t rptr = region_rd32(g, rx_hdr);
-		uint32_t avail, pages, first;
+		uint32_t avail, pages, first, seq;
 		const uint8_t *payload;
 		size_t plen;
 
@@ -383,7 +383,11 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 			  g->cmdq_off + GSP_QUEUE_ENTRY_OFF +
 				  (uint64_t)rptr * PAGE,
 			  g->rx_elem, PAGE, false);
-		pages = e->elemCount;
+		g->wire->elem_read(g->rx_elem, &seq, &pages);
+		if (!pages) /* 535.54.03: header + RPC length, in pages */
+			pages = (uint32_t)((hdr + (uint64_t)r->length + PAGE -
+					    1) /
+					   PAGE);
 		if (pages < 1 || pages > 16 || pages > avail) {
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq element of %u pages",
@@ -402,12 +406,12 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 			region_io(g, g->cmdq_off + GSP_QUEUE_ENTRY_OFF,
 				  g->rx_elem + (size_t)first * PAGE,
 				  (size_t)(pages - first) * PAGE, false);
-		if (e->seqNum != g->rx_seq) {
+		if (seq != g->rx_seq) {
 			/* what GSP-RM does: it waits for the element it
 			 * expects, forever */
 			nvl_fw_log(g, LOG_RM,
-				   "cmdq seqNum %u, expected %u: stalled",
-				   e->seqNum, g->rx_seq);
+				   "cmdq seqNum %u, expected %u: stalled", seq,
+				   g->rx_seq);
 			pthread_mutex_lock(&g->lock);
 			g->state = NVL_MODEL_GSP_STALLED;
 			pthread_mutex_unlock(&g->lock);
@@ -415,20 +419,22 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		}
 		g->rx_seq++;
 		region_wr32(g, rx_hdr, (rptr + pages) % CNT);
+		if (r->length <= pages * PAGE - hdr && !g->wire->csum_padded)
+			/* the checksum stops at the element's end */
+			memset(g->rx_elem + hdr + r->length, 0,
+			       pages * PAGE - hdr - r->length);
 		if (checksum(g->rx_elem, (size_t)pages * PAGE) ||
-		    e->rpc.signature != NV_VGPU_MSG_SIGNATURE_VALID ||
-		    e->rpc.header_version != NV_VGPU_MSG_HEADER_VERSION ||
-		    e->rpc.length < RPC_HDR ||
-		    e->rpc.length > pages * PAGE - ELEM_HDR) {
+		    r->signature != NV_VGPU_MSG_SIGNATURE_VALID ||
+		    r->header_version != NV_VGPU_MSG_HEADER_VERSION ||
+		    r->length < RPC_HDR || r->length > pages * PAGE - hdr) {
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq element seq %u rejected",
-				   e->seqNum);
+				   seq);
 			continue;
 		}
-		payload = g->rx_elem + ELEM_HDR + RPC_HDR;
-		plen = e->rpc.length - RPC_HDR;
-		if (e->rpc.function ==
-		    NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
+		payload = g->rx_elem + hdr + RPC_HDR;
+		plen = r->length - RPC_HDR;
+		if (r->function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
 			if (!rx->active || rx->len + plen > rx->total) {
 				g->st.bad_elems++;
 				nvl_fw_log(g, LOG_RM, "stray continuation");
@@ -443,10 +449,10 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 				nvl_fw_log(g, LOG_RM, "message %u cut short",
 					   rx->function);
 			}
-			rx->function = e->rpc.function;
-			rx->seq = e->rpc.sequence;
+			rx->function = r->function;
+			rx->seq = r->sequence;
 			rx->len = plen;
-			rx->total = plen == PAYLOAD_MAX
+			rx->total = plen == g->wire->payload_max
 					    ? request_total(rx->function,
 							    payload, plen)
 					    : plen;

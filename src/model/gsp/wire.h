@@ -39,6 +39,21 @@ struct nvl_fw_wire {
 	size_t rmargs_size;
 	/** @rmargs: the queue arguments out of this version's RM arguments */
 	void (*rmargs)(const void *in, struct nvl_fw_rmargs *out);
+	/** @elem_hdr: bytes of the element header before the RPC header
+	 * (8 in 535.54.03, 48 from 535.113.01) */
+	size_t elem_hdr;
+	/** @payload_max: RPC payload bytes one element carries */
+	size_t payload_max;
+	/** @csum_padded: the checksum covers the page-padded element (else
+	 * only header + RPC length, zero-extended to 8 bytes) */
+	bool csum_padded;
+	/** @elem_write: the element header at @hdr: @seq, @pages where the
+	 * version has elemCount, checkSum @csum */
+	void (*elem_write)(void *hdr, uint32_t seq, uint32_t pages,
+			   uint32_t csum);
+	/** @elem_read: seqNum and elemCount (0 where the version has none:
+	 * the RPC length gives the size) */
+	void (*elem_read)(const void *hdr, uint32_t *seq, uint32_t *pages);
 	/** @control: a control only this version has (570's GR controls,
 	 * where the GPC mask moved); false when it is not one of them */
 	bool (*control)(uint32_t cmd, void *params, size_t size,

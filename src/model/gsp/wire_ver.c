@@ -6,6 +6,7 @@
  * The layout comes from the compiler and that version's headers, never
  * from abigen.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include NVL_FW_ROOT
@@ -81,6 +82,37 @@ static bool control(uint32_t cmd, void *params, size_t size,
 	}
 }
 
+static void elem_write(void *hdr, uint32_t seq, uint32_t pages, uint32_t csum)
+{
+	GSP_MSG_QUEUE_ELEMENT e;
+
+	memcpy(&e, hdr, GSP_MSG_QUEUE_ELEMENT_HDR_SIZE);
+	e.seqNum = seq;
+	e.checkSum = csum;
+#if GSP_MSG_QUEUE_ELEMENT_HDR_SIZE > 8
+	e.elemCount = pages;
+#else
+	(void)pages; /* 535.54.03: the RPC length says how many */
+#endif
+	memcpy(hdr, &e, GSP_MSG_QUEUE_ELEMENT_HDR_SIZE);
+}
+
+static void elem_read(const void *hdr, uint32_t *seq, uint32_t *pages)
+{
+	GSP_MSG_QUEUE_ELEMENT e;
+
+	memcpy(&e, hdr, GSP_MSG_QUEUE_ELEMENT_HDR_SIZE);
+	*seq = e.seqNum;
+#if GSP_MSG_QUEUE_ELEMENT_HDR_SIZE > 8
+	*pages = e.elemCount;
+#else
+	*pages = 0;
+#endif
+}
+
+_Static_assert(offsetof(GSP_MSG_QUEUE_ELEMENT, rpc) ==
+		       GSP_MSG_QUEUE_ELEMENT_HDR_SIZE,
+	       "the RPC header follows the element header");
 _Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
 
 const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
@@ -89,4 +121,10 @@ const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
 	.rmargs_size = sizeof(GSP_ARGUMENTS_CACHED),
 	.rmargs = rmargs,
 	.control = control,
+	.elem_hdr = GSP_MSG_QUEUE_ELEMENT_HDR_SIZE,
+	.payload_max = GSP_MSG_QUEUE_RPC_PAYLOAD_MAX,
+	/* 535.54.03's checksum stops at the element's end */
+	.csum_padded = GSP_MSG_QUEUE_ELEMENT_HDR_SIZE > 8,
+	.elem_write = elem_write,
+	.elem_read = elem_read,
 };
