@@ -6,6 +6,10 @@
  * 0xcaf0xxxx, never reused while the GSP might still know them. The table
  * maps each handle to its parent and client; it is small and linear, as a
  * driver holds tens of objects, not millions.
+ *
+ * The alloc, control and free messages are framed by the booted version's
+ * generated layer (pack before the call, unpack of the reply): their
+ * fixed parts and where the parameters start are the version's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +20,7 @@
 #include "gsp/abi.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
+#include "gspabi.h"
 
 #define RM_HANDLE_CLIENT 0xc1d00000u
 #define RM_HANDLE_OBJECT 0xcaf00000u
@@ -118,18 +123,32 @@ static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
 	return 0;
 }
 
+/* the fixed part of message @id in the booted version; 0 if it has none */
+static size_t wire_hdr(struct nvl_gsp *gsp, enum gspabi_struct_id id)
+{
+	const struct gspabi_version *v = gsp->q.abi;
+
+	return v && v->structs[id].present ? v->structs[id].wire_size : 0;
+}
+
 int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 		     void *params, size_t size, uint32_t *handle_out)
 {
+	const struct gspabi_version *v = gsp->q.abi;
+	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_ALLOC);
 	struct nvl_gsp_rm *rm = gsp->rm;
-	rpc_gsp_rm_alloc_v03_00 *msg;
-	size_t len = sizeof(*msg) + size, got = 0;
+	struct gspabi_rm_alloc a;
+	size_t len = hdr + size, got = 0;
 	uint32_t client, handle;
+	uint8_t *msg;
 	int ret;
 
 	if (size && !params)
 		return nvl_error(-EINVAL, "gsp: RM alloc parameters missing");
-	if (size > NVL_GSP_MSG_MAX - sizeof(*msg))
+	if (!hdr)
+		return nvl_error(-EPROTO, "gsp: firmware %s has no RM alloc",
+				 v ? v->tag : "?");
+	if (size > NVL_GSP_MSG_MAX - hdr)
 		return nvl_error(-EINVAL, "gsp: RM alloc parameters too large");
 	msg = nvl_zalloc(len);
 	if (!msg)
@@ -139,33 +158,47 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 	pthread_mutex_unlock(&rm->lock);
 	if (ret)
 		goto out;
-	msg->hClient = client;
-	msg->hParent = hclass == NV01_ROOT ? 0 : hparent;
-	msg->hObject = handle;
-	msg->hClass = hclass;
-	msg->status = NV_OK;
-	msg->paramsSize = (NvU32)size;
+	a = (struct gspabi_rm_alloc){
+		.present = GSPABI_RM_ALLOC_HAS_HCLIENT |
+			   GSPABI_RM_ALLOC_HAS_HPARENT |
+			   GSPABI_RM_ALLOC_HAS_HOBJECT |
+			   GSPABI_RM_ALLOC_HAS_HCLASS |
+			   GSPABI_RM_ALLOC_HAS_STATUS |
+			   GSPABI_RM_ALLOC_HAS_PARAMSSIZE,
+		.hClient = client,
+		.hParent = hclass == NV01_ROOT ? 0 : hparent,
+		.hObject = handle,
+		.hClass = hclass,
+		.status = NV_OK,
+		.paramsSize = (uint32_t)size,
+	};
+	if (gspabi_pack(v, GSPABI_S_RM_ALLOC, &a, msg, hdr)) {
+		ret = nvl_error(-EPROTO, "gsp: cannot frame an RM alloc for %s",
+				v->tag);
+		goto out_unreserve;
+	}
 	if (size)
-		memcpy(msg->params, params, size);
+		memcpy(msg + hdr, params, size);
 	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC, msg, len, msg,
 			  len, &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		goto out_unreserve;
-	if (got != len) {
+	if (got != len || gspabi_unpack(v, GSPABI_S_RM_ALLOC, msg, got, &a) ||
+	    a.params != hdr) {
 		ret = nvl_error(
 			-EPROTO,
 			"gsp: RM alloc reply of %zu bytes, expected %zu", got,
 			len);
 		goto out_unreserve;
 	}
-	if (msg->status != NV_OK) {
-		ret = nvl_error(nvl_gsp_status_errno(msg->status),
+	if (a.status != NV_OK) {
+		ret = nvl_error(nvl_gsp_status_errno(a.status),
 				"gsp: RM alloc of class %#x failed: %s", hclass,
-				nvl_gsp_status_name(msg->status));
+				nvl_gsp_status_name(a.status));
 		goto out_unreserve;
 	}
 	if (size)
-		memcpy(params, msg->params, size);
+		memcpy(params, msg + hdr, size);
 	pthread_mutex_lock(&rm->lock);
 	/* reserve() made room and holds it */
 	rm->reserved--;
@@ -187,9 +220,12 @@ out:
 int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 		       void *params, size_t size)
 {
-	rpc_gsp_rm_control_v03_00 *msg;
-	size_t len = sizeof(*msg) + size, got = 0;
+	const struct gspabi_version *v = gsp->q.abi;
+	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_CONTROL);
 	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
+	size_t len = hdr + size, got = 0;
+	struct gspabi_rm_control c;
+	uint8_t *msg;
 	int ret;
 
 	if (!client)
@@ -197,39 +233,55 @@ int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 				 hobject);
 	if (size && !params)
 		return nvl_error(-EINVAL, "gsp: RM control parameters missing");
-	if (size > NVL_GSP_MSG_MAX - sizeof(*msg))
+	if (!hdr)
+		return nvl_error(-EPROTO, "gsp: firmware %s has no RM control",
+				 v ? v->tag : "?");
+	if (size > NVL_GSP_MSG_MAX - hdr)
 		return nvl_error(-EINVAL,
 				 "gsp: RM control parameters too large");
 	msg = nvl_malloc(len);
 	if (!msg)
 		return nvl_error(-ENOMEM, "gsp: no memory for an RM control");
-	memset(msg, 0, sizeof(*msg));
-	msg->hClient = client;
-	msg->hObject = hobject;
-	msg->cmd = cmd;
-	msg->status = NV_OK;
-	msg->paramsSize = (NvU32)size;
+	c = (struct gspabi_rm_control){
+		.present = GSPABI_RM_CONTROL_HAS_HCLIENT |
+			   GSPABI_RM_CONTROL_HAS_HOBJECT |
+			   GSPABI_RM_CONTROL_HAS_CMD |
+			   GSPABI_RM_CONTROL_HAS_STATUS |
+			   GSPABI_RM_CONTROL_HAS_PARAMSSIZE,
+		.hClient = client,
+		.hObject = hobject,
+		.cmd = cmd,
+		.status = NV_OK,
+		.paramsSize = (uint32_t)size,
+	};
+	if (gspabi_pack(v, GSPABI_S_RM_CONTROL, &c, msg, hdr)) {
+		ret = nvl_error(-EPROTO,
+				"gsp: cannot frame an RM control for %s",
+				v->tag);
+		goto out;
+	}
 	if (size)
-		memcpy(msg->params, params, size);
+		memcpy(msg + hdr, params, size);
 	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, msg, len,
 			  msg, len, &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		goto out;
-	if (got != len || msg->paramsSize != size) {
+	if (got != len || gspabi_unpack(v, GSPABI_S_RM_CONTROL, msg, got, &c) ||
+	    c.paramsSize != size || c.params != hdr) {
 		ret = nvl_error(
 			-EPROTO,
 			"gsp: RM control %#x reply of %zu bytes, expected %zu",
 			cmd, got, len);
 		goto out;
 	}
-	if (msg->status != NV_OK) {
-		ret = nvl_error(nvl_gsp_status_errno(msg->status),
+	if (c.status != NV_OK) {
+		ret = nvl_error(nvl_gsp_status_errno(c.status),
 				"gsp: RM control %#x failed: %s", cmd,
-				nvl_gsp_status_name(msg->status));
+				nvl_gsp_status_name(c.status));
 		goto out;
 	}
 	if (size)
-		memcpy(params, msg->params, size);
+		memcpy(params, msg + hdr, size);
 out:
 	nvl_free(msg);
 	return ret;
@@ -257,24 +309,38 @@ static void forget(struct nvl_gsp_rm *rm, uint32_t h)
 
 int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle)
 {
+	const struct gspabi_version *v = gsp->q.abi;
+	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_FREE);
+	struct gspabi_rm_free f = {
+		.present = GSPABI_RM_FREE_HAS_HROOT |
+			   GSPABI_RM_FREE_HAS_HOBJECTPARENT |
+			   GSPABI_RM_FREE_HAS_HOBJECTOLD |
+			   GSPABI_RM_FREE_HAS_STATUS,
+		.status = NV_OK,
+	};
 	struct nvl_gsp_rm *rm = gsp->rm;
-	rpc_free_v03_00 msg = {0};
+	uint8_t msg[64] = {0};
 	struct rm_obj *o;
 	int ret;
 
+	if (!hdr || hdr > sizeof(msg))
+		return nvl_error(-EPROTO, "gsp: firmware %s has no RM free",
+				 v ? v->tag : "?");
 	pthread_mutex_lock(&rm->lock);
 	o = find(rm, handle);
 	if (o) {
-		msg.params.hRoot = o->client;
-		msg.params.hObjectParent = o->parent ? o->parent : o->client;
-		msg.params.hObjectOld = handle;
-		msg.params.status = NV_OK;
+		f.hRoot = o->client;
+		f.hObjectParent = o->parent ? o->parent : o->client;
+		f.hObjectOld = handle;
 	}
 	pthread_mutex_unlock(&rm->lock);
 	if (!o)
 		return nvl_error(-ENOENT, "gsp: RM object %#x unknown", handle);
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_FREE, &msg, sizeof(msg),
-			  &msg, sizeof(msg), NULL, NVL_GSP_REPLY_RECV, 0);
+	if (gspabi_pack(v, GSPABI_S_RM_FREE, &f, msg, hdr))
+		return nvl_error(-EPROTO, "gsp: cannot frame an RM free for %s",
+				 v->tag);
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_FREE, msg, hdr, msg, hdr,
+			  NULL, NVL_GSP_REPLY_RECV, 0);
 	pthread_mutex_lock(&rm->lock);
 	forget(rm, handle);
 	pthread_mutex_unlock(&rm->lock);
