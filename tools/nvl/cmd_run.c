@@ -113,9 +113,9 @@ static void sample_client(struct run_ctx *x, struct run_client *cl,
 				if (cl->busy_ns[e] != UINT64_MAX &&
 				    now > cl->busy_t && v >= cl->busy_ns[e])
 					c->busy_pct[e] = fmin(
-						100.0, (v - cl->busy_ns[e]) *
-							       100.0 /
-							       (now - cl->busy_t));
+						100.0,
+						(v - cl->busy_ns[e]) * 100.0 /
+							(now - cl->busy_t));
 				cl->busy_ns[e] = v;
 			}
 	}
@@ -432,7 +432,8 @@ int nvl_cmd_run(int argc, char **argv)
 		case 'm':
 			if (!parse_uint(optarg, 256, 1ul << 20, &vram))
 				return nvl_help_usage_error(
-					"run", "--vram wants MiB, 256..1048576");
+					"run",
+					"--vram wants MiB, 256..1048576");
 			break;
 		case 'j':
 			o.json = true;
@@ -446,8 +447,8 @@ int nvl_cmd_run(int argc, char **argv)
 		case 'h':
 			return nvl_help_print(stdout, "run");
 		case ':':
-			return nvl_help_usage_error("run",
-						    "an option lacks its value");
+			return nvl_help_usage_error(
+				"run", "an option lacks its value");
 		default:
 			return nvl_help_usage_error("run", "unknown option");
 		}

@@ -40,7 +40,7 @@
 
 /** struct run_opts - what the command line asked for */
 struct run_opts {
-	const char *spec;
+	const char *spec, *fw_version;
 	double seconds;
 	unsigned int clients, channels;
 	uint64_t vram_mib;
@@ -127,8 +127,7 @@ bool run_should_stop(struct run_ctx *x);
  * run_fail() - record the run's first failure and stop every client.
  * Return: @err (a negative errno), for `return run_fail(...)`.
  */
-int run_fail(struct run_ctx *x, int err, const char *fmt, ...)
-	NVL_PRINTF(3, 4);
+int run_fail(struct run_ctx *x, int err, const char *fmt, ...) NVL_PRINTF(3, 4);
 
 /** run_stat_add() - add @v to the summary value @key (created at 0). */
 void run_stat_add(struct run_ctx *x, const char *key, const char *unit,
@@ -184,8 +183,8 @@ int run_check(struct run_ctx *x, const void *got, const void *want, size_t n,
 /** run_pattern() - fill @n bytes (a multiple of 4) with a pattern of @seed. */
 void run_pattern(void *p, size_t n, uint64_t seed);
 /** run_pattern_check() - check @n bytes against run_pattern(@seed). */
-int run_pattern_check(struct run_ctx *x, const void *p, size_t n,
-		      uint64_t seed, const char *what);
+int run_pattern_check(struct run_ctx *x, const void *p, size_t n, uint64_t seed,
+		      const char *what);
 
 /**
  * run_threads() - run @fn(@x, i, @arg) for i in [0, @n) on @n threads and
@@ -198,8 +197,8 @@ int run_threads(struct run_ctx *x, unsigned int n,
 /* --- run_push.c: copy-class methods (clc5b5.h fields, src/hw/ce.h) ----- */
 
 /** run_pb_copy() - copy @len bytes from @src to @dst (VAs); dwords written. */
-uint32_t run_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
-		     uint64_t src, uint32_t len);
+uint32_t run_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst, uint64_t src,
+		     uint32_t len);
 /** run_pb_fill() - fill @len bytes (a multiple of 4) at @dst with @pattern. */
 uint32_t run_pb_fill(uint32_t *p, uint32_t ce_class, uint64_t dst,
 		     uint32_t pattern, uint32_t len);
@@ -236,8 +235,8 @@ int run_sparse_client(struct run_ctx *x, struct run_client *cl,
  * rounds of bringing each back, checking every byte and rewriting it,
  * until the run stops (at least @min_rounds rounds after the first fill).
  */
-int run_oversub_client(struct run_ctx *x, struct run_client *cl,
-		       uint64_t bytes, unsigned int min_rounds);
+int run_oversub_client(struct run_ctx *x, struct run_client *cl, uint64_t bytes,
+		       unsigned int min_rounds);
 
 /**
  * run_copies_client() - copy jobs on every channel of @cl, each checked,

@@ -51,17 +51,16 @@ static int faulter(struct run_ctx *x, struct fault_state *fs)
 	if (ret)
 		goto out_unmap;
 	/* let the other clients get going, then fault */
-	for (int i = 0; i < 2000 && atomic_load(&fs->workers_up) <
-					    x->o->clients - 1;
-	     i++)
+	for (int i = 0;
+	     i < 2000 && atomic_load(&fs->workers_up) < x->o->clients - 1; i++)
 		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 	n = run_pb_fill(pb, x->info.ce_class, UNMAPPED_VA, 0xdeadbeefu, LEN);
 	ret = run_exec(cl, 0, pb, n, NULL, 0, &pt);
 	if (ret)
 		goto out_unmap;
 	/* the faulting job's fence completes (with an error or not) */
-	wret = nvl_syncobj_wait(cl->c, &cl->tl, &pt, 1,
-				run_now() + RUN_WAIT_NS, 0, NULL);
+	wret = nvl_syncobj_wait(cl->c, &cl->tl, &pt, 1, run_now() + RUN_WAIT_NS,
+				0, NULL);
 	for (int i = 0; i < 5000; i++) {
 		ret = nvl_channel_query(cl->c, cl->chan[0], &ci);
 		if (ret || !ci.alive)

@@ -33,7 +33,8 @@ int64_t run_now(void)
 int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 		 const char *workload, uint64_t vram_mib)
 {
-	struct nvl_device_opts dopts = {.vram_size = vram_mib * RUN_MIB};
+	struct nvl_device_opts dopts = {.vram_size = vram_mib * RUN_MIB,
+					.fw_version = o->fw_version};
 	int ret;
 
 	memset(x, 0, sizeof(*x));
@@ -96,8 +97,8 @@ static struct run_stat *stat_find(struct run_ctx *x, const char *key,
 			return &x->stats[i];
 	if (x->nstats == RUN_MAX_STATS)
 		return NULL;
-	x->stats[x->nstats] = (struct run_stat){
-		.key = key, .unit = unit, .integer = true};
+	x->stats[x->nstats] =
+		(struct run_stat){.key = key, .unit = unit, .integer = true};
 	return &x->stats[x->nstats++];
 }
 
@@ -146,9 +147,8 @@ int run_client_open(struct run_ctx *x, const char *name, unsigned int nchan,
 					.end = VA_END,
 					.kernel_start = VA_KERNEL,
 					.kernel_range = NVL_EXEC_KERNEL_RANGE};
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
-				    .addr = VA_PB,
-				    .range = PB_SIZE};
+	struct nvl_vm_bind_op op = {
+		.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = PB_SIZE};
 	struct run_client *cl;
 	int ret;
 
@@ -285,8 +285,7 @@ int run_exec(struct run_client *cl, unsigned int ch, const uint32_t *dw,
 			return ret;
 	}
 	memcpy(cl->ppb + slot * PB_SLOT_DW, dw, n * 4);
-	ret = nvl_exec(cl->c, cl->chan[ch], &p, 1, waits, n_waits, &sig, 1,
-		       0);
+	ret = nvl_exec(cl->c, cl->chan[ch], &p, 1, waits, n_waits, &sig, 1, 0);
 	if (ret)
 		return run_fail(cl->x, ret, "client %s: exec", cl->name);
 	cl->point = pt;
@@ -355,8 +354,8 @@ void run_pattern(void *p, size_t n, uint64_t seed)
 	}
 }
 
-int run_pattern_check(struct run_ctx *x, const void *p, size_t n,
-		      uint64_t seed, const char *what)
+int run_pattern_check(struct run_ctx *x, const void *p, size_t n, uint64_t seed,
+		      const char *what)
 {
 	uint32_t ref[PAT_PAGE / 4];
 	const uint8_t *b = p;
@@ -409,7 +408,8 @@ int run_threads(struct run_ctx *x, unsigned int n,
 		return run_fail(x, -ENOMEM, "threads");
 	}
 	for (unsigned int i = 0; i < n; i++) {
-		t[i] = (struct thread_arg){.x = x, .i = i, .fn = fn, .arg = arg};
+		t[i] = (struct thread_arg){
+			.x = x, .i = i, .fn = fn, .arg = arg};
 		if (pthread_create(&th[i], NULL, thread_main, &t[i])) {
 			ret = run_fail(x, -EAGAIN, "cannot start thread %u", i);
 			break;

@@ -57,8 +57,7 @@ static int submit(struct run_ctx *x, struct run_client *cl, uint32_t queue,
 	}
 	n = run_pb_fill(pb, x->info.ce_class, b->nb_va, fill_word(b->seed),
 			CHUNK);
-	n += run_pb_copy(pb + n, x->info.ce_class, b->dst_va, b->src_va,
-			 CHUNK);
+	n += run_pb_copy(pb + n, x->info.ce_class, b->dst_va, b->src_va, CHUNK);
 	n += run_pb_copy(pb + n, x->info.ce_class, b->dst_va + CHUNK, b->nb_va,
 			 CHUNK);
 	ret = run_exec(cl, ch, pb, n, waits, nw, &b->pt);
@@ -72,9 +71,8 @@ static int submit(struct run_ctx *x, struct run_client *cl, uint32_t queue,
 static int complete(struct run_ctx *x, struct run_client *cl, uint32_t queue,
 		    struct chan_bufs *b)
 {
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_UNMAP,
-				    .addr = b->nb_va,
-				    .range = CHUNK};
+	struct nvl_vm_bind_op op = {
+		.op = NVL_VM_BIND_OP_UNMAP, .addr = b->nb_va, .range = CHUNK};
 	uint32_t fw = fill_word(b->seed);
 	char what[64];
 	int ret = run_wait(cl, b->pt);
@@ -119,8 +117,9 @@ int run_copies_client(struct run_ctx *x, struct run_client *cl,
 	if (ret)
 		return run_fail(x, ret, "client %s: bind queue", cl->name);
 	for (; made < cl->nchan && !ret; made++) {
-		ret = run_bo(cl, CHUNK, NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE, &b[made].src,
-			     &b[made].src_va, (void **)&b[made].psrc);
+		ret = run_bo(cl, CHUNK, NVL_BO_DOMAIN_VRAM, 0,
+			     NVL_BO_CPU_VISIBLE, &b[made].src, &b[made].src_va,
+			     (void **)&b[made].psrc);
 		if (ret)
 			break;
 		ret = run_bo(cl, 2 * CHUNK, NVL_BO_DOMAIN_VRAM, 0,

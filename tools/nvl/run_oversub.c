@@ -45,8 +45,8 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 		run_stat_add(x, "found_evicted", NULL, 1);
 	ret = nvl_bo_use(cl->c, b->h);
 	if (ret)
-		return run_fail(x, ret, "client %s: bring BO %u back",
-				cl->name, i);
+		return run_fail(x, ret, "client %s: bring BO %u back", cl->name,
+				i);
 	ret = nvl_bo_query(cl->c, b->h, &bi);
 	if (!ret && bi.current == NVL_BO_DOMAIN_VRAM)
 		run_stat_add(x, "brought_back", NULL, 1);
@@ -71,8 +71,8 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 	return ret;
 }
 
-int run_oversub_client(struct run_ctx *x, struct run_client *cl,
-		       uint64_t total, unsigned int min_rounds)
+int run_oversub_client(struct run_ctx *x, struct run_client *cl, uint64_t total,
+		       unsigned int min_rounds)
 {
 	unsigned int n = (unsigned int)((total + BO_SIZE - 1) / BO_SIZE);
 	struct obo *b = nvl_calloc(n, sizeof(*b));
@@ -89,9 +89,10 @@ int run_oversub_client(struct run_ctx *x, struct run_client *cl,
 	for (; made < n && !ret; made++) {
 		void *p;
 
-		ret = run_bo(cl, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-			     NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
-			     &b[made].h, &b[made].va, &p);
+		ret = run_bo(cl, BO_SIZE,
+			     NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			     NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &b[made].h,
+			     &b[made].va, &p);
 		if (ret)
 			break;
 		run_pattern(p, BO_SIZE - PAGE, salt + made);

@@ -31,8 +31,8 @@ static uint32_t launch(uint32_t *p, bool remap)
 	return 2;
 }
 
-uint32_t run_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst,
-		     uint64_t src, uint32_t len)
+uint32_t run_pb_copy(uint32_t *p, uint32_t ce_class, uint64_t dst, uint64_t src,
+		     uint32_t len)
 {
 	uint32_t n = bind_class(p, ce_class);
 

@@ -63,17 +63,17 @@ static int stream(struct run_ctx *x, struct sparse *s, uint64_t t,
 	int ret;
 
 	if (t >= D)
-		ops[nops++] = (struct nvl_vm_bind_op){
-			.op = NVL_VM_BIND_OP_UNMAP,
-			.addr = tile_va(s, t - D),
-			.range = TILE};
+		ops[nops++] =
+			(struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_UNMAP,
+						.addr = tile_va(s, t - D),
+						.range = TILE};
 	ops[nops++] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
 					      .handle = s->slot[k],
 					      .addr = tile_va(s, t),
 					      .range = TILE};
 	run_pattern(s->pstg + k * TILE, TILE, s->seed + t);
-	ret = nvl_vm_bind(cl->c, cl->vm, s->queue, ops, nops, NULL, 0, &bsig,
-			  1, NVL_VM_BIND_ASYNC);
+	ret = nvl_vm_bind(cl->c, cl->vm, s->queue, ops, nops, NULL, 0, &bsig, 1,
+			  NVL_VM_BIND_ASYNC);
 	if (ret)
 		return run_fail(x, ret, "client %s: async bind of tile %llu",
 				cl->name, (unsigned long long)t);
@@ -151,8 +151,8 @@ int run_sparse_client(struct run_ctx *x, struct run_client *cl,
 		if (ret)
 			goto out;
 	}
-	ret = run_bo(cl, D * TILE, NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE, &s.stg, &s.stg_va,
-		     (void **)&s.pstg);
+	ret = run_bo(cl, D * TILE, NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE,
+		     &s.stg, &s.stg_va, (void **)&s.pstg);
 	if (ret)
 		goto out;
 	ret = run_bo(cl, TILE, NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE,

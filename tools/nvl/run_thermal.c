@@ -40,9 +40,8 @@ static int thermal_thread(struct run_ctx *x, unsigned int i, void *arg)
 		goto out;
 	run_pattern(psrc, LEN, (uint64_t)cl->id << 40);
 	for (; made < cl->nchan && !ret; made++)
-		ret = run_bo(cl, LEN, NVL_BO_DOMAIN_VRAM, 0,
-			     NVL_BO_CPU_VISIBLE, &dst[made], &dst_va[made],
-			     (void **)&pdst[made]);
+		ret = run_bo(cl, LEN, NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE,
+			     &dst[made], &dst_va[made], (void **)&pdst[made]);
 	if (ret)
 		made--;
 	while (!ret && (jobs < 2 * cl->nchan || !run_should_stop(x))) {
