@@ -16,6 +16,8 @@ usage: nvl_run.py NVL
 """
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
 import tempfile
@@ -113,6 +115,35 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("plot", rec, "-o", os.path.join(d, "load.svg"))
     check("record: nvl plot draws it (or says it has no cairo)",
           rc == 0 or "without cairo" in err, err)
+
+# the progress bar: on stderr when it is a terminal and the run is longer
+# than a second; never on a pipe
+master, slave = pty.openpty()
+p = subprocess.Popen([NVL, "run", "multiclient", "--seconds", "1.2",
+                      "--clients", "1"], stdout=subprocess.PIPE,
+                     stderr=slave, stdin=subprocess.DEVNULL)
+os.close(slave)
+tty = b""
+while True:
+    r, _, _ = select.select([master], [], [], 60)
+    if not r:
+        break
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    tty += chunk
+os.close(master)
+out = p.stdout.read().decode()
+p.stdout.close()
+check("progress bar on a terminal's stderr, summary on stdout",
+      p.wait(timeout=60) == 0 and b"\r  multiclient [#" in tty and
+      b"%" in tty and "passed" in out and "[#" not in out, tty[-200:])
+rc, out, err = run("run", "multiclient", "--seconds", "1.2", "--clients",
+                   "1")
+check("no progress bar on a pipe", rc == 0 and "[#" not in err, err)
 
 # usage errors: exit 2, a message on stderr, nothing on stdout
 for args, what in [(["run"], "no workload"),
