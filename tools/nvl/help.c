@@ -205,8 +205,10 @@ static const struct nvl_help table[] = {
 	{"demo", "the main job: exercise the stack on the built-in model",
 	 "nvl demo [--firmware VERSION]",
 	 "Runs every registered step (machine baselines, sync, scheduler, "
-	 "mm, vm, GSP boot, model, MMU) in order, each labelled with what it "
-	 "runs on, and stops at the first failure.",
+	 "mm, vm, GSP boot, model, MMU, driver) in order, each labelled with "
+	 "what it runs on, and stops at the first failure. The driver step "
+	 "runs nvl run's sparse, copy and oversubscription workloads as one "
+	 "story on one device.",
 	 demo_opts, demo_ex, NULL},
 	{"bench", "run benchmarks (--json for JSON lines)",
 	 "nvl bench [--json] [--quick] [--list] [NAME...]",
