@@ -64,13 +64,15 @@ check("sparse: every streamed tile checked, unbacked tiles read zero",
       r.get("bytes_checked", 0) >= r.get("tiles_streamed", 1) * 65536 and
       r.get("sparse_zero_checks", 0) >= 1, r)
 
-r = workload("oversub")
+r = workload("oversub", "--chip", "ga102")
 check("oversub: BOs of at least 4x the usable VRAM",
       r.get("oversubscription", 0) >= 4.0, r)
 check("oversub: evicted BOs found and brought back",
       r.get("found_evicted", 0) > 0 and r.get("brought_back", 0) > 0, r)
-check("oversub: every byte checked once per round",
-      r.get("rounds", 0) >= 1 and r.get("bytes_checked", 0) >=
+check("oversub: each BO brought back rebound before the GPU writes it",
+      r.get("rebinds", 0) == r.get("found_evicted", -1), r)
+check("oversub: every byte checked once per round, two rounds at least",
+      r.get("rounds", 0) >= 2 and r.get("bytes_checked", 0) >=
       r.get("bo_bytes", 1) * r.get("rounds", 1) * 0.99, r)
 
 r = workload("multiclient", "--clients", "3", "--channels", "2")

@@ -379,6 +379,7 @@ int nvl_cmd_run(int argc, char **argv)
 		{"channels", required_argument, NULL, 'n'},
 		{"vram", required_argument, NULL, 'm'},
 		{"json", no_argument, NULL, 'j'},
+		{"no-rebind", no_argument, NULL, 'R'},
 		{"record", required_argument, NULL, 'r'},
 		{"list", no_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
@@ -437,6 +438,9 @@ int nvl_cmd_run(int argc, char **argv)
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 'R':
+			o.no_rebind = true;
 			break;
 		case 'r':
 			o.record = optarg;

@@ -156,6 +156,10 @@ static const struct nvl_help_opt run_opts[] = {
 	 "the model's VRAM in MiB, 256 or more (default: oversub 256, the "
 	 "others the chip's)"},
 	{"--json", NULL, "the summary as one JSON object on stdout"},
+	{"--no-rebind", NULL,
+	 "oversub: do not rebind a BO brought back into VRAM before the copy "
+	 "engine writes it (EXEC does not revalidate evicted BOs yet, so its "
+	 "mapping may point at VRAM another BO holds)"},
 	{"-r, --record", "FILE",
 	 "write a time series of sensors and per-client memory to FILE "
 	 "(JSON lines, drawn by nvl plot)"},

@@ -44,7 +44,7 @@ struct run_opts {
 	double seconds;
 	unsigned int clients, channels;
 	uint64_t vram_mib;
-	bool json, quiet;
+	bool json, quiet, no_rebind;
 	const char *record;
 };
 

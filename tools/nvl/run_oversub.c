@@ -6,8 +6,9 @@
  * into each. Then, in rounds: each BO is brought back into VRAM
  * (nvl_bo_use(), which evicts others), every byte is checked against what
  * was written before it was evicted, a new pattern is written, and the
- * copy engine writes the BO's last page through the client's VM (wherever
- * the BO lives at that moment), checked in the next round.
+ * copy engine writes the BO's last page through the client's VM while the
+ * BO is held in VRAM, checked in the next round (nvl run does two rounds
+ * at least, so the copy engine's writes are checked too).
  */
 #include <errno.h>
 #include <string.h>
@@ -28,11 +29,20 @@ static uint32_t gpu_word(uint64_t seed)
 	return (uint32_t)(seed * 0x2545f491u) | 1u;
 }
 
-/* check BO @b (round @r wrote @seed on the CPU, @gword by the GPU) */
+/*
+ * Bring BO @b back, check it (the CPU wrote @seed, the GPU @gword into the
+ * last page; 0: not yet), then write the next round's: @next_seed by the
+ * CPU, @next_gword by the copy engine. The BO stays mapped, so pinned in
+ * VRAM, until the copy engine is done: an exec does not fence the BOs of
+ * its VM yet (docs/driver.md), so an unpinned BO could move under it.
+ */
 static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 		     unsigned int i, uint64_t seed, uint32_t gword,
-		     uint64_t next_seed)
+		     uint64_t next_seed, uint32_t next_gword)
 {
+	uint32_t pb[32], ndw;
+	bool was_evicted;
+	uint64_t pt;
 	struct nvl_bo_info bi;
 	char what[64];
 	uint32_t *p;
@@ -41,7 +51,8 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 	ret = nvl_bo_query(cl->c, b->h, &bi);
 	if (ret)
 		return run_fail(x, ret, "client %s: query BO %u", cl->name, i);
-	if (bi.current != NVL_BO_DOMAIN_VRAM)
+	was_evicted = bi.current != NVL_BO_DOMAIN_VRAM;
+	if (was_evicted)
 		run_stat_add(x, "found_evicted", NULL, 1);
 	ret = nvl_bo_use(cl->c, b->h);
 	if (ret)
@@ -53,6 +64,33 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 	ret = nvl_bo_map(cl->c, b->h, (void **)&p);
 	if (ret)
 		return run_fail(x, ret, "client %s: map BO %u", cl->name, i);
+	/*
+	 * EXEC does not validate a VM's evicted BOs yet (docs/driver.md): the
+	 * mapping of a BO brought back still points at the VRAM it left,
+	 * which another BO may hold now (seen on ga102). Rebind it at the
+	 * same VA so the copy engine writes where the BO is; --no-rebind
+	 * shows the problem.
+	 */
+	if (was_evicted && !x->o->no_rebind) {
+		struct nvl_vm_bind_op ops[2] = {
+			{.op = NVL_VM_BIND_OP_UNMAP,
+			 .addr = b->va,
+			 .range = BO_SIZE},
+			{.op = NVL_VM_BIND_OP_MAP,
+			 .handle = b->h,
+			 .addr = b->va,
+			 .range = BO_SIZE},
+		};
+
+		ret = nvl_vm_bind(cl->c, cl->vm, 0, ops, 2, NULL, 0, NULL, 0,
+				  0);
+		if (ret) {
+			nvl_bo_unmap(cl->c, b->h);
+			return run_fail(x, ret, "client %s: rebind BO %u",
+					cl->name, i);
+		}
+		run_stat_add(x, "rebinds", NULL, 1);
+	}
 	snprintf(what, sizeof(what), "client %s: BO %u", cl->name, i);
 	ret = run_pattern_check(x, p, BO_SIZE - PAGE, seed, what);
 	for (size_t k = 0; !ret && gword && k < PAGE / 4; k++)
@@ -66,6 +104,11 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 		run_stat_add(x, "bytes_checked", "B",
 			     gword ? BO_SIZE : BO_SIZE - PAGE);
 		run_pattern(p, BO_SIZE - PAGE, next_seed);
+		ndw = run_pb_fill(pb, x->info.ce_class, b->va + BO_SIZE - PAGE,
+				  next_gword, PAGE);
+		ret = run_exec(cl, 0, pb, ndw, NULL, 0, &pt);
+		if (!ret)
+			ret = run_wait(cl, pt);
 	}
 	nvl_bo_unmap(cl->c, b->h);
 	return ret;
@@ -108,19 +151,9 @@ int run_oversub_client(struct run_ctx *x, struct run_client *cl, uint64_t total,
 			break;
 		for (unsigned int i = 0; i < n && !ret; i++) {
 			uint32_t gw = round ? gpu_word(seed + i) : 0;
-			uint32_t pb[32], k;
-			uint64_t pt;
 
-			ret = check_one(x, cl, &b[i], i, seed + i, gw,
-					next + i);
-			if (ret)
-				break;
-			k = run_pb_fill(pb, x->info.ce_class,
-					b[i].va + BO_SIZE - PAGE,
-					gpu_word(next + i), PAGE);
-			ret = run_exec(cl, 0, pb, k, NULL, 0, &pt);
-			if (!ret)
-				ret = run_wait(cl, pt);
+			ret = check_one(x, cl, &b[i], i, seed + i, gw, next + i,
+					gpu_word(next + i));
 		}
 		if (!ret) {
 			round++;
@@ -142,7 +175,7 @@ static int oversub_thread(struct run_ctx *x, unsigned int i, void *arg)
 	if (ret)
 		return ret;
 	/* the clients share the 4x between them */
-	ret = run_oversub_client(x, cl, *(uint64_t *)arg, 1);
+	ret = run_oversub_client(x, cl, *(uint64_t *)arg, 2);
 	run_client_close(cl);
 	return ret;
 }
