@@ -64,8 +64,10 @@ static const struct {
 		  "outside the library; no GSP, no driver channels yet)"},
 	{"mmu", "the driver's NVIDIA page tables (src/nv) in the model's "
 		"VRAM, walked by the model's MMU"},
-	{"driver", "the public API on one model device: GSP boot, RM "
-		   "channel, EXEC through the scheduler (src/nv)"},
+	{"driver", "the public API on one model device: GSP boot, two "
+		   "clients, RM channels, async VM_BIND, EXEC through the "
+		   "scheduler (src/nv); evictions by the memory manager's "
+		   "CPU copies"},
 };
 
 static const char *runs_on(const char *name)

@@ -140,6 +140,46 @@ static const struct nvl_help_example plot_ex[] = {
 	{0},
 };
 
+static const struct nvl_help_opt run_opts[] = {
+	{"-d, --device", "SPEC",
+	 "the device: model:CHIP (tiny, tu102, ga102, ad102, gh100) or "
+	 "model (default: the embedded default)"},
+	{"--chip", "CHIP", "the same as -d model:CHIP"},
+	{"-s, --seconds", "S",
+	 "how long to run (default 2; a workload always finishes its first "
+	 "round)"},
+	{"-c, --clients", "N",
+	 "clients, each on its own thread (default: sparse 1, oversub 1, "
+	 "multiclient 4, fault 2, thermal 1)"},
+	{"--channels", "N", "copy channels per client (default 2)"},
+	{"--vram", "MIB",
+	 "the model's VRAM in MiB, 256 or more (default: oversub 256, the "
+	 "others the chip's)"},
+	{"--json", NULL, "the summary as one JSON object on stdout"},
+	{"--no-rebind", NULL,
+	 "oversub: do not rebind a BO brought back into VRAM before the copy "
+	 "engine writes it (EXEC does not revalidate evicted BOs yet, so its "
+	 "mapping may point at VRAM another BO holds)"},
+	{"-r, --record", "FILE",
+	 "write a time series of sensors and per-client memory to FILE "
+	 "(JSON lines, drawn by nvl plot)"},
+	{"-l, --list", NULL, "list the workloads and exit"},
+	{"-h, --help", NULL, "show this help and exit"},
+	{0},
+};
+static const struct nvl_help_example run_ex[] = {
+	{"nvl run sparse", "stream a sparse texture for 2 s; summary"},
+	{"nvl run oversub --seconds 5 --json",
+	 "4x VRAM oversubscription, JSON summary"},
+	{"nvl run multiclient --clients 8 --channels 4 --chip gh100",
+	 "8 clients x 4 channels on the Hopper model"},
+	{"nvl run fault", "one client faults; the other's work completes"},
+	{"nvl run thermal -s 10 -r load.jsonl && nvl plot load.jsonl -o "
+	 "load.png",
+	 "record a sustained load and draw it"},
+	{0},
+};
+
 static const struct nvl_help_opt help_opts[] = {
 	{"--man", NULL, "write the nvl(1) man page (roff) to stdout"},
 	{"--bash-completion", NULL,
@@ -169,8 +209,10 @@ static const struct nvl_help table[] = {
 	{"demo", "the main job: exercise the stack on the built-in model",
 	 "nvl demo [--firmware VERSION]",
 	 "Runs every registered step (machine baselines, sync, scheduler, "
-	 "mm, vm, GSP boot, model, MMU) in order, each labelled with what it "
-	 "runs on, and stops at the first failure.",
+	 "mm, vm, GSP boot, model, MMU, driver) in order, each labelled with "
+	 "what it runs on, and stops at the first failure. The driver step "
+	 "runs nvl run's sparse, copy and oversubscription workloads as one "
+	 "story on one device.",
 	 demo_opts, demo_ex, NULL},
 	{"bench", "run benchmarks (--json for JSON lines)",
 	 "nvl bench [--json] [--quick] [--list] [NAME...]",
@@ -219,6 +261,23 @@ static const struct nvl_help table[] = {
 	 "A malformed FILE is an error naming its line (exit 1); bad options "
 	 "exit 2.",
 	 plot_opts, plot_ex, NULL},
+	{"run", "run a workload on a device: sparse, oversub, fault, ...",
+	 "nvl run [OPTIONS] WORKLOAD\n"
+	 "nvl run --list",
+	 "Opens a device and runs one workload on it through the public API "
+	 "for --seconds, checking every byte it writes, then prints a "
+	 "summary (or --json). WORKLOAD is sparse (a sparse texture streamed "
+	 "tile by tile with asynchronous VM_BIND while the copies run), "
+	 "oversub (BOs of 4x the VRAM, evicted and brought back), "
+	 "multiclient (clients x channels submitting and binding at once), "
+	 "fault (one client faults on an unmapped VA: its channel is killed, "
+	 "the other clients' work completes) or thermal (a sustained copy "
+	 "load against the power limit). hang is not built (no public "
+	 "engine-hang injection) and exits 2.\n\n"
+	 "A progress bar is drawn on stderr when it is a terminal and the "
+	 "run is longer than a second. Exit 0 when the workload passed its "
+	 "checks, 1 when it failed (the summary says why), 2 on bad usage.",
+	 run_opts, run_ex, "sparse oversub multiclient fault thermal"},
 	{"help", "help on a command; the man page; bash completion",
 	 "nvl help [COMMAND]\n"
 	 "nvl help --man\n"
