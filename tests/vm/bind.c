@@ -449,8 +449,9 @@ static struct nvl_fence *kernel_fence(struct env *e, uint32_t bo)
 
 /*
  * A call mapping one BO several times in a row snapshots the BO's KERNEL
- * fences once (issue 19); the bind still waits for them: its page tables
- * change only after the fence.
+ * fences once (issue 19); the bind still waits for them: async, its page
+ * tables change only after the fence; sync, it gives up with -ETIME and
+ * changes nothing.
  */
 static void maps_of_one_bo_wait_for_its_kernel_fences(void **state_)
 {
@@ -481,14 +482,20 @@ static void maps_of_one_bo_wait_for_its_kernel_fences(void **state_)
 	page_is(&e, GiB + 2 * MiB, NVL_VM_PT_MAPPED);
 	page_is(&e, 2 * GiB, NVL_VM_PT_MAPPED);
 
-	/* sync, the fence already signalled: binds at once */
+	/* sync: bounded, and a call that gives up changed nothing */
 	k = kernel_fence(&e, e.bo);
-	nvl_fence_signal(k);
-	nvl_fence_put(k);
+	e.v->sync_timeout_ns = 20 * 1000 * 1000;
 	ops[0] = map_op(e.bo, 3 * GiB, MiB, 0);
 	ops[1] = map_op(e.bo, 3 * GiB + 2 * MiB, MiB, MiB);
+	assert_int_equal(bind(&e, ops, 2), -ETIME);
+	/* (not state(): the async bind's free_job may still run now) */
+	page_is(&e, 3 * GiB, NVL_VM_PT_INVALID);
+	page_is(&e, 3 * GiB + 2 * MiB, NVL_VM_PT_INVALID);
+	assert_null(nvl_gpuvm_find_at(e.v->gpuvm, 3 * GiB));
+	assert_null(nvl_gpuvm_find_at(e.v->gpuvm, 3 * GiB + 2 * MiB));
+	nvl_fence_signal(k);
+	nvl_fence_put(k);
 	assert_int_equal(bind(&e, ops, 2), 0);
-	page_is(&e, 3 * GiB, NVL_VM_PT_MAPPED);
 	page_is(&e, 3 * GiB + 2 * MiB, NVL_VM_PT_MAPPED);
 	env_fini(&e);
 }
