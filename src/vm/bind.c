@@ -601,6 +601,7 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			uint32_t flags, struct nvl_fence **done_out)
 {
 	struct nvl_fence **all = NULL;
+	const struct nvl_gem_object *seen = NULL;
 	uint32_t n_all = n_waits;
 	int ret = 0;
 
@@ -611,6 +612,15 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		if (ops[i].op != NVL_VM_BIND_OP_MAP || !ops[i].obj ||
 		    !ops[i].obj->resv)
 			continue;
+		/*
+		 * A run of maps of one BO (a batch of tiles) needs its fences
+		 * once: a second snapshot, taken a moment later, adds nothing
+		 * the bind does not wait for already (issue 19: 64 tile binds
+		 * took the resv lock 64 times).
+		 */
+		if (ops[i].obj == seen)
+			continue;
+		seen = ops[i].obj;
 		ret = nvl_resv_get_fences(ops[i].obj->resv,
 					  NVL_RESV_USAGE_KERNEL, &nk, &kf);
 		if (ret)

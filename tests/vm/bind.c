@@ -429,6 +429,77 @@ static void async_binds_run_in_queue_order_after_waits(void **state_)
 	env_fini(&e);
 }
 
+/* A KERNEL fence (a clear, a move) on @bo's resv; Return: the fence. */
+static struct nvl_fence *kernel_fence(struct env *e, uint32_t bo)
+{
+	struct nvl_gem_object *obj = nvl_gem_lookup(e->c, bo);
+	struct nvl_fence *f;
+
+	assert_non_null(obj);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	assert_int_equal(nvl_resv_lock(obj->resv, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(obj->resv, 1), 0);
+	assert_int_equal(
+		nvl_resv_add_fence(obj->resv, f, NVL_RESV_USAGE_KERNEL), 0);
+	nvl_resv_unlock(obj->resv);
+	nvl_gem_put(obj);
+	return f;
+}
+
+/*
+ * A call mapping one BO several times in a row snapshots the BO's KERNEL
+ * fences once (issue 19); the bind still waits for them: async, its page
+ * tables change only after the fence; sync, it gives up with -ETIME and
+ * changes nothing.
+ */
+static void maps_of_one_bo_wait_for_its_kernel_fences(void **state_)
+{
+	struct env e;
+	struct nvl_fence *k;
+	struct nvl_vm_sync sig = {0};
+	struct nvl_vm_bind_op ops[3];
+	uint32_t s;
+
+	(void)state_;
+	env_init(&e);
+	k = kernel_fence(&e, e.bo);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &s), 0);
+	sig.handle = s;
+	ops[0] = map_op(e.bo, GiB, MiB, 0);
+	ops[1] = map_op(e.bo, GiB + 2 * MiB, MiB, MiB);
+	ops[2] = map_op(e.bo2, 2 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, ops, 3, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	assert_false(signalled(&e, s, 20 * 1000 * 1000));
+	page_is(&e, GiB, NVL_VM_PT_INVALID);
+	page_is(&e, GiB + 2 * MiB, NVL_VM_PT_INVALID);
+	nvl_fence_signal(k);
+	nvl_fence_put(k);
+	assert_true(signalled(&e, s, 5ll * 1000 * 1000 * 1000));
+	page_is(&e, GiB, NVL_VM_PT_MAPPED);
+	page_is(&e, GiB + 2 * MiB, NVL_VM_PT_MAPPED);
+	page_is(&e, 2 * GiB, NVL_VM_PT_MAPPED);
+
+	/* sync: bounded, and a call that gives up changed nothing */
+	k = kernel_fence(&e, e.bo);
+	e.v->sync_timeout_ns = 20 * 1000 * 1000;
+	ops[0] = map_op(e.bo, 3 * GiB, MiB, 0);
+	ops[1] = map_op(e.bo, 3 * GiB + 2 * MiB, MiB, MiB);
+	assert_int_equal(bind(&e, ops, 2), -ETIME);
+	/* (not state(): the async bind's free_job may still run now) */
+	page_is(&e, 3 * GiB, NVL_VM_PT_INVALID);
+	page_is(&e, 3 * GiB + 2 * MiB, NVL_VM_PT_INVALID);
+	assert_null(nvl_gpuvm_find_at(e.v->gpuvm, 3 * GiB));
+	assert_null(nvl_gpuvm_find_at(e.v->gpuvm, 3 * GiB + 2 * MiB));
+	nvl_fence_signal(k);
+	nvl_fence_put(k);
+	assert_int_equal(bind(&e, ops, 2), 0);
+	page_is(&e, 3 * GiB + 2 * MiB, NVL_VM_PT_MAPPED);
+	env_fini(&e);
+}
+
 static void sync_bind_behind_queued_work_waits_for_it(void **state_)
 {
 	struct env e;
@@ -1512,6 +1583,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(allocation_failure_anywhere_leaves_vm_unchanged),
 	cmocka_unit_test(async_allocation_failure_anywhere_leaves_vm_unchanged),
 	cmocka_unit_test(async_binds_run_in_queue_order_after_waits),
+	cmocka_unit_test(maps_of_one_bo_wait_for_its_kernel_fences),
 	cmocka_unit_test(sync_bind_behind_queued_work_waits_for_it),
 	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
 	cmocka_unit_test(backend_failure_in_bind_job_bans_the_vm),
