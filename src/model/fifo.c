@@ -327,8 +327,15 @@ static void *rl_main(void *arg)
 		ch->queued = false;
 		if (chan_runnable_locked(ch))
 			rl_run_one_locked(rl, ch);
+		/* the run's completions, outside the lock (pbdma.c) */
+		if (rl->nonstall_bits) {
+			pthread_mutex_unlock(&f->lock);
+			nvl_model_nonstall_flush(rl);
+			pthread_mutex_lock(&f->lock);
+		}
 	}
 	pthread_mutex_unlock(&f->lock);
+	nvl_model_nonstall_flush(rl);
 	return NULL;
 }
 

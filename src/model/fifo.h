@@ -91,9 +91,6 @@ struct nvl_model_chan {
 	uint32_t mthd_op; /* SEC_OP of the pending header */
 	int64_t acquire_deadline;
 	bool acquiring;
-	/* NON_STALL_INTERRUPT bits held back in this run, and how many
-	 * methods raised them (pbdma.c: nvl_model_nonstall_flush) */
-	uint32_t nonstall_bits, nonstall_n;
 	/* Host method state */
 	uint32_t sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi;
 	uint32_t mem_op_a, mem_op_b, mem_op_c;
@@ -119,6 +116,9 @@ struct nvl_model_runlist {
 	uint64_t busy_ns;
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
+	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
+	 * many methods raised them (pbdma.c: nvl_model_nonstall_flush) */
+	uint32_t nonstall_bits, nonstall_n;
 };
 
 struct nvl_model_fifo {
@@ -158,14 +158,16 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
 
 /**
  * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
- * back until the run ends, an engine method runs or a batch is full.
+ * back until the runlist thread is done with the run, an engine method
+ * runs or a batch is full.
  */
 void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits);
 
 /**
- * nvl_model_nonstall_flush() - raise the held-back NON_STALL bits now.
+ * nvl_model_nonstall_flush() - raise @rl's held-back NON_STALL bits now
+ * (runlist thread, no FIFO lock held).
  */
-void nvl_model_nonstall_flush(struct nvl_model_chan *ch);
+void nvl_model_nonstall_flush(struct nvl_model_runlist *rl);
 /**
  * nvl_model_pbdma_load() - load the channel context from its instance block.
  * Return: 0 or -EINVAL.
