@@ -43,6 +43,7 @@ struct rig {
 	uint32_t vm, pb, ch, sync;
 	uint32_t chs[NCH], syncs[NCH];
 	uint32_t bos[2];
+	uint8_t *cpu[2];
 	uint64_t vram; /* 0: the default chip's */
 	uint32_t *ppb;
 	int iters;
@@ -238,7 +239,6 @@ static int copy_bufs(struct rig *r)
 {
 	struct nvl_device_info info;
 	uint32_t n = 0, *p = r->ppb;
-	void *cpu;
 	struct nvl_vm_bind_op op[2] = {
 		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_SRC, .range = COPY_BYTES},
 		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = COPY_BYTES},
@@ -252,14 +252,17 @@ static int copy_bufs(struct rig *r)
 		ret = nvl_bo_create(r->c, COPY_BYTES, NVL_BO_DOMAIN_VRAM, 0,
 				    NVL_BO_CPU_VISIBLE, &r->bos[0]);
 	if (!ret)
-		ret = nvl_bo_map(r->c, r->bos[0], &cpu);
+		ret = nvl_bo_map(r->c, r->bos[0], (void **)&r->cpu[0]);
 	if (!ret)
 		ret = nvl_bo_create(r->c, COPY_BYTES, NVL_BO_DOMAIN_VRAM, 0,
 				    NVL_BO_CPU_VISIBLE, &r->bos[1]);
 	if (!ret)
-		ret = nvl_bo_map(r->c, r->bos[1], &cpu);
+		ret = nvl_bo_map(r->c, r->bos[1], (void **)&r->cpu[1]);
 	if (ret)
 		return ret;
+	/* a pattern the copy must carry (checked after the runs) */
+	for (uint64_t i = 0; i < COPY_BYTES; i += 4096)
+		memset(r->cpu[0] + i, (int)(i >> 12) | 1, 4096);
 	op[0].handle = r->bos[0];
 	op[1].handle = r->bos[1];
 	ret = nvl_vm_bind(r->c, r->vm, 0, op, 2, NULL, 0, NULL, 0, 0);
@@ -309,8 +312,10 @@ NVL_BENCH(exec, exec_copy)
 	}
 	copy_sample(&r); /* the first touch of both buffers */
 	v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, copy_sample, &r);
-	/* a copy that faulted would kill the channel: count only real ones */
-	if (nvl_channel_query(r.c, r.ch, &ci) || !ci.alive)
+	/* a copy that faulted would kill the channel, one that did nothing
+	 * would look fast: count only real ones */
+	if (nvl_channel_query(r.c, r.ch, &ci) || !ci.alive ||
+	    memcmp(r.cpu[0], r.cpu[1], COPY_BYTES))
 		v = -1;
 	rig_down(&r);
 	if (v < 0)
