@@ -6,9 +6,23 @@
  *    futex_pingpong (a thread round trip: submission to the model's
  *    PBDMA thread and the interrupt back are two such hops);
  *  - exec_throughput_1: such jobs per second, pipelined on one channel
- *    (only the last signals a syncobj), no baseline (target: 300 k/s).
+ *    (only the last signals a syncobj), no baseline (target: 300 k/s);
+ *  - exec_throughput_8: the same over 8 channels of one client, submitted
+ *    round-robin from one thread (target: 300 k/s);
+ *  - exec_copy: bytes per second of 64 MiB VRAM-to-VRAM copies through
+ *    EXEC (the copy engine's LAUNCH_DMA, one line), from nvl_exec() to the
+ *    syncobj signalled; baseline memcpy_bandwidth. The model's copy engine
+ *    is itself a memcpy, so the ratio is the overhead of the exec path
+ *    around it (target >= 0.6);
+ *  - channel_create: nvl_channel_create() + nvl_channel_destroy() pairs per
+ *    second on an idle client;
+ *  - channel_bytes: host memory held per idle channel: the growth of the C
+ *    library's in-use heap bytes (mallinfo2) over 32 channel creations
+ *    (driver, firmware and model sides together), divided by 32
+ *    (target <= 16 KiB).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,14 +30,21 @@
 #include <nouvelle/nouvelle.h>
 
 #include "bench.h"
+#include "hw/ce.h"
+#include "hw/host.h"
 
 #define MIB (1ull << 20)
 #define VA_PB (16 * MIB)
+#define NCH 8
 
 struct rig {
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	uint32_t vm, pb, ch, sync;
+	uint32_t chs[NCH], syncs[NCH];
+	uint32_t bos[2];
+	uint8_t *cpu[2];
+	uint64_t vram; /* 0: the default chip's */
 	uint32_t *ppb;
 	int iters;
 };
@@ -38,7 +59,9 @@ static int rig_up(struct rig *r)
 		.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 4096};
 	int ret;
 
-	ret = nvl_device_open(NULL, NULL, &r->dev);
+	struct nvl_device_opts o = {.vram_size = r->vram};
+
+	ret = nvl_device_open(NULL, &o, &r->dev);
 	if (ret)
 		return ret;
 	ret = nvl_device_client_create(r->dev, &r->c);
@@ -65,6 +88,9 @@ static int rig_up(struct rig *r)
 static void rig_down(struct rig *r)
 {
 	if (r->c) {
+		for (int i = 0; i < 2; i++)
+			if (r->bos[i])
+				nvl_bo_unmap(r->c, r->bos[i]);
 		nvl_bo_unmap(r->c, r->pb);
 		nvl_client_destroy(r->c);
 	}
@@ -153,5 +179,221 @@ NVL_BENCH(exec, exec_throughput_1)
 	if (v < 0)
 		return -EIO;
 	nvl_bench_report(ctx, "exec_throughput_1", v, "jobs/s", NULL);
+	return 0;
+}
+
+static double tput8_sample(void *arg)
+{
+	struct rig *r = arg;
+	struct nvl_exec_push p = {.va = VA_PB, .len = 4};
+	int64_t t0 = nvl_bench_now_ns();
+	int per = r->iters / NCH;
+
+	for (int i = 0; i < per; i++)
+		for (int k = 0; k < NCH; k++) {
+			struct nvl_vm_sync s = {.handle = r->syncs[k]};
+			bool sig = i == per - 1;
+
+			if (nvl_exec(r->c, r->chs[k], &p, 1, NULL, 0,
+				     sig ? &s : NULL, sig ? 1 : 0, 0))
+				return -1;
+		}
+	if (nvl_syncobj_wait(r->c, r->syncs, NULL, NCH, abs_in(5000000000ll),
+			     NVL_SYNCOBJ_WAIT_ALL, NULL))
+		return -1;
+	return per * NCH * 1e9 / (double)(nvl_bench_now_ns() - t0);
+}
+
+NVL_BENCH(exec, exec_throughput_8)
+{
+	struct rig r = {0};
+	double v;
+	int ret;
+
+	r.iters = nvl_bench_quick(ctx) ? 800 : 40000;
+	ret = rig_up(&r);
+	for (int k = 0; k < NCH && !ret; k++) {
+		ret = nvl_channel_create(r.c, r.vm, NVL_ENGINE_COPY, 0,
+					 &r.chs[k]);
+		if (!ret)
+			ret = nvl_syncobj_create(r.c, 0, &r.syncs[k]);
+	}
+	if (ret) {
+		rig_down(&r);
+		return -EIO;
+	}
+	tput8_sample(&r);
+	v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, tput8_sample, &r);
+	rig_down(&r);
+	if (v < 0)
+		return -EIO;
+	nvl_bench_report(ctx, "exec_throughput_8", v, "jobs/s", NULL);
+	return 0;
+}
+
+#define COPY_BYTES (64 * MIB)
+#define VA_SRC (1ull << 30)
+#define VA_DST (2ull << 30)
+
+static int copy_bufs(struct rig *r)
+{
+	struct nvl_device_info info;
+	uint32_t n = 0, *p = r->ppb;
+	struct nvl_vm_bind_op op[2] = {
+		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_SRC, .range = COPY_BYTES},
+		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = COPY_BYTES},
+	};
+	int ret;
+
+	/* a CPU mapping makes a BO resident (and keeps it so while mapped);
+	 * the page tables map only resident BOs */
+	ret = nvl_device_query(r->dev, &info);
+	if (!ret)
+		ret = nvl_bo_create(r->c, COPY_BYTES, NVL_BO_DOMAIN_VRAM, 0,
+				    NVL_BO_CPU_VISIBLE, &r->bos[0]);
+	if (!ret)
+		ret = nvl_bo_map(r->c, r->bos[0], (void **)&r->cpu[0]);
+	if (!ret)
+		ret = nvl_bo_create(r->c, COPY_BYTES, NVL_BO_DOMAIN_VRAM, 0,
+				    NVL_BO_CPU_VISIBLE, &r->bos[1]);
+	if (!ret)
+		ret = nvl_bo_map(r->c, r->bos[1], (void **)&r->cpu[1]);
+	if (ret)
+		return ret;
+	/* a pattern the copy must carry (checked after the runs) */
+	for (uint64_t i = 0; i < COPY_BYTES; i += 4096)
+		memset(r->cpu[0] + i, (int)(i >> 12) | 1, 4096);
+	op[0].handle = r->bos[0];
+	op[1].handle = r->bos[1];
+	ret = nvl_vm_bind(r->c, r->vm, 0, op, 2, NULL, 0, NULL, 0, 0);
+	if (ret)
+		return ret;
+	/* SET_OBJECT, then one pitch line of COPY_BYTES (LINE_LENGTH_IN is
+	 * 32 bits wide), pipelined, with a flush */
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = info.ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
+	p[n++] = (uint32_t)(VA_SRC >> 32);
+	p[n++] = (uint32_t)VA_SRC;
+	p[n++] = (uint32_t)(VA_DST >> 32);
+	p[n++] = (uint32_t)VA_DST;
+	p[n++] = (uint32_t)COPY_BYTES;
+	p[n++] = (uint32_t)COPY_BYTES;
+	p[n++] = (uint32_t)COPY_BYTES;
+	p[n++] = 1;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_FLUSH |
+		 NVL_HW_CE_LAUNCH_SRC_PITCH | NVL_HW_CE_LAUNCH_DST_PITCH;
+	r->iters = (int)n;
+	return 0;
+}
+
+static double copy_sample(void *arg)
+{
+	struct rig *r = arg;
+	struct nvl_exec_push p = {.va = VA_PB, .len = (uint32_t)r->iters * 4};
+	struct nvl_vm_sync s = {.handle = r->sync};
+	int64_t t0 = nvl_bench_now_ns();
+
+	if (nvl_exec(r->c, r->ch, &p, 1, NULL, 0, &s, 1, 0) || wait_sync(r))
+		return -1;
+	return COPY_BYTES * 1e9 / (double)(nvl_bench_now_ns() - t0);
+}
+
+NVL_BENCH(exec, exec_copy)
+{
+	struct nvl_channel_info ci;
+	struct rig r = {.vram = 1ull << 30};
+	double v;
+
+	if (rig_up(&r) || copy_bufs(&r)) {
+		rig_down(&r);
+		return -EIO;
+	}
+	copy_sample(&r); /* the first touch of both buffers */
+	v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, copy_sample, &r);
+	/* a copy that faulted would kill the channel, one that did nothing
+	 * would look fast: count only real ones */
+	if (nvl_channel_query(r.c, r.ch, &ci) || !ci.alive ||
+	    memcmp(r.cpu[0], r.cpu[1], COPY_BYTES))
+		v = -1;
+	rig_down(&r);
+	if (v < 0)
+		return -EIO;
+	nvl_bench_report_label(ctx, "exec_copy", v, "bytes/s",
+			       "memcpy_bandwidth",
+			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
+	return 0;
+}
+
+static double create_sample(void *arg)
+{
+	struct rig *r = arg;
+	int64_t t0 = nvl_bench_now_ns();
+	uint32_t h;
+
+	for (int i = 0; i < r->iters; i++)
+		if (nvl_channel_create(r->c, r->vm, NVL_ENGINE_COPY, 0, &h) ||
+		    nvl_channel_destroy(r->c, h))
+			return -1;
+	return r->iters * 1e9 / (double)(nvl_bench_now_ns() - t0);
+}
+
+NVL_BENCH(exec, channel_create)
+{
+	struct rig r = {0};
+	double v;
+
+	if (rig_up(&r)) {
+		rig_down(&r);
+		return -EIO;
+	}
+	r.iters = nvl_bench_quick(ctx) ? 20 : 500;
+	create_sample(&r);
+	v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, create_sample, &r);
+	rig_down(&r);
+	if (v < 0)
+		return -EIO;
+	nvl_bench_report(ctx, "channel_create", v, "pairs/s", NULL);
+	return 0;
+}
+
+#define NBYTES_CH 32
+
+/* bytes the C library has handed out: heap chunks and mmap()ed ones */
+static size_t heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+NVL_BENCH(exec, channel_bytes)
+{
+	uint32_t h[NBYTES_CH];
+	struct rig r = {0};
+	size_t before, after;
+	int ret = 0, n = 0;
+
+	if (rig_up(&r)) {
+		rig_down(&r);
+		return -EIO;
+	}
+	/* one create and destroy first: lazily made caches are not a
+	 * channel's cost */
+	if (nvl_channel_create(r.c, r.vm, NVL_ENGINE_COPY, 0, &h[0]) ||
+	    nvl_channel_destroy(r.c, h[0])) {
+		rig_down(&r);
+		return -EIO;
+	}
+	before = heap_bytes();
+	for (; n < NBYTES_CH && !ret; n++)
+		ret = nvl_channel_create(r.c, r.vm, NVL_ENGINE_COPY, 0, &h[n]);
+	after = heap_bytes();
+	rig_down(&r);
+	if (ret)
+		return -EIO;
+	nvl_bench_report(ctx, "channel_bytes",
+			 (double)(after - before) / NBYTES_CH, "bytes", NULL);
 	return 0;
 }

@@ -60,21 +60,31 @@ static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
 static void irq_handler(void *arg)
 {
 	struct nvl_gsp *gsp = arg;
-	uint32_t stat = nvl_hw_rd32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT));
+	uint32_t stat;
 
-	if (stat & NVL_HW_FALCON_IRQSTAT_SWGEN0)
-		nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR),
-			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
+	/*
+	 * The line is shared with the device's other interrupts (every
+	 * job's non-stall completion): wake the receivers only for the
+	 * GSP's message interrupt (SWGEN0). The line is cleared before the
+	 * cause is read, so a message posted after the read raises it again
+	 * and this handler runs once more.
+	 */
 	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
 		    NVL_HW_INTR_GSP);
-	pthread_mutex_lock(&gsp->rx_lock);
-	gsp->irqs++;
-	/* a waiting caller drains for itself; else the receive thread */
-	if (gsp->active_waiters)
-		pthread_cond_broadcast(&gsp->rx_cond);
-	else
-		pthread_cond_signal(&gsp->drain_cond);
-	pthread_mutex_unlock(&gsp->rx_lock);
+	stat = nvl_hw_rd32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT));
+	if (stat & NVL_HW_FALCON_IRQSTAT_SWGEN0) {
+		nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR),
+			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
+		pthread_mutex_lock(&gsp->rx_lock);
+		gsp->irqs++;
+		/* a waiting caller drains for itself; else the receive
+		 * thread */
+		if (gsp->active_waiters)
+			pthread_cond_broadcast(&gsp->rx_cond);
+		else
+			pthread_cond_signal(&gsp->drain_cond);
+		pthread_mutex_unlock(&gsp->rx_lock);
+	}
 	if (gsp->irq_chain)
 		gsp->irq_chain(gsp->irq_chain_arg);
 }

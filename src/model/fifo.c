@@ -66,23 +66,32 @@ uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
 }
 
 /* put @ch on its runlist's ready list; fifo->lock held */
-static void chan_enqueue_locked(struct nvl_model_chan *ch)
+/* put @ch on its runlist; return the runlist to wake, or NULL */
+static struct nvl_model_runlist *chan_enqueue_nowake(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
 
 	if (ch->running) {
 		ch->kicked = true;
-		return;
+		return NULL;
 	}
 	if (ch->queued)
-		return;
+		return NULL;
 	if (ch->acquire_parked) {
 		nvl_list_del(&ch->link);
 		ch->acquire_parked = false;
 	}
 	ch->queued = true;
 	nvl_list_add_tail(&ch->link, &rl->ready);
-	pthread_cond_signal(&rl->cond);
+	return rl;
+}
+
+static void chan_enqueue_locked(struct nvl_model_chan *ch)
+{
+	struct nvl_model_runlist *rl = chan_enqueue_nowake(ch);
+
+	if (rl)
+		pthread_cond_signal(&rl->cond);
 }
 
 static void chan_dequeue_locked(struct nvl_model_chan *ch)
@@ -318,8 +327,15 @@ static void *rl_main(void *arg)
 		ch->queued = false;
 		if (chan_runnable_locked(ch))
 			rl_run_one_locked(rl, ch);
+		/* the run's completions, outside the lock (pbdma.c) */
+		if (rl->nonstall_bits) {
+			pthread_mutex_unlock(&f->lock);
+			nvl_model_nonstall_flush(rl);
+			pthread_mutex_lock(&f->lock);
+		}
 	}
 	pthread_mutex_unlock(&f->lock);
+	nvl_model_nonstall_flush(rl);
 	return NULL;
 }
 
@@ -509,17 +525,27 @@ static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 	}
 }
 
-static void doorbell_locked(struct nvl_model_fifo *f, uint32_t token)
+/*
+ * The doorbell wakes the runlist thread after dropping the FIFO lock: a
+ * thread woken while the writer still holds it would only block on it
+ * again (the state it waits for is on the ready list, set under the lock,
+ * so no wake-up is lost).
+ */
+static void doorbell(struct nvl_model_fifo *f, uint32_t token)
 {
-	unsigned chid = token & 0xfff, rl = token >> 16 & 0x7f;
+	unsigned chid = token & 0xfff, rl_id = token >> 16 & 0x7f;
+	struct nvl_model_runlist *rl = NULL;
 	struct nvl_model_chan *ch;
 
 	if (chid >= f->nchan)
 		return; /* invalid tokens are ignored */
 	ch = &f->chan[chid];
-	if (ch->runlist != rl || !chan_runnable_locked(ch))
-		return;
-	chan_enqueue_locked(ch);
+	pthread_mutex_lock(&f->lock);
+	if (ch->runlist == rl_id && chan_runnable_locked(ch))
+		rl = chan_enqueue_nowake(ch);
+	pthread_mutex_unlock(&f->lock);
+	if (rl)
+		pthread_cond_signal(&rl->cond);
 }
 
 uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
@@ -589,10 +615,12 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	struct nvl_model_fifo *f = m->fifo;
 
-	pthread_mutex_lock(&f->lock);
 	if (addr == NVL_HW_DOORBELL) {
-		doorbell_locked(f, val);
-	} else if (addr >= NVL_HW_CHRAM(0)) {
+		doorbell(f, val);
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (addr >= NVL_HW_CHRAM(0)) {
 		unsigned chid = (addr - NVL_HW_CHRAM(0)) / 0x20;
 
 		if (chid < f->nchan)

@@ -16,6 +16,11 @@
 #define NVL_MODEL_PB_CHUNK 1024
 /* Dwords a channel may run before the runlist moves to the next one. */
 #define NVL_MODEL_PB_BUDGET 65536
+/*
+ * NON_STALL_INTERRUPTs a channel's run may hold back before raising them
+ * (interrupt moderation: one handler call per batch of completions).
+ */
+#define NVL_MODEL_NONSTALL_BATCH 16
 /* Poll interval of a channel waiting in a semaphore acquire. */
 #define NVL_MODEL_ACQUIRE_POLL_NS (100 * 1000)
 
@@ -111,6 +116,9 @@ struct nvl_model_runlist {
 	uint64_t busy_ns;
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
+	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
+	 * many methods raised them (pbdma.c: nvl_model_nonstall_flush) */
+	uint32_t nonstall_bits, nonstall_n;
 };
 
 struct nvl_model_fifo {
@@ -147,6 +155,19 @@ void nvl_model_fifo_sem_released(struct nvl_model *m);
  * Return: what the run ended with (enum nvl_model_run).
  */
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
+
+/**
+ * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
+ * back until the runlist thread is done with the run, an engine method
+ * runs or a batch is full.
+ */
+void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits);
+
+/**
+ * nvl_model_nonstall_flush() - raise @rl's held-back NON_STALL bits now
+ * (runlist thread, no FIFO lock held).
+ */
+void nvl_model_nonstall_flush(struct nvl_model_runlist *rl);
 /**
  * nvl_model_pbdma_load() - load the channel context from its instance block.
  * Return: 0 or -EINVAL.

@@ -338,8 +338,8 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 	case NVL_HW_FB_FLUSH:
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_NON_STALL_INTERRUPT:
-		nvl_model_intr_raise(m, NVL_HW_INTR_TREE_NONSTALL,
-				     NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
+		nvl_model_nonstall_defer(
+			ch, NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_SEM_ADDR_LO:
 		ch->sem_addr_lo = data;

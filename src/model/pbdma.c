@@ -156,7 +156,9 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 		ch->subch_class[subch] = cls;
 		return NVL_MODEL_MTHD_OK;
 	}
-	/* engine methods go to the class bound to the subchannel */
+	/* engine methods go to the class bound to the subchannel; an
+	 * engine's work may take long: completions before it go out first */
+	nvl_model_nonstall_flush(&ch->m->fifo->rl[ch->runlist]);
 	if (ch->subch_class[subch] == ch->m->profile->ce_class)
 		return nvl_model_ce_method(ch, mthd, data);
 	if (ch->subch_class[subch] == ch->m->profile->compute_class)
@@ -302,6 +304,38 @@ static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
 	}
 	*done = n;
 	return NVL_MODEL_MTHD_OK;
+}
+
+/*
+ * Interrupt moderation: a NON_STALL_INTERRUPT method marks its bits on the
+ * runlist and the runlist thread raises them once it is done with the run
+ * (the ring empty, the channel blocked, yielding or stopped; fifo.c
+ * rl_main, with the FIFO lock dropped, so a woken submitter does not find
+ * it held), before an engine method (the completions before a long copy
+ * are not held behind it), or when NVL_MODEL_NONSTALL_BATCH have piled
+ * up. The semaphore releases before them are already visible, so the
+ * handler finds every completion; a burst of small jobs costs one handler
+ * call instead of one each, as interrupts coalesce on hardware while the
+ * CPU is slower than the engine.
+ */
+void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits)
+{
+	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
+
+	rl->nonstall_bits |= bits;
+	if (++rl->nonstall_n >= NVL_MODEL_NONSTALL_BATCH)
+		nvl_model_nonstall_flush(rl);
+}
+
+void nvl_model_nonstall_flush(struct nvl_model_runlist *rl)
+{
+	uint32_t bits = rl->nonstall_bits;
+
+	if (!bits)
+		return;
+	rl->nonstall_bits = 0;
+	rl->nonstall_n = 0;
+	nvl_model_intr_raise(rl->m, NVL_HW_INTR_TREE_NONSTALL, bits);
 }
 
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)

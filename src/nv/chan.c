@@ -583,7 +583,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		     const struct nvl_vm_sync *signals, uint32_t n_signals,
 		     uint32_t flags)
 {
-	struct sig *sigs = NULL;
+	struct sig sig_stack[4], *sigs = NULL;
 	struct nv_job *j = NULL;
 	struct nvl_fence *done;
 	struct nv_chan *ch;
@@ -617,7 +617,13 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	pthread_mutex_unlock(&ch->lock);
 	if (ret)
 		goto out;
-	sigs = nvl_calloc(n_signals ? n_signals : 1, sizeof(*sigs));
+	/* a few signals (the usual case) need no allocation */
+	if (n_signals <= NVL_ARRAY_SIZE(sig_stack)) {
+		memset(sig_stack, 0, sizeof(sig_stack));
+		sigs = sig_stack;
+	} else {
+		sigs = nvl_calloc(n_signals, sizeof(*sigs));
+	}
 	j = nvl_zalloc(sizeof(*j) + n_push * sizeof(j->push[0]));
 	if (!sigs || !j) {
 		ret = nvl_error(-ENOMEM, "exec: out of memory");
@@ -715,7 +721,8 @@ out:
 		if (sigs[i].obj)
 			nvl_syncobj_put(sigs[i].obj);
 	}
-	nvl_free(sigs);
+	if (sigs != sig_stack)
+		nvl_free(sigs);
 	chan_put(ch);
 	return ret;
 }

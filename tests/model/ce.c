@@ -3,9 +3,11 @@
  * TEST: model_ce
  * Description: hand-built pushbuffers drive the copy engine through the
  * MMU: copies, memsets, multi-line pitch copies, system memory through
- * the IOMMU, semaphore release with a non-stall interrupt, CE semaphores.
+ * the IOMMU, semaphore release with a non-stall interrupt, CE semaphores,
+ * non-stall interrupts coalesced within a run but never held behind a copy.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "gpu.h"
 
@@ -410,6 +412,108 @@ static void copy_engine_system_memory_physical_modes(void **state)
 	free(sys);
 }
 
+/* what the driver's handler saw at each call */
+struct seen {
+	struct gpu *g;
+	atomic_uint calls;
+	uint32_t sem[8];
+	uint32_t dst0[8];
+};
+
+static void seen_irq(void *arg)
+{
+	struct seen *s = arg;
+	uint32_t n = nvl_hw_rd32(s->g->hw, NVL_HW_INTR_STATUS(1));
+
+	nvl_hw_wr32(s->g->hw, NVL_HW_INTR_STATUS(1), n);
+	unsigned i = atomic_load(&s->calls);
+
+	if (!(n & NVL_HW_INTR_NONSTALL_ENGINE(0)) || i >= 8)
+		return;
+	(void)nvl_hw_vram_read(s->g->hw, SEM, &s->sem[i], 4);
+	(void)nvl_hw_vram_read(s->g->hw, DST, &s->dst0[i], 4);
+	atomic_store(&s->calls, i + 1);
+}
+
+static void nap_ns(long ns)
+{
+	struct timespec ts = {0, ns};
+
+	nanosleep(&ts, NULL);
+}
+
+/* the runlist thread raises the last batch after the channel goes idle */
+static unsigned seen_wait(struct seen *s, unsigned want)
+{
+	int64_t deadline = nvl_deadline_after(GPU_WAIT);
+
+	while (atomic_load(&s->calls) < want && nvl_time_ns() < deadline)
+		nap_ns(100 * 1000);
+	/* and nothing more comes */
+	nap_ns(10 * 1000 * 1000);
+	return atomic_load(&s->calls);
+}
+
+/*
+ * 40 releases, each followed by NON_STALL_INTERRUPT, in one segment: the
+ * runlist thread raises them in batches of NVL_MODEL_NONSTALL_BATCH (16)
+ * and at the end of its run, and each handler call sees the release
+ * before the interrupt that raised it.
+ */
+static void nonstall_interrupts_coalesce_in_a_run(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct seen s = {.g = g};
+	struct nvl_kit_chan ch;
+	uint32_t p[16], n;
+
+	assert_int_equal(nvl_hw_set_irq_handler(g->hw, seen_irq, &s), 0);
+	gpu_chan(g, 1, 0, &ch);
+	for (uint32_t i = 1; i <= 40; i++) {
+		n = nvl_kit_pb_release(p, SEM, i);
+		gpu_push(&ch, p, n);
+	}
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(seen_wait(&s, 3), 3);
+	assert_int_equal(s.sem[0], 16);
+	assert_int_equal(s.sem[1], 32);
+	assert_int_equal(s.sem[2], 40);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+/*
+ * A completion before an engine method is raised before that method
+ * runs: the handler sees the release, not yet the copy after it.
+ */
+static void nonstall_before_a_copy_is_not_held_behind_it(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct seen s = {.g = g};
+	struct nvl_kit_chan ch;
+	uint32_t p[64], n;
+
+	assert_int_equal(nvl_hw_set_irq_handler(g->hw, seen_irq, &s), 0);
+	gpu_chan(g, 1, 0, &ch);
+	gpu_fill(g, SRC, 1 << 20, 9);
+	gpu_wr(g, DST, 0);
+	n = nvl_kit_pb_release(p, SEM, 1);
+	n += nvl_kit_pb_copy(p + n, g->ce_class, DST, SRC, 1 << 20);
+	n += nvl_kit_pb_release(p + n, SEM, 2);
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	assert_int_equal(seen_wait(&s, 2), 2);
+	assert_int_equal(s.sem[0], 1);
+	assert_int_equal(s.dst0[0], 0); /* the copy had not run */
+	assert_int_equal(s.sem[1], 2);
+	assert_int_equal(s.dst0[1], gpu_rd(g, SRC));
+	assert_true(gpu_same(g, SRC, DST, 1 << 20));
+	nvl_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(copy_engine_system_memory_physical_modes),
 	cmocka_unit_test(copy_through_ce_then_release_raises_nonstall_irq),
@@ -422,6 +526,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(copy_from_unmapped_dma_address_faults),
 	cmocka_unit_test(remap_swizzle_swaps_components),
 	cmocka_unit_test(many_submissions_complete_in_order),
+	cmocka_unit_test(nonstall_interrupts_coalesce_in_a_run),
+	cmocka_unit_test(nonstall_before_a_copy_is_not_held_behind_it),
 };
 
 T_MAIN(tests)
