@@ -6,6 +6,7 @@
  * The layout comes from the compiler and that version's headers, never
  * from abigen.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include NVL_FW_ROOT
@@ -81,6 +82,43 @@ static bool control(uint32_t cmd, void *params, size_t size,
 	}
 }
 
+static size_t os_error_log(uint32_t xid, uint32_t runlist, uint32_t chid,
+			   const char *text, void *out)
+{
+	rpc_os_error_log_v17_00 l;
+
+	memset(&l, 0, sizeof(l));
+	l.exceptType = xid;
+	l.runlistId = runlist;
+	l.chid = chid;
+	strncpy(l.errString, text, sizeof(l.errString) - 1);
+	memcpy(out, &l, sizeof(l));
+	return sizeof(l);
+}
+
+static bool shadow_fault_buf(const void *params, size_t size,
+			     struct nvl_fw_shadow_reg *out)
+{
+	NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS p;
+
+	if (size != sizeof(p))
+		return false;
+	memcpy(&p, params, sizeof(p));
+	memset(out, 0, sizeof(*out));
+	out->queue_pa = p.shadowFaultBufferQueuePhysAddr;
+	out->size = p.shadowFaultBufferSize;
+#ifdef NV2080_CTRL_FAULT_BUFFER_NON_REPLAYABLE
+	out->type = p.shadowFaultBufferType;
+#endif
+	out->pte_off = offsetof(
+		NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS,
+		shadowFaultBufferPteArray);
+	out->max_pages =
+		NV2080_CTRL_INTERNAL_GMMU_CLIENT_SHADOW_FAULT_BUFFER_MAX_PAGES;
+	return true;
+}
+
+_Static_assert(sizeof(rpc_os_error_log_v17_00) <= 512, "OS_ERROR_LOG");
 _Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
 
 const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
@@ -89,4 +127,6 @@ const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
 	.rmargs_size = sizeof(GSP_ARGUMENTS_CACHED),
 	.rmargs = rmargs,
 	.control = control,
+	.os_error_log = os_error_log,
+	.shadow_fault_buf = shadow_fault_buf,
 };
