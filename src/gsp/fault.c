@@ -29,10 +29,11 @@ int nvl_gsp_shadow_fault_register(struct nvl_gsp *gsp, uint32_t hsub,
 	void *wire;
 	int ret;
 
-	if (!v || gspabi_to_wire(
-			  v, GSPABI_T_CONTROL,
-			  GSPABI_CONTROL_NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER,
-			  &cmd))
+	if (!v ||
+	    gspabi_to_wire(
+		    v, GSPABI_T_CONTROL,
+		    GSPABI_CONTROL_NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER,
+		    &cmd))
 		return nvl_error(-EPROTO,
 				 "gsp: no shadow fault buffer control");
 	size = v->structs[GSPABI_S_SHADOW_FAULT_BUF].wire_size;
@@ -51,8 +52,8 @@ int nvl_gsp_shadow_fault_register(struct nvl_gsp *gsp, uint32_t hsub,
 	if (!size || npages > NVL_ARRAY_SIZE(p->ptes) ||
 	    gspabi_pack(v, GSPABI_S_SHADOW_FAULT_BUF, p, wire, size)) {
 		ret = nvl_error(-EINVAL,
-				"gsp: %s: shadow fault buffer of %u pages", v->tag,
-				npages);
+				"gsp: %s: shadow fault buffer of %u pages",
+				v->tag, npages);
 		goto out;
 	}
 	ret = nvl_gsp_rm_control(gsp, hsub, (uint32_t)cmd, wire, size);

@@ -56,19 +56,28 @@ struct nvl_nv_fault {
 };
 
 static const char *const type_names[16] = {
-	"PDE",		 "PDE_SIZE",	     "PTE",
-	"VA_LIMIT_VIOLATION",	"UNBOUND_INST_BLOCK",
-	"PRIV_VIOLATION",	"RO_VIOLATION",	    "WO_VIOLATION",
-	"PITCH_MASK_VIOLATION", "WORK_CREATION",
-	"UNSUPPORTED_APERTURE", "COMPRESSION_FAILURE",
-	"UNSUPPORTED_KIND",	"REGION_VIOLATION", "POISONED",
+	"PDE",
+	"PDE_SIZE",
+	"PTE",
+	"VA_LIMIT_VIOLATION",
+	"UNBOUND_INST_BLOCK",
+	"PRIV_VIOLATION",
+	"RO_VIOLATION",
+	"WO_VIOLATION",
+	"PITCH_MASK_VIOLATION",
+	"WORK_CREATION",
+	"UNSUPPORTED_APERTURE",
+	"COMPRESSION_FAILURE",
+	"UNSUPPORTED_KIND",
+	"REGION_VIOLATION",
+	"POISONED",
 	"ATOMIC_VIOLATION",
 };
 
 static const char *access_name(uint32_t a)
 {
-	static const char *const n[] = {"read",	 "write",	 "atomic",
-					"prefetch", "weak atomic"};
+	static const char *const n[] = {"read", "write", "atomic", "prefetch",
+					"weak atomic"};
 
 	if (a < NVL_ARRAY_SIZE(n))
 		return n[a];
@@ -119,8 +128,8 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		.fault_va = ((uint64_t)e[NVL_HW_FAULT_ENTRY_ADDR_HI] << 32) |
 			    (e[NVL_HW_FAULT_ENTRY_ADDR_LO] & 0xfffff000u),
 	};
-	const char *tn = k.fault_type < 16 ? type_names[k.fault_type]
-					   : "unknown";
+	const char *tn =
+		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
 	char eng[24];
 	int ret;
 
@@ -167,7 +176,8 @@ static void on_fault(void *arg, uint32_t event, uint32_t result,
 		memcpy(e, f->mem + PAGE + (size_t)f->get * 32, sizeof(e));
 		f->get = (f->get + 1) % f->entries;
 		atomic_store_explicit(
-			(_Atomic uint32_t *)(f->mem + NVL_SHADOW_FAULT_QUEUE_GET),
+			(_Atomic uint32_t *)(f->mem +
+					     NVL_SHADOW_FAULT_QUEUE_GET),
 			f->get, memory_order_release);
 		one_fault(f, e);
 	}
@@ -209,8 +219,8 @@ static void rc_reason(uint32_t xid, struct nvl_nv_kill *k)
 	}
 }
 
-static void on_rc(void *arg, uint32_t event, uint32_t result,
-		  const void *data, size_t len)
+static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
+		  size_t len)
 {
 	struct nvl_nv_fault *f = arg;
 	struct nvl_gsp_rc rc;

@@ -26,9 +26,13 @@
 #define VA_RO (40 * MIB)
 #define VA_PB (48 * MIB)
 #define VA_HOLE (80 * MIB) /* never bound */
+#define GATE 0xf00 /* in the dst BO: job 0 waits for the CPU to write 1 */
 #define KSTART (1ull << 39)
 #define KRANGE (16 * MIB)
 #define WAIT_NS 5000000000ll
+
+/* the firmware version to boot (NULL: the newest, 570.144 on tiny) */
+static const char *fw;
 
 static int64_t deadline(int64_t ns)
 {
@@ -150,16 +154,30 @@ static void fault_case(uint64_t push_va, uint32_t push_len, bool fill_fault,
 	struct nvl_channel_info ci;
 	struct nvl_fault_stats st;
 	struct cl a, b;
+	struct nvl_device_opts o = {.fw_version = fw};
 	uint32_t good, chan2;
 
-	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
 	cl_up(dev, &a);
 	cl_up(dev, &b);
 	if (fill_fault)
 		push_len = fill(&a, 0, bad_va, 1);
 	good = fill(&a, 256, VA_DST, 2);
-	exec_on(&a, a.chan, push_va, push_len, 0);
+	/* job 0 first waits in a semaphore acquire, so job 1 is surely
+	 * queued behind it when it faults */
+	{
+		uint32_t n = nvl_kit_pb_acquire(a.ppb + 768, VA_DST + GATE, 1);
+		struct nvl_exec_push p[2] = {
+			{.va = VA_PB + 768 * 4, .len = n * 4},
+			{.va = push_va, .len = push_len},
+		};
+		struct nvl_vm_sync sig = {.handle = a.sync[0]};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, p, 2, NULL, 0, &sig, 1, 0), 0);
+	}
 	exec_on(&a, a.chan, VA_PB + 1024, good, 1);
+	__atomic_store_n((uint32_t *)(a.pdst + GATE), 1, __ATOMIC_RELEASE);
 	assert_int_equal(wait_status(&a, 0), -EFAULT);
 	assert_int_equal(wait_status(&a, 1), -ECANCELED);
 	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
@@ -198,6 +216,16 @@ static void fault_unmapped(void **state)
 	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
 }
 
+/* the same on 535.113.01: its shadow-buffer control and OS_ERROR_LOG
+ * have the older layout */
+static void fault_unmapped_fw535(void **state)
+{
+	(void)state;
+	fw = "535.113.01";
+	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
+	fw = NULL;
+}
+
 /* a CE write to a read-only mapping: RO_VIOLATION, WRITE */
 static void fault_read_only(void **state)
 {
@@ -233,8 +261,19 @@ static void rc_bad_method(void **state)
 	/* Host method ILLEGAL (0x04), SEC_OP 1 COUNT 1 SUBCH 0 */
 	a.ppb[0] = 0x20010001u;
 	a.ppb[1] = 0;
-	exec_on(&a, a.chan, VA_PB, 8, 0);
+	{
+		uint32_t n = nvl_kit_pb_acquire(a.ppb + 768, VA_DST + GATE, 1);
+		struct nvl_exec_push p[2] = {
+			{.va = VA_PB + 768 * 4, .len = n * 4},
+			{.va = VA_PB, .len = 8},
+		};
+		struct nvl_vm_sync sig = {.handle = a.sync[0]};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, p, 2, NULL, 0, &sig, 1, 0), 0);
+	}
 	exec_on(&a, a.chan, VA_PB + 1024, fill(&a, 256, VA_DST, 3), 1);
+	__atomic_store_n((uint32_t *)(a.pdst + GATE), 1, __ATOMIC_RELEASE);
 	assert_int_equal(wait_status(&a, 0), -EIO);
 	assert_int_equal(wait_status(&a, 1), -ECANCELED);
 	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
@@ -273,6 +312,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fault_unmapped),
+		cmocka_unit_test(fault_unmapped_fw535),
 		cmocka_unit_test(fault_read_only),
 		cmocka_unit_test(fault_va_limit),
 		cmocka_unit_test(fault_pushbuffer_fetch),

@@ -130,8 +130,8 @@ static bool shadow_push(struct nvl_model_gsp *g, const uint32_t e[8])
 	uint64_t at;
 
 	if (!g->shadow.on ||
-	    nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_GET,
-		       &get, 4, false))
+	    nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_GET, &get,
+		       4, false))
 		return false;
 	next = (put + 1) % g->shadow.entries;
 	if (next == get % g->shadow.entries)
@@ -152,7 +152,8 @@ static void fault_service(struct nvl_model_gsp *g)
 	const unsigned b = NVL_HW_FAULT_BUF_NONREPLAY;
 	uint64_t pa = nvl_fw_rm_fault_buf_pa(g);
 	uint32_t get = rd(g, NVL_HW_FAULT_BUF_GET(b));
-	uint32_t put = rd(g, NVL_HW_FAULT_BUF_PUT(b)) & NVL_HW_FAULT_BUF_PTR_MASK;
+	uint32_t put =
+		rd(g, NVL_HW_FAULT_BUF_PUT(b)) & NVL_HW_FAULT_BUF_PTR_MASK;
 	uint32_t copied = 0, lost = 0;
 	bool ovf = get & (NVL_HW_FAULT_BUF_GET_OVERFLOW |
 			  NVL_HW_FAULT_BUF_GET_CORRUPTED);
@@ -180,7 +181,7 @@ static void fault_service(struct nvl_model_gsp *g)
 	/* the new GET; an overflow is cleared (write 1) and counted */
 	wr(g, NVL_HW_FAULT_BUF_GET(b),
 	   get | (ovf ? NVL_HW_FAULT_BUF_GET_OVERFLOW |
-				NVL_HW_FAULT_BUF_GET_CORRUPTED
+				  NVL_HW_FAULT_BUF_GET_CORRUPTED
 		      : 0));
 	if (g->shadow.on) {
 		if (ovf)
@@ -194,9 +195,8 @@ static void fault_service(struct nvl_model_gsp *g)
 	if (ovf)
 		nvl_fw_log(g, LOG_RM, "MMU: fault buffer overflow cleared");
 	if (copied || ovf)
-		(void)nvl_fw_queue_event(g->m,
-					 NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
-					 NULL, 0);
+		(void)nvl_fw_queue_event(
+			g->m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
 }
 
 static uint32_t xid_of(uint32_t cherr, const char **what)
@@ -263,7 +263,8 @@ static bool chan_errors(struct nvl_model_gsp *g)
 			   NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 			xid = xid_of(err, &what);
 			snprintf(text, sizeof(text),
-				 "Xid %u: channel %u (runlist %u): %s (error %u, "
+				 "Xid %u: channel %u (runlist %u): %s (error "
+				 "%u, "
 				 "method %#x)",
 				 xid, chid, rl, what, err, mthd);
 			nvl_fw_log(g, LOG_RM, "RC: %s", text);
