@@ -223,8 +223,8 @@ static double tput_sample(void *arg)
 
 	for (int i = 0; i < iters; i++)
 		if (nvl_exec(k->c, k->ch, &p, 1, NULL, 0,
-			     i == iters - 1 ? &s : NULL,
-			     i == iters - 1 ? 1 : 0, 0))
+			     i == iters - 1 ? &s : NULL, i == iters - 1 ? 1 : 0,
+			     0))
 			return -1;
 	if (wait_sync(k))
 		return -1;
@@ -258,8 +258,7 @@ NVL_BENCH(rc, storm_neighbour_ratio)
 	storm = nvl_bench_median(reps, tput_sample, arg);
 	atomic_store(&s.stop, true);
 	pthread_join(th, NULL);
-	rate = atomic_load(&s.faults) * 1e9 /
-	       (double)(nvl_bench_now_ns() - t0);
+	rate = atomic_load(&s.faults) * 1e9 / (double)(nvl_bench_now_ns() - t0);
 out:
 	cli_down(&a);
 	cli_down(&b);
