@@ -81,6 +81,7 @@ struct nv_chan {
 	uint32_t reason, fault_type, fault_access, fault_engine;
 	uint64_t fault_va;
 	uint64_t inst; /* RM's instance block: fault entries name it */
+	uint64_t born_ns; /* PTIMER when RM made it: older entries are stale */
 	uint64_t client_id;
 };
 
@@ -158,7 +159,10 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 
 	pthread_mutex_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
-		if (k->by_inst ? ch->inst == k->inst : ch->chid == k->chid) {
+		if (k->by_inst ? ch->inst == k->inst &&
+					 (!k->timestamp ||
+					  k->timestamp >= ch->born_ns)
+			       : ch->chid == k->chid) {
 			found = ch;
 			nvl_kref_get(&ch->ref);
 			break;
@@ -385,6 +389,18 @@ void nvl_nv_chan_register(void)
 	nvl_handle_kind_register(NVL_HANDLE_CHANNEL, &chan_handle_ops);
 }
 
+/* PTIMER, the clock fault entries are stamped with (high, low, high) */
+static uint64_t ptimer_ns(struct nvl_nv_device *d)
+{
+	uint32_t hi, lo;
+
+	do {
+		hi = nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_1);
+		lo = nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_0);
+	} while (hi != nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_1));
+	return (uint64_t)hi << 32 | lo;
+}
+
 static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 {
 	struct nvl_nv_device *d = ch->d;
@@ -416,6 +432,7 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 		return ret;
 	}
 	ch->token = wt.workSubmitToken;
+	ch->born_ns = ptimer_ns(d);
 	return 0;
 }
 

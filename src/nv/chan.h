@@ -30,6 +30,8 @@ struct nvl_nv_kill {
 	/* in: the channel by its instance block or its id */
 	bool by_inst;
 	uint64_t inst;
+	uint64_t timestamp; /* by instance: the entry's; a channel made after
+			     * it is another one on a reused instance block */
 	uint32_t chid; /* in (by id) and out */
 	/* in: the channel's error, the guilty job's, the query's fields */
 	int chan_error, job_error;

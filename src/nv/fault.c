@@ -13,7 +13,9 @@
  *    was running, -ECANCELED for the jobs behind it) and one line is
  *    logged. RM's overflow and lost counters are folded into the stats.
  *  - RC_TRIGGERED: the channel RM tore down is killed with the reason its
- *    Xid names (nothing happens if a fault entry already killed it); an
+ *    Xid names (nothing happens if a fault entry already killed it; for
+ *    Xid 31 the shadow queue is drained first, RM having copied the
+ *    entry before it sent the event); an
  *    MMU fault whose entry was lost (overflow) still kills its channel
  *    this way, with a VA of 0.
  *  - OS_ERROR_LOG: RM's message, logged (debug level for MMU faults, whose
@@ -127,6 +129,9 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		.fault_engine = e[NVL_HW_FAULT_ENTRY_ENGINE] & 0x1ffu,
 		.fault_va = ((uint64_t)e[NVL_HW_FAULT_ENTRY_ADDR_HI] << 32) |
 			    (e[NVL_HW_FAULT_ENTRY_ADDR_LO] & 0xfffff000u),
+		.timestamp =
+			((uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32) |
+			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
 	};
 	const char *tn =
 		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
@@ -137,12 +142,13 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 	engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
 	ret = nvl_nv_chan_kill(f->d, &k);
 	if (ret < 0) {
-		nvl_warn(NVL_CAT_NV,
-			 "MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
-			 "no live channel",
-			 tn, access_name(k.fault_access),
-			 (unsigned long long)k.fault_va, eng,
-			 (unsigned long long)k.inst);
+		/* its channel is gone (destroyed, or RC killed it first) */
+		nvl_dbg(NVL_CAT_NV,
+			"MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
+			"no live channel",
+			tn, access_name(k.fault_access),
+			(unsigned long long)k.fault_va, eng,
+			(unsigned long long)k.inst);
 		return;
 	}
 	if (ret > 0)
@@ -158,17 +164,11 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		 ret > 0 ? "channel killed" : "channel already dead");
 }
 
-/* MMU_FAULT_QUEUED: drain the shadow queue */
-static void on_fault(void *arg, uint32_t event, uint32_t result,
-		     const void *data, size_t len)
+/* drain the shadow queue (event thread only) */
+static void drain(struct nvl_nv_fault *f)
 {
-	struct nvl_nv_fault *f = arg;
 	uint32_t put, ovf, lost;
 
-	(void)event;
-	(void)result;
-	(void)data;
-	(void)len;
 	put = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_PUT) % f->entries;
 	while (f->get != put) {
 		uint32_t e[8];
@@ -193,6 +193,17 @@ static void on_fault(void *arg, uint32_t event, uint32_t result,
 		f->overflows_seen = ovf;
 		f->lost_seen = lost;
 	}
+}
+
+/* MMU_FAULT_QUEUED */
+static void on_fault(void *arg, uint32_t event, uint32_t result,
+		     const void *data, size_t len)
+{
+	(void)event;
+	(void)result;
+	(void)data;
+	(void)len;
+	drain(arg);
 }
 
 /* the client-visible meaning of an Xid */
@@ -240,6 +251,11 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 		return;
 	}
 	count(f, &f->st.rc_events, 1);
+	/* RM copied a faulting channel's entry before it sent this: take it
+	 * first (its MMU_FAULT_QUEUED may have been dropped in a storm), so
+	 * the kill carries the VA and no stale entry outlives the channel */
+	if (rc.xid == ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT)
+		drain(f);
 	k.chid = rc.chid;
 	k.xid = rc.xid;
 	rc_reason(rc.xid, &k);

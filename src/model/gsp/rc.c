@@ -20,8 +20,10 @@
  *    (nverror.h's ROBUST_CHANNEL_*): 31 MMU fault, 24 semaphore acquire
  *    timeout, 43 engine reset, 32 every other PBDMA/engine error.
  *
- * Faults are serviced before channel errors, so a faulting channel's
- * MMU_FAULT_QUEUED reaches the driver before its RC_TRIGGERED.
+ * Faults are serviced before channel errors, and again after reading
+ * CHERR_PENDING (an error seen there may be newer than the last fault
+ * pass; its entry is already in the buffer), so a faulting channel's
+ * MMU_FAULT_QUEUED always reaches the driver before its RC_TRIGGERED.
  */
 #include <stdio.h>
 #include <string.h>
@@ -238,6 +240,11 @@ static bool chan_errors(struct nvl_model_gsp *g)
 	for (unsigned w = 0; w < (nch + 31) / 32; w++) {
 		uint32_t pend = rd(g, NVL_HW_CHERR_PENDING(w));
 
+		/* the engine records a fault's entry before it stops the
+		 * channel: copy every entry behind these errors first, so
+		 * MMU_FAULT_QUEUED precedes their RC_TRIGGERED */
+		if (pend)
+			fault_service(g);
 		while (pend) {
 			unsigned bit = (unsigned)__builtin_ctz(pend);
 			unsigned chid = w * 32 + bit;
@@ -258,6 +265,8 @@ static bool chan_errors(struct nvl_model_gsp *g)
 			mthd = rd(g, NVL_HW_CHRAM_ERR_METHOD(chid));
 			rl = rd(g, NVL_HW_CHRAM_RUNLIST(chid)) & 0xff;
 			wr(g, NVL_HW_CHERR_PENDING(w), 1u << bit);
+			if (!err)
+				continue; /* already torn down (freed) */
 			/* RC: the channel is stopped and stays off */
 			wr(g, NVL_HW_CHRAM_CTRL(chid),
 			   NVL_HW_CHRAM_CTRL_ENABLE_CLR);
