@@ -71,15 +71,38 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vm,
  */
 NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel);
 
+/**
+ * enum nvl_channel_reason - why a channel was killed (docs/faults.md).
+ */
+enum nvl_channel_reason {
+	/** @NVL_CHANNEL_ALIVE: not killed */
+	NVL_CHANNEL_ALIVE = 0,
+	/** @NVL_CHANNEL_DESTROYED: closed by its client (-ECANCELED) */
+	NVL_CHANNEL_DESTROYED = 1,
+	/** @NVL_CHANNEL_MMU_FAULT: a non-replayable MMU fault (Xid 31,
+	 * -EFAULT); the fault_* fields say where */
+	NVL_CHANNEL_MMU_FAULT = 2,
+	/** @NVL_CHANNEL_PUSHBUFFER: a PBDMA error: bad GPFIFO entry, bad
+	 * method, bad semaphore operation (Xid 32, -EIO) */
+	NVL_CHANNEL_PUSHBUFFER = 3,
+	/** @NVL_CHANNEL_SEM_TIMEOUT: a semaphore acquire timed out (Xid 24,
+	 * -ETIMEDOUT) */
+	NVL_CHANNEL_SEM_TIMEOUT = 4,
+	/** @NVL_CHANNEL_ENGINE_RESET: its engine was reset under it (Xid 43,
+	 * -EIO) */
+	NVL_CHANNEL_ENGINE_RESET = 5,
+};
+
 /** struct nvl_channel_info - nvl_channel_query(). */
 struct nvl_channel_info {
 	/** @alive: 1 while the channel takes work */
 	uint32_t alive;
-	/** @error: why it was killed (a negative errno: -EIO for a channel
-	 * error, -ECANCELED when destroyed), 0 while alive */
+	/** @error: why it was killed (a negative errno: -EFAULT for an MMU
+	 * fault, -EIO or -ETIMEDOUT for a channel error RM reported,
+	 * -ECANCELED when destroyed), 0 while alive */
 	int32_t error;
-	/** @hw_error: the hardware's channel error code (CHERR) when it
-	 * killed the channel, else 0 */
+	/** @hw_error: the Xid (robust-channel error code) RM reported in
+	 * RC_TRIGGERED when it killed the channel, else 0 */
 	uint32_t hw_error;
 	/** @chid: the hardware channel id */
 	uint32_t chid;
@@ -87,7 +110,44 @@ struct nvl_channel_info {
 	uint32_t gp_entries;
 	/** @submitted, @completed: jobs run and jobs finished */
 	uint64_t submitted, completed;
+	/** @reason: enum nvl_channel_reason */
+	uint32_t reason;
+	/** @fault_type: the fault entry's FAULT_TYPE (dev_fault: 0 PDE, 2
+	 * PTE, 3 VA_LIMIT_VIOLATION, 6 RO_VIOLATION, 0xf ATOMIC_VIOLATION..)
+	 * when @reason is NVL_CHANNEL_MMU_FAULT */
+	uint32_t fault_type;
+	/** @fault_access: its ACCESS_TYPE (0 READ, 1 WRITE, 2 ATOMIC, 3
+	 * PREFETCH..) */
+	uint32_t fault_access;
+	/** @fault_engine: its MMU ENGINE_ID (the chip's CE or HOST id) */
+	uint32_t fault_engine;
+	/** @fault_va: the faulting VA (4 KiB aligned, as the entry holds
+	 * it); 0 when the entry was lost (buffer overflow) */
+	uint64_t fault_va;
 };
+
+/** struct nvl_fault_stats - nvl_device_fault_stats(). */
+struct nvl_fault_stats {
+	/** @faults: fault entries the driver decoded */
+	uint64_t faults;
+	/** @overflows: fault-buffer overflows RM reported (and cleared) */
+	uint64_t overflows;
+	/** @lost: entries RM could not copy (shadow queue full) */
+	uint64_t lost;
+	/** @rc_events: RC_TRIGGERED events received */
+	uint64_t rc_events;
+	/** @killed: channels killed by a fault or a channel error */
+	uint64_t killed;
+};
+
+/**
+ * nvl_device_fault_stats() - the device's fault and RC counters.
+ * @dev: the device
+ * @st: filled in
+ * Return: 0 or -EINVAL.
+ */
+NVL_API int nvl_device_fault_stats(struct nvl_device *dev,
+				   struct nvl_fault_stats *st);
 
 /**
  * nvl_channel_query() - a channel's state.

@@ -137,6 +137,20 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 			      uint32_t count, uint32_t flags);
 
 /**
+ * nvl_syncobj_status() - how the fence at (@handle, @point) ended, as
+ * sync_file's status: 1 signalled without error, 0 not yet, or the
+ * negative errno it was signalled with (an exec's fence: -EFAULT for the
+ * job that faulted, -ECANCELED for the jobs behind it, docs/faults.md).
+ * @client: the client
+ * @handle: the syncobj
+ * @point: 0 for a binary syncobj, else a timeline point
+ * @status: out
+ * Return: 0; -EINVAL; -ENOENT (no such syncobj, or no fence there).
+ */
+NVL_API int nvl_syncobj_status(struct nvl_client *client, uint32_t handle,
+			       uint64_t point, int *status);
+
+/**
  * nvl_syncobj_transfer() - copy the fence at (@src, @src_point) to
  * (@dst, @dst_point): point 0 replaces, > 0 appends a timeline point.
  * @client: the client

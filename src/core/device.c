@@ -28,6 +28,7 @@
 #include "model/model.h"
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
+#include "nv/fault.h"
 #include "nv/vm.h"
 #include "vm/vm.h"
 #include "nouvelle/device.h"
@@ -109,13 +110,18 @@ static int device_up(struct nvl_device *dev)
 	ret = nvl_mm_create(&mc, &dev->mm);
 	if (ret)
 		return nvl_error(ret, "device: memory manager: %d", ret);
+	/* faults and channel errors come from RM as events (nv/fault.c) */
+	ret = nvl_nv_fault_init(dev->nv,
+				dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
+					NVL_HW_BOOT_0_ARCH_MASK);
+	if (ret) {
+		nvl_mm_destroy(dev->mm);
+		return ret;
+	}
 	/* the engines' non-stall interrupts: the channels' fences */
 	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
-	nvl_hw_wr32(nvl_model_hw(dev->model),
-		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_STALL),
-		    NVL_HW_INTR_FIFO);
 	return 0;
 }
 
@@ -230,16 +236,23 @@ int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s)
 	return nvl_gsp_sensors_read(dev->nv->gsp, dev->nv->h_subdevice, s);
 }
 
+int nvl_device_fault_stats(struct nvl_device *dev, struct nvl_fault_stats *st)
+{
+	if (!dev || !st)
+		return nvl_error(-EINVAL,
+				 "device: NULL argument to fault stats");
+	nvl_nv_fault_stats(dev->nv, st);
+	return 0;
+}
+
 void nvl_device_close(struct nvl_device *dev)
 {
 	if (!dev)
 		return;
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
-	nvl_hw_wr32(nvl_model_hw(dev->model),
-		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_STALL),
-		    NVL_HW_INTR_FIFO);
 	nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+	nvl_nv_fault_fini(dev->nv);
 	nvl_mm_destroy(dev->mm);
 	nvl_nv_device_remove(dev->nv);
 	nvl_model_destroy(dev->model);

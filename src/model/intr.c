@@ -11,6 +11,11 @@
  * running caller calls it once more, so the driver's handler never runs
  * twice at once and no model thread blocks on it.
  *
+ * Stall sources the GSP owns on a GSP-era GPU (channel errors, MMU
+ * faults, fault-buffer overflow) go to the model firmware's hook while its
+ * RM runs (model/gsp/rc.c): the driver never sees them in its status.
+ * Before RM is up (model-only tests) they reach the driver's tree.
+ *
  * Enabling an interrupt that is already pending, or installing a handler
  * while one is, asks the hub thread to deliver it (a register write from
  * the driver never calls back into the driver on its own thread).
@@ -68,6 +73,15 @@ void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 	if (tree > 1)
 		return;
 	pthread_mutex_lock(&m->intr_lock);
+	/* lock order: intr_lock, then the firmware's lock (the hook) */
+	if (tree == NVL_HW_INTR_TREE_STALL && (bits & m->fw_intr_mask) &&
+	    m->fw_intr_fn &&
+	    m->fw_intr_fn(m->fw_intr_arg, bits & m->fw_intr_mask))
+		bits &= ~m->fw_intr_mask;
+	if (!bits) {
+		pthread_mutex_unlock(&m->intr_lock);
+		return;
+	}
 	m->intr_status[tree] |= bits;
 	if (m->intr_enable[tree] & bits)
 		intr_run_locked(m);
@@ -79,6 +93,16 @@ void nvl_model_intr_deliver(struct nvl_model *m)
 	pthread_mutex_lock(&m->intr_lock);
 	if (intr_pending_locked(m))
 		intr_run_locked(m);
+	pthread_mutex_unlock(&m->intr_lock);
+}
+
+void nvl_model_intr_set_fw(struct nvl_model *m, uint32_t mask,
+			   bool (*fn)(void *arg, uint32_t bits), void *arg)
+{
+	pthread_mutex_lock(&m->intr_lock);
+	m->fw_intr_fn = fn;
+	m->fw_intr_arg = arg;
+	m->fw_intr_mask = fn ? mask : 0;
 	pthread_mutex_unlock(&m->intr_lock);
 }
 

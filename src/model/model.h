@@ -143,6 +143,11 @@ struct nvl_model {
 	unsigned irq_busy; /* a callback is running */
 	bool irq_again; /* raised while it ran: call again */
 	uint64_t irq_count; /* callbacks made, for tests */
+	/* the GSP's share of the stall tree (model/gsp/rc.c): bits in
+	 * @fw_intr_mask go to @fw_intr_fn when it takes them */
+	bool (*fw_intr_fn)(void *arg, uint32_t bits);
+	void *fw_intr_arg;
+	uint32_t fw_intr_mask;
 	/* fault buffers (model/fault.c) */
 	pthread_mutex_t fault_lock;
 	struct {

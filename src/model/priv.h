@@ -66,6 +66,13 @@ uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok);
  */
 void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 /**
+ * nvl_model_intr_set_fw() - route stall bits @mask to @fn (the GSP
+ * firmware), which returns true when it takes them; NULL @fn removes it
+ * (returns once no raise can still call the old one).
+ */
+void nvl_model_intr_set_fw(struct nvl_model *m, uint32_t mask,
+			   bool (*fn)(void *arg, uint32_t bits), void *arg);
+/**
  * nvl_model_intr_set_handler() - hw op set_irq_handler. Return: 0.
  */
 int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn,

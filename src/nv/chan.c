@@ -75,8 +75,14 @@ struct nv_chan {
 	struct nvl_list inflight; /* struct nv_job.link, in seqno order */
 	bool killed;
 	int error;
-	uint32_t hw_error; /* CHRAM_ERROR when the hardware killed it */
+	uint32_t hw_error; /* the Xid RM reported when it killed it */
 	uint64_t submitted, completed;
+	/* why it was killed (nvl_nv_chan_kill()) */
+	uint32_t reason, fault_type, fault_access, fault_engine;
+	uint64_t fault_va;
+	uint64_t inst; /* RM's instance block: fault entries name it */
+	uint64_t born_ns; /* PTIMER when RM made it: older entries are stale */
+	uint64_t client_id;
 };
 
 struct nv_job {
@@ -135,43 +141,76 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 }
 
 /*
- * A channel error (CHERR_PENDING, the stall tree's FIFO bit) kills the
- * channel as RM's robust-channel recovery does: it is disabled, what it
- * had on the ring completes with -EIO, later execs get -ENODEV, and its
- * query says why.
+ * Kill a channel as RM's robust-channel recovery reported it (nv/fault.c:
+ * an MMU fault entry or RC_TRIGGERED; RM already stopped it): what the
+ * semaphore shows done completes normally, the job at the head of the
+ * ring (the one that was running: the guilty one) with @k->job_error,
+ * every job behind it with -ECANCELED; later execs get -ENODEV and its
+ * query says why. Only the first kill of a channel counts.
  */
-static void chan_errors(struct nvl_nv_device *d)
+int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 {
-	struct nv_chan *ch;
+	struct nv_chan *ch, *found = NULL;
+	struct nvl_list done;
+	struct nv_job *j, *n;
+	bool first = true;
+	uint32_t sem = 0;
+	int ret;
 
 	pthread_mutex_lock(&d->chan_lock);
-	nvl_list_for_each_entry (ch, &d->chans, link) {
-		uint32_t pend =
-			nvl_hw_rd32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32));
-		uint32_t err;
-
-		if (!(pend & (1u << (ch->chid % 32))))
-			continue;
-		err = nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERROR(ch->chid));
-		nvl_hw_wr32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32),
-			    1u << (ch->chid % 32));
-		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
-			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
-		pthread_mutex_lock(&ch->lock);
-		if (!ch->killed) {
-			ch->killed = true;
-			ch->error = -EIO;
-			ch->hw_error = err;
+	nvl_list_for_each_entry (ch, &d->chans, link)
+		if (k->by_inst ? ch->inst == k->inst &&
+					 (!k->timestamp ||
+					  k->timestamp >= ch->born_ns)
+			       : ch->chid == k->chid) {
+			found = ch;
+			nvl_kref_get(&ch->ref);
+			break;
 		}
-		pthread_mutex_unlock(&ch->lock);
-		nvl_warn(NVL_CAT_NV,
-			 "channel %u: error %u (method %#x): killed", ch->chid,
-			 err,
-			 nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERR_METHOD(ch->chid)));
-		chan_complete(ch, false, 0);
-		chan_complete(ch, true, -EIO);
-	}
 	pthread_mutex_unlock(&d->chan_lock);
+	if (!found)
+		return -ENOENT;
+	ch = found;
+	k->chid = ch->chid;
+	k->client_id = ch->client_id;
+	nvl_list_init(&done);
+	pthread_mutex_lock(&ch->lock);
+	ret = !ch->killed;
+	if (ret) {
+		ch->killed = true;
+		ch->error = k->chan_error;
+		ch->hw_error = k->xid;
+		ch->reason = k->reason;
+		ch->fault_type = k->fault_type;
+		ch->fault_access = k->fault_access;
+		ch->fault_engine = k->fault_engine;
+		ch->fault_va = k->fault_va;
+		sem = atomic_load_explicit(
+			(_Atomic uint32_t *)(ch->cpu + OFF_SEM),
+			memory_order_acquire);
+		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
+			nvl_list_move_tail(&j->link, &done);
+			ch->completed++;
+		}
+	}
+	pthread_mutex_unlock(&ch->lock);
+	while (!nvl_list_empty(&done)) {
+		struct nvl_fence *f;
+
+		j = nvl_list_entry(done.next, struct nv_job, link);
+		f = nvl_fence_get(j->hw);
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		if ((int32_t)(sem - j->seq) < 0) {
+			nvl_fence_set_error(f,
+					    first ? k->job_error : -ECANCELED);
+			first = false;
+		}
+		nvl_fence_signal(f);
+		nvl_fence_put(f);
+	}
+	chan_put(ch);
+	return ret;
 }
 
 void nvl_nv_chan_irq(void *dev)
@@ -181,12 +220,6 @@ void nvl_nv_chan_irq(void *dev)
 		d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL));
 	struct nv_chan *ch;
 
-	if (nvl_hw_rd32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL)) &
-	    NVL_HW_INTR_FIFO) {
-		nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
-			    NVL_HW_INTR_FIFO);
-		chan_errors(d);
-	}
 	if (!st)
 		return;
 	nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL), st);
@@ -232,7 +265,8 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	pthread_mutex_lock(&ch->lock);
 	if (ch->killed) {
 		pthread_mutex_unlock(&ch->lock);
-		nvl_sched_job_set_error(sj, ch->error ? ch->error : -ENODEV);
+		/* behind the job that killed it: never ran */
+		nvl_sched_job_set_error(sj, -ECANCELED);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < j->n_push; i++)
@@ -313,8 +347,10 @@ static void chan_teardown(struct nv_chan *ch)
 	nvl_sched_entity_kill(&ch->entity);
 	pthread_mutex_lock(&ch->lock);
 	ch->killed = true;
-	if (!ch->error)
+	if (!ch->error) {
 		ch->error = -ECANCELED;
+		ch->reason = NVL_CHANNEL_DESTROYED;
+	}
 	pthread_mutex_unlock(&ch->lock);
 	pthread_mutex_lock(&d->chan_lock);
 	nvl_list_del(&ch->link);
@@ -353,6 +389,18 @@ void nvl_nv_chan_register(void)
 	nvl_handle_kind_register(NVL_HANDLE_CHANNEL, &chan_handle_ops);
 }
 
+/* PTIMER, the clock fault entries are stamped with (high, low, high) */
+static uint64_t ptimer_ns(struct nvl_nv_device *d)
+{
+	uint32_t hi, lo;
+
+	do {
+		hi = nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_1);
+		lo = nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_0);
+	} while (hi != nvl_hw_rd32(d->hw, NVL_HW_PTIMER_TIME_1));
+	return (uint64_t)hi << 32 | lo;
+}
+
 static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 {
 	struct nvl_nv_device *d = ch->d;
@@ -370,6 +418,7 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 	if (ret)
 		return ret;
 	ch->chid = cp.cid;
+	ch->inst = cp.instOffset;
 	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan, d->boot.ce_class, NULL, 0,
 			       &ch->h_ce);
 	if (!ret)
@@ -383,6 +432,7 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 		return ret;
 	}
 	ch->token = wt.workSubmitToken;
+	ch->born_ns = ptimer_ns(d);
 	return 0;
 }
 
@@ -452,6 +502,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	nvl_list_init(&ch->link);
 	ch->d = d;
 	ch->vm = vm;
+	ch->client_id = client->id;
 	ret = slot_get(d, &ch->slot);
 	if (ret)
 		goto fail_free;
@@ -541,6 +592,11 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	info->gp_entries = GP_ENTRIES;
 	info->submitted = ch->submitted;
 	info->completed = ch->completed;
+	info->reason = ch->reason;
+	info->fault_type = ch->fault_type;
+	info->fault_access = ch->fault_access;
+	info->fault_engine = ch->fault_engine;
+	info->fault_va = ch->fault_va;
 	pthread_mutex_unlock(&ch->lock);
 	chan_put(ch);
 	return 0;

@@ -9,6 +9,7 @@
 #ifndef NVL_NV_CHAN_H
 #define NVL_NV_CHAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct nvl_nv_device;
@@ -23,6 +24,31 @@ struct nvl_nv_device;
 
 /** nvl_nv_chan_irq() - the non-stall handler: finish completed jobs. */
 void nvl_nv_chan_irq(void *dev);
+
+/** struct nvl_nv_kill - which channel to kill, why (nv/fault.c). */
+struct nvl_nv_kill {
+	/* in: the channel by its instance block or its id */
+	bool by_inst;
+	uint64_t inst;
+	uint64_t timestamp; /* by instance: the entry's; a channel made after
+			     * it is another one on a reused instance block */
+	uint32_t chid; /* in (by id) and out */
+	/* in: the channel's error, the guilty job's, the query's fields */
+	int chan_error, job_error;
+	uint32_t xid, reason;
+	uint32_t fault_type, fault_access, fault_engine;
+	uint64_t fault_va;
+	/* out */
+	uint64_t client_id;
+};
+
+/**
+ * nvl_nv_chan_kill() - kill the live channel @k names (RM already stopped
+ * it): its guilty job (the oldest unfinished) completes with
+ * @k->job_error, those behind it with -ECANCELED.
+ * Return: 1 killed now, 0 it was already dead, -ENOENT no such channel.
+ */
+int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k);
 
 /** nvl_nv_chan_register() - register the channel handle kind (once). */
 void nvl_nv_chan_register(void);

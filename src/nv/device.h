@@ -20,6 +20,7 @@
 
 struct nvl_gsp;
 struct nvl_nv_ptmem;
+struct nvl_nv_fault;
 
 /** struct nvl_nv_probe_opts - what the caller of probe may choose. */
 struct nvl_nv_probe_opts {
@@ -67,6 +68,8 @@ struct nvl_nv_device {
 	struct nvl_list chans;
 	uint8_t slot_used[256];
 	unsigned nchans;
+	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
+	struct nvl_nv_fault *fault;
 };
 
 /**

@@ -490,6 +490,23 @@ static uint64_t query_signalled(struct nvl_fence *head)
 	return point;
 }
 
+NVL_API int nvl_syncobj_status(struct nvl_client *client, uint32_t handle,
+			       uint64_t point, int *status)
+{
+	struct nvl_fence *f;
+	int ret;
+
+	if (!client || !status)
+		return nvl_error(-EINVAL, "syncobj: status: NULL argument");
+	ret = nvl_syncobj_find_fence(client, handle, point, 0, &f);
+	if (ret)
+		return nvl_error(ret, "syncobj: status: no fence at %u:%llu",
+				 handle, (unsigned long long)point);
+	*status = nvl_fence_get_status(f);
+	nvl_fence_put(f);
+	return 0;
+}
+
 NVL_API int nvl_syncobj_query(struct nvl_client *client,
 			      const uint32_t *handles, uint64_t *points,
 			      uint32_t count, uint32_t flags)

@@ -294,8 +294,10 @@ static void channel_error_kills(void **state)
 			 0);
 	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
+	/* RM's RC_TRIGGERED: Xid 32 (ROBUST_CHANNEL_PBDMA_ERROR) */
 	assert_int_equal(ci.error, -EIO);
-	assert_int_equal(ci.hw_error, 4); /* CHERR_METHOD */
+	assert_int_equal(ci.hw_error, 32);
+	assert_int_equal(ci.reason, NVL_CHANNEL_PUSHBUFFER);
 	n = nvl_kit_pb_memset(x.ppb + 64, x.info.ce_class, VA_DST, 1, 64);
 	p = (struct nvl_exec_push){.va = VA_PB + 256, .len = n * 4};
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),

@@ -153,8 +153,10 @@ static void expect_killed(struct cl *k, uint32_t chan)
 
 	assert_int_equal(nvl_channel_query(k->c, chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
-	assert_int_equal(ci.error, -EIO);
-	assert_int_equal(ci.hw_error, 8); /* CHERR_MMU_FAULT */
+	/* the fault entry RM copied: Xid 31, -EFAULT (docs/faults.md) */
+	assert_int_equal(ci.error, -EFAULT);
+	assert_int_equal(ci.hw_error, 31);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
 	assert_int_equal(nvl_exec(k->c, chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
 }

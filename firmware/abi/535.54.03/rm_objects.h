@@ -140,4 +140,44 @@ typedef struct NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS {
  */
 #define NVL_MODEL_CTRL_CMD_ECHO 0x2080f001
 
+/*
+ * Non-replayable faults: the driver's shadow copy of RM's fault buffer
+ * (control on a subdevice). The queue address names the queue's own
+ * bookkeeping; the PTE array the pages of its entries.
+ */
+#define NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER 0x20800a9d
+#define NV2080_CTRL_CMD_INTERNAL_GMMU_UNREGISTER_CLIENT_SHADOW_FAULT_BUFFER 0x20800a9e
+#define NV2080_CTRL_INTERNAL_GMMU_CLIENT_SHADOW_FAULT_BUFFER_MAX_PAGES 1500
+typedef struct NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS {
+	NV_DECLARE_ALIGNED(NvU64 shadowFaultBufferQueuePhysAddr, 8);
+	NvU32 shadowFaultBufferSize;
+	NV_DECLARE_ALIGNED(
+		NvU64 shadowFaultBufferPteArray
+			[NV2080_CTRL_INTERNAL_GMMU_CLIENT_SHADOW_FAULT_BUFFER_MAX_PAGES],
+		8);
+} NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS;
+
+/*
+ * Robust-channel error codes (nverror.h; the number an Xid reports), the
+ * ones RM sends in RC_TRIGGERED / OS_ERROR_LOG exceptType for the channel
+ * errors the model detects.
+ */
+#define ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT (24)
+#define ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT (31)
+#define ROBUST_CHANNEL_PBDMA_ERROR (32)
+#define ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR (43)
+#define ROBUST_CHANNEL_PREEMPTIVE_REMOVAL (45)
+
+/*
+ * Not NVIDIA's: the bookkeeping page of a shadow fault queue
+ * (shadowFaultBufferQueuePhysAddr). RM's own queue structure is internal
+ * to the firmware; nouvelle's model RM and driver agree on this one. RM
+ * writes PUT, OVERFLOWS and LOST, the driver GET; entries are the 32-byte
+ * hardware fault entries, slot i at byte i * 32 of the PTE array's pages.
+ */
+#define NVL_SHADOW_FAULT_QUEUE_PUT 0x00
+#define NVL_SHADOW_FAULT_QUEUE_GET 0x04
+#define NVL_SHADOW_FAULT_QUEUE_OVERFLOWS 0x08
+#define NVL_SHADOW_FAULT_QUEUE_LOST 0x0c
+
 #endif

@@ -860,6 +860,17 @@ static void *fw_thread(void *arg)
 			continue;
 		}
 		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang &&
+		    g->intr_pending) {
+			uint32_t bits = g->intr_pending;
+
+			g->intr_pending = 0;
+			pthread_mutex_unlock(&g->lock);
+			nvl_fw_rc_service(g, bits);
+			send_events(g);
+			pthread_mutex_lock(&g->lock);
+			continue;
+		}
+		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang &&
 		    (g->doorbells != seen || g->ev_count)) {
 			seen = g->doorbells;
 			pthread_mutex_unlock(&g->lock);
@@ -907,6 +918,11 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		nvl_fw_rm_fini(g);
 		goto fail;
 	}
+	/* RM owns channel errors and MMU faults (rc.c) */
+	nvl_model_intr_set_fw(m,
+			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |
+				      NVL_HW_INTR_FAULT_OVERFLOW,
+			      nvl_fw_rc_intr, g);
 	return 0;
 fail:
 	nvl_free(g->rx_elem);
@@ -926,6 +942,7 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 
 	if (!g)
 		return;
+	nvl_model_intr_set_fw(m, 0, NULL, NULL);
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
 	pthread_cond_broadcast(&g->cond);
@@ -1019,14 +1036,16 @@ int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
 				      .chid = chid,
 				      .exceptType = exception,
 				      .scope = 1};
-	rpc_os_error_log_v17_00 log = {
-		.exceptType = exception, .runlistId = 0, .chid = chid};
+	uint8_t log[512];
+	char text[96];
+	size_t n;
 	int ret;
 
-	snprintf(log.errString, sizeof(log.errString),
+	snprintf(text, sizeof(text),
 		 "Xid %u: channel %u: robust channel recovery", exception,
 		 chid);
-	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, &log, sizeof(log));
+	n = m->gsp->wire->os_error_log(exception, 0, chid, text, log);
+	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
 	if (!ret)
 		ret = queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
 				  sizeof(rc));

@@ -58,6 +58,11 @@ struct nvl_model_gsp_stats {
 	uint64_t registry_entries;
 	/** @state: enum nvl_model_gsp_state */
 	unsigned state;
+	/** @faults_copied: fault entries RM copied to the shadow buffer;
+	 * @faults_lost: entries it dropped (shadow full or unregistered);
+	 * @fault_overflows: hardware buffer overflows it cleared;
+	 * @rc_recoveries: channels it tore down (RC_TRIGGERED sent) */
+	uint64_t faults_copied, faults_lost, fault_overflows, rc_recoveries;
 };
 
 /**

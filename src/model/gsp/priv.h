@@ -13,7 +13,10 @@
 #define FW_MAX_MSG (1u << 21) /* largest message assembled or sent */
 #define FW_MAX_OBJECTS 4096
 #define FW_MAX_PTES 1024
-#define FW_EVQ 64
+#define FW_EVQ 256
+/* RM's non-replayable hardware fault buffer, in its carve-out */
+#define FW_FAULT_BUF_ENTRIES 64u
+#define FW_SHADOW_MAX_PAGES 64u
 
 struct fw_obj {
 	uint32_t client, handle, parent, hclass;
@@ -34,7 +37,7 @@ struct fw_log {
 struct fw_event {
 	uint32_t function;
 	uint32_t len;
-	uint8_t data[sizeof(rpc_os_error_log_v17_00)];
+	uint8_t data[512]; /* the largest event of any version */
 };
 
 struct nvl_model_gsp {
@@ -77,6 +80,17 @@ struct nvl_model_gsp {
 	uint32_t notify_hclient, notify_hevent;
 	struct fw_perf *perf; /* sensors, perf, power (ctrl_perf.c) */
 
+	/* RM's interrupt service (rc.c): stall bits it took, the driver's
+	 * shadow fault buffer, what it counted */
+	uint32_t intr_pending;
+	struct {
+		bool on;
+		uint64_t queue_pa;
+		uint32_t entries;
+		uint64_t pte[FW_SHADOW_MAX_PAGES];
+	} shadow;
+	uint32_t shadow_put;
+
 	/* events waiting to be sent */
 	struct fw_event evq[FW_EVQ];
 	unsigned ev_head, ev_count;
@@ -104,6 +118,16 @@ size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 int nvl_fw_rm_init(struct nvl_model_gsp *g);
 void nvl_fw_rm_reset(struct nvl_model_gsp *g);
 void nvl_fw_rm_fini(struct nvl_model_gsp *g);
+
+/* rm.c: RM's carve-out in FB and the hardware fault buffer in it */
+uint64_t nvl_fw_rm_carve_base(struct nvl_model_gsp *g);
+uint64_t nvl_fw_rm_fault_buf_pa(struct nvl_model_gsp *g);
+/* rc.c: RM's interrupt service (faults, robust-channel recovery) */
+bool nvl_fw_rc_intr(void *arg, uint32_t bits);
+void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits);
+void nvl_fw_rc_reset(struct nvl_model_gsp *g);
+uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
+				   size_t size, bool on);
 
 #define LOG_INIT 0
 #define LOG_RM 1

@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "hw/fault.h"
 #include "hw/host.h"
 #include "hw/regs.h"
 #include "model/gsp/perf.h"
@@ -25,14 +26,22 @@
 #define INTERNAL_DEVICE 0xde1e0000u
 #define INTERNAL_SUBDEVICE 0x5d1e0000u
 
-/* the base of RM's instance-block carve-out: below what the booter kept */
-static uint64_t carve_base(struct nvl_model_gsp *g)
+/* the base of RM's carve-out below what the booter kept: one instance
+ * block per channel id, then RM's non-replayable fault buffer */
+uint64_t nvl_fw_rm_carve_base(struct nvl_model_gsp *g)
 {
 	uint64_t size =
-		(uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
+		(uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE +
+		FW_FAULT_BUF_ENTRIES * NVL_HW_FAULT_ENTRY_SIZE;
 
 	size = (size + FW_RM_CARVEOUT_ALIGN - 1) & ~(FW_RM_CARVEOUT_ALIGN - 1);
 	return g->rsvd_start > size ? g->rsvd_start - size : 0;
+}
+
+uint64_t nvl_fw_rm_fault_buf_pa(struct nvl_model_gsp *g)
+{
+	return nvl_fw_rm_carve_base(g) +
+	       (uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
 }
 
 static void reg_wr(struct nvl_model_gsp *g, uint32_t addr, uint32_t v)
@@ -77,7 +86,8 @@ static void chan_setup(struct nvl_model_gsp *g, uint32_t chid,
 		       const NV_CHANNEL_ALLOC_PARAMS *cp, uint64_t pdb,
 		       uint64_t *inst_out)
 {
-	uint64_t inst = carve_base(g) + (uint64_t)chid * NVL_HW_INST_SIZE;
+	uint64_t inst =
+		nvl_fw_rm_carve_base(g) + (uint64_t)chid * NVL_HW_INST_SIZE;
 	uint8_t *p = nvl_model_phys_ptr(g->m, inst, NVL_HW_INST_SIZE);
 	unsigned order = 0;
 
@@ -182,6 +192,7 @@ void nvl_fw_rm_reset(struct nvl_model_gsp *g)
 	g->nobjs = 0;
 	memset(g->chan_used, 0, g->m->profile->num_channels);
 	nvl_fw_perf_reset(g);
+	nvl_fw_rc_reset(g);
 	/* RM's own internal client, as the static info reports it */
 	add(g, INTERNAL_CLIENT, INTERNAL_CLIENT, 0, NV01_ROOT, ~0u);
 	add(g, INTERNAL_CLIENT, INTERNAL_DEVICE, INTERNAL_CLIENT, NV01_DEVICE_0,
@@ -283,7 +294,8 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		    cp.gpFifoEntries > (1u << 20) ||
 		    (cp.gpFifoEntries & (cp.gpFifoEntries - 1)) ||
 		    (cp.gpFifoOffset & 7) || (cp.userdOffset & 511) ||
-		    cp.userdOffset + NVL_HW_USERD_SIZE > carve_base(g) ||
+		    cp.userdOffset + NVL_HW_USERD_SIZE >
+			    nvl_fw_rm_carve_base(g) ||
 		    cp.engineType >= p->num_ce)
 			return NV_ERR_INVALID_ARGUMENT;
 		for (uint32_t c = 0; c < p->num_channels; c++)
@@ -343,7 +355,7 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr =
 			(void *)c->params;
 		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *rg;
-		uint64_t base = carve_base(g);
+		uint64_t base = nvl_fw_rm_carve_base(g);
 
 		if (o->hclass != NV20_SUBDEVICE_0 ||
 		    c->paramsSize != sizeof(*fr))
@@ -373,7 +385,7 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		    vas->parent != o->handle)
 			return NV_ERR_INVALID_OBJECT_HANDLE;
 		if ((pd->physAddress & 0xfff) ||
-		    pd->physAddress >= carve_base(g) ||
+		    pd->physAddress >= nvl_fw_rm_carve_base(g) ||
 		    (pd->flags &
 		     3) != NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM)
 			return NV_ERR_INVALID_ARGUMENT;
@@ -404,6 +416,14 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 				   ep->action);
 		return NV_OK;
 	}
+	case NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER:
+	case NV2080_CTRL_CMD_INTERNAL_GMMU_UNREGISTER_CLIENT_SHADOW_FAULT_BUFFER:
+		if (o->hclass != NV20_SUBDEVICE_0)
+			return NV_ERR_INVALID_OBJECT_HANDLE;
+		return nvl_fw_rc_register_shadow(
+			g, c->params, c->paramsSize,
+			c->cmd ==
+				NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER);
 	case NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE: {
 		NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS *t =
 			(void *)c->params;

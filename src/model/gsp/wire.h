@@ -28,6 +28,15 @@ struct nvl_fw_rmargs {
 	uint32_t pte_count;
 };
 
+/** struct nvl_fw_shadow_reg - a shadow fault buffer registration. */
+struct nvl_fw_shadow_reg {
+	uint64_t queue_pa; /* the queue's bookkeeping page */
+	uint32_t size; /* bytes of entries */
+	uint32_t type; /* 0 non-replayable */
+	size_t pte_off; /* byte offset of the PTE array in the params */
+	uint32_t max_pages; /* its length in this version */
+};
+
 /** struct nvl_fw_wire - one firmware version's wire formats. */
 struct nvl_fw_wire {
 	/** @version: "570.144" */
@@ -58,6 +67,14 @@ struct nvl_fw_wire {
 	 * where the GPC mask moved); false when it is not one of them */
 	bool (*control)(uint32_t cmd, void *params, size_t size,
 			const struct nvl_fw_static_src *src, uint32_t *status);
+	/** @os_error_log: this version's OS_ERROR_LOG into @out (at least
+	 * 512 bytes); returns its size */
+	size_t (*os_error_log)(uint32_t xid, uint32_t runlist, uint32_t chid,
+			       const char *text, void *out);
+	/** @shadow_fault_buf: decode REGISTER_CLIENT_SHADOW_FAULT_BUFFER;
+	 * false when @size is not this version's */
+	bool (*shadow_fault_buf)(const void *params, size_t size,
+				 struct nvl_fw_shadow_reg *out);
 };
 
 /**

@@ -113,6 +113,43 @@ static void elem_read(const void *hdr, uint32_t *seq, uint32_t *pages)
 _Static_assert(offsetof(GSP_MSG_QUEUE_ELEMENT, rpc) ==
 		       GSP_MSG_QUEUE_ELEMENT_HDR_SIZE,
 	       "the RPC header follows the element header");
+static size_t os_error_log(uint32_t xid, uint32_t runlist, uint32_t chid,
+			   const char *text, void *out)
+{
+	rpc_os_error_log_v17_00 l;
+
+	memset(&l, 0, sizeof(l));
+	l.exceptType = xid;
+	l.runlistId = runlist;
+	l.chid = chid;
+	strncpy(l.errString, text, sizeof(l.errString) - 1);
+	memcpy(out, &l, sizeof(l));
+	return sizeof(l);
+}
+
+static bool shadow_fault_buf(const void *params, size_t size,
+			     struct nvl_fw_shadow_reg *out)
+{
+	NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS p;
+
+	if (size != sizeof(p))
+		return false;
+	memcpy(&p, params, sizeof(p));
+	memset(out, 0, sizeof(*out));
+	out->queue_pa = p.shadowFaultBufferQueuePhysAddr;
+	out->size = p.shadowFaultBufferSize;
+#ifdef NV2080_CTRL_FAULT_BUFFER_NON_REPLAYABLE
+	out->type = p.shadowFaultBufferType;
+#endif
+	out->pte_off = offsetof(
+		NV2080_CTRL_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER_PARAMS,
+		shadowFaultBufferPteArray);
+	out->max_pages =
+		NV2080_CTRL_INTERNAL_GMMU_CLIENT_SHADOW_FAULT_BUFFER_MAX_PAGES;
+	return true;
+}
+
+_Static_assert(sizeof(rpc_os_error_log_v17_00) <= 512, "OS_ERROR_LOG");
 _Static_assert(sizeof(GSP_ARGUMENTS_CACHED) <= 256, "RM arguments");
 
 const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
@@ -127,4 +164,6 @@ const struct nvl_fw_wire SYM(nvl_fw_wire_) = {
 	.csum_padded = GSP_MSG_QUEUE_ELEMENT_HDR_SIZE > 8,
 	.elem_write = elem_write,
 	.elem_read = elem_read,
+	.os_error_log = os_error_log,
+	.shadow_fault_buf = shadow_fault_buf,
 };

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the model RM's interrupt service: MMU faults and robust channels
+ *
+ * On a GSP-era GPU the firmware's RM owns the stall interrupts of channel
+ * errors, MMU faults and fault-buffer overflow (intr.c routes them here
+ * while RM runs); the driver learns of them only through events:
+ *
+ *  - FAULT / FAULT_OVERFLOW: RM reads the hardware non-replayable fault
+ *    buffer it programmed in its carve-out (GET..PUT), copies each valid
+ *    entry into the driver's shadow fault buffer (registered with
+ *    NV2080_CTRL_CMD_INTERNAL_GMMU_REGISTER_CLIENT_SHADOW_FAULT_BUFFER),
+ *    clears the entry's VALID bit, advances GET, and sends
+ *    MMU_FAULT_QUEUED (no payload). A full shadow queue drops the entry
+ *    (LOST); an overflowed hardware buffer is counted (OVERFLOWS) and
+ *    cleared, so faults are recorded again.
+ *  - FIFO: for every channel in CHERR_PENDING, RM reads the error, tears
+ *    the channel down (ENABLE_CLR: it stops and stays off until freed),
+ *    and sends OS_ERROR_LOG then RC_TRIGGERED with the error as an Xid
+ *    (nverror.h's ROBUST_CHANNEL_*): 31 MMU fault, 24 semaphore acquire
+ *    timeout, 43 engine reset, 32 every other PBDMA/engine error.
+ *
+ * Faults are serviced before channel errors, and again after reading
+ * CHERR_PENDING (an error seen there may be newer than the last fault
+ * pass; its entry is already in the buffer), so a faulting channel's
+ * MMU_FAULT_QUEUED always reaches the driver before its RC_TRIGGERED.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "model/gsp/priv.h"
+
+#define FAULT_INTRS (NVL_HW_INTR_FAULT | NVL_HW_INTR_FAULT_OVERFLOW)
+
+static uint32_t rd(struct nvl_model_gsp *g, uint32_t a)
+{
+	return g->m->hw.ops->rd32(&g->m->hw, a);
+}
+
+static void wr(struct nvl_model_gsp *g, uint32_t a, uint32_t v)
+{
+	g->m->hw.ops->wr32(&g->m->hw, a, v);
+}
+
+/* called by intr.c with its lock held: take the bits while RM runs */
+bool nvl_fw_rc_intr(void *arg, uint32_t bits)
+{
+	struct nvl_model_gsp *g = arg;
+	bool taken;
+
+	pthread_mutex_lock(&g->lock);
+	taken = g->state == NVL_MODEL_GSP_RUNNING;
+	if (taken) {
+		g->intr_pending |= bits;
+		pthread_cond_broadcast(&g->cond);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return taken;
+}
+
+/* RM init: its hardware fault buffer, no shadow yet */
+void nvl_fw_rc_reset(struct nvl_model_gsp *g)
+{
+	uint64_t pa = nvl_fw_rm_fault_buf_pa(g);
+
+	pthread_mutex_lock(&g->lock);
+	g->intr_pending = 0;
+	memset(&g->shadow, 0, sizeof(g->shadow));
+	g->shadow_put = 0;
+	pthread_mutex_unlock(&g->lock);
+	wr(g, NVL_HW_FAULT_BUF_LO(NVL_HW_FAULT_BUF_NONREPLAY),
+	   NVL_HW_FAULT_BUF_LO_PHYS(pa, NVL_HW_FAULT_APERTURE_VID));
+	wr(g, NVL_HW_FAULT_BUF_HI(NVL_HW_FAULT_BUF_NONREPLAY),
+	   (uint32_t)(pa >> 32));
+	wr(g, NVL_HW_FAULT_BUF_SIZE(NVL_HW_FAULT_BUF_NONREPLAY),
+	   FW_FAULT_BUF_ENTRIES | NVL_HW_FAULT_BUF_SIZE_ENABLE |
+		   NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR);
+}
+
+uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
+				   size_t size, bool on)
+{
+	struct nvl_fw_shadow_reg r;
+	uint32_t pages, put = 0;
+
+	if (!on) {
+		pthread_mutex_lock(&g->lock);
+		g->shadow.on = false;
+		pthread_mutex_unlock(&g->lock);
+		return NV_OK;
+	}
+	if (!g->wire->shadow_fault_buf ||
+	    !g->wire->shadow_fault_buf(params, size, &r))
+		return NV_ERR_INVALID_PARAM_STRUCT;
+	pages = (r.size + GSP_PAGE_SIZE - 1) / GSP_PAGE_SIZE;
+	if (r.type != 0 || !r.queue_pa || (r.queue_pa & 0xfff) ||
+	    r.size < 2 * NVL_HW_FAULT_ENTRY_SIZE ||
+	    r.size % NVL_HW_FAULT_ENTRY_SIZE || pages > r.max_pages ||
+	    pages > FW_SHADOW_MAX_PAGES)
+		return NV_ERR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&g->lock);
+	g->shadow.on = true;
+	g->shadow.queue_pa = r.queue_pa;
+	g->shadow.entries = r.size / NVL_HW_FAULT_ENTRY_SIZE;
+	for (uint32_t i = 0; i < pages; i++)
+		memcpy(&g->shadow.pte[i],
+		       (const uint8_t *)params + r.pte_off + i * 8, 8);
+	g->shadow_put = 0;
+	pthread_mutex_unlock(&g->lock);
+	/* a fresh queue: PUT = GET = 0, nothing counted */
+	for (unsigned off = 0; off < 16; off += 4)
+		nvl_fw_dma(g, r.queue_pa + off, &put, 4, true);
+	return NV_OK;
+}
+
+static void shadow_add(struct nvl_model_gsp *g, unsigned off, uint32_t n)
+{
+	uint32_t v = 0;
+
+	if (nvl_fw_dma(g, g->shadow.queue_pa + off, &v, 4, false))
+		return;
+	v += n;
+	nvl_fw_dma(g, g->shadow.queue_pa + off, &v, 4, true);
+}
+
+/* copy one entry into the shadow queue; false when it had to drop it */
+static bool shadow_push(struct nvl_model_gsp *g, const uint32_t e[8])
+{
+	uint32_t get = 0, put = g->shadow_put, next;
+	uint64_t at;
+
+	if (!g->shadow.on ||
+	    nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_GET, &get,
+		       4, false))
+		return false;
+	next = (put + 1) % g->shadow.entries;
+	if (next == get % g->shadow.entries)
+		return false;
+	at = (uint64_t)put * NVL_HW_FAULT_ENTRY_SIZE;
+	at = g->shadow.pte[at / GSP_PAGE_SIZE] + at % GSP_PAGE_SIZE;
+	if (nvl_fw_dma(g, at, (void *)e, NVL_HW_FAULT_ENTRY_SIZE, true))
+		return false;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	g->shadow_put = next;
+	nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_PUT, &next, 4,
+		   true);
+	return true;
+}
+
+static void fault_service(struct nvl_model_gsp *g)
+{
+	const unsigned b = NVL_HW_FAULT_BUF_NONREPLAY;
+	uint64_t pa = nvl_fw_rm_fault_buf_pa(g);
+	uint32_t get = rd(g, NVL_HW_FAULT_BUF_GET(b));
+	uint32_t put =
+		rd(g, NVL_HW_FAULT_BUF_PUT(b)) & NVL_HW_FAULT_BUF_PTR_MASK;
+	uint32_t copied = 0, lost = 0;
+	bool ovf = get & (NVL_HW_FAULT_BUF_GET_OVERFLOW |
+			  NVL_HW_FAULT_BUF_GET_CORRUPTED);
+
+	get &= NVL_HW_FAULT_BUF_PTR_MASK;
+	while (get != put) {
+		uint8_t *p = nvl_model_phys_ptr(
+			g->m, pa + (uint64_t)get * NVL_HW_FAULT_ENTRY_SIZE,
+			NVL_HW_FAULT_ENTRY_SIZE);
+		uint32_t e[8];
+
+		if (!p)
+			break;
+		nvl_model_mem_copy(e, p, sizeof(e));
+		if (e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID) {
+			if (shadow_push(g, e))
+				copied++;
+			else
+				lost++;
+			e[NVL_HW_FAULT_ENTRY_INFO] &= ~NVL_HW_FAULT_INFO_VALID;
+			nvl_model_mem_copy(p + 28, &e[7], 4);
+		}
+		get = (get + 1) % FW_FAULT_BUF_ENTRIES;
+	}
+	/* the new GET; an overflow is cleared (write 1) and counted */
+	wr(g, NVL_HW_FAULT_BUF_GET(b),
+	   get | (ovf ? NVL_HW_FAULT_BUF_GET_OVERFLOW |
+				  NVL_HW_FAULT_BUF_GET_CORRUPTED
+		      : 0));
+	if (g->shadow.on) {
+		if (ovf)
+			shadow_add(g, NVL_SHADOW_FAULT_QUEUE_OVERFLOWS, 1);
+		if (lost)
+			shadow_add(g, NVL_SHADOW_FAULT_QUEUE_LOST, lost);
+	}
+	g->st.faults_copied += copied;
+	g->st.faults_lost += lost;
+	g->st.fault_overflows += ovf;
+	if (ovf)
+		nvl_fw_log(g, LOG_RM, "MMU: fault buffer overflow cleared");
+	if (copied || ovf)
+		(void)nvl_fw_queue_event(
+			g->m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+}
+
+static uint32_t xid_of(uint32_t cherr, const char **what)
+{
+	switch (cherr) {
+	case NVL_HW_CHERR_MMU_FAULT:
+		*what = "MMU fault";
+		return ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT;
+	case NVL_HW_CHERR_ACQUIRE:
+		*what = "semaphore acquire timeout";
+		return ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT;
+	case NVL_HW_CHERR_ENGINE_RESET:
+		*what = "engine reset";
+		return ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR;
+	case NVL_HW_CHERR_GPENTRY:
+		*what = "bad GPFIFO entry";
+		return ROBUST_CHANNEL_PBDMA_ERROR;
+	case NVL_HW_CHERR_GPPTR:
+		*what = "GP_PUT outside the ring";
+		return ROBUST_CHANNEL_PBDMA_ERROR;
+	case NVL_HW_CHERR_METHOD:
+		*what = "bad method";
+		return ROBUST_CHANNEL_PBDMA_ERROR;
+	case NVL_HW_CHERR_SEMAPHORE:
+		*what = "bad semaphore operation";
+		return ROBUST_CHANNEL_PBDMA_ERROR;
+	default:
+		*what = "channel error";
+		return ROBUST_CHANNEL_PBDMA_ERROR;
+	}
+}
+
+/* tear down and report every channel with an error; false if the event
+ * queue filled up first (the rest stay pending) */
+static bool chan_errors(struct nvl_model_gsp *g)
+{
+	unsigned nch = g->m->profile->num_channels;
+
+	for (unsigned w = 0; w < (nch + 31) / 32; w++) {
+		uint32_t pend = rd(g, NVL_HW_CHERR_PENDING(w));
+
+		/* the engine records a fault's entry before it stops the
+		 * channel: copy every entry behind these errors first, so
+		 * MMU_FAULT_QUEUED precedes their RC_TRIGGERED */
+		if (pend)
+			fault_service(g);
+		while (pend) {
+			unsigned bit = (unsigned)__builtin_ctz(pend);
+			unsigned chid = w * 32 + bit;
+			uint32_t err, mthd, rl, xid;
+			uint8_t log[512];
+			char text[160];
+			const char *what;
+			size_t n;
+			bool room;
+
+			pend &= pend - 1;
+			pthread_mutex_lock(&g->lock);
+			room = FW_EVQ - g->ev_count >= 2;
+			pthread_mutex_unlock(&g->lock);
+			if (!room)
+				return false;
+			err = rd(g, NVL_HW_CHRAM_ERROR(chid));
+			mthd = rd(g, NVL_HW_CHRAM_ERR_METHOD(chid));
+			rl = rd(g, NVL_HW_CHRAM_RUNLIST(chid)) & 0xff;
+			wr(g, NVL_HW_CHERR_PENDING(w), 1u << bit);
+			if (!err)
+				continue; /* already torn down (freed) */
+			/* RC: the channel is stopped and stays off */
+			wr(g, NVL_HW_CHRAM_CTRL(chid),
+			   NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+			xid = xid_of(err, &what);
+			snprintf(text, sizeof(text),
+				 "Xid %u: channel %u (runlist %u): %s (error "
+				 "%u, "
+				 "method %#x)",
+				 xid, chid, rl, what, err, mthd);
+			nvl_fw_log(g, LOG_RM, "RC: %s", text);
+			n = g->wire->os_error_log(xid, rl, chid, text, log);
+			(void)nvl_fw_queue_event(
+				g->m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
+			{
+				rpc_rc_triggered_v17_02 rc = {
+					.nv2080EngineType = rl,
+					.chid = chid,
+					.exceptType = xid,
+					.scope = 1,
+				};
+
+				(void)nvl_fw_queue_event(
+					g->m, NV_VGPU_MSG_EVENT_RC_TRIGGERED,
+					&rc, sizeof(rc));
+			}
+			g->st.rc_recoveries++;
+		}
+	}
+	return true;
+}
+
+void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
+{
+	if (bits & FAULT_INTRS)
+		fault_service(g);
+	if ((bits & NVL_HW_INTR_FIFO) && !chan_errors(g)) {
+		/* retry once the events went out */
+		pthread_mutex_lock(&g->lock);
+		g->intr_pending |= NVL_HW_INTR_FIFO;
+		pthread_mutex_unlock(&g->lock);
+	}
+}

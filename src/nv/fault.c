@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: MMU faults and robust-channel recovery (docs/faults.md)
+ *
+ * RM in the GSP owns the fault and channel-error interrupts. At device
+ * up the driver registers its shadow fault buffer with RM (a bookkeeping
+ * page and NVL_NV_FAULT_PAGES entry pages of DMA-mapped system memory)
+ * and handles three events on the GSP client's event thread:
+ *
+ *  - MMU_FAULT_QUEUED: every entry between GET and PUT of the shadow
+ *    queue is decoded (instance block → channel → client, VA, fault type,
+ *    access type, engine); its channel is killed (-EFAULT for the job that
+ *    was running, -ECANCELED for the jobs behind it) and one line is
+ *    logged. RM's overflow and lost counters are folded into the stats.
+ *  - RC_TRIGGERED: the channel RM tore down is killed with the reason its
+ *    Xid names (nothing happens if a fault entry already killed it; for
+ *    Xid 31 the shadow queue is drained first, RM having copied the
+ *    entry before it sent the event); an
+ *    MMU fault whose entry was lost (overflow) still kills its channel
+ *    this way, with a VA of 0.
+ *  - OS_ERROR_LOG: RM's message, logged (debug level for MMU faults, whose
+ *    line the fault entry already gave).
+ *
+ * Nothing else stops: other channels and clients go on, and the client of
+ * a killed channel can create a new one.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "gsp/abi.h"
+#include "gsp/fault.h"
+#include "gsp/gsp.h"
+#include "hw/fault.h"
+#include "hw/regs.h"
+#include "nouvelle/exec.h"
+#include "nv/chan.h"
+#include "nv/device.h"
+#include "nv/fault.h"
+
+#define PAGE 4096u
+
+struct nvl_nv_fault {
+	struct nvl_nv_device *d;
+	uint8_t *mem; /* bookkeeping page, then the entry pages */
+	size_t size;
+	uint64_t dma;
+	uint32_t entries, get;
+	uint32_t overflows_seen, lost_seen;
+	const struct nvl_hw_mmu_engines *eng;
+	pthread_mutex_t lock; /* st */
+	struct nvl_fault_stats st;
+};
+
+static const char *const type_names[16] = {
+	"PDE",
+	"PDE_SIZE",
+	"PTE",
+	"VA_LIMIT_VIOLATION",
+	"UNBOUND_INST_BLOCK",
+	"PRIV_VIOLATION",
+	"RO_VIOLATION",
+	"WO_VIOLATION",
+	"PITCH_MASK_VIOLATION",
+	"WORK_CREATION",
+	"UNSUPPORTED_APERTURE",
+	"COMPRESSION_FAILURE",
+	"UNSUPPORTED_KIND",
+	"REGION_VIOLATION",
+	"POISONED",
+	"ATOMIC_VIOLATION",
+};
+
+static const char *access_name(uint32_t a)
+{
+	static const char *const n[] = {"read", "write", "atomic", "prefetch",
+					"weak atomic"};
+
+	if (a < NVL_ARRAY_SIZE(n))
+		return n[a];
+	return a >= 8 && a <= 0xb ? "physical access" : "access";
+}
+
+static void engine_name(const struct nvl_hw_mmu_engines *e, uint32_t id,
+			char *buf, size_t len)
+{
+	if (id >= e->ce0 && id < e->ce0 + 10u)
+		snprintf(buf, len, "CE%u", id - e->ce0);
+	else if (id >= e->host0 && id < e->host0 + 32u)
+		snprintf(buf, len, "HOST%u", id - e->host0);
+	else if (id == e->graphics)
+		snprintf(buf, len, "GRAPHICS");
+	else
+		snprintf(buf, len, "engine %u", id);
+}
+
+static void count(struct nvl_nv_fault *f, uint64_t *field, uint64_t n)
+{
+	pthread_mutex_lock(&f->lock);
+	*field += n;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static uint32_t hdr_rd(struct nvl_nv_fault *f, unsigned off)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)(f->mem + off),
+				    memory_order_acquire);
+}
+
+static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
+{
+	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
+	struct nvl_nv_kill k = {
+		.by_inst = true,
+		.inst = ((uint64_t)e[NVL_HW_FAULT_ENTRY_INST_HI] << 32) |
+			(e[NVL_HW_FAULT_ENTRY_INST_LO] & 0xfffff000u),
+		.chan_error = -EFAULT,
+		.job_error = -EFAULT,
+		.xid = ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT,
+		.reason = NVL_CHANNEL_MMU_FAULT,
+		.fault_type = info & NVL_HW_FAULT_INFO_TYPE_MASK,
+		.fault_access = info >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
+				NVL_HW_FAULT_INFO_ACCESS_MASK,
+		.fault_engine = e[NVL_HW_FAULT_ENTRY_ENGINE] & 0x1ffu,
+		.fault_va = ((uint64_t)e[NVL_HW_FAULT_ENTRY_ADDR_HI] << 32) |
+			    (e[NVL_HW_FAULT_ENTRY_ADDR_LO] & 0xfffff000u),
+		.timestamp =
+			((uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32) |
+			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
+	};
+	const char *tn =
+		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
+	char eng[24];
+	int ret;
+
+	count(f, &f->st.faults, 1);
+	engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
+	ret = nvl_nv_chan_kill(f->d, &k);
+	if (ret < 0) {
+		/* its channel is gone (destroyed, or RC killed it first) */
+		nvl_dbg(NVL_CAT_NV,
+			"MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
+			"no live channel",
+			tn, access_name(k.fault_access),
+			(unsigned long long)k.fault_va, eng,
+			(unsigned long long)k.inst);
+		return;
+	}
+	if (ret > 0)
+		count(f, &f->st.killed, 1);
+	nvl_warn(NVL_CAT_NV,
+		 "MMU fault: client %llu channel %u: %s %s at VA %#llx by %s "
+		 "(client id %#x): %s",
+		 (unsigned long long)k.client_id, k.chid, tn,
+		 access_name(k.fault_access), (unsigned long long)k.fault_va,
+		 eng,
+		 info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+			 NVL_HW_FAULT_INFO_CLIENT_MASK,
+		 ret > 0 ? "channel killed" : "channel already dead");
+}
+
+/* drain the shadow queue (event thread only) */
+static void drain(struct nvl_nv_fault *f)
+{
+	uint32_t put, ovf, lost;
+
+	put = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_PUT) % f->entries;
+	while (f->get != put) {
+		uint32_t e[8];
+
+		memcpy(e, f->mem + PAGE + (size_t)f->get * 32, sizeof(e));
+		f->get = (f->get + 1) % f->entries;
+		atomic_store_explicit(
+			(_Atomic uint32_t *)(f->mem +
+					     NVL_SHADOW_FAULT_QUEUE_GET),
+			f->get, memory_order_release);
+		one_fault(f, e);
+	}
+	ovf = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_OVERFLOWS);
+	lost = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_LOST);
+	if (ovf != f->overflows_seen || lost != f->lost_seen) {
+		nvl_warn(NVL_CAT_NV,
+			 "MMU fault buffer: %u overflow(s), %u entries lost: "
+			 "their channels die by RC",
+			 ovf - f->overflows_seen, lost - f->lost_seen);
+		count(f, &f->st.overflows, ovf - f->overflows_seen);
+		count(f, &f->st.lost, lost - f->lost_seen);
+		f->overflows_seen = ovf;
+		f->lost_seen = lost;
+	}
+}
+
+/* MMU_FAULT_QUEUED */
+static void on_fault(void *arg, uint32_t event, uint32_t result,
+		     const void *data, size_t len)
+{
+	(void)event;
+	(void)result;
+	(void)data;
+	(void)len;
+	drain(arg);
+}
+
+/* the client-visible meaning of an Xid */
+static void rc_reason(uint32_t xid, struct nvl_nv_kill *k)
+{
+	switch (xid) {
+	case ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT:
+		k->reason = NVL_CHANNEL_MMU_FAULT;
+		k->chan_error = k->job_error = -EFAULT;
+		break;
+	case ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT:
+		k->reason = NVL_CHANNEL_SEM_TIMEOUT;
+		k->chan_error = k->job_error = -ETIMEDOUT;
+		break;
+	case ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR:
+	case ROBUST_CHANNEL_PREEMPTIVE_REMOVAL:
+		k->reason = NVL_CHANNEL_ENGINE_RESET;
+		k->chan_error = k->job_error = -EIO;
+		break;
+	default:
+		k->reason = NVL_CHANNEL_PUSHBUFFER;
+		k->chan_error = k->job_error = -EIO;
+		break;
+	}
+}
+
+static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
+		  size_t len)
+{
+	struct nvl_nv_fault *f = arg;
+	struct nvl_gsp_rc rc;
+	struct nvl_nv_kill k = {0};
+	int ret;
+
+	(void)result;
+	if (nvl_gsp_rc_decode(f->d->gsp, event, data, len, &rc)) {
+		nvl_warn(NVL_CAT_NV, "RC event: %s", nvl_error_msg());
+		return;
+	}
+	if (event == NV_VGPU_MSG_EVENT_OS_ERROR_LOG) {
+		if (rc.xid == ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT)
+			nvl_dbg(NVL_CAT_NV, "GSP: %s", rc.text);
+		else
+			nvl_warn(NVL_CAT_NV, "GSP: %s", rc.text);
+		return;
+	}
+	count(f, &f->st.rc_events, 1);
+	/* RM copied a faulting channel's entry before it sent this: take it
+	 * first (its MMU_FAULT_QUEUED may have been dropped in a storm), so
+	 * the kill carries the VA and no stale entry outlives the channel */
+	if (rc.xid == ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT)
+		drain(f);
+	k.chid = rc.chid;
+	k.xid = rc.xid;
+	rc_reason(rc.xid, &k);
+	ret = nvl_nv_chan_kill(f->d, &k);
+	if (ret > 0) {
+		count(f, &f->st.killed, 1);
+		nvl_warn(NVL_CAT_NV,
+			 "RC: client %llu channel %u: Xid %u: channel killed "
+			 "(%d)",
+			 (unsigned long long)k.client_id, rc.chid, rc.xid,
+			 k.chan_error);
+	}
+}
+
+int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
+{
+	struct nvl_nv_fault *f;
+	uint64_t ptes[NVL_NV_FAULT_PAGES];
+	int ret;
+
+	f = nvl_zalloc(sizeof(*f));
+	if (!f)
+		return nvl_error(-ENOMEM, "fault: out of memory");
+	f->d = d;
+	f->eng = nvl_hw_mmu_engines(arch);
+	f->size = (size_t)(1 + NVL_NV_FAULT_PAGES) * PAGE;
+	f->entries = NVL_NV_FAULT_PAGES * PAGE / NVL_HW_FAULT_ENTRY_SIZE;
+	pthread_mutex_init(&f->lock, NULL);
+	ret = nvl_might_alloc(0);
+	if (!ret) {
+		f->mem = mmap(NULL, f->size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (f->mem == MAP_FAILED)
+			f->mem = NULL;
+	}
+	if (!f->mem) {
+		ret = nvl_error(-ENOMEM, "fault: no shadow buffer memory");
+		goto fail_free;
+	}
+	ret = nvl_hw_dma_map(d->hw, f->mem, f->size, &f->dma);
+	if (ret) {
+		ret = nvl_error(ret, "fault: cannot DMA-map the shadow buffer");
+		goto fail_unmap;
+	}
+	for (unsigned i = 0; i < NVL_NV_FAULT_PAGES; i++)
+		ptes[i] = f->dma + (uint64_t)(1 + i) * PAGE;
+	ret = nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
+				     on_fault, f);
+	if (!ret)
+		ret = nvl_gsp_event_register(
+			d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, on_rc, f);
+	if (!ret)
+		ret = nvl_gsp_event_register(
+			d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, on_rc, f);
+	if (!ret)
+		ret = nvl_gsp_shadow_fault_register(d->gsp, d->h_subdevice,
+						    f->dma, ptes,
+						    NVL_NV_FAULT_PAGES);
+	if (ret)
+		goto fail_events;
+	d->fault = f;
+	return 0;
+fail_events:
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL,
+			       NULL);
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, NULL,
+			       NULL);
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, NULL,
+			       NULL);
+	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
+	(void)nvl_hw_dma_unmap(d->hw, f->dma, f->size);
+fail_unmap:
+	munmap(f->mem, f->size);
+fail_free:
+	pthread_mutex_destroy(&f->lock);
+	nvl_free(f);
+	return ret;
+}
+
+void nvl_nv_fault_fini(struct nvl_nv_device *d)
+{
+	struct nvl_nv_fault *f = d->fault;
+
+	if (!f)
+		return;
+	if (nvl_gsp_shadow_fault_unregister(d->gsp, d->h_subdevice))
+		nvl_dbg(NVL_CAT_NV, "fault: unregister: %s", nvl_error_msg());
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL,
+			       NULL);
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, NULL,
+			       NULL);
+	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, NULL,
+			       NULL);
+	/* a handler still running finishes before the memory goes */
+	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
+	(void)nvl_hw_dma_unmap(d->hw, f->dma, f->size);
+	munmap(f->mem, f->size);
+	pthread_mutex_destroy(&f->lock);
+	nvl_free(f);
+	d->fault = NULL;
+}
+
+void nvl_nv_fault_stats(struct nvl_nv_device *d, struct nvl_fault_stats *st)
+{
+	struct nvl_nv_fault *f = d->fault;
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	*st = f->st;
+	pthread_mutex_unlock(&f->lock);
+}

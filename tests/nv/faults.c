@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: non-replayable MMU faults and robust-channel recovery through the
+ * GSP (issue 16, docs/faults.md), end to end through the public headers.
+ * RM in the model's firmware owns the interrupts: it copies fault entries
+ * into the driver's shadow buffer (MMU_FAULT_QUEUED) and reports channel
+ * errors with RC_TRIGGERED (an Xid). Each fault type the copy engine and
+ * the PBDMA can raise kills only its channel, with the entry's FAULT_TYPE
+ * and ACCESS_TYPE (dev_fault: PDE 0, VA_LIMIT_VIOLATION 3, RO_VIOLATION 6;
+ * READ 0, WRITE 1) and its 4 KiB-aligned VA; the faulting job's fence
+ * carries -EFAULT and the jobs queued behind it -ECANCELED; another client
+ * and a new channel of the same client go on. A bad method is Xid 32.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "kit.h"
+#include "t.h"
+
+#define KIB (1ull << 10)
+#define MIB (1ull << 20)
+#define VA_DST (32 * MIB)
+#define VA_RO (40 * MIB)
+#define VA_PB (48 * MIB)
+#define VA_HOLE (80 * MIB) /* never bound */
+#define GATE 0xf00 /* in the dst BO: job 0 waits for the CPU to write 1 */
+#define KSTART (1ull << 39)
+#define KRANGE (16 * MIB)
+#define WAIT_NS 5000000000ll
+
+/* the firmware version to boot (NULL: the newest, 570.144 on tiny) */
+static const char *fw;
+
+static int64_t deadline(int64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
+}
+
+struct cl {
+	struct nvl_client *c;
+	uint32_t vm, pb, dst, ro, chan;
+	uint32_t sync[3];
+	uint32_t *ppb;
+	uint8_t *pdst;
+	uint32_t ce_class;
+};
+
+static uint32_t bo_at(struct cl *k, uint64_t size, uint64_t va, uint32_t flags,
+		      void **cpu)
+{
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .flags = flags,
+				    .addr = va,
+				    .range = size};
+	uint32_t h;
+
+	assert_int_equal(nvl_bo_create(k->c, size, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &h),
+			 0);
+	assert_int_equal(nvl_bo_map(k->c, h, cpu), 0);
+	op.handle = h;
+	assert_int_equal(
+		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	return h;
+}
+
+static void cl_up(struct nvl_device *dev, struct cl *k)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+	struct nvl_device_info in;
+	void *ro;
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	k->ce_class = in.ce_class;
+	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
+	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
+	k->pb = bo_at(k, 64 * KIB, VA_PB, 0, (void **)&k->ppb);
+	k->dst = bo_at(k, 64 * KIB, VA_DST, 0, (void **)&k->pdst);
+	k->ro = bo_at(k, 64 * KIB, VA_RO, NVL_VM_BIND_READONLY, &ro);
+	assert_int_equal(
+		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
+		0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync[i]), 0);
+}
+
+static void cl_down(struct cl *k)
+{
+	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
+	assert_int_equal(nvl_bo_unmap(k->c, k->dst), 0);
+	assert_int_equal(nvl_bo_unmap(k->c, k->ro), 0);
+	nvl_client_destroy(k->c);
+}
+
+/* exec @len bytes at push VA @va on @chan, signalling sync[@s] */
+static void exec_on(struct cl *k, uint32_t chan, uint64_t va, uint32_t len,
+		    int s)
+{
+	struct nvl_exec_push p = {.va = va, .len = len};
+	struct nvl_vm_sync sig = {.handle = k->sync[s]};
+
+	assert_int_equal(nvl_syncobj_reset(k->c, &k->sync[s], 1), 0);
+	assert_int_equal(nvl_exec(k->c, chan, &p, 1, NULL, 0, &sig, 1, 0), 0);
+}
+
+static int wait_status(struct cl *k, int s)
+{
+	int st = 0;
+
+	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[s], NULL, 1,
+					  deadline(WAIT_NS), 0, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_status(k->c, k->sync[s], 0, &st), 0);
+	return st;
+}
+
+/* a fill of 4 KiB at @dst with dword @v, at push offset @off (dwords) */
+static uint32_t fill(struct cl *k, uint32_t off, uint64_t dst, uint32_t v)
+{
+	return nvl_kit_pb_memset(k->ppb + off, k->ce_class, dst, v, 4096) * 4;
+}
+
+static void expect_alive_and_working(struct cl *k, uint32_t chan)
+{
+	struct nvl_channel_info ci;
+	uint32_t len = fill(k, 1024, VA_DST, 0x5a);
+
+	assert_int_equal(nvl_channel_query(k->c, chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	assert_int_equal(ci.reason, NVL_CHANNEL_ALIVE);
+	exec_on(k, chan, VA_PB + 4096, len, 2);
+	assert_int_equal(wait_status(k, 2), 1);
+	assert_int_equal(((uint32_t *)k->pdst)[1023], 0x5a);
+}
+
+/*
+ * The fault on the faulting client's channel: job 0 faults, jobs 1 and 2
+ * (good work) are behind it; the other client and a new channel go on.
+ */
+static void fault_case(uint64_t push_va, uint32_t push_len, bool fill_fault,
+		       uint64_t bad_va, uint32_t type, uint32_t access)
+{
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct nvl_fault_stats st;
+	struct cl a, b;
+	struct nvl_device_opts o = {.fw_version = fw};
+	uint32_t good, chan2;
+
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	cl_up(dev, &a);
+	cl_up(dev, &b);
+	if (fill_fault)
+		push_len = fill(&a, 0, bad_va, 1);
+	good = fill(&a, 256, VA_DST, 2);
+	/* job 0 first waits in a semaphore acquire, so job 1 is surely
+	 * queued behind it when it faults */
+	{
+		uint32_t n = nvl_kit_pb_acquire(a.ppb + 768, VA_DST + GATE, 1);
+		struct nvl_exec_push p[2] = {
+			{.va = VA_PB + 768 * 4, .len = n * 4},
+			{.va = push_va, .len = push_len},
+		};
+		struct nvl_vm_sync sig = {.handle = a.sync[0]};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, p, 2, NULL, 0, &sig, 1, 0), 0);
+	}
+	exec_on(&a, a.chan, VA_PB + 1024, good, 1);
+	__atomic_store_n((uint32_t *)(a.pdst + GATE), 1, __ATOMIC_RELEASE);
+	assert_int_equal(wait_status(&a, 0), -EFAULT);
+	assert_int_equal(wait_status(&a, 1), -ECANCELED);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -EFAULT);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ci.hw_error, 31); /* Xid: FIFO_ERROR_MMU_ERR_FLT */
+	assert_int_equal(ci.fault_type, type);
+	assert_int_equal(ci.fault_access, access);
+	assert_int_equal(ci.fault_va, bad_va & ~0xfffull);
+	/* the dead channel refuses work */
+	{
+		struct nvl_exec_push p = {.va = VA_PB + 1024, .len = good};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, &p, 1, NULL, 0, NULL, 0, 0),
+			-ENODEV);
+	}
+	/* the other client, and a new channel of the same client, go on */
+	expect_alive_and_working(&b, b.chan);
+	assert_int_equal(
+		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &chan2), 0);
+	expect_alive_and_working(&a, chan2);
+	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
+	assert_true(st.faults >= 1);
+	assert_true(st.killed >= 1);
+	cl_down(&a);
+	cl_down(&b);
+	nvl_device_close(dev);
+}
+
+/* a CE write to a VA this VM never bound: PDE, WRITE */
+static void fault_unmapped(void **state)
+{
+	(void)state;
+	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
+}
+
+/* the same on 535.113.01: its shadow-buffer control and OS_ERROR_LOG
+ * have the older layout */
+static void fault_unmapped_fw535(void **state)
+{
+	(void)state;
+	fw = "535.113.01";
+	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
+	fw = NULL;
+}
+
+/* a CE write to a read-only mapping: RO_VIOLATION, WRITE */
+static void fault_read_only(void **state)
+{
+	(void)state;
+	fault_case(VA_PB, 0, true, VA_RO + 0x2000, 0x6, 0x1);
+}
+
+/* a CE write beyond the 49 VA bits of MMU v2: VA_LIMIT_VIOLATION */
+static void fault_va_limit(void **state)
+{
+	(void)state;
+	fault_case(VA_PB, 0, true, 1ull << 50, 0x3, 0x1);
+}
+
+/* the PBDMA fetching a pushbuffer at an unmapped VA: PDE, READ */
+static void fault_pushbuffer_fetch(void **state)
+{
+	(void)state;
+	fault_case(VA_HOLE + 0x3000, 64, false, VA_HOLE + 0x3000, 0x0, 0x0);
+}
+
+/* a bad method: RC_TRIGGERED Xid 32 (PBDMA error), -EIO, not a fault */
+static void rc_bad_method(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct cl a, b;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	cl_up(dev, &a);
+	cl_up(dev, &b);
+	/* Host method ILLEGAL (0x04), SEC_OP 1 COUNT 1 SUBCH 0 */
+	a.ppb[0] = 0x20010001u;
+	a.ppb[1] = 0;
+	{
+		uint32_t n = nvl_kit_pb_acquire(a.ppb + 768, VA_DST + GATE, 1);
+		struct nvl_exec_push p[2] = {
+			{.va = VA_PB + 768 * 4, .len = n * 4},
+			{.va = VA_PB, .len = 8},
+		};
+		struct nvl_vm_sync sig = {.handle = a.sync[0]};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, p, 2, NULL, 0, &sig, 1, 0), 0);
+	}
+	exec_on(&a, a.chan, VA_PB + 1024, fill(&a, 256, VA_DST, 3), 1);
+	__atomic_store_n((uint32_t *)(a.pdst + GATE), 1, __ATOMIC_RELEASE);
+	assert_int_equal(wait_status(&a, 0), -EIO);
+	assert_int_equal(wait_status(&a, 1), -ECANCELED);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -EIO);
+	assert_int_equal(ci.hw_error, 32);
+	assert_int_equal(ci.reason, NVL_CHANNEL_PUSHBUFFER);
+	assert_int_equal(ci.fault_va, 0);
+	expect_alive_and_working(&b, b.chan);
+	cl_down(&a);
+	cl_down(&b);
+	nvl_device_close(dev);
+}
+
+/* destroying a channel is not a fault: DESTROYED, -ECANCELED */
+static void destroyed_reason(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_fault_stats st;
+	struct cl a;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	cl_up(dev, &a);
+	expect_alive_and_working(&a, a.chan);
+	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
+	assert_int_equal(st.faults, 0);
+	assert_int_equal(st.killed, 0);
+	assert_int_equal(nvl_device_fault_stats(NULL, &st), -EINVAL);
+	assert_int_equal(nvl_syncobj_status(a.c, a.sync[0], 0, NULL), -EINVAL);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fault_unmapped),
+		cmocka_unit_test(fault_unmapped_fw535),
+		cmocka_unit_test(fault_read_only),
+		cmocka_unit_test(fault_va_limit),
+		cmocka_unit_test(fault_pushbuffer_fetch),
+		cmocka_unit_test(rc_bad_method),
+		cmocka_unit_test(destroyed_reason),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
