@@ -28,8 +28,7 @@ uint64_t nvl_nv_ptimer(struct nvl_hw *hw)
 }
 
 void nvl_nv_usage_charge(struct nvl_client *client, unsigned engine,
-			 uint64_t *busy_end, uint64_t start_ns,
-			 const void *sem)
+			 uint64_t *busy_end, uint64_t start_ns, const void *sem)
 {
 	uint64_t end, start;
 

@@ -144,8 +144,8 @@ static void known_busy(void **state)
 	/* at least the sleep (the job was on the ring before it began),
 	 * at most exec-to-fence */
 	if (e1 - e0 < SLEEP_NS || e1 - e0 > t1 - t0)
-		fail_msg("busy %lld ns, not in [%lld, %lld]", e1 - e0,
-			 SLEEP_NS, (long long)(t1 - t0));
+		fail_msg("busy %lld ns, not in [%lld, %lld]", e1 - e0, SLEEP_NS,
+			 (long long)(t1 - t0));
 	printf("# busy %lld ns over %lld ns: %.1f %%\n", e1 - e0,
 	       (long long)(t1 - t0), 100.0 * (double)(e1 - e0) / (t1 - t0));
 	/* idle: nothing more */
@@ -240,9 +240,9 @@ static void keys_and_list(void **state)
 			 nvl_client_fdinfo(c, NULL, 0));
 	nvl_client_destroy(c);
 	assert_int_equal(nvl_device_clients(dev, ids, 4), 1);
-	assert_int_equal(nvl_device_client_fdinfo(dev, ids[0] - 100, buf,
-						  sizeof(buf)),
-			 -ENOENT);
+	assert_int_equal(
+		nvl_device_client_fdinfo(dev, ids[0] - 100, buf, sizeof(buf)),
+		-ENOENT);
 	assert_int_equal(nvl_device_memory(dev, &m), 0);
 	assert_true(m.vram_total > m.vram_reserved);
 	nvl_client_destroy(d);

@@ -21,6 +21,9 @@ static const struct nvl_cmd cmds[] = {
 	{"asm", "assemble SASS text into 128-bit words", nvl_cmd_asm},
 	{"dis", "disassemble 128-bit SASS words", nvl_cmd_dis},
 	{"plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot},
+	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
+	 nvl_cmd_smi},
+	{"top", "live view of engines, clocks, power and clients", nvl_cmd_top},
 	{"help", "help on a command; the man page; bash completion",
 	 nvl_cmd_help},
 };
