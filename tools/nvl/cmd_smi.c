@@ -47,10 +47,14 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } sections[] = {
-	{"MEMORY", SEC_MEMORY},	    {"UTILIZATION", SEC_UTILIZATION},
-	{"TEMPERATURE", SEC_TEMPERATURE}, {"POWER", SEC_POWER},
-	{"CLOCK", SEC_CLOCK},	    {"PERFORMANCE", SEC_PERFORMANCE},
-	{"COMPUTE", SEC_COMPUTE},   {"PIDS", SEC_PIDS},
+	{"MEMORY", SEC_MEMORY},
+	{"UTILIZATION", SEC_UTILIZATION},
+	{"TEMPERATURE", SEC_TEMPERATURE},
+	{"POWER", SEC_POWER},
+	{"CLOCK", SEC_CLOCK},
+	{"PERFORMANCE", SEC_PERFORMANCE},
+	{"COMPUTE", SEC_COMPUTE},
+	{"PIDS", SEC_PIDS},
 	{"ECC", SEC_ECC},
 };
 
@@ -154,14 +158,13 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 						     "--devices")))
 				return bad_option(a, true);
 		} else if (is_opt(a, NULL, "--run")) {
-			if (!(o->run = opt_value(argc, argv, &i, NULL,
-						 "--run")))
+			if (!(o->run =
+				      opt_value(argc, argv, &i, NULL, "--run")))
 				return bad_option(a, true);
 		} else if (is_opt(a, "-d", "--display")) {
 			char *copy, *save = NULL;
 
-			if (!(v = opt_value(argc, argv, &i, "-d",
-					    "--display")))
+			if (!(v = opt_value(argc, argv, &i, "-d", "--display")))
 				return bad_option(a, true);
 			copy = strdup(v);
 			if (!copy)
@@ -489,7 +492,7 @@ static void ql(int indent, const char *label, const char *fmt, ...)
 
 /* a field's value as -q prints it: N/A bare, units after a space */
 static void qf(int indent, const char *label, const struct smi_sample *x,
-	      const char *field)
+	       const char *field)
 {
 	const struct smi_field *f = smi_fields();
 	int id = smi_field_find(field);
@@ -561,15 +564,14 @@ static void print_q(struct smi_sample *x, unsigned n, unsigned sec)
 		if (sec & SEC_COMPUTE)
 			qf(4, "Compute Mode", y, "compute_mode");
 		if (sec & SEC_UTILIZATION) {
-			bool has = !y->sens_ret &&
-				   nvl_sensors_has(&y->s,
-						   NVL_SENSOR_UTIL_ENGINES);
+			bool has =
+				!y->sens_ret &&
+				nvl_sensors_has(&y->s, NVL_SENSOR_UTIL_ENGINES);
 
 			ql(4, "Utilization", NULL);
 			qf(8, "GPU", y, "utilization.gpu");
 			qf(8, "Memory", y, "utilization.memory");
-			for (unsigned e = 0; has && e < y->s.num_engines;
-			     e++) {
+			for (unsigned e = 0; has && e < y->s.num_engines; e++) {
 				char l[32];
 
 				snprintf(l, sizeof(l), "Copy Engine %u", e);
@@ -644,9 +646,9 @@ static void print_q(struct smi_sample *x, unsigned n, unsigned sec)
 /* ---- --query-gpu / --query-compute-apps ------------------------------ */
 
 static const char *const app_fields[] = {
-	"timestamp", "gpu_name",    "gpu_bus_id", "gpu_serial",
-	"gpu_uuid",  "pid",	    "process_name", "used_gpu_memory",
-	NULL,
+	"timestamp",	"gpu_name",	   "gpu_bus_id",
+	"gpu_serial",	"gpu_uuid",	   "pid",
+	"process_name", "used_gpu_memory", NULL,
 };
 
 static int app_field(const char *s)
@@ -679,7 +681,8 @@ static int query_fields(struct smi_opts *o, int *ids, int max, int *n)
 			*--e = 0;
 		id = o->mode == M_APPS ? app_field(t) : smi_field_find(t);
 		if (id < 0 || *n == max) {
-			printf("Field \"%s\" is not a valid field to query.\n\n",
+			printf("Field \"%s\" is not a valid field to "
+			       "query.\n\n",
 			       t);
 			return NVL_EXIT_USAGE;
 		}
@@ -740,7 +743,8 @@ static void app_value(int f, const struct smi_sample *x,
 		client_name(c, t, len);
 		break;
 	default:
-		snprintf(t, len, "%llu%s", (unsigned long long)(c->vram_B >> 20),
+		snprintf(t, len, "%llu%s",
+			 (unsigned long long)(c->vram_B >> 20),
 			 units ? " MiB" : "");
 		break;
 	}
@@ -784,8 +788,7 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-static void print_json(struct smi_sample *x, unsigned n, const int *ids,
-		       int nf)
+static void print_json(struct smi_sample *x, unsigned n, const int *ids, int nf)
 {
 	const struct smi_field *f = smi_fields();
 	int all[128], na = 0;
@@ -834,7 +837,8 @@ static void print_json(struct smi_sample *x, unsigned n, const int *ids,
 			printf(", \"used_memory\": %llu, \"engine_copy_ns\": ",
 			       (unsigned long long)(cl->vram_B >> 20));
 			if (cl->has_engine)
-				printf("%llu}", (unsigned long long)cl->engine_ns);
+				printf("%llu}",
+				       (unsigned long long)cl->engine_ns);
 			else
 				printf("null}");
 		}
@@ -940,8 +944,7 @@ int nvl_cmd_smi(int argc, char **argv)
 		else if (o.mode == M_QUERY)
 			print_q(x, g.n, o.sections);
 		else if (o.mode == M_CSV)
-			print_csv(&o, x, g.n, ids, nf,
-				  !o.noheader && !reports);
+			print_csv(&o, x, g.n, ids, nf, !o.noheader && !reports);
 		else
 			print_apps(&o, x, g.n, ids, nf,
 				   !o.noheader && !reports);

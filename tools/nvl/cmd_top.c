@@ -91,6 +91,7 @@ static void push_hist(double *h, unsigned n, double v)
 static void sample_gpu(struct top *t, struct top_gpu *tg)
 {
 	struct nvl_gpu_client c[NVL_GPU_CLIENTS_MAX];
+	unsigned cap = 1;
 	int64_t now;
 	int n;
 
@@ -120,15 +121,18 @@ static void sample_gpu(struct top *t, struct top_gpu *tg)
 				x->busy = 0;
 				break;
 			}
+			/* not divided by the capacity: the share of one
+			 * engine, as nvtop and intel_gpu_top's JSON */
 			x->busy = 100.0 *
 				  (double)(c[i].engine_ns - p->c.engine_ns) /
-				  (dt * (c[i].capacity ? c[i].capacity : 1));
+				  dt;
+			cap = c[i].capacity ? c[i].capacity : 1;
 			tg->clients_busy += x->busy;
 			break;
 		}
 	}
-	if (tg->clients_busy > 100)
-		tg->clients_busy = 100;
+	if (tg->clients_busy > 100.0 * cap)
+		tg->clients_busy = 100.0 * cap;
 	push_hist(tg->h_util, tg->hn,
 		  has(tg, NVL_SENSOR_UTIL_GPU) ? tg->s.util_gpu / 100.0 : NAN);
 	push_hist(tg->h_power, tg->hn,
@@ -295,12 +299,18 @@ static void gpu_line(struct top_gpu *tg, char *out, size_t n)
 	const struct nvl_sensors *s = &tg->s;
 	char u[16], gr[16], mem[16], pw[16], cap[16], te[16];
 
-	na_or(u, sizeof(u), has(tg, NVL_SENSOR_UTIL_GPU), 0, s->util_gpu / 100.0, "%");
-	na_or(gr, sizeof(gr), has(tg, NVL_SENSOR_CLK_GR), 0, s->clk_gr_mhz, "MHz");
-	na_or(mem, sizeof(mem), has(tg, NVL_SENSOR_CLK_MEM), 0, s->clk_mem_mhz, "MHz");
-	na_or(pw, sizeof(pw), has(tg, NVL_SENSOR_POWER), 1, s->power_mw / 1000.0, "");
-	na_or(cap, sizeof(cap), has(tg, NVL_SENSOR_POWER_LIMIT), 0, s->power_limit_mw / 1000.0, "W");
-	na_or(te, sizeof(te), has(tg, NVL_SENSOR_GPU_TEMP), 0, s->gpu_temp_c, "C");
+	na_or(u, sizeof(u), has(tg, NVL_SENSOR_UTIL_GPU), 0,
+	      s->util_gpu / 100.0, "%");
+	na_or(gr, sizeof(gr), has(tg, NVL_SENSOR_CLK_GR), 0, s->clk_gr_mhz,
+	      "MHz");
+	na_or(mem, sizeof(mem), has(tg, NVL_SENSOR_CLK_MEM), 0, s->clk_mem_mhz,
+	      "MHz");
+	na_or(pw, sizeof(pw), has(tg, NVL_SENSOR_POWER), 1,
+	      s->power_mw / 1000.0, "");
+	na_or(cap, sizeof(cap), has(tg, NVL_SENSOR_POWER_LIMIT), 0,
+	      s->power_limit_mw / 1000.0, "W");
+	na_or(te, sizeof(te), has(tg, NVL_SENSOR_GPU_TEMP), 0, s->gpu_temp_c,
+	      "C");
 	snprintf(out, n,
 		 "GPU %u %s  GPU %s  GR %s  MEM %s  POW %s/%s  TEMP %s  "
 		 "VRAM %llu/%lluMiB",
@@ -321,7 +331,8 @@ static void client_line(const struct top_client *c, char *out, size_t n)
 		 (unsigned long long)(c->c.gtt_B >> 20));
 }
 
-#define CLIENT_HEADER "     PID     ID NAME                COPY     VRAM       GTT"
+#define CLIENT_HEADER                                                          \
+	"     PID     ID NAME                COPY     VRAM       GTT"
 
 static void print_text(struct top *t)
 {
@@ -555,7 +566,8 @@ int nvl_cmd_top(int argc, char **argv)
 
 			if (*end || !(d >= 0.1 && d <= 100)) {
 				free(t);
-				return usage_error("-d takes seconds, 0.1 .. 100");
+				return usage_error(
+					"-d takes seconds, 0.1 .. 100");
 			}
 			t->delay_ns = (int64_t)(d * 1e9);
 		} else if ((!strcmp(a, "-n") || !strcmp(a, "--iterations")) &&
@@ -576,7 +588,8 @@ int nvl_cmd_top(int argc, char **argv)
 					break;
 			if (k == SORT_N) {
 				free(t);
-				return usage_error("-s takes busy, vram, id or name");
+				return usage_error(
+					"-s takes busy, vram, id or name");
 			}
 			t->sort = (enum sort_key)k;
 			i++;

@@ -77,13 +77,12 @@ void nvl_fdinfo_parse(const char *t, struct nvl_gpu_client *c)
 			c->cpu_B = num;
 		else if (!strcmp(k, "drm-total-vram"))
 			c->vram_total_B = num;
-next:
+	next:
 		t = *eol ? eol + 1 : eol;
 	}
 }
 
-int nvl_gpu_clients(struct nvl_gpu *gpu, struct nvl_gpu_client *c,
-		    unsigned max)
+int nvl_gpu_clients(struct nvl_gpu *gpu, struct nvl_gpu_client *c, unsigned max)
 {
 	uint64_t ids[NVL_GPU_CLIENTS_MAX];
 	char buf[4096];
@@ -154,8 +153,8 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 				nvl_client_destroy(c);
 			}
 		}
-		snprintf(gpu->bus_id, sizeof(gpu->bus_id),
-			 "00000000:%02X:00.0", bus);
+		snprintf(gpu->bus_id, sizeof(gpu->bus_id), "00000000:%02X:00.0",
+			 bus);
 		g->n++;
 	}
 	free(copy);
@@ -177,8 +176,7 @@ static bool bus_match(const char *id, const char *bus)
 	size_t li = strlen(id), lb = strlen(bus);
 
 	return li <= lb && li >= 7 && !strcasecmp(bus + lb - li, id) &&
-	       (li == lb || bus[lb - li - 1] == ':' ||
-		bus[lb - li - 1] == '0');
+	       (li == lb || bus[lb - li - 1] == ':' || bus[lb - li - 1] == '0');
 }
 
 int nvl_gpus_select(struct nvl_gpus *g, const char *ids, char *bad)

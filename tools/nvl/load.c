@@ -127,8 +127,7 @@ static int run_wait(struct worker *w, uint32_t off, uint32_t ndw,
 	if (release) {
 		int64_t ns = release_ns;
 
-		nanosleep(&(struct timespec){ns / 1000000000,
-					     ns % 1000000000},
+		nanosleep(&(struct timespec){ns / 1000000000, ns % 1000000000},
 			  NULL);
 		__atomic_store_n(release, value, __ATOMIC_RELEASE);
 	}

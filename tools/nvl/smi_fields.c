@@ -19,8 +19,9 @@
 #define S(f) NVL_SENSOR_##f
 
 static const struct smi_field fields[] = {
-	{"timestamp", NULL, NULL, "The timestamp of when the query was made "
-				  "in format \"YYYY/MM/DD HH:MM:SS.msec\"."},
+	{"timestamp", NULL, NULL,
+	 "The timestamp of when the query was made "
+	 "in format \"YYYY/MM/DD HH:MM:SS.msec\"."},
 	{"driver_version", NULL, NULL,
 	 "The version of nouvelle (the driver; it runs in the process)."},
 	{"count", NULL, NULL, "The number of GPUs the tool opened."},
@@ -85,8 +86,7 @@ static const struct smi_field fields[] = {
 	{"memory.reserved", NULL, "MiB",
 	 "Memory the firmware and the driver keep."},
 	{"memory.used", NULL, "MiB", "Memory used by clients' buffers."},
-	{"memory.free", NULL, "MiB",
-	 "Free memory: total - reserved - used."},
+	{"memory.free", NULL, "MiB", "Free memory: total - reserved - used."},
 	{"utilization.gpu", NULL, "%",
 	 "Share of the last sample period with an engine busy."},
 	{"utilization.memory", NULL, "%",
@@ -107,15 +107,12 @@ static const struct smi_field fields[] = {
 	 "Current graphics clock."},
 	{"clocks.current.sm", "clocks.sm", "MHz",
 	 "Current SM clock (the graphics clock)."},
-	{"clocks.current.memory", "clocks.mem", "MHz",
-	 "Current memory clock."},
-	{"clocks.current.video", "clocks.video", "MHz",
-	 "Current video clock."},
+	{"clocks.current.memory", "clocks.mem", "MHz", "Current memory clock."},
+	{"clocks.current.video", "clocks.video", "MHz", "Current video clock."},
 	{"clocks.max.graphics", "clocks.max.gr", "MHz",
 	 "Maximum graphics clock."},
 	{"clocks.max.sm", NULL, "MHz", "Maximum SM clock."},
-	{"clocks.max.memory", "clocks.max.mem", "MHz",
-	 "Maximum memory clock."},
+	{"clocks.max.memory", "clocks.max.mem", "MHz", "Maximum memory clock."},
 	{"clocks.max.video", NULL, "MHz", "Maximum video clock."},
 	{0},
 };
@@ -152,8 +149,7 @@ static bool sens(const struct smi_sample *x, enum nvl_sensor f)
 	return !x->sens_ret && nvl_sensors_has(&x->s, f);
 }
 
-static void reason(struct smi_val *v, const struct smi_sample *x,
-		   uint64_t bit)
+static void reason(struct smi_val *v, const struct smi_sample *x, uint64_t bit)
 {
 	if (!sens(x, S(THROTTLE)) || !(x->s.throttle_supported & bit))
 		return;
