@@ -7,8 +7,8 @@ set -eu
 what=${1:-all}
 # Build (library, nvl tool, benchmarks; libclang for the abigen generator)
 pkgs_build="meson ninja-build pkgconf gcc python3 libelf-dev libzstd-dev zstd liblzma-dev libssl-dev openssl libncurses-dev libclang-dev libcairo2-dev"
-# Tests: cmocka; clang + its runtimes for libFuzzer
-pkgs_check="libcmocka-dev clang libclang-rt-14-dev clang-format groff-base"
+# Tests: cmocka; clang + its runtimes for libFuzzer; tmux drives nvl top
+pkgs_check="libcmocka-dev clang libclang-rt-14-dev clang-format groff-base tmux"
 
 case "$what" in
 build) pkgs="$pkgs_build" ;;

@@ -182,14 +182,25 @@ NVL_API int nvl_bo_madvise(struct nvl_client *client, uint32_t handle,
 			   uint32_t advice, bool *retained_out);
 
 /**
- * nvl_client_fdinfo() - the client's memory use as DRM fdinfo text
- * (drm-total-vram, drm-resident-gtt, drm-active-cpu, ... in KiB).
+ * nvl_client_fdinfo() - the client's usage as DRM fdinfo text:
+ * drm-driver, drm-client-id; on a device client drm-pdev,
+ * drm-client-name, drm-engine-copy (busy ns), drm-engine-capacity-copy,
+ * drm-maxfreq-copy; then drm-total-vram, drm-resident-gtt,
+ * drm-active-cpu, ... in KiB.
  * @client: the client
  * @buf: output
  * @len: its size
  * Return: characters the full text needs (as snprintf), or -errno.
  */
 NVL_API int nvl_client_fdinfo(struct nvl_client *client, char *buf, size_t len);
+
+/**
+ * nvl_client_set_name() - the client's drm-client-name.
+ * @client: the client
+ * @name: 1..63 printable bytes without spaces
+ * Return: 0 or -EINVAL.
+ */
+NVL_API int nvl_client_set_name(struct nvl_client *client, const char *name);
 
 #ifdef __cplusplus
 }

@@ -106,4 +106,46 @@ NVL_API int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s);
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 
+/** struct nvl_device_memory - what nvl_device_memory() reports, bytes. */
+struct nvl_device_memory {
+	/** @vram_total: FB size; @vram_reserved: what RM and the GSP keep
+	 * (not allocatable); @vram_used: BOs resident in VRAM */
+	uint64_t vram_total, vram_reserved, vram_used;
+	/** @gtt_used, @system_used: BOs resident in GTT and system pages */
+	uint64_t gtt_used, system_used;
+};
+
+/**
+ * nvl_device_memory() - the device's memory use (nvidia-smi's
+ * memory.total/.reserved/.used; free = total - reserved - used).
+ * @dev: the device
+ * @m: filled in
+ * Return: 0 or -EINVAL.
+ */
+NVL_API int nvl_device_memory(struct nvl_device *dev,
+			      struct nvl_device_memory *m);
+
+/**
+ * nvl_device_clients() - the ids of @dev's clients (drm-client-id), in
+ * creation order, as a tool scans /proc for DRM fdinfo.
+ * @dev: the device
+ * @ids: up to @max ids written
+ * @max: room in @ids (0: only count)
+ * Return: the number of clients (may exceed @max), or -EINVAL.
+ */
+NVL_API int nvl_device_clients(struct nvl_device *dev, uint64_t *ids,
+			       uint32_t max);
+
+/**
+ * nvl_device_client_fdinfo() - nvl_client_fdinfo() of @dev's client @id.
+ * @dev: the device
+ * @id: a client id from nvl_device_clients()
+ * @buf: output
+ * @len: its size
+ * Return: characters the full text needs (as snprintf); -ENOENT (the
+ * client is gone), -EINVAL.
+ */
+NVL_API int nvl_device_client_fdinfo(struct nvl_device *dev, uint64_t id,
+				     char *buf, size_t len);
+
 #endif /* NOUVELLE_DEVICE_H */

@@ -32,6 +32,7 @@ int nvl_client_alloc(void *dev, struct nvl_client **client_out)
 	nvl_kref_init(&c->ref);
 	c->id = atomic_fetch_add(&next_client_id, 1);
 	c->dev = dev;
+	nvl_list_init(&c->dev_node);
 	pthread_mutex_init(&c->lock, NULL);
 	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++)
 		nvl_idr_init(&c->tables[k]);

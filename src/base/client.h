@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include "compiler.h"
 #include "idr.h"
+#include "list.h"
 #include "refcount.h"
 
 enum nvl_handle_kind {
@@ -23,6 +24,13 @@ enum nvl_handle_kind {
 	NVL_HANDLE_BIND_QUEUE,
 	NVL_HANDLE_CHANNEL,
 	NVL_HANDLE_KIND_COUNT
+};
+
+/* Engine classes a client's busy time is charged to (DRM fdinfo). */
+enum nvl_client_engine {
+	NVL_CLIENT_ENGINE_COPY = 0,
+	NVL_CLIENT_ENGINE_COMPUTE,
+	NVL_CLIENT_ENGINE_COUNT
 };
 
 /** struct nvl_handle_ops - how handles of one kind hold their object. */
@@ -42,6 +50,15 @@ struct nvl_client {
 	struct nvl_idr tables[NVL_HANDLE_KIND_COUNT];
 	/** @layer_priv: per-layer per-client state (e.g. memory accounting) */
 	void *layer_priv[NVL_HANDLE_KIND_COUNT];
+	/** @engine_ns: GPU time its jobs kept each engine class busy (ns,
+	 * atomic; the driver adds, fdinfo reads) */
+	uint64_t engine_ns[NVL_CLIENT_ENGINE_COUNT];
+	/** @name: drm-client-name (empty: none); set once before use */
+	char name[64];
+	/** @dev_node: on its public device's client list; @udev: that
+	 * device (struct nvl_device), NULL for device-less clients */
+	struct nvl_list dev_node;
+	void *udev;
 };
 
 /** nvl_handle_kind_register() - set the ops for @kind (once, at start-up). */

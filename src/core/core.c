@@ -9,6 +9,7 @@
 #include "nvl_config.h"
 #include "base/client.h"
 #include "base/log.h"
+#include "core/device.h"
 #include "nouvelle/core.h"
 
 const char *nvl_version(void)
@@ -32,5 +33,7 @@ int nvl_client_create(struct nvl_client **client_out)
 
 void nvl_client_destroy(struct nvl_client *client)
 {
+	if (client && client->udev)
+		nvl_core_client_unlink(client);
 	nvl_client_put(client);
 }

@@ -12,6 +12,7 @@
  * interface.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@
 #include "nv/device.h"
 
 #define MIB (1ull << 20)
+
+/* the model's PCI bus numbers, in open order (drm-pdev, pci.bus_id) */
+static atomic_uint next_bus = 1;
 
 static int open_model(const char *chip, const struct nvl_device_opts *o,
 		      struct nvl_device *dev)
@@ -135,6 +139,10 @@ NVL_API int nvl_device_client_create(struct nvl_device *dev,
 	if (nvl_client_alloc(dev->nv, &c))
 		return nvl_error(-ENOMEM, "client: out of memory");
 	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
+	c->udev = dev;
+	pthread_mutex_lock(&dev->clients_lock);
+	nvl_list_add_tail(&c->dev_node, &dev->clients);
+	pthread_mutex_unlock(&dev->clients_lock);
 	*client_out = c;
 	return 0;
 }
@@ -172,6 +180,8 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 	dev = nvl_zalloc(sizeof(*dev));
 	if (!dev)
 		return nvl_error(-ENOMEM, "device: out of memory");
+	pthread_mutex_init(&dev->clients_lock, NULL);
+	nvl_list_init(&dev->clients);
 	ret = open_model(chip, opts, dev);
 	if (ret)
 		goto fail;
@@ -190,9 +200,11 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		nvl_nv_device_remove(dev->nv);
 		goto fail;
 	}
+	dev->bus = atomic_fetch_add(&next_bus, 1);
 	*dev_out = dev;
 	return 0;
 fail:
+	pthread_mutex_destroy(&dev->clients_lock);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);
 	nvl_free(dev);
@@ -257,5 +269,6 @@ void nvl_device_close(struct nvl_device *dev)
 	nvl_nv_device_remove(dev->nv);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);
+	pthread_mutex_destroy(&dev->clients_lock);
 	nvl_free(dev);
 }

@@ -3,6 +3,12 @@
 #ifndef NVL_CORE_DEVICE_H
 #define NVL_CORE_DEVICE_H
 
+#include <pthread.h>
+#include <stdint.h>
+
+#include "base/list.h"
+
+struct nvl_client;
 struct nvl_mm;
 struct nvl_model;
 struct nvl_model_profile;
@@ -18,6 +24,17 @@ struct nvl_device {
 	struct nvl_nv_device *nv;
 	/** @mm: the memory manager of its clients' BOs (its VRAM) */
 	struct nvl_mm *mm;
+	/** @clients_lock: guards @clients (struct nvl_client.dev_node) */
+	pthread_mutex_t clients_lock;
+	struct nvl_list clients;
+	/** @bus: the model's PCI bus number (1, 2, ... in open order) */
+	unsigned bus;
+	/** @maxfreq_mhz: the copy engines' maximum (graphics) clock, read
+	 * once from the sensors; 0 until read or when absent */
+	uint32_t maxfreq_mhz;
 };
+
+/** nvl_core_client_unlink() - take a device client off its device's list. */
+void nvl_core_client_unlink(struct nvl_client *c);
 
 #endif /* NVL_CORE_DEVICE_H */

@@ -628,8 +628,3 @@ int nvl_bo_madvise(struct nvl_client *client, uint32_t handle, uint32_t advice,
 	nvl_bo_put(bo);
 	return 0;
 }
-
-int nvl_client_fdinfo(struct nvl_client *client, char *buf, size_t len)
-{
-	return nvl_mm_fdinfo(client, buf, len);
-}

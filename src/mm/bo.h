@@ -418,7 +418,7 @@ void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B);
 
 /**
  * nvl_mm_fdinfo() - @client's memory use as DRM fdinfo text
- * ("drm-total-vram:\t1024 KiB" lines).
+ * ("drm-total-vram:\t1024 KiB" lines; the memory keys only).
  * @client: the client
  * @buf: output
  * @len: its size

@@ -11,6 +11,8 @@
  * fences; purgeable = resident, idle (an active BO is not purgeable, as in
  * drm_show_memory_stats()), marked DONTNEED and not shared; memory (the
  * older key) = resident. Values in KiB, as the kernel prints them.
+ * The header keys (drm-driver, drm-client-id, ...) and the engine keys
+ * are the core's (src/core/fdinfo.c), which appends these lines.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,8 +80,6 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 			     __VA_ARGS__);                                     \
 		n += (size_t)w;                                                \
 	} while (0)
-	EMIT("drm-driver:\tnouvelle\n");
-	EMIT("drm-client-id:\t%llu\n", (unsigned long long)client->id);
 	for (int r = 0; r < R_N; r++) {
 		const char *nm = region_name[r];
 

@@ -38,6 +38,7 @@
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/device.h"
+#include "nv/usage.h"
 #include "nv/vm.h"
 #include "sched/sched.h"
 #include "sync/fence.h"
@@ -83,6 +84,8 @@ struct nv_chan {
 	uint64_t inst; /* RM's instance block: fault entries name it */
 	uint64_t born_ns; /* PTIMER when RM made it: older entries are stale */
 	uint64_t client_id;
+	struct nvl_client *client; /* busy time is charged to it */
+	uint64_t busy_end; /* lock: GPU time the last charged job ended */
 };
 
 struct nv_job {
@@ -90,6 +93,7 @@ struct nv_job {
 	struct nv_chan *ch;
 	struct nvl_fence *hw;
 	uint32_t seq;
+	uint64_t start_ns; /* PTIMER when it reached the ring */
 	struct nvl_list link;
 	uint32_t n_push;
 	struct nvl_exec_push push[];
@@ -120,6 +124,10 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 	nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
 		if (!all && (int32_t)(sem - j->seq) < 0)
 			break;
+		if (!all && nvl_list_empty(&done))
+			nvl_nv_usage_charge(ch->client, NVL_CLIENT_ENGINE_COPY,
+					    &ch->busy_end, j->start_ns,
+					    ch->cpu + OFF_SEM);
 		nvl_list_move_tail(&j->link, &done);
 		ch->completed++;
 	}
@@ -242,7 +250,8 @@ static void wr_idiom(struct nv_chan *ch, uint32_t seq, uint64_t *va_out)
 	p[2] = (uint32_t)(sem >> 32) & 0xff;
 	p[3] = seq;
 	p[4] = 0;
-	p[5] = NVL_HW_SEM_EXECUTE_RELEASE_WFI_32;
+	/* with the GPU time at +8: the job's end, for fdinfo */
+	p[5] = NVL_HW_SEM_EXECUTE_RELEASE_WFI_32 | NVL_HW_SEM_RELEASE_TIMESTAMP;
 	p[6] = NVL_HW_MTHD_INC(0, NVL_HW_NON_STALL_INTERRUPT, 1);
 	p[7] = 0;
 	memcpy(ch->cpu + OFF_IDIOM + i * IDIOM_SIZE, p, sizeof(p));
@@ -275,6 +284,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 						  NVL_EXEC_PUSH_NO_PREFETCH));
 	wr_idiom(ch, j->seq, &idiom);
 	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
+	j->start_ns = nvl_nv_ptimer(ch->d->hw);
 	nvl_list_add_tail(&j->link, &ch->inflight);
 	ch->submitted++;
 	put = ch->gp_put;
@@ -503,6 +513,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ch->d = d;
 	ch->vm = vm;
 	ch->client_id = client->id;
+	ch->client = client;
 	ret = slot_get(d, &ch->slot);
 	if (ret)
 		goto fail_free;

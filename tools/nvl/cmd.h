@@ -17,5 +17,7 @@ int nvl_cmd_fw(int argc, char **argv);
 int nvl_cmd_help(int argc, char **argv);
 int nvl_cmd_plot(int argc, char **argv);
 int nvl_cmd_run(int argc, char **argv);
+int nvl_cmd_smi(int argc, char **argv);
+int nvl_cmd_top(int argc, char **argv);
 
 #endif

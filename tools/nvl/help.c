@@ -180,6 +180,78 @@ static const struct nvl_help_example run_ex[] = {
 	{0},
 };
 
+static const struct nvl_help_opt smi_opts[] = {
+	{"-L, --list-gpus", NULL, "one line per GPU: index, name, UUID"},
+	{"-q, --query", NULL, "the full report (sections)"},
+	{"-d, --display", "LIST",
+	 "with -q, only these sections: MEMORY, UTILIZATION, TEMPERATURE, "
+	 "POWER, CLOCK, PERFORMANCE, COMPUTE, PIDS, ECC (comma-separated)"},
+	{"-i, --id", "IDS",
+	 "only these GPUs: indices or PCI bus ids, comma-separated"},
+	{"--query-gpu", "FIELDS",
+	 "one CSV row per GPU with these fields (nvidia-smi's names; see "
+	 "--help-query-gpu)"},
+	{"--query-compute-apps", "FIELDS",
+	 "one CSV row per client: timestamp, gpu_name, gpu_bus_id, "
+	 "gpu_serial, gpu_uuid, pid, process_name, used_gpu_memory"},
+	{"--format", "csv[,noheader][,nounits]",
+	 "required with --query-*: CSV, without the header line, without "
+	 "units in the values"},
+	{"--help-query-gpu", NULL, "list the --query-gpu fields"},
+	{"--json", NULL,
+	 "one JSON object per report: every field (or the --query-gpu "
+	 "ones) as a number, string or null, and the processes"},
+	{"-l, --loop", "[SEC]",
+	 "repeat every SEC seconds (default 5) until Ctrl+C"},
+	{"-lms, --loop-ms", "MS", "repeat every MS milliseconds"},
+	{"-c, --count", "N", "with a loop: stop after N reports (nouvelle's)"},
+	{"--devices", "SPECS",
+	 "the devices to open, comma-separated (default $NVL_DEVICES, then "
+	 "model); the model runs in the process, so nvl smi opens them"},
+	{"--run", "WORKLOAD",
+	 "run a built-in load on GPU 0 while reporting: copy[:N] (N "
+	 "clients copying), busy[:PCT] (one client busy PCT % of the time)"},
+	{"-h, --help", NULL, "show this help and exit"},
+	{0},
+};
+static const struct nvl_help_example smi_ex[] = {
+	{"nvl smi", "the summary table"},
+	{"nvl smi --devices model:ad102,model:gh100 -L", "list two GPUs"},
+	{"nvl smi --query-gpu=name,temperature.gpu,power.draw "
+	 "--format=csv,nounits",
+	 "CSV for scripts"},
+	{"nvl smi -q -d POWER,CLOCK", "two sections of the report"},
+	{"nvl smi --run copy:2 --query-compute-apps=pid,name,used_memory "
+	 "--format=csv",
+	 "the clients of a running load"},
+	{0},
+};
+
+static const struct nvl_help_opt top_opts[] = {
+	{"-d, --delay", "SEC",
+	 "seconds between samples (default 1; 0.1 .. 100)"},
+	{"-n, --iterations", "N",
+	 "stop after N samples (default: until q or Ctrl+C)"},
+	{"-J, --json", NULL,
+	 "one JSON object per sample and line (engines, clocks, power, "
+	 "temperature, memory, clients)"},
+	{"-s, --sort", "KEY",
+	 "sort clients by busy (default), vram, id or name"},
+	{"--devices", "SPECS",
+	 "the devices to open (default $NVL_DEVICES, then model)"},
+	{"--run", "WORKLOAD",
+	 "run a built-in load on GPU 0 and watch it: copy[:N], busy[:PCT]"},
+	{"-h, --help", NULL, "show this help and exit"},
+	{0},
+};
+static const struct nvl_help_example top_ex[] = {
+	{"nvl top --run copy:3", "watch three copying clients"},
+	{"nvl top -J -n 5 --run busy:40",
+	 "five JSON lines; the client is 40 % busy"},
+	{"nvl top -d 0.5 | cat", "plain text lines every half second"},
+	{0},
+};
+
 static const struct nvl_help_opt help_opts[] = {
 	{"--man", NULL, "write the nvl(1) man page (roff) to stdout"},
 	{"--bash-completion", NULL,
@@ -278,6 +350,42 @@ static const struct nvl_help table[] = {
 	 "run is longer than a second. Exit 0 when the workload passed its "
 	 "checks, 1 when it failed (the summary says why), 2 on bad usage.",
 	 run_opts, run_ex, "sparse oversub multiclient fault thermal"},
+	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
+	 "nvl smi [-i IDS] [-L | -q [-d LIST] | --query-gpu=FIELDS | "
+	 "--query-compute-apps=FIELDS] [--format=csv[,noheader][,nounits]] "
+	 "[--json] [-l [SEC] | -lms MS] [--devices SPECS] [--run WORKLOAD]",
+	 "Reports the GPUs as nvidia-smi does: the summary table (versions "
+	 "of nouvelle and the GSP firmware; per GPU its name, bus id, fan, "
+	 "temperature, P-state, power draw and limit, memory and "
+	 "utilisation; then the clients as processes, with their VRAM), "
+	 "the list (-L), the report (-q), and CSV rows with nvidia-smi's "
+	 "field names, header texts and units (--query-gpu, "
+	 "--help-query-gpu). Values the device does not report print "
+	 "[N/A] (or [Not Supported]), never a number.\n\n"
+	 "The model lives in the process, so nvl smi opens its devices "
+	 "itself: --devices or $NVL_DEVICES (\"model:ad102,model:gh100\"), "
+	 "indexed in that order; a model's PCI bus is 1, 2, ... in open "
+	 "order.\n\n"
+	 "As nvidia-smi: an unknown field prints 'Field \"x\" is not a "
+	 "valid field to query.' on stdout and exits 2; a bad option "
+	 "exits 2 ('Invalid combination of input arguments'); -i naming no "
+	 "GPU prints 'No devices were found' and exits 6.",
+	 smi_opts, smi_ex, NULL},
+	{"top", "live view of engines, clocks, power and clients",
+	 "nvl top [-d SEC] [-n N] [-J] [-s KEY] [--devices SPECS] "
+	 "[--run WORKLOAD]",
+	 "A live view like nvtop and gputop: per GPU the copy engines' busy "
+	 "%, clocks, power against its limit, temperature and memory, with "
+	 "history graphs; below, one row per client from its DRM fdinfo "
+	 "(busy % from two samples of drm-engine-copy: 100 x delta ns / "
+	 "delta t, the share of one engine as in nvtop; VRAM and GTT "
+	 "resident).\n\n"
+	 "Keys: h help, s next sort key, r reverse, p pause, q or Esc "
+	 "quit. On a terminal it draws with ncurses; when stdout is not a "
+	 "terminal it prints plain text lines, and with -J one JSON object "
+	 "per sample and line (null where a value is unknown, as for a "
+	 "client's first sample).",
+	 top_opts, top_ex, NULL},
 	{"help", "help on a command; the man page; bash completion",
 	 "nvl help [COMMAND]\n"
 	 "nvl help --man\n"

@@ -23,6 +23,9 @@ static const struct nvl_cmd cmds[] = {
 	{"plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot},
 	{"run", "run a workload on a device: sparse, oversub, fault, ...",
 	 nvl_cmd_run},
+	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
+	 nvl_cmd_smi},
+	{"top", "live view of engines, clocks, power and clients", nvl_cmd_top},
 	{"help", "help on a command; the man page; bash completion",
 	 nvl_cmd_help},
 };
