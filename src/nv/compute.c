@@ -42,8 +42,7 @@ static int check(const struct nvl_hw_qmd_layout *ly,
 	uint64_t threads = 1;
 
 	if (!l->grid[0] || l->grid[0] > INT32_MAX)
-		return nvl_error(-EINVAL, "compute: grid width %u",
-				 l->grid[0]);
+		return nvl_error(-EINVAL, "compute: grid width %u", l->grid[0]);
 	for (unsigned i = 1; i < 3; i++)
 		if (!l->grid[i] || !fits(ly->grid[i], l->grid[i]))
 			return nvl_error(-EINVAL, "compute: grid[%u] = %u", i,
@@ -65,14 +64,14 @@ static int check(const struct nvl_hw_qmd_layout *ly,
 				 l->register_count);
 	if (l->program_va % 16 ||
 	    !fits((struct nvl_hw_qmd_field){0, (uint16_t)(ly->prog_lo.width +
-							   ly->prog_hi.width)},
+							  ly->prog_hi.width)},
 		  l->program_va))
 		return nvl_error(-EINVAL, "compute: program VA %#llx",
 				 (unsigned long long)l->program_va);
 	if (l->cbuf0_va % 256 ||
 	    !fits((struct nvl_hw_qmd_field){0, (uint16_t)(ly->cb_addr_lo.width +
-							   ly->cb_addr_hi.width +
-							   ly->cb_addr_shift)},
+							  ly->cb_addr_hi.width +
+							  ly->cb_addr_shift)},
 		  l->cbuf0_va))
 		return nvl_error(-EINVAL, "compute: constant buffer VA %#llx",
 				 (unsigned long long)l->cbuf0_va);
@@ -87,12 +86,11 @@ static int check(const struct nvl_hw_qmd_layout *ly,
 				 l->cbuf0_size, l->params_size);
 	if (l->release_va &&
 	    (l->release_va % 4 ||
-	     !fits((struct nvl_hw_qmd_field){0,
-					     (uint16_t)(ly->release_addr_lo
-								.width +
-							ly->release_addr_hi
-								.width)},
-		   l->release_va)))
+	     !fits(
+		     (struct nvl_hw_qmd_field){
+			     0, (uint16_t)(ly->release_addr_lo.width +
+					   ly->release_addr_hi.width)},
+		     l->release_va)))
 		return nvl_error(-EINVAL, "compute: release VA %#llx",
 				 (unsigned long long)l->release_va);
 	return 0;

@@ -50,8 +50,8 @@
 #define CHERR_MMU_FAULT 8
 #define CHERR_COMPUTE 12
 
-static const char *const chips[] = {"model:tu102", "model:ga102",
-				    "model:ad102", "model:gh100"};
+static const char *const chips[] = {"model:tu102", "model:ga102", "model:ad102",
+				    "model:gh100"};
 
 static int64_t deadline(int64_t ns)
 {
@@ -121,10 +121,10 @@ static void up(struct ctx *x, const char *spec)
 	assert_int_equal(nvl_vm_create(x->c, &va, &x->vm), 0);
 	x->ctl = bo(x, CTL_SIZE, VA_CTL, &x->pctl);
 	for (int i = 0; i < 3; i++)
-		x->data[i] = bo(x, DATA_SIZE, VA_DATA + i * DATA_SIZE,
-				&x->pdata[i]);
-	assert_int_equal(nvl_channel_create(x->c, x->vm, NVL_ENGINE_COMPUTE,
-					    0, &x->chan),
+		x->data[i] =
+			bo(x, DATA_SIZE, VA_DATA + i * DATA_SIZE, &x->pdata[i]);
+	assert_int_equal(nvl_channel_create(x->c, x->vm, NVL_ENGINE_COMPUTE, 0,
+					    &x->chan),
 			 0);
 	assert_int_equal(nvl_syncobj_create(x->c, 0, &x->sync), 0);
 }
@@ -184,10 +184,10 @@ static void add_launch(struct ctx *x, uint64_t prog, uint32_t n, uint32_t bs,
 						   x->pctl + OFF_QMD + s * 512,
 						   x->pctl + OFF_CB + s * 1024),
 			 0);
-	n_dw = nvl_compute_push_launch(
-		x->info.compute_class, 1, VA_CTL + OFF_QMD + s * 512,
-		x->bound ? 0 : NVL_COMPUTE_PUSH_BIND, push,
-		NVL_COMPUTE_PUSH_MAX_DW);
+	n_dw = nvl_compute_push_launch(x->info.compute_class, 1,
+				       VA_CTL + OFF_QMD + s * 512,
+				       x->bound ? 0 : NVL_COMPUTE_PUSH_BIND,
+				       push, NVL_COMPUTE_PUSH_MAX_DW);
 	assert_true(n_dw > 0);
 	x->bound = true;
 	x->push_dw += (uint32_t)n_dw;
@@ -197,7 +197,8 @@ static void add_launch(struct ctx *x, uint64_t prog, uint32_t n, uint32_t bs,
  * when the launch killed it (the fence carries it too) */
 static int flush(struct ctx *x)
 {
-	struct nvl_exec_push p = {.va = VA_CTL + OFF_PUSH, .len = x->push_dw * 4};
+	struct nvl_exec_push p = {.va = VA_CTL + OFF_PUSH,
+				  .len = x->push_dw * 4};
 	struct nvl_vm_sync s = {.handle = x->sync};
 	struct nvl_channel_info ci;
 	int ret;
@@ -370,7 +371,8 @@ static void k_hist(struct ctx *x, uint64_t *s, unsigned k)
 
 static void k_matmul(struct ctx *x, uint64_t *s)
 {
-	static const uint32_t dims[][3] = {{1, 1, 1}, {13, 7, 19}, {40, 33, 17}};
+	static const uint32_t dims[][3] = {
+		{1, 1, 1}, {13, 7, 19}, {40, 33, 17}};
 	uint64_t prog = load(x, matmul_src);
 
 	for (unsigned di = 0; di < 3; di++) {
@@ -400,8 +402,8 @@ static void k_matmul(struct ctx *x, uint64_t *s)
 				 0);
 		n_dw = nvl_compute_push_launch(
 			x->info.compute_class, 1, VA_CTL + OFF_QMD,
-			NVL_COMPUTE_PUSH_BIND,
-			(uint32_t *)(x->pctl + OFF_PUSH), NVL_COMPUTE_PUSH_MAX_DW);
+			NVL_COMPUTE_PUSH_BIND, (uint32_t *)(x->pctl + OFF_PUSH),
+			NVL_COMPUTE_PUSH_MAX_DW);
 		assert_true(n_dw > 0);
 		x->push_dw = (uint32_t)n_dw;
 		assert_int_equal(flush(x), 0);
@@ -444,9 +446,10 @@ static void k_diverge(struct ctx *x, uint64_t *s, unsigned k)
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t j = i ^ 1;
 
-			assert_int_equal(out[i],
-					 collatzish(in[i]) +
-						 (j < n ? collatzish(in[j]) : 0));
+			assert_int_equal(
+				out[i],
+				collatzish(in[i]) +
+					(j < n ? collatzish(in[j]) : 0));
 		}
 		test_free(in);
 	}
@@ -572,9 +575,9 @@ static void pipelined(void **state)
 		p.len = (uint32_t)n_dw * 4;
 		w = (struct nvl_vm_sync){.handle = tl.handle, .point = k};
 		tl.point = k + 1;
-		assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, &w, k ? 1 : 0,
-					  &tl, 1, 0),
-				 0);
+		assert_int_equal(
+			nvl_exec(x.c, x.chan, &p, 1, &w, k ? 1 : 0, &tl, 1, 0),
+			0);
 	}
 	assert_int_equal(nvl_syncobj_wait(x.c, &tl.handle, &pt, 1,
 					  deadline(20000000000ll), 0, NULL),
@@ -621,9 +624,9 @@ static void errors_kill_the_channel(void **state)
 			 -ENODEV);
 	/* a store outside any BO: an MMU fault, the channel dies */
 	ch0 = x.chan;
-	assert_int_equal(nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0,
-					    &x.chan),
-			 0);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0, &x.chan),
+		0);
 	x.bound = false;
 	addr = HOLE;
 	add_launch(&x, hole, 32, 32, 0, &addr, sizeof(addr));
@@ -633,9 +636,9 @@ static void errors_kill_the_channel(void **state)
 	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
 	assert_int_equal(nvl_channel_destroy(x.c, ch0), 0);
 	/* a new compute channel on the same VM works */
-	assert_int_equal(nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0,
-					    &x.chan),
-			 0);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0, &x.chan),
+		0);
 	x.bound = false;
 	{
 		struct {
@@ -679,15 +682,17 @@ static void bad_input(void **state)
 {
 	uint32_t qmd[96], cb[CB_SIZE / 4], push[8], cls, h;
 	uint64_t params[2] = {1, 2};
-	struct nvl_compute_launch ok = {
-		.program_va = 0x100000,
-		.grid = {4, 1, 1},
-		.block = {128, 1, 1},
-		.cbuf0_va = 0x200000,
-		.cbuf0_size = CB_SIZE,
-		.params = params,
-		.params_size = sizeof(params),
-	}, l;
+	struct nvl_compute_launch ok =
+					  {
+						  .program_va = 0x100000,
+						  .grid = {4, 1, 1},
+						  .block = {128, 1, 1},
+						  .cbuf0_va = 0x200000,
+						  .cbuf0_size = CB_SIZE,
+						  .params = params,
+						  .params_size = sizeof(params),
+					  },
+				  l;
 	struct ctx x;
 
 	(void)state;
@@ -739,13 +744,12 @@ static void bad_input(void **state)
 			 -EINVAL);
 	assert_int_equal(nvl_compute_push_launch(cls, 1, 0x1080, 0, push, 8),
 			 -EINVAL);
-	assert_int_equal(nvl_compute_push_launch(cls, 1, 1ull << 40, 0, push,
-						 8),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_compute_push_launch(cls, 1, 1ull << 40, 0, push, 8),
+		-EINVAL);
 	assert_int_equal(nvl_compute_push_launch(cls, 1, 0x1000, 2, push, 8),
 			 -EINVAL);
-	assert_int_equal(nvl_compute_push_launch(0xc0c0, 1, 0x1000, 0, push,
-						 8),
+	assert_int_equal(nvl_compute_push_launch(0xc0c0, 1, 0x1000, 0, push, 8),
 			 -EINVAL);
 	assert_int_equal(nvl_compute_push_launch(cls, 1, 0x1000,
 						 NVL_COMPUTE_PUSH_BIND, push,
@@ -769,9 +773,9 @@ static void bad_input(void **state)
 	assert_int_equal(push[5] >> 16 & 0xfff, 3);
 	/* channel create: an engine that does not exist */
 	assert_int_equal(nvl_channel_create(x.c, x.vm, 2, 0, &h), -EINVAL);
-	assert_int_equal(nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 1,
-					    &h),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 1, &h),
+		-EINVAL);
 	down(&x);
 }
 
