@@ -75,9 +75,9 @@ struct nvl_compute_launch {
 };
 
 /**
- * nvl_compute_qmd_size() - bytes of the QMD of compute class @cls
- * (nvl_device_info.compute_class): 256 (V02_02 on Turing, V03_00 on
- * Ampere and Ada) or 384 (V04_00 on Hopper).
+ * nvl_compute_qmd_size() - bytes of the QMD of a compute class: 256
+ * (V02_02 on Turing, V03_00 on Ampere and Ada) or 384 (V04_00 on Hopper).
+ * @cls: the compute class (nvl_device_info.compute_class)
  * Return: the size, or -EINVAL for a class the helper does not know.
  */
 NVL_API int nvl_compute_qmd_size(uint32_t cls);

@@ -544,19 +544,11 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 			q = cta->l->translate(cta->l->mem_ctx, a0 + 4 * L - 4,
 					      4, st);
 			if (q && q - p == 4 * L - 4) {
-				/* a loop the compiler vectorises (a small
-				 * memcpy became rep movs, slow at 128 B) */
-				uint32_t v[L];
-
 				if (st) {
-					memcpy(v, w->r[vb->reg], sizeof(v));
-					for (int i = 0; i < L; i++)
-						memcpy(p + 4 * i, &v[i], 4);
+					memcpy(p, w->r[vb->reg], 4 * L);
 					__atomic_thread_fence(__ATOMIC_SEQ_CST);
 				} else {
-					for (int i = 0; i < L; i++)
-						memcpy(&v[i], p + 4 * i, 4);
-					memcpy(w->r[d->reg], v, sizeof(v));
+					memcpy(w->r[d->reg], p, 4 * L);
 				}
 				return 0;
 			}
