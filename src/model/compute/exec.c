@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/compute/priv.h"
+#include "model/model.h"
 
 #define L NVL_CS_LANES
 
@@ -544,11 +545,14 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 			q = cta->l->translate(cta->l->mem_ctx, a0 + 4 * L - 4,
 					      4, st);
 			if (q && q - p == 4 * L - 4) {
+				/* device memory: nvl_model_mem_copy */
 				if (st) {
-					memcpy(p, w->r[vb->reg], 4 * L);
+					nvl_model_mem_copy(p, w->r[vb->reg],
+							   4 * L);
 					__atomic_thread_fence(__ATOMIC_SEQ_CST);
 				} else {
-					memcpy(w->r[d->reg], p, 4 * L);
+					nvl_model_mem_copy(w->r[d->reg], p,
+							   4 * L);
 				}
 				return 0;
 			}
@@ -593,9 +597,9 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 
 			if (st) {
 				v = reg_at(w, vb->reg, k, i);
-				memcpy(x + 4 * k, &v, 4);
+				nvl_model_mem_copy(x + 4 * k, &v, 4);
 			} else {
-				memcpy(&v, x + 4 * k, 4);
+				nvl_model_mem_copy(&v, x + 4 * k, 4);
 				reg_put(w, d->reg, k, i, v);
 			}
 		}
@@ -704,11 +708,17 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 
 				memcpy(buf + 4 * k, &v, 4);
 			}
-			memcpy(p, buf, size);
+			if (global)
+				nvl_model_mem_copy(p, buf, size);
+			else
+				memcpy(p, buf, size);
 			continue;
 		}
 		memset(buf, 0, sizeof(buf));
-		memcpy(buf, p, size);
+		if (global)
+			nvl_model_mem_copy(buf, p, size);
+		else
+			memcpy(buf, p, size);
 		if (size < 4) {
 			uint32_t v = size == 1
 					     ? buf[0]
