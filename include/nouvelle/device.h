@@ -58,6 +58,8 @@ struct nvl_device_info {
 	uint32_t max_channels_per_client;
 	/** @boot_ns: how long the GSP boot took */
 	int64_t boot_ns;
+	/** @compute_class: the compute class (NVL_ENGINE_COMPUTE channels) */
+	uint32_t compute_class;
 };
 
 /**

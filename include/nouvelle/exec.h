@@ -34,6 +34,9 @@ NVL_API int nvl_device_client_create(struct nvl_device *dev,
 enum nvl_engine {
 	/** @NVL_ENGINE_COPY: a copy engine (the chip's copy class) */
 	NVL_ENGINE_COPY = 0,
+	/** @NVL_ENGINE_COMPUTE: the graphics/compute engine (the chip's
+	 * compute class, nvl_device_info.compute_class; nouvelle/compute.h) */
+	NVL_ENGINE_COMPUTE = 1,
 };
 
 /**

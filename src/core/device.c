@@ -238,6 +238,7 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 	for (unsigned i = 0; i < NVL_GSP_STEP_COUNT; i++)
 		ns += d->boot.step_ns[i];
 	info->boot_ns = ns;
+	info->compute_class = d->chip->compute_class;
 	return 0;
 }
 

@@ -19,6 +19,14 @@
 #define NVL_HW_COMPUTE_CLASS_ADA 0xc9c0u /* ADA_COMPUTE_A */
 #define NVL_HW_COMPUTE_CLASS_HOPPER 0xcbc0u /* HOPPER_COMPUTE_A */
 
+/*
+ * The runlist of the graphics/compute engine: after the chip's @num_ce
+ * copy-engine runlists. NV_CHANNEL_ALLOC_PARAMS.engineType names a
+ * runlist in the model's RM (0 .. num_ce - 1: the copy engines), so a
+ * compute channel is allocated with engineType = NVL_HW_RUNLIST_COMPUTE().
+ */
+#define NVL_HW_RUNLIST_COMPUTE(num_ce) (num_ce)
+
 /* ---- methods (byte offsets) ---- */
 #define NVL_HW_COMPUTE_SET_OBJECT 0x0000
 #define NVL_HW_COMPUTE_NO_OPERATION 0x0100

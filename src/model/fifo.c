@@ -4,7 +4,10 @@
  *
  * One runlist per copy engine, each served by one thread that is both the
  * runlist's PBDMA and its engine (engines execute the methods the PBDMA
- * decodes, in order, so one thread per PBDMA/engine pair is exact). A
+ * decodes, in order, so one thread per PBDMA/engine pair is exact), and
+ * after them one runlist for the graphics/compute engine
+ * (NVL_HW_RUNLIST_COMPUTE(num_ce), hw/compute.h), whose channels take
+ * only the compute class. A
  * channel is set up through the channel RAM registers (instance block
  * address + BIND, runlist, ENABLE_SET); its GPFIFO, USERD and page
  * directory come from the instance block (hw/host.h), read when the PBDMA
@@ -352,7 +355,7 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		return -ENOMEM;
 	f->m = m;
 	f->nchan = p->num_channels;
-	f->nrl = p->num_ce;
+	f->nrl = p->num_ce + 1; /* the copy engines, then compute */
 	f->chan = nvl_calloc(f->nchan, sizeof(*f->chan));
 	f->rl = nvl_calloc(f->nrl, sizeof(*f->rl));
 	f->err_pending = nvl_calloc((f->nchan + 31) / 32, sizeof(uint32_t));

@@ -147,7 +147,8 @@ static int check_profile(const struct nvl_model_profile *p)
 	if (!p->vram_size || !NVL_IS_ALIGNED(p->vram_size, 1ull << 21))
 		return nvl_error(-EINVAL, "model: %s: VRAM size %#llx", p->name,
 				 (unsigned long long)p->vram_size);
-	if (!p->num_ce || p->num_ce > NVL_HW_ENGINE_MAX)
+	/* one runlist per copy engine and one for compute */
+	if (!p->num_ce || p->num_ce >= NVL_HW_ENGINE_MAX)
 		return nvl_error(-EINVAL, "model: %s: %u copy engines", p->name,
 				 p->num_ce);
 	if (!p->num_channels || p->num_channels > 4096)

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "base/time.h"
+#include "hw/compute.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
@@ -145,9 +146,12 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 	if (mthd == NVL_HW_SET_OBJECT) {
 		uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
 
-		/* this runlist's engine is a copy engine; the compute
-		 * class runs on the model's compute engine beside it */
-		if (cls != ch->m->profile->ce_class &&
+		/* a copy runlist's engine is a copy engine; the compute
+		 * class runs on the model's compute engine beside it. The
+		 * compute runlist's engine takes only the compute class */
+		if ((cls != ch->m->profile->ce_class ||
+		     ch->runlist ==
+			     NVL_HW_RUNLIST_COMPUTE(ch->m->profile->num_ce)) &&
 		    cls != ch->m->profile->compute_class) {
 			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
 					     data);

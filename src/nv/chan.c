@@ -5,7 +5,8 @@
  * A channel is RM's: GSP_RM_ALLOC of the chip's channel class under the
  * driver's device makes RM write the instance block (USERD, GPFIFO base,
  * the VA space's page directory), bind it in channel RAM on the copy
- * engine's runlist and enable it; the copy class is allocated under it;
+ * engine's runlist and enable it; the copy class is allocated under it
+ * (NVL_ENGINE_COMPUTE: the compute runlist and the compute class);
  * the work-submit token for the doorbell comes from
  * NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN. The driver owns a 64 KiB
  * slot of its channel window in VRAM, mapped at kernel_start + slot *
@@ -33,6 +34,7 @@
 #include "gsp/abi.h"
 #include "gsp/gsp.h"
 #include "gsp/rm.h"
+#include "hw/compute.h"
 #include "hw/host.h"
 #include "hw/regs.h"
 #include "nouvelle/exec.h"
@@ -411,7 +413,7 @@ static uint64_t ptimer_ns(struct nvl_nv_device *d)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
+static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 {
 	struct nvl_nv_device *d = ch->d;
 	NV_CHANNEL_ALLOC_PARAMS cp = {0};
@@ -422,6 +424,8 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 	cp.gpFifoEntries = GP_ENTRIES;
 	cp.hVASpace = v->h_vas;
 	cp.engineType = 0; /* the first copy engine's runlist */
+	if (engine == NVL_ENGINE_COMPUTE) /* or the compute runlist */
+		cp.engineType = NVL_HW_RUNLIST_COMPUTE(d->boot.num_ce);
 	cp.userdOffset = ch->pa + OFF_USERD;
 	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, d->boot.host_class, &cp,
 			       sizeof(cp), &ch->h_chan);
@@ -429,8 +433,11 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v)
 		return ret;
 	ch->chid = cp.cid;
 	ch->inst = cp.instOffset;
-	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan, d->boot.ce_class, NULL, 0,
-			       &ch->h_ce);
+	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan,
+			       engine == NVL_ENGINE_COMPUTE
+				       ? d->chip->compute_class
+				       : d->boot.ce_class,
+			       NULL, 0, &ch->h_ce);
 	if (!ret)
 		ret = nvl_gsp_rm_control(
 			d->gsp, ch->h_chan,
@@ -480,7 +487,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "channel: the client has no device");
 	if (flags)
 		return nvl_error(-EINVAL, "channel: flags %#x", flags);
-	if (engine != NVL_ENGINE_COPY)
+	if (engine != NVL_ENGINE_COPY && engine != NVL_ENGINE_COMPUTE)
 		return nvl_error(-EINVAL, "channel: no engine %u", engine);
 	vm = nvl_vm_lookup(client, vmh);
 	if (!vm)
@@ -540,7 +547,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ret = nvl_nv_vm_kmap(vm, ch->va, ch->pa, NVL_NV_CHAN_SLOT_SIZE);
 	if (ret)
 		goto fail_entity;
-	ret = rm_channel(ch, v);
+	ret = rm_channel(ch, v, engine);
 	if (ret)
 		goto fail_kmap;
 	pthread_mutex_lock(&d->chan_lock);

@@ -10,16 +10,20 @@
 
 #include "base/log.h"
 #include "hw/ce.h"
+#include "hw/compute.h"
 #include "hw/hwif.h"
 #include "hw/regs.h"
 #include "nv/chip.h"
 
 static const struct nvl_nv_chip chips[] = {
-	{"Turing", NVL_HW_ARCH_TURING, 2, false, 0xc46f,
-	 NVL_HW_CE_CLASS_TURING},
-	{"Ampere", NVL_HW_ARCH_AMPERE, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA},
-	{"Ada", NVL_HW_ARCH_ADA, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA},
-	{"Hopper", NVL_HW_ARCH_HOPPER, 3, true, 0xc86f, NVL_HW_CE_CLASS_HOPPER},
+	{"Turing", NVL_HW_ARCH_TURING, 2, false, 0xc46f, NVL_HW_CE_CLASS_TURING,
+	 NVL_HW_COMPUTE_CLASS_TURING},
+	{"Ampere", NVL_HW_ARCH_AMPERE, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA,
+	 NVL_HW_COMPUTE_CLASS_AMPERE_B},
+	{"Ada", NVL_HW_ARCH_ADA, 2, true, 0xc56f, NVL_HW_CE_CLASS_ADA,
+	 NVL_HW_COMPUTE_CLASS_ADA},
+	{"Hopper", NVL_HW_ARCH_HOPPER, 3, true, 0xc86f, NVL_HW_CE_CLASS_HOPPER,
+	 NVL_HW_COMPUTE_CLASS_HOPPER},
 };
 
 /**

@@ -29,6 +29,8 @@ struct nvl_nv_chip {
 	uint32_t host_class;
 	/** @ce_class: the copy engine class */
 	uint32_t ce_class;
+	/** @compute_class: the compute class (Ampere: GA10x's 0xC7C0) */
+	uint32_t compute_class;
 };
 
 /**

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/compute/priv.h"
+#include "model/model.h"
 
 #define L NVL_CS_LANES
 
@@ -501,6 +502,113 @@ static void reg_put(struct cs_warp *w, unsigned r, unsigned k, int lane,
 		w->r[r + k][lane] = v;
 }
 
+/*
+ * LDG/STG whose active lanes all fall in one 4 KiB block (a coalesced
+ * warp access, the common case): translate the block once (its first
+ * and last byte, through the uTLB) instead of once per lane. Every page
+ * size is a multiple of 4 KiB, so the block lies in one page and the
+ * translation is linear across it; a sparse page (both ends give the
+ * same zero buffer) or anything else fails the linearity check. Returns
+ * 1 when the access is not of that shape (the per-lane path then runs,
+ * and reports misalignment and faults exactly), 0 when done, or the
+ * per-lane path's fault for the first lane (a fault in the block).
+ */
+static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
+			   const struct nvl_isa_val *m,
+			   const struct nvl_isa_val *d,
+			   const struct nvl_isa_val *vb, bool st, bool e,
+			   unsigned size, uint32_t mask)
+{
+	uint64_t addr[L], lo = UINT64_MAX, hi = 0;
+	uint32_t lo_lane = 0;
+	uint8_t *p, *q;
+
+	/* the whole warp on 32 consecutive words (lane i at base + 4 i, 64-bit
+	 * addresses in a register pair): one block copy of the row */
+	if (mask == NVL_CS_ALL && size == 4 && e && m->reg + 1 < NVL_ISA_RZ &&
+	    (st ? vb->reg : d->reg) < NVL_ISA_RZ) {
+		const uint32_t *alo = w->r[m->reg], *ahi = w->r[m->reg + 1];
+		uint32_t bad = 0;
+		uint64_t a0 =
+			(alo[0] | (uint64_t)ahi[0] << 32) + (uint64_t)m->imm;
+
+		for (int i = 0; i < L; i++)
+			bad |= (alo[i] - alo[0] - 4u * (uint32_t)i) |
+			       (ahi[i] ^ ahi[0]);
+		/* no lane's low word wraps, all in one 4 KiB block */
+		if (!bad && alo[0] <= UINT32_MAX - 4 * (L - 1) && !(a0 % 4) &&
+		    a0 >> 12 == (a0 + 4 * L - 1) >> 12) {
+			p = cta->l->translate(cta->l->mem_ctx, a0, 4, st);
+			if (!p)
+				return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, 0,
+					       a0);
+			q = cta->l->translate(cta->l->mem_ctx, a0 + 4 * L - 4,
+					      4, st);
+			if (q && q - p == 4 * L - 4) {
+				/* device memory: nvl_model_mem_copy */
+				if (st) {
+					nvl_model_mem_copy(p, w->r[vb->reg],
+							   4 * L);
+					__atomic_thread_fence(__ATOMIC_SEQ_CST);
+				} else {
+					nvl_model_mem_copy(w->r[d->reg], p,
+							   4 * L);
+				}
+				return 0;
+			}
+		}
+	}
+	for (int i = 0; i < L; i++) {
+		uint64_t a;
+
+		if (!((mask >> i) & 1))
+			continue;
+		a = m->reg == NVL_ISA_RZ ? 0 : w->r[m->reg][i];
+		if (e && m->reg != NVL_ISA_RZ)
+			a |= (uint64_t)reg_at(w, m->reg, 1, i) << 32;
+		a += (uint64_t)m->imm;
+		if (a % size)
+			return 1;
+		addr[i] = a;
+		if (a < lo) {
+			lo = a;
+			lo_lane = (uint32_t)i;
+		}
+		hi = a > hi ? a : hi;
+	}
+	hi += size - 1;
+	if (lo >> 12 != hi >> 12)
+		return 1;
+	p = cta->l->translate(cta->l->mem_ctx, lo, size, st);
+	if (!p)
+		return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, lo_lane, lo);
+	q = cta->l->translate(cta->l->mem_ctx, hi & ~(uint64_t)(size - 1), size,
+			      st);
+	if (!q || (uint64_t)(q - p) != (hi & ~(uint64_t)(size - 1)) - lo)
+		return 1;
+	for (int i = 0; i < L; i++) {
+		uint8_t *x;
+
+		if (!((mask >> i) & 1))
+			continue;
+		x = p + (addr[i] - lo);
+		for (unsigned k = 0; k < size / 4; k++) {
+			uint32_t v;
+
+			if (st) {
+				v = reg_at(w, vb->reg, k, i);
+				nvl_model_mem_copy(x + 4 * k, &v, 4);
+			} else {
+				nvl_model_mem_copy(&v, x + 4 * k, 4);
+				reg_put(w, d->reg, k, i, v);
+			}
+		}
+	}
+	if (st)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
 static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 		     const struct cs_insn *ci, const uint32_t *a_unused,
 		     uint32_t mask)
@@ -533,6 +641,13 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 		type = modv(ci, 73, 4);
 		size = msize_tab[type];
 		wide = false;
+	}
+	if ((sem == NVL_SEM_LDG || sem == NVL_SEM_STG) && size >= 4 && mask) {
+		int r = cs_memory_block(cta, w, m, d, vb, sem == NVL_SEM_STG, e,
+					size, mask);
+
+		if (r <= 0)
+			return r;
 	}
 	for (int i = 0; i < L; i++) {
 		uint64_t addr;
@@ -593,11 +708,17 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 
 				memcpy(buf + 4 * k, &v, 4);
 			}
-			memcpy(p, buf, size);
+			if (global)
+				nvl_model_mem_copy(p, buf, size);
+			else
+				memcpy(p, buf, size);
 			continue;
 		}
 		memset(buf, 0, sizeof(buf));
-		memcpy(buf, p, size);
+		if (global)
+			nvl_model_mem_copy(buf, p, size);
+		else
+			memcpy(buf, p, size);
 		if (size < 4) {
 			uint32_t v = size == 1
 					     ? buf[0]

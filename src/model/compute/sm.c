@@ -296,8 +296,10 @@ static int run_cta(struct cs_cta *cta)
 	}
 }
 
+/* @shape: compute the lanes' thread ids (the same for every CTA of a
+ * grid: done for the first CTA only) */
 static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
-		      uint32_t nregs)
+		      uint32_t nregs, bool shape)
 {
 	const struct nvl_cs_launch *l = cta->l;
 	uint32_t nthreads = l->block[0] * l->block[1] * l->block[2];
@@ -308,10 +310,11 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	memset(w->p, 0, sizeof(w->p));
 	w->p[NVL_ISA_PT] = NVL_CS_ALL;
 	w->up = 0x80;
-	w->valid = 0;
-	for (uint32_t lane = 0; lane < NVL_CS_LANES; lane++) {
+	for (uint32_t lane = 0; shape && lane < NVL_CS_LANES; lane++) {
 		uint32_t t = id * NVL_CS_LANES + lane;
 
+		if (!lane)
+			w->valid = 0;
 		if (t < nthreads)
 			w->valid |= 1u << lane;
 		w->tid[lane][0] = t % l->block[0];
@@ -390,7 +393,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	uint32_t nthreads, nregs, step;
 	uint64_t idx = 0;
 	struct cs_prog *prog;
-	bool hit;
+	bool hit, shaped = false;
 	int ret;
 
 	if (!fault)
@@ -447,8 +450,9 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				cta.ctaid[2] = z;
 				memset(cta.shared, 0, l->shared_B);
 				for (uint32_t i = 0; i < cta.nwarps; i++)
-					init_warp(&cta, &cta.warps[i], i,
-						  nregs);
+					init_warp(&cta, &cta.warps[i], i, nregs,
+						  !shaped);
+				shaped = true;
 				ret = run_cta(&cta);
 				if (ret) {
 					ret = fault->reason == NVL_CS_TIMEOUT

@@ -6,7 +6,8 @@
  * device (NV01_DEVICE_0) under a client, a subdevice (NV20_SUBDEVICE_0)
  * and VA spaces (FERMI_VASPACE_A) under the device, channels under the
  * device (each gets a free channel id of the chip), copy-engine objects
- * under a channel, event objects under a subdevice. Allocation checks the
+ * under a channel of a copy runlist, the compute object under a channel
+ * of the compute runlist, event objects under a subdevice. Allocation checks the
  * parent's class; freeing an object frees everything under it. Controls
  * answer from the chip profile.
  */
@@ -17,6 +18,7 @@
 #include "base/alloc.h"
 #include "base/time.h"
 #include "hw/fault.h"
+#include "hw/compute.h"
 #include "hw/host.h"
 #include "hw/regs.h"
 #include "model/gsp/perf.h"
@@ -213,6 +215,21 @@ static bool is_ce_class(uint32_t c)
 	       c == AMPERE_DMA_COPY_B || c == HOPPER_DMA_COPY_A;
 }
 
+static bool is_compute_class(uint32_t c)
+{
+	return c == NVL_HW_COMPUTE_CLASS_TURING ||
+	       c == NVL_HW_COMPUTE_CLASS_AMPERE_A ||
+	       c == NVL_HW_COMPUTE_CLASS_AMPERE_B ||
+	       c == NVL_HW_COMPUTE_CLASS_ADA ||
+	       c == NVL_HW_COMPUTE_CLASS_HOPPER;
+}
+
+/* the runlist a channel object was bound to */
+static uint32_t chan_runlist(struct nvl_model_gsp *g, const struct fw_obj *o)
+{
+	return reg_rd(g, NVL_HW_CHRAM_RUNLIST(o->chid));
+}
+
 static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			 size_t len)
 {
@@ -266,7 +283,20 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		if (is_ce_class(a->hClass)) {
 			if (a->hClass != p->ce_class)
 				return NV_ERR_INVALID_CLASS;
-			if (!parent || !is_channel_class(parent->hclass))
+			if (!parent || !is_channel_class(parent->hclass) ||
+			    chan_runlist(g, parent) >= p->num_ce)
+				return NV_ERR_INVALID_OBJECT_PARENT;
+			need = parent->hclass;
+			break;
+		}
+		if (is_compute_class(a->hClass)) {
+			/* the compute engine's object: only on a channel
+			 * of the compute runlist */
+			if (a->hClass != p->compute_class)
+				return NV_ERR_INVALID_CLASS;
+			if (!parent || !is_channel_class(parent->hclass) ||
+			    chan_runlist(g, parent) !=
+				    NVL_HW_RUNLIST_COMPUTE(p->num_ce))
 				return NV_ERR_INVALID_OBJECT_PARENT;
 			need = parent->hclass;
 			break;
@@ -289,14 +319,14 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		}
 		/* RM needs a bound page directory, a power-of-two ring, a
 		 * 512-byte aligned USERD in the FB it gave the driver and a
-		 * copy-engine runlist */
+		 * copy-engine runlist or the compute runlist after them */
 		if (!pdb || cp.gpFifoEntries < 2 ||
 		    cp.gpFifoEntries > (1u << 20) ||
 		    (cp.gpFifoEntries & (cp.gpFifoEntries - 1)) ||
 		    (cp.gpFifoOffset & 7) || (cp.userdOffset & 511) ||
 		    cp.userdOffset + NVL_HW_USERD_SIZE >
 			    nvl_fw_rm_carve_base(g) ||
-		    cp.engineType >= p->num_ce)
+		    cp.engineType > NVL_HW_RUNLIST_COMPUTE(p->num_ce))
 			return NV_ERR_INVALID_ARGUMENT;
 		for (uint32_t c = 0; c < p->num_channels; c++)
 			if (!g->chan_used[c]) {
