@@ -94,6 +94,10 @@ enum nvl_channel_reason {
 	/** @NVL_CHANNEL_ENGINE_RESET: its engine was reset under it (Xid 43,
 	 * -EIO) */
 	NVL_CHANNEL_ENGINE_RESET = 5,
+	/** @NVL_CHANNEL_ENGINE_EXCEPTION: the engine stopped the channel's
+	 * work: a compute illegal instruction, misaligned or out-of-range
+	 * access (Xid 13, -EIO) */
+	NVL_CHANNEL_ENGINE_EXCEPTION = 6,
 };
 
 /** struct nvl_channel_info - nvl_channel_query(). */

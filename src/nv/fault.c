@@ -214,6 +214,10 @@ static void rc_reason(uint32_t xid, struct nvl_nv_kill *k)
 		k->reason = NVL_CHANNEL_MMU_FAULT;
 		k->chan_error = k->job_error = -EFAULT;
 		break;
+	case ROBUST_CHANNEL_GR_EXCEPTION:
+		k->reason = NVL_CHANNEL_ENGINE_EXCEPTION;
+		k->chan_error = k->job_error = -EIO;
+		break;
 	case ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT:
 		k->reason = NVL_CHANNEL_SEM_TIMEOUT;
 		k->chan_error = k->job_error = -ETIMEDOUT;

@@ -13,7 +13,7 @@
  * inputs of sizes that are not multiples of the block, on tu102, ga102,
  * ad102 and gh100. Then: many launches in one exec and across execs on a
  * timeline; the QMD's own release; an execution error kills only that
- * channel (fence error -EIO, CHERR_COMPUTE with its reason) and a fault
+ * channel (fence error -EIO, Xid 13 with its reason) and a fault
  * outside any BO too; bad helper and channel input is rejected and
  * changes nothing; channel creation under allocation failure.
  */
@@ -46,9 +46,6 @@
 #define HOLE (1ull << 38) /* nothing is bound here */
 
 /* CHERR codes (the channel's hw_error), hw/regs.h */
-#define CHERR_METHOD 4
-#define CHERR_MMU_FAULT 8
-#define CHERR_COMPUTE 12
 
 static const char *const chips[] = {"model:tu102", "model:ga102", "model:ad102",
 				    "model:gh100"};
@@ -613,13 +610,16 @@ static void errors_kill_the_channel(void **state)
 	bad = load(&x, misaligned_src);
 	hole = load(&x, hole_src);
 	vadd = load(&x, vadd_src);
-	/* a misaligned load: CHERR_COMPUTE, the fence errors, exec -ENODEV */
+	/* a misaligned load: CHERR_COMPUTE, which RM reports as Xid 13
+	 * (nverror.h ROBUST_CHANNEL_GR_EXCEPTION); the fence errors, exec
+	 * -ENODEV */
 	addr = dva(0, 0);
 	add_launch(&x, bad, 32, 32, 0, &addr, sizeof(addr));
 	assert_int_equal(flush(&x), -EIO);
 	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
-	assert_int_equal(ci.hw_error, CHERR_COMPUTE);
+	assert_int_equal(ci.hw_error, 13);
+	assert_int_equal(ci.reason, NVL_CHANNEL_ENGINE_EXCEPTION);
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
 	/* a store outside any BO: an MMU fault, the channel dies */
@@ -630,9 +630,12 @@ static void errors_kill_the_channel(void **state)
 	x.bound = false;
 	addr = HOLE;
 	add_launch(&x, hole, 32, 32, 0, &addr, sizeof(addr));
-	assert_int_equal(flush(&x), -EIO);
+	/* Xid 31 (ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT): -EFAULT */
+	assert_int_equal(flush(&x), -EFAULT);
 	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
-	assert_int_equal(ci.hw_error, CHERR_MMU_FAULT);
+	assert_int_equal(ci.hw_error, 31);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ci.fault_va, HOLE & ~0xfffull);
 	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
 	assert_int_equal(nvl_channel_destroy(x.c, ch0), 0);
 	/* a new compute channel on the same VM works */
@@ -671,9 +674,11 @@ static void copy_class_on_compute_channel(void **state)
 	pb[0] = 0x20010000u; /* INC, count 1, subchannel 0, SET_OBJECT */
 	pb[1] = x.info.ce_class;
 	x.push_dw = 2;
+	/* a bad method: Xid 32 (ROBUST_CHANNEL_PBDMA_ERROR) */
 	assert_int_equal(flush(&x), -EIO);
 	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
-	assert_int_equal(ci.hw_error, CHERR_METHOD);
+	assert_int_equal(ci.hw_error, 32);
+	assert_int_equal(ci.reason, NVL_CHANNEL_PUSHBUFFER);
 	down(&x);
 }
 

@@ -207,6 +207,9 @@ static uint32_t xid_of(uint32_t cherr, const char **what)
 	case NVL_HW_CHERR_MMU_FAULT:
 		*what = "MMU fault";
 		return ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT;
+	case NVL_HW_CHERR_COMPUTE:
+		*what = "compute engine exception";
+		return ROBUST_CHANNEL_GR_EXCEPTION;
 	case NVL_HW_CHERR_ACQUIRE:
 		*what = "semaphore acquire timeout";
 		return ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT;
