@@ -3,10 +3,17 @@
 #ifndef NVL_CORE_DEVICE_H
 #define NVL_CORE_DEVICE_H
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/list.h"
+
 struct nvl_mm;
 struct nvl_model;
 struct nvl_model_profile;
 struct nvl_nv_device;
+struct nvl_gsp_sensor_sub;
 
 /** struct nvl_device - an open device. */
 struct nvl_device {
@@ -18,6 +25,29 @@ struct nvl_device {
 	struct nvl_nv_device *nv;
 	/** @mm: the memory manager of its clients' BOs (its VRAM) */
 	struct nvl_mm *mm;
+	/** @open_flags: NVL_DEVICE_OPEN_* the opener asked for */
+	uint32_t open_flags;
+	/** @heartbeat_ns: period of the GSP heartbeat */
+	int64_t heartbeat_ns;
+	/** @wd_lock, @wd_cond, @wd_stop, @wd_thread, @wd_running: the
+	 * watchdog thread that runs the heartbeat (devstate.c) */
+	pthread_mutex_t wd_lock;
+	pthread_cond_t wd_cond;
+	bool wd_stop, wd_running;
+	pthread_t wd_thread;
+	/** @sub_lock: subscribe, unsubscribe and reset, one at a time */
+	pthread_mutex_t sub_lock;
+	/** @ev_lock: @subs while events are delivered */
+	pthread_mutex_t ev_lock;
+	/** @subs: struct nvl_device_sensor_sub.link */
+	struct nvl_list subs;
+	/** @gsub: the firmware subscription while @subs is not empty */
+	struct nvl_gsp_sensor_sub *gsub;
 };
+
+/** nvl_device_state_init() - locks, lists, watchdog started. Return: 0 or -ENOMEM/-EAGAIN. */
+int nvl_device_state_init(struct nvl_device *dev);
+/** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */
+void nvl_device_state_fini(struct nvl_device *dev);
 
 #endif /* NVL_CORE_DEVICE_H */

@@ -60,6 +60,7 @@ struct nv_chan {
 	struct nvl_vm *vm;
 	struct nvl_list link; /* d->chans */
 	uint32_t h_chan, h_ce, chid, token;
+	uint32_t gen; /* the GSP generation its RM objects belong to */
 	unsigned slot;
 	uint64_t pa, va; /* the slot in VRAM and in the VM */
 	uint8_t *cpu; /* the slot through the BAR */
@@ -170,6 +171,27 @@ static void chan_errors(struct nvl_nv_device *d)
 			 nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERR_METHOD(ch->chid)));
 		chan_complete(ch, false, 0);
 		chan_complete(ch, true, -EIO);
+	}
+	pthread_mutex_unlock(&d->chan_lock);
+}
+
+void nvl_nv_chan_device_lost(void *dev)
+{
+	struct nvl_nv_device *d = dev;
+	struct nv_chan *ch;
+
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+		pthread_mutex_lock(&ch->lock);
+		if (!ch->killed) {
+			ch->killed = true;
+			ch->error = -ENODEV;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		chan_complete(ch, false, 0);
+		chan_complete(ch, true, -ENODEV);
 	}
 	pthread_mutex_unlock(&d->chan_lock);
 }
@@ -320,8 +342,10 @@ static void chan_teardown(struct nv_chan *ch)
 	nvl_list_del(&ch->link);
 	d->nchans--;
 	pthread_mutex_unlock(&d->chan_lock);
-	/* RM disables and unbinds it: the engine stops fetching */
-	if (ch->h_chan && nvl_gsp_rm_free(d->gsp, ch->h_chan))
+	/* RM disables and unbinds it: the engine stops fetching (a handle
+	 * of a firmware that died before a reset is gone with it) */
+	if (ch->h_chan && ch->gen == atomic_load(&d->gen) &&
+	    !atomic_load(&d->lost) && nvl_gsp_rm_free(d->gsp, ch->h_chan))
 		nvl_warn(NVL_CAT_NV, "channel %u: RM free: %s", ch->chid,
 			 nvl_error_msg());
 	/* what it had on the ring completes with an error, unless done */
@@ -420,6 +444,8 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "channel: the client has no device");
 	if (flags)
 		return nvl_error(-EINVAL, "channel: flags %#x", flags);
+	if (atomic_load(&d->lost))
+		return nvl_error(-ENODEV, "channel: the device is lost");
 	if (engine != NVL_ENGINE_COPY)
 		return nvl_error(-EINVAL, "channel: no engine %u", engine);
 	vm = nvl_vm_lookup(client, vmh);
@@ -452,6 +478,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	nvl_list_init(&ch->link);
 	ch->d = d;
 	ch->vm = vm;
+	ch->gen = atomic_load(&d->gen);
 	ret = slot_get(d, &ch->slot);
 	if (ret)
 		goto fail_free;

@@ -27,4 +27,11 @@ void nvl_nv_chan_irq(void *dev);
 /** nvl_nv_chan_register() - register the channel handle kind (once). */
 void nvl_nv_chan_register(void);
 
+/**
+ * nvl_nv_chan_device_lost() - the device was lost: every channel is
+ * disabled and killed with -ENODEV; the jobs on its ring complete with
+ * -ENODEV (those queued behind them get -ENODEV when they would run).
+ */
+void nvl_nv_chan_device_lost(void *dev);
+
 #endif /* NVL_NV_CHAN_H */
