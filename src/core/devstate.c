@@ -198,8 +198,8 @@ NVL_API int nvl_device_set_power_limit(struct nvl_client *client, uint32_t mw)
 
 	if (ret)
 		return ret;
-	return after(d, nvl_gsp_set_power_limit(d->gsp, d->h_subdevice, true,
-						mw));
+	return after(d,
+		     nvl_gsp_set_power_limit(d->gsp, d->h_subdevice, true, mw));
 }
 
 NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
@@ -210,8 +210,8 @@ NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
 
 	if (ret)
 		return ret;
-	return after(d, nvl_gsp_set_pstate_limits(d->gsp, d->h_subdevice,
-						  true, fastest, slowest));
+	return after(d, nvl_gsp_set_pstate_limits(d->gsp, d->h_subdevice, true,
+						  fastest, slowest));
 }
 
 NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
@@ -233,8 +233,8 @@ NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds)
 
 	if (ret)
 		return ret;
-	return after(d, nvl_gsp_set_boost(d->gsp, d->h_subdevice, true,
-					  seconds));
+	return after(d,
+		     nvl_gsp_set_boost(d->gsp, d->h_subdevice, true, seconds));
 }
 
 /* ---- sensor events ----------------------------------------------------- */
@@ -257,8 +257,7 @@ static int arm(struct nvl_device *dev)
 	if (dev->gsub)
 		return 0;
 	return nvl_gsp_sensors_subscribe(dev->nv->gsp, dev->nv->h_subdevice,
-					 ALL_EVENTS, on_event, dev,
-					 &dev->gsub);
+					 ALL_EVENTS, on_event, dev, &dev->gsub);
 }
 
 NVL_API int nvl_device_sensors_subscribe(struct nvl_device *dev,
@@ -333,7 +332,8 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 	if (!dev)
 		return nvl_error(-EINVAL, "device: NULL device");
 	if (!nvl_nv_device_check(dev->nv))
-		return nvl_error(-EBUSY, "device: reset: the device is not lost");
+		return nvl_error(-EBUSY,
+				 "device: reset: the device is not lost");
 	wd_stop(dev);
 	pthread_mutex_lock(&dev->sub_lock);
 	/* the dead firmware's event object goes with it */

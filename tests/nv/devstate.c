@@ -147,8 +147,8 @@ static void copy(struct ctx *x)
 	struct nvl_exec_push p = {.va = VA_PB};
 	struct nvl_vm_sync s = {.handle = x->sync};
 
-	p.len = 4 * nvl_kit_pb_copy(x->ppb, x->info.ce_class, VA_DST, VA_SRC,
-				    BUF);
+	p.len = 4 *
+		nvl_kit_pb_copy(x->ppb, x->info.ce_class, VA_DST, VA_SRC, BUF);
 	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
 					  deadline(10 * SEC), 0, NULL),
@@ -225,9 +225,9 @@ static void rights(void **state)
 	up(&x, "model:tu102", 0, 0);
 	/* not an admin opener: no client gets the right */
 	c = NULL;
-	assert_int_equal(nvl_device_client_create2(
-				 x.dev, NVL_CLIENT_DEVICE_STATE, &c),
-			 -EPERM);
+	assert_int_equal(
+		nvl_device_client_create2(x.dev, NVL_CLIENT_DEVICE_STATE, &c),
+		-EPERM);
 	assert_null(c);
 	assert_non_null(strstr(nvl_last_error(), "NVL_DEVICE_OPEN_ADMIN"));
 	assert_int_equal(nvl_device_client_create2(x.dev, 0x80, &c), -EINVAL);
@@ -316,10 +316,10 @@ static void power_limit_under_copies(void **state)
 
 	(void)state;
 	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
-	assert_int_equal(nvl_device_sensors_subscribe(
-				 x.dev, NVL_SENSOR_EVENT_POWER_CAP, on_event,
-				 &e1, &s1),
-			 0);
+	assert_int_equal(
+		nvl_device_sensors_subscribe(x.dev, NVL_SENSOR_EVENT_POWER_CAP,
+					     on_event, &e1, &s1),
+		0);
 	assert_int_equal(
 		nvl_device_sensors_subscribe(x.dev,
 					     NVL_SENSOR_EVENT_POWER_CAP |
@@ -489,8 +489,8 @@ static void *wait_thread(void *arg)
 					    .range = BUF};
 		struct nvl_vm_sync ws = {.handle = w->h};
 
-		w->ret = nvl_vm_bind(w->x->c, w->x->vm, 0, &op, 1, &ws, 1,
-				     NULL, 0, 0);
+		w->ret = nvl_vm_bind(w->x->c, w->x->vm, 0, &op, 1, &ws, 1, NULL,
+				     0, 0);
 		break;
 	}
 	}
@@ -549,9 +549,8 @@ static void gsp_death_and_reset(void **state)
 		w[i] = (struct waiter){.x = &x, .kind = i, .fd = -1};
 		w[i].h = i == 1 ? s2.handle : s1.handle;
 	}
-	assert_int_equal(nvl_syncobj_export_sync_file(x.c, s1.handle, 0,
-						      &w[0].fd),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_export_sync_file(x.c, s1.handle, 0, &w[0].fd), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(
 			pthread_create(&th[i], NULL, wait_thread, &w[i]), 0);
@@ -588,8 +587,8 @@ static void gsp_death_and_reset(void **state)
 	p = (struct nvl_exec_push){.va = VA_PB + 1024, .len = n * 4};
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
-	assert_int_equal(
-		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &h), -ENODEV);
+	assert_int_equal(nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &h),
+			 -ENODEV);
 	{
 		struct nvl_vm_create_args va = {.start = 1 * MIB,
 						.end = 1ull << 40,
@@ -661,6 +660,66 @@ static void lost_then_close(void **state)
 	down(&x);
 }
 
+struct af {
+	struct ctx *x;
+	struct nvl_device_sensor_sub *sub;
+	struct nvl_client *c;
+	struct evs ev;
+};
+
+static int op_subscribe(void *arg)
+{
+	struct af *a = arg;
+
+	a->sub = NULL;
+	return nvl_device_sensors_subscribe(a->x->dev, NVL_SENSOR_EVENT_THERMAL,
+					    on_event, &a->ev, &a->sub);
+}
+
+static void check_subscribe(int ret, void *arg)
+{
+	struct af *a = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(a->sub);
+	assert_true(nvl_list_empty(&a->x->dev->subs));
+	assert_null(a->x->dev->gsub);
+}
+
+static int op_client(void *arg)
+{
+	struct af *a = arg;
+
+	a->c = NULL;
+	return nvl_device_client_create2(a->x->dev, NVL_CLIENT_DEVICE_STATE,
+					 &a->c);
+}
+
+static void check_client(int ret, void *arg)
+{
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(((struct af *)arg)->c);
+}
+
+/* every allocation of a subscription and of a client can fail cleanly */
+static void alloc_failures(void **state)
+{
+	struct af a = {0};
+	struct ctx x;
+
+	(void)state;
+	up(&x, "model:tiny", NVL_DEVICE_OPEN_ADMIN, 0);
+	a.x = &x;
+	assert_true(t_fail_each_alloc(op_subscribe, check_subscribe, &a, 1000) >
+		    0);
+	nvl_device_sensors_unsubscribe(x.dev, a.sub);
+	assert_null(x.dev->gsub);
+	assert_true(t_fail_each_alloc(op_client, check_client, &a, 100) > 0);
+	assert_int_equal(nvl_device_set_boost(a.c, 0), 0);
+	nvl_client_destroy(a.c);
+	down(&x);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -669,6 +728,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(thermal_halves_copies),
 		cmocka_unit_test(gsp_death_and_reset),
 		cmocka_unit_test(lost_then_close),
+		cmocka_unit_test(alloc_failures),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
