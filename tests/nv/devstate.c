@@ -660,6 +660,29 @@ static void lost_then_close(void **state)
 	down(&x);
 }
 
+/* a GSP that reads its queue but answers nothing: three heartbeats
+ * without a reply make the device lost; a reset brings it back */
+static void heartbeat_misses(void **state)
+{
+	struct nvl_sensors s;
+	struct ctx x;
+
+	(void)state;
+	up(&x, "model:tiny", 0, 20);
+	captured[0] = 0;
+	nvl_log_set_sink(sink, NULL);
+	nvl_model_gsp_inject(x.m, NVL_MODEL_GSP_DROP, 3, 0);
+	for (int i = 0; i < 200 && nvl_device_status(x.dev) == 0; i++)
+		usleep(50000);
+	nvl_log_set_sink(NULL, NULL);
+	assert_int_equal(nvl_device_status(x.dev), -ENODEV);
+	assert_non_null(strstr(captured, "three heartbeats without a reply"));
+	assert_int_equal(nvl_device_sensors(x.dev, &s), -ENODEV);
+	assert_int_equal(nvl_device_reset(x.dev), 0);
+	rd(&x, &s);
+	down(&x);
+}
+
 struct af {
 	struct ctx *x;
 	struct nvl_device_sensor_sub *sub;
@@ -728,6 +751,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(thermal_halves_copies),
 		cmocka_unit_test(gsp_death_and_reset),
 		cmocka_unit_test(lost_then_close),
+		cmocka_unit_test(heartbeat_misses),
 		cmocka_unit_test(alloc_failures),
 	};
 
