@@ -151,7 +151,9 @@ static void chan_errors(struct nvl_nv_device *d)
 			nvl_hw_rd32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32));
 		uint32_t err;
 
-		if (!(pend & (1u << (ch->chid % 32))))
+		/* a channel id of a firmware before a reset is reused */
+		if (!(pend & (1u << (ch->chid % 32))) ||
+		    ch->gen != atomic_load(&d->gen))
 			continue;
 		err = nvl_hw_rd32(d->hw, NVL_HW_CHRAM_ERROR(ch->chid));
 		nvl_hw_wr32(d->hw, NVL_HW_CHERR_PENDING(ch->chid / 32),

@@ -623,6 +623,30 @@ static void gsp_death_and_reset(void **state)
 		y.psrc[i] = (uint8_t)(i * 13 + 5);
 	copy(&y);
 	assert_memory_equal(y.pdst, y.psrc, BUF);
+	/* the new firmware reuses the old channel's id: an error on the
+	 * new channel kills it, not the dead one (Host method ILLEGAL 0x04:
+	 * SEC_OP 1, COUNT 1, SUBCH 0) */
+	{
+		struct nvl_channel_info yi;
+		struct nvl_vm_sync ys = {.handle = y.sync};
+
+		assert_int_equal(nvl_channel_query(y.c, y.chan, &yi), 0);
+		assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+		assert_int_equal(yi.chid, ci.chid);
+		y.ppb[512] = 0x20010001u;
+		y.ppb[513] = 0;
+		p = (struct nvl_exec_push){.va = VA_PB + 2048, .len = 8};
+		assert_int_equal(
+			nvl_exec(y.c, y.chan, &p, 1, NULL, 0, &ys, 1, 0), 0);
+		assert_int_equal(nvl_syncobj_wait(y.c, &y.sync, NULL, 1,
+						  deadline(10 * SEC), 0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(y.c, y.chan, &yi), 0);
+		assert_int_equal(yi.alive, 0);
+		assert_int_equal(yi.error, -EIO);
+		assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+		assert_int_equal(ci.error, -ENODEV);
+	}
 	/* the subscription survived the reset */
 	nvl_hw_wr32(nvl_model_hw(x.m), NVL_HW_THERM_AMBIENT, 95000);
 	nvl_model_pmu_sim_advance(x.m, 20 * SEC);
