@@ -31,6 +31,21 @@ struct nvl_device_opts {
 	/** @vram_size: model only: bytes of VRAM (multiple of 1 MiB, 256 MiB
 	 * .. 1 TiB); 0: the chip's */
 	uint64_t vram_size;
+	/** @flags: enum nvl_device_open_flags */
+	uint32_t flags;
+	/** @heartbeat_ms: how often the driver checks the GSP is alive (a
+	 * NOP round trip, 2 s bound); 0: every 1000 ms */
+	uint32_t heartbeat_ms;
+};
+
+/**
+ * enum nvl_device_open_flags - what the opener of a device is allowed.
+ * @NVL_DEVICE_OPEN_ADMIN: the opener may give its clients the right to
+ *   change device state (NVL_CLIENT_DEVICE_STATE): the library's
+ *   CAP_SYS_ADMIN, held by whoever opens the device, never by a client
+ */
+enum nvl_device_open_flags {
+	NVL_DEVICE_OPEN_ADMIN = 1u << 0,
 };
 
 /** Most copy engines nvl_device_info reports. */
@@ -100,6 +115,152 @@ NVL_API int nvl_device_query(struct nvl_device *dev,
  * firmware error (then @s is unchanged). nvl_last_error() says why.
  */
 NVL_API int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s);
+
+/**
+ * enum nvl_client_flags - rights of a client (nvl_device_client_create2()).
+ * @NVL_CLIENT_DEVICE_STATE: may change device state (power limit, P-state
+ *   limits, application clocks, boost), like a DRM file whose opener had
+ *   CAP_SYS_ADMIN; only on a device opened with NVL_DEVICE_OPEN_ADMIN
+ */
+enum nvl_client_flags {
+	NVL_CLIENT_DEVICE_STATE = 1u << 0,
+};
+
+/**
+ * nvl_device_client_create2() - open a client on @dev with rights.
+ * @dev: the device
+ * @flags: enum nvl_client_flags (0: as nvl_device_client_create())
+ * @client_out: the client
+ *
+ * Return: 0; -EINVAL (NULL argument, unknown flag); -EPERM
+ * (NVL_CLIENT_DEVICE_STATE on a device not opened with
+ * NVL_DEVICE_OPEN_ADMIN); -ENODEV (the device is lost: reset it);
+ * -ENOMEM.
+ */
+NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
+				      struct nvl_client **client_out);
+
+/**
+ * nvl_device_set_power_limit() - set the enforced board power limit.
+ * @client: a client of the device with NVL_CLIENT_DEVICE_STATE
+ * @mw: milliwatts, within [power_min_mw, power_max_mw] of nvl_sensors
+ *
+ * Under load the firmware's power controller lowers the graphics clock
+ * until board power is under the limit (docs/sensors.md).
+ *
+ * Return: 0; -EINVAL (NULL client, a client without a device, out of
+ * range: nothing changed); -EPERM (no right: nothing sent); -ENODEV (the
+ * device is lost); another firmware error.
+ */
+NVL_API int nvl_device_set_power_limit(struct nvl_client *client, uint32_t mw);
+
+/**
+ * nvl_device_set_pstate_limits() - allow only P-states @fastest..@slowest.
+ * @client: a client with NVL_CLIENT_DEVICE_STATE
+ * @fastest: the fastest allowed Pn (0 = P0)
+ * @slowest: the slowest allowed Pn (>= @fastest)
+ *
+ * Return: as nvl_device_set_power_limit(); -EINVAL for a Pn the board
+ * lacks or @fastest > @slowest.
+ */
+NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
+					 unsigned fastest, unsigned slowest);
+
+/**
+ * nvl_device_set_app_clocks() - cap the graphics and memory clocks.
+ * @client: a client with NVL_CLIENT_DEVICE_STATE
+ * @gr_mhz: graphics clock cap (MHz)
+ * @mem_mhz: memory clock cap (MHz); 0, 0 restores the defaults
+ *
+ * Return: as nvl_device_set_power_limit(); -EINVAL above the maximum or
+ * below the slowest P-state's clock.
+ */
+NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
+				      uint32_t gr_mhz, uint32_t mem_mhz);
+
+/**
+ * nvl_device_set_boost() - run at the fastest allowed P-state for a while.
+ * @client: a client with NVL_CLIENT_DEVICE_STATE
+ * @seconds: how long (GPU time); 0 clears a boost; UINT32_MAX: until
+ *           cleared
+ *
+ * Return: as nvl_device_set_power_limit().
+ */
+NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds);
+
+/** struct nvl_device_sensor_sub - a subscription to sensor events. */
+struct nvl_device_sensor_sub;
+
+/**
+ * typedef nvl_device_sensor_fn - a subscriber's callback: once per
+ * crossing, on the device's event thread (it may call the device's API;
+ * it must not unsubscribe itself).
+ * @arg: the subscription's argument
+ * @event: NVL_SENSOR_EVENT_THERMAL or NVL_SENSOR_EVENT_POWER_CAP
+ */
+typedef void (*nvl_device_sensor_fn)(void *arg, enum nvl_sensor_event event);
+
+/**
+ * nvl_device_sensors_subscribe() - be told of the crossings in @events.
+ * @dev: the device
+ * @events: NVL_SENSOR_EVENT_* mask (not 0)
+ * @fn: called once per crossing (the temperature rising above the
+ *      slowdown limit; the power controller starting to cap)
+ * @arg: for @fn
+ * @sub_out: the subscription
+ *
+ * Any number of subscribers; the device holds one firmware event object
+ * (NV01_EVENT_KERNEL_CALLBACK_EX on its subdevice) while any exists. No
+ * right is needed (it changes nothing). Subscriptions outlive a device
+ * reset (they are armed again on the new firmware).
+ *
+ * Return: 0; -EINVAL; -ENODEV (lost); -ENOMEM; a firmware error.
+ */
+NVL_API int
+nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
+			     nvl_device_sensor_fn fn, void *arg,
+			     struct nvl_device_sensor_sub **sub_out);
+
+/**
+ * nvl_device_sensors_unsubscribe() - end a subscription; no call of its
+ * callback runs once this returns. NULL is a no-op.
+ * @dev: the device
+ * @sub: the subscription
+ */
+NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
+					    struct nvl_device_sensor_sub *sub);
+
+/**
+ * nvl_device_status() - is the device usable?
+ * @dev: the device
+ *
+ * The driver declares a device lost when its GSP dies: a heartbeat (or any
+ * call) finds the firmware no longer reads its command queue or no longer
+ * answers. Then the firmware's log rings are copied to nouvelle's log,
+ * every channel is killed, every job on a ring or queued completes with
+ * -ENODEV (and so every fence, syncobj and bind waiting on them), and
+ * every call that needs the GPU fails with -ENODEV until
+ * nvl_device_reset().
+ *
+ * Return: 0 (alive), -ENODEV (lost), -EINVAL (NULL).
+ */
+NVL_API int nvl_device_status(struct nvl_device *dev);
+
+/**
+ * nvl_device_reset() - bring a lost device back: unload what is left of
+ * the firmware (engine reset, WPR2 torn down), boot the GSP again and make
+ * the driver's RM objects anew.
+ * @dev: the device
+ *
+ * Objects made before the reset stay dead (channels report -ENODEV, VMs
+ * refuse binds) until their clients destroy them; new clients, VMs and
+ * channels work. No other call on @dev or its clients may run during the
+ * reset (the caller quiesces them, as a DRM reset holds the device).
+ *
+ * Return: 0; -EINVAL (NULL); -EBUSY (the device is not lost); a boot error
+ * (the device stays lost).
+ */
+NVL_API int nvl_device_reset(struct nvl_device *dev);
 
 /**
  * nvl_device_close() - unload the GSP and power the device off. Every

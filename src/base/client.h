@@ -46,6 +46,8 @@ struct nvl_client {
 	uint64_t id;
 	/** @dev: the device this client opened, NULL for generic-layer tests */
 	void *dev;
+	/** @caps: rights the device's opener granted (NVL_CLIENT_* flags) */
+	uint32_t caps;
 	pthread_mutex_t lock; /* protects tables[] */
 	struct nvl_idr tables[NVL_HANDLE_KIND_COUNT];
 	/** @layer_priv: per-layer per-client state (e.g. memory accounting) */

@@ -132,20 +132,10 @@ static int device_up(struct nvl_device *dev)
 NVL_API int nvl_device_client_create(struct nvl_device *dev,
 				     struct nvl_client **client_out)
 {
-	struct nvl_client *c;
-
-	if (!dev || !client_out)
-		return nvl_error(-EINVAL, "client: NULL argument");
-	if (nvl_client_alloc(dev->nv, &c))
-		return nvl_error(-ENOMEM, "client: out of memory");
-	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
-	c->udev = dev;
-	pthread_mutex_lock(&dev->clients_lock);
-	nvl_list_add_tail(&c->dev_node, &dev->clients);
-	pthread_mutex_unlock(&dev->clients_lock);
-	*client_out = c;
-	return 0;
+	return nvl_device_client_create2(dev, 0, client_out);
 }
+
+static void device_down(struct nvl_device *dev);
 
 int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		    struct nvl_device **dev_out)
@@ -159,6 +149,9 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		return nvl_error(-EINVAL, "device: NULL dev_out");
 	if (opts && opts->fw_version && !opts->fw_version[0])
 		return nvl_error(-EINVAL, "device: empty firmware version");
+	if (opts && (opts->flags & ~(uint32_t)NVL_DEVICE_OPEN_ADMIN))
+		return nvl_error(-EINVAL, "device: unknown open flags %#x",
+				 opts->flags);
 	if (!spec || !spec[0] || !strcmp(spec, "model")) {
 		chip = NULL;
 	} else if (!strncmp(spec, "model:", 6)) {
@@ -201,6 +194,15 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		goto fail;
 	}
 	dev->bus = atomic_fetch_add(&next_bus, 1);
+	dev->open_flags = opts ? opts->flags : 0;
+	dev->heartbeat_ns =
+		(opts && opts->heartbeat_ms ? opts->heartbeat_ms : 1000) *
+		1000000ll;
+	ret = nvl_device_state_init(dev);
+	if (ret) {
+		device_down(dev);
+		goto fail;
+	}
 	*dev_out = dev;
 	return 0;
 fail:
@@ -244,9 +246,29 @@ int nvl_device_query(struct nvl_device *dev, struct nvl_device_info *info)
 
 int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s)
 {
+	int ret;
+
 	if (!dev || !s)
 		return nvl_error(-EINVAL, "device: NULL argument to sensors");
-	return nvl_gsp_sensors_read(dev->nv->gsp, dev->nv->h_subdevice, s);
+	if (nvl_nv_device_check(dev->nv))
+		return nvl_error(-ENODEV,
+				 "device: sensors: the device is lost");
+	ret = nvl_gsp_sensors_read(dev->nv->gsp, dev->nv->h_subdevice, s);
+	if (ret == -ENODEV || ret == -ETIMEDOUT)
+		nvl_nv_device_check(dev->nv);
+	return ret;
+}
+
+/* interrupts off, memory manager and driver device gone (model stays) */
+static void device_down(struct nvl_device *dev)
+{
+	nvl_hw_wr32(nvl_model_hw(dev->model),
+		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	if (dev->nv->gsp)
+		nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+	nvl_nv_fault_fini(dev->nv);
+	nvl_mm_destroy(dev->mm);
+	nvl_nv_device_remove(dev->nv);
 }
 
 int nvl_device_fault_stats(struct nvl_device *dev, struct nvl_fault_stats *st)
@@ -262,12 +284,8 @@ void nvl_device_close(struct nvl_device *dev)
 {
 	if (!dev)
 		return;
-	nvl_hw_wr32(nvl_model_hw(dev->model),
-		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
-	nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
-	nvl_nv_fault_fini(dev->nv);
-	nvl_mm_destroy(dev->mm);
-	nvl_nv_device_remove(dev->nv);
+	nvl_device_state_fini(dev);
+	device_down(dev);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);
 	pthread_mutex_destroy(&dev->clients_lock);

@@ -4,6 +4,7 @@
 #define NVL_CORE_DEVICE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/list.h"
@@ -13,6 +14,7 @@ struct nvl_mm;
 struct nvl_model;
 struct nvl_model_profile;
 struct nvl_nv_device;
+struct nvl_gsp_sensor_sub;
 
 /** struct nvl_device - an open device. */
 struct nvl_device {
@@ -32,9 +34,32 @@ struct nvl_device {
 	/** @maxfreq_mhz: the copy engines' maximum (graphics) clock, read
 	 * once from the sensors; 0 until read or when absent */
 	uint32_t maxfreq_mhz;
+	/** @open_flags: NVL_DEVICE_OPEN_* the opener asked for */
+	uint32_t open_flags;
+	/** @heartbeat_ns: period of the GSP heartbeat */
+	int64_t heartbeat_ns;
+	/** @wd_lock, @wd_cond, @wd_stop, @wd_thread, @wd_running: the
+	 * watchdog thread that runs the heartbeat (devstate.c) */
+	pthread_mutex_t wd_lock;
+	pthread_cond_t wd_cond;
+	bool wd_stop, wd_running;
+	pthread_t wd_thread;
+	/** @sub_lock: subscribe, unsubscribe and reset, one at a time */
+	pthread_mutex_t sub_lock;
+	/** @ev_lock: @subs while events are delivered */
+	pthread_mutex_t ev_lock;
+	/** @subs: struct nvl_device_sensor_sub.link */
+	struct nvl_list subs;
+	/** @gsub: the firmware subscription while @subs is not empty */
+	struct nvl_gsp_sensor_sub *gsub;
 };
 
 /** nvl_core_client_unlink() - take a device client off its device's list. */
 void nvl_core_client_unlink(struct nvl_client *c);
+
+/** nvl_device_state_init() - locks, lists, watchdog started. Return: 0 or -ENOMEM/-EAGAIN. */
+int nvl_device_state_init(struct nvl_device *dev);
+/** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */
+void nvl_device_state_fini(struct nvl_device *dev);
 
 #endif /* NVL_CORE_DEVICE_H */

@@ -78,6 +78,7 @@ struct nvl_model_pmu {
 	uint64_t last_ns;
 	bool sim;
 	uint64_t sim_ns;
+	unsigned ce_scale; /* bytes of engine work per copied byte (0: 1) */
 	uint64_t last_busy[NVL_HW_ENGINE_MAX];
 	uint64_t sim_busy
 		[NVL_HW_ENGINE_MAX]; /* simulated copy ns not yet counted */
@@ -449,13 +450,27 @@ uint64_t nvl_model_pmu_ce_ns(struct nvl_model *m, uint64_t bytes)
 	return bytes * 1000 / ((uint64_t)NVL_MODEL_CE_BYTES_PER_CLK * f);
 }
 
+void nvl_model_pmu_set_ce_scale(struct nvl_model *m, unsigned scale)
+{
+	struct nvl_model_pmu *p = m->pmu;
+
+	pthread_mutex_lock(&p->lock);
+	p->ce_scale = scale;
+	pthread_mutex_unlock(&p->lock);
+}
+
 void nvl_model_pmu_ce_account(struct nvl_model *m, unsigned e, uint64_t bytes)
 {
 	struct nvl_model_pmu *p = m->pmu;
-	uint64_t ns = nvl_model_pmu_ce_ns(m, bytes);
+	uint64_t ns;
 
 	if (e >= NVL_HW_ENGINE_MAX)
 		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->ce_scale > 1)
+		bytes *= p->ce_scale;
+	pthread_mutex_unlock(&p->lock);
+	ns = nvl_model_pmu_ce_ns(m, bytes);
 	pthread_mutex_lock(&p->lock);
 	p->ce_bytes[e] += bytes;
 	p->ce_ns[e] += ns;

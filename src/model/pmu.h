@@ -121,6 +121,13 @@ int nvl_model_pmu_set_load(struct nvl_model *m, unsigned e, unsigned permille);
  * it: NVL_MODEL_CE_BYTES_PER_CLK bytes per graphics clock).
  */
 uint64_t nvl_model_pmu_ce_ns(struct nvl_model *m, uint64_t bytes);
+/**
+ * nvl_model_pmu_set_ce_scale() - MODEL-ONLY: from now on every copied
+ * byte counts as @scale bytes of copy-engine work (engine time and bytes
+ * in nvl_model_pmu_ce_stats()), so a test sustains seconds of simulated
+ * engine load with megabytes of real copies. 0 and 1 restore the default.
+ */
+void nvl_model_pmu_set_ce_scale(struct nvl_model *m, unsigned scale);
 /** nvl_model_pmu_ce_account() - charge a finished copy to engine @e. */
 void nvl_model_pmu_ce_account(struct nvl_model *m, unsigned e, uint64_t bytes);
 /**

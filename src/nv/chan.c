@@ -63,6 +63,7 @@ struct nv_chan {
 	struct nvl_vm *vm;
 	struct nvl_list link; /* d->chans */
 	uint32_t h_chan, h_ce, chid, token;
+	uint32_t gen; /* the GSP generation its RM objects belong to */
 	unsigned slot;
 	uint64_t pa, va; /* the slot in VRAM and in the VM */
 	uint8_t *cpu; /* the slot through the BAR */
@@ -169,10 +170,12 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 
 	pthread_mutex_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
-		if (k->by_inst ? ch->inst == k->inst &&
-					 (!k->timestamp ||
-					  k->timestamp >= ch->born_ns)
-			       : ch->chid == k->chid) {
+		/* a channel id of a firmware before a reset is reused */
+		if (ch->gen == atomic_load(&d->gen) &&
+		    (k->by_inst ? ch->inst == k->inst &&
+					  (!k->timestamp ||
+					   k->timestamp >= ch->born_ns)
+				: ch->chid == k->chid)) {
 			found = ch;
 			nvl_kref_get(&ch->ref);
 			break;
@@ -221,6 +224,27 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 	}
 	chan_put(ch);
 	return ret;
+}
+
+void nvl_nv_chan_device_lost(void *dev)
+{
+	struct nvl_nv_device *d = dev;
+	struct nv_chan *ch;
+
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
+			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
+		pthread_mutex_lock(&ch->lock);
+		if (!ch->killed) {
+			ch->killed = true;
+			ch->error = -ENODEV;
+		}
+		pthread_mutex_unlock(&ch->lock);
+		chan_complete(ch, false, 0);
+		chan_complete(ch, true, -ENODEV);
+	}
+	pthread_mutex_unlock(&d->chan_lock);
 }
 
 void nvl_nv_chan_irq(void *dev)
@@ -368,8 +392,10 @@ static void chan_teardown(struct nv_chan *ch)
 	nvl_list_del(&ch->link);
 	d->nchans--;
 	pthread_mutex_unlock(&d->chan_lock);
-	/* RM disables and unbinds it: the engine stops fetching */
-	if (ch->h_chan && nvl_gsp_rm_free(d->gsp, ch->h_chan))
+	/* RM disables and unbinds it: the engine stops fetching (a handle
+	 * of a firmware that died before a reset is gone with it) */
+	if (ch->h_chan && ch->gen == atomic_load(&d->gen) &&
+	    !atomic_load(&d->lost) && nvl_gsp_rm_free(d->gsp, ch->h_chan))
 		nvl_warn(NVL_CAT_NV, "channel %u: RM free: %s", ch->chid,
 			 nvl_error_msg());
 	/* what it had on the ring completes with an error, unless done */
@@ -487,6 +513,8 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "channel: the client has no device");
 	if (flags)
 		return nvl_error(-EINVAL, "channel: flags %#x", flags);
+	if (atomic_load(&d->lost))
+		return nvl_error(-ENODEV, "channel: the device is lost");
 	if (engine != NVL_ENGINE_COPY && engine != NVL_ENGINE_COMPUTE)
 		return nvl_error(-EINVAL, "channel: no engine %u", engine);
 	vm = nvl_vm_lookup(client, vmh);
@@ -521,6 +549,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ch->vm = vm;
 	ch->client_id = client->id;
 	ch->client = client;
+	ch->gen = atomic_load(&d->gen);
 	ret = slot_get(d, &ch->slot);
 	if (ret)
 		goto fail_free;

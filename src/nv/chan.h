@@ -53,4 +53,11 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k);
 /** nvl_nv_chan_register() - register the channel handle kind (once). */
 void nvl_nv_chan_register(void);
 
+/**
+ * nvl_nv_chan_device_lost() - the device was lost: every channel is
+ * disabled and killed with -ENODEV; the jobs on its ring complete with
+ * -ENODEV (those queued behind them get -ENODEV when they would run).
+ */
+void nvl_nv_chan_device_lost(void *dev);
+
 #endif /* NVL_NV_CHAN_H */

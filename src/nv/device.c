@@ -197,16 +197,102 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 	return 0;
 }
 
+/* free the driver's RM objects (unless the GSP died), unload, destroy */
+static void gsp_down(struct nvl_nv_device *d)
+{
+	if (!d->gsp)
+		return;
+	if (d->h_client && !nvl_gsp_needs_reset(d->gsp) &&
+	    nvl_gsp_rm_free(d->gsp, d->h_client))
+		nvl_warn(NVL_CAT_NV, "device: freeing the RM client: %s",
+			 nvl_error_msg());
+	/* a dead GSP answers nothing: the unload still resets the engine
+	 * and has the booter take WPR2 down */
+	if (nvl_gsp_unload(d->gsp) && !nvl_gsp_needs_reset(d->gsp))
+		nvl_warn(NVL_CAT_NV, "device: GSP unload: %s", nvl_error_msg());
+	nvl_gsp_destroy(d->gsp);
+	d->gsp = NULL;
+	d->h_client = d->h_device = d->h_subdevice = 0;
+}
+
+void nvl_nv_device_lost(struct nvl_nv_device *d, const char *why)
+{
+	if (atomic_exchange(&d->lost, true))
+		return;
+	/* captures the firmware's log rings (once) and fails its waiters */
+	nvl_gsp_mark_dead(d->gsp, why);
+	nvl_err(NVL_CAT_NV,
+		"device %s: lost (%s): every channel killed, pending work "
+		"completes with -ENODEV; nvl_device_reset() brings it back",
+		d->name, why);
+	nvl_nv_chan_device_lost(d);
+}
+
+int nvl_nv_device_check(struct nvl_nv_device *d)
+{
+	if (!atomic_load(&d->lost) && d->gsp && nvl_gsp_needs_reset(d->gsp))
+		nvl_nv_device_lost(d, "the GSP stopped answering");
+	return atomic_load(&d->lost) ? -ENODEV : 0;
+}
+
+int nvl_nv_device_heartbeat(struct nvl_nv_device *d, int64_t timeout_ns)
+{
+	int ret;
+
+	if (nvl_nv_device_check(d))
+		return -ENODEV;
+	ret = nvl_gsp_rpc(d->gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0, NULL, 0,
+			  NULL, NVL_GSP_REPLY_POLL, timeout_ns);
+	if (nvl_nv_device_check(d))
+		return -ENODEV;
+	if (ret != -ETIMEDOUT) {
+		/* it answered, even if with an error: alive */
+		d->heartbeat_misses = 0;
+		return 0;
+	}
+	if (++d->heartbeat_misses >= 3) {
+		nvl_nv_device_lost(d, "three heartbeats without a reply");
+		return -ENODEV;
+	}
+	return -ETIMEDOUT;
+}
+
+int nvl_nv_device_reset(struct nvl_nv_device *d)
+{
+	struct nvl_nv_probe_opts po = {0};
+	char ver[sizeof(d->fw_version)];
+	int ret;
+
+	if (!atomic_load(&d->lost))
+		return nvl_error(-EBUSY,
+				 "device: reset: the device is not lost");
+	snprintf(ver, sizeof(ver), "%s", d->fw_version);
+	po.fw_version = ver;
+	gsp_down(d);
+	/* every RM handle of the old firmware is gone with it */
+	atomic_fetch_add(&d->gen, 1);
+	ret = boot(d, &po);
+	if (!ret)
+		ret = rm_objects(d);
+	if (ret) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		gsp_down(d);
+		return nvl_error(ret, "device: reset: %s", why);
+	}
+	d->heartbeat_misses = 0;
+	atomic_store(&d->lost, false);
+	nvl_info(NVL_CAT_NV, "device %s: reset: GSP booted again (%s)", d->name,
+		 d->fw_version);
+	return 0;
+}
+
 void nvl_nv_device_remove(struct nvl_nv_device *d)
 {
 	if (!d)
 		return;
-	if (d->h_client && nvl_gsp_rm_free(d->gsp, d->h_client))
-		nvl_warn(NVL_CAT_NV, "device: freeing the RM client: %s",
-			 nvl_error_msg());
-	if (nvl_gsp_unload(d->gsp))
-		nvl_warn(NVL_CAT_NV, "device: GSP unload: %s", nvl_error_msg());
-	nvl_gsp_destroy(d->gsp);
+	gsp_down(d);
 	nvl_nv_ptmem_destroy(d->ptmem);
 	pthread_mutex_destroy(&d->chan_lock);
 	nvl_free(d);

@@ -7,6 +7,7 @@
 #ifndef NVL_NV_DEVICE_H
 #define NVL_NV_DEVICE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -70,6 +71,14 @@ struct nvl_nv_device {
 	unsigned nchans;
 	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
 	struct nvl_nv_fault *fault;
+	/** @lost: the GSP died; everything that needs the GPU fails -ENODEV
+	 * until nvl_nv_device_reset() */
+	_Atomic bool lost;
+	/** @gen: boots of the GSP so far; an RM handle of an older
+	 * generation is gone (never freed on the new firmware) */
+	_Atomic uint32_t gen;
+	/** @heartbeat_misses: heartbeats in a row without a reply */
+	unsigned heartbeat_misses;
 };
 
 /**
@@ -88,5 +97,35 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
  * and free everything. NULL is a no-op.
  */
 void nvl_nv_device_remove(struct nvl_nv_device *d);
+
+/**
+ * nvl_nv_device_heartbeat() - one NOP round trip to the GSP (bounded by
+ * @timeout_ns). A GSP that stopped reading its queue is declared dead by
+ * the RPC layer; three heartbeats in a row without a reply declare it
+ * dead here. Either way the device is then lost (nvl_nv_device_lost()).
+ * Return: 0 alive, -ENODEV lost, -ETIMEDOUT one miss.
+ */
+int nvl_nv_device_heartbeat(struct nvl_nv_device *d, int64_t timeout_ns);
+
+/**
+ * nvl_nv_device_check() - mark the device lost if its GSP was declared
+ * dead (by any call). Return: 0 or -ENODEV.
+ */
+int nvl_nv_device_check(struct nvl_nv_device *d);
+
+/**
+ * nvl_nv_device_lost() - the device is lost: the GSP is marked dead (its
+ * log rings captured), every channel killed with -ENODEV and everything it
+ * had completed with -ENODEV. Runs once; later calls return at once.
+ */
+void nvl_nv_device_lost(struct nvl_nv_device *d, const char *why);
+
+/**
+ * nvl_nv_device_reset() - after a loss: unload the dead GSP (engine reset,
+ * WPR2 down), boot it again and allocate the driver's RM client, device
+ * and subdevice anew (a new generation). Nothing else may use @d
+ * meanwhile. Return: 0, -EBUSY (not lost), a boot error (still lost).
+ */
+int nvl_nv_device_reset(struct nvl_nv_device *d) NVL_MUST_CHECK;
 
 #endif /* NVL_NV_DEVICE_H */

@@ -345,7 +345,9 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 
 	if (!f)
 		return;
-	if (nvl_gsp_shadow_fault_unregister(d->gsp, d->h_subdevice))
+	/* a dead GSP is not asked (its buffer goes with it) */
+	if (!atomic_load(&d->lost) &&
+	    nvl_gsp_shadow_fault_unregister(d->gsp, d->h_subdevice))
 		nvl_dbg(NVL_CAT_NV, "fault: unregister: %s", nvl_error_msg());
 	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL,
 			       NULL);

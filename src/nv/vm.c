@@ -13,6 +13,7 @@
  * struct as the backend's private data.
  */
 #include <errno.h>
+#include <stdatomic.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -31,8 +32,16 @@ static struct nvl_pt *pt_of(void *priv)
 	return nvl_nv_gmmu_pt(((struct nvl_nv_vm *)priv)->gmmu);
 }
 
+/* a lost device takes no more page-table changes */
+static bool lost(void *p)
+{
+	return atomic_load(&((struct nvl_nv_vm *)p)->dev->lost);
+}
+
 static int f_get(void *p, uint64_t va, uint64_t range, unsigned int shift)
 {
+	if (lost(p))
+		return nvl_error(-ENODEV, "vm: the device is lost");
 	return nvl_pt_ops.get(pt_of(p), va, range, shift);
 }
 
@@ -65,7 +74,9 @@ static void f_flush(void *p, uint64_t va, uint64_t range)
 
 static int f_take_error(void *p)
 {
-	return nvl_pt_ops.take_error ? nvl_pt_ops.take_error(pt_of(p)) : 0;
+	int err = nvl_pt_ops.take_error ? nvl_pt_ops.take_error(pt_of(p)) : 0;
+
+	return !err && lost(p) ? -ENODEV : err;
 }
 
 static unsigned int f_page_shift(void *p, struct nvl_gem_object *obj,
@@ -79,6 +90,8 @@ static unsigned int f_page_shift(void *p, struct nvl_gem_object *obj,
 
 static int f_get_region(void *p, uint64_t va, uint64_t range)
 {
+	if (lost(p))
+		return nvl_error(-ENODEV, "vm: the device is lost");
 	return nvl_pt_ops.get_region(pt_of(p), va, range);
 }
 
@@ -105,7 +118,9 @@ static void nv_vm_release(void *priv)
 	struct nvl_nv_vm *v = priv;
 
 	/* RM forgets the VA space first: no channel of it may walk on */
-	if (v->h_vas && nvl_gsp_rm_free(v->dev->gsp, v->h_vas))
+	if (v->h_vas && v->gen == atomic_load(&v->dev->gen) &&
+	    !atomic_load(&v->dev->lost) &&
+	    nvl_gsp_rm_free(v->dev->gsp, v->h_vas))
 		nvl_warn(NVL_CAT_NV, "vm: freeing the RM VA space: %s",
 			 nvl_error_msg());
 	nvl_nv_gmmu_destroy(v->gmmu);
@@ -122,10 +137,13 @@ int nvl_nv_vm_backend(void *dev, struct nvl_vm_backend *out)
 	struct nvl_nv_vm *v;
 	int ret;
 
+	if (atomic_load(&d->lost))
+		return nvl_error(-ENODEV, "vm: the device is lost");
 	v = nvl_zalloc(sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	v->dev = d;
+	v->gen = atomic_load(&d->gen);
 	pthread_mutex_init(&v->kmap_lock, NULL);
 	ret = nvl_nv_gmmu_probe(d->hw, &ga);
 	if (ret)

@@ -26,6 +26,8 @@ struct nvl_nv_vm {
 	struct nvl_nv_gmmu *gmmu;
 	/** @h_vas: the RM VA-space object */
 	uint32_t h_vas;
+	/** @gen: the GSP generation of @h_vas (nvl_nv_device.gen) */
+	uint32_t gen;
 	/** @kmap_lock: kernel mappings (channel create/destroy) */
 	pthread_mutex_t kmap_lock;
 };

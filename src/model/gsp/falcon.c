@@ -103,10 +103,15 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_ENGINE):
 		if (val & NVL_HW_FALCON_ENGINE_RESET) {
-			/* reset: the core stops; WPR2 stays until booter_unload */
+			/* reset: the core stops; WPR2 stays until
+			 * booter_unload. A core that ran and hung starts
+			 * afresh at the next boot (a hang injected before
+			 * a boot stays armed for it) */
 			g->gsp_riscv = 0;
-			if (g->state != NVL_MODEL_GSP_OFF)
+			if (g->state != NVL_MODEL_GSP_OFF) {
 				g->state = NVL_MODEL_GSP_UNLOADED;
+				g->hang = false;
+			}
 			pthread_cond_broadcast(&g->cond);
 		}
 		break;

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: device state (uAPI): rights, reclocking, sensor events, loss, reset
+ *
+ * Rights. Changing device state (power limit, P-state limits, application
+ * clocks, boost) is for clients that hold NVL_CLIENT_DEVICE_STATE, as a
+ * DRM ioctl marked DRM_ROOT_ONLY is for files whose opener had
+ * CAP_SYS_ADMIN. The right is given when the client is made
+ * (nvl_device_client_create2()), and only on a device its opener opened
+ * with NVL_DEVICE_OPEN_ADMIN: the opener plays the process that holds the
+ * capability, a client the file it opened. A call without the right fails
+ * with -EPERM before anything reaches the firmware.
+ *
+ * Sensor events. One firmware event object on the driver's subdevice,
+ * armed for both crossings while any subscriber exists; its callback (on
+ * the GSP event thread) hands each crossing to every subscriber that asked
+ * for it, under ev_lock, so that unsubscribe can promise no later call.
+ *
+ * Loss. A watchdog thread sends a heartbeat (a NOP round trip) every
+ * period; the RPC layer declares a GSP that stopped reading its queue
+ * dead, three unanswered heartbeats do the same; any call that meets a
+ * dead GSP checks too. The driver's device then kills every channel
+ * (src/nv/device.c, src/nv/chan.c). nvl_device_reset() stops the
+ * watchdog, drops the firmware subscription, unloads and boots again, and
+ * arms the subscriptions on the new firmware.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "core/device.h"
+#include "gsp/gsp.h"
+#include "gsp/sensors.h"
+#include "hw/regs.h"
+#include "nouvelle/device.h"
+#include "nv/chan.h"
+#include "nv/device.h"
+#include "nv/fault.h"
+
+struct nvl_device_sensor_sub {
+	struct nvl_list link; /* nvl_device.subs */
+	uint32_t events;
+	nvl_device_sensor_fn fn;
+	void *arg;
+};
+
+#define ALL_EVENTS (NVL_SENSOR_EVENT_THERMAL | NVL_SENSOR_EVENT_POWER_CAP)
+
+/* ---- the watchdog ------------------------------------------------------ */
+
+static void *watchdog(void *arg)
+{
+	struct nvl_device *dev = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&dev->wd_lock);
+	while (!dev->wd_stop) {
+		ts = nvl_ns_to_timespec(nvl_time_ns() + dev->heartbeat_ns);
+		pthread_cond_timedwait(&dev->wd_cond, &dev->wd_lock, &ts);
+		if (dev->wd_stop)
+			break;
+		pthread_mutex_unlock(&dev->wd_lock);
+		(void)nvl_nv_device_heartbeat(dev->nv, NVL_GSP_TIMEOUT_NS);
+		pthread_mutex_lock(&dev->wd_lock);
+	}
+	pthread_mutex_unlock(&dev->wd_lock);
+	return NULL;
+}
+
+static int wd_start(struct nvl_device *dev)
+{
+	pthread_condattr_t a;
+	int ret;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&dev->wd_cond, &a);
+	pthread_condattr_destroy(&a);
+	dev->wd_stop = false;
+	ret = pthread_create(&dev->wd_thread, NULL, watchdog, dev);
+	if (ret) {
+		pthread_cond_destroy(&dev->wd_cond);
+		return nvl_error(-ret, "device: no watchdog thread (%d)", ret);
+	}
+	dev->wd_running = true;
+	return 0;
+}
+
+static void wd_stop(struct nvl_device *dev)
+{
+	if (!dev->wd_running)
+		return;
+	pthread_mutex_lock(&dev->wd_lock);
+	dev->wd_stop = true;
+	pthread_cond_broadcast(&dev->wd_cond);
+	pthread_mutex_unlock(&dev->wd_lock);
+	pthread_join(dev->wd_thread, NULL);
+	pthread_cond_destroy(&dev->wd_cond);
+	dev->wd_running = false;
+}
+
+int nvl_device_state_init(struct nvl_device *dev)
+{
+	int ret;
+
+	pthread_mutex_init(&dev->wd_lock, NULL);
+	pthread_mutex_init(&dev->sub_lock, NULL);
+	pthread_mutex_init(&dev->ev_lock, NULL);
+	nvl_list_init(&dev->subs);
+	ret = wd_start(dev);
+	if (ret) {
+		pthread_mutex_destroy(&dev->ev_lock);
+		pthread_mutex_destroy(&dev->sub_lock);
+		pthread_mutex_destroy(&dev->wd_lock);
+	}
+	return ret;
+}
+
+void nvl_device_state_fini(struct nvl_device *dev)
+{
+	struct nvl_device_sensor_sub *s, *n;
+
+	wd_stop(dev);
+	nvl_gsp_sensors_unsubscribe(dev->gsub);
+	dev->gsub = NULL;
+	/* subscriptions the caller left: end them with the device */
+	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
+		nvl_list_del(&s->link);
+		nvl_free(s);
+	}
+	pthread_mutex_destroy(&dev->ev_lock);
+	pthread_mutex_destroy(&dev->sub_lock);
+	pthread_mutex_destroy(&dev->wd_lock);
+}
+
+/* ---- rights and reclocking ----------------------------------------- */
+
+NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
+				      struct nvl_client **client_out)
+{
+	struct nvl_client *c;
+
+	if (!dev || !client_out)
+		return nvl_error(-EINVAL, "client: NULL argument");
+	if (flags & ~(uint32_t)NVL_CLIENT_DEVICE_STATE)
+		return nvl_error(-EINVAL, "client: unknown flags %#x", flags);
+	if ((flags & NVL_CLIENT_DEVICE_STATE) &&
+	    !(dev->open_flags & NVL_DEVICE_OPEN_ADMIN))
+		return nvl_error(-EPERM,
+				 "client: the right to change device state "
+				 "needs a device opened with "
+				 "NVL_DEVICE_OPEN_ADMIN");
+	if (nvl_nv_device_check(dev->nv))
+		return nvl_error(-ENODEV,
+				 "client: the device is lost (reset it)");
+	if (nvl_client_alloc(dev->nv, &c))
+		return nvl_error(-ENOMEM, "client: out of memory");
+	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
+	c->caps = flags;
+	/* the device's client list (fdinfo, nvl_device_clients()) */
+	c->udev = dev;
+	pthread_mutex_lock(&dev->clients_lock);
+	nvl_list_add_tail(&c->dev_node, &dev->clients);
+	pthread_mutex_unlock(&dev->clients_lock);
+	*client_out = c;
+	return 0;
+}
+
+/* the device of a client allowed to change its state, or an error */
+static int state_client(struct nvl_client *c, const char *what,
+			struct nvl_nv_device **d_out)
+{
+	if (!c || !c->dev)
+		return nvl_error(-EINVAL, "device: %s: %s", what,
+				 c ? "the client has no device"
+				   : "NULL client");
+	if (!(c->caps & NVL_CLIENT_DEVICE_STATE))
+		return nvl_error(-EPERM,
+				 "device: %s needs a client allowed to change "
+				 "device state (NVL_CLIENT_DEVICE_STATE)",
+				 what);
+	*d_out = c->dev;
+	if (nvl_nv_device_check(*d_out))
+		return nvl_error(-ENODEV, "device: %s: the device is lost",
+				 what);
+	return 0;
+}
+
+/* after a firmware call: a dead GSP makes the device lost */
+static int after(struct nvl_nv_device *d, int ret)
+{
+	if (ret == -ENODEV || ret == -ETIMEDOUT)
+		nvl_nv_device_check(d);
+	return ret;
+}
+
+NVL_API int nvl_device_set_power_limit(struct nvl_client *client, uint32_t mw)
+{
+	struct nvl_nv_device *d;
+	int ret = state_client(client, "power limit", &d);
+
+	if (ret)
+		return ret;
+	return after(d,
+		     nvl_gsp_set_power_limit(d->gsp, d->h_subdevice, true, mw));
+}
+
+NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
+					 unsigned fastest, unsigned slowest)
+{
+	struct nvl_nv_device *d;
+	int ret = state_client(client, "P-state limits", &d);
+
+	if (ret)
+		return ret;
+	return after(d, nvl_gsp_set_pstate_limits(d->gsp, d->h_subdevice, true,
+						  fastest, slowest));
+}
+
+NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
+				      uint32_t gr_mhz, uint32_t mem_mhz)
+{
+	struct nvl_nv_device *d;
+	int ret = state_client(client, "application clocks", &d);
+
+	if (ret)
+		return ret;
+	return after(d, nvl_gsp_set_app_clocks(d->gsp, d->h_subdevice, true,
+					       gr_mhz, mem_mhz));
+}
+
+NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds)
+{
+	struct nvl_nv_device *d;
+	int ret = state_client(client, "boost", &d);
+
+	if (ret)
+		return ret;
+	return after(d,
+		     nvl_gsp_set_boost(d->gsp, d->h_subdevice, true, seconds));
+}
+
+/* ---- sensor events ----------------------------------------------------- */
+
+static void on_event(void *arg, enum nvl_sensor_event event)
+{
+	struct nvl_device *dev = arg;
+	struct nvl_device_sensor_sub *s;
+
+	pthread_mutex_lock(&dev->ev_lock);
+	nvl_list_for_each_entry (s, &dev->subs, link)
+		if (s->events & (uint32_t)event)
+			s->fn(s->arg, event);
+	pthread_mutex_unlock(&dev->ev_lock);
+}
+
+/* sub_lock held */
+static int arm(struct nvl_device *dev)
+{
+	if (dev->gsub)
+		return 0;
+	return nvl_gsp_sensors_subscribe(dev->nv->gsp, dev->nv->h_subdevice,
+					 ALL_EVENTS, on_event, dev, &dev->gsub);
+}
+
+NVL_API int nvl_device_sensors_subscribe(struct nvl_device *dev,
+					 uint32_t events,
+					 nvl_device_sensor_fn fn, void *arg,
+					 struct nvl_device_sensor_sub **sub_out)
+{
+	struct nvl_device_sensor_sub *s;
+	int ret;
+
+	if (!dev || !fn || !sub_out || !events || (events & ~ALL_EVENTS))
+		return nvl_error(-EINVAL,
+				 "device: bad sensor subscription (events "
+				 "%#x)",
+				 events);
+	s = nvl_zalloc(sizeof(*s));
+	if (!s)
+		return nvl_error(-ENOMEM, "device: out of memory");
+	*s = (struct nvl_device_sensor_sub){
+		.events = events, .fn = fn, .arg = arg};
+	pthread_mutex_lock(&dev->sub_lock);
+	ret = nvl_nv_device_check(dev->nv)
+		      ? nvl_error(-ENODEV, "device: the device is lost")
+		      : after(dev->nv, arm(dev));
+	if (!ret) {
+		pthread_mutex_lock(&dev->ev_lock);
+		nvl_list_add_tail(&s->link, &dev->subs);
+		pthread_mutex_unlock(&dev->ev_lock);
+	}
+	pthread_mutex_unlock(&dev->sub_lock);
+	if (ret) {
+		nvl_free(s);
+		return ret;
+	}
+	*sub_out = s;
+	return 0;
+}
+
+NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
+					    struct nvl_device_sensor_sub *sub)
+{
+	bool empty;
+
+	if (!dev || !sub)
+		return;
+	pthread_mutex_lock(&dev->sub_lock);
+	pthread_mutex_lock(&dev->ev_lock);
+	nvl_list_del(&sub->link);
+	empty = nvl_list_empty(&dev->subs);
+	pthread_mutex_unlock(&dev->ev_lock);
+	if (empty) {
+		nvl_gsp_sensors_unsubscribe(dev->gsub);
+		dev->gsub = NULL;
+	}
+	pthread_mutex_unlock(&dev->sub_lock);
+	nvl_free(sub);
+}
+
+/* ---- loss and reset -------------------------------------------------- */
+
+NVL_API int nvl_device_status(struct nvl_device *dev)
+{
+	if (!dev)
+		return nvl_error(-EINVAL, "device: NULL device");
+	return nvl_nv_device_check(dev->nv);
+}
+
+NVL_API int nvl_device_reset(struct nvl_device *dev)
+{
+	int ret, ret2;
+
+	if (!dev)
+		return nvl_error(-EINVAL, "device: NULL device");
+	if (!nvl_nv_device_check(dev->nv))
+		return nvl_error(-EBUSY,
+				 "device: reset: the device is not lost");
+	wd_stop(dev);
+	pthread_mutex_lock(&dev->sub_lock);
+	/* the dead firmware's event object goes with it */
+	nvl_gsp_sensors_unsubscribe(dev->gsub);
+	dev->gsub = NULL;
+	if (dev->nv->gsp)
+		nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+	/* the shadow fault buffer and RC handlers were the dead firmware's */
+	nvl_nv_fault_fini(dev->nv);
+	ret = nvl_nv_device_reset(dev->nv);
+	if (!ret)
+		ret = nvl_nv_fault_init(
+			dev->nv, dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
+					 NVL_HW_BOOT_0_ARCH_MASK);
+	if (!ret) {
+		nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
+		if (!nvl_list_empty(&dev->subs) && arm(dev))
+			nvl_warn(NVL_CAT_NV,
+				 "device: reset: sensor events not armed "
+				 "again: %s",
+				 nvl_error_msg());
+	}
+	pthread_mutex_unlock(&dev->sub_lock);
+	ret2 = wd_start(dev);
+	return ret ? ret : ret2;
+}
