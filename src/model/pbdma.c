@@ -33,6 +33,7 @@
 
 #include "base/time.h"
 #include "hw/fault.h"
+#include "hw/mthd.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
 
@@ -168,8 +169,8 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 /* decode one dword; returns the method result */
 static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 {
+	struct nvl_hw_mthd_hdr h;
 	enum nvl_model_mthd_res r;
-	uint32_t op, count, subch, addr;
 
 	if (ch->mthd_count) {
 		r = exec_method(ch, ch->mthd_subch, ch->mthd, d);
@@ -185,39 +186,32 @@ static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 		ch->mthd &= NVL_HW_MTHD_ADDR_MASK << 2;
 		return NVL_MODEL_MTHD_OK;
 	}
-	op = d >> NVL_HW_MTHD_SEC_OP_SHIFT;
-	count = d >> NVL_HW_MTHD_COUNT_SHIFT & NVL_HW_MTHD_COUNT_MASK;
-	subch = d >> NVL_HW_MTHD_SUBCH_SHIFT & NVL_HW_MTHD_SUBCH_MASK;
-	addr = (d & NVL_HW_MTHD_ADDR_MASK) << 2;
-	switch (op) {
-	case NVL_HW_SEC_OP_GRP0:
-		/* 0 is the NOP; TERT_OP 1..3 are subdevice-mask ops, which
-		 * a single-GPU device accepts and ignores */
-		if (d == 0 || (d >> NVL_HW_TERT_OP_SHIFT & 3))
-			return NVL_MODEL_MTHD_OK;
-		break;
-	case NVL_HW_SEC_OP_INC:
-	case NVL_HW_SEC_OP_NON_INC:
-	case NVL_HW_SEC_OP_ONE_INC:
-		if (d & NVL_HW_MTHD_RESERVED_BIT)
-			break;
-		ch->mthd = addr;
-		ch->mthd_count = count;
-		ch->mthd_subch = subch;
-		ch->mthd_op = op;
+	/* the header format is the shared decoder's (hw/mthd.h) */
+	nvl_hw_mthd_hdr_decode(d, &h);
+	switch (h.kind) {
+	case NVL_HW_HDR_NOP:
+	case NVL_HW_HDR_SUBDEV:
+		/* subdevice-mask ops: a single-GPU device accepts and
+		 * ignores them */
 		return NVL_MODEL_MTHD_OK;
-	case NVL_HW_SEC_OP_IMMD:
-		if (d & NVL_HW_MTHD_RESERVED_BIT)
-			break;
-		return exec_method(ch, subch, addr, count);
-	case NVL_HW_SEC_OP_END_PB_SEGMENT:
+	case NVL_HW_HDR_INC:
+	case NVL_HW_HDR_NON_INC:
+	case NVL_HW_HDR_ONE_INC:
+		ch->mthd = h.mthd;
+		ch->mthd_count = h.count;
+		ch->mthd_subch = h.subch;
+		ch->mthd_op = d >> NVL_HW_MTHD_SEC_OP_SHIFT;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_HDR_IMMD:
+		return exec_method(ch, h.subch, h.mthd, h.count);
+	case NVL_HW_HDR_END_SEGMENT:
 		/* ends the segment: drop its remaining dwords */
 		ch->seg_left = 0;
 		return NVL_MODEL_MTHD_OK;
-	default:
+	case NVL_HW_HDR_INVALID:
 		break;
 	}
-	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, addr, d);
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, h.mthd, d);
 	return NVL_MODEL_MTHD_STOP;
 }
 
