@@ -15,5 +15,6 @@
 #include <nouvelle/vm.h>
 #include <nouvelle/device.h>
 #include <nouvelle/exec.h>
+#include <nouvelle/push.h>
 
 #endif /* NOUVELLE_H */
