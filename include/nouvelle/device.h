@@ -17,6 +17,7 @@
 
 #include <nouvelle/core.h>
 #include <nouvelle/sensors.h>
+#include <nouvelle/trace.h>
 
 /** struct nvl_device - an open device. */
 struct nvl_device;
@@ -29,6 +30,10 @@ struct nvl_device_opts {
 	/** @vram_size: model only: bytes of VRAM (multiple of 1 MiB, 256 MiB
 	 * .. 1 TiB); 0: the chip's */
 	uint64_t vram_size;
+	/** @trace: called with what crosses the wires (nouvelle/trace.h);
+	 * NULL: no tracing. @trace_arg: its first argument */
+	nvl_trace_fn trace;
+	void *trace_arg;
 };
 
 /** Most copy engines nvl_device_info reports. */

@@ -16,5 +16,6 @@
 #include <nouvelle/device.h>
 #include <nouvelle/exec.h>
 #include <nouvelle/push.h>
+#include <nouvelle/trace.h>
 
 #endif /* NOUVELLE_H */

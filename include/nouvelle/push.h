@@ -201,8 +201,8 @@ static inline int nvl_push_mthd_ninc(struct nvl_push *p, unsigned subch,
 				     uint32_t mthd, const uint32_t *data,
 				     uint32_t n)
 {
-	return nvl_push_mthd_op_(p, NVL_PUSH_SEC_OP_NON_INC_METHOD, subch,
-				 mthd, data, n);
+	return nvl_push_mthd_op_(p, NVL_PUSH_SEC_OP_NON_INC_METHOD, subch, mthd,
+				 data, n);
 }
 
 /**
@@ -213,16 +213,16 @@ static inline int nvl_push_mthd_1inc(struct nvl_push *p, unsigned subch,
 				     uint32_t mthd, const uint32_t *data,
 				     uint32_t n)
 {
-	return nvl_push_mthd_op_(p, NVL_PUSH_SEC_OP_ONE_INC, subch, mthd,
-				 data, n);
+	return nvl_push_mthd_op_(p, NVL_PUSH_SEC_OP_ONE_INC, subch, mthd, data,
+				 n);
 }
 
 /**
  * nvl_push_1() - one incrementing method with datum @v.
  * Return: 0 or @p's error.
  */
-static inline int nvl_push_1(struct nvl_push *p, unsigned subch,
-			     uint32_t mthd, uint32_t v)
+static inline int nvl_push_1(struct nvl_push *p, unsigned subch, uint32_t mthd,
+			     uint32_t v)
 {
 	return nvl_push_mthd(p, subch, mthd, &v, 1);
 }
@@ -268,12 +268,12 @@ static inline int nvl_push_ce_set_object(struct nvl_push *p, unsigned subch,
 
 /* LAUNCH_DMA of a pitch-to-pitch transfer, flushed, non-pipelined */
 #define NVL_PUSH_CE_LAUNCH_PITCH_                                              \
-	(NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED                \
-		 << NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_SHIFT |           \
-	 1u << NVL_PUSH_CE_LAUNCH_DMA_FLUSH_ENABLE_SHIFT |                      \
-	 NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH                         \
-		 << NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_SHIFT |            \
-	 NVL_PUSH_CE_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH                         \
+	(NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED               \
+		 << NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_SHIFT |          \
+	 1u << NVL_PUSH_CE_LAUNCH_DMA_FLUSH_ENABLE_SHIFT |                     \
+	 NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH                        \
+		 << NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_SHIFT |           \
+	 NVL_PUSH_CE_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH                        \
 		 << NVL_PUSH_CE_LAUNCH_DMA_DST_MEMORY_LAYOUT_SHIFT)
 
 /**
@@ -341,9 +341,10 @@ static inline int nvl_push_ce_fill(struct nvl_push *p, unsigned subch,
 	nvl_push_mthd(p, subch, NVL_PUSH_CE_SET_REMAP_CONST_A, r, 3);
 	nvl_push_mthd(p, subch, NVL_PUSH_CE_OFFSET_OUT_UPPER, o, 2);
 	nvl_push_mthd(p, subch, NVL_PUSH_CE_LINE_LENGTH_IN, l, 2);
-	return nvl_push_1(p, subch, NVL_PUSH_CE_LAUNCH_DMA,
-			  NVL_PUSH_CE_LAUNCH_PITCH_ |
-				  1u << NVL_PUSH_CE_LAUNCH_DMA_REMAP_ENABLE_SHIFT);
+	return nvl_push_1(
+		p, subch, NVL_PUSH_CE_LAUNCH_DMA,
+		NVL_PUSH_CE_LAUNCH_PITCH_ |
+			1u << NVL_PUSH_CE_LAUNCH_DMA_REMAP_ENABLE_SHIFT);
 }
 
 /**
@@ -427,7 +428,8 @@ static inline int nvl_push_host_sem_release(struct nvl_push *p, uint64_t va,
 enum nvl_push_acquire {
 	NVL_PUSH_ACQ_EQ = NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_ACQUIRE,
 	NVL_PUSH_ACQ_GEQ = NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ,
-	NVL_PUSH_ACQ_CIRC_GEQ = NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ,
+	NVL_PUSH_ACQ_CIRC_GEQ =
+		NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ,
 };
 
 /**

@@ -41,9 +41,8 @@ struct class_ent {
 };
 
 #define M_(f, n, off, first) {NVL_HW_FAM_##f, (off), (first), #n},
-static const struct mthd_ent mthds[] = {
-	NVL_HW_HOST_METHODS(M_) NVL_HW_CE_METHODS(M_)
-		NVL_HW_COMPUTE_METHODS(M_)};
+static const struct mthd_ent mthds[] = {NVL_HW_HOST_METHODS(
+	M_) NVL_HW_CE_METHODS(M_) NVL_HW_COMPUTE_METHODS(M_)};
 #undef M_
 #define F_(f, m, n, hi, lo) {NVL_HW_FAM_##f, #m, #n, (hi), (lo)},
 static const struct field_ent fields[] = {NVL_HW_HOST_FIELDS(F_)
@@ -214,6 +213,7 @@ size_t nvl_hw_method_fields(uint32_t cls, uint32_t mthd, uint32_t data,
 			    char *buf, size_t n)
 {
 	const struct mthd_ent *m = find(cls, mthd);
+	bool first = true;
 	size_t len = 0;
 
 	if (n)
@@ -231,6 +231,11 @@ size_t nvl_hw_method_fields(uint32_t cls, uint32_t mthd, uint32_t data,
 			continue;
 		v = (uint32_t)((uint64_t)data >> f->lo &
 			       ((w >= 32 ? 0 : 1ull << w) - 1));
+		/* zero fields are left out, but for the method's first
+		 * (its operation or type: ACQUIRE, NONE) */
+		if (!v && !first)
+			continue;
+		first = false;
 		vn = value_name(m, f->name, v);
 		if (vn)
 			r = snprintf(buf + len, n > len ? n - len : 0,

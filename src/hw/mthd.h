@@ -92,8 +92,8 @@ const char *nvl_hw_method_name(uint32_t cls, uint32_t mthd);
 
 /**
  * nvl_hw_method_fields() - @data of method @mthd of class @cls as
- * "FIELD=VALUE ..." (named values by name) into @buf; "" when the method
- * has no field list. Return: the length written (truncated to @n - 1).
+ * "FIELD=VALUE ..." (named values by name; zero fields left out but for
+ * the first) into @buf; "" when the method has no field list. Return: the length written (truncated to @n - 1).
  */
 size_t nvl_hw_method_fields(uint32_t cls, uint32_t mthd, uint32_t data,
 			    char *buf, size_t n);

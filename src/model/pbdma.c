@@ -298,6 +298,13 @@ static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
 	return NVL_MODEL_MTHD_OK;
 }
 
+void nvl_model_set_pb_trace(struct nvl_model *m, nvl_model_pb_trace_fn fn,
+			    void *arg)
+{
+	m->pb_trace_arg = arg;
+	m->pb_trace = fn;
+}
+
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
@@ -309,7 +316,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 	}
 	while (budget) {
 		enum nvl_model_mthd_res r;
-		uint32_t n, done;
+		uint32_t n, done, cls[8];
 
 		if (atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
 		    atomic_load_explicit(&rl->reset_flag, memory_order_relaxed))
@@ -335,7 +342,19 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 			nvl_model_chan_fault(ch, false, 0);
 			return NVL_MODEL_RUN_STOPPED;
 		}
+		if (ch->m->pb_trace)
+			memcpy(cls, ch->subch_class, sizeof(cls));
 		r = run_chunk(ch, n, &done);
+		if (ch->m->pb_trace) {
+			/* what was processed: a stopping dword included */
+			uint32_t k = r == NVL_MODEL_MTHD_STOP && done < n
+					     ? done + 1
+					     : done;
+
+			if (k)
+				ch->m->pb_trace(ch->m->pb_trace_arg, ch->chid,
+						ch->seg_va, cls, ch->pb, k);
+		}
 		/* END_PB_SEGMENT left seg_left at 0 */
 		if (ch->seg_left)
 			ch->seg_left -= done;

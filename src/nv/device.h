@@ -17,6 +17,7 @@
 #include "gsp/boot.h"
 #include "hw/hwif.h"
 #include "nv/chip.h"
+#include "nouvelle/trace.h"
 
 struct nvl_gsp;
 struct nvl_nv_ptmem;
@@ -27,6 +28,9 @@ struct nvl_nv_probe_opts {
 	const char *fw_version;
 	/** @boot_timeout_ns: bound of each boot wait (0: the GSP default) */
 	int64_t boot_timeout_ns;
+	/** @trace, @trace_arg: the GSP wire tracer (nouvelle/trace.h) */
+	nvl_trace_fn trace;
+	void *trace_arg;
 };
 
 /** struct nvl_nv_device - a probed, booted device. */

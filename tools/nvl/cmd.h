@@ -16,5 +16,6 @@ int nvl_cmd_demo(int argc, char **argv);
 int nvl_cmd_fw(int argc, char **argv);
 int nvl_cmd_help(int argc, char **argv);
 int nvl_cmd_plot(int argc, char **argv);
+int nvl_cmd_trace(int argc, char **argv);
 
 #endif

@@ -21,6 +21,8 @@ static const struct nvl_cmd cmds[] = {
 	{"asm", "assemble SASS text into 128-bit words", nvl_cmd_asm},
 	{"dis", "disassemble 128-bit SASS words", nvl_cmd_dis},
 	{"plot", "draw a recorded time series as PNG or SVG", nvl_cmd_plot},
+	{"trace", "decode GSP RPCs and pushbuffers of a traced run or capture",
+	 nvl_cmd_trace},
 	{"help", "help on a command; the man page; bash completion",
 	 nvl_cmd_help},
 };
