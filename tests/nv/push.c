@@ -124,9 +124,10 @@ static void table_agrees(void **state)
 	assert_int_equal(NVL_HW_CE_LAUNCH_DMA, NVL_PUSH_CE_LAUNCH_DMA);
 	assert_int_equal(NVL_HW_CE_LAUNCH_REMAP,
 			 1u << NVL_PUSH_CE_LAUNCH_DMA_REMAP_ENABLE_SHIFT);
-	assert_int_equal(NVL_HW_SEM_EXECUTE_RELEASE_WFI_32,
-			 NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_RELEASE |
-				 1u << NVL_PUSH_HOST_SEM_EXECUTE_RELEASE_WFI_SHIFT);
+	assert_int_equal(
+		NVL_HW_SEM_EXECUTE_RELEASE_WFI_32,
+		NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_RELEASE |
+			1u << NVL_PUSH_HOST_SEM_EXECUTE_RELEASE_WFI_SHIFT);
 	/* SET_SEMAPHORE_PAYLOAD_UPPER first appears in C7B5 */
 	assert_null(nvl_hw_method_name(NVL_HW_CE_CLASS_TURING, 0x24c));
 	assert_non_null(nvl_hw_method_name(NVL_HW_CE_CLASS_HOPPER, 0x24c));
@@ -137,8 +138,7 @@ static void table_agrees(void **state)
 
 		nvl_hw_method_fields(NVL_HW_CE_CLASS_TURING, 0x300,
 				     NVL_HW_CE_LAUNCH_COPY_MULTI, b, sizeof(b));
-		assert_non_null(
-			strstr(b, "DATA_TRANSFER_TYPE=NON_PIPELINED"));
+		assert_non_null(strstr(b, "DATA_TRANSFER_TYPE=NON_PIPELINED"));
 		assert_non_null(strstr(b, "MULTI_LINE_ENABLE=0x1"));
 		assert_non_null(strstr(b, "SRC_MEMORY_LAYOUT=PITCH"));
 	}
@@ -157,8 +157,7 @@ static void overflow_and_bad_args(void **state)
 	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1, 0), 0);
 	assert_int_equal(nvl_push_dwords(&p), 6);
 	/* a copy needs 11: refused whole, nothing written */
-	assert_int_equal(nvl_push_ce_copy(&p, 0, 0x2000, 0x1000, 64),
-			 -ENOSPC);
+	assert_int_equal(nvl_push_ce_copy(&p, 0, 0x2000, 0x1000, 64), -ENOSPC);
 	assert_non_null(strstr(nvl_last_error(), "full"));
 	assert_int_equal(nvl_push_dwords(&p), 6);
 	for (unsigned i = 6; i < 16; i++)
@@ -190,9 +189,9 @@ static void overflow_and_bad_args(void **state)
 	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
 	assert_int_equal(nvl_push_ce_copy(&p, 0, 0, 0, 0), -ERANGE);
 	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
-	assert_int_equal(nvl_push_host_sem_release(&p, 0x1004, 1,
-						   NVL_PUSH_SEM_64BIT),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_push_host_sem_release(&p, 0x1004, 1, NVL_PUSH_SEM_64BIT),
+		-EINVAL);
 	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
 	assert_int_equal(nvl_push_host_sem_acquire(&p, 0x1000, 1,
 						   (enum nvl_push_acquire)7),
@@ -296,8 +295,7 @@ static void exec_on(const char *spec)
 	sig.handle = x.sync;
 	sig.point = 0;
 	sig.flags = 0;
-	assert_int_equal(nvl_exec(x.c, x.chan, &ep, 1, NULL, 0, &sig, 1, 0),
-			 0);
+	assert_int_equal(nvl_exec(x.c, x.chan, &ep, 1, NULL, 0, &sig, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
 					  deadline(5000000000ll), 0, NULL),
 			 0);

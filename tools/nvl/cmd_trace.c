@@ -310,8 +310,8 @@ int nvl_cmd_trace(int argc, char **argv)
 	if (optind != argc)
 		return nvl_help_usage_error("trace", "unexpected argument");
 	if (flt.no_gsp && flt.no_push)
-		return nvl_help_usage_error("trace",
-					    "--gsp and --push exclude each other");
+		return nvl_help_usage_error(
+			"trace", "--gsp and --push exclude each other");
 	if (readf && (record || spec || fw))
 		return nvl_help_usage_error(
 			"trace", "--read decodes a capture: no --record, "

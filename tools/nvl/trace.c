@@ -155,8 +155,9 @@ int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 		if (!got)
 			break;
 		if (got != sizeof(r)) {
-			ret = nvl_error(-EINVAL, "trace: %s: record %zu cut short",
-					path, rec);
+			ret = nvl_error(-EINVAL,
+					"trace: %s: record %zu cut short", path,
+					rec);
 			goto out;
 		}
 		memset(&it, 0, sizeof(it));
@@ -174,8 +175,9 @@ int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 			it.cls[k] = get32(r + 48 + 4 * k);
 		if ((it.kind < NVL_TRACE_GSP_CMD || it.kind > NVL_TRACE_PUSH) &&
 		    it.kind != NVL_TRACE_TOOL_CHANNEL) {
-			ret = nvl_error(-EINVAL, "trace: %s: record %zu: kind %u",
-					path, rec, it.kind);
+			ret = nvl_error(-EINVAL,
+					"trace: %s: record %zu: kind %u", path,
+					rec, it.kind);
 			goto out;
 		}
 		if (it.len > MAX_LEN ||
@@ -300,9 +302,9 @@ static void decode_push(const struct nvl_trace_item *it,
 		if (!show)
 			continue;
 		if (pi.is_hdr) {
-			fprintf(f, "    %08x  %-4s subch %u mthd 0x%03x",
-				w, nvl_hw_hdr_kind_name(pi.hdr.kind),
-				pi.hdr.subch, pi.hdr.mthd);
+			fprintf(f, "    %08x  %-4s subch %u mthd 0x%03x", w,
+				nvl_hw_hdr_kind_name(pi.hdr.kind), pi.hdr.subch,
+				pi.hdr.mthd);
 			if (pi.hdr.kind == NVL_HW_HDR_IMMD)
 				fprintf(f, " data %#x\n", pi.hdr.count);
 			else if (pi.hdr.kind == NVL_HW_HDR_INC ||
@@ -322,9 +324,8 @@ static void decode_push(const struct nvl_trace_item *it,
 		nvl_hw_method_fields(pi.cls, pi.mthd, pi.data, fields,
 				     sizeof(fields));
 		fprintf(f, "    %s %u:%s.%s = %#x%s%s\n",
-			pi.is_hdr ? "        " : "  ", pi.subch,
-			cn ? cn : "?", mn ? mn : "?", pi.data,
-			fields[0] ? "  " : "", fields);
+			pi.is_hdr ? "        " : "  ", pi.subch, cn ? cn : "?",
+			mn ? mn : "?", pi.data, fields[0] ? "  " : "", fields);
 		if (flt->raw && !pi.is_hdr)
 			fprintf(f, "              (%08x)\n", w);
 	}
