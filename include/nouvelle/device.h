@@ -17,6 +17,7 @@
 
 #include <nouvelle/core.h>
 #include <nouvelle/sensors.h>
+#include <nouvelle/trace.h>
 
 /** struct nvl_device - an open device. */
 struct nvl_device;
@@ -36,6 +37,10 @@ struct nvl_device_opts {
 	/** @heartbeat_ms: how often the driver checks the GSP is alive (a
 	 * NOP round trip, 2 s bound); 0: every 1000 ms */
 	uint32_t heartbeat_ms;
+	/** @trace: called with what crosses the wires (nouvelle/trace.h);
+	 * NULL: no tracing. @trace_arg: its first argument */
+	nvl_trace_fn trace;
+	void *trace_arg;
 };
 
 /**

@@ -16,5 +16,7 @@
 #include <nouvelle/device.h>
 #include <nouvelle/exec.h>
 #include <nouvelle/compute.h>
+#include <nouvelle/push.h>
+#include <nouvelle/trace.h>
 
 #endif /* NOUVELLE_H */

@@ -136,6 +136,22 @@ NVL_API int nvl_device_client_create(struct nvl_device *dev,
 }
 
 static void device_down(struct nvl_device *dev);
+/* the model's pushbuffer trace, as a wire-trace record */
+static void dev_pb_trace(void *arg, uint32_t chid, uint64_t va,
+			 const uint32_t cls[8], const uint32_t *dw, uint32_t n)
+{
+	struct nvl_device *dev = arg;
+	struct nvl_trace_rec r = {
+		.kind = NVL_TRACE_PUSH,
+		.chid = chid,
+		.va = va,
+		.data = dw,
+		.len = (size_t)n * 4,
+	};
+
+	memcpy(r.cls, cls, sizeof(r.cls));
+	dev->trace(dev->trace_arg, &r);
+}
 
 int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		    struct nvl_device **dev_out)
@@ -184,6 +200,13 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 	    getenv("NVL_FW_VERSION")[0]) {
 		po.fw_version = getenv("NVL_FW_VERSION");
 		po.fw_prefer = true;
+	}
+	if (opts && opts->trace) {
+		dev->trace = opts->trace;
+		dev->trace_arg = opts->trace_arg;
+		po.trace = opts->trace;
+		po.trace_arg = opts->trace_arg;
+		nvl_model_set_pb_trace(dev->model, dev_pb_trace, dev);
 	}
 	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
 	if (ret)

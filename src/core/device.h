@@ -17,6 +17,8 @@ struct nvl_nv_device;
 struct nvl_gsp_sensor_sub;
 
 /** struct nvl_device - an open device. */
+#include "nouvelle/trace.h"
+
 struct nvl_device {
 	/** @model: the provider's device */
 	struct nvl_model *model;
@@ -52,6 +54,9 @@ struct nvl_device {
 	struct nvl_list subs;
 	/** @gsub: the firmware subscription while @subs is not empty */
 	struct nvl_gsp_sensor_sub *gsub;
+	/** @trace, @trace_arg: the wire tracer (nvl_device_opts), or NULL */
+	nvl_trace_fn trace;
+	void *trace_arg;
 };
 
 /** nvl_core_client_unlink() - take a device client off its device's list. */

@@ -14,6 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "nouvelle/trace.h"
 
 #include "base/compiler.h"
 #include "hw/hwif.h"
@@ -88,6 +91,24 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out) NVL_MUST_CHECK;
  * NULL removes it; no call of a removed chain runs after this returns.
  */
 void nvl_gsp_set_irq_chain(struct nvl_gsp *gsp, nvl_hw_irq_fn fn, void *arg);
+
+/**
+ * nvl_gsp_set_trace() - call @fn(@arg, record) with every RPC sent and
+ * every message read (nouvelle/trace.h); NULL stops. Set it before the
+ * boot to see the boot's traffic. Off, it costs one load and a branch.
+ */
+void nvl_gsp_set_trace(struct nvl_gsp *gsp, nvl_trace_fn fn, void *arg);
+
+/**
+ * nvl_gsp_trace_print() - pretty-print a traced RPC payload with the
+ * generated printer of firmware @fw_version's layout for @function
+ * (abigen's gspabi_print_wire), each line prefixed by @indent.
+ * Return: 1 printed, 0 no printer for @function, or a negative errno (the
+ * version is unknown, or the payload is too short for the layout).
+ */
+int nvl_gsp_trace_print(const char *fw_version, bool to_gsp, uint32_t function,
+			const void *data, size_t len, const char *indent,
+			FILE *f);
 
 /** nvl_gsp_destroy() - stop the event thread and free everything. */
 void nvl_gsp_destroy(struct nvl_gsp *gsp);

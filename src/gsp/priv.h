@@ -85,7 +85,22 @@ struct nvl_gsp {
 	void *irq_chain_arg;
 	/* RM objects (rm.c) */
 	struct nvl_gsp_rm *rm;
+	/* the wire trace (trace.c): @trace_arg is set before @trace */
+	_Atomic(nvl_trace_fn) trace;
+	void *trace_arg;
 };
+
+/* trace.c: hand one record to the tracer (only when one is set) */
+void nvl_gsp_trace_emit(struct nvl_gsp *gsp, nvl_trace_fn fn,
+			enum nvl_trace_kind kind, uint32_t function,
+			uint32_t sequence, uint32_t result, const void *data,
+			size_t len);
+
+/* the tracer, or NULL: the only cost when tracing is off */
+static inline nvl_trace_fn nvl_gsp_tracer(struct nvl_gsp *gsp)
+{
+	return atomic_load_explicit(&gsp->trace, memory_order_acquire);
+}
 
 /* rm.c */
 int nvl_gsp_rm_init(struct nvl_gsp *gsp);

@@ -196,6 +196,16 @@ static void drain_locked(struct nvl_gsp *gsp)
 			pthread_mutex_lock(&gsp->rx_lock);
 			return;
 		}
+		nvl_trace_fn tr = nvl_gsp_tracer(gsp);
+
+		if (tr)
+			nvl_gsp_trace_emit(
+				gsp, tr, NVL_TRACE_GSP_MSG,
+				m.function >= NV_VGPU_MSG_EVENT_FIRST_EVENT
+					? nvl_gsp_abi_event_in(gsp->abi,
+							       m.function)
+					: m.function,
+				m.sequence, m.result, m.data, m.len);
 		if (m.function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
 			if (gsp->asm_w) {
 				take_reply(gsp, gsp->asm_w, &m);
@@ -436,6 +446,12 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 		nvl_list_add_tail(&w->link, &gsp->waiters);
 		pthread_mutex_unlock(&gsp->rx_lock);
 	}
+	/* traced as it goes on the wire, so before its reply */
+	nvl_trace_fn tr = nvl_gsp_tracer(gsp);
+
+	if (tr)
+		nvl_gsp_trace_emit(gsp, tr, NVL_TRACE_GSP_CMD, function, seq, 0,
+				   req, len);
 	ret = nvl_gsp_msgq_send(&gsp->q, function, seq, req, len, deadline);
 	if (w)
 		w->cmd_wptr = nvl_gsp_msgq_cmd_wptr(&gsp->q);

@@ -6,35 +6,24 @@
 #ifndef NVL_HW_CE_H
 #define NVL_HW_CE_H
 
+#include "hw/methods.h"
+
 #define NVL_HW_CE_CLASS_TURING 0xc5b5
 #define NVL_HW_CE_CLASS_AMPERE 0xc6b5
 #define NVL_HW_CE_CLASS_ADA 0xc7b5
 #define NVL_HW_CE_CLASS_HOPPER 0xc8b5
 
-#define NVL_HW_CE_NOP 0x100
-#define NVL_HW_CE_SET_SEMAPHORE_A 0x240 /* VA upper bits 24:0 */
-#define NVL_HW_CE_SET_SEMAPHORE_B 0x244 /* VA lower 32 bits */
-#define NVL_HW_CE_SET_SEMAPHORE_PAYLOAD 0x248
-#define NVL_HW_CE_SET_SEMAPHORE_PAYLOAD_UPPER 0x24c /* C7B5, C8B5 */
-#define NVL_HW_CE_SET_SRC_PHYS_MODE 0x260
-#define NVL_HW_CE_SET_DST_PHYS_MODE 0x264
+/* NVL_HW_CE_NOP ... NVL_HW_CE_SET_REMAP_COMPONENTS: hw/methods.h.
+ * SET_SEMAPHORE_A: VA upper bits 24:0, _B: lower 32 bits; _PAYLOAD_UPPER
+ * only on C7B5, C8B5 */
+#define NVL_HW_CE_MTHD_ENUM_(fam, name, off, first) NVL_HW_CE_##name = off,
+enum nvl_hw_ce_method { NVL_HW_CE_METHODS(NVL_HW_CE_MTHD_ENUM_) };
+#undef NVL_HW_CE_MTHD_ENUM_
 /* PHYS_MODE TARGET 1:0: the third aperture encoding */
 #define NVL_HW_CE_PHYS_LOCAL_FB 0
 #define NVL_HW_CE_PHYS_COHERENT_SYSMEM 1
 #define NVL_HW_CE_PHYS_NONCOHERENT_SYSMEM 2
 #define NVL_HW_CE_PHYS_PEERMEM 3
-#define NVL_HW_CE_LAUNCH_DMA 0x300
-#define NVL_HW_CE_OFFSET_IN_UPPER 0x400
-#define NVL_HW_CE_OFFSET_IN_LOWER 0x404
-#define NVL_HW_CE_OFFSET_OUT_UPPER 0x408
-#define NVL_HW_CE_OFFSET_OUT_LOWER 0x40c
-#define NVL_HW_CE_PITCH_IN 0x410
-#define NVL_HW_CE_PITCH_OUT 0x414
-#define NVL_HW_CE_LINE_LENGTH_IN 0x418
-#define NVL_HW_CE_LINE_COUNT 0x41c
-#define NVL_HW_CE_SET_REMAP_CONST_A 0x700
-#define NVL_HW_CE_SET_REMAP_CONST_B 0x704
-#define NVL_HW_CE_SET_REMAP_COMPONENTS 0x708
 /* the class's method space ends here (methods >= this are unknown) */
 #define NVL_HW_CE_METHOD_END 0x800
 

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "hw/methods.h"
+
 /* Memory target encoding of the instance block, USERD and PDB fields. */
 #define NVL_HW_RAM_TARGET_VID 0
 #define NVL_HW_RAM_TARGET_INVALID 1 /* PDB only: unbound */
@@ -163,27 +165,14 @@ static inline uint32_t nvl_hw_mthd(unsigned sec_op, unsigned subch,
 
 /* ---- Host methods (offsets < 0x100, any subchannel) ---------------- */
 #define NVL_HW_HOST_METHOD_LIMIT 0x100
-#define NVL_HW_SET_OBJECT 0x00 /* NVCLASS 15:0, ENGINE 20:16 */
+/* NVL_HW_SET_OBJECT, NVL_HW_NOP, ... NVL_HW_CLEAR_FAULTED: hw/methods.h */
+#define NVL_HW_HOST_MTHD_ENUM_(fam, name, off, first) NVL_HW_##name = off,
+enum nvl_hw_host_method { NVL_HW_HOST_METHODS(NVL_HW_HOST_MTHD_ENUM_) };
+#undef NVL_HW_HOST_MTHD_ENUM_
+/* SET_OBJECT: NVCLASS 15:0, ENGINE 20:16; SEMAPHOREA..D are legacy and
+ * not modelled (METHOD error); SEM_ADDR_LO 31:2; SEM_ADDR_HI OFFSET 7:0 =
+ * VA 39:32 (C86F: 24:0) */
 #define NVL_HW_SET_OBJECT_CLASS_MASK 0xffffu
-#define NVL_HW_ILLEGAL 0x04
-#define NVL_HW_NOP 0x08
-#define NVL_HW_SEMAPHOREA 0x10 /* legacy, not modelled: METHOD error */
-#define NVL_HW_SEMAPHORED 0x1c
-#define NVL_HW_NON_STALL_INTERRUPT 0x20
-#define NVL_HW_FB_FLUSH 0x24
-#define NVL_HW_MEM_OP_A 0x28
-#define NVL_HW_MEM_OP_B 0x2c
-#define NVL_HW_MEM_OP_C 0x30
-#define NVL_HW_MEM_OP_D 0x34
-#define NVL_HW_SET_REFERENCE 0x50
-#define NVL_HW_SEM_ADDR_LO 0x5c /* 31:2 */
-#define NVL_HW_SEM_ADDR_HI 0x60 /* OFFSET 7:0 = VA 39:32; C86F: 24:0 */
-#define NVL_HW_SEM_PAYLOAD_LO 0x64
-#define NVL_HW_SEM_PAYLOAD_HI 0x68
-#define NVL_HW_SEM_EXECUTE 0x6c
-#define NVL_HW_WFI 0x78
-#define NVL_HW_YIELD 0x80
-#define NVL_HW_CLEAR_FAULTED 0x84
 
 /* MEM_OP_A: TLB_INVALIDATE_INVALIDATION_SIZE 5:0 (a targeted invalidate
  * covers 4 KiB << SIZE bytes, the target aligned down to that size),

@@ -109,6 +109,11 @@ struct nvl_model_profile {
  *
  * Fields not documented as shared are private to the model.
  */
+/* the pushbuffer trace callback (nvl_model_set_pb_trace()) */
+typedef void (*nvl_model_pb_trace_fn)(void *arg, uint32_t chid, uint64_t va,
+				      const uint32_t cls[8], const uint32_t *dw,
+				      uint32_t n);
+
 struct nvl_model {
 	/** @hw: the hardware interface handed to the driver (nvl_model_hw()) */
 	struct nvl_hw hw;
@@ -156,7 +161,21 @@ struct nvl_model {
 	uint32_t bar2_block; /* NVL_HW_BAR2_BLOCK */
 	uint64_t faults_dropped;
 	int64_t time_base_ns;
+	/* pushbuffer trace (nvl_model_set_pb_trace) */
+	nvl_model_pb_trace_fn pb_trace;
+	void *pb_trace_arg;
 };
+
+/**
+ * nvl_model_set_pb_trace() - call @fn(@arg, ...) on the runlist threads
+ * with every run of pushbuffer dwords a channel's PBDMA has processed
+ * (once each, even when an acquire parks the channel mid-chunk): the
+ * channel, the VA of the first dword, the classes bound to its
+ * subchannels before it, the dwords. Set it before any channel runs; NULL
+ * (the default) costs a branch per fetched chunk.
+ */
+void nvl_model_set_pb_trace(struct nvl_model *m, nvl_model_pb_trace_fn fn,
+			    void *arg);
 
 /** struct nvl_model_fault - one MMU fault, as the walker reports it. */
 struct nvl_model_fault {

@@ -34,6 +34,7 @@
 #include "base/time.h"
 #include "hw/compute.h"
 #include "hw/fault.h"
+#include "hw/mthd.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
 
@@ -174,8 +175,8 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 /* decode one dword; returns the method result */
 static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 {
+	struct nvl_hw_mthd_hdr h;
 	enum nvl_model_mthd_res r;
-	uint32_t op, count, subch, addr;
 
 	if (ch->mthd_count) {
 		r = exec_method(ch, ch->mthd_subch, ch->mthd, d);
@@ -191,39 +192,32 @@ static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 		ch->mthd &= NVL_HW_MTHD_ADDR_MASK << 2;
 		return NVL_MODEL_MTHD_OK;
 	}
-	op = d >> NVL_HW_MTHD_SEC_OP_SHIFT;
-	count = d >> NVL_HW_MTHD_COUNT_SHIFT & NVL_HW_MTHD_COUNT_MASK;
-	subch = d >> NVL_HW_MTHD_SUBCH_SHIFT & NVL_HW_MTHD_SUBCH_MASK;
-	addr = (d & NVL_HW_MTHD_ADDR_MASK) << 2;
-	switch (op) {
-	case NVL_HW_SEC_OP_GRP0:
-		/* 0 is the NOP; TERT_OP 1..3 are subdevice-mask ops, which
-		 * a single-GPU device accepts and ignores */
-		if (d == 0 || (d >> NVL_HW_TERT_OP_SHIFT & 3))
-			return NVL_MODEL_MTHD_OK;
-		break;
-	case NVL_HW_SEC_OP_INC:
-	case NVL_HW_SEC_OP_NON_INC:
-	case NVL_HW_SEC_OP_ONE_INC:
-		if (d & NVL_HW_MTHD_RESERVED_BIT)
-			break;
-		ch->mthd = addr;
-		ch->mthd_count = count;
-		ch->mthd_subch = subch;
-		ch->mthd_op = op;
+	/* the header format is the shared decoder's (hw/mthd.h) */
+	nvl_hw_mthd_hdr_decode(d, &h);
+	switch (h.kind) {
+	case NVL_HW_HDR_NOP:
+	case NVL_HW_HDR_SUBDEV:
+		/* subdevice-mask ops: a single-GPU device accepts and
+		 * ignores them */
 		return NVL_MODEL_MTHD_OK;
-	case NVL_HW_SEC_OP_IMMD:
-		if (d & NVL_HW_MTHD_RESERVED_BIT)
-			break;
-		return exec_method(ch, subch, addr, count);
-	case NVL_HW_SEC_OP_END_PB_SEGMENT:
+	case NVL_HW_HDR_INC:
+	case NVL_HW_HDR_NON_INC:
+	case NVL_HW_HDR_ONE_INC:
+		ch->mthd = h.mthd;
+		ch->mthd_count = h.count;
+		ch->mthd_subch = h.subch;
+		ch->mthd_op = d >> NVL_HW_MTHD_SEC_OP_SHIFT;
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_HDR_IMMD:
+		return exec_method(ch, h.subch, h.mthd, h.count);
+	case NVL_HW_HDR_END_SEGMENT:
 		/* ends the segment: drop its remaining dwords */
 		ch->seg_left = 0;
 		return NVL_MODEL_MTHD_OK;
-	default:
+	case NVL_HW_HDR_INVALID:
 		break;
 	}
-	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, addr, d);
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, h.mthd, d);
 	return NVL_MODEL_MTHD_STOP;
 }
 
@@ -342,6 +336,13 @@ void nvl_model_nonstall_flush(struct nvl_model_runlist *rl)
 	nvl_model_intr_raise(rl->m, NVL_HW_INTR_TREE_NONSTALL, bits);
 }
 
+void nvl_model_set_pb_trace(struct nvl_model *m, nvl_model_pb_trace_fn fn,
+			    void *arg)
+{
+	m->pb_trace_arg = arg;
+	m->pb_trace = fn;
+}
+
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
@@ -353,7 +354,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 	}
 	while (budget) {
 		enum nvl_model_mthd_res r;
-		uint32_t n, done;
+		uint32_t n, done, cls[8];
 
 		if (atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
 		    atomic_load_explicit(&rl->reset_flag, memory_order_relaxed))
@@ -379,7 +380,19 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 			nvl_model_chan_fault(ch, false, 0);
 			return NVL_MODEL_RUN_STOPPED;
 		}
+		if (ch->m->pb_trace)
+			memcpy(cls, ch->subch_class, sizeof(cls));
 		r = run_chunk(ch, n, &done);
+		if (ch->m->pb_trace) {
+			/* what was processed: a stopping dword included */
+			uint32_t k = r == NVL_MODEL_MTHD_STOP && done < n
+					     ? done + 1
+					     : done;
+
+			if (k)
+				ch->m->pb_trace(ch->m->pb_trace_arg, ch->chid,
+						ch->seg_va, cls, ch->pb, k);
+		}
 		/* END_PB_SEGMENT left seg_left at 0 */
 		if (ch->seg_left)
 			ch->seg_left -= done;

@@ -142,6 +142,8 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 	}
 	if (o && o->boot_timeout_ns)
 		nvl_gsp_set_boot_timeout(d->gsp, o->boot_timeout_ns);
+	if (o && o->trace)
+		nvl_gsp_set_trace(d->gsp, o->trace, o->trace_arg);
 	nvl_gsp_image_from_fw(fw, &img);
 	ret = nvl_gsp_boot(d->gsp, &img, &d->boot);
 	/* the GSP runs from its own copy in WPR2: the files can go */

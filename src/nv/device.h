@@ -18,6 +18,7 @@
 #include "gsp/boot.h"
 #include "hw/hwif.h"
 #include "nv/chip.h"
+#include "nouvelle/trace.h"
 
 struct nvl_gsp;
 struct nvl_nv_ptmem;
@@ -32,6 +33,9 @@ struct nvl_nv_probe_opts {
 	bool fw_prefer;
 	/** @boot_timeout_ns: bound of each boot wait (0: the GSP default) */
 	int64_t boot_timeout_ns;
+	/** @trace, @trace_arg: the GSP wire tracer (nouvelle/trace.h) */
+	nvl_trace_fn trace;
+	void *trace_arg;
 };
 
 /** struct nvl_nv_device - a probed, booted device. */

@@ -19,5 +19,6 @@ int nvl_cmd_plot(int argc, char **argv);
 int nvl_cmd_run(int argc, char **argv);
 int nvl_cmd_smi(int argc, char **argv);
 int nvl_cmd_top(int argc, char **argv);
+int nvl_cmd_trace(int argc, char **argv);
 
 #endif

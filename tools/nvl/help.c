@@ -252,6 +252,42 @@ static const struct nvl_help_example top_ex[] = {
 	{0},
 };
 
+static const struct nvl_help_opt trace_opts[] = {
+	{"-d, --device", "SPEC",
+	 "the device to trace (model:tu102, model:gh100, ...; default: the "
+	 "embedded model)"},
+	{"--firmware", "VERSION", "boot this GSP firmware version"},
+	{"-c, --clients", "N", "clients of the workload, 1..8 (default 2)"},
+	{"-j, --jobs", "N", "exec jobs per client (default 2)"},
+	{"-r, --record", "FILE",
+	 "also write the capture to FILE (- for stdout, which then holds only "
+	 "the capture)"},
+	{"--read", "FILE",
+	 "decode a capture written with --record; run nothing"},
+	{"--client", "N", "pushbuffers of workload client N only"},
+	{"--channel", "HANDLE", "pushbuffers of that channel handle only"},
+	{"--rpc", "NAMES",
+	 "GSP messages whose name contains one of the comma-separated NAMES "
+	 "(GSP_RM_ALLOC,FREE)"},
+	{"-g, --gsp", NULL, "GSP traffic only"},
+	{"-p, --push", NULL, "pushbuffers only"},
+	{"--raw", NULL, "also print each data dword in hex"},
+	{"-q, --quiet", NULL, "print the summary line only"},
+	{"-h, --help", NULL, "show this help and exit"},
+	{0},
+};
+static const struct nvl_help_example trace_ex[] = {
+	{"nvl trace", "boot, run the copy jobs, decode everything"},
+	{"nvl trace --gsp --rpc GSP_RM_ALLOC,FREE",
+	 "the RM objects allocated and freed, with their fields"},
+	{"nvl trace --push --client 1",
+	 "client 1's pushbuffers, method by method"},
+	{"nvl trace -d model:gh100 --record boot.nvltrace -q",
+	 "capture a Hopper run to a file"},
+	{"nvl trace --read boot.nvltrace --gsp", "decode a capture's GSP side"},
+	{0},
+};
+
 static const struct nvl_help_opt help_opts[] = {
 	{"--man", NULL, "write the nvl(1) man page (roff) to stdout"},
 	{"--bash-completion", NULL,
@@ -386,6 +422,28 @@ static const struct nvl_help table[] = {
 	 "per sample and line (null where a value is unknown, as for a "
 	 "client's first sample).",
 	 top_opts, top_ex, NULL},
+	{"trace", "decode GSP RPCs and pushbuffers of a traced run or capture",
+	 "nvl trace [OPTIONS]\n"
+	 "nvl trace --read FILE [FILTERS]",
+	 "Decodes what crosses the device's wires, like envytools' demmt: "
+	 "opens the device with a wire tracer, boots it through the GSP, runs "
+	 "a built-in workload (each client copies and fills a buffer with "
+	 "copy-engine jobs built with nouvelle/push.h, then releases and "
+	 "acquires semaphores; every byte is checked), closes the device, and "
+	 "prints every record in order.\n\n"
+	 "GSP lines: '>' for an RPC sent, '<' for a reply or event read, with "
+	 "the function or event name, the sequence number, the status of a "
+	 "reply, and the fields of the RPC's struct printed by the "
+	 "pretty-printers abigen generated for the running firmware version. "
+	 "Push lines: the channel (and the workload's client and channel "
+	 "handle), the GPU VA and the dwords the PBDMA processed; then each "
+	 "method header (INC, NINC, 1INC, IMMD) and each method call as "
+	 "subchannel:CLASS.METHOD = data with its fields by name, from the "
+	 "driver's class method table.\n\n"
+	 "The last line counts GSP messages, methods and how many of each had "
+	 "no name. A malformed capture is an error (exit 1); bad options exit "
+	 "2.",
+	 trace_opts, trace_ex, NULL},
 	{"help", "help on a command; the man page; bash completion",
 	 "nvl help [COMMAND]\n"
 	 "nvl help --man\n"

@@ -26,6 +26,8 @@ static const struct nvl_cmd cmds[] = {
 	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
 	 nvl_cmd_smi},
 	{"top", "live view of engines, clocks, power and clients", nvl_cmd_top},
+	{"trace", "decode GSP RPCs and pushbuffers of a traced run or capture",
+	 nvl_cmd_trace},
 	{"help", "help on a command; the man page; bash completion",
 	 nvl_cmd_help},
 };

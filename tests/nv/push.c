@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: the public pushbuffer builder (nouvelle/push.h) against the
+ * driver's method table and decoders: every header kind built and decoded
+ * back (hw/mthd.h, the header decoder the model's PBDMA uses), the
+ * generated public numbers equal to the table's, overflow and bad
+ * arguments refused without writing, and copies, fills and semaphores
+ * built with it run through nvl_exec on the model, every byte compared.
+ * Facts: the method header (SEC_OP 31:29, COUNT 28:16, SUBCHANNEL 15:13,
+ * ADDRESS 11:0) of dev_pbdma; the clc5b5.h LAUNCH_DMA and remap fields;
+ * the clc46f.h SEM_EXECUTE fields.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <nouvelle/nouvelle.h>
+#include <nouvelle/push.h>
+
+#include "hw/ce.h"
+#include "hw/compute.h"
+#include "hw/host.h"
+#include "hw/methods.h"
+#include "hw/mthd.h"
+#include "t.h"
+
+#define KIB (1ull << 10)
+#define MIB (1ull << 20)
+#define BUF (128 * KIB)
+#define VA_SRC (16 * MIB)
+#define VA_DST (32 * MIB)
+#define VA_PB (48 * MIB)
+#define VA_SEM (64 * MIB)
+
+/* decode @n dwords; the calls into @calls (mthd, data pairs) */
+static size_t decode(const uint32_t *dw, size_t n, uint32_t (*calls)[2],
+		     size_t max, struct nvl_hw_pb_dec *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct nvl_hw_pb_item it;
+
+		nvl_hw_pb_dec_step(s, dw[i], &it);
+		if (it.is_hdr)
+			assert_int_not_equal(it.hdr.kind, NVL_HW_HDR_INVALID);
+		if (it.call) {
+			assert_true(k < max);
+			calls[k][0] = it.mthd;
+			calls[k][1] = it.data;
+			k++;
+		}
+	}
+	return k;
+}
+
+static void header_round_trip(void **state)
+{
+	static const uint32_t data[5] = {11, 22, 33, 44, 55};
+	uint32_t buf[64], calls[32][2];
+	struct nvl_hw_pb_dec s = {0};
+	struct nvl_hw_mthd_hdr h;
+	struct nvl_push p;
+	size_t k;
+
+	(void)state;
+	assert_int_equal(nvl_push_init(&p, buf, sizeof(buf)), 0);
+	assert_int_equal(nvl_push_mthd(&p, 3, 0x400, data, 5), 0);
+	assert_int_equal(nvl_push_mthd_ninc(&p, 7, 0x3ffc, data, 3), 0);
+	assert_int_equal(nvl_push_mthd_1inc(&p, 1, 0x240, data, 4), 0);
+	assert_int_equal(nvl_push_immd(&p, 2, 0x300, 0x1fff), 0);
+	assert_int_equal(nvl_push_end(&p), 6 + 4 + 5 + 1);
+
+	/* each header's fields, read back by the PBDMA's decoder */
+	nvl_hw_mthd_hdr_decode(buf[0], &h);
+	assert_int_equal(h.kind, NVL_HW_HDR_INC);
+	assert_int_equal(h.subch, 3);
+	assert_int_equal(h.mthd, 0x400);
+	assert_int_equal(h.count, 5);
+	assert_int_equal(buf[0] >> 29, 1); /* SEC_OP INC_METHOD */
+	nvl_hw_mthd_hdr_decode(buf[6], &h);
+	assert_int_equal(h.kind, NVL_HW_HDR_NON_INC);
+	assert_int_equal(h.subch, 7);
+	assert_int_equal(h.mthd, 0x3ffc);
+	assert_int_equal(buf[6] >> 29, 3);
+	nvl_hw_mthd_hdr_decode(buf[10], &h);
+	assert_int_equal(h.kind, NVL_HW_HDR_ONE_INC);
+	assert_int_equal(buf[10] >> 29, 5);
+	nvl_hw_mthd_hdr_decode(buf[15], &h);
+	assert_int_equal(h.kind, NVL_HW_HDR_IMMD);
+	assert_int_equal(h.count, 0x1fff);
+	assert_int_equal(buf[15] >> 29, 4);
+	assert_int_equal(buf[15], 0x9fff4000u | (0x300 >> 2)); /* subch 2 */
+
+	/* the method calls the stream makes */
+	k = decode(buf, 16, calls, 32, &s);
+	assert_int_equal(k, 5 + 3 + 4 + 1);
+	for (unsigned i = 0; i < 5; i++) {
+		assert_int_equal(calls[i][0], 0x400 + 4 * i);
+		assert_int_equal(calls[i][1], data[i]);
+	}
+	for (unsigned i = 5; i < 8; i++)
+		assert_int_equal(calls[i][0], 0x3ffc);
+	assert_int_equal(calls[8][0], 0x240);
+	for (unsigned i = 9; i < 12; i++)
+		assert_int_equal(calls[i][0], 0x244);
+	assert_int_equal(calls[12][0], 0x300);
+	assert_int_equal(calls[12][1], 0x1fff);
+}
+
+/* the public numbers are the table's, and the table names them */
+static void table_agrees(void **state)
+{
+	(void)state;
+#define M_(f, n, off, first)                                                   \
+	assert_int_equal(NVL_PUSH_##f##_##n, (off));                           \
+	assert_string_equal(nvl_hw_method_name((first), (off)), #n);
+	NVL_HW_HOST_METHODS(M_)
+	NVL_HW_CE_METHODS(M_)
+	NVL_HW_COMPUTE_METHODS(M_)
+#undef M_
+	/* the driver's and the model's names are the table's */
+	assert_int_equal(NVL_HW_SEM_EXECUTE, NVL_PUSH_HOST_SEM_EXECUTE);
+	assert_int_equal(NVL_HW_CE_LAUNCH_DMA, NVL_PUSH_CE_LAUNCH_DMA);
+	assert_int_equal(NVL_HW_CE_LAUNCH_REMAP,
+			 1u << NVL_PUSH_CE_LAUNCH_DMA_REMAP_ENABLE_SHIFT);
+	assert_int_equal(
+		NVL_HW_SEM_EXECUTE_RELEASE_WFI_32,
+		NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_RELEASE |
+			1u << NVL_PUSH_HOST_SEM_EXECUTE_RELEASE_WFI_SHIFT);
+	/* SET_SEMAPHORE_PAYLOAD_UPPER first appears in C7B5 */
+	assert_null(nvl_hw_method_name(NVL_HW_CE_CLASS_TURING, 0x24c));
+	assert_non_null(nvl_hw_method_name(NVL_HW_CE_CLASS_HOPPER, 0x24c));
+	assert_null(nvl_hw_method_name(NVL_HW_CE_CLASS_TURING, 0x7fc));
+	/* fields by name */
+	{
+		char b[256];
+
+		nvl_hw_method_fields(NVL_HW_CE_CLASS_TURING, 0x300,
+				     NVL_HW_CE_LAUNCH_COPY_MULTI, b, sizeof(b));
+		assert_non_null(strstr(b, "DATA_TRANSFER_TYPE=NON_PIPELINED"));
+		assert_non_null(strstr(b, "MULTI_LINE_ENABLE=0x1"));
+		assert_non_null(strstr(b, "SRC_MEMORY_LAYOUT=PITCH"));
+	}
+}
+
+static void overflow_and_bad_args(void **state)
+{
+	uint32_t buf[16];
+	struct nvl_push p;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	/* 10 dwords of room, guards after them */
+	assert_int_equal(nvl_push_init(&p, buf, 40), 0);
+	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1, 0), 0);
+	assert_int_equal(nvl_push_dwords(&p), 6);
+	/* a copy needs 11: refused whole, nothing written */
+	assert_int_equal(nvl_push_ce_copy(&p, 0, 0x2000, 0x1000, 64), -ENOSPC);
+	assert_non_null(strstr(nvl_last_error(), "full"));
+	assert_int_equal(nvl_push_dwords(&p), 6);
+	for (unsigned i = 6; i < 16; i++)
+		assert_int_equal(buf[i], 0xdeadbeef);
+	/* sticky: later calls write nothing and report the first error */
+	assert_int_equal(nvl_push_host_nop(&p), -ENOSPC);
+	assert_int_equal(nvl_push_end(&p), -ENOSPC);
+	assert_int_equal(buf[6], 0xdeadbeef);
+	/* a method that just fits, then one dword too many */
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	assert_int_equal(nvl_push_init(&p, buf, 16), 0);
+	assert_int_equal(nvl_push_mthd(&p, 0, 0x400, buf + 8, 3), 0);
+	assert_int_equal(nvl_push_immd(&p, 0, 0x8, 0), -ENOSPC);
+	assert_int_equal(buf[4], 0xdeadbeef);
+
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_immd(&p, 0, 0x8, 8192), -ERANGE);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_1(&p, 8, 0x100, 0), -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_1(&p, 0, 0x102, 0), -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_1(&p, 0, 0x4000, 0), -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_mthd(&p, 0, 0x400, buf, 0), -ERANGE);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_fill(&p, 0, 0x1000, 0, 6), -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_copy(&p, 0, 0, 0, 0), -ERANGE);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(
+		nvl_push_host_sem_release(&p, 0x1004, 1, NVL_PUSH_SEM_64BIT),
+		-EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_acquire(&p, 0x1000, 1,
+						   (enum nvl_push_acquire)7),
+			 -EINVAL);
+	assert_int_equal(nvl_push_init(&p, (char *)buf + 2, 8), -EINVAL);
+	assert_int_equal(nvl_push_dwords(&p), 0);
+	assert_int_equal(nvl_push_1(&p, 0, 0x100, 0), -EINVAL);
+	assert_int_equal(nvl_push_fail(NULL, -EIO, "x"), -EINVAL);
+}
+
+static int64_t deadline(int64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
+}
+
+struct ctx {
+	struct nvl_device *dev;
+	struct nvl_device_info info;
+	struct nvl_client *c;
+	uint32_t vm, bos[4], chan, sync;
+	uint8_t *src, *dst;
+	uint32_t *pb, *sem;
+};
+
+static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
+{
+	struct nvl_vm_bind_op op = {
+		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
+	uint32_t h;
+
+	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &h),
+			 0);
+	assert_int_equal(nvl_bo_map(x->c, h, cpu), 0);
+	op.handle = h;
+	assert_int_equal(
+		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	return h;
+}
+
+static void exec_on(const char *spec)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = 1ull << 39,
+					.kernel_range = 16 * MIB};
+	struct nvl_vm_sync sig;
+	struct nvl_exec_push ep = {.va = VA_PB};
+	struct nvl_hw_pb_dec dec = {0};
+	struct nvl_push p;
+	struct ctx x;
+
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(nvl_device_open(spec, NULL, &x.dev), 0);
+	assert_int_equal(nvl_device_query(x.dev, &x.info), 0);
+	assert_int_equal(nvl_device_client_create(x.dev, &x.c), 0);
+	assert_int_equal(nvl_vm_create(x.c, &va, &x.vm), 0);
+	x.bos[0] = bo(&x, BUF, VA_SRC, (void **)&x.src);
+	x.bos[1] = bo(&x, BUF, VA_DST, (void **)&x.dst);
+	x.bos[2] = bo(&x, 64 * KIB, VA_PB, (void **)&x.pb);
+	x.bos[3] = bo(&x, 64 * KIB, VA_SEM, (void **)&x.sem);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &x.chan), 0);
+	assert_int_equal(nvl_syncobj_create(x.c, 0, &x.sync), 0);
+	for (size_t i = 0; i < BUF; i++)
+		x.src[i] = (uint8_t)(i * 13 + (i >> 8) + 1);
+	memset(x.dst, 0xee, BUF);
+	memset(x.sem, 0, 64);
+	x.sem[8] = 5; /* satisfies the acquire below */
+
+	assert_int_equal(nvl_push_init(&p, x.pb, 64 * KIB), 0);
+	nvl_push_ce_set_object(&p, 0, x.info.ce_class);
+	nvl_push_host_sem_acquire(&p, VA_SEM + 32, 5, NVL_PUSH_ACQ_GEQ);
+	nvl_push_ce_copy(&p, 0, VA_DST, VA_SRC, BUF);
+	nvl_push_ce_fill(&p, 0, VA_DST + 8192, 0x01020304u, 4096);
+	nvl_push_ce_sem_release(&p, 0, VA_SEM, 0x1234);
+	nvl_push_host_wfi(&p);
+	nvl_push_host_nop(&p);
+	nvl_push_host_sem_release(&p, VA_SEM + 16, 0x1122334455667788ull,
+				  NVL_PUSH_SEM_64BIT);
+	nvl_push_host_non_stall_intr(&p);
+	assert_true(nvl_push_end(&p) > 0);
+	ep.len = nvl_push_bytes(&p);
+
+	/* every method the builder wrote has a name in the table */
+	for (size_t i = 0; i < nvl_push_dwords(&p); i++) {
+		struct nvl_hw_pb_item it;
+
+		nvl_hw_pb_dec_step(&dec, x.pb[i], &it);
+		if (it.is_hdr)
+			assert_int_not_equal(it.hdr.kind, NVL_HW_HDR_INVALID);
+		if (it.call)
+			assert_non_null(nvl_hw_method_name(it.cls, it.mthd));
+	}
+	assert_int_equal(dec.left, 0);
+	assert_int_equal(dec.cls[0], x.info.ce_class);
+
+	sig.handle = x.sync;
+	sig.point = 0;
+	sig.flags = 0;
+	assert_int_equal(nvl_exec(x.c, x.chan, &ep, 1, NULL, 0, &sig, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
+					  deadline(5000000000ll), 0, NULL),
+			 0);
+	for (size_t i = 0; i < BUF; i++) {
+		uint8_t want = x.src[i];
+
+		if (i >= 8192 && i < 8192 + 4096)
+			want = (uint8_t)(0x04 - i % 4); /* 04 03 02 01 */
+		if (x.dst[i] != want)
+			fail_msg("%s: byte %zu is %#x, not %#x", spec, i,
+				 x.dst[i], want);
+	}
+	assert_int_equal(x.sem[0], 0x1234);
+	assert_int_equal(x.sem[4], 0x55667788u);
+	assert_int_equal(x.sem[5], 0x11223344u);
+
+	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(nvl_bo_unmap(x.c, x.bos[i]), 0);
+	nvl_client_destroy(x.c);
+	nvl_device_close(x.dev);
+}
+
+static void exec_end_to_end(void **state)
+{
+	(void)state;
+	exec_on("model:tu102");
+	exec_on("model:gh100");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(header_round_trip),
+		cmocka_unit_test(table_agrees),
+		cmocka_unit_test(overflow_and_bad_args),
+		cmocka_unit_test(exec_end_to_end),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
