@@ -82,8 +82,10 @@ def mask_table(out):
             c[3] = digits(c[3])
             l = "|".join(c)
         elif re.match(r"^\|\s+\d+\s+N/A\s+N/A\s+\d+\s+C ", l):
-            c = l.split()
-            l = l.replace(c[4], digits(c[4]), 1)
+            # the pid is right-aligned: mask it with its padding, whatever
+            # its number of digits
+            l = re.sub(r"(N/A\s+N/A)\s+\d+(\s+C )", r"\1 <pid>\2", l,
+                       count=1)
         res.append(l)
     return "\n".join(res) + "\n"
 
