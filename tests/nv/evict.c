@@ -131,9 +131,9 @@ static void check_all(struct cl *k, unsigned who, unsigned round,
 		assert_int_equal(nvl_bo_map(k->c, k->bo[i], (void **)&p), 0);
 		for (uint64_t w = 0; w < BO_SIZE / 4; w++) {
 			uint64_t slice = w * 4 / SLICE;
-			uint32_t want = slice <= round ? word(who, i,
-							      (unsigned)slice)
-						       : 0;
+			uint32_t want = slice <= round
+						? word(who, i, (unsigned)slice)
+						: 0;
 
 			if (p[w] != want)
 				fail_msg("%s: client %u BO %u round %u: word "
@@ -165,10 +165,10 @@ static void oversub_on(const char *spec)
 		cl_up(dev, &k[c]);
 		k[c].nbo = nbo;
 		for (unsigned i = 0; i < nbo; i++)
-			k[c].bo[i] = make_bo(&k[c], BO_SIZE,
-					     NVL_BO_DOMAIN_VRAM |
-						     NVL_BO_DOMAIN_GTT,
-					     VA_BO + i * BO_SIZE);
+			k[c].bo[i] =
+				make_bo(&k[c], BO_SIZE,
+					NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+					VA_BO + i * BO_SIZE);
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		for (unsigned c = 0; c < 2; c++) {
@@ -181,10 +181,10 @@ static void oversub_on(const char *spec)
 					0);
 				found_evicted +=
 					bi.current != NVL_BO_DOMAIN_VRAM;
-				n = nvl_kit_pb_memset(
-					k[c].ppb, info.ce_class,
-					VA_BO + i * BO_SIZE + r * SLICE,
-					word(c, i, r), SLICE);
+				n = nvl_kit_pb_memset(k[c].ppb, info.ce_class,
+						      VA_BO + i * BO_SIZE +
+							      r * SLICE,
+						      word(c, i, r), SLICE);
 				submit(&k[c], n);
 				wait_done(&k[c]);
 			}
