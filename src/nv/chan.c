@@ -642,8 +642,9 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	struct nv_job *j = NULL;
 	struct nvl_fence *done;
 	struct nv_chan *ch;
+	bool inited = false;
 	struct nvl_exec ex;
-	bool inited = false, locked = false;
+	bool locked = false;
 	int ret = 0;
 
 	if (!client || (n_push && !pushes) || (n_waits && !waits) ||
