@@ -13,6 +13,7 @@
  * - A BO evicted while a job that writes it waits on the GPU (a Host
  *   semaphore acquire before a copy-engine fill) is not copied out before
  *   the job's fence signals: after the release, the BO holds the fill.
+ * - Allocation failures over such an exec: -ENOMEM, nothing queued.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -258,11 +259,73 @@ static void evicted_in_flight(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * Every allocation of an exec on a VM with an external BO (the exec lock's
+ * object list and snapshot, fence slots, the job's dependencies) failing
+ * in turn: -ENOMEM, nothing signalled or run, the BO unchanged; then the
+ * exec works.
+ */
+static void exec_alloc_failures(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info info;
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_exec_push push = {.va = VA_PB};
+	struct nvl_vm_sync sig;
+	unsigned long tried = 0;
+	struct cl a;
+	uint32_t *p;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:ga102", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &info), 0);
+	cl_up(dev, &a);
+	sig.handle = a.sync;
+	sig.flags = 0;
+	sig.point = 0;
+	a.bo[0] = make_bo(&a, 1 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			  VA_BO);
+	push.len = 4 * nvl_kit_pb_memset(a.ppb, info.ce_class, VA_BO,
+					 0x5eed5eed, 1 * MIB);
+	for (unsigned long nth = 1; nth < 10000; nth++) {
+		int ret;
+
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = nvl_exec(a.c, a.chan, &push, 1, NULL, 0, &sig, 1, 0);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			break;
+		}
+		nvl_fault_off();
+		tried++;
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+		assert_int_equal(ci.submitted, 0);
+		assert_int_not_equal(
+			nvl_syncobj_wait(a.c, &a.sync, NULL, 1, 0, 0, NULL), 0);
+	}
+	assert_true(tried >= 3);
+	wait_done(&a);
+	assert_int_equal(nvl_bo_map(a.c, a.bo[0], (void **)&p), 0);
+	for (uint64_t w = 0; w < MIB / 4; w++)
+		if (p[w] != 0x5eed5eed)
+			fail_msg("word %llu is %#x", (unsigned long long)w,
+				 p[w]);
+	assert_int_equal(nvl_bo_unmap(a.c, a.bo[0]), 0);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.submitted, 1);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(oversubscribed_without_rebind),
 		cmocka_unit_test(evicted_in_flight),
+		cmocka_unit_test(exec_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
