@@ -157,11 +157,13 @@ static void oversub_on(const char *spec)
 
 	assert_int_equal(nvl_device_open(spec, &o, &dev), 0);
 	assert_int_equal(nvl_device_query(dev, &info), 0);
-	/* each client alone fits, both do not */
+	/* each client alone fits (with its pushbuffer and semaphore), both
+	 * do not even fit in all of the usable VRAM */
 	bo_vram = info.vram_usable - DRIVER_VRAM;
-	nbo = (unsigned)(bo_vram * 6 / 10 / BO_SIZE);
+	nbo = (unsigned)(info.vram_usable / 2 / BO_SIZE + 1);
 	assert_true(nbo <= NBO_MAX);
-	assert_true(2 * nbo * BO_SIZE > bo_vram);
+	assert_true(nbo * BO_SIZE + 2 * MIB <= bo_vram);
+	assert_true(2 * nbo * BO_SIZE > info.vram_usable);
 	for (unsigned c = 0; c < 2; c++) {
 		cl_up(dev, &k[c]);
 		k[c].nbo = nbo;
@@ -320,7 +322,7 @@ static void exec_alloc_failures(void **state)
 	nvl_device_close(dev);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(oversubscribed_without_rebind),
@@ -328,5 +330,5 @@ int main(void)
 		cmocka_unit_test(exec_alloc_failures),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
 }
