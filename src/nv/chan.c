@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -44,10 +45,12 @@
 #include "nv/vm.h"
 #include "sched/sched.h"
 #include "sync/fence.h"
+#include "sync/exec.h"
 #include "sync/fence_chain.h"
 #include "sync/syncobj.h"
 #include "vm/gpuvm.h"
 #include "vm/vm.h"
+#include "vm/vm_exec.h"
 
 #define GP_ENTRIES 256u
 #define OFF_USERD 0x0000u
@@ -680,6 +683,58 @@ static int check_push(struct nvl_gpuvm *g, const struct nvl_exec_push *p,
 	return 0;
 }
 
+/*
+ * Implicit synchronisation of a device VM (Nouveau's EXEC in VM_BIND mode):
+ * with the VM's lock held (it orders these page-table rewrites with binds),
+ * lock the VM's resv and every external BO's, bring evicted or moved BOs
+ * back and rewrite their mappings (GPUVM validate: the TLB is invalidated
+ * after), and make @job wait for the moves (the KERNEL fences). One fence
+ * slot is reserved on each object for the job's finished fence. On failure
+ * everything is unlocked again.
+ */
+static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
+			struct nvl_sched_job *job)
+{
+	int ret;
+
+	pthread_mutex_lock(&g->lock);
+	ret = nvl_gpuvm_exec_lock(g, ex, 1);
+	if (ret) {
+		pthread_mutex_unlock(&g->lock);
+		return nvl_error(ret, "exec: locking the VM's objects: %d",
+				 ret);
+	}
+	ret = nvl_gpuvm_validate(g);
+	if (ret) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		ret = nvl_error(ret, "exec: validating the VM's BOs: %s", why);
+	}
+	for (unsigned i = 0; !ret && i < ex->num_objects; i++)
+		ret = nvl_sched_job_add_resv_dependencies(
+			job, ex->objects[i], NVL_RESV_USAGE_KERNEL);
+	if (ret) {
+		nvl_exec_fini(ex);
+		pthread_mutex_unlock(&g->lock);
+	}
+	return ret;
+}
+
+/* The job's finished fence into every locked resv (BOOKKEEP: evictions
+ * wait for it, nothing else does), then unlock. Cannot fail. */
+static void exec_unlock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
+			   struct nvl_fence *done)
+{
+	for (unsigned i = 0; done && i < ex->num_objects; i++)
+		if (nvl_resv_add_fence(ex->objects[i], done,
+				       NVL_RESV_USAGE_BOOKKEEP))
+			nvl_err(NVL_CAT_NV, "exec: resv fence: %s",
+				nvl_error_msg());
+	nvl_exec_fini(ex);
+	pthread_mutex_unlock(&g->lock);
+}
+
 NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		     const struct nvl_exec_push *pushes, uint32_t n_push,
 		     const struct nvl_vm_sync *waits, uint32_t n_waits,
@@ -691,6 +746,8 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	struct nvl_fence *done;
 	struct nv_chan *ch;
 	bool inited = false;
+	struct nvl_exec ex;
+	bool locked = false;
 	int ret = 0;
 
 	if (!client || (n_push && !pushes) || (n_waits && !waits) ||
@@ -775,6 +832,10 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 			goto out;
 		}
 	}
+	ret = exec_lock_vm(ch->vm->gpuvm, &ex, &j->base);
+	if (ret)
+		goto out;
+	locked = true;
 	pthread_mutex_lock(&ch->submit_lock);
 	ret = nvl_fence_create(&j->hw, ch->fence_ctx, ch->next_seq + 1);
 	if (ret) {
@@ -795,6 +856,9 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 			nvl_syncobj_replace_fence(sigs[i].obj, done);
 		sigs[i].chain = NULL;
 	}
+	/* pushed unlocked: a direct run_job holds no VM or resv lock */
+	exec_unlock_vm(ch->vm->gpuvm, &ex, done);
+	locked = false;
 	nvl_kref_get(&ch->ref); /* the job's */
 	ret = nvl_sched_entity_push_job(&j->base);
 	pthread_mutex_unlock(&ch->submit_lock);
@@ -812,6 +876,8 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	j = NULL;
 	inited = false;
 out:
+	if (locked)
+		exec_unlock_vm(ch->vm->gpuvm, &ex, NULL);
 	if (j) {
 		if (inited)
 			nvl_sched_job_cleanup(&j->base);

@@ -127,8 +127,9 @@ struct nvl_gpuvm_bo {
 struct nvl_gpuvm_bo_ops {
 	/**
 	 * @validate: bring @vm_bo's object back into a GPU-usable placement
-	 * (called by nvl_gpuvm_validate with the object locked). Return: 0 or
-	 * a negative errno.
+	 * and rewrite its mappings (called by nvl_gpuvm_validate with the
+	 * object locked; for client VMs the caller also holds the VM's lock,
+	 * as exec does). Return: 0 or a negative errno.
 	 */
 	int (*validate)(struct nvl_gpuvm_bo *vm_bo, void *priv);
 	/**
@@ -394,7 +395,9 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
 
 /**
  * nvl_gpuvm_gem_evict() - the eviction hook for mm: marks every vm_bo of
- * @obj (in every VM).
+ * @obj (in every VM) evicted and lists it (@evicted true), or clears the
+ * mark when @obj moves back (@evicted false) and leaves it listed: its
+ * mappings still point where @obj was until validate rewrites them.
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
 
@@ -406,6 +409,19 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
  * Return: 0, -EOPNOTSUPP without a validate callback, or the first error.
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);
+
+/**
+ * nvl_gpuvm_bo_remap() - rewrite the page-table entries of every committed
+ * mapping of @vm_bo from its object's current backing, then invalidate the
+ * TLB over them (after the object moved: exec's revalidation). Mappings
+ * still PENDING are left to their bind, which writes them when it runs.
+ * Caller holds the VM's lock and the object's resv.
+ * @vm_bo: the (VM, object) link
+ * @pending: set to true when a mapping was skipped because it is pending
+ *
+ * Return: 0, or the backend's error (take_error) after the writes.
+ */
+int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending);
 
 /**
  * nvl_gpuvm_gem_lock() - take the lock of every GEM object's gpuva.list and

@@ -89,13 +89,36 @@ static void record_release(void *priv)
 
 /*
  * BO callbacks of client VMs: their objects are mm BOs. validate runs with
- * the object locked (exec); prefetch (bind PREFETCH) locks it itself.
+ * the object locked and the VM's lock held (exec): the BO goes back to its
+ * preferred placement if it fits (else it stays in its fallback), then
+ * every committed mapping is rewritten where the BO now is, and the TLB
+ * invalidated. A BO left outside its preferred placement stays on the evict
+ * list (the next exec tries again), and so does a vm_bo with a mapping
+ * still pending, so that the next exec rewrites that mapping once its bind
+ * has run. prefetch (bind PREFETCH) only moves, locking the BO itself.
  */
-static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv)
+static int mm_place(struct nvl_gpuvm_bo *vm_bo)
 {
-	(void)priv;
 	return nvl_bo_validate_preferred(
 		container_of(vm_bo->obj, struct nvl_bo, gem));
+}
+
+static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv)
+{
+	bool pending;
+	int ret;
+
+	(void)priv;
+	ret = mm_place(vm_bo);
+	if (ret)
+		return ret;
+	ret = nvl_gpuvm_bo_remap(vm_bo, &pending);
+	if (ret)
+		return nvl_error(ret, "vm: rewriting a moved BO's mappings: %d",
+				 ret);
+	if (pending)
+		nvl_gpuvm_bo_evict(vm_bo, true);
+	return 0;
 }
 
 static int mm_prefetch(struct nvl_gpuvm_bo *vm_bo, void *priv)
@@ -107,7 +130,7 @@ static int mm_prefetch(struct nvl_gpuvm_bo *vm_bo, void *priv)
 	ret = nvl_resv_lock(resv, NULL);
 	if (ret)
 		return ret;
-	ret = mm_validate(vm_bo, priv);
+	ret = mm_place(vm_bo);
 	nvl_resv_unlock(resv);
 	return ret;
 }

@@ -19,6 +19,11 @@
  * extobj/evict lists are protected by one global lock: an object's vm_bos
  * belong to different VMs, and the eviction hook runs under the object's
  * resv, not under any VM lock.
+ *
+ * Any move of a mapped object leaves its page-table entries behind: the
+ * hook lists the vm_bo when the object leaves, and a move back only clears
+ * "evicted"; validate's callback rewrites the mappings and so takes it off
+ * the list.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -28,6 +33,7 @@
 #include "base/log.h"
 #include "mm/gem.h"
 #include "vm/gpuvm.h"
+#include "vm/sm.h"
 
 static pthread_mutex_t gem_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -162,13 +168,22 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
 	nvl_gpuvm_gem_unlock();
 }
 
+/*
+ * A move back does not make the mappings right: they still point where the
+ * object was before its eviction. So "evicted" clears but the vm_bo stays
+ * on the evict list until validate has rewritten them.
+ */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 {
 	struct nvl_gpuvm_bo *vm_bo;
 
 	nvl_gpuvm_gem_lock();
-	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link)
-		evict_locked(vm_bo, evicted);
+	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link) {
+		if (evicted)
+			evict_locked(vm_bo, true);
+		else
+			vm_bo->evicted = false;
+	}
 	nvl_gpuvm_gem_unlock();
 }
 
@@ -213,6 +228,44 @@ int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 	nvl_list_splice_tail_init(&seen, &vm->evict);
 	nvl_gpuvm_gem_unlock();
 	return ret;
+}
+
+/*
+ * The object moved: its committed mappings still point where it was. A
+ * pending mapping is its bind's to write (the bind reads the backing when
+ * it runs); writing it here could make it visible before its bind's
+ * in-fences, or leave entries behind a bind that is cancelled.
+ */
+int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
+{
+	struct nvl_gpuvm *vm = vm_bo->vm;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct nvl_gpuva *va;
+	bool held;
+
+	*pending = false;
+	held = nvl_gpuvm_pt_hold(vm);
+	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
+		uint32_t flags = 0;
+
+		if (va->flags & NVL_GPUVA_PENDING) {
+			*pending = true;
+			continue;
+		}
+		if (va->flags & NVL_GPUVA_READONLY)
+			flags |= NVL_VM_PT_READONLY;
+		vm->pt->map(vm->pt_priv, nvl_gpuva_addr(va),
+			    nvl_gpuva_range(va), va->page_shift, vm_bo->obj,
+			    va->bo_offset, flags);
+		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
+		hi = NVL_MAX(hi, nvl_gpuva_end(va));
+	}
+	if (hi)
+		vm->pt->flush(vm->pt_priv, lo, hi - lo);
+	nvl_gpuvm_pt_release(vm, held);
+	if (hi && vm->pt->take_error)
+		return vm->pt->take_error(vm->pt_priv);
+	return 0;
 }
 
 size_t nvl_gpuvm_extobj_count(struct nvl_gpuvm *vm)

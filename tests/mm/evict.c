@@ -203,6 +203,43 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	nvl_mm_destroy(mm);
 }
 
+/*
+ * An exec fences the BOs of its VM with BOOKKEEP usage (Nouveau's VM_BIND
+ * mode): an eviction must wait for those fences too, or a BO moves under a
+ * running job.
+ */
+static void move_waits_for_bookkeep_fences(void **state)
+{
+	struct nvl_mm *mm = new_mm(2 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, 2 * MiB, dom, 0), *b;
+	struct nvl_fence *job;
+
+	(void)state;
+	assert_int_equal(nvl_fence_create(&job, nvl_fence_context_alloc(1), 1),
+			 0);
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(a->gem.resv, 1), 0);
+	assert_int_equal(
+		nvl_resv_add_fence(a->gem.resv, job, NVL_RESV_USAGE_BOOKKEEP),
+		0);
+	nvl_resv_unlock(a->gem.resv);
+	b = mk(mm, 2 * MiB, dom, 0);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	/* the copy out of VRAM is queued behind the job */
+	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
+				       20 * NVL_NSEC_PER_MSEC),
+			 -ETIME);
+	assert_int_equal(nvl_fence_signal(job), 0);
+	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
+				       NVL_TIMEOUT_INFINITE),
+			 0);
+	nvl_fence_put(job);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
 static int hook_out, hook_in;
 
 static void count_hook(struct nvl_gem_object *obj, bool evicted)
@@ -527,6 +564,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(lru_evicts_least_recently_used_first),
 	cmocka_unit_test(pinned_and_mapped_bos_are_never_evicted),
 	cmocka_unit_test(pipelined_move_waits_for_the_bo_fences),
+	cmocka_unit_test(move_waits_for_bookkeep_fences),
 	cmocka_unit_test(evict_hook_hears_moves_out_and_back),
 	cmocka_unit_test(evict_hooks_are_several_and_bounded),
 	cmocka_unit_test(bulk_move_keeps_vm_bos_most_recent),

@@ -403,7 +403,12 @@ static void vm_bo_links_extobj_and_evict_lists(void **state)
 	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 1);
 	assert_true(vm_bo->evicted);
 	assert_int_equal(nvl_gpuvm_validate(f.vm), -EOPNOTSUPP);
+	/* moved back: no longer evicted, but listed until validate has
+	 * rewritten its mappings (they point where it was) */
 	nvl_gpuvm_gem_evict(f.bo[0], false);
+	assert_false(vm_bo->evicted);
+	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 1);
+	nvl_gpuvm_bo_evict(vm_bo, false);
 	assert_int_equal(nvl_gpuvm_evict_count(f.vm), 0);
 	nvl_gpuvm_bo_put(vm_bo);
 	/* unmap-all drops the vm_bo and its object reference */

@@ -157,9 +157,8 @@ static const struct nvl_help_opt run_opts[] = {
 	 "others the chip's)"},
 	{"--json", NULL, "the summary as one JSON object on stdout"},
 	{"--no-rebind", NULL,
-	 "oversub: do not rebind a BO brought back into VRAM before the copy "
-	 "engine writes it (EXEC does not revalidate evicted BOs yet, so its "
-	 "mapping may point at VRAM another BO holds)"},
+	 "oversub: accepted for old scripts; oversub never rebinds (EXEC "
+	 "revalidates a VM's moved BOs)"},
 	{"-r, --record", "FILE",
 	 "write a time series of sensors and per-client memory to FILE "
 	 "(JSON lines, drawn by nvl plot)"},

@@ -32,16 +32,15 @@ static uint32_t gpu_word(uint64_t seed)
 /*
  * Bring BO @b back, check it (the CPU wrote @seed, the GPU @gword into the
  * last page; 0: not yet), then write the next round's: @next_seed by the
- * CPU, @next_gword by the copy engine. The BO stays mapped, so pinned in
- * VRAM, until the copy engine is done: an exec does not fence the BOs of
- * its VM yet (docs/driver.md), so an unpinned BO could move under it.
+ * CPU, @next_gword by the copy engine. The BO's mapping in the VM is never
+ * rebound: EXEC revalidates the VM's moved BOs and rewrites their mappings
+ * (docs/driver.md, "EXEC"), and fences them, so evictions wait for it.
  */
 static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 		     unsigned int i, uint64_t seed, uint32_t gword,
 		     uint64_t next_seed, uint32_t next_gword)
 {
 	uint32_t pb[32], ndw;
-	bool was_evicted;
 	uint64_t pt;
 	struct nvl_bo_info bi;
 	char what[64];
@@ -51,8 +50,7 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 	ret = nvl_bo_query(cl->c, b->h, &bi);
 	if (ret)
 		return run_fail(x, ret, "client %s: query BO %u", cl->name, i);
-	was_evicted = bi.current != NVL_BO_DOMAIN_VRAM;
-	if (was_evicted)
+	if (bi.current != NVL_BO_DOMAIN_VRAM)
 		run_stat_add(x, "found_evicted", NULL, 1);
 	ret = nvl_bo_use(cl->c, b->h);
 	if (ret)
@@ -64,33 +62,6 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 	ret = nvl_bo_map(cl->c, b->h, (void **)&p);
 	if (ret)
 		return run_fail(x, ret, "client %s: map BO %u", cl->name, i);
-	/*
-	 * EXEC does not validate a VM's evicted BOs yet (docs/driver.md): the
-	 * mapping of a BO brought back still points at the VRAM it left,
-	 * which another BO may hold now (seen on ga102). Rebind it at the
-	 * same VA so the copy engine writes where the BO is; --no-rebind
-	 * shows the problem.
-	 */
-	if (was_evicted && !x->o->no_rebind) {
-		struct nvl_vm_bind_op ops[2] = {
-			{.op = NVL_VM_BIND_OP_UNMAP,
-			 .addr = b->va,
-			 .range = BO_SIZE},
-			{.op = NVL_VM_BIND_OP_MAP,
-			 .handle = b->h,
-			 .addr = b->va,
-			 .range = BO_SIZE},
-		};
-
-		ret = nvl_vm_bind(cl->c, cl->vm, 0, ops, 2, NULL, 0, NULL, 0,
-				  0);
-		if (ret) {
-			nvl_bo_unmap(cl->c, b->h);
-			return run_fail(x, ret, "client %s: rebind BO %u",
-					cl->name, i);
-		}
-		run_stat_add(x, "rebinds", NULL, 1);
-	}
 	snprintf(what, sizeof(what), "client %s: BO %u", cl->name, i);
 	ret = run_pattern_check(x, p, BO_SIZE - PAGE, seed, what);
 	for (size_t k = 0; !ret && gword && k < PAGE / 4; k++)
