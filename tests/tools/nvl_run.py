@@ -103,6 +103,9 @@ with tempfile.TemporaryDirectory() as d:
     r = workload("thermal", "--record", rec, "--chip", "ga102")
     check("thermal: copies ran and were checked",
           r.get("jobs", 0) >= 4 and r.get("bytes_checked", 0) > 0, r)
+    # the limit set is 40 % of ga102's default (350 W), within range
+    check("thermal: the power limit was lowered first",
+          abs(r.get("power_limit_set", 0) - 140.0) < 0.5, r)
     lines = open(rec).read().splitlines() if os.path.exists(rec) else []
     head = json.loads(lines[0]) if lines else {}
     samples = [json.loads(l) for l in lines if l.startswith('{"t"')]

@@ -380,6 +380,7 @@ int nvl_cmd_run(int argc, char **argv)
 		{"vram", required_argument, NULL, 'm'},
 		{"json", no_argument, NULL, 'j'},
 		{"no-rebind", no_argument, NULL, 'R'},
+		{"power-limit", required_argument, NULL, 'P'},
 		{"record", required_argument, NULL, 'r'},
 		{"list", no_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
@@ -441,6 +442,15 @@ int nvl_cmd_run(int argc, char **argv)
 			break;
 		case 'R':
 			o.no_rebind = true;
+			break;
+		case 'P':
+			errno = 0;
+			o.power_limit_w = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o.power_limit_w > 0 && o.power_limit_w <= 10000))
+				return nvl_help_usage_error(
+					"run", "--power-limit wants watts in "
+					       "(0, 10000]");
 			break;
 		case 'r':
 			o.record = optarg;

@@ -159,6 +159,10 @@ static const struct nvl_help_opt run_opts[] = {
 	{"--no-rebind", NULL,
 	 "oversub: accepted for old scripts; oversub never rebinds (EXEC "
 	 "revalidates a VM's moved BOs)"},
+	{"--power-limit", "W",
+	 "set the board power limit first (the device is opened with the "
+	 "right to change its state); thermal: default 40 % of the board's "
+	 "default limit"},
 	{"-r, --record", "FILE",
 	 "write a time series of sensors and per-client memory to FILE "
 	 "(JSON lines, drawn by nvl plot)"},
@@ -379,7 +383,7 @@ static const struct nvl_help table[] = {
 	 "multiclient (clients x channels submitting and binding at once), "
 	 "fault (one client faults on an unmapped VA: its channel is killed, "
 	 "the other clients' work completes) or thermal (a sustained copy "
-	 "load against the power limit). hang is not built (no public "
+	 "load against a lowered power limit). hang is not built (no public "
 	 "engine-hang injection) and exits 2.\n\n"
 	 "A progress bar is drawn on stderr when it is a terminal and the "
 	 "run is longer than a second. Exit 0 when the workload passed its "

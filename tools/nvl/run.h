@@ -45,6 +45,9 @@ struct run_opts {
 	unsigned int clients, channels;
 	uint64_t vram_mib;
 	bool json, quiet, no_rebind;
+	/* watts to set as the board power limit (0: leave it); thermal
+	 * defaults to 40 % of the board's default */
+	double power_limit_w;
 	const char *record;
 };
 
@@ -119,6 +122,12 @@ int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 		 const char *workload, uint64_t vram_mib);
 /** run_ctx_close() - close the device (every client closed first). */
 void run_ctx_close(struct run_ctx *x);
+/**
+ * run_set_power_limit() - set the board power limit to @watts (0: 40 % of
+ * the board's default) through a client allowed to change device state;
+ * the device must have been opened with NVL_DEVICE_OPEN_ADMIN.
+ */
+int run_set_power_limit(struct run_ctx *x, double watts);
 
 /** run_should_stop() - the time is up, or a client failed. */
 bool run_should_stop(struct run_ctx *x);

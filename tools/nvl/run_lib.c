@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/log.h"
 #include "run.h"
 
 /* every client's VM: user VAs from 1 MiB, the driver's range at 2^39 */
@@ -33,6 +34,7 @@ int64_t run_now(void)
 int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 		 const char *workload, uint64_t vram_mib)
 {
+	bool thermal = !strcmp(workload, "thermal");
 	struct nvl_device_opts dopts = {.vram_size = vram_mib * RUN_MIB,
 					.fw_version = o->fw_version};
 	int ret;
@@ -41,13 +43,56 @@ int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 	x->o = o;
 	x->workload = workload;
 	pthread_mutex_init(&x->lock, NULL);
+	/* setting the power limit is the opener's right (docs/sensors.md) */
+	if (o->power_limit_w > 0 || thermal)
+		dopts.flags = NVL_DEVICE_OPEN_ADMIN;
 	ret = nvl_device_open(o->spec, &dopts, &x->dev);
 	if (ret)
 		return ret;
 	nvl_device_query(x->dev, &x->info);
+	if (o->power_limit_w > 0 || thermal) {
+		ret = run_set_power_limit(x, o->power_limit_w);
+		if (ret) {
+			nvl_device_close(x->dev);
+			x->dev = NULL;
+			return ret;
+		}
+	}
 	x->t0 = run_now();
 	x->deadline = x->t0 + (int64_t)(o->seconds * 1e9);
 	return 0;
+}
+
+/*
+ * Set the board power limit through a client with the right to change
+ * device state: @watts, or (0) 40 % of the board's default limit, kept
+ * within the firmware's range. The limit set goes into the summary.
+ */
+int run_set_power_limit(struct run_ctx *x, double watts)
+{
+	struct nvl_client *adm;
+	struct nvl_sensors s;
+	uint32_t mw;
+	int ret;
+
+	ret = nvl_device_sensors(x->dev, &s);
+	if (ret)
+		return ret;
+	if (!nvl_sensors_has(&s, NVL_SENSOR_POWER_LIMIT))
+		return nvl_error(-EOPNOTSUPP, "run: the device has no power "
+					      "limit to set");
+	mw = watts > 0 ? (uint32_t)(watts * 1000)
+		       : (uint32_t)(s.power_default_mw * 0.4);
+	if (!(watts > 0) && mw < s.power_min_mw)
+		mw = s.power_min_mw;
+	ret = nvl_device_client_create2(x->dev, NVL_CLIENT_DEVICE_STATE, &adm);
+	if (ret)
+		return ret;
+	ret = nvl_device_set_power_limit(adm, mw);
+	nvl_client_destroy(adm);
+	if (!ret)
+		run_stat_set(x, "power_limit_set", "W", mw / 1000.0);
+	return ret;
 }
 
 void run_ctx_close(struct run_ctx *x)

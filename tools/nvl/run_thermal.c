@@ -6,8 +6,10 @@
  * the whole run; the sampler records temperature, power against the
  * enforced limit, clocks and the clock-event reasons (the summary's
  * sensor section, --record). Every destination is checked at the end.
- * The public API has no call that lowers the power limit, so the load runs
- * against the limit the firmware enforces (docs/tools.md).
+ * Before the load starts, the board power limit is lowered (--power-limit,
+ * default 40 % of the board's default limit) through a client with the
+ * right to change device state, so the recording shows the clocks coming
+ * down until power settles under the limit (docs/tools.md).
  */
 #include <errno.h>
 #include <string.h>
