@@ -142,8 +142,12 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 	}
 	if (o && o->boot_timeout_ns)
 		nvl_gsp_set_boot_timeout(d->gsp, o->boot_timeout_ns);
-	if (o && o->trace)
+	if (o && o->trace) {
+		/* kept for a reset's new GSP */
+		d->trace = o->trace;
+		d->trace_arg = o->trace_arg;
 		nvl_gsp_set_trace(d->gsp, o->trace, o->trace_arg);
+	}
 	nvl_gsp_image_from_fw(fw, &img);
 	ret = nvl_gsp_boot(d->gsp, &img, &d->boot);
 	/* the GSP runs from its own copy in WPR2: the files can go */
@@ -270,6 +274,8 @@ int nvl_nv_device_reset(struct nvl_nv_device *d)
 				 "device: reset: the device is not lost");
 	snprintf(ver, sizeof(ver), "%s", d->fw_version);
 	po.fw_version = ver;
+	po.trace = d->trace; /* the new GSP is traced as the old one was */
+	po.trace_arg = d->trace_arg;
 	gsp_down(d);
 	/* every RM handle of the old firmware is gone with it */
 	atomic_fetch_add(&d->gen, 1);

@@ -52,6 +52,9 @@ struct nvl_nv_device {
 	uint32_t boot0;
 	/** @gsp: the GSP client */
 	struct nvl_gsp *gsp;
+	/** @trace, @trace_arg: its wire tracer, set again on a reset's GSP */
+	nvl_trace_fn trace;
+	void *trace_arg;
 	/** @fw_version: the firmware that booted */
 	char fw_version[64];
 	/** @boot: what boot learnt (static info, FB regions, timings) */

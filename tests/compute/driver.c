@@ -27,6 +27,7 @@
 #include "hw/isa/isa.h"
 #include "kern_src.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -73,18 +74,7 @@ struct ctx {
 
 static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, uint8_t **cpu)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	assert_int_equal(nvl_bo_map(x->c, h, (void **)cpu), 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	return t_nv_vram_bo(x->c, x->vm, size, va, (void **)cpu);
 }
 
 static enum nvl_isa_arch arch_of(uint32_t cls)

@@ -20,6 +20,7 @@
 
 #include "kit.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -47,18 +48,7 @@ struct ctx {
 
 static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	assert_int_equal(nvl_bo_map(x->c, h, cpu), 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	return t_nv_vram_bo(x->c, x->vm, size, va, cpu);
 }
 
 static void up(struct ctx *x, struct nvl_device *dev)
