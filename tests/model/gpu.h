@@ -42,11 +42,13 @@ static void gpu_irq(void *arg)
 	uint32_t s = nvl_hw_rd32(g->hw, NVL_HW_INTR_STATUS(0));
 	uint32_t n = nvl_hw_rd32(g->hw, NVL_HW_INTR_STATUS(1));
 
-	atomic_fetch_add(&g->irqs, 1);
 	atomic_fetch_or(&g->stall, s);
 	atomic_fetch_or(&g->nonstall, n);
 	nvl_hw_wr32(g->hw, NVL_HW_INTR_STATUS(0), s);
 	nvl_hw_wr32(g->hw, NVL_HW_INTR_STATUS(1), n);
+	/* counted last: a test that waits for the count sees the bits and
+	 * the cleared status */
+	atomic_fetch_add(&g->irqs, 1);
 }
 
 static inline struct gpu *gpu_up(const char *profile)
