@@ -30,8 +30,7 @@ static inline uint32_t t_nv_vram_bo(struct nvl_client *c, uint32_t vm,
 			 0);
 	assert_int_equal(nvl_bo_map(c, h, cpu), 0);
 	op.handle = h;
-	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
-			 0);
+	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	return h;
 }
 
