@@ -439,7 +439,11 @@ int nvl_kit_wait_idle(struct nvl_kit *k, struct nvl_kit_chan *ch,
 		if (nvl_kit_gp_get(k, ch) == ch->gp_put &&
 		    !(nvl_hw_rd32(k->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
 		      NVL_HW_CHRAM_CTRL_BUSY))
-			return 0;
+			/* the error may have come with the last entry, after
+			 * the check above */
+			return nvl_hw_rd32(k->hw, NVL_HW_CHRAM_ERROR(ch->chid))
+				       ? -EIO
+				       : 0;
 		if (nvl_time_ns() > deadline)
 			return -ETIME;
 		kit_sleep();
