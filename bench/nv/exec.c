@@ -30,11 +30,12 @@
 #include <nouvelle/nouvelle.h>
 
 #include "bench.h"
+#include "nvb.h"
 #include "hw/ce.h"
 #include "hw/host.h"
 
 #define MIB (1ull << 20)
-#define VA_PB (16 * MIB)
+#define VA_PB NVB_VA_PB
 #define NCH 8
 
 struct rig {
@@ -51,38 +52,14 @@ struct rig {
 
 static int rig_up(struct rig *r)
 {
-	struct nvl_vm_create_args va = {.start = MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 4096};
-	int ret;
-
 	struct nvl_device_opts o = {.vram_size = r->vram};
+	int ret;
 
 	ret = nvl_device_open(NULL, &o, &r->dev);
 	if (ret)
 		return ret;
-	ret = nvl_device_client_create(r->dev, &r->c);
-	if (!ret)
-		ret = nvl_vm_create(r->c, &va, &r->vm);
-	if (!ret)
-		ret = nvl_bo_create(r->c, 4096, NVL_BO_DOMAIN_VRAM, 0,
-				    NVL_BO_CPU_VISIBLE, &r->pb);
-	if (!ret)
-		ret = nvl_bo_map(r->c, r->pb, (void **)&r->ppb);
-	op.handle = r->pb;
-	if (!ret)
-		ret = nvl_vm_bind(r->c, r->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
-	if (!ret)
-		ret = nvl_channel_create(r->c, r->vm, NVL_ENGINE_COPY, 0,
-					 &r->ch);
-	if (!ret)
-		ret = nvl_syncobj_create(r->c, 0, &r->sync);
-	if (!ret)
-		r->ppb[0] = 0; /* the universal NOP header */
-	return ret;
+	return nvb_client_up(r->dev, &r->c, &r->vm, &r->pb, &r->ppb, &r->ch,
+			     &r->sync);
 }
 
 static void rig_down(struct rig *r)

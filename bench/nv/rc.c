@@ -25,10 +25,11 @@
 #include <nouvelle/nouvelle.h>
 
 #include "bench.h"
+#include "nvb.h"
 #include "kit.h"
 
 #define MIB (1ull << 20)
-#define VA_PB (16 * MIB)
+#define VA_PB NVB_VA_PB
 #define VA_HOLE (64 * MIB)
 
 struct cli {
@@ -44,36 +45,10 @@ static int64_t abs_in(int64_t ns)
 
 static int cli_up(struct nvl_device *dev, struct cli *k, uint32_t ce_class)
 {
-	struct nvl_vm_create_args va = {.start = MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 4096};
-	int ret;
-
-	ret = nvl_device_client_create(dev, &k->c);
-	if (!ret)
-		ret = nvl_vm_create(k->c, &va, &k->vm);
-	if (!ret)
-		ret = nvl_bo_create(k->c, 4096, NVL_BO_DOMAIN_VRAM, 0,
-				    NVL_BO_CPU_VISIBLE, &k->pb);
-	if (!ret)
-		ret = nvl_bo_map(k->c, k->pb, (void **)&k->ppb);
-	op.handle = k->pb;
-	if (!ret)
-		ret = nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
-	if (!ret)
-		ret = nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0,
-					 &k->ch);
-	if (!ret)
-		ret = nvl_syncobj_create(k->c, 0, &k->sync);
-	if (ret)
-		return ret;
 	/* dword 0: a NOP header (the faulting fill goes at dword 64) */
-	k->ppb[0] = 0;
 	(void)ce_class;
-	return 0;
+	return nvb_client_up(dev, &k->c, &k->vm, &k->pb, &k->ppb, &k->ch,
+			     &k->sync);
 }
 
 static void cli_down(struct cli *k)
