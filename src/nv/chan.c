@@ -210,6 +210,8 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		}
 	}
 	pthread_mutex_unlock(&ch->lock);
+	if (ret && k->on_kill)
+		k->on_kill(k->on_kill_arg);
 	while (!nvl_list_empty(&done)) {
 		struct nvl_fence *f;
 
