@@ -251,12 +251,16 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 	return 0;
 }
 
-static void gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
+static int gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
 {
 	struct nvl_nv_gmmu *g = priv;
+	int ret = nvl_nv_gmmu_invalidate(g->hw, nvl_pt_root(g->pt), va, range);
 
-	if (nvl_nv_gmmu_invalidate(g->hw, nvl_pt_root(g->pt), va, range))
+	/* the page-table layer keeps what the TLB may still reach and
+	 * reports the error to GPUVM, which kills the VM */
+	if (ret)
 		nvl_err(NVL_CAT_NV, "%s", nvl_error_msg());
+	return ret;
 }
 
 /* ---- the VM's page tables ---------------------------------------------- */

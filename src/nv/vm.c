@@ -206,7 +206,19 @@ int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa, uint64_t size)
 	ret = nvl_pt_get(pt, va, size, 12);
 	if (!ret) {
 		nvl_pt_map_pages(pt, va, size, 12, &pg);
-		nvl_pt_flush(pt, va, size);
+		ret = nvl_pt_flush(pt, va, size);
+		if (ret) {
+			/* the TLB did not take it: undo (the tables stay
+			 * out of reuse, see nvl_pt_args.invalidate) */
+			nvl_pt_unmap(pt, va, size, 12, false);
+			(void)nvl_pt_flush(pt, va, size);
+			nvl_pt_put(pt, va, size, 12);
+			ret = nvl_error(ret,
+					"vm: kernel mapping [%#llx, +%#llx): "
+					"TLB invalidate failed",
+					(unsigned long long)va,
+					(unsigned long long)size);
+		}
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -219,7 +231,8 @@ void nvl_nv_vm_kunmap(struct nvl_vm *vm, uint64_t va, uint64_t size)
 
 	pthread_mutex_lock(&vm->gpuvm->lock);
 	nvl_pt_unmap(pt, va, size, 12, false);
-	nvl_pt_flush(pt, va, size);
+	/* a failed invalidate keeps the tables out of reuse (logged) */
+	(void)nvl_pt_flush(pt, va, size);
 	nvl_pt_put(pt, va, size, 12);
 	pthread_mutex_unlock(&vm->gpuvm->lock);
 }
