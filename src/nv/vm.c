@@ -128,9 +128,10 @@ static void nv_vm_release(void *priv)
 	nvl_free(v);
 }
 
-int nvl_nv_vm_backend(void *dev, struct nvl_vm_backend *out)
+int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
-	struct nvl_nv_device *d = dev;
+	struct nvl_nv_device *d =
+		container_of(cdev, struct nvl_nv_device, cdev);
 	struct nvl_nv_gmmu_args ga = {0};
 	NV_VASPACE_ALLOCATION_PARAMETERS vp = {0};
 	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {0};

@@ -94,20 +94,6 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 			   uint64_t client_id,
 			   struct nvl_vm **vm_out) NVL_MUST_CHECK;
 
-/**
- * typedef nvl_vm_backend_fn - make the page-table backend of a new VM of a
- * client with a device (@dev is client->dev). Return: 0 or a negative errno.
- */
-typedef int (*nvl_vm_backend_fn)(void *dev, struct nvl_vm_backend *out);
-
-/**
- * nvl_vm_set_device_backend() - install the driver's backend factory (the
- * NVIDIA glue calls it once at start-up). Clients without a device, or with
- * no factory installed, get the recording backend.
- * @fn: the factory, or NULL
- */
-void nvl_vm_set_device_backend(nvl_vm_backend_fn fn);
-
 /** nvl_vm_get() - take a reference on @vm. */
 void nvl_vm_get(struct nvl_vm *vm);
 
