@@ -59,6 +59,14 @@ enum nvl_vm_bind_op_flags {
 	NVL_VM_BIND_SPARSE = 1u << 1,
 	/** @NVL_VM_BIND_NULL: MAP without BO: a NULL mapping (Xe semantics) */
 	NVL_VM_BIND_NULL = 1u << 2,
+	/**
+	 * @NVL_VM_BIND_NO_ATOMIC: MAP with a BO: the GPU may read and write
+	 * but its atomics fault (ATOMIC_VIOLATION): the PTE's ATOMIC_DISABLE
+	 * (v2) or PCF NO_ATOMIC (v3), e.g. for memory another agent updates
+	 * without the GPU's atomics. READONLY mappings are atomic-disabled
+	 * already.
+	 */
+	NVL_VM_BIND_NO_ATOMIC = 1u << 3,
 };
 
 /** struct nvl_vm_bind_op - one operation of a bind call. */

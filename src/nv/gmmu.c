@@ -56,6 +56,9 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 {
 	bool sys = page->domain != NVL_GEM_DOMAIN_VRAM;
 	bool ro = page->flags & NVL_VM_PT_READONLY;
+	/* dev_mmu.h: NV_MMU_VER2_PTE_ATOMIC_DISABLE 7:7; ver3 PCF
+	 * NO_ATOMIC (read-only pages are never atomic) */
+	bool noat = ro || (page->flags & NVL_VM_PT_NOATOMIC);
 	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT
 				  ? NVL_HW_MMU_PTE_APERTURE_SYS_COH
 			  : sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH
@@ -67,8 +70,9 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 		if (sys)
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
 		if (ro)
-			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY |
-			       NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY;
+		if (noat)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
 		*inc = 1ull << shift;
 		return NVL_HW_MMU_V3_PTE_VALID |
 		       (uint64_t)ap << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
@@ -82,9 +86,8 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 	return NVL_HW_MMU_V2_PTE_VALID |
 	       (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
 	       (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
-	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
-				NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
-		   : 0) |
+	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY : 0) |
+	       (noat ? NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE : 0) |
 	       (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
 	       (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
 		       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
