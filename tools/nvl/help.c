@@ -23,7 +23,8 @@ static const struct nvl_help_example nvl_ex[] = {
 
 static const struct nvl_help_opt demo_opts[] = {
 	{"--firmware", "VERSION",
-	 "boot the GSP with this firmware version (535.113.01 or 570.144; "
+	 "boot the GSP with this firmware version (535.54.03, 535.113.01 "
+	 "or 570.144; "
 	 "default: the newest each chip accepts)"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
