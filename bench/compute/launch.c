@@ -24,6 +24,8 @@
 #include "base/alloc.h"
 #include "bench.h"
 #include "hw/isa/isa.h"
+/* the kernels the tests check against C references (one copy) */
+#include "../../tests/compute/kern_src.h"
 
 #define MIB (1ull << 20)
 #define VA_CTL (16 * MIB)
@@ -33,22 +35,6 @@
 #define OFF_PUSH 0x30000
 #define CB_SIZE 0x200u
 #define VA_DATA (1ull << 32)
-
-static const char vadd[] = "  S2R R0, SR_TID.X\n"
-			   "  S2R R1, SR_CTAID.X\n"
-			   "  MOV R2, c[0x0][0x0]\n"
-			   "  IMAD R0, R1, R2, R0\n"
-			   "  ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x178], PT\n"
-			   "  @P0 EXIT\n"
-			   "  MOV R9, 0x4\n"
-			   "  IMAD.WIDE.U32 R2, R0, R9, c[0x0][0x160]\n"
-			   "  IMAD.WIDE.U32 R4, R0, R9, c[0x0][0x168]\n"
-			   "  IMAD.WIDE.U32 R6, R0, R9, c[0x0][0x170]\n"
-			   "  LDG.E R2, [R2]\n"
-			   "  LDG.E R4, [R4]\n"
-			   "  FADD R8, R2, R4\n"
-			   "  STG.E [R6], R8\n"
-			   "  EXIT\n";
 
 struct crig {
 	struct nvl_device *dev;
@@ -236,7 +222,7 @@ NVL_BENCH(compute, vector_add_bw)
 	} p = {VA_DATA, VA_DATA + bytes, VA_DATA + 2 * bytes, a.n};
 	double v = -1;
 
-	if (!crig_up(&r, vadd, 3 * bytes) &&
+	if (!crig_up(&r, vadd_src, 3 * bytes) &&
 	    !crig_prepare(&r, (a.n + 255) / 256, 256, &p, sizeof(p)))
 		v = nvl_bench_median(3, sample_vadd, &a);
 	crig_down(&r);

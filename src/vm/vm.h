@@ -51,6 +51,8 @@ struct nvl_vm {
 	struct nvl_vm_pt_record *rec;
 	/** @dead: a bind failed after its point of no return */
 	atomic_bool dead;
+	/** @faultable: created NVL_VM_CREATE_FAULTABLE (LAZY binds allowed) */
+	bool faultable;
 	/** @resv: the VM's shared reservation object (VM-private BOs) */
 	struct nvl_resv resv;
 	/**
@@ -96,9 +98,11 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 
 /**
  * typedef nvl_vm_backend_fn - make the page-table backend of a new VM of a
- * client with a device (@dev is client->dev). Return: 0 or a negative errno.
+ * client with a device (@dev is client->dev, @flags the VM's
+ * NVL_VM_CREATE_* flags). Return: 0 or a negative errno.
  */
-typedef int (*nvl_vm_backend_fn)(void *dev, struct nvl_vm_backend *out);
+typedef int (*nvl_vm_backend_fn)(void *dev, uint32_t flags,
+				 struct nvl_vm_backend *out);
 
 /**
  * nvl_vm_set_device_backend() - install the driver's backend factory (the
@@ -212,6 +216,21 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags,
 			struct nvl_fence **done_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_fault_map() - service a replayable fault of @vm at @addr: write
+ * the page of the mapping covering it (vm/fault.c).
+ * @vm: a VM
+ * @addr: the faulting address
+ * @write: the access was a write (or atomic)
+ * @page_out: the page written
+ * @size_out: its size
+ *
+ * Return: 0; -ENOENT when no committed BO mapping covers @addr; -EACCES for
+ * a write into a read-only mapping; the backend's error.
+ */
+int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
+		     uint64_t *page_out, uint64_t *size_out);
 
 /**
  * nvl_vm_dump() - a readable view of @vm for debugging tools, like the

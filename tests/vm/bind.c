@@ -743,7 +743,7 @@ static void factory_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int factory(void *dev, struct nvl_vm_backend *out)
+static int factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
@@ -802,7 +802,7 @@ static void td_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int td_factory(void *dev, struct nvl_vm_backend *out)
+static int td_factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
@@ -1457,7 +1457,7 @@ static void hl_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int hl_factory(void *dev, struct nvl_vm_backend *out)
+static int hl_factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
