@@ -86,16 +86,15 @@ static uint64_t entry_inst(const uint32_t e[8])
 }
 
 /* kill the channel of an entry nothing can service */
-static void unserviceable(struct nvl_nv_replay *r, const uint32_t e[8],
-			  int why)
+static void unserviceable(struct nvl_nv_replay *r, const uint32_t e[8], int why)
 {
 	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
 	struct nvl_nv_kill k = {
 		.by_inst = true,
 		.inst = entry_inst(e),
-		.timestamp =
-			(uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32 |
-			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
+		.timestamp = (uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI]
+				     << 32 |
+			     e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
 		.chan_error = -EFAULT,
 		.job_error = -EFAULT,
 		.xid = ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT,
@@ -123,9 +122,9 @@ static void unserviceable(struct nvl_nv_replay *r, const uint32_t e[8],
 static bool service(struct nvl_nv_replay *r, uint32_t i)
 {
 	const uint32_t *e = r->batch[i];
-	uint32_t access = e[NVL_HW_FAULT_ENTRY_INFO] >>
-				  NVL_HW_FAULT_INFO_ACCESS_SHIFT &
-			  NVL_HW_FAULT_INFO_ACCESS_MASK;
+	uint32_t access =
+		e[NVL_HW_FAULT_ENTRY_INFO] >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
+		NVL_HW_FAULT_INFO_ACCESS_MASK;
 	uint64_t page = entry_page(e), inst = entry_inst(e), pg, sz;
 	uint64_t ts = (uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32 |
 		      e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO];
@@ -139,11 +138,11 @@ static bool service(struct nvl_nv_replay *r, uint32_t i)
 			return true;
 	ret = nvl_nv_chan_vm_by_inst(r->d, inst, ts, &vm);
 	if (!ret) {
-		ret = nvl_vm_fault_map(vm, page,
-				       access != NVL_HW_FAULT_ACCESS_READ &&
-					       access !=
-						       NVL_HW_FAULT_ACCESS_PREFETCH,
-				       &pg, &sz);
+		ret = nvl_vm_fault_map(
+			vm, page,
+			access != NVL_HW_FAULT_ACCESS_READ &&
+				access != NVL_HW_FAULT_ACCESS_PREFETCH,
+			&pg, &sz);
 		nvl_vm_put(vm);
 	}
 	if (ret) {

@@ -35,8 +35,8 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 	pthread_mutex_lock(&g->lock);
 	va = nvl_gpuvm_find_first(g, addr, 1);
 	if (!va || !va->vm_bo ||
-	    (va->flags & (NVL_GPUVA_PENDING | NVL_GPUVA_REMOVED |
-			  NVL_GPUVA_NULL))) {
+	    (va->flags &
+	     (NVL_GPUVA_PENDING | NVL_GPUVA_REMOVED | NVL_GPUVA_NULL))) {
 		pthread_mutex_unlock(&g->lock);
 		return nvl_error(-ENOENT, "vm %s: no bound BO at %#llx",
 				 g->name, (unsigned long long)addr);

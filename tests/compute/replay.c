@@ -83,9 +83,8 @@ static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, uint32_t flags,
 			 0);
 	assert_int_equal(nvl_bo_map(x->c, h, (void **)cpu), 0);
 	op.handle = h;
-	assert_int_equal(nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0,
-				     0),
-			 0);
+	assert_int_equal(
+		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	return h;
 }
 
@@ -178,10 +177,9 @@ static int vadd(struct ctx *x, uint32_t chan, uint64_t a, uint64_t b,
 						   x->pctl + OFF_QMD + s * 512,
 						   x->pctl + OFF_CB + s * 1024),
 			 0);
-	n_dw = nvl_compute_push_launch(x->info.compute_class, 1,
-				       VA_CTL + OFF_QMD + s * 512,
-				       NVL_COMPUTE_PUSH_BIND, push,
-				       NVL_COMPUTE_PUSH_MAX_DW);
+	n_dw = nvl_compute_push_launch(
+		x->info.compute_class, 1, VA_CTL + OFF_QMD + s * 512,
+		NVL_COMPUTE_PUSH_BIND, push, NVL_COMPUTE_PUSH_MAX_DW);
 	assert_true(n_dw > 0);
 	ep.len = (uint32_t)n_dw * 4;
 	assert_int_equal(nvl_exec(x->c, chan, &ep, 1, NULL, 0, &sy, 1, 0), 0);
@@ -331,8 +329,9 @@ static void unserviceable_kills_one_channel(void **state)
 	h2 = bo(&x, DATA_SIZE, VA_DATA2, NVL_VM_BIND_LAZY, &p2);
 	assert_int_equal(vadd(&x, good, dva(0), dva(1), VA_DATA2, N), 0);
 	for (uint32_t i = 0; i < N; i++)
-		assert_true(((float *)p2)[i] == ((float *)x.pdata[0])[i] +
-							((float *)x.pdata[1])[i]);
+		assert_true(((float *)p2)[i] ==
+			    ((float *)x.pdata[0])[i] +
+				    ((float *)x.pdata[1])[i]);
 	assert_int_equal(nvl_device_fault_stats(x.dev, &st), 0);
 	assert_int_equal(st.cancelled, 1);
 	assert_int_equal(nvl_bo_unmap(x.c, h2), 0);
@@ -364,9 +363,8 @@ static void bad_input(void **state)
 	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
 	va.flags = NVL_VM_CREATE_FAULTABLE;
 	assert_int_equal(nvl_vm_create(c, &va, &fvm), 0);
-	assert_int_equal(nvl_bo_create(c, DATA_SIZE, NVL_BO_DOMAIN_VRAM, 0, 0,
-				       &h),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(c, DATA_SIZE, NVL_BO_DOMAIN_VRAM, 0, 0, &h), 0);
 	op.handle = h;
 	/* LAZY needs a FAULTABLE VM */
 	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
