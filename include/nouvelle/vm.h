@@ -72,13 +72,21 @@ enum nvl_vm_bind_op_flags {
 	/** @NVL_VM_BIND_NULL: MAP without BO: a NULL mapping (Xe semantics) */
 	NVL_VM_BIND_NULL = 1u << 2,
 	/**
+	 * @NVL_VM_BIND_NO_ATOMIC: MAP with a BO: the GPU may read and write
+	 * but its atomics fault (ATOMIC_VIOLATION): the PTE's ATOMIC_DISABLE
+	 * (v2) or PCF NO_ATOMIC (v3), e.g. for memory another agent updates
+	 * without the GPU's atomics. READONLY mappings are atomic-disabled
+	 * already.
+	 */
+	NVL_VM_BIND_NO_ATOMIC = 1u << 3,
+	/**
 	 * @NVL_VM_BIND_LAZY: MAP of a BO in a NVL_VM_CREATE_FAULTABLE VM: the
 	 * range is the BO's, but no page is written until the GPU's first
 	 * access to it faults (each page is then mapped once, by the driver,
 	 * and the access replayed); copy-engine and pushbuffer accesses do
 	 * not replay, so only compute should touch a lazy range first
 	 */
-	NVL_VM_BIND_LAZY = 1u << 3,
+	NVL_VM_BIND_LAZY = 1u << 4,
 };
 
 /** struct nvl_vm_bind_op - one operation of a bind call. */

@@ -23,7 +23,7 @@ void nvl_handle_kind_register(enum nvl_handle_kind kind,
 	kind_ops[kind] = ops;
 }
 
-int nvl_client_alloc(void *dev, struct nvl_client **client_out)
+int nvl_client_alloc(struct nvl_client_dev *dev, struct nvl_client **client_out)
 {
 	struct nvl_client *c = nvl_zalloc(sizeof(*c));
 
@@ -32,6 +32,7 @@ int nvl_client_alloc(void *dev, struct nvl_client **client_out)
 	nvl_kref_init(&c->ref);
 	c->id = atomic_fetch_add(&next_client_id, 1);
 	c->dev = dev;
+	c->mm = dev ? dev->mm : NULL;
 	nvl_list_init(&c->dev_node);
 	pthread_mutex_init(&c->lock, NULL);
 	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++)

@@ -12,6 +12,7 @@
 #define NVL_BASE_CLIENT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include "compiler.h"
 #include "idr.h"
 #include "list.h"
@@ -41,26 +42,51 @@ struct nvl_handle_ops {
 	void (*put)(void *obj);
 };
 
+struct nvl_mm;
+struct nvl_vm_backend;
+struct nvl_device;
+
+/**
+ * struct nvl_client_dev - what a device hands its clients, owned by the
+ * device (the driver embeds it in its device) and read by the generic
+ * layers, typed, instead of process-wide hooks.
+ */
+struct nvl_client_dev {
+	/** @mm: the device's memory manager, where its clients' BOs live */
+	struct nvl_mm *mm;
+	/**
+	 * @vm_backend: make the page-table backend of a new VM of one of
+	 * its clients (NULL: the recording backend). Return: 0 or a
+	 * negative errno.
+	 */
+	int (*vm_backend)(struct nvl_client_dev *cdev,
+			  struct nvl_vm_backend *out);
+};
+
 struct nvl_client {
 	struct nvl_kref ref;
 	uint64_t id;
-	/** @dev: the device this client opened, NULL for generic-layer tests */
-	void *dev;
+	/** @dev: what its device gives it; NULL for device-less clients
+	 * (the generic layers' tests) */
+	struct nvl_client_dev *dev;
+	/** @mm: its memory manager: the device's, or one a device-less
+	 * client was given; NULL: the process default (device-less only) */
+	struct nvl_mm *mm;
+	/** @nchannels: channels it owns (the driver's per-client limit) */
+	atomic_uint nchannels;
 	/** @caps: rights the device's opener granted (NVL_CLIENT_* flags) */
 	uint32_t caps;
 	pthread_mutex_t lock; /* protects tables[] */
 	struct nvl_idr tables[NVL_HANDLE_KIND_COUNT];
-	/** @layer_priv: per-layer per-client state (e.g. memory accounting) */
-	void *layer_priv[NVL_HANDLE_KIND_COUNT];
 	/** @engine_ns: GPU time its jobs kept each engine class busy (ns,
 	 * atomic; the driver adds, fdinfo reads) */
 	uint64_t engine_ns[NVL_CLIENT_ENGINE_COUNT];
 	/** @name: drm-client-name (empty: none); set once before use */
 	char name[64];
 	/** @dev_node: on its public device's client list; @udev: that
-	 * device (struct nvl_device), NULL for device-less clients */
+	 * device, NULL for device-less clients */
 	struct nvl_list dev_node;
-	void *udev;
+	struct nvl_device *udev;
 };
 
 /** nvl_handle_kind_register() - set the ops for @kind (once, at start-up). */
@@ -69,9 +95,12 @@ void nvl_handle_kind_register(enum nvl_handle_kind kind,
 
 /**
  * nvl_client_alloc() - a new client with empty tables.
+ * @dev: what its device gives it (memory manager, VM backend), or NULL
+ * @client_out: the client
  * Return: 0 or -ENOMEM.
  */
-int nvl_client_alloc(void *dev, struct nvl_client **client_out) NVL_MUST_CHECK;
+int nvl_client_alloc(struct nvl_client_dev *dev,
+		     struct nvl_client **client_out) NVL_MUST_CHECK;
 
 /** nvl_client_get() / nvl_client_put() - refcount; the last put frees. */
 void nvl_client_get(struct nvl_client *c);

@@ -97,7 +97,6 @@ static const struct nvl_mm_mem_ops dev_mem_ops = {
 
 static void register_once(void)
 {
-	nvl_vm_set_device_backend(nvl_nv_vm_backend);
 	nvl_nv_chan_register();
 }
 
@@ -115,6 +114,8 @@ static int device_up(struct nvl_device *dev)
 	ret = nvl_mm_create(&mc, &dev->mm);
 	if (ret)
 		return nvl_error(ret, "device: memory manager: %d", ret);
+	/* its clients' BOs live there (client->mm) */
+	dev->nv->cdev.mm = dev->mm;
 	/* faults and channel errors come from RM as events (nv/fault.c) */
 	ret = nvl_nv_fault_init(dev->nv,
 				dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &

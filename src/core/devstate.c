@@ -158,9 +158,8 @@ NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
 	if (nvl_nv_device_check(dev->nv))
 		return nvl_error(-ENODEV,
 				 "client: the device is lost (reset it)");
-	if (nvl_client_alloc(dev->nv, &c))
+	if (nvl_client_alloc(&dev->nv->cdev, &c))
 		return nvl_error(-ENOMEM, "client: out of memory");
-	c->layer_priv[NVL_HANDLE_BO] = dev->mm;
 	c->caps = flags;
 	/* the device's client list (fdinfo, nvl_device_clients()) */
 	c->udev = dev;
@@ -175,7 +174,7 @@ NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
 static int state_client(struct nvl_client *c, const char *what,
 			struct nvl_nv_device **d_out)
 {
-	if (!c || !c->dev)
+	if (!nvl_nv_device_of(c))
 		return nvl_error(-EINVAL, "device: %s: %s", what,
 				 c ? "the client has no device"
 				   : "NULL client");
@@ -184,7 +183,7 @@ static int state_client(struct nvl_client *c, const char *what,
 				 "device: %s needs a client allowed to change "
 				 "device state (NVL_CLIENT_DEVICE_STATE)",
 				 what);
-	*d_out = c->dev;
+	*d_out = nvl_nv_device_of(c);
 	if (nvl_nv_device_check(*d_out))
 		return nvl_error(-ENODEV, "device: %s: the device is lost",
 				 what);

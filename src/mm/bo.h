@@ -254,8 +254,8 @@ void nvl_mm_destroy(struct nvl_mm *mm);
 struct nvl_mm *nvl_mm_default(void);
 
 /**
- * nvl_mm_of_client() - @client's manager: the one its device attached in
- * client->layer_priv[NVL_HANDLE_BO] (not owned by mm), else the default.
+ * nvl_mm_of_client() - @client's manager: client->mm (its device's, not
+ * owned by the client), else, for a device-less client, the default.
  * @client: the client
  * Return: the manager, or NULL.
  */

@@ -612,7 +612,5 @@ __attribute__((destructor)) static void default_mm_fini(void)
 
 struct nvl_mm *nvl_mm_of_client(struct nvl_client *client)
 {
-	if (client->layer_priv[NVL_HANDLE_BO])
-		return client->layer_priv[NVL_HANDLE_BO];
-	return nvl_mm_default();
+	return client->mm ? client->mm : nvl_mm_default();
 }

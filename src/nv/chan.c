@@ -210,6 +210,8 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		}
 	}
 	pthread_mutex_unlock(&ch->lock);
+	if (ret && k->on_kill)
+		k->on_kill(k->on_kill_arg);
 	while (!nvl_list_empty(&done)) {
 		struct nvl_fence *f;
 
@@ -484,17 +486,16 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 
 static int client_chan_count(struct nvl_client *c, int delta)
 {
-	uintptr_t n;
+	unsigned n = atomic_load(&c->nchannels);
 
-	pthread_mutex_lock(&c->lock);
-	n = (uintptr_t)c->layer_priv[NVL_HANDLE_CHANNEL];
-	if (delta > 0 && n >= NVL_NV_CHANS_PER_CLIENT) {
-		pthread_mutex_unlock(&c->lock);
-		return -ENOSPC;
+	if (delta < 0) {
+		atomic_fetch_sub(&c->nchannels, 1);
+		return 0;
 	}
-	n += delta;
-	c->layer_priv[NVL_HANDLE_CHANNEL] = (void *)n;
-	pthread_mutex_unlock(&c->lock);
+	do {
+		if (n >= NVL_NV_CHANS_PER_CLIENT)
+			return -ENOSPC;
+	} while (!atomic_compare_exchange_weak(&c->nchannels, &n, n + 1));
 	return 0;
 }
 
@@ -511,7 +512,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 
 	if (!client || !handle_out)
 		return nvl_error(-EINVAL, "channel: NULL argument");
-	d = client->dev;
+	d = nvl_nv_device_of(client);
 	if (!d)
 		return nvl_error(-EINVAL, "channel: the client has no device");
 	if (flags)

@@ -39,6 +39,10 @@ struct nvl_nv_kill {
 	uint32_t xid, reason;
 	uint32_t fault_type, fault_access, fault_engine;
 	uint64_t fault_va;
+	/* in, optional: called once when this call kills the channel, before
+	 * any of its fences signals (a waiter woken by them sees it counted) */
+	void (*on_kill)(void *arg);
+	void *on_kill_arg;
 	/* out */
 	uint64_t client_id;
 };

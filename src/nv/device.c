@@ -169,6 +169,7 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 	if (!d)
 		return nvl_error(-ENOMEM, "device: out of memory");
 	d->hw = hw;
+	d->cdev.vm_backend = nvl_nv_vm_backend;
 	d->boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
 	ret = nvl_nv_chip_identify(hw, &d->chip);
 	for (size_t i = 0; !ret && i < NVL_ARRAY_SIZE(fw_chips); i++)

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 
+#include "base/client.h"
 #include "base/compiler.h"
 #include "base/list.h"
 #include "gsp/boot.h"
@@ -41,6 +42,9 @@ struct nvl_nv_probe_opts {
 
 /** struct nvl_nv_device - a probed, booted device. */
 struct nvl_nv_device {
+	/** @cdev: what its clients get (client->dev): the memory manager
+	 * (set by the device that owns it) and the VM backend */
+	struct nvl_client_dev cdev;
 	/** @hw: the hardware interface */
 	struct nvl_hw *hw;
 	/** @chip: the family's facts, from BOOT_0 (chip.c) */
@@ -137,5 +141,18 @@ void nvl_nv_device_lost(struct nvl_nv_device *d, const char *why);
  * meanwhile. Return: 0, -EBUSY (not lost), a boot error (still lost).
  */
 int nvl_nv_device_reset(struct nvl_nv_device *d) NVL_MUST_CHECK;
+
+int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out);
+
+/**
+ * nvl_nv_device_of() - the driver's device of @c, or NULL when @c has no
+ * device of this driver (a device-less client, another backend's).
+ */
+static inline struct nvl_nv_device *nvl_nv_device_of(struct nvl_client *c)
+{
+	if (!c || !c->dev || c->dev->vm_backend != nvl_nv_vm_backend)
+		return NULL;
+	return container_of(c->dev, struct nvl_nv_device, cdev);
+}
 
 #endif /* NVL_NV_DEVICE_H */

@@ -106,6 +106,14 @@ static void count(struct nvl_nv_fault *f, uint64_t *field, uint64_t n)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* nvl_nv_kill.on_kill: counted before the channel's fences signal */
+static void count_killed(void *arg)
+{
+	struct nvl_nv_fault *f = arg;
+
+	count(f, &f->st.killed, 1);
+}
+
 static uint32_t hdr_rd(struct nvl_nv_fault *f, unsigned off)
 {
 	return atomic_load_explicit((_Atomic uint32_t *)(f->mem + off),
@@ -132,6 +140,8 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		.timestamp =
 			((uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32) |
 			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
+		.on_kill = count_killed,
+		.on_kill_arg = f,
 	};
 	const char *tn =
 		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
@@ -151,8 +161,6 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 			(unsigned long long)k.inst);
 		return;
 	}
-	if (ret > 0)
-		count(f, &f->st.killed, 1);
 	nvl_warn(NVL_CAT_NV,
 		 "MMU fault: client %llu channel %u: %s %s at VA %#llx by %s "
 		 "(client id %#x): %s",
@@ -263,9 +271,10 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	k.chid = rc.chid;
 	k.xid = rc.xid;
 	rc_reason(rc.xid, &k);
+	k.on_kill = count_killed;
+	k.on_kill_arg = f;
 	ret = nvl_nv_chan_kill(f->d, &k);
 	if (ret > 0) {
-		count(f, &f->st.killed, 1);
 		nvl_warn(NVL_CAT_NV,
 			 "RC: client %llu channel %u: Xid %u: channel killed "
 			 "(%d)",

@@ -57,6 +57,9 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 {
 	bool sys = page->domain != NVL_GEM_DOMAIN_VRAM;
 	bool ro = page->flags & NVL_VM_PT_READONLY;
+	/* dev_mmu.h: NV_MMU_VER2_PTE_ATOMIC_DISABLE 7:7; ver3 PCF
+	 * NO_ATOMIC (read-only pages are never atomic) */
+	bool noat = ro || (page->flags & NVL_VM_PT_NOATOMIC);
 	unsigned int ap = page->domain == NVL_GEM_DOMAIN_GTT
 				  ? NVL_HW_MMU_PTE_APERTURE_SYS_COH
 			  : sys ? NVL_HW_MMU_PTE_APERTURE_SYS_NONCOH
@@ -68,8 +71,9 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 		if (sys)
 			pcf |= NVL_HW_MMU_V3_PTE_PCF_UNCACHED;
 		if (ro)
-			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY |
-			       NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_READ_ONLY;
+		if (noat)
+			pcf |= NVL_HW_MMU_V3_PTE_PCF_NO_ATOMIC;
 		*inc = 1ull << shift;
 		return NVL_HW_MMU_V3_PTE_VALID |
 		       (uint64_t)ap << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT |
@@ -83,9 +87,8 @@ static uint64_t pte_first(const struct fmt_priv *fp, unsigned int shift,
 	return NVL_HW_MMU_V2_PTE_VALID |
 	       (uint64_t)ap << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT |
 	       (sys ? NVL_HW_MMU_V2_PTE_VOL : 0) |
-	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY |
-				NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE
-		   : 0) |
+	       (ro ? NVL_HW_MMU_V2_PTE_READ_ONLY : 0) |
+	       (noat ? NVL_HW_MMU_V2_PTE_ATOMIC_DISABLE : 0) |
 	       (uint64_t)(fp->kind & 0xff) << NVL_HW_MMU_V2_PTE_KIND_SHIFT |
 	       (page->addr >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
 		       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT;
@@ -222,9 +225,6 @@ const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
 
 /* ---- TLB invalidate ---------------------------------------------------- */
 
-/**
- * nvl_nv_gmmu_invalidate() - see gmmu.h.
- */
 /*
  * The MMU_INVALIDATE registers are one set for the device: PDB, UPPER_PDB
  * and the trigger are written and polled as one sequence, never
@@ -253,6 +253,9 @@ static int inval_run(struct nvl_hw *hw, uint32_t req, uint64_t pdb)
 	return 0;
 }
 
+/**
+ * nvl_nv_gmmu_invalidate() - see gmmu.h.
+ */
 int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 			   uint64_t range)
 {
@@ -286,12 +289,16 @@ int nvl_nv_gmmu_replay(struct nvl_hw *hw, unsigned replay)
 	return ret;
 }
 
-static void gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
+static int gmmu_invalidate(void *priv, uint64_t va, uint64_t range)
 {
 	struct nvl_nv_gmmu *g = priv;
+	int ret = nvl_nv_gmmu_invalidate(g->hw, nvl_pt_root(g->pt), va, range);
 
-	if (nvl_nv_gmmu_invalidate(g->hw, nvl_pt_root(g->pt), va, range))
+	/* the page-table layer keeps what the TLB may still reach and
+	 * reports the error to GPUVM, which kills the VM */
+	if (ret)
 		nvl_err(NVL_CAT_NV, "%s", nvl_error_msg());
+	return ret;
 }
 
 /* ---- the VM's page tables ---------------------------------------------- */

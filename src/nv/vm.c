@@ -130,9 +130,10 @@ static void nv_vm_release(void *priv)
 	nvl_free(v);
 }
 
-int nvl_nv_vm_backend(void *dev, uint32_t flags, struct nvl_vm_backend *out)
+int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
-	struct nvl_nv_device *d = dev;
+	struct nvl_nv_device *d =
+		container_of(cdev, struct nvl_nv_device, cdev);
 	struct nvl_nv_gmmu_args ga = {0};
 	NV_VASPACE_ALLOCATION_PARAMETERS vp = {0};
 	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {0};
@@ -159,7 +160,7 @@ int nvl_nv_vm_backend(void *dev, uint32_t flags, struct nvl_vm_backend *out)
 	vp.vaSize = 1ull << (d->chip->mmu_version == 3 ? 57 : 49);
 	vp.bigPageSize = 64 << 10;
 	/* on-demand paging: RM makes the channels' SM faults replayable */
-	if (flags & NVL_VM_CREATE_FAULTABLE)
+	if (out->create_flags & NVL_VM_CREATE_FAULTABLE)
 		vp.flags |= NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
 	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, FERMI_VASPACE_A, &vp,
 			       sizeof(vp), &v->h_vas);
@@ -211,7 +212,19 @@ int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa, uint64_t size)
 	ret = nvl_pt_get(pt, va, size, 12);
 	if (!ret) {
 		nvl_pt_map_pages(pt, va, size, 12, &pg);
-		nvl_pt_flush(pt, va, size);
+		ret = nvl_pt_flush(pt, va, size);
+		if (ret) {
+			/* the TLB did not take it: undo (the tables stay
+			 * out of reuse, see nvl_pt_args.invalidate) */
+			nvl_pt_unmap(pt, va, size, 12, false);
+			(void)nvl_pt_flush(pt, va, size);
+			nvl_pt_put(pt, va, size, 12);
+			ret = nvl_error(ret,
+					"vm: kernel mapping [%#llx, +%#llx): "
+					"TLB invalidate failed",
+					(unsigned long long)va,
+					(unsigned long long)size);
+		}
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -224,7 +237,8 @@ void nvl_nv_vm_kunmap(struct nvl_vm *vm, uint64_t va, uint64_t size)
 
 	pthread_mutex_lock(&vm->gpuvm->lock);
 	nvl_pt_unmap(pt, va, size, 12, false);
-	nvl_pt_flush(pt, va, size);
+	/* a failed invalidate keeps the tables out of reuse (logged) */
+	(void)nvl_pt_flush(pt, va, size);
 	nvl_pt_put(pt, va, size, 12);
 	pthread_mutex_unlock(&vm->gpuvm->lock);
 }

@@ -33,12 +33,13 @@ struct nvl_nv_vm {
 };
 
 /**
- * nvl_nv_vm_backend() - the VM backend factory (nvl_vm_set_device_backend):
- * page tables and an RM VA space for a new VM of a client of @dev
- * (NVL_VM_CREATE_FAULTABLE in @flags: a page-faulting VA space).
+ * nvl_nv_vm_backend() - the VM backend factory (nvl_client_dev.vm_backend
+ * of the driver's devices): page tables and an RM VA space for a new VM of
+ * a client of the device that embeds @cdev (NVL_VM_CREATE_FAULTABLE in
+ * @out->create_flags: a page-faulting VA space).
  * Return: 0, -ENOMEM, or an RM error.
  */
-int nvl_nv_vm_backend(void *dev, uint32_t flags, struct nvl_vm_backend *out);
+int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out);
 
 /**
  * nvl_nv_vm_of() - the driver's VM behind a generic VM, or NULL when @vm

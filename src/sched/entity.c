@@ -7,11 +7,13 @@
  *
  * Push: with the scheduler lock, the job is appended and, if it is the
  * only one, the entity goes on its run queue. *Direct run*: when nothing
- * else on the scheduler is runnable, no thread holds the run token and the
- * scheduler is not stopped, the pushing thread takes the token and runs
- * the job itself (dependencies permitting), in a fence-signalling section
- * — no worker wake-up, no context switch. Otherwise a pool worker is
- * woken.
+ * else on the scheduler is runnable, no thread holds the run token, the
+ * scheduler is not stopped and the signalling checker proves that the
+ * locks the pusher holds may be held across a signalling section
+ * (nvl_checker_signalling_safe(): none is ever taken inside one), the
+ * pushing thread takes the token and runs the job itself (dependencies
+ * permitting), in a fence-signalling section — no worker wake-up, no
+ * context switch. Otherwise a pool worker is woken.
  *
  * Kill: pushes fail with -ESRCH; queued jobs go through the run loop
  * without running: each one, once its dependencies and the entity's
@@ -71,7 +73,7 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 {
 	struct nvl_sched_entity *e;
 	struct nvl_sched *sched;
-	bool direct = false;
+	bool direct = false, safe;
 
 	if (!job || job->state != NVL_SCHED_JOB_ARMED)
 		return nvl_error(-EINVAL, "sched: push of a job that is %s",
@@ -82,6 +84,11 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 	if (e->detached)
 		return push_fail(job, -ESRCH, "a detached");
 	sched = e->sched;
+	/* direct run only where the checker proves the caller's locks may be
+	 * held across the run's signalling section (before our own lock,
+	 * which the run loop takes inside sections by design) */
+	safe = !(sched->flags & NVL_SCHED_NO_DIRECT_RUN) &&
+	       nvl_checker_signalling_safe();
 	nvl_mutex_lock(&sched->lock);
 	if (e->killed || e->banned || e->detached || sched->dying) {
 		int err = e->banned ? -ECANCELED : -ESRCH;
@@ -109,7 +116,7 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 		alone = alone && nvl_list_empty(&sched->kill_list);
 		nvl_sched_entity_ready(sched, e);
 		if (!sched->stopped && !sched->running) {
-			if (alone && !(sched->flags & NVL_SCHED_NO_DIRECT_RUN))
+			if (alone && safe)
 				direct = nvl_sched_token_take(sched);
 			else
 				nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);

@@ -19,7 +19,9 @@
  *
  * Locking rules for backends: run_job() may be called from a pool worker or
  * directly from nvl_sched_entity_push_job() in the pushing thread (the
- * "direct run" fast path, NVL_SCHED_NO_DIRECT_RUN turns it off); it runs
+ * "direct run" fast path, NVL_SCHED_NO_DIRECT_RUN turns it off; taken
+ * only where nvl_checker_signalling_safe() proves the pusher's locks may
+ * be held across a signalling section); it runs
  * inside a fence-signalling critical section and must not allocate, take a
  * reservation lock or wait unboundedly. free_job() runs on a pool worker (or
  * in nvl_sched_destroy()), outside any signalling section.

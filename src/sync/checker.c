@@ -84,6 +84,10 @@ static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nvl_lock_class *classes[MAX_CLASSES];
 static unsigned nclasses; /* ids 1..nclasses used */
 static _Atomic uint64_t adj[MAX_CLASSES][WORDS];
+/* classes taken inside a signalling section, directly or after one that
+ * was: reachable from "fence_signalling" (grows with the graph) */
+static _Atomic uint64_t sig_reach[WORDS];
+static unsigned fence_id;
 static uint64_t reported[MAX_CLASSES][WORDS];
 static struct edge_info *edges[MAX_CLASSES][MAX_CLASSES];
 
@@ -308,6 +312,34 @@ static bool reaches(unsigned from, unsigned to, unsigned *path, int *plen)
 	return false;
 }
 
+static inline bool in_sig_reach(unsigned c)
+{
+	return atomic_load_explicit(&sig_reach[c / 64], memory_order_relaxed) &
+	       (1ull << (c % 64));
+}
+
+/* @b and all it reaches join sig_reach (graph_lock held) */
+static void sig_reach_add(unsigned b)
+{
+	unsigned stack[MAX_CLASSES];
+	int sp = 0;
+
+	if (in_sig_reach(b))
+		return;
+	atomic_fetch_or(&sig_reach[b / 64], 1ull << (b % 64));
+	stack[sp++] = b;
+	while (sp) {
+		unsigned v = stack[--sp];
+
+		for (unsigned w = 1; w <= nclasses; w++)
+			if (!in_sig_reach(w) && has_edge(v, w)) {
+				atomic_fetch_or(&sig_reach[w / 64],
+						1ull << (w % 64));
+				stack[sp++] = w;
+			}
+	}
+}
+
 static void set_edge(unsigned a, unsigned b, bool record)
 {
 	struct edge_info *e = NULL;
@@ -319,6 +351,8 @@ static void set_edge(unsigned a, unsigned b, bool record)
 	}
 	edges[a][b] = e;
 	atomic_fetch_or(&adj[a][b / 64], 1ull << (b % 64));
+	if (a == fence_id || in_sig_reach(a))
+		sig_reach_add(b);
 }
 
 static void prime_graph(void)
@@ -328,6 +362,7 @@ static void prime_graph(void)
 	unsigned f = class_id(&fence_map_class);
 
 	pthread_mutex_lock(&graph_lock);
+	fence_id = f;
 	set_edge(r, c, false);
 	set_edge(c, f, false);
 	pthread_mutex_unlock(&graph_lock);
@@ -432,6 +467,23 @@ static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
 		add_edge(class_id(&reclaim_class), id);
 	push_held(t, cls, id, ip);
 	t->busy = false;
+}
+
+/**
+ * nvl_checker_signalling_safe() - see checker.h.
+ */
+bool nvl_checker_signalling_safe(void)
+{
+	struct checker_thread *t = &ctls;
+
+	if (get_mode() == NVL_CHECKER_OFF)
+		return false;
+	if (t->overflow)
+		return false;
+	for (int i = 0; i < t->nheld; i++)
+		if (!t->held[i].id || in_sig_reach(t->held[i].id))
+			return false;
+	return true;
 }
 
 void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)

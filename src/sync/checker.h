@@ -213,6 +213,20 @@ void nvl_fence_wait_annotate_until(int64_t abs_ns);
  */
 void nvl_checker_assert_no_locks(const char *what);
 
+/**
+ * nvl_checker_signalling_safe() - may this thread enter a signalling
+ * section now? True when the checker proves it: it is on, and none of the
+ * locks the thread holds is of a class the order graph knows to be taken
+ * inside a signalling section (directly or after one that is) — holding
+ * such a lock across a section is the inversion "lock -> fence_signalling
+ * -> lock". False when it cannot prove it (checker off, a held class
+ * beyond the graph's capacity, an overflowed held stack). For fast paths
+ * that may run signalling work on the caller's thread (the scheduler's
+ * direct run) and otherwise hand it to a worker that holds nothing.
+ * O(locks held), no allocation, no lock.
+ */
+bool nvl_checker_signalling_safe(void);
+
 /** nvl_checker_reclaim_enter() - the thread enters memory reclaim. */
 void nvl_checker_reclaim_enter(void);
 

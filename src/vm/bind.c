@@ -63,7 +63,8 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	uint32_t f = op->flags;
 
 	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
-			    NVL_VM_BIND_NULL | NVL_VM_BIND_LAZY))
+			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC |
+			    NVL_VM_BIND_LAZY))
 		return nvl_error(-EINVAL, "vm: bind op %u: unknown flags %#x",
 				 i, f);
 	if (op->op == NVL_VM_BIND_OP_UNMAP_ALL) {
@@ -102,11 +103,13 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 				"vm: bind op %u: SPARSE and NULL together", i);
 		if (f & (NVL_VM_BIND_SPARSE | NVL_VM_BIND_NULL)) {
 			if (has_bo || op->bo_offset ||
-			    (f & (NVL_VM_BIND_READONLY | NVL_VM_BIND_LAZY)))
+			    (f & (NVL_VM_BIND_READONLY | NVL_VM_BIND_NO_ATOMIC |
+				  NVL_VM_BIND_LAZY)))
 				return nvl_error(
 					-EINVAL,
 					"vm: bind op %u: a SPARSE/NULL map "
-					"takes no BO, offset or READONLY",
+					"takes no BO, offset, READONLY or "
+					"NO_ATOMIC",
 					i);
 			return 0;
 		}
@@ -179,6 +182,8 @@ static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
 			req.flags |= NVL_GPUVA_READONLY;
 		if (op->flags & NVL_VM_BIND_NULL)
 			req.flags |= NVL_GPUVA_NULL;
+		if (op->flags & NVL_VM_BIND_NO_ATOMIC)
+			req.flags |= NVL_GPUVA_NOATOMIC;
 		if (op->flags & NVL_VM_BIND_LAZY)
 			req.flags |= NVL_GPUVA_LAZY;
 		return nvl_gpuvm_sm_map_ops(g, &req, ops);

@@ -116,6 +116,8 @@ static void dump_va(const struct nvl_gpuvm *g, const struct nvl_gpuva *va,
 		fputs(" ro", f);
 	if (va->flags & NVL_GPUVA_NULL)
 		fputs(" null", f);
+	if (va->flags & NVL_GPUVA_NOATOMIC)
+		fputs(" noatomic", f);
 	if (va->flags & NVL_GPUVA_PENDING)
 		fputs(" pending", f);
 	if (nvl_gpuvm_region_find_first(g, nvl_gpuva_addr(va), 1))

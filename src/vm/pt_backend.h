@@ -35,6 +35,8 @@ enum nvl_vm_pt_flags {
 	 * (@obj is NULL)
 	 */
 	NVL_VM_PT_NULL = 1u << 1,
+	/** @NVL_VM_PT_NOATOMIC: GPU atomics fault */
+	NVL_VM_PT_NOATOMIC = 1u << 2,
 };
 
 /**

@@ -32,7 +32,7 @@ struct nvl_gpuvm_map_req {
 	/** @obj: the BO, NULL for a NULL mapping */
 	struct nvl_gem_object *obj;
 	uint64_t bo_offset;
-	/** @flags: NVL_GPUVA_READONLY, NVL_GPUVA_NULL */
+	/** @flags: NVL_GPUVA_READONLY, NVL_GPUVA_NULL, NVL_GPUVA_NOATOMIC */
 	uint32_t flags;
 };
 

@@ -318,6 +318,8 @@ static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 			c->flags |= NVL_VM_PT_READONLY;
 		if (va->flags & NVL_GPUVA_NULL)
 			c->flags |= NVL_VM_PT_NULL;
+		if (va->flags & NVL_GPUVA_NOATOMIC)
+			c->flags |= NVL_VM_PT_NOATOMIC;
 	}
 	if (addr < txn->flush_lo)
 		txn->flush_lo = addr;

@@ -381,13 +381,6 @@ struct nvl_vm *nvl_vm_queue_vm(const struct nvl_vm_queue *q)
 	return q->vm;
 }
 
-static _Atomic(nvl_vm_backend_fn) device_backend;
-
-void nvl_vm_set_device_backend(nvl_vm_backend_fn fn)
-{
-	atomic_store(&device_backend, fn);
-}
-
 /* ---- uAPI ------------------------------------------------------------- */
 
 /*
@@ -411,13 +404,13 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 
 	if (!client || !vm_out)
 		return nvl_error(-EINVAL, "vm: create: NULL argument");
-	if (client->dev && atomic_load(&device_backend)) {
+	if (client->dev && client->dev->vm_backend) {
 		struct nvl_vm_backend be = {0};
 
 		if (!args || (args->flags & ~(uint32_t)NVL_VM_CREATE_FAULTABLE))
 			return nvl_error(-EINVAL, "vm: create: bad arguments");
-		ret = atomic_load(&device_backend)(client->dev, args->flags,
-						   &be);
+		be.create_flags = args->flags;
+		ret = client->dev->vm_backend(client->dev, &be);
 		if (ret)
 			return oom_msg(ret, "create");
 		ret = nvl_vm_create_internal(args, &be, client->id, &vm);

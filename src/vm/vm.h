@@ -37,6 +37,11 @@ struct nvl_vm_backend {
 	void (*release)(void *priv);
 	/** @big_page_shifts: see struct nvl_gpuvm_args */
 	uint64_t big_page_shifts;
+	/**
+	 * @create_flags: in, for a device's factory: the new VM's
+	 * NVL_VM_CREATE_* flags (nvl_vm_create sets it before the call)
+	 */
+	uint32_t create_flags;
 };
 
 /** struct nvl_vm - a client's VM. */
@@ -95,22 +100,6 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 			   const struct nvl_vm_backend *backend,
 			   uint64_t client_id,
 			   struct nvl_vm **vm_out) NVL_MUST_CHECK;
-
-/**
- * typedef nvl_vm_backend_fn - make the page-table backend of a new VM of a
- * client with a device (@dev is client->dev, @flags the VM's
- * NVL_VM_CREATE_* flags). Return: 0 or a negative errno.
- */
-typedef int (*nvl_vm_backend_fn)(void *dev, uint32_t flags,
-				 struct nvl_vm_backend *out);
-
-/**
- * nvl_vm_set_device_backend() - install the driver's backend factory (the
- * NVIDIA glue calls it once at start-up). Clients without a device, or with
- * no factory installed, get the recording backend.
- * @fn: the factory, or NULL
- */
-void nvl_vm_set_device_backend(nvl_vm_backend_fn fn);
 
 /** nvl_vm_get() - take a reference on @vm. */
 void nvl_vm_get(struct nvl_vm *vm);

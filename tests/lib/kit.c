@@ -540,6 +540,17 @@ uint32_t nvl_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value)
 	return n;
 }
 
+uint32_t nvl_kit_pb_reduce_add(uint32_t *p, uint64_t va, uint32_t value)
+{
+	/* clc56f.h SEM_EXECUTE: OPERATION REDUCTION, REDUCTION IADD,
+	 * REDUCTION_FORMAT UNSIGNED, 32-bit payload: an atomic add */
+	return pb_sem(p, va, value,
+		      NVL_HW_SEM_OP_REDUCTION |
+			      NVL_HW_SEM_RED_IADD
+				      << NVL_HW_SEM_REDUCTION_SHIFT |
+			      NVL_HW_SEM_FORMAT_UNSIGNED);
+}
+
 uint32_t nvl_kit_pb_acquire(uint32_t *p, uint64_t va, uint32_t value)
 {
 	return pb_sem(p, va, value, NVL_HW_SEM_EXECUTE_ACQ_CIRC_GEQ_SWITCH);

@@ -170,6 +170,8 @@ uint32_t nvl_kit_pb_memset(uint32_t *p, uint32_t ce_class, uint64_t dst,
 			   uint32_t pattern, uint32_t len);
 /** nvl_kit_pb_release() - Host: 32-bit release + NON_STALL_INTERRUPT. */
 uint32_t nvl_kit_pb_release(uint32_t *p, uint64_t va, uint32_t value);
+/** nvl_kit_pb_reduce_add() - Host: 32-bit unsigned atomic add of @value. */
+uint32_t nvl_kit_pb_reduce_add(uint32_t *p, uint64_t va, uint32_t value);
 /** nvl_kit_pb_acquire() - Host: circular >= acquire of @value. */
 uint32_t nvl_kit_pb_acquire(uint32_t *p, uint64_t va, uint32_t value);
 

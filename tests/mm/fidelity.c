@@ -42,7 +42,7 @@ static struct nvl_client *new_client(struct nvl_mm *mm)
 	struct nvl_client *c;
 
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->layer_priv[NVL_HANDLE_BO] = mm;
+	c->mm = mm;
 	return c;
 }
 

@@ -50,7 +50,7 @@ static void four_times_vram_round_robin_keeps_every_byte(void **state)
 
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->layer_priv[NVL_HANDLE_BO] = mm;
+	c->mm = mm;
 	for (uint32_t i = 0; i < NBO; i++) {
 		assert_int_equal(
 			nvl_bo_create(
@@ -111,7 +111,7 @@ static void *user_main(void *arg)
 		u->err = -ENOMEM;
 		return NULL;
 	}
-	c->layer_priv[NVL_HANDLE_BO] = u->mm;
+	c->mm = u->mm;
 	for (uint32_t i = 0; i < 4; i++) {
 		if (nvl_bo_create(
 			    c, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,

@@ -35,7 +35,7 @@ static struct nvl_client *new_client(struct nvl_mm *mm)
 	struct nvl_client *c;
 
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->layer_priv[NVL_HANDLE_BO] = mm;
+	c->mm = mm;
 	return c;
 }
 
@@ -173,7 +173,7 @@ static void *user_thread(void *arg)
 		pthread_barrier_wait(w->all_created);
 		return NULL;
 	}
-	c->layer_priv[NVL_HANDLE_BO] = w->mm;
+	c->mm = w->mm;
 	for (int i = 0; i < 4; i++) {
 		uint8_t *p;
 

@@ -75,7 +75,7 @@ static void random_operations_with_failures_stay_consistent(void **state)
 	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(nvl_client_alloc(NULL, &c[i]), 0);
-		c[i]->layer_priv[NVL_HANDLE_BO] = mm;
+		c[i]->mm = mm;
 	}
 	for (int it = 0; it < iters; it++) {
 		struct slot *x = &s[t_rand(&rng) % NH];

@@ -8,6 +8,7 @@
  */
 #include "drv.h"
 #include "sync/fence.h"
+#include "model/model_regs.h"
 #include "vm/vm.h"
 
 #define VSTART (1ull << 32)
@@ -126,8 +127,69 @@ static void vm_bind_jobs_write_tables_the_model_walks(void **state)
 	drv_down(v);
 }
 
+/*
+ * A TLB invalidate that never completes (the model's MMU_INVALIDATE_HANG,
+ * model/model_regs.h; on hardware NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE
+ * TRIGGER staying set) during an unmap: the bind fails with the
+ * invalidate's -ETIMEDOUT, the VM is dead (-ENOENT after), and the tables
+ * the unmap released are not freed or reused while the page-table
+ * manager lives (the GPU may still walk them): quarantined, freed only
+ * when the manager is destroyed.
+ */
+static void
+a_failed_tlb_invalidate_kills_the_vm_and_keeps_its_tables(void **state)
+{
+	struct drv *v = drv_up("tiny", 0, 1ull << 40);
+	struct nvl_vm_create_args args = {.start = VSTART, .end = VEND};
+	struct nvl_vm_backend be = {.ops = &nvl_pt_ops, .priv = v->pt};
+	struct tbo *bo = tbo_new(v->d->hw, TBO_CONTIG, 8 * MIB, 32 * MIB, 0);
+	struct nvl_vm_kop map = {.op = NVL_VM_BIND_OP_MAP,
+				 .addr = VSTART + 2 * MIB,
+				 .range = 64 << 10,
+				 .obj = &bo->base};
+	struct nvl_vm_kop unmap = {.op = NVL_VM_BIND_OP_UNMAP,
+				   .addr = VSTART + 2 * MIB,
+				   .range = 64 << 10};
+	struct nvl_pt_stats s0, s1;
+	struct nvl_vm *vm;
+
+	(void)state;
+	be.big_page_shifts = nvl_nv_gmmu_big_page_shifts(v->g);
+	nvl_gpuvm_destroy(v->vm);
+	v->vm = NULL;
+	assert_int_equal(nvl_vm_create_internal(&args, &be, 1, &vm), 0);
+	assert_int_equal(bind(vm, NULL, &map, 1, false), 0);
+	nvl_pt_get_stats(v->pt, &s0);
+	assert_int_equal(s0.failed_invalidates, 0);
+	nvl_hw_wr32(v->d->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 1);
+	assert_int_equal(bind(vm, NULL, &unmap, 1, false), -ETIMEDOUT);
+	nvl_pt_get_stats(v->pt, &s1);
+	assert_true(s1.failed_invalidates >= 1);
+	assert_true(s1.quarantined >= 1);
+	/* unlinked, but none went back to the cache for reuse */
+	assert_true(s1.tables < s0.tables);
+	assert_int_equal(s1.cached, s0.cached);
+	/* the VM is dead */
+	assert_int_equal(bind(vm, NULL, &map, 1, false), -ENOENT);
+	nvl_hw_wr32(v->d->hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 0);
+	nvl_vm_put(vm);
+	nvl_gem_put(&bo->base);
+	/* the quarantined tables outlive the VM until the manager goes (and
+	 * then their table memory is given back) */
+	nvl_pt_get_stats(v->pt, &s1);
+	assert_int_equal(s1.cached, s0.cached);
+	assert_true(s1.quarantined >= 1);
+	nvl_nv_gmmu_destroy(v->g);
+	assert_int_equal(nvl_nv_ptmem_used(v->pm), 0);
+	nvl_nv_ptmem_destroy(v->pm);
+	dev_down(v->d);
+	free(v);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(vm_bind_jobs_write_tables_the_model_walks),
+	cmocka_unit_test(
+		a_failed_tlb_invalidate_kills_the_vm_and_keeps_its_tables),
 };
 
 T_MAIN(tests)

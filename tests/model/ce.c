@@ -178,6 +178,11 @@ static void every_profile_copies_on_every_engine(void **state)
 							  1 + e, GPU_WAIT),
 					 0);
 			assert_int_equal(gpu_rd(g, DST + 4 * e), 0xc0de + e);
+			/* the engine's non-stall interrupt follows its
+			 * semaphore release */
+			assert_true(gpu_wait_bits(
+				&g->nonstall, NVL_HW_INTR_NONSTALL_ENGINE(e),
+				GPU_WAIT));
 			nvl_kit_chan_fini(&g->kit, &ch);
 		}
 		assert_true(atomic_load(&g->nonstall) == (1u << nce) - 1);

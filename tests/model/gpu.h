@@ -147,4 +147,21 @@ static inline bool gpu_wait_nonzero(atomic_uint *v, int64_t timeout_ns)
 	return true;
 }
 
+/* wait until every bit of @mask is set in @v (an interrupt handler's
+ * bits come after the semaphore the test waited for) */
+static inline bool gpu_wait_bits(atomic_uint *v, uint32_t mask,
+				 int64_t timeout_ns)
+{
+	int64_t deadline = nvl_time_ns() + timeout_ns;
+
+	while ((atomic_load(v) & mask) != mask) {
+		struct timespec ts = {0, 50000};
+
+		if (nvl_time_ns() > deadline)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
 #endif /* NVL_TESTS_MODEL_GPU_H */

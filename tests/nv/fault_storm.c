@@ -59,6 +59,9 @@ static void storm_overflow(void **state)
 					.kernel_range = KRANGE};
 	struct nvl_vm_bind_op op = {
 		.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 64 * KIB};
+	/* the firmware is stalled on purpose while the buffer fills: no
+	 * heartbeat may declare it dead meanwhile (a slow run under TSan) */
+	struct nvl_device_opts oo = {.heartbeat_ms = 3600 * 1000};
 	struct nvl_device *dev;
 	struct nvl_device_info in;
 	struct nvl_fault_stats st;
@@ -69,7 +72,7 @@ static void storm_overflow(void **state)
 	int64_t dl;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_open("model:tiny", &oo, &dev), 0);
 	assert_int_equal(nvl_device_query(dev, &in), 0);
 	assert_int_equal(in.num_channels, NCHAN);
 	hw = nvl_model_hw(dev->model);
@@ -100,7 +103,7 @@ static void storm_overflow(void **state)
 			nvl_exec(c, chan[i], &p, 1, NULL, 0, NULL, 0, 0), 0);
 	}
 	/* the buffer fills: 63 recorded, then OVERFLOW */
-	dl = now_ns() + 5000000000ll;
+	dl = now_ns() + 60000000000ll;
 	while (!(nvl_hw_rd32(hw, NVL_HW_FAULT_BUF_GET(0)) &
 		 NVL_HW_FAULT_BUF_GET_OVERFLOW) &&
 	       now_ns() < dl)
@@ -110,7 +113,7 @@ static void storm_overflow(void **state)
 			 NCHAN - 1);
 	nvl_model_gsp_clear_faults(dev->model);
 	/* every channel dies; one of them from its RC event alone */
-	dl = now_ns() + 10000000000ll;
+	dl = now_ns() + 60000000000ll;
 	for (int i = 0; i < NCHAN; i++) {
 		struct nvl_channel_info ci;
 

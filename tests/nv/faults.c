@@ -25,6 +25,7 @@
 #define VA_DST (32 * MIB)
 #define VA_RO (40 * MIB)
 #define VA_PB (48 * MIB)
+#define VA_NA (56 * MIB) /* mapped NO_ATOMIC */
 #define VA_HOLE (80 * MIB) /* never bound */
 #define GATE 0xf00 /* in the dst BO: job 0 waits for the CPU to write 1 */
 #define KSTART (1ull << 39)
@@ -44,7 +45,7 @@ static int64_t deadline(int64_t ns)
 
 struct cl {
 	struct nvl_client *c;
-	uint32_t vm, pb, dst, ro, chan;
+	uint32_t vm, pb, dst, ro, na, chan;
 	uint32_t sync[3];
 	uint32_t *ppb;
 	uint8_t *pdst;
@@ -77,7 +78,7 @@ static void cl_up(struct nvl_device *dev, struct cl *k)
 					.kernel_start = KSTART,
 					.kernel_range = KRANGE};
 	struct nvl_device_info in;
-	void *ro;
+	void *ro, *na;
 
 	memset(k, 0, sizeof(*k));
 	assert_int_equal(nvl_device_query(dev, &in), 0);
@@ -87,6 +88,7 @@ static void cl_up(struct nvl_device *dev, struct cl *k)
 	k->pb = bo_at(k, 64 * KIB, VA_PB, 0, (void **)&k->ppb);
 	k->dst = bo_at(k, 64 * KIB, VA_DST, 0, (void **)&k->pdst);
 	k->ro = bo_at(k, 64 * KIB, VA_RO, NVL_VM_BIND_READONLY, &ro);
+	k->na = bo_at(k, 64 * KIB, VA_NA, NVL_VM_BIND_NO_ATOMIC, &na);
 	assert_int_equal(
 		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
 		0);
@@ -99,6 +101,7 @@ static void cl_down(struct cl *k)
 	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
 	assert_int_equal(nvl_bo_unmap(k->c, k->dst), 0);
 	assert_int_equal(nvl_bo_unmap(k->c, k->ro), 0);
+	assert_int_equal(nvl_bo_unmap(k->c, k->na), 0);
 	nvl_client_destroy(k->c);
 }
 
@@ -147,7 +150,11 @@ static void expect_alive_and_working(struct cl *k, uint32_t chan)
  * The fault on the faulting client's channel: job 0 faults, jobs 1 and 2
  * (good work) are behind it; the other client and a new channel go on.
  */
-static void fault_case(uint64_t push_va, uint32_t push_len, bool fill_fault,
+/* the faulting job: @push_va as given, a CE fill of @bad_va, or a Host
+ * semaphore reduction (an atomic) at @bad_va */
+enum { PUSH_GIVEN, PUSH_FILL, PUSH_ATOMIC };
+
+static void fault_case(uint64_t push_va, uint32_t push_len, int kind,
 		       uint64_t bad_va, uint32_t type, uint32_t access)
 {
 	struct nvl_device *dev;
@@ -160,8 +167,10 @@ static void fault_case(uint64_t push_va, uint32_t push_len, bool fill_fault,
 	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
 	cl_up(dev, &a);
 	cl_up(dev, &b);
-	if (fill_fault)
+	if (kind == PUSH_FILL)
 		push_len = fill(&a, 0, bad_va, 1);
+	else if (kind == PUSH_ATOMIC)
+		push_len = nvl_kit_pb_reduce_add(a.ppb, bad_va, 1) * 4;
 	good = fill(&a, 256, VA_DST, 2);
 	/* job 0 first waits in a semaphore acquire, so job 1 is surely
 	 * queued behind it when it faults */
@@ -213,7 +222,7 @@ static void fault_case(uint64_t push_va, uint32_t push_len, bool fill_fault,
 static void fault_unmapped(void **state)
 {
 	(void)state;
-	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
+	fault_case(VA_PB, 0, PUSH_FILL, VA_HOLE + 0x1234, 0x0, 0x1);
 }
 
 /* the same on 535.113.01: its shadow-buffer control and OS_ERROR_LOG
@@ -222,7 +231,7 @@ static void fault_unmapped_fw535(void **state)
 {
 	(void)state;
 	fw = "535.113.01";
-	fault_case(VA_PB, 0, true, VA_HOLE + 0x1234, 0x0, 0x1);
+	fault_case(VA_PB, 0, PUSH_FILL, VA_HOLE + 0x1234, 0x0, 0x1);
 	fw = NULL;
 }
 
@@ -230,21 +239,53 @@ static void fault_unmapped_fw535(void **state)
 static void fault_read_only(void **state)
 {
 	(void)state;
-	fault_case(VA_PB, 0, true, VA_RO + 0x2000, 0x6, 0x1);
+	fault_case(VA_PB, 0, PUSH_FILL, VA_RO + 0x2000, 0x6, 0x1);
 }
 
 /* a CE write beyond the 49 VA bits of MMU v2: VA_LIMIT_VIOLATION */
 static void fault_va_limit(void **state)
 {
 	(void)state;
-	fault_case(VA_PB, 0, true, 1ull << 50, 0x3, 0x1);
+	fault_case(VA_PB, 0, PUSH_FILL, 1ull << 50, 0x3, 0x1);
+}
+
+/*
+ * an atomic (Host semaphore reduction, IADD) on a page mapped
+ * NVL_VM_BIND_NO_ATOMIC (PTE ATOMIC_DISABLE / PCF NO_ATOMIC):
+ * ATOMIC_VIOLATION (0xf, dev_fault.h), ATOMIC access (0x2)
+ */
+static void fault_atomic_disabled(void **state)
+{
+	(void)state;
+	fault_case(VA_PB, 0, PUSH_ATOMIC, VA_NA + 0x1000, 0xf, 0x2);
+}
+
+/* the same atomic on an ordinary page succeeds */
+static void atomic_on_a_plain_page_adds(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_device_opts o = {.fw_version = fw};
+	struct cl a;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	cl_up(dev, &a);
+	((uint32_t *)a.pdst)[16] = 41;
+	n = nvl_kit_pb_reduce_add(a.ppb, VA_DST + 64, 1);
+	exec_on(&a, a.chan, VA_PB, n * 4, 0);
+	assert_int_equal(wait_status(&a, 0), 1);
+	assert_int_equal(((uint32_t *)a.pdst)[16], 42);
+	cl_down(&a);
+	nvl_device_close(dev);
 }
 
 /* the PBDMA fetching a pushbuffer at an unmapped VA: PDE, READ */
 static void fault_pushbuffer_fetch(void **state)
 {
 	(void)state;
-	fault_case(VA_HOLE + 0x3000, 64, false, VA_HOLE + 0x3000, 0x0, 0x0);
+	fault_case(VA_HOLE + 0x3000, 64, PUSH_GIVEN, VA_HOLE + 0x3000, 0x0,
+		   0x0);
 }
 
 /* a bad method: RC_TRIGGERED Xid 32 (PBDMA error), -EIO, not a fault */
@@ -315,6 +356,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fault_unmapped_fw535),
 		cmocka_unit_test(fault_read_only),
 		cmocka_unit_test(fault_va_limit),
+		cmocka_unit_test(fault_atomic_disabled),
+		cmocka_unit_test(atomic_on_a_plain_page_adds),
 		cmocka_unit_test(fault_pushbuffer_fetch),
 		cmocka_unit_test(rc_bad_method),
 		cmocka_unit_test(destroyed_reason),

@@ -349,6 +349,63 @@ static void idle_push_runs_directly_in_a_signalling_section(void **state)
 	nvl_sched_null_destroy(ring2);
 }
 
+static NVL_LOCK_CLASS(taken_in_section_class, "test_taken_in_section", 0);
+static NVL_LOCK_CLASS(plain_class, "test_plain", 0);
+
+/*
+ * The direct run holds the pusher's locks across its signalling section:
+ * only where the checker proves none of them is ever taken inside one
+ * (issue 15 item 8). A lock taken in a section elsewhere makes the push
+ * hand the job to a worker instead.
+ */
+static void direct_run_only_where_the_checker_proves_it_safe(void **state)
+{
+	struct t_log log = {0};
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, &log);
+	struct nvl_signalling_cookie c;
+	struct nvl_sched_entity e;
+	struct nvl_mutex in_sec, plain;
+	struct nvl_sched_null_job *j;
+	struct nvl_fence *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	nvl_mutex_init(&in_sec, &taken_in_section_class);
+	nvl_mutex_init(&plain, &plain_class);
+	/* somewhere, in_sec is taken inside a signalling section */
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&in_sec);
+	nvl_mutex_unlock(&in_sec);
+	nvl_fence_end_signalling(c);
+
+	/* holding a lock no section takes: still direct */
+	nvl_mutex_lock(&plain);
+	assert_true(nvl_checker_signalling_safe());
+	f = t_arm_push(t_job(ring, &e, 1, 0, 1));
+	assert_true(pthread_equal(log.last_thread, pthread_self()));
+	assert_int_equal(nvl_fence_get_status(f), 1);
+	nvl_mutex_unlock(&plain);
+	nvl_fence_put(f);
+
+	/* holding in_sec: a worker runs it (the job is made first: nothing
+	 * may allocate under a lock that sections take) */
+	j = t_job(ring, &e, 1, 0, 2);
+	nvl_mutex_lock(&in_sec);
+	assert_false(nvl_checker_signalling_safe());
+	f = t_arm_push(j);
+	nvl_mutex_unlock(&in_sec); /* not held while waiting */
+	assert_int_equal(t_wait(f), 1);
+	assert_false(pthread_equal(log.last_thread, pthread_self()));
+	assert_int_equal(atomic_load(&log.outside_section), 0);
+	nvl_fence_put(f);
+	assert_true(nvl_checker_signalling_safe());
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_mutex_destroy(&in_sec);
+	nvl_mutex_destroy(&plain);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+}
+
 static void scheduled_signals_before_finished(void **state)
 {
 	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
@@ -418,6 +475,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(dependencies_dedup_by_context_keeping_later),
 	cmocka_unit_test(finished_fence_carries_the_job_error),
 	cmocka_unit_test(idle_push_runs_directly_in_a_signalling_section),
+	cmocka_unit_test(direct_run_only_where_the_checker_proves_it_safe),
 	cmocka_unit_test(scheduled_signals_before_finished),
 	cmocka_unit_test(allocation_in_run_job_is_caught_by_the_checker),
 };

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """TEST: nvl smi (issue 17 item 1), TAP.
 
-Golden outputs (tests/tools/golden/smi-*.txt) of the table, -q, CSV with
-and without header and units, and --json, on the built-in model. The
+Golden outputs (tests/tools/golden/smi-*.txt) of the table, -q, -q -x,
+CSV with and without header and units, and --json, on the built-in model. The
 model's sensors run on wall time, so the golden text masks what moves
 from one run to the next: dates, the pid, and the numbers of temperature,
 power draw, fan and utilisation (each becomes '#'; the table's width is
@@ -154,6 +154,59 @@ golden("smi-table.txt", mask_table(out))
 rc, out, err = run("--devices", "model:gh100", "-q")
 check("-q exit 0", rc == 0, err)
 golden("smi-q.txt", mask_q(out))
+
+# -q -x: the same report as nvidia-smi's XML (user-tools.md §1.4): it
+# parses, its elements carry -q's values, and what moves is masked
+XML_VOLATILE = ("timestamp", "fan_speed", "gpu_temp", "memory_temp",
+                "power_draw", "gpu_util", "memory_util", "pid")
+
+
+def mask_xml(out):
+    res = []
+    for l in out.splitlines():
+        m = re.match(r"^(\s*)<([a-z0-9_]+)>(.*)</\2>$", l)
+        if m and (m.group(2) in XML_VOLATILE
+                  or m.group(2).startswith("copy_engine_")):
+            v = "<date>" if m.group(2) == "timestamp" else digits(m.group(3))
+            l = f"{m.group(1)}<{m.group(2)}>{v}</{m.group(2)}>"
+        res.append(l)
+    return "\n".join(res) + "\n"
+
+
+rc, out, err = run("--devices", "model:gh100", "-q", "-x")
+check("-q -x exit 0", rc == 0, err)
+golden("smi-xml.txt", mask_xml(out))
+rc, out, err = run("--devices", DEVS, "--run", "copy:1", "-q", "-x")
+check("-q -x two GPUs exit 0", rc == 0, err)
+try:
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(out)
+    gpus = root.findall("gpu")
+    check("xml root nvidia_smi_log, attached_gpus, one gpu per device",
+          root.tag == "nvidia_smi_log"
+          and root.findtext("attached_gpus") == "2"
+          and [g.get("id") for g in gpus] ==
+          ["00000000:01:00.0", "00000000:02:00.0"], out[:400])
+    _, qout, _ = run("--devices", DEVS, "-q", "-d", "MEMORY")
+    qtot = re.findall(r"^\s+Total\s+: (.*)$", qout, re.M)
+    check("xml fb_memory_usage/total is -q's Total",
+          [g.findtext("fb_memory_usage/total") for g in gpus] == qtot,
+          f"{qtot}")
+    p = gpus[0].findall("processes/process_info")
+    check("xml processes: the running load's client with its memory",
+          len(p) >= 1 and p[0].findtext("type") == "C"
+          and p[0].findtext("used_memory").endswith(" MiB")
+          and int(p[0].findtext("pid")) > 0, out)
+    check("xml units as nvidia-smi prints them",
+          gpus[1].findtext("gpu_power_readings/power_limit") is None
+          and gpus[1].findtext(
+              "gpu_power_readings/current_power_limit").endswith(" W")
+          and gpus[1].findtext("clocks/graphics_clock").endswith(" MHz"),
+          out)
+except Exception as e:  # noqa: BLE001 - any parse failure is the finding
+    check("-q -x parses as XML", False, f"{e}: {out[:500]}")
+rc, out, err = run("-q", "-x", "-d", "MEMORY")
+check("-x with -d exits 2 (as nvidia-smi)", rc == 2, f"{rc} {err!r}")
 
 rc, out, err = run("--devices", DEVS, "-q", "-d", "MEMORY,power")
 check("-q -d exit 0", rc == 0, err)

@@ -743,12 +743,18 @@ static void factory_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
+/* a device of the test's: what its clients get, and whether it is lost */
+struct tdev {
+	struct nvl_client_dev cdev;
+	int lost;
+};
+
+static int factory(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
 	factory_calls++;
-	if (*(int *)dev)
+	if (container_of(cdev, struct tdev, cdev)->lost)
 		return -ENODEV;
 	if (nvl_vm_pt_record_create(&rec))
 		return -ENOMEM;
@@ -762,15 +768,14 @@ static int factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
 static void device_clients_get_the_driver_backend(void **state_)
 {
 	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
-	int dev = 0;
+	struct tdev dev = {.cdev.vm_backend = factory};
 	struct nvl_client *c;
 	struct nvl_vm *v;
 	uint32_t vm, bo;
 	struct nvl_vm_bind_op op;
 
 	(void)state_;
-	nvl_vm_set_device_backend(factory);
-	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
+	assert_int_equal(nvl_client_alloc(&dev.cdev, &c), 0);
 	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
 	assert_int_equal(factory_calls, 1);
 	v = nvl_vm_lookup(c, vm);
@@ -782,10 +787,9 @@ static void device_clients_get_the_driver_backend(void **state_)
 	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	assert_int_equal(nvl_gpuvm_find_at(v->gpuvm, GiB)->page_shift, 16);
 	nvl_vm_put(v);
-	dev = 1;
+	dev.lost = 1;
 	assert_int_equal(nvl_vm_create(c, &a, &vm), -ENODEV);
 	nvl_client_put(c);
-	nvl_vm_set_device_backend(NULL);
 	assert_int_equal(factory_releases, 1);
 }
 
@@ -802,11 +806,11 @@ static void td_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int td_factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
+static int td_factory(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
-	(void)dev;
+	(void)cdev;
 	if (nvl_vm_pt_record_create(&rec))
 		return -ENOMEM;
 	out->ops = &nvl_vm_pt_record_ops;
@@ -837,7 +841,7 @@ static struct nvl_fence *syncobj_fence(struct nvl_client *c, uint32_t h)
 static void teardown_cancels_binds_blocked_forever(void **state_)
 {
 	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
-	int dev = 0;
+	struct nvl_client_dev dev = {.vm_backend = td_factory};
 	struct nvl_client *c;
 	struct nvl_fence *gate, *f1, *f2;
 	uint32_t vm, bo, bo2, q2, q3, g, s1, s2;
@@ -847,7 +851,6 @@ static void teardown_cancels_binds_blocked_forever(void **state_)
 	int64_t t0;
 
 	(void)state_;
-	nvl_vm_set_device_backend(td_factory);
 	td_releases = 0;
 	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
 	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
@@ -911,7 +914,6 @@ static void teardown_cancels_binds_blocked_forever(void **state_)
 	nvl_fence_put(gate);
 	nvl_fence_put(f1);
 	nvl_fence_put(f2);
-	nvl_vm_set_device_backend(NULL);
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 
@@ -1457,11 +1459,11 @@ static void hl_release(void *priv)
 	nvl_vm_pt_record_destroy(priv);
 }
 
-static int hl_factory(void *dev, uint32_t flags, struct nvl_vm_backend *out)
+static int hl_factory(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
 	struct nvl_vm_pt_record *rec;
 
-	(void)dev;
+	(void)cdev;
 	hl_ops = nvl_vm_pt_record_ops;
 	hl_ops.get = hl_get;
 	hl_ops.put = hl_put;
@@ -1496,10 +1498,10 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	struct nvl_client *c;
 	struct nvl_vm *v;
 	uint32_t vm, bo, so;
-	int dev = 0, before;
+	struct nvl_client_dev dev = {.vm_backend = hl_factory};
+	int before;
 
 	(void)state_;
-	nvl_vm_set_device_backend(hl_factory);
 	assert_int_equal(nvl_client_alloc(&dev, &c), 0);
 	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
 	v = nvl_vm_lookup(c, vm);
@@ -1573,7 +1575,6 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	atomic_store(&hl_watch, false);
 	nvl_vm_put(v);
 	nvl_client_put(c);
-	nvl_vm_set_device_backend(NULL);
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 

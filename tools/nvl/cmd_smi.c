@@ -2,7 +2,8 @@
 /*
  * DOC: nvl smi, nvidia-smi's interface on nouvelle's devices
  *
- * The default table, -L, -q [-d SECTIONS], --query-gpu=FIELDS and
+ * The default table, -L, -q [-d SECTIONS], -q -x (the report as
+ * nvidia-smi's XML), --query-gpu=FIELDS and
  * --query-compute-apps=FIELDS with --format=csv[,noheader][,nounits],
  * --help-query-gpu, -l/--loop, -lms/--loop-ms, -i, and --json, shaped
  * after nvidia-smi (../shared/reference/user-tools.md §1). The devices
@@ -62,7 +63,7 @@ struct smi_opts {
 	enum smi_mode mode;
 	const char *ids, *devices, *run;
 	char *query; /* --query-gpu / --query-compute-apps list */
-	bool csv, noheader, nounits, json;
+	bool csv, noheader, nounits, json, xml;
 	unsigned sections;
 	int64_t loop_ms; /* 0: once */
 	long count; /* --count: reports, 0 = until interrupted */
@@ -148,6 +149,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			o->mode = M_QUERY;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
+		} else if (!strcmp(a, "-x") || !strcmp(a, "--xml-format")) {
+			o->xml = true;
 		} else if (!strcmp(a, "--help-query-gpu")) {
 			o->mode = M_HELPQ;
 		} else if (is_opt(a, "-i", "--id")) {
@@ -253,6 +256,13 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
 		return bad_option("--format", false);
+	/* as nvidia-smi: the XML report is -q's, whole (no -d) */
+	if (o->xml && o->mode != M_QUERY && o->mode != M_TABLE)
+		return bad_option("-x", false);
+	if (o->xml && (o->sections || o->json))
+		return bad_option(o->sections ? "-d" : "--json", false);
+	if (o->xml)
+		o->mode = M_QUERY;
 	if (o->mode == M_QUERY && !o->sections)
 		o->sections = SEC_ALL;
 	if (o->sections && o->mode != M_QUERY)
@@ -469,6 +479,144 @@ static void print_list(struct smi_sample *x, unsigned n)
 
 /* ---- -q -------------------------------------------------------------- */
 
+/*
+ * -q -x: the same report as XML (nvidia_smi_log, user-tools.md §1.4).
+ * Each ql() line becomes an element named from its label in snake_case,
+ * as nvidia-smi names them (a section's children get the section's
+ * prefix or suffix: pci_bus, gpu_util, graphics_clock, current_ecc);
+ * a section (no value) opens an element that the next line at its
+ * indentation or less closes.
+ */
+static struct {
+	bool on;
+	int base; /* levels above the open sections: 1, 2 in a gpu */
+	int n;
+	struct {
+		char tag[48];
+		int indent;
+	} open[8];
+} qx;
+
+static void xml_text(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '&')
+			fputs("&amp;", stdout);
+		else if (*s == '<')
+			fputs("&lt;", stdout);
+		else if (*s == '>')
+			fputs("&gt;", stdout);
+		else if (*s == '"')
+			fputs("&quot;", stdout);
+		else
+			putchar(*s);
+	}
+}
+
+static void xml_tabs(void)
+{
+	for (int i = 0; i < qx.n + qx.base; i++)
+		putchar('\t');
+}
+
+static void xml_close_to(int indent)
+{
+	while (qx.n && qx.open[qx.n - 1].indent >= indent) {
+		qx.n--;
+		xml_tabs();
+		printf("</%s>\n", qx.open[qx.n].tag);
+	}
+}
+
+static void snake(const char *label, char *out, size_t n)
+{
+	size_t k = 0;
+	bool sep = false;
+
+	for (; *label && k + 1 < n; label++) {
+		char c = *label;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9')) {
+			if (sep && k)
+				out[k++] = '_';
+			sep = false;
+			if (k + 1 < n)
+				out[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32
+								       : c);
+		} else {
+			sep = true;
+		}
+	}
+	out[k] = 0;
+}
+
+/* the element for @label inside the open section (if any) */
+static void xml_tag(const char *label, char *out, size_t n)
+{
+	static const struct {
+		const char *parent, *label, *tag;
+	} named[] = {
+		{NULL, "GPU UUID", "uuid"},
+		{NULL, "Serial Number", "serial"},
+		{"clocks_event_reasons", "Idle",
+		 "clocks_event_reason_gpu_idle"},
+		{"temperature", "GPU Current Temp", "gpu_temp"},
+		{"temperature", "Memory Current Temp", "memory_temp"},
+		{"process_info", "Process ID", "pid"},
+		{"process_info", "Name", "process_name"},
+		{"process_info", "Used GPU Memory", "used_memory"},
+	};
+	const char *parent = qx.n ? qx.open[qx.n - 1].tag : NULL;
+	char sn[48];
+
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(named); i++)
+		if (!strcmp(named[i].label, label) &&
+		    (named[i].parent
+			     ? parent && !strcmp(named[i].parent, parent)
+			     : !parent)) {
+			snprintf(out, n, "%s", named[i].tag);
+			return;
+		}
+	snake(label, sn, sizeof(sn));
+	if (!parent)
+		snprintf(out, n, "%s", sn);
+	else if (!strcmp(parent, "pci"))
+		snprintf(out, n, "pci_%s", sn);
+	else if (!strcmp(parent, "clocks_event_reasons"))
+		snprintf(out, n, "clocks_event_reason_%s", sn);
+	else if (!strcmp(parent, "utilization"))
+		snprintf(out, n, "%s_util", sn);
+	else if (!strcmp(parent, "ecc_mode"))
+		snprintf(out, n, "%s_ecc", sn);
+	else if (!strcmp(parent, "clocks") || !strcmp(parent, "max_clocks"))
+		snprintf(out, n, "%s_clock",
+			 !strcmp(sn, "memory") ? "mem" : sn);
+	else
+		snprintf(out, n, "%s", sn);
+}
+
+static void xml_line(int indent, const char *label, const char *value)
+{
+	char tag[48];
+
+	xml_close_to(indent);
+	xml_tag(label, tag, sizeof(tag));
+	xml_tabs();
+	if (!value) {
+		printf("<%s>\n", tag);
+		if (qx.n < (int)NVL_ARRAY_SIZE(qx.open)) {
+			snprintf(qx.open[qx.n].tag, sizeof(qx.open[qx.n].tag),
+				 "%s", tag);
+			qx.open[qx.n++].indent = indent;
+		}
+		return;
+	}
+	printf("<%s>", tag);
+	xml_text(value);
+	printf("</%s>\n", tag);
+}
+
 static void ql(int indent, const char *label, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
 
@@ -476,6 +624,17 @@ static void ql(int indent, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (qx.on) {
+		char v[256];
+
+		if (fmt) {
+			va_start(ap, fmt);
+			vsnprintf(v, sizeof(v), fmt, ap);
+			va_end(ap);
+		}
+		xml_line(indent, label, fmt ? v : NULL);
+		return;
+	}
 	if (!fmt) {
 		printf("%*s%s\n", indent, "", label);
 		return;
@@ -512,14 +671,30 @@ static void print_q(struct smi_sample *x, unsigned n, unsigned sec)
 	char now[64];
 
 	ctime_now(now, sizeof(now));
-	printf("\n==============NVSMI LOG==============\n\n");
+	if (qx.on) {
+		qx.base = 1;
+		qx.n = 0;
+		printf("<?xml version=\"1.0\" ?>\n"
+		       "<!DOCTYPE nvidia_smi_log SYSTEM "
+		       "\"nvsmi_device_v12.dtd\">\n"
+		       "<nvidia_smi_log>\n");
+	} else {
+		printf("\n==============NVSMI LOG==============\n\n");
+	}
 	ql(0, "Timestamp", "%s", now);
 	ql(0, "Driver Version", "%s", nvl_version());
 	ql(0, "Attached GPUs", "%u", n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct smi_sample *y = &x[i];
 
-		printf("GPU %s\n", y->gpu->bus_id);
+		if (qx.on) {
+			printf("\t<gpu id=\"");
+			xml_text(y->gpu->bus_id);
+			printf("\">\n");
+			qx.base = 2;
+		} else {
+			printf("GPU %s\n", y->gpu->bus_id);
+		}
 		if (sec == SEC_ALL) {
 			ql(4, "Product Name", "%s", y->gpu->info.gpu_name);
 			ql(4, "Product Architecture", "%s",
@@ -621,13 +796,16 @@ static void print_q(struct smi_sample *x, unsigned n, unsigned sec)
 			qf(8, "Video", y, "clocks.max.video");
 		}
 		if (sec & SEC_PIDS) {
-			if (!y->nclients)
+			if (!y->nclients && !qx.on)
 				ql(4, "Processes", "None");
 			else
 				ql(4, "Processes", NULL);
 			for (int k = 0; k < y->nclients; k++) {
 				char nm[96];
 
+				/* XML groups each process's lines */
+				if (qx.on)
+					ql(7, "Process Info", NULL);
 				client_name(&y->clients[k], nm, sizeof(nm));
 				ql(8, "GPU instance ID", "N/A");
 				ql(8, "Compute instance ID", "N/A");
@@ -639,8 +817,16 @@ static void print_q(struct smi_sample *x, unsigned n, unsigned sec)
 							20));
 			}
 		}
-		printf("\n");
+		if (qx.on) {
+			xml_close_to(0);
+			printf("\t</gpu>\n");
+			qx.base = 1;
+		} else {
+			printf("\n");
+		}
 	}
+	if (qx.on)
+		printf("</nvidia_smi_log>\n");
 }
 
 /* ---- --query-gpu / --query-compute-apps ------------------------------ */
@@ -894,6 +1080,7 @@ int nvl_cmd_smi(int argc, char **argv)
 		free(o.query);
 		return ret < 0 ? NVL_EXIT_OK : ret;
 	}
+	qx.on = o.xml;
 	if (o.mode == M_HELPQ) {
 		print_helpq();
 		return NVL_EXIT_OK;

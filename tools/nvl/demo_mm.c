@@ -56,7 +56,7 @@ NVL_DEMO_STEP(30, mm)
 	ret = nvl_client_alloc(NULL, &c);
 	if (ret)
 		goto out_mm;
-	c->layer_priv[NVL_HANDLE_BO] = mm;
+	c->mm = mm;
 	printf("  VRAM 16 MiB (buddy allocator, 4 KiB chunks), host budget "
 	       "24 MiB\n");
 	printf("  creating %d BOs of 4 MiB (2x VRAM), preferring VRAM, "

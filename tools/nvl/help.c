@@ -23,7 +23,8 @@ static const struct nvl_help_example nvl_ex[] = {
 
 static const struct nvl_help_opt demo_opts[] = {
 	{"--firmware", "VERSION",
-	 "boot the GSP with this firmware version (535.113.01 or 570.144; "
+	 "boot the GSP with this firmware version (535.54.03, 535.113.01 "
+	 "or 570.144; "
 	 "default: the newest each chip accepts)"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
@@ -186,6 +187,9 @@ static const struct nvl_help_example run_ex[] = {
 static const struct nvl_help_opt smi_opts[] = {
 	{"-L, --list-gpus", NULL, "one line per GPU: index, name, UUID"},
 	{"-q, --query", NULL, "the full report (sections)"},
+	{"-x, --xml-format", NULL,
+	 "the full report as XML (nvidia_smi_log, nvidia-smi's element "
+	 "names); not with -d"},
 	{"-d, --display", "LIST",
 	 "with -q, only these sections: MEMORY, UTILIZATION, TEMPERATURE, "
 	 "POWER, CLOCK, PERFORMANCE, COMPUTE, PIDS, ECC (comma-separated)"},
@@ -224,6 +228,7 @@ static const struct nvl_help_example smi_ex[] = {
 	 "--format=csv,nounits",
 	 "CSV for scripts"},
 	{"nvl smi -q -d POWER,CLOCK", "two sections of the report"},
+	{"nvl smi -q -x", "the report as XML, for scripts"},
 	{"nvl smi --run copy:2 --query-compute-apps=pid,name,used_memory "
 	 "--format=csv",
 	 "the clients of a running load"},
@@ -390,7 +395,7 @@ static const struct nvl_help table[] = {
 	 "checks, 1 when it failed (the summary says why), 2 on bad usage.",
 	 run_opts, run_ex, "sparse oversub multiclient fault thermal"},
 	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
-	 "nvl smi [-i IDS] [-L | -q [-d LIST] | --query-gpu=FIELDS | "
+	 "nvl smi [-i IDS] [-L | -q [-d LIST] | -q -x | --query-gpu=FIELDS | "
 	 "--query-compute-apps=FIELDS] [--format=csv[,noheader][,nounits]] "
 	 "[--json] [-l [SEC] | -lms MS] [--devices SPECS] [--run WORKLOAD]",
 	 "Reports the GPUs as nvidia-smi does: the summary table (versions "

@@ -1004,14 +1004,25 @@ static void put_pieces(struct nvl_pt *pt, const struct piece *pc,
 {
 	struct release r = {.zlo = UINT64_MAX};
 	struct pt_table *t;
+	int err;
 
 	pthread_mutex_lock(&pt->lock);
 	for (unsigned int i = 0; i < npc; i++)
 		put_piece(pt, &pc[i], &r);
 	pt_writeback(pt);
 	if (r.zombies) {
-		pt->invalidate(pt->priv, r.zlo, r.zhi - r.zlo);
+		err = pt->invalidate(pt->priv, r.zlo, r.zhi - r.zlo);
 		pt->stats.invalidates++;
+		if (err) {
+			/* the GPU may still walk them: never reuse them */
+			nvl_pt_invalidate_failed(pt, err);
+			while ((t = r.zombies)) {
+				r.zombies = t->next;
+				t->next = pt->quarantine;
+				pt->quarantine = t;
+				pt->stats.quarantined++;
+			}
+		}
 	}
 	pthread_mutex_unlock(&pt->lock);
 	while ((t = r.zombies)) {
@@ -1154,9 +1165,16 @@ static void free_tree(struct nvl_pt *pt, struct pt_table *t)
  */
 void nvl_pt_destroy(struct nvl_pt *pt)
 {
+	struct pt_table *t;
+
 	if (!pt)
 		return;
 	free_tree(pt, pt->root);
+	/* the owner took the tables off the GPU before destroying them */
+	while ((t = pt->quarantine)) {
+		pt->quarantine = t->next;
+		table_destroy(pt, t);
+	}
 	nvl_pt_trim(pt);
 	pthread_mutex_destroy(&pt->cache_lock);
 	pthread_mutex_destroy(&pt->lock);

@@ -13,7 +13,11 @@
  *    are 0 defer to the small table), and the encoders of entries;
  *  - table memory (struct nvl_pt_mem_ops): allocate, free and write table
  *    bytes, e.g. in VRAM through a BAR;
- *  - a synchronous TLB invalidate.
+ *  - a synchronous TLB invalidate, which may fail (the device stopped
+ *    answering): tables it should have covered are then never freed or
+ *    reused while the manager lives (the GPU may still walk them), and
+ *    the error reaches GPUVM through nvl_pt_ops.take_error, which kills
+ *    the VM.
  *
  * get() is the only call that allocates: every table a later map, unmap or
  * sparse of the range at that page size touches. Allocation happens outside
@@ -167,9 +171,10 @@ struct nvl_pt_args {
 	void *mem_priv;
 	/**
 	 * @invalidate: invalidate the TLB for [@va, @va + @range) and wait
-	 * until it completed. Never fails.
+	 * (a bounded time) until it completed. Return: 0, or a negative errno
+	 * when it did not complete: the TLB may still hold the old entries.
 	 */
-	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
+	int (*invalidate)(void *priv, uint64_t va, uint64_t range);
 	/** @priv: for @invalidate */
 	void *priv;
 	/**
@@ -209,6 +214,13 @@ struct nvl_pt_stats {
 	uint64_t bytes_written;
 	/** @invalidates: TLB invalidates issued (flush and put) */
 	uint64_t invalidates;
+	/** @failed_invalidates: invalidates that did not complete */
+	uint64_t failed_invalidates;
+	/**
+	 * @quarantined: unlinked tables held until nvl_pt_destroy() because
+	 * the invalidate that should have covered them failed
+	 */
+	uint64_t quarantined;
 	/**
 	 * @errors: map requests that could not be honoured (no table for the
 	 * page size the backing needed; the range was left invalid)
@@ -384,8 +396,10 @@ void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range, bool enable);
  * @va: first byte
  * @range: bytes
  *
- * Returns once the invalidate completed.
+ * Returns once the invalidate completed or failed. A failure is also kept
+ * for nvl_pt_ops.take_error.
+ * Return: 0, or the invalidate's negative errno.
  */
-void nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range);
+int nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range);
 
 #endif /* NVL_VM_PT_PT_H */

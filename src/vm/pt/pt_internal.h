@@ -62,7 +62,7 @@ struct nvl_pt {
 	uint64_t va_end;
 	const struct nvl_pt_mem_ops *mem;
 	void *mem_priv;
-	void (*invalidate)(void *priv, uint64_t va, uint64_t range);
+	int (*invalidate)(void *priv, uint64_t va, uint64_t range);
 	unsigned int (*page_shift)(void *priv, struct nvl_gem_object *obj,
 				   uint64_t bo_offset, uint64_t va,
 				   uint64_t range, unsigned int max_shift);
@@ -72,6 +72,11 @@ struct nvl_pt {
 	uint64_t inval[PT_KINDS][2];
 	uint64_t sparse[PT_KINDS][2];
 	struct nvl_pt_stats stats;
+	/* the first failed invalidate since take_error (under lock) */
+	int error;
+	/* unlinked tables a failed invalidate left reachable: freed only by
+	 * nvl_pt_destroy() (under lock) */
+	struct pt_table *quarantine;
 	/* freed tables for reuse, per kind (under cache_lock, a leaf) */
 	pthread_mutex_t cache_lock;
 	struct pt_table *cache[PT_KINDS];
@@ -157,5 +162,13 @@ void pt_writeback_pts(struct nvl_pt *pt);
  * @i: the entry
  */
 void pt_pde(struct nvl_pt *pt, struct pt_table *t, unsigned int i);
+
+/* record a failed invalidate (pt->lock held) */
+static inline void nvl_pt_invalidate_failed(struct nvl_pt *pt, int err)
+{
+	pt->stats.failed_invalidates++;
+	if (!pt->error)
+		pt->error = err;
+}
 
 #endif /* NVL_VM_PT_INTERNAL_H */

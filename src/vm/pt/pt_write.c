@@ -587,13 +587,18 @@ void nvl_pt_sparse(struct nvl_pt *pt, uint64_t va, uint64_t range, bool enable)
 /**
  * nvl_pt_flush() - see pt.h.
  */
-void nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range)
+int nvl_pt_flush(struct nvl_pt *pt, uint64_t va, uint64_t range)
 {
+	int ret;
+
 	pthread_mutex_lock(&pt->lock);
 	pt_writeback(pt);
-	pt->invalidate(pt->priv, va, range);
+	ret = pt->invalidate(pt->priv, va, range);
 	pt->stats.invalidates++;
+	if (ret)
+		nvl_pt_invalidate_failed(pt, ret);
 	pthread_mutex_unlock(&pt->lock);
+	return ret;
 }
 
 /* The page shift GPUVM's calls are served at (see any_backing). */
@@ -635,7 +640,20 @@ static void ops_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
 
 static void ops_flush(void *priv, uint64_t va, uint64_t range)
 {
-	nvl_pt_flush(priv, va, range);
+	/* a failure is kept for ops_take_error */
+	(void)nvl_pt_flush(priv, va, range);
+}
+
+static int ops_take_error(void *priv)
+{
+	struct nvl_pt *pt = priv;
+	int err;
+
+	pthread_mutex_lock(&pt->lock);
+	err = pt->error;
+	pt->error = 0;
+	pthread_mutex_unlock(&pt->lock);
+	return err;
 }
 
 static int ops_get_region(void *priv, uint64_t va, uint64_t range)
@@ -669,6 +687,7 @@ const struct nvl_vm_pt_ops nvl_pt_ops = {
 	.unmap = ops_unmap,
 	.sparse = ops_sparse,
 	.flush = ops_flush,
+	.take_error = ops_take_error,
 	.page_shift = ops_page_shift,
 	.get_region = ops_get_region,
 	.put_region = ops_put_region,
