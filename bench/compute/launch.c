@@ -14,6 +14,13 @@
  * default 2 SM worker threads; baseline memcpy_bandwidth. Extra field
  * bytes_per_cpu_s: the same bytes per second of the process's CPU time
  * (all threads), which load on a shared machine does not dilute.
+ *
+ * replay_fault: ns per serviced replayable fault: a vector add over three
+ * arrays lazily bound in 4 KiB pages (NVL_VM_BIND_LAZY; rebound before
+ * each sample), minus the same launch once every page is mapped, divided
+ * by the faults serviced (nvl_device_fault_stats); baseline
+ * futex_pingpong (each fault is an interrupt, a thread wake-up, a replay
+ * and the parked SM's wake-up).
  */
 #include <errno.h>
 #include <string.h>
@@ -24,6 +31,8 @@
 #include "base/alloc.h"
 #include "bench.h"
 #include "hw/isa/isa.h"
+/* the kernels the tests check against C references (one copy) */
+#include "../../tests/compute/kern_src.h"
 
 #define MIB (1ull << 20)
 #define VA_CTL (16 * MIB)
@@ -33,22 +42,8 @@
 #define OFF_PUSH 0x30000
 #define CB_SIZE 0x200u
 #define VA_DATA (1ull << 32)
-
-static const char vadd[] = "  S2R R0, SR_TID.X\n"
-			   "  S2R R1, SR_CTAID.X\n"
-			   "  MOV R2, c[0x0][0x0]\n"
-			   "  IMAD R0, R1, R2, R0\n"
-			   "  ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x178], PT\n"
-			   "  @P0 EXIT\n"
-			   "  MOV R9, 0x4\n"
-			   "  IMAD.WIDE.U32 R2, R0, R9, c[0x0][0x160]\n"
-			   "  IMAD.WIDE.U32 R4, R0, R9, c[0x0][0x168]\n"
-			   "  IMAD.WIDE.U32 R6, R0, R9, c[0x0][0x170]\n"
-			   "  LDG.E R2, [R2]\n"
-			   "  LDG.E R4, [R4]\n"
-			   "  FADD R8, R2, R4\n"
-			   "  STG.E [R6], R8\n"
-			   "  EXIT\n";
+/* 4 KiB past a 2 MiB boundary: a lazy mapping of 4 KiB pages */
+#define VA_LAZY ((1ull << 33) + 4096)
 
 struct crig {
 	struct nvl_device *dev;
@@ -60,10 +55,12 @@ struct crig {
 };
 
 static int bind_bo(struct crig *r, uint64_t size, uint64_t va, uint32_t *h,
-		   void **cpu)
+		   void **cpu, uint32_t flags)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .flags = flags,
+				    .addr = va,
+				    .range = size};
 	int ret;
 
 	ret = nvl_bo_create(r->c, size, NVL_BO_DOMAIN_VRAM, 0,
@@ -77,13 +74,17 @@ static int bind_bo(struct crig *r, uint64_t size, uint64_t va, uint32_t *h,
 }
 
 /* the device, a VM, the control BO with the program in it, @data_size
- * bytes of data (0: none) and a compute channel */
-static int crig_up(struct crig *r, const char *src, uint64_t data_size)
+ * bytes of data (0: none; at VA_DATA, or lazily bound at VA_LAZY in a
+ * faultable VM when @lazy) and a compute channel */
+static int crig_up(struct crig *r, const char *src, uint64_t data_size,
+		   bool lazy)
 {
 	struct nvl_vm_create_args va = {.start = MIB,
 					.end = 1ull << 40,
 					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
+					.kernel_range = 16 * MIB,
+					.flags = lazy ? NVL_VM_CREATE_FAULTABLE
+						      : 0};
 	enum nvl_isa_arch arch = NVL_ISA_SM86; /* ga102 */
 	struct nvl_isa_asm_error err;
 	uint64_t *w;
@@ -100,9 +101,11 @@ static int crig_up(struct crig *r, const char *src, uint64_t data_size)
 	if (!ret)
 		ret = nvl_vm_create(r->c, &va, &r->vm);
 	if (!ret)
-		ret = bind_bo(r, CTL_SIZE, VA_CTL, &r->ctl, (void **)&r->pctl);
+		ret = bind_bo(r, CTL_SIZE, VA_CTL, &r->ctl, (void **)&r->pctl,
+			      0);
 	if (!ret && data_size)
-		ret = bind_bo(r, data_size, VA_DATA, &r->data, NULL);
+		ret = bind_bo(r, data_size, lazy ? VA_LAZY : VA_DATA, &r->data,
+			      NULL, lazy ? NVL_VM_BIND_LAZY : 0);
 	r->data_size = data_size;
 	if (!ret)
 		ret = nvl_channel_create(r->c, r->vm, NVL_ENGINE_COMPUTE, 0,
@@ -186,7 +189,7 @@ NVL_BENCH(compute, launch_latency)
 	uint64_t none = 0;
 	double v = -1;
 
-	if (!crig_up(&r, "EXIT\n", 0) &&
+	if (!crig_up(&r, "EXIT\n", 0, false) &&
 	    !crig_prepare(&r, 1, 32, &none, sizeof(none))) {
 		crig_launch(&r); /* warm: the program cache, the channel */
 		v = nvl_bench_median(nvl_bench_quick(ctx) ? 21 : 201,
@@ -236,7 +239,7 @@ NVL_BENCH(compute, vector_add_bw)
 	} p = {VA_DATA, VA_DATA + bytes, VA_DATA + 2 * bytes, a.n};
 	double v = -1;
 
-	if (!crig_up(&r, vadd, 3 * bytes) &&
+	if (!crig_up(&r, vadd_src, 3 * bytes, false) &&
 	    !crig_prepare(&r, (a.n + 255) / 256, 256, &p, sizeof(p)))
 		v = nvl_bench_median(3, sample_vadd, &a);
 	crig_down(&r);
@@ -248,5 +251,66 @@ NVL_BENCH(compute, vector_add_bw)
 	nvl_bench_report_extra(ctx, "vector_add_bw", v, "bytes/s",
 			       "memcpy_bandwidth", "bytes_per_cpu_s",
 			       nvl_bench_median_of(a.cpu_bw, a.k), NULL);
+	return 0;
+}
+
+struct replay_arg {
+	struct crig *r;
+	uint64_t bytes;
+};
+
+/* the data range lazily bound again: every page unmapped */
+static int rebind_lazy(struct crig *r, uint64_t bytes)
+{
+	struct nvl_vm_bind_op op[2] = {
+		{.op = NVL_VM_BIND_OP_UNMAP, .addr = VA_LAZY, .range = bytes},
+		{.op = NVL_VM_BIND_OP_MAP,
+		 .flags = NVL_VM_BIND_LAZY,
+		 .handle = r->data,
+		 .addr = VA_LAZY,
+		 .range = bytes},
+	};
+
+	return nvl_vm_bind(r->c, r->vm, 0, op, 2, NULL, 0, NULL, 0, 0);
+}
+
+static double sample_replay(void *arg)
+{
+	struct replay_arg *a = arg;
+	struct nvl_fault_stats s0, s1;
+	double faulting, mapped;
+
+	if (rebind_lazy(a->r, 3 * a->bytes) ||
+	    nvl_device_fault_stats(a->r->dev, &s0))
+		return -1;
+	faulting = crig_launch(a->r);
+	if (faulting <= 0 || nvl_device_fault_stats(a->r->dev, &s1) ||
+	    s1.serviced == s0.serviced || s1.cancelled)
+		return -1;
+	mapped = crig_launch(a->r);
+	if (mapped <= 0)
+		return -1;
+	return (faulting - mapped) / (double)(s1.serviced - s0.serviced);
+}
+
+NVL_BENCH(compute, replay_fault)
+{
+	uint64_t bytes = (nvl_bench_quick(ctx) ? 64 : 512) * 1024;
+	struct crig r;
+	struct replay_arg a = {&r, bytes};
+	struct {
+		uint64_t x, y, z;
+		uint32_t n;
+	} p = {VA_LAZY, VA_LAZY + bytes, VA_LAZY + 2 * bytes,
+	       (uint32_t)(bytes / 4)};
+	double v = -1;
+
+	if (!crig_up(&r, vadd_src, 3 * bytes, true) &&
+	    !crig_prepare(&r, (p.n + 255) / 256, 256, &p, sizeof(p)))
+		v = nvl_bench_median(5, sample_replay, &a);
+	crig_down(&r);
+	if (v <= 0)
+		return -1;
+	nvl_bench_report(ctx, "replay_fault", v, "ns", "futex_pingpong");
 	return 0;
 }

@@ -145,6 +145,20 @@ struct nvl_fault_stats {
 	uint64_t rc_events;
 	/** @killed: channels killed by a fault or a channel error */
 	uint64_t killed;
+	/**
+	 * @replayable: replayable fault entries read (compute accesses that
+	 * missed in a NVL_VM_CREATE_FAULTABLE VM; a re-issued access that
+	 * misses again is another entry)
+	 */
+	uint64_t replayable;
+	/** @serviced: entries serviced by mapping the page of a bound BO */
+	uint64_t serviced;
+	/** @cancelled: entries nothing could service (their channel died) */
+	uint64_t cancelled;
+	/** @replays: REPLAY (or CANCEL) requests sent, one per batch */
+	uint64_t replays;
+	/** @replay_overflows: replayable-buffer overflows cleared */
+	uint64_t replay_overflows;
 };
 
 /**

@@ -31,8 +31,20 @@ struct nvl_vm_create_args {
 	uint64_t kernel_range;
 	/** @page_shift: bind granularity, 0 = 12 (4 KiB) */
 	uint32_t page_shift;
-	/** @flags: must be 0 */
+	/** @flags: enum nvl_vm_create_flags */
 	uint32_t flags;
+};
+
+/** VM creation flags (struct nvl_vm_create_args.flags). */
+enum nvl_vm_create_flags {
+	/**
+	 * @NVL_VM_CREATE_FAULTABLE: on-demand paging: compute accesses that
+	 * miss a valid page table entry are replayable faults the driver
+	 * services (it maps the page of the BO bound there with
+	 * NVL_VM_BIND_LAZY, then replays) or cancels (the channel dies as
+	 * for any MMU fault); required by NVL_VM_BIND_LAZY
+	 */
+	NVL_VM_CREATE_FAULTABLE = 1u << 0,
 };
 
 /** Bind operation codes (struct nvl_vm_bind_op.op). */
@@ -67,6 +79,14 @@ enum nvl_vm_bind_op_flags {
 	 * already.
 	 */
 	NVL_VM_BIND_NO_ATOMIC = 1u << 3,
+	/**
+	 * @NVL_VM_BIND_LAZY: MAP of a BO in a NVL_VM_CREATE_FAULTABLE VM: the
+	 * range is the BO's, but no page is written until the GPU's first
+	 * access to it faults (each page is then mapped once, by the driver,
+	 * and the access replayed); copy-engine and pushbuffer accesses do
+	 * not replay, so only compute should touch a lazy range first
+	 */
+	NVL_VM_BIND_LAZY = 1u << 4,
 };
 
 /** struct nvl_vm_bind_op - one operation of a bind call. */

@@ -30,6 +30,7 @@
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/fault.h"
+#include "nv/replay.h"
 #include "nv/vm.h"
 #include "vm/vm.h"
 #include "nouvelle/device.h"
@@ -123,8 +124,18 @@ static int device_up(struct nvl_device *dev)
 		nvl_mm_destroy(dev->mm);
 		return ret;
 	}
-	/* the engines' non-stall interrupts: the channels' fences */
-	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
+	/* replayable faults are the driver's own (nv/replay.c) */
+	ret = nvl_nv_replay_init(dev->nv,
+				 dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
+					 NVL_HW_BOOT_0_ARCH_MASK);
+	if (ret) {
+		nvl_nv_fault_fini(dev->nv);
+		nvl_mm_destroy(dev->mm);
+		return ret;
+	}
+	/* the engines' non-stall interrupts (the channels' fences) and the
+	 * replayable-fault interrupt */
+	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_irq, dev->nv);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
 	return 0;
@@ -291,6 +302,7 @@ static void device_down(struct nvl_device *dev)
 	if (dev->nv->gsp)
 		nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
 	nvl_nv_fault_fini(dev->nv);
+	nvl_nv_replay_fini(dev->nv);
 	nvl_mm_destroy(dev->mm);
 	nvl_nv_device_remove(dev->nv);
 }
@@ -301,6 +313,7 @@ int nvl_device_fault_stats(struct nvl_device *dev, struct nvl_fault_stats *st)
 		return nvl_error(-EINVAL,
 				 "device: NULL argument to fault stats");
 	nvl_nv_fault_stats(dev->nv, st);
+	nvl_nv_replay_stats(dev->nv, st);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include "nv/chan.h"
 #include "nv/device.h"
 #include "nv/fault.h"
+#include "nv/replay.h"
 
 struct nvl_device_sensor_sub {
 	struct nvl_list link; /* nvl_device.subs */
@@ -349,13 +350,18 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 		nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
 	/* the shadow fault buffer and RC handlers were the dead firmware's */
 	nvl_nv_fault_fini(dev->nv);
+	nvl_nv_replay_fini(dev->nv);
 	ret = nvl_nv_device_reset(dev->nv);
 	if (!ret)
 		ret = nvl_nv_fault_init(
 			dev->nv, dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
 					 NVL_HW_BOOT_0_ARCH_MASK);
+	if (!ret)
+		ret = nvl_nv_replay_init(
+			dev->nv, dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
+					 NVL_HW_BOOT_0_ARCH_MASK);
 	if (!ret) {
-		nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_chan_irq, dev->nv);
+		nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_irq, dev->nv);
 		if (!nvl_list_empty(&dev->subs) && arm(dev))
 			nvl_warn(NVL_CAT_NV,
 				 "device: reset: sensor events not armed "

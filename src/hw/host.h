@@ -67,7 +67,9 @@ static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
 /* CONFIG: PRIV 8 = privileged channel (may use physical CE modes) */
 #define NVL_HW_RAMFC_CONFIG 0x0f4
 #define NVL_HW_RAMFC_CONFIG_PRIV (1u << 8)
-/* PAGE_DIR_BASE (d128): TARGET 1:0, VOL 2, USE_VER2_PT_FORMAT 10,
+/* PAGE_DIR_BASE (d128): TARGET 1:0, VOL 2, FAULT_REPLAY_TEX 4,
+ * FAULT_REPLAY_GCC 5 (the SM's faults in this VA space are replayable:
+ * "fault and stall"), USE_VER2_PT_FORMAT 10,
  * BIG_PAGE_SIZE 11 (0 = 128 KiB, 1 = 64 KiB; the model walks 64 KiB big
  * pages only and refuses 0 with an INSTANCE error), PDB_LO 31:12;
  * d129 = PDB_HI */
@@ -75,6 +77,8 @@ static inline uint32_t nvl_hw_acquire_timeout(uint64_t ns)
 #define NVL_HW_RAMIN_PDB_HI 0x204
 #define NVL_HW_RAMIN_PDB_TARGET_MASK 0x3u
 #define NVL_HW_RAMIN_PDB_VOL (1u << 2)
+#define NVL_HW_RAMIN_PDB_FAULT_REPLAY_TEX (1u << 4)
+#define NVL_HW_RAMIN_PDB_FAULT_REPLAY_GCC (1u << 5)
 #define NVL_HW_RAMIN_PDB_USE_VER2 (1u << 10)
 #define NVL_HW_RAMIN_PDB_BIG_PAGE_64K (1u << 11)
 #define NVL_HW_RAMIN_PDB_LO_MASK 0xfffff000u

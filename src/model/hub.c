@@ -57,9 +57,12 @@ static void hub_do_invalidate(struct nvl_model_hub *h)
 {
 	struct nvl_model_vmctx ctx = h->ctx;
 	bool all_pdb = h->all_pdb;
+	uint32_t inval = h->inval;
 
 	pthread_mutex_unlock(&h->lock);
 	nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, 0, 0);
+	/* parked replayable accesses go again once the TLB is clean */
+	nvl_model_replay_request(h->m, inval);
 	pthread_mutex_lock(&h->lock);
 	h->inval_pending = false;
 	h->inval &= ~NVL_HW_MMU_INVALIDATE_TRIGGER;

@@ -32,6 +32,12 @@ struct nvl_model_vmctx {
 	enum nvl_hw_aperture aperture;
 	/** @version: page-table format, 2 or 3 */
 	unsigned int version;
+	/**
+	 * @replayable: the instance block asks for replayable SM faults
+	 * (FAULT_REPLAY_TEX/GCC): compute misses park and wait for a replay
+	 * (model/replay.c)
+	 */
+	bool replayable;
 };
 
 /** enum nvl_model_xlate_state - what a translation found. */

@@ -195,6 +195,9 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 	ret = nvl_model_fault_init(m);
 	if (ret)
 		goto fail_fault;
+	ret = nvl_model_replay_init(m);
+	if (ret)
+		goto fail_replay;
 	ret = nvl_model_iommu_create(m);
 	if (ret)
 		goto fail_iommu;
@@ -229,6 +232,8 @@ fail_pmu:
 fail_mmu:
 	nvl_model_iommu_destroy(m);
 fail_iommu:
+	nvl_model_replay_fini(m);
+fail_replay:
 	nvl_model_fault_fini(m);
 fail_fault:
 	nvl_model_intr_fini(m);
@@ -244,6 +249,8 @@ void nvl_model_destroy(struct nvl_model *m)
 {
 	if (!m)
 		return;
+	/* parked SM accesses fail: the runlist threads can be joined */
+	nvl_model_replay_shutdown(m);
 	nvl_model_gsp_destroy(m);
 	/* the hub reads engine counters; engines use everything else */
 	nvl_model_hub_destroy(m);
@@ -251,6 +258,7 @@ void nvl_model_destroy(struct nvl_model *m)
 	nvl_model_pmu_destroy(m);
 	nvl_model_mmu_destroy(m->mmu);
 	nvl_model_iommu_destroy(m);
+	nvl_model_replay_fini(m);
 	nvl_model_fault_fini(m);
 	nvl_model_intr_fini(m);
 	munmap(m->vram, m->vram_size);

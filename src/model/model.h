@@ -160,6 +160,12 @@ struct nvl_model {
 	} fault_buf[2];
 	uint32_t bar2_block; /* NVL_HW_BAR2_BLOCK */
 	uint64_t faults_dropped;
+	/* replayable faults parked in the uTLBs (model/replay.c) */
+	pthread_mutex_t replay_lock;
+	pthread_cond_t replay_cond;
+	uint64_t replay_gen, cancel_gen; /* REPLAY START / CANCEL requests */
+	uint32_t replay_parked; /* accesses waiting now */
+	bool replay_stop; /* powering off: parked accesses fail */
 	int64_t time_base_ns;
 	/* pushbuffer trace (nvl_model_set_pb_trace) */
 	nvl_model_pb_trace_fn pb_trace;

@@ -104,6 +104,8 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	ch->vm.pdb = (uint64_t)ram[NVL_HW_RAMIN_PDB_HI / 4] << 32 |
 		     (pdb & NVL_HW_RAMIN_PDB_LO_MASK);
 	ch->vm.version = m->profile->mmu_version;
+	ch->vm.replayable = pdb & (NVL_HW_RAMIN_PDB_FAULT_REPLAY_TEX |
+				   NVL_HW_RAMIN_PDB_FAULT_REPLAY_GCC);
 	ch->rl = &m->fifo->rl[ch->runlist];
 	/* a fresh context starts with no object bound and GP_GET at 0 */
 	memset(ch->subch_class, 0, sizeof(ch->subch_class));

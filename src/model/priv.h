@@ -101,6 +101,33 @@ uint32_t nvl_model_fault_rd(struct nvl_model *m, uint32_t addr, bool *ok);
  */
 void nvl_model_fault_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 
+/* ---- replayable faults (replay.c) ---------------------------------- */
+/** nvl_model_replay_init() - set up the parking state. Return: 0. */
+int nvl_model_replay_init(struct nvl_model *m);
+/** nvl_model_replay_fini() - tear it down (nothing parked). */
+void nvl_model_replay_fini(struct nvl_model *m);
+/** nvl_model_replay_shutdown() - fail every parked access, and new ones. */
+void nvl_model_replay_shutdown(struct nvl_model *m);
+/**
+ * nvl_model_replay_park() - park an SM access that missed in a replayable
+ * VA space: write its packet to the replayable buffer and wait.
+ * @f: the fault (->replayable is forced)
+ * @stop: the grid's stop flag (a parked access gives up once it is set)
+ *
+ * Return: 0 after a REPLAY START (re-issue the access); -ECANCELED after a
+ * cancel (re-issue it once; a miss fails); -ENODEV (powering off or @stop)
+ * or -ETIMEDOUT (no replay in time): the access fails.
+ */
+int nvl_model_replay_park(struct nvl_model *m, const struct nvl_model_fault *f,
+			  const _Atomic bool *stop);
+/**
+ * nvl_model_replay_request() - the REPLAY field of an MMU_INVALIDATE
+ * request (called once its TLB invalidate is done).
+ */
+void nvl_model_replay_request(struct nvl_model *m, uint32_t inval);
+/** nvl_model_replay_parked() - accesses parked now (for tests). */
+uint32_t nvl_model_replay_parked(struct nvl_model *m);
+
 /* ---- hub: asynchronous MMU invalidates, interrupt re-delivery,
  * sensor ticks (hub.c) ------------------------------------------------ */
 /**

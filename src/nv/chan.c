@@ -896,3 +896,22 @@ out:
 	chan_put(ch);
 	return ret;
 }
+
+int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
+			   uint64_t timestamp, struct nvl_vm **vm_out)
+{
+	struct nv_chan *ch;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link)
+		if (ch->gen == atomic_load(&d->gen) && ch->inst == inst &&
+		    timestamp >= ch->born_ns) {
+			nvl_vm_get(ch->vm);
+			*vm_out = ch->vm;
+			ret = 0;
+			break;
+		}
+	pthread_mutex_unlock(&d->chan_lock);
+	return ret;
+}

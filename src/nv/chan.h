@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct nvl_nv_device;
+struct nvl_vm;
 
 /** Channel window slots (each 64 KiB: USERD, semaphore, idioms, ring). */
 #define NVL_NV_CHAN_SLOTS 256
@@ -53,6 +54,14 @@ struct nvl_nv_kill {
  * Return: 1 killed now, 0 it was already dead, -ENOENT no such channel.
  */
 int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k);
+
+/**
+ * nvl_nv_chan_vm_by_inst() - the VM of the live channel on instance block
+ * @inst (made before @timestamp, the fault entry's), referenced: release
+ * with nvl_vm_put(). Return: 0 or -ENOENT.
+ */
+int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
+			   uint64_t timestamp, struct nvl_vm **vm_out);
 
 /** nvl_nv_chan_register() - register the channel handle kind (once). */
 void nvl_nv_chan_register(void);

@@ -24,6 +24,7 @@
 struct nvl_gsp;
 struct nvl_nv_ptmem;
 struct nvl_nv_fault;
+struct nvl_nv_replay;
 
 /** struct nvl_nv_probe_opts - what the caller of probe may choose. */
 struct nvl_nv_probe_opts {
@@ -82,6 +83,8 @@ struct nvl_nv_device {
 	unsigned nchans;
 	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
 	struct nvl_nv_fault *fault;
+	/** @replay: the replayable fault buffer and its service (nv/replay.c) */
+	struct nvl_nv_replay *replay;
 	/** @lost: the GSP died; everything that needs the GPU fails -ENODEV
 	 * until nvl_nv_device_reset() */
 	_Atomic bool lost;

@@ -22,6 +22,7 @@
  * (nv/chip.h), never from registers real GPUs lack.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
@@ -224,24 +225,22 @@ const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
 
 /* ---- TLB invalidate ---------------------------------------------------- */
 
-/**
- * nvl_nv_gmmu_invalidate() - see gmmu.h.
+/*
+ * The MMU_INVALIDATE registers are one set for the device: PDB, UPPER_PDB
+ * and the trigger are written and polled as one sequence, never
+ * interleaved with another thread's (a trigger written while one is in
+ * flight is ignored by the MMU, and a PDB written in between would
+ * retarget it).
  */
-int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
-			   uint64_t range)
+static pthread_mutex_t inval_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* write the request and poll it done; inval_lock held */
+static int inval_run(struct nvl_hw *hw, uint32_t req, uint64_t pdb)
 {
 	int64_t deadline = nvl_time_ns() + NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS;
 
-	/* MMU_INVALIDATE has no range form: all VAs of this PDB */
-	(void)va;
-	(void)range;
-	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
-		    (uint32_t)((pdb >> 12)
-			       << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
-	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE,
-		    NVL_HW_MMU_INVALIDATE_ALL_VA |
-			    NVL_HW_MMU_INVALIDATE_TRIGGER);
+		    req | NVL_HW_MMU_INVALIDATE_TRIGGER);
 	while (nvl_hw_rd32(hw, NVL_HW_MMU_INVALIDATE) &
 	       NVL_HW_MMU_INVALIDATE_TRIGGER) {
 		if (nvl_time_ns() > deadline)
@@ -252,6 +251,42 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 		sched_yield();
 	}
 	return 0;
+}
+
+/**
+ * nvl_nv_gmmu_invalidate() - see gmmu.h.
+ */
+int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
+			   uint64_t range)
+{
+	int ret;
+
+	/* MMU_INVALIDATE has no range form: all VAs of this PDB */
+	(void)va;
+	(void)range;
+	pthread_mutex_lock(&inval_lock);
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
+		    (uint32_t)((pdb >> 12)
+			       << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
+	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
+	ret = inval_run(hw, NVL_HW_MMU_INVALIDATE_ALL_VA, pdb);
+	pthread_mutex_unlock(&inval_lock);
+	return ret;
+}
+
+int nvl_nv_gmmu_replay(struct nvl_hw *hw, unsigned replay)
+{
+	int ret;
+
+	pthread_mutex_lock(&inval_lock);
+	ret = inval_run(hw,
+			NVL_HW_MMU_INVALIDATE_ALL_VA |
+				NVL_HW_MMU_INVALIDATE_ALL_PDB |
+				(replay & NVL_HW_MMU_INVALIDATE_REPLAY_MASK)
+					<< NVL_HW_MMU_INVALIDATE_REPLAY_SHIFT,
+			0);
+	pthread_mutex_unlock(&inval_lock);
+	return ret;
 }
 
 static int gmmu_invalidate(void *priv, uint64_t va, uint64_t range)

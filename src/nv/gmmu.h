@@ -125,6 +125,14 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
 int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 			   uint64_t range);
 
+/**
+ * nvl_nv_gmmu_replay() - an MMU_INVALIDATE of every PDB with REPLAY
+ * @replay (NVL_HW_MMU_INVALIDATE_REPLAY_*): the replayable faults parked
+ * in the uTLBs are re-issued (START) or cancelled. Waits (bounded) for
+ * completion. Return: 0 or -ETIMEDOUT.
+ */
+int nvl_nv_gmmu_replay(struct nvl_hw *hw, unsigned replay);
+
 /** The v2/v3 encoders, exposed for tests of the format. */
 extern const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops;
 

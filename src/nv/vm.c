@@ -10,7 +10,9 @@
  * NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, so that RM's channels on it
  * walk the same tables (the instance block's PDB). The backend forwards
  * the generic page-table ops to the gmmu's struct nvl_pt, keeping its own
- * struct as the backend's private data.
+ * struct as the backend's private data. A VM created FAULTABLE is a VA
+ * space with ENABLE_PAGE_FAULTING: RM sets FAULT_REPLAY_TEX/GCC in the
+ * instance blocks of its channels (nv/replay.c services the faults).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -157,6 +159,9 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		goto fail;
 	vp.vaSize = 1ull << (d->chip->mmu_version == 3 ? 57 : 49);
 	vp.bigPageSize = 64 << 10;
+	/* on-demand paging: RM makes the channels' SM faults replayable */
+	if (out->create_flags & NVL_VM_CREATE_FAULTABLE)
+		vp.flags |= NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
 	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, FERMI_VASPACE_A, &vp,
 			       sizeof(vp), &v->h_vas);
 	if (ret)

@@ -35,7 +35,8 @@ struct nvl_nv_vm {
 /**
  * nvl_nv_vm_backend() - the VM backend factory (nvl_client_dev.vm_backend
  * of the driver's devices): page tables and an RM VA space for a new VM of
- * a client of the device that embeds @cdev.
+ * a client of the device that embeds @cdev (NVL_VM_CREATE_FAULTABLE in
+ * @out->create_flags: a page-faulting VA space).
  * Return: 0, -ENOMEM, or an RM error.
  */
 int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out);

@@ -63,7 +63,8 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	uint32_t f = op->flags;
 
 	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
-			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC))
+			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC |
+			    NVL_VM_BIND_LAZY))
 		return nvl_error(-EINVAL, "vm: bind op %u: unknown flags %#x",
 				 i, f);
 	if (op->op == NVL_VM_BIND_OP_UNMAP_ALL) {
@@ -102,8 +103,8 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 				"vm: bind op %u: SPARSE and NULL together", i);
 		if (f & (NVL_VM_BIND_SPARSE | NVL_VM_BIND_NULL)) {
 			if (has_bo || op->bo_offset ||
-			    (f &
-			     (NVL_VM_BIND_READONLY | NVL_VM_BIND_NO_ATOMIC)))
+			    (f & (NVL_VM_BIND_READONLY | NVL_VM_BIND_NO_ATOMIC |
+				  NVL_VM_BIND_LAZY)))
 				return nvl_error(
 					-EINVAL,
 					"vm: bind op %u: a SPARSE/NULL map "
@@ -115,6 +116,11 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 		if (!has_bo)
 			return nvl_error(-EINVAL,
 					 "vm: bind op %u: MAP without a BO", i);
+		if ((f & NVL_VM_BIND_LAZY) && !vm->faultable)
+			return nvl_error(-EINVAL,
+					 "vm: bind op %u: LAZY in a VM not "
+					 "created FAULTABLE",
+					 i);
 		return 0;
 	case NVL_VM_BIND_OP_UNMAP:
 		if ((f & ~(uint32_t)NVL_VM_BIND_SPARSE) || has_bo ||
@@ -178,6 +184,8 @@ static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
 			req.flags |= NVL_GPUVA_NULL;
 		if (op->flags & NVL_VM_BIND_NO_ATOMIC)
 			req.flags |= NVL_GPUVA_NOATOMIC;
+		if (op->flags & NVL_VM_BIND_LAZY)
+			req.flags |= NVL_GPUVA_LAZY;
 		return nvl_gpuvm_sm_map_ops(g, &req, ops);
 	case NVL_VM_BIND_OP_UNMAP:
 		if (op->flags & NVL_VM_BIND_SPARSE)

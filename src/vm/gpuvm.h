@@ -46,6 +46,8 @@ enum nvl_gpuva_flags {
 	NVL_GPUVA_NULL = 1u << 1,
 	/** @NVL_GPUVA_NOATOMIC: GPU atomics fault (reads and writes do not) */
 	NVL_GPUVA_NOATOMIC = 1u << 2,
+	/** @NVL_GPUVA_LAZY: no PTE written at bind; pages map on fault */
+	NVL_GPUVA_LAZY = 1u << 5,
 	/** @NVL_GPUVA_PENDING: page tables not yet written (async job) */
 	NVL_GPUVA_PENDING = 1u << 3,
 	/** @NVL_GPUVA_REMOVED: out of the tree, freed when no longer pending */
@@ -54,7 +56,8 @@ enum nvl_gpuva_flags {
 
 /** Flags a client may request on a map (the rest are GPUVM's). */
 #define NVL_GPUVA_USER_FLAGS                                                   \
-	(NVL_GPUVA_READONLY | NVL_GPUVA_NULL | NVL_GPUVA_NOATOMIC)
+	(NVL_GPUVA_READONLY | NVL_GPUVA_NULL | NVL_GPUVA_NOATOMIC |            \
+	 NVL_GPUVA_LAZY)
 
 /**
  * struct nvl_gpuva - one mapping: [addr, addr + range) -> BO @ bo_offset.

@@ -404,8 +404,11 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 		switch (op->kind) {
 		case NVL_GPUVM_OP_MAP:
 			insert_va(txn, va);
-			cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(va),
-				nvl_gpuva_range(va), va->page_shift, false, va);
+			/* a lazy mapping's pages are written on fault */
+			if (!(va->flags & NVL_GPUVA_LAZY))
+				cmd_add(txn, NVL_GPUVM_PT_MAP,
+					nvl_gpuva_addr(va), nvl_gpuva_range(va),
+					va->page_shift, false, va);
 			if (va->vm_bo)
 				txn->hint = va->vm_bo;
 			op->va = NULL;

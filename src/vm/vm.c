@@ -163,7 +163,7 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 	struct nvl_vm *vm;
 	int ret;
 
-	if (!args || args->flags)
+	if (!args || (args->flags & ~(uint32_t)NVL_VM_CREATE_FAULTABLE))
 		return nvl_error(-EINVAL, "vm: create: bad arguments");
 	pthread_once(&once, register_once);
 	/* mm tells GPUVM about evictions (idempotent: a few atomic loads) */
@@ -175,6 +175,7 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 		return -ENOMEM;
 	nvl_kref_init(&vm->ref);
 	vm->client_id = client_id;
+	vm->faultable = args->flags & NVL_VM_CREATE_FAULTABLE;
 	nvl_list_init(&vm->pending);
 	nvl_list_init(&vm->zombies);
 	vm->sync_timeout_ns = NVL_VM_SYNC_TIMEOUT_NS;
@@ -406,6 +407,9 @@ NVL_API int nvl_vm_create(struct nvl_client *client,
 	if (client->dev && client->dev->vm_backend) {
 		struct nvl_vm_backend be = {0};
 
+		if (!args || (args->flags & ~(uint32_t)NVL_VM_CREATE_FAULTABLE))
+			return nvl_error(-EINVAL, "vm: create: bad arguments");
+		be.create_flags = args->flags;
 		ret = client->dev->vm_backend(client->dev, &be);
 		if (ret)
 			return oom_msg(ret, "create");

@@ -37,6 +37,11 @@ struct nvl_vm_backend {
 	void (*release)(void *priv);
 	/** @big_page_shifts: see struct nvl_gpuvm_args */
 	uint64_t big_page_shifts;
+	/**
+	 * @create_flags: in, for a device's factory: the new VM's
+	 * NVL_VM_CREATE_* flags (nvl_vm_create sets it before the call)
+	 */
+	uint32_t create_flags;
 };
 
 /** struct nvl_vm - a client's VM. */
@@ -51,6 +56,8 @@ struct nvl_vm {
 	struct nvl_vm_pt_record *rec;
 	/** @dead: a bind failed after its point of no return */
 	atomic_bool dead;
+	/** @faultable: created NVL_VM_CREATE_FAULTABLE (LAZY binds allowed) */
+	bool faultable;
 	/** @resv: the VM's shared reservation object (VM-private BOs) */
 	struct nvl_resv resv;
 	/**
@@ -198,6 +205,21 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags,
 			struct nvl_fence **done_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_vm_fault_map() - service a replayable fault of @vm at @addr: write
+ * the page of the mapping covering it (vm/fault.c).
+ * @vm: a VM
+ * @addr: the faulting address
+ * @write: the access was a write (or atomic)
+ * @page_out: the page written
+ * @size_out: its size
+ *
+ * Return: 0; -ENOENT when no committed BO mapping covers @addr; -EACCES for
+ * a write into a read-only mapping; the backend's error.
+ */
+int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
+		     uint64_t *page_out, uint64_t *size_out);
 
 /**
  * nvl_vm_dump() - a readable view of @vm for debugging tools, like the

@@ -5,9 +5,13 @@
  * path (nvl_cs_launch.generic_only). Random programs of the forms that have
  * fast handlers (MOV, IADD3, IMAD, LOP3 with any LUT, SEL, SHF by immediates
  * including the clamped and wrapped amounts, ISETP with every compare and
- * combine, FFMA), mixed with forms that do not (negated sources, carries,
- * predicate results), under random guards and with branches taken by all,
- * none or some lanes, run both ways on every profile and on partial warps:
+ * combine, FFMA, FADD, S2R of thread, CTA and lane ids, IMAD.WIDE with a
+ * register-pair, constant or immediate addend, constant-bank sources),
+ * mixed with forms that do not (negated sources, carries, predicate
+ * results; these and the loads and stores run through the generic
+ * executor inside the fast loop), under random guards, with EXITs of some
+ * lanes and branches taken by all, none or some lanes, run both ways on
+ * every profile and on partial warps:
  * every register, predicate and counter must match. An instruction budget
  * that ends inside a run of fast instructions must stop both at the same
  * instruction. The decoded-program cache is keyed by the program's words:
@@ -74,8 +78,10 @@ static void random_insn(char *p, size_t n, uint64_t *s, unsigned *label)
 	unsigned d = reg(s), a = reg(s), b = reg(s), c = reg(s);
 	uint32_t imm = (uint32_t)t_rand(s) & 0xfffff;
 
+	uint32_t cb = 0x170 + 8 * (uint32_t)(t_rand(s) % 18); /* c[0] word */
+
 	guard(g, sizeof(g), s);
-	switch (t_rand(s) % 15) {
+	switch (t_rand(s) % 22) {
 	case 0:
 		snprintf(e, left, "%sMOV R%u, R%u\n", g, d, b);
 		break;
@@ -143,6 +149,62 @@ static void random_insn(char *p, size_t n, uint64_t *s, unsigned *label)
 			 "%sIADD3 R%u, P5, R%u, R%u, RZ\n"
 			 "IADD3.X R%u, R%u, R%u, RZ, P5, !PT\n",
 			 g, d, a, b, c, a, b);
+		break;
+	case 15: {
+		static const char *const sr[] = {"SR_TID.X",   "SR_TID.Y",
+						 "SR_TID.Z",   "SR_CTAID.X",
+						 "SR_CTAID.Y", "SR_LANEID"};
+
+		snprintf(e, left, "%sS2R R%u, %s\n", g, d, sr[t_rand(s) % 6]);
+		break;
+	}
+	case 16: /* constant-bank sources */
+		snprintf(e, left,
+			 "%sMOV R%u, c[0x0][0x%x]\n"
+			 "%sIMAD R%u, R%u, c[0x0][0x%x], R%u\n",
+			 g, d, cb, g, c, a, cb + 4, b);
+		break;
+	case 17:
+		snprintf(e, left,
+			 "%sISETP.%s%s.%s P%u, PT, R%u, c[0x0][0x%x], "
+			 "%sP%u\n",
+			 g, cmp[t_rand(s) % 6], t_rand(s) & 1 ? ".U32" : "",
+			 bop[t_rand(s) % 3], (unsigned)(t_rand(s) % 4), a, cb,
+			 t_rand(s) & 1 ? "!" : "", (unsigned)(t_rand(s) % 4));
+		break;
+	case 18:
+		snprintf(e, left, "%sFADD R%u, R%u, R%u\n", g, d, a, b);
+		break;
+	case 19: /* generic: FADD with a negated source, and a constant */
+		snprintf(e, left,
+			 "%sFADD R%u, R%u, -R%u\n"
+			 "%sFADD R%u, R%u, c[0x0][0x%x]\n",
+			 g, d, a, b, g, c, a, cb);
+		break;
+	case 20: { /* IMAD.WIDE: register pair, constant and immediate c */
+		static const char *const wm[] = {"IMAD.WIDE", "IMAD.WIDE.U32"};
+
+		switch (t_rand(s) % 3) {
+		case 0:
+			snprintf(e, left, "%s%s R%u, R%u, R%u, R%u\n", g,
+				 wm[t_rand(s) & 1], d, a, b, c);
+			break;
+		case 1:
+			snprintf(e, left, "%s%s R%u, R%u, R%u, c[0x0][0x%x]\n",
+				 g, wm[t_rand(s) & 1], d, a, b, cb);
+			break;
+		default:
+			snprintf(e, left, "%s%s R%u, R%u, 0x%x, R%u\n", g,
+				 wm[t_rand(s) & 1], d, a, imm, c);
+			break;
+		}
+		break;
+	}
+	case 21: /* some lanes exit (thread 0 never does) */
+		snprintf(e, left,
+			 "ISETP.GT.U32.AND P6, PT, R0, 0x%x, PT\n"
+			 "@P6 EXIT\n",
+			 1 + (unsigned)(t_rand(s) % 40));
 		break;
 	default: { /* a forward branch over a few instructions */
 		unsigned k = (*label)++;
@@ -226,6 +288,8 @@ static int run(struct mem *m, const uint64_t *code, size_t n,
 	};
 
 	memcpy((uint8_t *)c0 + 0x160, p, sizeof(p));
+	for (unsigned i = 0x170 / 4; i < 0x200 / 4; i++)
+		c0[i] = i * 0x9e3779b9u;
 	memset(m->out, 0xa5, sizeof(m->out));
 	return nvl_cs_run(&l, fault, st);
 }

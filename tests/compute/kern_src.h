@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Hand-written SASS kernels shared by the launch tests (compute_launch,
- * through the bring-up kit; compute_driver, through the driver) and the
- * benchmarks. Constant bank 0: ntid.xyz at 0x0, nctaid.xyz at 0xc, the
- * parameters at 0x160 (NVL_COMPUTE_PARAM_OFFSET).
+ * through the bring-up kit; compute_driver and compute_replay, through the
+ * driver) and the benchmarks (bench/compute/launch.c: vector_add_bw).
+ * Constant bank 0: ntid.xyz at 0x0, nctaid.xyz at 0xc, the parameters at
+ * 0x160 (NVL_COMPUTE_PARAM_OFFSET).
  */
 #ifndef NVL_TESTS_COMPUTE_KERN_SRC_H
 #define NVL_TESTS_COMPUTE_KERN_SRC_H

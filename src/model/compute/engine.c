@@ -21,7 +21,9 @@
  *     running nvl_cs_run() on its share; global memory goes through
  *     nvl_model_mmu_translate() (the TLB) with a 4-page cache per
  *     worker, and an access that faults is reported to the fault buffer
- *     with the GRAPHICS engine id and stops every worker;
+ *     with the GRAPHICS engine id and stops every worker, unless the
+ *     channel's VA space is replayable (FAULT_REPLAY_TEX/GCC): then the
+ *     access parks until the driver replays or cancels it (replay.c);
  *  5. the release semaphore of the QMD is written (32-bit payload) and
  *     channels waiting in acquires are woken.
  *
@@ -88,27 +90,59 @@ static void cs_report(struct cs_worker *w, uint64_t va, unsigned type,
 		nvl_model_fault_report(w->ch->m, &f);
 }
 
+/*
+ * A miss in a replayable VA space parks the access (model/replay.c): 0 to
+ * re-issue it, -ECANCELED to re-issue it a last time, else it fails.
+ */
+static int cs_park(struct cs_worker *w, uint64_t va, unsigned type, bool write)
+{
+	struct nvl_model_fault f = {
+		.va = va,
+		.type = type,
+		.access = write ? NVL_HW_FAULT_ACCESS_WRITE
+				: NVL_HW_FAULT_ACCESS_READ,
+		.engine_id = cs_engine(w->ch),
+		.chid = w->ch->chid,
+		.replayable = true,
+	};
+
+	return nvl_model_replay_park(w->ch->m, &f, w->stop);
+}
+
 /* the interpreter's global memory: the MMU and its TLB */
 static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 {
 	struct cs_worker *w = ctx;
 	struct nvl_model *m = w->ch->m;
 	struct nvl_model_xlate x;
+	bool last = false;
 	uint64_t span;
 	unsigned i;
 	uint8_t *p;
+	int ret;
 
 	(void)size; /* the interpreter never crosses a page */
 	for (i = 0; i < CS_UTLB; i++)
 		if (w->pg[i].p && (va & ~w->pg[i].mask) == w->pg[i].va &&
 		    (!write || w->pg[i].write))
 			return w->pg[i].p + (va & w->pg[i].mask);
-	if (nvl_model_mmu_translate(m, &w->ch->vm, va,
-				    write ? NVL_HW_FAULT_ACCESS_WRITE
-					  : NVL_HW_FAULT_ACCESS_READ,
-				    &x)) {
-		cs_report(w, va, x.fault_type, write);
-		return NULL;
+	while (nvl_model_mmu_translate(m, &w->ch->vm, va,
+				       write ? NVL_HW_FAULT_ACCESS_WRITE
+					     : NVL_HW_FAULT_ACCESS_READ,
+				       &x)) {
+		if (!w->ch->vm.replayable) {
+			cs_report(w, va, x.fault_type, write);
+			return NULL;
+		}
+		/* fault and stall: wait for the driver's replay or cancel */
+		ret = last ? -ENODEV : cs_park(w, va, x.fault_type, write);
+		if (ret == -ECANCELED) {
+			last = true;
+		} else if (ret) {
+			/* cancelled (the channel gets RC), or given up */
+			atomic_store(w->stop, true);
+			return NULL;
+		}
 	}
 	if (x.state == NVL_MODEL_XLATE_SPARSE) {
 		/* reads zero, writes dropped */

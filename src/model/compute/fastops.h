@@ -9,7 +9,10 @@
  * under the execution mask with a blend (fast_wb).
  */
 
-#define SRC(n) ((f)->imm[n] ? (f)->k[n] : (const uint32_t *)w->r[(f)->src[n]])
+#define SRC(n)                                                                 \
+	((f)->imm[n] ? ((f)->cbm >> (n)&1 ? (const uint32_t *)w->kc[n]         \
+					  : (f)->k[n])                         \
+		     : (const uint32_t *)w->r[(f)->src[n]])
 
 FAST_ATTR static inline void FAST(wb)(struct cs_warp *w,
 				      const struct cs_fast *f,
@@ -244,6 +247,93 @@ FAST_ATTR static void FAST(isetp1)(struct cs_warp *w, const struct cs_fast *f,
 	r1 = bop == 0 ? ~cm & acc : bop == 1 ? ~cm | acc : ~cm ^ acc;
 	FAST(pset)(w, f->pd0, r0, exec);
 	FAST(pset)(w, f->pd1, r1, exec);
+}
+
+/* S2R of SR_LANEID (0), SR_TID.X/Y/Z (0x21-0x23), SR_CTAID.X/Y/Z
+ * (0x25-0x27) */
+FAST_ATTR static void FAST(s2r)(struct cs_warp *w, const struct cs_fast *f,
+				uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES], sr = f->u0;
+
+	if (sr == 0) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			res[i] = (uint32_t)i;
+	} else if (sr < 0x25) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			res[i] = w->tid[i][sr - 0x21];
+	} else {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			res[i] = w->ctaid[sr - 0x25];
+	}
+	FAST(wb)(w, f, res, exec);
+}
+
+/* FADD without rounding, FTZ or saturation: one IEEE single add */
+FAST_ATTR static void FAST(fadd)(struct cs_warp *w, const struct cs_fast *f,
+				 uint32_t exec)
+{
+	uint32_t res[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1);
+
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		float x, y, r;
+
+		memcpy(&x, &a[i], 4);
+		memcpy(&y, &b[i], 4);
+		r = x + y;
+		memcpy(&res[i], &r, 4);
+	}
+	FAST(wb)(w, f, res, exec);
+}
+
+/*
+ * IMAD.WIDE: d:d+1 = a * b (signed when u0) + c, c 64 bits wide: the
+ * register pair src[2]:src[2]+1 (u1 0; RZ and R254 have a zero high
+ * word), the constant in kc[2] / kc_hi (u1 1), or the sign-extended
+ * immediate in k[2][0] / k[2][1] (u1 2)
+ */
+FAST_ATTR static void FAST(imad_wide)(struct cs_warp *w,
+				      const struct cs_fast *f, uint32_t exec)
+{
+	uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];
+	const uint32_t *a = SRC(0), *b = SRC(1);
+	const uint32_t *cl, *ch;
+	uint32_t chb[NVL_CS_LANES];
+
+	if (f->u1 == 0) {
+		cl = w->r[f->src[2]];
+		ch = f->src[2] >= 254 ? w->r[NVL_ISA_RZ] : w->r[f->src[2] + 1];
+	} else {
+		cl = f->u1 == 1 ? w->kc[2] : f->k[2];
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			chb[i] = f->u1 == 1 ? w->kc_hi : f->k[2][1];
+		ch = chb;
+	}
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint64_t p = f->u0 ? (uint64_t)((int64_t)(int32_t)a[i] *
+						(int32_t)b[i])
+				   : (uint64_t)a[i] * b[i];
+		uint64_t c = f->u1 == 2
+				     ? ((uint64_t)f->k[2][1] << 32 | f->k[2][0])
+				     : ((uint64_t)ch[i] << 32 | cl[i]);
+
+		p += c;
+		lo[i] = (uint32_t)p;
+		hi[i] = (uint32_t)(p >> 32);
+	}
+	if (f->d == NVL_ISA_RZ)
+		return;
+	FAST(wb)(w, f, lo, exec);
+	if (f->d + 1 < NVL_ISA_RZ) {
+		uint32_t *d = w->r[f->d + 1];
+
+		for (int i = 0; i < NVL_CS_LANES; i++) {
+			uint32_t m = 0u - ((exec >> i) & 1);
+
+			d[i] = (hi[i] & m) | (d[i] & ~m);
+		}
+	}
 }
 
 /* FFMA without rounding, FTZ or saturation: one exact fused multiply-add */

@@ -93,6 +93,9 @@ enum {
 	H_ISETP,
 	H_ISETP1,
 	H_FFMA,
+	H_S2R,
+	H_FADD,
+	H_IMAD_WIDE,
 	H_COUNT
 };
 
@@ -106,7 +109,8 @@ enum {
 		[H_SHF_RA] = p##shf_ra, [H_SHL_LO] = p##shl_lo,                \
 		[H_SHR_HI] = p##shr_hi, [H_SAR_HI] = p##sar_hi,                \
 		[H_ISETP] = p##isetp, [H_ISETP1] = p##isetp1,                  \
-		[H_FFMA] = p##ffma,                                            \
+		[H_FFMA] = p##ffma, [H_S2R] = p##s2r, [H_FADD] = p##fadd,      \
+		[H_IMAD_WIDE] = p##imad_wide,                                  \
 	}
 
 static const cs_fast_fn base_handlers[H_COUNT] = HANDLERS(fast_);
@@ -153,6 +157,16 @@ static bool fast_src(struct cs_fast *f, const struct cs_insn *ci, int r,
 		f->imm[k] = true;
 		for (int i = 0; i < NVL_CS_LANES; i++)
 			f->k[k][i] = (uint32_t)v->imm;
+		return true;
+	case NVL_ISA_V_CBUF:
+		/* the launch's constant, loaded when the instruction runs */
+		if (v->neg || v->abs || v->bank >= 8 || v->imm < 0 ||
+		    v->imm > UINT32_MAX - 8)
+			return false;
+		f->imm[k] = true;
+		f->cbm |= (uint8_t)(1u << k);
+		f->cbank[k] = v->bank;
+		f->coff[k] = (uint32_t)v->imm;
 		return true;
 	default:
 		return false;
@@ -229,7 +243,7 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 		unsigned type = cs_modv(ci, 73, 3), bits = type >= 2 ? 32 : 64;
 		unsigned s;
 
-		if (!fast_abc(f, ci) || !f->imm[1])
+		if (!fast_abc(f, ci) || !f->imm[1] || (f->cbm & 2))
 			return -1;
 		s = f->k[1][0];
 		s = cs_modv(ci, 75, 0) ? s & (bits - 1) : (s > bits ? bits : s);
@@ -273,8 +287,66 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 		    cs_modv(ci, 77, 0) || !fast_abc(f, ci))
 			return -1;
 		return H_FFMA;
+	case NVL_SEM_FADD:
+		if (cs_modv(ci, 78, 0) || cs_modv(ci, 80, 0) ||
+		    cs_modv(ci, 77, 0) || !fast_abc(f, ci))
+			return -1;
+		return H_FADD;
+	case NVL_SEM_S2R:
+		v = cs_opnd(ci, R_SR);
+		if (!v || !(v->reg == 0 || (v->reg >= 0x21 && v->reg <= 0x23) ||
+			    (v->reg >= 0x25 && v->reg <= 0x27)))
+			return -1;
+		f->u0 = v->reg;
+		return H_S2R;
+	case NVL_SEM_IMAD_WIDE:
+		v = cs_opnd(ci, R_C);
+		if (!v || v->neg || v->abs || !fast_src(f, ci, R_A, 0) ||
+		    !fast_src(f, ci, R_B, 1))
+			return -1;
+		f->u0 = cs_modv(ci, 73, 1);
+		switch (v->kind) {
+		case NVL_ISA_V_R:
+			f->u1 = 0;
+			f->src[2] = v->reg;
+			break;
+		case NVL_ISA_V_CBUF:
+			if (!fast_src(f, ci, R_C, 2))
+				return -1;
+			f->u1 = 1;
+			f->c64 = true;
+			break;
+		case NVL_ISA_V_IMM: {
+			uint64_t c = (uint64_t)(int64_t)(int32_t)v->imm;
+
+			f->u1 = 2;
+			f->k[2][0] = (uint32_t)c;
+			f->k[2][1] = (uint32_t)(c >> 32);
+			break;
+		}
+		default:
+			return -1;
+		}
+		return H_IMAD_WIDE;
 	default:
 		return -1;
+	}
+}
+
+/* a plain instruction the fast loop may hand to cs_exec(): not control */
+static bool generic_ok(unsigned sem)
+{
+	switch (sem) {
+	case NVL_SEM_BRA:
+	case NVL_SEM_BSSY:
+	case NVL_SEM_BSYNC:
+	case NVL_SEM_BREAK:
+	case NVL_SEM_WARPSYNC:
+	case NVL_SEM_EXIT:
+	case NVL_SEM_BAR:
+		return false;
+	default:
+		return true;
 	}
 }
 
@@ -292,6 +364,18 @@ void cs_predecode(struct cs_insn *ci)
 	f->guard_xor = ci->in.guard_not ? NVL_CS_ALL : 0;
 	f->d = NVL_ISA_RZ;
 	f->pd0 = f->pd1 = f->ps0 = NVL_ISA_PT;
+	if (ci->in.row->sem == NVL_SEM_EXIT) {
+		/* EXIT's own predicate, bits 89:87 (PT when absent) */
+		f->ps0 = NVL_ISA_PT;
+		for (unsigned i = 0; i < ci->in.row->nopnd; i++)
+			if (ci->in.row->opnd[i].lo == 87 &&
+			    ci->in.op[i].kind == NVL_ISA_V_P) {
+				f->ps0 = ci->in.op[i].reg;
+				f->ps0_xor = ci->in.op[i].not_ ? NVL_CS_ALL : 0;
+			}
+		f->kind = CS_FAST_EXIT;
+		return;
+	}
 	if (ci->in.row->sem == NVL_SEM_BRA) {
 		/* the branch's own predicate, bits 89:87 */
 		for (unsigned i = 0; i < ci->in.row->nopnd; i++)
@@ -310,6 +394,10 @@ void cs_predecode(struct cs_insn *ci)
 	h = choose(f, ci);
 	if (h < 0) {
 		memset(f, 0, sizeof(*f));
+		f->guard = ci->in.guard;
+		f->guard_xor = ci->in.guard_not ? NVL_CS_ALL : 0;
+		f->kind = generic_ok(ci->in.row->sem) ? CS_FAST_GENERIC
+						      : CS_FAST_NONE;
 		return;
 	}
 	f->d = v ? v->reg : NVL_ISA_RZ;
@@ -322,11 +410,38 @@ static inline uint32_t popc(uint32_t x)
 	return (uint32_t)__builtin_popcount(x);
 }
 
-void cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
+bool cs_fast_prep(const struct cs_cta *cta, struct cs_warp *w,
+		  const struct cs_fast *f)
+{
+	const struct nvl_cs_launch *l = cta->l;
+
+	for (unsigned k = 0; k < 3; k++) {
+		/* IMAD.WIDE reads 8 bytes of its constant */
+		unsigned size = k == 2 && f->c64 ? 8 : 4;
+		unsigned b = f->cbank[k];
+		uint32_t off = f->coff[k], x;
+
+		if (!(f->cbm >> k & 1))
+			continue;
+		if (!l->cbuf[b] || (uint64_t)off + size > l->cbuf_B[b] ||
+		    off % size)
+			return false;
+		memcpy(&x, (const uint8_t *)l->cbuf[b] + off, 4);
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			w->kc[k][i] = x;
+		if (size == 8)
+			memcpy(&w->kc_hi, (const uint8_t *)l->cbuf[b] + off + 4,
+			       4);
+	}
+	return true;
+}
+
+int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
 	const struct cs_insn *prog = cta->prog;
 	uint32_t pc = w->pc, active = w->active, ninsn = cta->l->ninsn;
-	uint64_t n = 0, budget = cta->budget;
+	uint64_t n = 0, threads = 0, budget = cta->budget;
+	int ret = 0;
 
 	while (pc < ninsn && n < budget) {
 		const struct cs_fast *f = &prog[pc].fast;
@@ -345,16 +460,47 @@ void cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 			else
 				break; /* diverges: run_warp parks lanes */
 			n++;
+			threads += popc(active);
 			continue;
 		}
+		if (f->kind == CS_FAST_EXIT) {
+			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
+
+			if (t == active)
+				break; /* the whole group: run_warp reselects */
+			n++;
+			threads += popc(active);
+			w->exited |= t;
+			active &= ~t;
+			pc++;
+			continue;
+		}
+		if (f->kind == CS_FAST_GENERIC) {
+			n++;
+			threads += popc(active);
+			if (exec) {
+				w->pc = pc;
+				w->active = active;
+				ret = cs_exec(cta, w, &prog[pc], exec);
+				if (ret)
+					break;
+			}
+			pc++;
+			continue;
+		}
+		if (f->cbm && !cs_fast_prep(cta, w, f))
+			break; /* out of bounds: the generic path reports it */
+		n++;
+		threads += popc(active);
 		if (exec)
 			f->fn(w, f, exec);
 		pc++;
-		n++;
 	}
 	w->pc = pc;
+	w->active = active;
 	cta->budget -= n;
 	cta->clock += n;
 	cta->stats->warp_instrs += n;
-	cta->stats->thread_instrs += n * popc(active);
+	cta->stats->thread_instrs += threads;
+	return ret;
 }

@@ -38,6 +38,8 @@ enum cs_fast_kind {
 	CS_FAST_NONE, /* generic path (cs_exec / run_warp's switch) */
 	CS_FAST_OP, /* ALU operation with a handler */
 	CS_FAST_BRA, /* branch: taken by all, none, or diverging */
+	CS_FAST_EXIT, /* EXIT: of all, none, or some lanes */
+	CS_FAST_GENERIC, /* a plain instruction: cs_exec() inside the loop */
 };
 
 /*
@@ -58,6 +60,11 @@ struct cs_fast {
 	uint32_t guard_xor, ps0_xor; /* ~0 for a negated predicate */
 	uint32_t u0, u1; /* per-operation constants (LUT, shift, ...) */
 	int32_t target; /* branch target index */
+	/* constant-bank sources: bit k = source k reads c[cbank[k]][coff[k]]
+	 * (broadcast into the warp's kc[k] before the handler runs) */
+	uint8_t cbm, cbank[3];
+	bool c64; /* source c's constant is 64 bits (IMAD.WIDE: kc_hi) */
+	uint32_t coff[3];
 };
 
 /* one decoded instruction plus what the interpreter precomputes */
@@ -92,6 +99,9 @@ struct cs_warp {
 	uint32_t tid[NVL_CS_LANES][3];
 	uint8_t pend[256]; /* scoreboards a register's write waits on */
 	uint8_t rpend[256]; /* scoreboards its pending reads wait on */
+	uint32_t ctaid[3]; /* the CTA's id (S2R) */
+	uint32_t kc[3][NVL_CS_LANES]; /* constant-bank sources, broadcast */
+	uint32_t kc_hi; /* the high word of a 64-bit constant (IMAD.WIDE) */
 };
 
 struct cs_cta {
@@ -156,11 +166,21 @@ void cs_predecode(struct cs_insn *ci);
 
 /*
  * predecode.c: run @w's converged group (no parked lanes) through
- * consecutive fast instructions; stops before the first instruction that
- * needs the generic path, a diverging branch, the end of the program or
- * of the budget, with pc, budget, clock and statistics updated.
+ * consecutive fast instructions (plain instructions without a handler run
+ * through cs_exec() in the loop); stops before the first control
+ * instruction the loop does not do, a diverging branch, an exit of every
+ * lane, the end of the program or of the budget, with pc, budget, clock
+ * and statistics updated. Return: 0, or cs_exec()'s error (pc at the
+ * failing instruction, which is counted).
  */
-void cs_run_fast(struct cs_cta *cta, struct cs_warp *w);
+int cs_run_fast(struct cs_cta *cta, struct cs_warp *w);
+
+/*
+ * predecode.c: load @f's constant-bank sources into @w->kc; false when one
+ * is out of bounds (the generic path then reports it).
+ */
+bool cs_fast_prep(const struct cs_cta *cta, struct cs_warp *w,
+		  const struct cs_fast *f);
 
 /*
  * exec.c: run one non-control instruction for the lanes in @mask (already

@@ -159,8 +159,13 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 				return ret > 0 ? 0 : ret;
 		}
 		/* a converged warp runs pre-decoded instructions in a loop */
-		if (!w->parked && !l->check_hazards && !l->generic_only)
-			cs_run_fast(cta, w);
+		if (!w->parked && !l->check_hazards && !l->generic_only) {
+			ret = cs_run_fast(cta, w);
+			if (ret)
+				return ret;
+			if (!w->active)
+				continue;
+		}
 		if (w->pc >= l->ninsn)
 			return cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
 				       (uint32_t)__builtin_ctz(w->active), 0);
@@ -247,7 +252,8 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 				if (ci->uniform && !g)
 					break;
 				if (ci->fast.kind == CS_FAST_OP &&
-				    !l->generic_only) {
+				    !l->generic_only &&
+				    cs_fast_prep(cta, w, &ci->fast)) {
 					ci->fast.fn(w, &ci->fast, exec);
 					break;
 				}
@@ -332,6 +338,7 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	w->at_bar = false;
 	w->done = false;
 	w->id = id;
+	memcpy(w->ctaid, cta->ctaid, sizeof(w->ctaid));
 }
 
 int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,

@@ -23,6 +23,7 @@ struct fw_obj {
 	uint32_t chid; /* channels */
 	uint64_t
 		pdb; /* VA spaces: the page directory the driver set (0: none) */
+	bool faulting; /* VA spaces: ENABLE_PAGE_FAULTING (replayable) */
 };
 
 /* RM's carve-out below the non-WPR heap: one instance block per channel id */

@@ -86,7 +86,7 @@ static void chan_unbind(struct nvl_model_gsp *g, uint32_t chid)
  */
 static void chan_setup(struct nvl_model_gsp *g, uint32_t chid,
 		       const NV_CHANNEL_ALLOC_PARAMS *cp, uint64_t pdb,
-		       uint64_t *inst_out)
+		       bool replay, uint64_t *inst_out)
 {
 	uint64_t inst =
 		nvl_fw_rm_carve_base(g) + (uint64_t)chid * NVL_HW_INST_SIZE;
@@ -112,7 +112,10 @@ static void chan_setup(struct nvl_model_gsp *g, uint32_t chid,
 	inst_wr(g, inst + NVL_HW_RAMIN_PDB,
 		((uint32_t)pdb & NVL_HW_RAMIN_PDB_LO_MASK) |
 			NVL_HW_RAM_TARGET_VID | NVL_HW_RAMIN_PDB_USE_VER2 |
-			NVL_HW_RAMIN_PDB_BIG_PAGE_64K);
+			NVL_HW_RAMIN_PDB_BIG_PAGE_64K |
+			(replay ? NVL_HW_RAMIN_PDB_FAULT_REPLAY_TEX |
+					  NVL_HW_RAMIN_PDB_FAULT_REPLAY_GCC
+				: 0));
 	inst_wr(g, inst + NVL_HW_RAMIN_PDB_HI, (uint32_t)(pdb >> 32));
 	reg_wr(g, NVL_HW_CHRAM_CTRL(chid), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	reg_wr(g, NVL_HW_CHRAM_RUNLIST(chid), cp->engineType);
@@ -158,7 +161,7 @@ static void add(struct nvl_model_gsp *g, uint32_t client, uint32_t h,
 		uint32_t parent, uint32_t hclass, uint32_t chid)
 {
 	g->objs[g->nobjs++] =
-		(struct fw_obj){client, h, parent, hclass, chid, 0};
+		(struct fw_obj){client, h, parent, hclass, chid, 0, false};
 }
 
 /* free @h and its subtree */
@@ -308,6 +311,7 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	if (is_channel_class(a->hClass)) {
 		NV_CHANNEL_ALLOC_PARAMS cp;
 		uint64_t pdb = 0, inst;
+		bool replay = false;
 
 		memcpy(&cp, a->params, sizeof(cp));
 		if (cp.hVASpace) {
@@ -316,6 +320,8 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			if (!vas || vas->hclass != FERMI_VASPACE_A)
 				return NV_ERR_INVALID_OBJECT_HANDLE;
 			pdb = vas->pdb;
+			/* a faulting VA space's SM faults are replayable */
+			replay = vas->faulting;
 		}
 		/* RM needs a bound page directory, a power-of-two ring, a
 		 * 512-byte aligned USERD in the FB it gave the driver and a
@@ -336,13 +342,22 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		if (chid == ~0u)
 			return NV_ERR_INSUFFICIENT_RESOURCES;
 		g->chan_used[chid] = 1;
-		chan_setup(g, chid, &cp, pdb, &inst);
+		chan_setup(g, chid, &cp, pdb, replay, &inst);
 		cp.cid = chid;
 		cp.instOffset = inst;
 		memcpy(a->params, &cp, sizeof(cp));
 	}
 	add(g, a->hClient, a->hObject, a->hClass == NV01_ROOT ? 0 : a->hParent,
 	    a->hClass, chid);
+	if (a->hClass == FERMI_VASPACE_A &&
+	    a->paramsSize >= sizeof(NV_VASPACE_ALLOCATION_PARAMETERS)) {
+		NV_VASPACE_ALLOCATION_PARAMETERS vp;
+
+		memcpy(&vp, a->params, sizeof(vp));
+		g->objs[g->nobjs - 1].faulting =
+			vp.flags &
+			NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
+	}
 	return NV_OK;
 }
 

@@ -49,6 +49,9 @@ typedef struct NV_VASPACE_ALLOCATION_PARAMETERS {
 	NV_DECLARE_ALIGNED(NvU64 vaBase, 8);
 } NV_VASPACE_ALLOCATION_PARAMETERS;
 
+/* the VA space's GR/SM faults are replayable (FAULT_REPLAY_TEX/GCC) */
+#define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING (1u << 6)
+
 /* a trimmed NV_CHANNEL_ALLOC_PARAMS: the fields the model's RM reads */
 typedef struct NV_CHANNEL_ALLOC_PARAMS {
 	NvHandle hObjectError;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: on-demand paging (the generic half of a replayable fault)
+ *
+ * A VM created NVL_VM_CREATE_FAULTABLE takes NVL_VM_BIND_LAZY maps: the
+ * bind reserves the range for the BO and gets its page tables (so that a
+ * fault never allocates), but writes no entry. When the GPU touches such a
+ * page the driver's fault service calls nvl_vm_fault_map(), which writes
+ * the one page (of the mapping's page size) that covers the address from
+ * the mapping's BO and offset, and flushes, exactly as a bind's commit
+ * would. A mapping that moves with its BO is rewritten whole
+ * (nvl_gpuvm_bo_remap), lazy or not: after a move every page is mapped.
+ */
+#include <errno.h>
+#include <pthread.h>
+
+#include "base/log.h"
+#include "sync/checker.h"
+#include "vm/gpuvm.h"
+#include "vm/sm.h"
+#include "vm/vm.h"
+
+int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
+		     uint64_t *page_out, uint64_t *size_out)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+	const struct nvl_vm_pt_ops *pt = g->pt;
+	struct nvl_signalling_cookie cookie;
+	struct nvl_gpuva *va;
+	uint64_t size, page;
+	uint32_t flags = 0;
+	int ret = 0;
+	bool held;
+
+	pthread_mutex_lock(&g->lock);
+	va = nvl_gpuvm_find_first(g, addr, 1);
+	if (!va || !va->vm_bo ||
+	    (va->flags &
+	     (NVL_GPUVA_PENDING | NVL_GPUVA_REMOVED | NVL_GPUVA_NULL))) {
+		pthread_mutex_unlock(&g->lock);
+		return nvl_error(-ENOENT, "vm %s: no bound BO at %#llx",
+				 g->name, (unsigned long long)addr);
+	}
+	if (write && (va->flags & NVL_GPUVA_READONLY)) {
+		pthread_mutex_unlock(&g->lock);
+		return nvl_error(-EACCES,
+				 "vm %s: write fault at %#llx in a read-only "
+				 "mapping",
+				 g->name, (unsigned long long)addr);
+	}
+	if (va->flags & NVL_GPUVA_READONLY)
+		flags |= NVL_VM_PT_READONLY;
+	size = 1ull << va->page_shift;
+	page = addr & ~(size - 1);
+	held = nvl_gpuvm_pt_hold(g);
+	cookie = nvl_fence_begin_signalling();
+	pt->map(g->pt_priv, page, size, va->page_shift, nvl_gpuva_obj(va),
+		va->bo_offset + (page - nvl_gpuva_addr(va)), flags);
+	pt->flush(g->pt_priv, page, size);
+	if (pt->take_error)
+		ret = pt->take_error(g->pt_priv);
+	nvl_fence_end_signalling(cookie);
+	nvl_gpuvm_pt_release(g, held);
+	pthread_mutex_unlock(&g->lock);
+	if (ret)
+		return nvl_error(ret, "vm %s: mapping the page at %#llx: %d",
+				 g->name, (unsigned long long)page, ret);
+	*page_out = page;
+	*size_out = size;
+	return 0;
+}
