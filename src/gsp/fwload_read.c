@@ -106,6 +106,54 @@ static int grow(uint8_t **buf, size_t *cap, size_t want, const char *path)
 	return 0;
 }
 
+/*
+ * A frame that declares its size (zstd -c of a regular file always does)
+ * is decoded in one call straight into a buffer of exactly that size: the
+ * streaming decoder would decode into its own window buffer and copy every
+ * byte out again (docs/gsp.md, boot_time_zst). A frame whose content does
+ * not match its declared size, or that is followed by more data, is
+ * rejected as the streaming path rejects it.
+ */
+static int unzstd_known(const uint8_t *in, size_t len, size_t known,
+			const char *path, uint8_t **out, size_t *out_len)
+{
+	size_t flen = ZSTD_findFrameCompressedSize(in, len);
+	uint8_t *buf;
+	ZSTD_DCtx *dc;
+	size_t r;
+	int ret;
+
+	if (ZSTD_isError(flen))
+		return nvl_error(-EBADMSG, "fw: %s: zstd: %s", path,
+				 ZSTD_getErrorName(flen));
+	if (flen != len)
+		return nvl_error(-EBADMSG,
+				 "fw: %s: %zu bytes after the zstd frame", path,
+				 len - flen);
+	buf = buf_alloc(known);
+	if (!buf)
+		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+	ret = nvl_might_alloc(256 << 10); /* the decoder's own tables */
+	if (ret || !(dc = ZSTD_createDCtx())) {
+		nvl_free(buf);
+		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+	}
+	r = ZSTD_decompressDCtx(dc, buf, known, in, len);
+	ZSTD_freeDCtx(dc);
+	if (ZSTD_isError(r) || r != known) {
+		nvl_free(buf);
+		if (ZSTD_isError(r))
+			return nvl_error(-EBADMSG, "fw: %s: zstd: %s", path,
+					 ZSTD_getErrorName(r));
+		return nvl_error(-EBADMSG,
+				 "fw: %s: zstd frame holds %zu of %zu bytes",
+				 path, r, known);
+	}
+	*out = buf;
+	*out_len = known;
+	return 0;
+}
+
 static int unzstd(const uint8_t *in, size_t len, const char *path,
 		  uint8_t **out, size_t *out_len)
 {
@@ -122,6 +170,8 @@ static int unzstd(const uint8_t *in, size_t len, const char *path,
 		return nvl_error(-EBADMSG,
 				 "fw: %s: zstd frame claims %llu bytes", path,
 				 known);
+	if (known != ZSTD_CONTENTSIZE_UNKNOWN && known)
+		return unzstd_known(in, len, (size_t)known, path, out, out_len);
 	ret = grow(&buf, &cap,
 		   known != ZSTD_CONTENTSIZE_UNKNOWN && known ? known : len * 2,
 		   path);

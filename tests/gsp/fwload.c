@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <openssl/evp.h>
+#include <zstd.h>
 
 #include "t.h"
 #include "base/log.h"
@@ -335,6 +336,106 @@ static void corrupt_compressed(void **state)
 	assert_non_null(strstr(nvl_error_msg(), "xz data is corrupt"));
 }
 
+/* Read all of @path (malloc'd) into *@out; returns its length. */
+static size_t slurp(const char *path, uint8_t **out)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	assert_true(len > 0);
+	*out = malloc((size_t)len);
+	assert_non_null(*out);
+	assert_int_equal(fread(*out, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return (size_t)len;
+}
+
+/*
+ * Both forms of zstd frame the kernel's loader accepts: one that declares
+ * its content size (decoded in one call into the final buffer) and one
+ * that does not (streamed, RFC 8878 Frame_Content_Size absent when the
+ * Frame_Header_Descriptor's FCS flag is 0 and Single_Segment is 0), and
+ * data after a sized frame rejected by name.
+ */
+static void zstd_frame_forms(void **state)
+{
+	char a[512], p[PATH_MAX];
+	const char *const v[] = {"570.144", NULL};
+	struct nvl_gsp_fw_opts o = {.versions = v, .no_builtin = true};
+	struct nvl_gsp_fw *fw = NULL, *plain = NULL;
+	uint8_t *raw, *z;
+	size_t n, cap, zn;
+	ZSTD_CCtx *cc;
+
+	(void)state;
+	sub(a, "zstdforms");
+	fwgen_tree(a, "tu102", "570.144", FWGEN_ALL & ~FWGEN_BOOTER_LOAD,
+		   tu10x_fams);
+	o.search_path = a;
+	snprintf(p, sizeof(p), "%s/nvidia/tu102/gsp/booter_load-570.144.bin",
+		 a);
+	copy_prefix(NVL_BUILD_FIRMWARE_DIR
+		    "/nvidia/tu102/gsp/booter_load-570.144.bin",
+		    p, 0);
+	assert_int_equal(nvl_gsp_fw_load("tu102", &o, &plain), 0);
+	n = slurp(p, &raw);
+	unlink(p);
+
+	cap = ZSTD_compressBound(n) + 16;
+	z = malloc(cap);
+	assert_non_null(z);
+	cc = ZSTD_createCCtx();
+	assert_non_null(cc);
+	snprintf(p, sizeof(p),
+		 "%s/nvidia/tu102/gsp/booter_load-570.144.bin.zst", a);
+
+	/* no declared size: the streaming decoder */
+	assert_false(ZSTD_isError(
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)));
+	zn = ZSTD_compress2(cc, z, cap, raw, n);
+	assert_false(ZSTD_isError(zn));
+	assert_int_equal(ZSTD_getFrameContentSize(z, zn),
+			 ZSTD_CONTENTSIZE_UNKNOWN);
+	assert_int_equal(fwgen_write(p, z, zn), 0);
+	assert_int_equal(nvl_gsp_fw_load("tu102", &o, &fw), 0);
+	assert_int_equal(fw->comp[NVL_GSP_FW_BOOTER_LOAD], NVL_GSP_FW_ZSTD);
+	assert_int_equal(fw->data_size[NVL_GSP_FW_BOOTER_LOAD],
+			 plain->data_size[NVL_GSP_FW_BOOTER_LOAD]);
+	assert_memory_equal(fw->data[NVL_GSP_FW_BOOTER_LOAD],
+			    plain->data[NVL_GSP_FW_BOOTER_LOAD], n);
+	nvl_gsp_fw_put(fw);
+	fw = NULL;
+
+	/* declared size: one-call decode, same bytes */
+	assert_false(ZSTD_isError(
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1)));
+	zn = ZSTD_compress2(cc, z, cap, raw, n);
+	assert_false(ZSTD_isError(zn));
+	assert_int_equal(ZSTD_getFrameContentSize(z, zn), n);
+	assert_int_equal(fwgen_write(p, z, zn), 0);
+	assert_int_equal(nvl_gsp_fw_load("tu102", &o, &fw), 0);
+	assert_memory_equal(fw->data[NVL_GSP_FW_BOOTER_LOAD],
+			    plain->data[NVL_GSP_FW_BOOTER_LOAD], n);
+	nvl_gsp_fw_put(fw);
+	fw = NULL;
+
+	/* a sized frame followed by junk */
+	memset(z + zn, 0x42, 16);
+	assert_int_equal(fwgen_write(p, z, zn + 16), 0);
+	assert_int_equal(nvl_gsp_fw_load("tu102", &o, &fw), -EBADMSG);
+	assert_null(fw);
+	assert_non_null(strstr(nvl_error_msg(), "after the zstd frame"));
+
+	ZSTD_freeCCtx(cc);
+	free(z);
+	free(raw);
+	nvl_gsp_fw_put(plain);
+}
+
 static void build_tree_every_chip(void **state)
 {
 	static const char *const chips[] = {
@@ -474,6 +575,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(malformed_file_named),
 	cmocka_unit_test(compressed_loads),
 	cmocka_unit_test(corrupt_compressed),
+	cmocka_unit_test(zstd_frame_forms),
 	cmocka_unit_test(build_tree_every_chip),
 	cmocka_unit_test(signature_verify),
 	cmocka_unit_test(version_order),
