@@ -49,8 +49,8 @@ static uint32_t gtt_bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
 		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
 	uint32_t h;
 
-	assert_int_equal(
-		nvl_bo_create(x->c, size, NVL_BO_DOMAIN_GTT, 0, 0, &h), 0);
+	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			 0);
 	assert_int_equal(nvl_bo_map(x->c, h, cpu), 0);
 	op.handle = h;
 	assert_int_equal(
@@ -78,9 +78,8 @@ static void copy_both_ways_on(const char *spec)
 					.end = 1ull << 40,
 					.kernel_start = 1ull << 39,
 					.kernel_range = 16 * MIB};
-	struct nvl_vm_bind_op un = {.op = NVL_VM_BIND_OP_UNMAP,
-				    .addr = VA_GTT,
-				    .range = BUF};
+	struct nvl_vm_bind_op un = {
+		.op = NVL_VM_BIND_OP_UNMAP, .addr = VA_GTT, .range = BUF};
 	size_t maps0;
 	struct ctx x;
 	uint32_t n;
@@ -123,8 +122,8 @@ static void copy_both_ways_on(const char *spec)
 				 x.pvram[i], x.pgtt[i]);
 
 	/* freed (unbound, unmapped, handle closed): the mapping is gone */
-	assert_int_equal(
-		nvl_vm_bind(x.c, x.vm, 0, &un, 1, NULL, 0, NULL, 0, 0), 0);
+	assert_int_equal(nvl_vm_bind(x.c, x.vm, 0, &un, 1, NULL, 0, NULL, 0, 0),
+			 0);
 	assert_int_equal(nvl_bo_unmap(x.c, x.gtt), 0);
 	assert_int_equal(nvl_bo_close(x.c, x.gtt), 0);
 	assert_int_equal(nvl_core_gtt_count(x.dev), maps0);
@@ -157,9 +156,9 @@ static void bad_inputs(void **state)
 	maps0 = nvl_core_gtt_count(dev);
 	assert_int_equal(nvl_bo_create(c, 0, NVL_BO_DOMAIN_GTT, 0, 0, &h),
 			 -EINVAL);
-	assert_int_equal(nvl_bo_create(c, 1ull << 60, NVL_BO_DOMAIN_GTT, 0, 0,
-				       &h),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_bo_create(c, 1ull << 60, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+		-EINVAL);
 	assert_int_equal(nvl_bo_create(c, 4096, NVL_BO_DOMAIN_GTT,
 				       NVL_BO_DOMAIN_VRAM, 0, &h),
 			 -EINVAL);
