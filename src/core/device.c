@@ -71,30 +71,6 @@ static int open_model(const char *chip, const struct nvl_device_opts *o,
 	return 0;
 }
 
-/* the memory manager's VRAM is the device's, through its BAR */
-static int dev_vram_map(void *priv, uint64_t size_B, void **base_out)
-{
-	struct nvl_device *dev = priv;
-
-	if (nvl_might_alloc(0))
-		return -ENOMEM;
-	*base_out = nvl_hw_vram_map(nvl_model_hw(dev->model),
-				    dev->nv->vram_base, size_B);
-	return *base_out ? 0 : -ENOMEM;
-}
-
-static void dev_vram_unmap(void *priv, void *base, uint64_t size_B)
-{
-}
-
-static const struct nvl_mm_mem_ops dev_mem_ops = {
-	.vram_map = dev_vram_map,
-	.vram_unmap = dev_vram_unmap,
-	/* GTT/system pages: host memory (not yet DMA-mapped for the GPU) */
-	.pages_alloc = nvl_mm_anon_pages_alloc,
-	.pages_free = nvl_mm_anon_pages_free,
-};
-
 static void register_once(void)
 {
 	nvl_nv_chan_register();
@@ -105,7 +81,7 @@ static int device_up(struct nvl_device *dev)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct nvl_mm_config mc = {
 		.vram_B = dev->nv->mm_size,
-		.ops = &dev_mem_ops,
+		.ops = &nvl_core_gtt_ops,
 		.ops_priv = dev,
 	};
 	int ret;
@@ -203,6 +179,12 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		return nvl_error(-ENOMEM, "device: out of memory");
 	pthread_mutex_init(&dev->clients_lock, NULL);
 	nvl_list_init(&dev->clients);
+	ret = nvl_core_gtt_init(dev);
+	if (ret) {
+		pthread_mutex_destroy(&dev->clients_lock);
+		nvl_free(dev);
+		return nvl_error(ret, "device: out of memory");
+	}
 	ret = open_model(chip, opts, dev);
 	if (ret)
 		goto fail;
@@ -241,6 +223,7 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 	*dev_out = dev;
 	return 0;
 fail:
+	nvl_core_gtt_fini(dev);
 	pthread_mutex_destroy(&dev->clients_lock);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);
@@ -325,6 +308,7 @@ void nvl_device_close(struct nvl_device *dev)
 	device_down(dev);
 	nvl_model_destroy(dev->model);
 	nvl_free(dev->profile);
+	nvl_core_gtt_fini(dev);
 	pthread_mutex_destroy(&dev->clients_lock);
 	nvl_free(dev);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/itree.h"
 #include "base/list.h"
 
 struct nvl_client;
@@ -57,6 +58,10 @@ struct nvl_device {
 	/** @trace, @trace_arg: the wire tracer (nvl_device_opts), or NULL */
 	nvl_trace_fn trace;
 	void *trace_arg;
+	/** @gtt_lock: guards @gtt_maps */
+	pthread_rwlock_t gtt_lock;
+	/** @gtt_maps: DMA mappings of host pages by CPU address (gtt.c) */
+	struct nvl_itree gtt_maps;
 };
 
 /** nvl_core_client_unlink() - take a device client off its device's list. */
@@ -66,5 +71,18 @@ void nvl_core_client_unlink(struct nvl_client *c);
 int nvl_device_state_init(struct nvl_device *dev);
 /** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */
 void nvl_device_state_fini(struct nvl_device *dev);
+
+/**
+ * nvl_core_gtt_ops - the memory manager's provider on a device: VRAM through
+ * the BAR, host pages DMA-mapped through the hardware interface (gtt.c).
+ */
+extern const struct nvl_mm_mem_ops nvl_core_gtt_ops;
+
+/** nvl_core_gtt_init() - an empty DMA table. Return: 0 or -ENOMEM. */
+int nvl_core_gtt_init(struct nvl_device *dev);
+/** nvl_core_gtt_fini() - the table (every mapping already gone). */
+void nvl_core_gtt_fini(struct nvl_device *dev);
+/** nvl_core_gtt_count() - host-page runs DMA-mapped now. */
+size_t nvl_core_gtt_count(struct nvl_device *dev);
 
 #endif /* NVL_CORE_DEVICE_H */

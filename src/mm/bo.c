@@ -161,6 +161,15 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 	case NVL_GEM_DOMAIN_SYSTEM:
 		out->domain = bo->dom;
 		out->addr = (uint64_t)(uintptr_t)bo->host + offset;
+		if (bo->mm->ops->dma_addr) {
+			/* on a device the GPU sees the pages' DMA address */
+			uint64_t dma = bo->mm->ops->dma_addr(bo->mm->ops_priv,
+							     bo->host);
+
+			if (!dma)
+				return -ENOENT;
+			out->addr = dma + offset;
+		}
 		out->len_B = obj->size_B - offset;
 		return 0;
 	default:

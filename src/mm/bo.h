@@ -50,6 +50,15 @@ struct nvl_mm_mem_ops {
 	int (*pages_alloc)(void *priv, uint64_t size_B, void **ptr_out);
 	/** @pages_free: give them back */
 	void (*pages_free)(void *priv, void *ptr, uint64_t size_B);
+	/**
+	 * @dma_addr: optional (NULL: the GPU cannot reach host pages): the
+	 * device address of host pages @ptr that @pages_alloc returned, at
+	 * which the GPU reaches them (the provider DMA-maps them when it
+	 * allocates them and unmaps them when they are freed). Called with
+	 * the BO's resv held; must not allocate. Return: the address, or 0
+	 * when @ptr is not mapped.
+	 */
+	uint64_t (*dma_addr)(void *priv, const void *ptr);
 };
 
 /**

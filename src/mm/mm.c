@@ -333,7 +333,9 @@ int nvl_mm_vram_ready(struct nvl_mm *mm)
  * budget) and reused for the same size, so that moves do not pay for page
  * faults on fresh pages. An entry's header lives in its own first bytes.
  * Reuse for a new BO zeroes; a move destination is overwritten anyway. The
- * pool has its own shrinker, called before the BO shrinker.
+ * pool has its own shrinker, called before the BO shrinker. A provider
+ * that DMA-maps its pages (dma_addr, a device) gets them back at once, so
+ * that a freed BO's DMA mapping is torn down with it.
  */
 struct pool_ent {
 	struct nvl_list link;
@@ -424,6 +426,11 @@ void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
 	struct pool_ent *e = ptr;
 
 	atomic_fetch_sub(&mm->host_B, size_B);
+	/* DMA-mapped pages (a device's) are unmapped when freed: no pool */
+	if (mm->ops->dma_addr) {
+		mm->ops->pages_free(mm->ops_priv, ptr, size_B);
+		return;
+	}
 	pthread_mutex_lock(&mm->pool_lock);
 	/* the budget is read without mm->lock here: relaxed atomics */
 	if (mm->pool_B + size_B <=
