@@ -247,10 +247,13 @@ int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
 	const struct gspabi_struct_ops *e = &v->structs[GSPABI_S_MSG_ELEM];
 	const uint64_t need =
 		GSPABI_MSG_ELEM_HAS_CHECKSUM | GSPABI_MSG_ELEM_HAS_SEQNUM;
+	int64_t csum =
+		u32_at(v, GSPABI_S_MSG_ELEM, GSPABI_MSG_ELEM_HAS_CHECKSUM);
 	struct nvl_gsp_msgq h = *q;
 	int64_t hdr, max;
 
-	if (headers_set(&h, v) || !e->present || (e->fields & need) != need ||
+	if (headers_set(&h, v) || csum < 0 || !e->present ||
+	    (e->fields & need) != need ||
 	    !v->structs[GSPABI_S_RPC_HDR].present ||
 	    v->structs[GSPABI_S_RPC_HDR].wire_size != RPC_HDR ||
 	    gspabi_const_get(v, GSPABI_C_ELEM_HDR_SIZE, &hdr) ||
@@ -262,6 +265,7 @@ int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
 				 "describe its element framing",
 				 v->tag);
 	*q = h;
+	q->csum_off = (size_t)csum;
 	q->abi = v;
 	q->elem_hdr = (uint32_t)hdr;
 	q->payload_max = (uint32_t)(max - hdr - RPC_HDR);
@@ -373,14 +377,15 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	ret = wait_space(q, pages, deadline, &wptr);
 	if (ret)
 		return ret;
-	memset(q->tx_buf, 0, (size_t)pages * PAGE);
 	e.seqNum = q->tx_seq;
 	if (q->elem_fields & GSPABI_MSG_ELEM_HAS_ELEMCOUNT) {
 		e.present |= GSPABI_MSG_ELEM_HAS_ELEMCOUNT;
 		e.elemCount = pages;
 	}
-	/* the element header (with the RPC header's bytes zeroed), then the
-	 * RPC header over them, then the checksum of the whole */
+	/* the element header (checksum 0, the RPC header's bytes zeroed),
+	 * the RPC header over them, the payload, zero padding; each packed
+	 * once: the checksum of the whole then goes in place (its offset is
+	 * the layer's, checked by set_abi) */
 	if (gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes) ||
 	    gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
 			RPC_HDR))
@@ -389,10 +394,9 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	if (len)
 		memcpy(q->tx_buf + q->elem_hdr + RPC_HDR, chunk, len);
 	/* the padding is zero: padded or not, the checksum is the same */
+	memset(q->tx_buf + bytes, 0, (size_t)pages * PAGE - bytes);
 	e.checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
-	gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes);
-	gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
-		    RPC_HDR);
+	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
 
 	/* the element may wrap past the last slot */
 	first = NVL_MIN(pages, CNT - wptr);

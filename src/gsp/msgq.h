@@ -78,6 +78,7 @@ struct nvl_gsp_msgq {
 	size_t tx_hdr; /* queue tx header bytes (the rx header follows) */
 	size_t wptr_off, rptr_off; /* writePtr, readPtr in their headers */
 	size_t entry_off_off; /* entryOff in the tx header */
+	size_t csum_off; /* checkSum in the element header */
 	uint32_t rpc_version, rpc_signature, rpc_pending;
 	uint32_t fn_continuation; /* CONTINUATION_RECORD's wire number */
 };
