@@ -61,6 +61,10 @@ int nvl_gsp_abi_heap_rules(const struct gspabi_version *v,
 					 v->tag, (unsigned)map[i].id);
 		*(uint64_t *)((char *)&r + map[i].off) = (uint64_t)val;
 	}
+	if (!v->structs[GSPABI_S_WPR_META].present)
+		return nvl_error(-EPROTO, "gsp: firmware %s: no GspFwWprMeta",
+				 v->tag);
+	r.wpr_meta_size = v->structs[GSPABI_S_WPR_META].wire_size;
 	*out = r;
 	return 0;
 }

@@ -22,6 +22,7 @@ struct nvl_gsp_heap_rules {
 	uint64_t per_gb_fb_kb, client_alloc_kb, client_alloc_count;
 	uint64_t libos2_min_mb, libos2_max_mb;
 	uint64_t libos3_min_mb, libos3_max_mb;
+	uint64_t wpr_meta_size; /* GspFwWprMeta's bytes, below the heap */
 };
 
 /** NVL_GSP_ABI_DEFAULT - the version of an image that names none. */

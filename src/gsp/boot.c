@@ -47,12 +47,6 @@
 #define PAGE 0x1000ull
 #define MIB (1ull << 20)
 
-_Static_assert(sizeof(GspFwWprMeta) == 256, "GspFwWprMeta is 256 bytes");
-_Static_assert(offsetof(GspFwWprMeta, verified) == 248, "verified last");
-_Static_assert(sizeof(LibosMemoryRegionInitArgument) == 32, "LIBOS arg");
-_Static_assert(sizeof(MESSAGE_QUEUE_INIT_ARGUMENTS) == 48, "535: 48 B");
-_Static_assert(sizeof(GSP_ARGUMENTS_CACHED) == 80, "535: 80 B");
-
 /* one DMA-mapped system buffer */
 struct dmabuf {
 	uint8_t *cpu;
@@ -202,7 +196,7 @@ static int fb_layout(const struct nvl_gsp_heap_rules *h, uint64_t fb_size,
 	heap_mb = NVL_MAX(min_mb, NVL_MIN(max_mb, heap_mb));
 	l->heap_size = heap_mb * MIB;
 	l->non_wpr_heap_size = gh100 ? 2 * MIB : MIB;
-	reserve = l->heap_size + sizeof(GspFwWprMeta) + 2 * MIB +
+	reserve = l->heap_size + h->wpr_meta_size + 2 * MIB +
 		  l->non_wpr_heap_size;
 	if (l->fw_offset < reserve)
 		return nvl_error(
@@ -211,8 +205,7 @@ static int fb_layout(const struct nvl_gsp_heap_rules *h, uint64_t fb_size,
 			(unsigned long long)(fb_size >> 20),
 			(unsigned long long)heap_mb);
 	l->heap_offset = NVL_ALIGN_DOWN(l->fw_offset - l->heap_size, MIB);
-	l->wpr_start =
-		NVL_ALIGN_DOWN(l->heap_offset - sizeof(GspFwWprMeta), MIB);
+	l->wpr_start = NVL_ALIGN_DOWN(l->heap_offset - h->wpr_meta_size, MIB);
 	l->non_wpr_heap_offset =
 		NVL_ALIGN_DOWN(l->wpr_start - l->non_wpr_heap_size, MIB);
 	return 0;
@@ -254,18 +247,35 @@ static bool seq_addr_ok(uint32_t a)
 		a < NVL_HW_FALCON_SEC2_BASE + NVL_HW_FALCON_SIZE);
 }
 
-/* run a CPU sequencer buffer; every field checked before use */
+/* payload dwords after each opcode (rmgspseq.h: the operands each
+ * command carries), by the driver's (neutral) opcode */
+static const uint8_t seq_args[GSPABI_SEQ_OP__COUNT] = {
+	[GSPABI_SEQ_OP_REG_WRITE] = 2, /* addr, val */
+	[GSPABI_SEQ_OP_REG_MODIFY] = 3, /* addr, mask, val */
+	[GSPABI_SEQ_OP_REG_POLL] = 5, /* addr, mask, val, timeout, error */
+	[GSPABI_SEQ_OP_DELAY_US] = 1, /* val */
+	[GSPABI_SEQ_OP_REG_STORE] = 2, /* addr, index */
+};
+
+/* run a CPU sequencer buffer; every field checked before use. The header
+ * and the opcode numbers are the booted version's (generated layer). */
 static int run_sequencer(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			 const uint8_t *data, size_t len)
 {
-	rpc_run_cpu_sequencer_v17_00 hdr;
-	const uint8_t *cmds = data + sizeof(hdr);
+	const struct gspabi_version *v = b->abi;
+	struct gspabi_run_cpu_seq hdr;
+	const uint8_t *cmds;
+	uint64_t saves = nvl_gsp_abi_const(v, GSPABI_C_SEQ_REG_SAVE_AREA);
 	size_t n, i = 0;
 
-	if (len < sizeof(hdr))
+	if (!v || gspabi_unpack(v, GSPABI_S_RUN_CPU_SEQ, data, len, &hdr) ||
+	    !(hdr.present & GSPABI_RUN_CPU_SEQ_HAS_BUFFERSIZEDWORD) ||
+	    !(hdr.present & GSPABI_RUN_CPU_SEQ_HAS_COMMANDBUFFER) ||
+	    hdr.commandBuffer > len)
 		return nvl_error(-EPROTO, "gsp: sequencer: %zu bytes", len);
-	memcpy(&hdr, data, sizeof(hdr));
-	n = (len - sizeof(hdr)) / 4;
+	saves = NVL_MIN(saves, NVL_ARRAY_SIZE(hdr.regSaveArea));
+	cmds = data + hdr.commandBuffer;
+	n = (len - hdr.commandBuffer) / 4;
 	if (hdr.bufferSizeDWord > n)
 		return nvl_error(
 			-EPROTO,
@@ -279,22 +289,23 @@ static int run_sequencer(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		v_;                                                            \
 	})
 	while (i < n) {
-		uint32_t op, size;
+		uint32_t wop, op, size;
 
-		memcpy(&op, cmds + 4 * i, 4);
-		if (op > GSP_SEQ_BUF_OPCODE_CORE_RESUME)
+		memcpy(&wop, cmds + 4 * i, 4);
+		if (gspabi_from_wire(v, GSPABI_T_SEQ_OP, wop, &op) ||
+		    op == GSPABI_SEQ_OP__UNKNOWN || op >= GSPABI_SEQ_OP__COUNT)
 			return nvl_error(-EPROTO, "gsp: sequencer: opcode %u",
-					 op);
-		size = GSP_SEQUENCER_PAYLOAD_SIZE_DWORDS(op);
+					 wop);
+		size = seq_args[op];
 		if (i + 1 + size > n)
 			return nvl_error(-EPROTO,
 					 "gsp: sequencer: opcode %u truncated",
 					 op);
 		switch (op) {
-		case GSP_SEQ_BUF_OPCODE_REG_WRITE:
-		case GSP_SEQ_BUF_OPCODE_REG_MODIFY:
-		case GSP_SEQ_BUF_OPCODE_REG_POLL:
-		case GSP_SEQ_BUF_OPCODE_REG_STORE:
+		case GSPABI_SEQ_OP_REG_WRITE:
+		case GSPABI_SEQ_OP_REG_MODIFY:
+		case GSPABI_SEQ_OP_REG_POLL:
+		case GSPABI_SEQ_OP_REG_STORE:
 			if (!seq_addr_ok(ARG(0)))
 				return nvl_error(-EPROTO,
 						 "gsp: sequencer: register %#x "
@@ -305,13 +316,13 @@ static int run_sequencer(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			break;
 		}
 		switch (op) {
-		case GSP_SEQ_BUF_OPCODE_REG_WRITE:
+		case GSPABI_SEQ_OP_REG_WRITE:
 			nvl_hw_wr32(gsp->hw, ARG(0), ARG(1));
 			break;
-		case GSP_SEQ_BUF_OPCODE_REG_MODIFY:
+		case GSPABI_SEQ_OP_REG_MODIFY:
 			nvl_hw_mask(gsp->hw, ARG(0), ARG(1), ARG(2) & ARG(1));
 			break;
-		case GSP_SEQ_BUF_OPCODE_REG_POLL: {
+		case GSPABI_SEQ_OP_REG_POLL: {
 			uint64_t us = NVL_MIN(ARG(3), 1000000u);
 			int64_t dl = nvl_deadline_after((int64_t)us * 1000 +
 							1000000);
@@ -326,33 +337,35 @@ static int run_sequencer(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			}
 			break;
 		}
-		case GSP_SEQ_BUF_OPCODE_DELAY_US: {
+		case GSPABI_SEQ_OP_DELAY_US: {
 			uint32_t us = NVL_MIN(ARG(0), 100000u);
 			struct timespec ts = {0, (long)us * 1000};
 
 			nanosleep(&ts, NULL);
 			break;
 		}
-		case GSP_SEQ_BUF_OPCODE_REG_STORE:
-			if (ARG(1) >= GSP_SEQ_REG_SAVE_AREA)
+		case GSPABI_SEQ_OP_REG_STORE:
+			if (ARG(1) >= saves)
 				return nvl_error(-EPROTO,
 						 "gsp: sequencer: save slot %u",
 						 ARG(1));
 			hdr.regSaveArea[ARG(1)] = nvl_hw_rd32(gsp->hw, ARG(0));
 			break;
-		case GSP_SEQ_BUF_OPCODE_CORE_RESET:
+		case GSPABI_SEQ_OP_CORE_RESET:
 			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
 				    NVL_HW_FALCON_ENGINE_RESET);
 			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
 				    0);
 			break;
-		case GSP_SEQ_BUF_OPCODE_CORE_START:
-		case GSP_SEQ_BUF_OPCODE_CORE_RESUME:
+		case GSPABI_SEQ_OP_CORE_START:
+		case GSPABI_SEQ_OP_CORE_RESUME:
 			nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_CPUCTL),
 				    NVL_HW_FALCON_CPUCTL_STARTCPU);
 			break;
-		case GSP_SEQ_BUF_OPCODE_CORE_WAIT_FOR_HALT:
+		case GSPABI_SEQ_OP_CORE_WAIT_FOR_HALT:
 			break; /* the model's core halts at once */
+		default:
+			break;
 		}
 		b->seq_ops++;
 		i += 1 + size;
@@ -408,11 +421,11 @@ static int poll_reg(struct nvl_gsp *gsp, uint32_t addr, uint32_t mask,
 static int alloc_log(struct nvl_gsp *gsp, struct nvl_gsp_logbuf *l)
 {
 	struct dmabuf d = {0};
-	int ret = dma_alloc(gsp, &d, LIBOS_LOG_RING_SIZE);
+	int ret = dma_alloc(gsp, &d, NVL_GSP_LOG_RING_SIZE);
 
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < LIBOS_LOG_RING_SIZE / PAGE; i++) {
+	for (size_t i = 0; i < NVL_GSP_LOG_RING_SIZE / PAGE; i++) {
 		uint64_t pte = d.dma + i * PAGE;
 
 		memcpy(d.cpu + 8 * (1 + i), &pte, 8);
@@ -427,14 +440,22 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			const struct nvl_gsp_image *img)
 {
 	static const char *const log_names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
-	LibosMemoryRegionInitArgument *la;
 	const struct gspabi_version *v = b->abi;
+	size_t lsize = v->structs[GSPABI_S_LIBOS_REGION].wire_size;
+	struct gspabi_libos_region la;
 	struct gspabi_rmargs ra;
 	struct gspabi_wpr_meta m;
 	size_t npages = (img->fwimage_size + PAGE - 1) / PAGE;
 	size_t nl2 = (npages + 511) / 512;
 	int ret;
 
+	if (!v->structs[GSPABI_S_LIBOS_REGION].present || 4 * lsize > PAGE ||
+	    nvl_gsp_abi_const(v, GSPABI_C_LIBOS_LOG_RING_SIZE) !=
+		    NVL_GSP_LOG_RING_SIZE)
+		return nvl_error(-EPROTO,
+				 "gsp: %s: LIBOS arguments or log rings not "
+				 "as the driver lays them out",
+				 v->tag);
 	if (nl2 > 512)
 		return nvl_error(-EFBIG,
 				 "gsp: .fwimage of %zu bytes exceeds radix3",
@@ -501,22 +522,25 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		return nvl_error(-EPROTO, "gsp: %s: RM arguments do not pack",
 				 v->tag);
 
-	la = (LibosMemoryRegionInitArgument *)b->libos.cpu;
-	for (unsigned i = 0; i < 3; i++)
-		la[i] = (LibosMemoryRegionInitArgument){
-			.id8 = id8(log_names[i]),
-			.pa = gsp->logs[i].dma,
-			.size = LIBOS_LOG_RING_SIZE,
-			.kind = LIBOS_MEMORY_REGION_CONTIGUOUS,
-			.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
+	/* LIBOS arguments: the three log rings and RMARGS, each one region
+	 * in the booted version's layout */
+	for (unsigned i = 0; i < 4; i++) {
+		la = (struct gspabi_libos_region){
+			.present = v->structs[GSPABI_S_LIBOS_REGION].fields,
+			.id8 = i < 3 ? id8(log_names[i]) : id8("RMARGS"),
+			.pa = i < 3 ? gsp->logs[i].dma : b->rmargs.dma,
+			.size = i < 3 ? NVL_GSP_LOG_RING_SIZE : PAGE,
+			.kind = (uint8_t)nvl_gsp_abi_const(
+				v, GSPABI_C_LIBOS_REGION_CONTIGUOUS),
+			.loc = (uint8_t)nvl_gsp_abi_const(
+				v, GSPABI_C_LIBOS_LOC_SYSMEM),
 		};
-	la[3] = (LibosMemoryRegionInitArgument){
-		.id8 = id8("RMARGS"),
-		.pa = b->rmargs.dma,
-		.size = PAGE,
-		.kind = LIBOS_MEMORY_REGION_CONTIGUOUS,
-		.loc = LIBOS_MEMORY_REGION_LOC_SYSMEM,
-	};
+		if (gspabi_pack(v, GSPABI_S_LIBOS_REGION, &la,
+				b->libos.cpu + i * lsize, lsize))
+			return nvl_error(-EPROTO,
+					 "gsp: %s: LIBOS arguments do not pack",
+					 v->tag);
+	}
 
 	/* GspFwWprMeta in the booted version's layout (same size, but the
 	 * partitionRpc union and 570's flags/pmuReservedSize differ) */
@@ -673,8 +697,11 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	const struct gspabi_version *v = gsp->boot->abi;
 	uint8_t wire[1024]; /* GspStaticConfigInfo of any version */
 	struct gspabi_static_info si;
-	NV2080_CTRL_INTERNAL_INTR_GET_KERNEL_TABLE_PARAMS *t;
+	size_t tsize = v->structs[GSPABI_S_INTR_TABLE].wire_size;
 	size_t got = 0, want = v->structs[GSPABI_S_STATIC_INFO].wire_size;
+	struct gspabi_intr_table it = {0};
+	uint64_t cmd;
+	uint8_t *t;
 	int64_t t0 = nvl_time_ns();
 	int ret;
 
@@ -715,18 +742,29 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 			gsp, v, si.hInternalSubdevice, &si, &r->gpc_mask);
 	if (ret)
 		return ret;
-	t = nvl_zalloc(sizeof(*t));
+	/* the interrupt table in the booted version's layout and number */
+	if (!tsize ||
+	    gspabi_to_wire(
+		    v, GSPABI_T_CONTROL,
+		    GSPABI_CONTROL_NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE,
+		    &cmd) ||
+	    cmd > UINT32_MAX)
+		return nvl_error(-EPROTO, "gsp: %s: no interrupt-table control",
+				 v->tag);
+	t = nvl_zalloc(tsize);
 	if (!t)
 		return nvl_error(-ENOMEM,
 				 "gsp: no memory for the interrupt table");
-	ret = nvl_gsp_rm_control(gsp, si.hInternalSubdevice,
-				 NV2080_CTRL_CMD_INTERNAL_INTR_GET_KERNEL_TABLE,
-				 t, sizeof(*t));
-	if (!ret && t->tableLen > NV2080_CTRL_INTERNAL_INTR_MAX_TABLE_SIZE)
+	ret = nvl_gsp_rm_control(gsp, si.hInternalSubdevice, (uint32_t)cmd, t,
+				 tsize);
+	if (!ret && gspabi_unpack(v, GSPABI_S_INTR_TABLE, t, tsize, &it))
+		ret = nvl_error(-EPROTO, "gsp: %s: interrupt table unreadable",
+				v->tag);
+	if (!ret && it.tableLen > nvl_gsp_abi_const(v, GSPABI_C_INTR_TABLE_MAX))
 		ret = nvl_error(-EPROTO, "gsp: interrupt table of %u entries",
-				t->tableLen);
+				it.tableLen);
 	if (!ret)
-		r->intr_entries = t->tableLen;
+		r->intr_entries = it.tableLen;
 	nvl_free(t);
 	r->step_ns[NVL_GSP_STEP_INTR_TABLE] = nvl_time_ns() - t0;
 	return ret;

@@ -12,11 +12,10 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
 #include "gsp/priv.h"
 
-#define DATA_OFF (8 * (1 + LIBOS_LOG_RING_SIZE / GSP_PAGE_SIZE))
-#define DATA_SZ (LIBOS_LOG_RING_SIZE - DATA_OFF)
+#define DATA_OFF (8 * (1 + NVL_GSP_LOG_RING_SIZE / NVL_GSP_PAGE))
+#define DATA_SZ (NVL_GSP_LOG_RING_SIZE - DATA_OFF)
 
 static const char *const names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
 

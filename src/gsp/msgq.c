@@ -33,46 +33,51 @@
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "gsp/abi.h"
 #include "gsp/abi_ops.h"
 #include "gsp/abi_ver.h"
 #include "gsp/msgq.h"
 #include "gspabi.h"
 #include "hw/falcon.h"
 
-#define PAGE GSP_PAGE_SIZE
-#define CNT GSP_QUEUE_MSG_COUNT
+#define PAGE NVL_GSP_PAGE
+#define CNT NVL_GSP_QUEUE_MSG_COUNT
 #define RPC_HDR 32u /* rpc_message_header_v03_00, in every version */
-#define ELEM_MAX GSP_MSG_QUEUE_ELEMENT_SIZE_MAX
+#define ELEM_MAX NVL_GSP_ELEM_SIZE_MAX
+#define TX_HDR_MAX 256u /* queue tx + rx headers share the first page */
 
-_Static_assert(sizeof(rpc_message_header_v03_00) == RPC_HDR, "RPC header");
-_Static_assert(sizeof(msgqTxHeader) == 32, "msgqTxHeader is 8 u32");
-_Static_assert(NVL_GSP_ELEM_PAYLOAD_MAX == GSP_MSG_QUEUE_RPC_PAYLOAD_MAX,
-	       "payload limit");
-
-static msgqTxHeader *cmd_tx(struct nvl_gsp_msgq *q)
+/*
+ * The queue header pages, through the version's layer: the pointers the
+ * two sides move are single u32s at the offsets the layer gives
+ * (nvl_gsp_msgq_set_abi() checked them), read and written atomically.
+ */
+static uint32_t *cmd_wptr(struct nvl_gsp_msgq *q)
 {
-	return (msgqTxHeader *)(q->mem + q->cmdq_off);
+	return (uint32_t *)(q->mem + q->cmdq_off + q->wptr_off);
 }
 
-static msgqRxHeader *cmd_rx(struct nvl_gsp_msgq *q)
+static uint32_t *cmd_rptr(struct nvl_gsp_msgq *q)
 {
-	return (msgqRxHeader *)(q->mem + q->cmdq_off + sizeof(msgqTxHeader));
+	return (uint32_t *)(q->mem + q->cmdq_off + q->tx_hdr + q->rptr_off);
 }
 
-static msgqTxHeader *stat_tx(struct nvl_gsp_msgq *q)
+static uint32_t *stat_wptr_p(struct nvl_gsp_msgq *q)
 {
-	return (msgqTxHeader *)(q->mem + q->statq_off);
+	return (uint32_t *)(q->mem + q->statq_off + q->wptr_off);
 }
 
-static msgqRxHeader *stat_rx(struct nvl_gsp_msgq *q)
+static uint32_t *stat_entry_off(struct nvl_gsp_msgq *q)
 {
-	return (msgqRxHeader *)(q->mem + q->statq_off + sizeof(msgqTxHeader));
+	return (uint32_t *)(q->mem + q->statq_off + q->entry_off_off);
+}
+
+static uint32_t *stat_rptr(struct nvl_gsp_msgq *q)
+{
+	return (uint32_t *)(q->mem + q->statq_off + q->tx_hdr + q->rptr_off);
 }
 
 static uint8_t *slot(struct nvl_gsp_msgq *q, size_t qoff, uint32_t i)
 {
-	return q->mem + qoff + GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
+	return q->mem + qoff + NVL_GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
 }
 
 uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
@@ -89,24 +94,39 @@ uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
 }
 
+/* our queue's header page, packed by the version's layer (set_abi
+ * checked that the layer has every field: the packs cannot fail) */
 static void cmdq_header_init(struct nvl_gsp_msgq *q)
 {
-	*cmd_tx(q) = (msgqTxHeader){
-		.version = MSGQ_VERSION,
-		.size = GSP_QUEUE_SIZE,
-		.msgSize = GSP_QUEUE_MSG_SIZE,
+	const struct gspabi_version *v = q->abi;
+	int64_t version = 0, swap_rx = 0;
+	struct gspabi_msgq_tx tx;
+	struct gspabi_msgq_rx rx = {
+		.present = GSPABI_MSGQ_RX_HAS_READPTR,
+		.readPtr = 0,
+	};
+
+	gspabi_const_get(v, GSPABI_C_MSGQ_VERSION, &version);
+	gspabi_const_get(v, GSPABI_C_MSGQ_FLAGS_SWAP_RX, &swap_rx);
+	tx = (struct gspabi_msgq_tx){
+		.present = v->structs[GSPABI_S_MSGQ_TX].fields,
+		.version = (uint32_t)version,
+		.size = NVL_GSP_QUEUE_SIZE,
+		.msgSize = NVL_GSP_QUEUE_MSG_SIZE,
 		.msgCount = CNT,
 		.writePtr = 0,
-		.flags = MSGQ_FLAGS_SWAP_RX,
-		.rxHdrOff = sizeof(msgqTxHeader),
-		.entryOff = GSP_QUEUE_ENTRY_OFF,
+		.flags = (uint32_t)swap_rx,
+		.rxHdrOff = (uint32_t)q->tx_hdr,
+		.entryOff = NVL_GSP_QUEUE_ENTRY_OFF,
 	};
-	cmd_rx(q)->readPtr = 0;
+	gspabi_pack(v, GSPABI_S_MSGQ_TX, &tx, q->mem + q->cmdq_off, q->tx_hdr);
+	gspabi_pack(v, GSPABI_S_MSGQ_RX, &rx, q->mem + q->cmdq_off + q->tx_hdr,
+		    PAGE - q->tx_hdr);
 }
 
 int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
 {
-	size_t qpages = 2 * (GSP_QUEUE_SIZE / PAGE);
+	size_t qpages = 2 * (NVL_GSP_QUEUE_SIZE / PAGE);
 	unsigned ptes;
 	int ret;
 
@@ -119,7 +139,7 @@ int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
 	ptes = q->pte_pages + (unsigned)qpages;
 	q->size = (size_t)ptes * PAGE;
 	q->cmdq_off = (size_t)q->pte_pages * PAGE;
-	q->statq_off = q->cmdq_off + GSP_QUEUE_SIZE;
+	q->statq_off = q->cmdq_off + NVL_GSP_QUEUE_SIZE;
 	q->mem = nvl_aligned_alloc(PAGE, q->size);
 	q->tx_buf = nvl_aligned_alloc(64, ELEM_MAX);
 	q->rx_buf = nvl_aligned_alloc(64, ELEM_MAX);
@@ -140,12 +160,12 @@ int nvl_gsp_msgq_init(struct nvl_gsp_msgq *q, struct nvl_hw *hw)
 
 		memcpy(q->mem + 8 * (size_t)i, &pte, 8);
 	}
-	cmdq_header_init(q);
 	ret = nvl_gsp_msgq_set_abi(q, nvl_gsp_abi_find(NVL_GSP_ABI_DEFAULT));
 	if (ret) {
 		nvl_hw_dma_unmap(hw, q->dma, q->size);
 		goto fail;
 	}
+	cmdq_header_init(q);
 	return 0;
 fail:
 	nvl_free(q->mem);
@@ -155,14 +175,85 @@ fail:
 	return ret;
 }
 
+/* the version's queue geometry must be the one the driver allocated */
+static bool geometry_ok(const struct gspabi_version *v)
+{
+	static const struct {
+		enum gspabi_const_id id;
+		int64_t want;
+	} g[] = {
+		{GSPABI_C_PAGE_SIZE, NVL_GSP_PAGE},
+		{GSPABI_C_QUEUE_SIZE, NVL_GSP_QUEUE_SIZE},
+		{GSPABI_C_QUEUE_ENTRY_OFF, NVL_GSP_QUEUE_ENTRY_OFF},
+		{GSPABI_C_QUEUE_MSG_SIZE, NVL_GSP_QUEUE_MSG_SIZE},
+		{GSPABI_C_QUEUE_MSG_COUNT, NVL_GSP_QUEUE_MSG_COUNT},
+	};
+	int64_t x;
+
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(g); i++)
+		if (gspabi_const_get(v, g[i].id, &x) || x != g[i].want)
+			return false;
+	return true;
+}
+
+/* a u32 field's offset in @id, or -1 when it is missing or misplaced */
+static int64_t u32_at(const struct gspabi_version *v, enum gspabi_struct_id id,
+		      uint64_t has)
+{
+	int64_t off = gspabi_offset(v, id, has);
+
+	if (off < 0 || off % 4 || (uint64_t)off + 4 > v->structs[id].wire_size)
+		return -1;
+	return off;
+}
+
+/* the queue and RPC headers: every field the driver writes, u32 pointers
+ * at aligned offsets, the constants it stamps; 0 or -EPROTO */
+static int headers_set(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
+{
+	const struct gspabi_struct_ops *tx = &v->structs[GSPABI_S_MSGQ_TX];
+	const struct gspabi_struct_ops *rx = &v->structs[GSPABI_S_MSGQ_RX];
+	int64_t wptr = u32_at(v, GSPABI_S_MSGQ_TX, GSPABI_MSGQ_TX_HAS_WRITEPTR);
+	int64_t entry =
+		u32_at(v, GSPABI_S_MSGQ_TX, GSPABI_MSGQ_TX_HAS_ENTRYOFF);
+	int64_t rptr = u32_at(v, GSPABI_S_MSGQ_RX, GSPABI_MSGQ_RX_HAS_READPTR);
+	int64_t hv, sig, pend, x;
+	uint64_t cont;
+
+	if (!tx->present || !rx->present || wptr < 0 || entry < 0 || rptr < 0 ||
+	    tx->wire_size % 4 || tx->wire_size + rx->wire_size > TX_HDR_MAX ||
+	    gspabi_const_get(v, GSPABI_C_MSGQ_VERSION, &x) ||
+	    gspabi_const_get(v, GSPABI_C_MSGQ_FLAGS_SWAP_RX, &x) ||
+	    gspabi_const_get(v, GSPABI_C_RPC_HEADER_VERSION, &hv) ||
+	    gspabi_const_get(v, GSPABI_C_RPC_SIGNATURE, &sig) ||
+	    gspabi_const_get(v, GSPABI_C_RPC_RESULT_PENDING, &pend) ||
+	    gspabi_to_wire(v, GSPABI_T_FUNCTION,
+			   GSPABI_FUNCTION_CONTINUATION_RECORD, &cont) ||
+	    cont > UINT32_MAX || !geometry_ok(v))
+		return -EPROTO;
+	q->tx_hdr = tx->wire_size;
+	q->wptr_off = (size_t)wptr;
+	q->entry_off_off = (size_t)entry;
+	q->rptr_off = (size_t)rptr;
+	q->rpc_version = (uint32_t)hv;
+	q->rpc_signature = (uint32_t)sig;
+	q->rpc_pending = (uint32_t)pend;
+	q->fn_continuation = (uint32_t)cont;
+	return 0;
+}
+
 int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
 {
 	const struct gspabi_struct_ops *e = &v->structs[GSPABI_S_MSG_ELEM];
 	const uint64_t need =
 		GSPABI_MSG_ELEM_HAS_CHECKSUM | GSPABI_MSG_ELEM_HAS_SEQNUM;
+	int64_t csum =
+		u32_at(v, GSPABI_S_MSG_ELEM, GSPABI_MSG_ELEM_HAS_CHECKSUM);
+	struct nvl_gsp_msgq h = *q;
 	int64_t hdr, max;
 
-	if (!e->present || (e->fields & need) != need ||
+	if (headers_set(&h, v) || csum < 0 || !e->present ||
+	    (e->fields & need) != need ||
 	    !v->structs[GSPABI_S_RPC_HDR].present ||
 	    v->structs[GSPABI_S_RPC_HDR].wire_size != RPC_HDR ||
 	    gspabi_const_get(v, GSPABI_C_ELEM_HDR_SIZE, &hdr) ||
@@ -173,6 +264,8 @@ int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
 				 "gsp: firmware %s: the ABI layer does not "
 				 "describe its element framing",
 				 v->tag);
+	*q = h;
+	q->csum_off = (size_t)csum;
 	q->abi = v;
 	q->elem_hdr = (uint32_t)hdr;
 	q->payload_max = (uint32_t)(max - hdr - RPC_HDR);
@@ -201,12 +294,12 @@ void nvl_gsp_msgq_fini(struct nvl_gsp_msgq *q)
 
 uint32_t nvl_gsp_msgq_cmd_rptr(struct nvl_gsp_msgq *q)
 {
-	return __atomic_load_n(&stat_rx(q)->readPtr, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(stat_rptr(q), __ATOMIC_ACQUIRE);
 }
 
 uint32_t nvl_gsp_msgq_cmd_wptr(struct nvl_gsp_msgq *q)
 {
-	return __atomic_load_n(&cmd_tx(q)->writePtr, __ATOMIC_RELAXED);
+	return __atomic_load_n(cmd_wptr(q), __ATOMIC_RELAXED);
 }
 
 static void backoff(unsigned *spins)
@@ -228,7 +321,7 @@ static void backoff(unsigned *spins)
 static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
 		      uint32_t *wptr_out)
 {
-	uint32_t wptr = __atomic_load_n(&cmd_tx(q)->writePtr, __ATOMIC_RELAXED);
+	uint32_t wptr = __atomic_load_n(cmd_wptr(q), __ATOMIC_RELAXED);
 	unsigned spins = 0;
 
 	for (;;) {
@@ -265,12 +358,12 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 			   GSPABI_RPC_HDR_HAS_RPC_RESULT |
 			   GSPABI_RPC_HDR_HAS_RPC_RESULT_PRIVATE |
 			   GSPABI_RPC_HDR_HAS_SEQUENCE,
-		.header_version = NV_VGPU_MSG_HEADER_VERSION,
-		.signature = NV_VGPU_MSG_SIGNATURE_VALID,
+		.header_version = q->rpc_version,
+		.signature = q->rpc_signature,
 		.length = (uint32_t)(RPC_HDR + len),
 		.function = function,
-		.rpc_result = NV_VGPU_MSG_RESULT_RPC_PENDING,
-		.rpc_result_private = NV_VGPU_MSG_RESULT_RPC_PENDING,
+		.rpc_result = q->rpc_pending,
+		.rpc_result_private = q->rpc_pending,
 		.sequence = sequence,
 	};
 	struct gspabi_msg_elem e = {
@@ -284,14 +377,15 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	ret = wait_space(q, pages, deadline, &wptr);
 	if (ret)
 		return ret;
-	memset(q->tx_buf, 0, (size_t)pages * PAGE);
 	e.seqNum = q->tx_seq;
 	if (q->elem_fields & GSPABI_MSG_ELEM_HAS_ELEMCOUNT) {
 		e.present |= GSPABI_MSG_ELEM_HAS_ELEMCOUNT;
 		e.elemCount = pages;
 	}
-	/* the element header (with the RPC header's bytes zeroed), then the
-	 * RPC header over them, then the checksum of the whole */
+	/* the element header (checksum 0, the RPC header's bytes zeroed),
+	 * the RPC header over them, the payload, zero padding; each packed
+	 * once: the checksum of the whole then goes in place (its offset is
+	 * the layer's, checked by set_abi) */
 	if (gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes) ||
 	    gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
 			RPC_HDR))
@@ -300,10 +394,9 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	if (len)
 		memcpy(q->tx_buf + q->elem_hdr + RPC_HDR, chunk, len);
 	/* the padding is zero: padded or not, the checksum is the same */
+	memset(q->tx_buf + bytes, 0, (size_t)pages * PAGE - bytes);
 	e.checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
-	gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes);
-	gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
-		    RPC_HDR);
+	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
 
 	/* the element may wrap past the last slot */
 	first = NVL_MIN(pages, CNT - wptr);
@@ -314,8 +407,7 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		       (size_t)(pages - first) * PAGE);
 	/* the element must be complete before the GSP can see the pointer */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&cmd_tx(q)->writePtr, (wptr + pages) % CNT,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(cmd_wptr(q), (wptr + pages) % CNT, __ATOMIC_RELEASE);
 	/* a reply read from the status queue implies this element was sent:
 	 * the edge passes through the GSP, where TSan cannot follow it */
 	NVL_TSAN_RELEASE(q);
@@ -341,8 +433,8 @@ int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 	while (!ret && chunk < len) {
 		size_t n = NVL_MIN(len - chunk, (size_t)q->payload_max);
 
-		ret = send_elem(q, NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD,
-				sequence, p + chunk, n, deadline);
+		ret = send_elem(q, q->fn_continuation, sequence, p + chunk, n,
+				deadline);
 		chunk += n;
 	}
 	return ret;
@@ -350,28 +442,33 @@ int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 
 static uint32_t our_rptr(struct nvl_gsp_msgq *q)
 {
-	return __atomic_load_n(&cmd_rx(q)->readPtr, __ATOMIC_RELAXED);
+	return __atomic_load_n(cmd_rptr(q), __ATOMIC_RELAXED);
 }
 
 static void advance(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t n)
 {
-	__atomic_store_n(&cmd_rx(q)->readPtr, (rptr + n) % CNT,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(cmd_rptr(q), (rptr + n) % CNT, __ATOMIC_RELEASE);
 }
 
 /* the GSP's write pointer, after checking its queue header; -EAGAIN while
  * the GSP has not initialised it */
 static int stat_wptr(struct nvl_gsp_msgq *q, uint32_t *wptr)
 {
-	msgqTxHeader h;
+	uint8_t raw[TX_HDR_MAX];
+	struct gspabi_msgq_tx h;
 
-	memcpy(&h, stat_tx(q), sizeof(h));
-	if (__atomic_load_n(&stat_tx(q)->entryOff, __ATOMIC_ACQUIRE) == 0)
+	if (__atomic_load_n(stat_entry_off(q), __ATOMIC_ACQUIRE) == 0)
 		return -EAGAIN;
-	h.writePtr = __atomic_load_n(&stat_tx(q)->writePtr, __ATOMIC_ACQUIRE);
+	memcpy(raw, q->mem + q->statq_off, q->tx_hdr);
+	if (gspabi_unpack(q->abi, GSPABI_S_MSGQ_TX, raw, q->tx_hdr, &h))
+		return nvl_error(-EPROTO,
+				 "gsp: cannot read queue headers of %s",
+				 q->abi->tag);
+	h.writePtr = __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
 	NVL_TSAN_ACQUIRE(q); /* pairs with the send's NVL_TSAN_RELEASE */
-	if (h.size != GSP_QUEUE_SIZE || h.msgSize != GSP_QUEUE_MSG_SIZE ||
-	    h.entryOff != GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||
+	if (h.size != NVL_GSP_QUEUE_SIZE ||
+	    h.msgSize != NVL_GSP_QUEUE_MSG_SIZE ||
+	    h.entryOff != NVL_GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||
 	    h.msgCount != (h.size - h.entryOff) / h.msgSize ||
 	    h.writePtr >= CNT) {
 		q->stats.bad_header++;
@@ -471,8 +568,8 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 			 q->rx_seq, seq - q->rx_seq);
 	}
 	q->rx_seq = seq + 1;
-	if (r.header_version != NV_VGPU_MSG_HEADER_VERSION ||
-	    r.signature != NV_VGPU_MSG_SIGNATURE_VALID || need < RPC_HDR ||
+	if (r.header_version != q->rpc_version ||
+	    r.signature != q->rpc_signature || need < RPC_HDR ||
 	    need > (uint32_t)pages * PAGE - hdr ||
 	    (hdr + need + PAGE - 1) / PAGE != pages) {
 		q->stats.bad_rpc++;

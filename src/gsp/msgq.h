@@ -20,6 +20,18 @@ struct gspabi_version;
  * with the 48-byte element header of 535.113.01 and later; a version's
  * own figure is nvl_gsp_msgq_payload_max(). */
 #define NVL_GSP_ELEM_PAYLOAD_MAX (0x10000 - 0x30 - 0x20)
+/*
+ * The queue geometry the driver allocates (4 KiB pages; each queue a
+ * header page and 63 element slots; elements of at most 16 pages).
+ * nvl_gsp_msgq_set_abi() refuses a firmware version whose layer gives
+ * other figures.
+ */
+#define NVL_GSP_PAGE 0x1000u
+#define NVL_GSP_QUEUE_SIZE 0x40000u
+#define NVL_GSP_QUEUE_ENTRY_OFF 0x1000u
+#define NVL_GSP_QUEUE_MSG_SIZE 0x1000u
+#define NVL_GSP_QUEUE_MSG_COUNT 63u
+#define NVL_GSP_ELEM_SIZE_MAX 0x10000u
 /** Largest message the driver sends or reassembles (payload bytes). */
 #define NVL_GSP_MSG_MAX (1u << 21)
 
@@ -62,6 +74,13 @@ struct nvl_gsp_msgq {
 	uint32_t payload_max; /* RPC payload bytes per element */
 	uint64_t elem_fields; /* GSPABI_MSG_ELEM_HAS_* the version has */
 	bool csum_padded; /* the checksum covers the page padding */
+	/* the queue and RPC headers of the firmware's version */
+	size_t tx_hdr; /* queue tx header bytes (the rx header follows) */
+	size_t wptr_off, rptr_off; /* writePtr, readPtr in their headers */
+	size_t entry_off_off; /* entryOff in the tx header */
+	size_t csum_off; /* checkSum in the element header */
+	uint32_t rpc_version, rpc_signature, rpc_pending;
+	uint32_t fn_continuation; /* CONTINUATION_RECORD's wire number */
 };
 
 /** struct nvl_gsp_rpc_hdr - a received RPC header, host copy. */

@@ -32,6 +32,13 @@ struct nvl_gsp_ev {
 
 #define NVL_GSP_MAX_HANDLERS 32
 
+/*
+ * Bytes of each LIBOS log ring the driver allocates (a PTE page list,
+ * then the ring); the boot refuses a version whose layer gives another
+ * LIBOS_LOG_RING_SIZE.
+ */
+#define NVL_GSP_LOG_RING_SIZE 0x10000u
+
 /* a log ring handed to the firmware (LOGINIT, LOGRM) */
 struct nvl_gsp_logbuf {
 	uint8_t *mem;

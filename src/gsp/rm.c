@@ -217,6 +217,63 @@ out:
 	return ret;
 }
 
+size_t nvl_gsp_rm_control_hdr(struct nvl_gsp *gsp)
+{
+	return wire_hdr(gsp, GSPABI_S_RM_CONTROL);
+}
+
+int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
+			     uint32_t hobject, uint32_t cmd, const void *params,
+			     size_t size, void *msg)
+{
+	const struct gspabi_version *v = gsp->q.abi;
+	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_CONTROL);
+	struct gspabi_rm_control c = {
+		.present = GSPABI_RM_CONTROL_HAS_HCLIENT |
+			   GSPABI_RM_CONTROL_HAS_HOBJECT |
+			   GSPABI_RM_CONTROL_HAS_CMD |
+			   GSPABI_RM_CONTROL_HAS_STATUS |
+			   GSPABI_RM_CONTROL_HAS_PARAMSSIZE,
+		.hClient = client,
+		.hObject = hobject,
+		.cmd = cmd,
+		.status = NV_OK,
+		.paramsSize = (uint32_t)size,
+	};
+
+	if (!hdr || size > UINT32_MAX ||
+	    gspabi_pack(v, GSPABI_S_RM_CONTROL, &c, msg, hdr))
+		return nvl_error(-EPROTO,
+				 "gsp: cannot frame an RM control for %s",
+				 v ? v->tag : "?");
+	if (size)
+		memcpy((uint8_t *)msg + hdr, params, size);
+	return 0;
+}
+
+int nvl_gsp_rm_control_parse(struct nvl_gsp *gsp, uint32_t cmd, const void *msg,
+			     size_t got, void *params, size_t size)
+{
+	const struct gspabi_version *v = gsp->q.abi;
+	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_CONTROL);
+	struct gspabi_rm_control c;
+
+	if (!hdr || got != hdr + size ||
+	    gspabi_unpack(v, GSPABI_S_RM_CONTROL, msg, got, &c) ||
+	    c.paramsSize != size || c.params != hdr)
+		return nvl_error(
+			-EPROTO,
+			"gsp: RM control %#x reply of %zu bytes, expected %zu",
+			cmd, got, hdr + size);
+	if (c.status != NV_OK)
+		return nvl_error(nvl_gsp_status_errno(c.status),
+				 "gsp: RM control %#x failed: %s", cmd,
+				 nvl_gsp_status_name(c.status));
+	if (size)
+		memcpy(params, (const uint8_t *)msg + hdr, size);
+	return 0;
+}
+
 int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 		       void *params, size_t size)
 {
@@ -224,7 +281,6 @@ int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 	size_t hdr = wire_hdr(gsp, GSPABI_S_RM_CONTROL);
 	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
 	size_t len = hdr + size, got = 0;
-	struct gspabi_rm_control c;
 	uint8_t *msg;
 	int ret;
 
@@ -242,46 +298,15 @@ int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 	msg = nvl_malloc(len);
 	if (!msg)
 		return nvl_error(-ENOMEM, "gsp: no memory for an RM control");
-	c = (struct gspabi_rm_control){
-		.present = GSPABI_RM_CONTROL_HAS_HCLIENT |
-			   GSPABI_RM_CONTROL_HAS_HOBJECT |
-			   GSPABI_RM_CONTROL_HAS_CMD |
-			   GSPABI_RM_CONTROL_HAS_STATUS |
-			   GSPABI_RM_CONTROL_HAS_PARAMSSIZE,
-		.hClient = client,
-		.hObject = hobject,
-		.cmd = cmd,
-		.status = NV_OK,
-		.paramsSize = (uint32_t)size,
-	};
-	if (gspabi_pack(v, GSPABI_S_RM_CONTROL, &c, msg, hdr)) {
-		ret = nvl_error(-EPROTO,
-				"gsp: cannot frame an RM control for %s",
-				v->tag);
+	ret = nvl_gsp_rm_control_frame(gsp, client, hobject, cmd, params, size,
+				       msg);
+	if (ret)
 		goto out;
-	}
-	if (size)
-		memcpy(msg + hdr, params, size);
 	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, msg, len,
 			  msg, len, &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		goto out;
-	if (got != len || gspabi_unpack(v, GSPABI_S_RM_CONTROL, msg, got, &c) ||
-	    c.paramsSize != size || c.params != hdr) {
-		ret = nvl_error(
-			-EPROTO,
-			"gsp: RM control %#x reply of %zu bytes, expected %zu",
-			cmd, got, len);
-		goto out;
-	}
-	if (c.status != NV_OK) {
-		ret = nvl_error(nvl_gsp_status_errno(c.status),
-				"gsp: RM control %#x failed: %s", cmd,
-				nvl_gsp_status_name(c.status));
-		goto out;
-	}
-	if (size)
-		memcpy(params, msg + hdr, size);
+	ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, params, size);
 out:
 	nvl_free(msg);
 	return ret;

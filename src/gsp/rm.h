@@ -33,6 +33,31 @@ int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 		       void *params, size_t size);
 
 /**
+ * nvl_gsp_rm_control_hdr() - bytes of the firmware version's GSP_RM_CONTROL
+ * header (the parameters follow it); 0 when the version has none.
+ */
+size_t nvl_gsp_rm_control_hdr(struct nvl_gsp *gsp);
+
+/**
+ * nvl_gsp_rm_control_frame() - write a GSP_RM_CONTROL message for @cmd on
+ * @hobject of @client into @msg (nvl_gsp_rm_control_hdr() + @size bytes)
+ * through the version's layer, parameters after the header.
+ * Return: 0 or -EPROTO (the version cannot frame it; @msg unspecified).
+ */
+int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
+			     uint32_t hobject, uint32_t cmd, const void *params,
+			     size_t size, void *msg);
+
+/**
+ * nvl_gsp_rm_control_parse() - check the reply @msg (@got bytes) to control
+ * @cmd sent with @size parameter bytes, and copy its parameters to
+ * @params. Return: 0, -EPROTO (malformed reply), or the firmware's
+ * NV_STATUS as an errno; @params is unchanged unless 0.
+ */
+int nvl_gsp_rm_control_parse(struct nvl_gsp *gsp, uint32_t cmd, const void *msg,
+			     size_t got, void *params, size_t size);
+
+/**
  * nvl_gsp_rm_free() - free @handle and everything under it.
  * Return: 0, -ENOENT, or an error of the FREE RPC (the driver's objects
  * are forgotten either way: the firmware frees what it still has).

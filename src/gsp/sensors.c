@@ -25,8 +25,10 @@
 #include "base/log.h"
 #include "gsp/abi.h"
 #include "gsp/gsp.h"
+#include "gsp/priv.h"
 #include "gsp/rm.h"
 #include "gsp/sensors.h"
+#include "gspabi.h"
 
 #define BIT(f) NVL_SENSOR_BIT(f)
 #define THERM_PROBE 4 /* targets and sensors probed per read */
@@ -39,27 +41,10 @@ struct sctl {
 	void *params;
 	size_t size;
 	int ret; /* 0, -EOPNOTSUPP (fields absent) or an error */
-	rpc_gsp_rm_control_v03_00 *msg; /* the request */
-	rpc_gsp_rm_control_v03_00 *rep; /* the reply, in the same allocation */
+	uint8_t *msg; /* the request, framed by the version's layer */
+	uint8_t *rep; /* the reply, in the same allocation */
 	struct nvl_gsp_async *a;
 };
-
-static int batch_finish(struct sctl *c, size_t got)
-{
-	size_t len = sizeof(*c->msg) + c->size;
-
-	if (got != len || c->rep->paramsSize != c->size)
-		return nvl_error(-EPROTO,
-				 "sensors: control %#x reply of %zu bytes, "
-				 "expected %zu",
-				 c->cmd, got, len);
-	if (c->rep->status != NV_OK)
-		return nvl_error(nvl_gsp_status_errno(c->rep->status),
-				 "sensors: control %#x failed: %s", c->cmd,
-				 nvl_gsp_status_name(c->rep->status));
-	memcpy(c->params, c->rep->params, c->size);
-	return 0;
-}
 
 /*
  * Send @n controls on @hsub without waiting in between, then collect the
@@ -70,6 +55,7 @@ static int batch_finish(struct sctl *c, size_t got)
 static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 {
 	uint32_t client = nvl_gsp_rm_client_of(gsp, hsub);
+	size_t hdr = nvl_gsp_rm_control_hdr(gsp);
 	int ret = 0;
 
 	if (!client)
@@ -78,22 +64,22 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		/* request and reply apart: the sender may still be reading
 		 * one request while the receive thread writes another reply */
-		size_t len = (sizeof(*c[i].msg) + c[i].size + 7) & ~(size_t)7;
+		size_t len = (hdr + c[i].size + 7) & ~(size_t)7;
 
 		c[i].msg = nvl_zalloc(2 * len);
 		if (!c[i].msg) {
 			ret = nvl_error(-ENOMEM, "sensors: no memory");
 			goto out;
 		}
-		c[i].rep = (void *)((char *)c[i].msg + len);
-		c[i].msg->hClient = client;
-		c[i].msg->hObject = hsub;
-		c[i].msg->cmd = c[i].cmd;
-		c[i].msg->paramsSize = (NvU32)c[i].size;
-		memcpy(c[i].msg->params, c[i].params, c[i].size);
+		c[i].rep = c[i].msg + len;
+		ret = nvl_gsp_rm_control_frame(gsp, client, hsub, c[i].cmd,
+					       c[i].params, c[i].size,
+					       c[i].msg);
+		if (ret)
+			goto out;
 	}
 	for (unsigned i = 0; i < n && !ret; i++) {
-		size_t len = sizeof(*c[i].msg) + c[i].size;
+		size_t len = hdr + c[i].size;
 
 		ret = nvl_gsp_rpc_async(gsp,
 					NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
@@ -110,7 +96,10 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 			continue;
 		r = nvl_gsp_async_wait(gsp, c[i].a, &got, 0);
 		c[i].a = NULL;
-		c[i].ret = r ? r : batch_finish(&c[i], got);
+		c[i].ret = r ? r
+			     : nvl_gsp_rm_control_parse(gsp, c[i].cmd, c[i].rep,
+							got, c[i].params,
+							c[i].size);
 		if (!ret && c[i].ret && c[i].ret != -EOPNOTSUPP)
 			ret = c[i].ret;
 	}
@@ -431,13 +420,17 @@ static void on_post(void *arg, uint32_t event, uint32_t result,
 		    const void *data, size_t len)
 {
 	struct nvl_gsp_sensor_sub *sub = arg;
-	rpc_post_event_v17_00 pe;
+	struct gspabi_post_event pe;
 
 	(void)event;
 	(void)result;
-	if (len < sizeof(pe))
+	/* through the version's layer (the GSP's copy: never trusted) */
+	if (!sub->gsp || !sub->gsp->q.abi ||
+	    gspabi_unpack(sub->gsp->q.abi, GSPABI_S_POST_EVENT, data, len,
+			  &pe) ||
+	    !(pe.present & GSPABI_POST_EVENT_HAS_HEVENT) ||
+	    !(pe.present & GSPABI_POST_EVENT_HAS_NOTIFYINDEX))
 		return;
-	memcpy(&pe, data, sizeof(pe));
 	if (pe.hEvent != sub->hevent)
 		return;
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(ev_map); i++)

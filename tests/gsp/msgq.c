@@ -8,6 +8,7 @@
  */
 #include "base/time.h"
 #include "fakegsp.h"
+#include "gspabi.h"
 #include "kit.h"
 
 struct rig {
@@ -49,6 +50,90 @@ static void layouts(void **state)
 	assert_int_equal(offsetof(GspFwWprMeta, sysmemAddrOfSignature), 0x48);
 	assert_int_equal(offsetof(GspFwWprMeta, gspFwRsvdStart), 0x58);
 	assert_int_equal(offsetof(GspFwWprMeta, verified), 0xf8);
+}
+
+/* the queue header page of every version, written through its layer:
+ * msgq_priv.h's msgqTxHeader/msgqRxHeader, pointers where the layer says */
+static void headers_per_version(void **state)
+{
+	struct rig r;
+
+	rig_up(&r);
+	for (size_t i = 0; i < gspabi_nversions; i++) {
+		const struct gspabi_version *v = gspabi_versions[i];
+		struct gspabi_msgq_tx tx;
+		struct gspabi_msgq_rx rx;
+		uint32_t wptr = 5, rptr = 7;
+
+		assert_int_equal(nvl_gsp_msgq_set_abi(&r.q, v), 0);
+		nvl_gsp_msgq_reset(&r.q);
+		assert_int_equal(gspabi_unpack(v, GSPABI_S_MSGQ_TX,
+					       r.q.mem + r.q.cmdq_off, 4096,
+					       &tx),
+				 0);
+		assert_int_equal(tx.size, 0x40000);
+		assert_int_equal(tx.msgSize, 0x1000);
+		assert_int_equal(tx.msgCount, 63);
+		assert_int_equal(tx.flags, MSGQ_FLAGS_SWAP_RX);
+		assert_int_equal(tx.rxHdrOff,
+				 v->structs[GSPABI_S_MSGQ_TX].wire_size);
+		assert_int_equal(tx.entryOff, 0x1000);
+		/* the pointers the driver moves are the layer's fields */
+		memcpy(r.q.mem + r.q.cmdq_off +
+			       gspabi_offset(v, GSPABI_S_MSGQ_TX,
+					     GSPABI_MSGQ_TX_HAS_WRITEPTR),
+		       &wptr, 4);
+		assert_int_equal(nvl_gsp_msgq_cmd_wptr(&r.q), 5);
+		memcpy(r.q.mem + r.q.statq_off + tx.rxHdrOff +
+			       gspabi_offset(v, GSPABI_S_MSGQ_RX,
+					     GSPABI_MSGQ_RX_HAS_READPTR),
+		       &rptr, 4);
+		assert_int_equal(nvl_gsp_msgq_cmd_rptr(&r.q), 7);
+		assert_int_equal(
+			gspabi_unpack(v, GSPABI_S_MSGQ_RX,
+				      r.q.mem + r.q.cmdq_off + tx.rxHdrOff, 64,
+				      &rx),
+			0);
+		assert_int_equal(rx.readPtr, 0);
+		/* 535.113.01's offsets (msgq_priv.h), the same in all three */
+		assert_int_equal(gspabi_offset(v, GSPABI_S_MSGQ_TX,
+					       GSPABI_MSGQ_TX_HAS_WRITEPTR),
+				 offsetof(msgqTxHeader, writePtr));
+		assert_int_equal(
+			gspabi_offset(v, GSPABI_S_MSG_ELEM,
+				      GSPABI_MSG_ELEM_HAS_CHECKSUM),
+			i == 0 ? 0 : offsetof(GSP_MSG_QUEUE_ELEMENT, checkSum));
+	}
+	rig_down(&r);
+}
+
+/* a layer that does not describe the queue headers is refused, and the
+ * queue keeps the framing it had */
+static void headers_refused(void **state)
+{
+	const struct gspabi_version *def = gspabi_version_find("535.113.01");
+	struct gspabi_version bad;
+	struct rig r;
+
+	rig_up(&r);
+	assert_ptr_equal(r.q.abi, def);
+	bad = *def;
+	bad.structs[GSPABI_S_MSGQ_RX].offsets = NULL;
+	assert_int_equal(nvl_gsp_msgq_set_abi(&r.q, &bad), -EPROTO);
+	bad = *def;
+	bad.structs[GSPABI_S_MSGQ_TX].fields &= ~GSPABI_MSGQ_TX_HAS_WRITEPTR;
+	assert_int_equal(nvl_gsp_msgq_set_abi(&r.q, &bad), -EPROTO);
+	bad = *def;
+	bad.structs[GSPABI_S_MSGQ_TX].present = false;
+	assert_int_equal(nvl_gsp_msgq_set_abi(&r.q, &bad), -EPROTO);
+	bad = *def;
+	bad.consts[GSPABI_C_QUEUE_MSG_COUNT].value = 31;
+	assert_int_equal(nvl_gsp_msgq_set_abi(&r.q, &bad), -EPROTO);
+	assert_ptr_equal(r.q.abi, def);
+	assert_int_equal(r.q.elem_hdr, 48);
+	assert_int_equal(r.q.tx_hdr, 32);
+	assert_int_equal(r.q.wptr_off, 16);
+	rig_down(&r);
 }
 
 static void shared_region(void **state)
@@ -294,6 +379,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(layouts),
 		cmocka_unit_test(shared_region),
+		cmocka_unit_test(headers_per_version),
+		cmocka_unit_test(headers_refused),
 		cmocka_unit_test(checksum_folds),
 		cmocka_unit_test(free_space_across_wrap),
 		cmocka_unit_test(cve_2024_58019),

@@ -232,7 +232,10 @@ int ag_emit_header(struct em *e)
 		"\tint (*unpack)(const void *wire, size_t len, void "
 		"*neutral);\n"
 		"\tint (*pack)(const void *neutral, void *wire, size_t "
-		"len);\n};\n\n"
+		"len);\n"
+		"\t/* byte offset of each field (index: HAS_ bit number);\n"
+		"\t * UINT32_MAX when absent or a bitfield */\n"
+		"\tconst uint32_t *offsets;\n};\n\n"
 		"#define %s_N(x) ((x) ? (x) : 1)\n\n"
 		"/** struct %s_version - everything generated for one version. "
 		"*/\n"
@@ -263,6 +266,20 @@ int ag_emit_header(struct em *e)
 		"extern const struct %s_version *const %s_versions[];\n"
 		"extern const size_t %s_nversions;\n\n",
 		p, p, p);
+	fprintf(f,
+		"/*\n * %s_offset() - byte offset in @v's wire struct @id of "
+		"the "
+		"field\n * whose HAS_ bit is @has; -1 when @v lacks the struct "
+		"or the\n * field, or the field is a bitfield.\n */\n"
+		"static inline int64_t %s_offset(const struct %s_version *v,\n"
+		"\t\t\t\t     enum %s_struct_id id, uint64_t has)\n{\n"
+		"\tconst struct %s_struct_ops *s = &v->structs[id];\n\n"
+		"\tif (!s->present || !s->offsets || !has || (has & (has - 1)) "
+		"||\n\t    !(s->fields & has) ||\n"
+		"\t    s->offsets[__builtin_ctzll(has)] == UINT32_MAX)\n"
+		"\t\treturn -1;\n"
+		"\treturn s->offsets[__builtin_ctzll(has)];\n}\n\n",
+		p, p, p, p, p);
 	fprintf(f,
 		"const struct %s_version *%s_version_find(const char *tag);\n"
 		"int %s_unpack(const struct %s_version *v, enum %s_struct_id "

@@ -519,6 +519,23 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		"static int pack_%s(const void *in, void *wire, size_t len)\n"
 		"{\n\treturn %s_%s_%s_pack(in, wire, len);\n}\n\n",
 		w->neutral, p, id, w->neutral, w->neutral, p, id, w->neutral);
+	/* byte offsets for callers that must touch one field in place
+	 * (shared-memory pointers); absent fields and bitfields have none */
+	fprintf(f, "static const uint32_t off_%s[%zu] = {\n", w->neutral,
+		w->nfields ? w->nfields : 1);
+	for (size_t j = 0; j < w->nfields; j++) {
+		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+
+		fprintf(f, "\t");
+		if (vf && !vf->bit_width)
+			off_name(f, &c, j);
+		else
+			fprintf(f, "UINT32_MAX");
+		fprintf(f, ", /* %s */\n", w->fields[j].neutral);
+	}
+	if (!w->nfields)
+		fprintf(f, "\tUINT32_MAX,\n");
+	fprintf(f, "};\n\n");
 	free(noff);
 	free(nsize);
 	free(c.nu);
@@ -676,9 +693,9 @@ void ag_emit_version(struct em *e, const struct ag_version *v)
 		fprintf(f,
 			"\t\t[%s_S_%s] = { \"%s\", true, %" PRIu64
 			", UINT64_C(0x%" PRIx64
-			"),\n\t\t\t unpack_%s, pack_%s },\n",
+			"),\n\t\t\t unpack_%s, pack_%s, off_%s },\n",
 			pu, u, w->neutral, v->rec[i]->size, mask, w->neutral,
-			w->neutral);
+			w->neutral, w->neutral);
 		free(u);
 	}
 	fprintf(f, "\t},\n\t.tables = {\n");

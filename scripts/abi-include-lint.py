@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""The driver reaches the firmware interface only through the generated,
+version-neutral layer (gspabi.h): no file under src/gsp, src/nv or src/core
+may include a versioned firmware header (anything under firmware/abi/, or
+src/gsp/abi.h, which includes 535.113.01's), directly or through another
+header of the tree. Prints TAP.
+
+Files not yet moved are listed in PENDING (one path a line, relative to the
+source root); the list may only shrink: a listed file that no longer
+includes a versioned header fails too, so it gets removed from the list.
+
+usage: abi-include-lint.py SOURCE_ROOT PENDING
+       abi-include-lint.py --self-test
+"""
+import os
+import re
+import sys
+import tempfile
+
+SCOPE = ("src/gsp", "src/nv", "src/core")
+DOOR = "src/gsp/abi.h"
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def resolve(root, path, name):
+    """The tree file an #include "name" in @path opens, relative to root
+    (the build's include directories: the file's own, '.', include, src)."""
+    for base in (os.path.dirname(path), "", "include", "src"):
+        cand = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+def versioned(rel):
+    return rel == DOOR or rel.startswith("firmware/abi/")
+
+
+def scan(root):
+    """{file in scope: the include chain to a versioned header}"""
+    memo = {}
+
+    def chain(rel, seen):
+        if rel in memo:
+            return memo[rel]
+        if rel in seen:
+            return None
+        seen = seen | {rel}
+        try:
+            text = open(os.path.join(root, rel), errors="replace").read()
+        except OSError:
+            return None
+        found = None
+        for name in INCLUDE.findall(text):
+            inc = resolve(root, rel, name)
+            if inc is None:
+                if "firmware/abi/" in name:
+                    found = [name]
+                    break
+                continue
+            if versioned(inc):
+                found = [inc]
+                break
+            sub = chain(inc, seen)
+            if sub:
+                found = [inc] + sub
+                break
+        memo[rel] = found
+        return found
+
+    out = {}
+    for d in SCOPE:
+        for dirpath, _, files in os.walk(os.path.join(root, d)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                if rel == DOOR:
+                    continue
+                c = chain(rel, frozenset())
+                if c:
+                    out[rel] = c
+    return out
+
+
+def check(root, pending):
+    bad = scan(root)
+    cases = []
+    for rel in sorted(bad):
+        cases.append((f"{rel} includes a versioned header "
+                      f"({' -> '.join(bad[rel])})"
+                      + (" [pending]" if rel in pending else ""),
+                      rel in pending))
+    for rel in sorted(pending - set(bad)):
+        cases.append((f"{rel} no longer includes a versioned header: "
+                      "remove it from the pending list", False))
+    if not cases:
+        cases.append(("no file in src/gsp, src/nv, src/core includes a "
+                      "versioned header", True))
+    return cases
+
+
+def self_test():
+    """The check finds direct and indirect includes and stale entries."""
+    with tempfile.TemporaryDirectory() as t:
+        def put(rel, text):
+            os.makedirs(os.path.join(t, os.path.dirname(rel)), exist_ok=True)
+            open(os.path.join(t, rel), "w").write(text)
+        put("firmware/abi/1.0/gsp.h", "")
+        put("src/gsp/abi.h", '#include "firmware/abi/1.0/gsp.h"\n')
+        put("src/gsp/direct.c", '#include "firmware/abi/1.0/gsp.h"\n')
+        put("src/gsp/door.c", '#include "gsp/abi.h"\n')
+        put("src/gsp/hdr.h", '#include "abi.h"\n')
+        put("src/nv/indirect.c", '#include "gsp/hdr.h"\n')
+        put("src/core/clean.c", '#include "gspabi.h"\n#include <stdio.h>\n')
+        got = scan(t)
+        want = {"src/gsp/direct.c", "src/gsp/door.c", "src/gsp/hdr.h",
+                "src/nv/indirect.c"}
+        stale = check(t, {"src/core/clean.c"} | want)
+        return [
+            ("finds direct, door, header and indirect includes",
+             set(got) == want),
+            ("a clean file passes", "src/core/clean.c" not in got),
+            ("the chain names the way in",
+             got.get("src/nv/indirect.c") == ["src/gsp/hdr.h",
+                                             "src/gsp/abi.h"]),
+            ("a stale pending entry fails",
+             any(not ok and "no longer" in n for n, ok in stale)),
+            ("an unlisted offender fails",
+             not all(ok for _, ok in check(t, set()))),
+        ]
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        cases = self_test()
+    else:
+        root, plist = sys.argv[1], sys.argv[2]
+        pending = {l.split("#")[0].strip() for l in open(plist)}
+        pending.discard("")
+        cases = check(root, pending)
+    print(f"1..{len(cases)}")
+    for i, (n, ok) in enumerate(cases, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} - {n}")
+    return 0 if all(ok for _, ok in cases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
