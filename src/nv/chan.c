@@ -373,10 +373,11 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	struct nv_chan *ch = j->ch;
 	uint32_t st, hangs;
 
-	/* the engine works for another channel: that one is slow or hung,
-	 * not this one (its own timeout recovers it) */
+	/* the engine is idle or works for another channel: this one waits
+	 * for its turn (behind a hang its own timeout recovers), it is not
+	 * hung itself */
 	st = nvl_hw_rd32(ch->d->hw, NVL_HW_ENGINE_STATUS(ch->runlist));
-	if ((st & NVL_HW_ENGINE_STATUS_CHID_VALID) &&
+	if (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
 	    (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid)
 		return NVL_SCHED_STAT_NO_HANG;
 	if (nvl_fence_is_signaled(j->hw))
