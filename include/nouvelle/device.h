@@ -41,6 +41,11 @@ struct nvl_device_opts {
 	 * NULL: no tracing. @trace_arg: its first argument */
 	nvl_trace_fn trace;
 	void *trace_arg;
+	/** @job_timeout_ms: how long a channel may make no progress on its
+	 * oldest job before the driver resets the channel through the
+	 * firmware (the job fails with -ETIMEDOUT, the jobs behind it run
+	 * again; docs/faults.md); 0: 5000 ms */
+	uint32_t job_timeout_ms;
 };
 
 /**

@@ -98,6 +98,12 @@ enum nvl_channel_reason {
 	 * work: a compute illegal instruction, misaligned or out-of-range
 	 * access (Xid 13, -EIO) */
 	NVL_CHANNEL_ENGINE_EXCEPTION = 6,
+	/** @NVL_CHANNEL_JOB_TIMEOUT: a job made no progress for the job
+	 * timeout and the firmware could not reset the channel (its
+	 * NV906F_CTRL_CMD_RESET_CHANNEL failed, -ETIMEDOUT); a channel it
+	 * could reset stays alive (docs/faults.md, "Job timeouts and
+	 * recovery") */
+	NVL_CHANNEL_JOB_TIMEOUT = 7,
 };
 
 /** struct nvl_channel_info - nvl_channel_query(). */

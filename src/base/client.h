@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include "compiler.h"
 #include "idr.h"
 #include "list.h"
@@ -83,6 +84,9 @@ struct nvl_client {
 	uint64_t engine_ns[NVL_CLIENT_ENGINE_COUNT];
 	/** @name: drm-client-name (empty: none); set once before use */
 	char name[64];
+	/** @hangs: its jobs that timed out (atomic; the driver bans the
+	 * client at NVL_NV_HANG_BAN) */
+	_Atomic uint32_t hangs;
 	/** @dev_node: on its public device's client list; @udev: that
 	 * device, NULL for device-less clients */
 	struct nvl_list dev_node;

@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/device.h"
 #include "gsp/boot.h"
 #include "base/client.h"
@@ -202,6 +203,8 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		po.trace_arg = opts->trace_arg;
 		nvl_model_set_pb_trace(dev->model, dev_pb_trace, dev);
 	}
+	if (opts && opts->job_timeout_ms)
+		po.job_timeout_ns = opts->job_timeout_ms * NVL_NSEC_PER_MSEC;
 	ret = nvl_nv_device_probe(nvl_model_hw(dev->model), &po, &dev->nv);
 	if (ret)
 		goto fail;

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -209,6 +210,7 @@ static struct nvl_model_chan *rl_reset_locked(struct nvl_model_runlist *rl,
 	rl->hang_chid = 0;
 	rl->hung = false;
 	rl->reset_req = false;
+	rl->reset_quiet = false;
 	atomic_store(&rl->reset_flag, false);
 	rl_busy_stop(rl);
 	return victim;
@@ -249,7 +251,8 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 			pthread_cond_wait(&rl->cond, &f->lock);
 		rl->cur = NULL;
 		if (rl->reset_req)
-			rl_blame(f, rl_reset_locked(rl, ch));
+			rl_blame(f, rl_reset_locked(rl, rl->reset_quiet ? NULL
+									: ch));
 		return;
 	}
 	ch->running = true;
@@ -265,8 +268,10 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	rl_busy_stop(rl);
 	if (rl->reset_req) {
 		/* the reset aborted (or raced with) this channel's work */
-		rl_blame(f, rl_reset_locked(rl, r == NVL_MODEL_RUN_IDLE ? NULL
-									: ch));
+		rl_blame(f, rl_reset_locked(rl, r == NVL_MODEL_RUN_IDLE ||
+								rl->reset_quiet
+							? NULL
+							: ch));
 		return;
 	}
 	if (!chan_runnable_locked(ch))
@@ -651,4 +656,83 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 			f->rl[e].hang_chid = val;
 	}
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* wait (bounded, 10 s) until neither the engine nor the PBDMA holds @ch */
+static int reset_wait_locked(struct nvl_model_fifo *f,
+			     struct nvl_model_runlist *rl,
+			     struct nvl_model_chan *ch)
+{
+	int64_t deadline = nvl_time_ns() + 10 * NVL_NSEC_PER_SEC;
+
+	while (rl->cur == ch || ch->running || rl->reset_req) {
+		if (nvl_time_ns() > deadline)
+			return -ETIMEDOUT;
+		pthread_mutex_unlock(&f->lock);
+		nanosleep(&(struct timespec){.tv_nsec = 20 * 1000}, NULL);
+		pthread_mutex_lock(&f->lock);
+	}
+	return 0;
+}
+
+int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
+{
+	struct nvl_model_fifo *f = m->fifo;
+	struct nvl_model_runlist *rl;
+	struct nvl_model_chan *ch;
+	uint32_t put = 0;
+	int ret;
+
+	if (chid >= f->nchan)
+		return -EINVAL;
+	ch = &f->chan[chid];
+	pthread_mutex_lock(&f->lock);
+	if (ch->runlist >= f->nrl) {
+		pthread_mutex_unlock(&f->lock);
+		return -EINVAL;
+	}
+	rl = &f->rl[ch->runlist];
+	/* off the runlist; a PBDMA running it stops at its next check */
+	ch->enabled = false;
+	atomic_store(&ch->stop_req, true);
+	chan_dequeue_locked(ch);
+	if (rl->cur == ch) {
+		/* the engine serves it (hung or not): reset the engine */
+		rl->reset_quiet = true;
+		rl->reset_req = true;
+		atomic_store(&rl->reset_flag, true);
+		pthread_cond_signal(&rl->cond);
+	}
+	ret = reset_wait_locked(f, rl, ch);
+	if (rl->hang_chid == chid + 1)
+		rl->hang_chid = 0; /* armed but not yet reached */
+	pthread_mutex_unlock(&f->lock);
+	if (ret)
+		return ret;
+	/* disabled and idle: load its context to find USERD, and drop every
+	 * entry it did not fetch */
+	if (nvl_model_pbdma_load(ch) ||
+	    nvl_model_phys_access(m, ch->userd_ap,
+				  ch->userd + NVL_HW_USERD_GP_PUT, &put, 4,
+				  false) ||
+	    put >= ch->gp_entries ||
+	    nvl_model_phys_access(m, ch->userd_ap,
+				  ch->userd + NVL_HW_USERD_GP_GET, &put, 4,
+				  true))
+		ret = -EIO;
+	pthread_mutex_lock(&f->lock);
+	if (!ret)
+		atomic_store(&ch->gp_get, put);
+	ch->reset_decoder = true;
+	ch->in_seg = false;
+	ch->error = 0;
+	ch->pbdma_faulted = false;
+	ch->eng_faulted = false;
+	f->err_pending[chid / 32] &= ~(1u << (chid % 32));
+	if (!ret && (ch->inst_reg & NVL_HW_CHRAM_INST_BIND)) {
+		ch->enabled = true;
+		atomic_store(&ch->stop_req, false);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return ret;
 }

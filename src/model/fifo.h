@@ -113,6 +113,7 @@ struct nvl_model_runlist {
 	uint32_t hang_chid; /* chid + 1, 0 = none */
 	bool hung;
 	bool reset_req;
+	bool reset_quiet; /* a channel reset: blame no one */
 	uint64_t busy_ns;
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
@@ -145,6 +146,17 @@ void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
  */
 void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
 			  uint32_t mthd);
+/**
+ * nvl_model_fifo_reset_chan() - RM's reset of one channel (the firmware's
+ * NV906F_CTRL_CMD_RESET_CHANNEL): stop it, reset its engine if the engine
+ * hangs on it or runs it (no CHERR_ENGINE_RESET: the reset was asked
+ * for), drop what it had not fetched (GP_GET = USERD's GP_PUT), clear its
+ * errors and enable it again. No model lock held.
+ * Return: 0; -EINVAL (no such channel); -EIO (USERD unreadable);
+ * -ETIMEDOUT (the engine did not come back).
+ */
+int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid);
+
 /**
  * nvl_model_fifo_sem_released() - wake every channel parked in a semaphore acquire.
  */

@@ -23,11 +23,24 @@
  * USERD and rings the doorbell. The non-stall interrupt reads each
  * channel's semaphore and signals the hardware fence of every job whose
  * seqno it covers.
+ *
+ * Job timeouts (docs/faults.md): the scheduler's timeout is the device's
+ * job timeout. timedout_job runs in a signalling section, so it only
+ * stops the scheduler, marks the job (-ETIMEDOUT; the client's
+ * NVL_NV_HANG_BAN-th hang bans it: -ECANCELED) and queues the recovery on
+ * the driver's worker (nv/work.h), which asks the firmware to reset the
+ * channel (NV906F_CTRL_CMD_RESET_CHANNEL: RM resets the engine hung on it
+ * and drops the GPFIFO entries it had not fetched, GP_GET = GP_PUT),
+ * fails the guilty job's hardware fence, forgets the rest of the ring and
+ * resubmits the innocent jobs (new GPFIFO entries after GP_PUT, same
+ * seqnos), then restarts the scheduler. If the firmware cannot reset it,
+ * the channel is killed (NVL_CHANNEL_JOB_TIMEOUT).
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/client.h"
@@ -43,6 +56,7 @@
 #include "nv/device.h"
 #include "nv/usage.h"
 #include "nv/vm.h"
+#include "nv/work.h"
 #include "sched/sched.h"
 #include "sync/fence.h"
 #include "sync/exec.h"
@@ -92,6 +106,13 @@ struct nv_chan {
 	uint64_t client_id;
 	struct nvl_client *client; /* busy time is charged to it */
 	uint64_t busy_end; /* lock: GPU time the last charged job ended */
+	uint32_t runlist; /* the engine's runlist (ENGINE_STATUS) */
+	/* job timeouts: the recovery work, the guilty job's hardware fence
+	 * (lock) and whether a recovery is pending (lock) */
+	struct nvl_nv_work rec_work;
+	struct nvl_fence *rec_guilty;
+	bool rec_busy;
+	uint64_t timeouts, recoveries;
 };
 
 struct nv_job {
@@ -344,8 +365,151 @@ static void free_job(struct nvl_sched_job *sj)
 	nvl_free(j);
 }
 
+/*
+ * The scheduler saw no progress on @sj's channel for the job timeout. In a
+ * signalling section: no RPC here, the worker does the reset.
+ */
+static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
+{
+	struct nv_job *j = container_of(sj, struct nv_job, base);
+	struct nv_chan *ch = j->ch;
+	uint32_t st, hangs;
+
+	/* the engine is idle or works for another channel: this one waits
+	 * for its turn (behind a hang its own timeout recovers), it is not
+	 * hung itself */
+	st = nvl_hw_rd32(ch->d->hw, NVL_HW_ENGINE_STATUS(ch->runlist));
+	if (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
+	    (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid)
+		return NVL_SCHED_STAT_NO_HANG;
+	if (nvl_fence_is_signaled(j->hw))
+		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed || ch->rec_busy) {
+		/* killed: its fences complete without us */
+		pthread_mutex_unlock(&ch->lock);
+		return NVL_SCHED_STAT_NO_HANG;
+	}
+	/* from here the channel waits for this recovery to end before it
+	 * can be torn down */
+	ch->rec_busy = true;
+	pthread_mutex_unlock(&ch->lock);
+	/* stop waits for a run_job in progress: not under ch->lock */
+	nvl_sched_stop(ch->sched);
+	hangs = atomic_fetch_add(&ch->client->hangs, 1) + 1;
+	if (hangs >= NVL_NV_HANG_BAN)
+		nvl_sched_job_set_guilty(sj, -ETIMEDOUT); /* bans its queue */
+	else
+		nvl_sched_job_set_error(sj, -ETIMEDOUT);
+	pthread_mutex_lock(&ch->lock);
+	ch->rec_guilty = nvl_fence_get(j->hw);
+	ch->timeouts++;
+	nvl_kref_get(&ch->ref); /* the work's */
+	nvl_nv_work_queue(&ch->rec_work);
+	pthread_mutex_unlock(&ch->lock);
+	nvl_warn(NVL_CAT_NV,
+		 "channel %u: job %u made no progress for %lld ms; resetting "
+		 "the channel",
+		 ch->chid, j->seq,
+		 (long long)(ch->d->job_timeout_ns / NVL_NSEC_PER_MSEC));
+	return NVL_SCHED_STAT_RESET;
+}
+
+/* ask the firmware to reset the channel; 0 or a negative errno */
+static int chan_fw_reset(struct nv_chan *ch)
+{
+	struct nvl_nv_device *d = ch->d;
+	NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS rp = {
+		.resetReason = NV906F_CTRL_CMD_RESET_CHANNEL_REASON_DEFAULT,
+	};
+
+	if (ch->gen != atomic_load(&d->gen) || atomic_load(&d->lost))
+		return nvl_error(-ENODEV, "channel %u: the device is lost",
+				 ch->chid);
+	rp.engineID = ch->runlist;
+	return nvl_gsp_rm_control(d->gsp, ch->h_chan,
+				  NV906F_CTRL_CMD_RESET_CHANNEL, &rp,
+				  sizeof(rp));
+}
+
+/* the worker's half of a job timeout (see timedout_job) */
+static void chan_recover(struct nvl_nv_work *w)
+{
+	struct nv_chan *ch = container_of(w, struct nv_chan, rec_work);
+	struct nvl_fence *guilty;
+	struct nvl_list done;
+	struct nv_job *j, *n;
+	bool killed;
+	int ret = -ENODEV;
+
+	/* what finished before the hang finishes normally */
+	chan_complete(ch, false, 0);
+	pthread_mutex_lock(&ch->lock);
+	guilty = ch->rec_guilty;
+	killed = ch->killed;
+	pthread_mutex_unlock(&ch->lock);
+	if (!killed)
+		ret = chan_fw_reset(ch);
+	if (ret && !killed)
+		nvl_err(NVL_CAT_NV,
+			"channel %u: the firmware could not reset it (%s): "
+			"killing it",
+			ch->chid, nvl_error_msg());
+	nvl_list_init(&done);
+	pthread_mutex_lock(&ch->lock);
+	if (!ret && !ch->killed) {
+		/* the ring is empty again: the guilty job fails, the others
+		 * go back to the scheduler */
+		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
+			if (j->hw == guilty) {
+				nvl_list_move_tail(&j->link, &done);
+				ch->completed++;
+			} else {
+				nvl_list_del(&j->link);
+				nvl_list_init(&j->link);
+			}
+		}
+		ch->recoveries++;
+	} else if (!ch->killed) {
+		ch->killed = true;
+		ch->error = -ETIMEDOUT;
+		ch->reason = NVL_CHANNEL_JOB_TIMEOUT;
+		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
+			nvl_list_move_tail(&j->link, &done);
+			ch->completed++;
+		}
+	}
+	pthread_mutex_unlock(&ch->lock);
+	while (!nvl_list_empty(&done)) {
+		struct nvl_fence *f;
+
+		j = nvl_list_entry(done.next, struct nv_job, link);
+		f = nvl_fence_get(j->hw);
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		nvl_fence_set_error(f, f == guilty ? -ETIMEDOUT : -ECANCELED);
+		nvl_fence_signal(f);
+		nvl_fence_put(f);
+	}
+	if (!nvl_fence_is_signaled(guilty)) {
+		/* killed under us, or not on the ring any more */
+		nvl_fence_set_error(guilty, -ETIMEDOUT);
+		nvl_fence_signal(guilty);
+	}
+	/* innocents run again (a killed channel cancels them in run_job) */
+	nvl_sched_resubmit_jobs(ch->sched);
+	nvl_sched_start(ch->sched);
+	pthread_mutex_lock(&ch->lock);
+	ch->rec_guilty = NULL;
+	ch->rec_busy = false;
+	pthread_mutex_unlock(&ch->lock);
+	nvl_fence_put(guilty);
+	chan_put(ch);
+}
+
 static const struct nvl_sched_backend_ops chan_sched_ops = {
 	.run_job = run_job,
+	.timedout_job = timedout_job,
 	.free_job = free_job,
 };
 
@@ -406,6 +570,19 @@ static void chan_teardown(struct nv_chan *ch)
 	/* what it had on the ring completes with an error, unless done */
 	chan_complete(ch, false, 0);
 	chan_complete(ch, true, -ECANCELED);
+	/* a recovery begun before it was killed finishes first */
+	for (;;) {
+		bool busy;
+
+		pthread_mutex_lock(&ch->lock);
+		busy = ch->rec_busy;
+		pthread_mutex_unlock(&ch->lock);
+		if (!busy)
+			break;
+		nvl_nv_work_flush(&ch->rec_work);
+		nanosleep(&(struct timespec){.tv_nsec = 50 * 1000}, NULL);
+	}
+	nvl_nv_work_put();
 	nvl_sched_entity_fini(&ch->entity);
 	nvl_sched_destroy(ch->sched);
 	nvl_nv_vm_kunmap(ch->vm, ch->va, NVL_NV_CHAN_SLOT_SIZE);
@@ -457,6 +634,7 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 	cp.engineType = 0; /* the first copy engine's runlist */
 	if (engine == NVL_ENGINE_COMPUTE) /* or the compute runlist */
 		cp.engineType = NVL_HW_RUNLIST_COMPUTE(d->boot.num_ce);
+	ch->runlist = cp.engineType;
 	cp.userdOffset = ch->pa + OFF_USERD;
 	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, d->boot.host_class, &cp,
 			       sizeof(cp), &ch->h_chan);
@@ -554,9 +732,13 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ch->client_id = client->id;
 	ch->client = client;
 	ch->gen = atomic_load(&d->gen);
-	ret = slot_get(d, &ch->slot);
+	ch->rec_work.fn = chan_recover;
+	ret = nvl_nv_work_get();
 	if (ret)
 		goto fail_free;
+	ret = slot_get(d, &ch->slot);
+	if (ret)
+		goto fail_work;
 	ch->pa = d->chan_base + (uint64_t)ch->slot * NVL_NV_CHAN_SLOT_SIZE;
 	ch->va = vm->gpuvm->kstart + (uint64_t)ch->slot * NVL_NV_CHAN_SLOT_SIZE;
 	ch->cpu = nvl_hw_vram_map(d->hw, ch->pa, NVL_NV_CHAN_SLOT_SIZE);
@@ -568,6 +750,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ch->fence_ctx = nvl_fence_context_alloc(1);
 	sa.ops = &chan_sched_ops;
 	sa.credit_limit = GP_ENTRIES - 1;
+	sa.timeout_ns = d->job_timeout_ns;
 	sa.name = "nv-channel";
 	sa.priv = ch;
 	ret = nvl_sched_create(&sa, &ch->sched);
@@ -604,6 +787,8 @@ fail_sched:
 	nvl_sched_destroy(ch->sched);
 fail_slot:
 	slot_put(d, ch->slot);
+fail_work:
+	nvl_nv_work_put();
 fail_free:
 	chan_put(ch);
 fail_count:
@@ -776,6 +961,11 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		ret = nvl_error(-ENODEV, "exec: channel %u was killed (%d)",
 				channel, ch->error);
 	pthread_mutex_unlock(&ch->lock);
+	if (!ret && atomic_load(&client->hangs) >= NVL_NV_HANG_BAN)
+		ret = nvl_error(-ECANCELED,
+				"exec: the client is banned: %u of its jobs "
+				"hung",
+				(unsigned)atomic_load(&client->hangs));
 	if (ret)
 		goto out;
 	/* a few signals (the usual case) need no allocation */

@@ -17,6 +17,9 @@ struct nvl_vm;
 
 /** Channel window slots (each 64 KiB: USERD, semaphore, idioms, ring). */
 #define NVL_NV_CHAN_SLOTS 256
+/* a client whose jobs timed out this many times is banned: its queued
+ * and later jobs fail with -ECANCELED (docs/faults.md) */
+#define NVL_NV_HANG_BAN 3
 /** Bytes of one slot, and of the VM kernel range one channel uses. */
 #define NVL_NV_CHAN_SLOT_SIZE (64u << 10)
 

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "gsp/abi.h"
 #include "gsp/gsp.h"
 #include "gsp/image.h"
@@ -170,6 +171,8 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 		return nvl_error(-ENOMEM, "device: out of memory");
 	d->hw = hw;
 	d->cdev.vm_backend = nvl_nv_vm_backend;
+	d->job_timeout_ns = o && o->job_timeout_ns > 0 ? o->job_timeout_ns
+						       : 5 * NVL_NSEC_PER_SEC;
 	d->boot0 = nvl_hw_rd32(hw, NVL_HW_PMC_BOOT_0);
 	ret = nvl_nv_chip_identify(hw, &d->chip);
 	for (size_t i = 0; !ret && i < NVL_ARRAY_SIZE(fw_chips); i++)

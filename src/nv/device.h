@@ -38,6 +38,8 @@ struct nvl_nv_probe_opts {
 	/** @trace, @trace_arg: the GSP wire tracer (nouvelle/trace.h) */
 	nvl_trace_fn trace;
 	void *trace_arg;
+	/** @job_timeout_ns: the channels' job timeout (0: 5 s) */
+	int64_t job_timeout_ns;
 };
 
 /** struct nvl_nv_device - a probed, booted device. */
@@ -91,6 +93,8 @@ struct nvl_nv_device {
 	/** @gen: boots of the GSP so far; an RM handle of an older
 	 * generation is gone (never freed on the new firmware) */
 	_Atomic uint32_t gen;
+	/** @job_timeout_ns: the job timeout of its channels (nv/chan.c) */
+	int64_t job_timeout_ns;
 	/** @heartbeat_misses: heartbeats in a row without a reply */
 	unsigned heartbeat_misses;
 };

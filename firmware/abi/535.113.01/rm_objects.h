@@ -98,6 +98,20 @@ typedef struct NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS {
 	NvU32 workSubmitToken;
 } NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS;
 
+/* reset a channel (control on a channel, ctrl906f.h: RM's robust-channel
+ * recovery of it: its engine is reset and its fetch state cleared) */
+#define NV906F_CTRL_CMD_RESET_CHANNEL 0x906f0102
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_DEFAULT 0
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_VERIF 1
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_MMU_FLT 2
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_ENUM_MAX 3
+typedef struct NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS {
+	NvU32 engineID;
+	NvU32 subdeviceInstance;
+	NvU32 resetReason;
+	NvBool bIsRcPending;
+} NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS;
+
 /* bind a VA space's root page directory (control on the device) */
 #define NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY 0x00801813
 typedef struct NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS {

@@ -21,6 +21,7 @@
 #include "hw/compute.h"
 #include "hw/host.h"
 #include "hw/regs.h"
+#include "model/fifo.h"
 #include "model/gsp/perf.h"
 #include "model/gsp/priv.h"
 
@@ -448,6 +449,22 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		rl = reg_rd(g, NVL_HW_CHRAM_RUNLIST(o->chid)) & 0xff;
 		wt->workSubmitToken = NVL_HW_DOORBELL_TOKEN(o->chid, rl);
 		return NV_OK;
+	}
+	case NV906F_CTRL_CMD_RESET_CHANNEL: {
+		NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS *rp = (void *)c->params;
+		int err;
+
+		if (!is_channel_class(o->hclass) ||
+		    c->paramsSize != sizeof(*rp) ||
+		    rp->resetReason >=
+			    NV906F_CTRL_CMD_RESET_CHANNEL_REASON_ENUM_MAX)
+			return NV_ERR_INVALID_ARGUMENT;
+		err = nvl_model_fifo_reset_chan(g->m, o->chid);
+		nvl_fw_log(g, LOG_RM, "RC: channel %u reset by the client: %d",
+			   o->chid, err);
+		if (err == -ETIMEDOUT)
+			return NV_ERR_TIMEOUT;
+		return err ? NV_ERR_INVALID_STATE : NV_OK;
 	}
 	case NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION: {
 		NV2080_CTRL_EVENT_SET_NOTIFICATION_PARAMS *ep =

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: job timeouts and their recovery on real channels (issue 16 item
+ * 2, docs/faults.md "Job timeouts and recovery"). The model's injected
+ * engine hang (ENGINE_HANG(e) = chid + 1: engine e makes no progress on
+ * that channel until it is reset) never clears on its own, so the tests
+ * only rely on the driver's job timeout firing eventually (1 s: long
+ * enough that a job merely slowed by the machine or TSan is not taken for
+ * a hang, short enough to keep the test quick;
+ * nvl_device_opts.job_timeout_ms) and wait for results with generous
+ * bounds, never on how long anything took.
+ *
+ * Each job is one semaphore release (SEM_ADDR/PAYLOAD/EXECUTE RELEASE,
+ * clc36f.h) of a value of its own into a data BO: a job that ran leaves
+ * its value, a job that did not leaves 0.
+ *
+ * Past the public headers: the model (core/device.h) to arm the hang and
+ * read ENGINE_STATUS, the one way to hang an engine deterministically.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "base/alloc.h"
+#include "core/device.h"
+#include "hw/regs.h"
+#include "kit.h"
+#include "model/model.h"
+#include "model/model_regs.h"
+#include "t.h"
+
+#define KIB (1ull << 10)
+#define MIB (1ull << 20)
+#define VA_DST (32 * MIB)
+#define VA_PB (48 * MIB)
+#define KSTART (1ull << 39)
+#define KRANGE (16 * MIB)
+#define NSYNC 8
+#define SEG 64 /* bytes of pushbuffer per job */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+struct rig {
+	struct nvl_client *c;
+	uint32_t vm, pb, dst, chan, sync[NSYNC];
+	uint32_t *ppb, *pdst;
+};
+
+static void rig_up(struct nvl_device *dev, struct rig *k)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+	struct nvl_vm_bind_op op[2] = {
+		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 64 * KIB},
+		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = 64 * KIB},
+	};
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
+	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
+	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &k->pb),
+			 0);
+	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &k->dst),
+			 0);
+	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&k->ppb), 0);
+	assert_int_equal(nvl_bo_map(k->c, k->dst, (void **)&k->pdst), 0);
+	memset(k->pdst, 0, 64 * KIB);
+	op[0].handle = k->pb;
+	op[1].handle = k->dst;
+	assert_int_equal(
+		nvl_vm_bind(k->c, k->vm, 0, op, 2, NULL, 0, NULL, 0, 0), 0);
+	assert_int_equal(
+		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
+		0);
+	for (int i = 0; i < NSYNC; i++)
+		assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync[i]), 0);
+}
+
+static void rig_down(struct rig *k)
+{
+	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
+	assert_int_equal(nvl_bo_unmap(k->c, k->dst), 0);
+	nvl_client_destroy(k->c);
+}
+
+/* job @i releases 0x1000 + @i into dst[@i], signals sync[@i] */
+static int rig_exec(struct rig *k, int i)
+{
+	uint32_t *p = k->ppb + i * SEG / 4;
+	uint32_t n = nvl_kit_pb_release(p, VA_DST + 4 * i, 0x1000 + i);
+	struct nvl_exec_push push = {.va = VA_PB + i * SEG, .len = n * 4};
+	struct nvl_vm_sync sig = {.handle = k->sync[i]};
+
+	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
+}
+
+/* the job's fence status (1 done, or its error), waiting up to 20 s */
+static int rig_status(struct rig *k, int i)
+{
+	int st = 0;
+
+	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[i], NULL, 1,
+					  now_ns() + 20000000000ll, 0, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_status(k->c, k->sync[i], 0, &st), 0);
+	return st;
+}
+
+static uint32_t rig_chid(struct rig *k)
+{
+	struct nvl_channel_info ci;
+
+	assert_int_equal(nvl_channel_query(k->c, k->chan, &ci), 0);
+	return ci.chid;
+}
+
+/* arm the hang of copy engine 0 on @k's channel */
+static void hang(struct nvl_device *dev, struct rig *k)
+{
+	nvl_hw_wr32(nvl_model_hw(dev->model), NVL_MODEL_REG_ENGINE_HANG(0),
+		    rig_chid(k) + 1);
+}
+
+static void wait_hung(struct nvl_device *dev)
+{
+	struct nvl_hw *hw = nvl_model_hw(dev->model);
+	int64_t dl = now_ns() + 20000000000ll;
+
+	while (!(nvl_hw_rd32(hw, NVL_HW_ENGINE_STATUS(0)) &
+		 NVL_HW_ENGINE_STATUS_HUNG) &&
+	       now_ns() < dl)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+static struct nvl_device *open_dev(uint32_t heartbeat_ms)
+{
+	struct nvl_device_opts o = {.job_timeout_ms = 1000,
+				    .heartbeat_ms = heartbeat_ms};
+	struct nvl_device *dev;
+
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	return dev;
+}
+
+/* guilty -ETIMEDOUT, innocents behind it run with their data, the channel
+ * goes on, another client on the same engine is untouched */
+static void hang_recover(void **state)
+{
+	struct nvl_device *dev = open_dev(0);
+	struct nvl_channel_info ci;
+	struct rig a, b;
+
+	(void)state;
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	hang(dev, &a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	assert_int_equal(rig_exec(&a, 1), 0);
+	assert_int_equal(rig_exec(&a, 2), 0);
+	assert_int_equal(rig_exec(&b, 0), 0);
+	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
+	assert_int_equal(rig_status(&a, 1), 1);
+	assert_int_equal(rig_status(&a, 2), 1);
+	assert_int_equal(a.pdst[0], 0); /* the guilty job never ran */
+	assert_int_equal(a.pdst[1], 0x1001);
+	assert_int_equal(a.pdst[2], 0x1002);
+	assert_int_equal(rig_status(&b, 0), 1);
+	assert_int_equal(b.pdst[0], 0x1000);
+	/* the channel is alive and takes work */
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	assert_int_equal(ci.reason, NVL_CHANNEL_ALIVE);
+	assert_int_equal(rig_exec(&a, 3), 0);
+	assert_int_equal(rig_status(&a, 3), 1);
+	assert_int_equal(a.pdst[3], 0x1003);
+	assert_int_equal(nvl_channel_query(b.c, b.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	rig_down(&a);
+	rig_down(&b);
+	nvl_device_close(dev);
+}
+
+/* the NVL_NV_HANG_BAN-th (3rd) hang bans the client: -ECANCELED */
+static void hang_ban(void **state)
+{
+	struct nvl_device *dev = open_dev(0);
+	struct rig a, b;
+
+	(void)state;
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	for (int i = 0; i < 3; i++) {
+		hang(dev, &a);
+		assert_int_equal(rig_exec(&a, i), 0);
+		assert_int_equal(rig_status(&a, i), -ETIMEDOUT);
+	}
+	assert_int_equal(rig_exec(&a, 3), -ECANCELED);
+	assert_int_equal(a.pdst[3], 0);
+	/* the other client is not banned */
+	assert_int_equal(rig_exec(&b, 0), 0);
+	assert_int_equal(rig_status(&b, 0), 1);
+	assert_int_equal(b.pdst[0], 0x1000);
+	rig_down(&a);
+	rig_down(&b);
+	nvl_device_close(dev);
+}
+
+/* destroyed while hung or while its recovery runs: every fence signals
+ * with an error, nothing leaks, a new channel works */
+static void hang_destroy(void **state)
+{
+	struct nvl_device *dev = open_dev(0);
+	struct rig a;
+	int st;
+
+	(void)state;
+	rig_up(dev, &a);
+	hang(dev, &a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	assert_int_equal(rig_exec(&a, 1), 0);
+	wait_hung(dev);
+	assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
+	st = rig_status(&a, 0);
+	assert_true(st == -ETIMEDOUT || st == -ECANCELED);
+	st = rig_status(&a, 1);
+	/* cancelled, or run again by a recovery that came first */
+	assert_true(st == -ECANCELED || st == 1);
+	/* the engine is reset (the recovery's or the next hang's) and a
+	 * new channel runs */
+	assert_int_equal(
+		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &a.chan), 0);
+	hang(dev, &a); /* its recovery resets the engine */
+	assert_int_equal(rig_exec(&a, 2), 0);
+	assert_int_equal(rig_status(&a, 2), -ETIMEDOUT);
+	assert_int_equal(rig_exec(&a, 3), 0);
+	assert_int_equal(rig_status(&a, 3), 1);
+	assert_int_equal(a.pdst[3], 0x1003);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
+/* the firmware cannot reset it (every allocation fails while the
+ * recovery runs: its RPC cannot be sent): the channel is killed,
+ * NVL_CHANNEL_JOB_TIMEOUT, guilty -ETIMEDOUT, the rest -ECANCELED */
+static void hang_alloc_fail(void **state)
+{
+	struct nvl_device *dev = open_dev(600000); /* no heartbeat RPC */
+	struct nvl_channel_info ci;
+	int64_t dl;
+	struct rig a;
+
+	(void)state;
+	rig_up(dev, &a);
+	hang(dev, &a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	assert_int_equal(rig_exec(&a, 1), 0);
+	wait_hung(dev);
+	nvl_fault_fail_random(1.0, 1, NVL_FAULT_ALL_THREADS);
+	dl = now_ns() + 20000000000ll;
+	for (;;) {
+		assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+		if (!ci.alive || now_ns() > dl)
+			break;
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	nvl_fault_off();
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -ETIMEDOUT);
+	assert_int_equal(ci.reason, NVL_CHANNEL_JOB_TIMEOUT);
+	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
+	assert_int_equal(rig_status(&a, 1), -ECANCELED);
+	assert_int_equal(rig_exec(&a, 2), -ENODEV);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hang_recover),
+		cmocka_unit_test(hang_ban),
+		cmocka_unit_test(hang_destroy),
+		cmocka_unit_test(hang_alloc_fail),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
