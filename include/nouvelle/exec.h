@@ -177,6 +177,19 @@ NVL_API int nvl_device_fault_stats(struct nvl_device *dev,
 				   struct nvl_fault_stats *st);
 
 /**
+ * nvl_channel_inject_hang() - fault injection, model devices only: the
+ * engine of @channel stops as soon as it picks up the channel's work and
+ * makes no progress until it is reset (a job timeout's recovery resets it
+ * through the firmware, docs/faults.md). For tests and `nvl run hang`.
+ * @client: the channel's client
+ * @channel: its handle
+ * Return: 0; -EINVAL; -ENOENT (no such channel); -ENODEV (the channel is
+ * dead, or the device is not a model).
+ */
+NVL_API int nvl_channel_inject_hang(struct nvl_client *client,
+				    uint32_t channel);
+
+/**
  * nvl_channel_query() - a channel's state.
  * @client: its client
  * @channel: its handle

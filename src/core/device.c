@@ -28,6 +28,7 @@
 #include "hw/regs.h"
 #include "mm/bo.h"
 #include "model/model.h"
+#include "model/model_regs.h"
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/fault.h"
@@ -291,6 +292,26 @@ static void device_down(struct nvl_device *dev)
 	nvl_nv_replay_fini(dev->nv);
 	nvl_mm_destroy(dev->mm);
 	nvl_nv_device_remove(dev->nv);
+}
+
+NVL_API int nvl_channel_inject_hang(struct nvl_client *client, uint32_t channel)
+{
+	uint32_t chid, rl;
+	int ret;
+
+	if (!client)
+		return nvl_error(-EINVAL, "channel: NULL client");
+	if (!client->udev || !client->udev->model)
+		return nvl_error(-ENODEV,
+				 "channel: hang injection needs a model "
+				 "device");
+	ret = nvl_nv_chan_hw_ids(client, channel, &chid, &rl);
+	if (ret)
+		return ret;
+	/* model-only: the engine stops on the channel until a reset */
+	nvl_hw_wr32(nvl_model_hw(client->udev->model),
+		    NVL_MODEL_REG_ENGINE_HANG(rl), chid + 1);
+	return 0;
 }
 
 int nvl_device_fault_stats(struct nvl_device *dev, struct nvl_fault_stats *st)

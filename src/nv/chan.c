@@ -382,6 +382,12 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	if (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
 	    (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid)
 		return NVL_SCHED_STAT_NO_HANG;
+	/* a hang was declared on the device less than a timeout ago: this
+	 * channel most likely waited behind it and has only just had its
+	 * turn after the reset; it gets one more period */
+	if (nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
+	    ch->d->job_timeout_ns)
+		return NVL_SCHED_STAT_NO_HANG;
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
 	pthread_mutex_lock(&ch->lock);
@@ -394,6 +400,7 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	 * can be torn down */
 	ch->rec_busy = true;
 	pthread_mutex_unlock(&ch->lock);
+	atomic_store(&ch->d->hang_ns, nvl_time_ns());
 	/* stop waits for a run_job in progress: not under ch->lock */
 	nvl_sched_stop(ch->sched);
 	hangs = atomic_fetch_add(&ch->client->hangs, 1) + 1;
@@ -808,6 +815,26 @@ NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
 	client_chan_count(client, -1);
 	return 0;
+}
+
+int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
+		       uint32_t *chid, uint32_t *runlist)
+{
+	struct nv_chan *ch =
+		nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
+	int ret = 0;
+
+	if (!ch)
+		return nvl_error(-ENOENT, "channel: no channel %u", channel);
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed)
+		ret = nvl_error(-ENODEV, "channel %u was killed (%d)", channel,
+				ch->error);
+	*chid = ch->chid;
+	*runlist = ch->runlist;
+	pthread_mutex_unlock(&ch->lock);
+	chan_put(ch);
+	return ret;
 }
 
 NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,

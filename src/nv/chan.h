@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct nvl_client;
 struct nvl_nv_device;
 struct nvl_vm;
 
@@ -65,6 +66,14 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k);
  */
 int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 			   uint64_t timestamp, struct nvl_vm **vm_out);
+
+/**
+ * nvl_nv_chan_hw_ids() - the hardware channel id and runlist of @client's
+ * live channel @channel (fault injection).
+ * Return: 0, -ENOENT (no such channel), -ENODEV (killed).
+ */
+int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
+		       uint32_t *chid, uint32_t *runlist);
 
 /** nvl_nv_chan_register() - register the channel handle kind (once). */
 void nvl_nv_chan_register(void);

@@ -95,6 +95,10 @@ struct nvl_nv_device {
 	_Atomic uint32_t gen;
 	/** @job_timeout_ns: the job timeout of its channels (nv/chan.c) */
 	int64_t job_timeout_ns;
+	/** @hang_ns: when a channel's job was last declared hung (time.h
+	 * clock): channels that time out within a timeout of it waited
+	 * behind it and get another period */
+	_Atomic int64_t hang_ns;
 	/** @heartbeat_misses: heartbeats in a row without a reply */
 	unsigned heartbeat_misses;
 };

@@ -9,8 +9,10 @@ checked them, unbacked tiles read zero; oversub allocated 4x the usable
 VRAM and brought evicted BOs back, every byte checked; multiclient ran
 jobs on every client and channel; fault killed the faulting channel
 (exec then -ENODEV) while the other client's channels stayed alive and its
-data checked; thermal kept the copy engines busy while the sensors were
-sampled. A --record file is accepted by `nvl plot`. Bad usage exits 2.
+data checked; hang timed the hung job out (-ETIMEDOUT after the job
+timeout), resubmitted the one behind it (bytes checked) and left the reset
+channel and the other client's working; thermal kept the copy engines busy
+while the sensors were sampled. A --record file is accepted by `nvl plot`. Bad usage exits 2.
 
 usage: nvl_run.py NVL
 """
@@ -85,6 +87,18 @@ check("multiclient: jobs on 3 clients x 2 channels, binds with each",
       r)
 check("multiclient: every job's bytes checked",
       r.get("bytes_checked", 0) >= r.get("jobs", 1) * 2 * 65536, r)
+
+r = workload("hang")
+check("hang: the hung job completes -ETIMEDOUT after the job timeout",
+      r.get("hung_job_status") == -110 and
+      r.get("timeout_detected_ms", 0) >= 450, r)
+check("hang: the job behind it is resubmitted and its bytes checked",
+      r.get("resubmitted_job_status") == 1 and
+      r.get("bytes_checked", 0) >= 5 * 65536, r)
+check("hang: the reset channel takes new work",
+      r.get("channel_alive_after_reset") == 1, r)
+check("hang: the other client's channels alive, its work checked",
+      r.get("other_channels_alive", 0) >= 2 and r.get("jobs", 0) >= 2, r)
 
 r = workload("fault")
 check("fault: the faulting channel was killed with an error",
@@ -164,7 +178,7 @@ for args, what in [(["run"], "no workload"),
                    (["run", "sparse", "--clients", "0"], "zero clients"),
                    (["run", "fault", "--clients", "1"], "fault alone"),
                    (["run", "oversub", "--vram", "12"], "tiny VRAM"),
-                   (["run", "hang"], "hang is not built")]:
+                   (["run", "hang", "--clients", "1"], "hang alone")]:
     rc, out, err = run(*args)
     check(f"usage: {what}: exit 2", rc == 2 and out == "" and err, err)
 rc, out, err = run("run", "--list")

@@ -30,14 +30,8 @@ static const struct run_workload workloads[] = {
 	 run_fault},
 	{"thermal", "a sustained copy load against the power limit", 1, 1, 0,
 	 run_thermal},
-};
-
-/* the workloads of issue 17 that are not built, and why */
-static const struct {
-	const char *name, *why;
-} missing[] = {
-	{"hang", "engine-hang injection and recovery are not in the public "
-		 "API yet"},
+	{"hang", "an engine hang, its timeout and the firmware's reset", 2, 2,
+	 0, run_hang},
 };
 
 /* --- sampling ---------------------------------------------------------- */
@@ -364,9 +358,6 @@ static void list(void)
 {
 	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
 		printf("%-12s %s\n", workloads[i].name, workloads[i].summary);
-	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
-		printf("%-12s not built: %s\n", missing[i].name,
-		       missing[i].why);
 }
 
 int nvl_cmd_run(int argc, char **argv)
@@ -471,12 +462,6 @@ int nvl_cmd_run(int argc, char **argv)
 		return nvl_help_usage_error(
 			"run", optind < argc ? "one WORKLOAD only"
 					     : "no WORKLOAD (nvl run --list)");
-	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
-		if (!strcmp(argv[optind], missing[i].name)) {
-			fprintf(stderr, "nvl run: '%s' is not built: %s\n",
-				missing[i].name, missing[i].why);
-			return NVL_EXIT_USAGE;
-		}
 	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
 		if (!strcmp(argv[optind], workloads[i].name))
 			wl = &workloads[i];

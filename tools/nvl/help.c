@@ -151,7 +151,7 @@ static const struct nvl_help_opt run_opts[] = {
 	 "round)"},
 	{"-c, --clients", "N",
 	 "clients, each on its own thread (default: sparse 1, oversub 1, "
-	 "multiclient 4, fault 2, thermal 1)"},
+	 "multiclient 4, fault 2, thermal 1, hang 2)"},
 	{"--channels", "N", "copy channels per client (default 2)"},
 	{"--vram", "MIB",
 	 "the model's VRAM in MiB, 256 or more (default: oversub 256, the "
@@ -178,6 +178,9 @@ static const struct nvl_help_example run_ex[] = {
 	{"nvl run multiclient --clients 8 --channels 4 --chip gh100",
 	 "8 clients x 4 channels on the Hopper model"},
 	{"nvl run fault", "one client faults; the other's work completes"},
+	{"nvl run hang --json",
+	 "an engine hang: the hung job -ETIMEDOUT after the job timeout, "
+	 "the one behind it resubmitted, the others unharmed"},
 	{"nvl run thermal -s 10 -r load.jsonl && nvl plot load.jsonl -o "
 	 "load.png",
 	 "record a sustained load and draw it"},

@@ -180,6 +180,14 @@ int run_exec(struct run_client *cl, unsigned int ch, const uint32_t *dw,
 	     uint64_t *point);
 
 /** run_wait() - wait for point @point of the client's timeline. */
+/**
+ * run_exec_sig() - run_exec() that also signals the binary syncobj
+ * @binary (0: none), whose status keeps the job's own error (a timeline
+ * point's may not).
+ */
+int run_exec_sig(struct run_client *cl, unsigned int ch, const uint32_t *dw,
+		 uint32_t n, const struct nvl_vm_sync *waits, uint32_t n_waits,
+		 uint32_t binary, uint64_t *point);
 int run_wait(struct run_client *cl, uint64_t point);
 
 /**
@@ -228,6 +236,10 @@ int run_sparse(struct run_ctx *x);
 int run_oversub(struct run_ctx *x);
 int run_multiclient(struct run_ctx *x);
 int run_fault(struct run_ctx *x);
+int run_hang(struct run_ctx *x);
+
+/** RUN_HANG_TIMEOUT_MS - the job timeout `nvl run hang` opens its device with */
+#define RUN_HANG_TIMEOUT_MS 500
 int run_thermal(struct run_ctx *x);
 
 /**

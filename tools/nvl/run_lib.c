@@ -46,6 +46,9 @@ int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 	/* setting the power limit is the opener's right (docs/sensors.md) */
 	if (o->power_limit_w > 0 || thermal)
 		dopts.flags = NVL_DEVICE_OPEN_ADMIN;
+	/* a hang is detected after the job timeout: short, to watch it */
+	if (!strcmp(workload, "hang"))
+		dopts.job_timeout_ms = RUN_HANG_TIMEOUT_MS;
 	ret = nvl_device_open(o->spec, &dopts, &x->dev);
 	if (ret)
 		return ret;
@@ -314,11 +317,19 @@ int run_exec(struct run_client *cl, unsigned int ch, const uint32_t *dw,
 	     uint32_t n, const struct nvl_vm_sync *waits, uint32_t n_waits,
 	     uint64_t *point)
 {
+	return run_exec_sig(cl, ch, dw, n, waits, n_waits, 0, point);
+}
+
+int run_exec_sig(struct run_client *cl, unsigned int ch, const uint32_t *dw,
+		 uint32_t n, const struct nvl_vm_sync *waits, uint32_t n_waits,
+		 uint32_t binary, uint64_t *point)
+{
 	uint64_t pt = cl->point + 1;
 	uint32_t slot = (uint32_t)(pt % PB_SLOTS);
 	struct nvl_exec_push p = {.va = VA_PB + slot * PB_SLOT_DW * 4,
 				  .len = n * 4};
-	struct nvl_vm_sync sig = {.handle = cl->tl, .point = pt};
+	struct nvl_vm_sync sig[2] = {{.handle = cl->tl, .point = pt},
+				     {.handle = binary}};
 	int ret;
 
 	if (!n || n > PB_SLOT_DW || ch >= cl->nchan)
@@ -330,7 +341,8 @@ int run_exec(struct run_client *cl, unsigned int ch, const uint32_t *dw,
 			return ret;
 	}
 	memcpy(cl->ppb + slot * PB_SLOT_DW, dw, n * 4);
-	ret = nvl_exec(cl->c, cl->chan[ch], &p, 1, waits, n_waits, &sig, 1, 0);
+	ret = nvl_exec(cl->c, cl->chan[ch], &p, 1, waits, n_waits, sig,
+		       binary ? 2 : 1, 0);
 	if (ret)
 		return run_fail(cl->x, ret, "client %s: exec", cl->name);
 	cl->point = pt;
