@@ -26,8 +26,8 @@ struct hang_state {
 	atomic_bool recovered;
 };
 
-static int check_fill(struct run_ctx *x, const uint8_t *p, size_t n,
-		      uint8_t v, const char *what)
+static int check_fill(struct run_ctx *x, const uint8_t *p, size_t n, uint8_t v,
+		      const char *what)
 {
 	for (size_t i = 0; i < n; i++)
 		if (p[i] != v)
@@ -108,14 +108,16 @@ static int hanger(struct run_ctx *x, struct hang_state *hs)
 	run_stat_add(x, "resubmitted_done_ms", "ms",
 		     (double)(t_resub - t0) / 1e6);
 	if (st_a != -ETIMEDOUT) {
-		ret = run_fail(x, -EIO, "the hung job completed with %d, not "
-					"-ETIMEDOUT",
+		ret = run_fail(x, -EIO,
+			       "the hung job completed with %d, not "
+			       "-ETIMEDOUT",
 			       st_a);
 		goto out_unmap;
 	}
 	if (st_b != 1) {
-		ret = run_fail(x, -EIO, "the job behind the hung one completed "
-					"with %d, not 1",
+		ret = run_fail(x, -EIO,
+			       "the job behind the hung one completed "
+			       "with %d, not 1",
 			       st_b);
 		goto out_unmap;
 	}
