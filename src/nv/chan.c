@@ -122,6 +122,7 @@ struct nv_job {
 	uint32_t seq;
 	uint64_t start_ns; /* PTIMER when it reached the ring */
 	struct nvl_list link;
+	int done_err; /* ch->lock: its fence's error once taken off the ring */
 	uint32_t n_push;
 	struct nvl_exec_push push[];
 };
@@ -136,6 +137,37 @@ static void chan_put(struct nv_chan *ch)
 }
 
 /* ---- completion ------------------------------------------------------ */
+
+/* take @j off the ring into @done, its fence to complete with @err
+ * (ch->lock held) */
+static void take_done(struct nv_chan *ch, struct nv_job *j, int err,
+		      struct nvl_list *done)
+{
+	j->done_err = err;
+	nvl_list_move_tail(&j->link, done);
+	ch->completed++;
+}
+
+/*
+ * Signal the jobs take_done() moved to @done, outside ch->lock: a signal
+ * may run the next job at once, and free the job whose fence it is (hold
+ * the fence, not the job).
+ */
+static void signal_done(struct nvl_list *done)
+{
+	while (!nvl_list_empty(done)) {
+		struct nv_job *j =
+			nvl_list_entry(done->next, struct nv_job, link);
+		struct nvl_fence *f = nvl_fence_get(j->hw);
+
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		if (j->done_err)
+			nvl_fence_set_error(f, j->done_err);
+		nvl_fence_signal(f);
+		nvl_fence_put(f);
+	}
+}
 
 /* finish the jobs the semaphore covers (or all of them, with @err) */
 static void chan_complete(struct nv_chan *ch, bool all, int err)
@@ -155,24 +187,10 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 			nvl_nv_usage_charge(ch->client, NVL_CLIENT_ENGINE_COPY,
 					    &ch->busy_end, j->start_ns,
 					    ch->cpu + OFF_SEM);
-		nvl_list_move_tail(&j->link, &done);
-		ch->completed++;
+		take_done(ch, j, err, &done);
 	}
 	pthread_mutex_unlock(&ch->lock);
-	/* outside the lock: a signal may run the next job at once, and
-	 * free the job whose fence it is (hold the fence, not the job) */
-	while (!nvl_list_empty(&done)) {
-		struct nvl_fence *f;
-
-		j = nvl_list_entry(done.next, struct nv_job, link);
-		f = nvl_fence_get(j->hw);
-		nvl_list_del(&j->link);
-		nvl_list_init(&j->link);
-		if (err)
-			nvl_fence_set_error(f, err);
-		nvl_fence_signal(f);
-		nvl_fence_put(f);
-	}
+	signal_done(&done);
 }
 
 /*
@@ -188,8 +206,8 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 	struct nv_chan *ch, *found = NULL;
 	struct nvl_list done;
 	struct nv_job *j, *n;
-	bool first = true;
-	uint32_t sem = 0;
+	int err = k->job_error;
+	uint32_t sem;
 	int ret;
 
 	pthread_mutex_lock(&d->chan_lock);
@@ -225,29 +243,21 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		sem = atomic_load_explicit(
 			(_Atomic uint32_t *)(ch->cpu + OFF_SEM),
 			memory_order_acquire);
+		/* done per the semaphore: no error; the first unfinished
+		 * (the guilty one): the job error; those behind: cancelled */
 		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
-			nvl_list_move_tail(&j->link, &done);
-			ch->completed++;
+			if ((int32_t)(sem - j->seq) >= 0) {
+				take_done(ch, j, 0, &done);
+				continue;
+			}
+			take_done(ch, j, err, &done);
+			err = -ECANCELED;
 		}
 	}
 	pthread_mutex_unlock(&ch->lock);
 	if (ret && k->on_kill)
 		k->on_kill(k->on_kill_arg);
-	while (!nvl_list_empty(&done)) {
-		struct nvl_fence *f;
-
-		j = nvl_list_entry(done.next, struct nv_job, link);
-		f = nvl_fence_get(j->hw);
-		nvl_list_del(&j->link);
-		nvl_list_init(&j->link);
-		if ((int32_t)(sem - j->seq) < 0) {
-			nvl_fence_set_error(f,
-					    first ? k->job_error : -ECANCELED);
-			first = false;
-		}
-		nvl_fence_signal(f);
-		nvl_fence_put(f);
-	}
+	signal_done(&done);
 	chan_put(ch);
 	return ret;
 }
@@ -469,8 +479,7 @@ static void chan_recover(struct nvl_nv_work *w)
 		 * go back to the scheduler */
 		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
 			if (j->hw == guilty) {
-				nvl_list_move_tail(&j->link, &done);
-				ch->completed++;
+				take_done(ch, j, -ETIMEDOUT, &done);
 			} else {
 				nvl_list_del(&j->link);
 				nvl_list_init(&j->link);
@@ -481,23 +490,13 @@ static void chan_recover(struct nvl_nv_work *w)
 		ch->killed = true;
 		ch->error = -ETIMEDOUT;
 		ch->reason = NVL_CHANNEL_JOB_TIMEOUT;
-		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
-			nvl_list_move_tail(&j->link, &done);
-			ch->completed++;
-		}
+		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link)
+			take_done(ch, j,
+				  j->hw == guilty ? -ETIMEDOUT : -ECANCELED,
+				  &done);
 	}
 	pthread_mutex_unlock(&ch->lock);
-	while (!nvl_list_empty(&done)) {
-		struct nvl_fence *f;
-
-		j = nvl_list_entry(done.next, struct nv_job, link);
-		f = nvl_fence_get(j->hw);
-		nvl_list_del(&j->link);
-		nvl_list_init(&j->link);
-		nvl_fence_set_error(f, f == guilty ? -ETIMEDOUT : -ECANCELED);
-		nvl_fence_signal(f);
-		nvl_fence_put(f);
-	}
+	signal_done(&done);
 	if (!nvl_fence_is_signaled(guilty)) {
 		/* killed under us, or not on the ring any more */
 		nvl_fence_set_error(guilty, -ETIMEDOUT);
