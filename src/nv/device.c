@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -298,6 +299,44 @@ int nvl_nv_device_reset(struct nvl_nv_device *d)
 	nvl_info(NVL_CAT_NV, "device %s: reset: GSP booted again (%s)", d->name,
 		 d->fw_version);
 	return 0;
+}
+
+int nvl_nv_sysmem_alloc(struct nvl_nv_device *d, size_t size, void **mem,
+			uint64_t *dma)
+{
+	void *p = NULL;
+	int ret;
+
+	/* mmap is not nvl_malloc: the injection hook is asked directly */
+	ret = nvl_might_alloc(0);
+	if (!ret) {
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+	}
+	if (!p)
+		return nvl_error(-ENOMEM,
+				 "device: no system memory for a "
+				 "%zu-byte buffer",
+				 size);
+	ret = nvl_hw_dma_map(d->hw, p, size, dma);
+	if (ret) {
+		munmap(p, size);
+		return nvl_error(ret,
+				 "device: cannot DMA-map a %zu-byte "
+				 "buffer",
+				 size);
+	}
+	*mem = p;
+	return 0;
+}
+
+void nvl_nv_sysmem_free(struct nvl_nv_device *d, void *mem, size_t size,
+			uint64_t dma)
+{
+	(void)nvl_hw_dma_unmap(d->hw, dma, size);
+	munmap(mem, size);
 }
 
 void nvl_nv_device_remove(struct nvl_nv_device *d)

@@ -130,6 +130,24 @@ void nvl_nv_device_remove(struct nvl_nv_device *d);
 int nvl_nv_device_heartbeat(struct nvl_nv_device *d, int64_t timeout_ns);
 
 /**
+ * nvl_nv_sysmem_alloc() - @size bytes (whole pages) of zeroed system
+ * memory DMA-mapped for the GPU through the hardware interface: the fault
+ * buffers the GPU or the firmware write and the driver reads.
+ * @d: the device
+ * @size: bytes, a multiple of the page size
+ * @mem: the CPU address
+ * @dma: the GPU's (bus) address
+ * Return: 0, -ENOMEM (no memory), or the DMA mapping's error; on error
+ * nothing is left allocated (the message says which step failed).
+ */
+int nvl_nv_sysmem_alloc(struct nvl_nv_device *d, size_t size, void **mem,
+			uint64_t *dma);
+
+/** nvl_nv_sysmem_free() - undo nvl_nv_sysmem_alloc(). */
+void nvl_nv_sysmem_free(struct nvl_nv_device *d, void *mem, size_t size,
+			uint64_t dma);
+
+/**
  * nvl_nv_device_check() - mark the device lost if its GSP was declared
  * dead (by any call). Return: 0 or -ENODEV.
  */

@@ -28,7 +28,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -287,6 +286,7 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 {
 	struct nvl_nv_fault *f;
 	uint64_t ptes[NVL_NV_FAULT_PAGES];
+	void *mem;
 	int ret;
 
 	f = nvl_zalloc(sizeof(*f));
@@ -297,22 +297,15 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	f->size = (size_t)(1 + NVL_NV_FAULT_PAGES) * PAGE;
 	f->entries = NVL_NV_FAULT_PAGES * PAGE / NVL_HW_FAULT_ENTRY_SIZE;
 	pthread_mutex_init(&f->lock, NULL);
-	ret = nvl_might_alloc(0);
-	if (!ret) {
-		f->mem = mmap(NULL, f->size, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (f->mem == MAP_FAILED)
-			f->mem = NULL;
-	}
-	if (!f->mem) {
-		ret = nvl_error(-ENOMEM, "fault: no shadow buffer memory");
+	ret = nvl_nv_sysmem_alloc(d, f->size, &mem, &f->dma);
+	if (ret) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		ret = nvl_error(ret, "fault: shadow buffer: %s", why);
 		goto fail_free;
 	}
-	ret = nvl_hw_dma_map(d->hw, f->mem, f->size, &f->dma);
-	if (ret) {
-		ret = nvl_error(ret, "fault: cannot DMA-map the shadow buffer");
-		goto fail_unmap;
-	}
+	f->mem = mem;
 	for (unsigned i = 0; i < NVL_NV_FAULT_PAGES; i++)
 		ptes[i] = f->dma + (uint64_t)(1 + i) * PAGE;
 	ret = nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
@@ -339,9 +332,7 @@ fail_events:
 	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, NULL,
 			       NULL);
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
-	(void)nvl_hw_dma_unmap(d->hw, f->dma, f->size);
-fail_unmap:
-	munmap(f->mem, f->size);
+	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 fail_free:
 	pthread_mutex_destroy(&f->lock);
 	nvl_free(f);
@@ -366,8 +357,7 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 			       NULL);
 	/* a handler still running finishes before the memory goes */
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
-	(void)nvl_hw_dma_unmap(d->hw, f->dma, f->size);
-	munmap(f->mem, f->size);
+	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 	pthread_mutex_destroy(&f->lock);
 	nvl_free(f);
 	d->fault = NULL;

@@ -32,7 +32,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -260,6 +259,7 @@ void nvl_nv_irq(void *dev)
 int nvl_nv_replay_init(struct nvl_nv_device *d, unsigned arch)
 {
 	struct nvl_nv_replay *r;
+	void *mem;
 	int ret;
 
 	r = nvl_zalloc(sizeof(*r));
@@ -276,22 +276,15 @@ int nvl_nv_replay_init(struct nvl_nv_device *d, unsigned arch)
 		ret = nvl_error(-ENOMEM, "replay: out of memory");
 		goto fail_free;
 	}
-	ret = nvl_might_alloc(0);
-	if (!ret) {
-		r->mem = mmap(NULL, r->size, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r->mem == MAP_FAILED)
-			r->mem = NULL;
-	}
-	if (!r->mem) {
-		ret = nvl_error(-ENOMEM, "replay: no fault buffer memory");
+	ret = nvl_nv_sysmem_alloc(d, r->size, &mem, &r->dma);
+	if (ret) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		ret = nvl_error(ret, "replay: fault buffer: %s", why);
 		goto fail_free;
 	}
-	ret = nvl_hw_dma_map(d->hw, r->mem, r->size, &r->dma);
-	if (ret) {
-		ret = nvl_error(ret, "replay: cannot DMA-map the fault buffer");
-		goto fail_unmap;
-	}
+	r->mem = mem;
 	ret = nvl_might_alloc(0);
 	if (!ret)
 		ret = -pthread_create(&r->thread, NULL, replay_main, r);
@@ -312,9 +305,7 @@ int nvl_nv_replay_init(struct nvl_nv_device *d, unsigned arch)
 		    NVL_HW_INTR_FAULT_REPLAY);
 	return 0;
 fail_dma:
-	(void)nvl_hw_dma_unmap(d->hw, r->dma, r->size);
-fail_unmap:
-	munmap(r->mem, r->size);
+	nvl_nv_sysmem_free(d, r->mem, r->size, r->dma);
 fail_free:
 	nvl_free(r->batch);
 	pthread_cond_destroy(&r->cond);
@@ -338,8 +329,7 @@ void nvl_nv_replay_fini(struct nvl_nv_device *d)
 	pthread_mutex_unlock(&r->lock);
 	pthread_join(r->thread, NULL);
 	d->replay = NULL;
-	(void)nvl_hw_dma_unmap(d->hw, r->dma, r->size);
-	munmap(r->mem, r->size);
+	nvl_nv_sysmem_free(d, r->mem, r->size, r->dma);
 	nvl_free(r->batch);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
