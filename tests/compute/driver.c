@@ -51,14 +51,6 @@
 static const char *const chips[] = {"model:tu102", "model:ga102", "model:ad102",
 				    "model:gh100"};
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct ctx {
 	struct nvl_device *dev;
 	struct nvl_device_info info;
@@ -195,7 +187,8 @@ static int flush(struct ctx *x)
 	if (ret)
 		return ret;
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  deadline(20000000000ll), 0, NULL),
+					  t_nv_deadline(20000000000ll), 0,
+					  NULL),
 			 0);
 	assert_int_equal(nvl_channel_query(x->c, x->chan, &ci), 0);
 	return ci.alive ? 0 : ci.error;
@@ -567,7 +560,8 @@ static void pipelined(void **state)
 			0);
 	}
 	assert_int_equal(nvl_syncobj_wait(x.c, &tl.handle, &pt, 1,
-					  deadline(20000000000ll), 0, NULL),
+					  t_nv_deadline(20000000000ll), 0,
+					  NULL),
 			 0);
 	for (uint32_t i = 0; i < n; i++)
 		assert_true(b[i] == ref[i]);

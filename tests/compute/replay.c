@@ -30,6 +30,7 @@
 #include "kern_src.h"
 #include "model/model.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -61,31 +62,11 @@ struct ctx {
 	uint32_t push_dw, slot;
 };
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, uint32_t flags,
 		   uint8_t **cpu)
 {
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
-				    .flags = flags,
-				    .addr = va,
-				    .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	assert_int_equal(nvl_bo_map(x->c, h, (void **)cpu), 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	return t_nv_bo(x->c, x->vm, size, NVL_BO_DOMAIN_VRAM,
+		       NVL_BO_CPU_VISIBLE, va, flags, (void **)cpu);
 }
 
 static enum nvl_isa_arch arch_of(uint32_t cls)
@@ -184,7 +165,8 @@ static int vadd(struct ctx *x, uint32_t chan, uint64_t a, uint64_t b,
 	ep.len = (uint32_t)n_dw * 4;
 	assert_int_equal(nvl_exec(x->c, chan, &ep, 1, NULL, 0, &sy, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  deadline(30000000000ll), 0, NULL),
+					  t_nv_deadline(30000000000ll), 0,
+					  NULL),
 			 0);
 	assert_int_equal(nvl_channel_query(x->c, chan, &ci), 0);
 	return ci.alive ? 0 : ci.error;

@@ -52,14 +52,6 @@
 #define SEC 1000000000ull
 #define SCALE 4096u /* 256 KiB counts as 1 GiB of engine work */
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct ctx {
 	struct nvl_device *dev;
 	struct nvl_model *m;
@@ -141,7 +133,7 @@ static void copy(struct ctx *x)
 		nvl_kit_pb_copy(x->ppb, x->info.ce_class, VA_DST, VA_SRC, BUF);
 	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  deadline(10 * SEC), 0, NULL),
+					  t_nv_deadline(10 * SEC), 0, NULL),
 			 0);
 }
 
@@ -478,7 +470,7 @@ static void *wait_thread(void *arg)
 	}
 	case 1:
 		w->ret = nvl_syncobj_wait(w->x->c, &w->h, NULL, 1,
-					  deadline(30 * SEC),
+					  t_nv_deadline(30 * SEC),
 					  NVL_SYNCOBJ_WAIT_ALL, NULL);
 		break;
 	default: {
@@ -641,7 +633,8 @@ static void gsp_death_and_reset(void **state)
 		assert_int_equal(
 			nvl_exec(y.c, y.chan, &p, 1, NULL, 0, &ys, 1, 0), 0);
 		assert_int_equal(nvl_syncobj_wait(y.c, &y.sync, NULL, 1,
-						  deadline(10 * SEC), 0, NULL),
+						  t_nv_deadline(10 * SEC), 0,
+						  NULL),
 				 0);
 		assert_int_equal(nvl_channel_query(y.c, y.chan, &yi), 0);
 		assert_int_equal(yi.alive, 0);
@@ -679,7 +672,7 @@ static void lost_then_close(void **state)
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s1, 1, 0), 0);
 	nvl_model_gsp_inject(x.m, NVL_MODEL_GSP_HANG, 1, 0);
 	assert_int_equal(nvl_syncobj_wait(x.c, &s1.handle, NULL, 1,
-					  deadline(20 * SEC), 0, NULL),
+					  t_nv_deadline(20 * SEC), 0, NULL),
 			 0);
 	assert_int_equal(nvl_device_status(x.dev), -ENODEV);
 	assert_int_equal(fence_error(x.c, s1.handle), -ENODEV);

@@ -24,6 +24,7 @@
 
 #include "kit.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -37,14 +38,6 @@
 #define VA_BO (64 * MIB)
 #define VA_PB (32 * MIB)
 #define VA_SEM (40 * MIB)
-
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
 
 struct cl {
 	struct nvl_client *c;
@@ -113,7 +106,8 @@ static void submit(struct cl *k, uint32_t ndw)
 static void wait_done(struct cl *k)
 {
 	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
-					  deadline(20000000000ll), 0, NULL),
+					  t_nv_deadline(20000000000ll), 0,
+					  NULL),
 			 0);
 }
 

@@ -28,14 +28,6 @@
 #define KSTART (1ull << 39)
 #define KRANGE (16 * MIB)
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct ctx {
 	struct nvl_device *dev;
 	struct nvl_device_info info;
@@ -89,7 +81,7 @@ static void run(struct ctx *x, uint32_t pb_off, uint32_t ndw)
 
 	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 }
 
@@ -169,7 +161,7 @@ static void pipelined_timeline(void **state)
 			0);
 	}
 	assert_int_equal(nvl_syncobj_wait(x.c, &tl.handle, &pt, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	for (uint32_t i = 0; i < 40; i++)
 		for (uint32_t b = 0; b < 4096; b++)
@@ -254,7 +246,7 @@ static void destroy_in_flight(void **state)
 	assert_int_equal(nvl_channel_destroy(x.c, ch2), 0);
 	/* signalled either way: done, or cancelled with an error */
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	/* the channel is gone for exec */
 	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, NULL, 0, NULL, 0, 0),
@@ -280,7 +272,7 @@ static void channel_error_kills(void **state)
 	s.handle = x.sync;
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
@@ -296,7 +288,7 @@ static void channel_error_kills(void **state)
 	assert_int_equal(nvl_channel_create(x.c, x.vm, 0, 0, &ch2), 0);
 	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	assert_int_equal(x.pdst[0], 1);
 	assert_int_equal(nvl_channel_destroy(x.c, ch2), 0);
@@ -436,8 +428,8 @@ static void *cc_main(void *arg)
 	for (uint32_t j = 0; j < CC_JOBS; j++) {
 		last = j + 1;
 		assert_int_equal(nvl_syncobj_wait(c, &tl.handle, &last, 1,
-						  deadline(10000000000ll), 0,
-						  NULL),
+						  t_nv_deadline(10000000000ll),
+						  0, NULL),
 				 0);
 	}
 	for (uint32_t j = 0; j < CC_JOBS; j++)

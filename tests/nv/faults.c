@@ -19,6 +19,7 @@
 
 #include "kit.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -35,14 +36,6 @@
 /* the firmware version to boot (NULL: the newest, 570.144 on tiny) */
 static const char *fw;
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct cl {
 	struct nvl_client *c;
 	uint32_t vm, pb, dst, ro, na, chan;
@@ -55,20 +48,8 @@ struct cl {
 static uint32_t bo_at(struct cl *k, uint64_t size, uint64_t va, uint32_t flags,
 		      void **cpu)
 {
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
-				    .flags = flags,
-				    .addr = va,
-				    .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(k->c, size, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	assert_int_equal(nvl_bo_map(k->c, h, cpu), 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	return t_nv_bo(k->c, k->vm, size, NVL_BO_DOMAIN_VRAM,
+		       NVL_BO_CPU_VISIBLE, va, flags, cpu);
 }
 
 static void cl_up(struct nvl_device *dev, struct cl *k)
@@ -121,7 +102,7 @@ static int wait_status(struct cl *k, int s)
 	int st = 0;
 
 	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[s], NULL, 1,
-					  deadline(WAIT_NS), 0, NULL),
+					  t_nv_deadline(WAIT_NS), 0, NULL),
 			 0);
 	assert_int_equal(nvl_syncobj_status(k->c, k->sync[s], 0, &st), 0);
 	return st;

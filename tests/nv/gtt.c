@@ -26,14 +26,6 @@
 #define VA_GTT (32 * MIB)
 #define VA_PB (48 * MIB)
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct ctx {
 	struct nvl_device *dev;
 	struct nvl_device_info info;
@@ -45,17 +37,7 @@ struct ctx {
 
 static uint32_t gtt_bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(x->c, size, NVL_BO_DOMAIN_GTT, 0, 0, &h),
-			 0);
-	assert_int_equal(nvl_bo_map(x->c, h, cpu), 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(x->c, x->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	return t_nv_bo(x->c, x->vm, size, NVL_BO_DOMAIN_GTT, 0, va, 0, cpu);
 }
 
 static void run(struct ctx *x, uint32_t ndw)
@@ -66,7 +48,7 @@ static void run(struct ctx *x, uint32_t ndw)
 
 	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	assert_int_equal(nvl_channel_query(x->c, x->chan, &ci), 0);
 	assert_int_equal(ci.alive, 1);

@@ -18,6 +18,7 @@
 
 #include "kit.h"
 #include "t.h"
+#include "t_nv.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -28,14 +29,6 @@
 #define KRANGE (16 * MIB)
 #define BIG (16 * MIB)
 #define NBIG_MAX 16
-
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
 
 /* one client with a VM, a copy channel, a push BO and a syncobj */
 struct cl {
@@ -133,8 +126,8 @@ static int run_on(struct cl *k, uint32_t chan, uint32_t off, uint32_t ndw)
 	ret = nvl_exec(k->c, chan, &p, 1, NULL, 0, &s, 1, 0);
 	if (ret)
 		return ret;
-	return nvl_syncobj_wait(k->c, &k->sync, NULL, 1, deadline(5000000000ll),
-				0, NULL);
+	return nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
+				t_nv_deadline(5000000000ll), 0, NULL);
 }
 
 static void expect_bytes(const uint8_t *p, size_t n, uint8_t want,

@@ -203,14 +203,6 @@ static void overflow_and_bad_args(void **state)
 	assert_int_equal(nvl_push_fail(NULL, -EIO, "x"), -EINVAL);
 }
 
-static int64_t deadline(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 struct ctx {
 	struct nvl_device *dev;
 	struct nvl_device_info info;
@@ -287,7 +279,7 @@ static void exec_on(const char *spec)
 	sig.flags = 0;
 	assert_int_equal(nvl_exec(x.c, x.chan, &ep, 1, NULL, 0, &sig, 1, 0), 0);
 	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  deadline(5000000000ll), 0, NULL),
+					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	for (size_t i = 0; i < BUF; i++) {
 		uint8_t want = x.src[i];
