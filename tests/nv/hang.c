@@ -14,8 +14,8 @@
  * clc36f.h) of a value of its own into a data BO: a job that ran leaves
  * its value, a job that did not leaves 0.
  *
- * Past the public headers: the model (core/device.h) to arm the hang and
- * read ENGINE_STATUS, the one way to hang an engine deterministically.
+ * The hang is armed through the public nvl_channel_inject_hang(); past the
+ * public headers only to read the model's ENGINE_STATUS (core/device.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -28,7 +28,6 @@
 #include "hw/regs.h"
 #include "kit.h"
 #include "model/model.h"
-#include "model/model_regs.h"
 #include "t.h"
 
 #define KIB (1ull << 10)
@@ -118,19 +117,10 @@ static int rig_status(struct rig *k, int i)
 	return st;
 }
 
-static uint32_t rig_chid(struct rig *k)
-{
-	struct nvl_channel_info ci;
-
-	assert_int_equal(nvl_channel_query(k->c, k->chan, &ci), 0);
-	return ci.chid;
-}
-
 /* arm the hang of copy engine 0 on @k's channel */
-static void hang(struct nvl_device *dev, struct rig *k)
+static void hang(struct rig *k)
 {
-	nvl_hw_wr32(nvl_model_hw(dev->model), NVL_MODEL_REG_ENGINE_HANG(0),
-		    rig_chid(k) + 1);
+	assert_int_equal(nvl_channel_inject_hang(k->c, k->chan), 0);
 }
 
 static void wait_hung(struct nvl_device *dev)
@@ -165,7 +155,7 @@ static void hang_recover(void **state)
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(dev, &a);
+	hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	assert_int_equal(rig_exec(&a, 2), 0);
@@ -202,7 +192,7 @@ static void hang_ban(void **state)
 	rig_up(dev, &a);
 	rig_up(dev, &b);
 	for (int i = 0; i < 3; i++) {
-		hang(dev, &a);
+		hang(&a);
 		assert_int_equal(rig_exec(&a, i), 0);
 		assert_int_equal(rig_status(&a, i), -ETIMEDOUT);
 	}
@@ -227,7 +217,7 @@ static void hang_destroy(void **state)
 
 	(void)state;
 	rig_up(dev, &a);
-	hang(dev, &a);
+	hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	wait_hung(dev);
@@ -241,7 +231,7 @@ static void hang_destroy(void **state)
 	 * new channel runs */
 	assert_int_equal(
 		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &a.chan), 0);
-	hang(dev, &a); /* its recovery resets the engine */
+	hang(&a); /* its recovery resets the engine */
 	assert_int_equal(rig_exec(&a, 2), 0);
 	assert_int_equal(rig_status(&a, 2), -ETIMEDOUT);
 	assert_int_equal(rig_exec(&a, 3), 0);
@@ -263,7 +253,7 @@ static void hang_alloc_fail(void **state)
 
 	(void)state;
 	rig_up(dev, &a);
-	hang(dev, &a);
+	hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	wait_hung(dev);
