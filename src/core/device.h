@@ -41,11 +41,12 @@ struct nvl_device {
 	uint32_t open_flags;
 	/** @heartbeat_ns: period of the GSP heartbeat */
 	int64_t heartbeat_ns;
-	/** @wd_lock, @wd_cond, @wd_stop, @wd_thread, @wd_running: the
+	/** @wd_lock, @wd_cond, @wd_stop, @wd_thread, @wd_running, @wd_kick
+	 * (the GSP was found dead: check now): the
 	 * watchdog thread that runs the heartbeat (devstate.c) */
 	pthread_mutex_t wd_lock;
 	pthread_cond_t wd_cond;
-	bool wd_stop, wd_running;
+	bool wd_stop, wd_running, wd_kick;
 	pthread_t wd_thread;
 	/** @sub_lock: subscribe, unsubscribe and reset, one at a time */
 	pthread_mutex_t sub_lock;

@@ -58,18 +58,44 @@ static void *watchdog(void *arg)
 	struct nvl_device *dev = arg;
 	struct timespec ts;
 
+	bool kicked;
+
 	pthread_mutex_lock(&dev->wd_lock);
 	while (!dev->wd_stop) {
-		ts = nvl_ns_to_timespec(nvl_time_ns() + dev->heartbeat_ns);
-		pthread_cond_timedwait(&dev->wd_cond, &dev->wd_lock, &ts);
-		if (dev->wd_stop)
-			break;
+		if (!dev->wd_kick) {
+			ts = nvl_ns_to_timespec(nvl_time_ns() +
+						dev->heartbeat_ns);
+			pthread_cond_timedwait(&dev->wd_cond, &dev->wd_lock,
+					       &ts);
+			if (dev->wd_stop)
+				break;
+		}
+		kicked = dev->wd_kick;
+		dev->wd_kick = false;
 		pthread_mutex_unlock(&dev->wd_lock);
-		(void)nvl_nv_device_heartbeat(dev->nv, NVL_GSP_TIMEOUT_NS);
+		/* kicked: the GSP was found dead; make the device lost now
+		 * (every channel killed, every waiter released) */
+		if (kicked)
+			(void)nvl_nv_device_check(dev->nv);
+		else
+			(void)nvl_nv_device_heartbeat(dev->nv,
+						      NVL_GSP_TIMEOUT_NS);
 		pthread_mutex_lock(&dev->wd_lock);
 	}
 	pthread_mutex_unlock(&dev->wd_lock);
 	return NULL;
+}
+
+/* the GSP was declared dead on some thread: the watchdog takes it from
+ * there, outside that thread's locks (nvl_nv_device_set_lost_notify) */
+static void wd_kick(void *arg)
+{
+	struct nvl_device *dev = arg;
+
+	pthread_mutex_lock(&dev->wd_lock);
+	dev->wd_kick = true;
+	pthread_cond_broadcast(&dev->wd_cond);
+	pthread_mutex_unlock(&dev->wd_lock);
 }
 
 static int wd_start(struct nvl_device *dev)
@@ -88,6 +114,7 @@ static int wd_start(struct nvl_device *dev)
 		return nvl_error(-ret, "device: no watchdog thread (%d)", ret);
 	}
 	dev->wd_running = true;
+	nvl_nv_device_set_lost_notify(dev->nv, wd_kick, dev);
 	return 0;
 }
 
@@ -95,6 +122,7 @@ static void wd_stop(struct nvl_device *dev)
 {
 	if (!dev->wd_running)
 		return;
+	nvl_nv_device_set_lost_notify(dev->nv, NULL, NULL);
 	pthread_mutex_lock(&dev->wd_lock);
 	dev->wd_stop = true;
 	pthread_cond_broadcast(&dev->wd_cond);

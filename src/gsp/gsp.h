@@ -166,6 +166,20 @@ int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns);
 /** nvl_gsp_get_stats() - a snapshot of the counters. */
 void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out);
 
+/**
+ * typedef nvl_gsp_dead_fn - told once that the GSP was declared dead.
+ * Runs on whichever thread found it (an RPC's caller, the receive thread),
+ * with no GSP lock held; it must not block on the GSP.
+ */
+typedef void (*nvl_gsp_dead_fn)(void *arg);
+
+/**
+ * nvl_gsp_set_dead_notify() - call @fn(@arg) when the GSP is declared dead
+ * (nvl_gsp_mark_dead(), by any path). Set it before the boot.
+ */
+void nvl_gsp_set_dead_notify(struct nvl_gsp *gsp, nvl_gsp_dead_fn fn,
+			     void *arg);
+
 /** nvl_gsp_needs_reset() - true once the GSP was declared hung. */
 bool nvl_gsp_needs_reset(struct nvl_gsp *gsp);
 

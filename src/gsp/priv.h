@@ -90,6 +90,9 @@ struct nvl_gsp {
 	/* the device's interrupt handler, called after the GSP's */
 	nvl_hw_irq_fn irq_chain;
 	void *irq_chain_arg;
+	/* told of the death (nvl_gsp_set_dead_notify) */
+	nvl_gsp_dead_fn dead_fn;
+	void *dead_arg;
 	/* RM objects (rm.c) */
 	struct nvl_gsp_rm *rm;
 	/* the wire trace (trace.c): @trace_arg is set before @trace */

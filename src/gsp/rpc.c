@@ -422,6 +422,14 @@ void nvl_gsp_mark_dead(struct nvl_gsp *gsp, const char *why)
 		complete(gsp, w, -ENODEV);
 	pthread_cond_broadcast(&gsp->rx_cond);
 	pthread_mutex_unlock(&gsp->rx_lock);
+	if (gsp->dead_fn)
+		gsp->dead_fn(gsp->dead_arg);
+}
+
+void nvl_gsp_set_dead_notify(struct nvl_gsp *gsp, nvl_gsp_dead_fn fn, void *arg)
+{
+	gsp->dead_arg = arg;
+	gsp->dead_fn = fn;
 }
 
 /* send one message and (unless @w is NULL) register its waiter first */

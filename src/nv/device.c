@@ -116,6 +116,26 @@ static int rm_objects(struct nvl_nv_device *d)
 	return ret;
 }
 
+/* the GSP was declared dead (rpc.c, any thread): tell the device's owner */
+static void gsp_dead(void *arg)
+{
+	struct nvl_nv_device *d = arg;
+
+	pthread_mutex_lock(&d->notify_lock);
+	if (d->lost_notify)
+		d->lost_notify(d->lost_notify_arg);
+	pthread_mutex_unlock(&d->notify_lock);
+}
+
+void nvl_nv_device_set_lost_notify(struct nvl_nv_device *d,
+				   void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&d->notify_lock);
+	d->lost_notify = fn;
+	d->lost_notify_arg = arg;
+	pthread_mutex_unlock(&d->notify_lock);
+}
+
 static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 {
 	const char *one[2] = {o ? o->fw_version : NULL, NULL};
@@ -142,6 +162,7 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 		nvl_gsp_fw_put(fw);
 		return ret;
 	}
+	nvl_gsp_set_dead_notify(d->gsp, gsp_dead, d);
 	if (o && o->boot_timeout_ns)
 		nvl_gsp_set_boot_timeout(d->gsp, o->boot_timeout_ns);
 	if (o && o->trace) {
@@ -171,6 +192,7 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 	if (!d)
 		return nvl_error(-ENOMEM, "device: out of memory");
 	d->hw = hw;
+	d->notify_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	d->cdev.vm_backend = nvl_nv_vm_backend;
 	d->job_timeout_ns = o && o->job_timeout_ns > 0 ? o->job_timeout_ns
 						       : 5 * NVL_NSEC_PER_SEC;
@@ -346,5 +368,6 @@ void nvl_nv_device_remove(struct nvl_nv_device *d)
 	gsp_down(d);
 	nvl_nv_ptmem_destroy(d->ptmem);
 	pthread_mutex_destroy(&d->chan_lock);
+	pthread_mutex_destroy(&d->notify_lock);
 	nvl_free(d);
 }

@@ -90,6 +90,11 @@ struct nvl_nv_device {
 	/** @lost: the GSP died; everything that needs the GPU fails -ENODEV
 	 * until nvl_nv_device_reset() */
 	_Atomic bool lost;
+	/** @notify_lock: @lost_notify, @lost_notify_arg; held while it runs
+	 * (nvl_nv_device_set_lost_notify) */
+	pthread_mutex_t notify_lock;
+	void (*lost_notify)(void *arg);
+	void *lost_notify_arg;
 	/** @gen: boots of the GSP so far; an RM handle of an older
 	 * generation is gone (never freed on the new firmware) */
 	_Atomic uint32_t gen;
@@ -152,6 +157,17 @@ void nvl_nv_sysmem_free(struct nvl_nv_device *d, void *mem, size_t size,
  * dead (by any call). Return: 0 or -ENODEV.
  */
 int nvl_nv_device_check(struct nvl_nv_device *d);
+
+/**
+ * nvl_nv_device_set_lost_notify() - call @fn(@arg) when the GSP is declared
+ * dead by any path (an RPC timing out on any thread, a corrupt queue), so
+ * that someone outside the caller's locks runs nvl_nv_device_check() and
+ * the waiters of every client are released without waiting for the next
+ * call or heartbeat. @fn must not block: it only wakes that someone. NULL
+ * removes it; no call of a removed @fn runs after this returns.
+ */
+void nvl_nv_device_set_lost_notify(struct nvl_nv_device *d,
+				   void (*fn)(void *arg), void *arg);
 
 /**
  * nvl_nv_device_lost() - the device is lost: the GSP is marked dead (its

@@ -27,6 +27,7 @@
 #include "core/device.h"
 #include "hw/regs.h"
 #include "kit.h"
+#include "model/gsp/gsp.h"
 #include "model/model.h"
 #include "t.h"
 
@@ -276,6 +277,54 @@ static void hang_alloc_fail(void **state)
 	nvl_device_close(dev);
 }
 
+/* the firmware dies while a channel is hung (no heartbeat: the recovery's
+ * RESET_CHANNEL is what finds it dead): the recovery's RPC times out, the
+ * device is lost, every fence of both clients signals with an error and
+ * nothing waits forever; nvl_device_reset() boots again, the engine the
+ * hang held runs a new client's work */
+static void hang_gsp_death(void **state)
+{
+	struct nvl_device *dev = open_dev(600000); /* no heartbeat RPC */
+	struct nvl_channel_info ci;
+	struct rig a, b, c;
+	int st;
+
+	(void)state;
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	hang(&a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	assert_int_equal(rig_exec(&a, 1), 0);
+	assert_int_equal(rig_exec(&b, 0), 0); /* behind the hang */
+	wait_hung(dev);
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
+	/* the guilty job: timed out by its recovery, or failed by the loss */
+	st = rig_status(&a, 0);
+	assert_true(st == -ETIMEDOUT || st == -ENODEV);
+	st = rig_status(&a, 1);
+	assert_true(st == -ECANCELED || st == -ENODEV);
+	/* the other client's job never ran on the hung engine */
+	st = rig_status(&b, 0);
+	assert_true(st == -ENODEV || st == 1);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(rig_exec(&a, 2), -ENODEV);
+	assert_int_equal(rig_exec(&b, 1), -ENODEV);
+
+	/* reset: boots again; a new client's work runs on the same engine */
+	assert_int_equal(nvl_device_reset(dev), 0);
+	assert_int_equal(nvl_device_status(dev), 0);
+	rig_up(dev, &c);
+	assert_int_equal(rig_exec(&c, 0), 0);
+	assert_int_equal(rig_status(&c, 0), 1);
+	assert_int_equal(c.pdst[0], 0x1000);
+	rig_down(&a);
+	rig_down(&b);
+	rig_down(&c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +332,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(hang_ban),
 		cmocka_unit_test(hang_destroy),
 		cmocka_unit_test(hang_alloc_fail),
+		cmocka_unit_test(hang_gsp_death),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

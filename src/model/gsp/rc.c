@@ -77,6 +77,10 @@ void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 	wr(g, NVL_HW_FAULT_BUF_SIZE(NVL_HW_FAULT_BUF_NONREPLAY),
 	   FW_FAULT_BUF_ENTRIES | NVL_HW_FAULT_BUF_SIZE_ENABLE |
 		   NVL_HW_FAULT_BUF_SIZE_OVERFLOW_INTR);
+	/* a freshly booted RM brings every engine up from reset: an engine a
+	 * dead firmware left hung (a device reset after a lost GSP) runs
+	 * again; the channel it held belongs to the old firmware */
+	wr(g, NVL_HW_PMC_ENGINE_RESET, ~0u);
 }
 
 uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
