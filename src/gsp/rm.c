@@ -405,3 +405,65 @@ void nvl_gsp_rm_forget_all(struct nvl_gsp *gsp)
 	gsp->rm->count = 0;
 	pthread_mutex_unlock(&gsp->rm->lock);
 }
+
+/* the largest parameter block the _abi calls pack (on the stack) */
+#define RM_ABI_MAX 1024
+
+/* pack @neutral (struct @id) for the booted version into @wire */
+static int rm_abi_pack(struct nvl_gsp *gsp, unsigned id, void *neutral,
+		       uint8_t *wire, size_t *size)
+{
+	const struct gspabi_version *v = gsp->abi;
+	const struct gspabi_struct_ops *s;
+
+	if (!v || id >= GSPABI_S__COUNT || !v->structs[id].present)
+		return nvl_error(-EPROTO, "rm: firmware %s has no struct %u",
+				 v ? v->tag : "(none)", id);
+	s = &v->structs[id];
+	if (s->wire_size > RM_ABI_MAX)
+		return nvl_error(-EPROTO, "rm: %s: %s is %zu bytes", v->tag,
+				 s->name, s->wire_size);
+	/* every neutral struct starts with its presence bits */
+	*(uint64_t *)neutral = s->fields;
+	if (gspabi_pack(v, id, neutral, wire, s->wire_size))
+		return nvl_error(-EPROTO, "rm: %s: %s does not pack", v->tag,
+				 s->name);
+	*size = s->wire_size;
+	return 0;
+}
+
+int nvl_gsp_rm_alloc_abi(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
+			 unsigned id, void *neutral, uint32_t *handle_out)
+{
+	uint8_t wire[RM_ABI_MAX];
+	size_t size;
+	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
+
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(gsp, hparent, hclass, wire, size,
+				       handle_out);
+	if (!ret && gspabi_unpack(gsp->abi, id, wire, size, neutral))
+		ret = nvl_error(-EPROTO, "rm: %s: reply does not unpack",
+				gsp->abi->tag);
+	return ret;
+}
+
+int nvl_gsp_rm_control_abi(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+			   unsigned id, void *neutral)
+{
+	uint8_t wire[RM_ABI_MAX];
+	size_t size;
+	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
+
+	if (!ret)
+		ret = nvl_gsp_rm_control(gsp, hobject, cmd, wire, size);
+	if (!ret && gspabi_unpack(gsp->abi, id, wire, size, neutral))
+		ret = nvl_error(-EPROTO, "rm: %s: reply does not unpack",
+				gsp->abi->tag);
+	return ret;
+}
+
+const struct gspabi_version *nvl_gsp_abi(struct nvl_gsp *gsp)
+{
+	return gsp->abi;
+}
