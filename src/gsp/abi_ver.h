@@ -51,8 +51,8 @@ uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id);
 
 /**
  * nvl_gsp_abi_event_in() - an event number as @v sends it, in the
- * driver's numbering (NVL_GSP_ABI_DEFAULT's, the NV_VGPU_MSG_EVENT_* of
- * gsp/abi.h): 570.144's 0x101c (GSP_LOCKDOWN_NOTICE) becomes 0x101d.
+ * driver's numbering (NVL_GSP_ABI_DEFAULT's, GSPABI_K_EVENT_* of
+ * gspabi.h): 570.144's 0x101c (GSP_LOCKDOWN_NOTICE) becomes 0x101d.
  * NULL @v, or an event the driver's numbering lacks, passes unchanged.
  */
 uint32_t nvl_gsp_abi_event_in(const struct gspabi_version *v, uint32_t wire);

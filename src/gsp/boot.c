@@ -33,7 +33,6 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "gsp/abi.h"
 #include "gsp/abi_ops.h"
 #include "gsp/abi_ver.h"
 #include "gspabi.h"
@@ -581,39 +580,63 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 
 static int init_rpcs(struct nvl_gsp *gsp)
 {
-	GspSystemInfo si = {0};
+	const struct gspabi_version *v = gsp->abi;
+	struct gspabi_sysinfo si = {
+		.present = v->structs[GSPABI_S_SYSINFO].fields};
+	uint8_t siw[256] = {0};
+	size_t sis = v->structs[GSPABI_S_SYSINFO].wire_size;
 	/* table, two entries, then their names */
-	NvU32 reg[(sizeof(PACKED_REGISTRY_TABLE) +
-		   2 * sizeof(PACKED_REGISTRY_ENTRY) + 64) /
-		  4] = {0};
-	PACKED_REGISTRY_TABLE *t = (void *)reg;
-	size_t off = sizeof(*t) + 2 * sizeof(PACKED_REGISTRY_ENTRY);
+	struct gspabi_registry_table t = {
+		.present = v->structs[GSPABI_S_REGISTRY_TABLE].fields &
+			   ~GSPABI_REGISTRY_TABLE_HAS_ENTRIES};
+	struct gspabi_registry_entry ent = {
+		.present = v->structs[GSPABI_S_REGISTRY_ENTRY].fields};
+	uint32_t reg[64] = {0};
+	size_t esz = v->structs[GSPABI_S_REGISTRY_ENTRY].wire_size;
+	int64_t eoff = gspabi_offset(v, GSPABI_S_REGISTRY_TABLE,
+				     GSPABI_REGISTRY_TABLE_HAS_ENTRIES);
+	size_t off = (size_t)eoff + 2 * esz;
 	char *names = (char *)reg + off;
 	int ret;
 
+	if (sis > sizeof(siw) || eoff < 0 || !esz || off + 64 > sizeof(reg))
+		return nvl_error(-EPROTO,
+				 "gsp: %s: no system info or "
+				 "registry layout",
+				 v->tag);
 	si.gpuPhysAddr = 0;
 	si.maxUserVa = 1ull << 47;
-	si.bIsPassthru = NV_FALSE;
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_SET_SYSTEM_INFO, &si,
-			  sizeof(si), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
+	si.bIsPassthru = false;
+	if (gspabi_pack(v, GSPABI_S_SYSINFO, &si, siw, sis))
+		return nvl_error(-EPROTO, "gsp: %s: system info does not pack",
+				 v->tag);
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_SET_SYSTEM_INFO, siw, sis,
+			  NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
 	if (ret)
 		return ret;
-	t->numEntries = 2;
-	t->size = sizeof(reg);
-	t->entries[0] =
-		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off,
-					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
-					.data = 1,
-					.length = 4};
+	t.numEntries = 2;
+	t.size = (uint32_t)(off + 64);
+	ent.type = GSPABI_K_REGISTRY_TABLE_ENTRY_TYPE_DWORD;
+	ent.length = 4;
+	ent.nameOffset = (uint32_t)off;
+	ent.data = 1;
+	ret = gspabi_pack(v, GSPABI_S_REGISTRY_ENTRY, &ent, (char *)reg + eoff,
+			  esz);
 	strcpy(names, "RMSecBusResetEnable");
-	t->entries[1] =
-		(PACKED_REGISTRY_ENTRY){.nameOffset = (NvU32)off + 20,
-					.type = REGISTRY_TABLE_ENTRY_TYPE_DWORD,
-					.data = 0,
-					.length = 4};
+	ent.nameOffset = (uint32_t)off + 20;
+	ent.data = 0;
+	ret = ret
+		      ?: gspabi_pack(v, GSPABI_S_REGISTRY_ENTRY, &ent,
+				     (char *)reg + eoff + esz, esz);
 	strcpy(names + 20, "RMForcePcieConfigSave");
-	return nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_SET_REGISTRY, reg,
-			   sizeof(reg), NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
+	ret = ret
+		      ?: gspabi_pack(v, GSPABI_S_REGISTRY_TABLE, &t, reg,
+				     (size_t)eoff);
+	if (ret)
+		return nvl_error(-EPROTO, "gsp: %s: registry does not pack",
+				 v->tag);
+	return nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_SET_REGISTRY, reg, off + 64,
+			   NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
 }
 
 static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
@@ -683,7 +706,7 @@ static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 	else if (!b->init_done)
 		ret = nvl_error(-ETIMEDOUT, "gsp: no GSP_INIT_DONE in %lld ms",
 				(long long)(b->timeout_ns / NVL_NSEC_PER_MSEC));
-	else if (b->init_result != NV_OK)
+	else if (b->init_result != GSPABI_K_STATUS_NV_OK)
 		ret = nvl_error(nvl_gsp_status_errno(b->init_result),
 				"gsp: GSP_INIT_DONE reports %s",
 				nvl_gsp_status_name(b->init_result));
@@ -706,8 +729,8 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	int ret;
 
 	*step = NVL_GSP_STEP_STATIC_INFO;
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO, NULL,
-			  0, wire, sizeof(wire), &got, NVL_GSP_REPLY_RECV, 0);
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GET_GSP_STATIC_INFO, NULL, 0,
+			  wire, sizeof(wire), &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		return ret;
 	/* the layout of the booted version, through the neutral layer */
@@ -728,15 +751,15 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 	*step = NVL_GSP_STEP_INTR_TABLE;
 	t0 = nvl_time_ns();
 	ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient, si.hInternalClient, 0,
-			       NV01_ROOT);
+			       GSPABI_K_NV01_ROOT);
 	if (!ret)
 		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
 				       si.hInternalDevice, si.hInternalClient,
-				       NV01_DEVICE_0);
+				       GSPABI_K_NV01_DEVICE_0);
 	if (!ret)
-		ret = nvl_gsp_rm_adopt(gsp, si.hInternalClient,
-				       si.hInternalSubdevice,
-				       si.hInternalDevice, NV20_SUBDEVICE_0);
+		ret = nvl_gsp_rm_adopt(
+			gsp, si.hInternalClient, si.hInternalSubdevice,
+			si.hInternalDevice, GSPABI_K_NV20_SUBDEVICE_0);
 	if (!ret)
 		ret = nvl_gsp_abi_ops_find(v->tag)->gpc_mask(
 			gsp, v, si.hInternalSubdevice, &si, &r->gpc_mask);
@@ -824,6 +847,7 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	struct nvl_gsp_boot *b;
 	int64_t t0 = nvl_time_ns();
 	bool booter_ran = false;
+	struct gspabi_wpr_meta verified;
 	char why[256];
 	int ret;
 
@@ -887,12 +911,10 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	ret = build_memory(gsp, b, img);
 	if (ret)
 		goto fail;
-	ret = nvl_gsp_event_register(gsp,
-				     NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+	ret = nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_RUN_CPU_SEQUENCER,
 				     on_sequencer, gsp);
 	if (!ret)
-		ret = nvl_gsp_event_register(gsp,
-					     NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+		ret = nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_INIT_DONE,
 					     on_init_done, gsp);
 	if (ret)
 		goto fail;
@@ -920,8 +942,11 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD);
 	if (ret)
 		goto fail;
-	if (((GspFwWprMeta *)b->meta.cpu)->verified !=
-		    GSP_FW_WPR_META_VERIFIED ||
+	if (gspabi_unpack(gsp->abi, GSPABI_S_WPR_META, b->meta.cpu,
+			  gsp->abi->structs[GSPABI_S_WPR_META].wire_size,
+			  &verified) ||
+	    verified.verified !=
+		    nvl_gsp_abi_const(gsp->abi, GSPABI_C_WPR_META_VERIFIED) ||
 	    nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_LO) !=
 		    (uint32_t)((b->layout.wpr_start >> 12) << 4)) {
 		ret = nvl_error(-EIO, "gsp: booter_load halted without "
@@ -967,10 +992,9 @@ fail:
 	r->failed_step = step;
 	if (booter_ran)
 		teardown(gsp, b);
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
-			       NULL, NULL);
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, NULL,
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_RUN_CPU_SEQUENCER, NULL,
 			       NULL);
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_INIT_DONE, NULL, NULL);
 	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);
 	nvl_gsp_rm_forget_all(gsp);
 	boot_free_mem(gsp, b);
@@ -982,15 +1006,20 @@ fail:
 int nvl_gsp_unload(struct nvl_gsp *gsp)
 {
 	struct nvl_gsp_boot *b = gsp->boot;
-	rpc_unloading_guest_driver_v1F_07 u = {.bInPMTransition = NV_FALSE,
-					       .newLevel = 0};
+	struct gspabi_unloading un = {.bInPMTransition = false, .newLevel = 0};
+	uint8_t u[64] = {0};
+	size_t us;
 	int ret, ret2;
 
 	if (!b || !b->booted)
 		return nvl_error(-EINVAL, "gsp: unload: not booted");
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER, &u,
-			  sizeof(u), &u, sizeof(u), NULL, NVL_GSP_REPLY_POLL,
-			  b->timeout_ns);
+	us = gsp->abi->structs[GSPABI_S_UNLOADING].wire_size;
+	un.present = gsp->abi->structs[GSPABI_S_UNLOADING].fields;
+	if (us > sizeof(u) ||
+	    gspabi_pack(gsp->abi, GSPABI_S_UNLOADING, &un, u, us))
+		return nvl_error(-EPROTO, "gsp: unload: no unloading layout");
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_UNLOADING_GUEST_DRIVER, u, us,
+			  u, us, NULL, NVL_GSP_REPLY_POLL, b->timeout_ns);
 	if (!ret && poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0), ~0u,
 			     NVL_HW_GSP_MAILBOX0_UNLOADED, b->timeout_ns))
 		ret = nvl_error(-ETIMEDOUT,
@@ -1000,10 +1029,9 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 					   "booter_unload")
 			 : 0;
 	b->booted = false;
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
-			       NULL, NULL);
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE, NULL,
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_RUN_CPU_SEQUENCER, NULL,
 			       NULL);
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_INIT_DONE, NULL, NULL);
 	nvl_gsp_rm_forget_all(gsp);
 	boot_free_mem(gsp, b);
 	return ret ? ret : ret2;

@@ -12,7 +12,6 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
 #include "gsp/fault.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
@@ -69,7 +68,7 @@ int nvl_gsp_shadow_fault_unregister(struct nvl_gsp *gsp, uint32_t hsub)
 
 	return nvl_gsp_rm_control(
 		gsp, hsub,
-		NV2080_CTRL_CMD_INTERNAL_GMMU_UNREGISTER_CLIENT_SHADOW_FAULT_BUFFER,
+		GSPABI_K_CONTROL_NV2080_CTRL_CMD_INTERNAL_GMMU_UNREGISTER_CLIENT_SHADOW_FAULT_BUFFER,
 		&type, sizeof(type));
 }
 
@@ -81,7 +80,7 @@ int nvl_gsp_rc_decode(struct nvl_gsp *gsp, uint32_t event, const void *data,
 	memset(out, 0, sizeof(*out));
 	if (!v)
 		return nvl_error(-EPROTO, "gsp: no firmware version");
-	if (event == NV_VGPU_MSG_EVENT_RC_TRIGGERED) {
+	if (event == GSPABI_K_EVENT_RC_TRIGGERED) {
 		struct gspabi_rc_triggered r;
 
 		if (gspabi_unpack(v, GSPABI_S_RC_TRIGGERED, data, len, &r))
@@ -92,7 +91,7 @@ int nvl_gsp_rc_decode(struct nvl_gsp *gsp, uint32_t event, const void *data,
 		out->runlist = r.nv2080EngineType;
 		return 0;
 	}
-	if (event == NV_VGPU_MSG_EVENT_OS_ERROR_LOG) {
+	if (event == GSPABI_K_EVENT_OS_ERROR_LOG) {
 		struct gspabi_os_error_log l;
 
 		if (gspabi_unpack(v, GSPABI_S_OS_ERROR_LOG, data, len, &l))

@@ -17,7 +17,6 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
 #include "gspabi.h"
@@ -104,7 +103,7 @@ static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
 		rm->objs = n;
 		rm->cap = cap;
 	}
-	if (hclass == NV01_ROOT) {
+	if (hclass == GSPABI_K_NV01_ROOT) {
 		if (hparent)
 			return nvl_error(-EINVAL,
 					 "gsp: a client has no parent");
@@ -166,10 +165,10 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 			   GSPABI_RM_ALLOC_HAS_STATUS |
 			   GSPABI_RM_ALLOC_HAS_PARAMSSIZE,
 		.hClient = client,
-		.hParent = hclass == NV01_ROOT ? 0 : hparent,
+		.hParent = hclass == GSPABI_K_NV01_ROOT ? 0 : hparent,
 		.hObject = handle,
 		.hClass = hclass,
-		.status = NV_OK,
+		.status = GSPABI_K_STATUS_NV_OK,
 		.paramsSize = (uint32_t)size,
 	};
 	if (gspabi_pack(v, GSPABI_S_RM_ALLOC, &a, msg, hdr)) {
@@ -179,7 +178,7 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 	}
 	if (size)
 		memcpy(msg + hdr, params, size);
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC, msg, len, msg,
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_RM_ALLOC, msg, len, msg,
 			  len, &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		goto out_unreserve;
@@ -191,7 +190,7 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 			len);
 		goto out_unreserve;
 	}
-	if (a.status != NV_OK) {
+	if (a.status != GSPABI_K_STATUS_NV_OK) {
 		ret = nvl_error(nvl_gsp_status_errno(a.status),
 				"gsp: RM alloc of class %#x failed: %s", hclass,
 				nvl_gsp_status_name(a.status));
@@ -203,7 +202,8 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 	/* reserve() made room and holds it */
 	rm->reserved--;
 	rm->objs[rm->count++] = (struct rm_obj){
-		handle, hclass == NV01_ROOT ? 0 : hparent, client, hclass};
+		handle, hclass == GSPABI_K_NV01_ROOT ? 0 : hparent, client,
+		hclass};
 	pthread_mutex_unlock(&rm->lock);
 	*handle_out = handle;
 	nvl_free(msg);
@@ -237,7 +237,7 @@ int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
 		.hClient = client,
 		.hObject = hobject,
 		.cmd = cmd,
-		.status = NV_OK,
+		.status = GSPABI_K_STATUS_NV_OK,
 		.paramsSize = (uint32_t)size,
 	};
 
@@ -265,7 +265,7 @@ int nvl_gsp_rm_control_parse(struct nvl_gsp *gsp, uint32_t cmd, const void *msg,
 			-EPROTO,
 			"gsp: RM control %#x reply of %zu bytes, expected %zu",
 			cmd, got, hdr + size);
-	if (c.status != NV_OK)
+	if (c.status != GSPABI_K_STATUS_NV_OK)
 		return nvl_error(nvl_gsp_status_errno(c.status),
 				 "gsp: RM control %#x failed: %s", cmd,
 				 nvl_gsp_status_name(c.status));
@@ -302,8 +302,8 @@ int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 				       msg);
 	if (ret)
 		goto out;
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, msg, len,
-			  msg, len, &got, NVL_GSP_REPLY_RECV, 0);
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg, len, msg,
+			  len, &got, NVL_GSP_REPLY_RECV, 0);
 	if (ret)
 		goto out;
 	ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, params, size);
@@ -341,7 +341,7 @@ int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle)
 			   GSPABI_RM_FREE_HAS_HOBJECTPARENT |
 			   GSPABI_RM_FREE_HAS_HOBJECTOLD |
 			   GSPABI_RM_FREE_HAS_STATUS,
-		.status = NV_OK,
+		.status = GSPABI_K_STATUS_NV_OK,
 	};
 	struct nvl_gsp_rm *rm = gsp->rm;
 	uint8_t msg[64] = {0};
@@ -364,8 +364,8 @@ int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle)
 	if (gspabi_pack(v, GSPABI_S_RM_FREE, &f, msg, hdr))
 		return nvl_error(-EPROTO, "gsp: cannot frame an RM free for %s",
 				 v->tag);
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_FREE, msg, hdr, msg, hdr,
-			  NULL, NVL_GSP_REPLY_RECV, 0);
+	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_FREE, msg, hdr, msg, hdr, NULL,
+			  NVL_GSP_REPLY_RECV, 0);
 	pthread_mutex_lock(&rm->lock);
 	forget(rm, handle);
 	pthread_mutex_unlock(&rm->lock);
@@ -404,4 +404,66 @@ void nvl_gsp_rm_forget_all(struct nvl_gsp *gsp)
 	pthread_mutex_lock(&gsp->rm->lock);
 	gsp->rm->count = 0;
 	pthread_mutex_unlock(&gsp->rm->lock);
+}
+
+/* the largest parameter block the _abi calls pack (on the stack) */
+#define RM_ABI_MAX 1024
+
+/* pack @neutral (struct @id) for the booted version into @wire */
+static int rm_abi_pack(struct nvl_gsp *gsp, unsigned id, void *neutral,
+		       uint8_t *wire, size_t *size)
+{
+	const struct gspabi_version *v = gsp->abi;
+	const struct gspabi_struct_ops *s;
+
+	if (!v || id >= GSPABI_S__COUNT || !v->structs[id].present)
+		return nvl_error(-EPROTO, "rm: firmware %s has no struct %u",
+				 v ? v->tag : "(none)", id);
+	s = &v->structs[id];
+	if (s->wire_size > RM_ABI_MAX)
+		return nvl_error(-EPROTO, "rm: %s: %s is %zu bytes", v->tag,
+				 s->name, s->wire_size);
+	/* every neutral struct starts with its presence bits */
+	*(uint64_t *)neutral = s->fields;
+	if (gspabi_pack(v, id, neutral, wire, s->wire_size))
+		return nvl_error(-EPROTO, "rm: %s: %s does not pack", v->tag,
+				 s->name);
+	*size = s->wire_size;
+	return 0;
+}
+
+int nvl_gsp_rm_alloc_abi(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
+			 unsigned id, void *neutral, uint32_t *handle_out)
+{
+	uint8_t wire[RM_ABI_MAX];
+	size_t size;
+	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
+
+	if (!ret)
+		ret = nvl_gsp_rm_alloc(gsp, hparent, hclass, wire, size,
+				       handle_out);
+	if (!ret && gspabi_unpack(gsp->abi, id, wire, size, neutral))
+		ret = nvl_error(-EPROTO, "rm: %s: reply does not unpack",
+				gsp->abi->tag);
+	return ret;
+}
+
+int nvl_gsp_rm_control_abi(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+			   unsigned id, void *neutral)
+{
+	uint8_t wire[RM_ABI_MAX];
+	size_t size;
+	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
+
+	if (!ret)
+		ret = nvl_gsp_rm_control(gsp, hobject, cmd, wire, size);
+	if (!ret && gspabi_unpack(gsp->abi, id, wire, size, neutral))
+		ret = nvl_error(-EPROTO, "rm: %s: reply does not unpack",
+				gsp->abi->tag);
+	return ret;
+}
+
+const struct gspabi_version *nvl_gsp_abi(struct nvl_gsp *gsp)
+{
+	return gsp->abi;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct nvl_gsp;
+struct gspabi_version;
 
 /**
  * nvl_gsp_rm_alloc() - allocate an RM object of @hclass under @hparent
@@ -31,6 +32,33 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
  */
 int nvl_gsp_rm_control(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 		       void *params, size_t size);
+
+/**
+ * nvl_gsp_rm_alloc_abi() - nvl_gsp_rm_alloc() with its parameters in a
+ * generated neutral struct (gspabi.h).
+ * @id: the struct's enum gspabi_struct_id
+ * @neutral: the neutral struct; its present is set to every field the
+ *   booted version has (unset fields pack as zero), it is packed in that
+ *   version's layout and, on success, unpacked from the firmware's copy
+ * Return: as nvl_gsp_rm_alloc(), or -EPROTO when the version lacks the
+ * struct or it does not pack (nothing sent).
+ */
+int nvl_gsp_rm_alloc_abi(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
+			 unsigned id, void *neutral, uint32_t *handle_out);
+
+/**
+ * nvl_gsp_rm_control_abi() - nvl_gsp_rm_control() with its parameters in
+ * the generated neutral struct @id at @neutral, as nvl_gsp_rm_alloc_abi().
+ * Return: as nvl_gsp_rm_control(), or -EPROTO (nothing sent).
+ */
+int nvl_gsp_rm_control_abi(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+			   unsigned id, void *neutral);
+
+/**
+ * nvl_gsp_abi() - the generated layer of the firmware version @gsp booted
+ * (struct gspabi_version), for structs the driver unpacks itself.
+ */
+const struct gspabi_version *nvl_gsp_abi(struct nvl_gsp *gsp);
 
 /**
  * nvl_gsp_rm_control_hdr() - bytes of the firmware version's GSP_RM_CONTROL

@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/abi_ver.h"
 #include "gsp/priv.h"
 #include "hw/falcon.h"
@@ -201,12 +201,12 @@ static void drain_locked(struct nvl_gsp *gsp)
 		if (tr)
 			nvl_gsp_trace_emit(
 				gsp, tr, NVL_TRACE_GSP_MSG,
-				m.function >= NV_VGPU_MSG_EVENT_FIRST_EVENT
+				m.function >= GSPABI_K_EVENT_FIRST_EVENT
 					? nvl_gsp_abi_event_in(gsp->abi,
 							       m.function)
 					: m.function,
 				m.sequence, m.result, m.data, m.len);
-		if (m.function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
+		if (m.function == GSPABI_K_FUNCTION_CONTINUATION_RECORD) {
 			if (gsp->asm_w) {
 				take_reply(gsp, gsp->asm_w, &m);
 			} else if (!gsp->asm_discard) {
@@ -224,7 +224,7 @@ static void drain_locked(struct nvl_gsp *gsp)
 			gsp->asm_w = NULL;
 		}
 		gsp->asm_discard = false;
-		if (m.function >= NV_VGPU_MSG_EVENT_FIRST_EVENT) {
+		if (m.function >= GSPABI_K_EVENT_FIRST_EVENT) {
 			/* renumbered events: the driver's numbering */
 			m.function = nvl_gsp_abi_event_in(gsp->abi, m.function);
 			queue_event(gsp, &m);
@@ -559,7 +559,7 @@ static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
 				 nvl_gsp_function_name(function), ret);
 	if (reply_len)
 		*reply_len = w->len;
-	if (w->result != NV_OK)
+	if (w->result != GSPABI_K_STATUS_NV_OK)
 		return nvl_error(nvl_gsp_status_errno(w->result),
 				 "gsp: %s failed: %s",
 				 nvl_gsp_function_name(function),
@@ -663,7 +663,7 @@ int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
 {
 	int free_slot = -1, ret = 0;
 
-	if (event < NV_VGPU_MSG_EVENT_FIRST_EVENT)
+	if (event < GSPABI_K_EVENT_FIRST_EVENT)
 		return nvl_error(-EINVAL, "gsp: %#x is not an event", event);
 	pthread_mutex_lock(&gsp->rx_lock);
 	for (unsigned i = 0; i < NVL_GSP_MAX_HANDLERS; i++) {
@@ -713,8 +713,8 @@ int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
 	/* a round trip: the firmware sends what it raised before our NOP
 	 * ahead of the NOP's reply */
 	if (!gsp->dead)
-		nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0, NULL, 0,
-			    NULL, NVL_GSP_REPLY_POLL, timeout_ns);
+		nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_NOP, NULL, 0, NULL, 0, NULL,
+			    NVL_GSP_REPLY_POLL, timeout_ns);
 	return nvl_gsp_events_settle(gsp, timeout_ns);
 }
 

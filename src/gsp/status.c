@@ -4,12 +4,13 @@
  *
  * Errors from the firmware reach callers as errnos, and their messages
  * name the NV_STATUS, so a log line says "NV_ERR_INVALID_OBJECT_HANDLE",
- * not "0x33".
+ * not "0x33". The numbers come from the generated layer (gspabi.h: the
+ * fixed status and function tables of firmware/abi/want.txt).
  */
 #include <errno.h>
 #include <stdio.h>
 
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/gsp.h"
 
 const char *nvl_gsp_status_name(uint32_t status)
@@ -20,7 +21,7 @@ const char *nvl_gsp_status_name(uint32_t status)
 #define X(name, value)                                                         \
 	case value:                                                            \
 		return #name;
-		NV_STATUS_CODES(X)
+		GSPABI_K_STATUS_LIST(X)
 #undef X
 	default:
 		snprintf(buf, sizeof(buf), "NV_STATUS_%#x", status);
@@ -31,44 +32,44 @@ const char *nvl_gsp_status_name(uint32_t status)
 int nvl_gsp_status_errno(uint32_t status)
 {
 	switch (status) {
-	case NV_OK:
+	case GSPABI_K_STATUS_NV_OK:
 		return 0;
-	case NV_ERR_NOT_READY:
-	case NV_ERR_TIMEOUT_RETRY:
-	case NV_ERR_BUSY_RETRY:
+	case GSPABI_K_STATUS_NV_ERR_NOT_READY:
+	case GSPABI_K_STATUS_NV_ERR_TIMEOUT_RETRY:
+	case GSPABI_K_STATUS_NV_ERR_BUSY_RETRY:
 		return -EBUSY;
-	case NV_ERR_NO_MEMORY:
+	case GSPABI_K_STATUS_NV_ERR_NO_MEMORY:
 		return -ENOMEM;
-	case NV_ERR_INSUFFICIENT_RESOURCES:
+	case GSPABI_K_STATUS_NV_ERR_INSUFFICIENT_RESOURCES:
 		return -ENOSPC;
-	case NV_ERR_INSUFFICIENT_PERMISSIONS:
+	case GSPABI_K_STATUS_NV_ERR_INSUFFICIENT_PERMISSIONS:
 		return -EPERM;
-	case NV_ERR_INVALID_OBJECT_HANDLE:
-	case NV_ERR_OBJECT_NOT_FOUND:
-	case NV_ERR_INVALID_CLIENT:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_OBJECT_HANDLE:
+	case GSPABI_K_STATUS_NV_ERR_OBJECT_NOT_FOUND:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_CLIENT:
 		return -ENOENT;
-	case NV_ERR_INVALID_OBJECT_NEW:
-	case NV_ERR_IN_USE:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_OBJECT_NEW:
+	case GSPABI_K_STATUS_NV_ERR_IN_USE:
 		return -EEXIST;
-	case NV_ERR_NOT_SUPPORTED:
-	case NV_ERR_INVALID_CLASS:
-	case NV_ERR_INVALID_FUNCTION:
-	case NV_ERR_INVALID_COMMAND:
+	case GSPABI_K_STATUS_NV_ERR_NOT_SUPPORTED:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_CLASS:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_FUNCTION:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_COMMAND:
 		return -EOPNOTSUPP;
-	case NV_ERR_TIMEOUT:
+	case GSPABI_K_STATUS_NV_ERR_TIMEOUT:
 		return -ETIMEDOUT;
-	case NV_ERR_RESET_REQUIRED:
-	case NV_ERR_GPU_IS_LOST:
+	case GSPABI_K_STATUS_NV_ERR_RESET_REQUIRED:
+	case GSPABI_K_STATUS_NV_ERR_GPU_IS_LOST:
 		return -ENODEV;
-	case NV_ERR_BUFFER_TOO_SMALL:
+	case GSPABI_K_STATUS_NV_ERR_BUFFER_TOO_SMALL:
 		return -EMSGSIZE;
-	case NV_ERR_INVALID_ARGUMENT:
-	case NV_ERR_INVALID_PARAM_STRUCT:
-	case NV_ERR_INVALID_DATA:
-	case NV_ERR_INVALID_OBJECT_PARENT:
-	case NV_ERR_INVALID_STATE:
-	case NV_ERR_OUT_OF_RANGE:
-	case NV_ERR_INVALID_REGISTRY_KEY:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_ARGUMENT:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_PARAM_STRUCT:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_DATA:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_OBJECT_PARENT:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_STATE:
+	case GSPABI_K_STATUS_NV_ERR_OUT_OF_RANGE:
+	case GSPABI_K_STATUS_NV_ERR_INVALID_REGISTRY_KEY:
 		return -EINVAL;
 	default:
 		return -EIO;
@@ -82,13 +83,13 @@ const char *nvl_gsp_function_name(uint32_t function)
 	switch (function) {
 #define X(name, value)                                                         \
 	case value:                                                            \
-		return &#name[sizeof("NV_VGPU_MSG_FUNCTION_") - 1];
-		NV_VGPU_MSG_FUNCTIONS(X)
+		return #name;
+		GSPABI_K_FUNCTION_LIST(X)
 #undef X
 #define X(name, value)                                                         \
 	case value:                                                            \
-		return &#name[sizeof("NV_VGPU_MSG_EVENT_") - 1];
-		NV_VGPU_MSG_EVENTS(X)
+		return #name;
+		GSPABI_K_EVENT_LIST(X)
 #undef X
 	default:
 		snprintf(buf, sizeof(buf), "RPC_%#x", function);

@@ -45,7 +45,7 @@
 #include "base/alloc.h"
 #include "base/client.h"
 #include "base/log.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/gsp.h"
 #include "gsp/rm.h"
 #include "hw/compute.h"
@@ -436,17 +436,19 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 static int chan_fw_reset(struct nv_chan *ch)
 {
 	struct nvl_nv_device *d = ch->d;
-	NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS rp = {
-		.resetReason = NV906F_CTRL_CMD_RESET_CHANNEL_REASON_DEFAULT,
+	struct gspabi_reset_channel rp = {
+		.resetReason =
+			GSPABI_K_NV906F_CTRL_CMD_RESET_CHANNEL_REASON_DEFAULT,
 	};
 
 	if (ch->gen != atomic_load(&d->gen) || atomic_load(&d->lost))
 		return nvl_error(-ENODEV, "channel %u: the device is lost",
 				 ch->chid);
 	rp.engineID = ch->runlist;
-	return nvl_gsp_rm_control(d->gsp, ch->h_chan,
-				  NV906F_CTRL_CMD_RESET_CHANNEL, &rp,
-				  sizeof(rp));
+	return nvl_gsp_rm_control_abi(
+		d->gsp, ch->h_chan,
+		GSPABI_K_CONTROL_NV906F_CTRL_CMD_RESET_CHANNEL,
+		GSPABI_S_RESET_CHANNEL, &rp);
 }
 
 /* the worker's half of a job timeout (see timedout_job) */
@@ -630,8 +632,8 @@ static uint64_t ptimer_ns(struct nvl_nv_device *d)
 static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 {
 	struct nvl_nv_device *d = ch->d;
-	NV_CHANNEL_ALLOC_PARAMS cp = {0};
-	NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS wt = {0};
+	struct gspabi_channel_alloc cp = {0};
+	struct gspabi_work_submit_token wt = {0};
 	int ret;
 
 	cp.gpFifoOffset = ch->va + OFF_GPFIFO;
@@ -642,8 +644,8 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 		cp.engineType = NVL_HW_RUNLIST_COMPUTE(d->boot.num_ce);
 	ch->runlist = cp.engineType;
 	cp.userdOffset = ch->pa + OFF_USERD;
-	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, d->boot.host_class, &cp,
-			       sizeof(cp), &ch->h_chan);
+	ret = nvl_gsp_rm_alloc_abi(d->gsp, d->h_device, d->boot.host_class,
+				   GSPABI_S_CHANNEL_ALLOC, &cp, &ch->h_chan);
 	if (ret)
 		return ret;
 	ch->chid = cp.cid;
@@ -654,10 +656,10 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 				       : d->boot.ce_class,
 			       NULL, 0, &ch->h_ce);
 	if (!ret)
-		ret = nvl_gsp_rm_control(
+		ret = nvl_gsp_rm_control_abi(
 			d->gsp, ch->h_chan,
-			NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &wt,
-			sizeof(wt));
+			GSPABI_K_CONTROL_NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN,
+			GSPABI_S_WORK_SUBMIT_TOKEN, &wt);
 	if (ret) {
 		(void)nvl_gsp_rm_free(d->gsp, ch->h_chan);
 		ch->h_chan = 0;

@@ -19,7 +19,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/gsp.h"
 #include "gsp/image.h"
 #include "gsp/rm.h"
@@ -49,22 +49,37 @@ static const struct {
 /* the FB regions RM gives the driver: take the largest usable one */
 static int pick_fb(struct nvl_nv_device *d)
 {
-	NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS *fr;
+	struct gspabi_fb_regions *fr;
+	const struct gspabi_version *abi = nvl_gsp_abi(d->gsp);
+	size_t esz = abi->structs[GSPABI_S_FB_REGION].wire_size;
 	int ret;
 
 	fr = nvl_zalloc(sizeof(*fr));
 	if (!fr)
 		return nvl_error(-ENOMEM, "device: out of memory");
-	ret = nvl_gsp_rm_control(d->gsp, d->h_subdevice,
-				 NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO, fr,
-				 sizeof(*fr));
+	ret = nvl_gsp_rm_control_abi(
+		d->gsp, d->h_subdevice,
+		GSPABI_K_CONTROL_NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO,
+		GSPABI_S_FB_REGIONS, fr);
 	if (!ret &&
-	    fr->numFBRegions > NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES)
+	    fr->numFBRegions >
+		    GSPABI_K_NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES)
 		ret = nvl_error(-EPROTO, "device: RM lists %u FB regions",
 				fr->numFBRegions);
 	for (unsigned i = 0; !ret && i < fr->numFBRegions; i++) {
-		const NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO *f =
-			&fr->fbRegion[i];
+		struct gspabi_fb_region region;
+		const struct gspabi_fb_region *f = &region;
+
+		/* the regions are raw bytes: one unpack each */
+		if (!esz || (i + 1) * esz > sizeof(fr->fbRegion) ||
+		    gspabi_unpack(abi, GSPABI_S_FB_REGION,
+				  fr->fbRegion + i * esz, esz, &region)) {
+			ret = nvl_error(-EPROTO,
+					"device: FB region %u does "
+					"not unpack",
+					i);
+			break;
+		}
 
 		if (f->bProtected || f->reserved || f->limit < f->base ||
 		    f->limit >= d->boot.fb_size)
@@ -102,17 +117,20 @@ static int carve(struct nvl_nv_device *d)
 
 static int rm_objects(struct nvl_nv_device *d)
 {
-	NV0080_ALLOC_PARAMETERS dev = {0};
-	NV2080_ALLOC_PARAMETERS sub = {0};
+	struct gspabi_device_alloc dev = {0};
+	struct gspabi_subdevice_alloc sub = {0};
 	int ret;
 
-	ret = nvl_gsp_rm_alloc(d->gsp, 0, NV01_ROOT, NULL, 0, &d->h_client);
+	ret = nvl_gsp_rm_alloc(d->gsp, 0, GSPABI_K_NV01_ROOT, NULL, 0,
+			       &d->h_client);
 	if (!ret)
-		ret = nvl_gsp_rm_alloc(d->gsp, d->h_client, NV01_DEVICE_0, &dev,
-				       sizeof(dev), &d->h_device);
+		ret = nvl_gsp_rm_alloc_abi(
+			d->gsp, d->h_client, GSPABI_K_NV01_DEVICE_0,
+			GSPABI_S_DEVICE_ALLOC, &dev, &d->h_device);
 	if (!ret)
-		ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, NV20_SUBDEVICE_0,
-				       &sub, sizeof(sub), &d->h_subdevice);
+		ret = nvl_gsp_rm_alloc_abi(
+			d->gsp, d->h_device, GSPABI_K_NV20_SUBDEVICE_0,
+			GSPABI_S_SUBDEVICE_ALLOC, &sub, &d->h_subdevice);
 	return ret;
 }
 
@@ -274,8 +292,8 @@ int nvl_nv_device_heartbeat(struct nvl_nv_device *d, int64_t timeout_ns)
 
 	if (nvl_nv_device_check(d))
 		return -ENODEV;
-	ret = nvl_gsp_rpc(d->gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0, NULL, 0,
-			  NULL, NVL_GSP_REPLY_POLL, timeout_ns);
+	ret = nvl_gsp_rpc(d->gsp, GSPABI_K_FUNCTION_NOP, NULL, 0, NULL, 0, NULL,
+			  NVL_GSP_REPLY_POLL, timeout_ns);
 	if (nvl_nv_device_check(d))
 		return -ENODEV;
 	if (ret != -ETIMEDOUT) {

@@ -32,7 +32,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/fault.h"
 #include "gsp/gsp.h"
 #include "hw/fault.h"
@@ -128,7 +128,7 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 			(e[NVL_HW_FAULT_ENTRY_INST_LO] & 0xfffff000u),
 		.chan_error = -EFAULT,
 		.job_error = -EFAULT,
-		.xid = ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT,
+		.xid = GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT,
 		.reason = NVL_CHANNEL_MMU_FAULT,
 		.fault_type = info & NVL_HW_FAULT_INFO_TYPE_MASK,
 		.fault_access = info >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &
@@ -176,20 +176,21 @@ static void drain(struct nvl_nv_fault *f)
 {
 	uint32_t put, ovf, lost;
 
-	put = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_PUT) % f->entries;
+	put = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_PUT) % f->entries;
 	while (f->get != put) {
 		uint32_t e[8];
 
 		memcpy(e, f->mem + PAGE + (size_t)f->get * 32, sizeof(e));
 		f->get = (f->get + 1) % f->entries;
 		atomic_store_explicit(
-			(_Atomic uint32_t *)(f->mem +
-					     NVL_SHADOW_FAULT_QUEUE_GET),
+			(_Atomic uint32_t
+				 *)(f->mem +
+				    GSPABI_K_NVL_SHADOW_FAULT_QUEUE_GET),
 			f->get, memory_order_release);
 		one_fault(f, e);
 	}
-	ovf = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_OVERFLOWS);
-	lost = hdr_rd(f, NVL_SHADOW_FAULT_QUEUE_LOST);
+	ovf = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_OVERFLOWS);
+	lost = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_LOST);
 	if (ovf != f->overflows_seen || lost != f->lost_seen) {
 		nvl_warn(NVL_CAT_NV,
 			 "MMU fault buffer: %u overflow(s), %u entries lost: "
@@ -217,20 +218,20 @@ static void on_fault(void *arg, uint32_t event, uint32_t result,
 static void rc_reason(uint32_t xid, struct nvl_nv_kill *k)
 {
 	switch (xid) {
-	case ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT:
+	case GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT:
 		k->reason = NVL_CHANNEL_MMU_FAULT;
 		k->chan_error = k->job_error = -EFAULT;
 		break;
-	case ROBUST_CHANNEL_GR_EXCEPTION:
+	case GSPABI_K_RC_ERROR_GR_EXCEPTION:
 		k->reason = NVL_CHANNEL_ENGINE_EXCEPTION;
 		k->chan_error = k->job_error = -EIO;
 		break;
-	case ROBUST_CHANNEL_GR_SEMAPHORE_TIMEOUT:
+	case GSPABI_K_RC_ERROR_GR_SEMAPHORE_TIMEOUT:
 		k->reason = NVL_CHANNEL_SEM_TIMEOUT;
 		k->chan_error = k->job_error = -ETIMEDOUT;
 		break;
-	case ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR:
-	case ROBUST_CHANNEL_PREEMPTIVE_REMOVAL:
+	case GSPABI_K_RC_ERROR_RESETCHANNEL_VERIF_ERROR:
+	case GSPABI_K_RC_ERROR_PREEMPTIVE_REMOVAL:
 		k->reason = NVL_CHANNEL_ENGINE_RESET;
 		k->chan_error = k->job_error = -EIO;
 		break;
@@ -254,8 +255,8 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 		nvl_warn(NVL_CAT_NV, "RC event: %s", nvl_error_msg());
 		return;
 	}
-	if (event == NV_VGPU_MSG_EVENT_OS_ERROR_LOG) {
-		if (rc.xid == ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT)
+	if (event == GSPABI_K_EVENT_OS_ERROR_LOG) {
+		if (rc.xid == GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT)
 			nvl_dbg(NVL_CAT_NV, "GSP: %s", rc.text);
 		else
 			nvl_warn(NVL_CAT_NV, "GSP: %s", rc.text);
@@ -265,7 +266,7 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	/* RM copied a faulting channel's entry before it sent this: take it
 	 * first (its MMU_FAULT_QUEUED may have been dropped in a storm), so
 	 * the kill carries the VA and no stale entry outlives the channel */
-	if (rc.xid == ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT)
+	if (rc.xid == GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT)
 		drain(f);
 	k.chid = rc.chid;
 	k.xid = rc.xid;
@@ -308,14 +309,14 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	f->mem = mem;
 	for (unsigned i = 0; i < NVL_NV_FAULT_PAGES; i++)
 		ptes[i] = f->dma + (uint64_t)(1 + i) * PAGE;
-	ret = nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
+	ret = nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_MMU_FAULT_QUEUED,
 				     on_fault, f);
 	if (!ret)
 		ret = nvl_gsp_event_register(
-			d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, on_rc, f);
+			d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, on_rc, f);
 	if (!ret)
 		ret = nvl_gsp_event_register(
-			d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, on_rc, f);
+			d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, on_rc, f);
 	if (!ret)
 		ret = nvl_gsp_shadow_fault_register(d->gsp, d->h_subdevice,
 						    f->dma, ptes,
@@ -325,12 +326,10 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	d->fault = f;
 	return 0;
 fail_events:
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL,
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_MMU_FAULT_QUEUED, NULL,
 			       NULL);
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, NULL,
-			       NULL);
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, NULL,
-			       NULL);
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, NULL, NULL);
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, NULL, NULL);
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 fail_free:
@@ -349,12 +348,10 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 	if (!atomic_load(&d->lost) &&
 	    nvl_gsp_shadow_fault_unregister(d->gsp, d->h_subdevice))
 		nvl_dbg(NVL_CAT_NV, "fault: unregister: %s", nvl_error_msg());
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL,
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_MMU_FAULT_QUEUED, NULL,
 			       NULL);
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_RC_TRIGGERED, NULL,
-			       NULL);
-	nvl_gsp_event_register(d->gsp, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, NULL,
-			       NULL);
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, NULL, NULL);
+	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, NULL, NULL);
 	/* a handler still running finishes before the memory goes */
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);

@@ -35,7 +35,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "hw/fault.h"
 #include "hw/hwif.h"
 #include "hw/regs.h"
@@ -96,7 +96,7 @@ static void unserviceable(struct nvl_nv_replay *r, const uint32_t e[8], int why)
 			     e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
 		.chan_error = -EFAULT,
 		.job_error = -EFAULT,
-		.xid = ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT,
+		.xid = GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT,
 		.reason = NVL_CHANNEL_MMU_FAULT,
 		.fault_type = info & NVL_HW_FAULT_INFO_TYPE_MASK,
 		.fault_access = info >> NVL_HW_FAULT_INFO_ACCESS_SHIFT &

@@ -19,7 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/rm.h"
 #include "nv/device.h"
 #include "nv/gmmu.h"
@@ -135,8 +135,8 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	struct nvl_nv_device *d =
 		container_of(cdev, struct nvl_nv_device, cdev);
 	struct nvl_nv_gmmu_args ga = {0};
-	NV_VASPACE_ALLOCATION_PARAMETERS vp = {0};
-	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {0};
+	struct gspabi_vaspace_alloc vp = {0};
+	struct gspabi_set_page_directory pd = {0};
 	struct nvl_nv_vm *v;
 	int ret;
 
@@ -161,17 +161,21 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	vp.bigPageSize = 64 << 10;
 	/* on-demand paging: RM makes the channels' SM faults replayable */
 	if (out->create_flags & NVL_VM_CREATE_FAULTABLE)
-		vp.flags |= NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
-	ret = nvl_gsp_rm_alloc(d->gsp, d->h_device, FERMI_VASPACE_A, &vp,
-			       sizeof(vp), &v->h_vas);
+		vp.flags |=
+			GSPABI_K_NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
+	ret = nvl_gsp_rm_alloc_abi(d->gsp, d->h_device,
+				   GSPABI_K_FERMI_VASPACE_A,
+				   GSPABI_S_VASPACE_ALLOC, &vp, &v->h_vas);
 	if (ret)
 		goto fail;
 	pd.physAddress = nvl_nv_gmmu_pdb(v->gmmu);
 	pd.hVASpace = v->h_vas;
-	pd.flags = NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM;
-	ret = nvl_gsp_rm_control(d->gsp, d->h_device,
-				 NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, &pd,
-				 sizeof(pd));
+	pd.flags =
+		GSPABI_K_NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM;
+	ret = nvl_gsp_rm_control_abi(
+		d->gsp, d->h_device,
+		GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
+		GSPABI_S_SET_PAGE_DIRECTORY, &pd);
 	if (ret)
 		goto fail;
 	*out = (struct nvl_vm_backend){

@@ -123,6 +123,38 @@ with tempfile.TemporaryDirectory() as d:
     check('unknown table value: exit 1 with want.txt:2',
           p.returncode == 1 and "%s:2: unknown constant 'NOPE_X'" % w
           in p.stderr, p.stderr)
+    # `fixed`: every version must agree, or the want line is an error
+    p, w, out = run_abigen(
+        d, 'const GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3_MB fixed\n')
+    check('fixed constant that drifts: exit 1 with want.txt:1',
+          p.returncode == 1 and
+          "%s:1: fixed constant 'GSP_FW_HEAP_PARAM_OS_SIZE_LIBOS3_MB' "
+          "differs: 20 in 1.0, 22 in 2.0" % w in p.stderr, p.stderr)
+    p, w, out = run_abigen(d, '\ntable event prefix NV_VGPU_MSG_EVENT_ '
+                           'fixed\n')
+    check('fixed table with a renumbered entry: exit 1 with want.txt:2',
+          p.returncode == 1 and
+          "%s:2: fixed table 'event': NVLINK_FAULT_UP is 4124 in 1.0, "
+          "4123 in 2.0" % w in p.stderr, p.stderr)
+    # `numbers TAG`: that version's numbering as compile-time values;
+    # a `fixed` constant every version agrees on likewise
+    p, w, out = run_abigen(
+        d, 'table event prefix NV_VGPU_MSG_EVENT_ numbers 2.0\n'
+        'const NV_VGPU_MSG_EVENT_GSP_INIT_DONE fixed\n')
+    hdr = open(os.path.join(out, 'abi.h')).read() if p.returncode == 0 \
+        else ''
+    check('numbers 2.0 / fixed: compile-time ABI_K_ values and a list',
+          '#define ABI_K_EVENT_NVLINK_FAULT_UP 0x101b\n' in hdr and
+          'X(NVLINK_FAULT_UP, 0x101b)' in hdr and
+          '#define ABI_K_EVENT_GSP_SEND_USER_SHARED_DATA' not in hdr and
+          '#define ABI_K_NV_VGPU_MSG_EVENT_GSP_INIT_DONE 0x1001 ' in hdr,
+          p.stderr + hdr[:0])
+    p, w, out = run_abigen(d, 'table event prefix NV_VGPU_MSG_EVENT_ '
+                           'numbers 9.9\n')
+    check('numbers of an unknown version: exit 1 with want.txt:1',
+          p.returncode == 1 and
+          "%s:1: table 'event': numbers of unknown version '9.9'" % w
+          in p.stderr, p.stderr)
     ren = os.path.join(d, 'rename.txt')
     with open(ren, 'w') as f:
         f.write('9.9 field WPR_META.a WPR_META.b\n')

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gsp/priv.h"
+#include "gspabi.h"
 #include "kit.h"
 
 struct tree {
@@ -579,10 +580,85 @@ static void rm_alloc_failures(void **state)
 	kit_down(&k);
 }
 
+/*
+ * The generated layer's RM calls (issue #14): parameters in neutral
+ * structs, packed in the booted version's layout and unpacked from the
+ * reply (the channel id is the firmware's output); an id the layer does
+ * not have is refused before anything is sent.
+ */
+static void rm_abi_calls(void **state)
+{
+	struct gspabi_device_alloc dp = {.present = ~0ull};
+	struct gspabi_vaspace_alloc vp = {.vaSize = 1ull << 40};
+	struct gspabi_set_page_directory pd = {.physAddress = 1ull << 20};
+	struct gspabi_channel_alloc cp = {
+		.gpFifoEntries = 512, .userdOffset = 2ull << 20, .cid = 0xdead};
+	struct gspabi_work_submit_token wt = {.workSubmitToken = 0xdead};
+	uint32_t root, dev, vas, chan, bad = 0;
+	unsigned n;
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tu102");
+	assert_ptr_equal(nvl_gsp_abi(k.gsp), k.gsp->abi);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k.gsp, 0, GSPABI_K_NV01_ROOT, NULL, 0, &root),
+		0);
+	assert_int_equal(nvl_gsp_rm_alloc_abi(k.gsp, root,
+					      GSPABI_K_NV01_DEVICE_0,
+					      GSPABI_S_DEVICE_ALLOC, &dp, &dev),
+			 0);
+	/* present is the version's fields, whatever the caller left */
+	assert_int_equal(dp.present,
+			 k.gsp->abi->structs[GSPABI_S_DEVICE_ALLOC].fields);
+	assert_int_equal(
+		nvl_gsp_rm_alloc_abi(k.gsp, dev, GSPABI_K_FERMI_VASPACE_A,
+				     GSPABI_S_VASPACE_ALLOC, &vp, &vas),
+		0);
+	pd.hVASpace = vas;
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			k.gsp, dev,
+			GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
+			GSPABI_S_SET_PAGE_DIRECTORY, &pd),
+		0);
+	cp.hVASpace = vas;
+	assert_int_equal(
+		nvl_gsp_rm_alloc_abi(k.gsp, dev, k.m->profile->host_class,
+				     GSPABI_S_CHANNEL_ALLOC, &cp, &chan),
+		0);
+	assert_true(cp.cid < k.m->profile->num_channels);
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			k.gsp, chan,
+			GSPABI_K_CONTROL_NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN,
+			GSPABI_S_WORK_SUBMIT_TOKEN, &wt),
+		0);
+	assert_int_not_equal(wt.workSubmitToken, 0xdead);
+
+	/* refused before anything is sent: no object, no handle */
+	n = nvl_gsp_rm_count(k.gsp);
+	assert_int_equal(nvl_gsp_rm_alloc_abi(k.gsp, dev,
+					      GSPABI_K_FERMI_VASPACE_A,
+					      GSPABI_S__COUNT, &vp, &bad),
+			 -EPROTO);
+	assert_int_equal(bad, 0);
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			k.gsp, dev,
+			GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
+			GSPABI_S__COUNT, &pd),
+		-EPROTO);
+	assert_int_equal(nvl_gsp_rm_count(k.gsp), n);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rm_object_tree),
+		cmocka_unit_test(rm_abi_calls),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
 		cmocka_unit_test(read_pointer_counts_element_header),

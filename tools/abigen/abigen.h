@@ -58,6 +58,11 @@ struct ag_want {
 	char *neutral; /* neutral identifier */
 	char *role; /* "rpc", "event" or NULL (structs) */
 	int line;
+	/* consts and tables: `fixed` (every version agrees: a compile-time
+	 * <P>_K_ value); tables: `numbers TAG` (TAG's numbers as the
+	 * compile-time <P>_K_ values, the driver's own numbering) */
+	bool fixed;
+	char *numbers;
 	/* structs */
 	struct ag_want_field *fields;
 	size_t nfields;

@@ -196,6 +196,104 @@ static void emit_table_enums(struct em *e)
 	}
 }
 
+/* a compile-time value as the header wrote it (hex: the same C type) */
+static void k_value(FILE *f, int64_t v, bool is_unsigned)
+{
+	if (is_unsigned || v >= 0)
+		fprintf(f, "0x%" PRIx64, (uint64_t)v);
+	else if (v == INT64_MIN)
+		fprintf(f, "(-0x7fffffffffffffff - 1)");
+	else
+		fprintf(f, "(-0x%" PRIx64 ")", (uint64_t)-v);
+}
+
+/* the value of table entry @name in version @v; false when it lacks it */
+static bool k_entry(const struct ag_version *v, size_t wi, const char *name,
+		    int64_t *out)
+{
+	const struct ag_table *t = &v->tables[wi];
+
+	for (size_t k = 0; k < t->n; k++)
+		if (!strcmp(t->e[k].name, name)) {
+			*out = t->e[k].value;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Compile-time values: `fixed` constants (every version agrees, checked
+ * in main.c and static-asserted in every version file) and the entries of
+ * `fixed` or `numbers TAG` tables, with an X-macro list per table.
+ */
+static void emit_fixed(struct em *e)
+{
+	const struct ag_ctx *ctx = e->ctx;
+	FILE *f = e->f;
+
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+		const struct ag_const *k = &ctx->ver[0].konst[i];
+		char *u;
+
+		if (w->kind != AG_W_CONST || !w->fixed || !k->found)
+			continue;
+		u = ag_up(w->neutral);
+		fprintf(f, "#define %s_K_%s ", e->pu, u);
+		k_value(f, k->value, k->is_unsigned);
+		fprintf(f, " /* %s, every version */\n", w->name);
+		free(u);
+	}
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+		struct ag_strv names = {0};
+		const struct ag_version *nv = NULL;
+		char *tu;
+
+		if (w->kind != AG_W_TABLE || (!w->fixed && !w->numbers))
+			continue;
+		for (size_t v = 0; v < ctx->nver; v++)
+			if (w->numbers &&
+			    !strcmp(ctx->ver[v].in.tag, w->numbers))
+				nv = &ctx->ver[v];
+		tu = ag_up(w->neutral);
+		ag_table_names(ctx, i, &names);
+		fprintf(f, "\n/* table %s: %s numbers */\n", w->name,
+			nv ? nv->in.tag : "every version's (fixed)");
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass)
+				fprintf(f, "#define %s_K_%s_LIST(X) \\\n",
+					e->pu, tu);
+			for (size_t n = 0; n < names.n; n++) {
+				int64_t val;
+				bool has = false;
+
+				for (size_t v = 0; v < ctx->nver && !has; v++)
+					if (!nv || nv == &ctx->ver[v])
+						has = k_entry(&ctx->ver[v], i,
+							      names.v[n], &val);
+				if (!has)
+					continue;
+				if (!pass) {
+					fprintf(f, "#define %s_K_%s_%s ", e->pu,
+						tu, names.v[n]);
+					k_value(f, val, false);
+					fprintf(f, "\n");
+				} else {
+					fprintf(f, "\tX(%s, ", names.v[n]);
+					k_value(f, val, false);
+					fprintf(f, ") \\\n");
+				}
+			}
+			if (pass)
+				fprintf(f, "\t/* end */\n");
+		}
+		ag_free_strv(&names);
+		free(tu);
+	}
+	fprintf(f, "\n");
+}
+
 int ag_emit_header(struct em *e)
 {
 	const struct ag_ctx *ctx = e->ctx;
@@ -213,6 +311,7 @@ int ag_emit_header(struct em *e)
 	emit_helpers(e);
 	emit_ids(e);
 	emit_table_enums(e);
+	emit_fixed(e);
 	for (size_t i = 0; i < ctx->nwant; i++)
 		if (ctx->want[i].kind == AG_W_STRUCT && emit_struct_decl(e, i))
 			return -EINVAL;

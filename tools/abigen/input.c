@@ -198,7 +198,8 @@ int ag_read_versions(struct ag_ctx *ctx, const char *path)
 	return 0;
 }
 
-/* Parse "[as NAME] [rpc|event] [strip P]" after the fixed words. */
+/* Parse "[as NAME] [rpc|event] [strip P] [fixed] [numbers TAG]" after
+ * the fixed words. */
 static int want_opts(struct ag_lines *l, int from, struct ag_want *w)
 {
 	for (int i = from; i < l->nw; i++) {
@@ -208,6 +209,13 @@ static int want_opts(struct ag_lines *l, int from, struct ag_want *w)
 			w->neutral = ag_strdup(l->w[++i]);
 		} else if (!strcmp(l->w[i], "strip") && i + 1 < l->nw) {
 			w->strip = ag_strdup(l->w[++i]);
+		} else if ((w->kind == AG_W_CONST || w->kind == AG_W_TABLE) &&
+			   !strcmp(l->w[i], "fixed")) {
+			w->fixed = true;
+		} else if (w->kind == AG_W_TABLE &&
+			   !strcmp(l->w[i], "numbers") && i + 1 < l->nw) {
+			free(w->numbers);
+			w->numbers = ag_strdup(l->w[++i]);
 		} else if (w->kind == AG_W_STRUCT &&
 			   (!strcmp(l->w[i], "rpc") ||
 			    !strcmp(l->w[i], "event"))) {

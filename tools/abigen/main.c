@@ -12,6 +12,7 @@
  * error is printed; want-list errors name file:line). See docs/abigen.md.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,105 @@ static int check_wants(const struct ag_ctx *ctx)
 					bad++;
 				}
 			break;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/*
+ * `fixed` wants: every version that has the constant (or table entry)
+ * gives it the same value, so the neutral header can carry it as a
+ * compile-time <P>_K_ value; a `fixed` constant must be in every version.
+ * `numbers TAG` names a version of the list.
+ */
+static int check_fixed(const struct ag_ctx *ctx)
+{
+	const char *wf = ctx->want_file;
+	int bad = 0;
+
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+
+		if (w->kind == AG_W_CONST && w->fixed) {
+			const struct ag_const *k0 = &ctx->ver[0].konst[i];
+
+			for (size_t v = 0; v < ctx->nver; v++) {
+				const struct ag_const *k =
+					&ctx->ver[v].konst[i];
+
+				if (!k->found) {
+					ag_error("%s:%d: fixed constant '%s' "
+						 "is missing in %s",
+						 wf, w->line, w->name,
+						 ctx->ver[v].in.tag);
+					bad++;
+				} else if (k0->found && k->value != k0->value) {
+					ag_error("%s:%d: fixed constant '%s' "
+						 "differs: %" PRId64
+						 " in %s, %" PRId64 " in %s",
+						 wf, w->line, w->name,
+						 k0->value, ctx->ver[0].in.tag,
+						 k->value, ctx->ver[v].in.tag);
+					bad++;
+				}
+			}
+		}
+		if (w->kind != AG_W_TABLE)
+			continue;
+		if (w->numbers && w->fixed) {
+			ag_error("%s:%d: table '%s': 'fixed' or 'numbers', "
+				 "not both",
+				 wf, w->line, w->name);
+			bad++;
+		}
+		if (w->numbers) {
+			bool known = false;
+
+			for (size_t v = 0; v < ctx->nver; v++)
+				known |=
+					!strcmp(ctx->ver[v].in.tag, w->numbers);
+			if (!known) {
+				ag_error("%s:%d: table '%s': numbers of "
+					 "unknown version '%s'",
+					 wf, w->line, w->name, w->numbers);
+				bad++;
+			}
+		}
+		if (!w->fixed)
+			continue;
+		for (size_t v = 1; v < ctx->nver; v++) {
+			const struct ag_table *t = &ctx->ver[v].tables[i];
+
+			for (size_t a = 0; a < t->n; a++)
+				for (size_t u = 0; u < v; u++) {
+					const struct ag_table *o =
+						&ctx->ver[u].tables[i];
+
+					for (size_t b = 0; b < o->n; b++)
+						if (!strcmp(o->e[b].name,
+							    t->e[a].name) &&
+						    o->e[b].value !=
+							    t->e[a].value) {
+							ag_error(
+								"%s:%d: fixed "
+								"table '%s': "
+								"%s is %" PRId64
+								" in %s, "
+								"%" PRId64
+								" in %s",
+								wf, w->line,
+								w->name,
+								t->e[a].name,
+								o->e[b].value,
+								ctx->ver[u]
+									.in.tag,
+								t->e[a].value,
+								ctx->ver[v]
+									.in
+									.tag);
+							bad++;
+						}
+				}
 		}
 	}
 	return bad ? -EINVAL : 0;
@@ -290,7 +390,7 @@ int main(int argc, char **argv)
 	for (size_t v = 0; !r && v < ctx.nver; v++)
 		if (ag_build_version(&ctx, &ctx.ver[v]))
 			r = -EINVAL;
-	if (r || check_wants(&ctx)) {
+	if (r || check_wants(&ctx) || check_fixed(&ctx)) {
 		ag_error("failed; nothing written");
 		return 1;
 	}

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "gsp/abi.h"
+#include "gspabi.h"
 #include "gsp/boot.h"
 #include "gsp/gsp.h"
 #include "gsp/image.h"
@@ -22,7 +22,7 @@ static int boot_chip(const char *chip)
 	const char *const versions[] = {
 		nvl_demo_firmware ? nvl_demo_firmware : "535.113.01", NULL};
 	struct nvl_gsp_fw_opts o = {.versions = versions};
-	NV0080_ALLOC_PARAMETERS dp = {0};
+	struct gspabi_device_alloc dp = {0};
 	struct nvl_gsp_boot_report r;
 	struct nvl_gsp_image img;
 	struct nvl_gsp_fw *fw = NULL;
@@ -60,13 +60,13 @@ static int boot_chip(const char *chip)
 	       "vectors, %u sequencer ops\n",
 	       r.gpu_name, r.num_channels, r.num_ce, r.intr_entries,
 	       r.sequencer_ops);
-	ret = nvl_gsp_rm_alloc(gsp, 0, NV01_ROOT, NULL, 0, &root);
+	ret = nvl_gsp_rm_alloc(gsp, 0, GSPABI_K_NV01_ROOT, NULL, 0, &root);
 	if (!ret)
-		ret = nvl_gsp_rm_alloc(gsp, root, NV01_DEVICE_0, &dp,
-				       sizeof(dp), &dev);
+		ret = nvl_gsp_rm_alloc_abi(gsp, root, GSPABI_K_NV01_DEVICE_0,
+					   GSPABI_S_DEVICE_ALLOC, &dp, &dev);
 	if (!ret)
-		ret = nvl_gsp_rm_alloc(gsp, dev, NV20_SUBDEVICE_0, NULL, 0,
-				       &sub);
+		ret = nvl_gsp_rm_alloc(gsp, dev, GSPABI_K_NV20_SUBDEVICE_0,
+				       NULL, 0, &sub);
 	if (!ret)
 		ret = nvl_gsp_rm_free(gsp, root);
 	if (!ret)

@@ -63,7 +63,71 @@ typedef struct NV_CHANNEL_ALLOC_PARAMS {
 	NvHandle hVASpace;
 	NvU32 engineType;
 	NvU32 cid; /* out: the channel id the firmware picked */
+	/* USERD in FB, driver-owned (RM's hUserdMemory + userdOffset) */
+	NV_DECLARE_ALIGNED(NvU64 userdOffset, 8);
+	/* out: where RM put the channel's instance block */
+	NV_DECLARE_ALIGNED(NvU64 instOffset, 8);
 } NV_CHANNEL_ALLOC_PARAMS;
+
+/* flags of NV_CHANNEL_ALLOC_PARAMS (the model's RM reads only this one) */
+#define NVOS04_FLAGS_PRIVILEGED_CHANNEL 0x00000001
+
+/* the FB regions (control on a subdevice): what the driver may use */
+#define NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO 0x20801320
+typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO {
+	NV_DECLARE_ALIGNED(NvU64 base, 8);
+	NV_DECLARE_ALIGNED(NvU64 limit, 8); /* inclusive */
+	NV_DECLARE_ALIGNED(NvU64 reserved, 8);
+	NvU32 performance;
+	NvBool supportCompressed;
+	NvBool supportISO;
+	NvBool bProtected;
+} NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO;
+
+#define NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES 16
+
+typedef struct NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS {
+	NvU32 numFBRegions;
+	NV_DECLARE_ALIGNED(
+		NV2080_CTRL_CMD_FB_GET_FB_REGION_FB_REGION_INFO
+			fbRegion[NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_MEM_TYPES],
+		8);
+} NV2080_CTRL_CMD_FB_GET_FB_REGION_INFO_PARAMS;
+
+/* the work-submit token a doorbell write carries (control on a channel) */
+#define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xc36f0108
+typedef struct NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS {
+	NvU32 workSubmitToken;
+} NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS;
+
+/* reset a channel (control on a channel, ctrl906f.h: RM's robust-channel
+ * recovery of it: its engine is reset and its fetch state cleared) */
+#define NV906F_CTRL_CMD_RESET_CHANNEL 0x906f0102
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_DEFAULT 0
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_VERIF 1
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_MMU_FLT 2
+#define NV906F_CTRL_CMD_RESET_CHANNEL_REASON_ENUM_MAX 3
+typedef struct NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS {
+	NvU32 engineID;
+	NvU32 subdeviceInstance;
+	NvU32 resetReason;
+	NvBool bIsRcPending;
+} NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS;
+
+/* bind a VA space's root page directory (control on the device) */
+#define NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY 0x00801813
+typedef struct NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS {
+	NV_DECLARE_ALIGNED(NvU64 physAddress, 8);
+	NvU32 numEntries;
+	NvU32 flags;
+	NvHandle hVASpace;
+	NvU32 chId;
+	NvU32 subDeviceId;
+	NvU32 pasid;
+} NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS;
+
+/* flags: APERTURE 1:0 (0 video memory) */
+#define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM 0
 
 typedef struct NV0005_ALLOC_PARAMETERS {
 	NvHandle hParentClient;
