@@ -7,9 +7,13 @@
  * occupancy (buddy_contig). The kernel's drm_buddy, built as a userspace
  * program, does about 1.2 M, 8 M and 390 k pairs/s on this kind of machine.
  * buddy_4k_ns is buddy_4k as ns per pair against malloc_free (ns per
- * malloc+free pair of 64 bytes), measured interleaved in the same run;
+ * malloc+free pair of 64 bytes with buddy_4k's access pattern: as many
+ * objects held, in records of the same size, a random one freed and its
+ * replacement allocated each pair), measured interleaved in the same run;
  * buddy_4k_hot_ns, at the same occupancy, frees each block right after
- * allocating it, the access pattern of the malloc_free baseline.
+ * allocating it, against malloc_free_hot (one object allocated and freed
+ * again: the same pattern). The random pattern's cost is two dependent
+ * cache misses (the record, then the object or block it names) in both.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +23,10 @@
 #include "mm/buddy.h"
 
 #define PG 4096ull
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1 */
+#endif
 
 struct held {
 	struct nvl_list blocks;
@@ -203,8 +211,70 @@ static uint64_t vram_size(struct nvl_bench_ctx *ctx)
 	return nvl_bench_quick(ctx) ? (2ull << 30) : (16ull << 30);
 }
 
-/* ns per malloc+free pair of 64 bytes: the physical baseline of buddy_4k. */
-static double malloc_free_ns(long n)
+/*
+ * ns per malloc+free pair of 64 bytes, the physical baseline of buddy_4k:
+ * @held objects, each named by a record as large as buddy_4k's (struct
+ * held) in an array on huge pages like its own; each pair frees the object
+ * of a random record and stores a new one there. The same work as a
+ * buddy_4k pair minus the allocator: the record's cache miss, then the
+ * freed object's (malloc's header is beside it, as a buddy block's state
+ * is in the block). Return: ns per pair, or -1.
+ */
+static double malloc_free_ns(size_t held, long n)
+{
+	size_t bytes = NVL_ALIGN_UP(held * sizeof(struct held), 2u << 20);
+	struct held *r = aligned_alloc(2u << 20, bytes);
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	double ns = -1;
+	size_t made = 0;
+	int64_t t0;
+
+	if (!r)
+		return -1;
+	madvise(r, bytes, MADV_HUGEPAGE);
+	for (; made < held; made++) {
+		/* the object's address in the record's first word */
+		r[made].blocks.next = malloc(64);
+		r[made].size_B = 64;
+		if (!r[made].blocks.next)
+			goto out;
+		lo = NVL_MIN(lo, (uintptr_t)r[made].blocks.next);
+		hi = NVL_MAX(hi, (uintptr_t)r[made].blocks.next);
+	}
+	/*
+	 * The buddy's blocks sit on huge pages; so do the objects here (a
+	 * floor has no TLB misses the allocator under test does not have):
+	 * collapse the heap's 2 MiB pages now. Content is unchanged.
+	 */
+	lo = NVL_ALIGN_UP(lo, (uintptr_t)2 << 20);
+	hi = hi & ~(((uintptr_t)2 << 20) - 1);
+	if (hi > lo) {
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+		madvise((void *)lo, hi - lo, MADV_COLLAPSE);
+	}
+	t0 = nvl_bench_now_ns();
+	for (long i = 0; i < n; i++) {
+		struct held *h = &r[xs(&rng) % held];
+		void *p;
+
+		free(h->blocks.next);
+		p = malloc(64);
+		if (!p)
+			goto out;
+		nvl_bench_do_not_optimize(p);
+		h->blocks.next = p;
+	}
+	ns = (double)(nvl_bench_now_ns() - t0) / (double)n;
+out:
+	while (made)
+		free(r[--made].blocks.next);
+	free(r);
+	return ns;
+}
+
+/* ns per malloc+free pair of one hot 64-byte object: buddy_4k_hot_ns's. */
+static double malloc_free_hot_ns(long n)
 {
 	int64_t t0 = nvl_bench_now_ns();
 
@@ -221,14 +291,17 @@ NVL_BENCH(mm, buddy_4k)
 {
 	long ops = nvl_bench_quick(ctx) ? 200000 : 2000000;
 	int reps = nvl_bench_quick(ctx) ? 1 : 5;
-	double v[5], mf[5], ns[5], hot[5], occ = 0;
+	double v[5], mf[5], mfh[5], ns[5], hot[5], occ = 0;
+	/* buddy_4k's holdings: 90 % of the VRAM in chunks */
+	size_t held = (size_t)((double)(vram_size(ctx) / PG) * 0.9);
 
 	/* Interleaved, so machine noise hits both series alike. */
 	for (int i = 0; i < reps; i++) {
-		mf[i] = malloc_free_ns(ops);
+		mf[i] = malloc_free_ns(held, ops);
+		mfh[i] = malloc_free_hot_ns(ops);
 		v[i] = run(ctx, vram_size(ctx), 0.9, size_4k, 0, ops, &occ,
 			   &hot[i]);
-		if (v[i] <= 0 || hot[i] <= 0)
+		if (v[i] <= 0 || hot[i] <= 0 || mf[i] <= 0)
 			return -1;
 		ns[i] = 1e9 / v[i];
 	}
@@ -236,11 +309,13 @@ NVL_BENCH(mm, buddy_4k)
 			       "pairs/s", NULL, "occupancy", occ, NULL);
 	nvl_bench_report(ctx, "malloc_free", nvl_bench_median_of(mf, reps),
 			 "ns", NULL);
+	nvl_bench_report(ctx, "malloc_free_hot", nvl_bench_median_of(mfh, reps),
+			 "ns", NULL);
 	nvl_bench_report_vs(ctx, "buddy_4k_ns", nvl_bench_median_of(ns, reps),
 			    "ns", "malloc_free", nvl_bench_median_of(mf, reps));
 	nvl_bench_report_vs(ctx, "buddy_4k_hot_ns",
-			    nvl_bench_median_of(hot, reps), "ns", "malloc_free",
-			    nvl_bench_median_of(mf, reps));
+			    nvl_bench_median_of(hot, reps), "ns",
+			    "malloc_free_hot", nvl_bench_median_of(mfh, reps));
 	/*
 	 * The physical floor: each pair frees a random holding, so it reads
 	 * the holding's record and then the block it names, two dependent

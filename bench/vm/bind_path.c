@@ -20,7 +20,11 @@
  *  - sparse_tiles_batch_64: tile ops per second when one VM_BIND carries
  *    64 of them (64 binds, then 64 unbinds of the same tiles), against
  *    sparse_tiles (one op per call) measured in the same rounds:
- *    batch_speedup = per-op rate of the batch / per-op rate of single calls.
+ *    batch_speedup = per-op rate of the batch / per-op rate of single calls;
+ *    batch_vs_same_singles: the batch against its own sequence of ops made
+ *    as one call each (the tree then holds the same 64 tiles), which
+ *    separates what batching saves from the tree work a batch of 64
+ *    mappings does and a bind+unbind pair in an empty region does not.
  *
  * Each figure is the median of several rounds; full and core (or single
  * and batch) alternate within a round so that a noisy neighbour hits both.
@@ -302,6 +306,32 @@ static double tiles_batch(struct side *s, long n)
 	return (double)(cpu_ns() - t0) / (double)(calls * 128);
 }
 
+/*
+ * ns per op: tiles_batch()'s sequence (64 tile binds, then 64 unbinds of
+ * the same tiles) as one call per op, so the tree holds the same 64
+ * mappings as the batch's: the batch against this is what one call of N
+ * ops saves over N calls of the same ops, tree work alike on both sides.
+ */
+static double tiles_batch_singles(struct side *s, long n)
+{
+	uint64_t va[64];
+	int64_t t0 = cpu_ns();
+	long calls = n / 64 > 0 ? n / 64 : 1;
+
+	for (long i = 0; i < calls; i++) {
+		for (int k = 0; k < 64; k++) {
+			va[k] = GiB + xs(&s->rng) % NTILES * TILE;
+			if (side_op(s, K_MAP, va[k], TILE,
+				    xs(&s->rng) % (BO_SIZE / TILE) * TILE))
+				return -1;
+		}
+		for (int k = 0; k < 64; k++)
+			if (side_op(s, K_UNMAP, va[k], TILE, 0))
+				return -1;
+	}
+	return (double)(cpu_ns() - t0) / (double)(calls * 128);
+}
+
 typedef double (*run_fn)(struct side *s, long n);
 
 struct cmp {
@@ -460,16 +490,20 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 {
 	struct side single = {.core = false}, batch = {.core = false};
 	struct side nsingle = {.null_pt = true}, nbatch = {.null_pt = true};
-	struct cmp c, n;
+	struct side same = {.core = false};
+	struct cmp c, n, m;
 	int ret = -1;
 
 	/* the same on the backend that stores nothing, rounds alternating */
 	if (!setup_tiles(&single, false) && !setup_tiles(&batch, false) &&
 	    !setup_tiles(&nsingle, false) && !setup_tiles(&nbatch, false) &&
+	    !setup_tiles(&same, false) &&
 	    !interleave(&single, tiles_empty, &batch, tiles_batch,
 			rounds_of(ctx), units_of(ctx), &c) &&
 	    !interleave(&nsingle, tiles_empty, &nbatch, tiles_batch,
-			rounds_of(ctx), units_of(ctx), &n)) {
+			rounds_of(ctx), units_of(ctx), &n) &&
+	    !interleave(&same, tiles_batch_singles, &batch, tiles_batch,
+			rounds_of(ctx), units_of(ctx), &m)) {
 		nvl_bench_report(ctx, "sparse_tiles_batch_64", 1e9 / c.b,
 				 "ops/s", NULL);
 		nvl_bench_report_extra(
@@ -478,8 +512,12 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 			"round_min", c.lo, "round_max", c.hi, "null_pt_speedup",
 			n.a / n.b, "null_pt_single_ns_per_op", n.a,
 			"null_pt_batch_ns_per_op", n.b, NULL);
+		/* the batch against the same 128 ops as 128 calls */
+		report_ratio(ctx, "batch_vs_same_singles", &m,
+			     "singles_ns_per_op", "batch_ns_per_op");
 		ret = 0;
 	}
+	side_fini(&same);
 	side_fini(&single);
 	side_fini(&batch);
 	side_fini(&nsingle);

@@ -294,34 +294,64 @@ static inline void adopt(node_t *n, unsigned i)
 }
 
 /*
+ * Two slots of one array, loaded both before either is stored, so a pair
+ * copy is right for overlapping ranges in either direction as long as the
+ * pairs are taken in the copy's order (16-byte moves: one load and one
+ * store per array where a slot at a time took two of each).
+ */
+static inline void pair_copy(uint64_t *d, const uint64_t *s)
+{
+	uint64_t t[2];
+
+	memcpy(t, s, sizeof(t));
+	memcpy(d, t, sizeof(t));
+}
+
+static inline void pair_slots(node_t *dst, unsigned a, const node_t *src,
+			      unsigned f, bool inner)
+{
+	pair_copy(&dst->start[a], &src->start[f]);
+	pair_copy(&dst->last[a], &src->last[f]);
+	pair_copy((uint64_t *)&dst->ptr[a], (const uint64_t *)&src->ptr[f]);
+	if (inner)
+		pair_copy(&dst->maxl[a], &src->maxl[f]);
+}
+
+static inline void one_slot(node_t *dst, unsigned a, const node_t *src,
+			    unsigned f, bool inner)
+{
+	dst->start[a] = src->start[f];
+	dst->last[a] = src->last[f];
+	dst->ptr[a] = src->ptr[f];
+	if (inner)
+		dst->maxl[a] = src->maxl[f];
+}
+
+/*
  * Copy slots [from, from + k) of @src to [at, at + k) of @dst, which may be
  * @src. One loop over all three (four) arrays instead of a memmove call
  * each: an insert or a removal shifts a few slots, and three or four calls
- * for that were a tenth of a batch of tile binds (issue 19).
+ * for that were a tenth of a batch of tile binds (issue 19); the loop moves
+ * two slots a step.
  */
 static void copy_slots(node_t *dst, unsigned at, const node_t *src,
 		       unsigned from, unsigned k)
 {
 	bool inner = !dst->leaf;
+	unsigned j;
 
 	if (dst == src && at > from) {
-		/* opening slots: back to front */
-		for (unsigned j = k; j-- > 0;) {
-			dst->start[at + j] = src->start[from + j];
-			dst->last[at + j] = src->last[from + j];
-			dst->ptr[at + j] = src->ptr[from + j];
-			if (inner)
-				dst->maxl[at + j] = src->maxl[from + j];
-		}
+		/* opening slots: back to front, pairs from the end */
+		for (j = k; j >= 2; j -= 2)
+			pair_slots(dst, at + j - 2, src, from + j - 2, inner);
+		if (j)
+			one_slot(dst, at, src, from, inner);
 		return;
 	}
-	for (unsigned j = 0; j < k; j++) {
-		dst->start[at + j] = src->start[from + j];
-		dst->last[at + j] = src->last[from + j];
-		dst->ptr[at + j] = src->ptr[from + j];
-		if (inner)
-			dst->maxl[at + j] = src->maxl[from + j];
-	}
+	for (j = 0; j + 2 <= k; j += 2)
+		pair_slots(dst, at + j, src, from + j, inner);
+	if (j < k)
+		one_slot(dst, at + j, src, from + j, inner);
 }
 
 /* Open @k empty slots at @i (room guaranteed). */

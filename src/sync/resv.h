@@ -56,7 +56,8 @@ struct nvl_resv_entry {
  * @lock: the wound/wait mutex writers hold
  * @flock: protects @fences/@num/@max against lock-free readers
  * @fences: slots
- * @num: used slots
+ * @num: used slots (only grows; written with a release store, so
+ *        nvl_resv_get_fences() may read 0 without @flock)
  * @max: allocated slots
  * @usable: slots add_fence may use under the current lock hold
  */

@@ -429,6 +429,100 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 	nvl_resv_fini(&r);
 }
 
+/*
+ * A resv that never held a fence answers a snapshot without its flock and
+ * without allocating (issue 19: a bind peeks at every BO's KERNEL fences).
+ */
+static void empty_snapshot_allocates_nothing(void **state)
+{
+	struct nvl_resv r;
+	struct nvl_fence *f = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence **v = (struct nvl_fence **)&r;
+	unsigned long before;
+	unsigned n = 99;
+
+	nvl_resv_init(&r);
+	before = nvl_alloc_count();
+	assert_int_equal(
+		nvl_resv_get_fences(&r, NVL_RESV_USAGE_BOOKKEEP, &n, &v), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(nvl_alloc_count(), before);
+	/* a KERNEL query of a resv with only a later usage: still none */
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_READ);
+	nvl_resv_unlock(&r);
+	assert_int_equal(nvl_resv_get_fences(&r, NVL_RESV_USAGE_KERNEL, &n, &v),
+			 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(nvl_resv_get_fences(&r, NVL_RESV_USAGE_READ, &n, &v),
+			 0);
+	assert_int_equal(n, 1);
+	assert_ptr_equal(v[0], f);
+	nvl_fence_put(v[0]);
+	nvl_free(v);
+	nvl_fence_put(f);
+	nvl_resv_fini(&r);
+}
+
+struct adder {
+	struct nvl_resv *r;
+	struct nvl_fence *f;
+};
+
+static void *add_one(void *p)
+{
+	struct adder *a = p;
+
+	if (nvl_resv_lock(a->r, NULL) || nvl_resv_reserve_fences(a->r, 1))
+		abort();
+	nvl_resv_add_fence(a->r, a->f, NVL_RESV_USAGE_KERNEL);
+	nvl_resv_unlock(a->r);
+	return NULL;
+}
+
+/*
+ * The lock-free empty check against a concurrent add (run under TSan in
+ * the concurrency suite): the reader sees nothing or the whole entry.
+ */
+static void empty_check_races_cleanly_with_an_add(void **state)
+{
+	for (int round = 0; round < 50; round++) {
+		struct nvl_resv r;
+		struct adder a = {.r = &r,
+				  .f = mkf(nvl_fence_context_alloc(1), 1)};
+		struct nvl_fence **v;
+		unsigned n = 0;
+		pthread_t t;
+
+		nvl_resv_init(&r);
+		assert_int_equal(pthread_create(&t, NULL, add_one, &a), 0);
+		/* bounded: the adder finishes whatever the scheduling */
+		for (long i = 0; i < 1000000 && !n; i++) {
+			assert_int_equal(
+				nvl_resv_get_fences(&r, NVL_RESV_USAGE_KERNEL,
+						    &n, &v),
+				0);
+			if (!n)
+				assert_null(v);
+		}
+		pthread_join(t, NULL);
+		if (!n)
+			assert_int_equal(
+				nvl_resv_get_fences(&r, NVL_RESV_USAGE_KERNEL,
+						    &n, &v),
+				0);
+		assert_int_equal(n, 1);
+		assert_ptr_equal(v[0], a.f);
+		nvl_fence_put(v[0]);
+		nvl_free(v);
+		nvl_fence_put(a.f);
+		nvl_resv_fini(&r);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(add_fence_after_reserve_is_allowed_in_signalling),
 	cmocka_unit_test(add_fence_on_unreserved_resv_fails),
@@ -441,6 +535,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(snapshot_takes_references),
 	cmocka_unit_test(ww_rules_ealready_and_backoff),
 	cmocka_unit_test(wait_is_woken_by_signal_without_the_lock),
+	cmocka_unit_test(empty_snapshot_allocates_nothing),
+	cmocka_unit_test(empty_check_races_cleanly_with_an_add),
 };
 
 T_MAIN(tests)
