@@ -445,9 +445,13 @@ void cs_predecode(struct cs_insn *ci)
 	f->kind = CS_FAST_OP;
 }
 
+/* without a libgcc call where the baseline ISA has no POPCNT */
 static inline uint32_t popc(uint32_t x)
 {
-	return (uint32_t)__builtin_popcount(x);
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
 }
 
 /* the kref rows only go up to 16 bits; a source past that is demoted */
