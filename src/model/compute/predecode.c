@@ -651,9 +651,16 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		case CS_FAST_EXIT: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			if (t == active)
-				goto out; /* the whole group: run_warp reselects */
 			n++;
+			if (t == active) {
+				/* the whole group: done here, run_warp
+				 * reselects (parked or BSYNC-waiting lanes) */
+				threads += popc(active) * (n - seg);
+				seg = n;
+				w->exited |= t;
+				active = 0;
+				goto out;
+			}
 			threads += popc(active) * (n - seg);
 			seg = n;
 			w->exited |= t;

@@ -213,10 +213,11 @@ void cs_predecode(struct cs_insn *ci);
  * predecode.c: run @w's converged group (no parked lanes) through
  * consecutive fast instructions (plain instructions without a handler run
  * through cs_exec() in the loop); stops before the first control
- * instruction the loop does not do, a diverging branch, an exit of every
- * lane, the end of the program or of the budget, with pc, budget, clock
- * and statistics updated. Return: 0, or cs_exec()'s error (pc at the
- * failing instruction, which is counted).
+ * instruction the loop does not do, a diverging branch, the end of the
+ * program or of the budget, or after an exit of every lane (active 0, pc
+ * at the EXIT: run_warp reselects), with pc, budget, clock and statistics
+ * updated. Return: 0, or cs_exec()'s error (pc at the failing
+ * instruction, which is counted).
  */
 int cs_run_fast(struct cs_cta *cta, struct cs_warp *w);
 
