@@ -46,6 +46,34 @@ static void *translate(void *ctx, uint64_t va, uint32_t size, bool write)
 	return (uint8_t *)m + (va - VA);
 }
 
+/*
+ * Whole "pages" of @ctx for the interpreter's TLB (nvl_cs_launch.map):
+ * map_page bytes each, the last one cut at the end of the buffer; 0 = no
+ * map callback (every access through translate). Writes are refused in
+ * the first ro_B bytes of out[], so stores there go through translate.
+ */
+static uint64_t map_page = 4096, ro_B;
+static unsigned map_rd, map_wr; /* ranges handed out */
+
+static void *map(void *ctx, uint64_t va, bool write, uint64_t *base,
+		 uint64_t *len)
+{
+	struct mem *m = ctx;
+	uint64_t b, end = VA + sizeof(*m), out = VA + sizeof(m->in);
+
+	if (va < VA || va >= end || (write && va >= out && va < out + ro_B))
+		return NULL;
+	b = VA + ((va - VA) & ~(map_page - 1));
+	if (write && b < out + ro_B)
+		b = out + ro_B; /* the writable part of the page */
+	*base = b;
+	*(write ? &map_wr : &map_rd) += 1;
+	*len = (b & ~(map_page - 1)) + map_page - b;
+	if (b + *len > end)
+		*len = end - b;
+	return (uint8_t *)m + (b - VA);
+}
+
 static const char *const cmp[] = {"LT", "EQ", "LE", "GT", "NE", "GE"};
 static const char *const bop[] = {"AND", "OR", "XOR"};
 static const char *const shf[] = {
@@ -282,6 +310,7 @@ static int run(struct mem *m, const uint64_t *code, size_t n,
 		.cbuf = {c0},
 		.cbuf_B = {sizeof(c0)},
 		.translate = translate,
+		.map = map_page ? map : NULL,
 		.mem_ctx = m,
 		.max_warp_instrs = budget,
 		.generic_only = generic,
@@ -290,6 +319,32 @@ static int run(struct mem *m, const uint64_t *code, size_t n,
 	memcpy((uint8_t *)c0 + 0x160, p, sizeof(p));
 	for (unsigned i = 0x170 / 4; i < 0x200 / 4; i++)
 		c0[i] = i * 0x9e3779b9u;
+	memset(m->out, 0xa5, sizeof(m->out));
+	return nvl_cs_run(&l, fault, st);
+}
+
+/* one CTA of @nthr threads, c[0][0x160] = @in, c[0][0x168] = @out */
+static int run_at(struct mem *m, const uint64_t *code, size_t n, uint32_t nthr,
+		  bool generic, uint64_t in, uint64_t out,
+		  struct nvl_cs_fault *fault, struct nvl_cs_stats *st)
+{
+	uint32_t c0[0x200 / 4] = {0};
+	uint64_t p[2] = {in, out};
+	struct nvl_cs_launch l = {
+		.arch = NVL_ISA_SM86,
+		.code = code,
+		.ninsn = (uint32_t)n,
+		.grid = {1, 1, 1},
+		.block = {nthr, 1, 1},
+		.cbuf = {c0},
+		.cbuf_B = {sizeof(c0)},
+		.translate = translate,
+		.map = map_page ? map : NULL,
+		.mem_ctx = m,
+		.generic_only = generic,
+	};
+
+	memcpy((uint8_t *)c0 + 0x160, p, sizeof(p));
 	memset(m->out, 0xa5, sizeof(m->out));
 	return nvl_cs_run(&l, fault, st);
 }
@@ -308,6 +363,8 @@ static void random_programs_match_generic(void **state)
 		uint64_t *code;
 		size_t n;
 
+		/* the TLB in pages, in pieces too small for a warp, or off */
+		map_page = prog % 3 == 0 ? 4096 : prog % 3 == 1 ? 64 : 0;
 		build(src, sizeof(src), &s, 30);
 		if (nvl_isa_assemble(src, arch, 0, &code, &n, &err))
 			fail_msg("program %d: %u:%u %s\n%s", prog, err.line,
@@ -337,6 +394,139 @@ static void random_programs_match_generic(void **state)
 		}
 		nvl_free(code);
 	}
+	map_page = 4096;
+}
+
+/*
+ * LDG/STG.E of 32, 64 and 128 bits (the coalesced path through the
+ * interpreter's TLB when the whole warp reads or writes consecutive
+ * elements, the per-lane path otherwise) against the generic path and a C
+ * reference: contiguous, strided, overlapping and reversed lanes, offsets,
+ * partial warps, TLB ranges of a page, of 256 and 64 bytes (a warp's
+ * access crossing or never fitting one), none, and stores into a part the
+ * map refuses to write; faults (a lane past the buffer) and misaligned
+ * bases stop both paths at the same instruction, lane and address.
+ */
+static void coalesced_memory_matches_generic(void **state)
+{
+	static const unsigned sizes[] = {4, 8, 16};
+	static const int strides[] = {1, 2, 0, -1}; /* x size */
+	static const int offs[] = {0, 0x10, -0x8};
+	static const uint64_t pages[] = {4096, 256, 64, 0};
+	static const uint32_t nthr[] = {64, 45, 32};
+	static struct mem m1, m2, ref;
+	static char src[1024];
+	uint64_t s = t_seed(0xc0a1);
+
+	map_rd = map_wr = 0;
+	for (unsigned z = 0; z < 3; z++) {
+		for (unsigned st = 0; st < 4; st++) {
+			for (unsigned o = 0; o < 3 * 4 * 3; o++) {
+				unsigned sz = sizes[z], pg = o % 4;
+				int stride = strides[st] * (int)sz;
+				int off = offs[o / 12 % 3],
+				    k = (int)(o / 4 % 3);
+				/* reversed lanes start high; misaligned and
+				 * faulting bases in some runs */
+				uint64_t base_in = VA + 0x400;
+				uint64_t base_out = VA + sizeof(m1.in) + 0x400;
+				struct nvl_isa_asm_error err;
+				struct nvl_cs_stats s1, s2;
+				struct nvl_cs_fault f1, f2;
+				uint64_t *code;
+				size_t n;
+				int r1, r2;
+
+				if (o % 5 == 3)
+					base_in += 2; /* misaligned */
+				if (o % 7 == 6)
+					base_out = VA + sizeof(m1) - 0x100;
+				ro_B = o % 3 == 1 ? 0x600 : 0;
+				map_page = pages[pg];
+				snprintf(src, sizeof(src),
+					 "S2R R0, SR_TID.X\n"
+					 "MOV R9, 0x%x\n"
+					 "IMAD.WIDE R2, R0, R9, c[0x0][0x160]\n"
+					 "IMAD.WIDE R4, R0, R9, c[0x0][0x168]\n"
+					 "LDG.E%s R10, [R2%s0x%x]\n"
+					 "IADD3 R10, R10, 0x1, RZ\n"
+					 "STG.E%s [R4%s0x%x], R10\n"
+					 "EXIT\n",
+					 (unsigned)stride,
+					 sz == 4   ? ""
+					 : sz == 8 ? ".64"
+						   : ".128",
+					 off < 0 ? "-" : "+",
+					 off < 0 ? -off : off,
+					 sz == 4   ? ""
+					 : sz == 8 ? ".64"
+						   : ".128",
+					 off < 0 ? "-" : "+",
+					 off < 0 ? -off : off);
+				if (nvl_isa_assemble(src, NVL_ISA_SM86, 0,
+						     &code, &n, &err))
+					fail_msg("%u:%u %s\n%s", err.line,
+						 err.col, err.msg, src);
+				for (int t = 0; t < NT; t++)
+					for (int w = 0; w < NW; w++)
+						m1.in[t][w] =
+							(uint32_t)t_rand(&s);
+				m2 = m1;
+				r1 = run_at(&m1, code, n, nthr[k], false,
+					    base_in, base_out, &f1, &s1);
+				r2 = run_at(&m2, code, n, nthr[k], true,
+					    base_in, base_out, &f2, &s2);
+				nvl_free(code);
+				assert_int_equal(r1, r2);
+				assert_memory_equal(&m1, &m2, sizeof(m1));
+				assert_int_equal(s1.warp_instrs,
+						 s2.warp_instrs);
+				assert_int_equal(s1.thread_instrs,
+						 s2.thread_instrs);
+				if (r1) {
+					assert_int_equal(f1.reason, f2.reason);
+					assert_int_equal(f1.pc, f2.pc);
+					assert_int_equal(f1.warp, f2.warp);
+					assert_int_equal(f1.lane, f2.lane);
+					assert_int_equal(f1.addr, f2.addr);
+					assert_true(
+						f1.reason ==
+							NVL_CS_MISALIGNED ||
+						f1.reason ==
+							NVL_CS_GLOBAL_FAULT);
+					continue;
+				}
+				if (stride != (int)sz)
+					continue;
+				/* contiguous: the C reference */
+				memset(ref.out, 0xa5, sizeof(ref.out));
+				for (uint32_t t = 0; t < nthr[k]; t++)
+					for (unsigned w = 0; w < sz / 4; w++) {
+						uint64_t b =
+							t * sz + 4 * w +
+							(uint64_t)(int64_t)off;
+						uint64_t bi = base_in - VA + b;
+						uint64_t bo = base_out - VA -
+							      sizeof(m1.in) + b;
+						uint32_t v;
+
+						memcpy(&v,
+						       (uint8_t *)m1.in + bi,
+						       4);
+						v += !w;
+						memcpy((uint8_t *)ref.out + bo,
+						       &v, 4);
+					}
+				assert_memory_equal(ref.out, m1.out,
+						    sizeof(ref.out));
+			}
+		}
+	}
+	map_page = 4096;
+	ro_B = 0;
+	/* the TLB was used for loads and for stores */
+	assert_true(map_rd > 0);
+	assert_true(map_wr > 0);
 }
 
 /* a budget ending in a run of fast instructions stops both paths alike */
@@ -519,6 +709,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(cache_allocation_failures),
 	cmocka_unit_test(random_programs_match_generic),
 	cmocka_unit_test(budget_stops_inside_fast_run),
+	cmocka_unit_test(coalesced_memory_matches_generic),
 };
 
 T_MAIN(tests)

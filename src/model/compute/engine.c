@@ -109,6 +109,43 @@ static int cs_park(struct cs_worker *w, uint64_t va, unsigned type, bool write)
 	return nvl_model_replay_park(w->ch->m, &f, w->stop);
 }
 
+/* the worker's uTLB: the page holding @va, or NULL */
+static uint8_t *cs_utlb(struct cs_worker *w, uint64_t va, bool write,
+			unsigned *slot)
+{
+	for (unsigned i = 0; i < CS_UTLB; i++)
+		if (w->pg[i].p && (va & ~w->pg[i].mask) == w->pg[i].va &&
+		    (!write || w->pg[i].write)) {
+			*slot = i;
+			return w->pg[i].p;
+		}
+	return NULL;
+}
+
+/* a translated page of VRAM (or NULL: not VRAM, reported by the caller)
+ * into the uTLB */
+static uint8_t *cs_utlb_fill(struct cs_worker *w, uint64_t va, bool write,
+			     const struct nvl_model_xlate *x, unsigned *slot)
+{
+	uint64_t span = 1ull << x->page_shift;
+	unsigned i;
+	uint8_t *p;
+
+	/* SMs reach VRAM only: system memory is not modelled here */
+	p = x->aperture == NVL_HW_APERTURE_VIDMEM
+		    ? nvl_model_phys_ptr(w->ch->m, x->pa & ~(span - 1), span)
+		    : NULL;
+	if (!p)
+		return NULL;
+	i = w->pg_next++ % CS_UTLB;
+	w->pg[i].p = p;
+	w->pg[i].va = va & ~(span - 1);
+	w->pg[i].mask = span - 1;
+	w->pg[i].write = write;
+	*slot = i;
+	return p;
+}
+
 /* the interpreter's global memory: the MMU and its TLB */
 static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 {
@@ -116,16 +153,14 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 	struct nvl_model *m = w->ch->m;
 	struct nvl_model_xlate x;
 	bool last = false;
-	uint64_t span;
 	unsigned i;
 	uint8_t *p;
 	int ret;
 
 	(void)size; /* the interpreter never crosses a page */
-	for (i = 0; i < CS_UTLB; i++)
-		if (w->pg[i].p && (va & ~w->pg[i].mask) == w->pg[i].va &&
-		    (!write || w->pg[i].write))
-			return w->pg[i].p + (va & w->pg[i].mask);
+	p = cs_utlb(w, va, write, &i);
+	if (p)
+		return p + (va & w->pg[i].mask);
 	while (nvl_model_mmu_translate(m, &w->ch->vm, va,
 				       write ? NVL_HW_FAULT_ACCESS_WRITE
 					     : NVL_HW_FAULT_ACCESS_READ,
@@ -149,21 +184,42 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 		memset(w->zero, 0, sizeof(w->zero));
 		return w->zero;
 	}
-	span = 1ull << x.page_shift;
-	/* SMs reach VRAM only: system memory is not modelled here */
-	p = x.aperture == NVL_HW_APERTURE_VIDMEM
-		    ? nvl_model_phys_ptr(m, x.pa & ~(span - 1), span)
-		    : NULL;
+	p = cs_utlb_fill(w, va, write, &x, &i);
 	if (!p) {
 		cs_report(w, va, NVL_HW_FAULT_REGION_VIOLATION, write);
 		return NULL;
 	}
-	i = w->pg_next++ % CS_UTLB;
-	w->pg[i].p = p;
-	w->pg[i].va = va & ~(span - 1);
-	w->pg[i].mask = span - 1;
-	w->pg[i].write = write;
-	return p + (va & (span - 1));
+	return p + (va & w->pg[i].mask);
+}
+
+/*
+ * Whole pages for the interpreter's TLB: a uTLB hit, or a translation that
+ * needs no fault. Never reports or parks: a miss here goes through
+ * cs_translate, which does.
+ */
+static void *cs_map(void *ctx, uint64_t va, bool write, uint64_t *base,
+		    uint64_t *len)
+{
+	struct cs_worker *w = ctx;
+	struct nvl_model_xlate x;
+	unsigned i;
+	uint8_t *p;
+
+	p = cs_utlb(w, va, write, &i);
+	if (!p) {
+		if (nvl_model_mmu_translate(w->ch->m, &w->ch->vm, va,
+					    write ? NVL_HW_FAULT_ACCESS_WRITE
+						  : NVL_HW_FAULT_ACCESS_READ,
+					    &x) ||
+		    x.state != NVL_MODEL_XLATE_MAPPED)
+			return NULL;
+		p = cs_utlb_fill(w, va, write, &x, &i);
+		if (!p)
+			return NULL;
+	}
+	*base = w->pg[i].va;
+	*len = w->pg[i].mask + 1;
+	return p;
 }
 
 static void *cs_worker_main(void *arg)
@@ -201,7 +257,8 @@ static int cs_fetch(struct nvl_model_chan *ch, uint64_t va,
 		    enum nvl_isa_arch arch, uint64_t **code_out, uint32_t *n,
 		    bool *bad)
 {
-	uint32_t cap = 256, maxt = 0, i;
+	/* 16 instructions to start with: a small allocation */
+	uint32_t cap = 16, have = 0, maxt = 0, i;
 	uint64_t *code = nvl_malloc(cap * 16);
 	int ret = 0;
 
@@ -222,11 +279,24 @@ static int cs_fetch(struct nvl_model_chan *ch, uint64_t va,
 			code = nc;
 			cap *= 2;
 		}
-		ret = nvl_model_vm_access(ch->m, &ch->vm, va + 16ull * i,
-					  &code[2 * i], 16, false,
-					  cs_engine(ch), ch->chid);
-		if (ret)
-			break;
+		if (i == have) {
+			/*
+			 * Read ahead to the end of the 4 KiB block (every
+			 * page size is a multiple of it, so it is mapped
+			 * when its first instruction is) or of the buffer,
+			 * in one access instead of one per instruction.
+			 */
+			uint64_t a = va + 16ull * i;
+			uint32_t k = (uint32_t)((4096 - (a & 4095)) / 16);
+
+			k = k < cap - i ? k : cap - i;
+			ret = nvl_model_vm_access(
+				ch->m, &ch->vm, a, &code[2 * i], 16ull * k,
+				false, cs_engine(ch), ch->chid);
+			if (ret)
+				break;
+			have = i + k;
+		}
 		if (nvl_isa_decode(&code[2 * i], arch, &in)) {
 			*bad = true;
 			break;
@@ -416,6 +486,7 @@ static int cs_setup(struct nvl_model_chan *ch,
 	l->code = g->code;
 	l->code_va = pva;
 	l->translate = cs_translate;
+	l->map = cs_map;
 	l->max_warp_instrs = CS_BUDGET;
 	return 0;
 }

@@ -10,8 +10,7 @@
  */
 
 #define SRC(n)                                                                 \
-	((f)->imm[n] ? ((f)->cbm >> (n)&1 ? (const uint32_t *)w->kc[n]         \
-					  : (f)->k[n])                         \
+	((f)->imm[n] ? ((f)->cbm >> (n)&1 ? w->krow[(f)->kref[n]] : (f)->k[n]) \
 		     : (const uint32_t *)w->r[(f)->src[n]])
 
 FAST_ATTR static inline void FAST(wb)(struct cs_warp *w,
@@ -287,41 +286,12 @@ FAST_ATTR static void FAST(fadd)(struct cs_warp *w, const struct cs_fast *f,
 	FAST(wb)(w, f, res, exec);
 }
 
-/*
- * IMAD.WIDE: d:d+1 = a * b (signed when u0) + c, c 64 bits wide: the
- * register pair src[2]:src[2]+1 (u1 0; RZ and R254 have a zero high
- * word), the constant in kc[2] / kc_hi (u1 1), or the sign-extended
- * immediate in k[2][0] / k[2][1] (u1 2)
- */
-FAST_ATTR static void FAST(imad_wide)(struct cs_warp *w,
-				      const struct cs_fast *f, uint32_t exec)
+/* write the pair d:d+1 under @exec (d + 1 = RZ: the high word is dropped) */
+FAST_ATTR static inline void FAST(wb2)(struct cs_warp *w,
+				       const struct cs_fast *f,
+				       const uint32_t *lo, const uint32_t *hi,
+				       uint32_t exec)
 {
-	uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];
-	const uint32_t *a = SRC(0), *b = SRC(1);
-	const uint32_t *cl, *ch;
-	uint32_t chb[NVL_CS_LANES];
-
-	if (f->u1 == 0) {
-		cl = w->r[f->src[2]];
-		ch = f->src[2] >= 254 ? w->r[NVL_ISA_RZ] : w->r[f->src[2] + 1];
-	} else {
-		cl = f->u1 == 1 ? w->kc[2] : f->k[2];
-		for (int i = 0; i < NVL_CS_LANES; i++)
-			chb[i] = f->u1 == 1 ? w->kc_hi : f->k[2][1];
-		ch = chb;
-	}
-	for (int i = 0; i < NVL_CS_LANES; i++) {
-		uint64_t p = f->u0 ? (uint64_t)((int64_t)(int32_t)a[i] *
-						(int32_t)b[i])
-				   : (uint64_t)a[i] * b[i];
-		uint64_t c = f->u1 == 2
-				     ? ((uint64_t)f->k[2][1] << 32 | f->k[2][0])
-				     : ((uint64_t)ch[i] << 32 | cl[i]);
-
-		p += c;
-		lo[i] = (uint32_t)p;
-		hi[i] = (uint32_t)(p >> 32);
-	}
 	if (f->d == NVL_ISA_RZ)
 		return;
 	FAST(wb)(w, f, lo, exec);
@@ -335,6 +305,55 @@ FAST_ATTR static void FAST(imad_wide)(struct cs_warp *w,
 		}
 	}
 }
+
+/*
+ * IMAD.WIDE(.U32): d:d+1 = a * b + c, 64 bits wide, the product signed
+ * (S) or unsigned (U). c is the register pair src[2]:src[2]+1 (RZ and
+ * R254 have a zero high word), or (K) one 64-bit value for every lane:
+ * the constant in rows kref[2] and kref[2] + 1, or the sign-extended
+ * immediate in k[2][0] / k[2][1].
+ */
+#define IMAD_WIDE(name, prod)                                                  \
+	FAST_ATTR static void FAST(imad_wide_##name)(                          \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
+	{                                                                      \
+		uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];                   \
+		const uint32_t *a = SRC(0), *b = SRC(1);                       \
+		const uint32_t *cl = w->r[f->src[2]];                          \
+		const uint32_t *ch = f->src[2] >= 254 ? w->r[NVL_ISA_RZ]       \
+						      : w->r[f->src[2] + 1];   \
+                                                                               \
+		for (int i = 0; i < NVL_CS_LANES; i++) {                       \
+			uint64_t p = (prod) + ((uint64_t)ch[i] << 32 | cl[i]); \
+                                                                               \
+			lo[i] = (uint32_t)p;                                   \
+			hi[i] = (uint32_t)(p >> 32);                           \
+		}                                                              \
+		FAST(wb2)(w, f, lo, hi, exec);                                 \
+	}                                                                      \
+	FAST_ATTR static void FAST(imad_wide_k##name)(                         \
+		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
+	{                                                                      \
+		uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];                   \
+		const uint32_t *a = SRC(0), *b = SRC(1);                       \
+		uint64_t c =                                                   \
+			f->cbm & 4                                             \
+				? ((uint64_t)w->krow[f->kref[2] + 1][0]        \
+					   << 32 |                             \
+				   w->krow[f->kref[2]][0])                     \
+				: ((uint64_t)f->k[2][1] << 32 | f->k[2][0]);   \
+                                                                               \
+		for (int i = 0; i < NVL_CS_LANES; i++) {                       \
+			uint64_t p = (prod) + c;                               \
+                                                                               \
+			lo[i] = (uint32_t)p;                                   \
+			hi[i] = (uint32_t)(p >> 32);                           \
+		}                                                              \
+		FAST(wb2)(w, f, lo, hi, exec);                                 \
+	}
+IMAD_WIDE(u, (uint64_t)a[i] * b[i])
+IMAD_WIDE(s, (uint64_t)((int64_t)(int32_t)a[i] * (int32_t)b[i]))
+#undef IMAD_WIDE
 
 /* FFMA without rounding, FTZ or saturation: one exact fused multiply-add */
 FAST_ATTR static void FAST(ffma)(struct cs_warp *w, const struct cs_fast *f,

@@ -25,10 +25,13 @@
  * The handlers are compiled twice (fastops.h): for the baseline ISA and
  * for AVX2+FMA, picked once per process with __builtin_cpu_supports.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "model/compute/priv.h"
+#include "model/model.h"
 
 static inline uint32_t pack_base(const uint32_t *t)
 {
@@ -96,6 +99,9 @@ enum {
 	H_S2R,
 	H_FADD,
 	H_IMAD_WIDE,
+	H_IMAD_WIDE_S,
+	H_IMAD_WIDE_K,
+	H_IMAD_WIDE_KS,
 	H_COUNT
 };
 
@@ -110,7 +116,10 @@ enum {
 		[H_SHR_HI] = p##shr_hi, [H_SAR_HI] = p##sar_hi,                \
 		[H_ISETP] = p##isetp, [H_ISETP1] = p##isetp1,                  \
 		[H_FFMA] = p##ffma, [H_S2R] = p##s2r, [H_FADD] = p##fadd,      \
-		[H_IMAD_WIDE] = p##imad_wide,                                  \
+		[H_IMAD_WIDE] = p##imad_wide_u,                                \
+		[H_IMAD_WIDE_S] = p##imad_wide_s,                              \
+		[H_IMAD_WIDE_K] = p##imad_wide_ku,                             \
+		[H_IMAD_WIDE_KS] = p##imad_wide_ks,                            \
 	}
 
 static const cs_fast_fn base_handlers[H_COUNT] = HANDLERS(fast_);
@@ -307,19 +316,18 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 		f->u0 = cs_modv(ci, 73, 1);
 		switch (v->kind) {
 		case NVL_ISA_V_R:
-			f->u1 = 0;
 			f->src[2] = v->reg;
-			break;
+			return f->u0 ? H_IMAD_WIDE_S : H_IMAD_WIDE;
 		case NVL_ISA_V_CBUF:
+			/* the 64-bit constant: kref[2] and the row after it */
 			if (!fast_src(f, ci, R_C, 2))
 				return -1;
-			f->u1 = 1;
 			f->c64 = true;
 			break;
 		case NVL_ISA_V_IMM: {
 			uint64_t c = (uint64_t)(int64_t)(int32_t)v->imm;
 
-			f->u1 = 2;
+			f->imm[2] = true;
 			f->k[2][0] = (uint32_t)c;
 			f->k[2][1] = (uint32_t)(c >> 32);
 			break;
@@ -327,7 +335,7 @@ static int choose(struct cs_fast *f, const struct cs_insn *ci)
 		default:
 			return -1;
 		}
-		return H_IMAD_WIDE;
+		return f->u0 ? H_IMAD_WIDE_KS : H_IMAD_WIDE_K;
 	default:
 		return -1;
 	}
@@ -348,6 +356,36 @@ static bool generic_ok(unsigned sem)
 	default:
 		return true;
 	}
+}
+
+/*
+ * LDG/STG.E of 32, 64 or 128 bits with its data in registers below RZ:
+ * CS_FAST_MEM (cs_fast_mem runs a whole coalesced warp, cs_exec the rest;
+ * cache hints and memory order are ignored by both, docs/compute.md).
+ */
+static bool mem_form(struct cs_fast *f, const struct cs_insn *ci)
+{
+	unsigned sem = ci->in.row->sem, type = cs_modv(ci, 73, 4);
+	const struct nvl_isa_val *m = cs_opnd(ci, R_MEM);
+	const struct nvl_isa_val *d =
+		cs_opnd(ci, sem == NVL_SEM_STG ? R_B : R_DST);
+
+	if ((sem != NVL_SEM_LDG && sem != NVL_SEM_STG) || !cs_modv(ci, 72, 0) ||
+	    type < 4 || type > 6 || !m || !d || d->kind != NVL_ISA_V_R ||
+	    m->reg + 1 >= NVL_ISA_RZ)
+		return false;
+	f->msize = (uint8_t)(4u << (type - 4));
+	if (d->reg + f->msize / 4 > NVL_ISA_RZ)
+		return false;
+	f->mreg = m->reg;
+	f->mdata = d->reg;
+	f->mstore = sem == NVL_SEM_STG;
+	f->moff = m->imm;
+	/* each lane's offset from lane 0 in a coalesced access */
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		f->k[0][i] = f->msize * (uint32_t)i;
+	f->kind = CS_FAST_MEM;
+	return true;
 }
 
 void cs_predecode(struct cs_insn *ci)
@@ -388,6 +426,8 @@ void cs_predecode(struct cs_insn *ci)
 			}
 		return;
 	}
+	if (mem_form(f, ci))
+		return;
 	v = cs_opnd(ci, R_DST);
 	if (v && v->kind != NVL_ISA_V_R)
 		return;
@@ -405,34 +445,169 @@ void cs_predecode(struct cs_insn *ci)
 	f->kind = CS_FAST_OP;
 }
 
+/* without a libgcc call where the baseline ISA has no POPCNT */
 static inline uint32_t popc(uint32_t x)
 {
-	return (uint32_t)__builtin_popcount(x);
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
 }
 
-bool cs_fast_prep(const struct cs_cta *cta, struct cs_warp *w,
-		  const struct cs_fast *f)
-{
-	const struct nvl_cs_launch *l = cta->l;
+/* the kref rows only go up to 16 bits; a source past that is demoted */
+#define KROW_MAX 0xfff0u
 
+int cs_fast_krefs(struct cs_prog *p, struct cs_fast *f)
+{
 	for (unsigned k = 0; k < 3; k++) {
-		/* IMAD.WIDE reads 8 bytes of its constant */
 		unsigned size = k == 2 && f->c64 ? 8 : 4;
-		unsigned b = f->cbank[k];
-		uint32_t off = f->coff[k], x;
+		struct cs_kref *e = NULL;
 
 		if (!(f->cbm >> k & 1))
 			continue;
-		if (!l->cbuf[b] || (uint64_t)off + size > l->cbuf_B[b] ||
-		    off % size)
-			return false;
-		memcpy(&x, (const uint8_t *)l->cbuf[b] + off, 4);
-		for (int i = 0; i < NVL_CS_LANES; i++)
-			w->kc[k][i] = x;
-		if (size == 8)
-			memcpy(&w->kc_hi, (const uint8_t *)l->cbuf[b] + off + 4,
-			       4);
+		/* the same word is usually read by neighbours: look back a
+		 * little, a duplicate row is harmless */
+		for (uint32_t i = p->nkref; i-- && i + 64 >= p->nkref;) {
+			struct cs_kref *x = &p->kref[i];
+
+			if (x->bank == f->cbank[k] && x->off == f->coff[k] &&
+			    x->size == size) {
+				e = x;
+				break;
+			}
+		}
+		if (!e && p->nkrow + 2 > KROW_MAX) {
+			/* too many constants: the generic path reads them */
+			uint8_t g = f->guard;
+			uint32_t gx = f->guard_xor;
+
+			memset(f, 0, sizeof(*f));
+			f->guard = g;
+			f->guard_xor = gx;
+			f->kind = CS_FAST_GENERIC;
+			return 0;
+		}
+		if (!e) {
+			if (!(p->nkref & (p->nkref + 1)) || !p->kref) {
+				/* grow at 1, 2, 4, ... entries */
+				struct cs_kref *nk = nvl_realloc(
+					p->kref,
+					sizeof(*nk) *
+						(2 * (size_t)p->nkref + 1));
+
+				if (!nk)
+					return -ENOMEM;
+				p->kref = nk;
+			}
+			e = &p->kref[p->nkref++];
+			e->bank = f->cbank[k];
+			e->off = f->coff[k];
+			e->size = (uint8_t)size;
+			e->row = (uint16_t)p->nkrow;
+			p->nkrow += size / 4;
+		}
+		f->kref[k] = e->row;
 	}
+	return 0;
+}
+
+void cs_fast_kload(struct cs_cta *cta, const struct cs_prog *p)
+{
+	const struct nvl_cs_launch *l = cta->l;
+
+	cta->kbad = false;
+	for (uint32_t i = 0; i < p->nkref; i++) {
+		const struct cs_kref *e = &p->kref[i];
+		bool ok = l->cbuf[e->bank] &&
+			  (uint64_t)e->off + e->size <= l->cbuf_B[e->bank] &&
+			  !(e->off % e->size);
+
+		for (unsigned k = 0; k < e->size / 4u; k++) {
+			uint32_t x = 0;
+
+			if (ok)
+				memcpy(&x,
+				       (const uint8_t *)l->cbuf[e->bank] +
+					       e->off + 4 * k,
+				       4);
+			for (int j = 0; j < NVL_CS_LANES; j++)
+				cta->krow[e->row + k][j] = x;
+			cta->kok[e->row + k] = ok;
+		}
+		cta->kbad |= !ok;
+	}
+}
+
+/* a range of the interpreter's TLB holding [va, va + len), or NULL */
+static uint8_t *tlb_get(struct cs_cta *cta, uint64_t va, uint64_t len,
+			bool write)
+{
+	const struct nvl_cs_launch *l = cta->l;
+	uint64_t base, size;
+	struct cs_tlb *t;
+	uint8_t *p;
+
+	for (unsigned i = 0; i < CS_TLB; i++) {
+		uint64_t off = va - cta->tlb[i].va;
+
+		t = &cta->tlb[i];
+		if (off < t->len && t->len - off >= len && (t->write || !write))
+			return t->p + off;
+	}
+	if (!l->map)
+		return NULL;
+	p = l->map(l->mem_ctx, va, write, &base, &size);
+	if (!p || va - base >= size || size - (va - base) < len)
+		return NULL;
+	t = &cta->tlb[cta->tlb_next++ % CS_TLB];
+	t->va = base;
+	t->len = size;
+	t->p = p;
+	t->write = write;
+	return p + (va - base);
+}
+
+bool cs_fast_mem(struct cs_cta *cta, struct cs_warp *w, const struct cs_fast *f)
+{
+	const uint32_t *alo = w->r[f->mreg], *ahi = w->r[f->mreg + 1];
+	uint32_t sz = f->msize, bad = 0, buf[4 * NVL_CS_LANES];
+	uint32_t lo0 = alo[0], hi0 = ahi[0];
+	unsigned nw = sz / 4;
+	uint64_t a0;
+	uint8_t *p;
+
+	/* lane i at base + sz * i (k[0][i]), no lane's low word wrapping */
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		bad |= (alo[i] - lo0 - f->k[0][i]) | (ahi[i] ^ hi0);
+	if (bad || lo0 > UINT32_MAX - sz * (NVL_CS_LANES - 1))
+		return false;
+	a0 = (lo0 | (uint64_t)hi0 << 32) + (uint64_t)f->moff;
+	if (a0 % sz || a0 > UINT64_MAX - sz * NVL_CS_LANES)
+		return false;
+	p = tlb_get(cta, a0, sz * NVL_CS_LANES, f->mstore);
+	if (!p)
+		return false;
+	if (f->mstore) {
+		if (nw == 1) {
+			nvl_model_mem_copy(p, w->r[f->mdata], 4 * NVL_CS_LANES);
+		} else {
+			for (int i = 0; i < NVL_CS_LANES; i++)
+				for (unsigned k = 0; k < nw; k++)
+					buf[nw * i + k] = w->r[f->mdata + k][i];
+			nvl_model_mem_copy(p, buf, sz * NVL_CS_LANES);
+		}
+		/* as the generic path: stores are ordered */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return true;
+	}
+	if (nw == 1) {
+		nvl_model_mem_copy(w->r[f->mdata], p, 4 * NVL_CS_LANES);
+		return true;
+	}
+	nvl_model_mem_copy(buf, p, sz * NVL_CS_LANES);
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		for (unsigned k = 0; k < nw; k++)
+			w->r[f->mdata + k][i] = buf[nw * i + k];
 	return true;
 }
 
@@ -440,9 +615,11 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
 	const struct cs_insn *prog = cta->prog;
 	uint32_t pc = w->pc, active = w->active, ninsn = cta->l->ninsn;
-	uint64_t n = 0, threads = 0, budget = cta->budget;
+	uint64_t n = 0, seg = 0, threads = 0, budget = cta->budget;
 	int ret = 0;
 
+	/* thread instructions: popc(active) per instruction, summed per run
+	 * of instructions with the same active mask */
 	while (pc < ninsn && n < budget) {
 		const struct cs_fast *f = &prog[pc].fast;
 		uint32_t exec;
@@ -450,7 +627,16 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		if (f->kind == CS_FAST_NONE)
 			break;
 		exec = active & (w->p[f->guard] ^ f->guard_xor);
-		if (f->kind == CS_FAST_BRA) {
+		switch (f->kind) {
+		case CS_FAST_OP:
+			if (f->cbm && !cs_fast_kok(cta, f))
+				goto out; /* the generic path reports it */
+			n++;
+			if (exec)
+				f->fn(w, f, exec);
+			pc++;
+			continue;
+		case CS_FAST_BRA: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
 			if (t == active)
@@ -458,44 +644,53 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 			else if (!t)
 				pc++;
 			else
-				break; /* diverges: run_warp parks lanes */
+				goto out; /* diverges: run_warp parks lanes */
 			n++;
-			threads += popc(active);
 			continue;
 		}
-		if (f->kind == CS_FAST_EXIT) {
+		case CS_FAST_EXIT: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			if (t == active)
-				break; /* the whole group: run_warp reselects */
 			n++;
-			threads += popc(active);
+			if (t == active) {
+				/* the whole group: done here, run_warp
+				 * reselects (parked or BSYNC-waiting lanes) */
+				threads += popc(active) * (n - seg);
+				seg = n;
+				w->exited |= t;
+				active = 0;
+				goto out;
+			}
+			threads += popc(active) * (n - seg);
+			seg = n;
 			w->exited |= t;
 			active &= ~t;
 			pc++;
 			continue;
 		}
-		if (f->kind == CS_FAST_GENERIC) {
+		case CS_FAST_MEM:
 			n++;
-			threads += popc(active);
-			if (exec) {
-				w->pc = pc;
-				w->active = active;
-				ret = cs_exec(cta, w, &prog[pc], exec);
-				if (ret)
-					break;
+			if (exec == NVL_CS_ALL && cs_fast_mem(cta, w, f)) {
+				pc++;
+				continue;
 			}
-			pc++;
-			continue;
+			break;
+		default: /* CS_FAST_GENERIC */
+			n++;
+			break;
 		}
-		if (f->cbm && !cs_fast_prep(cta, w, f))
-			break; /* out of bounds: the generic path reports it */
-		n++;
-		threads += popc(active);
-		if (exec)
-			f->fn(w, f, exec);
+		/* a plain instruction the generic executor runs */
+		if (exec) {
+			w->pc = pc;
+			w->active = active;
+			ret = cs_exec(cta, w, &prog[pc], exec);
+			if (ret)
+				break;
+		}
 		pc++;
 	}
+out:
+	threads += popc(active) * (n - seg);
 	w->pc = pc;
 	w->active = active;
 	cta->budget -= n;

@@ -40,6 +40,8 @@ enum cs_fast_kind {
 	CS_FAST_BRA, /* branch: taken by all, none, or diverging */
 	CS_FAST_EXIT, /* EXIT: of all, none, or some lanes */
 	CS_FAST_GENERIC, /* a plain instruction: cs_exec() inside the loop */
+	CS_FAST_MEM, /* LDG/STG: a whole-warp coalesced access through the
+		      * interpreter's TLB, else cs_exec() (cs_fast_mem) */
 };
 
 /*
@@ -61,10 +63,30 @@ struct cs_fast {
 	uint32_t u0, u1; /* per-operation constants (LUT, shift, ...) */
 	int32_t target; /* branch target index */
 	/* constant-bank sources: bit k = source k reads c[cbank[k]][coff[k]]
-	 * (broadcast into the warp's kc[k] before the handler runs) */
+	 * (kref[k]: its entry in the program's constant list, broadcast once
+	 * per run into cs_cta.krow; kref[k] + 1 holds the high word of a
+	 * 64-bit one) */
 	uint8_t cbm, cbank[3];
-	bool c64; /* source c's constant is 64 bits (IMAD.WIDE: kc_hi) */
+	bool c64; /* source c's constant is 64 bits (IMAD.WIDE) */
 	uint32_t coff[3];
+	uint16_t kref[3]; /* row of source k's constant in cs_cta.krow */
+	/* CS_FAST_MEM: bytes per lane (4, 8, 16), the address pair's row,
+	 * the data rows' first row (destination of LDG, source of STG) and
+	 * the offset */
+	uint8_t msize, mreg, mdata;
+	bool mstore;
+	int64_t moff;
+};
+
+/*
+ * A constant-bank word a fast source reads (the program's list, built at
+ * decode): bank, byte offset, and the size the instruction reads (4, or 8
+ * for IMAD.WIDE's 64-bit addend, whose high word is the next row).
+ */
+struct cs_kref {
+	uint8_t bank, size;
+	uint16_t row; /* its (first) row in cs_cta.krow */
+	uint32_t off;
 };
 
 /* one decoded instruction plus what the interpreter precomputes */
@@ -100,8 +122,18 @@ struct cs_warp {
 	uint8_t pend[256]; /* scoreboards a register's write waits on */
 	uint8_t rpend[256]; /* scoreboards its pending reads wait on */
 	uint32_t ctaid[3]; /* the CTA's id (S2R) */
-	uint32_t kc[3][NVL_CS_LANES]; /* constant-bank sources, broadcast */
-	uint32_t kc_hi; /* the high word of a 64-bit constant (IMAD.WIDE) */
+	/* the run's constant-bank sources, broadcast (cs_cta.krow) */
+	const uint32_t (*krow)[NVL_CS_LANES];
+};
+
+/* the interpreter's TLB (per run, i.e. per SM worker): linear host ranges
+ * from the launch's map callback */
+#define CS_TLB 8
+
+struct cs_tlb {
+	uint64_t va, len; /* [va, va + len) is at p, len 0 = empty */
+	uint8_t *p;
+	bool write;
 };
 
 struct cs_cta {
@@ -115,6 +147,14 @@ struct cs_cta {
 	struct nvl_cs_stats *stats;
 	uint64_t budget;
 	uint64_t clock;
+	/* the rows of the program's constant list for this launch; kbad:
+	 * some are out of bounds (kok[row] 0) */
+	uint32_t (*krow)[NVL_CS_LANES];
+	const struct cs_prog *pr;
+	uint8_t *kok;
+	bool kbad;
+	struct cs_tlb tlb[CS_TLB];
+	unsigned tlb_next;
 };
 
 /* the value of the modifier group at bit @lo, or @def when the row has none */
@@ -142,6 +182,9 @@ struct cs_prog {
 	uint32_t ninsn, nregs;
 	uint64_t *code; /* the words it was decoded from (the key) */
 	struct cs_insn *insn;
+	/* constant-bank words read by fast forms; nkrow rows in all */
+	struct cs_kref *kref;
+	uint32_t nkref, nkrow;
 };
 
 /*
@@ -153,9 +196,11 @@ int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 		struct cs_prog **out, bool *hit);
 void cs_prog_put(struct cs_prog *p);
 
-/* sm.c: decode @l's program into @prog; -EINVAL with @fault filled */
-int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
-		      uint32_t *nregs, struct nvl_cs_fault *fault);
+/* sm.c: decode @l's program into @p (insn allocated, ninsn set): the
+ * instructions, nregs and the constant list; -EINVAL with @fault filled,
+ * -ENOMEM */
+int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
+		      struct nvl_cs_fault *fault);
 
 /*
  * predecode.c: choose @ci's fast form (after cs_prepare, ->uniform and
@@ -168,19 +213,47 @@ void cs_predecode(struct cs_insn *ci);
  * predecode.c: run @w's converged group (no parked lanes) through
  * consecutive fast instructions (plain instructions without a handler run
  * through cs_exec() in the loop); stops before the first control
- * instruction the loop does not do, a diverging branch, an exit of every
- * lane, the end of the program or of the budget, with pc, budget, clock
- * and statistics updated. Return: 0, or cs_exec()'s error (pc at the
- * failing instruction, which is counted).
+ * instruction the loop does not do, a diverging branch, the end of the
+ * program or of the budget, or after an exit of every lane (active 0, pc
+ * at the EXIT: run_warp reselects), with pc, budget, clock and statistics
+ * updated. Return: 0, or cs_exec()'s error (pc at the failing
+ * instruction, which is counted).
  */
 int cs_run_fast(struct cs_cta *cta, struct cs_warp *w);
 
 /*
- * predecode.c: load @f's constant-bank sources into @w->kc; false when one
- * is out of bounds (the generic path then reports it).
+ * predecode.c: enter @f's constant-bank sources in @p's constant list
+ * (f->kref); -ENOMEM.
  */
-bool cs_fast_prep(const struct cs_cta *cta, struct cs_warp *w,
-		  const struct cs_fast *f);
+int cs_fast_krefs(struct cs_prog *p, struct cs_fast *f);
+
+/*
+ * predecode.c: broadcast @p's constants for @cta's launch into cta->krow
+ * (allocated by the caller, p->nkrow rows) and note those out of bounds.
+ */
+void cs_fast_kload(struct cs_cta *cta, const struct cs_prog *p);
+
+/* predecode.c: @f's constant-bank sources are all in bounds (else the
+ * generic path runs the instruction and reports it) */
+static inline bool cs_fast_kok(const struct cs_cta *cta,
+			       const struct cs_fast *f)
+{
+	if (!cta->kbad || !f->cbm)
+		return true;
+	for (unsigned k = 0; k < 3; k++)
+		if ((f->cbm >> k & 1) && !cta->kok[f->kref[k]])
+			return false;
+	return true;
+}
+
+/*
+ * predecode.c: run LDG/STG @f for the whole warp when its lanes access
+ * consecutive elements of one range in the interpreter's TLB; false when
+ * the access has another shape or misses (cs_exec then runs it, and
+ * reports misalignment and faults).
+ */
+bool cs_fast_mem(struct cs_cta *cta, struct cs_warp *w,
+		 const struct cs_fast *f);
 
 /*
  * exec.c: run one non-control instruction for the lanes in @mask (already

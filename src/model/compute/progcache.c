@@ -34,6 +34,7 @@ static void prog_free(struct cs_prog *p)
 {
 	nvl_free(p->insn);
 	nvl_free(p->code);
+	nvl_free(p->kref);
 	nvl_free(p);
 }
 
@@ -84,7 +85,7 @@ int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	p->arch = l->arch;
 	p->code_va = l->code_va;
 	p->ninsn = l->ninsn;
-	ret = cs_decode_program(l, p->insn, &p->nregs, fault);
+	ret = cs_decode_program(l, p, fault);
 	if (ret) {
 		prog_free(p);
 		return ret;

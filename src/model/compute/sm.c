@@ -14,6 +14,7 @@
  * (exited lanes and BREAK leave the mask), then they go on together.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -253,7 +254,7 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 					break;
 				if (ci->fast.kind == CS_FAST_OP &&
 				    !l->generic_only &&
-				    cs_fast_prep(cta, w, &ci->fast)) {
+				    cs_fast_kok(cta, &ci->fast)) {
 					ci->fast.fn(w, &ci->fast, exec);
 					break;
 				}
@@ -316,16 +317,29 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	memset(w->p, 0, sizeof(w->p));
 	w->p[NVL_ISA_PT] = NVL_CS_ALL;
 	w->up = 0x80;
-	for (uint32_t lane = 0; shape && lane < NVL_CS_LANES; lane++) {
-		uint32_t t = id * NVL_CS_LANES + lane;
+	w->krow = (const uint32_t(*)[NVL_CS_LANES])cta->krow;
+	if (shape) {
+		/* thread t = id * 32 + lane: its x, y, z counted up from
+		 * the warp's first thread (one division per warp) */
+		uint32_t t = id * NVL_CS_LANES, xy = l->block[0] * l->block[1];
+		uint32_t x = t % l->block[0], y = t / l->block[0] % l->block[1];
+		uint32_t z = t / xy;
 
-		if (!lane)
-			w->valid = 0;
-		if (t < nthreads)
-			w->valid |= 1u << lane;
-		w->tid[lane][0] = t % l->block[0];
-		w->tid[lane][1] = (t / l->block[0]) % l->block[1];
-		w->tid[lane][2] = t / (l->block[0] * l->block[1]);
+		w->valid = 0;
+		for (uint32_t lane = 0; lane < NVL_CS_LANES; lane++, t++) {
+			if (t < nthreads)
+				w->valid |= 1u << lane;
+			w->tid[lane][0] = x;
+			w->tid[lane][1] = y;
+			w->tid[lane][2] = z;
+			if (++x == l->block[0]) {
+				x = 0;
+				if (++y == l->block[1]) {
+					y = 0;
+					z++;
+				}
+			}
+		}
 	}
 	w->exited = 0;
 	w->active = w->valid;
@@ -333,17 +347,70 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	w->parked = 0;
 	memset(w->bmask, 0, sizeof(w->bmask));
 	memset(w->bwait, 0, sizeof(w->bwait));
-	memset(w->pend, 0, sizeof(w->pend));
-	memset(w->rpend, 0, sizeof(w->rpend));
+	if (l->check_hazards) {
+		memset(w->pend, 0, sizeof(w->pend));
+		memset(w->rpend, 0, sizeof(w->rpend));
+	}
 	w->at_bar = false;
 	w->done = false;
 	w->id = id;
 	memcpy(w->ctaid, cta->ctaid, sizeof(w->ctaid));
 }
 
-int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
-		      uint32_t *nregs, struct nvl_cs_fault *fault)
+/*
+ * The warps of a run come from a buffer kept per thread (the runlist
+ * thread and the SM workers run grid after grid): a warp is 35 KiB, and
+ * allocating it per launch cost more than running a small kernel (the
+ * allocator consolidates its free lists for a block that size). Freed
+ * when the thread exits.
+ */
+struct warp_buf {
+	uint32_t n;
+	struct cs_warp w[];
+};
+
+static pthread_key_t warp_key;
+static bool warp_key_ok;
+static pthread_once_t warp_once = PTHREAD_ONCE_INIT;
+
+static void warp_key_init(void)
 {
+	warp_key_ok = !pthread_key_create(&warp_key, nvl_free);
+}
+
+/* @n warps; *@own: the caller frees the buffer (no per-thread slot) */
+static struct warp_buf *warps_get(uint32_t n, bool *own)
+{
+	struct warp_buf *b = NULL;
+
+	pthread_once(&warp_once, warp_key_init);
+	*own = !warp_key_ok;
+	if (warp_key_ok) {
+		b = pthread_getspecific(warp_key);
+		if (b && b->n >= n)
+			return b;
+	}
+	/* first the new one, so that a failure leaves the old one cached */
+	b = nvl_aligned_alloc(64, sizeof(*b) + sizeof(b->w[0]) * n);
+	if (!b)
+		return NULL;
+	b->n = n;
+	if (warp_key_ok) {
+		nvl_free(pthread_getspecific(warp_key));
+		if (pthread_setspecific(warp_key, b)) {
+			pthread_setspecific(warp_key, NULL);
+			*own = true;
+		}
+	}
+	return b;
+}
+
+int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
+		      struct nvl_cs_fault *fault)
+{
+	struct cs_insn *prog = p->insn;
+	uint32_t *nregs = &p->nregs;
+
 	*nregs = 1;
 	for (uint32_t i = 0; i < l->ninsn; i++) {
 		struct cs_insn *ci = &prog[i];
@@ -387,6 +454,8 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_insn *prog,
 								  : v->reg + 4u;
 		}
 		cs_predecode(ci);
+		if (cs_fast_krefs(p, &ci->fast))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -400,7 +469,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	uint32_t nthreads, nregs, step;
 	uint64_t idx = 0;
 	struct cs_prog *prog;
-	bool hit, shaped = false;
+	struct warp_buf *wb;
+	bool hit, shaped = false, own_wb;
 	int ret;
 
 	if (!fault)
@@ -429,16 +499,26 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	nregs = prog->nregs;
 	stats->decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
-	cta.warps = nvl_aligned_alloc(64, sizeof(*cta.warps) * cta.nwarps);
-	if (!cta.warps) {
+	wb = warps_get(cta.nwarps, &own_wb);
+	if (!wb) {
 		ret = -ENOMEM;
 		goto out_prog;
 	}
+	cta.warps = wb->w;
 	cta.shared = nvl_zalloc(l->shared_B ? l->shared_B : 1);
 	if (!cta.shared) {
 		ret = -ENOMEM;
 		goto out_warps;
 	}
+	/* the program's constants, broadcast once for this launch */
+	cta.krow = nvl_aligned_alloc(
+		64, sizeof(*cta.krow) * (prog->nkrow ? prog->nkrow : 1));
+	cta.kok = nvl_malloc(prog->nkrow ? prog->nkrow : 1);
+	if (!cta.krow || !cta.kok) {
+		ret = -ENOMEM;
+		goto out_krow;
+	}
+	cs_fast_kload(&cta, prog);
 	cta.fault = fault;
 	cta.stats = stats;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
@@ -451,7 +531,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				if (l->stop &&
 				    atomic_load_explicit(l->stop,
 							 memory_order_relaxed))
-					goto out_shared;
+					goto out_krow;
 				cta.ctaid[0] = x;
 				cta.ctaid[1] = y;
 				cta.ctaid[2] = z;
@@ -477,16 +557,19 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 						  fault->lane,
 						  (unsigned long long)
 							  fault->addr);
-					goto out_shared;
+					goto out_krow;
 				}
 				stats->ctas++;
 			}
 		}
 	}
-out_shared:
+out_krow:
+	nvl_free(cta.kok);
+	nvl_free(cta.krow);
 	nvl_free(cta.shared);
 out_warps:
-	nvl_free(cta.warps);
+	if (own_wb)
+		nvl_free(wb);
 out_prog:
 	cs_prog_put(prog);
 	return ret;

@@ -33,6 +33,18 @@
 typedef void *(*nvl_cs_translate_fn)(void *ctx, uint64_t va, uint32_t size_B,
 				     bool write);
 
+/**
+ * typedef nvl_cs_map_fn - the linear host range behind the page holding
+ * @va, for the interpreter's own TLB: the host pointer of *@base_va, with
+ * *@len_B bytes (a power of two, @base_va aligned to it) linear from
+ * there, usable for writes when @write. NULL when the page is not plainly
+ * mapped (not translated yet, faulting, sparse, not host memory): the
+ * access then goes through the translate callback, which reports the
+ * fault. It must not report faults itself.
+ */
+typedef void *(*nvl_cs_map_fn)(void *ctx, uint64_t va, bool write,
+			       uint64_t *base_va, uint64_t *len_B);
+
 /** Why a launch stopped (channel-error reasons). */
 enum nvl_cs_reason {
 	NVL_CS_OK = 0,
@@ -68,6 +80,13 @@ struct nvl_cs_launch {
 	const void *cbuf[8];
 	uint32_t cbuf_B[8];
 	nvl_cs_translate_fn translate;
+	/*
+	 * Optional: whole pages for the interpreter's TLB (a few ranges per
+	 * run), used by LDG/STG of a whole warp on consecutive elements (a
+	 * coalesced access: one copy of the register rows). NULL = every
+	 * access through translate.
+	 */
+	nvl_cs_map_fn map;
 	void *mem_ctx;
 	uint64_t max_warp_instrs; /* 0 = 1 << 32 */
 	/*
