@@ -344,6 +344,7 @@ void nvl_nv_device_remove(struct nvl_nv_device *d)
 	if (!d)
 		return;
 	gsp_down(d);
+	nvl_free(d->saved);
 	nvl_nv_ptmem_destroy(d->ptmem);
 	pthread_mutex_destroy(&d->chan_lock);
 	nvl_free(d);
