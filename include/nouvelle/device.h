@@ -277,7 +277,7 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * loses its VRAM, its contents kept in system memory.
  * @dev: the device
  *
- * Waits (bounded by the job timeout) for submitted jobs to finish, moves
+ * Waits (bounded by half the job timeout) for submitted jobs to finish, moves
  * every BO out of VRAM with the memory manager's eviction (to GTT; EXEC
  * brings them back), saves the driver's page tables and channels, has the
  * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped

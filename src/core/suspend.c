@@ -32,8 +32,11 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 	if (atomic_load(&dev->nv->suspended))
 		return nvl_error(-EALREADY, "device: already suspended");
 	if (nvl_nv_device_check(dev->nv))
-		return nvl_error(-ENODEV, "device: suspend: the device is lost");
-	bound = dev->nv->job_timeout_ns;
+		return nvl_error(-ENODEV,
+				 "device: suspend: the device is lost");
+	/* half the job timeout: a job that makes no progress longer than
+	 * that is a hang for the channel's own recovery, not for us */
+	bound = dev->nv->job_timeout_ns / 2;
 	nvl_device_wd_stop(dev);
 	ret = nvl_nv_chan_quiesce(dev->nv, bound);
 	/* every BO out of VRAM, by the ordinary eviction */
@@ -55,8 +58,8 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 	if (!ret) {
 		ret = nvl_model_power_cycle(dev->model);
 		if (ret)
-			nvl_warn(NVL_CAT_NV, "device: the board kept power (%d)",
-				 ret);
+			nvl_warn(NVL_CAT_NV,
+				 "device: the board kept power (%d)", ret);
 		return 0;
 	}
 	if (nvl_device_wd_start(dev))

@@ -29,8 +29,7 @@
 #include "nv/device.h"
 
 /* the driver's VRAM above the BOs: page tables, then the channel window */
-static void driver_vram(struct nvl_nv_device *d, uint64_t *base,
-			size_t *size)
+static void driver_vram(struct nvl_nv_device *d, uint64_t *base, size_t *size)
 {
 	*base = d->vram_base + d->mm_size;
 	*size = (size_t)(d->chan_base - *base) +
@@ -45,7 +44,8 @@ int nvl_nv_device_suspend(struct nvl_nv_device *d, int64_t timeout_ns)
 	int ret;
 
 	if (nvl_nv_device_check(d))
-		return nvl_error(-ENODEV, "device: suspend: the device is lost");
+		return nvl_error(-ENODEV,
+				 "device: suspend: the device is lost");
 	if (atomic_load(&d->suspended))
 		return nvl_error(-EALREADY, "device: already suspended");
 	ret = nvl_nv_chan_quiesce(d, timeout_ns);

@@ -80,11 +80,14 @@ uint32_t nvl_fw_sr_save_rm(struct nvl_model_gsp *g)
 	size_t objs = (size_t)h.nobjs * sizeof(*g->objs);
 	size_t total = sizeof(h) + objs + h.nchan + h.carve_size;
 	uint8_t *heap = nvl_model_phys_ptr(m, g->heap_offset, total);
-	const uint8_t *carve = nvl_model_phys_ptr(m, h.carve_base, h.carve_size);
+	const uint8_t *carve =
+		nvl_model_phys_ptr(m, h.carve_base, h.carve_size);
 
 	if (!heap || !carve || total > g->heap_size) {
-		nvl_fw_log(g, LOG_RM, "suspend: %zu bytes of state do not fit "
-				      "the heap", total);
+		nvl_fw_log(g, LOG_RM,
+			   "suspend: %zu bytes of state do not fit "
+			   "the heap",
+			   total);
 		return NV_ERR_INSUFFICIENT_RESOURCES;
 	}
 	pthread_mutex_lock(&g->lock);
@@ -114,8 +117,8 @@ uint32_t nvl_fw_sr_save_rm(struct nvl_model_gsp *g)
 uint32_t nvl_fw_sr_restore_rm(struct nvl_model_gsp *g)
 {
 	struct nvl_model *m = g->m;
-	const uint8_t *heap = nvl_model_phys_ptr(m, g->heap_offset,
-						 sizeof(struct rm_sr_hdr));
+	const uint8_t *heap =
+		nvl_model_phys_ptr(m, g->heap_offset, sizeof(struct rm_sr_hdr));
 	struct rm_sr_hdr h;
 	size_t objs, total;
 	const uint8_t *p;
@@ -142,8 +145,7 @@ uint32_t nvl_fw_sr_restore_rm(struct nvl_model_gsp *g)
 	g->nobjs = h.nobjs;
 	g->rpc_seq = h.rpc_seq;
 	memcpy(g->chan_used, p + sizeof(h) + objs, h.nchan);
-	nvl_model_mem_copy(carve, p + sizeof(h) + objs + h.nchan,
-			   h.carve_size);
+	nvl_model_mem_copy(carve, p + sizeof(h) + objs + h.nchan, h.carve_size);
 	pthread_mutex_lock(&g->lock);
 	g->notify_hclient = h.notify_hclient;
 	g->notify_hevent = h.notify_hevent;
@@ -219,8 +221,8 @@ static void sr_hmac(struct nvl_model_gsp *g, const GspFwSRMeta *in,
 	unsigned n = 32;
 
 	memset(m.hmac, 0, sizeof(m.hmac));
-	if (!HMAC(EVP_sha256(), g->sr_key, sizeof(g->sr_key),
-		  (const void *)&m, sizeof(m), out, &n))
+	if (!HMAC(EVP_sha256(), g->sr_key, sizeof(g->sr_key), (const void *)&m,
+		  sizeof(m), out, &n))
 		memset(out, 0, 32);
 }
 
@@ -263,8 +265,7 @@ uint32_t nvl_fw_booter_sr_restore(struct nvl_model_gsp *g, uint64_t sr_pa)
 		return NVL_HW_BOOTER_ERR_DMA;
 	sr_hmac(g, &sr, mac);
 	if (sr.revision != GSP_FW_SR_META_REVISION ||
-	    memcmp(mac, sr.hmac, sizeof(mac)) ||
-	    !sr.sizeOfSuspendResumeData ||
+	    memcmp(mac, sr.hmac, sizeof(mac)) || !sr.sizeOfSuspendResumeData ||
 	    sr.sizeOfSuspendResumeData % PAGE ||
 	    sr.sizeOfSuspendResumeData > m->vram_size)
 		return NVL_HW_BOOTER_ERR_META;
@@ -290,9 +291,8 @@ uint32_t nvl_fw_booter_sr_restore(struct nvl_model_gsp *g, uint64_t sr_pa)
 	    wm.gspFwOffset + sizeof(struct nvl_fw_manifest) > wm.gspFwWprEnd)
 		goto out;
 	wpr = nvl_model_phys_ptr(m, wm.gspFwWprStart, size);
-	if (!wpr ||
-	    nvl_fw_radix3_io(g, sr.sysmemAddrOfSuspendResumeData, wpr, size,
-			     false)) {
+	if (!wpr || nvl_fw_radix3_io(g, sr.sysmemAddrOfSuspendResumeData, wpr,
+				     size, false)) {
 		ret = NVL_HW_BOOTER_ERR_DMA;
 		goto out;
 	}
@@ -301,7 +301,8 @@ uint32_t nvl_fw_booter_sr_restore(struct nvl_model_gsp *g, uint64_t sr_pa)
 		goto out;
 	{
 		const struct nvl_fw_manifest *mf =
-			(const void *)(wpr + (wm.gspFwOffset - wm.gspFwWprStart));
+			(const void *)(wpr +
+				       (wm.gspFwOffset - wm.gspFwWprStart));
 
 		if (mf->magic == NVL_FW_MANIFEST_MAGIC)
 			memcpy(version, mf->version, sizeof(version) - 1);
