@@ -17,9 +17,8 @@ static void objects(struct kit *k)
 	NV0080_ALLOC_PARAMETERS dp = {0};
 	NV2080_ALLOC_PARAMETERS sp = {0};
 
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0,
-					  &h_root),
-			 0);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &h_root), 0);
 	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, h_root, NV01_DEVICE_0, &dp,
 					  sizeof(dp), &h_dev),
 			 0);
@@ -78,9 +77,9 @@ static void suspend_power_cycle_resume(void **state)
 		assert_int_equal(sret, 0);
 		assert_true(nvl_gsp_suspended(k.gsp));
 		/* WPR2 is down; calls fail until resume, nothing hangs */
-		assert_int_equal(nvl_hw_rd32(nvl_model_hw(k.m),
-					     NVL_HW_PFB_WPR2_ADDR_HI),
-				 0);
+		assert_int_equal(
+			nvl_hw_rd32(nvl_model_hw(k.m), NVL_HW_PFB_WPR2_ADDR_HI),
+			0);
 		assert_int_equal(nvl_gsp_rm_free(k.gsp, h_sub), -EAGAIN);
 		assert_int_equal(nvl_gsp_suspend(k.gsp), -EALREADY);
 		/* D3cold: VRAM, WPR2 included, is gone */
@@ -89,9 +88,9 @@ static void suspend_power_cycle_resume(void **state)
 		assert_int_equal(nvl_gsp_resume(k.gsp), 0);
 		assert_false(nvl_gsp_suspended(k.gsp));
 		/* WPR2 back where it was, restored from system memory */
-		assert_int_equal(nvl_hw_rd32(nvl_model_hw(k.m),
-					     NVL_HW_PFB_WPR2_ADDR_LO),
-				 (uint32_t)((r.layout.wpr_start >> 12) << 4));
+		assert_int_equal(
+			nvl_hw_rd32(nvl_model_hw(k.m), NVL_HW_PFB_WPR2_ADDR_LO),
+			(uint32_t)((r.layout.wpr_start >> 12) << 4));
 		assert_true(wpr_word(&k, r.layout.wpr_start) ==
 			    GSP_FW_WPR_META_MAGIC);
 		nvl_model_gsp_get_stats(k.m, &after);
