@@ -60,6 +60,13 @@ void nvl_gsp_image_from_fw(const struct nvl_gsp_fw *fw,
 		.version = fw->version,
 		.fwimage = fw->fwimage,
 		.fwimage_size = fw->fwimage_size,
+		.fwimage_room =
+			fw->data[NVL_GSP_FW_GSP] &&
+					fw->fwimage >= fw->data[NVL_GSP_FW_GSP]
+				? fw->data_size[NVL_GSP_FW_GSP] -
+					  (size_t)(fw->fwimage -
+						   fw->data[NVL_GSP_FW_GSP])
+				: 0,
 		.sig = fw->sig,
 		.sig_size = fw->sig_size,
 		.bootloader = fw->bootloader.payload,
@@ -119,8 +126,10 @@ void nvl_gsp_dma_free(struct nvl_gsp *gsp, struct dmabuf *b)
 	if (!b->cpu)
 		return;
 	nvl_hw_dma_unmap(gsp->hw, b->dma, b->size);
-	nvl_free(b->cpu);
+	if (!b->borrowed)
+		nvl_free(b->cpu);
 	b->cpu = NULL;
+	b->borrowed = false;
 }
 
 static void boot_free_mem(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
@@ -439,6 +448,32 @@ static int pack_rmargs(struct nvl_gsp *gsp, struct nvl_gsp_boot *b, bool resume)
 	return 0;
 }
 
+/*
+ * .fwimage for the radix3 table. A page-aligned image with whole pages
+ * readable behind it (a loaded file's buffer) is DMA-mapped in place, as
+ * an sg-table over the firmware's pages would be; anything else is copied
+ * into fresh DMA memory. Either way the booter copies it into WPR2, after
+ * which boot lets go of it.
+ */
+static int image_dma(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+		     const struct nvl_gsp_image *img)
+{
+	size_t span = NVL_ALIGN_UP(img->fwimage_size, (size_t)PAGE);
+	int ret;
+
+	if ((uintptr_t)img->fwimage % PAGE || img->fwimage_room < span)
+		return dma_alloc_keep(gsp, &b->image, img->fwimage_size,
+				      img->fwimage_size);
+	ret = nvl_hw_dma_map(gsp->hw, (void *)img->fwimage, span,
+			     &b->image.dma);
+	if (ret)
+		return ret;
+	b->image.cpu = (uint8_t *)img->fwimage;
+	b->image.size = span;
+	b->image.borrowed = true;
+	return 0;
+}
+
 static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			const struct nvl_gsp_image *img)
 {
@@ -484,8 +519,7 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	if (!ret)
 		ret = nvl_gsp_dma_alloc(gsp, &b->l2, nl2 * PAGE);
 	if (!ret)
-		ret = dma_alloc_keep(gsp, &b->image, img->fwimage_size,
-				     img->fwimage_size);
+		ret = image_dma(gsp, b, img);
 	if (!ret)
 		ret = nvl_gsp_dma_alloc(gsp, &b->sig,
 					NVL_ALIGN_UP(img->sig_size, 256));
@@ -496,7 +530,8 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		return ret;
 
 	/* radix3: level 0 -> level 1 -> level 2 -> image pages */
-	memcpy(b->image.cpu, img->fwimage, img->fwimage_size);
+	if (!b->image.borrowed)
+		memcpy(b->image.cpu, img->fwimage, img->fwimage_size);
 	memcpy(b->radix[0].cpu, &b->radix[1].dma, 8);
 	for (size_t i = 0; i < nl2; i++) {
 		uint64_t a = b->l2.dma + i * PAGE;
@@ -940,6 +975,9 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 		goto fail;
 	}
 	b->wpr_up = true;
+	/* WPR2 holds the image now: the caller's pages are not ours */
+	if (b->image.borrowed)
+		nvl_gsp_dma_free(gsp, &b->image);
 	r->step_ns[step] = nvl_time_ns() - t0;
 
 	/* 5. RISC-V */

@@ -21,6 +21,10 @@ struct nvl_gsp_image {
 	/** @fwimage, @fwimage_size: the GSP ELF's .fwimage section */
 	const void *fwimage;
 	size_t fwimage_size;
+	/** @fwimage_room: bytes readable from @fwimage (>= @fwimage_size; 0:
+	 * unknown). A page-aligned image with whole pages of room is
+	 * DMA-mapped in place for the booter instead of copied. */
+	size_t fwimage_room;
 	/** @sig, @sig_size: the chip family's .fwsignature_* section (NULL:
 	 * the image has none for this family) */
 	const void *sig;

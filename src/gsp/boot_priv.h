@@ -29,6 +29,8 @@ struct dmabuf {
 	uint8_t *cpu;
 	uint64_t dma;
 	size_t size;
+	/* @cpu is the caller's memory, mapped in place: unmapped, not freed */
+	bool borrowed;
 };
 
 struct nvl_gsp_boot {
