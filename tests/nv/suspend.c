@@ -162,12 +162,12 @@ static void suspend_resume_live(void **state)
 			assert_int_not_equal(bi.current, NVL_BO_DOMAIN_VRAM);
 		}
 		/* no work while suspended */
-		assert_int_equal(nvl_exec(k.c, k.chan, &p, 1, NULL, 0, NULL, 0,
-					  0),
-				 -EAGAIN);
-		assert_int_equal(nvl_channel_create(k.c, k.vm, NVL_ENGINE_COPY,
-						    0, &ch2),
-				 -EAGAIN);
+		assert_int_equal(
+			nvl_exec(k.c, k.chan, &p, 1, NULL, 0, NULL, 0, 0),
+			-EAGAIN);
+		assert_int_equal(
+			nvl_channel_create(k.c, k.vm, NVL_ENGINE_COPY, 0, &ch2),
+			-EAGAIN);
 		assert_int_equal(nvl_device_resume(k.dev), 0);
 		assert_int_equal(nvl_device_status(k.dev), 0);
 		check_all(&k, r - 1);
