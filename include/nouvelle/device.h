@@ -273,6 +273,37 @@ NVL_API int nvl_device_status(struct nvl_device *dev);
 NVL_API int nvl_device_reset(struct nvl_device *dev);
 
 /**
+ * nvl_device_suspend() - suspend to RAM: the device goes to D3cold and
+ * loses its VRAM, its contents kept in system memory.
+ * @dev: the device
+ *
+ * Waits (bounded by half the job timeout) for submitted jobs to finish, moves
+ * every BO out of VRAM with the memory manager's eviction (to GTT; EXEC
+ * brings them back), saves the driver's page tables and channels, has the
+ * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped
+ * for the CPU (nvl_bo_map()) or pinned in VRAM cannot move: unmap them
+ * first. No other call on @dev or its clients may run during the suspend;
+ * while suspended, new channels and execs fail with -EAGAIN.
+ *
+ * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs
+ * still running at the bound, or a mapped or pinned BO in VRAM: nothing
+ * suspended, evicted BOs come back on use); -ENOMEM; a firmware error.
+ */
+NVL_API int nvl_device_suspend(struct nvl_device *dev);
+
+/**
+ * nvl_device_resume() - power the device on and restore it: the GSP
+ * resumes from its saved state (not a cold boot), the driver's page tables
+ * and channels come back; channels, VMs and BOs work as before.
+ * @dev: the device
+ *
+ * Return: 0; -EINVAL (NULL, not suspended, or the booter rejected the
+ * saved state: the device stays suspended and the state is kept); a
+ * firmware error (still suspended).
+ */
+NVL_API int nvl_device_resume(struct nvl_device *dev);
+
+/**
  * nvl_device_close() - unload the GSP and power the device off. Every
  * client of the device must be destroyed first. NULL is a no-op.
  * @dev: the device

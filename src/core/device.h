@@ -68,6 +68,10 @@ struct nvl_device {
 /** nvl_core_client_unlink() - take a device client off its device's list. */
 void nvl_core_client_unlink(struct nvl_client *c);
 
+/* devstate.c: the heartbeat watchdog (stopped over a suspend) */
+int nvl_device_wd_start(struct nvl_device *dev);
+void nvl_device_wd_stop(struct nvl_device *dev);
+
 /** nvl_device_state_init() - locks, lists, watchdog started. Return: 0 or -ENOMEM/-EAGAIN. */
 int nvl_device_state_init(struct nvl_device *dev);
 /** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */

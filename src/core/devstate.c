@@ -98,7 +98,7 @@ static void wd_kick(void *arg)
 	pthread_mutex_unlock(&dev->wd_lock);
 }
 
-static int wd_start(struct nvl_device *dev)
+int nvl_device_wd_start(struct nvl_device *dev)
 {
 	pthread_condattr_t a;
 	int ret;
@@ -118,7 +118,7 @@ static int wd_start(struct nvl_device *dev)
 	return 0;
 }
 
-static void wd_stop(struct nvl_device *dev)
+void nvl_device_wd_stop(struct nvl_device *dev)
 {
 	if (!dev->wd_running)
 		return;
@@ -140,7 +140,7 @@ int nvl_device_state_init(struct nvl_device *dev)
 	pthread_mutex_init(&dev->sub_lock, NULL);
 	pthread_mutex_init(&dev->ev_lock, NULL);
 	nvl_list_init(&dev->subs);
-	ret = wd_start(dev);
+	ret = nvl_device_wd_start(dev);
 	if (ret) {
 		pthread_mutex_destroy(&dev->ev_lock);
 		pthread_mutex_destroy(&dev->sub_lock);
@@ -153,7 +153,7 @@ void nvl_device_state_fini(struct nvl_device *dev)
 {
 	struct nvl_device_sensor_sub *s, *n;
 
-	wd_stop(dev);
+	nvl_device_wd_stop(dev);
 	nvl_gsp_sensors_unsubscribe(dev->gsub);
 	dev->gsub = NULL;
 	/* subscriptions the caller left: end them with the device */
@@ -369,7 +369,7 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 	if (!nvl_nv_device_check(dev->nv))
 		return nvl_error(-EBUSY,
 				 "device: reset: the device is not lost");
-	wd_stop(dev);
+	nvl_device_wd_stop(dev);
 	pthread_mutex_lock(&dev->sub_lock);
 	/* the dead firmware's event object goes with it */
 	nvl_gsp_sensors_unsubscribe(dev->gsub);
@@ -397,6 +397,6 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 				 nvl_error_msg());
 	}
 	pthread_mutex_unlock(&dev->sub_lock);
-	ret2 = wd_start(dev);
+	ret2 = nvl_device_wd_start(dev);
 	return ret ? ret : ret2;
 }

@@ -37,6 +37,7 @@
 #include "gsp/abi_ver.h"
 #include "gspabi.h"
 #include "gsp/boot.h"
+#include "gsp/boot_priv.h"
 #include "gsp/image.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
@@ -45,30 +46,6 @@
 
 #define PAGE 0x1000ull
 #define MIB (1ull << 20)
-
-/* one DMA-mapped system buffer */
-struct dmabuf {
-	uint8_t *cpu;
-	uint64_t dma;
-	size_t size;
-};
-
-struct nvl_gsp_boot {
-	struct dmabuf rmargs, libos, meta, radix[2], l2, image, sig, bl;
-	/* the generated ABI layer of the version being booted */
-	const struct gspabi_version *abi;
-	struct nvl_gsp_fb_layout layout;
-	int64_t timeout_ns;
-	/* INIT_DONE and the sequencer, from the event thread */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool init_done;
-	uint32_t init_result;
-	int seq_err;
-	uint32_t seq_ops;
-	bool booted;
-	bool wpr_up;
-};
 
 static const char *const step_names[] = {
 	"FB layout",	"boot memory", "init RPCs",	      "booter_load",
@@ -82,6 +59,13 @@ void nvl_gsp_image_from_fw(const struct nvl_gsp_fw *fw,
 		.version = fw->version,
 		.fwimage = fw->fwimage,
 		.fwimage_size = fw->fwimage_size,
+		.fwimage_room =
+			fw->data[NVL_GSP_FW_GSP] &&
+					fw->fwimage >= fw->data[NVL_GSP_FW_GSP]
+				? fw->data_size[NVL_GSP_FW_GSP] -
+					  (size_t)(fw->fwimage -
+						   fw->data[NVL_GSP_FW_GSP])
+				: 0,
 		.sig = fw->sig,
 		.sig_size = fw->sig_size,
 		.bootloader = fw->bootloader.payload,
@@ -131,31 +115,33 @@ static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
 	return ret;
 }
 
-static int dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
+int nvl_gsp_dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
 {
 	return dma_alloc_keep(gsp, b, size, 0);
 }
 
-static void dma_free(struct nvl_gsp *gsp, struct dmabuf *b)
+void nvl_gsp_dma_free(struct nvl_gsp *gsp, struct dmabuf *b)
 {
 	if (!b->cpu)
 		return;
 	nvl_hw_dma_unmap(gsp->hw, b->dma, b->size);
-	nvl_free(b->cpu);
+	if (!b->borrowed)
+		nvl_free(b->cpu);
 	b->cpu = NULL;
+	b->borrowed = false;
 }
 
 static void boot_free_mem(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 {
-	dma_free(gsp, &b->rmargs);
-	dma_free(gsp, &b->libos);
-	dma_free(gsp, &b->meta);
-	dma_free(gsp, &b->radix[0]);
-	dma_free(gsp, &b->radix[1]);
-	dma_free(gsp, &b->l2);
-	dma_free(gsp, &b->image);
-	dma_free(gsp, &b->sig);
-	dma_free(gsp, &b->bl);
+	nvl_gsp_dma_free(gsp, &b->rmargs);
+	nvl_gsp_dma_free(gsp, &b->libos);
+	nvl_gsp_dma_free(gsp, &b->meta);
+	nvl_gsp_dma_free(gsp, &b->radix[0]);
+	nvl_gsp_dma_free(gsp, &b->radix[1]);
+	nvl_gsp_dma_free(gsp, &b->l2);
+	nvl_gsp_dma_free(gsp, &b->image);
+	nvl_gsp_dma_free(gsp, &b->sig);
+	nvl_gsp_dma_free(gsp, &b->bl);
 }
 
 /* ---- layout ------------------------------------------------------------ */
@@ -420,7 +406,7 @@ static int poll_reg(struct nvl_gsp *gsp, uint32_t addr, uint32_t mask,
 static int alloc_log(struct nvl_gsp *gsp, struct nvl_gsp_logbuf *l)
 {
 	struct dmabuf d = {0};
-	int ret = dma_alloc(gsp, &d, NVL_GSP_LOG_RING_SIZE);
+	int ret = nvl_gsp_dma_alloc(gsp, &d, NVL_GSP_LOG_RING_SIZE);
 
 	if (ret)
 		return ret;
@@ -435,6 +421,58 @@ static int alloc_log(struct nvl_gsp *gsp, struct nvl_gsp_logbuf *l)
 	return 0;
 }
 
+/*
+ * RM arguments in the booted version's layout (570 dropped the lockless
+ * queue offsets and inserted bDmemStack). On @resume, srInitArguments say
+ * where the GPU comes back from: oldLevel 3 (NV2080_CTRL_GPU_SET_POWER_
+ * STATE_GPU_LEVEL_3), flags 0, bInPMTransition 1, as nouveau r535 does.
+ */
+static int pack_rmargs(struct nvl_gsp *gsp, struct nvl_gsp_boot *b, bool resume)
+{
+	const struct gspabi_version *v = b->abi;
+	struct gspabi_rmargs ra = {
+		.present = v->structs[GSPABI_S_RMARGS].fields,
+		.mq_shared_pa = gsp->q.dma,
+		.mq_pte_count = (uint32_t)(gsp->q.size / PAGE),
+		.mq_cmdq_off = gsp->q.cmdq_off,
+		.mq_statq_off = gsp->q.statq_off,
+		.sr_old_level = resume ? NVL_GSP_PM_LEVEL_3 : 0,
+		.sr_in_pm_transition = resume,
+	};
+
+	if (gspabi_pack(v, GSPABI_S_RMARGS, &ra, b->rmargs.cpu,
+			v->structs[GSPABI_S_RMARGS].wire_size))
+		return nvl_error(-EPROTO, "gsp: %s: RM arguments do not pack",
+				 v->tag);
+	return 0;
+}
+
+/*
+ * .fwimage for the radix3 table. A page-aligned image with whole pages
+ * readable behind it (a loaded file's buffer) is DMA-mapped in place, as
+ * an sg-table over the firmware's pages would be; anything else is copied
+ * into fresh DMA memory. Either way the booter copies it into WPR2, after
+ * which boot lets go of it.
+ */
+static int image_dma(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+		     const struct nvl_gsp_image *img)
+{
+	size_t span = NVL_ALIGN_UP(img->fwimage_size, (size_t)PAGE);
+	int ret;
+
+	if ((uintptr_t)img->fwimage % PAGE || img->fwimage_room < span)
+		return dma_alloc_keep(gsp, &b->image, img->fwimage_size,
+				      img->fwimage_size);
+	ret = nvl_hw_dma_map(gsp->hw, (void *)img->fwimage, span,
+			     &b->image.dma);
+	if (ret)
+		return ret;
+	b->image.cpu = (uint8_t *)img->fwimage;
+	b->image.size = span;
+	b->image.borrowed = true;
+	return 0;
+}
+
 static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			const struct nvl_gsp_image *img)
 {
@@ -442,7 +480,6 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	const struct gspabi_version *v = b->abi;
 	size_t lsize = v->structs[GSPABI_S_LIBOS_REGION].wire_size;
 	struct gspabi_libos_region la;
-	struct gspabi_rmargs ra;
 	struct gspabi_wpr_meta m;
 	size_t npages = (img->fwimage_size + PAGE - 1) / PAGE;
 	size_t nl2 = (npages + 511) / 512;
@@ -469,29 +506,31 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	gsp->logs_ready = true;
 	for (unsigned i = 0; i < 3; i++)
 		memset(gsp->logs[i].mem, 0, 8); /* put = 0 */
-	ret = dma_alloc(gsp, &b->rmargs, PAGE);
+	ret = nvl_gsp_dma_alloc(gsp, &b->rmargs, PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->libos, PAGE);
+		ret = nvl_gsp_dma_alloc(gsp, &b->libos, PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->meta, PAGE);
+		ret = nvl_gsp_dma_alloc(gsp, &b->meta, PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->radix[0], PAGE);
+		ret = nvl_gsp_dma_alloc(gsp, &b->radix[0], PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->radix[1], PAGE);
+		ret = nvl_gsp_dma_alloc(gsp, &b->radix[1], PAGE);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->l2, nl2 * PAGE);
+		ret = nvl_gsp_dma_alloc(gsp, &b->l2, nl2 * PAGE);
 	if (!ret)
-		ret = dma_alloc_keep(gsp, &b->image, img->fwimage_size,
-				     img->fwimage_size);
+		ret = image_dma(gsp, b, img);
 	if (!ret)
-		ret = dma_alloc(gsp, &b->sig, NVL_ALIGN_UP(img->sig_size, 256));
+		ret = nvl_gsp_dma_alloc(gsp, &b->sig,
+					NVL_ALIGN_UP(img->sig_size, 256));
 	if (!ret)
-		ret = dma_alloc(gsp, &b->bl, NVL_MAX(img->bootloader_size, 1));
+		ret = nvl_gsp_dma_alloc(gsp, &b->bl,
+					NVL_MAX(img->bootloader_size, 1));
 	if (ret)
 		return ret;
 
 	/* radix3: level 0 -> level 1 -> level 2 -> image pages */
-	memcpy(b->image.cpu, img->fwimage, img->fwimage_size);
+	if (!b->image.borrowed)
+		memcpy(b->image.cpu, img->fwimage, img->fwimage_size);
 	memcpy(b->radix[0].cpu, &b->radix[1].dma, 8);
 	for (size_t i = 0; i < nl2; i++) {
 		uint64_t a = b->l2.dma + i * PAGE;
@@ -507,19 +546,9 @@ static int build_memory(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	if (img->bootloader_size)
 		memcpy(b->bl.cpu, img->bootloader, img->bootloader_size);
 
-	/* RM arguments in the booted version's layout (570 dropped the
-	 * lockless queue offsets and inserted bDmemStack) */
-	ra = (struct gspabi_rmargs){
-		.present = v->structs[GSPABI_S_RMARGS].fields,
-		.mq_shared_pa = gsp->q.dma,
-		.mq_pte_count = (uint32_t)(gsp->q.size / PAGE),
-		.mq_cmdq_off = gsp->q.cmdq_off,
-		.mq_statq_off = gsp->q.statq_off,
-	};
-	if (gspabi_pack(v, GSPABI_S_RMARGS, &ra, b->rmargs.cpu,
-			v->structs[GSPABI_S_RMARGS].wire_size))
-		return nvl_error(-EPROTO, "gsp: %s: RM arguments do not pack",
-				 v->tag);
+	ret = pack_rmargs(gsp, b, false);
+	if (ret)
+		return ret;
 
 	/* LIBOS arguments: the three log rings and RMARGS, each one region
 	 * in the booted version's layout */
@@ -640,21 +669,25 @@ static int init_rpcs(struct nvl_gsp *gsp)
 }
 
 static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
-		      uint32_t which)
+		      uint32_t which, uint64_t meta_pa)
 {
 	uint32_t code;
 	int ret;
 
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_OS), which);
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX0),
-		    (uint32_t)b->meta.dma);
+		    (uint32_t)meta_pa);
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX1),
-		    (uint32_t)(b->meta.dma >> 32));
+		    (uint32_t)(meta_pa >> 32));
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
 		    NVL_HW_FALCON_CPUCTL_STARTCPU);
+	/* with an SR meta the booter copies and hashes all of WPR2 (hundreds
+	 * of MiB): a longer, still bounded, wait */
 	ret = poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
 		       NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
-		       b->timeout_ns);
+		       meta_pa == b->meta.dma
+			       ? b->timeout_ns
+			       : NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS));
 	if (ret)
 		return nvl_error(-ETIMEDOUT, "gsp: %s did not halt",
 				 which == NVL_HW_SEC2_BOOTER_LOAD
@@ -669,7 +702,8 @@ static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 			-EKEYREJECTED,
 			"gsp: booter_load rejected the image signature");
 	case NVL_HW_BOOTER_ERR_META:
-		return nvl_error(-EINVAL, "gsp: booter rejected the WPR meta");
+		return nvl_error(-EINVAL, "gsp: booter rejected the %s meta",
+				 meta_pa == b->meta.dma ? "WPR" : "SR");
 	case NVL_HW_BOOTER_ERR_DMA:
 		return nvl_error(-EFAULT,
 				 "gsp: booter could not read its inputs");
@@ -681,15 +715,26 @@ static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	}
 }
 
-/* leave the device down: GSP in reset, WPR2 gone */
-static void teardown(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+/* leave the device down: GSP in reset, WPR2 gone; booter_unload gets
+ * @meta_pa (the SR meta when suspending: it saves WPR2 first). Return: the
+ * booter's result. */
+static int teardown_meta(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
+			 uint64_t meta_pa)
 {
+	int ret = 0;
+
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
 		    NVL_HW_FALCON_ENGINE_RESET);
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE), 0);
 	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI))
-		run_booter(gsp, b, NVL_HW_SEC2_BOOTER_UNLOAD);
+		ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_UNLOAD, meta_pa);
 	b->wpr_up = nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI) != 0;
+	return ret;
+}
+
+static void teardown(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+{
+	teardown_meta(gsp, b, b->meta.dma);
 }
 
 static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
@@ -819,6 +864,7 @@ void nvl_gsp_boot_free(struct nvl_gsp *gsp)
 
 	if (!b)
 		return;
+	nvl_gsp_sr_free(gsp);
 	boot_free_mem(gsp, b);
 	pthread_cond_destroy(&b->cond);
 	pthread_mutex_destroy(&b->lock);
@@ -939,7 +985,7 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX1),
 		    (uint32_t)(b->libos.dma >> 32));
 	booter_ran = true;
-	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD);
+	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD, b->meta.dma);
 	if (ret)
 		goto fail;
 	if (gspabi_unpack(gsp->abi, GSPABI_S_WPR_META, b->meta.cpu,
@@ -954,6 +1000,9 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 		goto fail;
 	}
 	b->wpr_up = true;
+	/* WPR2 holds the image now: the caller's pages are not ours */
+	if (b->image.borrowed)
+		nvl_gsp_dma_free(gsp, &b->image);
 	r->step_ns[step] = nvl_time_ns() - t0;
 
 	/* 5. RISC-V */
@@ -1011,6 +1060,15 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 	size_t us;
 	int ret, ret2;
 
+	if (b && b->suspended) {
+		/* nothing runs: drop the saved state and what boot built */
+		nvl_gsp_sr_free(gsp);
+		b->suspended = false;
+		atomic_store(&gsp->asleep, false);
+		nvl_gsp_rm_forget_all(gsp);
+		boot_free_mem(gsp, b);
+		return 0;
+	}
 	if (!b || !b->booted)
 		return nvl_error(-EINVAL, "gsp: unload: not booted");
 	us = gsp->abi->structs[GSPABI_S_UNLOADING].wire_size;
@@ -1035,4 +1093,129 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 	nvl_gsp_rm_forget_all(gsp);
 	boot_free_mem(gsp, b);
 	return ret ? ret : ret2;
+}
+
+static void boot_events(struct nvl_gsp *gsp, bool on)
+{
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+			       on ? on_sequencer : NULL, on ? gsp : NULL);
+	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+			       on ? on_init_done : NULL, on ? gsp : NULL);
+}
+
+int nvl_gsp_boot_pm_unload(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
+{
+	struct nvl_gsp_boot *b = gsp->boot;
+	rpc_unloading_guest_driver_v1F_07 u = {.bInPMTransition = NV_TRUE,
+					       .newLevel = NVL_GSP_PM_LEVEL_3};
+	int ret;
+
+	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER, &u,
+			  sizeof(u), &u, sizeof(u), NULL, NVL_GSP_REPLY_POLL,
+			  b->timeout_ns);
+	if (ret)
+		return ret; /* it did not unload: still running */
+	/* from here the firmware is going: no more calls */
+	atomic_store(&gsp->asleep, true);
+	if (poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0), ~0u,
+		     NVL_HW_GSP_MAILBOX0_UNLOADED, b->timeout_ns))
+		ret = nvl_error(
+			-ETIMEDOUT,
+			"gsp: suspend: the GSP did not report unloaded");
+	if (!ret)
+		ret = teardown_meta(gsp, b, sr_meta_pa);
+	else
+		teardown(gsp, b);
+	if (!ret && b->wpr_up)
+		ret = nvl_error(-EIO, "gsp: suspend: WPR2 still up after "
+				      "booter_unload");
+	b->booted = false;
+	boot_events(gsp, false);
+	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);
+	if (ret) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", nvl_error_msg());
+		nvl_gsp_mark_dead(gsp, "suspend failed after the firmware "
+				       "unloaded");
+		return nvl_error(ret, "gsp: suspend: %s", why);
+	}
+	b->suspended = true;
+	return 0;
+}
+
+int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
+{
+	struct nvl_gsp_boot *b = gsp->boot;
+	const char *what = "booter_load";
+	bool booter_ok = false;
+	char why[256];
+	int ret;
+
+	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI))
+		return nvl_error(-EBUSY, "gsp: resume: WPR2 is up: the GPU "
+					 "needs a reset");
+	nvl_gsp_msgq_reset(&gsp->q);
+	b->init_done = false;
+	b->seq_err = 0;
+	b->seq_ops = 0;
+	ret = pack_rmargs(gsp, b, true);
+	if (ret)
+		return ret;
+	boot_events(gsp, true);
+	atomic_store(&gsp->asleep, false);
+	/* queued before the GSP runs, as at boot: GSP-RM reads them when it
+	 * comes up, restoring or not */
+	what = "init RPCs";
+	ret = init_rpcs(gsp);
+	if (ret)
+		goto fail;
+	what = "booter_load";
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
+		    NVL_HW_FALCON_ENGINE_RESET);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE), 0);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0),
+		    (uint32_t)b->libos.dma);
+	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX1),
+		    (uint32_t)(b->libos.dma >> 32));
+	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD, sr_meta_pa);
+	booter_ok = !ret;
+	if (!ret && nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_LO) !=
+			    (uint32_t)((b->layout.wpr_start >> 12) << 4))
+		ret = nvl_error(-EIO, "gsp: booter_load restored WPR2 "
+				      "elsewhere than it was");
+	if (ret)
+		goto fail;
+	b->wpr_up = true;
+	what = "RISC-V start";
+	ret = poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_RISCV_CPUCTL),
+		       NVL_HW_RISCV_CPUCTL_ACTIVE_STAT,
+		       NVL_HW_RISCV_CPUCTL_ACTIVE_STAT, b->timeout_ns);
+	if (ret) {
+		ret = nvl_error(-ETIMEDOUT,
+				"gsp: the RISC-V core never became active");
+		goto fail;
+	}
+	what = "INIT_DONE";
+	ret = wait_init_done(gsp, b);
+	if (ret)
+		goto fail;
+	/* later cold boots of the same memory are not resumes */
+	ret = pack_rmargs(gsp, b, false);
+	if (ret)
+		goto fail;
+	b->suspended = false;
+	b->booted = true;
+	nvl_info(NVL_CAT_GSP, "gsp: resumed (%u sequencer commands)",
+		 b->seq_ops);
+	return 0;
+
+fail:
+	snprintf(why, sizeof(why), "%s", nvl_error_msg());
+	if (booter_ok)
+		teardown(gsp, b);
+	atomic_store(&gsp->asleep, true);
+	boot_events(gsp, false);
+	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);
+	return nvl_error(ret, "gsp: resume failed at '%s': %s", what, why);
 }

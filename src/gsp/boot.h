@@ -21,6 +21,10 @@ struct nvl_gsp_image {
 	/** @fwimage, @fwimage_size: the GSP ELF's .fwimage section */
 	const void *fwimage;
 	size_t fwimage_size;
+	/** @fwimage_room: bytes readable from @fwimage (>= @fwimage_size; 0:
+	 * unknown). A page-aligned image with whole pages of room is
+	 * DMA-mapped in place for the booter instead of copied. */
+	size_t fwimage_room;
 	/** @sig, @sig_size: the chip family's .fwsignature_* section (NULL:
 	 * the image has none for this family) */
 	const void *sig;
@@ -134,6 +138,35 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
  * checks WPR2 is gone. Return: 0, -ETIMEDOUT, -EIO, -ENODEV.
  */
 int nvl_gsp_unload(struct nvl_gsp *gsp);
+
+/**
+ * nvl_gsp_suspend() - save the firmware's state to system memory and take
+ * the GSP down for a power loss (gsp/suspend.c): UNLOADING_GUEST_DRIVER
+ * with newLevel 3, booter_unload with a GspFwSRMeta over a save area of
+ * all of WPR2. RM objects stay tracked; calls fail -EAGAIN until resume.
+ * Return: 0; -EINVAL (not booted), -EALREADY, -ENODEV (needs a reset),
+ * -ENOMEM (nothing changed), the RPC's error (nothing changed), or an
+ * error after the firmware unloaded (the device is then marked for reset).
+ */
+int nvl_gsp_suspend(struct nvl_gsp *gsp) NVL_MUST_CHECK;
+
+/**
+ * nvl_gsp_resume() - booter_load with the SR meta: WPR2 restored from the
+ * save area, the firmware resumes its state (srInitArguments), runs the
+ * sequencer and sends INIT_DONE. Return: 0; -EINVAL (not suspended, or the
+ * booter rejected the SR meta or the saved data: still suspended, saved
+ * state intact), -ETIMEDOUT, the firmware's NV_STATUS as an errno.
+ */
+int nvl_gsp_resume(struct nvl_gsp *gsp) NVL_MUST_CHECK;
+
+/** nvl_gsp_suspended() - between a successful suspend and resume. */
+bool nvl_gsp_suspended(struct nvl_gsp *gsp);
+
+/**
+ * nvl_gsp_sr_area() - while suspended, the SR meta page (@meta) or the
+ * save area, and its size: for tests and tools. NULL when not suspended.
+ */
+void *nvl_gsp_sr_area(struct nvl_gsp *gsp, bool meta, size_t *size);
 
 /** nvl_gsp_set_boot_timeout() - bound of each boot wait (default 5 s). */
 void nvl_gsp_set_boot_timeout(struct nvl_gsp *gsp, int64_t ns);

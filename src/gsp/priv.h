@@ -81,6 +81,8 @@ struct nvl_gsp {
 	bool stop;
 
 	_Atomic bool dead;
+	/* suspended (boot.c, suspend.c): calls fail -EAGAIN until resume */
+	_Atomic bool asleep;
 	struct nvl_gsp_stats st;
 
 	/* boot state (boot.c) */

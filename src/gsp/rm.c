@@ -351,6 +351,11 @@ int nvl_gsp_rm_free(struct nvl_gsp *gsp, uint32_t handle)
 	if (!hdr || hdr > sizeof(msg))
 		return nvl_error(-EPROTO, "gsp: firmware %s has no RM free",
 				 v ? v->tag : "?");
+	/* suspended: nothing is sent, so nothing is forgotten */
+	if (atomic_load(&gsp->asleep))
+		return nvl_error(
+			-EAGAIN,
+			"gsp: the device is suspended: resume it first");
 	pthread_mutex_lock(&rm->lock);
 	o = find(rm, handle);
 	if (o) {

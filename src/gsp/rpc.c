@@ -579,6 +579,10 @@ int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
 
 	if (req_len && !req)
 		return nvl_error(-EINVAL, "gsp: RPC payload missing");
+	if (atomic_load(&gsp->asleep))
+		return nvl_error(
+			-EAGAIN,
+			"gsp: the device is suspended: resume it first");
 	if (policy == NVL_GSP_REPLY_NOWAIT || policy == NVL_GSP_REPLY_NOSEQ)
 		return send(gsp, function, req, req_len, NULL,
 			    policy == NVL_GSP_REPLY_NOSEQ, deadline);

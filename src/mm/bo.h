@@ -525,6 +525,12 @@ void nvl_mm_reap_zombies(struct nvl_mm *mm);
 void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo);
 
 /**
+ * nvl_mm_wait_idle() - wait, bounded, until the move worker has run every
+ * queued job (copies and clears done). Return: 0 or -ETIMEDOUT.
+ */
+int nvl_mm_wait_idle(struct nvl_mm *mm, int64_t timeout_ns) NVL_MUST_CHECK;
+
+/**
  * nvl_mm_evict_one() - evict the least recently used evictable BO of @dom.
  * @mm: the manager
  * @dom: the domain (only VRAM evicts; host memory is shrunk)

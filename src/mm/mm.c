@@ -153,6 +153,25 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+int nvl_mm_wait_idle(struct nvl_mm *mm, int64_t timeout_ns)
+{
+	int64_t dl = nvl_deadline_after(timeout_ns);
+
+	for (;;) {
+		struct timespec ts = {0, 100000};
+		bool idle;
+
+		pthread_mutex_lock(&mm->q_lock);
+		idle = nvl_list_empty(&mm->queue) && !mm->running;
+		pthread_mutex_unlock(&mm->q_lock);
+		if (idle)
+			return 0;
+		if (nvl_time_ns() > dl)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 			     bool dirty_only, struct extent **out,
 			     unsigned *n_out, uint64_t *bytes)

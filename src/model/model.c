@@ -22,6 +22,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "hw/falcon.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/gsp/gsp.h"
@@ -243,6 +244,18 @@ fail_vram:
 	nvl_free(m);
 	return nvl_error(ret, "model: %s: power-on failed (%d)", profile->name,
 			 ret);
+}
+
+int nvl_model_power_cycle(struct nvl_model *m)
+{
+	bool ok;
+
+	if (nvl_model_gsp_rd(m, NVL_HW_PFB_WPR2_ADDR_HI, &ok))
+		return -EBUSY;
+	/* anonymous private pages: dropped, they read zero again */
+	if (madvise(m->vram, m->vram_size, MADV_DONTNEED))
+		return -errno;
+	return 0;
 }
 
 void nvl_model_destroy(struct nvl_model *m)

@@ -228,6 +228,15 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 		     struct nvl_model **model_out) NVL_MUST_CHECK;
 
 /**
+ * nvl_model_power_cycle() - D3cold and back: the board loses power, as in
+ * a suspend to RAM. Every byte of VRAM is lost (reads zero afterwards);
+ * the falcons were already in reset (the GSP unloaded). PFIFO's channel
+ * RAM is kept (a simplification, docs/model.md).
+ * Return: 0, or -EBUSY while WPR2 is up (the GSP must unload first).
+ */
+int nvl_model_power_cycle(struct nvl_model *m) NVL_MUST_CHECK;
+
+/**
  * nvl_model_destroy() - stop every thread and free the device. NULL is a
  * no-op. The interrupt callback is not called after this returns.
  */

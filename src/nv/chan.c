@@ -705,6 +705,8 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 		return nvl_error(-EINVAL, "channel: flags %#x", flags);
 	if (atomic_load(&d->lost))
 		return nvl_error(-ENODEV, "channel: the device is lost");
+	if (atomic_load(&d->suspended))
+		return nvl_error(-EAGAIN, "channel: the device is suspended");
 	if (engine != NVL_ENGINE_COPY && engine != NVL_ENGINE_COMPUTE)
 		return nvl_error(-EINVAL, "channel: no engine %u", engine);
 	vm = nvl_vm_lookup(client, vmh);
@@ -989,6 +991,8 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		ret = nvl_error(-ENODEV, "exec: channel %u was killed (%d)",
 				channel, ch->error);
 	pthread_mutex_unlock(&ch->lock);
+	if (!ret && atomic_load(&ch->d->suspended))
+		ret = nvl_error(-EAGAIN, "exec: the device is suspended");
 	if (!ret && atomic_load(&client->hangs) >= NVL_NV_HANG_BAN)
 		ret = nvl_error(-ECANCELED,
 				"exec: the client is banned: %u of its jobs "
@@ -1132,4 +1136,36 @@ int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 		}
 	pthread_mutex_unlock(&d->chan_lock);
 	return ret;
+}
+
+int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
+{
+	int64_t dl = nvl_deadline_after(timeout_ns);
+	struct nv_chan *ch;
+	bool busy = true;
+
+	while (busy) {
+		struct timespec ts = {0, 200000};
+
+		busy = false;
+		pthread_mutex_lock(&d->chan_lock);
+		nvl_list_for_each_entry (ch, &d->chans, link) {
+			pthread_mutex_lock(&ch->lock);
+			busy |= !ch->killed && !nvl_list_empty(&ch->inflight);
+			pthread_mutex_unlock(&ch->lock);
+			/* jobs still queued on the entity count too */
+			busy |= nvl_sched_entity_flush(&ch->entity, 0) != 0;
+		}
+		pthread_mutex_unlock(&d->chan_lock);
+		if (!busy)
+			break;
+		if (nvl_time_ns() > dl)
+			return nvl_error(
+				-EBUSY,
+				"device: jobs still running after "
+				"%lld ms",
+				(long long)(timeout_ns / NVL_NSEC_PER_MSEC));
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }

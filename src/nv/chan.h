@@ -79,6 +79,12 @@ int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
 void nvl_nv_chan_register(void);
 
 /**
+ * nvl_nv_chan_quiesce() - wait, bounded by @timeout_ns, until no channel of
+ * @d has a job queued or on its ring. Return: 0 or -EBUSY.
+ */
+int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns);
+
+/**
  * nvl_nv_chan_device_lost() - the device was lost: every channel is
  * disabled and killed with -ENODEV; the jobs on its ring complete with
  * -ENODEV (those queued behind them get -ENODEV when they would run).

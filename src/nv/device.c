@@ -384,6 +384,7 @@ void nvl_nv_device_remove(struct nvl_nv_device *d)
 	if (!d)
 		return;
 	gsp_down(d);
+	nvl_free(d->saved);
 	nvl_nv_ptmem_destroy(d->ptmem);
 	pthread_mutex_destroy(&d->chan_lock);
 	pthread_mutex_destroy(&d->notify_lock);

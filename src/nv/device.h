@@ -106,6 +106,13 @@ struct nvl_nv_device {
 	_Atomic int64_t hang_ns;
 	/** @heartbeat_misses: heartbeats in a row without a reply */
 	unsigned heartbeat_misses;
+	/** @suspended: between nvl_nv_device_suspend() and resume: new
+	 * channels and execs fail -EAGAIN */
+	_Atomic bool suspended;
+	/** @saved, @saved_size: the driver's page tables and channel window,
+	 * kept in system memory while VRAM is off (nv/suspend.c) */
+	void *saved;
+	size_t saved_size;
 };
 
 /**
@@ -118,6 +125,24 @@ struct nvl_nv_device {
  */
 int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 			struct nvl_nv_device **dev_out) NVL_MUST_CHECK;
+
+/**
+ * nvl_nv_device_suspend() - for a suspend to RAM (nv/suspend.c): wait
+ * (bounded by @timeout_ns) for the channels to go idle, copy the driver's
+ * own VRAM (page tables, channel window) to system memory and suspend the
+ * GSP. The caller has moved the BOs out of VRAM.
+ * Return: 0; -EBUSY (jobs still running), -EALREADY, -ENODEV, -ENOMEM, a
+ * GSP error. On failure nothing changed unless the device is now lost.
+ */
+int nvl_nv_device_suspend(struct nvl_nv_device *d,
+			  int64_t timeout_ns) NVL_MUST_CHECK;
+
+/**
+ * nvl_nv_device_resume() - resume the GSP from its saved state and put the
+ * driver's VRAM back. Return: 0; -EINVAL (not suspended, or the booter
+ * rejected the saved state: still suspended), a GSP error.
+ */
+int nvl_nv_device_resume(struct nvl_nv_device *d) NVL_MUST_CHECK;
 
 /**
  * nvl_nv_device_remove() - free the driver's RM objects, unload the GSP

@@ -77,4 +77,30 @@ typedef struct GspFwWprMeta {
 #define GSP_FW_WPR_META_MAGIC 0xdc3aae21371a60b3ULL
 #define GSP_FW_WPR_META_VERIFIED 0xa0a0a0a0a0a0a0a0ULL
 
+/*
+ * GspFwSRMeta (revision 2): what suspend hands booter_unload and resume
+ * hands booter_load in place of GspFwWprMeta (its address goes to SEC2
+ * mailbox0/1; the magic tells the booter which one it got). The driver
+ * fills the first four fields: a radix3 table over a sysmem area of
+ * gspFwWprEnd - gspFwWprStart bytes into which booter_unload saves WPR2.
+ * The booter fills the hashes at suspend and checks them at resume.
+ */
+typedef struct GspFwSRMeta {
+	NvU64 magic;    /* GSP_FW_SR_META_MAGIC */
+	NvU64 revision; /* GSP_FW_SR_META_REVISION */
+
+	NvU64 sysmemAddrOfSuspendResumeData; /* level-0 page of the radix3 */
+	NvU64 sizeOfSuspendResumeData;
+
+	NvU8 hmac[32]; /* over the whole struct, this field zeroed */
+	NvU8 wprMetaHash[32];
+	NvU8 heapFreeListHash[32]; /* all zero: no free list */
+	NvU8 dataHash[32]; /* over the saved WPR2 data */
+
+	NvU32 padding[24]; /* to 256 bytes, zero */
+} GspFwSRMeta;
+
+#define GSP_FW_SR_META_MAGIC 0x8a3bb9e6c6c39d93ULL
+#define GSP_FW_SR_META_REVISION 2
+
 #endif

@@ -325,6 +325,15 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	if (g->state == NVL_MODEL_GSP_RUNNING)
 		send_events(g);
 	n = nvl_fw_rm_serve(g, function, req, len, &result);
+	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
+	    result == NV_OK) {
+		const rpc_unloading_guest_driver_v1F_07 *u = (const void *)req;
+
+		/* suspend to RAM: RM's state goes into its heap in WPR2,
+		 * which booter_unload saves (sr.c) */
+		if (u->bInPMTransition && u->newLevel == 3)
+			result = nvl_fw_sr_save_rm(g);
+	}
 	if (take_fault(g, NVL_MODEL_GSP_ERROR))
 		result = (uint32_t)g->fault_arg[NVL_MODEL_GSP_ERROR];
 	g->st.rpcs++;
@@ -490,6 +499,9 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
 		return NVL_HW_BOOTER_ERR_DMA;
+	/* a GspFwSRMeta: resume from a save area (sr.c) */
+	if (meta.magic == GSP_FW_SR_META_MAGIC)
+		return nvl_fw_booter_sr_restore(g, meta_pa);
 	if (meta.magic != GSP_FW_WPR_META_MAGIC ||
 	    meta.revision != GSP_FW_WPR_META_REVISION)
 		return NVL_HW_BOOTER_ERR_META;
@@ -559,7 +571,20 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	if (nvl_fw_dma(g, meta_pa + offsetof(GspFwWprMeta, verified),
 		       &meta.verified, 8, true))
 		goto out;
+	/* WPR2 starts with the booter's copy of the meta */
+	if (meta.gspFwWprStart + sizeof(meta) <= meta.gspFwHeapOffset) {
+		uint8_t *w =
+			nvl_model_phys_ptr(m, meta.gspFwWprStart, sizeof(meta));
+
+		if (w)
+			nvl_model_mem_copy(w, &meta, sizeof(meta));
+	}
 	pthread_mutex_lock(&g->lock);
+	g->wpr_start = meta.gspFwWprStart;
+	g->wpr_end = meta.gspFwWprEnd;
+	g->heap_offset = meta.gspFwHeapOffset;
+	g->heap_size = meta.gspFwHeapSize;
+	g->sr_restored = false;
 	g->wpr2_lo = (uint32_t)((meta.gspFwWprStart >> 12) << 4);
 	g->wpr2_hi = (uint32_t)(((meta.gspFwWprEnd - 1) >> 12) << 4) | 1;
 	g->verified = true;
@@ -612,10 +637,16 @@ static void run_sec2(struct nvl_model_gsp *g)
 		pthread_mutex_lock(&g->lock);
 		if (g->gsp_riscv & NVL_HW_RISCV_CPUCTL_ACTIVE_STAT)
 			code = NVL_HW_BOOTER_ERR_WPR; /* GSP still running */
-		else {
+		pthread_mutex_unlock(&g->lock);
+		/* after a level-3 unload with an SR meta: save WPR2 first */
+		if (!code && g->sr_saved && g->wpr2_hi)
+			code = nvl_fw_booter_sr_save(g, pa);
+		pthread_mutex_lock(&g->lock);
+		if (!code) {
 			g->wpr2_lo = g->wpr2_hi = 0;
 			g->verified = false;
 			g->state = NVL_MODEL_GSP_OFF;
+			g->sr_saved = false;
 		}
 		pthread_mutex_unlock(&g->lock);
 	} else {
@@ -673,6 +704,7 @@ static int libos_start(struct nvl_model_gsp *g)
 		return -EINVAL;
 	}
 	g->wire->rmargs(rmbuf, &qa);
+	g->sr_resume_args = q->sr_in_pm_transition && q->sr_old_level == 3;
 
 	if (!q->pte_count || q->pte_count > FW_MAX_PTES || q->cmdq_off % PAGE ||
 	    q->statq_off % PAGE ||
@@ -800,6 +832,17 @@ static void rm_init(struct nvl_model_gsp *g)
 			   g->init_error);
 		result = g->init_error;
 	}
+	/* resume: the RM arguments and the booter must agree */
+	if (result == NV_OK && g->sr_resume_args != g->sr_restored) {
+		nvl_fw_log(g, LOG_INIT, "RM init: %s",
+			   g->sr_restored
+				   ? "WPR2 restored but the RM "
+				     "arguments ask for a cold boot"
+				   : "resume asked but nothing restored");
+		result = NV_ERR_INVALID_STATE;
+	}
+	if (result == NV_OK && g->sr_restored)
+		result = nvl_fw_sr_restore_rm(g);
 	if (result == NV_OK)
 		result = run_sequencer(g);
 	pthread_mutex_lock(&g->lock);
@@ -902,6 +945,10 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	pthread_condattr_destroy(&ca);
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
 	g->wire = nvl_fw_wire_find(NULL);
+	/* the booter's suspend/resume HMAC key, fused per chip (sr.c) */
+	for (size_t i = 0; i < sizeof(g->sr_key); i++)
+		g->sr_key[i] = (uint8_t)(nvl_time_ns() >> (i % 8) ^ i * 131 ^
+					 (uintptr_t)g >> (i % 16));
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->msg = nvl_malloc(FW_MAX_MSG);

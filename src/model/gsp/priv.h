@@ -71,6 +71,14 @@ struct nvl_model_gsp {
 
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
+	/* WPR2 and the heap in it, from the WPR meta (sr.c saves RM's state
+	 * into the heap at suspend) */
+	uint64_t wpr_start, wpr_end, heap_offset, heap_size;
+	/* suspend/resume (sr.c): RM saved its state for a level-3 unload;
+	 * the booter restored WPR2 from an SR meta; the RM arguments asked
+	 * for a resume; the booter's HMAC key (fused, per chip) */
+	bool sr_saved, sr_restored, sr_resume_args;
+	uint8_t sr_key[32];
 	uint64_t rsvd_start; /* lowest byte of FB the firmware keeps (booter) */
 	const struct nvl_fw_wire *wire; /* from the image's manifest */
 
@@ -129,6 +137,14 @@ void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits);
 void nvl_fw_rc_reset(struct nvl_model_gsp *g);
 uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
 				   size_t size, bool on);
+
+/* sr.c: suspend/resume */
+uint32_t nvl_fw_sr_save_rm(struct nvl_model_gsp *g);
+uint32_t nvl_fw_sr_restore_rm(struct nvl_model_gsp *g);
+uint32_t nvl_fw_booter_sr_save(struct nvl_model_gsp *g, uint64_t sr_pa);
+uint32_t nvl_fw_booter_sr_restore(struct nvl_model_gsp *g, uint64_t sr_pa);
+int nvl_fw_radix3_io(struct nvl_model_gsp *g, uint64_t l0_pa, uint8_t *buf,
+		     size_t len, bool write);
 
 #define LOG_INIT 0
 #define LOG_RM 1

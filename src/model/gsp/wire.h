@@ -26,6 +26,9 @@ struct nvl_fw_static_src {
 struct nvl_fw_rmargs {
 	uint64_t shared_pa, cmdq_off, statq_off;
 	uint32_t pte_count;
+	/* srInitArguments: oldLevel, bInPMTransition (a resume) */
+	uint32_t sr_old_level;
+	bool sr_in_pm_transition;
 };
 
 /** struct nvl_fw_shadow_reg - a shadow fault buffer registration. */

@@ -52,6 +52,8 @@ static void rmargs(const void *in, struct nvl_fw_rmargs *out)
 	out->pte_count = q->pageTableEntryCount;
 	out->cmdq_off = q->cmdQueueOffset;
 	out->statq_off = q->statQueueOffset;
+	out->sr_old_level = a.srInitArguments.oldLevel;
+	out->sr_in_pm_transition = a.srInitArguments.bInPMTransition != 0;
 }
 
 static bool control(uint32_t cmd, void *params, size_t size,

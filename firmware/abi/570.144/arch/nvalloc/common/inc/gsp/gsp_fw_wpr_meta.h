@@ -84,4 +84,25 @@ typedef struct GspFwWprMeta {
 #define GSP_FW_FLAGS_RECOVERY_MARGIN_PRESENT 1:1
 #define GSP_FW_FLAGS_PPCIE_ENABLED 2:2
 
+/*
+ * GspFwSRMeta of 570.144: the four sysmem fields as in 535, then the
+ * booter's crypto state as an opaque internal[32], the WPR meta's flags
+ * and a subrevision.
+ */
+typedef struct GspFwSRMeta {
+	NvU64 magic;    /* GSP_FW_SR_META_MAGIC */
+	NvU64 revision; /* GSP_FW_SR_META_REVISION */
+
+	NvU64 sysmemAddrOfSuspendResumeData; /* level-0 page of the radix3 */
+	NvU64 sizeOfSuspendResumeData;
+
+	NvU32 internal[32]; /* the booter's, opaque to the driver */
+	NvU32 flags; /* GspFwWprMeta.flags */
+	NvU32 subrevision;
+	NvU32 padding[22]; /* to 256 bytes, zero */
+} GspFwSRMeta;
+
+#define GSP_FW_SR_META_MAGIC 0x8a3bb9e6c6c39d93ULL
+#define GSP_FW_SR_META_REVISION 2
+
 #endif

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: suspend to RAM (uAPI)
+ *
+ * nvl_device_suspend() plays what the kernel's PM core and a DRM driver's
+ * suspend hook do together: stop the heartbeat, let running jobs finish
+ * (bounded: src/nv/suspend.c), evict every BO from VRAM through the
+ * memory manager (the same LRU eviction memory pressure uses; the move
+ * worker copies them to GTT) and wait for the copies, save the driver's
+ * VRAM and the firmware's state (src/nv/suspend.c, src/gsp/suspend.c),
+ * then cut the board's power (the model's D3cold: every byte of VRAM is
+ * lost, as on a real GPU in S3). nvl_device_resume() does the reverse;
+ * the BOs return to VRAM when an EXEC next uses them.
+ */
+#include <errno.h>
+
+#include "base/log.h"
+#include "core/device.h"
+#include "mm/bo.h"
+#include "model/model.h"
+#include "nouvelle/device.h"
+#include "nv/chan.h"
+#include "nv/device.h"
+
+NVL_API int nvl_device_suspend(struct nvl_device *dev)
+{
+	int64_t bound;
+	int ret;
+
+	if (!dev)
+		return nvl_error(-EINVAL, "device: NULL device");
+	if (atomic_load(&dev->nv->suspended))
+		return nvl_error(-EALREADY, "device: already suspended");
+	if (nvl_nv_device_check(dev->nv))
+		return nvl_error(-ENODEV,
+				 "device: suspend: the device is lost");
+	/* half the job timeout: a job that makes no progress longer than
+	 * that is a hang for the channel's own recovery, not for us */
+	bound = dev->nv->job_timeout_ns / 2;
+	nvl_device_wd_stop(dev);
+	ret = nvl_nv_chan_quiesce(dev->nv, bound);
+	/* every BO out of VRAM, by the ordinary eviction */
+	while (!ret)
+		ret = nvl_mm_evict_one(dev->mm, NVL_GEM_DOMAIN_VRAM, NULL, 0);
+	if (ret == -ENOSPC)
+		ret = nvl_mm_wait_idle(dev->mm, bound)
+			      ? nvl_error(-EBUSY, "device: suspend: BO moves "
+						  "still running")
+			      : 0;
+	if (!ret && dev->mm->used_B[NVL_GEM_DOMAIN_VRAM])
+		ret = nvl_error(-EBUSY,
+				"device: suspend: %llu bytes of BOs mapped or "
+				"pinned in VRAM cannot move",
+				(unsigned long long)
+					dev->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
+	if (!ret)
+		ret = nvl_nv_device_suspend(dev->nv, bound);
+	if (!ret) {
+		ret = nvl_model_power_cycle(dev->model);
+		if (ret)
+			nvl_warn(NVL_CAT_NV,
+				 "device: the board kept power (%d)", ret);
+		return 0;
+	}
+	if (nvl_device_wd_start(dev))
+		nvl_warn(NVL_CAT_NV, "device: no watchdog after a failed "
+				     "suspend");
+	return ret;
+}
+
+NVL_API int nvl_device_resume(struct nvl_device *dev)
+{
+	int ret;
+
+	if (!dev)
+		return nvl_error(-EINVAL, "device: NULL device");
+	ret = nvl_nv_device_resume(dev->nv);
+	if (ret)
+		return ret;
+	return nvl_device_wd_start(dev);
+}
