@@ -1052,12 +1052,26 @@ fail:
 			 nvl_gsp_step_name(step), why);
 }
 
+/* UNLOADING_GUEST_DRIVER in the booted version's layout; its errno */
+static int send_unloading(struct nvl_gsp *gsp, bool pm, uint32_t level)
+{
+	struct gspabi_unloading un = {.bInPMTransition = pm, .newLevel = level};
+	uint8_t u[64] = {0};
+	size_t us;
+
+	us = gsp->abi->structs[GSPABI_S_UNLOADING].wire_size;
+	un.present = gsp->abi->structs[GSPABI_S_UNLOADING].fields;
+	if (us > sizeof(u) ||
+	    gspabi_pack(gsp->abi, GSPABI_S_UNLOADING, &un, u, us))
+		return nvl_error(-EPROTO, "gsp: unload: no unloading layout");
+	return nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_UNLOADING_GUEST_DRIVER, u, us,
+			   u, us, NULL, NVL_GSP_REPLY_POLL,
+			   gsp->boot->timeout_ns);
+}
+
 int nvl_gsp_unload(struct nvl_gsp *gsp)
 {
 	struct nvl_gsp_boot *b = gsp->boot;
-	struct gspabi_unloading un = {.bInPMTransition = false, .newLevel = 0};
-	uint8_t u[64] = {0};
-	size_t us;
 	int ret, ret2;
 
 	if (b && b->suspended) {
@@ -1071,13 +1085,7 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 	}
 	if (!b || !b->booted)
 		return nvl_error(-EINVAL, "gsp: unload: not booted");
-	us = gsp->abi->structs[GSPABI_S_UNLOADING].wire_size;
-	un.present = gsp->abi->structs[GSPABI_S_UNLOADING].fields;
-	if (us > sizeof(u) ||
-	    gspabi_pack(gsp->abi, GSPABI_S_UNLOADING, &un, u, us))
-		return nvl_error(-EPROTO, "gsp: unload: no unloading layout");
-	ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_UNLOADING_GUEST_DRIVER, u, us,
-			  u, us, NULL, NVL_GSP_REPLY_POLL, b->timeout_ns);
+	ret = send_unloading(gsp, false, 0);
 	if (!ret && poll_reg(gsp, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0), ~0u,
 			     NVL_HW_GSP_MAILBOX0_UNLOADED, b->timeout_ns))
 		ret = nvl_error(-ETIMEDOUT,
@@ -1097,22 +1105,18 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 
 static void boot_events(struct nvl_gsp *gsp, bool on)
 {
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_RUN_CPU_SEQUENCER,
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_RUN_CPU_SEQUENCER,
 			       on ? on_sequencer : NULL, on ? gsp : NULL);
-	nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_GSP_INIT_DONE,
+	nvl_gsp_event_register(gsp, GSPABI_K_EVENT_GSP_INIT_DONE,
 			       on ? on_init_done : NULL, on ? gsp : NULL);
 }
 
 int nvl_gsp_boot_pm_unload(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
 {
 	struct nvl_gsp_boot *b = gsp->boot;
-	rpc_unloading_guest_driver_v1F_07 u = {.bInPMTransition = NV_TRUE,
-					       .newLevel = NVL_GSP_PM_LEVEL_3};
 	int ret;
 
-	ret = nvl_gsp_rpc(gsp, NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER, &u,
-			  sizeof(u), &u, sizeof(u), NULL, NVL_GSP_REPLY_POLL,
-			  b->timeout_ns);
+	ret = send_unloading(gsp, true, NVL_GSP_PM_LEVEL_3);
 	if (ret)
 		return ret; /* it did not unload: still running */
 	/* from here the firmware is going: no more calls */
