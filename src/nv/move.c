@@ -72,6 +72,14 @@ struct nvl_nv_move {
 	_Atomic uint64_t restarts;
 };
 
+/* the kernel range holds the channel window's slots */
+static const struct nvl_vm_create_args vm_args = {
+	.start = 1 * MIB,
+	.end = 1ull << 40,
+	.kernel_start = 1ull << 39,
+	.kernel_range = (uint64_t)NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE,
+};
+
 static int chan_up(struct nvl_nv_move *mv)
 {
 	void *cpu;
@@ -82,10 +90,21 @@ static int chan_up(struct nvl_nv_move *mv)
 	if (atomic_load(&mv->d->lost))
 		return nvl_error(-ENODEV, "move: the device is lost");
 	ret = nvl_nv_chan_create_kernel(mv->client, mv->vm, &mv->chan);
-	if (ret)
-		return ret;
-	ret = nvl_nv_chan_kernel_pushbuf(mv->client, mv->chan, &cpu,
-					 &mv->pb_va, &mv->pb_bytes);
+	if (ret) {
+		/* a VM of the firmware before a reset is gone with it: a new
+		 * VM, once */
+		uint32_t vm;
+
+		if (nvl_vm_create(mv->client, &vm_args, &vm))
+			return ret;
+		(void)nvl_vm_destroy(mv->client, mv->vm);
+		mv->vm = vm;
+		ret = nvl_nv_chan_create_kernel(mv->client, mv->vm, &mv->chan);
+		if (ret)
+			return ret;
+	}
+	ret = nvl_nv_chan_kernel_pushbuf(mv->client, mv->chan, &cpu, &mv->pb_va,
+					 &mv->pb_bytes);
 	if (ret) {
 		(void)nvl_channel_destroy(mv->client, mv->chan);
 		mv->chan = 0;
@@ -192,21 +211,26 @@ static void emit_copy(struct nvl_push *p, uint32_t st, uint64_t src,
 {
 	uint32_t m[2] = {st, dt};
 	uint32_t o[8] = {
-		(uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32),
-		(uint32_t)dst,	       n,	      n,
-		n,		       1, /* LINE_COUNT: one line */
+		(uint32_t)(src >> 32),
+		(uint32_t)src,
+		(uint32_t)(dst >> 32),
+		(uint32_t)dst,
+		n,
+		n,
+		n,
+		1, /* LINE_COUNT: one line */
 	};
 
 	nvl_push_mthd(p, 0, NVL_PUSH_CE_SET_SRC_PHYS_MODE, m, 2);
 	nvl_push_mthd(p, 0, NVL_PUSH_CE_OFFSET_IN_UPPER, o, 8);
 	nvl_push_1(p, 0, NVL_PUSH_CE_LAUNCH_DMA,
-		   LAUNCH_PHYS_ | NVL_PUSH_CE_LAUNCH_DMA_SRC_TYPE_PHYSICAL
-					  << NVL_PUSH_CE_LAUNCH_DMA_SRC_TYPE_SHIFT);
+		   LAUNCH_PHYS_ |
+			   NVL_PUSH_CE_LAUNCH_DMA_SRC_TYPE_PHYSICAL
+				   << NVL_PUSH_CE_LAUNCH_DMA_SRC_TYPE_SHIFT);
 }
 
 /* a zero fill of @n bytes (a multiple of 4) at @dst: 14 dwords */
-static void emit_fill(struct nvl_push *p, uint32_t dt, uint64_t dst,
-		      uint64_t n)
+static void emit_fill(struct nvl_push *p, uint32_t dt, uint64_t dst, uint64_t n)
 {
 	uint32_t r[3] = {
 		0, /* SET_REMAP_CONST_A */
@@ -257,8 +281,8 @@ static int do_copy(struct nvl_nv_move *mv, const struct nvl_mm_extent *src,
 	if (atomic_load(&mv->inject)) {
 		uint32_t n = atomic_load(&mv->inject);
 
-		while (n && !atomic_compare_exchange_weak(&mv->inject, &n,
-							  n - 1))
+		while (n &&
+		       !atomic_compare_exchange_weak(&mv->inject, &n, n - 1))
 			;
 		bad = n != 0;
 	}
@@ -339,8 +363,8 @@ static int mv_copy(void *priv, const struct nvl_mm_extent *src, unsigned nsrc,
 	return ret == -EAGAIN ? -ENODEV : ret;
 }
 
-static int mv_clear(void *priv, const struct nvl_mm_extent *dst,
-		    unsigned ndst, struct nvl_fence **fence_out)
+static int mv_clear(void *priv, const struct nvl_mm_extent *dst, unsigned ndst,
+		    struct nvl_fence **fence_out)
 {
 	uint32_t nth = alloc_fault_arm(priv);
 	int ret = do_clear(priv, dst, ndst, fence_out);
@@ -360,14 +384,6 @@ static const struct nvl_mm_move_ops move_ops = {
 int nvl_nv_move_init(struct nvl_nv_device *d, struct nvl_mm *mm,
 		     struct nvl_nv_move **out)
 {
-	/* the kernel range holds the channel window's slots */
-	struct nvl_vm_create_args va = {
-		.start = 1 * MIB,
-		.end = 1ull << 40,
-		.kernel_start = 1ull << 39,
-		.kernel_range = (uint64_t)NVL_NV_CHAN_SLOTS *
-				NVL_NV_CHAN_SLOT_SIZE,
-	};
 	struct nvl_nv_move *mv;
 	int ret;
 
@@ -381,7 +397,7 @@ int nvl_nv_move_init(struct nvl_nv_device *d, struct nvl_mm *mm,
 		ret = nvl_error(ret, "move: no client");
 		goto fail;
 	}
-	ret = nvl_vm_create(mv->client, &va, &mv->vm);
+	ret = nvl_vm_create(mv->client, &vm_args, &mv->vm);
 	if (ret) {
 		ret = nvl_error(ret, "move: no VM: %s", nvl_error_msg());
 		goto fail;
