@@ -105,12 +105,12 @@ static unsigned make_bos(struct nvl_client *c, uint64_t total, uint32_t *h)
 
 	assert_true(n <= NBO_MAX);
 	for (unsigned i = 0; i < n; i++)
-		assert_int_equal(nvl_bo_create(c, BO_SIZE,
-					       NVL_BO_DOMAIN_VRAM |
-						       NVL_BO_DOMAIN_GTT,
-					       NVL_BO_DOMAIN_VRAM,
-					       NVL_BO_CPU_VISIBLE, &h[i]),
-				 0);
+		assert_int_equal(
+			nvl_bo_create(c, BO_SIZE,
+				      NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				      NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
+				      &h[i]),
+			0);
 	return n;
 }
 
@@ -257,9 +257,9 @@ static void move_alloc_failures(void **state)
 			break; /* nth is past the job's allocations */
 		tried++;
 	}
-	assert_int_equal(nvl_device_inject_move_error(x.dev,
-						      NVL_MOVE_ERROR_ALLOC, 0),
-			 0);
+	assert_int_equal(
+		nvl_device_inject_move_error(x.dev, NVL_MOVE_ERROR_ALLOC, 0),
+		0);
 	assert_true(tried >= 2);
 	/* nothing lost, and the copy engine still works */
 	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
