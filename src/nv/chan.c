@@ -1223,12 +1223,15 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 	ret = nvl_sched_entity_push_job(&j->base);
 	pthread_mutex_unlock(&ch->submit_lock);
 	if (ret) {
-		/* killed in between: the finished fence carries the error */
+		/* killed or banned in between: nothing runs on it any more */
+		nvl_fence_put(*done_out);
+		*done_out = NULL;
 		nvl_fence_put(j->hw);
 		nvl_sched_job_cleanup(&j->base);
 		nvl_free(j);
 		chan_put(ch);
-		ret = 0;
+		ret = nvl_error(-ENODEV, "channel %u: job not queued (%d)",
+				channel, ret);
 	}
 out:
 	chan_put(ch);

@@ -109,7 +109,7 @@ int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,
  * its scheduler, without implicit synchronisation; *@done_out (referenced)
  * is the job's finished fence (an error on it: the job failed or never
  * ran). Takes no VM, resv or memory-manager lock.
- * Return: 0, -ENOENT, -ENODEV (killed), -ENOMEM.
+ * Return: 0, -ENOENT, -ENODEV (killed, or its queue banned), -ENOMEM.
  */
 int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 		       uint32_t len, struct nvl_fence **done_out);

@@ -3,7 +3,8 @@
  * TEST: the memory manager's moves and clears run on the copy engine
  * (docs/driver.md "Memory moves"), through the public headers only.
  *
- * - Oversubscription: BOs of four times the usable VRAM (VRAM preferred,
+ * - Oversubscription: BOs of four times (tiny; ga102: twice) the usable
+ *   VRAM (VRAM preferred,
  *   GTT allowed) written and read round-robin through CPU maps; using one
  *   (nvl_bo_use(), as a submission does) brings it back to VRAM and evicts
  *   the least recently used ones. The
@@ -114,7 +115,7 @@ static unsigned make_bos(struct nvl_client *c, uint64_t total, uint32_t *h)
 	return n;
 }
 
-static void oversub_on(const char *spec)
+static void oversub_on(const char *spec, unsigned factor)
 {
 	struct nvl_move_stats s0, s1;
 	uint32_t h[NBO_MAX];
@@ -122,7 +123,7 @@ static void oversub_on(const char *spec)
 	unsigned n;
 
 	dev_up(&x, spec);
-	n = make_bos(x.c, 4 * x.usable, h);
+	n = make_bos(x.c, factor * x.usable, h);
 	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
 	for (unsigned i = 0; i < n; i++)
 		write_bo(x.c, h[i], 1, i);
@@ -143,8 +144,8 @@ static void oversub_on(const char *spec)
 static void oversubscription(void **state)
 {
 	(void)state;
-	oversub_on("model:tiny");
-	oversub_on("model:ga102");
+	oversub_on("model:tiny", 4);
+	oversub_on("model:ga102", 2);
 }
 
 /* another client's freed VRAM reads zero: the copy engine cleared it */
