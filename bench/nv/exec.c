@@ -14,6 +14,16 @@
  *    syncobj signalled; baseline memcpy_bandwidth. The model's copy engine
  *    is itself a memcpy, so the ratio is the overhead of the exec path
  *    around it (target >= 0.6);
+ *  - evict_throughput: bytes per second the memory manager moves on the
+ *    copy engine under 4x VRAM oversubscription: BOs of four times the
+ *    usable VRAM of a 256 MiB device (VRAM preferred, GTT allowed), used
+ *    round-robin (nvl_bo_use(), as a submission does), so that each use
+ *    moves one BO back from GTT and evicts the least recently used one to
+ *    GTT; from the first use to the last move's fence; baseline
+ *    memcpy_bandwidth (the model's copy engine is a memcpy through a
+ *    bounce buffer for physical addresses, so the ratio is the overhead
+ *    of the move path around it; target >= 0.4). The BOs' content is
+ *    checked after the runs and the copy engine must have done every move;
  *  - channel_create: nvl_channel_create() + nvl_channel_destroy() pairs per
  *    second on an idle client;
  *  - channel_bytes: host memory held per idle channel: the growth of the C
@@ -22,6 +32,7 @@
  *    (target <= 16 KiB).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +309,114 @@ NVL_BENCH(exec, exec_copy)
 	if (v < 0)
 		return -EIO;
 	nvl_bench_report_label(ctx, "exec_copy", v, "bytes/s",
+			       "memcpy_bandwidth",
+			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
+	return 0;
+}
+
+#define EV_BO (16 * MIB)
+#define EV_NBO_MAX 64
+
+struct ev {
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t bo[EV_NBO_MAX];
+	unsigned n;
+};
+
+static uint64_t ev_word(unsigned bo, uint64_t i)
+{
+	return (uint64_t)bo << 40 ^ i * 0x9e3779b97f4a7c15ull;
+}
+
+static int ev_up(struct ev *e)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info in;
+	int ret;
+
+	ret = nvl_device_open(NULL, &o, &e->dev);
+	if (!ret)
+		ret = nvl_device_query(e->dev, &in);
+	if (!ret)
+		ret = nvl_device_client_create(e->dev, &e->c);
+	if (ret)
+		return ret;
+	/* four times the usable VRAM (32 MiB of it stay the driver's) */
+	e->n = (unsigned)(4 * (in.vram_usable - 32 * MIB) / EV_BO);
+	if (e->n > EV_NBO_MAX)
+		e->n = EV_NBO_MAX;
+	for (unsigned i = 0; i < e->n && !ret; i++) {
+		uint64_t *p;
+
+		ret = nvl_bo_create(
+			e->c, EV_BO, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &e->bo[i]);
+		if (!ret)
+			ret = nvl_bo_map(e->c, e->bo[i], (void **)&p);
+		if (ret)
+			break;
+		for (uint64_t k = 0; k < EV_BO / 8; k++)
+			p[k] = ev_word(i, k);
+		ret = nvl_bo_unmap(e->c, e->bo[i]);
+	}
+	return ret;
+}
+
+static double ev_sample(void *arg)
+{
+	struct ev *e = arg;
+	struct nvl_move_stats s0, s1;
+	int64_t t0 = nvl_bench_now_ns();
+
+	if (nvl_device_move_stats(e->dev, &s0))
+		return -1;
+	for (unsigned i = 0; i < e->n; i++)
+		if (nvl_bo_use(e->c, e->bo[i]))
+			return -1;
+	/* the worker runs the moves in order: the last BO's is the last */
+	for (unsigned i = 0; i < e->n; i++)
+		if (nvl_bo_wait(e->c, e->bo[i], 60ll * 1000 * 1000 * 1000))
+			return -1;
+	if (nvl_device_move_stats(e->dev, &s1) || s1.cpu_jobs != s0.cpu_jobs ||
+	    s1.gpu_bytes == s0.gpu_bytes)
+		return -1;
+	return (double)(s1.gpu_bytes - s0.gpu_bytes) * 1e9 /
+	       (double)(nvl_bench_now_ns() - t0);
+}
+
+static bool ev_intact(struct ev *e)
+{
+	for (unsigned i = 0; i < e->n; i++) {
+		uint64_t *p, bad = 0;
+
+		if (nvl_bo_map(e->c, e->bo[i], (void **)&p))
+			return false;
+		for (uint64_t k = 0; k < EV_BO / 8; k++)
+			bad += p[k] != ev_word(i, k);
+		if (nvl_bo_unmap(e->c, e->bo[i]) || bad)
+			return false;
+	}
+	return true;
+}
+
+NVL_BENCH(exec, evict_throughput)
+{
+	struct ev e = {0};
+	double v = -1;
+
+	if (!ev_up(&e)) {
+		ev_sample(&e); /* the first touch of the GTT pages */
+		v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, ev_sample,
+				     &e);
+		if (!ev_intact(&e))
+			v = -1;
+	}
+	nvl_client_destroy(e.c);
+	nvl_device_close(e.dev);
+	if (v < 0)
+		return -EIO;
+	nvl_bench_report_label(ctx, "evict_throughput", v, "bytes/s",
 			       "memcpy_bandwidth",
 			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
 	return 0;

@@ -167,6 +167,66 @@ struct nvl_fault_stats {
 	uint64_t replay_overflows;
 };
 
+/** struct nvl_move_stats - nvl_device_move_stats(). */
+struct nvl_move_stats {
+	/** @bytes_moved: bytes the memory manager moved (evictions, moves
+	 * back, swap-ins to VRAM), by the copy engine or the CPU */
+	uint64_t bytes_moved;
+	/** @evictions: BOs evicted from VRAM */
+	uint64_t evictions;
+	/** @gpu_jobs: moves and clears the copy engine did */
+	uint64_t gpu_jobs;
+	/** @gpu_bytes: their bytes */
+	uint64_t gpu_bytes;
+	/** @gpu_failures: copy-engine jobs that failed and were redone by
+	 * the CPU (no data lost) */
+	uint64_t gpu_failures;
+	/** @cpu_jobs: moves and clears the CPU did (the copy engine could
+	 * not reach the memory, or queueing the job failed) */
+	uint64_t cpu_jobs;
+	/** @channel_restarts: the driver's copy channel made anew after a
+	 * failed job killed it */
+	uint64_t channel_restarts;
+};
+
+/** Kinds of nvl_device_inject_move_error(). */
+enum nvl_move_error {
+	/**
+	 * @NVL_MOVE_ERROR_ENGINE: the next @count copy-engine copies fail:
+	 * after the copy's first run the copy engine reads outside memory
+	 * (a channel error kills the driver's copy channel); the memory
+	 * manager redoes them with the CPU
+	 */
+	NVL_MOVE_ERROR_ENGINE = 1,
+	/**
+	 * @NVL_MOVE_ERROR_ALLOC: allocation-failure injection on the move
+	 * path: the @count-th allocation of the next move or clear's
+	 * submission (on the move worker) fails; the CPU does that job
+	 */
+	NVL_MOVE_ERROR_ALLOC = 2,
+};
+
+/**
+ * nvl_device_move_stats() - what the memory manager's moves did on @dev.
+ * @dev: the device
+ * @st: filled in
+ * Return: 0 or -EINVAL.
+ */
+NVL_API int nvl_device_move_stats(struct nvl_device *dev,
+				  struct nvl_move_stats *st);
+
+/**
+ * nvl_device_inject_move_error() - fault injection on the memory
+ * manager's copy-engine moves (enum nvl_move_error).
+ * @dev: the device
+ * @kind: NVL_MOVE_ERROR_*
+ * @count: how many copies fail (ENGINE), or which allocation (ALLOC); 0
+ *         disarms
+ * Return: 0, -EINVAL, -ENODEV (no copy-engine moves).
+ */
+NVL_API int nvl_device_inject_move_error(struct nvl_device *dev, uint32_t kind,
+					 uint32_t count);
+
 /**
  * nvl_device_fault_stats() - the device's fault and RC counters.
  * @dev: the device

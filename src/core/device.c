@@ -32,6 +32,7 @@
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/fault.h"
+#include "nv/move.h"
 #include "nv/replay.h"
 #include "nv/vm.h"
 #include "vm/vm.h"
@@ -116,6 +117,20 @@ static int device_up(struct nvl_device *dev)
 	nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_irq, dev->nv);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_NONSTALL), ~0u);
+	/* evictions and clears on the copy engine (its fences need the
+	 * interrupts above) */
+	ret = nvl_nv_move_init(dev->nv, dev->mm, &dev->move);
+	if (ret) {
+		/* device_down() but the driver's device (the caller's) */
+		nvl_hw_wr32(nvl_model_hw(dev->model),
+			    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL),
+			    ~0u);
+		nvl_gsp_set_irq_chain(dev->nv->gsp, NULL, NULL);
+		nvl_nv_fault_fini(dev->nv);
+		nvl_nv_replay_fini(dev->nv);
+		nvl_mm_destroy(dev->mm);
+		return ret;
+	}
 	return 0;
 }
 
@@ -284,6 +299,8 @@ int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s)
 /* interrupts off, memory manager and driver device gone (model stays) */
 static void device_down(struct nvl_device *dev)
 {
+	nvl_nv_move_fini(dev->move);
+	dev->move = NULL;
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
 	if (dev->nv->gsp)
@@ -321,6 +338,39 @@ int nvl_device_fault_stats(struct nvl_device *dev, struct nvl_fault_stats *st)
 				 "device: NULL argument to fault stats");
 	nvl_nv_fault_stats(dev->nv, st);
 	nvl_nv_replay_stats(dev->nv, st);
+	return 0;
+}
+
+NVL_API int nvl_device_move_stats(struct nvl_device *dev,
+				  struct nvl_move_stats *st)
+{
+	struct nvl_mm_move_stats ms;
+
+	if (!dev || !st)
+		return nvl_error(-EINVAL,
+				 "device: NULL argument to move stats");
+	nvl_mm_move_stats(dev->mm, &ms);
+	st->bytes_moved = ms.bytes;
+	st->evictions = ms.evictions;
+	st->gpu_jobs = ms.gpu_jobs;
+	st->gpu_bytes = ms.gpu_bytes;
+	st->gpu_failures = ms.gpu_failures;
+	st->cpu_jobs = ms.cpu_jobs;
+	st->channel_restarts = dev->move ? nvl_nv_move_restarts(dev->move) : 0;
+	return 0;
+}
+
+NVL_API int nvl_device_inject_move_error(struct nvl_device *dev, uint32_t kind,
+					 uint32_t count)
+{
+	if (!dev)
+		return nvl_error(-EINVAL, "device: NULL device");
+	if (kind != NVL_MOVE_ERROR_ENGINE && kind != NVL_MOVE_ERROR_ALLOC)
+		return nvl_error(-EINVAL, "device: no move error kind %u",
+				 kind);
+	if (!dev->move)
+		return nvl_error(-ENODEV, "device: no copy-engine moves");
+	nvl_nv_move_inject(dev->move, kind == NVL_MOVE_ERROR_ALLOC, count);
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct nvl_mm;
 struct nvl_model;
 struct nvl_model_profile;
 struct nvl_nv_device;
+struct nvl_nv_move;
 struct nvl_gsp_sensor_sub;
 
 /** struct nvl_device - an open device. */
@@ -63,6 +64,8 @@ struct nvl_device {
 	pthread_rwlock_t gtt_lock;
 	/** @gtt_maps: DMA mappings of host pages by CPU address (gtt.c) */
 	struct nvl_itree gtt_maps;
+	/** @move: the memory manager's moves on the copy engine (nv/move.c) */
+	struct nvl_nv_move *move;
 };
 
 /** nvl_core_client_unlink() - take a device client off its device's list. */

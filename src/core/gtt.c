@@ -15,6 +15,7 @@
  * (a BO's mappings are gone before its pages are freed).
  */
 #include <errno.h>
+#include <sys/mman.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -23,6 +24,8 @@
 #include "mm/bo.h"
 #include "model/model.h"
 #include "nv/device.h"
+
+#define GTT_HUGE (2u << 20)
 
 struct gtt_map {
 	struct nvl_itree_node node; /* CPU addresses */
@@ -44,11 +47,25 @@ static int gtt_pages_alloc(void *priv, uint64_t size_B, void **ptr_out)
 	m = nvl_zalloc(sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	ret = nvl_mm_anon_pages_alloc(NULL, size_B, &p);
-	if (ret) {
+	if (nvl_might_alloc(0)) {
 		nvl_free(m);
-		return ret;
+		return -ENOMEM;
 	}
+	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		nvl_free(m);
+		return -ENOMEM;
+	}
+	/*
+	 * Huge pages where they fit, populated at once as TTM populates a
+	 * tt's pages: a move writes a GTT BO whole, and the copy engine
+	 * streams through 2 MiB pages instead of faulting and missing the
+	 * TLB on every 4 KiB (advice only: either may fail harmlessly).
+	 */
+	if (size_B >= GTT_HUGE)
+		(void)madvise(p, size_B, MADV_HUGEPAGE);
+	(void)madvise(p, size_B, MADV_POPULATE_WRITE);
 	ret = nvl_hw_dma_map(hw_of(dev), p, size_B, &m->dma);
 	if (ret) {
 		nvl_mm_anon_pages_free(NULL, p, size_B);

@@ -27,6 +27,7 @@
 #include "mm/buddy.h"
 #include "mm/gem.h"
 #include "sync/checker.h"
+#include "sync/fence.h"
 #include "sync/resv.h"
 #include <nouvelle/bo.h>
 
@@ -59,6 +60,45 @@ struct nvl_mm_mem_ops {
 	 * when @ptr is not mapped.
 	 */
 	uint64_t (*dma_addr)(void *priv, const void *ptr);
+};
+
+/**
+ * struct nvl_mm_extent - one physically contiguous run of a move or a
+ * clear: VRAM blocks or a BO's host pages.
+ */
+struct nvl_mm_extent {
+	/** @p: its CPU address (the CPU fallback copies through it) */
+	uint8_t *p;
+	/** @len: bytes */
+	uint64_t len;
+	/**
+	 * @addr: the device's address: the byte offset in the manager's VRAM
+	 * (@dom VRAM), or the DMA address of host pages (GTT, SYSTEM; 0:
+	 * the device cannot reach them)
+	 */
+	uint64_t addr;
+	/** @dom: enum nvl_gem_domain */
+	uint32_t dom;
+};
+
+/**
+ * struct nvl_mm_move_ops - a device's copy engine for the move worker
+ * (nvl_mm_set_move_ops()). Both callbacks run on the move worker with no
+ * lock of the manager held (they may allocate and wait), one at a time,
+ * after the job's dependencies signalled. They queue the work and return
+ * its fence; an error on that fence means the work failed and the worker
+ * redoes it with the CPU (the source is intact: nothing writes memory a
+ * move gave up before the move's job finished). A negative return means
+ * nothing was queued: the worker does the work with the CPU.
+ */
+struct nvl_mm_move_ops {
+	/** @copy: copy the runs @src in order into the runs @dst */
+	int (*copy)(void *priv, const struct nvl_mm_extent *src, unsigned nsrc,
+		    const struct nvl_mm_extent *dst, unsigned ndst,
+		    struct nvl_fence **fence_out);
+	/** @clear: zero the runs @dst */
+	int (*clear)(void *priv, const struct nvl_mm_extent *dst, unsigned ndst,
+		     struct nvl_fence **fence_out);
 };
 
 /**
@@ -145,6 +185,9 @@ struct nvl_mm {
 	bool running; /* the worker is between popping and finishing a job */
 	uint64_t fence_ctx;
 	uint64_t seqno;
+	/* the device's copy engine (q_lock): NULL = CPU copies */
+	const struct nvl_mm_move_ops *move_ops;
+	void *move_priv;
 
 	/* shrinkers */
 	struct nvl_mutex shrink_lock;
@@ -161,6 +204,12 @@ struct nvl_mm {
 	_Atomic uint64_t evictions;
 	_Atomic uint64_t swapouts;
 	_Atomic uint64_t swapins;
+	/* moves and clears the device did, and those it failed (redone by
+	 * the CPU) */
+	_Atomic uint64_t gpu_jobs;
+	_Atomic uint64_t gpu_bytes;
+	_Atomic uint64_t gpu_failures;
+	_Atomic uint64_t cpu_jobs; /* moves and clears the CPU did */
 };
 
 /** Placement flags (TTM's DESIRED / FALLBACK). */
@@ -254,6 +303,37 @@ int nvl_mm_create(const struct nvl_mm_config *cfg,
  * @mm: the manager, may be NULL
  */
 void nvl_mm_destroy(struct nvl_mm *mm);
+
+/**
+ * nvl_mm_set_move_ops() - let a device's copy engine do the moves and
+ * clears of @mm (NULL: the CPU again). Waits until a job that is using the
+ * old ops has finished, so a device can tear its engine down after
+ * setting NULL.
+ * @mm: the manager
+ * @ops: the device's ops, or NULL
+ * @priv: their argument
+ */
+void nvl_mm_set_move_ops(struct nvl_mm *mm, const struct nvl_mm_move_ops *ops,
+			 void *priv);
+
+/**
+ * struct nvl_mm_move_stats - what the move worker did (nvl_mm_move_stats()).
+ */
+struct nvl_mm_move_stats {
+	/** @bytes: bytes moved (copies, not clears) */
+	uint64_t bytes;
+	/** @evictions: BOs evicted */
+	uint64_t evictions;
+	/** @gpu_jobs, @gpu_bytes: jobs (copies and clears) the device did */
+	uint64_t gpu_jobs, gpu_bytes;
+	/** @gpu_failures: jobs the device failed, redone by the CPU */
+	uint64_t gpu_failures;
+	/** @cpu_jobs: jobs the CPU did (no device, or it could not) */
+	uint64_t cpu_jobs;
+};
+
+/** nvl_mm_move_stats() - @mm's move counters. @mm: manager @st: out */
+void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st);
 
 /**
  * nvl_mm_default() - the process-wide manager used by clients without a

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -29,10 +30,7 @@
 static NVL_LOCK_CLASS(mm_lock_class, "nvl_mm", 0);
 static NVL_LOCK_CLASS(mm_shrink_class, "nvl_mm_shrinker", NVL_LOCK_RECLAIM);
 
-struct extent {
-	uint8_t *p;
-	uint64_t len;
-};
+#define extent nvl_mm_extent
 
 struct nvl_mm_job {
 	struct nvl_list link;
@@ -78,7 +76,7 @@ static const struct nvl_mm_mem_ops anon_ops = {
 
 /* ---- move worker ------------------------------------------------------ */
 
-static void run_job(struct nvl_mm_job *j)
+static void cpu_job(struct nvl_mm_job *j)
 {
 	unsigned si = 0, di = 0;
 	uint64_t so = 0, dof = 0;
@@ -103,6 +101,56 @@ static void run_job(struct nvl_mm_job *j)
 			dof = 0;
 		}
 	}
+}
+
+/* every run the device can reach: VRAM, or host pages it DMA-mapped */
+static bool reachable(const struct extent *e, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (e[i].dom != NVL_GEM_DOMAIN_VRAM && !e[i].addr)
+			return false;
+	return true;
+}
+
+/*
+ * On the device when it has a copy engine and reaches both sides, waiting
+ * for its fence; the CPU when there is none, when queueing fails, or when
+ * the device's job failed (the source is still intact: nothing writes
+ * memory a move gave up before this job finishes, and this worker runs
+ * one job at a time).
+ */
+static void run_job(struct nvl_mm *mm, struct nvl_mm_job *j)
+{
+	const struct nvl_mm_move_ops *ops = mm->move_ops;
+	struct nvl_fence *f = NULL;
+	int ret = -ENODEV;
+
+	if (ops && reachable(j->dst, j->ndst) &&
+	    (!j->src || reachable(j->src, j->nsrc))) {
+		if (j->src)
+			ret = ops->copy(mm->move_priv, j->src, j->nsrc, j->dst,
+					j->ndst, &f);
+		else
+			ret = ops->clear(mm->move_priv, j->dst, j->ndst, &f);
+	}
+	if (!ret) {
+		(void)nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
+		ret = nvl_fence_get_status(f) < 0 ? nvl_fence_get_status(f) : 0;
+		nvl_fence_put(f);
+		if (!ret) {
+			atomic_fetch_add(&mm->gpu_jobs, 1);
+			atomic_fetch_add(&mm->gpu_bytes, j->bytes);
+			return;
+		}
+		atomic_fetch_add(&mm->gpu_failures, 1);
+		nvl_warn(NVL_CAT_MM,
+			 "mm: the device's %s of %llu bytes failed (%d); "
+			 "the CPU does it",
+			 j->src ? "copy" : "clear",
+			 (unsigned long long)j->bytes, ret);
+	}
+	atomic_fetch_add(&mm->cpu_jobs, 1);
+	cpu_job(j);
 }
 
 static void job_free(struct nvl_mm_job *j)
@@ -138,8 +186,10 @@ static void *worker_main(void *arg)
 
 		for (unsigned i = 0; i < j->ndeps; i++)
 			(void)nvl_fence_wait(j->deps[i], NVL_TIMEOUT_INFINITE);
-		run_job(j);
-		atomic_fetch_add(&mm->bytes_moved, j->bytes);
+		/* mm->move_ops changes only while no job runs (q_lock) */
+		run_job(mm, j);
+		if (j->src)
+			atomic_fetch_add(&mm->bytes_moved, j->bytes);
 		cookie = nvl_fence_begin_signalling();
 		nvl_fence_signal(j->fence);
 		nvl_fence_end_signalling(cookie);
@@ -195,6 +245,8 @@ static int blocks_to_extents(struct nvl_mm *mm, struct nvl_list *blocks,
 		(*out)[*n_out].p =
 			nvl_mm_vram_ptr(mm, nvl_buddy_block_offset(b));
 		(*out)[*n_out].len = nvl_buddy_block_size(&mm->vram, b);
+		(*out)[*n_out].addr = nvl_buddy_block_offset(b);
+		(*out)[*n_out].dom = NVL_GEM_DOMAIN_VRAM;
 		*bytes += (*out)[*n_out].len;
 		(*n_out)++;
 	}
@@ -214,6 +266,10 @@ static int backing_extents(struct nvl_mm *mm, struct nvl_bo *bo,
 		return -ENOMEM;
 	(*out)[0].p = host;
 	(*out)[0].len = bo->gem.size_B;
+	(*out)[0].dom = dom;
+	/* where the device reaches the pages, if it does (no allocation) */
+	if (mm->ops->dma_addr)
+		(*out)[0].addr = mm->ops->dma_addr(mm->ops_priv, host);
 	*n_out = 1;
 	return 0;
 }
@@ -300,7 +356,8 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	 * the worker idle, no job can read this memory while we clear it.
 	 */
 	pthread_mutex_lock(&mm->q_lock);
-	idle = nvl_list_empty(&mm->queue) && !mm->running;
+	/* with a device's copy engine, clears are its jobs */
+	idle = nvl_list_empty(&mm->queue) && !mm->running && !mm->move_ops;
 	pthread_mutex_unlock(&mm->q_lock);
 	if (!idle)
 		return false;
@@ -329,8 +386,34 @@ int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo)
 		job_free(j);
 		return ret;
 	}
+	j->bytes = bytes;
 	job_push(mm, bo, j);
 	return 0;
+}
+
+void nvl_mm_set_move_ops(struct nvl_mm *mm, const struct nvl_mm_move_ops *ops,
+			 void *priv)
+{
+	pthread_mutex_lock(&mm->q_lock);
+	/* a running job uses the old ops until it finishes */
+	while (mm->running) {
+		pthread_mutex_unlock(&mm->q_lock);
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000}, NULL);
+		pthread_mutex_lock(&mm->q_lock);
+	}
+	mm->move_ops = ops;
+	mm->move_priv = priv;
+	pthread_mutex_unlock(&mm->q_lock);
+}
+
+void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st)
+{
+	st->bytes = atomic_load(&mm->bytes_moved);
+	st->evictions = atomic_load(&mm->evictions);
+	st->gpu_jobs = atomic_load(&mm->gpu_jobs);
+	st->gpu_bytes = atomic_load(&mm->gpu_bytes);
+	st->gpu_failures = atomic_load(&mm->gpu_failures);
+	st->cpu_jobs = atomic_load(&mm->cpu_jobs);
 }
 
 /* ---- memory ----------------------------------------------------------- */

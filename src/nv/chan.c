@@ -72,6 +72,7 @@
 #define OFF_IDIOM 0x1000u
 #define IDIOM_SIZE 32u
 #define OFF_GPFIFO 0x4000u
+#define OFF_KPUSH 0x5000u /* a kernel channel's pushbuffer, to the end */
 #define MAX_PUSH_BYTES (NVL_HW_GP_ENTRY1_LENGTH_MASK * 4u)
 
 struct nv_chan {
@@ -113,6 +114,7 @@ struct nv_chan {
 	struct nvl_fence *rec_guilty;
 	bool rec_busy;
 	uint64_t timeouts, recoveries;
+	bool kernel; /* the driver's own (privileged: physical copies) */
 };
 
 struct nv_job {
@@ -644,6 +646,8 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 		cp.engineType = NVL_HW_RUNLIST_COMPUTE(d->boot.num_ce);
 	ch->runlist = cp.engineType;
 	cp.userdOffset = ch->pa + OFF_USERD;
+	if (ch->kernel) /* the copy engine may use physical addresses */
+		cp.flags |= GSPABI_K_NVOS04_FLAGS_PRIVILEGED_CHANNEL;
 	ret = nvl_gsp_rm_alloc_abi(d->gsp, d->h_device, d->boot.host_class,
 				   GSPABI_S_CHANNEL_ALLOC, &cp, &ch->h_chan);
 	if (ret)
@@ -685,9 +689,28 @@ static int client_chan_count(struct nvl_client *c, int delta)
 	return 0;
 }
 
+static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
+		       bool kernel, uint32_t *handle_out);
+
 NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 			       uint32_t engine, uint32_t flags,
 			       uint32_t *handle_out)
+{
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "channel: NULL argument");
+	if (flags)
+		return nvl_error(-EINVAL, "channel: flags %#x", flags);
+	return chan_create(client, vmh, engine, false, handle_out);
+}
+
+int nvl_nv_chan_create_kernel(struct nvl_client *client, uint32_t vmh,
+			      uint32_t *handle_out)
+{
+	return chan_create(client, vmh, NVL_ENGINE_COPY, true, handle_out);
+}
+
+static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
+		       bool kernel, uint32_t *handle_out)
 {
 	struct nvl_nv_device *d;
 	struct nvl_sched_args sa = {0};
@@ -696,13 +719,9 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	struct nv_chan *ch;
 	int ret;
 
-	if (!client || !handle_out)
-		return nvl_error(-EINVAL, "channel: NULL argument");
 	d = nvl_nv_device_of(client);
 	if (!d)
 		return nvl_error(-EINVAL, "channel: the client has no device");
-	if (flags)
-		return nvl_error(-EINVAL, "channel: flags %#x", flags);
 	if (atomic_load(&d->lost))
 		return nvl_error(-ENODEV, "channel: the device is lost");
 	if (atomic_load(&d->suspended))
@@ -743,6 +762,7 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vmh,
 	ch->client = client;
 	ch->gen = atomic_load(&d->gen);
 	ch->rec_work.fn = chan_recover;
+	ch->kernel = kernel;
 	ret = nvl_nv_work_get();
 	if (ret)
 		goto fail_free;
@@ -1168,4 +1188,90 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,
+			       void **cpu, uint64_t *va, uint32_t *bytes)
+{
+	struct nv_chan *ch =
+		nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
+
+	if (!ch)
+		return nvl_error(-ENOENT, "channel: no channel %u", channel);
+	*cpu = ch->cpu + OFF_KPUSH;
+	*va = ch->va + OFF_KPUSH;
+	*bytes = NVL_NV_CHAN_SLOT_SIZE - OFF_KPUSH;
+	chan_put(ch);
+	return 0;
+}
+
+/*
+ * One push as a job through the channel's scheduler, as nvl_exec() queues
+ * one, without the VM's implicit synchronisation: the driver's own work
+ * (nv/move.c) orders itself. Nothing here takes a VM, resv or memory
+ * manager lock.
+ */
+int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
+		       uint32_t len, struct nvl_fence **done_out)
+{
+	struct nv_chan *ch =
+		nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
+	struct nv_job *j;
+	int ret = 0;
+
+	if (!ch)
+		return nvl_error(-ENOENT, "channel: no channel %u", channel);
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed)
+		ret = nvl_error(-ENODEV, "channel %u was killed (%d)", channel,
+				ch->error);
+	pthread_mutex_unlock(&ch->lock);
+	if (ret)
+		goto out;
+	j = nvl_zalloc(sizeof(*j) + sizeof(j->push[0]));
+	if (!j) {
+		ret = nvl_error(-ENOMEM, "channel: out of memory");
+		goto out;
+	}
+	j->push[0].va = va;
+	j->push[0].len = len;
+	j->n_push = 1;
+	j->ch = ch;
+	nvl_list_init(&j->link);
+	ret = nvl_sched_job_init(&j->base, &ch->entity, 2, client);
+	if (ret) {
+		nvl_free(j);
+		ret = nvl_error(ret, "channel: job: %d", ret);
+		goto out;
+	}
+	pthread_mutex_lock(&ch->submit_lock);
+	ret = nvl_fence_create(&j->hw, ch->fence_ctx, ch->next_seq + 1);
+	if (ret) {
+		pthread_mutex_unlock(&ch->submit_lock);
+		nvl_sched_job_cleanup(&j->base);
+		nvl_free(j);
+		ret = nvl_error(ret, "channel: out of memory");
+		goto out;
+	}
+	j->seq = ++ch->next_seq;
+	if (nvl_sched_job_arm(&j->base))
+		nvl_err(NVL_CAT_NV, "channel: arm failed");
+	*done_out = nvl_fence_get(nvl_sched_job_finished(&j->base));
+	nvl_kref_get(&ch->ref); /* the job's */
+	ret = nvl_sched_entity_push_job(&j->base);
+	pthread_mutex_unlock(&ch->submit_lock);
+	if (ret) {
+		/* killed or banned in between: nothing runs on it any more */
+		nvl_fence_put(*done_out);
+		*done_out = NULL;
+		nvl_fence_put(j->hw);
+		nvl_sched_job_cleanup(&j->base);
+		nvl_free(j);
+		chan_put(ch);
+		ret = nvl_error(-ENODEV, "channel %u: job not queued (%d)",
+				channel, ret);
+	}
+out:
+	chan_put(ch);
+	return ret;
 }

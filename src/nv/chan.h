@@ -91,4 +91,33 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns);
  */
 void nvl_nv_chan_device_lost(void *dev);
 
+struct nvl_fence;
+
+/**
+ * nvl_nv_chan_create_kernel() - a privileged copy channel of the driver's
+ * own @client on its VM @vm (RM's PRIVILEGED_CHANNEL flag: its copy engine
+ * may use physical addresses), for the memory manager's moves (nv/move.c).
+ * Return: as nvl_channel_create().
+ */
+int nvl_nv_chan_create_kernel(struct nvl_client *client, uint32_t vm,
+			      uint32_t *handle_out);
+
+/**
+ * nvl_nv_chan_kernel_pushbuf() - the spare end of @channel's slot, mapped
+ * in its VM: a kernel channel's pushbuffer (*@cpu for the CPU, *@va for
+ * the GPU, *@bytes long). Return: 0 or -ENOENT.
+ */
+int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,
+			       void **cpu, uint64_t *va, uint32_t *bytes);
+
+/**
+ * nvl_nv_chan_submit() - queue the push [@va, +@len) on @channel through
+ * its scheduler, without implicit synchronisation; *@done_out (referenced)
+ * is the job's finished fence (an error on it: the job failed or never
+ * ran). Takes no VM, resv or memory-manager lock.
+ * Return: 0, -ENOENT, -ENODEV (killed, or its queue banned), -ENOMEM.
+ */
+int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
+		       uint32_t len, struct nvl_fence **done_out);
+
 #endif /* NVL_NV_CHAN_H */

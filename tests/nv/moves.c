@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: the memory manager's moves and clears run on the copy engine
+ * (docs/driver.md "Memory moves"), through the public headers only.
+ *
+ * - Oversubscription: BOs of four times (tiny; ga102: twice) the usable
+ *   VRAM (VRAM preferred,
+ *   GTT allowed) written and read round-robin through CPU maps; using one
+ *   (nvl_bo_use(), as a submission does) brings it back to VRAM and evicts
+ *   the least recently used ones. The
+ *   evictions and moves back are copy-engine jobs (physical-mode copies:
+ *   SET_SRC_PHYS_MODE / SET_DST_PHYS_MODE TARGET LOCAL_FB and
+ *   COHERENT_SYSMEM, LAUNCH_DMA SRC_TYPE / DST_TYPE PHYSICAL); every byte
+ *   of every BO is checked after each pass.
+ * - Isolation: one client fills VRAM with a pattern and frees it; another
+ *   client's new BOs on that memory read zero, cleared by copy-engine
+ *   jobs (a fill through the remap unit: SET_REMAP_COMPONENTS DST_X
+ *   CONST_A, COMPONENT_SIZE FOUR, LAUNCH_DMA REMAP_ENABLE).
+ * - A failing copy-engine move (the copy engine reads outside memory
+ *   after the move's first run: a CE_LAUNCH error kills the driver's copy
+ *   channel) loses nothing: the CPU redoes it, the next move makes a new
+ *   channel and runs on the copy engine again.
+ * - Allocation failures on the move path (each allocation of the move
+ *   worker's submission in turn): the CPU does that move, no byte lost.
+ * - Concurrency: clients mapping and writing their own BOs at once under
+ *   oversubscription, every byte checked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "t.h"
+#include "t_nv.h"
+
+#define MIB (1ull << 20)
+/* the device keeps 32 MiB of usable VRAM for page tables and channels
+ * (docs/driver.md, "Device life cycle") */
+#define DRIVER_VRAM (32 * MIB)
+#define BO_SIZE (8 * MIB)
+#define NBO_MAX 128
+
+struct dev {
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint64_t usable;
+};
+
+static void dev_up(struct dev *x, const char *spec)
+{
+	/* 256 MiB of VRAM on every chip: four times that stays small */
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info in;
+
+	memset(x, 0, sizeof(*x));
+	assert_int_equal(nvl_device_open(spec, &o, &x->dev), 0);
+	assert_int_equal(nvl_device_query(x->dev, &in), 0);
+	x->usable = in.vram_usable - DRIVER_VRAM;
+	assert_int_equal(nvl_device_client_create(x->dev, &x->c), 0);
+}
+
+static void dev_down(struct dev *x)
+{
+	nvl_client_destroy(x->c);
+	nvl_device_close(x->dev);
+}
+
+static uint64_t word(uint32_t seed, uint32_t bo, uint64_t i)
+{
+	return (uint64_t)seed << 48 ^ (uint64_t)bo << 32 ^ i ^
+	       i * 0x9e3779b97f4a7c15ull;
+}
+
+static void write_bo(struct nvl_client *c, uint32_t h, uint32_t seed,
+		     uint32_t idx)
+{
+	uint64_t *p;
+
+	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
+	for (uint64_t i = 0; i < BO_SIZE / 8; i++)
+		p[i] = word(seed, idx, i);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+}
+
+/* bring the BO back to VRAM (as a submission does), check every byte */
+static void check_bo(struct nvl_client *c, uint32_t h, uint32_t seed,
+		     uint32_t idx)
+{
+	struct nvl_bo_info bi;
+	uint64_t *p, bad = 0;
+
+	assert_int_equal(nvl_bo_use(c, h), 0);
+	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
+	assert_int_equal(nvl_bo_query(c, h, &bi), 0);
+	assert_int_equal(bi.current, NVL_BO_DOMAIN_VRAM);
+	for (uint64_t i = 0; i < BO_SIZE / 8; i++)
+		bad += p[i] != word(seed, idx, i);
+	assert_int_equal(bad, 0);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+}
+
+static unsigned make_bos(struct nvl_client *c, uint64_t total, uint32_t *h)
+{
+	unsigned n = (unsigned)(total / BO_SIZE);
+
+	assert_true(n <= NBO_MAX);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(
+			nvl_bo_create(c, BO_SIZE,
+				      NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				      NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
+				      &h[i]),
+			0);
+	return n;
+}
+
+static void oversub_on(const char *spec, unsigned factor)
+{
+	struct nvl_move_stats s0, s1;
+	uint32_t h[NBO_MAX];
+	struct dev x;
+	unsigned n;
+
+	dev_up(&x, spec);
+	n = make_bos(x.c, factor * x.usable, h);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
+	for (unsigned i = 0; i < n; i++)
+		write_bo(x.c, h[i], 1, i);
+	for (unsigned i = 0; i < n; i++)
+		check_bo(x.c, h[i], 1, i);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s1), 0);
+	/* the evictions and moves back ran on the copy engine */
+	assert_true(s1.evictions - s0.evictions >= n);
+	assert_true(s1.gpu_jobs - s0.gpu_jobs >= n);
+	assert_true(s1.gpu_bytes - s0.gpu_bytes >= (uint64_t)n * BO_SIZE);
+	assert_int_equal(s1.gpu_failures, 0);
+	assert_int_equal(s1.cpu_jobs - s0.cpu_jobs, 0);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(x.c, h[i]), 0);
+	dev_down(&x);
+}
+
+static void oversubscription(void **state)
+{
+	(void)state;
+	oversub_on("model:tiny", 4);
+	oversub_on("model:ga102", 2);
+}
+
+/* another client's freed VRAM reads zero: the copy engine cleared it */
+static void cleared_bos_read_zero(void **state)
+{
+	struct nvl_move_stats s0, s1;
+	struct nvl_client *b;
+	uint32_t h[NBO_MAX];
+	struct dev x;
+	unsigned n;
+
+	(void)state;
+	dev_up(&x, "model:tiny");
+	n = make_bos(x.c, x.usable - BO_SIZE, h);
+	for (unsigned i = 0; i < n; i++)
+		write_bo(x.c, h[i], 0xa5, i);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(x.c, h[i]), 0);
+	assert_int_equal(nvl_device_client_create(x.dev, &b), 0);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t *p, nz = 0;
+
+		assert_int_equal(nvl_bo_create(b, BO_SIZE, NVL_BO_DOMAIN_VRAM,
+					       0, NVL_BO_CPU_VISIBLE, &h[i]),
+				 0);
+		assert_int_equal(nvl_bo_map(b, h[i], (void **)&p), 0);
+		for (uint64_t k = 0; k < BO_SIZE / 8; k++)
+			nz += p[k] != 0;
+		assert_int_equal(nz, 0);
+		assert_int_equal(nvl_bo_unmap(b, h[i]), 0);
+	}
+	assert_int_equal(nvl_device_move_stats(x.dev, &s1), 0);
+	/* the freed memory was dirty: clears, all on the copy engine */
+	assert_true(s1.gpu_jobs - s0.gpu_jobs >= n / 2);
+	assert_int_equal(s1.cpu_jobs - s0.cpu_jobs, 0);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(b, h[i]), 0);
+	nvl_client_destroy(b);
+	dev_down(&x);
+}
+
+/* oversubscribe by two BOs: mapping BO @i evicts one other */
+static unsigned small_oversub(struct dev *x, uint32_t *h)
+{
+	unsigned n = make_bos(x->c, x->usable + 2 * BO_SIZE, h);
+
+	for (unsigned i = 0; i < n; i++)
+		write_bo(x->c, h[i], 3, i);
+	return n;
+}
+
+static void engine_error_loses_nothing(void **state)
+{
+	struct nvl_move_stats s0, s1, s2;
+	uint32_t h[NBO_MAX];
+	struct dev x;
+	unsigned n;
+
+	(void)state;
+	dev_up(&x, "model:tiny");
+	n = small_oversub(&x, h);
+	assert_int_equal(nvl_device_inject_move_error(x.dev, 0, 1), -EINVAL);
+	assert_int_equal(nvl_device_inject_move_error(NULL, 1, 1), -EINVAL);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
+	assert_int_equal(
+		nvl_device_inject_move_error(x.dev, NVL_MOVE_ERROR_ENGINE, 1),
+		0);
+	/* the first BO was evicted: bringing it back evicts another; the
+	 * first of those copies fails on the GPU */
+	for (unsigned i = 0; i < n; i++)
+		check_bo(x.c, h[i], 3, i);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s1), 0);
+	assert_int_equal(s1.gpu_failures - s0.gpu_failures, 1);
+	assert_int_equal(s1.cpu_jobs - s0.cpu_jobs, 1);
+	/* later moves made a new channel and ran on the copy engine */
+	assert_true(s1.channel_restarts >= 1);
+	for (unsigned i = 0; i < n; i++)
+		check_bo(x.c, h[i], 3, i);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s2), 0);
+	assert_true(s2.gpu_jobs - s1.gpu_jobs >= n);
+	assert_int_equal(s2.gpu_failures, s1.gpu_failures);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(x.c, h[i]), 0);
+	dev_down(&x);
+}
+
+static void move_alloc_failures(void **state)
+{
+	struct nvl_move_stats s0, s1;
+	uint32_t h[NBO_MAX];
+	unsigned n, next = 0, tried = 0;
+	struct dev x;
+
+	(void)state;
+	dev_up(&x, "model:tiny");
+	n = small_oversub(&x, h);
+	for (uint32_t nth = 1; nth < 64; nth++) {
+		assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
+		assert_int_equal(nvl_device_inject_move_error(
+					 x.dev, NVL_MOVE_ERROR_ALLOC, nth),
+				 0);
+		/* bring back the least recently used: one eviction, one
+		 * move back */
+		check_bo(x.c, h[next], 3, next);
+		next = (next + 1) % n;
+		assert_int_equal(nvl_device_move_stats(x.dev, &s1), 0);
+		assert_int_equal(s1.gpu_failures, s0.gpu_failures);
+		if (s1.cpu_jobs == s0.cpu_jobs)
+			break; /* nth is past the job's allocations */
+		tried++;
+	}
+	assert_int_equal(
+		nvl_device_inject_move_error(x.dev, NVL_MOVE_ERROR_ALLOC, 0),
+		0);
+	assert_true(tried >= 2);
+	/* nothing lost, and the copy engine still works */
+	assert_int_equal(nvl_device_move_stats(x.dev, &s0), 0);
+	for (unsigned i = 0; i < n; i++)
+		check_bo(x.c, h[i], 3, i);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s1), 0);
+	assert_true(s1.gpu_jobs > s0.gpu_jobs);
+	assert_int_equal(s1.cpu_jobs, s0.cpu_jobs);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(x.c, h[i]), 0);
+	dev_down(&x);
+}
+
+#define CC_CLIENTS 3
+#define CC_ROUNDS 3
+
+struct cc {
+	struct nvl_device *dev;
+	uint32_t idx;
+	uint64_t each;
+};
+
+static void *cc_main(void *arg)
+{
+	struct cc *k = arg;
+	struct nvl_client *c;
+	uint32_t h[NBO_MAX];
+	unsigned n;
+
+	assert_int_equal(nvl_device_client_create(k->dev, &c), 0);
+	n = make_bos(c, k->each, h);
+	for (uint32_t r = 0; r < CC_ROUNDS; r++) {
+		for (unsigned i = 0; i < n; i++)
+			write_bo(c, h[i], k->idx << 8 | r, i);
+		for (unsigned i = 0; i < n; i++)
+			check_bo(c, h[i], k->idx << 8 | r, i);
+	}
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(nvl_bo_close(c, h[i]), 0);
+	nvl_client_destroy(c);
+	return NULL;
+}
+
+static void concurrent_clients(void **state)
+{
+	struct nvl_move_stats s;
+	pthread_t th[CC_CLIENTS];
+	struct cc k[CC_CLIENTS];
+	struct dev x;
+
+	(void)state;
+	dev_up(&x, "model:tiny");
+	for (unsigned i = 0; i < CC_CLIENTS; i++) {
+		k[i].dev = x.dev;
+		k[i].idx = i + 1;
+		/* together twice the usable VRAM */
+		k[i].each = 2 * x.usable / CC_CLIENTS / BO_SIZE * BO_SIZE;
+		assert_int_equal(pthread_create(&th[i], NULL, cc_main, &k[i]),
+				 0);
+	}
+	for (unsigned i = 0; i < CC_CLIENTS; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(nvl_device_move_stats(x.dev, &s), 0);
+	assert_true(s.gpu_jobs > 0);
+	assert_int_equal(s.gpu_failures, 0);
+	dev_down(&x);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(oversubscription),
+		cmocka_unit_test(cleared_bos_read_zero),
+		cmocka_unit_test(engine_error_loses_nothing),
+		cmocka_unit_test(move_alloc_failures),
+		cmocka_unit_test(concurrent_clients),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
