@@ -87,6 +87,9 @@ struct nvl_gsp {
 	bool stop;
 
 	_Atomic bool dead;
+	/* the firmware answered NVL2080_CTRL_CMD_MULTI_CONTROL unsupported
+	 * (a real GSP-RM): sensor reads send their controls one by one */
+	_Atomic bool no_multi_control;
 	struct nvl_gsp_stats st;
 
 	/* boot state (boot.c) */
