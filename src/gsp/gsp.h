@@ -157,9 +157,35 @@ int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
 			   nvl_gsp_event_fn fn, void *arg);
 
 /**
+ * nvl_gsp_event_register_direct() - call @fn for @event where the status
+ * queue is read, not on the event thread: in the GSP interrupt handler or
+ * on the receive thread (never on a thread waiting for an RPC, never with
+ * the receive lock held), one direct handler at a time. For doorbell
+ * events whose payload does not matter: @fn gets no payload (NULL, 0) and
+ * result 0, and events that arrive before it runs make one call. @fn
+ * must be bounded and must not wait for the GSP (no RPC). NULL removes
+ * it. Return: 0 or -EINVAL.
+ */
+int nvl_gsp_event_register_direct(struct nvl_gsp *gsp, uint32_t event,
+				  nvl_gsp_event_fn fn, void *arg);
+
+/**
+ * nvl_gsp_rx_mark() - how many messages (replies and events) have been
+ * read from the status queue so far: after an RPC returns, every event
+ * the firmware sent before its reply is below the mark.
+ */
+uint64_t nvl_gsp_rx_mark(struct nvl_gsp *gsp);
+
+/**
+ * nvl_gsp_event_rx() - in a handler on the event thread: the event's
+ * place among the messages received (compare with nvl_gsp_rx_mark()).
+ */
+uint64_t nvl_gsp_event_rx(struct nvl_gsp *gsp);
+
+/**
  * nvl_gsp_event_flush() - wait until every event the firmware raised
  * before this call has been handled (or dropped): a NOP round trip, then
- * the event queue drained. Return: 0 or -ETIMEDOUT.
+ * the event queue drained and no direct handler running. Return: 0 or -ETIMEDOUT.
  */
 int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns);
 

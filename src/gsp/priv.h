@@ -28,6 +28,7 @@ struct nvl_gsp_ev {
 	uint32_t event, result;
 	size_t len;
 	uint8_t *data;
+	uint64_t rx; /* its place among the messages received */
 };
 
 #define NVL_GSP_MAX_HANDLERS 32
@@ -72,17 +73,25 @@ struct nvl_gsp {
 	struct nvl_gsp_ev evq[NVL_GSP_EVENT_QUEUE_LEN];
 	unsigned ev_head, ev_count;
 	bool ev_running; /* a handler is running */
+	uint64_t rx_msgs; /* messages received (replies and events) */
+	uint64_t ev_cur_rx; /* event thread: the running event's rx */
 	struct {
 		uint32_t event;
 		nvl_gsp_event_fn fn;
 		void *arg;
+		bool direct; /* run where it is received (rpc.c) */
 	} handlers[NVL_GSP_MAX_HANDLERS];
+	uint32_t direct_pending; /* handler slots with an event to run */
+	bool direct_running; /* a direct handler is running */
 	pthread_t ev_thread, rx_thread;
 	bool stop;
 
 	_Atomic bool dead;
 	/* suspended (boot.c, suspend.c): calls fail -EAGAIN until resume */
 	_Atomic bool asleep;
+	/* the firmware answered NVL2080_CTRL_CMD_MULTI_CONTROL unsupported
+	 * (a real GSP-RM): sensor reads send their controls one by one */
+	_Atomic bool no_multi_control;
 	struct nvl_gsp_stats st;
 
 	/* boot state (boot.c) */

@@ -9,9 +9,18 @@
  * from CONTINUATION_RECORD elements up to the caller's buffer), events go
  * to a bounded queue that the event thread serves, so a slow handler
  * delays no reply; an event that finds the queue full is dropped and
- * counted. The interrupt handler only wakes the drainers: the receive
- * thread drains on every interrupt, so the status queue empties even when
- * nobody waits and a handler is stuck.
+ * counted. While a caller waits, the interrupt handler only wakes it;
+ * otherwise the handler drains the queue itself (the receive thread drains
+ * too, on a wake-up, so the status queue empties even when nobody waits
+ * and a handler is stuck).
+ *
+ * Direct handlers (nvl_gsp_event_register_direct(): MMU_FAULT_QUEUED, whose
+ * kill must not wait behind the event thread) are not queued: their event
+ * is marked, and the interrupt handler or the receive thread runs them
+ * with rx_lock dropped, one at a time, several marks making one call. A
+ * caller waiting for a reply that drains one leaves it to the receive
+ * thread. Each message gets a receive mark (nvl_gsp_rx_mark()): an event
+ * handler can tell whether its event was read before some reply.
  *
  * Every wait has a deadline. A call that times out while the GSP has not
  * even consumed its message means the GSP hung: the client captures the
@@ -57,6 +66,9 @@ static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
 	return true;
 }
 
+static void drain_locked(struct nvl_gsp *gsp);
+static void run_direct_locked(struct nvl_gsp *gsp);
+
 static void irq_handler(void *arg)
 {
 	struct nvl_gsp *gsp = arg;
@@ -77,12 +89,18 @@ static void irq_handler(void *arg)
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->irqs++;
-		/* a waiting caller drains for itself; else the receive
-		 * thread */
-		if (gsp->active_waiters)
+		/* a waiting caller drains for itself; else this handler
+		 * does, and runs the direct handlers (a fault's kill) here,
+		 * no thread woken; the receive thread while the GSP is dead */
+		if (gsp->active_waiters) {
 			pthread_cond_broadcast(&gsp->rx_cond);
-		else
+		} else if (!gsp->dead && !gsp->stop) {
+			gsp->irqs_drained = gsp->irqs;
+			drain_locked(gsp);
+			run_direct_locked(gsp);
+		} else {
 			pthread_cond_signal(&gsp->drain_cond);
+		}
 		pthread_mutex_unlock(&gsp->rx_lock);
 	}
 	if (gsp->irq_chain)
@@ -149,8 +167,21 @@ static void queue_event(struct nvl_gsp *gsp, const struct nvl_gsp_msg *m)
 	ev->result = m->result;
 	ev->len = m->len;
 	ev->data = copy;
+	ev->rx = gsp->rx_msgs;
 	gsp->ev_count++;
 	pthread_cond_signal(&gsp->ev_cond);
+}
+
+/* an event with a direct handler: marked for it, not queued; rx_lock held */
+static bool mark_direct(struct nvl_gsp *gsp, uint32_t event)
+{
+	for (unsigned i = 0; i < NVL_GSP_MAX_HANDLERS; i++)
+		if (gsp->handlers[i].fn && gsp->handlers[i].direct &&
+		    gsp->handlers[i].event == event) {
+			gsp->direct_pending |= 1u << i;
+			return true;
+		}
+	return false;
 }
 
 static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
@@ -196,6 +227,7 @@ static void drain_locked(struct nvl_gsp *gsp)
 			pthread_mutex_lock(&gsp->rx_lock);
 			return;
 		}
+		gsp->rx_msgs++;
 		nvl_trace_fn tr = nvl_gsp_tracer(gsp);
 
 		if (tr)
@@ -227,7 +259,8 @@ static void drain_locked(struct nvl_gsp *gsp)
 		if (m.function >= GSPABI_K_EVENT_FIRST_EVENT) {
 			/* renumbered events: the driver's numbering */
 			m.function = nvl_gsp_abi_event_in(gsp->abi, m.function);
-			queue_event(gsp, &m);
+			if (!mark_direct(gsp, m.function))
+				queue_event(gsp, &m);
 			continue;
 		}
 		struct nvl_gsp_async *w =
@@ -244,6 +277,49 @@ static void drain_locked(struct nvl_gsp *gsp)
 		pthread_cond_broadcast(&gsp->rx_cond);
 }
 
+/* a caller waiting for a reply drained a direct event: the receive thread
+ * runs it (never the caller, who may hold locks its handler takes) */
+static void kick_direct(struct nvl_gsp *gsp)
+{
+	if (gsp->direct_pending && !gsp->direct_running)
+		pthread_cond_signal(&gsp->drain_cond);
+}
+
+/*
+ * Run the direct handlers with an event pending, rx_lock held (dropped
+ * around each call). One runner at a time: a second caller returns at
+ * once and the runner takes what was marked meanwhile.
+ */
+static void run_direct_locked(struct nvl_gsp *gsp)
+{
+	if (gsp->direct_running)
+		return;
+	gsp->direct_running = true;
+	while (gsp->direct_pending && !gsp->stop) {
+		uint32_t pend = gsp->direct_pending;
+
+		gsp->direct_pending = 0;
+		while (pend) {
+			unsigned i = (unsigned)__builtin_ctz(pend);
+			nvl_gsp_event_fn fn = gsp->handlers[i].fn;
+			void *fa = gsp->handlers[i].arg;
+			uint32_t event = gsp->handlers[i].event;
+
+			pend &= pend - 1;
+			if (!fn || !gsp->handlers[i].direct) {
+				gsp->st.events_unhandled++;
+				continue;
+			}
+			gsp->st.events++;
+			pthread_mutex_unlock(&gsp->rx_lock);
+			fn(fa, event, 0, NULL, 0);
+			pthread_mutex_lock(&gsp->rx_lock);
+		}
+	}
+	gsp->direct_running = false;
+	pthread_cond_broadcast(&gsp->rx_cond);
+}
+
 /* drains the status queue on every interrupt, whoever else is busy */
 static void *rx_thread(void *arg)
 {
@@ -255,6 +331,10 @@ static void *rx_thread(void *arg)
 			gsp->irqs_drained = gsp->irqs;
 			if (!gsp->dead)
 				drain_locked(gsp);
+			continue;
+		}
+		if (gsp->direct_pending && !gsp->direct_running) {
+			run_direct_locked(gsp);
 			continue;
 		}
 		pthread_cond_wait(&gsp->drain_cond, &gsp->rx_lock);
@@ -289,6 +369,7 @@ static void *event_thread(void *arg)
 			else
 				gsp->st.events_unhandled++;
 			gsp->ev_running = true;
+			gsp->ev_cur_rx = ev.rx;
 			pthread_mutex_unlock(&gsp->rx_lock);
 			if (fn)
 				fn(fa, ev.event, ev.result, ev.data, ev.len);
@@ -499,8 +580,10 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline)
 {
 	for (;;) {
-		if (!w->done && !gsp->dead)
+		if (!w->done && !gsp->dead) {
 			drain_locked(gsp);
+			kick_direct(gsp);
+		}
 		if (w->done)
 			break;
 		if (gsp->dead) {
@@ -511,6 +594,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		}
 		if (!rx_wait(gsp, deadline)) {
 			drain_locked(gsp);
+			kick_direct(gsp);
 			if (w->done)
 				break;
 			return -ETIMEDOUT;
@@ -662,8 +746,8 @@ int nvl_gsp_async_wait(struct nvl_gsp *gsp, struct nvl_gsp_async *a,
 	return ret;
 }
 
-int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
-			   nvl_gsp_event_fn fn, void *arg)
+static int event_register(struct nvl_gsp *gsp, uint32_t event,
+			  nvl_gsp_event_fn fn, void *arg, bool direct)
 {
 	int free_slot = -1, ret = 0;
 
@@ -684,9 +768,24 @@ int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
 		gsp->handlers[free_slot].event = event;
 		gsp->handlers[free_slot].fn = fn;
 		gsp->handlers[free_slot].arg = arg;
+		gsp->handlers[free_slot].direct = direct;
+		/* a mark left for an earlier handler of the slot */
+		gsp->direct_pending &= ~(1u << free_slot);
 	}
 	pthread_mutex_unlock(&gsp->rx_lock);
 	return ret;
+}
+
+int nvl_gsp_event_register(struct nvl_gsp *gsp, uint32_t event,
+			   nvl_gsp_event_fn fn, void *arg)
+{
+	return event_register(gsp, event, fn, arg, false);
+}
+
+int nvl_gsp_event_register_direct(struct nvl_gsp *gsp, uint32_t event,
+				  nvl_gsp_event_fn fn, void *arg)
+{
+	return event_register(gsp, event, fn, arg, true);
 }
 
 int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns)
@@ -698,8 +797,10 @@ int nvl_gsp_events_settle(struct nvl_gsp *gsp, int64_t timeout_ns)
 	for (;;) {
 		if (!gsp->dead)
 			drain_locked(gsp);
-		if (!gsp->ev_count && !gsp->ev_running)
+		if (!gsp->ev_count && !gsp->ev_running &&
+		    !gsp->direct_pending && !gsp->direct_running)
 			break;
+		kick_direct(gsp);
 		pthread_cond_signal(&gsp->ev_cond);
 		if (!rx_wait(gsp, deadline)) {
 			ret = nvl_error(
@@ -734,4 +835,20 @@ void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
 	out->received = gsp->q.stats.received;
 	out->sent = gsp->q.stats.sent;
 	pthread_mutex_unlock(&gsp->rx_lock);
+}
+
+uint64_t nvl_gsp_rx_mark(struct nvl_gsp *gsp)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&gsp->rx_lock);
+	n = gsp->rx_msgs;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	return n;
+}
+
+uint64_t nvl_gsp_event_rx(struct nvl_gsp *gsp)
+{
+	/* written by the event thread itself before the handler runs */
+	return gsp->ev_cur_rx;
 }

@@ -6,9 +6,12 @@
  * thermal instruction list for temperatures, perf utilisation samples and
  * the current P-state with NVIDIA's numbers, and nouvelle's own
  * 0x2080f1xx controls where the public ABI has none (power) or none we
- * could verify (clocks, perf status, P-state limits). A read is five controls sent
- * at once; it is stateless: one instruction list discovers the sensors
- * and reads them in the same call. A control the firmware does not support (-EOPNOTSUPP) leaves its
+ * could verify (clocks, perf status, P-state limits). A read is five
+ * controls in one GSP_RM_CONTROL (nouvelle's NVL2080_CTRL_CMD_MULTI_CONTROL:
+ * one round trip, each entry served as if sent alone); a firmware without
+ * it (a real GSP-RM) gets the five sent at once, and is remembered. A read
+ * is stateless: one instruction list discovers the sensors and reads them
+ * in the same call. A control the firmware does not support (-EOPNOTSUPP) leaves its
  * fields absent; any other failure fails the read and leaves the caller's
  * struct untouched.
  *
@@ -19,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -106,6 +110,61 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 out:
 	for (unsigned i = 0; i < n; i++)
 		nvl_free(c[i].msg);
+	return ret;
+}
+
+/*
+ * The same @n controls as one NVL2080_CTRL_CMD_MULTI_CONTROL: one round
+ * trip, the firmware running them in order. Return as batch(), or
+ * -EOPNOTSUPP (nothing read) when the firmware has no multi control.
+ */
+static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
+{
+	NVL2080_CTRL_MULTI_CONTROL_PARAMS h = {.count = n};
+	size_t total = sizeof(h), at;
+	uint8_t *buf;
+	int ret;
+
+	if (n > NVL2080_CTRL_MULTI_CONTROL_MAX)
+		return nvl_error(-EINVAL, "sensors: %u controls in one", n);
+	for (unsigned i = 0; i < n; i++) {
+		h.entries[i].cmd = c[i].cmd;
+		h.entries[i].paramsSize = (uint32_t)c[i].size;
+		total += (c[i].size + 7) & ~(size_t)7;
+	}
+	buf = nvl_zalloc(total);
+	if (!buf)
+		return nvl_error(-ENOMEM, "sensors: no memory");
+	at = sizeof(h);
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(buf + at, c[i].params, c[i].size);
+		at += (c[i].size + 7) & ~(size_t)7;
+	}
+	memcpy(buf, &h, sizeof(h));
+	ret = nvl_gsp_rm_control(gsp, hsub, NVL2080_CTRL_CMD_MULTI_CONTROL, buf,
+				 total);
+	if (ret) {
+		if (ret == -EOPNOTSUPP)
+			atomic_store(&gsp->no_multi_control, true);
+		goto out;
+	}
+	memcpy(&h, buf, sizeof(h));
+	at = sizeof(h);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t st = h.entries[i].status;
+
+		memcpy(c[i].params, buf + at, c[i].size);
+		at += (c[i].size + 7) & ~(size_t)7;
+		c[i].ret = st == NV_OK ? 0
+				       : nvl_error(nvl_gsp_status_errno(st),
+						   "sensors: control %#x: %s",
+						   c[i].cmd,
+						   nvl_gsp_status_name(st));
+		if (!ret && c[i].ret && c[i].ret != -EOPNOTSUPP)
+			ret = c[i].ret;
+	}
+out:
+	nvl_free(buf);
 	return ret;
 }
 
@@ -303,7 +362,11 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	  util);
 	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
-	ret = batch(gsp, hsub, c, C_NR);
+	/* one round trip where the firmware batches; else five in flight */
+	ret = atomic_load(&gsp->no_multi_control) ? -EOPNOTSUPP
+						  : multi(gsp, hsub, c, C_NR);
+	if (ret == -EOPNOTSUPP)
+		ret = batch(gsp, hsub, c, C_NR);
 	if (ret) {
 		nvl_free(r);
 		return ret;

@@ -104,6 +104,8 @@ struct nv_chan {
 	uint64_t fault_va;
 	uint64_t inst; /* RM's instance block: fault entries name it */
 	uint64_t born_ns; /* PTIMER when RM made it: older entries are stale */
+	uint64_t born_rx; /* GSP messages received once made: older events
+			   * name a channel that had its id before */
 	uint64_t client_id;
 	struct nvl_client *client; /* busy time is charged to it */
 	uint64_t busy_end; /* lock: GPU time the last charged job ended */
@@ -219,7 +221,8 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		    (k->by_inst ? ch->inst == k->inst &&
 					  (!k->timestamp ||
 					   k->timestamp >= ch->born_ns)
-				: ch->chid == k->chid)) {
+				: ch->chid == k->chid &&
+					  (!k->rx || k->rx > ch->born_rx))) {
 			found = ch;
 			nvl_kref_get(&ch->ref);
 			break;
@@ -671,6 +674,7 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 	}
 	ch->token = wt.workSubmitToken;
 	ch->born_ns = ptimer_ns(d);
+	ch->born_rx = nvl_gsp_rx_mark(d->gsp);
 	return 0;
 }
 

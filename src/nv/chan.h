@@ -38,6 +38,8 @@ struct nvl_nv_kill {
 	uint64_t timestamp; /* by instance: the entry's; a channel made after
 			     * it is another one on a reused instance block */
 	uint32_t chid; /* in (by id) and out */
+	uint64_t rx; /* by id, optional: the event's nvl_gsp_event_rx(); a
+		      * channel made after it is another one on a reused id */
 	/* in: the channel's error, the guilty job's, the query's fields */
 	int chan_error, job_error;
 	uint32_t xid, reason;

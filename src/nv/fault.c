@@ -5,19 +5,23 @@
  * RM in the GSP owns the fault and channel-error interrupts. At device
  * up the driver registers its shadow fault buffer with RM (a bookkeeping
  * page and NVL_NV_FAULT_PAGES entry pages of DMA-mapped system memory)
- * and handles three events on the GSP client's event thread:
+ * and handles three events:
  *
- *  - MMU_FAULT_QUEUED: every entry between GET and PUT of the shadow
- *    queue is decoded (instance block → channel → client, VA, fault type,
- *    access type, engine); its channel is killed (-EFAULT for the job that
- *    was running, -ECANCELED for the jobs behind it) and one line is
- *    logged. RM's overflow and lost counters are folded into the stats.
- *  - RC_TRIGGERED: the channel RM tore down is killed with the reason its
- *    Xid names (nothing happens if a fault entry already killed it; for
- *    Xid 31 the shadow queue is drained first, RM having copied the
- *    entry before it sent the event); an
- *    MMU fault whose entry was lost (overflow) still kills its channel
- *    this way, with a VA of 0.
+ *  - MMU_FAULT_QUEUED (a direct handler: run where the GSP's message is
+ *    read, in its interrupt handler or receive thread, not behind the
+ *    event thread; bounded, no RPC): every entry between GET and PUT of
+ *    the shadow queue is decoded (instance block → channel → client, VA,
+ *    fault type, access type, engine); its channel is killed (-EFAULT for
+ *    the job that was running, -ECANCELED for the jobs behind it) and one
+ *    line is logged. RM's overflow and lost counters are folded into the
+ *    stats.
+ *  - RC_TRIGGERED (event thread): the channel RM tore down is killed with
+ *    the reason its Xid names (nothing happens if a fault entry already
+ *    killed it; for Xid 31 the shadow queue is drained first, RM having
+ *    copied the entry before it sent the event); an MMU fault whose entry
+ *    was lost (overflow) still kills its channel this way, with a VA of 0.
+ *    An RC_TRIGGERED read before a channel was made (nvl_gsp_event_rx())
+ *    is about an older channel RM gave the same id: it kills nothing.
  *  - OS_ERROR_LOG: RM's message, logged (debug level for MMU faults, whose
  *    line the fault entry already gave).
  *
@@ -49,7 +53,11 @@ struct nvl_nv_fault {
 	uint8_t *mem; /* bookkeeping page, then the entry pages */
 	size_t size;
 	uint64_t dma;
-	uint32_t entries, get;
+	uint32_t entries;
+	/* drain_lock: the queue's reader state (the direct handler and the
+	 * event thread's RC handler both drain) */
+	pthread_mutex_t drain_lock;
+	uint32_t get;
 	uint32_t overflows_seen, lost_seen;
 	const struct nvl_hw_mmu_engines *eng;
 	pthread_mutex_t lock; /* st */
@@ -171,11 +179,12 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		 ret > 0 ? "channel killed" : "channel already dead");
 }
 
-/* drain the shadow queue (event thread only) */
+/* drain the shadow queue */
 static void drain(struct nvl_nv_fault *f)
 {
 	uint32_t put, ovf, lost;
 
+	pthread_mutex_lock(&f->drain_lock);
 	put = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_PUT) % f->entries;
 	while (f->get != put) {
 		uint32_t e[8];
@@ -201,9 +210,10 @@ static void drain(struct nvl_nv_fault *f)
 		f->overflows_seen = ovf;
 		f->lost_seen = lost;
 	}
+	pthread_mutex_unlock(&f->drain_lock);
 }
 
-/* MMU_FAULT_QUEUED */
+/* MMU_FAULT_QUEUED, a direct handler: where the GSP's message is read */
 static void on_fault(void *arg, uint32_t event, uint32_t result,
 		     const void *data, size_t len)
 {
@@ -269,6 +279,9 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	if (rc.xid == GSPABI_K_RC_ERROR_FIFO_ERROR_MMU_ERR_FLT)
 		drain(f);
 	k.chid = rc.chid;
+	/* not a later channel RM gave the id to (the bad one's RC_TRIGGERED
+	 * can be handled after its owner freed it) */
+	k.rx = nvl_gsp_event_rx(f->d->gsp);
 	k.xid = rc.xid;
 	rc_reason(rc.xid, &k);
 	k.on_kill = count_killed;
@@ -298,6 +311,7 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	f->size = (size_t)(1 + NVL_NV_FAULT_PAGES) * PAGE;
 	f->entries = NVL_NV_FAULT_PAGES * PAGE / NVL_HW_FAULT_ENTRY_SIZE;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->drain_lock, NULL);
 	ret = nvl_nv_sysmem_alloc(d, f->size, &mem, &f->dma);
 	if (ret) {
 		char why[160];
@@ -309,8 +323,8 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	f->mem = mem;
 	for (unsigned i = 0; i < NVL_NV_FAULT_PAGES; i++)
 		ptes[i] = f->dma + (uint64_t)(1 + i) * PAGE;
-	ret = nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_MMU_FAULT_QUEUED,
-				     on_fault, f);
+	ret = nvl_gsp_event_register_direct(
+		d->gsp, GSPABI_K_EVENT_MMU_FAULT_QUEUED, on_fault, f);
 	if (!ret)
 		ret = nvl_gsp_event_register(
 			d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, on_rc, f);
@@ -333,6 +347,7 @@ fail_events:
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 fail_free:
+	pthread_mutex_destroy(&f->drain_lock);
 	pthread_mutex_destroy(&f->lock);
 	nvl_free(f);
 	return ret;
@@ -355,6 +370,7 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 	/* a handler still running finishes before the memory goes */
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
+	pthread_mutex_destroy(&f->drain_lock);
 	pthread_mutex_destroy(&f->lock);
 	nvl_free(f);
 	d->fault = NULL;

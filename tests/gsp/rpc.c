@@ -6,6 +6,7 @@
  * handlers, concurrent callers, async calls, NV_STATUS -> errno.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -424,6 +425,83 @@ static void slow_handler(void **state)
 	kit_down(&k);
 }
 
+struct drec {
+	atomic_uint calls;
+	atomic_bool bad;
+};
+
+static void on_direct(void *arg, uint32_t event, uint32_t result,
+		      const void *data, size_t len)
+{
+	struct drec *d = arg;
+
+	if (event != NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED || result || data ||
+	    len)
+		atomic_store(&d->bad, true);
+	atomic_fetch_add(&d->calls, 1);
+}
+
+/* a direct handler runs where the message is read: not behind a stuck
+ * event thread, taking no queue slot, coalesced, with no payload */
+static void direct_handler(void **state)
+{
+	const unsigned total = NVL_GSP_EVENT_QUEUE_LEN + 100;
+	struct evrec r = {0};
+	struct drec d = {0};
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+	int64_t deadline;
+	unsigned calls;
+
+	(void)state;
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	reg_all(&k, &r);
+	assert_int_equal(nvl_gsp_event_register_direct(
+				 k.gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
+				 on_direct, &d),
+			 0);
+	/* the event thread stuck in another event's handler */
+	r.block = true;
+	assert_int_equal(nvl_model_gsp_event_post(k.m, t.root, 0xe0, 5), 0);
+	emit_events(&k, total);
+	deadline = nvl_deadline_after(10 * NVL_NSEC_PER_SEC);
+	while (!atomic_load(&d.calls) && nvl_time_ns() < deadline) {
+		struct timespec ts = {0, 100000};
+
+		nanosleep(&ts, NULL);
+	}
+	assert_true(atomic_load(&d.calls) >= 1);
+	echo(&k, t.sub, 64, 3); /* replies too */
+	pthread_mutex_lock(&r.lock);
+	r.block = false;
+	pthread_cond_broadcast(&r.cond);
+	pthread_mutex_unlock(&r.lock);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
+	nvl_gsp_get_stats(k.gsp, &st);
+	calls = atomic_load(&d.calls);
+	assert_true(calls >= 1 && calls <= total);
+	assert_false(atomic_load(&d.bad));
+	assert_int_equal(st.events_dropped, 0);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf], 0);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_POST_EVENT & 0xf], 1);
+	/* removed: later ones are unhandled, the handler not called again */
+	assert_int_equal(
+		nvl_gsp_event_register_direct(
+			k.gsp, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, NULL),
+		0);
+	emit_events(&k, 3);
+	echo(&k, t.sub, 64, 4);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(atomic_load(&d.calls), calls);
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_true(st.events_unhandled >= 3);
+	assert_int_equal(nvl_gsp_event_register_direct(k.gsp, 1, on_direct, &d),
+			 -EINVAL);
+	kit_down(&k);
+}
+
 struct conc {
 	struct kit *k;
 	uint32_t sub;
@@ -666,6 +744,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rpc_order_asserted),
 		cmocka_unit_test(events_delivered),
 		cmocka_unit_test(slow_handler),
+		cmocka_unit_test(direct_handler),
 		cmocka_unit_test(concurrent_callers),
 		cmocka_unit_test(async_calls),
 		cmocka_unit_test(create_alloc_failures),

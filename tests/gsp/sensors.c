@@ -575,6 +575,100 @@ static void alloc_failures(void **state)
 	nvl_free(a);
 }
 
+static uint64_t rpcs(struct kit *k)
+{
+	struct nvl_gsp_stats st;
+
+	nvl_gsp_get_stats(k->gsp, &st);
+	return st.rpcs;
+}
+
+#define MULTI_SLOTS (2 * NVL2080_CTRL_MULTI_CONTROL_MAX)
+
+/* a multi control of @n entries of PERF_GET_CURRENT_PSTATE (+ @extra
+ * bytes, to break the size sum); its result */
+static int multi_pstate(struct kit *k, struct sub_tree *t, uint32_t n,
+			uint32_t nested, size_t extra, uint32_t *status0)
+{
+	struct {
+		NVL2080_CTRL_MULTI_CONTROL_PARAMS h;
+		NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS p[MULTI_SLOTS];
+		uint8_t pad[8];
+	} m = {.h.count = n};
+	size_t size = sizeof(m.h) + extra;
+	int ret;
+
+	for (uint32_t i = 0; i < n && i < NVL2080_CTRL_MULTI_CONTROL_MAX; i++) {
+		m.h.entries[i].cmd =
+			i == nested ? NVL2080_CTRL_CMD_MULTI_CONTROL
+				    : NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE;
+		m.h.entries[i].paramsSize = sizeof(m.p[0]);
+		m.h.entries[i].status = 0xdead;
+		size += 8; /* sizeof(m.p[0]) == 4, padded to 8 */
+	}
+	ret = nvl_gsp_rm_control(k->gsp, t->sub, NVL2080_CTRL_CMD_MULTI_CONTROL,
+				 &m, size);
+	if (status0)
+		*status0 = m.h.entries[0].status;
+	return ret;
+}
+
+/*
+ * A read is one GSP_RM_CONTROL (nouvelle's multi control, every entry
+ * served as if sent alone); malformed multis are refused whole; a firmware
+ * without it (a real GSP-RM) gets the five controls and the same fields.
+ */
+static void multi_control_read(void **state)
+{
+	struct nvl_sensors s1, s2;
+	struct sub_tree t;
+	struct kit k;
+	uint64_t n0;
+	uint32_t st0;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 500), 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	rd(&k, &t, &s1); /* the first sample */
+	n0 = rpcs(&k);
+	rd(&k, &t, &s1);
+	assert_int_equal(rpcs(&k) - n0, 1);
+	/* one entry as a control of its own */
+	assert_int_equal(sizeof(NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS), 4);
+	assert_int_equal(multi_pstate(&k, &t, 1, 99, 0, &st0), 0);
+	assert_int_equal(st0, NV_OK);
+	/* refused whole: none, too many, nested, sizes that do not add up */
+	assert_int_equal(multi_pstate(&k, &t, 0, 99, 0, NULL), -EINVAL);
+	assert_int_equal(multi_pstate(&k, &t, 9, 99, 0, NULL), -EINVAL);
+	assert_int_equal(multi_pstate(&k, &t, 2, 1, 0, &st0), -EINVAL);
+	assert_int_equal(multi_pstate(&k, &t, 2, 99, 8, NULL), -EINVAL);
+	assert_int_equal(multi_pstate(&k, &t, 2, 99, 0, &st0), 0);
+	/* a firmware without it: five controls, the same reading (the PMU
+	 * stands still in simulated time) */
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, true),
+			 0);
+	n0 = rpcs(&k);
+	rd(&k, &t, &s2);
+	assert_int_equal(rpcs(&k) - n0, 1 + 5);
+	assert_int_equal(s2.valid, s1.valid);
+	assert_int_equal(s2.gpu_temp_c, s1.gpu_temp_c);
+	assert_int_equal(s2.power_mw, s1.power_mw);
+	assert_int_equal(s2.clk_gr_mhz, s1.clk_gr_mhz);
+	assert_int_equal(s2.pstate, s1.pstate);
+	assert_int_equal(s2.util_gpu, s1.util_gpu);
+	assert_int_equal(s2.util_engine[0], s1.util_engine[0]);
+	assert_int_equal(s2.throttle, s1.throttle);
+	/* remembered: no multi tried again */
+	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, false);
+	n0 = rpcs(&k);
+	rd(&k, &t, &s2);
+	assert_int_equal(rpcs(&k) - n0, 5);
+	assert_int_equal(s2.valid, s1.valid);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +680,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(reclock_controls),
 		cmocka_unit_test(ce_speed_follows_clock),
 		cmocka_unit_test(alloc_failures),
+		cmocka_unit_test(multi_control_read),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

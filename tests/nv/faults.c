@@ -12,10 +12,18 @@
  * and a new channel of the same client go on. A bad method is Xid 32.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include <nouvelle/nouvelle.h>
+
+#include "core/device.h"
+#include "gsp/abi.h"
+#include "gsp/gsp.h"
+#include "model/gsp/gsp.h"
+#include "nv/chan.h"
+#include "nv/device.h"
 
 #include "kit.h"
 #include "t.h"
@@ -330,6 +338,97 @@ static void destroyed_reason(void **state)
 	nvl_device_close(dev);
 }
 
+/* holds the GSP event thread in a handler until released (bounded) */
+struct hold {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held, release;
+};
+
+static void on_hold(void *arg, uint32_t event, uint32_t result,
+		    const void *data, size_t len)
+{
+	struct hold *h = arg;
+	struct timespec ts;
+
+	(void)event, (void)result, (void)data, (void)len;
+	clock_gettime(CLOCK_REALTIME, &ts); /* the condition's clock */
+	ts.tv_sec += 30;
+	pthread_mutex_lock(&h->lock);
+	h->held = true;
+	pthread_cond_broadcast(&h->cond);
+	while (!h->release &&
+	       pthread_cond_timedwait(&h->cond, &h->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * The fault entry kills the channel where the GSP's message is read, not
+ * behind the event thread (held here in another handler). The fault's
+ * RC_TRIGGERED (by channel id) waits behind it and is handled only after
+ * the client destroyed the channel and made a new one, which RM gives the
+ * same id: that stale event must not kill the new channel.
+ */
+static void stale_rc_spares_reused_id(void **state)
+{
+	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			 .cond = PTHREAD_COND_INITIALIZER};
+	struct nvl_device *dev;
+	struct nvl_fault_stats st;
+	struct nvl_channel_info ci;
+	struct nvl_gsp *gsp;
+	struct cl a;
+	uint32_t bad, good, ch, chid1, chid2, rl;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	gsp = dev->nv->gsp;
+	cl_up(dev, &a);
+	assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
+	bad = fill(&a, 0, VA_HOLE, 1);
+	good = fill(&a, 256, VA_DST, 2);
+	assert_int_equal(nvl_gsp_event_register(gsp,
+						NV_VGPU_MSG_EVENT_POST_EVENT,
+						on_hold, &h),
+			 0);
+	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
+	pthread_mutex_lock(&h.lock);
+	while (!h.held)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+
+	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
+			 0);
+	assert_int_equal(nvl_nv_chan_hw_ids(a.c, ch, &chid1, &rl), 0);
+	exec_on(&a, ch, VA_PB, bad, 0);
+	assert_int_equal(wait_status(&a, 0), -EFAULT);
+	assert_int_equal(nvl_channel_destroy(a.c, ch), 0);
+	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
+			 0);
+	assert_int_equal(nvl_nv_chan_hw_ids(a.c, ch, &chid2, &rl), 0);
+	assert_int_equal(chid2, chid1); /* RM reused the id */
+	/* the event thread goes on: the RC_TRIGGERED of the first */
+	pthread_mutex_lock(&h.lock);
+	h.release = true;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
+	assert_int_equal(nvl_channel_query(a.c, ch, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	exec_on(&a, ch, VA_PB + 1024, good, 1);
+	assert_int_equal(wait_status(&a, 1), 1);
+	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
+	assert_int_equal(st.killed, 1);
+	assert_int_equal(st.rc_events, 1);
+	assert_int_equal(nvl_gsp_event_register(
+				 gsp, NV_VGPU_MSG_EVENT_POST_EVENT, NULL, NULL),
+			 0);
+	assert_int_equal(nvl_channel_destroy(a.c, ch), 0);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +441,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fault_pushbuffer_fetch),
 		cmocka_unit_test(rc_bad_method),
 		cmocka_unit_test(destroyed_reason),
+		cmocka_unit_test(stale_rc_spares_reused_id),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -258,6 +258,33 @@ typedef struct NVL2080_CTRL_PERF_GET_STATUS_PARAMS {
 
 #define NVL2080_CTRL_PERF_STATUS_FLAG_FAN 0x1 /* the board has a fan */
 
+/*
+ * multi: several subdevice controls in one GSP_RM_CONTROL (a sensor read
+ * in one round trip). The params are this header, then each entry's
+ * params in order, each padded to 8 bytes; paramsSize is their sum. The
+ * firmware runs the entries in order, each exactly as if it had been sent
+ * alone on the same subdevice, and sets each one's status; the control
+ * itself fails (NV_ERR_INVALID_ARGUMENT, nothing run) on a count above
+ * MAX, sizes that do not add up, or an entry that is itself a multi. A
+ * real GSP-RM answers NV_ERR_NOT_SUPPORTED: send the controls one by one.
+ */
+#define NVL2080_CTRL_CMD_MULTI_CONTROL 0x2080f130
+#define NVL2080_CTRL_MULTI_CONTROL_MAX 8
+
+typedef struct NVL2080_CTRL_MULTI_CONTROL_ENTRY {
+	NvU32 cmd; /* in: a NV2080_CTRL_CMD_* of the subdevice */
+	NvU32 paramsSize; /* in: its params' bytes (unpadded) */
+	NvU32 status; /* out: its NV_STATUS */
+	NvU32 pad;
+} NVL2080_CTRL_MULTI_CONTROL_ENTRY;
+
+typedef struct NVL2080_CTRL_MULTI_CONTROL_PARAMS {
+	NvU32 count;
+	NvU32 pad;
+	NVL2080_CTRL_MULTI_CONTROL_ENTRY entries[NVL2080_CTRL_MULTI_CONTROL_MAX];
+	/* then the entries' params */
+} NVL2080_CTRL_MULTI_CONTROL_PARAMS;
+
 typedef struct NVL2080_CTRL_PERF_SET_PSTATE_LIMITS_PARAMS {
 	NvU32 pstateFastest; /* Pn numbers, fastest <= slowest */
 	NvU32 pstateSlowest;

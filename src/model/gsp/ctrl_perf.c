@@ -374,6 +374,11 @@ static bool is_disabled(struct fw_perf *pf, uint32_t cmd)
 	return off;
 }
 
+bool nvl_fw_perf_disabled(struct nvl_model_gsp *g, uint32_t cmd)
+{
+	return is_disabled(g->perf, cmd);
+}
+
 #define SIZE_IS(T) ((size) == sizeof(T) ? 0 : 1)
 
 uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,

@@ -7,6 +7,7 @@
 #define NVL_MODEL_GSP_PERF_H
 
 #include <stdbool.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct nvl_model;
@@ -30,6 +31,8 @@ void nvl_fw_perf_reset(struct nvl_model_gsp *g);
 uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 			     uint32_t hobject, uint32_t cmd, void *params,
 			     uint32_t size);
+/* whether a test turned @cmd off (nvl_model_gsp_perf_disable()) */
+bool nvl_fw_perf_disabled(struct nvl_model_gsp *g, uint32_t cmd);
 /* EVENT_SET_NOTIFICATION on a subdevice */
 void nvl_fw_perf_notify(struct nvl_model_gsp *g, uint32_t hclient,
 			uint32_t hsubdevice, uint32_t event, uint32_t action);

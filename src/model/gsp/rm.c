@@ -365,6 +365,57 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g);
 
 static uint32_t rm_control(struct nvl_model_gsp *g,
+			   rpc_gsp_rm_control_v03_00 *c, size_t len);
+
+/*
+ * NVL2080_CTRL_CMD_MULTI_CONTROL (nouvelle's): each entry run as a control
+ * of its own on the same object, in order, its status in the entry.
+ */
+static uint32_t multi_control(struct nvl_model_gsp *g,
+			      rpc_gsp_rm_control_v03_00 *c)
+{
+	NVL2080_CTRL_MULTI_CONTROL_PARAMS h;
+	rpc_gsp_rm_control_v03_00 *one;
+	size_t at = sizeof(h), max = 0;
+
+	if (c->paramsSize < sizeof(h))
+		return NV_ERR_INVALID_PARAM_STRUCT;
+	memcpy(&h, c->params, sizeof(h));
+	if (!h.count || h.count > NVL2080_CTRL_MULTI_CONTROL_MAX)
+		return NV_ERR_INVALID_ARGUMENT;
+	for (NvU32 i = 0; i < h.count; i++) {
+		size_t n = ((size_t)h.entries[i].paramsSize + 7) & ~(size_t)7;
+
+		if (h.entries[i].cmd == NVL2080_CTRL_CMD_MULTI_CONTROL ||
+		    n > c->paramsSize - at)
+			return NV_ERR_INVALID_ARGUMENT;
+		at += n;
+		max = NVL_MAX(max, n);
+	}
+	if (at != c->paramsSize)
+		return NV_ERR_INVALID_ARGUMENT;
+	one = nvl_zalloc(sizeof(*one) + max);
+	if (!one)
+		return NV_ERR_NO_MEMORY;
+	at = sizeof(h);
+	for (NvU32 i = 0; i < h.count; i++) {
+		NVL2080_CTRL_MULTI_CONTROL_ENTRY *e = &h.entries[i];
+
+		*one = *c;
+		one->cmd = e->cmd;
+		one->paramsSize = e->paramsSize;
+		one->status = NV_OK;
+		memcpy(one->params, c->params + at, e->paramsSize);
+		e->status = rm_control(g, one, sizeof(*one) + e->paramsSize);
+		memcpy(c->params + at, one->params, e->paramsSize);
+		at += ((size_t)e->paramsSize + 7) & ~(size_t)7;
+	}
+	nvl_free(one);
+	memcpy(c->params, &h, sizeof(h));
+	return NV_OK;
+}
+
+static uint32_t rm_control(struct nvl_model_gsp *g,
 			   rpc_gsp_rm_control_v03_00 *c, size_t len)
 {
 	const struct nvl_model_profile *p = g->m->profile;
@@ -376,6 +427,12 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 	if (!o)
 		return NV_ERR_INVALID_OBJECT_HANDLE;
 	switch (c->cmd) {
+	case NVL2080_CTRL_CMD_MULTI_CONTROL:
+		if (o->hclass != NV20_SUBDEVICE_0)
+			return NV_ERR_NOT_SUPPORTED;
+		if (nvl_fw_perf_disabled(g, c->cmd))
+			return NV_ERR_NOT_SUPPORTED;
+		return multi_control(g, c);
 	case NVL_MODEL_CTRL_CMD_ECHO:
 		for (NvU32 i = 0; i < c->paramsSize; i++)
 			c->params[i] = (NvU8)~c->params[i];
