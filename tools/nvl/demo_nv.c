@@ -135,6 +135,20 @@ NVL_DEMO_STEP(70, driver)
 	       run_stat_get(&x, "bo_bytes") / RUN_MIB,
 	       (unsigned long long)(in->vram_usable >> 20),
 	       run_stat_get(&x, "brought_back"));
+	{
+		struct nvl_move_stats ms;
+
+		if (!nvl_device_move_stats(x.dev, &ms))
+			printf("  the memory manager's moves: %llu evictions, "
+			       "%llu MiB moved; %llu copy-engine jobs on the "
+			       "driver's kernel channel (%llu MiB), %llu done "
+			       "by the CPU\n",
+			       (unsigned long long)ms.evictions,
+			       (unsigned long long)(ms.bytes_moved >> 20),
+			       (unsigned long long)ms.gpu_jobs,
+			       (unsigned long long)(ms.gpu_bytes >> 20),
+			       (unsigned long long)ms.cpu_jobs);
+	}
 	fdinfo(s.tex);
 	printf("  every byte checked: %.1f MiB\n",
 	       run_stat_get(&x, "bytes_checked") / RUN_MIB);
