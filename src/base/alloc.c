@@ -23,8 +23,9 @@ static atomic_long fi_countdown;
 static atomic_ulong fi_hits;
 static atomic_uint_fast64_t fi_rng;
 static _Atomic uint64_t fi_threshold; /* p scaled to 2^64 */
-static int fi_scope;
-static pthread_t fi_thread;
+/* read by every allocating thread while a test re-arms: atomic */
+static atomic_int fi_scope;
+static _Atomic(pthread_t) fi_thread;
 
 static _Thread_local unsigned long alloc_count;
 static _Atomic(nvl_alloc_observer_fn) observer;
@@ -54,8 +55,8 @@ void nvl_fault_fail_nth(unsigned long nth, enum nvl_fault_scope scope)
 	atomic_store(&fi_mode, FI_OFF);
 	if (!nth)
 		return;
-	fi_scope = scope;
-	fi_thread = pthread_self();
+	atomic_store_explicit(&fi_scope, scope, memory_order_relaxed);
+	atomic_store_explicit(&fi_thread, pthread_self(), memory_order_relaxed);
 	atomic_store(&fi_hits, 0);
 	atomic_store(&fi_countdown, (long)nth);
 	atomic_store(&fi_mode, FI_NTH);
@@ -66,8 +67,8 @@ void nvl_fault_fail_random(double p, uint64_t seed, enum nvl_fault_scope scope)
 	atomic_store(&fi_mode, FI_OFF);
 	if (p <= 0.0)
 		return;
-	fi_scope = scope;
-	fi_thread = pthread_self();
+	atomic_store_explicit(&fi_scope, scope, memory_order_relaxed);
+	atomic_store_explicit(&fi_thread, pthread_self(), memory_order_relaxed);
 	atomic_store(&fi_hits, 0);
 	atomic_store(&fi_rng, seed ? seed : 0x9e3779b97f4a7c15ull);
 	atomic_store(&fi_threshold,
@@ -98,8 +99,11 @@ static bool should_fail(void)
 
 	if (likely(mode == FI_OFF))
 		return false;
-	if (fi_scope == NVL_FAULT_THIS_THREAD &&
-	    !pthread_equal(fi_thread, pthread_self()))
+	if (atomic_load_explicit(&fi_scope, memory_order_relaxed) ==
+		    NVL_FAULT_THIS_THREAD &&
+	    !pthread_equal(
+		    atomic_load_explicit(&fi_thread, memory_order_relaxed),
+		    pthread_self()))
 		return false;
 	if (mode == FI_NTH) {
 		if (atomic_fetch_sub(&fi_countdown, 1) != 1)
