@@ -379,7 +379,9 @@ static void stale_rc_spares_reused_id(void **state)
 	struct nvl_channel_info ci;
 	struct nvl_gsp *gsp;
 	struct cl a;
+	struct nvl_model_gsp_stats ms;
 	uint32_t bad, good, ch, chid1, chid2, rl;
+	uint64_t rc0;
 
 	(void)state;
 	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
@@ -401,8 +403,21 @@ static void stale_rc_spares_reused_id(void **state)
 	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
 			 0);
 	assert_int_equal(nvl_nv_chan_hw_ids(a.c, ch, &chid1, &rl), 0);
+	nvl_model_gsp_get_stats(dev->model, &ms);
+	rc0 = ms.rc_recoveries;
 	exec_on(&a, ch, VA_PB, bad, 0);
 	assert_int_equal(wait_status(&a, 0), -EFAULT);
+	/* the fault's kill (MMU_FAULT_QUEUED) can come before RM tore the
+	 * channel down: wait until its RC_TRIGGERED is on the way (RM frees
+	 * a channel it has not reported without one), so the event is read
+	 * before the id is reused */
+	for (int i = 0; i < 20000; i++) {
+		nvl_model_gsp_get_stats(dev->model, &ms);
+		if (ms.rc_recoveries > rc0)
+			break;
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	assert_true(ms.rc_recoveries > rc0);
 	assert_int_equal(nvl_channel_destroy(a.c, ch), 0);
 	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
 			 0);
