@@ -878,6 +878,15 @@ void nvl_gsp_set_boot_timeout(struct nvl_gsp *gsp, int64_t ns)
 		gsp->boot->timeout_ns = ns;
 }
 
+/* empty queues and no init/sequencer results: before a boot or a resume */
+static void boot_rx_reset(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
+{
+	nvl_gsp_msgq_reset(&gsp->q);
+	b->init_done = false;
+	b->seq_err = 0;
+	b->seq_ops = 0;
+}
+
 int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 		 struct nvl_gsp_boot_report *report)
 {
@@ -950,10 +959,7 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	/* 2. memory */
 	step = NVL_GSP_STEP_MEMORY;
 	t0 = nvl_time_ns();
-	nvl_gsp_msgq_reset(&gsp->q);
-	b->init_done = false;
-	b->seq_err = 0;
-	b->seq_ops = 0;
+	boot_rx_reset(gsp, b);
 	ret = build_memory(gsp, b, img);
 	if (ret)
 		goto fail;
@@ -1159,10 +1165,7 @@ int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
 	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI))
 		return nvl_error(-EBUSY, "gsp: resume: WPR2 is up: the GPU "
 					 "needs a reset");
-	nvl_gsp_msgq_reset(&gsp->q);
-	b->init_done = false;
-	b->seq_err = 0;
-	b->seq_ops = 0;
+	boot_rx_reset(gsp, b);
 	ret = pack_rmargs(gsp, b, true);
 	if (ret)
 		return ret;

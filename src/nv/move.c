@@ -193,15 +193,9 @@ static uint32_t target(struct nvl_nv_move *mv, const struct nvl_mm_extent *e,
 	}
 }
 
-/* LAUNCH_DMA: pitch to pitch, non-pipelined, flushed, physical sides */
+/* LAUNCH_DMA: push.h's pitch-to-pitch launch, with a physical destination */
 #define LAUNCH_PHYS_                                                           \
-	(NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_NON_PIPELINED               \
-		 << NVL_PUSH_CE_LAUNCH_DMA_DATA_TRANSFER_TYPE_SHIFT |          \
-	 1u << NVL_PUSH_CE_LAUNCH_DMA_FLUSH_ENABLE_SHIFT |                     \
-	 NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_PITCH                        \
-		 << NVL_PUSH_CE_LAUNCH_DMA_SRC_MEMORY_LAYOUT_SHIFT |           \
-	 NVL_PUSH_CE_LAUNCH_DMA_DST_MEMORY_LAYOUT_PITCH                        \
-		 << NVL_PUSH_CE_LAUNCH_DMA_DST_MEMORY_LAYOUT_SHIFT |           \
+	(NVL_PUSH_CE_LAUNCH_PITCH_ |                                           \
 	 NVL_PUSH_CE_LAUNCH_DMA_DST_TYPE_PHYSICAL                              \
 		 << NVL_PUSH_CE_LAUNCH_DMA_DST_TYPE_SHIFT)
 
