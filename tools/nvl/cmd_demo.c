@@ -40,8 +40,9 @@ NVL_DEMO_STEP(0, baselines)
 
 /*
  * What each step runs on, printed under its title so that nobody mistakes a
- * stand-in for the driver on the model. Until the device (driver issue)
- * connects the layers, most steps run on a generic layer's own backend.
+ * stand-in for the driver on the model. Steps 3 to 6 show a generic layer
+ * on its own backend (as its tests do); step 9 is the same layers on a
+ * device.
  */
 static const struct {
 	const char *step;
@@ -54,20 +55,20 @@ static const struct {
 		 "for the GPU"},
 	{"scheduler", "common scheduler with its null backend (jobs run "
 		      "on host threads, no hardware)"},
-	{"mm", "memory manager with host-memory VRAM/GTT and CPU copies "
-	       "(not yet the model's VRAM or copy engine)"},
+	{"mm", "the generic memory manager alone: host-memory VRAM/GTT and "
+	       "CPU copies (on a device, step 9, moves run on the copy "
+	       "engine)"},
 	{"vm", "GPUVM with the recording page-table backend (page tables "
 	       "kept in host memory, no hardware)"},
-	{"gsp_boot", "the driver's GSP layer (src/gsp) booting the model's "
-		     "GSP firmware from the build's signed images"},
-	{"model", "the GPU model, programmed by the bring-up kit (tests/lib, "
-		  "outside the library; no GSP, no driver channels yet)"},
+	{"model", "the GPU model alone, programmed by the bring-up kit "
+		  "(tests/lib, outside the library) without the GSP or the "
+		  "driver"},
 	{"mmu", "the driver's NVIDIA page tables (src/nv) in the model's "
 		"VRAM, walked by the model's MMU"},
 	{"driver", "the public API on one model device: GSP boot, two "
 		   "clients, RM channels, async VM_BIND, EXEC through the "
-		   "scheduler (src/nv); evictions by the memory manager's "
-		   "CPU copies"},
+		   "scheduler (src/nv); evictions and clears as copy-engine "
+		   "jobs on the driver's kernel channel"},
 };
 
 static const char *runs_on(const char *name)
