@@ -12,7 +12,8 @@ jobs on every client and channel; fault killed the faulting channel
 data checked; hang timed the hung job out (-ETIMEDOUT after the job
 timeout), resubmitted the one behind it (bytes checked) and left the reset
 channel and the other client's working; thermal kept the copy engines busy
-while the sensors were sampled. A --record file is accepted by `nvl plot`. Bad usage exits 2.
+while the sensors were sampled; suspend cycled the device through
+suspend-to-RAM and resume with every byte checked after each. A --record file is accepted by `nvl plot`. Bad usage exits 2.
 
 usage: nvl_run.py NVL
 """
@@ -112,6 +113,16 @@ check("fault: the other client's channels alive, its work checked",
       r.get("other_channels_alive", 0) >= 2 and r.get("jobs", 0) >= 2 and
       r.get("bytes_checked", 0) > 0, r)
 
+r = workload("suspend", "--chip", "ga102")
+check("suspend: two suspend/resume cycles at least, timed",
+      r.get("cycles", 0) >= 2 and r.get("suspend_ms_mean", 0) > 0 and
+      r.get("resume_ms_mean", 0) > 0, r)
+check("suspend: VRAM emptied while suspended",
+      "vram_left_suspended" not in r, r)
+check("suspend: every byte (CPU- and copy-engine-written) checked after "
+      "each resume", r.get("bytes_checked", 0) >=
+      r.get("cycles", 1) * 4 * 8 * 1048576, r)
+
 with tempfile.TemporaryDirectory() as d:
     rec = os.path.join(d, "load.jsonl")
     r = workload("thermal", "--record", rec, "--chip", "ga102")
@@ -178,13 +189,15 @@ for args, what in [(["run"], "no workload"),
                    (["run", "sparse", "--clients", "0"], "zero clients"),
                    (["run", "fault", "--clients", "1"], "fault alone"),
                    (["run", "oversub", "--vram", "12"], "tiny VRAM"),
-                   (["run", "hang", "--clients", "1"], "hang alone")]:
+                   (["run", "hang", "--clients", "1"], "hang alone"),
+                   (["run", "suspend", "--clients", "2"], "suspend with "
+                    "two clients")]:
     rc, out, err = run(*args)
     check(f"usage: {what}: exit 2", rc == 2 and out == "" and err, err)
 rc, out, err = run("run", "--list")
 check("--list names every workload", rc == 0 and all(
     w in out for w in ["sparse", "oversub", "multiclient", "fault",
-                       "thermal", "hang"]), out)
+                       "thermal", "hang", "suspend"]), out)
 rc, out, err = run("run", "sparse", "--seconds", "0.2", "-d", "vfio:0")
 check("a device that cannot be opened: exit 1 with the library's message",
       rc == 1 and "nvl run: error:" in err and "vfio" in err.lower(), err)

@@ -30,6 +30,8 @@ static const struct run_workload workloads[] = {
 	 run_fault},
 	{"thermal", "a sustained copy load against the power limit", 1, 1, 0,
 	 run_thermal},
+	{"suspend", "suspend-to-RAM cycles, every byte checked after resume", 1,
+	 1, 0, run_suspend},
 	{"hang", "an engine hang, its timeout and the firmware's reset", 2, 2,
 	 0, run_hang},
 };
@@ -124,9 +126,14 @@ static void sample(struct run_ctx *x)
 	unsigned int n = 0;
 
 	x->last_sample = now;
-	sample_device(x, &d);
-	if (!x->rec_ok)
+	/* not while a workload suspends the device: skip this sample */
+	if (pthread_mutex_trylock(&x->power_lock))
 		return;
+	sample_device(x, &d);
+	if (!x->rec_ok) {
+		pthread_mutex_unlock(&x->power_lock);
+		return;
+	}
 	pthread_mutex_lock(&x->lock);
 	for (unsigned int i = 0; i < x->nclients; i++) {
 		struct run_client *cl = x->clients[i];
@@ -142,6 +149,7 @@ static void sample(struct run_ctx *x)
 		sample_client(x, cl, &cs[n++], now);
 	}
 	pthread_mutex_unlock(&x->lock);
+	pthread_mutex_unlock(&x->power_lock);
 	if (nvl_rec_write_sample(&x->rec, (now - x->t0) / 1e9, &d, cs, n))
 		x->rec_ok = false;
 }
@@ -473,6 +481,10 @@ int nvl_cmd_run(int argc, char **argv)
 	if (o.clients < wl->min_clients)
 		return nvl_help_usage_error(
 			"run", "this workload needs --clients 2 or more");
+	/* nothing may call into a device while it suspends */
+	if (!strcmp(wl->name, "suspend") && o.clients != 1)
+		return nvl_help_usage_error(
+			"run", "suspend runs one client (--clients 1)");
 	if (!o.channels)
 		o.channels = 2;
 	if (!vram)

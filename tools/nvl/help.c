@@ -151,7 +151,8 @@ static const struct nvl_help_opt run_opts[] = {
 	 "round)"},
 	{"-c, --clients", "N",
 	 "clients, each on its own thread (default: sparse 1, oversub 1, "
-	 "multiclient 4, fault 2, thermal 1, hang 2)"},
+	 "multiclient 4, fault 2, thermal 1, hang 2, suspend 1 and only "
+	 "1)"},
 	{"--channels", "N", "copy channels per client (default 2)"},
 	{"--vram", "MIB",
 	 "the model's VRAM in MiB, 256 or more (default: oversub 256, the "
@@ -390,13 +391,16 @@ static const struct nvl_help table[] = {
 	 "oversub (BOs of 4x the VRAM, evicted and brought back), "
 	 "multiclient (clients x channels submitting and binding at once), "
 	 "fault (one client faults on an unmapped VA: its channel is killed, "
-	 "the other clients' work completes) or thermal (a sustained copy "
-	 "load against a lowered power limit). hang is not built (no public "
-	 "engine-hang injection) and exits 2.\n\n"
+	 "the other clients' work completes), thermal (a sustained copy "
+	 "load against a lowered power limit), hang (an engine hang: the "
+	 "hung job times out, the one behind it is resubmitted, the other "
+	 "clients go on) or suspend (suspend-to-RAM and resume cycles, every "
+	 "byte checked after each).\n\n"
 	 "A progress bar is drawn on stderr when it is a terminal and the "
 	 "run is longer than a second. Exit 0 when the workload passed its "
 	 "checks, 1 when it failed (the summary says why), 2 on bad usage.",
-	 run_opts, run_ex, "sparse oversub multiclient fault thermal"},
+	 run_opts, run_ex,
+	 "sparse oversub multiclient fault thermal hang suspend"},
 	{"smi", "nvidia-smi's interface: table, -q, -L, CSV queries",
 	 "nvl smi [-i IDS] [-L | -q [-d LIST] | -q -x | --query-gpu=FIELDS | "
 	 "--query-compute-apps=FIELDS] [--format=csv[,noheader][,nounits]] "

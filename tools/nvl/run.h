@@ -69,6 +69,9 @@ struct run_ctx {
 	struct nvl_device_info info;
 	int64_t t0, deadline;
 	atomic_bool stop;
+	/* held by the sampler while it reads the device, and by a workload
+	 * from nvl_device_suspend() to nvl_device_resume() */
+	pthread_mutex_t power_lock;
 	pthread_mutex_t lock; /* below */
 	struct run_client *clients[RUN_MAX_CLIENTS];
 	unsigned int nclients, next_id;
@@ -157,6 +160,16 @@ int run_client_open(struct run_ctx *x, const char *name, unsigned int nchan,
 /** run_client_close() - destroy the client and everything it holds. */
 void run_client_close(struct run_client *cl);
 
+/**
+ * run_client_unmap_pb() - drop the CPU mapping of the client's pushbuffer
+ * ring (a mapped BO cannot move, so cannot be suspended); run_exec() must
+ * not run until run_client_map_pb().
+ * Return: 0 or a negative errno (recorded).
+ */
+int run_client_unmap_pb(struct run_client *cl);
+/** run_client_map_pb() - map the pushbuffer ring again. */
+int run_client_map_pb(struct run_client *cl);
+
 /** run_va() - @size bytes of the client's VA (64 KiB aligned, never reused). */
 uint64_t run_va(struct run_client *cl, uint64_t size);
 
@@ -241,6 +254,7 @@ int run_hang(struct run_ctx *x);
 /** RUN_HANG_TIMEOUT_MS - the job timeout `nvl run hang` opens its device with */
 #define RUN_HANG_TIMEOUT_MS 500
 int run_thermal(struct run_ctx *x);
+int run_suspend(struct run_ctx *x);
 
 /**
  * run_sparse_client() - one client streaming a sparse texture until the run

@@ -43,6 +43,7 @@ int run_ctx_open(struct run_ctx *x, const struct run_opts *o,
 	x->o = o;
 	x->workload = workload;
 	pthread_mutex_init(&x->lock, NULL);
+	pthread_mutex_init(&x->power_lock, NULL);
 	/* setting the power limit is the opener's right (docs/sensors.md) */
 	if (o->power_limit_w > 0 || thermal)
 		dopts.flags = NVL_DEVICE_OPEN_ADMIN;
@@ -103,6 +104,7 @@ void run_ctx_close(struct run_ctx *x)
 	nvl_device_close(x->dev);
 	x->dev = NULL;
 	pthread_mutex_destroy(&x->lock);
+	pthread_mutex_destroy(&x->power_lock);
 }
 
 bool run_should_stop(struct run_ctx *x)
@@ -268,6 +270,30 @@ void run_client_close(struct run_client *cl)
 		nvl_bo_unmap(cl->c, cl->pb);
 	nvl_client_destroy(cl->c);
 	nvl_free(cl);
+}
+
+int run_client_unmap_pb(struct run_client *cl)
+{
+	if (cl->ppb) {
+		nvl_bo_unmap(cl->c, cl->pb);
+		cl->ppb = NULL;
+	}
+	return 0;
+}
+
+int run_client_map_pb(struct run_client *cl)
+{
+	int ret;
+
+	if (cl->ppb)
+		return 0;
+	ret = nvl_bo_map(cl->c, cl->pb, (void **)&cl->ppb);
+	if (ret) {
+		cl->ppb = NULL;
+		return run_fail(cl->x, ret, "client %s: map the pushbuffer",
+				cl->name);
+	}
+	return 0;
 }
 
 uint64_t run_va(struct run_client *cl, uint64_t size)
