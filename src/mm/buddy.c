@@ -32,6 +32,9 @@
  * its free, instead of a free list's neighbours and the buddy and parent
  * lines of a merge followed by a split. Every other request, stats and
  * fini merge the cache back first, so they see the tree as without it.
+ * The cache's two paths are inline in buddy.h, with no call and no frame:
+ * callers freeing random blocks of a large VRAM wait on cache misses, and
+ * the CPU overlaps more of them the fewer instructions each pair costs.
  *
  * Free merges a block with its buddy while the buddy is free and has the same
  * clear state, so clear memory is not lost to a dirty neighbour. Two free
@@ -297,33 +300,6 @@ void nvl_buddy_flush_cache(struct nvl_buddy *mm)
 	}
 }
 
-/* hdr bits that must read "order 0, allocated" for the cache to take it */
-#define CACHE_TEST_MASK                                                        \
-	(NVL_BUDDY_HDR_ORDER_MASK | (3ull << NVL_BUDDY_HDR_STATE_SHIFT))
-#define CACHE_TEST_VAL                                                         \
-	((uint64_t)NVL_BUDDY_ALLOCATED << NVL_BUDDY_HDR_STATE_SHIFT)
-
-/*
- * Put an allocated dirty chunk in the cache if there is room. Return: true
- * if it did; false for anything else (not a chunk, not allocated, clean,
- * cache full), which the caller frees the slow way.
- */
-static inline bool cache_put(struct nvl_buddy *mm, struct nvl_buddy_block *b,
-			     unsigned flags)
-{
-	uint64_t hdr = b->hdr;
-
-	if ((hdr & CACHE_TEST_MASK) != CACHE_TEST_VAL ||
-	    (flags & NVL_BUDDY_CLEARED) || mm->ncached >= NVL_BUDDY_CACHE)
-		return false;
-	b->hdr = (hdr & ~(NVL_BUDDY_HDR_CLEAR |
-			  (3ull << NVL_BUDDY_HDR_STATE_SHIFT))) |
-		 ((uint64_t)NVL_BUDDY_CACHED << NVL_BUDDY_HDR_STATE_SHIFT);
-	mm->cache[mm->ncached++] = b;
-	mm->avail_B += mm->chunk_B;
-	return true;
-}
-
 static SLOW_PATH void free_slow(struct nvl_buddy *mm,
 				struct nvl_buddy_block *block, unsigned flags)
 {
@@ -336,13 +312,13 @@ void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
 			  unsigned flags)
 {
 	/* A dirty chunk goes to the cache, unmerged: its line is hot now. */
-	if (likely(cache_put(mm, block, flags)))
+	if (likely(nvl_buddy_cache_put(mm, block, flags)))
 		return;
 	free_slow(mm, block, flags);
 }
 
-static SLOW_PATH void free_list_slow(struct nvl_buddy *mm,
-				     struct nvl_list *blocks, unsigned flags)
+void nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
+			      unsigned flags)
 {
 	struct nvl_list *pos = blocks->next;
 
@@ -356,28 +332,11 @@ static SLOW_PATH void free_list_slow(struct nvl_buddy *mm,
 			nvl_list_entry(pos, struct nvl_buddy_block, link);
 
 		pos = pos->next;
-		if (likely(cache_put(mm, b, flags)))
+		if (likely(nvl_buddy_cache_put(mm, b, flags)))
 			continue;
 		free_slow(mm, b, flags);
 	}
 	nvl_list_init(blocks);
-}
-
-void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
-			 unsigned flags)
-{
-	struct nvl_list *first = blocks->next;
-
-	/* One chunk (a 4 KiB buffer) to the cache: no loop, no frame. */
-	if (likely(first != blocks && first->next == blocks &&
-		   cache_put(
-			   mm,
-			   nvl_list_entry(first, struct nvl_buddy_block, link),
-			   flags))) {
-		nvl_list_init(blocks);
-		return;
-	}
-	free_list_slow(mm, blocks, flags);
 }
 
 /* Give back what a failed allocation took, keeping each block's state. */
@@ -719,38 +678,9 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 	(NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN | NVL_BUDDY_CONTIGUOUS |          \
 	 NVL_BUDDY_CLEAR)
 
-static int alloc_slow(struct nvl_buddy *mm, uint64_t start, uint64_t end,
-		      uint64_t size_B, uint64_t min_block_B,
-		      struct nvl_list *blocks, unsigned flags);
-
-int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
-		    uint64_t size_B, uint64_t min_block_B,
-		    struct nvl_list *blocks, unsigned flags)
-{
-	/*
-	 * One chunk, no placement, not asking for clear memory: the cache.
-	 * Kept apart from the slow path so that it saves no registers and
-	 * sets up no frame: a caller that misses the cache on every block
-	 * it frees (random frees in a large VRAM) overlaps more of those
-	 * misses the fewer instructions each pair costs.
-	 */
-	if (likely(size_B == mm->chunk_B && min_block_B == mm->chunk_B &&
-		   !(flags & ~NVL_BUDDY_CONTIGUOUS) && mm->ncached)) {
-		struct nvl_buddy_block *b = mm->cache[--mm->ncached];
-
-		b->hdr ^= (uint64_t)(NVL_BUDDY_CACHED ^ NVL_BUDDY_ALLOCATED)
-			  << NVL_BUDDY_HDR_STATE_SHIFT;
-		mm->avail_B -= mm->chunk_B;
-		nvl_list_add_tail(&b->link, blocks);
-		return 0;
-	}
-	return alloc_slow(mm, start, end, size_B, min_block_B, blocks, flags);
-}
-
-static SLOW_PATH int alloc_slow(struct nvl_buddy *mm, uint64_t start,
-				uint64_t end, uint64_t size_B,
-				uint64_t min_block_B, struct nvl_list *blocks,
-				unsigned flags)
+int nvl_buddy_alloc_slow(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+			 uint64_t size_B, uint64_t min_block_B,
+			 struct nvl_list *blocks, unsigned flags)
 {
 	uint64_t mask = mm->chunk_B - 1;
 	struct nvl_list taken;
