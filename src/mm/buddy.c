@@ -32,6 +32,9 @@
  * its free, instead of a free list's neighbours and the buddy and parent
  * lines of a merge followed by a split. Every other request, stats and
  * fini merge the cache back first, so they see the tree as without it.
+ * The cache's two paths are inline in buddy.h, with no call and no frame:
+ * callers freeing random blocks of a large VRAM wait on cache misses, and
+ * the CPU overlaps more of them the fewer instructions each pair costs.
  *
  * Free merges a block with its buddy while the buddy is free and has the same
  * clear state, so clear memory is not lost to a dirty neighbour. Two free
@@ -55,6 +58,9 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "buddy.h"
+
+/* Slow paths stay out of line, so the chunk cache's paths save no registers. */
+#define SLOW_PATH __attribute__((noinline))
 
 struct nvl_buddy_pair {
 	struct nvl_buddy_block b[2];
@@ -294,35 +300,43 @@ void nvl_buddy_flush_cache(struct nvl_buddy *mm)
 	}
 }
 
-void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
-			  unsigned flags)
+static SLOW_PATH void free_slow(struct nvl_buddy *mm,
+				struct nvl_buddy_block *block, unsigned flags)
 {
 	if (NVL_NEVER(bstate(block) != NVL_BUDDY_ALLOCATED))
 		return;
-	/* A dirty chunk goes to the cache, unmerged: its line is hot now. */
-	if (bord(block) == 0 && !(flags & NVL_BUDDY_CLEARED) &&
-	    mm->ncached < NVL_BUDDY_CACHE) {
-		block->hdr =
-			(block->hdr & ~(NVL_BUDDY_HDR_CLEAR |
-					(3ull << NVL_BUDDY_HDR_STATE_SHIFT))) |
-			((uint64_t)NVL_BUDDY_CACHED
-			 << NVL_BUDDY_HDR_STATE_SHIFT);
-		mm->cache[mm->ncached++] = block;
-		mm->avail_B += mm->chunk_B;
-		return;
-	}
 	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
 }
 
-void nvl_buddy_free_list(struct nvl_buddy *mm, struct nvl_list *blocks,
-			 unsigned flags)
+void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
+			  unsigned flags)
 {
-	struct nvl_buddy_block *b, *n;
+	/* A dirty chunk goes to the cache, unmerged: its line is hot now. */
+	if (likely(nvl_buddy_cache_put(mm, block, flags)))
+		return;
+	free_slow(mm, block, flags);
+}
 
-	nvl_list_for_each_entry_safe (b, n, blocks, link) {
-		nvl_list_del(&b->link);
-		nvl_buddy_free_block(mm, b, flags);
+void nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
+			      unsigned flags)
+{
+	struct nvl_list *pos = blocks->next;
+
+	/*
+	 * The blocks are the allocator's again: no need to unlink them one
+	 * by one (the cache does not use their links, the free lists
+	 * overwrite them), so only the head is reset, once.
+	 */
+	while (pos != blocks) {
+		struct nvl_buddy_block *b =
+			nvl_list_entry(pos, struct nvl_buddy_block, link);
+
+		pos = pos->next;
+		if (likely(nvl_buddy_cache_put(mm, b, flags)))
+			continue;
+		free_slow(mm, b, flags);
 	}
+	nvl_list_init(blocks);
 }
 
 /* Give back what a failed allocation took, keeping each block's state. */
@@ -664,25 +678,15 @@ static int alloc_any(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 	(NVL_BUDDY_RANGE | NVL_BUDDY_TOPDOWN | NVL_BUDDY_CONTIGUOUS |          \
 	 NVL_BUDDY_CLEAR)
 
-int nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
-		    uint64_t size_B, uint64_t min_block_B,
-		    struct nvl_list *blocks, unsigned flags)
+int nvl_buddy_alloc_slow(struct nvl_buddy *mm, uint64_t start, uint64_t end,
+			 uint64_t size_B, uint64_t min_block_B,
+			 struct nvl_list *blocks, unsigned flags)
 {
 	uint64_t mask = mm->chunk_B - 1;
 	struct nvl_list taken;
 	unsigned min_order;
 	int ret;
 
-	/* One chunk, no placement, not asking for clear memory: the cache. */
-	if (likely(size_B == mm->chunk_B && min_block_B == mm->chunk_B &&
-		   !(flags & ~NVL_BUDDY_CONTIGUOUS) && mm->ncached)) {
-		struct nvl_buddy_block *b = mm->cache[--mm->ncached];
-
-		bset_state(b, NVL_BUDDY_ALLOCATED);
-		mm->avail_B -= mm->chunk_B;
-		nvl_list_add_tail(&b->link, blocks);
-		return 0;
-	}
 	if (flags & ~ALLOC_FLAGS)
 		return nvl_error(-EINVAL, "buddy: unknown flags %#x", flags);
 	if (!size_B || (size_B & mask))

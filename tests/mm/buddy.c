@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "t.h"
+#include "base/log.h"
 #include "mm/buddy.h"
 
 #define PG 4096ull
@@ -83,7 +84,12 @@ static uint64_t ref_free(struct ref *r)
 	return n * PG;
 }
 
-static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
+/*
+ * @small_pct: share (in %) of allocations of one page, which the chunk cache
+ * serves when their flags allow.
+ */
+static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed,
+				unsigned small_pct)
 {
 	struct nvl_buddy mm;
 	struct ref r = {.pages = size_B / PG};
@@ -120,7 +126,10 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 			assert_true(nvl_list_empty(&a->blocks));
 			a->live = false;
 		} else {
-			uint64_t pages = 1 + t_rand(&rng) % (r.pages / 16);
+			uint64_t pages =
+				t_rand(&rng) % 100 < small_pct
+					? 1
+					: 1 + t_rand(&rng) % (r.pages / 16);
 			unsigned mo = (unsigned)(t_rand(&rng) % 4);
 			uint64_t min_b = PG << mo;
 			unsigned flags = (unsigned)(t_rand(&rng) & 0xf);
@@ -216,13 +225,25 @@ static void random_vs_reference(uint64_t size_B, int iters, uint64_t seed)
 
 static void random_alloc_free_matches_reference_pow2(void **state)
 {
-	random_vs_reference(64ull << 20, (int)(20000 * t_scale()), 1);
+	random_vs_reference(64ull << 20, (int)(20000 * t_scale()), 1, 0);
 }
 
 static void random_alloc_free_matches_reference_non_pow2(void **state)
 {
 	random_vs_reference((64ull << 20) + (12 << 10) + (256 << 10),
-			    (int)(20000 * t_scale()), 2);
+			    (int)(20000 * t_scale()), 2, 0);
+}
+
+/*
+ * Mostly one-page requests in a space small enough to fill: the chunk cache
+ * takes most frees, and bigger, ranged, top-down, clear and contiguous
+ * requests, and those that find the space full, must see it drained.
+ */
+static void random_small_allocs_through_the_cache_match_reference(void **state)
+{
+	random_vs_reference(1ull << 20, (int)(40000 * t_scale()), 3, 90);
+	random_vs_reference((1ull << 20) + (20 << 10), (int)(40000 * t_scale()),
+			    4, 70);
 }
 
 static void limit_size_gives_max_order_block(void **state)
@@ -725,10 +746,253 @@ static void chunk_cache_hands_out_each_page_once(void **state)
 	nvl_buddy_fini(&mm);
 }
 
+/* Free pages [from, to) of @pg (one page each), dirty. */
+static void free_pages(struct nvl_buddy *mm, struct nvl_list *pg, int from,
+		       int to)
+{
+	for (int i = from; i < to; i++)
+		nvl_buddy_free_list(mm, &pg[i], 0);
+}
+
+/* Free whichever of @pg (64 one-page lists) holds page @page. */
+static void free_page_at(struct nvl_buddy *mm, struct nvl_list *pg,
+			 uint64_t page)
+{
+	for (int i = 0; i < 64; i++) {
+		struct nvl_buddy_block *b;
+
+		if (nvl_list_empty(&pg[i]))
+			continue;
+		b = nvl_list_first_entry(&pg[i], struct nvl_buddy_block, link);
+		if (nvl_buddy_block_offset(b) == page * PG) {
+			nvl_buddy_free_list(mm, &pg[i], 0);
+			return;
+		}
+	}
+	fail_msg("page %llu not allocated", (unsigned long long)page);
+}
+
+/*
+ * Requests the cache cannot serve take the blocks it holds: a scattered
+ * request for every free page, a bigger block whose halves are both cached,
+ * a contiguous run, a ranged and a clear page.
+ */
+static void chunk_cache_drains_for_requests_that_need_it(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_list pg[64], l;
+	struct nvl_buddy_block *b;
+	uint64_t got = 0;
+
+	assert_int_equal(nvl_buddy_init(&mm, 64 * PG, PG), 0);
+	for (int i = 0; i < 64; i++) {
+		nvl_list_init(&pg[i]);
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[i], 0),
+				 0);
+	}
+	nvl_list_init(&l);
+	/* Full: the cache holds its limit, the rest goes to the lists. */
+	free_pages(&mm, pg, 0, NVL_BUDDY_CACHE + 4);
+	assert_int_equal(mm.ncached, NVL_BUDDY_CACHE);
+	assert_int_equal(mm.avail_B, (NVL_BUDDY_CACHE + 4) * PG);
+	/* Every free page, scattered: only possible with the cache. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, (NVL_BUDDY_CACHE + 4) * PG,
+					 PG, &l, 0),
+			 0);
+	assert_int_equal(mm.ncached, 0);
+	assert_int_equal(mm.avail_B, 0);
+	nvl_list_for_each_entry (b, &l, link) {
+		assert_int_equal(nvl_buddy_block_state(b), NVL_BUDDY_ALLOCATED);
+		assert_true(nvl_buddy_block_offset(b) <
+			    (NVL_BUDDY_CACHE + 4) * PG);
+		got += nvl_buddy_block_size(&mm, b);
+	}
+	assert_int_equal(got, (NVL_BUDDY_CACHE + 4) * PG);
+	/* No more room, cache or not. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[0], 0),
+			 -ENOSPC);
+	nvl_buddy_free_list(&mm, &l, 0);
+	check_invariants(&mm);
+
+	/* Pages 0 and 1 cached, nothing else free: one 8 KiB block. */
+	for (int i = 0; i < NVL_BUDDY_CACHE + 4; i++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &pg[i], 0),
+				 0);
+	assert_int_equal(mm.avail_B, 0);
+	free_page_at(&mm, pg, 0);
+	free_page_at(&mm, pg, 1);
+	assert_int_equal(mm.ncached, 2);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, 2 * PG, 2 * PG, &l, 0), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_int_equal(nvl_buddy_block_order(b), 1);
+	assert_int_equal(nvl_buddy_block_offset(b), 0);
+	assert_int_equal(mm.ncached, 0);
+	nvl_buddy_free_list(&mm, &l, 0); /* order 1: to the lists */
+	assert_int_equal(mm.ncached, 0);
+
+	/* Pages 5 and 6 cached: a contiguous 8 KiB run across buddies. */
+	free_page_at(&mm, pg, 5);
+	free_page_at(&mm, pg, 6);
+	assert_int_equal(mm.ncached, 2);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 4 * PG, 8 * PG, 2 * PG, PG, &l,
+				NVL_BUDDY_CONTIGUOUS | NVL_BUDDY_RANGE),
+		0);
+	assert_int_equal(
+		nvl_list_first_entry(&l, struct nvl_buddy_block, link)->hdr &
+			NVL_BUDDY_HDR_OFFSET_MASK,
+		5 * PG);
+	assert_int_equal(mm.ncached, 0);
+	nvl_buddy_free_list(&mm, &l, 0); /* two chunks: cached */
+	assert_int_equal(mm.ncached, 2);
+	/* A cached page in a range. */
+	free_page_at(&mm, pg, 9);
+	assert_int_equal(mm.ncached, 3);
+	assert_int_equal(nvl_buddy_alloc(&mm, 8 * PG, 12 * PG, PG, PG, &l,
+					 NVL_BUDDY_RANGE),
+			 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_int_equal(nvl_buddy_block_offset(b), 9 * PG);
+	nvl_buddy_free_list(&mm, &l, 0);
+	/* A top-down page: the highest free one, which is cached. */
+	free_page_at(&mm, pg, 63);
+	assert_int_equal(mm.ncached, 2);
+	assert_int_equal(
+		nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, NVL_BUDDY_TOPDOWN), 0);
+	b = nvl_list_first_entry(&l, struct nvl_buddy_block, link);
+	assert_int_equal(nvl_buddy_block_offset(b), 63 * PG);
+	nvl_buddy_free_list(&mm, &l, 0);
+	free_pages(&mm, pg, 0, 64);
+	check_invariants(&mm);
+	assert_int_equal(mm.avail_B, mm.size_B);
+	nvl_buddy_fini(&mm);
+}
+
+static int warnings;
+
+static void count_warnings(enum nvl_log_level level, enum nvl_log_cat cat,
+			   const char *msg, void *ctx)
+{
+	if (level <= NVL_LOG_WARN)
+		warnings++;
+}
+
+/*
+ * Cached chunks are free to every query (avail, stats, print) before and
+ * after a drain, a multi-block list frees through the cache too, and fini
+ * with cached chunks finds everything free.
+ */
+static void chunk_cache_counts_as_free_and_fini_takes_it(void **state)
+{
+	struct nvl_buddy mm;
+	struct nvl_buddy_stats st;
+	struct nvl_list l, one;
+	char buf[512];
+
+	assert_int_equal(nvl_buddy_init(&mm, 16 * PG, PG), 0);
+	nvl_list_init(&l);
+	nvl_list_init(&one);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &l, 0), 0);
+	/* One list of 16 chunks: every one is cached, none merged. */
+	nvl_buddy_free_list(&mm, &l, 0);
+	assert_true(nvl_list_empty(&l));
+	assert_int_equal(mm.ncached, 16);
+	assert_int_equal(mm.avail_B, 16 * PG);
+	assert_int_equal(mm.clear_avail_B, 0);
+	/* A page from the cache, then the rest drained by stats. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &one, 0), 0);
+	assert_int_equal(mm.ncached, 15);
+	assert_int_equal(mm.avail_B, 15 * PG);
+	nvl_buddy_stats(&mm, &st);
+	assert_int_equal(mm.ncached, 0);
+	assert_int_equal(st.avail_B, 15 * PG);
+	assert_int_equal(st.clear_avail_B, 0);
+	assert_int_equal(st.largest_free_B, 8 * PG);
+	assert_int_equal(st.free_blocks[0], 1);
+	assert_int_equal(st.free_blocks[3], 1);
+	/* Clean frees bypass the cache. */
+	nvl_buddy_free_list(&mm, &one, NVL_BUDDY_CLEARED);
+	assert_int_equal(mm.ncached, 0);
+	assert_int_equal(mm.clear_avail_B, PG);
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &one, 0), 0);
+	nvl_buddy_free_list(&mm, &one, 0);
+	assert_int_equal(mm.ncached, 1);
+	assert_true(nvl_buddy_print(&mm, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "free: 64 KiB"));
+	/* Fini with chunks in the cache: all free, no warning. */
+	assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, PG, PG, &one, 0), 0);
+	nvl_buddy_free_list(&mm, &one, 0);
+	assert_int_equal(mm.ncached, 1);
+	warnings = 0;
+	nvl_log_set_sink(count_warnings, NULL);
+	nvl_buddy_fini(&mm);
+	nvl_log_set_sink(NULL, NULL);
+	assert_int_equal(warnings, 0);
+}
+
+struct inj_cached {
+	struct nvl_buddy mm;
+	struct nvl_list l;
+	unsigned flags;
+};
+
+static int inj_cached_op(void *arg)
+{
+	struct inj_cached *x = arg;
+	struct nvl_list pg[8];
+
+	/* Fill the cache (the first page may need the slab), then ask. */
+	for (int i = 0; i < 8; i++) {
+		nvl_list_init(&pg[i]);
+		if (nvl_buddy_alloc(&x->mm, 0, 0, PG, PG, &pg[i], 0)) {
+			for (int j = 0; j < i; j++)
+				nvl_buddy_free_list(&x->mm, &pg[j], 0);
+			return -ENOMEM;
+		}
+	}
+	for (int i = 0; i < 8; i++)
+		nvl_buddy_free_list(&x->mm, &pg[i], 0);
+	return nvl_buddy_alloc(&x->mm, 0, 0, 1 << 20, PG, &x->l, x->flags);
+}
+
+static void inj_cached_check(int ret, void *arg)
+{
+	struct inj_cached *x = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_true(nvl_list_empty(&x->l));
+	assert_int_equal(x->mm.avail_B, x->mm.size_B);
+	check_invariants(&x->mm);
+}
+
+/* Allocation failure while the cache holds chunks: everything free again. */
+static void allocation_failure_with_a_full_cache_changes_nothing(void **state)
+{
+	static const unsigned fl[] = {0, NVL_BUDDY_TOPDOWN,
+				      NVL_BUDDY_CONTIGUOUS};
+
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(fl); i++) {
+		struct inj_cached x = {.flags = fl[i]};
+
+		nvl_list_init(&x.l);
+		assert_int_equal(nvl_buddy_init(&x.mm, 1ull << 40, PG), 0);
+		t_fail_each_alloc(inj_cached_op, inj_cached_check, &x, 10);
+		assert_false(nvl_list_empty(&x.l));
+		nvl_buddy_free_list(&x.mm, &x.l, 0);
+		check_invariants(&x.mm);
+		nvl_buddy_fini(&x.mm);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(chunk_cache_hands_out_each_page_once),
 	cmocka_unit_test(random_alloc_free_matches_reference_pow2),
 	cmocka_unit_test(random_alloc_free_matches_reference_non_pow2),
+	cmocka_unit_test(random_small_allocs_through_the_cache_match_reference),
+	cmocka_unit_test(chunk_cache_drains_for_requests_that_need_it),
+	cmocka_unit_test(chunk_cache_counts_as_free_and_fini_takes_it),
+	cmocka_unit_test(allocation_failure_with_a_full_cache_changes_nothing),
 	cmocka_unit_test(limit_size_gives_max_order_block),
 	cmocka_unit_test(optimistic_one_block_per_order_fills),
 	cmocka_unit_test(pessimistic_freeing_in_order_frees_next_order),
