@@ -79,8 +79,8 @@ void nvl_cs_pool_fini(struct nvl_cs_pool *p)
 	p->ok = false;
 }
 
-void nvl_cs_pool_run(struct nvl_cs_pool *p, void (*fn)(void *part),
-		     void *base, size_t stride, unsigned n)
+void nvl_cs_pool_run(struct nvl_cs_pool *p, void (*fn)(void *part), void *base,
+		     size_t stride, unsigned n)
 {
 	if (n <= 1 || !p->ok) {
 		for (unsigned i = 0; i < n; i++)

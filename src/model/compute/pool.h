@@ -43,7 +43,7 @@ void nvl_cs_pool_fini(struct nvl_cs_pool *p);
  * thread took by the time it finished its own (a thread that could not be
  * started, or one not awake yet).
  */
-void nvl_cs_pool_run(struct nvl_cs_pool *p, void (*fn)(void *part),
-		     void *base, size_t stride, unsigned n);
+void nvl_cs_pool_run(struct nvl_cs_pool *p, void (*fn)(void *part), void *base,
+		     size_t stride, unsigned n);
 
 #endif /* NVL_MODEL_COMPUTE_POOL_H */
