@@ -374,6 +374,9 @@ struct warp_buf {
 	uint32_t krow_cap;
 	uint32_t n;
 	struct cs_warp *w;
+	/* the thread ids (tid, valid) of the first shape_n warps are those
+	 * of a block of shape[] threads (computed by an earlier run) */
+	uint32_t shape[3], shape_n;
 };
 
 static pthread_key_t warp_key;
@@ -444,6 +447,7 @@ static int warps_room(struct warp_buf *b, uint32_t nwarps, uint32_t shared_B,
 		nvl_free(b->w);
 		b->w = w;
 		b->n = nwarps;
+		b->shape_n = 0;
 	}
 	if (b->shared_cap < shared_B) {
 		uint8_t *p = nvl_malloc(shared_B);
@@ -575,6 +579,14 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	if (ret)
 		goto out_warps;
 	cta.warps = wb->w;
+	/* the lanes' thread ids are the last run's when its block was the
+	 * same shape (the warp buffer is this thread's) */
+	shaped = wb->shape_n >= cta.nwarps &&
+		 !memcmp(wb->shape, l->block, sizeof(wb->shape));
+	if (!shaped) {
+		memcpy(wb->shape, l->block, sizeof(wb->shape));
+		wb->shape_n = 0;
+	}
 	cta.shared = wb->shared;
 	/* the program's constants, broadcast once for this launch */
 	cta.krow = wb->krow;
@@ -600,6 +612,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				for (uint32_t i = 0; i < cta.nwarps; i++)
 					init_warp(&cta, &cta.warps[i], i, nregs,
 						  !shaped);
+				if (!shaped)
+					wb->shape_n = cta.nwarps;
 				shaped = true;
 				ret = run_cta(&cta);
 				if (ret) {
