@@ -403,9 +403,11 @@ static int cs_code_read(struct nvl_model_chan *ch, struct cs_scratch *s,
  * Fetch the program at @va into code[1]: instructions up to the last one
  * reachable by falling through. *@bad: stopped at an undecodable word
  * (index *@n). When the last fetch was of the same address and
- * architecture, its words are read first: the same words end the same
- * way, so the fetch is done without decoding them again (the same pages
- * are read, in the same order, so a fault is the same too).
+ * architecture, its words are read and compared first, a block at a time:
+ * the same words end the same way, so the fetch is done without decoding
+ * them again; at the first block that differs the fetch goes on as usual
+ * from there (the same pages are read, in the same order, as without the
+ * comparison, so a fault is the same too).
  * Return: 0, -EFAULT (reported), -ENOMEM.
  */
 static int cs_fetch(struct nvl_model_chan *ch, struct cs_scratch *s,
@@ -415,13 +417,22 @@ static int cs_fetch(struct nvl_model_chan *ch, struct cs_scratch *s,
 	int ret = 0;
 
 	if (s->last_ok && s->last_va == va && s->last_arch == arch) {
-		uint32_t want = s->last_n + s->last_bad;
+		uint32_t want = s->last_n + s->last_bad, from;
+		bool same = true;
 
-		while (!ret && have < want)
+		/* block by block: the fetch below would read the next block
+		 * only if the words so far are the same (it ends where they
+		 * end), so a block after a changed word is never read here */
+		while (same && have < want) {
+			from = have;
 			ret = cs_code_read(ch, s, va, want, &have);
-		if (ret)
-			return ret;
-		if (!memcmp(s->code[0], s->code[1], 16ull * want)) {
+			if (ret)
+				return ret;
+			same = !memcmp(&s->code[0][2 * from],
+				       &s->code[1][2 * from],
+				       16ull * (have - from));
+		}
+		if (same) {
 			*n = s->last_n;
 			*bad = s->last_bad;
 			return 0;
