@@ -9,6 +9,10 @@
  * CTA of 32 threads, EXIT) to its syncobj signalled; baseline
  * futex_pingpong (a thread wake-up and back).
  *
+ * launch_latency_16: the same with a grid of 16 such CTAs, on the model's
+ * default 2 SM workers (the runlist thread and one SM thread woken for
+ * the grid); baseline futex_pingpong.
+ *
  * vector_add_bw: bytes/s (3 x 4 bytes per element) of a vector add over
  * 64 MiB vectors (4 MiB with --quick), exec to fence, on the model's
  * default 2 SM worker threads; baseline memcpy_bandwidth. The vectors are
@@ -201,22 +205,40 @@ static double sample_empty(void *arg)
 	return crig_launch(arg);
 }
 
-NVL_BENCH(compute, launch_latency)
+/* median ns of launches of an empty kernel over @ctas CTAs of 32 threads */
+static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas)
 {
 	struct crig r;
 	uint64_t none = 0;
 	double v = -1;
 
 	if (!crig_up(&r, "EXIT\n", 0, false) &&
-	    !crig_prepare(&r, 1, 32, &none, sizeof(none))) {
+	    !crig_prepare(&r, ctas, 32, &none, sizeof(none))) {
 		crig_launch(&r); /* warm: the program cache, the channel */
 		v = nvl_bench_median(nvl_bench_quick(ctx) ? 21 : 201,
 				     sample_empty, &r);
 	}
 	crig_down(&r);
+	return v;
+}
+
+NVL_BENCH(compute, launch_latency)
+{
+	double v = empty_launches(ctx, 1);
+
 	if (v <= 0)
 		return -1;
 	nvl_bench_report(ctx, "launch_latency", v, "ns", "futex_pingpong");
+	return 0;
+}
+
+NVL_BENCH(compute, launch_latency_16)
+{
+	double v = empty_launches(ctx, 16);
+
+	if (v <= 0)
+		return -1;
+	nvl_bench_report(ctx, "launch_latency_16", v, "ns", "futex_pingpong");
 	return 0;
 }
 

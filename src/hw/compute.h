@@ -207,16 +207,26 @@ static inline const struct nvl_hw_qmd_layout *nvl_hw_qmd_layout_of(uint32_t cls)
 	}
 }
 
+/*
+ * The fields are at most 64 bits wide: a few word-sized pieces, each one
+ * shift and mask (a launch reads about forty of them).
+ */
+
 /** nvl_hw_qmd_get() - read field @f of the QMD at @q (u32 words). */
 static inline uint64_t nvl_hw_qmd_get(const uint32_t *q,
 				      struct nvl_hw_qmd_field f)
 {
 	uint64_t v = 0;
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < f.width; i++) {
-		unsigned b = f.lo + i;
+	while (i < f.width) {
+		unsigned b = f.lo + i, sh = b % 32, n = 32 - sh;
 
-		v |= (uint64_t)(q[b / 32] >> (b % 32) & 1) << i;
+		if (n > f.width - i)
+			n = f.width - i;
+		v |= (uint64_t)(q[b / 32] >> sh & (uint32_t)(~0ull >> (64 - n)))
+		     << i;
+		i += n;
 	}
 	return v;
 }
@@ -225,11 +235,17 @@ static inline uint64_t nvl_hw_qmd_get(const uint32_t *q,
 static inline void nvl_hw_qmd_set(uint32_t *q, struct nvl_hw_qmd_field f,
 				  uint64_t v)
 {
-	for (unsigned i = 0; i < f.width; i++) {
-		unsigned b = f.lo + i;
+	unsigned i = 0;
 
-		q[b / 32] &= ~(1u << (b % 32));
-		q[b / 32] |= (uint32_t)(v >> i & 1) << (b % 32);
+	while (i < f.width) {
+		unsigned b = f.lo + i, sh = b % 32, n = 32 - sh;
+		uint32_t m;
+
+		if (n > f.width - i)
+			n = f.width - i;
+		m = (uint32_t)(~0ull >> (64 - n)) << sh;
+		q[b / 32] = (q[b / 32] & ~m) | ((uint32_t)(v >> i) << sh & m);
+		i += n;
 	}
 }
 

@@ -645,6 +645,68 @@ static void errors_kill_the_channel(void **state)
 	down(&x);
 }
 
+/*
+ * A program fetched once across two pages, then rewritten to end in the
+ * first page and its second page unmapped: the next launch at the same
+ * address reads only what a fetch without the engine's saved words would
+ * (the first page) and runs. The old program again needs the second page:
+ * an MMU fault at it.
+ */
+static void a_shortened_program_does_not_read_its_old_pages(void **state)
+{
+	const uint64_t pva = 128 * MIB;
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_UNMAP,
+				    .addr = pva + 4 * KIB,
+				    .range = 4 * KIB};
+	struct nvl_isa_asm_error err;
+	struct nvl_channel_info ci;
+	uint64_t *w, *e, none = 0;
+	size_t n, ne;
+	uint32_t pbo;
+	uint8_t *pp;
+	char *src;
+	struct ctx x;
+
+	(void)state;
+	up(&x, "model:ga102");
+	pbo = bo(&x, 8 * KIB, pva, &pp);
+	/* 299 MOVs and an EXIT: 4800 bytes, into the second page */
+	src = test_malloc(300 * 16);
+	src[0] = 0;
+	for (int i = 0; i < 299; i++)
+		strcat(src, "MOV R0, RZ\n");
+	strcat(src, "EXIT\n");
+	if (nvl_isa_assemble(src, x.arch, pva, &w, &n, &err))
+		fail_msg("line %u col %u: %s", err.line, err.col, err.msg);
+	assert_int_equal(n, 300);
+	assert_int_equal(nvl_isa_assemble("EXIT\n", x.arch, pva, &e, &ne, &err),
+			 0);
+	memcpy(pp, w, n * 16);
+	run(&x, pva, 32, 32, 0, &none, sizeof(none));
+	run(&x, pva, 32, 32, 0, &none, sizeof(none));
+	/* EXIT first; the second page goes */
+	memcpy(pp, e, 16);
+	assert_int_equal(nvl_vm_bind(x.c, x.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	run(&x, pva, 32, 32, 0, &none, sizeof(none));
+	/* the long program again: it faults at the second page */
+	memcpy(pp, w, 16);
+	add_launch(&x, pva, 32, 32, 0, &none, sizeof(none));
+	assert_int_equal(flush(&x), -EFAULT);
+	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ci.fault_va, pva + 4 * KIB);
+	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0, &x.chan),
+		0);
+	nvl_free(w);
+	nvl_free(e);
+	test_free(src);
+	assert_int_equal(nvl_bo_unmap(x.c, pbo), 0);
+	down(&x);
+}
+
 /* the copy class is not the compute runlist's: a METHOD error */
 static void copy_class_on_compute_channel(void **state)
 {
@@ -803,6 +865,7 @@ static void alloc_failures(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(bad_input),
+	cmocka_unit_test(a_shortened_program_does_not_read_its_old_pages),
 	cmocka_unit_test(copy_class_on_compute_channel),
 	cmocka_unit_test(errors_kill_the_channel),
 	cmocka_unit_test(pipelined),

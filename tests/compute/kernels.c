@@ -608,7 +608,73 @@ static void hazards_are_detected(void **state)
 	assert_int_equal(f.addr, 10);
 }
 
+/*
+ * Thread ids follow the block's shape from run to run on one thread (the
+ * interpreter keeps them in its per-thread warp buffer while the shape
+ * stays the same): each thread stores z << 20 | y << 10 | x at its
+ * linear index, over shapes of the same warp count and then another.
+ */
+static void thread_ids_follow_the_block_shape(void **state)
+{
+	static const char src[] = "  S2R R0, SR_TID.X\n"
+				  "  S2R R1, SR_TID.Y\n"
+				  "  S2R R2, SR_TID.Z\n"
+				  "  MOV R3, c[0x0][0x0]\n"
+				  "  MOV R4, c[0x0][0x4]\n"
+				  "  IMAD R5, R2, R4, R1\n"
+				  "  IMAD R5, R5, R3, R0\n"
+				  "  SHF.L.U32 R6, R1, 0xa, RZ\n"
+				  "  SHF.L.U32 R7, R2, 0x14, RZ\n"
+				  "  IADD3 R6, R6, R7, R0\n"
+				  "  MOV R9, 0x4\n"
+				  "  IMAD.WIDE.U32 R10, R5, R9, c[0x0][0x160]\n"
+				  "  STG.E [R10], R6\n"
+				  "  EXIT\n";
+	static const uint32_t shapes[][3] = {
+		{64, 1, 1}, {32, 2, 1}, {16, 2, 2}, {8, 8, 1},
+		{64, 1, 1}, {7, 5, 3},	{7, 5, 3},  {2, 2, 2},
+	};
+	static uint32_t c0[0x200 / 4];
+	struct mem m = {.size = 4096};
+	struct kernel k;
+
+	m.buf = test_calloc(1, m.size);
+	build(&k, src, NVL_ISA_SM86);
+	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+		const uint32_t *b = shapes[si];
+		struct nvl_cs_launch l = {
+			.arch = NVL_ISA_SM86,
+			.code = k.code,
+			.ninsn = (uint32_t)k.n,
+			.grid = {1, 1, 1},
+			.block = {b[0], b[1], b[2]},
+			.cbuf = {c0},
+			.cbuf_B = {sizeof(c0)},
+			.translate = translate,
+			.mem_ctx = &m,
+		};
+		uint64_t out = VA;
+		uint32_t i = 0;
+
+		memset(m.buf, 0xff, m.size);
+		memset(c0, 0, sizeof(c0));
+		memcpy(c0, b, 12);
+		memcpy((uint8_t *)c0 + PARAM, &out, sizeof(out));
+		assert_int_equal(nvl_cs_run(&l, NULL, NULL), 0);
+		for (uint32_t z = 0; z < b[2]; z++)
+			for (uint32_t y = 0; y < b[1]; y++)
+				for (uint32_t x = 0; x < b[0]; x++, i++)
+					assert_int_equal(((uint32_t *)m.buf)[i],
+							 z << 20 | y << 10 | x);
+		/* nothing past the block */
+		assert_int_equal(((uint32_t *)m.buf)[i], 0xffffffffu);
+	}
+	nvl_free(k.code);
+	test_free(m.buf);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(thread_ids_follow_the_block_shape),
 	cmocka_unit_test(hazards_are_detected),
 	cmocka_unit_test(vector_add),
 	cmocka_unit_test(saxpy),

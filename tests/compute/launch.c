@@ -23,6 +23,7 @@
  * V04_00), independently of the model's table in src/hw/compute.h.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../model/gpu.h"
@@ -30,6 +31,7 @@
 #include "hw/compute.h"
 #include "hw/isa/isa.h"
 #include "kern_src.h"
+#include "model/compute/sm.h"
 
 #define CODE 0x100000ull
 #define QMD 0x200000ull
@@ -796,6 +798,9 @@ static void allocation_failures_stop_the_channel(void **state)
 
 			lt_new_chan(&t);
 			wr(&t, p.total, &zero, 4);
+			/* the launch keeps its buffers and threads from grid
+			 * to grid: dropped, so that it allocates them all */
+			nvl_cs_cache_clear();
 			t.fail_nth = nth;
 			lt_submit(&t, va, &sh, &p, sizeof(p), t.q->major);
 			t.fail_nth = 0;
@@ -824,6 +829,141 @@ static void allocation_failures_stop_the_channel(void **state)
 	lt_down(&t);
 }
 
+static atomic_ulong allocs_seen;
+
+static void count_alloc(size_t size_B)
+{
+	(void)size_B;
+	atomic_fetch_add(&allocs_seen, 1);
+}
+
+/*
+ * Once a launch has run, the same launch again allocates nothing (its
+ * buffers, the program's words and decoding, the SM worker threads are
+ * kept): over one SM, none at all; over four, at most what each worker
+ * thread allocates the first time it takes a part of a grid (its
+ * interpreter buffers: which thread takes which part varies), never per
+ * launch.
+ */
+static void a_repeated_launch_allocates_nothing(void **state)
+{
+	struct lt t;
+
+	for (unsigned sms = 1; sms <= 4; sms += 3) {
+		lt_up(&t, "ga102", sms);
+		{
+			uint64_t va = lt_load(&t, reduce_src);
+			uint32_t in[1000], got, zero = 0, sum = 0;
+			struct {
+				uint64_t in;
+				uint32_t n, pad;
+				uint64_t total;
+			} p = {DATA, 1000, 0, DATA + 0x100000};
+			struct shape sh;
+			unsigned long n;
+
+			for (uint32_t i = 0; i < 1000; i++)
+				sum += in[i] = i * 3 + 5;
+			wr(&t, p.in, in, sizeof(in));
+			lt_1d(&sh, 1000, 64, 256);
+			for (int k = 0; k < 12; k++) {
+				if (k == 2) {
+					atomic_store(&allocs_seen, 0);
+					nvl_alloc_set_observer(count_alloc);
+				}
+				wr(&t, p.total, &zero, 4);
+				lt_run(&t, va, &sh, &p, sizeof(p));
+				rd(&t, p.total, &got, 4);
+				assert_int_equal(got, sum);
+			}
+			nvl_alloc_set_observer(NULL);
+			n = atomic_load(&allocs_seen);
+			if (sms == 1)
+				assert_int_equal(n, 0);
+			else
+				assert_true(n <= 5 * (sms - 1));
+		}
+		lt_down(&t);
+	}
+}
+
+/* a program rewritten at the same address runs its new words: the engine
+ * fetches it without decoding only while its words are the same */
+static void a_program_rewritten_in_place_runs_anew(void **state)
+{
+	static const char *const srcs[] = {
+		"MOV R2, c[0x0][0x160]\nMOV R3, c[0x0][0x164]\n"
+		"MOV R0, 0x1\nSTG.E [R2], R0\nEXIT\n",
+		/* the same length, another value */
+		"MOV R2, c[0x0][0x160]\nMOV R3, c[0x0][0x164]\n"
+		"MOV R0, 0x2\nSTG.E [R2], R0\nEXIT\n",
+		/* the same first four words, longer: the EXIT is gone */
+		"MOV R2, c[0x0][0x160]\nMOV R3, c[0x0][0x164]\n"
+		"MOV R0, 0x2\nSTG.E [R2], R0\nIADD3 R0, R0, 0x1, RZ\n"
+		"STG.E [R2+0x4], R0\nEXIT\n",
+		/* back to the first */
+		"MOV R2, c[0x0][0x160]\nMOV R3, c[0x0][0x164]\n"
+		"MOV R0, 0x1\nSTG.E [R2], R0\nEXIT\n",
+	};
+	static const uint32_t want[][2] = {{1, 0}, {2, 0}, {2, 3}, {1, 0}};
+	struct lt t;
+
+	FOR_PROFILES(&t)
+	{
+		struct shape sh = {{1, 1, 1}, {32, 1, 1}, 0};
+		uint64_t va = 0, p = DATA;
+
+		for (unsigned i = 0; i < 4; i++) {
+			uint32_t out[2] = {0, 0};
+
+			wr(&t, DATA, out, sizeof(out));
+			t.code_next = CODE;
+			va = lt_load(&t, srcs[i]);
+			assert_int_equal(va, CODE);
+			/* twice: fetched, then fetched from the same words */
+			for (int k = 0; k < 2; k++) {
+				lt_run(&t, va, &sh, &p, sizeof(p));
+				rd(&t, DATA, out, sizeof(out));
+				assert_int_equal(out[0], want[i][0]);
+				assert_int_equal(out[1], want[i][1]);
+			}
+		}
+	}
+}
+
+/* nvl_hw_qmd_get/set (word by word) against a bit-by-bit reference, for
+ * every position and width of a field in a 384-byte QMD */
+static void qmd_fields_match_a_bitwise_reference(void **state)
+{
+	uint64_t s = t_seed(0x9d);
+
+	for (unsigned width = 1; width <= 64; width++) {
+		for (unsigned lo = 0; lo + width <= 96 * 32; lo += 7) {
+			struct nvl_hw_qmd_field f = {(uint16_t)lo,
+						     (uint16_t)width};
+			uint32_t q[96], r[96];
+			uint64_t v = t_rand(&s), want = 0;
+
+			for (unsigned i = 0; i < 96; i++)
+				q[i] = r[i] = (uint32_t)t_rand(&s);
+			for (unsigned i = 0; i < width; i++)
+				want |= (uint64_t)(q[(lo + i) / 32] >>
+							   ((lo + i) % 32) &
+						   1)
+					<< i;
+			assert_true(nvl_hw_qmd_get(q, f) == want);
+			nvl_hw_qmd_set(q, f, v);
+			for (unsigned i = 0; i < width; i++) {
+				unsigned b = lo + i;
+
+				r[b / 32] &= ~(1u << (b % 32));
+				r[b / 32] |= (uint32_t)(v >> i & 1) << (b % 32);
+			}
+			assert_memory_equal(q, r, sizeof(q));
+		}
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(vector_add),
 	cmocka_unit_test(saxpy),
@@ -836,6 +976,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(unmapped_store_is_an_mmu_fault_of_the_compute_engine),
 	cmocka_unit_test(pcas_method_of_the_other_generation_is_a_method_error),
 	cmocka_unit_test(allocation_failures_stop_the_channel),
+	cmocka_unit_test(a_repeated_launch_allocates_nothing),
+	cmocka_unit_test(a_program_rewritten_in_place_runs_anew),
+	cmocka_unit_test(qmd_fields_match_a_bitwise_reference),
 };
 
 T_MAIN(tests)

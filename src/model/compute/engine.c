@@ -41,6 +41,7 @@
 #include "hw/compute.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
+#include "model/compute/pool.h"
 #include "model/compute/sm.h"
 #include "model/fifo.h"
 
@@ -65,8 +66,117 @@ struct cs_worker {
 	} pg[CS_UTLB];
 	unsigned pg_next;
 	uint8_t zero[16];
-	pthread_t thread;
 };
+
+/*
+ * What a launch needs besides the QMD, kept per runlist thread (the thread
+ * that runs grid after grid) instead of allocated per launch: the copies
+ * of the constant buffers, the fetched program's words ([1]: the last
+ * fetch's, which the next launch of the same address compares to skip
+ * decoding them again; [0]: the words being fetched) and the SM workers.
+ * Grown when a launch needs more; freed when the thread exits, and at the
+ * next launch after nvl_cs_cache_clear().
+ */
+struct cs_scratch {
+	uint64_t gen; /* nvl_cs_cache_gen() when filled */
+	void *cbuf[8];
+	uint32_t cbuf_cap[8];
+	uint64_t *code[2];
+	uint32_t code_cap[2]; /* instructions */
+	/* the fetch whose words are in code[1] */
+	bool last_ok, last_bad;
+	enum nvl_isa_arch last_arch;
+	uint64_t last_va;
+	uint32_t last_n;
+	struct cs_worker *w;
+	unsigned w_cap;
+	/* the SM worker threads (kept when the buffers above are dropped) */
+	struct nvl_cs_pool pool;
+};
+
+static pthread_key_t scratch_key;
+static bool scratch_key_ok;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+/* drop the buffers (not the threads, which may be waiting on the pool) */
+static void cs_scratch_empty(struct cs_scratch *s)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		nvl_free(s->cbuf[i]);
+		s->cbuf[i] = NULL;
+		s->cbuf_cap[i] = 0;
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		nvl_free(s->code[i]);
+		s->code[i] = NULL;
+		s->code_cap[i] = 0;
+	}
+	s->last_ok = false;
+	nvl_free(s->w);
+	s->w = NULL;
+	s->w_cap = 0;
+}
+
+static void cs_scratch_free(void *p)
+{
+	struct cs_scratch *s = p;
+
+	if (!s)
+		return;
+	nvl_cs_pool_fini(&s->pool);
+	cs_scratch_empty(s);
+	nvl_free(s);
+}
+
+static void scratch_key_init(void)
+{
+	scratch_key_ok = !pthread_key_create(&scratch_key, cs_scratch_free);
+}
+
+/* this thread's scratch (*@own: the caller frees it: no per-thread slot),
+ * or NULL */
+static struct cs_scratch *cs_scratch_get(bool *own)
+{
+	struct cs_scratch *s = NULL;
+	uint64_t gen = nvl_cs_cache_gen();
+
+	pthread_once(&scratch_once, scratch_key_init);
+	*own = !scratch_key_ok;
+	if (scratch_key_ok)
+		s = pthread_getspecific(scratch_key);
+	if (s) {
+		if (s->gen != gen) {
+			cs_scratch_empty(s);
+			s->gen = gen;
+		}
+		return s;
+	}
+	s = nvl_zalloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	if (nvl_cs_pool_init(&s->pool)) {
+		nvl_free(s);
+		return NULL;
+	}
+	s->gen = gen;
+	if (scratch_key_ok && pthread_setspecific(scratch_key, s))
+		*own = true;
+	return s;
+}
+
+/* *@p with room for @size bytes (its content is not kept) */
+static int cs_room(void **p, uint32_t *cap, uint32_t size)
+{
+	if (*cap >= size)
+		return 0;
+	nvl_free(*p);
+	*cap = 0;
+	*p = nvl_malloc(size);
+	if (!*p)
+		return -ENOMEM;
+	*cap = size;
+	return 0;
+}
 
 static unsigned cs_engine(struct nvl_model_chan *ch)
 {
@@ -222,14 +332,13 @@ static void *cs_map(void *ctx, uint64_t va, bool write, uint64_t *base,
 	return p;
 }
 
-static void *cs_worker_main(void *arg)
+static void cs_worker_main(void *arg)
 {
 	struct cs_worker *w = arg;
 
 	w->ret = nvl_cs_run(&w->l, &w->fault, &w->stats);
 	if (w->ret)
 		atomic_store(w->stop, true);
-	return NULL;
 }
 
 static enum nvl_isa_arch cs_arch(uint32_t cls)
@@ -248,56 +357,98 @@ static enum nvl_isa_arch cs_arch(uint32_t cls)
 	}
 }
 
+/* code[0] with room for @n instructions (its words are kept) */
+static int cs_code_room(struct cs_scratch *s, uint32_t n)
+{
+	uint32_t cap = s->code_cap[0] ? s->code_cap[0] : 16;
+	uint64_t *p;
+
+	while (cap < n)
+		cap *= 2;
+	if (cap == s->code_cap[0])
+		return 0;
+	p = nvl_realloc(s->code[0], 16ull * cap);
+	if (!p)
+		return -ENOMEM;
+	s->code[0] = p;
+	s->code_cap[0] = cap;
+	return 0;
+}
+
 /*
- * Fetch the program at @va: instructions up to the last one reachable by
- * falling through. *@bad: stopped at an undecodable word (index *@n).
+ * Read instructions from *@have on into code[0], up to the end of the
+ * 4 KiB block (every page size is a multiple of it, so it is mapped when
+ * its first instruction is) and below @limit, in one access instead of
+ * one per instruction.
+ */
+static int cs_code_read(struct nvl_model_chan *ch, struct cs_scratch *s,
+			uint64_t va, uint32_t limit, uint32_t *have)
+{
+	uint64_t a = va + 16ull * *have;
+	uint32_t k = (uint32_t)((4096 - (a & 4095)) / 16);
+	int ret;
+
+	k = k < limit - *have ? k : limit - *have;
+	ret = cs_code_room(s, *have + k);
+	if (!ret)
+		ret = nvl_model_vm_access(ch->m, &ch->vm, a,
+					  &s->code[0][2 * *have], 16ull * k,
+					  false, cs_engine(ch), ch->chid);
+	if (!ret)
+		*have += k;
+	return ret;
+}
+
+/*
+ * Fetch the program at @va into code[1]: instructions up to the last one
+ * reachable by falling through. *@bad: stopped at an undecodable word
+ * (index *@n). When the last fetch was of the same address and
+ * architecture, its words are read and compared first, a block at a time:
+ * the same words end the same way, so the fetch is done without decoding
+ * them again; at the first block that differs the fetch goes on as usual
+ * from there (the same pages are read, in the same order, as without the
+ * comparison, so a fault is the same too).
  * Return: 0, -EFAULT (reported), -ENOMEM.
  */
-static int cs_fetch(struct nvl_model_chan *ch, uint64_t va,
-		    enum nvl_isa_arch arch, uint64_t **code_out, uint32_t *n,
-		    bool *bad)
+static int cs_fetch(struct nvl_model_chan *ch, struct cs_scratch *s,
+		    uint64_t va, enum nvl_isa_arch arch, uint32_t *n, bool *bad)
 {
-	/* 16 instructions to start with: a small allocation */
-	uint32_t cap = 16, have = 0, maxt = 0, i;
-	uint64_t *code = nvl_malloc(cap * 16);
+	uint32_t have = 0, maxt = 0, i;
 	int ret = 0;
 
+	if (s->last_ok && s->last_va == va && s->last_arch == arch) {
+		uint32_t want = s->last_n + s->last_bad, from;
+		bool same = true;
+
+		/* block by block: the fetch below would read the next block
+		 * only if the words so far are the same (it ends where they
+		 * end), so a block after a changed word is never read here */
+		while (same && have < want) {
+			from = have;
+			ret = cs_code_read(ch, s, va, want, &have);
+			if (ret)
+				return ret;
+			same = !memcmp(&s->code[0][2 * from],
+				       &s->code[1][2 * from],
+				       16ull * (have - from));
+		}
+		if (same) {
+			*n = s->last_n;
+			*bad = s->last_bad;
+			return 0;
+		}
+	}
 	*bad = false;
-	if (!code)
-		return -ENOMEM;
 	for (i = 0; i < CS_MAX_INSN; i++) {
 		struct nvl_isa_insn in;
 		bool term = false;
 
-		if (i == cap) {
-			uint64_t *nc = nvl_realloc(code, cap * 32);
-
-			if (!nc) {
-				ret = -ENOMEM;
-				break;
-			}
-			code = nc;
-			cap *= 2;
-		}
 		if (i == have) {
-			/*
-			 * Read ahead to the end of the 4 KiB block (every
-			 * page size is a multiple of it, so it is mapped
-			 * when its first instruction is) or of the buffer,
-			 * in one access instead of one per instruction.
-			 */
-			uint64_t a = va + 16ull * i;
-			uint32_t k = (uint32_t)((4096 - (a & 4095)) / 16);
-
-			k = k < cap - i ? k : cap - i;
-			ret = nvl_model_vm_access(
-				ch->m, &ch->vm, a, &code[2 * i], 16ull * k,
-				false, cs_engine(ch), ch->chid);
+			ret = cs_code_read(ch, s, va, CS_MAX_INSN, &have);
 			if (ret)
-				break;
-			have = i + k;
+				return ret;
 		}
-		if (nvl_isa_decode(&code[2 * i], arch, &in)) {
+		if (nvl_isa_decode(&s->code[0][2 * i], arch, &in)) {
 			*bad = true;
 			break;
 		}
@@ -318,11 +469,21 @@ static int cs_fetch(struct nvl_model_chan *ch, uint64_t va,
 			break;
 		}
 	}
-	if (ret) {
-		nvl_free(code);
-		return ret;
+	/* these words are now the last fetch's */
+	{
+		uint64_t *c = s->code[1];
+		uint32_t cap = s->code_cap[1];
+
+		s->code[1] = s->code[0];
+		s->code_cap[1] = s->code_cap[0];
+		s->code[0] = c;
+		s->code_cap[0] = cap;
 	}
-	*code_out = code;
+	s->last_ok = true;
+	s->last_va = va;
+	s->last_arch = arch;
+	s->last_n = i;
+	s->last_bad = *bad;
 	*n = i;
 	return 0;
 }
@@ -353,22 +514,29 @@ static uint32_t cs_reason_err(enum nvl_cs_reason r)
 
 /* run @l over the SM workers; 0, -EFAULT (fault reported) or an error
  * code for CHRAM_ERR_DATA in *@err */
-static int cs_run_grid(struct nvl_model_chan *ch, const struct nvl_cs_launch *l,
-		       uint32_t bad_at, uint32_t *err)
+static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
+		       const struct nvl_cs_launch *l, uint32_t bad_at,
+		       uint32_t *err)
 {
 	uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	unsigned nw = ch->m->compute_sms ? ch->m->compute_sms : 2;
 	_Atomic bool stop = false;
 	struct cs_worker *w;
-	bool started[CS_MAX_SMS] = {false};
 	int ret = 0;
 
 	nw = nw > CS_MAX_SMS ? CS_MAX_SMS : nw;
 	if (nctas < nw)
 		nw = (unsigned)nctas;
-	w = nvl_calloc(nw, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
+	if (s->w_cap < nw) {
+		nvl_free(s->w);
+		s->w_cap = 0;
+		s->w = nvl_calloc(nw, sizeof(*s->w));
+		if (!s->w)
+			return -ENOMEM;
+		s->w_cap = nw;
+	}
+	w = s->w;
+	memset(w, 0, nw * sizeof(*w));
 	for (unsigned i = 0; i < nw; i++) {
 		w[i].ch = ch;
 		w[i].l = *l;
@@ -378,17 +546,8 @@ static int cs_run_grid(struct nvl_model_chan *ch, const struct nvl_cs_launch *l,
 		w[i].l.mem_ctx = &w[i];
 		w[i].stop = &stop;
 	}
-	/* worker 0 runs on the runlist thread */
-	for (unsigned i = 1; i < nw; i++)
-		started[i] = !pthread_create(&w[i].thread, NULL, cs_worker_main,
-					     &w[i]);
-	cs_worker_main(&w[0]);
-	for (unsigned i = 1; i < nw; i++) {
-		if (started[i])
-			pthread_join(w[i].thread, NULL);
-		else
-			cs_worker_main(&w[i]); /* no thread: run it here */
-	}
+	/* worker 0 runs on the runlist thread, the others on the pool's */
+	nvl_cs_pool_run(&s->pool, cs_worker_main, w, sizeof(*w), nw);
 	for (unsigned i = 0; i < nw && !ret; i++) {
 		struct nvl_cs_fault *f = &w[i].fault;
 
@@ -409,24 +568,15 @@ static int cs_run_grid(struct nvl_model_chan *ch, const struct nvl_cs_launch *l,
 			 ch->chid, nvl_cs_reason_name(f->reason),
 			 (unsigned long long)f->pc);
 	}
-	nvl_free(w);
 	return ret;
 }
 
 struct cs_grid {
 	uint32_t q[96];
-	void *cbuf[8];
-	uint64_t *code;
+	struct cs_scratch *s;
 };
 
-static void cs_grid_free(struct cs_grid *g)
-{
-	for (unsigned i = 0; i < 8; i++)
-		nvl_free(g->cbuf[i]);
-	nvl_free(g->code);
-}
-
-/* read and check the QMD; 0, -EFAULT or -EINVAL */
+/* read and check the QMD; 0, -EFAULT, -EINVAL or -ENOMEM */
 static int cs_setup(struct nvl_model_chan *ch,
 		    const struct nvl_hw_qmd_layout *ly, struct cs_grid *g,
 		    struct nvl_cs_launch *l, uint32_t *bad_at)
@@ -464,14 +614,15 @@ static int cs_setup(struct nvl_model_chan *ch,
 		       << 4;
 		if (!size || size > CS_MAX_CBUF)
 			return -EINVAL;
-		g->cbuf[i] = nvl_malloc(size);
-		if (!g->cbuf[i])
-			return -ENOMEM;
-		ret = nvl_model_vm_access(ch->m, &ch->vm, va, g->cbuf[i], size,
-					  false, cs_engine(ch), ch->chid);
+		ret = cs_room(&g->s->cbuf[i], &g->s->cbuf_cap[i],
+			      (uint32_t)size);
+		if (!ret)
+			ret = nvl_model_vm_access(ch->m, &ch->vm, va,
+						  g->s->cbuf[i], size, false,
+						  cs_engine(ch), ch->chid);
 		if (ret)
 			return ret;
-		l->cbuf[i] = g->cbuf[i];
+		l->cbuf[i] = g->s->cbuf[i];
 		l->cbuf_B[i] = (uint32_t)size;
 	}
 	pva = nvl_hw_qmd_get(g->q, ly->prog_lo) |
@@ -479,11 +630,11 @@ static int cs_setup(struct nvl_model_chan *ch,
 	if (pva & 15)
 		return -EINVAL;
 	l->arch = cs_arch(ch->m->profile->compute_class);
-	ret = cs_fetch(ch, pva, l->arch, &g->code, &l->ninsn, &bad);
+	ret = cs_fetch(ch, g->s, pva, l->arch, &l->ninsn, &bad);
 	if (ret)
 		return ret;
 	*bad_at = bad ? l->ninsn : UINT32_MAX;
-	l->code = g->code;
+	l->code = g->s->code[1];
 	l->code_va = pva;
 	l->translate = cs_translate;
 	l->map = cs_map;
@@ -515,12 +666,16 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 {
 	const struct nvl_hw_qmd_layout *ly =
 		nvl_hw_qmd_layout_of(ch->m->profile->compute_class);
-	struct cs_grid g = {0};
+	struct cs_grid g;
 	struct nvl_cs_launch l = {0};
 	uint32_t bad_at = UINT32_MAX, err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+	bool own = false;
 	int ret;
 
-	if (!ly)
+	g.s = cs_scratch_get(&own);
+	if (!g.s)
+		ret = -ENOMEM;
+	else if (!ly)
 		ret = -EINVAL;
 	else
 		ret = cs_setup(ch, ly, &g, &l, &bad_at);
@@ -529,10 +684,11 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 		err = NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
 	}
 	if (!ret)
-		ret = cs_run_grid(ch, &l, bad_at, &err);
+		ret = cs_run_grid(ch, g.s, &l, bad_at, &err);
 	if (!ret)
 		ret = cs_release(ch, ly, g.q);
-	cs_grid_free(&g);
+	if (own)
+		cs_scratch_free(g.s);
 	ch->compute.launches++;
 	if (ret == -ENOMEM)
 		err = NVL_HW_COMPUTE_ERR_NO_MEMORY;

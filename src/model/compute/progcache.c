@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -29,6 +30,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cs_prog *slots[SLOTS];
 static unsigned next_slot;
+static _Atomic uint64_t gen;
 
 static void prog_free(struct cs_prog *p)
 {
@@ -115,5 +117,11 @@ void nvl_cs_cache_clear(void)
 		slots[i] = NULL;
 	}
 	next_slot = 0;
+	atomic_fetch_add(&gen, 1);
 	pthread_mutex_unlock(&lock);
+}
+
+uint64_t nvl_cs_cache_gen(void)
+{
+	return atomic_load(&gen);
 }

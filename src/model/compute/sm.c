@@ -358,51 +358,122 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 }
 
 /*
- * The warps of a run come from a buffer kept per thread (the runlist
- * thread and the SM workers run grid after grid): a warp is 35 KiB, and
- * allocating it per launch cost more than running a small kernel (the
- * allocator consolidates its free lists for a block that size). Freed
- * when the thread exits.
+ * The warps of a run, its shared memory and its constant rows come from
+ * buffers kept per thread (the runlist thread and the SM workers run grid
+ * after grid): a warp is 35 KiB, and allocating it per launch cost more
+ * than running a small kernel (the allocator consolidates its free lists
+ * for a block that size). Grown when a run needs more; freed when the
+ * thread exits, and at its next run after nvl_cs_cache_clear().
  */
 struct warp_buf {
+	uint64_t gen; /* nvl_cs_cache_gen() when filled */
+	uint8_t *shared;
+	uint32_t shared_cap;
+	uint32_t (*krow)[NVL_CS_LANES];
+	uint8_t *kok;
+	uint32_t krow_cap;
 	uint32_t n;
-	struct cs_warp w[];
+	struct cs_warp *w;
+	/* the thread ids (tid, valid) of the first shape_n warps are those
+	 * of a block of shape[] threads (computed by an earlier run) */
+	uint32_t shape[3], shape_n;
 };
 
 static pthread_key_t warp_key;
 static bool warp_key_ok;
 static pthread_once_t warp_once = PTHREAD_ONCE_INIT;
 
-static void warp_key_init(void)
+static void warp_buf_empty(struct warp_buf *b)
 {
-	warp_key_ok = !pthread_key_create(&warp_key, nvl_free);
+	nvl_free(b->shared);
+	nvl_free(b->krow);
+	nvl_free(b->kok);
+	nvl_free(b->w);
+	memset(b, 0, sizeof(*b));
 }
 
-/* @n warps; *@own: the caller frees the buffer (no per-thread slot) */
-static struct warp_buf *warps_get(uint32_t n, bool *own)
+static void warp_buf_free(void *p)
+{
+	if (p)
+		warp_buf_empty(p);
+	nvl_free(p);
+}
+
+static void warp_key_init(void)
+{
+	warp_key_ok = !pthread_key_create(&warp_key, warp_buf_free);
+}
+
+/* this thread's buffers (*@own: the caller frees them: no per-thread
+ * slot), or NULL */
+static struct warp_buf *warps_buf(bool *own)
 {
 	struct warp_buf *b = NULL;
+	uint64_t gen = nvl_cs_cache_gen();
 
 	pthread_once(&warp_once, warp_key_init);
 	*own = !warp_key_ok;
-	if (warp_key_ok) {
+	if (warp_key_ok)
 		b = pthread_getspecific(warp_key);
-		if (b && b->n >= n)
-			return b;
+	if (b) {
+		if (b->gen != gen) {
+			warp_buf_empty(b);
+			b->gen = gen;
+		}
+		return b;
 	}
-	/* first the new one, so that a failure leaves the old one cached */
-	b = nvl_aligned_alloc(64, sizeof(*b) + sizeof(b->w[0]) * n);
+	b = nvl_zalloc(sizeof(*b));
 	if (!b)
 		return NULL;
-	b->n = n;
-	if (warp_key_ok) {
-		nvl_free(pthread_getspecific(warp_key));
-		if (pthread_setspecific(warp_key, b)) {
-			pthread_setspecific(warp_key, NULL);
-			*own = true;
-		}
-	}
+	b->gen = gen;
+	if (warp_key_ok && pthread_setspecific(warp_key, b))
+		*own = true;
 	return b;
+}
+
+/* room in @b for @nwarps warps, @shared_B bytes of shared memory and
+ * @nkrow constant rows; -ENOMEM (what @b had stays usable) */
+static int warps_room(struct warp_buf *b, uint32_t nwarps, uint32_t shared_B,
+		      uint32_t nkrow)
+{
+	shared_B = shared_B ? shared_B : 1;
+	nkrow = nkrow ? nkrow : 1;
+	if (b->n < nwarps) {
+		struct cs_warp *w =
+			nvl_aligned_alloc(64, sizeof(*w) * (size_t)nwarps);
+
+		if (!w)
+			return -ENOMEM;
+		nvl_free(b->w);
+		b->w = w;
+		b->n = nwarps;
+		b->shape_n = 0;
+	}
+	if (b->shared_cap < shared_B) {
+		uint8_t *p = nvl_malloc(shared_B);
+
+		if (!p)
+			return -ENOMEM;
+		nvl_free(b->shared);
+		b->shared = p;
+		b->shared_cap = shared_B;
+	}
+	if (b->krow_cap < nkrow) {
+		uint32_t(*k)[NVL_CS_LANES] =
+			nvl_aligned_alloc(64, sizeof(*k) * (size_t)nkrow);
+		uint8_t *ok = k ? nvl_malloc(nkrow) : NULL;
+
+		if (!ok) {
+			nvl_free(k);
+			return -ENOMEM;
+		}
+		nvl_free(b->krow);
+		nvl_free(b->kok);
+		b->krow = k;
+		b->kok = ok;
+		b->krow_cap = nkrow;
+	}
+	return 0;
 }
 
 int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
@@ -499,25 +570,27 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	nregs = prog->nregs;
 	stats->decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
-	wb = warps_get(cta.nwarps, &own_wb);
+	wb = warps_buf(&own_wb);
 	if (!wb) {
 		ret = -ENOMEM;
 		goto out_prog;
 	}
-	cta.warps = wb->w;
-	cta.shared = nvl_zalloc(l->shared_B ? l->shared_B : 1);
-	if (!cta.shared) {
-		ret = -ENOMEM;
+	ret = warps_room(wb, cta.nwarps, l->shared_B, prog->nkrow);
+	if (ret)
 		goto out_warps;
+	cta.warps = wb->w;
+	/* the lanes' thread ids are the last run's when its block was the
+	 * same shape (the warp buffer is this thread's) */
+	shaped = wb->shape_n >= cta.nwarps &&
+		 !memcmp(wb->shape, l->block, sizeof(wb->shape));
+	if (!shaped) {
+		memcpy(wb->shape, l->block, sizeof(wb->shape));
+		wb->shape_n = 0;
 	}
+	cta.shared = wb->shared;
 	/* the program's constants, broadcast once for this launch */
-	cta.krow = nvl_aligned_alloc(
-		64, sizeof(*cta.krow) * (prog->nkrow ? prog->nkrow : 1));
-	cta.kok = nvl_malloc(prog->nkrow ? prog->nkrow : 1);
-	if (!cta.krow || !cta.kok) {
-		ret = -ENOMEM;
-		goto out_krow;
-	}
+	cta.krow = wb->krow;
+	cta.kok = wb->kok;
 	cs_fast_kload(&cta, prog);
 	cta.fault = fault;
 	cta.stats = stats;
@@ -531,7 +604,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				if (l->stop &&
 				    atomic_load_explicit(l->stop,
 							 memory_order_relaxed))
-					goto out_krow;
+					goto out_warps;
 				cta.ctaid[0] = x;
 				cta.ctaid[1] = y;
 				cta.ctaid[2] = z;
@@ -539,6 +612,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				for (uint32_t i = 0; i < cta.nwarps; i++)
 					init_warp(&cta, &cta.warps[i], i, nregs,
 						  !shaped);
+				if (!shaped)
+					wb->shape_n = cta.nwarps;
 				shaped = true;
 				ret = run_cta(&cta);
 				if (ret) {
@@ -557,19 +632,15 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 						  fault->lane,
 						  (unsigned long long)
 							  fault->addr);
-					goto out_krow;
+					goto out_warps;
 				}
 				stats->ctas++;
 			}
 		}
 	}
-out_krow:
-	nvl_free(cta.kok);
-	nvl_free(cta.krow);
-	nvl_free(cta.shared);
 out_warps:
 	if (own_wb)
-		nvl_free(wb);
+		warp_buf_free(wb);
 out_prog:
 	cs_prog_put(prog);
 	return ret;

@@ -146,6 +146,14 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
  */
 void nvl_cs_cache_clear(void);
 
+/**
+ * nvl_cs_cache_gen() - how many times nvl_cs_cache_clear() ran: buffers a
+ * thread keeps from launch to launch (the interpreter's warps, the launch
+ * path's copies) are dropped at its next launch when this moved, so that
+ * a launch after a clear allocates everything again.
+ */
+uint64_t nvl_cs_cache_gen(void);
+
 /** nvl_cs_reason_name() - "misaligned address" etc. */
 const char *nvl_cs_reason_name(enum nvl_cs_reason r);
 
