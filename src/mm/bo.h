@@ -65,6 +65,18 @@ struct nvl_mm_mem_ops {
 	 * when @ptr is not mapped.
 	 */
 	uint64_t (*dma_addr)(void *priv, const void *ptr);
+	/**
+	 * @dma_unmap: optional, with @dma_addr and @dma_map: tear down the
+	 * DMA mapping of pages @ptr (@size_B) that the manager keeps in its
+	 * pool instead of freeing them (the device no longer reaches them);
+	 * @pages_free still takes them afterwards
+	 */
+	void (*dma_unmap)(void *priv, void *ptr, uint64_t size_B);
+	/**
+	 * @dma_map: map such pages again when the pool hands them out.
+	 * Return: 0 or -errno (the manager frees them)
+	 */
+	int (*dma_map)(void *priv, void *ptr, uint64_t size_B);
 };
 
 /**

@@ -530,9 +530,12 @@ int nvl_mm_vram_ready(struct nvl_mm *mm)
  * budget) and reused for the same size, so that moves do not pay for page
  * faults on fresh pages. An entry's header lives in its own first bytes.
  * Reuse for a new BO zeroes; a move destination is overwritten anyway. The
- * pool has its own shrinker, called before the BO shrinker. A provider
- * that DMA-maps its pages (dma_addr, a device) gets them back at once, so
- * that a freed BO's DMA mapping is torn down with it.
+ * pool has its own shrinker, called before the BO shrinker. Pages a
+ * provider DMA-maps (dma_addr, a device) are unmapped when they enter the
+ * pool and mapped again when it hands them out (dma_unmap / dma_map), so
+ * that a freed BO's DMA mapping is torn down with it; a provider without
+ * those gets its pages back at once. A move then costs no fresh pages
+ * (an mmap, the kernel zeroing them, a munmap) at either end.
  */
 struct pool_ent {
 	struct nvl_list link;
@@ -604,6 +607,14 @@ int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, bool zero,
 	if (ret)
 		return ret;
 	p = pool_take(mm, size_B);
+	if (p && mm->ops->dma_addr) {
+		ret = mm->ops->dma_map(mm->ops_priv, p, size_B);
+		if (ret) {
+			mm->ops->pages_free(mm->ops_priv, p, size_B);
+			atomic_fetch_sub(&mm->host_B, size_B);
+			return ret;
+		}
+	}
 	if (p) {
 		if (zero)
 			memset(p, 0, size_B);
@@ -623,10 +634,13 @@ void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
 	struct pool_ent *e = ptr;
 
 	atomic_fetch_sub(&mm->host_B, size_B);
-	/* DMA-mapped pages (a device's) are unmapped when freed: no pool */
+	/* DMA-mapped pages (a device's) are unmapped before they are pooled */
 	if (mm->ops->dma_addr) {
-		mm->ops->pages_free(mm->ops_priv, ptr, size_B);
-		return;
+		if (!mm->ops->dma_unmap || !mm->ops->dma_map) {
+			mm->ops->pages_free(mm->ops_priv, ptr, size_B);
+			return;
+		}
+		mm->ops->dma_unmap(mm->ops_priv, ptr, size_B);
 	}
 	pthread_mutex_lock(&mm->pool_lock);
 	/* the budget is read without mm->lock here: relaxed atomics */
