@@ -20,9 +20,9 @@
  *    round-robin (nvl_bo_use(), as a submission does), so that each use
  *    moves one BO back from GTT and evicts the least recently used one to
  *    GTT; from the first use to the last move's fence; baseline
- *    memcpy_bandwidth (the model's copy engine is a memcpy through a
- *    bounce buffer for physical addresses, so the ratio is the overhead
- *    of the move path around it; target >= 0.4). The BOs' content is
+ *    memcpy_bandwidth (the model's copy engine copies physical runs with
+ *    one memcpy each, so the ratio is the overhead of the move path
+ *    around it; target >= 0.4). The BOs' content is
  *    checked after the runs and the copy engine must have done every move;
  *  - channel_create: nvl_channel_create() + nvl_channel_destroy() pairs per
  *    second on an idle client;

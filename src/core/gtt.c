@@ -10,9 +10,10 @@
  * device VM writes it with the system-memory aperture (SYS_COH for GTT,
  * SYS_NONCOH for SYSTEM; gmmu.c). The table CPU address -> DMA address is
  * an interval tree under a read-write lock; lookups (page-table writes)
- * only read it and never allocate. Pages kept in the manager's pool stay
- * mapped until the pool drops them; no VM maps them while they are pooled
- * (a BO's mappings are gone before its pages are freed).
+ * only read it and never allocate. Pages the manager keeps in its pool are
+ * unmapped when they enter it and mapped again (at a fresh DMA address)
+ * when it hands them out (dma_unmap / dma_map), so freed pages are never
+ * reachable by the device.
  */
 #include <errno.h>
 #include <sys/mman.h>
@@ -37,38 +38,17 @@ static struct nvl_hw *hw_of(struct nvl_device *dev)
 	return nvl_model_hw(dev->model);
 }
 
-static int gtt_pages_alloc(void *priv, uint64_t size_B, void **ptr_out)
+/* DMA-map the pages at @p and record the mapping */
+static int gtt_dma_map(void *priv, void *p, uint64_t size_B)
 {
 	struct nvl_device *dev = priv;
-	struct gtt_map *m;
-	void *p;
+	struct gtt_map *m = nvl_zalloc(sizeof(*m));
 	int ret;
 
-	m = nvl_zalloc(sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	if (nvl_might_alloc(0)) {
-		nvl_free(m);
-		return -ENOMEM;
-	}
-	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED) {
-		nvl_free(m);
-		return -ENOMEM;
-	}
-	/*
-	 * Huge pages where they fit, populated at once as TTM populates a
-	 * tt's pages: a move writes a GTT BO whole, and the copy engine
-	 * streams through 2 MiB pages instead of faulting and missing the
-	 * TLB on every 4 KiB (advice only: either may fail harmlessly).
-	 */
-	if (size_B >= GTT_HUGE)
-		(void)madvise(p, size_B, MADV_HUGEPAGE);
-	(void)madvise(p, size_B, MADV_POPULATE_WRITE);
 	ret = nvl_hw_dma_map(hw_of(dev), p, size_B, &m->dma);
 	if (ret) {
-		nvl_mm_anon_pages_free(NULL, p, size_B);
 		nvl_free(m);
 		return nvl_error(ret, "gtt: DMA map of %llu bytes: %d",
 				 (unsigned long long)size_B, ret);
@@ -78,11 +58,11 @@ static int gtt_pages_alloc(void *priv, uint64_t size_B, void **ptr_out)
 	pthread_rwlock_wrlock(&dev->gtt_lock);
 	nvl_itree_insert(&dev->gtt_maps, &m->node);
 	pthread_rwlock_unlock(&dev->gtt_lock);
-	*ptr_out = p;
 	return 0;
 }
 
-static void gtt_pages_free(void *priv, void *ptr, uint64_t size_B)
+/* undo gtt_dma_map() (no-op for pages not mapped) */
+static void gtt_dma_unmap(void *priv, void *ptr, uint64_t size_B)
 {
 	struct nvl_device *dev = priv;
 	uint64_t a = (uint64_t)(uintptr_t)ptr;
@@ -99,6 +79,40 @@ static void gtt_pages_free(void *priv, void *ptr, uint64_t size_B)
 		(void)nvl_hw_dma_unmap(hw_of(dev), m->dma, size_B);
 		nvl_free(m);
 	}
+}
+
+static int gtt_pages_alloc(void *priv, uint64_t size_B, void **ptr_out)
+{
+	void *p;
+	int ret;
+
+	if (nvl_might_alloc(0))
+		return -ENOMEM;
+	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	/*
+	 * Huge pages where they fit, populated at once as TTM populates a
+	 * tt's pages: a move writes a GTT BO whole, and the copy engine
+	 * streams through 2 MiB pages instead of faulting and missing the
+	 * TLB on every 4 KiB (advice only: either may fail harmlessly).
+	 */
+	if (size_B >= GTT_HUGE)
+		(void)madvise(p, size_B, MADV_HUGEPAGE);
+	(void)madvise(p, size_B, MADV_POPULATE_WRITE);
+	ret = gtt_dma_map(priv, p, size_B);
+	if (ret) {
+		nvl_mm_anon_pages_free(NULL, p, size_B);
+		return ret;
+	}
+	*ptr_out = p;
+	return 0;
+}
+
+static void gtt_pages_free(void *priv, void *ptr, uint64_t size_B)
+{
+	gtt_dma_unmap(priv, ptr, size_B);
 	nvl_mm_anon_pages_free(NULL, ptr, size_B);
 }
 
@@ -138,6 +152,8 @@ const struct nvl_mm_mem_ops nvl_core_gtt_ops = {
 	.pages_alloc = gtt_pages_alloc,
 	.pages_free = gtt_pages_free,
 	.dma_addr = gtt_dma_addr,
+	.dma_map = gtt_dma_map,
+	.dma_unmap = gtt_dma_unmap,
 };
 
 int nvl_core_gtt_init(struct nvl_device *dev)

@@ -11,10 +11,13 @@
  * Locking, outermost first: a BO's resv (ww mutex) -> mm->lock (nvl_mutex,
  * allocation allowed under it) -> the shrinker lock (NVL_LOCK_RECLAIM: no
  * allocation, resvs only trylocked, fence waits bounded). The move worker
- * takes none of them: it waits for a job's dependencies, copies, signals
- * the job's fence and then releases the old host pages. Moves are pipelined:
- * VRAM given up by a move is reusable at once, since everything that writes
- * VRAM again (clears, moves in) is a later job of the same FIFO worker.
+ * and its completer take none of them: the worker waits for a job's
+ * dependencies and hands it to the device (or copies with the CPU); the
+ * completer waits for the device's jobs in order, redoes a failed one with
+ * the CPU, signals the job's fence and then releases the old host pages.
+ * Moves are pipelined: VRAM given up by a move is reusable at once, since
+ * everything that writes VRAM again (clears, moves in) is a later job of
+ * the same FIFO, run in order.
  */
 #ifndef NVL_MM_BO_H
 #define NVL_MM_BO_H
@@ -32,6 +35,8 @@
 #include <nouvelle/bo.h>
 
 #define NVL_MM_NDOM 4 /* indexed by enum nvl_gem_domain */
+/* Device jobs (moves, clears) in flight at once (the move pipeline). */
+#define NVL_MM_INFLIGHT_MAX 16
 /* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
 #define NVL_BO_PRIORITIES 4
 /* Default bound of the wait for busy released BOs (mm->zombie_wait_ns). */
@@ -60,6 +65,18 @@ struct nvl_mm_mem_ops {
 	 * when @ptr is not mapped.
 	 */
 	uint64_t (*dma_addr)(void *priv, const void *ptr);
+	/**
+	 * @dma_unmap: optional, with @dma_addr and @dma_map: tear down the
+	 * DMA mapping of pages @ptr (@size_B) that the manager keeps in its
+	 * pool instead of freeing them (the device no longer reaches them);
+	 * @pages_free still takes them afterwards
+	 */
+	void (*dma_unmap)(void *priv, void *ptr, uint64_t size_B);
+	/**
+	 * @dma_map: map such pages again when the pool hands them out.
+	 * Return: 0 or -errno (the manager frees them)
+	 */
+	int (*dma_map)(void *priv, void *ptr, uint64_t size_B);
 };
 
 /**
@@ -85,11 +102,18 @@ struct nvl_mm_extent {
  * struct nvl_mm_move_ops - a device's copy engine for the move worker
  * (nvl_mm_set_move_ops()). Both callbacks run on the move worker with no
  * lock of the manager held (they may allocate and wait), one at a time,
- * after the job's dependencies signalled. They queue the work and return
- * its fence; an error on that fence means the work failed and the worker
- * redoes it with the CPU (the source is intact: nothing writes memory a
- * move gave up before the move's job finished). A negative return means
- * nothing was queued: the worker does the work with the CPU.
+ * after the job's dependencies signalled, while earlier jobs may still be
+ * in flight. They queue the work and return its fence; the device must run
+ * the jobs in the order they were queued, and a job that fails must fail
+ * every job queued behind it until the callback next returns -EAGAIN (one
+ * channel that an error kills). An error on the fence means the work
+ * failed and the completer redoes it with the CPU (the source is intact:
+ * nothing writes memory a move gave up before the move's fence signals).
+ * -EAGAIN means the device's channel was found dead and nothing was
+ * queued: the worker waits until every job in flight is finished, then
+ * calls again (the device makes a new channel). Any other negative return
+ * means nothing was queued: the worker does the work with the CPU once the
+ * jobs in flight are finished.
  */
 struct nvl_mm_move_ops {
 	/** @copy: copy the runs @src in order into the runs @dst */
@@ -182,7 +206,14 @@ struct nvl_mm {
 	pthread_cond_t q_cond;
 	struct nvl_list queue;
 	bool stop;
-	bool running; /* the worker is between popping and finishing a job */
+	bool running; /* the worker is between popping and handing over a job */
+	/* jobs handed to the device, oldest first, and their completer */
+	pthread_t completer;
+	pthread_cond_t inflight_cond; /* a job joined @inflight */
+	pthread_cond_t done_cond; /* a job left @inflight, or @running */
+	struct nvl_list inflight;
+	unsigned ninflight;
+	bool stop_completer;
 	uint64_t fence_ctx;
 	uint64_t seqno;
 	/* the device's copy engine (q_lock): NULL = CPU copies */

@@ -8,13 +8,21 @@
  * region, system pages); the default provider is anonymous memory, the
  * device issue plugs the model's memory in.
  *
- * The worker runs jobs in FIFO order: wait for the job's dependencies (the
- * fences of the BO when the job was queued), copy or clear, signal the
- * job's fence inside a fence-signalling section, then free the old host
- * pages of a move. It never takes mm->lock, so waiting for a move fence
- * while holding mm->lock cannot deadlock, and FIFO order makes pipelined
- * eviction safe: VRAM freed by a queued move is only written again by later
- * jobs. Until the copy engine exists the copies are CPU memcpy.
+ * The worker takes jobs in FIFO order: it waits for the job's dependencies
+ * (the fences of the BO when the job was queued) and hands the job to the
+ * device's copy engine (nvl_mm_set_move_ops()) without waiting for it: up
+ * to NVL_MM_INFLIGHT_MAX jobs are in flight at once. A second thread, the
+ * completer, takes the jobs in flight in the same order, waits for each
+ * one's device fence, redoes it with the CPU if that fence carries an
+ * error, then signals the job's fence (the BO's KERNEL fence, what its
+ * users wait on) inside a fence-signalling section and only then frees the
+ * old host pages of a move (ghost pages). Without a device, or when the
+ * device cannot take a job, the worker does it with the CPU after every
+ * job in flight finished. Neither thread takes mm->lock, so waiting for a
+ * move fence while holding mm->lock cannot deadlock; and the order (one
+ * device channel running jobs in order, fences signalled in order, CPU
+ * jobs only on an empty pipeline) makes pipelined eviction safe: VRAM
+ * freed by a queued move is only written again by later jobs.
  */
 #include <errno.h>
 #include <string.h>
@@ -44,6 +52,7 @@ struct nvl_mm_job {
 	void *free_host;
 	uint64_t free_len;
 	uint64_t bytes;
+	struct nvl_fence *hw; /* the device's fence, once handed to it */
 };
 
 /* ---- default provider ------------------------------------------------- */
@@ -112,47 +121,6 @@ static bool reachable(const struct extent *e, unsigned n)
 	return true;
 }
 
-/*
- * On the device when it has a copy engine and reaches both sides, waiting
- * for its fence; the CPU when there is none, when queueing fails, or when
- * the device's job failed (the source is still intact: nothing writes
- * memory a move gave up before this job finishes, and this worker runs
- * one job at a time).
- */
-static void run_job(struct nvl_mm *mm, struct nvl_mm_job *j)
-{
-	const struct nvl_mm_move_ops *ops = mm->move_ops;
-	struct nvl_fence *f = NULL;
-	int ret = -ENODEV;
-
-	if (ops && reachable(j->dst, j->ndst) &&
-	    (!j->src || reachable(j->src, j->nsrc))) {
-		if (j->src)
-			ret = ops->copy(mm->move_priv, j->src, j->nsrc, j->dst,
-					j->ndst, &f);
-		else
-			ret = ops->clear(mm->move_priv, j->dst, j->ndst, &f);
-	}
-	if (!ret) {
-		(void)nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
-		ret = nvl_fence_get_status(f) < 0 ? nvl_fence_get_status(f) : 0;
-		nvl_fence_put(f);
-		if (!ret) {
-			atomic_fetch_add(&mm->gpu_jobs, 1);
-			atomic_fetch_add(&mm->gpu_bytes, j->bytes);
-			return;
-		}
-		atomic_fetch_add(&mm->gpu_failures, 1);
-		nvl_warn(NVL_CAT_MM,
-			 "mm: the device's %s of %llu bytes failed (%d); "
-			 "the CPU does it",
-			 j->src ? "copy" : "clear",
-			 (unsigned long long)j->bytes, ret);
-	}
-	atomic_fetch_add(&mm->cpu_jobs, 1);
-	cpu_job(j);
-}
-
 static void job_free(struct nvl_mm_job *j)
 {
 	for (unsigned i = 0; i < j->ndeps; i++)
@@ -160,8 +128,140 @@ static void job_free(struct nvl_mm_job *j)
 	nvl_free(j->deps);
 	nvl_free(j->src);
 	nvl_free(j->dst);
+	nvl_fence_put(j->hw);
 	nvl_fence_put(j->fence);
 	nvl_free(j);
+}
+
+/*
+ * The job is done (its memory holds the content): signal the fence the BO's
+ * users wait on, then give back the memory the move left (ghost pages).
+ */
+static void job_finish(struct nvl_mm *mm, struct nvl_mm_job *j)
+{
+	struct nvl_signalling_cookie cookie;
+
+	if (j->src)
+		atomic_fetch_add(&mm->bytes_moved, j->bytes);
+	cookie = nvl_fence_begin_signalling();
+	nvl_fence_signal(j->fence);
+	nvl_fence_end_signalling(cookie);
+	if (j->free_host)
+		nvl_mm_host_free(mm, j->free_host, j->free_len);
+	job_free(j);
+}
+
+/* wait until every job handed to the device is finished (q_lock held) */
+static void drain_locked(struct nvl_mm *mm)
+{
+	while (mm->ninflight)
+		pthread_cond_wait(&mm->done_cond, &mm->q_lock);
+}
+
+static void drain(struct nvl_mm *mm)
+{
+	pthread_mutex_lock(&mm->q_lock);
+	drain_locked(mm);
+	pthread_mutex_unlock(&mm->q_lock);
+}
+
+static int gpu_submit(struct nvl_mm *mm, const struct nvl_mm_move_ops *ops,
+		      struct nvl_mm_job *j)
+{
+	if (j->src)
+		return ops->copy(mm->move_priv, j->src, j->nsrc, j->dst,
+				 j->ndst, &j->hw);
+	return ops->clear(mm->move_priv, j->dst, j->ndst, &j->hw);
+}
+
+/*
+ * Hand @j to the device when it has a copy engine and reaches both sides:
+ * the job joins the in-flight list and the completer finishes it when its
+ * fence signals. The device's jobs run in order on one channel, so that a
+ * job reusing memory an earlier move gave up runs after it. -EAGAIN from
+ * the device (its channel died: the jobs in flight fail and are redone)
+ * waits for them before the device makes a new channel. Otherwise the CPU
+ * does the job, after every job in flight (they may still read memory it
+ * writes).
+ */
+static void submit_job(struct nvl_mm *mm, struct nvl_mm_job *j)
+{
+	const struct nvl_mm_move_ops *ops = mm->move_ops;
+	int ret = -ENODEV;
+
+	if (ops && reachable(j->dst, j->ndst) &&
+	    (!j->src || reachable(j->src, j->nsrc))) {
+		ret = gpu_submit(mm, ops, j);
+		if (ret == -EAGAIN) {
+			drain(mm);
+			ret = gpu_submit(mm, ops, j);
+		}
+	}
+	if (!ret) {
+		pthread_mutex_lock(&mm->q_lock);
+		nvl_list_add_tail(&j->link, &mm->inflight);
+		mm->ninflight++;
+		pthread_cond_signal(&mm->inflight_cond);
+		pthread_mutex_unlock(&mm->q_lock);
+		return;
+	}
+	drain(mm);
+	atomic_fetch_add(&mm->cpu_jobs, 1);
+	cpu_job(j);
+	job_finish(mm, j);
+}
+
+/*
+ * The completer: the device's jobs in order. A job whose fence carries an
+ * error (a copy-engine error killed the channel: the guilty job and those
+ * behind it on the channel, or the device was lost) is redone by the CPU
+ * before its fence signals: the source is intact, since nothing writes
+ * memory a move gave up before the move's fence signals (later device jobs
+ * ran on the same dead channel, and the device makes a new one only once
+ * the in-flight jobs are finished).
+ */
+static void *completer_main(void *arg)
+{
+	struct nvl_mm *mm = arg;
+
+	for (;;) {
+		struct nvl_mm_job *j;
+		int ret;
+
+		pthread_mutex_lock(&mm->q_lock);
+		while (nvl_list_empty(&mm->inflight) && !mm->stop_completer)
+			pthread_cond_wait(&mm->inflight_cond, &mm->q_lock);
+		if (nvl_list_empty(&mm->inflight)) {
+			pthread_mutex_unlock(&mm->q_lock);
+			break;
+		}
+		j = nvl_list_first_entry(&mm->inflight, struct nvl_mm_job,
+					 link);
+		nvl_list_del(&j->link);
+		pthread_mutex_unlock(&mm->q_lock);
+
+		(void)nvl_fence_wait(j->hw, NVL_TIMEOUT_INFINITE);
+		ret = nvl_fence_get_status(j->hw);
+		if (ret >= 0) {
+			atomic_fetch_add(&mm->gpu_jobs, 1);
+			atomic_fetch_add(&mm->gpu_bytes, j->bytes);
+		} else {
+			atomic_fetch_add(&mm->gpu_failures, 1);
+			nvl_warn(NVL_CAT_MM,
+				 "mm: the device's %s of %llu bytes failed "
+				 "(%d); the CPU does it",
+				 j->src ? "copy" : "clear",
+				 (unsigned long long)j->bytes, ret);
+			atomic_fetch_add(&mm->cpu_jobs, 1);
+			cpu_job(j);
+		}
+		job_finish(mm, j);
+		pthread_mutex_lock(&mm->q_lock);
+		mm->ninflight--;
+		pthread_cond_broadcast(&mm->done_cond);
+		pthread_mutex_unlock(&mm->q_lock);
+	}
+	return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -170,7 +270,6 @@ static void *worker_main(void *arg)
 
 	for (;;) {
 		struct nvl_mm_job *j;
-		struct nvl_signalling_cookie cookie;
 
 		pthread_mutex_lock(&mm->q_lock);
 		while (nvl_list_empty(&mm->queue) && !mm->stop)
@@ -179,6 +278,9 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&mm->q_lock);
 			break;
 		}
+		/* a bounded pipeline */
+		while (mm->ninflight >= NVL_MM_INFLIGHT_MAX)
+			pthread_cond_wait(&mm->done_cond, &mm->q_lock);
 		j = nvl_list_first_entry(&mm->queue, struct nvl_mm_job, link);
 		nvl_list_del(&j->link);
 		mm->running = true;
@@ -187,17 +289,10 @@ static void *worker_main(void *arg)
 		for (unsigned i = 0; i < j->ndeps; i++)
 			(void)nvl_fence_wait(j->deps[i], NVL_TIMEOUT_INFINITE);
 		/* mm->move_ops changes only while no job runs (q_lock) */
-		run_job(mm, j);
-		if (j->src)
-			atomic_fetch_add(&mm->bytes_moved, j->bytes);
-		cookie = nvl_fence_begin_signalling();
-		nvl_fence_signal(j->fence);
-		nvl_fence_end_signalling(cookie);
-		if (j->free_host)
-			nvl_mm_host_free(mm, j->free_host, j->free_len);
-		job_free(j);
+		submit_job(mm, j);
 		pthread_mutex_lock(&mm->q_lock);
 		mm->running = false;
+		pthread_cond_broadcast(&mm->done_cond);
 		pthread_mutex_unlock(&mm->q_lock);
 	}
 	return NULL;
@@ -212,7 +307,8 @@ int nvl_mm_wait_idle(struct nvl_mm *mm, int64_t timeout_ns)
 		bool idle;
 
 		pthread_mutex_lock(&mm->q_lock);
-		idle = nvl_list_empty(&mm->queue) && !mm->running;
+		idle = nvl_list_empty(&mm->queue) && !mm->running &&
+		       !mm->ninflight;
 		pthread_mutex_unlock(&mm->q_lock);
 		if (idle)
 			return 0;
@@ -357,7 +453,8 @@ static bool clear_inline(struct nvl_mm *mm, struct nvl_bo *bo)
 	 */
 	pthread_mutex_lock(&mm->q_lock);
 	/* with a device's copy engine, clears are its jobs */
-	idle = nvl_list_empty(&mm->queue) && !mm->running && !mm->move_ops;
+	idle = nvl_list_empty(&mm->queue) && !mm->running && !mm->ninflight &&
+	       !mm->move_ops;
 	pthread_mutex_unlock(&mm->q_lock);
 	if (!idle)
 		return false;
@@ -395,12 +492,10 @@ void nvl_mm_set_move_ops(struct nvl_mm *mm, const struct nvl_mm_move_ops *ops,
 			 void *priv)
 {
 	pthread_mutex_lock(&mm->q_lock);
-	/* a running job uses the old ops until it finishes */
-	while (mm->running) {
-		pthread_mutex_unlock(&mm->q_lock);
-		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000}, NULL);
-		pthread_mutex_lock(&mm->q_lock);
-	}
+	/* a job being handed over uses the old ops, and the jobs in flight
+	 * finish on the old device first */
+	while (mm->running || mm->ninflight)
+		pthread_cond_wait(&mm->done_cond, &mm->q_lock);
 	mm->move_ops = ops;
 	mm->move_priv = priv;
 	pthread_mutex_unlock(&mm->q_lock);
@@ -435,9 +530,12 @@ int nvl_mm_vram_ready(struct nvl_mm *mm)
  * budget) and reused for the same size, so that moves do not pay for page
  * faults on fresh pages. An entry's header lives in its own first bytes.
  * Reuse for a new BO zeroes; a move destination is overwritten anyway. The
- * pool has its own shrinker, called before the BO shrinker. A provider
- * that DMA-maps its pages (dma_addr, a device) gets them back at once, so
- * that a freed BO's DMA mapping is torn down with it.
+ * pool has its own shrinker, called before the BO shrinker. Pages a
+ * provider DMA-maps (dma_addr, a device) are unmapped when they enter the
+ * pool and mapped again when it hands them out (dma_unmap / dma_map), so
+ * that a freed BO's DMA mapping is torn down with it; a provider without
+ * those gets its pages back at once. A move then costs no fresh pages
+ * (an mmap, the kernel zeroing them, a munmap) at either end.
  */
 struct pool_ent {
 	struct nvl_list link;
@@ -509,6 +607,14 @@ int nvl_mm_host_alloc(struct nvl_mm *mm, uint64_t size_B, bool zero,
 	if (ret)
 		return ret;
 	p = pool_take(mm, size_B);
+	if (p && mm->ops->dma_addr) {
+		ret = mm->ops->dma_map(mm->ops_priv, p, size_B);
+		if (ret) {
+			mm->ops->pages_free(mm->ops_priv, p, size_B);
+			atomic_fetch_sub(&mm->host_B, size_B);
+			return ret;
+		}
+	}
 	if (p) {
 		if (zero)
 			memset(p, 0, size_B);
@@ -528,10 +634,13 @@ void nvl_mm_host_free(struct nvl_mm *mm, void *ptr, uint64_t size_B)
 	struct pool_ent *e = ptr;
 
 	atomic_fetch_sub(&mm->host_B, size_B);
-	/* DMA-mapped pages (a device's) are unmapped when freed: no pool */
+	/* DMA-mapped pages (a device's) are unmapped before they are pooled */
 	if (mm->ops->dma_addr) {
-		mm->ops->pages_free(mm->ops_priv, ptr, size_B);
-		return;
+		if (!mm->ops->dma_unmap || !mm->ops->dma_map) {
+			mm->ops->pages_free(mm->ops_priv, ptr, size_B);
+			return;
+		}
+		mm->ops->dma_unmap(mm->ops_priv, ptr, size_B);
 	}
 	pthread_mutex_lock(&mm->pool_lock);
 	/* the budget is read without mm->lock here: relaxed atomics */
@@ -566,6 +675,16 @@ void nvl_mm_set_host_budget(struct nvl_mm *mm, uint64_t budget_B)
 			 budget_B ? budget_B : default_budget(),
 			 __ATOMIC_RELAXED);
 	nvl_mutex_unlock(&mm->lock);
+}
+
+/* the completer finishes the jobs in flight, then stops */
+static void stop_completer(struct nvl_mm *mm)
+{
+	pthread_mutex_lock(&mm->q_lock);
+	mm->stop_completer = true;
+	pthread_cond_signal(&mm->inflight_cond);
+	pthread_mutex_unlock(&mm->q_lock);
+	pthread_join(mm->completer, NULL);
 }
 
 int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
@@ -609,13 +728,21 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	mm->fence_ctx = nvl_fence_context_alloc(1);
 	pthread_mutex_init(&mm->q_lock, NULL);
 	pthread_cond_init(&mm->q_cond, NULL);
+	pthread_cond_init(&mm->inflight_cond, NULL);
+	pthread_cond_init(&mm->done_cond, NULL);
+	nvl_list_init(&mm->inflight);
 	pthread_mutex_init(&mm->pool_lock, NULL);
 	nvl_list_init(&mm->pool);
 	mm->pool_shrinker.count = pool_count;
 	mm->pool_shrinker.scan = pool_scan;
 	mm->pool_shrinker.priv = mm;
 	nvl_list_add_tail(&mm->pool_shrinker.link, &mm->shrinkers);
+	if (pthread_create(&mm->completer, NULL, completer_main, mm)) {
+		ret = -EAGAIN;
+		goto fail_create;
+	}
 	if (pthread_create(&mm->worker, NULL, worker_main, mm)) {
+		stop_completer(mm);
 		ret = -EAGAIN;
 		goto fail_create;
 	}
@@ -625,6 +752,8 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 
 fail_create:
 	pthread_mutex_destroy(&mm->pool_lock);
+	pthread_cond_destroy(&mm->done_cond);
+	pthread_cond_destroy(&mm->inflight_cond);
 	pthread_cond_destroy(&mm->q_cond);
 	pthread_mutex_destroy(&mm->q_lock);
 	nvl_idr_fini(&mm->exports);
@@ -646,6 +775,7 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 	pthread_cond_signal(&mm->q_cond);
 	pthread_mutex_unlock(&mm->q_lock);
 	pthread_join(mm->worker, NULL);
+	stop_completer(mm);
 	/*
 	 * Zombies: give their fences a second each; a fence that never
 	 * signals (a hung engine) leaks its BO rather than hanging teardown.
@@ -684,6 +814,8 @@ void nvl_mm_destroy(struct nvl_mm *mm)
 				    mm->vram.size_B);
 	nvl_buddy_fini(&mm->vram);
 	nvl_idr_fini(&mm->exports);
+	pthread_cond_destroy(&mm->done_cond);
+	pthread_cond_destroy(&mm->inflight_cond);
 	pthread_cond_destroy(&mm->q_cond);
 	pthread_mutex_destroy(&mm->q_lock);
 	nvl_mutex_destroy(&mm->shrink_lock);

@@ -21,13 +21,19 @@
  * everything else (system memory, sparse pages, faults) goes through
  * nvl_model_vm_copy(), and fills through nvl_model_vm_fill().
  * Contiguous multi-line copies (pitch == line length) are one run.
+ * Physical-to-physical copies and physical constant fills go straight from
+ * memory to memory (nvl_model_phys_copy(), nvl_model_phys_fill()), one
+ * memcpy per run contiguous in VRAM or in one DMA mapping, with the same
+ * IOMMU translation and errors as every physical access; a copy between a
+ * physical and a virtual side goes through the bounce buffer.
  *
  * Errors: blocklinear layouts, physical modes from an unprivileged channel,
  * peer memory and physical accesses outside memory are CE_LAUNCH channel
  * errors; an MMU fault stops the channel (ENG_FAULTED). A long copy checks
  * every 16 MiB of streamed VRAM, every page it copies the slow way and
- * every 1 MiB through the bounce buffer whether its engine is being reset
- * or its channel disabled, and abandons the rest if so.
+ * every 1 MiB through the bounce buffer or between physical addresses
+ * whether its engine is being reset or its channel disabled, and abandons
+ * the rest if so.
  */
 #include <errno.h>
 #include <string.h>
@@ -41,6 +47,7 @@
 
 #define CE_RUN (16ull << 20) /* bytes between abort checks */
 #define CE_BOUNCE 4096 /* bytes of the remap/physical bounce */
+#define CE_PHYS_RUN (1ull << 20) /* physical bytes between abort checks */
 
 struct ce_side {
 	bool phys;
@@ -146,6 +153,28 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 	return 0;
 }
 
+/*
+ * Physical to physical: straight from memory to memory, one copy per run
+ * contiguous on both sides (VRAM, one DMA mapping), checking for a reset
+ * or disable every CE_PHYS_RUN bytes. An address outside VRAM or every
+ * mapping is -EIO (a CE_LAUNCH error), the bytes before it copied.
+ */
+static int copy_phys(struct nvl_model_chan *ch, const struct ce_side *src,
+		     uint64_t sa, const struct ce_side *dst, uint64_t da,
+		     uint64_t len)
+{
+	for (uint64_t o = 0; o < len; o += CE_PHYS_RUN) {
+		uint64_t k = NVL_MIN(len - o, CE_PHYS_RUN);
+
+		if (o && ce_aborted(ch))
+			return -ECANCELED;
+		if (nvl_model_phys_copy(ch->m, dst->ap, da + o, src->ap, sa + o,
+					k))
+			return -EIO;
+	}
+	return 0;
+}
+
 static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 		    uint64_t sa, const struct ce_side *dst, uint64_t da,
 		    uint64_t len)
@@ -160,6 +189,10 @@ static int copy_run(struct nvl_model_chan *ch, const struct ce_side *src,
 			return -ECANCELED;
 		if (!src->phys && !dst->phys) {
 			ret = copy_virtual(ch, sa, da, n);
+			if (ret)
+				return ret;
+		} else if (src->phys && dst->phys) {
+			ret = copy_phys(ch, src, sa, dst, da, n);
 			if (ret)
 				return ret;
 		} else {
@@ -231,6 +264,25 @@ static int remap_line(struct nvl_model_chan *ch, const struct ce_side *src,
 						ch->chid);
 			if (ret)
 				return ret;
+			da += n * 4;
+			elems -= n;
+		}
+		return 0;
+	}
+	/* the same for a physical destination, straight into memory */
+	if (nd == 1 && cs == 4 && dst->phys &&
+	    (sel[0] == NVL_HW_CE_REMAP_CONST_A ||
+	     sel[0] == NVL_HW_CE_REMAP_CONST_B)) {
+		uint32_t k = sel[0] == NVL_HW_CE_REMAP_CONST_A ? ce->remap_a
+							       : ce->remap_b;
+
+		while (elems) {
+			uint64_t n = NVL_MIN(elems, CE_PHYS_RUN / 4);
+
+			if (ce_aborted(ch))
+				return -ECANCELED;
+			if (nvl_model_phys_fill(ch->m, dst->ap, da, k, n * 4))
+				return -EIO;
 			da += n * 4;
 			elems -= n;
 		}

@@ -144,3 +144,114 @@ int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 	pthread_rwlock_unlock(&io->lock);
 	return 0;
 }
+
+/*
+ * CPU address of physical byte @pa of aperture @ap and the bytes reachable
+ * from it without a gap (*@avail); NULL when @pa is not reachable. The
+ * IOMMU lock is held by the caller for system apertures.
+ */
+static uint8_t *phys_resolve(struct nvl_model *m, enum nvl_hw_aperture ap,
+			     uint64_t pa, uint64_t *avail)
+{
+	struct nvl_itree_node *n;
+
+	switch (ap) {
+	case NVL_HW_APERTURE_VIDMEM:
+		if (pa >= m->vram_size)
+			return NULL;
+		*avail = m->vram_size - pa;
+		return m->vram + pa;
+	case NVL_HW_APERTURE_SYS_COH:
+	case NVL_HW_APERTURE_SYS_NONCOH:
+		n = nvl_itree_first(&m->iommu->tree, pa, pa);
+		if (!n)
+			return NULL;
+		*avail = n->last - pa + 1;
+		return container_of(n, struct nvl_model_dma_map, node)->cpu +
+		       (pa - n->start);
+	default:
+		return NULL;
+	}
+}
+
+static bool ap_sys(enum nvl_hw_aperture ap)
+{
+	return ap == NVL_HW_APERTURE_SYS_COH ||
+	       ap == NVL_HW_APERTURE_SYS_NONCOH;
+}
+
+int nvl_model_phys_copy(struct nvl_model *m, enum nvl_hw_aperture dap,
+			uint64_t da, enum nvl_hw_aperture sap, uint64_t sa,
+			uint64_t len)
+{
+	bool locked = ap_sys(dap) || ap_sys(sap);
+	int ret = 0;
+
+	if (locked)
+		pthread_rwlock_rdlock(&m->iommu->lock);
+	while (len) {
+		uint64_t sn = 0, dn = 0, k;
+		uint8_t *s = phys_resolve(m, sap, sa, &sn);
+		uint8_t *d = phys_resolve(m, dap, da, &dn);
+
+		if (!s || !d) {
+			ret = -EFAULT;
+			break;
+		}
+		k = NVL_MIN(len, NVL_MIN(sn, dn));
+		if (s + k <= d || d + k <= s)
+			nvl_model_mem_copy(d, s, (size_t)k);
+		else
+			memmove(d, s, (size_t)k);
+		sa += k;
+		da += k;
+		len -= k;
+	}
+	if (locked)
+		pthread_rwlock_unlock(&m->iommu->lock);
+	return ret;
+}
+
+/* @n bytes of the four-byte @pattern, starting at its byte @phase */
+static void pattern_fill(uint8_t *p, uint64_t n, uint32_t pattern,
+			 unsigned phase)
+{
+	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
+
+	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
+		memset(p, b[0], n);
+		return;
+	}
+	for (; n && (phase & 3); n--)
+		*p++ = b[phase++ & 3];
+	for (; n >= 4; n -= 4, p += 4)
+		memcpy(p, b, 4);
+	for (unsigned i = 0; i < n; i++)
+		p[i] = b[i];
+}
+
+int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
+			uint64_t pa, uint32_t pattern, uint64_t len)
+{
+	bool locked = ap_sys(ap);
+	uint64_t done = 0;
+	int ret = 0;
+
+	if (locked)
+		pthread_rwlock_rdlock(&m->iommu->lock);
+	while (done < len) {
+		uint64_t avail = 0, k;
+		uint8_t *d = phys_resolve(m, ap, pa + done, &avail);
+
+		if (!d) {
+			ret = -EFAULT;
+			break;
+		}
+		k = NVL_MIN(len - done, avail);
+		pattern_fill(d, k, pattern, (unsigned)(done & 3));
+		done += k;
+	}
+	if (locked)
+		pthread_rwlock_unlock(&m->iommu->lock);
+	return ret;
+}

@@ -46,6 +46,25 @@ int nvl_model_iommu_unmap(struct nvl_model *m, uint64_t dma, size_t len);
  */
 int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 			   size_t len, bool write);
+/**
+ * nvl_model_phys_copy() - copy @len bytes from physical @sa (aperture
+ * @sap) to physical @da (@dap) directly, one memcpy per run that is
+ * contiguous on both sides (VRAM, or one DMA mapping), holding the IOMMU
+ * lock so that no mapping goes away under the copy. The same translation
+ * as nvl_model_phys_access(): VRAM offsets, DMA addresses.
+ * Return: 0, or -EFAULT at the first byte outside VRAM or every mapping
+ * (the bytes before it are copied, as a copy engine's would be).
+ */
+int nvl_model_phys_copy(struct nvl_model *m, enum nvl_hw_aperture dap,
+			uint64_t da, enum nvl_hw_aperture sap, uint64_t sa,
+			uint64_t len);
+/**
+ * nvl_model_phys_fill() - fill @len bytes at physical @pa (aperture @ap)
+ * with the four-byte @pattern (byte 0 at @pa), directly, run by run.
+ * Return: 0, or -EFAULT as nvl_model_phys_copy().
+ */
+int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
+			uint64_t pa, uint32_t pattern, uint64_t len);
 
 /* ---- interrupts (intr.c) -------------------------------------------- */
 /**

@@ -22,14 +22,21 @@
  * of zeroes through the remap unit (SET_REMAP_COMPONENTS DST_X CONST_A,
  * four-byte components).
  *
- * The move worker calls in one job at a time and waits for each job's
- * fence, so the pushbuffer is free again at every call. A job that does
- * not fit is split: each full pushbuffer is submitted and waited for
- * before the next is written. A failed job (its fence carries the error:
- * a copy-engine error killed the channel, the device was lost) is redone
- * by the worker with the CPU; the next job finds the channel dead and
- * makes a new one. Nothing here takes a lock of the memory manager, a
- * resv or a VM lock.
+ * The move worker calls in one job at a time but does not wait for it:
+ * jobs are pipelined. The pushbuffer is a ring of NSEG segments; a job is
+ * written into the next segment once the job that used it last has
+ * finished (its fence), and a job that does not fit goes on in the
+ * following segments (each full one queued as it fills). The channel runs
+ * its jobs in order, and a copy-engine error kills it: the guilty job's
+ * fence carries the error, those queued behind it are cancelled, and the
+ * memory manager's completer redoes each with the CPU. A submission that
+ * finds the channel dead drops it and returns -EAGAIN: the worker waits
+ * for every job in flight, then calls again, and that call makes a new
+ * channel (so no job on a new channel runs while the CPU redoes an old
+ * one). A job that fails half-way for another reason (no memory) waits
+ * for the pieces it queued before returning the error, so that the
+ * worker's CPU copy does not race them. Nothing here takes a lock of the
+ * memory manager, a resv or a VM lock.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -54,6 +61,9 @@
 #define COPY_DW 14
 #define FILL_DW 14
 #define OBJ_DW 2
+/* the pushbuffer is a ring of this many segments, one job (or one piece of
+ * a long one) each, reused once the job that used it last is finished */
+#define NSEG 8
 
 struct nvl_nv_move {
 	struct nvl_nv_device *d;
@@ -65,6 +75,10 @@ struct nvl_nv_move {
 	uint64_t pb_va;
 	uint32_t pb_bytes;
 	struct nvl_push p;
+	/* the segment being written, and the fence of each segment's last
+	 * job (NULL: free) */
+	unsigned seg;
+	struct nvl_fence *seg_fence[NSEG];
 	/* copies to make fail on purpose, and which allocation of the next
 	 * job to fail (nvl_nv_move_inject()) */
 	_Atomic uint32_t inject;
@@ -114,24 +128,46 @@ static int chan_up(struct nvl_nv_move *mv)
 	return 0;
 }
 
+/* the channel's jobs are finished or will never run: forget them */
 static void chan_down(struct nvl_nv_move *mv)
 {
 	if (mv->chan)
 		(void)nvl_channel_destroy(mv->client, mv->chan);
 	mv->chan = 0;
+	for (unsigned i = 0; i < NSEG; i++) {
+		nvl_fence_put(mv->seg_fence[i]);
+		mv->seg_fence[i] = NULL;
+	}
+	mv->seg = 0;
 }
 
-/* start a pushbuffer: the copy class on subchannel 0 */
+static uint32_t seg_bytes(struct nvl_nv_move *mv)
+{
+	return mv->pb_bytes / NSEG & ~3u;
+}
+
+/*
+ * Start a push in the current segment of the ring (waiting for the job
+ * that used it last): the copy class on subchannel 0.
+ */
 static void push_begin(struct nvl_nv_move *mv)
 {
-	(void)nvl_push_init(&mv->p, mv->pb, mv->pb_bytes);
+	struct nvl_fence *f = mv->seg_fence[mv->seg];
+
+	if (f) {
+		(void)nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
+		nvl_fence_put(f);
+		mv->seg_fence[mv->seg] = NULL;
+	}
+	(void)nvl_push_init(&mv->p, mv->pb + mv->seg * (seg_bytes(mv) / 4),
+			    seg_bytes(mv));
 	nvl_push_ce_set_object(&mv->p, 0, mv->d->boot.ce_class);
 }
 
 /*
- * Queue what the pushbuffer holds; *@f is its fence. A dead channel (a
- * failed job killed it, or a reset) is replaced once, the push rewritten
- * by the caller: -EAGAIN.
+ * Queue the current segment's push; *@f is its fence, which the segment
+ * keeps too. A dead channel (a failed job killed it, or a reset) is
+ * dropped: -EAGAIN, and the caller's next call makes a new one.
  */
 static int push_submit(struct nvl_nv_move *mv, struct nvl_fence **f)
 {
@@ -140,18 +176,22 @@ static int push_submit(struct nvl_nv_move *mv, struct nvl_fence **f)
 
 	if (n < 0)
 		return (int)n;
-	ret = nvl_nv_chan_submit(mv->client, mv->chan, mv->pb_va,
+	ret = nvl_nv_chan_submit(mv->client, mv->chan,
+				 mv->pb_va + (uint64_t)mv->seg * seg_bytes(mv),
 				 nvl_push_bytes(&mv->p), f);
 	if (ret == -ENODEV) {
 		chan_down(mv);
 		atomic_fetch_add(&mv->restarts, 1);
-		ret = chan_up(mv);
-		return ret ? ret : -EAGAIN;
+		return -EAGAIN;
 	}
-	return ret;
+	if (ret)
+		return ret;
+	mv->seg_fence[mv->seg] = nvl_fence_get(*f);
+	mv->seg = (mv->seg + 1) % NSEG;
+	return 0;
 }
 
-/* the pushbuffer is full: run it and wait, then start the next one */
+/* the segment is full: queue it (the job goes on in the next one) */
 static int push_flush(struct nvl_nv_move *mv)
 {
 	struct nvl_fence *f;
@@ -159,11 +199,7 @@ static int push_flush(struct nvl_nv_move *mv)
 
 	if (ret)
 		return ret;
-	(void)nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
-	ret = nvl_fence_get_status(f);
 	nvl_fence_put(f);
-	if (ret < 0)
-		return ret;
 	push_begin(mv);
 	return 0;
 }
@@ -342,32 +378,44 @@ static uint32_t alloc_fault_arm(struct nvl_nv_move *mv)
 	return nth;
 }
 
-/* a dead channel found at submit was replaced: write the job again */
+/*
+ * A job that failed half-way (out of memory) may have queued pieces: wait
+ * for them, the worker's CPU copy must not race them.
+ */
+static int job_end(struct nvl_nv_move *mv, int ret)
+{
+	if (!ret || ret == -EAGAIN)
+		return ret;
+	for (unsigned i = 0; i < NSEG; i++)
+		if (mv->seg_fence[i])
+			(void)nvl_fence_wait(mv->seg_fence[i],
+					     NVL_TIMEOUT_INFINITE);
+	return ret;
+}
+
+/* -EAGAIN: the channel was dead; the worker calls again once the jobs in
+ * flight on it are finished, and the call makes a new channel */
 static int mv_copy(void *priv, const struct nvl_mm_extent *src, unsigned nsrc,
 		   const struct nvl_mm_extent *dst, unsigned ndst,
 		   struct nvl_fence **fence_out)
 {
 	uint32_t nth = alloc_fault_arm(priv);
-	int ret = do_copy(priv, src, nsrc, dst, ndst, fence_out);
+	int ret = job_end(priv, do_copy(priv, src, nsrc, dst, ndst, fence_out));
 
-	if (ret == -EAGAIN)
-		ret = do_copy(priv, src, nsrc, dst, ndst, fence_out);
 	if (nth)
 		nvl_fault_off();
-	return ret == -EAGAIN ? -ENODEV : ret;
+	return ret;
 }
 
 static int mv_clear(void *priv, const struct nvl_mm_extent *dst, unsigned ndst,
 		    struct nvl_fence **fence_out)
 {
 	uint32_t nth = alloc_fault_arm(priv);
-	int ret = do_clear(priv, dst, ndst, fence_out);
+	int ret = job_end(priv, do_clear(priv, dst, ndst, fence_out));
 
-	if (ret == -EAGAIN)
-		ret = do_clear(priv, dst, ndst, fence_out);
 	if (nth)
 		nvl_fault_off();
-	return ret == -EAGAIN ? -ENODEV : ret;
+	return ret;
 }
 
 static const struct nvl_mm_move_ops move_ops = {

@@ -29,8 +29,8 @@ int nvl_nv_move_init(struct nvl_nv_device *d, struct nvl_mm *mm,
 		     struct nvl_nv_move **out) NVL_MUST_CHECK;
 
 /**
- * nvl_nv_move_fini() - give the moves back to the CPU (waiting for a job
- * in flight), then destroy the channel, VM and client. NULL is a no-op.
+ * nvl_nv_move_fini() - give the moves back to the CPU (waiting for the
+ * jobs in flight), then destroy the channel, VM and client. NULL is a no-op.
  */
 void nvl_nv_move_fini(struct nvl_nv_move *mv);
 

@@ -417,6 +417,112 @@ static void copy_engine_system_memory_physical_modes(void **state)
 	free(sys);
 }
 
+/* a physical constant fill of @len bytes at @dst on @ch */
+static int phys_fill(struct gpu *g, struct nvl_kit_chan *ch, uint32_t mode,
+		     uint64_t dst, uint32_t pattern, uint32_t len)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_REMAP_CONST_A, 3);
+	p[n++] = pattern;
+	p[n++] = 0;
+	p[n++] = NVL_HW_CE_REMAP_CONST_A << NVL_HW_CE_REMAP_DST_SHIFT(0) |
+		 3u << NVL_HW_CE_REMAP_COMP_SIZE_SHIFT;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_DST_PHYS_MODE, 1);
+	p[n++] = mode;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_OUT_UPPER, 2);
+	p[n++] = (uint32_t)(dst >> 32);
+	p[n++] = (uint32_t)dst;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LINE_LENGTH_IN, 2);
+	p[n++] = len / 4;
+	p[n++] = 1;
+	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_FLUSH |
+		 NVL_HW_CE_LAUNCH_SRC_PITCH | NVL_HW_CE_LAUNCH_DST_PITCH |
+		 NVL_HW_CE_LAUNCH_REMAP | NVL_HW_CE_LAUNCH_DST_PHYS;
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+	return nvl_kit_wait_idle(&g->kit, ch, GPU_WAIT);
+}
+
+/*
+ * Physical copies and fills go straight between memories, run by run:
+ * a copy across two DMA mappings stops at the unmapped guard page between
+ * them with a CE_LAUNCH error, the bytes before it copied; a physical
+ * constant fill writes its four-byte pattern into system pages and VRAM,
+ * not a byte past the end.
+ */
+static void physical_copies_and_fills_run_directly(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan ch, bad;
+	uint8_t *a = aligned_alloc(4096, 2 * 4096);
+	uint8_t *b = aligned_alloc(4096, 4096);
+	uint64_t da, db;
+	uint32_t w;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int i = 0; i < 2 * 4096; i++)
+		a[i] = (uint8_t)(i * 7 + 3);
+	memset(b, 0x5a, 4096);
+	assert_int_equal(nvl_hw_dma_map(g->hw, a, 2 * 4096, &da), 0);
+	assert_int_equal(nvl_hw_dma_map(g->hw, b, 4096, &db), 0);
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 5, 0, 6, 64 << 10,
+					     true, &ch),
+			 0);
+	/* 8 KiB of system pages -> VRAM in one run, then back elsewhere */
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM, da,
+				   NVL_HW_CE_PHYS_LOCAL_FB, DST, 2 * 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_int_equal(phys_copy(g, &ch, NVL_HW_CE_PHYS_LOCAL_FB, DST + 4096,
+				   NVL_HW_CE_PHYS_NONCOHERENT_SYSMEM, db, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 0);
+	assert_memory_equal(b, a + 4096, 4096);
+	/* fills: a pattern into system pages and into VRAM */
+	assert_int_equal(phys_fill(g, &ch, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   db + 8, 0xa1b2c3d4, 4096 - 16),
+			 0);
+	memcpy(&w, b + 8, 4);
+	assert_int_equal(w, 0xa1b2c3d4);
+	memcpy(&w, b + 4096 - 12, 4);
+	assert_int_equal(w, 0xa1b2c3d4);
+	assert_memory_equal(b, a + 4096, 8);
+	assert_memory_equal(b + 4096 - 8, a + 2 * 4096 - 8, 8);
+	assert_int_equal(
+		phys_fill(g, &ch, NVL_HW_CE_PHYS_LOCAL_FB, DST, 0, 4096), 0);
+	assert_int_equal(gpu_rd(g, DST + 4092), 0);
+	assert_int_equal(gpu_rd(g, DST + 4096), *(uint32_t *)(a + 4096));
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(5)), 0);
+	/* the last page of a's mapping and on into the guard page */
+	memset(b, 0, 4096);
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 6, 0, 6, 64 << 10,
+					     true, &bad),
+			 0);
+	assert_int_equal(phys_copy(g, &bad, NVL_HW_CE_PHYS_COHERENT_SYSMEM,
+				   da + 4096 + 2048,
+				   NVL_HW_CE_PHYS_COHERENT_SYSMEM, db, 4096,
+				   NVL_HW_CE_LAUNCH_SRC_PHYS |
+					   NVL_HW_CE_LAUNCH_DST_PHYS),
+			 -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(6)),
+			 NVL_HW_CHERR_CE_LAUNCH);
+	assert_memory_equal(b, a + 4096 + 2048, 2048);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	nvl_kit_chan_fini(&g->kit, &bad);
+	assert_int_equal(nvl_hw_dma_unmap(g->hw, da, 2 * 4096), 0);
+	assert_int_equal(nvl_hw_dma_unmap(g->hw, db, 4096), 0);
+	gpu_down(g);
+	free(a);
+	free(b);
+}
+
 /* what the driver's handler saw at each call */
 struct seen {
 	struct gpu *g;
@@ -521,6 +627,7 @@ static void nonstall_before_a_copy_is_not_held_behind_it(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(copy_engine_system_memory_physical_modes),
+	cmocka_unit_test(physical_copies_and_fills_run_directly),
 	cmocka_unit_test(copy_through_ce_then_release_raises_nonstall_irq),
 	cmocka_unit_test(memset_through_constant_remap_fills_pattern),
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
