@@ -26,9 +26,12 @@
  * MMU fault lets the channel retry the faulting segment.
  *
  * Fault injection (model-only, model/model_regs.h): ENGINE_HANG(e) =
- * chid + 1 hangs engine e as soon as it
- * picks up that channel; only an engine reset (PMC_ENGINE_RESET bit e)
- * recovers it; the channel it was serving gets CHERR_ENGINE_RESET.
+ * chid + 1 hangs engine e as soon as it picks up that channel, or before
+ * the next GPFIFO entry of that channel if it is serving it already; only
+ * an engine reset (PMC_ENGINE_RESET bit e) recovers it; the channel it was
+ * serving gets CHERR_ENGINE_RESET. The reset disarms the hang when it is
+ * requested (the register write), so a hang armed after that write stays
+ * armed even if the engine's thread carries the reset out later.
  */
 #include <errno.h>
 #include <string.h>
@@ -207,7 +210,8 @@ int nvl_model_fifo_chan_inst(struct nvl_model *m, unsigned chid,
 static struct nvl_model_chan *rl_reset_locked(struct nvl_model_runlist *rl,
 					      struct nvl_model_chan *victim)
 {
-	rl->hang_chid = 0;
+	/* (an armed hang is disarmed when the reset is requested: one
+	 * armed after the request, before this runs, stays armed) */
 	rl->hung = false;
 	rl->reset_req = false;
 	rl->reset_quiet = false;
@@ -644,6 +648,7 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		for (unsigned e = 0; e < f->nrl; e++) {
 			if (!(val & (1u << e)))
 				continue;
+			f->rl[e].hang_chid = 0;
 			f->rl[e].reset_req = true;
 			atomic_store(&f->rl[e].reset_flag, true);
 			pthread_cond_signal(&f->rl[e].cond);
@@ -698,6 +703,7 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 	chan_dequeue_locked(ch);
 	if (rl->cur == ch) {
 		/* the engine serves it (hung or not): reset the engine */
+		rl->hang_chid = 0;
 		rl->reset_quiet = true;
 		rl->reset_req = true;
 		atomic_store(&rl->reset_flag, true);

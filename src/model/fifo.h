@@ -110,7 +110,9 @@ struct nvl_model_runlist {
 	bool stop;
 	/* engine state, under fifo->lock */
 	struct nvl_model_chan *cur;
-	uint32_t hang_chid; /* chid + 1, 0 = none */
+	/* chid + 1, 0 = none; written under fifo->lock, also read by the
+	 * PBDMA between entries without it */
+	_Atomic uint32_t hang_chid;
 	bool hung;
 	bool reset_req;
 	bool reset_quiet; /* a channel reset: blame no one */

@@ -362,6 +362,16 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		    atomic_load_explicit(&rl->reset_flag, memory_order_relaxed))
 			return NVL_MODEL_RUN_STOPPED;
 		if (!ch->in_seg) {
+			/*
+			 * A hang armed while this channel was being served
+			 * takes effect before its next entry: back to the
+			 * runlist, which finds it armed and stops there.
+			 */
+			if (unlikely(atomic_load_explicit(
+					     &rl->hang_chid,
+					     memory_order_relaxed) ==
+				     ch->chid + 1))
+				return NVL_MODEL_RUN_YIELD;
 			switch (fetch_entry(ch)) {
 			case FETCH_SEGMENT:
 				break;
