@@ -7,6 +7,10 @@
  * call (all signalled for WAIT_ALL, any for wait-any, or an error) nothing
  * is allocated and no reference is taken.
  *
+ * Fence path: when every entry already has its fence and the call waits
+ * for all of them (WAIT_ALL, or one entry), wait on each fence's futex word
+ * in turn: no callback, no lock for the signaller to hold while it wakes us.
+ *
  * Slow path, with the kernel's rules: look up every handle (-ENOENT), snapshot
  * each entry's fence (binary fence, or the chain node covering the point);
  * an entry without one fails the call with -EINVAL unless WAIT_FOR_SUBMIT or
@@ -198,6 +202,61 @@ static void entries_release(struct wait_entry *ents, uint32_t count)
 	nvl_free(ents);
 }
 
+/*
+ * Every entry already has its fence and the call waits for all of them
+ * (WAIT_ALL, or a single entry): wait on each fence's own futex word in
+ * turn. No callback is armed, so the signaller never runs foreign code for
+ * us under the fence's lock and the woken waiter has no lock to take back
+ * (with a callback, the waiter woken from inside the signaller's callback
+ * loop contends for that lock on its way out). Return 1 when it decided
+ * the call (*@ret set), 0 when the general path must (an entry without a
+ * fence).
+ */
+static int fences_path(struct nvl_client *client, const uint32_t *handles,
+		       const uint64_t *points, uint32_t count,
+		       int64_t abs_timeout_ns, uint32_t flags,
+		       uint32_t *first_signaled, int *ret)
+{
+	uint32_t wf = (flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+			      ? NVL_FENCE_WAIT_INTERRUPTIBLE
+			      : 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		struct nvl_syncobj *obj = nvl_syncobj_find(client, handles[i]);
+		struct nvl_fence *f = NULL;
+		int r;
+
+		/*
+		 * An entry without a fence (or a handle gone meanwhile): the
+		 * general path decides. Waiting first for the entries before
+		 * it changes nothing: the call waits for all of them anyway.
+		 */
+		if (!obj)
+			return 0;
+		r = nvl_syncobj_resolve(obj, points ? points[i] : 0, &f);
+		nvl_syncobj_put(obj);
+		if (r || !f)
+			return 0;
+		if (flags & NVL_SYNCOBJ_WAIT_DEADLINE)
+			nvl_fence_set_deadline(f, abs_timeout_ns);
+		r = nvl_fence_wait_flags(f, abs_timeout_ns, wf);
+		nvl_fence_put(f);
+		if (r == -EINTR) {
+			*ret = nvl_error(-EINTR, "syncobj: wait interrupted "
+						 "by a signal");
+			return 1;
+		}
+		if (r) {
+			*ret = -ETIME;
+			return 1;
+		}
+	}
+	if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
+		*first_signaled = 0;
+	*ret = 0;
+	return 1;
+}
+
 static int slow_path(struct nvl_client *client, const uint32_t *handles,
 		     const uint64_t *points, uint32_t count,
 		     int64_t abs_timeout_ns, uint32_t flags,
@@ -318,6 +377,13 @@ NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
 	nvl_fence_wait_annotate_until(abs_timeout_ns);
 	if (fast_path(client, handles, points, count, flags, first_signaled,
 		      &ret))
+		return ret;
+	/* (a deadline hint goes to every fence before the wait: slow path) */
+	if ((count == 1 || ((flags & NVL_SYNCOBJ_WAIT_ALL) &&
+			    !(flags & NVL_SYNCOBJ_WAIT_DEADLINE))) &&
+	    !(flags & NVL_SYNCOBJ_WAIT_AVAILABLE) &&
+	    fences_path(client, handles, points, count, abs_timeout_ns, flags,
+			first_signaled, &ret))
 		return ret;
 	return slow_path(client, handles, points, count, abs_timeout_ns, flags,
 			 first_signaled);

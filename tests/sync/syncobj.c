@@ -629,8 +629,7 @@ static int slow_wait_op(void *arg)
 {
 	struct waitop *w = arg;
 
-	return nvl_syncobj_wait(w->c, w->h, NULL, 3, 0, NVL_SYNCOBJ_WAIT_ALL,
-				NULL);
+	return nvl_syncobj_wait(w->c, w->h, NULL, 3, 0, 0, NULL);
 }
 
 static void slow_wait_check(int ret, void *arg)
@@ -648,10 +647,18 @@ static void allocation_failures_change_nothing(void **state)
 	assert_int_equal(t_fail_each_alloc(timeline_signal_op,
 					   timeline_signal_check, &w, 10),
 			 4);
-	/* timeline points force the slow path: it allocates once */
+	/* timeline points force wait-any onto the slow path: it allocates
+	 * once */
 	w.p[0] = w.p[1] = w.p[2] = 1;
 	assert_int_equal(
 		t_fail_each_alloc(slow_wait_op, slow_wait_check, &w, 10), 1);
+	/* WAIT_ALL with every fence present waits on the fences themselves:
+	 * nothing to allocate, nothing to fail */
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(nvl_syncobj_wait(w.c, w.h, NULL, 3, 0,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 0);
+	nvl_fault_off();
 	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
 	assert_int_equal(nvl_syncobj_create(w.c, 0, &h), -ENOMEM);
 	nvl_fault_off();

@@ -132,7 +132,8 @@ int run_suspend(struct run_ctx *x)
 	for (; made < NBO && !ret; made++) {
 		void *p;
 
-		ret = run_bo(cl, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		ret = run_bo(cl, BO_SIZE,
+			     NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
 			     NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &b[made].h,
 			     &b[made].va, &p);
 		if (!ret)
