@@ -214,6 +214,55 @@ static void test_multidir_tagged(void **state)
 	assert_string_equal(C1->tag, "c1");
 }
 
+/* an array of structs through the generated element accessors: each
+ * element unpacked and packed as its own wanted struct, in place in the
+ * raw member, at the version's stride; an index beyond the version's
+ * length refused */
+static void test_array_of_structs(void **state)
+{
+	struct ct_list l, l2;
+	struct ct_item it;
+	size_t n = img_cons_list(img);
+
+	roundtrip(CT_S_LIST, n, &l);
+	assert_int_equal(n, 4 + 4 + 4 * 16 + 8);
+	assert_int_equal(l.count, 3);
+	assert_int_equal(l.tail, 0x7a11);
+	assert_int_equal(ct_list_items_count(C1), 4);
+	assert_int_equal(C1->structs[CT_S_ITEM].wire_size, 16);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ct_list_items_get(C1, &l, i, &it), 0);
+		assert_int_equal(it.id, 0x200 + i);
+		assert_int_equal(it.kind, i + 1);
+		assert_true(it.addr == C_ADDR + i);
+	}
+	assert_int_equal(ct_list_items_get(C1, &l, 3, &it), 0);
+	assert_int_equal(it.id, 0);
+	assert_int_equal(ct_list_items_get(C1, &l, 4, &it), -ERANGE);
+	/* built element by element, the list packs to the compiler's bytes */
+	memset(&l2, 0, sizeof(l2));
+	l2.present = C1->structs[CT_S_LIST].fields;
+	l2.count = 3;
+	l2.tail = 0x7a11;
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ct_list_items_get(C1, &l, i, &it), 0);
+		assert_int_equal(ct_list_items_set(C1, &l2, i, &it), 0);
+	}
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ct_pack(C1, CT_S_LIST, &l2, out, n), 0);
+	assert_memory_equal(out, img, n);
+	/* refusals change nothing: beyond the version's length, an element
+	 * naming a field the version lacks, a list that lacks the array */
+	memcpy(&l, &l2, sizeof(l));
+	assert_int_equal(ct_list_items_set(C1, &l2, 4, &it), -ERANGE);
+	it.present |= UINT64_C(1) << 40;
+	assert_int_equal(ct_list_items_set(C1, &l2, 1, &it), -EOPNOTSUPP);
+	assert_memory_equal(l.items, l2.items, sizeof(l.items));
+	l.present &= ~CT_LIST_HAS_ITEMS;
+	assert_int_equal(ct_list_items_get(C1, &l, 0, &it), -EOPNOTSUPP);
+	(void)state;
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_typedef_chains),
 	cmocka_unit_test(test_declare_aligned),
@@ -226,6 +275,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_pragma_pack),
 	cmocka_unit_test(test_drf_and_macros),
 	cmocka_unit_test(test_multidir_tagged),
+	cmocka_unit_test(test_array_of_structs),
 };
 
 T_MAIN(tests)

@@ -97,4 +97,18 @@ struct cons_tagged {
 	NvU64 value;
 };
 
+/* an array of structs whose element is a wanted struct of its own (the
+ * thermal instruction list, per-engine samples) */
+typedef struct {
+	NvU16 id;
+	NvU8 kind;
+	NV_DECLARE_ALIGNED(NvU64 addr, 8);
+} CONS_ITEM;
+
+typedef struct {
+	NvU32 count;
+	CONS_ITEM items[CONS_ENGINE_COUNT];
+	NvU32 tail;
+} CONS_LIST;
+
 #endif
