@@ -82,6 +82,36 @@ static void test_anonymous_nested(void **state)
 	assert_int_equal(n.high, 0x11223344);
 }
 
+/* arms that are named structs in a named union: the filled arm wins
+ * over the arms left zero, whichever comes first in the want list */
+static void test_named_union_arms(void **state)
+{
+	struct ct_arms a = {.present = C1->structs[CT_S_ARMS].fields};
+
+	assert_int_equal(C1->structs[CT_S_ARMS].wire_size, 20);
+	a.opcode = 0x101;
+	a.target_idx = 2;
+	a.target_type = 7;
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ct_pack(C1, CT_S_ARMS, &a, out, 20), 0);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(ct_unpack(C1, CT_S_ARMS, out, 20, &a), 0);
+	assert_int_equal(a.opcode, 0x101);
+	assert_int_equal(a.target_idx, 2);
+	assert_int_equal(a.target_type, 7);
+	/* the other arm sees the same bytes; the rest of the union is zero */
+	assert_int_equal(a.reading_idx, 2);
+	assert_int_equal(a.reading, 7);
+	assert_true(!ct_nonzero(out + 12, 8));
+	memset(&a, 0, sizeof(a));
+	a.present = C1->structs[CT_S_ARMS].fields;
+	a.reading_idx = 3;
+	assert_int_equal(ct_pack(C1, CT_S_ARMS, &a, out, 20), 0);
+	assert_int_equal(ct_unpack(C1, CT_S_ARMS, out, 20, &a), 0);
+	assert_int_equal(a.target_idx, 3);
+	assert_int_equal(a.target_type, 0);
+}
+
 static void test_typedef_anonymous_struct(void **state)
 {
 	struct ct_anon_td a;
@@ -267,6 +297,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_typedef_chains),
 	cmocka_unit_test(test_declare_aligned),
 	cmocka_unit_test(test_anonymous_nested),
+	cmocka_unit_test(test_named_union_arms),
 	cmocka_unit_test(test_typedef_anonymous_struct),
 	cmocka_unit_test(test_bitfields),
 	cmocka_unit_test(test_arrays_macro_enum),

@@ -97,6 +97,25 @@ struct cons_tagged {
 	NvU64 value;
 };
 
+/* named structs inside a named (typedef'd) union: each is a union arm,
+ * and so is every member in it (the thermal instruction's operands) */
+typedef union {
+	struct {
+		NvU32 idx;
+		NvU32 type;
+	} byTarget;
+	struct {
+		NvU32 idx;
+		NvS32 value;
+	} reading;
+	NvU32 space[4];
+} CONS_OPERANDS;
+
+typedef struct {
+	NvU32 opcode;
+	CONS_OPERANDS operands;
+} CONS_ARMS;
+
 /* an array of structs whose element is a wanted struct of its own (the
  * thermal instruction list, per-engine samples) */
 typedef struct {
