@@ -66,20 +66,21 @@ struct sctl {
 };
 
 /*
- * Pack @c's neutral parameters for @v. A version without the control's
- * struct cannot send it: its fields stay absent (-EOPNOTSUPP, nothing
- * sent), as when the firmware answers NV_ERR_NOT_SUPPORTED.
+ * Pack @c's neutral parameters for @v at *@at (zeroed, 8-byte aligned;
+ * advanced past them). A version without the control's struct cannot
+ * send it: its fields stay absent (-EOPNOTSUPP, nothing sent), as when
+ * the firmware answers NV_ERR_NOT_SUPPORTED.
  */
-static int sctl_pack(const struct gspabi_version *v, struct sctl *c)
+static int sctl_pack(const struct gspabi_version *v, struct sctl *c,
+		     uint8_t **at)
 {
 	const struct gspabi_struct_ops *s = &v->structs[c->id];
 
 	if (!s->present)
 		return c->ret = -EOPNOTSUPP;
 	c->size = s->wire_size;
-	c->wire = nvl_zalloc(c->size);
-	if (!c->wire)
-		return nvl_error(-ENOMEM, "sensors: no memory");
+	c->wire = *at;
+	*at += PAD8(c->size);
 	*(uint64_t *)c->n = s->fields; /* every neutral struct starts so */
 	if (gspabi_pack(v, c->id, c->n, c->wire, c->size))
 		return nvl_error(-EPROTO, "sensors: %s: %s does not pack",
@@ -512,16 +513,24 @@ static void engines_parse(const struct gspabi_perf_status *e,
 	s->valid |= BIT(NVL_SENSOR_UTIL_ENGINES);
 }
 
-/* everything one read sends, in order, in neutral structs */
+/* everything one read sends, in order, in neutral structs; then their
+ * wire images in the booted version's layout (one allocation) */
 struct sread {
 	struct gspabi_pmgr_status power;
 	struct gspabi_thermal_exec thermal;
 	struct gspabi_clk_info clk;
 	struct gspabi_util_samples util;
 	struct gspabi_perf_status perf;
+	_Alignas(8) uint8_t wire[];
 };
 
 enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_PERF, C_NR };
+
+static const enum gspabi_struct_id read_ids[C_NR] = {
+	[C_POWER] = GSPABI_S_PMGR_STATUS, [C_THERMAL] = GSPABI_S_THERMAL_EXEC,
+	[C_CLK] = GSPABI_S_CLK_INFO,	  [C_UTIL] = GSPABI_S_UTIL_SAMPLES,
+	[C_PERF] = GSPABI_S_PERF_STATUS,
+};
 
 static int read_prepare(const struct gspabi_version *v, struct sread *r)
 {
@@ -561,7 +570,9 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	const struct gspabi_version *v;
 	struct nvl_sensors s = {0};
 	struct sctl c[C_NR];
+	size_t wires = 0;
 	struct sread *r;
+	uint8_t *at;
 	int ret = 0;
 
 	if (!gsp || !out)
@@ -569,26 +580,28 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	v = gsp->abi;
 	if (!v)
 		return nvl_error(-ENODEV, "sensors: the GSP is not booted");
-	r = nvl_zalloc(sizeof(*r));
+	for (unsigned i = 0; i < C_NR; i++)
+		if (v->structs[read_ids[i]].present)
+			wires += PAD8(v->structs[read_ids[i]].wire_size);
+	r = nvl_zalloc(sizeof(*r) + wires);
 	if (!r)
 		return nvl_error(-ENOMEM, "sensors: no memory");
-#define C(i, c_, id_, f_)                                                      \
-	c[i] = (struct sctl){.cmd = GSPABI_K_CONTROL_##c_,                     \
-			     .id = GSPABI_S_##id_,                             \
-			     .n = &r->f_}
-	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, PMGR_STATUS, power);
-	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, THERMAL_EXEC,
-	  thermal);
-	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, CLK_INFO, clk);
+#define C(i, c_, f_)                                                           \
+	c[i] = (struct sctl){                                                  \
+		.cmd = GSPABI_K_CONTROL_##c_, .id = read_ids[i], .n = &r->f_}
+	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, power);
+	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, thermal);
+	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, clk);
 	/* the samples before the perf status: the firmware takes a sample
 	 * per samples call, and the status reports its per-engine shares */
 	C(C_UTIL, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
-	  UTIL_SAMPLES, util);
-	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, PERF_STATUS, perf);
+	  util);
+	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
 	ret = read_prepare(v, r);
+	at = r->wire;
 	for (unsigned i = 0; !ret && i < C_NR; i++) {
-		ret = sctl_pack(v, &c[i]);
+		ret = sctl_pack(v, &c[i], &at);
 		if (ret == -EOPNOTSUPP)
 			ret = 0; /* the version lacks it: its fields absent */
 	}
@@ -608,8 +621,6 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 					v->tag, c[i].cmd);
 	if (!ret)
 		read_parse(v, r, c, &s);
-	for (unsigned i = 0; i < C_NR; i++)
-		nvl_free(c[i].wire);
 	nvl_free(r);
 	if (!ret)
 		*out = s;
