@@ -11,9 +11,18 @@
  * one round trip, each entry served as if sent alone); a firmware without
  * it (a real GSP-RM) gets the five sent at once, and is remembered. A read
  * is stateless: one instruction list discovers the sensors and reads them
- * in the same call. A control the firmware does not support (-EOPNOTSUPP) leaves its
- * fields absent; any other failure fails the read and leaves the caller's
+ * in the same call. A control the firmware does not support (-EOPNOTSUPP)
+ * leaves its fields absent; so does one whose parameter struct the booted
+ * version's generated layer lacks (it is not sent), and a field that
+ * version lacks; any other failure fails the read and leaves the caller's
  * struct untouched.
+ *
+ * Every parameter block goes through the generated, version-neutral layer
+ * (gspabi.h, docs/abigen.md): filled in a neutral struct, packed in the
+ * booted version's layout, unpacked from the reply; arrays of structs (the
+ * instruction list, the perfmon samples, the clock list, the multi
+ * control's entries) element by element through the generated element
+ * accessors; numbers are GSPABI_K_ constants. No versioned header here.
  *
  * Reclocking calls need the caller's privilege (the device passes whether
  * its client may change device state): without it they fail with -EPERM
@@ -27,7 +36,6 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "gsp/abi.h"
 #include "gsp/gsp.h"
 #include "gsp/priv.h"
 #include "gsp/rm.h"
@@ -36,13 +44,20 @@
 
 #define BIT(f) NVL_SENSOR_BIT(f)
 #define THERM_PROBE 4 /* targets and sensors probed per read */
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
 
 /* ---- the controls of one read, sent at once ------------------------------ */
 
-/* one control of a read: sent asynchronously, all in flight together */
+/*
+ * One control of a read: its parameters in a neutral struct (@id of the
+ * generated layer), packed in the booted version's layout into @wire
+ * (@size bytes, the version's) and unpacked back from the reply.
+ */
 struct sctl {
 	uint32_t cmd;
-	void *params;
+	enum gspabi_struct_id id;
+	void *n; /* the neutral parameters */
+	uint8_t *wire;
 	size_t size;
 	int ret; /* 0, -EOPNOTSUPP (fields absent) or an error */
 	uint8_t *msg; /* the request, framed by the version's layer */
@@ -51,10 +66,34 @@ struct sctl {
 };
 
 /*
+ * Pack @c's neutral parameters for @v at *@at (zeroed, 8-byte aligned;
+ * advanced past them). A version without the control's struct cannot
+ * send it: its fields stay absent (-EOPNOTSUPP, nothing sent), as when
+ * the firmware answers NV_ERR_NOT_SUPPORTED.
+ */
+static int sctl_pack(const struct gspabi_version *v, struct sctl *c,
+		     uint8_t **at)
+{
+	const struct gspabi_struct_ops *s = &v->structs[c->id];
+
+	if (!s->present)
+		return c->ret = -EOPNOTSUPP;
+	c->size = s->wire_size;
+	c->wire = *at;
+	*at += PAD8(c->size);
+	*(uint64_t *)c->n = s->fields; /* every neutral struct starts so */
+	if (gspabi_pack(v, c->id, c->n, c->wire, c->size))
+		return nvl_error(-EPROTO, "sensors: %s: %s does not pack",
+				 v->tag, s->name);
+	return 0;
+}
+
+/*
  * Send @n controls on @hsub without waiting in between, then collect the
  * replies: a read costs about one round trip plus the firmware's work,
- * not n round trips. Return: 0 when every control answered (each c->ret
- * says how), else the first error other than -EOPNOTSUPP.
+ * not n round trips. Controls whose ret is already set are skipped.
+ * Return: 0 when every control answered (each c->ret says how), else the
+ * first error other than -EOPNOTSUPP.
  */
 static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 {
@@ -68,8 +107,10 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		/* request and reply apart: the sender may still be reading
 		 * one request while the receive thread writes another reply */
-		size_t len = (hdr + c[i].size + 7) & ~(size_t)7;
+		size_t len = PAD8(hdr + c[i].size);
 
+		if (c[i].ret)
+			continue;
 		c[i].msg = nvl_zalloc(2 * len);
 		if (!c[i].msg) {
 			ret = nvl_error(-ENOMEM, "sensors: no memory");
@@ -77,16 +118,16 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 		}
 		c[i].rep = c[i].msg + len;
 		ret = nvl_gsp_rm_control_frame(gsp, client, hsub, c[i].cmd,
-					       c[i].params, c[i].size,
-					       c[i].msg);
+					       c[i].wire, c[i].size, c[i].msg);
 		if (ret)
 			goto out;
 	}
 	for (unsigned i = 0; i < n && !ret; i++) {
 		size_t len = hdr + c[i].size;
 
-		ret = nvl_gsp_rpc_async(gsp,
-					NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL,
+		if (c[i].ret)
+			continue;
+		ret = nvl_gsp_rpc_async(gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL,
 					c[i].msg, len, c[i].rep, len, &c[i].a);
 	}
 	/* the firmware answers in order: wait for the last one first, then
@@ -100,68 +141,116 @@ static int batch(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 			continue;
 		r = nvl_gsp_async_wait(gsp, c[i].a, &got, 0);
 		c[i].a = NULL;
-		c[i].ret = r ? r
-			     : nvl_gsp_rm_control_parse(gsp, c[i].cmd, c[i].rep,
-							got, c[i].params,
-							c[i].size);
+		c[i].ret =
+			r ? r
+			  : nvl_gsp_rm_control_parse(gsp, c[i].cmd, c[i].rep,
+						     got, c[i].wire, c[i].size);
 		if (!ret && c[i].ret && c[i].ret != -EOPNOTSUPP)
 			ret = c[i].ret;
 	}
 out:
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		nvl_free(c[i].msg);
+		c[i].msg = NULL;
+	}
 	return ret;
 }
 
 /*
- * The same @n controls as one NVL2080_CTRL_CMD_MULTI_CONTROL: one round
- * trip, the firmware running them in order. Return as batch(), or
- * -EOPNOTSUPP (nothing read) when the firmware has no multi control.
+ * The controls of @c not yet answered as one NVL2080_CTRL_CMD_MULTI_CONTROL:
+ * one round trip, the firmware running them in order. Its header and
+ * entries go through the version's layer (each entry an element of the
+ * header's array). Return as batch(), or -EOPNOTSUPP (nothing read) when
+ * the firmware or its version has no multi control.
  */
 static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 {
-	NVL2080_CTRL_MULTI_CONTROL_PARAMS h = {.count = n};
-	size_t total = sizeof(h), at;
+	const struct gspabi_version *v = gsp->abi;
+	const struct gspabi_struct_ops *hs =
+		&v->structs[GSPABI_S_MULTI_CONTROL];
+	struct gspabi_multi_control h = {.present = hs->fields};
+	struct gspabi_multi_entry e = {
+		.present = v->structs[GSPABI_S_MULTI_ENTRY].fields};
+	unsigned idx[GSPABI_K_NVL2080_CTRL_MULTI_CONTROL_MAX], m = 0;
+	size_t total, at;
 	uint8_t *buf;
 	int ret;
 
-	if (n > NVL2080_CTRL_MULTI_CONTROL_MAX)
-		return nvl_error(-EINVAL, "sensors: %u controls in one", n);
+	if (!hs->present || !v->structs[GSPABI_S_MULTI_ENTRY].present)
+		return -EOPNOTSUPP;
+	total = hs->wire_size;
 	for (unsigned i = 0; i < n; i++) {
-		h.entries[i].cmd = c[i].cmd;
-		h.entries[i].paramsSize = (uint32_t)c[i].size;
-		total += (c[i].size + 7) & ~(size_t)7;
+		if (c[i].ret)
+			continue;
+		if (m == NVL_ARRAY_SIZE(idx))
+			return nvl_error(-EINVAL, "sensors: %u controls in one",
+					 n);
+		e.cmd = c[i].cmd;
+		e.paramsSize = (uint32_t)c[i].size;
+		ret = gspabi_multi_control_entries_set(v, &h, m, &e);
+		if (ret)
+			return nvl_error(-EPROTO,
+					 "sensors: %s: multi-control entry %u",
+					 v->tag, m);
+		idx[m++] = i;
+		total += PAD8(c[i].size);
 	}
+	if (!m)
+		return 0;
+	h.count = m;
 	buf = nvl_zalloc(total);
 	if (!buf)
 		return nvl_error(-ENOMEM, "sensors: no memory");
-	at = sizeof(h);
-	for (unsigned i = 0; i < n; i++) {
-		memcpy(buf + at, c[i].params, c[i].size);
-		at += (c[i].size + 7) & ~(size_t)7;
+	ret = gspabi_pack(v, GSPABI_S_MULTI_CONTROL, &h, buf, hs->wire_size);
+	if (ret) {
+		ret = nvl_error(-EPROTO,
+				"sensors: %s: multi control does "
+				"not pack",
+				v->tag);
+		goto out;
 	}
-	memcpy(buf, &h, sizeof(h));
-	ret = nvl_gsp_rm_control(gsp, hsub, NVL2080_CTRL_CMD_MULTI_CONTROL, buf,
-				 total);
+	at = hs->wire_size;
+	for (unsigned k = 0; k < m; k++) {
+		memcpy(buf + at, c[idx[k]].wire, c[idx[k]].size);
+		at += PAD8(c[idx[k]].size);
+	}
+	ret = nvl_gsp_rm_control(
+		gsp, hsub, GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL, buf,
+		total);
 	if (ret) {
 		if (ret == -EOPNOTSUPP)
 			atomic_store(&gsp->no_multi_control, true);
 		goto out;
 	}
-	memcpy(&h, buf, sizeof(h));
-	at = sizeof(h);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t st = h.entries[i].status;
+	if (gspabi_unpack(v, GSPABI_S_MULTI_CONTROL, buf, hs->wire_size, &h)) {
+		ret = nvl_error(-EPROTO,
+				"sensors: %s: multi-control reply "
+				"does not unpack",
+				v->tag);
+		goto out;
+	}
+	at = hs->wire_size;
+	for (unsigned k = 0; k < m; k++) {
+		struct sctl *ci = &c[idx[k]];
 
-		memcpy(c[i].params, buf + at, c[i].size);
-		at += (c[i].size + 7) & ~(size_t)7;
-		c[i].ret = st == NV_OK ? 0
-				       : nvl_error(nvl_gsp_status_errno(st),
-						   "sensors: control %#x: %s",
-						   c[i].cmd,
-						   nvl_gsp_status_name(st));
-		if (!ret && c[i].ret && c[i].ret != -EOPNOTSUPP)
-			ret = c[i].ret;
+		if (gspabi_multi_control_entries_get(v, &h, k, &e) ||
+		    !(e.present & GSPABI_MULTI_ENTRY_HAS_STATUS)) {
+			ret = nvl_error(-EPROTO,
+					"sensors: %s: multi-control "
+					"entry %u does not unpack",
+					v->tag, k);
+			goto out;
+		}
+		memcpy(ci->wire, buf + at, ci->size);
+		at += PAD8(ci->size);
+		ci->ret =
+			e.status == GSPABI_K_STATUS_NV_OK
+				? 0
+				: nvl_error(nvl_gsp_status_errno(e.status),
+					    "sensors: control %#x: %s", ci->cmd,
+					    nvl_gsp_status_name(e.status));
+		if (!ret && ci->ret && ci->ret != -EOPNOTSUPP)
+			ret = ci->ret;
 	}
 out:
 	nvl_free(buf);
@@ -170,68 +259,109 @@ out:
 
 /* ---- thermal: one instruction list ---------------------------------------- */
 
-static void ins(NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
-		uint32_t opcode, uint32_t index)
-{
-	NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *in =
-		&p->instructionList[p->instructionListSize++];
+/* thermal constants of the generated layer, shorter */
+#define THERM(x) GSPABI_K_NV2080_CTRL_THERMAL_SYSTEM_##x
+#define OP(x) THERM(x##_OPCODE)
 
-	in->opcode = opcode;
-	in->operands.space[0] = index; /* every indexed operand starts so */
+/* append an instruction reading @index (every indexed operand's first
+ * member: the union arm of @opcode) */
+static int ins(const struct gspabi_version *v, struct gspabi_thermal_exec *p,
+	       uint32_t opcode, uint32_t index)
+{
+	struct gspabi_thermal_ins in = {
+		.present = GSPABI_THERMAL_INS_HAS_OPCODE, .opcode = opcode};
+
+	switch (opcode) {
+	case OP(GET_INFO_TARGET_TYPE):
+		in.target_index = index;
+		in.present |= GSPABI_THERMAL_INS_HAS_TARGET_INDEX;
+		break;
+	case OP(GET_INFO_SENSOR_TARGET):
+		in.target_sensor = index;
+		in.present |= GSPABI_THERMAL_INS_HAS_TARGET_SENSOR;
+		break;
+	case OP(GET_STATUS_SENSOR_READING):
+		in.reading_sensor = index;
+		in.present |= GSPABI_THERMAL_INS_HAS_READING_SENSOR;
+		break;
+	}
+	if (gspabi_thermal_exec_instructionList_set(
+		    v, p, p->instructionListSize, &in))
+		return nvl_error(-EPROTO, "sensors: %s: thermal instruction %u",
+				 v->tag, p->instructionListSize);
+	p->instructionListSize++;
+	return 0;
 }
 
-static void thermal_prepare(NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p)
+/* the list, in order: 0: targets, 1..4: their types, 5: sensors, 6..9:
+ * their targets, 10..13: their readings (thermal_parse() reads so) */
+static const struct {
+	uint32_t opcode, count;
+} therm_plan[] = {
+	{OP(GET_INFO_TARGETS_AVAILABLE), 1},
+	{OP(GET_INFO_TARGET_TYPE), THERM_PROBE},
+	{OP(GET_INFO_SENSORS_AVAILABLE), 1},
+	{OP(GET_INFO_SENSOR_TARGET), THERM_PROBE},
+	{OP(GET_STATUS_SENSOR_READING), THERM_PROBE},
+};
+
+static int thermal_prepare(const struct gspabi_version *v,
+			   struct gspabi_thermal_exec *p)
 {
-	p->clientAPIVersion = NV2080_CTRL_THERMAL_SYSTEM_API_VER;
-	p->clientAPIRevision = NV2080_CTRL_THERMAL_SYSTEM_API_REV;
-	p->clientInstructionSizeOf = sizeof(*p->instructionList);
-	p->executeFlags = NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_FLAGS_IGNORE_FAIL;
-	/* 0: targets, 1..4: their types, 5: sensors, 6..9: their targets,
-	 * 10..13: their readings */
-	ins(p, NV2080_CTRL_THERMAL_SYSTEM_GET_INFO_TARGETS_AVAILABLE_OPCODE, 0);
-	for (uint32_t i = 0; i < THERM_PROBE; i++)
-		ins(p, NV2080_CTRL_THERMAL_SYSTEM_GET_INFO_TARGET_TYPE_OPCODE,
-		    i);
-	ins(p, NV2080_CTRL_THERMAL_SYSTEM_GET_INFO_SENSORS_AVAILABLE_OPCODE, 0);
-	for (uint32_t i = 0; i < THERM_PROBE; i++)
-		ins(p, NV2080_CTRL_THERMAL_SYSTEM_GET_INFO_SENSOR_TARGET_OPCODE,
-		    i);
-	for (uint32_t i = 0; i < THERM_PROBE; i++)
-		ins(p,
-		    NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPCODE,
-		    i);
+	int ret = 0;
+
+	p->clientAPIVersion = THERM(API_VER);
+	p->clientAPIRevision = THERM(API_REV);
+	p->clientInstructionSizeOf =
+		(uint32_t)v->structs[GSPABI_S_THERMAL_INS].wire_size;
+	p->executeFlags = THERM(EXECUTE_FLAGS_IGNORE_FAIL);
+	for (unsigned k = 0; !ret && k < NVL_ARRAY_SIZE(therm_plan); k++)
+		for (uint32_t i = 0; !ret && i < therm_plan[k].count; i++)
+			ret = ins(v, p, therm_plan[k].opcode, i);
+	return ret;
 }
 
-static void thermal_parse(const NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
+/* instruction @i of the reply if it ran and succeeded, with @has */
+static bool ins_ok(const struct gspabi_version *v,
+		   const struct gspabi_thermal_exec *p, uint32_t i,
+		   uint64_t has, struct gspabi_thermal_ins *out)
+{
+	const uint64_t need = GSPABI_THERMAL_INS_HAS_EXECUTED |
+			      GSPABI_THERMAL_INS_HAS_RESULT | has;
+
+	return !gspabi_thermal_exec_instructionList_get(v, p, i, out) &&
+	       (out->present & need) == need && out->executed &&
+	       out->result == GSPABI_K_STATUS_NV_OK;
+}
+
+static void thermal_parse(const struct gspabi_version *v,
+			  const struct gspabi_thermal_exec *p,
 			  struct nvl_sensors *s)
 {
-	const NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *l = p->instructionList;
 	uint32_t ttype[THERM_PROBE] = {0};
+	struct gspabi_thermal_ins tg, rd;
 
 	for (uint32_t t = 0; t < THERM_PROBE; t++)
-		if (l[1 + t].executed && l[1 + t].result == NV_OK)
-			ttype[t] = l[1 + t].operands.getInfoTargetType.type;
+		if (ins_ok(v, p, 1 + t, GSPABI_THERMAL_INS_HAS_TARGET_TYPE,
+			   &tg))
+			ttype[t] = tg.target_type;
 	for (uint32_t i = 0; i < THERM_PROBE; i++) {
-		const NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *tg = &l[6 + i];
-		const NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *rd = &l[10 + i];
 		uint32_t t;
 
-		if (!tg->executed || tg->result != NV_OK || !rd->executed ||
-		    rd->result != NV_OK)
+		if (!ins_ok(v, p, 6 + i, GSPABI_THERMAL_INS_HAS_SENSOR_TARGET,
+			    &tg) ||
+		    !ins_ok(v, p, 10 + i, GSPABI_THERMAL_INS_HAS_READING, &rd))
 			continue;
-		t = tg->operands.getInfoSensorTarget.targetIndex;
+		t = tg.sensor_target;
 		if (t >= THERM_PROBE)
 			continue;
-		if (ttype[t] == NV2080_CTRL_THERMAL_SYSTEM_TARGET_GPU &&
+		if (ttype[t] == THERM(TARGET_GPU) &&
 		    !(s->valid & BIT(NVL_SENSOR_GPU_TEMP))) {
-			s->gpu_temp_c =
-				rd->operands.getStatusSensorReading.value;
+			s->gpu_temp_c = rd.reading;
 			s->valid |= BIT(NVL_SENSOR_GPU_TEMP);
-		} else if (ttype[t] ==
-				   NV2080_CTRL_THERMAL_SYSTEM_TARGET_MEMORY &&
+		} else if (ttype[t] == THERM(TARGET_MEMORY) &&
 			   !(s->valid & BIT(NVL_SENSOR_MEM_TEMP))) {
-			s->mem_temp_c =
-				rd->operands.getStatusSensorReading.value;
+			s->mem_temp_c = rd.reading;
 			s->valid |= BIT(NVL_SENSOR_MEM_TEMP);
 		}
 	}
@@ -239,120 +369,226 @@ static void thermal_parse(const NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS *p,
 
 /* ---- the rest ------------------------------------------------------------- */
 
-static void power_parse(const NVL2080_CTRL_PMGR_GET_STATUS_PARAMS *p,
+/* every bit of @has is in @present */
+#define HAS(n, has) (((n)->present & (has)) == (has))
+
+static void power_parse(const struct gspabi_pmgr_status *p,
 			struct nvl_sensors *s)
 {
-	s->power_mw = p->powerMw;
-	s->power_limit_mw = p->limitMw;
-	s->power_min_mw = p->minLimitMw;
-	s->power_max_mw = p->maxLimitMw;
-	s->power_default_mw = p->defaultLimitMw;
-	s->energy_mj = p->energyMj;
-	s->timestamp_ns = p->timeStamp;
-	s->valid |= BIT(NVL_SENSOR_POWER) | BIT(NVL_SENSOR_POWER_LIMIT) |
-		    BIT(NVL_SENSOR_ENERGY);
+	if (HAS(p, GSPABI_PMGR_STATUS_HAS_POWERMW)) {
+		s->power_mw = p->powerMw;
+		s->valid |= BIT(NVL_SENSOR_POWER);
+	}
+	if (HAS(p, GSPABI_PMGR_STATUS_HAS_LIMITMW |
+			   GSPABI_PMGR_STATUS_HAS_MINLIMITMW |
+			   GSPABI_PMGR_STATUS_HAS_MAXLIMITMW |
+			   GSPABI_PMGR_STATUS_HAS_DEFAULTLIMITMW)) {
+		s->power_limit_mw = p->limitMw;
+		s->power_min_mw = p->minLimitMw;
+		s->power_max_mw = p->maxLimitMw;
+		s->power_default_mw = p->defaultLimitMw;
+		s->valid |= BIT(NVL_SENSOR_POWER_LIMIT);
+	}
+	if (HAS(p, GSPABI_PMGR_STATUS_HAS_ENERGYMJ)) {
+		s->energy_mj = p->energyMj;
+		s->valid |= BIT(NVL_SENSOR_ENERGY);
+	}
+	if (HAS(p, GSPABI_PMGR_STATUS_HAS_TIMESTAMP))
+		s->timestamp_ns = p->timeStamp;
 }
 
 static const struct {
 	uint32_t domain;
 	enum nvl_sensor cur, max;
 } clk_dom[] = {
-	{NV2080_CTRL_CLK_DOMAIN_GPCCLK, NVL_SENSOR_CLK_GR,
+	{GSPABI_K_NV2080_CTRL_CLK_DOMAIN_GPCCLK, NVL_SENSOR_CLK_GR,
 	 NVL_SENSOR_CLK_GR_MAX},
-	{NV2080_CTRL_CLK_DOMAIN_MCLK, NVL_SENSOR_CLK_MEM,
+	{GSPABI_K_NV2080_CTRL_CLK_DOMAIN_MCLK, NVL_SENSOR_CLK_MEM,
 	 NVL_SENSOR_CLK_MEM_MAX},
-	{NV2080_CTRL_CLK_DOMAIN_NVDCLK, NVL_SENSOR_CLK_VIDEO,
+	{GSPABI_K_NV2080_CTRL_CLK_DOMAIN_NVDCLK, NVL_SENSOR_CLK_VIDEO,
 	 NVL_SENSOR_CLK_VIDEO_MAX},
 };
 
-static void clocks_parse(const NVL2080_CTRL_CLK_GET_INFO_PARAMS *p,
-			 struct nvl_sensors *s)
+static int clocks_prepare(const struct gspabi_version *v,
+			  struct gspabi_clk_info *p)
+{
+	struct gspabi_clk_domain d = {.present =
+					      GSPABI_CLK_DOMAIN_HAS_CLKDOMAIN};
+
+	p->clkInfoListSize = NVL_ARRAY_SIZE(clk_dom);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(clk_dom); i++) {
+		d.clkDomain = clk_dom[i].domain;
+		if (gspabi_clk_info_clkInfoList_set(v, p, i, &d))
+			return nvl_error(-EPROTO,
+					 "sensors: %s: clock domain %u", v->tag,
+					 i);
+	}
+	return 0;
+}
+
+static void clocks_parse(const struct gspabi_version *v,
+			 const struct gspabi_clk_info *p, struct nvl_sensors *s)
 {
 	uint32_t *cur[] = {&s->clk_gr_mhz, &s->clk_mem_mhz, &s->clk_video_mhz};
 	uint32_t *max[] = {&s->clk_gr_max_mhz, &s->clk_mem_max_mhz,
 			   &s->clk_video_max_mhz};
+	struct gspabi_clk_domain d;
 
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(clk_dom); i++) {
-		*cur[i] = p->clkInfoList[i].actualMHz;
-		*max[i] = p->clkInfoList[i].maxMHz;
-		s->valid |= BIT(clk_dom[i].cur) | BIT(clk_dom[i].max);
+		if (gspabi_clk_info_clkInfoList_get(v, p, i, &d) ||
+		    !HAS(&d, GSPABI_CLK_DOMAIN_HAS_CLKDOMAIN) ||
+		    d.clkDomain != clk_dom[i].domain)
+			continue;
+		if (HAS(&d, GSPABI_CLK_DOMAIN_HAS_ACTUALMHZ)) {
+			*cur[i] = d.actualMHz;
+			s->valid |= BIT(clk_dom[i].cur);
+		}
+		if (HAS(&d, GSPABI_CLK_DOMAIN_HAS_MAXMHZ)) {
+			*max[i] = d.maxMHz;
+			s->valid |= BIT(clk_dom[i].max);
+		}
 	}
 }
 
-static void perf_parse(const NVL2080_CTRL_PERF_GET_STATUS_PARAMS *p,
+static void perf_parse(const struct gspabi_perf_status *p,
 		       struct nvl_sensors *s)
 {
-	s->throttle = p->reasons;
-	s->throttle_supported = p->reasonsSupported;
-	s->valid |= BIT(NVL_SENSOR_THROTTLE);
-	if (p->flags & NVL2080_CTRL_PERF_STATUS_FLAG_FAN) {
+	if (HAS(p, GSPABI_PERF_STATUS_HAS_REASONS |
+			   GSPABI_PERF_STATUS_HAS_REASONSSUPPORTED)) {
+		s->throttle = p->reasons;
+		s->throttle_supported = p->reasonsSupported;
+		s->valid |= BIT(NVL_SENSOR_THROTTLE);
+	}
+	if (HAS(p, GSPABI_PERF_STATUS_HAS_FLAGS |
+			   GSPABI_PERF_STATUS_HAS_FANPERCENT) &&
+	    (p->flags & GSPABI_K_NVL2080_CTRL_PERF_STATUS_FLAG_FAN)) {
 		s->fan_pct = p->fanPercent;
 		s->valid |= BIT(NVL_SENSOR_FAN);
 	}
-	s->pstate = p->pstate;
-	s->valid |= BIT(NVL_SENSOR_PSTATE);
-	if (!s->timestamp_ns)
+	if (HAS(p, GSPABI_PERF_STATUS_HAS_PSTATE)) {
+		s->pstate = p->pstate;
+		s->valid |= BIT(NVL_SENSOR_PSTATE);
+	}
+	if (!s->timestamp_ns && HAS(p, GSPABI_PERF_STATUS_HAS_TIMESTAMP))
 		s->timestamp_ns = p->timeStamp;
 }
 
-static void
-util_parse(const NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS *p,
-	   struct nvl_sensors *s)
+static void util_parse(const struct gspabi_version *v,
+		       const struct gspabi_util_samples *p,
+		       struct nvl_sensors *s)
 {
-	if (!p->count || p->tracker >= p->count)
+	struct gspabi_util_sample u;
+
+	if (!HAS(p, GSPABI_UTIL_SAMPLES_HAS_COUNT |
+			    GSPABI_UTIL_SAMPLES_HAS_TRACKER) ||
+	    !p->count || p->tracker >= p->count)
 		return;
 	/* the newest of the firmware's samples */
-	s->util_gpu = p->samples[p->tracker].gr.util;
-	s->util_mem = p->samples[p->tracker].fb.util;
+	if (gspabi_util_samples_samples_get(v, p, p->tracker, &u) ||
+	    !HAS(&u, GSPABI_UTIL_SAMPLE_HAS_GR_UTIL |
+			     GSPABI_UTIL_SAMPLE_HAS_FB_UTIL))
+		return;
+	s->util_gpu = u.gr_util;
+	s->util_mem = u.fb_util;
 	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
 }
 
-static void engines_parse(const NVL2080_CTRL_PERF_GET_STATUS_PARAMS *e,
+static void engines_parse(const struct gspabi_perf_status *e,
 			  struct nvl_sensors *s)
 {
-	if (!e->numEngines)
-		return; /* no perfmon sample yet */
-	s->num_engines = e->numEngines < NVL_SENSORS_MAX_ENGINES
-				 ? e->numEngines
-				 : NVL_SENSORS_MAX_ENGINES;
-	for (unsigned i = 0; i < s->num_engines; i++)
+	unsigned n;
+
+	if (!HAS(e, GSPABI_PERF_STATUS_HAS_NUMENGINES |
+			    GSPABI_PERF_STATUS_HAS_ENGINEUTIL) ||
+	    !e->numEngines)
+		return; /* absent, or no perfmon sample yet */
+	n = e->numEngines;
+	if (n > NVL_ARRAY_SIZE(e->engineUtil))
+		n = NVL_ARRAY_SIZE(e->engineUtil);
+	if (n > NVL_SENSORS_MAX_ENGINES)
+		n = NVL_SENSORS_MAX_ENGINES;
+	s->num_engines = n;
+	for (unsigned i = 0; i < n; i++)
 		s->util_engine[i] = e->engineUtil[i];
 	s->valid |= BIT(NVL_SENSOR_UTIL_ENGINES);
 }
 
-/* everything one read sends, in order */
+/* everything one read sends, in order, in neutral structs; then their
+ * wire images in the booted version's layout (one allocation) */
 struct sread {
-	NVL2080_CTRL_PMGR_GET_STATUS_PARAMS power;
-	NV2080_CTRL_THERMAL_SYSTEM_EXECUTE_V2_PARAMS thermal;
-	NVL2080_CTRL_CLK_GET_INFO_PARAMS clk;
-	NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS util;
-	NVL2080_CTRL_PERF_GET_STATUS_PARAMS perf;
+	struct gspabi_pmgr_status power;
+	struct gspabi_thermal_exec thermal;
+	struct gspabi_clk_info clk;
+	struct gspabi_util_samples util;
+	struct gspabi_perf_status perf;
+	_Alignas(8) uint8_t wire[];
 };
 
 enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_PERF, C_NR };
 
+static const enum gspabi_struct_id read_ids[C_NR] = {
+	[C_POWER] = GSPABI_S_PMGR_STATUS, [C_THERMAL] = GSPABI_S_THERMAL_EXEC,
+	[C_CLK] = GSPABI_S_CLK_INFO,	  [C_UTIL] = GSPABI_S_UTIL_SAMPLES,
+	[C_PERF] = GSPABI_S_PERF_STATUS,
+};
+
+static int read_prepare(const struct gspabi_version *v, struct sread *r)
+{
+	int ret = 0;
+
+	if (v->structs[GSPABI_S_THERMAL_EXEC].present)
+		ret = thermal_prepare(v, &r->thermal);
+	if (!ret && v->structs[GSPABI_S_CLK_INFO].present)
+		ret = clocks_prepare(v, &r->clk);
+	r->util.type = GSPABI_K_NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
+	/* the samples array's bytes in this version */
+	r->util.bufSize = gspabi_util_samples_samples_count(v) *
+			  (uint32_t)v->structs[GSPABI_S_UTIL_SAMPLE].wire_size;
+	return ret;
+}
+
+static void read_parse(const struct gspabi_version *v, const struct sread *r,
+		       const struct sctl *c, struct nvl_sensors *s)
+{
+	if (!c[C_POWER].ret)
+		power_parse(&r->power, s);
+	if (!c[C_THERMAL].ret)
+		thermal_parse(v, &r->thermal, s);
+	if (!c[C_CLK].ret)
+		clocks_parse(v, &r->clk, s);
+	if (!c[C_UTIL].ret)
+		util_parse(v, &r->util, s);
+	if (!c[C_PERF].ret) {
+		perf_parse(&r->perf, s);
+		engines_parse(&r->perf, s);
+	}
+}
+
 int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 			 struct nvl_sensors *out)
 {
+	const struct gspabi_version *v;
 	struct nvl_sensors s = {0};
 	struct sctl c[C_NR];
+	size_t wires = 0;
 	struct sread *r;
-	int ret;
+	uint8_t *at;
+	int ret = 0;
 
 	if (!gsp || !out)
 		return nvl_error(-EINVAL, "sensors: no GSP or no output");
-	r = nvl_zalloc(sizeof(*r));
+	v = gsp->abi;
+	if (!v)
+		return nvl_error(-ENODEV, "sensors: the GSP is not booted");
+	for (unsigned i = 0; i < C_NR; i++)
+		if (v->structs[read_ids[i]].present)
+			wires += PAD8(v->structs[read_ids[i]].wire_size);
+	r = nvl_zalloc(sizeof(*r) + wires);
 	if (!r)
 		return nvl_error(-ENOMEM, "sensors: no memory");
-	thermal_prepare(&r->thermal);
-	r->clk.clkInfoListSize = NVL_ARRAY_SIZE(clk_dom);
-	for (unsigned i = 0; i < NVL_ARRAY_SIZE(clk_dom); i++)
-		r->clk.clkInfoList[i].clkDomain = clk_dom[i].domain;
-	r->util.type = NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
-	r->util.bufSize = sizeof(r->util.samples);
 #define C(i, c_, f_)                                                           \
 	c[i] = (struct sctl){                                                  \
-		.cmd = (c_), .params = &r->f_, .size = sizeof(r->f_)}
+		.cmd = GSPABI_K_CONTROL_##c_, .id = read_ids[i], .n = &r->f_}
 	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, power);
 	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, thermal);
 	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, clk);
@@ -362,30 +598,33 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	  util);
 	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
+	ret = read_prepare(v, r);
+	at = r->wire;
+	for (unsigned i = 0; !ret && i < C_NR; i++) {
+		ret = sctl_pack(v, &c[i], &at);
+		if (ret == -EOPNOTSUPP)
+			ret = 0; /* the version lacks it: its fields absent */
+	}
 	/* one round trip where the firmware batches; else five in flight */
-	ret = atomic_load(&gsp->no_multi_control) ? -EOPNOTSUPP
-						  : multi(gsp, hsub, c, C_NR);
+	if (!ret)
+		ret = atomic_load(&gsp->no_multi_control)
+			      ? -EOPNOTSUPP
+			      : multi(gsp, hsub, c, C_NR);
 	if (ret == -EOPNOTSUPP)
 		ret = batch(gsp, hsub, c, C_NR);
-	if (ret) {
-		nvl_free(r);
-		return ret;
-	}
-	if (!c[C_POWER].ret)
-		power_parse(&r->power, &s);
-	if (!c[C_THERMAL].ret)
-		thermal_parse(&r->thermal, &s);
-	if (!c[C_CLK].ret)
-		clocks_parse(&r->clk, &s);
-	if (!c[C_UTIL].ret)
-		util_parse(&r->util, &s);
-	if (!c[C_PERF].ret) {
-		perf_parse(&r->perf, &s);
-		engines_parse(&r->perf, &s);
-	}
+	for (unsigned i = 0; !ret && i < C_NR; i++)
+		if (!c[i].ret &&
+		    gspabi_unpack(v, c[i].id, c[i].wire, c[i].size, c[i].n))
+			ret = nvl_error(-EPROTO,
+					"sensors: %s: reply to %#x does not "
+					"unpack",
+					v->tag, c[i].cmd);
+	if (!ret)
+		read_parse(v, r, c, &s);
 	nvl_free(r);
-	*out = s;
-	return 0;
+	if (!ret)
+		*out = s;
+	return ret;
 }
 
 /* ---- reclocking ------------------------------------------------------------ */
@@ -400,62 +639,76 @@ static int need_priv(bool privileged, const char *what)
 	return 0;
 }
 
+/* one small control through the version's layer; a version without the
+ * control's struct cannot send it */
+static int control(struct nvl_gsp *gsp, uint32_t hsub, uint32_t cmd,
+		   enum gspabi_struct_id id, void *neutral)
+{
+	if (!gsp || !gsp->abi)
+		return nvl_error(-ENODEV, "sensors: the GSP is not booted");
+	if (!gsp->abi->structs[id].present)
+		return nvl_error(-EOPNOTSUPP,
+				 "sensors: firmware %s has no control %#x",
+				 gsp->abi->tag, cmd);
+	return nvl_gsp_rm_control_abi(gsp, hsub, cmd, id, neutral);
+}
+
 int nvl_gsp_set_power_limit(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 			    uint32_t mw)
 {
-	NVL2080_CTRL_PMGR_SET_LIMIT_PARAMS p = {.limitMw = mw};
+	struct gspabi_pmgr_set_limit p = {.limitMw = mw};
 
 	return need_priv(privileged, "power limit")
-		       ?: nvl_gsp_rm_control(gsp, hsub,
-					     NVL2080_CTRL_CMD_PMGR_SET_LIMIT,
-					     &p, sizeof(p));
+		       ?: control(gsp, hsub,
+				  GSPABI_K_CONTROL_NVL2080_CTRL_CMD_PMGR_SET_LIMIT,
+				  GSPABI_S_PMGR_SET_LIMIT, &p);
 }
 
 int nvl_gsp_set_pstate_limits(struct nvl_gsp *gsp, uint32_t hsub,
 			      bool privileged, unsigned fastest,
 			      unsigned slowest)
 {
-	NVL2080_CTRL_PERF_SET_PSTATE_LIMITS_PARAMS p = {
-		.pstateFastest = fastest, .pstateSlowest = slowest};
+	struct gspabi_pstate_limits p = {.pstateFastest = fastest,
+					 .pstateSlowest = slowest};
 
 	if (need_priv(privileged, "P-state limits"))
 		return -EPERM;
 	if (fastest > slowest)
 		return nvl_error(-EINVAL, "sensors: P%u is slower than P%u",
 				 fastest, slowest);
-	return nvl_gsp_rm_control(gsp, hsub,
-				  NVL2080_CTRL_CMD_PERF_SET_PSTATE_LIMITS, &p,
-				  sizeof(p));
+	return control(gsp, hsub,
+		       GSPABI_K_CONTROL_NVL2080_CTRL_CMD_PERF_SET_PSTATE_LIMITS,
+		       GSPABI_S_PSTATE_LIMITS, &p);
 }
 
 int nvl_gsp_set_app_clocks(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 			   uint32_t gr_mhz, uint32_t mem_mhz)
 {
-	NVL2080_CTRL_CLK_SET_APP_CLOCKS_PARAMS p = {.gpcMHz = gr_mhz,
-						    .memMHz = mem_mhz};
+	struct gspabi_app_clocks p = {.gpcMHz = gr_mhz, .memMHz = mem_mhz};
 
 	return need_priv(privileged, "application clocks")
-		       ?: nvl_gsp_rm_control(
-				  gsp, hsub,
-				  NVL2080_CTRL_CMD_CLK_SET_APP_CLOCKS, &p,
-				  sizeof(p));
+		       ?: control(gsp, hsub,
+				  GSPABI_K_CONTROL_NVL2080_CTRL_CMD_CLK_SET_APP_CLOCKS,
+				  GSPABI_S_APP_CLOCKS, &p);
 }
 
 int nvl_gsp_set_boost(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 		      uint32_t seconds)
 {
-	NV2080_CTRL_PERF_BOOST_PARAMS p = {
-		.flags = seconds ? NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX
-				 : NV2080_CTRL_PERF_BOOST_FLAGS_CMD_CLEAR,
-		.duration = seconds == UINT32_MAX
-				    ? NV2080_CTRL_PERF_BOOST_DURATION_INFINITE
-				    : seconds,
+	struct gspabi_perf_boost p = {
+		.flags =
+			seconds ? GSPABI_K_NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX
+				: GSPABI_K_NV2080_CTRL_PERF_BOOST_FLAGS_CMD_CLEAR,
+		.duration =
+			seconds == UINT32_MAX
+				? GSPABI_K_NV2080_CTRL_PERF_BOOST_DURATION_INFINITE
+				: seconds,
 	};
 
 	return need_priv(privileged, "boost")
-		       ?: nvl_gsp_rm_control(gsp, hsub,
-					     NV2080_CTRL_CMD_PERF_BOOST, &p,
-					     sizeof(p));
+		       ?: control(gsp, hsub,
+				  GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_BOOST,
+				  GSPABI_S_PERF_BOOST, &p);
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -475,8 +728,8 @@ static struct nvl_gsp_sensor_sub *subs[MAX_SUBS];
 static const struct {
 	uint32_t event, index;
 } ev_map[] = {
-	{NVL_SENSOR_EVENT_THERMAL, NVL2080_NOTIFIERS_THERMAL_SLOWDOWN},
-	{NVL_SENSOR_EVENT_POWER_CAP, NVL2080_NOTIFIERS_POWER_CAP},
+	{NVL_SENSOR_EVENT_THERMAL, GSPABI_K_NVL2080_NOTIFIERS_THERMAL_SLOWDOWN},
+	{NVL_SENSOR_EVENT_POWER_CAP, GSPABI_K_NVL2080_NOTIFIERS_POWER_CAP},
 };
 
 static void on_post(void *arg, uint32_t event, uint32_t result,
@@ -506,12 +759,11 @@ static void on_post(void *arg, uint32_t event, uint32_t result,
 static int set_notify(struct nvl_gsp_sensor_sub *sub, uint32_t index,
 		      uint32_t action)
 {
-	NV2080_CTRL_EVENT_SET_NOTIFICATION_PARAMS p = {.event = index,
-						       .action = action};
+	struct gspabi_event_notify p = {.event = index, .action = action};
 
-	return nvl_gsp_rm_control(sub->gsp, sub->hsub,
-				  NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION, &p,
-				  sizeof(p));
+	return control(sub->gsp, sub->hsub,
+		       GSPABI_K_CONTROL_NV2080_CTRL_CMD_EVENT_SET_NOTIFICATION,
+		       GSPABI_S_EVENT_NOTIFY, &p);
 }
 
 static int slot_take(struct nvl_gsp_sensor_sub *sub)
@@ -549,9 +801,8 @@ static void sub_teardown(struct nvl_gsp_sensor_sub *sub)
 		if (sub->events & ev_map[i].event)
 			set_notify(
 				sub, ev_map[i].index,
-				NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_DISABLE);
-	nvl_gsp_event_register(sub->gsp, NV_VGPU_MSG_EVENT_POST_EVENT, NULL,
-			       NULL);
+				GSPABI_K_NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_DISABLE);
+	nvl_gsp_event_register(sub->gsp, GSPABI_K_EVENT_POST_EVENT, NULL, NULL);
 	/* whatever was queued runs (and is ignored) before we free */
 	nvl_gsp_event_flush(sub->gsp, NVL_GSP_TIMEOUT_NS);
 	if (sub->hevent)
@@ -566,7 +817,7 @@ int nvl_gsp_sensors_subscribe(struct nvl_gsp *gsp, uint32_t hsub,
 {
 	const uint32_t all =
 		NVL_SENSOR_EVENT_THERMAL | NVL_SENSOR_EVENT_POWER_CAP;
-	NV0005_ALLOC_PARAMETERS ep = {0};
+	struct gspabi_event_alloc ep = {0};
 	struct nvl_gsp_sensor_sub *sub;
 	int ret;
 
@@ -588,17 +839,20 @@ int nvl_gsp_sensors_subscribe(struct nvl_gsp *gsp, uint32_t hsub,
 		return ret;
 	}
 	ep.hParentClient = nvl_gsp_rm_client_of(gsp, hsub);
-	ep.hClass = NV01_EVENT_KERNEL_CALLBACK_EX;
-	ret = nvl_gsp_rm_alloc(gsp, hsub, NV01_EVENT_KERNEL_CALLBACK_EX, &ep,
-			       sizeof(ep), &sub->hevent);
+	ep.hClass = GSPABI_K_NV01_EVENT_KERNEL_CALLBACK_EX;
+	ret = gsp->abi ? nvl_gsp_rm_alloc_abi(
+				 gsp, hsub,
+				 GSPABI_K_NV01_EVENT_KERNEL_CALLBACK_EX,
+				 GSPABI_S_EVENT_ALLOC, &ep, &sub->hevent)
+		       : nvl_error(-ENODEV, "sensors: the GSP is not booted");
 	if (!ret)
-		ret = nvl_gsp_event_register(gsp, NV_VGPU_MSG_EVENT_POST_EVENT,
+		ret = nvl_gsp_event_register(gsp, GSPABI_K_EVENT_POST_EVENT,
 					     on_post, sub);
 	for (unsigned i = 0; !ret && i < NVL_ARRAY_SIZE(ev_map); i++)
 		if (events & ev_map[i].event)
 			ret = set_notify(
 				sub, ev_map[i].index,
-				NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_REPEAT);
+				GSPABI_K_NV2080_CTRL_EVENT_SET_NOTIFICATION_ACTION_REPEAT);
 	if (ret) {
 		sub_teardown(sub);
 		return ret;

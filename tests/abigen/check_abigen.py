@@ -9,7 +9,8 @@ usage: check_abigen.py ABIGEN SRCDIR DIFF VERSION2_C LAYOUT_JSON -- CC...
 - the layout database is valid JSON and pins the Bullseye constant to 88;
 - a generated offset or size patched by one is caught by the compiler
   (the _Static_asserts), while the unpatched file compiles;
-- want-list errors name file:line; headers that do not parse fail cleanly
+- want-list errors name file:line (`elem` on a field that is not an
+  array of that struct included); headers that do not parse fail cleanly
   (exit 1, diagnostics, no output, no crash).
 """
 import json
@@ -155,6 +156,20 @@ with tempfile.TemporaryDirectory() as d:
           p.returncode == 1 and
           "%s:1: table 'event': numbers of unknown version '9.9'" % w
           in p.stderr, p.stderr)
+    # `elem S`: the field must be an array of S in every version
+    p, w, out = run_abigen(d, 'struct SYSTEM_INFO as sysinfo\n'
+                           'field Chipset\nstruct WPR_META\n'
+                           'field magic elem sysinfo\n')
+    check('elem on a field that is no array of it: exit 1 with want.txt:4',
+          p.returncode == 1 and
+          "%s:4: field 'magic' of 'WPR_META' is not an array of "
+          "'sysinfo' in 1.0" % w in p.stderr,
+          p.stderr)
+    p, w, out = run_abigen(d, 'struct WPR_META\nfield magic elem nope\n')
+    check('elem naming no wanted struct: exit 1 with want.txt:2',
+          p.returncode == 1 and
+          "%s:2: field 'magic' of 'WPR_META': elem 'nope' is not another "
+          "wanted struct" % w in p.stderr, p.stderr)
     ren = os.path.join(d, 'rename.txt')
     with open(ren, 'w') as f:
         f.write('9.9 field WPR_META.a WPR_META.b\n')

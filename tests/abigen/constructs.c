@@ -82,6 +82,36 @@ static void test_anonymous_nested(void **state)
 	assert_int_equal(n.high, 0x11223344);
 }
 
+/* arms that are named structs in a named union: the filled arm wins
+ * over the arms left zero, whichever comes first in the want list */
+static void test_named_union_arms(void **state)
+{
+	struct ct_arms a = {.present = C1->structs[CT_S_ARMS].fields};
+
+	assert_int_equal(C1->structs[CT_S_ARMS].wire_size, 20);
+	a.opcode = 0x101;
+	a.target_idx = 2;
+	a.target_type = 7;
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ct_pack(C1, CT_S_ARMS, &a, out, 20), 0);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(ct_unpack(C1, CT_S_ARMS, out, 20, &a), 0);
+	assert_int_equal(a.opcode, 0x101);
+	assert_int_equal(a.target_idx, 2);
+	assert_int_equal(a.target_type, 7);
+	/* the other arm sees the same bytes; the rest of the union is zero */
+	assert_int_equal(a.reading_idx, 2);
+	assert_int_equal(a.reading, 7);
+	assert_true(!ct_nonzero(out + 12, 8));
+	memset(&a, 0, sizeof(a));
+	a.present = C1->structs[CT_S_ARMS].fields;
+	a.reading_idx = 3;
+	assert_int_equal(ct_pack(C1, CT_S_ARMS, &a, out, 20), 0);
+	assert_int_equal(ct_unpack(C1, CT_S_ARMS, out, 20, &a), 0);
+	assert_int_equal(a.target_idx, 3);
+	assert_int_equal(a.target_type, 0);
+}
+
 static void test_typedef_anonymous_struct(void **state)
 {
 	struct ct_anon_td a;
@@ -214,10 +244,60 @@ static void test_multidir_tagged(void **state)
 	assert_string_equal(C1->tag, "c1");
 }
 
+/* an array of structs through the generated element accessors: each
+ * element unpacked and packed as its own wanted struct, in place in the
+ * raw member, at the version's stride; an index beyond the version's
+ * length refused */
+static void test_array_of_structs(void **state)
+{
+	struct ct_list l, l2;
+	struct ct_item it;
+	size_t n = img_cons_list(img);
+
+	roundtrip(CT_S_LIST, n, &l);
+	assert_int_equal(n, 4 + 4 + 4 * 16 + 8);
+	assert_int_equal(l.count, 3);
+	assert_int_equal(l.tail, 0x7a11);
+	assert_int_equal(ct_list_items_count(C1), 4);
+	assert_int_equal(C1->structs[CT_S_ITEM].wire_size, 16);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ct_list_items_get(C1, &l, i, &it), 0);
+		assert_int_equal(it.id, 0x200 + i);
+		assert_int_equal(it.kind, i + 1);
+		assert_true(it.addr == C_ADDR + i);
+	}
+	assert_int_equal(ct_list_items_get(C1, &l, 3, &it), 0);
+	assert_int_equal(it.id, 0);
+	assert_int_equal(ct_list_items_get(C1, &l, 4, &it), -ERANGE);
+	/* built element by element, the list packs to the compiler's bytes */
+	memset(&l2, 0, sizeof(l2));
+	l2.present = C1->structs[CT_S_LIST].fields;
+	l2.count = 3;
+	l2.tail = 0x7a11;
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(ct_list_items_get(C1, &l, i, &it), 0);
+		assert_int_equal(ct_list_items_set(C1, &l2, i, &it), 0);
+	}
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ct_pack(C1, CT_S_LIST, &l2, out, n), 0);
+	assert_memory_equal(out, img, n);
+	/* refusals change nothing: beyond the version's length, an element
+	 * naming a field the version lacks, a list that lacks the array */
+	memcpy(&l, &l2, sizeof(l));
+	assert_int_equal(ct_list_items_set(C1, &l2, 4, &it), -ERANGE);
+	it.present |= UINT64_C(1) << 40;
+	assert_int_equal(ct_list_items_set(C1, &l2, 1, &it), -EOPNOTSUPP);
+	assert_memory_equal(l.items, l2.items, sizeof(l.items));
+	l.present &= ~CT_LIST_HAS_ITEMS;
+	assert_int_equal(ct_list_items_get(C1, &l, 0, &it), -EOPNOTSUPP);
+	(void)state;
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_typedef_chains),
 	cmocka_unit_test(test_declare_aligned),
 	cmocka_unit_test(test_anonymous_nested),
+	cmocka_unit_test(test_named_union_arms),
 	cmocka_unit_test(test_typedef_anonymous_struct),
 	cmocka_unit_test(test_bitfields),
 	cmocka_unit_test(test_arrays_macro_enum),
@@ -226,6 +306,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_pragma_pack),
 	cmocka_unit_test(test_drf_and_macros),
 	cmocka_unit_test(test_multidir_tagged),
+	cmocka_unit_test(test_array_of_structs),
 };
 
 T_MAIN(tests)

@@ -17,7 +17,7 @@
 #define V1 (&drift_r1_0)
 #define V2 (&drift_r2_0)
 
-static uint8_t img[256], out[256];
+static uint8_t img[256], out[256], img1[256], img2[256];
 static char last_error[256];
 
 /* overrides the generated weak default: every refusal comes with a reason */
@@ -297,6 +297,78 @@ static void test_define_dependent_constant(void **state)
 
 extern const struct drift_ops drift_ops_r1_0, drift_ops_r2_0;
 
+/*
+ * An array of structs whose element grows (8 -> 24 bytes) and whose length
+ * changes (4 -> 6): the generated element accessors walk each version's
+ * stride and length; an element built once packs into both layouts
+ * (unless it names a field version 1 lacks).
+ */
+static void test_array_of_grown_structs(void **state)
+{
+	struct drift_engine_util e1, e2, b;
+	struct drift_util_sample u;
+	size_t n1 = img_v1_engine_util(img1), n2 = img_v2_engine_util(img2);
+
+	assert_int_equal(n1, 4 + 4 * 8);
+	assert_int_equal(n2, 8 + 6 * 24);
+	assert_int_equal(drift_engine_util_samples_count(V1), 4);
+	assert_int_equal(drift_engine_util_samples_count(V2), 6);
+	roundtrip(V1, DRIFT_S_ENGINE_UTIL, img_v1_engine_util(img), &e1);
+	roundtrip(V2, DRIFT_S_ENGINE_UTIL, img_v2_engine_util(img), &e2);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(drift_engine_util_samples_get(V1, &e1, i, &u),
+				 0);
+		assert_int_equal(u.util, V_UTIL(i));
+		assert_int_equal(u.procId, V_PROC(i));
+		assert_false(u.present & DRIFT_UTIL_SAMPLE_HAS_TIMESTAMP);
+		assert_int_equal(drift_engine_util_samples_get(V2, &e2, i, &u),
+				 0);
+		assert_int_equal(u.util, V_UTIL(i));
+		assert_int_equal(u.procId, V_PROC(i));
+		assert_int_equal(u.subProcessID, i + 1);
+		assert_true(u.timeStamp == V_UTIL_TS + i);
+	}
+	/* beyond each version's length */
+	assert_int_equal(drift_engine_util_samples_get(V1, &e1, 4, &u),
+			 -ERANGE);
+	assert_int_equal(drift_engine_util_samples_get(V2, &e2, 5, &u), 0);
+	assert_int_equal(drift_engine_util_samples_get(V2, &e2, 6, &u),
+			 -ERANGE);
+	/* built element by element for each version: the compiler's bytes */
+	for (int v = 1; v <= 2; v++) {
+		const struct drift_version *ver = v == 1 ? V1 : V2;
+
+		memset(&b, 0, sizeof(b));
+		b.present = ver->structs[DRIFT_S_ENGINE_UTIL].fields;
+		b.count = 3;
+		for (uint32_t i = 0; i < 3; i++) {
+			u = (struct drift_util_sample){
+				.present = ver->structs[DRIFT_S_UTIL_SAMPLE]
+						   .fields,
+				.util = V_UTIL(i),
+				.procId = V_PROC(i),
+			};
+			if (v == 2) {
+				u.subProcessID = i + 1;
+				u.timeStamp = V_UTIL_TS + i;
+			}
+			assert_int_equal(
+				drift_engine_util_samples_set(ver, &b, i, &u),
+				0);
+		}
+		memset(out, 0xee, sizeof(out));
+		assert_int_equal(drift_pack(ver, DRIFT_S_ENGINE_UTIL, &b, out,
+					    v == 1 ? n1 : n2),
+				 0);
+		assert_memory_equal(out, v == 1 ? img1 : img2,
+				    v == 1 ? n1 : n2);
+	}
+	/* a time stamp version 1 has no field for: refused, not dropped */
+	u.present |= DRIFT_UTIL_SAMPLE_HAS_TIMESTAMP;
+	assert_int_equal(drift_engine_util_samples_set(V1, &b, 0, &u),
+			 -EOPNOTSUPP);
+}
+
 static void test_versions_and_bad_input(void **state)
 {
 	struct drift_msg_elem e;
@@ -335,6 +407,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_events_renumbered),
 	cmocka_unit_test(test_field_moved_to_control),
 	cmocka_unit_test(test_define_dependent_constant),
+	cmocka_unit_test(test_array_of_grown_structs),
 	cmocka_unit_test(test_versions_and_bad_input),
 };
 

@@ -132,3 +132,18 @@ size_t img_cons_tagged(void *buf)
 	t.value = 0x8000000000000001ull;
 	OUT(t);
 }
+
+size_t img_cons_list(void *buf)
+{
+	CONS_LIST l;
+
+	memset(&l, 0, sizeof(l));
+	l.count = 3;
+	for (int i = 0; i < 3; i++) {
+		l.items[i].id = (NvU16)(0x200 + i);
+		l.items[i].kind = (NvU8)(i + 1);
+		l.items[i].addr = C_ADDR + (NvU64)i;
+	}
+	l.tail = 0x7a11;
+	OUT(l);
+}

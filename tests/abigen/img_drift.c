@@ -150,3 +150,21 @@ size_t IMG(gpc_mask)(void *buf)
 	return 0; /* the control does not exist in version 1 */
 #endif
 }
+
+/* engine samples: 3 filled (of 4 in version 1, of 6 in version 2) */
+size_t IMG(engine_util)(void *buf)
+{
+	NV2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS p;
+
+	memset(&p, 0, sizeof(p));
+	p.count = 3;
+	for (unsigned i = 0; i < 3; i++) {
+		p.samples[i].util = V_UTIL(i);
+		p.samples[i].procId = V_PROC(i);
+#if V == 2
+		p.samples[i].subProcessID = i + 1;
+		p.samples[i].timeStamp = V_UTIL_TS + i;
+#endif
+	}
+	OUT(p);
+}

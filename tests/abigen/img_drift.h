@@ -37,6 +37,9 @@
 #define V_XID 79u
 #define V_BOARD 0x1234u
 #define V_SKUCFG 0x7u
+#define V_UTIL(i) (1000u * (i) + 7u) /* engine i's share */
+#define V_PROC(i) (0x400u + (i))
+#define V_UTIL_TS 0x0000123456789abcull
 
 /* each returns the image size, writes at most 256 bytes */
 #define IMG_DECL(pfx)                                                          \
@@ -46,7 +49,8 @@
 	size_t pfx##static_config(void *buf, int wide);                        \
 	size_t pfx##os_error_log(void *buf);                                   \
 	size_t pfx##sku_info(void *buf);                                       \
-	size_t pfx##gpc_mask(void *buf);
+	size_t pfx##gpc_mask(void *buf);                                       \
+	size_t pfx##engine_util(void *buf);
 
 IMG_DECL(img_v1_)
 IMG_DECL(img_v2_)

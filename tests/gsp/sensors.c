@@ -9,7 +9,9 @@
  * sustained load under a lower power limit brings board power under the
  * limit and raising it restores the clocks; one event per crossing;
  * privilege for every reclocking control; copy-engine speed follows the
- * graphics clock; allocation failures in read and subscribe.
+ * graphics clock; allocation failures in read and subscribe; a firmware
+ * version whose generated layer lacks a control's struct: those fields
+ * absent, the rest read, its reclocking control -EOPNOTSUPP.
  *
  * Facts: ../shared/reference/gsp-firmware.md 3.2 (THERMAL_SYSTEM_EXECUTE_V2
  * 0x20800513 and its opcodes, PERF_BOOST 0x2080200a,
@@ -20,7 +22,9 @@
  */
 #include <stdatomic.h>
 
+#include "gsp/priv.h"
 #include "gsp/sensors.h"
+#include "gspabi.h"
 #include "kit.h"
 #include "model/gsp/perf.h"
 #include "model/pmu.h"
@@ -669,6 +673,55 @@ static void multi_control_read(void **state)
 	kit_down(&k);
 }
 
+/*
+ * A firmware version without a control (its generated layer has no struct
+ * for it): the read sends the others and reports that control's fields
+ * absent, never zero; its reclocking call is refused before anything is
+ * sent. The booted layer is swapped for a copy lacking the power and
+ * thermal structs, on the multi-control and on the one-by-one path.
+ */
+static void absent_in_version(void **state)
+{
+	const uint64_t power = NVL_SENSOR_BIT(NVL_SENSOR_POWER) |
+			       NVL_SENSOR_BIT(NVL_SENSOR_POWER_LIMIT) |
+			       NVL_SENSOR_BIT(NVL_SENSOR_ENERGY);
+	const uint64_t temp = NVL_SENSOR_BIT(NVL_SENSOR_GPU_TEMP);
+	const struct gspabi_version *real;
+	struct gspabi_version lacking;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+	uint64_t all;
+
+	up(&k, &t, "tu102");
+	rd(&k, &t, &s);
+	all = s.valid;
+	assert_true((all & power) == power && (all & temp));
+	real = k.gsp->abi;
+	lacking = *real;
+	lacking.structs[GSPABI_S_PMGR_STATUS].present = false;
+	lacking.structs[GSPABI_S_PMGR_SET_LIMIT].present = false;
+	lacking.structs[GSPABI_S_THERMAL_EXEC].present = false;
+	k.gsp->abi = &lacking;
+	for (int one_by_one = 0; one_by_one < 2; one_by_one++) {
+		atomic_store(&k.gsp->no_multi_control, one_by_one != 0);
+		memset(&s, 0x5a, sizeof(s));
+		rd(&k, &t, &s);
+		assert_int_equal(s.valid, all & ~power & ~temp);
+		assert_int_equal(s.power_mw, 0);
+		assert_int_equal(s.gpu_temp_c, 0);
+		assert_int_equal(s.clk_gr_mhz,
+				 k.m->profile->pstates[0].gpc_mhz);
+	}
+	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, true, 100000),
+			 -EOPNOTSUPP);
+	k.gsp->abi = real;
+	atomic_store(&k.gsp->no_multi_control, false);
+	rd(&k, &t, &s);
+	assert_int_equal(s.valid, all);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -681,6 +734,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ce_speed_follows_clock),
 		cmocka_unit_test(alloc_failures),
 		cmocka_unit_test(multi_control_read),
+		cmocka_unit_test(absent_in_version),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -48,6 +48,9 @@ enum ag_table_src { AG_T_ENUM, AG_T_PREFIX, AG_T_LIST };
 struct ag_want_field {
 	char *path; /* C access path in the neutral naming: "hdr.seqNum" */
 	char *neutral; /* neutral member name ("hdr_seqNum" or `as` name) */
+	/* `elem S`: an array whose elements are the wanted struct S (its
+	 * neutral name): element accessors are emitted */
+	char *elem;
 	int line;
 };
 

@@ -15,6 +15,37 @@
 
 /* ---- <p>.h ------------------------------------------------------------ */
 
+/* the element accessors of want @wi's `elem` fields */
+static void emit_elem_decls(struct em *e, size_t wi)
+{
+	const struct ag_want *w = &e->ctx->want[wi];
+	const char *p = e->p;
+
+	for (size_t j = 0; j < w->nfields; j++) {
+		const char *fn = w->fields[j].neutral, *en = w->fields[j].elem;
+
+		if (!en)
+			continue;
+		fprintf(e->f,
+			"/* %s.%s: an array of %s_%s; its length in @v\n"
+			" * (0 when @v lacks it), element @i unpacked from or "
+			"packed into\n"
+			" * the raw member in @v's layout (-EOPNOTSUPP absent, "
+			"-ERANGE\n"
+			" * beyond @v's length) */\n"
+			"uint32_t %s_%s_%s_count(const struct %s_version *v);\n"
+			"int %s_%s_%s_get(const struct %s_version *v,\n"
+			"\t\tconst struct %s_%s *s, uint32_t i,\n"
+			"\t\tstruct %s_%s *out);\n"
+			"int %s_%s_%s_set(const struct %s_version *v, struct "
+			"%s_%s *s,\n"
+			"\t\tuint32_t i, const struct %s_%s *in);\n",
+			w->neutral, fn, p, en, p, w->neutral, fn, p, p,
+			w->neutral, fn, p, p, w->neutral, p, en, p, w->neutral,
+			fn, p, p, w->neutral, p, en);
+	}
+}
+
 static void emit_helpers(struct em *e)
 {
 	FILE *f = e->f;
@@ -334,7 +365,10 @@ int ag_emit_header(struct em *e)
 		"len);\n"
 		"\t/* byte offset of each field (index: HAS_ bit number);\n"
 		"\t * UINT32_MAX when absent or a bitfield */\n"
-		"\tconst uint32_t *offsets;\n};\n\n"
+		"\tconst uint32_t *offsets;\n"
+		"\t/* element count of each `elem` array field (same index;\n"
+		"\t * 0 otherwise); NULL when the struct has none */\n"
+		"\tconst uint32_t *counts;\n};\n\n"
 		"#define %s_N(x) ((x) ? (x) : 1)\n\n"
 		"/** struct %s_version - everything generated for one version. "
 		"*/\n"
@@ -413,6 +447,7 @@ int ag_emit_header(struct em *e)
 		fprintf(f,
 			"void %s_%s_print(const struct %s_%s *s, FILE *f);\n",
 			p, w->neutral, p, w->neutral);
+		emit_elem_decls(e, i);
 		for (size_t v = 0; v < ctx->nver; v++) {
 			const char *id = ctx->ver[v].in.ident;
 
@@ -511,6 +546,81 @@ static void emit_printer(struct em *e, size_t wi)
 	}
 	fprintf(f, "}\n\n");
 	free(nu);
+}
+
+/* the element accessors of want @wi's `elem` fields */
+static void emit_elem_defs(struct em *e, size_t wi)
+{
+	const struct ag_want *w = &e->ctx->want[wi];
+	const char *p = e->p, *pu = e->pu;
+	char *su = ag_up(w->neutral);
+	FILE *f = e->f;
+
+	for (size_t j = 0; j < w->nfields; j++) {
+		const char *fn = w->fields[j].neutral, *en = w->fields[j].elem;
+		char *fu, *eu;
+
+		if (!en)
+			continue;
+		fu = ag_up(fn);
+		eu = ag_up(en);
+		fprintf(f,
+			"\nuint32_t %s_%s_%s_count(const struct %s_version "
+			"*v)\n"
+			"{\n\tconst struct %s_struct_ops *s;\n\n"
+			"\tif (!v)\n\t\treturn 0;\n"
+			"\ts = &v->structs[%s_S_%s];\n"
+			"\tif (!s->present || !s->counts ||\n"
+			"\t    !(s->fields & %s_%s_HAS_%s))\n\t\treturn 0;\n"
+			"\treturn s->counts[%zu];\n}\n",
+			p, w->neutral, fn, p, p, pu, su, pu, su, fu, j);
+		/* where element @i lies in the raw member, in @v's layout */
+		fprintf(f,
+			"\nstatic int %s_%s_at(const struct %s_version *v, "
+			"bool has,\n\t\t\tuint32_t i, size_t *at, size_t "
+			"*esz, const char *fn)\n{\n"
+			"\tif (!has) {\n\t\t%s_error(-EOPNOTSUPP, v->tag, fn,\n"
+			"\t\t\t\"%s.%s absent in this version\");\n"
+			"\t\treturn -EOPNOTSUPP;\n\t}\n"
+			"\t*esz = v->structs[%s_S_%s].wire_size;\n"
+			"\tif (i >= %s_%s_%s_count(v) || !*esz ||\n"
+			"\t    ((size_t)i + 1) * *esz > sizeof(((struct %s_%s "
+			"*)0)->%s)) {\n"
+			"\t\t%s_error(-ERANGE, v->tag, fn,\n"
+			"\t\t\t\"%s.%s index beyond this version's "
+			"length\");\n"
+			"\t\treturn -ERANGE;\n\t}\n"
+			"\t*at = (size_t)i * *esz;\n\treturn 0;\n}\n",
+			w->neutral, fn, p, p, w->neutral, fn, pu, eu, p,
+			w->neutral, fn, p, w->neutral, fn, p, w->neutral, fn);
+		fprintf(f,
+			"\nint %s_%s_%s_get(const struct %s_version *v,\n"
+			"\t\tconst struct %s_%s *s, uint32_t i,\n"
+			"\t\tstruct %s_%s *out)\n{\n"
+			"\tsize_t at, esz;\n\tint r;\n\n"
+			"\tif (!v || !s || !out)\n\t\treturn -EINVAL;\n"
+			"\tr = %s_%s_at(v, s->present & %s_%s_HAS_%s, i, &at, "
+			"&esz,\n\t\t\t__func__);\n"
+			"\treturn r ? r : %s_unpack(v, %s_S_%s, s->%s + at, "
+			"esz, out);\n}\n",
+			p, w->neutral, fn, p, p, w->neutral, p, en, w->neutral,
+			fn, pu, su, fu, p, pu, eu, fn);
+		fprintf(f,
+			"\nint %s_%s_%s_set(const struct %s_version *v, struct "
+			"%s_%s *s,\n"
+			"\t\tuint32_t i, const struct %s_%s *in)\n{\n"
+			"\tsize_t at, esz;\n\tint r;\n\n"
+			"\tif (!v || !s || !in)\n\t\treturn -EINVAL;\n"
+			"\tr = %s_%s_at(v,\n\t\t\tv->structs[%s_S_%s].fields "
+			"& %s_%s_HAS_%s,\n\t\t\ti, &at, &esz, __func__);\n"
+			"\treturn r ? r : %s_pack(v, %s_S_%s, in, s->%s + at, "
+			"esz);\n}\n",
+			p, w->neutral, fn, p, p, w->neutral, p, en, w->neutral,
+			fn, pu, su, pu, su, fu, p, pu, eu, fn);
+		free(fu);
+		free(eu);
+	}
+	free(su);
 }
 
 int ag_emit_common(struct em *e)
@@ -651,5 +761,8 @@ int ag_emit_common(struct em *e)
 		"len, &n);\n\n\tif (r)\n\t\treturn r;\n"
 		"\t%s_print(id, &n, f);\n\treturn 0;\n}\n",
 		p, p, p, p, p, p);
+	for (size_t i = 0; i < ctx->nwant; i++)
+		if (ctx->want[i].kind == AG_W_STRUCT)
+			emit_elem_defs(e, i);
 	return 0;
 }

@@ -327,6 +327,38 @@ static size_t run_end(const struct vctx *c, size_t j, const uint64_t *noff,
 	return k - j >= 2 ? k : j + 1;
 }
 
+/* An `elem` field: its element type is exactly the wanted element
+ * struct, and its length is what the generated counts say. */
+static void emit_elem_asserts(const struct vctx *c, size_t j,
+			      const struct ag_field *vf)
+{
+	const struct ag_want *w = &c->e->ctx->want[c->wi];
+	const struct ag_record *r = c->v->rec[c->wi];
+	const struct ag_record *er =
+		c->v->rec[ag_elem_want(c->e->ctx, c->wi, j)];
+	FILE *f = c->e->f;
+
+	fprintf(f,
+		"_Static_assert(__builtin_types_compatible_p(\n"
+		"\t\t       __typeof__(((%s *)0)->%s[0]), %s),\n"
+		"\t       \"abigen: %s: %s.%s is an array of %s\");\n",
+		r->spelling, vf->path, er->spelling, c->v->in.tag, r->spelling,
+		vf->path, er->spelling);
+	fprintf(f,
+		"_Static_assert(sizeof(((%s *)0)->%s) / sizeof(%s) == "
+		"%" PRIu64 ",\n\t       \"abigen: %s: length of %s.%s\");\n",
+		r->spelling, vf->path, er->spelling, vf->count, c->v->in.tag,
+		r->spelling, w->fields[j].neutral);
+}
+
+static bool has_elems(const struct ag_want *w)
+{
+	for (size_t j = 0; j < w->nfields; j++)
+		if (w->fields[j].elem)
+			return true;
+	return false;
+}
+
 static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 {
 	const struct ag_want *w = &e->ctx->want[wi];
@@ -370,6 +402,8 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 				",\n\t       \"abigen: %s: sizeof(%s.%s)\");\n",
 				r->spelling, vf->path, vf->size, v->in.tag,
 				r->spelling, vf->path);
+		if (w->fields[j].elem)
+			emit_elem_asserts(&c, j, vf);
 	}
 	/* the neutral layout the coalesced copies rely on */
 	noff = ag_alloc(w->nfields * sizeof(*noff));
@@ -536,6 +570,19 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 	if (!w->nfields)
 		fprintf(f, "\tUINT32_MAX,\n");
 	fprintf(f, "};\n\n");
+	/* element counts of `elem` arrays (0: absent or not one) */
+	if (has_elems(w)) {
+		fprintf(f, "static const uint32_t cnt_%s[%zu] = {\n",
+			w->neutral, w->nfields);
+		for (size_t j = 0; j < w->nfields; j++) {
+			const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+
+			fprintf(f, "\t%" PRIu64 ", /* %s */\n",
+				vf && w->fields[j].elem ? vf->count : 0,
+				w->fields[j].neutral);
+		}
+		fprintf(f, "};\n\n");
+	}
 	free(noff);
 	free(nsize);
 	free(c.nu);
@@ -693,9 +740,13 @@ void ag_emit_version(struct em *e, const struct ag_version *v)
 		fprintf(f,
 			"\t\t[%s_S_%s] = { \"%s\", true, %" PRIu64
 			", UINT64_C(0x%" PRIx64
-			"),\n\t\t\t unpack_%s, pack_%s, off_%s },\n",
+			"),\n\t\t\t unpack_%s, pack_%s, off_%s, ",
 			pu, u, w->neutral, v->rec[i]->size, mask, w->neutral,
 			w->neutral, w->neutral);
+		if (has_elems(w))
+			fprintf(f, "cnt_%s },\n", w->neutral);
+		else
+			fprintf(f, "NULL },\n");
 		free(u);
 	}
 	fprintf(f, "\t},\n\t.tables = {\n");

@@ -286,6 +286,7 @@ static int want_line(struct ag_ctx *ctx, struct ag_lines *l,
 	}
 	if (!strcmp(k, "field") && l->nw >= 2) {
 		struct ag_want_field *f;
+		size_t nw = l->nw;
 
 		if (!*cur || (*cur)->kind != AG_W_STRUCT) {
 			ag_error("%s:%d: 'field' outside a struct", l->file,
@@ -310,12 +311,20 @@ static int want_line(struct ag_ctx *ctx, struct ag_lines *l,
 		f = &w->fields[w->nfields++];
 		f->path = ag_strdup(l->w[1]);
 		f->line = l->line;
-		if (l->nw == 4 && !strcmp(l->w[2], "as") && is_ident(l->w[3])) {
+		f->elem = NULL;
+		/* field PATH [as NAME] [elem STRUCT] */
+		if (nw >= 4 && !strcmp(l->w[nw - 2], "elem") &&
+		    is_ident(l->w[nw - 1])) {
+			f->elem = ag_strdup(l->w[nw - 1]);
+			nw -= 2;
+		}
+		if (nw == 4 && !strcmp(l->w[2], "as") && is_ident(l->w[3])) {
 			f->neutral = ag_strdup(l->w[3]);
-		} else if (l->nw == 2) {
+		} else if (nw == 2) {
 			f->neutral = ag_ident(l->w[1]);
 		} else {
-			ag_error("%s:%d: expected 'field PATH [as NAME]'",
+			ag_error("%s:%d: expected 'field PATH [as NAME] "
+				 "[elem STRUCT]'",
 				 l->file, l->line);
 			return -EINVAL;
 		}

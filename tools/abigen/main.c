@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "abigen.h"
+#include "model.h"
 
 /*
  * The layout database lives until exit by design (the tool is short-lived):
@@ -140,6 +141,59 @@ static int check_wants(const struct ag_ctx *ctx)
 					bad++;
 				}
 			break;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/*
+ * `elem S` fields: in every version that has the field it is a
+ * one-dimensional array whose element is exactly as large as that
+ * version's S (the generated file also static-asserts the element type).
+ */
+static int check_elems(const struct ag_ctx *ctx)
+{
+	const char *wf = ctx->want_file;
+	int bad = 0;
+
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+
+		if (w->kind != AG_W_STRUCT)
+			continue;
+		for (size_t j = 0; j < w->nfields; j++) {
+			const struct ag_want_field *fw = &w->fields[j];
+			long ei = ag_elem_want(ctx, i, j);
+
+			if (!fw->elem)
+				continue;
+			if (ei < 0 || (size_t)ei == i) {
+				ag_error("%s:%d: field '%s' of '%s': elem '%s' "
+					 "is not another wanted struct",
+					 wf, fw->line, fw->path, w->name,
+					 fw->elem);
+				bad++;
+				continue;
+			}
+			for (size_t v = 0; v < ctx->nver; v++) {
+				const struct ag_version *ver = &ctx->ver[v];
+				const struct ag_field *vf =
+					ag_vfield(ctx, ver, i, j);
+				const struct ag_record *er = ver->rec[ei];
+
+				if (!vf)
+					continue;
+				if (vf->kind != AG_F_ARRAY || vf->ndims != 1 ||
+				    vf->elem_int || !er ||
+				    vf->elem_size != er->size) {
+					ag_error("%s:%d: field '%s' of '%s' is "
+						 "not an array of '%s' in %s",
+						 wf, fw->line, fw->path,
+						 w->name, fw->elem,
+						 ver->in.tag);
+					bad++;
+				}
+			}
 		}
 	}
 	return bad ? -EINVAL : 0;
@@ -390,7 +444,7 @@ int main(int argc, char **argv)
 	for (size_t v = 0; !r && v < ctx.nver; v++)
 		if (ag_build_version(&ctx, &ctx.ver[v]))
 			r = -EINVAL;
-	if (r || check_wants(&ctx) || check_fixed(&ctx)) {
+	if (r || check_wants(&ctx) || check_fixed(&ctx) || check_elems(&ctx)) {
 		ag_error("failed; nothing written");
 		return 1;
 	}

@@ -26,6 +26,19 @@ const struct ag_field *ag_vfield(const struct ag_ctx *ctx,
 	return f;
 }
 
+long ag_elem_want(const struct ag_ctx *ctx, size_t wi, size_t fj)
+{
+	const char *e = ctx->want[wi].fields[fj].elem;
+
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < ctx->nwant; i++)
+		if (ctx->want[i].kind == AG_W_STRUCT &&
+		    !strcmp(ctx->want[i].neutral, e))
+			return (long)i;
+	return -1;
+}
+
 static unsigned bytes_for_bits(unsigned bits)
 {
 	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;

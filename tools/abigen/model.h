@@ -27,4 +27,10 @@ const struct ag_field *ag_vfield(const struct ag_ctx *ctx,
 int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 		     struct ag_nf *out);
 
+/**
+ * ag_elem_want() - the struct want whose neutral name is @fj's `elem` of
+ * want @wi. Returns its index, or -1 (no `elem`, or no such struct).
+ */
+long ag_elem_want(const struct ag_ctx *ctx, size_t wi, size_t fj);
+
 #endif /* ABIGEN_MODEL_H */

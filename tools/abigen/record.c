@@ -227,8 +227,11 @@ static enum CXChildVisitResult flat_visit(CXCursor c, CXCursor p, void *d)
 		uint64_t base = f->bit_off;
 
 		f->kind = AG_F_RECORD;
-		/* f may move while flattening: do not use it after this */
-		flatten(fl, clang_getTypeDeclaration(ct), ct, base, pre, false);
+		/* f may move while flattening: do not use it after this;
+		 * a named record inside a union is a union arm, and so is
+		 * everything in it */
+		flatten(fl, clang_getTypeDeclaration(ct), ct, base, pre,
+			fl->in_union);
 		free(pre);
 	} else {
 		f->kind = AG_F_OTHER;

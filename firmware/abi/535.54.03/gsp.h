@@ -20,6 +20,7 @@
 #include "rmgspseq.h"
 #include "gsp_fw_heap.h"
 #include "rm_objects.h"
+#include "ctrl2080_sensors.h"
 #include "gsp_static_config.h"
 
 #endif

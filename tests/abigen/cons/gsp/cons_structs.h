@@ -97,4 +97,37 @@ struct cons_tagged {
 	NvU64 value;
 };
 
+/* named structs inside a named (typedef'd) union: each is a union arm,
+ * and so is every member in it (the thermal instruction's operands) */
+typedef union {
+	struct {
+		NvU32 idx;
+		NvU32 type;
+	} byTarget;
+	struct {
+		NvU32 idx;
+		NvS32 value;
+	} reading;
+	NvU32 space[4];
+} CONS_OPERANDS;
+
+typedef struct {
+	NvU32 opcode;
+	CONS_OPERANDS operands;
+} CONS_ARMS;
+
+/* an array of structs whose element is a wanted struct of its own (the
+ * thermal instruction list, per-engine samples) */
+typedef struct {
+	NvU16 id;
+	NvU8 kind;
+	NV_DECLARE_ALIGNED(NvU64 addr, 8);
+} CONS_ITEM;
+
+typedef struct {
+	NvU32 count;
+	CONS_ITEM items[CONS_ENGINE_COUNT];
+	NvU32 tail;
+} CONS_LIST;
+
 #endif

@@ -17,6 +17,19 @@ typedef struct {
 	char chipSKUMod[2];
 } NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS;
 
+/* per-engine samples: an array of structs (element 8 bytes, 4 of them) */
+typedef struct {
+	NvU32 util;
+	NvU32 procId;
+} NV2080_CTRL_PERF_ENGINE_UTIL_SAMPLE;
+
+#define NV2080_CTRL_PERF_ENGINE_UTIL_MAX 4
+typedef struct {
+	NvU32 count;
+	NV2080_CTRL_PERF_ENGINE_UTIL_SAMPLE
+	samples[NV2080_CTRL_PERF_ENGINE_UTIL_MAX];
+} NV2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS;
+
 typedef enum {
 	RM_ENGINE_TYPE_NULL = 0,
 	RM_ENGINE_TYPE_GR0 = 1,

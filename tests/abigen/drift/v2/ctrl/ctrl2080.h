@@ -25,6 +25,23 @@ typedef struct {
 	NvU32 gpcMask;
 } NV2080_CTRL_GR_GET_GPC_MASK_PARAMS;
 
+/* per-engine samples: the element grows to 24 bytes (a process id and an
+ * aligned time stamp added) and the array to 6, under the same names */
+typedef struct {
+	NvU32 util;
+	NvU32 procId;
+	NvU32 subProcessID;
+	NV_DECLARE_ALIGNED(NvU64 timeStamp, 8);
+} NV2080_CTRL_PERF_ENGINE_UTIL_SAMPLE;
+
+#define NV2080_CTRL_PERF_ENGINE_UTIL_MAX 6
+typedef struct {
+	NvU32 count;
+	NV_DECLARE_ALIGNED(NV2080_CTRL_PERF_ENGINE_UTIL_SAMPLE
+				   samples[NV2080_CTRL_PERF_ENGINE_UTIL_MAX],
+			   8);
+} NV2080_CTRL_PERF_GET_ENGINE_UTIL_PARAMS;
+
 typedef enum {
 	RM_ENGINE_TYPE_NULL = 0,
 	RM_ENGINE_TYPE_GR0 = 1,

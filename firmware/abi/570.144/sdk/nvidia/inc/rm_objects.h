@@ -9,6 +9,10 @@
 #include "nvtypes.h"
 #include "ctrl/ctrl2080/ctrl2080bios.h"
 #include "ctrl/ctrl2080/ctrl2080gr.h"
+#include "ctrl/ctrl2080/ctrl2080thermal.h"
+#include "ctrl/ctrl2080/ctrl2080perf.h"
+#include "ctrl/ctrl2080/ctrl2080clk.h"
+#include "ctrl/ctrl2080/ctrl2080nvl.h"
 
 #define NV01_ROOT 0x00000000
 #define NV01_DEVICE_0 0x00000080
