@@ -160,20 +160,6 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 	nvl_free(vm);
 }
 
-bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range)
-{
-	uint64_t end = addr + range;
-
-	if (!range || end < addr)
-		return false;
-	if (addr < vm->start || end > vm->end)
-		return false;
-	if (vm->kend && addr < vm->kend && end > vm->kstart)
-		return false;
-	return true;
-}
-
 int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
 {
 	if (vm->pt->get_region)

@@ -257,8 +257,17 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm);
  *
  * Return: true when valid (alignment is not checked here).
  */
-bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range);
+static inline bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm,
+					 uint64_t addr, uint64_t range)
+{
+	uint64_t end = addr + range;
+
+	if (!range || end < addr)
+		return false;
+	if (addr < vm->start || end > vm->end)
+		return false;
+	return !(vm->kend && addr < vm->kend && end > vm->kstart);
+}
 
 /**
  * nvl_gpuvm_find_first() - the lowest mapping overlapping a range.
