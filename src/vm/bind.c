@@ -62,6 +62,21 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	uint64_t mask = (1ull << g->page_shift) - 1;
 	uint32_t f = op->flags;
 
+	/*
+	 * The two common ops first, accepted only when every check below
+	 * would pass (so the error precedence is the one below): a MAP of a
+	 * BO with at most READONLY and NO_ATOMIC, a plain UNMAP.
+	 */
+	if (likely(!((op->addr | op->range | op->bo_offset) & mask) &&
+		   nvl_gpuvm_range_valid(g, op->addr, op->range))) {
+		if (op->op == NVL_VM_BIND_OP_MAP && has_bo &&
+		    !(f & ~(uint32_t)(NVL_VM_BIND_READONLY |
+				      NVL_VM_BIND_NO_ATOMIC)))
+			return 0;
+		if (op->op == NVL_VM_BIND_OP_UNMAP && !has_bo && !f &&
+		    !op->bo_offset)
+			return 0;
+	}
 	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
 			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC |
 			    NVL_VM_BIND_LAZY))
@@ -222,8 +237,8 @@ static int prefetch(struct nvl_gpuvm *g, const struct nvl_gpuvm_ops *ops)
  * still checks each op against the state the earlier ops leave (a map over
  * a region created or destroyed in the same call).
  */
-static int precheck_regions(const struct nvl_gpuvm *g,
-			    const struct nvl_vm_kop *kops, uint32_t n)
+static int precheck_regions(struct nvl_gpuvm *g, const struct nvl_vm_kop *kops,
+			    uint32_t n)
 {
 	/* one op: build checks it against these very regions */
 	if (n < 2 || nvl_itree_empty(&g->regions))
@@ -234,7 +249,7 @@ static int precheck_regions(const struct nvl_gpuvm *g,
 
 		if (k->op != NVL_VM_BIND_OP_MAP)
 			continue;
-		r = nvl_gpuvm_region_find_first(g, k->addr, k->range);
+		r = nvl_gpuvm_region_lookup(g, k->addr, k->range);
 		if (!r)
 			continue;
 		if (k->flags & NVL_VM_BIND_SPARSE)
