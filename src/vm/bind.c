@@ -614,14 +614,6 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags, struct nvl_fence **done_out);
 
-/*
- * A MAP makes a BO's memory reachable by the GPU, so it must come after
- * the memory manager's pending work on that memory (the clear of a new
- * BO, a move): the BO's KERNEL fences join the bind's waits, as Xe's bind
- * waits for the KERNEL usage. Otherwise an exec could read what another
- * client left in VRAM before the clear ran (tests/nv/isolation.c). No
- * allocation unless such fences exist.
- */
 /* bind_one()'s answer when the general path must take the call */
 #define BIND_GENERAL 1
 
@@ -687,6 +679,14 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	return 0;
 }
 
+/*
+ * A MAP makes a BO's memory reachable by the GPU, so it must come after
+ * the memory manager's pending work on that memory (the clear of a new
+ * BO, a move): the BO's KERNEL fences join the bind's waits, as Xe's bind
+ * waits for the KERNEL usage. Otherwise an exec could read what another
+ * client left in VRAM before the clear ran (tests/nv/isolation.c). No
+ * allocation unless such fences exist.
+ */
 int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			const struct nvl_vm_kop *ops, uint32_t n,
 			struct nvl_fence *const *waits, uint32_t n_waits,
