@@ -62,6 +62,21 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	uint64_t mask = (1ull << g->page_shift) - 1;
 	uint32_t f = op->flags;
 
+	/*
+	 * The two common ops first, accepted only when every check below
+	 * would pass (so the error precedence is the one below): a MAP of a
+	 * BO with at most READONLY and NO_ATOMIC, a plain UNMAP.
+	 */
+	if (likely(!((op->addr | op->range | op->bo_offset) & mask) &&
+		   nvl_gpuvm_range_valid(g, op->addr, op->range))) {
+		if (op->op == NVL_VM_BIND_OP_MAP && has_bo &&
+		    !(f & ~(uint32_t)(NVL_VM_BIND_READONLY |
+				      NVL_VM_BIND_NO_ATOMIC)))
+			return 0;
+		if (op->op == NVL_VM_BIND_OP_UNMAP && !has_bo && !f &&
+		    !op->bo_offset)
+			return 0;
+	}
 	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
 			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC |
 			    NVL_VM_BIND_LAZY))
@@ -222,8 +237,8 @@ static int prefetch(struct nvl_gpuvm *g, const struct nvl_gpuvm_ops *ops)
  * still checks each op against the state the earlier ops leave (a map over
  * a region created or destroyed in the same call).
  */
-static int precheck_regions(const struct nvl_gpuvm *g,
-			    const struct nvl_vm_kop *kops, uint32_t n)
+static int precheck_regions(struct nvl_gpuvm *g, const struct nvl_vm_kop *kops,
+			    uint32_t n)
 {
 	/* one op: build checks it against these very regions */
 	if (n < 2 || nvl_itree_empty(&g->regions))
@@ -234,7 +249,7 @@ static int precheck_regions(const struct nvl_gpuvm *g,
 
 		if (k->op != NVL_VM_BIND_OP_MAP)
 			continue;
-		r = nvl_gpuvm_region_find_first(g, k->addr, k->range);
+		r = nvl_gpuvm_region_lookup(g, k->addr, k->range);
 		if (!r)
 			continue;
 		if (k->flags & NVL_VM_BIND_SPARSE)
@@ -599,6 +614,71 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags, struct nvl_fence **done_out);
 
+/* bind_one()'s answer when the general path must take the call */
+#define BIND_GENERAL 1
+
+/*
+ * The most common call (issue 19): one op, synchronous, on the default
+ * queue, nothing to wait for or signal, and none of the cases that need
+ * more (a PREFETCH may move a BO; a BO with KERNEL fences, a busy queue or
+ * pending binds need their waits): the same lock, transaction, commit and
+ * finish as bind_sync() makes for it, without its loop, span and region
+ * pre-check bookkeeping. Return: 0, an error (nothing changed, or the VM
+ * banned after a failed page-table write, as bind_sync()), or
+ * BIND_GENERAL before anything was done.
+ */
+static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+	struct nvl_gpuvm_txn txn;
+	struct nvl_gpuvm_ops ops;
+	int ret;
+
+	if (op->op == NVL_VM_BIND_OP_PREFETCH)
+		return BIND_GENERAL;
+	if (op->op == NVL_VM_BIND_OP_MAP && op->obj && op->obj->resv) {
+		struct nvl_fence **kf;
+		unsigned nk;
+
+		ret = nvl_resv_get_fences(op->obj->resv, NVL_RESV_USAGE_KERNEL,
+					  &nk, &kf);
+		if (ret)
+			return nvl_error(ret, "vm: bind: out of memory");
+		for (unsigned k = 0; k < nk; k++)
+			nvl_fence_put(kf[k]);
+		nvl_free(kf);
+		if (nk)
+			return BIND_GENERAL;
+	}
+	pthread_mutex_lock(&g->lock);
+	if (atomic_load(&vm->dead) || !nvl_vm_queue_idle(vm->defq) ||
+	    !nvl_list_empty(&vm->pending)) {
+		pthread_mutex_unlock(&g->lock);
+		return BIND_GENERAL;
+	}
+	nvl_gpuvm_txn_begin(g, &txn);
+	nvl_gpuvm_ops_init(&ops);
+	ret = kop_ops(g, op, &ops);
+	if (!ret)
+		ret = nvl_gpuvm_txn_prepare(&txn, &ops);
+	if (!ret)
+		nvl_gpuvm_txn_apply(&txn, &ops);
+	nvl_gpuvm_ops_fini(g, &ops);
+	g->cur_seq = 0;
+	if (ret) {
+		nvl_gpuvm_txn_abort(&txn);
+		pthread_mutex_unlock(&g->lock);
+		return ret;
+	}
+	ret = commit(vm, &txn);
+	nvl_gpuvm_txn_finish(&txn);
+	pthread_mutex_unlock(&g->lock);
+	if (ret)
+		return nvl_error(ret, "vm %s: page-table update failed",
+				 g->name);
+	return 0;
+}
+
 /*
  * A MAP makes a BO's memory reachable by the GPU, so it must come after
  * the memory manager's pending work on that memory (the clear of a new
@@ -617,6 +697,13 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	uint32_t n_all = n_waits;
 	int ret = 0;
 
+	if (n == 1 && !n_waits && !flags && !done_out &&
+	    (!q || q == vm->defq)) {
+		ret = bind_one(vm, ops);
+		if (ret != BIND_GENERAL)
+			return ret;
+		ret = 0;
+	}
 	for (uint32_t i = 0; i < n && !ret; i++) {
 		struct nvl_fence **kf, **grown;
 		unsigned nk;

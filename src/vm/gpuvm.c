@@ -142,6 +142,7 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		uint64_t range = n->last - n->start + 1;
 
 		nvl_itree_remove(&vm->regions, n);
+		vm->region_hint = NULL;
 		if (!r->dead_seq) {
 			vm->pt->sparse(vm->pt_priv, n->start, range, false);
 			vm->pt->flush(vm->pt_priv, n->start, range);
@@ -158,20 +159,6 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 	}
 	pthread_mutex_destroy(&vm->lock);
 	nvl_free(vm);
-}
-
-bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range)
-{
-	uint64_t end = addr + range;
-
-	if (!range || end < addr)
-		return false;
-	if (addr < vm->start || end > vm->end)
-		return false;
-	if (vm->kend && addr < vm->kend && end > vm->kstart)
-		return false;
-	return true;
 }
 
 int nvl_gpuvm_region_pt_get(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
@@ -302,6 +289,21 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 	return live_region(
 		nvl_itree_first(&vm->regions, addr, addr + range - 1), addr,
 		addr + range - 1);
+}
+
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
+						 uint64_t addr, uint64_t range)
+{
+	struct nvl_gpuvm_region *r = vm->region_hint;
+
+	/* live regions never overlap: one holding the range is the only one */
+	if (r && !r->dead_seq && r->node.start <= addr &&
+	    addr + range - 1 <= r->node.last)
+		return r;
+	r = nvl_gpuvm_region_find_first(vm, addr, range);
+	if (r)
+		vm->region_hint = r;
+	return r;
 }
 
 struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,

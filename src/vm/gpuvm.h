@@ -199,6 +199,11 @@ struct nvl_gpuvm {
 	 */
 	struct nvl_ibtree vas;
 	struct nvl_itree regions;
+	/**
+	 * @region_hint: the live region the bind path found last
+	 * (nvl_gpuvm_region_lookup(), VM lock); cleared when it is freed
+	 */
+	struct nvl_gpuvm_region *region_hint;
 	const struct nvl_vm_pt_ops *pt;
 	void *pt_priv;
 	const struct nvl_gpuvm_bo_ops *bo_ops;
@@ -257,8 +262,17 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm);
  *
  * Return: true when valid (alignment is not checked here).
  */
-bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm, uint64_t addr,
-			   uint64_t range);
+static inline bool nvl_gpuvm_range_valid(const struct nvl_gpuvm *vm,
+					 uint64_t addr, uint64_t range)
+{
+	uint64_t end = addr + range;
+
+	if (!range || end < addr)
+		return false;
+	if (addr < vm->start || end > vm->end)
+		return false;
+	return !(vm->kend && addr < vm->kend && end > vm->kstart);
+}
 
 /**
  * nvl_gpuvm_find_first() - the lowest mapping overlapping a range.
@@ -326,6 +340,20 @@ struct nvl_gpuva *nvl_gpuvm_next_va(const struct nvl_gpuva *va);
 struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 						     uint64_t addr,
 						     uint64_t range);
+
+/**
+ * nvl_gpuvm_region_lookup() - nvl_gpuvm_region_find_first() for the bind
+ * path, under the VM lock: a range inside the live region found last is
+ * answered without a tree walk (a batch of tiles asks about one region
+ * three times per op).
+ * @vm: the VM (its lock held)
+ * @addr: start (bytes)
+ * @range: length (bytes), not 0
+ *
+ * Return: the region, or NULL.
+ */
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
+						 uint64_t addr, uint64_t range);
 
 /** nvl_gpuvm_region_next() - next region overlapping the range, or NULL. */
 struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,

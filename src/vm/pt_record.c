@@ -453,10 +453,21 @@ static void rec_put(void *priv, uint64_t va, uint64_t range,
 	rec_unlock(rec);
 }
 
+/*
+ * Runs move one slot at a time: a chunk holds a handful of runs (a tile in
+ * a sparse table: three), where a call of memmove() cost more than the
+ * copy (issue 19: 4.5% of a sparse tile bind's time). The empty asm hides
+ * the index from GCC, which would turn the loop back into that call.
+ */
+#define RUN_STEP(j) __asm__("" : "+r"(j))
+
 static void run_insert_at(struct nvl_vm_pt_record *rec, struct chunk *c,
 			  uint32_t i, const struct prun *r)
 {
-	memmove(&c->runs[i + 1], &c->runs[i], (c->n - i) * sizeof(*r));
+	for (uint32_t j = c->n; j > i; j--) {
+		RUN_STEP(j);
+		c->runs[j] = c->runs[j - 1];
+	}
 	c->runs[i] = *r;
 	c->n++;
 	rec->runs++;
@@ -465,8 +476,10 @@ static void run_insert_at(struct nvl_vm_pt_record *rec, struct chunk *c,
 static void run_remove_at(struct nvl_vm_pt_record *rec, struct chunk *c,
 			  uint32_t i)
 {
-	memmove(&c->runs[i], &c->runs[i + 1],
-		(c->n - i - 1) * sizeof(c->runs[0]));
+	for (uint32_t j = i + 1; j < c->n; j++) {
+		RUN_STEP(j);
+		c->runs[j - 1] = c->runs[j];
+	}
 	c->n--;
 	rec->runs--;
 }

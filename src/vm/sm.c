@@ -125,14 +125,13 @@ static bool dead_in_txn(const struct nvl_gpuvm *vm, uint64_t s, uint64_t l)
 	return false;
 }
 
-static int check_map_regions(const struct nvl_gpuvm *vm, uint64_t A,
-			     uint64_t range)
+static int check_map_regions(struct nvl_gpuvm *vm, uint64_t A, uint64_t range)
 {
 	struct nvl_gpuvm_region *r;
 
 	if (nvl_itree_empty(&vm->regions))
 		return 0;
-	r = nvl_gpuvm_region_find_first(vm, A, range);
+	r = nvl_gpuvm_region_lookup(vm, A, range);
 	if (r && (r->node.start > A || r->node.last < A + range - 1))
 		return nvl_error(-ENOSPC,
 				 "vm: map [%#llx, +%#llx) straddles sparse "

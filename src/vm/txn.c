@@ -353,10 +353,10 @@ static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 		(struct nvl_gpuvm_txn_ent){T_REMOVE_VA, va, pos};
 }
 
-static bool in_region(const struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
+static bool in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
 {
 	return !nvl_itree_empty(&vm->regions) &&
-	       nvl_gpuvm_region_find_first(vm, nvl_gpuva_addr(va), 1);
+	       nvl_gpuvm_region_lookup(vm, nvl_gpuva_addr(va), 1);
 }
 
 static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
@@ -507,6 +507,8 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 
 static void free_region(struct nvl_gpuvm *vm, struct nvl_gpuvm_region *r)
 {
+	if (vm->region_hint == r)
+		vm->region_hint = NULL;
 	nvl_gpuvm_region_pt_put(vm, r->node.start,
 				r->node.last - r->node.start + 1);
 	nvl_free(r);

@@ -586,6 +586,49 @@ static void backend_failure_in_bind_job_bans_the_vm(void **state_)
 	env_fini(&e);
 }
 
+/*
+ * The one-op sync call (bind_one()): a page-table write failing there bans
+ * the VM as on the general path, with the same error and message; a
+ * region/map mistake is caught there as before and changes nothing.
+ */
+static void backend_failure_in_one_op_sync_bind_bans_the_vm(void **state_)
+{
+	struct env e;
+	uint32_t q;
+	struct nvl_vm_bind_op op = map_op(0, GiB, MiB, 0);
+	struct nvl_vm_bind_op region = {.op = NVL_VM_BIND_OP_MAP,
+					.flags = NVL_VM_BIND_SPARSE,
+					.addr = 2 * GiB,
+					.range = 2 * MiB};
+	uint64_t before;
+
+	(void)state_;
+	env_init(&e);
+	op.handle = e.bo;
+	assert_int_equal(bind(&e, &region, 1), 0);
+	/* straddles the region: refused inside bind_one, nothing changed */
+	before = state(&e);
+	op.addr = 2 * GiB + MiB;
+	op.range = 2 * MiB;
+	assert_int_equal(bind(&e, &op, 1), -ENOSPC);
+	assert_int_equal(state(&e), before);
+	/* a tile inside it maps, and unmaps back to sparse */
+	op.range = MiB;
+	assert_int_equal(bind(&e, &op, 1), 0);
+	region = unmap_op(2 * GiB + MiB, MiB);
+	assert_int_equal(bind(&e, &region, 1), 0);
+	assert_int_equal(state(&e), before);
+	/* the write fails: reported, the VM banned */
+	op.addr = GiB;
+	nvl_vm_pt_record_fail_map_after(e.v->rec, 1);
+	assert_int_equal(bind(&e, &op, 1), -EIO);
+	assert_non_null(strstr(nvl_last_error(), "page-table update failed"));
+	op = unmap_op(GiB, MiB);
+	assert_int_equal(bind(&e, &op, 1), -ENOENT);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q), -ENOENT);
+	env_fini(&e);
+}
+
 static void sparse_region_and_null_mapping_semantics(void **state_)
 {
 	struct env e;
@@ -1592,6 +1635,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(sync_bind_behind_queued_work_waits_for_it),
 	cmocka_unit_test(zero_op_calls_still_signal_timeline_points),
 	cmocka_unit_test(backend_failure_in_bind_job_bans_the_vm),
+	cmocka_unit_test(backend_failure_in_one_op_sync_bind_bans_the_vm),
 	cmocka_unit_test(sparse_region_and_null_mapping_semantics),
 	cmocka_unit_test(overlapping_binds_on_different_queues_run_in_order),
 	cmocka_unit_test(sync_bind_behind_blocked_binds_fails_bounded),
