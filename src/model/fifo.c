@@ -211,8 +211,9 @@ static struct nvl_model_chan *rl_reset_locked(struct nvl_model_runlist *rl,
 					      struct nvl_model_chan *victim)
 {
 	/* (an armed hang is disarmed when the reset is requested: one
-	 * armed after the request, before this runs, stays armed) */
-	rl->hung = false;
+	 * armed after the request, before this runs, stays armed; the
+	 * caller clears hung once the victim is blamed, so ENGINE_STATUS
+	 * shows HUNG until the reset's consequences are visible) */
 	rl->reset_req = false;
 	rl->reset_quiet = false;
 	atomic_store(&rl->reset_flag, false);
@@ -257,6 +258,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 		if (rl->reset_req)
 			rl_blame(f, rl_reset_locked(rl, rl->reset_quiet ? NULL
 									: ch));
+		rl->hung = false;
 		return;
 	}
 	ch->running = true;
@@ -312,6 +314,7 @@ static void *rl_main(void *arg)
 
 		if (rl->reset_req) {
 			rl_reset_locked(rl, NULL);
+			rl->hung = false;
 			continue;
 		}
 		if (nvl_list_empty(&rl->ready)) {

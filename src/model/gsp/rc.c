@@ -27,7 +27,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "base/time.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
 #include "model/gsp/priv.h"
@@ -60,6 +62,28 @@ bool nvl_fw_rc_intr(void *arg, uint32_t bits)
 	return taken;
 }
 
+/*
+ * A freshly booted RM owns no channel: wait (bounded) until every engine
+ * the reset recovered has blamed the channel it held (the old firmware's:
+ * ENGINE_STATUS shows HUNG until then), then drop those channels' pending
+ * errors, so that no RC_TRIGGERED reaches the new driver for a channel ID
+ * it may hand out again.
+ */
+static void rc_forget_old_channels(struct nvl_model_gsp *g)
+{
+	unsigned nrl = g->m->profile->num_ce + 1; /* copy engines, compute */
+	unsigned nch = g->m->profile->num_channels;
+	int64_t dl = nvl_time_ns() + 100 * NVL_NSEC_PER_MSEC;
+
+	for (unsigned e = 0; e < nrl; e++)
+		while ((rd(g, NVL_HW_ENGINE_STATUS(e)) &
+			NVL_HW_ENGINE_STATUS_HUNG) &&
+		       nvl_time_ns() < dl)
+			nanosleep(&(struct timespec){0, 100000}, NULL);
+	for (unsigned w = 0; w < (nch + 31) / 32; w++)
+		wr(g, NVL_HW_CHERR_PENDING(w), ~0u);
+}
+
 /* RM init: its hardware fault buffer, no shadow yet */
 void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 {
@@ -81,6 +105,7 @@ void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 	 * dead firmware left hung (a device reset after a lost GSP) runs
 	 * again; the channel it held belongs to the old firmware */
 	wr(g, NVL_HW_PMC_ENGINE_RESET, ~0u);
+	rc_forget_old_channels(g);
 }
 
 uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
