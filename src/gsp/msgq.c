@@ -405,12 +405,12 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		memcpy(slot(q, q->cmdq_off, 0),
 		       q->tx_buf + (size_t)first * PAGE,
 		       (size_t)(pages - first) * PAGE);
-	/* the element must be complete before the GSP can see the pointer */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* the element must be complete before the GSP can see the pointer:
+	 * the model's firmware loads it with acquire order (its
+	 * nvl_model_phys_atomic32()), and its reply's write pointer store
+	 * releases back to stat_wptr()'s acquire load, so what the caller
+	 * wrote or read before this store happens-before the reply is taken */
 	__atomic_store_n(cmd_wptr(q), (wptr + pages) % CNT, __ATOMIC_RELEASE);
-	/* a reply read from the status queue implies this element was sent:
-	 * the edge passes through the GSP, where TSan cannot follow it */
-	NVL_TSAN_RELEASE(q);
 	q->tx_seq++;
 	q->stats.sent++;
 	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
@@ -459,13 +459,17 @@ static int stat_wptr(struct nvl_gsp_msgq *q, uint32_t *wptr)
 
 	if (__atomic_load_n(stat_entry_off(q), __ATOMIC_ACQUIRE) == 0)
 		return -EAGAIN;
-	memcpy(raw, q->mem + q->statq_off, q->tx_hdr);
+	/* the write pointer only as one atomic word (the GSP stores it
+	 * while we read): the rest of the header around it, then the word */
+	h.writePtr = __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
+	memcpy(raw, q->mem + q->statq_off, q->wptr_off);
+	memcpy(raw + q->wptr_off, &h.writePtr, 4);
+	memcpy(raw + q->wptr_off + 4, q->mem + q->statq_off + q->wptr_off + 4,
+	       q->tx_hdr - q->wptr_off - 4);
 	if (gspabi_unpack(q->abi, GSPABI_S_MSGQ_TX, raw, q->tx_hdr, &h))
 		return nvl_error(-EPROTO,
 				 "gsp: cannot read queue headers of %s",
 				 q->abi->tag);
-	h.writePtr = __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
-	NVL_TSAN_ACQUIRE(q); /* pairs with the send's NVL_TSAN_RELEASE */
 	if (h.size != NVL_GSP_QUEUE_SIZE ||
 	    h.msgSize != NVL_GSP_QUEUE_MSG_SIZE ||
 	    h.entryOff != NVL_GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||

@@ -46,6 +46,13 @@ int nvl_model_iommu_unmap(struct nvl_model *m, uint64_t dma, size_t len);
  */
 int nvl_model_iommu_access(struct nvl_model *m, uint64_t dma, void *buf,
 			   size_t len, bool write);
+/**
+ * nvl_model_iommu_atomic32() - acquire load or release store of the
+ * aligned u32 at DMA address @dma (nvl_model_phys_atomic32()).
+ * Return: 0, or -EFAULT when it is not mapped.
+ */
+int nvl_model_iommu_atomic32(struct nvl_model *m, uint64_t dma, uint32_t *val,
+			     bool write);
 
 /* ---- interrupts (intr.c) -------------------------------------------- */
 /**

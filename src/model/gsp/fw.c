@@ -79,18 +79,36 @@ static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
 	return 0;
 }
 
+/*
+ * The queue pointers (write pointer, read pointer, entryOff) are the
+ * words that publish or consume elements: the model accesses them as one
+ * ordered word each (acquire loads, release stores), pairing with the
+ * driver's atomics on the same words, so the element bytes written before
+ * a pointer store happen-before the reads after the other side loads it.
+ */
+static int region_word(struct nvl_model_gsp *g, uint64_t off, uint32_t *v,
+		       bool write)
+{
+	uint64_t pg = off / PAGE;
+
+	if (pg >= g->npte || off % 4)
+		return -EFAULT;
+	return nvl_model_phys_atomic32(g->m, NVL_HW_APERTURE_SYS_COH,
+				       g->pte[pg] + off % PAGE, v, write);
+}
+
 static uint32_t region_rd32(struct nvl_model_gsp *g, uint64_t off)
 {
 	uint32_t v = 0xffffffff;
 
-	region_io(g, off, &v, 4, false);
+	if (region_word(g, off, &v, false))
+		return 0xffffffff;
 	return v;
 }
 
 static void region_wr32(struct nvl_model_gsp *g, uint64_t off, uint32_t v)
 {
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	region_io(g, off, &v, 4, true);
+	region_word(g, off, &v, true);
 }
 
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
