@@ -4,7 +4,9 @@
  *  - rpc_roundtrip: ns per small GSP_RM_CONTROL round trip (64 bytes of
  *    parameters each way); baseline futex_pingpong (a thread round trip,
  *    the least any doorbell-and-interrupt exchange between two threads
- *    costs);
+ *    costs); rpc_roundtrip_sleeps: the process's voluntary context
+ *    switches per call (the wake-ups a call costs; load-independent,
+ *    unlike the time, on a shared machine);
  *  - rpc_large: bytes/s through 1 MiB GSP_RM_CONTROL calls (1 MiB out in
  *    17 elements, 1 MiB back; both directions counted); baseline
  *    memcpy_bandwidth;
@@ -22,6 +24,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <openssl/sha.h>
 
@@ -113,7 +116,8 @@ NVL_BENCH(gsp, rpc_roundtrip)
 	uint8_t p[64] = {0};
 	struct rig *r = calloc(1, sizeof(*r));
 	struct rt t = {r, nvl_bench_quick(ctx) ? 2000 : 20000, sizeof(p), p};
-	double ns;
+	struct rusage ru0, ru1;
+	double ns, sw_ns;
 
 	if (!r || rig_up(r)) {
 		free(r);
@@ -121,11 +125,23 @@ NVL_BENCH(gsp, rpc_roundtrip)
 	}
 	rt_sample(&t); /* warm */
 	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, rt_sample, &t);
+	/* where a round trip's time can go on a two-thread exchange: the
+	 * sleeps (voluntary context switches of every thread of the
+	 * process, driver and model firmware) per call, over one more
+	 * sample; 2 is a doorbell wake-up plus a reply wake-up */
+	getrusage(RUSAGE_SELF, &ru0);
+	sw_ns = rt_sample(&t);
+	getrusage(RUSAGE_SELF, &ru1);
 	rig_down(r);
 	free(r);
-	if (ns < 0)
+	if (ns < 0 || sw_ns < 0)
 		return -EIO;
 	nvl_bench_report(ctx, "rpc_roundtrip", ns, "ns", "futex_pingpong");
+	nvl_bench_report_extra(
+		ctx, "rpc_roundtrip_sleeps",
+		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / t.iters, "per_call",
+		NULL, "involuntary_per_call",
+		(double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / t.iters, NULL);
 	return 0;
 }
 

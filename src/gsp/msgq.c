@@ -26,6 +26,7 @@
  * bug advanced it by the RPC length alone).
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,17 +81,67 @@ static uint8_t *slot(struct nvl_gsp_msgq *q, size_t qoff, uint32_t i)
 	return q->mem + qoff + NVL_GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
 }
 
-uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
+/* the XOR of the 64-bit words of @len bytes (a trailing part ignored) */
+static uint64_t xor64(const uint8_t *p, size_t len)
 {
-	const uint8_t *p = buf;
-	uint64_t x = 0;
+	uint64_t x0 = 0, x1 = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i + 8 <= len; i += 8) {
+	for (; i + 16 <= len; i += 16) {
+		uint64_t w[2];
+
+		memcpy(w, p + i, 16);
+		x0 ^= w[0];
+		x1 ^= w[1];
+	}
+	if (i + 8 <= len) {
 		uint64_t w;
 
 		memcpy(&w, p + i, 8);
-		x ^= w;
+		x0 ^= w;
 	}
+	return x0 ^ x1;
+}
+
+uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
+{
+	uint64_t x = xor64(buf, len);
+
+	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+}
+
+/*
+ * Copy @len bytes (a multiple of 8, 8-aligned in the element) and return
+ * the XOR of the 64-bit words copied: the checksum's pass and the copy's
+ * are one. Four accumulators keep the loop free of a dependency chain.
+ */
+static uint64_t copy_xor(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+	size_t i = 0;
+
+	for (; i + 32 <= len; i += 32) {
+		uint64_t w[4];
+
+		memcpy(w, src + i, 32);
+		memcpy(dst + i, w, 32);
+		x0 ^= w[0];
+		x1 ^= w[1];
+		x2 ^= w[2];
+		x3 ^= w[3];
+	}
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, src + i, 8);
+		memcpy(dst + i, &w, 8);
+		x0 ^= w;
+	}
+	return x0 ^ x1 ^ x2 ^ x3;
+}
+
+static uint32_t fold(uint64_t x)
+{
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
 }
 
@@ -297,14 +348,21 @@ uint32_t nvl_gsp_msgq_cmd_rptr(struct nvl_gsp_msgq *q)
 	return __atomic_load_n(stat_rptr(q), __ATOMIC_ACQUIRE);
 }
 
+uint32_t nvl_gsp_msgq_stat_peek(struct nvl_gsp_msgq *q)
+{
+	return __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
+}
+
 uint32_t nvl_gsp_msgq_cmd_wptr(struct nvl_gsp_msgq *q)
 {
 	return __atomic_load_n(cmd_wptr(q), __ATOMIC_RELAXED);
 }
 
-static void backoff(unsigned *spins)
+/* the GSP consumes as we produce (a large RPC streams): pause, then yield
+ * the CPU for a while, then sleep between looks */
+static void backoff(unsigned *spins, int64_t t0)
 {
-	struct timespec ts = {0, 2000};
+	struct timespec ts = {0, 20000};
 
 	if (++*spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -312,8 +370,10 @@ static void backoff(unsigned *spins)
 #endif
 		return;
 	}
-	if (*spins > 1000)
-		ts.tv_nsec = 50000;
+	if (nvl_time_ns() - t0 < 200 * 1000) {
+		sched_yield();
+		return;
+	}
 	nanosleep(&ts, NULL);
 }
 
@@ -322,6 +382,7 @@ static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
 		      uint32_t *wptr_out)
 {
 	uint32_t wptr = __atomic_load_n(cmd_wptr(q), __ATOMIC_RELAXED);
+	int64_t t0 = nvl_time_ns();
 	unsigned spins = 0;
 
 	for (;;) {
@@ -342,7 +403,55 @@ static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
 					 "gsp: cmdq full (%u slots needed) "
 					 "until the deadline",
 					 pages);
-		backoff(&spins);
+		backoff(&spins, t0);
+	}
+}
+
+/* where byte @off of an element of @first slots from @wptr lives (the
+ * rest wrapped to slot 0), and how many bytes follow it in that run */
+static uint8_t *elem_at(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
+			size_t off, size_t *run)
+{
+	size_t split = (size_t)first * PAGE;
+
+	if (off < split) {
+		*run = split - off;
+		return slot(q, q->cmdq_off, wptr) + off;
+	}
+	*run = SIZE_MAX;
+	return slot(q, q->cmdq_off, 0) + (off - split);
+}
+
+/* copy @len bytes (a multiple of 8) to element offset @off; their XOR */
+static uint64_t elem_put(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
+			 size_t off, const uint8_t *src, size_t len)
+{
+	uint64_t x = 0;
+
+	while (len) {
+		size_t run, n;
+		uint8_t *d = elem_at(q, wptr, first, off, &run);
+
+		n = NVL_MIN(len, run);
+		x ^= copy_xor(d, src, n);
+		src += n;
+		off += n;
+		len -= n;
+	}
+	return x;
+}
+
+/* zero element bytes [@off, @end) */
+static void elem_zero(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
+		      size_t off, size_t end)
+{
+	while (off < end) {
+		size_t run, n;
+		uint8_t *d = elem_at(q, wptr, first, off, &run);
+
+		n = NVL_MIN(end - off, run);
+		memset(d, 0, n);
+		off += n;
 	}
 }
 
@@ -370,8 +479,10 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		.present = GSPABI_MSG_ELEM_HAS_CHECKSUM |
 			   GSPABI_MSG_ELEM_HAS_SEQNUM,
 	};
-	size_t bytes = q->elem_hdr + RPC_HDR + len;
+	const size_t head = q->elem_hdr + RPC_HDR, body = len & ~(size_t)7;
+	size_t bytes = head + len;
 	uint32_t pages = (uint32_t)((bytes + PAGE - 1) / PAGE), wptr, first;
+	uint64_t x, tail = 0;
 	int ret;
 
 	ret = wait_space(q, pages, deadline, &wptr);
@@ -383,34 +494,39 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		e.elemCount = pages;
 	}
 	/* the element header (checksum 0, the RPC header's bytes zeroed),
-	 * the RPC header over them, the payload, zero padding; each packed
-	 * once: the checksum of the whole then goes in place (its offset is
-	 * the layer's, checked by set_abi) */
-	if (gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, bytes) ||
+	 * then the RPC header over them, staged; each packed once */
+	if (gspabi_pack(q->abi, GSPABI_S_MSG_ELEM, &e, q->tx_buf, head) ||
 	    gspabi_pack(q->abi, GSPABI_S_RPC_HDR, &r, q->tx_buf + q->elem_hdr,
 			RPC_HDR))
 		return nvl_error(-EPROTO, "gsp: cannot frame RPC %u for %s",
 				 function, q->abi->tag);
-	if (len)
-		memcpy(q->tx_buf + q->elem_hdr + RPC_HDR, chunk, len);
-	/* the padding is zero: padded or not, the checksum is the same */
-	memset(q->tx_buf + bytes, 0, (size_t)pages * PAGE - bytes);
-	e.checkSum = nvl_gsp_msgq_checksum(q->tx_buf, (size_t)pages * PAGE);
-	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
-
-	/* the element may wrap past the last slot */
+	/*
+	 * The payload goes straight into the slots (the element may wrap
+	 * past the last one: two runs), checksummed as it is copied: one
+	 * pass. The padding is zero, so the checksum of the used bytes is
+	 * the padded element's, whichever the version covers. The headers
+	 * go in last with the checksum in place (its offset is the layer's,
+	 * checked by set_abi); all of it before the pointer is published.
+	 */
 	first = NVL_MIN(pages, CNT - wptr);
-	memcpy(slot(q, q->cmdq_off, wptr), q->tx_buf, (size_t)first * PAGE);
-	if (first < pages)
-		memcpy(slot(q, q->cmdq_off, 0),
-		       q->tx_buf + (size_t)first * PAGE,
-		       (size_t)(pages - first) * PAGE);
-	/* the element must be complete before the GSP can see the pointer */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	x = elem_put(q, wptr, first, head, chunk, body);
+	if (len > body) {
+		memcpy(&tail, (const uint8_t *)chunk + body, len - body);
+		x ^= elem_put(q, wptr, first, head + body,
+			      (const uint8_t *)&tail, 8);
+	}
+	elem_zero(q, wptr, first, head + ((len + 7) & ~(size_t)7),
+		  (size_t)pages * PAGE);
+	e.checkSum = fold(x ^ xor64(q->tx_buf, head));
+	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
+	elem_put(q, wptr, first, 0, q->tx_buf, head);
+
+	/* the element must be complete before the GSP can see the pointer:
+	 * the model's firmware loads it with acquire order (its
+	 * nvl_model_phys_atomic32()), and its reply's write pointer store
+	 * releases back to stat_wptr()'s acquire load, so what the caller
+	 * wrote or read before this store happens-before the reply is taken */
 	__atomic_store_n(cmd_wptr(q), (wptr + pages) % CNT, __ATOMIC_RELEASE);
-	/* a reply read from the status queue implies this element was sent:
-	 * the edge passes through the GSP, where TSan cannot follow it */
-	NVL_TSAN_RELEASE(q);
 	q->tx_seq++;
 	q->stats.sent++;
 	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
@@ -445,6 +561,11 @@ static uint32_t our_rptr(struct nvl_gsp_msgq *q)
 	return __atomic_load_n(cmd_rptr(q), __ATOMIC_RELAXED);
 }
 
+uint32_t nvl_gsp_msgq_stat_rptr(struct nvl_gsp_msgq *q)
+{
+	return our_rptr(q);
+}
+
 static void advance(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t n)
 {
 	__atomic_store_n(cmd_rptr(q), (rptr + n) % CNT, __ATOMIC_RELEASE);
@@ -459,13 +580,17 @@ static int stat_wptr(struct nvl_gsp_msgq *q, uint32_t *wptr)
 
 	if (__atomic_load_n(stat_entry_off(q), __ATOMIC_ACQUIRE) == 0)
 		return -EAGAIN;
-	memcpy(raw, q->mem + q->statq_off, q->tx_hdr);
+	/* the write pointer only as one atomic word (the GSP stores it
+	 * while we read): the rest of the header around it, then the word */
+	h.writePtr = __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
+	memcpy(raw, q->mem + q->statq_off, q->wptr_off);
+	memcpy(raw + q->wptr_off, &h.writePtr, 4);
+	memcpy(raw + q->wptr_off + 4, q->mem + q->statq_off + q->wptr_off + 4,
+	       q->tx_hdr - q->wptr_off - 4);
 	if (gspabi_unpack(q->abi, GSPABI_S_MSGQ_TX, raw, q->tx_hdr, &h))
 		return nvl_error(-EPROTO,
 				 "gsp: cannot read queue headers of %s",
 				 q->abi->tag);
-	h.writePtr = __atomic_load_n(stat_wptr_p(q), __ATOMIC_ACQUIRE);
-	NVL_TSAN_ACQUIRE(q); /* pairs with the send's NVL_TSAN_RELEASE */
 	if (h.size != NVL_GSP_QUEUE_SIZE ||
 	    h.msgSize != NVL_GSP_QUEUE_MSG_SIZE ||
 	    h.entryOff != NVL_GSP_QUEUE_ENTRY_OFF || h.msgCount != CNT ||
@@ -497,6 +622,7 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	struct gspabi_rpc_hdr r;
 	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
 	const uint32_t hdr = q->elem_hdr;
+	uint64_t x;
 	int ret = stat_wptr(q, &wptr);
 
 	if (ret == -EAGAIN)
@@ -508,7 +634,8 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	avail = (wptr + CNT - rptr) % CNT;
 	if (!avail)
 		return 0;
-	memcpy(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
+	/* copied and checksummed in one pass (x: the copy's XOR) */
+	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
 	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, PAGE, &e) ||
 	    gspabi_unpack(q->abi, GSPABI_S_RPC_HDR, q->rx_buf + hdr, RPC_HDR,
 			  &r))
@@ -532,22 +659,24 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	}
 	first = NVL_MIN(pages, CNT - rptr);
 	if (first > 1)
-		memcpy(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),
-		       (size_t)(first - 1) * PAGE);
+		x ^= copy_xor(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),
+			      (size_t)(first - 1) * PAGE);
 	if (first < pages)
-		memcpy(q->rx_buf + (size_t)first * PAGE,
-		       slot(q, q->statq_off, 0),
-		       (size_t)(pages - first) * PAGE);
+		x ^= copy_xor(q->rx_buf + (size_t)first * PAGE,
+			      slot(q, q->statq_off, 0),
+			      (size_t)(pages - first) * PAGE);
 	/* from here on only the copy is read; the element is consumed */
 	advance(q, rptr, pages);
 
 	need = r.length;
 	/* 535.54.03's checksum stops at the element's end: what follows in
 	 * the last page is not the GSP's to vouch for */
-	if (!q->csum_padded && need <= (uint32_t)pages * PAGE - hdr)
+	if (!q->csum_padded && need <= (uint32_t)pages * PAGE - hdr) {
 		memset(q->rx_buf + hdr + need, 0,
 		       (size_t)pages * PAGE - hdr - need);
-	if (nvl_gsp_msgq_checksum(q->rx_buf, (size_t)pages * PAGE)) {
+		x = xor64(q->rx_buf, (size_t)pages * PAGE);
+	}
+	if (fold(x)) {
 		q->stats.bad_checksum++;
 		nvl_warn(NVL_CAT_GSP, "gsp: element seq %u: bad checksum",
 			 e.seqNum);

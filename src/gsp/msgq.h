@@ -155,6 +155,16 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg);
 /** nvl_gsp_msgq_pending() - elements the GSP wrote that we have not read. */
 unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q);
 
+/**
+ * nvl_gsp_msgq_stat_peek() - the GSP's status queue write pointer as it
+ * is now (one acquire load, no checks): a waiter polls it for a change
+ * without taking the receive lock; nvl_gsp_msgq_recv() validates it.
+ */
+uint32_t nvl_gsp_msgq_stat_peek(struct nvl_gsp_msgq *q);
+
+/** nvl_gsp_msgq_stat_rptr() - our read pointer into the status queue. */
+uint32_t nvl_gsp_msgq_stat_rptr(struct nvl_gsp_msgq *q);
+
 /** nvl_gsp_msgq_cmd_consumed() - the GSP's read pointer into the cmdq. */
 uint32_t nvl_gsp_msgq_cmd_rptr(struct nvl_gsp_msgq *q);
 

@@ -85,6 +85,13 @@ struct nvl_gsp {
 	bool direct_running; /* a direct handler is running */
 	pthread_t ev_thread, rx_thread;
 	bool stop;
+	/* the waiters' bounded spin on the status queue (rpc.c): one
+	 * spinner at a time, its budget adapted to how long replies take */
+	bool spinner;
+	bool spin_ok; /* more than one CPU: spinning can help */
+	int64_t spin_ns;
+	unsigned spin_cool; /* waits left that sleep without spinning */
+	_Atomic unsigned calls; /* nvl_gsp_rpc() calls in flight */
 
 	_Atomic bool dead;
 	/* suspended (boot.c, suspend.c): calls fail -EAGAIN until resume */

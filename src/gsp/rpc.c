@@ -28,8 +28,10 @@
  * every call from then on with -ENODEV.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -39,6 +41,21 @@
 #include "gsp/priv.h"
 #include "hw/falcon.h"
 #include "hw/regs.h"
+
+/*
+ * The spin budget: a spin that catches a message within SPIN_GOOD_NS moves
+ * it a quarter of the way to twice that time (plus SPIN_MIN_NS); one that
+ * catches nothing, or catches it late (the GSP's thread was not running:
+ * a loaded machine, a slow call), halves it, so then a call spins about
+ * SPIN_MIN_NS at most.
+ */
+#define SPIN_MIN_NS 1000
+#define SPIN_GOOD_NS 8000
+#define SPIN_MAX_NS 12000
+#define SPIN_START_NS 8000
+/* a gap between two looks longer than this: another thread ran here */
+#define SPIN_BUSY_NS 5000
+#define SPIN_COOL 64
 
 static void cond_init_mono(pthread_cond_t *c)
 {
@@ -89,9 +106,10 @@ static void irq_handler(void *arg)
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->irqs++;
-		/* a waiting caller drains for itself; else this handler
-		 * does, and runs the direct handlers (a fault's kill) here,
-		 * no thread woken; the receive thread while the GSP is dead */
+		/* a waiting caller drains for itself (a spinning one has
+		 * seen the message already); else this handler does, and
+		 * runs the direct handlers (a fault's kill) here, no thread
+		 * woken; the receive thread while the GSP is dead */
 		if (gsp->active_waiters) {
 			pthread_cond_broadcast(&gsp->rx_cond);
 		} else if (!gsp->dead && !gsp->stop) {
@@ -399,6 +417,8 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	cond_init_mono(&gsp->drain_cond);
 	cond_init_mono(&gsp->ev_cond);
 	nvl_list_init(&gsp->waiters);
+	gsp->spin_ok = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	gsp->spin_ns = SPIN_START_NS;
 	ret = nvl_gsp_msgq_init(&gsp->q, hw);
 	if (ret)
 		goto fail_q;
@@ -575,10 +595,101 @@ static bool gsp_stuck(struct nvl_gsp *gsp)
 	return nvl_gsp_msgq_cmd_rptr(&gsp->q) == r1;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+enum spin_end { SPIN_HIT, SPIN_MISS, SPIN_BUSY };
+
+static void spin_adapt(struct nvl_gsp *gsp, enum spin_end how, int64_t ns)
+{
+	int64_t b = gsp->spin_ns;
+
+	if (how == SPIN_BUSY) {
+		/* another thread wanted this CPU: no CPU is idle, a spin
+		 * only delays the GSP's thread; sleep at once for a while */
+		gsp->spin_cool = SPIN_COOL;
+		b = SPIN_MIN_NS;
+	} else if (how == SPIN_HIT && ns <= SPIN_GOOD_NS) {
+		b += (2 * ns + SPIN_MIN_NS - b) / 4;
+	} else {
+		b /= 2;
+	}
+	gsp->spin_ns = NVL_MIN(NVL_MAX(b, SPIN_MIN_NS), SPIN_MAX_NS);
+}
+
+/*
+ * Before a waiter sleeps, it polls the GSP's status queue write pointer
+ * for a bounded, adaptive time with rx_lock dropped, as real drivers poll
+ * for GSP replies: the reply that comes within a few microseconds is
+ * drained by the caller itself, with no wake-up (the interrupt handler
+ * only broadcasts while a waiter is counted). Only the waiter of the
+ * only call in flight spins, never on a single CPU; it yields the CPU about every microsecond and
+ * stops at the budget, the deadline or a dead GSP, or as soon as a yield
+ * or a preemption shows that the CPU is wanted (then the next SPIN_COOL
+ * waits sleep at once). rx_lock held on entry and exit.
+ * Return: true when the queue moved (drain again), false when it did not.
+ */
+static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
+{
+	struct nvl_gsp_msgq *q = &gsp->q;
+	uint32_t w0 = nvl_gsp_msgq_stat_peek(q), wp;
+	int64_t limit = gsp->spin_ns, t0, now, last;
+	enum spin_end how = SPIN_MISS;
+
+	/* several callers: replies keep coming, wake-ups are shared, and a
+	 * spinner would take the CPU the others need to send */
+	if (!gsp->spin_ok || gsp->spinner || gsp->active_waiters > 1 ||
+	    atomic_load_explicit(&gsp->calls, memory_order_relaxed) > 1 ||
+	    gsp->dead)
+		return false;
+	if (gsp->spin_cool) {
+		gsp->spin_cool--;
+		return false;
+	}
+	gsp->spinner = true;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	t0 = last = nvl_time_ns();
+	for (unsigned i = 1;; i++) {
+		wp = nvl_gsp_msgq_stat_peek(q);
+		/* a new message, or one left since the last drain */
+		if (wp != w0 || wp != nvl_gsp_msgq_stat_rptr(q)) {
+			how = SPIN_HIT;
+			break;
+		}
+		if (i % 16 == 0) {
+			now = nvl_time_ns();
+			if (now - last > SPIN_BUSY_NS) {
+				how = SPIN_BUSY;
+				break;
+			}
+			last = now;
+			if (now - t0 >= limit || now >= deadline ||
+			    atomic_load(&gsp->dead))
+				break;
+			if (i % 32 == 0)
+				sched_yield();
+		}
+		cpu_relax();
+	}
+	now = nvl_time_ns();
+	pthread_mutex_lock(&gsp->rx_lock);
+	gsp->spinner = false;
+	spin_adapt(gsp, how, now - t0);
+	return how == SPIN_HIT;
+}
+
 /* wait for @w; rx_lock held; returns the call's errno */
 static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline)
 {
+	bool spin = true;
+
 	for (;;) {
 		if (!w->done && !gsp->dead) {
 			drain_locked(gsp);
@@ -592,6 +703,14 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			w->err = -ENODEV;
 			break;
 		}
+		/* after a spin that caught nothing, drain once more (the
+		 * interrupt's broadcast found nobody asleep), then sleep */
+		if (spin) {
+			spin = spin_for_message(gsp, deadline);
+			if (spin || gsp->spin_ok)
+				continue;
+		}
+		spin = true;
 		if (!rx_wait(gsp, deadline)) {
 			drain_locked(gsp);
 			kick_direct(gsp);
@@ -651,10 +770,10 @@ static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
 	return 0;
 }
 
-int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
-		size_t req_len, void *reply, size_t reply_cap,
-		size_t *reply_len, enum nvl_gsp_reply policy,
-		int64_t timeout_ns)
+static int rpc_call(struct nvl_gsp *gsp, uint32_t function, const void *req,
+		    size_t req_len, void *reply, size_t reply_cap,
+		    size_t *reply_len, enum nvl_gsp_reply policy,
+		    int64_t timeout_ns)
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns ? timeout_ns
 							 : NVL_GSP_TIMEOUT_NS);
@@ -702,6 +821,22 @@ int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
 				 nvl_gsp_function_name(function));
 	}
 	return finish(gsp, w, ret, reply_len);
+}
+
+int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
+		size_t req_len, void *reply, size_t reply_cap,
+		size_t *reply_len, enum nvl_gsp_reply policy,
+		int64_t timeout_ns)
+{
+	int ret;
+
+	/* counted so that a waiter spins only while its call is the only
+	 * one (spin_for_message()) */
+	atomic_fetch_add_explicit(&gsp->calls, 1, memory_order_relaxed);
+	ret = rpc_call(gsp, function, req, req_len, reply, reply_cap, reply_len,
+		       policy, timeout_ns);
+	atomic_fetch_sub_explicit(&gsp->calls, 1, memory_order_relaxed);
+	return ret;
 }
 
 int nvl_gsp_rpc_async(struct nvl_gsp *gsp, uint32_t function, const void *req,

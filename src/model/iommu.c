@@ -255,3 +255,29 @@ int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 		pthread_rwlock_unlock(&m->iommu->lock);
 	return ret;
 }
+
+int nvl_model_iommu_atomic32(struct nvl_model *m, uint64_t dma, uint32_t *val,
+			     bool write)
+{
+	struct nvl_model_iommu *io = m->iommu;
+	struct nvl_itree_node *n;
+	uint32_t *p;
+
+	if (dma % 4 || dma > UINT64_MAX - 3)
+		return -EFAULT;
+	pthread_rwlock_rdlock(&io->lock);
+	n = nvl_itree_first(&io->tree, dma, dma);
+	if (!n || dma + 3 > n->last) {
+		pthread_rwlock_unlock(&io->lock);
+		return -EFAULT;
+	}
+	/* mappings are whole pages: the word is aligned in host memory too */
+	p = (uint32_t *)(container_of(n, struct nvl_model_dma_map, node)->cpu +
+			 (dma - n->start));
+	if (write)
+		__atomic_store_n(p, *val, __ATOMIC_RELEASE);
+	else
+		*val = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	pthread_rwlock_unlock(&io->lock);
+	return 0;
+}

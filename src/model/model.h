@@ -265,6 +265,25 @@ int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 			  uint64_t pa, void *buf, size_t len, bool write);
 
 /**
+ * nvl_model_phys_atomic32() - one ordered 32-bit access to physical memory,
+ * as a device reads or writes a queue pointer shared with the CPU.
+ * @m: device
+ * @ap: aperture of @pa
+ * @pa: VRAM offset (VIDMEM) or DMA address (SYS_*), 4-byte aligned
+ * @val: the value read (load) or to write (store)
+ * @write: store with release order, else load with acquire order
+ *
+ * A store publishes every byte the model wrote before it; a load makes
+ * every byte the CPU wrote before its own release store of the same word
+ * visible to what the model reads after it (and ThreadSanitizer sees
+ * both edges, which it cannot through nvl_model_phys_access()'s copies).
+ * Safe from any thread.
+ * Return: 0, or -EFAULT when the word is unaligned or not mapped.
+ */
+int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
+			    uint64_t pa, uint32_t *val, bool write);
+
+/**
  * nvl_model_mem_copy() - copy bytes of GPU-visible memory (VRAM or
  * DMA-mapped system pages) on behalf of the device or of a BAR access.
  * @dst: destination

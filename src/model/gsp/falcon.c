@@ -76,12 +76,13 @@ uint32_t nvl_model_gsp_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	struct nvl_model_gsp *g = m->gsp;
+	bool ring = false;
 
 	pthread_mutex_lock(&g->lock);
 	switch (addr) {
 	case NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)):
 		g->doorbells++;
-		pthread_cond_broadcast(&g->cond);
+		ring = true; /* woken after the unlock, below */
 		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR):
 		g->gsp_irqstat &= ~val;
@@ -138,4 +139,9 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		break; /* WPR2 is read-only to the CPU */
 	}
 	pthread_mutex_unlock(&g->lock);
+	/* the doorbell wakes the firmware thread with the lock free: woken
+	 * under it, the thread would at once block on it again (a second
+	 * sleep and wake-up per command) */
+	if (ring)
+		pthread_cond_broadcast(&g->cond);
 }

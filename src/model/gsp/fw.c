@@ -23,6 +23,7 @@
  * corrupt or duplicate replies, answer with an error, or hang.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,18 +80,36 @@ static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
 	return 0;
 }
 
+/*
+ * The queue pointers (write pointer, read pointer, entryOff) are the
+ * words that publish or consume elements: the model accesses them as one
+ * ordered word each (acquire loads, release stores), pairing with the
+ * driver's atomics on the same words, so the element bytes written before
+ * a pointer store happen-before the reads after the other side loads it.
+ */
+static int region_word(struct nvl_model_gsp *g, uint64_t off, uint32_t *v,
+		       bool write)
+{
+	uint64_t pg = off / PAGE;
+
+	if (pg >= g->npte || off % 4)
+		return -EFAULT;
+	return nvl_model_phys_atomic32(g->m, NVL_HW_APERTURE_SYS_COH,
+				       g->pte[pg] + off % PAGE, v, write);
+}
+
 static uint32_t region_rd32(struct nvl_model_gsp *g, uint64_t off)
 {
 	uint32_t v = 0xffffffff;
 
-	region_io(g, off, &v, 4, false);
+	if (region_word(g, off, &v, false))
+		return 0xffffffff;
 	return v;
 }
 
 static void region_wr32(struct nvl_model_gsp *g, uint64_t off, uint32_t v)
 {
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	region_io(g, off, &v, 4, true);
+	region_word(g, off, &v, true);
 }
 
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
@@ -127,6 +146,28 @@ static void raise_irq(struct nvl_model_gsp *g)
 	g->gsp_irqstat |= NVL_HW_FALCON_IRQSTAT_SWGEN0;
 	pthread_mutex_unlock(&g->lock);
 	nvl_model_intr_raise(g->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_GSP);
+}
+
+/*
+ * A message's interrupt: at once, or, while the thread serves a batch of
+ * commands (serve_cmdq()), once at the end of the batch: one interrupt
+ * for the replies of several callers wakes their waiters once, not once
+ * per reply. A waiter that polls sees each reply as it is published.
+ */
+static void msg_irq(struct nvl_model_gsp *g)
+{
+	if (g->irq_defer)
+		g->irq_due = true;
+	else
+		raise_irq(g);
+}
+
+static void flush_irq(struct nvl_model_gsp *g)
+{
+	if (g->irq_due) {
+		g->irq_due = false;
+		raise_irq(g);
+	}
 }
 
 static uint32_t checksum(const uint8_t *p, size_t len)
@@ -173,7 +214,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	size_t hdr = g->wire->elem_hdr;
 	rpc_message_header_v03_00 *r = (void *)(g->tx_elem + hdr);
 	uint32_t pages = (uint32_t)((hdr + RPC_HDR + len + PAGE - 1) / PAGE);
-	int64_t deadline = nvl_deadline_after(NVL_NSEC_PER_SEC);
+	int64_t t0 = nvl_time_ns(), now;
+	int64_t deadline = t0 + NVL_NSEC_PER_SEC;
 	uint32_t wptr =
 		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
 	uint32_t first;
@@ -184,13 +226,22 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 
 		if (rptr < CNT && (rptr + CNT - wptr - 1) % CNT >= pages)
 			break;
-		if (nvl_time_ns() > deadline || stopping(g)) {
+		/* the driver must hear of what is there to make room */
+		flush_irq(g);
+		now = nvl_time_ns();
+		if (now > deadline || stopping(g)) {
 			nvl_fw_log(g, LOG_RM, "statq full: %s dropped",
 				   function >= 0x1000 ? "event" : "reply");
 			return false;
 		}
-		struct timespec ts = {0, 20000};
-		nanosleep(&ts, NULL);
+		/* the driver drains as it receives (a large reply streams):
+		 * yield for a while, then sleep between looks */
+		if (now - t0 < 200 * 1000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 20000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	memset(g->tx_elem, 0, (size_t)pages * PAGE);
 	r->header_version = NV_VGPU_MSG_HEADER_VERSION;
@@ -202,10 +253,12 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	r->sequence = seq;
 	if (len)
 		memcpy(g->tx_elem + hdr + RPC_HDR, data, len);
-	/* the padding is zero: the checksum is the same either way */
+	/* the padding is zero: the checksum is the same either way, so
+	 * only the used bytes are summed */
 	g->wire->elem_write(g->tx_elem, g->tx_seq, pages, 0);
-	g->wire->elem_write(g->tx_elem, g->tx_seq++, pages,
-			    checksum(g->tx_elem, (size_t)pages * PAGE));
+	g->wire->elem_write(
+		g->tx_elem, g->tx_seq++, pages,
+		checksum(g->tx_elem, (hdr + RPC_HDR + len + 7) & ~(size_t)7));
 	if (corrupt)
 		g->tx_elem[hdr + 4] ^= 0x5a; /* in the RPC header */
 	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
@@ -229,7 +282,7 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				break;
 		}
 	}
-	raise_irq(g);
+	msg_irq(g);
 	return true;
 }
 
@@ -356,8 +409,8 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
  * (boot reads the two init RPCs), 0 for all. Returns messages handled,
  * or -1 once stalled.
  */
-static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
-		      uint32_t *fns)
+static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
+		       uint32_t *fns)
 {
 	size_t hdr = g->wire->elem_hdr;
 	const rpc_message_header_v03_00 *r = (const void *)(g->rx_elem + hdr);
@@ -478,6 +531,19 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		handled++;
 		dispatch(g, rx->function, rx->seq, g->msg, rx->len);
 	}
+}
+
+/* serve_batch() with the replies' interrupts raised once, at its end */
+static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
+		      uint32_t *fns)
+{
+	int n;
+
+	g->irq_defer = true;
+	n = serve_batch(g, rx, only, fns);
+	g->irq_defer = false;
+	flush_irq(g);
+	return n;
 }
 
 /* ---- booter ----------------------------------------------------------- */

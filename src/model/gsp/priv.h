@@ -68,6 +68,9 @@ struct nvl_model_gsp {
 	uint8_t *rx_elem, *tx_elem; /* 64 KiB each */
 	uint8_t *msg; /* an assembled request */
 	uint8_t *reply; /* a reply being built */
+	/* fw.c, the firmware thread only: interrupts held for the end of a
+	 * batch of commands, one owed */
+	bool irq_defer, irq_due;
 
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
