@@ -212,24 +212,6 @@ int nvl_model_phys_copy(struct nvl_model *m, enum nvl_hw_aperture dap,
 	return ret;
 }
 
-/* @n bytes of the four-byte @pattern, starting at its byte @phase */
-static void pattern_fill(uint8_t *p, uint64_t n, uint32_t pattern,
-			 unsigned phase)
-{
-	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
-
-	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
-		memset(p, b[0], n);
-		return;
-	}
-	for (; n && (phase & 3); n--)
-		*p++ = b[phase++ & 3];
-	for (; n >= 4; n -= 4, p += 4)
-		memcpy(p, b, 4);
-	for (unsigned i = 0; i < n; i++)
-		p[i] = b[i];
-}
-
 int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 			uint64_t pa, uint32_t pattern, uint64_t len)
 {
@@ -248,7 +230,7 @@ int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 			break;
 		}
 		k = NVL_MIN(len - done, avail);
-		pattern_fill(d, k, pattern, (unsigned)(done & 3));
+		nvl_model_mem_fill(d, (size_t)k, pattern, (unsigned)(done & 3));
 		done += k;
 	}
 	if (locked)

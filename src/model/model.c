@@ -106,10 +106,37 @@ nvl_model_mem_copy(void *dst, const void *src, size_t len)
 	for (size_t i = 0; i < len; i++)
 		d[i] = s[i];
 }
+
+/* byte by byte, uninstrumented: a pattern fill by the device */
+__attribute__((no_sanitize_thread, noinline)) void
+nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern, unsigned phase)
+{
+	volatile uint8_t *d = dst;
+
+	for (size_t i = 0; i < len; i++)
+		d[i] = (uint8_t)(pattern >> (8 * ((phase + i) & 3)));
+}
 #else
 void nvl_model_mem_copy(void *dst, const void *src, size_t len)
 {
 	memcpy(dst, src, len);
+}
+
+void nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern, unsigned phase)
+{
+	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
+	uint8_t *p = dst;
+
+	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
+		memset(p, b[0], len);
+		return;
+	}
+	for (; len && (phase & 3); len--)
+		*p++ = b[phase++ & 3];
+	for (; len >= 4; len -= 4, p += 4)
+		memcpy(p, b, 4);
+	for (size_t i = 0; i < len; i++)
+		p[i] = b[i];
 }
 #endif
 

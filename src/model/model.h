@@ -299,6 +299,18 @@ int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
 void nvl_model_mem_copy(void *dst, const void *src, size_t len);
 
 /**
+ * nvl_model_mem_fill() - fill @len bytes of GPU-visible memory with the
+ * four-byte @pattern (byte 0 first), starting at its byte @phase; as
+ * nvl_model_mem_copy(), uninstrumented in ThreadSanitizer builds.
+ * @dst: destination
+ * @len: bytes
+ * @pattern: the pattern, little-endian
+ * @phase: the pattern's byte that goes to @dst[0] (0..3)
+ */
+void nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern,
+			unsigned phase);
+
+/**
  * nvl_model_phys_ptr() - direct pointer to @len bytes of VRAM at @pa, for
  * the walker's and engines' fast paths.
  * Return: the pointer, or NULL when the range leaves VRAM.

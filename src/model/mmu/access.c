@@ -250,7 +250,7 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 				      chid);
 		if (r.x.state == NVL_MODEL_XLATE_SPARSE) {
 			if (!write)
-				memset(p, 0, r.len);
+				nvl_model_mem_fill(p, r.len, 0, 0);
 		} else if (mem_io(m, &r.x, p, r.len, write)) {
 			return report(m, va, NVL_HW_FAULT_REGION_VIOLATION,
 				      access, engine_id, chid);
@@ -365,20 +365,7 @@ int nvl_model_vm_copy(struct nvl_model *m,
 /* Fill @n bytes at @p with @pattern, byte @phase of the pattern first. */
 static void fill(uint8_t *p, size_t n, uint32_t pattern, unsigned int phase)
 {
-	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
-
-	if (b[0] == b[1] && b[1] == b[2] && b[2] == b[3]) {
-		memset(p, b[0], n);
-		return;
-	}
-	while (n && (phase & 3)) {
-		*p++ = b[phase++ & 3];
-		n--;
-	}
-	for (; n >= 4; n -= 4, p += 4)
-		memcpy(p, b, 4);
-	for (unsigned int i = 0; i < n; i++)
-		p[i] = b[i];
+	nvl_model_mem_fill(p, n, pattern, phase & 3);
 }
 
 /**
