@@ -11,7 +11,9 @@
  *    17 elements, 1 MiB back; both directions counted); baseline
  *    memcpy_bandwidth;
  *  - rpc_concurrent_8: round trips per second with 8 threads calling at
- *    once, against the single-thread rate measured in the same run;
+	once, against the single-thread rate measured in the same run;
+ *    rpc_concurrent_8_sleeps: voluntary context switches per call of
+ *    the 8-thread phase;
  *  - sensor_query: ns per full nvl_gsp_sensors_read() (five controls
  *    in flight at once); baseline the ECHO round trip (rpc_roundtrip)
  *    measured in the same run;
@@ -240,6 +242,7 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 	struct rt t = {r, iters, sizeof(p), p};
 	struct conc c[8];
 	pthread_t th[8];
+	struct rusage ru0, ru1;
 	double single, rate;
 	int64_t t0;
 	int err = 0;
@@ -249,6 +252,7 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 		return -EIO;
 	}
 	single = 1e9 / nvl_bench_median(3, rt_sample, &t);
+	getrusage(RUSAGE_SELF, &ru0);
 	t0 = nvl_bench_now_ns();
 	for (int i = 0; i < 8; i++) {
 		c[i] = (struct conc){r, iters, 0};
@@ -259,12 +263,20 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 		err |= c[i].err;
 	}
 	rate = 8.0 * iters * 1e9 / (double)(nvl_bench_now_ns() - t0);
+	getrusage(RUSAGE_SELF, &ru1);
 	rig_down(r);
 	free(r);
 	if (err)
 		return -EIO;
 	nvl_bench_report_vs(ctx, "rpc_concurrent_8", rate, "calls/s",
 			    "single_thread_calls", single);
+	/* where the 8 callers' time goes: sleeps (voluntary context
+	 * switches of every thread, driver and firmware) per call */
+	nvl_bench_report_extra(
+		ctx, "rpc_concurrent_8_sleeps",
+		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / (8.0 * iters),
+		"per_call", NULL, "involuntary_per_call",
+		(double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / (8.0 * iters), NULL);
 	return 0;
 }
 

@@ -22,6 +22,9 @@ struct nvl_gsp_async {
 	bool abandoned; /* the caller gave up; free on completion */
 	bool owned; /* allocated by rpc_async */
 	uint32_t cmd_wptr; /* cmdq write pointer after our message */
+	/* the sleeping waiter's own condition (rpc.c: wait_locked()), or
+	 * NULL: whoever completes the call wakes this caller only */
+	pthread_cond_t *wake;
 };
 
 struct nvl_gsp_ev {
@@ -88,6 +91,13 @@ struct nvl_gsp {
 	/* the waiters' bounded spin on the status queue (rpc.c): one
 	 * spinner at a time, its budget adapted to how long replies take */
 	bool spinner;
+	bool spin_irq; /* an interrupt came during the spin: drain after */
+	/* callers completed by the running drain, woken at its end (rpc.c) */
+	pthread_cond_t *wake_pending[16];
+	unsigned n_wake;
+	bool draining;
+	/* send-side counts (tx_lock), copied into st by nvl_gsp_get_stats() */
+	uint64_t tx_rpcs;
 	bool spin_ok; /* more than one CPU: spinning can help */
 	int64_t spin_ns;
 	unsigned spin_cool; /* waits left that sleep without spinning */

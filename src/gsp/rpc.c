@@ -9,10 +9,11 @@
  * from CONTINUATION_RECORD elements up to the caller's buffer), events go
  * to a bounded queue that the event thread serves, so a slow handler
  * delays no reply; an event that finds the queue full is dropped and
- * counted. While a caller waits, the interrupt handler only wakes it;
- * otherwise the handler drains the queue itself (the receive thread drains
- * too, on a wake-up, so the status queue empties even when nobody waits
- * and a handler is stuck).
+ * counted. While callers sleep, the interrupt handler wakes one of them
+ * (the oldest), which drains for all and wakes only the callers whose
+ * replies it found, once it is done; otherwise the handler drains the
+ * queue itself (the receive thread drains too, on a wake-up, so the
+ * status queue empties even when nobody waits and a handler is stuck).
  *
  * Direct handlers (nvl_gsp_event_register_direct(): MMU_FAULT_QUEUED, whose
  * kill must not wait behind the event thread) are not queued: their event
@@ -67,24 +68,62 @@ static void cond_init_mono(pthread_cond_t *c)
 	pthread_condattr_destroy(&a);
 }
 
-/* wait on rx_cond until @deadline; returns false once it passed */
-static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
+/*
+ * The locks are held for short stretches by threads on other CPUs (a
+ * drainer that has just woken the callers it completed, a sender): a
+ * short spin before sleeping saves a sleep and a wake-up per contended
+ * acquisition.
+ */
+static void mutex_init_adaptive(pthread_mutex_t *mu)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+#ifdef __GLIBC__
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(mu, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+/* wait on @c (with rx_lock) until @deadline; false once it passed */
+static bool cond_wait_until(struct nvl_gsp *gsp, pthread_cond_t *c,
+			    int64_t deadline)
 {
 	struct timespec ts;
 
 	if (nvl_time_ns() >= deadline)
 		return false;
 	if (deadline == NVL_TIMEOUT_INFINITE) {
-		pthread_cond_wait(&gsp->rx_cond, &gsp->rx_lock);
+		pthread_cond_wait(c, &gsp->rx_lock);
 		return true;
 	}
 	ts = nvl_ns_to_timespec(deadline);
-	pthread_cond_timedwait(&gsp->rx_cond, &gsp->rx_lock, &ts);
+	pthread_cond_timedwait(c, &gsp->rx_lock, &ts);
 	return true;
+}
+
+static bool rx_wait(struct nvl_gsp *gsp, int64_t deadline)
+{
+	return cond_wait_until(gsp, &gsp->rx_cond, deadline);
 }
 
 static void drain_locked(struct nvl_gsp *gsp);
 static void run_direct_locked(struct nvl_gsp *gsp);
+static void kick_direct(struct nvl_gsp *gsp);
+
+/* wake the oldest sleeping caller to drain for all; rx_lock held */
+static bool wake_drainer(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_async *w;
+
+	nvl_list_for_each_entry (w, &gsp->waiters, link)
+		if (w->wake) {
+			pthread_cond_signal(w->wake);
+			return true;
+		}
+	return false;
+}
 
 static void irq_handler(void *arg)
 {
@@ -106,16 +145,27 @@ static void irq_handler(void *arg)
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->irqs++;
-		/* a waiting caller drains for itself (a spinning one has
-		 * seen the message already); else this handler does, and
-		 * runs the direct handlers (a fault's kill) here, no thread
-		 * woken; the receive thread while the GSP is dead */
-		if (gsp->active_waiters) {
-			pthread_cond_broadcast(&gsp->rx_cond);
+		/*
+		 * A spinning caller drains for itself (it sees the message,
+		 * or drains once more when its spin ends). While callers
+		 * sleep, this handler (on the firmware's thread: it must not
+		 * do their work) wakes one of them, the oldest: it drains for
+		 * all, and wakes only the callers whose replies came (no herd
+		 * of waiters re-draining an empty queue). Else this handler
+		 * drains, and runs the direct handlers (a fault's kill) here,
+		 * no thread woken; the receive thread while the GSP is dead.
+		 */
+		if (gsp->spinner) {
+			gsp->spin_irq = true;
+		} else if (gsp->active_waiters && wake_drainer(gsp)) {
+			/* woken */
 		} else if (!gsp->dead && !gsp->stop) {
 			gsp->irqs_drained = gsp->irqs;
 			drain_locked(gsp);
-			run_direct_locked(gsp);
+			if (gsp->active_waiters)
+				kick_direct(gsp);
+			else
+				run_direct_locked(gsp);
 		} else {
 			pthread_cond_signal(&gsp->drain_cond);
 		}
@@ -152,6 +202,15 @@ static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
 	if (err && !w->err)
 		w->err = err;
 	nvl_list_del(&w->link);
+	if (w->wake) {
+		/* a drain wakes its callers once it is done: a caller woken
+		 * sooner would only block on rx_lock again */
+		if (gsp->draining &&
+		    gsp->n_wake < NVL_ARRAY_SIZE(gsp->wake_pending))
+			gsp->wake_pending[gsp->n_wake++] = w->wake;
+		else
+			pthread_cond_signal(w->wake);
+	}
 	if (w->abandoned)
 		nvl_free(w);
 }
@@ -225,8 +284,26 @@ static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 	complete(gsp, w, 0);
 }
 
+/* wake the callers the drain completed; rx_lock held */
+static void wake_completed(struct nvl_gsp *gsp)
+{
+	for (unsigned i = 0; i < gsp->n_wake; i++)
+		pthread_cond_signal(gsp->wake_pending[i]);
+	gsp->n_wake = 0;
+	gsp->draining = false;
+}
+
+static void drain_queue(struct nvl_gsp *gsp);
+
 /* read everything the GSP wrote; rx_lock held */
 static void drain_locked(struct nvl_gsp *gsp)
+{
+	gsp->draining = true;
+	drain_queue(gsp);
+	wake_completed(gsp);
+}
+
+static void drain_queue(struct nvl_gsp *gsp)
 {
 	struct nvl_gsp_msg m;
 	int ret;
@@ -240,6 +317,7 @@ static void drain_locked(struct nvl_gsp *gsp)
 		}
 		if (ret < 0) {
 			gsp->st.bad_msgs++;
+			wake_completed(gsp);
 			pthread_mutex_unlock(&gsp->rx_lock);
 			nvl_gsp_mark_dead(gsp, "status queue header corrupt");
 			pthread_mutex_lock(&gsp->rx_lock);
@@ -411,8 +489,8 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	if (!gsp)
 		return nvl_error(-ENOMEM, "gsp: no memory for the client");
 	gsp->hw = hw;
-	pthread_mutex_init(&gsp->tx_lock, NULL);
-	pthread_mutex_init(&gsp->rx_lock, NULL);
+	mutex_init_adaptive(&gsp->tx_lock);
+	mutex_init_adaptive(&gsp->rx_lock);
 	cond_init_mono(&gsp->rx_cond);
 	cond_init_mono(&gsp->drain_cond);
 	cond_init_mono(&gsp->ev_cond);
@@ -564,12 +642,15 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	ret = nvl_gsp_msgq_send(&gsp->q, function, seq, req, len, deadline);
 	if (w)
 		w->cmd_wptr = nvl_gsp_msgq_cmd_wptr(&gsp->q);
-	pthread_mutex_lock(&gsp->rx_lock);
-	gsp->st.rpcs++;
-	gsp->st.sent = gsp->q.stats.sent;
-	if (ret && w && !w->done)
-		nvl_list_del(&w->link);
-	pthread_mutex_unlock(&gsp->rx_lock);
+	/* counted under tx_lock (nvl_gsp_get_stats() copies them): one
+	 * rx_lock round trip per call, not two */
+	gsp->tx_rpcs++;
+	if (ret && w) {
+		pthread_mutex_lock(&gsp->rx_lock);
+		if (!w->done)
+			nvl_list_del(&w->link);
+		pthread_mutex_unlock(&gsp->rx_lock);
+	}
 	pthread_mutex_unlock(&gsp->tx_lock);
 	if (ret == -ETIMEDOUT)
 		nvl_gsp_mark_dead(gsp, "the command queue stayed full");
@@ -621,6 +702,21 @@ static void spin_adapt(struct nvl_gsp *gsp, enum spin_end how, int64_t ns)
 		b /= 2;
 	}
 	gsp->spin_ns = NVL_MIN(NVL_MAX(b, SPIN_MIN_NS), SPIN_MAX_NS);
+}
+
+/* end a spin: rx_lock held */
+static void spin_end(struct nvl_gsp *gsp)
+{
+	gsp->spinner = false;
+	if (gsp->spin_irq) {
+		/* the interrupt left its messages to the spinner: they may
+		 * be other waiters' replies */
+		gsp->spin_irq = false;
+		if (!gsp->dead) {
+			drain_locked(gsp);
+			kick_direct(gsp);
+		}
+	}
 }
 
 /*
@@ -679,8 +775,8 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 	}
 	now = nvl_time_ns();
 	pthread_mutex_lock(&gsp->rx_lock);
-	gsp->spinner = false;
 	spin_adapt(gsp, how, now - t0);
+	spin_end(gsp);
 	return how == SPIN_HIT;
 }
 
@@ -711,7 +807,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 				continue;
 		}
 		spin = true;
-		if (!rx_wait(gsp, deadline)) {
+		if (!cond_wait_until(gsp, w->wake, deadline)) {
 			drain_locked(gsp);
 			kick_direct(gsp);
 			if (w->done)
@@ -727,11 +823,18 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		       int64_t deadline)
 {
+	pthread_cond_t wake;
 	int ret;
 
+	/* this caller's own wake-up: the drainer that completes the call
+	 * signals it, and no other waiter */
+	cond_init_mono(&wake);
+	w->wake = &wake;
 	gsp->active_waiters++;
 	ret = wait_loop(gsp, w, deadline);
 	gsp->active_waiters--;
+	w->wake = NULL;
+	pthread_cond_destroy(&wake);
 	return ret;
 }
 
@@ -960,8 +1063,10 @@ int nvl_gsp_event_flush(struct nvl_gsp *gsp, int64_t timeout_ns)
 
 void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
 {
+	pthread_mutex_lock(&gsp->tx_lock);
 	pthread_mutex_lock(&gsp->rx_lock);
 	*out = gsp->st;
+	out->rpcs = gsp->tx_rpcs;
 	out->bad_header = gsp->q.stats.bad_header;
 	out->bad_checksum = gsp->q.stats.bad_checksum;
 	out->bad_seq = gsp->q.stats.bad_seq;
@@ -970,6 +1075,7 @@ void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
 	out->received = gsp->q.stats.received;
 	out->sent = gsp->q.stats.sent;
 	pthread_mutex_unlock(&gsp->rx_lock);
+	pthread_mutex_unlock(&gsp->tx_lock);
 }
 
 uint64_t nvl_gsp_rx_mark(struct nvl_gsp *gsp)
