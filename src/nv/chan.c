@@ -844,6 +844,20 @@ NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel)
 	return 0;
 }
 
+/* 0, or -ENODEV (with the message "<what>channel N was killed") */
+static int chan_check_alive(struct nv_chan *ch, const char *what,
+			    uint32_t channel)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&ch->lock);
+	if (ch->killed)
+		ret = nvl_error(-ENODEV, "%schannel %u was killed (%d)", what,
+				channel, ch->error);
+	pthread_mutex_unlock(&ch->lock);
+	return ret;
+}
+
 int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
 		       uint32_t *chid, uint32_t *runlist)
 {
@@ -1010,11 +1024,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 			ret = nvl_error(-EINVAL, "exec: wait %u: flags", i);
 	if (ret)
 		goto out;
-	pthread_mutex_lock(&ch->lock);
-	if (ch->killed)
-		ret = nvl_error(-ENODEV, "exec: channel %u was killed (%d)",
-				channel, ch->error);
-	pthread_mutex_unlock(&ch->lock);
+	ret = chan_check_alive(ch, "exec: ", channel);
 	if (!ret && atomic_load(&ch->d->suspended))
 		ret = nvl_error(-EAGAIN, "exec: the device is suspended");
 	if (!ret && atomic_load(&client->hangs) >= NVL_NV_HANG_BAN)
@@ -1225,11 +1235,7 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 
 	if (!ch)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
-	pthread_mutex_lock(&ch->lock);
-	if (ch->killed)
-		ret = nvl_error(-ENODEV, "channel %u was killed (%d)", channel,
-				ch->error);
-	pthread_mutex_unlock(&ch->lock);
+	ret = chan_check_alive(ch, "", channel);
 	if (ret)
 		goto out;
 	j = nvl_zalloc(sizeof(*j) + sizeof(j->push[0]));
