@@ -46,27 +46,18 @@
 #define NVL_NEVER(x) ((x) ? (assert(!#x), 1) : 0)
 #endif
 
-/*
- * NVL_TSAN_RELEASE(p) / NVL_TSAN_ACQUIRE(p) - tell ThreadSanitizer about a
- * happens-before edge it cannot see, because it passes through a device (a
- * message the device only answers after it was published) or through
- * standalone fences, which TSan does not model. No code in other builds.
+/**
+ * nvl_cpu_relax() - one iteration of a busy-wait loop: the PAUSE hint on
+ * x86 (a spinning core yields its pipeline to its sibling), a compiler
+ * barrier elsewhere.
  */
-#if defined(__SANITIZE_THREAD__)
-#define NVL_HAS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define NVL_HAS_TSAN 1
-#endif
-#endif
-#ifdef NVL_HAS_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define NVL_TSAN_RELEASE(p) __tsan_release((void *)(p))
-#define NVL_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
+static inline void nvl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
 #else
-#define NVL_TSAN_RELEASE(p) ((void)(p))
-#define NVL_TSAN_ACQUIRE(p) ((void)(p))
+	__asm__ volatile("" ::: "memory");
 #endif
+}
 
 #endif /* NVL_BASE_COMPILER_H */

@@ -365,9 +365,7 @@ static void backoff(unsigned *spins, int64_t t0)
 	struct timespec ts = {0, 20000};
 
 	if (++*spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
+		nvl_cpu_relax();
 		return;
 	}
 	if (nvl_time_ns() - t0 < 200 * 1000) {

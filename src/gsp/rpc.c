@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/compiler.h"
 #include "base/alloc.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -676,15 +677,6 @@ static bool gsp_stuck(struct nvl_gsp *gsp)
 	return nvl_gsp_msgq_cmd_rptr(&gsp->q) == r1;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
-
 enum spin_end { SPIN_HIT, SPIN_MISS, SPIN_BUSY };
 
 static void spin_adapt(struct nvl_gsp *gsp, enum spin_end how, int64_t ns)
@@ -771,7 +763,7 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 			if (i % 32 == 0)
 				sched_yield();
 		}
-		cpu_relax();
+		nvl_cpu_relax();
 	}
 	now = nvl_time_ns();
 	pthread_mutex_lock(&gsp->rx_lock);

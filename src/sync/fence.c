@@ -34,6 +34,7 @@
 #include <x86intrin.h>
 #endif
 
+#include "base/compiler.h"
 #include "base/alloc.h"
 #include "base/log.h"
 #include "sync/checker.h"
@@ -387,15 +388,6 @@ bool nvl_fence_remove_callback(struct nvl_fence *f, struct nvl_fence_cb *cb)
 
 /* ---- waiting --------------------------------------------------------- */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
-
 /*
  * An interruptible sleep needs a finite futex deadline: the kernel restarts
  * an untimed futex wait after an SA_RESTART handler instead of failing it.
@@ -420,7 +412,7 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 	for (int i = 0; i < WAIT_SPIN; i++) {
 		if (nvl_fence_test_signaled_flag(f))
 			return 0;
-		cpu_relax();
+		nvl_cpu_relax();
 	}
 	for (;;) {
 		uint32_t old = atomic_fetch_or_explicit(&f->flags, F_WAITERS,

@@ -14,17 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/compiler.h"
 #include "base/time.h"
 #include "sync/flock.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ volatile("" ::: "memory");
-#endif
-}
 
 int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 {
@@ -63,7 +55,7 @@ void nvl_flock_lock_slow(struct nvl_flock *l)
 			return;
 		if (c == 2)
 			break;
-		cpu_relax();
+		nvl_cpu_relax();
 	}
 	c = atomic_exchange_explicit(&l->v, 2, memory_order_acquire);
 	while (c != 0) {
