@@ -86,12 +86,9 @@ static int gtt_pages_alloc(void *priv, uint64_t size_B, void **ptr_out)
 	void *p;
 	int ret;
 
-	if (nvl_might_alloc(0))
-		return -ENOMEM;
-	p = mmap(NULL, size_B, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return -ENOMEM;
+	ret = nvl_mm_anon_pages_alloc(NULL, size_B, &p);
+	if (ret)
+		return ret;
 	/*
 	 * Huge pages where they fit, populated at once as TTM populates a
 	 * tt's pages: a move writes a GTT BO whole, and the copy engine
