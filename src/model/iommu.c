@@ -238,28 +238,27 @@ int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 	return ret;
 }
 
-int nvl_model_iommu_atomic32(struct nvl_model *m, uint64_t dma, uint32_t *val,
-			     bool write)
+int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
+			    uint64_t pa, uint32_t *val, bool write)
 {
-	struct nvl_model_iommu *io = m->iommu;
-	struct nvl_itree_node *n;
+	bool locked = ap_sys(ap);
+	uint64_t avail = 0;
 	uint32_t *p;
+	int ret = 0;
 
-	if (dma % 4 || dma > UINT64_MAX - 3)
+	if (pa % 4)
 		return -EFAULT;
-	pthread_rwlock_rdlock(&io->lock);
-	n = nvl_itree_first(&io->tree, dma, dma);
-	if (!n || dma + 3 > n->last) {
-		pthread_rwlock_unlock(&io->lock);
-		return -EFAULT;
-	}
-	/* mappings are whole pages: the word is aligned in host memory too */
-	p = (uint32_t *)(container_of(n, struct nvl_model_dma_map, node)->cpu +
-			 (dma - n->start));
-	if (write)
+	if (locked)
+		pthread_rwlock_rdlock(&m->iommu->lock);
+	/* VRAM and DMA mappings are page-aligned: so is the word in memory */
+	p = (uint32_t *)phys_resolve(m, ap, pa, &avail);
+	if (!p || avail < 4)
+		ret = -EFAULT;
+	else if (write)
 		__atomic_store_n(p, *val, __ATOMIC_RELEASE);
 	else
 		*val = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-	pthread_rwlock_unlock(&io->lock);
-	return 0;
+	if (locked)
+		pthread_rwlock_unlock(&m->iommu->lock);
+	return ret;
 }

@@ -163,31 +163,6 @@ int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 	}
 }
 
-int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
-			    uint64_t pa, uint32_t *val, bool write)
-{
-	uint32_t *p;
-
-	if (pa % 4)
-		return -EFAULT;
-	switch (ap) {
-	case NVL_HW_APERTURE_VIDMEM:
-		p = (uint32_t *)nvl_model_phys_ptr(m, pa, 4);
-		if (!p)
-			return -EFAULT;
-		if (write)
-			__atomic_store_n(p, *val, __ATOMIC_RELEASE);
-		else
-			*val = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-		return 0;
-	case NVL_HW_APERTURE_SYS_COH:
-	case NVL_HW_APERTURE_SYS_NONCOH:
-		return nvl_model_iommu_atomic32(m, pa, val, write);
-	default:
-		return -EFAULT;
-	}
-}
-
 uint64_t nvl_model_time_ns(struct nvl_model *m)
 {
 	return (uint64_t)(nvl_time_ns() - m->time_base_ns);

@@ -65,13 +65,6 @@ int nvl_model_phys_copy(struct nvl_model *m, enum nvl_hw_aperture dap,
  */
 int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 			uint64_t pa, uint32_t pattern, uint64_t len);
-/**
- * nvl_model_iommu_atomic32() - acquire load or release store of the
- * aligned u32 at DMA address @dma (nvl_model_phys_atomic32()).
- * Return: 0, or -EFAULT when it is not mapped.
- */
-int nvl_model_iommu_atomic32(struct nvl_model *m, uint64_t dma, uint32_t *val,
-			     bool write);
 
 /* ---- interrupts (intr.c) -------------------------------------------- */
 /**
