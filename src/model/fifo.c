@@ -299,6 +299,11 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 			chan_enqueue_locked(ch);
 		break;
 	case NVL_MODEL_RUN_STOPPED:
+		/* stopped by an error or fault that was cleared (or a
+		 * disable undone) while this thread still held the channel:
+		 * the clear's enqueue found it running and left the kick */
+		if (ch->kicked)
+			chan_enqueue_locked(ch);
 		break;
 	}
 }

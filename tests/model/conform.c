@@ -831,6 +831,38 @@ static void clear_faulted_chid_runlist(void **state)
 }
 
 /*
+ * Clearing ENG_FAULTED (CHRAM CTRL, as CLEAR_FAULTED does) retries the
+ * faulting entry, even when the clear lands while the runlist is still
+ * taking the faulted channel off the engine: 200 faults, each cleared the
+ * moment its error shows, each retry faulting again (the VA stays
+ * unmapped). A retry lost in that window leaves the channel stopped with
+ * no error, and the wait for the next fault times out.
+ */
+static void clear_faulted_while_stopping(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan f;
+	uint32_t p[32], n;
+
+	gpu_chan(g, 9, 1, &f);
+	n = nvl_kit_pb_copy(p, g->ce_class, 0x800000, HOLE, 4);
+	gpu_push(&f, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &f), 0);
+	for (int i = 0; i < 200; i++) {
+		int64_t deadline = nvl_deadline_after(GPU_WAIT);
+
+		while (!nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(9)))
+			assert_true(nvl_time_ns() < deadline);
+		assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(9)),
+				 NVL_HW_CHERR_MMU_FAULT);
+		nvl_hw_wr32(g->hw, NVL_HW_CHRAM_CTRL(9),
+			    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	}
+	nvl_kit_chan_fini(&g->kit, &f);
+	gpu_down(g);
+}
+
+/*
  * dev_ram.ref NV_RAMIN_BIG_PAGE_SIZE (bit 11 of PAGE_DIR_BASE): 0 = 128
  * KiB, 1 = 64 KiB. The model walks 64 KiB big pages only, so it checks
  * the bit: an instance block asking for 128 KiB is an INSTANCE error.
@@ -864,6 +896,7 @@ static void ramin_big_page_size(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(subch_host_methods),
 	cmocka_unit_test(clear_faulted_chid_runlist),
+	cmocka_unit_test(clear_faulted_while_stopping),
 	cmocka_unit_test(ramin_big_page_size),
 	cmocka_unit_test(ramfc_acquire_timeout_en),
 	cmocka_unit_test(sem_execute_release_timestamp),
