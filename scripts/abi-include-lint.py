@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """The driver reaches the firmware interface only through the generated,
 version-neutral layer (gspabi.h): no file under src/ or tools/nvl may
-include a versioned firmware header (anything under firmware/abi/, or
-src/gsp/abi.h, which includes 535.113.01's), directly or through another
-header of the tree. Prints TAP.
+include a versioned firmware header (anything under firmware/abi/),
+directly or through another header of the tree. Prints TAP.
 
 Exempt: src/gsp/abi_ver*.c (the per-version side of the driver, if it
 ever needs a header the layer does not carry) and src/model/ (the model's
@@ -11,11 +10,10 @@ GPU and GSP firmware: the other side of the interface, compiled against
 each version's headers on purpose). The generated files are build
 outputs, outside the source tree.
 
-Files not yet moved are listed in PENDING (one path a line, relative to the
-source root); the list may only shrink: a listed file that no longer
-includes a versioned header fails too, so it gets removed from the list.
+Tests, benchmarks and fuzz targets that play the firmware's side include
+the versioned headers directly; they are outside the scope.
 
-usage: abi-include-lint.py SOURCE_ROOT PENDING
+usage: abi-include-lint.py SOURCE_ROOT
        abi-include-lint.py --self-test
 """
 import os
@@ -26,7 +24,6 @@ import tempfile
 SCOPE = ("src", "tools/nvl")
 EXEMPT_DIRS = ("src/model/",)
 EXEMPT = re.compile(r"^src/gsp/abi_ver[^/]*\.c$")
-DOOR = "src/gsp/abi.h"
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -41,7 +38,7 @@ def resolve(root, path, name):
 
 
 def versioned(rel):
-    return rel == DOOR or rel.startswith("firmware/abi/")
+    return rel.startswith("firmware/abi/")
 
 
 def scan(root):
@@ -83,8 +80,7 @@ def scan(root):
                 if not f.endswith((".c", ".h")):
                     continue
                 rel = os.path.relpath(os.path.join(dirpath, f), root)
-                if (rel == DOOR or rel.startswith(EXEMPT_DIRS)
-                        or EXEMPT.match(rel)):
+                if rel.startswith(EXEMPT_DIRS) or EXEMPT.match(rel):
                     continue
                 c = chain(rel, frozenset())
                 if c:
@@ -92,17 +88,12 @@ def scan(root):
     return out
 
 
-def check(root, pending):
+def check(root):
     bad = scan(root)
     cases = []
     for rel in sorted(bad):
         cases.append((f"{rel} includes a versioned header "
-                      f"({' -> '.join(bad[rel])})"
-                      + (" [pending]" if rel in pending else ""),
-                      rel in pending))
-    for rel in sorted(pending - set(bad)):
-        cases.append((f"{rel} no longer includes a versioned header: "
-                      "remove it from the pending list", False))
+                      f"({' -> '.join(bad[rel])})", False))
     if not cases:
         cases.append(("no file in src/ (but the model) or tools/nvl "
                       "includes a versioned header", True))
@@ -116,20 +107,20 @@ def self_test():
             os.makedirs(os.path.join(t, os.path.dirname(rel)), exist_ok=True)
             open(os.path.join(t, rel), "w").write(text)
         put("firmware/abi/1.0/gsp.h", "")
-        put("src/gsp/abi.h", '#include "firmware/abi/1.0/gsp.h"\n')
+        put("src/gsp/door.h", '#include "firmware/abi/1.0/gsp.h"\n')
         put("src/gsp/direct.c", '#include "firmware/abi/1.0/gsp.h"\n')
-        put("src/gsp/door.c", '#include "gsp/abi.h"\n')
-        put("src/gsp/hdr.h", '#include "abi.h"\n')
+        put("src/gsp/door.c", '#include "gsp/door.h"\n')
+        put("src/gsp/hdr.h", '#include "door.h"\n')
         put("src/nv/indirect.c", '#include "gsp/hdr.h"\n')
         put("src/core/clean.c", '#include "gspabi.h"\n#include <stdio.h>\n')
         put("src/mm/other.c", '#include "gsp/hdr.h"\n')
-        put("tools/nvl/demo.c", '#include "gsp/abi.h"\n')
+        put("tools/nvl/demo.c", '#include "gsp/door.h"\n')
         put("src/gsp/abi_ver_x.c", '#include "firmware/abi/1.0/gsp.h"\n')
         put("src/model/gsp/fw.c", '#include "firmware/abi/1.0/gsp.h"\n')
         got = scan(t)
-        want = {"src/gsp/direct.c", "src/gsp/door.c", "src/gsp/hdr.h",
+        want = {"src/gsp/direct.c", "src/gsp/door.h", "src/gsp/door.c",
+                "src/gsp/hdr.h",
                 "src/nv/indirect.c", "src/mm/other.c", "tools/nvl/demo.c"}
-        stale = check(t, {"src/core/clean.c"} | want)
         return [
             ("finds direct, door, header and indirect includes",
              set(got) == want),
@@ -139,11 +130,9 @@ def self_test():
              and "src/model/gsp/fw.c" not in got),
             ("the chain names the way in",
              got.get("src/nv/indirect.c") == ["src/gsp/hdr.h",
-                                             "src/gsp/abi.h"]),
-            ("a stale pending entry fails",
-             any(not ok and "no longer" in n for n, ok in stale)),
-            ("an unlisted offender fails",
-             not all(ok for _, ok in check(t, set()))),
+                                             "src/gsp/door.h",
+                                             "firmware/abi/1.0/gsp.h"]),
+            ("an offender fails", not all(ok for _, ok in check(t))),
         ]
 
 
@@ -151,10 +140,7 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         cases = self_test()
     else:
-        root, plist = sys.argv[1], sys.argv[2]
-        pending = {l.split("#")[0].strip() for l in open(plist)}
-        pending.discard("")
-        cases = check(root, pending)
+        cases = check(sys.argv[1])
     print(f"1..{len(cases)}")
     for i, (n, ok) in enumerate(cases, 1):
         print(f"{'ok' if ok else 'not ok'} {i} - {n}")

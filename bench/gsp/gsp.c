@@ -31,7 +31,7 @@
 #include <openssl/sha.h>
 
 #include "bench.h"
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/boot.h"
 #include "gsp/gsp.h"
 #include "gsp/image.h"

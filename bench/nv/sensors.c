@@ -18,7 +18,7 @@
 #include "bench.h"
 #include "core/device.h"
 #include "gsp/rm.h"
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "nv/device.h"
 
 struct sq {

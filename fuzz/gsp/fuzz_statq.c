@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/abi_ver.h"
 #include "gsp/msgq.h"
 #include "model/model.h"

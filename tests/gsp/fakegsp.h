@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/msgq.h"
 
 static inline msgqTxHeader *fake_stat_tx(struct nvl_gsp_msgq *q)

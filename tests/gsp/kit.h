@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "firmware/nvl_fw_manifest.h"
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/boot.h"
 #include "gsp/gsp.h"
 #include "gsp/rm.h"

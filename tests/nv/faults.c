@@ -19,7 +19,7 @@
 #include <nouvelle/nouvelle.h>
 
 #include "core/device.h"
-#include "gsp/abi.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/gsp.h"
 #include "model/gsp/gsp.h"
 #include "nv/chan.h"
