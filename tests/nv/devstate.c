@@ -39,52 +39,33 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define BUF (256 * KIB)
 #define VA_SRC (16 * MIB)
 #define VA_DST (32 * MIB)
 #define VA_PB (48 * MIB)
 #define VA_SEM (64 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
 #define MS 1000000ull
 #define SEC 1000000000ull
 #define SCALE 4096u /* 256 KiB counts as 1 GiB of engine work */
 
+/* the rig's client with a semaphore, a source and a target */
 struct ctx {
-	struct nvl_device *dev;
+	struct t_nv_cl k;
 	struct nvl_model *m;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, src, dst, pb, sem, chan, sync;
+	uint32_t src, dst;
 	uint8_t *psrc, *pdst;
-	uint32_t *ppb, *psem;
 };
 
-static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
+static void client_up(struct ctx *x, struct nvl_device *dev, uint32_t flags)
 {
-	return t_nv_vram_bo(x->c, x->vm, size, va, cpu);
-}
-
-/* a client with a VM, buffers and a copy channel on x->dev */
-static void client_up(struct ctx *x, uint32_t flags)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-
-	assert_int_equal(nvl_device_client_create2(x->dev, flags, &x->c), 0);
-	assert_int_equal(nvl_vm_create(x->c, &va, &x->vm), 0);
-	x->src = bo(x, BUF, VA_SRC, (void **)&x->psrc);
-	x->dst = bo(x, BUF, VA_DST, (void **)&x->pdst);
-	x->pb = bo(x, 64 * KIB, VA_PB, (void **)&x->ppb);
-	x->sem = bo(x, 64 * KIB, VA_SEM, (void **)&x->psem);
-	assert_int_equal(
-		nvl_channel_create(x->c, x->vm, NVL_ENGINE_COPY, 0, &x->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(x->c, 0, &x->sync), 0);
+	t_nv_cl_up(&x->k, dev, VA_PB, flags);
+	t_nv_cl_sem(&x->k, 64 * KIB, VA_SEM);
+	x->src = t_nv_cl_bo(&x->k, BUF, NVL_BO_DOMAIN_VRAM, VA_SRC,
+			    (void **)&x->psrc);
+	x->dst = t_nv_cl_bo(&x->k, BUF, NVL_BO_DOMAIN_VRAM, VA_DST,
+			    (void **)&x->pdst);
 }
 
 static void up(struct ctx *x, const char *spec, uint32_t open_flags,
@@ -92,49 +73,41 @@ static void up(struct ctx *x, const char *spec, uint32_t open_flags,
 {
 	struct nvl_device_opts o = {.flags = open_flags,
 				    .heartbeat_ms = heartbeat_ms};
+	struct nvl_device *dev;
 
 	memset(x, 0, sizeof(*x));
-	assert_int_equal(nvl_device_open(spec, &o, &x->dev), 0);
-	assert_int_equal(nvl_device_query(x->dev, &x->info), 0);
-	x->m = x->dev->model;
-	client_up(x, open_flags ? NVL_CLIENT_DEVICE_STATE : 0);
+	assert_int_equal(nvl_device_open(spec, &o, &dev), 0);
+	x->m = dev->model;
+	client_up(x, dev, open_flags ? T_NV_CL_DEVICE_STATE : 0);
 }
 
 static void client_down(struct ctx *x)
 {
-	nvl_channel_destroy(x->c, x->chan);
+	nvl_channel_destroy(x->k.c, x->k.chan);
 	/* a CPU mapping holds its BO until unmapped (mm's rule) */
-	assert_int_equal(nvl_bo_unmap(x->c, x->src), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->dst), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->pb), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->sem), 0);
-	nvl_client_destroy(x->c);
-	x->c = NULL;
+	assert_int_equal(nvl_bo_unmap(x->k.c, x->src), 0);
+	assert_int_equal(nvl_bo_unmap(x->k.c, x->dst), 0);
+	t_nv_cl_down(&x->k);
 }
 
 static void down(struct ctx *x)
 {
 	client_down(x);
-	nvl_device_close(x->dev);
+	nvl_device_close(x->k.dev);
 }
 
 static void rd(struct ctx *x, struct nvl_sensors *s)
 {
-	assert_int_equal(nvl_device_sensors(x->dev, s), 0);
+	assert_int_equal(nvl_device_sensors(x->k.dev, s), 0);
 }
 
 /* one copy of the whole buffer through nvl_exec, waited for */
 static void copy(struct ctx *x)
 {
-	struct nvl_exec_push p = {.va = VA_PB};
-	struct nvl_vm_sync s = {.handle = x->sync};
+	uint32_t n = nvl_kit_pb_copy(x->k.ppb, x->k.info.ce_class, VA_DST,
+				     VA_SRC, BUF);
 
-	p.len = 4 *
-		nvl_kit_pb_copy(x->ppb, x->info.ce_class, VA_DST, VA_SRC, BUF);
-	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  t_nv_deadline(10 * SEC), 0, NULL),
-			 0);
+	t_nv_cl_run(&x->k, 0, n, 10 * SEC);
 }
 
 /*
@@ -222,20 +195,20 @@ static void rights(void **state)
 	/* not an admin opener: no client gets the right */
 	c = NULL;
 	assert_int_equal(
-		nvl_device_client_create2(x.dev, NVL_CLIENT_DEVICE_STATE, &c),
+		nvl_device_client_create2(x.k.dev, NVL_CLIENT_DEVICE_STATE, &c),
 		-EPERM);
 	assert_null(c);
 	assert_non_null(strstr(nvl_last_error(), "NVL_DEVICE_OPEN_ADMIN"));
-	assert_int_equal(nvl_device_client_create2(x.dev, 0x80, &c), -EINVAL);
+	assert_int_equal(nvl_device_client_create2(x.k.dev, 0x80, &c), -EINVAL);
 	assert_int_equal(nvl_device_client_create2(NULL, 0, &c), -EINVAL);
 	/* a client without the right: -EPERM, nothing changes */
 	rd(&x, &s0);
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_min_mw),
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_min_mw),
 			 -EPERM);
 	assert_non_null(strstr(nvl_last_error(), "NVL_CLIENT_DEVICE_STATE"));
-	assert_int_equal(nvl_device_set_pstate_limits(x.c, 2, 2), -EPERM);
-	assert_int_equal(nvl_device_set_app_clocks(x.c, 300, 0), -EPERM);
-	assert_int_equal(nvl_device_set_boost(x.c, 5), -EPERM);
+	assert_int_equal(nvl_device_set_pstate_limits(x.k.c, 2, 2), -EPERM);
+	assert_int_equal(nvl_device_set_app_clocks(x.k.c, 300, 0), -EPERM);
+	assert_int_equal(nvl_device_set_boost(x.k.c, 5), -EPERM);
 	rd(&x, &s);
 	assert_int_equal(s.power_limit_mw, s0.power_limit_mw);
 	assert_int_equal(s.pstate, s0.pstate);
@@ -258,39 +231,39 @@ static void rights(void **state)
 
 	/* an admin opener: its client may, another of its clients not */
 	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
-	assert_int_equal(nvl_device_client_create2(x.dev, 0, &c), 0);
+	assert_int_equal(nvl_device_client_create2(x.k.dev, 0, &c), 0);
 	assert_int_equal(nvl_device_set_power_limit(c, 100000), -EPERM);
 	nvl_client_destroy(c);
 	rd(&x, &s0);
 	/* bad values: -EINVAL, nothing changed */
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_min_mw - 1),
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_min_mw - 1),
 			 -EINVAL);
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_max_mw + 1),
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_max_mw + 1),
 			 -EINVAL);
-	assert_int_equal(nvl_device_set_pstate_limits(x.c, 3, 1), -EINVAL);
-	assert_int_equal(nvl_device_set_pstate_limits(x.c, 0, 99), -EINVAL);
+	assert_int_equal(nvl_device_set_pstate_limits(x.k.c, 3, 1), -EINVAL);
+	assert_int_equal(nvl_device_set_pstate_limits(x.k.c, 0, 99), -EINVAL);
 	assert_int_equal(
-		nvl_device_set_app_clocks(x.c, s0.clk_gr_max_mhz + 1, 0),
+		nvl_device_set_app_clocks(x.k.c, s0.clk_gr_max_mhz + 1, 0),
 		-EINVAL);
 	rd(&x, &s);
 	assert_int_equal(s.power_limit_mw, s0.power_limit_mw);
 	assert_int_equal(s.clk_gr_mhz, s0.clk_gr_mhz);
 	assert_int_equal(s.pstate, s0.pstate);
 	/* good values take effect */
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_min_mw), 0);
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_min_mw), 0);
 	rd(&x, &s);
 	assert_int_equal(s.power_limit_mw, s0.power_min_mw);
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_default_mw),
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_default_mw),
 			 0);
 	assert_int_equal(
-		nvl_device_set_app_clocks(x.c, s0.clk_gr_max_mhz / 2, 0), 0);
+		nvl_device_set_app_clocks(x.k.c, s0.clk_gr_max_mhz / 2, 0), 0);
 	rd(&x, &s);
 	assert_int_equal(s.clk_gr_mhz, s0.clk_gr_max_mhz / 2);
 	assert_true(s.throttle & NVL_THROTTLE_APP_CLOCKS);
-	assert_int_equal(nvl_device_set_app_clocks(x.c, 0, 0), 0);
+	assert_int_equal(nvl_device_set_app_clocks(x.k.c, 0, 0), 0);
 	rd(&x, &s);
 	assert_int_equal(s.clk_gr_mhz, s0.clk_gr_max_mhz);
-	assert_int_equal(nvl_device_set_boost(x.c, 0), 0);
+	assert_int_equal(nvl_device_set_boost(x.k.c, 0), 0);
 	down(&x);
 }
 
@@ -312,12 +285,12 @@ static void power_limit_under_copies(void **state)
 
 	(void)state;
 	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
+	assert_int_equal(nvl_device_sensors_subscribe(
+				 x.k.dev, NVL_SENSOR_EVENT_POWER_CAP, on_event,
+				 &e1, &s1),
+			 0);
 	assert_int_equal(
-		nvl_device_sensors_subscribe(x.dev, NVL_SENSOR_EVENT_POWER_CAP,
-					     on_event, &e1, &s1),
-		0);
-	assert_int_equal(
-		nvl_device_sensors_subscribe(x.dev,
+		nvl_device_sensors_subscribe(x.k.dev,
 					     NVL_SENSOR_EVENT_POWER_CAP |
 						     NVL_SENSOR_EVENT_THERMAL,
 					     on_event, &e2, &s2),
@@ -337,7 +310,7 @@ static void power_limit_under_copies(void **state)
 	/* a limit between idle and this load's power */
 	limit = (s0.power_min_mw + s0.power_mw) / 2;
 	assert_true(s0.power_mw > limit);
-	assert_int_equal(nvl_device_set_power_limit(x.c, limit), 0);
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, limit), 0);
 	last = fmax;
 	for (int i = 0; i < 10; i++) {
 		load(&x, 100 * MS);
@@ -362,7 +335,7 @@ static void power_limit_under_copies(void **state)
 	assert_int_equal(events_reach(&e2.power, 1), 1);
 	assert_int_equal(atomic_load(&e2.thermal), 0);
 	/* the limit raised back: full clock and full speed again */
-	assert_int_equal(nvl_device_set_power_limit(x.c, s0.power_default_mw),
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, s0.power_default_mw),
 			 0);
 	load(&x, 3 * SEC);
 	bpus = load(&x, 500 * MS);
@@ -371,13 +344,13 @@ static void power_limit_under_copies(void **state)
 	assert_false(s.throttle & NVL_THROTTLE_SW_POWER_CAP);
 	assert_speed(bpus, fmax);
 	/* a second crossing: one more event each; s1 gone: only s2 */
-	nvl_device_sensors_unsubscribe(x.dev, s1);
-	assert_int_equal(nvl_device_set_power_limit(x.c, limit), 0);
+	nvl_device_sensors_unsubscribe(x.k.dev, s1);
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, limit), 0);
 	load(&x, 1 * SEC);
 	settle(&x);
 	assert_int_equal(atomic_load(&e1.power), 1);
 	assert_int_equal(events_reach(&e2.power, 2), 2);
-	nvl_device_sensors_unsubscribe(x.dev, s2);
+	nvl_device_sensors_unsubscribe(x.k.dev, s2);
 	assert_memory_equal(x.pdst, x.psrc, BUF);
 	down(&x);
 }
@@ -396,7 +369,7 @@ static void thermal_halves_copies(void **state)
 	(void)state;
 	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
 	hw = nvl_model_hw(x.m);
-	assert_int_equal(nvl_device_sensors_subscribe(x.dev,
+	assert_int_equal(nvl_device_sensors_subscribe(x.k.dev,
 						      NVL_SENSOR_EVENT_THERMAL,
 						      on_event, &ev, &sub),
 			 0);
@@ -425,7 +398,7 @@ static void thermal_halves_copies(void **state)
 	rd(&x, &s);
 	assert_int_equal(s.clk_gr_mhz, fmax);
 	assert_speed(bpus, fmax);
-	nvl_device_sensors_unsubscribe(x.dev, sub);
+	nvl_device_sensors_unsubscribe(x.k.dev, sub);
 	down(&x);
 }
 
@@ -483,7 +456,7 @@ static void *wait_thread(void *arg)
 		break;
 	}
 	case 1:
-		w->ret = nvl_syncobj_wait(w->x->c, &w->h, NULL, 1,
+		w->ret = nvl_syncobj_wait(w->x->k.c, &w->h, NULL, 1,
 					  t_nv_deadline(30 * SEC),
 					  NVL_SYNCOBJ_WAIT_ALL, NULL);
 		break;
@@ -495,8 +468,8 @@ static void *wait_thread(void *arg)
 					    .range = BUF};
 		struct nvl_vm_sync ws = {.handle = w->h};
 
-		w->ret = nvl_vm_bind(w->x->c, w->x->vm, 0, &op, 1, &ws, 1, NULL,
-				     0, 0);
+		w->ret = nvl_vm_bind(w->x->k.c, w->x->k.vm, 0, &op, 1, &ws, 1,
+				     NULL, 0, 0);
 		break;
 	}
 	}
@@ -533,37 +506,40 @@ static void gsp_death_and_reset(void **state)
 
 	(void)state;
 	up(&x, "model:tiny", NVL_DEVICE_OPEN_ADMIN, 20);
-	assert_int_equal(nvl_device_status(x.dev), 0);
-	assert_int_equal(nvl_device_sensors_subscribe(x.dev,
+	assert_int_equal(nvl_device_status(x.k.dev), 0);
+	assert_int_equal(nvl_device_sensors_subscribe(x.k.dev,
 						      NVL_SENSOR_EVENT_THERMAL,
 						      on_event, &ev, &sub),
 			 0);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &s1.handle), 0);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &s2.handle), 0);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &s1.handle), 0);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &s2.handle), 0);
 	/* J1 blocks the channel on a semaphore nobody releases */
-	x.psem[0] = 0;
-	n = nvl_kit_pb_acquire(x.ppb, VA_SEM, 1);
+	x.k.psem[0] = 0;
+	n = nvl_kit_pb_acquire(x.k.ppb, VA_SEM, 1);
 	p = (struct nvl_exec_push){.va = VA_PB, .len = n * 4};
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s1, 1, 0), 0);
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, &s1, 1, 0),
+			 0);
 	/* J2 waits for J1 in the scheduler */
-	n = nvl_kit_pb_copy(x.ppb + 256, x.info.ce_class, VA_DST, VA_SRC, BUF);
+	n = nvl_kit_pb_copy(x.k.ppb + 256, x.k.info.ce_class, VA_DST, VA_SRC,
+			    BUF);
 	p = (struct nvl_exec_push){.va = VA_PB + 1024, .len = n * 4};
 	wt.handle = s1.handle;
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, &wt, 1, &s2, 1, 0), 0);
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, &wt, 1, &s2, 1, 0),
+			 0);
 	/* waiters in every kind of wait */
 	for (int i = 0; i < 3; i++) {
 		w[i] = (struct waiter){.x = &x, .kind = i, .fd = -1};
 		w[i].h = i == 1 ? s2.handle : s1.handle;
 	}
 	assert_int_equal(
-		nvl_syncobj_export_sync_file(x.c, s1.handle, 0, &w[0].fd), 0);
+		nvl_syncobj_export_sync_file(x.k.c, s1.handle, 0, &w[0].fd), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(
 			pthread_create(&th[i], NULL, wait_thread, &w[i]), 0);
 	usleep(100000);
 	for (int i = 0; i < 3; i++)
 		assert_false(atomic_load(&w[i].done));
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 1);
 	assert_int_equal(ci.completed, 0);
 
@@ -578,55 +554,54 @@ static void gsp_death_and_reset(void **state)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 	assert_true(nvl_time_ns() - t0 < 20 * (int64_t)SEC);
 	nvl_log_set_sink(NULL, NULL);
-	assert_int_equal(nvl_device_status(x.dev), -ENODEV);
+	assert_int_equal(nvl_device_status(x.k.dev), -ENODEV);
 	assert_int_equal(w[0].ret, 0);
 	assert_int_equal(w[1].ret, 0);
 	assert_int_equal(w[2].ret, -ENODEV);
 	close(w[0].fd);
-	assert_int_equal(fence_error(x.c, s1.handle), -ENODEV);
-	assert_int_equal(fence_error(x.c, s2.handle), -ENODEV);
+	assert_int_equal(fence_error(x.k.c, s1.handle), -ENODEV);
+	assert_int_equal(fence_error(x.k.c, s2.handle), -ENODEV);
 	/* the firmware's logs and the loss are in the log */
 	assert_true(logged("gsp LOGINIT:"));
 	assert_true(logged("lost"));
 	/* the channel is dead; every new call that needs the GPU fails */
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
 	assert_int_equal(ci.error, -ENODEV);
 	p = (struct nvl_exec_push){.va = VA_PB + 1024, .len = n * 4};
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
-	assert_int_equal(nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &h),
-			 -ENODEV);
+	assert_int_equal(
+		nvl_channel_create(x.k.c, x.k.vm, NVL_ENGINE_COPY, 0, &h),
+		-ENODEV);
 	{
 		struct nvl_vm_create_args va = {.start = 1 * MIB,
 						.end = 1ull << 40,
-						.kernel_start = KSTART,
-						.kernel_range = KRANGE};
+						.kernel_start = T_NV_KSTART,
+						.kernel_range = T_NV_KRANGE};
 
-		assert_int_equal(nvl_vm_create(x.c, &va, &h), -ENODEV);
+		assert_int_equal(nvl_vm_create(x.k.c, &va, &h), -ENODEV);
 	}
-	assert_int_equal(nvl_device_client_create(x.dev, &c), -ENODEV);
-	assert_int_equal(nvl_device_sensors(x.dev, &s), -ENODEV);
-	assert_int_equal(nvl_device_set_power_limit(x.c, 100000), -ENODEV);
-	assert_int_equal(nvl_device_sensors_subscribe(x.dev,
+	assert_int_equal(nvl_device_client_create(x.k.dev, &c), -ENODEV);
+	assert_int_equal(nvl_device_sensors(x.k.dev, &s), -ENODEV);
+	assert_int_equal(nvl_device_set_power_limit(x.k.c, 100000), -ENODEV);
+	assert_int_equal(nvl_device_sensors_subscribe(x.k.dev,
 						      NVL_SENSOR_EVENT_THERMAL,
 						      on_event, &ev, &sub2),
 			 -ENODEV);
 
 	/* reset: boots again; the old client's objects stay dead */
-	assert_int_equal(nvl_device_reset(x.dev), 0);
-	assert_int_equal(nvl_device_status(x.dev), 0);
-	assert_int_equal(nvl_device_reset(x.dev), -EBUSY);
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(nvl_device_reset(x.k.dev), 0);
+	assert_int_equal(nvl_device_status(x.k.dev), 0);
+	assert_int_equal(nvl_device_reset(x.k.dev), -EBUSY);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
 	rd(&x, &s);
 	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
 	/* a new client works end to end */
 	memset(&y, 0, sizeof(y));
-	y.dev = x.dev;
 	y.m = x.m;
-	y.info = x.info;
-	client_up(&y, 0);
+	client_up(&y, x.k.dev, 0);
 	for (size_t i = 0; i < BUF; i++)
 		y.psrc[i] = (uint8_t)(i * 13 + 5);
 	copy(&y);
@@ -636,24 +611,25 @@ static void gsp_death_and_reset(void **state)
 	 * SEC_OP 1, COUNT 1, SUBCH 0) */
 	{
 		struct nvl_channel_info yi;
-		struct nvl_vm_sync ys = {.handle = y.sync};
+		struct nvl_vm_sync ys = {.handle = y.k.sync};
 
-		assert_int_equal(nvl_channel_query(y.c, y.chan, &yi), 0);
-		assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+		assert_int_equal(nvl_channel_query(y.k.c, y.k.chan, &yi), 0);
+		assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 		assert_int_equal(yi.chid, ci.chid);
-		y.ppb[512] = 0x20010001u;
-		y.ppb[513] = 0;
+		y.k.ppb[512] = 0x20010001u;
+		y.k.ppb[513] = 0;
 		p = (struct nvl_exec_push){.va = VA_PB + 2048, .len = 8};
 		assert_int_equal(
-			nvl_exec(y.c, y.chan, &p, 1, NULL, 0, &ys, 1, 0), 0);
-		assert_int_equal(nvl_syncobj_wait(y.c, &y.sync, NULL, 1,
+			nvl_exec(y.k.c, y.k.chan, &p, 1, NULL, 0, &ys, 1, 0),
+			0);
+		assert_int_equal(nvl_syncobj_wait(y.k.c, &y.k.sync, NULL, 1,
 						  t_nv_deadline(10 * SEC), 0,
 						  NULL),
 				 0);
-		assert_int_equal(nvl_channel_query(y.c, y.chan, &yi), 0);
+		assert_int_equal(nvl_channel_query(y.k.c, y.k.chan, &yi), 0);
 		assert_int_equal(yi.alive, 0);
 		assert_int_equal(yi.error, -EIO);
-		assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+		assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 		assert_int_equal(ci.error, -ENODEV);
 	}
 	/* the subscription survived the reset */
@@ -661,11 +637,11 @@ static void gsp_death_and_reset(void **state)
 	nvl_model_pmu_sim_advance(x.m, 20 * SEC);
 	settle(&y);
 	assert_int_equal(events_reach(&ev.thermal, 1), 1);
-	nvl_device_sensors_unsubscribe(x.dev, sub);
+	nvl_device_sensors_unsubscribe(x.k.dev, sub);
 	/* the old client goes after the reset, the new one after it */
 	client_down(&x);
 	client_down(&y);
-	nvl_device_close(x.dev);
+	nvl_device_close(x.k.dev);
 }
 
 /* lost and closed without a reset: a job blocked on the ring, nothing
@@ -679,17 +655,18 @@ static void lost_then_close(void **state)
 
 	(void)state;
 	up(&x, "model:tiny", 0, 20);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &s1.handle), 0);
-	x.psem[0] = 0;
-	n = nvl_kit_pb_acquire(x.ppb, VA_SEM, 1);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &s1.handle), 0);
+	x.k.psem[0] = 0;
+	n = nvl_kit_pb_acquire(x.k.ppb, VA_SEM, 1);
 	p = (struct nvl_exec_push){.va = VA_PB, .len = n * 4};
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s1, 1, 0), 0);
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, &s1, 1, 0),
+			 0);
 	nvl_model_gsp_inject(x.m, NVL_MODEL_GSP_HANG, 1, 0);
-	assert_int_equal(nvl_syncobj_wait(x.c, &s1.handle, NULL, 1,
+	assert_int_equal(nvl_syncobj_wait(x.k.c, &s1.handle, NULL, 1,
 					  t_nv_deadline(20 * SEC), 0, NULL),
 			 0);
-	assert_int_equal(nvl_device_status(x.dev), -ENODEV);
-	assert_int_equal(fence_error(x.c, s1.handle), -ENODEV);
+	assert_int_equal(nvl_device_status(x.k.dev), -ENODEV);
+	assert_int_equal(fence_error(x.k.c, s1.handle), -ENODEV);
 	down(&x);
 }
 
@@ -712,10 +689,10 @@ static void heartbeat_misses(void **state)
 	     i++)
 		usleep(50000);
 	nvl_log_set_sink(NULL, NULL);
-	assert_int_equal(nvl_device_status(x.dev), -ENODEV);
+	assert_int_equal(nvl_device_status(x.k.dev), -ENODEV);
 	assert_true(logged("three heartbeats without a reply"));
-	assert_int_equal(nvl_device_sensors(x.dev, &s), -ENODEV);
-	assert_int_equal(nvl_device_reset(x.dev), 0);
+	assert_int_equal(nvl_device_sensors(x.k.dev, &s), -ENODEV);
+	assert_int_equal(nvl_device_reset(x.k.dev), 0);
 	rd(&x, &s);
 	down(&x);
 }
@@ -732,8 +709,9 @@ static int op_subscribe(void *arg)
 	struct af *a = arg;
 
 	a->sub = NULL;
-	return nvl_device_sensors_subscribe(a->x->dev, NVL_SENSOR_EVENT_THERMAL,
-					    on_event, &a->ev, &a->sub);
+	return nvl_device_sensors_subscribe(a->x->k.dev,
+					    NVL_SENSOR_EVENT_THERMAL, on_event,
+					    &a->ev, &a->sub);
 }
 
 static void check_subscribe(int ret, void *arg)
@@ -742,8 +720,8 @@ static void check_subscribe(int ret, void *arg)
 
 	assert_int_equal(ret, -ENOMEM);
 	assert_null(a->sub);
-	assert_true(nvl_list_empty(&a->x->dev->subs));
-	assert_null(a->x->dev->gsub);
+	assert_true(nvl_list_empty(&a->x->k.dev->subs));
+	assert_null(a->x->k.dev->gsub);
 }
 
 static int op_client(void *arg)
@@ -751,7 +729,7 @@ static int op_client(void *arg)
 	struct af *a = arg;
 
 	a->c = NULL;
-	return nvl_device_client_create2(a->x->dev, NVL_CLIENT_DEVICE_STATE,
+	return nvl_device_client_create2(a->x->k.dev, NVL_CLIENT_DEVICE_STATE,
 					 &a->c);
 }
 
@@ -772,8 +750,8 @@ static void alloc_failures(void **state)
 	a.x = &x;
 	assert_true(t_fail_each_alloc(op_subscribe, check_subscribe, &a, 1000) >
 		    0);
-	nvl_device_sensors_unsubscribe(x.dev, a.sub);
-	assert_null(x.dev->gsub);
+	nvl_device_sensors_unsubscribe(x.k.dev, a.sub);
+	assert_null(x.k.dev->gsub);
 	assert_true(t_fail_each_alloc(op_client, check_client, &a, 100) > 0);
 	assert_int_equal(nvl_device_set_boost(a.c, 0), 0);
 	nvl_client_destroy(a.c);

@@ -26,9 +26,9 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
-#define NBO_MAX 64
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
+#define NBO_MAX T_NV_CL_MAX_BO
 /* the device keeps 32 MiB of usable VRAM for page tables and channels
  * (docs/driver.md, "Device life cycle"); the rest holds BOs */
 #define DRIVER_VRAM (32 * MIB)
@@ -39,105 +39,27 @@
 #define VA_PB (32 * MIB)
 #define VA_SEM (40 * MIB)
 
-struct cl {
-	struct nvl_client *c;
-	uint32_t vm, chan, sync, pb, sem;
-	uint32_t *ppb, *psem;
-	uint32_t bo[NBO_MAX];
-	unsigned nbo;
-};
-
-static uint32_t make_bo(struct cl *k, uint64_t size, uint32_t domains,
-			uint64_t va)
+/* the rig's client with a semaphore BO */
+static void cl_up(struct nvl_device *dev, struct t_nv_cl *k)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(k->c, size, domains, NVL_BO_DOMAIN_VRAM,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
+	t_nv_cl_up(k, dev, VA_PB, 0);
+	t_nv_cl_sem(k, 4 * KIB, VA_SEM);
 }
 
-static void cl_up(struct nvl_device *dev, struct cl *k)
+static void cl_down(struct t_nv_cl *k)
 {
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
-
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	k->pb = make_bo(k, 64 * KIB, NVL_BO_DOMAIN_VRAM, VA_PB);
-	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&k->ppb), 0);
-	k->sem = make_bo(k, 4 * KIB, NVL_BO_DOMAIN_VRAM, VA_SEM);
-	assert_int_equal(nvl_bo_map(k->c, k->sem, (void **)&k->psem), 0);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync), 0);
+	t_nv_cl_expect_alive(k);
+	t_nv_cl_close(k);
 }
 
-static void cl_down(struct cl *k)
+static void submit(struct t_nv_cl *k, uint32_t ndw)
 {
-	struct nvl_channel_info ci;
-
-	assert_int_equal(nvl_channel_query(k->c, k->chan, &ci), 0);
-	assert_int_equal(ci.alive, 1);
-	assert_int_equal(nvl_channel_destroy(k->c, k->chan), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->sem), 0);
-	nvl_client_destroy(k->c);
+	assert_int_equal(t_nv_cl_exec(k, k->chan, 0, ndw), 0);
 }
 
-static void submit(struct cl *k, uint32_t ndw)
+static void wait_done(struct t_nv_cl *k)
 {
-	struct nvl_exec_push p = {.va = VA_PB, .len = ndw * 4};
-	struct nvl_vm_sync s = {.handle = k->sync};
-
-	assert_int_equal(nvl_exec(k->c, k->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-}
-
-static void wait_done(struct cl *k)
-{
-	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
-					  t_nv_deadline(20000000000ll), 0,
-					  NULL),
-			 0);
-}
-
-static uint32_t word(unsigned who, unsigned i, unsigned round)
-{
-	return 0x9e3779b1u * (who * 1000 + i * 10 + round + 1) | 1u;
-}
-
-/* Every byte of client @who's BOs after round @round. */
-static void check_all(struct cl *k, unsigned who, unsigned round,
-		      const char *spec)
-{
-	for (unsigned i = 0; i < k->nbo; i++) {
-		uint32_t *p;
-
-		assert_int_equal(nvl_bo_map(k->c, k->bo[i], (void **)&p), 0);
-		for (uint64_t w = 0; w < BO_SIZE / 4; w++) {
-			uint64_t slice = w * 4 / SLICE;
-			uint32_t want = slice <= round
-						? word(who, i, (unsigned)slice)
-						: 0;
-
-			if (p[w] != want)
-				fail_msg("%s: client %u BO %u round %u: word "
-					 "%llu is %#x, not %#x",
-					 spec, who, i, round,
-					 (unsigned long long)w, p[w], want);
-		}
-		assert_int_equal(nvl_bo_unmap(k->c, k->bo[i]), 0);
-	}
+	assert_int_equal(t_nv_cl_wait(k, 20 * T_NV_SEC), 0);
 }
 
 static void oversub_on(const char *spec)
@@ -145,7 +67,7 @@ static void oversub_on(const char *spec)
 	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device_info info;
 	struct nvl_device *dev;
-	struct cl k[2];
+	struct t_nv_cl k[2];
 	unsigned found_evicted = 0, nbo;
 	uint64_t bo_vram;
 
@@ -160,12 +82,7 @@ static void oversub_on(const char *spec)
 	assert_true(2 * nbo * BO_SIZE > info.vram_usable);
 	for (unsigned c = 0; c < 2; c++) {
 		cl_up(dev, &k[c]);
-		k[c].nbo = nbo;
-		for (unsigned i = 0; i < nbo; i++)
-			k[c].bo[i] =
-				make_bo(&k[c], BO_SIZE,
-					NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-					VA_BO + i * BO_SIZE);
+		t_nv_cl_bos(&k[c], nbo, BO_SIZE, VA_BO);
 	}
 	for (unsigned r = 0; r < ROUNDS; r++) {
 		for (unsigned c = 0; c < 2; c++) {
@@ -178,16 +95,16 @@ static void oversub_on(const char *spec)
 					0);
 				found_evicted +=
 					bi.current != NVL_BO_DOMAIN_VRAM;
-				n = nvl_kit_pb_memset(k[c].ppb, info.ce_class,
-						      VA_BO + i * BO_SIZE +
-							      r * SLICE,
-						      word(c, i, r), SLICE);
+				n = nvl_kit_pb_memset(
+					k[c].ppb, info.ce_class,
+					VA_BO + i * BO_SIZE + r * SLICE,
+					t_nv_word(c, i, r), SLICE);
 				submit(&k[c], n);
 				wait_done(&k[c]);
 			}
 		}
 		for (unsigned c = 0; c < 2; c++)
-			check_all(&k[c], c, r, spec);
+			t_nv_cl_expect_slices(&k[c], SLICE, c, r, spec);
 	}
 	/* the clients did push each other out between their execs */
 	assert_true(found_evicted >= ROUNDS);
@@ -209,8 +126,8 @@ static void evicted_in_flight(void **state)
 	struct nvl_device_info info;
 	struct nvl_device *dev;
 	struct nvl_bo_info bi;
-	struct cl a, b;
-	uint32_t *p, n, big;
+	struct t_nv_cl a, b;
+	uint32_t n, big;
 	uint64_t big_size;
 
 	(void)state;
@@ -218,8 +135,9 @@ static void evicted_in_flight(void **state)
 	assert_int_equal(nvl_device_query(dev, &info), 0);
 	cl_up(dev, &a);
 	cl_up(dev, &b);
-	a.bo[0] = make_bo(&a, 8 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-			  VA_BO);
+	a.bo[0] =
+		t_nv_cl_bo(&a, 8 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			   VA_BO, NULL);
 	assert_int_equal(nvl_bo_use(a.c, a.bo[0]), 0);
 	assert_int_equal(nvl_bo_query(a.c, a.bo[0], &bi), 0);
 	assert_int_equal(bi.current, NVL_BO_DOMAIN_VRAM);
@@ -244,12 +162,8 @@ static void evicted_in_flight(void **state)
 			      memory_order_release);
 	wait_done(&a);
 	/* the move waited for the job: the fill went with the BO */
-	assert_int_equal(nvl_bo_map(a.c, a.bo[0], (void **)&p), 0);
-	for (uint64_t w = 0; w < 8 * MIB / 4; w++)
-		if (p[w] != 0x600dcafe)
-			fail_msg("word %llu of the evicted BO is %#x",
-				 (unsigned long long)w, p[w]);
-	assert_int_equal(nvl_bo_unmap(a.c, a.bo[0]), 0);
+	t_nv_expect_words(a.c, a.bo[0], 0, 8 * MIB / 4, 0x600dcafe,
+			  "the evicted BO");
 	cl_down(&a);
 	cl_down(&b);
 	nvl_device_close(dev);
@@ -270,8 +184,7 @@ static void exec_alloc_failures(void **state)
 	struct nvl_exec_push push = {.va = VA_PB};
 	struct nvl_vm_sync sig;
 	unsigned long tried = 0;
-	struct cl a;
-	uint32_t *p;
+	struct t_nv_cl a;
 
 	(void)state;
 	assert_int_equal(nvl_device_open("model:ga102", &o, &dev), 0);
@@ -280,8 +193,9 @@ static void exec_alloc_failures(void **state)
 	sig.handle = a.sync;
 	sig.flags = 0;
 	sig.point = 0;
-	a.bo[0] = make_bo(&a, 1 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-			  VA_BO);
+	a.bo[0] =
+		t_nv_cl_bo(&a, 1 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			   VA_BO, NULL);
 	push.len = 4 * nvl_kit_pb_memset(a.ppb, info.ce_class, VA_BO,
 					 0x5eed5eed, 1 * MIB);
 	for (unsigned long nth = 1; nth < 10000; nth++) {
@@ -304,12 +218,8 @@ static void exec_alloc_failures(void **state)
 	}
 	assert_true(tried >= 3);
 	wait_done(&a);
-	assert_int_equal(nvl_bo_map(a.c, a.bo[0], (void **)&p), 0);
-	for (uint64_t w = 0; w < MIB / 4; w++)
-		if (p[w] != 0x5eed5eed)
-			fail_msg("word %llu is %#x", (unsigned long long)w,
-				 p[w]);
-	assert_int_equal(nvl_bo_unmap(a.c, a.bo[0]), 0);
+	t_nv_expect_words(a.c, a.bo[0], 0, MIB / 4, 0x5eed5eed,
+			  "the BO after the exec");
 	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
 	assert_int_equal(ci.submitted, 1);
 	cl_down(&a);

@@ -19,70 +19,47 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define BUF (256 * KIB)
 #define VA_SRC (16 * MIB)
 #define VA_DST (32 * MIB)
 #define VA_PB (48 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
 
+/* the rig's client, on a device of its own, with a source and a target */
 struct ctx {
-	struct nvl_device *dev;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, src, dst, pb, chan, sync;
+	struct t_nv_cl k;
+	uint32_t src, dst;
 	uint8_t *psrc, *pdst;
-	uint32_t *ppb;
 };
-
-static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
-{
-	return t_nv_vram_bo(x->c, x->vm, size, va, cpu);
-}
 
 static void up(struct ctx *x, const char *spec)
 {
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
+	struct nvl_device *dev;
 
 	memset(x, 0, sizeof(*x));
-	assert_int_equal(nvl_device_open(spec, NULL, &x->dev), 0);
-	assert_int_equal(nvl_device_query(x->dev, &x->info), 0);
-	assert_int_equal(nvl_device_client_create(x->dev, &x->c), 0);
-	assert_int_equal(nvl_vm_create(x->c, &va, &x->vm), 0);
-	x->src = bo(x, BUF, VA_SRC, (void **)&x->psrc);
-	x->dst = bo(x, BUF, VA_DST, (void **)&x->pdst);
-	x->pb = bo(x, 64 * KIB, VA_PB, (void **)&x->ppb);
-	assert_int_equal(
-		nvl_channel_create(x->c, x->vm, NVL_ENGINE_COPY, 0, &x->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(x->c, 0, &x->sync), 0);
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
+	t_nv_cl_up(&x->k, dev, VA_PB, 0);
+	x->src = t_nv_cl_bo(&x->k, BUF, NVL_BO_DOMAIN_VRAM, VA_SRC,
+			    (void **)&x->psrc);
+	x->dst = t_nv_cl_bo(&x->k, BUF, NVL_BO_DOMAIN_VRAM, VA_DST,
+			    (void **)&x->pdst);
 }
 
 static void down(struct ctx *x)
 {
-	assert_int_equal(nvl_channel_destroy(x->c, x->chan), 0);
+	struct nvl_device *dev = x->k.dev;
+
 	/* a CPU mapping holds its BO until unmapped (mm's rule) */
-	assert_int_equal(nvl_bo_unmap(x->c, x->src), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->dst), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->pb), 0);
-	nvl_client_destroy(x->c);
-	nvl_device_close(x->dev);
+	assert_int_equal(nvl_bo_unmap(x->k.c, x->src), 0);
+	assert_int_equal(nvl_bo_unmap(x->k.c, x->dst), 0);
+	t_nv_cl_close(&x->k);
+	nvl_device_close(dev);
 }
 
 static void run(struct ctx *x, uint32_t pb_off, uint32_t ndw)
 {
-	struct nvl_exec_push p = {.va = VA_PB + pb_off, .len = ndw * 4};
-	struct nvl_vm_sync s = {.handle = x->sync};
-
-	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
-			 0);
+	t_nv_cl_run(&x->k, pb_off, ndw, 5 * T_NV_SEC);
 }
 
 static void copy_and_fill_on(const char *spec)
@@ -96,11 +73,11 @@ static void copy_and_fill_on(const char *spec)
 		x.psrc[i] = (uint8_t)(i * 31 + (i >> 9) + 7);
 	memset(x.pdst, 0xee, BUF);
 	/* a copy of the whole buffer */
-	n = nvl_kit_pb_copy(x.ppb, x.info.ce_class, VA_DST, VA_SRC, BUF);
+	n = nvl_kit_pb_copy(x.k.ppb, x.k.info.ce_class, VA_DST, VA_SRC, BUF);
 	run(&x, 0, n);
 	assert_memory_equal(x.pdst, x.psrc, BUF);
 	/* a fill of the middle through the remap unit */
-	n = nvl_kit_pb_memset(x.ppb + 256, x.info.ce_class, VA_DST + 4096,
+	n = nvl_kit_pb_memset(x.k.ppb + 256, x.k.info.ce_class, VA_DST + 4096,
 			      0xa5a55a5au, 8192);
 	run(&x, 1024, n);
 	for (size_t i = 0; i < BUF; i++) {
@@ -113,7 +90,7 @@ static void copy_and_fill_on(const char *spec)
 			fail_msg("%s: byte %zu is %#x, not %#x", spec, i,
 				 x.pdst[i], want);
 	}
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 1);
 	assert_int_equal(ci.submitted, 2);
 	assert_int_equal(ci.completed, 2);
@@ -146,21 +123,21 @@ static void pipelined_timeline(void **state)
 
 	(void)state;
 	up(&x, NULL);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &tl.handle), 0);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &tl.handle), 0);
 	memset(x.pdst, 0, BUF);
 	/* 40 fills of 4 KiB each, each one waiting for the one before */
 	for (uint32_t i = 0; i < 40; i++) {
-		n = nvl_kit_pb_memset(x.ppb + i * 64, x.info.ce_class,
+		n = nvl_kit_pb_memset(x.k.ppb + i * 64, x.k.info.ce_class,
 				      VA_DST + i * 4096, 0x01010101u * (i + 1),
 				      4096);
 		p = (struct nvl_exec_push){.va = VA_PB + i * 256, .len = n * 4};
 		tl.point = i + 1;
 		w = (struct nvl_vm_sync){.handle = tl.handle, .point = i};
-		assert_int_equal(
-			nvl_exec(x.c, x.chan, &p, 1, &w, i ? 1 : 0, &tl, 1, 0),
-			0);
+		assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, &w, i ? 1 : 0,
+					  &tl, 1, 0),
+				 0);
 	}
-	assert_int_equal(nvl_syncobj_wait(x.c, &tl.handle, &pt, 1,
+	assert_int_equal(nvl_syncobj_wait(x.k.c, &tl.handle, &pt, 1,
 					  t_nv_deadline(5000000000ll), 0, NULL),
 			 0);
 	for (uint32_t i = 0; i < 40; i++)
@@ -180,41 +157,43 @@ static void bad_exec(void **state)
 
 	(void)state;
 	up(&x, NULL);
-	s.handle = x.sync;
+	s.handle = x.k.sync;
 	for (size_t i = 0; i < NVL_ARRAY_SIZE(many); i++)
 		many[i] = p;
-#define REJECT(err, ...) assert_int_equal(nvl_exec(x.c, __VA_ARGS__), err)
-	REJECT(-EINVAL, x.chan, &p, 0, NULL, 0, &s, 1, 0);
-	REJECT(-EINVAL, x.chan, many, NVL_EXEC_MAX_PUSH + 1, NULL, 0, &s, 1, 0);
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 1);
+#define REJECT(err, ...) assert_int_equal(nvl_exec(x.k.c, __VA_ARGS__), err)
+	REJECT(-EINVAL, x.k.chan, &p, 0, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, many, NVL_EXEC_MAX_PUSH + 1, NULL, 0, &s, 1,
+	       0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 1);
 	p.len = 0;
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
 	p.len = 6;
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
 	p.len = 64;
 	p.va = VA_PB + 2;
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
 	p.va = 4096; /* below the VM's window */
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
-	p.va = KSTART; /* the driver's range */
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
+	p.va = T_NV_KSTART; /* the driver's range */
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
 	p.va = VA_PB;
 	p.flags = 2;
-	REJECT(-EINVAL, x.chan, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-EINVAL, x.k.chan, &p, 1, NULL, 0, &s, 1, 0);
 	p.flags = 0;
-	REJECT(-ENOENT, x.chan + 100, &p, 1, NULL, 0, &s, 1, 0);
-	REJECT(-ENOENT, x.chan, &p, 1, &bad, 1, &s, 1, 0);
-	REJECT(-ENOENT, x.chan, &p, 1, NULL, 0, &bad, 1, 0);
+	REJECT(-ENOENT, x.k.chan + 100, &p, 1, NULL, 0, &s, 1, 0);
+	REJECT(-ENOENT, x.k.chan, &p, 1, &bad, 1, &s, 1, 0);
+	REJECT(-ENOENT, x.k.chan, &p, 1, NULL, 0, &bad, 1, 0);
 	/* nothing was signalled, nothing ran */
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1, 0, 0, NULL),
-			 -EINVAL);
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(
+		nvl_syncobj_wait(x.k.c, &x.k.sync, NULL, 1, 0, 0, NULL),
+		-EINVAL);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.submitted, 0);
 	pt = 0;
 	(void)pt;
-	assert_int_equal(nvl_channel_create(x.c, x.vm, 7, 0, &ci.chid),
+	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm, 7, 0, &ci.chid),
 			 -EINVAL);
-	assert_int_equal(nvl_channel_create(x.c, x.vm + 9, 0, 0, &ci.chid),
+	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm + 9, 0, 0, &ci.chid),
 			 -ENOENT);
 	down(&x);
 }
@@ -229,27 +208,26 @@ static void destroy_in_flight(void **state)
 
 	(void)state;
 	up(&x, NULL);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &gate), 0);
-	n = nvl_kit_pb_memset(x.ppb, x.info.ce_class, VA_DST, 0, 4096);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &gate), 0);
+	n = nvl_kit_pb_memset(x.k.ppb, x.k.info.ce_class, VA_DST, 0, 4096);
 	p = (struct nvl_exec_push){.va = VA_PB, .len = n * 4};
 	/* a job waiting for a gate that never opens */
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &w.handle), 0);
+	assert_int_equal(nvl_syncobj_create(x.k.c, 0, &w.handle), 0);
 	(void)gate;
 	assert_int_equal(
-		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &ch2), 0);
-	s.handle = x.sync;
+		nvl_channel_create(x.k.c, x.k.vm, NVL_ENGINE_COPY, 0, &ch2), 0);
+	s.handle = x.k.sync;
 	/* FOR_SUBMIT-less waits need a fence: give the gate one through an
 	 * exec on another channel that waits for nothing, then destroy the
 	 * channel whose job waits on it before it can run */
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &w, 1, 0), 0);
-	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, &w, 1, &s, 1, 0), 0);
-	assert_int_equal(nvl_channel_destroy(x.c, ch2), 0);
-	/* signalled either way: done, or cancelled with an error */
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, &w, 1, 0),
 			 0);
+	assert_int_equal(nvl_exec(x.k.c, ch2, &p, 1, &w, 1, &s, 1, 0), 0);
+	assert_int_equal(nvl_channel_destroy(x.k.c, ch2), 0);
+	/* signalled either way: done, or cancelled with an error */
+	assert_int_equal(t_nv_cl_wait(&x.k, 5 * T_NV_SEC), 0);
 	/* the channel is gone for exec */
-	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, NULL, 0, NULL, 0, 0),
+	assert_int_equal(nvl_exec(x.k.c, ch2, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENOENT);
 	down(&x);
 }
@@ -266,32 +244,29 @@ static void channel_error_kills(void **state)
 	(void)state;
 	up(&x, NULL);
 	/* Host method ILLEGAL (0x04) on subchannel 0: a METHOD error */
-	x.ppb[0] = 0x20010001u; /* SEC_OP 1, COUNT 1, SUBCH 0, ADDR 0x04>>2 */
-	x.ppb[1] = 0;
+	x.k.ppb[0] = 0x20010001u; /* SEC_OP 1, COUNT 1, SUBCH 0, ADDR 0x04>>2 */
+	x.k.ppb[1] = 0;
 	p = (struct nvl_exec_push){.va = VA_PB, .len = 8};
-	s.handle = x.sync;
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
+	s.handle = x.k.sync;
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, &s, 1, 0),
 			 0);
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(t_nv_cl_wait(&x.k, 5 * T_NV_SEC), 0);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 0);
 	/* RM's RC_TRIGGERED: Xid 32 (ROBUST_CHANNEL_PBDMA_ERROR) */
 	assert_int_equal(ci.error, -EIO);
 	assert_int_equal(ci.hw_error, 32);
 	assert_int_equal(ci.reason, NVL_CHANNEL_PUSHBUFFER);
-	n = nvl_kit_pb_memset(x.ppb + 64, x.info.ce_class, VA_DST, 1, 64);
+	n = nvl_kit_pb_memset(x.k.ppb + 64, x.k.info.ce_class, VA_DST, 1, 64);
 	p = (struct nvl_exec_push){.va = VA_PB + 256, .len = n * 4};
-	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
+	assert_int_equal(nvl_exec(x.k.c, x.k.chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENODEV);
 	/* the other channels go on */
-	assert_int_equal(nvl_channel_create(x.c, x.vm, 0, 0, &ch2), 0);
-	assert_int_equal(nvl_exec(x.c, ch2, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
-			 0);
+	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm, 0, 0, &ch2), 0);
+	assert_int_equal(nvl_exec(x.k.c, ch2, &p, 1, NULL, 0, &s, 1, 0), 0);
+	assert_int_equal(t_nv_cl_wait(&x.k, 5 * T_NV_SEC), 0);
 	assert_int_equal(x.pdst[0], 1);
-	assert_int_equal(nvl_channel_destroy(x.c, ch2), 0);
+	assert_int_equal(nvl_channel_destroy(x.k.c, ch2), 0);
 	down(&x);
 }
 
@@ -306,11 +281,11 @@ static void isolation(void **state)
 
 	(void)state;
 	up(&x, NULL);
-	assert_int_equal(nvl_device_client_create(x.dev, &c2), 0);
-	assert_int_equal(nvl_channel_query(c2, x.chan, &ci), -ENOENT);
-	assert_int_equal(nvl_exec(c2, x.chan, &p, 1, NULL, 0, NULL, 0, 0),
+	assert_int_equal(nvl_device_client_create(x.k.dev, &c2), 0);
+	assert_int_equal(nvl_channel_query(c2, x.k.chan, &ci), -ENOENT);
+	assert_int_equal(nvl_exec(c2, x.k.chan, &p, 1, NULL, 0, NULL, 0, 0),
 			 -ENOENT);
-	assert_int_equal(nvl_channel_create(c2, x.vm, 0, 0, &vm2), -ENOENT);
+	assert_int_equal(nvl_channel_create(c2, x.k.vm, 0, 0, &vm2), -ENOENT);
 	nvl_client_destroy(c2);
 	down(&x);
 }
@@ -326,18 +301,18 @@ static void channel_alloc_failures(void **state)
 	(void)state;
 	up(&x, NULL);
 	n0 = nvl_alloc_count();
-	assert_int_equal(nvl_channel_create(x.c, x.vm, 0, 0, &h), 0);
+	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm, 0, 0, &h), 0);
 	n = nvl_alloc_count() - n0;
-	assert_int_equal(nvl_channel_destroy(x.c, h), 0);
+	assert_int_equal(nvl_channel_destroy(x.k.c, h), 0);
 	for (unsigned long nth = 1; nth <= n + 1; nth++) {
 		int ret;
 
 		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
-		ret = nvl_channel_create(x.c, x.vm, 0, 0, &h);
+		ret = nvl_channel_create(x.k.c, x.k.vm, 0, 0, &h);
 		if (!nvl_fault_hits()) {
 			nvl_fault_off();
 			assert_int_equal(ret, 0);
-			assert_int_equal(nvl_channel_destroy(x.c, h), 0);
+			assert_int_equal(nvl_channel_destroy(x.k.c, h), 0);
 			break;
 		}
 		nvl_fault_off();
@@ -347,22 +322,25 @@ static void channel_alloc_failures(void **state)
 	assert_true(tried >= 3);
 	/* the device's and the client's limits were not eaten: all of the
 	 * client's channels still fit, and the first one still works */
-	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.alive, 1);
 	{
 		uint32_t hs[64];
 		unsigned k = 0;
 		int ret;
 
-		while ((ret = nvl_channel_create(x.c, x.vm, 0, 0, &hs[k])) == 0)
+		while ((ret = nvl_channel_create(x.k.c, x.k.vm, 0, 0,
+						 &hs[k])) == 0)
 			k++;
 		/* 64 per client, the one from up() included */
 		assert_int_equal(ret, -ENOSPC);
-		assert_int_equal(k, x.info.max_channels_per_client - 1);
+		assert_int_equal(k, x.k.info.max_channels_per_client - 1);
 		while (k)
-			assert_int_equal(nvl_channel_destroy(x.c, hs[--k]), 0);
+			assert_int_equal(nvl_channel_destroy(x.k.c, hs[--k]),
+					 0);
 	}
-	run(&x, 0, nvl_kit_pb_memset(x.ppb, x.info.ce_class, VA_DST, 7, 64));
+	run(&x, 0,
+	    nvl_kit_pb_memset(x.k.ppb, x.k.info.ce_class, VA_DST, 7, 64));
 	down(&x);
 }
 
@@ -380,11 +358,6 @@ struct cc {
 static void *cc_main(void *arg)
 {
 	struct cc *a = arg;
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP};
 	struct nvl_vm_sync tl = {0};
 	struct nvl_client *c;
 	uint32_t vm, dst, pb, ch[CC_CHANS];
@@ -393,23 +366,9 @@ static void *cc_main(void *arg)
 	uint64_t last;
 
 	assert_int_equal(nvl_device_client_create(a->dev, &c), 0);
-	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
-	assert_int_equal(nvl_bo_create(c, CC_JOBS * 4096, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &dst),
-			 0);
-	assert_int_equal(nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &pb),
-			 0);
-	assert_int_equal(nvl_bo_map(c, dst, (void **)&pdst), 0);
-	assert_int_equal(nvl_bo_map(c, pb, (void **)&ppb), 0);
-	op.handle = dst;
-	op.addr = VA_DST;
-	op.range = CC_JOBS * 4096;
-	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	op.handle = pb;
-	op.addr = VA_PB;
-	op.range = 64 * KIB;
-	assert_int_equal(nvl_vm_bind(c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
+	vm = t_nv_vm(c);
+	dst = t_nv_vram_bo(c, vm, CC_JOBS * 4096, VA_DST, (void **)&pdst);
+	pb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&ppb);
 	for (int i = 0; i < CC_CHANS; i++)
 		assert_int_equal(nvl_channel_create(c, vm, 0, 0, &ch[i]), 0);
 	assert_int_equal(nvl_syncobj_create(c, 0, &tl.handle), 0);

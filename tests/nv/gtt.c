@@ -19,73 +19,51 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define BUF (256 * KIB)
 #define VA_VRAM (16 * MIB)
 #define VA_GTT (32 * MIB)
 #define VA_PB (48 * MIB)
 
+/* the rig's client with a VRAM and a GTT buffer */
 struct ctx {
-	struct nvl_device *dev;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, vram, gtt, pb, chan, sync;
+	struct t_nv_cl k;
+	uint32_t vram, gtt;
 	uint8_t *pvram, *pgtt;
-	uint32_t *ppb;
 };
-
-static uint32_t gtt_bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
-{
-	return t_nv_bo(x->c, x->vm, size, NVL_BO_DOMAIN_GTT, 0, va, 0, cpu);
-}
 
 static void run(struct ctx *x, uint32_t ndw)
 {
-	struct nvl_exec_push p = {.va = VA_PB, .len = ndw * 4};
-	struct nvl_vm_sync s = {.handle = x->sync};
-	struct nvl_channel_info ci;
-
-	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
-			 0);
-	assert_int_equal(nvl_channel_query(x->c, x->chan, &ci), 0);
-	assert_int_equal(ci.alive, 1);
+	t_nv_cl_run(&x->k, 0, ndw, 5 * T_NV_SEC);
+	t_nv_cl_expect_alive(&x->k);
 }
 
 static void copy_both_ways_on(const char *spec)
 {
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
 	struct nvl_vm_bind_op un = {
 		.op = NVL_VM_BIND_OP_UNMAP, .addr = VA_GTT, .range = BUF};
+	struct nvl_device *dev;
 	size_t maps0;
 	struct ctx x;
 	uint32_t n;
 
 	memset(&x, 0, sizeof(x));
-	assert_int_equal(nvl_device_open(spec, NULL, &x.dev), 0);
-	assert_int_equal(nvl_device_query(x.dev, &x.info), 0);
-	assert_int_equal(nvl_device_client_create(x.dev, &x.c), 0);
-	assert_int_equal(nvl_vm_create(x.c, &va, &x.vm), 0);
-	x.vram = t_nv_vram_bo(x.c, x.vm, BUF, VA_VRAM, (void **)&x.pvram);
-	x.pb = t_nv_vram_bo(x.c, x.vm, 64 * KIB, VA_PB, (void **)&x.ppb);
-	maps0 = nvl_core_gtt_count(x.dev);
-	x.gtt = gtt_bo(&x, BUF, VA_GTT, (void **)&x.pgtt);
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
+	t_nv_cl_up(&x.k, dev, VA_PB, 0);
+	x.vram = t_nv_cl_bo(&x.k, BUF, NVL_BO_DOMAIN_VRAM, VA_VRAM,
+			    (void **)&x.pvram);
+	maps0 = nvl_core_gtt_count(dev);
+	x.gtt = t_nv_bo(x.k.c, x.k.vm, BUF, NVL_BO_DOMAIN_GTT, 0, VA_GTT, 0,
+			(void **)&x.pgtt);
 	/* the GTT BO's pages are one more DMA mapping */
-	assert_int_equal(nvl_core_gtt_count(x.dev), maps0 + 1);
-	assert_int_equal(
-		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &x.chan), 0);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &x.sync), 0);
+	assert_int_equal(nvl_core_gtt_count(dev), maps0 + 1);
 
 	/* VRAM -> GTT */
 	for (size_t i = 0; i < BUF; i++)
 		x.pvram[i] = (uint8_t)(i * 31 + (i >> 9) + 7);
 	memset(x.pgtt, 0xee, BUF);
-	n = nvl_kit_pb_copy(x.ppb, x.info.ce_class, VA_GTT, VA_VRAM, BUF);
+	n = nvl_kit_pb_copy(x.k.ppb, x.k.info.ce_class, VA_GTT, VA_VRAM, BUF);
 	run(&x, n);
 	for (size_t i = 0; i < BUF; i++)
 		if (x.pgtt[i] != x.pvram[i])
@@ -96,7 +74,7 @@ static void copy_both_ways_on(const char *spec)
 	for (size_t i = 0; i < BUF; i++)
 		x.pgtt[i] = (uint8_t)(i * 7 + (i >> 12) + 3);
 	memset(x.pvram, 0x11, BUF);
-	n = nvl_kit_pb_copy(x.ppb, x.info.ce_class, VA_VRAM, VA_GTT, BUF);
+	n = nvl_kit_pb_copy(x.k.ppb, x.k.info.ce_class, VA_VRAM, VA_GTT, BUF);
 	run(&x, n);
 	for (size_t i = 0; i < BUF; i++)
 		if (x.pvram[i] != x.pgtt[i])
@@ -104,17 +82,15 @@ static void copy_both_ways_on(const char *spec)
 				 x.pvram[i], x.pgtt[i]);
 
 	/* freed (unbound, unmapped, handle closed): the mapping is gone */
-	assert_int_equal(nvl_vm_bind(x.c, x.vm, 0, &un, 1, NULL, 0, NULL, 0, 0),
-			 0);
-	assert_int_equal(nvl_bo_unmap(x.c, x.gtt), 0);
-	assert_int_equal(nvl_bo_close(x.c, x.gtt), 0);
-	assert_int_equal(nvl_core_gtt_count(x.dev), maps0);
+	assert_int_equal(
+		nvl_vm_bind(x.k.c, x.k.vm, 0, &un, 1, NULL, 0, NULL, 0, 0), 0);
+	assert_int_equal(nvl_bo_unmap(x.k.c, x.gtt), 0);
+	assert_int_equal(nvl_bo_close(x.k.c, x.gtt), 0);
+	assert_int_equal(nvl_core_gtt_count(dev), maps0);
 
-	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
-	assert_int_equal(nvl_bo_unmap(x.c, x.vram), 0);
-	assert_int_equal(nvl_bo_unmap(x.c, x.pb), 0);
-	nvl_client_destroy(x.c);
-	nvl_device_close(x.dev);
+	assert_int_equal(nvl_bo_unmap(x.k.c, x.vram), 0);
+	t_nv_cl_close(&x.k);
+	nvl_device_close(dev);
 }
 
 static void copy_both_ways(void **state)

@@ -20,22 +20,13 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define VA_DST (32 * MIB)
 #define VA_PB (48 * MIB)
 #define VA_X (64 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
 #define BIG (16 * MIB)
 #define NBIG_MAX 16
-
-/* one client with a VM, a copy channel, a push BO and a syncobj */
-struct cl {
-	struct nvl_client *c;
-	uint32_t vm, pb, chan, sync;
-	uint32_t *ppb;
-};
 
 static uint32_t new_bo(struct nvl_client *c, uint64_t size, void **cpu)
 {
@@ -49,7 +40,7 @@ static uint32_t new_bo(struct nvl_client *c, uint64_t size, void **cpu)
 	return h;
 }
 
-static void bind(struct cl *k, uint32_t h, uint64_t va, uint64_t size,
+static void bind(struct t_nv_cl *k, uint32_t h, uint64_t va, uint64_t size,
 		 uint32_t flags)
 {
 	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
@@ -67,8 +58,8 @@ static void bind(struct cl *k, uint32_t h, uint64_t va, uint64_t size,
  * the bind's waits: an allocation) under allocation failure: -ENOMEM and
  * nothing bound, until it succeeds.
  */
-static void bind_under_alloc_failures(struct cl *k, uint32_t h, uint64_t va,
-				      uint64_t size)
+static void bind_under_alloc_failures(struct t_nv_cl *k, uint32_t h,
+				      uint64_t va, uint64_t size)
 {
 	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
 				    .handle = h,
@@ -91,43 +82,16 @@ static void bind_under_alloc_failures(struct cl *k, uint32_t h, uint64_t va,
 	assert_true(nth > 1 && nth < 64);
 }
 
-static void cl_up(struct nvl_device *dev, struct cl *k)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	k->pb = new_bo(k->c, 64 * KIB, (void **)&k->ppb);
-	bind(k, k->pb, VA_PB, 64 * KIB, 0);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync), 0);
-}
-
-static void cl_down(struct cl *k)
-{
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	nvl_client_destroy(k->c);
-}
-
 /* run @ndw dwords at push offset @off (bytes) on @chan, wait for its fence */
-static int run_on(struct cl *k, uint32_t chan, uint32_t off, uint32_t ndw)
+static int run_on(struct t_nv_cl *k, uint32_t chan, uint32_t off, uint32_t ndw)
 {
-	struct nvl_exec_push p = {.va = VA_PB + off, .len = ndw * 4};
-	struct nvl_vm_sync s = {.handle = k->sync};
 	int ret;
 
 	assert_int_equal(nvl_syncobj_reset(k->c, &k->sync, 1), 0);
-	ret = nvl_exec(k->c, chan, &p, 1, NULL, 0, &s, 1, 0);
+	ret = t_nv_cl_exec(k, chan, off, ndw);
 	if (ret)
 		return ret;
-	return nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
-				t_nv_deadline(5000000000ll), 0, NULL);
+	return t_nv_cl_wait(k, 5 * T_NV_SEC);
 }
 
 static void expect_bytes(const uint8_t *p, size_t n, uint8_t want,
@@ -139,7 +103,7 @@ static void expect_bytes(const uint8_t *p, size_t n, uint8_t want,
 				 want);
 }
 
-static void expect_killed(struct cl *k, uint32_t chan)
+static void expect_killed(struct t_nv_cl *k, uint32_t chan)
 {
 	struct nvl_channel_info ci;
 	struct nvl_exec_push p = {.va = VA_PB, .len = 8};
@@ -154,7 +118,7 @@ static void expect_killed(struct cl *k, uint32_t chan)
 			 -ENODEV);
 }
 
-static void expect_alive(struct cl *k, uint32_t chan)
+static void expect_alive(struct t_nv_cl *k, uint32_t chan)
 {
 	struct nvl_channel_info ci;
 
@@ -170,7 +134,7 @@ static void new_bo_reads_zero(void **state)
 	struct nvl_device_info in;
 	struct nvl_device *dev;
 	struct nvl_client *a;
-	struct cl b;
+	struct t_nv_cl b;
 	uint32_t h[NBIG_MAX], dst;
 	uint8_t *p[NBIG_MAX], *pdst;
 	int nbig;
@@ -201,7 +165,7 @@ static void new_bo_reads_zero(void **state)
 	 * after creation, never CPU-mapped, so an exec that ran ahead of the
 	 * memory manager's clear would see A's bytes; then by CPU map.
 	 */
-	cl_up(dev, &b);
+	t_nv_cl_up(&b, dev, VA_PB, 0);
 	dst = new_bo(b.c, 256 * KIB, (void **)&pdst);
 	bind(&b, dst, VA_DST, 256 * KIB, 0);
 	for (int i = 0; i < nbig; i++) {
@@ -227,7 +191,7 @@ static void new_bo_reads_zero(void **state)
 	}
 	expect_alive(&b, b.chan);
 	assert_int_equal(nvl_bo_unmap(b.c, dst), 0);
-	cl_down(&b);
+	t_nv_cl_down(&b);
 	nvl_device_close(dev);
 }
 
@@ -236,15 +200,15 @@ static void foreign_va_faults(void **state)
 {
 	struct nvl_device_info in;
 	struct nvl_device *dev;
-	struct cl a, b;
+	struct t_nv_cl a, b;
 	uint32_t bx, ax, n;
 	uint8_t *pbx, *pax;
 
 	(void)state;
 	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
 	assert_int_equal(nvl_device_query(dev, &in), 0);
-	cl_up(dev, &a);
-	cl_up(dev, &b);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	t_nv_cl_up(&b, dev, VA_PB, 0);
 	/* B's data at VA_X in B's VM; A maps its own BO at VA_DST only */
 	bx = new_bo(b.c, 64 * KIB, (void **)&pbx);
 	memset(pbx, 0x5b, 64 * KIB);
@@ -283,8 +247,8 @@ static void foreign_va_faults(void **state)
 
 	assert_int_equal(nvl_bo_unmap(a.c, ax), 0);
 	assert_int_equal(nvl_bo_unmap(b.c, bx), 0);
-	cl_down(&a);
-	cl_down(&b);
+	t_nv_cl_down(&a);
+	t_nv_cl_down(&b);
 	nvl_device_close(dev);
 }
 
@@ -293,13 +257,13 @@ static void readonly_write_faults_on(const char *spec)
 {
 	struct nvl_device_info in;
 	struct nvl_device *dev;
-	struct cl a;
+	struct t_nv_cl a;
 	uint32_t ro, rw, ch2, n;
 	uint8_t *pro, *prw;
 
 	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
 	assert_int_equal(nvl_device_query(dev, &in), 0);
-	cl_up(dev, &a);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
 	ro = new_bo(a.c, 64 * KIB, (void **)&pro);
 	memset(pro, 0x3c, 64 * KIB);
 	bind(&a, ro, VA_X, 64 * KIB, NVL_VM_BIND_READONLY);
@@ -348,7 +312,7 @@ static void readonly_write_faults_on(const char *spec)
 	assert_int_equal(nvl_channel_destroy(a.c, ch2), 0);
 	assert_int_equal(nvl_bo_unmap(a.c, ro), 0);
 	assert_int_equal(nvl_bo_unmap(a.c, rw), 0);
-	cl_down(&a);
+	t_nv_cl_down(&a);
 	nvl_device_close(dev);
 }
 
@@ -369,14 +333,14 @@ static void foreign_handles(void **state)
 	struct nvl_bo_info bi;
 	struct nvl_device *dev;
 	struct nvl_client *b;
-	struct cl a;
+	struct t_nv_cl a;
 	uint64_t token;
 	uint32_t h, abo;
 	void *cpu;
 
 	(void)state;
 	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
-	cl_up(dev, &a);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
 	abo = new_bo(a.c, 64 * KIB, NULL);
 	/* B owns nothing: every A handle is unknown to it */
 	assert_int_equal(nvl_device_client_create(dev, &b), 0);
@@ -420,7 +384,7 @@ static void foreign_handles(void **state)
 		assert_int_equal(run_on(&a, a.chan, 0, n), 0);
 	}
 	expect_alive(&a, a.chan);
-	cl_down(&a);
+	t_nv_cl_down(&a);
 	nvl_device_close(dev);
 }
 

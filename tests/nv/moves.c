@@ -443,76 +443,16 @@ static void engine_error_mid_pipeline(void **state)
 	dev_down(&x);
 }
 
-/* a client with a VM, a pushbuffer, a semaphore BO, a copy channel */
-struct ecl {
-	struct nvl_client *c;
-	uint32_t vm, chan, sync, pb, sem;
-	uint32_t *ppb, *psem;
-};
-
 #define VA_PB (32 * MIB)
 #define VA_SEM (40 * MIB)
 #define VA_X (64 * MIB)
 #define VA_Y (128 * MIB)
 
-static uint32_t ecl_bo(struct ecl *k, uint64_t size, uint32_t domains,
-		       uint64_t va)
+/* the rig's client with a semaphore BO */
+static void ecl_up(struct nvl_device *dev, struct t_nv_cl *k)
 {
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(k->c, size, domains, NVL_BO_DOMAIN_VRAM,
-				       NVL_BO_CPU_VISIBLE, &h),
-			 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
-}
-
-static void ecl_up(struct nvl_device *dev, struct ecl *k)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
-
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	k->pb = ecl_bo(k, 64 << 10, NVL_BO_DOMAIN_VRAM, VA_PB);
-	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&k->ppb), 0);
-	k->sem = ecl_bo(k, 4 << 10, NVL_BO_DOMAIN_VRAM, VA_SEM);
-	assert_int_equal(nvl_bo_map(k->c, k->sem, (void **)&k->psem), 0);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync), 0);
-}
-
-static void ecl_down(struct ecl *k)
-{
-	assert_int_equal(nvl_channel_destroy(k->c, k->chan), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->sem), 0);
-	nvl_client_destroy(k->c);
-}
-
-static void ecl_exec(struct ecl *k, uint32_t ndw)
-{
-	struct nvl_exec_push p = {.va = VA_PB, .len = ndw * 4};
-	struct nvl_vm_sync s = {.handle = k->sync};
-
-	assert_int_equal(nvl_exec(k->c, k->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-}
-
-static void ecl_wait(struct ecl *k)
-{
-	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
-					  t_nv_deadline(60000000000ll), 0,
-					  NULL),
-			 0);
+	t_nv_cl_up(k, dev, VA_PB, 0);
+	t_nv_cl_sem(k, 4 * T_NV_KIB, VA_SEM);
 }
 
 /*
@@ -529,8 +469,8 @@ static void exec_waits_for_move(void **state)
 	struct nvl_device_info info;
 	struct nvl_device *dev;
 	struct nvl_bo_info bi;
-	struct ecl a, b, c;
-	uint32_t x, y, z, big, n, *p;
+	struct t_nv_cl a, b, c;
+	uint32_t x, y, z, big, n;
 	uint64_t *q, bad = 0;
 
 	(void)state;
@@ -539,10 +479,13 @@ static void exec_waits_for_move(void **state)
 	ecl_up(dev, &a);
 	ecl_up(dev, &b);
 	ecl_up(dev, &c);
-	x = ecl_bo(&a, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, VA_X);
+	x = t_nv_cl_bo(&a, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_X, NULL);
 	assert_int_equal(nvl_bo_use(a.c, x), 0);
-	y = ecl_bo(&c, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, VA_X);
-	z = ecl_bo(&c, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, VA_Y);
+	y = t_nv_cl_bo(&c, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_X, NULL);
+	z = t_nv_cl_bo(&c, BO_SIZE, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_Y, NULL);
 	write_bo(c.c, y, 9, 0);
 	assert_int_equal(nvl_bo_use(c.c, z), 0);
 	/* A's job: wait for the semaphore, then fill X */
@@ -550,7 +493,7 @@ static void exec_waits_for_move(void **state)
 	n = nvl_kit_pb_acquire(a.ppb, VA_SEM, 1);
 	n += nvl_kit_pb_memset(a.ppb + n, info.ce_class, VA_X, 0x600dcafe,
 			       BO_SIZE);
-	ecl_exec(&a, n);
+	assert_int_equal(t_nv_cl_exec(&a, a.chan, 0, n), 0);
 	/* B takes all of VRAM but a little: X, Y and Z go to GTT; X's
 	 * eviction waits for A's job, and the moves behind it with it */
 	assert_int_equal(nvl_bo_create(b.c,
@@ -563,28 +506,24 @@ static void exec_waits_for_move(void **state)
 	assert_int_equal(bi.current, NVL_BO_DOMAIN_GTT);
 	/* C copies Y to Z: the exec brings both back (evicting B's BO) */
 	n = nvl_kit_pb_copy(c.ppb, info.ce_class, VA_Y, VA_X, BO_SIZE);
-	ecl_exec(&c, n);
+	assert_int_equal(t_nv_cl_exec(&c, c.chan, 0, n), 0);
 	/* held up behind X's eviction: C's job has not run, Y is busy */
 	assert_int_equal(nvl_syncobj_wait(c.c, &c.sync, NULL, 1, 0, 0, NULL),
 			 -ETIME);
 	assert_int_equal(nvl_bo_wait(c.c, y, 0), -ETIME);
 	atomic_store_explicit((_Atomic uint32_t *)&a.psem[0], 1,
 			      memory_order_release);
-	ecl_wait(&a);
-	ecl_wait(&c);
+	assert_int_equal(t_nv_cl_wait(&a, 60 * T_NV_SEC), 0);
+	assert_int_equal(t_nv_cl_wait(&c, 60 * T_NV_SEC), 0);
 	assert_int_equal(nvl_bo_map(c.c, z, (void **)&q), 0);
 	for (uint64_t i = 0; i < BO_SIZE / 8; i++)
 		bad += q[i] != word(9, 0, i);
 	assert_int_equal(nvl_bo_unmap(c.c, z), 0);
 	assert_int_equal(bad, 0);
-	assert_int_equal(nvl_bo_map(a.c, x, (void **)&p), 0);
-	for (uint64_t w = 0; w < BO_SIZE / 4; w++)
-		bad += p[w] != 0x600dcafe;
-	assert_int_equal(nvl_bo_unmap(a.c, x), 0);
-	assert_int_equal(bad, 0);
-	ecl_down(&a);
-	ecl_down(&b);
-	ecl_down(&c);
+	t_nv_expect_words(a.c, x, 0, BO_SIZE / 4, 0x600dcafe, "A's fill of X");
+	t_nv_cl_close(&a);
+	t_nv_cl_close(&b);
+	t_nv_cl_close(&c);
 	nvl_device_close(dev);
 }
 

@@ -25,8 +25,8 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define BUF (128 * KIB)
 #define VA_SRC (16 * MIB)
 #define VA_DST (32 * MIB)
@@ -203,51 +203,27 @@ static void overflow_and_bad_args(void **state)
 	assert_int_equal(nvl_push_fail(NULL, -EIO, "x"), -EINVAL);
 }
 
-struct ctx {
-	struct nvl_device *dev;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, bos[4], chan, sync;
-	uint8_t *src, *dst;
-	uint32_t *pb, *sem;
-};
-
-static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
-{
-	return t_nv_vram_bo(x->c, x->vm, size, va, cpu);
-}
-
 static void exec_on(const char *spec)
 {
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
-	struct nvl_vm_sync sig;
-	struct nvl_exec_push ep = {.va = VA_PB};
 	struct nvl_hw_pb_dec dec = {0};
+	struct nvl_device *dev;
 	struct nvl_push p;
-	struct ctx x;
+	struct t_nv_cl x;
+	uint32_t hsrc, hdst;
+	uint8_t *src, *dst;
 
-	memset(&x, 0, sizeof(x));
-	assert_int_equal(nvl_device_open(spec, NULL, &x.dev), 0);
-	assert_int_equal(nvl_device_query(x.dev, &x.info), 0);
-	assert_int_equal(nvl_device_client_create(x.dev, &x.c), 0);
-	assert_int_equal(nvl_vm_create(x.c, &va, &x.vm), 0);
-	x.bos[0] = bo(&x, BUF, VA_SRC, (void **)&x.src);
-	x.bos[1] = bo(&x, BUF, VA_DST, (void **)&x.dst);
-	x.bos[2] = bo(&x, 64 * KIB, VA_PB, (void **)&x.pb);
-	x.bos[3] = bo(&x, 64 * KIB, VA_SEM, (void **)&x.sem);
-	assert_int_equal(
-		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COPY, 0, &x.chan), 0);
-	assert_int_equal(nvl_syncobj_create(x.c, 0, &x.sync), 0);
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
+	t_nv_cl_up(&x, dev, VA_PB, 0);
+	hsrc = t_nv_cl_bo(&x, BUF, NVL_BO_DOMAIN_VRAM, VA_SRC, (void **)&src);
+	hdst = t_nv_cl_bo(&x, BUF, NVL_BO_DOMAIN_VRAM, VA_DST, (void **)&dst);
+	t_nv_cl_sem(&x, 64 * KIB, VA_SEM);
 	for (size_t i = 0; i < BUF; i++)
-		x.src[i] = (uint8_t)(i * 13 + (i >> 8) + 1);
-	memset(x.dst, 0xee, BUF);
-	memset(x.sem, 0, 64);
-	x.sem[8] = 5; /* satisfies the acquire below */
+		src[i] = (uint8_t)(i * 13 + (i >> 8) + 1);
+	memset(dst, 0xee, BUF);
+	memset(x.psem, 0, 64);
+	x.psem[8] = 5; /* satisfies the acquire below */
 
-	assert_int_equal(nvl_push_init(&p, x.pb, 64 * KIB), 0);
+	assert_int_equal(nvl_push_init(&p, x.ppb, 64 * KIB), 0);
 	nvl_push_ce_set_object(&p, 0, x.info.ce_class);
 	nvl_push_host_sem_acquire(&p, VA_SEM + 32, 5, NVL_PUSH_ACQ_GEQ);
 	nvl_push_ce_copy(&p, 0, VA_DST, VA_SRC, BUF);
@@ -259,13 +235,12 @@ static void exec_on(const char *spec)
 				  NVL_PUSH_SEM_64BIT);
 	nvl_push_host_non_stall_intr(&p);
 	assert_true(nvl_push_end(&p) > 0);
-	ep.len = nvl_push_bytes(&p);
 
 	/* every method the builder wrote has a name in the table */
 	for (size_t i = 0; i < nvl_push_dwords(&p); i++) {
 		struct nvl_hw_pb_item it;
 
-		nvl_hw_pb_dec_step(&dec, x.pb[i], &it);
+		nvl_hw_pb_dec_step(&dec, x.ppb[i], &it);
 		if (it.is_hdr)
 			assert_int_not_equal(it.hdr.kind, NVL_HW_HDR_INVALID);
 		if (it.call)
@@ -274,31 +249,24 @@ static void exec_on(const char *spec)
 	assert_int_equal(dec.left, 0);
 	assert_int_equal(dec.cls[0], x.info.ce_class);
 
-	sig.handle = x.sync;
-	sig.point = 0;
-	sig.flags = 0;
-	assert_int_equal(nvl_exec(x.c, x.chan, &ep, 1, NULL, 0, &sig, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(x.c, &x.sync, NULL, 1,
-					  t_nv_deadline(5000000000ll), 0, NULL),
-			 0);
+	t_nv_cl_run(&x, 0, nvl_push_dwords(&p), 5 * T_NV_SEC);
 	for (size_t i = 0; i < BUF; i++) {
-		uint8_t want = x.src[i];
+		uint8_t want = src[i];
 
 		if (i >= 8192 && i < 8192 + 4096)
 			want = (uint8_t)(0x04 - i % 4); /* 04 03 02 01 */
-		if (x.dst[i] != want)
+		if (dst[i] != want)
 			fail_msg("%s: byte %zu is %#x, not %#x", spec, i,
-				 x.dst[i], want);
+				 dst[i], want);
 	}
-	assert_int_equal(x.sem[0], 0x1234);
-	assert_int_equal(x.sem[4], 0x55667788u);
-	assert_int_equal(x.sem[5], 0x11223344u);
+	assert_int_equal(x.psem[0], 0x1234);
+	assert_int_equal(x.psem[4], 0x55667788u);
+	assert_int_equal(x.psem[5], 0x11223344u);
 
-	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
-	for (unsigned i = 0; i < 4; i++)
-		assert_int_equal(nvl_bo_unmap(x.c, x.bos[i]), 0);
-	nvl_client_destroy(x.c);
-	nvl_device_close(x.dev);
+	assert_int_equal(nvl_bo_unmap(x.c, hsrc), 0);
+	assert_int_equal(nvl_bo_unmap(x.c, hdst), 0);
+	t_nv_cl_close(&x);
+	nvl_device_close(dev);
 }
 
 static void exec_end_to_end(void **state)

@@ -25,8 +25,8 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define NBO 4
 #define BO_SIZE (4 * MIB)
 #define SLICE (64 * KIB)
@@ -34,119 +34,56 @@
 #define VA_PB (32 * MIB)
 #define VA_SEM (40 * MIB)
 
-struct cl {
-	struct nvl_device *dev;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, chan, sync, pb, sem;
-	uint32_t bo[NBO];
-};
-
-static uint32_t make_bo(struct cl *k, uint64_t size, uint64_t va)
-{
-	struct nvl_vm_bind_op op = {
-		.op = NVL_VM_BIND_OP_MAP, .addr = va, .range = size};
-	uint32_t h;
-
-	assert_int_equal(nvl_bo_create(k->c, size,
-				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-				       NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
-				       &h),
-			 0);
-	op.handle = h;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, 0), 0);
-	return h;
-}
-
-static void up(struct cl *k, uint32_t job_timeout_ms)
+/*
+ * The rig's client on a device of its own, with a semaphore and NBO data
+ * BOs, all movable and none CPU-mapped (a mapped BO cannot be suspended).
+ */
+static void up(struct t_nv_cl *k, uint32_t job_timeout_ms)
 {
 	struct nvl_device_opts o = {.vram_size = 256 * MIB,
 				    .job_timeout_ms = job_timeout_ms};
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = 1ull << 39,
-					.kernel_range = 16 * MIB};
+	struct nvl_device *dev;
 
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_open("model:ga102", &o, &k->dev), 0);
-	assert_int_equal(nvl_device_query(k->dev, &k->info), 0);
-	assert_int_equal(nvl_device_client_create(k->dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	k->pb = make_bo(k, 64 * KIB, VA_PB);
-	k->sem = make_bo(k, 4 * KIB, VA_SEM);
-	for (unsigned i = 0; i < NBO; i++)
-		k->bo[i] = make_bo(k, BO_SIZE, VA_BO + i * BO_SIZE);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync), 0);
+	assert_int_equal(nvl_device_open("model:ga102", &o, &dev), 0);
+	t_nv_cl_up(k, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	t_nv_cl_sem(k, 4 * KIB, VA_SEM);
+	t_nv_cl_bos(k, NBO, BO_SIZE, VA_BO);
 }
 
-static void down(struct cl *k)
+static void down(struct t_nv_cl *k)
 {
-	struct nvl_channel_info ci;
+	struct nvl_device *dev = k->dev;
 
-	assert_int_equal(nvl_channel_query(k->c, k->chan, &ci), 0);
-	assert_int_equal(ci.alive, 1);
-	assert_int_equal(nvl_channel_destroy(k->c, k->chan), 0);
-	nvl_client_destroy(k->c);
-	nvl_device_close(k->dev);
-}
-
-static uint32_t word(unsigned i, unsigned round)
-{
-	return 0x9e3779b1u * (i * 10 + round + 1) | 1u;
+	t_nv_cl_expect_alive(k);
+	t_nv_cl_close(k);
+	nvl_device_close(dev);
 }
 
 /* fill slice @round of every BO with the copy engine, then wait */
-static void fill(struct cl *k, unsigned round)
+static void fill(struct t_nv_cl *k, unsigned round)
 {
-	struct nvl_vm_sync s = {.handle = k->sync};
 	uint32_t *pb, n = 0;
 
 	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&pb), 0);
 	for (unsigned i = 0; i < NBO; i++)
 		n += nvl_kit_pb_memset(pb + n, k->info.ce_class,
 				       VA_BO + i * BO_SIZE + round * SLICE,
-				       word(i, round), SLICE);
+				       t_nv_word(0, i, round), SLICE);
 	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	struct nvl_exec_push p = {.va = VA_PB, .len = n * 4};
-
-	assert_int_equal(nvl_exec(k->c, k->chan, &p, 1, NULL, 0, &s, 1, 0), 0);
-	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync, NULL, 1,
-					  t_nv_deadline(20000000000ll), 0,
-					  NULL),
-			 0);
+	t_nv_cl_run(k, 0, n, 20 * T_NV_SEC);
 }
 
 /* every byte of every BO after rounds 0..@round */
-static void check_all(struct cl *k, unsigned round)
+static void check_all(struct t_nv_cl *k, unsigned round)
 {
-	for (unsigned i = 0; i < NBO; i++) {
-		uint32_t *p;
-
-		assert_int_equal(nvl_bo_map(k->c, k->bo[i], (void **)&p), 0);
-		for (uint64_t w = 0; w < BO_SIZE / 4; w++) {
-			uint64_t slice = w * 4 / SLICE;
-			uint32_t want =
-				slice <= round ? word(i, (unsigned)slice) : 0;
-
-			if (p[w] != want)
-				fail_msg("BO %u round %u: word %llu is %#x, "
-					 "not %#x",
-					 i, round, (unsigned long long)w, p[w],
-					 want);
-		}
-		assert_int_equal(nvl_bo_unmap(k->c, k->bo[i]), 0);
-	}
+	t_nv_cl_expect_slices(k, SLICE, 0, round, "suspend");
 }
 
 static void suspend_resume_live(void **state)
 {
 	struct nvl_exec_push p = {.va = VA_PB, .len = 16};
 	struct nvl_bo_info bi;
-	struct cl k;
+	struct t_nv_cl k;
 	uint32_t ch2;
 
 	(void)state;
@@ -186,49 +123,38 @@ static void suspend_resume_live(void **state)
 
 static void suspend_with_job_in_flight(void **state)
 {
-	struct nvl_vm_sync s = {.handle = 0};
 	uint32_t *pb, *sem, n;
-	struct cl k;
+	struct t_nv_cl k;
 
 	(void)state;
 	/* suspend waits half of it: 5 s, far from the job's own timeout */
 	up(&k, 10000);
-	s.handle = k.sync;
 	assert_int_equal(nvl_bo_map(k.c, k.sem, (void **)&sem), 0);
 	sem[0] = 0;
 	assert_int_equal(nvl_bo_map(k.c, k.pb, (void **)&pb), 0);
 	n = nvl_kit_pb_acquire(pb, VA_SEM, 1);
-	n += nvl_kit_pb_memset(pb + n, k.info.ce_class, VA_BO, word(0, 0),
-			       SLICE);
+	n += nvl_kit_pb_memset(pb + n, k.info.ce_class, VA_BO,
+			       t_nv_word(0, 0, 0), SLICE);
 	assert_int_equal(nvl_bo_unmap(k.c, k.pb), 0);
-	struct nvl_exec_push p = {.va = VA_PB, .len = n * 4};
-
-	assert_int_equal(nvl_exec(k.c, k.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
+	assert_int_equal(t_nv_cl_exec(&k, k.chan, 0, n), 0);
 	assert_int_equal(nvl_device_suspend(k.dev), -EBUSY);
 	assert_non_null(strstr(nvl_last_error(), "jobs still running"));
 	assert_int_equal(nvl_device_status(k.dev), 0);
 	atomic_store_explicit((_Atomic uint32_t *)&sem[0], 1,
 			      memory_order_release);
-	assert_int_equal(nvl_syncobj_wait(k.c, &k.sync, NULL, 1,
-					  t_nv_deadline(20000000000ll), 0,
-					  NULL),
-			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 20 * T_NV_SEC), 0);
 	assert_int_equal(nvl_bo_unmap(k.c, k.sem), 0);
 	assert_int_equal(nvl_device_suspend(k.dev), 0);
 	assert_int_equal(nvl_device_resume(k.dev), 0);
 	/* slice 0 of BO 0 holds the fill the job did before the suspend */
-	assert_int_equal(nvl_bo_map(k.c, k.bo[0], (void **)&pb), 0);
-	for (uint64_t w = 0; w < SLICE / 4; w++)
-		if (pb[w] != word(0, 0))
-			fail_msg("word %llu is %#x", (unsigned long long)w,
-				 pb[w]);
-	assert_int_equal(nvl_bo_unmap(k.c, k.bo[0]), 0);
+	t_nv_expect_words(k.c, k.bo[0], 0, SLICE / 4, t_nv_word(0, 0, 0),
+			  "BO 0 after resume");
 	down(&k);
 }
 
 static void bad_calls(void **state)
 {
-	struct cl k;
+	struct t_nv_cl k;
 	void *p;
 
 	(void)state;
@@ -249,12 +175,12 @@ static void bad_calls(void **state)
 
 static int suspend_op(void *arg)
 {
-	return nvl_device_suspend(((struct cl *)arg)->dev);
+	return nvl_device_suspend(((struct t_nv_cl *)arg)->dev);
 }
 
 static void suspend_check(int ret, void *arg)
 {
-	struct cl *k = arg;
+	struct t_nv_cl *k = arg;
 	struct nvl_channel_info ci;
 
 	assert_int_equal(ret, -ENOMEM);
@@ -266,7 +192,7 @@ static void suspend_check(int ret, void *arg)
 
 static void suspend_alloc_failures(void **state)
 {
-	struct cl k;
+	struct t_nv_cl k;
 	unsigned long n;
 
 	(void)state;

@@ -22,60 +22,17 @@
 #include "t.h"
 #include "t_nv.h"
 
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
 #define VA_SEM (16 * MIB)
 #define VA_PB (48 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
 #define SLEEP_NS 300000000ll
 
-static int64_t now_ns(void)
+/* the rig's client with a semaphore BO */
+static void up(struct t_nv_cl *x, struct nvl_device *dev)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-struct ctx {
-	struct nvl_device *dev;
-	struct nvl_device_info info;
-	struct nvl_client *c;
-	uint32_t vm, sem, pb, chan, sync;
-	uint32_t *psem, *ppb;
-};
-
-static uint32_t bo(struct ctx *x, uint64_t size, uint64_t va, void **cpu)
-{
-	return t_nv_vram_bo(x->c, x->vm, size, va, cpu);
-}
-
-static void up(struct ctx *x, struct nvl_device *dev)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-
-	memset(x, 0, sizeof(*x));
-	x->dev = dev;
-	assert_int_equal(nvl_device_query(dev, &x->info), 0);
-	assert_int_equal(nvl_device_client_create(dev, &x->c), 0);
-	assert_int_equal(nvl_vm_create(x->c, &va, &x->vm), 0);
-	x->sem = bo(x, 64 * KIB, VA_SEM, (void **)&x->psem);
-	x->pb = bo(x, 64 * KIB, VA_PB, (void **)&x->ppb);
-	assert_int_equal(
-		nvl_channel_create(x->c, x->vm, NVL_ENGINE_COPY, 0, &x->chan),
-		0);
-	assert_int_equal(nvl_syncobj_create(x->c, 0, &x->sync), 0);
-}
-
-static void down(struct ctx *x)
-{
-	assert_int_equal(nvl_bo_unmap(x->c, x->sem), 0);
-	assert_int_equal(nvl_bo_unmap(x->c, x->pb), 0);
-	nvl_client_destroy(x->c);
+	t_nv_cl_up(x, dev, VA_PB, 0);
+	t_nv_cl_sem(x, 64 * KIB, VA_SEM);
 }
 
 /* the value of @key in fdinfo text @t (-1 if absent) */
@@ -97,11 +54,9 @@ static long long engine_ns(struct nvl_client *c)
 	return key(buf, "drm-engine-copy");
 }
 
-static void wait_sync(struct ctx *x)
+static void wait_sync(struct t_nv_cl *x)
 {
-	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
-					  now_ns() + 10000000000ll, 0, NULL),
-			 0);
+	assert_int_equal(t_nv_cl_wait(x, 10 * T_NV_SEC), 0);
 }
 
 /* a job blocked on an acquire for SLEEP_NS: busy = that time */
@@ -112,7 +67,7 @@ static void known_busy(void **state)
 	long long e0, e1, e2;
 	int64_t t0, t1;
 	struct nvl_device *dev;
-	struct ctx x;
+	struct t_nv_cl x;
 	uint32_t n;
 
 	(void)state;
@@ -124,12 +79,12 @@ static void known_busy(void **state)
 	s = (struct nvl_vm_sync){.handle = x.sync};
 	e0 = engine_ns(x.c);
 	assert_int_equal(e0, 0);
-	t0 = now_ns();
+	t0 = t_nv_now();
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	nanosleep(&(struct timespec){0, SLEEP_NS}, NULL);
 	__atomic_store_n(&x.psem[0], 1, __ATOMIC_RELEASE);
 	wait_sync(&x);
-	t1 = now_ns();
+	t1 = t_nv_now();
 	e1 = engine_ns(x.c);
 	/* at least the sleep (the job was on the ring before it began),
 	 * at most exec-to-fence */
@@ -146,12 +101,12 @@ static void known_busy(void **state)
 	x.psem[0] = 0;
 	n = nvl_kit_pb_acquire(x.ppb + 64, VA_SEM, 2);
 	p = (struct nvl_exec_push){.va = VA_PB + 256, .len = n * 4};
-	t0 = now_ns();
+	t0 = t_nv_now();
 	assert_int_equal(nvl_exec(x.c, x.chan, &p, 1, NULL, 0, &s, 1, 0), 0);
 	nanosleep(&(struct timespec){0, SLEEP_NS / 3}, NULL);
 	__atomic_store_n(&x.psem[0], 2, __ATOMIC_RELEASE);
 	wait_sync(&x);
-	t1 = now_ns();
+	t1 = t_nv_now();
 	e2 = engine_ns(x.c);
 	if (e2 - e1 < SLEEP_NS / 3 || e2 - e1 > t1 - t0)
 		fail_msg("second busy %lld ns, not in [%lld, %lld]", e2 - e1,
@@ -159,7 +114,7 @@ static void known_busy(void **state)
 	/* destroying the channel keeps what the client used */
 	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
 	assert_int_equal(engine_ns(x.c), e2);
-	down(&x);
+	t_nv_cl_down(&x);
 	nvl_device_close(dev);
 }
 
@@ -167,7 +122,7 @@ static void known_busy(void **state)
 static void per_client(void **state)
 {
 	struct nvl_device *dev;
-	struct ctx a, b;
+	struct t_nv_cl a, b;
 	struct nvl_exec_push p;
 	struct nvl_vm_sync s;
 	uint32_t n;
@@ -189,8 +144,8 @@ static void per_client(void **state)
 	assert_int_equal(engine_ns(b.c), 0);
 	assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
 	assert_int_equal(nvl_channel_destroy(b.c, b.chan), 0);
-	down(&b);
-	down(&a);
+	t_nv_cl_down(&b);
+	t_nv_cl_down(&a);
 	nvl_device_close(dev);
 }
 

@@ -217,6 +217,19 @@ int run_pattern_check(struct run_ctx *x, const void *p, size_t n, uint64_t seed,
 		      const char *what);
 
 /**
+ * run_gpu_word() - the word of @seed a workload has the copy engine fill a
+ * page with (never 0, so a page the copy engine missed shows).
+ */
+uint32_t run_gpu_word(uint64_t seed);
+/**
+ * run_gpu_words_check() - check that the @n 32-bit words at @p all read
+ * @want (a page run_gpu_word() filled); on a difference record the failure
+ * (naming @what and the first word) and return -EIO.
+ */
+int run_gpu_words_check(struct run_ctx *x, const uint32_t *p, size_t n,
+			uint32_t want, const char *what);
+
+/**
  * run_threads() - run @fn(@x, i, @arg) for i in [0, @n) on @n threads and
  * join them. Return: the first non-zero result.
  */

@@ -460,6 +460,23 @@ int run_pattern_check(struct run_ctx *x, const void *p, size_t n, uint64_t seed,
 	return 0;
 }
 
+uint32_t run_gpu_word(uint64_t seed)
+{
+	return (uint32_t)(seed * 0x9e3779b1u) | 1u;
+}
+
+int run_gpu_words_check(struct run_ctx *x, const uint32_t *p, size_t n,
+			uint32_t want, const char *what)
+{
+	for (size_t k = 0; k < n; k++)
+		if (p[k] != want)
+			return run_fail(x, -EIO,
+					"%s: GPU-written word %zu is %#x, not "
+					"%#x",
+					what, k, p[k], want);
+	return 0;
+}
+
 struct thread_arg {
 	struct run_ctx *x;
 	unsigned int i;

@@ -24,11 +24,6 @@ struct obo {
 	uint64_t va;
 };
 
-static uint32_t gpu_word(uint64_t seed)
-{
-	return (uint32_t)(seed * 0x2545f491u) | 1u;
-}
-
 /*
  * Bring BO @b back, check it (the CPU wrote @seed, the GPU @gword into the
  * last page; 0: not yet), then write the next round's: @next_seed by the
@@ -64,13 +59,9 @@ static int check_one(struct run_ctx *x, struct run_client *cl, struct obo *b,
 		return run_fail(x, ret, "client %s: map BO %u", cl->name, i);
 	snprintf(what, sizeof(what), "client %s: BO %u", cl->name, i);
 	ret = run_pattern_check(x, p, BO_SIZE - PAGE, seed, what);
-	for (size_t k = 0; !ret && gword && k < PAGE / 4; k++)
-		if (p[(BO_SIZE - PAGE) / 4 + k] != gword)
-			ret = run_fail(x, -EIO,
-				       "%s: GPU-written word %zu is %#x, not "
-				       "%#x",
-				       what, k, p[(BO_SIZE - PAGE) / 4 + k],
-				       gword);
+	if (!ret && gword)
+		ret = run_gpu_words_check(x, p + (BO_SIZE - PAGE) / 4, PAGE / 4,
+					  gword, what);
 	if (!ret) {
 		run_stat_add(x, "bytes_checked", "B",
 			     gword ? BO_SIZE : BO_SIZE - PAGE);
@@ -121,10 +112,10 @@ int run_oversub_client(struct run_ctx *x, struct run_client *cl, uint64_t total,
 		if (atomic_load(&x->stop) && x->error)
 			break;
 		for (unsigned int i = 0; i < n && !ret; i++) {
-			uint32_t gw = round ? gpu_word(seed + i) : 0;
+			uint32_t gw = round ? run_gpu_word(seed + i) : 0;
 
 			ret = check_one(x, cl, &b[i], i, seed + i, gw, next + i,
-					gpu_word(next + i));
+					run_gpu_word(next + i));
 		}
 		if (!ret) {
 			round++;

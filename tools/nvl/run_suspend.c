@@ -24,12 +24,7 @@ struct sbo {
 	uint64_t va;
 };
 
-static uint32_t gpu_word(uint64_t seed)
-{
-	return (uint32_t)(seed * 0x9e3779b1u) | 1u;
-}
-
-/* write @seed's pattern with the CPU and @gword into the last page (CE) */
+/* @seed's pattern by the CPU, run_gpu_word()'s in the last page (CE) */
 static int write_bos(struct run_ctx *x, struct run_client *cl, struct sbo *b,
 		     uint64_t seed)
 {
@@ -46,7 +41,7 @@ static int write_bos(struct run_ctx *x, struct run_client *cl, struct sbo *b,
 		run_pattern(p, BO_SIZE - PAGE, seed + i);
 		nvl_bo_unmap(cl->c, b[i].h);
 		n = run_pb_fill(pb, x->info.ce_class, b[i].va + BO_SIZE - PAGE,
-				gpu_word(seed + i), PAGE);
+				run_gpu_word(seed + i), PAGE);
 		ret = run_exec(cl, 0, pb, n, NULL, 0, &pt);
 	}
 	if (!ret && pt)
@@ -60,7 +55,7 @@ static int check_bos(struct run_ctx *x, struct run_client *cl, struct sbo *b,
 	int ret = 0;
 
 	for (unsigned int i = 0; i < NBO && !ret; i++) {
-		uint32_t want = gpu_word(seed + i);
+		uint32_t want = run_gpu_word(seed + i);
 		char what[64];
 		uint32_t *p;
 
@@ -69,14 +64,9 @@ static int check_bos(struct run_ctx *x, struct run_client *cl, struct sbo *b,
 			return run_fail(x, ret, "suspend: map BO %u", i);
 		snprintf(what, sizeof(what), "suspend: BO %u after resume", i);
 		ret = run_pattern_check(x, p, BO_SIZE - PAGE, seed + i, what);
-		for (size_t k = 0; !ret && k < PAGE / 4; k++)
-			if (p[(BO_SIZE - PAGE) / 4 + k] != want)
-				ret = run_fail(x, -EIO,
-					       "%s: copy-engine word %zu is "
-					       "%#x, not %#x",
-					       what, k,
-					       p[(BO_SIZE - PAGE) / 4 + k],
-					       want);
+		if (!ret)
+			ret = run_gpu_words_check(x, p + (BO_SIZE - PAGE) / 4,
+						  PAGE / 4, want, what);
 		nvl_bo_unmap(cl->c, b[i].h);
 		if (!ret)
 			run_stat_add(x, "bytes_checked", "B", BO_SIZE);
