@@ -30,8 +30,8 @@ static uint32_t cl_bo(struct t_nv_cl *k, uint64_t size, uint64_t va,
 void t_nv_cl_up(struct t_nv_cl *k, struct nvl_device *dev, uint64_t pb_va,
 		uint32_t flags)
 {
-	uint32_t cf = flags & T_NV_CL_DEVICE_STATE ? NVL_CLIENT_DEVICE_STATE
-						   : 0;
+	uint32_t cf =
+		flags & T_NV_CL_DEVICE_STATE ? NVL_CLIENT_DEVICE_STATE : 0;
 
 	memset(k, 0, sizeof(*k));
 	k->dev = dev;
@@ -152,8 +152,8 @@ void t_nv_expect_slices(struct nvl_client *c, uint32_t h, uint64_t size,
 	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
 	for (uint64_t w = 0; w < size / 4; w++) {
 		uint64_t s = w * 4 / slice;
-		uint32_t want = s <= round ? t_nv_word(who, bo, (unsigned)s)
-					   : 0;
+		uint32_t want =
+			s <= round ? t_nv_word(who, bo, (unsigned)s) : 0;
 
 		if (p[w] != want)
 			fail_msg("%s: client %u BO %u round %u: word %llu is "
