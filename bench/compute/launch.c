@@ -7,7 +7,10 @@
  *
  * launch_latency: ns from nvl_exec() of a launch of an empty kernel (one
  * CTA of 32 threads, EXIT) to its syncobj signalled; baseline
- * futex_pingpong (a thread wake-up and back).
+ * futex_pingpong (a thread wake-up and back); launch_latency_sleeps: the
+ * process's voluntary context switches per launch (and the involuntary
+ * ones) over as many launches again: the wake-ups a launch costs,
+ * load-independent, unlike the time.
  *
  * launch_latency_16: the same with a grid of 16 such CTAs, on the model's
  * default 2 SM workers (the runlist thread and one SM thread woken for
@@ -31,6 +34,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <nouvelle/nouvelle.h>
@@ -205,9 +209,16 @@ static double sample_empty(void *arg)
 	return crig_launch(arg);
 }
 
-/* median ns of launches of an empty kernel over @ctas CTAs of 32 threads */
-static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas)
+/*
+ * median ns of launches of an empty kernel over @ctas CTAs of 32 threads;
+ * with @sleeps, also the process's voluntary and involuntary context
+ * switches per launch over as many launches again
+ */
+static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas,
+			     double sleeps[2])
 {
+	int n = nvl_bench_quick(ctx) ? 21 : 201;
+	struct rusage ru0, ru1;
 	struct crig r;
 	uint64_t none = 0;
 	double v = -1;
@@ -215,8 +226,16 @@ static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas)
 	if (!crig_up(&r, "EXIT\n", 0, false) &&
 	    !crig_prepare(&r, ctas, 32, &none, sizeof(none))) {
 		crig_launch(&r); /* warm: the program cache, the channel */
-		v = nvl_bench_median(nvl_bench_quick(ctx) ? 21 : 201,
-				     sample_empty, &r);
+		v = nvl_bench_median(n, sample_empty, &r);
+		if (v > 0 && sleeps) {
+			getrusage(RUSAGE_SELF, &ru0);
+			for (int i = 0; i < n && v > 0; i++)
+				if (crig_launch(&r) < 0)
+					v = -1;
+			getrusage(RUSAGE_SELF, &ru1);
+			sleeps[0] = (double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / n;
+			sleeps[1] = (double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / n;
+		}
 	}
 	crig_down(&r);
 	return v;
@@ -224,17 +243,22 @@ static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas)
 
 NVL_BENCH(compute, launch_latency)
 {
-	double v = empty_launches(ctx, 1);
+	double sleeps[2];
+	double v = empty_launches(ctx, 1, sleeps);
 
 	if (v <= 0)
 		return -1;
 	nvl_bench_report(ctx, "launch_latency", v, "ns", "futex_pingpong");
+	/* 2: the runlist thread's wake-up plus the waiter's */
+	nvl_bench_report_extra(ctx, "launch_latency_sleeps", sleeps[0],
+			       "per_launch", NULL, "involuntary_per_launch",
+			       sleeps[1], NULL);
 	return 0;
 }
 
 NVL_BENCH(compute, launch_latency_16)
 {
-	double v = empty_launches(ctx, 16);
+	double v = empty_launches(ctx, 16, NULL);
 
 	if (v <= 0)
 		return -1;

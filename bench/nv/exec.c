@@ -5,6 +5,9 @@
  *    header) to its syncobj signalled, on an idle device; baseline
  *    futex_pingpong (a thread round trip: submission to the model's
  *    PBDMA thread and the interrupt back are two such hops);
+ *    exec_latency_sleeps: the process's voluntary context switches per
+ *    exec (and the involuntary ones) over one more sample: the wake-ups
+ *    an exec costs, load-independent, unlike the time;
  *  - exec_throughput_1: such jobs per second, pipelined on one channel
  *    (only the last signals a syncobj), no baseline (target: 300 k/s);
  *  - exec_throughput_8: the same over 8 channels of one client, submitted
@@ -36,6 +39,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <nouvelle/nouvelle.h>
@@ -135,7 +139,8 @@ static double tput_sample(void *arg)
 NVL_BENCH(exec, exec_latency)
 {
 	struct rig r = {0};
-	double ns;
+	struct rusage ru0, ru1;
+	double ns, sw_ns;
 
 	r.iters = nvl_bench_quick(ctx) ? 200 : 5000;
 	if (rig_up(&r)) {
@@ -144,10 +149,21 @@ NVL_BENCH(exec, exec_latency)
 	}
 	lat_sample(&r);
 	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, lat_sample, &r);
+	/* the sleeps (voluntary context switches of every thread of the
+	 * process: submitter, scheduler, model) per exec, over one more
+	 * sample; 2 is the runlist thread's wake-up plus the waiter's */
+	getrusage(RUSAGE_SELF, &ru0);
+	sw_ns = lat_sample(&r);
+	getrusage(RUSAGE_SELF, &ru1);
 	rig_down(&r);
-	if (ns < 0)
+	if (ns < 0 || sw_ns < 0)
 		return -EIO;
 	nvl_bench_report(ctx, "exec_latency", ns, "ns", "futex_pingpong");
+	nvl_bench_report_extra(
+		ctx, "exec_latency_sleeps",
+		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / r.iters, "per_exec",
+		NULL, "involuntary_per_exec",
+		(double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / r.iters, NULL);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
  * first runs it.
  *
  * Scheduling: a doorbell puts the channel on its runlist's ready list and
- * wakes the thread (a condition variable per runlist). The thread runs a
+ * wakes the thread (a futex word per runlist, rl_wake()). The thread runs a
  * channel until it runs out of GPFIFO entries, uses its budget (then goes
  * to the back of the list), blocks in a semaphore acquire (then it is
  * parked and re-polled every 100 us, or at once when any semaphore is
@@ -34,8 +34,11 @@
  * armed even if the engine's thread carries the reset out later.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -72,7 +75,45 @@ uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
 	return v;
 }
 
-/* put @ch on its runlist's ready list; fifo->lock held */
+/*
+ * Wake @rl's thread: after the change it is to see (made under fifo->lock,
+ * which this may be called with or without). The sleeper counts itself
+ * before it reads the word, the waker bumps the word before it reads the
+ * count (both sequentially consistent): a waker that sees no sleeper knows
+ * a later sleeper reads the bumped word and does not sleep on it.
+ */
+static void rl_wake(struct nvl_model_runlist *rl)
+{
+	atomic_fetch_add(&rl->wake_seq, 1);
+	if (atomic_load(&rl->sleepers))
+		syscall(SYS_futex, &rl->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
+/*
+ * Sleep until rl_wake() or @deadline (absolute, CLOCK_MONOTONIC;
+ * NVL_TIMEOUT_INFINITE: none), fifo->lock held and dropped meanwhile; the
+ * caller re-checks what it waits for (wake-ups may be spurious).
+ */
+static void rl_sleep_locked(struct nvl_model_fifo *f,
+			    struct nvl_model_runlist *rl, int64_t deadline)
+{
+	struct timespec ts, *tsp = NULL;
+	uint32_t seq;
+
+	if (deadline != NVL_TIMEOUT_INFINITE) {
+		ts = nvl_ns_to_timespec(deadline);
+		tsp = &ts;
+	}
+	atomic_fetch_add(&rl->sleepers, 1);
+	seq = atomic_load(&rl->wake_seq);
+	pthread_mutex_unlock(&f->lock);
+	syscall(SYS_futex, &rl->wake_seq, FUTEX_WAIT_BITSET_PRIVATE, seq, tsp,
+		NULL, FUTEX_BITSET_MATCH_ANY);
+	atomic_fetch_sub(&rl->sleepers, 1);
+	pthread_mutex_lock(&f->lock);
+}
+
 /* put @ch on its runlist; return the runlist to wake, or NULL */
 static struct nvl_model_runlist *chan_enqueue_nowake(struct nvl_model_chan *ch)
 {
@@ -98,7 +139,7 @@ static void chan_enqueue_locked(struct nvl_model_chan *ch)
 	struct nvl_model_runlist *rl = chan_enqueue_nowake(ch);
 
 	if (rl)
-		pthread_cond_signal(&rl->cond);
+		rl_wake(rl);
 }
 
 static void chan_dequeue_locked(struct nvl_model_chan *ch)
@@ -173,7 +214,7 @@ void nvl_model_fifo_sem_released(struct nvl_model *m)
 			ch->acquire_parked = false;
 			ch->queued = true;
 			nvl_list_add_tail(&ch->link, &rl->ready);
-			pthread_cond_signal(&rl->cond);
+			rl_wake(rl);
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -253,7 +294,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 		rl->hung = true;
 		rl_busy_start(rl);
 		while (!rl->reset_req && !rl->stop)
-			pthread_cond_wait(&rl->cond, &f->lock);
+			rl_sleep_locked(f, rl, NVL_TIMEOUT_INFINITE);
 		rl->cur = NULL;
 		if (rl->reset_req)
 			rl_blame(f, rl_reset_locked(rl, rl->reset_quiet ? NULL
@@ -324,14 +365,12 @@ static void *rl_main(void *arg)
 		}
 		if (nvl_list_empty(&rl->ready)) {
 			if (nvl_list_empty(&rl->parked)) {
-				pthread_cond_wait(&rl->cond, &f->lock);
+				rl_sleep_locked(f, rl, NVL_TIMEOUT_INFINITE);
 			} else {
-				struct timespec ts = nvl_ns_to_timespec(
+				rl_sleep_locked(
+					f, rl,
 					nvl_time_ns() +
-					NVL_MODEL_ACQUIRE_POLL_NS);
-
-				pthread_cond_timedwait(&rl->cond, &f->lock,
-						       &ts);
+						NVL_MODEL_ACQUIRE_POLL_NS);
 				nvl_list_splice_tail_init(&rl->parked,
 							  &rl->ready);
 				nvl_list_for_each_entry (ch, &rl->ready, link) {
@@ -363,7 +402,6 @@ int nvl_model_fifo_create(struct nvl_model *m)
 {
 	const struct nvl_model_profile *p = m->profile;
 	struct nvl_model_fifo *f;
-	pthread_condattr_t ca;
 	unsigned i, started = 0;
 	int ret = -ENOMEM;
 
@@ -385,16 +423,12 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		f->chan[i].chid = i;
 		nvl_list_init(&f->chan[i].link);
 	}
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	for (i = 0; i < f->nrl; i++) {
 		f->rl[i].m = m;
 		f->rl[i].id = i;
 		nvl_list_init(&f->rl[i].ready);
 		nvl_list_init(&f->rl[i].parked);
-		pthread_cond_init(&f->rl[i].cond, &ca);
 	}
-	pthread_condattr_destroy(&ca);
 	m->fifo = f;
 	for (i = 0; i < f->nrl; i++) {
 		ret = nvl_might_alloc(0);
@@ -412,13 +446,11 @@ int nvl_model_fifo_create(struct nvl_model *m)
 	pthread_mutex_lock(&f->lock);
 	for (i = 0; i < started; i++) {
 		f->rl[i].stop = true;
-		pthread_cond_signal(&f->rl[i].cond);
+		rl_wake(&f->rl[i]);
 	}
 	pthread_mutex_unlock(&f->lock);
 	for (i = 0; i < started; i++)
 		pthread_join(f->rl[i].thread, NULL);
-	for (i = 0; i < f->nrl; i++)
-		pthread_cond_destroy(&f->rl[i].cond);
 	pthread_mutex_destroy(&f->atomic_lock);
 	pthread_mutex_destroy(&f->lock);
 	m->fifo = NULL;
@@ -440,13 +472,11 @@ void nvl_model_fifo_destroy(struct nvl_model *m)
 	for (unsigned i = 0; i < f->nrl; i++) {
 		f->rl[i].stop = true;
 		atomic_store(&f->rl[i].reset_flag, true);
-		pthread_cond_signal(&f->rl[i].cond);
+		rl_wake(&f->rl[i]);
 	}
 	pthread_mutex_unlock(&f->lock);
 	for (unsigned i = 0; i < f->nrl; i++)
 		pthread_join(f->rl[i].thread, NULL);
-	for (unsigned i = 0; i < f->nrl; i++)
-		pthread_cond_destroy(&f->rl[i].cond);
 	pthread_mutex_destroy(&f->atomic_lock);
 	pthread_mutex_destroy(&f->lock);
 	nvl_free(f->err_pending);
@@ -565,7 +595,7 @@ static void doorbell(struct nvl_model_fifo *f, uint32_t token)
 		rl = chan_enqueue_nowake(ch);
 	pthread_mutex_unlock(&f->lock);
 	if (rl)
-		pthread_cond_signal(&rl->cond);
+		rl_wake(rl);
 }
 
 uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
@@ -659,7 +689,7 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 			f->rl[e].hang_chid = 0;
 			f->rl[e].reset_req = true;
 			atomic_store(&f->rl[e].reset_flag, true);
-			pthread_cond_signal(&f->rl[e].cond);
+			rl_wake(&f->rl[e]);
 		}
 	} else {
 		unsigned e = (addr - NVL_HW_ENGINE_STATUS(0)) / 0x10;
@@ -715,7 +745,7 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 		rl->reset_quiet = true;
 		rl->reset_req = true;
 		atomic_store(&rl->reset_flag, true);
-		pthread_cond_signal(&rl->cond);
+		rl_wake(rl);
 	}
 	ret = reset_wait_locked(f, rl, ch);
 	if (rl->hang_chid == chid + 1)

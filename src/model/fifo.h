@@ -104,7 +104,16 @@ struct nvl_model_runlist {
 	struct nvl_model *m;
 	unsigned id; /* = engine id = CE index */
 	pthread_t thread;
-	pthread_cond_t cond; /* doorbell, reset, stop */
+	/*
+	 * The thread's sleep (doorbell, reset, stop, a semaphore release):
+	 * a futex word every wake-up bumps, and how many sleep on it (fifo.c
+	 * rl_sleep_locked() / rl_wake()). Not a condition variable: a thread
+	 * woken from pthread_cond_wait() takes the mutex back marked
+	 * contended, so its next unlock made a futex-wake system call that
+	 * woke no one, once per doorbell.
+	 */
+	_Atomic uint32_t wake_seq;
+	_Atomic uint32_t sleepers;
 	struct nvl_list ready;
 	struct nvl_list parked; /* channels waiting in an acquire */
 	bool stop;

@@ -360,8 +360,16 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	atomic_store_explicit(
 		(_Atomic uint32_t *)(ch->cpu + OFF_USERD + NVL_HW_USERD_GP_PUT),
 		put, memory_order_release);
-	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
 	pthread_mutex_unlock(&ch->lock);
+	/*
+	 * Rung with ch->lock dropped: the runlist thread it wakes often
+	 * runs the job and completes it (chan_complete() takes ch->lock)
+	 * before this thread runs again; holding the lock here made it
+	 * sleep on the lock and be woken once more by the unlock. A
+	 * doorbell only makes the PBDMA read GP_PUT, so a late or extra
+	 * one is harmless.
+	 */
+	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
 	return nvl_fence_get(j->hw);
 }
 

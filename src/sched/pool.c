@@ -8,9 +8,14 @@
  *    work (select and run jobs, handle a timeout) from a FIFO; a scheduler
  *    is on that FIFO at most once and runs on one worker at a time;
  *  - one housekeeper frees finished jobs (free_job() off the signalling
- *    path) and watches the timeouts of schedulers with jobs on the ring. A
- *    completion only wakes it when it sleeps; it then waits a few tens of
- *    microseconds before reaping so that frees are batched.
+ *    path) and watches the timeouts of schedulers with jobs on the ring.
+ *    Once it has freed jobs it comes back every REAP_TICK_NS while jobs
+ *    keep finishing, so that a completion wakes it only when it sleeps
+ *    for good (no job finished during its last tick): a stream of jobs
+ *    costs one housekeeper wake-up per tick, not one per job. Timers are
+ *    disarmed lazily: a scheduler going idle stays on the timer list until
+ *    the housekeeper's next scan, so that the next job, arming its timer
+ *    again with a later deadline, does not wake it either.
  *
  * The pool starts with the first scheduler and stays until process exit
  * (a destructor stops it when no scheduler is left), so creating and
@@ -87,7 +92,7 @@ void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
 
 #define MAX_WORKERS 16
 /* How long the housekeeper lets finished jobs pile up before freeing. */
-#define REAP_BATCH_NS (30 * NVL_NSEC_PER_USEC)
+#define REAP_TICK_NS (250 * NVL_NSEC_PER_USEC)
 
 static NVL_LOCK_CLASS(pool_lock_class, "sched_pool", 0);
 
@@ -103,6 +108,7 @@ static struct {
 	int64_t hk_target;
 	int64_t timer_next; /* no deadline expires before this */
 	bool hk_idle;
+	bool hk_tick; /* asleep for at most REAP_TICK_NS: no wake to reap */
 	bool started;
 	bool stopping;
 } pool;
@@ -166,6 +172,8 @@ static void queue_work_locked(struct nvl_sched *sched, uint32_t work)
 
 static void *housekeeper_main(void *arg)
 {
+	bool reaped = false;
+
 	(void)arg;
 	nvl_mutex_lock(&pool.lock);
 	while (!pool.stopping) {
@@ -175,12 +183,17 @@ static void *housekeeper_main(void *arg)
 
 		/*
 		 * Scan the timers only when the earliest deadline known may
-		 * have passed (deadlines only move later on progress).
+		 * have passed (deadlines only move later on progress). A
+		 * timer disarmed since (INFINITE) leaves the list here.
 		 */
 		if (now >= pool.timer_next) {
 			nvl_list_for_each_entry_safe (sched, tmp, &pool.timers,
 						      timer_node) {
-				if (sched->timer_deadline_ns <= now) {
+				if (sched->timer_deadline_ns ==
+				    NVL_TIMEOUT_INFINITE) {
+					nvl_list_del(&sched->timer_node);
+					sched->on_timer = false;
+				} else if (sched->timer_deadline_ns <= now) {
 					nvl_list_del(&sched->timer_node);
 					sched->on_timer = false;
 					queue_work_locked(
@@ -202,18 +215,26 @@ static void *housekeeper_main(void *arg)
 			nvl_sched_free_done(sched);
 			nvl_mutex_lock(&pool.lock);
 			sched_unref_locked(sched);
+			reaped = true;
 			continue;
 		}
+		/*
+		 * Jobs finished since the last sleep: more are likely, come
+		 * back in a tick for them (completions meanwhile wake no
+		 * one). Nothing finished during a tick: sleep until woken.
+		 */
+		pool.hk_tick = reaped;
+		if (reaped && now + REAP_TICK_NS < target)
+			target = now + REAP_TICK_NS;
+		reaped = false;
 		pool.hk_idle = true;
 		pool.hk_target = target;
 		seq = nvl_sched_event_prepare(&pool.hk_ev);
 		nvl_mutex_unlock(&pool.lock);
 		nvl_sched_event_wait(&pool.hk_ev, seq, target);
-		/* Let completions pile up: one wake-up frees a batch. */
-		struct timespec ts = {0, REAP_BATCH_NS};
-		nanosleep(&ts, NULL);
 		nvl_mutex_lock(&pool.lock);
 		pool.hk_idle = false;
+		pool.hk_tick = false;
 	}
 	nvl_mutex_unlock(&pool.lock);
 	return NULL;
@@ -310,7 +331,7 @@ void nvl_sched_queue_reap(struct nvl_sched *sched)
 	if (!sched->on_reap && !sched->pool_dead) {
 		nvl_list_add_tail(&sched->reap_node, &pool.reap);
 		sched->on_reap = true;
-		if (pool.hk_idle) {
+		if (pool.hk_idle && !pool.hk_tick) {
 			pool.hk_idle = false;
 			nvl_sched_event_wake(&pool.hk_ev, false);
 		}
@@ -325,13 +346,13 @@ void nvl_sched_timer_update(struct nvl_sched *sched)
 		nvl_mutex_unlock(&pool.lock);
 		return;
 	}
-	if (sched->deadline_ns == NVL_TIMEOUT_INFINITE) {
-		if (sched->on_timer) {
-			nvl_list_del(&sched->timer_node);
-			sched->on_timer = false;
-		}
-	} else {
-		sched->timer_deadline_ns = sched->deadline_ns;
+	/*
+	 * Off: left on the list for the housekeeper's next scan (lazy), so
+	 * that re-arming it for the next job, later than the housekeeper's
+	 * target, wakes no one.
+	 */
+	sched->timer_deadline_ns = sched->deadline_ns;
+	if (sched->deadline_ns != NVL_TIMEOUT_INFINITE) {
 		if (sched->deadline_ns < pool.timer_next)
 			pool.timer_next = sched->deadline_ns;
 		if (!sched->on_timer) {
