@@ -320,6 +320,8 @@ static void wire_span(const struct ag_field *vf, uint64_t *lo, uint64_t *hi)
 static bool wire_used(const struct vctx *c, size_t j, size_t below, uint64_t lo,
 		      uint64_t hi)
 {
+	if (lo >= hi)
+		return false;
 	for (size_t i = 0; i < below; i++) {
 		const struct ag_field *vf =
 			ag_vfield(c->e->ctx, c->v, c->wi, i);
