@@ -768,7 +768,8 @@ void ag_emit_version(struct em *e, const struct ag_version *v)
 		fprintf(f, "#include \"%s\"\n", v->in.headers.v[i]);
 	fprintf(f, "\n#include \"%s.h\"\n\n", p);
 	fprintf(f,
-		"static int fail_(int err, const char *fn, const char *why)\n"
+		"static __attribute__((cold, noinline)) int\n"
+		"fail_(int err, const char *fn, const char *why)\n"
 		"{\n\t%s_error(err, \"%s\", fn, why);\n\treturn err;\n}\n"
 		"#define ABIGEN_FAIL(err, why) fail_(err, __func__, why)\n\n",
 		p, v->in.tag);
