@@ -276,7 +276,9 @@ static void neutral_layout(const struct ag_ctx *ctx, size_t wi, uint64_t *noff,
 		uint64_t al;
 
 		ag_neutral_field(ctx, wi, j, &nf);
-		al = nf.kind == AG_NF_FAM ? 4 : nf.esize;
+		al = !j			    ? AG_NEUTRAL_ALIGN
+		     : nf.kind == AG_NF_FAM ? 4
+					    : nf.esize;
 		nsize[j] = nf.kind == AG_NF_FAM	    ? 4
 			   : nf.kind == AG_NF_BYTES ? (nf.count ? nf.count : 1)
 						    : nf.esize * nf.count;
