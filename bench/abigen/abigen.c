@@ -150,7 +150,11 @@ NVL_BENCH(abigen, abigen_time)
 }
 
 struct pu_arg {
-	uint8_t wire[128], wire2[128];
+	/* cache-line aligned, whatever the neutral struct's alignment and
+	 * the linker make of this struct's place: the memcpy baseline's
+	 * buffers must not split lines by accident */
+	_Alignas(64) uint8_t wire[128];
+	_Alignas(64) uint8_t wire2[128];
 	struct abb_sysinfo n;
 	size_t size;
 	int iters;
