@@ -293,6 +293,55 @@ static void test_array_of_structs(void **state)
 	(void)state;
 }
 
+static void set_runs(struct ct_runs *r)
+{
+	r->present = C1->structs[CT_S_RUNS].fields;
+	r->a = 0xa1;
+	r->b = C_U64;
+	r->c = 0xc3c3c3c3;
+	r->d = C_ADDR;
+	r->e = 0xe5;
+	r->f = 0xf6f6;
+	r->g = C_BIG;
+	r->h = 0x4848;
+}
+
+/* fields copied as one run across padding and a field not wanted: the
+ * values land, the bytes between come out zero on pack whatever the
+ * neutral struct's padding holds, and the wanted field inside the run's
+ * span (f, wanted after g) is not overwritten */
+static void test_coalesced_runs(void **state)
+{
+	struct ct_runs r;
+	size_t n = img_cons_runs(img);
+
+	assert_int_equal(n, 56);
+	roundtrip(CT_S_RUNS, n, &r);
+	assert_int_equal(r.a, 0xa1);
+	assert_true(r.b == C_U64);
+	assert_int_equal(r.c, 0xc3c3c3c3);
+	assert_true(r.d == C_ADDR);
+	assert_int_equal(r.e, 0xe5);
+	assert_int_equal(r.f, 0xf6f6);
+	assert_true(r.g == C_BIG);
+	assert_int_equal(r.h, 0x4848);
+	/* neutral padding full of garbage: the wire's stays canonical */
+	memset(&r, 0xa5, sizeof(r));
+	set_runs(&r);
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ct_pack(C1, CT_S_RUNS, &r, out, n), 0);
+	assert_memory_equal(out, img, n);
+	/* a value in the field not wanted is dropped, not carried along */
+	memset(img + 20, 0x77, 4);
+	assert_int_equal(ct_unpack(C1, CT_S_RUNS, img, n, &r), 0);
+	assert_int_equal(r.c, 0xc3c3c3c3);
+	assert_true(r.d == C_ADDR);
+	assert_int_equal(ct_pack(C1, CT_S_RUNS, &r, out, n), 0);
+	memset(img + 20, 0, 4);
+	assert_memory_equal(out, img, n);
+	(void)state;
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_typedef_chains),
 	cmocka_unit_test(test_declare_aligned),
@@ -307,6 +356,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_drf_and_macros),
 	cmocka_unit_test(test_multidir_tagged),
 	cmocka_unit_test(test_array_of_structs),
+	cmocka_unit_test(test_coalesced_runs),
 };
 
 T_MAIN(tests)

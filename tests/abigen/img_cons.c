@@ -147,3 +147,19 @@ size_t img_cons_list(void *buf)
 	l.tail = 0x7a11;
 	OUT(l);
 }
+
+size_t img_cons_runs(void *buf)
+{
+	CONS_RUNS r;
+
+	memset(&r, 0, sizeof(r));
+	r.a = 0xa1;
+	r.b = C_U64;
+	r.c = 0xc3c3c3c3;
+	r.d = C_ADDR;
+	r.e = 0xe5;
+	r.f = 0xf6f6;
+	r.g = C_BIG;
+	r.h = 0x4848;
+	OUT(r);
+}

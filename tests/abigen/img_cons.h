@@ -26,5 +26,6 @@ size_t img_cons_flex(void *buf, unsigned n); /* header + n entries */
 size_t img_cons_packed(void *buf);
 size_t img_cons_tagged(void *buf);
 size_t img_cons_list(void *buf); /* CONS_LIST with 3 of 4 items */
+size_t img_cons_runs(void *buf); /* CONS_RUNS, skip 0 */
 
 #endif

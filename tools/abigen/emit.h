@@ -16,6 +16,13 @@ struct em {
 	FILE *f;
 };
 
+/*
+ * Alignment of a neutral struct's first member (after `present`), and so
+ * of the struct: the coalesced copies of pack/unpack then write and read
+ * it in aligned 16-byte pieces that never straddle a cache line.
+ */
+#define AG_NEUTRAL_ALIGN 16
+
 /* emit.c */
 const char *ag_ntype(const struct ag_nf *nf);
 const char *ag_bits_type(unsigned bytes, bool sgn);

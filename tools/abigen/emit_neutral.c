@@ -140,21 +140,28 @@ static int emit_struct_decl(struct em *e, size_t wi)
 			free(nu);
 			return -EINVAL;
 		}
+		if (!j)
+			fprintf(f,
+				"\t/* aligned: whole-run copies in aligned "
+				"pieces */\n\t_Alignas(%d) ",
+				AG_NEUTRAL_ALIGN);
+		else
+			fprintf(f, "\t");
 		switch (nf.kind) {
 		case AG_NF_INT:
-			fprintf(f, "\t%s %s;\n", ag_ntype(&nf), fn);
+			fprintf(f, "%s %s;\n", ag_ntype(&nf), fn);
 			break;
 		case AG_NF_IARRAY:
-			fprintf(f, "\t%s %s[%" PRIu64 "];\n", ag_ntype(&nf), fn,
+			fprintf(f, "%s %s[%" PRIu64 "];\n", ag_ntype(&nf), fn,
 				nf.count);
 			break;
 		case AG_NF_BYTES:
-			fprintf(f, "\tuint8_t %s[%" PRIu64 "]; /* raw */\n", fn,
+			fprintf(f, "uint8_t %s[%" PRIu64 "]; /* raw */\n", fn,
 				nf.count ? nf.count : 1);
 			break;
 		case AG_NF_FAM:
 			fprintf(f,
-				"\tuint32_t %s; /* flexible array: its byte "
+				"uint32_t %s; /* flexible array: its byte "
 				"offset in the wire */\n",
 				fn);
 			break;

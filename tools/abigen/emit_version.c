@@ -202,16 +202,17 @@ static void emit_pack_check(const struct vctx *c, size_t j,
 }
 
 static void emit_pack_field(const struct vctx *c, size_t j,
-			    const struct ag_field *vf, const struct ag_nf *nf)
+			    const struct ag_field *vf, const struct ag_nf *nf,
+			    bool cond)
 {
 	FILE *f = c->e->f;
 	const char *p = c->e->p;
 	const char *fn = c->e->ctx->want[c->wi].fields[j].neutral;
-	const char *ind = vf->in_union ? "\t\t" : "\t";
+	const char *ind = cond ? "\t\t" : "\t";
 
 	/* union arms: only non-zero values overwrite the zeroed image, so
 	 * the arm the caller filled wins over arms it left zero */
-	if (vf->in_union && nf->kind != AG_NF_FAM) {
+	if (cond && nf->kind != AG_NF_FAM) {
 		if (nf->kind == AG_NF_INT)
 			fprintf(f, "\tif (in->%s)\n", fn);
 		else
@@ -275,7 +276,9 @@ static void neutral_layout(const struct ag_ctx *ctx, size_t wi, uint64_t *noff,
 		uint64_t al;
 
 		ag_neutral_field(ctx, wi, j, &nf);
-		al = nf.kind == AG_NF_FAM ? 4 : nf.esize;
+		al = !j			    ? AG_NEUTRAL_ALIGN
+		     : nf.kind == AG_NF_FAM ? 4
+					    : nf.esize;
 		nsize[j] = nf.kind == AG_NF_FAM	    ? 4
 			   : nf.kind == AG_NF_BYTES ? (nf.count ? nf.count : 1)
 						    : nf.esize * nf.count;
@@ -288,7 +291,7 @@ static void neutral_layout(const struct ag_ctx *ctx, size_t wi, uint64_t *noff,
 /* Same bytes in the wire and in the neutral member, no conversion? */
 static bool direct(const struct ag_field *vf, const struct ag_nf *nf)
 {
-	if (!vf || vf->in_union || vf->bit_width)
+	if (!vf || vf->bit_width)
 		return false;
 	switch (nf->kind) {
 	case AG_NF_INT:
@@ -302,10 +305,68 @@ static bool direct(const struct ag_field *vf, const struct ag_nf *nf)
 	}
 }
 
-/* End (exclusive) of the run of fields from @j that are contiguous and
- * direct both in the wire and in the neutral struct: one memcpy each. */
+/* Wire bytes [*lo, *hi) field @vf touches (none for a flexible array). */
+static void wire_span(const struct ag_field *vf, uint64_t *lo, uint64_t *hi)
+{
+	*lo = vf->bit_off / 8;
+	if (vf->kind == AG_F_FAM)
+		*hi = *lo;
+	else if (vf->bit_width)
+		*hi = (vf->bit_off + vf->bit_width + 7) / 8;
+	else
+		*hi = *lo + vf->size;
+}
+
+/* Does a field of want @wi present in @v (other than @j), with an index
+ * below @below, touch wire bytes [lo, hi)? */
+static bool wire_used(const struct vctx *c, size_t j, size_t below, uint64_t lo,
+		      uint64_t hi)
+{
+	if (lo >= hi)
+		return false;
+	for (size_t i = 0; i < below; i++) {
+		const struct ag_field *vf =
+			ag_vfield(c->e->ctx, c->v, c->wi, i);
+		uint64_t a, b;
+
+		if (!vf || i == j)
+			continue;
+		wire_span(vf, &a, &b);
+		if (a < hi && lo < b)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does pack store field @j unconditionally? Every field outside a union
+ * does. A union arm is stored only when non-zero, so that the arm the
+ * caller filled wins over arms left zero; but when no field before it
+ * shares its bytes, the zeroed image is all it could overwrite, and an
+ * unconditional store gives the same bytes.
+ */
+static bool pack_uncond(const struct vctx *c, size_t j,
+			const struct ag_field *vf)
+{
+	uint64_t lo, hi;
+
+	if (!vf->in_union)
+		return true;
+	wire_span(vf, &lo, &hi);
+	return !wire_used(c, j, j, lo, hi);
+}
+
+/*
+ * End (exclusive) of the run of fields from @j that are direct and laid
+ * out alike in the wire and in the neutral struct: each next field as far
+ * from the one before in both, the bytes between (neutral padding; wire
+ * padding or fields not wanted, never a wanted field's) copied along, so
+ * the run is one memcpy. For pack (@pack) a member of a run must also be
+ * stored unconditionally (pack_uncond()); pack zeroes the wire bytes
+ * between afterwards.
+ */
 static size_t run_end(const struct vctx *c, size_t j, const uint64_t *noff,
-		      const uint64_t *nsize)
+		      const uint64_t *nsize, bool pack)
 {
 	const struct ag_ctx *ctx = c->e->ctx;
 	size_t n = ctx->want[c->wi].nfields, k = j;
@@ -316,15 +377,53 @@ static size_t run_end(const struct vctx *c, size_t j, const uint64_t *noff,
 		struct ag_nf nf;
 
 		ag_neutral_field(ctx, c->wi, k, &nf);
-		if (!direct(vf, &nf))
+		if (!direct(vf, &nf) || (pack && !pack_uncond(c, k, vf)))
 			break;
-		if (prev &&
-		    (prev->bit_off / 8 + prev->size != vf->bit_off / 8 ||
-		     noff[k - 1] + nsize[k - 1] != noff[k]))
-			break;
+		if (prev) {
+			uint64_t wend = prev->bit_off / 8 + prev->size;
+			uint64_t nend = noff[k - 1] + nsize[k - 1];
+
+			if (vf->bit_off / 8 < wend || noff[k] < nend ||
+			    vf->bit_off / 8 - wend != noff[k] - nend ||
+			    wire_used(c, SIZE_MAX, n, wend, vf->bit_off / 8))
+				break;
+		}
 		prev = vf;
 	}
 	return k - j >= 2 ? k : j + 1;
+}
+
+/*
+ * The comment over the memcpy of run [@j, @k): the fields it covers, and
+ * how many bytes between them come along (neutral padding on unpack; on
+ * pack, wire bytes zeroed after the copy).
+ */
+static void emit_run_comment(const struct vctx *c, size_t j, size_t k,
+			     const uint64_t *noff, const uint64_t *nsize,
+			     bool pack)
+{
+	const struct ag_want *w = &c->e->ctx->want[c->wi];
+	FILE *f = c->e->f;
+	uint64_t gap = noff[k - 1] + nsize[k - 1] - noff[j];
+	int col;
+
+	for (size_t i = j; i < k; i++)
+		gap -= nsize[i];
+	col = 8 + fprintf(f, "\t/* %zu fields:", k - j) - 1;
+	for (size_t i = j; i < k; i++) {
+		int len = (int)strlen(w->fields[i].neutral) + 1;
+
+		if (col + len > 76) {
+			fprintf(f, "\n\t *");
+			col = 10;
+		}
+		fprintf(f, " %s", w->fields[i].neutral);
+		col += len;
+	}
+	if (gap)
+		fprintf(f, "\n\t * (and the %" PRIu64 " byte%s between them%s)",
+			gap, gap == 1 ? "" : "s", pack ? ", zeroed below" : "");
+	fprintf(f, " */\n");
 }
 
 /* An `elem` field: its element type is exactly the wanted element
@@ -410,7 +509,7 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 	nsize = ag_alloc(w->nfields * sizeof(*nsize));
 	neutral_layout(e->ctx, wi, noff, nsize);
 	for (size_t j = 0, k; j < w->nfields; j = k) {
-		k = run_end(&c, j, noff, nsize);
+		k = run_end(&c, j, noff, nsize, false);
 		for (size_t i = j; k > j + 1 && i < k; i++)
 			fprintf(f,
 				"_Static_assert(offsetof(struct %s_%s, %s) == "
@@ -435,17 +534,16 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		const char *fn = w->fields[j].neutral;
 		struct ag_nf nf;
 
-		k = run_end(&c, j, noff, nsize);
+		k = run_end(&c, j, noff, nsize, false);
 		if (k > j + 1) {
+			emit_run_comment(&c, j, k, noff, nsize, false);
 			fprintf(f,
 				"\tmemcpy((uint8_t *)out + offsetof(struct "
-				"%s_%s, "
-				"%s), w + ",
+				"%s_%s, %s), w + ",
 				p, w->neutral, fn);
 			off_name(f, &c, j);
-			fprintf(f, ", %" PRIu64 "); /* %s..%s */\n",
-				noff[k - 1] + nsize[k - 1] - noff[j], fn,
-				w->fields[k - 1].neutral);
+			fprintf(f, ", %" PRIu64 ");\n",
+				noff[k - 1] + nsize[k - 1] - noff[j]);
 			continue;
 		}
 		ag_neutral_field(e->ctx, wi, j, &nf);
@@ -493,19 +591,36 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		ag_neutral_field(e->ctx, wi, j, &nf);
 		emit_pack_check(&c, j, vf, &nf);
 	}
-	/* zero only what no unconditional store covers: padding, fields
-	 * not wanted, bitfield storage and union arms */
+	/* the runs first, one memcpy each (the wire bytes between their
+	 * fields come along and are zeroed next) */
+	for (size_t j = 0, k; j < w->nfields; j = k) {
+		k = run_end(&c, j, noff, nsize, true);
+		if (k == j + 1)
+			continue;
+		emit_run_comment(&c, j, k, noff, nsize, true);
+		fprintf(f, "\tmemcpy(w + ");
+		off_name(f, &c, j);
+		fprintf(f,
+			", (const uint8_t *)in + offsetof(struct %s_%s, %s), "
+			"%" PRIu64 ");\n",
+			p, w->neutral, w->fields[j].neutral,
+			noff[k - 1] + nsize[k - 1] - noff[j]);
+	}
+	/* then zero what no unconditional store covers: padding, fields
+	 * not wanted, bitfield storage and union arms stored only when
+	 * non-zero */
 	{
 		uint8_t *cov = ag_alloc(r->size + 1);
 
 		for (size_t j = 0; j < w->nfields; j++) {
 			const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
+			uint64_t lo, hi;
 
-			if (!vf || vf->bit_width || vf->in_union ||
-			    vf->kind == AG_F_FAM)
+			if (!vf || vf->bit_width || vf->kind == AG_F_FAM ||
+			    !pack_uncond(&c, j, vf))
 				continue;
-			for (uint64_t b = vf->bit_off / 8;
-			     b < vf->bit_off / 8 + vf->size && b < r->size; b++)
+			wire_span(vf, &lo, &hi);
+			for (uint64_t b = lo; b < hi && b < r->size; b++)
 				cov[b] = 1;
 		}
 		for (uint64_t b = 0; b < r->size;) {
@@ -524,26 +639,16 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 		}
 		free(cov);
 	}
+	/* then every other field, in order, onto the zeroed bytes */
 	for (size_t j = 0, k; j < w->nfields; j = k) {
 		const struct ag_field *vf = ag_vfield(e->ctx, v, wi, j);
 		struct ag_nf nf;
 
-		k = run_end(&c, j, noff, nsize);
-		if (k > j + 1) {
-			fprintf(f, "\tmemcpy(w + ");
-			off_name(f, &c, j);
-			fprintf(f,
-				", (const uint8_t *)in + offsetof(struct "
-				"%s_%s, "
-				"%s), %" PRIu64 ");\n",
-				p, w->neutral, w->fields[j].neutral,
-				noff[k - 1] + nsize[k - 1] - noff[j]);
-			continue;
-		}
-		if (!vf)
+		k = run_end(&c, j, noff, nsize, true);
+		if (k > j + 1 || !vf)
 			continue;
 		ag_neutral_field(e->ctx, wi, j, &nf);
-		emit_pack_field(&c, j, vf, &nf);
+		emit_pack_field(&c, j, vf, &nf, !pack_uncond(&c, j, vf));
 	}
 	fprintf(f, "\treturn 0;\n}\n\n");
 	fprintf(f,
@@ -665,7 +770,8 @@ void ag_emit_version(struct em *e, const struct ag_version *v)
 		fprintf(f, "#include \"%s\"\n", v->in.headers.v[i]);
 	fprintf(f, "\n#include \"%s.h\"\n\n", p);
 	fprintf(f,
-		"static int fail_(int err, const char *fn, const char *why)\n"
+		"static __attribute__((cold, noinline)) int\n"
+		"fail_(int err, const char *fn, const char *why)\n"
 		"{\n\t%s_error(err, \"%s\", fn, why);\n\treturn err;\n}\n"
 		"#define ABIGEN_FAIL(err, why) fail_(err, __func__, why)\n\n",
 		p, v->in.tag);

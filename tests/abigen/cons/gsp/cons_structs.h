@@ -130,4 +130,19 @@ typedef struct {
 	NvU32 tail;
 } CONS_LIST;
 
+/* runs of fields laid out alike in the wire and the neutral struct,
+ * across padding and a field not wanted (skip), and one (f) wanted later
+ * in the want list: the generated copies coalesce around them */
+typedef struct {
+	NvU8 a;
+	NV_DECLARE_ALIGNED(NvU64 b, 8);
+	NvU32 c;
+	NvU32 skip;
+	NV_DECLARE_ALIGNED(NvU64 d, 8);
+	NvU32 e;
+	NvU32 f;
+	NV_DECLARE_ALIGNED(NvU64 g, 8);
+	NvU16 h;
+} CONS_RUNS;
+
 #endif
