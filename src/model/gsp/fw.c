@@ -131,10 +131,14 @@ void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	line[n++] = '\n';
 	if (!l->ok)
 		return;
-	for (int i = 0; i < n; i++) {
-		uint64_t at = data_off + (l->put + i) % data_sz;
+	/* one DMA per run that neither crosses a page nor wraps */
+	for (size_t i = 0, run; i < (size_t)n; i += run) {
+		uint64_t off = (l->put + i) % data_sz, at = data_off + off;
 
-		nvl_fw_dma(g, l->pte[at / PAGE] + at % PAGE, &line[i], 1, true);
+		run = NVL_MIN((size_t)n - i,
+			      (size_t)NVL_MIN(data_sz - off, PAGE - at % PAGE));
+		nvl_fw_dma(g, l->pte[at / PAGE] + at % PAGE, &line[i], run,
+			   true);
 	}
 	l->put += n;
 	nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
