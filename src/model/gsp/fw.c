@@ -210,6 +210,19 @@ static bool stopping(struct nvl_model_gsp *g)
 	return s;
 }
 
+/* free pages in the status queue (the driver's read pointer is in the
+ * command queue's receive header) */
+static uint32_t statq_room(struct nvl_model_gsp *g)
+{
+	uint32_t wptr =
+		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
+	uint32_t rptr = region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
+
+	if (rptr >= CNT || wptr >= CNT)
+		return 0;
+	return (rptr + CNT - wptr - 1) % CNT;
+}
+
 /* one element into the status queue; false if the driver never made room */
 static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		      uint32_t result, const uint8_t *data, size_t len,
@@ -225,10 +238,7 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	uint32_t first;
 
 	for (;;) {
-		uint32_t rptr =
-			region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
-
-		if (rptr < CNT && (rptr + CNT - wptr - 1) % CNT >= pages)
+		if (statq_room(g) >= pages)
 			break;
 		/* the driver must hear of what is there to make room */
 		flush_irq(g);
@@ -930,12 +940,23 @@ static void send_events(struct nvl_model_gsp *g)
 {
 	for (;;) {
 		struct fw_event ev;
+		size_t len;
 
 		pthread_mutex_lock(&g->lock);
 		if (!g->ev_count) {
 			pthread_mutex_unlock(&g->lock);
 			return;
 		}
+		len = g->evq[g->ev_head].len;
+		pthread_mutex_unlock(&g->lock);
+		/* on a raising thread (rc.c): an event that does not fit
+		 * waits in the queue for the firmware's thread (only the
+		 * core's holder takes events: the head stays) */
+		if (g->tx_nowait &&
+		    statq_room(g) < (g->wire->elem_hdr + RPC_HDR + len + PAGE -
+				     1) / PAGE)
+			return;
+		pthread_mutex_lock(&g->lock);
 		ev = g->evq[g->ev_head];
 		g->ev_head = (g->ev_head + 1) % FW_EVQ;
 		g->ev_count--;
@@ -945,12 +966,27 @@ static void send_events(struct nvl_model_gsp *g)
 	}
 }
 
+/*
+ * RM's interrupt service (rc.c) and the events it queued, their messages'
+ * interrupt raised once at the end (as after a batch of commands): core
+ * held, on the firmware's thread or a raising one.
+ */
+void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits)
+{
+	g->irq_defer = true;
+	nvl_fw_rc_service(g, bits);
+	send_events(g);
+	g->irq_defer = false;
+	flush_irq(g);
+}
+
 static void *fw_thread(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
 	struct fw_rx rx = rx_state_init();
 	uint64_t seen = 0;
 
+	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
 		if (g->sec2_go) {
@@ -978,8 +1014,7 @@ static void *fw_thread(void *arg)
 
 			g->intr_pending = 0;
 			pthread_mutex_unlock(&g->lock);
-			nvl_fw_rc_service(g, bits);
-			send_events(g);
+			nvl_fw_service_intr(g, bits);
 			pthread_mutex_lock(&g->lock);
 			continue;
 		}
@@ -992,9 +1027,17 @@ static void *fw_thread(void *arg)
 			pthread_mutex_lock(&g->lock);
 			continue;
 		}
+		/* idle: the core is free for a raising thread (rc.c), which
+		 * kicks this thread when it finds the core taken; the core is
+		 * taken again before anything is looked at (lock order) */
+		pthread_mutex_unlock(&g->core);
 		pthread_cond_wait(&g->cond, &g->lock);
+		pthread_mutex_unlock(&g->lock);
+		pthread_mutex_lock(&g->core);
+		pthread_mutex_lock(&g->lock);
 	}
 	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->core);
 	return NULL;
 }
 
@@ -1007,6 +1050,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		return -ENOMEM;
 	g->m = m;
 	m->gsp = g;
+	pthread_mutex_init(&g->core, NULL);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -1039,7 +1083,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	nvl_model_intr_set_fw(m,
 			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |
 				      NVL_HW_INTR_FAULT_OVERFLOW,
-			      nvl_fw_rc_intr, g);
+			      nvl_fw_rc_intr, nvl_fw_rc_run, g);
 	return 0;
 fail:
 	nvl_free(g->rx_elem);
@@ -1048,6 +1092,7 @@ fail:
 	nvl_free(g->reply);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->core);
 	nvl_free(g);
 	m->gsp = NULL;
 	return ret < 0 ? -ENOMEM : ret;
@@ -1059,10 +1104,13 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 
 	if (!g)
 		return;
-	nvl_model_intr_set_fw(m, 0, NULL, NULL);
+	nvl_model_intr_set_fw(m, 0, NULL, NULL, NULL);
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
 	pthread_cond_broadcast(&g->cond);
+	/* a raise the hook took still owes its run, which uses g */
+	while (g->runners)
+		pthread_cond_wait(&g->cond, &g->lock);
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->thread, NULL);
 	nvl_fw_rm_fini(g);
@@ -1072,6 +1120,7 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 	nvl_free(g->reply);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->core);
 	nvl_free(g);
 	m->gsp = NULL;
 }
@@ -1124,7 +1173,7 @@ void nvl_model_gsp_get_stats(struct nvl_model *m,
 }
 
 static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
-		       size_t len)
+		       size_t len, bool kick)
 {
 	struct nvl_model_gsp *g = m->gsp;
 	struct fw_event *ev;
@@ -1140,7 +1189,8 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		if (len)
 			memcpy(ev->data, data, len);
 		g->ev_count++;
-		pthread_cond_broadcast(&g->cond);
+		if (kick)
+			pthread_cond_broadcast(&g->cond);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -1162,16 +1212,17 @@ int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
 		 "Xid %u: channel %u: robust channel recovery", exception,
 		 chid);
 	n = m->gsp->wire->os_error_log(exception, 0, chid, text, log);
-	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
+	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n, true);
 	if (!ret)
 		ret = queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
-				  sizeof(rc));
+				  sizeof(rc), true);
 	return ret;
 }
 
 int nvl_model_gsp_event_mmu_fault(struct nvl_model *m)
 {
-	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0,
+			   true);
 }
 
 int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
@@ -1183,11 +1234,18 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 				    .data = data,
 				    .status = NV_OK};
 
-	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev),
+			   true);
 }
 
 int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		       size_t len)
 {
-	return queue_event(m, function, data, len);
+	return queue_event(m, function, data, len, true);
+}
+
+int nvl_fw_post_event(struct nvl_model_gsp *g, uint32_t function,
+		      const void *data, size_t len)
+{
+	return queue_event(g->m, function, data, len, false);
 }

@@ -63,6 +63,9 @@ struct nvl_model_gsp_stats {
 	 * @fault_overflows: hardware buffer overflows it cleared;
 	 * @rc_recoveries: channels it tore down (RC_TRIGGERED sent) */
 	uint64_t faults_copied, faults_lost, fault_overflows, rc_recoveries;
+	/** @rc_inline: interrupt services RM ran on the raising thread (its
+	 * core idle) instead of its own */
+	uint64_t rc_inline;
 };
 
 /**
