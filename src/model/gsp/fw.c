@@ -17,6 +17,10 @@
  *    waits for the driver's core resume) and sends INIT_DONE;
  *  - running: serves RPCs (rm.c) and sends queued events.
  *
+ * The thread holds the GSP's core while it works and lets it go while it
+ * waits: RM's interrupt service may then run on the thread that raised
+ * the interrupt (rc.c), as if on the GSP.
+ *
  * It enforces what GSP-RM enforces: a command element with the wrong
  * seqNum stalls the firmware for good; an RPC sequence out of order is
  * asserted (counted and logged in LOGRM). Fault hooks drop, delay,

@@ -24,6 +24,12 @@
  * CHERR_PENDING (an error seen there may be newer than the last fault
  * pass; its entry is already in the buffer), so a faulting channel's
  * MMU_FAULT_QUEUED always reaches the driver before its RC_TRIGGERED.
+ *
+ * Where it runs: with the GSP's core held (priv.h), on the thread that
+ * raised the interrupt when the core is idle (nvl_fw_rc_run(), called by
+ * intr.c once its lock is dropped), else on the firmware's own thread,
+ * kicked. Either way the service, its events and their one message
+ * interrupt are the same.
  */
 #include <stdio.h>
 #include <string.h>
