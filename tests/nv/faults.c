@@ -491,9 +491,13 @@ static void fault_serviced_on_raising_thread(void **state)
 }
 
 /*
- * The device closes while its engines still raise faults: RM's teardown
- * waits for every raise its hook took to finish its service (ASan/TSan
- * see a use after free otherwise).
+ * The client and the device close with faulting jobs in flight: RM's
+ * service (on the runlist threads, or its own) and the driver's kill in
+ * its message interrupt race the channels' teardown; nothing is used
+ * after it is freed (ASan, TSan). (By the time the model's GSP itself is
+ * destroyed the driver has unloaded RM, so its hook takes no more raises:
+ * the wait for raises in flight in nvl_model_gsp_destroy() is not reached
+ * from here.)
  */
 static void close_while_faulting(void **state)
 {
