@@ -1169,11 +1169,15 @@ void nvl_model_gsp_get_stats(struct nvl_model *m,
 {
 	struct nvl_model_gsp *g = m->gsp;
 
+	/* the firmware counts with its core held (RPCs, events, RM's
+	 * objects), on its thread or a raising one: take the core too */
+	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
 	*out = g->st;
 	out->state = g->state;
 	out->objects = g->nobjs;
 	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->core);
 }
 
 static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
