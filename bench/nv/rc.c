@@ -7,8 +7,10 @@
  *    the engine's fault, RM's copy into the shadow buffer and its
  *    MMU_FAULT_QUEUED, the driver's decode and kill. Baseline
  *    futex_pingpong, measured in the same run; the ratio is the fault
- *    path's cost in thread round trips (it crosses three threads: caller,
- *    runlist, firmware, whose message interrupt runs the driver's kill).
+ *    path's cost in thread round trips (it crosses two threads when the
+ *    firmware is idle: caller, runlist, which runs RM's service and then,
+ *    in RM's message interrupt, the driver's kill; three when RM's own
+ *    thread must take it).
  *    exec_latency (a NOP job, submit to signal) is reported beside it;
  *  - storm_neighbour_ratio: one client's pipelined exec throughput (NOP
  *    jobs, as exec_throughput_1) while another client faults as fast as

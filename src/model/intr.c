@@ -14,7 +14,9 @@
  * Stall sources the GSP owns on a GSP-era GPU (channel errors, MMU
  * faults, fault-buffer overflow) go to the model firmware's hook while its
  * RM runs (model/gsp/rc.c): the driver never sees them in its status.
- * Before RM is up (model-only tests) they reach the driver's tree.
+ * Before RM is up (model-only tests) they reach the driver's tree. A raise
+ * the hook took then calls the firmware's run, with intr_lock dropped:
+ * the firmware services it on the raising thread when it is idle.
  *
  * Enabling an interrupt that is already pending, or installing a handler
  * while one is, asks the hub thread to deliver it (a register write from
@@ -70,22 +72,27 @@ static void intr_run_locked(struct nvl_model *m)
 
 void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 {
+	void (*fw_run)(void *arg) = NULL;
+	void *fw_arg = NULL;
+
 	if (tree > 1)
 		return;
 	pthread_mutex_lock(&m->intr_lock);
 	/* lock order: intr_lock, then the firmware's lock (the hook) */
 	if (tree == NVL_HW_INTR_TREE_STALL && (bits & m->fw_intr_mask) &&
 	    m->fw_intr_fn &&
-	    m->fw_intr_fn(m->fw_intr_arg, bits & m->fw_intr_mask))
+	    m->fw_intr_fn(m->fw_intr_arg, bits & m->fw_intr_mask)) {
 		bits &= ~m->fw_intr_mask;
-	if (!bits) {
-		pthread_mutex_unlock(&m->intr_lock);
-		return;
+		fw_run = m->fw_run_fn;
+		fw_arg = m->fw_intr_arg;
 	}
 	m->intr_status[tree] |= bits;
 	if (m->intr_enable[tree] & bits)
 		intr_run_locked(m);
 	pthread_mutex_unlock(&m->intr_lock);
+	/* the firmware's service of what it took (model/gsp/rc.c) */
+	if (fw_run)
+		fw_run(fw_arg);
 }
 
 void nvl_model_intr_deliver(struct nvl_model *m)
@@ -97,10 +104,12 @@ void nvl_model_intr_deliver(struct nvl_model *m)
 }
 
 void nvl_model_intr_set_fw(struct nvl_model *m, uint32_t mask,
-			   bool (*fn)(void *arg, uint32_t bits), void *arg)
+			   bool (*fn)(void *arg, uint32_t bits),
+			   void (*run)(void *arg), void *arg)
 {
 	pthread_mutex_lock(&m->intr_lock);
 	m->fw_intr_fn = fn;
+	m->fw_run_fn = run;
 	m->fw_intr_arg = arg;
 	m->fw_intr_mask = fn ? mask : 0;
 	pthread_mutex_unlock(&m->intr_lock);

@@ -151,6 +151,7 @@ struct nvl_model {
 	/* the GSP's share of the stall tree (model/gsp/rc.c): bits in
 	 * @fw_intr_mask go to @fw_intr_fn when it takes them */
 	bool (*fw_intr_fn)(void *arg, uint32_t bits);
+	void (*fw_run_fn)(void *arg); /* owed per taken raise, unlocked */
 	void *fw_intr_arg;
 	uint32_t fw_intr_mask;
 	/* fault buffers (model/fault.c) */

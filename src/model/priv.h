@@ -87,10 +87,13 @@ void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val);
 /**
  * nvl_model_intr_set_fw() - route stall bits @mask to @fn (the GSP
  * firmware), which returns true when it takes them; NULL @fn removes it
- * (returns once no raise can still call the old one).
+ * (returns once no raise can still call the old one). Each raise @fn
+ * took then calls @run once on the raising thread, after intr_lock is
+ * dropped (the firmware services it there when it is idle).
  */
 void nvl_model_intr_set_fw(struct nvl_model *m, uint32_t mask,
-			   bool (*fn)(void *arg, uint32_t bits), void *arg);
+			   bool (*fn)(void *arg, uint32_t bits),
+			   void (*run)(void *arg), void *arg);
 /**
  * nvl_model_intr_set_handler() - hw op set_irq_handler. Return: 0.
  */

@@ -444,6 +444,93 @@ static void stale_rc_spares_reused_id(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * RM services a fault on the thread that raised it (the runlist thread of
+ * the copy engine) when its firmware thread is idle: the same entry, VA,
+ * kill and events as from its own thread. Most faults here find it idle
+ * (each follows a channel create whose reply it has sent); whether one
+ * does depends on the host's scheduling, so at least one must have (the
+ * test goes on faulting, up to 256 times, until one did).
+ */
+static void fault_serviced_on_raising_thread(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_device_opts o = {.fw_version = fw};
+	struct nvl_model_gsp_stats m0, m1;
+	struct nvl_fault_stats st;
+	struct nvl_channel_info ci;
+	struct cl a;
+	uint32_t bad, ch;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	cl_up(dev, &a);
+	bad = fill(&a, 0, VA_HOLE + 0x5000, 1);
+	nvl_model_gsp_get_stats(dev->model, &m0);
+	/* 16 faults, more (up to 256) while none found the firmware idle */
+	for (m1 = m0; n < 16 || (m1.rc_inline == m0.rc_inline && n < 256);
+	     n++) {
+		assert_int_equal(
+			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
+			0);
+		exec_on(&a, ch, VA_PB, bad, 0);
+		assert_int_equal(wait_status(&a, 0), -EFAULT);
+		assert_int_equal(nvl_channel_query(a.c, ch, &ci), 0);
+		assert_int_equal(ci.alive, 0);
+		assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+		assert_int_equal(ci.fault_va, VA_HOLE + 0x5000);
+		assert_int_equal(nvl_channel_destroy(a.c, ch), 0);
+		nvl_model_gsp_get_stats(dev->model, &m1);
+	}
+	assert_int_equal(m1.faults_copied - m0.faults_copied, n);
+	assert_true(m1.rc_inline > m0.rc_inline);
+	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
+	assert_int_equal(st.faults, n);
+	assert_int_equal(st.killed, n);
+	expect_alive_and_working(&a, a.chan);
+	cl_down(&a);
+	nvl_device_close(dev);
+}
+
+/*
+ * The client and the device close with faulting jobs in flight: RM's
+ * service (on the runlist threads, or its own) and the driver's kill in
+ * its message interrupt race the channels' teardown; nothing is used
+ * after it is freed (ASan, TSan). (By the time the model's GSP itself is
+ * destroyed the driver has unloaded RM, so its hook takes no more raises:
+ * the wait for raises in flight in nvl_model_gsp_destroy() is not reached
+ * from here.)
+ */
+static void close_while_faulting(void **state)
+{
+	struct nvl_device_opts o = {.fw_version = fw};
+
+	(void)state;
+	for (int r = 0; r < 8; r++) {
+		struct nvl_device *dev;
+		struct cl a;
+		uint32_t bad, ch[4];
+
+		assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+		cl_up(dev, &a);
+		bad = fill(&a, 0, VA_HOLE, 1);
+		for (int i = 0; i < 4; i++) {
+			struct nvl_exec_push p = {.va = VA_PB, .len = bad};
+
+			assert_int_equal(nvl_channel_create(a.c, a.vm,
+							    NVL_ENGINE_COPY, 0,
+							    &ch[i]),
+					 0);
+			assert_int_equal(nvl_exec(a.c, ch[i], &p, 1, NULL, 0,
+						  NULL, 0, 0),
+					 0);
+		}
+		cl_down(&a);
+		nvl_device_close(dev);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +544,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rc_bad_method),
 		cmocka_unit_test(destroyed_reason),
 		cmocka_unit_test(stale_rc_spares_reused_id),
+		cmocka_unit_test(fault_serviced_on_raising_thread),
+		cmocka_unit_test(close_while_faulting),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -17,6 +17,10 @@
  *    waits for the driver's core resume) and sends INIT_DONE;
  *  - running: serves RPCs (rm.c) and sends queued events.
  *
+ * The thread holds the GSP's core while it works and lets it go while it
+ * waits: RM's interrupt service may then run on the thread that raised
+ * the interrupt (rc.c), as if on the GSP.
+ *
  * It enforces what GSP-RM enforces: a command element with the wrong
  * seqNum stalls the firmware for good; an RPC sequence out of order is
  * asserted (counted and logged in LOGRM). Fault hooks drop, delay,
@@ -131,10 +135,14 @@ void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	line[n++] = '\n';
 	if (!l->ok)
 		return;
-	for (int i = 0; i < n; i++) {
-		uint64_t at = data_off + (l->put + i) % data_sz;
+	/* one DMA per run that neither crosses a page nor wraps */
+	for (size_t i = 0, run; i < (size_t)n; i += run) {
+		uint64_t off = (l->put + i) % data_sz, at = data_off + off;
 
-		nvl_fw_dma(g, l->pte[at / PAGE] + at % PAGE, &line[i], 1, true);
+		run = NVL_MIN((size_t)n - i,
+			      (size_t)NVL_MIN(data_sz - off, PAGE - at % PAGE));
+		nvl_fw_dma(g, l->pte[at / PAGE] + at % PAGE, &line[i], run,
+			   true);
 	}
 	l->put += n;
 	nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
@@ -206,6 +214,19 @@ static bool stopping(struct nvl_model_gsp *g)
 	return s;
 }
 
+/* free pages in the status queue (the driver's read pointer is in the
+ * command queue's receive header) */
+static uint32_t statq_room(struct nvl_model_gsp *g)
+{
+	uint32_t wptr =
+		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
+	uint32_t rptr = region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
+
+	if (rptr >= CNT || wptr >= CNT)
+		return 0;
+	return (rptr + CNT - wptr - 1) % CNT;
+}
+
 /* one element into the status queue; false if the driver never made room */
 static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		      uint32_t result, const uint8_t *data, size_t len,
@@ -221,10 +242,7 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	uint32_t first;
 
 	for (;;) {
-		uint32_t rptr =
-			region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
-
-		if (rptr < CNT && (rptr + CNT - wptr - 1) % CNT >= pages)
+		if (statq_room(g) >= pages)
 			break;
 		/* the driver must hear of what is there to make room */
 		flush_irq(g);
@@ -926,12 +944,23 @@ static void send_events(struct nvl_model_gsp *g)
 {
 	for (;;) {
 		struct fw_event ev;
+		size_t len;
 
 		pthread_mutex_lock(&g->lock);
 		if (!g->ev_count) {
 			pthread_mutex_unlock(&g->lock);
 			return;
 		}
+		len = g->evq[g->ev_head].len;
+		pthread_mutex_unlock(&g->lock);
+		/* on a raising thread (rc.c): an event that does not fit
+		 * waits in the queue for the firmware's thread (only the
+		 * core's holder takes events: the head stays) */
+		if (g->tx_nowait &&
+		    statq_room(g) < (g->wire->elem_hdr + RPC_HDR + len + PAGE -
+				     1) / PAGE)
+			return;
+		pthread_mutex_lock(&g->lock);
 		ev = g->evq[g->ev_head];
 		g->ev_head = (g->ev_head + 1) % FW_EVQ;
 		g->ev_count--;
@@ -941,12 +970,27 @@ static void send_events(struct nvl_model_gsp *g)
 	}
 }
 
+/*
+ * RM's interrupt service (rc.c) and the events it queued, their messages'
+ * interrupt raised once at the end (as after a batch of commands): core
+ * held, on the firmware's thread or a raising one.
+ */
+void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits)
+{
+	g->irq_defer = true;
+	nvl_fw_rc_service(g, bits);
+	send_events(g);
+	g->irq_defer = false;
+	flush_irq(g);
+}
+
 static void *fw_thread(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
 	struct fw_rx rx = rx_state_init();
 	uint64_t seen = 0;
 
+	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
 		if (g->sec2_go) {
@@ -974,8 +1018,7 @@ static void *fw_thread(void *arg)
 
 			g->intr_pending = 0;
 			pthread_mutex_unlock(&g->lock);
-			nvl_fw_rc_service(g, bits);
-			send_events(g);
+			nvl_fw_service_intr(g, bits);
 			pthread_mutex_lock(&g->lock);
 			continue;
 		}
@@ -988,9 +1031,17 @@ static void *fw_thread(void *arg)
 			pthread_mutex_lock(&g->lock);
 			continue;
 		}
+		/* idle: the core is free for a raising thread (rc.c), which
+		 * kicks this thread when it finds the core taken; the core is
+		 * taken again before anything is looked at (lock order) */
+		pthread_mutex_unlock(&g->core);
 		pthread_cond_wait(&g->cond, &g->lock);
+		pthread_mutex_unlock(&g->lock);
+		pthread_mutex_lock(&g->core);
+		pthread_mutex_lock(&g->lock);
 	}
 	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->core);
 	return NULL;
 }
 
@@ -1003,6 +1054,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		return -ENOMEM;
 	g->m = m;
 	m->gsp = g;
+	pthread_mutex_init(&g->core, NULL);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -1035,7 +1087,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	nvl_model_intr_set_fw(m,
 			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |
 				      NVL_HW_INTR_FAULT_OVERFLOW,
-			      nvl_fw_rc_intr, g);
+			      nvl_fw_rc_intr, nvl_fw_rc_run, g);
 	return 0;
 fail:
 	nvl_free(g->rx_elem);
@@ -1044,6 +1096,7 @@ fail:
 	nvl_free(g->reply);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->core);
 	nvl_free(g);
 	m->gsp = NULL;
 	return ret < 0 ? -ENOMEM : ret;
@@ -1055,10 +1108,13 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 
 	if (!g)
 		return;
-	nvl_model_intr_set_fw(m, 0, NULL, NULL);
+	nvl_model_intr_set_fw(m, 0, NULL, NULL, NULL);
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
 	pthread_cond_broadcast(&g->cond);
+	/* a raise the hook took still owes its run, which uses g */
+	while (g->runners)
+		pthread_cond_wait(&g->cond, &g->lock);
 	pthread_mutex_unlock(&g->lock);
 	pthread_join(g->thread, NULL);
 	nvl_fw_rm_fini(g);
@@ -1068,6 +1124,7 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 	nvl_free(g->reply);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->core);
 	nvl_free(g);
 	m->gsp = NULL;
 }
@@ -1112,15 +1169,19 @@ void nvl_model_gsp_get_stats(struct nvl_model *m,
 {
 	struct nvl_model_gsp *g = m->gsp;
 
+	/* the firmware counts with its core held (RPCs, events, RM's
+	 * objects), on its thread or a raising one: take the core too */
+	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
 	*out = g->st;
 	out->state = g->state;
 	out->objects = g->nobjs;
 	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->core);
 }
 
 static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
-		       size_t len)
+		       size_t len, bool kick)
 {
 	struct nvl_model_gsp *g = m->gsp;
 	struct fw_event *ev;
@@ -1136,7 +1197,8 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		if (len)
 			memcpy(ev->data, data, len);
 		g->ev_count++;
-		pthread_cond_broadcast(&g->cond);
+		if (kick)
+			pthread_cond_broadcast(&g->cond);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -1158,16 +1220,17 @@ int nvl_model_gsp_event_rc(struct nvl_model *m, uint32_t chid,
 		 "Xid %u: channel %u: robust channel recovery", exception,
 		 chid);
 	n = m->gsp->wire->os_error_log(exception, 0, chid, text, log);
-	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
+	ret = queue_event(m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n, true);
 	if (!ret)
 		ret = queue_event(m, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
-				  sizeof(rc));
+				  sizeof(rc), true);
 	return ret;
 }
 
 int nvl_model_gsp_event_mmu_fault(struct nvl_model *m)
 {
-	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+	return queue_event(m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0,
+			   true);
 }
 
 int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
@@ -1179,11 +1242,18 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 				    .data = data,
 				    .status = NV_OK};
 
-	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev));
+	return queue_event(m, NV_VGPU_MSG_EVENT_POST_EVENT, &ev, sizeof(ev),
+			   true);
 }
 
 int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		       size_t len)
 {
-	return queue_event(m, function, data, len);
+	return queue_event(m, function, data, len, true);
+}
+
+int nvl_fw_post_event(struct nvl_model_gsp *g, uint32_t function,
+		      const void *data, size_t len)
+{
+	return queue_event(g->m, function, data, len, false);
 }

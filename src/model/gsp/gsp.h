@@ -63,6 +63,9 @@ struct nvl_model_gsp_stats {
 	 * @fault_overflows: hardware buffer overflows it cleared;
 	 * @rc_recoveries: channels it tore down (RC_TRIGGERED sent) */
 	uint64_t faults_copied, faults_lost, fault_overflows, rc_recoveries;
+	/** @rc_inline: interrupt services RM ran on the raising thread (its
+	 * core idle) instead of its own */
+	uint64_t rc_inline;
 };
 
 /**
@@ -108,7 +111,9 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 /** nvl_model_gsp_clear_faults() - disarm every fault, end a hang. */
 void nvl_model_gsp_clear_faults(struct nvl_model *m);
 
-/** nvl_model_gsp_get_stats() - a snapshot. */
+/** nvl_model_gsp_get_stats() - a snapshot, taken between two steps of
+ * the firmware (it waits for the one running). Not from the firmware's own
+ * run (a GSP message handler). */
 void nvl_model_gsp_get_stats(struct nvl_model *m,
 			     struct nvl_model_gsp_stats *out);
 

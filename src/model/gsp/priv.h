@@ -43,10 +43,22 @@ struct fw_event {
 
 struct nvl_model_gsp {
 	struct nvl_model *m;
+	/*
+	 * core: the GSP's processor. Whoever holds it runs the firmware: its
+	 * thread while it boots, serves commands or sends events, or a model
+	 * thread that raised a stall interrupt RM owns and found the core
+	 * idle (rc.c). Everything the firmware owns that @lock does not
+	 * cover (the queues, tx_elem, the log rings, the shadow queue's PUT,
+	 * RM's objects) is touched only with core held. Order: core, then
+	 * intr_lock (model/intr.c), then lock.
+	 */
+	pthread_mutex_t core;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool stop;
+	/* raises whose run (nvl_fw_rc_run()) is still owed; destroy waits */
+	unsigned runners;
 
 	/* falcon registers */
 	uint32_t gsp_mbox[2], gsp_os, gsp_irqstat, gsp_riscv;
@@ -71,6 +83,10 @@ struct nvl_model_gsp {
 	/* fw.c, the firmware thread only: interrupts held for the end of a
 	 * batch of commands, one owed */
 	bool irq_defer, irq_due;
+	/* core held by a raising thread (rc.c): events that find the
+	 * status queue full stay queued for the firmware's thread instead
+	 * of waiting for the driver to make room */
+	bool tx_nowait;
 
 	struct fw_log logs[2]; /* LOGINIT, LOGRM */
 	uint64_t wpr_meta_pa;
@@ -122,8 +138,14 @@ void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 /* queue an event for the driver; 0 or -ENOSPC */
 int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		       size_t len);
+/* the same from the firmware's own run (core held): its thread is not
+ * kicked, the core's holder sends it before it lets go */
+int nvl_fw_post_event(struct nvl_model_gsp *g, uint32_t function,
+		      const void *data, size_t len);
 int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
 	       bool write);
+/* RM's interrupt service and the events it queued (core held) */
+void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits);
 /* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */
 size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 		       const uint8_t *req, size_t len, uint32_t *result);
@@ -136,6 +158,7 @@ uint64_t nvl_fw_rm_carve_base(struct nvl_model_gsp *g);
 uint64_t nvl_fw_rm_fault_buf_pa(struct nvl_model_gsp *g);
 /* rc.c: RM's interrupt service (faults, robust-channel recovery) */
 bool nvl_fw_rc_intr(void *arg, uint32_t bits);
+void nvl_fw_rc_run(void *arg);
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits);
 void nvl_fw_rc_reset(struct nvl_model_gsp *g);
 uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,

@@ -24,6 +24,12 @@
  * CHERR_PENDING (an error seen there may be newer than the last fault
  * pass; its entry is already in the buffer), so a faulting channel's
  * MMU_FAULT_QUEUED always reaches the driver before its RC_TRIGGERED.
+ *
+ * Where it runs: with the GSP's core held (priv.h), on the thread that
+ * raised the interrupt when the core is idle (nvl_fw_rc_run(), called by
+ * intr.c once its lock is dropped), else on the firmware's own thread,
+ * kicked. Either way the service, its events and their one message
+ * interrupt are the same.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +52,11 @@ static void wr(struct nvl_model_gsp *g, uint32_t a, uint32_t v)
 	g->m->hw.ops->wr32(&g->m->hw, a, v);
 }
 
-/* called by intr.c with its lock held: take the bits while RM runs */
+/*
+ * Called by intr.c with its lock held: take the bits while RM runs. A
+ * raise taken owes one nvl_fw_rc_run(), which intr.c makes on the same
+ * thread once its lock is dropped (destroy waits for it).
+ */
 bool nvl_fw_rc_intr(void *arg, uint32_t bits)
 {
 	struct nvl_model_gsp *g = arg;
@@ -56,10 +66,55 @@ bool nvl_fw_rc_intr(void *arg, uint32_t bits)
 	taken = g->state == NVL_MODEL_GSP_RUNNING;
 	if (taken) {
 		g->intr_pending |= bits;
-		pthread_cond_broadcast(&g->cond);
+		g->runners++;
 	}
 	pthread_mutex_unlock(&g->lock);
 	return taken;
+}
+
+/*
+ * The GSP services the interrupt it took: on the raising thread when its
+ * core is idle, as the firmware's thread would (the fault entries into
+ * the shadow queue, MMU_FAULT_QUEUED, then the channel errors and their
+ * events, then the message interrupt, with the core held: the order and
+ * the state are the firmware's), else by kicking the firmware's thread,
+ * which finds intr_pending when it next looks. No model lock is held
+ * here (intr.c drops its own first); the driver's message interrupt runs
+ * on this thread, as any raise's would.
+ */
+void nvl_fw_rc_run(void *arg)
+{
+	struct nvl_model_gsp *g = arg;
+	bool kick = true;
+
+	if (!pthread_mutex_trylock(&g->core)) {
+		uint32_t bits = 0;
+
+		pthread_mutex_lock(&g->lock);
+		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop) {
+			bits = g->intr_pending;
+			g->intr_pending = 0;
+			g->st.rc_inline += !!bits;
+		}
+		pthread_mutex_unlock(&g->lock);
+		if (bits) {
+			g->tx_nowait = true;
+			nvl_fw_service_intr(g, bits);
+			g->tx_nowait = false;
+		}
+		pthread_mutex_lock(&g->lock);
+		/* what is left (an event queue that filled, a status queue
+		 * without room, a hang) is the firmware thread's */
+		kick = g->intr_pending || g->ev_count;
+		pthread_mutex_unlock(&g->lock);
+		pthread_mutex_unlock(&g->core);
+	}
+	pthread_mutex_lock(&g->lock);
+	if (kick)
+		pthread_cond_broadcast(&g->cond);
+	if (!--g->runners && g->stop)
+		pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
 }
 
 /*
@@ -220,14 +275,17 @@ static void fault_service(struct nvl_model_gsp *g)
 		if (lost)
 			shadow_add(g, NVL_SHADOW_FAULT_QUEUE_LOST, lost);
 	}
+	/* (the stats are read under the lock by other threads) */
+	pthread_mutex_lock(&g->lock);
 	g->st.faults_copied += copied;
 	g->st.faults_lost += lost;
 	g->st.fault_overflows += ovf;
+	pthread_mutex_unlock(&g->lock);
 	if (ovf)
 		nvl_fw_log(g, LOG_RM, "MMU: fault buffer overflow cleared");
 	if (copied || ovf)
-		(void)nvl_fw_queue_event(
-			g->m, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED, NULL, 0);
+		(void)nvl_fw_post_event(g, NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED,
+					NULL, 0);
 }
 
 static uint32_t xid_of(uint32_t cherr, const char **what)
@@ -310,8 +368,8 @@ static bool chan_errors(struct nvl_model_gsp *g)
 				 xid, chid, rl, what, err, mthd);
 			nvl_fw_log(g, LOG_RM, "RC: %s", text);
 			n = g->wire->os_error_log(xid, rl, chid, text, log);
-			(void)nvl_fw_queue_event(
-				g->m, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
+			(void)nvl_fw_post_event(
+				g, NV_VGPU_MSG_EVENT_OS_ERROR_LOG, log, n);
 			{
 				rpc_rc_triggered_v17_02 rc = {
 					.nv2080EngineType = rl,
@@ -320,11 +378,13 @@ static bool chan_errors(struct nvl_model_gsp *g)
 					.scope = 1,
 				};
 
-				(void)nvl_fw_queue_event(
-					g->m, NV_VGPU_MSG_EVENT_RC_TRIGGERED,
-					&rc, sizeof(rc));
+				(void)nvl_fw_post_event(
+					g, NV_VGPU_MSG_EVENT_RC_TRIGGERED, &rc,
+					sizeof(rc));
 			}
+			pthread_mutex_lock(&g->lock);
 			g->st.rc_recoveries++;
+			pthread_mutex_unlock(&g->lock);
 		}
 	}
 	return true;
