@@ -52,13 +52,18 @@ bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo)
 	return vm_bo->obj->resv != vm_bo->vm->resv || !vm_bo->vm->resv;
 }
 
-static struct nvl_gpuvm_bo *find_locked(struct nvl_gpuvm *vm,
-					struct nvl_gem_object *obj)
+/*
+ * The live vm_bo of (@vm, @obj), with a reference, or NULL. A vm_bo whose
+ * last reference just went stays listed until its releaser takes this
+ * lock: it is skipped, never revived (a new one is made beside it).
+ */
+static struct nvl_gpuvm_bo *find_get_locked(struct nvl_gpuvm *vm,
+					    struct nvl_gem_object *obj)
 {
 	struct nvl_gpuvm_bo *vm_bo;
 
 	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link)
-		if (vm_bo->vm == vm)
+		if (vm_bo->vm == vm && nvl_kref_get_unless_zero(&vm_bo->ref))
 			return vm_bo;
 	return NULL;
 }
@@ -69,9 +74,7 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
 	struct nvl_gpuvm_bo *vm_bo;
 
 	nvl_gpuvm_gem_lock();
-	vm_bo = find_locked(vm, obj);
-	if (vm_bo)
-		nvl_kref_get(&vm_bo->ref);
+	vm_bo = find_get_locked(vm, obj);
 	nvl_gpuvm_gem_unlock();
 	return vm_bo;
 }
@@ -86,9 +89,8 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	struct nvl_gpuvm_bo *vm_bo;
 
 	nvl_gpuvm_gem_lock();
-	vm_bo = find_locked(vm, obj);
+	vm_bo = find_get_locked(vm, obj);
 	if (vm_bo) {
-		nvl_kref_get(&vm_bo->ref);
 		nvl_gpuvm_gem_unlock();
 		return vm_bo;
 	}
@@ -210,7 +212,9 @@ int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 		vm_bo = nvl_list_first_entry(&vm->evict, struct nvl_gpuvm_bo,
 					     evict_link);
 		nvl_list_move_tail(&vm_bo->evict_link, &seen);
-		nvl_kref_get(&vm_bo->ref);
+		/* dying: its releaser unlinks it from wherever it is */
+		if (!nvl_kref_get_unless_zero(&vm_bo->ref))
+			continue;
 		nvl_gpuvm_gem_unlock();
 		ret = vm->bo_ops->validate(vm_bo, vm->bo_priv);
 		nvl_gpuvm_gem_lock();
