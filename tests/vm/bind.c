@@ -1120,7 +1120,10 @@ static void sync_bind_behind_blocked_binds_fails_bounded(void **s_)
 	assert_int_equal(
 		nvl_vm_bind(e.c, e.vm, q2, &op, 1, NULL, 0, NULL, 0, 0), 0);
 	page_maps(&e, 3 * GiB, e.bo2, 0);
-	/* once the blocked bind ran, the same bind succeeds */
+	/* once the blocked bind ran, the same bind succeeds: it waits for
+	 * that bind's job, which a loaded machine (TSan, 2 cores) may run
+	 * later than the 100 ms the failures above were given */
+	e.v->sync_timeout_ns = 10 * SEC;
 	nvl_fence_signal(gate);
 	op = unmap_op(GiB + 4096, 4096);
 	assert_int_equal(
