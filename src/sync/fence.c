@@ -36,6 +36,7 @@
 
 #include "base/compiler.h"
 #include "base/alloc.h"
+#include "base/cpufree.h"
 #include "base/log.h"
 #include "sync/checker.h"
 #include "sync/fence.h"
@@ -51,11 +52,17 @@
 #define F_TS_RAW (1u << 7)
 
 /*
- * Polls of the flag before sleeping in a wait. Measured on the 2-core dev
- * box: any spinning made fence_pingpong slower (it steals the signaller's
- * CPU), so it is off; raise it on machines with idle cores.
+ * Polling before a wait sleeps (poll_signal()): only when a CPU is free
+ * (base/cpufree.h), for about twice the thread's recent wait time (an EWMA
+ * starting at POLL_START_NS) plus POLL_SLACK_NS, at most POLL_CAP_NS; a
+ * thread whose recent waits are longer than the cap does not poll. A
+ * check-in more than POLL_PREEMPT_NS after the previous one means the
+ * poller lost its CPU.
  */
-#define WAIT_SPIN 0
+#define POLL_START_NS (20 * NVL_NSEC_PER_USEC)
+#define POLL_SLACK_NS (5 * NVL_NSEC_PER_USEC)
+#define POLL_CAP_NS (100 * NVL_NSEC_PER_USEC)
+#define POLL_PREEMPT_NS (15 * NVL_NSEC_PER_USEC)
 
 static atomic_uint_fast64_t context_counter = 1;
 
@@ -388,32 +395,75 @@ bool nvl_fence_remove_callback(struct nvl_fence *f, struct nvl_fence_cb *cb)
 
 /* ---- waiting --------------------------------------------------------- */
 
+/* EWMA of this thread's waits that had to wait (ns) */
+static _Thread_local int64_t wait_ewma_ns = POLL_START_NS;
+
+static void wait_note(int64_t ns)
+{
+	/* a long wait counts as 4 caps: a few short ones bring polling back */
+	if (ns > 4 * POLL_CAP_NS)
+		ns = 4 * POLL_CAP_NS;
+	wait_ewma_ns += (ns - wait_ewma_ns) / 4;
+}
+
+/*
+ * Poll @f before sleeping on it, when a CPU is free (nvl_cpu_poll_begin())
+ * and this thread's recent waits were short: for twice their EWMA plus
+ * POLL_SLACK_NS, at most POLL_CAP_NS and never past @abs_ns. A signal
+ * caught here costs no wake-up on either side: the signaller sees no
+ * WAITERS and makes no futex call. Nothing else changes: the wait was
+ * annotated before, and an interruptible wait notices a signal in the
+ * sleep that follows a miss. No allocation, no lock.
+ * Return: true when @f was seen signalled.
+ */
+static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t abs_ns,
+			bool polled)
+{
+	int64_t lat = wait_ewma_ns, end, now, last = t0;
+	bool hit = false, preempted = false;
+
+	if (lat > POLL_CAP_NS || !nvl_cpu_poll_begin())
+		return false;
+	end = t0 + NVL_MIN(2 * lat + POLL_SLACK_NS, POLL_CAP_NS);
+	if (abs_ns < end)
+		end = abs_ns;
+	for (unsigned int i = 1;; i++) {
+		if (nvl_fence_test_signaled_flag(f)) {
+			hit = true;
+			break;
+		}
+		if (i % 16) {
+			nvl_cpu_relax();
+			continue;
+		}
+		if (polled && nvl_fence_is_signaled(f)) {
+			hit = true;
+			break;
+		}
+		now = nvl_time_ns();
+		if (now - last > POLL_PREEMPT_NS) {
+			/* lost the CPU: one more look, then sleep */
+			hit = nvl_fence_test_signaled_flag(f);
+			preempted = !hit;
+			break;
+		}
+		if (now >= end)
+			break;
+		last = now;
+	}
+	nvl_cpu_poll_end(preempted);
+	return hit;
+}
+
 /*
  * An interruptible sleep needs a finite futex deadline: the kernel restarts
  * an untimed futex wait after an SA_RESTART handler instead of failing it.
  */
 #define INTR_FOREVER_NS (INT64_MAX / 2)
 
-static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+static int fence_sleep(struct nvl_fence *f, int64_t abs_ns, bool polled,
+		       bool intr)
 {
-	bool polled = f->ops && f->ops->signaled;
-	bool intr = flags & NVL_FENCE_WAIT_INTERRUPTIBLE;
-
-	/* Every wait is recorded, also one that returns at once. */
-	nvl_fence_wait_annotate_until(abs_ns);
-	if (nvl_fence_is_signaled(f))
-		return 0;
-	nvl_fence_enable_sw_signaling(f);
-	if (nvl_fence_is_signaled(f))
-		return 0;
-	if (abs_ns != NVL_TIMEOUT_INFINITE && abs_ns <= nvl_time_ns())
-		return -ETIME;
-
-	for (int i = 0; i < WAIT_SPIN; i++) {
-		if (nvl_fence_test_signaled_flag(f))
-			return 0;
-		nvl_cpu_relax();
-	}
 	for (;;) {
 		uint32_t old = atomic_fetch_or_explicit(&f->flags, F_WAITERS,
 							memory_order_acq_rel);
@@ -438,6 +488,33 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 		if (r == -ETIME && until == abs_ns)
 			return nvl_fence_is_signaled(f) ? 0 : -ETIME;
 	}
+}
+
+static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+{
+	bool polled = f->ops && f->ops->signaled;
+	int64_t t0;
+	int r;
+
+	/* Every wait is recorded, also one that returns at once. */
+	nvl_fence_wait_annotate_until(abs_ns);
+	if (nvl_fence_is_signaled(f))
+		return 0;
+	nvl_fence_enable_sw_signaling(f);
+	if (nvl_fence_is_signaled(f))
+		return 0;
+	t0 = nvl_time_ns();
+	if (abs_ns <= t0)
+		return -ETIME;
+	if (poll_signal(f, t0, abs_ns, polled)) {
+		wait_note(nvl_time_ns() - t0);
+		return 0;
+	}
+	r = fence_sleep(f, abs_ns, polled,
+			flags & NVL_FENCE_WAIT_INTERRUPTIBLE);
+	if (!r)
+		wait_note(nvl_time_ns() - t0);
+	return r;
 }
 
 int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)

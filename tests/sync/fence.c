@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "t.h"
+#include "base/cpufree.h"
 #include "base/time.h"
 #include "sync/checker.h"
 #include "sync/fence.h"
@@ -314,6 +315,93 @@ static void producer_ops_are_called(void **state)
 	assert_int_equal(p.deadline, 300);
 	nvl_fence_put(&p.base);
 	assert_int_equal(p.releases, 1);
+}
+
+/*
+ * Polling before sleeping (fence.c poll_signal()): a fence whose producer
+ * completes it at the first peek after the wait began is caught by the poll
+ * when a CPU is free (no WAITERS bit set: nobody slept, the signaller has
+ * no one to wake) and by the sleep path when none is. Each wait runs in a
+ * fresh thread, so its recent-wait average is the initial one.
+ */
+struct late_prod {
+	struct nvl_fence base;
+	atomic_int peeks;
+	int done_at;
+};
+
+static bool late_signaled(struct nvl_fence *f)
+{
+	struct late_prod *p = container_of(f, struct late_prod, base);
+
+	return atomic_fetch_add(&p->peeks, 1) + 1 >= p->done_at;
+}
+
+static void late_release(struct nvl_fence *f)
+{
+	/* on the test's stack */
+}
+
+static const struct nvl_fence_ops late_ops = {
+	.signaled = late_signaled,
+	.release = late_release,
+};
+
+struct late_wait {
+	struct late_prod p;
+	int ret;
+	uint32_t flags;
+};
+
+static void *late_waiter(void *arg)
+{
+	struct late_wait *w = arg;
+
+	w->ret = nvl_fence_wait(&w->p.base, 10 * NVL_NSEC_PER_SEC);
+	w->flags = atomic_load(&w->p.base.flags);
+	return NULL;
+}
+
+static void late_wait_run(struct late_wait *w)
+{
+	pthread_t t;
+
+	nvl_fence_init(&w->p.base, &late_ops, nvl_fence_context_alloc(1), 1);
+	/* the wait peeks twice before it polls or sleeps */
+	w->p.done_at = 3;
+	assert_int_equal(pthread_create(&t, NULL, late_waiter, w), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(w->ret, 0);
+	assert_int_equal(atomic_load(&w->p.peeks), 3);
+	nvl_fence_put(&w->p.base);
+}
+
+static void wait_polls_when_a_cpu_is_free(void **state)
+{
+	struct late_wait polled = {0}, slept = {0};
+
+	nvl_cpu_poll_test_set(2, 1);
+	late_wait_run(&polled);
+	assert_false(polled.flags & (1u << NVL_FENCE_FLAG_WAITERS_BIT));
+	nvl_cpu_poll_test_set(2, 3);
+	late_wait_run(&slept);
+	assert_true(slept.flags & (1u << NVL_FENCE_FLAG_WAITERS_BIT));
+	nvl_cpu_poll_test_set(-1, 0);
+}
+
+static void polling_wait_keeps_its_deadline(void **state)
+{
+	struct nvl_fence *f = mk();
+	int64_t t0;
+
+	nvl_cpu_poll_test_set(2, 1);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_fence_wait(f, 30 * NVL_NSEC_PER_USEC), -ETIME);
+	assert_true(nvl_time_ns() - t0 >= 30 * NVL_NSEC_PER_USEC);
+	assert_false(nvl_fence_is_signaled(f));
+	nvl_cpu_poll_test_set(-1, 0);
+	nvl_fence_signal(f);
+	nvl_fence_put(f);
 }
 
 static void enable_signaling_false_signals_at_once(void **state)
@@ -687,6 +775,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_times_out_with_etime),
 	cmocka_unit_test(waiter_is_woken_by_other_thread_and_sees_error),
 	cmocka_unit_test(producer_ops_are_called),
+	cmocka_unit_test(wait_polls_when_a_cpu_is_free),
+	cmocka_unit_test(polling_wait_keeps_its_deadline),
 	cmocka_unit_test(enable_signaling_false_signals_at_once),
 	cmocka_unit_test(timestamps_are_kept),
 	cmocka_unit_test(stub_is_signalled_context_zero),

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Is a CPU free (see cpufree.h)
+ *
+ * The kernel tells how many threads are runnable in the whole system, on
+ * every CPU, in the fourth field of /proc/loadavg ("running/total"; the
+ * reader counts itself). Reading it costs ~1.5 us (open, read, close: no fd
+ * is kept, so a program that counts its fds sees none of ours), so one
+ * sample serves every caller for SAMPLE_NS: the caller that finds it stale
+ * claims the refresh with a compare-and-swap on its time; the others use
+ * the old figure. The machine's load changes slowly next to that; a poll
+ * that lost its CPU anyway reports it and stops polling for BACKOFF_NS.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cpufree.h"
+#include "base/time.h"
+
+#define SAMPLE_NS (1 * NVL_NSEC_PER_MSEC)
+#define BACKOFF_NS (5 * NVL_NSEC_PER_MSEC)
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int online; /* CPUs online, 0: never poll */
+static atomic_int test_cpus = -1, test_running;
+static _Atomic int64_t sample_at; /* 0: never sampled */
+static atomic_int sample_running = -1; /* -1: unknown, never poll */
+static _Atomic int64_t backoff_until;
+static atomic_int pollers;
+
+static void init(void)
+{
+	const char *e = getenv("NVL_POLL");
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (e && !strcmp(e, "0"))
+		return;
+	online = n > 1 ? (int)(n < 4096 ? n : 4096) : 0;
+}
+
+/* Runnable threads in the system now, -1 when the kernel does not say. */
+static int read_running(void)
+{
+	char buf[128], *p = buf;
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+	long v;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	/* "0.12 0.34 0.56 3/107 6872": the field after the third space */
+	for (int spaces = 0; spaces < 3; p++) {
+		if (!*p)
+			return -1;
+		if (*p == ' ')
+			spaces++;
+	}
+	v = strtol(p, &p, 10);
+	return *p == '/' && v > 0 && v < 1000000 ? (int)v : -1;
+}
+
+static int running_now(int64_t now)
+{
+	int64_t at = atomic_load_explicit(&sample_at, memory_order_relaxed);
+
+	if (now - at >= SAMPLE_NS &&
+	    atomic_compare_exchange_strong_explicit(&sample_at, &at, now,
+						    memory_order_relaxed,
+						    memory_order_relaxed))
+		atomic_store_explicit(&sample_running, read_running(),
+				      memory_order_relaxed);
+	return atomic_load_explicit(&sample_running, memory_order_relaxed);
+}
+
+bool nvl_cpu_poll_begin(void)
+{
+	int cpus = atomic_load_explicit(&test_cpus, memory_order_relaxed);
+	int running, slots;
+	int64_t now;
+
+	if (cpus < 0) {
+		pthread_once(&once, init);
+		cpus = online;
+	}
+	if (cpus < 2)
+		return false;
+	now = nvl_time_ns();
+	if (now < atomic_load_explicit(&backoff_until, memory_order_relaxed))
+		return false;
+	running = atomic_load_explicit(&test_cpus, memory_order_relaxed) < 0
+			  ? running_now(now)
+			  : atomic_load_explicit(&test_running,
+						 memory_order_relaxed);
+	/* the caller is one of them: a CPU for it and for every other */
+	if (running < 1 || running > cpus)
+		return false;
+	slots = cpus - 1;
+	if (atomic_fetch_add_explicit(&pollers, 1, memory_order_relaxed) >=
+	    slots) {
+		atomic_fetch_sub_explicit(&pollers, 1, memory_order_relaxed);
+		return false;
+	}
+	return true;
+}
+
+void nvl_cpu_poll_end(bool preempted)
+{
+	atomic_fetch_sub_explicit(&pollers, 1, memory_order_relaxed);
+	if (preempted)
+		atomic_store_explicit(&backoff_until,
+				      nvl_time_ns() + BACKOFF_NS,
+				      memory_order_relaxed);
+}
+
+void nvl_cpu_poll_test_set(int ncpus, int running)
+{
+	atomic_store(&test_running, running);
+	atomic_store(&test_cpus, ncpus < 0 ? -1 : ncpus);
+	atomic_store(&backoff_until, 0);
+	atomic_store(&sample_at, 0);
+}
