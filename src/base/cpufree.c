@@ -22,7 +22,7 @@
 #include "base/time.h"
 
 #define SAMPLE_NS (1 * NVL_NSEC_PER_MSEC)
-#define BACKOFF_NS (5 * NVL_NSEC_PER_MSEC)
+#define BACKOFF_NS (1 * NVL_NSEC_PER_MSEC)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int online; /* CPUs online, 0: never poll */

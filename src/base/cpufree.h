@@ -21,7 +21,7 @@
  * runnable threads in the whole system (/proc/loadavg, sampled at most once
  * a millisecond by whichever caller finds the sample stale, ~1.5 us)
  * leaves a CPU for every runnable thread besides the caller, (c) no poller
- * was preempted in the last few milliseconds (nvl_cpu_poll_end()) and (d)
+ * was preempted in the last millisecond (nvl_cpu_poll_end()) and (d)
  * fewer than (online CPUs - 1) threads of the process poll now, so one CPU
  * is always left for the thread that will end the poll. No allocation, no
  * lock, never blocks. NVL_POLL=0 in the environment turns polling off.
@@ -35,7 +35,7 @@ bool nvl_cpu_poll_begin(void);
  * nvl_cpu_poll_end() - give back the slot of nvl_cpu_poll_begin().
  * @preempted: the poll lost its CPU to another thread and missed what it
  *	polled for: no CPU was free after all, so every poll is refused for
- *	the next few milliseconds.
+ *	the next millisecond.
  */
 void nvl_cpu_poll_end(bool preempted);
 
