@@ -45,15 +45,20 @@
 #include "hw/regs.h"
 
 /*
- * The spin budget: a spin that catches a message within SPIN_GOOD_NS moves
- * it a quarter of the way to twice that time (plus SPIN_MIN_NS); one that
- * catches nothing, or catches it late (the GSP's thread was not running:
- * a loaded machine, a slow call), halves it, so then a call spins about
- * SPIN_MIN_NS at most.
+ * The spin budget, learnt from the last round trips: a spin that catches a
+ * message after ns moves the budget a quarter of the way to twice that
+ * time (plus SPIN_MIN_NS); one that catches nothing halves it, and when
+ * that call's reply then comes within SPIN_MAX_NS of the spin's start, the
+ * budget becomes that time and a quarter. A spin only goes on while its
+ * CPU is not wanted (see SPIN_BUSY_NS), so a long budget is spent only
+ * beside an idle CPU: the firmware's thread runs on the other one, and
+ * waking it costs a virtual machine tens of microseconds, which a reply
+ * wake-up would pay once more. With busy CPUs replies come in a few
+ * microseconds, and the first preemption shortens the budget to
+ * SPIN_MIN_NS.
  */
 #define SPIN_MIN_NS 1000
-#define SPIN_GOOD_NS 8000
-#define SPIN_MAX_NS 12000
+#define SPIN_MAX_NS 150000
 #define SPIN_START_NS 8000
 /* a gap between two looks longer than this: another thread ran here */
 #define SPIN_BUSY_NS 5000
@@ -683,17 +688,38 @@ static void spin_adapt(struct nvl_gsp *gsp, enum spin_end how, int64_t ns)
 {
 	int64_t b = gsp->spin_ns;
 
+	if (how != SPIN_BUSY)
+		gsp->spin_busy = 0;
 	if (how == SPIN_BUSY) {
-		/* another thread wanted this CPU: no CPU is idle, a spin
-		 * only delays the GSP's thread; sleep at once for a while */
+		/* another thread wanted this CPU twice running: no CPU is
+		 * idle, a spin only delays the GSP's thread; sleep at once
+		 * for a while. Once is not enough: a virtual CPU also
+		 * stalls now and then on an idle machine, for its host, or
+		 * runs the woken GSP thread itself */
+		if (++gsp->spin_busy < 2)
+			return;
 		gsp->spin_cool = SPIN_COOL;
 		b = SPIN_MIN_NS;
-	} else if (how == SPIN_HIT && ns <= SPIN_GOOD_NS) {
+	} else if (how == SPIN_HIT) {
 		b += (2 * ns + SPIN_MIN_NS - b) / 4;
 	} else {
 		b /= 2;
 	}
 	gsp->spin_ns = NVL_MIN(NVL_MAX(b, SPIN_MIN_NS), SPIN_MAX_NS);
+}
+
+/*
+ * A spin that started at @t0 caught nothing, then the call completed after
+ * a sleep: a reply that came within SPIN_MAX_NS would have been caught by a
+ * spin that long, with no sleep. rx_lock held.
+ */
+static void spin_learn(struct nvl_gsp *gsp, int64_t t0)
+{
+	int64_t ns = nvl_time_ns() - t0;
+
+	if (ns <= SPIN_MAX_NS && !gsp->spin_cool)
+		gsp->spin_ns = NVL_MIN(NVL_MAX(ns + ns / 4, gsp->spin_ns),
+				       SPIN_MAX_NS);
 }
 
 /* end a spin: rx_lock held */
@@ -714,16 +740,19 @@ static void spin_end(struct nvl_gsp *gsp)
 /*
  * Before a waiter sleeps, it polls the GSP's status queue write pointer
  * for a bounded, adaptive time with rx_lock dropped, as real drivers poll
- * for GSP replies: the reply that comes within a few microseconds is
+ * for GSP replies: the reply that comes within the budget (a few
+ * microseconds with busy CPUs, up to SPIN_MAX_NS beside an idle one) is
  * drained by the caller itself, with no wake-up (the interrupt handler
  * only broadcasts while a waiter is counted). Only the waiter of the
- * only call in flight spins, never on a single CPU; it yields the CPU about every microsecond and
+ * only call in flight spins, never on a single CPU; it yields the CPU
+ * about every microsecond and
  * stops at the budget, the deadline or a dead GSP, or as soon as a yield
  * or a preemption shows that the CPU is wanted (then the next SPIN_COOL
  * waits sleep at once). rx_lock held on entry and exit.
  * Return: true when the queue moved (drain again), false when it did not.
  */
-static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
+static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
+			     int64_t *miss_t0)
 {
 	struct nvl_gsp_msgq *q = &gsp->q;
 	uint32_t w0 = nvl_gsp_msgq_stat_peek(q), wp;
@@ -757,8 +786,11 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 				break;
 			}
 			last = now;
+			/* another call started: its sender needs a CPU */
 			if (now - t0 >= limit || now >= deadline ||
-			    atomic_load(&gsp->dead))
+			    atomic_load(&gsp->dead) ||
+			    atomic_load_explicit(&gsp->calls,
+						 memory_order_relaxed) > 1)
 				break;
 			if (i % 32 == 0)
 				sched_yield();
@@ -768,6 +800,8 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 	now = nvl_time_ns();
 	pthread_mutex_lock(&gsp->rx_lock);
 	spin_adapt(gsp, how, now - t0);
+	if (how == SPIN_MISS && !*miss_t0)
+		*miss_t0 = t0;
 	spin_end(gsp);
 	return how == SPIN_HIT;
 }
@@ -777,6 +811,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline)
 {
 	bool spin = true;
+	int64_t miss_t0 = 0;
 
 	for (;;) {
 		if (!w->done && !gsp->dead) {
@@ -794,7 +829,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		/* after a spin that caught nothing, drain once more (the
 		 * interrupt's broadcast found nobody asleep), then sleep */
 		if (spin) {
-			spin = spin_for_message(gsp, deadline);
+			spin = spin_for_message(gsp, deadline, &miss_t0);
 			if (spin || gsp->spin_ok)
 				continue;
 		}
@@ -807,6 +842,8 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			return -ETIMEDOUT;
 		}
 	}
+	if (miss_t0 && !w->err)
+		spin_learn(gsp, miss_t0);
 	if (w->err)
 		return w->err;
 	return 0;
