@@ -27,12 +27,15 @@
  * corrupt or duplicate replies, answer with an error, or hang.
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/time.h"
@@ -742,7 +745,7 @@ static void run_sec2(struct nvl_model_gsp *g)
 	g->sec2_irqstat |= NVL_HW_FALCON_IRQSTAT_HALT;
 	if (os == NVL_HW_SEC2_BOOTER_LOAD && code == NVL_HW_BOOTER_OK)
 		g->state = NVL_MODEL_GSP_BOOTING;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -984,6 +987,43 @@ void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits)
 	flush_irq(g);
 }
 
+/**
+ * nvl_fw_kick() - wake whoever waits on the firmware's state
+ * @g: the model's GSP
+ *
+ * After a change made under @g->lock (called with it held or not): wakes
+ * the waiters on @g->cond and the firmware thread, which sleeps on a futex
+ * word (fw_sleep_locked()). Woken from pthread_cond_wait(), the thread
+ * took @g->lock back marked contended, so its next unlock made a
+ * futex-wake system call that woke no one, once per RPC. The sleeper
+ * counts itself before it reads the word, the waker bumps the word before
+ * it reads the count (both sequentially consistent): a waker that sees no
+ * sleeper knows a later sleeper reads the bumped word and does not sleep
+ * on it. A broadcast with no waiter on @g->cond makes no system call.
+ */
+void nvl_fw_kick(struct nvl_model_gsp *g)
+{
+	pthread_cond_broadcast(&g->cond);
+	atomic_fetch_add(&g->fw_wake_seq, 1);
+	if (atomic_load(&g->fw_sleepers))
+		syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
+/* the firmware thread, idle: sleep until nvl_fw_kick(); g->lock held and
+ * dropped (not taken back: the core comes first); wake-ups may be spurious */
+static void fw_sleep_locked(struct nvl_model_gsp *g)
+{
+	uint32_t seq;
+
+	atomic_fetch_add(&g->fw_sleepers, 1);
+	seq = atomic_load(&g->fw_wake_seq);
+	pthread_mutex_unlock(&g->lock);
+	syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL,
+		0);
+	atomic_fetch_sub(&g->fw_sleepers, 1);
+}
+
 static void *fw_thread(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
@@ -1035,8 +1075,7 @@ static void *fw_thread(void *arg)
 		 * kicks this thread when it finds the core taken; the core is
 		 * taken again before anything is looked at (lock order) */
 		pthread_mutex_unlock(&g->core);
-		pthread_cond_wait(&g->cond, &g->lock);
-		pthread_mutex_unlock(&g->lock);
+		fw_sleep_locked(g);
 		pthread_mutex_lock(&g->core);
 		pthread_mutex_lock(&g->lock);
 	}
@@ -1111,7 +1150,7 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 	nvl_model_intr_set_fw(m, 0, NULL, NULL, NULL);
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	/* a raise the hook took still owes its run, which uses g */
 	while (g->runners)
 		pthread_cond_wait(&g->cond, &g->lock);
@@ -1149,7 +1188,7 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 		g->hang = true;
 	g->fault_count[f] = count;
 	g->fault_arg[f] = arg;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -1160,7 +1199,7 @@ void nvl_model_gsp_clear_faults(struct nvl_model *m)
 	pthread_mutex_lock(&g->lock);
 	memset(g->fault_count, 0, sizeof(g->fault_count));
 	g->hang = false;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -1198,7 +1237,7 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 			memcpy(ev->data, data, len);
 		g->ev_count++;
 		if (kick)
-			pthread_cond_broadcast(&g->cond);
+			nvl_fw_kick(g);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
