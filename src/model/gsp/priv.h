@@ -60,6 +60,16 @@ struct nvl_model_gsp {
 	 * nvl_fw_kick()); sleepers: is it asleep */
 	_Atomic uint32_t fw_wake_seq;
 	_Atomic unsigned fw_sleepers;
+	/* the idle thread's poll (fw.c, fw_poll()): the last kick's time,
+	 * what waking the thread cost lately, the learnt budget; all but
+	 * the first are the thread's own */
+	_Atomic int64_t fw_kick_ns;
+	int64_t fw_wake_ns, fw_poll_ns;
+	unsigned fw_poll_cool, fw_poll_busy;
+	bool fw_poll_ok; /* more than one CPU */
+	bool fw_cpus_free; /* no runnable thread waited for a CPU lately */
+	int64_t fw_load_at; /* when fw_cpus_free was looked up */
+	long fw_ncpus;
 	pthread_t thread;
 	bool stop;
 	/* raises whose run (nvl_fw_rc_run()) is still owed; destroy waits */
