@@ -267,7 +267,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 			nanosleep(&ts, NULL);
 		}
 	}
-	memset(g->tx_elem, 0, (size_t)pages * PAGE);
+	/* tx_elem is kept zero between sends (see below): the padding
+	 * needs no clearing */
 	r->header_version = NV_VGPU_MSG_HEADER_VERSION;
 	r->signature = NV_VGPU_MSG_SIGNATURE_VALID;
 	r->length = (NvU32)(RPC_HDR + len);
@@ -306,6 +307,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				break;
 		}
 	}
+	/* zero again what this element used, for the next one */
+	memset(g->tx_elem, 0, (hdr + RPC_HDR + len + 7) & ~(size_t)7);
 	msg_irq(g);
 	return true;
 }
@@ -1238,7 +1241,7 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		g->sr_key[i] = (uint8_t)(nvl_time_ns() >> (i % 8) ^ i * 131 ^
 					 (uintptr_t)g >> (i % 16));
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
-	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	g->tx_elem = nvl_zalloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->msg = nvl_malloc(FW_MAX_MSG);
 	g->reply = nvl_malloc(FW_MAX_MSG);
 	if (!g->rx_elem || !g->tx_elem || !g->msg || !g->reply)
