@@ -57,8 +57,8 @@
  * beside an idle CPU: the firmware's thread runs on the other one, and
  * waking it costs a virtual machine tens of microseconds, which a reply
  * wake-up would pay once more. With busy CPUs replies come in a few
- * microseconds, and the first preemption shortens the budget to
- * SPIN_MIN_NS.
+ * microseconds, and two preemptions in a row shorten the budget to
+ * SPIN_MIN_NS; a spin past SPIN_SHORT_NS also needs cpus_free().
  */
 #define SPIN_MIN_NS 1000
 #define SPIN_MAX_NS 150000
