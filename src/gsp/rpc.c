@@ -29,8 +29,11 @@
  * every call from then on with -ENODEV.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,15 +48,23 @@
 #include "hw/regs.h"
 
 /*
- * The spin budget: a spin that catches a message within SPIN_GOOD_NS moves
- * it a quarter of the way to twice that time (plus SPIN_MIN_NS); one that
- * catches nothing, or catches it late (the GSP's thread was not running:
- * a loaded machine, a slow call), halves it, so then a call spins about
- * SPIN_MIN_NS at most.
+ * The spin budget, learnt from the last round trips: a spin that catches a
+ * message after ns moves the budget a quarter of the way to twice that
+ * time (plus SPIN_MIN_NS); one that catches nothing halves it, and when
+ * that call's reply then comes within SPIN_MAX_NS of the spin's start, the
+ * budget becomes that time and a quarter. A spin only goes on while its
+ * CPU is not wanted (see SPIN_BUSY_NS), so a long budget is spent only
+ * beside an idle CPU: the firmware's thread runs on the other one, and
+ * waking it costs a virtual machine tens of microseconds, which a reply
+ * wake-up would pay once more. With busy CPUs replies come in a few
+ * microseconds, and two preemptions in a row shorten the budget to
+ * SPIN_MIN_NS; a spin past SPIN_SHORT_NS also needs cpus_free().
  */
 #define SPIN_MIN_NS 1000
-#define SPIN_GOOD_NS 8000
-#define SPIN_MAX_NS 12000
+#define SPIN_MAX_NS 150000
+/* longer spins only while no runnable thread waits for a CPU */
+#define SPIN_SHORT_NS 12000
+#define SPIN_LOAD_NS (10 * 1000 * 1000)
 #define SPIN_START_NS 8000
 /* a gap between two looks longer than this: another thread ran here */
 #define SPIN_BUSY_NS 5000
@@ -496,7 +507,9 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	cond_init_mono(&gsp->drain_cond);
 	cond_init_mono(&gsp->ev_cond);
 	nvl_list_init(&gsp->waiters);
-	gsp->spin_ok = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	gsp->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	gsp->spin_ok = gsp->ncpus > 1;
+	gsp->spin_load_at = INT64_MIN / 2;
 	gsp->spin_ns = SPIN_START_NS;
 	ret = nvl_gsp_msgq_init(&gsp->q, hw);
 	if (ret)
@@ -683,17 +696,38 @@ static void spin_adapt(struct nvl_gsp *gsp, enum spin_end how, int64_t ns)
 {
 	int64_t b = gsp->spin_ns;
 
+	if (how != SPIN_BUSY)
+		gsp->spin_busy = 0;
 	if (how == SPIN_BUSY) {
-		/* another thread wanted this CPU: no CPU is idle, a spin
-		 * only delays the GSP's thread; sleep at once for a while */
+		/* another thread wanted this CPU twice running: no CPU is
+		 * idle, a spin only delays the GSP's thread; sleep at once
+		 * for a while. Once is not enough: a virtual CPU also
+		 * stalls now and then on an idle machine, for its host, or
+		 * runs the woken GSP thread itself */
+		if (++gsp->spin_busy < 2)
+			return;
 		gsp->spin_cool = SPIN_COOL;
 		b = SPIN_MIN_NS;
-	} else if (how == SPIN_HIT && ns <= SPIN_GOOD_NS) {
+	} else if (how == SPIN_HIT) {
 		b += (2 * ns + SPIN_MIN_NS - b) / 4;
 	} else {
 		b /= 2;
 	}
 	gsp->spin_ns = NVL_MIN(NVL_MAX(b, SPIN_MIN_NS), SPIN_MAX_NS);
+}
+
+/*
+ * A spin that started at @t0 caught nothing, then the call completed after
+ * a sleep: a reply that came within SPIN_MAX_NS would have been caught by a
+ * spin that long, with no sleep. rx_lock held.
+ */
+static void spin_learn(struct nvl_gsp *gsp, int64_t t0)
+{
+	int64_t ns = nvl_time_ns() - t0;
+
+	if (ns <= SPIN_MAX_NS && !gsp->spin_cool)
+		gsp->spin_ns = NVL_MIN(NVL_MAX(ns + ns / 4, gsp->spin_ns),
+				       SPIN_MAX_NS);
 }
 
 /* end a spin: rx_lock held */
@@ -712,18 +746,53 @@ static void spin_end(struct nvl_gsp *gsp)
 }
 
 /*
+ * No runnable thread waits for a CPU (at most one per CPU, this caller and
+ * the GSP's thread included), from /proc/loadavg, looked up at most every
+ * SPIN_LOAD_NS. A spin longer than SPIN_SHORT_NS needs it: beside a CPU
+ * hog, the GSP's thread waits for the hog's time slice, and a spinner that
+ * yields to one loses its CPU for a slice. rx_lock held.
+ */
+static bool cpus_free(struct nvl_gsp *gsp)
+{
+	int64_t now = nvl_time_ns();
+	long running = LONG_MAX;
+	char buf[128];
+	ssize_t n = -1;
+	int fd;
+
+	if (now - gsp->spin_load_at < SPIN_LOAD_NS)
+		return gsp->spin_free;
+	gsp->spin_load_at = now;
+	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = 0;
+		if (sscanf(buf, "%*s %*s %*s %ld/", &running) != 1)
+			running = LONG_MAX;
+	}
+	gsp->spin_free = running <= gsp->ncpus;
+	return gsp->spin_free;
+}
+
+/*
  * Before a waiter sleeps, it polls the GSP's status queue write pointer
  * for a bounded, adaptive time with rx_lock dropped, as real drivers poll
- * for GSP replies: the reply that comes within a few microseconds is
+ * for GSP replies: the reply that comes within the budget (a few
+ * microseconds with busy CPUs, up to SPIN_MAX_NS beside an idle one) is
  * drained by the caller itself, with no wake-up (the interrupt handler
  * only broadcasts while a waiter is counted). Only the waiter of the
- * only call in flight spins, never on a single CPU; it yields the CPU about every microsecond and
+ * only call in flight spins, never on a single CPU; it yields the CPU
+ * about every microsecond and
  * stops at the budget, the deadline or a dead GSP, or as soon as a yield
  * or a preemption shows that the CPU is wanted (then the next SPIN_COOL
  * waits sleep at once). rx_lock held on entry and exit.
  * Return: true when the queue moved (drain again), false when it did not.
  */
-static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
+static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
+			     int64_t *miss_t0)
 {
 	struct nvl_gsp_msgq *q = &gsp->q;
 	uint32_t w0 = nvl_gsp_msgq_stat_peek(q), wp;
@@ -740,6 +809,8 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 		gsp->spin_cool--;
 		return false;
 	}
+	if (limit > SPIN_SHORT_NS && !cpus_free(gsp))
+		limit = SPIN_SHORT_NS;
 	gsp->spinner = true;
 	pthread_mutex_unlock(&gsp->rx_lock);
 	t0 = last = nvl_time_ns();
@@ -757,8 +828,11 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 				break;
 			}
 			last = now;
+			/* another call started: its sender needs a CPU */
 			if (now - t0 >= limit || now >= deadline ||
-			    atomic_load(&gsp->dead))
+			    atomic_load(&gsp->dead) ||
+			    atomic_load_explicit(&gsp->calls,
+						 memory_order_relaxed) > 1)
 				break;
 			if (i % 32 == 0)
 				sched_yield();
@@ -768,6 +842,8 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline)
 	now = nvl_time_ns();
 	pthread_mutex_lock(&gsp->rx_lock);
 	spin_adapt(gsp, how, now - t0);
+	if (how == SPIN_MISS && !*miss_t0)
+		*miss_t0 = t0;
 	spin_end(gsp);
 	return how == SPIN_HIT;
 }
@@ -777,6 +853,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline)
 {
 	bool spin = true;
+	int64_t miss_t0 = 0;
 
 	for (;;) {
 		if (!w->done && !gsp->dead) {
@@ -794,7 +871,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		/* after a spin that caught nothing, drain once more (the
 		 * interrupt's broadcast found nobody asleep), then sleep */
 		if (spin) {
-			spin = spin_for_message(gsp, deadline);
+			spin = spin_for_message(gsp, deadline, &miss_t0);
 			if (spin || gsp->spin_ok)
 				continue;
 		}
@@ -807,6 +884,8 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			return -ETIMEDOUT;
 		}
 	}
+	if (miss_t0 && !w->err)
+		spin_learn(gsp, miss_t0);
 	if (w->err)
 		return w->err;
 	return 0;

@@ -200,6 +200,36 @@ static void continuation_both_ways(void **state)
 	kit_down(&k);
 }
 
+/*
+ * Calls with idle gaps between them, 0-400 us: the firmware thread's
+ * poll catches some doorbells and sleeps through others, the caller's
+ * spin catches some replies and sleeps for others (both budgets adapt as
+ * the gaps change). Sizes alternate between a several-page reply and a
+ * small one: the firmware clears only the bytes an element used, and a
+ * leftover byte in the next element's padding would fail its checksum.
+ */
+static void calls_across_idle_gaps(void **state)
+{
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+	uint64_t s = 7;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	for (unsigned i = 0; i < 80; i++) {
+		struct timespec ts = {0, (long)(t_rand(&s) >> 40) % 400000};
+
+		if (i % 4)
+			nanosleep(&ts, NULL);
+		echo(&k, t.sub, i % 2 ? 16 : 3 * 4096 + 100, i + 1);
+	}
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_int_equal(st.bad_msgs, 0);
+	assert_int_equal(st.timeouts, 0);
+	kit_down(&k);
+}
+
 /* CVE-2024-58019: a reply whose RPC length fits a page but whose element
  * (with its element header: 48 bytes, 8 in 535.54.03) needs two; the next
  * reply must still parse */
@@ -739,6 +769,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rm_abi_calls),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
+		cmocka_unit_test(calls_across_idle_gaps),
 		cmocka_unit_test(read_pointer_counts_element_header),
 		cmocka_unit_test(reply_policies),
 		cmocka_unit_test(rpc_order_asserted),

@@ -99,7 +99,7 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	case NVL_HW_GSP(NVL_HW_FALCON_CPUCTL):
 		if (val & NVL_HW_FALCON_CPUCTL_STARTCPU) {
 			g->core_resumed = true;
-			pthread_cond_broadcast(&g->cond);
+			nvl_fw_kick(g);
 		}
 		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_ENGINE):
@@ -113,7 +113,7 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 				g->state = NVL_MODEL_GSP_UNLOADED;
 				g->hang = false;
 			}
-			pthread_cond_broadcast(&g->cond);
+			nvl_fw_kick(g);
 		}
 		break;
 	case NVL_HW_SEC2(NVL_HW_FALCON_IRQSCLR):
@@ -132,7 +132,7 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		if (val & NVL_HW_FALCON_CPUCTL_STARTCPU) {
 			g->sec2_cpuctl &= ~NVL_HW_FALCON_CPUCTL_HALTED;
 			g->sec2_go = true;
-			pthread_cond_broadcast(&g->cond);
+			nvl_fw_kick(g);
 		}
 		break;
 	default:
@@ -143,5 +143,5 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	 * under it, the thread would at once block on it again (a second
 	 * sleep and wake-up per command) */
 	if (ring)
-		pthread_cond_broadcast(&g->cond);
+		nvl_fw_kick(g);
 }

@@ -27,14 +27,20 @@
  * corrupt or duplicate replies, answer with an error, or hang.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/time.h"
 #include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
@@ -261,7 +267,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 			nanosleep(&ts, NULL);
 		}
 	}
-	memset(g->tx_elem, 0, (size_t)pages * PAGE);
+	/* tx_elem is kept zero between sends (see below): the padding
+	 * needs no clearing */
 	r->header_version = NV_VGPU_MSG_HEADER_VERSION;
 	r->signature = NV_VGPU_MSG_SIGNATURE_VALID;
 	r->length = (NvU32)(RPC_HDR + len);
@@ -300,6 +307,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				break;
 		}
 	}
+	/* zero again what this element used, for the next one */
+	memset(g->tx_elem, 0, (hdr + RPC_HDR + len + 7) & ~(size_t)7);
 	msg_irq(g);
 	return true;
 }
@@ -742,7 +751,7 @@ static void run_sec2(struct nvl_model_gsp *g)
 	g->sec2_irqstat |= NVL_HW_FALCON_IRQSTAT_HALT;
 	if (os == NVL_HW_SEC2_BOOTER_LOAD && code == NVL_HW_BOOTER_OK)
 		g->state = NVL_MODEL_GSP_BOOTING;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -984,6 +993,167 @@ void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits)
 	flush_irq(g);
 }
 
+/**
+ * nvl_fw_kick() - wake whoever waits on the firmware's state
+ * @g: the model's GSP
+ *
+ * After a change made under @g->lock (called with it held or not): wakes
+ * the waiters on @g->cond and the firmware thread, which sleeps on a futex
+ * word (fw_sleep_locked()). Woken from pthread_cond_wait(), the thread
+ * took @g->lock back marked contended, so its next unlock made a
+ * futex-wake system call that woke no one, once per RPC. The sleeper
+ * counts itself before it reads the word, the waker bumps the word before
+ * it reads the count (both sequentially consistent): a waker that sees no
+ * sleeper knows a later sleeper reads the bumped word and does not sleep
+ * on it. A broadcast with no waiter on @g->cond makes no system call.
+ */
+void nvl_fw_kick(struct nvl_model_gsp *g)
+{
+	pthread_cond_broadcast(&g->cond);
+	atomic_store_explicit(&g->fw_kick_ns, nvl_time_ns(),
+			      memory_order_relaxed);
+	atomic_fetch_add(&g->fw_wake_seq, 1);
+	if (atomic_load(&g->fw_sleepers))
+		syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
+/*
+ * The idle thread's poll. As the real GSP polls its command queue, the
+ * thread watches its wake-up word for a while before it sleeps, but only
+ * while waking it is dear (FW_POLL_WAKE_NS: a sleeping virtual CPU on an
+ * idle machine takes tens of microseconds; with busy CPUs a wake-up costs
+ * 1-2 us and the poll would only take a CPU others need). The budget is
+ * learnt as the driver's (gsp/rpc.c): a kick caught after t pulls it
+ * towards 2t, one that comes after a sleep but within FW_POLL_MAX_NS of
+ * the poll's start sets it to that time and a quarter. A look more than
+ * FW_POLL_GAP_NS after the previous one, twice in a row, means another
+ * thread wanted this CPU: the next FW_POLL_COOL idle periods sleep at
+ * once.
+ */
+#define FW_POLL_WAKE_NS 5000
+#define FW_POLL_MIN_NS 1000
+#define FW_POLL_MAX_NS 50000
+#define FW_POLL_GAP_NS 5000
+#define FW_POLL_COOL 64
+
+static int64_t clamp_poll(int64_t ns)
+{
+	return NVL_MIN(NVL_MAX(ns, FW_POLL_MIN_NS), FW_POLL_MAX_NS);
+}
+
+/*
+ * No runnable thread waits for a CPU (at most one per CPU, this one and
+ * the driver's caller included), looked up in /proc/loadavg at most every
+ * FW_LOAD_NS: with more, a poll takes a CPU another thread wants, and a
+ * thread that yields to a CPU hog loses the CPU for the hog's whole time
+ * slice, while a sleeping thread woken preempts it at once.
+ */
+#define FW_LOAD_NS (10 * 1000 * 1000)
+
+static bool cpus_free(struct nvl_model_gsp *g)
+{
+	int64_t now = nvl_time_ns();
+	char buf[128];
+	long running = LONG_MAX;
+	ssize_t n = -1;
+	int fd;
+
+	if (now - g->fw_load_at < FW_LOAD_NS)
+		return g->fw_cpus_free;
+	g->fw_load_at = now;
+	/* no allocation: open() and read(), not stdio */
+	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		buf[n] = 0;
+		if (sscanf(buf, "%*s %*s %*s %ld/", &running) != 1)
+			running = LONG_MAX;
+	}
+	g->fw_cpus_free = running <= g->fw_ncpus;
+	return g->fw_cpus_free;
+}
+
+/* poll for a kick past @seq; true when one came; sets *t0 to the start */
+static bool fw_poll(struct nvl_model_gsp *g, uint32_t seq, int64_t *t0)
+{
+	int64_t now, last, limit = g->fw_poll_ns;
+	bool busy = false;
+
+	*t0 = 0;
+	if (!g->fw_poll_ok || g->fw_wake_ns < FW_POLL_WAKE_NS || !cpus_free(g))
+		return false;
+	if (g->fw_poll_cool) {
+		g->fw_poll_cool--;
+		return false;
+	}
+	*t0 = last = nvl_time_ns();
+	for (unsigned i = 1;; i++) {
+		if (atomic_load(&g->fw_wake_seq) != seq) {
+			now = nvl_time_ns();
+			g->fw_poll_busy = 0;
+			g->fw_poll_ns += (2 * (now - *t0) + FW_POLL_MIN_NS -
+					  g->fw_poll_ns) /
+					 4;
+			g->fw_poll_ns = clamp_poll(g->fw_poll_ns);
+			return true;
+		}
+		if (i % 16)
+			continue;
+		now = nvl_time_ns();
+		if (now - last > FW_POLL_GAP_NS) {
+			busy = true;
+			break;
+		}
+		last = now;
+		if (now - *t0 >= limit)
+			break;
+		if (i % 32 == 0)
+			sched_yield();
+		nvl_cpu_relax();
+	}
+	if (busy && ++g->fw_poll_busy >= 2) {
+		g->fw_poll_cool = FW_POLL_COOL;
+		g->fw_poll_ns = FW_POLL_MIN_NS;
+		*t0 = 0;
+	} else if (!busy) {
+		g->fw_poll_busy = 0;
+		g->fw_poll_ns = clamp_poll(g->fw_poll_ns / 2);
+	}
+	return false;
+}
+
+/* the firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
+ * held and dropped (not taken back: the core comes first); wake-ups may be
+ * spurious */
+static void fw_sleep_locked(struct nvl_model_gsp *g)
+{
+	uint32_t seq = atomic_load(&g->fw_wake_seq);
+	int64_t t0, now, kick;
+	long r;
+
+	pthread_mutex_unlock(&g->lock);
+	if (fw_poll(g, seq, &t0))
+		return;
+	atomic_fetch_add(&g->fw_sleepers, 1);
+	r = syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAIT_PRIVATE, seq, NULL,
+		    NULL, 0);
+	atomic_fetch_sub(&g->fw_sleepers, 1);
+	if (r)
+		return; /* did not sleep */
+	/* what this wake-up cost, and when the kick came */
+	now = nvl_time_ns();
+	kick = atomic_load_explicit(&g->fw_kick_ns, memory_order_relaxed);
+	if (kick && now >= kick && now - kick < FW_POLL_MAX_NS)
+		g->fw_wake_ns += (now - kick - g->fw_wake_ns) / 4;
+	if (t0 && kick > t0 && kick - t0 <= FW_POLL_MAX_NS)
+		g->fw_poll_ns =
+			clamp_poll(NVL_MAX(g->fw_poll_ns, (kick - t0) * 5 / 4));
+}
+
 static void *fw_thread(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
@@ -1035,8 +1205,7 @@ static void *fw_thread(void *arg)
 		 * kicks this thread when it finds the core taken; the core is
 		 * taken again before anything is looked at (lock order) */
 		pthread_mutex_unlock(&g->core);
-		pthread_cond_wait(&g->cond, &g->lock);
-		pthread_mutex_unlock(&g->lock);
+		fw_sleep_locked(g);
 		pthread_mutex_lock(&g->core);
 		pthread_mutex_lock(&g->lock);
 	}
@@ -1062,13 +1231,17 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	pthread_cond_init(&g->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
+	g->fw_ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	g->fw_poll_ok = g->fw_ncpus > 1;
+	g->fw_load_at = INT64_MIN / 2;
+	g->fw_poll_ns = FW_POLL_MIN_NS;
 	g->wire = nvl_fw_wire_find(NULL);
 	/* the booter's suspend/resume HMAC key, fused per chip (sr.c) */
 	for (size_t i = 0; i < sizeof(g->sr_key); i++)
 		g->sr_key[i] = (uint8_t)(nvl_time_ns() >> (i % 8) ^ i * 131 ^
 					 (uintptr_t)g >> (i % 16));
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
-	g->tx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
+	g->tx_elem = nvl_zalloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->msg = nvl_malloc(FW_MAX_MSG);
 	g->reply = nvl_malloc(FW_MAX_MSG);
 	if (!g->rx_elem || !g->tx_elem || !g->msg || !g->reply)
@@ -1111,7 +1284,7 @@ void nvl_model_gsp_destroy(struct nvl_model *m)
 	nvl_model_intr_set_fw(m, 0, NULL, NULL, NULL);
 	pthread_mutex_lock(&g->lock);
 	g->stop = true;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	/* a raise the hook took still owes its run, which uses g */
 	while (g->runners)
 		pthread_cond_wait(&g->cond, &g->lock);
@@ -1149,7 +1322,7 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 		g->hang = true;
 	g->fault_count[f] = count;
 	g->fault_arg[f] = arg;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -1160,7 +1333,7 @@ void nvl_model_gsp_clear_faults(struct nvl_model *m)
 	pthread_mutex_lock(&g->lock);
 	memset(g->fault_count, 0, sizeof(g->fault_count));
 	g->hang = false;
-	pthread_cond_broadcast(&g->cond);
+	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -1198,7 +1371,7 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 			memcpy(ev->data, data, len);
 		g->ev_count++;
 		if (kick)
-			pthread_cond_broadcast(&g->cond);
+			nvl_fw_kick(g);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;

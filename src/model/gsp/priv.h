@@ -4,6 +4,7 @@
 #define NVL_MODEL_GSP_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "firmware/abi/535.113.01/gsp.h"
 #include "model/gsp/gsp.h"
@@ -55,6 +56,20 @@ struct nvl_model_gsp {
 	pthread_mutex_t core;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* the firmware thread sleeps on this word, not on @cond (fw.c,
+	 * nvl_fw_kick()); sleepers: is it asleep */
+	_Atomic uint32_t fw_wake_seq;
+	_Atomic unsigned fw_sleepers;
+	/* the idle thread's poll (fw.c, fw_poll()): the last kick's time,
+	 * what waking the thread cost lately, the learnt budget; all but
+	 * the first are the thread's own */
+	_Atomic int64_t fw_kick_ns;
+	int64_t fw_wake_ns, fw_poll_ns;
+	unsigned fw_poll_cool, fw_poll_busy;
+	bool fw_poll_ok; /* more than one CPU */
+	bool fw_cpus_free; /* no runnable thread waited for a CPU lately */
+	int64_t fw_load_at; /* when fw_cpus_free was looked up */
+	long fw_ncpus;
 	pthread_t thread;
 	bool stop;
 	/* raises whose run (nvl_fw_rc_run()) is still owed; destroy waits */
@@ -146,6 +161,7 @@ int nvl_fw_dma(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t len,
 	       bool write);
 /* RM's interrupt service and the events it queued (core held) */
 void nvl_fw_service_intr(struct nvl_model_gsp *g, uint32_t bits);
+void nvl_fw_kick(struct nvl_model_gsp *g);
 /* rm.c: serve one assembled RPC; fills g->reply, returns reply bytes */
 size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 		       const uint8_t *req, size_t len, uint32_t *result);

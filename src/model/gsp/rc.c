@@ -111,9 +111,9 @@ void nvl_fw_rc_run(void *arg)
 	}
 	pthread_mutex_lock(&g->lock);
 	if (kick)
-		pthread_cond_broadcast(&g->cond);
+		nvl_fw_kick(g);
 	if (!--g->runners && g->stop)
-		pthread_cond_broadcast(&g->cond);
+		nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
 
