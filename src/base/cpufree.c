@@ -81,27 +81,46 @@ static int running_now(int64_t now)
 	return atomic_load_explicit(&sample_running, memory_order_relaxed);
 }
 
-bool nvl_cpu_poll_begin(void)
+/* online CPUs (the test's figure if set); 0 when polling is off */
+static int cpus_online(void)
 {
 	int cpus = atomic_load_explicit(&test_cpus, memory_order_relaxed);
-	int running, slots;
-	int64_t now;
 
 	if (cpus < 0) {
 		pthread_once(&once, init);
 		cpus = online;
 	}
+	return cpus;
+}
+
+/* a CPU for every runnable thread, the caller (one of them) included */
+static bool cpus_free(int cpus, int64_t now)
+{
+	int running = atomic_load_explicit(&test_cpus, memory_order_relaxed) < 0
+			      ? running_now(now)
+			      : atomic_load_explicit(&test_running,
+						     memory_order_relaxed);
+
+	return cpus >= 2 && running >= 1 && running <= cpus;
+}
+
+bool nvl_cpus_free(void)
+{
+	return cpus_free(cpus_online(), nvl_time_ns());
+}
+
+bool nvl_cpu_poll_begin(void)
+{
+	int cpus = cpus_online();
+	int slots;
+	int64_t now;
+
 	if (cpus < 2)
 		return false;
 	now = nvl_time_ns();
 	if (now < atomic_load_explicit(&backoff_until, memory_order_relaxed))
 		return false;
-	running = atomic_load_explicit(&test_cpus, memory_order_relaxed) < 0
-			  ? running_now(now)
-			  : atomic_load_explicit(&test_running,
-						 memory_order_relaxed);
-	/* the caller is one of them: a CPU for it and for every other */
-	if (running < 1 || running > cpus)
+	if (!cpus_free(cpus, now))
 		return false;
 	slots = cpus - 1;
 	if (atomic_fetch_add_explicit(&pollers, 1, memory_order_relaxed) >=

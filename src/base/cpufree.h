@@ -15,6 +15,18 @@
 #include <stdbool.h>
 
 /**
+ * nvl_cpus_free() - is there a CPU for every runnable thread?
+ *
+ * True when more than one CPU is online and the kernel's count of runnable
+ * threads in the whole system (/proc/loadavg, the caller included; the
+ * same shared sample as nvl_cpu_poll_begin(), at most once a millisecond)
+ * is at most the number of online CPUs. For a thread that manages its own
+ * bounded poll (the GSP reply wait, the model's firmware thread); no slot
+ * is taken. No allocation, no lock, never blocks; false with NVL_POLL=0.
+ */
+bool nvl_cpus_free(void);
+
+/**
  * nvl_cpu_poll_begin() - claim a CPU to poll on, if one is free.
  *
  * True when (a) more than one CPU is online, (b) the kernel's count of

@@ -102,8 +102,6 @@ struct nvl_gsp {
 	int64_t spin_ns;
 	unsigned spin_cool; /* waits left that sleep without spinning */
 	unsigned spin_busy; /* spins in a row cut short by another thread */
-	bool spin_free; /* no runnable thread waited for a CPU lately */
-	int64_t spin_load_at; /* when spin_free was looked up */
 	long ncpus;
 	_Atomic unsigned calls; /* nvl_gsp_rpc() calls in flight */
 

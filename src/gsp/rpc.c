@@ -29,16 +29,14 @@
  * every call from then on with -ENODEV.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
 #include "base/alloc.h"
+#include "base/cpufree.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "gspabi.h"
@@ -58,13 +56,15 @@
  * waking it costs a virtual machine tens of microseconds, which a reply
  * wake-up would pay once more. With busy CPUs replies come in a few
  * microseconds, and two preemptions in a row shorten the budget to
- * SPIN_MIN_NS; a spin past SPIN_SHORT_NS also needs cpus_free().
+ * SPIN_MIN_NS; a spin past SPIN_SHORT_NS also needs nvl_cpus_free() (base/cpufree.h:
+ * no runnable thread waits for a CPU; beside a CPU hog the GSP's thread
+ * waits for the hog's time slice, and a spinner that yields to one loses
+ * its CPU for a slice).
  */
 #define SPIN_MIN_NS 1000
 #define SPIN_MAX_NS 150000
 /* longer spins only while no runnable thread waits for a CPU */
 #define SPIN_SHORT_NS 12000
-#define SPIN_LOAD_NS (10 * 1000 * 1000)
 #define SPIN_START_NS 8000
 /* a gap between two looks longer than this: another thread ran here */
 #define SPIN_BUSY_NS 5000
@@ -509,7 +509,6 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 	nvl_list_init(&gsp->waiters);
 	gsp->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	gsp->spin_ok = gsp->ncpus > 1;
-	gsp->spin_load_at = INT64_MIN / 2;
 	gsp->spin_ns = SPIN_START_NS;
 	ret = nvl_gsp_msgq_init(&gsp->q, hw);
 	if (ret)
@@ -746,38 +745,6 @@ static void spin_end(struct nvl_gsp *gsp)
 }
 
 /*
- * No runnable thread waits for a CPU (at most one per CPU, this caller and
- * the GSP's thread included), from /proc/loadavg, looked up at most every
- * SPIN_LOAD_NS. A spin longer than SPIN_SHORT_NS needs it: beside a CPU
- * hog, the GSP's thread waits for the hog's time slice, and a spinner that
- * yields to one loses its CPU for a slice. rx_lock held.
- */
-static bool cpus_free(struct nvl_gsp *gsp)
-{
-	int64_t now = nvl_time_ns();
-	long running = LONG_MAX;
-	char buf[128];
-	ssize_t n = -1;
-	int fd;
-
-	if (now - gsp->spin_load_at < SPIN_LOAD_NS)
-		return gsp->spin_free;
-	gsp->spin_load_at = now;
-	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		buf[n] = 0;
-		if (sscanf(buf, "%*s %*s %*s %ld/", &running) != 1)
-			running = LONG_MAX;
-	}
-	gsp->spin_free = running <= gsp->ncpus;
-	return gsp->spin_free;
-}
-
-/*
  * Before a waiter sleeps, it polls the GSP's status queue write pointer
  * for a bounded, adaptive time with rx_lock dropped, as real drivers poll
  * for GSP replies: the reply that comes within the budget (a few
@@ -809,7 +776,7 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		gsp->spin_cool--;
 		return false;
 	}
-	if (limit > SPIN_SHORT_NS && !cpus_free(gsp))
+	if (limit > SPIN_SHORT_NS && !nvl_cpus_free())
 		limit = SPIN_SHORT_NS;
 	gsp->spinner = true;
 	pthread_mutex_unlock(&gsp->rx_lock);

@@ -27,8 +27,6 @@
  * corrupt or duplicate replies, answer with an error, or hang.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -41,6 +39,7 @@
 
 #include "base/alloc.h"
 #include "base/compiler.h"
+#include "base/cpufree.h"
 #include "base/time.h"
 #include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
@@ -1042,41 +1041,6 @@ static int64_t clamp_poll(int64_t ns)
 	return NVL_MIN(NVL_MAX(ns, FW_POLL_MIN_NS), FW_POLL_MAX_NS);
 }
 
-/*
- * No runnable thread waits for a CPU (at most one per CPU, this one and
- * the driver's caller included), looked up in /proc/loadavg at most every
- * FW_LOAD_NS: with more, a poll takes a CPU another thread wants, and a
- * thread that yields to a CPU hog loses the CPU for the hog's whole time
- * slice, while a sleeping thread woken preempts it at once.
- */
-#define FW_LOAD_NS (10 * 1000 * 1000)
-
-static bool cpus_free(struct nvl_model_gsp *g)
-{
-	int64_t now = nvl_time_ns();
-	char buf[128];
-	long running = LONG_MAX;
-	ssize_t n = -1;
-	int fd;
-
-	if (now - g->fw_load_at < FW_LOAD_NS)
-		return g->fw_cpus_free;
-	g->fw_load_at = now;
-	/* no allocation: open() and read(), not stdio */
-	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0) {
-		buf[n] = 0;
-		if (sscanf(buf, "%*s %*s %*s %ld/", &running) != 1)
-			running = LONG_MAX;
-	}
-	g->fw_cpus_free = running <= g->fw_ncpus;
-	return g->fw_cpus_free;
-}
-
 /* poll for a kick past @seq; true when one came; sets *t0 to the start */
 static bool fw_poll(struct nvl_model_gsp *g, uint32_t seq, int64_t *t0)
 {
@@ -1084,7 +1048,8 @@ static bool fw_poll(struct nvl_model_gsp *g, uint32_t seq, int64_t *t0)
 	bool busy = false;
 
 	*t0 = 0;
-	if (!g->fw_poll_ok || g->fw_wake_ns < FW_POLL_WAKE_NS || !cpus_free(g))
+	if (!g->fw_poll_ok || g->fw_wake_ns < FW_POLL_WAKE_NS ||
+	    !nvl_cpus_free())
 		return false;
 	if (g->fw_poll_cool) {
 		g->fw_poll_cool--;
@@ -1233,7 +1198,6 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
 	g->fw_ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	g->fw_poll_ok = g->fw_ncpus > 1;
-	g->fw_load_at = INT64_MIN / 2;
 	g->fw_poll_ns = FW_POLL_MIN_NS;
 	g->wire = nvl_fw_wire_find(NULL);
 	/* the booter's suspend/resume HMAC key, fused per chip (sr.c) */

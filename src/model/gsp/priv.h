@@ -67,8 +67,6 @@ struct nvl_model_gsp {
 	int64_t fw_wake_ns, fw_poll_ns;
 	unsigned fw_poll_cool, fw_poll_busy;
 	bool fw_poll_ok; /* more than one CPU */
-	bool fw_cpus_free; /* no runnable thread waited for a CPU lately */
-	int64_t fw_load_at; /* when fw_cpus_free was looked up */
 	long fw_ncpus;
 	pthread_t thread;
 	bool stop;
