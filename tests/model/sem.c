@@ -29,9 +29,20 @@ static void acquire_waits_for_other_channels_release(void **state)
 		n += nvl_kit_pb_release(p + n, DONE, 1);
 		gpu_push(&a, p, n);
 		assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+		/* the entry is taken (BUSY: GP_GET past it) but not done; on
+		 * a loaded machine the runlist thread may take it late, so
+		 * wait for that (bounded) rather than a fixed time */
+		{
+			int64_t deadline = nvl_deadline_after(GPU_WAIT);
+
+			while (!(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(1)) &
+				 NVL_HW_CHRAM_CTRL_BUSY)) {
+				assert_true(nvl_time_ns() < deadline);
+				usleep(100);
+			}
+		}
 		usleep(20000);
 		assert_int_equal(gpu_rd(g, DONE), 0);
-		/* the entry was taken (GP_GET past it) but is not done */
 		assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(1)) &
 			    NVL_HW_CHRAM_CTRL_BUSY);
 		/* b: release 4 (not enough) then 5 */
