@@ -213,21 +213,31 @@ static double copy_sample(void *p)
 	return (double)(cpu_now_ns() - t0) / a->iters;
 }
 
-/* two library copies through the neutral struct's storage (from its first
- * member, where the generated copies put the data) */
+/*
+ * ns per two library copies, @wire -> @mid -> @wire2 (@mid: the neutral
+ * struct's storage from its first member, where the generated copies put
+ * the data), in thread CPU time.
+ */
+static double two_copies(uint8_t *mid, const uint8_t *wire, uint8_t *wire2,
+			 size_t size, int iters)
+{
+	int64_t t0 = cpu_now_ns();
+
+	for (int i = 0; i < iters; i++) {
+		copy_call(mid, wire, size);
+		nvl_bench_do_not_optimize(mid);
+		copy_call(wire2, mid, size);
+		nvl_bench_do_not_optimize(wire2);
+	}
+	return (double)(cpu_now_ns() - t0) / iters;
+}
+
 static double two_copy_sample(void *p)
 {
 	struct pu_arg *a = p;
-	uint8_t *mid = (uint8_t *)&a->n + 16;
-	int64_t t0 = cpu_now_ns();
 
-	for (int i = 0; i < a->iters; i++) {
-		copy_call(mid, a->wire, a->size);
-		nvl_bench_do_not_optimize(mid);
-		copy_call(a->wire2, mid, a->size);
-		nvl_bench_do_not_optimize(a->wire2);
-	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return two_copies((uint8_t *)&a->n + 16, a->wire, a->wire2, a->size,
+			  a->iters);
 }
 
 NVL_BENCH(abigen, pack_unpack)
@@ -297,16 +307,9 @@ static double gpu_sample(void *p)
 static double gtwo_copy_sample(void *p)
 {
 	struct gpu_arg *a = p;
-	uint8_t *mid = (uint8_t *)a->n + 16;
-	int64_t t0 = cpu_now_ns();
 
-	for (int i = 0; i < a->iters; i++) {
-		copy_call(mid, a->wire, a->size);
-		nvl_bench_do_not_optimize(mid);
-		copy_call(a->wire2, mid, a->size);
-		nvl_bench_do_not_optimize(a->wire2);
-	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return two_copies((uint8_t *)a->n + 16, a->wire, a->wire2, a->size,
+			  a->iters);
 }
 
 static double gcopy_sample(void *p)
