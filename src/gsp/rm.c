@@ -138,7 +138,7 @@ int nvl_gsp_rm_alloc(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 	struct nvl_gsp_rm *rm = gsp->rm;
 	struct gspabi_rm_alloc a;
 	size_t len = hdr + size, got = 0;
-	uint32_t client, handle;
+	uint32_t client = 0, handle = 0;
 	uint8_t *msg;
 	int ret;
 
@@ -441,7 +441,7 @@ int nvl_gsp_rm_alloc_abi(struct nvl_gsp *gsp, uint32_t hparent, uint32_t hclass,
 			 unsigned id, void *neutral, uint32_t *handle_out)
 {
 	uint8_t wire[RM_ABI_MAX];
-	size_t size;
+	size_t size = 0;
 	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
 
 	if (!ret)
@@ -457,7 +457,7 @@ int nvl_gsp_rm_control_abi(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 			   unsigned id, void *neutral)
 {
 	uint8_t wire[RM_ABI_MAX];
-	size_t size;
+	size_t size = 0;
 	int ret = rm_abi_pack(gsp, id, neutral, wire, &size);
 
 	if (!ret)

@@ -163,7 +163,7 @@ static int sr_build(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 int nvl_gsp_suspend(struct nvl_gsp *gsp)
 {
 	struct nvl_gsp_boot *b = gsp->boot;
-	struct nvl_gsp_sr *sr;
+	struct nvl_gsp_sr *sr = NULL;
 	int ret;
 
 	if (atomic_load(&gsp->dead))
