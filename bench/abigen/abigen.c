@@ -87,9 +87,40 @@ static double time_ref(const char *dir, int *err)
 	return t;
 }
 
-NVL_BENCH(abigen, abigen_time_gsp)
+/* the abigen run abigen_time_gsp times: the driver's own three versions */
+static void gsp_cmd(char *cmd, size_t n, const char *dir)
 {
-	char dir[] = "/tmp/nvl-abigen-XXXXXX";
+	snprintf(cmd, n,
+		 "%s --versions %s/firmware/abi/versions.txt --want "
+		 "%s/firmware/abi/want.txt --rename "
+		 "%s/firmware/abi/rename.txt --prefix gspabi --outdir %s",
+		 ABIGEN_BENCH_EXE, ABIGEN_BENCH_SRC, ABIGEN_BENCH_SRC,
+		 ABIGEN_BENCH_SRC, dir);
+}
+
+/* the abigen runs abigen_time times: the drift and the constructs sets */
+static void sets_cmd(char *cmd, size_t n, const char *dir)
+{
+	snprintf(cmd, n,
+		 "%s --versions %s/drift/versions.txt --want "
+		 "%s/drift/want.txt --rename %s/drift/rename.txt "
+		 "--prefix d --outdir %s && "
+		 "%s --versions %s/cons/versions.txt --want "
+		 "%s/cons/want.txt --prefix c --outdir %s",
+		 ABIGEN_BENCH_EXE, ABIGEN_BENCH_SETS, ABIGEN_BENCH_SETS,
+		 ABIGEN_BENCH_SETS, dir, ABIGEN_BENCH_EXE, ABIGEN_BENCH_SETS,
+		 ABIGEN_BENCH_SETS, dir);
+}
+
+/*
+ * @name: wall seconds of the abigen command @mkcmd writes (output into a
+ * fresh temporary directory), median of 3 (1 with --quick), against the
+ * compile of ref_files measured in the same repetitions.
+ */
+static int abigen_vs_compile(struct nvl_bench_ctx *ctx, const char *name,
+			     void (*mkcmd)(char *, size_t, const char *))
+{
+	char dir[] = "/tmp/nvl-abigen-XXXXXX"; /* mkdtemp()'s template */
 	char cmd[4096];
 	int reps = nvl_bench_quick(ctx) ? 1 : 3, err = 0;
 	double gen[3], comp[3];
@@ -97,60 +128,30 @@ NVL_BENCH(abigen, abigen_time_gsp)
 	if (!mkdtemp(dir))
 		return -1;
 	for (int r = 0; r < reps; r++) {
-		snprintf(cmd, sizeof(cmd),
-			 "%s --versions %s/firmware/abi/versions.txt --want "
-			 "%s/firmware/abi/want.txt --rename "
-			 "%s/firmware/abi/rename.txt --prefix gspabi --outdir "
-			 "%s",
-			 ABIGEN_BENCH_EXE, ABIGEN_BENCH_SRC, ABIGEN_BENCH_SRC,
-			 ABIGEN_BENCH_SRC, dir);
+		mkcmd(cmd, sizeof(cmd), dir);
 		gen[r] = time_cmd(cmd, &err);
 		comp[r] = time_ref(dir, &err);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	run(cmd);
 	if (err) {
-		fprintf(stderr, "abigen_time_gsp: a command failed\n");
+		fprintf(stderr, "%s: a command failed\n", name);
 		return -1;
 	}
-	nvl_bench_report_vs(
-		ctx, "abigen_time_gsp", nvl_bench_median_of(gen, reps), "s",
-		"compile_6_base_files", nvl_bench_median_of(comp, reps));
+	nvl_bench_report_vs(ctx, name, nvl_bench_median_of(gen, reps), "s",
+			    "compile_6_base_files",
+			    nvl_bench_median_of(comp, reps));
 	return 0;
+}
+
+NVL_BENCH(abigen, abigen_time_gsp)
+{
+	return abigen_vs_compile(ctx, "abigen_time_gsp", gsp_cmd);
 }
 
 NVL_BENCH(abigen, abigen_time)
 {
-	char dir[] = "/tmp/nvl-abigen-XXXXXX";
-	char cmd[4096];
-	int reps = nvl_bench_quick(ctx) ? 1 : 3, err = 0;
-	double gen[3], comp[3];
-
-	if (!mkdtemp(dir))
-		return -1;
-	for (int r = 0; r < reps; r++) {
-		snprintf(cmd, sizeof(cmd),
-			 "%s --versions %s/drift/versions.txt --want "
-			 "%s/drift/want.txt --rename %s/drift/rename.txt "
-			 "--prefix d --outdir %s && "
-			 "%s --versions %s/cons/versions.txt --want "
-			 "%s/cons/want.txt --prefix c --outdir %s",
-			 ABIGEN_BENCH_EXE, ABIGEN_BENCH_SETS, ABIGEN_BENCH_SETS,
-			 ABIGEN_BENCH_SETS, dir, ABIGEN_BENCH_EXE,
-			 ABIGEN_BENCH_SETS, ABIGEN_BENCH_SETS, dir);
-		gen[r] = time_cmd(cmd, &err);
-		comp[r] = time_ref(dir, &err);
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
-	if (err) {
-		fprintf(stderr, "abigen_time: a command failed\n");
-		return -1;
-	}
-	nvl_bench_report_vs(ctx, "abigen_time", nvl_bench_median_of(gen, reps),
-			    "s", "compile_6_base_files",
-			    nvl_bench_median_of(comp, reps));
-	return 0;
+	return abigen_vs_compile(ctx, "abigen_time", sets_cmd);
 }
 
 /*
