@@ -34,13 +34,11 @@
  * armed even if the engine's thread carries the reset out later.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/futex.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "hw/regs.h"
@@ -86,8 +84,7 @@ static void rl_wake(struct nvl_model_runlist *rl)
 {
 	atomic_fetch_add(&rl->wake_seq, 1);
 	if (atomic_load(&rl->sleepers))
-		syscall(SYS_futex, &rl->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
+		nvl_futex_wake(&rl->wake_seq, 1);
 }
 
 /*
@@ -98,18 +95,12 @@ static void rl_wake(struct nvl_model_runlist *rl)
 static void rl_sleep_locked(struct nvl_model_fifo *f,
 			    struct nvl_model_runlist *rl, int64_t deadline)
 {
-	struct timespec ts, *tsp = NULL;
 	uint32_t seq;
 
-	if (deadline != NVL_TIMEOUT_INFINITE) {
-		ts = nvl_ns_to_timespec(deadline);
-		tsp = &ts;
-	}
 	atomic_fetch_add(&rl->sleepers, 1);
 	seq = atomic_load(&rl->wake_seq);
 	pthread_mutex_unlock(&f->lock);
-	syscall(SYS_futex, &rl->wake_seq, FUTEX_WAIT_BITSET_PRIVATE, seq, tsp,
-		NULL, FUTEX_BITSET_MATCH_ANY);
+	(void)nvl_futex_wait(&rl->wake_seq, seq, deadline);
 	atomic_fetch_sub(&rl->sleepers, 1);
 	pthread_mutex_lock(&f->lock);
 }

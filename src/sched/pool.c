@@ -27,34 +27,15 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/futex.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "sched/sched_internal.h"
 
 /* ---- event ------------------------------------------------------------ */
-
-static void futex_wait(atomic_uint *addr, uint32_t val, int64_t deadline_ns)
-{
-	struct timespec ts, *tsp = NULL;
-
-	if (deadline_ns != NVL_TIMEOUT_INFINITE) {
-		ts = nvl_ns_to_timespec(deadline_ns);
-		tsp = &ts;
-	}
-	syscall(SYS_futex, addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val,
-		tsp, NULL, FUTEX_BITSET_MATCH_ANY);
-}
-
-static void futex_wake(atomic_uint *addr, int n)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n, NULL, NULL,
-		0);
-}
 
 uint32_t nvl_sched_event_prepare(struct nvl_sched_event *ev)
 {
@@ -66,7 +47,7 @@ void nvl_sched_event_wait(struct nvl_sched_event *ev, uint32_t seq,
 			  int64_t deadline_ns)
 {
 	if (deadline_ns > nvl_time_ns())
-		futex_wait(&ev->seq, seq, deadline_ns);
+		nvl_futex_wait(&ev->seq, seq, deadline_ns);
 	atomic_fetch_sub(&ev->waiters, 1);
 }
 
@@ -85,7 +66,7 @@ void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
 	if (!atomic_load(&ev->waiters))
 		return;
 	atomic_fetch_add(&ev->seq, 1);
-	futex_wake(&ev->seq, all ? INT_MAX : 1);
+	nvl_futex_wake(&ev->seq, all ? INT_MAX : 1);
 }
 
 /* ---- pool ------------------------------------------------------------- */

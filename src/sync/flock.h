@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/futex.h"
 
 struct nvl_flock {
 	_Atomic uint32_t v;
@@ -61,24 +62,5 @@ static inline void nvl_flock_unlock(struct nvl_flock *l)
 		     2))
 		nvl_flock_wake(l);
 }
-
-/**
- * nvl_futex_wait() - sleep while *@w == @val, until @abs_ns (absolute
- * CLOCK_MONOTONIC, NVL_TIMEOUT_INFINITE for none).
- * @w: the word
- * @val: expected value
- * @abs_ns: deadline
- *
- * A signal handler that runs while it sleeps makes it return -EINTR; with
- * a finite @abs_ns the kernel never restarts the call (SA_RESTART or not),
- * so interruptible waiters pass a finite deadline.
- *
- * Return: 0 woken (or value differed), -ETIME at the deadline, -EINTR a
- * signal handler ran.
- */
-int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns);
-
-/** nvl_futex_wake_all() - wake every sleeper on @w. @w: the word */
-void nvl_futex_wake_all(_Atomic uint32_t *w);
 
 #endif /* NVL_SYNC_FLOCK_H */

@@ -27,19 +27,18 @@
  * corrupt or duplicate replies, answer with an error, or hang.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/compiler.h"
 #include "base/cpufree.h"
+#include "base/futex.h"
 #include "base/time.h"
 #include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
@@ -1013,8 +1012,7 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
 			      memory_order_relaxed);
 	atomic_fetch_add(&g->fw_wake_seq, 1);
 	if (atomic_load(&g->fw_sleepers))
-		syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
+		nvl_futex_wake(&g->fw_wake_seq, 1);
 }
 
 /*
@@ -1104,8 +1102,7 @@ static void fw_sleep_locked(struct nvl_model_gsp *g)
 	if (fw_poll(g, seq, &t0))
 		return;
 	atomic_fetch_add(&g->fw_sleepers, 1);
-	r = syscall(SYS_futex, &g->fw_wake_seq, FUTEX_WAIT_PRIVATE, seq, NULL,
-		    NULL, 0);
+	r = nvl_futex_wait(&g->fw_wake_seq, seq, NVL_TIMEOUT_INFINITE);
 	atomic_fetch_sub(&g->fw_sleepers, 1);
 	if (r)
 		return; /* did not sleep */

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Futex wait and wake (see futex.h)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/futex.h"
+#include "base/time.h"
+
+int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	long r;
+
+	if (abs_ns != NVL_TIMEOUT_INFINITE) {
+		if (abs_ns <= nvl_time_ns())
+			return -ETIME;
+		ts = nvl_ns_to_timespec(abs_ns);
+		tsp = &ts;
+	}
+	r = syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, val, tsp, NULL,
+		    FUTEX_BITSET_MATCH_ANY);
+	if (r == 0)
+		return 0;
+	if (errno == ETIMEDOUT)
+		return -ETIME;
+	if (errno == EINTR)
+		return -EINTR;
+	return errno == EAGAIN ? -EAGAIN : 0;
+}
+
+void nvl_futex_wake(_Atomic uint32_t *w, int n)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void nvl_futex_wake_all(_Atomic uint32_t *w)
+{
+	nvl_futex_wake(w, INT_MAX);
+}
