@@ -4,7 +4,8 @@
  * the baseline instruction set and, selected at run time, for AVX2+FMA.
  * The includer defines FAST(name) (the handler's name in this copy),
  * FAST_ATTR (its target attribute) and FAST_PACK(t) (32 all-ones-or-zero
- * lanes to a lane mask). Every handler computes all 32 lanes
+ * lanes to a lane mask), and FAST_AVX2 in the AVX2 copy (a few handlers
+ * use its intrinsics where the compiler's vectorisation falls short). Every handler computes all 32 lanes
  * into a local array with loops the compiler vectorises, then writes back
  * under the execution mask with a blend (fast_wb).
  */
@@ -292,18 +293,94 @@ FAST_ATTR static inline void FAST(wb2)(struct cs_warp *w,
 				       const uint32_t *lo, const uint32_t *hi,
 				       uint32_t exec)
 {
+	struct cs_fast f1;
+
 	if (f->d == NVL_ISA_RZ)
 		return;
 	FAST(wb)(w, f, lo, exec);
 	if (f->d + 1 < NVL_ISA_RZ) {
-		uint32_t *d = w->r[f->d + 1];
-
-		for (int i = 0; i < NVL_CS_LANES; i++) {
-			uint32_t m = 0u - ((exec >> i) & 1);
-
-			d[i] = (hi[i] & m) | (d[i] & ~m);
-		}
+		f1.d = (uint8_t)(f->d + 1);
+		FAST(wb)(w, &f1, hi, exec);
 	}
+}
+
+/*
+ * lo:hi = a * b + c, 64 bits per lane, the product signed (@sgn) or
+ * unsigned; c is ch:cl per lane, or @c64 for every lane when @cl is NULL.
+ * Each lane's sources are read before its results are written (8 lanes at
+ * a time in the AVX2 copy), so lo and hi may be source rows.
+ */
+FAST_ATTR static inline void FAST(wide)(uint32_t *lo, uint32_t *hi,
+					const uint32_t *a, const uint32_t *b,
+					const uint32_t *cl, const uint32_t *ch,
+					uint64_t c64, bool sgn)
+{
+#ifdef FAST_AVX2
+	const __m256i kc = _mm256_set1_epi64x((long long)c64);
+
+	for (int i = 0; i < NVL_CS_LANES; i += 8) {
+		__m256i va = _mm256_loadu_si256((const __m256i *)(a + i));
+		__m256i vb = _mm256_loadu_si256((const __m256i *)(b + i));
+		__m256i va1 = _mm256_srli_epi64(va, 32);
+		__m256i vb1 = _mm256_srli_epi64(vb, 32);
+		__m256i ce = kc, co = kc, pe, po;
+
+		if (cl) {
+			__m256i l =
+				_mm256_loadu_si256((const __m256i *)(cl + i));
+			__m256i h =
+				_mm256_loadu_si256((const __m256i *)(ch + i));
+
+			/* even lanes' 64-bit addends, then odd lanes' */
+			ce = _mm256_blend_epi32(l, _mm256_slli_epi64(h, 32),
+						0xaa);
+			co = _mm256_blend_epi32(_mm256_srli_epi64(l, 32), h,
+						0xaa);
+		}
+		pe = sgn ? _mm256_mul_epi32(va, vb) : _mm256_mul_epu32(va, vb);
+		po = sgn ? _mm256_mul_epi32(va1, vb1)
+			 : _mm256_mul_epu32(va1, vb1);
+		pe = _mm256_add_epi64(pe, ce);
+		po = _mm256_add_epi64(po, co);
+		_mm256_storeu_si256(
+			(__m256i *)(lo + i),
+			_mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32),
+					   0xaa));
+		_mm256_storeu_si256(
+			(__m256i *)(hi + i),
+			_mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po,
+					   0xaa));
+	}
+#else
+	for (int i = 0; i < NVL_CS_LANES; i++) {
+		uint64_t p =
+			sgn ? (uint64_t)((int64_t)(int32_t)a[i] * (int32_t)b[i])
+			    : (uint64_t)a[i] * b[i];
+
+		p += cl ? ((uint64_t)ch[i] << 32 | cl[i]) : c64;
+		lo[i] = (uint32_t)p;
+		hi[i] = (uint32_t)(p >> 32);
+	}
+#endif
+}
+
+/* IMAD.WIDE's result under @exec: straight into d:d+1 when every lane
+ * writes both words, else through a blend */
+FAST_ATTR static inline void
+FAST(wide_wb)(struct cs_warp *w, const struct cs_fast *f, uint32_t exec,
+	      const uint32_t *a, const uint32_t *b, const uint32_t *cl,
+	      const uint32_t *ch, uint64_t c64, bool sgn)
+{
+	uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];
+
+	if (f->d == NVL_ISA_RZ)
+		return;
+	if (exec == NVL_CS_ALL && f->d + 1 < NVL_ISA_RZ) {
+		FAST(wide)(w->r[f->d], w->r[f->d + 1], a, b, cl, ch, c64, sgn);
+		return;
+	}
+	FAST(wide)(lo, hi, a, b, cl, ch, c64, sgn);
+	FAST(wb2)(w, f, lo, hi, exec);
 }
 
 /*
@@ -313,28 +390,20 @@ FAST_ATTR static inline void FAST(wb2)(struct cs_warp *w,
  * the constant in rows kref[2] and kref[2] + 1, or the sign-extended
  * immediate in k[2][0] / k[2][1].
  */
-#define IMAD_WIDE(name, prod)                                                  \
+#define IMAD_WIDE(name, sgn)                                                   \
 	FAST_ATTR static void FAST(imad_wide_##name)(                          \
 		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
 	{                                                                      \
-		uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];                   \
 		const uint32_t *a = SRC(0), *b = SRC(1);                       \
 		const uint32_t *cl = w->r[f->src[2]];                          \
 		const uint32_t *ch = f->src[2] >= 254 ? w->r[NVL_ISA_RZ]       \
 						      : w->r[f->src[2] + 1];   \
                                                                                \
-		for (int i = 0; i < NVL_CS_LANES; i++) {                       \
-			uint64_t p = (prod) + ((uint64_t)ch[i] << 32 | cl[i]); \
-                                                                               \
-			lo[i] = (uint32_t)p;                                   \
-			hi[i] = (uint32_t)(p >> 32);                           \
-		}                                                              \
-		FAST(wb2)(w, f, lo, hi, exec);                                 \
+		FAST(wide_wb)(w, f, exec, a, b, cl, ch, 0, sgn);               \
 	}                                                                      \
 	FAST_ATTR static void FAST(imad_wide_k##name)(                         \
 		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
 	{                                                                      \
-		uint32_t lo[NVL_CS_LANES], hi[NVL_CS_LANES];                   \
 		const uint32_t *a = SRC(0), *b = SRC(1);                       \
 		uint64_t c =                                                   \
 			f->cbm & 4                                             \
@@ -343,16 +412,10 @@ FAST_ATTR static inline void FAST(wb2)(struct cs_warp *w,
 				   w->krow[f->kref[2]][0])                     \
 				: ((uint64_t)f->k[2][1] << 32 | f->k[2][0]);   \
                                                                                \
-		for (int i = 0; i < NVL_CS_LANES; i++) {                       \
-			uint64_t p = (prod) + c;                               \
-                                                                               \
-			lo[i] = (uint32_t)p;                                   \
-			hi[i] = (uint32_t)(p >> 32);                           \
-		}                                                              \
-		FAST(wb2)(w, f, lo, hi, exec);                                 \
+		FAST(wide_wb)(w, f, exec, a, b, NULL, NULL, c, sgn);           \
 	}
-IMAD_WIDE(u, (uint64_t)a[i] * b[i])
-IMAD_WIDE(s, (uint64_t)((int64_t)(int32_t)a[i] * (int32_t)b[i]))
+IMAD_WIDE(u, false)
+IMAD_WIDE(s, true)
 #undef IMAD_WIDE
 
 /* FFMA without rounding, FTZ or saturation: one exact fused multiply-add */
@@ -372,6 +435,56 @@ FAST_ATTR static void FAST(ffma)(struct cs_warp *w, const struct cs_fast *f,
 		memcpy(&res[i], &r, 4);
 	}
 	FAST(wb)(w, f, res, exec);
+}
+
+/*
+ * A coalesced LDG/STG.E (CS_FAST_MEM): lane i at base + size * i (k[0][i],
+ * one high word, no low word wrapping) in one range of the interpreter's
+ * TLB, copied in one go; false for any other shape or a miss (cs_exec
+ * then runs the instruction and reports misalignment and faults).
+ */
+FAST_ATTR static bool FAST(mem)(struct cs_cta *cta, struct cs_warp *w,
+				const struct cs_fast *f, uint32_t pc)
+{
+	const uint32_t *alo = w->r[f->mreg], *ahi = w->r[f->mreg + 1];
+	uint32_t sz = f->msize, bad = 0, buf[4 * NVL_CS_LANES];
+	uint32_t lo0 = alo[0], hi0 = ahi[0];
+	unsigned nw = sz / 4;
+	uint64_t a0;
+	uint8_t *p;
+
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		bad |= (alo[i] - lo0 - f->k[0][i]) | (ahi[i] ^ hi0);
+	if (bad || lo0 > UINT32_MAX - sz * (NVL_CS_LANES - 1))
+		return false;
+	a0 = (lo0 | (uint64_t)hi0 << 32) + (uint64_t)f->moff;
+	if ((a0 & (sz - 1)) || a0 > UINT64_MAX - sz * NVL_CS_LANES)
+		return false;
+	p = cs_tlb_get(cta, a0, sz * NVL_CS_LANES, f->mstore, pc);
+	if (!p)
+		return false;
+	if (f->mstore) {
+		if (nw == 1) {
+			CS_MEM_COPY(p, w->r[f->mdata], 4 * NVL_CS_LANES);
+		} else {
+			for (int i = 0; i < NVL_CS_LANES; i++)
+				for (unsigned k = 0; k < nw; k++)
+					buf[nw * i + k] = w->r[f->mdata + k][i];
+			CS_MEM_COPY(p, buf, sz * NVL_CS_LANES);
+		}
+		/* as the generic path: stores are ordered */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return true;
+	}
+	if (nw == 1) {
+		CS_MEM_COPY(w->r[f->mdata], p, 4 * NVL_CS_LANES);
+		return true;
+	}
+	CS_MEM_COPY(buf, p, sz * NVL_CS_LANES);
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		for (unsigned k = 0; k < nw; k++)
+			w->r[f->mdata + k][i] = buf[nw * i + k];
+	return true;
 }
 
 #undef SRC

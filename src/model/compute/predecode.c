@@ -33,6 +33,65 @@
 #include "model/compute/priv.h"
 #include "model/model.h"
 
+/*
+ * Copies of GPU-visible memory by the SM: nvl_model_mem_copy() in
+ * ThreadSanitizer builds (uninstrumented: device traffic is racy by
+ * nature), else a memcpy the compiler expands for the fixed sizes here.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define CS_MEM_COPY(d, s, n) nvl_model_mem_copy(d, s, n)
+#else
+#define CS_MEM_COPY(d, s, n) memcpy(d, s, n)
+#endif
+
+/* a range of the interpreter's TLB holding [va, va + len), or NULL: the
+ * other entries, then the launch's map callback (cs_tlb_get's miss) */
+static __attribute__((noinline)) uint8_t *cs_tlb_fill(struct cs_cta *cta,
+						      uint64_t va, uint64_t len,
+						      bool write, uint8_t *hint)
+{
+	const struct nvl_cs_launch *l = cta->l;
+	uint64_t base, size, off;
+	struct cs_tlb *t;
+	uint8_t *p;
+
+	for (unsigned i = 0; i < CS_TLB; i++) {
+		t = &cta->tlb[i];
+		off = va - t->va;
+		if (off < t->len && t->len - off >= len &&
+		    (t->write || !write)) {
+			*hint = (uint8_t)i;
+			return t->p + off;
+		}
+	}
+	if (!l->map)
+		return NULL;
+	p = l->map(l->mem_ctx, va, write, &base, &size);
+	if (!p || va - base >= size || size - (va - base) < len)
+		return NULL;
+	*hint = (uint8_t)(cta->tlb_next % CS_TLB);
+	t = &cta->tlb[cta->tlb_next++ % CS_TLB];
+	t->va = base;
+	t->len = size;
+	t->p = p;
+	t->write = write;
+	return p + (va - base);
+}
+
+/* a range of the interpreter's TLB holding [va, va + len), or NULL: the
+ * entry the instruction at @pc hit last is tried first */
+static inline uint8_t *cs_tlb_get(struct cs_cta *cta, uint64_t va, uint64_t len,
+				  bool write, uint32_t pc)
+{
+	uint8_t *hint = &cta->tlb_hint[pc % CS_TLB_HINTS];
+	const struct cs_tlb *t = &cta->tlb[*hint % CS_TLB];
+	uint64_t off = va - t->va;
+
+	if (off < t->len && t->len - off >= len && (t->write || !write))
+		return t->p + off;
+	return cs_tlb_fill(cta, va, len, write, hint);
+}
+
 static inline uint32_t pack_base(const uint32_t *t)
 {
 	uint32_t m = 0;
@@ -71,7 +130,9 @@ pack_avx2(const uint32_t *t)
 #define FAST(name) fast_avx2_##name
 #define FAST_ATTR __attribute__((target("avx2,fma")))
 #define FAST_PACK pack_avx2
+#define FAST_AVX2 1
 #include "model/compute/fastops.h"
+#undef FAST_AVX2
 #undef FAST
 #undef FAST_ATTR
 #undef FAST_PACK
@@ -127,7 +188,7 @@ static const cs_fast_fn base_handlers[H_COUNT] = HANDLERS(fast_);
 static const cs_fast_fn avx2_handlers[H_COUNT] = HANDLERS(fast_avx2_);
 #endif
 
-static const cs_fast_fn *handlers(void)
+static bool use_avx2(void)
 {
 #ifdef HAVE_AVX2_COPY
 	static int avx2 = -1;
@@ -138,10 +199,28 @@ static const cs_fast_fn *handlers(void)
 		    __builtin_cpu_supports("fma");
 		__atomic_store_n(&avx2, v, __ATOMIC_RELAXED);
 	}
-	if (v)
+	return v;
+#else
+	return false;
+#endif
+}
+
+static const cs_fast_fn *handlers(void)
+{
+#ifdef HAVE_AVX2_COPY
+	if (use_avx2())
 		return avx2_handlers;
 #endif
 	return base_handlers;
+}
+
+static cs_mem_fn mem_handler(void)
+{
+#ifdef HAVE_AVX2_COPY
+	if (use_avx2())
+		return fast_avx2_mem;
+#endif
+	return fast_mem;
 }
 
 /* resolve source @k (role @r): a register row without modifiers or an
@@ -360,7 +439,7 @@ static bool generic_ok(unsigned sem)
 
 /*
  * LDG/STG.E of 32, 64 or 128 bits with its data in registers below RZ:
- * CS_FAST_MEM (cs_fast_mem runs a whole coalesced warp, cs_exec the rest;
+ * CS_FAST_MEM (its mfn runs a whole coalesced warp, cs_exec the rest;
  * cache hints and memory order are ignored by both, docs/compute.md).
  */
 static bool mem_form(struct cs_fast *f, const struct cs_insn *ci)
@@ -385,6 +464,7 @@ static bool mem_form(struct cs_fast *f, const struct cs_insn *ci)
 	for (int i = 0; i < NVL_CS_LANES; i++)
 		f->k[0][i] = f->msize * (uint32_t)i;
 	f->kind = CS_FAST_MEM;
+	f->mfn = mem_handler();
 	return true;
 }
 
@@ -538,164 +618,105 @@ void cs_fast_kload(struct cs_cta *cta, const struct cs_prog *p)
 	}
 }
 
-/* a range of the interpreter's TLB holding [va, va + len), or NULL */
-static uint8_t *tlb_get(struct cs_cta *cta, uint64_t va, uint64_t len,
-			bool write)
-{
-	const struct nvl_cs_launch *l = cta->l;
-	uint64_t base, size;
-	struct cs_tlb *t;
-	uint8_t *p;
-
-	for (unsigned i = 0; i < CS_TLB; i++) {
-		uint64_t off = va - cta->tlb[i].va;
-
-		t = &cta->tlb[i];
-		if (off < t->len && t->len - off >= len && (t->write || !write))
-			return t->p + off;
-	}
-	if (!l->map)
-		return NULL;
-	p = l->map(l->mem_ctx, va, write, &base, &size);
-	if (!p || va - base >= size || size - (va - base) < len)
-		return NULL;
-	t = &cta->tlb[cta->tlb_next++ % CS_TLB];
-	t->va = base;
-	t->len = size;
-	t->p = p;
-	t->write = write;
-	return p + (va - base);
-}
-
-bool cs_fast_mem(struct cs_cta *cta, struct cs_warp *w, const struct cs_fast *f)
-{
-	const uint32_t *alo = w->r[f->mreg], *ahi = w->r[f->mreg + 1];
-	uint32_t sz = f->msize, bad = 0, buf[4 * NVL_CS_LANES];
-	uint32_t lo0 = alo[0], hi0 = ahi[0];
-	unsigned nw = sz / 4;
-	uint64_t a0;
-	uint8_t *p;
-
-	/* lane i at base + sz * i (k[0][i]), no lane's low word wrapping */
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		bad |= (alo[i] - lo0 - f->k[0][i]) | (ahi[i] ^ hi0);
-	if (bad || lo0 > UINT32_MAX - sz * (NVL_CS_LANES - 1))
-		return false;
-	a0 = (lo0 | (uint64_t)hi0 << 32) + (uint64_t)f->moff;
-	if (a0 % sz || a0 > UINT64_MAX - sz * NVL_CS_LANES)
-		return false;
-	p = tlb_get(cta, a0, sz * NVL_CS_LANES, f->mstore);
-	if (!p)
-		return false;
-	if (f->mstore) {
-		if (nw == 1) {
-			nvl_model_mem_copy(p, w->r[f->mdata], 4 * NVL_CS_LANES);
-		} else {
-			for (int i = 0; i < NVL_CS_LANES; i++)
-				for (unsigned k = 0; k < nw; k++)
-					buf[nw * i + k] = w->r[f->mdata + k][i];
-			nvl_model_mem_copy(p, buf, sz * NVL_CS_LANES);
-		}
-		/* as the generic path: stores are ordered */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		return true;
-	}
-	if (nw == 1) {
-		nvl_model_mem_copy(w->r[f->mdata], p, 4 * NVL_CS_LANES);
-		return true;
-	}
-	nvl_model_mem_copy(buf, p, sz * NVL_CS_LANES);
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		for (unsigned k = 0; k < nw; k++)
-			w->r[f->mdata + k][i] = buf[nw * i + k];
-	return true;
-}
-
 int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
-	const struct cs_insn *prog = cta->prog;
-	uint32_t pc = w->pc, active = w->active, ninsn = cta->l->ninsn;
-	uint64_t n = 0, seg = 0, threads = 0, budget = cta->budget;
+	const struct cs_insn *prog = cta->prog, *ci = prog + w->pc;
+	uint32_t active = w->active, pc;
+	uint64_t left = cta->budget, threads = 0;
+	/* thread instructions: the active lanes' count, which only an EXIT
+	 * changes, added per instruction */
+	uint32_t cnt = popc(active);
 	int ret = 0;
 
-	/* thread instructions: popc(active) per instruction, summed per run
-	 * of instructions with the same active mask */
-	while (pc < ninsn && n < budget) {
-		const struct cs_fast *f = &prog[pc].fast;
-		uint32_t exec;
+	/* prog[ninsn] is a CS_FAST_NONE sentinel (cs_prog_get), so running
+	 * off the end stops the loop; a branch is checked where it jumps */
+	if (w->pc >= cta->l->ninsn)
+		return 0;
+	while (left) {
+		const struct cs_fast *f = &ci->fast;
+		uint32_t exec = active & (w->p[f->guard] ^ f->guard_xor);
 
-		if (f->kind == CS_FAST_NONE)
-			break;
-		exec = active & (w->p[f->guard] ^ f->guard_xor);
 		switch (f->kind) {
 		case CS_FAST_OP:
 			if (f->cbm && !cs_fast_kok(cta, f))
 				goto out; /* the generic path reports it */
-			n++;
+			left--;
+			threads += cnt;
 			if (exec)
 				f->fn(w, f, exec);
-			pc++;
+			ci++;
 			continue;
+		case CS_FAST_MEM:
+			left--;
+			threads += cnt;
+			if (exec == NVL_CS_ALL &&
+			    f->mfn(cta, w, f, (uint32_t)(ci - prog))) {
+				ci++;
+				continue;
+			}
+			break;
 		case CS_FAST_BRA: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			if (t == active)
-				pc = (uint32_t)f->target;
-			else if (!t)
-				pc++;
-			else
+			if (t && t != active)
 				goto out; /* diverges: run_warp parks lanes */
-			n++;
+			left--;
+			threads += cnt;
+			if (!t) {
+				ci++;
+				continue;
+			}
+			if ((uint32_t)f->target >= cta->l->ninsn) {
+				/* run_warp reports the PC */
+				pc = (uint32_t)f->target;
+				goto out_pc;
+			}
+			ci = prog + f->target;
 			continue;
 		}
 		case CS_FAST_EXIT: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			n++;
+			left--;
+			threads += cnt;
+			w->exited |= t;
 			if (t == active) {
 				/* the whole group: done here, run_warp
 				 * reselects (parked or BSYNC-waiting lanes) */
-				threads += popc(active) * (n - seg);
-				seg = n;
-				w->exited |= t;
 				active = 0;
 				goto out;
 			}
-			threads += popc(active) * (n - seg);
-			seg = n;
-			w->exited |= t;
 			active &= ~t;
-			pc++;
+			cnt = popc(active);
+			ci++;
 			continue;
 		}
-		case CS_FAST_MEM:
-			n++;
-			if (exec == NVL_CS_ALL && cs_fast_mem(cta, w, f)) {
-				pc++;
-				continue;
-			}
+		case CS_FAST_GENERIC:
+			left--;
+			threads += cnt;
 			break;
-		default: /* CS_FAST_GENERIC */
-			n++;
-			break;
+		default: /* CS_FAST_NONE: run_warp */
+			goto out;
 		}
 		/* a plain instruction the generic executor runs */
 		if (exec) {
-			w->pc = pc;
+			w->pc = (uint32_t)(ci - prog);
 			w->active = active;
-			ret = cs_exec(cta, w, &prog[pc], exec);
+			ret = cs_exec(cta, w, ci, exec);
 			if (ret)
 				break;
 		}
-		pc++;
+		ci++;
 	}
 out:
-	threads += popc(active) * (n - seg);
+	pc = (uint32_t)(ci - prog);
+out_pc:
 	w->pc = pc;
 	w->active = active;
-	cta->budget -= n;
-	cta->clock += n;
-	cta->stats->warp_instrs += n;
+	left = cta->budget - left; /* instructions run */
+	cta->budget -= left;
+	cta->clock += left;
+	cta->stats->warp_instrs += left;
 	cta->stats->thread_instrs += threads;
 	return ret;
 }

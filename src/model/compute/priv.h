@@ -30,9 +30,20 @@ enum {
 struct cs_warp;
 struct cs_fast;
 
+struct cs_cta;
+
 /* a specialised handler: run for the lanes in @exec (non-zero) */
 typedef void (*cs_fast_fn)(struct cs_warp *w, const struct cs_fast *f,
 			   uint32_t exec);
+
+/*
+ * CS_FAST_MEM's handler: run LDG/STG @f (at instruction @pc) for the whole
+ * warp when its lanes access consecutive elements of one range in the
+ * interpreter's TLB; false when the access has another shape or misses
+ * (cs_exec then runs it, and reports misalignment and faults).
+ */
+typedef bool (*cs_mem_fn)(struct cs_cta *cta, struct cs_warp *w,
+			  const struct cs_fast *f, uint32_t pc);
 
 enum cs_fast_kind {
 	CS_FAST_NONE, /* generic path (cs_exec / run_warp's switch) */
@@ -41,7 +52,7 @@ enum cs_fast_kind {
 	CS_FAST_EXIT, /* EXIT: of all, none, or some lanes */
 	CS_FAST_GENERIC, /* a plain instruction: cs_exec() inside the loop */
 	CS_FAST_MEM, /* LDG/STG: a whole-warp coalesced access through the
-		      * interpreter's TLB, else cs_exec() (cs_fast_mem) */
+		      * interpreter's TLB (mfn), else cs_exec() */
 };
 
 /*
@@ -76,6 +87,7 @@ struct cs_fast {
 	uint8_t msize, mreg, mdata;
 	bool mstore;
 	int64_t moff;
+	cs_mem_fn mfn;
 };
 
 /*
@@ -115,6 +127,7 @@ struct cs_warp {
 	uint32_t parked; /* runnable lanes not in the group */
 	uint32_t bmask[16]; /* BSSY masks */
 	uint32_t bwait[16]; /* lanes waiting at BSYNC Bi */
+	uint32_t bwset; /* bit i: bwait[i] is not empty */
 	uint32_t bwait_pc[16];
 	bool at_bar, done;
 	uint32_t id;
@@ -129,6 +142,7 @@ struct cs_warp {
 /* the interpreter's TLB (per run, i.e. per SM worker): linear host ranges
  * from the launch's map callback */
 #define CS_TLB 8
+#define CS_TLB_HINTS 16
 
 struct cs_tlb {
 	uint64_t va, len; /* [va, va + len) is at p, len 0 = empty */
@@ -155,6 +169,8 @@ struct cs_cta {
 	bool kbad;
 	struct cs_tlb tlb[CS_TLB];
 	unsigned tlb_next;
+	/* the entry an instruction hit last, by pc % CS_TLB_HINTS */
+	uint8_t tlb_hint[CS_TLB_HINTS];
 };
 
 /* the value of the modifier group at bit @lo, or @def when the row has none */
@@ -245,15 +261,6 @@ static inline bool cs_fast_kok(const struct cs_cta *cta,
 			return false;
 	return true;
 }
-
-/*
- * predecode.c: run LDG/STG @f for the whole warp when its lanes access
- * consecutive elements of one range in the interpreter's TLB; false when
- * the access has another shape or misses (cs_exec then runs it, and
- * reports misalignment and faults).
- */
-bool cs_fast_mem(struct cs_cta *cta, struct cs_warp *w,
-		 const struct cs_fast *f);
 
 /*
  * exec.c: run one non-control instruction for the lanes in @mask (already

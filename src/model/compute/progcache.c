@@ -78,7 +78,9 @@ int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	if (!p)
 		return -ENOMEM;
 	p->code = nvl_malloc(16ull * l->ninsn);
-	p->insn = nvl_calloc(l->ninsn, sizeof(*p->insn));
+	/* one more, zeroed: a CS_FAST_NONE sentinel after the last
+	 * instruction, which stops cs_run_fast() without a bounds check */
+	p->insn = nvl_calloc((size_t)l->ninsn + 1, sizeof(*p->insn));
 	if (!p->code || !p->insn) {
 		prog_free(p);
 		return -ENOMEM;

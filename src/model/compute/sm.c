@@ -52,16 +52,16 @@ static inline uint32_t popcount32(uint32_t x)
 /* release BSYNC barriers that every live lane of their mask reached */
 static void release_bsync(struct cs_warp *w)
 {
-	for (int b = 0; b < 16; b++) {
+	for (uint32_t bs = w->bwset; bs; bs &= bs - 1) {
+		int b = __builtin_ctz(bs);
 		uint32_t need, lanes;
 
-		if (!w->bwait[b])
-			continue;
 		need = w->bmask[b] & w->valid & ~w->exited;
 		if (need & ~w->bwait[b])
 			continue;
 		lanes = w->bwait[b];
 		w->bwait[b] = 0;
+		w->bwset &= ~(1u << b);
 		for (uint32_t m = lanes; m; m &= m - 1)
 			w->lane_pc[__builtin_ctz(m)] = w->bwait_pc[b] + 1;
 		w->parked |= lanes;
@@ -73,14 +73,15 @@ static int reselect(struct cs_cta *cta, struct cs_warp *w)
 {
 	uint32_t minpc = UINT32_MAX, grp = 0;
 
-	release_bsync(w);
+	if (w->bwset)
+		release_bsync(w);
 	if (!w->parked) {
-		for (int b = 0; b < 16; b++)
-			if (w->bwait[b])
-				return cs_fail(
-					cta, w, NVL_CS_DEADLOCK,
-					(uint32_t)__builtin_ctz(w->bwait[b]),
-					0);
+		if (w->bwset) {
+			int b = __builtin_ctz(w->bwset);
+
+			return cs_fail(cta, w, NVL_CS_DEADLOCK,
+				       (uint32_t)__builtin_ctz(w->bwait[b]), 0);
+		}
 		w->done = true;
 		return 1;
 	}
@@ -216,6 +217,7 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			if (!exec)
 				break;
 			w->bwait[b] |= exec;
+			w->bwset |= 1u << b;
 			w->bwait_pc[b] = w->pc;
 			w->active &= ~exec;
 			if (w->active)
@@ -346,7 +348,10 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	w->pc = 0;
 	w->parked = 0;
 	memset(w->bmask, 0, sizeof(w->bmask));
-	memset(w->bwait, 0, sizeof(w->bwait));
+	/* bwait[b] is non-zero exactly when bit b of bwset is set */
+	for (uint32_t bs = w->bwset; bs; bs &= bs - 1)
+		w->bwait[__builtin_ctz(bs)] = 0;
+	w->bwset = 0;
 	if (l->check_hazards) {
 		memset(w->pend, 0, sizeof(w->pend));
 		memset(w->rpend, 0, sizeof(w->rpend));
@@ -444,6 +449,11 @@ static int warps_room(struct warp_buf *b, uint32_t nwarps, uint32_t shared_B,
 
 		if (!w)
 			return -ENOMEM;
+		/* init_warp clears only the BSYNC waits bwset names */
+		for (uint32_t i = 0; i < nwarps; i++) {
+			memset(w[i].bwait, 0, sizeof(w[i].bwait));
+			w[i].bwset = 0;
+		}
 		nvl_free(b->w);
 		b->w = w;
 		b->n = nwarps;
@@ -535,7 +545,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	       struct nvl_cs_stats *stats)
 {
 	struct nvl_cs_fault dummy_fault;
-	struct nvl_cs_stats dummy_stats;
+	struct nvl_cs_stats dummy_stats, st = {0};
 	struct cs_cta cta = {.l = l};
 	uint32_t nthreads, nregs, step;
 	uint64_t idx = 0;
@@ -568,7 +578,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 		return ret;
 	cta.prog = prog->insn;
 	nregs = prog->nregs;
-	stats->decoded_instrs = hit ? 0 : l->ninsn;
+	st.decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
 	wb = warps_buf(&own_wb);
 	if (!wb) {
@@ -593,7 +603,9 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	cta.kok = wb->kok;
 	cs_fast_kload(&cta, prog);
 	cta.fault = fault;
-	cta.stats = stats;
+	/* counted on this thread's stack, copied out at the end: the
+	 * caller's counters may share a cache line with another worker's */
+	cta.stats = &st;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
 	step = l->cta_step ? l->cta_step : 1;
 	for (uint32_t z = 0; z < l->grid[2]; z++) {
@@ -634,7 +646,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 							  fault->addr);
 					goto out_warps;
 				}
-				stats->ctas++;
+				st.ctas++;
 			}
 		}
 	}
@@ -642,6 +654,7 @@ out_warps:
 	if (own_wb)
 		warp_buf_free(wb);
 out_prog:
+	*stats = st;
 	cs_prog_put(prog);
 	return ret;
 }
