@@ -976,7 +976,7 @@ int cs_exec(struct cs_cta *cta, struct cs_warp *w, const struct cs_insn *ci,
 			case 0x21:
 			case 0x22:
 			case 0x23:
-				x = w->tid[i][sr - 0x21];
+				x = w->tid[sr - 0x21][i];
 				break;
 			case 0x25:
 			case 0x26:

@@ -42,37 +42,54 @@ FAST_ATTR static inline void FAST(pset)(struct cs_warp *w, unsigned p,
 		w->p[p] = (w->p[p] & ~exec) | (res & exec);
 }
 
+/*
+ * Handlers of one 32-bit result: computed 8 lanes at a time (a vector of
+ * the lanes' sources is read before the same lanes' results are written),
+ * straight into the destination row when every lane runs (a source may
+ * be that row), else into @res and blended (fast_wb).
+ */
+#define OUT(res) (exec == NVL_CS_ALL && f->d != NVL_ISA_RZ ? w->r[f->d] : (res))
+#define DONE(out, res)                                                         \
+	do {                                                                   \
+		if ((out) == (res))                                            \
+			FAST(wb)(w, f, res, exec);                             \
+	} while (0)
+#define V8(p, i) (*(cs_v8u *)((p) + (i)))
+#define V8C(p, i) (*(const cs_v8u *)((p) + (i)))
+#define F8(p, i) (*(cs_v8f *)((p) + (i)))
+#define F8C(p, i) (*(const cs_v8f *)((p) + (i)))
+
 FAST_ATTR static void FAST(mov)(struct cs_warp *w, const struct cs_fast *f,
 				uint32_t exec)
 {
-	uint32_t res[NVL_CS_LANES];
+	uint32_t res[NVL_CS_LANES], *out = OUT(res);
 	const uint32_t *b = SRC(1);
 
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		res[i] = b[i];
-	FAST(wb)(w, f, res, exec);
+	for (int i = 0; i < NVL_CS_LANES; i += 8)
+		V8(out, i) = V8C(b, i);
+	DONE(out, res);
 }
 
 FAST_ATTR static void FAST(iadd3)(struct cs_warp *w, const struct cs_fast *f,
 				  uint32_t exec)
 {
-	uint32_t res[NVL_CS_LANES];
+	uint32_t res[NVL_CS_LANES], *out = OUT(res);
 	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
 
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		res[i] = a[i] + b[i] + c[i];
-	FAST(wb)(w, f, res, exec);
+	for (int i = 0; i < NVL_CS_LANES; i += 8)
+		V8(out, i) = V8C(a, i) + V8C(b, i) + V8C(c, i);
+	DONE(out, res);
 }
 
 FAST_ATTR static void FAST(imad)(struct cs_warp *w, const struct cs_fast *f,
 				 uint32_t exec)
 {
-	uint32_t res[NVL_CS_LANES];
+	uint32_t res[NVL_CS_LANES], *out = OUT(res);
 	const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);
 
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		res[i] = a[i] * b[i] + c[i];
-	FAST(wb)(w, f, res, exec);
+	for (int i = 0; i < NVL_CS_LANES; i += 8)
+		V8(out, i) = V8C(a, i) * V8C(b, i) + V8C(c, i);
+	DONE(out, res);
 }
 
 /* LOP3 with any LUT: three levels of bitwise multiplexers (c, b, a) */
@@ -103,18 +120,18 @@ FAST_ATTR static void FAST(lop3)(struct cs_warp *w, const struct cs_fast *f,
 	FAST_ATTR static void FAST(name)(                                      \
 		struct cs_warp * w, const struct cs_fast *f, uint32_t exec)    \
 	{                                                                      \
-		uint32_t res[NVL_CS_LANES];                                    \
+		uint32_t res[NVL_CS_LANES], *out = OUT(res);                   \
 		const uint32_t *a = SRC(0), *b = SRC(1), *c = SRC(2);          \
                                                                                \
 		(void)c;                                                       \
-		for (int i = 0; i < NVL_CS_LANES; i++)                         \
-			res[i] = (expr);                                       \
-		FAST(wb)(w, f, res, exec);                                     \
+		for (int i = 0; i < NVL_CS_LANES; i += 8)                      \
+			V8(out, i) = (expr);                                   \
+		DONE(out, res);                                                \
 	}
-LOP3_FIXED(lop3_xor, a[i] ^ b[i])
-LOP3_FIXED(lop3_and, a[i] & b[i])
-LOP3_FIXED(lop3_or, a[i] | b[i])
-LOP3_FIXED(lop3_xor3, a[i] ^ b[i] ^ c[i])
+LOP3_FIXED(lop3_xor, V8C(a, i) ^ V8C(b, i))
+LOP3_FIXED(lop3_and, V8C(a, i) & V8C(b, i))
+LOP3_FIXED(lop3_or, V8C(a, i) | V8C(b, i))
+LOP3_FIXED(lop3_xor3, V8C(a, i) ^ V8C(b, i) ^ V8C(c, i))
 #undef LOP3_FIXED
 
 FAST_ATTR static void FAST(sel)(struct cs_warp *w, const struct cs_fast *f,
@@ -254,37 +271,32 @@ FAST_ATTR static void FAST(isetp1)(struct cs_warp *w, const struct cs_fast *f,
 FAST_ATTR static void FAST(s2r)(struct cs_warp *w, const struct cs_fast *f,
 				uint32_t exec)
 {
-	uint32_t res[NVL_CS_LANES], sr = f->u0;
+	uint32_t res[NVL_CS_LANES], *out = OUT(res), sr = f->u0;
 
 	if (sr == 0) {
 		for (int i = 0; i < NVL_CS_LANES; i++)
-			res[i] = (uint32_t)i;
+			out[i] = (uint32_t)i;
 	} else if (sr < 0x25) {
-		for (int i = 0; i < NVL_CS_LANES; i++)
-			res[i] = w->tid[i][sr - 0x21];
+		for (int i = 0; i < NVL_CS_LANES; i += 8)
+			V8(out, i) = V8C(w->tid[sr - 0x21], i);
 	} else {
 		for (int i = 0; i < NVL_CS_LANES; i++)
-			res[i] = w->ctaid[sr - 0x25];
+			out[i] = w->ctaid[sr - 0x25];
 	}
-	FAST(wb)(w, f, res, exec);
+	DONE(out, res);
 }
 
 /* FADD without rounding, FTZ or saturation: one IEEE single add */
 FAST_ATTR static void FAST(fadd)(struct cs_warp *w, const struct cs_fast *f,
 				 uint32_t exec)
 {
-	uint32_t res[NVL_CS_LANES];
+	uint32_t res[NVL_CS_LANES], *out = OUT(res);
 	const uint32_t *a = SRC(0), *b = SRC(1);
 
-	for (int i = 0; i < NVL_CS_LANES; i++) {
-		float x, y, r;
-
-		memcpy(&x, &a[i], 4);
-		memcpy(&y, &b[i], 4);
-		r = x + y;
-		memcpy(&res[i], &r, 4);
-	}
-	FAST(wb)(w, f, res, exec);
+	/* IEEE single adds, 8 lanes at a time */
+	for (int i = 0; i < NVL_CS_LANES; i += 8)
+		F8(out, i) = F8C(a, i) + F8C(b, i);
+	DONE(out, res);
 }
 
 /* write the pair d:d+1 under @exec (d + 1 = RZ: the high word is dropped) */
@@ -443,13 +455,32 @@ FAST_ATTR static void FAST(ffma)(struct cs_warp *w, const struct cs_fast *f,
  * TLB, copied in one go; false for any other shape or a miss (cs_exec
  * then runs the instruction and reports misalignment and faults).
  */
+/* 64- and 128-bit elements: lane i's words interleaved through a buffer */
+FAST_ATTR static __attribute__((noinline)) void
+FAST(mem_wide)(struct cs_warp *w, const struct cs_fast *f, uint8_t *p)
+{
+	uint32_t buf[4 * NVL_CS_LANES];
+	unsigned nw = f->msize / 4;
+
+	if (f->mstore) {
+		for (int i = 0; i < NVL_CS_LANES; i++)
+			for (unsigned k = 0; k < nw; k++)
+				buf[nw * i + k] = w->r[f->mdata + k][i];
+		CS_MEM_COPY(p, buf, f->msize * NVL_CS_LANES);
+		return;
+	}
+	CS_MEM_COPY(buf, p, f->msize * NVL_CS_LANES);
+	for (int i = 0; i < NVL_CS_LANES; i++)
+		for (unsigned k = 0; k < nw; k++)
+			w->r[f->mdata + k][i] = buf[nw * i + k];
+}
+
 FAST_ATTR static bool FAST(mem)(struct cs_cta *cta, struct cs_warp *w,
 				const struct cs_fast *f, uint32_t pc)
 {
 	const uint32_t *alo = w->r[f->mreg], *ahi = w->r[f->mreg + 1];
-	uint32_t sz = f->msize, bad = 0, buf[4 * NVL_CS_LANES];
+	uint32_t sz = f->msize, bad = 0;
 	uint32_t lo0 = alo[0], hi0 = ahi[0];
-	unsigned nw = sz / 4;
 	uint64_t a0;
 	uint8_t *p;
 
@@ -463,28 +494,22 @@ FAST_ATTR static bool FAST(mem)(struct cs_cta *cta, struct cs_warp *w,
 	p = cs_tlb_get(cta, a0, sz * NVL_CS_LANES, f->mstore, pc);
 	if (!p)
 		return false;
-	if (f->mstore) {
-		if (nw == 1) {
-			CS_MEM_COPY(p, w->r[f->mdata], 4 * NVL_CS_LANES);
-		} else {
-			for (int i = 0; i < NVL_CS_LANES; i++)
-				for (unsigned k = 0; k < nw; k++)
-					buf[nw * i + k] = w->r[f->mdata + k][i];
-			CS_MEM_COPY(p, buf, sz * NVL_CS_LANES);
-		}
-		/* as the generic path: stores are ordered */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		return true;
-	}
-	if (nw == 1) {
+	if (sz != 4)
+		FAST(mem_wide)(w, f, p);
+	else if (f->mstore)
+		CS_MEM_COPY(p, w->r[f->mdata], 4 * NVL_CS_LANES);
+	else
 		CS_MEM_COPY(w->r[f->mdata], p, 4 * NVL_CS_LANES);
-		return true;
-	}
-	CS_MEM_COPY(buf, p, sz * NVL_CS_LANES);
-	for (int i = 0; i < NVL_CS_LANES; i++)
-		for (unsigned k = 0; k < nw; k++)
-			w->r[f->mdata + k][i] = buf[nw * i + k];
+	/* as the generic path: stores are ordered */
+	if (f->mstore)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return true;
 }
 
 #undef SRC
+#undef OUT
+#undef DONE
+#undef V8
+#undef V8C
+#undef F8
+#undef F8C

@@ -92,6 +92,14 @@ static inline uint8_t *cs_tlb_get(struct cs_cta *cta, uint64_t va, uint64_t len,
 	return cs_tlb_fill(cta, va, len, write, hint);
 }
 
+/*
+ * 8 lanes of register rows as one vector (the handlers' unit; two SSE
+ * registers in the baseline copy, one AVX register in the other),
+ * unaligned and allowed to alias the rows' uint32_t
+ */
+typedef uint32_t cs_v8u __attribute__((vector_size(32), aligned(4), may_alias));
+typedef float cs_v8f __attribute__((vector_size(32), aligned(4), may_alias));
+
 static inline uint32_t pack_base(const uint32_t *t)
 {
 	uint32_t m = 0;
@@ -620,18 +628,20 @@ void cs_fast_kload(struct cs_cta *cta, const struct cs_prog *p)
 
 int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
-	const struct cs_insn *prog = cta->prog, *ci = prog + w->pc;
+	const struct cs_insn *ci = cta->prog + w->pc;
 	uint32_t active = w->active, pc;
-	uint64_t left = cta->budget, threads = 0;
-	/* thread instructions: the active lanes' count, which only an EXIT
-	 * changes, added per instruction */
-	uint32_t cnt = popc(active);
+	uint64_t left = cta->budget;
+	struct nvl_cs_stats *st = cta->stats;
 	int ret = 0;
 
 	/* prog[ninsn] is a CS_FAST_NONE sentinel (cs_prog_get), so running
 	 * off the end stops the loop; a branch is checked where it jumps */
 	if (w->pc >= cta->l->ninsn)
 		return 0;
+	/* thread instructions: the active lanes' count per instruction
+	 * (only an EXIT changes it), kept in the cta: fewer values live
+	 * across the handlers' calls */
+	cta->cnt = popc(active);
 	while (left) {
 		const struct cs_fast *f = &ci->fast;
 		uint32_t exec = active & (w->p[f->guard] ^ f->guard_xor);
@@ -641,16 +651,16 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 			if (f->cbm && !cs_fast_kok(cta, f))
 				goto out; /* the generic path reports it */
 			left--;
-			threads += cnt;
+			st->thread_instrs += cta->cnt;
 			if (exec)
 				f->fn(w, f, exec);
 			ci++;
 			continue;
 		case CS_FAST_MEM:
 			left--;
-			threads += cnt;
+			st->thread_instrs += cta->cnt;
 			if (exec == NVL_CS_ALL &&
-			    f->mfn(cta, w, f, (uint32_t)(ci - prog))) {
+			    f->mfn(cta, w, f, (uint32_t)(ci - cta->prog))) {
 				ci++;
 				continue;
 			}
@@ -661,7 +671,7 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 			if (t && t != active)
 				goto out; /* diverges: run_warp parks lanes */
 			left--;
-			threads += cnt;
+			st->thread_instrs += cta->cnt;
 			if (!t) {
 				ci++;
 				continue;
@@ -671,14 +681,14 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 				pc = (uint32_t)f->target;
 				goto out_pc;
 			}
-			ci = prog + f->target;
+			ci = cta->prog + f->target;
 			continue;
 		}
 		case CS_FAST_EXIT: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
 			left--;
-			threads += cnt;
+			st->thread_instrs += cta->cnt;
 			w->exited |= t;
 			if (t == active) {
 				/* the whole group: done here, run_warp
@@ -687,20 +697,20 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 				goto out;
 			}
 			active &= ~t;
-			cnt = popc(active);
+			cta->cnt = popc(active);
 			ci++;
 			continue;
 		}
 		case CS_FAST_GENERIC:
 			left--;
-			threads += cnt;
+			st->thread_instrs += cta->cnt;
 			break;
 		default: /* CS_FAST_NONE: run_warp */
 			goto out;
 		}
 		/* a plain instruction the generic executor runs */
 		if (exec) {
-			w->pc = (uint32_t)(ci - prog);
+			w->pc = (uint32_t)(ci - cta->prog);
 			w->active = active;
 			ret = cs_exec(cta, w, ci, exec);
 			if (ret)
@@ -709,14 +719,13 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		ci++;
 	}
 out:
-	pc = (uint32_t)(ci - prog);
+	pc = (uint32_t)(ci - cta->prog);
 out_pc:
 	w->pc = pc;
 	w->active = active;
 	left = cta->budget - left; /* instructions run */
 	cta->budget -= left;
 	cta->clock += left;
-	cta->stats->warp_instrs += left;
-	cta->stats->thread_instrs += threads;
+	st->warp_instrs += left;
 	return ret;
 }

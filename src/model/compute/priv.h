@@ -131,7 +131,7 @@ struct cs_warp {
 	uint32_t bwait_pc[16];
 	bool at_bar, done;
 	uint32_t id;
-	uint32_t tid[NVL_CS_LANES][3];
+	uint32_t tid[3][NVL_CS_LANES]; /* x, y, z rows (lane-major) */
 	uint8_t pend[256]; /* scoreboards a register's write waits on */
 	uint8_t rpend[256]; /* scoreboards its pending reads wait on */
 	uint32_t ctaid[3]; /* the CTA's id (S2R) */
@@ -161,6 +161,7 @@ struct cs_cta {
 	struct nvl_cs_stats *stats;
 	uint64_t budget;
 	uint64_t clock;
+	uint32_t cnt; /* cs_run_fast: the active lanes' count */
 	/* the rows of the program's constant list for this launch; kbad:
 	 * some are out of bounds (kok[row] 0) */
 	uint32_t (*krow)[NVL_CS_LANES];
@@ -196,6 +197,7 @@ struct cs_prog {
 	enum nvl_isa_arch arch;
 	uint64_t code_va;
 	uint32_t ninsn, nregs;
+	bool uses_ur; /* a uniform instruction or a UR operand */
 	uint64_t *code; /* the words it was decoded from (the key) */
 	struct cs_insn *insn;
 	/* constant-bank words read by fast forms; nkrow rows in all */

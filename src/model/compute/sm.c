@@ -313,9 +313,11 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 	const struct nvl_cs_launch *l = cta->l;
 	uint32_t nthreads = l->block[0] * l->block[1] * l->block[2];
 
+	/* RZ's row is zeroed once per run (nothing writes it); the uniform
+	 * registers only for a program that can see them */
 	memset(w->r, 0, sizeof(w->r[0]) * nregs);
-	memset(w->r[NVL_ISA_RZ], 0, sizeof(w->r[0]));
-	memset(w->ur, 0, sizeof(w->ur));
+	if (cta->pr->uses_ur)
+		memset(w->ur, 0, sizeof(w->ur));
 	memset(w->p, 0, sizeof(w->p));
 	w->p[NVL_ISA_PT] = NVL_CS_ALL;
 	w->up = 0x80;
@@ -331,9 +333,9 @@ static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
 		for (uint32_t lane = 0; lane < NVL_CS_LANES; lane++, t++) {
 			if (t < nthreads)
 				w->valid |= 1u << lane;
-			w->tid[lane][0] = x;
-			w->tid[lane][1] = y;
-			w->tid[lane][2] = z;
+			w->tid[0][lane] = x;
+			w->tid[1][lane] = y;
+			w->tid[2][lane] = z;
 			if (++x == l->block[0]) {
 				x = 0;
 				if (++y == l->block[1]) {
@@ -509,10 +511,13 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		row = ci->in.row;
 		cs_prepare(ci);
 		ci->uniform = row->flags & NVL_ISA_R_UNIFORM;
+		p->uses_ur |= ci->uniform;
 		ci->target = -1;
 		for (unsigned k = 0; k < row->nopnd; k++) {
 			const struct nvl_isa_val *v = &ci->in.op[k];
 
+			if (v->kind == NVL_ISA_V_UR)
+				p->uses_ur = true;
 			if (v->kind == NVL_ISA_V_TARGET) {
 				if (v->imm % 16) {
 					fault->reason =
@@ -577,6 +582,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	if (ret)
 		return ret;
 	cta.prog = prog->insn;
+	cta.pr = prog;
 	nregs = prog->nregs;
 	st.decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
@@ -602,6 +608,9 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	cta.krow = wb->krow;
 	cta.kok = wb->kok;
 	cs_fast_kload(&cta, prog);
+	for (uint32_t i = 0; i < cta.nwarps; i++)
+		memset(cta.warps[i].r[NVL_ISA_RZ], 0,
+		       sizeof(cta.warps[i].r[0]));
 	cta.fault = fault;
 	/* counted on this thread's stack, copied out at the end: the
 	 * caller's counters may share a cache line with another worker's */
