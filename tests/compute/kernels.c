@@ -436,6 +436,71 @@ static void errors_stop_the_launch(void **state)
 	}
 }
 
+/*
+ * A warp whose lanes were left waiting at a BSYNC (the deadlock above)
+ * must not leave that wait to the next launch on the same thread, which
+ * gets the same warp buffer: the interpreter clears only the barriers it
+ * noted as waited on. Each thread stores (at its global index) 1 for lanes
+ * 0-15, 2 for the others, after both sides reconverge at BSYNC B0.
+ */
+static void a_failed_barrier_leaves_nothing_behind(void **state)
+{
+	static const char *const src[] = {
+		bad_kernels[sizeof(bad_kernels) / sizeof(*bad_kernels) - 1].src,
+		"S2R R0, SR_LANEID\n"
+		"S2R R5, SR_TID.X\n"
+		"S2R R6, SR_CTAID.X\n"
+		"IMAD R5, R6, 0x40, R5\n"
+		"BSSY B0, j\n"
+		"ISETP.LT.U32.AND P0, PT, R0, 0x10, PT\n"
+		"@P0 BRA a\n"
+		"MOV R4, 0x2\n"
+		"BRA j\n"
+		"a: MOV R4, 0x1\n"
+		"j: BSYNC B0\n"
+		"SHF.L.U32 R2, R5, 0x2, RZ\n"
+		"MOV R3, 0x1\n"
+		"STG.E [R2], R4\n"
+		"EXIT",
+	};
+	struct mem m = {.size = 4096};
+	uint32_t zero = 0, *out;
+
+	(void)state;
+	m.buf = test_calloc(1, m.size);
+	out = (uint32_t *)m.buf;
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 2; i++) {
+			struct nvl_cs_fault f;
+			struct kernel k;
+			struct nvl_cs_launch l;
+
+			build(&k, src[i], NVL_ISA_SM80);
+			l = (struct nvl_cs_launch){
+				.arch = NVL_ISA_SM80,
+				.code = k.code,
+				.ninsn = (uint32_t)k.n,
+				.grid = {2, 1, 1},
+				.block = {64, 1, 1},
+				.cbuf = {&zero},
+				.cbuf_B = {4},
+				.translate = translate,
+				.mem_ctx = &m,
+				.max_warp_instrs = 1000,
+			};
+			memset(m.buf, 0, m.size);
+			assert_int_equal(nvl_cs_run(&l, &f, NULL),
+					 i ? 0 : -EFAULT);
+			if (!i)
+				assert_int_equal(f.reason, NVL_CS_DEADLOCK);
+			for (uint32_t t = 0; i && t < 128; t++)
+				assert_int_equal(out[t], t % 32 < 16 ? 1 : 2);
+			nvl_free(k.code);
+		}
+	}
+	test_free(m.buf);
+}
+
 static void bad_launches(void **state)
 {
 	struct mem m = {.size = 64};
@@ -681,6 +746,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(reduction),
 	cmocka_unit_test(divergent_loop),
 	cmocka_unit_test(errors_stop_the_launch),
+	cmocka_unit_test(a_failed_barrier_leaves_nothing_behind),
 	cmocka_unit_test(bad_launches),
 	cmocka_unit_test(allocation_failures),
 };
