@@ -478,14 +478,22 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		pmu_state(g, &st);
 		pthread_mutex_lock(&pf->lock);
 		take_sample(pf, &st);
-		/* oldest first, newest at tracker */
-		memset(p->samples, 0, sizeof(p->samples));
-		for (unsigned i = 0; i < pf->count; i++) {
+		/* oldest first, newest at tracker: the ring in (at most)
+		 * two runs, the slots past count zeroed */
+		{
 			unsigned from =
-				(pf->tracker + NSAMPLES + 1 - pf->count + i) %
+				(pf->tracker + NSAMPLES + 1 - pf->count) %
 				NSAMPLES;
+			unsigned run = NSAMPLES - from < pf->count
+					       ? NSAMPLES - from
+					       : pf->count;
 
-			p->samples[i] = pf->ring[from];
+			memcpy(p->samples, &pf->ring[from],
+			       run * sizeof(p->samples[0]));
+			memcpy(&p->samples[run], pf->ring,
+			       (pf->count - run) * sizeof(p->samples[0]));
+			memset(&p->samples[pf->count], 0,
+			       (NSAMPLES - pf->count) * sizeof(p->samples[0]));
 		}
 		p->count = pf->count;
 		p->tracker = pf->count - 1;
