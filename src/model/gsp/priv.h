@@ -124,6 +124,7 @@ struct nvl_model_gsp {
 	/* RM's interrupt service (rc.c): stall bits it took, the driver's
 	 * shadow fault buffer, what it counted */
 	uint32_t intr_pending;
+	bool rc_deferred; /* a raising thread left faulted channels' errors */
 	struct {
 		bool on;
 		uint64_t queue_pa;

@@ -31,6 +31,7 @@
  * kicked. Either way the service, its events and their one message
  * interrupt are the same.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -73,6 +74,34 @@ bool nvl_fw_rc_intr(void *arg, uint32_t bits)
 }
 
 /*
+ * Whether every channel error pending is an MMU fault: the fault's entry
+ * went out before the channel stopped (the engine writes it first, and
+ * the raising thread serviced it), so the driver has killed the channel
+ * already, and RM's channel-error service (Xid 31's log line,
+ * OS_ERROR_LOG, RC_TRIGGERED) is bookkeeping nobody waits for.
+ */
+static bool only_mmu_faults(struct nvl_model_gsp *g)
+{
+	unsigned nch = g->m->profile->num_channels;
+	bool any = false;
+
+	for (unsigned w = 0; w < (nch + 31) / 32; w++) {
+		uint32_t pend = rd(g, NVL_HW_CHERR_PENDING(w));
+
+		while (pend) {
+			unsigned chid = w * 32 + (unsigned)__builtin_ctz(pend);
+
+			pend &= pend - 1;
+			if (rd(g, NVL_HW_CHRAM_ERROR(chid)) !=
+			    NVL_HW_CHERR_MMU_FAULT)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/*
  * The GSP services the interrupt it took: on the raising thread when its
  * core is idle, as the firmware's thread would (the fault entries into
  * the shadow queue, MMU_FAULT_QUEUED, then the channel errors and their
@@ -90,11 +119,23 @@ void nvl_fw_rc_run(void *arg)
 	if (!pthread_mutex_trylock(&g->core)) {
 		uint32_t bits = 0;
 
+		bool defer;
+
 		pthread_mutex_lock(&g->lock);
-		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop) {
+		defer = g->intr_pending == NVL_HW_INTR_FIFO;
+		pthread_mutex_unlock(&g->lock);
+		/* only faulted channels' errors: RM's own thread reports
+		 * them, the raising thread goes back to its work (on a busy
+		 * machine the woken waiter often shares its CPU) */
+		defer = defer && only_mmu_faults(g);
+		pthread_mutex_lock(&g->lock);
+		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop &&
+		    !(defer && g->intr_pending == NVL_HW_INTR_FIFO)) {
 			bits = g->intr_pending;
 			g->intr_pending = 0;
 			g->st.rc_inline += !!bits;
+		} else if (defer) {
+			g->rc_deferred = true;
 		}
 		pthread_mutex_unlock(&g->lock);
 		if (bits) {
@@ -392,6 +433,17 @@ static bool chan_errors(struct nvl_model_gsp *g)
 
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 {
+	bool later;
+
+	pthread_mutex_lock(&g->lock);
+	later = g->rc_deferred && !g->tx_nowait;
+	g->rc_deferred = false;
+	pthread_mutex_unlock(&g->lock);
+	/* faulted channels' errors a raising thread left here: their
+	 * channels are dead already, and whoever their kill woke (on a busy
+	 * machine often on this CPU) goes first */
+	if (later)
+		sched_yield();
 	if (bits & FAULT_INTRS)
 		fault_service(g);
 	if ((bits & NVL_HW_INTR_FIFO) && !chan_errors(g)) {
