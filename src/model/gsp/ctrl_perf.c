@@ -106,6 +106,8 @@ int nvl_fw_perf_init(struct nvl_model_gsp *g)
 	pthread_mutex_init(&pf->lock, NULL);
 	g->perf = pf;
 	nvl_model_pmu_set_event_fn(g->m, perf_event, g);
+	/* RM's periodic work rides on the PMU's tick (rc.c) */
+	nvl_model_pmu_set_tick_fn(g->m, nvl_fw_rc_tick, g);
 	return 0;
 }
 
@@ -113,6 +115,7 @@ void nvl_fw_perf_fini(struct nvl_model_gsp *g)
 {
 	if (!g->perf)
 		return;
+	nvl_model_pmu_set_tick_fn(g->m, NULL, NULL);
 	nvl_model_pmu_set_event_fn(g->m, NULL, NULL);
 	pthread_mutex_destroy(&g->perf->lock);
 	nvl_free(g->perf);

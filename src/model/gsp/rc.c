@@ -31,7 +31,6 @@
  * kicked. Either way the service, its events and their one message
  * interrupt are the same.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -124,9 +123,10 @@ void nvl_fw_rc_run(void *arg)
 		pthread_mutex_lock(&g->lock);
 		defer = g->intr_pending == NVL_HW_INTR_FIFO;
 		pthread_mutex_unlock(&g->lock);
-		/* only faulted channels' errors: RM's own thread reports
-		 * them, the raising thread goes back to its work (on a busy
-		 * machine the woken waiter often shares its CPU) */
+		/* only faulted channels' errors: left to RM's own thread,
+		 * not even woken for them (below), so the raising thread
+		 * goes back to sleep at once and the waiter the kill woke
+		 * (on a busy machine often on this CPU) runs next */
 		defer = defer && only_mmu_faults(g);
 		pthread_mutex_lock(&g->lock);
 		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop &&
@@ -145,8 +145,10 @@ void nvl_fw_rc_run(void *arg)
 		}
 		pthread_mutex_lock(&g->lock);
 		/* what is left (an event queue that filled, a status queue
-		 * without room, a hang) is the firmware thread's */
-		kick = g->intr_pending || g->ev_count;
+		 * without room, a hang) is the firmware thread's; faulted
+		 * channels' errors wait for its next wake-up (a command, an
+		 * event, at the latest the PMU's tick: nvl_fw_rc_tick()) */
+		kick = (g->intr_pending && !g->rc_deferred) || g->ev_count;
 		pthread_mutex_unlock(&g->lock);
 		pthread_mutex_unlock(&g->core);
 	}
@@ -433,17 +435,9 @@ static bool chan_errors(struct nvl_model_gsp *g)
 
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 {
-	bool later;
-
 	pthread_mutex_lock(&g->lock);
-	later = g->rc_deferred && !g->tx_nowait;
-	g->rc_deferred = false;
+	g->rc_deferred = false; /* served now */
 	pthread_mutex_unlock(&g->lock);
-	/* faulted channels' errors a raising thread left here: their
-	 * channels are dead already, and whoever their kill woke (on a busy
-	 * machine often on this CPU) goes first */
-	if (later)
-		sched_yield();
 	if (bits & FAULT_INTRS)
 		fault_service(g);
 	if ((bits & NVL_HW_INTR_FIFO) && !chan_errors(g)) {
@@ -452,4 +446,20 @@ void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 		g->intr_pending |= NVL_HW_INTR_FIFO;
 		pthread_mutex_unlock(&g->lock);
 	}
+}
+
+/*
+ * The PMU's 10 ms tick (any thread, no model lock held): channel errors a
+ * raising thread left to RM's own thread (faulted channels', see
+ * nvl_fw_rc_run()) that no other wake-up of that thread has served yet
+ * are served now: they wait one tick at most.
+ */
+void nvl_fw_rc_tick(void *arg)
+{
+	struct nvl_model_gsp *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->rc_deferred && g->intr_pending)
+		nvl_fw_kick(g);
+	pthread_mutex_unlock(&g->lock);
 }
