@@ -29,7 +29,10 @@
  * raised the interrupt when the core is idle (nvl_fw_rc_run(), called by
  * intr.c once its lock is dropped), else on the firmware's own thread,
  * kicked. Either way the service, its events and their one message
- * interrupt are the same.
+ * interrupt are the same. Channel errors that are all MMU faults (their
+ * entries already went out, so the driver killed the channels) are left
+ * to RM's own thread at its next wake-up, at the latest the PMU's tick:
+ * nothing runs on the raising thread between the kill and its sleep.
  */
 #include <stdio.h>
 #include <string.h>
