@@ -120,7 +120,6 @@ void nvl_fw_rc_run(void *arg)
 
 	if (!pthread_mutex_trylock(&g->core)) {
 		uint32_t bits = 0;
-
 		bool defer;
 
 		pthread_mutex_lock(&g->lock);
@@ -192,6 +191,7 @@ void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 
 	pthread_mutex_lock(&g->lock);
 	g->intr_pending = 0;
+	g->rc_deferred = false;
 	memset(&g->shadow, 0, sizeof(g->shadow));
 	g->shadow_put = 0;
 	pthread_mutex_unlock(&g->lock);
