@@ -157,13 +157,45 @@ out:
 }
 
 /*
+ * nvl_gsp_rm_control() on @params (@size bytes) that have the version's
+ * GSP_RM_CONTROL header's room before them: framed, sent and answered in
+ * place (no message allocated, the params neither copied in nor out).
+ */
+static int control_in_place(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+			    uint8_t *params, size_t size)
+{
+	size_t hdr = nvl_gsp_rm_control_hdr(gsp), got = 0;
+	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
+	uint8_t *msg = params - hdr;
+	int ret;
+
+	if (!client)
+		return nvl_error(-ENOENT, "sensors: subdevice %#x unknown",
+				 hobject);
+	if (size > NVL_GSP_MSG_MAX - hdr)
+		return nvl_error(-EINVAL, "sensors: %zu bytes of controls",
+				 size);
+	ret = nvl_gsp_rm_control_frame(gsp, client, hobject, cmd, NULL, size,
+				       msg);
+	if (!ret)
+		ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg,
+				  hdr + size, msg, hdr + size, &got,
+				  NVL_GSP_REPLY_RECV, 0);
+	if (!ret)
+		ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, NULL, size);
+	return ret;
+}
+
+/*
  * The controls of @c not yet answered as one NVL2080_CTRL_CMD_MULTI_CONTROL:
  * one round trip, the firmware running them in order. Its header and
  * entries go through the version's layer (each entry an element of the
  * header's array). @buf has room for the header's wire image and is
  * followed by the controls' packed params, each padded to 8 bytes, in
  * order (sctl_pack() put them there): that is the multi control's
- * params, sent and answered in place. Return as batch(), or -EOPNOTSUPP
+ * params; the GSP_RM_CONTROL header goes in the room before @buf
+ * (nvl_gsp_rm_control_hdr() bytes), and the message is sent and
+ * answered in place, nothing copied. Return as batch(), or -EOPNOTSUPP
  * (nothing read) when the firmware or its version has no multi control.
  */
 static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
@@ -210,9 +242,9 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 		return nvl_error(-EPROTO,
 				 "sensors: %s: multi control does not pack",
 				 v->tag);
-	ret = nvl_gsp_rm_control(
-		gsp, hsub, GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL, buf,
-		total);
+	ret = control_in_place(gsp, hsub,
+			       GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL,
+			       buf, total);
 	if (ret) {
 		if (ret == -EOPNOTSUPP)
 			atomic_store(&gsp->no_multi_control, true);
@@ -568,10 +600,12 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	v = gsp->abi;
 	if (!v)
 		return nvl_error(-ENODEV, "sensors: the GSP is not booted");
-	/* the multi control's header (its end 8-byte aligned), then the
-	 * wire images: the multi control's params in one piece */
+	/* room for the GSP_RM_CONTROL header and the multi control's (their
+	 * end 8-byte aligned), then the wire images: the message of the
+	 * multi control in one piece */
 	if (v->structs[GSPABI_S_MULTI_CONTROL].present)
-		mhdr = v->structs[GSPABI_S_MULTI_CONTROL].wire_size;
+		mhdr = v->structs[GSPABI_S_MULTI_CONTROL].wire_size +
+		       nvl_gsp_rm_control_hdr(gsp);
 	for (unsigned i = 0; i < C_NR; i++)
 		if (v->structs[read_ids[i]].present)
 			wires += PAD8(v->structs[read_ids[i]].wire_size);
@@ -603,7 +637,10 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		ret = atomic_load(&gsp->no_multi_control)
 			      ? -EOPNOTSUPP
 			      : multi(gsp, hsub, c, C_NR,
-				      mhdr ? wire0 - mhdr : NULL);
+				      mhdr ? wire0 - v->structs
+							      [GSPABI_S_MULTI_CONTROL]
+								      .wire_size
+					   : NULL);
 	if (ret == -EOPNOTSUPP)
 		ret = batch(gsp, hsub, c, C_NR);
 	for (unsigned i = 0; !ret && i < C_NR; i++)
