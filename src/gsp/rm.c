@@ -246,7 +246,7 @@ int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
 		return nvl_error(-EPROTO,
 				 "gsp: cannot frame an RM control for %s",
 				 v ? v->tag : "?");
-	if (size)
+	if (size && params)
 		memcpy((uint8_t *)msg + hdr, params, size);
 	return 0;
 }
@@ -269,7 +269,7 @@ int nvl_gsp_rm_control_parse(struct nvl_gsp *gsp, uint32_t cmd, const void *msg,
 		return nvl_error(nvl_gsp_status_errno(c.status),
 				 "gsp: RM control %#x failed: %s", cmd,
 				 nvl_gsp_status_name(c.status));
-	if (size)
+	if (size && params)
 		memcpy(params, (const uint8_t *)msg + hdr, size);
 	return 0;
 }

@@ -69,7 +69,8 @@ size_t nvl_gsp_rm_control_hdr(struct nvl_gsp *gsp);
 /**
  * nvl_gsp_rm_control_frame() - write a GSP_RM_CONTROL message for @cmd on
  * @hobject of @client into @msg (nvl_gsp_rm_control_hdr() + @size bytes)
- * through the version's layer, parameters after the header.
+ * through the version's layer, parameters after the header (@params
+ * NULL: they are there already).
  * Return: 0 or -EPROTO (the version cannot frame it; @msg unspecified).
  */
 int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
@@ -79,8 +80,9 @@ int nvl_gsp_rm_control_frame(struct nvl_gsp *gsp, uint32_t client,
 /**
  * nvl_gsp_rm_control_parse() - check the reply @msg (@got bytes) to control
  * @cmd sent with @size parameter bytes, and copy its parameters to
- * @params. Return: 0, -EPROTO (malformed reply), or the firmware's
- * NV_STATUS as an errno; @params is unchanged unless 0.
+ * @params (NULL: leave them in @msg). Return: 0, -EPROTO (malformed
+ * reply), or the firmware's NV_STATUS as an errno; @params is unchanged
+ * unless 0.
  */
 int nvl_gsp_rm_control_parse(struct nvl_gsp *gsp, uint32_t cmd, const void *msg,
 			     size_t got, void *params, size_t size);

@@ -157,13 +157,49 @@ out:
 }
 
 /*
+ * nvl_gsp_rm_control() on @params (@size bytes) that have the version's
+ * GSP_RM_CONTROL header's room before them: framed, sent and answered in
+ * place (no message allocated, the params neither copied in nor out).
+ */
+static int control_in_place(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
+			    uint8_t *params, size_t size)
+{
+	size_t hdr = nvl_gsp_rm_control_hdr(gsp), got = 0;
+	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
+	uint8_t *msg = params - hdr;
+	int ret;
+
+	if (!client)
+		return nvl_error(-ENOENT, "sensors: subdevice %#x unknown",
+				 hobject);
+	if (size > NVL_GSP_MSG_MAX - hdr)
+		return nvl_error(-EINVAL, "sensors: %zu bytes of controls",
+				 size);
+	ret = nvl_gsp_rm_control_frame(gsp, client, hobject, cmd, NULL, size,
+				       msg);
+	if (!ret)
+		ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg,
+				  hdr + size, msg, hdr + size, &got,
+				  NVL_GSP_REPLY_RECV, 0);
+	if (!ret)
+		ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, NULL, size);
+	return ret;
+}
+
+/*
  * The controls of @c not yet answered as one NVL2080_CTRL_CMD_MULTI_CONTROL:
  * one round trip, the firmware running them in order. Its header and
  * entries go through the version's layer (each entry an element of the
- * header's array). Return as batch(), or -EOPNOTSUPP (nothing read) when
- * the firmware or its version has no multi control.
+ * header's array). @buf has room for the header's wire image and is
+ * followed by the controls' packed params, each padded to 8 bytes, in
+ * order (sctl_pack() put them there): that is the multi control's
+ * params; the GSP_RM_CONTROL header goes in the room before @buf
+ * (nvl_gsp_rm_control_hdr() bytes), and the message is sent and
+ * answered in place, nothing copied. Return as batch(), or -EOPNOTSUPP
+ * (nothing read) when the firmware or its version has no multi control.
  */
-static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
+static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
+		 uint8_t *buf)
 {
 	const struct gspabi_version *v = gsp->abi;
 	const struct gspabi_struct_ops *hs =
@@ -172,11 +208,10 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 	struct gspabi_multi_entry e = {
 		.present = v->structs[GSPABI_S_MULTI_ENTRY].fields};
 	unsigned idx[GSPABI_K_NVL2080_CTRL_MULTI_CONTROL_MAX], m = 0;
-	size_t total, at;
-	uint8_t *buf;
+	size_t total;
 	int ret;
 
-	if (!hs->present || !v->structs[GSPABI_S_MULTI_ENTRY].present)
+	if (!buf || !hs->present || !v->structs[GSPABI_S_MULTI_ENTRY].present)
 		return -EOPNOTSUPP;
 	total = hs->wire_size;
 	for (unsigned i = 0; i < n; i++) {
@@ -185,6 +220,11 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 		if (m == NVL_ARRAY_SIZE(idx))
 			return nvl_error(-EINVAL, "sensors: %u controls in one",
 					 n);
+		if (c[i].wire != buf + total)
+			return nvl_error(-EINVAL,
+					 "sensors: control %#x not in the "
+					 "multi control's params",
+					 c[i].cmd);
 		e.cmd = c[i].cmd;
 		e.paramsSize = (uint32_t)c[i].size;
 		ret = gspabi_multi_control_entries_set(v, &h, m, &e);
@@ -198,51 +238,33 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 	if (!m)
 		return 0;
 	h.count = m;
-	buf = nvl_zalloc(total);
-	if (!buf)
-		return nvl_error(-ENOMEM, "sensors: no memory");
-	ret = gspabi_pack(v, GSPABI_S_MULTI_CONTROL, &h, buf, hs->wire_size);
-	if (ret) {
-		ret = nvl_error(-EPROTO,
-				"sensors: %s: multi control does "
-				"not pack",
-				v->tag);
-		goto out;
-	}
-	at = hs->wire_size;
-	for (unsigned k = 0; k < m; k++) {
-		memcpy(buf + at, c[idx[k]].wire, c[idx[k]].size);
-		at += PAD8(c[idx[k]].size);
-	}
-	ret = nvl_gsp_rm_control(
-		gsp, hsub, GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL, buf,
-		total);
+	if (gspabi_pack(v, GSPABI_S_MULTI_CONTROL, &h, buf, hs->wire_size))
+		return nvl_error(-EPROTO,
+				 "sensors: %s: multi control does not pack",
+				 v->tag);
+	ret = control_in_place(gsp, hsub,
+			       GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL,
+			       buf, total);
 	if (ret) {
 		if (ret == -EOPNOTSUPP)
 			atomic_store(&gsp->no_multi_control, true);
-		goto out;
+		return ret;
 	}
-	if (gspabi_unpack(v, GSPABI_S_MULTI_CONTROL, buf, hs->wire_size, &h)) {
-		ret = nvl_error(-EPROTO,
-				"sensors: %s: multi-control reply "
-				"does not unpack",
-				v->tag);
-		goto out;
-	}
-	at = hs->wire_size;
+	if (gspabi_unpack(v, GSPABI_S_MULTI_CONTROL, buf, hs->wire_size, &h))
+		return nvl_error(-EPROTO,
+				 "sensors: %s: multi-control reply does not "
+				 "unpack",
+				 v->tag);
 	for (unsigned k = 0; k < m; k++) {
 		struct sctl *ci = &c[idx[k]];
 
 		if (gspabi_multi_control_entries_get(v, &h, k, &e) ||
-		    !(e.present & GSPABI_MULTI_ENTRY_HAS_STATUS)) {
-			ret = nvl_error(-EPROTO,
-					"sensors: %s: multi-control "
-					"entry %u does not unpack",
-					v->tag, k);
-			goto out;
-		}
-		memcpy(ci->wire, buf + at, ci->size);
-		at += PAD8(ci->size);
+		    !(e.present & GSPABI_MULTI_ENTRY_HAS_STATUS))
+			return nvl_error(-EPROTO,
+					 "sensors: %s: multi-control entry %u "
+					 "does not unpack",
+					 v->tag, k);
+		/* the entry's reply is in place, at ci->wire */
 		ci->ret =
 			e.status == GSPABI_K_STATUS_NV_OK
 				? 0
@@ -252,8 +274,6 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n)
 		if (!ret && ci->ret && ci->ret != -EOPNOTSUPP)
 			ret = ci->ret;
 	}
-out:
-	nvl_free(buf);
 	return ret;
 }
 
@@ -570,9 +590,9 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	const struct gspabi_version *v;
 	struct nvl_sensors s = {0};
 	struct sctl c[C_NR];
-	size_t wires = 0;
+	size_t wires = 0, mhdr = 0;
 	struct sread *r;
-	uint8_t *at;
+	uint8_t *at, *wire0;
 	int ret = 0;
 
 	if (!gsp || !out)
@@ -580,10 +600,16 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	v = gsp->abi;
 	if (!v)
 		return nvl_error(-ENODEV, "sensors: the GSP is not booted");
+	/* room for the GSP_RM_CONTROL header and the multi control's (their
+	 * end 8-byte aligned), then the wire images: the message of the
+	 * multi control in one piece */
+	if (v->structs[GSPABI_S_MULTI_CONTROL].present)
+		mhdr = v->structs[GSPABI_S_MULTI_CONTROL].wire_size +
+		       nvl_gsp_rm_control_hdr(gsp);
 	for (unsigned i = 0; i < C_NR; i++)
 		if (v->structs[read_ids[i]].present)
 			wires += PAD8(v->structs[read_ids[i]].wire_size);
-	r = nvl_zalloc(sizeof(*r) + wires);
+	r = nvl_zalloc(sizeof(*r) + PAD8(mhdr) + wires);
 	if (!r)
 		return nvl_error(-ENOMEM, "sensors: no memory");
 #define C(i, c_, f_)                                                           \
@@ -599,7 +625,8 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
 	ret = read_prepare(v, r);
-	at = r->wire;
+	wire0 = r->wire + PAD8(mhdr);
+	at = wire0;
 	for (unsigned i = 0; !ret && i < C_NR; i++) {
 		ret = sctl_pack(v, &c[i], &at);
 		if (ret == -EOPNOTSUPP)
@@ -609,7 +636,11 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	if (!ret)
 		ret = atomic_load(&gsp->no_multi_control)
 			      ? -EOPNOTSUPP
-			      : multi(gsp, hsub, c, C_NR);
+			      : multi(gsp, hsub, c, C_NR,
+				      mhdr ? wire0 - v->structs
+							      [GSPABI_S_MULTI_CONTROL]
+								      .wire_size
+					   : NULL);
 	if (ret == -EOPNOTSUPP)
 		ret = batch(gsp, hsub, c, C_NR);
 	for (unsigned i = 0; !ret && i < C_NR; i++)

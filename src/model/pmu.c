@@ -58,6 +58,8 @@ struct nvl_model_pmu {
 	pthread_mutex_t ev_lock; /* held while the event callback runs */
 	nvl_model_pmu_event_fn ev_fn;
 	void *ev_arg;
+	void (*tick_fn)(void *arg); /* under ev_lock too */
+	void *tick_arg;
 	unsigned pstate; /* requested index into profile->pstates */
 	unsigned fast, slow; /* P-state index limits */
 	uint32_t app_gpc, app_mem;
@@ -258,6 +260,10 @@ void nvl_model_pmu_tick(struct nvl_model *m)
 	pmu_update_locked(m, p, &ev);
 	pthread_mutex_unlock(&p->lock);
 	pmu_report(m, &ev);
+	pthread_mutex_lock(&p->ev_lock);
+	if (p->tick_fn)
+		p->tick_fn(p->tick_arg);
+	pthread_mutex_unlock(&p->ev_lock);
 }
 
 int nvl_model_pmu_create(struct nvl_model *m)
@@ -339,6 +345,17 @@ void nvl_model_pmu_get(struct nvl_model *m, struct nvl_model_pmu_state *out)
 		out->util_pm[e] = (unsigned)lround(p->eng_act[e] * 1000);
 	pthread_mutex_unlock(&p->lock);
 	pmu_report(m, &ev);
+}
+
+void nvl_model_pmu_set_tick_fn(struct nvl_model *m, void (*fn)(void *arg),
+			       void *arg)
+{
+	struct nvl_model_pmu *p = m->pmu;
+
+	pthread_mutex_lock(&p->ev_lock);
+	p->tick_fn = fn;
+	p->tick_arg = arg;
+	pthread_mutex_unlock(&p->ev_lock);
 }
 
 void nvl_model_pmu_set_event_fn(struct nvl_model *m, nvl_model_pmu_event_fn fn,

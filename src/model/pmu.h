@@ -82,6 +82,14 @@ void nvl_model_pmu_get(struct nvl_model *m, struct nvl_model_pmu_state *out);
 void nvl_model_pmu_set_event_fn(struct nvl_model *m, nvl_model_pmu_event_fn fn,
 				void *arg);
 
+/**
+ * nvl_model_pmu_set_tick_fn() - called (no PMU lock held) on every tick of
+ * the hub (every 10 ms), for the firmware's periodic work (NULL removes
+ * it; returns only after a running call finished).
+ */
+void nvl_model_pmu_set_tick_fn(struct nvl_model *m, void (*fn)(void *arg),
+			       void *arg);
+
 /** nvl_model_pmu_set_power_limit() - Return: 0 or -ERANGE. */
 int nvl_model_pmu_set_power_limit(struct nvl_model *m, uint32_t mw);
 /**

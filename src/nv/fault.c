@@ -47,6 +47,14 @@
 #include "nv/fault.h"
 
 #define PAGE 4096u
+#define LOG_PENDING 16 /* fault lines held back from the kill's path */
+
+/* what a fault's log line says, kept until it is printed */
+struct fault_line {
+	uint64_t client_id, va;
+	uint32_t chid, type, access, engine, client;
+	bool killed; /* else the channel was dead already */
+};
 
 struct nvl_nv_fault {
 	struct nvl_nv_device *d;
@@ -60,8 +68,10 @@ struct nvl_nv_fault {
 	uint32_t get;
 	uint32_t overflows_seen, lost_seen;
 	const struct nvl_hw_mmu_engines *eng;
-	pthread_mutex_t lock; /* st */
+	pthread_mutex_t lock; /* st, lines */
 	struct nvl_fault_stats st;
+	struct fault_line lines[LOG_PENDING];
+	unsigned nlines;
 };
 
 static const char *const type_names[16] = {
@@ -127,6 +137,59 @@ static uint32_t hdr_rd(struct nvl_nv_fault *f, unsigned off)
 				    memory_order_acquire);
 }
 
+static void print_line(struct nvl_nv_fault *f, const struct fault_line *l)
+{
+	char eng[24];
+
+	engine_name(f->eng, l->engine, eng, sizeof(eng));
+	nvl_warn(NVL_CAT_NV,
+		 "MMU fault: client %llu channel %u: %s %s at VA %#llx by %s "
+		 "(client id %#x): %s",
+		 (unsigned long long)l->client_id, l->chid,
+		 l->type < 16 ? type_names[l->type] : "unknown",
+		 access_name(l->access), (unsigned long long)l->va, eng,
+		 l->client,
+		 l->killed ? "channel killed" : "channel already dead");
+}
+
+/* print the fault lines held back, oldest first */
+static void flush_lines(struct nvl_nv_fault *f)
+{
+	struct fault_line l[LOG_PENDING];
+	unsigned n;
+
+	pthread_mutex_lock(&f->lock);
+	n = f->nlines;
+	memcpy(l, f->lines, n * sizeof(l[0]));
+	f->nlines = 0;
+	pthread_mutex_unlock(&f->lock);
+	for (unsigned i = 0; i < n; i++)
+		print_line(f, &l[i]);
+}
+
+/*
+ * A fault's line is not printed where the kill runs (a write to a log that
+ * someone reads wakes them, ahead of the waiter the kill woke): it waits
+ * for the event thread's next RC event (RM sends RC_TRIGGERED for every
+ * faulted channel), device close, or LOG_PENDING lines before it.
+ */
+static void hold_line(struct nvl_nv_fault *f, const struct fault_line *l)
+{
+	bool full;
+
+	if (!nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV))
+		return;
+	pthread_mutex_lock(&f->lock);
+	full = f->nlines == LOG_PENDING;
+	if (!full)
+		f->lines[f->nlines++] = *l;
+	pthread_mutex_unlock(&f->lock);
+	if (full) {
+		flush_lines(f);
+		print_line(f, l);
+	}
+}
+
 static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 {
 	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
@@ -156,10 +219,10 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 	int ret;
 
 	count(f, &f->st.faults, 1);
-	engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
 	ret = nvl_nv_chan_kill(f->d, &k);
 	if (ret < 0) {
 		/* its channel is gone (destroyed, or RC killed it first) */
+		engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
 		nvl_dbg(NVL_CAT_NV,
 			"MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
 			"no live channel",
@@ -168,15 +231,17 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 			(unsigned long long)k.inst);
 		return;
 	}
-	nvl_warn(NVL_CAT_NV,
-		 "MMU fault: client %llu channel %u: %s %s at VA %#llx by %s "
-		 "(client id %#x): %s",
-		 (unsigned long long)k.client_id, k.chid, tn,
-		 access_name(k.fault_access), (unsigned long long)k.fault_va,
-		 eng,
-		 info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
-			 NVL_HW_FAULT_INFO_CLIENT_MASK,
-		 ret > 0 ? "channel killed" : "channel already dead");
+	hold_line(f, &(struct fault_line){
+			     .client_id = k.client_id,
+			     .va = k.fault_va,
+			     .chid = k.chid,
+			     .type = k.fault_type,
+			     .access = k.fault_access,
+			     .engine = k.fault_engine,
+			     .client = info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+				       NVL_HW_FAULT_INFO_CLIENT_MASK,
+			     .killed = ret > 0,
+		     });
 }
 
 /* drain the shadow queue */
@@ -261,6 +326,8 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	int ret;
 
 	(void)result;
+	/* the fault lines held back (hold_line()) first */
+	flush_lines(f);
 	if (nvl_gsp_rc_decode(f->d->gsp, event, data, len, &rc)) {
 		nvl_warn(NVL_CAT_NV, "RC event: %s", nvl_error_msg());
 		return;
@@ -287,6 +354,7 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	k.on_kill = count_killed;
 	k.on_kill_arg = f;
 	ret = nvl_nv_chan_kill(f->d, &k);
+	flush_lines(f);
 	if (ret > 0) {
 		nvl_warn(NVL_CAT_NV,
 			 "RC: client %llu channel %u: Xid %u: channel killed "
@@ -369,6 +437,7 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, NULL, NULL);
 	/* a handler still running finishes before the memory goes */
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
+	flush_lines(f);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 	pthread_mutex_destroy(&f->drain_lock);
 	pthread_mutex_destroy(&f->lock);

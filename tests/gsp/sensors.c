@@ -557,7 +557,9 @@ static void alloc_failures(void **state)
 
 	assert_non_null(a);
 	up(&a->k, &a->t, "tiny");
-	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 2);
+	/* a read allocates once (its structs and the multi control's
+	 * message in one piece) */
+	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 1);
 	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_POWER));
 	a->objs = nvl_gsp_rm_count(a->k.gsp);
 	assert_true(t_fail_each_alloc(sub_op, sub_check, a, 100) >= 1);

@@ -51,6 +51,10 @@ struct fw_perf {
 	unsigned eng_count;
 	uint64_t eng_ts;
 	uint64_t posted[2]; /* THERMAL_SLOWDOWN, POWER_CAP */
+	/* a batch's one PMU sample (nvl_fw_perf_batch(); the core's holder
+	 * only) */
+	bool batch, have_st;
+	struct nvl_model_pmu_state st;
 };
 
 static uint32_t ev_index(enum nvl_model_pmu_event ev)
@@ -102,6 +106,8 @@ int nvl_fw_perf_init(struct nvl_model_gsp *g)
 	pthread_mutex_init(&pf->lock, NULL);
 	g->perf = pf;
 	nvl_model_pmu_set_event_fn(g->m, perf_event, g);
+	/* RM's periodic work rides on the PMU's tick (rc.c) */
+	nvl_model_pmu_set_tick_fn(g->m, nvl_fw_rc_tick, g);
 	return 0;
 }
 
@@ -109,6 +115,7 @@ void nvl_fw_perf_fini(struct nvl_model_gsp *g)
 {
 	if (!g->perf)
 		return;
+	nvl_model_pmu_set_tick_fn(g->m, NULL, NULL);
 	nvl_model_pmu_set_event_fn(g->m, NULL, NULL);
 	pthread_mutex_destroy(&g->perf->lock);
 	nvl_free(g->perf);
@@ -200,6 +207,32 @@ uint64_t nvl_model_gsp_perf_posted(struct nvl_model *m, uint32_t index)
 	return v;
 }
 
+void nvl_fw_perf_batch(struct nvl_model_gsp *g, bool on)
+{
+	g->perf->batch = on;
+	g->perf->have_st = false;
+}
+
+/*
+ * The PMU's state for a control: read now, or, inside a batch, the one
+ * sample its first reader took (the controls of one multi control see
+ * the same instant, and the PMU integrates once, not once per control).
+ */
+static void pmu_state(struct nvl_model_gsp *g, struct nvl_model_pmu_state *st)
+{
+	struct fw_perf *pf = g->perf;
+
+	if (!pf->batch) {
+		nvl_model_pmu_get(g->m, st);
+		return;
+	}
+	if (!pf->have_st) {
+		nvl_model_pmu_get(g->m, &pf->st);
+		pf->have_st = true;
+	}
+	*st = pf->st;
+}
+
 /* ---- thermal ----------------------------------------------------------- */
 
 static uint32_t thermal_one(const struct nvl_model_pmu_state *st,
@@ -276,7 +309,7 @@ static uint32_t thermal_execute(struct nvl_model_gsp *g, void *params,
 	    p->instructionListSize >
 		    NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_MAX_COUNT)
 		return NV_ERR_INVALID_ARGUMENT;
-	nvl_model_pmu_get(g->m, &st);
+	pmu_state(g, &st);
 	p->successfulInstructions = 0;
 	for (uint32_t i = 0; i < p->instructionListSize; i++) {
 		NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION *in =
@@ -394,6 +427,13 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 	(void)hobject;
 	if (is_disabled(pf, cmd))
 		return NV_ERR_NOT_SUPPORTED;
+	/* a control that changes the PMU: a batch's later reads sample it
+	 * again */
+	if (cmd == NV2080_CTRL_CMD_PERF_BOOST ||
+	    cmd == NVL2080_CTRL_CMD_PMGR_SET_LIMIT ||
+	    cmd == NVL2080_CTRL_CMD_CLK_SET_APP_CLOCKS ||
+	    cmd == NVL2080_CTRL_CMD_PERF_SET_PSTATE_LIMITS)
+		pf->have_st = false;
 	switch (cmd) {
 	case NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2:
 	case NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2_PHYSICAL:
@@ -403,7 +443,7 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 
 		if (SIZE_IS(*p))
 			return NV_ERR_INVALID_PARAM_STRUCT;
-		nvl_model_pmu_get(g->m, &st);
+		pmu_state(g, &st);
 		p->currPstate = NV2080_CTRL_PERF_PSTATES_P(st.pstate_id);
 		return NV_OK;
 	}
@@ -438,17 +478,25 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		if (SIZE_IS(*p) || p->bufSize != sizeof(p->samples) ||
 		    p->type != NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL)
 			return NV_ERR_INVALID_ARGUMENT;
-		nvl_model_pmu_get(g->m, &st);
+		pmu_state(g, &st);
 		pthread_mutex_lock(&pf->lock);
 		take_sample(pf, &st);
-		/* oldest first, newest at tracker */
-		memset(p->samples, 0, sizeof(p->samples));
-		for (unsigned i = 0; i < pf->count; i++) {
+		/* oldest first, newest at tracker: the ring in (at most)
+		 * two runs, the slots past count zeroed */
+		{
 			unsigned from =
-				(pf->tracker + NSAMPLES + 1 - pf->count + i) %
+				(pf->tracker + NSAMPLES + 1 - pf->count) %
 				NSAMPLES;
+			unsigned run = NSAMPLES - from < pf->count
+					       ? NSAMPLES - from
+					       : pf->count;
 
-			p->samples[i] = pf->ring[from];
+			memcpy(p->samples, &pf->ring[from],
+			       run * sizeof(p->samples[0]));
+			memcpy(&p->samples[run], pf->ring,
+			       (pf->count - run) * sizeof(p->samples[0]));
+			memset(&p->samples[pf->count], 0,
+			       (NSAMPLES - pf->count) * sizeof(p->samples[0]));
 		}
 		p->count = pf->count;
 		p->tracker = pf->count - 1;
@@ -460,7 +508,7 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 
 		if (SIZE_IS(*p))
 			return NV_ERR_INVALID_PARAM_STRUCT;
-		nvl_model_pmu_get(g->m, &st);
+		pmu_state(g, &st);
 		memset(p, 0, sizeof(*p));
 		p->powerMw = st.power_mw;
 		p->limitMw = st.power_limit_mw;
@@ -485,7 +533,7 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		if (SIZE_IS(*p) ||
 		    p->clkInfoListSize > NVL2080_CTRL_CLK_MAX_DOMAINS)
 			return NV_ERR_INVALID_ARGUMENT;
-		nvl_model_pmu_get(g->m, &st);
+		pmu_state(g, &st);
 		for (uint32_t i = 0; i < p->clkInfoListSize; i++) {
 			NVL2080_CTRL_CLK_INFO *c = &p->clkInfoList[i];
 
@@ -524,7 +572,7 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 
 		if (SIZE_IS(*p))
 			return NV_ERR_INVALID_PARAM_STRUCT;
-		nvl_model_pmu_get(g->m, &st);
+		pmu_state(g, &st);
 		memset(p, 0, sizeof(*p));
 		p->pstate = st.pstate_id;
 		p->pstateFastest = pr->pstates[st.pstate_fast].id;

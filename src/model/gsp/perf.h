@@ -7,7 +7,6 @@
 #define NVL_MODEL_GSP_PERF_H
 
 #include <stdbool.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 struct nvl_model;
@@ -31,6 +30,12 @@ void nvl_fw_perf_reset(struct nvl_model_gsp *g);
 uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 			     uint32_t hobject, uint32_t cmd, void *params,
 			     uint32_t size);
+/*
+ * A batch of controls (NVL2080_CTRL_CMD_MULTI_CONTROL) begins (@on) or
+ * ends: between the two, the controls read the PMU once, at the first
+ * one that needs it, as one sample of the firmware's state (core held).
+ */
+void nvl_fw_perf_batch(struct nvl_model_gsp *g, bool on);
 /* whether a test turned @cmd off (nvl_model_gsp_perf_disable()) */
 bool nvl_fw_perf_disabled(struct nvl_model_gsp *g, uint32_t cmd);
 /* EVENT_SET_NOTIFICATION on a subdevice */

@@ -124,6 +124,7 @@ struct nvl_model_gsp {
 	/* RM's interrupt service (rc.c): stall bits it took, the driver's
 	 * shadow fault buffer, what it counted */
 	uint32_t intr_pending;
+	bool rc_deferred; /* a raising thread left faulted channels' errors */
 	struct {
 		bool on;
 		uint64_t queue_pa;
@@ -174,6 +175,8 @@ uint64_t nvl_fw_rm_fault_buf_pa(struct nvl_model_gsp *g);
 bool nvl_fw_rc_intr(void *arg, uint32_t bits);
 void nvl_fw_rc_run(void *arg);
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits);
+/* the PMU's tick: deferred channel errors wait one tick at most */
+void nvl_fw_rc_tick(void *arg);
 void nvl_fw_rc_reset(struct nvl_model_gsp *g);
 uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
 				   size_t size, bool on);

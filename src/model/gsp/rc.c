@@ -29,7 +29,10 @@
  * raised the interrupt when the core is idle (nvl_fw_rc_run(), called by
  * intr.c once its lock is dropped), else on the firmware's own thread,
  * kicked. Either way the service, its events and their one message
- * interrupt are the same.
+ * interrupt are the same. Channel errors that are all MMU faults (their
+ * entries already went out, so the driver killed the channels) are left
+ * to RM's own thread at its next wake-up, at the latest the PMU's tick:
+ * nothing runs on the raising thread between the kill and its sleep.
  */
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +76,34 @@ bool nvl_fw_rc_intr(void *arg, uint32_t bits)
 }
 
 /*
+ * Whether every channel error pending is an MMU fault: the fault's entry
+ * went out before the channel stopped (the engine writes it first, and
+ * the raising thread serviced it), so the driver has killed the channel
+ * already, and RM's channel-error service (Xid 31's log line,
+ * OS_ERROR_LOG, RC_TRIGGERED) is bookkeeping nobody waits for.
+ */
+static bool only_mmu_faults(struct nvl_model_gsp *g)
+{
+	unsigned nch = g->m->profile->num_channels;
+	bool any = false;
+
+	for (unsigned w = 0; w < (nch + 31) / 32; w++) {
+		uint32_t pend = rd(g, NVL_HW_CHERR_PENDING(w));
+
+		while (pend) {
+			unsigned chid = w * 32 + (unsigned)__builtin_ctz(pend);
+
+			pend &= pend - 1;
+			if (rd(g, NVL_HW_CHRAM_ERROR(chid)) !=
+			    NVL_HW_CHERR_MMU_FAULT)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/*
  * The GSP services the interrupt it took: on the raising thread when its
  * core is idle, as the firmware's thread would (the fault entries into
  * the shadow queue, MMU_FAULT_QUEUED, then the channel errors and their
@@ -89,12 +120,24 @@ void nvl_fw_rc_run(void *arg)
 
 	if (!pthread_mutex_trylock(&g->core)) {
 		uint32_t bits = 0;
+		bool defer;
 
 		pthread_mutex_lock(&g->lock);
-		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop) {
+		defer = g->intr_pending == NVL_HW_INTR_FIFO;
+		pthread_mutex_unlock(&g->lock);
+		/* only faulted channels' errors: left to RM's own thread,
+		 * not even woken for them (below), so the raising thread
+		 * goes back to sleep at once and the waiter the kill woke
+		 * (on a busy machine often on this CPU) runs next */
+		defer = defer && only_mmu_faults(g);
+		pthread_mutex_lock(&g->lock);
+		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop &&
+		    !(defer && g->intr_pending == NVL_HW_INTR_FIFO)) {
 			bits = g->intr_pending;
 			g->intr_pending = 0;
 			g->st.rc_inline += !!bits;
+		} else if (defer) {
+			g->rc_deferred = true;
 		}
 		pthread_mutex_unlock(&g->lock);
 		if (bits) {
@@ -104,8 +147,10 @@ void nvl_fw_rc_run(void *arg)
 		}
 		pthread_mutex_lock(&g->lock);
 		/* what is left (an event queue that filled, a status queue
-		 * without room, a hang) is the firmware thread's */
-		kick = g->intr_pending || g->ev_count;
+		 * without room, a hang) is the firmware thread's; faulted
+		 * channels' errors wait for its next wake-up (a command, an
+		 * event, at the latest the PMU's tick: nvl_fw_rc_tick()) */
+		kick = (g->intr_pending && !g->rc_deferred) || g->ev_count;
 		pthread_mutex_unlock(&g->lock);
 		pthread_mutex_unlock(&g->core);
 	}
@@ -146,6 +191,7 @@ void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 
 	pthread_mutex_lock(&g->lock);
 	g->intr_pending = 0;
+	g->rc_deferred = false;
 	memset(&g->shadow, 0, sizeof(g->shadow));
 	g->shadow_put = 0;
 	pthread_mutex_unlock(&g->lock);
@@ -392,6 +438,9 @@ static bool chan_errors(struct nvl_model_gsp *g)
 
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 {
+	pthread_mutex_lock(&g->lock);
+	g->rc_deferred = false; /* served now */
+	pthread_mutex_unlock(&g->lock);
 	if (bits & FAULT_INTRS)
 		fault_service(g);
 	if ((bits & NVL_HW_INTR_FIFO) && !chan_errors(g)) {
@@ -400,4 +449,20 @@ void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 		g->intr_pending |= NVL_HW_INTR_FIFO;
 		pthread_mutex_unlock(&g->lock);
 	}
+}
+
+/*
+ * The PMU's 10 ms tick (any thread, no model lock held): channel errors a
+ * raising thread left to RM's own thread (faulted channels', see
+ * nvl_fw_rc_run()) that no other wake-up of that thread has served yet
+ * are served now: they wait one tick at most.
+ */
+void nvl_fw_rc_tick(void *arg)
+{
+	struct nvl_model_gsp *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	if (g->rc_deferred && g->intr_pending)
+		nvl_fw_kick(g);
+	pthread_mutex_unlock(&g->lock);
 }

@@ -12,6 +12,7 @@
  * answer from the chip profile.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -369,15 +370,23 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 
 /*
  * NVL2080_CTRL_CMD_MULTI_CONTROL (nouvelle's): each entry run as a control
- * of its own on the same object, in order, its status in the entry.
+ * of its own on the same object, in order, its status in the entry. In
+ * place: an entry's control header is written over the bytes just before
+ * its params (the multi header's or the previous entry's, already done),
+ * saved and put back after it ran, so nothing is allocated or copied. The
+ * controls read the PMU once for the whole batch (nvl_fw_perf_batch()).
  */
 static uint32_t multi_control(struct nvl_model_gsp *g,
 			      rpc_gsp_rm_control_v03_00 *c)
 {
 	NVL2080_CTRL_MULTI_CONTROL_PARAMS h;
-	rpc_gsp_rm_control_v03_00 *one;
-	size_t at = sizeof(h), max = 0;
+	const size_t hs = offsetof(rpc_gsp_rm_control_v03_00, params);
+	uint8_t saved[offsetof(rpc_gsp_rm_control_v03_00, params)];
+	rpc_gsp_rm_control_v03_00 one;
+	size_t at = sizeof(h);
 
+	_Static_assert(sizeof(h) >= offsetof(rpc_gsp_rm_control_v03_00, params),
+		       "an entry's control header fits before its params");
 	if (c->paramsSize < sizeof(h))
 		return NV_ERR_INVALID_PARAM_STRUCT;
 	memcpy(&h, c->params, sizeof(h));
@@ -390,27 +399,26 @@ static uint32_t multi_control(struct nvl_model_gsp *g,
 		    n > c->paramsSize - at)
 			return NV_ERR_INVALID_ARGUMENT;
 		at += n;
-		max = NVL_MAX(max, n);
 	}
 	if (at != c->paramsSize)
 		return NV_ERR_INVALID_ARGUMENT;
-	one = nvl_zalloc(sizeof(*one) + max);
-	if (!one)
-		return NV_ERR_NO_MEMORY;
+	one = *c;
 	at = sizeof(h);
+	nvl_fw_perf_batch(g, true);
 	for (NvU32 i = 0; i < h.count; i++) {
 		NVL2080_CTRL_MULTI_CONTROL_ENTRY *e = &h.entries[i];
+		uint8_t *p = c->params + at;
 
-		*one = *c;
-		one->cmd = e->cmd;
-		one->paramsSize = e->paramsSize;
-		one->status = NV_OK;
-		memcpy(one->params, c->params + at, e->paramsSize);
-		e->status = rm_control(g, one, sizeof(*one) + e->paramsSize);
-		memcpy(c->params + at, one->params, e->paramsSize);
+		memcpy(saved, p - hs, hs);
+		one.cmd = e->cmd;
+		one.paramsSize = e->paramsSize;
+		one.status = NV_OK;
+		memcpy(p - hs, &one, hs);
+		e->status = rm_control(g, (void *)(p - hs), hs + e->paramsSize);
+		memcpy(p - hs, saved, hs);
 		at += ((size_t)e->paramsSize + 7) & ~(size_t)7;
 	}
-	nvl_free(one);
+	nvl_fw_perf_batch(g, false);
 	memcpy(c->params, &h, sizeof(h));
 	return NV_OK;
 }
