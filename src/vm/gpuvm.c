@@ -151,6 +151,12 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		nvl_free(r);
 	}
 	nvl_free(atomic_load(&vm->spare_bo));
+	nvl_free(vm->spare_bo_locked);
+	for (struct nvl_gpuvm_bo *b = atomic_load(&vm->graveyard), *next; b;
+	     b = next) {
+		next = (void *)b->gem_link.next;
+		nvl_free(b);
+	}
 	nvl_free(vm->spare_log);
 	nvl_free(vm->spare_cmd);
 	while ((s = vm->cache.slabs)) {
@@ -354,8 +360,9 @@ struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
 
 void nvl_gpuvm_va_free(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 {
+	/* the node cache is the VM lock holder's: so is this put */
 	if (va->vm_bo)
-		nvl_gpuvm_bo_put(va->vm_bo);
+		nvl_gpuvm_bo_put_locked(va->vm_bo);
 	*(void **)va = vm->cache.free;
 	vm->cache.free = va;
 	vm->cache.nfree++;

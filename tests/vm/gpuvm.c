@@ -422,6 +422,46 @@ static void vm_bo_links_extobj_and_evict_lists(void **state)
 	fx_fini(&f);
 }
 
+/*
+ * A vm_bo whose last reference goes outside a transaction (a find's) is
+ * freed only by the next obtain; one found again through the VM's hint is
+ * the live one (issue 19: obtain without the global lock).
+ */
+static void vm_bo_last_put_outside_a_transaction(void **state)
+{
+	struct fixture f;
+	struct model m = {0};
+	struct nvl_gpuvm_bo *held[3];
+
+	(void)state;
+	fx_init(&f);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 3; i++) {
+			struct cop c = {C_UNMAP_ALL, 0, 0, f.bo[i]};
+
+			map_now(&f, &m, 10 + 10 * i, 2, i, 0);
+			/* the hint: the same vm_bo, one more reference */
+			map_now(&f, &m, 13 + 10 * i, 2, i, 0);
+			held[i] = nvl_gpuvm_bo_find(f.vm, f.bo[i]);
+			assert_non_null(held[i]);
+			assert_int_equal(nvl_kref_read(&held[i]->ref), 3);
+			assert_int_equal(core_call(&f, &m, &c, 1), 0);
+			assert_int_equal(nvl_kref_read(&held[i]->ref), 1);
+		}
+		/* spare, then graveyard: no VM lock needed for these puts */
+		for (int i = 0; i < 3; i++) {
+			nvl_gpuvm_bo_put(held[i]);
+			assert_null(nvl_gpuvm_bo_find(f.vm, f.bo[i]));
+			assert_int_equal(nvl_kref_read(&f.bo[i]->ref), 1);
+		}
+		assert_int_equal(nvl_gpuvm_extobj_count(f.vm), 0);
+	}
+	map_now(&f, &m, 50, 2, 3, 0);
+	map_now(&f, &m, 60, 2, 0, 0);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
 /* as mm's callback: the object moves back and the hook clears "evicted" */
 static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv)
 {
@@ -743,6 +783,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(validate_revalidates_each_evicted_bo_once),
 	cmocka_unit_test(validate_keeps_what_the_callback_left_evicted),
 	cmocka_unit_test(failed_call_restores_link_order),
+	cmocka_unit_test(vm_bo_last_put_outside_a_transaction),
 	cmocka_unit_test(random_sequences_match_reference_model),
 };
 
