@@ -714,6 +714,75 @@ static void random_sequences_match_reference_model(void **state)
 	}
 }
 
+/*
+ * A transaction of many op lists preloads the mapping tree for several of
+ * them at a time (txn.c, reserve_tree()). A call of 480 maps (the tree
+ * outgrows its node pool's first chunk), then one of their 480 unmaps,
+ * each on a fresh VM failing at its k-th allocation for every k, leave
+ * the VM as it was; a call that fails at its last op after 480 removals
+ * (abort re-inserts every one) too.
+ */
+static void long_transactions_fail_cleanly_at_every_allocation(void **state)
+{
+	enum { N = MRES_START };
+	struct model *m = calloc(1, sizeof(*m));
+	struct cop *maps = calloc(N, sizeof(*maps));
+	struct cop *unmaps = calloc(N + 1, sizeof(*unmaps));
+	struct fixture f;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(maps);
+	assert_non_null(unmaps);
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long k;
+
+		for (k = 1;; k++) {
+			int ret;
+
+			memset(m, 0, sizeof(*m));
+			fx_init(&f);
+			for (uint32_t i = 0; i < N; i++) {
+				/* every page below the reserved range, shuffled */
+				uint32_t a = (i * 97u) % N;
+
+				maps[i] = (struct cop){C_MAP,	    a,	    1,
+						       f.bo[i % 4], a * PG, 0};
+				unmaps[i] = (struct cop){C_UNMAP, a, 1};
+			}
+			/* fails after all the others: no region there */
+			unmaps[N] = (struct cop){C_RDESTROY, 0, 2};
+			if (pass) {
+				assert_int_equal(core_call(&f, m, maps, N), 0);
+				/* every mapping removed, then -ENOENT */
+				assert_int_equal(
+					core_call(&f, m, unmaps, N + 1),
+					-ENOENT);
+				check_all(&f, m);
+				assert_int_equal(nvl_ibtree_count(&f.vm->vas),
+						 N);
+			}
+			nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+			ret = core_call(&f, m, pass ? unmaps : maps, N);
+			nvl_fault_off();
+			check_all(&f, m);
+			assert_int_equal(nvl_ibtree_count(&f.vm->vas),
+					 (pass ? 0 : N) * !ret +
+						 (pass ? N : 0) * !!ret);
+			fx_fini(&f);
+			if (!ret)
+				break;
+			assert_int_equal(ret, -ENOMEM);
+			assert_true(k < 10 * N);
+		}
+		/* the maps allocate (nodes, tree, logs); so may the unmaps */
+		assert_true(pass || k > 4);
+	}
+	free(unmaps);
+	free(maps);
+	free(m);
+}
+
 static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 {
 	struct fixture f;
@@ -785,6 +854,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(failed_call_restores_link_order),
 	cmocka_unit_test(vm_bo_last_put_outside_a_transaction),
 	cmocka_unit_test(random_sequences_match_reference_model),
+	cmocka_unit_test(long_transactions_fail_cleanly_at_every_allocation),
 };
 
 T_MAIN(tests)
