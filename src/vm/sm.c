@@ -75,14 +75,6 @@
 #include "mm/gem.h"
 #include "vm/sm.h"
 
-void nvl_gpuvm_ops_init(struct nvl_gpuvm_ops *ops)
-{
-	ops->n = 0;
-	ops->cap = NVL_GPUVM_OPS_INLINE;
-	ops->v = ops->inl;
-	ops->prepared = false;
-}
-
 static struct nvl_gpuvm_op *op_add(struct nvl_gpuvm_ops *ops, uint8_t kind,
 				   struct nvl_gpuva *va, bool keep)
 {

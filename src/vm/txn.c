@@ -70,7 +70,7 @@ static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, bool got)
 	nvl_gpuvm_va_free(vm, va);
 }
 
-void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
+void nvl_gpuvm_ops_release(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
 {
 	for (uint32_t i = 0; ops->prepared && i < ops->n; i++) {
 		struct nvl_gpuvm_op *op = &ops->v[i];
