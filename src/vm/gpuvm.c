@@ -297,16 +297,13 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 		addr + range - 1);
 }
 
-struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
-						 uint64_t addr, uint64_t range)
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup_walk(struct nvl_gpuvm *vm,
+						      uint64_t addr,
+						      uint64_t range)
 {
-	struct nvl_gpuvm_region *r = vm->region_hint;
+	struct nvl_gpuvm_region *r =
+		nvl_gpuvm_region_find_first(vm, addr, range);
 
-	/* live regions never overlap: one holding the range is the only one */
-	if (r && !r->dead_seq && r->node.start <= addr &&
-	    addr + range - 1 <= r->node.last)
-		return r;
-	r = nvl_gpuvm_region_find_first(vm, addr, range);
 	if (r)
 		vm->region_hint = r;
 	return r;

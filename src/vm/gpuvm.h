@@ -248,6 +248,11 @@ struct nvl_gpuvm {
 	_Atomic(struct nvl_gpuvm_bo *) graveyard;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
+	/**
+	 * @cur_kills: the transaction being built destroyed a region (only
+	 * then can a map of it meet one: sm.c's dead_in_txn())
+	 */
+	bool cur_kills;
 	/** @dead: an async commit failed; every later call returns -ENOENT */
 	bool dead;
 	char name[32];
@@ -359,6 +364,11 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 						     uint64_t addr,
 						     uint64_t range);
 
+/* nvl_gpuvm_region_lookup() past its hint: the tree walk (gpuvm.c) */
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup_walk(struct nvl_gpuvm *vm,
+						      uint64_t addr,
+						      uint64_t range);
+
 /**
  * nvl_gpuvm_region_lookup() - nvl_gpuvm_region_find_first() for the bind
  * path, under the VM lock: a range inside the live region found last is
@@ -370,8 +380,17 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
  *
  * Return: the region, or NULL.
  */
-struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
-						 uint64_t addr, uint64_t range);
+static inline struct nvl_gpuvm_region *
+nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
+{
+	struct nvl_gpuvm_region *r = vm->region_hint;
+
+	/* live regions never overlap: one holding the range is the only one */
+	if (r && !r->dead_seq && r->node.start <= addr &&
+	    addr + range - 1 <= r->node.last)
+		return r;
+	return nvl_gpuvm_region_lookup_walk(vm, addr, range);
+}
 
 /** nvl_gpuvm_region_next() - next region overlapping the range, or NULL. */
 struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,

@@ -108,7 +108,7 @@ static bool dead_in_txn(const struct nvl_gpuvm *vm, uint64_t s, uint64_t l)
 {
 	struct nvl_itree_node *n;
 
-	if (!vm->cur_seq || nvl_itree_empty(&vm->regions))
+	if (!vm->cur_seq || !vm->cur_kills || nvl_itree_empty(&vm->regions))
 		return false;
 	nvl_itree_for_each (n, &vm->regions, s, l)
 		if (container_of(n, struct nvl_gpuvm_region, node)->dead_seq ==

@@ -125,6 +125,7 @@ void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
 		vm->spare_cmd = NULL;
 	}
 	vm->cur_seq = txn->seq;
+	vm->cur_kills = false;
 }
 
 static int grow(void **v, void *inl, uint32_t *cap, uint32_t need, size_t elem)
@@ -466,6 +467,7 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		case NVL_GPUVM_OP_REGION_DESTROY:
 			op->region.r->dead_seq = txn->seq;
+			vm->cur_kills = true;
 			log_add(txn, T_KILL_REGION, op->region.r);
 			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
 				op->region.range, (uint8_t)vm->page_shift,
