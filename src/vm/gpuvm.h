@@ -198,6 +198,13 @@ struct nvl_gpuvm {
 	 * prepare, so apply and abort never allocate
 	 */
 	struct nvl_ibtree vas;
+	/**
+	 * @tree_room: inserts into @vas the last preload still covers (each
+	 * insert, a transaction's or an abort's, takes one; removals give
+	 * nodes back), so a call of many ops, and a run of one-op calls,
+	 * preloads now and then instead of once per op (txn.c)
+	 */
+	uint32_t tree_room;
 	struct nvl_itree regions;
 	/**
 	 * @region_hint: the live region the bind path found last

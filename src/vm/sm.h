@@ -223,12 +223,6 @@ struct nvl_gpuvm_txn {
 	uint32_t nlog, caplog, ncmd, capcmd;
 	/** @nremoved: mappings removed so far (abort re-inserts them) */
 	uint32_t nremoved;
-	/**
-	 * @tree_room: inserts into the mapping tree the last preload still
-	 * covers (each insert takes one; removals give nodes back), so a
-	 * call of many ops preloads a few times, not once per op
-	 */
-	uint32_t tree_room;
 	struct nvl_gpuvm_txn_ent *log;
 	struct nvl_gpuvm_pt_cmd *cmd;
 	uint64_t flush_lo, flush_hi;

@@ -200,33 +200,34 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 
 /*
  * Room in the mapping tree's node pool for @need more inserts (with any
- * removals between them): a preload covers a number of inserts, and apply
- * counts them off, so a list that fits in what an earlier list of the
- * transaction preloaded needs no preload of its own. From the second list
- * on (a call of several ops) a preload asks for more than @need, so a
- * call of 64 ops preloads about five times instead of 64; it asks for
- * @need alone if that fails. The first list asks for what it needs, as
- * before (a one-op call has no second list).
+ * removals between them). A preload covers a number of inserts from the
+ * moment it is made, whatever transaction makes them, and every insert
+ * into the tree (apply's, abort's) counts one off @vm->tree_room; so a
+ * list that fits in what the last preload covers needs none of its own.
+ * A preload asks for twice what it needs, at least 16 more (a call of 64
+ * ops preloads about five times instead of 64, a run of one-op calls once
+ * in 16 or so), and for what it needs alone if that fails.
  */
-static int reserve_tree(struct nvl_gpuvm_txn *txn, uint32_t need)
+static int reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 {
-	struct nvl_ibtree *t = &txn->vm->vas;
-	uint32_t ask = need;
+	uint32_t ask = need + NVL_MAX(need, 16u);
 
-	if (need <= txn->tree_room)
+	if (need <= vm->tree_room)
 		return 0;
-	if (txn->nlog) {
-		ask = need + NVL_MAX(need, 16u);
-		if (!nvl_ibtree_preload(t, ask)) {
-			txn->tree_room = ask;
-			return 0;
-		}
+	if (nvl_ibtree_preload(&vm->vas, ask)) {
 		ask = need;
+		if (nvl_ibtree_preload(&vm->vas, ask))
+			return -ENOMEM;
 	}
-	if (nvl_ibtree_preload(t, ask))
-		return -ENOMEM;
-	txn->tree_room = ask;
+	vm->tree_room = ask;
 	return 0;
+}
+
+/* an insert the last preload covered (prepare counted it in) */
+static void took_room(struct nvl_gpuvm *vm)
+{
+	if (!NVL_NEVER(!vm->tree_room))
+		vm->tree_room--;
 }
 
 int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
@@ -320,7 +321,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	 * them all.
 	 */
 	if (!ret)
-		ret = reserve_tree(txn, nins + nrem + txn->nremoved);
+		ret = reserve_tree(vm, nins + nrem + txn->nremoved);
 	return ret;
 }
 
@@ -365,7 +366,7 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	/* preloaded by nvl_gpuvm_txn_prepare() */
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
-	txn->tree_room--;
+	took_room(txn->vm);
 	if (va->vm_bo)
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
 	log_add(txn, T_INSERT_VA, va);
@@ -532,7 +533,7 @@ static void free_logs(struct nvl_gpuvm_txn *txn)
 	txn->hint = NULL;
 	txn->log = txn->log_inl;
 	txn->cmd = txn->cmd_inl;
-	txn->nlog = txn->ncmd = txn->nremoved = txn->tree_room = 0;
+	txn->nlog = txn->ncmd = txn->nremoved = 0;
 	txn->pt_done = false;
 	txn->caplog = txn->capcmd = NVL_GPUVM_TXN_INLINE;
 	if (txn->vm && txn->vm->cur_seq == txn->seq)
@@ -669,6 +670,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			/* preloaded by nvl_gpuvm_txn_prepare() */
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
+			took_room(vm);
 			if (va->vm_bo)
 				nvl_list_add(&va->bo_link, e->pos);
 			break;
@@ -691,7 +693,7 @@ void nvl_gpuvm_txn_move(struct nvl_gpuvm_txn *to, struct nvl_gpuvm_txn *from)
 	from->log = from->log_inl;
 	from->cmd = from->cmd_inl;
 	from->hint = NULL;
-	from->nlog = from->ncmd = from->nremoved = from->tree_room = 0;
+	from->nlog = from->ncmd = from->nremoved = 0;
 	from->caplog = from->capcmd = NVL_GPUVM_TXN_INLINE;
 }
 
