@@ -24,7 +24,11 @@
  *    batch_vs_same_singles: the batch against its own sequence of ops made
  *    as one call each (the tree then holds the same 64 tiles), which
  *    separates what batching saves from the tree work a batch of 64
- *    mappings does and a bind+unbind pair in an empty region does not.
+ *    mappings does and a bind+unbind pair in an empty region does not;
+ *  - sparse_tiles_batch_core: the batch's ops in the core alone, 64 to a
+ *    transaction (P'), beside the core's single op (P, as
+ *    sparse_tiles_core): what the batch's tree and transaction work costs
+ *    an op before any bind-path or backend cost.
  *
  * Each figure is the median of several rounds; full and core (or single
  * and batch) alternate within a round so that a noisy neighbour hits both.
@@ -101,6 +105,45 @@ static int core_op(struct core *c, int kind, uint64_t addr, uint64_t range,
 	if (!ret)
 		nvl_gpuvm_txn_apply(&txn, &ops);
 	nvl_gpuvm_ops_fini(c->g, &ops);
+	c->g->cur_seq = 0;
+	if (ret) {
+		nvl_gpuvm_txn_abort(&txn);
+		return ret;
+	}
+	nvl_gpuvm_txn_commit(&txn);
+	nvl_gpuvm_txn_finish(&txn);
+	return 0;
+}
+
+/*
+ * @n ops of one kind in one transaction, as build() makes a call of @n
+ * ops: op i's list is built against the tree op i-1 left, then prepared
+ * and applied; one commit and one finish for them all.
+ */
+static int core_ops(struct core *c, int kind, const uint64_t *addr,
+		    const uint64_t *off, uint64_t range, int n)
+{
+	struct nvl_gpuvm_txn txn;
+	int ret = 0;
+
+	nvl_gpuvm_txn_begin(c->g, &txn);
+	for (int i = 0; i < n && !ret; i++) {
+		struct nvl_gpuvm_map_req req = {addr[i], range, c->obj, off[i],
+						0};
+		struct nvl_gpuvm_ops ops;
+
+		nvl_gpuvm_ops_init(&ops);
+		if (kind == K_MAP)
+			ret = nvl_gpuvm_sm_map_ops(c->g, &req, &ops);
+		else
+			ret = nvl_gpuvm_sm_unmap_ops(c->g, addr[i], range,
+						     &ops);
+		if (!ret)
+			ret = nvl_gpuvm_txn_prepare(&txn, &ops);
+		if (!ret)
+			nvl_gpuvm_txn_apply(&txn, &ops);
+		nvl_gpuvm_ops_fini(c->g, &ops);
+	}
 	c->g->cur_seq = 0;
 	if (ret) {
 		nvl_gpuvm_txn_abort(&txn);
@@ -307,6 +350,29 @@ static double tiles_batch(struct side *s, long n)
 }
 
 /*
+ * ns per op: tiles_batch() in the core alone (P', the core's cost of one
+ * op inside a transaction of 64): the same random tiles, one transaction
+ * of 64 maps, then one of the 64 unmaps.
+ */
+static double tiles_batch_core(struct side *s, long n)
+{
+	uint64_t va[64], off[64];
+	int64_t t0 = cpu_ns();
+	long calls = n / 64 > 0 ? n / 64 : 1;
+
+	for (long i = 0; i < calls; i++) {
+		for (int k = 0; k < 64; k++) {
+			va[k] = GiB + xs(&s->rng) % NTILES * TILE;
+			off[k] = xs(&s->rng) % (BO_SIZE / TILE) * TILE;
+		}
+		if (core_ops(&s->c, K_MAP, va, off, TILE, 64) ||
+		    core_ops(&s->c, K_UNMAP, va, off, TILE, 64))
+			return -1;
+	}
+	return (double)(cpu_ns() - t0) / (double)(calls * 128);
+}
+
+/*
  * ns per op: tiles_batch()'s sequence (64 tile binds, then 64 unbinds of
  * the same tiles) as one call per op, so the tree holds the same 64
  * mappings as the batch's: the batch against this is what one call of N
@@ -491,19 +557,23 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 	struct side single = {.core = false}, batch = {.core = false};
 	struct side nsingle = {.null_pt = true}, nbatch = {.null_pt = true};
 	struct side same = {.core = false};
-	struct cmp c, n, m;
+	struct side csingle = {.core = true}, cbatch = {.core = true};
+	struct cmp c, n, m, k;
 	int ret = -1;
 
 	/* the same on the backend that stores nothing, rounds alternating */
 	if (!setup_tiles(&single, false) && !setup_tiles(&batch, false) &&
 	    !setup_tiles(&nsingle, false) && !setup_tiles(&nbatch, false) &&
-	    !setup_tiles(&same, false) &&
+	    !setup_tiles(&same, false) && !setup_tiles(&csingle, false) &&
+	    !setup_tiles(&cbatch, false) &&
 	    !interleave(&single, tiles_empty, &batch, tiles_batch,
 			rounds_of(ctx), units_of(ctx), &c) &&
 	    !interleave(&nsingle, tiles_empty, &nbatch, tiles_batch,
 			rounds_of(ctx), units_of(ctx), &n) &&
 	    !interleave(&same, tiles_batch_singles, &batch, tiles_batch,
-			rounds_of(ctx), units_of(ctx), &m)) {
+			rounds_of(ctx), units_of(ctx), &m) &&
+	    !interleave(&csingle, tiles_empty, &cbatch, tiles_batch_core,
+			rounds_of(ctx), units_of(ctx), &k)) {
 		nvl_bench_report(ctx, "sparse_tiles_batch_64", 1e9 / c.b,
 				 "ops/s", NULL);
 		nvl_bench_report_extra(
@@ -515,8 +585,20 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 		/* the batch against the same 128 ops as 128 calls */
 		report_ratio(ctx, "batch_vs_same_singles", &m,
 			     "singles_ns_per_op", "batch_ns_per_op");
+		/*
+		 * The core alone: P (one op, its own transaction, as
+		 * sparse_tiles_core) against P' (one op of a 64-op
+		 * transaction); value: P' as ops/s.
+		 */
+		nvl_bench_report_extra(
+			ctx, "sparse_tiles_batch_core", 1e9 / k.b, "ops/s",
+			NULL, "core_single_ns_per_op", k.a,
+			"core_batch_ns_per_op", k.b, "core_batch_speedup",
+			k.a / k.b, "round_min", k.lo, "round_max", k.hi, NULL);
 		ret = 0;
 	}
+	side_fini(&csingle);
+	side_fini(&cbatch);
 	side_fini(&same);
 	side_fini(&single);
 	side_fini(&batch);

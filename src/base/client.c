@@ -6,6 +6,10 @@
  * client is normally used from few threads. Object references are taken
  * under the lock and dropped outside it, so a put that frees an object (and
  * may take that object's own locks) never nests inside the table lock.
+ * A caller may instead hold the lock over a short section that never waits
+ * (nvl_client_lock()): what it found there with nvl_client_find_locked()
+ * stays alive without a reference until it lets go (the bind path's
+ * one-op call, which hands its VM over to the VM lock before that).
  */
 #include <errno.h>
 #include <stdatomic.h>

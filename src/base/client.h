@@ -136,6 +136,36 @@ void nvl_client_handle_get2(struct nvl_client *c, enum nvl_handle_kind kind1,
 			    void **obj2);
 
 /**
+ * nvl_client_lock() - hold @c's handle tables, for a short section that
+ * never waits for anything: objects found with nvl_client_find_locked()
+ * stay alive (their handles hold them) until nvl_client_unlock(). The
+ * bind path's one-op call pins its VM and BO this way instead of taking
+ * and dropping a reference on each.
+ */
+static inline void nvl_client_lock(struct nvl_client *c)
+{
+	pthread_mutex_lock(&c->lock);
+}
+
+/** nvl_client_unlock() - release nvl_client_lock(). */
+static inline void nvl_client_unlock(struct nvl_client *c)
+{
+	pthread_mutex_unlock(&c->lock);
+}
+
+/**
+ * nvl_client_find_locked() - the object behind @handle, without a
+ * reference (the caller holds nvl_client_lock()).
+ * Return: the object, or NULL.
+ */
+static inline void *nvl_client_find_locked(struct nvl_client *c,
+					   enum nvl_handle_kind kind,
+					   uint32_t handle)
+{
+	return nvl_idr_find(&c->tables[kind], handle);
+}
+
+/**
  * nvl_client_handle_remove() - close @handle, dropping its reference.
  * Return: 0, or -ENOENT for an unknown handle.
  */

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/client.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "mm/gem.h"
@@ -614,69 +615,135 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			struct nvl_fence *const *waits, uint32_t n_waits,
 			uint32_t flags, struct nvl_fence **done_out);
 
-/* bind_one()'s answer when the general path must take the call */
-#define BIND_GENERAL 1
-
 /*
  * The most common call (issue 19): one op, synchronous, on the default
  * queue, nothing to wait for or signal, and none of the cases that need
  * more (a PREFETCH may move a BO; a BO with KERNEL fences, a busy queue or
  * pending binds need their waits): the same lock, transaction, commit and
  * finish as bind_sync() makes for it, without its loop, span and region
- * pre-check bookkeeping. Return: 0, an error (nothing changed, or the VM
- * banned after a failed page-table write, as bind_sync()), or
- * BIND_GENERAL before anything was done.
+ * pre-check bookkeeping. bind_one() and nvl_vm_bind_one_pinned() answer
+ * NVL_VM_BIND_GENERAL before anything was done when the general path
+ * must take the call.
  */
+
+/* Return: 0, NVL_VM_BIND_GENERAL (PREFETCH, KERNEL fences) or -ENOMEM. */
+static int one_needs_waits(const struct nvl_vm_kop *op)
+{
+	struct nvl_fence **kf;
+	unsigned nk;
+	int ret;
+
+	if (op->op == NVL_VM_BIND_OP_PREFETCH)
+		return NVL_VM_BIND_GENERAL;
+	if (op->op != NVL_VM_BIND_OP_MAP || !op->obj || !op->obj->resv)
+		return 0;
+	ret = nvl_resv_get_fences(op->obj->resv, NVL_RESV_USAGE_KERNEL, &nk,
+				  &kf);
+	if (ret)
+		return nvl_error(ret, "vm: bind: out of memory");
+	for (unsigned k = 0; k < nk; k++)
+		nvl_fence_put(kf[k]);
+	nvl_free(kf);
+	return nk ? NVL_VM_BIND_GENERAL : 0;
+}
+
+/* VM lock held: can a one-op sync bind go ahead without waiting? */
+static bool one_ready(struct nvl_vm *vm)
+{
+	return !atomic_load(&vm->dead) && nvl_vm_queue_idle(vm->defq) &&
+	       nvl_list_empty(&vm->pending);
+}
+
+/* VM lock held: build, prepare and apply @op; aborted on failure. */
+static int one_build(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
+		     struct nvl_gpuvm_txn *txn)
+{
+	struct nvl_gpuvm_ops ops;
+	int ret;
+
+	nvl_gpuvm_txn_begin(g, txn);
+	nvl_gpuvm_ops_init(&ops);
+	ret = kop_ops(g, op, &ops);
+	if (!ret)
+		ret = nvl_gpuvm_txn_prepare(txn, &ops);
+	if (!ret)
+		nvl_gpuvm_txn_apply(txn, &ops);
+	nvl_gpuvm_ops_fini(g, &ops);
+	g->cur_seq = 0;
+	if (ret)
+		nvl_gpuvm_txn_abort(txn);
+	return ret;
+}
+
+/* VM lock held: commit and finish; Return: 0 or the error, reported. */
+static int one_commit(struct nvl_vm *vm, struct nvl_gpuvm_txn *txn)
+{
+	int ret = commit(vm, txn);
+
+	nvl_gpuvm_txn_finish(txn);
+	if (ret)
+		return nvl_error(ret, "vm %s: page-table update failed",
+				 vm->gpuvm->name);
+	return 0;
+}
+
 static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
 	struct nvl_gpuvm_txn txn;
-	struct nvl_gpuvm_ops ops;
 	int ret;
 
-	if (op->op == NVL_VM_BIND_OP_PREFETCH)
-		return BIND_GENERAL;
-	if (op->op == NVL_VM_BIND_OP_MAP && op->obj && op->obj->resv) {
-		struct nvl_fence **kf;
-		unsigned nk;
-
-		ret = nvl_resv_get_fences(op->obj->resv, NVL_RESV_USAGE_KERNEL,
-					  &nk, &kf);
-		if (ret)
-			return nvl_error(ret, "vm: bind: out of memory");
-		for (unsigned k = 0; k < nk; k++)
-			nvl_fence_put(kf[k]);
-		nvl_free(kf);
-		if (nk)
-			return BIND_GENERAL;
-	}
+	ret = one_needs_waits(op);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&g->lock);
-	if (atomic_load(&vm->dead) || !nvl_vm_queue_idle(vm->defq) ||
-	    !nvl_list_empty(&vm->pending)) {
+	if (!one_ready(vm)) {
 		pthread_mutex_unlock(&g->lock);
-		return BIND_GENERAL;
+		return NVL_VM_BIND_GENERAL;
 	}
-	nvl_gpuvm_txn_begin(g, &txn);
-	nvl_gpuvm_ops_init(&ops);
-	ret = kop_ops(g, op, &ops);
+	ret = one_build(g, op, &txn);
 	if (!ret)
-		ret = nvl_gpuvm_txn_prepare(&txn, &ops);
-	if (!ret)
-		nvl_gpuvm_txn_apply(&txn, &ops);
-	nvl_gpuvm_ops_fini(g, &ops);
-	g->cur_seq = 0;
+		ret = one_commit(vm, &txn);
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+/*
+ * Lock coupling instead of references: the client's lock pins @vm and
+ * @op->obj (their handles hold them), the VM lock is taken with a trylock
+ * under it (never waiting while holding the client's lock, so no lock
+ * order between the two arises), and the client's lock goes once the
+ * transaction is built: from then on the new mapping's vm_bo holds the BO,
+ * and the VM lock holds the VM, whose last put waits for that lock before
+ * it tears anything down (nvl_vm_put()). Nothing here waits.
+ */
+int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
+			   const struct nvl_vm_kop *op)
+{
+	struct nvl_gpuvm *g = vm->gpuvm;
+	struct nvl_gpuvm_txn txn;
+	int ret;
+
+	ret = one_needs_waits(op);
 	if (ret) {
-		nvl_gpuvm_txn_abort(&txn);
-		pthread_mutex_unlock(&g->lock);
+		if (ret != NVL_VM_BIND_GENERAL)
+			nvl_client_unlock(client);
 		return ret;
 	}
-	ret = commit(vm, &txn);
-	nvl_gpuvm_txn_finish(&txn);
+	if (pthread_mutex_trylock(&g->lock))
+		return NVL_VM_BIND_GENERAL;
+	if (!one_ready(vm)) {
+		pthread_mutex_unlock(&g->lock);
+		return NVL_VM_BIND_GENERAL;
+	}
+	/* an abort drops what prepare took while the BO is still pinned */
+	ret = one_build(g, op, &txn);
+	nvl_client_unlock(client);
+	if (!ret)
+		ret = one_commit(vm, &txn);
+	/* the last thing this call does with the VM */
 	pthread_mutex_unlock(&g->lock);
-	if (ret)
-		return nvl_error(ret, "vm %s: page-table update failed",
-				 g->name);
-	return 0;
+	return ret;
 }
 
 /*
@@ -700,7 +767,7 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	if (n == 1 && !n_waits && !flags && !done_out &&
 	    (!q || q == vm->defq)) {
 		ret = bind_one(vm, ops);
-		if (ret != BIND_GENERAL)
+		if (ret != NVL_VM_BIND_GENERAL)
 			return ret;
 		ret = 0;
 	}

@@ -151,6 +151,12 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		nvl_free(r);
 	}
 	nvl_free(atomic_load(&vm->spare_bo));
+	nvl_free(vm->spare_bo_locked);
+	for (struct nvl_gpuvm_bo *b = atomic_load(&vm->graveyard), *next; b;
+	     b = next) {
+		next = (void *)b->gem_link.next;
+		nvl_free(b);
+	}
 	nvl_free(vm->spare_log);
 	nvl_free(vm->spare_cmd);
 	while ((s = vm->cache.slabs)) {
@@ -291,16 +297,13 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 		addr + range - 1);
 }
 
-struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
-						 uint64_t addr, uint64_t range)
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup_walk(struct nvl_gpuvm *vm,
+						      uint64_t addr,
+						      uint64_t range)
 {
-	struct nvl_gpuvm_region *r = vm->region_hint;
+	struct nvl_gpuvm_region *r =
+		nvl_gpuvm_region_find_first(vm, addr, range);
 
-	/* live regions never overlap: one holding the range is the only one */
-	if (r && !r->dead_seq && r->node.start <= addr &&
-	    addr + range - 1 <= r->node.last)
-		return r;
-	r = nvl_gpuvm_region_find_first(vm, addr, range);
 	if (r)
 		vm->region_hint = r;
 	return r;
@@ -354,8 +357,9 @@ struct nvl_gpuva *nvl_gpuvm_va_alloc(struct nvl_gpuvm *vm)
 
 void nvl_gpuvm_va_free(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 {
+	/* the node cache is the VM lock holder's: so is this put */
 	if (va->vm_bo)
-		nvl_gpuvm_bo_put(va->vm_bo);
+		nvl_gpuvm_bo_put_locked(va->vm_bo);
 	*(void **)va = vm->cache.free;
 	vm->cache.free = va;
 	vm->cache.nfree++;

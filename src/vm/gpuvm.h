@@ -198,6 +198,13 @@ struct nvl_gpuvm {
 	 * prepare, so apply and abort never allocate
 	 */
 	struct nvl_ibtree vas;
+	/**
+	 * @tree_room: inserts into @vas the last preload still covers (each
+	 * insert, a transaction's or an abort's, takes one; removals give
+	 * nodes back), so a call of many ops, and a run of one-op calls,
+	 * preloads now and then instead of once per op (txn.c)
+	 */
+	uint32_t tree_room;
 	struct nvl_itree regions;
 	/**
 	 * @region_hint: the live region the bind path found last
@@ -228,8 +235,31 @@ struct nvl_gpuvm {
 	 * time); swapped atomically, as a last put may run without the lock
 	 */
 	_Atomic(struct nvl_gpuvm_bo *) spare_bo;
+	/**
+	 * @spare_bo_locked: the same, left by a put under the VM lock (a
+	 * transaction freeing a mapping) for the next obtain, which runs
+	 * under it too: two locked instructions fewer per vm_bo freed and
+	 * made again (a tile unbound and bound again)
+	 */
+	struct nvl_gpuvm_bo *spare_bo_locked;
+	/**
+	 * @bo_hint: the vm_bo obtained last (VM lock): a BO mapped again
+	 * takes its reference without the global lock (vm_bo.c)
+	 */
+	struct nvl_gpuvm_bo *bo_hint;
+	/**
+	 * @graveyard: vm_bos whose last put ran without the VM lock while
+	 * @spare_bo was taken, linked through gem_link.next; freed by the
+	 * next obtain (only the VM lock's holder frees vm_bo memory)
+	 */
+	_Atomic(struct nvl_gpuvm_bo *) graveyard;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
+	/**
+	 * @cur_kills: the transaction being built destroyed a region (only
+	 * then can a map of it meet one: sm.c's dead_in_txn())
+	 */
+	bool cur_kills;
 	/** @dead: an async commit failed; every later call returns -ENOENT */
 	bool dead;
 	char name[32];
@@ -341,6 +371,11 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
 						     uint64_t addr,
 						     uint64_t range);
 
+/* nvl_gpuvm_region_lookup() past its hint: the tree walk (gpuvm.c) */
+struct nvl_gpuvm_region *nvl_gpuvm_region_lookup_walk(struct nvl_gpuvm *vm,
+						      uint64_t addr,
+						      uint64_t range);
+
 /**
  * nvl_gpuvm_region_lookup() - nvl_gpuvm_region_find_first() for the bind
  * path, under the VM lock: a range inside the live region found last is
@@ -352,8 +387,17 @@ struct nvl_gpuvm_region *nvl_gpuvm_region_find_first(const struct nvl_gpuvm *vm,
  *
  * Return: the region, or NULL.
  */
-struct nvl_gpuvm_region *nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm,
-						 uint64_t addr, uint64_t range);
+static inline struct nvl_gpuvm_region *
+nvl_gpuvm_region_lookup(struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)
+{
+	struct nvl_gpuvm_region *r = vm->region_hint;
+
+	/* live regions never overlap: one holding the range is the only one */
+	if (r && !r->dead_seq && r->node.start <= addr &&
+	    addr + range - 1 <= r->node.last)
+		return r;
+	return nvl_gpuvm_region_lookup_walk(vm, addr, range);
+}
 
 /** nvl_gpuvm_region_next() - next region overlapping the range, or NULL. */
 struct nvl_gpuvm_region *nvl_gpuvm_region_next(const struct nvl_gpuvm_region *r,
@@ -417,6 +461,13 @@ void nvl_gpuvm_bo_get(struct nvl_gpuvm_bo *vm_bo);
  * frees it.
  */
 void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo);
+
+/**
+ * nvl_gpuvm_bo_put_locked() - nvl_gpuvm_bo_put() by a caller that holds
+ * the VM's lock (the transaction's, or is its only user): a freed vm_bo's
+ * memory is kept for the next obtain without an atomic swap.
+ */
+void nvl_gpuvm_bo_put_locked(struct nvl_gpuvm_bo *vm_bo);
 
 /** nvl_gpuvm_bo_is_extobj() - does @vm_bo's object have its own resv? */
 bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo);

@@ -75,14 +75,6 @@
 #include "mm/gem.h"
 #include "vm/sm.h"
 
-void nvl_gpuvm_ops_init(struct nvl_gpuvm_ops *ops)
-{
-	ops->n = 0;
-	ops->cap = NVL_GPUVM_OPS_INLINE;
-	ops->v = ops->inl;
-	ops->prepared = false;
-}
-
 static struct nvl_gpuvm_op *op_add(struct nvl_gpuvm_ops *ops, uint8_t kind,
 				   struct nvl_gpuva *va, bool keep)
 {
@@ -116,7 +108,7 @@ static bool dead_in_txn(const struct nvl_gpuvm *vm, uint64_t s, uint64_t l)
 {
 	struct nvl_itree_node *n;
 
-	if (!vm->cur_seq || nvl_itree_empty(&vm->regions))
+	if (!vm->cur_seq || !vm->cur_kills || nvl_itree_empty(&vm->regions))
 		return false;
 	nvl_itree_for_each (n, &vm->regions, s, l)
 		if (container_of(n, struct nvl_gpuvm_region, node)->dead_seq ==

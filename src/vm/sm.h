@@ -94,15 +94,33 @@ struct nvl_gpuvm_ops {
 };
 
 /** nvl_gpuvm_ops_init() - an empty list. */
-void nvl_gpuvm_ops_init(struct nvl_gpuvm_ops *ops);
+static inline void nvl_gpuvm_ops_init(struct nvl_gpuvm_ops *ops)
+{
+	ops->n = 0;
+	ops->cap = NVL_GPUVM_OPS_INLINE;
+	ops->v = ops->inl;
+	ops->prepared = false;
+}
+
+/* nvl_gpuvm_ops_fini() for a list that owns memory (sm.c's, txn.c) */
+void nvl_gpuvm_ops_release(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops);
 
 /**
  * nvl_gpuvm_ops_fini() - free the list and whatever a prepare allocated for
- * it that was not applied (nodes, vm_bo references, page-table references).
+ * it that was not applied (nodes, vm_bo references, page-table references);
+ * the list is empty again. An applied or never prepared list of a few ops
+ * (a bind's usual one) owns nothing: no call.
  * @vm: the VM the list was made for
  * @ops: the list
  */
-void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops);
+static inline void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm,
+				      struct nvl_gpuvm_ops *ops)
+{
+	if (!ops->prepared && ops->v == ops->inl)
+		ops->n = 0;
+	else
+		nvl_gpuvm_ops_release(vm, ops);
+}
 
 /**
  * nvl_gpuvm_sm_map_ops() - the split/merge list for mapping @req.

@@ -70,7 +70,7 @@ static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, bool got)
 	nvl_gpuvm_va_free(vm, va);
 }
 
-void nvl_gpuvm_ops_fini(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
+void nvl_gpuvm_ops_release(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
 {
 	for (uint32_t i = 0; ops->prepared && i < ops->n; i++) {
 		struct nvl_gpuvm_op *op = &ops->v[i];
@@ -125,6 +125,7 @@ void nvl_gpuvm_txn_begin(struct nvl_gpuvm *vm, struct nvl_gpuvm_txn *txn)
 		vm->spare_cmd = NULL;
 	}
 	vm->cur_seq = txn->seq;
+	vm->cur_kills = false;
 }
 
 static int grow(void **v, void *inl, uint32_t *cap, uint32_t need, size_t elem)
@@ -195,6 +196,38 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 		return -ENOMEM;
 	*got |= bit;
 	return 0;
+}
+
+/*
+ * Room in the mapping tree's node pool for @need more inserts (with any
+ * removals between them). A preload covers a number of inserts from the
+ * moment it is made, whatever transaction makes them, and every insert
+ * into the tree (apply's, abort's) counts one off @vm->tree_room; so a
+ * list that fits in what the last preload covers needs none of its own.
+ * A preload asks for twice what it needs, at least 16 more (a call of 64
+ * ops preloads about five times instead of 64, a run of one-op calls once
+ * in 16 or so), and for what it needs alone if that fails.
+ */
+static int reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
+{
+	uint32_t ask = need + NVL_MAX(need, 16u);
+
+	if (need <= vm->tree_room)
+		return 0;
+	if (nvl_ibtree_preload(&vm->vas, ask)) {
+		ask = need;
+		if (nvl_ibtree_preload(&vm->vas, ask))
+			return -ENOMEM;
+	}
+	vm->tree_room = ask;
+	return 0;
+}
+
+/* an insert the last preload covered (prepare counted it in) */
+static void took_room(struct nvl_gpuvm *vm)
+{
+	if (!NVL_NEVER(!vm->tree_room))
+		vm->tree_room--;
 }
 
 int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
@@ -288,7 +321,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	 * them all.
 	 */
 	if (!ret)
-		ret = nvl_ibtree_preload(&vm->vas, nins + nrem + txn->nremoved);
+		ret = reserve_tree(vm, nins + nrem + txn->nremoved);
 	return ret;
 }
 
@@ -333,6 +366,7 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	/* preloaded by nvl_gpuvm_txn_prepare() */
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
+	took_room(txn->vm);
 	if (va->vm_bo)
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
 	log_add(txn, T_INSERT_VA, va);
@@ -434,6 +468,7 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		case NVL_GPUVM_OP_REGION_DESTROY:
 			op->region.r->dead_seq = txn->seq;
+			vm->cur_kills = true;
 			log_add(txn, T_KILL_REGION, op->region.r);
 			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
 				op->region.range, (uint8_t)vm->page_shift,
@@ -635,6 +670,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			/* preloaded by nvl_gpuvm_txn_prepare() */
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
+			took_room(vm);
 			if (va->vm_bo)
 				nvl_list_add(&va->bo_link, e->pos);
 			break;

@@ -276,6 +276,14 @@ void nvl_vm_put(struct nvl_vm *vm)
 	if (!vm || !nvl_kref_put(&vm->ref))
 		return;
 	/*
+	 * A one-op bind pins the VM by its client's lock and then by its VM
+	 * lock, without a reference (bind_pinned1()): it may still hold the
+	 * VM lock after the handle's reference went. Nothing is torn down
+	 * before it let go; no later bind can find the VM.
+	 */
+	pthread_mutex_lock(&vm->gpuvm->lock);
+	pthread_mutex_unlock(&vm->gpuvm->lock);
+	/*
 	 * Kill every bind queue at once, as Xe does when a VM is closed:
 	 * destroying the scheduler does not wait for dependencies; each bind
 	 * that has not run finishes with -ECANCELED, and free_job leaves it
@@ -704,6 +712,65 @@ static int bind_plain1(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
 	return ret;
 }
 
+/*
+ * The one-op synchronous call without syncobjs on the default queue (a
+ * tile, a buffer), with no reference taken or dropped on its VM or BO:
+ * their handles hold them while the client's lock is held, and
+ * nvl_vm_bind_one_pinned() hands the VM over to its VM lock (issue 19:
+ * the four locked instructions of two references, six per bind+unbind
+ * pair). The same checks in the same order, with the same messages, as
+ * bind_plain1(); when that call cannot go the short way (another thread
+ * holds the VM lock, a bind is pending, the BO has KERNEL fences, a
+ * PREFETCH) the references are taken under the lock after all and the
+ * general path binds.
+ */
+static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
+			const struct nvl_vm_bind_op *op)
+{
+	struct nvl_gem_object *obj = NULL;
+	struct nvl_vm_kop k;
+	struct nvl_vm *vm;
+	bool has_bo;
+	int ret;
+
+	nvl_client_lock(client);
+	vm = nvl_client_find_locked(client, NVL_HANDLE_VM, vmh);
+	if (!vm) {
+		nvl_client_unlock(client);
+		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
+	}
+	has_bo = kop_of(&k, op);
+	if (has_bo)
+		obj = nvl_client_find_locked(client, NVL_HANDLE_BO, op->handle);
+	if (op->pad)
+		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
+	else
+		ret = nvl_vm_validate_kop_args(vm, 0, &k, has_bo);
+	if (!ret && vm->backend.ops->prefetch)
+		vm->backend.ops->prefetch(vm->backend.priv, k.addr, k.range);
+	if (!ret && has_bo && !obj)
+		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
+	if (!ret) {
+		k.obj = obj;
+		ret = nvl_vm_validate_kop_bo(0, &k);
+	}
+	if (ret) {
+		nvl_client_unlock(client);
+		return ret;
+	}
+	ret = nvl_vm_bind_one_pinned(client, vm, &k);
+	if (ret != NVL_VM_BIND_GENERAL)
+		return ret;
+	nvl_vm_get(vm);
+	if (obj)
+		nvl_gem_get(obj);
+	nvl_client_unlock(client);
+	ret = nvl_vm_bind_checked(vm, NULL, &k, 1, NULL, 0, 0, NULL);
+	nvl_gem_put(obj);
+	nvl_vm_put(vm);
+	return ret;
+}
+
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
 			const struct nvl_vm_bind_op *ops, uint32_t n_ops,
 			const struct nvl_vm_sync *waits, uint32_t n_waits,
@@ -727,6 +794,8 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
 		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
 	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
 		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
+	if (n_ops == 1 && !n_waits && !n_signals && !queue && !flags)
+		return oom_msg(bind_pinned1(client, vmh, ops), "bind");
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals && !queue) {
 		/* the VM and the first BO in one lock round trip */
 		struct nvl_gem_object *first;

@@ -83,19 +83,60 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
  * One round trip of the global lock, found or created (issue 19: a tile
  * bound into an empty region creates its vm_bo on every bind).
  */
+/*
+ * Memory of vm_bos is freed only by the VM lock's holder (or with the VM):
+ * a last put elsewhere leaves it in @spare_bo or on @graveyard, which
+ * the next obtain empties. So the VM lock holder may read @bo_hint, the
+ * vm_bo it obtained last, without the global lock: the memory is still a
+ * vm_bo of this VM, live or dead, and a reference taken unless the count
+ * already fell to zero means it is live.
+ */
+static void bo_free_locked(struct nvl_gpuvm *vm, struct nvl_gpuvm_bo *vm_bo)
+{
+	if (vm->bo_hint == vm_bo)
+		vm->bo_hint = NULL;
+	nvl_free(vm_bo);
+}
+
+/* VM lock held: free what puts elsewhere left on the graveyard. */
+static void bury(struct nvl_gpuvm *vm)
+{
+	struct nvl_gpuvm_bo *b = atomic_exchange(&vm->graveyard, NULL);
+
+	while (b) {
+		struct nvl_gpuvm_bo *next = (void *)b->gem_link.next;
+
+		bo_free_locked(vm, b);
+		b = next;
+	}
+}
+
 struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 					 struct nvl_gem_object *obj)
 {
-	struct nvl_gpuvm_bo *vm_bo;
+	struct nvl_gpuvm_bo *vm_bo = vm->bo_hint;
 
+	/* the pair exists already (a BO mapped many times): no global lock */
+	if (vm_bo && vm_bo->obj == obj && nvl_kref_get_unless_zero(&vm_bo->ref))
+		return vm_bo;
+	if (atomic_load_explicit(&vm->graveyard, memory_order_relaxed))
+		bury(vm);
 	nvl_gpuvm_gem_lock();
 	vm_bo = find_get_locked(vm, obj);
 	if (vm_bo) {
 		nvl_gpuvm_gem_unlock();
+		vm->bo_hint = vm_bo;
 		return vm_bo;
 	}
-	/* Only the VM's lock holder creates vm_bos of this VM: no race. */
-	vm_bo = atomic_exchange(&vm->spare_bo, NULL);
+	/*
+	 * Only the VM's lock holder creates vm_bos of this VM: no race. The
+	 * spare its own transactions left needs no atomic; the one a put
+	 * elsewhere left is read before it is swapped.
+	 */
+	vm_bo = vm->spare_bo_locked;
+	vm->spare_bo_locked = NULL;
+	if (!vm_bo && atomic_load_explicit(&vm->spare_bo, memory_order_relaxed))
+		vm_bo = atomic_exchange(&vm->spare_bo, NULL);
 	if (vm_bo)
 		memset(vm_bo, 0, sizeof(*vm_bo));
 	else
@@ -117,6 +158,7 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 		vm->nr_extobj++;
 	}
 	nvl_gpuvm_gem_unlock();
+	vm->bo_hint = vm_bo;
 	return vm_bo;
 }
 
@@ -125,13 +167,11 @@ void nvl_gpuvm_bo_get(struct nvl_gpuvm_bo *vm_bo)
 	nvl_kref_get(&vm_bo->ref);
 }
 
-void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
+/* The last reference went; @locked: the caller holds the VM's lock. */
+static void bo_release(struct nvl_gpuvm_bo *vm_bo, bool locked)
 {
-	struct nvl_gpuvm *vm;
+	struct nvl_gpuvm *vm = vm_bo->vm;
 
-	if (!vm_bo || !nvl_kref_put(&vm_bo->ref))
-		return;
-	vm = vm_bo->vm;
 	nvl_gpuvm_gem_lock();
 	nvl_list_del(&vm_bo->gem_link);
 	if (!nvl_list_empty(&vm_bo->extobj_link)) {
@@ -145,7 +185,41 @@ void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
 	nvl_gpuvm_gem_unlock();
 	nvl_gem_put(vm_bo->obj);
 	/* keep the memory for the VM's next vm_bo */
-	nvl_free(atomic_exchange(&vm->spare_bo, vm_bo));
+	if (locked) {
+		if (!vm->spare_bo_locked) {
+			vm->spare_bo_locked = vm_bo;
+			return;
+		}
+		vm_bo = atomic_exchange(&vm->spare_bo, vm_bo);
+		if (vm_bo)
+			bo_free_locked(vm, vm_bo);
+		return;
+	}
+	/* not the VM lock's holder: never free (see bo_hint), leave it */
+	{
+		struct nvl_gpuvm_bo *expect = NULL, *head;
+
+		if (atomic_compare_exchange_strong(&vm->spare_bo, &expect,
+						   vm_bo))
+			return;
+		head = atomic_load(&vm->graveyard);
+		do {
+			vm_bo->gem_link.next = (void *)head;
+		} while (!atomic_compare_exchange_weak(&vm->graveyard, &head,
+						       vm_bo));
+	}
+}
+
+void nvl_gpuvm_bo_put(struct nvl_gpuvm_bo *vm_bo)
+{
+	if (vm_bo && nvl_kref_put(&vm_bo->ref))
+		bo_release(vm_bo, false);
+}
+
+void nvl_gpuvm_bo_put_locked(struct nvl_gpuvm_bo *vm_bo)
+{
+	if (vm_bo && nvl_kref_put(&vm_bo->ref))
+		bo_release(vm_bo, true);
 }
 
 static void evict_locked(struct nvl_gpuvm_bo *vm_bo, bool evicted)

@@ -80,4 +80,24 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn);
 
 extern const struct nvl_sched_backend_ops nvl_vm_bind_sched_ops;
 
+/* nvl_vm_bind_one_pinned()'s answer when the general path must bind */
+#define NVL_VM_BIND_GENERAL 1
+
+struct nvl_client;
+
+/**
+ * nvl_vm_bind_one_pinned() - a one-op synchronous bind on the default
+ * queue, with nothing to wait for or signal, of a VM and BO pinned only by
+ * their client's lock (no references; bind.c).
+ * @client: the client, its lock held (nvl_client_lock())
+ * @vm: found under that lock
+ * @op: the op, checked (nvl_vm_validate_kop()), its BO found under it
+ *
+ * Return: 0 or an error (with a message), the client's lock released; or
+ * NVL_VM_BIND_GENERAL, nothing done and the lock still held: the caller
+ * takes references and the general path.
+ */
+int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
+			   const struct nvl_vm_kop *op);
+
 #endif /* NVL_VM_VM_INTERNAL_H */

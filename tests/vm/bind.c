@@ -8,6 +8,8 @@
  * zero-op calls, and a banned VM after an injected backend failure inside a
  * bind job (run under the fence-signalling checker).
  */
+#include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -1626,6 +1628,97 @@ static void a_bind_takes_the_backend_lock_once(void **state_)
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 
+struct closer_worker {
+	struct nvl_client *c;
+	uint32_t vm, bo;
+	uint64_t base;
+	atomic_int *binds;
+	int bad;
+};
+
+/* one-op sync binds until the VM handle is gone */
+static void *closer_fn(void *arg)
+{
+	struct closer_worker *w = arg;
+	uint64_t rng = w->base;
+
+	for (;;) {
+		uint64_t va = w->base + (t_rand(&rng) % 256) * 65536;
+		struct nvl_vm_bind_op op =
+			map_op(w->bo, va, 65536, (t_rand(&rng) % 32) * 65536);
+		int ret = nvl_vm_bind(w->c, w->vm, 0, &op, 1, NULL, 0, NULL, 0,
+				      0);
+
+		if (!ret) {
+			op = unmap_op(va, 65536);
+			ret = nvl_vm_bind(w->c, w->vm, 0, &op, 1, NULL, 0, NULL,
+					  0, 0);
+		}
+		atomic_fetch_add(w->binds, 1);
+		if (ret == -ENOENT) {
+			/* the BO handle went first: unmaps still work */
+			op = unmap_op(va, 65536);
+			ret = nvl_vm_bind(w->c, w->vm, 0, &op, 1, NULL, 0, NULL,
+					  0, 0);
+			if (ret == -ENOENT)
+				return NULL;
+		}
+		if (ret) {
+			w->bad = ret;
+			return NULL;
+		}
+	}
+}
+
+/*
+ * A one-op bind holds neither a VM nor a BO reference (lock coupling, issue
+ * 19): closing the VM and BO handles while threads bind must neither free
+ * what a bind still uses nor lose a bind (each one completes or gets
+ * -ENOENT). Under ASan and TSan this checks the VM teardown's wait for the
+ * VM lock.
+ */
+static void closing_handles_under_one_op_binds(void **state_)
+{
+	(void)state_;
+	for (int round = 0; round < 20; round++) {
+		struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
+		struct closer_worker w[3];
+		pthread_t th[3];
+		atomic_int binds = 0;
+		struct nvl_client *c;
+		uint32_t vm, bo;
+
+		assert_int_equal(nvl_client_create(&c), 0);
+		assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+		assert_int_equal(nvl_bo_create(c, 2 * MiB, NVL_BO_DOMAIN_SYSTEM,
+					       0, 0, &bo),
+				 0);
+		for (int i = 0; i < 3; i++) {
+			w[i] = (struct closer_worker){
+				.c = c,
+				.vm = vm,
+				.bo = bo,
+				.base = (uint64_t)(i + 1) * GiB,
+				.binds = &binds,
+			};
+			assert_int_equal(
+				pthread_create(&th[i], NULL, closer_fn, &w[i]),
+				0);
+		}
+		while (atomic_load(&binds) < 20 + round * 10)
+			sched_yield();
+		if (round % 2)
+			assert_int_equal(nvl_bo_close(c, bo), 0);
+		assert_int_equal(nvl_vm_destroy(c, vm), 0);
+		for (int i = 0; i < 3; i++) {
+			pthread_join(th[i], NULL);
+			assert_int_equal(w[i].bad, 0);
+		}
+		nvl_client_destroy(c);
+	}
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
@@ -1649,6 +1742,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(mm_vram_eviction_reaches_the_vm_evict_list),
 	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
 	cmocka_unit_test(a_bind_takes_the_backend_lock_once),
+	cmocka_unit_test(closing_handles_under_one_op_binds),
 };
 
 T_MAIN(tests)

@@ -422,6 +422,46 @@ static void vm_bo_links_extobj_and_evict_lists(void **state)
 	fx_fini(&f);
 }
 
+/*
+ * A vm_bo whose last reference goes outside a transaction (a find's) is
+ * freed only by the next obtain; one found again through the VM's hint is
+ * the live one (issue 19: obtain without the global lock).
+ */
+static void vm_bo_last_put_outside_a_transaction(void **state)
+{
+	struct fixture f;
+	struct model m = {0};
+	struct nvl_gpuvm_bo *held[3];
+
+	(void)state;
+	fx_init(&f);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 3; i++) {
+			struct cop c = {C_UNMAP_ALL, 0, 0, f.bo[i]};
+
+			map_now(&f, &m, 10 + 10 * i, 2, i, 0);
+			/* the hint: the same vm_bo, one more reference */
+			map_now(&f, &m, 13 + 10 * i, 2, i, 0);
+			held[i] = nvl_gpuvm_bo_find(f.vm, f.bo[i]);
+			assert_non_null(held[i]);
+			assert_int_equal(nvl_kref_read(&held[i]->ref), 3);
+			assert_int_equal(core_call(&f, &m, &c, 1), 0);
+			assert_int_equal(nvl_kref_read(&held[i]->ref), 1);
+		}
+		/* spare, then graveyard: no VM lock needed for these puts */
+		for (int i = 0; i < 3; i++) {
+			nvl_gpuvm_bo_put(held[i]);
+			assert_null(nvl_gpuvm_bo_find(f.vm, f.bo[i]));
+			assert_int_equal(nvl_kref_read(&f.bo[i]->ref), 1);
+		}
+		assert_int_equal(nvl_gpuvm_extobj_count(f.vm), 0);
+	}
+	map_now(&f, &m, 50, 2, 3, 0);
+	map_now(&f, &m, 60, 2, 0, 0);
+	check_all(&f, &m);
+	fx_fini(&f);
+}
+
 /* as mm's callback: the object moves back and the hook clears "evicted" */
 static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv)
 {
@@ -674,6 +714,164 @@ static void random_sequences_match_reference_model(void **state)
 	}
 }
 
+/*
+ * A transaction of many op lists preloads the mapping tree for several of
+ * them at a time (txn.c, reserve_tree()). A call of 480 maps (the tree
+ * outgrows its node pool's first chunk), then one of their 480 unmaps,
+ * each on a fresh VM failing at its k-th allocation for every k, either
+ * leave the VM as it was or (a preload for more, retried for less) do
+ * all of it; a call that fails at its last op after 480 removals
+ * (abort re-inserts every one) too.
+ */
+static void long_transactions_fail_cleanly_at_every_allocation(void **state)
+{
+	enum { N = MRES_START };
+	struct model *m = calloc(1, sizeof(*m));
+	struct cop *maps = calloc(N, sizeof(*maps));
+	struct cop *unmaps = calloc(N + 1, sizeof(*unmaps));
+	struct fixture f;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(maps);
+	assert_non_null(unmaps);
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long k;
+
+		for (k = 1;; k++) {
+			unsigned long hits;
+			int ret;
+
+			memset(m, 0, sizeof(*m));
+			fx_init(&f);
+			for (uint32_t i = 0; i < N; i++) {
+				/* every page below the reserved range, shuffled */
+				uint32_t a = (i * 97u) % N;
+
+				maps[i] = (struct cop){C_MAP,	    a,	    1,
+						       f.bo[i % 4], a * PG, 0};
+				unmaps[i] = (struct cop){C_UNMAP, a, 1};
+			}
+			/* fails after all the others: no region there */
+			unmaps[N] = (struct cop){C_RDESTROY, 0, 2};
+			if (pass) {
+				assert_int_equal(core_call(&f, m, maps, N), 0);
+				/* every mapping removed, then -ENOENT */
+				assert_int_equal(
+					core_call(&f, m, unmaps, N + 1),
+					-ENOENT);
+				check_all(&f, m);
+				assert_int_equal(nvl_ibtree_count(&f.vm->vas),
+						 N);
+			}
+			nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+			ret = core_call(&f, m, pass ? unmaps : maps, N);
+			hits = nvl_fault_hits();
+			nvl_fault_off();
+			check_all(&f, m);
+			assert_int_equal(nvl_ibtree_count(&f.vm->vas),
+					 (pass ? 0 : N) * !ret +
+						 (pass ? N : 0) * !!ret);
+			fx_fini(&f);
+			/* done when the k-th allocation was never made */
+			if (!ret && !hits)
+				break;
+			/* a failed preload for more is retried for less */
+			assert_true(ret == -ENOMEM || !ret);
+			assert_true(k < 10 * N);
+		}
+		/* the maps allocate (nodes, tree, logs); so may the unmaps */
+		assert_true(pass || k > 4);
+	}
+	free(unmaps);
+	free(maps);
+	free(m);
+}
+
+/* one transaction of @n one-page maps (or unmaps) at shuffled pages */
+static int big_call(struct nvl_gpuvm *vm, struct nvl_gem_object *obj,
+		    uint32_t n, bool map)
+{
+	struct nvl_gpuvm_txn txn;
+	int ret = 0;
+
+	nvl_gpuvm_txn_begin(vm, &txn);
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		uint64_t a = (uint64_t)((i * 7919u) % n) * PG;
+		struct nvl_gpuvm_map_req req = {a, PG, obj, 0, 0};
+		struct nvl_gpuvm_ops ops;
+
+		nvl_gpuvm_ops_init(&ops);
+		ret = map ? nvl_gpuvm_sm_map_ops(vm, &req, &ops)
+			  : nvl_gpuvm_sm_unmap_ops(vm, a, PG, &ops);
+		if (!ret)
+			ret = nvl_gpuvm_txn_prepare(&txn, &ops);
+		if (!ret)
+			nvl_gpuvm_txn_apply(&txn, &ops);
+		nvl_gpuvm_ops_fini(vm, &ops);
+	}
+	vm->cur_seq = 0;
+	if (ret) {
+		nvl_gpuvm_txn_abort(&txn);
+		return ret;
+	}
+	nvl_gpuvm_txn_commit(&txn);
+	nvl_gpuvm_txn_finish(&txn);
+	return 0;
+}
+
+/*
+ * The same at a size where the tree's node pool grows chunk by chunk
+ * (10,000 mappings, some 400 leaves) on a VM without a model: a call
+ * failing at its k-th allocation, for every k, aborts to the tree it
+ * started from (checked), and then the whole call succeeds.
+ */
+static void big_transactions_fail_cleanly_at_every_allocation(void **state)
+{
+	enum { N = 10000 };
+	struct nvl_gpuvm_args args = {
+		.name = "big",
+		.start = 0,
+		.end = 2ull * N * PG,
+		.page_shift = 12,
+		.pt_ops = &nvl_vm_pt_record_ops,
+	};
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long k;
+
+		for (k = 1;; k++) {
+			struct nvl_gem_object *obj = tobj_new(PG, NULL);
+			struct nvl_vm_pt_record *rec;
+			struct nvl_gpuvm *vm;
+			unsigned long hits;
+			int ret;
+
+			assert_int_equal(nvl_vm_pt_record_create(&rec), 0);
+			args.pt_priv = rec;
+			assert_int_equal(nvl_gpuvm_create(&args, &vm), 0);
+			if (pass)
+				assert_int_equal(big_call(vm, obj, N, true), 0);
+			nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+			ret = big_call(vm, obj, N, !pass);
+			hits = nvl_fault_hits();
+			nvl_fault_off();
+			assert_int_equal(nvl_ibtree_check(&vm->vas), 0);
+			assert_true(ret == -ENOMEM || !ret);
+			assert_int_equal(nvl_ibtree_count(&vm->vas),
+					 !ret == !pass ? N : 0);
+			nvl_gpuvm_destroy(vm);
+			nvl_vm_pt_record_destroy(rec);
+			nvl_gem_put(obj);
+			if (!ret && !hits)
+				break;
+			assert_true(k < 1000);
+		}
+		assert_true(pass || k > 4);
+	}
+}
+
 static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 {
 	struct fixture f;
@@ -743,7 +941,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(validate_revalidates_each_evicted_bo_once),
 	cmocka_unit_test(validate_keeps_what_the_callback_left_evicted),
 	cmocka_unit_test(failed_call_restores_link_order),
+	cmocka_unit_test(vm_bo_last_put_outside_a_transaction),
 	cmocka_unit_test(random_sequences_match_reference_model),
+	cmocka_unit_test(long_transactions_fail_cleanly_at_every_allocation),
+	cmocka_unit_test(big_transactions_fail_cleanly_at_every_allocation),
 };
 
 T_MAIN(tests)
