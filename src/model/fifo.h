@@ -50,6 +50,24 @@ enum nvl_model_mthd_res {
 	NVL_MODEL_MTHD_STOP, /* the channel stopped (error recorded) */
 };
 
+/*
+ * The PBDMA's micro-TLB (pbdma.c nvl_model_chan_vm_rw()): a few pages the
+ * channel's Host reads and writes all the time (GPFIFO, pushbuffers,
+ * semaphores), in front of the MMU. @gen: the MMU generation they were
+ * filled under; an entry with @shift 0 is empty.
+ */
+#define NVL_MODEL_UTLB_ENTRIES 4
+struct nvl_model_utlb {
+	unsigned int gen;
+	unsigned int next; /* round-robin victim */
+	struct {
+		uint64_t va, pa; /* page bases */
+		unsigned int shift;
+		enum nvl_hw_aperture aperture;
+		bool read_only;
+	} e[NVL_MODEL_UTLB_ENTRIES];
+};
+
 struct nvl_model_chan {
 	struct nvl_model *m;
 	unsigned chid;
@@ -95,6 +113,7 @@ struct nvl_model_chan {
 	uint32_t sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi;
 	uint32_t mem_op_a, mem_op_b, mem_op_c;
 	uint32_t subch_class[NVL_HW_SUBCH_COUNT];
+	struct nvl_model_utlb utlb; /* runlist thread (pbdma.c) */
 	struct nvl_model_ce_state ce;
 	struct nvl_model_compute_state compute;
 	uint32_t pb[NVL_MODEL_PB_CHUNK];
@@ -209,6 +228,24 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
  */
 int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, void *buf, size_t len, bool write);
+/**
+ * nvl_model_chan_vm_rw() - Host's read or write of @len bytes at @va in the
+ * channel's address space (GPFIFO entries, pushbuffer, semaphores) through
+ * its micro-TLB: a hit on a mapped page goes straight to memory; a miss, a
+ * fault or a page crossing takes nvl_model_vm_access() (which reports the
+ * fault) and caches the page. Runlist thread only.
+ * Return: 0, or -EFAULT after a reported fault.
+ */
+int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
+			 size_t len, bool write);
+/**
+ * nvl_model_chan_utlb_find() - the physical address of [@va, +@len) from the
+ * channel's micro-TLB, if one entry covers it and allows the access.
+ * Return: true and *@ap, *@pa on a hit.
+ */
+bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
+			      size_t len, bool write, enum nvl_hw_aperture *ap,
+			      uint64_t *pa);
 /**
  * nvl_model_sem_reduce() - apply a semaphore reduction atomically.
  * Return: 0, or -EFAULT after a reported fault.

@@ -68,13 +68,18 @@ int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 	struct nvl_model_xlate x;
 	int ret = -EFAULT;
 
-	if (sem_xlate(ch, va, len,
-		      write ? NVL_HW_FAULT_ACCESS_WRITE
-			    : NVL_HW_FAULT_ACCESS_READ,
-		      &x)) {
+	enum nvl_hw_aperture ap;
+	uint64_t pa;
+
+	/* the PBDMA's micro-TLB first (runlist thread only) */
+	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa) ||
+	    (sem_xlate(ch, va, len,
+		       write ? NVL_HW_FAULT_ACCESS_WRITE
+			     : NVL_HW_FAULT_ACCESS_READ,
+		       &x) &&
+	     (ap = x.aperture, pa = x.pa, true))) {
 		pthread_mutex_lock(&f->atomic_lock);
-		ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, buf, len,
-					    write);
+		ret = nvl_model_phys_access(ch->m, ap, pa, buf, len, write);
 		pthread_mutex_unlock(&f->atomic_lock);
 	}
 	if (ret)

@@ -42,8 +42,8 @@ void nvl_model_intr_fini(struct nvl_model *m)
 
 static bool intr_pending_locked(struct nvl_model *m)
 {
-	return (m->intr_status[0] & m->intr_enable[0]) ||
-	       (m->intr_status[1] & m->intr_enable[1]);
+	return (atomic_load(&m->intr_status[0]) & m->intr_enable[0]) ||
+	       (atomic_load(&m->intr_status[1]) & m->intr_enable[1]);
 }
 
 /* call the handler while anything enabled is pending; intr_lock held */
@@ -67,7 +67,8 @@ static void intr_run_locked(struct nvl_model *m)
 		pthread_mutex_lock(&m->intr_lock);
 	} while (m->irq_again);
 	m->irq_busy = 0;
-	pthread_cond_broadcast(&m->intr_idle);
+	if (m->irq_idle_waiters)
+		pthread_cond_broadcast(&m->intr_idle);
 }
 
 void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
@@ -86,7 +87,7 @@ void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 		fw_run = m->fw_run_fn;
 		fw_arg = m->fw_intr_arg;
 	}
-	m->intr_status[tree] |= bits;
+	atomic_fetch_or(&m->intr_status[tree], bits);
 	if (m->intr_enable[tree] & bits)
 		intr_run_locked(m);
 	pthread_mutex_unlock(&m->intr_lock);
@@ -120,8 +121,11 @@ int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn, void *arg)
 	bool kick;
 
 	pthread_mutex_lock(&m->intr_lock);
-	while (m->irq_busy)
+	while (m->irq_busy) {
+		m->irq_idle_waiters++;
 		pthread_cond_wait(&m->intr_idle, &m->intr_lock);
+		m->irq_idle_waiters--;
+	}
 	m->irq_fn = fn;
 	m->irq_arg = arg;
 	kick = fn && intr_pending_locked(m);
@@ -140,11 +144,12 @@ uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 		*ok = false;
 		return 0;
 	}
+	*ok = true;
+	/* the status is read on every interrupt: no lock */
+	if (addr == NVL_HW_INTR_STATUS(tree))
+		return atomic_load(&m->intr_status[tree]);
 	pthread_mutex_lock(&m->intr_lock);
 	switch (addr - NVL_HW_INTR_STATUS(tree)) {
-	case 0x0:
-		v = m->intr_status[tree];
-		break;
 	case 0xc:
 		v = m->intr_enable[tree];
 		break;
@@ -152,7 +157,6 @@ uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 		break;
 	}
 	pthread_mutex_unlock(&m->intr_lock);
-	*ok = true;
 	return v;
 }
 
@@ -163,13 +167,17 @@ void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 
 	if (addr < NVL_HW_INTR_STATUS(0) || tree > 1)
 		return;
+	/* write 1 to clear, every interrupt: no lock (a raise meanwhile
+	 * sets its bits after or before, and runs the handler again) */
+	if (addr == NVL_HW_INTR_STATUS(tree)) {
+		atomic_fetch_and(&m->intr_status[tree], ~val);
+		return;
+	}
 	pthread_mutex_lock(&m->intr_lock);
 	switch (addr - NVL_HW_INTR_STATUS(tree)) {
-	case 0x0:
-		m->intr_status[tree] &= ~val;
-		break;
 	case 0x4:
-		kick = (m->intr_status[tree] & val & ~m->intr_enable[tree]);
+		kick = (atomic_load(&m->intr_status[tree]) & val &
+			~m->intr_enable[tree]);
 		m->intr_enable[tree] |= val;
 		break;
 	case 0x8:

@@ -246,6 +246,15 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			      uint64_t range);
 
 /**
+ * nvl_model_mmu_generation() - a count every invalidate bumps (before it
+ * returns), for caches of translations in front of the MMU (the PBDMA's
+ * micro-TLB): an entry filled under another generation is stale.
+ * @mmu: the MMU
+ * Return: the generation (wraps).
+ */
+unsigned int nvl_model_mmu_generation(struct nvl_model_mmu *mmu);
+
+/**
  * nvl_model_mmu_get_stats() - a snapshot of the MMU's counters.
  * @mmu: the MMU
  * @out: filled with the counters

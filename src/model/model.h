@@ -22,6 +22,7 @@
 #define NVL_MODEL_MODEL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "base/compiler.h"
 #include "hw/aperture.h"
@@ -141,11 +142,13 @@ struct nvl_model {
 	/* interrupt state (model/intr.c) */
 	pthread_mutex_t intr_lock;
 	pthread_cond_t intr_idle;
-	uint32_t intr_status[2];
+	/* read and cleared (W1C) without intr_lock; set under it */
+	_Atomic uint32_t intr_status[2];
 	uint32_t intr_enable[2];
 	nvl_hw_irq_fn irq_fn;
 	void *irq_arg;
 	unsigned irq_busy; /* a callback is running */
+	unsigned irq_idle_waiters; /* asleep on intr_idle */
 	bool irq_again; /* raised while it ran: call again */
 	uint64_t irq_count; /* callbacks made, for tests */
 	/* the GSP's share of the stall tree (model/gsp/rc.c): bits in

@@ -12,6 +12,12 @@
  * the whole first dword: NOP (any operand) is consumed; ILLEGAL, and the
  * CRC opcodes the model does not implement, are GPENTRY errors. A segment
  * is fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords.
+ * Host's reads and writes (GPFIFO entries, pushbuffer chunks, semaphores)
+ * go through a micro-TLB of NVL_MODEL_UTLB_ENTRIES pages per channel, as a
+ * PBDMA keeps one in front of the GMMU: a hit skips the MMU's lock and TLB
+ * probe; every MMU invalidate (its generation count) and every context
+ * load empties it; a miss, a fault or a page crossing takes the MMU path,
+ * which reports faults as before.
  * GP_GET advances (and is written back to USERD) as soon as an entry has
  * begun processing, as on the hardware: it says which entries Host has
  * taken, not that their work is done (a semaphore release is that
@@ -116,6 +122,7 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 				  ch->userd + NVL_HW_USERD_GP_GET, &get, 4,
 				  true))
 		return -EINVAL;
+	memset(&ch->utlb, 0, sizeof(ch->utlb)); /* another VM, maybe */
 	ch->ctx_loaded = true;
 	return 0;
 }
@@ -123,6 +130,84 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 static unsigned host_engine(struct nvl_model_chan *ch)
 {
 	return ch->m->eng->host0 + ch->runlist;
+}
+
+/* ---- the micro-TLB --------------------------------------------------- */
+
+/* current entries: dropped when the MMU was invalidated since the fill */
+static struct nvl_model_utlb *utlb_get(struct nvl_model_chan *ch)
+{
+	struct nvl_model_utlb *u = &ch->utlb;
+	unsigned int gen = nvl_model_mmu_generation(ch->m->mmu);
+
+	if (unlikely(u->gen != gen)) {
+		memset(u->e, 0, sizeof(u->e));
+		u->gen = gen;
+	}
+	return u;
+}
+
+bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
+			      size_t len, bool write, enum nvl_hw_aperture *ap,
+			      uint64_t *pa)
+{
+	struct nvl_model_utlb *u = utlb_get(ch);
+
+	for (unsigned int i = 0; i < NVL_MODEL_UTLB_ENTRIES; i++) {
+		uint64_t off = va - u->e[i].va;
+
+		if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
+		    len <= (1ull << u->e[i].shift) - off &&
+		    !(write && u->e[i].read_only)) {
+			*ap = u->e[i].aperture;
+			*pa = u->e[i].pa + off;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* cache the page of @va after an access that succeeded through the MMU */
+static void utlb_fill(struct nvl_model_chan *ch, uint64_t va, bool write)
+{
+	struct nvl_model_utlb *u = &ch->utlb;
+	unsigned int gen = u->gen, i;
+	struct nvl_model_xlate x;
+	uint64_t mask;
+
+	/* under the generation read before the access: if an invalidate
+	 * came in between, the next lookup drops this entry */
+	if (nvl_model_mmu_translate(ch->m, &ch->vm, va,
+				    write ? NVL_HW_FAULT_ACCESS_WRITE
+					  : NVL_HW_FAULT_ACCESS_READ,
+				    &x) ||
+	    x.state != NVL_MODEL_XLATE_MAPPED || u->gen != gen)
+		return;
+	mask = (1ull << x.page_shift) - 1;
+	i = u->next++ % NVL_MODEL_UTLB_ENTRIES;
+	u->e[i].va = va & ~mask;
+	u->e[i].pa = x.pa - (va & mask);
+	u->e[i].shift = x.page_shift;
+	u->e[i].aperture = x.aperture;
+	u->e[i].read_only = x.read_only;
+}
+
+int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
+			 size_t len, bool write)
+{
+	enum nvl_hw_aperture ap;
+	uint64_t pa;
+	int ret;
+
+	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa) &&
+	    !nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
+		return 0;
+	/* the MMU's rules (faults reported), then cache what worked */
+	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
+				  host_engine(ch), ch->chid);
+	if (!ret)
+		utlb_fill(ch, va, write);
+	return ret;
 }
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
@@ -249,8 +334,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 	}
 	if (put == get)
 		return FETCH_EMPTY;
-	if (nvl_model_vm_access(m, &ch->vm, ch->gp_base + (uint64_t)get * 8, e,
-				8, false, host_engine(ch), ch->chid)) {
+	if (nvl_model_chan_vm_rw(ch, ch->gp_base + (uint64_t)get * 8, e, 8,
+				 false)) {
 		nvl_model_chan_fault(ch, false, 0);
 		return FETCH_STOPPED;
 	}
@@ -386,9 +471,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		}
 		n = NVL_MIN(ch->seg_left, NVL_MODEL_PB_CHUNK);
 		n = NVL_MIN(n, budget);
-		if (nvl_model_vm_access(ch->m, &ch->vm, ch->seg_va, ch->pb,
-					(size_t)n * 4, false, host_engine(ch),
-					ch->chid)) {
+		if (nvl_model_chan_vm_rw(ch, ch->seg_va, ch->pb, (size_t)n * 4,
+					 false)) {
 			nvl_model_chan_fault(ch, false, 0);
 			return NVL_MODEL_RUN_STOPPED;
 		}

@@ -87,7 +87,9 @@ static struct {
 	unsigned nworkers;
 	unsigned users;
 	int64_t hk_target;
-	int64_t timer_next; /* no deadline expires before this */
+	/* no deadline expires before this (written under lock, read by
+	 * nvl_sched_timer_update()'s fast path) */
+	_Atomic int64_t timer_next;
 	bool hk_idle;
 	bool hk_tick; /* asleep for at most REAP_TICK_NS: no wake to reap */
 	bool started;
@@ -151,6 +153,28 @@ static void queue_work_locked(struct nvl_sched *sched, uint32_t work)
 	}
 }
 
+/*
+ * The deadline of a listed timer; a disarmed one (INFINITE) is marked off
+ * the list (the caller unlinks it) unless nvl_sched_timer_update()'s fast
+ * path armed it meanwhile: it stores the deadline and then reads on_timer,
+ * this clears on_timer and then reads the deadline (all sequentially
+ * consistent), so either this sees the deadline and keeps the timer, or
+ * the fast path sees on_timer clear and takes the pool lock to re-list it.
+ * Pool lock held.
+ */
+static int64_t timer_scan_one(struct nvl_sched *sched)
+{
+	int64_t d = atomic_load(&sched->timer_deadline_ns);
+
+	if (d != NVL_TIMEOUT_INFINITE)
+		return d;
+	atomic_store(&sched->on_timer, false);
+	d = atomic_load(&sched->timer_deadline_ns);
+	if (d != NVL_TIMEOUT_INFINITE)
+		atomic_store(&sched->on_timer, true);
+	return d;
+}
+
 static void *housekeeper_main(void *arg)
 {
 	bool reaped = false;
@@ -170,17 +194,17 @@ static void *housekeeper_main(void *arg)
 		if (now >= pool.timer_next) {
 			nvl_list_for_each_entry_safe (sched, tmp, &pool.timers,
 						      timer_node) {
-				if (sched->timer_deadline_ns ==
-				    NVL_TIMEOUT_INFINITE) {
+				int64_t d = timer_scan_one(sched);
+
+				if (d == NVL_TIMEOUT_INFINITE) {
 					nvl_list_del(&sched->timer_node);
-					sched->on_timer = false;
-				} else if (sched->timer_deadline_ns <= now) {
+				} else if (d <= now) {
 					nvl_list_del(&sched->timer_node);
 					sched->on_timer = false;
 					queue_work_locked(
 						sched, NVL_SCHED_WORK_TIMEOUT);
-				} else if (sched->timer_deadline_ns < target) {
-					target = sched->timer_deadline_ns;
+				} else if (d < target) {
+					target = d;
 				}
 			}
 			pool.timer_next = target;
@@ -322,6 +346,27 @@ void nvl_sched_queue_reap(struct nvl_sched *sched)
 
 void nvl_sched_timer_update(struct nvl_sched *sched)
 {
+	int64_t d = sched->deadline_ns;
+	int64_t old = atomic_load(&sched->timer_deadline_ns);
+
+	/*
+	 * Fast path, without the pool lock (each exec on an idle channel
+	 * arms the timer with its job and disarms it with its completion):
+	 * a disarm (lazy: the housekeeper's next scan drops the timer), or
+	 * a deadline no earlier than the one the listed timer had and than
+	 * the housekeeper's next scan (it wakes by then anyway and sees the
+	 * new deadline). If a scan dropped the timer meanwhile, on_timer
+	 * reads clear after the store and the slow path re-lists it (see
+	 * timer_scan_one()). Callers hold sched->lock: one writer at a time.
+	 */
+	if (d == NVL_TIMEOUT_INFINITE ||
+	    (atomic_load(&sched->on_timer) &&
+	     (old == NVL_TIMEOUT_INFINITE || d >= old) &&
+	     d >= atomic_load(&pool.timer_next))) {
+		atomic_store(&sched->timer_deadline_ns, d);
+		if (d == NVL_TIMEOUT_INFINITE || atomic_load(&sched->on_timer))
+			return;
+	}
 	nvl_mutex_lock(&pool.lock);
 	if (sched->pool_dead) {
 		nvl_mutex_unlock(&pool.lock);

@@ -123,9 +123,13 @@ struct nvl_sched {
 	struct nvl_list timer_node; /* on pool.timers */
 	uint32_t work;
 	uint32_t pool_refs;
-	int64_t timer_deadline_ns; /* copy of deadline_ns */
+	/* copy of deadline_ns and "on pool.timers": written under the pool
+	 * lock, or (timer_deadline_ns) with only sched->lock on the fast
+	 * path of nvl_sched_timer_update() (pool.c) */
+	_Atomic int64_t timer_deadline_ns;
+	atomic_bool on_timer;
 	bool reap_queued; /* under sched->lock */
-	bool on_work, on_reap, on_timer, pool_dead;
+	bool on_work, on_reap, pool_dead;
 
 	char name[32];
 };

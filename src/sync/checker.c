@@ -368,7 +368,7 @@ static void prime_graph(void)
 	pthread_mutex_unlock(&graph_lock);
 }
 
-static void add_edge(unsigned a, unsigned b)
+static void add_edge_slow(unsigned a, unsigned b)
 {
 	unsigned path[MAX_CLASSES];
 	struct edge_info *rev = NULL;
@@ -376,8 +376,6 @@ static void add_edge(unsigned a, unsigned b)
 	int plen = 0;
 	bool cycle;
 
-	if (!a || !b || a == b || has_edge(a, b))
-		return;
 	pthread_mutex_lock(&graph_lock);
 	if (has_edge(a, b) || (reported[a][b / 64] & (1ull << (b % 64)))) {
 		pthread_mutex_unlock(&graph_lock);
@@ -405,6 +403,14 @@ static void add_edge(unsigned a, unsigned b)
 	       nb, na, nb, a == b ? nb : na, plen > 2 ? " via " : "", via);
 }
 
+/* the known edge (every lock taken after the first time) costs a load */
+static inline void add_edge(unsigned a, unsigned b)
+{
+	if (likely(!a || !b || a == b || has_edge(a, b)))
+		return;
+	add_edge_slow(a, b);
+}
+
 /* ---- held-lock stack ------------------------------------------------- */
 
 static void push_held(struct checker_thread *t, struct nvl_lock_class *cls,
@@ -430,9 +436,9 @@ static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
 		if (t->held[i].cls != cls)
 			continue;
 		if (--t->held[i].count == 0) {
-			memmove(&t->held[i], &t->held[i + 1],
-				(size_t)(t->nheld - i - 1) *
-					sizeof(t->held[0]));
+			/* the usual case: the last one taken (no move) */
+			for (int k = i + 1; k < t->nheld; k++)
+				t->held[k - 1] = t->held[k];
 			t->nheld--;
 		}
 		return;

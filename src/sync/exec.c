@@ -11,6 +11,7 @@
  * the body locks it again. `contended == exec` marks "not started yet".
  */
 #include <errno.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -23,11 +24,11 @@ void nvl_exec_init(struct nvl_exec *exec, unsigned flags, unsigned nr)
 	exec->flags = flags;
 	nvl_resv_acquire_init(&exec->ticket);
 	exec->num_objects = 0;
-	exec->max_objects = 0;
-	exec->objects = NULL;
+	exec->max_objects = NVL_EXEC_INLINE_OBJECTS;
+	exec->objects = exec->inline_objects;
 	exec->contended = EXEC_START(exec);
 	exec->prelocked = NULL;
-	(void)nr; /* capacity grows on demand, allocation only when locking */
+	(void)nr; /* inline first, then grows on demand when locking */
 }
 
 static void unlock_all(struct nvl_exec *exec)
@@ -43,9 +44,10 @@ static void unlock_all(struct nvl_exec *exec)
 void nvl_exec_fini(struct nvl_exec *exec)
 {
 	unlock_all(exec);
-	nvl_free(exec->objects);
-	exec->objects = NULL;
-	exec->max_objects = 0;
+	if (exec->objects != exec->inline_objects)
+		nvl_free(exec->objects);
+	exec->objects = exec->inline_objects;
+	exec->max_objects = NVL_EXEC_INLINE_OBJECTS;
 	nvl_ww_acquire_fini(&exec->ticket);
 }
 
@@ -69,15 +71,19 @@ bool nvl_exec_cleanup(struct nvl_exec *exec)
 static int track(struct nvl_exec *exec, struct nvl_resv *resv)
 {
 	if (exec->num_objects == exec->max_objects) {
-		unsigned cap = exec->max_objects ? exec->max_objects * 2 : 16;
-		struct nvl_resv **n =
-			nvl_reallocarray(exec->objects, cap, sizeof(*n));
+		bool inl = exec->objects == exec->inline_objects;
+		unsigned cap = inl ? 16 : exec->max_objects * 2;
+		struct nvl_resv **n = nvl_reallocarray(
+			inl ? NULL : exec->objects, cap, sizeof(*n));
 
 		if (!n)
 			return nvl_error(-ENOMEM,
 					 "exec: out of memory "
 					 "tracking %u objects",
 					 cap);
+		if (inl)
+			memcpy(n, exec->inline_objects,
+			       sizeof(exec->inline_objects));
 		exec->objects = n;
 		exec->max_objects = cap;
 	}

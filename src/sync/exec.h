@@ -36,15 +36,20 @@
 /** NVL_EXEC_IGNORE_DUPLICATES - locking an object twice is not an error. */
 #define NVL_EXEC_IGNORE_DUPLICATES 0x1u
 
+/** NVL_EXEC_INLINE_OBJECTS - objects tracked without an allocation. */
+#define NVL_EXEC_INLINE_OBJECTS 4
+
 /**
  * struct nvl_exec - a locking transaction.
  * @flags: NVL_EXEC_*
  * @ticket: the wound/wait context
  * @num_objects: locked objects
  * @max_objects: capacity of @objects
- * @objects: locked objects, in locking order
+ * @objects: locked objects, in locking order (@inline_objects until more
+ *            are locked: an exec of a VM and a few BOs allocates nothing)
  * @contended: the object to lock slowly on retry (or a start marker)
  * @prelocked: the object taken with lock_slow, not yet re-listed
+ * @inline_objects: the first NVL_EXEC_INLINE_OBJECTS entries of @objects
  */
 struct nvl_exec {
 	unsigned flags;
@@ -54,6 +59,7 @@ struct nvl_exec {
 	struct nvl_resv **objects;
 	struct nvl_resv *contended;
 	struct nvl_resv *prelocked;
+	struct nvl_resv *inline_objects[NVL_EXEC_INLINE_OBJECTS];
 };
 
 /**

@@ -26,8 +26,10 @@ void nvl_ww_mutex_init(struct nvl_ww_mutex *m, struct nvl_lock_class *cls)
 {
 	pthread_mutex_init(&m->wait_lock, NULL);
 	pthread_cond_init(&m->cond, NULL);
+	m->waiters = 0;
 	m->locked = false;
 	m->ctx = NULL;
+	atomic_init(&m->owner, 0);
 	m->cls = cls;
 }
 
@@ -74,11 +76,17 @@ static void wake_victim(struct nvl_ww_mutex *b)
 	pthread_mutex_unlock(&b->wait_lock);
 }
 
+/* pthread_t is an integer (glibc, musl): the id held_by_me compares */
+static inline uintptr_t self_id(void)
+{
+	return (uintptr_t)pthread_self();
+}
+
 static void take(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
 {
 	m->locked = true;
 	m->ctx = ctx;
-	m->owner = pthread_self();
+	atomic_store_explicit(&m->owner, self_id(), memory_order_relaxed);
 	if (ctx)
 		ctx->acquired++;
 }
@@ -121,7 +129,9 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 				}
 			}
 		}
+		m->waiters++;
 		pthread_cond_wait(&m->cond, &m->wait_lock);
+		m->waiters--;
 	}
 	if (ctx)
 		atomic_store(&ctx->blocked_on, NULL);
@@ -168,7 +178,9 @@ void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
 		m->ctx->acquired--;
 	m->locked = false;
 	m->ctx = NULL;
-	pthread_cond_broadcast(&m->cond);
+	atomic_store_explicit(&m->owner, 0, memory_order_relaxed);
+	if (m->waiters)
+		pthread_cond_broadcast(&m->cond);
 	pthread_mutex_unlock(&m->wait_lock);
 }
 
@@ -182,12 +194,13 @@ bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m)
 	return l;
 }
 
+/*
+ * Lock-free: @m->owner holds our id exactly while we hold @m (we stored it
+ * and only our unlock clears it; another thread stores only its own id, and
+ * only while @m is free), so a relaxed load cannot see our id otherwise.
+ */
 bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m)
 {
-	bool mine;
-
-	pthread_mutex_lock(&m->wait_lock);
-	mine = m->locked && pthread_equal(m->owner, pthread_self());
-	pthread_mutex_unlock(&m->wait_lock);
-	return mine;
+	return atomic_load_explicit(&m->owner, memory_order_relaxed) ==
+	       self_id();
 }

@@ -39,19 +39,24 @@ struct nvl_ww_acquire_ctx {
 
 /**
  * struct nvl_ww_mutex - a wound/wait mutex.
- * @wait_lock: protects the fields below
+ * @wait_lock: protects the fields below (@owner is also read without it)
  * @cond: sleepers
+ * @waiters: threads asleep on @cond (unlock broadcasts only if any)
  * @locked: held?
  * @ctx: holder's context (NULL when taken without one)
- * @owner: holding thread (valid while @locked); unlock from the same thread
+ * @owner: the holding thread's pthread_self() while @locked, 0 when free
+ *         (written under @wait_lock, read lock-free by held_by_me: only
+ *         the holder itself can store or clear its own id); unlock from
+ *         the same thread
  * @cls: lock class for the checker
  */
 struct nvl_ww_mutex {
 	pthread_mutex_t wait_lock;
 	pthread_cond_t cond;
+	unsigned waiters;
 	bool locked;
 	struct nvl_ww_acquire_ctx *ctx;
-	pthread_t owner;
+	_Atomic uintptr_t owner;
 	struct nvl_lock_class *cls;
 };
 

@@ -122,7 +122,16 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			continue;
 		nvl_model_tlb_flush(s, va, range);
 	}
+	atomic_fetch_add_explicit(&mmu->gen, 1, memory_order_release);
 	pthread_mutex_unlock(&mmu->lock);
+}
+
+/**
+ * nvl_model_mmu_generation() - see model/mmu.h.
+ */
+unsigned int nvl_model_mmu_generation(struct nvl_model_mmu *mmu)
+{
+	return atomic_load_explicit(&mmu->gen, memory_order_acquire);
 }
 
 /**

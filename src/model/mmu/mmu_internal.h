@@ -6,6 +6,7 @@
 #define NVL_MODEL_MMU_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "model/mmu.h"
 
@@ -64,6 +65,7 @@ struct nvl_model_mmu {
 	uint64_t clock;
 	struct vm_slot *last;
 	struct nvl_model_mmu_stats stats;
+	atomic_uint gen; /* bumped by every invalidate */
 	bool big_leaf_pd1; /* 512 MiB PTEs at PD1 (Ampere and later) */
 	struct vm_slot slot[MMU_VM_SLOTS];
 };
