@@ -573,8 +573,54 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 
 /* ---- booter ----------------------------------------------------------- */
 
+#if __has_include("model/gsp/booter_sig.h")
+#include "model/gsp/booter_sig.h"
+#define BOOTER_KEY 1
+#else
+#define BOOTER_KEY 0
+#endif
+
+/*
+ * Copy @n bytes of .fwimage at DMA address @pa into WPR2 at @dst, in
+ * pieces that each go into the signature check (@c, when not NULL) while
+ * they are still in the cache: one pass over the image, not a copy and
+ * then a second pass to hash it back from memory. Only the first @img
+ * bytes are the image's (the last page's padding is copied, not hashed).
+ */
+static int booter_copy(struct nvl_model_gsp *g, uint64_t pa, uint8_t *dst,
+		       size_t n, size_t img, void *c)
+{
+	const size_t piece = 64 << 10;
+
+	for (size_t off = 0; off < n; off += piece) {
+		size_t k = NVL_MIN(piece, n - off);
+
+		if (nvl_fw_dma(g, pa + off, dst + off, k, false))
+			return -EFAULT;
+#if BOOTER_KEY
+		if (off < img)
+			nvl_model_booter_check_update(c, dst + off,
+						      NVL_MIN(k, img - off));
+#endif
+	}
+	return 0;
+}
+
 static int booter_verify_default(const void *img, size_t size, const void *sig,
 				 size_t sig_size);
+
+/* the signature check's verdict: the fed check's, else the whole copy's */
+static int booter_check_end(void *check, nvl_model_booter_verify_fn verify,
+			    const uint8_t *img, size_t size, const void *sig,
+			    size_t sig_size)
+{
+#if BOOTER_KEY
+	if (check)
+		return nvl_model_booter_check_end(check, size, sig, sig_size);
+#endif
+	return (verify ? verify : booter_verify_default)(img, size, sig,
+							 sig_size);
+}
 
 static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 {
@@ -585,7 +631,9 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	uint32_t ret = NVL_HW_BOOTER_ERR_DMA;
 	size_t npages, run = 0;
 	uint64_t run_pa = 0;
-	nvl_model_booter_verify_fn verify;
+	nvl_model_booter_verify_fn verify = g->verify;
+	void *check = NULL; /* the fused check, fed while copying */
+	int bad;
 	char version[sizeof(((struct nvl_fw_manifest *)0)->version) + 1] = {0};
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
@@ -620,6 +668,11 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	l2 = nvl_malloc(PAGE);
 	if (!img || !sig || !l1 || !l2)
 		goto out;
+#if BOOTER_KEY
+	/* no check to feed (out of memory): verify the copy whole below */
+	if (!verify)
+		check = nvl_model_booter_check_begin();
+#endif
 	/* radix3: level 0 -> level 1 -> level 2 -> image pages; runs of
 	 * consecutive DMA pages are read in one go */
 	if (nvl_fw_dma(g, meta.sysmemAddrOfRadix3Elf, &l0, 8, false) ||
@@ -634,20 +687,24 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 			run++;
 			continue;
 		}
-		if (run && nvl_fw_dma(g, run_pa, img + (i - run) * PAGE,
-				      run * PAGE, false))
+		if (run && booter_copy(g, run_pa, img + (i - run) * PAGE,
+				       run * PAGE, run * PAGE, check))
 			goto out;
 		run_pa = l2[i % 512];
 		run = 1;
 	}
-	if (run && nvl_fw_dma(g, run_pa, img + (npages - run) * PAGE,
-			      run * PAGE, false))
+	/* the check covers sizeOfRadix3Elf bytes, not the page padding */
+	if (run &&
+	    booter_copy(g, run_pa, img + (npages - run) * PAGE, run * PAGE,
+			meta.sizeOfRadix3Elf - (npages - run) * PAGE, check))
 		goto out;
 	if (nvl_fw_dma(g, meta.sysmemAddrOfSignature, sig, meta.sizeOfSignature,
 		       false))
 		goto out;
-	verify = g->verify ? g->verify : booter_verify_default;
-	if (verify(img, meta.sizeOfRadix3Elf, sig, meta.sizeOfSignature)) {
+	bad = booter_check_end(check, verify, img, meta.sizeOfRadix3Elf, sig,
+			       meta.sizeOfSignature);
+	check = NULL; /* ended */
+	if (bad) {
 		ret = NVL_HW_BOOTER_ERR_SIG;
 		goto out;
 	}
@@ -686,14 +743,17 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;
 out:
+#if BOOTER_KEY
+	if (check) /* not ended: a DMA failed first */
+		nvl_model_booter_check_end(check, 0, NULL, 0);
+#endif
 	nvl_free(sig);
 	nvl_free(l1);
 	nvl_free(l2);
 	return ret;
 }
 
-#if __has_include("model/gsp/booter_sig.h")
-#include "model/gsp/booter_sig.h"
+#if BOOTER_KEY
 static int booter_verify_default(const void *img, size_t size, const void *sig,
 				 size_t sig_size)
 {
