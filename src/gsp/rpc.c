@@ -763,7 +763,8 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	if (tr)
 		nvl_gsp_trace_emit(gsp, tr, NVL_TRACE_GSP_CMD, function, seq, 0,
 				   req, len);
-	ret = nvl_gsp_msgq_send(&gsp->q, function, seq, req, len, deadline);
+	ret = nvl_gsp_msgq_send_quiet(&gsp->q, function, seq, req, len,
+				      deadline);
 	/* counted under tx_lock (nvl_gsp_get_stats() copies them): no
 	 * rx_lock round trip in a send */
 	gsp->tx_rpcs++;
@@ -773,6 +774,10 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 		pthread_mutex_unlock(&gsp->rx_lock);
 	}
 	pthread_mutex_unlock(&gsp->tx_lock);
+	/* the doorbell (a wake-up of the GSP's thread, in the model) with
+	 * tx_lock free: the next sender does not wait behind it */
+	if (!ret)
+		nvl_gsp_msgq_ring(&gsp->q);
 	if (ret == -ETIMEDOUT)
 		nvl_gsp_mark_dead(gsp, "the command queue stayed full");
 	if (ret)
@@ -864,10 +869,11 @@ static void spin_end(struct nvl_gsp *gsp)
  * stops at the budget, the deadline or a dead GSP, or as soon as a yield
  * or a preemption shows that the CPU is wanted (then the next SPIN_COOL
  * waits sleep at once). rx_lock held on entry and exit.
- * Return: true when the queue moved (drain again), false when it did not.
+ * Return: 1 when the queue moved (drain again), 0 when it did not, -1 when
+ * this waiter did not spin (rx_lock was not dropped: nothing to drain).
  */
-static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
-			     int64_t *miss_t0)
+static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
+			    int64_t *miss_t0)
 {
 	struct nvl_gsp_msgq *q = &gsp->q;
 	uint32_t w0 = nvl_gsp_msgq_stat_peek(q), wp;
@@ -879,10 +885,10 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	if (!gsp->spin_ok || gsp->spinner || gsp->active_waiters > 1 ||
 	    atomic_load_explicit(&gsp->calls, memory_order_relaxed) > 1 ||
 	    gsp->dead)
-		return false;
+		return -1;
 	if (gsp->spin_cool) {
 		gsp->spin_cool--;
-		return false;
+		return -1;
 	}
 	if (limit > SPIN_SHORT_NS && !nvl_cpus_free())
 		limit = SPIN_SHORT_NS;
@@ -972,8 +978,10 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		/* after a spin that caught nothing, drain once more (the
 		 * interrupt found nobody asleep), then sleep */
 		if (spin) {
-			spin = spin_for_message(gsp, deadline, &miss_t0);
-			if (spin || gsp->spin_ok)
+			int r = spin_for_message(gsp, deadline, &miss_t0);
+
+			spin = r > 0;
+			if (r > 0 || (!r && gsp->spin_ok))
 				continue;
 		}
 		spin = true;
