@@ -195,13 +195,22 @@ static uint32_t checksum(const uint8_t *p, size_t len)
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
 }
 
+/*
+ * Take one armed fault of kind @f. The counts are stored atomically (under
+ * g->lock) so that the common case, nothing armed, is one load and no lock
+ * round trip (five per reply before): an injection made before a command
+ * was sent happens-before the firmware reads that command.
+ */
 static bool take_fault(struct nvl_model_gsp *g, enum nvl_model_gsp_fault f)
 {
 	bool hit = false;
 
+	if (!__atomic_load_n(&g->fault_count[f], __ATOMIC_RELAXED))
+		return false;
 	pthread_mutex_lock(&g->lock);
 	if (g->fault_count[f]) {
-		g->fault_count[f]--;
+		__atomic_store_n(&g->fault_count[f], g->fault_count[f] - 1,
+				 __ATOMIC_RELAXED);
 		hit = true;
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -452,10 +461,8 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 
 		if (only && (unsigned)handled >= only)
 			return handled;
-		pthread_mutex_lock(&g->lock);
-		bool hang = g->hang;
-		pthread_mutex_unlock(&g->lock);
-		if (hang)
+		/* stored atomically under g->lock: read without it */
+		if (__atomic_load_n(&g->hang, __ATOMIC_RELAXED))
 			return handled;
 		if (wptr >= CNT || rptr >= CNT) {
 			g->st.bad_elems++;
@@ -1340,8 +1347,8 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (f == NVL_MODEL_GSP_HANG)
-		g->hang = true;
-	g->fault_count[f] = count;
+		__atomic_store_n(&g->hang, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->fault_count[f], count, __ATOMIC_RELAXED);
 	g->fault_arg[f] = arg;
 	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
@@ -1352,8 +1359,9 @@ void nvl_model_gsp_clear_faults(struct nvl_model *m)
 	struct nvl_model_gsp *g = m->gsp;
 
 	pthread_mutex_lock(&g->lock);
-	memset(g->fault_count, 0, sizeof(g->fault_count));
-	g->hang = false;
+	for (unsigned i = 0; i < NVL_MODEL_GSP_FAULT_COUNT; i++)
+		__atomic_store_n(&g->fault_count[i], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->hang, false, __ATOMIC_RELAXED);
 	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }
