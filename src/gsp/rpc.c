@@ -294,16 +294,26 @@ static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,
 
 /*
  * Tell a waiting caller its call is done, rx_lock held: after this store
- * the caller may return and its waiter be gone; the wake-up that follows
- * touches only the word's address (a futex wake on a word nobody sleeps
- * on any more wakes no one).
+ * the caller may return and its waiter be gone. Returns the word to wake
+ * (the caller sleeps or is about to), or NULL; the wake-up touches only
+ * the word's address (a futex wake on a word nobody sleeps on any more
+ * wakes no one), so it may come after rx_lock is dropped.
  */
-static void wake_done(struct nvl_gsp_async *w)
+static _Atomic uint32_t *set_done(struct nvl_gsp_async *w)
 {
 	_Atomic uint32_t *word = &w->word;
 
 	if (atomic_exchange_explicit(word, WORD_DONE, memory_order_acq_rel) !=
 	    WORD_PENDING)
+		return word;
+	return NULL;
+}
+
+static void wake_done(struct nvl_gsp_async *w)
+{
+	_Atomic uint32_t *word = set_done(w);
+
+	if (word)
 		nvl_futex_wake(word, 1);
 }
 
@@ -398,18 +408,34 @@ static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 	complete(gsp, w, 0);
 }
 
-/* wake the callers the drain completed; rx_lock held */
+/*
+ * Wake the callers the drain completed, rx_lock held and dropped around
+ * the wake-ups: a futex wake is a system call, and while it runs the lock
+ * would keep the callers that have just sent from starting their wait
+ * (the woken callers themselves need no lock).
+ */
 static void wake_completed(struct nvl_gsp *gsp)
 {
+	_Atomic uint32_t *words[NVL_ARRAY_SIZE(gsp->wake_pending)];
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < gsp->n_wake; i++)
-		wake_done(gsp->wake_pending[i]);
+		if ((words[n] = set_done(gsp->wake_pending[i])))
+			n++;
 	gsp->n_wake = 0;
 	gsp->draining = false;
+	if (!n)
+		return;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	for (unsigned i = 0; i < n; i++)
+		nvl_futex_wake(words[i], 1);
+	pthread_mutex_lock(&gsp->rx_lock);
 }
 
 static void drain_queue(struct nvl_gsp *gsp);
 
-/* read everything the GSP wrote; rx_lock held */
+/* read everything the GSP wrote; rx_lock held (dropped while the callers
+ * it completed are woken) */
 static void drain_locked(struct nvl_gsp *gsp)
 {
 	gsp->draining = true;
