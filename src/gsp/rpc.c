@@ -979,7 +979,8 @@ static bool sleep_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 
 /*
  * Wait for @w; rx_lock held on entry; on return held when *@locked (always
- * so for an error), else not. Returns the call's errno.
+ * so for -ETIMEDOUT), else not (the call was completed, with or without an
+ * error, and its word said so). Returns the call's errno.
  */
 static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline, bool *locked)
