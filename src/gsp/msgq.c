@@ -660,6 +660,8 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	struct gspabi_rpc_hdr r;
 	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
 	const uint32_t hdr = q->elem_hdr;
+	const size_t head = NVL_ALIGN_UP((size_t)hdr + RPC_HDR, 8);
+	size_t used;
 	uint64_t x;
 	int ret = stat_wptr(q, &wptr);
 
@@ -672,9 +674,10 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	avail = (wptr + CNT - rptr) % CNT;
 	if (!avail)
 		return 0;
-	/* copied and checksummed in one pass (x: the copy's XOR) */
-	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
-	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, PAGE, &e) ||
+	/* copied and checksummed in one pass (x: the XOR of what was
+	 * read): the headers first, parsed from the copy */
+	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), head);
+	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, head, &e) ||
 	    gspabi_unpack(q->abi, GSPABI_S_RPC_HDR, q->rx_buf + hdr, RPC_HDR,
 			  &r))
 		return nvl_error(-EPROTO, "gsp: cannot read elements of %s",
@@ -695,6 +698,20 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 		advance(q, rptr, avail);
 		return -EBADMSG;
 	}
+	/*
+	 * The rest of the first page: the bytes the RPC header says are
+	 * used are copied, the padding after them only XORed (nothing reads
+	 * it again), so a small reply copies ~100 bytes, not a page. Each
+	 * byte is still read once, and only the copy is parsed. A length
+	 * that does not fit (a multi-page element, or garbage the checks
+	 * below reject) copies the whole page.
+	 */
+	used = pages > 1 || r.length > PAGE - hdr
+		       ? PAGE
+		       : NVL_MAX(NVL_ALIGN_UP((size_t)hdr + r.length, 8), head);
+	x ^= copy_xor(q->rx_buf + head, slot(q, q->statq_off, rptr) + head,
+		      used - head);
+	x ^= xor64(slot(q, q->statq_off, rptr) + used, PAGE - used);
 	first = NVL_MIN(pages, CNT - rptr);
 	if (first > 1)
 		x ^= copy_xor(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),

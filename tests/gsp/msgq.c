@@ -288,6 +288,32 @@ static int recv1(struct rig *r, struct nvl_gsp_msg *m)
 	return nvl_gsp_msgq_recv(&r->q, m);
 }
 
+/*
+ * The receive path copies only the bytes a small reply uses and XORs the
+ * page's padding in place: a byte changed in the padding still fails the
+ * page-padded checksum, and the reply that follows is read whole.
+ */
+static void padding_in_checksum(void **state)
+{
+	struct nvl_gsp_msg m;
+	struct rig r;
+	uint8_t *slot0;
+
+	rig_up(&r);
+	slot0 = r.q.mem + r.q.statq_off + GSP_QUEUE_ENTRY_OFF;
+	fake_put(&r.q, &(struct fake_elem){
+			       .function = 76, .payload = "abc", .len = 3});
+	slot0[4000] ^= 0x10; /* past the element's used bytes */
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_checksum, 1);
+	fake_put(&r.q, &(struct fake_elem){
+			       .function = 76, .payload = "xyz", .len = 3});
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_int_equal(m.len, 3);
+	assert_memory_equal(m.data, "xyz", 3);
+	rig_down(&r);
+}
+
 static void cve_2024_58019(void **state)
 {
 	struct nvl_gsp_msg m;
@@ -438,6 +464,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(free_space_across_wrap),
 		cmocka_unit_test(cve_2024_58019),
 		cmocka_unit_test(padding_after_longer_element),
+		cmocka_unit_test(padding_in_checksum),
 		cmocka_unit_test(every_size_through_the_wrap),
 		cmocka_unit_test(bad_elements_counted),
 	};
