@@ -294,15 +294,26 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	if (corrupt)
 		g->tx_elem[hdr + 4] ^= 0x5a; /* in the RPC header */
 	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
+		/* whole pages but the last; of the last, the used bytes and
+		 * the zeros (tx_elem's) over what an earlier, longer element
+		 * left there: the padding reads zero either way */
+		uint32_t last = (wptr + pages - 1) % CNT;
+		size_t base = (size_t)(pages - 1) * PAGE;
+		size_t used = ((hdr + RPC_HDR + len + 7) & ~(size_t)7) - base;
+		size_t n = base + NVL_MAX(used, (size_t)g->statq_dirty[last]);
+
 		first = NVL_MIN(pages, CNT - wptr);
 		region_io(g,
 			  g->statq_off + GSP_QUEUE_ENTRY_OFF +
 				  (uint64_t)wptr * PAGE,
-			  g->tx_elem, (size_t)first * PAGE, true);
-		if (first < pages)
+			  g->tx_elem, NVL_MIN(n, (size_t)first * PAGE), true);
+		if (n > (size_t)first * PAGE)
 			region_io(g, g->statq_off + GSP_QUEUE_ENTRY_OFF,
 				  g->tx_elem + (size_t)first * PAGE,
-				  (size_t)(pages - first) * PAGE, true);
+				  n - (size_t)first * PAGE, true);
+		for (uint32_t i = 0; i + 1 < pages; i++)
+			g->statq_dirty[(wptr + i) % CNT] = PAGE;
+		g->statq_dirty[last] = (uint16_t)used;
 		wptr = (wptr + pages) % CNT;
 		region_wr32(g, g->statq_off + offsetof(msgqTxHeader, writePtr),
 			    wptr);
@@ -891,6 +902,10 @@ static int libos_start(struct nvl_model_gsp *g)
 	}
 	g->tx_seq = g->rx_seq = 0;
 	g->rpc_seq = 0;
+	/* what the slots hold is not known: the first element written into
+	 * each clears its whole padding */
+	for (unsigned i = 0; i < CNT; i++)
+		g->statq_dirty[i] = PAGE;
 	h = (msgqTxHeader){.version = MSGQ_VERSION,
 			   .size = GSP_QUEUE_SIZE,
 			   .msgSize = GSP_QUEUE_MSG_SIZE,
