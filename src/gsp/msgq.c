@@ -328,6 +328,7 @@ int nvl_gsp_msgq_set_abi(struct nvl_gsp_msgq *q, const struct gspabi_version *v)
 void nvl_gsp_msgq_reset(struct nvl_gsp_msgq *q)
 {
 	memset(q->mem + q->cmdq_off, 0, q->size - q->cmdq_off);
+	memset(q->cmd_dirty, 0, sizeof(q->cmd_dirty));
 	cmdq_header_init(q);
 	q->tx_seq = q->rx_seq = 0;
 }
@@ -453,9 +454,34 @@ static void elem_zero(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
 	}
 }
 
+void nvl_gsp_msgq_ring(struct nvl_gsp_msgq *q)
+{
+	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
+}
+
+/*
+ * Zero the padding of an element of @pages slots from @wptr whose bytes
+ * end at @end: only what an earlier, longer element left in its last slot
+ * (the slots before it are written whole; only the CPU writes the cmdq,
+ * and init and reset zero it). A small call zeroes nothing instead of
+ * nearly a page.
+ */
+static void zero_padding(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
+			 uint32_t pages, size_t end)
+{
+	uint32_t last = (wptr + pages - 1) % CNT;
+	size_t base = (size_t)(pages - 1) * PAGE, used = end - base;
+
+	for (uint32_t i = 0; i + 1 < pages; i++)
+		q->cmd_dirty[(wptr + i) % CNT] = PAGE;
+	if (q->cmd_dirty[last] > used)
+		elem_zero(q, wptr, first, end, base + q->cmd_dirty[last]);
+	q->cmd_dirty[last] = (uint16_t)used;
+}
+
 static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		     uint32_t sequence, const void *chunk, size_t len,
-		     int64_t deadline)
+		     int64_t deadline, bool ring)
 {
 	struct gspabi_rpc_hdr r = {
 		.present = GSPABI_RPC_HDR_HAS_HEADER_VERSION |
@@ -479,7 +505,7 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	};
 	const size_t head = q->elem_hdr + RPC_HDR, body = len & ~(size_t)7;
 	size_t bytes = head + len;
-	uint32_t pages = (uint32_t)((bytes + PAGE - 1) / PAGE), wptr, first;
+	uint32_t pages = (uint32_t)((bytes + PAGE - 1) / PAGE), wptr = 0, first;
 	uint64_t x, tail = 0;
 	int ret;
 
@@ -513,8 +539,7 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 		x ^= elem_put(q, wptr, first, head + body,
 			      (const uint8_t *)&tail, 8);
 	}
-	elem_zero(q, wptr, first, head + ((len + 7) & ~(size_t)7),
-		  (size_t)pages * PAGE);
+	zero_padding(q, wptr, first, pages, head + ((len + 7) & ~(size_t)7));
 	e.checkSum = fold(x ^ xor64(q->tx_buf, head));
 	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
 	elem_put(q, wptr, first, 0, q->tx_buf, head);
@@ -527,13 +552,14 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 	__atomic_store_n(cmd_wptr(q), (wptr + pages) % CNT, __ATOMIC_RELEASE);
 	q->tx_seq++;
 	q->stats.sent++;
-	nvl_hw_wr32(q->hw, NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)), 0);
+	if (ring)
+		nvl_gsp_msgq_ring(q);
 	return 0;
 }
 
-int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
-		      uint32_t sequence, const void *payload, size_t len,
-		      int64_t deadline)
+int nvl_gsp_msgq_send_quiet(struct nvl_gsp_msgq *q, uint32_t function,
+			    uint32_t sequence, const void *payload, size_t len,
+			    int64_t deadline)
 {
 	const uint8_t *p = payload;
 	size_t chunk = NVL_MIN(len, (size_t)q->payload_max);
@@ -543,14 +569,28 @@ int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 		return nvl_error(-EINVAL,
 				 "gsp: RPC %u of %zu bytes is too large",
 				 function, len);
-	ret = send_elem(q, function, sequence, p, chunk, deadline);
+	/* every element but the last is rung at once: the GSP reads while
+	 * the rest waits for room */
+	ret = send_elem(q, function, sequence, p, chunk, deadline, chunk < len);
 	while (!ret && chunk < len) {
 		size_t n = NVL_MIN(len - chunk, (size_t)q->payload_max);
 
 		ret = send_elem(q, q->fn_continuation, sequence, p + chunk, n,
-				deadline);
+				deadline, chunk + n < len);
 		chunk += n;
 	}
+	return ret;
+}
+
+int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
+		      uint32_t sequence, const void *payload, size_t len,
+		      int64_t deadline)
+{
+	int ret = nvl_gsp_msgq_send_quiet(q, function, sequence, payload, len,
+					  deadline);
+
+	if (!ret)
+		nvl_gsp_msgq_ring(q);
 	return ret;
 }
 
@@ -620,6 +660,8 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	struct gspabi_rpc_hdr r;
 	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
 	const uint32_t hdr = q->elem_hdr;
+	const size_t head = NVL_ALIGN_UP((size_t)hdr + RPC_HDR, 8);
+	size_t used;
 	uint64_t x;
 	int ret = stat_wptr(q, &wptr);
 
@@ -632,9 +674,10 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	avail = (wptr + CNT - rptr) % CNT;
 	if (!avail)
 		return 0;
-	/* copied and checksummed in one pass (x: the copy's XOR) */
-	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), PAGE);
-	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, PAGE, &e) ||
+	/* copied and checksummed in one pass (x: the XOR of what was
+	 * read): the headers first, parsed from the copy */
+	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), head);
+	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, head, &e) ||
 	    gspabi_unpack(q->abi, GSPABI_S_RPC_HDR, q->rx_buf + hdr, RPC_HDR,
 			  &r))
 		return nvl_error(-EPROTO, "gsp: cannot read elements of %s",
@@ -655,6 +698,20 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 		advance(q, rptr, avail);
 		return -EBADMSG;
 	}
+	/*
+	 * The rest of the first page: the bytes the RPC header says are
+	 * used are copied, the padding after them only XORed (nothing reads
+	 * it again), so a small reply copies ~100 bytes, not a page. Each
+	 * byte is still read once, and only the copy is parsed. A length
+	 * that does not fit (a multi-page element, or garbage the checks
+	 * below reject) copies the whole page.
+	 */
+	used = pages > 1 || r.length > PAGE - hdr
+		       ? PAGE
+		       : NVL_MAX(NVL_ALIGN_UP((size_t)hdr + r.length, 8), head);
+	x ^= copy_xor(q->rx_buf + head, slot(q, q->statq_off, rptr) + head,
+		      used - head);
+	x ^= xor64(slot(q, q->statq_off, rptr) + used, PAGE - used);
 	first = NVL_MIN(pages, CNT - rptr);
 	if (first > 1)
 		x ^= copy_xor(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),

@@ -64,6 +64,10 @@ struct nvl_gsp_msgq {
 	unsigned pte_pages;
 	size_t cmdq_off, statq_off;
 	uint32_t tx_seq; /* seqNum of the next element we send */
+	/* per cmdq slot: bytes from its start that may be non-zero (only the
+	 * CPU writes the cmdq), so a short element zeroes only the padding
+	 * an earlier, longer one left (msgq.c: send_elem()) */
+	uint16_t cmd_dirty[NVL_GSP_QUEUE_MSG_COUNT];
 	uint32_t rx_seq; /* seqNum we expect next */
 	uint8_t *tx_buf; /* 64 KiB staging for one element */
 	uint8_t *rx_buf; /* 64 KiB copy of the element being read */
@@ -142,6 +146,22 @@ void nvl_gsp_msgq_fini(struct nvl_gsp_msgq *q);
 int nvl_gsp_msgq_send(struct nvl_gsp_msgq *q, uint32_t function,
 		      uint32_t sequence, const void *payload, size_t len,
 		      int64_t deadline);
+
+/**
+ * nvl_gsp_msgq_send_quiet() - nvl_gsp_msgq_send() without the doorbell
+ * after the last element: the caller rings it (nvl_gsp_msgq_ring()) once
+ * it has dropped the lock it sends under, so other senders do not wait
+ * behind the GSP's wake-up. Same arguments and return.
+ */
+int nvl_gsp_msgq_send_quiet(struct nvl_gsp_msgq *q, uint32_t function,
+			    uint32_t sequence, const void *payload, size_t len,
+			    int64_t deadline);
+
+/**
+ * nvl_gsp_msgq_ring() - ring the GSP's doorbell: it reads every element
+ * published so far (one ring covers several).
+ */
+void nvl_gsp_msgq_ring(struct nvl_gsp_msgq *q);
 
 /**
  * nvl_gsp_msgq_recv() - read and validate the next element of the status

@@ -21,10 +21,14 @@ struct nvl_gsp_async {
 	bool done;
 	bool abandoned; /* the caller gave up; free on completion */
 	bool owned; /* allocated by rpc_async */
-	uint32_t cmd_wptr; /* cmdq write pointer after our message */
-	/* the sleeping waiter's own condition (rpc.c: wait_locked()), or
-	 * NULL: whoever completes the call wakes this caller only */
-	pthread_cond_t *wake;
+	/* a caller waits for this call (rpc.c: wait_locked()): whoever
+	 * completes it wakes this caller only, through @word */
+	bool waiting;
+	/* rpc.c: WORD_*: the caller sleeps on it, its completer sets it
+	 * done last (the caller then needs no lock to return) */
+	_Atomic uint32_t word;
+	/* on gsp->incoming until a drainer moves it to gsp->waiters */
+	struct nvl_gsp_async *in_next;
 };
 
 struct nvl_gsp_ev {
@@ -66,6 +70,9 @@ struct nvl_gsp {
 	pthread_cond_t drain_cond; /* the receive thread */
 	pthread_cond_t ev_cond; /* the event thread */
 	struct nvl_list waiters;
+	/* waiters registered by senders without rx_lock, newest first: moved
+	 * to @waiters, in order, under rx_lock (rpc.c: take_incoming()) */
+	_Atomic(struct nvl_gsp_async *) incoming;
 	unsigned active_waiters; /* callers blocked in a wait */
 	uint64_t irqs; /* interrupts seen */
 	uint64_t irqs_drained; /* by the event thread */
@@ -93,7 +100,7 @@ struct nvl_gsp {
 	bool spinner;
 	bool spin_irq; /* an interrupt came during the spin: drain after */
 	/* callers completed by the running drain, woken at its end (rpc.c) */
-	pthread_cond_t *wake_pending[16];
+	struct nvl_gsp_async *wake_pending[16];
 	unsigned n_wake;
 	bool draining;
 	/* send-side counts (tx_lock), copied into st by nvl_gsp_get_stats() */

@@ -15,6 +15,13 @@
  * queue itself (the receive thread drains too, on a wake-up, so the
  * status queue empties even when nobody waits and a handler is stuck).
  *
+ * A sender registers its waiter without rx_lock (pushed on a lock-free
+ * list under tx_lock, in sequence order; a drainer moves it to the
+ * waiters when it looks for it). Each waiting caller sleeps on its own
+ * word (WORD_*), not on a condition: the drain that completes its call
+ * sets the word after the reply is in place, and the caller returns
+ * without taking rx_lock again.
+ *
  * Direct handlers (nvl_gsp_event_register_direct(): MMU_FAULT_QUEUED, whose
  * kill must not wait behind the event thread) are not queued: their event
  * is marked, and the interrupt handler or the receive thread runs them
@@ -37,6 +44,7 @@
 #include "base/compiler.h"
 #include "base/alloc.h"
 #include "base/cpufree.h"
+#include "base/futex.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "gspabi.h"
@@ -69,6 +77,20 @@
 /* a gap between two looks longer than this: another thread ran here */
 #define SPIN_BUSY_NS 5000
 #define SPIN_COOL 64
+
+/*
+ * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
+ * WORD_SLEEPING under rx_lock and sleeps on the word with the lock
+ * dropped; the drain that completes the call sets WORD_DONE under rx_lock,
+ * after the reply is in place, and wakes the caller, which then returns
+ * without taking rx_lock again (its reply, result and error were written
+ * before the release store). WORD_KICK: an interrupt asks this caller to
+ * drain the status queue for everyone (irq_handler()).
+ */
+#define WORD_PENDING 0u
+#define WORD_SLEEPING 1u
+#define WORD_KICK 2u
+#define WORD_DONE 3u
 
 static void cond_init_mono(pthread_cond_t *c)
 {
@@ -124,16 +146,65 @@ static void drain_locked(struct nvl_gsp *gsp);
 static void run_direct_locked(struct nvl_gsp *gsp);
 static void kick_direct(struct nvl_gsp *gsp);
 
-/* wake the oldest sleeping caller to drain for all; rx_lock held */
-static bool wake_drainer(struct nvl_gsp *gsp)
+/*
+ * Move the waiters that senders registered without rx_lock to the list,
+ * oldest first (they were pushed in sequence order, under tx_lock);
+ * rx_lock held.
+ */
+static void take_incoming(struct nvl_gsp *gsp)
+{
+	struct nvl_gsp_async *l, *rev = NULL, *next;
+
+	if (!atomic_load_explicit(&gsp->incoming, memory_order_relaxed))
+		return;
+	l = atomic_exchange_explicit(&gsp->incoming, NULL,
+				     memory_order_acquire);
+	for (; l; l = next) {
+		next = l->in_next;
+		l->in_next = rev;
+		rev = l;
+	}
+	for (; rev; rev = next) {
+		next = rev->in_next;
+		rev->in_next = NULL;
+		nvl_list_add_tail(&rev->link, &gsp->waiters);
+	}
+}
+
+/* take @w off the waiters (not completed: a timeout, a failed send) */
+static void unlink_waiter(struct nvl_gsp *gsp, struct nvl_gsp_async *w)
+{
+	take_incoming(gsp);
+	if (!w->done)
+		nvl_list_del(&w->link);
+}
+
+/*
+ * Is a sleeping caller there to drain for all? The oldest one is asked to
+ * (rx_lock held): *@kick is its word, to wake once the lock is dropped (a
+ * word of a caller that has returned meanwhile wakes no one). A caller
+ * already asked is enough: no second one is woken.
+ */
+static bool pick_drainer(struct nvl_gsp *gsp, _Atomic uint32_t **kick)
 {
 	struct nvl_gsp_async *w;
 
-	nvl_list_for_each_entry (w, &gsp->waiters, link)
-		if (w->wake) {
-			pthread_cond_signal(w->wake);
+	take_incoming(gsp);
+	nvl_list_for_each_entry (w, &gsp->waiters, link) {
+		uint32_t v;
+
+		if (!w->waiting)
+			continue;
+		v = atomic_load_explicit(&w->word, memory_order_relaxed);
+		if (v == WORD_KICK)
+			return true;
+		if (v == WORD_SLEEPING) {
+			atomic_store_explicit(&w->word, WORD_KICK,
+					      memory_order_relaxed);
+			*kick = &w->word;
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -155,6 +226,8 @@ static void irq_handler(void *arg)
 	if (stat & NVL_HW_FALCON_IRQSTAT_SWGEN0) {
 		nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR),
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
+		_Atomic uint32_t *kick = NULL;
+
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->irqs++;
 		/*
@@ -169,8 +242,8 @@ static void irq_handler(void *arg)
 		 */
 		if (gsp->spinner) {
 			gsp->spin_irq = true;
-		} else if (gsp->active_waiters && wake_drainer(gsp)) {
-			/* woken */
+		} else if (gsp->active_waiters && pick_drainer(gsp, &kick)) {
+			/* woken below, or one is on its way */
 		} else if (!gsp->dead && !gsp->stop) {
 			gsp->irqs_drained = gsp->irqs;
 			drain_locked(gsp);
@@ -182,6 +255,9 @@ static void irq_handler(void *arg)
 			pthread_cond_signal(&gsp->drain_cond);
 		}
 		pthread_mutex_unlock(&gsp->rx_lock);
+		/* after the unlock: the drainer takes rx_lock at once */
+		if (kick)
+			nvl_futex_wake(kick, 1);
 	}
 	if (gsp->irq_chain)
 		gsp->irq_chain(gsp->irq_chain_arg);
@@ -202,10 +278,43 @@ static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,
 {
 	struct nvl_gsp_async *w;
 
-	nvl_list_for_each_entry (w, &gsp->waiters, link)
-		if (!w->done && w->function == function && w->sequence == seq)
-			return w;
+	for (int pass = 0; pass < 2; pass++) {
+		nvl_list_for_each_entry (w, &gsp->waiters, link)
+			if (!w->done && w->function == function &&
+			    w->sequence == seq)
+				return w;
+		/* registered since the last look (its message was sent
+		 * after, so it is there now) */
+		if (!atomic_load_explicit(&gsp->incoming, memory_order_relaxed))
+			break;
+		take_incoming(gsp);
+	}
 	return NULL;
+}
+
+/*
+ * Tell a waiting caller its call is done, rx_lock held: after this store
+ * the caller may return and its waiter be gone. Returns the word to wake
+ * (the caller sleeps or is about to), or NULL; the wake-up touches only
+ * the word's address (a futex wake on a word nobody sleeps on any more
+ * wakes no one), so it may come after rx_lock is dropped.
+ */
+static _Atomic uint32_t *set_done(struct nvl_gsp_async *w)
+{
+	_Atomic uint32_t *word = &w->word;
+
+	if (atomic_exchange_explicit(word, WORD_DONE, memory_order_acq_rel) !=
+	    WORD_PENDING)
+		return word;
+	return NULL;
+}
+
+static void wake_done(struct nvl_gsp_async *w)
+{
+	_Atomic uint32_t *word = set_done(w);
+
+	if (word)
+		nvl_futex_wake(word, 1);
 }
 
 static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
@@ -214,14 +323,17 @@ static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
 	if (err && !w->err)
 		w->err = err;
 	nvl_list_del(&w->link);
-	if (w->wake) {
-		/* a drain wakes its callers once it is done: a caller woken
-		 * sooner would only block on rx_lock again */
+	if (w->waiting) {
+		/* counted out here: the caller may return without rx_lock */
+		w->waiting = false;
+		gsp->active_waiters--;
+		/* a drain wakes its callers once it is done, in one pass */
 		if (gsp->draining &&
 		    gsp->n_wake < NVL_ARRAY_SIZE(gsp->wake_pending))
-			gsp->wake_pending[gsp->n_wake++] = w->wake;
+			gsp->wake_pending[gsp->n_wake++] = w;
 		else
-			pthread_cond_signal(w->wake);
+			wake_done(w);
+		return; /* a waited-for call is not abandoned */
 	}
 	if (w->abandoned)
 		nvl_free(w);
@@ -296,18 +408,34 @@ static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 	complete(gsp, w, 0);
 }
 
-/* wake the callers the drain completed; rx_lock held */
+/*
+ * Wake the callers the drain completed, rx_lock held and dropped around
+ * the wake-ups: a futex wake is a system call, and while it runs the lock
+ * would keep the callers that have just sent from starting their wait
+ * (the woken callers themselves need no lock).
+ */
 static void wake_completed(struct nvl_gsp *gsp)
 {
+	_Atomic uint32_t *words[NVL_ARRAY_SIZE(gsp->wake_pending)];
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < gsp->n_wake; i++)
-		pthread_cond_signal(gsp->wake_pending[i]);
+		if ((words[n] = set_done(gsp->wake_pending[i])))
+			n++;
 	gsp->n_wake = 0;
 	gsp->draining = false;
+	if (!n)
+		return;
+	pthread_mutex_unlock(&gsp->rx_lock);
+	for (unsigned i = 0; i < n; i++)
+		nvl_futex_wake(words[i], 1);
+	pthread_mutex_lock(&gsp->rx_lock);
 }
 
 static void drain_queue(struct nvl_gsp *gsp);
 
-/* read everything the GSP wrote; rx_lock held */
+/* read everything the GSP wrote; rx_lock held (dropped while the callers
+ * it completed are woken) */
 static void drain_locked(struct nvl_gsp *gsp)
 {
 	gsp->draining = true;
@@ -578,6 +706,7 @@ void nvl_gsp_destroy(struct nvl_gsp *gsp)
 		gsp->ev_head = (gsp->ev_head + 1) % NVL_GSP_EVENT_QUEUE_LEN;
 		gsp->ev_count--;
 	}
+	take_incoming(gsp);
 	nvl_list_for_each_entry_safe (w, tmp, &gsp->waiters, link) {
 		nvl_list_del(&w->link);
 		if (w->abandoned)
@@ -610,6 +739,7 @@ void nvl_gsp_mark_dead(struct nvl_gsp *gsp, const char *why)
 	nvl_err(NVL_CAT_GSP, "gsp: %s: the device needs a reset", why);
 	nvl_gsp_logs_capture(gsp);
 	pthread_mutex_lock(&gsp->rx_lock);
+	take_incoming(gsp);
 	nvl_list_for_each_entry_safe (w, tmp, &gsp->waiters, link)
 		complete(gsp, w, -ENODEV);
 	pthread_cond_broadcast(&gsp->rx_cond);
@@ -640,11 +770,18 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	}
 	seq = noseq ? 0 : ++gsp->next_seq;
 	if (w) {
+		/* registered before its message is on the wire, without
+		 * rx_lock: a drainer takes it when it looks for it */
+		struct nvl_gsp_async *head = atomic_load_explicit(
+			&gsp->incoming, memory_order_relaxed);
+
 		w->function = function;
 		w->sequence = seq;
-		pthread_mutex_lock(&gsp->rx_lock);
-		nvl_list_add_tail(&w->link, &gsp->waiters);
-		pthread_mutex_unlock(&gsp->rx_lock);
+		do
+			w->in_next = head;
+		while (!atomic_compare_exchange_weak_explicit(
+			&gsp->incoming, &head, w, memory_order_release,
+			memory_order_relaxed));
 	}
 	/* traced as it goes on the wire, so before its reply */
 	nvl_trace_fn tr = nvl_gsp_tracer(gsp);
@@ -652,19 +789,21 @@ static int send(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	if (tr)
 		nvl_gsp_trace_emit(gsp, tr, NVL_TRACE_GSP_CMD, function, seq, 0,
 				   req, len);
-	ret = nvl_gsp_msgq_send(&gsp->q, function, seq, req, len, deadline);
-	if (w)
-		w->cmd_wptr = nvl_gsp_msgq_cmd_wptr(&gsp->q);
-	/* counted under tx_lock (nvl_gsp_get_stats() copies them): one
-	 * rx_lock round trip per call, not two */
+	ret = nvl_gsp_msgq_send_quiet(&gsp->q, function, seq, req, len,
+				      deadline);
+	/* counted under tx_lock (nvl_gsp_get_stats() copies them): no
+	 * rx_lock round trip in a send */
 	gsp->tx_rpcs++;
 	if (ret && w) {
 		pthread_mutex_lock(&gsp->rx_lock);
-		if (!w->done)
-			nvl_list_del(&w->link);
+		unlink_waiter(gsp, w);
 		pthread_mutex_unlock(&gsp->rx_lock);
 	}
 	pthread_mutex_unlock(&gsp->tx_lock);
+	/* the doorbell (a wake-up of the GSP's thread, in the model) with
+	 * tx_lock free: the next sender does not wait behind it */
+	if (!ret)
+		nvl_gsp_msgq_ring(&gsp->q);
 	if (ret == -ETIMEDOUT)
 		nvl_gsp_mark_dead(gsp, "the command queue stayed full");
 	if (ret)
@@ -756,10 +895,11 @@ static void spin_end(struct nvl_gsp *gsp)
  * stops at the budget, the deadline or a dead GSP, or as soon as a yield
  * or a preemption shows that the CPU is wanted (then the next SPIN_COOL
  * waits sleep at once). rx_lock held on entry and exit.
- * Return: true when the queue moved (drain again), false when it did not.
+ * Return: 1 when the queue moved (drain again), 0 when it did not, -1 when
+ * this waiter did not spin (rx_lock was not dropped: nothing to drain).
  */
-static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
-			     int64_t *miss_t0)
+static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
+			    int64_t *miss_t0)
 {
 	struct nvl_gsp_msgq *q = &gsp->q;
 	uint32_t w0 = nvl_gsp_msgq_stat_peek(q), wp;
@@ -771,10 +911,10 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	if (!gsp->spin_ok || gsp->spinner || gsp->active_waiters > 1 ||
 	    atomic_load_explicit(&gsp->calls, memory_order_relaxed) > 1 ||
 	    gsp->dead)
-		return false;
+		return -1;
 	if (gsp->spin_cool) {
 		gsp->spin_cool--;
-		return false;
+		return -1;
 	}
 	if (limit > SPIN_SHORT_NS && !nvl_cpus_free())
 		limit = SPIN_SHORT_NS;
@@ -815,13 +955,40 @@ static bool spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	return how == SPIN_HIT;
 }
 
-/* wait for @w; rx_lock held; returns the call's errno */
+/*
+ * Sleep until @w's call is done or the interrupt asks this caller to drain,
+ * rx_lock held on entry and dropped. Returns true when the call is done
+ * (rx_lock not taken back: the completer wrote everything before it set
+ * the word), false with rx_lock held again.
+ */
+static bool sleep_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+			  int64_t deadline)
+{
+	atomic_store_explicit(&w->word, WORD_SLEEPING, memory_order_relaxed);
+	pthread_mutex_unlock(&gsp->rx_lock);
+	nvl_futex_wait(&w->word, WORD_SLEEPING, deadline);
+	if (atomic_load_explicit(&w->word, memory_order_acquire) == WORD_DONE)
+		return true;
+	pthread_mutex_lock(&gsp->rx_lock);
+	/* completions set the word under rx_lock: not done means not done */
+	if (!w->done)
+		atomic_store_explicit(&w->word, WORD_PENDING,
+				      memory_order_relaxed);
+	return false;
+}
+
+/*
+ * Wait for @w; rx_lock held on entry; on return held when *@locked (always
+ * so for -ETIMEDOUT), else not (the call was completed, with or without an
+ * error, and its word said so). Returns the call's errno.
+ */
 static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
-		     int64_t deadline)
+		     int64_t deadline, bool *locked)
 {
 	bool spin = true;
 	int64_t miss_t0 = 0;
 
+	*locked = true;
 	for (;;) {
 		if (!w->done && !gsp->dead) {
 			drain_locked(gsp);
@@ -830,54 +997,65 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		if (w->done)
 			break;
 		if (gsp->dead) {
-			nvl_list_del(&w->link);
+			unlink_waiter(gsp, w);
 			w->done = true;
 			w->err = -ENODEV;
 			break;
 		}
 		/* after a spin that caught nothing, drain once more (the
-		 * interrupt's broadcast found nobody asleep), then sleep */
+		 * interrupt found nobody asleep), then sleep */
 		if (spin) {
-			spin = spin_for_message(gsp, deadline, &miss_t0);
-			if (spin || gsp->spin_ok)
+			int r = spin_for_message(gsp, deadline, &miss_t0);
+
+			spin = r > 0;
+			if (r > 0 || (!r && gsp->spin_ok))
 				continue;
 		}
 		spin = true;
-		if (!cond_wait_until(gsp, w->wake, deadline)) {
+		if (nvl_time_ns() >= deadline) {
 			drain_locked(gsp);
 			kick_direct(gsp);
 			if (w->done)
 				break;
 			return -ETIMEDOUT;
 		}
+		if (sleep_on_word(gsp, w, deadline)) {
+			*locked = false;
+			break;
+		}
 	}
-	if (miss_t0 && !w->err)
+	if (miss_t0 && !w->err) {
+		if (!*locked)
+			pthread_mutex_lock(&gsp->rx_lock);
 		spin_learn(gsp, miss_t0);
-	if (w->err)
-		return w->err;
-	return 0;
+		if (!*locked)
+			pthread_mutex_unlock(&gsp->rx_lock);
+	}
+	return w->err;
 }
 
 static int wait_locked(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
-		       int64_t deadline)
+		       int64_t deadline, bool *locked)
 {
-	pthread_cond_t wake;
 	int ret;
 
-	/* this caller's own wake-up: the drainer that completes the call
-	 * signals it, and no other waiter */
-	cond_init_mono(&wake);
-	w->wake = &wake;
+	/* this caller's own wake-up: the drain that completes the call
+	 * wakes it, and no other caller */
+	atomic_store_explicit(&w->word, WORD_PENDING, memory_order_relaxed);
+	w->waiting = true;
 	gsp->active_waiters++;
-	ret = wait_loop(gsp, w, deadline);
-	gsp->active_waiters--;
-	w->wake = NULL;
-	pthread_cond_destroy(&wake);
+	ret = wait_loop(gsp, w, deadline, locked);
+	/* a completion counted it out already */
+	if (w->waiting) {
+		w->waiting = false;
+		gsp->active_waiters--;
+	}
 	return ret;
 }
 
+/* the outcome of a call; rx_lock held when @locked, dropped here */
 static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
-		  size_t *reply_len)
+		  size_t *reply_len, bool locked)
 {
 	uint32_t function = w->function;
 
@@ -893,8 +1071,8 @@ static int finish(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int ret,
 		return nvl_error(-ETIMEDOUT, "gsp: %s: no reply in time",
 				 nvl_gsp_function_name(function));
 	}
-	gsp->st.received = gsp->q.stats.received;
-	pthread_mutex_unlock(&gsp->rx_lock);
+	if (locked)
+		pthread_mutex_unlock(&gsp->rx_lock);
 	if (ret == -ENODEV)
 		return nvl_error(ret, "gsp: %s: the device needs a reset",
 				 nvl_gsp_function_name(function));
@@ -919,6 +1097,7 @@ static int rpc_call(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	int64_t deadline = nvl_deadline_after(timeout_ns ? timeout_ns
 							 : NVL_GSP_TIMEOUT_NS);
 	struct nvl_gsp_async local = {0}, *w = &local;
+	bool locked;
 	int ret;
 
 	if (req_len && !req)
@@ -944,11 +1123,10 @@ static int rpc_call(struct nvl_gsp *gsp, uint32_t function, const void *req,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&gsp->rx_lock);
-	ret = wait_locked(gsp, w, deadline);
+	ret = wait_locked(gsp, w, deadline, &locked);
 	if (ret == -ETIMEDOUT) {
 		/* a stack waiter cannot be abandoned: unlink it */
-		if (!w->done)
-			nvl_list_del(&w->link);
+		unlink_waiter(gsp, w);
 		if (gsp->asm_w == w)
 			gsp->asm_w = NULL, gsp->asm_discard = true;
 		w->done = true;
@@ -961,7 +1139,7 @@ static int rpc_call(struct nvl_gsp *gsp, uint32_t function, const void *req,
 		return nvl_error(-ETIMEDOUT, "gsp: %s: no reply in time",
 				 nvl_gsp_function_name(function));
 	}
-	return finish(gsp, w, ret, reply_len);
+	return finish(gsp, w, ret, reply_len, locked);
 }
 
 int nvl_gsp_rpc(struct nvl_gsp *gsp, uint32_t function, const void *req,
@@ -1007,17 +1185,19 @@ int nvl_gsp_async_wait(struct nvl_gsp *gsp, struct nvl_gsp_async *a,
 {
 	int64_t deadline = nvl_deadline_after(timeout_ns ? timeout_ns
 							 : NVL_GSP_TIMEOUT_NS);
+	bool locked;
 	int ret;
 
 	pthread_mutex_lock(&gsp->rx_lock);
-	ret = wait_locked(gsp, a, deadline);
+	ret = wait_locked(gsp, a, deadline, &locked);
 	if (ret == -ETIMEDOUT) {
 		if (gsp->asm_w == a)
 			gsp->asm_w = NULL, gsp->asm_discard = true;
 		a->buf = NULL; /* the caller's buffer is no longer ours */
-		return finish(gsp, a, ret, reply_len); /* a freed later */
+		/* a freed later */
+		return finish(gsp, a, ret, reply_len, true);
 	}
-	ret = finish(gsp, a, ret, reply_len);
+	ret = finish(gsp, a, ret, reply_len, locked);
 	nvl_free(a);
 	return ret;
 }

@@ -517,6 +517,57 @@ static void signature_verify(void **state)
 	nvl_gsp_fw_put(fw);
 }
 
+/* one check fed piece by piece */
+static int check_pieces(const uint8_t *img, size_t n, size_t piece,
+			const void *sig, size_t sig_size)
+{
+	struct nvl_model_booter_check *c = nvl_model_booter_check_begin();
+
+	assert_non_null(c);
+	for (size_t off = 0; off < n; off += piece)
+		nvl_model_booter_check_update(
+			c, img + off, n - off < piece ? n - off : piece);
+	return nvl_model_booter_check_end(c, n, sig, sig_size);
+}
+
+/*
+ * The booter hashes the image while it copies it into WPR2: the check fed
+ * in pieces (any size, the last one short) says what the one-call check
+ * says, and covers the image's last byte.
+ */
+static void signature_check_pieces(void **state)
+{
+	const char *const v[] = {"535.113.01", NULL};
+	struct nvl_gsp_fw *fw = load_from(BUILD_FW, "ga102", v);
+	size_t n = fw->fwimage_size;
+	uint8_t *copy;
+
+	(void)state;
+	assert_int_equal(
+		check_pieces(fw->fwimage, n, 65536, fw->sig, fw->sig_size), 0);
+	assert_int_equal(
+		check_pieces(fw->fwimage, n, 4093, fw->sig, fw->sig_size), 0);
+	/* short by a byte, a flipped last byte, a short signature */
+	assert_int_equal(
+		check_pieces(fw->fwimage, n - 1, 65536, fw->sig, fw->sig_size),
+		-EKEYREJECTED);
+	copy = malloc(n);
+	assert_non_null(copy);
+	memcpy(copy, fw->fwimage, n);
+	copy[n - 1] ^= 1;
+	assert_int_equal(check_pieces(copy, n, 65536, fw->sig, fw->sig_size),
+			 -EKEYREJECTED);
+	free(copy);
+	assert_int_equal(
+		check_pieces(fw->fwimage, n, 65536, fw->sig, fw->sig_size - 1),
+		-EKEYREJECTED);
+	/* a check that failed to start: rejected, nothing leaked */
+	assert_int_equal(
+		nvl_model_booter_check_end(NULL, n, fw->sig, fw->sig_size),
+		-EKEYREJECTED);
+	nvl_gsp_fw_put(fw);
+}
+
 static void version_order(void **state)
 {
 	(void)state;
@@ -578,6 +629,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(zstd_frame_forms),
 	cmocka_unit_test(build_tree_every_chip),
 	cmocka_unit_test(signature_verify),
+	cmocka_unit_test(signature_check_pieces),
 	cmocka_unit_test(version_order),
 	cmocka_unit_test(alloc_failures),
 };

@@ -230,9 +230,88 @@ static void free_space_across_wrap(void **state)
 	rig_down(&r);
 }
 
+/* the slot @s of the cmdq: zero padding past @used bytes, checksum 0 */
+static void check_slot(struct rig *r, unsigned s, size_t used)
+{
+	const uint8_t *p = r->q.mem + r->q.cmdq_off + 0x1000 + 4096 * s;
+
+	assert_int_equal(nvl_gsp_msgq_checksum(p, 4096), 0);
+	for (size_t i = used; i < 4096; i++)
+		assert_int_equal(p[i], 0);
+}
+
+/*
+ * The driver zeroes only the padding an earlier, longer element left in a
+ * slot: a short element written where a long one was still has zero
+ * padding and a good page-padded checksum, in a slot that was an
+ * element's last and in one that was in its middle.
+ */
+static void padding_after_longer_element(void **state)
+{
+	int64_t dl = nvl_deadline_after(NVL_NSEC_PER_SEC);
+	struct rig r;
+	msgqRxHeader *gsp_rx;
+	msgqTxHeader *tx;
+	uint8_t payload[6000];
+
+	rig_up(&r);
+	tx = (msgqTxHeader *)(r.q.mem + r.q.cmdq_off);
+	gsp_rx = (msgqRxHeader *)(r.q.mem + r.q.statq_off + 32);
+	memset(payload, 0x5c, sizeof(payload));
+	/* 3000 bytes in slot 0, then 8 where they were */
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 1, payload, 3000, dl), 0);
+	tx->writePtr = 0;
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 2, payload, 8, dl), 0);
+	check_slot(&r, 0, 0x50 + 8);
+	/* two pages in slots 0-1, then 8 bytes in each (the GSP read them) */
+	tx->writePtr = 0;
+	gsp_rx->readPtr = 0;
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 3, payload, 6000, dl), 0);
+	assert_int_equal(tx->writePtr, 2);
+	tx->writePtr = 1;
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 4, payload, 8, dl), 0);
+	check_slot(&r, 1, 0x50 + 8);
+	tx->writePtr = 0;
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 5, payload, 8, dl), 0);
+	check_slot(&r, 0, 0x50 + 8);
+	/* a reset empties the queues: nothing stale after it either */
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 6, payload, 3000, dl), 0);
+	nvl_gsp_msgq_reset(&r.q);
+	fake_init(&r.q);
+	assert_int_equal(nvl_gsp_msgq_send(&r.q, 76, 7, payload, 8, dl), 0);
+	check_slot(&r, 0, 0x50 + 8);
+	rig_down(&r);
+}
+
 static int recv1(struct rig *r, struct nvl_gsp_msg *m)
 {
 	return nvl_gsp_msgq_recv(&r->q, m);
+}
+
+/*
+ * The receive path copies only the bytes a small reply uses and XORs the
+ * page's padding in place: a byte changed in the padding still fails the
+ * page-padded checksum, and the reply that follows is read whole.
+ */
+static void padding_in_checksum(void **state)
+{
+	struct nvl_gsp_msg m;
+	struct rig r;
+	uint8_t *slot0;
+
+	rig_up(&r);
+	slot0 = r.q.mem + r.q.statq_off + GSP_QUEUE_ENTRY_OFF;
+	fake_put(&r.q, &(struct fake_elem){
+			       .function = 76, .payload = "abc", .len = 3});
+	slot0[4000] ^= 0x10; /* past the element's used bytes */
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_checksum, 1);
+	fake_put(&r.q, &(struct fake_elem){
+			       .function = 76, .payload = "xyz", .len = 3});
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_int_equal(m.len, 3);
+	assert_memory_equal(m.data, "xyz", 3);
+	rig_down(&r);
 }
 
 static void cve_2024_58019(void **state)
@@ -384,6 +463,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(checksum_folds),
 		cmocka_unit_test(free_space_across_wrap),
 		cmocka_unit_test(cve_2024_58019),
+		cmocka_unit_test(padding_after_longer_element),
+		cmocka_unit_test(padding_in_checksum),
 		cmocka_unit_test(every_size_through_the_wrap),
 		cmocka_unit_test(bad_elements_counted),
 	};

@@ -32,4 +32,40 @@
 int nvl_model_booter_verify(const void *fwimage, size_t size, const void *sig,
 			    size_t sig_size);
 
+/* a signature check fed the image piece by piece (booter_sig.c) */
+struct nvl_model_booter_check;
+
+/**
+ * nvl_model_booter_check_begin() - start a signature check fed in pieces.
+ *
+ * For a booter that hashes the image while it copies it: each piece is
+ * hashed from the cache right after it is written, instead of reading the
+ * whole image back from memory once the copy is done.
+ *
+ * Return: the check, or NULL when out of memory or when the fused key is
+ * unusable (nvl_model_booter_check_end() then tells which).
+ */
+struct nvl_model_booter_check *nvl_model_booter_check_begin(void);
+
+/**
+ * nvl_model_booter_check_update() - hash the next @len bytes of the image.
+ * @c: the check (may be NULL: nothing is done)
+ * @data: the bytes
+ * @len: how many
+ */
+void nvl_model_booter_check_update(struct nvl_model_booter_check *c,
+				   const void *data, size_t len);
+
+/**
+ * nvl_model_booter_check_end() - verify the signature and free @c.
+ * @c: the check, or NULL (a failed begin)
+ * @size: bytes hashed (for the message)
+ * @sig: the signature bytes
+ * @sig_size: bytes in @sig
+ *
+ * Return: as nvl_model_booter_verify() over the bytes fed to @c.
+ */
+int nvl_model_booter_check_end(struct nvl_model_booter_check *c, size_t size,
+			       const void *sig, size_t sig_size);
+
 #endif /* NVL_MODEL_GSP_BOOTER_SIG_H */

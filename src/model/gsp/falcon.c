@@ -111,7 +111,9 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 			g->gsp_riscv = 0;
 			if (g->state != NVL_MODEL_GSP_OFF) {
 				g->state = NVL_MODEL_GSP_UNLOADED;
-				g->hang = false;
+				/* atomic: serve_batch() reads it lock-free */
+				__atomic_store_n(&g->hang, false,
+						 __ATOMIC_RELAXED);
 			}
 			nvl_fw_kick(g);
 		}

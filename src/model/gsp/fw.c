@@ -195,13 +195,22 @@ static uint32_t checksum(const uint8_t *p, size_t len)
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
 }
 
+/*
+ * Take one armed fault of kind @f. The counts are stored atomically (under
+ * g->lock) so that the common case, nothing armed, is one load and no lock
+ * round trip (five per reply before): an injection made before a command
+ * was sent happens-before the firmware reads that command.
+ */
 static bool take_fault(struct nvl_model_gsp *g, enum nvl_model_gsp_fault f)
 {
 	bool hit = false;
 
+	if (!__atomic_load_n(&g->fault_count[f], __ATOMIC_RELAXED))
+		return false;
 	pthread_mutex_lock(&g->lock);
 	if (g->fault_count[f]) {
-		g->fault_count[f]--;
+		__atomic_store_n(&g->fault_count[f], g->fault_count[f] - 1,
+				 __ATOMIC_RELAXED);
 		hit = true;
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -285,15 +294,26 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	if (corrupt)
 		g->tx_elem[hdr + 4] ^= 0x5a; /* in the RPC header */
 	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
+		/* whole pages but the last; of the last, the used bytes and
+		 * the zeros (tx_elem's) over what an earlier, longer element
+		 * left there: the padding reads zero either way */
+		uint32_t last = (wptr + pages - 1) % CNT;
+		size_t base = (size_t)(pages - 1) * PAGE;
+		size_t used = ((hdr + RPC_HDR + len + 7) & ~(size_t)7) - base;
+		size_t n = base + NVL_MAX(used, (size_t)g->statq_dirty[last]);
+
 		first = NVL_MIN(pages, CNT - wptr);
 		region_io(g,
 			  g->statq_off + GSP_QUEUE_ENTRY_OFF +
 				  (uint64_t)wptr * PAGE,
-			  g->tx_elem, (size_t)first * PAGE, true);
-		if (first < pages)
+			  g->tx_elem, NVL_MIN(n, (size_t)first * PAGE), true);
+		if (n > (size_t)first * PAGE)
 			region_io(g, g->statq_off + GSP_QUEUE_ENTRY_OFF,
 				  g->tx_elem + (size_t)first * PAGE,
-				  (size_t)(pages - first) * PAGE, true);
+				  n - (size_t)first * PAGE, true);
+		for (uint32_t i = 0; i + 1 < pages; i++)
+			g->statq_dirty[(wptr + i) % CNT] = PAGE;
+		g->statq_dirty[last] = (uint16_t)used;
 		wptr = (wptr + pages) % CNT;
 		region_wr32(g, g->statq_off + offsetof(msgqTxHeader, writePtr),
 			    wptr);
@@ -452,10 +472,8 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 
 		if (only && (unsigned)handled >= only)
 			return handled;
-		pthread_mutex_lock(&g->lock);
-		bool hang = g->hang;
-		pthread_mutex_unlock(&g->lock);
-		if (hang)
+		/* stored atomically under g->lock: read without it */
+		if (__atomic_load_n(&g->hang, __ATOMIC_RELAXED))
 			return handled;
 		if (wptr >= CNT || rptr >= CNT) {
 			g->st.bad_elems++;
@@ -573,8 +591,54 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 
 /* ---- booter ----------------------------------------------------------- */
 
+#if __has_include("model/gsp/booter_sig.h")
+#include "model/gsp/booter_sig.h"
+#define BOOTER_KEY 1
+#else
+#define BOOTER_KEY 0
+#endif
+
+/*
+ * Copy @n bytes of .fwimage at DMA address @pa into WPR2 at @dst, in
+ * pieces that each go into the signature check (@c, when not NULL) while
+ * they are still in the cache: one pass over the image, not a copy and
+ * then a second pass to hash it back from memory. Only the first @img
+ * bytes are the image's (the last page's padding is copied, not hashed).
+ */
+static int booter_copy(struct nvl_model_gsp *g, uint64_t pa, uint8_t *dst,
+		       size_t n, size_t img, void *c)
+{
+	const size_t piece = 64 << 10;
+
+	for (size_t off = 0; off < n; off += piece) {
+		size_t k = NVL_MIN(piece, n - off);
+
+		if (nvl_fw_dma(g, pa + off, dst + off, k, false))
+			return -EFAULT;
+#if BOOTER_KEY
+		if (off < img)
+			nvl_model_booter_check_update(c, dst + off,
+						      NVL_MIN(k, img - off));
+#endif
+	}
+	return 0;
+}
+
 static int booter_verify_default(const void *img, size_t size, const void *sig,
 				 size_t sig_size);
+
+/* the signature check's verdict: the fed check's, else the whole copy's */
+static int booter_check_end(void *check, nvl_model_booter_verify_fn verify,
+			    const uint8_t *img, size_t size, const void *sig,
+			    size_t sig_size)
+{
+#if BOOTER_KEY
+	if (check)
+		return nvl_model_booter_check_end(check, size, sig, sig_size);
+#endif
+	return (verify ? verify : booter_verify_default)(img, size, sig,
+							 sig_size);
+}
 
 static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 {
@@ -585,7 +649,9 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	uint32_t ret = NVL_HW_BOOTER_ERR_DMA;
 	size_t npages, run = 0;
 	uint64_t run_pa = 0;
-	nvl_model_booter_verify_fn verify;
+	nvl_model_booter_verify_fn verify = g->verify;
+	void *check = NULL; /* the fused check, fed while copying */
+	int bad;
 	char version[sizeof(((struct nvl_fw_manifest *)0)->version) + 1] = {0};
 
 	if (nvl_fw_dma(g, meta_pa, &meta, sizeof(meta), false))
@@ -620,6 +686,11 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	l2 = nvl_malloc(PAGE);
 	if (!img || !sig || !l1 || !l2)
 		goto out;
+#if BOOTER_KEY
+	/* no check to feed (out of memory): verify the copy whole below */
+	if (!verify)
+		check = nvl_model_booter_check_begin();
+#endif
 	/* radix3: level 0 -> level 1 -> level 2 -> image pages; runs of
 	 * consecutive DMA pages are read in one go */
 	if (nvl_fw_dma(g, meta.sysmemAddrOfRadix3Elf, &l0, 8, false) ||
@@ -634,20 +705,24 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 			run++;
 			continue;
 		}
-		if (run && nvl_fw_dma(g, run_pa, img + (i - run) * PAGE,
-				      run * PAGE, false))
+		if (run && booter_copy(g, run_pa, img + (i - run) * PAGE,
+				       run * PAGE, run * PAGE, check))
 			goto out;
 		run_pa = l2[i % 512];
 		run = 1;
 	}
-	if (run && nvl_fw_dma(g, run_pa, img + (npages - run) * PAGE,
-			      run * PAGE, false))
+	/* the check covers sizeOfRadix3Elf bytes, not the page padding */
+	if (run &&
+	    booter_copy(g, run_pa, img + (npages - run) * PAGE, run * PAGE,
+			meta.sizeOfRadix3Elf - (npages - run) * PAGE, check))
 		goto out;
 	if (nvl_fw_dma(g, meta.sysmemAddrOfSignature, sig, meta.sizeOfSignature,
 		       false))
 		goto out;
-	verify = g->verify ? g->verify : booter_verify_default;
-	if (verify(img, meta.sizeOfRadix3Elf, sig, meta.sizeOfSignature)) {
+	bad = booter_check_end(check, verify, img, meta.sizeOfRadix3Elf, sig,
+			       meta.sizeOfSignature);
+	check = NULL; /* ended */
+	if (bad) {
 		ret = NVL_HW_BOOTER_ERR_SIG;
 		goto out;
 	}
@@ -686,14 +761,17 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 	pthread_mutex_unlock(&g->lock);
 	ret = NVL_HW_BOOTER_OK;
 out:
+#if BOOTER_KEY
+	if (check) /* not ended: a DMA failed first */
+		nvl_model_booter_check_end(check, 0, NULL, 0);
+#endif
 	nvl_free(sig);
 	nvl_free(l1);
 	nvl_free(l2);
 	return ret;
 }
 
-#if __has_include("model/gsp/booter_sig.h")
-#include "model/gsp/booter_sig.h"
+#if BOOTER_KEY
 static int booter_verify_default(const void *img, size_t size, const void *sig,
 				 size_t sig_size)
 {
@@ -824,6 +902,10 @@ static int libos_start(struct nvl_model_gsp *g)
 	}
 	g->tx_seq = g->rx_seq = 0;
 	g->rpc_seq = 0;
+	/* what the slots hold is not known: the first element written into
+	 * each clears its whole padding */
+	for (unsigned i = 0; i < CNT; i++)
+		g->statq_dirty[i] = PAGE;
 	h = (msgqTxHeader){.version = MSGQ_VERSION,
 			   .size = GSP_QUEUE_SIZE,
 			   .msgSize = GSP_QUEUE_MSG_SIZE,
@@ -1280,8 +1362,8 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (f == NVL_MODEL_GSP_HANG)
-		g->hang = true;
-	g->fault_count[f] = count;
+		__atomic_store_n(&g->hang, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->fault_count[f], count, __ATOMIC_RELAXED);
 	g->fault_arg[f] = arg;
 	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
@@ -1292,8 +1374,9 @@ void nvl_model_gsp_clear_faults(struct nvl_model *m)
 	struct nvl_model_gsp *g = m->gsp;
 
 	pthread_mutex_lock(&g->lock);
-	memset(g->fault_count, 0, sizeof(g->fault_count));
-	g->hang = false;
+	for (unsigned i = 0; i < NVL_MODEL_GSP_FAULT_COUNT; i++)
+		__atomic_store_n(&g->fault_count[i], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->hang, false, __ATOMIC_RELAXED);
 	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
 }

@@ -91,6 +91,9 @@ struct nvl_model_gsp {
 	uint64_t cmdq_off, statq_off;
 	uint32_t tx_seq, rx_seq, rpc_seq;
 	uint8_t *rx_elem, *tx_elem; /* 64 KiB each */
+	/* per statq slot: bytes from its start that may be non-zero (fw.c:
+	 * send_elem() writes a short reply's used bytes, not the page) */
+	uint16_t statq_dirty[GSP_QUEUE_MSG_COUNT];
 	uint8_t *msg; /* an assembled request */
 	uint8_t *reply; /* a reply being built */
 	/* fw.c, the firmware thread only: interrupts held for the end of a
