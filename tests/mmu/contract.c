@@ -106,7 +106,7 @@ static void
 unmap_and_invalidate_fault_every_page_sparse_reads_zero(void **state)
 {
 	struct world w;
-	struct fault_ent f;
+	struct fault_ent f = {0};
 	uint64_t base = WIN_START + 8 * MIB, v = 0x77;
 	struct bop ops[3] = {
 		{B_MAP, base, 6 * MIB, NULL, 0, 0},
