@@ -83,38 +83,6 @@ static void core_fini(struct core *c)
 	nvl_client_destroy(c->b.c);
 }
 
-/* one call's worth of GPUVM work, without lock, handles or checks */
-static int core_op(struct core *c, int kind, uint64_t addr, uint64_t range,
-		   uint64_t off)
-{
-	struct nvl_gpuvm_map_req req = {addr, range, c->obj, off, 0};
-	struct nvl_gpuvm_txn txn;
-	struct nvl_gpuvm_ops ops;
-	int ret;
-
-	nvl_gpuvm_txn_begin(c->g, &txn);
-	nvl_gpuvm_ops_init(&ops);
-	if (kind == K_MAP)
-		ret = nvl_gpuvm_sm_map_ops(c->g, &req, &ops);
-	else if (kind == K_UNMAP)
-		ret = nvl_gpuvm_sm_unmap_ops(c->g, addr, range, &ops);
-	else
-		ret = nvl_gpuvm_region_create_ops(c->g, addr, range, &ops);
-	if (!ret)
-		ret = nvl_gpuvm_txn_prepare(&txn, &ops);
-	if (!ret)
-		nvl_gpuvm_txn_apply(&txn, &ops);
-	nvl_gpuvm_ops_fini(c->g, &ops);
-	c->g->cur_seq = 0;
-	if (ret) {
-		nvl_gpuvm_txn_abort(&txn);
-		return ret;
-	}
-	nvl_gpuvm_txn_commit(&txn);
-	nvl_gpuvm_txn_finish(&txn);
-	return 0;
-}
-
 /*
  * @n ops of one kind in one transaction, as build() makes a call of @n
  * ops: op i's list is built against the tree op i-1 left, then prepared
@@ -135,9 +103,12 @@ static int core_ops(struct core *c, int kind, const uint64_t *addr,
 		nvl_gpuvm_ops_init(&ops);
 		if (kind == K_MAP)
 			ret = nvl_gpuvm_sm_map_ops(c->g, &req, &ops);
-		else
+		else if (kind == K_UNMAP)
 			ret = nvl_gpuvm_sm_unmap_ops(c->g, addr[i], range,
 						     &ops);
+		else
+			ret = nvl_gpuvm_region_create_ops(c->g, addr[i], range,
+							  &ops);
 		if (!ret)
 			ret = nvl_gpuvm_txn_prepare(&txn, &ops);
 		if (!ret)
@@ -152,6 +123,13 @@ static int core_ops(struct core *c, int kind, const uint64_t *addr,
 	nvl_gpuvm_txn_commit(&txn);
 	nvl_gpuvm_txn_finish(&txn);
 	return 0;
+}
+
+/* one call's worth of GPUVM work, without lock, handles or checks */
+static int core_op(struct core *c, int kind, uint64_t addr, uint64_t range,
+		   uint64_t off)
+{
+	return core_ops(c, kind, &addr, &off, range, 1);
 }
 
 /* ---- a pair of workloads, full and core ------------------------------- */

@@ -683,6 +683,31 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 }
 
 /*
+ * The checks of a one-op call, in bind_plain()'s order and with its
+ * messages: @k from kop_of(), @obj the op's BO looked up (NULL if none).
+ */
+static int check_one(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
+		     struct nvl_vm_kop *k, bool has_bo,
+		     struct nvl_gem_object *obj)
+{
+	int ret;
+
+	if (op->pad)
+		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
+	else
+		ret = nvl_vm_validate_kop_args(vm, 0, k, has_bo);
+	if (!ret && vm->backend.ops->prefetch)
+		vm->backend.ops->prefetch(vm->backend.priv, k->addr, k->range);
+	if (!ret && has_bo && !obj)
+		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
+	if (!ret) {
+		k->obj = obj;
+		ret = nvl_vm_validate_kop_bo(0, k);
+	}
+	return ret;
+}
+
+/*
  * bind_plain() for one op, the most common call (a tile, a buffer): the
  * same checks in the same order, without its arrays and loops.
  */
@@ -691,20 +716,8 @@ static int bind_plain1(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
 {
 	struct nvl_vm_kop k;
 	bool has_bo = kop_of(&k, op);
-	int ret;
+	int ret = check_one(vm, op, &k, has_bo, first);
 
-	if (op->pad)
-		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
-	else
-		ret = nvl_vm_validate_kop_args(vm, 0, &k, has_bo);
-	if (!ret && vm->backend.ops->prefetch)
-		vm->backend.ops->prefetch(vm->backend.priv, k.addr, k.range);
-	if (!ret && has_bo && !first)
-		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
-	if (!ret) {
-		k.obj = first;
-		ret = nvl_vm_validate_kop_bo(0, &k);
-	}
 	if (!ret)
 		ret = nvl_vm_bind_checked(vm, NULL, &k, 1, NULL, 0, flags,
 					  NULL);
@@ -742,18 +755,7 @@ static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 	has_bo = kop_of(&k, op);
 	if (has_bo)
 		obj = nvl_client_find_locked(client, NVL_HANDLE_BO, op->handle);
-	if (op->pad)
-		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
-	else
-		ret = nvl_vm_validate_kop_args(vm, 0, &k, has_bo);
-	if (!ret && vm->backend.ops->prefetch)
-		vm->backend.ops->prefetch(vm->backend.priv, k.addr, k.range);
-	if (!ret && has_bo && !obj)
-		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
-	if (!ret) {
-		k.obj = obj;
-		ret = nvl_vm_validate_kop_bo(0, &k);
-	}
+	ret = check_one(vm, op, &k, has_bo, obj);
 	if (ret) {
 		nvl_client_unlock(client);
 		return ret;
