@@ -97,33 +97,13 @@ int nvl_model_booter_check_end(struct nvl_model_booter_check *c, size_t size,
 int nvl_model_booter_verify(const void *fwimage, size_t size, const void *sig,
 			    size_t sig_size)
 {
-	EVP_MD_CTX *md;
-	EVP_PKEY_CTX *pctx = NULL;
-	int ok;
+	struct nvl_model_booter_check *c;
 
 	if (!fwimage || !sig)
 		return nvl_error(-EINVAL, "booter: no image or no signature");
-	pthread_once(&key_once, key_init);
-	if (!fused_key)
-		return nvl_error(-EKEYREJECTED, "booter: fused key unusable");
-	if (sig_size != NVL_MODEL_BOOTER_SIG_SIZE)
-		return nvl_error(-EKEYREJECTED,
-				 "booter: signature is %zu bytes, want %u",
-				 sig_size, NVL_MODEL_BOOTER_SIG_SIZE);
-	md = EVP_MD_CTX_new();
-	if (!md)
-		return nvl_error(-EKEYREJECTED, "booter: out of memory");
-	ok = EVP_DigestVerifyInit(md, &pctx, EVP_sha256(), NULL, fused_key) ==
-		     1 &&
-	     EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1 &&
-	     EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) ==
-		     1 &&
-	     EVP_DigestVerify(md, sig, sig_size, fwimage, size) == 1;
-	EVP_MD_CTX_free(md);
-	if (!ok)
-		return nvl_error(-EKEYREJECTED,
-				 "booter: GSP image signature does not verify "
-				 "(%zu-byte image)",
-				 size);
-	return 0;
+	c = nvl_model_booter_check_begin();
+	/* a signature of the wrong size fails without hashing the image */
+	if (sig_size == NVL_MODEL_BOOTER_SIG_SIZE)
+		nvl_model_booter_check_update(c, fwimage, size);
+	return nvl_model_booter_check_end(c, size, sig, sig_size);
 }
