@@ -403,7 +403,8 @@ void nvl_sched_pool_detach(struct nvl_sched *sched)
 		nvl_list_del(&sched->reap_node);
 	if (sched->on_timer)
 		nvl_list_del(&sched->timer_node);
-	sched->on_work = sched->on_reap = sched->on_timer = false;
+	sched->on_work = sched->on_reap = false;
+	atomic_store(&sched->on_timer, false);
 	while (sched->pool_refs) {
 		uint32_t seq = nvl_sched_event_prepare(&sched->ev);
 
