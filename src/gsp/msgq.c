@@ -676,6 +676,35 @@ unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q)
 	return (wptr + CNT - our_rptr(q) % CNT) % CNT;
 }
 
+/*
+ * Bytes [@off, @off + @len) of the status-queue element at @rptr whose
+ * first @first pages precede the wrap: copied to the same offsets of @dst
+ * (NULL: only read); their XOR.
+ */
+static uint64_t stat_pass(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t first,
+			  size_t off, size_t len, uint8_t *dst)
+{
+	size_t split = (size_t)first * PAGE;
+	uint64_t x = 0;
+
+	while (len) {
+		const uint8_t *s;
+		size_t n;
+
+		if (off < split) {
+			s = slot(q, q->statq_off, rptr) + off;
+			n = NVL_MIN(len, split - off);
+		} else {
+			s = slot(q, q->statq_off, 0) + (off - split);
+			n = len;
+		}
+		x ^= pass_xor(dst ? dst + off : NULL, s, n);
+		off += n;
+		len -= n;
+	}
+	return x;
+}
+
 int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 {
 	struct gspabi_msg_elem e;
@@ -721,27 +750,19 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 		return -EBADMSG;
 	}
 	/*
-	 * The rest of the first page: the bytes the RPC header says are
-	 * used are copied, the padding after them only XORed (nothing reads
-	 * it again), so a small reply copies ~100 bytes, not a page. Each
-	 * byte is still read once, and only the copy is parsed. A length
-	 * that does not fit (a multi-page element, or garbage the checks
-	 * below reject) copies the whole page.
+	 * The rest of the element: the bytes the RPC header says are used
+	 * are copied, the padding after them (in its last page) only XORed
+	 * (nothing reads it again), so a small reply copies ~100 bytes, not
+	 * a page, and a 6 KB one 6 KB, not two pages. Each byte is still
+	 * read once, and only the copy is parsed. A length that does not
+	 * fit (garbage the checks below reject) copies the whole element.
 	 */
-	used = pages > 1 || r.length > PAGE - hdr
-		       ? PAGE
-		       : NVL_MAX(NVL_ALIGN_UP((size_t)hdr + r.length, 8), head);
-	x ^= copy_xor(q->rx_buf + head, slot(q, q->statq_off, rptr) + head,
-		      used - head);
-	x ^= xor64(slot(q, q->statq_off, rptr) + used, PAGE - used);
 	first = NVL_MIN(pages, CNT - rptr);
-	if (first > 1)
-		x ^= copy_xor(q->rx_buf + PAGE, slot(q, q->statq_off, rptr + 1),
-			      (size_t)(first - 1) * PAGE);
-	if (first < pages)
-		x ^= copy_xor(q->rx_buf + (size_t)first * PAGE,
-			      slot(q, q->statq_off, 0),
-			      (size_t)(pages - first) * PAGE);
+	used = r.length > (size_t)pages * PAGE - hdr
+		       ? (size_t)pages * PAGE
+		       : NVL_MAX(NVL_ALIGN_UP((size_t)hdr + r.length, 8), head);
+	x ^= stat_pass(q, rptr, first, head, used - head, q->rx_buf);
+	x ^= stat_pass(q, rptr, first, used, (size_t)pages * PAGE - used, NULL);
 	/* from here on only the copy is read; the element is consumed */
 	advance(q, rptr, pages);
 
