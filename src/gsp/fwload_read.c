@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_d_stableOutBuffer */
 #include <zstd.h>
 
 #include "base/alloc.h"
@@ -107,108 +109,157 @@ static int grow(uint8_t **buf, size_t *cap, size_t want, const char *path)
 }
 
 /*
- * A frame that declares its size (zstd -c of a regular file always does)
- * is decoded in one call straight into a buffer of exactly that size: the
- * streaming decoder would decode into its own window buffer and copy every
- * byte out again (docs/gsp.md, boot_time_zst). A frame whose content does
- * not match its declared size, or that is followed by more data, is
- * rejected as the streaming path rejects it.
+ * Compressed files are streamed: read in IN_CHUNK pieces into one small
+ * input buffer that each piece reuses, and decoded straight into the
+ * buffer the image keeps (docs/gsp.md, boot_time_zst). The whole
+ * compressed file is never held in memory.
  */
-static int unzstd_known(const uint8_t *in, size_t len, size_t known,
-			const char *path, uint8_t **out, size_t *out_len)
-{
-	size_t flen = ZSTD_findFrameCompressedSize(in, len);
-	uint8_t *buf;
-	ZSTD_DCtx *dc;
-	size_t r;
-	int ret;
+#define IN_CHUNK ((size_t)256 << 10)
 
-	if (ZSTD_isError(flen))
-		return nvl_error(-EBADMSG, "fw: %s: zstd: %s", path,
-				 ZSTD_getErrorName(flen));
-	if (flen != len)
-		return nvl_error(-EBADMSG,
-				 "fw: %s: %zu bytes after the zstd frame", path,
-				 len - flen);
-	buf = buf_alloc(known);
-	if (!buf)
-		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
-	ret = nvl_might_alloc(256 << 10); /* the decoder's own tables */
-	if (ret || !(dc = ZSTD_createDCtx())) {
-		nvl_free(buf);
-		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+struct src {
+	int fd;
+	const char *path;
+	uint8_t *buf;
+	size_t len; /* bytes in buf */
+	bool eof;
+};
+
+/* refill @s->buf (its bytes all consumed); 0 with s->len == 0 at EOF */
+static int src_fill(struct src *s)
+{
+	s->len = 0;
+	while (!s->eof && s->len < IN_CHUNK) {
+		ssize_t r = read(s->fd, s->buf + s->len, IN_CHUNK - s->len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return nvl_error(-EIO, "fw: %s: read failed: %s",
+					 s->path, strerror(errno));
+		if (r == 0)
+			s->eof = true;
+		s->len += (size_t)r;
 	}
-	r = ZSTD_decompressDCtx(dc, buf, known, in, len);
-	ZSTD_freeDCtx(dc);
-	if (ZSTD_isError(r) || r != known) {
-		nvl_free(buf);
-		if (ZSTD_isError(r))
-			return nvl_error(-EBADMSG, "fw: %s: zstd: %s", path,
-					 ZSTD_getErrorName(r));
-		return nvl_error(-EBADMSG,
-				 "fw: %s: zstd frame holds %zu of %zu bytes",
-				 path, r, known);
-	}
-	*out = buf;
-	*out_len = known;
 	return 0;
 }
 
-static int unzstd(const uint8_t *in, size_t len, const char *path,
-		  uint8_t **out, size_t *out_len)
+/* bytes left in the file after the decoder stopped with @rest unread */
+static int trailing(struct src *s, size_t rest, const char *what)
 {
-	unsigned long long known = ZSTD_getFrameContentSize(in, len);
-	ZSTD_DStream *ds;
-	ZSTD_inBuffer ib = {in, len, 0};
-	uint8_t *buf = NULL;
-	size_t cap = 0, pos = 0, r = 1;
+	size_t more = rest;
 	int ret;
 
-	if (known == ZSTD_CONTENTSIZE_ERROR)
-		return nvl_error(-EBADMSG, "fw: %s: not zstd data", path);
-	if (known != ZSTD_CONTENTSIZE_UNKNOWN && known > MAX_OUT)
-		return nvl_error(-EBADMSG,
-				 "fw: %s: zstd frame claims %llu bytes", path,
-				 known);
-	if (known != ZSTD_CONTENTSIZE_UNKNOWN && known)
-		return unzstd_known(in, len, (size_t)known, path, out, out_len);
-	ret = grow(&buf, &cap,
-		   known != ZSTD_CONTENTSIZE_UNKNOWN && known ? known : len * 2,
-		   path);
+	while (!more && !s->eof) {
+		ret = src_fill(s);
+		if (ret)
+			return ret;
+		more = s->len;
+	}
+	if (more)
+		return nvl_error(-EBADMSG, "fw: %s: bytes after the %s",
+				 s->path, what);
+	return 0;
+}
+
+/*
+ * A frame that declares its size (zstd -c of a regular file always does)
+ * is decoded into a buffer of exactly that size, which the decoder uses as
+ * its window (ZSTD_d_stableOutBuffer): no copy out of a window buffer of
+ * its own. A frame that holds more or less than it declares, that is
+ * truncated or that is followed by more data is rejected; a frame that
+ * does not declare its size goes into a buffer grown as it decodes.
+ */
+static int unzstd(struct src *s, uint8_t **out, size_t *out_len)
+{
+	unsigned long long known;
+	ZSTD_inBuffer ib;
+	ZSTD_outBuffer ob = {NULL, 0, 0};
+	ZSTD_DStream *ds = NULL;
+	uint8_t *buf = NULL;
+	size_t cap = 0, r = 1;
+	bool stable;
+	int ret;
+
+	ret = src_fill(s);
 	if (ret)
 		return ret;
-	ret = nvl_might_alloc(256 << 10); /* the decoder's own tables */
-	if (ret || !(ds = ZSTD_createDStream())) {
-		nvl_free(buf);
-		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+	known = ZSTD_getFrameContentSize(s->buf, s->len);
+	if (known == ZSTD_CONTENTSIZE_ERROR)
+		return nvl_error(-EBADMSG, "fw: %s: not zstd data", s->path);
+	if (known != ZSTD_CONTENTSIZE_UNKNOWN && known > MAX_OUT)
+		return nvl_error(-EBADMSG,
+				 "fw: %s: zstd frame claims %llu bytes",
+				 s->path, known);
+	stable = known != ZSTD_CONTENTSIZE_UNKNOWN && known;
+	if (stable) {
+		buf = buf_alloc((size_t)known);
+		if (!buf)
+			return nvl_error(-ENOMEM, "fw: %s: out of memory",
+					 s->path);
+		cap = (size_t)known;
+	} else {
+		ret = grow(&buf, &cap, s->len * 2, s->path);
+		if (ret)
+			return ret;
 	}
-	ZSTD_initDStream(ds);
-	while (r != 0) {
-		ZSTD_outBuffer ob;
+	ret = nvl_might_alloc(256 << 10); /* the decoder's own tables */
+	if (ret || !(ds = ZSTD_createDStream()) ||
+	    (stable && ZSTD_isError(ZSTD_DCtx_setParameter(
+			       ds, ZSTD_d_stableOutBuffer, 1)))) {
+		ret = nvl_error(-ENOMEM, "fw: %s: out of memory", s->path);
+		goto out;
+	}
+	ib = (ZSTD_inBuffer){s->buf, s->len, 0};
+	ob = (ZSTD_outBuffer){buf, cap, 0};
+	for (;;) {
+		size_t in0, out0;
 
-		if (pos == cap && (ret = grow(&buf, &cap, cap + 1, path)))
-			goto out;
-		ob = (ZSTD_outBuffer){buf, cap, pos};
+		if (ib.pos == ib.size && !s->eof) {
+			ret = src_fill(s);
+			if (ret)
+				goto out;
+			ib = (ZSTD_inBuffer){s->buf, s->len, 0};
+		}
+		if (!stable && ob.pos == ob.size) {
+			ret = grow(&buf, &cap, cap + 1, s->path);
+			if (ret)
+				goto out;
+			ob = (ZSTD_outBuffer){buf, cap, ob.pos};
+		}
+		in0 = ib.pos;
+		out0 = ob.pos;
 		r = ZSTD_decompressStream(ds, &ob, &ib);
-		pos = ob.pos;
 		if (ZSTD_isError(r)) {
-			ret = nvl_error(-EBADMSG, "fw: %s: zstd: %s", path,
+			ret = nvl_error(-EBADMSG, "fw: %s: zstd: %s", s->path,
 					ZSTD_getErrorName(r));
 			goto out;
 		}
-		if (r && ib.pos == ib.size && ob.pos < ob.size) {
+		if (!r)
+			break;
+		if (ib.pos == ib.size && s->eof &&
+		    (stable || ob.pos < ob.size)) {
 			ret = nvl_error(-EBADMSG, "fw: %s: zstd data truncated",
-					path);
+					s->path);
+			goto out;
+		}
+		if (ib.pos == in0 && ob.pos == out0 && ib.pos < ib.size &&
+		    (stable || ob.pos < ob.size)) {
+			/* input left and room, or the declared size reached,
+			 * yet nothing moved */
+			ret = nvl_error(-EBADMSG,
+					"fw: %s: zstd frame holds more than "
+					"%zu bytes",
+					s->path, cap);
 			goto out;
 		}
 	}
-	if (ib.pos != ib.size) {
+	if (stable && ob.pos != cap) {
 		ret = nvl_error(-EBADMSG,
-				"fw: %s: %zu bytes after the zstd frame", path,
-				ib.size - ib.pos);
+				"fw: %s: zstd frame holds %zu of %zu bytes",
+				s->path, ob.pos, cap);
 		goto out;
 	}
-	ret = 0;
+	ret = trailing(s, ib.size - ib.pos, "zstd frame");
 out:
 	ZSTD_freeDStream(ds);
 	if (ret) {
@@ -216,60 +267,63 @@ out:
 		return ret;
 	}
 	*out = buf;
-	*out_len = pos;
+	*out_len = ob.pos;
 	return 0;
 }
 
-static int unxz(const uint8_t *in, size_t len, const char *path, uint8_t **out,
-		size_t *out_len)
+static int unxz(struct src *s, size_t file_len, uint8_t **out, size_t *out_len)
 {
-	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_stream z = LZMA_STREAM_INIT;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	lzma_ret lr;
 	int ret;
 
-	ret = grow(&buf, &cap, len * 3 + 4096, path);
+	ret = grow(&buf, &cap, file_len * 3 + 4096, s->path);
 	if (ret)
 		return ret;
 	ret = nvl_might_alloc(1 << 20);
-	if (ret || lzma_stream_decoder(&s, 256u << 20, 0) != LZMA_OK) {
+	if (ret || lzma_stream_decoder(&z, 256u << 20, 0) != LZMA_OK) {
 		nvl_free(buf);
-		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+		return nvl_error(-ENOMEM, "fw: %s: out of memory", s->path);
 	}
-	s.next_in = in;
-	s.avail_in = len;
-	s.next_out = buf;
-	s.avail_out = cap;
+	z.next_out = buf;
+	z.avail_out = cap;
 	for (;;) {
-		lr = lzma_code(&s, LZMA_FINISH);
-		if (lr == LZMA_STREAM_END)
-			break;
-		if (lr == LZMA_OK && s.avail_out == 0) {
-			size_t used = cap;
-
-			ret = grow(&buf, &cap, cap + 1, path);
+		if (!z.avail_in && !s->eof) {
+			ret = src_fill(s);
 			if (ret)
 				goto out;
-			s.next_out = buf + used;
-			s.avail_out = cap - used;
+			z.next_in = s->buf;
+			z.avail_in = s->len;
+		}
+		lr = lzma_code(&z, s->eof ? LZMA_FINISH : LZMA_RUN);
+		if (lr == LZMA_STREAM_END)
+			break;
+		if (lr == LZMA_OK && z.avail_out == 0) {
+			size_t used = cap;
+
+			ret = grow(&buf, &cap, cap + 1, s->path);
+			if (ret)
+				goto out;
+			z.next_out = buf + used;
+			z.avail_out = cap - used;
 			continue;
 		}
+		if (lr == LZMA_OK && !s->eof)
+			continue;
 		ret = nvl_error(lr == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG,
 				"fw: %s: xz data is corrupt or truncated "
 				"(lzma error %d)",
-				path, (int)lr);
+				s->path, (int)lr);
 		goto out;
 	}
-	if (s.avail_in) {
-		ret = nvl_error(-EBADMSG, "fw: %s: %zu bytes after the xz data",
-				path, s.avail_in);
+	ret = trailing(s, z.avail_in, "xz data");
+	if (ret)
 		goto out;
-	}
-	*out_len = (size_t)s.total_out;
-	ret = 0;
+	*out_len = (size_t)z.total_out;
 out:
-	lzma_end(&s);
+	lzma_end(&z);
 	if (ret) {
 		nvl_free(buf);
 		return ret;
@@ -282,9 +336,11 @@ int nvl_gsp_fw_read_file(const char *path, uint8_t **data_out, size_t *size_out,
 			 enum nvl_gsp_fw_comp *comp_out)
 {
 	enum nvl_gsp_fw_comp comp = NVL_GSP_FW_PLAIN;
-	uint8_t *raw = NULL, *dec = NULL;
-	size_t raw_len = 0, dec_len = 0;
-	int fd, ret;
+	struct src s = {.fd = -1, .path = path};
+	uint8_t *dec = NULL;
+	size_t dec_len = 0;
+	struct stat st;
+	int ret;
 
 	if (!path || !data_out || !size_out)
 		return nvl_error(-EINVAL, "fw: no path");
@@ -292,25 +348,40 @@ int nvl_gsp_fw_read_file(const char *path, uint8_t **data_out, size_t *size_out,
 		comp = NVL_GSP_FW_ZSTD;
 	else if (has_suffix(path, ".xz"))
 		comp = NVL_GSP_FW_XZ;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	s.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s.fd < 0)
 		return nvl_error(errno == ENOENT ? -ENOENT : -EIO, "fw: %s: %s",
 				 path, strerror(errno));
-	ret = read_fd(fd, path, &raw, &raw_len);
-	close(fd);
+	if (comp == NVL_GSP_FW_PLAIN) {
+		ret = read_fd(s.fd, path, &dec, &dec_len);
+		goto out;
+	}
+	if (fstat(s.fd, &st)) {
+		ret = nvl_error(-EIO, "fw: %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = nvl_error(-EIO, "fw: %s: not a regular file", path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size > MAX_OUT) {
+		ret = nvl_error(-EBADMSG, "fw: %s: %lld bytes is too large",
+				path, (long long)st.st_size);
+		goto out;
+	}
+	s.buf = nvl_malloc(IN_CHUNK);
+	if (!s.buf) {
+		ret = nvl_error(-ENOMEM, "fw: %s: out of memory", path);
+		goto out;
+	}
+	ret = comp == NVL_GSP_FW_ZSTD
+		      ? unzstd(&s, &dec, &dec_len)
+		      : unxz(&s, (size_t)st.st_size, &dec, &dec_len);
+	nvl_free(s.buf);
+out:
+	close(s.fd);
 	if (ret)
 		return ret;
-	if (comp == NVL_GSP_FW_PLAIN) {
-		dec = raw;
-		dec_len = raw_len;
-	} else {
-		ret = comp == NVL_GSP_FW_ZSTD
-			      ? unzstd(raw, raw_len, path, &dec, &dec_len)
-			      : unxz(raw, raw_len, path, &dec, &dec_len);
-		nvl_free(raw);
-		if (ret)
-			return ret;
-	}
 	*data_out = dec;
 	*size_out = dec_len;
 	if (comp_out)

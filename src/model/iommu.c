@@ -238,6 +238,34 @@ int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 	return ret;
 }
 
+int nvl_model_phys_visit(struct nvl_model *m, enum nvl_hw_aperture ap,
+			 uint64_t pa, size_t len,
+			 void (*fn)(void *arg, uint8_t *p, size_t n), void *arg)
+{
+	bool locked = ap_sys(ap);
+	int ret = 0;
+
+	if (locked)
+		pthread_rwlock_rdlock(&m->iommu->lock);
+	while (len) {
+		uint64_t avail = 0;
+		uint8_t *p = phys_resolve(m, ap, pa, &avail);
+		size_t k;
+
+		if (!p) {
+			ret = -EFAULT;
+			break;
+		}
+		k = (size_t)NVL_MIN((uint64_t)len, avail);
+		fn(arg, p, k);
+		pa += k;
+		len -= k;
+	}
+	if (locked)
+		pthread_rwlock_unlock(&m->iommu->lock);
+	return ret;
+}
+
 int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
 			    uint64_t pa, uint32_t *val, bool write)
 {

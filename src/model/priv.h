@@ -66,6 +66,20 @@ int nvl_model_phys_copy(struct nvl_model *m, enum nvl_hw_aperture dap,
 int nvl_model_phys_fill(struct nvl_model *m, enum nvl_hw_aperture ap,
 			uint64_t pa, uint32_t pattern, uint64_t len);
 
+/**
+ * nvl_model_phys_visit() - call @fn on each run of @len bytes at physical
+ * @pa (aperture @ap) that is contiguous in memory, in order, holding the
+ * IOMMU lock so that no mapping goes away under it: a device's single
+ * pass over memory (copy and checksum at once) without a staging copy.
+ * @fn must not block or call back into the IOMMU.
+ * Return: 0, or -EFAULT at the first byte outside VRAM or every mapping
+ * (@fn has seen the runs before it).
+ */
+int nvl_model_phys_visit(struct nvl_model *m, enum nvl_hw_aperture ap,
+			 uint64_t pa, size_t len,
+			 void (*fn)(void *arg, uint8_t *p, size_t n),
+			 void *arg);
+
 /* ---- interrupts (intr.c) -------------------------------------------- */
 /**
  * nvl_model_intr_init() - set up the interrupt state. Return: 0.

@@ -18,6 +18,8 @@
 #include <zstd.h>
 
 #include "t.h"
+#include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/log.h"
 #include "firmware/nvl_fw_manifest.h"
 #include "gsp/image.h"
@@ -355,6 +357,70 @@ static size_t slurp(const char *path, uint8_t **out)
 }
 
 /*
+ * Compressed files are decoded as they are read, in pieces of 256 KiB
+ * (fwload_read.c): a GSP image cut off after several pieces is truncated,
+ * and junk after its last piece is data after the stream, for both
+ * formats; the whole file decodes to the plain one's bytes.
+ */
+static void streamed_errors(void **state)
+{
+	static const struct {
+		const char *dir, *sfx, *cut_msg, *junk_msg;
+	} f[] = {
+		{BUILD_ZST, ".zst", "zstd data truncated",
+		 "after the zstd frame"},
+		{BUILD_ZST "/../firmware-xz", ".xz", "xz data is corrupt",
+		 "after the xz data"},
+	};
+	char a[512], p[PATH_MAX], src[PATH_MAX];
+	uint8_t *plain, *dec, *raw;
+	size_t plain_len, dec_len, n;
+
+	(void)state;
+	sub(a, "streamed");
+	assert_int_equal(
+		nvl_gsp_fw_read_file(NVL_BUILD_FIRMWARE_DIR
+				     "/nvidia/tu102/gsp/gsp-535.113.01.bin",
+				     &plain, &plain_len, NULL),
+		0);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(f); i++) {
+		snprintf(src, sizeof(src),
+			 "%s/nvidia/tu102/gsp/gsp-535.113.01.bin%s", f[i].dir,
+			 f[i].sfx);
+		snprintf(p, sizeof(p), "%s/gsp%s", a, f[i].sfx);
+		n = slurp(src, &raw);
+		assert_true(n > (3u << 20));
+
+		assert_int_equal(fwgen_write(p, raw, n), 0);
+		assert_int_equal(nvl_gsp_fw_read_file(p, &dec, &dec_len, NULL),
+				 0);
+		assert_int_equal(dec_len, plain_len);
+		assert_memory_equal(dec, plain, plain_len);
+		nvl_free(dec);
+
+		/* cut inside the third piece */
+		assert_int_equal(fwgen_write(p, raw, (600u << 10) + 17), 0);
+		dec = NULL;
+		assert_int_equal(nvl_gsp_fw_read_file(p, &dec, &dec_len, NULL),
+				 -EBADMSG);
+		assert_null(dec);
+		assert_non_null(strstr(nvl_error_msg(), f[i].cut_msg));
+
+		raw = realloc(raw, n + 16);
+		assert_non_null(raw);
+		memset(raw + n, 0x42, 16);
+		assert_int_equal(fwgen_write(p, raw, n + 16), 0);
+		assert_int_equal(nvl_gsp_fw_read_file(p, &dec, &dec_len, NULL),
+				 -EBADMSG);
+		assert_null(dec);
+		assert_non_null(strstr(nvl_error_msg(), f[i].junk_msg));
+		free(raw);
+		unlink(p);
+	}
+	nvl_free(plain);
+}
+
+/*
  * Both forms of zstd frame the kernel's loader accepts: one that declares
  * its content size (decoded in one call into the final buffer) and one
  * that does not (streamed, RFC 8878 Frame_Content_Size absent when the
@@ -627,6 +693,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(compressed_loads),
 	cmocka_unit_test(corrupt_compressed),
 	cmocka_unit_test(zstd_frame_forms),
+	cmocka_unit_test(streamed_errors),
 	cmocka_unit_test(build_tree_every_chip),
 	cmocka_unit_test(signature_verify),
 	cmocka_unit_test(signature_check_pieces),

@@ -324,6 +324,59 @@ static void rpc_order_asserted(void **state)
 	kit_down(&k);
 }
 
+/* queue a NOP past the client (the firmware hung: not read yet) with one
+ * of its bytes at element offset @at flipped after it was written */
+static void corrupt_nop(struct kit *k, size_t len, size_t at)
+{
+	struct nvl_gsp_msgq *q = &k->gsp->q;
+	uint32_t wptr = ((msgqTxHeader *)(q->mem + q->cmdq_off))->writePtr;
+	uint8_t p[64];
+
+	memset(p, 0x3c, sizeof(p));
+	pthread_mutex_lock(&k->gsp->tx_lock);
+	assert_int_equal(
+		nvl_gsp_msgq_send(&k->gsp->q, NV_VGPU_MSG_FUNCTION_NOP,
+				  k->gsp->next_seq, p, len,
+				  nvl_deadline_after(NVL_NSEC_PER_SEC)),
+		0);
+	pthread_mutex_unlock(&k->gsp->tx_lock);
+	q->mem[q->cmdq_off + GSP_QUEUE_ENTRY_OFF + (size_t)wptr * 4096 + at] ^=
+		0x21;
+}
+
+/*
+ * The firmware reads a command's used bytes and XORs the rest of its
+ * page in place: a byte changed in the payload, in its last partial
+ * word, or (where the version's checksum covers it) in the padding is
+ * rejected and counted, and the next call goes through.
+ */
+static void fw_rejects_corrupt_commands(void **state)
+{
+	struct nvl_model_gsp_stats ms0, ms;
+	struct kit k;
+	size_t head;
+	unsigned bad = 2;
+
+	kit_up(&k, "tiny");
+	head = k.gsp->q.elem_hdr + 32;
+	nvl_model_gsp_get_stats(k.m, &ms0);
+	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_HANG, 1, 0);
+	corrupt_nop(&k, 24, head + 3); /* a whole word */
+	corrupt_nop(&k, 21, head + 20); /* the last, partial word */
+	if (k.gsp->q.csum_padded) {
+		corrupt_nop(&k, 24, 4000); /* the padding */
+		bad++;
+	}
+	nvl_model_gsp_clear_faults(k.m);
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0,
+				     NULL, 0, NULL, NVL_GSP_REPLY_POLL, 0),
+			 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.bad_elems - ms0.bad_elems, bad);
+	assert_int_equal(ms.seq_asserts, ms0.seq_asserts);
+	kit_down(&k);
+}
+
 struct evrec {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -773,6 +826,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(read_pointer_counts_element_header),
 		cmocka_unit_test(reply_policies),
 		cmocka_unit_test(rpc_order_asserted),
+		cmocka_unit_test(fw_rejects_corrupt_commands),
 		cmocka_unit_test(events_delivered),
 		cmocka_unit_test(slow_handler),
 		cmocka_unit_test(direct_handler),

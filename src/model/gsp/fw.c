@@ -48,6 +48,8 @@
 #define PAGE GSP_PAGE_SIZE
 #define CNT GSP_QUEUE_MSG_COUNT
 #define RPC_HDR sizeof(rpc_message_header_v03_00)
+/* elements up to this size are staged whole before one DMA write */
+#define FW_STAGE_MAX 1024
 
 static uint64_t id8(const char *s)
 {
@@ -86,6 +88,160 @@ static int region_io(struct nvl_model_gsp *g, uint64_t off, void *buf,
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * One pass over queue bytes in place (nvl_model_phys_visit()): a read
+ * copies them to @dst (when not NULL) and XORs them; a write copies @src
+ * in and XORs it, or zeroes. Lengths and offsets are multiples of 8, so
+ * every run is whole 64-bit words; four accumulators keep the loop free
+ * of a dependency chain. The checksum's pass and the copy's are one, and
+ * no element is staged in a buffer of its own.
+ */
+struct qpass {
+	uint8_t *dst;
+	const uint8_t *src, *src2;
+	size_t left;
+	bool write;
+	uint64_t x;
+};
+
+/* two 64-bit words at a time (SSE2 on x86-64; plain words elsewhere) */
+typedef uint64_t fw_v2 __attribute__((vector_size(16)));
+
+/*
+ * XOR of the 64-bit words of @n bytes (a multiple of 8) at @from, copied
+ * to @to unless it is NULL: 64 bytes per iteration in four independent
+ * accumulators.
+ */
+static uint64_t copy_xor(uint8_t *to, const uint8_t *from, size_t n)
+{
+	fw_v2 a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
+	uint64_t x = 0;
+	size_t i = 0;
+
+	if (to) {
+		for (; i + 64 <= n; i += 64) {
+			fw_v2 w0, w1, w2, w3;
+
+			memcpy(&w0, from + i, 16);
+			memcpy(&w1, from + i + 16, 16);
+			memcpy(&w2, from + i + 32, 16);
+			memcpy(&w3, from + i + 48, 16);
+			memcpy(to + i, &w0, 16);
+			memcpy(to + i + 16, &w1, 16);
+			memcpy(to + i + 32, &w2, 16);
+			memcpy(to + i + 48, &w3, 16);
+			a ^= w0;
+			b ^= w1;
+			c ^= w2;
+			d ^= w3;
+		}
+	} else {
+		for (; i + 64 <= n; i += 64) {
+			fw_v2 w0, w1, w2, w3;
+
+			memcpy(&w0, from + i, 16);
+			memcpy(&w1, from + i + 16, 16);
+			memcpy(&w2, from + i + 32, 16);
+			memcpy(&w3, from + i + 48, 16);
+			a ^= w0;
+			b ^= w1;
+			c ^= w2;
+			d ^= w3;
+		}
+	}
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, from + i, 8);
+		if (to)
+			memcpy(to + i, &w, 8);
+		x ^= w;
+	}
+	a ^= b ^ c ^ d;
+	return x ^ a[0] ^ a[1];
+}
+
+static void qpass_run(void *arg, uint8_t *p, size_t n)
+{
+	struct qpass *q = arg;
+	size_t k = NVL_MIN(n, q->left);
+
+	if (q->write && !q->src) {
+		memset(p, 0, n);
+		return;
+	}
+	q->left -= k;
+	if (q->write) {
+		q->x ^= copy_xor(p, q->src, k);
+		q->src += k;
+		if (k < n) {
+			q->x ^= copy_xor(p + k, q->src2, n - k);
+			q->src2 += n - k;
+		}
+	} else {
+		q->x ^= copy_xor(q->dst, p, k);
+		q->dst += k;
+		if (k < n)
+			q->x ^= copy_xor(NULL, p + k, n - k);
+	}
+}
+
+/* qpass_run() over bytes at offset @off of the shared queue region */
+static int region_pass(struct nvl_model_gsp *g, uint64_t off, size_t len,
+		       struct qpass *q)
+{
+	while (len) {
+		uint64_t pg = off / PAGE, in = off % PAGE, end = pg + 1;
+		size_t n;
+		int ret;
+
+		if (pg >= g->npte)
+			return -EFAULT;
+		/* pages that follow each other in DMA space: one run */
+		while (end < g->npte && (end - pg) * PAGE - in < len &&
+		       g->pte[end] == g->pte[end - 1] + PAGE)
+			end++;
+		n = NVL_MIN(len, (size_t)((end - pg) * PAGE - in));
+		ret = nvl_model_phys_visit(g->m, NVL_HW_APERTURE_SYS_COH,
+					   g->pte[pg] + in, n, qpass_run, q);
+		if (ret)
+			return ret;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* offset in the region of byte @off of the element at slot @slot of the
+ * queue at @qoff (an element may wrap to slot 0) */
+static uint64_t elem_off(uint64_t qoff, uint32_t slot, size_t off)
+{
+	uint64_t at = (uint64_t)slot * PAGE + off;
+
+	if (at >= (uint64_t)CNT * PAGE)
+		at -= (uint64_t)CNT * PAGE;
+	return qoff + GSP_QUEUE_ENTRY_OFF + at;
+}
+
+/* region_pass() over element bytes [@off, @off + @len), wrapping */
+static int elem_pass(struct nvl_model_gsp *g, uint64_t qoff, uint32_t slot,
+		     size_t off, size_t len, struct qpass *q)
+{
+	size_t split = (size_t)(CNT - slot) * PAGE;
+	int ret = 0;
+
+	if (off < split) {
+		size_t n = NVL_MIN(len, split - off);
+
+		ret = region_pass(g, elem_off(qoff, slot, off), n, q);
+		off += n;
+		len -= n;
+	}
+	if (!ret && len)
+		ret = region_pass(g, elem_off(qoff, slot, off), len, q);
+	return ret;
 }
 
 /*
@@ -182,6 +338,11 @@ static void flush_irq(struct nvl_model_gsp *g)
 	}
 }
 
+static uint32_t fold(uint64_t x)
+{
+	return (uint32_t)(x >> 32) ^ (uint32_t)x;
+}
+
 static uint32_t checksum(const uint8_t *p, size_t len)
 {
 	uint64_t x = 0;
@@ -245,14 +406,16 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		      uint32_t result, const uint8_t *data, size_t len,
 		      bool corrupt, bool dup)
 {
-	size_t hdr = g->wire->elem_hdr;
+	size_t hdr = g->wire->elem_hdr, head = hdr + RPC_HDR;
+	size_t body = len & ~(size_t)7, end = head + ((len + 7) & ~(size_t)7);
 	rpc_message_header_v03_00 *r = (void *)(g->tx_elem + hdr);
-	uint32_t pages = (uint32_t)((hdr + RPC_HDR + len + PAGE - 1) / PAGE);
+	uint32_t pages = (uint32_t)((head + len + PAGE - 1) / PAGE);
+	uint64_t tail = 0, x = 0;
+	bool staged = end <= FW_STAGE_MAX;
 	int64_t t0 = nvl_time_ns(), now;
 	int64_t deadline = t0 + NVL_NSEC_PER_SEC;
 	uint32_t wptr =
 		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
-	uint32_t first;
 
 	for (;;) {
 		if (statq_room(g) >= pages)
@@ -274,8 +437,18 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 			nanosleep(&ts, NULL);
 		}
 	}
-	/* tx_elem is kept zero between sends (see below): the padding
-	 * needs no clearing */
+	/*
+	 * The headers are staged in tx_elem; a large payload goes straight
+	 * into the slots (the element may wrap past the last one), XORed as
+	 * it is copied: one pass. A small one is staged after the headers
+	 * (XORed as it is copied there), so that the element goes in with
+	 * one DMA access rather than two. The padding is zero (only what an
+	 * earlier, longer element left in the last slot is cleared), so the
+	 * checksum of the used bytes is the padded element's, whichever the
+	 * version covers. The headers go in last with the checksum in place;
+	 * all of it before the write pointer is published.
+	 */
+	memset(g->tx_elem, 0, head);
 	r->header_version = NV_VGPU_MSG_HEADER_VERSION;
 	r->signature = NV_VGPU_MSG_SIGNATURE_VALID;
 	r->length = (NvU32)(RPC_HDR + len);
@@ -283,34 +456,44 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	r->rpc_result = result;
 	r->rpc_result_private = result;
 	r->sequence = seq;
-	if (len)
-		memcpy(g->tx_elem + hdr + RPC_HDR, data, len);
-	/* the padding is zero: the checksum is the same either way, so
-	 * only the used bytes are summed */
-	g->wire->elem_write(g->tx_elem, g->tx_seq, pages, 0);
-	g->wire->elem_write(
-		g->tx_elem, g->tx_seq++, pages,
-		checksum(g->tx_elem, (hdr + RPC_HDR + len + 7) & ~(size_t)7));
-	if (corrupt)
-		g->tx_elem[hdr + 4] ^= 0x5a; /* in the RPC header */
+	if (len > body)
+		memcpy(&tail, data + body, len - body);
+	if (staged) {
+		x = copy_xor(g->tx_elem + head, data, body);
+		memcpy(g->tx_elem + head + body, &tail, 8);
+		x ^= tail;
+	}
 	for (int copy = 0; copy < (dup ? 2 : 1); copy++) {
-		/* whole pages but the last; of the last, the used bytes and
-		 * the zeros (tx_elem's) over what an earlier, longer element
-		 * left there: the padding reads zero either way */
 		uint32_t last = (wptr + pages - 1) % CNT;
-		size_t base = (size_t)(pages - 1) * PAGE;
-		size_t used = ((hdr + RPC_HDR + len + 7) & ~(size_t)7) - base;
-		size_t n = base + NVL_MAX(used, (size_t)g->statq_dirty[last]);
+		size_t base = (size_t)(pages - 1) * PAGE, used = end - base;
+		struct qpass q = {.src = data,
+				  .src2 = (const uint8_t *)&tail,
+				  .left = body,
+				  .write = true};
+		struct qpass h = {
+			.src = g->tx_elem, .left = head, .write = true};
 
-		first = NVL_MIN(pages, CNT - wptr);
-		region_io(g,
-			  g->statq_off + GSP_QUEUE_ENTRY_OFF +
-				  (uint64_t)wptr * PAGE,
-			  g->tx_elem, NVL_MIN(n, (size_t)first * PAGE), true);
-		if (n > (size_t)first * PAGE)
-			region_io(g, g->statq_off + GSP_QUEUE_ENTRY_OFF,
-				  g->tx_elem + (size_t)first * PAGE,
-				  n - (size_t)first * PAGE, true);
+		/* the payload, its last partial word from @tail */
+		if (!staged) {
+			elem_pass(g, g->statq_off, wptr, head, end - head, &q);
+			x = q.x;
+		}
+		if (g->statq_dirty[last] > used) {
+			struct qpass z = {.write = true};
+
+			elem_pass(g, g->statq_off, wptr, end,
+				  base + g->statq_dirty[last] - end, &z);
+		}
+		if (!copy) {
+			g->wire->elem_write(g->tx_elem, g->tx_seq, pages, 0);
+			g->wire->elem_write(g->tx_elem, g->tx_seq++, pages,
+					    checksum(g->tx_elem, head) ^
+						    fold(x));
+			if (corrupt) /* in the RPC header */
+				g->tx_elem[hdr + 4] ^= 0x5a;
+		}
+		h.left = staged ? end : head;
+		elem_pass(g, g->statq_off, wptr, 0, h.left, &h);
 		for (uint32_t i = 0; i + 1 < pages; i++)
 			g->statq_dirty[(wptr + i) % CNT] = PAGE;
 		g->statq_dirty[last] = (uint16_t)used;
@@ -325,8 +508,6 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				break;
 		}
 	}
-	/* zero again what this element used, for the next one */
-	memset(g->tx_elem, 0, (hdr + RPC_HDR + len + 7) & ~(size_t)7);
 	msg_irq(g);
 	return true;
 }
@@ -450,6 +631,32 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 }
 
 /*
+ * The payload of the element at @rptr (its headers already in @q): in
+ * one pass, its @plen bytes rounded up to a word copied to @dst (which
+ * has room for them) and XORed, and, where the version's checksum covers
+ * the page-padded element, the padding XORed in place (never copied).
+ * Where the checksum stops at the element's end (535.54.03), the bytes
+ * after it in its last word count as zero.
+ */
+static void recv_payload(struct nvl_model_gsp *g, uint32_t rptr, uint32_t pages,
+			 size_t plen, uint8_t *dst, struct qpass *q)
+{
+	size_t head = g->wire->elem_hdr + RPC_HDR;
+	size_t used = (plen + 7) & ~(size_t)7;
+	size_t span = g->wire->csum_padded ? (size_t)pages * PAGE - head : used;
+
+	q->dst = dst;
+	q->left = used;
+	elem_pass(g, g->cmdq_off, rptr, head, span, q);
+	if (used > plen && !g->wire->csum_padded) {
+		uint64_t after = 0;
+
+		memcpy(&after, dst + plen, used - plen);
+		q->x ^= after << (8 * (8 - (used - plen)));
+	}
+}
+
+/*
  * Read what the driver queued. @only: stop after this many messages
  * (boot reads the two init RPCs), 0 for all. Returns messages handled,
  * or -1 once stalled.
@@ -457,7 +664,7 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		       uint32_t *fns)
 {
-	size_t hdr = g->wire->elem_hdr;
+	size_t hdr = g->wire->elem_hdr, head = hdr + RPC_HDR;
 	const rpc_message_header_v03_00 *r = (const void *)(g->rx_elem + hdr);
 	int handled = 0;
 
@@ -466,9 +673,11 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		uint32_t wptr = region_rd32(
 			g, g->cmdq_off + offsetof(msgqTxHeader, writePtr));
 		uint32_t rptr = region_rd32(g, rx_hdr);
-		uint32_t avail, pages, first, seq;
-		const uint8_t *payload;
+		uint32_t avail, pages, seq;
+		struct qpass q;
+		uint8_t *dst;
 		size_t plen;
+		bool fits, cont;
 
 		if (only && (unsigned)handled >= only)
 			return handled;
@@ -484,10 +693,9 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		avail = (wptr + CNT - rptr) % CNT;
 		if (!avail)
 			return handled;
-		region_io(g,
-			  g->cmdq_off + GSP_QUEUE_ENTRY_OFF +
-				  (uint64_t)rptr * PAGE,
-			  g->rx_elem, PAGE, false);
+		/* the headers, copied (only the copy is parsed) and XORed */
+		q = (struct qpass){.dst = g->rx_elem, .left = head};
+		elem_pass(g, g->cmdq_off, rptr, 0, head, &q);
 		g->wire->elem_read(g->rx_elem, &seq, &pages);
 		if (!pages) /* 535.54.03: header + RPC length, in pages */
 			pages = (uint32_t)((hdr + (uint64_t)r->length + PAGE -
@@ -500,17 +708,6 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 			region_wr32(g, rx_hdr, wptr);
 			continue;
 		}
-		first = NVL_MIN(pages, CNT - rptr);
-		if (first > 1)
-			region_io(g,
-				  g->cmdq_off + GSP_QUEUE_ENTRY_OFF +
-					  (uint64_t)(rptr + 1) * PAGE,
-				  g->rx_elem + PAGE, (size_t)(first - 1) * PAGE,
-				  false);
-		if (first < pages)
-			region_io(g, g->cmdq_off + GSP_QUEUE_ENTRY_OFF,
-				  g->rx_elem + (size_t)first * PAGE,
-				  (size_t)(pages - first) * PAGE, false);
 		if (seq != g->rx_seq) {
 			/* what GSP-RM does: it waits for the element it
 			 * expects, forever */
@@ -523,47 +720,57 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 			return -1;
 		}
 		g->rx_seq++;
+		fits = r->length >= RPC_HDR && r->length <= pages * PAGE - hdr;
+		plen = fits ? r->length - RPC_HDR : 0;
+		cont = r->function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
+		/* where the payload goes: in place in the message being
+		 * assembled, staged while an earlier one is unfinished (it
+		 * may be rejected), or nowhere (a stray continuation) */
+		if (cont)
+			dst = rx->active && rx->len + plen <= rx->total
+				      ? g->msg + rx->len
+				      : NULL;
+		else
+			dst = rx->active ? g->rx_elem + head : g->msg;
+		if (!dst) /* not kept, but read as any other */
+			dst = g->rx_elem + head;
+		if (fits)
+			recv_payload(g, rptr, pages, plen, dst, &q);
+		/* read: the slots are the driver's again */
 		region_wr32(g, rx_hdr, (rptr + pages) % CNT);
-		if (r->length <= pages * PAGE - hdr && !g->wire->csum_padded)
-			/* the checksum stops at the element's end */
-			memset(g->rx_elem + hdr + r->length, 0,
-			       pages * PAGE - hdr - r->length);
-		if (checksum(g->rx_elem, (size_t)pages * PAGE) ||
+		if (!fits || fold(q.x) ||
 		    r->signature != NV_VGPU_MSG_SIGNATURE_VALID ||
-		    r->header_version != NV_VGPU_MSG_HEADER_VERSION ||
-		    r->length < RPC_HDR || r->length > pages * PAGE - hdr) {
+		    r->header_version != NV_VGPU_MSG_HEADER_VERSION) {
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq element seq %u rejected",
 				   seq);
 			continue;
 		}
-		payload = g->rx_elem + hdr + RPC_HDR;
-		plen = r->length - RPC_HDR;
-		if (r->function == NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD) {
+		if (cont) {
 			if (!rx->active || rx->len + plen > rx->total) {
 				g->st.bad_elems++;
 				nvl_fw_log(g, LOG_RM, "stray continuation");
 				rx->active = false;
 				continue;
 			}
-			memcpy(g->msg + rx->len, payload, plen);
+			/* already in place */
 			rx->len += plen;
 		} else {
 			if (rx->active) {
 				g->st.bad_elems++;
 				nvl_fw_log(g, LOG_RM, "message %u cut short",
 					   rx->function);
+				memcpy(g->msg, g->rx_elem + head, plen);
 			}
 			rx->function = r->function;
 			rx->seq = r->sequence;
 			rx->len = plen;
 			rx->total = plen == g->wire->payload_max
 					    ? request_total(rx->function,
-							    payload, plen)
+							    g->msg, plen)
 					    : plen;
 			if (rx->total > FW_MAX_MSG || rx->total < plen)
 				rx->total = plen;
-			memcpy(g->msg, payload, plen);
 			rx->active = true;
 		}
 		if (rx->len < rx->total)
@@ -1285,7 +1492,8 @@ int nvl_model_gsp_create(struct nvl_model *m)
 					 (uintptr_t)g >> (i % 16));
 	g->rx_elem = nvl_malloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
 	g->tx_elem = nvl_zalloc(GSP_MSG_QUEUE_ELEMENT_SIZE_MAX);
-	g->msg = nvl_malloc(FW_MAX_MSG);
+	/* room for a payload copied in whole words (recv_payload()) */
+	g->msg = nvl_malloc(FW_MAX_MSG + 8);
 	g->reply = nvl_malloc(FW_MAX_MSG);
 	if (!g->rx_elem || !g->tx_elem || !g->msg || !g->reply)
 		goto fail;

@@ -90,11 +90,16 @@ struct nvl_model_gsp {
 	unsigned npte;
 	uint64_t cmdq_off, statq_off;
 	uint32_t tx_seq, rx_seq, rpc_seq;
-	uint8_t *rx_elem, *tx_elem; /* 64 KiB each */
+	/* 64 KiB each: rx_elem the headers of a command being read (and a
+	 * payload not read into @msg), tx_elem the headers of a reply (and
+	 * a small payload) */
+	uint8_t *rx_elem, *tx_elem;
 	/* per statq slot: bytes from its start that may be non-zero (fw.c:
 	 * send_elem() writes a short reply's used bytes, not the page) */
 	uint16_t statq_dirty[GSP_QUEUE_MSG_COUNT];
-	uint8_t *msg; /* an assembled request */
+	/* an assembled request (FW_MAX_MSG + 8: payloads are read into it
+	 * in whole words, fw.c recv_payload()) */
+	uint8_t *msg;
 	uint8_t *reply; /* a reply being built */
 	/* fw.c, the firmware thread only: interrupts held for the end of a
 	 * batch of commands, one owed */
