@@ -36,6 +36,7 @@
  * seqnos), then restarts the scheduler. If the firmware cannot reset it,
  * the channel is killed (NVL_CHANNEL_JOB_TIMEOUT).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -11,15 +11,16 @@
  * schedulers): the scheduler is recognised by its id only, for the
  * "same scheduler waits for scheduled only" rule.
  *
- * A released pair goes to a small cache of the releasing thread
- * (SF_CACHE pairs; freed when the thread exits) for that thread's next
- * nvl_sched_fence_alloc(): a submitter that replaces its syncobj's and
- * resv's previous fences (the usual last references) reuses them without
- * the allocator. A cached pair still goes through nvl_might_alloc(), so
+ * A released pair goes to a process-wide cache (at most SF_CACHE pairs)
+ * for the next nvl_sched_fence_alloc() instead of the allocator: the last
+ * reference usually drops on the pool's housekeeper (free_job) while the
+ * submitter allocates, and the C library's per-thread caches never serve
+ * such a pair. A cached pair still goes through nvl_might_alloc(), so
  * failure injection and the signalling checker see every allocation.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -43,47 +44,88 @@ static const char *sf_finished_name(struct nvl_fence *f)
 	return "finished";
 }
 
-#define SF_CACHE 8
+#define SF_CACHE 64
 
-struct sf_cache {
-	struct nvl_sched_fence *sf[SF_CACHE];
-	unsigned n;
-	bool registered; /* with the key, to be freed at thread exit */
+/*
+ * Released pairs: a stack any thread pushes onto (compare-and-swap) and an
+ * allocating thread empties in one exchange into its own list, so that no
+ * pair is ever popped from the shared stack alone (no ABA). Bounded: past
+ * SF_CACHE pairs cached, a release frees.
+ */
+static _Atomic(struct nvl_sched_fence *) sf_free;
+static atomic_int sf_cached;
+
+struct sf_local {
+	struct nvl_sched_fence *head;
+	bool registered; /* with the key: given back at thread exit */
 };
 
-static _Thread_local struct sf_cache sf_cache;
+static _Thread_local struct sf_local sf_local;
 static pthread_key_t sf_key;
 static pthread_once_t sf_key_once = PTHREAD_ONCE_INIT;
 static bool sf_key_ok;
 
-static void sf_cache_drain(void *arg)
+static bool sf_cache_put(struct nvl_sched_fence *sf)
 {
-	struct sf_cache *c = arg;
+	struct nvl_sched_fence *head;
 
-	while (c->n)
-		nvl_free(c->sf[--c->n]);
+	if (atomic_fetch_add_explicit(&sf_cached, 1, memory_order_relaxed) >=
+	    SF_CACHE) {
+		atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
+		return false;
+	}
+	head = atomic_load_explicit(&sf_free, memory_order_relaxed);
+	do
+		sf->next_free = head;
+	while (!atomic_compare_exchange_weak_explicit(&sf_free, &head, sf,
+						      memory_order_release,
+						      memory_order_relaxed));
+	return true;
+}
+
+/* a thread's list at its exit: back to the shared stack, or freed */
+static void sf_local_drain(void *arg)
+{
+	struct sf_local *l = arg;
+
+	while (l->head) {
+		struct nvl_sched_fence *sf = l->head;
+
+		l->head = sf->next_free;
+		if (!sf_cache_put(sf))
+			nvl_free(sf);
+	}
 }
 
 static void sf_key_init(void)
 {
-	sf_key_ok = !pthread_key_create(&sf_key, sf_cache_drain);
+	sf_key_ok = !pthread_key_create(&sf_key, sf_local_drain);
 }
 
-/* keep @sf for this thread's next allocation; false: free it */
-static bool sf_cache_put(struct nvl_sched_fence *sf)
+/* a cached pair for this thread, or NULL */
+static struct nvl_sched_fence *sf_cache_get(void)
 {
-	struct sf_cache *c = &sf_cache;
+	struct sf_local *l = &sf_local;
+	struct nvl_sched_fence *sf;
 
-	if (c->n == SF_CACHE)
-		return false;
-	if (unlikely(!c->registered)) {
-		pthread_once(&sf_key_once, sf_key_init);
-		if (!sf_key_ok || pthread_setspecific(sf_key, c))
-			return false;
-		c->registered = true;
+	if (!l->head) {
+		if (!atomic_load_explicit(&sf_free, memory_order_relaxed))
+			return NULL;
+		if (unlikely(!l->registered)) {
+			pthread_once(&sf_key_once, sf_key_init);
+			if (!sf_key_ok || pthread_setspecific(sf_key, l))
+				return NULL;
+			l->registered = true;
+		}
+		l->head = atomic_exchange_explicit(&sf_free, NULL,
+						   memory_order_acquire);
+		if (!l->head)
+			return NULL;
 	}
-	c->sf[c->n++] = sf;
-	return true;
+	sf = l->head;
+	l->head = sf->next_free;
+	atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
+	return sf;
 }
 
 static void sf_release_scheduled(struct nvl_fence *f)
@@ -117,13 +159,14 @@ static const struct nvl_fence_ops finished_ops = {
 
 struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id)
 {
-	struct sf_cache *c = &sf_cache;
-	struct nvl_sched_fence *sf;
+	struct nvl_sched_fence *sf = sf_cache_get();
 
-	if (c->n) {
-		if (nvl_might_alloc(sizeof(*sf)))
+	if (sf) {
+		if (nvl_might_alloc(sizeof(*sf))) {
+			if (!sf_cache_put(sf))
+				nvl_free(sf);
 			return NULL;
-		sf = c->sf[--c->n];
+		}
 	} else {
 		sf = nvl_malloc(sizeof(*sf));
 		if (!sf)
