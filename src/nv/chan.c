@@ -290,19 +290,17 @@ static void take_done(struct nv_chan *ch, struct nv_job *j, int err,
 
 /*
  * Signal the jobs take_done() moved to @done, outside ch->lock: a signal
- * may run the next job at once, and free the job whose fence it is (hold
- * the fence, not the job).
+ * may run the next job at once. The ring's reference to each job's
+ * hardware fence (run_job()) is dropped last: that may give the job back.
  */
 static void signal_done(struct nvl_list *done)
 {
 	while (!nvl_list_empty(done)) {
 		struct nv_job *j =
 			nvl_list_entry(done->next, struct nv_job, link);
-		struct nvl_fence *f;
+		struct nvl_fence *f = j->hw;
 
 		job_check(j);
-		f = nvl_fence_get(j->hw);
-
 		nvl_list_del(&j->link);
 		nvl_list_init(&j->link);
 		if (j->done_err)
@@ -492,7 +490,10 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	wr_idiom(ch, j->seq, &idiom);
 	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
 	j->start_ns = nvl_nv_ptimer(ch->d->hw);
+	/* the ring names the job: it holds a reference to its fence (and so
+	 * to the job) until signal_done() or a recovery takes it off */
 	nvl_list_add_tail(&j->link, &ch->inflight);
+	nvl_fence_get(j->hw);
 	ch->submitted++;
 	put = ch->gp_put;
 	/* entries and idiom before GP_PUT, GP_PUT before the doorbell */
@@ -610,7 +611,7 @@ static void chan_recover(struct nvl_nv_work *w)
 {
 	struct nv_chan *ch = container_of(w, struct nv_chan, rec_work);
 	struct nvl_fence *guilty;
-	struct nvl_list done;
+	struct nvl_list done, requeue;
 	struct nv_job *j, *n;
 	bool killed;
 	int ret = -ENODEV;
@@ -629,17 +630,16 @@ static void chan_recover(struct nvl_nv_work *w)
 			"killing it",
 			ch->chid, nvl_error_msg());
 	nvl_list_init(&done);
+	nvl_list_init(&requeue);
 	pthread_mutex_lock(&ch->lock);
 	if (!ret && !ch->killed) {
 		/* the ring is empty again: the guilty job fails, the others
 		 * go back to the scheduler */
 		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
-			if (j->hw == guilty) {
+			if (j->hw == guilty)
 				take_done(ch, j, -ETIMEDOUT, &done);
-			} else {
-				nvl_list_del(&j->link);
-				nvl_list_init(&j->link);
-			}
+			else
+				nvl_list_move_tail(&j->link, &requeue);
 		}
 		ch->recoveries++;
 	} else if (!ch->killed) {
@@ -653,6 +653,13 @@ static void chan_recover(struct nvl_nv_work *w)
 	}
 	pthread_mutex_unlock(&ch->lock);
 	signal_done(&done);
+	/* off the ring until resubmitted: the ring's references go */
+	while (!nvl_list_empty(&requeue)) {
+		j = nvl_list_first_entry(&requeue, struct nv_job, link);
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		nvl_fence_put(j->hw);
+	}
 	if (!nvl_fence_is_signaled(guilty)) {
 		/* killed under us, or not on the ring any more */
 		nvl_fence_set_error(guilty, -ETIMEDOUT);
