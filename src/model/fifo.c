@@ -253,12 +253,20 @@ static struct nvl_model_chan *rl_reset_locked(struct nvl_model_runlist *rl,
 	return victim;
 }
 
-static void rl_blame(struct nvl_model_fifo *f, struct nvl_model_chan *ch)
+/*
+ * The engine reset aborted @ch's work: CHERR_ENGINE_RESET, unless the
+ * channel was bound again since the engine took it up (@gen): a channel
+ * id disabled and given to a new channel (a new firmware after a GSP
+ * death reuses the ids) must not inherit the old binding's error.
+ */
+static void rl_blame(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
+		     uint32_t gen)
 {
-	if (!ch)
+	if (!ch || ch->bind_gen != gen)
 		return;
+	chan_mark_locked(ch, NVL_HW_CHERR_ENGINE_RESET, 0, 0);
 	pthread_mutex_unlock(&f->lock);
-	nvl_model_chan_error(ch, NVL_HW_CHERR_ENGINE_RESET, 0, 0);
+	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
 	pthread_mutex_lock(&f->lock);
 }
 
@@ -266,6 +274,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 			      struct nvl_model_chan *ch)
 {
 	struct nvl_model_fifo *f = rl->m->fifo;
+	uint32_t gen = ch->bind_gen;
 	enum nvl_model_run r;
 
 	if (ch->reset_decoder) {
@@ -288,8 +297,10 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 			rl_sleep_locked(f, rl, NVL_TIMEOUT_INFINITE);
 		rl->cur = NULL;
 		if (rl->reset_req)
-			rl_blame(f, rl_reset_locked(rl, rl->reset_quiet ? NULL
-									: ch));
+			rl_blame(f,
+				 rl_reset_locked(rl,
+						 rl->reset_quiet ? NULL : ch),
+				 gen);
 		rl->hung = false;
 		return;
 	}
@@ -306,10 +317,12 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	rl_busy_stop(rl);
 	if (rl->reset_req) {
 		/* the reset aborted (or raced with) this channel's work */
-		rl_blame(f, rl_reset_locked(rl, r == NVL_MODEL_RUN_IDLE ||
-								rl->reset_quiet
-							? NULL
-							: ch));
+		rl_blame(f,
+			 rl_reset_locked(rl, r == NVL_MODEL_RUN_IDLE ||
+							     rl->reset_quiet
+						     ? NULL
+						     : ch),
+			 gen);
 		return;
 	}
 	if (!chan_runnable_locked(ch))
@@ -518,6 +531,12 @@ static void chram_wr_locked(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 		if (ch->enabled || ch->running)
 			break;
 		ch->inst_reg = val;
+		/* a new binding: no error of the old one survives it */
+		ch->bind_gen++;
+		ch->error = 0;
+		ch->pbdma_faulted = false;
+		ch->eng_faulted = false;
+		f->err_pending[ch->chid / 32] &= ~(1u << (ch->chid % 32));
 		ch->reset_decoder = true;
 		ch->in_seg = false;
 		atomic_store(&ch->gp_get, 0);

@@ -73,6 +73,7 @@ struct nvl_model_chan {
 	unsigned chid;
 	/* ---- register state, under fifo->lock ---- */
 	uint32_t inst_reg; /* CHRAM_INST */
+	uint32_t bind_gen; /* counts binds: errors of an older one are void */
 	uint32_t runlist; /* CHRAM_RUNLIST */
 	bool enabled;
 	bool pbdma_faulted, eng_faulted;

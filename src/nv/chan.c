@@ -36,6 +36,7 @@
  * seqnos), then restarts the scheduler. If the firmware cannot reset it,
  * the channel is killed (NVL_CHANNEL_JOB_TIMEOUT).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -117,27 +118,161 @@ struct nv_chan {
 	bool rec_busy;
 	uint64_t timeouts, recoveries;
 	bool kernel; /* the driver's own (privileged: physical copies) */
+	/* finished jobs kept for the next exec (lock; at most JOB_CACHE) */
+	struct nvl_list job_cache;
+	unsigned n_cached;
 };
 
 struct nv_job {
 	struct nvl_sched_job base;
 	struct nv_chan *ch;
-	struct nvl_fence *hw;
+	struct nvl_fence *hw; /* &hw_fence once armed */
+	struct nvl_fence hw_fence; /* its reference count owns the job */
 	uint32_t seq;
 	uint64_t start_ns; /* PTIMER when it reached the ring */
 	struct nvl_list link;
 	int done_err; /* ch->lock: its fence's error once taken off the ring */
 	uint32_t n_push;
+	uint32_t cap; /* room in push[] */
+	uint32_t magic; /* JOB_LIVE from alloc to release, JOB_CACHED after */
 	struct nvl_exec_push push[];
 };
+
+/* jobs a channel keeps for reuse, and the pushes each has room for */
+#define JOB_CACHE 8u
+#define JOB_CACHE_PUSH 4u
+#define JOB_LIVE 0x6a6f6231u
+#define JOB_CACHED 0xdeadb0b1u
+#define job_check(j) assert((j)->magic == JOB_LIVE)
+
+static void job_cache_drain(struct nv_chan *ch);
 
 static void chan_put(struct nv_chan *ch)
 {
 	if (!nvl_kref_put(&ch->ref))
 		return;
+	job_cache_drain(ch);
 	pthread_mutex_destroy(&ch->lock);
 	pthread_mutex_destroy(&ch->submit_lock);
 	nvl_free(ch);
+}
+
+/* ---- jobs and their cache ------------------------------------------ */
+
+static void job_fence_release(struct nvl_fence *f);
+
+static const char *job_fence_name(struct nvl_fence *f)
+{
+	(void)f;
+	return "nv-channel";
+}
+
+static const struct nvl_fence_ops job_fence_ops = {
+	.get_driver_name = job_fence_name,
+	.get_timeline_name = job_fence_name,
+	.release = job_fence_release,
+};
+
+/*
+ * A zeroed job of @ch with room for @n_push pushes, holding a reference to
+ * @ch until job_release(): a finished one from @ch's cache if one fits,
+ * else a new one. A reused job still goes through nvl_might_alloc(), so
+ * allocation-failure injection and the signalling checker see every job
+ * as an allocation.
+ */
+static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
+{
+	uint32_t cap = n_push <= JOB_CACHE_PUSH ? JOB_CACHE_PUSH : n_push;
+	size_t size =
+		sizeof(struct nv_job) + cap * sizeof(struct nvl_exec_push);
+	struct nv_job *j = NULL;
+
+	if (cap == JOB_CACHE_PUSH) {
+		pthread_mutex_lock(&ch->lock);
+		if (ch->n_cached) {
+			j = nvl_list_first_entry(&ch->job_cache, struct nv_job,
+						 link);
+			nvl_list_del(&j->link);
+			ch->n_cached--;
+		}
+		pthread_mutex_unlock(&ch->lock);
+	}
+	if (j) {
+		assert(j->magic == JOB_CACHED);
+		if (nvl_might_alloc(size)) {
+			nvl_free(j);
+			return NULL;
+		}
+		memset(j, 0, sizeof(*j));
+	} else {
+		j = nvl_zalloc(size);
+		if (!j)
+			return NULL;
+	}
+	j->cap = cap;
+	j->magic = JOB_LIVE;
+	nvl_list_init(&j->link);
+	nvl_kref_get(&ch->ref); /* the job's */
+	j->ch = ch;
+	return j;
+}
+
+/*
+ * The job's memory goes back to its channel's cache (or is freed), and
+ * its channel reference is dropped. Only once nothing names the job: its
+ * hardware fence released (job_fence_release()), or never initialised.
+ */
+static void job_release(struct nv_job *j)
+{
+	struct nv_chan *ch = j->ch;
+
+	job_check(j);
+	/* off the ring: nothing names it any more */
+	assert(nvl_list_empty(&j->link));
+	j->magic = JOB_CACHED;
+	if (j->cap == JOB_CACHE_PUSH) {
+		pthread_mutex_lock(&ch->lock);
+		if (ch->n_cached < JOB_CACHE) {
+			nvl_list_add(&j->link, &ch->job_cache);
+			ch->n_cached++;
+			j = NULL;
+		}
+		pthread_mutex_unlock(&ch->lock);
+	}
+	nvl_free(j);
+	chan_put(ch);
+}
+
+/* the last reference to the job's hardware fence: the job is done with */
+static void job_fence_release(struct nvl_fence *f)
+{
+	job_release(container_of(f, struct nv_job, hw_fence));
+}
+
+/* the job's hardware fence, seqno @seq of its channel (one reference) */
+static void job_fence_init(struct nv_job *j, uint32_t seq)
+{
+	nvl_fence_init(&j->hw_fence, &job_fence_ops, j->ch->fence_ctx, seq);
+	j->hw = &j->hw_fence;
+}
+
+/* free a job whose hardware fence was never initialised */
+static void job_abort(struct nv_job *j)
+{
+	if (j->hw)
+		nvl_fence_put(j->hw); /* releases the job */
+	else
+		job_release(j);
+}
+
+static void job_cache_drain(struct nv_chan *ch)
+{
+	struct nv_job *j, *n;
+
+	nvl_list_for_each_entry_safe (j, n, &ch->job_cache, link)
+		nvl_free(j);
+	nvl_list_init(&ch->job_cache);
+	ch->n_cached = 0;
 }
 
 /* ---- completion ------------------------------------------------------ */
@@ -147,6 +282,7 @@ static void chan_put(struct nv_chan *ch)
 static void take_done(struct nv_chan *ch, struct nv_job *j, int err,
 		      struct nvl_list *done)
 {
+	job_check(j);
 	j->done_err = err;
 	nvl_list_move_tail(&j->link, done);
 	ch->completed++;
@@ -154,16 +290,17 @@ static void take_done(struct nv_chan *ch, struct nv_job *j, int err,
 
 /*
  * Signal the jobs take_done() moved to @done, outside ch->lock: a signal
- * may run the next job at once, and free the job whose fence it is (hold
- * the fence, not the job).
+ * may run the next job at once. The ring's reference to each job's
+ * hardware fence (run_job()) is dropped last: that may give the job back.
  */
 static void signal_done(struct nvl_list *done)
 {
 	while (!nvl_list_empty(done)) {
 		struct nv_job *j =
 			nvl_list_entry(done->next, struct nv_job, link);
-		struct nvl_fence *f = nvl_fence_get(j->hw);
+		struct nvl_fence *f = j->hw;
 
+		job_check(j);
 		nvl_list_del(&j->link);
 		nvl_list_init(&j->link);
 		if (j->done_err)
@@ -338,6 +475,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	uint64_t idiom;
 	uint32_t put;
 
+	job_check(j);
 	pthread_mutex_lock(&ch->lock);
 	if (ch->killed) {
 		pthread_mutex_unlock(&ch->lock);
@@ -352,7 +490,10 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	wr_idiom(ch, j->seq, &idiom);
 	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
 	j->start_ns = nvl_nv_ptimer(ch->d->hw);
+	/* the ring names the job: it holds a reference to its fence (and so
+	 * to the job) until signal_done() or a recovery takes it off */
 	nvl_list_add_tail(&j->link, &ch->inflight);
+	nvl_fence_get(j->hw);
 	ch->submitted++;
 	put = ch->gp_put;
 	/* entries and idiom before GP_PUT, GP_PUT before the doorbell */
@@ -377,15 +518,15 @@ static void free_job(struct nvl_sched_job *sj)
 {
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 
+	job_check(j);
 	nvl_sched_job_cleanup(sj);
 	/* a job killed before it ran never reached the ring */
 	if (!nvl_fence_is_signaled(j->hw)) {
 		nvl_fence_set_error(j->hw, -ECANCELED);
 		nvl_fence_signal(j->hw);
 	}
+	/* the job's own reference: the last one gives the job back */
 	nvl_fence_put(j->hw);
-	chan_put(j->ch);
-	nvl_free(j);
 }
 
 /*
@@ -398,6 +539,7 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	struct nv_chan *ch = j->ch;
 	uint32_t st, hangs;
 
+	job_check(j);
 	/* the engine is idle or works for another channel: this one waits
 	 * for its turn (behind a hang its own timeout recovers), it is not
 	 * hung itself */
@@ -469,7 +611,7 @@ static void chan_recover(struct nvl_nv_work *w)
 {
 	struct nv_chan *ch = container_of(w, struct nv_chan, rec_work);
 	struct nvl_fence *guilty;
-	struct nvl_list done;
+	struct nvl_list done, requeue;
 	struct nv_job *j, *n;
 	bool killed;
 	int ret = -ENODEV;
@@ -488,17 +630,16 @@ static void chan_recover(struct nvl_nv_work *w)
 			"killing it",
 			ch->chid, nvl_error_msg());
 	nvl_list_init(&done);
+	nvl_list_init(&requeue);
 	pthread_mutex_lock(&ch->lock);
 	if (!ret && !ch->killed) {
 		/* the ring is empty again: the guilty job fails, the others
 		 * go back to the scheduler */
 		nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
-			if (j->hw == guilty) {
+			if (j->hw == guilty)
 				take_done(ch, j, -ETIMEDOUT, &done);
-			} else {
-				nvl_list_del(&j->link);
-				nvl_list_init(&j->link);
-			}
+			else
+				nvl_list_move_tail(&j->link, &requeue);
 		}
 		ch->recoveries++;
 	} else if (!ch->killed) {
@@ -512,6 +653,13 @@ static void chan_recover(struct nvl_nv_work *w)
 	}
 	pthread_mutex_unlock(&ch->lock);
 	signal_done(&done);
+	/* off the ring until resubmitted: the ring's references go */
+	while (!nvl_list_empty(&requeue)) {
+		j = nvl_list_first_entry(&requeue, struct nv_job, link);
+		nvl_list_del(&j->link);
+		nvl_list_init(&j->link);
+		nvl_fence_put(j->hw);
+	}
 	if (!nvl_fence_is_signaled(guilty)) {
 		/* killed under us, or not on the ring any more */
 		nvl_fence_set_error(guilty, -ETIMEDOUT);
@@ -767,6 +915,7 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 	pthread_mutex_init(&ch->lock, NULL);
 	pthread_mutex_init(&ch->submit_lock, NULL);
 	nvl_list_init(&ch->inflight);
+	nvl_list_init(&ch->job_cache);
 	nvl_list_init(&ch->link);
 	ch->d = d;
 	ch->vm = vm;
@@ -1049,7 +1198,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	} else {
 		sigs = nvl_calloc(n_signals, sizeof(*sigs));
 	}
-	j = nvl_zalloc(sizeof(*j) + n_push * sizeof(j->push[0]));
+	j = job_alloc(ch, n_push);
 	if (!sigs || !j) {
 		ret = nvl_error(-ENOMEM, "exec: out of memory");
 		goto out;
@@ -1076,8 +1225,6 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	}
 	memcpy(j->push, pushes, n_push * sizeof(j->push[0]));
 	j->n_push = n_push;
-	j->ch = ch;
-	nvl_list_init(&j->link);
 	ret = nvl_sched_job_init(&j->base, &ch->entity, n_push + 1, client);
 	if (ret) {
 		ret = nvl_error(ret, "exec: job: %d", ret);
@@ -1102,14 +1249,9 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		goto out;
 	locked = true;
 	pthread_mutex_lock(&ch->submit_lock);
-	ret = nvl_fence_create(&j->hw, ch->fence_ctx, ch->next_seq + 1);
-	if (ret) {
-		pthread_mutex_unlock(&ch->submit_lock);
-		ret = nvl_error(ret, "exec: out of memory");
-		goto out;
-	}
 	/* the point of no return */
 	j->seq = ++ch->next_seq;
+	job_fence_init(j, j->seq);
 	if (nvl_sched_job_arm(&j->base))
 		nvl_err(NVL_CAT_NV, "exec: arm failed");
 	done = nvl_fence_get(nvl_sched_job_finished(&j->base));
@@ -1124,16 +1266,13 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	/* pushed unlocked: a direct run_job holds no VM or resv lock */
 	exec_unlock_vm(ch->vm->gpuvm, &ex, done);
 	locked = false;
-	nvl_kref_get(&ch->ref); /* the job's */
 	ret = nvl_sched_entity_push_job(&j->base);
 	pthread_mutex_unlock(&ch->submit_lock);
 	nvl_fence_put(done);
 	if (ret) {
 		/* killed in between: its fences carry the error */
-		nvl_fence_put(j->hw);
 		nvl_sched_job_cleanup(&j->base);
-		nvl_free(j);
-		chan_put(ch);
+		job_abort(j);
 		j = NULL;
 		ret = nvl_error(-ENODEV, "exec: channel %u was killed",
 				channel);
@@ -1146,8 +1285,7 @@ out:
 	if (j) {
 		if (inited)
 			nvl_sched_job_cleanup(&j->base);
-		nvl_fence_put(j->hw);
-		nvl_free(j);
+		job_abort(j);
 	}
 	for (uint32_t i = 0; sigs && i < n_signals; i++) {
 		if (sigs[i].chain)
@@ -1246,7 +1384,7 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 	ret = chan_check_alive(ch, "", channel);
 	if (ret)
 		goto out;
-	j = nvl_zalloc(sizeof(*j) + sizeof(j->push[0]));
+	j = job_alloc(ch, 1);
 	if (!j) {
 		ret = nvl_error(-ENOMEM, "channel: out of memory");
 		goto out;
@@ -1254,38 +1392,26 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 	j->push[0].va = va;
 	j->push[0].len = len;
 	j->n_push = 1;
-	j->ch = ch;
-	nvl_list_init(&j->link);
 	ret = nvl_sched_job_init(&j->base, &ch->entity, 2, client);
 	if (ret) {
-		nvl_free(j);
+		job_abort(j);
 		ret = nvl_error(ret, "channel: job: %d", ret);
 		goto out;
 	}
 	pthread_mutex_lock(&ch->submit_lock);
-	ret = nvl_fence_create(&j->hw, ch->fence_ctx, ch->next_seq + 1);
-	if (ret) {
-		pthread_mutex_unlock(&ch->submit_lock);
-		nvl_sched_job_cleanup(&j->base);
-		nvl_free(j);
-		ret = nvl_error(ret, "channel: out of memory");
-		goto out;
-	}
 	j->seq = ++ch->next_seq;
+	job_fence_init(j, j->seq);
 	if (nvl_sched_job_arm(&j->base))
 		nvl_err(NVL_CAT_NV, "channel: arm failed");
 	*done_out = nvl_fence_get(nvl_sched_job_finished(&j->base));
-	nvl_kref_get(&ch->ref); /* the job's */
 	ret = nvl_sched_entity_push_job(&j->base);
 	pthread_mutex_unlock(&ch->submit_lock);
 	if (ret) {
 		/* killed or banned in between: nothing runs on it any more */
 		nvl_fence_put(*done_out);
 		*done_out = NULL;
-		nvl_fence_put(j->hw);
 		nvl_sched_job_cleanup(&j->base);
-		nvl_free(j);
-		chan_put(ch);
+		job_abort(j);
 		ret = nvl_error(-ENODEV, "channel %u: job not queued (%d)",
 				channel, ret);
 	}

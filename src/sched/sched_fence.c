@@ -10,8 +10,17 @@
  * the finished fence; neither points to the scheduler (fences outlive
  * schedulers): the scheduler is recognised by its id only, for the
  * "same scheduler waits for scheduled only" rule.
+ *
+ * A released pair goes to a process-wide cache (at most SF_CACHE pairs)
+ * for the next nvl_sched_fence_alloc() instead of the allocator: the last
+ * reference usually drops on the pool's housekeeper (free_job) while the
+ * submitter allocates, and the C library's per-thread caches never serve
+ * such a pair. A cached pair still goes through nvl_might_alloc(), so
+ * failure injection and the signalling checker see every allocation.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -35,9 +44,97 @@ static const char *sf_finished_name(struct nvl_fence *f)
 	return "finished";
 }
 
+#define SF_CACHE 64
+
+/*
+ * Released pairs: a stack any thread pushes onto (compare-and-swap) and an
+ * allocating thread empties in one exchange into its own list, so that no
+ * pair is ever popped from the shared stack alone (no ABA). Bounded: past
+ * SF_CACHE pairs cached, a release frees.
+ */
+static _Atomic(struct nvl_sched_fence *) sf_free;
+static atomic_int sf_cached;
+
+struct sf_local {
+	struct nvl_sched_fence *head;
+	bool registered; /* with the key: given back at thread exit */
+};
+
+static _Thread_local struct sf_local sf_local;
+static pthread_key_t sf_key;
+static pthread_once_t sf_key_once = PTHREAD_ONCE_INIT;
+static bool sf_key_ok;
+
+static bool sf_cache_put(struct nvl_sched_fence *sf)
+{
+	struct nvl_sched_fence *head;
+
+	if (atomic_fetch_add_explicit(&sf_cached, 1, memory_order_relaxed) >=
+	    SF_CACHE) {
+		atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
+		return false;
+	}
+	head = atomic_load_explicit(&sf_free, memory_order_relaxed);
+	do
+		sf->next_free = head;
+	while (!atomic_compare_exchange_weak_explicit(&sf_free, &head, sf,
+						      memory_order_release,
+						      memory_order_relaxed));
+	return true;
+}
+
+/* a thread's list at its exit: back to the shared stack, or freed */
+static void sf_local_drain(void *arg)
+{
+	struct sf_local *l = arg;
+
+	while (l->head) {
+		struct nvl_sched_fence *sf = l->head;
+
+		l->head = sf->next_free;
+		if (!sf_cache_put(sf))
+			nvl_free(sf);
+	}
+}
+
+static void sf_key_init(void)
+{
+	sf_key_ok = !pthread_key_create(&sf_key, sf_local_drain);
+}
+
+/* a cached pair for this thread, or NULL */
+static struct nvl_sched_fence *sf_cache_get(void)
+{
+	struct sf_local *l = &sf_local;
+	struct nvl_sched_fence *sf;
+
+	if (!l->head) {
+		if (!atomic_load_explicit(&sf_free, memory_order_relaxed))
+			return NULL;
+		if (unlikely(!l->registered)) {
+			pthread_once(&sf_key_once, sf_key_init);
+			if (!sf_key_ok || pthread_setspecific(sf_key, l))
+				return NULL;
+			l->registered = true;
+		}
+		l->head = atomic_exchange_explicit(&sf_free, NULL,
+						   memory_order_acquire);
+		if (!l->head)
+			return NULL;
+	}
+	sf = l->head;
+	l->head = sf->next_free;
+	atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
+	return sf;
+}
+
 static void sf_release_scheduled(struct nvl_fence *f)
 {
-	nvl_free(container_of(f, struct nvl_sched_fence, scheduled));
+	struct nvl_sched_fence *sf =
+		container_of(f, struct nvl_sched_fence, scheduled);
+
+	if (!sf_cache_put(sf))
+		nvl_free(sf);
 }
 
 static void sf_release_finished(struct nvl_fence *f)
@@ -62,10 +159,19 @@ static const struct nvl_fence_ops finished_ops = {
 
 struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id)
 {
-	struct nvl_sched_fence *sf = nvl_malloc(sizeof(*sf));
+	struct nvl_sched_fence *sf = sf_cache_get();
 
-	if (!sf)
-		return NULL;
+	if (sf) {
+		if (nvl_might_alloc(sizeof(*sf))) {
+			if (!sf_cache_put(sf))
+				nvl_free(sf);
+			return NULL;
+		}
+	} else {
+		sf = nvl_malloc(sizeof(*sf));
+		if (!sf)
+			return NULL;
+	}
 	sf->sched_id = sched_id;
 	sf->inited = false;
 	return sf;
@@ -81,7 +187,8 @@ void nvl_sched_fence_init(struct nvl_sched_fence *sf, uint64_t context,
 
 void nvl_sched_fence_free(struct nvl_sched_fence *sf)
 {
-	nvl_free(sf);
+	if (!sf_cache_put(sf))
+		nvl_free(sf);
 }
 
 struct nvl_sched_fence *nvl_sched_fence_from_finished(struct nvl_fence *f)

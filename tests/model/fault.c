@@ -178,6 +178,46 @@ static void hang_blocks_engine_until_reset(void **state)
 	gpu_down(g);
 }
 
+/*
+ * A firmware that died while an engine hung on a channel: the channel is
+ * disabled and its id bound again to a new channel (the new firmware
+ * reuses ids) before the engine reset that frees the engine is carried
+ * out. The reset's CHERR_ENGINE_RESET belonged to the old binding: the new
+ * channel gets no error and runs its work.
+ */
+static void engine_reset_spares_rebound_channel(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan a, a2;
+	uint32_t p[64], n, st = 0;
+
+	(void)state;
+	gpu_chan(g, 1, 0, &a);
+	nvl_hw_wr32(g->hw, NVL_MODEL_REG_ENGINE_HANG(0), 1 + 1);
+	n = nvl_kit_pb_release(p, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	for (int i = 0; i < 100000 && !(st & NVL_HW_ENGINE_STATUS_HUNG); i++) {
+		usleep(50);
+		st = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_STATUS(0));
+	}
+	assert_true(st & NVL_HW_ENGINE_STATUS_HUNG);
+	/* the device is lost: disabled; the new firmware binds id 1 again */
+	nvl_kit_chan_fini(&g->kit, &a);
+	gpu_chan(g, 1, 0, &a2);
+	n = nvl_kit_pb_release(p, DONE + 4, 2);
+	gpu_push(&a2, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a2), 0);
+	/* only now the engine reset of the old firmware's unload */
+	nvl_hw_wr32(g->hw, NVL_HW_PMC_ENGINE_RESET, 1u << 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4, 2, GPU_WAIT), 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1)), 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHERR_PENDING(0)) & 2u, 0);
+	assert_int_equal(gpu_rd(g, DONE), 0);
+	nvl_kit_chan_fini(&g->kit, &a2);
+	gpu_down(g);
+}
+
 struct bad_case {
 	const char *what;
 	uint32_t dw[8];
@@ -382,6 +422,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(unmapped_copy_faults_and_stops_only_its_channel),
 	cmocka_unit_test(pushbuffer_fetch_fault_is_a_host_fault),
 	cmocka_unit_test(hang_blocks_engine_until_reset),
+	cmocka_unit_test(engine_reset_spares_rebound_channel),
 	cmocka_unit_test(bad_pushbuffers_raise_channel_errors),
 	cmocka_unit_test(bad_gpfifo_entries_raise_channel_errors),
 	cmocka_unit_test(full_fault_buffer_drops_and_flags_overflow),

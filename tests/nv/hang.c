@@ -106,6 +106,17 @@ static int rig_exec(struct rig *k, int i)
 	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
 }
 
+/* job @i (pushbuffer segment and dst slot @i) signals sync[@s] */
+static int rig_exec_on(struct rig *k, int i, int s)
+{
+	uint32_t *p = k->ppb + i * SEG / 4;
+	uint32_t n = nvl_kit_pb_release(p, VA_DST + 4 * i, 0x1000 + i);
+	struct nvl_exec_push push = {.va = VA_PB + i * SEG, .len = n * 4};
+	struct nvl_vm_sync sig = {.handle = k->sync[s]};
+
+	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
+}
+
 /* the job's fence status (1 done, or its error), waiting up to 20 s */
 static int rig_status(struct rig *k, int i)
 {
@@ -325,6 +336,48 @@ static void hang_gsp_death(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * A channel reuses its finished jobs (and their hardware fences) and the
+ * scheduler its fence pairs: every job still runs its own pushes and
+ * signals its own fence, and an armed allocation failure still fails an
+ * exec whose job would come from the cache, changing nothing.
+ */
+static void job_reuse(void **state)
+{
+	struct nvl_device *dev = open_dev(0);
+	struct rig a;
+	int i, st = 0;
+
+	(void)state;
+	rig_up(dev, &a);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(rig_exec_on(&a, i, i % NSYNC), 0);
+		/* a few in flight at once, the rest one by one */
+		if (i % 4 == 3)
+			for (int s = 0; s < NSYNC; s++)
+				if (s <= i)
+					assert_int_equal(rig_status(&a, s), 1);
+	}
+	for (int s = 0; s < NSYNC; s++)
+		assert_int_equal(rig_status(&a, s), 1);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(a.pdst[i], 0x1000 + i);
+	/* the cache is warm: the next exec's first allocation fails */
+	nvl_fault_fail_nth(1, NVL_FAULT_THIS_THREAD);
+	assert_int_equal(rig_exec_on(&a, 64, 0), -ENOMEM);
+	assert_int_equal(nvl_fault_hits(), 1);
+	nvl_fault_off();
+	assert_int_equal(nvl_syncobj_status(a.c, a.sync[0], 0, &st), 0);
+	assert_int_equal(st, 1); /* still job 56's */
+	assert_int_equal(a.pdst[64], 0);
+	assert_int_equal(rig_exec_on(&a, 65, 0), 0);
+	assert_int_equal(rig_status(&a, 0), 1);
+	assert_int_equal(a.pdst[65], 0x1000 + 65);
+	assert_int_equal(a.pdst[64], 0);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +386,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(hang_destroy),
 		cmocka_unit_test(hang_alloc_fail),
 		cmocka_unit_test(hang_gsp_death),
+		cmocka_unit_test(job_reuse),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
