@@ -270,6 +270,10 @@ static double malloc_free_ns(size_t held, long n)
 out:
 	while (made)
 		free(r[--made].blocks.next);
+	/* the heap's range is the process's again: no huge pages for later
+	 * benchmarks' allocations there (bytes_per_mapping counts RSS) */
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
 	free(r);
 	return ns;
 }
