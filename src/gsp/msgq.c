@@ -34,6 +34,7 @@
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/time.h"
+#include "base/xor64.h"
 #include "gsp/abi_ops.h"
 #include "gsp/abi_ver.h"
 #include "gsp/msgq.h"
@@ -81,68 +82,10 @@ static uint8_t *slot(struct nvl_gsp_msgq *q, size_t qoff, uint32_t i)
 	return q->mem + qoff + NVL_GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
 }
 
-/* two 64-bit words at a time (SSE2 on x86-64; plain words elsewhere) */
-typedef uint64_t msgq_v2 __attribute__((vector_size(16)));
-
-/*
- * The XOR of the 64-bit words of @len bytes at @src (a trailing part
- * ignored), copied to @dst unless it is NULL: 64 bytes per iteration in
- * four independent accumulators, so a page costs a few hundred
- * instructions.
- */
-static uint64_t pass_xor(uint8_t *dst, const uint8_t *src, size_t len)
-{
-	msgq_v2 a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
-	uint64_t x = 0;
-	size_t i = 0;
-
-	if (dst) {
-		for (; i + 64 <= len; i += 64) {
-			msgq_v2 w0, w1, w2, w3;
-
-			memcpy(&w0, src + i, 16);
-			memcpy(&w1, src + i + 16, 16);
-			memcpy(&w2, src + i + 32, 16);
-			memcpy(&w3, src + i + 48, 16);
-			memcpy(dst + i, &w0, 16);
-			memcpy(dst + i + 16, &w1, 16);
-			memcpy(dst + i + 32, &w2, 16);
-			memcpy(dst + i + 48, &w3, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
-		}
-	} else {
-		for (; i + 64 <= len; i += 64) {
-			msgq_v2 w0, w1, w2, w3;
-
-			memcpy(&w0, src + i, 16);
-			memcpy(&w1, src + i + 16, 16);
-			memcpy(&w2, src + i + 32, 16);
-			memcpy(&w3, src + i + 48, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
-		}
-	}
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, src + i, 8);
-		if (dst)
-			memcpy(dst + i, &w, 8);
-		x ^= w;
-	}
-	a ^= b ^ c ^ d;
-	return x ^ a[0] ^ a[1];
-}
-
 /* the XOR of the 64-bit words of @len bytes (a trailing part ignored) */
 static uint64_t xor64(const uint8_t *p, size_t len)
 {
-	return pass_xor(NULL, p, len);
+	return nvl_copy_xor64(NULL, p, len);
 }
 
 uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
@@ -159,7 +102,7 @@ uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
  */
 static uint64_t copy_xor(uint8_t *dst, const uint8_t *src, size_t len)
 {
-	return pass_xor(dst, src, len);
+	return nvl_copy_xor64(dst, src, len);
 }
 
 static uint32_t fold(uint64_t x)
@@ -698,7 +641,7 @@ static uint64_t stat_pass(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t first,
 			s = slot(q, q->statq_off, 0) + (off - split);
 			n = len;
 		}
-		x ^= pass_xor(dst ? dst + off : NULL, s, n);
+		x ^= nvl_copy_xor64(dst ? dst + off : NULL, s, n);
 		off += n;
 		len -= n;
 	}

@@ -40,6 +40,7 @@
 #include "base/cpufree.h"
 #include "base/futex.h"
 #include "base/time.h"
+#include "base/xor64.h"
 #include "firmware/nvl_fw_manifest.h"
 #include "hw/falcon.h"
 #include "hw/regs.h"
@@ -106,63 +107,6 @@ struct qpass {
 	uint64_t x;
 };
 
-/* two 64-bit words at a time (SSE2 on x86-64; plain words elsewhere) */
-typedef uint64_t fw_v2 __attribute__((vector_size(16)));
-
-/*
- * XOR of the 64-bit words of @n bytes (a multiple of 8) at @from, copied
- * to @to unless it is NULL: 64 bytes per iteration in four independent
- * accumulators.
- */
-static uint64_t copy_xor(uint8_t *to, const uint8_t *from, size_t n)
-{
-	fw_v2 a = {0, 0}, b = {0, 0}, c = {0, 0}, d = {0, 0};
-	uint64_t x = 0;
-	size_t i = 0;
-
-	if (to) {
-		for (; i + 64 <= n; i += 64) {
-			fw_v2 w0, w1, w2, w3;
-
-			memcpy(&w0, from + i, 16);
-			memcpy(&w1, from + i + 16, 16);
-			memcpy(&w2, from + i + 32, 16);
-			memcpy(&w3, from + i + 48, 16);
-			memcpy(to + i, &w0, 16);
-			memcpy(to + i + 16, &w1, 16);
-			memcpy(to + i + 32, &w2, 16);
-			memcpy(to + i + 48, &w3, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
-		}
-	} else {
-		for (; i + 64 <= n; i += 64) {
-			fw_v2 w0, w1, w2, w3;
-
-			memcpy(&w0, from + i, 16);
-			memcpy(&w1, from + i + 16, 16);
-			memcpy(&w2, from + i + 32, 16);
-			memcpy(&w3, from + i + 48, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
-		}
-	}
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, from + i, 8);
-		if (to)
-			memcpy(to + i, &w, 8);
-		x ^= w;
-	}
-	a ^= b ^ c ^ d;
-	return x ^ a[0] ^ a[1];
-}
-
 static void qpass_run(void *arg, uint8_t *p, size_t n)
 {
 	struct qpass *q = arg;
@@ -174,17 +118,17 @@ static void qpass_run(void *arg, uint8_t *p, size_t n)
 	}
 	q->left -= k;
 	if (q->write) {
-		q->x ^= copy_xor(p, q->src, k);
+		q->x ^= nvl_copy_xor64(p, q->src, k);
 		q->src += k;
 		if (k < n) {
-			q->x ^= copy_xor(p + k, q->src2, n - k);
+			q->x ^= nvl_copy_xor64(p + k, q->src2, n - k);
 			q->src2 += n - k;
 		}
 	} else {
-		q->x ^= copy_xor(q->dst, p, k);
+		q->x ^= nvl_copy_xor64(q->dst, p, k);
 		q->dst += k;
 		if (k < n)
-			q->x ^= copy_xor(NULL, p + k, n - k);
+			q->x ^= nvl_copy_xor64(NULL, p + k, n - k);
 	}
 }
 
@@ -459,7 +403,7 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	if (len > body)
 		memcpy(&tail, data + body, len - body);
 	if (staged) {
-		x = copy_xor(g->tx_elem + head, data, body);
+		x = nvl_copy_xor64(g->tx_elem + head, data, body);
 		memcpy(g->tx_elem + head + body, &tail, 8);
 		x ^= tail;
 	}
