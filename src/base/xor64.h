@@ -33,36 +33,25 @@ static inline uint64_t nvl_copy_xor64(uint8_t *dst, const uint8_t *src,
 	uint64_t x = 0;
 	size_t i = 0;
 
-	if (dst) {
-		for (; i + 64 <= len; i += 64) {
-			nvl_xor64_v2 w0, w1, w2, w3;
+	/* one loop: with @dst NULL at the call site, or -O3's unswitching,
+	 * the stores drop out */
+	for (; i + 64 <= len; i += 64) {
+		nvl_xor64_v2 w0, w1, w2, w3;
 
-			memcpy(&w0, src + i, 16);
-			memcpy(&w1, src + i + 16, 16);
-			memcpy(&w2, src + i + 32, 16);
-			memcpy(&w3, src + i + 48, 16);
+		memcpy(&w0, src + i, 16);
+		memcpy(&w1, src + i + 16, 16);
+		memcpy(&w2, src + i + 32, 16);
+		memcpy(&w3, src + i + 48, 16);
+		if (dst) {
 			memcpy(dst + i, &w0, 16);
 			memcpy(dst + i + 16, &w1, 16);
 			memcpy(dst + i + 32, &w2, 16);
 			memcpy(dst + i + 48, &w3, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
 		}
-	} else {
-		for (; i + 64 <= len; i += 64) {
-			nvl_xor64_v2 w0, w1, w2, w3;
-
-			memcpy(&w0, src + i, 16);
-			memcpy(&w1, src + i + 16, 16);
-			memcpy(&w2, src + i + 32, 16);
-			memcpy(&w3, src + i + 48, 16);
-			a ^= w0;
-			b ^= w1;
-			c ^= w2;
-			d ^= w3;
-		}
+		a ^= w0;
+		b ^= w1;
+		c ^= w2;
+		d ^= w3;
 	}
 	for (; i + 8 <= len; i += 8) {
 		uint64_t w;

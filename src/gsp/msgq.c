@@ -82,27 +82,11 @@ static uint8_t *slot(struct nvl_gsp_msgq *q, size_t qoff, uint32_t i)
 	return q->mem + qoff + NVL_GSP_QUEUE_ENTRY_OFF + (size_t)i * PAGE;
 }
 
-/* the XOR of the 64-bit words of @len bytes (a trailing part ignored) */
-static uint64_t xor64(const uint8_t *p, size_t len)
-{
-	return nvl_copy_xor64(NULL, p, len);
-}
-
 uint32_t nvl_gsp_msgq_checksum(const void *buf, size_t len)
 {
-	uint64_t x = xor64(buf, len);
+	uint64_t x = nvl_copy_xor64(NULL, buf, len);
 
 	return (uint32_t)(x >> 32) ^ (uint32_t)x;
-}
-
-/*
- * Copy @len bytes (a multiple of 8, 8-aligned in the element) and return
- * the XOR of the 64-bit words copied: the checksum's pass and the copy's
- * are one.
- */
-static uint64_t copy_xor(uint8_t *dst, const uint8_t *src, size_t len)
-{
-	return nvl_copy_xor64(dst, src, len);
 }
 
 static uint32_t fold(uint64_t x)
@@ -397,7 +381,8 @@ static uint64_t elem_put(struct nvl_gsp_msgq *q, uint32_t wptr, uint32_t first,
 		uint8_t *d = elem_at(q, wptr, first, off, &run);
 
 		n = NVL_MIN(len, run);
-		x ^= copy_xor(d, src, n);
+		x ^= nvl_copy_xor64(d, src,
+				    n); /* copy and checksum: one pass */
 		src += n;
 		off += n;
 		len -= n;
@@ -505,7 +490,7 @@ static int send_elem(struct nvl_gsp_msgq *q, uint32_t function,
 			      (const uint8_t *)&tail, 8);
 	}
 	zero_padding(q, wptr, first, pages, head + ((len + 7) & ~(size_t)7));
-	e.checkSum = fold(x ^ xor64(q->tx_buf, head));
+	e.checkSum = fold(x ^ nvl_copy_xor64(NULL, q->tx_buf, head));
 	memcpy(q->tx_buf + q->csum_off, &e.checkSum, 4);
 	elem_put(q, wptr, first, 0, q->tx_buf, head);
 
@@ -670,7 +655,7 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 		return 0;
 	/* copied and checksummed in one pass (x: the XOR of what was
 	 * read): the headers first, parsed from the copy */
-	x = copy_xor(q->rx_buf, slot(q, q->statq_off, rptr), head);
+	x = nvl_copy_xor64(q->rx_buf, slot(q, q->statq_off, rptr), head);
 	if (gspabi_unpack(q->abi, GSPABI_S_MSG_ELEM, q->rx_buf, head, &e) ||
 	    gspabi_unpack(q->abi, GSPABI_S_RPC_HDR, q->rx_buf + hdr, RPC_HDR,
 			  &r))
@@ -715,7 +700,7 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	if (!q->csum_padded && need <= (uint32_t)pages * PAGE - hdr) {
 		memset(q->rx_buf + hdr + need, 0,
 		       (size_t)pages * PAGE - hdr - need);
-		x = xor64(q->rx_buf, (size_t)pages * PAGE);
+		x = nvl_copy_xor64(NULL, q->rx_buf, (size_t)pages * PAGE);
 	}
 	if (fold(x)) {
 		q->stats.bad_checksum++;
