@@ -28,7 +28,12 @@
  *  - sparse_tiles_batch_core: the batch's ops in the core alone, 64 to a
  *    transaction (P'), beside the core's single op (P, as
  *    sparse_tiles_core): what the batch's tree and transaction work costs
- *    an op before any bind-path or backend cost.
+ *    an op before any bind-path or backend cost. Since the bulk path (the
+ *    ninth round) a 64-op call of non-interacting maps or unmaps is one
+ *    bulk operation (nvl_gpuvm_txn_bulk()), so the core does that too;
+ *  - bulk_vs_op_lists_core: the core's batch as op lists, one request at
+ *    a time (the VM's no_bulk switch: what such a call did before) against
+ *    the bulk operation, alternating.
  *
  * Each figure is the median of several rounds; full and core (or single
  * and batch) alternate within a round so that a noisy neighbour hits both.
@@ -84,9 +89,28 @@ static void core_fini(struct core *c)
 }
 
 /*
+ * @n maps or unmaps as one bulk operation, as build() applies a run of
+ * plain ops that do not interact. Return: 1 when not eligible.
+ */
+static int core_bulk(struct core *c, struct nvl_gpuvm_txn *txn, int kind,
+		     const uint64_t *addr, const uint64_t *off, uint64_t range,
+		     int n)
+{
+	struct nvl_gpuvm_map_req reqs[NVL_GPUVM_BULK_MAX];
+
+	if (kind == K_REGION || n < 2 || n > NVL_GPUVM_BULK_MAX)
+		return 1;
+	for (int i = 0; i < n; i++)
+		reqs[i] = (struct nvl_gpuvm_map_req){addr[i], range, c->obj,
+						     off[i], 0};
+	return nvl_gpuvm_txn_bulk(txn, kind == K_UNMAP, reqs, (uint32_t)n);
+}
+
+/*
  * @n ops of one kind in one transaction, as build() makes a call of @n
- * ops: op i's list is built against the tree op i-1 left, then prepared
- * and applied; one commit and one finish for them all.
+ * ops: as one bulk operation when they do not interact (and the VM is not
+ * no_bulk), else op i's list is built against the tree op i-1 left, then
+ * prepared and applied; one commit and one finish for them all.
  */
 static int core_ops(struct core *c, int kind, const uint64_t *addr,
 		    const uint64_t *off, uint64_t range, int n)
@@ -95,6 +119,11 @@ static int core_ops(struct core *c, int kind, const uint64_t *addr,
 	int ret = 0;
 
 	nvl_gpuvm_txn_begin(c->g, &txn);
+	ret = core_bulk(c, &txn, kind, addr, off, range, n);
+	if (ret == 1)
+		ret = 0;
+	else
+		n = 0; /* applied, or failed */
 	for (int i = 0; i < n && !ret; i++) {
 		struct nvl_gpuvm_map_req req = {addr[i], range, c->obj, off[i],
 						0};
@@ -376,6 +405,13 @@ static double tiles_batch_singles(struct side *s, long n)
 	return (double)(cpu_ns() - t0) / (double)(calls * 128);
 }
 
+/* a core side whose batches go op list by op list (the reference) */
+static int no_bulk(struct side *s)
+{
+	s->c.g->no_bulk = true;
+	return 0;
+}
+
 typedef double (*run_fn)(struct side *s, long n);
 
 struct cmp {
@@ -536,14 +572,16 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 	struct side nsingle = {.null_pt = true}, nbatch = {.null_pt = true};
 	struct side same = {.core = false};
 	struct side csingle = {.core = true}, cbatch = {.core = true};
-	struct cmp c, n, m, k;
+	struct side clists = {.core = true}, cbulk = {.core = true};
+	struct cmp c, n, m, k, l;
 	int ret = -1;
 
 	/* the same on the backend that stores nothing, rounds alternating */
 	if (!setup_tiles(&single, false) && !setup_tiles(&batch, false) &&
 	    !setup_tiles(&nsingle, false) && !setup_tiles(&nbatch, false) &&
 	    !setup_tiles(&same, false) && !setup_tiles(&csingle, false) &&
-	    !setup_tiles(&cbatch, false) &&
+	    !setup_tiles(&cbatch, false) && !setup_tiles(&clists, false) &&
+	    !setup_tiles(&cbulk, false) &&
 	    !interleave(&single, tiles_empty, &batch, tiles_batch,
 			rounds_of(ctx), units_of(ctx), &c) &&
 	    !interleave(&nsingle, tiles_empty, &nbatch, tiles_batch,
@@ -551,7 +589,10 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 	    !interleave(&same, tiles_batch_singles, &batch, tiles_batch,
 			rounds_of(ctx), units_of(ctx), &m) &&
 	    !interleave(&csingle, tiles_empty, &cbatch, tiles_batch_core,
-			rounds_of(ctx), units_of(ctx), &k)) {
+			rounds_of(ctx), units_of(ctx), &k) &&
+	    !no_bulk(&clists) &&
+	    !interleave(&clists, tiles_batch_core, &cbulk, tiles_batch_core,
+			rounds_of(ctx), units_of(ctx), &l)) {
 		nvl_bench_report(ctx, "sparse_tiles_batch_64", 1e9 / c.b,
 				 "ops/s", NULL);
 		nvl_bench_report_extra(
@@ -573,10 +614,21 @@ NVL_BENCH(vm, sparse_tiles_batch_64)
 			NULL, "core_single_ns_per_op", k.a,
 			"core_batch_ns_per_op", k.b, "core_batch_speedup",
 			k.a / k.b, "round_min", k.lo, "round_max", k.hi, NULL);
+		/*
+		 * The core's batch applied as op lists, one request at a
+		 * time (no_bulk, what a 64-op call did before the bulk path)
+		 * against the bulk operation, in alternating rounds.
+		 */
+		nvl_bench_report_extra(ctx, "bulk_vs_op_lists_core", l.a / l.b,
+				       "ratio", NULL, "op_lists_ns_per_op", l.a,
+				       "bulk_ns_per_op", l.b, "round_min", l.lo,
+				       "round_max", l.hi, NULL);
 		ret = 0;
 	}
 	side_fini(&csingle);
 	side_fini(&cbatch);
+	side_fini(&clists);
+	side_fini(&cbulk);
 	side_fini(&same);
 	side_fini(&single);
 	side_fini(&batch);

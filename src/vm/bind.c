@@ -179,29 +179,36 @@ int nvl_vm_validate_kop(const struct nvl_vm *vm, uint32_t i,
 	return ret ? ret : nvl_vm_validate_kop_bo(i, op);
 }
 
-static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
-		   struct nvl_gpuvm_ops *ops)
+/* a plain MAP's request */
+static void kop_req(const struct nvl_vm_kop *op, struct nvl_gpuvm_map_req *req)
 {
-	struct nvl_gpuvm_map_req req = {
+	*req = (struct nvl_gpuvm_map_req){
 		.addr = op->addr,
 		.range = op->range,
 		.obj = op->obj,
 		.bo_offset = op->bo_offset,
 	};
+	if (op->flags & NVL_VM_BIND_READONLY)
+		req->flags |= NVL_GPUVA_READONLY;
+	if (op->flags & NVL_VM_BIND_NULL)
+		req->flags |= NVL_GPUVA_NULL;
+	if (op->flags & NVL_VM_BIND_NO_ATOMIC)
+		req->flags |= NVL_GPUVA_NOATOMIC;
+	if (op->flags & NVL_VM_BIND_LAZY)
+		req->flags |= NVL_GPUVA_LAZY;
+}
+
+static int kop_ops(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
+		   struct nvl_gpuvm_ops *ops)
+{
+	struct nvl_gpuvm_map_req req;
 
 	switch (op->op) {
 	case NVL_VM_BIND_OP_MAP:
 		if (op->flags & NVL_VM_BIND_SPARSE)
 			return nvl_gpuvm_region_create_ops(g, op->addr,
 							   op->range, ops);
-		if (op->flags & NVL_VM_BIND_READONLY)
-			req.flags |= NVL_GPUVA_READONLY;
-		if (op->flags & NVL_VM_BIND_NULL)
-			req.flags |= NVL_GPUVA_NULL;
-		if (op->flags & NVL_VM_BIND_NO_ATOMIC)
-			req.flags |= NVL_GPUVA_NOATOMIC;
-		if (op->flags & NVL_VM_BIND_LAZY)
-			req.flags |= NVL_GPUVA_LAZY;
+		kop_req(op, &req);
 		return nvl_gpuvm_sm_map_ops(g, &req, ops);
 	case NVL_VM_BIND_OP_UNMAP:
 		if (op->flags & NVL_VM_BIND_SPARSE)
@@ -276,16 +283,62 @@ static int precheck_regions(struct nvl_gpuvm *g, const struct nvl_vm_kop *kops,
 	return 0;
 }
 
+/* a plain MAP (@unmap false) or plain UNMAP: what a bulk run holds */
+static bool kop_plain(const struct nvl_vm_kop *op, bool unmap)
+{
+	return op->op == (unmap ? NVL_VM_BIND_OP_UNMAP : NVL_VM_BIND_OP_MAP) &&
+	       !(op->flags & NVL_VM_BIND_SPARSE);
+}
+
+/*
+ * Apply the run of plain maps or plain unmaps starting at @kops as one
+ * bulk operation if it does not interact (nvl_gpuvm_txn_bulk()).
+ * Return: the ops applied (0: apply the next @*run one at a time), or a
+ * negative errno (the caller aborts).
+ */
+static int build_bulk(struct nvl_gpuvm_txn *txn, const struct nvl_vm_kop *kops,
+		      uint32_t n, uint32_t *run)
+{
+	struct nvl_gpuvm_map_req reqs[NVL_GPUVM_BULK_MAX];
+	bool unmap = kops[0].op == NVL_VM_BIND_OP_UNMAP;
+	uint32_t m = 0;
+	int ret;
+
+	*run = 1;
+	if (n < 2 || txn->vm->no_bulk || !kop_plain(&kops[0], unmap))
+		return 0;
+	while (m < n && m < NVL_GPUVM_BULK_MAX && kop_plain(&kops[m], unmap)) {
+		kop_req(&kops[m], &reqs[m]);
+		m++;
+	}
+	*run = m;
+	ret = nvl_gpuvm_txn_bulk(txn, unmap, reqs, m);
+	return ret ? NVL_MIN(ret, 0) : (int)m;
+}
+
 /* Build, prepare and apply every op; on failure the caller aborts. */
 static int build(struct nvl_gpuvm_txn *txn, const struct nvl_vm_kop *kops,
 		 uint32_t n)
 {
+	uint32_t run = 0;
 	int ret = precheck_regions(txn->vm, kops, n);
 
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < n; i++) {
 		struct nvl_gpuvm_ops ops;
+
+		if (!run) {
+			ret = build_bulk(txn, &kops[i], n - i, &run);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				i += (uint32_t)ret - 1;
+				run = 0;
+				continue;
+			}
+		}
+		run--;
 
 		nvl_gpuvm_ops_init(&ops);
 		ret = kop_ops(txn->vm, &kops[i], &ops);

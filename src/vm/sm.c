@@ -74,6 +74,7 @@
 #include "base/log.h"
 #include "mm/gem.h"
 #include "vm/sm.h"
+#include "vm/txn_internal.h"
 
 static struct nvl_gpuvm_op *op_add(struct nvl_gpuvm_ops *ops, uint8_t kind,
 				   struct nvl_gpuva *va, bool keep)
@@ -139,6 +140,19 @@ static int check_map_regions(struct nvl_gpuvm *vm, uint64_t A, uint64_t range)
 				 (unsigned long long)A,
 				 (unsigned long long)range);
 	return 0;
+}
+
+bool nvl_gpuvm_map_regions_ok(struct nvl_gpuvm *vm, uint64_t addr,
+			      uint64_t range)
+{
+	struct nvl_gpuvm_region *r;
+
+	if (nvl_itree_empty(&vm->regions))
+		return true;
+	r = nvl_gpuvm_region_lookup(vm, addr, range);
+	if (r && (r->node.start > addr || r->node.last < addr + range - 1))
+		return false;
+	return !dead_in_txn(vm, addr, addr + range - 1);
 }
 
 static int bad_range(const struct nvl_gpuvm *vm, uint64_t addr, uint64_t range)

@@ -260,6 +260,39 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn,
  */
 void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops);
 
+/* most requests one nvl_gpuvm_txn_bulk() call takes (a stack buffer each) */
+#define NVL_GPUVM_BULK_MAX 64
+
+/**
+ * nvl_gpuvm_txn_bulk() - apply @n plain maps (or, with @unmap, plain
+ * unmaps) as one operation, when none of them interacts with another or
+ * with a mapping the VM holds; the result is that of building, preparing
+ * and applying their op lists one request at a time, in order.
+ * @txn: the transaction (VM lock held)
+ * @unmap: the requests are unmaps (only @addr and @range are read)
+ * @reqs: the requests, in call order
+ * @n: how many (2 to NVL_GPUVM_BULK_MAX; otherwise 1 is returned)
+ *
+ * Eligible: every range valid, page aligned and disjoint from the others;
+ * maps: no mapping of the VM overlaps any and each lies inside one live
+ * region or outside all (nvl_gpuvm_sm_map_ops() would find nothing to
+ * split); unmaps: every mapping a range overlaps lies wholly inside it (no
+ * REMAP). The check changes nothing. Then every node, vm_bo reference and
+ * page-table page is taken in call order (a failure releases them all and
+ * leaves the tree untouched), the tree changes in address order (inserts
+ * ascending, removals descending: each lands next to the last), vm_bo
+ * lists and the change log in call order (abort restores lists exactly),
+ * and the page-table commands go in address order, adjacent unmaps of one
+ * page size and kind merged into one.
+ *
+ * Return: 0 applied; 1 not eligible, nothing changed (apply them one at a
+ * time); or a negative errno (-ENOMEM, the backend's get() error) with
+ * nothing of it applied, and the caller aborts the transaction as after a
+ * failed nvl_gpuvm_txn_prepare().
+ */
+int nvl_gpuvm_txn_bulk(struct nvl_gpuvm_txn *txn, bool unmap,
+		       const struct nvl_gpuvm_map_req *reqs, uint32_t n);
+
 /**
  * nvl_gpuvm_txn_commit() - write the page tables. Runs in a
  * fence-signalling section; touches only the transaction and the backend,

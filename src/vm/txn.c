@@ -41,17 +41,8 @@
 #include "base/log.h"
 #include "mm/gem.h"
 #include "vm/sm.h"
+#include "vm/txn_internal.h"
 #include "vm/vm_internal.h" /* txn_span, txn_cancel */
-
-enum {
-	T_INSERT_VA = 0,
-	T_REMOVE_VA,
-	T_INSERT_REGION,
-	T_KILL_REGION,
-	/* finish_pt's verdicts: free the node (T_FREE_VA), or nothing */
-	T_FREE_VA,
-	T_DONE,
-};
 
 enum { GOT_VA = 1, GOT_PREV = 2, GOT_NEXT = 4, GOT_REGION = 8 };
 
@@ -61,7 +52,8 @@ static void pt_put_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 		    va->page_shift);
 }
 
-static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, bool got)
+void nvl_txn_release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
+			    bool got)
 {
 	if (!va)
 		return;
@@ -77,14 +69,14 @@ void nvl_gpuvm_ops_release(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
 
 		switch (op->kind) {
 		case NVL_GPUVM_OP_MAP:
-			release_new_va(vm, op->va, op->got & GOT_VA);
+			nvl_txn_release_new_va(vm, op->va, op->got & GOT_VA);
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_REMAP:
-			release_new_va(vm, op->remap.prev_va,
-				       op->got & GOT_PREV);
-			release_new_va(vm, op->remap.next_va,
-				       op->got & GOT_NEXT);
+			nvl_txn_release_new_va(vm, op->remap.prev_va,
+					       op->got & GOT_PREV);
+			nvl_txn_release_new_va(vm, op->remap.next_va,
+					       op->got & GOT_NEXT);
 			op->remap.prev_va = op->remap.next_va = NULL;
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
@@ -151,10 +143,21 @@ static int grow(void **v, void *inl, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+int nvl_txn_grow(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd)
+{
+	int ret = grow((void **)&txn->log, txn->log_inl, &txn->caplog,
+		       txn->nlog + nlog, sizeof(*txn->log));
+
+	if (!ret)
+		ret = grow((void **)&txn->cmd, txn->cmd_inl, &txn->capcmd,
+			   txn->ncmd + ncmd, sizeof(*txn->cmd));
+	return ret;
+}
+
 /* @ref: the caller's reference on @vm_bo goes to the node (else one is taken) */
-static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
-				uint64_t range, uint64_t off, uint16_t flags,
-				struct nvl_gpuvm_bo *vm_bo, bool ref)
+struct nvl_gpuva *nvl_txn_new_va(struct nvl_gpuvm *vm, uint64_t addr,
+				 uint64_t range, uint64_t off, uint16_t flags,
+				 struct nvl_gpuvm_bo *vm_bo, bool ref)
 {
 	struct nvl_gpuva *va = nvl_gpuvm_va_alloc(vm);
 
@@ -176,7 +179,7 @@ static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	return va;
 }
 
-static int pt_get_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+int nvl_txn_pt_get(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 {
 	return vm->pt->get(vm->pt_priv, nvl_gpuva_addr(va), nvl_gpuva_range(va),
 			   va->page_shift);
@@ -188,11 +191,11 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 {
 	if (!p->range)
 		return 0;
-	*out = new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
-		      old->vm_bo, false);
+	*out = nvl_txn_new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
+			      old->vm_bo, false);
 	if (!*out)
 		return -ENOMEM;
-	if (pt_get_va(vm, *out))
+	if (nvl_txn_pt_get(vm, *out))
 		return -ENOMEM;
 	*got |= bit;
 	return 0;
@@ -208,7 +211,7 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
  * ops preloads about five times instead of 64, a run of one-op calls once
  * in 16 or so), and for what it needs alone if that fails.
  */
-static int reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
+int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 {
 	uint32_t ask = need + NVL_MAX(need, 16u);
 
@@ -224,7 +227,7 @@ static int reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 }
 
 /* an insert the last preload covered (prepare counted it in) */
-static void took_room(struct nvl_gpuvm *vm)
+void nvl_txn_took_room(struct nvl_gpuvm *vm)
 {
 	if (!NVL_NEVER(!vm->tree_room))
 		vm->tree_room--;
@@ -253,12 +256,12 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 					return -ENOMEM;
 			}
 			/* the reference obtained is the mapping's */
-			op->va = new_va(vm, op->map.addr, op->map.range,
-					op->map.bo_offset, op->map.flags, vm_bo,
-					true);
+			op->va = nvl_txn_new_va(vm, op->map.addr, op->map.range,
+						op->map.bo_offset,
+						op->map.flags, vm_bo, true);
 			if (!op->va)
 				return -ENOMEM;
-			ret = pt_get_va(vm, op->va);
+			ret = nvl_txn_pt_get(vm, op->va);
 			if (ret)
 				return ret;
 			op->got |= GOT_VA;
@@ -309,11 +312,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		}
 	}
-	ret = grow((void **)&txn->log, txn->log_inl, &txn->caplog,
-		   txn->nlog + nlog, sizeof(*txn->log));
-	if (!ret)
-		ret = grow((void **)&txn->cmd, txn->cmd_inl, &txn->capcmd,
-			   txn->ncmd + ncmd, sizeof(*txn->cmd));
+	ret = nvl_txn_grow(txn, nlog, ncmd);
 	/*
 	 * Every insert from here to the end of the transaction: this list's,
 	 * and an abort's re-insert of each mapping removed by this list or
@@ -321,18 +320,18 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	 * them all.
 	 */
 	if (!ret)
-		ret = reserve_tree(vm, nins + nrem + txn->nremoved);
+		ret = nvl_txn_reserve_tree(vm, nins + nrem + txn->nremoved);
 	return ret;
 }
 
-static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
+void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 {
 	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){kind, p, NULL};
 }
 
-static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
-		    uint64_t range, uint8_t shift, bool sparse,
-		    const struct nvl_gpuva *va)
+void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
+		     uint64_t range, uint8_t shift, bool sparse,
+		     const struct nvl_gpuva *va)
 {
 	struct nvl_gpuvm_pt_cmd *c = &txn->cmd[txn->ncmd++];
 
@@ -366,10 +365,10 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	/* preloaded by nvl_gpuvm_txn_prepare() */
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
-	took_room(txn->vm);
+	nvl_txn_took_room(txn->vm);
 	if (va->vm_bo)
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
-	log_add(txn, T_INSERT_VA, va);
+	nvl_txn_log_add(txn, T_INSERT_VA, va);
 }
 
 static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
@@ -387,7 +386,7 @@ static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 		(struct nvl_gpuvm_txn_ent){T_REMOVE_VA, va, pos};
 }
 
-static bool in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
+bool nvl_txn_in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
 {
 	return !nvl_itree_empty(&vm->regions) &&
 	       nvl_gpuvm_region_lookup(vm, nvl_gpuva_addr(va), 1);
@@ -400,7 +399,7 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 			 *next = op->remap.next_va;
 	bool prev_keeps = !prev || prev->page_shift == old->page_shift;
 	bool next_keeps = !next || next->page_shift == old->page_shift;
-	bool sparse = in_region(txn->vm, old);
+	bool sparse = nvl_txn_in_region(txn->vm, old);
 	uint64_t lo, hi;
 
 	remove_va(txn, old);
@@ -412,14 +411,16 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 	hi = next && next_keeps ? nvl_gpuva_addr(next) : nvl_gpuva_end(old);
 	if (!(op->keep && prev_keeps && next_keeps &&
 	      map_shift == old->page_shift))
-		cmd_add(txn, NVL_GPUVM_PT_UNMAP, lo, hi - lo, old->page_shift,
-			sparse, NULL);
+		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_UNMAP, lo, hi - lo,
+				old->page_shift, sparse, NULL);
 	if (prev && !prev_keeps)
-		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(prev),
-			nvl_gpuva_range(prev), prev->page_shift, false, prev);
+		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(prev),
+				nvl_gpuva_range(prev), prev->page_shift, false,
+				prev);
 	if (next && !next_keeps)
-		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(next),
-			nvl_gpuva_range(next), next->page_shift, false, next);
+		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(next),
+				nvl_gpuva_range(next), next->page_shift, false,
+				next);
 	op->remap.prev_va = op->remap.next_va = NULL;
 }
 
@@ -440,19 +441,21 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			insert_va(txn, va);
 			/* a lazy mapping's pages are written on fault */
 			if (!(va->flags & NVL_GPUVA_LAZY))
-				cmd_add(txn, NVL_GPUVM_PT_MAP,
-					nvl_gpuva_addr(va), nvl_gpuva_range(va),
-					va->page_shift, false, va);
+				nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP,
+						nvl_gpuva_addr(va),
+						nvl_gpuva_range(va),
+						va->page_shift, false, va);
 			if (va->vm_bo)
 				txn->hint = va->vm_bo;
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_UNMAP:
 			if (!(op->keep && map_shift == va->page_shift))
-				cmd_add(txn, NVL_GPUVM_PT_UNMAP,
+				nvl_txn_cmd_add(
+					txn, NVL_GPUVM_PT_UNMAP,
 					nvl_gpuva_addr(va), nvl_gpuva_range(va),
-					va->page_shift, in_region(vm, va),
-					NULL);
+					va->page_shift,
+					nvl_txn_in_region(vm, va), NULL);
 			remove_va(txn, va);
 			break;
 		case NVL_GPUVM_OP_REMAP:
@@ -460,19 +463,19 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
 			nvl_itree_insert(&vm->regions, &op->region.r->node);
-			log_add(txn, T_INSERT_REGION, op->region.r);
-			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
-				op->region.range, (uint8_t)vm->page_shift, true,
-				NULL);
+			nvl_txn_log_add(txn, T_INSERT_REGION, op->region.r);
+			nvl_txn_cmd_add(txn, NVL_GPUVM_PT_SPARSE,
+					op->region.addr, op->region.range,
+					(uint8_t)vm->page_shift, true, NULL);
 			op->region.r = NULL;
 			break;
 		case NVL_GPUVM_OP_REGION_DESTROY:
 			op->region.r->dead_seq = txn->seq;
 			vm->cur_kills = true;
-			log_add(txn, T_KILL_REGION, op->region.r);
-			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
-				op->region.range, (uint8_t)vm->page_shift,
-				false, NULL);
+			nvl_txn_log_add(txn, T_KILL_REGION, op->region.r);
+			nvl_txn_cmd_add(txn, NVL_GPUVM_PT_SPARSE,
+					op->region.addr, op->region.range,
+					(uint8_t)vm->page_shift, false, NULL);
 			break;
 		default:
 			break;
@@ -670,7 +673,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			/* preloaded by nvl_gpuvm_txn_prepare() */
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
-			took_room(vm);
+			nvl_txn_took_room(vm);
 			if (va->vm_bo)
 				nvl_list_add(&va->bo_link, e->pos);
 			break;

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: Bulk application of a batch of non-interacting ops
+ *
+ * A call of many plain maps (or many plain unmaps) whose ranges neither
+ * overlap each other nor split anything the VM holds is applied as one
+ * operation instead of an op list per request (issue 19):
+ *
+ *  - one sort of the requests by address (64-bit keys address | call
+ *    index: runs of 8 sorted by insertion, then merged without branching
+ *    on the keys), which also shows whether they are disjoint;
+ *  - one walk of the mapping tree with a finger: the entry found for one
+ *    request is where the search for the next starts (a few successor
+ *    steps, else a fresh descent), instead of a search per request;
+ *  - everything allocated in call order (vm_bo references, nodes,
+ *    page-table pages, then the logs and the tree's room once), so a
+ *    failure anywhere releases what was taken and the tree never changed;
+ *  - the tree changed in address order: maps inserted ascending (each
+ *    lands beside the last one, in the same leaf), unmaps removed
+ *    descending (each takes the last slot of a leaf or close to it);
+ *  - the vm_bo lists and the change log in call order, exactly as the op
+ *    lists would have left them, so abort (which walks the log backwards
+ *    and re-links each mapping after the entry it followed) and finish
+ *    behave as before, and UNMAP_ALL sees the same list order;
+ *  - the page-table commands in address order, adjacent unmaps of the
+ *    same page size and kind (back to sparse or invalid) merged into one
+ *    write. Maps are not merged: the commands name each mapping's BO
+ *    range, and a backend may keep them apart.
+ *
+ * Anything else (an overlap, a split, a region boundary, a region
+ * destroyed in the same call, a range the op list path would reject) makes
+ * the batch not eligible before anything changed, and the caller applies
+ * it one request at a time: the same results, errors and messages as ever.
+ */
+#include <errno.h>
+
+#include "base/compiler.h"
+#include "base/list.h"
+#include "vm/txn_internal.h"
+
+#define IDX_MASK ((uint64_t)NVL_GPUVM_BULK_MAX - 1)
+
+_Static_assert((NVL_GPUVM_BULK_MAX & IDX_MASK) == 0,
+	       "bulk index packs into the low bits of the address");
+
+/* merge sorted @a[0, na) and @b[0, nb) into @out, without branching on keys */
+static void merge(const uint64_t *a, uint32_t na, const uint64_t *b,
+		  uint32_t nb, uint64_t *out)
+{
+	uint32_t i = 0, j = 0, k = 0;
+
+	while (i < na && j < nb) {
+		uint64_t x = a[i], y = b[j];
+		bool t = y < x;
+
+		out[k++] = t ? y : x;
+		j += t;
+		i += !t;
+	}
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+}
+
+/*
+ * Sort @n distinct keys: runs of 8 by insertion (a batch that comes sorted
+ * costs one compare a key), then merged in passes between @key and @tmp.
+ * Return: where the sorted keys are.
+ */
+static uint64_t *sort_keys(uint64_t *key, uint64_t *tmp, uint32_t n)
+{
+	for (uint32_t r = 0; r < n; r += 8) {
+		uint32_t e = NVL_MIN(r + 8, n);
+
+		for (uint32_t i = r + 1; i < e; i++) {
+			uint64_t k = key[i];
+			uint32_t j = i;
+
+			while (j > r && key[j - 1] > k) {
+				key[j] = key[j - 1];
+				j--;
+			}
+			key[j] = k;
+		}
+	}
+	for (uint32_t w = 8; w < n; w *= 2) {
+		uint64_t *t = key;
+
+		for (uint32_t r = 0; r < n; r += 2 * w) {
+			uint32_t m = NVL_MIN(r + w, n),
+				 e = NVL_MIN(r + 2 * w, n);
+
+			merge(key + r, m - r, key + m, e - m, tmp + r);
+		}
+		key = tmp;
+		tmp = t;
+	}
+	return key;
+}
+
+/*
+ * The keys address | call index of @reqs in address order (@key, with
+ * room in @tmp); Return: them, or NULL if the requests are not all valid,
+ * aligned and disjoint.
+ */
+static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
+				     const struct nvl_gpuvm_map_req *reqs,
+				     uint32_t n, uint64_t *key, uint64_t *tmp)
+{
+	const uint64_t *sorted;
+	uint64_t prev_end = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct nvl_gpuvm_map_req *r = &reqs[i];
+
+		if (!nvl_gpuvm_range_valid(vm, r->addr, r->range) ||
+		    ((r->addr | r->range) & IDX_MASK))
+			return NULL;
+		key[i] = r->addr | i;
+	}
+	sorted = sort_keys(key, tmp, n);
+	for (uint32_t j = 0; j < n; j++) {
+		const struct nvl_gpuvm_map_req *r = &reqs[sorted[j] & IDX_MASK];
+
+		if (j && r->addr < prev_end)
+			return NULL;
+		prev_end = r->addr + r->range;
+	}
+	return sorted;
+}
+
+/*
+ * The finger: the first mapping whose last byte is at or after @addr,
+ * starting from @f (the answer for a lower address, or NULL after the
+ * tree's end). A few successor steps, then a fresh search.
+ */
+static struct nvl_ibtree_entry *seek(const struct nvl_gpuvm *vm,
+				     struct nvl_ibtree_entry *f, bool *fresh,
+				     uint64_t addr)
+{
+	if (*fresh) {
+		*fresh = false;
+		return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
+	}
+	for (int steps = 0; f && f->last < addr; steps++) {
+		if (steps == 4)
+			return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
+		f = nvl_ibtree_succ(f);
+	}
+	return f;
+}
+
+static void release_all(struct nvl_gpuvm *vm, struct nvl_gpuva **vas,
+			const bool *got, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		nvl_txn_release_new_va(vm, vas[i], got[i]);
+}
+
+static int map_bulk(struct nvl_gpuvm_txn *txn,
+		    const struct nvl_gpuvm_map_req *reqs, uint32_t n)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	struct nvl_gpuvm_bo *hint = txn->hint;
+	struct nvl_gpuva *vas[NVL_GPUVM_BULK_MAX];
+	bool got[NVL_GPUVM_BULK_MAX];
+	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
+	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
+	struct nvl_ibtree_entry *f = NULL;
+	bool fresh = true;
+	uint32_t i;
+	int ret;
+
+	if (!key)
+		return 1;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct nvl_gpuvm_map_req *r = &reqs[key[j] & IDX_MASK];
+
+		if (!nvl_gpuvm_map_regions_ok(vm, r->addr, r->range))
+			return 1;
+		if (nvl_ibtree_empty(&vm->vas))
+			continue;
+		f = seek(vm, f, &fresh, r->addr);
+		if (f && f->start <= r->addr + r->range - 1)
+			return 1; /* it would unmap or split: op lists */
+	}
+	/* eligible: take everything in call order */
+	for (i = 0; i < n; i++) {
+		const struct nvl_gpuvm_map_req *r = &reqs[i];
+		struct nvl_gpuvm_bo *vm_bo = NULL;
+
+		got[i] = false;
+		if (vm->pt->prefetch)
+			vm->pt->prefetch(vm->pt_priv, r->addr, r->range);
+		if (r->obj && hint && hint->obj == r->obj) {
+			vm_bo = hint;
+			nvl_gpuvm_bo_get(vm_bo);
+		} else if (r->obj) {
+			vm_bo = nvl_gpuvm_bo_obtain(vm, r->obj);
+			if (!vm_bo) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+		}
+		/* the reference obtained is the mapping's */
+		vas[i] = nvl_txn_new_va(vm, r->addr, r->range, r->bo_offset,
+					(uint16_t)r->flags, vm_bo, true);
+		if (!vas[i]) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		if (vm_bo)
+			hint = vm_bo;
+		ret = nvl_txn_pt_get(vm, vas[i]);
+		if (ret) {
+			i++;
+			goto fail;
+		}
+		got[i] = true;
+	}
+	ret = nvl_txn_grow(txn, n, n);
+	if (!ret)
+		ret = nvl_txn_reserve_tree(vm, n + txn->nremoved);
+	if (ret)
+		goto fail;
+
+	/* apply: the tree in address order, lists and log in call order */
+	for (uint32_t j = 0; j < n; j++) {
+		struct nvl_gpuva *va = vas[key[j] & IDX_MASK];
+
+		va->flags |= NVL_GPUVA_PENDING;
+		/* reserved above */
+		if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
+			return -ENOMEM;
+		nvl_txn_took_room(vm);
+	}
+	for (i = 0; i < n; i++) {
+		struct nvl_gpuva *va = vas[i];
+
+		if (va->vm_bo) {
+			nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
+			txn->hint = va->vm_bo;
+		}
+		nvl_txn_log_add(txn, T_INSERT_VA, va);
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		struct nvl_gpuva *va = vas[key[j] & IDX_MASK];
+
+		/* a lazy mapping's pages are written on fault */
+		if (!(va->flags & NVL_GPUVA_LAZY))
+			nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP,
+					nvl_gpuva_addr(va), nvl_gpuva_range(va),
+					va->page_shift, false, va);
+	}
+	return 0;
+fail:
+	release_all(vm, vas, got, i);
+	return ret;
+}
+
+/* an unmap command, merged into the previous one when adjacent */
+static void unmap_cmd(struct nvl_gpuvm_txn *txn, uint32_t first,
+		      const struct nvl_gpuva *va)
+{
+	struct nvl_gpuvm_pt_cmd *c =
+		txn->ncmd > first ? &txn->cmd[txn->ncmd - 1] : NULL;
+	bool sparse = nvl_txn_in_region(txn->vm, va);
+
+	if (c && c->addr + c->range == nvl_gpuva_addr(va) &&
+	    c->page_shift == va->page_shift && c->sparse == sparse) {
+		c->range += nvl_gpuva_range(va);
+		if (c->addr + c->range > txn->flush_hi)
+			txn->flush_hi = c->addr + c->range;
+		return;
+	}
+	nvl_txn_cmd_add(txn, NVL_GPUVM_PT_UNMAP, nvl_gpuva_addr(va),
+			nvl_gpuva_range(va), va->page_shift, sparse, NULL);
+}
+
+static int unmap_bulk(struct nvl_gpuvm_txn *txn,
+		      const struct nvl_gpuvm_map_req *reqs, uint32_t n)
+{
+	struct nvl_gpuvm *vm = txn->vm;
+	/* the mappings found, ascending; request j's are [lo[j], lo[j + 1]) */
+	struct nvl_gpuva *vas[NVL_GPUVM_BULK_MAX];
+	uint32_t lo[NVL_GPUVM_BULK_MAX + 1], rank[NVL_GPUVM_BULK_MAX];
+	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
+	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
+	struct nvl_ibtree_entry *f = NULL;
+	bool fresh = true;
+	uint32_t nva = 0, first;
+	int ret;
+
+	if (!key)
+		return 1;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct nvl_gpuvm_map_req *r = &reqs[key[j] & IDX_MASK];
+		uint64_t last = r->addr + r->range - 1;
+
+		rank[key[j] & IDX_MASK] = j;
+		lo[j] = nva;
+		f = seek(vm, f, &fresh, r->addr);
+		for (; f && f->start <= last; f = nvl_ibtree_succ(f)) {
+			/* a piece would stay (REMAP), or too many: op lists */
+			if (f->start < r->addr || f->last > last ||
+			    nva == NVL_GPUVM_BULK_MAX)
+				return 1;
+			vas[nva++] = container_of(f, struct nvl_gpuva, node);
+		}
+	}
+	lo[n] = nva;
+	if (!nva)
+		return 0; /* nothing mapped there: nothing to do */
+	ret = nvl_txn_grow(txn, nva, nva);
+	if (!ret)
+		ret = nvl_txn_reserve_tree(vm, nva + txn->nremoved);
+	if (ret)
+		return ret;
+
+	/* lists and log in call order (abort re-links after e->pos) */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = rank[i];
+
+		for (uint32_t k = lo[j]; k < lo[j + 1]; k++) {
+			struct nvl_gpuva *va = vas[k];
+
+			txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){
+				T_REMOVE_VA, va, va->bo_link.prev};
+			nvl_list_del(&va->bo_link);
+		}
+	}
+	txn->nremoved += nva;
+	/* the commands ascending (the regions still hold), the tree after */
+	first = txn->ncmd;
+	for (uint32_t k = 0; k < nva; k++)
+		unmap_cmd(txn, first, vas[k]);
+	for (uint32_t k = nva; k-- > 0;)
+		nvl_ibtree_remove(&vm->vas, &vas[k]->node);
+	return 0;
+}
+
+int nvl_gpuvm_txn_bulk(struct nvl_gpuvm_txn *txn, bool unmap,
+		       const struct nvl_gpuvm_map_req *reqs, uint32_t n)
+{
+	int ret;
+
+	if (n < 2 || n > NVL_GPUVM_BULK_MAX || txn->vm->no_bulk)
+		return 1;
+	ret = unmap ? unmap_bulk(txn, reqs, n) : map_bulk(txn, reqs, n);
+	if (!ret)
+		txn->vm->nr_bulk += n;
+	return ret;
+}
