@@ -521,10 +521,11 @@ static node_t *rebalance(struct nvl_ibtree *t, node_t *n)
 void nvl_ibtree_remove(struct nvl_ibtree *t, entry_t *e)
 {
 	node_t *n = e->__leaf;
-	unsigned i = 0;
+	unsigned i = n->count - 1u;
 
+	/* from the end: removals in descending order find theirs at once */
 	while (n->ptr[i] != e)
-		i++;
+		i--;
 	close_slots(n, i, 1);
 	t->count--;
 	e->__leaf = NULL;

@@ -151,6 +151,36 @@ static struct nvl_ibtree_entry *seek(const struct nvl_gpuvm *vm,
 	return f;
 }
 
+static uint64_t hull_lo(const struct nvl_gpuvm_map_req *reqs,
+			const uint64_t *key)
+{
+	return reqs[key[0] & IDX_MASK].addr;
+}
+
+static uint64_t hull_hi(const struct nvl_gpuvm_map_req *reqs,
+			const uint64_t *key, uint32_t n)
+{
+	const struct nvl_gpuvm_map_req *r = &reqs[key[n - 1] & IDX_MASK];
+
+	return r->addr + r->range;
+}
+
+/*
+ * Whether unmaps in [@lo, @hi) go back to sparse: 1 when the range lies in
+ * one live region, 0 when it meets none, -1 when each must be asked.
+ */
+static int hull_sparse(struct nvl_gpuvm *vm, uint64_t lo, uint64_t hi)
+{
+	struct nvl_gpuvm_region *r;
+
+	if (nvl_itree_empty(&vm->regions))
+		return 0;
+	r = nvl_gpuvm_region_lookup(vm, lo, hi - lo);
+	if (!r)
+		return 0;
+	return r->node.start <= lo && r->node.last >= hi - 1 ? 1 : -1;
+}
+
 static void release_all(struct nvl_gpuvm *vm, struct nvl_gpuva **vas,
 			const bool *got, uint32_t n)
 {
@@ -168,16 +198,21 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
 	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
 	struct nvl_ibtree_entry *f = NULL;
-	bool fresh = true;
+	bool fresh = true, regions_ok;
 	uint32_t i;
 	int ret;
 
 	if (!key)
 		return 1;
+	/* the whole batch in one region or in none: each request is */
+	regions_ok = nvl_gpuvm_map_regions_ok(vm, hull_lo(reqs, key),
+					      hull_hi(reqs, key, n) -
+						      hull_lo(reqs, key));
 	for (uint32_t j = 0; j < n; j++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[key[j] & IDX_MASK];
 
-		if (!nvl_gpuvm_map_regions_ok(vm, r->addr, r->range))
+		if (!regions_ok &&
+		    !nvl_gpuvm_map_regions_ok(vm, r->addr, r->range))
 			return 1;
 		if (nvl_ibtree_empty(&vm->vas))
 			continue;
@@ -260,12 +295,12 @@ fail:
 }
 
 /* an unmap command, merged into the previous one when adjacent */
-static void unmap_cmd(struct nvl_gpuvm_txn *txn, uint32_t first,
+static void unmap_cmd(struct nvl_gpuvm_txn *txn, uint32_t first, int hull,
 		      const struct nvl_gpuva *va)
 {
 	struct nvl_gpuvm_pt_cmd *c =
 		txn->ncmd > first ? &txn->cmd[txn->ncmd - 1] : NULL;
-	bool sparse = nvl_txn_in_region(txn->vm, va);
+	bool sparse = hull < 0 ? nvl_txn_in_region(txn->vm, va) : hull;
 
 	if (c && c->addr + c->range == nvl_gpuva_addr(va) &&
 	    c->page_shift == va->page_shift && c->sparse == sparse) {
@@ -290,7 +325,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 	struct nvl_ibtree_entry *f = NULL;
 	bool fresh = true;
 	uint32_t nva = 0, first;
-	int ret;
+	int ret, hull;
 
 	if (!key)
 		return 1;
@@ -333,8 +368,10 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 	txn->nremoved += nva;
 	/* the commands ascending (the regions still hold), the tree after */
 	first = txn->ncmd;
+	hull = hull_sparse(vm, nvl_gpuva_addr(vas[0]),
+			   nvl_gpuva_end(vas[nva - 1]));
 	for (uint32_t k = 0; k < nva; k++)
-		unmap_cmd(txn, first, vas[k]);
+		unmap_cmd(txn, first, hull, vas[k]);
 	for (uint32_t k = nva; k-- > 0;)
 		nvl_ibtree_remove(&vm->vas, &vas[k]->node);
 	return 0;

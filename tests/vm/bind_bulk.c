@@ -6,7 +6,8 @@
  * (the VM's no_bulk switch): two VMs get the same random calls (batches of
  * up to 80 ops, mostly disjoint tiles so that the bulk path runs, some
  * overlapping, splitting, straddling a region or mixed with other ops so
- * that it must not; sync and async); after each call the return code, the
+ * that it must not; some inside one sparse region, which comes and goes;
+ * sync and async); after each call the return code, the
  * error message, the mappings, the regions, every vm_bo's mapping list in
  * order and the recorded page tables (runs and references) are the same.
  * Each call is first made on the bulk VM with an allocation failure
@@ -31,6 +32,8 @@
 #define SLOT 4u /* pages: disjoint tiles take one slot each */
 #define NSLOTS (MRES_START / SLOT)
 #define MAXOPS 80
+#define BIG_LO 240u /* pages: a sparse region made at the start */
+#define BIG_N 160u
 
 struct side {
 	struct nvl_client *c;
@@ -47,6 +50,12 @@ static void side_init(struct side *s, bool bulk)
 		.kernel_start = MRES_START * PG,
 		.kernel_range = (MP - MRES_START) * PG,
 	};
+	struct nvl_vm_bind_op big = {
+		.op = NVL_VM_BIND_OP_MAP,
+		.flags = NVL_VM_BIND_SPARSE,
+		.addr = BIG_LO * PG,
+		.range = BIG_N * PG,
+	};
 
 	memset(s, 0, sizeof(*s));
 	assert_int_equal(nvl_client_create(&s->c), 0);
@@ -61,6 +70,8 @@ static void side_init(struct side *s, bool bulk)
 	}
 	s->v = nvl_vm_lookup(s->c, s->vm);
 	s->v->gpuvm->no_bulk = !bulk;
+	assert_int_equal(
+		nvl_vm_bind(s->c, s->vm, 0, &big, 1, NULL, 0, NULL, 0, 0), 0);
 }
 
 static void side_fini(struct side *s)
@@ -176,12 +187,19 @@ static uint32_t random_call(uint64_t *rng, struct nvl_vm_bind_op *ops, int *bo)
 
 	if (t_rand(rng) % 4 == 0)
 		n = 2 + (uint32_t)(t_rand(rng) % 6);
-	if (n > NSLOTS)
-		n = NSLOTS;
-	for (uint32_t i = 0; i < NSLOTS; i++)
-		slots[i] = i;
+	uint32_t s0 = 0, ns = NSLOTS;
+
+	/* now and then only the slots of the big region (BIG_LO, BIG_N) */
+	if (t_rand(rng) % 3 == 0) {
+		s0 = BIG_LO / SLOT;
+		ns = BIG_N / SLOT;
+	}
+	if (n > ns)
+		n = ns;
+	for (uint32_t i = 0; i < ns; i++)
+		slots[i] = s0 + i;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t j = i + (uint32_t)(t_rand(rng) % (NSLOTS - i));
+		uint32_t j = i + (uint32_t)(t_rand(rng) % (ns - i));
 		uint32_t t = slots[i];
 		struct nvl_vm_bind_op *o = &ops[i];
 
@@ -197,9 +215,16 @@ static uint32_t random_call(uint64_t *rng, struct nvl_vm_bind_op *ops, int *bo)
 		o->op = unmap ? NVL_VM_BIND_OP_UNMAP : NVL_VM_BIND_OP_MAP;
 		if (messy && t_rand(rng) % 16 == 0) {
 			/* another kind of op breaks the run */
-			uint64_t r = t_rand(rng) % 3;
+			uint64_t r = t_rand(rng) % 4;
 
-			if (r == 0) {
+			if (r == 3) {
+				/* the big region goes, or comes back */
+				o->op = t_rand(rng) % 2 ? NVL_VM_BIND_OP_MAP
+							: NVL_VM_BIND_OP_UNMAP;
+				o->flags = NVL_VM_BIND_SPARSE;
+				o->addr = BIG_LO * PG;
+				o->range = BIG_N * PG;
+			} else if (r == 0) {
 				o->op = NVL_VM_BIND_OP_MAP;
 				o->flags = NVL_VM_BIND_SPARSE;
 				o->addr = slots[i] * SLOT * PG;
