@@ -52,8 +52,7 @@ static void pt_put_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 		    va->page_shift);
 }
 
-void nvl_txn_release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
-			    bool got)
+static void release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, bool got)
 {
 	if (!va)
 		return;
@@ -69,14 +68,14 @@ void nvl_gpuvm_ops_release(struct nvl_gpuvm *vm, struct nvl_gpuvm_ops *ops)
 
 		switch (op->kind) {
 		case NVL_GPUVM_OP_MAP:
-			nvl_txn_release_new_va(vm, op->va, op->got & GOT_VA);
+			release_new_va(vm, op->va, op->got & GOT_VA);
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_REMAP:
-			nvl_txn_release_new_va(vm, op->remap.prev_va,
-					       op->got & GOT_PREV);
-			nvl_txn_release_new_va(vm, op->remap.next_va,
-					       op->got & GOT_NEXT);
+			release_new_va(vm, op->remap.prev_va,
+				       op->got & GOT_PREV);
+			release_new_va(vm, op->remap.next_va,
+				       op->got & GOT_NEXT);
 			op->remap.prev_va = op->remap.next_va = NULL;
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
@@ -143,7 +142,7 @@ static int grow(void **v, void *inl, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-int nvl_txn_grow(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd)
+static int grow_logs(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd)
 {
 	int ret = grow((void **)&txn->log, txn->log_inl, &txn->caplog,
 		       txn->nlog + nlog, sizeof(*txn->log));
@@ -155,9 +154,9 @@ int nvl_txn_grow(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd)
 }
 
 /* @ref: the caller's reference on @vm_bo goes to the node (else one is taken) */
-struct nvl_gpuva *nvl_txn_new_va(struct nvl_gpuvm *vm, uint64_t addr,
-				 uint64_t range, uint64_t off, uint16_t flags,
-				 struct nvl_gpuvm_bo *vm_bo, bool ref)
+static struct nvl_gpuva *new_va(struct nvl_gpuvm *vm, uint64_t addr,
+				uint64_t range, uint64_t off, uint16_t flags,
+				struct nvl_gpuvm_bo *vm_bo, bool ref)
 {
 	struct nvl_gpuva *va = nvl_gpuvm_va_alloc(vm);
 
@@ -179,7 +178,7 @@ struct nvl_gpuva *nvl_txn_new_va(struct nvl_gpuvm *vm, uint64_t addr,
 	return va;
 }
 
-int nvl_txn_pt_get(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+static int pt_get_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
 {
 	return vm->pt->get(vm->pt_priv, nvl_gpuva_addr(va), nvl_gpuva_range(va),
 			   va->page_shift);
@@ -191,11 +190,11 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
 {
 	if (!p->range)
 		return 0;
-	*out = nvl_txn_new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
-			      old->vm_bo, false);
+	*out = new_va(vm, p->addr, p->range, p->bo_offset, old->flags,
+		      old->vm_bo, false);
 	if (!*out)
 		return -ENOMEM;
-	if (nvl_txn_pt_get(vm, *out))
+	if (pt_get_va(vm, *out))
 		return -ENOMEM;
 	*got |= bit;
 	return 0;
@@ -211,7 +210,7 @@ static int prepare_piece(struct nvl_gpuvm *vm, struct nvl_gpuva *old,
  * ops preloads about five times instead of 64, a run of one-op calls once
  * in 16 or so), and for what it needs alone if that fails.
  */
-int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
+static int reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 {
 	uint32_t ask = need + NVL_MAX(need, 16u);
 
@@ -227,7 +226,7 @@ int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 }
 
 /* an insert the last preload covered (prepare counted it in) */
-void nvl_txn_took_room(struct nvl_gpuvm *vm)
+static void took_room(struct nvl_gpuvm *vm)
 {
 	if (!NVL_NEVER(!vm->tree_room))
 		vm->tree_room--;
@@ -256,12 +255,12 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 					return -ENOMEM;
 			}
 			/* the reference obtained is the mapping's */
-			op->va = nvl_txn_new_va(vm, op->map.addr, op->map.range,
-						op->map.bo_offset,
-						op->map.flags, vm_bo, true);
+			op->va = new_va(vm, op->map.addr, op->map.range,
+					op->map.bo_offset, op->map.flags, vm_bo,
+					true);
 			if (!op->va)
 				return -ENOMEM;
-			ret = nvl_txn_pt_get(vm, op->va);
+			ret = pt_get_va(vm, op->va);
 			if (ret)
 				return ret;
 			op->got |= GOT_VA;
@@ -312,7 +311,7 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		}
 	}
-	ret = nvl_txn_grow(txn, nlog, ncmd);
+	ret = grow_logs(txn, nlog, ncmd);
 	/*
 	 * Every insert from here to the end of the transaction: this list's,
 	 * and an abort's re-insert of each mapping removed by this list or
@@ -320,18 +319,18 @@ int nvl_gpuvm_txn_prepare(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	 * them all.
 	 */
 	if (!ret)
-		ret = nvl_txn_reserve_tree(vm, nins + nrem + txn->nremoved);
+		ret = reserve_tree(vm, nins + nrem + txn->nremoved);
 	return ret;
 }
 
-void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
+static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 {
 	txn->log[txn->nlog++] = (struct nvl_gpuvm_txn_ent){kind, p, NULL};
 }
 
-void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
-		     uint64_t range, uint8_t shift, bool sparse,
-		     const struct nvl_gpuva *va)
+static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
+		    uint64_t range, uint8_t shift, bool sparse,
+		    const struct nvl_gpuva *va)
 {
 	struct nvl_gpuvm_pt_cmd *c = &txn->cmd[txn->ncmd++];
 
@@ -365,10 +364,10 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	/* preloaded by nvl_gpuvm_txn_prepare() */
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
-	nvl_txn_took_room(txn->vm);
+	took_room(txn->vm);
 	if (va->vm_bo)
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
-	nvl_txn_log_add(txn, T_INSERT_VA, va);
+	log_add(txn, T_INSERT_VA, va);
 }
 
 static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
@@ -386,7 +385,7 @@ static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 		(struct nvl_gpuvm_txn_ent){T_REMOVE_VA, va, pos};
 }
 
-bool nvl_txn_in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
+static bool in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
 {
 	return !nvl_itree_empty(&vm->regions) &&
 	       nvl_gpuvm_region_lookup(vm, nvl_gpuva_addr(va), 1);
@@ -399,7 +398,7 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 			 *next = op->remap.next_va;
 	bool prev_keeps = !prev || prev->page_shift == old->page_shift;
 	bool next_keeps = !next || next->page_shift == old->page_shift;
-	bool sparse = nvl_txn_in_region(txn->vm, old);
+	bool sparse = in_region(txn->vm, old);
 	uint64_t lo, hi;
 
 	remove_va(txn, old);
@@ -411,16 +410,14 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 	hi = next && next_keeps ? nvl_gpuva_addr(next) : nvl_gpuva_end(old);
 	if (!(op->keep && prev_keeps && next_keeps &&
 	      map_shift == old->page_shift))
-		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_UNMAP, lo, hi - lo,
-				old->page_shift, sparse, NULL);
+		cmd_add(txn, NVL_GPUVM_PT_UNMAP, lo, hi - lo, old->page_shift,
+			sparse, NULL);
 	if (prev && !prev_keeps)
-		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(prev),
-				nvl_gpuva_range(prev), prev->page_shift, false,
-				prev);
+		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(prev),
+			nvl_gpuva_range(prev), prev->page_shift, false, prev);
 	if (next && !next_keeps)
-		nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(next),
-				nvl_gpuva_range(next), next->page_shift, false,
-				next);
+		cmd_add(txn, NVL_GPUVM_PT_MAP, nvl_gpuva_addr(next),
+			nvl_gpuva_range(next), next->page_shift, false, next);
 	op->remap.prev_va = op->remap.next_va = NULL;
 }
 
@@ -441,21 +438,19 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			insert_va(txn, va);
 			/* a lazy mapping's pages are written on fault */
 			if (!(va->flags & NVL_GPUVA_LAZY))
-				nvl_txn_cmd_add(txn, NVL_GPUVM_PT_MAP,
-						nvl_gpuva_addr(va),
-						nvl_gpuva_range(va),
-						va->page_shift, false, va);
+				cmd_add(txn, NVL_GPUVM_PT_MAP,
+					nvl_gpuva_addr(va), nvl_gpuva_range(va),
+					va->page_shift, false, va);
 			if (va->vm_bo)
 				txn->hint = va->vm_bo;
 			op->va = NULL;
 			break;
 		case NVL_GPUVM_OP_UNMAP:
 			if (!(op->keep && map_shift == va->page_shift))
-				nvl_txn_cmd_add(
-					txn, NVL_GPUVM_PT_UNMAP,
+				cmd_add(txn, NVL_GPUVM_PT_UNMAP,
 					nvl_gpuva_addr(va), nvl_gpuva_range(va),
-					va->page_shift,
-					nvl_txn_in_region(vm, va), NULL);
+					va->page_shift, in_region(vm, va),
+					NULL);
 			remove_va(txn, va);
 			break;
 		case NVL_GPUVM_OP_REMAP:
@@ -463,19 +458,19 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 			break;
 		case NVL_GPUVM_OP_REGION_CREATE:
 			nvl_itree_insert(&vm->regions, &op->region.r->node);
-			nvl_txn_log_add(txn, T_INSERT_REGION, op->region.r);
-			nvl_txn_cmd_add(txn, NVL_GPUVM_PT_SPARSE,
-					op->region.addr, op->region.range,
-					(uint8_t)vm->page_shift, true, NULL);
+			log_add(txn, T_INSERT_REGION, op->region.r);
+			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
+				op->region.range, (uint8_t)vm->page_shift, true,
+				NULL);
 			op->region.r = NULL;
 			break;
 		case NVL_GPUVM_OP_REGION_DESTROY:
 			op->region.r->dead_seq = txn->seq;
 			vm->cur_kills = true;
-			nvl_txn_log_add(txn, T_KILL_REGION, op->region.r);
-			nvl_txn_cmd_add(txn, NVL_GPUVM_PT_SPARSE,
-					op->region.addr, op->region.range,
-					(uint8_t)vm->page_shift, false, NULL);
+			log_add(txn, T_KILL_REGION, op->region.r);
+			cmd_add(txn, NVL_GPUVM_PT_SPARSE, op->region.addr,
+				op->region.range, (uint8_t)vm->page_shift,
+				false, NULL);
 			break;
 		default:
 			break;
@@ -673,7 +668,7 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			/* preloaded by nvl_gpuvm_txn_prepare() */
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
-			nvl_txn_took_room(vm);
+			took_room(vm);
 			if (va->vm_bo)
 				nvl_list_add(&va->bo_link, e->pos);
 			break;
@@ -778,4 +773,56 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn)
 	if (flush)
 		vm->pt->flush(vm->pt_priv, flo, fhi - flo);
 	free_logs(txn);
+}
+
+/* ---- for txn_bulk.c (txn_internal.h); the statics stay inlinable here --- */
+
+struct nvl_gpuva *nvl_txn_new_va(struct nvl_gpuvm *vm, uint64_t addr,
+				 uint64_t range, uint64_t off, uint16_t flags,
+				 struct nvl_gpuvm_bo *vm_bo, bool ref)
+{
+	return new_va(vm, addr, range, off, flags, vm_bo, ref);
+}
+
+int nvl_txn_pt_get(struct nvl_gpuvm *vm, struct nvl_gpuva *va)
+{
+	return pt_get_va(vm, va);
+}
+
+void nvl_txn_release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
+			    bool got)
+{
+	release_new_va(vm, va, got);
+}
+
+int nvl_txn_grow(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd)
+{
+	return grow_logs(txn, nlog, ncmd);
+}
+
+int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
+{
+	return reserve_tree(vm, need);
+}
+
+void nvl_txn_took_room(struct nvl_gpuvm *vm)
+{
+	took_room(vm);
+}
+
+void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
+{
+	log_add(txn, kind, p);
+}
+
+void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
+		     uint64_t range, uint8_t shift, bool sparse,
+		     const struct nvl_gpuva *va)
+{
+	cmd_add(txn, kind, addr, range, shift, sparse, va);
+}
+
+bool nvl_txn_in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va)
+{
+	return in_region(vm, va);
 }

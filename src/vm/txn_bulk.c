@@ -108,8 +108,9 @@ static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
 				     const struct nvl_gpuvm_map_req *reqs,
 				     uint32_t n, uint64_t *key, uint64_t *tmp)
 {
-	const uint64_t *sorted;
+	const uint64_t *sorted = key;
 	uint64_t prev_end = 0;
+	bool in_order = true;
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[i];
@@ -118,8 +119,11 @@ static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
 		    ((r->addr | r->range) & IDX_MASK))
 			return NULL;
 		key[i] = r->addr | i;
+		in_order &= !i || key[i - 1] < key[i];
 	}
-	sorted = sort_keys(key, tmp, n);
+	/* a batch in address order (common) needs no sort */
+	if (!in_order)
+		sorted = sort_keys(key, tmp, n);
 	for (uint32_t j = 0; j < n; j++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[sorted[j] & IDX_MASK];
 

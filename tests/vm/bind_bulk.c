@@ -183,7 +183,7 @@ static uint32_t random_call(uint64_t *rng, struct nvl_vm_bind_op *ops, int *bo)
 	uint32_t n = 2 + (uint32_t)(t_rand(rng) % (MAXOPS - 1));
 	uint32_t slots[NSLOTS];
 	bool unmap = t_rand(rng) % 2, messy = t_rand(rng) % 3 == 0;
-	bool whole = t_rand(rng) % 2;
+	bool whole = t_rand(rng) % 2, sorted = t_rand(rng) % 4 == 0;
 
 	if (t_rand(rng) % 4 == 0)
 		n = 2 + (uint32_t)(t_rand(rng) % 6);
@@ -248,6 +248,19 @@ static uint32_t random_call(uint64_t *rng, struct nvl_vm_bind_op *ops, int *bo)
 					o->flags = NVL_VM_BIND_READONLY;
 			}
 		}
+	}
+	/* now and then in address order (the bulk path skips its sort) */
+	for (uint32_t i = 1; sorted && i < n; i++) {
+		struct nvl_vm_bind_op o = ops[i];
+		int b = bo[i];
+		uint32_t j = i;
+
+		for (; j > 0 && ops[j - 1].addr > o.addr; j--) {
+			ops[j] = ops[j - 1];
+			bo[j] = bo[j - 1];
+		}
+		ops[j] = o;
+		bo[j] = b;
 	}
 	return n;
 }
