@@ -92,9 +92,9 @@ static void core_fini(struct core *c)
  * @n maps or unmaps as one bulk operation, as build() applies a run of
  * plain ops that do not interact. Return: 1 when not eligible.
  */
-static int core_bulk(struct core *c, struct nvl_gpuvm_txn *txn, int kind,
-		     const uint64_t *addr, const uint64_t *off, uint64_t range,
-		     int n)
+__attribute__((noinline)) static int
+core_bulk(struct core *c, struct nvl_gpuvm_txn *txn, int kind,
+	  const uint64_t *addr, const uint64_t *off, uint64_t range, int n)
 {
 	struct nvl_gpuvm_map_req reqs[NVL_GPUVM_BULK_MAX];
 
@@ -119,7 +119,8 @@ static int core_ops(struct core *c, int kind, const uint64_t *addr,
 	int ret = 0;
 
 	nvl_gpuvm_txn_begin(c->g, &txn);
-	ret = core_bulk(c, &txn, kind, addr, off, range, n);
+	/* out of line: a one-op call's frame stays as small as it was */
+	ret = n > 1 ? core_bulk(c, &txn, kind, addr, off, range, n) : 1;
 	if (ret == 1)
 		ret = 0;
 	else

@@ -260,16 +260,19 @@ struct nvl_gpuvm {
 	 * then can a map of it meet one: sm.c's dead_in_txn())
 	 */
 	bool cur_kills;
+	/** @dead: an async commit failed; every later call returns -ENOENT */
+	bool dead;
 	/**
 	 * @no_bulk: tests only: apply every op of a call one at a time (no
 	 * nvl_gpuvm_txn_bulk()), the reference the bulk path is checked
 	 * against
 	 */
 	bool no_bulk;
-	/** @nr_bulk: requests applied by nvl_gpuvm_txn_bulk() (tests) */
-	uint64_t nr_bulk;
-	/** @dead: an async commit failed; every later call returns -ENOENT */
-	bool dead;
+	/**
+	 * @nr_bulk: requests applied by nvl_gpuvm_txn_bulk() (tests; wraps).
+	 * These two sit in what was padding: the struct keeps its size.
+	 */
+	uint32_t nr_bulk;
 	char name[32];
 };
 
