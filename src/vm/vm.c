@@ -521,11 +521,21 @@ static int check_args(const struct nvl_vm *vm, struct bind_args *a,
 		bool has_bo = kop_of(&a->kops[i], &ops[i]);
 
 		if (ops[i].pad)
-			return nvl_error(-EINVAL, "vm: bind op %u: pad != 0",
-					 i);
-		ret = nvl_vm_validate_kop_args(vm, i, &a->kops[i], has_bo);
-		if (ret)
+			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0", i);
+		else
+			ret = nvl_vm_validate_kop_args(vm, i, &a->kops[i],
+						       has_bo);
+		if (ret) {
+			/*
+			 * The later kops (on the stack, unset) hold no BO for
+			 * args_release(): a call of several ops whose first
+			 * was bad put garbage (the VM_BIND fuzz targets made
+			 * one-op calls only and never got here).
+			 */
+			while (++i < a->n_ops)
+				a->kops[i].obj = NULL;
 			return ret;
+		}
 	}
 	for (uint32_t i = 0; i < a->n_waits; i++)
 		if (waits[i].flags)
