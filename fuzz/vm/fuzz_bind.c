@@ -34,15 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.handle = sig;
 	while (size >= 9) {
 		struct nvl_vm_bind_op ops[4];
-		uint32_t n = 1 + data[0] % 4,
-			 flags = data[0] & 0x80 ? NVL_VM_BIND_ASYNC : 0;
+		uint32_t i, n = 1 + data[0] % 4,
+			    flags = data[0] & 0x80 ? NVL_VM_BIND_ASYNC : 0;
 
 		data++, size--;
-		for (uint32_t i = 0; i < n && size >= 8;
-		     i++, data += 8, size -= 8) {
+		/* as many ops as the header asks for and the input holds (the
+		 * loop used to set n = 1 on its first pass: one op a call) */
+		for (i = 0; i < n && size >= 8; i++, data += 8, size -= 8)
 			fuzz_vm_decode(&ops[i], data, bo);
-			n = i + 1;
-		}
+		n = i;
 		if (!nvl_vm_bind(c, vm, 0, ops, n, NULL, 0, &s, 1, flags))
 			nvl_syncobj_wait(c, &sig, NULL, 1,
 					 nvl_time_ns() + 5000000000ll, 0, NULL);

@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (size >= 9) {
 		struct nvl_vm_bind_op ops[4];
 		uint8_t ctl = data[0];
-		uint32_t n = 1 + (ctl >> 4) % 4, flags, qi = ctl & 3;
+		uint32_t n = 1 + (ctl >> 4) % 4, flags, qi = ctl & 3, i;
 		struct nvl_vm_sync wait = {.handle = w.gate};
 		struct nvl_vm_sync sig = {0};
 		bool gated = ctl & 4;
@@ -130,11 +130,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (qi == 3)
 			qi = 0;
 		flags = ctl & 8 ? NVL_VM_BIND_ASYNC : 0;
-		for (uint32_t i = 0; i < n && size >= 8;
-		     i++, data += 8, size -= 8) {
+		/* as many ops as the header asks for and the input holds (the
+		 * loop used to set n = 1 on its first pass: one op a call) */
+		for (i = 0; i < n && size >= 8; i++, data += 8, size -= 8)
 			fuzz_vm_decode(&ops[i], data, w.bo);
-			n = i + 1;
-		}
+		n = i;
 		sig.handle = w.last[qi];
 		/* errors are expected (bad ops, a sync bind timing out behind
 		 * the gate); what matters is the state at the next drain */
