@@ -62,6 +62,7 @@
 #include "sync/fence.h"
 #include "sync/exec.h"
 #include "sync/fence_chain.h"
+#include "sync/flock.h"
 #include "sync/syncobj.h"
 #include "vm/gpuvm.h"
 #include "vm/vm.h"
@@ -90,10 +91,11 @@ struct nv_chan {
 
 	struct nvl_sched *sched;
 	struct nvl_sched_entity entity;
-	pthread_mutex_t submit_lock; /* arm + push order */
+	/* futex locks (sync/flock.h): one atomic each way, uncontended */
+	struct nvl_flock submit_lock; /* arm + push order */
 	uint32_t next_seq; /* submit_lock */
 
-	pthread_mutex_t lock; /* everything below */
+	struct nvl_flock lock; /* everything below */
 	uint32_t gp_put;
 	struct nvl_list inflight; /* struct nv_job.link, in seqno order */
 	bool killed;
@@ -152,8 +154,6 @@ static void chan_put(struct nv_chan *ch)
 	if (!nvl_kref_put(&ch->ref))
 		return;
 	job_cache_drain(ch);
-	pthread_mutex_destroy(&ch->lock);
-	pthread_mutex_destroy(&ch->submit_lock);
 	nvl_free(ch);
 }
 
@@ -188,14 +188,14 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 	struct nv_job *j = NULL;
 
 	if (cap == JOB_CACHE_PUSH) {
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		if (ch->n_cached) {
 			j = nvl_list_first_entry(&ch->job_cache, struct nv_job,
 						 link);
 			nvl_list_del(&j->link);
 			ch->n_cached--;
 		}
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 	}
 	if (j) {
 		assert(j->magic == JOB_CACHED);
@@ -231,13 +231,13 @@ static void job_release(struct nv_job *j)
 	assert(nvl_list_empty(&j->link));
 	j->magic = JOB_CACHED;
 	if (j->cap == JOB_CACHE_PUSH) {
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		if (ch->n_cached < JOB_CACHE) {
 			nvl_list_add(&j->link, &ch->job_cache);
 			ch->n_cached++;
 			j = NULL;
 		}
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 	}
 	nvl_free(j);
 	chan_put(ch);
@@ -318,7 +318,7 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 	uint32_t sem;
 
 	nvl_list_init(&done);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	sem = atomic_load_explicit((_Atomic uint32_t *)(ch->cpu + OFF_SEM),
 				   memory_order_acquire);
 	nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
@@ -330,7 +330,7 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 					    ch->cpu + OFF_SEM);
 		take_done(ch, j, err, &done);
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	signal_done(&done);
 }
 
@@ -371,7 +371,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 	k->chid = ch->chid;
 	k->client_id = ch->client_id;
 	nvl_list_init(&done);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ret = !ch->killed;
 	if (ret) {
 		ch->killed = true;
@@ -396,7 +396,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 			err = -ECANCELED;
 		}
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	if (ret && k->on_kill)
 		k->on_kill(k->on_kill_arg);
 	signal_done(&done);
@@ -413,12 +413,12 @@ void nvl_nv_chan_device_lost(void *dev)
 	nvl_list_for_each_entry (ch, &d->chans, link) {
 		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
 			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		if (!ch->killed) {
 			ch->killed = true;
 			ch->error = -ENODEV;
 		}
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		chan_complete(ch, false, 0);
 		chan_complete(ch, true, -ENODEV);
 	}
@@ -476,9 +476,9 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	uint32_t put;
 
 	job_check(j);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed) {
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		/* behind the job that killed it: never ran */
 		nvl_sched_job_set_error(sj, -ECANCELED);
 		return NULL;
@@ -501,7 +501,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	atomic_store_explicit(
 		(_Atomic uint32_t *)(ch->cpu + OFF_USERD + NVL_HW_USERD_GP_PUT),
 		put, memory_order_release);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	/*
 	 * Rung with ch->lock dropped: the runlist thread it wakes often
 	 * runs the job and completes it (chan_complete() takes ch->lock)
@@ -555,16 +555,16 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 		return NVL_SCHED_STAT_NO_HANG;
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed || ch->rec_busy) {
 		/* killed: its fences complete without us */
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		return NVL_SCHED_STAT_NO_HANG;
 	}
 	/* from here the channel waits for this recovery to end before it
 	 * can be torn down */
 	ch->rec_busy = true;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	atomic_store(&ch->d->hang_ns, nvl_time_ns());
 	/* stop waits for a run_job in progress: not under ch->lock */
 	nvl_sched_stop(ch->sched);
@@ -573,12 +573,12 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 		nvl_sched_job_set_guilty(sj, -ETIMEDOUT); /* bans its queue */
 	else
 		nvl_sched_job_set_error(sj, -ETIMEDOUT);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->rec_guilty = nvl_fence_get(j->hw);
 	ch->timeouts++;
 	nvl_kref_get(&ch->ref); /* the work's */
 	nvl_nv_work_queue(&ch->rec_work);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	nvl_warn(NVL_CAT_NV,
 		 "channel %u: job %u made no progress for %lld ms; resetting "
 		 "the channel",
@@ -618,10 +618,10 @@ static void chan_recover(struct nvl_nv_work *w)
 
 	/* what finished before the hang finishes normally */
 	chan_complete(ch, false, 0);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	guilty = ch->rec_guilty;
 	killed = ch->killed;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	if (!killed)
 		ret = chan_fw_reset(ch);
 	if (ret && !killed)
@@ -631,7 +631,7 @@ static void chan_recover(struct nvl_nv_work *w)
 			ch->chid, nvl_error_msg());
 	nvl_list_init(&done);
 	nvl_list_init(&requeue);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (!ret && !ch->killed) {
 		/* the ring is empty again: the guilty job fails, the others
 		 * go back to the scheduler */
@@ -651,7 +651,7 @@ static void chan_recover(struct nvl_nv_work *w)
 				  j->hw == guilty ? -ETIMEDOUT : -ECANCELED,
 				  &done);
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	signal_done(&done);
 	/* off the ring until resubmitted: the ring's references go */
 	while (!nvl_list_empty(&requeue)) {
@@ -668,10 +668,10 @@ static void chan_recover(struct nvl_nv_work *w)
 	/* innocents run again (a killed channel cancels them in run_job) */
 	nvl_sched_resubmit_jobs(ch->sched);
 	nvl_sched_start(ch->sched);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->rec_guilty = NULL;
 	ch->rec_busy = false;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	nvl_fence_put(guilty);
 	chan_put(ch);
 }
@@ -719,13 +719,13 @@ static void chan_teardown(struct nv_chan *ch)
 
 	/* queued jobs never run */
 	nvl_sched_entity_kill(&ch->entity);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->killed = true;
 	if (!ch->error) {
 		ch->error = -ECANCELED;
 		ch->reason = NVL_CHANNEL_DESTROYED;
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	pthread_mutex_lock(&d->chan_lock);
 	nvl_list_del(&ch->link);
 	d->nchans--;
@@ -743,9 +743,9 @@ static void chan_teardown(struct nv_chan *ch)
 	for (;;) {
 		bool busy;
 
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		busy = ch->rec_busy;
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		if (!busy)
 			break;
 		nvl_nv_work_flush(&ch->rec_work);
@@ -912,8 +912,8 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 		goto fail_count;
 	}
 	nvl_kref_init(&ch->ref);
-	pthread_mutex_init(&ch->lock, NULL);
-	pthread_mutex_init(&ch->submit_lock, NULL);
+	nvl_flock_init(&ch->lock);
+	nvl_flock_init(&ch->submit_lock);
 	nvl_list_init(&ch->inflight);
 	nvl_list_init(&ch->job_cache);
 	nvl_list_init(&ch->link);
@@ -1007,11 +1007,11 @@ static int chan_check_alive(struct nv_chan *ch, const char *what,
 {
 	int ret = 0;
 
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed)
 		ret = nvl_error(-ENODEV, "%schannel %u was killed (%d)", what,
 				channel, ch->error);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	return ret;
 }
 
@@ -1024,13 +1024,13 @@ int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
 
 	if (!ch)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed)
 		ret = nvl_error(-ENODEV, "channel %u was killed (%d)", channel,
 				ch->error);
 	*chid = ch->chid;
 	*runlist = ch->runlist;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	chan_put(ch);
 	return ret;
 }
@@ -1045,7 +1045,7 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	ch = nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
 	if (!ch)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	info->alive = !ch->killed;
 	info->error = ch->killed ? ch->error : 0;
 	info->hw_error = ch->hw_error;
@@ -1058,7 +1058,7 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	info->fault_access = ch->fault_access;
 	info->fault_engine = ch->fault_engine;
 	info->fault_va = ch->fault_va;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	chan_put(ch);
 	return 0;
 }
@@ -1248,7 +1248,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	if (ret)
 		goto out;
 	locked = true;
-	pthread_mutex_lock(&ch->submit_lock);
+	nvl_flock_lock(&ch->submit_lock);
 	/* the point of no return */
 	j->seq = ++ch->next_seq;
 	job_fence_init(j, j->seq);
@@ -1267,7 +1267,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	exec_unlock_vm(ch->vm->gpuvm, &ex, done);
 	locked = false;
 	ret = nvl_sched_entity_push_job(&j->base);
-	pthread_mutex_unlock(&ch->submit_lock);
+	nvl_flock_unlock(&ch->submit_lock);
 	nvl_fence_put(done);
 	if (ret) {
 		/* killed in between: its fences carry the error */
@@ -1330,9 +1330,9 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 		busy = false;
 		pthread_mutex_lock(&d->chan_lock);
 		nvl_list_for_each_entry (ch, &d->chans, link) {
-			pthread_mutex_lock(&ch->lock);
+			nvl_flock_lock(&ch->lock);
 			busy |= !ch->killed && !nvl_list_empty(&ch->inflight);
-			pthread_mutex_unlock(&ch->lock);
+			nvl_flock_unlock(&ch->lock);
 			/* jobs still queued on the entity count too */
 			busy |= nvl_sched_entity_flush(&ch->entity, 0) != 0;
 		}
@@ -1398,14 +1398,14 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 		ret = nvl_error(ret, "channel: job: %d", ret);
 		goto out;
 	}
-	pthread_mutex_lock(&ch->submit_lock);
+	nvl_flock_lock(&ch->submit_lock);
 	j->seq = ++ch->next_seq;
 	job_fence_init(j, j->seq);
 	if (nvl_sched_job_arm(&j->base))
 		nvl_err(NVL_CAT_NV, "channel: arm failed");
 	*done_out = nvl_fence_get(nvl_sched_job_finished(&j->base));
 	ret = nvl_sched_entity_push_job(&j->base);
-	pthread_mutex_unlock(&ch->submit_lock);
+	nvl_flock_unlock(&ch->submit_lock);
 	if (ret) {
 		/* killed or banned in between: nothing runs on it any more */
 		nvl_fence_put(*done_out);
