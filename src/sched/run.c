@@ -46,18 +46,50 @@
 
 bool nvl_sched_token_take(struct nvl_sched *sched)
 {
-	if (sched->running)
+	if (atomic_load_explicit(&sched->running, memory_order_relaxed))
 		return false;
-	sched->running = true;
+	atomic_store_explicit(&sched->running, true, memory_order_relaxed);
 	sched->runner = pthread_self();
 	return true;
 }
 
 void nvl_sched_token_release(struct nvl_sched *sched)
 {
-	sched->running = false;
+	/* under the lock: this look covers every notify so far */
+	atomic_store_explicit(&sched->recheck, false, memory_order_relaxed);
+	atomic_store(&sched->running, false);
 	if (!sched->stopped && nvl_sched_has_ready(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+	nvl_sched_event_wake(&sched->ev, true);
+}
+
+/*
+ * A notifier stores @recheck, then reads @running; the releaser stores
+ * @running, then reads @recheck (all sequentially consistent): either the
+ * notifier sees the token free and queues the work itself, or the
+ * releaser sees the request and looks under the lock (a look too many is
+ * harmless: queued work finds nothing to run).
+ */
+bool nvl_sched_token_notify(struct nvl_sched *sched)
+{
+	if (!atomic_load(&sched->running))
+		return false;
+	atomic_store(&sched->recheck, true);
+	return atomic_load(&sched->running);
+}
+
+void nvl_sched_token_release_unlocked(struct nvl_sched *sched)
+{
+	atomic_store(&sched->running, false);
+	if (atomic_load(&sched->recheck) &&
+	    atomic_exchange(&sched->recheck, false)) {
+		nvl_mutex_lock(&sched->lock);
+		if (!atomic_load(&sched->running) && !sched->stopped &&
+		    nvl_sched_has_ready(sched))
+			nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+		nvl_mutex_unlock(&sched->lock);
+	}
+	/* waiters for the token announce themselves before they look */
 	nvl_sched_event_wake(&sched->ev, true);
 }
 
@@ -138,7 +170,7 @@ static void dep_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 	e->waiting_dep = 0;
 	e->dep_fence = NULL;
 	entity_make_ready(sched, e, false);
-	if (e->on_rq && !sched->running && !sched->stopped)
+	if (e->on_rq && !sched->stopped && !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 	nvl_mutex_unlock(&sched->lock);
@@ -263,7 +295,8 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 				: nvl_time_ns() + sched->timeout_ns;
 		nvl_sched_timer_update(sched);
 	}
-	if (!sched->running && !sched->stopped && nvl_sched_has_ready(sched))
+	if (!sched->stopped && nvl_sched_has_ready(sched) &&
+	    !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 	nvl_mutex_unlock(&sched->lock);
@@ -433,9 +466,16 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget)
 {
 	nvl_mutex_lock(&sched->lock);
-	if (nvl_sched_token_take(sched)) {
-		run_loop(sched, budget);
-		nvl_sched_token_release(sched);
+	/* a holder (a direct run) is asked to look again instead; if it let
+	 * go in between, take the token now */
+	for (;;) {
+		if (nvl_sched_token_take(sched)) {
+			run_loop(sched, budget);
+			nvl_sched_token_release(sched);
+			break;
+		}
+		if (nvl_sched_token_notify(sched))
+			break;
 	}
 	nvl_mutex_unlock(&sched->lock);
 }
@@ -444,4 +484,45 @@ void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget)
 void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget)
 {
 	run_loop(sched, budget);
+}
+
+/*
+ * The direct run of a job that was never queued (its entity idle, nothing
+ * else runnable, no dependency, its credits free): what job_pop() and the
+ * run loop do for it, without the run queue. Token and lock held on
+ * entry; the lock is dropped, the token kept.
+ */
+void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
+{
+	struct nvl_sched_entity *e = job->entity;
+	struct nvl_signalling_cookie cookie;
+	struct nvl_fence *old_last;
+
+	sched->skipped[e->priority] = 0;
+	old_last = e->last_scheduled;
+	e->last_scheduled = nvl_fence_get(&job->s_fence->finished);
+	job->state = NVL_SCHED_JOB_RUNNING;
+	job->has_credits = 1;
+	sched->credit_count += job->credits;
+	e->num_inflight++;
+	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
+	    !sched->timeout_off) {
+		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
+		nvl_sched_timer_update(sched);
+	}
+	nvl_list_add_tail(&job->node, &sched->pending);
+	nvl_mutex_unlock(&sched->lock);
+
+	cookie = nvl_fence_begin_signalling();
+	nvl_fence_put(old_last);
+	nvl_fence_signal(&job->s_fence->scheduled);
+	nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+	nvl_fence_end_signalling(cookie);
+}
+
+bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
+				struct nvl_sched_job *job)
+{
+	return job->dep_next == job->num_deps &&
+	       sched->credit_count + job->credits <= sched->credit_limit;
 }

@@ -212,7 +212,7 @@ void nvl_sched_start(struct nvl_sched *sched)
 		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
 		nvl_sched_timer_update(sched);
 	}
-	if (!sched->running && nvl_sched_has_ready(sched))
+	if (nvl_sched_has_ready(sched) && !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_mutex_unlock(&sched->lock);
 }

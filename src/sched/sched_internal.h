@@ -107,9 +107,16 @@ struct nvl_sched {
 	struct nvl_list pending; /* jobs on the ring, oldest first */
 	struct nvl_list done; /* finished jobs waiting for free */
 
-	/* The run token: one thread selects and runs jobs at a time. */
+	/*
+	 * The run token: one thread selects and runs jobs at a time. Taken
+	 * under the lock; a direct run gives it back without the lock
+	 * (nvl_sched_token_release_unlocked()): whoever makes work runnable
+	 * under the lock while the token is held raises @recheck
+	 * (nvl_sched_token_notify()), and the holder looks again.
+	 */
 	pthread_t runner;
-	bool running;
+	atomic_bool running;
+	atomic_bool recheck;
 	bool stopped;
 	bool dying;
 	bool timeout_off; /* ENODEV from timedout_job */
@@ -162,10 +169,35 @@ void nvl_sched_pool_detach(struct nvl_sched *sched);
 void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget);
 /** nvl_sched_run_direct() - run_loop for a locked token holder. */
 void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
+/**
+ * nvl_sched_can_run_unqueued() - (locked) may @job, pushed to an idle
+ * entity with nothing else runnable, run without being queued: no
+ * dependency, credits free?
+ */
+bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
+				struct nvl_sched_job *job);
+/**
+ * nvl_sched_run_unqueued() - run @job directly (token and lock held; the
+ * lock is dropped, the token kept for nvl_sched_token_release_unlocked()).
+ */
+void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job);
 /** nvl_sched_token_take() - take the run token (locked). Return: taken. */
 bool nvl_sched_token_take(struct nvl_sched *sched);
 /** nvl_sched_token_release() - give it back, requeue ready work (locked). */
 void nvl_sched_token_release(struct nvl_sched *sched);
+/**
+ * nvl_sched_token_release_unlocked() - give the token back without the
+ * lock (a direct run): the lock is taken only if nvl_sched_token_notify()
+ * asked for another look meanwhile.
+ */
+void nvl_sched_token_release_unlocked(struct nvl_sched *sched);
+/**
+ * nvl_sched_token_notify() - (locked) something became runnable: if a
+ * thread holds the token, ask it to look again before it lets go.
+ * Return: true when the holder will look; false when nobody holds the
+ * token (the caller queues work itself).
+ */
+bool nvl_sched_token_notify(struct nvl_sched *sched);
 /** nvl_sched_has_ready() - could a job run now (locked)? */
 bool nvl_sched_has_ready(struct nvl_sched *sched);
 /**
@@ -185,11 +217,20 @@ void nvl_sched_entity_ready(struct nvl_sched *sched,
 /** nvl_sched_job_unpin() - drop a pin; a job done meanwhile is queued. */
 void nvl_sched_job_unpin(struct nvl_sched *sched, struct nvl_sched_job *job);
 
-/* Wait on sched->ev until @cond (evaluated under the lock) holds. */
+/*
+ * Wait on sched->ev until @cond (evaluated under the lock) holds. The
+ * waiter is announced before @cond is read: the run token is given back
+ * without the lock (a direct run), so a release between the check and
+ * the announcement would otherwise wake nobody.
+ */
 #define nvl_sched_wait_locked(sched, cond)                                     \
 	do {                                                                   \
-		while (!(cond)) {                                              \
+		for (;;) {                                                     \
 			uint32_t seq_ = nvl_sched_event_prepare(&(sched)->ev); \
+			if (cond) {                                            \
+				nvl_sched_event_cancel(&(sched)->ev);          \
+				break;                                         \
+			}                                                      \
 			nvl_mutex_unlock(&(sched)->lock);                      \
 			nvl_sched_event_wait(&(sched)->ev, seq_,               \
 					     NVL_TIMEOUT_INFINITE);            \
