@@ -484,15 +484,13 @@ static inline bool acquire_fast(struct checker_thread *t,
 	return true;
 }
 
-static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
+/* every other acquisition: new edges, reclaim classes, a class's first use */
+static void __attribute__((noinline))
+acquire_slow(struct checker_thread *t, struct nvl_lock_class *cls, bool trylock,
+	     const void *ip)
 {
-	struct checker_thread *t = &ctls;
 	unsigned id;
 
-	if (get_mode() == NVL_CHECKER_OFF || t->busy)
-		return;
-	if (likely(acquire_fast(t, cls, trylock, ip)))
-		return;
 	t->busy = true;
 	id = class_id(cls);
 	if (t->depth > 0 && (cls->flags & NVL_LOCK_RECLAIM)) {
@@ -512,6 +510,18 @@ static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
 		add_edge(class_id(&reclaim_class), id);
 	push_held(t, cls, id, ip);
 	t->busy = false;
+}
+
+static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
+			      const void *ip)
+{
+	struct checker_thread *t = &ctls;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	if (likely(acquire_fast(t, cls, trylock, ip)))
+		return;
+	acquire_slow(t, cls, trylock, ip);
 }
 
 /**
