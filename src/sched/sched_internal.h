@@ -115,12 +115,14 @@ struct nvl_sched {
 	 * (nvl_sched_token_notify()), and the holder looks again.
 	 */
 	pthread_t runner;
-	atomic_bool running;
-	atomic_bool recheck;
 	bool stopped;
 	bool dying;
 	bool timeout_off; /* ENODEV from timedout_job */
 	struct nvl_sched_entity *cur_entity;
+	/* apart from the plain flags above: the compiler may merge their
+	 * loads into one wider load, which must not cover these */
+	atomic_bool running;
+	atomic_bool recheck;
 
 	/* Waiters for the token, flush, fini, destroy. */
 	struct nvl_sched_event ev;
