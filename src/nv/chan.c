@@ -45,6 +45,7 @@
 
 #include "base/alloc.h"
 #include "base/client.h"
+#include "base/freelist.h"
 #include "base/log.h"
 #include "gspabi.h"
 #include "gsp/gsp.h"
@@ -120,9 +121,6 @@ struct nv_chan {
 	bool rec_busy;
 	uint64_t timeouts, recoveries;
 	bool kernel; /* the driver's own (privileged: physical copies) */
-	/* finished jobs kept for the next exec (lock; at most JOB_CACHE) */
-	struct nvl_list job_cache;
-	unsigned n_cached;
 };
 
 struct nv_job {
@@ -140,20 +138,27 @@ struct nv_job {
 	struct nvl_exec_push push[];
 };
 
-/* jobs a channel keeps for reuse, and the pushes each has room for */
-#define JOB_CACHE 8u
+/*
+ * Finished jobs kept for reuse, process-wide (base/freelist.h), and the
+ * pushes each has room for. Process-wide, not per channel: the pool's
+ * housekeeper releases finished jobs in batches (one per tick, 250 us:
+ * about 70 jobs of the exec_latency loop), which a list of a few jobs per
+ * channel mostly missed.
+ */
+#define JOB_CACHE 128
 #define JOB_CACHE_PUSH 4u
 #define JOB_LIVE 0x6a6f6231u
 #define JOB_CACHED 0xdeadb0b1u
 #define job_check(j) assert((j)->magic == JOB_LIVE)
 
-static void job_cache_drain(struct nv_chan *ch);
+static struct nvl_freelist job_cache = NVL_FREELIST_INIT(JOB_CACHE);
+static _Thread_local struct nvl_freelist_local job_local =
+	NVL_FREELIST_LOCAL_INIT(&job_cache);
 
 static void chan_put(struct nv_chan *ch)
 {
 	if (!nvl_kref_put(&ch->ref))
 		return;
-	job_cache_drain(ch);
 	nvl_free(ch);
 }
 
@@ -175,7 +180,7 @@ static const struct nvl_fence_ops job_fence_ops = {
 
 /*
  * A zeroed job of @ch with room for @n_push pushes, holding a reference to
- * @ch until job_release(): a finished one from @ch's cache if one fits,
+ * @ch until job_release(): a finished one from the cache if one fits,
  * else a new one. A reused job still goes through nvl_might_alloc(), so
  * allocation-failure injection and the signalling checker see every job
  * as an allocation.
@@ -187,20 +192,13 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 		sizeof(struct nv_job) + cap * sizeof(struct nvl_exec_push);
 	struct nv_job *j = NULL;
 
-	if (cap == JOB_CACHE_PUSH) {
-		nvl_flock_lock(&ch->lock);
-		if (ch->n_cached) {
-			j = nvl_list_first_entry(&ch->job_cache, struct nv_job,
-						 link);
-			nvl_list_del(&j->link);
-			ch->n_cached--;
-		}
-		nvl_flock_unlock(&ch->lock);
-	}
+	if (cap == JOB_CACHE_PUSH)
+		j = nvl_freelist_get(&job_local);
 	if (j) {
 		assert(j->magic == JOB_CACHED);
 		if (nvl_might_alloc(size)) {
-			nvl_free(j);
+			if (!nvl_freelist_put(&job_cache, j))
+				nvl_free(j);
 			return NULL;
 		}
 		memset(j, 0, sizeof(*j));
@@ -218,7 +216,7 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 }
 
 /*
- * The job's memory goes back to its channel's cache (or is freed), and
+ * The job's memory goes back to the cache (or is freed), and
  * its channel reference is dropped. Only once nothing names the job: its
  * hardware fence released (job_fence_release()), or never initialised.
  */
@@ -230,15 +228,8 @@ static void job_release(struct nv_job *j)
 	/* off the ring: nothing names it any more */
 	assert(nvl_list_empty(&j->link));
 	j->magic = JOB_CACHED;
-	if (j->cap == JOB_CACHE_PUSH) {
-		nvl_flock_lock(&ch->lock);
-		if (ch->n_cached < JOB_CACHE) {
-			nvl_list_add(&j->link, &ch->job_cache);
-			ch->n_cached++;
-			j = NULL;
-		}
-		nvl_flock_unlock(&ch->lock);
-	}
+	if (j->cap == JOB_CACHE_PUSH && nvl_freelist_put(&job_cache, j))
+		j = NULL;
 	nvl_free(j);
 	chan_put(ch);
 }
@@ -263,16 +254,6 @@ static void job_abort(struct nv_job *j)
 		nvl_fence_put(j->hw); /* releases the job */
 	else
 		job_release(j);
-}
-
-static void job_cache_drain(struct nv_chan *ch)
-{
-	struct nv_job *j, *n;
-
-	nvl_list_for_each_entry_safe (j, n, &ch->job_cache, link)
-		nvl_free(j);
-	nvl_list_init(&ch->job_cache);
-	ch->n_cached = 0;
 }
 
 /* ---- completion ------------------------------------------------------ */
@@ -915,7 +896,6 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 	nvl_flock_init(&ch->lock);
 	nvl_flock_init(&ch->submit_lock);
 	nvl_list_init(&ch->inflight);
-	nvl_list_init(&ch->job_cache);
 	nvl_list_init(&ch->link);
 	ch->d = d;
 	ch->vm = vm;

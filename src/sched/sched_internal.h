@@ -72,7 +72,6 @@ struct nvl_sched_fence {
 	struct nvl_fence finished;
 	uint64_t sched_id;
 	bool inited;
-	struct nvl_sched_fence *next_free; /* sched_fence.c's cache */
 };
 
 /** nvl_sched_fence_alloc() - allocate a pair. Return: it, or NULL. */
