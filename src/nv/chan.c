@@ -332,7 +332,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 	uint32_t sem;
 	int ret;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		/* a channel id of a firmware before a reset is reused */
 		if (ch->gen == atomic_load(&d->gen) &&
@@ -345,7 +345,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 			nvl_kref_get(&ch->ref);
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	if (!found)
 		return -ENOENT;
 	ch = found;
@@ -390,7 +390,7 @@ void nvl_nv_chan_device_lost(void *dev)
 	struct nvl_nv_device *d = dev;
 	struct nv_chan *ch;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link) {
 		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
 			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
@@ -403,7 +403,7 @@ void nvl_nv_chan_device_lost(void *dev)
 		chan_complete(ch, false, 0);
 		chan_complete(ch, true, -ENODEV);
 	}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 void nvl_nv_chan_irq(void *dev)
@@ -416,10 +416,10 @@ void nvl_nv_chan_irq(void *dev)
 	if (!st)
 		return;
 	nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL), st);
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		chan_complete(ch, false, 0);
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 /* ---- the scheduler's backend ---------------------------------------- */
@@ -669,7 +669,7 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 {
 	int ret = -ENOSPC;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	for (unsigned i = 0; i < NVL_NV_CHAN_SLOTS; i++)
 		if (!d->slot_used[i]) {
 			d->slot_used[i] = 1;
@@ -677,7 +677,7 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 			ret = 0;
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	if (ret)
 		return nvl_error(ret,
 				 "channel: the device's %u channels are "
@@ -688,9 +688,9 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 
 static void slot_put(struct nvl_nv_device *d, unsigned slot)
 {
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	d->slot_used[slot] = 0;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 /* take the channel off the hardware and finish everything it had */
@@ -707,10 +707,10 @@ static void chan_teardown(struct nv_chan *ch)
 		ch->reason = NVL_CHANNEL_DESTROYED;
 	}
 	nvl_flock_unlock(&ch->lock);
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_del(&ch->link);
 	d->nchans--;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	/* RM disables and unbinds it: the engine stops fetching (a handle
 	 * of a firmware that died before a reset is gone with it) */
 	if (ch->h_chan && ch->gen == atomic_load(&d->gen) &&
@@ -937,10 +937,10 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 	ret = rm_channel(ch, v, engine);
 	if (ret)
 		goto fail_kmap;
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_add_tail(&ch->link, &d->chans);
 	d->nchans++;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	ret = nvl_client_handle_add(client, NVL_HANDLE_CHANNEL, ch, handle_out);
 	if (ret) {
 		chan_teardown(ch);
@@ -1285,7 +1285,7 @@ int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 	struct nv_chan *ch;
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		if (ch->gen == atomic_load(&d->gen) && ch->inst == inst &&
 		    timestamp >= ch->born_ns) {
@@ -1294,7 +1294,7 @@ int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 			ret = 0;
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	return ret;
 }
 
@@ -1308,7 +1308,7 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 		struct timespec ts = {0, 200000};
 
 		busy = false;
-		pthread_mutex_lock(&d->chan_lock);
+		nvl_flock_lock(&d->chan_lock);
 		nvl_list_for_each_entry (ch, &d->chans, link) {
 			nvl_flock_lock(&ch->lock);
 			busy |= !ch->killed && !nvl_list_empty(&ch->inflight);
@@ -1316,7 +1316,7 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 			/* jobs still queued on the entity count too */
 			busy |= nvl_sched_entity_flush(&ch->entity, 0) != 0;
 		}
-		pthread_mutex_unlock(&d->chan_lock);
+		nvl_flock_unlock(&d->chan_lock);
 		if (!busy)
 			break;
 		if (nvl_time_ns() > dl)
