@@ -113,6 +113,8 @@ struct nv_chan {
 	uint64_t client_id;
 	struct nvl_client *client; /* busy time is charged to it */
 	uint64_t busy_end; /* lock: GPU time the last charged job ended */
+	struct nvl_nv_ptimer_cal
+		ptimer; /* lock: job starts from the CPU clock */
 	uint32_t runlist; /* the engine's runlist (ENGINE_STATUS) */
 	/* job timeouts: the recovery work, the guilty job's hardware fence
 	 * (lock) and whether a recovery is pending (lock) */
@@ -470,7 +472,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 						  NVL_EXEC_PUSH_NO_PREFETCH));
 	wr_idiom(ch, j->seq, &idiom);
 	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
-	j->start_ns = nvl_nv_ptimer(ch->d->hw);
+	j->start_ns = nvl_nv_ptimer_est(ch->d->hw, &ch->ptimer);
 	/* the ring names the job: it holds a reference to its fence (and so
 	 * to the job) until signal_done() or a recovery takes it off */
 	nvl_list_add_tail(&j->link, &ch->inflight);
