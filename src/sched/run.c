@@ -46,51 +46,54 @@
 
 bool nvl_sched_token_take(struct nvl_sched *sched)
 {
-	if (atomic_load_explicit(&sched->running, memory_order_relaxed))
+	/* free means 0: a request is only ever added to a held token */
+	if (atomic_load_explicit(&sched->token, memory_order_relaxed))
 		return false;
-	atomic_store_explicit(&sched->running, true, memory_order_relaxed);
+	atomic_store_explicit(&sched->token, NVL_SCHED_TOKEN_HELD,
+			      memory_order_relaxed);
 	sched->runner = pthread_self();
 	return true;
 }
 
 void nvl_sched_token_release(struct nvl_sched *sched)
 {
-	/* under the lock: this look covers every notify so far */
-	atomic_store_explicit(&sched->recheck, false, memory_order_relaxed);
-	atomic_store(&sched->running, false);
+	/* under the lock: this look covers every request so far */
+	atomic_store(&sched->token, 0);
 	if (!sched->stopped && nvl_sched_has_ready(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 }
 
 /*
- * A notifier stores @recheck, then reads @running; the releaser stores
- * @running, then reads @recheck (all sequentially consistent): either the
- * notifier sees the token free and queues the work itself, or the
- * releaser sees the request and looks under the lock (a look too many is
- * harmless: queued work finds nothing to run).
+ * One word: a notifier adds the request to a held token with a
+ * compare-and-swap; the releaser clears a token without a request with
+ * one. Either the request is in before the release (which then fails and
+ * goes under the lock) or the token was free (the notifier queues the work
+ * itself; a look too many is harmless: queued work finds nothing to run).
+ * A waiter for the token (stop, destroy) asks too, so the holder's last
+ * access to the scheduler is its unlock, as before: the scheduler may be
+ * freed once the token is free.
  */
 bool nvl_sched_token_notify(struct nvl_sched *sched)
 {
-	if (!atomic_load(&sched->running))
-		return false;
-	atomic_store(&sched->recheck, true);
-	return atomic_load(&sched->running);
+	uint32_t t = atomic_load(&sched->token);
+
+	while (t & NVL_SCHED_TOKEN_HELD)
+		if (atomic_compare_exchange_weak(&sched->token, &t,
+						 t | NVL_SCHED_TOKEN_RECHECK))
+			return true;
+	return false;
 }
 
 void nvl_sched_token_release_unlocked(struct nvl_sched *sched)
 {
-	atomic_store(&sched->running, false);
-	if (atomic_load(&sched->recheck) &&
-	    atomic_exchange(&sched->recheck, false)) {
-		nvl_mutex_lock(&sched->lock);
-		if (!atomic_load(&sched->running) && !sched->stopped &&
-		    nvl_sched_has_ready(sched))
-			nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
-		nvl_mutex_unlock(&sched->lock);
-	}
-	/* waiters for the token announce themselves before they look */
-	nvl_sched_event_wake(&sched->ev, true);
+	uint32_t t = NVL_SCHED_TOKEN_HELD;
+
+	if (atomic_compare_exchange_strong(&sched->token, &t, 0))
+		return; /* nothing asked: nobody waits, no work to look for */
+	nvl_mutex_lock(&sched->lock);
+	nvl_sched_token_release(sched);
+	nvl_mutex_unlock(&sched->lock);
 }
 
 /* ---- selection ---------------------------------------------------------- */

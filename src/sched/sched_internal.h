@@ -109,9 +109,9 @@ struct nvl_sched {
 	/*
 	 * The run token: one thread selects and runs jobs at a time. Taken
 	 * under the lock; a direct run gives it back without the lock
-	 * (nvl_sched_token_release_unlocked()): whoever makes work runnable
-	 * under the lock while the token is held raises @recheck
-	 * (nvl_sched_token_notify()), and the holder looks again.
+	 * (nvl_sched_token_release_unlocked()) unless someone asked, under
+	 * the lock, for a release under the lock (TOKEN_RECHECK in @token:
+	 * nvl_sched_token_notify()).
 	 */
 	pthread_t runner;
 	bool stopped;
@@ -119,9 +119,8 @@ struct nvl_sched {
 	bool timeout_off; /* ENODEV from timedout_job */
 	struct nvl_sched_entity *cur_entity;
 	/* apart from the plain flags above: the compiler may merge their
-	 * loads into one wider load, which must not cover these */
-	atomic_bool running;
-	atomic_bool recheck;
+	 * loads into one wider load, which must not cover this word */
+	_Atomic uint32_t token; /* NVL_SCHED_TOKEN_* */
 
 	/* Waiters for the token, flush, fini, destroy. */
 	struct nvl_sched_event ev;
@@ -186,19 +185,31 @@ void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job);
 bool nvl_sched_token_take(struct nvl_sched *sched);
 /** nvl_sched_token_release() - give it back, requeue ready work (locked). */
 void nvl_sched_token_release(struct nvl_sched *sched);
+/* the run token word: held, and held with a release under the lock asked */
+#define NVL_SCHED_TOKEN_HELD 1u
+#define NVL_SCHED_TOKEN_RECHECK 2u
+
 /**
  * nvl_sched_token_release_unlocked() - give the token back without the
- * lock (a direct run): the lock is taken only if nvl_sched_token_notify()
- * asked for another look meanwhile.
+ * lock (a direct run): one compare-and-swap, the scheduler's last access,
+ * unless nvl_sched_token_notify() asked for a release under the lock
+ * (then nvl_sched_token_release() under it).
  */
 void nvl_sched_token_release_unlocked(struct nvl_sched *sched);
 /**
- * nvl_sched_token_notify() - (locked) something became runnable: if a
- * thread holds the token, ask it to look again before it lets go.
- * Return: true when the holder will look; false when nobody holds the
- * token (the caller queues work itself).
+ * nvl_sched_token_notify() - (locked) something became runnable, or the
+ * caller waits for the token: if a thread holds it, make it give it back
+ * under the lock, looking for work then.
+ * Return: true when the token is held (the holder will look); false when
+ * it is free (the caller queues work itself).
  */
 bool nvl_sched_token_notify(struct nvl_sched *sched);
+
+/** nvl_sched_token_held() - (locked) is the run token taken? */
+static inline bool nvl_sched_token_held(struct nvl_sched *sched)
+{
+	return atomic_load(&sched->token) & NVL_SCHED_TOKEN_HELD;
+}
 /** nvl_sched_has_ready() - could a job run now (locked)? */
 bool nvl_sched_has_ready(struct nvl_sched *sched);
 /**
