@@ -45,6 +45,7 @@
 
 #include "base/alloc.h"
 #include "base/client.h"
+#include "base/freelist.h"
 #include "base/log.h"
 #include "gspabi.h"
 #include "gsp/gsp.h"
@@ -62,6 +63,7 @@
 #include "sync/fence.h"
 #include "sync/exec.h"
 #include "sync/fence_chain.h"
+#include "sync/flock.h"
 #include "sync/syncobj.h"
 #include "vm/gpuvm.h"
 #include "vm/vm.h"
@@ -90,10 +92,11 @@ struct nv_chan {
 
 	struct nvl_sched *sched;
 	struct nvl_sched_entity entity;
-	pthread_mutex_t submit_lock; /* arm + push order */
+	/* futex locks (sync/flock.h): one atomic each way, uncontended */
+	struct nvl_flock submit_lock; /* arm + push order */
 	uint32_t next_seq; /* submit_lock */
 
-	pthread_mutex_t lock; /* everything below */
+	struct nvl_flock lock; /* everything below */
 	uint32_t gp_put;
 	struct nvl_list inflight; /* struct nv_job.link, in seqno order */
 	bool killed;
@@ -110,6 +113,8 @@ struct nv_chan {
 	uint64_t client_id;
 	struct nvl_client *client; /* busy time is charged to it */
 	uint64_t busy_end; /* lock: GPU time the last charged job ended */
+	struct nvl_nv_ptimer_cal
+		ptimer; /* lock: job starts from the CPU clock */
 	uint32_t runlist; /* the engine's runlist (ENGINE_STATUS) */
 	/* job timeouts: the recovery work, the guilty job's hardware fence
 	 * (lock) and whether a recovery is pending (lock) */
@@ -118,9 +123,6 @@ struct nv_chan {
 	bool rec_busy;
 	uint64_t timeouts, recoveries;
 	bool kernel; /* the driver's own (privileged: physical copies) */
-	/* finished jobs kept for the next exec (lock; at most JOB_CACHE) */
-	struct nvl_list job_cache;
-	unsigned n_cached;
 };
 
 struct nv_job {
@@ -138,22 +140,27 @@ struct nv_job {
 	struct nvl_exec_push push[];
 };
 
-/* jobs a channel keeps for reuse, and the pushes each has room for */
-#define JOB_CACHE 8u
+/*
+ * Finished jobs kept for reuse, process-wide (base/freelist.h), and the
+ * pushes each has room for. Process-wide, not per channel: the pool's
+ * housekeeper releases finished jobs in batches (one per tick, 250 us:
+ * about 70 jobs of the exec_latency loop), which a list of a few jobs per
+ * channel mostly missed.
+ */
+#define JOB_CACHE 128
 #define JOB_CACHE_PUSH 4u
 #define JOB_LIVE 0x6a6f6231u
 #define JOB_CACHED 0xdeadb0b1u
 #define job_check(j) assert((j)->magic == JOB_LIVE)
 
-static void job_cache_drain(struct nv_chan *ch);
+static struct nvl_freelist job_cache = NVL_FREELIST_INIT(JOB_CACHE);
+static _Thread_local struct nvl_freelist_local job_local =
+	NVL_FREELIST_LOCAL_INIT(&job_cache);
 
 static void chan_put(struct nv_chan *ch)
 {
 	if (!nvl_kref_put(&ch->ref))
 		return;
-	job_cache_drain(ch);
-	pthread_mutex_destroy(&ch->lock);
-	pthread_mutex_destroy(&ch->submit_lock);
 	nvl_free(ch);
 }
 
@@ -175,7 +182,7 @@ static const struct nvl_fence_ops job_fence_ops = {
 
 /*
  * A zeroed job of @ch with room for @n_push pushes, holding a reference to
- * @ch until job_release(): a finished one from @ch's cache if one fits,
+ * @ch until job_release(): a finished one from the cache if one fits,
  * else a new one. A reused job still goes through nvl_might_alloc(), so
  * allocation-failure injection and the signalling checker see every job
  * as an allocation.
@@ -187,20 +194,13 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 		sizeof(struct nv_job) + cap * sizeof(struct nvl_exec_push);
 	struct nv_job *j = NULL;
 
-	if (cap == JOB_CACHE_PUSH) {
-		pthread_mutex_lock(&ch->lock);
-		if (ch->n_cached) {
-			j = nvl_list_first_entry(&ch->job_cache, struct nv_job,
-						 link);
-			nvl_list_del(&j->link);
-			ch->n_cached--;
-		}
-		pthread_mutex_unlock(&ch->lock);
-	}
+	if (cap == JOB_CACHE_PUSH)
+		j = nvl_freelist_get(&job_local);
 	if (j) {
 		assert(j->magic == JOB_CACHED);
 		if (nvl_might_alloc(size)) {
-			nvl_free(j);
+			if (!nvl_freelist_put(&job_cache, j))
+				nvl_free(j);
 			return NULL;
 		}
 		memset(j, 0, sizeof(*j));
@@ -218,7 +218,7 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 }
 
 /*
- * The job's memory goes back to its channel's cache (or is freed), and
+ * The job's memory goes back to the cache (or is freed), and
  * its channel reference is dropped. Only once nothing names the job: its
  * hardware fence released (job_fence_release()), or never initialised.
  */
@@ -230,15 +230,8 @@ static void job_release(struct nv_job *j)
 	/* off the ring: nothing names it any more */
 	assert(nvl_list_empty(&j->link));
 	j->magic = JOB_CACHED;
-	if (j->cap == JOB_CACHE_PUSH) {
-		pthread_mutex_lock(&ch->lock);
-		if (ch->n_cached < JOB_CACHE) {
-			nvl_list_add(&j->link, &ch->job_cache);
-			ch->n_cached++;
-			j = NULL;
-		}
-		pthread_mutex_unlock(&ch->lock);
-	}
+	if (j->cap == JOB_CACHE_PUSH && nvl_freelist_put(&job_cache, j))
+		j = NULL;
 	nvl_free(j);
 	chan_put(ch);
 }
@@ -263,16 +256,6 @@ static void job_abort(struct nv_job *j)
 		nvl_fence_put(j->hw); /* releases the job */
 	else
 		job_release(j);
-}
-
-static void job_cache_drain(struct nv_chan *ch)
-{
-	struct nv_job *j, *n;
-
-	nvl_list_for_each_entry_safe (j, n, &ch->job_cache, link)
-		nvl_free(j);
-	nvl_list_init(&ch->job_cache);
-	ch->n_cached = 0;
 }
 
 /* ---- completion ------------------------------------------------------ */
@@ -318,7 +301,7 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 	uint32_t sem;
 
 	nvl_list_init(&done);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	sem = atomic_load_explicit((_Atomic uint32_t *)(ch->cpu + OFF_SEM),
 				   memory_order_acquire);
 	nvl_list_for_each_entry_safe (j, n, &ch->inflight, link) {
@@ -330,7 +313,7 @@ static void chan_complete(struct nv_chan *ch, bool all, int err)
 					    ch->cpu + OFF_SEM);
 		take_done(ch, j, err, &done);
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	signal_done(&done);
 }
 
@@ -351,7 +334,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 	uint32_t sem;
 	int ret;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		/* a channel id of a firmware before a reset is reused */
 		if (ch->gen == atomic_load(&d->gen) &&
@@ -364,14 +347,14 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 			nvl_kref_get(&ch->ref);
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	if (!found)
 		return -ENOENT;
 	ch = found;
 	k->chid = ch->chid;
 	k->client_id = ch->client_id;
 	nvl_list_init(&done);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ret = !ch->killed;
 	if (ret) {
 		ch->killed = true;
@@ -396,7 +379,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 			err = -ECANCELED;
 		}
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	if (ret && k->on_kill)
 		k->on_kill(k->on_kill_arg);
 	signal_done(&done);
@@ -409,20 +392,20 @@ void nvl_nv_chan_device_lost(void *dev)
 	struct nvl_nv_device *d = dev;
 	struct nv_chan *ch;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link) {
 		nvl_hw_wr32(d->hw, NVL_HW_CHRAM_CTRL(ch->chid),
 			    NVL_HW_CHRAM_CTRL_ENABLE_CLR);
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		if (!ch->killed) {
 			ch->killed = true;
 			ch->error = -ENODEV;
 		}
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		chan_complete(ch, false, 0);
 		chan_complete(ch, true, -ENODEV);
 	}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 void nvl_nv_chan_irq(void *dev)
@@ -435,10 +418,10 @@ void nvl_nv_chan_irq(void *dev)
 	if (!st)
 		return;
 	nvl_hw_wr32(d->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL), st);
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		chan_complete(ch, false, 0);
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 /* ---- the scheduler's backend ---------------------------------------- */
@@ -476,9 +459,9 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	uint32_t put;
 
 	job_check(j);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed) {
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		/* behind the job that killed it: never ran */
 		nvl_sched_job_set_error(sj, -ECANCELED);
 		return NULL;
@@ -489,7 +472,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 						  NVL_EXEC_PUSH_NO_PREFETCH));
 	wr_idiom(ch, j->seq, &idiom);
 	wr_gp(ch, nvl_hw_gp_entry(idiom, IDIOM_SIZE / 4, 0));
-	j->start_ns = nvl_nv_ptimer(ch->d->hw);
+	j->start_ns = nvl_nv_ptimer_est(ch->d->hw, &ch->ptimer);
 	/* the ring names the job: it holds a reference to its fence (and so
 	 * to the job) until signal_done() or a recovery takes it off */
 	nvl_list_add_tail(&j->link, &ch->inflight);
@@ -501,7 +484,7 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 	atomic_store_explicit(
 		(_Atomic uint32_t *)(ch->cpu + OFF_USERD + NVL_HW_USERD_GP_PUT),
 		put, memory_order_release);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	/*
 	 * Rung with ch->lock dropped: the runlist thread it wakes often
 	 * runs the job and completes it (chan_complete() takes ch->lock)
@@ -555,16 +538,16 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 		return NVL_SCHED_STAT_NO_HANG;
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed || ch->rec_busy) {
 		/* killed: its fences complete without us */
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		return NVL_SCHED_STAT_NO_HANG;
 	}
 	/* from here the channel waits for this recovery to end before it
 	 * can be torn down */
 	ch->rec_busy = true;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	atomic_store(&ch->d->hang_ns, nvl_time_ns());
 	/* stop waits for a run_job in progress: not under ch->lock */
 	nvl_sched_stop(ch->sched);
@@ -573,12 +556,12 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 		nvl_sched_job_set_guilty(sj, -ETIMEDOUT); /* bans its queue */
 	else
 		nvl_sched_job_set_error(sj, -ETIMEDOUT);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->rec_guilty = nvl_fence_get(j->hw);
 	ch->timeouts++;
 	nvl_kref_get(&ch->ref); /* the work's */
 	nvl_nv_work_queue(&ch->rec_work);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	nvl_warn(NVL_CAT_NV,
 		 "channel %u: job %u made no progress for %lld ms; resetting "
 		 "the channel",
@@ -618,10 +601,10 @@ static void chan_recover(struct nvl_nv_work *w)
 
 	/* what finished before the hang finishes normally */
 	chan_complete(ch, false, 0);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	guilty = ch->rec_guilty;
 	killed = ch->killed;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	if (!killed)
 		ret = chan_fw_reset(ch);
 	if (ret && !killed)
@@ -631,7 +614,7 @@ static void chan_recover(struct nvl_nv_work *w)
 			ch->chid, nvl_error_msg());
 	nvl_list_init(&done);
 	nvl_list_init(&requeue);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (!ret && !ch->killed) {
 		/* the ring is empty again: the guilty job fails, the others
 		 * go back to the scheduler */
@@ -651,7 +634,7 @@ static void chan_recover(struct nvl_nv_work *w)
 				  j->hw == guilty ? -ETIMEDOUT : -ECANCELED,
 				  &done);
 	}
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	signal_done(&done);
 	/* off the ring until resubmitted: the ring's references go */
 	while (!nvl_list_empty(&requeue)) {
@@ -668,10 +651,10 @@ static void chan_recover(struct nvl_nv_work *w)
 	/* innocents run again (a killed channel cancels them in run_job) */
 	nvl_sched_resubmit_jobs(ch->sched);
 	nvl_sched_start(ch->sched);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->rec_guilty = NULL;
 	ch->rec_busy = false;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	nvl_fence_put(guilty);
 	chan_put(ch);
 }
@@ -688,7 +671,7 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 {
 	int ret = -ENOSPC;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	for (unsigned i = 0; i < NVL_NV_CHAN_SLOTS; i++)
 		if (!d->slot_used[i]) {
 			d->slot_used[i] = 1;
@@ -696,7 +679,7 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 			ret = 0;
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	if (ret)
 		return nvl_error(ret,
 				 "channel: the device's %u channels are "
@@ -707,9 +690,9 @@ static int slot_get(struct nvl_nv_device *d, unsigned *slot)
 
 static void slot_put(struct nvl_nv_device *d, unsigned slot)
 {
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	d->slot_used[slot] = 0;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 }
 
 /* take the channel off the hardware and finish everything it had */
@@ -719,17 +702,17 @@ static void chan_teardown(struct nv_chan *ch)
 
 	/* queued jobs never run */
 	nvl_sched_entity_kill(&ch->entity);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	ch->killed = true;
 	if (!ch->error) {
 		ch->error = -ECANCELED;
 		ch->reason = NVL_CHANNEL_DESTROYED;
 	}
-	pthread_mutex_unlock(&ch->lock);
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_unlock(&ch->lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_del(&ch->link);
 	d->nchans--;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	/* RM disables and unbinds it: the engine stops fetching (a handle
 	 * of a firmware that died before a reset is gone with it) */
 	if (ch->h_chan && ch->gen == atomic_load(&d->gen) &&
@@ -743,9 +726,9 @@ static void chan_teardown(struct nv_chan *ch)
 	for (;;) {
 		bool busy;
 
-		pthread_mutex_lock(&ch->lock);
+		nvl_flock_lock(&ch->lock);
 		busy = ch->rec_busy;
-		pthread_mutex_unlock(&ch->lock);
+		nvl_flock_unlock(&ch->lock);
 		if (!busy)
 			break;
 		nvl_nv_work_flush(&ch->rec_work);
@@ -912,10 +895,9 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 		goto fail_count;
 	}
 	nvl_kref_init(&ch->ref);
-	pthread_mutex_init(&ch->lock, NULL);
-	pthread_mutex_init(&ch->submit_lock, NULL);
+	nvl_flock_init(&ch->lock);
+	nvl_flock_init(&ch->submit_lock);
 	nvl_list_init(&ch->inflight);
-	nvl_list_init(&ch->job_cache);
 	nvl_list_init(&ch->link);
 	ch->d = d;
 	ch->vm = vm;
@@ -957,10 +939,10 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 	ret = rm_channel(ch, v, engine);
 	if (ret)
 		goto fail_kmap;
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_add_tail(&ch->link, &d->chans);
 	d->nchans++;
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	ret = nvl_client_handle_add(client, NVL_HANDLE_CHANNEL, ch, handle_out);
 	if (ret) {
 		chan_teardown(ch);
@@ -1007,11 +989,11 @@ static int chan_check_alive(struct nv_chan *ch, const char *what,
 {
 	int ret = 0;
 
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed)
 		ret = nvl_error(-ENODEV, "%schannel %u was killed (%d)", what,
 				channel, ch->error);
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	return ret;
 }
 
@@ -1024,13 +1006,13 @@ int nvl_nv_chan_hw_ids(struct nvl_client *client, uint32_t channel,
 
 	if (!ch)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	if (ch->killed)
 		ret = nvl_error(-ENODEV, "channel %u was killed (%d)", channel,
 				ch->error);
 	*chid = ch->chid;
 	*runlist = ch->runlist;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	chan_put(ch);
 	return ret;
 }
@@ -1045,7 +1027,7 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	ch = nvl_client_handle_get(client, NVL_HANDLE_CHANNEL, channel);
 	if (!ch)
 		return nvl_error(-ENOENT, "channel: no channel %u", channel);
-	pthread_mutex_lock(&ch->lock);
+	nvl_flock_lock(&ch->lock);
 	info->alive = !ch->killed;
 	info->error = ch->killed ? ch->error : 0;
 	info->hw_error = ch->hw_error;
@@ -1058,7 +1040,7 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	info->fault_access = ch->fault_access;
 	info->fault_engine = ch->fault_engine;
 	info->fault_va = ch->fault_va;
-	pthread_mutex_unlock(&ch->lock);
+	nvl_flock_unlock(&ch->lock);
 	chan_put(ch);
 	return 0;
 }
@@ -1248,7 +1230,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	if (ret)
 		goto out;
 	locked = true;
-	pthread_mutex_lock(&ch->submit_lock);
+	nvl_flock_lock(&ch->submit_lock);
 	/* the point of no return */
 	j->seq = ++ch->next_seq;
 	job_fence_init(j, j->seq);
@@ -1267,7 +1249,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	exec_unlock_vm(ch->vm->gpuvm, &ex, done);
 	locked = false;
 	ret = nvl_sched_entity_push_job(&j->base);
-	pthread_mutex_unlock(&ch->submit_lock);
+	nvl_flock_unlock(&ch->submit_lock);
 	nvl_fence_put(done);
 	if (ret) {
 		/* killed in between: its fences carry the error */
@@ -1305,7 +1287,7 @@ int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 	struct nv_chan *ch;
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&d->chan_lock);
+	nvl_flock_lock(&d->chan_lock);
 	nvl_list_for_each_entry (ch, &d->chans, link)
 		if (ch->gen == atomic_load(&d->gen) && ch->inst == inst &&
 		    timestamp >= ch->born_ns) {
@@ -1314,7 +1296,7 @@ int nvl_nv_chan_vm_by_inst(struct nvl_nv_device *d, uint64_t inst,
 			ret = 0;
 			break;
 		}
-	pthread_mutex_unlock(&d->chan_lock);
+	nvl_flock_unlock(&d->chan_lock);
 	return ret;
 }
 
@@ -1328,15 +1310,15 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 		struct timespec ts = {0, 200000};
 
 		busy = false;
-		pthread_mutex_lock(&d->chan_lock);
+		nvl_flock_lock(&d->chan_lock);
 		nvl_list_for_each_entry (ch, &d->chans, link) {
-			pthread_mutex_lock(&ch->lock);
+			nvl_flock_lock(&ch->lock);
 			busy |= !ch->killed && !nvl_list_empty(&ch->inflight);
-			pthread_mutex_unlock(&ch->lock);
+			nvl_flock_unlock(&ch->lock);
 			/* jobs still queued on the entity count too */
 			busy |= nvl_sched_entity_flush(&ch->entity, 0) != 0;
 		}
-		pthread_mutex_unlock(&d->chan_lock);
+		nvl_flock_unlock(&d->chan_lock);
 		if (!busy)
 			break;
 		if (nvl_time_ns() > dl)
@@ -1398,14 +1380,14 @@ int nvl_nv_chan_submit(struct nvl_client *client, uint32_t channel, uint64_t va,
 		ret = nvl_error(ret, "channel: job: %d", ret);
 		goto out;
 	}
-	pthread_mutex_lock(&ch->submit_lock);
+	nvl_flock_lock(&ch->submit_lock);
 	j->seq = ++ch->next_seq;
 	job_fence_init(j, j->seq);
 	if (nvl_sched_job_arm(&j->base))
 		nvl_err(NVL_CAT_NV, "channel: arm failed");
 	*done_out = nvl_fence_get(nvl_sched_job_finished(&j->base));
 	ret = nvl_sched_entity_push_job(&j->base);
-	pthread_mutex_unlock(&ch->submit_lock);
+	nvl_flock_unlock(&ch->submit_lock);
 	if (ret) {
 		/* killed or banned in between: nothing runs on it any more */
 		nvl_fence_put(*done_out);

@@ -233,7 +233,7 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 		nvl_free(d);
 		return ret;
 	}
-	pthread_mutex_init(&d->chan_lock, NULL);
+	nvl_flock_init(&d->chan_lock);
 	nvl_list_init(&d->chans);
 	ret = rm_objects(d);
 	if (!ret)
@@ -386,7 +386,6 @@ void nvl_nv_device_remove(struct nvl_nv_device *d)
 	gsp_down(d);
 	nvl_free(d->saved);
 	nvl_nv_ptmem_destroy(d->ptmem);
-	pthread_mutex_destroy(&d->chan_lock);
 	pthread_mutex_destroy(&d->notify_lock);
 	nvl_free(d);
 }

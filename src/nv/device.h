@@ -19,6 +19,7 @@
 #include "gsp/boot.h"
 #include "hw/hwif.h"
 #include "nv/chip.h"
+#include "sync/flock.h"
 #include "nouvelle/trace.h"
 
 struct nvl_gsp;
@@ -77,8 +78,9 @@ struct nvl_nv_device {
 	struct nvl_nv_ptmem *ptmem;
 	/** @chan_base: the channel window (NVL_NV_CHAN_SLOTS slots), above */
 	uint64_t chan_base;
-	/** @chan_lock: @chans, @slot_used */
-	pthread_mutex_t chan_lock;
+	/** @chan_lock: @chans, @slot_used (a futex lock: the interrupt
+	 * handler takes it for every completion) */
+	struct nvl_flock chan_lock;
 	/** @chans: live channels (struct nvl_nv_chan.link) */
 	struct nvl_list chans;
 	uint8_t slot_used[256];

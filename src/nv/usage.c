@@ -11,6 +11,7 @@
  */
 #include <stdatomic.h>
 
+#include "base/time.h"
 #include "hw/hwif.h"
 #include "hw/regs.h"
 #include "nv/usage.h"
@@ -25,6 +26,19 @@ uint64_t nvl_nv_ptimer(struct nvl_hw *hw)
 		hi2 = nvl_hw_rd32(hw, NVL_HW_PTIMER_TIME_1);
 	} while (hi != hi2);
 	return (uint64_t)hi << 32 | lo;
+}
+
+uint64_t nvl_nv_ptimer_est(struct nvl_hw *hw, struct nvl_nv_ptimer_cal *cal)
+{
+	int64_t now = nvl_time_ns();
+	uint64_t p;
+
+	if (cal->at_ns && now - cal->at_ns < NVL_NV_PTIMER_RECAL_NS)
+		return (uint64_t)(now + cal->off_ns);
+	p = nvl_nv_ptimer(hw);
+	cal->off_ns = (int64_t)p - now;
+	cal->at_ns = now ? now : 1;
+	return p;
 }
 
 void nvl_nv_usage_charge(struct nvl_client *client, unsigned engine,

@@ -105,26 +105,36 @@ int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 			 (unsigned long long)job->s_fence->finished.seqno,
 			 (unsigned long long)e->last_pushed_seqno);
 	e->last_pushed_seqno = job->s_fence->finished.seqno;
-	job->state = NVL_SCHED_JOB_QUEUED;
-	nvl_list_add_tail(&job->node, &e->jobs);
-	e->num_queued++;
-	if (e->num_queued == 1 && !e->waiting_dep) {
+	if (!e->num_queued && !e->waiting_dep) {
 		bool alone = true;
 
 		for (int p = 0; p < NVL_SCHED_PRIO_COUNT; p++)
 			alone = alone && nvl_list_empty(&sched->rq[p]);
 		alone = alone && nvl_list_empty(&sched->kill_list);
-		nvl_sched_entity_ready(sched, e);
-		if (!sched->stopped && !sched->running) {
-			if (alone && safe)
-				direct = nvl_sched_token_take(sched);
-			else
-				nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+		direct = alone && safe && !sched->stopped;
+		/* the usual exec on an idle channel: straight to run_job,
+		 * not through the run queue (the token given back without
+		 * the lock) */
+		if (direct && nvl_sched_can_run_unqueued(sched, job) &&
+		    nvl_sched_token_take(sched)) {
+			nvl_sched_run_unqueued(sched, job);
+			nvl_sched_token_release_unlocked(sched);
+			return 0;
 		}
 	}
-	if (direct) {
-		nvl_sched_run_direct(sched, 1);
-		nvl_sched_token_release(sched);
+	job->state = NVL_SCHED_JOB_QUEUED;
+	nvl_list_add_tail(&job->node, &e->jobs);
+	e->num_queued++;
+	if (e->num_queued == 1 && !e->waiting_dep) {
+		nvl_sched_entity_ready(sched, e);
+		if (!sched->stopped) {
+			if (direct && nvl_sched_token_take(sched)) {
+				nvl_sched_run_direct(sched, 1);
+				nvl_sched_token_release(sched);
+			} else if (!nvl_sched_token_notify(sched)) {
+				nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
+			}
+		}
 	}
 	nvl_mutex_unlock(&sched->lock);
 	return 0;
@@ -173,7 +183,8 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity)
 			entity->on_rq = 0;
 			nvl_sched_entity_ready(sched, entity);
 		}
-		if (entity->on_rq && !sched->running && !sched->stopped)
+		if (entity->on_rq && !sched->stopped &&
+		    !nvl_sched_token_notify(sched))
 			nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	}
 	nvl_mutex_unlock(&sched->lock);
@@ -212,7 +223,7 @@ static void move_to_shadow(struct nvl_sched *sched, struct nvl_sched_entity *e,
 	e->num_queued = 0;
 	nvl_list_add_tail(&shadow->sched_node, &sched->entities);
 	nvl_sched_entity_ready(sched, shadow);
-	if (!sched->running && !sched->stopped)
+	if (!sched->stopped && !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 }
 

@@ -112,7 +112,7 @@ int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
 		return nvl_error(-EINVAL,
 				 "sched: resv dependencies on a job that is "
 				 "not initialised or already armed");
-	nvl_resv_assert_held(resv);
+	/* the iteration asserts that @resv is held */
 	nvl_resv_for_each_fence (&it, resv, usage, f) {
 		ret = nvl_sched_job_add_dependency(job, nvl_fence_get(f));
 		if (ret)

@@ -46,19 +46,54 @@
 
 bool nvl_sched_token_take(struct nvl_sched *sched)
 {
-	if (sched->running)
+	/* free means 0: a request is only ever added to a held token */
+	if (atomic_load_explicit(&sched->token, memory_order_relaxed))
 		return false;
-	sched->running = true;
+	atomic_store_explicit(&sched->token, NVL_SCHED_TOKEN_HELD,
+			      memory_order_relaxed);
 	sched->runner = pthread_self();
 	return true;
 }
 
 void nvl_sched_token_release(struct nvl_sched *sched)
 {
-	sched->running = false;
+	/* under the lock: this look covers every request so far */
+	atomic_store(&sched->token, 0);
 	if (!sched->stopped && nvl_sched_has_ready(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
+}
+
+/*
+ * One word: a notifier adds the request to a held token with a
+ * compare-and-swap; the releaser clears a token without a request with
+ * one. Either the request is in before the release (which then fails and
+ * goes under the lock) or the token was free (the notifier queues the work
+ * itself; a look too many is harmless: queued work finds nothing to run).
+ * A waiter for the token (stop, destroy) asks too, so the holder's last
+ * access to the scheduler is its unlock, as before: the scheduler may be
+ * freed once the token is free.
+ */
+bool nvl_sched_token_notify(struct nvl_sched *sched)
+{
+	uint32_t t = atomic_load(&sched->token);
+
+	while (t & NVL_SCHED_TOKEN_HELD)
+		if (atomic_compare_exchange_weak(&sched->token, &t,
+						 t | NVL_SCHED_TOKEN_RECHECK))
+			return true;
+	return false;
+}
+
+void nvl_sched_token_release_unlocked(struct nvl_sched *sched)
+{
+	uint32_t t = NVL_SCHED_TOKEN_HELD;
+
+	if (atomic_compare_exchange_strong(&sched->token, &t, 0))
+		return; /* nothing asked: nobody waits, no work to look for */
+	nvl_mutex_lock(&sched->lock);
+	nvl_sched_token_release(sched);
+	nvl_mutex_unlock(&sched->lock);
 }
 
 /* ---- selection ---------------------------------------------------------- */
@@ -138,7 +173,7 @@ static void dep_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 	e->waiting_dep = 0;
 	e->dep_fence = NULL;
 	entity_make_ready(sched, e, false);
-	if (e->on_rq && !sched->running && !sched->stopped)
+	if (e->on_rq && !sched->stopped && !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 	nvl_mutex_unlock(&sched->lock);
@@ -263,7 +298,8 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 				: nvl_time_ns() + sched->timeout_ns;
 		nvl_sched_timer_update(sched);
 	}
-	if (!sched->running && !sched->stopped && nvl_sched_has_ready(sched))
+	if (!sched->stopped && nvl_sched_has_ready(sched) &&
+	    !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 	nvl_mutex_unlock(&sched->lock);
@@ -433,9 +469,16 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget)
 {
 	nvl_mutex_lock(&sched->lock);
-	if (nvl_sched_token_take(sched)) {
-		run_loop(sched, budget);
-		nvl_sched_token_release(sched);
+	/* a holder (a direct run) is asked to look again instead; if it let
+	 * go in between, take the token now */
+	for (;;) {
+		if (nvl_sched_token_take(sched)) {
+			run_loop(sched, budget);
+			nvl_sched_token_release(sched);
+			break;
+		}
+		if (nvl_sched_token_notify(sched))
+			break;
 	}
 	nvl_mutex_unlock(&sched->lock);
 }
@@ -444,4 +487,45 @@ void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget)
 void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget)
 {
 	run_loop(sched, budget);
+}
+
+/*
+ * The direct run of a job that was never queued (its entity idle, nothing
+ * else runnable, no dependency, its credits free): what job_pop() and the
+ * run loop do for it, without the run queue. Token and lock held on
+ * entry; the lock is dropped, the token kept.
+ */
+void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
+{
+	struct nvl_sched_entity *e = job->entity;
+	struct nvl_signalling_cookie cookie;
+	struct nvl_fence *old_last;
+
+	sched->skipped[e->priority] = 0;
+	old_last = e->last_scheduled;
+	e->last_scheduled = nvl_fence_get(&job->s_fence->finished);
+	job->state = NVL_SCHED_JOB_RUNNING;
+	job->has_credits = 1;
+	sched->credit_count += job->credits;
+	e->num_inflight++;
+	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
+	    !sched->timeout_off) {
+		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
+		nvl_sched_timer_update(sched);
+	}
+	nvl_list_add_tail(&job->node, &sched->pending);
+	nvl_mutex_unlock(&sched->lock);
+
+	cookie = nvl_fence_begin_signalling();
+	nvl_fence_put(old_last);
+	nvl_fence_signal(&job->s_fence->scheduled);
+	nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+	nvl_fence_end_signalling(cookie);
+}
+
+bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
+				struct nvl_sched_job *job)
+{
+	return job->dep_next == job->num_deps &&
+	       sched->credit_count + job->credits <= sched->credit_limit;
 }

@@ -101,7 +101,8 @@ uint32_t nvl_sched_credit_count(struct nvl_sched *sched)
 
 static bool is_runner(struct nvl_sched *sched)
 {
-	return sched->running && pthread_equal(sched->runner, pthread_self());
+	return nvl_sched_token_held(sched) &&
+	       pthread_equal(sched->runner, pthread_self());
 }
 
 /* First ring job not yet visited in round @gen, pinned. Lock held. */
@@ -136,7 +137,7 @@ void nvl_sched_stop(struct nvl_sched *sched)
 	nvl_mutex_lock(&sched->lock);
 	sched->stopped = true;
 	if (!is_runner(sched))
-		nvl_sched_wait_locked(sched, !sched->running);
+		nvl_sched_wait_locked(sched, !nvl_sched_token_notify(sched));
 	gen = visit_gen(sched);
 	while ((job = next_pending(sched, gen, false))) {
 		bool removed = false;
@@ -212,7 +213,7 @@ void nvl_sched_start(struct nvl_sched *sched)
 		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
 		nvl_sched_timer_update(sched);
 	}
-	if (!sched->running && nvl_sched_has_ready(sched))
+	if (nvl_sched_has_ready(sched) && !nvl_sched_token_notify(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_mutex_unlock(&sched->lock);
 }
@@ -401,7 +402,7 @@ void nvl_sched_destroy(struct nvl_sched *sched)
 	nvl_mutex_lock(&sched->lock);
 	sched->dying = true;
 	sched->stopped = true;
-	nvl_sched_wait_locked(sched, !sched->running);
+	nvl_sched_wait_locked(sched, !nvl_sched_token_notify(sched));
 	nvl_mutex_unlock(&sched->lock);
 	nvl_sched_pool_detach(sched);
 

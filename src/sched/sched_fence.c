@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 
 #include "base/alloc.h"
+#include "base/freelist.h"
 #include "base/log.h"
 #include "sched/sched_internal.h"
 
@@ -46,86 +47,20 @@ static const char *sf_finished_name(struct nvl_fence *f)
 
 #define SF_CACHE 64
 
-/*
- * Released pairs: a stack any thread pushes onto (compare-and-swap) and an
- * allocating thread empties in one exchange into its own list, so that no
- * pair is ever popped from the shared stack alone (no ABA). Bounded: past
- * SF_CACHE pairs cached, a release frees.
- */
-static _Atomic(struct nvl_sched_fence *) sf_free;
-static atomic_int sf_cached;
-
-struct sf_local {
-	struct nvl_sched_fence *head;
-	bool registered; /* with the key: given back at thread exit */
-};
-
-static _Thread_local struct sf_local sf_local;
-static pthread_key_t sf_key;
-static pthread_once_t sf_key_once = PTHREAD_ONCE_INIT;
-static bool sf_key_ok;
+/* released pairs (base/freelist.h): at most SF_CACHE, then a release frees */
+static struct nvl_freelist sf_cache = NVL_FREELIST_INIT(SF_CACHE);
+static _Thread_local struct nvl_freelist_local sf_local =
+	NVL_FREELIST_LOCAL_INIT(&sf_cache);
 
 static bool sf_cache_put(struct nvl_sched_fence *sf)
 {
-	struct nvl_sched_fence *head;
-
-	if (atomic_fetch_add_explicit(&sf_cached, 1, memory_order_relaxed) >=
-	    SF_CACHE) {
-		atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
-		return false;
-	}
-	head = atomic_load_explicit(&sf_free, memory_order_relaxed);
-	do
-		sf->next_free = head;
-	while (!atomic_compare_exchange_weak_explicit(&sf_free, &head, sf,
-						      memory_order_release,
-						      memory_order_relaxed));
-	return true;
-}
-
-/* a thread's list at its exit: back to the shared stack, or freed */
-static void sf_local_drain(void *arg)
-{
-	struct sf_local *l = arg;
-
-	while (l->head) {
-		struct nvl_sched_fence *sf = l->head;
-
-		l->head = sf->next_free;
-		if (!sf_cache_put(sf))
-			nvl_free(sf);
-	}
-}
-
-static void sf_key_init(void)
-{
-	sf_key_ok = !pthread_key_create(&sf_key, sf_local_drain);
+	return nvl_freelist_put(&sf_cache, sf);
 }
 
 /* a cached pair for this thread, or NULL */
 static struct nvl_sched_fence *sf_cache_get(void)
 {
-	struct sf_local *l = &sf_local;
-	struct nvl_sched_fence *sf;
-
-	if (!l->head) {
-		if (!atomic_load_explicit(&sf_free, memory_order_relaxed))
-			return NULL;
-		if (unlikely(!l->registered)) {
-			pthread_once(&sf_key_once, sf_key_init);
-			if (!sf_key_ok || pthread_setspecific(sf_key, l))
-				return NULL;
-			l->registered = true;
-		}
-		l->head = atomic_exchange_explicit(&sf_free, NULL,
-						   memory_order_acquire);
-		if (!l->head)
-			return NULL;
-	}
-	sf = l->head;
-	l->head = sf->next_free;
-	atomic_fetch_sub_explicit(&sf_cached, 1, memory_order_relaxed);
-	return sf;
+	return nvl_freelist_get(&sf_local);
 }
 
 static void sf_release_scheduled(struct nvl_fence *f)

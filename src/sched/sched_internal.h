@@ -72,7 +72,6 @@ struct nvl_sched_fence {
 	struct nvl_fence finished;
 	uint64_t sched_id;
 	bool inited;
-	struct nvl_sched_fence *next_free; /* sched_fence.c's cache */
 };
 
 /** nvl_sched_fence_alloc() - allocate a pair. Return: it, or NULL. */
@@ -107,13 +106,21 @@ struct nvl_sched {
 	struct nvl_list pending; /* jobs on the ring, oldest first */
 	struct nvl_list done; /* finished jobs waiting for free */
 
-	/* The run token: one thread selects and runs jobs at a time. */
+	/*
+	 * The run token: one thread selects and runs jobs at a time. Taken
+	 * under the lock; a direct run gives it back without the lock
+	 * (nvl_sched_token_release_unlocked()) unless someone asked, under
+	 * the lock, for a release under the lock (TOKEN_RECHECK in @token:
+	 * nvl_sched_token_notify()).
+	 */
 	pthread_t runner;
-	bool running;
 	bool stopped;
 	bool dying;
 	bool timeout_off; /* ENODEV from timedout_job */
 	struct nvl_sched_entity *cur_entity;
+	/* apart from the plain flags above: the compiler may merge their
+	 * loads into one wider load, which must not cover this word */
+	_Atomic uint32_t token; /* NVL_SCHED_TOKEN_* */
 
 	/* Waiters for the token, flush, fini, destroy. */
 	struct nvl_sched_event ev;
@@ -162,10 +169,47 @@ void nvl_sched_pool_detach(struct nvl_sched *sched);
 void nvl_sched_run_work(struct nvl_sched *sched, unsigned budget);
 /** nvl_sched_run_direct() - run_loop for a locked token holder. */
 void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget);
+/**
+ * nvl_sched_can_run_unqueued() - (locked) may @job, pushed to an idle
+ * entity with nothing else runnable, run without being queued: no
+ * dependency, credits free?
+ */
+bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
+				struct nvl_sched_job *job);
+/**
+ * nvl_sched_run_unqueued() - run @job directly (token and lock held; the
+ * lock is dropped, the token kept for nvl_sched_token_release_unlocked()).
+ */
+void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job);
 /** nvl_sched_token_take() - take the run token (locked). Return: taken. */
 bool nvl_sched_token_take(struct nvl_sched *sched);
 /** nvl_sched_token_release() - give it back, requeue ready work (locked). */
 void nvl_sched_token_release(struct nvl_sched *sched);
+/* the run token word: held, and held with a release under the lock asked */
+#define NVL_SCHED_TOKEN_HELD 1u
+#define NVL_SCHED_TOKEN_RECHECK 2u
+
+/**
+ * nvl_sched_token_release_unlocked() - give the token back without the
+ * lock (a direct run): one compare-and-swap, the scheduler's last access,
+ * unless nvl_sched_token_notify() asked for a release under the lock
+ * (then nvl_sched_token_release() under it).
+ */
+void nvl_sched_token_release_unlocked(struct nvl_sched *sched);
+/**
+ * nvl_sched_token_notify() - (locked) something became runnable, or the
+ * caller waits for the token: if a thread holds it, make it give it back
+ * under the lock, looking for work then.
+ * Return: true when the token is held (the holder will look); false when
+ * it is free (the caller queues work itself).
+ */
+bool nvl_sched_token_notify(struct nvl_sched *sched);
+
+/** nvl_sched_token_held() - (locked) is the run token taken? */
+static inline bool nvl_sched_token_held(struct nvl_sched *sched)
+{
+	return atomic_load(&sched->token) & NVL_SCHED_TOKEN_HELD;
+}
 /** nvl_sched_has_ready() - could a job run now (locked)? */
 bool nvl_sched_has_ready(struct nvl_sched *sched);
 /**
@@ -185,11 +229,20 @@ void nvl_sched_entity_ready(struct nvl_sched *sched,
 /** nvl_sched_job_unpin() - drop a pin; a job done meanwhile is queued. */
 void nvl_sched_job_unpin(struct nvl_sched *sched, struct nvl_sched_job *job);
 
-/* Wait on sched->ev until @cond (evaluated under the lock) holds. */
+/*
+ * Wait on sched->ev until @cond (evaluated under the lock) holds. The
+ * waiter is announced before @cond is read: the run token is given back
+ * without the lock (a direct run), so a release between the check and
+ * the announcement would otherwise wake nobody.
+ */
 #define nvl_sched_wait_locked(sched, cond)                                     \
 	do {                                                                   \
-		while (!(cond)) {                                              \
+		for (;;) {                                                     \
 			uint32_t seq_ = nvl_sched_event_prepare(&(sched)->ev); \
+			if (cond) {                                            \
+				nvl_sched_event_cancel(&(sched)->ev);          \
+				break;                                         \
+			}                                                      \
 			nvl_mutex_unlock(&(sched)->lock);                      \
 			nvl_sched_event_wait(&(sched)->ev, seq_,               \
 					     NVL_TIMEOUT_INFINITE);            \

@@ -447,13 +447,50 @@ static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
 		t->overflow--;
 }
 
-static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
+/*
+ * The common acquisition: a class with an id, no reclaim flag, every edge
+ * it adds already known (a blocking lock: from each held class, and from
+ * "fence_signalling" inside a section). One pass over the held stack
+ * checks the edges and finds the class's slot; nothing is written but the
+ * slot. Return: false when acquire_ip() must take the full path.
+ */
+static inline bool acquire_fast(struct checker_thread *t,
+				struct nvl_lock_class *cls, bool trylock,
+				const void *ip)
 {
-	struct checker_thread *t = &ctls;
+	unsigned id = atomic_load_explicit(&cls->id, memory_order_acquire);
+	int slot = -1;
+
+	if (!id || (cls->flags & NVL_LOCK_RECLAIM))
+		return false;
+	if (!trylock && t->depth > 0 &&
+	    !has_edge(class_id(&fence_map_class), id))
+		return false;
+	for (int i = t->nheld - 1; i >= 0; i--) {
+		unsigned h = t->held[i].id;
+
+		if (!trylock && h && h != id && !has_edge(h, id))
+			return false;
+		if (slot < 0 && t->held[i].cls == cls)
+			slot = i;
+	}
+	if (slot >= 0)
+		t->held[slot].count++;
+	else if (t->nheld < MAX_HELD)
+		t->held[t->nheld++] = (struct held){
+			.cls = cls, .id = id, .count = 1, .ip = ip};
+	else
+		t->overflow++;
+	return true;
+}
+
+/* every other acquisition: new edges, reclaim classes, a class's first use */
+static void __attribute__((noinline))
+acquire_slow(struct checker_thread *t, struct nvl_lock_class *cls, bool trylock,
+	     const void *ip)
+{
 	unsigned id;
 
-	if (get_mode() == NVL_CHECKER_OFF || t->busy)
-		return;
 	t->busy = true;
 	id = class_id(cls);
 	if (t->depth > 0 && (cls->flags & NVL_LOCK_RECLAIM)) {
@@ -473,6 +510,18 @@ static void acquire_ip(struct nvl_lock_class *cls, bool trylock, const void *ip)
 		add_edge(class_id(&reclaim_class), id);
 	push_held(t, cls, id, ip);
 	t->busy = false;
+}
+
+static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
+			      const void *ip)
+{
+	struct checker_thread *t = &ctls;
+
+	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	if (likely(acquire_fast(t, cls, trylock, ip)))
+		return;
+	acquire_slow(t, cls, trylock, ip);
 }
 
 /**
@@ -736,24 +785,28 @@ void nvl_checker_reset(void)
 
 void nvl_mutex_init(struct nvl_mutex *m, struct nvl_lock_class *cls)
 {
-	pthread_mutex_init(&m->mutex, NULL);
+	nvl_flock_init(&m->lock);
 	m->cls = cls;
 }
 
 void nvl_mutex_destroy(struct nvl_mutex *m)
 {
-	pthread_mutex_destroy(&m->mutex);
+	(void)m;
 }
 
 void nvl_mutex_lock(struct nvl_mutex *m)
 {
 	acquire_ip(m->cls, false, __builtin_return_address(0));
-	pthread_mutex_lock(&m->mutex);
+	nvl_flock_lock(&m->lock);
 }
 
 bool nvl_mutex_trylock(struct nvl_mutex *m)
 {
-	if (pthread_mutex_trylock(&m->mutex))
+	uint32_t free_ = 0;
+
+	if (!atomic_compare_exchange_strong_explicit(&m->lock.v, &free_, 1,
+						     memory_order_acquire,
+						     memory_order_relaxed))
 		return false;
 	acquire_ip(m->cls, true, __builtin_return_address(0));
 	return true;
@@ -762,5 +815,5 @@ bool nvl_mutex_trylock(struct nvl_mutex *m)
 void nvl_mutex_unlock(struct nvl_mutex *m)
 {
 	nvl_checker_lock_release(m->cls);
-	pthread_mutex_unlock(&m->mutex);
+	nvl_flock_unlock(&m->lock);
 }

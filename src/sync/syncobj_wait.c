@@ -56,8 +56,12 @@ struct wait_entry {
 
 enum peek { PEEK_DONE, PEEK_PENDING, PEEK_NOFENCE, PEEK_UNKNOWN };
 
-/* Lock-held peek at one entry; obj->lock taken briefly. */
-static enum peek peek(struct nvl_syncobj *obj, uint64_t point, uint32_t flags)
+/*
+ * Lock-held peek at one entry; obj->lock taken briefly. A pending fence
+ * is also returned in @ref with a reference, if @ref is given.
+ */
+static enum peek peek(struct nvl_syncobj *obj, uint64_t point, uint32_t flags,
+		      struct nvl_fence **ref)
 {
 	enum peek p;
 	struct nvl_fence *f;
@@ -77,14 +81,22 @@ static enum peek peek(struct nvl_syncobj *obj, uint64_t point, uint32_t flags)
 		p = PEEK_DONE;
 	else
 		p = PEEK_PENDING;
+	if (p == PEEK_PENDING && ref)
+		*ref = nvl_fence_get(f);
 	nvl_flock_unlock(&obj->lock);
 	return p;
 }
 
-/* Return: 1 decided with *ret set, 0 needs the slow path. */
+/*
+ * Return: 1 decided with *ret set, 0 needs the slow path. With @pending
+ * given (one entry, no point), the fence the entry waits for is returned
+ * there with a reference when it is pending (then 0): the caller waits on
+ * it without looking the handle up again.
+ */
 static int fast_path(struct nvl_client *client, const uint32_t *handles,
 		     const uint64_t *points, uint32_t count, uint32_t flags,
-		     uint32_t *first_signaled, int *ret)
+		     uint32_t *first_signaled, int *ret,
+		     struct nvl_fence **pending)
 {
 	uint32_t first = UINT32_MAX, done = 0, unknown_at = UINT32_MAX;
 	uint32_t nofence_at = UINT32_MAX;
@@ -100,7 +112,7 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 			unknown_at = i;
 			break;
 		}
-		p = peek(obj, points ? points[i] : 0, flags);
+		p = peek(obj, points ? points[i] : 0, flags, pending);
 		if (p == PEEK_DONE) {
 			done++;
 			if (first == UINT32_MAX)
@@ -353,11 +365,36 @@ out:
 	return ret;
 }
 
+/* the fences path's wait for the one entry's pending fence @f (put here) */
+static int wait_one(struct nvl_fence *f, int64_t abs_timeout_ns, uint32_t flags,
+		    uint32_t *first_signaled)
+{
+	int r;
+
+	if (flags & NVL_SYNCOBJ_WAIT_DEADLINE)
+		nvl_fence_set_deadline(f, abs_timeout_ns);
+	r = nvl_fence_wait_flags(f, abs_timeout_ns,
+				 (flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+					 ? NVL_FENCE_WAIT_INTERRUPTIBLE
+					 : 0);
+	nvl_fence_put(f);
+	if (r == -EINTR)
+		return nvl_error(-EINTR, "syncobj: wait interrupted by a "
+					 "signal");
+	if (r)
+		return -ETIME;
+	if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
+		*first_signaled = 0;
+	return 0;
+}
+
 NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
 			     const uint64_t *points, uint32_t count,
 			     int64_t abs_timeout_ns, uint32_t flags,
 			     uint32_t *first_signaled)
 {
+	struct nvl_fence *pending = NULL;
+	bool one;
 	int ret;
 
 	if (!client)
@@ -375,9 +412,15 @@ NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
 	nvl_syncobj_register_kind();
 	/* Recorded on entry, also for a wait decided at once (checker.h). */
 	nvl_fence_wait_annotate_until(abs_timeout_ns);
+	/* one entry without a point: its pending fence straight from the
+	 * lookup (what the fences path would resolve) */
+	one = count == 1 && !(points && points[0]) &&
+	      !(flags & NVL_SYNCOBJ_WAIT_AVAILABLE);
 	if (fast_path(client, handles, points, count, flags, first_signaled,
-		      &ret))
+		      &ret, one ? &pending : NULL))
 		return ret;
+	if (pending)
+		return wait_one(pending, abs_timeout_ns, flags, first_signaled);
 	/* (a deadline hint goes to every fence before the wait: slow path) */
 	if ((count == 1 || ((flags & NVL_SYNCOBJ_WAIT_ALL) &&
 			    !(flags & NVL_SYNCOBJ_WAIT_DEADLINE))) &&

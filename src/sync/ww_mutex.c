@@ -2,8 +2,8 @@
 /*
  * DOC: Wound/wait mutexes
  *
- * Each mutex is a flag plus a condition variable under a small internal
- * mutex. A context that must wait for a lock held by a *younger* context
+ * Each mutex is a flag plus a futex word its sleepers wait on, under a
+ * small internal lock (sync/flock.h). A context that must wait for a lock held by a *younger* context
  * wounds it (sets its `wounded` flag and wakes it if it sleeps on another
  * mutex); a wounded context that holds locks gives up with -EDEADLK at its
  * next contended acquisition. Waking a sleeping victim is race-free: the
@@ -18,14 +18,15 @@
 #include <errno.h>
 
 #include "base/log.h"
+#include "base/time.h"
 #include "sync/ww_mutex.h"
 
 static atomic_uint_fast64_t ww_stamp = 1;
 
 void nvl_ww_mutex_init(struct nvl_ww_mutex *m, struct nvl_lock_class *cls)
 {
-	pthread_mutex_init(&m->wait_lock, NULL);
-	pthread_cond_init(&m->cond, NULL);
+	nvl_flock_init(&m->wait_lock);
+	atomic_init(&m->seq, 0);
 	m->waiters = 0;
 	m->locked = false;
 	m->ctx = NULL;
@@ -36,8 +37,6 @@ void nvl_ww_mutex_init(struct nvl_ww_mutex *m, struct nvl_lock_class *cls)
 void nvl_ww_mutex_destroy(struct nvl_ww_mutex *m)
 {
 	(void)NVL_NEVER(m->locked);
-	pthread_cond_destroy(&m->cond);
-	pthread_mutex_destroy(&m->wait_lock);
 }
 
 void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
@@ -69,11 +68,35 @@ static struct nvl_ww_mutex *wound(struct nvl_ww_mutex *m)
 	return atomic_load(&victim->blocked_on);
 }
 
+/* wake every sleeper of @m (@m->wait_lock held) */
+static void wake_all_locked(struct nvl_ww_mutex *m)
+{
+	atomic_fetch_add_explicit(&m->seq, 1, memory_order_relaxed);
+	nvl_futex_wake_all(&m->seq);
+}
+
+/*
+ * Sleep until a wake-up of @m (@m->wait_lock held, dropped while asleep,
+ * held again on return). The word is read under the lock and every
+ * wake-up changes it under the lock: one that comes after the read makes
+ * the futex wait return at once.
+ */
+static void sleep_locked(struct nvl_ww_mutex *m)
+{
+	uint32_t seq = atomic_load_explicit(&m->seq, memory_order_relaxed);
+
+	m->waiters++;
+	nvl_flock_unlock(&m->wait_lock);
+	(void)nvl_futex_wait(&m->seq, seq, NVL_TIMEOUT_INFINITE);
+	nvl_flock_lock(&m->wait_lock);
+	m->waiters--;
+}
+
 static void wake_victim(struct nvl_ww_mutex *b)
 {
-	pthread_mutex_lock(&b->wait_lock);
-	pthread_cond_broadcast(&b->cond);
-	pthread_mutex_unlock(&b->wait_lock);
+	nvl_flock_lock(&b->wait_lock);
+	wake_all_locked(b);
+	nvl_flock_unlock(&b->wait_lock);
 }
 
 /* pthread_t is an integer (glibc, musl): the id held_by_me compares */
@@ -97,14 +120,14 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 	if (ctx && ctx->acquired == 0)
 		atomic_store(&ctx->wounded, false);
 	nvl_checker_lock_acquire(m->cls, false);
-	pthread_mutex_lock(&m->wait_lock);
+	nvl_flock_lock(&m->wait_lock);
 	for (;;) {
 		if (!m->locked) {
 			take(m, ctx);
 			break;
 		}
 		if (ctx && m->ctx == ctx) {
-			pthread_mutex_unlock(&m->wait_lock);
+			nvl_flock_unlock(&m->wait_lock);
 			nvl_checker_lock_release(m->cls);
 			return -EALREADY;
 		}
@@ -113,7 +136,7 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 			if (!slow && ctx->acquired > 0 &&
 			    atomic_load(&ctx->wounded)) {
 				atomic_store(&ctx->blocked_on, NULL);
-				pthread_mutex_unlock(&m->wait_lock);
+				nvl_flock_unlock(&m->wait_lock);
 				nvl_checker_lock_release(m->cls);
 				return -EDEADLK;
 			}
@@ -122,20 +145,18 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 
 				if (b && b != m) {
 					/* never nest two wait_locks */
-					pthread_mutex_unlock(&m->wait_lock);
+					nvl_flock_unlock(&m->wait_lock);
 					wake_victim(b);
-					pthread_mutex_lock(&m->wait_lock);
+					nvl_flock_lock(&m->wait_lock);
 					continue;
 				}
 			}
 		}
-		m->waiters++;
-		pthread_cond_wait(&m->cond, &m->wait_lock);
-		m->waiters--;
+		sleep_locked(m);
 	}
 	if (ctx)
 		atomic_store(&ctx->blocked_on, NULL);
-	pthread_mutex_unlock(&m->wait_lock);
+	nvl_flock_unlock(&m->wait_lock);
 	return 0;
 }
 
@@ -159,11 +180,11 @@ bool nvl_ww_mutex_trylock(struct nvl_ww_mutex *m,
 {
 	bool ok;
 
-	pthread_mutex_lock(&m->wait_lock);
+	nvl_flock_lock(&m->wait_lock);
 	ok = !m->locked;
 	if (ok)
 		take(m, ctx);
-	pthread_mutex_unlock(&m->wait_lock);
+	nvl_flock_unlock(&m->wait_lock);
 	if (ok)
 		nvl_checker_lock_acquire(m->cls, true);
 	return ok;
@@ -172,7 +193,7 @@ bool nvl_ww_mutex_trylock(struct nvl_ww_mutex *m,
 void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
 {
 	nvl_checker_lock_release(m->cls);
-	pthread_mutex_lock(&m->wait_lock);
+	nvl_flock_lock(&m->wait_lock);
 	(void)NVL_NEVER(!m->locked);
 	if (m->ctx)
 		m->ctx->acquired--;
@@ -180,17 +201,17 @@ void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
 	m->ctx = NULL;
 	atomic_store_explicit(&m->owner, 0, memory_order_relaxed);
 	if (m->waiters)
-		pthread_cond_broadcast(&m->cond);
-	pthread_mutex_unlock(&m->wait_lock);
+		wake_all_locked(m);
+	nvl_flock_unlock(&m->wait_lock);
 }
 
 bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m)
 {
 	bool l;
 
-	pthread_mutex_lock(&m->wait_lock);
+	nvl_flock_lock(&m->wait_lock);
 	l = m->locked;
-	pthread_mutex_unlock(&m->wait_lock);
+	nvl_flock_unlock(&m->wait_lock);
 	return l;
 }
 

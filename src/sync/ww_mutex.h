@@ -18,6 +18,7 @@
 
 #include "base/compiler.h"
 #include "sync/checker.h"
+#include "sync/flock.h"
 
 struct nvl_ww_mutex;
 
@@ -40,8 +41,11 @@ struct nvl_ww_acquire_ctx {
 /**
  * struct nvl_ww_mutex - a wound/wait mutex.
  * @wait_lock: protects the fields below (@owner is also read without it)
- * @cond: sleepers
- * @waiters: threads asleep on @cond (unlock broadcasts only if any)
+ * @seq: the sleepers' futex word: a sleeper reads it under @wait_lock and
+ *       sleeps while it is unchanged; a wake-up increments it under
+ *       @wait_lock, so no wake-up is lost (a condition variable's role,
+ *       without its cost)
+ * @waiters: threads asleep on @seq (unlock wakes only if any)
  * @locked: held?
  * @ctx: holder's context (NULL when taken without one)
  * @owner: the holding thread's pthread_self() while @locked, 0 when free
@@ -51,8 +55,8 @@ struct nvl_ww_acquire_ctx {
  * @cls: lock class for the checker
  */
 struct nvl_ww_mutex {
-	pthread_mutex_t wait_lock;
-	pthread_cond_t cond;
+	struct nvl_flock wait_lock;
+	_Atomic uint32_t seq;
 	unsigned waiters;
 	bool locked;
 	struct nvl_ww_acquire_ctx *ctx;

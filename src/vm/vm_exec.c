@@ -7,7 +7,8 @@
  * external BO on the VM's extobj list, with wound/wait retry, through the
  * sync layer's exec helper; then validates the evicted BOs. The extobj list
  * is snapshotted (with object references) under the global gem lock, since
- * taking a reservation lock may block.
+ * taking a reservation lock may block: on the stack for up to 8 external
+ * objects (no allocation per exec), in an allocated array beyond.
  */
 #include <errno.h>
 
@@ -18,18 +19,27 @@
 #include "vm/gpuvm.h"
 #include "vm/vm_exec.h"
 
-static int snapshot(struct nvl_gpuvm *vm, struct nvl_gem_object ***objs_out,
-		    size_t *n_out)
+/* external objects snapshotted on the stack: no allocation per exec */
+#define SNAP_INLINE 8
+
+/*
+ * Snapshot the extobj list with a reference on each object into @inl (room
+ * for SNAP_INLINE) when it fits, else into an array allocated here. The
+ * list is read under the global gem lock; the count may change between an
+ * allocation and the next look, hence the loop.
+ */
+static int snapshot(struct nvl_gpuvm *vm, struct nvl_gem_object **inl,
+		    struct nvl_gem_object ***objs_out, size_t *n_out)
 {
-	struct nvl_gem_object **objs = NULL;
-	size_t n, i;
+	struct nvl_gem_object **objs = inl;
+	size_t room = SNAP_INLINE, n, i;
 
 	for (;;) {
 		struct nvl_gpuvm_bo *vm_bo;
 
 		nvl_gpuvm_gem_lock();
 		n = vm->nr_extobj;
-		if (objs && n <= *n_out) {
+		if (n <= room) {
 			i = 0;
 			nvl_list_for_each_entry (vm_bo, &vm->extobj,
 						 extobj_link) {
@@ -42,18 +52,19 @@ static int snapshot(struct nvl_gpuvm *vm, struct nvl_gem_object ***objs_out,
 			return 0;
 		}
 		nvl_gpuvm_gem_unlock();
-		nvl_free(objs);
-		objs = nvl_calloc(n ? n : 1, sizeof(*objs));
+		if (objs != inl)
+			nvl_free(objs);
+		objs = nvl_calloc(n, sizeof(*objs));
 		if (!objs)
 			return -ENOMEM;
-		*n_out = n;
+		room = n;
 	}
 }
 
 int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm, struct nvl_exec *exec,
 			      unsigned int num_fences)
 {
-	struct nvl_gem_object **objs;
+	struct nvl_gem_object *inl[SNAP_INLINE], **objs;
 	size_t n = 0;
 	int ret = 0;
 
@@ -62,7 +73,7 @@ int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm, struct nvl_exec *exec,
 		if (ret)
 			return ret;
 	}
-	ret = snapshot(vm, &objs, &n);
+	ret = snapshot(vm, inl, &objs, &n);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n; i++) {
@@ -71,7 +82,8 @@ int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm, struct nvl_exec *exec,
 						   num_fences);
 		nvl_gem_put(objs[i]);
 	}
-	nvl_free(objs);
+	if (objs != inl)
+		nvl_free(objs);
 	return ret;
 }
 

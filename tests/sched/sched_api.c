@@ -3,6 +3,7 @@
  * Scheduler API: bad input, allocation failures, job lifecycle, errors on
  * finished fences, the direct-run path and the signalling sections.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "sched_t.h"
@@ -349,6 +350,85 @@ static void idle_push_runs_directly_in_a_signalling_section(void **state)
 	nvl_sched_null_destroy(ring2);
 }
 
+/*
+ * A push while a direct run holds the run token (the token is given back
+ * without the scheduler lock): the pusher cannot run its job and queues no
+ * work itself, so the holder must look again when it lets go. A helper
+ * thread pushes a job of another entity from inside the first job's
+ * run_job(); without that second look the job would wait forever.
+ */
+struct handoff {
+	struct t_log log;
+	struct nvl_sched_null_job *j2;
+	struct nvl_fence *f2;
+	pthread_t run1; /* the thread that ran job 1 */
+	atomic_int go, pushed, push_ret;
+};
+
+static void *push_on_go(void *arg)
+{
+	struct handoff *h = arg;
+
+	while (!atomic_load(&h->go))
+		t_sleep_ms(1);
+	h->f2 = nvl_fence_get(nvl_sched_job_finished(&h->j2->base));
+	atomic_store(&h->push_ret, nvl_sched_entity_push_job(&h->j2->base));
+	atomic_store(&h->pushed, 1);
+	return NULL;
+}
+
+static void handoff_hook(struct nvl_sched_null_job *job, void *arg)
+{
+	struct handoff *h = arg;
+	int64_t until = nvl_time_ns() + 5 * NVL_NSEC_PER_SEC;
+
+	t_log_hook(job, &h->log);
+	if (job->tag != 1)
+		return;
+	h->run1 = pthread_self();
+	atomic_store(&h->go, 1);
+	while (!atomic_load(&h->pushed) && nvl_time_ns() < until)
+		sched_yield();
+}
+
+static void push_during_a_direct_run_is_not_lost(void **state)
+{
+	struct handoff h = {0};
+	struct nvl_sched_null_args a = {.credit_limit = 4,
+					.name = "handoff",
+					.on_run = handoff_hook,
+					.on_run_arg = &h};
+	struct nvl_sched_null *ring = NULL;
+	struct nvl_sched_entity e, e2;
+	struct nvl_fence *f1;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(nvl_sched_null_create(&a, &ring), 0);
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, ring);
+	h.j2 = t_job(ring, &e2, 1, 0, 2);
+	assert_int_equal(nvl_sched_job_arm(&h.j2->base), 0);
+	assert_int_equal(pthread_create(&th, NULL, push_on_go, &h), 0);
+	/* runs directly here; job 2 is pushed while this run holds the
+	 * token */
+	f1 = t_arm_push(t_job(ring, &e, 1, 0, 1));
+	assert_int_equal(atomic_load(&h.pushed), 1);
+	assert_int_equal(atomic_load(&h.push_ret), 0);
+	assert_int_equal(h.log.tags[0], 1);
+	assert_true(pthread_equal(h.run1, pthread_self()));
+	assert_int_equal(t_wait(f1), 1);
+	assert_int_equal(t_wait(h.f2), 1);
+	assert_int_equal(atomic_load(&h.log.n), 2);
+	assert_int_equal(h.log.tags[1], 2);
+	pthread_join(th, NULL);
+	nvl_fence_put(f1);
+	nvl_fence_put(h.f2);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_entity_fini(&e2);
+	nvl_sched_null_destroy(ring);
+}
+
 static NVL_LOCK_CLASS(taken_in_section_class, "test_taken_in_section", 0);
 static NVL_LOCK_CLASS(plain_class, "test_plain", 0);
 
@@ -476,6 +556,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(finished_fence_carries_the_job_error),
 	cmocka_unit_test(idle_push_runs_directly_in_a_signalling_section),
 	cmocka_unit_test(direct_run_only_where_the_checker_proves_it_safe),
+	cmocka_unit_test(push_during_a_direct_run_is_not_lost),
 	cmocka_unit_test(scheduled_signals_before_finished),
 	cmocka_unit_test(allocation_in_run_job_is_caught_by_the_checker),
 };

@@ -927,8 +927,68 @@ static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 	fx_fini(&f);
 }
 
+/*
+ * More external objects than the snapshot's stack room (8, vm_exec.c): the
+ * allocated path locks each once too, and fails cleanly at every
+ * allocation.
+ */
+static void exec_lock_beyond_the_inline_snapshot(void **state)
+{
+	enum { N = 11 };
+	struct fixture f;
+	struct model m = {0};
+	struct nvl_resv vm_resv, r[N];
+	struct nvl_gem_object *e[N];
+	struct nvl_exec exec;
+
+	(void)state;
+	fx_init(&f);
+	nvl_resv_init(&vm_resv);
+	f.vm->resv = &vm_resv;
+	for (int i = 0; i < N; i++) {
+		struct cop c = {C_MAP, 10 + 4 * i, 2, NULL, 0, 0};
+
+		nvl_resv_init(&r[i]);
+		e[i] = tobj_new(64 * PG, &r[i]);
+		c.obj = e[i];
+		assert_int_equal(core_call(&f, &m, &c, 1), 0);
+	}
+	assert_int_equal(nvl_gpuvm_extobj_count(f.vm), N);
+	assert_int_equal(nvl_gpuvm_exec_lock(f.vm, &exec, 1), 0);
+	assert_int_equal(exec.num_objects, N + 1);
+	for (int i = 0; i < N; i++)
+		assert_true(nvl_ww_mutex_held_by_me(&r[i].lock));
+	nvl_exec_fini(&exec);
+	for (int i = 0; i < N; i++)
+		assert_false(nvl_ww_mutex_is_locked(&r[i].lock));
+	for (unsigned long k = 1;; k++) {
+		nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+		int ret = nvl_gpuvm_exec_lock(f.vm, &exec, 1);
+
+		nvl_fault_off();
+		for (int i = 0; ret && i < N; i++)
+			assert_false(nvl_ww_mutex_is_locked(&r[i].lock));
+		if (!ret) {
+			nvl_exec_fini(&exec);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		assert_true(k < 80);
+	}
+	struct cop u = {C_UNMAP, 0, MRES_START};
+
+	assert_int_equal(core_call(&f, &m, &u, 1), 0);
+	for (int i = 0; i < N; i++) {
+		nvl_gem_put(e[i]);
+		nvl_resv_fini(&r[i]);
+	}
+	nvl_resv_fini(&vm_resv);
+	fx_fini(&f);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(exec_lock_takes_vm_resv_and_each_extobj_once),
+	cmocka_unit_test(exec_lock_beyond_the_inline_snapshot),
 	cmocka_unit_test(exact_overlap_same_bo_gives_unmap_keep_then_map),
 	cmocka_unit_test(front_cut_keeps_next_with_offset_advanced),
 	cmocka_unit_test(back_cut_keeps_prev_and_keep_hint_follows_offsets),
