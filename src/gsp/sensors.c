@@ -59,6 +59,7 @@ struct sctl {
 	void *n; /* the neutral parameters */
 	uint8_t *wire;
 	size_t size;
+	size_t in; /* bytes the multi control's command carries; 0: all */
 	int ret; /* 0, -EOPNOTSUPP (fields absent) or an error */
 	uint8_t *msg; /* the request, framed by the version's layer */
 	uint8_t *rep; /* the reply, in the same allocation */
@@ -157,12 +158,14 @@ out:
 }
 
 /*
- * nvl_gsp_rm_control() on @params (@size bytes) that have the version's
- * GSP_RM_CONTROL header's room before them: framed, sent and answered in
- * place (no message allocated, the params neither copied in nor out).
+ * nvl_gsp_rm_control() on @params that have the version's GSP_RM_CONTROL
+ * header's room before them: framed, sent and answered in place (no
+ * message allocated, the params neither copied in nor out). The command
+ * carries @in bytes of params, the reply @size (the multi control's
+ * entries with an inSize come back whole).
  */
 static int control_in_place(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
-			    uint8_t *params, size_t size)
+			    uint8_t *params, size_t in, size_t size)
 {
 	size_t hdr = nvl_gsp_rm_control_hdr(gsp), got = 0;
 	uint32_t client = nvl_gsp_rm_client_of(gsp, hobject);
@@ -172,17 +175,27 @@ static int control_in_place(struct nvl_gsp *gsp, uint32_t hobject, uint32_t cmd,
 	if (!client)
 		return nvl_error(-ENOENT, "sensors: subdevice %#x unknown",
 				 hobject);
-	if (size > NVL_GSP_MSG_MAX - hdr)
+	if (size > NVL_GSP_MSG_MAX - hdr || in > size)
 		return nvl_error(-EINVAL, "sensors: %zu bytes of controls",
 				 size);
-	ret = nvl_gsp_rm_control_frame(gsp, client, hobject, cmd, NULL, size,
+	ret = nvl_gsp_rm_control_frame(gsp, client, hobject, cmd, NULL, in,
 				       msg);
 	if (!ret)
 		ret = nvl_gsp_rpc(gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg,
-				  hdr + size, msg, hdr + size, &got,
+				  hdr + in, msg, hdr + size, &got,
 				  NVL_GSP_REPLY_RECV, 0);
-	if (!ret)
+	/* a refusal (a firmware without the multi control, a malformed
+	 * one) comes back at the command's size */
+	if (!ret && in != size && got == hdr + in) {
+		ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, NULL, in);
+		if (!ret)
+			ret = nvl_error(-EPROTO,
+					"gsp: RM control %#x reply of %zu "
+					"bytes, expected %zu",
+					cmd, got, hdr + size);
+	} else if (!ret) {
 		ret = nvl_gsp_rm_control_parse(gsp, cmd, msg, got, NULL, size);
+	}
 	return ret;
 }
 
@@ -208,12 +221,13 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 	struct gspabi_multi_entry e = {
 		.present = v->structs[GSPABI_S_MULTI_ENTRY].fields};
 	unsigned idx[GSPABI_K_NVL2080_CTRL_MULTI_CONTROL_MAX], m = 0;
-	size_t total;
+	bool has_in = e.present & GSPABI_MULTI_ENTRY_HAS_INSIZE;
+	size_t total, in_total;
 	int ret;
 
 	if (!buf || !hs->present || !v->structs[GSPABI_S_MULTI_ENTRY].present)
 		return -EOPNOTSUPP;
-	total = hs->wire_size;
+	total = in_total = hs->wire_size;
 	for (unsigned i = 0; i < n; i++) {
 		if (c[i].ret)
 			continue;
@@ -227,6 +241,7 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 					 c[i].cmd);
 		e.cmd = c[i].cmd;
 		e.paramsSize = (uint32_t)c[i].size;
+		e.inSize = has_in ? (uint32_t)c[i].in : 0;
 		ret = gspabi_multi_control_entries_set(v, &h, m, &e);
 		if (ret)
 			return nvl_error(-EPROTO,
@@ -234,6 +249,7 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 					 v->tag, m);
 		idx[m++] = i;
 		total += PAD8(c[i].size);
+		in_total += e.inSize ? e.inSize : PAD8(c[i].size);
 	}
 	if (!m)
 		return 0;
@@ -242,9 +258,23 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 		return nvl_error(-EPROTO,
 				 "sensors: %s: multi control does not pack",
 				 v->tag);
+	/* the command: each entry's first inSize bytes after the previous
+	 * one's (each moves down, never over one not yet moved); the
+	 * reply comes back with every entry whole, in its place */
+	if (in_total != total) {
+		uint8_t *at = buf + hs->wire_size;
+
+		for (unsigned k = 0; k < m; k++) {
+			struct sctl *ci = &c[idx[k]];
+			size_t len = ci->in ? ci->in : PAD8(ci->size);
+
+			memmove(at, ci->wire, len);
+			at += len;
+		}
+	}
 	ret = control_in_place(gsp, hsub,
 			       GSPABI_K_CONTROL_NVL2080_CTRL_CMD_MULTI_CONTROL,
-			       buf, total);
+			       buf, in_total, total);
 	if (ret) {
 		if (ret == -EOPNOTSUPP)
 			atomic_store(&gsp->no_multi_control, true);
@@ -275,6 +305,28 @@ static int multi(struct nvl_gsp *gsp, uint32_t hsub, struct sctl *c, unsigned n,
 			ret = ci->ret;
 	}
 	return ret;
+}
+
+/*
+ * The bytes of @c's params before element @used of its array field @bit,
+ * padded to 8, when that array ends the version's struct (what follows
+ * element @used is then output only, or slots the firmware does not
+ * touch, zero in the command either way): the multi control's inSize.
+ * 0 (send them all) when the layout is otherwise or nothing is saved.
+ */
+static size_t in_before(const struct gspabi_version *v, const struct sctl *c,
+			uint64_t bit, enum gspabi_struct_id elem, uint32_t used)
+{
+	const struct gspabi_struct_ops *s = &v->structs[c->id];
+	unsigned f = (unsigned)__builtin_ctzll(bit);
+	size_t esz = v->structs[elem].wire_size, in;
+
+	if (c->ret || !s->offsets || !s->counts || !(s->fields & bit) ||
+	    s->offsets[f] == UINT32_MAX || used > s->counts[f] ||
+	    s->offsets[f] + (size_t)s->counts[f] * esz != c->size)
+		return 0;
+	in = PAD8(s->offsets[f] + (size_t)used * esz);
+	return in < PAD8(c->size) ? in : 0;
 }
 
 /* ---- thermal: one instruction list ---------------------------------------- */
@@ -584,6 +636,34 @@ static void read_parse(const struct gspabi_version *v, const struct sread *r,
 	}
 }
 
+/*
+ * Pack the controls of @r into the wire images from @wire0 (zeroed) on;
+ * *@at: their end. Each one's inSize for the multi control: the samples
+ * ring is output only, and the instruction list's slots past the used
+ * ones are neither read nor written by the firmware.
+ */
+static int read_pack(const struct gspabi_version *v, const struct sread *r,
+		     struct sctl *c, uint8_t *wire0, uint8_t **at)
+{
+	int ret = 0;
+
+	*at = wire0;
+	for (unsigned i = 0; !ret && i < C_NR; i++) {
+		c[i].ret = 0;
+		ret = sctl_pack(v, &c[i], at);
+		if (ret == -EOPNOTSUPP)
+			ret = 0; /* the version lacks it: its fields absent */
+	}
+	c[C_UTIL].in = in_before(v, &c[C_UTIL], GSPABI_UTIL_SAMPLES_HAS_SAMPLES,
+				 GSPABI_S_UTIL_SAMPLE, 0);
+	if (r->thermal.present & GSPABI_THERMAL_EXEC_HAS_INSTRUCTIONLISTSIZE)
+		c[C_THERMAL].in = in_before(
+			v, &c[C_THERMAL],
+			GSPABI_THERMAL_EXEC_HAS_INSTRUCTIONLIST,
+			GSPABI_S_THERMAL_INS, r->thermal.instructionListSize);
+	return ret;
+}
+
 int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 			 struct nvl_sensors *out)
 {
@@ -627,11 +707,8 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	ret = read_prepare(v, r);
 	wire0 = r->wire + PAD8(mhdr);
 	at = wire0;
-	for (unsigned i = 0; !ret && i < C_NR; i++) {
-		ret = sctl_pack(v, &c[i], &at);
-		if (ret == -EOPNOTSUPP)
-			ret = 0; /* the version lacks it: its fields absent */
-	}
+	if (!ret)
+		ret = read_pack(v, r, c, wire0, &at);
 	/* one round trip where the firmware batches; else five in flight */
 	if (!ret)
 		ret = atomic_load(&gsp->no_multi_control)
@@ -641,8 +718,14 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 							      [GSPABI_S_MULTI_CONTROL]
 								      .wire_size
 					   : NULL);
-	if (ret == -EOPNOTSUPP)
-		ret = batch(gsp, hsub, c, C_NR);
+	if (ret == -EOPNOTSUPP) {
+		/* the multi control's command may have moved the wire
+		 * images: packed again, from zero */
+		memset(wire0, 0, (size_t)(at - wire0));
+		ret = read_pack(v, r, c, wire0, &at);
+		if (!ret)
+			ret = batch(gsp, hsub, c, C_NR);
+	}
 	for (unsigned i = 0; !ret && i < C_NR; i++)
 		if (!c[i].ret &&
 		    gspabi_unpack(v, c[i].id, c[i].wire, c[i].size, c[i].n))

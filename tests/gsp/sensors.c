@@ -619,6 +619,60 @@ static int multi_pstate(struct kit *k, struct sub_tree *t, uint32_t n,
 	return ret;
 }
 
+/* the samples control, then PERF_GET_CURRENT_PSTATE */
+struct multi_util {
+	NVL2080_CTRL_MULTI_CONTROL_PARAMS h;
+	NV2080_CTRL_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2_PARAMS u;
+	NV2080_CTRL_PERF_GET_CURRENT_PSTATE_PARAMS p;
+	uint32_t pad;
+};
+
+/*
+ * struct multi_util as a multi control whose command carries the samples
+ * control's first @in bytes (its inSize; 0: all) and the P-state's 8,
+ * less @cut bytes; the reply, whole, in *@m. Its result.
+ */
+static int multi_util_in(struct kit *k, struct sub_tree *t, uint32_t in,
+			 size_t cut, struct multi_util *m)
+{
+	size_t hdr = nvl_gsp_rm_control_hdr(k->gsp), got = 0, sent;
+	uint8_t *msg =
+		calloc(1, hdr + sizeof(*m) + 16); /* + an inSize too big */
+	struct multi_util *w = (void *)(msg + hdr);
+	size_t keep = in ? in : sizeof(w->u);
+	int ret;
+
+	assert_non_null(msg);
+	assert_int_equal(sizeof(w->u) % 8, 0);
+	w->h.count = 2;
+	w->h.entries[0].cmd =
+		NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2;
+	w->h.entries[0].paramsSize = sizeof(w->u);
+	w->h.entries[0].inSize = in;
+	w->h.entries[1].cmd = NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE;
+	w->h.entries[1].paramsSize = sizeof(w->p);
+	w->u.type = NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
+	w->u.bufSize = sizeof(w->u.samples);
+	/* the command: the samples' first bytes, the P-state's right after */
+	memmove((uint8_t *)&w->u + keep, &w->p, 8);
+	sent = sizeof(w->h) + keep + 8 - cut;
+	ret = nvl_gsp_rm_control_frame(
+		k->gsp, nvl_gsp_rm_client_of(k->gsp, t->sub), t->sub,
+		NVL2080_CTRL_CMD_MULTI_CONTROL, NULL, sent, msg);
+	if (!ret)
+		ret = nvl_gsp_rpc(k->gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg,
+				  hdr + sent, msg, hdr + sizeof(*m) + 16, &got,
+				  NVL_GSP_REPLY_RECV, 0);
+	/* refused: the reply is the command's size */
+	if (!ret)
+		ret = nvl_gsp_rm_control_parse(
+			k->gsp, NVL2080_CTRL_CMD_MULTI_CONTROL, msg, got, NULL,
+			got == hdr + sent ? sent : sizeof(*m));
+	memcpy(m, w, sizeof(*m));
+	free(msg);
+	return ret;
+}
+
 /*
  * A read is one GSP_RM_CONTROL (nouvelle's multi control, every entry
  * served as if sent alone); malformed multis are refused whole; a firmware
@@ -650,6 +704,38 @@ static void multi_control_read(void **state)
 	assert_int_equal(multi_pstate(&k, &t, 2, 1, 0, &st0), -EINVAL);
 	assert_int_equal(multi_pstate(&k, &t, 2, 99, 8, NULL), -EINVAL);
 	assert_int_equal(multi_pstate(&k, &t, 2, 99, 0, &st0), 0);
+	/* inSize: the samples control sent without its ring, the next
+	 * entry right after it, the reply whole and as the full command's */
+	{
+		struct multi_util a, b;
+		uint32_t off = offsetof(struct multi_util, u.samples) -
+			       offsetof(struct multi_util, u);
+
+		assert_int_equal(multi_util_in(&k, &t, off, 0, &a), 0);
+		assert_int_equal(a.h.entries[0].status, NV_OK);
+		assert_int_equal(a.h.entries[1].status, NV_OK);
+		assert_int_equal(a.u.count, 3); /* rd() twice, and this one */
+		assert_int_equal(a.u.tracker, 2);
+		assert_int_equal(a.u.samples[2].gr.util, s1.util_gpu);
+		assert_int_equal(a.p.currPstate,
+				 NV2080_CTRL_PERF_PSTATES_P(s1.pstate));
+		assert_int_equal(multi_util_in(&k, &t, 0, 0, &b), 0);
+		assert_int_equal(b.u.count, 4);
+		assert_memory_equal(&a.u.samples[2], &b.u.samples[2],
+				    sizeof(a.u.samples[2]));
+		assert_int_equal(b.p.currPstate, a.p.currPstate);
+		/* refused whole: not a multiple of 8, more than its params,
+		 * sizes that do not add up with it */
+		assert_int_equal(multi_util_in(&k, &t, off + 4, 0, &a),
+				 -EINVAL);
+		assert_int_equal(multi_util_in(&k, &t, sizeof(a.u) + 8, 0, &a),
+				 -EINVAL);
+		assert_int_equal(multi_util_in(&k, &t, off, 8, &a), -EINVAL);
+		/* count and tracker (outputs) left out too: zero for it */
+		assert_int_equal(multi_util_in(&k, &t, 8, 0, &b), 0);
+		assert_int_equal(b.h.entries[0].status, NV_OK);
+		assert_int_equal(b.u.count, 5);
+	}
 	/* a firmware without it: five controls, the same reading (the PMU
 	 * stands still in simulated time) */
 	assert_int_equal(nvl_model_gsp_perf_disable(

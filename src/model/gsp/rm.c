@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/compiler.h"
 #include "base/time.h"
 #include "hw/fault.h"
 #include "hw/compute.h"
@@ -366,7 +367,27 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 static struct nvl_fw_static_src static_src(struct nvl_model_gsp *g);
 
 static uint32_t rm_control(struct nvl_model_gsp *g,
-			   rpc_gsp_rm_control_v03_00 *c, size_t len);
+			   rpc_gsp_rm_control_v03_00 *c, size_t len,
+			   size_t cap);
+
+/*
+ * An entry's params whose output-only tail the command left out (inSize):
+ * each entry's bytes moved to their place in the reply, last first (a
+ * place never starts before the bytes that go there, and those of the
+ * entries before it lie below it), the tails zeroed. @in and @out are the
+ * entries' padded sizes in the command and in the reply.
+ */
+static void multi_spread(uint8_t *params, size_t at, size_t out, NvU32 count,
+			 const size_t *in, const size_t *n)
+{
+	for (NvU32 i = count; i-- > 0;) {
+		at -= in[i];
+		out -= n[i];
+		if (out != at)
+			memmove(params + out, params + at, in[i]);
+		memset(params + out + in[i], 0, n[i] - in[i]);
+	}
+}
 
 /*
  * NVL2080_CTRL_CMD_MULTI_CONTROL (nouvelle's): each entry run as a control
@@ -375,15 +396,20 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
  * its params (the multi header's or the previous entry's, already done),
  * saved and put back after it ran, so nothing is allocated or copied. The
  * controls read the PMU once for the whole batch (nvl_fw_perf_batch()).
+ * An entry with an inSize brought only that many bytes of its params: they
+ * are spread to their places first (the reply grows to the params whole,
+ * within the @cap bytes of @c).
  */
 static uint32_t multi_control(struct nvl_model_gsp *g,
-			      rpc_gsp_rm_control_v03_00 *c)
+			      rpc_gsp_rm_control_v03_00 *c, size_t cap)
 {
 	NVL2080_CTRL_MULTI_CONTROL_PARAMS h;
 	const size_t hs = offsetof(rpc_gsp_rm_control_v03_00, params);
 	uint8_t saved[offsetof(rpc_gsp_rm_control_v03_00, params)];
+	size_t in[NVL2080_CTRL_MULTI_CONTROL_MAX],
+		n[NVL2080_CTRL_MULTI_CONTROL_MAX];
 	rpc_gsp_rm_control_v03_00 one;
-	size_t at = sizeof(h);
+	size_t at = sizeof(h), out = sizeof(h);
 
 	_Static_assert(sizeof(h) >= offsetof(rpc_gsp_rm_control_v03_00, params),
 		       "an entry's control header fits before its params");
@@ -393,15 +419,23 @@ static uint32_t multi_control(struct nvl_model_gsp *g,
 	if (!h.count || h.count > NVL2080_CTRL_MULTI_CONTROL_MAX)
 		return NV_ERR_INVALID_ARGUMENT;
 	for (NvU32 i = 0; i < h.count; i++) {
-		size_t n = ((size_t)h.entries[i].paramsSize + 7) & ~(size_t)7;
+		const NVL2080_CTRL_MULTI_CONTROL_ENTRY *e = &h.entries[i];
 
-		if (h.entries[i].cmd == NVL2080_CTRL_CMD_MULTI_CONTROL ||
-		    n > c->paramsSize - at)
+		n[i] = ((size_t)e->paramsSize + 7) & ~(size_t)7;
+		in[i] = e->inSize ? e->inSize : n[i];
+		if (e->cmd == NVL2080_CTRL_CMD_MULTI_CONTROL || e->inSize % 8 ||
+		    in[i] > n[i] || in[i] > c->paramsSize - at ||
+		    n[i] > cap - hs - out)
 			return NV_ERR_INVALID_ARGUMENT;
-		at += n;
+		at += in[i];
+		out += n[i];
 	}
 	if (at != c->paramsSize)
 		return NV_ERR_INVALID_ARGUMENT;
+	if (out != at) {
+		multi_spread(c->params, at, out, h.count, in, n);
+		c->paramsSize = (NvU32)out;
+	}
 	one = *c;
 	at = sizeof(h);
 	nvl_fw_perf_batch(g, true);
@@ -414,17 +448,20 @@ static uint32_t multi_control(struct nvl_model_gsp *g,
 		one.paramsSize = e->paramsSize;
 		one.status = NV_OK;
 		memcpy(p - hs, &one, hs);
-		e->status = rm_control(g, (void *)(p - hs), hs + e->paramsSize);
+		e->status = rm_control(g, (void *)(p - hs), hs + e->paramsSize,
+				       hs + e->paramsSize);
 		memcpy(p - hs, saved, hs);
-		at += ((size_t)e->paramsSize + 7) & ~(size_t)7;
+		at += n[i];
 	}
 	nvl_fw_perf_batch(g, false);
 	memcpy(c->params, &h, sizeof(h));
 	return NV_OK;
 }
 
+/* @len bytes of the control in a buffer of @cap (a multi control's reply
+ * may grow to it) */
 static uint32_t rm_control(struct nvl_model_gsp *g,
-			   rpc_gsp_rm_control_v03_00 *c, size_t len)
+			   rpc_gsp_rm_control_v03_00 *c, size_t len, size_t cap)
 {
 	const struct nvl_model_profile *p = g->m->profile;
 	struct fw_obj *o;
@@ -440,7 +477,7 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 			return NV_ERR_NOT_SUPPORTED;
 		if (nvl_fw_perf_disabled(g, c->cmd))
 			return NV_ERR_NOT_SUPPORTED;
-		return multi_control(g, c);
+		return multi_control(g, c, cap);
 	case NVL_MODEL_CTRL_CMD_ECHO:
 		for (NvU32 i = 0; i < c->paramsSize; i++)
 			c->params[i] = (NvU8)~c->params[i];
@@ -662,9 +699,18 @@ size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 	case NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL: {
 		rpc_gsp_rm_control_v03_00 *c = (void *)g->reply;
 
-		*result = rm_control(g, c, len);
-		if (len >= sizeof(*c))
+		*result = rm_control(g, c, len, FW_MAX_MSG);
+		if (len >= sizeof(*c)) {
 			c->status = *result;
+			/* a multi control's reply may be longer than its
+			 * command (inSize), its size checked against cap */
+			if (*result == NV_OK &&
+			    c->cmd == NVL2080_CTRL_CMD_MULTI_CONTROL)
+				n = NVL_MAX(n,
+					    offsetof(rpc_gsp_rm_control_v03_00,
+						     params) +
+						    (size_t)c->paramsSize);
+		}
 		break;
 	}
 	case NV_VGPU_MSG_FUNCTION_FREE: {

@@ -98,6 +98,15 @@ typedef struct NVL2080_CTRL_PERF_GET_STATUS_PARAMS {
  * itself fails (NV_ERR_INVALID_ARGUMENT, nothing run) on a count above
  * MAX, sizes that do not add up, or an entry that is itself a multi. A
  * real GSP-RM answers NV_ERR_NOT_SUPPORTED: send the controls one by one.
+ *
+ * An entry whose params end in output only (a samples ring, unused list
+ * slots) may leave that tail out of the command: inSize is the bytes of
+ * its params the command carries (a multiple of 8, at most paramsSize
+ * padded to 8; 0: all of them). The command's params are the header and
+ * each entry's first inSize bytes (paramsSize their sum); the firmware
+ * runs the entry on its params with the tail zeroed, and the reply
+ * carries every entry's params whole, as without inSize (a bad inSize
+ * fails the control as bad sizes do).
  */
 #define NVL2080_CTRL_CMD_MULTI_CONTROL 0x2080f130
 #define NVL2080_CTRL_MULTI_CONTROL_MAX 8
@@ -106,7 +115,7 @@ typedef struct NVL2080_CTRL_MULTI_CONTROL_ENTRY {
 	NvU32 cmd; /* in: a NV2080_CTRL_CMD_* of the subdevice */
 	NvU32 paramsSize; /* in: its params' bytes (unpadded) */
 	NvU32 status; /* out: its NV_STATUS */
-	NvU32 pad;
+	NvU32 inSize; /* in: its params' bytes in the command; 0: all */
 } NVL2080_CTRL_MULTI_CONTROL_ENTRY;
 
 typedef struct NVL2080_CTRL_MULTI_CONTROL_PARAMS {
