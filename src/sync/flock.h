@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A tiny futex-based lock (4 bytes) for short critical sections inside the
- * sync layer: fence callback lists, resv fence arrays, syncobj fence
- * pointers. Never held across a wait or an allocation; invisible to the
- * checker (it is a leaf, like a kernel spinlock).
+ * A tiny futex-based lock (4 bytes). Used bare, for short critical
+ * sections inside the sync layer (fence callback lists, resv fence arrays,
+ * syncobj fence pointers), it is never held across a wait or an allocation
+ * and is invisible to the checker (a leaf, like a kernel spinlock). It is
+ * also the lock inside struct nvl_mutex, ww_mutex's internal lock and the
+ * driver's channel locks: there the checker (or the ww protocol) tracks the
+ * lock, which may be held across allocations; a contended taker spins
+ * briefly, then sleeps on the futex.
  *
  * States: 0 free, 1 locked, 2 locked with sleepers.
  */
