@@ -229,9 +229,12 @@ static void bad_input_is_rejected_and_changes_nothing(void **state_)
 		 "non-zero padding"},
 	};
 	struct nvl_vm_bind_op setup[2] = {map_op(0, 5 * GiB, MiB, 0)};
+	struct nvl_vm_bind_op three[3];
+	uint32_t q;
 
 	(void)state_;
 	env_init(&e);
+	assert_int_equal(nvl_vm_bind_queue_create(e.c, e.vm, &q), 0);
 	setup[0].handle = e.bo;
 	setup[1] = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
 					   .flags = NVL_VM_BIND_SPARSE,
@@ -253,6 +256,23 @@ static void bad_input_is_rejected_and_changes_nothing(void **state_)
 				 cases[i].err, nvl_last_error());
 		assert_true(strlen(nvl_last_error()) > 0);
 		assert_int_equal(state(&e), before);
+		/*
+		 * The bad op first, valid ops with BOs after it, on a bind
+		 * queue without syncobjs (the call's ops live on the stack):
+		 * the ops never checked must not be released (they once put
+		 * uninitialised BO pointers; ASan caught it).
+		 */
+		three[0] = cases[i].op;
+		if (three[0].handle == 1)
+			three[0].handle = e.bo;
+		three[1] = map_op(e.bo2, 3 * GiB, MiB, 0);
+		three[2] = map_op(e.bo, 3 * GiB + 2 * MiB, MiB, 0);
+		ret = nvl_vm_bind(e.c, e.vm, q, three, 3, NULL, 0, NULL, 0, 0);
+		if (ret != cases[i].err)
+			fail_msg("%s first, on a queue: %d, expected %d (%s)",
+				 cases[i].what, ret, cases[i].err,
+				 nvl_last_error());
+		assert_int_equal(state(&e), before);
 	}
 	/* another client's handle */
 	assert_int_equal(nvl_client_create(&other), 0);
@@ -272,6 +292,7 @@ static void bad_input_is_rejected_and_changes_nothing(void **state_)
 		-ENOENT);
 	assert_int_equal(state(&e), before);
 	nvl_client_destroy(other);
+	assert_int_equal(nvl_vm_bind_queue_destroy(e.c, q), 0);
 	env_fini(&e);
 }
 
