@@ -370,6 +370,25 @@ void nvl_sched_free_done(struct nvl_sched *sched)
 
 /* ---- the run loop ------------------------------------------------------- */
 
+/*
+ * @job starts running: its credits are taken, it joins the pending list,
+ * and the timeout is armed if it is the only job in flight. Lock held.
+ */
+static void job_to_pending(struct nvl_sched *sched, struct nvl_sched_entity *e,
+			   struct nvl_sched_job *job)
+{
+	job->state = NVL_SCHED_JOB_RUNNING;
+	job->has_credits = 1;
+	sched->credit_count += job->credits;
+	e->num_inflight++;
+	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
+	    !sched->timeout_off) {
+		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
+		nvl_sched_timer_update(sched);
+	}
+	nvl_list_add_tail(&job->node, &sched->pending);
+}
+
 /* Pop the head job of @e and put it on the ring. Lock held. */
 static void job_pop(struct nvl_sched *sched, struct nvl_sched_entity *e,
 		    struct nvl_sched_job *job, bool killed,
@@ -401,16 +420,7 @@ static void job_pop(struct nvl_sched *sched, struct nvl_sched_entity *e,
 	}
 	if (killed)
 		return;
-	job->state = NVL_SCHED_JOB_RUNNING;
-	job->has_credits = 1;
-	sched->credit_count += job->credits;
-	e->num_inflight++;
-	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
-	    !sched->timeout_off) {
-		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
-		nvl_sched_timer_update(sched);
-	}
-	nvl_list_add_tail(&job->node, &sched->pending);
+	job_to_pending(sched, e, job);
 }
 
 /*
@@ -504,16 +514,7 @@ void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
 	sched->skipped[e->priority] = 0;
 	old_last = e->last_scheduled;
 	e->last_scheduled = nvl_fence_get(&job->s_fence->finished);
-	job->state = NVL_SCHED_JOB_RUNNING;
-	job->has_credits = 1;
-	sched->credit_count += job->credits;
-	e->num_inflight++;
-	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
-	    !sched->timeout_off) {
-		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
-		nvl_sched_timer_update(sched);
-	}
-	nvl_list_add_tail(&job->node, &sched->pending);
+	job_to_pending(sched, e, job);
 	nvl_mutex_unlock(&sched->lock);
 
 	cookie = nvl_fence_begin_signalling();
