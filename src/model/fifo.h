@@ -7,6 +7,7 @@
 #ifndef NVL_MODEL_FIFO_H
 #define NVL_MODEL_FIFO_H
 
+#include "base/idlepoll.h"
 #include "hw/host.h"
 #include "model/compute/engine.h"
 #include "model/mmu.h"
@@ -134,6 +135,14 @@ struct nvl_model_runlist {
 	 */
 	_Atomic uint32_t wake_seq;
 	_Atomic uint32_t sleepers;
+	/*
+	 * The idle thread's poll before it sleeps (fifo.c rl_idle_locked(),
+	 * base/idlepoll.h): when the last wake-up of a sleeper was kicked
+	 * (stamped by rl_wake() only when it makes the futex call), and
+	 * what the thread learnt from it (the thread's own).
+	 */
+	_Atomic int64_t kick_ns;
+	struct nvl_idle_poll idle;
 	struct nvl_list ready;
 	struct nvl_list parked; /* channels waiting in an acquire */
 	bool stop;
