@@ -42,6 +42,11 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		p->cool--;
 		return false;
 	}
+	if (p->resample && p->streak >= p->resample) {
+		/* sleep once: is a wake-up still dear? */
+		p->streak = 0;
+		return false;
+	}
 	limit = p->budget_ns = clamp_budget(p->budget_ns);
 	p->polls++;
 	t0 = last = now_ns(p);
@@ -54,6 +59,7 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 					4;
 			p->budget_ns = clamp_budget(p->budget_ns);
 			p->hits++;
+			p->streak++;
 			return true;
 		}
 		if (i % 16)
@@ -70,6 +76,7 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 			sched_yield();
 		nvl_cpu_relax();
 	}
+	p->streak = 0;
 	if (busy && ++p->busy >= 2) {
 		/* no CPU is idle: sleep at once for a while */
 		p->cool = NVL_IDLE_POLL_COOL;

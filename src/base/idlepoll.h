@@ -42,6 +42,11 @@
  * @busy: polls in a row that lost their CPU
  * @polls: polls started (statistics)
  * @hits: polls that saw the word move (statistics)
+ * @resample: set by the owner (0: never): after this many polls in a row
+ *	that caught the word, the next idle period sleeps without polling,
+ *	so that a wake-up is measured again (a poll that always hits never
+ *	sleeps, and would go on trusting a cost measured long ago)
+ * @streak: polls in a row that caught the word
  * @clock: tests only: the time source (NULL: nvl_time_ns())
  *
  * Zero-initialised it is ready: no poll until a wake-up was measured dear.
@@ -54,6 +59,8 @@ struct nvl_idle_poll {
 	unsigned busy;
 	uint64_t polls;
 	uint64_t hits;
+	unsigned resample;
+	unsigned streak;
 	int64_t (*clock)(void);
 };
 
@@ -74,7 +81,9 @@ struct nvl_idle_poll {
  * move caught after t pulls it a quarter of the way towards 2t; a poll
  * that catches nothing halves it (and if the kick then comes within
  * NVL_IDLE_POLL_MAX_NS of its start, nvl_idle_poll_woken() raises it to
- * that time and a quarter). Call with no lock held.
+ * that time and a quarter). With @p->resample set, every
+ * @p->resample-th idle period after as many hits in a row sleeps at once,
+ * to measure a wake-up again. Call with no lock held.
  *
  * Return: true when the word moved (do not sleep: look for the work);
  * false when the caller should sleep on @word as it would have.

@@ -4,7 +4,8 @@
  * Description: nvl_idle_poll() polls only after a dear wake-up was
  * measured and while a CPU is free, learns its budget from what it caught
  * and from kicks that came after it gave up, cools down after losing its
- * CPU twice in a row, and ends as soon as the word moves. A fake clock
+ * CPU twice in a row, ends as soon as the word moves, and (when asked)
+ * sleeps once after a streak of hits to measure a wake-up again. A fake clock
  * (struct nvl_idle_poll's test hook) that also moves the word at a set
  * time makes every case deterministic: no timing is asserted.
  */
@@ -225,6 +226,42 @@ static void lost_cpu_cools_down(void **state)
 	assert_int_equal(p.busy, 0);
 }
 
+static void resample_sleeps_once_after_a_streak(void **state)
+{
+	struct nvl_idle_poll p = dear();
+	int64_t polls;
+
+	/* without resample (the firmware thread's): polls hit for ever */
+	atomic_store(&word, 1);
+	clock_at(2000000, 100);
+	for (int i = 0; i < 100; i++)
+		assert_true(nvl_idle_poll(&p, &word, 0));
+	/* with it: after 4 hits in a row, one idle period sleeps */
+	p.resample = 4;
+	p.streak = 0;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 4; i++)
+			assert_true(nvl_idle_poll(&p, &word, 0));
+		polls = (int64_t)p.polls;
+		assert_false(nvl_idle_poll(&p, &word, 0));
+		assert_int_equal(p.polls, polls); /* slept without polling */
+		assert_int_equal(p.t0, 0);
+	}
+	/* a miss breaks the streak */
+	assert_true(nvl_idle_poll(&p, &word, 0));
+	assert_true(nvl_idle_poll(&p, &word, 0));
+	assert_false(nvl_idle_poll(&p, &word, 1));
+	assert_int_equal(p.streak, 0);
+	/* and a cheap wake-up measured meanwhile ends the polling */
+	for (int i = 0; i < 20; i++) {
+		clock_at(3000000 + i * 100000, 0);
+		nvl_idle_poll_woken(&p, fake_now - 1500);
+	}
+	polls = (int64_t)p.polls;
+	assert_false(nvl_idle_poll(&p, &word, 0));
+	assert_int_equal(p.polls, polls);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(cold_or_cheap_does_not_poll, setup,
 					teardown),
@@ -234,6 +271,8 @@ static const struct CMUnitTest tests[] = {
 					teardown),
 	cmocka_unit_test_setup_teardown(budget_is_learnt, setup, teardown),
 	cmocka_unit_test_setup_teardown(lost_cpu_cools_down, setup, teardown),
+	cmocka_unit_test_setup_teardown(resample_sleeps_once_after_a_streak,
+					setup, teardown),
 };
 
 T_MAIN(tests)
