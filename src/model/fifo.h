@@ -7,6 +7,7 @@
 #ifndef NVL_MODEL_FIFO_H
 #define NVL_MODEL_FIFO_H
 
+#include "base/idlepoll.h"
 #include "hw/host.h"
 #include "model/compute/engine.h"
 #include "model/mmu.h"
@@ -151,6 +152,16 @@ struct nvl_model_runlist {
 	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
 	 * many methods raised them (pbdma.c: nvl_model_nonstall_flush) */
 	uint32_t nonstall_bits, nonstall_n;
+	/*
+	 * The idle thread's poll before it sleeps (fifo.c rl_idle_locked(),
+	 * base/idlepoll.h): when the last wake-up of a sleeper was kicked
+	 * (stamped by rl_wake() only when it makes the futex call), and
+	 * what the thread learnt from it (the thread's own). Last: the
+	 * words the doorbell writes (wake_seq, the ready list) stay on one
+	 * cache line, as before.
+	 */
+	_Atomic int64_t kick_ns;
+	struct nvl_idle_poll idle;
 };
 
 struct nvl_model_fifo {

@@ -37,8 +37,8 @@
 
 #include "base/alloc.h"
 #include "base/compiler.h"
-#include "base/cpufree.h"
 #include "base/futex.h"
+#include "base/idlepoll.h"
 #include "base/time.h"
 #include "base/xor64.h"
 #include "firmware/nvl_fw_manifest.h"
@@ -1249,104 +1249,31 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
 }
 
 /*
- * The idle thread's poll. As the real GSP polls its command queue, the
- * thread watches its wake-up word for a while before it sleeps, but only
- * while waking it is dear (FW_POLL_WAKE_NS: a sleeping virtual CPU on an
- * idle machine takes tens of microseconds; with busy CPUs a wake-up costs
- * 1-2 us and the poll would only take a CPU others need). The budget is
- * learnt as the driver's (gsp/rpc.c): a kick caught after t pulls it
- * towards 2t, one that comes after a sleep but within FW_POLL_MAX_NS of
- * the poll's start sets it to that time and a quarter. A look more than
- * FW_POLL_GAP_NS after the previous one, twice in a row, means another
- * thread wanted this CPU: the next FW_POLL_COOL idle periods sleep at
- * once.
- */
-#define FW_POLL_WAKE_NS 5000
-#define FW_POLL_MIN_NS 1000
-#define FW_POLL_MAX_NS 50000
-#define FW_POLL_GAP_NS 5000
-#define FW_POLL_COOL 64
-
-static int64_t clamp_poll(int64_t ns)
-{
-	return NVL_MIN(NVL_MAX(ns, FW_POLL_MIN_NS), FW_POLL_MAX_NS);
-}
-
-/* poll for a kick past @seq; true when one came; sets *t0 to the start */
-static bool fw_poll(struct nvl_model_gsp *g, uint32_t seq, int64_t *t0)
-{
-	int64_t now, last, limit = g->fw_poll_ns;
-	bool busy = false;
-
-	*t0 = 0;
-	if (!g->fw_poll_ok || g->fw_wake_ns < FW_POLL_WAKE_NS ||
-	    !nvl_cpus_free())
-		return false;
-	if (g->fw_poll_cool) {
-		g->fw_poll_cool--;
-		return false;
-	}
-	*t0 = last = nvl_time_ns();
-	for (unsigned i = 1;; i++) {
-		if (atomic_load(&g->fw_wake_seq) != seq) {
-			now = nvl_time_ns();
-			g->fw_poll_busy = 0;
-			g->fw_poll_ns += (2 * (now - *t0) + FW_POLL_MIN_NS -
-					  g->fw_poll_ns) /
-					 4;
-			g->fw_poll_ns = clamp_poll(g->fw_poll_ns);
-			return true;
-		}
-		if (i % 16)
-			continue;
-		now = nvl_time_ns();
-		if (now - last > FW_POLL_GAP_NS) {
-			busy = true;
-			break;
-		}
-		last = now;
-		if (now - *t0 >= limit)
-			break;
-		if (i % 32 == 0)
-			sched_yield();
-		nvl_cpu_relax();
-	}
-	if (busy && ++g->fw_poll_busy >= 2) {
-		g->fw_poll_cool = FW_POLL_COOL;
-		g->fw_poll_ns = FW_POLL_MIN_NS;
-		*t0 = 0;
-	} else if (!busy) {
-		g->fw_poll_busy = 0;
-		g->fw_poll_ns = clamp_poll(g->fw_poll_ns / 2);
-	}
-	return false;
-}
-
-/* the firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
+ * The firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
  * held and dropped (not taken back: the core comes first); wake-ups may be
- * spurious */
+ * spurious. As the real GSP polls its command queue, the thread watches
+ * its wake-up word for a while before it sleeps, but only while waking it
+ * is dear and a CPU is free (nvl_idle_poll(), base/idlepoll.h: a sleeping
+ * virtual CPU on an idle machine takes tens of microseconds; with busy
+ * CPUs a wake-up costs 1-2 us and the poll would only take a CPU others
+ * need); what a wake-up cost is measured from the kick's time stamp.
+ */
 static void fw_sleep_locked(struct nvl_model_gsp *g)
 {
 	uint32_t seq = atomic_load(&g->fw_wake_seq);
-	int64_t t0, now, kick;
 	long r;
 
 	pthread_mutex_unlock(&g->lock);
-	if (fw_poll(g, seq, &t0))
+	if (nvl_idle_poll(&g->fw_idle, &g->fw_wake_seq, seq))
 		return;
 	atomic_fetch_add(&g->fw_sleepers, 1);
 	r = nvl_futex_wait(&g->fw_wake_seq, seq, NVL_TIMEOUT_INFINITE);
 	atomic_fetch_sub(&g->fw_sleepers, 1);
 	if (r)
 		return; /* did not sleep */
-	/* what this wake-up cost, and when the kick came */
-	now = nvl_time_ns();
-	kick = atomic_load_explicit(&g->fw_kick_ns, memory_order_relaxed);
-	if (kick && now >= kick && now - kick < FW_POLL_MAX_NS)
-		g->fw_wake_ns += (now - kick - g->fw_wake_ns) / 4;
-	if (t0 && kick > t0 && kick - t0 <= FW_POLL_MAX_NS)
-		g->fw_poll_ns =
-			clamp_poll(NVL_MAX(g->fw_poll_ns, (kick - t0) * 5 / 4));
+	nvl_idle_poll_woken(
+		&g->fw_idle,
+		atomic_load_explicit(&g->fw_kick_ns, memory_order_relaxed));
 }
 
 static void *fw_thread(void *arg)
@@ -1427,8 +1354,6 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	pthread_condattr_destroy(&ca);
 	g->sec2_cpuctl = NVL_HW_FALCON_CPUCTL_HALTED;
 	g->fw_ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	g->fw_poll_ok = g->fw_ncpus > 1;
-	g->fw_poll_ns = FW_POLL_MIN_NS;
 	g->wire = nvl_fw_wire_find(NULL);
 	/* the booter's suspend/resume HMAC key, fused per chip (sr.c) */
 	for (size_t i = 0; i < sizeof(g->sr_key); i++)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "base/idlepoll.h"
 #include "firmware/abi/535.113.01/gsp.h"
 #include "model/gsp/gsp.h"
 #include "model/gsp/wire.h"
@@ -60,13 +61,10 @@ struct nvl_model_gsp {
 	 * nvl_fw_kick()); sleepers: is it asleep */
 	_Atomic uint32_t fw_wake_seq;
 	_Atomic unsigned fw_sleepers;
-	/* the idle thread's poll (fw.c, fw_poll()): the last kick's time,
-	 * what waking the thread cost lately, the learnt budget; all but
-	 * the first are the thread's own */
+	/* the idle thread's poll (fw.c, fw_sleep_locked()): the last kick's
+	 * time, and what the thread learnt (its own, base/idlepoll.h) */
 	_Atomic int64_t fw_kick_ns;
-	int64_t fw_wake_ns, fw_poll_ns;
-	unsigned fw_poll_cool, fw_poll_busy;
-	bool fw_poll_ok; /* more than one CPU */
+	struct nvl_idle_poll fw_idle;
 	long fw_ncpus;
 	pthread_t thread;
 	bool stop;

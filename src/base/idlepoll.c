@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: an idle thread's poll (see idlepoll.h)
+ *
+ * Factored out of the model's GSP firmware thread (its fw_poll(), session
+ * 8) so that the runlist threads poll by the same rules. The loop looks
+ * at the word every iteration and at the clock every 16 (a clock read
+ * costs ~20 ns, a look ~1), pauses every 16 and yields every 32: a
+ * thread the scheduler placed on this CPU (the one that will kick, on a
+ * machine with a CPU fewer than it seemed) runs at once. The gap test
+ * needs no help from the kernel: a look that comes late means this
+ * thread did not run meanwhile. Once is not enough to stop (an idle
+ * virtual CPU also stalls now and then for its host), twice in a row is.
+ */
+#include <sched.h>
+
+#include "base/compiler.h"
+#include "base/cpufree.h"
+#include "base/idlepoll.h"
+#include "base/time.h"
+
+static int64_t now_ns(const struct nvl_idle_poll *p)
+{
+	return p->clock ? p->clock() : nvl_time_ns();
+}
+
+static int64_t clamp_budget(int64_t ns)
+{
+	return NVL_MIN(NVL_MAX(ns, NVL_IDLE_POLL_MIN_NS), NVL_IDLE_POLL_MAX_NS);
+}
+
+bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
+		   uint32_t seq)
+{
+	int64_t t0, now, last, limit;
+	bool busy = false;
+
+	p->t0 = 0;
+	if (p->wake_ns < NVL_IDLE_POLL_WAKE_NS || !nvl_cpus_free())
+		return false;
+	if (p->cool) {
+		p->cool--;
+		return false;
+	}
+	if (p->resample && p->streak >= p->resample) {
+		/* sleep once: is a wake-up still dear? */
+		p->streak = 0;
+		return false;
+	}
+	limit = p->budget_ns = clamp_budget(p->budget_ns);
+	p->polls++;
+	t0 = last = now_ns(p);
+	for (unsigned i = 1;; i++) {
+		if (atomic_load(word) != seq) {
+			now = now_ns(p);
+			p->busy = 0;
+			p->budget_ns += (2 * (now - t0) + NVL_IDLE_POLL_MIN_NS -
+					 p->budget_ns) /
+					4;
+			p->budget_ns = clamp_budget(p->budget_ns);
+			p->hits++;
+			p->streak++;
+			return true;
+		}
+		if (i % 16)
+			continue;
+		now = now_ns(p);
+		if (now - last > NVL_IDLE_POLL_GAP_NS) {
+			busy = true;
+			break;
+		}
+		last = now;
+		if (now - t0 >= limit)
+			break;
+		if (i % 32 == 0)
+			sched_yield();
+		nvl_cpu_relax();
+	}
+	p->streak = 0;
+	if (busy && ++p->busy >= 2) {
+		/* no CPU is idle: sleep at once for a while */
+		p->cool = NVL_IDLE_POLL_COOL;
+		p->budget_ns = NVL_IDLE_POLL_MIN_NS;
+		return false;
+	}
+	if (!busy) {
+		p->busy = 0;
+		p->budget_ns = clamp_budget(p->budget_ns / 2);
+	}
+	p->t0 = t0;
+	return false;
+}
+
+void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns)
+{
+	int64_t now = now_ns(p);
+
+	if (kick_ns && now >= kick_ns && now - kick_ns < NVL_IDLE_POLL_MAX_NS)
+		p->wake_ns += (now - kick_ns - p->wake_ns) / 4;
+	/* the kick came after the poll gave up: it would have paid */
+	if (p->t0 && kick_ns > p->t0 && kick_ns - p->t0 <= NVL_IDLE_POLL_MAX_NS)
+		p->budget_ns = clamp_budget(
+			NVL_MAX(p->budget_ns, (kick_ns - p->t0) * 5 / 4));
+	p->t0 = 0;
+}

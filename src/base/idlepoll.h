@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An idle thread's poll before it sleeps, only while waking it is dear.
+ *
+ * A service thread that sleeps on a futex word between pieces of work (the
+ * model's GSP firmware thread, its runlist threads) costs each piece one
+ * wake-up. On a virtual machine whose host halts idle vCPUs that wake-up
+ * takes tens of microseconds when the CPUs are idle, and 1-2 us when they
+ * are busy. Watching the word for a while before sleeping saves it, but
+ * only pays while wake-ups are dear and a CPU is free: on a busy machine
+ * the poll takes the CPU the work needs. This helper keeps what the
+ * thread learnt (what its wake-ups cost, how long to poll) and stops
+ * itself when it loses its CPU. No allocation, no lock; the struct belongs
+ * to the one thread that polls.
+ */
+#ifndef NVL_BASE_IDLEPOLL_H
+#define NVL_BASE_IDLEPOLL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A wake-up costing at least this (moving average) makes polling pay. */
+#define NVL_IDLE_POLL_WAKE_NS 5000
+/* The learnt budget's bounds. */
+#define NVL_IDLE_POLL_MIN_NS 1000
+#define NVL_IDLE_POLL_MAX_NS 50000
+/* A look this long after the previous one: another thread had the CPU. */
+#define NVL_IDLE_POLL_GAP_NS 5000
+/* Idle periods that sleep at once after two polls lost their CPU. */
+#define NVL_IDLE_POLL_COOL 64
+
+/**
+ * struct nvl_idle_poll - what one idle thread learnt about its wake-ups.
+ * @wake_ns: what its recent wake-ups cost, kick to running (moving
+ *	average over about four, nvl_idle_poll_woken())
+ * @budget_ns: how long the next poll may last (NVL_IDLE_POLL_MIN_NS ..
+ *	NVL_IDLE_POLL_MAX_NS; 0 before the first poll: the minimum)
+ * @t0: when the last poll that ended in a sleep started (0: none), to
+ *	learn from the kick that ended the sleep
+ * @cool: idle periods left that sleep without polling
+ * @busy: polls in a row that lost their CPU
+ * @polls: polls started (statistics)
+ * @hits: polls that saw the word move (statistics)
+ * @resample: set by the owner (0: never): after this many polls in a row
+ *	that caught the word, the next idle period sleeps without polling,
+ *	so that a wake-up is measured again (a poll that always hits never
+ *	sleeps, and would go on trusting a cost measured long ago)
+ * @streak: polls in a row that caught the word
+ * @clock: tests only: the time source (NULL: nvl_time_ns())
+ *
+ * Zero-initialised it is ready: no poll until a wake-up was measured dear.
+ */
+struct nvl_idle_poll {
+	int64_t wake_ns;
+	int64_t budget_ns;
+	int64_t t0;
+	unsigned cool;
+	unsigned busy;
+	uint64_t polls;
+	uint64_t hits;
+	unsigned resample;
+	unsigned streak;
+	int64_t (*clock)(void);
+};
+
+/**
+ * nvl_idle_poll() - watch @word for a move past @seq before sleeping on it.
+ * @p: the thread's poll state
+ * @word: the futex word the thread would sleep on
+ * @seq: the value it read before it found nothing to do
+ *
+ * Polls only while the thread's wake-ups are dear (@p->wake_ns >=
+ * NVL_IDLE_POLL_WAKE_NS), nvl_cpus_free() says no runnable thread waits
+ * for a CPU, and no cool-down is running; for at most @p->budget_ns,
+ * yielding every 32 looks (a thread placed on this CPU runs). A look
+ * coming more than NVL_IDLE_POLL_GAP_NS after the previous one means
+ * another thread had this CPU: the poll ends; twice in a row means no CPU
+ * is idle, so the budget drops to the minimum and the next
+ * NVL_IDLE_POLL_COOL calls return false at once. The budget is learnt: a
+ * move caught after t pulls it a quarter of the way towards 2t; a poll
+ * that catches nothing halves it (and if the kick then comes within
+ * NVL_IDLE_POLL_MAX_NS of its start, nvl_idle_poll_woken() raises it to
+ * that time and a quarter). With @p->resample set, every
+ * @p->resample-th idle period after as many hits in a row sleeps at once,
+ * to measure a wake-up again. Call with no lock held.
+ *
+ * Return: true when the word moved (do not sleep: look for the work);
+ * false when the caller should sleep on @word as it would have.
+ */
+bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
+		   uint32_t seq);
+
+/**
+ * nvl_idle_poll_woken() - record what the wake-up just taken cost.
+ * @p: the thread's poll state
+ * @kick_ns: when the waker stamped its kick (nvl_time_ns(), before its
+ *	futex wake), 0 when unknown
+ *
+ * Call right after a sleep that a wake ended (nvl_futex_wait() returned
+ * 0), before taking any lock. A kick older than NVL_IDLE_POLL_MAX_NS (one
+ * meant for an earlier sleep) is not counted.
+ */
+void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns);
+
+#endif /* NVL_BASE_IDLEPOLL_H */
