@@ -1201,7 +1201,7 @@ static void *tl_waiter(void *arg)
 	uint64_t rng = (uint64_t)(uintptr_t)&rng, last = 0;
 
 	for (int k = 0; k < 200; k++) {
-		uint64_t p = 1 + t_rand(&rng) % (uint64_t)s->points, q;
+		uint64_t p = 1 + t_rand(&rng) % (uint64_t)s->points, q = 0;
 
 		if (nvl_syncobj_wait(s->c, &s->h, &p, 1,
 				     nvl_deadline_after(10 * NVL_NSEC_PER_SEC),
