@@ -138,6 +138,7 @@ struct nvl_model_gsp {
 		uint64_t pte[FW_SHADOW_MAX_PAGES];
 	} shadow;
 	uint32_t shadow_put;
+	uint32_t shadow_get; /* the driver's GET as last read (rc.c) */
 
 	/* events waiting to be sent */
 	struct fw_event evq[FW_EVQ];

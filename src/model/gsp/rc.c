@@ -124,13 +124,17 @@ void nvl_fw_rc_run(void *arg)
 
 		pthread_mutex_lock(&g->lock);
 		defer = g->intr_pending == NVL_HW_INTR_FIFO;
-		pthread_mutex_unlock(&g->lock);
-		/* only faulted channels' errors: left to RM's own thread,
-		 * not even woken for them (below), so the raising thread
-		 * goes back to sleep at once and the waiter the kill woke
-		 * (on a busy machine often on this CPU) runs next */
-		defer = defer && only_mmu_faults(g);
-		pthread_mutex_lock(&g->lock);
+		if (defer) {
+			/* only faulted channels' errors: left to RM's own
+			 * thread, not even woken for them (below), so the
+			 * raising thread goes back to sleep at once and the
+			 * waiter the kill woke (on a busy machine often on
+			 * this CPU) runs next */
+			pthread_mutex_unlock(&g->lock);
+			defer = only_mmu_faults(g);
+			pthread_mutex_lock(&g->lock);
+		}
+		/* (a fault's raise takes its bits in one pass) */
 		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang && !g->stop &&
 		    !(defer && g->intr_pending == NVL_HW_INTR_FIFO)) {
 			bits = g->intr_pending;
@@ -194,6 +198,7 @@ void nvl_fw_rc_reset(struct nvl_model_gsp *g)
 	g->rc_deferred = false;
 	memset(&g->shadow, 0, sizeof(g->shadow));
 	g->shadow_put = 0;
+	g->shadow_get = 0;
 	pthread_mutex_unlock(&g->lock);
 	wr(g, NVL_HW_FAULT_BUF_LO(NVL_HW_FAULT_BUF_NONREPLAY),
 	   NVL_HW_FAULT_BUF_LO_PHYS(pa, NVL_HW_FAULT_APERTURE_VID));
@@ -238,6 +243,7 @@ uint32_t nvl_fw_rc_register_shadow(struct nvl_model_gsp *g, const void *params,
 		memcpy(&g->shadow.pte[i],
 		       (const uint8_t *)params + r.pte_off + i * 8, 8);
 	g->shadow_put = 0;
+	g->shadow_get = 0;
 	pthread_mutex_unlock(&g->lock);
 	/* a fresh queue: PUT = GET = 0, nothing counted */
 	for (unsigned off = 0; off < 16; off += 4)
@@ -255,28 +261,48 @@ static void shadow_add(struct nvl_model_gsp *g, unsigned off, uint32_t n)
 	nvl_fw_dma(g, g->shadow.queue_pa + off, &v, 4, true);
 }
 
-/* copy one entry into the shadow queue; false when it had to drop it */
+/*
+ * Copy one entry into the shadow queue (PUT is published by
+ * shadow_publish(), once per service); false when it had to drop it.
+ * The driver's GET only moves forward, so the copy last read can only
+ * under-state the room: it is read again only when the queue looks full
+ * (one DMA read fewer per fault on the kill's path).
+ */
 static bool shadow_push(struct nvl_model_gsp *g, const uint32_t e[8])
 {
-	uint32_t get = 0, put = g->shadow_put, next;
+	uint32_t put = g->shadow_put, next;
 	uint64_t at;
 
-	if (!g->shadow.on ||
-	    nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_GET, &get,
-		       4, false))
+	if (!g->shadow.on)
 		return false;
 	next = (put + 1) % g->shadow.entries;
-	if (next == get % g->shadow.entries)
-		return false;
+	if (next == g->shadow_get) {
+		uint32_t get = 0;
+
+		if (nvl_fw_dma(g,
+			       g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_GET,
+			       &get, 4, false))
+			return false;
+		g->shadow_get = get % g->shadow.entries;
+		if (next == g->shadow_get)
+			return false;
+	}
 	at = (uint64_t)put * NVL_HW_FAULT_ENTRY_SIZE;
 	at = g->shadow.pte[at / GSP_PAGE_SIZE] + at % GSP_PAGE_SIZE;
 	if (nvl_fw_dma(g, at, (void *)e, NVL_HW_FAULT_ENTRY_SIZE, true))
 		return false;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	g->shadow_put = next;
-	nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_PUT, &next, 4,
-		   true);
 	return true;
+}
+
+/* the new PUT, after the entries it covers */
+static void shadow_publish(struct nvl_model_gsp *g)
+{
+	uint32_t put = g->shadow_put;
+
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	nvl_fw_dma(g, g->shadow.queue_pa + NVL_SHADOW_FAULT_QUEUE_PUT, &put, 4,
+		   true);
 }
 
 static void fault_service(struct nvl_model_gsp *g)
@@ -310,6 +336,8 @@ static void fault_service(struct nvl_model_gsp *g)
 		}
 		get = (get + 1) % FW_FAULT_BUF_ENTRIES;
 	}
+	if (copied)
+		shadow_publish(g);
 	/* the new GET; an overflow is cleared (write 1) and counted */
 	wr(g, NVL_HW_FAULT_BUF_GET(b),
 	   get | (ovf ? NVL_HW_FAULT_BUF_GET_OVERFLOW |
