@@ -9,7 +9,8 @@
  *    unlike the time, on a shared machine);
  *  - rpc_large: bytes/s through 1 MiB GSP_RM_CONTROL calls (1 MiB out in
  *    17 elements, 1 MiB back; both directions counted); baseline
- *    memcpy_bandwidth;
+ *    memcpy_bandwidth; rpc_large_sleeps: voluntary context switches per
+ *    call, the caller's and the other threads' (the model's firmware);
  *  - rpc_concurrent_8: round trips per second with 8 threads calling at
 	once, against the single-thread rate measured in the same run;
  *    rpc_concurrent_8_sleeps: voluntary context switches per call of
@@ -204,15 +205,34 @@ NVL_BENCH(gsp, rpc_large)
 		free(t.buf);
 		return -EIO;
 	}
+	struct rusage me0, me1, all0, all1;
+	double sw_ns;
+	long mine, rest;
+
 	rt_sample(&t);
 	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, rt_sample, &t);
+	/* where a large call's time can go: the sleeps per call, of the
+	 * calling thread (room in the cmdq, the reply) and of the others
+	 * (the model's firmware: commands, room in the statq), over one
+	 * more sample; each costs a wake-up (tens of us on an idle VM) */
+	getrusage(RUSAGE_THREAD, &me0);
+	getrusage(RUSAGE_SELF, &all0);
+	sw_ns = rt_sample(&t);
+	getrusage(RUSAGE_THREAD, &me1);
+	getrusage(RUSAGE_SELF, &all1);
 	rig_down(r);
 	free(r);
 	free(t.buf);
-	if (ns < 0)
+	if (ns < 0 || sw_ns < 0)
 		return -EIO;
 	nvl_bench_report(ctx, "rpc_large", 2.0 * (1u << 20) * 1e9 / ns,
 			 "bytes/s", "memcpy_bandwidth");
+	mine = me1.ru_nvcsw - me0.ru_nvcsw;
+	rest = (all1.ru_nvcsw - all0.ru_nvcsw) - mine;
+	nvl_bench_report_extra(ctx, "rpc_large_sleeps",
+			       (double)(mine + rest) / t.iters, "per_call",
+			       NULL, "caller_per_call", (double)mine / t.iters,
+			       "others_per_call", (double)rest / t.iters, NULL);
 	return 0;
 }
 

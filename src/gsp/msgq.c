@@ -606,8 +606,8 @@ unsigned nvl_gsp_msgq_pending(struct nvl_gsp_msgq *q)
 
 /*
  * Bytes [@off, @off + @len) of the status-queue element at @rptr whose
- * first @first pages precede the wrap: copied to the same offsets of @dst
- * (NULL: only read); their XOR.
+ * first @first pages precede the wrap: copied to @dst (NULL: only read);
+ * their XOR.
  */
 static uint64_t stat_pass(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t first,
 			  size_t off, size_t len, uint8_t *dst)
@@ -626,7 +626,9 @@ static uint64_t stat_pass(struct nvl_gsp_msgq *q, uint32_t rptr, uint32_t first,
 			s = slot(q, q->statq_off, 0) + (off - split);
 			n = len;
 		}
-		x ^= nvl_copy_xor64(dst ? dst + off : NULL, s, n);
+		x ^= nvl_copy_xor64(dst, s, n);
+		if (dst)
+			dst += n;
 		off += n;
 		len -= n;
 	}
@@ -640,9 +642,13 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	uint32_t wptr, rptr = our_rptr(q), avail, pages, first, need, seq;
 	const uint32_t hdr = q->elem_hdr;
 	const size_t head = NVL_ALIGN_UP((size_t)hdr + RPC_HDR, 8);
-	size_t used;
+	uint8_t *dst = q->rx_dst, *pay;
+	size_t used, cap = q->rx_dst_cap;
 	uint64_t x;
-	int ret = stat_wptr(q, &wptr);
+	int ret;
+
+	q->rx_dst = NULL;
+	ret = stat_wptr(q, &wptr);
 
 	if (ret == -EAGAIN)
 		return 0;
@@ -689,7 +695,20 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	used = r.length > (size_t)pages * PAGE - hdr
 		       ? (size_t)pages * PAGE
 		       : NVL_MAX(NVL_ALIGN_UP((size_t)hdr + r.length, 8), head);
-	x ^= stat_pass(q, rptr, first, head, used - head, q->rx_buf);
+	/*
+	 * A continuation of the reply being reassembled goes straight to
+	 * its place in the caller's buffer (@dst, set by the drain), not
+	 * through rx_buf: one pass over the bytes, not two. Only where the
+	 * checksum is complete without a second look at the copy (the
+	 * padded checksum), and only when the copy fits. A bad element
+	 * leaves its bytes past the reply's received length, which the
+	 * failed call does not own as a result.
+	 */
+	pay = q->rx_buf + head;
+	if (dst && q->csum_padded && r.function == q->fn_continuation &&
+	    used - head <= cap)
+		pay = dst;
+	x ^= stat_pass(q, rptr, first, head, used - head, pay);
 	x ^= stat_pass(q, rptr, first, used, (size_t)pages * PAGE - used, NULL);
 	/* from here on only the copy is read; the element is consumed */
 	advance(q, rptr, pages);
@@ -739,7 +758,7 @@ int nvl_gsp_msgq_recv(struct nvl_gsp_msgq *q, struct nvl_gsp_msg *msg)
 	msg->result = r.rpc_result;
 	msg->sequence = r.sequence;
 	msg->len = need - RPC_HDR;
-	msg->data = q->rx_buf + hdr + RPC_HDR;
+	msg->data = pay; /* rx_buf + hdr + RPC_HDR, or the caller's */
 	msg->full = msg->len == q->payload_max;
 	return 1;
 }

@@ -71,6 +71,11 @@ struct nvl_gsp_msgq {
 	uint32_t rx_seq; /* seqNum we expect next */
 	uint8_t *tx_buf; /* 64 KiB staging for one element */
 	uint8_t *rx_buf; /* 64 KiB copy of the element being read */
+	/* where the next nvl_gsp_msgq_recv() may put a continuation's
+	 * payload instead of rx_buf (the reply being reassembled; NULL:
+	 * rx_buf), and its room; each recv takes and clears them */
+	uint8_t *rx_dst;
+	size_t rx_dst_cap;
 	struct nvl_gsp_msgq_stats stats;
 	/* the element framing of the firmware's version (msgq_set_abi) */
 	const struct gspabi_version *abi;

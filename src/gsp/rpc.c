@@ -397,7 +397,8 @@ static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		gsp->asm_discard = m->full;
 		return;
 	}
-	if (w->buf && n)
+	/* a continuation may be in place already (drain_queue()) */
+	if (w->buf && n && m->data != w->buf + w->len)
 		memcpy(w->buf + w->len, m->data, n);
 	w->len += n;
 	if (m->full && w->len < w->cap) {
@@ -449,7 +450,18 @@ static void drain_queue(struct nvl_gsp *gsp)
 	int ret;
 	bool any = false;
 
-	while ((ret = nvl_gsp_msgq_recv(&gsp->q, &m)) != 0) {
+	for (;;) {
+		struct nvl_gsp_async *a = gsp->asm_w;
+
+		/* the next continuation of a reply being reassembled may be
+		 * read straight into its place (nvl_gsp_msgq_recv()) */
+		if (a && a->buf && a->len <= a->cap) {
+			gsp->q.rx_dst = a->buf + a->len;
+			gsp->q.rx_dst_cap = a->cap - a->len;
+		}
+		ret = nvl_gsp_msgq_recv(&gsp->q, &m);
+		if (!ret)
+			break;
 		any = true;
 		if (ret == -EBADMSG) {
 			gsp->st.bad_msgs++;

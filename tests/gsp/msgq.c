@@ -314,6 +314,72 @@ static void padding_in_checksum(void **state)
 	rig_down(&r);
 }
 
+/*
+ * A continuation the caller gave a place for (q->rx_dst) is read straight
+ * there, not through rx_buf; a first element, a continuation that does
+ * not fit, or one with a bad checksum is not (the last counted, the
+ * caller's bytes past what it received its own business), and each recv
+ * takes the place once.
+ */
+static void continuation_in_place(void **state)
+{
+	const uint32_t cont = NV_VGPU_MSG_FUNCTION_CONTINUATION_RECORD;
+	uint8_t dst[6000], p[5000];
+	struct nvl_gsp_msg m;
+	struct rig r;
+
+	rig_up(&r);
+	for (size_t i = 0; i < sizeof(p); i++)
+		p[i] = (uint8_t)(i * 7 + 1);
+	memset(dst, 0xee, sizeof(dst));
+	/* a first element is always read into rx_buf */
+	fake_put(&r.q,
+		 &(struct fake_elem){
+			 .function = 76, .seq = 0, .payload = p, .len = 9});
+	r.q.rx_dst = dst;
+	r.q.rx_dst_cap = sizeof(dst);
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_ptr_not_equal(m.data, dst);
+	assert_null(r.q.rx_dst); /* taken */
+	/* a continuation that fits: in place, its bytes and nothing past
+	 * their last word */
+	fake_put(&r.q, &(struct fake_elem){.function = cont,
+					   .seq = 1,
+					   .payload = p,
+					   .len = 4999});
+	r.q.rx_dst = dst + 1;
+	r.q.rx_dst_cap = sizeof(dst) - 1;
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_ptr_equal(m.data, dst + 1);
+	assert_int_equal(m.len, 4999);
+	assert_memory_equal(dst + 1, p, 4999);
+	assert_int_equal(dst[0], 0xee);
+	assert_int_equal(dst[5001], 0xee);
+	/* one that does not fit: rx_buf, the caller's bytes untouched */
+	fake_put(&r.q,
+		 &(struct fake_elem){
+			 .function = cont, .seq = 2, .payload = p, .len = 100});
+	memset(dst, 0xee, sizeof(dst));
+	r.q.rx_dst = dst;
+	r.q.rx_dst_cap = 99;
+	assert_int_equal(recv1(&r, &m), 1);
+	assert_ptr_not_equal(m.data, dst);
+	assert_memory_equal(m.data, p, 100);
+	assert_int_equal(dst[0], 0xee);
+	/* a bad checksum: rejected and counted as before */
+	fake_put(&r.q, &(struct fake_elem){.function = cont,
+					   .seq = 3,
+					   .payload = p,
+					   .len = 64,
+					   .bad_sum = true});
+	r.q.rx_dst = dst;
+	r.q.rx_dst_cap = sizeof(dst);
+	assert_int_equal(recv1(&r, &m), -EBADMSG);
+	assert_int_equal(r.q.stats.bad_checksum, 1);
+	assert_null(r.q.rx_dst);
+	rig_down(&r);
+}
+
 static void cve_2024_58019(void **state)
 {
 	struct nvl_gsp_msg m;
@@ -465,6 +531,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(cve_2024_58019),
 		cmocka_unit_test(padding_after_longer_element),
 		cmocka_unit_test(padding_in_checksum),
+		cmocka_unit_test(continuation_in_place),
 		cmocka_unit_test(every_size_through_the_wrap),
 		cmocka_unit_test(bad_elements_counted),
 	};

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/cpufree.h"
 #include "gsp/priv.h"
 #include "gspabi.h"
 #include "kit.h"
@@ -197,6 +198,35 @@ static void continuation_both_ways(void **state)
 		echo(&k, t.sub, pages * 4096 - hdr - 32 - ctl, pages);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.bad_msgs, 0);
+	kit_down(&k);
+}
+
+/*
+ * 1 MiB both ways with the CPUs reported free: the firmware thread polls
+ * for the next element of a half-assembled request instead of sleeping
+ * (fw.c: fw_poll_mid()), reading the command queue while the caller
+ * still writes it and waits for room; nothing is lost or reordered.
+ */
+static void continuation_while_firmware_polls(void **state)
+{
+	struct nvl_model_gsp_stats ms0, ms;
+	struct nvl_gsp_stats st;
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	nvl_model_gsp_get_stats(k.m, &ms0);
+	nvl_cpu_poll_test_set(2, 1);
+	for (unsigned i = 0; i < 6; i++)
+		echo(&k, t.sub, i % 2 ? 1u << 20 : 5 * 0x10000 + 123, i + 40);
+	nvl_cpu_poll_test_set(-1, 0);
+	nvl_gsp_get_stats(k.gsp, &st);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(st.bad_msgs, 0);
+	assert_int_equal(st.timeouts, 0);
+	assert_int_equal(ms.bad_elems - ms0.bad_elems, 0);
+	assert_int_equal(ms.seq_asserts - ms0.seq_asserts, 0);
 	kit_down(&k);
 }
 
@@ -822,6 +852,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rm_abi_calls),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
+		cmocka_unit_test(continuation_while_firmware_polls),
 		cmocka_unit_test(calls_across_idle_gaps),
 		cmocka_unit_test(read_pointer_counts_element_header),
 		cmocka_unit_test(reply_policies),

@@ -37,6 +37,7 @@
 
 #include "base/alloc.h"
 #include "base/compiler.h"
+#include "base/cpufree.h"
 #include "base/futex.h"
 #include "base/idlepoll.h"
 #include "base/time.h"
@@ -1248,6 +1249,45 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
 		nvl_futex_wake(&g->fw_wake_seq, 1);
 }
 
+/* the longest mid-message poll (fw_poll_mid()); the driver writes a
+ * 64 KiB element in 5-15 us */
+#define FW_MID_POLL_NS 100000
+/* a look this long after the previous one: another thread had the CPU */
+#define FW_MID_GAP_NS 5000
+
+/*
+ * Half of a large message is in: the driver is writing the next element
+ * (or waits for the room this thread just made) and rings once it is
+ * there. Sleeping now costs a wake-up per element, 17 per 1 MiB call, and
+ * on a virtual machine with idle CPUs each takes tens of microseconds: the
+ * thread watches its wake-up word instead, for at most FW_MID_POLL_NS,
+ * only while nvl_cpus_free() says no runnable thread waits for a CPU,
+ * yielding every 32 looks and stopping as soon as a gap between two looks
+ * shows that another thread had the CPU. True when the word moved.
+ */
+static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
+{
+	int64_t t0, last, now;
+
+	if (!nvl_cpus_free())
+		return false;
+	t0 = last = nvl_time_ns();
+	for (unsigned i = 1;; i++) {
+		if (atomic_load_explicit(&g->fw_wake_seq,
+					 memory_order_acquire) != seq)
+			return true;
+		nvl_cpu_relax();
+		if (i % 16)
+			continue;
+		now = nvl_time_ns();
+		if (now - last > FW_MID_GAP_NS || now - t0 > FW_MID_POLL_NS)
+			return false;
+		last = now;
+		if (i % 32 == 0)
+			sched_yield();
+	}
+}
+
 /*
  * The firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
  * held and dropped (not taken back: the core comes first); wake-ups may be
@@ -1257,13 +1297,16 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
  * virtual CPU on an idle machine takes tens of microseconds; with busy
  * CPUs a wake-up costs 1-2 us and the poll would only take a CPU others
  * need); what a wake-up cost is measured from the kick's time stamp.
+ * @mid: a message is half-assembled: fw_poll_mid() first.
  */
-static void fw_sleep_locked(struct nvl_model_gsp *g)
+static void fw_sleep_locked(struct nvl_model_gsp *g, bool mid)
 {
 	uint32_t seq = atomic_load(&g->fw_wake_seq);
 	long r;
 
 	pthread_mutex_unlock(&g->lock);
+	if (mid && fw_poll_mid(g, seq))
+		return;
 	if (nvl_idle_poll(&g->fw_idle, &g->fw_wake_seq, seq))
 		return;
 	atomic_fetch_add(&g->fw_sleepers, 1);
@@ -1327,7 +1370,7 @@ static void *fw_thread(void *arg)
 		 * kicks this thread when it finds the core taken; the core is
 		 * taken again before anything is looked at (lock order) */
 		pthread_mutex_unlock(&g->core);
-		fw_sleep_locked(g);
+		fw_sleep_locked(g, rx.active);
 		pthread_mutex_lock(&g->core);
 		pthread_mutex_lock(&g->lock);
 	}
