@@ -872,6 +872,33 @@ static void big_transactions_fail_cleanly_at_every_allocation(void **state)
 	}
 }
 
+/*
+ * nvl_gpuvm_exec_lock() failing at its k-th allocation, for every k until
+ * it succeeds (fewer than @max_k): -ENOMEM, and none of the @n resvs in
+ * @rs left locked.
+ */
+static void exec_lock_fails_cleanly(struct nvl_gpuvm *vm,
+				    struct nvl_resv *const *rs, int n,
+				    unsigned long max_k)
+{
+	struct nvl_exec exec;
+
+	for (unsigned long k = 1;; k++) {
+		nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
+		int ret = nvl_gpuvm_exec_lock(vm, &exec, 1);
+
+		nvl_fault_off();
+		if (!ret) {
+			nvl_exec_fini(&exec);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		for (int i = 0; i < n; i++)
+			assert_false(nvl_ww_mutex_is_locked(&rs[i]->lock));
+		assert_true(k < max_k);
+	}
+}
+
 static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 {
 	struct fixture f;
@@ -903,18 +930,8 @@ static void exec_lock_takes_vm_resv_and_each_extobj_once(void **state)
 	assert_int_equal(exec.num_objects, 3);
 	nvl_exec_fini(&exec);
 	/* failure injection: every allocation of the lock path */
-	for (unsigned long k = 1;; k++) {
-		nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
-		int ret = nvl_gpuvm_exec_lock(f.vm, &exec, 1);
-
-		nvl_fault_off();
-		if (!ret) {
-			nvl_exec_fini(&exec);
-			break;
-		}
-		assert_int_equal(ret, -ENOMEM);
-		assert_true(k < 50);
-	}
+	exec_lock_fails_cleanly(f.vm, (struct nvl_resv *[]){&vm_resv, &r1, &r2},
+				3, 50);
 	struct cop u = {C_UNMAP, 0, MRES_START};
 
 	assert_int_equal(core_call(&f, &m, &u, 1), 0);
@@ -937,7 +954,7 @@ static void exec_lock_beyond_the_inline_snapshot(void **state)
 	enum { N = 11 };
 	struct fixture f;
 	struct model m = {0};
-	struct nvl_resv vm_resv, r[N];
+	struct nvl_resv vm_resv, r[N], *rs[N + 1];
 	struct nvl_gem_object *e[N];
 	struct nvl_exec exec;
 
@@ -961,20 +978,10 @@ static void exec_lock_beyond_the_inline_snapshot(void **state)
 	nvl_exec_fini(&exec);
 	for (int i = 0; i < N; i++)
 		assert_false(nvl_ww_mutex_is_locked(&r[i].lock));
-	for (unsigned long k = 1;; k++) {
-		nvl_fault_fail_nth(k, NVL_FAULT_THIS_THREAD);
-		int ret = nvl_gpuvm_exec_lock(f.vm, &exec, 1);
-
-		nvl_fault_off();
-		for (int i = 0; ret && i < N; i++)
-			assert_false(nvl_ww_mutex_is_locked(&r[i].lock));
-		if (!ret) {
-			nvl_exec_fini(&exec);
-			break;
-		}
-		assert_int_equal(ret, -ENOMEM);
-		assert_true(k < 80);
-	}
+	for (int i = 0; i < N; i++)
+		rs[i] = &r[i];
+	rs[N] = &vm_resv;
+	exec_lock_fails_cleanly(f.vm, rs, N + 1, 80);
 	struct cop u = {C_UNMAP, 0, MRES_START};
 
 	assert_int_equal(core_call(&f, &m, &u, 1), 0);
