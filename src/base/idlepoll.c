@@ -19,9 +19,39 @@
 #include "base/idlepoll.h"
 #include "base/time.h"
 
+static int64_t clock_ns(int64_t (*clock)(void))
+{
+	return clock ? clock() : nvl_time_ns();
+}
+
 static int64_t now_ns(const struct nvl_idle_poll *p)
 {
-	return p->clock ? p->clock() : nvl_time_ns();
+	return clock_ns(p->clock);
+}
+
+int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
+		  int64_t (*clock)(void), int64_t *t0, int64_t *end)
+{
+	int64_t now, last;
+
+	*t0 = last = clock_ns(clock);
+	for (unsigned i = 1;; i++) {
+		if (atomic_load(word) != seq) {
+			*end = clock_ns(clock);
+			return 1;
+		}
+		if (i % 16)
+			continue;
+		*end = now = clock_ns(clock);
+		if (now - last > NVL_IDLE_POLL_GAP_NS)
+			return -1;
+		last = now;
+		if (now - *t0 >= limit_ns)
+			return 0;
+		if (i % 32 == 0)
+			sched_yield();
+		nvl_cpu_relax();
+	}
 }
 
 static int64_t clamp_budget(int64_t ns)
@@ -32,8 +62,9 @@ static int64_t clamp_budget(int64_t ns)
 bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		   uint32_t seq)
 {
-	int64_t t0, now, last, limit;
-	bool busy = false;
+	int64_t t0, now;
+	bool busy;
+	int r;
 
 	p->t0 = 0;
 	if (p->wake_ns < NVL_IDLE_POLL_WAKE_NS || !nvl_cpus_free())
@@ -47,35 +78,20 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		p->streak = 0;
 		return false;
 	}
-	limit = p->budget_ns = clamp_budget(p->budget_ns);
+	p->budget_ns = clamp_budget(p->budget_ns);
 	p->polls++;
-	t0 = last = now_ns(p);
-	for (unsigned i = 1;; i++) {
-		if (atomic_load(word) != seq) {
-			now = now_ns(p);
-			p->busy = 0;
-			p->budget_ns += (2 * (now - t0) + NVL_IDLE_POLL_MIN_NS -
-					 p->budget_ns) /
-					4;
-			p->budget_ns = clamp_budget(p->budget_ns);
-			p->hits++;
-			p->streak++;
-			return true;
-		}
-		if (i % 16)
-			continue;
-		now = now_ns(p);
-		if (now - last > NVL_IDLE_POLL_GAP_NS) {
-			busy = true;
-			break;
-		}
-		last = now;
-		if (now - t0 >= limit)
-			break;
-		if (i % 32 == 0)
-			sched_yield();
-		nvl_cpu_relax();
+	r = nvl_poll_word(word, seq, p->budget_ns, p->clock, &t0, &now);
+	if (r > 0) {
+		p->busy = 0;
+		p->budget_ns +=
+			(2 * (now - t0) + NVL_IDLE_POLL_MIN_NS - p->budget_ns) /
+			4;
+		p->budget_ns = clamp_budget(p->budget_ns);
+		p->hits++;
+		p->streak++;
+		return true;
 	}
+	busy = r < 0;
 	p->streak = 0;
 	if (busy && ++p->busy >= 2) {
 		/* no CPU is idle: sleep at once for a while */

@@ -92,6 +92,28 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		   uint32_t seq);
 
 /**
+ * nvl_poll_word() - watch @word for a move past @seq, bounded.
+ * @word: the futex word
+ * @seq: the value read before there was nothing to do
+ * @limit_ns: the longest poll
+ * @clock: the time source (NULL: nvl_time_ns())
+ * @t0: set to the poll's start
+ * @end: set to the time the poll ended
+ *
+ * The loop of nvl_idle_poll() without its learning, for a thread that
+ * already knows it wants to poll (the GSP firmware thread between two
+ * elements of one message). Looks at @word every iteration and at the
+ * clock every 16, pausing then, and yields every 32 looks. No allocation,
+ * no lock.
+ *
+ * Return: 1 when the word moved; 0 when @limit_ns passed; -1 when a look
+ * came more than NVL_IDLE_POLL_GAP_NS after the previous one (another
+ * thread had this CPU).
+ */
+int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
+		  int64_t (*clock)(void), int64_t *t0, int64_t *end);
+
+/**
  * nvl_idle_poll_woken() - record what the wake-up just taken cost.
  * @p: the thread's poll state
  * @kick_ns: when the waker stamped its kick (nvl_time_ns(), before its

@@ -1252,40 +1252,25 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
 /* the longest mid-message poll (fw_poll_mid()); the driver writes a
  * 64 KiB element in 5-15 us */
 #define FW_MID_POLL_NS 100000
-/* a look this long after the previous one: another thread had the CPU */
-#define FW_MID_GAP_NS 5000
 
 /*
  * Half of a large message is in: the driver is writing the next element
  * (or waits for the room this thread just made) and rings once it is
  * there. Sleeping now costs a wake-up per element, 17 per 1 MiB call, and
  * on a virtual machine with idle CPUs each takes tens of microseconds: the
- * thread watches its wake-up word instead, for at most FW_MID_POLL_NS,
- * only while nvl_cpus_free() says no runnable thread waits for a CPU,
- * yielding every 32 looks and stopping as soon as a gap between two looks
- * shows that another thread had the CPU. True when the word moved.
+ * thread watches its wake-up word instead (nvl_poll_word(), the loop of
+ * the idle poll), for at most FW_MID_POLL_NS, only while nvl_cpus_free()
+ * says no runnable thread waits for a CPU, stopping as soon as a gap
+ * between two looks shows that another thread had the CPU. True when the
+ * word moved.
  */
 static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
 {
-	int64_t t0, last, now;
+	int64_t t0, end;
 
-	if (!nvl_cpus_free())
-		return false;
-	t0 = last = nvl_time_ns();
-	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(&g->fw_wake_seq,
-					 memory_order_acquire) != seq)
-			return true;
-		nvl_cpu_relax();
-		if (i % 16)
-			continue;
-		now = nvl_time_ns();
-		if (now - last > FW_MID_GAP_NS || now - t0 > FW_MID_POLL_NS)
-			return false;
-		last = now;
-		if (i % 32 == 0)
-			sched_yield();
-	}
+	return nvl_cpus_free() &&
+	       nvl_poll_word(&g->fw_wake_seq, seq, FW_MID_POLL_NS, NULL, &t0,
+			     &end) > 0;
 }
 
 /*
