@@ -68,16 +68,8 @@ int nvl_vm_validate_kop_args(const struct nvl_vm *vm, uint32_t i,
 	 * would pass (so the error precedence is the one below): a MAP of a
 	 * BO with at most READONLY and NO_ATOMIC, a plain UNMAP.
 	 */
-	if (likely(!((op->addr | op->range | op->bo_offset) & mask) &&
-		   nvl_gpuvm_range_valid(g, op->addr, op->range))) {
-		if (op->op == NVL_VM_BIND_OP_MAP && has_bo &&
-		    !(f & ~(uint32_t)(NVL_VM_BIND_READONLY |
-				      NVL_VM_BIND_NO_ATOMIC)))
-			return 0;
-		if (op->op == NVL_VM_BIND_OP_UNMAP && !has_bo && !f &&
-		    !op->bo_offset)
-			return 0;
-	}
+	if (likely(nvl_vm_kop_common(vm, op, has_bo)))
+		return 0;
 	if (f & ~(uint32_t)(NVL_VM_BIND_READONLY | NVL_VM_BIND_SPARSE |
 			    NVL_VM_BIND_NULL | NVL_VM_BIND_NO_ATOMIC |
 			    NVL_VM_BIND_LAZY))

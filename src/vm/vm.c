@@ -696,14 +696,16 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
  * The checks of a one-op call, in bind_plain()'s order and with its
  * messages: @k from kop_of(), @obj the op's BO looked up (NULL if none).
  */
-static int check_one(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
-		     struct nvl_vm_kop *k, bool has_bo,
-		     struct nvl_gem_object *obj)
+static inline int check_one(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
+			    struct nvl_vm_kop *k, bool has_bo,
+			    struct nvl_gem_object *obj)
 {
 	int ret;
 
 	if (op->pad)
 		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
+	else if (likely(nvl_vm_kop_common(vm, k, has_bo)))
+		ret = 0;
 	else
 		ret = nvl_vm_validate_kop_args(vm, 0, k, has_bo);
 	if (!ret && vm->backend.ops->prefetch)
@@ -783,11 +785,17 @@ static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 	return ret;
 }
 
-NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
-			const struct nvl_vm_bind_op *ops, uint32_t n_ops,
-			const struct nvl_vm_sync *waits, uint32_t n_waits,
-			const struct nvl_vm_sync *signals, uint32_t n_signals,
-			uint32_t flags)
+/*
+ * Every call but the most common one (nvl_vm_bind()): out of line, so
+ * that its frame (the kops of up to 64 ops on the stack) and its checks
+ * are not paid by a one-op call.
+ */
+static __attribute__((noinline)) int
+bind_general(struct nvl_client *client, uint32_t vmh, uint32_t queue,
+	     const struct nvl_vm_bind_op *ops, uint32_t n_ops,
+	     const struct nvl_vm_sync *waits, uint32_t n_waits,
+	     const struct nvl_vm_sync *signals, uint32_t n_signals,
+	     uint32_t flags)
 {
 	struct nvl_vm_kop kops_stack[STACK_OPS];
 	struct bind_args a = {
@@ -806,8 +814,6 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
 		return nvl_error(-EINVAL, "vm: bind: too many ops or syncs");
 	if (flags & ~(uint32_t)NVL_VM_BIND_ASYNC)
 		return nvl_error(-EINVAL, "vm: bind: unknown flags %#x", flags);
-	if (n_ops == 1 && !n_waits && !n_signals && !queue && !flags)
-		return oom_msg(bind_pinned1(client, vmh, ops), "bind");
 	if (n_ops <= STACK_OPS && !n_waits && !n_signals && !queue) {
 		/* the VM and the first BO in one lock round trip */
 		struct nvl_gem_object *first;
@@ -877,4 +883,22 @@ out:
 	nvl_vm_queue_put(q);
 	nvl_vm_put(vm);
 	return oom_msg(ret, "bind");
+}
+
+NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
+			const struct nvl_vm_bind_op *ops, uint32_t n_ops,
+			const struct nvl_vm_sync *waits, uint32_t n_waits,
+			const struct nvl_vm_sync *signals, uint32_t n_signals,
+			uint32_t flags)
+{
+	/*
+	 * One op, synchronous, default queue, no syncobjs: every check of
+	 * the call's own arguments that bind_general() makes first passes,
+	 * so going straight to the one-op path reports the same errors.
+	 */
+	if (likely(client && ops && n_ops == 1 && !n_waits && !n_signals &&
+		   !queue && !flags))
+		return oom_msg(bind_pinned1(client, vmh, ops), "bind");
+	return bind_general(client, vmh, queue, ops, n_ops, waits, n_waits,
+			    signals, n_signals, flags);
 }

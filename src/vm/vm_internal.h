@@ -80,6 +80,33 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn);
 
 extern const struct nvl_sched_backend_ops nvl_vm_bind_sched_ops;
 
+/**
+ * nvl_vm_kop_common() - is @op one of the two common ops that
+ * nvl_vm_validate_kop_args() accepts at once: a MAP of a BO with at most
+ * READONLY and NO_ATOMIC, or a plain UNMAP, aligned and in range? Inline,
+ * so that the bind path's common call does not pay that function's frame
+ * (issue 19); anything else goes to it for the full checks and messages.
+ * @vm: the VM
+ * @op: the op
+ * @has_bo: the op names a BO
+ */
+static inline bool nvl_vm_kop_common(const struct nvl_vm *vm,
+				     const struct nvl_vm_kop *op, bool has_bo)
+{
+	const struct nvl_gpuvm *g = vm->gpuvm;
+	uint64_t mask = (1ull << g->page_shift) - 1;
+	uint32_t f = op->flags;
+
+	if (unlikely(((op->addr | op->range | op->bo_offset) & mask) ||
+		     !nvl_gpuvm_range_valid(g, op->addr, op->range)))
+		return false;
+	if (op->op == NVL_VM_BIND_OP_MAP)
+		return has_bo && !(f & ~(uint32_t)(NVL_VM_BIND_READONLY |
+						   NVL_VM_BIND_NO_ATOMIC));
+	return op->op == NVL_VM_BIND_OP_UNMAP && !has_bo && !f &&
+	       !op->bo_offset;
+}
+
 /* nvl_vm_bind_one_pinned()'s answer when the general path must bind */
 #define NVL_VM_BIND_GENERAL 1
 
