@@ -240,6 +240,70 @@ static void enomem_replaces_the_previous_message(void **state)
 	env_fini(&e);
 }
 
+/*
+ * The call's own arguments, checked before anything else, for calls shaped
+ * like the one-op fast path (nvl_vm_bind() sends a one-op synchronous call
+ * without syncobjs or queue straight to it): each bad one is -EINVAL with
+ * its message and changes nothing, and a zero count with a NULL array is
+ * fine.
+ */
+static void call_arguments_come_first(void **state)
+{
+	struct nvl_vm_sync sync = {0};
+	struct nvl_vm_bind_op op;
+	struct env e;
+	char *before, *after;
+
+	(void)state;
+	env_init(&e);
+	op = op_of(NVL_VM_BIND_OP_MAP, 0, e.bo, GiB, MiB);
+	before = dump(e.v);
+	assert_int_equal(
+		nvl_vm_bind(NULL, e.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+		-EINVAL);
+	has(nvl_last_error(), "NULL client");
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, NULL, 1, NULL, 0, NULL, 0, 0),
+		-EINVAL);
+	has(nvl_last_error(), "NULL array");
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 1, NULL, 0, 0),
+			 -EINVAL);
+	has(nvl_last_error(), "NULL array");
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, NULL, 1, 0),
+			 -EINVAL);
+	has(nvl_last_error(), "NULL array");
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, (1u << 16) + 1, NULL, 0,
+				     NULL, 0, 0),
+			 -EINVAL);
+	has(nvl_last_error(), "too many");
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, &op, 1, &sync, 257, NULL, 0, 0),
+		-EINVAL);
+	has(nvl_last_error(), "too many");
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, NULL, 0, 1u << 5),
+		-EINVAL);
+	has(nvl_last_error(), "unknown flags");
+	/* a bad VM handle on the one-op path */
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm + 100, 0, &op, 1, NULL, 0, NULL, 0, 0),
+		-ENOENT);
+	has(nvl_last_error(), "no VM");
+	after = dump(e.v);
+	assert_string_equal(before, after);
+	free(after);
+	/* NULL arrays with zero counts are no error; nothing to do is 0 */
+	assert_int_equal(
+		nvl_vm_bind(e.c, e.vm, 0, NULL, 0, NULL, 0, NULL, 0, 0), 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			 0);
+	after = dump(e.v);
+	has(after, "va [0x40000000, 0x40100000) 1M bo");
+	free(after);
+	free(before);
+	env_fini(&e);
+}
+
 /* The dump shows window, page sizes, regions and mappings, one a line. */
 static void dump_shows_regions_mappings_and_page_sizes(void **state)
 {
@@ -376,6 +440,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(sparse_ops_take_no_handle),
 	cmocka_unit_test(errors_follow_argument_handle_region_order),
 	cmocka_unit_test(enomem_replaces_the_previous_message),
+	cmocka_unit_test(call_arguments_come_first),
 	cmocka_unit_test(dump_shows_regions_mappings_and_page_sizes),
 	cmocka_unit_test(destroy_drops_the_vm_once_its_queues_are_gone),
 	cmocka_unit_test(create_unwinds_at_every_allocation),
