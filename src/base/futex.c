@@ -13,6 +13,12 @@
 
 int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 {
+	return nvl_futex_wait_bits(w, val, abs_ns, FUTEX_BITSET_MATCH_ANY);
+}
+
+int nvl_futex_wait_bits(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns,
+			uint32_t bits)
+{
 	struct timespec ts, *tsp = NULL;
 	long r;
 
@@ -23,7 +29,7 @@ int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 		tsp = &ts;
 	}
 	r = syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, val, tsp, NULL,
-		    FUTEX_BITSET_MATCH_ANY);
+		    bits);
 	if (r == 0)
 		return 0;
 	if (errno == ETIMEDOUT)
@@ -36,6 +42,11 @@ int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 void nvl_futex_wake(_Atomic uint32_t *w, int n)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void nvl_futex_wake_bits(_Atomic uint32_t *w, int n, uint32_t bits)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_BITSET_PRIVATE, n, NULL, NULL, bits);
 }
 
 void nvl_futex_wake_all(_Atomic uint32_t *w)

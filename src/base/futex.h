@@ -35,6 +35,28 @@ int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns);
  */
 void nvl_futex_wake(_Atomic uint32_t *w, int n);
 
+/**
+ * nvl_futex_wait_bits() - nvl_futex_wait() as one of the sleepers on @w
+ * that nvl_futex_wake_bits() tells apart by @bits.
+ * @w: the word
+ * @val: expected value
+ * @abs_ns: deadline (as nvl_futex_wait())
+ * @bits: this sleeper's bits (not 0)
+ *
+ * Return: as nvl_futex_wait().
+ */
+int nvl_futex_wait_bits(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns,
+			uint32_t bits);
+
+/**
+ * nvl_futex_wake_bits() - wake up to @n sleepers on @w whose bits meet
+ * @bits, in one system call: several chosen sleepers on one word.
+ * @w: the word
+ * @n: how many at most (INT_MAX: all)
+ * @bits: the sleepers' bits to wake (not 0)
+ */
+void nvl_futex_wake_bits(_Atomic uint32_t *w, int n, uint32_t bits);
+
 /** nvl_futex_wake_all() - wake every sleeper on @w. @w: the word */
 void nvl_futex_wake_all(_Atomic uint32_t *w);
 

@@ -74,6 +74,10 @@ struct nvl_gsp {
 	 * to @waiters, in order, under rx_lock (rpc.c: take_incoming()) */
 	_Atomic(struct nvl_gsp_async *) incoming;
 	unsigned active_waiters; /* callers blocked in a wait */
+	/* the sleeping waiters' futex word (rpc.c: wake_bits()): each sleeps
+	 * on it with its own bit, so that one system call wakes every
+	 * caller a drain completed */
+	_Atomic uint32_t wake_seq;
 	uint64_t irqs; /* interrupts seen */
 	uint64_t irqs_drained; /* by the event thread */
 	/* reassembly of a multi-element message */

@@ -36,6 +36,7 @@
  * every call from then on with -ENODEV.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -80,17 +81,43 @@
 
 /*
  * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
- * WORD_SLEEPING under rx_lock and sleeps on the word with the lock
- * dropped; the drain that completes the call sets WORD_DONE under rx_lock,
- * after the reply is in place, and wakes the caller, which then returns
- * without taking rx_lock again (its reply, result and error were written
- * before the release store). WORD_KICK: an interrupt asks this caller to
+ * WORD_SLEEPING under rx_lock and sleeps with the lock dropped until the
+ * word changes; the drain that completes the call sets WORD_DONE under
+ * rx_lock, after the reply is in place, and wakes the caller, which then
+ * returns without taking rx_lock again (its reply, result and error were
+ * written before the store). WORD_KICK: an interrupt asks this caller to
  * drain the status queue for everyone (irq_handler()).
+ *
+ * The callers do not sleep on their words but on one shared futex word,
+ * gsp->wake_seq, each with its own bit (wake_bit(): its RPC sequence
+ * modulo 32, so concurrent callers differ): a drain that completed several
+ * calls wakes them all with one system call (wake_bits()), not one each
+ * (on one CPU each woken caller could also preempt the drain between two
+ * of them). A sleeper reads wake_seq, then its word, then sleeps while
+ * wake_seq is unchanged; a waker stores the word, then bumps wake_seq,
+ * then wakes (all sequentially consistent): a sleeper that missed the
+ * store finds wake_seq moved and does not sleep. Two callers 32 sequences
+ * apart share a bit: one may wake for the other, finds its word unchanged
+ * and sleeps again.
  */
 #define WORD_PENDING 0u
 #define WORD_SLEEPING 1u
 #define WORD_KICK 2u
 #define WORD_DONE 3u
+
+static uint32_t wake_bit(const struct nvl_gsp_async *w)
+{
+	return 1u << (w->sequence % 32);
+}
+
+/* wake the sleeping callers of @bits (their words already changed) */
+static void wake_bits(struct nvl_gsp *gsp, uint32_t bits)
+{
+	if (!bits)
+		return;
+	atomic_fetch_add(&gsp->wake_seq, 1);
+	nvl_futex_wake_bits(&gsp->wake_seq, INT_MAX, bits);
+}
 
 static void cond_init_mono(pthread_cond_t *c)
 {
@@ -181,11 +208,11 @@ static void unlink_waiter(struct nvl_gsp *gsp, struct nvl_gsp_async *w)
 
 /*
  * Is a sleeping caller there to drain for all? The oldest one is asked to
- * (rx_lock held): *@kick is its word, to wake once the lock is dropped (a
- * word of a caller that has returned meanwhile wakes no one). A caller
- * already asked is enough: no second one is woken.
+ * (rx_lock held): *@kick is its bit, to wake once the lock is dropped (a
+ * caller that has returned meanwhile is not woken). A caller already
+ * asked is enough: no second one is woken.
  */
-static bool pick_drainer(struct nvl_gsp *gsp, _Atomic uint32_t **kick)
+static bool pick_drainer(struct nvl_gsp *gsp, uint32_t *kick)
 {
 	struct nvl_gsp_async *w;
 
@@ -199,9 +226,8 @@ static bool pick_drainer(struct nvl_gsp *gsp, _Atomic uint32_t **kick)
 		if (v == WORD_KICK)
 			return true;
 		if (v == WORD_SLEEPING) {
-			atomic_store_explicit(&w->word, WORD_KICK,
-					      memory_order_relaxed);
-			*kick = &w->word;
+			atomic_store(&w->word, WORD_KICK);
+			*kick = wake_bit(w);
 			return true;
 		}
 	}
@@ -226,7 +252,7 @@ static void irq_handler(void *arg)
 	if (stat & NVL_HW_FALCON_IRQSTAT_SWGEN0) {
 		nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR),
 			    NVL_HW_FALCON_IRQSTAT_SWGEN0);
-		_Atomic uint32_t *kick = NULL;
+		uint32_t kick = 0;
 
 		pthread_mutex_lock(&gsp->rx_lock);
 		gsp->irqs++;
@@ -256,8 +282,7 @@ static void irq_handler(void *arg)
 		}
 		pthread_mutex_unlock(&gsp->rx_lock);
 		/* after the unlock: the drainer takes rx_lock at once */
-		if (kick)
-			nvl_futex_wake(kick, 1);
+		wake_bits(gsp, kick);
 	}
 	if (gsp->irq_chain)
 		gsp->irq_chain(gsp->irq_chain_arg);
@@ -294,27 +319,20 @@ static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,
 
 /*
  * Tell a waiting caller its call is done, rx_lock held: after this store
- * the caller may return and its waiter be gone. Returns the word to wake
- * (the caller sleeps or is about to), or NULL; the wake-up touches only
- * the word's address (a futex wake on a word nobody sleeps on any more
- * wakes no one), so it may come after rx_lock is dropped.
+ * the caller may return and its waiter be gone. Returns its bit to wake
+ * (the caller sleeps or is about to), or 0; the wake-up touches only
+ * gsp->wake_seq, so it may come after rx_lock is dropped.
  */
-static _Atomic uint32_t *set_done(struct nvl_gsp_async *w)
+static uint32_t set_done(struct nvl_gsp_async *w)
 {
-	_Atomic uint32_t *word = &w->word;
-
-	if (atomic_exchange_explicit(word, WORD_DONE, memory_order_acq_rel) !=
-	    WORD_PENDING)
-		return word;
-	return NULL;
+	if (atomic_exchange(&w->word, WORD_DONE) != WORD_PENDING)
+		return wake_bit(w);
+	return 0;
 }
 
-static void wake_done(struct nvl_gsp_async *w)
+static void wake_done(struct nvl_gsp *gsp, struct nvl_gsp_async *w)
 {
-	_Atomic uint32_t *word = set_done(w);
-
-	if (word)
-		nvl_futex_wake(word, 1);
+	wake_bits(gsp, set_done(w));
 }
 
 static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
@@ -332,7 +350,7 @@ static void complete(struct nvl_gsp *gsp, struct nvl_gsp_async *w, int err)
 		    gsp->n_wake < NVL_ARRAY_SIZE(gsp->wake_pending))
 			gsp->wake_pending[gsp->n_wake++] = w;
 		else
-			wake_done(w);
+			wake_done(gsp, w);
 		return; /* a waited-for call is not abandoned */
 	}
 	if (w->abandoned)
@@ -410,26 +428,23 @@ static void take_reply(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 }
 
 /*
- * Wake the callers the drain completed, rx_lock held and dropped around
- * the wake-ups: a futex wake is a system call, and while it runs the lock
- * would keep the callers that have just sent from starting their wait
- * (the woken callers themselves need no lock).
+ * Wake the callers the drain completed, with one system call, rx_lock
+ * held and dropped around it: while it runs the lock would keep the
+ * callers that have just sent from starting their wait (the woken callers
+ * themselves need no lock).
  */
 static void wake_completed(struct nvl_gsp *gsp)
 {
-	_Atomic uint32_t *words[NVL_ARRAY_SIZE(gsp->wake_pending)];
-	unsigned n = 0;
+	uint32_t bits = 0;
 
 	for (unsigned i = 0; i < gsp->n_wake; i++)
-		if ((words[n] = set_done(gsp->wake_pending[i])))
-			n++;
+		bits |= set_done(gsp->wake_pending[i]);
 	gsp->n_wake = 0;
 	gsp->draining = false;
-	if (!n)
+	if (!bits)
 		return;
 	pthread_mutex_unlock(&gsp->rx_lock);
-	for (unsigned i = 0; i < n; i++)
-		nvl_futex_wake(words[i], 1);
+	wake_bits(gsp, bits);
 	pthread_mutex_lock(&gsp->rx_lock);
 }
 
@@ -976,9 +991,21 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 static bool sleep_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			  int64_t deadline)
 {
+	uint32_t bit = wake_bit(w);
+
 	atomic_store_explicit(&w->word, WORD_SLEEPING, memory_order_relaxed);
 	pthread_mutex_unlock(&gsp->rx_lock);
-	nvl_futex_wait(&w->word, WORD_SLEEPING, deadline);
+	/* until the word changes: another caller's wake-up (a shared bit)
+	 * or a bumped wake_seq is no reason to take rx_lock again */
+	for (;;) {
+		uint32_t seq = atomic_load(&gsp->wake_seq);
+
+		if (atomic_load(&w->word) != WORD_SLEEPING)
+			break;
+		if (nvl_futex_wait_bits(&gsp->wake_seq, seq, deadline, bit) ==
+		    -ETIME)
+			break;
+	}
 	if (atomic_load_explicit(&w->word, memory_order_acquire) == WORD_DONE)
 		return true;
 	pthread_mutex_lock(&gsp->rx_lock);

@@ -333,17 +333,24 @@ static bool stopping(struct nvl_model_gsp *g)
 	return s;
 }
 
-/* free pages in the status queue (the driver's read pointer is in the
- * command queue's receive header) */
-static uint32_t statq_room(struct nvl_model_gsp *g)
+/*
+ * Free pages in the status queue, at least @need if there are: what is
+ * known free since the driver's read pointer (in the command queue's
+ * receive header) was last read, or, when that is less than @need, what
+ * it says now. Each look at a queue word is a DMA translation in the
+ * model; a small reply needs none while the driver keeps up.
+ */
+static uint32_t statq_room(struct nvl_model_gsp *g, uint32_t need)
 {
-	uint32_t wptr =
-		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
-	uint32_t rptr = region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
+	uint32_t rptr;
 
-	if (rptr >= CNT || wptr >= CNT)
+	if (g->statq_free >= need)
+		return g->statq_free;
+	rptr = region_rd32(g, g->cmdq_off + sizeof(msgqTxHeader));
+	if (rptr >= CNT)
 		return 0;
-	return (rptr + CNT - wptr - 1) % CNT;
+	g->statq_free = (rptr + CNT - g->statq_wptr - 1) % CNT;
+	return g->statq_free;
 }
 
 /* one element into the status queue; false if the driver never made room */
@@ -359,11 +366,10 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	bool staged = end <= FW_STAGE_MAX;
 	int64_t t0 = nvl_time_ns(), now;
 	int64_t deadline = t0 + NVL_NSEC_PER_SEC;
-	uint32_t wptr =
-		region_rd32(g, g->statq_off + offsetof(msgqTxHeader, writePtr));
+	uint32_t wptr = g->statq_wptr;
 
 	for (;;) {
-		if (statq_room(g) >= pages)
+		if (statq_room(g, pages) >= pages)
 			break;
 		/* the driver must hear of what is there to make room */
 		flush_irq(g);
@@ -443,15 +449,13 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 			g->statq_dirty[(wptr + i) % CNT] = PAGE;
 		g->statq_dirty[last] = (uint16_t)used;
 		wptr = (wptr + pages) % CNT;
+		g->statq_wptr = wptr;
+		g->statq_free -= pages;
 		region_wr32(g, g->statq_off + offsetof(msgqTxHeader, writePtr),
 			    wptr);
-		if (dup) {
-			/* the copy must find room too */
-			uint32_t rptr = region_rd32(
-				g, g->cmdq_off + sizeof(msgqTxHeader));
-			if ((rptr + CNT - wptr - 1) % CNT < pages)
-				break;
-		}
+		/* the copy must find room too */
+		if (dup && statq_room(g, pages) < pages)
+			break;
 	}
 	msg_irq(g);
 	return true;
@@ -617,7 +621,7 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		uint64_t rx_hdr = g->statq_off + sizeof(msgqTxHeader);
 		uint32_t wptr = region_rd32(
 			g, g->cmdq_off + offsetof(msgqTxHeader, writePtr));
-		uint32_t rptr = region_rd32(g, rx_hdr);
+		uint32_t rptr = g->cmdq_rptr;
 		uint32_t avail, pages, seq;
 		struct qpass q;
 		uint8_t *dst;
@@ -629,7 +633,7 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		/* stored atomically under g->lock: read without it */
 		if (__atomic_load_n(&g->hang, __ATOMIC_RELAXED))
 			return handled;
-		if (wptr >= CNT || rptr >= CNT) {
+		if (wptr >= CNT) {
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq pointers %u/%u invalid",
 				   wptr, rptr);
@@ -650,6 +654,7 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 			g->st.bad_elems++;
 			nvl_fw_log(g, LOG_RM, "cmdq element of %u pages",
 				   pages);
+			g->cmdq_rptr = wptr;
 			region_wr32(g, rx_hdr, wptr);
 			continue;
 		}
@@ -682,7 +687,8 @@ static int serve_batch(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 		if (fits)
 			recv_payload(g, rptr, pages, plen, dst, &q);
 		/* read: the slots are the driver's again */
-		region_wr32(g, rx_hdr, (rptr + pages) % CNT);
+		g->cmdq_rptr = (rptr + pages) % CNT;
+		region_wr32(g, rx_hdr, g->cmdq_rptr);
 		if (!fits || fold(q.x) ||
 		    r->signature != NV_VGPU_MSG_SIGNATURE_VALID ||
 		    r->header_version != NV_VGPU_MSG_HEADER_VERSION) {
@@ -1054,6 +1060,7 @@ static int libos_start(struct nvl_model_gsp *g)
 	}
 	g->tx_seq = g->rx_seq = 0;
 	g->rpc_seq = 0;
+	g->statq_wptr = g->cmdq_rptr = g->statq_free = 0;
 	/* what the slots hold is not known: the first element written into
 	 * each clears its whole padding */
 	for (unsigned i = 0; i < CNT; i++)
@@ -1187,6 +1194,10 @@ static void send_events(struct nvl_model_gsp *g)
 		struct fw_event ev;
 		size_t len;
 
+		/* stored atomically under g->lock: no lock round trip (two
+		 * per RPC) while no event waits */
+		if (!__atomic_load_n(&g->ev_count, __ATOMIC_RELAXED))
+			return;
 		pthread_mutex_lock(&g->lock);
 		if (!g->ev_count) {
 			pthread_mutex_unlock(&g->lock);
@@ -1197,14 +1208,19 @@ static void send_events(struct nvl_model_gsp *g)
 		/* on a raising thread (rc.c): an event that does not fit
 		 * waits in the queue for the firmware's thread (only the
 		 * core's holder takes events: the head stays) */
-		if (g->tx_nowait &&
-		    statq_room(g) < (g->wire->elem_hdr + RPC_HDR + len + PAGE -
-				     1) / PAGE)
-			return;
+		if (g->tx_nowait) {
+			uint32_t need = (uint32_t)((g->wire->elem_hdr +
+						    RPC_HDR + len + PAGE - 1) /
+						   PAGE);
+
+			if (statq_room(g, need) < need)
+				return;
+		}
 		pthread_mutex_lock(&g->lock);
 		ev = g->evq[g->ev_head];
 		g->ev_head = (g->ev_head + 1) % FW_EVQ;
-		g->ev_count--;
+		__atomic_store_n(&g->ev_count, g->ev_count - 1,
+				 __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&g->lock);
 		g->st.events++;
 		send_msg(g, ev.function, 0, NV_OK, ev.data, ev.len, false);
@@ -1518,7 +1534,8 @@ static int queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		ev->len = (uint32_t)len;
 		if (len)
 			memcpy(ev->data, data, len);
-		g->ev_count++;
+		__atomic_store_n(&g->ev_count, g->ev_count + 1,
+				 __ATOMIC_RELAXED);
 		if (kick)
 			nvl_fw_kick(g);
 	}

@@ -88,6 +88,11 @@ struct nvl_model_gsp {
 	unsigned npte;
 	uint64_t cmdq_off, statq_off;
 	uint32_t tx_seq, rx_seq, rpc_seq;
+	/* the firmware's own queue pointers (fw.c): published in the shared
+	 * pages, never read back from them (only the firmware writes them);
+	 * statq_free: status-queue slots known free at the driver's read
+	 * pointer as last read (read again only when a reply needs more) */
+	uint32_t statq_wptr, cmdq_rptr, statq_free;
 	/* 64 KiB each: rx_elem the headers of a command being read (and a
 	 * payload not read into @msg), tx_elem the headers of a reply (and
 	 * a small payload) */
