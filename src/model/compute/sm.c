@@ -546,14 +546,40 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 	return 0;
 }
 
+/*
+ * The next CTAs of a run, linear indices [*@next, *@last): the whole grid
+ * at once, or the next chunk from the grid's shared counter (the launch
+ * path's SM workers take CTAs as they go). False when none is left.
+ */
+static bool next_ctas(const struct nvl_cs_launch *l, uint64_t *next,
+		      uint64_t *last)
+{
+	uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	uint64_t chunk = l->cta_chunk ? l->cta_chunk : 1;
+
+	if (!l->cta_next) {
+		if (*last)
+			return false;
+		*next = 0;
+		*last = n;
+		return true;
+	}
+	*next = atomic_fetch_add_explicit(l->cta_next, chunk,
+					  memory_order_relaxed);
+	if (*next >= n)
+		return false;
+	*last = *next + chunk < n ? *next + chunk : n;
+	return true;
+}
+
 int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	       struct nvl_cs_stats *stats)
 {
 	struct nvl_cs_fault dummy_fault;
 	struct nvl_cs_stats dummy_stats, st = {0};
 	struct cs_cta cta = {.l = l};
-	uint32_t nthreads, nregs, step;
-	uint64_t idx = 0;
+	uint32_t nthreads, nregs;
+	uint64_t next = 0, last = 0;
 	struct cs_prog *prog;
 	struct warp_buf *wb;
 	bool hit, shaped = false, own_wb;
@@ -616,46 +642,47 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	 * caller's counters may share a cache line with another worker's */
 	cta.stats = &st;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
-	step = l->cta_step ? l->cta_step : 1;
-	for (uint32_t z = 0; z < l->grid[2]; z++) {
-		for (uint32_t y = 0; y < l->grid[1]; y++) {
-			for (uint32_t x = 0; x < l->grid[0]; x++, idx++) {
-				if (idx % step != l->cta_first % step)
-					continue;
-				if (l->stop &&
-				    atomic_load_explicit(l->stop,
-							 memory_order_relaxed))
-					goto out_warps;
-				cta.ctaid[0] = x;
-				cta.ctaid[1] = y;
-				cta.ctaid[2] = z;
-				memset(cta.shared, 0, l->shared_B);
-				for (uint32_t i = 0; i < cta.nwarps; i++)
-					init_warp(&cta, &cta.warps[i], i, nregs,
-						  !shaped);
-				if (!shaped)
-					wb->shape_n = cta.nwarps;
-				shaped = true;
-				ret = run_cta(&cta);
-				if (ret) {
-					ret = fault->reason == NVL_CS_TIMEOUT
-						      ? -ETIMEDOUT
-						      : -EFAULT;
-					nvl_error(ret,
-						  "compute: %s at 0x%llx "
-						  "(cta %u,%u,%u warp %u "
-						  "lane %u, address "
-						  "0x%llx)",
-						  nvl_cs_reason_name(
-							  fault->reason),
-						  (unsigned long long)fault->pc,
-						  x, y, z, fault->warp,
-						  fault->lane,
-						  (unsigned long long)
-							  fault->addr);
-					goto out_warps;
+	while (next_ctas(l, &next, &last)) {
+		/* the first CTA's coordinates: one division per chunk */
+		uint32_t x = (uint32_t)(next % l->grid[0]);
+		uint32_t y = (uint32_t)(next / l->grid[0] % l->grid[1]);
+		uint32_t z = (uint32_t)(next / l->grid[0] / l->grid[1]);
+
+		for (; next < last; next++) {
+			if (l->stop &&
+			    atomic_load_explicit(l->stop, memory_order_relaxed))
+				goto out_warps;
+			cta.ctaid[0] = x;
+			cta.ctaid[1] = y;
+			cta.ctaid[2] = z;
+			memset(cta.shared, 0, l->shared_B);
+			for (uint32_t i = 0; i < cta.nwarps; i++)
+				init_warp(&cta, &cta.warps[i], i, nregs,
+					  !shaped);
+			if (!shaped)
+				wb->shape_n = cta.nwarps;
+			shaped = true;
+			ret = run_cta(&cta);
+			if (ret) {
+				ret = fault->reason == NVL_CS_TIMEOUT
+					      ? -ETIMEDOUT
+					      : -EFAULT;
+				nvl_error(ret,
+					  "compute: %s at 0x%llx (cta %u,%u,%u "
+					  "warp %u lane %u, address 0x%llx)",
+					  nvl_cs_reason_name(fault->reason),
+					  (unsigned long long)fault->pc, x, y,
+					  z, fault->warp, fault->lane,
+					  (unsigned long long)fault->addr);
+				goto out_warps;
+			}
+			st.ctas++;
+			if (++x == l->grid[0]) {
+				x = 0;
+				if (++y == l->grid[1]) {
+					y = 0;
+					z++;
 				}
-				st.ctas++;
 			}
 		}
 	}
