@@ -558,13 +558,13 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 	memset(w, 0, nw * sizeof(*w));
 	/* CTAs are taken in chunks as the workers go (a worker the host
 	 * runs less takes fewer): about CS_CHUNKS chunks per worker, of at
-	 * most CS_CHUNK_MAX CTAs */
+	 * most CS_CHUNK_MAX CTAs; a lone worker runs the whole grid */
 	chunk = nctas / ((uint64_t)nw * CS_CHUNKS);
 	chunk = chunk < 1 ? 1 : chunk > CS_CHUNK_MAX ? CS_CHUNK_MAX : chunk;
 	for (unsigned i = 0; i < nw; i++) {
 		w[i].ch = ch;
 		w[i].l = *l;
-		w[i].l.cta_next = &next;
+		w[i].l.cta_next = nw > 1 ? &next : NULL;
 		w[i].l.cta_chunk = (uint32_t)chunk;
 		w[i].l.stop = &stop;
 		w[i].l.mem_ctx = &w[i];
