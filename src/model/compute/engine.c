@@ -21,10 +21,11 @@
  *     consecutive CTAs from a counter they share until the grid is
  *     done (a worker the host schedules less runs fewer); global
  *     memory goes through nvl_model_mmu_translate() (the TLB) with a
- *     4-page cache per worker, and an access that faults is reported to the fault buffer
- *     with the GRAPHICS engine id and stops every worker, unless the
- *     channel's VA space is replayable (FAULT_REPLAY_TEX/GCC): then the
- *     access parks until the driver replays or cancels it (replay.c);
+ *     4-page cache per worker, and an access that faults is reported
+ *     to the fault buffer with the GRAPHICS engine id and stops every
+ *     worker, unless the channel's VA space is replayable
+ *     (FAULT_REPLAY_TEX/GCC): then the access parks until the driver
+ *     replays or cancels it (replay.c);
  *  5. the release semaphore of the QMD is written (32-bit payload) and
  *     channels waiting in acquires are woken.
  *
