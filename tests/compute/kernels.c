@@ -682,6 +682,62 @@ static void hazards_are_detected(void **state)
  * stays the same): each thread stores z << 20 | y << 10 | x at its
  * linear index, over shapes of the same warp count and then another.
  */
+/*
+ * A warp's registers read as zero until written, in every CTA, although a
+ * run clears only the rows its entry run does not write first (sm.c,
+ * zero_rows()): CTA 0 writes R5 under a guard and R8 behind a branch,
+ * every CTA reads R7 before writing it; CTAs after the first (the same
+ * warp buffer, one run) must still see zeros there. Thread i writes its
+ * R5, R6 (= R7 as first read) and R8 to out[3i..3i+2].
+ */
+static const char zero_src[] = "  S2R R0, SR_CTAID.X\n"
+			       "  S2R R1, SR_TID.X\n"
+			       "  ISETP.NE.U32.AND P0, PT, R0, RZ, PT\n"
+			       "  @!P0 MOV R5, 0x7\n"
+			       "  MOV R6, R7\n"
+			       "  MOV R7, 0x9\n"
+			       "  MOV R2, c[0x0][0x0]\n"
+			       "  IMAD R3, R0, R2, R1\n"
+			       "  MOV R9, 0xc\n"
+			       "  IMAD.WIDE.U32 R10, R3, R9, c[0x0][0x160]\n"
+			       "  @P0 BRA skip\n"
+			       "  MOV R8, 0x5\n"
+			       "skip:\n"
+			       "  STG.E [R10], R5\n"
+			       "  STG.E [R10+0x4], R6\n"
+			       "  STG.E [R10+0x8], R8\n"
+			       "  MOV R5, 0x1\n"
+			       "  MOV R8, 0x2\n"
+			       "  EXIT\n";
+
+static void registers_read_zero_until_written(void **state)
+{
+	for (int a = 0; a < NVL_ISA_ARCH_COUNT; a++) {
+		const uint32_t grid = 3, bs = 96, n = grid * bs;
+		struct mem m = {.size = 12ull * n};
+		uint64_t p = VA;
+		struct kernel k;
+		uint32_t *out;
+
+		(void)state;
+		build(&k, zero_src, (enum nvl_isa_arch)a);
+		m.buf = test_malloc(m.size);
+		memset(m.buf, 0xee, m.size);
+		out = (uint32_t *)m.buf;
+		launch(&k, (enum nvl_isa_arch)a, &m, grid, bs, &p, sizeof(p), 0,
+		       NULL, 0);
+		for (uint32_t i = 0; i < n; i++) {
+			bool first = i < bs;
+
+			assert_int_equal(out[3 * i], first ? 7 : 0);
+			assert_int_equal(out[3 * i + 1], 0);
+			assert_int_equal(out[3 * i + 2], first ? 5 : 0);
+		}
+		test_free(m.buf);
+		nvl_free(k.code);
+	}
+}
+
 static void thread_ids_follow_the_block_shape(void **state)
 {
 	static const char src[] = "  S2R R0, SR_TID.X\n"
@@ -743,6 +799,7 @@ static void thread_ids_follow_the_block_shape(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(thread_ids_follow_the_block_shape),
+	cmocka_unit_test(registers_read_zero_until_written),
 	cmocka_unit_test(hazards_are_detected),
 	cmocka_unit_test(vector_add),
 	cmocka_unit_test(saxpy),

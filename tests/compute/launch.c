@@ -614,6 +614,72 @@ static void divergent_loop(void **state)
 	}
 }
 
+/*
+ * Every CTA of a 3-D grid runs exactly once with its own id, whatever
+ * the SM workers' chunks of CTAs (docs/compute.md): each CTA's threads
+ * add 1 to the CTA's counter and write its x | y << 8 | z << 16; grids
+ * of 1..4 workers and shapes whose chunks end inside a row or a plane.
+ */
+static const char cta_ids_src[] = "  S2R R0, SR_CTAID.X\n"
+				  "  S2R R1, SR_CTAID.Y\n"
+				  "  S2R R2, SR_CTAID.Z\n"
+				  "  IMAD R3, R2, c[0x0][0x10], R1\n"
+				  "  IMAD R3, R3, c[0x0][0xc], R0\n"
+				  "  SHF.L.U32 R4, R1, 0x8, RZ\n"
+				  "  SHF.L.U32 R5, R2, 0x10, RZ\n"
+				  "  LOP3.LUT R4, R4, R5, R0, 0xfe, !PT\n"
+				  "  MOV R9, 0x4\n"
+				  "  IMAD.WIDE.U32 R6, R3, R9, c[0x0][0x160]\n"
+				  "  IMAD.WIDE.U32 R10, R3, R9, c[0x0][0x168]\n"
+				  "  MOV R12, 0x1\n"
+				  "  RED.E.ADD.STRONG.GPU [R6], R12\n"
+				  "  STG.E [R10], R4\n"
+				  "  EXIT\n";
+
+static void every_cta_runs_once_on_any_worker_count(void **state)
+{
+	static const uint32_t grids[][3] = {
+		{1, 1, 1}, {7, 5, 3}, {33, 2, 2}, {200, 3, 1}, {3, 1, 150},
+	};
+	struct lt t;
+
+	(void)state;
+	for (unsigned sms = 1; sms <= 4; sms++) {
+		uint64_t va;
+
+		lt_up(&t, profiles[sms - 1], sms);
+		va = lt_load(&t, cta_ids_src);
+		for (size_t gi = 0; gi < 5; gi++) {
+			const uint32_t *g = grids[gi];
+			uint32_t n = g[0] * g[1] * g[2];
+			uint32_t *cnt = test_calloc(n, 4),
+				 *ids = test_malloc(4ull * n);
+			struct {
+				uint64_t cnt, ids;
+			} p = {DATA, DATA + 0x100000};
+			struct shape sh = {{g[0], g[1], g[2]}, {64, 1, 1}, 0};
+			uint32_t i = 0;
+
+			wr(&t, p.cnt, cnt, 4ull * n);
+			lt_run(&t, va, &sh, &p, sizeof(p));
+			rd(&t, p.cnt, cnt, 4ull * n);
+			rd(&t, p.ids, ids, 4ull * n);
+			for (uint32_t z = 0; z < g[2]; z++)
+				for (uint32_t y = 0; y < g[1]; y++)
+					for (uint32_t x = 0; x < g[0];
+					     x++, i++) {
+						assert_int_equal(cnt[i], 64);
+						assert_int_equal(
+							ids[i],
+							x | y << 8 | z << 16);
+					}
+			test_free(cnt);
+			test_free(ids);
+		}
+		lt_down(&t);
+	}
+}
+
 /* ---- errors ---- */
 
 static void lt_new_chan(struct lt *t)
@@ -972,6 +1038,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(histogram),
 	cmocka_unit_test(matmul),
 	cmocka_unit_test(divergent_loop),
+	cmocka_unit_test(every_cta_runs_once_on_any_worker_count),
 	cmocka_unit_test(errors_are_channel_errors_with_reason),
 	cmocka_unit_test(unmapped_store_is_an_mmu_fault_of_the_compute_engine),
 	cmocka_unit_test(pcas_method_of_the_other_generation_is_a_method_error),

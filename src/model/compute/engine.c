@@ -17,13 +17,15 @@
  *     instruction until the last instruction reachable by falling through
  *     (an unconditional EXIT or BRA past every branch target seen), or up
  *     to an undecodable word, which executes as an illegal instruction;
- *  4. the CTAs are dealt round-robin to compute_sms worker threads, each
- *     running nvl_cs_run() on its share; global memory goes through
- *     nvl_model_mmu_translate() (the TLB) with a 4-page cache per
- *     worker, and an access that faults is reported to the fault buffer
- *     with the GRAPHICS engine id and stops every worker, unless the
- *     channel's VA space is replayable (FAULT_REPLAY_TEX/GCC): then the
- *     access parks until the driver replays or cancels it (replay.c);
+ *  4. compute_sms worker threads run nvl_cs_run(), each taking chunks of
+ *     consecutive CTAs from a counter they share until the grid is
+ *     done (a worker the host schedules less runs fewer); global
+ *     memory goes through nvl_model_mmu_translate() (the TLB) with a
+ *     4-page cache per worker, and an access that faults is reported
+ *     to the fault buffer with the GRAPHICS engine id and stops every
+ *     worker, unless the channel's VA space is replayable
+ *     (FAULT_REPLAY_TEX/GCC): then the access parks until the driver
+ *     replays or cancels it (replay.c);
  *  5. the release semaphore of the QMD is written (32-bit payload) and
  *     channels waiting in acquires are woken.
  *
@@ -50,6 +52,8 @@
 #define CS_MAX_SMS 64
 #define CS_BUDGET (1ull << 30) /* warp instructions per worker */
 #define CS_UTLB 4 /* pages cached per worker */
+#define CS_CHUNKS 16 /* chunks of CTAs per worker and grid, at least */
+#define CS_CHUNK_MAX 64 /* CTAs */
 
 struct cs_worker {
 	struct nvl_model_chan *ch;
@@ -535,6 +539,8 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 	uint64_t nctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	unsigned nw = ch->m->compute_sms ? ch->m->compute_sms : 2;
 	_Atomic bool stop = false;
+	_Atomic uint64_t next = 0;
+	uint64_t chunk;
 	struct cs_worker *w;
 	int ret = 0;
 
@@ -551,11 +557,16 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 	}
 	w = s->w;
 	memset(w, 0, nw * sizeof(*w));
+	/* CTAs are taken in chunks as the workers go (a worker the host
+	 * runs less takes fewer): about CS_CHUNKS chunks per worker, of at
+	 * most CS_CHUNK_MAX CTAs; a lone worker runs the whole grid */
+	chunk = nctas / ((uint64_t)nw * CS_CHUNKS);
+	chunk = chunk < 1 ? 1 : chunk > CS_CHUNK_MAX ? CS_CHUNK_MAX : chunk;
 	for (unsigned i = 0; i < nw; i++) {
 		w[i].ch = ch;
 		w[i].l = *l;
-		w[i].l.cta_first = i;
-		w[i].l.cta_step = nw;
+		w[i].l.cta_next = nw > 1 ? &next : NULL;
+		w[i].l.cta_chunk = (uint32_t)chunk;
 		w[i].l.stop = &stop;
 		w[i].l.mem_ctx = &w[i];
 		w[i].stop = &stop;

@@ -494,6 +494,23 @@ FAST_ATTR static bool FAST(mem)(struct cs_cta *cta, struct cs_warp *w,
 	p = cs_tlb_get(cta, a0, sz * NVL_CS_LANES, f->mstore, pc);
 	if (!p)
 		return false;
+	/*
+	 * A hint for the host's cache: the row CS_PREFETCH_ROWS warps ahead
+	 * (where this instruction of a later warp of the worker's run of
+	 * consecutive CTAs goes). The interpreter reaches memory one warp
+	 * at a time, too slowly for the host's prefetchers to run ahead of
+	 * it on their own (+7% bytes per CPU second on the 64 MiB vector
+	 * add). Never faults; past the mapping it is only a wasted hint.
+	 */
+	for (uint32_t o = 0; o < sz * NVL_CS_LANES; o += 64) {
+		const uint8_t *ahead =
+			p + CS_PREFETCH_ROWS * sz * NVL_CS_LANES + o;
+
+		if (f->mstore)
+			__builtin_prefetch(ahead, 1);
+		else
+			__builtin_prefetch(ahead, 0);
+	}
 	if (sz != 4)
 		FAST(mem_wide)(w, f, p);
 	else if (f->mstore)

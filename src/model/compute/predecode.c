@@ -38,6 +38,9 @@
  * ThreadSanitizer builds (uninstrumented: device traffic is racy by
  * nature), else a memcpy the compiler expands for the fixed sizes here.
  */
+/* how many warps' rows ahead a coalesced LDG/STG prefetches (fastops.h) */
+#define CS_PREFETCH_ROWS 4
+
 #if defined(__SANITIZE_THREAD__)
 #define CS_MEM_COPY(d, s, n) nvl_model_mem_copy(d, s, n)
 #else

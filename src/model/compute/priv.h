@@ -191,6 +191,8 @@ static inline const struct nvl_isa_val *cs_opnd(const struct cs_insn *ci, int r)
 	return i < 0 ? NULL : &ci->in.op[i];
 }
 
+#define CS_ZERO_RUNS 16
+
 /* a decoded program, shared through the cache (progcache.c) */
 struct cs_prog {
 	unsigned refs; /* under the cache lock */
@@ -198,6 +200,13 @@ struct cs_prog {
 	uint64_t code_va;
 	uint32_t ninsn, nregs;
 	bool uses_ur; /* a uniform instruction or a UR operand */
+	/*
+	 * The register rows a warp starts with zeroed, as runs of rows
+	 * (first, count): those a lane can read before writing them (sm.c,
+	 * zero_rows()); the others are written before any read.
+	 */
+	uint8_t zr[CS_ZERO_RUNS][2];
+	uint8_t nzr;
 	uint64_t *code; /* the words it was decoded from (the key) */
 	struct cs_insn *insn;
 	/* constant-bank words read by fast forms; nkrow rows in all */

@@ -308,14 +308,17 @@ static int run_cta(struct cs_cta *cta)
 /* @shape: compute the lanes' thread ids (the same for every CTA of a
  * grid: done for the first CTA only) */
 static void init_warp(struct cs_cta *cta, struct cs_warp *w, uint32_t id,
-		      uint32_t nregs, bool shape)
+		      bool shape)
 {
 	const struct nvl_cs_launch *l = cta->l;
 	uint32_t nthreads = l->block[0] * l->block[1] * l->block[2];
 
-	/* RZ's row is zeroed once per run (nothing writes it); the uniform
+	/* the rows a lane may read before writing them (zero_rows()); RZ's
+	 * row is zeroed once per run (nothing writes it); the uniform
 	 * registers only for a program that can see them */
-	memset(w->r, 0, sizeof(w->r[0]) * nregs);
+	for (uint32_t i = 0; i < cta->pr->nzr; i++)
+		memset(w->r[cta->pr->zr[i][0]], 0,
+		       sizeof(w->r[0]) * cta->pr->zr[i][1]);
 	if (cta->pr->uses_ur)
 		memset(w->ur, 0, sizeof(w->ur));
 	memset(w->p, 0, sizeof(w->p));
@@ -451,11 +454,10 @@ static int warps_room(struct warp_buf *b, uint32_t nwarps, uint32_t shared_B,
 
 		if (!w)
 			return -ENOMEM;
-		/* init_warp clears only the BSYNC waits bwset names */
-		for (uint32_t i = 0; i < nwarps; i++) {
-			memset(w[i].bwait, 0, sizeof(w[i].bwait));
-			w[i].bwset = 0;
-		}
+		/* init_warp clears only the BSYNC waits bwset names and the
+		 * registers a lane may read before writing them: the rest
+		 * starts as zeros here, never as the heap's old bytes */
+		memset(w, 0, sizeof(*w) * (size_t)nwarps);
 		nvl_free(b->w);
 		b->w = w;
 		b->n = nwarps;
@@ -486,6 +488,120 @@ static int warps_room(struct warp_buf *b, uint32_t nwarps, uint32_t shared_B,
 		b->krow_cap = nkrow;
 	}
 	return 0;
+}
+
+/* registers @ci reads or writes (@n entries of first, count) into @set */
+static void reg_set(uint64_t set[4], const uint8_t (*r)[2], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < r[i][1] && r[i][0] + k < NVL_ISA_RZ;
+		     k++)
+			set[(r[i][0] + k) / 64] |= 1ull << ((r[i][0] + k) % 64);
+}
+
+/* instructions whose GPR reads and writes cs_prepare() records exactly */
+static bool regs_exact(const struct cs_insn *ci)
+{
+	switch (ci->in.row->sem) {
+	case NVL_SEM_MOV:
+	case NVL_SEM_S2R:
+	case NVL_SEM_IADD3:
+	case NVL_SEM_IMAD:
+	case NVL_SEM_IMAD_WIDE:
+	case NVL_SEM_LOP3:
+	case NVL_SEM_SHF:
+	case NVL_SEM_ISETP:
+	case NVL_SEM_SEL:
+	case NVL_SEM_FADD:
+	case NVL_SEM_FMUL:
+	case NVL_SEM_FFMA:
+	case NVL_SEM_LDG:
+	case NVL_SEM_STG:
+	case NVL_SEM_EXIT:
+		return !ci->uniform;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Which register rows a warp must start with zeroed (p->zr), instead of
+ * all nregs: a row the program's entry run writes before any lane can
+ * read it is never seen as it was. The entry run is the instructions from
+ * the first on, up to the first branch, barrier, convergence instruction,
+ * unconditional EXIT or instruction whose register use is not exactly
+ * known (regs_exact()): the lanes run it together, every lane that is not
+ * exited runs each of its instructions, and a lane can only leave it at
+ * its end or exit. So a register an unguarded instruction of the run
+ * writes is written, for every lane still running, before anything after
+ * the run (or a branch back into it) reads it; only the rows read inside
+ * the run before that write, or never written in it, are cleared. Lanes
+ * that exited inside the run, or do not exist, keep what the buffer held:
+ * a program that can read another lane's registers (SHFL) clears them all.
+ * When every instruction's register use is known, a row no instruction
+ * reads is not cleared either.
+ */
+static void zero_rows(struct cs_prog *p)
+{
+	uint64_t wr[4] = {0}, zero[4] = {0}, any[4] = {0};
+	bool all = false;
+	unsigned run = 0;
+
+	for (uint32_t i = 0; i < p->ninsn && !all; i++) {
+		const struct cs_insn *ci = &p->insn[i];
+
+		all = ci->in.row->sem == NVL_SEM_SHFL;
+		/* the rows any instruction reads, when all are known */
+		if (regs_exact(ci))
+			reg_set(any, ci->rd, ci->nrd);
+		else if (ci->in.row->sem != NVL_SEM_BRA)
+			memset(any, 0xff, sizeof(any));
+	}
+	for (uint32_t i = 0; i < p->ninsn && !all; i++) {
+		const struct cs_insn *ci = &p->insn[i];
+		uint64_t rd[4] = {0};
+		bool guarded = ci->in.guard != NVL_ISA_PT || ci->in.guard_not;
+
+		if (!regs_exact(ci))
+			break;
+		if (ci->in.row->sem == NVL_SEM_EXIT) {
+			if (!guarded && ci->fast.kind == CS_FAST_EXIT &&
+			    ci->fast.ps0 == NVL_ISA_PT && !ci->fast.ps0_xor)
+				break;
+			continue;
+		}
+		reg_set(rd, ci->rd, ci->nrd);
+		for (unsigned k = 0; k < 4; k++)
+			zero[k] |= rd[k] & ~wr[k];
+		if (!guarded)
+			reg_set(wr, ci->wr, ci->nwr);
+	}
+	p->nzr = 0;
+	for (uint32_t r = 0; r < p->nregs && !all; r++) {
+		bool need = ((zero[r / 64] >> (r % 64) & 1) ||
+			     !(wr[r / 64] >> (r % 64) & 1)) &&
+			    (any[r / 64] >> (r % 64) & 1);
+
+		if (!need)
+			continue;
+		if (run && p->zr[run - 1][0] + p->zr[run - 1][1] == r) {
+			p->zr[run - 1][1]++;
+			continue;
+		}
+		if (run == CS_ZERO_RUNS) {
+			all = true;
+			break;
+		}
+		p->zr[run][0] = (uint8_t)r;
+		p->zr[run][1] = 1;
+		run++;
+	}
+	p->nzr = (uint8_t)run;
+	if (all) {
+		p->zr[0][0] = 0;
+		p->zr[0][1] = (uint8_t)p->nregs;
+		p->nzr = 1;
+	}
 }
 
 int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
@@ -543,7 +659,34 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		if (cs_fast_krefs(p, &ci->fast))
 			return -ENOMEM;
 	}
+	zero_rows(p);
 	return 0;
+}
+
+/*
+ * The next CTAs of a run, linear indices [*@next, *@last): the whole grid
+ * at once, or the next chunk from the grid's shared counter (the launch
+ * path's SM workers take CTAs as they go). False when none is left.
+ */
+static bool next_ctas(const struct nvl_cs_launch *l, uint64_t *next,
+		      uint64_t *last)
+{
+	uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+	uint64_t chunk = l->cta_chunk ? l->cta_chunk : 1;
+
+	if (!l->cta_next) {
+		if (*last)
+			return false;
+		*next = 0;
+		*last = n;
+		return true;
+	}
+	*next = atomic_fetch_add_explicit(l->cta_next, chunk,
+					  memory_order_relaxed);
+	if (*next >= n)
+		return false;
+	*last = *next + chunk < n ? *next + chunk : n;
+	return true;
 }
 
 int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
@@ -552,8 +695,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	struct nvl_cs_fault dummy_fault;
 	struct nvl_cs_stats dummy_stats, st = {0};
 	struct cs_cta cta = {.l = l};
-	uint32_t nthreads, nregs, step;
-	uint64_t idx = 0;
+	uint32_t nthreads;
+	uint64_t next = 0, last = 0;
 	struct cs_prog *prog;
 	struct warp_buf *wb;
 	bool hit, shaped = false, own_wb;
@@ -583,7 +726,6 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 		return ret;
 	cta.prog = prog->insn;
 	cta.pr = prog;
-	nregs = prog->nregs;
 	st.decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
 	wb = warps_buf(&own_wb);
@@ -616,46 +758,46 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	 * caller's counters may share a cache line with another worker's */
 	cta.stats = &st;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
-	step = l->cta_step ? l->cta_step : 1;
-	for (uint32_t z = 0; z < l->grid[2]; z++) {
-		for (uint32_t y = 0; y < l->grid[1]; y++) {
-			for (uint32_t x = 0; x < l->grid[0]; x++, idx++) {
-				if (idx % step != l->cta_first % step)
-					continue;
-				if (l->stop &&
-				    atomic_load_explicit(l->stop,
-							 memory_order_relaxed))
-					goto out_warps;
-				cta.ctaid[0] = x;
-				cta.ctaid[1] = y;
-				cta.ctaid[2] = z;
-				memset(cta.shared, 0, l->shared_B);
-				for (uint32_t i = 0; i < cta.nwarps; i++)
-					init_warp(&cta, &cta.warps[i], i, nregs,
-						  !shaped);
-				if (!shaped)
-					wb->shape_n = cta.nwarps;
-				shaped = true;
-				ret = run_cta(&cta);
-				if (ret) {
-					ret = fault->reason == NVL_CS_TIMEOUT
-						      ? -ETIMEDOUT
-						      : -EFAULT;
-					nvl_error(ret,
-						  "compute: %s at 0x%llx "
-						  "(cta %u,%u,%u warp %u "
-						  "lane %u, address "
-						  "0x%llx)",
-						  nvl_cs_reason_name(
-							  fault->reason),
-						  (unsigned long long)fault->pc,
-						  x, y, z, fault->warp,
-						  fault->lane,
-						  (unsigned long long)
-							  fault->addr);
-					goto out_warps;
+	while (next_ctas(l, &next, &last)) {
+		/* the first CTA's coordinates: one division per chunk */
+		uint32_t x = (uint32_t)(next % l->grid[0]);
+		uint32_t y = (uint32_t)(next / l->grid[0] % l->grid[1]);
+		uint32_t z = (uint32_t)(next / l->grid[0] / l->grid[1]);
+
+		for (; next < last; next++) {
+			if (l->stop &&
+			    atomic_load_explicit(l->stop, memory_order_relaxed))
+				goto out_warps;
+			cta.ctaid[0] = x;
+			cta.ctaid[1] = y;
+			cta.ctaid[2] = z;
+			memset(cta.shared, 0, l->shared_B);
+			for (uint32_t i = 0; i < cta.nwarps; i++)
+				init_warp(&cta, &cta.warps[i], i, !shaped);
+			if (!shaped)
+				wb->shape_n = cta.nwarps;
+			shaped = true;
+			ret = run_cta(&cta);
+			if (ret) {
+				ret = fault->reason == NVL_CS_TIMEOUT
+					      ? -ETIMEDOUT
+					      : -EFAULT;
+				nvl_error(ret,
+					  "compute: %s at 0x%llx (cta %u,%u,%u "
+					  "warp %u lane %u, address 0x%llx)",
+					  nvl_cs_reason_name(fault->reason),
+					  (unsigned long long)fault->pc, x, y,
+					  z, fault->warp, fault->lane,
+					  (unsigned long long)fault->addr);
+				goto out_warps;
+			}
+			st.ctas++;
+			if (++x == l->grid[0]) {
+				x = 0;
+				if (++y == l->grid[1]) {
+					y = 0;
+					z++;
 				}
-				st.ctas++;
 			}
 		}
 	}

@@ -107,12 +107,14 @@ struct nvl_cs_launch {
 	 */
 	bool generic_only;
 	/**
-	 * Part of the grid (the launch path's SM workers): run only the CTAs
-	 * whose linear index (x + y * grid[0] + z * grid[0] * grid[1]) is
-	 * cta_first modulo cta_step (cta_step 0 = every CTA), and stop
-	 * before the next CTA once *stop is set (NULL = never).
+	 * Part of the grid (the launch path's SM workers): with @cta_next,
+	 * take the CTAs in chunks of @cta_chunk (0 = 1) linear indices
+	 * (x + y * grid[0] + z * grid[0] * grid[1]) from the counter the
+	 * workers share, until it is past the grid (NULL = every CTA, in
+	 * order); stop before the next CTA once *stop is set (NULL = never).
 	 */
-	uint32_t cta_first, cta_step;
+	_Atomic uint64_t *cta_next;
+	uint32_t cta_chunk;
 	const _Atomic bool *stop;
 };
 
