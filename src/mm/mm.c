@@ -433,6 +433,84 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 	return 0;
 }
 
+/*
+ * Host pages of @size_B that a job still queued or in flight frees when it
+ * is done (a move's old pages), taken from it (q_lock held): the job then
+ * frees nothing. Only jobs on the lists are looked at; the worker and the
+ * completer read a job's free_host after taking it off them.
+ */
+static void *handover_locked(struct nvl_mm *mm, uint64_t size_B)
+{
+	struct nvl_list *lists[] = {&mm->inflight, &mm->queue};
+
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(lists); i++) {
+		struct nvl_mm_job *j;
+
+		nvl_list_for_each_entry (j, lists[i], link) {
+			void *p = j->free_host;
+
+			if (p && j->free_len == size_B) {
+				j->free_host = NULL;
+				return p;
+			}
+		}
+	}
+	return NULL;
+}
+
+int nvl_mm_queue_evict(struct nvl_mm *mm, struct nvl_bo *bo,
+		       enum nvl_gem_domain to, void **host_out)
+{
+	uint64_t size_B = bo->gem.size_B;
+	struct nvl_mm_job *j;
+	void *host;
+	int ret;
+
+	ret = job_prepare(mm, bo, &j);
+	if (ret)
+		return ret;
+	ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks, NULL,
+			      &j->src, &j->nsrc);
+	if (!ret) {
+		j->dst = nvl_calloc(1, sizeof(*j->dst));
+		if (!j->dst)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		job_free(j);
+		return ret;
+	}
+	/*
+	 * Nothing fails once pages are handed over. A job ahead of this one
+	 * in the FIFO still reads them; this one runs after it: on the
+	 * device's one channel in order, or with the CPU once the jobs ahead
+	 * are done (a failed one is redone before the ones behind it).
+	 */
+	pthread_mutex_lock(&mm->q_lock);
+	host = handover_locked(mm, size_B);
+	pthread_mutex_unlock(&mm->q_lock);
+	if (host) {
+		atomic_fetch_add(&mm->host_handovers, 1);
+	} else {
+		ret = nvl_mm_host_alloc(mm, size_B, false, &host);
+		if (ret) {
+			job_free(j);
+			return ret;
+		}
+	}
+	j->dst[0].p = host;
+	j->dst[0].len = size_B;
+	j->dst[0].dom = to;
+	/* still DMA-mapped when handed over: the job ahead reads them */
+	if (mm->ops->dma_addr)
+		j->dst[0].addr = mm->ops->dma_addr(mm->ops_priv, host);
+	j->ndst = 1;
+	j->bytes = size_B;
+	job_push(mm, bo, j);
+	*host_out = host;
+	return 0;
+}
+
 /* Small clears run inline when no job is queued or running. */
 #define INLINE_CLEAR_MAX_B (1u << 20)
 
@@ -509,6 +587,7 @@ void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st)
 	st->gpu_bytes = atomic_load(&mm->gpu_bytes);
 	st->gpu_failures = atomic_load(&mm->gpu_failures);
 	st->cpu_jobs = atomic_load(&mm->cpu_jobs);
+	st->host_handovers = atomic_load(&mm->host_handovers);
 }
 
 /* ---- memory ----------------------------------------------------------- */
