@@ -213,6 +213,10 @@ struct nvl_mm {
 	pthread_cond_t done_cond; /* a job left @inflight, or @running */
 	struct nvl_list inflight;
 	unsigned ninflight;
+	/* the job the worker took off @queue and the one the completer took
+	 * off @inflight, until each is finished or listed again (q_lock):
+	 * their old host pages can still be handed over */
+	struct nvl_mm_job *work_job, *done_job;
 	bool stop_completer;
 	uint64_t fence_ctx;
 	uint64_t seqno;
@@ -365,7 +369,7 @@ struct nvl_mm_move_stats {
 	uint64_t cpu_jobs;
 	/**
 	 * @host_handovers: evictions whose destination was the host pages
-	 * a move still queued or in flight gives up (nvl_mm_queue_evict())
+	 * a move not yet finished gave up (nvl_mm_queue_evict())
 	 */
 	uint64_t host_handovers;
 };
@@ -577,7 +581,7 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
  * nvl_mm_queue_evict() - queue the copy of VRAM BO @bo's content (its
  * blocks, still allocated: the caller frees them) to host pages of domain
  * @to; the job waits for @bo's fences and its fence becomes @bo's KERNEL
- * fence. The pages are those a move still queued or in flight gives up
+ * fence. The pages are those a move not yet finished gives up
  * when there is one of @bo's size (handed over: that move's source is read
  * before this job writes it, since the worker runs jobs in FIFO order and
  * the device's in order on one channel), else new ones
