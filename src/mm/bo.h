@@ -213,6 +213,10 @@ struct nvl_mm {
 	pthread_cond_t done_cond; /* a job left @inflight, or @running */
 	struct nvl_list inflight;
 	unsigned ninflight;
+	/* the job the worker took off @queue and the one the completer took
+	 * off @inflight, until each is finished or listed again (q_lock):
+	 * their old host pages can still be handed over */
+	struct nvl_mm_job *work_job, *done_job;
 	bool stop_completer;
 	uint64_t fence_ctx;
 	uint64_t seqno;
@@ -241,6 +245,8 @@ struct nvl_mm {
 	_Atomic uint64_t gpu_bytes;
 	_Atomic uint64_t gpu_failures;
 	_Atomic uint64_t cpu_jobs; /* moves and clears the CPU did */
+	/* evictions into host pages a queued move gave up (no new pages) */
+	_Atomic uint64_t host_handovers;
 };
 
 /** Placement flags (TTM's DESIRED / FALLBACK). */
@@ -361,6 +367,11 @@ struct nvl_mm_move_stats {
 	uint64_t gpu_failures;
 	/** @cpu_jobs: jobs the CPU did (no device, or it could not) */
 	uint64_t cpu_jobs;
+	/**
+	 * @host_handovers: evictions whose destination was the host pages
+	 * a move not yet finished gave up (nvl_mm_queue_evict())
+	 */
+	uint64_t host_handovers;
 };
 
 /** nvl_mm_move_stats() - @mm's move counters. @mm: manager @st: out */
@@ -565,6 +576,25 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len);
 int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 		      enum nvl_gem_domain from, struct nvl_list *from_blocks,
 		      void *from_host, enum nvl_gem_domain to) NVL_MUST_CHECK;
+
+/**
+ * nvl_mm_queue_evict() - queue the copy of VRAM BO @bo's content (its
+ * blocks, still allocated: the caller frees them) to host pages of domain
+ * @to; the job waits for @bo's fences and its fence becomes @bo's KERNEL
+ * fence. The pages are those a move not yet finished gives up
+ * when there is one of @bo's size (handed over: that move's source is read
+ * before this job writes it, since the worker runs jobs in FIFO order and
+ * the device's in order on one channel), else new ones
+ * (nvl_mm_host_alloc(), not zeroed: the copy writes them whole). Caller
+ * holds gem.resv; @bo is not changed.
+ * @mm: the manager
+ * @bo: the BO, in VRAM
+ * @to: GTT or SYSTEM
+ * @host_out: the pages, @bo's backing once the caller moves it to @to
+ * Return: 0 or -ENOMEM (nothing queued, no pages taken).
+ */
+int nvl_mm_queue_evict(struct nvl_mm *mm, struct nvl_bo *bo,
+		       enum nvl_gem_domain to, void **host_out) NVL_MUST_CHECK;
 
 /**
  * nvl_mm_queue_clear() - zero @bo's dirty VRAM blocks: inline when small and

@@ -140,14 +140,24 @@ static void job_free(struct nvl_mm_job *j)
 static void job_finish(struct nvl_mm *mm, struct nvl_mm_job *j)
 {
 	struct nvl_signalling_cookie cookie;
+	void *host;
 
 	if (j->src)
 		atomic_fetch_add(&mm->bytes_moved, j->bytes);
 	cookie = nvl_fence_begin_signalling();
 	nvl_fence_signal(j->fence);
 	nvl_fence_end_signalling(cookie);
-	if (j->free_host)
-		nvl_mm_host_free(mm, j->free_host, j->free_len);
+	/* an eviction may have taken the pages over until now */
+	pthread_mutex_lock(&mm->q_lock);
+	host = j->free_host;
+	j->free_host = NULL;
+	if (mm->work_job == j)
+		mm->work_job = NULL;
+	if (mm->done_job == j)
+		mm->done_job = NULL;
+	pthread_mutex_unlock(&mm->q_lock);
+	if (host)
+		nvl_mm_host_free(mm, host, j->free_len);
 	job_free(j);
 }
 
@@ -200,6 +210,7 @@ static void submit_job(struct nvl_mm *mm, struct nvl_mm_job *j)
 	if (!ret) {
 		pthread_mutex_lock(&mm->q_lock);
 		nvl_list_add_tail(&j->link, &mm->inflight);
+		mm->work_job = NULL;
 		mm->ninflight++;
 		pthread_cond_signal(&mm->inflight_cond);
 		pthread_mutex_unlock(&mm->q_lock);
@@ -238,6 +249,7 @@ static void *completer_main(void *arg)
 		j = nvl_list_first_entry(&mm->inflight, struct nvl_mm_job,
 					 link);
 		nvl_list_del(&j->link);
+		mm->done_job = j;
 		pthread_mutex_unlock(&mm->q_lock);
 
 		(void)nvl_fence_wait(j->hw, NVL_TIMEOUT_INFINITE);
@@ -283,6 +295,7 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&mm->done_cond, &mm->q_lock);
 		j = nvl_list_first_entry(&mm->queue, struct nvl_mm_job, link);
 		nvl_list_del(&j->link);
+		mm->work_job = j;
 		mm->running = true;
 		pthread_mutex_unlock(&mm->q_lock);
 
@@ -433,6 +446,96 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 	return 0;
 }
 
+/* take @j's old host pages if they are @size_B (q_lock held) */
+static void *take_free_host(struct nvl_mm_job *j, uint64_t size_B)
+{
+	void *p = j ? j->free_host : NULL;
+
+	if (!p || j->free_len != size_B)
+		return NULL;
+	j->free_host = NULL;
+	return p;
+}
+
+/*
+ * Host pages of @size_B that a job not yet finished frees when it is done
+ * (a move's old pages), taken from it (q_lock held): the job then frees
+ * nothing. The jobs queued, in flight, and the one the worker or the
+ * completer holds are looked at; job_finish() reads a job's free_host
+ * under q_lock and drops the worker's and completer's pointers to it.
+ */
+static void *handover_locked(struct nvl_mm *mm, uint64_t size_B)
+{
+	struct nvl_list *lists[] = {&mm->inflight, &mm->queue};
+	void *p = take_free_host(mm->done_job, size_B);
+
+	if (!p)
+		p = take_free_host(mm->work_job, size_B);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(lists) && !p; i++) {
+		struct nvl_mm_job *j;
+
+		nvl_list_for_each_entry (j, lists[i], link) {
+			p = take_free_host(j, size_B);
+			if (p)
+				break;
+		}
+	}
+	return p;
+}
+
+int nvl_mm_queue_evict(struct nvl_mm *mm, struct nvl_bo *bo,
+		       enum nvl_gem_domain to, void **host_out)
+{
+	uint64_t size_B = bo->gem.size_B;
+	struct nvl_mm_job *j;
+	void *host;
+	int ret;
+
+	ret = job_prepare(mm, bo, &j);
+	if (ret)
+		return ret;
+	ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks, NULL,
+			      &j->src, &j->nsrc);
+	if (!ret) {
+		j->dst = nvl_calloc(1, sizeof(*j->dst));
+		if (!j->dst)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		job_free(j);
+		return ret;
+	}
+	/*
+	 * Nothing fails once pages are handed over. A job ahead of this one
+	 * in the FIFO still reads them; this one runs after it: on the
+	 * device's one channel in order, or with the CPU once the jobs ahead
+	 * are done (a failed one is redone before the ones behind it).
+	 */
+	pthread_mutex_lock(&mm->q_lock);
+	host = handover_locked(mm, size_B);
+	pthread_mutex_unlock(&mm->q_lock);
+	if (host) {
+		atomic_fetch_add(&mm->host_handovers, 1);
+	} else {
+		ret = nvl_mm_host_alloc(mm, size_B, false, &host);
+		if (ret) {
+			job_free(j);
+			return ret;
+		}
+	}
+	j->dst[0].p = host;
+	j->dst[0].len = size_B;
+	j->dst[0].dom = to;
+	/* still DMA-mapped when handed over: the job ahead reads them */
+	if (mm->ops->dma_addr)
+		j->dst[0].addr = mm->ops->dma_addr(mm->ops_priv, host);
+	j->ndst = 1;
+	j->bytes = size_B;
+	job_push(mm, bo, j);
+	*host_out = host;
+	return 0;
+}
+
 /* Small clears run inline when no job is queued or running. */
 #define INLINE_CLEAR_MAX_B (1u << 20)
 
@@ -509,6 +612,7 @@ void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st)
 	st->gpu_bytes = atomic_load(&mm->gpu_bytes);
 	st->gpu_failures = atomic_load(&mm->gpu_failures);
 	st->cpu_jobs = atomic_load(&mm->cpu_jobs);
+	st->host_handovers = atomic_load(&mm->host_handovers);
 }
 
 /* ---- memory ----------------------------------------------------------- */

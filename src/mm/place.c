@@ -272,7 +272,6 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 				!(victim->domains & NVL_BO_DOMAIN_SYSTEM)
 			? NVL_GEM_DOMAIN_GTT
 			: NVL_GEM_DOMAIN_SYSTEM;
-	struct nvl_list old;
 	void *host;
 	int ret;
 
@@ -285,25 +284,14 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 		}
 		return ret;
 	}
-	ret = nvl_mm_host_alloc(mm, victim->gem.size_B, false, &host);
+	/* host pages a queued move gives up, or new ones */
+	ret = nvl_mm_queue_evict(mm, victim, to, &host);
 	if (ret)
 		return ret;
-	nvl_list_init(&old);
 	nvl_mm_lru_del(mm, victim);
-	nvl_list_splice_tail_init(&victim->blocks, &old);
+	nvl_buddy_free_list(&mm->vram, &victim->blocks, 0);
 	victim->dom = to;
 	victim->host = host;
-	ret = nvl_mm_queue_copy(mm, victim, NVL_GEM_DOMAIN_VRAM, &old, NULL,
-				to);
-	if (ret) {
-		victim->dom = NVL_GEM_DOMAIN_VRAM;
-		victim->host = NULL;
-		nvl_list_splice_tail_init(&old, &victim->blocks);
-		nvl_mm_lru_add(mm, victim);
-		nvl_mm_host_free(mm, host, victim->gem.size_B);
-		return ret;
-	}
-	nvl_buddy_free_list(&mm->vram, &old, 0);
 	nvl_mm_lru_add(mm, victim);
 	victim->evicted = true;
 	atomic_fetch_add(&mm->evictions, 1);

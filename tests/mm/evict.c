@@ -4,13 +4,15 @@
  * Description: placement and eviction (TTM's model): least recently used
  * first, pinned and mapped BOs never evicted, -ENOMEM when nothing can be
  * evicted, pipelined moves that wait on the BO's fences and publish a
- * KERNEL fence, the evict hook, bulk LRU moves for VM-private BOs, zombies
+ * KERNEL fence, evictions into the host pages of a queued move, the
+ * evict hook, bulk LRU moves for VM-private BOs, zombies
  * keeping their memory until idle, and allocation-failure injection on the
  * eviction path.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "t.h"
 #include "base/client.h"
@@ -200,6 +202,125 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	nvl_fence_put(gpu);
 	idle_put(a);
 	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
+static void fill(struct nvl_bo *bo, uint8_t v)
+{
+	uint8_t *p;
+
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(bo, (void **)&p), 0);
+	memset(p, v, bo->gem.size_B);
+	nvl_bo_kunmap(bo);
+	nvl_resv_unlock(bo->gem.resv);
+}
+
+static void expect(struct nvl_bo *bo, uint8_t v)
+{
+	uint8_t *p;
+
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(bo, (void **)&p), 0);
+	for (size_t i = 0; i < bo->gem.size_B; i++)
+		if (p[i] != v)
+			fail_msg("byte %zu is %#x, not %#x", i, p[i], v);
+	nvl_bo_kunmap(bo);
+	nvl_resv_unlock(bo->gem.resv);
+}
+
+/*
+ * An eviction takes over the host pages a move still queued gives up
+ * (no new pages), and the FIFO keeps that safe: the move reads them
+ * before the eviction writes them.
+ */
+static void eviction_takes_over_pages_of_queued_move(void **state)
+{
+	struct nvl_mm *mm = new_mm(2 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE), *x;
+	struct nvl_mm_move_stats s0, s1;
+	struct nvl_fence *gpu;
+	void *a_pages;
+
+	(void)state;
+	fill(a, 0x11);
+	x = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE); /* evicts a */
+	fill(x, 0x22);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	a_pages = a->host;
+	/* the "GPU" still writes x: the worker holds x's eviction back */
+	gpu = add_user_fence(x, nvl_fence_context_alloc(1));
+	nvl_mm_move_stats(mm, &s0);
+	use(a); /* x's eviction (held back), then a's move back: queued */
+	use(x); /* a's eviction, into the pages a's move back reads */
+	nvl_mm_move_stats(mm, &s1);
+	assert_int_equal(s1.host_handovers - s0.host_handovers, 1);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(where(x), NVL_GEM_DOMAIN_VRAM);
+	assert_ptr_equal(a->host, a_pages);
+	assert_false(
+		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL));
+	assert_int_equal(nvl_fence_signal(gpu), 0);
+	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
+	expect(a, 0x11);
+	expect(x, 0x22);
+	nvl_fence_put(gpu);
+	idle_put(a);
+	idle_put(x);
+	nvl_mm_destroy(mm);
+}
+
+/* the worker holds a job (waiting for its dependencies), none queued */
+static void wait_worker_holds_job(struct nvl_mm *mm)
+{
+	for (;;) {
+		bool held;
+
+		pthread_mutex_lock(&mm->q_lock);
+		held = mm->work_job && nvl_list_empty(&mm->queue);
+		pthread_mutex_unlock(&mm->q_lock);
+		if (held)
+			return;
+		usleep(100);
+	}
+}
+
+/*
+ * The same with the move back already taken by the worker (off the queue,
+ * waiting for its BO's fence): its pages are handed over too, and it still
+ * reads them before the eviction writes them.
+ */
+static void eviction_takes_over_pages_of_the_workers_job(void **state)
+{
+	struct nvl_mm *mm = new_mm(2 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE), *x;
+	struct nvl_mm_move_stats s0, s1;
+	struct nvl_fence *gpu;
+	void *a_pages;
+
+	(void)state;
+	fill(a, 0x33);
+	x = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE); /* evicts a */
+	fill(x, 0x44);
+	a_pages = a->host;
+	/* the "GPU" still uses a: its move back waits in the worker */
+	gpu = add_user_fence(a, nvl_fence_context_alloc(1));
+	nvl_mm_move_stats(mm, &s0);
+	use(a); /* x's eviction, then a's move back */
+	wait_worker_holds_job(mm);
+	use(x); /* a's eviction, into the pages the worker's job reads */
+	nvl_mm_move_stats(mm, &s1);
+	assert_int_equal(s1.host_handovers - s0.host_handovers, 1);
+	assert_ptr_equal(a->host, a_pages);
+	assert_int_equal(nvl_fence_signal(gpu), 0);
+	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
+	expect(a, 0x33);
+	expect(x, 0x44);
+	nvl_fence_put(gpu);
+	idle_put(a);
+	idle_put(x);
 	nvl_mm_destroy(mm);
 }
 
@@ -565,6 +686,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(pinned_and_mapped_bos_are_never_evicted),
 	cmocka_unit_test(pipelined_move_waits_for_the_bo_fences),
 	cmocka_unit_test(move_waits_for_bookkeep_fences),
+	cmocka_unit_test(eviction_takes_over_pages_of_queued_move),
+	cmocka_unit_test(eviction_takes_over_pages_of_the_workers_job),
 	cmocka_unit_test(evict_hook_hears_moves_out_and_back),
 	cmocka_unit_test(evict_hooks_are_several_and_bounded),
 	cmocka_unit_test(bulk_move_keeps_vm_bos_most_recent),
