@@ -325,6 +325,17 @@ void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw)
 		nvl_sched_job_complete(job, nvl_fence_get_status(hw));
 }
 
+void nvl_sched_job_run(struct nvl_sched *sched, struct nvl_sched_job *job)
+{
+	struct nvl_fence *hw = sched->ops->run_job(job);
+	bool kick = hw && sched->ops->kick;
+
+	/* from the kick on, @job is the completing thread's */
+	nvl_sched_job_attach_hw(job, hw);
+	if (kick)
+		sched->ops->kick(sched);
+}
+
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
@@ -468,7 +479,7 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 			nvl_sched_job_finish_unrun(job, kill_err);
 		} else {
 			nvl_fence_signal(&job->s_fence->scheduled);
-			nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+			nvl_sched_job_run(sched, job);
 		}
 		nvl_fence_end_signalling(cookie);
 		budget--;
@@ -520,7 +531,7 @@ void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
 	cookie = nvl_fence_begin_signalling();
 	nvl_fence_put(old_last);
 	nvl_fence_signal(&job->s_fence->scheduled);
-	nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+	nvl_sched_job_run(sched, job);
 	nvl_fence_end_signalling(cookie);
 }
 
