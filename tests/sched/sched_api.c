@@ -563,7 +563,7 @@ struct kick_t {
 	struct nvl_fence hw;
 	pthread_t helper;
 	atomic_int go, done, stop, kicks, attached_at_kick, frees;
-	atomic_int runs, finished_in_kick, scheduled_at_kick;
+	atomic_int runs, finished_in_kick, scheduled_at_kick, kick_out;
 	atomic_uintptr_t cb_thread;
 	struct nvl_fence *scheduled, *finished;
 	struct nvl_fence_cb cb;
@@ -615,6 +615,7 @@ static void kick_kick(struct nvl_sched *sched)
 	/* the job itself may be freed by now (the housekeeper) */
 	if (atomic_load(&k->done) && nvl_fence_is_signaled(k->finished))
 		atomic_fetch_add(&k->finished_in_kick, 1);
+	atomic_store(&k->kick_out, 1);
 }
 
 static void kick_free(struct nvl_sched_job *job)
@@ -688,6 +689,9 @@ static void completion_before_kick_returns(uint32_t flags)
 	}
 	assert_int_equal(t_wait(fin), 1);
 	pthread_join(k->helper, NULL);
+	/* a worker's kick() may still be on its way out */
+	while (!atomic_load(&k->kick_out))
+		sched_yield();
 	assert_int_equal(atomic_load(&k->runs), 1);
 	assert_int_equal(atomic_load(&k->kicks), 1);
 	/* attached before the doorbell, completed inside it, by the helper */
