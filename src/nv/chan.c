@@ -19,8 +19,12 @@
  * One scheduler with one entity per channel; a job takes one credit per
  * GPFIFO entry (its pushes plus the idiom), out of 255. run_job writes
  * the entries, then the idiom entry (SEM_ADDR/PAYLOAD/EXECUTE release of
- * the job's seqno with WFI, then NON_STALL_INTERRUPT), publishes GP_PUT in
- * USERD and rings the doorbell. The non-stall interrupt reads each
+ * the job's seqno with WFI, then NON_STALL_INTERRUPT) and publishes GP_PUT
+ * in USERD; the scheduler attaches the job's completion to its hardware
+ * fence and then calls kick, which rings the doorbell (so the completion,
+ * on the runlist thread, never waits for the submitter to attach it, and
+ * the submitter touches nothing the completion takes after the doorbell).
+ * The non-stall interrupt reads each
  * channel's semaphore and signals the hardware fence of every job whose
  * seqno it covers.
  *
@@ -485,16 +489,26 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
 		(_Atomic uint32_t *)(ch->cpu + OFF_USERD + NVL_HW_USERD_GP_PUT),
 		put, memory_order_release);
 	nvl_flock_unlock(&ch->lock);
-	/*
-	 * Rung with ch->lock dropped: the runlist thread it wakes often
-	 * runs the job and completes it (chan_complete() takes ch->lock)
-	 * before this thread runs again; holding the lock here made it
-	 * sleep on the lock and be woken once more by the unlock. A
-	 * doorbell only makes the PBDMA read GP_PUT, so a late or extra
-	 * one is harmless.
-	 */
-	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
+	/* the doorbell is kick()'s, once the scheduler attached the job's
+	 * completion to this fence */
 	return nvl_fence_get(j->hw);
+}
+
+/*
+ * Ring the doorbell for what run_job() wrote: after the scheduler attached
+ * the completion to the job's fence, so that the runlist thread it wakes
+ * completes the job alone, while this thread returns without meeting it on
+ * a lock (the job may be done and freed by the time this returns: only
+ * the channel is named). Rung with ch->lock dropped: the woken runlist
+ * thread often runs and completes the job (chan_complete() takes ch->lock)
+ * before this thread runs again. A doorbell only makes the PBDMA read
+ * GP_PUT, so a late or extra one is harmless.
+ */
+static void kick(struct nvl_sched *sched)
+{
+	struct nv_chan *ch = nvl_sched_priv(sched);
+
+	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
 }
 
 static void free_job(struct nvl_sched_job *sj)
@@ -661,6 +675,7 @@ static void chan_recover(struct nvl_nv_work *w)
 
 static const struct nvl_sched_backend_ops chan_sched_ops = {
 	.run_job = run_job,
+	.kick = kick,
 	.timedout_job = timedout_job,
 	.free_job = free_job,
 };

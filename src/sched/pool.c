@@ -10,9 +10,12 @@
  *  - one housekeeper frees finished jobs (free_job() off the signalling
  *    path) and watches the timeouts of schedulers with jobs on the ring.
  *    Once it has freed jobs it comes back every REAP_TICK_NS while jobs
- *    keep finishing, so that a completion wakes it only when it sleeps
- *    for good (no job finished during its last tick): a stream of jobs
- *    costs one housekeeper wake-up per tick, not one per job. Timers are
+ *    keep finishing, and once more REAP_LINGER_NS after a tick that found
+ *    none, so that a completion wakes it only when it sleeps for good
+ *    (nothing finished during its last tick and linger): a stream of jobs
+ *    costs one housekeeper wake-up per tick, not one per job, and sparse
+ *    jobs (one per channel creation, as a fault storm makes) no wake-up
+ *    from their completion, which is on the fence-signalling path. Timers are
  *    disarmed lazily: a scheduler going idle stays on the timer list until
  *    the housekeeper's next scan, so that the next job, arming its timer
  *    again with a later deadline, does not wake it either.
@@ -74,6 +77,13 @@ void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
 #define MAX_WORKERS 16
 /* How long the housekeeper lets finished jobs pile up before freeing. */
 #define REAP_TICK_NS (250 * NVL_NSEC_PER_USEC)
+/*
+ * After a tick that found nothing, how long it still sleeps without being
+ * woken for finished jobs before it sleeps for good: jobs that finish a
+ * few ticks apart (a job per channel creation, as a fault storm makes)
+ * then wait for it instead of each waking it from its completion.
+ */
+#define REAP_LINGER_NS (4 * NVL_NSEC_PER_MSEC)
 
 static NVL_LOCK_CLASS(pool_lock_class, "sched_pool", 0);
 
@@ -91,7 +101,8 @@ static struct {
 	 * nvl_sched_timer_update()'s fast path) */
 	_Atomic int64_t timer_next;
 	bool hk_idle;
-	bool hk_tick; /* asleep for at most REAP_TICK_NS: no wake to reap */
+	bool hk_tick; /* asleep for at most REAP_TICK_NS or REAP_LINGER_NS:
+		       * no wake to reap */
 	bool started;
 	bool stopping;
 } pool;
@@ -177,7 +188,7 @@ static int64_t timer_scan_one(struct nvl_sched *sched)
 
 static void *housekeeper_main(void *arg)
 {
-	bool reaped = false;
+	bool reaped = false, ticked = false;
 
 	(void)arg;
 	nvl_mutex_lock(&pool.lock);
@@ -226,11 +237,19 @@ static void *housekeeper_main(void *arg)
 		/*
 		 * Jobs finished since the last sleep: more are likely, come
 		 * back in a tick for them (completions meanwhile wake no
-		 * one). Nothing finished during a tick: sleep until woken.
+		 * one). Nothing finished during a tick: linger a while
+		 * longer, still unwoken by completions (the finished jobs
+		 * of sparse work wait for its end); nothing during that
+		 * either: sleep until woken.
 		 */
-		pool.hk_tick = reaped;
-		if (reaped && now + REAP_TICK_NS < target)
-			target = now + REAP_TICK_NS;
+		if (reaped || ticked) {
+			int64_t d = reaped ? REAP_TICK_NS : REAP_LINGER_NS;
+
+			if (now + d < target)
+				target = now + d;
+		}
+		pool.hk_tick = reaped || ticked;
+		ticked = reaped;
 		reaped = false;
 		pool.hk_idle = true;
 		pool.hk_target = target;

@@ -272,11 +272,15 @@ static void signal_with(struct nvl_fence *f, int err)
 	nvl_fence_signal(f);
 }
 
-void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
+/*
+ * nvl_sched_job_complete() inside a fence-signalling section the caller
+ * opened (the hardware fence's callback, a run path): a nested section
+ * of our own would check nothing more.
+ */
+static void job_complete_in_section(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
 	struct nvl_sched_entity *e = job->entity;
-	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
 
 	if (job->error)
 		err = job->error;
@@ -303,26 +307,46 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);
 	nvl_mutex_unlock(&sched->lock);
+}
+
+void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
+{
+	struct nvl_signalling_cookie cookie = nvl_fence_begin_signalling();
+
+	job_complete_in_section(job, err);
 	nvl_fence_end_signalling(cookie);
 }
 
+/* run by nvl_fence_signal() of the hardware fence, in its section */
 static void hw_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
 	struct nvl_sched_job *job =
 		container_of(cb, struct nvl_sched_job, hw_cb);
 
-	nvl_sched_job_complete(job, nvl_fence_get_status(f));
+	job_complete_in_section(job, nvl_fence_get_status(f));
 }
 
+/* every caller runs in a fence-signalling section (the run paths) */
 void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw)
 {
 	if (!hw) {
-		nvl_sched_job_complete(job, 0);
+		job_complete_in_section(job, 0);
 		return;
 	}
 	job->hw_fence = hw;
 	if (nvl_fence_add_callback(hw, &job->hw_cb, hw_cb))
-		nvl_sched_job_complete(job, nvl_fence_get_status(hw));
+		job_complete_in_section(job, nvl_fence_get_status(hw));
+}
+
+void nvl_sched_job_run(struct nvl_sched *sched, struct nvl_sched_job *job)
+{
+	struct nvl_fence *hw = sched->ops->run_job(job);
+	bool kick = hw && sched->ops->kick;
+
+	/* from the kick on, @job is the completing thread's */
+	nvl_sched_job_attach_hw(job, hw);
+	if (kick)
+		sched->ops->kick(sched);
 }
 
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err)
@@ -468,7 +492,7 @@ static void run_loop(struct nvl_sched *sched, unsigned budget)
 			nvl_sched_job_finish_unrun(job, kill_err);
 		} else {
 			nvl_fence_signal(&job->s_fence->scheduled);
-			nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+			nvl_sched_job_run(sched, job);
 		}
 		nvl_fence_end_signalling(cookie);
 		budget--;
@@ -520,7 +544,7 @@ void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
 	cookie = nvl_fence_begin_signalling();
 	nvl_fence_put(old_last);
 	nvl_fence_signal(&job->s_fence->scheduled);
-	nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+	nvl_sched_job_run(sched, job);
 	nvl_fence_end_signalling(cookie);
 }
 

@@ -183,7 +183,7 @@ void nvl_sched_resubmit_jobs(struct nvl_sched *sched)
 			nvl_sched_job_complete(job, job->error ? job->error
 							       : -ECANCELED);
 		} else {
-			nvl_sched_job_attach_hw(job, sched->ops->run_job(job));
+			nvl_sched_job_run(sched, job);
 			nvl_fence_put(old);
 		}
 		nvl_fence_end_signalling(cookie);

@@ -76,6 +76,19 @@ struct nvl_sched_backend_ops {
 	 */
 	struct nvl_fence *(*run_job)(struct nvl_sched_job *job);
 	/**
+	 * @kick: optional; make the job run_job() just wrote visible to the
+	 * hardware (ring the doorbell). With it, run_job() only writes the
+	 * job to the ring and the scheduler calls kick() once the job's
+	 * completion is attached to the fence run_job() returned: a
+	 * completion from then on runs entirely on the completing thread
+	 * and never meets the submitter on the fence's lock or the
+	 * scheduler's. From kick() on the job may complete and be freed, so
+	 * kick() gets the scheduler, not the job, and the scheduler does not
+	 * look at the job again. Not called when run_job() returned NULL.
+	 * In the same fence-signalling section as run_job().
+	 */
+	void (*kick)(struct nvl_sched *sched);
+	/**
 	 * @timedout_job: the ring made no progress for the scheduler's
 	 * timeout and @job is the oldest job on it. Typical recovery:
 	 * nvl_sched_stop(), nvl_sched_job_set_guilty() on the hung job,

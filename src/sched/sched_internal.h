@@ -219,6 +219,11 @@ bool nvl_sched_has_ready(struct nvl_sched *sched);
 void nvl_sched_job_complete(struct nvl_sched_job *job, int err);
 /** nvl_sched_job_attach_hw() - take run_job()'s result @hw (ref). */
 void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw);
+/**
+ * nvl_sched_job_run() - run_job(), the completion attached to its fence,
+ * then kick(): @job may be freed when this returns. Lock not held.
+ */
+void nvl_sched_job_run(struct nvl_sched *sched, struct nvl_sched_job *job);
 /** nvl_sched_job_finish_unrun() - finish a job that never ran with @err. */
 void nvl_sched_job_finish_unrun(struct nvl_sched_job *job, int err);
 /** nvl_sched_free_done() - free_job() every finished job of @sched. */

@@ -4,6 +4,7 @@
  * finished fences, the direct-run path and the signalling sections.
  */
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sched_t.h"
@@ -543,6 +544,179 @@ static void allocation_in_run_job_is_caught_by_the_checker(void **state)
 	nvl_checker_set_mode(old);
 }
 
+/*
+ * A backend with kick(): the scheduler attaches the job's completion to
+ * the hardware fence before the kick (the doorbell), so a job that the
+ * "hardware" completes at once, on another thread, while the submitter is
+ * still inside kick() (as the runlist thread does right after a doorbell
+ * when it preempts the submitter) is completed entirely by that thread:
+ * its finished fence signalled there, before push returns, without the
+ * completing thread ever waiting for the submitter (which holds no lock
+ * the completion takes: were it holding the scheduler's lock or the
+ * fence's, the completer would block and kick() would time out here).
+ * Deterministic: kick() hands the signal to the helper thread and waits
+ * until the helper has seen the finished fence signalled. Both the direct
+ * run (on the pushing thread) and a pool worker's run.
+ */
+struct kick_t {
+	struct nvl_sched_job base;
+	struct nvl_fence hw;
+	pthread_t helper;
+	atomic_int go, done, stop, kicks, attached_at_kick, frees;
+	atomic_int runs, finished_in_kick, scheduled_at_kick, kick_out;
+	atomic_uintptr_t cb_thread;
+	struct nvl_fence *scheduled, *finished;
+	struct nvl_fence_cb cb;
+};
+
+static struct kick_t *kick_cur;
+
+static const char *kick_name(struct nvl_fence *f)
+{
+	(void)f;
+	return "kick-test";
+}
+
+static void kick_release(struct nvl_fence *f)
+{
+	(void)f; /* embedded */
+}
+
+static const struct nvl_fence_ops kick_fence_ops = {
+	.get_driver_name = kick_name,
+	.get_timeline_name = kick_name,
+	.release = kick_release,
+};
+
+static struct nvl_fence *kick_run(struct nvl_sched_job *job)
+{
+	struct kick_t *k = container_of(job, struct kick_t, base);
+
+	atomic_fetch_add(&k->runs, 1);
+	return nvl_fence_get(&k->hw);
+}
+
+static void kick_kick(struct nvl_sched *sched)
+{
+	struct kick_t *k = kick_cur;
+	int64_t end = nvl_time_ns() + 5 * NVL_NSEC_PER_SEC;
+
+	(void)sched;
+	assert_true(nvl_fence_in_signalling());
+	if (atomic_load(&k->hw.flags) & (1u << NVL_FENCE_FLAG_HAS_CB_BIT))
+		atomic_fetch_add(&k->attached_at_kick, 1);
+	if (nvl_fence_is_signaled(k->scheduled))
+		atomic_fetch_add(&k->scheduled_at_kick, 1);
+	atomic_fetch_add(&k->kicks, 1);
+	atomic_store(&k->go, 1);
+	/* the "hardware" completes the job now, on its own thread */
+	while (!atomic_load(&k->done) && nvl_time_ns() < end)
+		sched_yield();
+	/* the job itself may be freed by now (the housekeeper) */
+	if (atomic_load(&k->done) && nvl_fence_is_signaled(k->finished))
+		atomic_fetch_add(&k->finished_in_kick, 1);
+	atomic_store(&k->kick_out, 1);
+}
+
+static void kick_free(struct nvl_sched_job *job)
+{
+	struct kick_t *k = container_of(job, struct kick_t, base);
+
+	nvl_sched_job_cleanup(job);
+	atomic_fetch_add(&k->frees, 1);
+}
+
+static const struct nvl_sched_backend_ops kick_ops = {
+	.run_job = kick_run,
+	.kick = kick_kick,
+	.free_job = kick_free,
+};
+
+static void *kick_helper(void *arg)
+{
+	struct kick_t *k = arg;
+
+	while (!atomic_load(&k->go) && !atomic_load(&k->stop))
+		sched_yield();
+	if (atomic_load(&k->go)) {
+		nvl_fence_signal(&k->hw);
+		atomic_store(&k->done, 1);
+	}
+	return NULL;
+}
+
+static void kick_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+{
+	struct kick_t *k = container_of(cb, struct kick_t, cb);
+
+	(void)f;
+	atomic_store(&k->cb_thread, (uintptr_t)pthread_self());
+}
+
+static void completion_before_kick_returns(uint32_t flags)
+{
+	struct nvl_sched_args a = {
+		.ops = &kick_ops,
+		.credit_limit = 4,
+		.name = "kick",
+		.flags = flags,
+	};
+	struct kick_t *k = calloc(1, sizeof(*k));
+	struct nvl_sched_entity e;
+	struct nvl_sched *sched;
+	unsigned long before = nvl_checker_violations();
+	struct nvl_fence *fin;
+
+	assert_non_null(k);
+	kick_cur = k;
+	nvl_fence_init(&k->hw, &kick_fence_ops, nvl_fence_context_alloc(1), 1);
+	assert_int_equal(pthread_create(&k->helper, NULL, kick_helper, k), 0);
+	assert_int_equal(nvl_sched_create(&a, &sched), 0);
+	assert_int_equal(
+		nvl_sched_entity_init(&e, NVL_SCHED_PRIO_NORMAL, sched), 0);
+	assert_int_equal(nvl_sched_job_init(&k->base, &e, 1, NULL), 0);
+	assert_int_equal(nvl_sched_job_arm(&k->base), 0);
+	fin = nvl_fence_get(nvl_sched_job_finished(&k->base));
+	k->scheduled = nvl_fence_get(nvl_sched_job_scheduled(&k->base));
+	k->finished = fin;
+	assert_int_equal(nvl_fence_add_callback(fin, &k->cb, kick_cb), 0);
+	assert_int_equal(nvl_sched_entity_push_job(&k->base), 0);
+	if (!(flags & NVL_SCHED_NO_DIRECT_RUN)) {
+		/* the direct run: kicked from this thread, done before push
+		 * returned */
+		assert_int_equal(atomic_load(&k->kicks), 1);
+		assert_int_equal(nvl_fence_get_status(fin), 1);
+	}
+	assert_int_equal(t_wait(fin), 1);
+	pthread_join(k->helper, NULL);
+	/* a worker's kick() may still be on its way out */
+	while (!atomic_load(&k->kick_out))
+		sched_yield();
+	assert_int_equal(atomic_load(&k->runs), 1);
+	assert_int_equal(atomic_load(&k->kicks), 1);
+	/* attached before the doorbell, completed inside it, by the helper */
+	assert_int_equal(atomic_load(&k->attached_at_kick), 1);
+	assert_int_equal(atomic_load(&k->finished_in_kick), 1);
+	assert_true(pthread_equal((pthread_t)atomic_load(&k->cb_thread),
+				  k->helper));
+	/* scheduled signalled before the job went to the hardware */
+	assert_int_equal(atomic_load(&k->scheduled_at_kick), 1);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_destroy(sched);
+	assert_int_equal(atomic_load(&k->frees), 1);
+	nvl_fence_put(k->scheduled);
+	nvl_fence_put(fin);
+	assert_int_equal(nvl_checker_violations(), before);
+	free(k);
+}
+
+static void job_completing_inside_kick_is_done_by_the_completer(void **state)
+{
+	(void)state;
+	completion_before_kick_returns(0);
+	completion_before_kick_returns(NVL_SCHED_NO_DIRECT_RUN);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(create_rejects_bad_arguments),
 	cmocka_unit_test(create_survives_alloc_failures),
@@ -559,6 +733,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(push_during_a_direct_run_is_not_lost),
 	cmocka_unit_test(scheduled_signals_before_finished),
 	cmocka_unit_test(allocation_in_run_job_is_caught_by_the_checker),
+	cmocka_unit_test(job_completing_inside_kick_is_done_by_the_completer),
 };
 
 T_MAIN(tests)
