@@ -13,7 +13,8 @@
  *  - PERF_GET_CURRENT_PSTATE, PERF_BOOST;
  *  - PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2: the firmware's own ring of
  *    72 samples, one taken per call (gr = the busiest engine's share, fb =
- *    the copy engines' mean share);
+ *    the copy engines' mean share); nouvelle's PERF_GET_UTIL takes one
+ *    the same way and returns only the newest sample's shares;
  *  - nouvelle's own 0x2080f1xx controls (firmware/abi/.../ctrl2080_sensors.h):
  *    power status and limit, clocks and application clocks, perf status
  *    and P-state limits (with each engine's share in the latest sample).
@@ -500,6 +501,25 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		}
 		p->count = pf->count;
 		p->tracker = pf->count - 1;
+		pthread_mutex_unlock(&pf->lock);
+		return NV_OK;
+	}
+	case NVL2080_CTRL_CMD_PERF_GET_UTIL: {
+		NVL2080_CTRL_PERF_GET_UTIL_PARAMS *p = params;
+		const NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE *u;
+
+		if (SIZE_IS(*p))
+			return NV_ERR_INVALID_PARAM_STRUCT;
+		pmu_state(g, &st);
+		pthread_mutex_lock(&pf->lock);
+		take_sample(pf, &st);
+		/* the ring reduced to its newest sample's shares */
+		u = &pf->ring[pf->tracker];
+		memset(p, 0, sizeof(*p));
+		p->timeStamp = u->base.timeStamp;
+		p->count = pf->count;
+		p->grUtil = u->gr.util;
+		p->fbUtil = u->fb.util;
 		pthread_mutex_unlock(&pf->lock);
 		return NV_OK;
 	}
