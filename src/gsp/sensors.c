@@ -8,8 +8,11 @@
  * 0x2080f1xx controls where the public ABI has none (power) or none we
  * could verify (clocks, perf status, P-state limits). A read is five
  * controls in one GSP_RM_CONTROL (nouvelle's NVL2080_CTRL_CMD_MULTI_CONTROL:
- * one round trip, each entry served as if sent alone); a firmware without
- * it (a real GSP-RM) gets the five sent at once, and is remembered. A read
+ * one round trip, each entry served as if sent alone), the utilisation
+ * through nouvelle's PERF_GET_UTIL (the firmware's samples reduced to the
+ * newest one's shares), so command and reply are one queue page each; a
+ * firmware without the multi control (a real GSP-RM) gets the five sent
+ * at once, NVIDIA's samples control among them, and is remembered. A read
  * is stateless: one instruction list discovers the sensors and reads them
  * in the same call. A control the firmware does not support (-EOPNOTSUPP)
  * leaves its fields absent; so does one whose parameter struct the booted
