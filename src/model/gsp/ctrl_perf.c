@@ -25,6 +25,7 @@
  * addressed to the first event object under that subdevice.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -46,6 +47,9 @@ struct fw_perf {
 	struct perf_sub subs[PERF_MAX_SUBS];
 	unsigned nsubs;
 	uint32_t disabled[PERF_MAX_DISABLED];
+	/* how many of @disabled are set: 0 (always, but in tests) skips the
+	 * lock on every control */
+	atomic_uint ndisabled;
 	NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE ring[NSAMPLES];
 	unsigned count, tracker;
 	uint32_t eng_util[NVL2080_CTRL_PERF_MAX_ENGINES];
@@ -189,6 +193,13 @@ int nvl_model_gsp_perf_disable(struct nvl_model *m, uint32_t cmd, bool off)
 				ret = 0;
 				break;
 			}
+	}
+	{
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < PERF_MAX_DISABLED; i++)
+			n += pf->disabled[i] != 0;
+		atomic_store(&pf->ndisabled, n);
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return ret;
@@ -401,6 +412,8 @@ static bool is_disabled(struct fw_perf *pf, uint32_t cmd)
 {
 	bool off = false;
 
+	if (!atomic_load(&pf->ndisabled))
+		return false;
 	pthread_mutex_lock(&pf->lock);
 	for (unsigned i = 0; i < PERF_MAX_DISABLED; i++)
 		off |= pf->disabled[i] == cmd;
