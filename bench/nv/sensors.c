@@ -3,8 +3,9 @@
  * Device sensor benchmark (suite "rc", issue 16), on a model device opened
  * through the public API:
  *  - sensor_query: ns per full nvl_device_sensors() read (every field, its
- *    five controls in one multi control on the driver's subdevice, or five
- *    in flight at once where the firmware has none); baseline
+ *    five controls in one multi control on the driver's subdevice, one
+ *    queue page each way, or five in flight at once where the firmware
+ *    has none); baseline
  *    rpc_roundtrip: ns per small GSP_RM_CONTROL (the model's 64-byte ECHO)
  *    through the same device's GSP, measured in the same run, interleaved
  *    with the reads so both see the same load. Target: ratio <= 2.

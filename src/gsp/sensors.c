@@ -8,8 +8,11 @@
  * 0x2080f1xx controls where the public ABI has none (power) or none we
  * could verify (clocks, perf status, P-state limits). A read is five
  * controls in one GSP_RM_CONTROL (nouvelle's NVL2080_CTRL_CMD_MULTI_CONTROL:
- * one round trip, each entry served as if sent alone); a firmware without
- * it (a real GSP-RM) gets the five sent at once, and is remembered. A read
+ * one round trip, each entry served as if sent alone), the utilisation
+ * through nouvelle's PERF_GET_UTIL (the firmware's samples reduced to the
+ * newest one's shares), so command and reply are one queue page each; a
+ * firmware without the multi control (a real GSP-RM) gets the five sent
+ * at once, NVIDIA's samples control among them, and is remembered. A read
  * is stateless: one instruction list discovers the sensors and reads them
  * in the same call. A control the firmware does not support (-EOPNOTSUPP)
  * leaves its fields absent; so does one whose parameter struct the booted
@@ -565,6 +568,19 @@ static void util_parse(const struct gspabi_version *v,
 	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
 }
 
+/* the firmware's samples reduced to the newest one's shares (ours) */
+static void perf_util_parse(const struct gspabi_perf_util *p,
+			    struct nvl_sensors *s)
+{
+	if (!HAS(p, GSPABI_PERF_UTIL_HAS_COUNT | GSPABI_PERF_UTIL_HAS_GRUTIL |
+			    GSPABI_PERF_UTIL_HAS_FBUTIL) ||
+	    !p->count)
+		return;
+	s->util_gpu = p->grUtil;
+	s->util_mem = p->fbUtil;
+	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
+}
+
 static void engines_parse(const struct gspabi_perf_status *e,
 			  struct nvl_sensors *s)
 {
@@ -585,23 +601,40 @@ static void engines_parse(const struct gspabi_perf_status *e,
 	s->valid |= BIT(NVL_SENSOR_UTIL_ENGINES);
 }
 
-/* everything one read sends, in order, in neutral structs; then their
- * wire images in the booted version's layout (one allocation) */
+/* everything a read sends through the multi control, in order, in
+ * neutral structs; then their wire images in the booted version's layout
+ * (one allocation) */
 struct sread {
 	struct gspabi_pmgr_status power;
 	struct gspabi_thermal_exec thermal;
 	struct gspabi_clk_info clk;
-	struct gspabi_util_samples util;
+	struct gspabi_perf_util util;
 	struct gspabi_perf_status perf;
 	_Alignas(8) uint8_t wire[];
 };
 
-enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_PERF, C_NR };
+/* NVIDIA's samples control, its ring and its wire image: only where the
+ * reduced control is not served (a firmware without the multi control,
+ * or without PERF_GET_UTIL); allocated then */
+struct sring {
+	struct gspabi_util_samples n;
+	_Alignas(8) uint8_t wire[];
+};
+
+/*
+ * The controls of a read, in the order they run: the multi control sends
+ * all but C_RING (the samples reduced by the firmware: C_UTIL); five
+ * controls one by one send all but C_UTIL (C_RING: NVIDIA's, which a real
+ * GSP-RM serves). The samples before the perf status either way: the
+ * firmware takes a sample per call, and the status reports its
+ * per-engine shares.
+ */
+enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_RING, C_PERF, C_NR };
 
 static const enum gspabi_struct_id read_ids[C_NR] = {
 	[C_POWER] = GSPABI_S_PMGR_STATUS, [C_THERMAL] = GSPABI_S_THERMAL_EXEC,
-	[C_CLK] = GSPABI_S_CLK_INFO,	  [C_UTIL] = GSPABI_S_UTIL_SAMPLES,
-	[C_PERF] = GSPABI_S_PERF_STATUS,
+	[C_CLK] = GSPABI_S_CLK_INFO,	  [C_UTIL] = GSPABI_S_PERF_UTIL,
+	[C_RING] = GSPABI_S_UTIL_SAMPLES, [C_PERF] = GSPABI_S_PERF_STATUS,
 };
 
 static int read_prepare(const struct gspabi_version *v, struct sread *r)
@@ -612,10 +645,6 @@ static int read_prepare(const struct gspabi_version *v, struct sread *r)
 		ret = thermal_prepare(v, &r->thermal);
 	if (!ret && v->structs[GSPABI_S_CLK_INFO].present)
 		ret = clocks_prepare(v, &r->clk);
-	r->util.type = GSPABI_K_NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
-	/* the samples array's bytes in this version */
-	r->util.bufSize = gspabi_util_samples_samples_count(v) *
-			  (uint32_t)v->structs[GSPABI_S_UTIL_SAMPLE].wire_size;
 	return ret;
 }
 
@@ -629,7 +658,9 @@ static void read_parse(const struct gspabi_version *v, const struct sread *r,
 	if (!c[C_CLK].ret)
 		clocks_parse(v, &r->clk, s);
 	if (!c[C_UTIL].ret)
-		util_parse(v, &r->util, s);
+		perf_util_parse(&r->util, s);
+	else if (!c[C_RING].ret)
+		util_parse(v, c[C_RING].n, s);
 	if (!c[C_PERF].ret) {
 		perf_parse(&r->perf, s);
 		engines_parse(&r->perf, s);
@@ -637,31 +668,61 @@ static void read_parse(const struct gspabi_version *v, const struct sread *r,
 }
 
 /*
- * Pack the controls of @r into the wire images from @wire0 (zeroed) on;
- * *@at: their end. Each one's inSize for the multi control: the samples
- * ring is output only, and the instruction list's slots past the used
- * ones are neither read nor written by the firmware.
+ * Pack the controls of @r but @skip into the wire images from @wire0
+ * (zeroed) on, and C_RING's (unless skipped) into its own; *@at: the end
+ * of the first. @skip is not sent (-EOPNOTSUPP: its fields come from the
+ * other samples control). The instruction list's inSize for the multi
+ * control: its slots past the used ones are neither read nor written by
+ * the firmware.
  */
 static int read_pack(const struct gspabi_version *v, const struct sread *r,
-		     struct sctl *c, uint8_t *wire0, uint8_t **at)
+		     struct sctl *c, unsigned skip, uint8_t *wire0,
+		     uint8_t **at, struct sring *ring)
 {
 	int ret = 0;
 
 	*at = wire0;
 	for (unsigned i = 0; !ret && i < C_NR; i++) {
+		uint8_t *ring_at = ring ? ring->wire : NULL;
+
 		c[i].ret = 0;
-		ret = sctl_pack(v, &c[i], at);
+		c[i].in = 0;
+		if (i == skip || (i == C_RING && !ring)) {
+			c[i].ret = -EOPNOTSUPP;
+			continue;
+		}
+		ret = sctl_pack(v, &c[i], i == C_RING ? &ring_at : at);
 		if (ret == -EOPNOTSUPP)
 			ret = 0; /* the version lacks it: its fields absent */
 	}
-	c[C_UTIL].in = in_before(v, &c[C_UTIL], GSPABI_UTIL_SAMPLES_HAS_SAMPLES,
-				 GSPABI_S_UTIL_SAMPLE, 0);
 	if (r->thermal.present & GSPABI_THERMAL_EXEC_HAS_INSTRUCTIONLISTSIZE)
 		c[C_THERMAL].in = in_before(
 			v, &c[C_THERMAL],
 			GSPABI_THERMAL_EXEC_HAS_INSTRUCTIONLIST,
 			GSPABI_S_THERMAL_INS, r->thermal.instructionListSize);
 	return ret;
+}
+
+/*
+ * NVIDIA's samples control for @c[C_RING] (@ring: NULL, allocated here;
+ * the caller frees it): its neutral struct and wire image, the ring's
+ * bytes in this version.
+ */
+static int ring_prepare(const struct gspabi_version *v, struct sctl *c,
+			struct sring **ring)
+{
+	const struct gspabi_struct_ops *s = &v->structs[GSPABI_S_UTIL_SAMPLES];
+	struct sring *rg;
+
+	rg = nvl_zalloc(sizeof(*rg) + (s->present ? PAD8(s->wire_size) : 0));
+	if (!rg)
+		return nvl_error(-ENOMEM, "sensors: no memory");
+	rg->n.type = GSPABI_K_NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
+	rg->n.bufSize = gspabi_util_samples_samples_count(v) *
+			(uint32_t)v->structs[GSPABI_S_UTIL_SAMPLE].wire_size;
+	c[C_RING].n = &rg->n;
+	*ring = rg;
+	return 0;
 }
 
 int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
@@ -671,6 +732,7 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	struct nvl_sensors s = {0};
 	struct sctl c[C_NR];
 	size_t wires = 0, mhdr = 0;
+	struct sring *ring = NULL;
 	struct sread *r;
 	uint8_t *at, *wire0;
 	int ret = 0;
@@ -687,7 +749,7 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		mhdr = v->structs[GSPABI_S_MULTI_CONTROL].wire_size +
 		       nvl_gsp_rm_control_hdr(gsp);
 	for (unsigned i = 0; i < C_NR; i++)
-		if (v->structs[read_ids[i]].present)
+		if (i != C_RING && v->structs[read_ids[i]].present)
 			wires += PAD8(v->structs[read_ids[i]].wire_size);
 	r = nvl_zalloc(sizeof(*r) + PAD8(mhdr) + wires);
 	if (!r)
@@ -698,18 +760,19 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 	C(C_POWER, NVL2080_CTRL_CMD_PMGR_GET_STATUS, power);
 	C(C_THERMAL, NV2080_CTRL_CMD_THERMAL_SYSTEM_EXECUTE_V2, thermal);
 	C(C_CLK, NVL2080_CTRL_CMD_CLK_GET_INFO, clk);
-	/* the samples before the perf status: the firmware takes a sample
-	 * per samples call, and the status reports its per-engine shares */
-	C(C_UTIL, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
-	  util);
+	C(C_UTIL, NVL2080_CTRL_CMD_PERF_GET_UTIL, util);
+	c[C_RING] = (struct sctl){
+		.cmd = GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+		.id = read_ids[C_RING]};
 	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
 #undef C
 	ret = read_prepare(v, r);
 	wire0 = r->wire + PAD8(mhdr);
 	at = wire0;
+	/* one round trip where the firmware batches, the samples reduced
+	 * by the firmware; else five in flight, NVIDIA's samples control */
 	if (!ret)
-		ret = read_pack(v, r, c, wire0, &at);
-	/* one round trip where the firmware batches; else five in flight */
+		ret = read_pack(v, r, c, C_RING, wire0, &at, NULL);
 	if (!ret)
 		ret = atomic_load(&gsp->no_multi_control)
 			      ? -EOPNOTSUPP
@@ -722,9 +785,24 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		/* the multi control's command may have moved the wire
 		 * images: packed again, from zero */
 		memset(wire0, 0, (size_t)(at - wire0));
-		ret = read_pack(v, r, c, wire0, &at);
+		ret = ring_prepare(v, c, &ring);
+		if (!ret)
+			ret = read_pack(v, r, c, C_UTIL, wire0, &at, ring);
 		if (!ret)
 			ret = batch(gsp, hsub, c, C_NR);
+	} else if (!ret && c[C_UTIL].ret == -EOPNOTSUPP) {
+		/* batched, but no reduced samples: NVIDIA's control after */
+		ret = ring_prepare(v, c, &ring);
+		if (!ret) {
+			uint8_t *ring_at = ring->wire;
+
+			c[C_RING].ret = 0;
+			ret = sctl_pack(v, &c[C_RING], &ring_at);
+			if (ret == -EOPNOTSUPP)
+				ret = 0;
+			else if (!ret)
+				ret = batch(gsp, hsub, &c[C_RING], 1);
+		}
 	}
 	for (unsigned i = 0; !ret && i < C_NR; i++)
 		if (!c[i].ret &&
@@ -735,6 +813,7 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 					v->tag, c[i].cmd);
 	if (!ret)
 		read_parse(v, r, c, &s);
+	nvl_free(ring);
 	nvl_free(r);
 	if (!ret)
 		*out = s;

@@ -64,6 +64,8 @@ static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
 	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
 }
 
+static uint64_t rpcs(struct kit *k);
+
 static int32_t deg(int32_t mc)
 {
 	return (mc + 500) / 1000;
@@ -179,20 +181,41 @@ static void absent_without_control(void **state)
 	uint64_t all;
 
 	up(&k, &t, "tu102");
-	/* before any perfmon sample: no per-engine figures */
+	/* before any perfmon sample: no per-engine figures (a firmware
+	 * with neither samples control, NVIDIA's nor the reduced one) */
 	assert_int_equal(
 		nvl_model_gsp_perf_disable(
 			k.m,
 			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 			true),
 		0);
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
+			 0);
 	rd(&k, &t, &s);
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_MEM));
+	assert_int_equal(s.util_gpu, 0);
 	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	/* NVIDIA's control only: sent alone after the multi control, the
+	 * utilisation from its ring (the perf status, which ran before it,
+	 * has no sample yet on this first one) */
 	nvl_model_gsp_perf_disable(
 		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 		false);
+	{
+		uint64_t n0 = rpcs(&k);
+
+		rd(&k, &t, &s);
+		assert_int_equal(rpcs(&k) - n0, 2);
+	}
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_MEM));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	rd(&k, &t, &s);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, false);
 	rd(&k, &t, &s);
 	all = s.valid;
 	assert_true((all & power) == power);
@@ -210,13 +233,16 @@ static void absent_without_control(void **state)
 	assert_int_equal(s.gpu_temp_c, 0);
 	/* the rest still read */
 	assert_int_equal(s.clk_gr_mhz, k.m->profile->pstates[0].gpc_mhz);
-	/* the samples control off: no sample, utilisation absent too */
+	/* the samples controls off: no sample, utilisation absent too */
 	assert_int_equal(
 		nvl_model_gsp_perf_disable(
 			k.m,
 			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 			true),
 		0);
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
+			 0);
 	rd(&k, &t, &s);
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
 	/* the perf status still reports the last sample the firmware took */
@@ -230,6 +256,7 @@ static void absent_without_control(void **state)
 	nvl_model_gsp_perf_disable(
 		k.m, NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 		false);
+	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, false);
 	rd(&k, &t, &s);
 	assert_int_equal(s.valid, all);
 	/* a bad subdevice fails the read, nothing written */
@@ -761,6 +788,78 @@ static void multi_control_read(void **state)
 	kit_down(&k);
 }
 
+/* the command and status queues' write pointers (queue pages, modulo
+ * the ring's NVL_GSP_QUEUE_MSG_COUNT) */
+static void qptrs(struct kit *k, uint32_t p[2])
+{
+	struct nvl_gsp_msgq *q = &k->gsp->q;
+
+	p[0] = __atomic_load_n((uint32_t *)(q->mem + q->cmdq_off + q->wptr_off),
+			       __ATOMIC_ACQUIRE);
+	p[1] = __atomic_load_n(
+		(uint32_t *)(q->mem + q->statq_off + q->wptr_off),
+		__ATOMIC_ACQUIRE);
+}
+
+/*
+ * A read is one queue page each way on every chip: the command (the
+ * samples ring and the unused instruction slots left out) and the reply
+ * (the firmware's samples reduced to the newest one's shares, not the
+ * 72-sample ring), against two each way before. Its fields are those of
+ * NVIDIA's samples control, sent alone on the same firmware.
+ */
+static void one_page_each_way(void **state)
+{
+	static const char *const profiles[] = {"tu102", "gh100"};
+
+	(void)state;
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(profiles); i++) {
+		struct nvl_sensors s1, s2;
+		uint32_t a[2], b[2];
+		struct sub_tree t;
+		struct kit k;
+
+		up(&k, &t, profiles[i]);
+		assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 500), 0);
+		nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+		rd(&k, &t, &s1);
+		for (int n = 0; n < 3; n++) {
+			qptrs(&k, a);
+			rd(&k, &t, &s1);
+			qptrs(&k, b);
+			assert_int_equal((b[0] + NVL_GSP_QUEUE_MSG_COUNT -
+					  a[0]) % NVL_GSP_QUEUE_MSG_COUNT,
+					 1);
+			assert_int_equal((b[1] + NVL_GSP_QUEUE_MSG_COUNT -
+					  a[1]) % NVL_GSP_QUEUE_MSG_COUNT,
+					 1);
+		}
+		assert_true(nvl_sensors_has(&s1, NVL_SENSOR_UTIL_GPU));
+		assert_true(nvl_sensors_has(&s1, NVL_SENSOR_UTIL_MEM));
+		assert_int_equal(s1.util_gpu, 5000);
+		/* the same shares through NVIDIA's ring (the PMU stands still
+		 * in simulated time) */
+		assert_int_equal(
+			nvl_model_gsp_perf_disable(
+				k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
+			0);
+		qptrs(&k, a);
+		rd(&k, &t, &s2);
+		qptrs(&k, b);
+		/* the multi control and NVIDIA's control, its ring back */
+		assert_true((b[1] + NVL_GSP_QUEUE_MSG_COUNT - a[1]) %
+				    NVL_GSP_QUEUE_MSG_COUNT >=
+			    3);
+		assert_int_equal(s2.valid, s1.valid);
+		assert_int_equal(s2.util_gpu, s1.util_gpu);
+		assert_int_equal(s2.util_mem, s1.util_mem);
+		assert_int_equal(s2.util_engine[0], s1.util_engine[0]);
+		nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL,
+					   false);
+		kit_down(&k);
+	}
+}
+
 /*
  * A firmware version without a control (its generated layer has no struct
  * for it): the read sends the others and reports that control's fields
@@ -790,6 +889,8 @@ static void absent_in_version(void **state)
 	lacking.structs[GSPABI_S_PMGR_STATUS].present = false;
 	lacking.structs[GSPABI_S_PMGR_SET_LIMIT].present = false;
 	lacking.structs[GSPABI_S_THERMAL_EXEC].present = false;
+	/* and the reduced samples: NVIDIA's sent after the multi control */
+	lacking.structs[GSPABI_S_PERF_UTIL].present = false;
 	k.gsp->abi = &lacking;
 	for (int one_by_one = 0; one_by_one < 2; one_by_one++) {
 		atomic_store(&k.gsp->no_multi_control, one_by_one != 0);
@@ -823,6 +924,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(alloc_failures),
 		cmocka_unit_test(multi_control_read),
 		cmocka_unit_test(absent_in_version),
+		cmocka_unit_test(one_page_each_way),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -259,6 +259,22 @@ typedef struct NVL2080_CTRL_PERF_GET_STATUS_PARAMS {
 #define NVL2080_CTRL_PERF_STATUS_FLAG_FAN 0x1 /* the board has a fan */
 
 /*
+ * PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2 reduced (nouvelle's own): the
+ * firmware takes a perfmon sample into the same ring, exactly as the V2
+ * control does, and returns only what a sensor read needs of it (the
+ * newest sample's gr and fb shares), not the 72-sample ring: all output.
+ */
+#define NVL2080_CTRL_CMD_PERF_GET_UTIL 0x2080f122
+
+typedef struct NVL2080_CTRL_PERF_GET_UTIL_PARAMS {
+	NV_DECLARE_ALIGNED(NvU64 timeStamp, 8); /* the sample's, ns */
+	NvU32 count; /* samples in the firmware's ring, this one included */
+	NvU32 grUtil; /* the sample's gr.util, 1/100 percent */
+	NvU32 fbUtil; /* its fb.util */
+	NvU32 pad;
+} NVL2080_CTRL_PERF_GET_UTIL_PARAMS;
+
+/*
  * multi: several subdevice controls in one GSP_RM_CONTROL (a sensor read
  * in one round trip). The params are this header, then each entry's
  * params in order, each padded to 8 bytes; paramsSize is their sum. The

@@ -13,7 +13,8 @@
  *  - PERF_GET_CURRENT_PSTATE, PERF_BOOST;
  *  - PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2: the firmware's own ring of
  *    72 samples, one taken per call (gr = the busiest engine's share, fb =
- *    the copy engines' mean share);
+ *    the copy engines' mean share); nouvelle's PERF_GET_UTIL takes one
+ *    the same way and returns only the newest sample's shares;
  *  - nouvelle's own 0x2080f1xx controls (firmware/abi/.../ctrl2080_sensors.h):
  *    power status and limit, clocks and application clocks, perf status
  *    and P-state limits (with each engine's share in the latest sample).
@@ -24,6 +25,7 @@
  * addressed to the first event object under that subdevice.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -45,6 +47,9 @@ struct fw_perf {
 	struct perf_sub subs[PERF_MAX_SUBS];
 	unsigned nsubs;
 	uint32_t disabled[PERF_MAX_DISABLED];
+	/* how many of @disabled are set: 0 (always, but in tests) skips the
+	 * lock on every control */
+	atomic_uint ndisabled;
 	NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE ring[NSAMPLES];
 	unsigned count, tracker;
 	uint32_t eng_util[NVL2080_CTRL_PERF_MAX_ENGINES];
@@ -188,6 +193,13 @@ int nvl_model_gsp_perf_disable(struct nvl_model *m, uint32_t cmd, bool off)
 				ret = 0;
 				break;
 			}
+	}
+	{
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < PERF_MAX_DISABLED; i++)
+			n += pf->disabled[i] != 0;
+		atomic_store(&pf->ndisabled, n);
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return ret;
@@ -400,6 +412,8 @@ static bool is_disabled(struct fw_perf *pf, uint32_t cmd)
 {
 	bool off = false;
 
+	if (!atomic_load(&pf->ndisabled))
+		return false;
 	pthread_mutex_lock(&pf->lock);
 	for (unsigned i = 0; i < PERF_MAX_DISABLED; i++)
 		off |= pf->disabled[i] == cmd;
@@ -500,6 +514,25 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		}
 		p->count = pf->count;
 		p->tracker = pf->count - 1;
+		pthread_mutex_unlock(&pf->lock);
+		return NV_OK;
+	}
+	case NVL2080_CTRL_CMD_PERF_GET_UTIL: {
+		NVL2080_CTRL_PERF_GET_UTIL_PARAMS *p = params;
+		const NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE *u;
+
+		if (SIZE_IS(*p))
+			return NV_ERR_INVALID_PARAM_STRUCT;
+		pmu_state(g, &st);
+		pthread_mutex_lock(&pf->lock);
+		take_sample(pf, &st);
+		/* the ring reduced to its newest sample's shares */
+		u = &pf->ring[pf->tracker];
+		memset(p, 0, sizeof(*p));
+		p->timeStamp = u->base.timeStamp;
+		p->count = pf->count;
+		p->grUtil = u->gr.util;
+		p->fbUtil = u->fb.util;
 		pthread_mutex_unlock(&pf->lock);
 		return NV_OK;
 	}
