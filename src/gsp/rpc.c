@@ -78,6 +78,17 @@
 /* a gap between two looks longer than this: another thread ran here */
 #define SPIN_BUSY_NS 5000
 #define SPIN_COOL 64
+/*
+ * While several calls are in flight, one waiter (the spinner) watches the
+ * status queue for up to SPIN_MAX_NS and drains for all (spin_for_message()),
+ * yielding about every microsecond to the other callers. Our own callers
+ * hold a CPU for a few microseconds between two sleeps; a gap between two
+ * looks longer than SPIN_MULTI_GAP_NS means a thread of another program
+ * had this CPU for a time slice: the next SPIN_MULTI_COOL waits with
+ * several calls in flight sleep at once.
+ */
+#define SPIN_MULTI_GAP_NS 200000
+#define SPIN_MULTI_COOL 256
 
 /*
  * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
@@ -933,18 +944,27 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	int64_t limit = gsp->spin_ns, t0, now, last;
 	enum spin_end how = SPIN_MISS;
 
-	/* several callers: replies keep coming, wake-ups are shared, and a
-	 * spinner would take the CPU the others need to send */
-	if (!gsp->spin_ok || gsp->spinner || gsp->active_waiters > 1 ||
-	    atomic_load_explicit(&gsp->calls, memory_order_relaxed) > 1 ||
-	    gsp->dead)
+	bool multi =
+		gsp->active_waiters > 1 ||
+		atomic_load_explicit(&gsp->calls, memory_order_relaxed) > 1;
+
+	if (!gsp->spin_ok || gsp->spinner || gsp->dead)
 		return -1;
-	if (gsp->spin_cool) {
+	if (multi) {
+		/* several callers: one of them watches for all, so that
+		 * its CPU does not go idle between batches (see
+		 * SPIN_MULTI_GAP_NS) */
+		if (gsp->multi_cool) {
+			gsp->multi_cool--;
+			return -1;
+		}
+		limit = SPIN_MAX_NS;
+	} else if (gsp->spin_cool) {
 		gsp->spin_cool--;
 		return -1;
-	}
-	if (limit > SPIN_SHORT_NS && !nvl_cpus_free())
+	} else if (limit > SPIN_SHORT_NS && !nvl_cpus_free()) {
 		limit = SPIN_SHORT_NS;
+	}
 	gsp->spinner = true;
 	pthread_mutex_unlock(&gsp->rx_lock);
 	t0 = last = nvl_time_ns();
@@ -957,16 +977,19 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		}
 		if (i % 16 == 0) {
 			now = nvl_time_ns();
-			if (now - last > SPIN_BUSY_NS) {
+			if (now - last >
+			    (multi ? SPIN_MULTI_GAP_NS : SPIN_BUSY_NS)) {
 				how = SPIN_BUSY;
 				break;
 			}
 			last = now;
-			/* another call started: its sender needs a CPU */
+			/* another call started: its sender needs a CPU
+			 * (unless this spin watches for several) */
 			if (now - t0 >= limit || now >= deadline ||
 			    atomic_load(&gsp->dead) ||
-			    atomic_load_explicit(&gsp->calls,
-						 memory_order_relaxed) > 1)
+			    (!multi &&
+			     atomic_load_explicit(&gsp->calls,
+						  memory_order_relaxed) > 1))
 				break;
 			if (i % 32 == 0)
 				sched_yield();
@@ -975,9 +998,13 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	}
 	now = nvl_time_ns();
 	pthread_mutex_lock(&gsp->rx_lock);
-	spin_adapt(gsp, how, now - t0);
-	if (how == SPIN_MISS && !*miss_t0)
-		*miss_t0 = t0;
+	if (!multi) {
+		spin_adapt(gsp, how, now - t0);
+		if (how == SPIN_MISS && !*miss_t0)
+			*miss_t0 = t0;
+	} else if (how == SPIN_BUSY) {
+		gsp->multi_cool = SPIN_MULTI_COOL;
+	}
 	spin_end(gsp);
 	return how == SPIN_HIT;
 }

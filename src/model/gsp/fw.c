@@ -1289,6 +1289,38 @@ static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
 			     &end) > 0;
 }
 
+/* batches after one of several commands during which the idle thread
+ * polls (fw_poll_busy()) */
+#define FW_BUSY_BATCHES 8
+
+/*
+ * Several callers are at work (a recent batch held more than one command):
+ * their next commands come within microseconds of their replies, and on a
+ * virtual machine with idle CPUs a sleeping firmware thread parks its CPU,
+ * so that the next doorbell pays tens of microseconds to wake it (and the
+ * callers woken meanwhile queue on the other CPU). The thread watches its
+ * wake-up word instead, for at most NVL_IDLE_POLL_MAX_NS, while its own
+ * wake-ups were dear (g->fw_idle.wake_ns: a halted virtual CPU; with busy
+ * CPUs a wake-up is cheap and it sleeps as before). nvl_cpus_free() is no
+ * gate here: the callers themselves are runnable threads. A gap between two
+ * looks (another thread had the CPU) ends the polling until the next batch
+ * of several. True when the word moved.
+ */
+static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
+{
+	int64_t t0, end;
+	int r;
+
+	if (!g->fw_busy || g->fw_ncpus < 2 ||
+	    g->fw_idle.wake_ns < NVL_IDLE_POLL_WAKE_NS)
+		return false;
+	r = nvl_poll_word(&g->fw_wake_seq, seq, NVL_IDLE_POLL_MAX_NS, NULL, &t0,
+			  &end);
+	if (r < 0)
+		g->fw_busy = 0;
+	return r > 0;
+}
+
 /*
  * The firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
  * held and dropped (not taken back: the core comes first); wake-ups may be
@@ -1308,6 +1340,8 @@ static void fw_sleep_locked(struct nvl_model_gsp *g, bool mid)
 	pthread_mutex_unlock(&g->lock);
 	if (mid && fw_poll_mid(g, seq))
 		return;
+	if (fw_poll_busy(g, seq))
+		return;
 	if (nvl_idle_poll(&g->fw_idle, &g->fw_wake_seq, seq))
 		return;
 	atomic_fetch_add(&g->fw_sleepers, 1);
@@ -1325,6 +1359,7 @@ static void *fw_thread(void *arg)
 	struct nvl_model_gsp *g = arg;
 	struct fw_rx rx = rx_state_init();
 	uint64_t seen = 0;
+	int n;
 
 	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
@@ -1363,7 +1398,11 @@ static void *fw_thread(void *arg)
 			seen = g->doorbells;
 			pthread_mutex_unlock(&g->lock);
 			send_events(g);
-			serve_cmdq(g, &rx, 0, NULL);
+			n = serve_cmdq(g, &rx, 0, NULL);
+			if (n >= 2)
+				g->fw_busy = FW_BUSY_BATCHES;
+			else if (n == 1 && g->fw_busy)
+				g->fw_busy--;
 			pthread_mutex_lock(&g->lock);
 			continue;
 		}

@@ -65,6 +65,7 @@ struct nvl_model_gsp {
 	 * time, and what the thread learnt (its own, base/idlepoll.h) */
 	_Atomic int64_t fw_kick_ns;
 	struct nvl_idle_poll fw_idle;
+	unsigned fw_busy; /* batches left to poll between (fw_poll_busy()) */
 	long fw_ncpus;
 	pthread_t thread;
 	bool stop;
