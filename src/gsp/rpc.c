@@ -84,11 +84,12 @@
  * yielding about every microsecond to the other callers. Our own callers
  * hold a CPU for a few microseconds between two sleeps; a gap between two
  * looks longer than SPIN_MULTI_GAP_NS means a thread of another program
- * had this CPU for a time slice: the next SPIN_MULTI_COOL waits with
- * several calls in flight sleep at once.
+ * had this CPU for a time slice (and every reply waited for the spinner
+ * meanwhile: the interrupt leaves the messages to it): waits with several
+ * calls in flight sleep at once for the next SPIN_MULTI_COOL_NS.
  */
 #define SPIN_MULTI_GAP_NS 200000
-#define SPIN_MULTI_COOL 256
+#define SPIN_MULTI_COOL_NS (200 * NVL_NSEC_PER_MSEC)
 
 /*
  * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
@@ -954,10 +955,9 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		/* several callers: one of them watches for all, so that
 		 * its CPU does not go idle between batches (see
 		 * SPIN_MULTI_GAP_NS) */
-		if (gsp->multi_cool) {
-			gsp->multi_cool--;
+		if (gsp->multi_cool_until &&
+		    nvl_time_ns() < gsp->multi_cool_until)
 			return -1;
-		}
 		limit = SPIN_MAX_NS;
 	} else if (gsp->spin_cool) {
 		gsp->spin_cool--;
@@ -997,13 +997,16 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		nvl_cpu_relax();
 	}
 	now = nvl_time_ns();
+	/* a reply seen after a long gap: the CPU was lost all the same */
+	if (multi && now - last > SPIN_MULTI_GAP_NS)
+		gsp->multi_cool_until = now + SPIN_MULTI_COOL_NS;
 	pthread_mutex_lock(&gsp->rx_lock);
 	if (!multi) {
 		spin_adapt(gsp, how, now - t0);
 		if (how == SPIN_MISS && !*miss_t0)
 			*miss_t0 = t0;
 	} else if (how == SPIN_BUSY) {
-		gsp->multi_cool = SPIN_MULTI_COOL;
+		gsp->multi_cool_until = now + SPIN_MULTI_COOL_NS;
 	}
 	spin_end(gsp);
 	return how == SPIN_HIT;

@@ -1292,6 +1292,11 @@ static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
 /* batches after one of several commands during which the idle thread
  * polls (fw_poll_busy()) */
 #define FW_BUSY_BATCHES 8
+/* a poll that lost its CPU for longer than this lost it to another
+ * program's time slice (the callers hold a CPU for a few microseconds):
+ * no such poll for FW_BUSY_COOL_NS */
+#define FW_BUSY_GAP_NS 200000
+#define FW_BUSY_COOL_NS (200 * NVL_NSEC_PER_MSEC)
 
 /*
  * Several callers are at work (a recent batch held more than one command):
@@ -1304,7 +1309,9 @@ static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
  * CPUs a wake-up is cheap and it sleeps as before). nvl_cpus_free() is no
  * gate here: the callers themselves are runnable threads. A gap between two
  * looks (another thread had the CPU) ends the polling until the next batch
- * of several. True when the word moved.
+ * of several; a poll that lasted over FW_BUSY_GAP_NS with such a gap lost
+ * its CPU to another program: none for FW_BUSY_COOL_NS. True when the word
+ * moved.
  */
 static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
 {
@@ -1314,9 +1321,16 @@ static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
 	if (!g->fw_busy || g->fw_ncpus < 2 ||
 	    g->fw_idle.wake_ns < NVL_IDLE_POLL_WAKE_NS)
 		return false;
+	if (g->fw_busy_cool_until && nvl_time_ns() < g->fw_busy_cool_until)
+		return false;
 	r = nvl_poll_word(&g->fw_wake_seq, seq, NVL_IDLE_POLL_MAX_NS, NULL, &t0,
 			  &end);
-	if (r < 0)
+	/* a poll is bounded by NVL_IDLE_POLL_MAX_NS: one that lasted over
+	 * FW_BUSY_GAP_NS lost its CPU for that long, whether the word moved
+	 * meanwhile or not */
+	if (end - t0 > FW_BUSY_GAP_NS)
+		g->fw_busy_cool_until = end + FW_BUSY_COOL_NS;
+	else if (r < 0)
 		g->fw_busy = 0;
 	return r > 0;
 }

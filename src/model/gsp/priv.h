@@ -66,6 +66,7 @@ struct nvl_model_gsp {
 	_Atomic int64_t fw_kick_ns;
 	struct nvl_idle_poll fw_idle;
 	unsigned fw_busy; /* batches left to poll between (fw_poll_busy()) */
+	int64_t fw_busy_cool_until; /* no such poll until then */
 	long fw_ncpus;
 	pthread_t thread;
 	bool stop;
