@@ -86,10 +86,14 @@
  * looks longer than SPIN_MULTI_GAP_NS means a thread of another program
  * had this CPU for a time slice (and every reply waited for the spinner
  * meanwhile: the interrupt leaves the messages to it): waits with several
- * calls in flight sleep at once for the next SPIN_MULTI_COOL_NS.
+ * calls in flight sleep at once for the next SPIN_MULTI_COOL times the
+ * gap, at most SPIN_MULTI_COOL_MAX_NS (a hog's slice of milliseconds stops
+ * the spin for a while; an idle virtual CPU's rarer, shorter stall for its
+ * host, which is no reason to stop, only for a moment).
  */
 #define SPIN_MULTI_GAP_NS 200000
-#define SPIN_MULTI_COOL_NS (200 * NVL_NSEC_PER_MSEC)
+#define SPIN_MULTI_COOL 50
+#define SPIN_MULTI_COOL_MAX_NS (200 * NVL_NSEC_PER_MSEC)
 
 /*
  * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
@@ -997,16 +1001,16 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		nvl_cpu_relax();
 	}
 	now = nvl_time_ns();
-	/* a reply seen after a long gap: the CPU was lost all the same */
+	/* a long gap, also before a reply seen after it: the CPU was lost */
 	if (multi && now - last > SPIN_MULTI_GAP_NS)
-		gsp->multi_cool_until = now + SPIN_MULTI_COOL_NS;
+		gsp->multi_cool_until =
+			now + NVL_MIN((now - last) * SPIN_MULTI_COOL,
+				      SPIN_MULTI_COOL_MAX_NS);
 	pthread_mutex_lock(&gsp->rx_lock);
 	if (!multi) {
 		spin_adapt(gsp, how, now - t0);
 		if (how == SPIN_MISS && !*miss_t0)
 			*miss_t0 = t0;
-	} else if (how == SPIN_BUSY) {
-		gsp->multi_cool_until = now + SPIN_MULTI_COOL_NS;
 	}
 	spin_end(gsp);
 	return how == SPIN_HIT;
