@@ -113,7 +113,8 @@ struct nvl_gsp {
 	int64_t spin_ns;
 	unsigned spin_cool; /* waits left that sleep without spinning */
 	unsigned spin_busy; /* spins in a row cut short by another thread */
-	/* until then, waits with several calls in flight sleep at once */
+	/* until then, waits with several calls in flight sleep at once
+	 * (rx_lock) */
 	int64_t multi_cool_until;
 	long ncpus;
 	_Atomic unsigned calls; /* nvl_gsp_rpc() calls in flight */

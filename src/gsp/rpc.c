@@ -1001,12 +1001,12 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		nvl_cpu_relax();
 	}
 	now = nvl_time_ns();
+	pthread_mutex_lock(&gsp->rx_lock);
 	/* a long gap, also before a reply seen after it: the CPU was lost */
 	if (multi && now - last > SPIN_MULTI_GAP_NS)
 		gsp->multi_cool_until =
 			now + NVL_MIN((now - last) * SPIN_MULTI_COOL,
 				      SPIN_MULTI_COOL_MAX_NS);
-	pthread_mutex_lock(&gsp->rx_lock);
 	if (!multi) {
 		spin_adapt(gsp, how, now - t0);
 		if (how == SPIN_MISS && !*miss_t0)
