@@ -26,23 +26,46 @@
 
 #define MAX_OUT (NVL_GSP_FW_MAX_IMAGE + (1u << 20))
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+#define BIG ((size_t)4 << 20)
+#define PAGE_SZ ((size_t)4096)
+#define AHEAD ((size_t)1 << 20)
+
 /*
  * A buffer for @n bytes of file or decompressed data. GSP images are tens
- * of MB read once into fresh memory: backed by 2 MiB pages where the
- * kernel has them, the first touch costs one fault per 2 MiB instead of
- * one per 4 KiB (docs/gsp.md, boot_time).
+ * of MB read once into fresh memory, in 4 KiB pages: 2 MiB pages made the
+ * first touch cheaper when the kernel had a recently used 2 MiB block
+ * free and far dearer when it had only blocks handed back to the
+ * hypervisor (a fresh process's first load: 35-300 ms instead of 12;
+ * docs/gsp.md, boot_time). Large buffers are page-aligned so that
+ * populate_ahead() can back them piece by piece.
  */
 static void *buf_alloc(size_t n)
 {
-	const size_t huge = (size_t)2 << 20;
-	void *p;
-
-	if (n < 2 * huge)
+	if (n < BIG)
 		return nvl_malloc(n ? n : 1);
-	p = nvl_aligned_alloc(huge, NVL_ALIGN_UP(n, huge));
-	if (p)
-		madvise(p, NVL_ALIGN_UP(n, huge), MADV_HUGEPAGE);
-	return p;
+	return nvl_aligned_alloc(PAGE_SZ, NVL_ALIGN_UP(n, PAGE_SZ));
+}
+
+/*
+ * Back @buf (@cap bytes, from buf_alloc()) up to AHEAD bytes past @pos
+ * before it is written there, one call per AHEAD instead of a fault per
+ * page, so the zeroed lines are still in the cache when the data lands.
+ * @done: how far it is backed. Advice only: on failure the writes fault.
+ */
+static void populate_ahead(uint8_t *buf, size_t cap, size_t pos, size_t *done)
+{
+	size_t end;
+
+	if (cap < BIG || *done >= cap || *done >= pos + AHEAD / 2)
+		return;
+	end = NVL_MIN(cap, NVL_ALIGN_DOWN(pos, PAGE_SZ) + AHEAD);
+	(void)madvise(buf + *done, NVL_ALIGN_UP(end - *done, PAGE_SZ),
+		      MADV_POPULATE_WRITE);
+	*done = end;
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -56,7 +79,7 @@ static int read_fd(int fd, const char *path, uint8_t **out, size_t *len)
 {
 	struct stat st;
 	uint8_t *p;
-	size_t n, got = 0;
+	size_t n, got = 0, done = 0;
 
 	if (fstat(fd, &st))
 		return nvl_error(-EIO, "fw: %s: %s", path, strerror(errno));
@@ -70,7 +93,11 @@ static int read_fd(int fd, const char *path, uint8_t **out, size_t *len)
 	if (!p)
 		return nvl_error(-ENOMEM, "fw: %s: out of memory", path);
 	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
+		size_t k = NVL_MIN(n - got, AHEAD / 2);
+		ssize_t r;
+
+		populate_ahead(p, n, got, &done);
+		r = read(fd, p + got, k);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -176,7 +203,7 @@ static int unzstd(struct src *s, uint8_t **out, size_t *out_len)
 	ZSTD_outBuffer ob = {NULL, 0, 0};
 	ZSTD_DStream *ds = NULL;
 	uint8_t *buf = NULL;
-	size_t cap = 0, r = 1;
+	size_t cap = 0, r = 1, done = 0;
 	bool stable;
 	int ret;
 
@@ -226,6 +253,8 @@ static int unzstd(struct src *s, uint8_t **out, size_t *out_len)
 				goto out;
 			ob = (ZSTD_outBuffer){buf, cap, ob.pos};
 		}
+		if (stable)
+			populate_ahead(buf, cap, ob.pos, &done);
 		in0 = ib.pos;
 		out0 = ob.pos;
 		r = ZSTD_decompressStream(ds, &ob, &ib);

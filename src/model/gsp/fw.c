@@ -756,12 +756,31 @@ static int serve_cmdq(struct nvl_model_gsp *g, struct fw_rx *rx, unsigned only,
 #define BOOTER_KEY 0
 #endif
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/*
+ * Back the model's VRAM at @p for @n bytes before the booter writes it:
+ * one call for the piece's 4 KiB pages instead of one fault each (advice
+ * only: on failure the copy faults them in).
+ */
+static void booter_populate(uint8_t *p, size_t n)
+{
+	uintptr_t a = NVL_ALIGN_DOWN((uintptr_t)p, (uintptr_t)PAGE);
+	uintptr_t e = NVL_ALIGN_UP((uintptr_t)p + n, (uintptr_t)PAGE);
+
+	(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 /*
  * Copy @n bytes of .fwimage at DMA address @pa into WPR2 at @dst, in
  * pieces that each go into the signature check (@c, when not NULL) while
  * they are still in the cache: one pass over the image, not a copy and
  * then a second pass to hash it back from memory. Only the first @img
  * bytes are the image's (the last page's padding is copied, not hashed).
+ * Each piece of WPR2 is backed just before its copy, so the zeroed
+ * pages are still in the cache when the copy overwrites them.
  */
 static int booter_copy(struct nvl_model_gsp *g, uint64_t pa, uint8_t *dst,
 		       size_t n, size_t img, void *c)
@@ -771,6 +790,7 @@ static int booter_copy(struct nvl_model_gsp *g, uint64_t pa, uint8_t *dst,
 	for (size_t off = 0; off < n; off += piece) {
 		size_t k = NVL_MIN(piece, n - off);
 
+		booter_populate(dst + off, k);
 		if (nvl_fw_dma(g, pa + off, dst + off, k, false))
 			return -EFAULT;
 #if BOOTER_KEY
@@ -829,16 +849,16 @@ static uint32_t booter_load(struct nvl_model_gsp *g, uint64_t meta_pa)
 		return NVL_HW_BOOTER_ERR_META;
 	npages = (size_t)((meta.sizeOfRadix3Elf + PAGE - 1) / PAGE);
 	/* the image goes straight into WPR2 and is verified there */
+	/*
+	 * The model's VRAM is lazily backed host memory, in 4 KiB pages. 2
+	 * MiB pages (MADV_HUGEPAGE) made the first touch ~3x cheaper when
+	 * the kernel had a recently used 2 MiB block free, and 10-30x
+	 * dearer when it had only blocks it had handed back to the
+	 * hypervisor (free page reporting in a VM): the host then faults
+	 * each one in anew. 4 KiB pages come from recently used memory: a
+	 * steady cost (docs/gsp.md, boot_time).
+	 */
 	img = nvl_model_phys_ptr(m, meta.gspFwOffset, npages * PAGE);
-	if (img && npages * PAGE >= (4u << 20)) {
-		/* VRAM is lazily backed: take huge pages where they fit */
-		uintptr_t a = NVL_ALIGN_UP((uintptr_t)img, (uintptr_t)2 << 20);
-		uintptr_t e = NVL_ALIGN_DOWN((uintptr_t)img + npages * PAGE,
-					     (uintptr_t)2 << 20);
-
-		if (e > a)
-			madvise((void *)a, e - a, MADV_HUGEPAGE);
-	}
 	sig = nvl_malloc(meta.sizeOfSignature ? meta.sizeOfSignature : 1);
 	l1 = nvl_malloc(PAGE);
 	l2 = nvl_malloc(PAGE);
