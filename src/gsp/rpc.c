@@ -242,8 +242,8 @@ static bool pick_drainer(struct nvl_gsp *gsp, uint32_t *kick)
 		if (v == WORD_KICK)
 			return true;
 		if (v == WORD_SLEEPING) {
-			atomic_store(&w->word, WORD_KICK);
 			*kick = wake_bit(w);
+			atomic_store(&w->word, WORD_KICK);
 			return true;
 		}
 	}
@@ -341,8 +341,11 @@ static struct nvl_gsp_async *find_waiter(struct nvl_gsp *gsp, uint32_t function,
  */
 static uint32_t set_done(struct nvl_gsp_async *w)
 {
+	/* read before the store: after it @w may be gone (reused) */
+	uint32_t bit = wake_bit(w);
+
 	if (atomic_exchange(&w->word, WORD_DONE) != WORD_PENDING)
-		return wake_bit(w);
+		return bit;
 	return 0;
 }
 
