@@ -125,4 +125,20 @@ int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
  */
 void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns);
 
+/*
+ * A poll whose look-to-look gap exceeded NVL_POLL_LOST_CPU_NS lost its CPU
+ * to another program's time slice: polls of that kind stay off until
+ * nvl_poll_lost_cpu_until() (50 times the gap, at most 200 ms: a hog's
+ * slice stops them for a while, an idle virtual CPU's shorter host stall
+ * only for a moment).
+ */
+#define NVL_POLL_LOST_CPU_NS 200000
+
+static inline int64_t nvl_poll_lost_cpu_until(int64_t now, int64_t gap_ns)
+{
+	const int64_t max_ns = 200 * 1000 * 1000;
+
+	return now + (gap_ns * 50 < max_ns ? gap_ns * 50 : max_ns);
+}
+
 #endif /* NVL_BASE_IDLEPOLL_H */

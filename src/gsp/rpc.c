@@ -46,6 +46,7 @@
 #include "base/alloc.h"
 #include "base/cpufree.h"
 #include "base/futex.h"
+#include "base/idlepoll.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "gspabi.h"
@@ -86,14 +87,12 @@
  * looks longer than SPIN_MULTI_GAP_NS means a thread of another program
  * had this CPU for a time slice (and every reply waited for the spinner
  * meanwhile: the interrupt leaves the messages to it): waits with several
- * calls in flight sleep at once for the next SPIN_MULTI_COOL times the
- * gap, at most SPIN_MULTI_COOL_MAX_NS (a hog's slice of milliseconds stops
+ * calls in flight sleep at once until nvl_poll_lost_cpu_until() (50 times the
+ * gap, at most 200 ms: a hog's slice of milliseconds stops
  * the spin for a while; an idle virtual CPU's rarer, shorter stall for its
  * host, which is no reason to stop, only for a moment).
  */
-#define SPIN_MULTI_GAP_NS 200000
-#define SPIN_MULTI_COOL 50
-#define SPIN_MULTI_COOL_MAX_NS (200 * NVL_NSEC_PER_MSEC)
+#define SPIN_MULTI_GAP_NS NVL_POLL_LOST_CPU_NS
 
 /*
  * A waiting caller's word (struct nvl_gsp_async.word). The caller sets
@@ -1008,8 +1007,7 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	/* a long gap, also before a reply seen after it: the CPU was lost */
 	if (multi && now - last > SPIN_MULTI_GAP_NS)
 		gsp->multi_cool_until =
-			now + NVL_MIN((now - last) * SPIN_MULTI_COOL,
-				      SPIN_MULTI_COOL_MAX_NS);
+			nvl_poll_lost_cpu_until(now, now - last);
 	if (!multi) {
 		spin_adapt(gsp, how, now - t0);
 		if (how == SPIN_MISS && !*miss_t0)

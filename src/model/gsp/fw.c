@@ -1314,11 +1314,9 @@ static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
 #define FW_BUSY_BATCHES 8
 /* a poll that lost its CPU for longer than this lost it to another
  * program's time slice (the callers hold a CPU for a few microseconds):
- * no such poll for FW_BUSY_COOL times as long, at most FW_BUSY_COOL_MAX_NS
+ * no such poll until nvl_poll_lost_cpu_until(): 50 times as long, at most 200 ms
  * (an idle virtual CPU's shorter stall for its host stops it briefly) */
-#define FW_BUSY_GAP_NS 200000
-#define FW_BUSY_COOL 50
-#define FW_BUSY_COOL_MAX_NS (200 * NVL_NSEC_PER_MSEC)
+#define FW_BUSY_GAP_NS NVL_POLL_LOST_CPU_NS
 
 /*
  * Several callers are at work (a recent batch held more than one command):
@@ -1332,7 +1330,7 @@ static bool fw_poll_mid(struct nvl_model_gsp *g, uint32_t seq)
  * gate here: the callers themselves are runnable threads. A gap between two
  * looks (another thread had the CPU) ends the polling until the next batch
  * of several; a poll that lasted over FW_BUSY_GAP_NS with such a gap lost
- * its CPU to another program: none for a while (FW_BUSY_COOL). True when
+ * its CPU to another program: none for a while. True when
  * the word moved.
  */
 static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
@@ -1351,8 +1349,7 @@ static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
 	 * FW_BUSY_GAP_NS lost its CPU for that long, whether the word moved
 	 * meanwhile or not */
 	if (end - t0 > FW_BUSY_GAP_NS)
-		g->fw_busy_cool_until = end + NVL_MIN((end - t0) * FW_BUSY_COOL,
-						      FW_BUSY_COOL_MAX_NS);
+		g->fw_busy_cool_until = nvl_poll_lost_cpu_until(end, end - t0);
 	else if (r < 0)
 		g->fw_busy = 0;
 	return r > 0;
