@@ -98,6 +98,13 @@ bool nvl_bench_quick(const struct nvl_bench_ctx *ctx);
 int64_t nvl_bench_now_ns(void);
 
 /**
+ * nvl_bench_thread_cpu_ns() - the calling thread's CPU time, for figures
+ * defined "on one core": on a shared machine wall time also counts the
+ * time other tenants held the CPU.
+ */
+int64_t nvl_bench_thread_cpu_ns(void);
+
+/**
  * nvl_bench_median() - median of @reps samples of @sample(arg), each one
  * measurement in the result's unit.
  */
