@@ -172,27 +172,60 @@ static void flush_lines(struct nvl_nv_fault *f)
  * someone reads wakes them, ahead of the waiter the kill woke): it waits
  * for the event thread's next RC event (RM sends RC_TRIGGERED for every
  * faulted channel), device close, or LOG_PENDING lines before it.
+ * f->lock held; false when the lines are full (the caller prints them,
+ * outside the lock and the kill).
  */
-static void hold_line(struct nvl_nv_fault *f, const struct fault_line *l)
+static bool hold_line_locked(struct nvl_nv_fault *f, const struct fault_line *l)
 {
-	bool full;
+	if (f->nlines == LOG_PENDING)
+		return false;
+	f->lines[f->nlines++] = *l;
+	return true;
+}
 
-	if (!nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV))
-		return;
+/* print the lines held and @l, oldest first */
+static void print_full(struct nvl_nv_fault *f, const struct fault_line *l)
+{
+	flush_lines(f);
+	print_line(f, l);
+}
+
+/* a fault entry's kill: the entry's line, and whether it was held */
+struct fault_kill {
+	struct nvl_nv_fault *f;
+	const struct nvl_nv_kill *k;
+	struct fault_line line;
+	bool log, held;
+};
+
+/*
+ * nvl_nv_kill.on_kill of a fault entry, before the channel's fences
+ * signal: the fault and the kill counted and the line held in one round
+ * trip of f->lock (the kill's path takes no other lock of this file).
+ */
+static void fault_killed(void *arg)
+{
+	struct fault_kill *fk = arg;
+	struct nvl_nv_fault *f = fk->f;
+
+	fk->line.client_id = fk->k->client_id;
+	fk->line.chid = fk->k->chid;
+	fk->line.killed = true;
 	pthread_mutex_lock(&f->lock);
-	full = f->nlines == LOG_PENDING;
-	if (!full)
-		f->lines[f->nlines++] = *l;
+	f->st.faults++;
+	f->st.killed++;
+	if (fk->log)
+		fk->held = hold_line_locked(f, &fk->line);
 	pthread_mutex_unlock(&f->lock);
-	if (full) {
-		flush_lines(f);
-		print_line(f, l);
-	}
 }
 
 static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 {
 	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
+	struct fault_kill fk = {
+		.f = f,
+		.log = nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV),
+	};
 	struct nvl_nv_kill k = {
 		.by_inst = true,
 		.inst = ((uint64_t)e[NVL_HW_FAULT_ENTRY_INST_HI] << 32) |
@@ -210,38 +243,52 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		.timestamp =
 			((uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32) |
 			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
-		.on_kill = count_killed,
-		.on_kill_arg = f,
+		.on_kill = fault_killed,
+		.on_kill_arg = &fk,
 	};
-	const char *tn =
-		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
 	char eng[24];
 	int ret;
 
-	count(f, &f->st.faults, 1);
+	fk.k = &k;
+	fk.line = (struct fault_line){
+		.va = k.fault_va,
+		.type = k.fault_type,
+		.access = k.fault_access,
+		.engine = k.fault_engine,
+		.client = info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+			  NVL_HW_FAULT_INFO_CLIENT_MASK,
+	};
 	ret = nvl_nv_chan_kill(f->d, &k);
+	if (ret > 0) {
+		/* counted and held by fault_killed() */
+		if (fk.log && !fk.held)
+			print_full(f, &fk.line);
+		return;
+	}
+	count(f, &f->st.faults, 1);
 	if (ret < 0) {
 		/* its channel is gone (destroyed, or RC killed it first) */
 		engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
 		nvl_dbg(NVL_CAT_NV,
 			"MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
 			"no live channel",
-			tn, access_name(k.fault_access),
+			k.fault_type < 16 ? type_names[k.fault_type]
+					  : "unknown",
+			access_name(k.fault_access),
 			(unsigned long long)k.fault_va, eng,
 			(unsigned long long)k.inst);
 		return;
 	}
-	hold_line(f, &(struct fault_line){
-			     .client_id = k.client_id,
-			     .va = k.fault_va,
-			     .chid = k.chid,
-			     .type = k.fault_type,
-			     .access = k.fault_access,
-			     .engine = k.fault_engine,
-			     .client = info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
-				       NVL_HW_FAULT_INFO_CLIENT_MASK,
-			     .killed = ret > 0,
-		     });
+	/* the channel was dead already */
+	if (!fk.log)
+		return;
+	fk.line.client_id = k.client_id;
+	fk.line.chid = k.chid;
+	pthread_mutex_lock(&f->lock);
+	fk.held = hold_line_locked(f, &fk.line);
+	pthread_mutex_unlock(&f->lock);
+	if (!fk.held)
+		print_full(f, &fk.line);
 }
 
 /* drain the shadow queue */
@@ -326,7 +373,7 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	int ret;
 
 	(void)result;
-	/* the fault lines held back (hold_line()) first */
+	/* the fault lines held back (hold_line_locked()) first */
 	flush_lines(f);
 	if (nvl_gsp_rc_decode(f->d->gsp, event, data, len, &rc)) {
 		nvl_warn(NVL_CAT_NV, "RC event: %s", nvl_error_msg());
