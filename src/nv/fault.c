@@ -45,9 +45,11 @@
 #include "nv/chan.h"
 #include "nv/device.h"
 #include "nv/fault.h"
+#include "nv/work.h"
 
 #define PAGE 4096u
-#define LOG_PENDING 16 /* fault lines held back from the kill's path */
+#define LOG_PENDING 64 /* fault lines held back from the kill's path */
+#define LOG_HANDOFF 16 /* held lines that make the driver's worker print */
 
 /* what a fault's log line says, kept until it is printed */
 struct fault_line {
@@ -72,6 +74,8 @@ struct nvl_nv_fault {
 	struct nvl_fault_stats st;
 	struct fault_line lines[LOG_PENDING];
 	unsigned nlines;
+	struct nvl_nv_work log_work; /* flush_lines() when the event thread
+				      * lags (log_work_fn()) */
 };
 
 static const char *const type_names[16] = {
@@ -167,32 +171,76 @@ static void flush_lines(struct nvl_nv_fault *f)
 		print_line(f, &l[i]);
 }
 
+/* the driver's worker prints the lines held (hold_line_locked()) */
+static void log_work_fn(struct nvl_nv_work *w)
+{
+	flush_lines(container_of(w, struct nvl_nv_fault, log_work));
+}
+
 /*
  * A fault's line is not printed where the kill runs (a write to a log that
- * someone reads wakes them, ahead of the waiter the kill woke): it waits
- * for the event thread's next RC event (RM sends RC_TRIGGERED for every
- * faulted channel), device close, or LOG_PENDING lines before it.
+ * someone reads wakes them, ahead of the waiter the kill woke, and the
+ * kill's thread is the runlist thread other channels' jobs need): it
+ * waits for the event thread's next RC event (RM sends RC_TRIGGERED for
+ * every faulted channel) or device close. When that thread lags (a storm
+ * on a busy machine) and LOG_HANDOFF lines wait, *@handoff is set: the
+ * caller queues the driver's worker, outside the lock, to print them.
+ * f->lock held; false when the lines are full (the worker starved too:
+ * the caller prints them itself, outside the lock and the kill).
  */
-static void hold_line(struct nvl_nv_fault *f, const struct fault_line *l)
+static bool hold_line_locked(struct nvl_nv_fault *f, const struct fault_line *l,
+			     bool *handoff)
 {
-	bool full;
+	if (f->nlines == LOG_PENDING)
+		return false;
+	f->lines[f->nlines++] = *l;
+	*handoff = f->nlines == LOG_HANDOFF;
+	return true;
+}
 
-	if (!nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV))
-		return;
+/* print the lines held and @l, oldest first */
+static void print_full(struct nvl_nv_fault *f, const struct fault_line *l)
+{
+	flush_lines(f);
+	print_line(f, l);
+}
+
+/* a fault entry's kill: the entry's line, and whether it was held */
+struct fault_kill {
+	struct nvl_nv_fault *f;
+	const struct nvl_nv_kill *k;
+	struct fault_line line;
+	bool log, held, handoff;
+};
+
+/*
+ * nvl_nv_kill.on_kill of a fault entry, before the channel's fences
+ * signal: the fault and the kill counted and the line held in one round
+ * trip of f->lock (the kill's path takes no other lock of this file).
+ */
+static void fault_killed(void *arg)
+{
+	struct fault_kill *fk = arg;
+	struct nvl_nv_fault *f = fk->f;
+
+	fk->line.client_id = fk->k->client_id;
+	fk->line.chid = fk->k->chid;
+	fk->line.killed = true;
 	pthread_mutex_lock(&f->lock);
-	full = f->nlines == LOG_PENDING;
-	if (!full)
-		f->lines[f->nlines++] = *l;
+	f->st.faults++;
+	f->st.killed++;
+	if (fk->log)
+		fk->held = hold_line_locked(f, &fk->line, &fk->handoff);
 	pthread_mutex_unlock(&f->lock);
-	if (full) {
-		flush_lines(f);
-		print_line(f, l);
-	}
 }
 
 static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 {
 	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
+	struct fault_kill fk = {
+		.f = f,
+		.log = nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV),
+	};
 	struct nvl_nv_kill k = {
 		.by_inst = true,
 		.inst = ((uint64_t)e[NVL_HW_FAULT_ENTRY_INST_HI] << 32) |
@@ -210,38 +258,56 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 		.timestamp =
 			((uint64_t)e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] << 32) |
 			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO],
-		.on_kill = count_killed,
-		.on_kill_arg = f,
+		.on_kill = fault_killed,
+		.on_kill_arg = &fk,
 	};
-	const char *tn =
-		k.fault_type < 16 ? type_names[k.fault_type] : "unknown";
 	char eng[24];
 	int ret;
 
-	count(f, &f->st.faults, 1);
+	fk.k = &k;
+	fk.line = (struct fault_line){
+		.va = k.fault_va,
+		.type = k.fault_type,
+		.access = k.fault_access,
+		.engine = k.fault_engine,
+		.client = info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
+			  NVL_HW_FAULT_INFO_CLIENT_MASK,
+	};
 	ret = nvl_nv_chan_kill(f->d, &k);
+	if (ret > 0) {
+		/* counted and held by fault_killed() */
+		if (fk.handoff)
+			nvl_nv_work_queue(&f->log_work);
+		else if (fk.log && !fk.held)
+			print_full(f, &fk.line);
+		return;
+	}
+	count(f, &f->st.faults, 1);
 	if (ret < 0) {
 		/* its channel is gone (destroyed, or RC killed it first) */
 		engine_name(f->eng, k.fault_engine, eng, sizeof(eng));
 		nvl_dbg(NVL_CAT_NV,
 			"MMU fault: %s %s at VA %#llx by %s, instance %#llx: "
 			"no live channel",
-			tn, access_name(k.fault_access),
+			k.fault_type < 16 ? type_names[k.fault_type]
+					  : "unknown",
+			access_name(k.fault_access),
 			(unsigned long long)k.fault_va, eng,
 			(unsigned long long)k.inst);
 		return;
 	}
-	hold_line(f, &(struct fault_line){
-			     .client_id = k.client_id,
-			     .va = k.fault_va,
-			     .chid = k.chid,
-			     .type = k.fault_type,
-			     .access = k.fault_access,
-			     .engine = k.fault_engine,
-			     .client = info >> NVL_HW_FAULT_INFO_CLIENT_SHIFT &
-				       NVL_HW_FAULT_INFO_CLIENT_MASK,
-			     .killed = ret > 0,
-		     });
+	/* the channel was dead already */
+	if (!fk.log)
+		return;
+	fk.line.client_id = k.client_id;
+	fk.line.chid = k.chid;
+	pthread_mutex_lock(&f->lock);
+	fk.held = hold_line_locked(f, &fk.line, &fk.handoff);
+	pthread_mutex_unlock(&f->lock);
+	if (fk.handoff)
+		nvl_nv_work_queue(&f->log_work);
+	else if (!fk.held)
+		print_full(f, &fk.line);
 }
 
 /* drain the shadow queue */
@@ -326,7 +392,7 @@ static void on_rc(void *arg, uint32_t event, uint32_t result, const void *data,
 	int ret;
 
 	(void)result;
-	/* the fault lines held back (hold_line()) first */
+	/* the fault lines held back (hold_line_locked()) first */
 	flush_lines(f);
 	if (nvl_gsp_rc_decode(f->d->gsp, event, data, len, &rc)) {
 		nvl_warn(NVL_CAT_NV, "RC event: %s", nvl_error_msg());
@@ -378,15 +444,19 @@ int nvl_nv_fault_init(struct nvl_nv_device *d, unsigned arch)
 	f->eng = nvl_hw_mmu_engines(arch);
 	f->size = (size_t)(1 + NVL_NV_FAULT_PAGES) * PAGE;
 	f->entries = NVL_NV_FAULT_PAGES * PAGE / NVL_HW_FAULT_ENTRY_SIZE;
+	f->log_work.fn = log_work_fn;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_mutex_init(&f->drain_lock, NULL);
+	ret = nvl_nv_work_get();
+	if (ret)
+		goto fail_free;
 	ret = nvl_nv_sysmem_alloc(d, f->size, &mem, &f->dma);
 	if (ret) {
 		char why[160];
 
 		snprintf(why, sizeof(why), "%s", nvl_error_msg());
 		ret = nvl_error(ret, "fault: shadow buffer: %s", why);
-		goto fail_free;
+		goto fail_work;
 	}
 	f->mem = mem;
 	for (unsigned i = 0; i < NVL_NV_FAULT_PAGES; i++)
@@ -413,7 +483,10 @@ fail_events:
 	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, NULL, NULL);
 	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, NULL, NULL);
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
+	nvl_nv_work_flush(&f->log_work);
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
+fail_work:
+	nvl_nv_work_put();
 fail_free:
 	pthread_mutex_destroy(&f->drain_lock);
 	pthread_mutex_destroy(&f->lock);
@@ -435,9 +508,12 @@ void nvl_nv_fault_fini(struct nvl_nv_device *d)
 			       NULL);
 	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_RC_TRIGGERED, NULL, NULL);
 	nvl_gsp_event_register(d->gsp, GSPABI_K_EVENT_OS_ERROR_LOG, NULL, NULL);
-	/* a handler still running finishes before the memory goes */
+	/* a handler still running finishes before the memory goes, and
+	 * then the worker's print of the lines it held */
 	nvl_gsp_event_flush(d->gsp, NVL_NSEC_PER_SEC);
+	nvl_nv_work_flush(&f->log_work);
 	flush_lines(f);
+	nvl_nv_work_put();
 	nvl_nv_sysmem_free(d, f->mem, f->size, f->dma);
 	pthread_mutex_destroy(&f->drain_lock);
 	pthread_mutex_destroy(&f->lock);

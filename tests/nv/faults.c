@@ -13,11 +13,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
 #include <nouvelle/nouvelle.h>
 
+#include "base/log.h"
 #include "core/device.h"
 #include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/gsp.h"
@@ -444,6 +446,81 @@ static void stale_rc_spares_reused_id(void **state)
 	nvl_device_close(dev);
 }
 
+static atomic_int fault_lines;
+
+static void count_fault_lines(enum nvl_log_level level, enum nvl_log_cat cat,
+			      const char *msg, void *ctx)
+{
+	(void)level, (void)ctx;
+	if (cat == NVL_CAT_NV && strstr(msg, "MMU fault: client"))
+		atomic_fetch_add(&fault_lines, 1);
+}
+
+/*
+ * A fault's log line is held off the kill's thread for the event thread;
+ * when that thread lags (held here in another handler), 16 held lines make
+ * the driver's worker print them: every one is printed while the event
+ * thread is still held, and none twice once it goes on.
+ */
+static void fault_lines_printed_while_event_thread_lags(void **state)
+{
+	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			 .cond = PTHREAD_COND_INITIALIZER};
+	struct nvl_device *dev;
+	struct nvl_fault_stats st;
+	struct nvl_gsp *gsp;
+	struct cl a;
+	uint32_t bad, ch;
+	int n = 16, i;
+
+	(void)state;
+	if (!nvl_log_enabled(NVL_LOG_WARN, NVL_CAT_NV))
+		skip();
+	atomic_store(&fault_lines, 0);
+	nvl_log_set_sink(count_fault_lines, NULL);
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	gsp = dev->nv->gsp;
+	cl_up(dev, &a);
+	bad = fill(&a, 0, VA_HOLE, 1);
+	assert_int_equal(nvl_gsp_event_register(gsp,
+						NV_VGPU_MSG_EVENT_POST_EVENT,
+						on_hold, &h),
+			 0);
+	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
+	pthread_mutex_lock(&h.lock);
+	while (!h.held)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(
+			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
+			0);
+		exec_on(&a, ch, VA_PB, bad, 0);
+		assert_int_equal(wait_status(&a, 0), -EFAULT);
+		assert_int_equal(nvl_channel_destroy(a.c, ch), 0);
+	}
+	/* the worker prints them (bounded wait), the event thread held */
+	for (i = 0; i < 5000 && atomic_load(&fault_lines) < n; i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_int_equal(atomic_load(&fault_lines), n);
+	pthread_mutex_lock(&h.lock);
+	h.release = true;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
+	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
+	assert_int_equal(st.faults, n);
+	assert_int_equal(st.killed, n);
+	assert_int_equal(nvl_gsp_event_register(
+				 gsp, NV_VGPU_MSG_EVENT_POST_EVENT, NULL, NULL),
+			 0);
+	expect_alive_and_working(&a, a.chan);
+	cl_down(&a);
+	nvl_device_close(dev);
+	nvl_log_set_sink(NULL, NULL);
+	assert_int_equal(atomic_load(&fault_lines), n);
+}
+
 /*
  * RM services a fault on the thread that raised it (the runlist thread of
  * the copy engine) when its firmware thread is idle: the same entry, VA,
@@ -544,6 +621,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rc_bad_method),
 		cmocka_unit_test(destroyed_reason),
 		cmocka_unit_test(stale_rc_spares_reused_id),
+		cmocka_unit_test(fault_lines_printed_while_event_thread_lags),
 		cmocka_unit_test(fault_serviced_on_raising_thread),
 		cmocka_unit_test(close_while_faulting),
 	};

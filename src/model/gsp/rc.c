@@ -116,9 +116,9 @@ static bool only_mmu_faults(struct nvl_model_gsp *g)
 void nvl_fw_rc_run(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
-	bool kick = true;
+	bool kick = true, core = !pthread_mutex_trylock(&g->core);
 
-	if (!pthread_mutex_trylock(&g->core)) {
+	if (core) {
 		uint32_t bits = 0;
 		bool defer;
 
@@ -149,16 +149,18 @@ void nvl_fw_rc_run(void *arg)
 			nvl_fw_service_intr(g, bits);
 			g->tx_nowait = false;
 		}
-		pthread_mutex_lock(&g->lock);
-		/* what is left (an event queue that filled, a status queue
-		 * without room, a hang) is the firmware thread's; faulted
-		 * channels' errors wait for its next wake-up (a command, an
-		 * event, at the latest the PMU's tick: nvl_fw_rc_tick()) */
-		kick = (g->intr_pending && !g->rc_deferred) || g->ev_count;
-		pthread_mutex_unlock(&g->lock);
 		pthread_mutex_unlock(&g->core);
 	}
 	pthread_mutex_lock(&g->lock);
+	/* what is left (an event queue that filled, a status queue without
+	 * room, a hang) is the firmware thread's; faulted channels' errors
+	 * wait for its next wake-up (a command, an event, at the latest the
+	 * PMU's tick: nvl_fw_rc_tick()). Looked at once the core is let go
+	 * (one round trip of g->lock fewer on the kill's thread): whoever
+	 * took the core since serves what it finds, and a kick is only a
+	 * wake-up */
+	if (core)
+		kick = (g->intr_pending && !g->rc_deferred) || g->ev_count;
 	if (kick)
 		nvl_fw_kick(g);
 	if (!--g->runners && g->stop)
