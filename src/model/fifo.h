@@ -12,6 +12,7 @@
 #include "model/compute/engine.h"
 #include "model/mmu.h"
 #include "model/priv.h"
+#include "sync/flock.h"
 
 /* Dwords fetched from a pushbuffer segment per MMU access. */
 #define NVL_MODEL_PB_CHUNK 1024
@@ -166,13 +167,18 @@ struct nvl_model_runlist {
 
 struct nvl_model_fifo {
 	struct nvl_model *m;
-	pthread_mutex_t lock;
+	/* futex locks (sync/flock.h: one atomic each way uncontended, a
+	 * leaf the checker does not see; never held across a sleep) */
+	struct nvl_flock lock;
 	unsigned nchan;
 	struct nvl_model_chan *chan;
 	unsigned nrl;
 	struct nvl_model_runlist *rl;
 	uint32_t *err_pending; /* bitmap, nchan bits */
-	pthread_mutex_t atomic_lock; /* semaphore reductions */
+	struct nvl_flock atomic_lock; /* semaphore releases, reductions */
+	/* channels on a parked list (under lock; read without it by a
+	 * semaphore release, which has none to retry when it is 0) */
+	_Atomic uint32_t nparked;
 };
 
 /* fifo.c */

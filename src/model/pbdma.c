@@ -394,11 +394,13 @@ static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
 /*
  * Interrupt moderation: a NON_STALL_INTERRUPT method marks its bits on the
  * runlist and the runlist thread raises them once it is done with the run
- * (the ring empty, the channel blocked, yielding or stopped; fifo.c
- * rl_main, with the FIFO lock dropped, so a woken submitter does not find
- * it held), before an engine method (the completions before a long copy
- * are not held behind it), or when NVL_MODEL_NONSTALL_BATCH have piled
- * up. The semaphore releases before them are already visible, so the
+ * (the channel blocked, yielding or stopped; fifo.c rl_main, with the
+ * FIFO lock dropped, so a woken submitter does not find it held), as soon
+ * as the PBDMA finds the channel's ring empty (still in
+ * nvl_model_pbdma_run(), before the runlist's bookkeeping: what is done
+ * is signalled first), before an engine method (the completions before a
+ * long copy are not held behind it), or when NVL_MODEL_NONSTALL_BATCH
+ * have piled up. The semaphore releases before them are already visible, so the
  * handler finds every completion; a burst of small jobs costs one handler
  * call instead of one each, as interrupts coalesce on hardware while the
  * CPU is slower than the engine.
@@ -464,6 +466,11 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 				budget--;
 				continue;
 			case FETCH_EMPTY:
+				/* the ring is drained: the completions go
+				 * out now, not after the runlist's
+				 * bookkeeping (the waiter's wake-up is on
+				 * the clock) */
+				nvl_model_nonstall_flush(rl);
 				return NVL_MODEL_RUN_IDLE;
 			case FETCH_STOPPED:
 				return NVL_MODEL_RUN_STOPPED;
