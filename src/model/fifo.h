@@ -62,6 +62,7 @@ enum nvl_model_mthd_res {
 struct nvl_model_utlb {
 	unsigned int gen;
 	unsigned int next; /* round-robin victim */
+	unsigned int hit; /* the last entry that hit: looked at first */
 	struct {
 		uint64_t va, pa; /* page bases */
 		unsigned int shift;

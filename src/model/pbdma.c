@@ -147,20 +147,37 @@ static struct nvl_model_utlb *utlb_get(struct nvl_model_chan *ch)
 	return u;
 }
 
+/* entry @i holds [@va, +@len) for this access: its address in *@pa */
+static inline bool utlb_hit(const struct nvl_model_utlb *u, unsigned int i,
+			    uint64_t va, size_t len, bool write, uint64_t *pa)
+{
+	uint64_t off = va - u->e[i].va;
+
+	if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
+	    len <= (1ull << u->e[i].shift) - off &&
+	    !(write && u->e[i].read_only)) {
+		*pa = u->e[i].pa + off;
+		return true;
+	}
+	return false;
+}
+
 bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
 			      size_t len, bool write, enum nvl_hw_aperture *ap,
 			      uint64_t *pa)
 {
 	struct nvl_model_utlb *u = utlb_get(ch);
 
+	/* the GPFIFO, the fence idioms and the semaphore of a channel share
+	 * a page as a rule: the last hit first */
+	if (likely(utlb_hit(u, u->hit, va, len, write, pa))) {
+		*ap = u->e[u->hit].aperture;
+		return true;
+	}
 	for (unsigned int i = 0; i < NVL_MODEL_UTLB_ENTRIES; i++) {
-		uint64_t off = va - u->e[i].va;
-
-		if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
-		    len <= (1ull << u->e[i].shift) - off &&
-		    !(write && u->e[i].read_only)) {
+		if (i != u->hit && utlb_hit(u, i, va, len, write, pa)) {
+			u->hit = i;
 			*ap = u->e[i].aperture;
-			*pa = u->e[i].pa + off;
 			return true;
 		}
 	}
@@ -199,9 +216,21 @@ int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 	uint64_t pa;
 	int ret;
 
-	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa) &&
-	    !nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
-		return 0;
+	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa)) {
+		uint8_t *p;
+
+		/* VRAM (the usual case) without the aperture switch */
+		if (ap == NVL_HW_APERTURE_VIDMEM &&
+		    (p = nvl_model_phys_ptr(ch->m, pa, len))) {
+			if (write)
+				nvl_model_mem_copy(p, buf, len);
+			else
+				nvl_model_mem_copy(buf, p, len);
+			return 0;
+		}
+		if (!nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
+			return 0;
+	}
 	/* the MMU's rules (faults reported), then cache what worked */
 	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
 				  host_engine(ch), ch->chid);
