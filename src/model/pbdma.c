@@ -241,7 +241,9 @@ int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
 {
-	atomic_store(&ch->gp_get, get);
+	/* release, not sequentially consistent (a locked exchange on x86):
+	 * readers (GP_GET, CHRAM BUSY) take a snapshot */
+	atomic_store_explicit(&ch->gp_get, get, memory_order_release);
 	/* USERD unreachable: GP_GET simply is not visible there */
 	(void)nvl_model_phys_access(ch->m, ch->userd_ap,
 				    ch->userd + NVL_HW_USERD_GP_GET, &get, 4,
@@ -390,7 +392,7 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 		return FETCH_STOPPED;
 	}
 	ch->seg_entry = get;
-	ch->in_seg = true;
+	atomic_store_explicit(&ch->in_seg, true, memory_order_release);
 	ch->seg_va = va;
 	ch->seg_left = len;
 	/* the entry has begun processing: GP_GET moves past it now */
@@ -535,7 +537,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		if (r == NVL_MODEL_MTHD_BLOCK)
 			return NVL_MODEL_RUN_BLOCKED;
 		if (!ch->seg_left)
-			ch->in_seg = false;
+			atomic_store_explicit(&ch->in_seg, false,
+					      memory_order_release);
 	}
 	return NVL_MODEL_RUN_YIELD;
 }
