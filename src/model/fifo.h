@@ -148,7 +148,7 @@ struct nvl_model_runlist {
 	bool hung;
 	bool reset_req;
 	bool reset_quiet; /* a channel reset: blame no one */
-	uint64_t busy_ns;
+	uint64_t busy_ns; /* in busy clock units (fifo.c busy_now()) */
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
 	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
@@ -180,6 +180,9 @@ struct nvl_model_fifo {
 	/* channels on a parked list (under lock; read without it by a
 	 * semaphore release, which has none to retry when it is 0) */
 	_Atomic uint32_t nparked;
+	/* the busy clock and CLOCK_MONOTONIC at creation: the busy clock's
+	 * rate (fifo.c rl_busy_total_ns()) */
+	int64_t busy_t0, busy_ns0;
 };
 
 /* fifo.c */
