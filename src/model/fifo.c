@@ -34,8 +34,13 @@
  * armed even if the engine's thread carries the reset out later.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "base/alloc.h"
 #include "base/futex.h"
@@ -44,18 +49,72 @@
 #include "hw/regs.h"
 #include "model/fifo.h"
 
+/*
+ * Busy time (two clock reads per channel run, on the runlist thread) is
+ * counted in the TSC's ticks when the kernel itself uses the TSC as its
+ * clocksource (invariant and synchronised between CPUs; a read costs ~11
+ * ns here against 25-40 ns for clock_gettime()), and converted to ns when
+ * it is read (rarely: the PMU's samples, ENGINE_STATUS), at the rate
+ * measured since the FIFO was created. Nanoseconds otherwise.
+ */
+static bool busy_tsc;
+static pthread_once_t busy_tsc_once = PTHREAD_ONCE_INIT;
+
+static void busy_tsc_probe(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	FILE *fp = fopen("/sys/devices/system/clocksource/clocksource0/"
+			 "current_clocksource",
+			 "re");
+	char buf[32] = "";
+
+	if (!fp)
+		return;
+	busy_tsc = fgets(buf, sizeof(buf), fp) && !strncmp(buf, "tsc", 3);
+	fclose(fp);
+#endif
+}
+
+static inline int64_t busy_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (busy_tsc)
+		return (int64_t)__rdtsc();
+#endif
+	return nvl_time_ns();
+}
+
 static void rl_busy_start(struct nvl_model_runlist *rl)
 {
 	if (!rl->busy_since)
-		rl->busy_since = nvl_time_ns();
+		rl->busy_since = busy_now();
 }
 
 static void rl_busy_stop(struct nvl_model_runlist *rl)
 {
 	if (rl->busy_since) {
-		rl->busy_ns += (uint64_t)(nvl_time_ns() - rl->busy_since);
+		rl->busy_ns += (uint64_t)(busy_now() - rl->busy_since);
 		rl->busy_since = 0;
 	}
+}
+
+/* @rl's busy time so far in ns (fifo->lock held) */
+static uint64_t rl_busy_total_ns(struct nvl_model_fifo *f,
+				 struct nvl_model_runlist *rl)
+{
+	int64_t now = busy_now(), dt, dns;
+	uint64_t v = rl->busy_ns;
+
+	if (rl->busy_since)
+		v += (uint64_t)(now - rl->busy_since);
+	if (!busy_tsc)
+		return v;
+	dt = now - f->busy_t0;
+	dns = nvl_time_ns() - f->busy_ns0;
+	/* busy time never exceeds the span: none yet to convert */
+	if (dt <= 0 || dns <= 0)
+		return 0;
+	return (uint64_t)((double)v * (double)dns / (double)dt);
 }
 
 uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
@@ -65,11 +124,9 @@ uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
 
 	if (!f || e >= f->nrl)
 		return 0;
-	pthread_mutex_lock(&f->lock);
-	v = f->rl[e].busy_ns;
-	if (f->rl[e].busy_since)
-		v += (uint64_t)(nvl_time_ns() - f->rl[e].busy_since);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_lock(&f->lock);
+	v = rl_busy_total_ns(f, &f->rl[e]);
+	nvl_flock_unlock(&f->lock);
 	return v;
 }
 
@@ -103,10 +160,10 @@ static void rl_sleep_locked(struct nvl_model_fifo *f,
 
 	atomic_fetch_add(&rl->sleepers, 1);
 	seq = atomic_load(&rl->wake_seq);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	(void)nvl_futex_wait(&rl->wake_seq, seq, deadline);
 	atomic_fetch_sub(&rl->sleepers, 1);
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 }
 
 /*
@@ -135,7 +192,7 @@ static void rl_idle_locked(struct nvl_model_fifo *f,
 	uint32_t seq = atomic_load(&rl->wake_seq);
 	int r;
 
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	if (!nvl_idle_poll(&rl->idle, &rl->wake_seq, seq)) {
 		/* a kick since @seq was read: the futex does not sleep */
 		atomic_fetch_add(&rl->sleepers, 1);
@@ -147,7 +204,18 @@ static void rl_idle_locked(struct nvl_model_fifo *f,
 				atomic_load_explicit(&rl->kick_ns,
 						     memory_order_relaxed));
 	}
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
+}
+
+/* @ch leaves its runlist's parked list (fifo->lock held; the caller
+ * unlinks it) */
+static void chan_unpark_locked(struct nvl_model_chan *ch)
+{
+	if (ch->acquire_parked) {
+		ch->acquire_parked = false;
+		atomic_fetch_sub_explicit(&ch->m->fifo->nparked, 1,
+					  memory_order_relaxed);
+	}
 }
 
 /* put @ch on its runlist; return the runlist to wake, or NULL */
@@ -163,7 +231,7 @@ static struct nvl_model_runlist *chan_enqueue_nowake(struct nvl_model_chan *ch)
 		return NULL;
 	if (ch->acquire_parked) {
 		nvl_list_del(&ch->link);
-		ch->acquire_parked = false;
+		chan_unpark_locked(ch);
 	}
 	ch->queued = true;
 	nvl_list_add_tail(&ch->link, &rl->ready);
@@ -183,7 +251,7 @@ static void chan_dequeue_locked(struct nvl_model_chan *ch)
 	if (ch->queued || ch->acquire_parked)
 		nvl_list_del(&ch->link);
 	ch->queued = false;
-	ch->acquire_parked = false;
+	chan_unpark_locked(ch);
 }
 
 static bool chan_runnable_locked(struct nvl_model_chan *ch)
@@ -212,9 +280,9 @@ void nvl_model_chan_error(struct nvl_model_chan *ch, uint32_t err,
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
 
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	chan_mark_locked(ch, err, mthd, data);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	nvl_dbg(NVL_CAT_MODEL, "model: channel %u error %u mthd %#x data %#x",
 		ch->chid, err, mthd, data);
 	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
@@ -224,13 +292,13 @@ void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine, uint32_t mthd)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
 
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (engine)
 		ch->eng_faulted = true;
 	else
 		ch->pbdma_faulted = true;
 	chan_mark_locked(ch, NVL_HW_CHERR_MMU_FAULT, mthd, 0);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
 }
 
@@ -238,7 +306,15 @@ void nvl_model_fifo_sem_released(struct nvl_model *m)
 {
 	struct nvl_model_fifo *f = m->fifo;
 
-	pthread_mutex_lock(&f->lock);
+	/*
+	 * No channel parked in an acquire: nothing to retry. A channel that
+	 * parks after this read missed this release as it would have with
+	 * the lock taken (its acquire read the semaphore before the
+	 * release): the runlist's acquire poll retries it.
+	 */
+	if (!atomic_load(&f->nparked))
+		return;
+	nvl_flock_lock(&f->lock);
 	for (unsigned i = 0; i < f->nrl; i++) {
 		struct nvl_model_runlist *rl = &f->rl[i];
 
@@ -247,13 +323,13 @@ void nvl_model_fifo_sem_released(struct nvl_model *m)
 				&rl->parked, struct nvl_model_chan, link);
 
 			nvl_list_del(&ch->link);
-			ch->acquire_parked = false;
+			chan_unpark_locked(ch);
 			ch->queued = true;
 			nvl_list_add_tail(&ch->link, &rl->ready);
 			rl_wake(rl);
 		}
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 }
 
 int nvl_model_fifo_chan_inst(struct nvl_model *m, unsigned chid,
@@ -264,9 +340,9 @@ int nvl_model_fifo_chan_inst(struct nvl_model *m, unsigned chid,
 
 	if (!f || chid >= f->nchan)
 		return -ENOENT;
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	inst = f->chan[chid].inst_reg;
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	if (!(inst & NVL_HW_CHRAM_INST_BIND))
 		return -ENOENT;
 	*addr = (uint64_t)(inst & NVL_HW_CHRAM_INST_PTR_MASK) << 12;
@@ -310,9 +386,9 @@ static void rl_blame(struct nvl_model_fifo *f, struct nvl_model_chan *ch,
 	if (!ch || ch->bind_gen != gen)
 		return;
 	chan_mark_locked(ch, NVL_HW_CHERR_ENGINE_RESET, 0, 0);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 }
 
 static void rl_run_one_locked(struct nvl_model_runlist *rl,
@@ -353,9 +429,9 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	ch->kicked = false;
 	rl->cur = ch;
 	rl_busy_start(rl);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	r = nvl_model_pbdma_run(ch);
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	ch->running = false;
 	ch->acquire_wait = r == NVL_MODEL_RUN_BLOCKED;
 	rl->cur = NULL;
@@ -381,6 +457,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 			chan_enqueue_locked(ch);
 		} else {
 			ch->acquire_parked = true;
+			atomic_fetch_add(&f->nparked, 1);
 			nvl_list_add_tail(&ch->link, &rl->parked);
 		}
 		break;
@@ -403,7 +480,7 @@ static void *rl_main(void *arg)
 	struct nvl_model_runlist *rl = arg;
 	struct nvl_model_fifo *f = rl->m->fifo;
 
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	while (!rl->stop) {
 		struct nvl_model_chan *ch;
 
@@ -423,7 +500,7 @@ static void *rl_main(void *arg)
 				nvl_list_splice_tail_init(&rl->parked,
 							  &rl->ready);
 				nvl_list_for_each_entry (ch, &rl->ready, link) {
-					ch->acquire_parked = false;
+					chan_unpark_locked(ch);
 					ch->queued = true;
 				}
 			}
@@ -437,12 +514,12 @@ static void *rl_main(void *arg)
 			rl_run_one_locked(rl, ch);
 		/* the run's completions, outside the lock (pbdma.c) */
 		if (rl->nonstall_bits) {
-			pthread_mutex_unlock(&f->lock);
+			nvl_flock_unlock(&f->lock);
 			nvl_model_nonstall_flush(rl);
-			pthread_mutex_lock(&f->lock);
+			nvl_flock_lock(&f->lock);
 		}
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	nvl_model_nonstall_flush(rl);
 	return NULL;
 }
@@ -465,8 +542,11 @@ int nvl_model_fifo_create(struct nvl_model *m)
 	f->err_pending = nvl_calloc((f->nchan + 31) / 32, sizeof(uint32_t));
 	if (!f->chan || !f->rl || !f->err_pending)
 		goto fail_alloc;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_mutex_init(&f->atomic_lock, NULL);
+	nvl_flock_init(&f->lock);
+	nvl_flock_init(&f->atomic_lock);
+	pthread_once(&busy_tsc_once, busy_tsc_probe);
+	f->busy_ns0 = nvl_time_ns();
+	f->busy_t0 = busy_now();
 	for (i = 0; i < f->nchan; i++) {
 		f->chan[i].m = m;
 		f->chan[i].chid = i;
@@ -493,16 +573,14 @@ int nvl_model_fifo_create(struct nvl_model *m)
 	}
 	if (started == f->nrl)
 		return 0;
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	for (i = 0; i < started; i++) {
 		f->rl[i].stop = true;
 		rl_wake(&f->rl[i]);
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	for (i = 0; i < started; i++)
 		pthread_join(f->rl[i].thread, NULL);
-	pthread_mutex_destroy(&f->atomic_lock);
-	pthread_mutex_destroy(&f->lock);
 	m->fifo = NULL;
 fail_alloc:
 	nvl_free(f->err_pending);
@@ -518,17 +596,15 @@ void nvl_model_fifo_destroy(struct nvl_model *m)
 
 	if (!f)
 		return;
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	for (unsigned i = 0; i < f->nrl; i++) {
 		f->rl[i].stop = true;
 		atomic_store(&f->rl[i].reset_flag, true);
 		rl_wake(&f->rl[i]);
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	for (unsigned i = 0; i < f->nrl; i++)
 		pthread_join(f->rl[i].thread, NULL);
-	pthread_mutex_destroy(&f->atomic_lock);
-	pthread_mutex_destroy(&f->lock);
 	nvl_free(f->err_pending);
 	nvl_free(f->rl);
 	nvl_free(f->chan);
@@ -646,10 +722,10 @@ static void doorbell(struct nvl_model_fifo *f, uint32_t token)
 	if (chid >= f->nchan)
 		return; /* invalid tokens are ignored */
 	ch = &f->chan[chid];
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (ch->runlist == rl_id && chan_runnable_locked(ch))
 		rl = chan_enqueue_nowake(ch);
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	if (rl)
 		rl_wake(rl);
 }
@@ -660,7 +736,7 @@ uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	uint32_t v = 0;
 
 	*ok = true;
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (addr >= NVL_HW_CHRAM(0)) {
 		unsigned chid = (addr - NVL_HW_CHRAM(0)) / 0x20;
 
@@ -699,11 +775,8 @@ uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 				break;
 			case 0x4:
 			case 0x8: {
-				uint64_t b = rl->busy_ns;
+				uint64_t b = rl_busy_total_ns(f, rl);
 
-				if (rl->busy_since)
-					b += (uint64_t)(nvl_time_ns() -
-							rl->busy_since);
 				v = (addr % 0x10) == 0x4 ? (uint32_t)b
 							 : (uint32_t)(b >> 32);
 				break;
@@ -713,7 +786,7 @@ uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 			}
 		}
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	return v;
 }
 
@@ -725,7 +798,7 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		doorbell(f, val);
 		return;
 	}
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (addr >= NVL_HW_CHRAM(0)) {
 		unsigned chid = (addr - NVL_HW_CHRAM(0)) / 0x20;
 
@@ -754,7 +827,7 @@ void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		    (addr - NVL_HW_ENGINE_STATUS(0)) % 0x10 == 0xc)
 			f->rl[e].hang_chid = val;
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 }
 
 /* wait (bounded, 10 s) until neither the engine nor the PBDMA holds @ch */
@@ -767,9 +840,9 @@ static int reset_wait_locked(struct nvl_model_fifo *f,
 	while (rl->cur == ch || ch->running || rl->reset_req) {
 		if (nvl_time_ns() > deadline)
 			return -ETIMEDOUT;
-		pthread_mutex_unlock(&f->lock);
+		nvl_flock_unlock(&f->lock);
 		nanosleep(&(struct timespec){.tv_nsec = 20 * 1000}, NULL);
-		pthread_mutex_lock(&f->lock);
+		nvl_flock_lock(&f->lock);
 	}
 	return 0;
 }
@@ -785,9 +858,9 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 	if (chid >= f->nchan)
 		return -EINVAL;
 	ch = &f->chan[chid];
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (ch->runlist >= f->nrl) {
-		pthread_mutex_unlock(&f->lock);
+		nvl_flock_unlock(&f->lock);
 		return -EINVAL;
 	}
 	rl = &f->rl[ch->runlist];
@@ -806,7 +879,7 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 	ret = reset_wait_locked(f, rl, ch);
 	if (rl->hang_chid == chid + 1)
 		rl->hang_chid = 0; /* armed but not yet reached */
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	if (ret)
 		return ret;
 	/* disabled and idle: load its context to find USERD, and drop every
@@ -820,7 +893,7 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 				  ch->userd + NVL_HW_USERD_GP_GET, &put, 4,
 				  true))
 		ret = -EIO;
-	pthread_mutex_lock(&f->lock);
+	nvl_flock_lock(&f->lock);
 	if (!ret)
 		atomic_store(&ch->gp_get, put);
 	ch->reset_decoder = true;
@@ -833,6 +906,6 @@ int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid)
 		ch->enabled = true;
 		atomic_store(&ch->stop_req, false);
 	}
-	pthread_mutex_unlock(&f->lock);
+	nvl_flock_unlock(&f->lock);
 	return ret;
 }

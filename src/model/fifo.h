@@ -12,6 +12,7 @@
 #include "model/compute/engine.h"
 #include "model/mmu.h"
 #include "model/priv.h"
+#include "sync/flock.h"
 
 /* Dwords fetched from a pushbuffer segment per MMU access. */
 #define NVL_MODEL_PB_CHUNK 1024
@@ -61,6 +62,7 @@ enum nvl_model_mthd_res {
 struct nvl_model_utlb {
 	unsigned int gen;
 	unsigned int next; /* round-robin victim */
+	unsigned int hit; /* the last entry that hit: looked at first */
 	struct {
 		uint64_t va, pa; /* page bases */
 		unsigned int shift;
@@ -146,7 +148,7 @@ struct nvl_model_runlist {
 	bool hung;
 	bool reset_req;
 	bool reset_quiet; /* a channel reset: blame no one */
-	uint64_t busy_ns;
+	uint64_t busy_ns; /* in busy clock units (fifo.c busy_now()) */
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
 	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
@@ -166,13 +168,21 @@ struct nvl_model_runlist {
 
 struct nvl_model_fifo {
 	struct nvl_model *m;
-	pthread_mutex_t lock;
+	/* futex locks (sync/flock.h: one atomic each way uncontended, a
+	 * leaf the checker does not see; never held across a sleep) */
+	struct nvl_flock lock;
 	unsigned nchan;
 	struct nvl_model_chan *chan;
 	unsigned nrl;
 	struct nvl_model_runlist *rl;
 	uint32_t *err_pending; /* bitmap, nchan bits */
-	pthread_mutex_t atomic_lock; /* semaphore reductions */
+	struct nvl_flock atomic_lock; /* semaphore releases, reductions */
+	/* channels on a parked list (under lock; read without it by a
+	 * semaphore release, which has none to retry when it is 0) */
+	_Atomic uint32_t nparked;
+	/* the busy clock and CLOCK_MONOTONIC at creation: the busy clock's
+	 * rate (fifo.c rl_busy_total_ns()) */
+	int64_t busy_t0, busy_ns0;
 };
 
 /* fifo.c */

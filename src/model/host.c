@@ -78,14 +78,47 @@ int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			     : NVL_HW_FAULT_ACCESS_READ,
 		       &x) &&
 	     (ap = x.aperture, pa = x.pa, true))) {
-		pthread_mutex_lock(&f->atomic_lock);
+		nvl_flock_lock(&f->atomic_lock);
 		ret = nvl_model_phys_access(ch->m, ap, pa, buf, len, write);
-		pthread_mutex_unlock(&f->atomic_lock);
+		nvl_flock_unlock(&f->atomic_lock);
 	}
 	if (ret)
 		ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
 					  engine_id, ch->chid);
 	return ret;
+}
+
+/*
+ * A release with RELEASE_TIMESTAMP: the timestamp at +8, then the payload
+ * (8 bytes), with one translation and one hold of the semaphore lock when
+ * both land in one mapped page (always, for the 16-byte aligned address
+ * the method requires, unless the page is sparse or faults); otherwise
+ * two nvl_model_sem_access() calls, which apply the MMU's rules.
+ */
+static int sem_release_ts(struct nvl_model_chan *ch, unsigned engine_id,
+			  uint64_t va, uint64_t t, uint64_t payload)
+{
+	struct nvl_model_fifo *f = ch->m->fifo;
+	struct nvl_model_xlate x;
+	enum nvl_hw_aperture ap;
+	uint64_t pa;
+	int ret = -EFAULT;
+
+	if (nvl_model_chan_utlb_find(ch, va, 16, true, &ap, &pa) ||
+	    (sem_xlate(ch, va, 16, NVL_HW_FAULT_ACCESS_WRITE, &x) &&
+	     (ap = x.aperture, pa = x.pa, true))) {
+		nvl_flock_lock(&f->atomic_lock);
+		ret = nvl_model_phys_access(ch->m, ap, pa + 8, &t, 8, true);
+		if (!ret)
+			ret = nvl_model_phys_access(ch->m, ap, pa, &payload, 8,
+						    true);
+		nvl_flock_unlock(&f->atomic_lock);
+	}
+	if (!ret)
+		return 0;
+	if (nvl_model_sem_access(ch, engine_id, va + 8, &t, 8, true))
+		return -EFAULT;
+	return nvl_model_sem_access(ch, engine_id, va, &payload, 8, true);
 }
 
 static uint64_t reduce(unsigned op, bool is_signed, bool wide, uint64_t v,
@@ -131,7 +164,7 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 	int ret = -EFAULT;
 
 	if (sem_xlate(ch, va, sz, NVL_HW_FAULT_ACCESS_ATOMIC, &x)) {
-		pthread_mutex_lock(&f->atomic_lock);
+		nvl_flock_lock(&f->atomic_lock);
 		ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, &v, sz,
 					    false);
 		if (!ret) {
@@ -139,7 +172,7 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 			ret = nvl_model_phys_access(ch->m, x.aperture, x.pa, &v,
 						    sz, true);
 		}
-		pthread_mutex_unlock(&f->atomic_lock);
+		nvl_flock_unlock(&f->atomic_lock);
 		if (!ret)
 			return 0;
 	}
@@ -215,16 +248,11 @@ static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
 	if (!wide)
 		payload &= UINT32_MAX;
 	if (op == NVL_HW_SEM_OP_RELEASE) {
-		if (ts) {
-			uint64_t t = nvl_model_time_ns(m);
-
-			if (nvl_model_sem_access(ch, host_engine(ch), va + 8,
-						 &t, 8, true))
-				goto fault;
-		}
 		/* with a timestamp a 32-bit release writes bytes 4..7 as 0 */
-		if (nvl_model_sem_access(ch, host_engine(ch), va, &payload,
-					 wide || ts ? 8 : 4, true))
+		if (ts ? sem_release_ts(ch, host_engine(ch), va,
+					nvl_model_time_ns(m), payload)
+		       : nvl_model_sem_access(ch, host_engine(ch), va, &payload,
+					      wide ? 8 : 4, true))
 			goto fault;
 		nvl_model_fifo_sem_released(m);
 		return NVL_MODEL_MTHD_OK;

@@ -147,20 +147,37 @@ static struct nvl_model_utlb *utlb_get(struct nvl_model_chan *ch)
 	return u;
 }
 
+/* entry @i holds [@va, +@len) for this access: its address in *@pa */
+static inline bool utlb_hit(const struct nvl_model_utlb *u, unsigned int i,
+			    uint64_t va, size_t len, bool write, uint64_t *pa)
+{
+	uint64_t off = va - u->e[i].va;
+
+	if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
+	    len <= (1ull << u->e[i].shift) - off &&
+	    !(write && u->e[i].read_only)) {
+		*pa = u->e[i].pa + off;
+		return true;
+	}
+	return false;
+}
+
 bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
 			      size_t len, bool write, enum nvl_hw_aperture *ap,
 			      uint64_t *pa)
 {
 	struct nvl_model_utlb *u = utlb_get(ch);
 
+	/* the GPFIFO, the fence idioms and the semaphore of a channel share
+	 * a page as a rule: the last hit first */
+	if (likely(utlb_hit(u, u->hit, va, len, write, pa))) {
+		*ap = u->e[u->hit].aperture;
+		return true;
+	}
 	for (unsigned int i = 0; i < NVL_MODEL_UTLB_ENTRIES; i++) {
-		uint64_t off = va - u->e[i].va;
-
-		if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
-		    len <= (1ull << u->e[i].shift) - off &&
-		    !(write && u->e[i].read_only)) {
+		if (i != u->hit && utlb_hit(u, i, va, len, write, pa)) {
+			u->hit = i;
 			*ap = u->e[i].aperture;
-			*pa = u->e[i].pa + off;
 			return true;
 		}
 	}
@@ -199,9 +216,21 @@ int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 	uint64_t pa;
 	int ret;
 
-	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa) &&
-	    !nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
-		return 0;
+	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa)) {
+		uint8_t *p;
+
+		/* VRAM (the usual case) without the aperture switch */
+		if (ap == NVL_HW_APERTURE_VIDMEM &&
+		    (p = nvl_model_phys_ptr(ch->m, pa, len))) {
+			if (write)
+				nvl_model_mem_copy(p, buf, len);
+			else
+				nvl_model_mem_copy(buf, p, len);
+			return 0;
+		}
+		if (!nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
+			return 0;
+	}
 	/* the MMU's rules (faults reported), then cache what worked */
 	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
 				  host_engine(ch), ch->chid);
@@ -212,7 +241,9 @@ int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
 {
-	atomic_store(&ch->gp_get, get);
+	/* release, not sequentially consistent (a locked exchange on x86):
+	 * readers (GP_GET, CHRAM BUSY) take a snapshot */
+	atomic_store_explicit(&ch->gp_get, get, memory_order_release);
 	/* USERD unreachable: GP_GET simply is not visible there */
 	(void)nvl_model_phys_access(ch->m, ch->userd_ap,
 				    ch->userd + NVL_HW_USERD_GP_GET, &get, 4,
@@ -361,7 +392,7 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
 		return FETCH_STOPPED;
 	}
 	ch->seg_entry = get;
-	ch->in_seg = true;
+	atomic_store_explicit(&ch->in_seg, true, memory_order_release);
 	ch->seg_va = va;
 	ch->seg_left = len;
 	/* the entry has begun processing: GP_GET moves past it now */
@@ -394,11 +425,13 @@ static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
 /*
  * Interrupt moderation: a NON_STALL_INTERRUPT method marks its bits on the
  * runlist and the runlist thread raises them once it is done with the run
- * (the ring empty, the channel blocked, yielding or stopped; fifo.c
- * rl_main, with the FIFO lock dropped, so a woken submitter does not find
- * it held), before an engine method (the completions before a long copy
- * are not held behind it), or when NVL_MODEL_NONSTALL_BATCH have piled
- * up. The semaphore releases before them are already visible, so the
+ * (the channel blocked, yielding or stopped; fifo.c rl_main, with the
+ * FIFO lock dropped, so a woken submitter does not find it held), as soon
+ * as the PBDMA finds the channel's ring empty (still in
+ * nvl_model_pbdma_run(), before the runlist's bookkeeping: what is done
+ * is signalled first), before an engine method (the completions before a
+ * long copy are not held behind it), or when NVL_MODEL_NONSTALL_BATCH
+ * have piled up. The semaphore releases before them are already visible, so the
  * handler finds every completion; a burst of small jobs costs one handler
  * call instead of one each, as interrupts coalesce on hardware while the
  * CPU is slower than the engine.
@@ -464,6 +497,11 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 				budget--;
 				continue;
 			case FETCH_EMPTY:
+				/* the ring is drained: the completions go
+				 * out now, not after the runlist's
+				 * bookkeeping (the waiter's wake-up is on
+				 * the clock) */
+				nvl_model_nonstall_flush(rl);
 				return NVL_MODEL_RUN_IDLE;
 			case FETCH_STOPPED:
 				return NVL_MODEL_RUN_STOPPED;
@@ -499,7 +537,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		if (r == NVL_MODEL_MTHD_BLOCK)
 			return NVL_MODEL_RUN_BLOCKED;
 		if (!ch->seg_left)
-			ch->in_seg = false;
+			atomic_store_explicit(&ch->in_seg, false,
+					      memory_order_release);
 	}
 	return NVL_MODEL_RUN_YIELD;
 }

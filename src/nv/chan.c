@@ -148,10 +148,11 @@ struct nv_job {
  * Finished jobs kept for reuse, process-wide (base/freelist.h), and the
  * pushes each has room for. Process-wide, not per channel: the pool's
  * housekeeper releases finished jobs in batches (one per tick, 250 us:
- * about 70 jobs of the exec_latency loop), which a list of a few jobs per
- * channel mostly missed.
+ * about 80 jobs of the exec_latency loop, up to 200 pipelined), which a
+ * list of a few jobs per channel mostly missed; room for a whole batch
+ * (at most 256 jobs of ~350 B: ~90 KiB, process-wide).
  */
-#define JOB_CACHE 128
+#define JOB_CACHE 256
 #define JOB_CACHE_PUSH 4u
 #define JOB_LIVE 0x6a6f6231u
 #define JOB_CACHED 0xdeadb0b1u

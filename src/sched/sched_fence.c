@@ -45,7 +45,10 @@ static const char *sf_finished_name(struct nvl_fence *f)
 	return "finished";
 }
 
-#define SF_CACHE 64
+/* room for a whole batch of the housekeeper's releases (one per 250 us
+ * tick: ~80 jobs of an exec latency loop, ~200 pipelined; with 64 a
+ * quarter of the pairs came from the allocator): at most 36 KiB */
+#define SF_CACHE 256
 
 /* released pairs (base/freelist.h): at most SF_CACHE, then a release frees */
 static struct nvl_freelist sf_cache = NVL_FREELIST_INIT(SF_CACHE);

@@ -117,7 +117,13 @@ static void take(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
 static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 		   bool slow)
 {
-	if (ctx && ctx->acquired == 0)
+	bool blocked = false;
+
+	/* a wound of this context happened under the wait_lock of a mutex
+	 * it held, before it dropped it: with none held, the load sees it
+	 * (the store, a locked exchange on x86, only when needed) */
+	if (ctx && ctx->acquired == 0 &&
+	    atomic_load_explicit(&ctx->wounded, memory_order_relaxed))
 		atomic_store(&ctx->wounded, false);
 	nvl_checker_lock_acquire(m->cls, false);
 	nvl_flock_lock(&m->wait_lock);
@@ -133,6 +139,7 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 		}
 		if (ctx) {
 			atomic_store(&ctx->blocked_on, m);
+			blocked = true;
 			if (!slow && ctx->acquired > 0 &&
 			    atomic_load(&ctx->wounded)) {
 				atomic_store(&ctx->blocked_on, NULL);
@@ -154,7 +161,7 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 		}
 		sleep_locked(m);
 	}
-	if (ctx)
+	if (blocked)
 		atomic_store(&ctx->blocked_on, NULL);
 	nvl_flock_unlock(&m->wait_lock);
 	return 0;

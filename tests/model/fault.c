@@ -125,6 +125,7 @@ static void hang_blocks_engine_until_reset(void **state)
 	struct nvl_kit_chan a, b;
 	uint32_t p[64], n, st;
 	uint64_t busy0, busy1;
+	int64_t t0, t1;
 
 	gpu_chan(g, 1, 0, &a);
 	gpu_chan(g, 2, 0, &b);
@@ -147,10 +148,16 @@ static void hang_blocks_engine_until_reset(void **state)
 	/* no progress for anyone on the hung engine */
 	assert_int_equal(gpu_rd(g, DONE), 0);
 	assert_int_equal(gpu_rd(g, DONE + 4), 0);
+	t0 = nvl_time_ns();
 	busy0 = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_BUSY_NS_LO(0));
 	usleep(2000);
 	busy1 = nvl_hw_rd32(g->hw, NVL_HW_ENGINE_BUSY_NS_LO(0));
-	assert_true(busy1 > busy0);
+	t1 = nvl_time_ns();
+	/* busy all along, counted in ns (whatever clock the model keeps
+	 * it in): at least the sleep, at most the time between the reads
+	 * (+10 us for the conversion's rounding) */
+	assert_true(busy1 - busy0 >= 2000000u - 10000u);
+	assert_true((int64_t)(busy1 - busy0) <= t1 - t0 + 10000);
 	/* reset: the hung channel is blamed, the other one completes */
 	nvl_hw_wr32(g->hw, NVL_HW_PMC_ENGINE_RESET, 1u << 0);
 	for (int i = 0;

@@ -315,6 +315,59 @@ static void semaphores_obey_page_permissions(void **state)
 	gpu_down(g);
 }
 
+/*
+ * A release with RELEASE_TIMESTAMP writes its two words with one
+ * translation when the page allows it; a sparse or read-only page takes
+ * the MMU's rules as a plain release does: dropped, or a fault with
+ * neither word written.
+ */
+static void timestamped_release_obeys_page_permissions(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan a, b;
+	uint64_t sparse = 1ull << 36, ro = 1ull << 37;
+	uint32_t p[64], n = 0, e[8], w[4];
+
+	nvl_hw_wr32(
+		g->hw, NVL_HW_FAULT_BUF_LO(0),
+		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_SPARSE),
+			 0);
+	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO),
+			 0);
+	/* sparse: dropped, an acquire reads zero, the channel goes on */
+	gpu_chan(g, 1, 0, &a);
+	sem_exec(p, &n, sparse + 16, 5,
+		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_RELEASE_TIMESTAMP);
+	sem_exec(p, &n, sparse + 16, 0, NVL_HW_SEM_OP_ACQUIRE);
+	n += nvl_kit_pb_release(p + n, DONE, 1);
+	gpu_push(&a, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &a), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	/* read-only: the release faults, neither word is written */
+	gpu_chan(g, 2, 0, &b);
+	n = 0;
+	sem_exec(p, &n, ro + 16, 5,
+		 NVL_HW_SEM_OP_RELEASE | NVL_HW_SEM_RELEASE_TIMESTAMP);
+	gpu_push(&b, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &b), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
+			 NVL_HW_CHERR_MMU_FAULT);
+	assert_int_equal(nvl_hw_vram_read(g->hw, 0x40000, e, 32), 0);
+	assert_int_equal(e[7] & NVL_HW_FAULT_INFO_TYPE_MASK,
+			 NVL_HW_FAULT_RO_VIOLATION);
+	assert_int_equal(nvl_hw_vram_read(g->hw, DST + 16, w, 16), 0);
+	assert_int_equal(w[0] | w[1] | w[2] | w[3], 0);
+	nvl_kit_chan_fini(&g->kit, &a);
+	nvl_kit_chan_fini(&g->kit, &b);
+	gpu_down(g);
+}
+
 static void ping_pong_between_runlists_and_channels(void **state)
 {
 	enum { ROUNDS = 100, NCH = 4 };
@@ -350,6 +403,7 @@ static void ping_pong_between_runlists_and_channels(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(ping_pong_between_runlists_and_channels),
 	cmocka_unit_test(semaphores_obey_page_permissions),
+	cmocka_unit_test(timestamped_release_obeys_page_permissions),
 	cmocka_unit_test(acquire_waits_for_other_channels_release),
 	cmocka_unit_test(cpu_write_satisfies_parked_acquire),
 	cmocka_unit_test(wide_release_reduction_and_timestamp),
