@@ -143,7 +143,7 @@ struct nvl_vm_pt_record {
 	atomic_bool busy;
 	struct pool pool;
 	struct slot *slots;
-	/* @last: the slot of the last lookup (until the index moves), or NULL */
+	/* @last: the slot of the last lookup (until the index moves) */
 	struct slot *last;
 	uint64_t nslots, nchunks, chunk_B;
 	uint64_t refs, ref_bytes;
@@ -294,6 +294,12 @@ static void pool_fini(struct pool *p)
 	}
 }
 
+/*
+ * What @last points at when it points nowhere: a key no chunk has (keys
+ * are va >> 21), so the check of @last is one compare.
+ */
+static struct slot no_slot = {.key = UINT64_MAX};
+
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 {
 	struct nvl_vm_pt_record *rec = nvl_zalloc(sizeof(*rec));
@@ -301,6 +307,7 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 	if (!rec)
 		return -ENOMEM;
 	rec->nslots = 64;
+	rec->last = &no_slot;
 	rec->slots = nvl_calloc(rec->nslots, sizeof(*rec->slots));
 	if (!rec->slots) {
 		nvl_free(rec);
@@ -334,7 +341,7 @@ static struct slot *find_slot(struct nvl_vm_pt_record *rec, uint64_t key)
 {
 	struct slot *sl = rec->last;
 
-	if (sl && sl->key == key && sl->c)
+	if (sl->key == key)
 		return sl;
 	sl = probe(rec, key);
 	if (sl->c)
@@ -376,7 +383,7 @@ static int grow(struct nvl_vm_pt_record *rec)
 		v[j] = rec->slots[i];
 	}
 	nvl_free(rec->slots);
-	rec->last = NULL;
+	rec->last = &no_slot;
 	__atomic_store_n(&rec->slots, v, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec->nslots, nb, __ATOMIC_RELEASE);
 	return 0;
@@ -404,7 +411,7 @@ static void slot_delete(struct nvl_vm_pt_record *rec, uint64_t i)
 		}
 	}
 	rec->slots[i].c = NULL;
-	rec->last = NULL; /* slots moved */
+	rec->last = &no_slot; /* slots moved */
 }
 
 /* Drop @sl and return its chunk to the pool. */
@@ -512,9 +519,45 @@ fail:
 	return -ENOMEM;
 }
 
-/* get() and get_region(): @pg, the range's writes may split blocks */
-static int get_range(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
-		     bool pg)
+/* get_range() of more than one chunk, or of one that must be made or grow */
+static __attribute__((noinline)) int
+get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range, bool pg);
+
+/*
+ * get() and get_region(): @pg, the range's writes may split blocks. One
+ * existing chunk with room for another descriptor is a reference more.
+ */
+static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			    uint64_t range, bool pg)
+{
+	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
+	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
+	struct slot *sl;
+
+	if (k0 != k1)
+		return get_slow(rec, va, range, pg);
+	rec_lock(rec);
+	sl = find_slot(rec, k0);
+	if (!sl->c || sl->cap < NVL_MIN(sl->refs + 2, CHUNK_PAGES) ||
+	    (pg && !sl->pe)) {
+		rec_unlock(rec);
+		return get_slow(rec, va, range, pg);
+	}
+	sl->refs++;
+	/* what the map will write, loaded while GPUVM works on */
+	__builtin_prefetch(sl->c);
+	__builtin_prefetch((const char *)sl->c + 64);
+	if (sl->pe)
+		__builtin_prefetch(
+			&sl->pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);
+	rec->refs++;
+	rec->ref_bytes += range;
+	rec_unlock(rec);
+	return 0;
+}
+
+static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
+		    bool pg)
 {
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
@@ -728,6 +771,9 @@ static inline void release(struct chunk *c, uint32_t s, uint32_t e)
 {
 	if (e - s == 1)
 		release_n(c, page_get(c, s), 1);
+	else if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1)) &&
+		 c->big[s >> BLK_SHIFT] != E_SPLIT)
+		release_n(c, c->big[s >> BLK_SHIFT], BLK_PAGES);
 	else
 		release_range(c, s, e);
 }
@@ -770,7 +816,9 @@ static inline void fill(struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 
 	if (v != E_INVALID)
 		c->present += (uint16_t)(e - s);
-	if (e - s != 1) {
+	if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1))) {
+		c->big[b] = v;
+	} else if (e - s != 1) {
 		fill_range(c, s, e, v);
 	} else if (c->big[b] != v) {
 		if (c->big[b] != E_SPLIT)
@@ -802,18 +850,20 @@ static bool can_fill(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 		     const struct desc *want)
 {
-	uint16_t cand[3] = {page_get(c, s), s ? page_get(c, s - 1) : E_INVALID,
-			    e < CHUNK_PAGES ? page_get(c, e) : E_INVALID};
 	uint32_t i;
 
 	for (int k = 0; k < 3; k++) {
-		if (cand[k] >= E_DESC &&
-		    desc_same(&c->d[cand[k] - E_DESC], want)) {
-			if (!can_fill(c, s, e, cand[k]))
+		uint16_t v = k == 0   ? page_get(c, s)
+			     : k == 1 ? (s ? page_get(c, s - 1) : E_INVALID)
+				      : (e < CHUNK_PAGES ? page_get(c, e)
+							 : E_INVALID);
+
+		if (v >= E_DESC && desc_same(&c->d[v - E_DESC], want)) {
+			if (!can_fill(c, s, e, v))
 				return false;
-			c->d[cand[k] - E_DESC].npages += (uint16_t)(e - s);
+			c->d[v - E_DESC].npages += (uint16_t)(e - s);
 			release(c, s, e);
-			fill(c, s, e, cand[k]);
+			fill(c, s, e, v);
 			return true;
 		}
 	}
@@ -834,33 +884,57 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 	return true;
 }
 
-/* Write [va, va + range): @what is E_INVALID, E_SPARSE, or a map (@want). */
-static void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
-			uint64_t range, uint16_t what, const struct desc *want)
+/* Write pages [s, e) of chunk @key: @what, or a map (@want). */
+static inline void write_chunk(struct nvl_vm_pt_record *rec, uint64_t key,
+			       uint32_t s, uint32_t e, uint16_t what,
+			       const struct desc *want)
 {
-	uint64_t p = va >> PAGE_SHIFT, pe = (va + range) >> PAGE_SHIFT;
+	struct chunk *c = find(rec, key);
 
+	if (!c) {
+		rec->errors++; /* written without get() */
+	} else if (want) {
+		if (!map_ents(c, s, e, want))
+			rec->errors++;
+	} else if (!can_fill(c, s, e, what)) {
+		rec->errors++;
+	} else {
+		release(c, s, e);
+		fill(c, s, e, what);
+	}
+}
+
+/* write_range() over more than one chunk */
+static __attribute__((noinline)) void write_chunks(struct nvl_vm_pt_record *rec,
+						   uint64_t p, uint64_t pe,
+						   uint16_t what,
+						   const struct desc *want)
+{
 	while (p < pe) {
 		uint64_t key = p >> CHUNK_SHIFT;
 		uint64_t cend = (key + 1) << CHUNK_SHIFT;
 		uint64_t q = pe < cend ? pe : cend;
-		uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
-		uint32_t e = (uint32_t)(q - (key << CHUNK_SHIFT));
-		struct chunk *c = find(rec, key);
 
-		if (!c) {
-			rec->errors++; /* written without get() */
-		} else if (want) {
-			if (!map_ents(c, s, e, want))
-				rec->errors++;
-		} else if (!can_fill(c, s, e, what)) {
-			rec->errors++;
-		} else {
-			release(c, s, e);
-			fill(c, s, e, what);
-		}
+		write_chunk(rec, key, (uint32_t)(p & (CHUNK_PAGES - 1)),
+			    (uint32_t)(q - (key << CHUNK_SHIFT)), what, want);
 		p = q;
 	}
+}
+
+/* Write [va, va + range): @what is E_INVALID, E_SPARSE, or a map (@want). */
+static inline void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			       uint64_t range, uint16_t what,
+			       const struct desc *want)
+{
+	uint64_t p = va >> PAGE_SHIFT, pe = (va + range) >> PAGE_SHIFT;
+
+	if ((p ^ (pe - 1)) >> CHUNK_SHIFT)
+		write_chunks(rec, p, pe, what, want);
+	else
+		write_chunk(rec, p >> CHUNK_SHIFT,
+			    (uint32_t)(p & (CHUNK_PAGES - 1)),
+			    (uint32_t)((pe - 1) & (CHUNK_PAGES - 1)) + 1, what,
+			    want);
 }
 
 static void rec_map(void *priv, uint64_t va, uint64_t range,
