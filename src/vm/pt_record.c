@@ -544,9 +544,15 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 		return get_slow(rec, va, range, pg);
 	}
 	sl->refs++;
-	/* what the map will write, loaded while GPUVM works on */
-	__builtin_prefetch(sl->c);
-	__builtin_prefetch((const char *)sl->c + 64);
+	/*
+	 * What the map will write, loaded while GPUVM works on: the header
+	 * and the descriptors (the one it takes is the free list's head,
+	 * anywhere among them: at a million mappings, 16 descriptors over
+	 * six lines), at most 512 bytes; its page entries.
+	 */
+	for (size_t o = 0; o < NVL_MIN(chunk_bytes(sl->cap), (size_t)512);
+	     o += 64)
+		__builtin_prefetch((const char *)sl->c + o);
 	if (sl->pe)
 		__builtin_prefetch(
 			&sl->pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);

@@ -116,8 +116,8 @@ static void op_map(struct model *m)
 	uint64_t a = tile ? 16 * rnd(m, (NPAGES - n) / 16) : rnd(m, NPAGES - n);
 	struct nvl_gem_object *obj = rnd(m, 4) ? OBJ(rnd(m, 2)) : NULL;
 	uint64_t off = obj ? rnd(m, 1000) * PG : 0;
-	uint32_t flags = obj ? (uint32_t)rnd(m, 2) * NVL_VM_PT_READONLY
-			     : NVL_VM_PT_NULL;
+	uint32_t flags =
+		obj ? (uint32_t)rnd(m, 2) * NVL_VM_PT_READONLY : NVL_VM_PT_NULL;
 
 	if (m->nm == MAXMAP || overlaps(m, a, n))
 		return;
@@ -137,8 +137,8 @@ static void op_unmap(struct model *m)
 	int k;
 	struct mmap_ o;
 	uint64_t h, hn;
-	enum nvl_vm_pt_state to = m->sparse ? NVL_VM_PT_SPARSE
-					    : NVL_VM_PT_INVALID;
+	enum nvl_vm_pt_state to =
+		m->sparse ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID;
 
 	if (!m->nm)
 		return;
@@ -152,17 +152,16 @@ static void op_unmap(struct model *m)
 	}
 	m->m[k] = m->m[--m->nm];
 	if (h > o.a) {
-		assert_int_equal(ops->get(m->rec, BASE + o.a * PG,
-					  (h - o.a) * PG, 12),
-				 0);
+		assert_int_equal(
+			ops->get(m->rec, BASE + o.a * PG, (h - o.a) * PG, 12),
+			0);
 		m->m[m->nm++] = (struct mmap_){o.a, h - o.a, 12};
 	}
 	if (h + hn < o.a + o.n) {
 		assert_int_equal(ops->get(m->rec, BASE + (h + hn) * PG,
 					  (o.a + o.n - h - hn) * PG, 12),
 				 0);
-		m->m[m->nm++] =
-			(struct mmap_){h + hn, o.a + o.n - h - hn, 12};
+		m->m[m->nm++] = (struct mmap_){h + hn, o.a + o.n - h - hn, 12};
 	}
 	ops->unmap(m->rec, BASE + h * PG, hn * PG, 12, m->sparse);
 	ops->flush(m->rec, BASE + h * PG, hn * PG);
@@ -188,16 +187,15 @@ static void op_rewrite(struct model *m)
 static void region(struct model *m, bool on)
 {
 	if (on) {
-		assert_int_equal(ops->get_region(m->rec, BASE, NPAGES * PG),
-				 0);
+		assert_int_equal(ops->get_region(m->rec, BASE, NPAGES * PG), 0);
 		ops->sparse(m->rec, BASE, NPAGES * PG, true);
 	} else {
 		ops->sparse(m->rec, BASE, NPAGES * PG, false);
 		ops->put_region(m->rec, BASE, NPAGES * PG);
 	}
 	m->sparse = on;
-	set_pages(m, 0, NPAGES, on ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID,
-		  NULL, 0, 0, 0);
+	set_pages(m, 0, NPAGES, on ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID, NULL,
+		  0, 0, 0);
 }
 
 static void random_ops_match_a_page_model(void **state)
