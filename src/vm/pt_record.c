@@ -26,8 +26,9 @@
  * room in each for one more descriptor than it has references (every live
  * descriptor has a page that a live mapping, which holds a reference, maps).
  * put() drops the references and frees a chunk with its last. A write that
- * finds no chunk or no free descriptor is counted in stats.errors: a GPUVM
- * bug, which the tests check never happens.
+ * finds no chunk or no free descriptor, or would split a block of a chunk
+ * whose get()s asked for no page entries, is counted in stats.errors: a
+ * GPUVM bug, which the tests check never happens.
  *
  * A chunk's last put leaves its entries all invalid (GPUVM unmaps first), so
  * freed chunks go back to the pool all-invalid and a new chunk is never
@@ -48,141 +49,11 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "vm/pt_record.h"
+#include "vm/pt_record_internal.h"
 
-#define CHUNK_SHIFT 9 /* pages per chunk: 512 */
-#define CHUNK_PAGES (1u << CHUNK_SHIFT)
-#define PAGE_SHIFT 12
-#define HUGE_B (2u << 20)
-
-/* entry values */
-#define E_INVALID 0
-#define E_SPARSE 1
-#define E_DESC 2 /* descriptor i is entry E_DESC + i */
-#define NO_DESC 0xffffu
-#define E_SPLIT 0xffffu /* a block entry: see the page entries */
-#define BLK_SHIFT 4 /* pages per block: 16 (64 KiB) */
-#define BLK_PAGES (1u << BLK_SHIFT)
-#define NBLK (CHUNK_PAGES / BLK_PAGES)
-
-/* what the pages naming it map; 24 bytes */
-struct desc {
-	struct nvl_gem_object *obj;
-	/* offset in obj minus VA (mod 2^64): the page at va maps delta + va;
-	 * a free descriptor keeps the index of the next free one here */
-	uint64_t delta;
-	uint32_t flags;
-	uint16_t npages; /* entries naming it; 0: free */
-	uint8_t page_shift;
-};
-
-/*
- * A chunk: its header with 32 block entries, then @cap descriptors; its
- * 512 page entries, if any, are a separate 1 KiB array (@pe). Like a GPU's
- * big and small page tables: a block entry says what all 16 pages of its
- * 64 KiB hold, unless it is E_SPLIT, and then the block's page entries say
- * it (they are stale otherwise, and never read). A 64 KiB tile is one
- * store in the header's two cache lines, next to its descriptor; a page
- * entry is written only when a block holds more than one thing. The page
- * entries exist once a get() asked for pages below 64 KiB (as a GPU
- * backend allocates a small page table) and are not touched until a block
- * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
- * and 8,192 such headers (16 GiB) are 1.5 MiB, where chunks with their page
- * entries inline were 9.4 MiB and missed the caches.
- */
-struct chunk {
-	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
-	uint16_t *pe; /* page entries, or NULL */
-	uint16_t cap; /* descriptors */
-	uint16_t top; /* descriptors ever handed out; the rest never used */
-	uint16_t free; /* free list of descriptors, or NO_DESC */
-	uint16_t present; /* pages that are not invalid */
-	uint16_t big[NBLK];
-	struct desc d[];
-};
-
-/*
- * The chunk index: open addressing with linear probing, at most half full.
- * A slot holds the key, the chunk, its page entries and the chunk's
- * reference count and descriptor capacity, so get() and put() read one
- * slot and never the chunk itself (unless it must grow); get() prefetches
- * what the map that follows writes. A chained table walked cold chunks
- * just to compare keys.
- */
-struct slot {
-	uint64_t key;
-	struct chunk *c; /* NULL: empty */
-	uint16_t *pe; /* mirrors c->pe */
-	uint32_t refs;
-	uint32_t cap; /* mirrors c->cap */
-};
-
-/*
- * Chunks come from a pool of power-of-two size classes (4, 8, ... 512
- * descriptors; and the 1 KiB page-entry arrays) carved from slabs that
- * grow to 2 MiB on huge pages: a million mappings spread their chunks over
- * ~200 MiB, and with 4 KiB pages nearly every chunk access also missed the
- * TLB. Freed chunks go to their class's free list, all-invalid; slabs are
- * returned at destroy.
- */
-#define POOL_CLASSES 9 /* 4 .. 512 descriptors, page entries */
-#define PE_CLASS 8
-#define PE_BYTES (CHUNK_PAGES * sizeof(uint16_t))
-#define DESC_MIN 4u
-#define SLAB_MIN (64u << 10)
-
-struct pool {
-	void *free[POOL_CLASSES];
-	void *slabs; /* each starts with the previous slab's address */
-	char *bump, *end;
-	size_t slab_B, bytes;
-};
-
-struct nvl_vm_pt_record {
-	/** @busy: the lock (rec_lock()) */
-	atomic_bool busy;
-	struct pool pool;
-	struct slot *slots;
-	/* @last: the slot of the last lookup (until the index moves) */
-	struct slot *last;
-	uint64_t nslots, nchunks, chunk_B;
-	uint64_t refs, ref_bytes;
-	uint64_t maps, unmaps, sparses, flushes, errors;
-	unsigned int fail_map_after;
-	int pending_error;
-};
-
-/*
- * The lock: held for a few hundred instructions at most, by binds of one VM
- * on different queues, so a test-and-set with a yield beats a mutex's two
- * atomics and call per write (issue 19: the backend's per-bind cost).
- */
-static void rec_lock_raw(struct nvl_vm_pt_record *rec)
-{
-	while (atomic_exchange_explicit(&rec->busy, true, memory_order_acquire))
-		while (atomic_load_explicit(&rec->busy, memory_order_relaxed))
-			sched_yield();
-}
-
-/*
- * The record this thread holds through the @lock hook (rec_hold()): its
- * calls in between find it here and skip the lock. Thread-local, so
- * another thread never reads it.
- */
-static _Thread_local const struct nvl_vm_pt_record *held
+/* the record this thread holds through the @lock hook (rec_hold()) */
+_Thread_local const struct nvl_vm_pt_record *nvl_vm_pt_record_held
 	__attribute__((tls_model("initial-exec")));
-
-static void rec_lock(struct nvl_vm_pt_record *rec)
-{
-	if (held != rec)
-		rec_lock_raw(rec);
-}
-
-static void rec_unlock(struct nvl_vm_pt_record *rec)
-{
-	if (held != rec)
-		atomic_store_explicit(&rec->busy, false, memory_order_release);
-}
 
 /* The @lock hook: one lock for a whole bind. Not nested. */
 static void rec_hold(void *priv)
@@ -190,21 +61,15 @@ static void rec_hold(void *priv)
 	struct nvl_vm_pt_record *rec = priv;
 
 	rec_lock_raw(rec);
-	held = rec;
+	nvl_vm_pt_record_held = rec;
 }
 
 static void rec_release(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
 
-	held = NULL;
+	nvl_vm_pt_record_held = NULL;
 	atomic_store_explicit(&rec->busy, false, memory_order_release);
-}
-
-/* Fibonacci hashing: the top bits of key * 2^64 / phi (nb a power of 2). */
-static uint64_t hash(uint64_t key, uint64_t nb)
-{
-	return (key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(nb));
 }
 
 /* bytes of a chunk of @cap descriptors, a multiple of the cache line */
@@ -213,16 +78,6 @@ static size_t chunk_bytes(uint32_t cap)
 	size_t b = sizeof(struct chunk) + cap * sizeof(struct desc);
 
 	return (b + 63) & ~(size_t)63;
-}
-
-static uint16_t *ents(struct chunk *c)
-{
-	return c->pe;
-}
-
-static const uint16_t *cents(const struct chunk *c)
-{
-	return c->pe;
 }
 
 /* Size class of a @cap-descriptor chunk (a power of two, 4 to 512). */
@@ -324,34 +179,6 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 	pool_fini(&rec->pool);
 	nvl_free(rec->slots);
 	nvl_free(rec);
-}
-
-/* The slot holding @key, or the empty slot where it would go. */
-static struct slot *probe(const struct nvl_vm_pt_record *rec, uint64_t key)
-{
-	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
-
-	while (rec->slots[i].c && rec->slots[i].key != key)
-		i = (i + 1) & mask;
-	return &rec->slots[i];
-}
-
-/* The slot of @key (its chunk NULL if none); the last one is tried first. */
-static struct slot *find_slot(struct nvl_vm_pt_record *rec, uint64_t key)
-{
-	struct slot *sl = rec->last;
-
-	if (sl->key == key)
-		return sl;
-	sl = probe(rec, key);
-	if (sl->c)
-		rec->last = sl;
-	return sl;
-}
-
-static struct chunk *find(struct nvl_vm_pt_record *rec, uint64_t key)
-{
-	return find_slot(rec, key)->c;
 }
 
 /* Double the index; Return: 0, or -ENOMEM (the index is unchanged). */
@@ -656,29 +483,8 @@ static void rec_put_region(void *priv, uint64_t va, uint64_t range)
 	rec_put(priv, va, range, PAGE_SHIFT);
 }
 
-static bool desc_same(const struct desc *a, const struct desc *b)
-{
-	return a->obj == b->obj && a->delta == b->delta &&
-	       a->flags == b->flags && a->page_shift == b->page_shift;
-}
-
-/* Entries @a and @b record the same state (at contiguous offsets). */
-static bool ent_same(const struct chunk *c, uint16_t a, uint16_t b)
-{
-	return a == b || (a >= E_DESC && b >= E_DESC &&
-			  desc_same(&c->d[a - E_DESC], &c->d[b - E_DESC]));
-}
-
 /* Page entries go four to a 64-bit word: a block is four loads or stores. */
 #define EPAT(v) ((uint64_t)(v)*0x0001000100010001ull)
-
-/* What page @i of @c holds (an entry value). */
-static uint16_t page_get(const struct chunk *c, uint32_t i)
-{
-	uint16_t v = c->big[i >> BLK_SHIFT];
-
-	return v == E_SPLIT ? cents(c)[i] : v;
-}
 
 /* Do page entries [s, e) of @c all hold @v? */
 static bool all_ents(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
@@ -1043,227 +849,10 @@ const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.unlock = rec_release,
 };
 
-/* What page @page of @c holds. */
-static void fill_page(const struct chunk *c, uint32_t page,
-		      struct nvl_vm_pt_page *out)
-{
-	uint16_t v = page_get(c, page);
-	const struct desc *d;
-
-	memset(out, 0, sizeof(*out));
-	if (v == E_SPARSE)
-		out->state = NVL_VM_PT_SPARSE;
-	if (v < E_DESC)
-		return;
-	d = &c->d[v - E_DESC];
-	out->state = NVL_VM_PT_MAPPED;
-	out->obj = d->obj;
-	out->flags = d->flags;
-	out->page_shift = d->page_shift;
-	if (d->obj)
-		out->bo_offset = d->delta +
-				 ((c->key << CHUNK_SHIFT | page) << PAGE_SHIFT);
-}
-
-/* The end of the piece of one state that starts at page @s of @c. */
-static uint32_t piece_end(const struct chunk *c, uint32_t s)
-{
-	uint32_t e = s + 1;
-
-	while (e < CHUNK_PAGES &&
-	       ent_same(c, page_get(c, e - 1), page_get(c, e)))
-		e++;
-	return e;
-}
-
-uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec, uint64_t va,
-				     struct nvl_vm_pt_page *out)
-{
-	uint64_t p = va >> PAGE_SHIFT;
-	uint64_t base = (p >> CHUNK_SHIFT) << CHUNK_SHIFT;
-	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1)), e = CHUNK_PAGES;
-	struct chunk *c;
-
-	memset(out, 0, sizeof(*out));
-	rec_lock(rec);
-	c = find(rec, p >> CHUNK_SHIFT);
-	if (c) {
-		fill_page(c, s, out);
-		e = piece_end(c, s);
-	}
-	rec_unlock(rec);
-	return (base + e) << PAGE_SHIFT;
-}
-
-void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
-			    struct nvl_vm_pt_page *out)
-{
-	(void)nvl_vm_pt_record_query_span(rec, va, out);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* Call @fn for each piece of one state (not invalid) of @c, in order. */
-static void chunk_pieces(const struct chunk *c,
-			 void (*fn)(const struct chunk *c, uint32_t s,
-				    uint32_t e, void *arg),
-			 void *arg)
-{
-	for (uint32_t s = 0; s < CHUNK_PAGES;) {
-		uint32_t e = piece_end(c, s);
-
-		if (page_get(c, s) != E_INVALID)
-			fn(c, s, e, arg);
-		s = e;
-	}
-}
-
-static void hash_piece(const struct chunk *c, uint32_t s, uint32_t e, void *arg)
-{
-	struct nvl_vm_pt_page p;
-
-	fill_page(c, s, &p);
-	*(uint64_t *)arg += mix(c->key * 31 + s) ^
-			    mix(e ^ (uint64_t)p.state << 40 ^
-				(uint64_t)p.page_shift << 48) ^
-			    mix((uintptr_t)p.obj + p.bo_offset + p.flags);
-}
-
-uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
-{
-	uint64_t h = 0;
-
-	rec_lock(rec);
-	for (uint64_t b = 0; b < rec->nslots; b++) {
-		const struct chunk *c = rec->slots[b].c;
-
-		if (!c)
-			continue;
-		h += mix(c->key ^ mix(rec->slots[b].refs));
-		chunk_pieces(c, hash_piece, &h);
-	}
-	h += mix(rec->refs) ^ mix(rec->ref_bytes);
-	rec_unlock(rec);
-	return h;
-}
-
-static void count_piece(const struct chunk *c, uint32_t s, uint32_t e,
-			void *arg)
-{
-	(void)c, (void)s, (void)e;
-	++*(uint64_t *)arg;
-}
-
-void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
-			    struct nvl_vm_pt_record_stats *out)
-{
-	uint64_t runs = 0;
-
-	rec_lock(rec);
-	for (uint64_t b = 0; b < rec->nslots; b++)
-		if (rec->slots[b].c && rec->slots[b].c->present)
-			chunk_pieces(rec->slots[b].c, count_piece, &runs);
-	out->refs = rec->refs;
-	out->ref_bytes = rec->ref_bytes;
-	out->runs = runs;
-	out->maps = rec->maps;
-	out->unmaps = rec->unmaps;
-	out->sparses = rec->sparses;
-	out->flushes = __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED);
-	out->errors = rec->errors;
-	out->heap_B =
-		sizeof(*rec) + rec->nslots * sizeof(struct slot) + rec->chunk_B;
-	rec_unlock(rec);
-}
-
 void nvl_vm_pt_record_fail_map_after(struct nvl_vm_pt_record *rec,
 				     unsigned int n)
 {
 	rec_lock(rec);
 	rec->fail_map_after = n;
 	rec_unlock(rec);
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	uint64_t x = (*(struct chunk *const *)a)->key;
-	uint64_t y = (*(struct chunk *const *)b)->key;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool continues(const struct nvl_vm_pt_page *a, uint64_t a_end,
-		      const struct nvl_vm_pt_page *b, uint64_t b_va,
-		      uint64_t a_va)
-{
-	if (a_end != b_va || a->state != b->state || a->obj != b->obj ||
-	    a->flags != b->flags)
-		return false;
-	return !a->obj || a->bo_offset + (b_va - a_va) == b->bo_offset;
-}
-
-struct walk {
-	void (*fn)(uint64_t va, uint64_t range, const struct nvl_vm_pt_page *p,
-		   void *arg);
-	void *arg;
-	struct nvl_vm_pt_page cur;
-	uint64_t cur_va, cur_end;
-	bool have;
-};
-
-/* one chunk's piece: extend the current run or report it and start anew */
-static void walk_piece(const struct chunk *c, uint32_t s, uint32_t e, void *arg)
-{
-	struct walk *w = arg;
-	uint64_t base = c->key << (CHUNK_SHIFT + PAGE_SHIFT);
-	uint64_t va = base + ((uint64_t)s << PAGE_SHIFT);
-	uint64_t end = base + ((uint64_t)e << PAGE_SHIFT);
-	struct nvl_vm_pt_page p;
-
-	fill_page(c, s, &p);
-	if (w->have && continues(&w->cur, w->cur_end, &p, va, w->cur_va)) {
-		w->cur_end = end;
-		return;
-	}
-	if (w->have)
-		w->fn(w->cur_va, w->cur_end - w->cur_va, &w->cur, w->arg);
-	w->cur = p;
-	w->cur_va = va;
-	w->cur_end = end;
-	w->have = true;
-}
-
-void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
-			       void (*fn)(uint64_t va, uint64_t range,
-					  const struct nvl_vm_pt_page *p,
-					  void *arg),
-			       void *arg)
-{
-	struct walk w = {.fn = fn, .arg = arg};
-	struct chunk **v;
-	uint64_t n = 0;
-
-	rec_lock(rec);
-	v = nvl_calloc(rec->nchunks ? rec->nchunks : 1, sizeof(*v));
-	if (!v) {
-		rec_unlock(rec);
-		return;
-	}
-	for (uint64_t b = 0; b < rec->nslots; b++)
-		if (rec->slots[b].c)
-			v[n++] = rec->slots[b].c;
-	qsort(v, n, sizeof(*v), cmp_key);
-	for (uint64_t k = 0; k < n; k++)
-		chunk_pieces(v[k], walk_piece, &w);
-	if (w.have)
-		fn(w.cur_va, w.cur_end - w.cur_va, &w.cur, arg);
-	rec_unlock(rec);
-	nvl_free(v);
 }
