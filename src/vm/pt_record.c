@@ -6,20 +6,35 @@
  * tables, the record is split in chunks of 512 pages (one 2 MiB "table"
  * each), found through a hash table: a write touches only the chunks of its
  * range, whatever the VM holds, so the cost of a 4 KiB bind does not grow
- * with the number of mappings (no deep tree walk, one or two cache misses).
+ * with the number of mappings.
  *
- * A chunk keeps a small sorted array of runs: [s, e) pages of one state
- * (mapped to one BO at contiguous offsets with one set of flags, or sparse;
- * invalid pages hold no run). Adjacent sparse runs are merged.
+ * A chunk is written like a page table (issue 19: "the recording backend's
+ * per-bind cost near a store"): a flat array of 512 two-byte entries, one a
+ * page: 0 invalid, 1 sparse, else the index (+ 2) of a descriptor of the
+ * chunk that says what the page maps: the BO, BO offset minus VA (so one
+ * descriptor serves every page of a mapping, at contiguous offsets), flags
+ * and page size, and how many entries name it. A 4 KiB map is one entry
+ * store, a 64 KiB tile sixteen; nothing is searched, shifted or merged. A
+ * map reuses the descriptor of the page it overwrites or of a neighbour
+ * when it says the same (a fault or a remap writing a mapping again), else
+ * takes a free one. Runs (maximal pieces of one state) are derived when
+ * asked for (stats, hash, for_each), never kept.
  *
  * Writes (map, unmap, sparse) happen in the commit phase and must not
  * allocate, so get() does what a real backend does: it allocates the chunks
  * ("page-table pages") of the range, takes a reference on each, and makes
- * room in each for two more runs per reference (a mapping splits at most one
- * run and adds one; sparse runs never outnumber the mappings between them
- * plus one). put() drops the references and frees a chunk with its last.
- * A write that finds no chunk or no room is counted in stats.errors: a
+ * room in each for one more descriptor than it has references (every live
+ * descriptor has a page that a live mapping, which holds a reference, maps).
+ * put() drops the references and frees a chunk with its last. A write that
+ * finds no chunk or no free descriptor, or would split a block of a chunk
+ * whose get()s asked for no page entries, is counted in stats.errors: a
  * GPUVM bug, which the tests check never happens.
+ *
+ * A chunk's last put leaves its entries all invalid (GPUVM unmaps first), so
+ * freed chunks go back to the pool all-invalid and a new chunk is never
+ * zeroed on the way (only fresh pool memory is, once). The chunk of the last
+ * lookup is remembered: the get, write and put of one op, and the write and
+ * put of the next op on the same page, hash once.
  *
  * One lock (a leaf: nothing waits under it; a test-and-set spin lock that
  * yields) makes the backend safe for binds committing from several bind
@@ -34,100 +49,11 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
-#include "vm/pt_record.h"
+#include "vm/pt_record_internal.h"
 
-#define CHUNK_SHIFT 9 /* pages per chunk: 512 */
-#define CHUNK_PAGES (1u << CHUNK_SHIFT)
-#define PAGE_SHIFT 12
-#define HUGE_B (2u << 20)
-
-struct prun {
-	uint32_t s, e; /* pages within the chunk, [s, e) */
-	uint32_t flags;
-	uint8_t state, page_shift;
-	struct nvl_gem_object *obj;
-	uint64_t off; /* byte offset in obj of page s */
-};
-
-struct chunk {
-	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
-	uint32_t n, cap;
-	struct prun runs[]; /* in the same allocation: one cache miss less */
-};
-
-/*
- * The chunk index: open addressing with linear probing, at most half full.
- * A slot holds the key, the chunk and the chunk's reference count and run
- * capacity, so get() and put() read one slot and never the chunk itself
- * (unless it must grow); get() prefetches the chunk for the map that follows.
- * A chained table walked cold chunks just to compare keys.
- */
-struct slot {
-	uint64_t key;
-	struct chunk *c; /* NULL: empty */
-	uint32_t refs, cap; /* cap mirrors c->cap */
-};
-
-/*
- * Chunks come from a pool of power-of-two size classes (4, 8, 16, ...
- * runs) carved from slabs that grow to 2 MiB on huge pages: a million
- * mappings spread their chunks over ~100 MiB, and with 4 KiB pages nearly
- * every chunk access also missed the TLB. Freed chunks go to their class's
- * free list; slabs are returned at destroy. Larger chunks use the heap.
- */
-#define POOL_CLASSES 9 /* up to 1024 runs (32 KiB) */
-#define SLAB_MIN (64u << 10)
-
-struct pool {
-	void *free[POOL_CLASSES];
-	void *slabs; /* each starts with the previous slab's address */
-	char *bump, *end;
-	size_t slab_B, bytes;
-};
-
-struct nvl_vm_pt_record {
-	/** @busy: the lock (rec_lock()) */
-	atomic_bool busy;
-	struct pool pool;
-	struct slot *slots;
-	uint64_t nslots, nchunks;
-	uint64_t refs, ref_bytes, runs, run_cap;
-	uint64_t maps, unmaps, sparses, flushes, errors;
-	unsigned int fail_map_after;
-	int pending_error;
-};
-
-/*
- * The lock: held for a few hundred instructions at most, by binds of one VM
- * on different queues, so a test-and-set with a yield beats a mutex's two
- * atomics and call per write (issue 19: the backend's per-bind cost).
- */
-static void rec_lock_raw(struct nvl_vm_pt_record *rec)
-{
-	while (atomic_exchange_explicit(&rec->busy, true, memory_order_acquire))
-		while (atomic_load_explicit(&rec->busy, memory_order_relaxed))
-			sched_yield();
-}
-
-/*
- * The record this thread holds through the @lock hook (rec_hold()): its
- * calls in between find it here and skip the lock. Thread-local, so
- * another thread never reads it.
- */
-static _Thread_local const struct nvl_vm_pt_record *held
+/* the record this thread holds through the @lock hook (rec_hold()) */
+_Thread_local const struct nvl_vm_pt_record *nvl_vm_pt_record_held
 	__attribute__((tls_model("initial-exec")));
-
-static void rec_lock(struct nvl_vm_pt_record *rec)
-{
-	if (held != rec)
-		rec_lock_raw(rec);
-}
-
-static void rec_unlock(struct nvl_vm_pt_record *rec)
-{
-	if (held != rec)
-		atomic_store_explicit(&rec->busy, false, memory_order_release);
-}
 
 /* The @lock hook: one lock for a whole bind. Not nested. */
 static void rec_hold(void *priv)
@@ -135,52 +61,43 @@ static void rec_hold(void *priv)
 	struct nvl_vm_pt_record *rec = priv;
 
 	rec_lock_raw(rec);
-	held = rec;
+	nvl_vm_pt_record_held = rec;
 }
 
 static void rec_release(void *priv)
 {
 	struct nvl_vm_pt_record *rec = priv;
 
-	held = NULL;
+	nvl_vm_pt_record_held = NULL;
 	atomic_store_explicit(&rec->busy, false, memory_order_release);
 }
 
-/* Fibonacci hashing: the top bits of key * 2^64 / phi (nb a power of 2). */
-static uint64_t hash(uint64_t key, uint64_t nb)
-{
-	return (key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(nb));
-}
-
+/* bytes of a chunk of @cap descriptors, a multiple of the cache line */
 static size_t chunk_bytes(uint32_t cap)
 {
-	return sizeof(struct chunk) + cap * sizeof(struct prun);
+	size_t b = sizeof(struct chunk) + cap * sizeof(struct desc);
+
+	return (b + 63) & ~(size_t)63;
 }
 
-/* Size class of a @cap-run chunk (cap a power of two >= 4), or -1. */
+/* Size class of a @cap-descriptor chunk (a power of two, 4 to 512). */
 static int pool_class(uint32_t cap)
 {
-	int k = __builtin_ctz(cap) - 2;
-
-	return k < POOL_CLASSES ? k : -1;
+	return __builtin_ctz(cap) - 2;
 }
 
-static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
+/* @bytes from class @k (always the same size), or NULL */
+static void *pool_get(struct pool *p, int k, size_t bytes)
 {
-	size_t need = chunk_bytes(cap);
-	int k = pool_class(cap);
-	void *c;
+	void *m;
 
-	if (k < 0)
-		return nvl_malloc(need);
-	if ((c = p->free[k])) {
-		p->free[k] = *(void **)c;
-		return c;
+	if ((m = p->free[k])) {
+		p->free[k] = *(void **)m;
+		return m;
 	}
-	if (!p->bump || (size_t)(p->end - p->bump) < need) {
+	if (!p->bump || (size_t)(p->end - p->bump) < bytes) {
 		size_t sz = p->slab_B ? p->slab_B : SLAB_MIN;
-		char *slab = sz >= HUGE_B ? nvl_aligned_alloc(HUGE_B, sz)
-					  : nvl_malloc(sz);
+		char *slab = nvl_aligned_alloc(sz >= HUGE_B ? HUGE_B : 64, sz);
 
 		if (!slab)
 			return NULL;
@@ -194,21 +111,32 @@ static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
 		p->bytes += sz;
 		p->slab_B = sz < HUGE_B ? sz * 2 : HUGE_B;
 	}
-	c = p->bump;
-	p->bump += need;
-	return c;
+	m = p->bump;
+	p->bump += bytes;
+	return m;
 }
 
-static void chunk_free(struct pool *p, struct chunk *c)
+static void pool_put(struct pool *p, int k, void *m)
 {
-	int k = pool_class(c->cap);
+	*(void **)m = p->free[k];
+	p->free[k] = m;
+}
 
-	if (k < 0) {
-		nvl_free(c);
-		return;
-	}
-	*(void **)c = p->free[k];
-	p->free[k] = c;
+/*
+ * A chunk of @cap descriptors, all pages invalid (through its block
+ * entries: page entries are read only under a split block, which writes
+ * them first), without page entries; or NULL.
+ */
+static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
+{
+	struct chunk *c = pool_get(p, pool_class(cap), chunk_bytes(cap));
+
+	if (!c)
+		return NULL;
+	c->cap = (uint16_t)cap;
+	c->pe = NULL;
+	memset(c->big, 0, sizeof(c->big));
+	return c;
 }
 
 static void pool_fini(struct pool *p)
@@ -221,6 +149,12 @@ static void pool_fini(struct pool *p)
 	}
 }
 
+/*
+ * What @last points at when it points nowhere: a key no chunk has (keys
+ * are va >> 21), so the check of @last is one compare.
+ */
+static struct slot no_slot = {.key = UINT64_MAX};
+
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 {
 	struct nvl_vm_pt_record *rec = nvl_zalloc(sizeof(*rec));
@@ -228,6 +162,7 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 	if (!rec)
 		return -ENOMEM;
 	rec->nslots = 64;
+	rec->last = &no_slot;
 	rec->slots = nvl_calloc(rec->nslots, sizeof(*rec->slots));
 	if (!rec->slots) {
 		nvl_free(rec);
@@ -241,27 +176,9 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 {
 	if (!rec)
 		return;
-	for (uint64_t i = 0; i < rec->nslots; i++)
-		if (rec->slots[i].c && pool_class(rec->slots[i].c->cap) < 0)
-			nvl_free(rec->slots[i].c);
 	pool_fini(&rec->pool);
 	nvl_free(rec->slots);
 	nvl_free(rec);
-}
-
-/* The slot holding @key, or the empty slot where it would go. */
-static struct slot *probe(const struct nvl_vm_pt_record *rec, uint64_t key)
-{
-	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
-
-	while (rec->slots[i].c && rec->slots[i].key != key)
-		i = (i + 1) & mask;
-	return &rec->slots[i];
-}
-
-static struct chunk *find(const struct nvl_vm_pt_record *rec, uint64_t key)
-{
-	return probe(rec, key)->c;
 }
 
 /* Double the index; Return: 0, or -ENOMEM (the index is unchanged). */
@@ -293,6 +210,7 @@ static int grow(struct nvl_vm_pt_record *rec)
 		v[j] = rec->slots[i];
 	}
 	nvl_free(rec->slots);
+	rec->last = &no_slot;
 	__atomic_store_n(&rec->slots, v, __ATOMIC_RELAXED);
 	__atomic_store_n(&rec->nslots, nb, __ATOMIC_RELEASE);
 	return 0;
@@ -320,99 +238,164 @@ static void slot_delete(struct nvl_vm_pt_record *rec, uint64_t i)
 		}
 	}
 	rec->slots[i].c = NULL;
+	rec->last = &no_slot; /* slots moved */
+}
+
+/* Drop @sl and return its chunk to the pool. */
+static void chunk_drop(struct nvl_vm_pt_record *rec, struct slot *sl)
+{
+	struct chunk *c = sl->c;
+
+	if (c->present)
+		rec->errors++; /* a table freed while still mapping something */
+	slot_delete(rec, (uint64_t)(sl - rec->slots));
+	rec->nchunks--;
+	rec->chunk_B -= chunk_bytes(c->cap) + (c->pe ? PE_BYTES : 0);
+	if (c->pe)
+		pool_put(&rec->pool, PE_CLASS, c->pe);
+	pool_put(&rec->pool, pool_class(c->cap), c);
 }
 
 static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct slot *sl = probe(rec, key);
-	struct chunk *c = sl->c;
+	struct slot *sl = find_slot(rec, key);
 
-	if (!c || !sl->refs) {
+	if (!sl->c || !sl->refs) {
 		rec->errors++;
 		return;
 	}
-	if (--sl->refs)
-		return;
-	if (c->n)
-		rec->errors++; /* a table freed while still mapping something */
-	slot_delete(rec, (uint64_t)(sl - rec->slots));
-	rec->nchunks--;
-	rec->runs -= c->n;
-	rec->run_cap -= c->cap;
-	chunk_free(&rec->pool, c);
+	if (!--sl->refs)
+		chunk_drop(rec, sl);
 }
 
-/* Take one reference on chunk @key with room for its runs. */
-static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key)
+/* A new chunk for @key, referenced by nobody yet; Return: its slot or NULL. */
+static struct slot *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct slot *sl = probe(rec, key);
-	struct chunk *c = sl->c;
-	uint32_t need;
-	size_t bytes;
+	struct chunk *c;
+	struct slot *sl;
 
-	if (!c) {
-		/* at most half full; past that only a failed grow lets it fill
-		 * up to three quarters before refusing */
-		if (2 * (rec->nchunks + 1) > rec->nslots) {
-			if (grow(rec) &&
-			    4 * (rec->nchunks + 1) > 3 * rec->nslots)
-				return -ENOMEM;
-			sl = probe(rec, key);
-		}
-		c = chunk_alloc(&rec->pool, 4);
-		if (!c)
-			return -ENOMEM;
-		memset(c, 0, chunk_bytes(4));
-		c->key = key;
-		c->cap = 4;
-		sl->key = key;
-		sl->c = c;
-		sl->refs = 0;
-		sl->cap = 4;
-		rec->nchunks++;
-		rec->run_cap += 4;
-	}
-	need = 2 * (sl->refs + 1) + 2;
-	if (sl->cap < need) {
-		uint32_t cap = sl->cap;
-		struct chunk *nc;
+	/* at most half full; past that only a failed grow lets it fill up to
+	 * three quarters before refusing */
+	if (2 * (rec->nchunks + 1) > rec->nslots && grow(rec) &&
+	    4 * (rec->nchunks + 1) > 3 * rec->nslots)
+		return NULL;
+	c = chunk_alloc(&rec->pool, DESC_MIN);
+	if (!c)
+		return NULL;
+	c->key = key;
+	c->top = 0;
+	c->free = NO_DESC;
+	c->present = 0;
+	sl = probe(rec, key);
+	*sl = (struct slot){.key = key, .c = c, .cap = DESC_MIN};
+	rec->nchunks++;
+	rec->chunk_B += chunk_bytes(DESC_MIN);
+	rec->last = sl;
+	return sl;
+}
 
-		while (cap < need)
-			cap *= 2;
-		nc = chunk_alloc(&rec->pool, cap);
-		if (nc) {
-			memcpy(nc, c, chunk_bytes(c->cap));
-			chunk_free(&rec->pool, c);
-		} else {
-			if (!sl->refs) {
-				sl->refs = 1;
-				chunk_unref(rec, key);
-			}
-			return -ENOMEM;
-		}
-		sl->c = nc; /* the index did not move */
-		rec->run_cap += cap - nc->cap;
-		nc->cap = cap;
-		sl->cap = cap;
-		c = nc;
-	}
-	sl->refs++;
-	/* the header and the first runs, which the map's carve() scans */
-	bytes = NVL_MIN(sizeof(*c) + sl->cap * sizeof(c->runs[0]), (size_t)256);
-	for (size_t o = 0; o < bytes; o += 64)
-		__builtin_prefetch((const char *)c + o);
+/* @sl's chunk copied with room for @cap descriptors; Return: 0 or -ENOMEM. */
+static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
+		      uint32_t cap)
+{
+	struct chunk *c = sl->c, *nc = chunk_alloc(&rec->pool, cap);
+
+	if (!nc)
+		return -ENOMEM;
+	memcpy(nc, c, sizeof(*c) + c->cap * sizeof(struct desc));
+	nc->cap = (uint16_t)cap;
+	sl->c = nc; /* the index did not move; nor do the page entries */
+	sl->cap = cap;
+	rec->chunk_B += chunk_bytes(cap) - chunk_bytes(c->cap);
+	pool_put(&rec->pool, pool_class(c->cap), c);
 	return 0;
 }
 
-static int rec_get(void *priv, uint64_t va, uint64_t range,
-		   unsigned int page_shift)
+/*
+ * Take one reference on chunk @key with a spare descriptor, and page
+ * entries if @pg.
+ */
+static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg)
 {
-	struct nvl_vm_pt_record *rec = priv;
+	struct slot *sl = find_slot(rec, key);
+	uint32_t need;
+
+	if (!sl->c && !(sl = chunk_new(rec, key)))
+		return -ENOMEM;
+	need = NVL_MIN(sl->refs + 2, CHUNK_PAGES);
+	if (sl->cap < need) {
+		uint32_t cap = sl->cap;
+
+		while (cap < need)
+			cap *= 2;
+		if (chunk_grow(rec, sl, cap))
+			goto fail;
+	}
+	if (pg && !sl->pe) {
+		sl->pe = pool_get(&rec->pool, PE_CLASS, PE_BYTES);
+		if (!sl->pe)
+			goto fail;
+		sl->c->pe = sl->pe;
+		rec->chunk_B += PE_BYTES;
+	}
+	sl->refs++;
+	return 0;
+fail:
+	if (!sl->refs)
+		chunk_drop(rec, sl);
+	return -ENOMEM;
+}
+
+/* get_range() of more than one chunk, or of one that must be made or grow */
+static __attribute__((noinline)) int
+get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range, bool pg);
+
+/*
+ * get() and get_region(): @pg, the range's writes may split blocks. One
+ * existing chunk with room for another descriptor is a reference more.
+ */
+static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			    uint64_t range, bool pg)
+{
+	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
+	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
+	struct slot *sl;
+
+	if (k0 != k1)
+		return get_slow(rec, va, range, pg);
+	rec_lock(rec);
+	sl = find_slot(rec, k0);
+	if (!sl->c || sl->cap < NVL_MIN(sl->refs + 2, CHUNK_PAGES) ||
+	    (pg && !sl->pe)) {
+		rec_unlock(rec);
+		return get_slow(rec, va, range, pg);
+	}
+	sl->refs++;
+	/*
+	 * What the map will write, loaded while GPUVM works on: the header
+	 * and the descriptors (the one it takes is the free list's head,
+	 * anywhere among them: at a million mappings, 16 descriptors over
+	 * six lines), at most 512 bytes; its page entries.
+	 */
+	for (size_t o = 0; o < NVL_MIN(chunk_bytes(sl->cap), (size_t)512);
+	     o += 64)
+		__builtin_prefetch((const char *)sl->c + o);
+	if (sl->pe)
+		__builtin_prefetch(
+			&sl->pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);
+	rec->refs++;
+	rec->ref_bytes += range;
+	rec_unlock(rec);
+	return 0;
+}
+
+static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
+		    bool pg)
+{
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
 	int ret = 0;
 
-	(void)page_shift;
 	/*
 	 * Allocation under the lock: the lock is a leaf only taken by this
 	 * backend, and get() runs in the prepare phase, never in a
@@ -420,7 +403,7 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
 	 */
 	rec_lock(rec);
 	for (uint64_t k = k0; k <= k1; k++) {
-		ret = chunk_ref(rec, k);
+		ret = chunk_ref(rec, k, pg);
 		if (ret) {
 			while (k-- > k0)
 				chunk_unref(rec, k);
@@ -428,11 +411,53 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
 		}
 	}
 	if (!ret) {
+		/*
+		 * What the map will write, loaded while GPUVM works on: the
+		 * first chunk's header (block entries) and first descriptors,
+		 * and for less than a block its page entries.
+		 */
+		const struct slot *sl = find_slot(rec, k0);
+		uint32_t s = (uint32_t)(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1);
+
+		__builtin_prefetch(sl->c);
+		__builtin_prefetch((const char *)sl->c + 64);
+		if (sl->pe)
+			__builtin_prefetch(&sl->pe[s]);
 		rec->refs++;
 		rec->ref_bytes += range;
 	}
 	rec_unlock(rec);
 	return ret;
+}
+
+/* a range that is not whole 64 KiB blocks */
+static bool part_blocks(uint64_t va, uint64_t range)
+{
+	return ((va | range) & ((1ull << (PAGE_SHIFT + BLK_SHIFT)) - 1)) != 0;
+}
+
+/*
+ * Page entries for pages below 64 KiB (a fault of a lazy mapping writes
+ * one) or a range that is not whole blocks (writes of the mapping, or of
+ * the pieces a REMAP leaves around a hole, split blocks).
+ */
+static int rec_get(void *priv, uint64_t va, uint64_t range,
+		   unsigned int page_shift)
+{
+	return get_range(priv, va, range,
+			 page_shift < PAGE_SHIFT + BLK_SHIFT ||
+				 part_blocks(va, range));
+}
+
+/*
+ * A sparse region's writes are the region's whole range (sparse on and
+ * off) and its mappings' unmaps to sparse, which their own get() covers:
+ * unlike get() at the VM's page size, a 64 KiB aligned region needs no page
+ * entries.
+ */
+static int rec_get_region(void *priv, uint64_t va, uint64_t range)
+{
+	return get_range(priv, va, range, part_blocks(va, range));
 }
 
 static void rec_put(void *priv, uint64_t va, uint64_t range,
@@ -453,137 +478,275 @@ static void rec_put(void *priv, uint64_t va, uint64_t range,
 	rec_unlock(rec);
 }
 
-/*
- * Runs move one slot at a time: a chunk holds a handful of runs (a tile in
- * a sparse table: three), where a call of memmove() cost more than the
- * copy (issue 19: 4.5% of a sparse tile bind's time). The empty asm hides
- * the index from GCC, which would turn the loop back into that call.
- */
-#define RUN_STEP(j) __asm__("" : "+r"(j))
-
-static void run_insert_at(struct nvl_vm_pt_record *rec, struct chunk *c,
-			  uint32_t i, const struct prun *r)
+static void rec_put_region(void *priv, uint64_t va, uint64_t range)
 {
-	for (uint32_t j = c->n; j > i; j--) {
-		RUN_STEP(j);
-		c->runs[j] = c->runs[j - 1];
+	rec_put(priv, va, range, PAGE_SHIFT);
+}
+
+/* Page entries go four to a 64-bit word: a block is four loads or stores. */
+#define EPAT(v) ((uint64_t)(v)*0x0001000100010001ull)
+
+/* Do page entries [s, e) of @c all hold @v? */
+static bool all_ents(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
+{
+	const uint16_t *ent = cents(c);
+	uint32_t i = s;
+
+	for (; i < e && (i & 3); i++)
+		if (ent[i] != v)
+			return false;
+	for (; i + 4 <= e; i += 4) {
+		uint64_t w;
+
+		memcpy(&w, ent + i, sizeof(w));
+		if (w != EPAT(v))
+			return false;
 	}
-	c->runs[i] = *r;
-	c->n++;
-	rec->runs++;
+	for (; i < e; i++)
+		if (ent[i] != v)
+			return false;
+	return true;
 }
 
-static void run_remove_at(struct nvl_vm_pt_record *rec, struct chunk *c,
-			  uint32_t i)
+/* Page entries [s, e) of @c become @v. */
+static void set_ents(struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 {
-	for (uint32_t j = i + 1; j < c->n; j++) {
-		RUN_STEP(j);
-		c->runs[j - 1] = c->runs[j];
+	uint16_t *ent = ents(c);
+	uint32_t i = s;
+
+	for (; i < e && (i & 3); i++)
+		ent[i] = v;
+	for (; i + 4 <= e; i += 4) {
+		uint64_t w = EPAT(v);
+
+		memcpy(ent + i, &w, sizeof(w));
 	}
-	c->n--;
-	rec->runs--;
+	for (; i < e; i++)
+		ent[i] = v;
 }
 
-static void cut_front(struct prun *r, uint32_t s)
+/* @n pages of @c that held @old stop naming it. */
+static void release_n(struct chunk *c, uint16_t old, uint32_t n)
 {
-	if (r->obj)
-		r->off += (uint64_t)(s - r->s) << PAGE_SHIFT;
-	r->s = s;
+	struct desc *d;
+
+	if (old == E_INVALID)
+		return;
+	c->present -= (uint16_t)n;
+	if (old < E_DESC)
+		return;
+	d = &c->d[old - E_DESC];
+	d->npages -= (uint16_t)n;
+	if (!d->npages) {
+		d->delta = c->free;
+		c->free = (uint16_t)(old - E_DESC);
+	}
 }
 
-/*
- * Clear [s, e) of chunk @c; Return: the index where a run for [s, e) goes,
- * or -1 when there is no room.
- */
-static int carve(struct nvl_vm_pt_record *rec, struct chunk *c, uint32_t s,
-		 uint32_t e)
+/* Pages [s, e) of one split block of @c stop naming what they name. */
+static void release_ents(struct chunk *c, uint32_t s, uint32_t e)
 {
-	uint32_t i = 0;
+	const uint16_t *ent = cents(c);
 
-	while (i < c->n && c->runs[i].e <= s)
-		i++;
-	if (i < c->n && c->runs[i].s < s && c->runs[i].e > e) {
-		struct prun tail = c->runs[i];
+	if (all_ents(c, s, e, ent[s])) {
+		release_n(c, ent[s], e - s);
+		return;
+	}
+	for (uint32_t i = s; i < e;) {
+		uint16_t old = ent[i];
+		uint32_t j = i + 1;
 
-		if (c->n + 2 > c->cap) {
-			rec->errors++;
-			return -1;
+		while (j < e && ent[j] == old)
+			j++;
+		release_n(c, old, j - i);
+		i = j;
+	}
+}
+
+/* release() of more than a page */
+static __attribute__((noinline)) void release_range(struct chunk *c, uint32_t s,
+						    uint32_t e)
+{
+	for (uint32_t b = s >> BLK_SHIFT; b << BLK_SHIFT < e; b++) {
+		uint32_t bs = NVL_MAX(s, b << BLK_SHIFT);
+		uint32_t be = NVL_MIN(e, (b + 1) << BLK_SHIFT);
+
+		if (c->big[b] != E_SPLIT)
+			release_n(c, c->big[b], be - bs);
+		else
+			release_ents(c, bs, be);
+	}
+}
+
+/* Pages [s, e) of @c stop naming what they name. */
+static inline void release(struct chunk *c, uint32_t s, uint32_t e)
+{
+	if (e - s == 1)
+		release_n(c, page_get(c, s), 1);
+	else if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1)) &&
+		 c->big[s >> BLK_SHIFT] != E_SPLIT)
+		release_n(c, c->big[s >> BLK_SHIFT], BLK_PAGES);
+	else
+		release_range(c, s, e);
+}
+
+/* Split block @b of @c: its page entries take its value. */
+static void split(struct chunk *c, uint32_t b)
+{
+	set_ents(c, b << BLK_SHIFT, (b + 1) << BLK_SHIFT, c->big[b]);
+	c->big[b] = E_SPLIT;
+}
+
+/* fill() of more than a page */
+static __attribute__((noinline)) void fill_range(struct chunk *c, uint32_t s,
+						 uint32_t e, uint16_t v)
+{
+	for (uint32_t b = s >> BLK_SHIFT; b << BLK_SHIFT < e; b++) {
+		uint32_t b0 = b << BLK_SHIFT, b1 = b0 + BLK_PAGES;
+		uint32_t bs = NVL_MAX(s, b0), be = NVL_MIN(e, b1);
+
+		if ((bs == b0 && be == b1) || c->big[b] == v) {
+			c->big[b] = v;
+			continue;
 		}
-		cut_front(&tail, e);
-		c->runs[i].e = s;
-		run_insert_at(rec, c, i + 1, &tail);
-		return (int)i + 1;
+		if (c->big[b] != E_SPLIT)
+			split(c, b);
+		set_ents(c, bs, be, v);
 	}
-	if (i < c->n && c->runs[i].s < s) {
-		c->runs[i].e = s;
-		i++;
-	}
-	while (i < c->n && c->runs[i].e <= e)
-		run_remove_at(rec, c, i);
-	if (i < c->n && c->runs[i].s < e)
-		cut_front(&c->runs[i], e);
-	if (c->n + 1 > c->cap) {
-		rec->errors++;
-		return -1;
-	}
-	return (int)i;
 }
 
-static void put_sparse(struct nvl_vm_pt_record *rec, struct chunk *c,
-		       uint32_t i, uint32_t s, uint32_t e)
+/*
+ * Pages [s, e) of @c (released) become @v: whole blocks by their block
+ * entry; part of a block splits it (its page entries take its old value
+ * first). A split block stays split until a write covers it whole: joining
+ * it after every small write cost a check of its 16 entries, and a 4 KiB
+ * bind + unbind split and joined its block each time.
+ */
+static inline void fill(struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 {
-	bool left = i > 0 && c->runs[i - 1].state == NVL_VM_PT_SPARSE &&
-		    c->runs[i - 1].e == s;
-	bool right = i < c->n && c->runs[i].state == NVL_VM_PT_SPARSE &&
-		     c->runs[i].s == e;
-	struct prun r = {.s = s, .e = e, .state = NVL_VM_PT_SPARSE};
+	uint32_t b = s >> BLK_SHIFT;
 
-	if (left && right) {
-		c->runs[i - 1].e = c->runs[i].e;
-		run_remove_at(rec, c, i);
-	} else if (left) {
-		c->runs[i - 1].e = e;
-	} else if (right) {
-		c->runs[i].s = s;
+	if (v != E_INVALID)
+		c->present += (uint16_t)(e - s);
+	if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1))) {
+		c->big[b] = v;
+	} else if (e - s != 1) {
+		fill_range(c, s, e, v);
+	} else if (c->big[b] != v) {
+		if (c->big[b] != E_SPLIT)
+			split(c, b);
+		ents(c)[s] = v;
+	}
+}
+
+/*
+ * Can [s, e) of @c become @v (E_SPLIT: a new descriptor)? Not when that
+ * splits a block of a chunk without page entries: its get() did not ask
+ * for them (a GPUVM bug, or a rewrite of part of a block with something
+ * else than the get()'s mapping put there).
+ */
+static bool can_fill(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
+{
+	if (c->pe)
+		return true;
+	if ((s & (BLK_PAGES - 1)) && c->big[s >> BLK_SHIFT] != v)
+		return false;
+	return !(e & (BLK_PAGES - 1)) || c->big[(e - 1) >> BLK_SHIFT] == v;
+}
+
+/*
+ * Map [s, e) of @c as @want says: with the descriptor of the page it
+ * overwrites or of a neighbour when that says the same, else a free one.
+ * Return: false when there is none (a GPUVM bug: get() keeps one spare).
+ */
+static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
+		     const struct desc *want)
+{
+	uint32_t i;
+
+	for (int k = 0; k < 3; k++) {
+		uint16_t v = k == 0   ? page_get(c, s)
+			     : k == 1 ? (s ? page_get(c, s - 1) : E_INVALID)
+				      : (e < CHUNK_PAGES ? page_get(c, e)
+							 : E_INVALID);
+
+		if (v >= E_DESC && desc_same(&c->d[v - E_DESC], want)) {
+			if (!can_fill(c, s, e, v))
+				return false;
+			c->d[v - E_DESC].npages += (uint16_t)(e - s);
+			release(c, s, e);
+			fill(c, s, e, v);
+			return true;
+		}
+	}
+	if (!can_fill(c, s, e, E_SPLIT))
+		return false;
+	release(c, s, e);
+	if (c->free != NO_DESC) {
+		i = c->free;
+		c->free = (uint16_t)c->d[i].delta;
+	} else if (c->top < c->cap) {
+		i = c->top++;
 	} else {
-		run_insert_at(rec, c, i, &r);
+		return false;
+	}
+	c->d[i] = *want;
+	c->d[i].npages = (uint16_t)(e - s);
+	fill(c, s, e, (uint16_t)(E_DESC + i));
+	return true;
+}
+
+/* Write pages [s, e) of chunk @key: @what, or a map (@want). */
+static inline void write_chunk(struct nvl_vm_pt_record *rec, uint64_t key,
+			       uint32_t s, uint32_t e, uint16_t what,
+			       const struct desc *want)
+{
+	struct chunk *c = find(rec, key);
+
+	if (!c) {
+		rec->errors++; /* written without get() */
+	} else if (want) {
+		if (!map_ents(c, s, e, want))
+			rec->errors++;
+	} else if (!can_fill(c, s, e, what)) {
+		rec->errors++;
+	} else {
+		release(c, s, e);
+		fill(c, s, e, what);
 	}
 }
 
-enum { W_MAP, W_INVALID, W_SPARSE };
-
-static void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
-			uint64_t range, int what, const struct prun *tmpl)
+/* write_range() over more than one chunk */
+static __attribute__((noinline)) void write_chunks(struct nvl_vm_pt_record *rec,
+						   uint64_t p, uint64_t pe,
+						   uint16_t what,
+						   const struct desc *want)
 {
-	uint64_t p = va >> PAGE_SHIFT, pe = (va + range) >> PAGE_SHIFT;
-
 	while (p < pe) {
 		uint64_t key = p >> CHUNK_SHIFT;
 		uint64_t cend = (key + 1) << CHUNK_SHIFT;
 		uint64_t q = pe < cend ? pe : cend;
-		uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1));
-		uint32_t e = (uint32_t)(q - (key << CHUNK_SHIFT));
-		struct chunk *c = find(rec, key);
-		int i;
 
-		if (!c) {
-			rec->errors++; /* written without get() */
-		} else if ((i = carve(rec, c, s, e)) >= 0) {
-			if (what == W_SPARSE) {
-				put_sparse(rec, c, (uint32_t)i, s, e);
-			} else if (what == W_MAP) {
-				struct prun r = *tmpl;
-
-				r.s = s;
-				r.e = e;
-				if (r.obj)
-					r.off += (p - (va >> PAGE_SHIFT))
-						 << PAGE_SHIFT;
-				run_insert_at(rec, c, (uint32_t)i, &r);
-			}
-		}
+		write_chunk(rec, key, (uint32_t)(p & (CHUNK_PAGES - 1)),
+			    (uint32_t)(q - (key << CHUNK_SHIFT)), what, want);
 		p = q;
 	}
+}
+
+/* Write [va, va + range): @what is E_INVALID, E_SPARSE, or a map (@want). */
+static inline void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			       uint64_t range, uint16_t what,
+			       const struct desc *want)
+{
+	uint64_t p = va >> PAGE_SHIFT, pe = (va + range) >> PAGE_SHIFT;
+
+	if ((p ^ (pe - 1)) >> CHUNK_SHIFT)
+		write_chunks(rec, p, pe, what, want);
+	else
+		write_chunk(rec, p >> CHUNK_SHIFT,
+			    (uint32_t)(p & (CHUNK_PAGES - 1)),
+			    (uint32_t)((pe - 1) & (CHUNK_PAGES - 1)) + 1, what,
+			    want);
 }
 
 static void rec_map(void *priv, uint64_t va, uint64_t range,
@@ -591,19 +754,18 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 		    uint64_t bo_offset, uint32_t flags)
 {
 	struct nvl_vm_pt_record *rec = priv;
-	struct prun r = {
-		.flags = flags,
-		.state = NVL_VM_PT_MAPPED,
-		.page_shift = (uint8_t)page_shift,
+	struct desc d = {
 		.obj = obj,
-		.off = obj ? bo_offset : 0,
+		.delta = obj ? bo_offset - va : 0,
+		.flags = flags,
+		.page_shift = (uint8_t)page_shift,
 	};
 
 	rec_lock(rec);
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
-	write_range(rec, va, range, W_MAP, &r);
+	write_range(rec, va, range, E_DESC, &d);
 	rec_unlock(rec);
 }
 
@@ -615,7 +777,7 @@ static void rec_unmap(void *priv, uint64_t va, uint64_t range,
 	(void)page_shift;
 	rec_lock(rec);
 	rec->unmaps++;
-	write_range(rec, va, range, to_sparse ? W_SPARSE : W_INVALID, NULL);
+	write_range(rec, va, range, to_sparse ? E_SPARSE : E_INVALID, NULL);
 	rec_unlock(rec);
 }
 
@@ -625,7 +787,7 @@ static void rec_sparse(void *priv, uint64_t va, uint64_t range, bool enable)
 
 	rec_lock(rec);
 	rec->sparses++;
-	write_range(rec, va, range, enable ? W_SPARSE : W_INVALID, NULL);
+	write_range(rec, va, range, enable ? E_SPARSE : E_INVALID, NULL);
 	rec_unlock(rec);
 }
 
@@ -675,6 +837,8 @@ static int rec_take_error(void *priv)
 const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.get = rec_get,
 	.put = rec_put,
+	.get_region = rec_get_region,
+	.put_region = rec_put_region,
 	.map = rec_map,
 	.unmap = rec_unmap,
 	.sparse = rec_sparse,
@@ -685,170 +849,10 @@ const struct nvl_vm_pt_ops nvl_vm_pt_record_ops = {
 	.unlock = rec_release,
 };
 
-static void fill_page(const struct prun *r, uint32_t page,
-		      struct nvl_vm_pt_page *out)
-{
-	out->state = r->state;
-	out->obj = r->obj;
-	out->flags = r->flags;
-	out->page_shift = r->page_shift;
-	out->bo_offset =
-		r->obj ? r->off + ((uint64_t)(page - r->s) << PAGE_SHIFT) : 0;
-}
-
-uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec, uint64_t va,
-				     struct nvl_vm_pt_page *out)
-{
-	uint64_t p = va >> PAGE_SHIFT;
-	uint64_t base = (p >> CHUNK_SHIFT) << CHUNK_SHIFT;
-	uint32_t s = (uint32_t)(p & (CHUNK_PAGES - 1)), e = CHUNK_PAGES;
-	struct chunk *c;
-
-	memset(out, 0, sizeof(*out));
-	rec_lock(rec);
-	c = find(rec, p >> CHUNK_SHIFT);
-	for (uint32_t i = 0; c && i < c->n; i++) {
-		if (c->runs[i].s <= s && s < c->runs[i].e) {
-			fill_page(&c->runs[i], s, out);
-			e = c->runs[i].e;
-			break;
-		}
-		if (c->runs[i].s > s) {
-			e = c->runs[i].s; /* a gap up to the next run */
-			break;
-		}
-	}
-	rec_unlock(rec);
-	return (base + e) << PAGE_SHIFT;
-}
-
-void nvl_vm_pt_record_query(struct nvl_vm_pt_record *rec, uint64_t va,
-			    struct nvl_vm_pt_page *out)
-{
-	(void)nvl_vm_pt_record_query_span(rec, va, out);
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
-{
-	uint64_t h = 0;
-
-	rec_lock(rec);
-	for (uint64_t b = 0; b < rec->nslots; b++) {
-		const struct chunk *c = rec->slots[b].c;
-
-		if (!c)
-			continue;
-		h += mix(c->key ^ mix(rec->slots[b].refs));
-		for (uint32_t i = 0; i < c->n; i++) {
-			const struct prun *r = &c->runs[i];
-
-			h += mix(c->key * 31 + r->s) ^
-			     mix(r->e ^ (uint64_t)r->state << 40) ^
-			     mix((uintptr_t)r->obj + r->off + r->flags);
-		}
-	}
-	h += mix(rec->refs) ^ mix(rec->ref_bytes);
-	rec_unlock(rec);
-	return h;
-}
-
-void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
-			    struct nvl_vm_pt_record_stats *out)
-{
-	rec_lock(rec);
-	out->refs = rec->refs;
-	out->ref_bytes = rec->ref_bytes;
-	out->runs = rec->runs;
-	out->maps = rec->maps;
-	out->unmaps = rec->unmaps;
-	out->sparses = rec->sparses;
-	out->flushes = __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED);
-	out->errors = rec->errors;
-	out->heap_B = sizeof(*rec) + rec->nslots * sizeof(struct slot) +
-		      rec->nchunks * sizeof(struct chunk) +
-		      rec->run_cap * sizeof(struct prun);
-	rec_unlock(rec);
-}
-
 void nvl_vm_pt_record_fail_map_after(struct nvl_vm_pt_record *rec,
 				     unsigned int n)
 {
 	rec_lock(rec);
 	rec->fail_map_after = n;
 	rec_unlock(rec);
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	uint64_t x = (*(struct chunk *const *)a)->key;
-	uint64_t y = (*(struct chunk *const *)b)->key;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool continues(const struct nvl_vm_pt_page *a, uint64_t a_end,
-		      const struct nvl_vm_pt_page *b, uint64_t b_va,
-		      uint64_t a_va)
-{
-	if (a_end != b_va || a->state != b->state || a->obj != b->obj ||
-	    a->flags != b->flags)
-		return false;
-	return !a->obj || a->bo_offset + (b_va - a_va) == b->bo_offset;
-}
-
-void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
-			       void (*fn)(uint64_t va, uint64_t range,
-					  const struct nvl_vm_pt_page *p,
-					  void *arg),
-			       void *arg)
-{
-	struct chunk **v;
-	uint64_t n = 0, cur_va = 0, cur_end = 0;
-	struct nvl_vm_pt_page cur = {0};
-	bool have = false;
-
-	rec_lock(rec);
-	v = nvl_calloc(rec->nchunks ? rec->nchunks : 1, sizeof(*v));
-	if (!v) {
-		rec_unlock(rec);
-		return;
-	}
-	for (uint64_t b = 0; b < rec->nslots; b++)
-		if (rec->slots[b].c)
-			v[n++] = rec->slots[b].c;
-	qsort(v, n, sizeof(*v), cmp_key);
-	for (uint64_t k = 0; k < n; k++) {
-		for (uint32_t i = 0; i < v[k]->n; i++) {
-			const struct prun *r = &v[k]->runs[i];
-			uint64_t base = v[k]->key << (CHUNK_SHIFT + PAGE_SHIFT);
-			uint64_t va = base + ((uint64_t)r->s << PAGE_SHIFT);
-			uint64_t end = base + ((uint64_t)r->e << PAGE_SHIFT);
-			struct nvl_vm_pt_page p;
-
-			fill_page(r, r->s, &p);
-			if (have && continues(&cur, cur_end, &p, va, cur_va)) {
-				cur_end = end;
-				continue;
-			}
-			if (have)
-				fn(cur_va, cur_end - cur_va, &cur, arg);
-			cur = p;
-			cur_va = va;
-			cur_end = end;
-			have = true;
-		}
-	}
-	if (have)
-		fn(cur_va, cur_end - cur_va, &cur, arg);
-	rec_unlock(rec);
-	nvl_free(v);
 }

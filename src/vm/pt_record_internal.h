@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recording page-table backend's layout (pt_record.c: the backend;
+ * pt_record_view.c: queries, hash, stats, for_each), shared by its two
+ * files only.
+ */
+#ifndef NVL_VM_PT_RECORD_INTERNAL_H
+#define NVL_VM_PT_RECORD_INTERNAL_H
+
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "vm/pt_record.h"
+
+#define CHUNK_SHIFT 9 /* pages per chunk: 512 */
+#define CHUNK_PAGES (1u << CHUNK_SHIFT)
+#define PAGE_SHIFT 12
+#define HUGE_B (2u << 20)
+
+/* entry values */
+#define E_INVALID 0
+#define E_SPARSE 1
+#define E_DESC 2 /* descriptor i is entry E_DESC + i */
+#define NO_DESC 0xffffu
+#define E_SPLIT 0xffffu /* a block entry: see the page entries */
+#define BLK_SHIFT 4 /* pages per block: 16 (64 KiB) */
+#define BLK_PAGES (1u << BLK_SHIFT)
+#define NBLK (CHUNK_PAGES / BLK_PAGES)
+
+/* what the pages naming it map; 24 bytes */
+struct desc {
+	struct nvl_gem_object *obj;
+	/* offset in obj minus VA (mod 2^64): the page at va maps delta + va;
+	 * a free descriptor keeps the index of the next free one here */
+	uint64_t delta;
+	uint32_t flags;
+	uint16_t npages; /* entries naming it; 0: free */
+	uint8_t page_shift;
+};
+
+/*
+ * A chunk: its header with 32 block entries, then @cap descriptors; its
+ * 512 page entries, if any, are a separate 1 KiB array (@pe). Like a GPU's
+ * big and small page tables: a block entry says what all 16 pages of its
+ * 64 KiB hold, unless it is E_SPLIT, and then the block's page entries say
+ * it (they are stale otherwise, and never read). A 64 KiB tile is one
+ * store in the header's two cache lines, next to its descriptor; a page
+ * entry is written only when a block holds more than one thing. The page
+ * entries exist once a get() asked for pages below 64 KiB (as a GPU
+ * backend allocates a small page table) and are not touched until a block
+ * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
+ * and 8,192 such headers (16 GiB) are 1.5 MiB, where chunks with their page
+ * entries inline were 9.4 MiB and missed the caches.
+ */
+struct chunk {
+	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
+	uint16_t *pe; /* page entries, or NULL */
+	uint16_t cap; /* descriptors */
+	uint16_t top; /* descriptors ever handed out; the rest never used */
+	uint16_t free; /* free list of descriptors, or NO_DESC */
+	uint16_t present; /* pages that are not invalid */
+	uint16_t big[NBLK];
+	struct desc d[];
+};
+
+/*
+ * The chunk index: open addressing with linear probing, at most half full.
+ * A slot holds the key, the chunk, its page entries and the chunk's
+ * reference count and descriptor capacity, so get() and put() read one
+ * slot and never the chunk itself (unless it must grow); get() prefetches
+ * what the map that follows writes. A chained table walked cold chunks
+ * just to compare keys.
+ */
+struct slot {
+	uint64_t key;
+	struct chunk *c; /* NULL: empty */
+	uint16_t *pe; /* mirrors c->pe */
+	uint32_t refs;
+	uint32_t cap; /* mirrors c->cap */
+};
+
+/*
+ * Chunks come from a pool of power-of-two size classes (4, 8, ... 512
+ * descriptors; and the 1 KiB page-entry arrays) carved from slabs that
+ * grow to 2 MiB on huge pages: a million mappings spread their chunks over
+ * ~200 MiB, and with 4 KiB pages nearly every chunk access also missed the
+ * TLB. Freed chunks go to their class's free list, all-invalid; slabs are
+ * returned at destroy.
+ */
+#define POOL_CLASSES 9 /* 4 .. 512 descriptors, page entries */
+#define PE_CLASS 8
+#define PE_BYTES (CHUNK_PAGES * sizeof(uint16_t))
+#define DESC_MIN 4u
+#define SLAB_MIN (64u << 10)
+
+struct pool {
+	void *free[POOL_CLASSES];
+	void *slabs; /* each starts with the previous slab's address */
+	char *bump, *end;
+	size_t slab_B, bytes;
+};
+
+struct nvl_vm_pt_record {
+	/** @busy: the lock (rec_lock()) */
+	atomic_bool busy;
+	struct pool pool;
+	struct slot *slots;
+	/* @last: the slot of the last lookup (until the index moves) */
+	struct slot *last;
+	uint64_t nslots, nchunks, chunk_B;
+	uint64_t refs, ref_bytes;
+	uint64_t maps, unmaps, sparses, flushes, errors;
+	unsigned int fail_map_after;
+	int pending_error;
+};
+
+/*
+ * The lock: held for a few hundred instructions at most, by binds of one VM
+ * on different queues, so a test-and-set with a yield beats a mutex's two
+ * atomics and call per write (issue 19: the backend's per-bind cost).
+ */
+static inline void rec_lock_raw(struct nvl_vm_pt_record *rec)
+{
+	while (atomic_exchange_explicit(&rec->busy, true, memory_order_acquire))
+		while (atomic_load_explicit(&rec->busy, memory_order_relaxed))
+			sched_yield();
+}
+
+/*
+ * The record this thread holds through the @lock hook (rec_hold()): its
+ * calls in between find it here and skip the lock. Thread-local, so
+ * another thread never reads it.
+ */
+extern _Thread_local const struct nvl_vm_pt_record *nvl_vm_pt_record_held
+	__attribute__((tls_model("initial-exec")));
+
+static inline void rec_lock(struct nvl_vm_pt_record *rec)
+{
+	if (nvl_vm_pt_record_held != rec)
+		rec_lock_raw(rec);
+}
+
+static inline void rec_unlock(struct nvl_vm_pt_record *rec)
+{
+	if (nvl_vm_pt_record_held != rec)
+		atomic_store_explicit(&rec->busy, false, memory_order_release);
+}
+
+/* Fibonacci hashing: the top bits of key * 2^64 / phi (nb a power of 2). */
+static inline uint64_t hash(uint64_t key, uint64_t nb)
+{
+	return (key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(nb));
+}
+
+static inline uint16_t *ents(struct chunk *c)
+{
+	return c->pe;
+}
+
+static inline const uint16_t *cents(const struct chunk *c)
+{
+	return c->pe;
+}
+
+/* The slot holding @key, or the empty slot where it would go. */
+static inline struct slot *probe(const struct nvl_vm_pt_record *rec, uint64_t key)
+{
+	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
+
+	while (rec->slots[i].c && rec->slots[i].key != key)
+		i = (i + 1) & mask;
+	return &rec->slots[i];
+}
+
+/* The slot of @key (its chunk NULL if none); the last one is tried first. */
+static inline struct slot *find_slot(struct nvl_vm_pt_record *rec, uint64_t key)
+{
+	struct slot *sl = rec->last;
+
+	if (sl->key == key)
+		return sl;
+	sl = probe(rec, key);
+	if (sl->c)
+		rec->last = sl;
+	return sl;
+}
+
+static inline struct chunk *find(struct nvl_vm_pt_record *rec, uint64_t key)
+{
+	return find_slot(rec, key)->c;
+}
+
+/* What page @i of @c holds (an entry value). */
+static inline uint16_t page_get(const struct chunk *c, uint32_t i)
+{
+	uint16_t v = c->big[i >> BLK_SHIFT];
+
+	return v == E_SPLIT ? cents(c)[i] : v;
+}
+
+static inline bool desc_same(const struct desc *a, const struct desc *b)
+{
+	return a->obj == b->obj && a->delta == b->delta &&
+	       a->flags == b->flags && a->page_shift == b->page_shift;
+}
+
+/* Entries @a and @b record the same state (at contiguous offsets). */
+static inline bool ent_same(const struct chunk *c, uint16_t a, uint16_t b)
+{
+	return a == b || (a >= E_DESC && b >= E_DESC &&
+			  desc_same(&c->d[a - E_DESC], &c->d[b - E_DESC]));
+}
+
+#endif /* NVL_VM_PT_RECORD_INTERNAL_H */

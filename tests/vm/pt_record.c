@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: pt_record
+ * Description: the recording page-table backend on its own, against a
+ * page-by-page model: block entries and split blocks, descriptors shared
+ * and reused, chunks with and without page entries, freed chunks coming
+ * back all-invalid, and the GPUVM-bug check (stats.errors) of a write that
+ * would split a block its get() did not ask page entries for (issue 19).
+ */
+#include <string.h>
+
+#include "t.h"
+#include "vm/pt_record.h"
+
+#define PG 4096ull
+#define CHUNK (512 * PG)
+#define BASE (7 * CHUNK) /* a few chunks in, to test keys */
+#define NPAGES (3 * 512)
+#define MAXMAP 64
+
+/* fake BOs: the record stores the pointers and never follows them */
+static char objs[3];
+#define OBJ(i) ((struct nvl_gem_object *)(void *)&objs[i])
+
+static const struct nvl_vm_pt_ops *ops = &nvl_vm_pt_record_ops;
+
+struct mpage {
+	enum nvl_vm_pt_state state;
+	struct nvl_gem_object *obj;
+	uint64_t off;
+	uint32_t flags;
+	unsigned int shift;
+};
+
+struct mmap_ {
+	uint64_t a, n; /* pages */
+	unsigned int shift;
+};
+
+struct model {
+	struct nvl_vm_pt_record *rec;
+	struct mpage p[NPAGES];
+	struct mmap_ m[MAXMAP];
+	int nm;
+	bool sparse; /* a region covers the window */
+	uint64_t rng;
+};
+
+static uint64_t rnd(struct model *m, uint64_t n)
+{
+	m->rng ^= m->rng << 13;
+	m->rng ^= m->rng >> 7;
+	m->rng ^= m->rng << 17;
+	return m->rng % n;
+}
+
+static void check(struct model *m)
+{
+	struct nvl_vm_pt_record_stats st;
+
+	for (uint64_t i = 0; i < NPAGES;) {
+		uint64_t start = BASE + i * PG;
+		struct nvl_vm_pt_page q;
+		uint64_t end = nvl_vm_pt_record_query_span(m->rec, start, &q);
+
+		assert_true(end > start);
+		/* every page of the span is what the model says, and what
+		 * the span's first page says, at contiguous offsets */
+		for (uint64_t a = start; a < end && i < NPAGES; a += PG, i++) {
+			const struct mpage *e = &m->p[i];
+			struct nvl_vm_pt_page one;
+
+			nvl_vm_pt_record_query(m->rec, a, &one);
+			assert_int_equal(one.state, e->state);
+			assert_int_equal(q.state, one.state);
+			if (e->state != NVL_VM_PT_MAPPED)
+				continue;
+			assert_ptr_equal(one.obj, e->obj);
+			assert_int_equal(one.bo_offset, e->off);
+			assert_int_equal(one.flags, e->flags);
+			assert_int_equal(one.page_shift, e->shift);
+			assert_ptr_equal(q.obj, one.obj);
+			assert_int_equal(q.flags, one.flags);
+			if (one.obj)
+				assert_int_equal(q.bo_offset + (a - start),
+						 one.bo_offset);
+		}
+	}
+	nvl_vm_pt_record_stats(m->rec, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.refs, (uint64_t)m->nm + m->sparse);
+}
+
+static void set_pages(struct model *m, uint64_t a, uint64_t n,
+		      enum nvl_vm_pt_state s, struct nvl_gem_object *obj,
+		      uint64_t off, uint32_t flags, unsigned int shift)
+{
+	for (uint64_t i = 0; i < n; i++)
+		m->p[a + i] = (struct mpage){s, obj, obj ? off + i * PG : 0,
+					     flags, shift};
+}
+
+static bool overlaps(const struct model *m, uint64_t a, uint64_t n)
+{
+	for (int i = 0; i < m->nm; i++)
+		if (a < m->m[i].a + m->m[i].n && m->m[i].a < a + n)
+			return true;
+	return false;
+}
+
+/* a new mapping: 4 KiB pages anywhere, or 64 KiB tiles (whole blocks) */
+static void op_map(struct model *m)
+{
+	bool tile = rnd(m, 2);
+	uint64_t n = tile ? 16 * (1 + rnd(m, 3)) : 1 + rnd(m, 40);
+	uint64_t a = tile ? 16 * rnd(m, (NPAGES - n) / 16) : rnd(m, NPAGES - n);
+	struct nvl_gem_object *obj = rnd(m, 4) ? OBJ(rnd(m, 2)) : NULL;
+	uint64_t off = obj ? rnd(m, 1000) * PG : 0;
+	uint32_t flags =
+		obj ? (uint32_t)rnd(m, 2) * NVL_VM_PT_READONLY : NVL_VM_PT_NULL;
+
+	if (m->nm == MAXMAP || overlaps(m, a, n))
+		return;
+	assert_int_equal(ops->get(m->rec, BASE + a * PG, n * PG, 12), 0);
+	ops->map(m->rec, BASE + a * PG, n * PG, 12, obj, off, flags);
+	set_pages(m, a, n, NVL_VM_PT_MAPPED, obj, off, flags, 12);
+	m->m[m->nm++] = (struct mmap_){a, n, 12};
+}
+
+/*
+ * Unmap a mapping whole, or punch a hole in it as a REMAP does: the pieces
+ * left get their own references first, the hole is unmapped, then the old
+ * mapping's references go.
+ */
+static void op_unmap(struct model *m)
+{
+	int k;
+	struct mmap_ o;
+	uint64_t h, hn;
+	enum nvl_vm_pt_state to =
+		m->sparse ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID;
+
+	if (!m->nm)
+		return;
+	k = (int)rnd(m, (uint64_t)m->nm);
+	o = m->m[k];
+	h = rnd(m, 2) ? o.a : o.a + rnd(m, o.n);
+	hn = 1 + rnd(m, o.a + o.n - h);
+	if (m->nm == MAXMAP) { /* no room for two pieces: all of it */
+		h = o.a;
+		hn = o.n;
+	}
+	m->m[k] = m->m[--m->nm];
+	if (h > o.a) {
+		assert_int_equal(
+			ops->get(m->rec, BASE + o.a * PG, (h - o.a) * PG, 12),
+			0);
+		m->m[m->nm++] = (struct mmap_){o.a, h - o.a, 12};
+	}
+	if (h + hn < o.a + o.n) {
+		assert_int_equal(ops->get(m->rec, BASE + (h + hn) * PG,
+					  (o.a + o.n - h - hn) * PG, 12),
+				 0);
+		m->m[m->nm++] = (struct mmap_){h + hn, o.a + o.n - h - hn, 12};
+	}
+	ops->unmap(m->rec, BASE + h * PG, hn * PG, 12, m->sparse);
+	ops->flush(m->rec, BASE + h * PG, hn * PG);
+	ops->put(m->rec, BASE + o.a * PG, o.n * PG, o.shift);
+	set_pages(m, h, hn, to, NULL, 0, 0, 0);
+}
+
+/* a fault's or a moved BO's rewrite of a mapped page: same content */
+static void op_rewrite(struct model *m)
+{
+	const struct mmap_ *o;
+	const struct mpage *e;
+	uint64_t i;
+
+	if (!m->nm)
+		return;
+	o = &m->m[rnd(m, (uint64_t)m->nm)];
+	i = o->a + rnd(m, o->n);
+	e = &m->p[i];
+	ops->map(m->rec, BASE + i * PG, PG, e->shift, e->obj, e->off, e->flags);
+}
+
+static void region(struct model *m, bool on)
+{
+	if (on) {
+		assert_int_equal(ops->get_region(m->rec, BASE, NPAGES * PG), 0);
+		ops->sparse(m->rec, BASE, NPAGES * PG, true);
+	} else {
+		ops->sparse(m->rec, BASE, NPAGES * PG, false);
+		ops->put_region(m->rec, BASE, NPAGES * PG);
+	}
+	m->sparse = on;
+	set_pages(m, 0, NPAGES, on ? NVL_VM_PT_SPARSE : NVL_VM_PT_INVALID, NULL,
+		  0, 0, 0);
+}
+
+static void random_ops_match_a_page_model(void **state)
+{
+	static struct model m;
+	struct nvl_vm_pt_record_stats st;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		memset(&m, 0, sizeof(m));
+		m.rng = seed * 0x9e3779b97f4a7c15ull;
+		assert_int_equal(nvl_vm_pt_record_create(&m.rec), 0);
+		if (seed & 1)
+			region(&m, true);
+		for (int i = 0; i < 3000; i++) {
+			uint64_t k = rnd(&m, 10);
+
+			if (k < 5)
+				op_map(&m);
+			else if (k < 9)
+				op_unmap(&m);
+			else
+				op_rewrite(&m);
+			if (i % 50 == 0)
+				check(&m);
+		}
+		check(&m);
+		while (m.nm) {
+			struct mmap_ o = m.m[--m.nm];
+
+			ops->unmap(m.rec, BASE + o.a * PG, o.n * PG, 12,
+				   m.sparse);
+			ops->put(m.rec, BASE + o.a * PG, o.n * PG, 12);
+			set_pages(&m, o.a, o.n,
+				  m.sparse ? NVL_VM_PT_SPARSE
+					   : NVL_VM_PT_INVALID,
+				  NULL, 0, 0, 0);
+		}
+		check(&m);
+		if (m.sparse)
+			region(&m, false);
+		nvl_vm_pt_record_stats(m.rec, &st);
+		assert_int_equal(st.refs, 0);
+		assert_int_equal(st.runs, 0);
+		assert_int_equal(st.errors, 0);
+		nvl_vm_pt_record_destroy(m.rec);
+	}
+}
+
+static void count_run(uint64_t va, uint64_t range,
+		      const struct nvl_vm_pt_page *p, void *arg)
+{
+	(void)va, (void)range, (void)p;
+	++*(int *)arg;
+}
+
+/* the same pages reached two ways: one hash, one run */
+static void hash_and_runs_follow_the_state(void **state)
+{
+	struct nvl_vm_pt_record *a, *b;
+	struct nvl_vm_pt_record_stats sa, sb;
+	int ra = 0, rb = 0;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&a), 0);
+	assert_int_equal(nvl_vm_pt_record_create(&b), 0);
+	assert_int_equal(ops->get(a, BASE, 48 * PG, 12), 0);
+	assert_int_equal(ops->get(b, BASE, 48 * PG, 12), 0);
+	/* a: three writes, one of another BO overwritten; b: one */
+	ops->map(a, BASE + 16 * PG, 32 * PG, 12, OBJ(1), 0, 0);
+	ops->map(a, BASE, 16 * PG, 12, OBJ(0), 100 * PG, 0);
+	ops->map(a, BASE + 16 * PG, 32 * PG, 12, OBJ(0), 116 * PG, 0);
+	ops->map(b, BASE, 48 * PG, 12, OBJ(0), 100 * PG, 0);
+	assert_int_equal(nvl_vm_pt_record_hash(a), nvl_vm_pt_record_hash(b));
+	nvl_vm_pt_record_stats(a, &sa);
+	nvl_vm_pt_record_stats(b, &sb);
+	assert_int_equal(sa.runs, 1);
+	assert_int_equal(sb.runs, 1);
+	nvl_vm_pt_record_for_each(a, count_run, &ra);
+	nvl_vm_pt_record_for_each(b, count_run, &rb);
+	assert_int_equal(ra, 1);
+	assert_int_equal(rb, 1);
+	/* a page of another BO in the middle: three runs, another hash */
+	ops->map(b, BASE + 20 * PG, PG, 12, OBJ(1), 0, 0);
+	assert_int_not_equal(nvl_vm_pt_record_hash(a),
+			     nvl_vm_pt_record_hash(b));
+	nvl_vm_pt_record_stats(b, &sb);
+	assert_int_equal(sb.runs, 3);
+	ops->unmap(a, BASE, 48 * PG, 12, false);
+	ops->unmap(b, BASE, 48 * PG, 12, false);
+	ops->put(a, BASE, 48 * PG, 12);
+	ops->put(b, BASE, 48 * PG, 12);
+	nvl_vm_pt_record_stats(b, &sb);
+	assert_int_equal(sb.errors, 0);
+	assert_int_equal(sb.runs, 0);
+	nvl_vm_pt_record_destroy(a);
+	nvl_vm_pt_record_destroy(b);
+}
+
+/*
+ * A region's chunks have no page entries (their get_region() was of whole
+ * blocks): a write of part of a block with something new is a GPUVM bug,
+ * counted and not done; with a get() of that page first it is done.
+ */
+static void a_split_needs_a_get_that_asked_for_it(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	ops->sparse(r, BASE, CHUNK, true);
+	/* a tile: whole blocks, fine without page entries */
+	assert_int_equal(ops->get(r, BASE + 64 * PG, 16 * PG, 16), 0);
+	ops->map(r, BASE + 64 * PG, 16 * PG, 16, OBJ(0), 0, 0);
+	/* the same content again over one page of it: nothing to split */
+	ops->map(r, BASE + 70 * PG, PG, 16, OBJ(0), 6 * PG, 0);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	/* one page of something else without a get() asking for it */
+	ops->map(r, BASE + 3 * PG, PG, 12, OBJ(1), 0, 0);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 1);
+	nvl_vm_pt_record_query(r, BASE + 3 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_SPARSE);
+	/* with one: mapped, its neighbours still sparse */
+	assert_int_equal(ops->get(r, BASE + 3 * PG, PG, 12), 0);
+	ops->map(r, BASE + 3 * PG, PG, 12, OBJ(1), 0, 0);
+	nvl_vm_pt_record_query(r, BASE + 3 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_ptr_equal(p.obj, OBJ(1));
+	nvl_vm_pt_record_query(r, BASE + 2 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_SPARSE);
+	nvl_vm_pt_record_query(r, BASE + 4 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_SPARSE);
+	nvl_vm_pt_record_query(r, BASE + 79 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_int_equal(p.bo_offset, 15 * PG);
+	nvl_vm_pt_record_destroy(r);
+}
+
+/* a chunk freed with its last put comes back all-invalid for another key */
+static void freed_chunks_come_back_invalid(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_page p;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get(r, BASE, CHUNK, 12), 0);
+	ops->map(r, BASE, CHUNK, 12, OBJ(0), 0, 0);
+	ops->unmap(r, BASE + 5 * PG, 3 * PG, 12, false);
+	ops->unmap(r, BASE, CHUNK, 12, false);
+	ops->put(r, BASE, CHUNK, 12);
+	assert_int_equal(ops->get(r, BASE + 4 * CHUNK, PG, 12), 0);
+	for (uint64_t a = 0; a < CHUNK; a += PG) {
+		nvl_vm_pt_record_query(r, BASE + 4 * CHUNK + a, &p);
+		assert_int_equal(p.state, NVL_VM_PT_INVALID);
+	}
+	/* one span: the whole chunk */
+	assert_int_equal(nvl_vm_pt_record_query_span(r, BASE + 4 * CHUNK, &p),
+			 BASE + 5 * CHUNK);
+	ops->put(r, BASE + 4 * CHUNK, PG, 12);
+	nvl_vm_pt_record_destroy(r);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(random_ops_match_a_page_model),
+	cmocka_unit_test(hash_and_runs_follow_the_state),
+	cmocka_unit_test(a_split_needs_a_get_that_asked_for_it),
+	cmocka_unit_test(freed_chunks_come_back_invalid),
+};
+
+T_MAIN(tests)
