@@ -48,8 +48,8 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 				 "mapping",
 				 g->name, (unsigned long long)addr);
 	}
-	if (va->flags & NVL_GPUVA_READONLY)
-		flags |= NVL_VM_PT_READONLY;
+	/* the mapping's flags, as its bind would have written them */
+	flags = nvl_gpuva_pt_flags(va);
 	size = 1ull << va->page_shift;
 	page = addr & ~(size - 1);
 	held = nvl_gpuvm_pt_hold(g);

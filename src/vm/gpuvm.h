@@ -98,6 +98,24 @@ static inline uint64_t nvl_gpuva_end(const struct nvl_gpuva *va)
 
 struct nvl_gem_object *nvl_gpuva_obj(const struct nvl_gpuva *va);
 
+/**
+ * nvl_gpuva_pt_flags() - the page-table flags (NVL_VM_PT_*) that @va's
+ * mapping flags ask for: one translation for every writer of its PTEs
+ * (a bind's commit, revalidation, a replayable fault's service).
+ */
+static inline uint32_t nvl_gpuva_pt_flags(const struct nvl_gpuva *va)
+{
+	uint32_t f = 0;
+
+	if (va->flags & NVL_GPUVA_READONLY)
+		f |= NVL_VM_PT_READONLY;
+	if (va->flags & NVL_GPUVA_NULL)
+		f |= NVL_VM_PT_NULL;
+	if (va->flags & NVL_GPUVA_NOATOMIC)
+		f |= NVL_VM_PT_NOATOMIC;
+	return f;
+}
+
 /** struct nvl_gpuvm_region - a sparse region (Nouveau semantics). */
 struct nvl_gpuvm_region {
 	/** @node: [start, last] of the region */

@@ -163,7 +163,8 @@ static inline const uint16_t *cents(const struct chunk *c)
 }
 
 /* The slot holding @key, or the empty slot where it would go. */
-static inline struct slot *probe(const struct nvl_vm_pt_record *rec, uint64_t key)
+static inline struct slot *probe(const struct nvl_vm_pt_record *rec,
+				 uint64_t key)
 {
 	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
 

@@ -345,12 +345,7 @@ static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 	if (va) {
 		c->obj = nvl_gpuva_obj(va);
 		c->bo_offset = va->bo_offset;
-		if (va->flags & NVL_GPUVA_READONLY)
-			c->flags |= NVL_VM_PT_READONLY;
-		if (va->flags & NVL_GPUVA_NULL)
-			c->flags |= NVL_VM_PT_NULL;
-		if (va->flags & NVL_GPUVA_NOATOMIC)
-			c->flags |= NVL_VM_PT_NOATOMIC;
+		c->flags |= nvl_gpuva_pt_flags(va);
 	}
 	if (addr < txn->flush_lo)
 		txn->flush_lo = addr;

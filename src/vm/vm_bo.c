@@ -330,10 +330,7 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 			*pending = true;
 			continue;
 		}
-		if (va->flags & NVL_GPUVA_READONLY)
-			flags |= NVL_VM_PT_READONLY;
-		if (va->flags & NVL_GPUVA_NOATOMIC)
-			flags |= NVL_VM_PT_NOATOMIC;
+		flags |= nvl_gpuva_pt_flags(va);
 		vm->pt->map(vm->pt_priv, nvl_gpuva_addr(va),
 			    nvl_gpuva_range(va), va->page_shift, vm_bo->obj,
 			    va->bo_offset, flags);

@@ -163,6 +163,59 @@ static void map_unmap_through_handles_writes_page_tables(void **state_)
 	env_fini(&e);
 }
 
+/*
+ * A lazily bound page written by the replayable-fault service carries the
+ * mapping's flags, as a bind's commit would have written them: NO_ATOMIC
+ * (the PTE's ATOMIC_DISABLE / PCF NO_ATOMIC) and READONLY are not dropped.
+ */
+static void fault_service_writes_the_mappings_flags(void **state_)
+{
+	struct nvl_vm_create_args a = {.end = 16 * GiB,
+				       .flags = NVL_VM_CREATE_FAULTABLE};
+	static const uint32_t fl[] = {
+		NVL_VM_BIND_NO_ATOMIC,
+		NVL_VM_BIND_READONLY,
+		0,
+	};
+	static const uint32_t want[] = {
+		NVL_VM_PT_NOATOMIC,
+		NVL_VM_PT_READONLY,
+		0,
+	};
+	struct nvl_vm_bind_op op;
+	struct nvl_vm_pt_page p;
+	struct env e;
+	uint32_t vm;
+	struct nvl_vm *v;
+
+	(void)state_;
+	env_init(&e);
+	assert_int_equal(nvl_vm_create(e.c, &a, &vm), 0);
+	v = nvl_vm_lookup(e.c, vm);
+	assert_non_null(v);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(fl); i++) {
+		uint64_t va = GiB * (i + 1), page, size;
+
+		op = map_op(e.bo, va, 2 * MiB, 0);
+		op.flags = NVL_VM_BIND_LAZY | fl[i];
+		assert_int_equal(
+			nvl_vm_bind(e.c, vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			0);
+		nvl_vm_pt_record_query(v->rec, va + 8192, &p);
+		assert_int_equal(p.state, NVL_VM_PT_INVALID);
+		assert_int_equal(
+			nvl_vm_fault_map(v, va + 8192, false, &page, &size), 0);
+		nvl_vm_pt_record_query(v->rec, va + 8192, &p);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_int_equal(p.bo_offset, 8192);
+		assert_int_equal(
+			p.flags & (NVL_VM_PT_NOATOMIC | NVL_VM_PT_READONLY),
+			want[i]);
+	}
+	nvl_vm_put(v);
+	env_fini(&e);
+}
+
 static void bad_input_is_rejected_and_changes_nothing(void **state_)
 {
 	struct env e;
@@ -1746,6 +1799,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(teardown_cancels_binds_blocked_forever),
 	cmocka_unit_test(concurrent_binds_on_separate_queues),
 	cmocka_unit_test(map_unmap_through_handles_writes_page_tables),
+	cmocka_unit_test(fault_service_writes_the_mappings_flags),
 	cmocka_unit_test(bad_input_is_rejected_and_changes_nothing),
 	cmocka_unit_test(allocation_failure_anywhere_leaves_vm_unchanged),
 	cmocka_unit_test(async_allocation_failure_anywhere_leaves_vm_unchanged),
