@@ -117,6 +117,9 @@ struct nvl_gsp {
 	_Atomic int64_t wake_cost_ns;
 	/* until then, waiting callers sleep without yielding first */
 	_Atomic int64_t yield_cool_until;
+	/* yielding waits since the last lost CPU, losses in a row
+	 * (rpc.c: yield_lost()) */
+	_Atomic unsigned yield_streak, yield_losses;
 	uint64_t yield_waits; /* waits that yielded (statistics; rx_lock) */
 	bool yield_always; /* tests: yield whatever wake-ups cost, no cool-down */
 	int64_t spin_ns;

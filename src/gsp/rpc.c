@@ -135,10 +135,14 @@
  * wake-up; after YIELD_MAX_NS the caller turns its word to WORD_SLEEPING
  * (compare-and-swap: a completion may come first) and sleeps. A yield that
  * came back after NVL_POLL_LOST_CPU_NS lost the CPU to another program:
- * no yielding until nvl_poll_lost_cpu_until().
+ * no yielding for a while (yield_lost()).
  */
 #define WAKE_DEAR_NS NVL_IDLE_POLL_WAKE_NS
 #define YIELD_MAX_NS 200000
+/* see yield_lost() */
+#define YIELD_STREAK 256u
+#define YIELD_LOSS_SHIFT_MAX 5u
+#define YIELD_COOL_MAX_NS (2 * NVL_NSEC_PER_SEC)
 
 static uint32_t wake_bit(const struct nvl_gsp_async *w)
 {
@@ -1092,6 +1096,32 @@ static bool yield_ok(struct nvl_gsp *gsp)
 }
 
 /*
+ * A yield lost its CPU for @gap_ns to another program's time slice: no
+ * yielding until nvl_poll_lost_cpu_until(), twice as long for each loss that
+ * came within YIELD_STREAK yielding waits of the previous one (a busy
+ * machine: each try costs a caller a slice), at most YIELD_COOL_MAX_NS;
+ * an idle machine's rare stall of its virtual CPU for the host only
+ * pauses the yields for a moment. No lock held: the counts are hints.
+ */
+static void yield_lost(struct nvl_gsp *gsp, int64_t now, int64_t gap_ns)
+{
+	unsigned losses =
+		atomic_load_explicit(&gsp->yield_losses, memory_order_relaxed);
+	int64_t cool;
+
+	if (atomic_exchange_explicit(&gsp->yield_streak, 0,
+				     memory_order_relaxed) >= YIELD_STREAK)
+		losses = 0;
+	if (losses < YIELD_LOSS_SHIFT_MAX)
+		losses++;
+	atomic_store_explicit(&gsp->yield_losses, losses, memory_order_relaxed);
+	cool = (nvl_poll_lost_cpu_until(now, gap_ns) - now) << (losses - 1);
+	atomic_store_explicit(&gsp->yield_cool_until,
+			      now + NVL_MIN(cool, YIELD_COOL_MAX_NS),
+			      memory_order_relaxed);
+}
+
+/*
  * Yield the CPU until @w's word leaves WORD_YIELDING, for at most
  * YIELD_MAX_NS, no lock held. True when it left it (done or kicked);
  * false when the word is WORD_SLEEPING now: sleep.
@@ -1110,11 +1140,7 @@ static bool yield_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		sched_yield();
 		now = nvl_time_ns();
 		if (now - before > NVL_POLL_LOST_CPU_NS) {
-			/* another program had this CPU for a slice */
-			atomic_store_explicit(
-				&gsp->yield_cool_until,
-				nvl_poll_lost_cpu_until(now, now - before),
-				memory_order_relaxed);
+			yield_lost(gsp, now, now - before);
 			break;
 		}
 	}
@@ -1207,7 +1233,11 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 			return -ETIMEDOUT;
 		}
 		yield = yield_ok(gsp);
-		gsp->yield_waits += yield;
+		if (yield) {
+			gsp->yield_waits++;
+			atomic_fetch_add_explicit(&gsp->yield_streak, 1,
+						  memory_order_relaxed);
+		}
 		if (sleep_on_word(gsp, w, deadline, yield)) {
 			*locked = false;
 			break;
