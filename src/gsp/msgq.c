@@ -330,7 +330,7 @@ static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
 		      uint32_t *wptr_out)
 {
 	uint32_t wptr = __atomic_load_n(cmd_wptr(q), __ATOMIC_RELAXED);
-	int64_t t0 = nvl_time_ns();
+	int64_t t0 = 0, now; /* the clock is read only once room is short */
 	unsigned spins = 0;
 
 	for (;;) {
@@ -346,7 +346,10 @@ static int wait_space(struct nvl_gsp_msgq *q, uint32_t pages, int64_t deadline,
 			*wptr_out = wptr;
 			return 0;
 		}
-		if (nvl_time_ns() >= deadline)
+		now = nvl_time_ns();
+		if (!t0)
+			t0 = now;
+		if (now >= deadline)
 			return nvl_error(-ETIMEDOUT,
 					 "gsp: cmdq full (%u slots needed) "
 					 "until the deadline",

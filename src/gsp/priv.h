@@ -110,6 +110,18 @@ struct nvl_gsp {
 	/* send-side counts (tx_lock), copied into st by nvl_gsp_get_stats() */
 	uint64_t tx_rpcs;
 	bool spin_ok; /* more than one CPU: spinning can help */
+	/* what waking a sleeping caller costs (rpc.c: wake_learn()): when
+	 * the last wake-up was sent (0: measured already), and a moving
+	 * average of the time to the first woken caller running */
+	_Atomic int64_t wake_stamp;
+	_Atomic int64_t wake_cost_ns;
+	/* until then, waiting callers sleep without yielding first */
+	_Atomic int64_t yield_cool_until;
+	/* yielding waits since the last lost CPU, losses in a row
+	 * (rpc.c: yield_lost()) */
+	_Atomic unsigned yield_streak, yield_losses;
+	uint64_t yield_waits; /* waits that yielded (statistics; rx_lock) */
+	bool yield_always; /* tests: yield whatever wake-ups cost, no cool-down */
 	int64_t spin_ns;
 	unsigned spin_cool; /* waits left that sleep without spinning */
 	unsigned spin_busy; /* spins in a row cut short by another thread */

@@ -20,7 +20,9 @@
  * waiters when it looks for it). Each waiting caller sleeps on its own
  * word (WORD_*), not on a condition: the drain that completes its call
  * sets the word after the reply is in place, and the caller returns
- * without taking rx_lock again.
+ * without taking rx_lock again. With more calls in flight than CPUs, and
+ * while wake-ups are dear, a waiting caller yields its CPU for a while
+ * before it sleeps (yield_on_word()): its completion then wakes no one.
  *
  * Direct handlers (nvl_gsp_event_register_direct(): MMU_FAULT_QUEUED, whose
  * kill must not wait behind the event thread) are not queued: their event
@@ -119,6 +121,28 @@
 #define WORD_SLEEPING 1u
 #define WORD_KICK 2u
 #define WORD_DONE 3u
+#define WORD_YIELDING 4u
+
+/*
+ * With more callers than CPUs, a waiting caller may yield its CPU in a loop
+ * instead of sleeping (yield_on_word()), so that a completed caller runs
+ * again with no wake-up: but only while wake-ups are dear (the first caller
+ * woken after a wake-up ran WAKE_DEAR_NS or more after it was sent, moving
+ * average: a halted virtual CPU on an idle machine; with busy CPUs a
+ * wake-up costs 1-3 us, and a yield to another program's thread gives it
+ * the CPU for its time slice). WORD_YIELDING says so: its completer sets
+ * WORD_DONE and wakes no one, an interrupt marks it WORD_KICK with no
+ * wake-up; after YIELD_MAX_NS the caller turns its word to WORD_SLEEPING
+ * (compare-and-swap: a completion may come first) and sleeps. A yield that
+ * came back after NVL_POLL_LOST_CPU_NS lost the CPU to another program:
+ * no yielding for a while (yield_lost()).
+ */
+#define WAKE_DEAR_NS NVL_IDLE_POLL_WAKE_NS
+#define YIELD_MAX_NS 200000
+/* see yield_lost() */
+#define YIELD_STREAK 256u
+#define YIELD_LOSS_SHIFT_MAX 5u
+#define YIELD_COOL_MAX_NS (2 * NVL_NSEC_PER_SEC)
 
 static uint32_t wake_bit(const struct nvl_gsp_async *w)
 {
@@ -130,6 +154,9 @@ static void wake_bits(struct nvl_gsp *gsp, uint32_t bits)
 {
 	if (!bits)
 		return;
+	/* what the wake-up costs is measured by the first caller it wakes */
+	atomic_store_explicit(&gsp->wake_stamp, nvl_time_ns(),
+			      memory_order_relaxed);
 	atomic_fetch_add(&gsp->wake_seq, 1);
 	nvl_futex_wake_bits(&gsp->wake_seq, INT_MAX, bits);
 }
@@ -238,6 +265,11 @@ static bool pick_drainer(struct nvl_gsp *gsp, uint32_t *kick)
 		if (!w->waiting)
 			continue;
 		v = atomic_load_explicit(&w->word, memory_order_relaxed);
+		/* a yielding caller sees the kick at its next look: no
+		 * wake-up (it may turn to sleeping meanwhile: then woken) */
+		if (v == WORD_YIELDING &&
+		    atomic_compare_exchange_strong(&w->word, &v, WORD_KICK))
+			return true;
 		if (v == WORD_KICK)
 			return true;
 		if (v == WORD_SLEEPING) {
@@ -342,8 +374,10 @@ static uint32_t set_done(struct nvl_gsp_async *w)
 {
 	/* read before the store: after it @w may be gone (reused) */
 	uint32_t bit = wake_bit(w);
+	uint32_t old = atomic_exchange(&w->word, WORD_DONE);
 
-	if (atomic_exchange(&w->word, WORD_DONE) != WORD_PENDING)
+	/* a yielding caller sees the store at its next look */
+	if (old != WORD_PENDING && old != WORD_YIELDING)
 		return bit;
 	return 0;
 }
@@ -1018,29 +1052,134 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 }
 
 /*
+ * A sleeping caller was woken: the first one after a wake-up records what
+ * it cost, from the waker's time stamp (a stamp older than SPIN_MAX_NS was
+ * meant for an earlier sleep and is not counted).
+ */
+static void wake_learn(struct nvl_gsp *gsp)
+{
+	int64_t t = atomic_exchange_explicit(&gsp->wake_stamp, 0,
+					     memory_order_relaxed);
+	int64_t d, avg;
+
+	if (!t)
+		return;
+	d = nvl_time_ns() - t;
+	if (d < 0 || d > SPIN_MAX_NS)
+		return;
+	avg = atomic_load_explicit(&gsp->wake_cost_ns, memory_order_relaxed);
+	atomic_store_explicit(&gsp->wake_cost_ns, avg + (d - avg) / 4,
+			      memory_order_relaxed);
+}
+
+/*
+ * May a waiting caller yield its CPU instead of sleeping? Only while several
+ * calls are in flight (one call's caller and the firmware's thread have a
+ * CPU each: the spin) and wake-ups are dear. rx_lock held.
+ */
+static bool yield_ok(struct nvl_gsp *gsp)
+{
+	int64_t cool;
+
+	if (!gsp->spin_ok ||
+	    (gsp->active_waiters < 2 &&
+	     atomic_load_explicit(&gsp->calls, memory_order_relaxed) < 2))
+		return false;
+	if (gsp->yield_always)
+		return true;
+	if (atomic_load_explicit(&gsp->wake_cost_ns, memory_order_relaxed) <
+	    WAKE_DEAR_NS)
+		return false;
+	cool = atomic_load_explicit(&gsp->yield_cool_until,
+				    memory_order_relaxed);
+	return !cool || nvl_time_ns() >= cool;
+}
+
+/*
+ * A yield lost its CPU for @gap_ns to another program's time slice: no
+ * yielding until nvl_poll_lost_cpu_until(), twice as long for each loss that
+ * came within YIELD_STREAK yielding waits of the previous one (a busy
+ * machine: each try costs a caller a slice), at most YIELD_COOL_MAX_NS;
+ * an idle machine's rare stall of its virtual CPU for the host only
+ * pauses the yields for a moment. No lock held: the counts are hints.
+ */
+static void yield_lost(struct nvl_gsp *gsp, int64_t now, int64_t gap_ns)
+{
+	unsigned losses =
+		atomic_load_explicit(&gsp->yield_losses, memory_order_relaxed);
+	int64_t cool;
+
+	if (atomic_exchange_explicit(&gsp->yield_streak, 0,
+				     memory_order_relaxed) >= YIELD_STREAK)
+		losses = 0;
+	if (losses < YIELD_LOSS_SHIFT_MAX)
+		losses++;
+	atomic_store_explicit(&gsp->yield_losses, losses, memory_order_relaxed);
+	cool = (nvl_poll_lost_cpu_until(now, gap_ns) - now) << (losses - 1);
+	atomic_store_explicit(&gsp->yield_cool_until,
+			      now + NVL_MIN(cool, YIELD_COOL_MAX_NS),
+			      memory_order_relaxed);
+}
+
+/*
+ * Yield the CPU until @w's word leaves WORD_YIELDING, for at most
+ * YIELD_MAX_NS, no lock held. True when it left it (done or kicked);
+ * false when the word is WORD_SLEEPING now: sleep.
+ */
+static bool yield_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
+			  int64_t deadline)
+{
+	int64_t t0 = nvl_time_ns(), now = t0, before;
+	uint32_t v;
+
+	while (atomic_load(&w->word) == WORD_YIELDING) {
+		if (now - t0 >= YIELD_MAX_NS || now >= deadline ||
+		    atomic_load(&gsp->dead))
+			break;
+		before = now;
+		sched_yield();
+		now = nvl_time_ns();
+		if (now - before > NVL_POLL_LOST_CPU_NS) {
+			yield_lost(gsp, now, now - before);
+			break;
+		}
+	}
+	v = WORD_YIELDING;
+	return !atomic_compare_exchange_strong(&w->word, &v, WORD_SLEEPING);
+}
+
+/*
  * Sleep until @w's call is done or the interrupt asks this caller to drain,
- * rx_lock held on entry and dropped. Returns true when the call is done
- * (rx_lock not taken back: the completer wrote everything before it set
- * the word), false with rx_lock held again.
+ * rx_lock held on entry and dropped; with @yield, yield the CPU first
+ * (yield_on_word()). Returns true when the call is done (rx_lock not taken
+ * back: the completer wrote everything before it set the word), false with
+ * rx_lock held again.
  */
 static bool sleep_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
-			  int64_t deadline)
+			  int64_t deadline, bool yield)
 {
 	uint32_t bit = wake_bit(w);
 
-	atomic_store_explicit(&w->word, WORD_SLEEPING, memory_order_relaxed);
+	atomic_store_explicit(&w->word, yield ? WORD_YIELDING : WORD_SLEEPING,
+			      memory_order_relaxed);
 	pthread_mutex_unlock(&gsp->rx_lock);
+	if (yield && yield_on_word(gsp, w, deadline))
+		goto moved;
 	/* until the word changes: another caller's wake-up (a shared bit)
 	 * or a bumped wake_seq is no reason to take rx_lock again */
 	for (;;) {
 		uint32_t seq = atomic_load(&gsp->wake_seq);
+		int r;
 
 		if (atomic_load(&w->word) != WORD_SLEEPING)
 			break;
-		if (nvl_futex_wait_bits(&gsp->wake_seq, seq, deadline, bit) ==
-		    -ETIME)
+		r = nvl_futex_wait_bits(&gsp->wake_seq, seq, deadline, bit);
+		if (r == -ETIME)
 			break;
+		if (!r)
+			wake_learn(gsp);
 	}
+moved:
 	if (atomic_load_explicit(&w->word, memory_order_acquire) == WORD_DONE)
 		return true;
 	pthread_mutex_lock(&gsp->rx_lock);
@@ -1059,7 +1198,7 @@ static bool sleep_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		     int64_t deadline, bool *locked)
 {
-	bool spin = true;
+	bool spin = true, yield;
 	int64_t miss_t0 = 0;
 
 	*locked = true;
@@ -1093,7 +1232,13 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 				break;
 			return -ETIMEDOUT;
 		}
-		if (sleep_on_word(gsp, w, deadline)) {
+		yield = yield_ok(gsp);
+		if (yield) {
+			gsp->yield_waits++;
+			atomic_fetch_add_explicit(&gsp->yield_streak, 1,
+						  memory_order_relaxed);
+		}
+		if (sleep_on_word(gsp, w, deadline, yield)) {
 			*locked = false;
 			break;
 		}

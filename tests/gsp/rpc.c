@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/cpufree.h"
 #include "gsp/priv.h"
@@ -696,6 +697,48 @@ static void concurrent_callers_with_events(void **state)
 	kit_down(&k);
 }
 
+/*
+ * 8 callers that yield their CPUs while they wait (rpc.c: yield_on_word(),
+ * forced on: it is used only where wake-ups are dear): completions that
+ * wake no one, kicks of yielding callers, callers turning to sleep after
+ * the bound; every call completes in order, with events meanwhile.
+ */
+static void concurrent_callers_yielding(void **state)
+{
+	struct nvl_model_gsp_stats ms;
+	struct nvl_gsp_stats st;
+	struct evrec r = {0};
+	struct conc c[8];
+	pthread_t th[8];
+	struct tree t;
+	struct kit k;
+
+	kit_up(&k, "tiny");
+	make_tree(&k, &t);
+	reg_all(&k, &r);
+	pthread_mutex_lock(&k.gsp->rx_lock);
+	k.gsp->yield_always = true;
+	pthread_mutex_unlock(&k.gsp->rx_lock);
+	for (unsigned i = 0; i < 8; i++) {
+		c[i] = (struct conc){&k, t.sub, i};
+		assert_int_equal(
+			pthread_create(&th[i], NULL, conc_thread, &c[i]), 0);
+	}
+	emit_events(&k, 40);
+	for (unsigned i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	nvl_gsp_get_stats(k.gsp, &st);
+	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf], 40);
+	assert_int_equal(ms.seq_asserts, 0);
+	assert_int_equal(st.bad_msgs, 0);
+	/* on more than one CPU, waits with several calls in flight yielded */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		assert_true(k.gsp->yield_waits > 0);
+	kit_down(&k);
+}
+
 static void async_calls(void **state)
 {
 	struct nvl_gsp_async *a[10];
@@ -899,6 +942,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(direct_handler),
 		cmocka_unit_test(concurrent_callers),
 		cmocka_unit_test(concurrent_callers_with_events),
+		cmocka_unit_test(concurrent_callers_yielding),
 		cmocka_unit_test(async_calls),
 		cmocka_unit_test(create_alloc_failures),
 		cmocka_unit_test(rm_alloc_failures),

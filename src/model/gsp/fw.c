@@ -364,8 +364,8 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	uint32_t pages = (uint32_t)((head + len + PAGE - 1) / PAGE);
 	uint64_t tail = 0, x = 0;
 	bool staged = end <= FW_STAGE_MAX;
-	int64_t t0 = nvl_time_ns(), now;
-	int64_t deadline = t0 + NVL_NSEC_PER_SEC;
+	/* the clock is read only once room is short */
+	int64_t t0 = 0, now, deadline = 0;
 	uint32_t wptr = g->statq_wptr;
 
 	for (;;) {
@@ -374,6 +374,10 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		/* the driver must hear of what is there to make room */
 		flush_irq(g);
 		now = nvl_time_ns();
+		if (!t0) {
+			t0 = now;
+			deadline = t0 + NVL_NSEC_PER_SEC;
+		}
 		if (now > deadline || stopping(g)) {
 			nvl_fw_log(g, LOG_RM, "statq full: %s dropped",
 				   function >= 0x1000 ? "event" : "reply");
