@@ -53,6 +53,7 @@
 #include "sync/checker.h"
 #include "sync/fence.h"
 #include "sync/resv.h"
+#include "vm/pt_record.h"
 #include "vm/sm.h"
 #include "vm/vm_internal.h"
 
@@ -699,6 +700,25 @@ static bool one_ready(struct nvl_vm *vm)
 	       nvl_list_empty(&vm->pending);
 }
 
+/*
+ * VM lock held and one_ready(): until one_disown(), this thread is the only
+ * user of the VM's record (every other user holds the VM lock, and an async
+ * bind's commit, which does not, runs only while its job is on
+ * vm->pending), so its calls skip the record's lock: two locked
+ * instructions a bind (issue 19). Another backend locks as it does.
+ */
+static inline void one_own(struct nvl_vm *vm)
+{
+	if (vm->rec)
+		nvl_vm_pt_record_own(vm->rec);
+}
+
+static inline void one_disown(struct nvl_vm *vm)
+{
+	if (vm->rec)
+		nvl_vm_pt_record_disown(vm->rec);
+}
+
 /* VM lock held: build, prepare and apply @op; aborted on failure. */
 static int one_build(struct nvl_gpuvm *g, const struct nvl_vm_kop *op,
 		     struct nvl_gpuvm_txn *txn)
@@ -746,9 +766,11 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 		pthread_mutex_unlock(&g->lock);
 		return NVL_VM_BIND_GENERAL;
 	}
+	one_own(vm);
 	ret = one_build(g, op, &txn);
 	if (!ret)
 		ret = one_commit(vm, &txn);
+	one_disown(vm);
 	pthread_mutex_unlock(&g->lock);
 	return ret;
 }
@@ -781,11 +803,13 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
 		pthread_mutex_unlock(&g->lock);
 		return NVL_VM_BIND_GENERAL;
 	}
+	one_own(vm);
 	/* an abort drops what prepare took while the BO is still pinned */
 	ret = one_build(g, op, &txn);
 	nvl_client_unlock(client);
 	if (!ret)
 		ret = one_commit(vm, &txn);
+	one_disown(vm);
 	/* the last thing this call does with the VM */
 	pthread_mutex_unlock(&g->lock);
 	return ret;
