@@ -407,7 +407,7 @@ static void bind_free_job(struct nvl_sched_job *sjob)
 	struct nvl_gpuvm *g = vm->gpuvm;
 	bool held;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	if (!atomic_load(&job->committed)) {
 		/*
 		 * Cancelled without running (the VM is being torn down): the
@@ -416,7 +416,7 @@ static void bind_free_job(struct nvl_sched_job *sjob)
 		 */
 		job->cancelled = true;
 		atomic_store(&vm->dead, true);
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		nvl_sched_job_cleanup(sjob);
 		return;
 	}
@@ -426,7 +426,7 @@ static void bind_free_job(struct nvl_sched_job *sjob)
 	nvl_gpuvm_pt_release(g, held);
 	nvl_gpuvm_txn_finish(&job->txn);
 	nvl_list_del(&job->link);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	nvl_sched_job_cleanup(sjob);
 	nvl_free(job);
 }
@@ -576,9 +576,9 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		uint64_t lo = 0, hi = 0;
 		bool held;
 
-		pthread_mutex_lock(&g->lock);
+		nvl_flock_lock(&g->lock);
 		if (atomic_load(&vm->dead)) {
-			pthread_mutex_unlock(&g->lock);
+			nvl_flock_unlock(&g->lock);
 			return nvl_error(-ENOENT,
 					 "vm %s: unusable after a failed bind",
 					 g->name);
@@ -594,7 +594,7 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 		if (ret) {
 			nvl_gpuvm_txn_abort(&txn);
 			nvl_gpuvm_pt_release(g, held);
-			pthread_mutex_unlock(&g->lock);
+			nvl_flock_unlock(&g->lock);
 			return ret;
 		}
 		if (!nvl_list_empty(&vm->pending))
@@ -617,7 +617,7 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			nvl_gpuvm_txn_finish_pt(&txn);
 		nvl_gpuvm_pt_release(g, held);
 		nvl_gpuvm_txn_finish(&txn);
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		if (ret)
 			return nvl_error(ret, "vm %s: page-table update failed",
 					 g->name);
@@ -625,7 +625,7 @@ static int bind_sync(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			*done_out = nvl_fence_get_stub();
 		return 0;
 	wait:
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		ret = nvl_fence_wait(busy,
 				     time_left(&deadline, vm->sync_timeout_ns));
 		nvl_fence_put(busy);
@@ -761,9 +761,9 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	ret = one_needs_waits(op);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	if (!one_ready(vm)) {
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		return NVL_VM_BIND_GENERAL;
 	}
 	one_own(vm);
@@ -771,7 +771,7 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	return ret;
 }
 
@@ -797,10 +797,10 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
 			nvl_client_unlock(client);
 		return ret;
 	}
-	if (pthread_mutex_trylock(&g->lock))
+	if (!nvl_flock_trylock(&g->lock))
 		return NVL_VM_BIND_GENERAL;
 	if (!one_ready(vm)) {
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		return NVL_VM_BIND_GENERAL;
 	}
 	one_own(vm);
@@ -811,7 +811,7 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
 	/* the last thing this call does with the VM */
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	return ret;
 }
 
@@ -917,7 +917,7 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	ret = job_new(vm, q, waits, n_waits, &job);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	if (atomic_load(&vm->dead)) {
 		ret = nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
 				g->name);
@@ -959,7 +959,7 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	}
 	nvl_fence_put(q->last);
 	q->last = nvl_fence_get(done);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	if (done_out)
 		*done_out = done;
 	else
@@ -967,7 +967,7 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	return 0;
 
 err_unlock:
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	job_drop(job);
 	return ret;
 }

@@ -101,7 +101,7 @@ static uint64_t state(struct env *e)
 	uint64_t h = nvl_vm_pt_record_hash(e->v->rec);
 	struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&e->v->gpuvm->lock);
+	nvl_flock_lock(&e->v->gpuvm->lock);
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va))
 		h = h * 1000003 ^
@@ -109,7 +109,7 @@ static uint64_t state(struct env *e)
 		     va->bo_offset * 13 + va->flags +
 		     (uintptr_t)nvl_gpuva_obj(va));
 	h ^= nvl_itree_count(&e->v->gpuvm->regions) * 0x1234567;
-	pthread_mutex_unlock(&e->v->gpuvm->lock);
+	nvl_flock_unlock(&e->v->gpuvm->lock);
 	return h;
 }
 
@@ -896,7 +896,7 @@ static void concurrent_binds_on_separate_queues(void **state_)
 		assert_int_equal(w[i].ret, 0);
 	}
 	/* every bound tile has its second page punched out */
-	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_flock_lock(&e.v->gpuvm->lock);
 	for (struct nvl_gpuva *va = nvl_gpuvm_first_va(e.v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {
 		struct nvl_vm_pt_page p;
@@ -905,7 +905,7 @@ static void concurrent_binds_on_separate_queues(void **state_)
 		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
 		assert_int_equal(p.bo_offset, va->bo_offset);
 	}
-	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	nvl_flock_unlock(&e.v->gpuvm->lock);
 	for (int i = 0; i < 3; i++) {
 		page_is(&e, w[i].base + 4096, NVL_VM_PT_INVALID);
 		if (w[i].queue)
@@ -1158,7 +1158,7 @@ static void tree_matches_page_tables(struct env *e)
 {
 	struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&e->v->gpuvm->lock);
+	nvl_flock_lock(&e->v->gpuvm->lock);
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {
 		for (uint64_t a = nvl_gpuva_addr(va); a < nvl_gpuva_end(va);
@@ -1175,7 +1175,7 @@ static void tree_matches_page_tables(struct env *e)
 					(unsigned long long)a);
 		}
 	}
-	pthread_mutex_unlock(&e->v->gpuvm->lock);
+	nvl_flock_unlock(&e->v->gpuvm->lock);
 }
 
 /*
@@ -1461,9 +1461,9 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 	}
 	/* the last binds' fences signalled; their jobs may not be freed yet */
 	tree_matches_page_tables(&e);
-	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_flock_lock(&e.v->gpuvm->lock);
 	nvl_vm_pt_record_for_each(e.v->rec, run_in_tree, &rc);
-	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	nvl_flock_unlock(&e.v->gpuvm->lock);
 	assert_int_equal(rc.bad, 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(nvl_vm_bind_queue_destroy(e.c, w[i].queue), 0);
