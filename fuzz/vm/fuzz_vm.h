@@ -126,9 +126,9 @@ static inline void fuzz_vm_check(struct nvl_vm *v)
 	struct nvl_vm_pt_record_stats st;
 	uint64_t bad;
 
-	pthread_mutex_lock(&v->gpuvm->lock);
+	nvl_flock_lock(&v->gpuvm->lock);
 	bad = fuzz_vm_mismatch(v);
-	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_flock_unlock(&v->gpuvm->lock);
 	if (bad)
 		abort();
 	nvl_vm_pt_record_stats(v->rec, &st);

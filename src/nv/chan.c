@@ -1106,10 +1106,10 @@ static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 {
 	int ret;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	ret = nvl_gpuvm_exec_lock(g, ex, 1);
 	if (ret) {
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		return nvl_error(ret, "exec: locking the VM's objects: %d",
 				 ret);
 	}
@@ -1125,7 +1125,7 @@ static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 			job, ex->objects[i], NVL_RESV_USAGE_KERNEL);
 	if (ret) {
 		nvl_exec_fini(ex);
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 	}
 	return ret;
 }
@@ -1141,7 +1141,7 @@ static void exec_unlock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 			nvl_err(NVL_CAT_NV, "exec: resv fence: %s",
 				nvl_error_msg());
 	nvl_exec_fini(ex);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 }
 
 NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,

@@ -212,7 +212,7 @@ int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa, uint64_t size)
 	pt = nvl_nv_gmmu_pt(v->gmmu);
 	/* GPUVM never writes the kernel range; its lock orders our table
 	 * writes with its binds' */
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	ret = nvl_pt_get(pt, va, size, 12);
 	if (!ret) {
 		nvl_pt_map_pages(pt, va, size, 12, &pg);
@@ -230,7 +230,7 @@ int nvl_nv_vm_kmap(struct nvl_vm *vm, uint64_t va, uint64_t pa, uint64_t size)
 					(unsigned long long)size);
 		}
 	}
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	return ret;
 }
 
@@ -239,10 +239,10 @@ void nvl_nv_vm_kunmap(struct nvl_vm *vm, uint64_t va, uint64_t size)
 	struct nvl_nv_vm *v = nvl_nv_vm_of(vm);
 	struct nvl_pt *pt = nvl_nv_gmmu_pt(v->gmmu);
 
-	pthread_mutex_lock(&vm->gpuvm->lock);
+	nvl_flock_lock(&vm->gpuvm->lock);
 	nvl_pt_unmap(pt, va, size, 12, false);
 	/* a failed invalidate keeps the tables out of reuse (logged) */
 	(void)nvl_pt_flush(pt, va, size);
 	nvl_pt_put(pt, va, size, 12);
-	pthread_mutex_unlock(&vm->gpuvm->lock);
+	nvl_flock_unlock(&vm->gpuvm->lock);
 }

@@ -15,6 +15,7 @@
 #define NVL_SYNC_FLOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -57,6 +58,20 @@ static inline void nvl_flock_lock(struct nvl_flock *l)
 		    &l->v, &z, 1, memory_order_acquire, memory_order_relaxed)))
 		return;
 	nvl_flock_lock_slow(l);
+}
+
+/**
+ * nvl_flock_trylock() - take @l if it is free, without waiting.
+ * @l: the lock
+ *
+ * Return: true when taken.
+ */
+static inline bool nvl_flock_trylock(struct nvl_flock *l)
+{
+	uint32_t z = 0;
+
+	return atomic_compare_exchange_strong_explicit(
+		&l->v, &z, 1, memory_order_acquire, memory_order_relaxed);
 }
 
 /** nvl_flock_unlock() - release @l. @l: the lock */

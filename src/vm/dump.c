@@ -130,12 +130,12 @@ int nvl_vm_dump(struct nvl_vm *vm, FILE *f)
 	struct nvl_gpuvm *g = vm->gpuvm;
 	const struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	dump_header(vm, f);
 	dump_regions(g, f);
 	for (va = nvl_gpuvm_first_va(g); va; va = nvl_gpuvm_next_va(va))
 		dump_va(g, va, f);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	if (fflush(f) || ferror(f))
 		return nvl_error(-EIO, "vm %s: dump: write failed", g->name);
 	return 0;

@@ -12,7 +12,6 @@
  * (nvl_gpuvm_bo_remap), lazy or not: after a move every page is mapped.
  */
 #include <errno.h>
-#include <pthread.h>
 
 #include "base/log.h"
 #include "sync/checker.h"
@@ -32,17 +31,17 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 	int ret = 0;
 	bool held;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	va = nvl_gpuvm_find_first(g, addr, 1);
 	if (!va || !va->vm_bo ||
 	    (va->flags &
 	     (NVL_GPUVA_PENDING | NVL_GPUVA_REMOVED | NVL_GPUVA_NULL))) {
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		return nvl_error(-ENOENT, "vm %s: no bound BO at %#llx",
 				 g->name, (unsigned long long)addr);
 	}
 	if (write && (va->flags & NVL_GPUVA_READONLY)) {
-		pthread_mutex_unlock(&g->lock);
+		nvl_flock_unlock(&g->lock);
 		return nvl_error(-EACCES,
 				 "vm %s: write fault at %#llx in a read-only "
 				 "mapping",
@@ -61,7 +60,7 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 		ret = pt->take_error(g->pt_priv);
 	nvl_fence_end_signalling(cookie);
 	nvl_gpuvm_pt_release(g, held);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	if (ret)
 		return nvl_error(ret, "vm %s: mapping the page at %#llx: %d",
 				 g->name, (unsigned long long)page, ret);

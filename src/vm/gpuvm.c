@@ -88,7 +88,7 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 	if (!vm)
 		return -ENOMEM;
 	nvl_kref_init(&vm->ref);
-	pthread_mutex_init(&vm->lock, NULL);
+	nvl_flock_init(&vm->lock);
 	vm->start = args->start;
 	vm->end = args->end;
 	vm->kstart = args->kernel_range ? args->kernel_start : 0;
@@ -163,7 +163,6 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		vm->cache.slabs = s->next;
 		nvl_free(s);
 	}
-	pthread_mutex_destroy(&vm->lock);
 	nvl_free(vm);
 }
 

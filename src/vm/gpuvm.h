@@ -32,6 +32,7 @@
 #include "base/itree.h"
 #include "base/list.h"
 #include "base/refcount.h"
+#include "sync/flock.h"
 #include "vm/pt_backend.h"
 
 struct nvl_gem_object;
@@ -206,7 +207,12 @@ struct nvl_gpuvm_cache {
 
 struct nvl_gpuvm {
 	struct nvl_kref ref;
-	pthread_mutex_t lock;
+	/*
+	 * @lock: the VM lock (see docs/vm.md, Locks): an nvl_flock, inline
+	 * and one atomic each way, for the one-op bind's two round trips
+	 * (issue 19)
+	 */
+	struct nvl_flock lock;
 	uint64_t start, end;
 	uint64_t kstart, kend;
 	unsigned int page_shift;

@@ -15,6 +15,43 @@ struct nvl_vm_pt_record;
 /** The backend's ops table; priv is a struct nvl_vm_pt_record. */
 extern const struct nvl_vm_pt_ops nvl_vm_pt_record_ops;
 
+/*
+ * The record this thread holds through the @lock hook or owns
+ * (nvl_vm_pt_record_own()); its calls skip the record's lock. Thread-local,
+ * so another thread never reads it.
+ */
+extern _Thread_local const struct nvl_vm_pt_record *nvl_vm_pt_record_held
+	__attribute__((tls_model("initial-exec")));
+
+/**
+ * nvl_vm_pt_record_own() - the calling thread is the only user of @rec
+ * until nvl_vm_pt_record_disown(): its backend calls skip the record's lock
+ * (issue 19: two locked instructions a bind). Not nested, not inside the
+ * @lock hook.
+ * @rec: the recording
+ *
+ * Only for a caller that holds the lock every other user of @rec holds (the
+ * VM lock: binds, faults, revalidation, the read side) at a moment when no
+ * user that runs without it can be in flight (an async bind's commit, which
+ * runs while its job is on the VM's pending list). The record cannot check
+ * that; the caller's lock orders it with the record's previous users.
+ */
+static inline void nvl_vm_pt_record_own(struct nvl_vm_pt_record *rec)
+{
+	nvl_vm_pt_record_held = rec;
+}
+
+/**
+ * nvl_vm_pt_record_disown() - end nvl_vm_pt_record_own(), before the
+ * caller's lock is released.
+ * @rec: the recording
+ */
+static inline void nvl_vm_pt_record_disown(struct nvl_vm_pt_record *rec)
+{
+	(void)rec;
+	nvl_vm_pt_record_held = NULL;
+}
+
 /** What one page of the recorded page tables holds. */
 enum nvl_vm_pt_state {
 	NVL_VM_PT_INVALID = 0,

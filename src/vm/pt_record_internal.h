@@ -127,13 +127,10 @@ static inline void rec_lock_raw(struct nvl_vm_pt_record *rec)
 }
 
 /*
- * The record this thread holds through the @lock hook (rec_hold()): its
- * calls in between find it here and skip the lock. Thread-local, so
- * another thread never reads it.
+ * nvl_vm_pt_record_held (pt_record.h): the record this thread holds through
+ * the @lock hook (rec_hold()) or owns (nvl_vm_pt_record_own()): its calls
+ * in between find it there and skip the lock.
  */
-extern _Thread_local const struct nvl_vm_pt_record *nvl_vm_pt_record_held
-	__attribute__((tls_model("initial-exec")));
-
 static inline void rec_lock(struct nvl_vm_pt_record *rec)
 {
 	if (nvl_vm_pt_record_held != rec)

@@ -255,7 +255,7 @@ static void cancel_pending(struct nvl_vm *vm)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	while (!nvl_list_empty(&vm->pending)) {
 		struct nvl_vm_job *job = nvl_list_last_entry(
 			&vm->pending, struct nvl_vm_job, link);
@@ -266,7 +266,7 @@ static void cancel_pending(struct nvl_vm *vm)
 		nvl_gpuvm_txn_cancel(&job->txn);
 		nvl_free(job);
 	}
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 }
 
 void nvl_vm_put(struct nvl_vm *vm)
@@ -281,8 +281,8 @@ void nvl_vm_put(struct nvl_vm *vm)
 	 * VM lock after the handle's reference went. Nothing is torn down
 	 * before it let go; no later bind can find the VM.
 	 */
-	pthread_mutex_lock(&vm->gpuvm->lock);
-	pthread_mutex_unlock(&vm->gpuvm->lock);
+	nvl_flock_lock(&vm->gpuvm->lock);
+	nvl_flock_unlock(&vm->gpuvm->lock);
 	/*
 	 * Kill every bind queue at once, as Xe does when a VM is closed:
 	 * destroying the scheduler does not wait for dependencies; each bind
@@ -319,14 +319,14 @@ static void reap_zombies(struct nvl_vm *vm)
 	struct nvl_list idle;
 
 	nvl_list_init(&idle);
-	pthread_mutex_lock(&vm->gpuvm->lock);
+	nvl_flock_lock(&vm->gpuvm->lock);
 	nvl_list_for_each_entry_safe (q, tmp, &vm->zombies, zlink) {
 		if (!nvl_vm_queue_idle(q))
 			continue;
 		nvl_list_del(&q->zlink);
 		nvl_list_add_tail(&q->zlink, &idle);
 	}
-	pthread_mutex_unlock(&vm->gpuvm->lock);
+	nvl_flock_unlock(&vm->gpuvm->lock);
 	nvl_list_for_each_entry_safe (q, tmp, &idle, zlink) {
 		nvl_list_del(&q->zlink);
 		queue_free(q);
@@ -368,11 +368,11 @@ void nvl_vm_queue_put(struct nvl_vm_queue *q)
 	 * ordered after them); the VM keeps the queue until then, without
 	 * the queue's reference on the VM, so that closing the VM kills it.
 	 */
-	pthread_mutex_lock(&vm->gpuvm->lock);
+	nvl_flock_lock(&vm->gpuvm->lock);
 	busy = !nvl_vm_queue_idle(q);
 	if (busy)
 		nvl_list_add_tail(&q->zlink, &vm->zombies);
-	pthread_mutex_unlock(&vm->gpuvm->lock);
+	nvl_flock_unlock(&vm->gpuvm->lock);
 	if (!busy)
 		queue_free(q);
 	nvl_vm_put(vm);

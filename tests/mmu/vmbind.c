@@ -42,10 +42,10 @@ static int check_all(struct drv *v, uint64_t lo, uint64_t hi)
 {
 	int bad = 0;
 
-	pthread_mutex_lock(&v->vm->lock);
+	nvl_flock_lock(&v->vm->lock);
 	for (uint64_t va = lo; va < hi && bad < 4; va += 4096)
 		bad += drv_check_page(v, va) != 0;
-	pthread_mutex_unlock(&v->vm->lock);
+	nvl_flock_unlock(&v->vm->lock);
 	return bad;
 }
 

@@ -28,6 +28,7 @@
 #include "vm/vm_exec.h"
 #include "sync/fence.h"
 #include "sync/syncobj.h"
+#include "vm/pt_record.h"
 #include "vm/vm.h"
 #include "vmt.h"
 
@@ -100,7 +101,7 @@ static uint64_t state(struct env *e)
 	uint64_t h = nvl_vm_pt_record_hash(e->v->rec);
 	struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&e->v->gpuvm->lock);
+	nvl_flock_lock(&e->v->gpuvm->lock);
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va))
 		h = h * 1000003 ^
@@ -108,7 +109,7 @@ static uint64_t state(struct env *e)
 		     va->bo_offset * 13 + va->flags +
 		     (uintptr_t)nvl_gpuva_obj(va));
 	h ^= nvl_itree_count(&e->v->gpuvm->regions) * 0x1234567;
-	pthread_mutex_unlock(&e->v->gpuvm->lock);
+	nvl_flock_unlock(&e->v->gpuvm->lock);
 	return h;
 }
 
@@ -707,6 +708,101 @@ static void backend_failure_in_one_op_sync_bind_bans_the_vm(void **state_)
 	env_fini(&e);
 }
 
+struct own_arg {
+	struct env *e;
+	struct nvl_vm_bind_op op;
+	uint64_t before;
+};
+
+static int own_op(void *p)
+{
+	struct own_arg *a = p;
+
+	return bind(a->e, &a->op, 1);
+}
+
+static void own_check(int ret, void *p)
+{
+	struct own_arg *a = p;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_null(nvl_vm_pt_record_held);
+	assert_int_equal(state(a->e), a->before);
+}
+
+/*
+ * The one-op sync call owns the VM's record (no record lock) only while it
+ * holds the VM lock: whatever way it ends (done, an allocation failing
+ * anywhere, a failing page-table write) this thread owns nothing after it,
+ * so the next user locks again. With an async bind pending it does not own
+ * the record (the job's commit runs without the VM lock) and binds by the
+ * general path; the page tables end up as asked.
+ */
+static void one_op_binds_own_the_record_only_inside(void **state_)
+{
+	struct env e;
+	struct own_arg a = {&e};
+	struct nvl_vm_bind_op op;
+	struct nvl_vm_sync sig = {0};
+	struct nvl_fence *k;
+	unsigned long n = 0;
+	uint32_t done;
+
+	(void)state_;
+	env_init(&e);
+	a.op = map_op(e.bo, GiB, 64ull << 10, 0);
+	assert_int_equal(bind(&e, &a.op, 1), 0);
+	assert_null(nvl_vm_pt_record_held);
+	op = unmap_op(GiB, 64ull << 10);
+	assert_int_equal(bind(&e, &op, 1), 0);
+	assert_null(nvl_vm_pt_record_held);
+
+	/*
+	 * New chunks of the record and new vm_bos, until one call allocates
+	 * (the VM's caches serve most): each allocation of it fails once
+	 */
+	for (int i = 0; i < 64 && !n; i++) {
+		uint32_t h = i & 1 ? e.bo : e.bo2;
+
+		a.op = map_op(h, 3 * GiB + (uint64_t)i * 4 * MiB, 4096, 8192);
+		a.before = state(&e);
+		n = t_fail_each_alloc(own_op, own_check, &a, 100);
+		assert_null(nvl_vm_pt_record_held);
+		page_is(&e, a.op.addr, NVL_VM_PT_MAPPED);
+	}
+	assert_true(n > 0);
+
+	/* an async bind waiting for its BO's move: pending, commit later */
+	k = kernel_fence(&e, e.bo);
+	assert_int_equal(nvl_syncobj_create(e.c, 0, &done), 0);
+	sig.handle = done;
+	op = map_op(e.bo, 5 * GiB, MiB, 0);
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, NULL, 0, &sig, 1,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* the default queue is busy: the sync call gives up, unchanged */
+	e.v->sync_timeout_ns = 20 * 1000 * 1000;
+	op = map_op(e.bo2, 6 * GiB, 64ull << 10, 0);
+	assert_int_equal(bind(&e, &op, 1), -EBUSY);
+	assert_null(nvl_vm_pt_record_held);
+	page_is(&e, 6 * GiB, NVL_VM_PT_INVALID);
+	nvl_fence_signal(k);
+	nvl_fence_put(k);
+	assert_true(signalled(&e, done, 5ll * 1000 * 1000 * 1000));
+	page_is(&e, 5 * GiB, NVL_VM_PT_MAPPED);
+	e.v->sync_timeout_ns = 10ll * 1000 * 1000 * 1000;
+	assert_int_equal(bind(&e, &op, 1), 0);
+	assert_null(nvl_vm_pt_record_held);
+	page_is(&e, 6 * GiB, NVL_VM_PT_MAPPED);
+
+	/* a failing write inside the owned section: banned, owns nothing */
+	op = map_op(e.bo2, 7 * GiB, 64ull << 10, 0);
+	nvl_vm_pt_record_fail_map_after(e.v->rec, 1);
+	assert_int_equal(bind(&e, &op, 1), -EIO);
+	assert_null(nvl_vm_pt_record_held);
+	env_fini(&e);
+}
+
 static void sparse_region_and_null_mapping_semantics(void **state_)
 {
 	struct env e;
@@ -800,7 +896,7 @@ static void concurrent_binds_on_separate_queues(void **state_)
 		assert_int_equal(w[i].ret, 0);
 	}
 	/* every bound tile has its second page punched out */
-	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_flock_lock(&e.v->gpuvm->lock);
 	for (struct nvl_gpuva *va = nvl_gpuvm_first_va(e.v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {
 		struct nvl_vm_pt_page p;
@@ -809,7 +905,7 @@ static void concurrent_binds_on_separate_queues(void **state_)
 		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
 		assert_int_equal(p.bo_offset, va->bo_offset);
 	}
-	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	nvl_flock_unlock(&e.v->gpuvm->lock);
 	for (int i = 0; i < 3; i++) {
 		page_is(&e, w[i].base + 4096, NVL_VM_PT_INVALID);
 		if (w[i].queue)
@@ -1062,7 +1158,7 @@ static void tree_matches_page_tables(struct env *e)
 {
 	struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&e->v->gpuvm->lock);
+	nvl_flock_lock(&e->v->gpuvm->lock);
 	for (va = nvl_gpuvm_first_va(e->v->gpuvm); va;
 	     va = nvl_gpuvm_next_va(va)) {
 		for (uint64_t a = nvl_gpuva_addr(va); a < nvl_gpuva_end(va);
@@ -1079,7 +1175,7 @@ static void tree_matches_page_tables(struct env *e)
 					(unsigned long long)a);
 		}
 	}
-	pthread_mutex_unlock(&e->v->gpuvm->lock);
+	nvl_flock_unlock(&e->v->gpuvm->lock);
 }
 
 /*
@@ -1365,9 +1461,9 @@ static void racing_queues_over_one_range_keep_tree_and_pt_equal(void **s_)
 	}
 	/* the last binds' fences signalled; their jobs may not be freed yet */
 	tree_matches_page_tables(&e);
-	pthread_mutex_lock(&e.v->gpuvm->lock);
+	nvl_flock_lock(&e.v->gpuvm->lock);
 	nvl_vm_pt_record_for_each(e.v->rec, run_in_tree, &rc);
-	pthread_mutex_unlock(&e.v->gpuvm->lock);
+	nvl_flock_unlock(&e.v->gpuvm->lock);
 	assert_int_equal(rc.bad, 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(nvl_vm_bind_queue_destroy(e.c, w[i].queue), 0);
@@ -1818,6 +1914,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
 	cmocka_unit_test(a_bind_takes_the_backend_lock_once),
 	cmocka_unit_test(closing_handles_under_one_op_binds),
+	cmocka_unit_test(one_op_binds_own_the_record_only_inside),
 };
 
 T_MAIN(tests)

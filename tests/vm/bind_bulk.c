@@ -123,7 +123,7 @@ static char *state(struct side *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	for (va = nvl_gpuvm_first_va(g); va; va = nvl_gpuvm_next_va(va))
 		fprintf(f, "va %llx+%llx bo %d off %llx flags %x shift %u\n",
 			(unsigned long long)nvl_gpuva_addr(va),
@@ -149,7 +149,7 @@ static char *state(struct side *s)
 		fputc('\n', f);
 		nvl_gpuvm_bo_put(vm_bo);
 	}
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	nvl_vm_pt_record_stats(s->v->rec, &st);
 	fprintf(f, "pt refs %llu bytes %llu runs %llu errors %llu\n",
 		(unsigned long long)st.refs, (unsigned long long)st.ref_bytes,
@@ -290,9 +290,9 @@ static int call(struct side *s, const struct nvl_vm_bind_op *tmpl,
 	for (int64_t end = nvl_time_ns() + 5000000000ll;;) {
 		bool idle;
 
-		pthread_mutex_lock(&s->v->gpuvm->lock);
+		nvl_flock_lock(&s->v->gpuvm->lock);
 		idle = nvl_list_empty(&s->v->pending);
-		pthread_mutex_unlock(&s->v->gpuvm->lock);
+		nvl_flock_unlock(&s->v->gpuvm->lock);
 		if (idle)
 			break;
 		assert_true(nvl_time_ns() < end);

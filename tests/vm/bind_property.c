@@ -185,9 +185,9 @@ static int one_call(struct pt *p, uint64_t *rng, bool inject)
 						  0, NULL),
 				 0);
 	}
-	pthread_mutex_lock(&p->v->gpuvm->lock);
+	nvl_flock_lock(&p->v->gpuvm->lock);
 	bad = m_check_vm(&p->m, p->v->gpuvm);
-	pthread_mutex_unlock(&p->v->gpuvm->lock);
+	nvl_flock_unlock(&p->v->gpuvm->lock);
 	if (bad)
 		fail_msg("mapping mismatch at page %d", bad - 1);
 	/* async: free_job may still be finishing; the tables are written */

@@ -78,9 +78,9 @@ static void check_catches_an_unmap_that_leaves_pages_mapped(void **state)
 	assert_int_equal(bind1(c, vm, NVL_VM_BIND_OP_MAP, 0, bo, 104, 4), 0);
 	assert_int_equal(bind1(c, vm, NVL_VM_BIND_OP_UNMAP, 0, 0, 12, 2), 0);
 	assert_int_equal(bind1(c, vm, NVL_VM_BIND_OP_UNMAP, 0, 0, 105, 1), 0);
-	pthread_mutex_lock(&v->gpuvm->lock);
+	nvl_flock_lock(&v->gpuvm->lock);
 	assert_int_equal(fuzz_vm_mismatch(v), 0);
-	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_flock_unlock(&v->gpuvm->lock);
 
 	/* plant the bug: unmaps reach the tree but not the page tables */
 	real = v->gpuvm->pt;
@@ -88,24 +88,24 @@ static void check_catches_an_unmap_that_leaves_pages_mapped(void **state)
 	leaky.unmap = leaky_unmap;
 	v->gpuvm->pt = &leaky;
 	assert_int_equal(bind1(c, vm, NVL_VM_BIND_OP_UNMAP, 0, 0, 10, 2), 0);
-	pthread_mutex_lock(&v->gpuvm->lock);
+	nvl_flock_lock(&v->gpuvm->lock);
 	/* the old one-way check sees nothing wrong ... */
 	assert_true(one_way_ok(v));
 	/* ... the two-way one names the first page left mapped */
 	assert_int_equal(fuzz_vm_mismatch(v), 1 + 10);
-	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_flock_unlock(&v->gpuvm->lock);
 	/* the same inside a sparse region: the page must go back to sparse */
 	real->unmap(v->backend.priv, 10 * FUZZ_PAGE, 2 * FUZZ_PAGE, 12, false);
 	assert_int_equal(bind1(c, vm, NVL_VM_BIND_OP_UNMAP, 0, 0, 104, 1), 0);
-	pthread_mutex_lock(&v->gpuvm->lock);
+	nvl_flock_lock(&v->gpuvm->lock);
 	assert_true(one_way_ok(v));
 	assert_int_equal(fuzz_vm_mismatch(v), 1 + 104);
-	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_flock_unlock(&v->gpuvm->lock);
 	real->unmap(v->backend.priv, 104 * FUZZ_PAGE, FUZZ_PAGE, 12, true);
 	v->gpuvm->pt = real;
-	pthread_mutex_lock(&v->gpuvm->lock);
+	nvl_flock_lock(&v->gpuvm->lock);
 	assert_int_equal(fuzz_vm_mismatch(v), 0);
-	pthread_mutex_unlock(&v->gpuvm->lock);
+	nvl_flock_unlock(&v->gpuvm->lock);
 
 	nvl_vm_put(v);
 	nvl_client_destroy(c);

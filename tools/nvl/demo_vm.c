@@ -51,7 +51,7 @@ static void plan(struct demo *d, const struct nvl_vm_bind_op *op)
 	if (op->handle)
 		req.obj = nvl_gem_lookup(d->c, op->handle);
 	nvl_gpuvm_ops_init(&ops);
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	if (op->op == NVL_VM_BIND_OP_MAP && (op->flags & NVL_VM_BIND_SPARSE))
 		ret = nvl_gpuvm_region_create_ops(g, op->addr, op->range, &ops);
 	else if (op->op == NVL_VM_BIND_OP_MAP)
@@ -66,7 +66,7 @@ static void plan(struct demo *d, const struct nvl_vm_bind_op *op)
 	if (!ret && !ops.n)
 		printf("    (no ops)\n");
 	nvl_gpuvm_ops_fini(g, &ops);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	nvl_gem_put(req.obj);
 }
 
@@ -105,14 +105,14 @@ static void show(struct demo *d)
 	struct nvl_gpuvm *g = d->v->gpuvm;
 	struct nvl_gpuva *va;
 
-	pthread_mutex_lock(&g->lock);
+	nvl_flock_lock(&g->lock);
 	for (va = nvl_gpuvm_first_va(g); va; va = nvl_gpuvm_next_va(va))
 		printf("    va  [%#12llx, %#12llx) %s@%#llx\n",
 		       (unsigned long long)nvl_gpuva_addr(va),
 		       (unsigned long long)nvl_gpuva_end(va),
 		       bo_name(d, nvl_gpuva_obj(va)),
 		       (unsigned long long)va->bo_offset);
-	pthread_mutex_unlock(&g->lock);
+	nvl_flock_unlock(&g->lock);
 	nvl_vm_pt_record_for_each(d->v->rec, print_run, d);
 }
 
