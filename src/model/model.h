@@ -351,7 +351,10 @@ void nvl_model_fault_report(struct nvl_model *m,
  */
 void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits);
 
-/** nvl_model_time_ns() - the GPU timer (PTIMER), ns since power-on. */
+/**
+ * nvl_model_time_ns() - the GPU timer (PTIMER), ns since power-on, on the
+ * cheap monotonic clock (base/clock.h: nvl_clock_ns()).
+ */
 uint64_t nvl_model_time_ns(struct nvl_model *m);
 
 #endif /* NVL_MODEL_MODEL_H */
