@@ -100,8 +100,8 @@ int64_t nvl_clock_ns_slow(void)
 		return now;
 	nvl_clock_cal.tsc = t;
 	nvl_clock_cal.ns = now;
-	nvl_clock_cal.mult = (uint64_t)(((unsigned __int128)(now - ns0) << 32) /
-					(t - tsc0));
+	nvl_clock_cal.mult =
+		(uint64_t)(((unsigned __int128)(now - ns0) << 32) / (t - tsc0));
 	atomic_store_explicit(&nvl_clock_state, 2, memory_order_release);
 	return now;
 #else

@@ -86,8 +86,7 @@ int64_t nvl_tsc_to_mono_ns(uint64_t t);
 static inline int64_t nvl_clock_ns(void)
 {
 #if NVL_HAVE_TSC
-	if (atomic_load_explicit(&nvl_clock_state, memory_order_acquire) ==
-	    2) {
+	if (atomic_load_explicit(&nvl_clock_state, memory_order_acquire) == 2) {
 		int64_t dt = (int64_t)(__rdtsc() - nvl_clock_cal.tsc);
 
 		/* another CPU's TSC a few ticks behind the calibration's */
