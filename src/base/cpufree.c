@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cpufree.h"
+#include "base/clock.h"
 #include "base/time.h"
 
 #define SAMPLE_NS (1 * NVL_NSEC_PER_MSEC)
@@ -106,7 +107,7 @@ static bool cpus_free(int cpus, int64_t now)
 
 bool nvl_cpus_free(void)
 {
-	return cpus_free(cpus_online(), nvl_time_ns());
+	return cpus_free(cpus_online(), nvl_clock_ns());
 }
 
 bool nvl_cpu_poll_begin(void)
@@ -117,7 +118,7 @@ bool nvl_cpu_poll_begin(void)
 
 	if (cpus < 2)
 		return false;
-	now = nvl_time_ns();
+	now = nvl_clock_ns();
 	if (now < atomic_load_explicit(&backoff_until, memory_order_relaxed))
 		return false;
 	if (!cpus_free(cpus, now))
@@ -136,7 +137,7 @@ void nvl_cpu_poll_end(bool preempted)
 	atomic_fetch_sub_explicit(&pollers, 1, memory_order_relaxed);
 	if (preempted)
 		atomic_store_explicit(&backoff_until,
-				      nvl_time_ns() + BACKOFF_NS,
+				      nvl_clock_ns() + BACKOFF_NS,
 				      memory_order_relaxed);
 }
 

@@ -47,7 +47,9 @@
  *	so that a wake-up is measured again (a poll that always hits never
  *	sleeps, and would go on trusting a cost measured long ago)
  * @streak: polls in a row that caught the word
- * @clock: tests only: the time source (NULL: nvl_time_ns())
+ * @clock: the time source (NULL: nvl_time_ns()); the waker's kick stamp
+ *	(nvl_idle_poll_woken()) must come from the same clock: the model's
+ *	runlist threads use base/clock.h's nvl_clock_ns(), tests a fake
  *
  * Zero-initialised it is ready: no poll until a wake-up was measured dear.
  */
@@ -116,8 +118,8 @@ int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 /**
  * nvl_idle_poll_woken() - record what the wake-up just taken cost.
  * @p: the thread's poll state
- * @kick_ns: when the waker stamped its kick (nvl_time_ns(), before its
- *	futex wake), 0 when unknown
+ * @kick_ns: when the waker stamped its kick (on @p->clock's clock,
+ *	before its futex wake), 0 when unknown
  *
  * Call right after a sleep that a wake ended (nvl_futex_wait() returned
  * 0), before taking any lock. A kick older than NVL_IDLE_POLL_MAX_NS (one

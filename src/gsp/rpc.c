@@ -291,8 +291,13 @@ static void irq_handler(void *arg)
 	 * job's non-stall completion): wake the receivers only for the
 	 * GSP's message interrupt (SWGEN0). The line is cleared before the
 	 * cause is read, so a message posted after the read raises it again
-	 * and this handler runs once more.
+	 * and this handler runs once more. A line without the GSP's bit is
+	 * not ours (the firmware sets SWGEN0 before it raises the bit): one
+	 * lock-free status read, no falcon register read.
 	 */
+	if (!(nvl_hw_rd32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL)) &
+	      NVL_HW_INTR_GSP))
+		goto chain;
 	nvl_hw_wr32(gsp->hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL),
 		    NVL_HW_INTR_GSP);
 	stat = nvl_hw_rd32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT));
@@ -331,6 +336,7 @@ static void irq_handler(void *arg)
 		/* after the unlock: the drainer takes rx_lock at once */
 		wake_bits(gsp, kick);
 	}
+chain:
 	if (gsp->irq_chain)
 		gsp->irq_chain(gsp->irq_chain_arg);
 }

@@ -38,11 +38,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/futex.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -51,37 +49,18 @@
 
 /*
  * Busy time (two clock reads per channel run, on the runlist thread) is
- * counted in the TSC's ticks when the kernel itself uses the TSC as its
- * clocksource (invariant and synchronised between CPUs; a read costs ~11
- * ns here against 25-40 ns for clock_gettime()), and converted to ns when
- * it is read (rarely: the PMU's samples, ENGINE_STATUS), at the rate
- * measured since the FIFO was created. Nanoseconds otherwise.
+ * counted on the cheap monotonic clock (base/clock.h: the TSC scaled to ns
+ * where the kernel's clocksource is the TSC).
  */
-static bool busy_tsc;
-static pthread_once_t busy_tsc_once = PTHREAD_ONCE_INIT;
-
-static void busy_tsc_probe(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	FILE *fp = fopen("/sys/devices/system/clocksource/clocksource0/"
-			 "current_clocksource",
-			 "re");
-	char buf[32] = "";
-
-	if (!fp)
-		return;
-	busy_tsc = fgets(buf, sizeof(buf), fp) && !strncmp(buf, "tsc", 3);
-	fclose(fp);
-#endif
-}
-
 static inline int64_t busy_now(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	if (busy_tsc)
-		return (int64_t)__rdtsc();
-#endif
-	return nvl_time_ns();
+	return nvl_clock_ns();
+}
+
+/* the runlist thread's idle poll's clock (rl->idle.clock) */
+static int64_t nvl_rl_clock(void)
+{
+	return nvl_clock_ns();
 }
 
 static void rl_busy_start(struct nvl_model_runlist *rl)
@@ -99,22 +78,13 @@ static void rl_busy_stop(struct nvl_model_runlist *rl)
 }
 
 /* @rl's busy time so far in ns (fifo->lock held) */
-static uint64_t rl_busy_total_ns(struct nvl_model_fifo *f,
-				 struct nvl_model_runlist *rl)
+static uint64_t rl_busy_total_ns(struct nvl_model_runlist *rl)
 {
-	int64_t now = busy_now(), dt, dns;
 	uint64_t v = rl->busy_ns;
 
 	if (rl->busy_since)
-		v += (uint64_t)(now - rl->busy_since);
-	if (!busy_tsc)
-		return v;
-	dt = now - f->busy_t0;
-	dns = nvl_time_ns() - f->busy_ns0;
-	/* busy time never exceeds the span: none yet to convert */
-	if (dt <= 0 || dns <= 0)
-		return 0;
-	return (uint64_t)((double)v * (double)dns / (double)dt);
+		v += (uint64_t)(busy_now() - rl->busy_since);
+	return v;
 }
 
 uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
@@ -125,7 +95,7 @@ uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
 	if (!f || e >= f->nrl)
 		return 0;
 	nvl_flock_lock(&f->lock);
-	v = rl_busy_total_ns(f, &f->rl[e]);
+	v = rl_busy_total_ns(&f->rl[e]);
 	nvl_flock_unlock(&f->lock);
 	return v;
 }
@@ -142,7 +112,7 @@ static void rl_wake(struct nvl_model_runlist *rl)
 	atomic_fetch_add(&rl->wake_seq, 1);
 	if (atomic_load(&rl->sleepers)) {
 		/* for the sleeper: what its wake-up costs (rl_idle_locked()) */
-		atomic_store_explicit(&rl->kick_ns, nvl_time_ns(),
+		atomic_store_explicit(&rl->kick_ns, nvl_clock_ns(),
 				      memory_order_relaxed);
 		nvl_futex_wake(&rl->wake_seq, 1);
 	}
@@ -544,9 +514,6 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		goto fail_alloc;
 	nvl_flock_init(&f->lock);
 	nvl_flock_init(&f->atomic_lock);
-	pthread_once(&busy_tsc_once, busy_tsc_probe);
-	f->busy_ns0 = nvl_time_ns();
-	f->busy_t0 = busy_now();
 	for (i = 0; i < f->nchan; i++) {
 		f->chan[i].m = m;
 		f->chan[i].chid = i;
@@ -558,6 +525,8 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		nvl_list_init(&f->rl[i].ready);
 		nvl_list_init(&f->rl[i].parked);
 		f->rl[i].idle.resample = NVL_MODEL_RL_POLL_RESAMPLE;
+		/* rl_wake()'s stamp and the poll's looks: the cheap clock */
+		f->rl[i].idle.clock = nvl_rl_clock;
 	}
 	m->fifo = f;
 	for (i = 0; i < f->nrl; i++) {
@@ -775,7 +744,7 @@ uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 				break;
 			case 0x4:
 			case 0x8: {
-				uint64_t b = rl_busy_total_ns(f, rl);
+				uint64_t b = rl_busy_total_ns(rl);
 
 				v = (addr % 0x10) == 0x4 ? (uint32_t)b
 							 : (uint32_t)(b >> 32);

@@ -148,7 +148,7 @@ struct nvl_model_runlist {
 	bool hung;
 	bool reset_req;
 	bool reset_quiet; /* a channel reset: blame no one */
-	uint64_t busy_ns; /* in busy clock units (fifo.c busy_now()) */
+	uint64_t busy_ns; /* ns, on base/clock.h's nvl_clock_ns() */
 	int64_t busy_since; /* 0 = idle */
 	atomic_bool reset_flag; /* reset_req, readable without the lock */
 	/* runlist thread only: NON_STALL_INTERRUPT bits held back, and how
@@ -157,7 +157,8 @@ struct nvl_model_runlist {
 	/*
 	 * The idle thread's poll before it sleeps (fifo.c rl_idle_locked(),
 	 * base/idlepoll.h): when the last wake-up of a sleeper was kicked
-	 * (stamped by rl_wake() only when it makes the futex call), and
+	 * (stamped by rl_wake() only when it makes the futex call, on
+	 * nvl_clock_ns(), the clock of idle.clock), and
 	 * what the thread learnt from it (the thread's own). Last: the
 	 * words the doorbell writes (wake_seq, the ready list) stay on one
 	 * cache line, as before.
@@ -180,9 +181,6 @@ struct nvl_model_fifo {
 	/* channels on a parked list (under lock; read without it by a
 	 * semaphore release, which has none to retry when it is 0) */
 	_Atomic uint32_t nparked;
-	/* the busy clock and CLOCK_MONOTONIC at creation: the busy clock's
-	 * rate (fifo.c rl_busy_total_ns()) */
-	int64_t busy_t0, busy_ns0;
 };
 
 /* fifo.c */

@@ -24,20 +24,29 @@
  */
 #include <errno.h>
 
+#include "base/futex.h"
+#include "base/time.h"
 #include "hw/regs.h"
 #include "model/priv.h"
 
+/*
+ * intr_lock is a futex lock (sync/flock.h: one atomic each way when
+ * uncontended, against a pthread mutex's call and atomics), taken twice
+ * per raise that calls the handler. It is not a leaf: the firmware's hook
+ * takes the firmware's lock under it (stall tree only); it is never held
+ * across the handler. nvl_model_intr_set_handler() waits for a running
+ * callback on intr_idle_seq, bumped under the lock when it ends.
+ */
 int nvl_model_intr_init(struct nvl_model *m)
 {
-	pthread_mutex_init(&m->intr_lock, NULL);
-	pthread_cond_init(&m->intr_idle, NULL);
+	nvl_flock_init(&m->intr_lock);
+	atomic_init(&m->intr_idle_seq, 0);
 	return 0;
 }
 
 void nvl_model_intr_fini(struct nvl_model *m)
 {
-	pthread_cond_destroy(&m->intr_idle);
-	pthread_mutex_destroy(&m->intr_lock);
+	(void)m;
 }
 
 static bool intr_pending_locked(struct nvl_model *m)
@@ -62,13 +71,15 @@ static void intr_run_locked(struct nvl_model *m)
 		if (!fn || !intr_pending_locked(m))
 			break;
 		m->irq_count++;
-		pthread_mutex_unlock(&m->intr_lock);
+		nvl_flock_unlock(&m->intr_lock);
 		fn(arg);
-		pthread_mutex_lock(&m->intr_lock);
+		nvl_flock_lock(&m->intr_lock);
 	} while (m->irq_again);
 	m->irq_busy = 0;
-	if (m->irq_idle_waiters)
-		pthread_cond_broadcast(&m->intr_idle);
+	if (m->irq_idle_waiters) {
+		atomic_fetch_add(&m->intr_idle_seq, 1);
+		nvl_futex_wake_all(&m->intr_idle_seq);
+	}
 }
 
 void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
@@ -78,7 +89,7 @@ void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 
 	if (tree > 1)
 		return;
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	/* lock order: intr_lock, then the firmware's lock (the hook) */
 	if (tree == NVL_HW_INTR_TREE_STALL && (bits & m->fw_intr_mask) &&
 	    m->fw_intr_fn &&
@@ -90,7 +101,7 @@ void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 	atomic_fetch_or(&m->intr_status[tree], bits);
 	if (m->intr_enable[tree] & bits)
 		intr_run_locked(m);
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 	/* the firmware's service of what it took (model/gsp/rc.c) */
 	if (fw_run)
 		fw_run(fw_arg);
@@ -98,38 +109,43 @@ void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
 
 void nvl_model_intr_deliver(struct nvl_model *m)
 {
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	if (intr_pending_locked(m))
 		intr_run_locked(m);
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 }
 
 void nvl_model_intr_set_fw(struct nvl_model *m, uint32_t mask,
 			   bool (*fn)(void *arg, uint32_t bits),
 			   void (*run)(void *arg), void *arg)
 {
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	m->fw_intr_fn = fn;
 	m->fw_run_fn = run;
 	m->fw_intr_arg = arg;
 	m->fw_intr_mask = fn ? mask : 0;
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 }
 
 int nvl_model_intr_set_handler(struct nvl_model *m, nvl_hw_irq_fn fn, void *arg)
 {
 	bool kick;
 
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	while (m->irq_busy) {
+		uint32_t seq = atomic_load(&m->intr_idle_seq);
+
 		m->irq_idle_waiters++;
-		pthread_cond_wait(&m->intr_idle, &m->intr_lock);
+		nvl_flock_unlock(&m->intr_lock);
+		(void)nvl_futex_wait(&m->intr_idle_seq, seq,
+				     NVL_TIMEOUT_INFINITE);
+		nvl_flock_lock(&m->intr_lock);
 		m->irq_idle_waiters--;
 	}
 	m->irq_fn = fn;
 	m->irq_arg = arg;
 	kick = fn && intr_pending_locked(m);
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 	if (kick)
 		nvl_model_hub_kick_intr(m);
 	return 0;
@@ -148,7 +164,7 @@ uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	/* the status is read on every interrupt: no lock */
 	if (addr == NVL_HW_INTR_STATUS(tree))
 		return atomic_load(&m->intr_status[tree]);
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	switch (addr - NVL_HW_INTR_STATUS(tree)) {
 	case 0xc:
 		v = m->intr_enable[tree];
@@ -156,7 +172,7 @@ uint32_t nvl_model_intr_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	default: /* EN_SET / EN_CLEAR read 0 */
 		break;
 	}
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 	return v;
 }
 
@@ -173,7 +189,7 @@ void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		atomic_fetch_and(&m->intr_status[tree], ~val);
 		return;
 	}
-	pthread_mutex_lock(&m->intr_lock);
+	nvl_flock_lock(&m->intr_lock);
 	switch (addr - NVL_HW_INTR_STATUS(tree)) {
 	case 0x4:
 		kick = (atomic_load(&m->intr_status[tree]) & val &
@@ -186,7 +202,7 @@ void nvl_model_intr_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&m->intr_lock);
+	nvl_flock_unlock(&m->intr_lock);
 	if (kick)
 		nvl_model_hub_kick_intr(m);
 }

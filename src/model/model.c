@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/time.h"
 #include "hw/falcon.h"
@@ -165,7 +166,7 @@ int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
 
 uint64_t nvl_model_time_ns(struct nvl_model *m)
 {
-	return (uint64_t)(nvl_time_ns() - m->time_base_ns);
+	return (uint64_t)(nvl_clock_ns() - m->time_base_ns);
 }
 
 static int check_profile(const struct nvl_model_profile *p)
@@ -205,7 +206,7 @@ int nvl_model_create(const struct nvl_model_profile *profile,
 	m->eng = nvl_hw_mmu_engines(profile->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
 				    NVL_HW_BOOT_0_ARCH_MASK);
 	m->vram_size = profile->vram_size;
-	m->time_base_ns = nvl_time_ns();
+	m->time_base_ns = nvl_clock_ns();
 
 	ret = nvl_might_alloc(0);
 	if (ret)

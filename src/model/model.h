@@ -27,6 +27,7 @@
 #include "base/compiler.h"
 #include "hw/aperture.h"
 #include "hw/hwif.h"
+#include "sync/flock.h"
 
 struct nvl_hw_mmu_engines;
 
@@ -139,16 +140,18 @@ struct nvl_model {
 	struct nvl_model_pmu *pmu;
 	struct nvl_model_hub *hub;
 	struct nvl_model_gsp *gsp; /* GSP firmware + falcons (model/gsp/) */
-	/* interrupt state (model/intr.c) */
-	pthread_mutex_t intr_lock;
-	pthread_cond_t intr_idle;
+	/* interrupt state (model/intr.c); intr_lock is a futex lock
+	 * (sync/flock.h), intr_idle_seq the word nvl_model_intr_set_handler()
+	 * sleeps on while a callback runs */
+	struct nvl_flock intr_lock;
+	_Atomic uint32_t intr_idle_seq;
 	/* read and cleared (W1C) without intr_lock; set under it */
 	_Atomic uint32_t intr_status[2];
 	uint32_t intr_enable[2];
 	nvl_hw_irq_fn irq_fn;
 	void *irq_arg;
 	unsigned irq_busy; /* a callback is running */
-	unsigned irq_idle_waiters; /* asleep on intr_idle */
+	unsigned irq_idle_waiters; /* asleep on intr_idle_seq */
 	bool irq_again; /* raised while it ran: call again */
 	uint64_t irq_count; /* callbacks made, for tests */
 	/* the GSP's share of the stall tree (model/gsp/rc.c): bits in
@@ -351,7 +354,10 @@ void nvl_model_fault_report(struct nvl_model *m,
  */
 void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits);
 
-/** nvl_model_time_ns() - the GPU timer (PTIMER), ns since power-on. */
+/**
+ * nvl_model_time_ns() - the GPU timer (PTIMER), ns since power-on, on the
+ * cheap monotonic clock (base/clock.h: nvl_clock_ns()).
+ */
 uint64_t nvl_model_time_ns(struct nvl_model *m);
 
 #endif /* NVL_MODEL_MODEL_H */

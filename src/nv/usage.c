@@ -11,6 +11,7 @@
  */
 #include <stdatomic.h>
 
+#include "base/clock.h"
 #include "base/time.h"
 #include "hw/hwif.h"
 #include "hw/regs.h"
@@ -30,7 +31,8 @@ uint64_t nvl_nv_ptimer(struct nvl_hw *hw)
 
 uint64_t nvl_nv_ptimer_est(struct nvl_hw *hw, struct nvl_nv_ptimer_cal *cal)
 {
-	int64_t now = nvl_time_ns();
+	/* the cheap clock: re-calibrated against PTIMER as before */
+	int64_t now = nvl_clock_ns();
 	uint64_t p;
 
 	if (cal->at_ns && now - cal->at_ns < NVL_NV_PTIMER_RECAL_NS)

@@ -33,7 +33,8 @@ struct nvl_nv_ptimer_cal {
 #define NVL_NV_PTIMER_RECAL_NS (10 * 1000 * 1000ll)
 
 /**
- * nvl_nv_ptimer_est() - PTIMER now, for a job's start: CLOCK_MONOTONIC
+ * nvl_nv_ptimer_est() - PTIMER now, for a job's start: the cheap monotonic
+ * clock (base/clock.h: nvl_clock_ns(), the model's own PTIMER source)
  * plus the offset of the last real read, which is made again once it is
  * NVL_NV_PTIMER_RECAL_NS old (three MMIO reads on hardware, one clock
  * read otherwise). The offset is taken against a clock read made before

@@ -30,12 +30,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include "base/compiler.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/cpufree.h"
 #include "base/log.h"
 #include "sync/checker.h"
@@ -68,58 +66,10 @@ static atomic_uint_fast64_t context_counter = 1;
 
 /*
  * Signal timestamps. clock_gettime() costs ~35 ns here, several times a
- * malloc/free pair; when the kernel itself uses the TSC as clocksource (so
- * it is invariant and synchronised), signalling records raw TSC ticks and
- * readers convert them to CLOCK_MONOTONIC ns using the reference sample
- * taken at load time and a fresh one (the span only grows, so does the
- * precision of the rate).
+ * malloc/free pair; when the kernel itself uses the TSC as clocksource,
+ * signalling records a raw stamp (base/clock.h: nvl_tsc_read()) and readers
+ * convert it to CLOCK_MONOTONIC ns (nvl_tsc_to_mono_ns()).
  */
-static bool raw_ts;
-static uint64_t tsc0;
-static int64_t ns0;
-
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((constructor)) static void fence_clock_init(void)
-{
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
-			"current_clocksource",
-			"re");
-	char buf[32] = "";
-
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "tsc", 3)) {
-		ns0 = nvl_time_ns();
-		tsc0 = __rdtsc();
-		raw_ts = true;
-	}
-	fclose(f);
-}
-
-static inline uint64_t raw_now(void)
-{
-	return __rdtsc();
-}
-#else
-static inline uint64_t raw_now(void)
-{
-	return 0;
-}
-#endif
-
-static int64_t raw_to_ns(uint64_t t)
-{
-	int64_t now = nvl_time_ns();
-	uint64_t tn = raw_now();
-	double rate;
-
-	if (tn <= tsc0 || now <= ns0)
-		return now;
-	rate = (double)(now - ns0) / (double)(tn - tsc0);
-	if (t >= tn)
-		return now;
-	return now - (int64_t)((double)(tn - t) * rate);
-}
 
 struct signal_tls {
 	int depth;
@@ -273,8 +223,8 @@ int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
 
 int nvl_fence_signal(struct nvl_fence *f)
 {
-	if (raw_ts)
-		return fence_signal(f, (int64_t)raw_now(), F_TS_RAW);
+	if (nvl_tsc_on())
+		return fence_signal(f, (int64_t)nvl_tsc_read(), F_TS_RAW);
 	return fence_signal(f, nvl_time_ns(), 0);
 }
 
@@ -330,7 +280,7 @@ int64_t nvl_fence_timestamp(struct nvl_fence *f)
 		 F_TIMESTAMP))
 		sched_yield();
 	ts = atomic_load_explicit(&f->timestamp, memory_order_relaxed);
-	return (fl & F_TS_RAW) ? raw_to_ns((uint64_t)ts) : ts;
+	return (fl & F_TS_RAW) ? nvl_tsc_to_mono_ns((uint64_t)ts) : ts;
 }
 
 /* ---- callbacks ------------------------------------------------------- */
@@ -413,10 +363,12 @@ static void wait_note(int64_t ns)
  * caught here costs no wake-up on either side: the signaller sees no
  * WAITERS and makes no futex call. Nothing else changes: the wait was
  * annotated before, and an interruptible wait notices a signal in the
- * sleep that follows a miss. No allocation, no lock.
+ * sleep that follows a miss. No allocation, no lock. @t0 and @limit are
+ * nvl_clock_ns() times (base/clock.h: durations only; @limit is the
+ * wait's deadline on that clock).
  * Return: true when @f was seen signalled.
  */
-static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t abs_ns,
+static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 			bool polled)
 {
 	int64_t lat = wait_ewma_ns, end, now, last = t0;
@@ -425,8 +377,8 @@ static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t abs_ns,
 	if (lat > POLL_CAP_NS || !nvl_cpu_poll_begin())
 		return false;
 	end = t0 + NVL_MIN(2 * lat + POLL_SLACK_NS, POLL_CAP_NS);
-	if (abs_ns < end)
-		end = abs_ns;
+	if (limit < end)
+		end = limit;
 	for (unsigned int i = 1;; i++) {
 		if (nvl_fence_test_signaled_flag(f)) {
 			hit = true;
@@ -440,7 +392,7 @@ static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t abs_ns,
 			hit = true;
 			break;
 		}
-		now = nvl_time_ns();
+		now = nvl_clock_ns();
 		if (now - last > POLL_PREEMPT_NS) {
 			/* lost the CPU: one more look, then sleep */
 			hit = nvl_fence_test_signaled_flag(f);
@@ -493,7 +445,7 @@ static int fence_sleep(struct nvl_fence *f, int64_t abs_ns, bool polled,
 static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 {
 	bool polled = f->ops && f->ops->signaled;
-	int64_t t0;
+	int64_t t0, limit;
 	int r;
 
 	/* Every wait is recorded, also one that returns at once. */
@@ -503,17 +455,24 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 	nvl_fence_enable_sw_signaling(f);
 	if (nvl_fence_is_signaled(f))
 		return 0;
-	t0 = nvl_time_ns();
-	if (abs_ns <= t0)
-		return -ETIME;
-	if (poll_signal(f, t0, abs_ns, polled)) {
-		wait_note(nvl_time_ns() - t0);
+	/* durations on the cheap clock; the deadline stays CLOCK_MONOTONIC */
+	t0 = nvl_clock_ns();
+	limit = INT64_MAX;
+	if (abs_ns != NVL_TIMEOUT_INFINITE) {
+		int64_t left = abs_ns - nvl_time_ns();
+
+		if (left <= 0)
+			return -ETIME;
+		limit = t0 + left;
+	}
+	if (poll_signal(f, t0, limit, polled)) {
+		wait_note(nvl_clock_ns() - t0);
 		return 0;
 	}
 	r = fence_sleep(f, abs_ns, polled,
 			flags & NVL_FENCE_WAIT_INTERRUPTIBLE);
 	if (!r)
-		wait_note(nvl_time_ns() - t0);
+		wait_note(nvl_clock_ns() - t0);
 	return r;
 }
 
