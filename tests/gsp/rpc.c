@@ -662,11 +662,12 @@ static void concurrent_callers(void **state)
 }
 
 /*
- * Events while 8 callers are in flight: one of them watches the status
- * queue for all (the multi-caller spin) and drains events with the
- * replies; none is lost, every call completes, no message is bad.
+ * 8 callers in flight while the firmware sends 40 events; with @yield the
+ * callers yield their CPUs while they wait (rpc.c: yield_on_word(), forced
+ * on: it is used only where wake-ups are dear). Every call completes in
+ * order, no event is lost, no message is bad.
  */
-static void concurrent_callers_with_events(void **state)
+static void callers_in_flight(bool yield)
 {
 	struct nvl_model_gsp_stats ms;
 	struct nvl_gsp_stats st;
@@ -679,6 +680,9 @@ static void concurrent_callers_with_events(void **state)
 	kit_up(&k, "tiny");
 	make_tree(&k, &t);
 	reg_all(&k, &r);
+	pthread_mutex_lock(&k.gsp->rx_lock);
+	k.gsp->yield_always = yield;
+	pthread_mutex_unlock(&k.gsp->rx_lock);
 	for (unsigned i = 0; i < 8; i++) {
 		c[i] = (struct conc){&k, t.sub, i};
 		assert_int_equal(
@@ -694,49 +698,30 @@ static void concurrent_callers_with_events(void **state)
 	assert_int_equal(st.events_dropped, 0);
 	assert_int_equal(ms.seq_asserts, 0);
 	assert_int_equal(st.bad_msgs, 0);
+	/* on more than one CPU, waits with several calls in flight yielded */
+	if (yield && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		assert_true(k.gsp->yield_waits > 0);
 	kit_down(&k);
 }
 
 /*
- * 8 callers that yield their CPUs while they wait (rpc.c: yield_on_word(),
- * forced on: it is used only where wake-ups are dear): completions that
- * wake no one, kicks of yielding callers, callers turning to sleep after
- * the bound; every call completes in order, with events meanwhile.
+ * Events while 8 callers are in flight: one of them watches the status
+ * queue for all (the multi-caller spin) and drains events with the
+ * replies.
+ */
+static void concurrent_callers_with_events(void **state)
+{
+	callers_in_flight(false);
+}
+
+/*
+ * The same with callers that yield while they wait: completions that wake
+ * no one, kicks of yielding callers, callers turning to sleep after the
+ * bound.
  */
 static void concurrent_callers_yielding(void **state)
 {
-	struct nvl_model_gsp_stats ms;
-	struct nvl_gsp_stats st;
-	struct evrec r = {0};
-	struct conc c[8];
-	pthread_t th[8];
-	struct tree t;
-	struct kit k;
-
-	kit_up(&k, "tiny");
-	make_tree(&k, &t);
-	reg_all(&k, &r);
-	pthread_mutex_lock(&k.gsp->rx_lock);
-	k.gsp->yield_always = true;
-	pthread_mutex_unlock(&k.gsp->rx_lock);
-	for (unsigned i = 0; i < 8; i++) {
-		c[i] = (struct conc){&k, t.sub, i};
-		assert_int_equal(
-			pthread_create(&th[i], NULL, conc_thread, &c[i]), 0);
-	}
-	emit_events(&k, 40);
-	for (unsigned i = 0; i < 8; i++)
-		pthread_join(th[i], NULL);
-	assert_int_equal(nvl_gsp_event_flush(k.gsp, 5 * NVL_NSEC_PER_SEC), 0);
-	nvl_model_gsp_get_stats(k.m, &ms);
-	nvl_gsp_get_stats(k.gsp, &st);
-	assert_int_equal(r.n[NV_VGPU_MSG_EVENT_MMU_FAULT_QUEUED & 0xf], 40);
-	assert_int_equal(ms.seq_asserts, 0);
-	assert_int_equal(st.bad_msgs, 0);
-	/* on more than one CPU, waits with several calls in flight yielded */
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		assert_true(k.gsp->yield_waits > 0);
-	kit_down(&k);
+	callers_in_flight(true);
 }
 
 static void async_calls(void **state)

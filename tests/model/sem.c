@@ -248,13 +248,9 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	gpu_down(g);
 }
 
-static void semaphores_obey_page_permissions(void **state)
+/* the fault buffer, a sparse page at @sparse and a read-only one at @ro */
+static void perm_maps(struct gpu *g, uint64_t sparse, uint64_t ro)
 {
-	struct gpu *g = gpu_up("tiny");
-	struct nvl_kit_chan a, b, c;
-	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
-	uint32_t p[64], n = 0, e[8];
-
 	nvl_hw_wr32(
 		g->hw, NVL_HW_FAULT_BUF_LO(0),
 		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
@@ -266,6 +262,16 @@ static void semaphores_obey_page_permissions(void **state)
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
 				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO),
 			 0);
+}
+
+static void semaphores_obey_page_permissions(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan a, b, c;
+	uint64_t sparse = 1ull << 36, ro = 1ull << 37, noat = 1ull << 38;
+	uint32_t p[64], n = 0, e[8];
+
+	perm_maps(g, sparse, ro);
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, noat, DST + 4096, 4096,
 				     12, NVL_HW_APERTURE_VIDMEM,
 				     NVL_KIT_NO_ATOMIC),
@@ -328,17 +334,7 @@ static void timestamped_release_obeys_page_permissions(void **state)
 	uint64_t sparse = 1ull << 36, ro = 1ull << 37;
 	uint32_t p[64], n = 0, e[8], w[4];
 
-	nvl_hw_wr32(
-		g->hw, NVL_HW_FAULT_BUF_LO(0),
-		NVL_HW_FAULT_BUF_LO_PHYS(0x40000, NVL_HW_FAULT_APERTURE_VID));
-	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_SIZE(0),
-		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, sparse, 0, 4096, 12,
-				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_SPARSE),
-			 0);
-	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, ro, DST, 4096, 12,
-				     NVL_HW_APERTURE_VIDMEM, NVL_KIT_RO),
-			 0);
+	perm_maps(g, sparse, ro);
 	/* sparse: dropped, an acquire reads zero, the channel goes on */
 	gpu_chan(g, 1, 0, &a);
 	sem_exec(p, &n, sparse + 16, 5,

@@ -365,6 +365,20 @@ static void on_hold(void *arg, uint32_t event, uint32_t result,
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* post an event whose handler holds @dev's GSP event thread until @h says */
+static void hold_event_thread(struct nvl_device *dev, struct nvl_gsp *gsp,
+			      struct hold *h)
+{
+	assert_int_equal(nvl_gsp_event_register(
+				 gsp, NV_VGPU_MSG_EVENT_POST_EVENT, on_hold, h),
+			 0);
+	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
+	pthread_mutex_lock(&h->lock);
+	while (!h->held)
+		pthread_cond_wait(&h->cond, &h->lock);
+	pthread_mutex_unlock(&h->lock);
+}
+
 /*
  * The fault entry kills the channel where the GSP's message is read, not
  * behind the event thread (held here in another handler). The fault's
@@ -392,15 +406,7 @@ static void stale_rc_spares_reused_id(void **state)
 	assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
 	bad = fill(&a, 0, VA_HOLE, 1);
 	good = fill(&a, 256, VA_DST, 2);
-	assert_int_equal(nvl_gsp_event_register(gsp,
-						NV_VGPU_MSG_EVENT_POST_EVENT,
-						on_hold, &h),
-			 0);
-	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
-	pthread_mutex_lock(&h.lock);
-	while (!h.held)
-		pthread_cond_wait(&h.cond, &h.lock);
-	pthread_mutex_unlock(&h.lock);
+	hold_event_thread(dev, gsp, &h);
 
 	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
 			 0);
@@ -482,15 +488,7 @@ static void fault_lines_printed_while_event_thread_lags(void **state)
 	gsp = dev->nv->gsp;
 	cl_up(dev, &a);
 	bad = fill(&a, 0, VA_HOLE, 1);
-	assert_int_equal(nvl_gsp_event_register(gsp,
-						NV_VGPU_MSG_EVENT_POST_EVENT,
-						on_hold, &h),
-			 0);
-	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
-	pthread_mutex_lock(&h.lock);
-	while (!h.held)
-		pthread_cond_wait(&h.cond, &h.lock);
-	pthread_mutex_unlock(&h.lock);
+	hold_event_thread(dev, gsp, &h);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(
 			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
