@@ -49,17 +49,6 @@ void nvl_flock_lock_slow(struct nvl_flock *l);
  */
 void nvl_flock_wake(struct nvl_flock *l);
 
-/** nvl_flock_lock() - take @l. @l: the lock */
-static inline void nvl_flock_lock(struct nvl_flock *l)
-{
-	uint32_t z = 0;
-
-	if (likely(atomic_compare_exchange_strong_explicit(
-		    &l->v, &z, 1, memory_order_acquire, memory_order_relaxed)))
-		return;
-	nvl_flock_lock_slow(l);
-}
-
 /**
  * nvl_flock_trylock() - take @l if it is free, without waiting.
  * @l: the lock
@@ -72,6 +61,14 @@ static inline bool nvl_flock_trylock(struct nvl_flock *l)
 
 	return atomic_compare_exchange_strong_explicit(
 		&l->v, &z, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+/** nvl_flock_lock() - take @l. @l: the lock */
+static inline void nvl_flock_lock(struct nvl_flock *l)
+{
+	if (likely(nvl_flock_trylock(l)))
+		return;
+	nvl_flock_lock_slow(l);
 }
 
 /** nvl_flock_unlock() - release @l. @l: the lock */
