@@ -45,20 +45,22 @@ void nvl_bench_register(struct nvl_bench_def *def)
 	*p = def;
 }
 
-int64_t nvl_bench_now_ns(void)
+static int64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+int64_t nvl_bench_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 int64_t nvl_bench_thread_cpu_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -30,7 +30,7 @@
  * how much of ratio_vs_memcpy is that movement and how much is generated
  * code on top (ratio_vs_two_memcpy); ratio_vs_memcpy stays the target.
  *
- * The pack_unpack samples are timed in thread CPU time (cpu_now_ns()),
+ * The pack_unpack samples are timed in thread CPU time (nvl_bench_thread_cpu_ns()),
  * abigen_time in wall time (it times child processes).
  */
 #include <stdio.h>
@@ -155,7 +155,8 @@ NVL_BENCH(abigen, abigen_time)
 }
 
 /*
- * The pack_unpack samples' clock: this thread's CPU time. They are
+ * The pack_unpack samples' clock: this thread's CPU time
+ * (nvl_bench_thread_cpu_ns()). They are
  * CPU-bound loops of a few ms; on the shared 2-core machine at load 5-7
  * wall time counted other processes' time slices, and a 4-6 ms
  * pack+unpack sample was preempted far more often than a 1.4 ms memcpy
@@ -163,13 +164,6 @@ NVL_BENCH(abigen, abigen_time)
  * binary in consecutive batches). Both sides are timed alike; cache
  * pollution by other processes still counts for both.
  */
-static int64_t cpu_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 struct pu_arg {
 	/* cache-line aligned, whatever the neutral struct's alignment and
@@ -191,7 +185,7 @@ __attribute__((noinline)) static void copy_call(void *d, const void *s,
 static double pu_sample(void *p)
 {
 	struct pu_arg *a = p;
-	int64_t t0 = cpu_now_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (int i = 0; i < a->iters; i++) {
 		abb_r2_0_sysinfo_unpack(a->wire, a->size, &a->n);
@@ -199,19 +193,19 @@ static double pu_sample(void *p)
 		abb_r2_0_sysinfo_pack(&a->n, a->wire2, a->size);
 		nvl_bench_do_not_optimize(a->wire2);
 	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / a->iters;
 }
 
 static double copy_sample(void *p)
 {
 	struct pu_arg *a = p;
-	int64_t t0 = cpu_now_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (int i = 0; i < a->iters; i++) {
 		copy_call(a->wire2, a->wire, a->size);
 		nvl_bench_do_not_optimize(a->wire2);
 	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / a->iters;
 }
 
 /*
@@ -222,7 +216,7 @@ static double copy_sample(void *p)
 static double two_copies(uint8_t *mid, const uint8_t *wire, uint8_t *wire2,
 			 size_t size, int iters)
 {
-	int64_t t0 = cpu_now_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (int i = 0; i < iters; i++) {
 		copy_call(mid, wire, size);
@@ -230,7 +224,7 @@ static double two_copies(uint8_t *mid, const uint8_t *wire, uint8_t *wire2,
 		copy_call(wire2, mid, size);
 		nvl_bench_do_not_optimize(wire2);
 	}
-	return (double)(cpu_now_ns() - t0) / iters;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / iters;
 }
 
 static double two_copy_sample(void *p)
@@ -294,7 +288,7 @@ struct gpu_arg {
 static double gpu_sample(void *p)
 {
 	struct gpu_arg *a = p;
-	int64_t t0 = cpu_now_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (int i = 0; i < a->iters; i++) {
 		a->s->unpack(a->wire, a->size, a->n);
@@ -302,7 +296,7 @@ static double gpu_sample(void *p)
 		a->s->pack(a->n, a->wire2, a->size);
 		nvl_bench_do_not_optimize(a->wire2);
 	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / a->iters;
 }
 
 static double gtwo_copy_sample(void *p)
@@ -316,13 +310,13 @@ static double gtwo_copy_sample(void *p)
 static double gcopy_sample(void *p)
 {
 	struct gpu_arg *a = p;
-	int64_t t0 = cpu_now_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (int i = 0; i < a->iters; i++) {
 		copy_call(a->wire2, a->wire, a->size);
 		nvl_bench_do_not_optimize(a->wire2);
 	}
-	return (double)(cpu_now_ns() - t0) / a->iters;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / a->iters;
 }
 
 /*

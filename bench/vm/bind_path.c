@@ -269,7 +269,7 @@ static int setup_1k(struct side *s)
 /* ns per map + unmap pair on odd pages */
 static double pairs_1k(struct side *s, long n)
 {
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < n; i++) {
 		uint64_t va = (xs(&s->rng) % SLOTS_1K * 2 + 1) * PAGE;
@@ -279,7 +279,7 @@ static double pairs_1k(struct side *s, long n)
 		    side_op(s, K_UNMAP, va, PAGE, 0))
 			return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)n;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)n;
 }
 
 static int setup_tiles(struct side *s, bool half)
@@ -309,7 +309,7 @@ static int setup_tiles(struct side *s, bool half)
 /* ns per op: random tile bound then unbound (empty region) */
 static double tiles_empty(struct side *s, long n)
 {
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < n; i++) {
 		uint64_t va = GiB + xs(&s->rng) % NTILES * TILE;
@@ -319,13 +319,13 @@ static double tiles_empty(struct side *s, long n)
 		    side_op(s, K_UNMAP, va, TILE, 0))
 			return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)(2 * n);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)(2 * n);
 }
 
 /* ns per op: a random tile of the half-full region flips */
 static double tiles_half(struct side *s, long n)
 {
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < 2 * n; i++) {
 		uint64_t t = xs(&s->rng) % NTILES;
@@ -339,14 +339,14 @@ static double tiles_half(struct side *s, long n)
 			return -1;
 		s->bound[t] ^= 1;
 	}
-	return (double)(cpu_ns() - t0) / (double)(2 * n);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)(2 * n);
 }
 
 /* ns per op: calls of 64 tile binds, then 64 unbinds of the same tiles */
 static double tiles_batch(struct side *s, long n)
 {
 	struct nvl_vm_bind_op ops[64];
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 	long calls = n / 64 > 0 ? n / 64 : 1;
 
 	for (long i = 0; i < calls; i++) {
@@ -371,7 +371,7 @@ static double tiles_batch(struct side *s, long n)
 				0))
 			return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)(calls * 128);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)(calls * 128);
 }
 
 /*
@@ -382,7 +382,7 @@ static double tiles_batch(struct side *s, long n)
 static double tiles_batch_core(struct side *s, long n)
 {
 	uint64_t va[64], off[64];
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 	long calls = n / 64 > 0 ? n / 64 : 1;
 
 	for (long i = 0; i < calls; i++) {
@@ -394,7 +394,7 @@ static double tiles_batch_core(struct side *s, long n)
 		    core_ops(&s->c, K_UNMAP, va, off, TILE, 64))
 			return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)(calls * 128);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)(calls * 128);
 }
 
 /*
@@ -406,7 +406,7 @@ static double tiles_batch_core(struct side *s, long n)
 static double tiles_batch_singles(struct side *s, long n)
 {
 	uint64_t va[64];
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 	long calls = n / 64 > 0 ? n / 64 : 1;
 
 	for (long i = 0; i < calls; i++) {
@@ -420,7 +420,7 @@ static double tiles_batch_singles(struct side *s, long n)
 			if (side_op(s, K_UNMAP, va[k], TILE, 0))
 				return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)(calls * 128);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)(calls * 128);
 }
 
 /* a core side whose batches go op list by op list (the reference) */

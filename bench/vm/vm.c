@@ -54,7 +54,7 @@ static int populate(struct vmb *b, long n)
 static double pair_sample(void *arg)
 {
 	struct vmb *b = arg;
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < b->pairs; i++) {
 		uint64_t va = (xs(&b->rng) % b->slots * 2 + 1) * PAGE;
@@ -64,7 +64,7 @@ static double pair_sample(void *arg)
 		    bind1(b, NVL_VM_BIND_OP_UNMAP, va, PAGE, 0))
 			return -1;
 	}
-	return (double)(cpu_ns() - t0) / (double)b->pairs;
+	return (double)(nvl_bench_thread_cpu_ns() - t0) / (double)b->pairs;
 }
 
 static double pairs_ns(struct nvl_bench_ctx *ctx, long n)
@@ -104,7 +104,7 @@ static double tile_sample(void *arg)
 {
 	struct vmb *b = arg;
 	const uint64_t tile = 64 * 1024, base = GiB;
-	int64_t t0 = cpu_ns();
+	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < b->pairs; i++) {
 		uint64_t va = base + xs(&b->rng) % (16 * GiB / tile) * tile;
@@ -115,7 +115,8 @@ static double tile_sample(void *arg)
 			return -1;
 	}
 	/* two ops per iteration */
-	return (double)(cpu_ns() - t0) / (double)(2 * b->pairs);
+	return (double)(nvl_bench_thread_cpu_ns() - t0) /
+	       (double)(2 * b->pairs);
 }
 
 NVL_BENCH(vm, sparse_tiles)

@@ -22,14 +22,6 @@
 /* a backend whose every call does nothing (vm.c) */
 extern const struct nvl_vm_pt_ops nvl_bench_null_pt;
 
-static inline int64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static inline uint64_t xs(uint64_t *s)
 {
 	*s ^= *s << 13;
