@@ -35,7 +35,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -48,31 +47,21 @@
 #include "model/fifo.h"
 
 /*
- * Busy time (two clock reads per channel run, on the runlist thread) is
- * counted on the cheap monotonic clock (base/clock.h: the TSC scaled to ns
- * where the kernel's clocksource is the TSC).
+ * Busy time (two clock reads per channel run, on the runlist thread), the
+ * doorbell's kick stamp and the runlist thread's idle poll are on the
+ * cheap monotonic clock (base/clock.h: nvl_clock_ns(), the TSC scaled to
+ * ns where the kernel's clocksource is the TSC).
  */
-static inline int64_t busy_now(void)
-{
-	return nvl_clock_ns();
-}
-
-/* the runlist thread's idle poll's clock (rl->idle.clock) */
-static int64_t nvl_rl_clock(void)
-{
-	return nvl_clock_ns();
-}
-
 static void rl_busy_start(struct nvl_model_runlist *rl)
 {
 	if (!rl->busy_since)
-		rl->busy_since = busy_now();
+		rl->busy_since = nvl_clock_ns();
 }
 
 static void rl_busy_stop(struct nvl_model_runlist *rl)
 {
 	if (rl->busy_since) {
-		rl->busy_ns += (uint64_t)(busy_now() - rl->busy_since);
+		rl->busy_ns += (uint64_t)(nvl_clock_ns() - rl->busy_since);
 		rl->busy_since = 0;
 	}
 }
@@ -83,7 +72,7 @@ static uint64_t rl_busy_total_ns(struct nvl_model_runlist *rl)
 	uint64_t v = rl->busy_ns;
 
 	if (rl->busy_since)
-		v += (uint64_t)(busy_now() - rl->busy_since);
+		v += (uint64_t)(nvl_clock_ns() - rl->busy_since);
 	return v;
 }
 
@@ -526,7 +515,7 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		nvl_list_init(&f->rl[i].parked);
 		f->rl[i].idle.resample = NVL_MODEL_RL_POLL_RESAMPLE;
 		/* rl_wake()'s stamp and the poll's looks: the cheap clock */
-		f->rl[i].idle.clock = nvl_rl_clock;
+		f->rl[i].idle.clock = nvl_clock_ns;
 	}
 	m->fifo = f;
 	for (i = 0; i < f->nrl; i++) {
