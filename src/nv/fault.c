@@ -234,6 +234,21 @@ static void fault_killed(void *arg)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/*
+ * After the kill, outside f->lock: a held line that filled LOG_HANDOFF
+ * queues the driver's worker; one that found the lines full is printed
+ * here, after those before it.
+ */
+static void line_out(const struct fault_kill *fk)
+{
+	if (!fk->log)
+		return;
+	if (fk->handoff)
+		nvl_nv_work_queue(&fk->f->log_work);
+	else if (!fk->held)
+		print_full(fk->f, &fk->line);
+}
+
 static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 {
 	uint32_t info = e[NVL_HW_FAULT_ENTRY_INFO];
@@ -276,10 +291,7 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 	ret = nvl_nv_chan_kill(f->d, &k);
 	if (ret > 0) {
 		/* counted and held by fault_killed() */
-		if (fk.handoff)
-			nvl_nv_work_queue(&f->log_work);
-		else if (fk.log && !fk.held)
-			print_full(f, &fk.line);
+		line_out(&fk);
 		return;
 	}
 	count(f, &f->st.faults, 1);
@@ -304,10 +316,7 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 	pthread_mutex_lock(&f->lock);
 	fk.held = hold_line_locked(f, &fk.line, &fk.handoff);
 	pthread_mutex_unlock(&f->lock);
-	if (fk.handoff)
-		nvl_nv_work_queue(&f->log_work);
-	else if (!fk.held)
-		print_full(f, &fk.line);
+	line_out(&fk);
 }
 
 /* drain the shadow queue */
