@@ -215,6 +215,31 @@ double nvl_bench_futex_pingpong_ns(bool quick)
 	return nvl_bench_median(quick ? 3 : 7, pingpong_sample, &iters);
 }
 
+double nvl_bench_futex_sample_ns(bool quick)
+{
+	int iters = quick ? 200 : 2000;
+
+	return pingpong_sample(&iters);
+}
+
+double nvl_bench_median_vs_futex(bool quick, int reps,
+				 double (*sample)(void *arg), void *arg,
+				 double *base_ns)
+{
+	double v[64], b[64];
+
+	if (reps > 64)
+		reps = 64;
+	if (reps < 1)
+		reps = 1;
+	for (int i = 0; i < reps; i++) {
+		b[i] = nvl_bench_futex_sample_ns(quick);
+		v[i] = sample(arg);
+	}
+	*base_ns = nvl_bench_median_of(b, reps);
+	return nvl_bench_median_of(v, reps);
+}
+
 /*
  * Dependent random reads: a pointer chase through one random cycle over a
  * buffer far larger than the caches (Sattolo's shuffle, so every step is a
@@ -420,6 +445,18 @@ void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
 
 	va_start(ap, v);
 	report(ctx, name, value, unit, baseline, bv, key, v, &ap);
+	va_end(ap);
+}
+
+void nvl_bench_report_vs_extra(struct nvl_bench_ctx *ctx, const char *name,
+			       double value, const char *unit,
+			       const char *baseline, double baseline_value,
+			       const char *key, double v, ...)
+{
+	va_list ap;
+
+	va_start(ap, v);
+	report(ctx, name, value, unit, baseline, baseline_value, key, v, &ap);
 	va_end(ap);
 }
 

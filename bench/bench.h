@@ -79,6 +79,15 @@ void nvl_bench_report_extra(struct nvl_bench_ctx *ctx, const char *name,
 #define NVL_BENCH_LABEL_MEMCPY_OVERHEAD "overhead against memcpy"
 
 /**
+ * nvl_bench_report_vs_extra() - nvl_bench_report_vs() with extra numeric
+ * fields, given as NULL-terminated name/value pairs.
+ */
+void nvl_bench_report_vs_extra(struct nvl_bench_ctx *ctx, const char *name,
+			       double value, const char *unit,
+			       const char *baseline, double baseline_value,
+			       const char *key, double v, ...);
+
+/**
  * nvl_bench_report_label() - nvl_bench_report() with a "label" field that
  * says what the result (and its ratio) means, and an optional extra numeric
  * field @key (NULL for none) reported beside it.
@@ -118,6 +127,28 @@ double nvl_bench_memcpy_bandwidth(bool quick);
 double nvl_bench_memset_bandwidth(bool quick);
 double nvl_bench_futex_pingpong_ns(bool quick);
 double nvl_bench_random_access_rate(bool quick);
+
+/**
+ * nvl_bench_futex_sample_ns() - one short futex_pingpong sample (ns per
+ * round trip over 2,000 round trips; 200 when @quick), for benchmarks
+ * that alternate the baseline with their own samples.
+ */
+double nvl_bench_futex_sample_ns(bool quick);
+
+/**
+ * nvl_bench_median_vs_futex() - nvl_bench_median() of @sample, each of
+ * the @reps samples preceded by a nvl_bench_futex_sample_ns(); the
+ * baseline samples' median goes to *@base_ns.
+ *
+ * A latency and its futex_pingpong baseline then see the same machine
+ * states: on a virtual machine a futex round trip ranges from under 2 us
+ * (busy CPUs) to tens of us (idle vCPUs the host parks), and the state can
+ * change between a baseline measured once per process and a benchmark run
+ * seconds later: two runs of one latency 15 % apart gave ratios 5x apart.
+ */
+double nvl_bench_median_vs_futex(bool quick, int reps,
+				 double (*sample)(void *arg), void *arg,
+				 double *base_ns);
 
 /** nvl_bench_main() - `nvl bench [--json] [--quick] [--list] [NAME...]`. */
 int nvl_bench_main(int argc, char **argv);

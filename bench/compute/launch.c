@@ -6,8 +6,9 @@
  * and the methods, nvl_exec() with a signal syncobj, nvl_syncobj_wait().
  *
  * launch_latency: ns from nvl_exec() of a launch of an empty kernel (one
- * CTA of 32 threads, EXIT) to its syncobj signalled; baseline
- * futex_pingpong (a thread wake-up and back); launch_latency_sleeps: the
+ * CTA of 32 threads, EXIT) to its syncobj signalled, median of 203
+ * launches; baseline futex_pingpong (a thread wake-up and back), sampled
+ * between blocks of 29 launches; launch_latency_sleeps: the
  * process's voluntary context switches per launch (and the involuntary
  * ones) over as many launches again: the wake-ups a launch costs,
  * load-independent, unlike the time.
@@ -204,51 +205,63 @@ static double crig_launch(struct crig *r)
 	return (double)(nvl_bench_now_ns() - t0);
 }
 
-static double sample_empty(void *arg)
-{
-	return crig_launch(arg);
-}
-
 /*
- * median ns of launches of an empty kernel over @ctas CTAs of 32 threads;
- * with @sleeps, also the process's voluntary and involuntary context
- * switches per launch over as many launches again
+ * median ns of launches of an empty kernel over @ctas CTAs of 32 threads,
+ * in 7 blocks (3 with --quick) each after one futex_pingpong sample, whose
+ * median goes to *@base (nvl_bench_median_vs_futex()'s reason); with
+ * @sleeps, also the process's voluntary and involuntary context switches
+ * per launch over as many launches again
  */
 static double empty_launches(struct nvl_bench_ctx *ctx, uint32_t ctas,
-			     double sleeps[2])
+			     double *base, double sleeps[2])
 {
-	int n = nvl_bench_quick(ctx) ? 21 : 201;
+	bool quick = nvl_bench_quick(ctx);
+	int blocks = quick ? 3 : 7, per = quick ? 7 : 29, n = blocks * per;
+	double v[7 * 29], b[7];
 	struct rusage ru0, ru1;
 	struct crig r;
 	uint64_t none = 0;
-	double v = -1;
+	double med = -1;
 
 	if (!crig_up(&r, "EXIT\n", 0, false) &&
 	    !crig_prepare(&r, ctas, 32, &none, sizeof(none))) {
 		crig_launch(&r); /* warm: the program cache, the channel */
-		v = nvl_bench_median(n, sample_empty, &r);
-		if (v > 0 && sleeps) {
+		med = 0;
+		for (int k = 0; k < blocks && med == 0; k++) {
+			b[k] = nvl_bench_futex_sample_ns(quick);
+			for (int i = 0; i < per; i++) {
+				v[k * per + i] = crig_launch(&r);
+				if (v[k * per + i] < 0)
+					med = -1;
+			}
+		}
+		if (!med) {
+			med = nvl_bench_median_of(v, n);
+			*base = nvl_bench_median_of(b, blocks);
+		}
+		if (med > 0 && sleeps) {
 			getrusage(RUSAGE_SELF, &ru0);
-			for (int i = 0; i < n && v > 0; i++)
+			for (int i = 0; i < n && med > 0; i++)
 				if (crig_launch(&r) < 0)
-					v = -1;
+					med = -1;
 			getrusage(RUSAGE_SELF, &ru1);
 			sleeps[0] = (double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / n;
 			sleeps[1] = (double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / n;
 		}
 	}
 	crig_down(&r);
-	return v;
+	return med;
 }
 
 NVL_BENCH(compute, launch_latency)
 {
-	double sleeps[2];
-	double v = empty_launches(ctx, 1, sleeps);
+	double sleeps[2], base;
+	double v = empty_launches(ctx, 1, &base, sleeps);
 
 	if (v <= 0)
 		return -1;
-	nvl_bench_report(ctx, "launch_latency", v, "ns", "futex_pingpong");
+	nvl_bench_report_vs(ctx, "launch_latency", v, "ns", "futex_pingpong",
+			    base);
 	/* 2: the runlist thread's wake-up plus the waiter's */
 	nvl_bench_report_extra(ctx, "launch_latency_sleeps", sleeps[0],
 			       "per_launch", NULL, "involuntary_per_launch",
@@ -258,11 +271,13 @@ NVL_BENCH(compute, launch_latency)
 
 NVL_BENCH(compute, launch_latency_16)
 {
-	double v = empty_launches(ctx, 16, NULL);
+	double base;
+	double v = empty_launches(ctx, 16, &base, NULL);
 
 	if (v <= 0)
 		return -1;
-	nvl_bench_report(ctx, "launch_latency_16", v, "ns", "futex_pingpong");
+	nvl_bench_report_vs(ctx, "launch_latency_16", v, "ns", "futex_pingpong",
+			    base);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  *  - rpc_roundtrip: ns per small GSP_RM_CONTROL round trip (64 bytes of
  *    parameters each way); baseline futex_pingpong (a thread round trip,
  *    the least any doorbell-and-interrupt exchange between two threads
- *    costs); rpc_roundtrip_sleeps: the process's voluntary context
+ *    costs), sampled alternately with it (nvl_bench_median_vs_futex());
+ *    rpc_roundtrip_sleeps: the process's voluntary context
  *    switches per call (the wake-ups a call costs; load-independent,
  *    unlike the time, on a shared machine);
  *  - rpc_large: bytes/s through 1 MiB GSP_RM_CONTROL calls (1 MiB out in
@@ -120,14 +121,16 @@ NVL_BENCH(gsp, rpc_roundtrip)
 	struct rig *r = calloc(1, sizeof(*r));
 	struct rt t = {r, nvl_bench_quick(ctx) ? 2000 : 20000, sizeof(p), p};
 	struct rusage ru0, ru1;
-	double ns, sw_ns;
+	double ns, sw_ns, base;
 
 	if (!r || rig_up(r)) {
 		free(r);
 		return -EIO;
 	}
 	rt_sample(&t); /* warm */
-	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, rt_sample, &t);
+	ns = nvl_bench_median_vs_futex(nvl_bench_quick(ctx),
+				       nvl_bench_quick(ctx) ? 3 : 7, rt_sample,
+				       &t, &base);
 	/* where a round trip's time can go on a two-thread exchange: the
 	 * sleeps (voluntary context switches of every thread of the
 	 * process, driver and model firmware) per call, over one more
@@ -139,7 +142,8 @@ NVL_BENCH(gsp, rpc_roundtrip)
 	free(r);
 	if (ns < 0 || sw_ns < 0)
 		return -EIO;
-	nvl_bench_report(ctx, "rpc_roundtrip", ns, "ns", "futex_pingpong");
+	nvl_bench_report_vs(ctx, "rpc_roundtrip", ns, "ns", "futex_pingpong",
+			    base);
 	nvl_bench_report_extra(
 		ctx, "rpc_roundtrip_sleeps",
 		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / t.iters, "per_call",

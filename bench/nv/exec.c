@@ -4,7 +4,8 @@
  *  - exec_latency: ns from nvl_exec() of a one-dword push (a NOP method
  *    header) to its syncobj signalled, on an idle device; baseline
  *    futex_pingpong (a thread round trip: submission to the model's
- *    PBDMA thread and the interrupt back are two such hops);
+ *    PBDMA thread and the interrupt back are two such hops), sampled
+ *    alternately with it (nvl_bench_median_vs_futex());
  *    exec_latency_sleeps: the process's voluntary context switches per
  *    exec (and the involuntary ones) over one more sample: the wake-ups
  *    an exec costs, load-independent, unlike the time;
@@ -140,7 +141,7 @@ NVL_BENCH(exec, exec_latency)
 {
 	struct rig r = {0};
 	struct rusage ru0, ru1;
-	double ns, sw_ns;
+	double ns, sw_ns, base;
 
 	r.iters = nvl_bench_quick(ctx) ? 200 : 5000;
 	if (rig_up(&r)) {
@@ -148,7 +149,9 @@ NVL_BENCH(exec, exec_latency)
 		return -EIO;
 	}
 	lat_sample(&r);
-	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, lat_sample, &r);
+	ns = nvl_bench_median_vs_futex(nvl_bench_quick(ctx),
+				       nvl_bench_quick(ctx) ? 3 : 7, lat_sample,
+				       &r, &base);
 	/* the sleeps (voluntary context switches of every thread of the
 	 * process: submitter, scheduler, model) per exec, over one more
 	 * sample; 2 is the runlist thread's wake-up plus the waiter's */
@@ -158,7 +161,8 @@ NVL_BENCH(exec, exec_latency)
 	rig_down(&r);
 	if (ns < 0 || sw_ns < 0)
 		return -EIO;
-	nvl_bench_report(ctx, "exec_latency", ns, "ns", "futex_pingpong");
+	nvl_bench_report_vs(ctx, "exec_latency", ns, "ns", "futex_pingpong",
+			    base);
 	nvl_bench_report_extra(
 		ctx, "exec_latency_sleeps",
 		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / r.iters, "per_exec",

@@ -6,7 +6,8 @@
  *    write faults to its fence signalled with -EFAULT: the submission hop,
  *    the engine's fault, RM's copy into the shadow buffer and its
  *    MMU_FAULT_QUEUED, the driver's decode and kill. Baseline
- *    futex_pingpong, measured in the same run; the ratio is the fault
+ *    futex_pingpong, sampled alternately with it
+ *    (nvl_bench_median_vs_futex()); the ratio is the fault
  *    path's cost in thread round trips (it crosses two threads when the
  *    firmware is idle: caller, runlist, which runs RM's service and then,
  *    in RM's message interrupt, the driver's kill; three when RM's own
@@ -151,21 +152,24 @@ NVL_BENCH(rc, fault_to_kill)
 	uint32_t ce, flen = 0;
 	int iters = nvl_bench_quick(ctx) ? 10 : 100;
 	void *arg[3] = {&k, &flen, &iters};
-	double ns = -1, nop = -1;
+	double ns = -1, nop = -1, base = 0;
 
 	if (dev_up(&dev, &ce) || cli_up(dev, &k, ce))
 		goto out;
 	flen = fault_push(&k, ce);
 	fault_sample(arg);
-	ns = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, fault_sample, arg);
+	ns = nvl_bench_median_vs_futex(nvl_bench_quick(ctx),
+				       nvl_bench_quick(ctx) ? 3 : 5,
+				       fault_sample, arg, &base);
 	nop = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, nop_sample, arg);
 out:
 	cli_down(&k);
 	nvl_device_close(dev);
 	if (ns < 0 || nop < 0)
 		return -EIO;
-	nvl_bench_report_extra(ctx, "fault_to_kill", ns, "ns", "futex_pingpong",
-			       "exec_latency_ns", nop, NULL);
+	nvl_bench_report_vs_extra(ctx, "fault_to_kill", ns, "ns",
+				  "futex_pingpong", base, "exec_latency_ns",
+				  nop, NULL);
 	return 0;
 }
 
