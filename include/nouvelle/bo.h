@@ -135,7 +135,8 @@ NVL_API int nvl_bo_wait(struct nvl_client *client, uint32_t handle,
  * @client: the client
  * @handle: the handle
  * @token_out: the token
- * Return: 0, -ENOENT, -EPERM (NO_SHARE or VM-private), -ENOMEM.
+ * Return: 0, -ENOENT, -EPERM (NO_SHARE or VM-private), -ENOMEM, -ENOSPC
+ * (2^24 - 1 of the device's BOs exported already).
  */
 NVL_API int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 			  uint64_t *token_out);
@@ -146,7 +147,8 @@ NVL_API int nvl_bo_export(struct nvl_client *client, uint32_t handle,
  * @client: the importing client
  * @token: from nvl_bo_export()
  * @handle_out: the new handle
- * Return: 0, -ENOENT (stale or unknown token), -ENOMEM.
+ * Return: 0, -ENOENT (stale or unknown token), -EXDEV (a token another
+ * device's client exported: BOs are not shared across devices), -ENOMEM.
  */
 NVL_API int nvl_bo_import(struct nvl_client *client, uint64_t token,
 			  uint32_t *handle_out);

@@ -541,9 +541,19 @@ int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 	nvl_mutex_lock(&mm->lock);
 	if (!bo->export_id) {
 		ret = nvl_idr_alloc(&mm->exports, bo, &bo->export_id);
+		if (!ret && bo->export_id >> NVL_MM_TOKEN_SLOT_BITS) {
+			nvl_idr_remove(&mm->exports, bo->export_id);
+			bo->export_id = 0;
+			ret = nvl_error(-ENOSPC, "bo: %u exports are live",
+					(1u << NVL_MM_TOKEN_SLOT_BITS) - 1);
+		}
 		if (!ret)
-			bo->export_token = ((uint64_t)++mm->export_gen << 32) |
-					   bo->export_id;
+			bo->export_token =
+				(uint64_t)mm->serial << 48 |
+				(uint64_t)(++mm->export_gen &
+					   ((1u << NVL_MM_TOKEN_GEN_BITS) - 1))
+					<< NVL_MM_TOKEN_SLOT_BITS |
+				bo->export_id;
 	}
 	if (!ret)
 		*token_out = bo->export_token;
@@ -557,12 +567,22 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 {
 	struct nvl_mm *mm = nvl_mm_of_client(client);
 	struct nvl_bo *bo;
+	uint32_t slot;
 	int ret;
 
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
+	if (token >> 48 != mm->serial && nvl_mm_serial_issued(token >> 48))
+		return nvl_error(-EXDEV,
+				 "bo: export %#llx is another device's memory "
+				 "manager's, not this client's",
+				 (unsigned long long)token);
+	/* a serial no manager was given: unknown (slot 0 is never used) */
+	slot = token >> 48 == mm->serial
+		       ? (uint32_t)token & ((1u << NVL_MM_TOKEN_SLOT_BITS) - 1)
+		       : 0;
 	nvl_mutex_lock(&mm->lock);
-	bo = nvl_idr_find(&mm->exports, (uint32_t)token);
+	bo = nvl_idr_find(&mm->exports, slot);
 	if (bo && (bo->export_token != token ||
 		   !nvl_kref_get_unless_zero(&bo->gem.ref)))
 		bo = NULL;

@@ -171,6 +171,14 @@ struct nvl_mm_shrinker {
 
 struct nvl_mm_job;
 
+/*
+ * An export token: the memory manager's serial (16 bits), the export's
+ * generation (24 bits: a slot reused after a BO is gone answers an old token
+ * only after 2^24 more exports) and its slot in mm->exports (24 bits).
+ */
+#define NVL_MM_TOKEN_SLOT_BITS 24
+#define NVL_MM_TOKEN_GEN_BITS 24
+
 /** struct nvl_mm - one device's memory manager. */
 struct nvl_mm {
 	/** @lock: buddy, LRUs, placements, exports */
@@ -198,7 +206,14 @@ struct nvl_mm {
 	uint64_t host_budget_B;
 	/** @exports: export id -> BO (weak) */
 	struct nvl_idr exports;
+	/** @export_gen: exports made (NVL_MM_TOKEN_GEN_BITS of it in a token) */
 	uint32_t export_gen;
+	/**
+	 * @serial: this memory manager's number in the process (never 0), in
+	 * its export tokens, so that a token from another device's memory
+	 * manager is told apart (-EXDEV) instead of naming one of ours
+	 */
+	uint16_t serial;
 
 	/* move worker */
 	pthread_t worker;
@@ -383,6 +398,14 @@ void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st);
  * Return: the manager, or NULL when it cannot be created.
  */
 struct nvl_mm *nvl_mm_default(void);
+
+/**
+ * nvl_mm_serial_issued() - whether some memory manager of this process was
+ * given @serial (struct nvl_mm's @serial): an import token naming it but
+ * not the importer's manager is another device's (-EXDEV), one naming no
+ * manager is unknown (-ENOENT).
+ */
+bool nvl_mm_serial_issued(uint16_t serial);
 
 /**
  * nvl_mm_of_client() - @client's manager: client->mm (its device's, not

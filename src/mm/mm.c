@@ -25,6 +25,7 @@
  * freed by a queued move is only written again by later jobs.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -791,6 +792,21 @@ static void stop_completer(struct nvl_mm *mm)
 	pthread_join(mm->completer, NULL);
 }
 
+/* memory managers created in this process: their serials (bo.h) */
+static _Atomic uint32_t serials;
+
+static uint16_t next_serial(void)
+{
+	return (uint16_t)(atomic_fetch_add(&serials, 1) % 0xffff + 1);
+}
+
+bool nvl_mm_serial_issued(uint16_t serial)
+{
+	uint32_t n = atomic_load(&serials);
+
+	return serial && (n >= 0xffff || serial <= n);
+}
+
 int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 {
 	struct nvl_mm *mm;
@@ -829,6 +845,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	nvl_list_init(&mm->queue);
 	nvl_list_init(&mm->shrinkers);
 	nvl_idr_init(&mm->exports);
+	mm->serial = next_serial();
 	mm->fence_ctx = nvl_fence_context_alloc(1);
 	pthread_mutex_init(&mm->q_lock, NULL);
 	pthread_cond_init(&mm->q_cond, NULL);

@@ -388,6 +388,65 @@ static void foreign_handles(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * A BO is one device's memory: a token exported on one device names nothing
+ * on another. Each device's memory manager numbered its exports alike, so
+ * before, the first export of device 1 imported on device 2 gave device 2's
+ * first exported BO.
+ */
+static void foreign_device_token(void **state)
+{
+	struct nvl_device *d1, *d2;
+	struct nvl_client *a, *b;
+	uint64_t ta, tb;
+	uint32_t ha, hb, h;
+	struct nvl_bo_info bi;
+	void *cpu_a, *cpu_b;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &d1), 0);
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &d2), 0);
+	assert_int_equal(nvl_device_client_create(d1, &a), 0);
+	assert_int_equal(nvl_device_client_create(d2, &b), 0);
+	ha = new_bo(a, 64 * KIB, &cpu_a);
+	hb = new_bo(b, 128 * KIB, &cpu_b);
+	memset(cpu_a, 0xaa, 64 * KIB);
+	memset(cpu_b, 0xbb, 128 * KIB);
+	assert_int_equal(nvl_bo_export(a, ha, &ta), 0);
+	assert_int_equal(nvl_bo_export(b, hb, &tb), 0);
+	assert_true(ta != tb);
+
+	/* across devices: refused both ways, nothing added */
+	assert_int_equal(nvl_bo_import(b, ta, &h), -EXDEV);
+	assert_int_equal(nvl_bo_import(a, tb, &h), -EXDEV);
+	assert_int_equal(nvl_bo_query(b, hb + 1, &bi), -ENOENT);
+	assert_int_equal(nvl_bo_query(a, ha + 1, &bi), -ENOENT);
+	/* a token naming no memory manager of the process is unknown */
+	assert_int_equal(nvl_bo_import(a, ta ^ (0xffffull << 48), &h), -ENOENT);
+
+	/* within each device the tokens work as before */
+	{
+		struct nvl_client *a2;
+		void *cpu;
+
+		assert_int_equal(nvl_device_client_create(d1, &a2), 0);
+		assert_int_equal(nvl_bo_import(a2, ta, &h), 0);
+		assert_int_equal(nvl_bo_query(a2, h, &bi), 0);
+		assert_int_equal(bi.size_B, 64 * KIB);
+		assert_int_equal(nvl_bo_map(a2, h, &cpu), 0);
+		expect_bytes(cpu, 64 * KIB, 0xaa, "device 1's BO");
+		/* a CPU mapping holds its BO until unmapped (mm's rule) */
+		assert_int_equal(nvl_bo_unmap(a2, h), 0);
+		nvl_client_destroy(a2);
+	}
+	assert_int_equal(nvl_bo_unmap(a, ha), 0);
+	assert_int_equal(nvl_bo_unmap(b, hb), 0);
+	nvl_client_destroy(a);
+	nvl_client_destroy(b);
+	nvl_device_close(d1);
+	nvl_device_close(d2);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +454,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(foreign_va_faults),
 		cmocka_unit_test(readonly_write_faults),
 		cmocka_unit_test(foreign_handles),
+		cmocka_unit_test(foreign_device_token),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
