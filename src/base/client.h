@@ -11,10 +11,10 @@
 #ifndef NVL_BASE_CLIENT_H
 #define NVL_BASE_CLIENT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include "compiler.h"
+#include "flock.h"
 #include "idr.h"
 #include "list.h"
 #include "refcount.h"
@@ -77,7 +77,7 @@ struct nvl_client {
 	atomic_uint nchannels;
 	/** @caps: rights the device's opener granted (NVL_CLIENT_* flags) */
 	uint32_t caps;
-	pthread_mutex_t lock; /* protects tables[] */
+	struct nvl_flock lock; /* protects tables[] (base/flock.h) */
 	struct nvl_idr tables[NVL_HANDLE_KIND_COUNT];
 	/** @engine_ns: GPU time its jobs kept each engine class busy (ns,
 	 * atomic; the driver adds, fdinfo reads) */
@@ -144,13 +144,13 @@ void nvl_client_handle_get2(struct nvl_client *c, enum nvl_handle_kind kind1,
  */
 static inline void nvl_client_lock(struct nvl_client *c)
 {
-	pthread_mutex_lock(&c->lock);
+	nvl_flock_lock(&c->lock);
 }
 
 /** nvl_client_unlock() - release nvl_client_lock(). */
 static inline void nvl_client_unlock(struct nvl_client *c)
 {
-	pthread_mutex_unlock(&c->lock);
+	nvl_flock_unlock(&c->lock);
 }
 
 /**

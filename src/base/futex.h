@@ -24,7 +24,8 @@
  * so interruptible waiters pass a finite deadline.
  *
  * Return: 0 woken (possibly spuriously), -EAGAIN *@w was not @val (it did
- * not sleep), -ETIME at the deadline, -EINTR a signal handler ran.
+ * not sleep; also when @abs_ns has passed: the word is checked first),
+ * -ETIME at the deadline, -EINTR a signal handler ran.
  */
 int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns);
 

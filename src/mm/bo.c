@@ -597,12 +597,12 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 		uint32_t id = 1;
 		void *obj;
 
-		pthread_mutex_lock(&client->lock);
+		nvl_client_lock(client);
 		while ((id = nvl_idr_next(&client->tables[NVL_HANDLE_BO], id,
 					  &obj)) &&
 		       obj != &bo->gem)
 			id++;
-		pthread_mutex_unlock(&client->lock);
+		nvl_client_unlock(client);
 		if (id) {
 			*handle_out = id;
 			nvl_bo_put(bo);

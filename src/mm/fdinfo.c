@@ -38,7 +38,7 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 
 	if (!client)
 		return nvl_error(-EINVAL, "fdinfo: no client");
-	pthread_mutex_lock(&client->lock);
+	nvl_client_lock(client);
 	while ((id = nvl_idr_next(&client->tables[NVL_HANDLE_BO], id, &obj))) {
 		struct nvl_bo *bo = nvl_bo_from_gem(obj);
 		struct nvl_mm *mm = bo->mm;
@@ -72,7 +72,7 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 		nvl_mutex_unlock(&mm->lock);
 		id++;
 	}
-	pthread_mutex_unlock(&client->lock);
+	nvl_client_unlock(client);
 
 #define EMIT(...)                                                              \
 	do {                                                                   \

@@ -363,6 +363,30 @@ void nvl_sched_queue_reap(struct nvl_sched *sched)
 	nvl_mutex_unlock(&pool.lock);
 }
 
+/* two ticks of CLOCK_MONOTONIC_COARSE (ns), 0 until read */
+static _Atomic int64_t coarse_slack_ns;
+
+int64_t nvl_sched_deadline(const struct nvl_sched *sched)
+{
+	int64_t slack =
+		atomic_load_explicit(&coarse_slack_ns, memory_order_relaxed);
+	struct timespec ts;
+
+	if (unlikely(!slack)) {
+		if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
+			return nvl_time_ns() + sched->timeout_ns;
+		slack = 2 * ((int64_t)ts.tv_sec * NVL_NSEC_PER_SEC +
+			     ts.tv_nsec) +
+			1;
+		atomic_store_explicit(&coarse_slack_ns, slack,
+				      memory_order_relaxed);
+	}
+	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts))
+		return nvl_time_ns() + sched->timeout_ns;
+	return (int64_t)ts.tv_sec * NVL_NSEC_PER_SEC + ts.tv_nsec + slack +
+	       sched->timeout_ns;
+}
+
 void nvl_sched_timer_update(struct nvl_sched *sched)
 {
 	int64_t d = sched->deadline_ns;

@@ -296,10 +296,9 @@ static void job_complete_in_section(struct nvl_sched_job *job, int err)
 	e->num_inflight--;
 	job_to_done(sched, job);
 	if (sched->timeout_ns && !sched->timeout_off) {
-		sched->deadline_ns =
-			nvl_list_empty(&sched->pending)
-				? NVL_TIMEOUT_INFINITE
-				: nvl_time_ns() + sched->timeout_ns;
+		sched->deadline_ns = nvl_list_empty(&sched->pending)
+					     ? NVL_TIMEOUT_INFINITE
+					     : nvl_sched_deadline(sched);
 		nvl_sched_timer_update(sched);
 	}
 	if (!sched->stopped && nvl_sched_has_ready(sched) &&
@@ -407,7 +406,7 @@ static void job_to_pending(struct nvl_sched *sched, struct nvl_sched_entity *e,
 	e->num_inflight++;
 	if (nvl_list_empty(&sched->pending) && sched->timeout_ns &&
 	    !sched->timeout_off) {
-		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
+		sched->deadline_ns = nvl_sched_deadline(sched);
 		nvl_sched_timer_update(sched);
 	}
 	nvl_list_add_tail(&job->node, &sched->pending);

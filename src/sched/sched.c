@@ -210,7 +210,7 @@ void nvl_sched_start(struct nvl_sched *sched)
 	sched->stopped = false;
 	if (sched->timeout_ns && !sched->timeout_off &&
 	    !nvl_list_empty(&sched->pending)) {
-		sched->deadline_ns = nvl_time_ns() + sched->timeout_ns;
+		sched->deadline_ns = nvl_sched_deadline(sched);
 		nvl_sched_timer_update(sched);
 	}
 	if (nvl_sched_has_ready(sched) && !nvl_sched_token_notify(sched))
@@ -276,7 +276,7 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 		sched->deadline_ns =
 			nvl_list_empty(&sched->pending) || !sched->timeout_ns
 				? NVL_TIMEOUT_INFINITE
-				: nvl_time_ns() + sched->timeout_ns;
+				: nvl_sched_deadline(sched);
 	}
 	nvl_sched_timer_update(sched);
 	nvl_sched_token_release(sched);

@@ -158,6 +158,17 @@ void nvl_sched_queue_reap(struct nvl_sched *sched);
 /** nvl_sched_timer_update() - publish @sched->deadline_ns (locked). */
 void nvl_sched_timer_update(struct nvl_sched *sched);
 /**
+ * nvl_sched_deadline() - the timeout deadline of a ring that makes
+ * progress now: CLOCK_MONOTONIC_COARSE (read from the vDSO without the
+ * TSC) plus two of its ticks plus @sched->timeout_ns. Never earlier than
+ * CLOCK_MONOTONIC + timeout; at most about two ticks later (the
+ * resolution of the kernel's jiffies-based TDR timer). One read per job
+ * entering an empty ring and per completion.
+ * @sched: the scheduler (timeout_ns > 0)
+ * Return: absolute CLOCK_MONOTONIC ns.
+ */
+int64_t nvl_sched_deadline(const struct nvl_sched *sched);
+/**
  * nvl_sched_pool_detach() - remove @sched from every pool list and wait
  * until no worker uses it; later queueing is ignored.
  */

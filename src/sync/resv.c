@@ -133,9 +133,11 @@ int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 	for (i = 0; i < resv->num; i++) {
 		struct nvl_resv_entry *e = &resv->fences[i];
 
-		if ((e->fence->context == fence->context && e->usage >= usage &&
-		     nvl_fence_is_later_or_same(fence, e->fence)) ||
-		    nvl_fence_test_signaled_flag(e->fence)) {
+		/* a signalled entry first: one load, and the usual case (the
+		 * previous exec's fence) without the ordering call */
+		if (nvl_fence_test_signaled_flag(e->fence) ||
+		    (e->fence->context == fence->context && e->usage >= usage &&
+		     nvl_fence_is_later_or_same(fence, e->fence))) {
 			old = e->fence;
 			e->fence = fence;
 			e->usage = usage;

@@ -397,11 +397,11 @@ static int replace_all(const char *op, struct nvl_client *client,
 		return ret;
 	if (signal)
 		stub = nvl_fence_get_stub();
-	pthread_mutex_lock(&client->lock);
+	nvl_client_lock(client);
 	ret = lookup_all_locked(client, op, handles, count);
 	for (uint32_t i = 0; !ret && i < count; i++)
 		nvl_syncobj_replace_fence(obj_locked(client, handles[i]), stub);
-	pthread_mutex_unlock(&client->lock);
+	nvl_client_unlock(client);
 	nvl_fence_put(stub);
 	return ret;
 }
@@ -445,7 +445,7 @@ NVL_API int nvl_syncobj_timeline_signal(struct nvl_client *client,
 		}
 	}
 	stub = nvl_fence_get_stub();
-	pthread_mutex_lock(&client->lock);
+	nvl_client_lock(client);
 	ret = lookup_all_locked(client, "timeline_signal", handles, count);
 	for (uint32_t i = 0; !ret && i < count; i++) {
 		struct nvl_syncobj *obj = obj_locked(client, handles[i]);
@@ -457,7 +457,7 @@ NVL_API int nvl_syncobj_timeline_signal(struct nvl_client *client,
 			nvl_syncobj_replace_fence(obj, stub);
 		}
 	}
-	pthread_mutex_unlock(&client->lock);
+	nvl_client_unlock(client);
 	nvl_fence_put(stub);
 out:
 	for (uint32_t i = 0; i < count; i++)
@@ -520,9 +520,9 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 				 flags);
 	if (!points)
 		return nvl_error(-EINVAL, "syncobj: query without points");
-	pthread_mutex_lock(&client->lock);
+	nvl_client_lock(client);
 	ret = lookup_all_locked(client, "query", handles, count);
-	pthread_mutex_unlock(&client->lock);
+	nvl_client_unlock(client);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < count; i++) {

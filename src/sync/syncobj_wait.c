@@ -102,7 +102,7 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 	uint32_t nofence_at = UINT32_MAX;
 	bool slow = false;
 
-	pthread_mutex_lock(&client->lock);
+	nvl_client_lock(client);
 	for (uint32_t i = 0; i < count; i++) {
 		struct nvl_syncobj *obj = nvl_idr_find(
 			&client->tables[NVL_HANDLE_SYNCOBJ], handles[i]);
@@ -124,7 +124,7 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 			slow = true;
 		}
 	}
-	pthread_mutex_unlock(&client->lock);
+	nvl_client_unlock(client);
 	if (unknown_at != UINT32_MAX) {
 		*ret = nvl_error(-ENOENT,
 				 "syncobj: wait: unknown handle %u "

@@ -6,8 +6,8 @@
  * little, then mark "contended" and sleep), on base/futex.h.
  */
 #include "base/compiler.h"
+#include "base/flock.h"
 #include "base/time.h"
-#include "sync/flock.h"
 
 void nvl_flock_lock_slow(struct nvl_flock *l)
 {
