@@ -138,6 +138,9 @@ bool nvl_model_tlb_lookup(struct vm_slot *s, uint64_t va,
 			k->first + (unsigned int)(tag & (k->sets - 1));
 		const struct tlb_entry *e = &s->tlb.e[set * TLB_WAYS];
 
+		/* a set no fill touched since the last full flush is empty */
+		if (!(s->tlb.filled[set / 64] & 1ull << (set % 64)))
+			continue;
 		for (unsigned int w = 0; w < TLB_WAYS; w++) {
 			if (e[w].tag == tag) {
 				unpack(&e[w], k->shift, va, out);
