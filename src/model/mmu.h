@@ -108,6 +108,11 @@ struct nvl_model_mmu_stats {
 	uint64_t walks;
 	/** @hits: TLB hits */
 	uint64_t hits;
+	/**
+	 * @pd0_hits: walks that began at PD0, the upper levels' result found
+	 * in the walk cache (counted in @walks too)
+	 */
+	uint64_t pd0_hits;
 	/** @faults: faults reported to the fault buffer */
 	uint64_t faults;
 	/** @invalidates: invalidate requests */
@@ -155,6 +160,27 @@ void nvl_model_mmu_destroy(struct nvl_model_mmu *mmu);
 int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 			uint64_t va, void *buf, size_t len, bool write,
 			unsigned int engine_id, unsigned int chid);
+
+/**
+ * nvl_model_vm_access_page() - nvl_model_vm_access(), and the translation
+ * the access used for @va's page, for a cache in front of the MMU.
+ * @m: device
+ * @ctx: address space
+ * @va: first byte
+ * @buf: destination (read) or source (write)
+ * @len: bytes
+ * @write: direction
+ * @engine_id: NVL_HW_MMU_ENGINE_* of the accessing engine
+ * @chid: channel the access is made for
+ * @x: on success, @va's translation (state MAPPED or SPARSE)
+ *
+ * Return: as nvl_model_vm_access().
+ */
+int nvl_model_vm_access_page(struct nvl_model *m,
+			     const struct nvl_model_vmctx *ctx, uint64_t va,
+			     void *buf, size_t len, bool write,
+			     unsigned int engine_id, unsigned int chid,
+			     struct nvl_model_xlate *x);
 
 /**
  * nvl_model_vm_copy() - copy @len bytes between two virtual ranges (the

@@ -66,7 +66,9 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 	struct nvl_model *m = ch->m;
 	enum nvl_hw_aperture inst_ap;
 	uint64_t inst;
-	uint32_t ram[NVL_HW_INST_SIZE / 4];
+	/* RAMFC and RAMIN's page directory words: all Host reads of the
+	 * 4 KiB block (the rest is the engines' context) */
+	uint32_t ram[(NVL_HW_RAMIN_PDB_HI + 4) / 4];
 	uint32_t pdb, limit2, get, acq;
 	bool ok;
 
@@ -184,34 +186,34 @@ bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
 	return false;
 }
 
-/* cache the page of @va after an access that succeeded through the MMU */
-static void utlb_fill(struct nvl_model_chan *ch, uint64_t va, bool write)
+/*
+ * Cache the page of @va after an access that succeeded through the MMU,
+ * with the translation that access used (@x). It is under the generation
+ * utlb_get() read before the access: if an invalidate came in between,
+ * the next lookup drops this entry.
+ */
+static void utlb_fill(struct nvl_model_chan *ch, uint64_t va,
+		      const struct nvl_model_xlate *x)
 {
 	struct nvl_model_utlb *u = &ch->utlb;
-	unsigned int gen = u->gen, i;
-	struct nvl_model_xlate x;
 	uint64_t mask;
+	unsigned int i;
 
-	/* under the generation read before the access: if an invalidate
-	 * came in between, the next lookup drops this entry */
-	if (nvl_model_mmu_translate(ch->m, &ch->vm, va,
-				    write ? NVL_HW_FAULT_ACCESS_WRITE
-					  : NVL_HW_FAULT_ACCESS_READ,
-				    &x) ||
-	    x.state != NVL_MODEL_XLATE_MAPPED || u->gen != gen)
+	if (x->state != NVL_MODEL_XLATE_MAPPED)
 		return;
-	mask = (1ull << x.page_shift) - 1;
+	mask = (1ull << x->page_shift) - 1;
 	i = u->next++ % NVL_MODEL_UTLB_ENTRIES;
 	u->e[i].va = va & ~mask;
-	u->e[i].pa = x.pa - (va & mask);
-	u->e[i].shift = x.page_shift;
-	u->e[i].aperture = x.aperture;
-	u->e[i].read_only = x.read_only;
+	u->e[i].pa = x->pa - (va & mask);
+	u->e[i].shift = x->page_shift;
+	u->e[i].aperture = x->aperture;
+	u->e[i].read_only = x->read_only;
 }
 
 int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 			 size_t len, bool write)
 {
+	struct nvl_model_xlate x;
 	enum nvl_hw_aperture ap;
 	uint64_t pa;
 	int ret;
@@ -232,10 +234,10 @@ int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
 			return 0;
 	}
 	/* the MMU's rules (faults reported), then cache what worked */
-	ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
-				  host_engine(ch), ch->chid);
+	ret = nvl_model_vm_access_page(ch->m, &ch->vm, va, buf, len, write,
+				       host_engine(ch), ch->chid, &x);
 	if (!ret)
-		utlb_fill(ch, va, write);
+		utlb_fill(ch, va, &x);
 	return ret;
 }
 

@@ -357,6 +357,69 @@ static void tlb_caches_faults_so_a_map_needs_an_invalidate(void **state)
 	dev_down(d);
 }
 
+/*
+ * The walk cache holds where PD3..PD1 led for a 512 MiB region: a TLB miss
+ * there reads only PD0 and a page table, so a changed upper level is not
+ * seen until an invalidate (full or ranged), as with the TLB itself.
+ */
+static void walk_cache_keeps_upper_levels_until_invalidated(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_mmu_stats st;
+	struct nvl_model_xlate x;
+	struct v2 t;
+	uint64_t spt, pd0b, sptb;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	for (unsigned int i = 0; i < 4; i++)
+		w64(d, spt + 8 * i, V2_PTE_VID(0x100000 + i * 4096));
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	nvl_model_mmu_get_stats(d->m->mmu, &st);
+	assert_int_equal(st.pd0_hits, 0);
+	/* a new PD0 (and page table) for the region, no invalidate */
+	pd0b = dev_alloc(d, 4096, 4096);
+	sptb = dev_alloc(d, 4096, 4096);
+	w64(d, pd0b + 8, V2_DUAL_SMALL_VID(sptb));
+	for (unsigned int i = 0; i < 4; i++)
+		w64(d, sptb + 8 * i, V2_PTE_VID(0x500000 + i * 4096));
+	w64(d, t.pd1, V2_PDE_VID(pd0b));
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x1010, 0, &x),
+			 0);
+	assert_false(x.tlb_hit);
+	assert_int_equal(x.pa, 0x101010);
+	nvl_model_mmu_get_stats(d->m->mmu, &st);
+	assert_int_equal(st.pd0_hits, 1);
+	assert_int_equal(st.walks, 2);
+	/* the uncached walker reads the tables as they are */
+	assert_int_equal(walk(d, &t.ctx, 0x1010, 0, &x), 0);
+	assert_int_equal(x.pa, 0x501010);
+	/* a ranged invalidate of another page drops the walk cache */
+	nvl_model_mmu_invalidate(d->m->mmu, &t.ctx, 0x3000, 4096);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x2010, 0, &x),
+			 0);
+	assert_int_equal(x.pa, 0x502010);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_true(x.tlb_hit);
+	assert_int_equal(x.pa, 0x100010);
+	/* a full one drops every filled set and the walk cache */
+	w64(d, t.pd1, V2_PDE_VID(t.pd0));
+	nvl_model_mmu_invalidate(d->m->mmu, &t.ctx, 0, 0);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(nvl_model_mmu_translate(
+					 d->m, &t.ctx, i * 4096 + 0x10, 0, &x),
+				 0);
+		assert_false(x.tlb_hit);
+		assert_int_equal(x.pa, 0x100010 + i * 4096);
+	}
+	nvl_model_mmu_get_stats(d->m->mmu, &st);
+	assert_int_equal(st.walks, 6);
+	assert_int_equal(st.pd0_hits, 3); /* 0x1010 and the last two */
+	dev_down(d);
+}
+
 static void tlb_sets_hold_eight_ways(void **state)
 {
 	struct dev *d = dev_up("tiny");
@@ -579,6 +642,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(table_loops_and_garbage_never_escape),
 	cmocka_unit_test(tlb_serves_stale_translation_until_invalidated),
 	cmocka_unit_test(tlb_caches_faults_so_a_map_needs_an_invalidate),
+	cmocka_unit_test(walk_cache_keeps_upper_levels_until_invalidated),
 	cmocka_unit_test(tlb_sets_hold_eight_ways),
 	cmocka_unit_test(pd1_holds_512m_pages_only_on_ampere),
 	cmocka_unit_test(v3_walks_five_levels_with_pcf_permissions),

@@ -63,11 +63,21 @@ static void xlate_locked(struct nvl_model_mmu *mmu, struct vm_slot *s,
 			 const struct nvl_model_vmctx *ctx, uint64_t va,
 			 struct nvl_model_xlate *x)
 {
+	const struct pd0_ref *pd0;
+	struct pd0_ref r;
+
 	if (nvl_model_tlb_lookup(s, va, x)) {
 		mmu->stats.hits++;
 		return;
 	}
-	nvl_model_mmu_do_walk(mmu, ctx, va, x, NULL);
+	pd0 = nvl_model_tlb_pd0_lookup(s, va);
+	if (pd0) {
+		nvl_model_mmu_walk_pd0(mmu, ctx, va, pd0, x);
+		mmu->stats.pd0_hits++;
+	} else {
+		nvl_model_mmu_do_walk(mmu, ctx, va, x, NULL, &r);
+		nvl_model_tlb_pd0_insert(s, &r);
+	}
 	mmu->stats.walks++;
 	if (cacheable(x))
 		nvl_model_tlb_insert(mmu, s, va, x);
@@ -96,7 +106,7 @@ int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 		       struct nvl_model_xlate *out,
 		       struct nvl_model_walk_trace *trace)
 {
-	nvl_model_mmu_do_walk(m->mmu, ctx, va, out, trace);
+	nvl_model_mmu_do_walk(m->mmu, ctx, va, out, trace, NULL);
 	return nvl_model_mmu_check_access(out, access);
 }
 
@@ -240,15 +250,18 @@ static int mem_io(struct nvl_model *m, const struct nvl_model_xlate *x,
 }
 
 /**
- * nvl_model_vm_access() - see model/mmu.h.
+ * nvl_model_vm_access_page() - see model/mmu.h.
  */
-int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
-			uint64_t va, void *buf, size_t len, bool write,
-			unsigned int engine_id, unsigned int chid)
+int nvl_model_vm_access_page(struct nvl_model *m,
+			     const struct nvl_model_vmctx *ctx, uint64_t va,
+			     void *buf, size_t len, bool write,
+			     unsigned int engine_id, unsigned int chid,
+			     struct nvl_model_xlate *x)
 {
 	unsigned int access =
 		write ? NVL_HW_FAULT_ACCESS_WRITE : NVL_HW_FAULT_ACCESS_READ;
 	uint8_t *p = buf;
+	bool first = true;
 
 	while (len) {
 		struct run r;
@@ -257,6 +270,9 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 		if (!r.len)
 			return report(m, va, r.x.fault_type, access, engine_id,
 				      chid);
+		if (first && x)
+			*x = r.x;
+		first = false;
 		if (r.x.state == NVL_MODEL_XLATE_SPARSE) {
 			if (!write)
 				nvl_model_mem_fill(p, r.len, 0, 0);
@@ -269,6 +285,17 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 		len -= r.len;
 	}
 	return 0;
+}
+
+/**
+ * nvl_model_vm_access() - see model/mmu.h.
+ */
+int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
+			uint64_t va, void *buf, size_t len, bool write,
+			unsigned int engine_id, unsigned int chid)
+{
+	return nvl_model_vm_access_page(m, ctx, va, buf, len, write, engine_id,
+					chid, NULL);
 }
 
 static const uint8_t zero_page[4096];

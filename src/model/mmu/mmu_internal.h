@@ -45,9 +45,29 @@ struct tlb_entry {
 	uint32_t info;
 };
 
+/*
+ * The walk cache (a PDE cache): where the upper levels (PD4/PD3..PD1) of a
+ * 512 MiB region led, so a TLB miss there reads only PD0 and a page table.
+ * Flushed with the TLB by every invalidate, as the hardware's.
+ */
+#define WALK_CACHE_ENTRIES 4
+
+struct pd0_ref {
+	/* (va >> 29) + 1; 0 = empty */
+	uint64_t tag;
+	/* the PD0 table and its aperture */
+	uint64_t table;
+	enum nvl_hw_aperture aperture;
+};
+
 struct tlb {
+	struct pd0_ref pd0[WALK_CACHE_ENTRIES];
+	unsigned int pd0_next;
 	struct tlb_entry e[TLB_ENTRIES];
 	uint8_t victim[TLB_SETS_TOTAL];
+	/* sets filled since the last full flush (bit per set): a full flush
+	 * clears only these, not the whole 22 KiB array */
+	uint64_t filled[(TLB_SETS_TOTAL + 63) / 64];
 };
 
 struct vm_slot {
@@ -77,11 +97,46 @@ struct nvl_model_mmu {
  * @va: address
  * @out: the result, always initialised
  * @trace: entries read, or NULL
+ * @pd0: when not NULL, set to the PD0 table the upper levels led to (tag
+ *       0 when they ended the walk: a fault, sparse or a PD1 leaf)
  */
 void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 			   const struct nvl_model_vmctx *ctx, uint64_t va,
 			   struct nvl_model_xlate *out,
-			   struct nvl_model_walk_trace *trace);
+			   struct nvl_model_walk_trace *trace,
+			   struct pd0_ref *pd0);
+
+/**
+ * nvl_model_mmu_walk_pd0() - the walk of @va from its PD0 table on (the
+ * upper levels' result cached in @pd0).
+ * @mmu: the MMU
+ * @ctx: address space
+ * @va: address, in @pd0's 512 MiB region
+ * @pd0: the walk cache's entry
+ * @out: the result, always initialised
+ */
+void nvl_model_mmu_walk_pd0(struct nvl_model_mmu *mmu,
+			    const struct nvl_model_vmctx *ctx, uint64_t va,
+			    const struct pd0_ref *pd0,
+			    struct nvl_model_xlate *out);
+
+/**
+ * nvl_model_tlb_pd0_lookup() - the walk cache's entry for @va's 512 MiB
+ * region (mmu->lock held).
+ * @s: the TLB
+ * @va: address
+ *
+ * Return: the entry, or NULL.
+ */
+const struct pd0_ref *nvl_model_tlb_pd0_lookup(struct vm_slot *s, uint64_t va);
+
+/**
+ * nvl_model_tlb_pd0_insert() - cache where a walk's upper levels led
+ * (mmu->lock held).
+ * @s: the TLB
+ * @r: from nvl_model_mmu_do_walk(); nothing is cached when its tag is 0
+ */
+void nvl_model_tlb_pd0_insert(struct vm_slot *s, const struct pd0_ref *r);
 
 /**
  * nvl_model_mmu_check_access() - apply an access's permission checks.

@@ -12,12 +12,16 @@
  * cached, faults and sparse results included ("negative caching"): after
  * mapping a page the driver must invalidate just as after unmapping one.
  * Entries change only through fills (after a walk) and invalidation; the
- * page tables themselves are never re-read for a cached address.
+ * page tables themselves are never re-read for a cached address. A full
+ * flush empties only the sets a fill touched since the last one (a bitmap
+ * per TLB): the driver flushes a whole VM at every channel create and free,
+ * and a fresh channel's job fills a handful of sets of the 116.
  *
  * All functions here run with mmu->lock held.
  */
 #include <string.h>
 
+#include "base/compiler.h"
 #include "hw/mmu.h"
 #include "model/mmu/mmu_internal.h"
 
@@ -33,6 +37,23 @@ static const struct tlb_class classes[TLB_CLASSES] = {
 	{NVL_HW_MMU_SHIFT_2M, 16, 96},
 	{NVL_HW_MMU_SHIFT_512M, 4, 112},
 };
+
+/* Empty every set of @t that a fill touched since the last time. */
+static void tlb_clear(struct tlb *t)
+{
+	memset(t->pd0, 0, sizeof(t->pd0));
+	for (unsigned int w = 0; w < NVL_ARRAY_SIZE(t->filled); w++) {
+		while (t->filled[w]) {
+			unsigned int set =
+				w * 64 + __builtin_ctzll(t->filled[w]);
+
+			memset(&t->e[set * TLB_WAYS], 0,
+			       TLB_WAYS * sizeof(t->e[0]));
+			t->victim[set] = 0;
+			t->filled[w] &= t->filled[w] - 1;
+		}
+	}
+}
 
 static int class_of(unsigned int shift)
 {
@@ -72,7 +93,7 @@ struct vm_slot *nvl_model_tlb_slot(struct nvl_model_mmu *mmu,
 			victim = s;
 	}
 	s = victim;
-	memset(&s->tlb, 0, sizeof(s->tlb));
+	tlb_clear(&s->tlb);
 	s->used = true;
 	s->pdb = ctx->pdb;
 	s->aperture = ctx->aperture;
@@ -117,6 +138,9 @@ bool nvl_model_tlb_lookup(struct vm_slot *s, uint64_t va,
 			k->first + (unsigned int)(tag & (k->sets - 1));
 		const struct tlb_entry *e = &s->tlb.e[set * TLB_WAYS];
 
+		/* a set no fill touched since the last full flush is empty */
+		if (!(s->tlb.filled[set / 64] & 1ull << (set % 64)))
+			continue;
 		for (unsigned int w = 0; w < TLB_WAYS; w++) {
 			if (e[w].tag == tag) {
 				unpack(&e[w], k->shift, va, out);
@@ -145,6 +169,7 @@ void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
 	tag = (va >> k->shift) + 1;
 	set = k->first + (unsigned int)(tag & (k->sets - 1));
 	e = &s->tlb.e[set * TLB_WAYS];
+	s->tlb.filled[set / 64] |= 1ull << (set % 64);
 	for (way = 0; way < TLB_WAYS; way++)
 		if (!e[way].tag)
 			break;
@@ -174,9 +199,11 @@ void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range)
 	uint64_t last = va + range - 1;
 
 	if (!range || last < va) {
-		memset(&s->tlb, 0, sizeof(s->tlb));
+		tlb_clear(&s->tlb);
 		return;
 	}
+	/* a ranged flush may follow a directory change too */
+	memset(s->tlb.pd0, 0, sizeof(s->tlb.pd0));
 	for (int c = 0; c < TLB_CLASSES; c++) {
 		const struct tlb_class *k = &classes[c];
 		uint64_t lo = (va >> k->shift) + 1, hi = (last >> k->shift) + 1;
@@ -199,4 +226,27 @@ void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range)
 			if (e[i].tag >= lo && e[i].tag <= hi)
 				e[i].tag = 0;
 	}
+}
+
+/**
+ * nvl_model_tlb_pd0_lookup() - the walk cache's entry for @va's region.
+ * Return: the entry, or NULL.
+ */
+const struct pd0_ref *nvl_model_tlb_pd0_lookup(struct vm_slot *s, uint64_t va)
+{
+	uint64_t tag = (va >> NVL_HW_MMU_SHIFT_512M) + 1;
+
+	for (unsigned int i = 0; i < WALK_CACHE_ENTRIES; i++)
+		if (s->tlb.pd0[i].tag == tag)
+			return &s->tlb.pd0[i];
+	return NULL;
+}
+
+/**
+ * nvl_model_tlb_pd0_insert() - cache @r (round robin), unless empty.
+ */
+void nvl_model_tlb_pd0_insert(struct vm_slot *s, const struct pd0_ref *r)
+{
+	if (r->tag)
+		s->tlb.pd0[s->tlb.pd0_next++ % WALK_CACHE_ENTRIES] = *r;
 }

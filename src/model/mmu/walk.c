@@ -314,7 +314,8 @@ static void walk_pd0(struct walk *w, uint64_t va, enum nvl_hw_aperture ap,
 void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 			   const struct nvl_model_vmctx *ctx, uint64_t va,
 			   struct nvl_model_xlate *out,
-			   struct nvl_model_walk_trace *trace)
+			   struct nvl_model_walk_trace *trace,
+			   struct pd0_ref *pd0)
 {
 	static const struct nvl_hw_mmu_geom g2[] = {
 		NVL_HW_MMU_GEOM_PD3_V2,
@@ -343,6 +344,8 @@ void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 	memset(out, 0, sizeof(*out));
 	if (trace)
 		trace->n = 0;
+	if (pd0)
+		pd0->tag = 0;
 	if ((ctx->version != 2 && ctx->version != 3) ||
 	    ap >= NVL_HW_APERTURE_COUNT) {
 		set_fault(&w, NVL_HW_FAULT_UNBOUND_INST_BLOCK, 64);
@@ -379,7 +382,32 @@ void nvl_model_mmu_do_walk(struct nvl_model_mmu *mmu,
 		}
 		table = pde_addr(ctx->version, ap, e);
 	}
+	if (pd0) {
+		pd0->tag = (va >> NVL_HW_MMU_SHIFT_512M) + 1;
+		pd0->table = table;
+		pd0->aperture = ap;
+	}
 	walk_pd0(&w, va, ap, table);
+}
+
+/**
+ * nvl_model_mmu_walk_pd0() - the walk from @pd0's table (the upper levels
+ * cached): the same reads and checks as nvl_model_mmu_do_walk() from PD0 on.
+ * @mmu: the MMU
+ * @ctx: address space
+ * @va: address in @pd0's region
+ * @pd0: the cached upper levels
+ * @out: result; never left uninitialised
+ */
+void nvl_model_mmu_walk_pd0(struct nvl_model_mmu *mmu,
+			    const struct nvl_model_vmctx *ctx, uint64_t va,
+			    const struct pd0_ref *pd0,
+			    struct nvl_model_xlate *out)
+{
+	struct walk w = {.m = mmu->m, .version = ctx->version, .out = out};
+
+	memset(out, 0, sizeof(*out));
+	walk_pd0(&w, va, pd0->aperture, pd0->table);
 }
 
 /**
