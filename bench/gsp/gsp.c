@@ -312,7 +312,9 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 		"slept_shut", (double)(s1.yield_shut - s0.yield_shut),
 		"wake_ns_before", (double)s0.wake_cost_ns, "wake_ns_after",
 		(double)s1.wake_cost_ns, "yield_lost",
-		(double)(s1.yield_lost - s0.yield_lost), "spin_lost",
+		(double)(s1.yield_lost - s0.yield_lost),
+		"yield_lost_same_stall",
+		(double)(s1.yield_lost_dup - s0.yield_lost_dup), "spin_lost",
 		(double)(s1.multi_lost - s0.multi_lost), "lost_ms",
 		(double)(s1.lost_ns - s0.lost_ns) / 1e6, NULL);
 	return 0;

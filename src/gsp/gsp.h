@@ -66,8 +66,9 @@ struct nvl_gsp_stats {
 	uint64_t yield_waits, yield_cheap, yield_shut;
 	/** @yield_lost, @multi_lost: yields, and spins watching for several
 	 * callers, that lost their CPU to another program (each shuts its
-	 * kind for a while); @lost_ns: the time they lost */
-	uint64_t yield_lost, multi_lost, lost_ns;
+	 * kind for a while); @yield_lost_dup: yields that lost it in a stall
+	 * another yield counted already; @lost_ns: the time they lost */
+	uint64_t yield_lost, multi_lost, yield_lost_dup, lost_ns;
 	/** @wake_cost_ns: what waking a sleeping caller costs (average) */
 	int64_t wake_cost_ns;
 };

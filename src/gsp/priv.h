@@ -65,7 +65,9 @@ struct nvl_gsp_backoff {
 	_Atomic int64_t until; /* shut until then (0: open) */
 	/* tries since the last loss, losses close together */
 	_Atomic unsigned streak, losses;
-	_Atomic uint64_t lost; /* losses in all (statistics) */
+	/* losses in all, and losses in a stall already counted
+	 * (statistics) */
+	_Atomic uint64_t lost, lost_dup;
 	_Atomic int64_t lost_ns; /* the CPU time they lost (statistics) */
 };
 

@@ -154,7 +154,10 @@
  * doublings and GATE_COOL_MAX_NS (a busy machine: each try costs a caller
  * a slice); an idle machine's rare stall of its virtual CPU for the host
  * comes after a long streak of good tries and shuts the gate only for a
- * moment.
+ * moment. Several callers yielding at once all lose their CPUs in one
+ * stall: only the first to see it counts it (the gate was open when it
+ * began), else one stall of an idle virtual CPU doubled the pause five
+ * times over, to GATE_COOL_MAX_NS, longer than a benchmark's phase.
  */
 static bool gate_open(struct nvl_gsp_backoff *b)
 {
@@ -171,21 +174,37 @@ static void gate_try(struct nvl_gsp_backoff *b)
 static void gate_lost(struct nvl_gsp_backoff *b, int64_t now, int64_t gap_ns,
 		      unsigned shift_max)
 {
+	int64_t until = atomic_load_explicit(&b->until, memory_order_relaxed);
 	unsigned losses =
 		atomic_load_explicit(&b->losses, memory_order_relaxed);
+	bool streak = atomic_load_explicit(&b->streak, memory_order_relaxed) >=
+		      GATE_STREAK;
 	int64_t cool;
 
-	if (atomic_exchange_explicit(&b->streak, 0, memory_order_relaxed) >=
-	    GATE_STREAK)
+	/* shut already: no try starts then, so this one began before the
+	 * loss that shut it and lost its CPU in the same stall (several
+	 * callers yield at once): one stall is one loss */
+	if (until > now) {
+		atomic_fetch_add_explicit(&b->lost_dup, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	if (streak)
 		losses = 0;
 	if (losses < shift_max)
 		losses++;
-	atomic_store_explicit(&b->losses, losses, memory_order_relaxed);
 	cool = nvl_poll_lost_cpu_until(now, gap_ns) - now;
 	if (losses > 1)
 		cool <<= losses - 1;
-	atomic_store_explicit(&b->until, now + NVL_MIN(cool, GATE_COOL_MAX_NS),
-			      memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(
+		    &b->until, &until, now + NVL_MIN(cool, GATE_COOL_MAX_NS),
+		    memory_order_relaxed, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&b->lost_dup, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	atomic_store_explicit(&b->streak, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->losses, losses, memory_order_relaxed);
 	atomic_fetch_add_explicit(&b->lost, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&b->lost_ns, gap_ns, memory_order_relaxed);
 }
@@ -1542,6 +1561,7 @@ void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
 	out->yield_shut = gsp->yield_shut;
 	out->yield_lost = atomic_load(&gsp->yield_gate.lost);
 	out->multi_lost = atomic_load(&gsp->multi_gate.lost);
+	out->yield_lost_dup = atomic_load(&gsp->yield_gate.lost_dup);
 	out->lost_ns = atomic_load(&gsp->yield_gate.lost_ns) +
 		       atomic_load(&gsp->multi_gate.lost_ns);
 	out->wake_cost_ns = atomic_load(&gsp->wake_cost_ns);
