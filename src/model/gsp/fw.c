@@ -253,11 +253,13 @@ void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
 }
 
+/* SWGEN0, then the line: a handler that cleared the line and read the
+ * status before the bit was set runs again for it (gsp_irqstat is one
+ * atomic word, set and cleared with no lock: falcon.c) */
 static void raise_irq(struct nvl_model_gsp *g)
 {
-	pthread_mutex_lock(&g->lock);
-	g->gsp_irqstat |= NVL_HW_FALCON_IRQSTAT_SWGEN0;
-	pthread_mutex_unlock(&g->lock);
+	__atomic_fetch_or(&g->gsp_irqstat, NVL_HW_FALCON_IRQSTAT_SWGEN0,
+			  __ATOMIC_ACQ_REL);
 	nvl_model_intr_raise(g->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_GSP);
 }
 
