@@ -80,7 +80,7 @@ struct nvl_model_gsp {
 	uint32_t wpr2_lo, wpr2_hi;
 	bool sec2_go; /* STARTCPU written: run the booter */
 	bool core_resumed; /* CPUCTL STARTCPU on the GSP (sequencer) */
-	uint64_t doorbells;
+	uint64_t doorbells; /* __atomic only, rung with no lock (falcon.c) */
 
 	unsigned state; /* enum nvl_model_gsp_state */
 	bool verified; /* booter verified the image */
