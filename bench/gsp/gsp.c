@@ -267,6 +267,7 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 	struct conc c[8];
 	pthread_t th[8];
 	struct rusage ru0, ru1;
+	struct nvl_gsp_stats s0, s1;
 	double single, rate;
 	int64_t t0;
 	int err = 0;
@@ -276,6 +277,7 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 		return -EIO;
 	}
 	single = 1e9 / nvl_bench_median(3, rt_sample, &t);
+	nvl_gsp_get_stats(r->gsp, &s0);
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = nvl_bench_now_ns();
 	for (int i = 0; i < 8; i++) {
@@ -288,6 +290,7 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 	}
 	rate = 8.0 * iters * 1e9 / (double)(nvl_bench_now_ns() - t0);
 	getrusage(RUSAGE_SELF, &ru1);
+	nvl_gsp_get_stats(r->gsp, &s1);
 	rig_down(r);
 	free(r);
 	if (err)
@@ -301,6 +304,23 @@ NVL_BENCH(gsp, rpc_concurrent_8)
 		(double)(ru1.ru_nvcsw - ru0.ru_nvcsw) / (8.0 * iters),
 		"per_call", NULL, "involuntary_per_call",
 		(double)(ru1.ru_nivcsw - ru0.ru_nivcsw) / (8.0 * iters), NULL);
+	/* whether its waiting callers yielded their CPUs (gsp.md, "Waiting
+	 * callers yield while wake-ups are dear"): waits that did, and that
+	 * slept at once because wake-ups were cheap (the cost measured, ns,
+	 * before and after) or because a yield had lost its CPU (losses, and
+	 * of the spins watching for all; the CPU time lost, ms) */
+	nvl_bench_report_extra(
+		ctx, "rpc_concurrent_8_yields",
+		(double)(s1.yield_waits - s0.yield_waits), "waits", NULL,
+		"slept_cheap", (double)(s1.yield_cheap - s0.yield_cheap),
+		"slept_shut", (double)(s1.yield_shut - s0.yield_shut),
+		"wake_ns_before", (double)s0.wake_cost_ns, "wake_ns_after",
+		(double)s1.wake_cost_ns, "yield_lost",
+		(double)(s1.yield_lost - s0.yield_lost),
+		"yield_lost_same_stall",
+		(double)(s1.yield_lost_dup - s0.yield_lost_dup), "spin_lost",
+		(double)(s1.multi_lost - s0.multi_lost), "lost_ms",
+		(double)(s1.lost_ns - s0.lost_ns) / 1e6, NULL);
 	return 0;
 }
 

@@ -60,6 +60,17 @@ struct nvl_gsp_stats {
 	uint64_t timeouts;
 	/** @rpcs: calls made */
 	uint64_t rpcs;
+	/** @yield_waits, @yield_cheap, @yield_shut: waits with several calls
+	 * in flight that yielded their CPU before sleeping, and that slept at
+	 * once because wake-ups were cheap or a lost CPU shut the yields */
+	uint64_t yield_waits, yield_cheap, yield_shut;
+	/** @yield_lost, @multi_lost: yields, and spins watching for several
+	 * callers, that lost their CPU to another program (each shuts its
+	 * kind for a while); @yield_lost_dup: yields that lost it in a stall
+	 * another yield counted already; @lost_ns: the time they lost */
+	uint64_t yield_lost, multi_lost, yield_lost_dup, lost_ns;
+	/** @wake_cost_ns: what waking a sleeping caller costs (average) */
+	int64_t wake_cost_ns;
 };
 
 /**

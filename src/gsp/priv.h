@@ -56,6 +56,21 @@ struct nvl_gsp_logbuf {
 
 struct gspabi_version;
 
+/*
+ * A learnt back-off gate (rpc.c: gate_open(), gate_lost()): a poll or
+ * yield that lost its CPU to another program's time slice shuts it for a
+ * while, longer for losses that come close together. No lock: hints.
+ */
+struct nvl_gsp_backoff {
+	_Atomic int64_t until; /* shut until then (0: open) */
+	/* tries since the last loss, losses close together */
+	_Atomic unsigned streak, losses;
+	/* losses in all, and losses in a stall already counted
+	 * (statistics) */
+	_Atomic uint64_t lost, lost_dup;
+	_Atomic int64_t lost_ns; /* the CPU time they lost (statistics) */
+};
+
 struct nvl_gsp {
 	struct nvl_hw *hw;
 	/* the booted version's ABI layer (rx_lock; NULL before a boot) */
@@ -115,19 +130,18 @@ struct nvl_gsp {
 	 * average of the time to the first woken caller running */
 	_Atomic int64_t wake_stamp;
 	_Atomic int64_t wake_cost_ns;
-	/* until then, waiting callers sleep without yielding first */
-	_Atomic int64_t yield_cool_until;
-	/* yielding waits since the last lost CPU, losses in a row
-	 * (rpc.c: yield_lost()) */
-	_Atomic unsigned yield_streak, yield_losses;
-	uint64_t yield_waits; /* waits that yielded (statistics; rx_lock) */
+	/* waiting callers yield first only while this gate is open */
+	struct nvl_gsp_backoff yield_gate;
+	/* waits that yielded, that slept because wake-ups were cheap or
+	 * the gate was shut (statistics; rx_lock) */
+	uint64_t yield_waits, yield_cheap, yield_shut;
 	bool yield_always; /* tests: yield whatever wake-ups cost, no cool-down */
 	int64_t spin_ns;
 	unsigned spin_cool; /* waits left that sleep without spinning */
 	unsigned spin_busy; /* spins in a row cut short by another thread */
-	/* until then, waits with several calls in flight sleep at once
-	 * (rx_lock) */
-	int64_t multi_cool_until;
+	/* waits with several calls in flight spin for all only while this
+	 * gate is open */
+	struct nvl_gsp_backoff multi_gate;
 	long ncpus;
 	_Atomic unsigned calls; /* nvl_gsp_rpc() calls in flight */
 

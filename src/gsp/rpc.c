@@ -135,14 +135,79 @@
  * wake-up; after YIELD_MAX_NS the caller turns its word to WORD_SLEEPING
  * (compare-and-swap: a completion may come first) and sleeps. A yield that
  * came back after NVL_POLL_LOST_CPU_NS lost the CPU to another program:
- * no yielding for a while (yield_lost()).
+ * no yielding for a while (gate_lost()).
  */
 #define WAKE_DEAR_NS NVL_IDLE_POLL_WAKE_NS
 #define YIELD_MAX_NS 200000
-/* see yield_lost() */
-#define YIELD_STREAK 256u
+/* see gate_lost() */
+#define GATE_STREAK 256u
 #define YIELD_LOSS_SHIFT_MAX 5u
-#define YIELD_COOL_MAX_NS (2 * NVL_NSEC_PER_SEC)
+#define GATE_COOL_MAX_NS (2 * NVL_NSEC_PER_SEC)
+
+/*
+ * The learnt back-off gates (struct nvl_gsp_backoff: the spin for several
+ * callers, the yields): a poll or a yield whose look-to-look gap exceeded
+ * NVL_POLL_LOST_CPU_NS lost its CPU for @gap_ns to another program's time
+ * slice: the gate shuts until nvl_poll_lost_cpu_until() (50 times the gap,
+ * at most 200 ms), twice as long for each loss that came within
+ * GATE_STREAK tries (gate_try()) of the previous one, up to @shift_max
+ * doublings and GATE_COOL_MAX_NS (a busy machine: each try costs a caller
+ * a slice); an idle machine's rare stall of its virtual CPU for the host
+ * comes after a long streak of good tries and shuts the gate only for a
+ * moment. Several callers yielding at once all lose their CPUs in one
+ * stall: only the first to see it counts it (the gate was open when it
+ * began), else one stall of an idle virtual CPU doubled the pause five
+ * times over, to GATE_COOL_MAX_NS, longer than a benchmark's phase.
+ */
+static bool gate_open(struct nvl_gsp_backoff *b)
+{
+	int64_t until = atomic_load_explicit(&b->until, memory_order_relaxed);
+
+	return !until || nvl_time_ns() >= until;
+}
+
+static void gate_try(struct nvl_gsp_backoff *b)
+{
+	atomic_fetch_add_explicit(&b->streak, 1, memory_order_relaxed);
+}
+
+static void gate_lost(struct nvl_gsp_backoff *b, int64_t now, int64_t gap_ns,
+		      unsigned shift_max)
+{
+	int64_t until = atomic_load_explicit(&b->until, memory_order_relaxed);
+	unsigned losses =
+		atomic_load_explicit(&b->losses, memory_order_relaxed);
+	bool streak = atomic_load_explicit(&b->streak, memory_order_relaxed) >=
+		      GATE_STREAK;
+	int64_t cool;
+
+	/* shut already: no try starts then, so this one began before the
+	 * loss that shut it and lost its CPU in the same stall (several
+	 * callers yield at once): one stall is one loss */
+	if (until > now) {
+		atomic_fetch_add_explicit(&b->lost_dup, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	if (streak)
+		losses = 0;
+	if (losses < shift_max)
+		losses++;
+	cool = nvl_poll_lost_cpu_until(now, gap_ns) - now;
+	if (losses > 1)
+		cool <<= losses - 1;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &b->until, &until, now + NVL_MIN(cool, GATE_COOL_MAX_NS),
+		    memory_order_relaxed, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&b->lost_dup, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	atomic_store_explicit(&b->streak, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->losses, losses, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->lost, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->lost_ns, gap_ns, memory_order_relaxed);
+}
 
 static uint32_t wake_bit(const struct nvl_gsp_async *w)
 {
@@ -1001,8 +1066,7 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 		/* several callers: one of them watches for all, so that
 		 * its CPU does not go idle between batches (see
 		 * SPIN_MULTI_GAP_NS) */
-		if (gsp->multi_cool_until &&
-		    nvl_time_ns() < gsp->multi_cool_until)
+		if (!gate_open(&gsp->multi_gate))
 			return -1;
 		limit = SPIN_MAX_NS;
 	} else if (gsp->spin_cool) {
@@ -1046,8 +1110,7 @@ static int spin_for_message(struct nvl_gsp *gsp, int64_t deadline,
 	pthread_mutex_lock(&gsp->rx_lock);
 	/* a long gap, also before a reply seen after it: the CPU was lost */
 	if (multi && now - last > SPIN_MULTI_GAP_NS)
-		gsp->multi_cool_until =
-			nvl_poll_lost_cpu_until(now, now - last);
+		gate_lost(&gsp->multi_gate, now, now - last, 0);
 	if (!multi) {
 		spin_adapt(gsp, how, now - t0);
 		if (how == SPIN_MISS && !*miss_t0)
@@ -1085,8 +1148,6 @@ static void wake_learn(struct nvl_gsp *gsp)
  */
 static bool yield_ok(struct nvl_gsp *gsp)
 {
-	int64_t cool;
-
 	if (!gsp->spin_ok ||
 	    (gsp->active_waiters < 2 &&
 	     atomic_load_explicit(&gsp->calls, memory_order_relaxed) < 2))
@@ -1094,37 +1155,15 @@ static bool yield_ok(struct nvl_gsp *gsp)
 	if (gsp->yield_always)
 		return true;
 	if (atomic_load_explicit(&gsp->wake_cost_ns, memory_order_relaxed) <
-	    WAKE_DEAR_NS)
+	    WAKE_DEAR_NS) {
+		gsp->yield_cheap++;
 		return false;
-	cool = atomic_load_explicit(&gsp->yield_cool_until,
-				    memory_order_relaxed);
-	return !cool || nvl_time_ns() >= cool;
-}
-
-/*
- * A yield lost its CPU for @gap_ns to another program's time slice: no
- * yielding until nvl_poll_lost_cpu_until(), twice as long for each loss that
- * came within YIELD_STREAK yielding waits of the previous one (a busy
- * machine: each try costs a caller a slice), at most YIELD_COOL_MAX_NS;
- * an idle machine's rare stall of its virtual CPU for the host only
- * pauses the yields for a moment. No lock held: the counts are hints.
- */
-static void yield_lost(struct nvl_gsp *gsp, int64_t now, int64_t gap_ns)
-{
-	unsigned losses =
-		atomic_load_explicit(&gsp->yield_losses, memory_order_relaxed);
-	int64_t cool;
-
-	if (atomic_exchange_explicit(&gsp->yield_streak, 0,
-				     memory_order_relaxed) >= YIELD_STREAK)
-		losses = 0;
-	if (losses < YIELD_LOSS_SHIFT_MAX)
-		losses++;
-	atomic_store_explicit(&gsp->yield_losses, losses, memory_order_relaxed);
-	cool = (nvl_poll_lost_cpu_until(now, gap_ns) - now) << (losses - 1);
-	atomic_store_explicit(&gsp->yield_cool_until,
-			      now + NVL_MIN(cool, YIELD_COOL_MAX_NS),
-			      memory_order_relaxed);
+	}
+	if (!gate_open(&gsp->yield_gate)) {
+		gsp->yield_shut++;
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -1146,7 +1185,8 @@ static bool yield_on_word(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		sched_yield();
 		now = nvl_time_ns();
 		if (now - before > NVL_POLL_LOST_CPU_NS) {
-			yield_lost(gsp, now, now - before);
+			gate_lost(&gsp->yield_gate, now, now - before,
+				  YIELD_LOSS_SHIFT_MAX);
 			break;
 		}
 	}
@@ -1241,8 +1281,7 @@ static int wait_loop(struct nvl_gsp *gsp, struct nvl_gsp_async *w,
 		yield = yield_ok(gsp);
 		if (yield) {
 			gsp->yield_waits++;
-			atomic_fetch_add_explicit(&gsp->yield_streak, 1,
-						  memory_order_relaxed);
+			gate_try(&gsp->yield_gate);
 		}
 		if (sleep_on_word(gsp, w, deadline, yield)) {
 			*locked = false;
@@ -1517,6 +1556,15 @@ void nvl_gsp_get_stats(struct nvl_gsp *gsp, struct nvl_gsp_stats *out)
 	out->bad_rpc = gsp->q.stats.bad_rpc;
 	out->received = gsp->q.stats.received;
 	out->sent = gsp->q.stats.sent;
+	out->yield_waits = gsp->yield_waits;
+	out->yield_cheap = gsp->yield_cheap;
+	out->yield_shut = gsp->yield_shut;
+	out->yield_lost = atomic_load(&gsp->yield_gate.lost);
+	out->multi_lost = atomic_load(&gsp->multi_gate.lost);
+	out->yield_lost_dup = atomic_load(&gsp->yield_gate.lost_dup);
+	out->lost_ns = atomic_load(&gsp->yield_gate.lost_ns) +
+		       atomic_load(&gsp->multi_gate.lost_ns);
+	out->wake_cost_ns = atomic_load(&gsp->wake_cost_ns);
 	pthread_mutex_unlock(&gsp->rx_lock);
 	pthread_mutex_unlock(&gsp->tx_lock);
 }

@@ -27,11 +27,12 @@ uint32_t nvl_model_gsp_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	uint32_t v = 0;
 
 	*ok = true;
+	/* the message interrupt's status, read by the driver's handler at
+	 * every interrupt: one atomic word (fw.c: raise_irq()), no lock */
+	if (addr == NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT))
+		return __atomic_load_n(&g->gsp_irqstat, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&g->lock);
 	switch (addr) {
-	case NVL_HW_GSP(NVL_HW_FALCON_IRQSTAT):
-		v = g->gsp_irqstat;
-		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0):
 		v = g->gsp_mbox[0];
 		break;
@@ -76,17 +77,23 @@ uint32_t nvl_model_gsp_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	struct nvl_model_gsp *g = m->gsp;
-	bool ring = false;
 
+	/* as the status's read: no lock */
+	if (addr == NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR)) {
+		__atomic_fetch_and(&g->gsp_irqstat, ~val, __ATOMIC_ACQ_REL);
+		return;
+	}
+	/* the doorbell, rung at every command: a count and a kick, no lock
+	 * (the firmware thread reads its wake-up word before the count:
+	 * fw.c, fw_thread()); kicked under the lock, the thread would at
+	 * once block on it again */
+	if (addr == NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0))) {
+		__atomic_fetch_add(&g->doorbells, 1, __ATOMIC_SEQ_CST);
+		nvl_fw_kick(g);
+		return;
+	}
 	pthread_mutex_lock(&g->lock);
 	switch (addr) {
-	case NVL_HW_GSP(NVL_HW_GSP_QUEUE_HEAD(0)):
-		g->doorbells++;
-		ring = true; /* woken after the unlock, below */
-		break;
-	case NVL_HW_GSP(NVL_HW_FALCON_IRQSCLR):
-		g->gsp_irqstat &= ~val;
-		break;
 	case NVL_HW_GSP(NVL_HW_FALCON_MAILBOX0):
 		g->gsp_mbox[0] = val;
 		break;
@@ -141,9 +148,4 @@ void nvl_model_gsp_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		break; /* WPR2 is read-only to the CPU */
 	}
 	pthread_mutex_unlock(&g->lock);
-	/* the doorbell wakes the firmware thread with the lock free: woken
-	 * under it, the thread would at once block on it again (a second
-	 * sleep and wake-up per command) */
-	if (ring)
-		nvl_fw_kick(g);
 }

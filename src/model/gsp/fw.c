@@ -253,11 +253,13 @@ void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	nvl_fw_dma(g, l->pte[0], &l->put, 8, true);
 }
 
+/* SWGEN0, then the line: a handler that cleared the line and read the
+ * status before the bit was set runs again for it (gsp_irqstat is one
+ * atomic word, set and cleared with no lock: falcon.c) */
 static void raise_irq(struct nvl_model_gsp *g)
 {
-	pthread_mutex_lock(&g->lock);
-	g->gsp_irqstat |= NVL_HW_FALCON_IRQSTAT_SWGEN0;
-	pthread_mutex_unlock(&g->lock);
+	__atomic_fetch_or(&g->gsp_irqstat, NVL_HW_FALCON_IRQSTAT_SWGEN0,
+			  __ATOMIC_ACQ_REL);
 	nvl_model_intr_raise(g->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_GSP);
 }
 
@@ -1368,11 +1370,12 @@ static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
  * virtual CPU on an idle machine takes tens of microseconds; with busy
  * CPUs a wake-up costs 1-2 us and the poll would only take a CPU others
  * need); what a wake-up cost is measured from the kick's time stamp.
+ * @seq: the wake-up word, read before the thread looked for work (the
+ * doorbell is rung with no lock: falcon.c)
  * @mid: a message is half-assembled: fw_poll_mid() first.
  */
-static void fw_sleep_locked(struct nvl_model_gsp *g, bool mid)
+static void fw_sleep_locked(struct nvl_model_gsp *g, uint32_t seq, bool mid)
 {
-	uint32_t seq = atomic_load(&g->fw_wake_seq);
 	long r;
 
 	pthread_mutex_unlock(&g->lock);
@@ -1396,12 +1399,19 @@ static void *fw_thread(void *arg)
 {
 	struct nvl_model_gsp *g = arg;
 	struct fw_rx rx = rx_state_init();
-	uint64_t seen = 0;
+	uint64_t seen = 0, rung;
+	uint32_t seq;
 	int n;
 
 	pthread_mutex_lock(&g->core);
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
+		/* the wake-up word before the doorbell count: a ring after
+		 * the count was read bumps the word after this read, and the
+		 * sleep below does not sleep on it (both sequentially
+		 * consistent) */
+		seq = atomic_load(&g->fw_wake_seq);
+		rung = __atomic_load_n(&g->doorbells, __ATOMIC_SEQ_CST);
 		if (g->sec2_go) {
 			g->sec2_go = false;
 			pthread_mutex_unlock(&g->lock);
@@ -1432,8 +1442,8 @@ static void *fw_thread(void *arg)
 			continue;
 		}
 		if (g->state == NVL_MODEL_GSP_RUNNING && !g->hang &&
-		    (g->doorbells != seen || g->ev_count)) {
-			seen = g->doorbells;
+		    (rung != seen || g->ev_count)) {
+			seen = rung;
 			pthread_mutex_unlock(&g->lock);
 			send_events(g);
 			n = serve_cmdq(g, &rx, 0, NULL);
@@ -1448,7 +1458,7 @@ static void *fw_thread(void *arg)
 		 * kicks this thread when it finds the core taken; the core is
 		 * taken again before anything is looked at (lock order) */
 		pthread_mutex_unlock(&g->core);
-		fw_sleep_locked(g, rx.active);
+		fw_sleep_locked(g, seq, rx.active);
 		pthread_mutex_lock(&g->core);
 		pthread_mutex_lock(&g->lock);
 	}

@@ -74,12 +74,13 @@ struct nvl_model_gsp {
 	unsigned runners;
 
 	/* falcon registers */
-	uint32_t gsp_mbox[2], gsp_os, gsp_irqstat, gsp_riscv;
+	uint32_t gsp_mbox[2], gsp_os, gsp_riscv;
+	uint32_t gsp_irqstat; /* __atomic only, no lock (falcon.c) */
 	uint32_t sec2_mbox[2], sec2_os, sec2_irqstat, sec2_cpuctl;
 	uint32_t wpr2_lo, wpr2_hi;
 	bool sec2_go; /* STARTCPU written: run the booter */
 	bool core_resumed; /* CPUCTL STARTCPU on the GSP (sequencer) */
-	uint64_t doorbells;
+	uint64_t doorbells; /* __atomic only, rung with no lock (falcon.c) */
 
 	unsigned state; /* enum nvl_model_gsp_state */
 	bool verified; /* booter verified the image */
