@@ -714,7 +714,11 @@ static inline int check_one(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
 		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
 	if (!ret) {
 		k->obj = obj;
-		ret = nvl_vm_validate_kop_bo(0, k);
+		/* the BO range, inline; the call only for its message */
+		if (k->op == NVL_VM_BIND_OP_MAP && obj &&
+		    unlikely(k->bo_offset >= obj->size_B ||
+			     k->range > obj->size_B - k->bo_offset))
+			ret = nvl_vm_validate_kop_bo(0, k);
 	}
 	return ret;
 }
