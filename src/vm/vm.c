@@ -492,6 +492,29 @@ static void args_release(struct bind_args *a)
 }
 
 /* The uAPI op as a kop, without its BO; Return: does it name one? */
+/*
+ * nvl_vm_validate_kop_args() and nvl_vm_validate_kop_bo() with their
+ * common case inline (issue 19: a call of 64 tile binds paid two calls and
+ * a frame per op); the functions only for what else they check, and for
+ * their messages.
+ */
+static inline int check_kop_args(const struct nvl_vm *vm, uint32_t i,
+				 const struct nvl_vm_kop *k, bool has_bo)
+{
+	if (likely(nvl_vm_kop_common(vm, k, has_bo)))
+		return 0;
+	return nvl_vm_validate_kop_args(vm, i, k, has_bo);
+}
+
+static inline int check_kop_bo(uint32_t i, const struct nvl_vm_kop *k)
+{
+	if (k->op != NVL_VM_BIND_OP_MAP || !k->obj ||
+	    likely(k->bo_offset < k->obj->size_B &&
+		   k->range <= k->obj->size_B - k->bo_offset))
+		return 0;
+	return nvl_vm_validate_kop_bo(i, k);
+}
+
 static bool kop_of(struct nvl_vm_kop *k, const struct nvl_vm_bind_op *o)
 {
 	k->op = o->op;
@@ -523,8 +546,7 @@ static int check_args(const struct nvl_vm *vm, struct bind_args *a,
 		if (ops[i].pad)
 			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0", i);
 		else
-			ret = nvl_vm_validate_kop_args(vm, i, &a->kops[i],
-						       has_bo);
+			ret = check_kop_args(vm, i, &a->kops[i], has_bo);
 		if (ret) {
 			/*
 			 * The later kops (on the stack, unset) hold no BO for
@@ -591,7 +613,7 @@ static int resolve(struct nvl_client *client, struct bind_args *a,
 					 signals[i].handle);
 	}
 	for (uint32_t i = 0; i < a->n_ops; i++) {
-		ret = nvl_vm_validate_kop_bo(i, &a->kops[i]);
+		ret = check_kop_bo(i, &a->kops[i]);
 		if (ret)
 			return ret;
 	}
@@ -645,7 +667,7 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 		if (ops[i].pad)
 			ret = nvl_error(-EINVAL, "vm: bind op %u: pad != 0", i);
 		else
-			ret = nvl_vm_validate_kop_args(vm, i, &k[i], has_bo);
+			ret = check_kop_args(vm, i, &k[i], has_bo);
 		if (ret) {
 			nvl_gem_put(first);
 			return ret;
@@ -683,7 +705,7 @@ static int bind_plain(struct nvl_client *client, struct nvl_vm *vm,
 	}
 	nlooked = i;
 	for (i = 0; !ret && i < n; i++)
-		ret = nvl_vm_validate_kop_bo(i, &k[i]);
+		ret = check_kop_bo(i, &k[i]);
 	if (!ret)
 		ret = nvl_vm_bind_checked(vm, NULL, k, n, NULL, 0, flags, NULL);
 	for (i = 0; i < nlooked; i++)
@@ -704,17 +726,15 @@ static inline int check_one(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
 
 	if (op->pad)
 		ret = nvl_error(-EINVAL, "vm: bind op 0: pad != 0");
-	else if (likely(nvl_vm_kop_common(vm, k, has_bo)))
-		ret = 0;
 	else
-		ret = nvl_vm_validate_kop_args(vm, 0, k, has_bo);
+		ret = check_kop_args(vm, 0, k, has_bo);
 	if (!ret && vm->backend.ops->prefetch)
 		vm->backend.ops->prefetch(vm->backend.priv, k->addr, k->range);
 	if (!ret && has_bo && !obj)
 		ret = nvl_error(-ENOENT, "vm: bind op 0: no BO %u", op->handle);
 	if (!ret) {
 		k->obj = obj;
-		ret = nvl_vm_validate_kop_bo(0, k);
+		ret = check_kop_bo(0, k);
 	}
 	return ret;
 }
