@@ -35,6 +35,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -483,6 +484,20 @@ static void *rl_main(void *arg)
 	return NULL;
 }
 
+/*
+ * "nvl-rl<id>": the name perf, top and /proc/self/task/<tid>/comm show,
+ * so that a measurement can tell the runlist threads from the others
+ * (bench/nv/split.c finds the thread serving its channel by it). A name
+ * that cannot be set changes nothing else.
+ */
+static void rl_name(struct nvl_model_runlist *rl)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "nvl-rl%u", rl->id);
+	(void)pthread_setname_np(rl->thread, name);
+}
+
 int nvl_model_fifo_create(struct nvl_model *m)
 {
 	const struct nvl_model_profile *p = m->profile;
@@ -527,6 +542,7 @@ int nvl_model_fifo_create(struct nvl_model *m)
 			ret = -ENOMEM;
 			break;
 		}
+		rl_name(&f->rl[i]);
 		started++;
 	}
 	if (started == f->nrl)
