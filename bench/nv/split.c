@@ -7,9 +7,12 @@
  *    and one partner thread, both pinned to CPU 0 ("same") or the partner
  *    pinned to CPU 1 ("cross"), in alternating blocks of 50 so that both
  *    see the same machine state; value: the median cross round trip, with
- *    same_ns beside it. The harness's futex_pingpong leaves placement to
- *    the kernel, which on a busy machine keeps the pair on one CPU almost
- *    always: it measures "same".
+ *    same_ns beside it, and this thread's own CPU time per round trip of
+ *    each kind (cross_waker_cpu_ns, same_waker_cpu_ns: what the wake-ups
+ *    cost the thread that makes them, the kernel's part included). The
+ *    harness's futex_pingpong leaves placement to the kernel, which on a
+ *    busy machine keeps the pair on one CPU almost always: it measures
+ *    "same".
  *  - exec_latency_split: exec_latency's round trip (a one-dword NOP push,
  *    nvl_exec() to its syncobj signalled), each one classified after the
  *    fact by the CPU the model's runlist thread last ran on (the thread
@@ -18,10 +21,12 @@
  *    median of each class beside it.
  *
  * On the 2-vCPU VM this was written on (December 2026), with the CPUs
- * busy, a cross-CPU futex round trip costs 42-69 us (median) against
- * 1.6 us on one CPU, and exec/launch round trips whose runlist thread ran
- * on the other vCPU cost the same; which one a process gets is decided by
- * the kernel's placement and sticks for the whole run (docs/model.md).
+ * busy, a cross-CPU futex round trip costs 40-64 us (median) against
+ * 1.6-2.4 us on one CPU, 30-37 us of it CPU time of the waking thread,
+ * and exec/launch round trips whose runlist thread ran on the other vCPU
+ * cost the same; which one a process gets is the kernel's placement and
+ * it often sticks for a whole run (docs/model.md, "Where the runlist
+ * thread runs").
  * Needs two online CPUs (and CPUs 0 and 1 usable): -ENODEV otherwise.
  */
 #include <dirent.h>
@@ -112,8 +117,11 @@ NVL_BENCH(split, futex_pingpong_split)
 	int n = nvl_bench_quick(ctx) ? 200 : 2000, ns = 0, nx = 0, ret = 0;
 	double *same = calloc(n, sizeof(double));
 	double *cross = calloc(n, sizeof(double));
+	double cpu[2] = {0}, rounds[2] = {0};
 	struct partner p = {0};
+	int64_t c0;
 	pthread_t t;
+	int k;
 
 	if (!same || !cross || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		ret = same && cross ? -ENODEV : -ENOMEM;
@@ -135,12 +143,18 @@ NVL_BENCH(split, futex_pingpong_split)
 			goto stop;
 		}
 		round_trip(&p); /* the partner moves */
-		for (int i = 0; i < SPLIT_BLOCK; i++) {
+		c0 = nvl_bench_thread_cpu_ns();
+		k = 0;
+		for (int i = 0; i < SPLIT_BLOCK; i++, k++) {
 			if (x && nx < n)
 				cross[nx++] = round_trip(&p);
 			else if (!x && ns < n)
 				same[ns++] = round_trip(&p);
+			else
+				break;
 		}
+		cpu[x] += (double)(nvl_bench_thread_cpu_ns() - c0);
+		rounds[x] += k;
 	}
 stop:
 	atomic_store(&p.quit, true);
@@ -149,10 +163,12 @@ stop:
 	pthread_join(t, NULL);
 	unpin(pthread_self());
 	if (!ret)
-		nvl_bench_report_extra(ctx, "futex_pingpong_split",
-				       nvl_bench_median_of(cross, n), "ns",
-				       NULL, "same_ns",
-				       nvl_bench_median_of(same, n), NULL);
+		nvl_bench_report_extra(
+			ctx, "futex_pingpong_split",
+			nvl_bench_median_of(cross, n), "ns", NULL, "same_ns",
+			nvl_bench_median_of(same, n), "cross_waker_cpu_ns",
+			cpu[1] / rounds[1], "same_waker_cpu_ns",
+			cpu[0] / rounds[0], NULL);
 out:
 	free(same);
 	free(cross);
