@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,34 @@ void nvl_cpu_poll_end(bool preempted)
 		atomic_store_explicit(&backoff_until,
 				      nvl_clock_ns() + BACKOFF_NS,
 				      memory_order_relaxed);
+}
+
+bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns)
+{
+	pthread_t self = pthread_self();
+	cpu_set_t mask, one;
+	int64_t now;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || wake_ns < NVL_CPU_FOLLOW_WAKE_NS)
+		return false;
+	now = nvl_clock_ns();
+	if (f->next_ns && now < f->next_ns)
+		return false;
+	if (sched_getcpu() == cpu || cpus_online() < 2 || nvl_cpus_free())
+		return false;
+	f->next_ns = now + NVL_CPU_FOLLOW_GAP_NS;
+	if (pthread_getaffinity_np(self, sizeof(mask), &mask) ||
+	    !CPU_ISSET(cpu, &mask))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(self, sizeof(one), &one))
+		return false;
+	/* back to the whole mask (it holds the CPU the thread now runs
+	 * on, so it cannot be refused): the thread stays where it is */
+	(void)pthread_setaffinity_np(self, sizeof(mask), &mask);
+	f->moves++;
+	return true;
 }
 
 void nvl_cpu_poll_test_set(int ncpus, int running)

@@ -13,6 +13,7 @@
 #define NVL_BASE_CPUFREE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /**
  * nvl_cpus_free() - is there a CPU for every runnable thread?
@@ -50,6 +51,56 @@ bool nvl_cpu_poll_begin(void);
  *	the next millisecond.
  */
 void nvl_cpu_poll_end(bool preempted);
+
+/* A wake-up that cost at least this (kick to running) was dear. */
+#define NVL_CPU_FOLLOW_WAKE_NS 10000
+/* At most one move per this long (ns), per thread. */
+#define NVL_CPU_FOLLOW_GAP_NS (2 * 1000 * 1000)
+
+/**
+ * struct nvl_cpu_follow - a service thread's moves to its waker's CPU.
+ * @next_ns: no move before this time (nvl_clock_ns(); 0: none yet)
+ * @moves: moves made (statistics)
+ *
+ * Zero-initialised it is ready. It belongs to the one thread that calls
+ * nvl_cpu_follow() with it.
+ */
+struct nvl_cpu_follow {
+	int64_t next_ns;
+	uint64_t moves;
+};
+
+/**
+ * nvl_cpu_follow() - move the calling thread to the CPU that woke it,
+ * when a wake-up across CPUs was dear and no CPU is free.
+ * @f: the caller's state
+ * @cpu: the CPU the waker ran on when it kicked (sched_getcpu()), -1 when
+ *	unknown
+ * @wake_ns: what this wake-up cost, kick to running (ns)
+ *
+ * For a thread that sleeps between pieces of work one other thread hands
+ * it and then waits for (the model's runlist thread: the submitter rings
+ * the doorbell and waits for the fence). On a virtual machine whose vCPUs
+ * are all busy, a wake-up that crosses to another vCPU costs tens of
+ * microseconds (the kernel's reschedule interrupt through the host), one
+ * on the waker's CPU a microsecond or two, since the waker sleeps right
+ * after; the kernel keeps a sleeper near its previous CPU, so once the
+ * two are apart every hand-off pays the crossing. When @wake_ns is at
+ * least NVL_CPU_FOLLOW_WAKE_NS, the caller runs elsewhere than @cpu,
+ * nvl_cpus_free() is false (with a CPU free the caller polls instead of
+ * sleeping, and crossing is what lets it) and no move happened in the last
+ * NVL_CPU_FOLLOW_GAP_NS, the thread pins itself to @cpu (the kernel moves
+ * it there at once) and gives its CPU mask back at once: it stays there
+ * until the kernel's own placement moves it. Nothing is done if @cpu is
+ * not in the thread's mask. No allocation, no lock; two system calls when
+ * it moves; never on NVL_POLL=0. The kernel may put the thread back
+ * across at a later wake-up (on the busy VM it did, every few
+ * milliseconds in some runs): the next dear wake-up after the gap moves it
+ * again.
+ *
+ * Return: true when the thread moved.
+ */
+bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns);
 
 /**
  * nvl_cpu_poll_test_set() - for tests: pretend @ncpus online CPUs and

@@ -35,11 +35,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/cpufree.h"
 #include "base/futex.h"
 #include "base/log.h"
 #include "base/time.h"
@@ -100,7 +103,10 @@ static void rl_wake(struct nvl_model_runlist *rl)
 {
 	atomic_fetch_add(&rl->wake_seq, 1);
 	if (atomic_load(&rl->sleepers)) {
-		/* for the sleeper: what its wake-up costs (rl_idle_locked()) */
+		/* for the sleeper: what its wake-up costs and where the kick
+		 * came from (rl_idle_locked()) */
+		atomic_store_explicit(&rl->kick_cpu, sched_getcpu(),
+				      memory_order_relaxed);
 		atomic_store_explicit(&rl->kick_ns, nvl_clock_ns(),
 				      memory_order_relaxed);
 		nvl_futex_wake(&rl->wake_seq, 1);
@@ -145,6 +151,28 @@ static void rl_sleep_locked(struct nvl_model_fifo *f,
  */
 #define NVL_MODEL_RL_POLL_RESAMPLE 256
 
+/*
+ * After a sleep a kick ended: learn what the wake-up cost (the poll's
+ * rules), and when it was dear because it crossed to another CPU of a
+ * busy machine, move next to the kicker (nvl_cpu_follow()): on a 2-vCPU
+ * VM with both vCPUs busy an exec whose runlist thread runs on the other
+ * vCPU took 45-53 us against 3-4 us on the submitter's, and the kernel
+ * keeps the thread where it was, so that a whole run paid it
+ * (docs/model.md, "Where the runlist thread runs").
+ */
+static void rl_woken(struct nvl_model_runlist *rl)
+{
+	int64_t kick = atomic_load_explicit(&rl->kick_ns, memory_order_relaxed);
+	int64_t now = nvl_clock_ns();
+
+	nvl_idle_poll_woken(&rl->idle, kick);
+	if (kick && now > kick && now - kick < NVL_IDLE_POLL_MAX_NS)
+		nvl_cpu_follow(&rl->follow,
+			       atomic_load_explicit(&rl->kick_cpu,
+						    memory_order_relaxed),
+			       now - kick);
+}
+
 static void rl_idle_locked(struct nvl_model_fifo *f,
 			   struct nvl_model_runlist *rl, int64_t deadline)
 {
@@ -158,10 +186,7 @@ static void rl_idle_locked(struct nvl_model_fifo *f,
 		r = nvl_futex_wait(&rl->wake_seq, seq, deadline);
 		atomic_fetch_sub(&rl->sleepers, 1);
 		if (!r)
-			nvl_idle_poll_woken(
-				&rl->idle,
-				atomic_load_explicit(&rl->kick_ns,
-						     memory_order_relaxed));
+			rl_woken(rl);
 	}
 	nvl_flock_lock(&f->lock);
 }
@@ -483,6 +508,20 @@ static void *rl_main(void *arg)
 	return NULL;
 }
 
+/*
+ * "nvl-rl<id>": the name perf, top and /proc/self/task/<tid>/comm show,
+ * so that a measurement can tell the runlist threads from the others
+ * (bench/nv/split.c finds the thread serving its channel by it). A name
+ * that cannot be set changes nothing else.
+ */
+static void rl_name(struct nvl_model_runlist *rl)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "nvl-rl%u", rl->id);
+	(void)pthread_setname_np(rl->thread, name);
+}
+
 int nvl_model_fifo_create(struct nvl_model *m)
 {
 	const struct nvl_model_profile *p = m->profile;
@@ -527,6 +566,7 @@ int nvl_model_fifo_create(struct nvl_model *m)
 			ret = -ENOMEM;
 			break;
 		}
+		rl_name(&f->rl[i]);
 		started++;
 	}
 	if (started == f->nrl)

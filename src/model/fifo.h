@@ -7,6 +7,7 @@
 #ifndef NVL_MODEL_FIFO_H
 #define NVL_MODEL_FIFO_H
 
+#include "base/cpufree.h"
 #include "base/idlepoll.h"
 #include "hw/host.h"
 #include "model/compute/engine.h"
@@ -165,6 +166,13 @@ struct nvl_model_runlist {
 	 */
 	_Atomic int64_t kick_ns;
 	struct nvl_idle_poll idle;
+	/*
+	 * The CPU the kicker ran on (rl_wake(), with kick_ns) and the
+	 * thread's moves to it after a dear wake-up on a busy machine
+	 * (base/cpufree.h nvl_cpu_follow(); fifo.c rl_idle_locked()).
+	 */
+	_Atomic int kick_cpu;
+	struct nvl_cpu_follow follow;
 };
 
 struct nvl_model_fifo {

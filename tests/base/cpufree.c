@@ -4,10 +4,16 @@
  * Description: nvl_cpu_poll_begin() refuses on one CPU and when more
  * threads are runnable than CPUs, leaves one CPU free of pollers, backs off
  * after a preempted poll, and asks the kernel without failing.
+ * nvl_cpu_follow() moves the caller to the CPU given only after a dear
+ * wake-up on a busy machine, at most once per gap, gives the CPU mask
+ * back, and leaves a CPU outside the mask alone.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 
 #include "t.h"
+#include "base/clock.h"
 #include "base/cpufree.h"
 
 static void one_cpu_never_polls(void **state)
@@ -71,12 +77,93 @@ static void kernel_figures_are_usable(void **state)
 			nvl_cpu_poll_end(false);
 }
 
+/* a CPU of this thread's mask other than the one it runs on, -1: none */
+static int other_cpu(const cpu_set_t *mask)
+{
+	int me = sched_getcpu();
+
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (i != me && CPU_ISSET(i, mask))
+			return i;
+	return -1;
+}
+
+static void follow_moves_only_after_a_dear_wake_on_a_busy_machine(void **state)
+{
+	struct nvl_cpu_follow f = {0};
+	cpu_set_t mask, now;
+	int to;
+
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask), 0);
+	to = other_cpu(&mask);
+	if (to < 0)
+		skip(); /* one usable CPU */
+	nvl_cpu_poll_test_set(2, 3); /* busy: 3 runnable, 2 CPUs */
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS - 1));
+	assert_false(nvl_cpu_follow(&f, -1, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, CPU_SETSIZE, NVL_CPU_FOLLOW_WAKE_NS));
+	/* a CPU free: the caller polls instead, crossing is what lets it */
+	nvl_cpu_poll_test_set(2, 1);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	/* one CPU: nowhere to go */
+	nvl_cpu_poll_test_set(1, 3);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_int_equal(f.moves, 0);
+
+	nvl_cpu_poll_test_set(2, 3);
+	assert_true(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_int_equal(f.moves, 1);
+	/* (where it runs now is the kernel's: it may have moved it on) */
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&now, &mask));
+	/* at most one move per gap: the move set its end (a loaded machine
+	 * may let the gap pass before the next call, so it is not raced) */
+	assert_true(f.next_ns > 0);
+	assert_true(f.next_ns - nvl_clock_ns() <= NVL_CPU_FOLLOW_GAP_NS);
+	f.next_ns = nvl_clock_ns() + NVL_CPU_FOLLOW_GAP_NS * 1000;
+	to = other_cpu(&mask);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_int_equal(f.moves, 1);
+	nvl_cpu_poll_test_set(-1, 0);
+}
+
+static void follow_leaves_a_cpu_outside_the_mask_alone(void **state)
+{
+	struct nvl_cpu_follow f = {0};
+	cpu_set_t mask, one, now;
+	int me, to;
+
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask), 0);
+	to = other_cpu(&mask);
+	if (to < 0)
+		skip();
+	me = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(me, &one);
+	assert_int_equal(
+		pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	nvl_cpu_poll_test_set(2, 3);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_int_equal(f.moves, 0);
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&now, &one));
+	nvl_cpu_poll_test_set(-1, 0);
+	assert_int_equal(
+		pthread_setaffinity_np(pthread_self(), sizeof(mask), &mask), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(one_cpu_never_polls),
 	cmocka_unit_test(busy_machine_does_not_poll),
 	cmocka_unit_test(one_cpu_is_left_for_the_signaller),
 	cmocka_unit_test(preempted_poll_backs_off),
 	cmocka_unit_test(kernel_figures_are_usable),
+	cmocka_unit_test(follow_moves_only_after_a_dear_wake_on_a_busy_machine),
+	cmocka_unit_test(follow_leaves_a_cpu_outside_the_mask_alone),
 };
 
 T_MAIN(tests)
