@@ -491,8 +491,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: nvl bench [--json] [--quick] [--list] [NAME...]\n"
 		   "  NAME    a suite (baseline, base, sync, sched, mm, vm, "
-		   "model,\n"
-		   "          mmu) or a benchmark name; shell globs work\n"
+		   "mmu,\n"
+		   "          model, gsp, exec, rc, split, compute, abigen) or "
+		   "a\n"
+		   "          benchmark name; shell globs work\n"
 		   "  --json  one JSON object per line\n"
 		   "  --quick short runs (smoke test)\n"
 		   "  --list  list suites and benchmarks\n");

@@ -54,8 +54,7 @@ static int hang_once(struct nvl_device *dev, double *detect, double *recover)
 	int64_t t0, t1, t2;
 	int ret;
 
-	ret = nvb_client_up(dev, &k.c, &k.vm, &k.pb, &k.ppb, &k.ch,
-			    &k.sync[0]);
+	ret = nvb_client_up(dev, &k.c, &k.vm, &k.pb, &k.ppb, &k.ch, &k.sync[0]);
 	if (!ret)
 		ret = nvl_syncobj_create(k.c, 0, &k.sync[1]);
 	if (!ret)

@@ -337,8 +337,9 @@ static const struct nvl_help table[] = {
 	{"bench", "run benchmarks (--json for JSON lines)",
 	 "nvl bench [--json] [--quick] [--list] [NAME...]",
 	 "Runs benchmarks by suite (baseline, base, sync, sched, mm, vm, "
-	 "model, mmu) or name; shell globs work. Each result is reported "
-	 "with a physical baseline measured in the same run.",
+	 "mmu, model, gsp, exec, rc, split, compute, abigen) or name; shell "
+	 "globs work. Each result is reported with a physical baseline "
+	 "measured in the same run.",
 	 bench_opts, bench_ex, NULL},
 	{"fw", "GSP firmware: list, info, verify, needed",
 	 "nvl fw list [--path DIRS] [--chip C]... [--versions V,...]\n"
