@@ -1234,40 +1234,50 @@ static void rm_init(struct nvl_model_gsp *g)
 
 static void send_events(struct nvl_model_gsp *g)
 {
+	bool sent = false;
+
+	/*
+	 * Each event is sent from its slot and taken off the queue once it
+	 * went out, in the same round trip of g->lock that looks at the next
+	 * one: producers (queue_event(), under g->lock) write only past the
+	 * tail, and only the core's holder takes events, so the head slot
+	 * stays put while it is read without the lock (no copy of it).
+	 */
 	for (;;) {
-		struct fw_event ev;
-		size_t len;
+		const struct fw_event *ev;
 
 		/* stored atomically under g->lock: no lock round trip (two
 		 * per RPC) while no event waits */
-		if (!__atomic_load_n(&g->ev_count, __ATOMIC_RELAXED))
+		if (!sent && !__atomic_load_n(&g->ev_count, __ATOMIC_RELAXED))
 			return;
 		pthread_mutex_lock(&g->lock);
+		if (sent) {
+			g->ev_head = (g->ev_head + 1) % FW_EVQ;
+			__atomic_store_n(&g->ev_count, g->ev_count - 1,
+					 __ATOMIC_RELAXED);
+			sent = false;
+		}
 		if (!g->ev_count) {
 			pthread_mutex_unlock(&g->lock);
 			return;
 		}
-		len = g->evq[g->ev_head].len;
+		ev = &g->evq[g->ev_head];
 		pthread_mutex_unlock(&g->lock);
 		/* on a raising thread (rc.c): an event that does not fit
-		 * waits in the queue for the firmware's thread (only the
-		 * core's holder takes events: the head stays) */
+		 * waits in the queue for the firmware's thread (the head
+		 * stays) */
 		if (g->tx_nowait) {
-			uint32_t need = (uint32_t)((g->wire->elem_hdr +
-						    RPC_HDR + len + PAGE - 1) /
-						   PAGE);
+			uint32_t need =
+				(uint32_t)((g->wire->elem_hdr + RPC_HDR +
+					    ev->len + PAGE - 1) /
+					   PAGE);
 
 			if (statq_room(g, need) < need)
 				return;
 		}
-		pthread_mutex_lock(&g->lock);
-		ev = g->evq[g->ev_head];
-		g->ev_head = (g->ev_head + 1) % FW_EVQ;
-		__atomic_store_n(&g->ev_count, g->ev_count - 1,
-				 __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&g->lock);
 		g->st.events++;
-		send_msg(g, ev.function, 0, NV_OK, ev.data, ev.len, false);
+		send_msg(g, ev->function, 0, NV_OK, ev->data, ev->len, false);
+		sent = true;
 	}
 }
 
