@@ -6,6 +6,7 @@
  * compiler against that version's own headers (_Static_assert).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "base/compiler.h"
@@ -78,10 +79,28 @@ uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id)
 	return (uint64_t)val;
 }
 
+/*
+ * The default version's table, looked up by name once: every event the
+ * driver receives is renumbered through it, and the lookup compares
+ * version strings (~80 instructions per event on the fault's path). The
+ * table is static, so racing first callers store the same pointer.
+ */
+static const struct gspabi_version *abi_default(void)
+{
+	static const struct gspabi_version *_Atomic cached;
+	const struct gspabi_version *d =
+		atomic_load_explicit(&cached, memory_order_relaxed);
+
+	if (!d) {
+		d = gspabi_version_find(NVL_GSP_ABI_DEFAULT);
+		atomic_store_explicit(&cached, d, memory_order_relaxed);
+	}
+	return d;
+}
+
 uint32_t nvl_gsp_abi_event_in(const struct gspabi_version *v, uint32_t wire)
 {
-	const struct gspabi_version *d =
-		gspabi_version_find(NVL_GSP_ABI_DEFAULT);
+	const struct gspabi_version *d = abi_default();
 	uint32_t neutral;
 	uint64_t out;
 

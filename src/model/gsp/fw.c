@@ -53,6 +53,9 @@
 /* elements up to this size are staged whole before one DMA write */
 #define FW_STAGE_MAX 1024
 
+/* the zeros that clear a staged element's slot after it (send_elem()) */
+static const uint8_t fw_zero_page[PAGE];
+
 static uint64_t id8(const char *s)
 {
 	uint64_t v = 0;
@@ -427,15 +430,20 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				  .src2 = (const uint8_t *)&tail,
 				  .left = body,
 				  .write = true};
-		struct qpass h = {
-			.src = g->tx_elem, .left = head, .write = true};
+		struct qpass h = {.src = g->tx_elem,
+				  .src2 = fw_zero_page,
+				  .left = head,
+				  .write = true};
 
 		/* the payload, its last partial word from @tail */
 		if (!staged) {
 			elem_pass(g, g->statq_off, wptr, head, end - head, &q);
 			x = q.x;
 		}
-		if (g->statq_dirty[last] > used) {
+		/* what an earlier, longer element left after this one is
+		 * cleared: by the staged element's own pass (below) when it
+		 * has one page, else by a pass of its own */
+		if (g->statq_dirty[last] > used && !staged) {
 			struct qpass z = {.write = true};
 
 			elem_pass(g, g->statq_off, wptr, end,
@@ -450,7 +458,17 @@ static bool send_elem(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 				g->tx_elem[hdr + 4] ^= 0x5a;
 		}
 		h.left = staged ? end : head;
-		elem_pass(g, g->statq_off, wptr, 0, h.left, &h);
+		/*
+		 * A staged element fills one page (end <= FW_STAGE_MAX): the
+		 * stale bytes after it, [end, dirty), follow it in the same
+		 * slot and go out as zeros in the same pass (one DMA
+		 * translation instead of two for most small events and
+		 * replies, whose slot an earlier reply used).
+		 */
+		elem_pass(g, g->statq_off, wptr, 0,
+			  staged ? NVL_MAX(end, (size_t)g->statq_dirty[last])
+				 : h.left,
+			  &h);
 		for (uint32_t i = 0; i + 1 < pages; i++)
 			g->statq_dirty[(wptr + i) % CNT] = PAGE;
 		g->statq_dirty[last] = (uint16_t)used;
@@ -1216,40 +1234,50 @@ static void rm_init(struct nvl_model_gsp *g)
 
 static void send_events(struct nvl_model_gsp *g)
 {
+	bool sent = false;
+
+	/*
+	 * Each event is sent from its slot and taken off the queue once it
+	 * went out, in the same round trip of g->lock that looks at the next
+	 * one: producers (queue_event(), under g->lock) write only past the
+	 * tail, and only the core's holder takes events, so the head slot
+	 * stays put while it is read without the lock (no copy of it).
+	 */
 	for (;;) {
-		struct fw_event ev;
-		size_t len;
+		const struct fw_event *ev;
 
 		/* stored atomically under g->lock: no lock round trip (two
 		 * per RPC) while no event waits */
-		if (!__atomic_load_n(&g->ev_count, __ATOMIC_RELAXED))
+		if (!sent && !__atomic_load_n(&g->ev_count, __ATOMIC_RELAXED))
 			return;
 		pthread_mutex_lock(&g->lock);
+		if (sent) {
+			g->ev_head = (g->ev_head + 1) % FW_EVQ;
+			__atomic_store_n(&g->ev_count, g->ev_count - 1,
+					 __ATOMIC_RELAXED);
+			sent = false;
+		}
 		if (!g->ev_count) {
 			pthread_mutex_unlock(&g->lock);
 			return;
 		}
-		len = g->evq[g->ev_head].len;
+		ev = &g->evq[g->ev_head];
 		pthread_mutex_unlock(&g->lock);
 		/* on a raising thread (rc.c): an event that does not fit
-		 * waits in the queue for the firmware's thread (only the
-		 * core's holder takes events: the head stays) */
+		 * waits in the queue for the firmware's thread (the head
+		 * stays) */
 		if (g->tx_nowait) {
-			uint32_t need = (uint32_t)((g->wire->elem_hdr +
-						    RPC_HDR + len + PAGE - 1) /
-						   PAGE);
+			uint32_t need =
+				(uint32_t)((g->wire->elem_hdr + RPC_HDR +
+					    ev->len + PAGE - 1) /
+					   PAGE);
 
 			if (statq_room(g, need) < need)
 				return;
 		}
-		pthread_mutex_lock(&g->lock);
-		ev = g->evq[g->ev_head];
-		g->ev_head = (g->ev_head + 1) % FW_EVQ;
-		__atomic_store_n(&g->ev_count, g->ev_count - 1,
-				 __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&g->lock);
 		g->st.events++;
-		send_msg(g, ev.function, 0, NV_OK, ev.data, ev.len, false);
+		send_msg(g, ev->function, 0, NV_OK, ev->data, ev->len, false);
+		sent = true;
 	}
 }
 
