@@ -561,10 +561,15 @@ void nvl_checker_lock_release(struct nvl_lock_class *cls)
  * signal): acquire_ip() adds its edges while depth > 0. Open sections are a
  * per-thread stack of serials; a cookie is (thread tag, serial), so end can
  * tell a double end, an end out of order and another thread's cookie apart.
+ *
+ * Both run on every signal and every bind commit (issue 19): the common
+ * case (WARN mode, a thread with its tag, no section open; ending the
+ * innermost one) is a leaf with no frame; everything else goes to an
+ * out-of-line function with the same checks as before.
  */
-struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
+static __attribute__((noinline, cold)) struct nvl_signalling_cookie
+begin_slow(struct checker_thread *t, void *caller)
 {
-	struct checker_thread *t = &ctls;
 	int m = get_mode();
 
 	if (m == NVL_CHECKER_OFF)
@@ -580,7 +585,7 @@ struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 		if (unlikely(m != NVL_CHECKER_WARN || full_stacks_env)) {
 			t->nframes = backtrace(t->frames, MAX_FRAMES);
 		} else {
-			t->frames[0] = __builtin_return_address(0);
+			t->frames[0] = caller;
 			t->nframes = 1;
 		}
 	}
@@ -589,6 +594,26 @@ struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 	t->open[t->depth++] = t->serial;
 	return (struct nvl_signalling_cookie){((uint64_t)t->tag << 32) |
 					      t->serial};
+}
+
+struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
+{
+	struct checker_thread *t = &ctls;
+	uint32_t serial = t->serial + 1;
+
+	/* mode WARN also means initialised; full_stacks_env is set before */
+	if (likely(atomic_load_explicit(&mode, memory_order_relaxed) ==
+			   NVL_CHECKER_WARN &&
+		   !full_stacks_env && t->depth == 0 && t->tag && serial)) {
+		t->frames[0] = __builtin_return_address(0);
+		t->nframes = 1;
+		t->serial = serial;
+		t->open[0] = serial;
+		t->depth = 1;
+		return (struct nvl_signalling_cookie){((uint64_t)t->tag << 32) |
+						      serial};
+	}
+	return begin_slow(t, __builtin_return_address(0));
 }
 
 static void end_violation(struct checker_thread *t, const char *rule,
@@ -600,17 +625,14 @@ static void end_violation(struct checker_thread *t, const char *rule,
 	       why, t->depth);
 }
 
-void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
+static __attribute__((noinline, cold)) void
+end_slow(struct checker_thread *t, struct nvl_signalling_cookie cookie)
 {
-	struct checker_thread *t = &ctls;
 	uint32_t tag = (uint32_t)(cookie.id >> 32);
 	uint32_t serial = (uint32_t)cookie.id;
 	int i;
 
-	if (!cookie.id)
-		return;
-	if (likely(t->depth > 0 && tag == t->tag &&
-		   t->open[t->depth - 1] == serial)) {
+	if (t->depth > 0 && tag == t->tag && t->open[t->depth - 1] == serial) {
 		t->depth--;
 		return;
 	}
@@ -634,6 +656,21 @@ void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
 	end_violation(t, "signalling-end-out-of-order", serial,
 		      "an inner section is still open (end inner first)");
 	t->depth = i;
+}
+
+void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
+{
+	struct checker_thread *t = &ctls;
+	int d = t->depth;
+
+	if (!cookie.id)
+		return;
+	if (likely(d > 0 && (uint32_t)(cookie.id >> 32) == t->tag &&
+		   t->open[d - 1] == (uint32_t)cookie.id)) {
+		t->depth = d - 1;
+		return;
+	}
+	end_slow(t, cookie);
 }
 
 bool nvl_fence_in_signalling(void)

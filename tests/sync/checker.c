@@ -156,6 +156,55 @@ static void ending_another_threads_section_is_reported(void **state)
 	assert_int_equal(nvl_checker_violations(), 1);
 }
 
+/*
+ * WARN, the release default, is the mode whose common begin and end take
+ * the checker's fast path (the other tests run in COUNT, which records
+ * full stacks and so never takes it): every section rule still holds.
+ */
+static void warn_mode_sections_keep_every_rule(void **state)
+{
+	struct nvl_signalling_cookie a, b, c;
+	pthread_t t;
+	void *p;
+
+	nvl_checker_set_mode(NVL_CHECKER_WARN);
+	a = nvl_fence_begin_signalling();
+	assert_true(a.id != 0);
+	assert_true(nvl_fence_in_signalling());
+	p = nvl_malloc(16);
+	nvl_free(p);
+	expect_report(1, "alloc-in-signalling");
+	assert_non_null(strstr(rep, "signalling section entered at:"));
+	nvl_fence_end_signalling(a);
+	assert_false(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(a);
+	expect_report(2, "signalling-end-without-section");
+
+	a = nvl_fence_begin_signalling();
+	b = nvl_fence_begin_signalling();
+	assert_true(b.id != 0 && a.id != b.id);
+	nvl_fence_end_signalling(b);
+	nvl_fence_end_signalling(b);
+	expect_report(3, "signalling-end-twice");
+	assert_true(nvl_fence_in_signalling());
+	b = nvl_fence_begin_signalling();
+	nvl_fence_end_signalling(a);
+	expect_report(4, "signalling-end-out-of-order");
+	assert_false(nvl_fence_in_signalling());
+
+	c = nvl_fence_begin_signalling();
+	pthread_create(&t, NULL, end_thread, &c);
+	pthread_join(t, NULL);
+	expect_report(5, "signalling-end-foreign-cookie");
+	assert_true(nvl_fence_in_signalling());
+	nvl_fence_end_signalling(c);
+	assert_false(nvl_fence_in_signalling());
+	/* a fresh section after all that is clean */
+	a = nvl_fence_begin_signalling();
+	nvl_fence_end_signalling(a);
+	assert_int_equal(nvl_checker_violations(), 5);
+}
+
 static NVL_LOCK_CLASS(shrinker_class, "test_shrinker", NVL_LOCK_RECLAIM);
 static NVL_LOCK_CLASS(a_class, "test_a", 0);
 static NVL_LOCK_CLASS(b_class, "test_b", 0);
@@ -533,6 +582,7 @@ static const struct CMUnitTest tests[] = {
 	T(abort_mode_aborts),
 	T(env_sets_the_mode),
 	T(sections_are_per_thread),
+	T(warn_mode_sections_keep_every_rule),
 };
 
 T_MAIN(tests)
