@@ -221,8 +221,10 @@ static bool acquire_holds(unsigned op, bool wide, uint64_t v, uint64_t p)
 	}
 }
 
-static enum nvl_model_mthd_res sem_execute(struct nvl_model_chan *ch,
-					   uint32_t data)
+/* out of line, as mem_op(): the register methods of
+ * nvl_model_host_method() (four per fence idiom) stay a bare switch */
+static __attribute__((noinline)) enum nvl_model_mthd_res
+sem_execute(struct nvl_model_chan *ch, uint32_t data)
 {
 	struct nvl_model *m = ch->m;
 	unsigned op = data & NVL_HW_SEM_OP_MASK;
@@ -309,7 +311,8 @@ fault:
 	return NVL_MODEL_MTHD_STOP;
 }
 
-static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
+static __attribute__((noinline)) enum nvl_model_mthd_res
+mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
 	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
 	struct nvl_model_vmctx ctx = ch->vm;
@@ -359,11 +362,51 @@ static enum nvl_model_mthd_res mem_op(struct nvl_model_chan *ch, uint32_t data)
 	}
 }
 
+static __attribute__((noinline)) enum nvl_model_mthd_res
+bad_method(struct nvl_model_chan *ch, uint32_t mthd, uint32_t data)
+{
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
+	return NVL_MODEL_MTHD_STOP;
+}
+
+static __attribute__((noinline)) enum nvl_model_mthd_res
+set_reference(struct nvl_model_chan *ch, uint32_t data)
+{
+	/* USERD Reference (0x48); unreachable USERD is ignored */
+	(void)nvl_model_phys_access(ch->m, ch->userd_ap, ch->userd + 0x48,
+				    &data, 4, true);
+	return NVL_MODEL_MTHD_OK;
+}
+
+static __attribute__((noinline)) enum nvl_model_mthd_res
+clear_faulted(struct nvl_model_chan *ch, uint32_t data)
+{
+	struct nvl_model *m = ch->m;
+	/* HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16 */
+	unsigned chid = data & NVL_HW_CLEAR_FAULTED_CHID_MASK;
+	unsigned rl = data >> NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT &
+		      NVL_HW_CLEAR_FAULTED_RUNLIST_MASK;
+	uint32_t bit = (data & NVL_HW_CLEAR_FAULTED_ENG)
+			       ? NVL_HW_CHRAM_CTRL_ENG_FAULTED
+			       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
+	bool ok;
+
+	if (chid >= m->profile->num_channels ||
+	    nvl_model_fifo_rd(m, NVL_HW_CHRAM_RUNLIST(chid), &ok) != rl)
+		return bad_method(ch, NVL_HW_CLEAR_FAULTED, data);
+	nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);
+	return NVL_MODEL_MTHD_OK;
+}
+
+/*
+ * The register methods are stores into the channel; everything with
+ * more to do (semaphores, MEM_OP, CLEAR_FAULTED, errors) is out of line,
+ * so that this switch needs no stack frame: the fence idiom alone sends
+ * six methods through it per job.
+ */
 enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 					      uint32_t mthd, uint32_t data)
 {
-	struct nvl_model *m = ch->m;
-
 	switch (mthd) {
 	case NVL_HW_NOP:
 	case NVL_HW_WFI:
@@ -400,29 +443,11 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 	case NVL_HW_MEM_OP_D:
 		return mem_op(ch, data);
 	case NVL_HW_SET_REFERENCE:
-		/* USERD Reference (0x48); unreachable USERD is ignored */
-		(void)nvl_model_phys_access(m, ch->userd_ap, ch->userd + 0x48,
-					    &data, 4, true);
-		return NVL_MODEL_MTHD_OK;
-	case NVL_HW_CLEAR_FAULTED: {
-		/* HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16 */
-		unsigned chid = data & NVL_HW_CLEAR_FAULTED_CHID_MASK;
-		unsigned rl = data >> NVL_HW_CLEAR_FAULTED_RUNLIST_SHIFT &
-			      NVL_HW_CLEAR_FAULTED_RUNLIST_MASK;
-		uint32_t bit = (data & NVL_HW_CLEAR_FAULTED_ENG)
-				       ? NVL_HW_CHRAM_CTRL_ENG_FAULTED
-				       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
-		bool ok;
-
-		if (chid >= m->profile->num_channels ||
-		    nvl_model_fifo_rd(m, NVL_HW_CHRAM_RUNLIST(chid), &ok) != rl)
-			break;
-		nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);
-		return NVL_MODEL_MTHD_OK;
-	}
+		return set_reference(ch, data);
+	case NVL_HW_CLEAR_FAULTED:
+		return clear_faulted(ch, data);
 	default:
 		break;
 	}
-	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
-	return NVL_MODEL_MTHD_STOP;
+	return bad_method(ch, mthd, data);
 }

@@ -118,11 +118,6 @@ nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern, unsigned phase)
 		d[i] = (uint8_t)(pattern >> (8 * ((phase + i) & 3)));
 }
 #else
-void nvl_model_mem_copy(void *dst, const void *src, size_t len)
-{
-	memcpy(dst, src, len);
-}
-
 void nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern, unsigned phase)
 {
 	uint8_t b[4] = {pattern, pattern >> 8, pattern >> 16, pattern >> 24};
@@ -141,8 +136,8 @@ void nvl_model_mem_fill(void *dst, size_t len, uint32_t pattern, unsigned phase)
 }
 #endif
 
-int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
-			  uint64_t pa, void *buf, size_t len, bool write)
+int nvl_model_phys_access_slow(struct nvl_model *m, enum nvl_hw_aperture ap,
+			       uint64_t pa, void *buf, size_t len, bool write)
 {
 	uint8_t *p;
 

@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "base/compiler.h"
 #include "hw/aperture.h"
@@ -264,12 +265,30 @@ static inline struct nvl_hw *nvl_model_hw(struct nvl_model *m)
  * @len: bytes; may cross DMA-mapped pages if every page is mapped
  * @write: direction
  *
- * Safe from any thread. Nothing is copied on failure.
+ * Safe from any thread. Nothing is copied on failure. VRAM is copied
+ * inline (below, after nvl_model_phys_ptr()); everything else is
+ * nvl_model_phys_access_slow().
  * Return: 0, or -EFAULT when any byte is outside VRAM, or a system page
  * that is not DMA-mapped, or @ap is not an aperture.
  */
-int nvl_model_phys_access(struct nvl_model *m, enum nvl_hw_aperture ap,
-			  uint64_t pa, void *buf, size_t len, bool write);
+static inline int nvl_model_phys_access(struct nvl_model *m,
+					enum nvl_hw_aperture ap, uint64_t pa,
+					void *buf, size_t len, bool write);
+
+/**
+ * nvl_model_phys_access_slow() - nvl_model_phys_access(), out of line:
+ * every aperture, VRAM included.
+ * @m: device
+ * @ap: aperture of @pa
+ * @pa: VRAM offset (VIDMEM) or DMA address (SYS_*)
+ * @buf: source (write) or destination (read)
+ * @len: bytes
+ * @write: direction
+ *
+ * Return: as nvl_model_phys_access().
+ */
+int nvl_model_phys_access_slow(struct nvl_model *m, enum nvl_hw_aperture ap,
+			       uint64_t pa, void *buf, size_t len, bool write);
 
 /**
  * nvl_model_phys_atomic32() - one ordered 32-bit access to physical memory,
@@ -300,10 +319,18 @@ int nvl_model_phys_atomic32(struct nvl_model *m, enum nvl_hw_aperture ap,
  * Memory shared between the CPU and the device is racy by nature (a CPU
  * polls a semaphore the engine writes), as on hardware. In ThreadSanitizer
  * builds this copies without instrumentation so that such device memory
- * traffic is not reported; elsewhere it is memcpy(). Use it for every
+ * traffic is not reported; elsewhere it is memcpy(), inline (a word of
+ * USERD or a semaphore is then a move, not a call). Use it for every
  * model access to VRAM or system memory.
  */
+#if defined(__SANITIZE_THREAD__)
 void nvl_model_mem_copy(void *dst, const void *src, size_t len);
+#else
+static inline void nvl_model_mem_copy(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+#endif
 
 /**
  * nvl_model_mem_fill() - fill @len bytes of GPU-visible memory with the
@@ -328,6 +355,22 @@ static inline uint8_t *nvl_model_phys_ptr(struct nvl_model *m, uint64_t pa,
 	if (pa > m->vram_size || len > m->vram_size - pa)
 		return NULL;
 	return m->vram + pa;
+}
+
+static inline int nvl_model_phys_access(struct nvl_model *m,
+					enum nvl_hw_aperture ap, uint64_t pa,
+					void *buf, size_t len, bool write)
+{
+	uint8_t *p;
+
+	if (ap != NVL_HW_APERTURE_VIDMEM ||
+	    !(p = nvl_model_phys_ptr(m, pa, len)))
+		return nvl_model_phys_access_slow(m, ap, pa, buf, len, write);
+	if (write)
+		nvl_model_mem_copy(p, buf, len);
+	else
+		nvl_model_mem_copy(buf, p, len);
+	return 0;
 }
 
 /**

@@ -252,14 +252,11 @@ static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
 				    true);
 }
 
-/* execute one method; the decoder state is advanced by the caller */
-static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
-					   uint32_t subch, uint32_t mthd,
-					   uint32_t data)
+/* SET_OBJECT and engine methods (exec_method()) */
+static __attribute__((noinline)) enum nvl_model_mthd_res
+engine_method(struct nvl_model_chan *ch, uint32_t subch, uint32_t mthd,
+	      uint32_t data)
 {
-	/* Host-only methods ignore the subchannel, 5..7 included */
-	if (mthd < NVL_HW_HOST_METHOD_LIMIT && mthd != NVL_HW_SET_OBJECT)
-		return nvl_model_host_method(ch, mthd, data);
 	if (subch >= NVL_HW_SUBCH_SW_FIRST) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_DEVICE, mthd, data);
 		return NVL_MODEL_MTHD_STOP;
@@ -290,6 +287,21 @@ static enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 		return nvl_model_compute_method(ch, mthd, data);
 	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd, data);
 	return NVL_MODEL_MTHD_STOP;
+}
+
+/*
+ * Execute one method; the decoder state is advanced by the caller. Two
+ * tail calls, without a frame of its own: the Host methods (the fence
+ * idiom's six) go straight to their switch.
+ */
+static inline enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
+						  uint32_t subch, uint32_t mthd,
+						  uint32_t data)
+{
+	/* Host-only methods ignore the subchannel, 5..7 included */
+	if (mthd < NVL_HW_HOST_METHOD_LIMIT && mthd != NVL_HW_SET_OBJECT)
+		return nvl_model_host_method(ch, mthd, data);
+	return engine_method(ch, subch, mthd, data);
 }
 
 /* decode one dword; returns the method result */
@@ -349,29 +361,70 @@ enum fetch_res {
 	FETCH_STOPPED, /* error or fault recorded */
 };
 
-static enum fetch_res fetch_entry(struct nvl_model_chan *ch)
+/* GPFIFO entries fetched at once (at most; within one 4 KiB page) */
+#define GP_BATCH 8
+
+/*
+ * What one nvl_model_pbdma_run() has read of the ring: the GP_PUT it last
+ * read from USERD (UINT32_MAX: none yet), and entries [first, first + n)
+ * fetched ahead of GP_GET. The entries before a GP_PUT were written before
+ * it was, and are not rewritten until GP_GET has passed them.
+ */
+struct gp_ahead {
+	uint32_t put;
+	uint32_t first, n;
+	uint32_t e[GP_BATCH][2];
+};
+
+/*
+ * USERD's GP_PUT is read again only when GP_GET has caught up with the
+ * last value read: once per run of entries and once to find the ring
+ * empty, not once per entry. The entries between GP_GET and GP_PUT are
+ * read together, up to GP_BATCH and not past the ring's end or GP_GET's
+ * 4 KiB page (a fault is then the first entry's, as when one is read):
+ * a job's two entries (its push and the fence idiom) are one read.
+ */
+static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
+				  struct gp_ahead *ga)
 {
 	struct nvl_model *m = ch->m;
-	uint32_t put, get = atomic_load(&ch->gp_get), e[2], len;
+	uint32_t get = atomic_load(&ch->gp_get), e[2], len;
 	uint64_t va;
 
-	if (nvl_model_phys_access(m, ch->userd_ap,
-				  ch->userd + NVL_HW_USERD_GP_PUT, &put, 4,
-				  false)) {
-		nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
-		return FETCH_STOPPED;
+	if (ga->put == get || ga->put == UINT32_MAX) {
+		if (nvl_model_phys_access(m, ch->userd_ap,
+					  ch->userd + NVL_HW_USERD_GP_PUT,
+					  &ga->put, 4, false)) {
+			ga->put = UINT32_MAX;
+			nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
+			return FETCH_STOPPED;
+		}
+		if (ga->put >= ch->gp_entries) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_GPPTR, 0,
+					     ga->put);
+			ga->put = UINT32_MAX;
+			return FETCH_STOPPED;
+		}
+		if (ga->put == get)
+			return FETCH_EMPTY;
 	}
-	if (put >= ch->gp_entries) {
-		nvl_model_chan_error(ch, NVL_HW_CHERR_GPPTR, 0, put);
-		return FETCH_STOPPED;
+	if (get - ga->first >= ga->n) {
+		uint64_t gva = ch->gp_base + (uint64_t)get * 8;
+		uint32_t n = (ga->put > get ? ga->put : ch->gp_entries) - get;
+
+		n = NVL_MIN(n, GP_BATCH);
+		n = NVL_MIN(n, (uint32_t)((4096 - (gva & 4095)) / 8));
+		ga->n = 0;
+		if (nvl_model_chan_vm_rw(ch, gva, ga->e, (size_t)n * 8,
+					 false)) {
+			nvl_model_chan_fault(ch, false, 0);
+			return FETCH_STOPPED;
+		}
+		ga->first = get;
+		ga->n = n;
 	}
-	if (put == get)
-		return FETCH_EMPTY;
-	if (nvl_model_chan_vm_rw(ch, ch->gp_base + (uint64_t)get * 8, e, 8,
-				 false)) {
-		nvl_model_chan_fault(ch, false, 0);
-		return FETCH_STOPPED;
-	}
+	e[0] = ga->e[get - ga->first][0];
+	e[1] = ga->e[get - ga->first][1];
 	len = e[1] >> NVL_HW_GP_ENTRY1_LENGTH_SHIFT &
 	      NVL_HW_GP_ENTRY1_LENGTH_MASK;
 	va = (uint64_t)(e[1] & NVL_HW_GP_ENTRY1_GET_HI_MASK) << 32 |
@@ -469,6 +522,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
 	unsigned budget = NVL_MODEL_PB_BUDGET;
+	struct gp_ahead ga = {.put = UINT32_MAX};
 
 	if (!ch->ctx_loaded && nvl_model_pbdma_load(ch)) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
@@ -492,7 +546,7 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 					     memory_order_relaxed) ==
 				     ch->chid + 1))
 				return NVL_MODEL_RUN_YIELD;
-			switch (fetch_entry(ch)) {
+			switch (fetch_entry(ch, &ga)) {
 			case FETCH_SEGMENT:
 				break;
 			case FETCH_CONTROL:

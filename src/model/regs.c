@@ -66,9 +66,10 @@ static bool in(uint32_t addr, uint32_t base, uint32_t size)
 	return addr >= base && addr - base < size;
 }
 
-uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
+/* every register but the interrupt status (nvl_model_reg_rd()) */
+static __attribute__((noinline)) uint32_t reg_rd_slow(struct nvl_model *m,
+						      uint32_t addr)
 {
-	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
 	bool ok = false;
 	uint32_t v = 0;
 
@@ -107,10 +108,26 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 	return ok ? v : NVL_HW_REG_BAD;
 }
 
-void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
+/*
+ * The interrupt status registers are read by every handler on the line on
+ * every completion (three reads per job's interrupt): a lock-free load
+ * here, before the dispatch below and its stack frame; the rest as
+ * nvl_model_intr_rd() and the other units decode them.
+ */
+uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 {
 	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
 
+	if (addr == NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL) ||
+	    addr == NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL))
+		return atomic_load(
+			&m->intr_status[(addr - NVL_HW_INTR_STATUS(0)) / 0x10]);
+	return reg_rd_slow(m, addr);
+}
+
+static __attribute__((noinline)) void reg_wr_slow(struct nvl_model *m,
+						  uint32_t addr, uint32_t val)
+{
 	if (addr & 3)
 		return;
 	if (in(addr, NVL_HW_INTR_STATUS(0), 0x20))
@@ -131,4 +148,19 @@ void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 		nvl_model_fault_wr(m, addr, val);
 	else if (nvl_model_gsp_owns(addr))
 		nvl_model_gsp_wr(m, addr, val);
+}
+
+void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
+{
+	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
+
+	/* the status's write-1-to-clear, once per interrupt (intr.c) */
+	if (addr == NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL) ||
+	    addr == NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_NONSTALL)) {
+		atomic_fetch_and(
+			&m->intr_status[(addr - NVL_HW_INTR_STATUS(0)) / 0x10],
+			~val);
+		return;
+	}
+	reg_wr_slow(m, addr, val);
 }

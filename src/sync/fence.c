@@ -442,6 +442,9 @@ static int fence_sleep(struct nvl_fence *f, int64_t abs_ns, bool polled,
 	}
 }
 
+/* fence_wait()'s flag: the caller recorded this wait already */
+#define FENCE_WAIT_RECORDED (1u << 31)
+
 static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 {
 	bool polled = f->ops && f->ops->signaled;
@@ -449,7 +452,8 @@ static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 	int r;
 
 	/* Every wait is recorded, also one that returns at once. */
-	nvl_fence_wait_annotate_until(abs_ns);
+	if (!(flags & FENCE_WAIT_RECORDED))
+		nvl_fence_wait_annotate_until(abs_ns);
 	if (nvl_fence_is_signaled(f))
 		return 0;
 	nvl_fence_enable_sw_signaling(f);
@@ -489,6 +493,16 @@ int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 		return nvl_error(-EINVAL, "fence: wait: unknown flags %#x",
 				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
 	return fence_wait(f, abs_ns, flags);
+}
+
+int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+{
+	if (!f)
+		return nvl_error(-EINVAL, "fence: wait on NULL fence");
+	if (flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE)
+		return nvl_error(-EINVAL, "fence: wait: unknown flags %#x",
+				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
+	return fence_wait(f, abs_ns, flags | FENCE_WAIT_RECORDED);
 }
 
 int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)

@@ -310,6 +310,23 @@ int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns);
 int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags);
 
 /**
+ * nvl_fence_wait_recorded() - nvl_fence_wait_flags() for a caller that has
+ * recorded this very wait already
+ * @f: the fence
+ * @abs_ns: as nvl_fence_wait_flags(); the deadline the caller passed to
+ * nvl_fence_wait_annotate_until() on this thread before it
+ * @flags: 0 or NVL_FENCE_WAIT_INTERRUPTIBLE
+ *
+ * The same wait without its second, identical annotation (the checker's
+ * edges and reports are recorded once): for nvl_syncobj_wait(), which
+ * records every wait on entry, also one decided at once.
+ *
+ * Return: as nvl_fence_wait_flags().
+ */
+int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns,
+			    uint32_t flags);
+
+/**
  * nvl_fence_wait_any() - wait until one of @fences signals and say which
  * (the kernel's dma_fence_wait_any_timeout()).
  * @fences: @count fences (references held by the caller)

@@ -251,7 +251,7 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 			return 0;
 		if (flags & NVL_SYNCOBJ_WAIT_DEADLINE)
 			nvl_fence_set_deadline(f, abs_timeout_ns);
-		r = nvl_fence_wait_flags(f, abs_timeout_ns, wf);
+		r = nvl_fence_wait_recorded(f, abs_timeout_ns, wf);
 		nvl_fence_put(f);
 		if (r == -EINTR) {
 			*ret = nvl_error(-EINTR, "syncobj: wait interrupted "
@@ -373,10 +373,10 @@ static int wait_one(struct nvl_fence *f, int64_t abs_timeout_ns, uint32_t flags,
 
 	if (flags & NVL_SYNCOBJ_WAIT_DEADLINE)
 		nvl_fence_set_deadline(f, abs_timeout_ns);
-	r = nvl_fence_wait_flags(f, abs_timeout_ns,
-				 (flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
-					 ? NVL_FENCE_WAIT_INTERRUPTIBLE
-					 : 0);
+	r = nvl_fence_wait_recorded(f, abs_timeout_ns,
+				    (flags & NVL_SYNCOBJ_WAIT_INTERRUPTIBLE)
+					    ? NVL_FENCE_WAIT_INTERRUPTIBLE
+					    : 0);
 	nvl_fence_put(f);
 	if (r == -EINTR)
 		return nvl_error(-EINTR, "syncobj: wait interrupted by a "

@@ -105,6 +105,68 @@ static void userd_gp_get(void **state)
 	gpu_down(g);
 }
 
+/* write GPFIFO entry @idx of @ch (no kick) */
+static void entry_at(struct gpu *g, struct nvl_kit_chan *ch, uint32_t idx,
+		     uint64_t e)
+{
+	assert_int_equal(
+		nvl_hw_vram_write(g->hw, ch->gpfifo + idx * 8ull, &e, 8), 0);
+}
+
+/* publish GP_PUT @put and ring the doorbell */
+static void kick_put(struct gpu *g, struct nvl_kit_chan *ch, uint32_t put)
+{
+	ch->gp_put = put;
+	gpu_wr(g, ch->userd + NVL_HW_USERD_GP_PUT, put);
+	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
+		    NVL_HW_DOORBELL_TOKEN(ch->chid, ch->runlist));
+}
+
+/*
+ * Host reads the entries between GP_GET and GP_PUT ahead (the model in
+ * batches): every entry still runs once and in order where the batch
+ * meets a page boundary of a two-page ring (entries 508..515) and where
+ * the ring wraps (1020..1023, 0..3), and GP_GET ends at GP_PUT.
+ */
+static void gp_entries_across_page_and_wrap(void **state)
+{
+	static const uint32_t first[2] = {508, 1020};
+	struct gpu *g = gpu_up("tiny");
+	struct nvl_kit_chan a;
+	uint32_t p[16], n, k = 0, put = 0;
+
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 4, 0, 10,
+					     64 << 10, false, &a),
+			 0);
+	assert_int_equal(a.gp_entries, 1024);
+	for (int r = 0; r < 2; r++) {
+		uint32_t k0 = k;
+
+		/* NOPs up to the batch's first entry */
+		for (; put != first[r]; put = (put + 1) % 1024)
+			entry_at(g, &a, put,
+				 nvl_hw_gp_control(NVL_HW_GP_OPCODE_NOP, put));
+		kick_put(g, &a, put);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+		/* eight segments, each releasing its own word */
+		for (int i = 0; i < 8; i++, k++, put = (put + 1) % 1024) {
+			n = nvl_kit_pb_release(p, DONE + 4 * k, k + 1);
+			entry_at(g, &a, put, seg(g, &a, k * 64, p, n));
+		}
+		kick_put(g, &a, put);
+		for (uint32_t j = k0; j < k; j++)
+			assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE + 4 * j,
+							  j + 1, GPU_WAIT),
+					 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
+		assert_int_equal(nvl_kit_gp_get(&g->kit, &a), put);
+	}
+	assert_int_equal(put, 4);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(4)), 0);
+	nvl_kit_chan_fini(&g->kit, &a);
+	gpu_down(g);
+}
+
 #define HOLE (1ull << 42)
 #define FBUF 0x40000ull
 #define FBUF_VA (1ull << 40)
@@ -913,6 +975,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(fault_buffer_size_overflow_intr),
 	cmocka_unit_test(gp_entry1_opcode),
 	cmocka_unit_test(userd_gp_get),
+	cmocka_unit_test(gp_entries_across_page_and_wrap),
 };
 
 T_MAIN(tests)
