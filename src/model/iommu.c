@@ -130,18 +130,16 @@ static struct iommu_slot *slot_claim(void)
 
 /*
  * Start a cached access: the thread's slot made odd, then the current
- * generation in *@gen. Return: the sequence to end with, or 0 (no slot:
- * take the locked path).
+ * generation in *@gen. Return: the sequence to end with, or 0 (no slot
+ * yet or none left: take the locked path).
  */
 static inline uint64_t fast_enter(uint64_t *gen)
 {
 	struct iommu_slot *s = iommu_tls.slot;
 	uint64_t v;
 
-	if (unlikely(!s)) {
-		if (iommu_tls.tried || !(s = slot_claim()))
-			return 0;
-	}
+	if (unlikely(!s))
+		return 0; /* the locked path claims one */
 	v = atomic_fetch_add(&s->seq, 1) + 1;
 	*gen = atomic_load(&iommu_gen);
 	return v;
@@ -344,6 +342,8 @@ static struct nvl_model_dma_map *lookup_locked(struct nvl_model_iommu *io,
 	if (!n)
 		return NULL;
 	map = container_of(n, struct nvl_model_dma_map, node);
+	if (unlikely(!iommu_tls.slot) && !iommu_tls.tried)
+		slot_claim(); /* this thread's next accesses can go lock-free */
 	tlb_fill(io, map);
 	return map;
 }
