@@ -62,7 +62,12 @@ struct iommu_slot {
 
 static struct iommu_slot iommu_slots[IOMMU_SLOTS];
 static atomic_uint iommu_slots_hw; /* slots ever claimed: scan bound */
-static atomic_uint_fast64_t iommu_gen = 1; /* bumped by unmap, destroy */
+/* bumped by unmap and destroy; read by every cached access: a line of its
+ * own, so that no often-written variable shares it */
+static struct {
+	_Alignas(64) atomic_uint_fast64_t v;
+} iommu_gen_line = {1};
+#define iommu_gen (iommu_gen_line.v)
 
 struct iommu_tlb {
 	const struct nvl_model_iommu *io; /* NULL: empty */
