@@ -159,12 +159,12 @@ struct pingpong {
 	int iters;
 };
 
-static void futex_wait(_Atomic uint32_t *w, uint32_t val)
+void nvl_bench_futex_wait(_Atomic uint32_t *w, uint32_t val)
 {
 	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-static void futex_wake(_Atomic uint32_t *w)
+void nvl_bench_futex_wake(_Atomic uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -178,9 +178,9 @@ static void *pong_thread(void *p)
 		uint32_t want = 2u * (uint32_t)i + 1, v;
 
 		while ((v = atomic_load(&pp->word)) != want)
-			futex_wait(&pp->word, v);
+			nvl_bench_futex_wait(&pp->word, v);
 		atomic_store(&pp->word, want + 1);
-		futex_wake(&pp->word);
+		nvl_bench_futex_wake(&pp->word);
 	}
 	return NULL;
 }
@@ -199,9 +199,9 @@ static double pingpong_sample(void *arg)
 		uint32_t want = 2u * (uint32_t)i + 2, v;
 
 		atomic_store(&pp.word, want - 1);
-		futex_wake(&pp.word);
+		nvl_bench_futex_wake(&pp.word);
 		while ((v = atomic_load(&pp.word)) != want)
-			futex_wait(&pp.word, v);
+			nvl_bench_futex_wait(&pp.word, v);
 	}
 	t1 = nvl_bench_now_ns();
 	pthread_join(t, NULL);

@@ -129,6 +129,14 @@ double nvl_bench_futex_pingpong_ns(bool quick);
 double nvl_bench_random_access_rate(bool quick);
 
 /**
+ * nvl_bench_futex_wait() / nvl_bench_futex_wake() - the raw private futex
+ * calls the futex_pingpong baseline makes (wait while *@w is @val; wake
+ * one), for benchmarks that build the same round trip in another setting.
+ */
+void nvl_bench_futex_wait(_Atomic uint32_t *w, uint32_t val);
+void nvl_bench_futex_wake(_Atomic uint32_t *w);
+
+/**
  * nvl_bench_futex_sample_ns() - one short futex_pingpong sample (ns per
  * round trip over 2,000 round trips; 200 when @quick), for benchmarks
  * that alternate the baseline with their own samples.

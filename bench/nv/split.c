@@ -31,14 +31,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,16 +52,6 @@ struct partner {
 	atomic_bool quit;
 };
 
-static void fwait(_Atomic uint32_t *w, uint32_t v)
-{
-	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-}
-
-static void fwake(_Atomic uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 static void *partner_main(void *arg)
 {
 	struct partner *p = arg;
@@ -73,10 +61,10 @@ static void *partner_main(void *arg)
 		while (!((v = atomic_load(&p->word)) & 1)) {
 			if (atomic_load(&p->quit))
 				return NULL;
-			fwait(&p->word, v);
+			nvl_bench_futex_wait(&p->word, v);
 		}
 		atomic_store(&p->word, v + 1);
-		fwake(&p->word);
+		nvl_bench_futex_wake(&p->word);
 	}
 }
 
@@ -87,9 +75,9 @@ static double round_trip(struct partner *p)
 	uint32_t v = atomic_load(&p->word) + 1, w;
 
 	atomic_store(&p->word, v);
-	fwake(&p->word);
+	nvl_bench_futex_wake(&p->word);
 	while ((w = atomic_load(&p->word)) == v)
-		fwait(&p->word, w);
+		nvl_bench_futex_wait(&p->word, w);
 	return (double)(nvl_bench_now_ns() - t0);
 }
 
@@ -159,7 +147,7 @@ NVL_BENCH(split, futex_pingpong_split)
 stop:
 	atomic_store(&p.quit, true);
 	atomic_fetch_add(&p.word, 2);
-	fwake(&p.word);
+	nvl_bench_futex_wake(&p.word);
 	pthread_join(t, NULL);
 	unpin(pthread_self());
 	if (!ret)
