@@ -66,11 +66,11 @@ void nvl_resv_unlock(struct nvl_resv *resv)
 	nvl_ww_mutex_unlock(&resv->lock);
 }
 
-void nvl_resv_assert_held(struct nvl_resv *resv)
+/* the complaint of nvl_resv_assert_held() (inline in resv.h) */
+void nvl_resv_not_held(struct nvl_resv *resv)
 {
-	if (NVL_NEVER(!nvl_ww_mutex_held_by_me(&resv->lock)))
-		nvl_err(NVL_CAT_SYNC, "resv %p: used without holding its lock",
-			(void *)resv);
+	nvl_err(NVL_CAT_SYNC, "resv %p: used without holding its lock",
+		(void *)resv);
 }
 
 int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
@@ -183,32 +183,6 @@ void nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
 		nvl_flock_unlock(&resv->flock);
 		nvl_fence_put(old);
 	}
-}
-
-struct nvl_fence *nvl_resv_iter_first(struct nvl_resv_iter *it,
-				      struct nvl_resv *resv,
-				      enum nvl_resv_usage usage)
-{
-	nvl_resv_assert_held(resv);
-	it->resv = resv;
-	it->usage = usage;
-	it->index = 0;
-	return nvl_resv_iter_next(it);
-}
-
-struct nvl_fence *nvl_resv_iter_next(struct nvl_resv_iter *it)
-{
-	struct nvl_resv *resv = it->resv;
-
-	while (it->index < resv->num) {
-		struct nvl_resv_entry *e = &resv->fences[it->index++];
-
-		if (e->usage <= it->usage) {
-			it->fence_usage = e->usage;
-			return e->fence;
-		}
-	}
-	return NULL;
 }
 
 int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,

@@ -105,12 +105,20 @@ bool nvl_resv_trylock(struct nvl_resv *resv);
 /** nvl_resv_unlock() - release; unused reservations lapse. @resv: the resv */
 void nvl_resv_unlock(struct nvl_resv *resv);
 
+/** nvl_resv_not_held() - nvl_resv_assert_held()'s complaint. @resv: it */
+void nvl_resv_not_held(struct nvl_resv *resv);
+
 /**
  * nvl_resv_assert_held() - complain (debug assert) unless the caller holds
  * the lock.
  * @resv: the resv
  */
-void nvl_resv_assert_held(struct nvl_resv *resv);
+static inline void nvl_resv_assert_held(struct nvl_resv *resv)
+{
+	/* inline: every locked resv call checks it (issue 15) */
+	if (NVL_NEVER(!nvl_ww_mutex_held_by_me(&resv->lock)))
+		nvl_resv_not_held(resv);
+}
 
 /**
  * nvl_resv_acquire_init() - start a multi-resv transaction.
@@ -175,24 +183,46 @@ struct nvl_resv_iter {
 };
 
 /**
+ * nvl_resv_iter_next() - continue a locked iteration.
+ * @it: the cursor
+ *
+ * Return: the next fence, or NULL at the end.
+ */
+static inline struct nvl_fence *nvl_resv_iter_next(struct nvl_resv_iter *it)
+{
+	struct nvl_resv *resv = it->resv;
+
+	while (it->index < resv->num) {
+		struct nvl_resv_entry *e = &resv->fences[it->index++];
+
+		if (e->usage <= it->usage) {
+			it->fence_usage = e->usage;
+			return e->fence;
+		}
+	}
+	return NULL;
+}
+
+/**
  * nvl_resv_iter_first() - start a locked iteration (lock held).
  * @it: the cursor
  * @resv: the resv
  * @usage: maximum usage
  *
  * Return: the first fence (no reference taken), or NULL.
- */
-struct nvl_fence *nvl_resv_iter_first(struct nvl_resv_iter *it,
-				      struct nvl_resv *resv,
-				      enum nvl_resv_usage usage);
-
-/**
- * nvl_resv_iter_next() - continue a locked iteration.
- * @it: the cursor
  *
- * Return: the next fence, or NULL at the end.
+ * Inline, as the step: an exec walks two resvs that hold no KERNEL fence.
  */
-struct nvl_fence *nvl_resv_iter_next(struct nvl_resv_iter *it);
+static inline struct nvl_fence *nvl_resv_iter_first(struct nvl_resv_iter *it,
+						    struct nvl_resv *resv,
+						    enum nvl_resv_usage usage)
+{
+	nvl_resv_assert_held(resv);
+	it->resv = resv;
+	it->usage = usage;
+	it->index = 0;
+	return nvl_resv_iter_next(it);
+}
 
 /**
  * nvl_resv_for_each_fence() - iterate (lock held) the fences with usage

@@ -227,8 +227,3 @@ bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m)
  * and only our unlock clears it; another thread stores only its own id, and
  * only while @m is free), so a relaxed load cannot see our id otherwise.
  */
-bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m)
-{
-	return atomic_load_explicit(&m->owner, memory_order_relaxed) ==
-	       self_id();
-}

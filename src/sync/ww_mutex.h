@@ -135,6 +135,11 @@ bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m);
  *
  * Return: true when the caller holds it.
  */
-bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m);
+static inline bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m)
+{
+	/* inline: every resv write checks it (issue 15, the exec path) */
+	return atomic_load_explicit(&m->owner, memory_order_relaxed) ==
+	       (uintptr_t)pthread_self();
+}
 
 #endif /* NVL_SYNC_WW_MUTEX_H */
