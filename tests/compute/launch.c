@@ -227,11 +227,13 @@ struct shape {
 	uint32_t grid[3], block[3], shared_B;
 };
 
+static void lt_push(struct lt *t);
+
 /* write c[0] and the QMD; push SET_OBJECT, SEND_PCAS_A and the schedule */
 static void lt_submit(struct lt *t, uint64_t prog, const struct shape *s,
 		      const void *params, size_t params_B, uint32_t qmd_major)
 {
-	uint32_t c0[CB0_B / 4] = {0}, q[96] = {0}, p[16], n = 0;
+	uint32_t c0[CB0_B / 4] = {0}, q[96] = {0};
 	const struct qpos *qp = t->q;
 
 	t->seq++;
@@ -260,6 +262,13 @@ static void lt_submit(struct lt *t, uint64_t prog, const struct shape *s,
 	qset(q, qp->rel_hi, SEM >> 32, 0);
 	qset(q, qp->rel_payload, t->seq, 0);
 	assert_int_equal(nvl_hw_vram_write(t->g->hw, QMD, q, qp->size_B), 0);
+	lt_push(t);
+}
+
+/* push SET_OBJECT, SEND_PCAS_A (the QMD at QMD) and the schedule */
+static void lt_push(struct lt *t)
+{
+	uint32_t p[16], n = 0;
 
 	p[n++] = NVL_HW_MTHD_INC(SUBCH, NVL_HW_SET_OBJECT, 1);
 	p[n++] = t->cls;
@@ -997,6 +1006,93 @@ static void a_program_rewritten_in_place_runs_anew(void **state)
 	}
 }
 
+/* launch the QMD at QMD again (rewritten or not) and wait for @payload */
+static void lt_again(struct lt *t, uint32_t payload)
+{
+	uint32_t zero = 0;
+
+	wr(t, SEM, &zero, 4);
+	lt_push(t);
+	if (nvl_kit_wait_u32(&t->g->kit, SEM, payload, GPU_WAIT))
+		fail_msg("no release %u (CHRAM_ERROR %u)", payload,
+			 nvl_hw_rd32(t->g->hw, NVL_HW_CHRAM_ERROR(t->chid)));
+}
+
+/* the CTAs of cta_ids_src that ran (64 threads each), as a bitmask */
+static uint32_t ctas_ran(struct lt *t)
+{
+	uint32_t cnt[8], ran = 0, zero[8] = {0};
+
+	rd(t, DATA, cnt, sizeof(cnt));
+	wr(t, DATA, zero, sizeof(zero));
+	for (unsigned i = 0; i < 8; i++) {
+		if (cnt[i])
+			assert_int_equal(cnt[i], 64);
+		ran |= (cnt[i] ? 1u : 0u) << i;
+	}
+	return ran;
+}
+
+/*
+ * The engine keeps the fields of the last QMD it decoded and reuses them
+ * when the QMD's words are the same: a QMD launched again unchanged runs
+ * the same grid, and one rewritten in place (grid, release payload,
+ * constant-buffer size, version) is decoded anew.
+ */
+static void a_qmd_launched_again_is_read_again(void **state)
+{
+	struct lt t;
+
+	FOR_PROFILES(&t)
+	{
+		struct {
+			uint64_t cnt, ids;
+		} p = {DATA, DATA + 0x1000};
+		struct shape sh = {{3, 1, 1}, {64, 1, 1}, 0};
+		uint64_t va = lt_load(&t, cta_ids_src);
+		const struct qpos *qp = t.q;
+		uint32_t q[96];
+
+		ctas_ran(&t);
+		lt_run(&t, va, &sh, &p, sizeof(p));
+		assert_int_equal(ctas_ran(&t), 0x7);
+		/* the same words: the same grid, the same release */
+		lt_again(&t, t.seq);
+		assert_int_equal(ctas_ran(&t), 0x7);
+		/* rewritten in place: five CTAs, another payload */
+		rd(&t, QMD, q, qp->size_B);
+		qset(q, qp->grid[0], 5, 0);
+		qset(q, qp->rel_payload, t.seq + 100, 0);
+		wr(&t, QMD, q, qp->size_B);
+		lt_again(&t, t.seq + 100);
+		assert_int_equal(ctas_ran(&t), 0x1f);
+		lt_again(&t, t.seq + 100);
+		assert_int_equal(ctas_ran(&t), 0x1f);
+		/* a constant buffer of size 0, twice: a bad QMD both times */
+		qset(q, qp->cb_size, 0, 0);
+		wr(&t, QMD, q, qp->size_B);
+		for (int k = 0; k < 2; k++) {
+			lt_new_chan(&t);
+			lt_push(&t);
+			assert_int_equal(
+				nvl_kit_wait_idle(&t.g->kit, &t.ch, GPU_WAIT),
+				-EIO);
+			assert_int_equal(
+				nvl_hw_rd32(t.g->hw,
+					    NVL_HW_CHRAM_ERR_DATA(t.chid)),
+				NVL_HW_COMPUTE_ERR_BAD_QMD);
+			assert_int_equal(ctas_ran(&t), 0);
+		}
+		/* and back to a good one */
+		qset(q, qp->cb_size, CB0_B >> 4, 0);
+		qset(q, qp->grid[0], 2, 0);
+		wr(&t, QMD, q, qp->size_B);
+		lt_new_chan(&t);
+		lt_again(&t, t.seq + 100);
+		assert_int_equal(ctas_ran(&t), 0x3);
+	}
+}
+
 /* nvl_hw_qmd_get/set (word by word) against a bit-by-bit reference, for
  * every position and width of a field in a 384-byte QMD */
 static void qmd_fields_match_a_bitwise_reference(void **state)
@@ -1045,6 +1141,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(allocation_failures_stop_the_channel),
 	cmocka_unit_test(a_repeated_launch_allocates_nothing),
 	cmocka_unit_test(a_program_rewritten_in_place_runs_anew),
+	cmocka_unit_test(a_qmd_launched_again_is_read_again),
 	cmocka_unit_test(qmd_fields_match_a_bitwise_reference),
 };
 

@@ -73,6 +73,24 @@ struct cs_worker {
 };
 
 /*
+ * The fields of a QMD a launch uses, decoded from its words. A launch whose
+ * QMD has the same words as the last one this thread decoded (with the same
+ * layout) takes them from there: the same words give the same fields, so
+ * every field is still honoured, without some thirty field extractions.
+ */
+struct cs_qmd {
+	bool bad_version, release;
+	uint8_t cb_valid; /* bank i valid: bit i */
+	int8_t bad_cb; /* first valid bank of a bad size, or -1 */
+	uint32_t grid[3], block[3], shared_B;
+	uint32_t cb_size[8];
+	uint64_t cb_va[8];
+	uint64_t pva;
+	uint64_t release_va;
+	uint32_t release_payload;
+};
+
+/*
  * What a launch needs besides the QMD, kept per runlist thread (the thread
  * that runs grid after grid) instead of allocated per launch: the copies
  * of the constant buffers, the fetched program's words ([1]: the last
@@ -94,6 +112,10 @@ struct cs_scratch {
 	uint32_t last_n;
 	struct cs_worker *w;
 	unsigned w_cap;
+	/* the last QMD's words (of layout qly; NULL: none) and its fields */
+	const struct nvl_hw_qmd_layout *qly;
+	uint32_t qwords[96];
+	struct cs_qmd qd;
 	/* the SM worker threads (kept when the buffers above are dropped) */
 	struct nvl_cs_pool pool;
 };
@@ -116,6 +138,7 @@ static void cs_scratch_empty(struct cs_scratch *s)
 		s->code_cap[i] = 0;
 	}
 	s->last_ok = false;
+	s->qly = NULL;
 	nvl_free(s->w);
 	s->w = NULL;
 	s->w_cap = 0;
@@ -359,6 +382,41 @@ static inline uint64_t cs_qget(const uint32_t *q, struct nvl_hw_qmd_field f)
 	return nvl_hw_qmd_get(q, f);
 }
 
+/* decode the fields of the QMD words @q (layout @ly) into @d */
+static void cs_qmd_decode(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
+			  struct cs_qmd *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->bad_cb = -1;
+	d->bad_version = cs_qget(q, ly->version_major) != ly->major ||
+			 cs_qget(q, ly->version_minor) != ly->minor;
+	for (unsigned i = 0; i < 3; i++) {
+		d->grid[i] = (uint32_t)cs_qget(q, ly->grid[i]);
+		d->block[i] = (uint32_t)cs_qget(q, ly->cta[i]);
+	}
+	d->shared_B = (uint32_t)cs_qget(q, ly->shared_B);
+	for (unsigned i = 0; i < 8; i++) {
+		uint64_t va, size;
+
+		if (!cs_qget(q, nvl_hw_qmd_at(ly->cb_valid,
+					      ly->cb_valid_stride * i)))
+			continue;
+		va = cs_qget(q, nvl_hw_qmd_at(ly->cb_addr_lo, 64 * i)) |
+		     cs_qget(q, nvl_hw_qmd_at(ly->cb_addr_hi, 64 * i)) << 32;
+		size = cs_qget(q, nvl_hw_qmd_at(ly->cb_size, 64 * i)) << 4;
+		d->cb_valid |= (uint8_t)(1u << i);
+		d->cb_va[i] = va << ly->cb_addr_shift;
+		if ((!size || size > CS_MAX_CBUF) && d->bad_cb < 0)
+			d->bad_cb = (int8_t)i;
+		d->cb_size[i] = size > CS_MAX_CBUF ? 0 : (uint32_t)size;
+	}
+	d->pva = cs_qget(q, ly->prog_lo) | cs_qget(q, ly->prog_hi) << 32;
+	d->release = cs_qget(q, ly->release_enable);
+	d->release_va = cs_qget(q, ly->release_addr_lo) |
+			cs_qget(q, ly->release_addr_hi) << 32;
+	d->release_payload = (uint32_t)cs_qget(q, ly->release_payload);
+}
+
 static enum nvl_isa_arch cs_arch(uint32_t cls)
 {
 	switch (cls) {
@@ -599,6 +657,7 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 struct cs_grid {
 	uint32_t q[96];
 	struct cs_scratch *s;
+	const struct cs_qmd *d; /* the QMD's fields */
 };
 
 /* read and check the QMD; 0, -EFAULT, -EINVAL or -ENOMEM */
@@ -607,7 +666,8 @@ static int cs_setup(struct nvl_model_chan *ch,
 		    struct nvl_cs_launch *l, uint32_t *bad_at)
 {
 	uint64_t qva = (uint64_t)ch->compute.pcas_a << 8;
-	uint64_t pva;
+	struct cs_scratch *s = g->s;
+	const struct cs_qmd *d = &s->qd;
 	bool bad;
 	int ret;
 
@@ -615,68 +675,61 @@ static int cs_setup(struct nvl_model_chan *ch,
 				  cs_engine(ch), ch->chid);
 	if (ret)
 		return ret;
-	if (cs_qget(g->q, ly->version_major) != ly->major ||
-	    cs_qget(g->q, ly->version_minor) != ly->minor)
-		return -EINVAL;
-	for (unsigned i = 0; i < 3; i++) {
-		l->grid[i] = (uint32_t)cs_qget(g->q, ly->grid[i]);
-		l->block[i] = (uint32_t)cs_qget(g->q, ly->cta[i]);
+	if (s->qly != ly || memcmp(s->qwords, g->q, ly->size_B)) {
+		cs_qmd_decode(ly, g->q, &s->qd);
+		memcpy(s->qwords, g->q, ly->size_B);
+		s->qly = ly;
 	}
-	l->shared_B = (uint32_t)cs_qget(g->q, ly->shared_B);
+	g->d = d;
+	if (d->bad_version)
+		return -EINVAL;
+	memcpy(l->grid, d->grid, sizeof(l->grid));
+	memcpy(l->block, d->block, sizeof(l->block));
+	l->shared_B = d->shared_B;
+	/* the banks in order, up to the first of a bad size (the banks
+	 * before it are read, and may fault, first) */
 	for (unsigned i = 0; i < 8; i++) {
-		uint64_t va, size;
-
-		if (!cs_qget(g->q, nvl_hw_qmd_at(ly->cb_valid,
-						 ly->cb_valid_stride * i)))
+		if (!(d->cb_valid & (1u << i)))
 			continue;
-		va = cs_qget(g->q, nvl_hw_qmd_at(ly->cb_addr_lo, 64 * i)) |
-		     cs_qget(g->q, nvl_hw_qmd_at(ly->cb_addr_hi, 64 * i)) << 32;
-		va <<= ly->cb_addr_shift;
-		size = cs_qget(g->q, nvl_hw_qmd_at(ly->cb_size, 64 * i)) << 4;
-		if (!size || size > CS_MAX_CBUF)
+		if ((int)i == d->bad_cb)
 			return -EINVAL;
-		ret = cs_room(&g->s->cbuf[i], &g->s->cbuf_cap[i],
-			      (uint32_t)size);
+		ret = cs_room(&s->cbuf[i], &s->cbuf_cap[i], d->cb_size[i]);
 		if (!ret)
-			ret = nvl_model_vm_access(ch->m, &ch->vm, va,
-						  g->s->cbuf[i], size, false,
-						  cs_engine(ch), ch->chid);
+			ret = nvl_model_vm_access(
+				ch->m, &ch->vm, d->cb_va[i], s->cbuf[i],
+				d->cb_size[i], false, cs_engine(ch), ch->chid);
 		if (ret)
 			return ret;
-		l->cbuf[i] = g->s->cbuf[i];
-		l->cbuf_B[i] = (uint32_t)size;
+		l->cbuf[i] = s->cbuf[i];
+		l->cbuf_B[i] = d->cb_size[i];
 	}
-	pva = cs_qget(g->q, ly->prog_lo) | cs_qget(g->q, ly->prog_hi) << 32;
-	if (pva & 15)
+	if (d->pva & 15)
 		return -EINVAL;
 	l->arch = cs_arch(ch->m->profile->compute_class);
-	ret = cs_fetch(ch, g->s, pva, l->arch, &l->ninsn, &bad);
+	ret = cs_fetch(ch, s, d->pva, l->arch, &l->ninsn, &bad);
 	if (ret)
 		return ret;
 	*bad_at = bad ? l->ninsn : UINT32_MAX;
-	l->code = g->s->code[1];
-	l->code_va = pva;
+	l->code = s->code[1];
+	l->code_va = d->pva;
 	l->translate = cs_translate;
 	l->map = cs_map;
 	l->max_warp_instrs = CS_BUDGET;
 	return 0;
 }
 
-static int cs_release(struct nvl_model_chan *ch,
-		      const struct nvl_hw_qmd_layout *ly, const uint32_t *q)
+/* the QMD's release semaphore (fields @d), if enabled */
+static int cs_release(struct nvl_model_chan *ch, const struct cs_qmd *d)
 {
-	uint64_t va;
-	uint32_t payload;
+	uint32_t payload = d->release_payload;
 	int ret;
 
-	if (!cs_qget(q, ly->release_enable))
+	if (!d->release)
 		return 0;
-	va = cs_qget(q, ly->release_addr_lo) | cs_qget(q, ly->release_addr_hi)
-						       << 32;
-	payload = (uint32_t)cs_qget(q, ly->release_payload);
-	if (va & 3)
+	if (d->release_va & 3)
 		return -EINVAL;
-	ret = nvl_model_sem_access(ch, cs_engine(ch), va, &payload, 4, true);
+	ret = nvl_model_sem_access(ch, cs_engine(ch), d->release_va, &payload,
+				   4, true);
 	if (!ret)
 		nvl_model_fifo_sem_released(ch->m);
 	return ret;
@@ -686,7 +739,7 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 {
 	const struct nvl_hw_qmd_layout *ly =
 		nvl_hw_qmd_layout_of(ch->m->profile->compute_class);
-	struct cs_grid g;
+	struct cs_grid g = {.d = NULL};
 	struct nvl_cs_launch l = {0};
 	uint32_t bad_at = UINT32_MAX, err = NVL_HW_COMPUTE_ERR_BAD_QMD;
 	bool own = false;
@@ -706,7 +759,7 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 	if (!ret)
 		ret = cs_run_grid(ch, g.s, &l, bad_at, &err);
 	if (!ret)
-		ret = cs_release(ch, ly, g.q);
+		ret = cs_release(ch, g.d);
 	if (own)
 		cs_scratch_free(g.s);
 	ch->compute.launches++;

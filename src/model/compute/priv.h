@@ -217,11 +217,20 @@ struct cs_prog {
 /*
  * progcache.c: the decoded form of @l's program, from the cache when its
  * words are unchanged (*@hit), else decoded (errors as cs_decode_program);
- * release with cs_prog_put().
+ * release with cs_prog_put(p, @keep).
+ *
+ * @keep (optional): a program the calling thread holds a reference to
+ * (its last run's), tried first and without the cache's lock when
+ * @keep_ok; the program returned becomes *@keep (the reference moves), so
+ * a thread running the same program again takes no lock. Without
+ * @keep_ok (the cache was cleared since), *@keep is dropped first. Only
+ * the owning thread touches *@keep; drop it with cs_prog_keep_drop().
  */
 int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
-		struct cs_prog **out, bool *hit);
-void cs_prog_put(struct cs_prog *p);
+		struct cs_prog **keep, bool keep_ok, struct cs_prog **out,
+		bool *hit);
+void cs_prog_put(struct cs_prog *p, struct cs_prog **keep);
+void cs_prog_keep_drop(struct cs_prog **keep);
 
 /* sm.c: decode @l's program into @p (insn allocated, ninsn set): the
  * instructions, nregs and the constant list; -EINVAL with @fault filled,

@@ -54,18 +54,43 @@ static bool same(const struct cs_prog *p, const struct nvl_cs_launch *l)
 	       !memcmp(p->code, l->code, 16ull * l->ninsn);
 }
 
+/* @p (which the caller holds a reference to) becomes *@keep, whose old
+ * program is dropped; the caller holds the lock */
+static void keep_locked(struct cs_prog **keep, struct cs_prog *p)
+{
+	if (*keep == p) {
+		p->refs--; /* *keep has one already */
+		return;
+	}
+	unref_locked(*keep);
+	*keep = p;
+}
+
 int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
-		struct cs_prog **out, bool *hit)
+		struct cs_prog **keep, bool keep_ok, struct cs_prog **out,
+		bool *hit)
 {
 	struct cs_prog *p;
 	int ret;
 
 	*hit = false;
+	/* the thread's own reference keeps it alive: no lock */
+	if (keep && keep_ok && *keep && same(*keep, l)) {
+		*out = *keep;
+		*hit = true;
+		return 0;
+	}
 	pthread_mutex_lock(&lock);
+	if (keep && !keep_ok) {
+		unref_locked(*keep);
+		*keep = NULL;
+	}
 	for (unsigned i = 0; i < SLOTS; i++) {
 		p = slots[i];
 		if (p && same(p, l)) {
 			p->refs++;
+			if (keep)
+				keep_locked(keep, p);
 			pthread_mutex_unlock(&lock);
 			*out = p;
 			*hit = true;
@@ -94,20 +119,34 @@ int cs_prog_get(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 		prog_free(p);
 		return ret;
 	}
-	p->refs = 2; /* the cache's and the caller's */
+	p->refs = 2; /* the cache's and the caller's (or *keep's) */
 	pthread_mutex_lock(&lock);
 	unref_locked(slots[next_slot]);
 	slots[next_slot] = p;
 	next_slot = (next_slot + 1) % SLOTS;
+	if (keep)
+		keep_locked(keep, p);
 	pthread_mutex_unlock(&lock);
 	*out = p;
 	return 0;
 }
 
-void cs_prog_put(struct cs_prog *p)
+void cs_prog_put(struct cs_prog *p, struct cs_prog **keep)
 {
+	if (keep && *keep == p)
+		return; /* the reference stays in *keep */
 	pthread_mutex_lock(&lock);
 	unref_locked(p);
+	pthread_mutex_unlock(&lock);
+}
+
+void cs_prog_keep_drop(struct cs_prog **keep)
+{
+	if (!*keep)
+		return;
+	pthread_mutex_lock(&lock);
+	unref_locked(*keep);
+	*keep = NULL;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -387,6 +387,9 @@ struct warp_buf {
 	/* the thread ids (tid, valid) of the first shape_n warps are those
 	 * of a block of shape[] threads (computed by an earlier run) */
 	uint32_t shape[3], shape_n;
+	/* the last run's program, referenced (cs_prog_get()'s @keep; kept
+	 * when the buffers above are dropped) */
+	struct cs_prog *prog;
 };
 
 static pthread_key_t warp_key;
@@ -395,18 +398,25 @@ static pthread_once_t warp_once = PTHREAD_ONCE_INIT;
 
 static void warp_buf_empty(struct warp_buf *b)
 {
+	struct cs_prog *prog = b->prog;
+
 	nvl_free(b->shared);
 	nvl_free(b->krow);
 	nvl_free(b->kok);
 	nvl_free(b->w);
 	memset(b, 0, sizeof(*b));
+	b->prog = prog;
 }
 
 static void warp_buf_free(void *p)
 {
-	if (p)
-		warp_buf_empty(p);
-	nvl_free(p);
+	struct warp_buf *b = p;
+
+	if (b) {
+		cs_prog_keep_drop(&b->prog);
+		warp_buf_empty(b);
+	}
+	nvl_free(b);
 }
 
 static void warp_key_init(void)
@@ -438,6 +448,20 @@ static struct warp_buf *warps_buf(bool *own)
 	b->gen = gen;
 	if (warp_key_ok && pthread_setspecific(warp_key, b))
 		*own = true;
+	return b;
+}
+
+/* this thread's buffers if it has any yet (no allocation), or NULL;
+ * *@fresh: filled since the last nvl_cs_cache_clear() */
+static struct warp_buf *warps_buf_peek(bool *fresh)
+{
+	struct warp_buf *b;
+
+	pthread_once(&warp_once, warp_key_init);
+	if (!warp_key_ok)
+		return NULL;
+	b = pthread_getspecific(warp_key);
+	*fresh = b && b->gen == nvl_cs_cache_gen();
 	return b;
 }
 
@@ -699,7 +723,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	uint64_t next = 0, last = 0;
 	struct cs_prog *prog;
 	struct warp_buf *wb;
-	bool hit, shaped = false, own_wb;
+	struct cs_prog **keep;
+	bool hit, shaped = false, own_wb, fresh = false;
 	int ret;
 
 	if (!fault)
@@ -721,7 +746,10 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				 "threads; grid %ux%ux%u)",
 				 l->block[0], l->block[1], l->block[2],
 				 l->grid[0], l->grid[1], l->grid[2]);
-	ret = cs_prog_get(l, fault, &prog, &hit);
+	/* the thread's last program first: no lock when it is the same */
+	wb = warps_buf_peek(&fresh);
+	keep = wb ? &wb->prog : NULL;
+	ret = cs_prog_get(l, fault, keep, fresh, &prog, &hit);
 	if (ret)
 		return ret;
 	cta.prog = prog->insn;
@@ -806,6 +834,6 @@ out_warps:
 		warp_buf_free(wb);
 out_prog:
 	*stats = st;
-	cs_prog_put(prog);
+	cs_prog_put(prog, keep);
 	return ret;
 }
