@@ -485,24 +485,26 @@ int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
 	return fence_wait(f, abs_ns, 0);
 }
 
-int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+/* the public flags checked, then fence_wait() with @internal added */
+static int wait_checked(struct nvl_fence *f, int64_t abs_ns, uint32_t flags,
+			uint32_t internal)
 {
 	if (!f)
 		return nvl_error(-EINVAL, "fence: wait on NULL fence");
 	if (flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE)
 		return nvl_error(-EINVAL, "fence: wait: unknown flags %#x",
 				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
-	return fence_wait(f, abs_ns, flags);
+	return fence_wait(f, abs_ns, flags | internal);
+}
+
+int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+{
+	return wait_checked(f, abs_ns, flags, 0);
 }
 
 int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 {
-	if (!f)
-		return nvl_error(-EINVAL, "fence: wait on NULL fence");
-	if (flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE)
-		return nvl_error(-EINVAL, "fence: wait: unknown flags %#x",
-				 flags & ~NVL_FENCE_WAIT_INTERRUPTIBLE);
-	return fence_wait(f, abs_ns, flags | FENCE_WAIT_RECORDED);
+	return wait_checked(f, abs_ns, flags, FENCE_WAIT_RECORDED);
 }
 
 int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)
