@@ -90,14 +90,6 @@ static void rig_down(struct rig *r)
 	nvl_device_close(r->dev);
 }
 
-static int64_t abs_in(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 static int one(struct rig *r, bool sig)
 {
 	struct nvl_exec_push p = {.va = VA_PB, .len = 4};
@@ -109,8 +101,7 @@ static int one(struct rig *r, bool sig)
 
 static int wait_sync(struct rig *r)
 {
-	return nvl_syncobj_wait(r->c, &r->sync, NULL, 1, abs_in(5000000000ll),
-				0, NULL);
+	return nvb_wait(r->c, &r->sync, 1);
 }
 
 static double lat_sample(void *arg)
@@ -206,8 +197,7 @@ static double tput8_sample(void *arg)
 				     sig ? &s : NULL, sig ? 1 : 0, 0))
 				return -1;
 		}
-	if (nvl_syncobj_wait(r->c, r->syncs, NULL, NCH, abs_in(5000000000ll),
-			     NVL_SYNCOBJ_WAIT_ALL, NULL))
+	if (nvb_wait(r->c, r->syncs, NCH))
 		return -1;
 	return per * NCH * 1e9 / (double)(nvl_bench_now_ns() - t0);
 }

@@ -37,8 +37,7 @@ struct hang_rig {
 static int wait_status(struct hang_rig *k, int i, int want)
 {
 	int st = 0;
-	int ret = nvl_syncobj_wait(k->c, &k->sync[i], NULL, 1,
-				   nvl_bench_now_ns() + 5000000000ll, 0, NULL);
+	int ret = nvb_wait(k->c, &k->sync[i], 1);
 
 	if (!ret)
 		ret = nvl_syncobj_status(k->c, k->sync[i], 0, &st);

@@ -7,6 +7,8 @@
 
 #include <nouvelle/nouvelle.h>
 
+#include "bench.h"
+
 /** NVB_VA_PB - where nvb_client_up() binds its 4 KiB pushbuffer. */
 #define NVB_VA_PB (16ull << 20)
 
@@ -47,6 +49,19 @@ static inline int nvb_client_up(struct nvl_device *dev, struct nvl_client **c,
 	if (!ret)
 		(*ppb)[0] = 0; /* the universal NOP header */
 	return ret;
+}
+
+/** NVB_WAIT_NS - how long a benchmark waits for its fences before failing. */
+#define NVB_WAIT_NS 5000000000ll
+
+/**
+ * nvb_wait() - wait until all @n syncobjs @h of @c are signalled, at most
+ * NVB_WAIT_NS. Return: nvl_syncobj_wait()'s.
+ */
+static inline int nvb_wait(struct nvl_client *c, const uint32_t *h, uint32_t n)
+{
+	return nvl_syncobj_wait(c, h, NULL, n, nvl_bench_now_ns() + NVB_WAIT_NS,
+				n > 1 ? NVL_SYNCOBJ_WAIT_ALL : 0, NULL);
 }
 
 #endif /* NVL_BENCH_NV_NVB_H */

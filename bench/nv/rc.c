@@ -42,11 +42,6 @@ struct cli {
 	uint32_t *ppb;
 };
 
-static int64_t abs_in(int64_t ns)
-{
-	return nvl_bench_now_ns() + ns;
-}
-
 static int cli_up(struct nvl_device *dev, struct cli *k, uint32_t ce_class)
 {
 	/* dword 0: a NOP header (the faulting fill goes at dword 64) */
@@ -65,8 +60,7 @@ static void cli_down(struct cli *k)
 
 static int wait_sync(struct cli *k)
 {
-	return nvl_syncobj_wait(k->c, &k->sync, NULL, 1, abs_in(5000000000ll),
-				0, NULL);
+	return nvb_wait(k->c, &k->sync, 1);
 }
 
 /* one faulting job on a fresh channel; *ns its exec → -EFAULT time */

@@ -240,22 +240,13 @@ static int task_cpu(int tid)
 	return cpu;
 }
 
-static int64_t abs_in(int64_t ns)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
-}
-
 static double exec_once(struct nvl_client *c, uint32_t ch, uint32_t sync)
 {
 	struct nvl_exec_push p = {.va = NVB_VA_PB, .len = 4};
 	struct nvl_vm_sync s = {.handle = sync};
 	int64_t t0 = nvl_bench_now_ns();
 
-	if (nvl_exec(c, ch, &p, 1, NULL, 0, &s, 1, 0) ||
-	    nvl_syncobj_wait(c, &sync, NULL, 1, abs_in(5000000000ll), 0, NULL))
+	if (nvl_exec(c, ch, &p, 1, NULL, 0, &s, 1, 0) || nvb_wait(c, &sync, 1))
 		return -1;
 	return (double)(nvl_bench_now_ns() - t0);
 }
