@@ -4,13 +4,20 @@
  *
  * A userspace take on the kernel's dma_fence lockdep annotations.
  *
- * Per thread: the signalling depth and a stack of held lock classes (with a
- * nest count, so a thread holding 1000 resv locks uses one slot). Globally:
- * a graph of lock classes (bitmap adjacency, up to MAX_CLASSES nodes); an
- * edge A -> B means "B was taken while A was held", recorded with the stack
- * of its first occurrence. Adding an edge that closes a cycle is an
- * inversion report naming both stacks: the current one and the one that
- * established the reverse order.
+ * Per thread: the signalling depth and the set of held lock classes, a
+ * bitmap over class ids with a nest count per class (a thread holding 1000
+ * resv locks sets one bit). Globally: a graph of lock classes (bitmap
+ * adjacency, up to MAX_CLASSES nodes); an edge A -> B means "B was taken
+ * while A was held", recorded with the stack of its first occurrence.
+ * Adding an edge that closes a cycle is an inversion report naming both
+ * stacks: the current one and the one that established the reverse order.
+ *
+ * The graph is also kept by column: pred[B] is the set of classes with an
+ * edge to B (plus B itself). Edges are only ever added (until a reset, which
+ * clears both), so "every edge this acquisition of B would add is known" is
+ * "held & ~pred[B] == 0": two words, whatever the thread holds. That is the
+ * acquisition's whole check in the steady state; a class with a new edge
+ * (or its first use, or a reclaim class) takes the full path.
  *
  * Pseudo classes: "fence_signalling" is pushed (without edges: a read
  * trylock) when a section begins, so every lock taken inside gets the edge
@@ -48,24 +55,23 @@
 #define REPORT_SIZE 8192
 #define MAX_NEST 32
 
-struct held {
-	struct nvl_lock_class *cls;
-	unsigned id;
-	unsigned count;
-	const void *ip;
-};
-
 struct checker_thread {
 	int depth;
+	bool busy;
+	/* classes with count > 0 (the steady state's whole check) */
+	uint64_t held[WORDS];
+	/* acquisitions of classes without an id (graph full) still held */
+	unsigned unchecked;
 	uint32_t tag;
 	uint32_t serial;
 	uint32_t open[MAX_NEST];
 	int nframes;
 	void *frames[MAX_FRAMES];
-	int nheld;
-	int overflow;
-	bool busy;
-	struct held held[MAX_HELD];
+	struct nvl_lock_class *unchecked_cls;
+	const void *unchecked_ip;
+	uint32_t count[MAX_CLASSES];
+	/* where each held class was taken first (count 0 -> 1) */
+	const void *ip[MAX_CLASSES];
 };
 
 struct edge_info {
@@ -74,6 +80,16 @@ struct edge_info {
 };
 
 static _Thread_local struct checker_thread ctls;
+/*
+ * &ctls, once the thread has used it. The library is built as position-
+ * independent code, where ctls's address is a __tls_get_addr() call to the
+ * compiler (the linker relaxes it to one instruction in the executable);
+ * its clobbers made the lock and unlock fast paths save five registers.
+ * This pointer is initial-exec (8 bytes of static TLS, as
+ * nvl_vm_pt_record_held): a plain %fs load.
+ */
+static _Thread_local struct checker_thread *ctls_p
+	__attribute__((tls_model("initial-exec")));
 
 static atomic_int mode = -1;
 static atomic_uint thread_tags;
@@ -84,6 +100,8 @@ static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nvl_lock_class *classes[MAX_CLASSES];
 static unsigned nclasses; /* ids 1..nclasses used */
 static _Atomic uint64_t adj[MAX_CLASSES][WORDS];
+/* the graph by column: pred[b] = {a : a -> b} | {b} */
+static _Atomic uint64_t pred[MAX_CLASSES][WORDS];
 /* classes taken inside a signalling section, directly or after one that
  * was: reachable from "fence_signalling" (grows with the graph) */
 static _Atomic uint64_t sig_reach[WORDS];
@@ -126,14 +144,18 @@ static void checker_init(void)
 	nvl_alloc_set_observer(alloc_observer);
 }
 
+static __attribute__((noinline, cold)) int mode_init(void)
+{
+	pthread_once(&init_once, checker_init);
+	return atomic_load(&mode);
+}
+
 static inline int get_mode(void)
 {
 	int m = atomic_load_explicit(&mode, memory_order_relaxed);
 
-	if (unlikely(m < 0)) {
-		pthread_once(&init_once, checker_init);
-		m = atomic_load(&mode);
-	}
+	if (unlikely(m < 0))
+		m = mode_init();
 	return m;
 }
 
@@ -267,6 +289,7 @@ static unsigned class_id(struct nvl_lock_class *cls)
 	if (!id && nclasses + 1 < MAX_CLASSES) {
 		id = ++nclasses;
 		classes[id] = cls;
+		atomic_fetch_or(&pred[id][id / 64], 1ull << (id % 64));
 		atomic_store_explicit(&cls->id, id, memory_order_release);
 	}
 	pthread_mutex_unlock(&graph_lock);
@@ -351,6 +374,7 @@ static void set_edge(unsigned a, unsigned b, bool record)
 	}
 	edges[a][b] = e;
 	atomic_fetch_or(&adj[a][b / 64], 1ull << (b % 64));
+	atomic_fetch_or(&pred[b][a / 64], 1ull << (a % 64));
 	if (a == fence_id || in_sig_reach(a))
 		sig_reach_add(b);
 }
@@ -411,76 +435,97 @@ static inline void add_edge(unsigned a, unsigned b)
 	add_edge_slow(a, b);
 }
 
-/* ---- held-lock stack ------------------------------------------------- */
+/* ---- held-lock set -------------------------------------------------- */
 
-static void push_held(struct checker_thread *t, struct nvl_lock_class *cls,
-		      unsigned id, const void *ip)
+static inline bool holds_any(const struct checker_thread *t)
 {
-	for (int i = t->nheld - 1; i >= 0; i--) {
-		if (t->held[i].cls == cls) {
-			t->held[i].count++;
-			return;
-		}
-	}
-	if (t->nheld == MAX_HELD) {
-		t->overflow++;
-		return;
-	}
-	t->held[t->nheld++] =
-		(struct held){.cls = cls, .id = id, .count = 1, .ip = ip};
+	uint64_t any = 0;
+
+	for (unsigned w = 0; w < WORDS; w++)
+		any |= t->held[w];
+	return any != 0;
 }
 
-static void pop_held(struct checker_thread *t, struct nvl_lock_class *cls)
+/* the held classes of @t without an edge to @b (known edges: none) */
+static inline uint64_t missing_edges(const struct checker_thread *t, unsigned b,
+				     unsigned w)
 {
-	for (int i = t->nheld - 1; i >= 0; i--) {
-		if (t->held[i].cls != cls)
-			continue;
-		if (--t->held[i].count == 0) {
-			/* the usual case: the last one taken (no move) */
-			for (int k = i + 1; k < t->nheld; k++)
-				t->held[k - 1] = t->held[k];
-			t->nheld--;
+	return t->held[w] &
+	       ~atomic_load_explicit(&pred[b][w], memory_order_relaxed);
+}
+
+/* add_edge(h, @b) for every held class h (t->busy set by the caller) */
+static void add_edges_to(struct checker_thread *t, unsigned b)
+{
+	for (unsigned w = 0; w < WORDS; w++) {
+		for (uint64_t m = missing_edges(t, b, w); m; m &= m - 1)
+			add_edge(w * 64 + (unsigned)__builtin_ctzll(m), b);
+	}
+}
+
+static inline void push_held(struct checker_thread *t,
+			     struct nvl_lock_class *cls, unsigned id,
+			     const void *ip)
+{
+	if (unlikely(!id)) {
+		if (!t->unchecked++) {
+			t->unchecked_cls = cls;
+			t->unchecked_ip = ip;
 		}
 		return;
 	}
-	if (t->overflow)
-		t->overflow--;
+	if (t->count[id]++ == 0) {
+		t->held[id / 64] |= 1ull << (id % 64);
+		t->ip[id] = ip;
+	}
+}
+
+static inline void pop_held(struct checker_thread *t,
+			    struct nvl_lock_class *cls)
+{
+	/* the id the push saw: ids never change once given, and a class
+	 * without one (graph full) never gets one */
+	unsigned id = atomic_load_explicit(&cls->id, memory_order_relaxed);
+
+	if (likely(id && t->count[id])) {
+		if (--t->count[id] == 0)
+			t->held[id / 64] &= ~(1ull << (id % 64));
+	} else if (!id && t->unchecked) {
+		t->unchecked--;
+	}
+	/* else: taken while the checker was off; nothing recorded */
 }
 
 /*
  * The common acquisition: a class with an id, no reclaim flag, every edge
  * it adds already known (a blocking lock: from each held class, and from
- * "fence_signalling" inside a section). One pass over the held stack
- * checks the edges and finds the class's slot; nothing is written but the
- * slot. Return: false when acquire_ip() must take the full path.
+ * "fence_signalling" inside a section): two words against the class's
+ * column, however many locks are held. Return: false when acquire_ip()
+ * must take the full path.
  */
 static inline bool acquire_fast(struct checker_thread *t,
 				struct nvl_lock_class *cls, bool trylock,
 				const void *ip)
 {
 	unsigned id = atomic_load_explicit(&cls->id, memory_order_acquire);
-	int slot = -1;
 
-	if (!id || (cls->flags & NVL_LOCK_RECLAIM))
+	if (unlikely(!id || (cls->flags & NVL_LOCK_RECLAIM)))
 		return false;
-	if (!trylock && t->depth > 0 &&
-	    !has_edge(class_id(&fence_map_class), id))
-		return false;
-	for (int i = t->nheld - 1; i >= 0; i--) {
-		unsigned h = t->held[i].id;
+	if (!trylock) {
+		uint64_t miss = 0;
 
-		if (!trylock && h && h != id && !has_edge(h, id))
+		for (unsigned w = 0; w < WORDS; w++)
+			miss |= missing_edges(t, id, w);
+		if (unlikely(miss))
 			return false;
-		if (slot < 0 && t->held[i].cls == cls)
-			slot = i;
+		/* the pseudo class has its id from the first get_mode() on */
+		if (t->depth > 0 &&
+		    !has_edge(atomic_load_explicit(&fence_map_class.id,
+						   memory_order_relaxed),
+			      id))
+			return false;
 	}
-	if (slot >= 0)
-		t->held[slot].count++;
-	else if (t->nheld < MAX_HELD)
-		t->held[t->nheld++] = (struct held){
-			.cls = cls, .id = id, .count = 1, .ip = ip};
-	else
-		t->overflow++;
+	push_held(t, cls, id, ip);
 	return true;
 }
 
@@ -503,8 +548,8 @@ acquire_slow(struct checker_thread *t, struct nvl_lock_class *cls, bool trylock,
 	if (!trylock) {
 		if (t->depth > 0)
 			add_edge(class_id(&fence_map_class), id);
-		for (int i = 0; i < t->nheld; i++)
-			add_edge(t->held[i].id, id);
+		if (id)
+			add_edges_to(t, id);
 	}
 	if (cls->flags & NVL_LOCK_RECLAIM)
 		add_edge(class_id(&reclaim_class), id);
@@ -512,12 +557,35 @@ acquire_slow(struct checker_thread *t, struct nvl_lock_class *cls, bool trylock,
 	t->busy = false;
 }
 
-static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
-			      const void *ip)
+/* the process's or the thread's first acquisition: set up, then as any */
+static __attribute__((noinline, cold)) void
+acquire_first(struct nvl_lock_class *cls, bool trylock, const void *ip)
 {
 	struct checker_thread *t = &ctls;
 
+	ctls_p = t;
 	if (get_mode() == NVL_CHECKER_OFF || t->busy)
+		return;
+	if (!acquire_fast(t, cls, trylock, ip))
+		acquire_slow(t, cls, trylock, ip);
+}
+
+/*
+ * Every call below is a tail call, so the steady state (mode set, fast
+ * check passed) runs without a stack frame.
+ */
+static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
+			      const void *ip)
+{
+	struct checker_thread *t = ctls_p;
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (unlikely(m <= NVL_CHECKER_OFF || !t)) {
+		if (m != NVL_CHECKER_OFF)
+			acquire_first(cls, trylock, ip);
+		return;
+	}
+	if (t->busy)
 		return;
 	if (likely(acquire_fast(t, cls, trylock, ip)))
 		return;
@@ -530,15 +598,17 @@ static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
 bool nvl_checker_signalling_safe(void)
 {
 	struct checker_thread *t = &ctls;
+	uint64_t in_sig = 0;
 
 	if (get_mode() == NVL_CHECKER_OFF)
 		return false;
-	if (t->overflow)
+	if (t->unchecked)
 		return false;
-	for (int i = 0; i < t->nheld; i++)
-		if (!t->held[i].id || in_sig_reach(t->held[i].id))
-			return false;
-	return true;
+	for (unsigned w = 0; w < WORDS; w++)
+		in_sig |=
+			t->held[w] & atomic_load_explicit(&sig_reach[w],
+							  memory_order_relaxed);
+	return !in_sig;
 }
 
 void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)
@@ -546,18 +616,38 @@ void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)
 	acquire_ip(cls, trylock, __builtin_return_address(0));
 }
 
-void nvl_checker_lock_release(struct nvl_lock_class *cls)
+static __attribute__((noinline, cold)) void
+release_first(struct nvl_lock_class *cls)
 {
+	ctls_p = &ctls;
 	if (get_mode() == NVL_CHECKER_OFF)
 		return;
 	pop_held(&ctls, cls);
+}
+
+static inline void release(struct nvl_lock_class *cls)
+{
+	struct checker_thread *t = ctls_p;
+	int m = atomic_load_explicit(&mode, memory_order_relaxed);
+
+	if (unlikely(m <= NVL_CHECKER_OFF || !t)) {
+		if (m != NVL_CHECKER_OFF)
+			release_first(cls);
+		return;
+	}
+	pop_held(t, cls);
+}
+
+void nvl_checker_lock_release(struct nvl_lock_class *cls)
+{
+	release(cls);
 }
 
 /* ---- sections -------------------------------------------------------- */
 
 /*
  * The section is the read-held pseudo lock "fence_signalling"; it is not on
- * the held stack (keeps begin/end to a few stores, they run on every
+ * the held set (keeps begin/end to a few stores, they run on every
  * signal): acquire_ip() adds its edges while depth > 0. Open sections are a
  * per-thread stack of serials; a cookie is (thread tag, serial), so end can
  * tell a double end, an end out of order and another thread's cookie apart.
@@ -694,12 +784,11 @@ static void alloc_observer(size_t size_B)
 		t->busy = false;
 		return;
 	}
-	if (t->nheld) {
+	if (holds_any(t)) {
 		unsigned r = class_id(&reclaim_class);
 
 		t->busy = true;
-		for (int i = 0; i < t->nheld; i++)
-			add_edge(t->held[i].id, r);
+		add_edges_to(t, r);
 		t->busy = false;
 	}
 }
@@ -726,13 +815,12 @@ void nvl_fence_wait_annotate(enum nvl_wait_kind kind)
 	else if (t->depth > 0 && kind == NVL_WAIT_UNBOUNDED)
 		report_section(t, "unbounded-wait-in-signalling",
 			       "an unbounded fence wait");
-	if (!t->nheld)
+	if (!holds_any(t))
 		return;
 	/* A write acquire of the pseudo lock: held -> fence_signalling. */
 	t->busy = true;
 	f = class_id(&fence_map_class);
-	for (int i = 0; i < t->nheld; i++)
-		add_edge(t->held[i].id, f);
+	add_edges_to(t, f);
 	t->busy = false;
 }
 
@@ -757,19 +845,46 @@ void nvl_fence_might_wait(bool bounded)
 void nvl_checker_assert_no_locks(const char *what)
 {
 	struct checker_thread *t = &ctls;
-	const struct held *h = NULL;
-	void *ip;
+	const char *first = NULL;
+	char names[256];
+	size_t off = 0;
+	void *ip = NULL;
+	int n = 0;
 
 	if (get_mode() == NVL_CHECKER_OFF || t->busy)
 		return;
-	if (!t->nheld)
+	if (!holds_any(t) && !t->unchecked)
 		return;
-	h = &t->held[0];
-	ip = (void *)h->ip;
+	names[0] = '\0';
+	for (unsigned w = 0; w < WORDS; w++) {
+		for (uint64_t m = t->held[w]; m; m &= m - 1) {
+			unsigned h = w * 64 + (unsigned)__builtin_ctzll(m);
+			const char *name = classes[h]->name;
+			int k;
+
+			if (!first) {
+				first = name;
+				ip = (void *)t->ip[h];
+			}
+			k = snprintf(names + off, sizeof(names) - off, "%s%s",
+				     n ? ", " : "", name);
+			if (k > 0)
+				off = NVL_MIN(off + (size_t)k,
+					      sizeof(names) - 1);
+			n++;
+		}
+	}
+	if (t->unchecked) {
+		if (!first) {
+			first = t->unchecked_cls->name;
+			ip = (void *)t->unchecked_ip;
+		}
+		n++;
+	}
 	report("wait-for-submit-with-locks-held", "lock taken at", &ip, 1,
-	       "%s while holding lock '%s' (%d lock classes held): waiting "
-	       "on userspace with locks held",
-	       what, h->cls->name, t->nheld);
+	       "%s while holding lock '%s' (%d lock classes held: %s): "
+	       "waiting on userspace with locks held",
+	       what, first, n, names);
 }
 
 void nvl_checker_reclaim_enter(void)
@@ -783,8 +898,8 @@ void nvl_checker_reclaim_enter(void)
 		report_section(t, "reclaim-in-signalling", "memory reclaim");
 	t->busy = true;
 	r = class_id(&reclaim_class);
-	for (int i = 0; i < t->nheld && t->depth == 0; i++)
-		add_edge(t->held[i].id, r);
+	if (t->depth == 0)
+		add_edges_to(t, r);
 	push_held(t, &reclaim_class, r, __builtin_return_address(0));
 	t->busy = false;
 }
@@ -807,9 +922,16 @@ void nvl_checker_reset(void)
 		}
 		for (unsigned w = 0; w < WORDS; w++) {
 			atomic_store(&adj[a][w], 0);
+			atomic_store(&pred[a][w], 0);
 			reported[a][w] = 0;
 		}
 	}
+	/* the classes keep their ids (and so their own bit); what was
+	 * derived from the edges goes with them */
+	for (unsigned id = 1; id <= nclasses; id++)
+		atomic_store(&pred[id][id / 64], 1ull << (id % 64));
+	for (unsigned w = 0; w < WORDS; w++)
+		atomic_store(&sig_reach[w], 0);
 	pthread_mutex_unlock(&graph_lock);
 	prime_graph();
 	pthread_mutex_lock(&report_lock);
@@ -851,6 +973,6 @@ bool nvl_mutex_trylock(struct nvl_mutex *m)
 
 void nvl_mutex_unlock(struct nvl_mutex *m)
 {
-	nvl_checker_lock_release(m->cls);
+	release(m->cls);
 	nvl_flock_unlock(&m->lock);
 }

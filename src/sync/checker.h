@@ -223,10 +223,10 @@ void nvl_checker_assert_no_locks(const char *what);
  * inside a signalling section (directly or after one that is) — holding
  * such a lock across a section is the inversion "lock -> fence_signalling
  * -> lock". False when it cannot prove it (checker off, a held class
- * beyond the graph's capacity, an overflowed held stack). For fast paths
- * that may run signalling work on the caller's thread (the scheduler's
- * direct run) and otherwise hand it to a worker that holds nothing.
- * O(locks held), no allocation, no lock.
+ * beyond the graph's capacity). For fast paths that may run signalling
+ * work on the caller's thread (the scheduler's direct run) and otherwise
+ * hand it to a worker that holds nothing. O(1) (the held set against the
+ * graph's reach of "fence_signalling", two words), no allocation, no lock.
  */
 bool nvl_checker_signalling_safe(void);
 

@@ -7,7 +7,9 @@
  * in a section, lock held across a fence wait), WAIT_FOR_SUBMIT with locks
  * held; plus nesting with cookies (double end, end without a section,
  * outer before inner, another thread's cookie), waits that return at once
- * still recording their order edge, OFF mode, and ABORT really aborting.
+ * still recording their order edge, OFF mode, and ABORT really aborting;
+ * and the steady-state acquisition (the held set against each class's known
+ * predecessors) still reporting a known class in a new context.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -556,6 +558,280 @@ static void sections_are_per_thread(void **state)
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 
+/*
+ * The steady-state acquisition checks the whole held set against the
+ * class's known predecessors (no per-class verdict is kept): an order
+ * proven safe many times is checked again in every new context. Each
+ * scenario runs in COUNT and in WARN (the release default); ABORT is
+ * abort_mode_aborts_on_a_known_class_in_a_new_context.
+ */
+static NVL_LOCK_CLASS(d_class, "test_d", 0);
+static NVL_LOCK_CLASS(e_class, "test_e", 0);
+
+static void in_modes(void (*fn)(void))
+{
+	static const enum nvl_checker_mode modes[] = {NVL_CHECKER_COUNT,
+						      NVL_CHECKER_WARN};
+
+	for (unsigned i = 0; i < 2; i++) {
+		nvl_checker_reset();
+		nvl_checker_set_mode(modes[i]);
+		fn();
+	}
+	nvl_checker_set_mode(NVL_CHECKER_COUNT);
+}
+
+static void safe_then_in_section(void)
+{
+	struct nvl_mutex a;
+	struct nvl_signalling_cookie c;
+	void *p;
+
+	nvl_mutex_init(&a, &a_class);
+	for (int i = 0; i < 100; i++) { /* known, checked on the fast path */
+		nvl_mutex_lock(&a);
+		nvl_mutex_unlock(&a);
+	}
+	nvl_mutex_lock(&a);
+	p = nvl_malloc(16); /* a -> reclaim */
+	nvl_free(p);
+	nvl_mutex_unlock(&a);
+	for (int i = 0; i < 100; i++) {
+		nvl_mutex_lock(&a);
+		nvl_mutex_unlock(&a);
+	}
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&a); /* new context: fence_signalling -> a */
+	nvl_mutex_unlock(&a);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "test_a"));
+	nvl_mutex_destroy(&a);
+}
+
+static void known_class_taken_in_a_section_is_still_reported(void **state)
+{
+	in_modes(safe_then_in_section);
+}
+
+static void safe_then_under_a_new_lock(void)
+{
+	struct nvl_mutex a, b, c, d, d2, e;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_init(&b, &b_class);
+	nvl_mutex_init(&c, &c_class);
+	nvl_mutex_init(&d, &d_class);
+	nvl_mutex_init(&d2, &d_class);
+	nvl_mutex_init(&e, &e_class);
+	/* d -> e: e is taken under d somewhere */
+	lock_pair(&d, &e);
+	/* d under a and b (and nested in itself): proven, then fast */
+	for (int i = 0; i < 100; i++) {
+		nvl_mutex_lock(&a);
+		nvl_mutex_lock(&b);
+		nvl_mutex_lock(&d);
+		nvl_mutex_lock(&d2);
+		nvl_mutex_unlock(&d2);
+		nvl_mutex_unlock(&d);
+		nvl_mutex_unlock(&b);
+		nvl_mutex_unlock(&a);
+	}
+	/* c held as well is fine (no order against d yet) */
+	nvl_mutex_lock(&c);
+	lock_pair(&a, &d);
+	nvl_mutex_unlock(&c);
+	assert_int_equal(nvl_checker_violations(), 0);
+	/* the same d under a, b and e: e -> d closes d -> e */
+	nvl_mutex_lock(&a);
+	nvl_mutex_lock(&b);
+	nvl_mutex_lock(&e);
+	nvl_mutex_lock(&d);
+	nvl_mutex_unlock(&d);
+	nvl_mutex_unlock(&e);
+	nvl_mutex_unlock(&b);
+	nvl_mutex_unlock(&a);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "taking 'test_d' while holding 'test_e'"));
+	nvl_mutex_destroy(&a);
+	nvl_mutex_destroy(&b);
+	nvl_mutex_destroy(&c);
+	nvl_mutex_destroy(&d);
+	nvl_mutex_destroy(&d2);
+	nvl_mutex_destroy(&e);
+}
+
+static void known_class_under_a_new_lock_is_still_reported(void **state)
+{
+	in_modes(safe_then_under_a_new_lock);
+}
+
+static void resv_known_then_in_section(void)
+{
+	struct nvl_signalling_cookie c;
+
+	for (int i = 0; i < 100; i++) {
+		nvl_checker_lock_acquire(&nvl_resv_lock_class, false);
+		nvl_checker_lock_acquire(&nvl_resv_lock_class, false);
+		nvl_checker_lock_release(&nvl_resv_lock_class);
+		nvl_checker_lock_release(&nvl_resv_lock_class);
+	}
+	assert_int_equal(nvl_checker_violations(), 0);
+	c = nvl_fence_begin_signalling();
+	nvl_checker_lock_acquire(&nvl_resv_lock_class, false);
+	nvl_checker_lock_release(&nvl_resv_lock_class);
+	nvl_fence_end_signalling(c);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "nvl_resv"));
+}
+
+static void known_resv_in_a_section_is_still_reported(void **state)
+{
+	in_modes(resv_known_then_in_section);
+}
+
+/* the held set after nested and interleaved releases is exact */
+static void nested_releases_leave_the_right_locks_held(void **state)
+{
+	struct nvl_mutex a, a2, b;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_init(&a2, &a_class);
+	nvl_mutex_init(&b, &b_class);
+	nvl_mutex_lock(&a);
+	nvl_mutex_lock(&a2);
+	nvl_mutex_lock(&b);
+	nvl_mutex_unlock(&a); /* a2 still holds the class */
+	nvl_checker_assert_no_locks("check");
+	expect_report(1, "wait-for-submit-with-locks-held");
+	assert_non_null(strstr(rep, "2 lock classes held: test_a, test_b"));
+	nvl_mutex_unlock(&a2);
+	nvl_checker_assert_no_locks("check");
+	expect_report(2, "wait-for-submit-with-locks-held");
+	assert_non_null(strstr(rep, "1 lock classes held: test_b"));
+	nvl_mutex_unlock(&b);
+	nvl_checker_assert_no_locks("check");
+	assert_int_equal(nvl_checker_violations(), 2);
+	assert_true(nvl_checker_signalling_safe());
+	nvl_mutex_destroy(&a);
+	nvl_mutex_destroy(&a2);
+	nvl_mutex_destroy(&b);
+}
+
+/*
+ * More classes than one word of the held bitmap: an inversion between two
+ * classes past the first 64 ids, with 70 others held, is found, and the
+ * held set empties again.
+ */
+#define NMANY 70
+static struct nvl_lock_class many_class[NMANY];
+static char many_name[NMANY][16];
+
+static void many_held_classes_are_all_checked(void **state)
+{
+	struct nvl_mutex m[NMANY], x, y;
+
+	for (int i = 0; i < NMANY; i++) {
+		if (!many_class[i].name) {
+			snprintf(many_name[i], sizeof(many_name[i]), "many%d",
+				 i);
+			many_class[i].name = many_name[i];
+		}
+		nvl_mutex_init(&m[i], &many_class[i]);
+	}
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < NMANY; i++)
+			nvl_mutex_lock(&m[i]);
+		for (int i = NMANY - 1; i >= 0; i--)
+			nvl_mutex_unlock(&m[i]);
+	}
+	assert_int_equal(nvl_checker_violations(), 0);
+	assert_true(atomic_load(&many_class[NMANY - 1].id) > 64);
+	/* the last two classes in the reverse order, the others held */
+	nvl_mutex_init(&x, &many_class[NMANY - 1]);
+	nvl_mutex_init(&y, &many_class[NMANY - 2]);
+	for (int i = 0; i < NMANY - 2; i++)
+		nvl_mutex_lock(&m[i]);
+	lock_pair(&x, &y);
+	for (int i = NMANY - 3; i >= 0; i--)
+		nvl_mutex_unlock(&m[i]);
+	expect_report(1, "lock-order-inversion");
+	assert_non_null(strstr(rep, "taking 'many68' while holding 'many69'"));
+	nvl_checker_assert_no_locks("check");
+	assert_int_equal(nvl_checker_violations(), 1);
+	for (int i = 0; i < NMANY; i++)
+		nvl_mutex_destroy(&m[i]);
+	nvl_mutex_destroy(&x);
+	nvl_mutex_destroy(&y);
+}
+
+/* a reset forgets the edges, the fast path's known predecessors and the
+ * classes known to be taken inside sections */
+static void reset_forgets_what_the_fast_path_knew(void **state)
+{
+	struct nvl_mutex a, b, a2, b2;
+	struct nvl_signalling_cookie c;
+
+	nvl_mutex_init(&a, &a_class);
+	nvl_mutex_init(&b, &b_class);
+	nvl_mutex_init(&a2, &a_class);
+	nvl_mutex_init(&b2, &b_class);
+	for (int i = 0; i < 10; i++)
+		lock_pair(&a, &b);
+	c = nvl_fence_begin_signalling();
+	nvl_mutex_lock(&b);
+	nvl_mutex_unlock(&b);
+	nvl_fence_end_signalling(c);
+	nvl_mutex_lock(&b);
+	assert_false(nvl_checker_signalling_safe());
+	nvl_mutex_unlock(&b);
+	assert_int_equal(nvl_checker_violations(), 0);
+	nvl_checker_reset();
+	nvl_mutex_lock(&b);
+	assert_true(nvl_checker_signalling_safe());
+	nvl_mutex_unlock(&b);
+	lock_pair(&b2, &a2); /* the only order now */
+	assert_int_equal(nvl_checker_violations(), 0);
+	lock_pair(&a, &b);
+	expect_report(1, "lock-order-inversion");
+	nvl_mutex_destroy(&a);
+	nvl_mutex_destroy(&b);
+	nvl_mutex_destroy(&a2);
+	nvl_mutex_destroy(&b2);
+}
+
+static void abort_mode_aborts_on_a_known_class_in_a_new_context(void **state)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct nvl_signalling_cookie c;
+		struct nvl_mutex a;
+
+		(void)!freopen("/dev/null", "w", stderr);
+		nvl_checker_set_mode(NVL_CHECKER_ABORT);
+		nvl_mutex_init(&a, &a_class);
+		nvl_mutex_lock(&a);
+		nvl_fence_might_wait(true); /* a -> fence_signalling */
+		nvl_mutex_unlock(&a);
+		for (int i = 0; i < 100; i++) {
+			nvl_mutex_lock(&a);
+			nvl_mutex_unlock(&a);
+		}
+		c = nvl_fence_begin_signalling();
+		nvl_mutex_lock(&a);
+		nvl_mutex_unlock(&a);
+		nvl_fence_end_signalling(c);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGABRT);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -583,6 +859,13 @@ static const struct CMUnitTest tests[] = {
 	T(env_sets_the_mode),
 	T(sections_are_per_thread),
 	T(warn_mode_sections_keep_every_rule),
+	T(known_class_taken_in_a_section_is_still_reported),
+	T(known_class_under_a_new_lock_is_still_reported),
+	T(known_resv_in_a_section_is_still_reported),
+	T(nested_releases_leave_the_right_locks_held),
+	T(many_held_classes_are_all_checked),
+	T(reset_forgets_what_the_fast_path_knew),
+	T(abort_mode_aborts_on_a_known_class_in_a_new_context),
 };
 
 T_MAIN(tests)
