@@ -45,11 +45,6 @@ void nvl_resv_acquire_init(struct nvl_ww_acquire_ctx *ctx)
 	nvl_ww_acquire_init(ctx, &nvl_resv_lock_class);
 }
 
-int nvl_resv_lock(struct nvl_resv *resv, struct nvl_ww_acquire_ctx *ctx)
-{
-	return nvl_ww_mutex_lock(&resv->lock, ctx);
-}
-
 void nvl_resv_lock_slow(struct nvl_resv *resv, struct nvl_ww_acquire_ctx *ctx)
 {
 	nvl_ww_mutex_lock_slow(&resv->lock, ctx);
@@ -58,12 +53,6 @@ void nvl_resv_lock_slow(struct nvl_resv *resv, struct nvl_ww_acquire_ctx *ctx)
 bool nvl_resv_trylock(struct nvl_resv *resv)
 {
 	return nvl_ww_mutex_trylock(&resv->lock, NULL);
-}
-
-void nvl_resv_unlock(struct nvl_resv *resv)
-{
-	resv->usable = resv->num;
-	nvl_ww_mutex_unlock(&resv->lock);
 }
 
 /* the complaint of nvl_resv_assert_held() (inline in resv.h) */

@@ -84,8 +84,12 @@ void nvl_resv_fini(struct nvl_resv *resv);
  * Return: 0; -EDEADLK (back off, nvl_resv_lock_slow(), retry); -EALREADY
  * when @ctx already holds it.
  */
-int nvl_resv_lock(struct nvl_resv *resv,
-		  struct nvl_ww_acquire_ctx *ctx) NVL_MUST_CHECK;
+static inline NVL_MUST_CHECK int nvl_resv_lock(struct nvl_resv *resv,
+					       struct nvl_ww_acquire_ctx *ctx)
+{
+	/* inline: a call level fewer on every exec's two resvs (issue 15) */
+	return nvl_ww_mutex_lock(&resv->lock, ctx);
+}
 
 /**
  * nvl_resv_lock_slow() - take the contended lock after backing off.
@@ -103,7 +107,11 @@ void nvl_resv_lock_slow(struct nvl_resv *resv, struct nvl_ww_acquire_ctx *ctx);
 bool nvl_resv_trylock(struct nvl_resv *resv);
 
 /** nvl_resv_unlock() - release; unused reservations lapse. @resv: the resv */
-void nvl_resv_unlock(struct nvl_resv *resv);
+static inline void nvl_resv_unlock(struct nvl_resv *resv)
+{
+	resv->usable = resv->num;
+	nvl_ww_mutex_unlock(&resv->lock);
+}
 
 /** nvl_resv_not_held() - nvl_resv_assert_held()'s complaint. @resv: it */
 void nvl_resv_not_held(struct nvl_resv *resv);

@@ -114,19 +114,16 @@ static void take(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
 		ctx->acquired++;
 }
 
-static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
-		   bool slow)
+/*
+ * The rest of an acquisition that found @m held (or its wait_lock
+ * contended): entered with the checker told and @m->wait_lock held.
+ */
+static __attribute__((noinline)) int
+ww_lock_locked(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
+	       bool slow)
 {
 	bool blocked = false;
 
-	/* a wound of this context happened under the wait_lock of a mutex
-	 * it held, before it dropped it: with none held, the load sees it
-	 * (the store, a locked exchange on x86, only when needed) */
-	if (ctx && ctx->acquired == 0 &&
-	    atomic_load_explicit(&ctx->wounded, memory_order_relaxed))
-		atomic_store(&ctx->wounded, false);
-	nvl_checker_lock_acquire(m->cls, false);
-	nvl_flock_lock(&m->wait_lock);
 	for (;;) {
 		if (!m->locked) {
 			take(m, ctx);
@@ -165,6 +162,33 @@ static int ww_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx,
 		atomic_store(&ctx->blocked_on, NULL);
 	nvl_flock_unlock(&m->wait_lock);
 	return 0;
+}
+
+/*
+ * The common acquisition (a free mutex, its wait_lock free) is inline
+ * here, without the wait loop's frame; anything else continues in
+ * ww_lock_locked() with the same checks.
+ */
+static inline int ww_lock(struct nvl_ww_mutex *m,
+			  struct nvl_ww_acquire_ctx *ctx, bool slow)
+{
+	/* a wound of this context happened under the wait_lock of a mutex
+	 * it held, before it dropped it: with none held, the load sees it
+	 * (the store, a locked exchange on x86, only when needed) */
+	if (ctx && ctx->acquired == 0 &&
+	    atomic_load_explicit(&ctx->wounded, memory_order_relaxed))
+		atomic_store(&ctx->wounded, false);
+	nvl_checker_lock_acquire(m->cls, false);
+	if (likely(nvl_flock_trylock(&m->wait_lock))) {
+		if (likely(!m->locked)) {
+			take(m, ctx);
+			nvl_flock_unlock(&m->wait_lock);
+			return 0;
+		}
+	} else {
+		nvl_flock_lock_slow(&m->wait_lock);
+	}
+	return ww_lock_locked(m, ctx, slow);
 }
 
 int nvl_ww_mutex_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
