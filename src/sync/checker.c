@@ -91,6 +91,13 @@ static _Thread_local struct checker_thread ctls;
 static _Thread_local struct checker_thread *ctls_p
 	__attribute__((tls_model("initial-exec")));
 
+/* the calling thread's state from its first use of ctls_p on */
+static __attribute__((noinline, cold)) struct checker_thread *me_init(void)
+{
+	ctls_p = &ctls;
+	return ctls_p;
+}
+
 static atomic_int mode = -1;
 static atomic_uint thread_tags;
 static bool full_stacks_env;
@@ -768,28 +775,57 @@ bool nvl_fence_in_signalling(void)
 	return ctls.depth > 0;
 }
 
+static __attribute__((noinline, cold)) void
+alloc_in_section(struct checker_thread *t, size_t size_B)
+{
+	char what[64];
+
+	t->busy = true;
+	snprintf(what, sizeof(what), "allocation of %zu bytes", size_B);
+	report_section(t, "alloc-in-signalling", what);
+	t->busy = false;
+}
+
+/* held -> reclaim for every held class without that edge yet */
+static __attribute__((noinline)) void alloc_edges(struct checker_thread *t)
+{
+	unsigned r = class_id(&reclaim_class);
+
+	t->busy = true;
+	add_edges_to(t, r);
+	t->busy = false;
+}
+
+/*
+ * Every allocation (nvl_might_alloc() too, for cached objects) comes here:
+ * the common case, no section open and nothing held (or every held class
+ * already ordered before "reclaim"), is a few loads without a frame.
+ */
 static void alloc_observer(size_t size_B)
 {
-	struct checker_thread *t = &ctls;
+	struct checker_thread *t = ctls_p;
 	int m = atomic_load_explicit(&mode, memory_order_relaxed);
 
-	if (m <= NVL_CHECKER_OFF || t->busy)
+	if (m <= NVL_CHECKER_OFF)
 		return;
-	if (t->depth > 0) {
-		char what[64];
-
-		t->busy = true;
-		snprintf(what, sizeof(what), "allocation of %zu bytes", size_B);
-		report_section(t, "alloc-in-signalling", what);
-		t->busy = false;
+	if (unlikely(!t))
+		t = me_init();
+	if (t->busy)
+		return;
+	if (unlikely(t->depth > 0)) {
+		alloc_in_section(t, size_B);
 		return;
 	}
 	if (holds_any(t)) {
-		unsigned r = class_id(&reclaim_class);
+		/* the reclaim class has its id from the first get_mode() on */
+		unsigned r = atomic_load_explicit(&reclaim_class.id,
+						  memory_order_relaxed);
+		uint64_t miss = 0;
 
-		t->busy = true;
-		add_edges_to(t, r);
-		t->busy = false;
+		for (unsigned w = 0; w < WORDS; w++)
+			miss |= missing_edges(t, r, w);
+		if (miss)
+			alloc_edges(t);
 	}
 }
 
