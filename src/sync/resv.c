@@ -62,20 +62,13 @@ void nvl_resv_not_held(struct nvl_resv *resv)
 		(void *)resv);
 }
 
-int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
+/* nvl_resv_reserve_fences() beyond the array's capacity: grow it */
+static __attribute__((noinline)) int resv_grow(struct nvl_resv *resv,
+					       unsigned num, unsigned want)
 {
 	struct nvl_resv_entry *n, *old;
-	unsigned want, cap;
+	unsigned cap;
 
-	nvl_resv_assert_held(resv);
-	if (__builtin_add_overflow(resv->num, num, &want))
-		return nvl_error(-ENOMEM, "resv: reserving %u slots overflows",
-				 num);
-	if (want <= resv->max) {
-		if (want > resv->usable)
-			resv->usable = want;
-		return 0;
-	}
 	cap = NVL_MAX(want, resv->max * 2);
 	cap = NVL_MAX(cap, 4u);
 	n = nvl_calloc(cap, sizeof(*n));
@@ -94,6 +87,23 @@ int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 	resv->usable = want;
 	nvl_free(old);
 	return 0;
+}
+
+int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
+{
+	unsigned want;
+
+	nvl_resv_assert_held(resv);
+	if (__builtin_add_overflow(resv->num, num, &want))
+		return nvl_error(-ENOMEM, "resv: reserving %u slots overflows",
+				 num);
+	/* the usual case (room in the array) without a stack frame */
+	if (likely(want <= resv->max)) {
+		if (want > resv->usable)
+			resv->usable = want;
+		return 0;
+	}
+	return resv_grow(resv, num, want);
 }
 
 int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,

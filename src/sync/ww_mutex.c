@@ -99,10 +99,10 @@ static void wake_victim(struct nvl_ww_mutex *b)
 	nvl_flock_unlock(&b->wait_lock);
 }
 
-/* pthread_t is an integer (glibc, musl): the id held_by_me compares */
+/* the id held_by_me compares */
 static inline uintptr_t self_id(void)
 {
-	return (uintptr_t)pthread_self();
+	return nvl_ww_self();
 }
 
 static void take(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)

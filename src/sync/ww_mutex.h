@@ -48,7 +48,7 @@ struct nvl_ww_acquire_ctx {
  * @waiters: threads asleep on @seq (unlock wakes only if any)
  * @locked: held?
  * @ctx: holder's context (NULL when taken without one)
- * @owner: the holding thread's pthread_self() while @locked, 0 when free
+ * @owner: the holding thread's nvl_ww_self() while @locked, 0 when free
  *         (written under @wait_lock, read lock-free by held_by_me: only
  *         the holder itself can store or clear its own id); unlock from
  *         the same thread
@@ -130,6 +130,30 @@ void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m);
 bool nvl_ww_mutex_is_locked(struct nvl_ww_mutex *m);
 
 /**
+ * nvl_ww_self() - the calling thread's id as @owner records it: the thread
+ * pointer (one register read; unique among live threads, as every thread
+ * has its own TLS block) where the compiler provides it, else
+ * pthread_self() (a call into the C library, whose clobbers gave the
+ * exec path's resv checks a stack frame each).
+ *
+ * Return: the id.
+ */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+#define NVL_WW_SELF_TP 1
+#endif
+#endif
+
+static inline uintptr_t nvl_ww_self(void)
+{
+#ifdef NVL_WW_SELF_TP
+	return (uintptr_t)__builtin_thread_pointer();
+#else
+	return (uintptr_t)pthread_self();
+#endif
+}
+
+/**
  * nvl_ww_mutex_held_by_me() - is @m held by the calling thread?
  * @m: the mutex
  *
@@ -139,7 +163,7 @@ static inline bool nvl_ww_mutex_held_by_me(struct nvl_ww_mutex *m)
 {
 	/* inline: every resv write checks it (issue 15, the exec path) */
 	return atomic_load_explicit(&m->owner, memory_order_relaxed) ==
-	       (uintptr_t)pthread_self();
+	       nvl_ww_self();
 }
 
 #endif /* NVL_SYNC_WW_MUTEX_H */
