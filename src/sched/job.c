@@ -100,18 +100,15 @@ int nvl_sched_job_add_dependency(struct nvl_sched_job *job,
 	return 0;
 }
 
-int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
-					struct nvl_resv *resv,
-					enum nvl_resv_usage usage)
+/* the fences of @resv with usage <= @usage become dependencies of @job */
+static __attribute__((noinline)) int add_resv_deps(struct nvl_sched_job *job,
+						   struct nvl_resv *resv,
+						   enum nvl_resv_usage usage)
 {
 	struct nvl_resv_iter it;
 	struct nvl_fence *f;
 	int ret;
 
-	if (!job || job->state != NVL_SCHED_JOB_INIT || !resv)
-		return nvl_error(-EINVAL,
-				 "sched: resv dependencies on a job that is "
-				 "not initialised or already armed");
 	/* the iteration asserts that @resv is held */
 	nvl_resv_for_each_fence (&it, resv, usage, f) {
 		ret = nvl_sched_job_add_dependency(job, nvl_fence_get(f));
@@ -119,6 +116,27 @@ int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
 			return ret;
 	}
 	return 0;
+}
+
+int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
+					struct nvl_resv *resv,
+					enum nvl_resv_usage usage)
+{
+	struct nvl_resv_iter it;
+
+	if (!job || job->state != NVL_SCHED_JOB_INIT || !resv)
+		return nvl_error(-EINVAL,
+				 "sched: resv dependencies on a job that is "
+				 "not initialised or already armed");
+	/*
+	 * An exec's two resvs usually hold no fence of @usage (KERNEL: a
+	 * move): that is found without a stack frame; a resv that has one
+	 * is walked again by add_resv_deps(). The iteration asserts that
+	 * @resv is held.
+	 */
+	if (likely(!nvl_resv_iter_first(&it, resv, usage)))
+		return 0;
+	return add_resv_deps(job, resv, usage);
 }
 
 int nvl_sched_job_arm(struct nvl_sched_job *job)

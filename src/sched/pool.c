@@ -387,6 +387,8 @@ int64_t nvl_sched_deadline(const struct nvl_sched *sched)
 	       sched->timeout_ns;
 }
 
+static void timer_update_locked(struct nvl_sched *sched);
+
 void nvl_sched_timer_update(struct nvl_sched *sched)
 {
 	int64_t d = sched->deadline_ns;
@@ -410,6 +412,14 @@ void nvl_sched_timer_update(struct nvl_sched *sched)
 		if (d == NVL_TIMEOUT_INFINITE || atomic_load(&sched->on_timer))
 			return;
 	}
+	timer_update_locked(sched);
+}
+
+/* nvl_sched_timer_update()'s slow path, under the pool lock (out of line:
+ * the fast path runs twice per exec and then needs no stack frame) */
+static __attribute__((noinline)) void
+timer_update_locked(struct nvl_sched *sched)
+{
 	nvl_mutex_lock(&pool.lock);
 	if (sched->pool_dead) {
 		nvl_mutex_unlock(&pool.lock);
