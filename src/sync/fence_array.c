@@ -16,18 +16,11 @@
 #include "base/log.h"
 #include "sync/fence_array.h"
 
-static const struct nvl_fence_ops array_ops;
-
 struct nvl_fence_array *nvl_to_fence_array(struct nvl_fence *f)
 {
-	if (!f || f->ops != &array_ops)
+	if (!f || f->ops != &nvl_fence_array_ops)
 		return NULL;
 	return container_of(f, struct nvl_fence_array, base);
-}
-
-bool nvl_fence_is_array(struct nvl_fence *f)
-{
-	return f && f->ops == &array_ops;
 }
 
 static const char *array_driver_name(struct nvl_fence *f)
@@ -144,7 +137,7 @@ static void array_release(struct nvl_fence *f)
 	nvl_free(a);
 }
 
-static const struct nvl_fence_ops array_ops = {
+const struct nvl_fence_ops nvl_fence_array_ops = {
 	.get_driver_name = array_driver_name,
 	.get_timeline_name = array_timeline_name,
 	.enable_signaling = array_enable_signaling,
@@ -173,7 +166,7 @@ void nvl_fence_array_init(struct nvl_fence_array *array, unsigned num_fences,
 			  struct nvl_fence **fences, uint64_t context,
 			  uint64_t seqno, bool signal_on_any)
 {
-	nvl_fence_init(&array->base, &array_ops, context, seqno);
+	nvl_fence_init(&array->base, &nvl_fence_array_ops, context, seqno);
 	array->num_fences = num_fences;
 	array->fences = fences;
 	atomic_init(&array->num_pending, signal_on_any ? 1 : (int)num_fences);

@@ -84,12 +84,20 @@ int nvl_fence_array_create(unsigned num_fences, struct nvl_fence **fences,
  */
 struct nvl_fence_array *nvl_to_fence_array(struct nvl_fence *f);
 
+/** nvl_fence_array_ops - the operations of every fence array. */
+extern const struct nvl_fence_ops nvl_fence_array_ops;
+
 /**
  * nvl_fence_is_array() - is @f a fence array?
  * @f: a fence
  *
+ * Inline (a compare): every resv add_fence checks it (issue 15).
+ *
  * Return: true for arrays.
  */
-bool nvl_fence_is_array(struct nvl_fence *f);
+static inline bool nvl_fence_is_array(struct nvl_fence *f)
+{
+	return f && f->ops == &nvl_fence_array_ops;
+}
 
 #endif /* NVL_SYNC_FENCE_ARRAY_H */

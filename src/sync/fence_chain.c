@@ -24,15 +24,6 @@
 #include "sync/fence_array.h"
 #include "sync/fence_chain.h"
 
-static const struct nvl_fence_ops chain_ops;
-
-struct nvl_fence_chain *nvl_to_fence_chain(struct nvl_fence *f)
-{
-	if (!f || f->ops != &chain_ops)
-		return NULL;
-	return container_of(f, struct nvl_fence_chain, base);
-}
-
 struct nvl_fence *nvl_fence_chain_contained(struct nvl_fence *f)
 {
 	struct nvl_fence_chain *c = nvl_to_fence_chain(f);
@@ -207,7 +198,7 @@ static const char *chain_timeline_name(struct nvl_fence *f)
 	return "unbound";
 }
 
-static const struct nvl_fence_ops chain_ops = {
+const struct nvl_fence_ops nvl_fence_chain_ops = {
 	.get_driver_name = chain_driver_name,
 	.get_timeline_name = chain_timeline_name,
 	.enable_signaling = chain_enable_signaling,
@@ -248,7 +239,7 @@ void nvl_fence_chain_init(struct nvl_fence_chain *chain, struct nvl_fence *prev,
 		if (pc && prev->seqno > seqno)
 			seqno = prev->seqno;
 	}
-	nvl_fence_init64(&chain->base, &chain_ops, context, seqno);
+	nvl_fence_init64(&chain->base, &nvl_fence_chain_ops, context, seqno);
 }
 
 int nvl_fence_chain_find_seqno(struct nvl_fence **pfence, uint64_t seqno)

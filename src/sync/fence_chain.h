@@ -61,13 +61,23 @@ void nvl_fence_chain_free(struct nvl_fence_chain *chain);
 void nvl_fence_chain_init(struct nvl_fence_chain *chain, struct nvl_fence *prev,
 			  struct nvl_fence *fence, uint64_t seqno);
 
+/** nvl_fence_chain_ops - the operations of every chain node. */
+extern const struct nvl_fence_ops nvl_fence_chain_ops;
+
 /**
  * nvl_to_fence_chain() - downcast.
  * @f: a fence, may be NULL
  *
+ * Inline (a compare): every resv add_fence checks it (issue 15).
+ *
  * Return: the chain node, or NULL when @f is not one.
  */
-struct nvl_fence_chain *nvl_to_fence_chain(struct nvl_fence *f);
+static inline struct nvl_fence_chain *nvl_to_fence_chain(struct nvl_fence *f)
+{
+	if (!f || f->ops != &nvl_fence_chain_ops)
+		return NULL;
+	return container_of(f, struct nvl_fence_chain, base);
+}
 
 /**
  * nvl_fence_chain_contained() - the fence a node wraps, or @f itself when
