@@ -49,7 +49,6 @@
 #include "sync/checker.h"
 
 #define MAX_CLASSES 128
-#define MAX_HELD 48
 #define MAX_FRAMES 24
 #define WORDS ((MAX_CLASSES + 63) / 64)
 #define REPORT_SIZE 8192
