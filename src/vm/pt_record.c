@@ -765,6 +765,77 @@ static inline void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
 			    want);
 }
 
+/* [va, va + range) is one whole 64 KiB block (a tile) */
+static inline bool one_block(uint64_t va, uint64_t range)
+{
+	return range == (1ull << (PAGE_SHIFT + BLK_SHIFT)) &&
+	       !(va & (range - 1));
+}
+
+/* the block index of @va in its chunk */
+static inline uint32_t block_of(uint64_t va)
+{
+	return (uint32_t)(va >> (PAGE_SHIFT + BLK_SHIFT)) & (NBLK - 1);
+}
+
+/*
+ * map_ents() of block @b of @c, the common tile: when neither the block
+ * nor its neighbours name a descriptor or are split, no descriptor can be
+ * shared and the map takes a free one; the same stores as map_ents(),
+ * without its general case (issue 19: a tile op's record instructions).
+ * Return: false, nothing changed, when the general way must map.
+ */
+static inline bool map_block(struct chunk *c, uint32_t b,
+			     const struct desc *want)
+{
+	uint16_t old = c->big[b];
+	uint16_t l = b ? c->big[b - 1] : E_INVALID;
+	uint16_t r = b + 1 < NBLK ? c->big[b + 1] : E_INVALID;
+	uint32_t i;
+
+	/* E_INVALID and E_SPARSE are 0 and 1, anything else >= E_DESC */
+	if ((old | l | r) >= E_DESC)
+		return false;
+	if (c->free != NO_DESC) {
+		i = c->free;
+		c->free = (uint16_t)c->d[i].delta;
+	} else if (c->top < c->cap) {
+		i = c->top++;
+	} else {
+		return false;
+	}
+	c->d[i] = *want;
+	c->d[i].npages = BLK_PAGES;
+	if (old == E_INVALID)
+		c->present += BLK_PAGES;
+	c->big[b] = (uint16_t)(E_DESC + i);
+	return true;
+}
+
+/*
+ * release() and fill() of block @b of @c with @what (E_INVALID or
+ * E_SPARSE) when it names a descriptor whole: a tile's unmap. Return:
+ * false, nothing changed, when the general way must write.
+ */
+static inline bool unmap_block(struct chunk *c, uint32_t b, uint16_t what)
+{
+	uint16_t old = c->big[b];
+	struct desc *d;
+
+	if (old < E_DESC || old == E_SPLIT)
+		return false;
+	d = &c->d[old - E_DESC];
+	d->npages -= BLK_PAGES;
+	if (!d->npages) {
+		d->delta = c->free;
+		c->free = (uint16_t)(old - E_DESC);
+	}
+	if (what == E_INVALID)
+		c->present -= BLK_PAGES;
+	c->big[b] = what;
+	return true;
+}
+
 static void rec_map(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift, struct nvl_gem_object *obj,
 		    uint64_t bo_offset, uint32_t flags)
@@ -781,7 +852,14 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
+	if (one_block(va, range)) {
+		struct chunk *c = find(rec, va >> (PAGE_SHIFT + CHUNK_SHIFT));
+
+		if (c && map_block(c, block_of(va), &d))
+			goto out;
+	}
 	write_range(rec, va, range, E_DESC, &d);
+out:
 	rec_unlock(rec);
 }
 
@@ -793,7 +871,15 @@ static void rec_unmap(void *priv, uint64_t va, uint64_t range,
 	(void)page_shift;
 	rec_lock(rec);
 	rec->unmaps++;
+	if (one_block(va, range)) {
+		struct chunk *c = find(rec, va >> (PAGE_SHIFT + CHUNK_SHIFT));
+
+		if (c && unmap_block(c, block_of(va),
+				     to_sparse ? E_SPARSE : E_INVALID))
+			goto out;
+	}
 	write_range(rec, va, range, to_sparse ? E_SPARSE : E_INVALID, NULL);
+out:
 	rec_unlock(rec);
 }
 
