@@ -23,8 +23,9 @@
  * Writes (map, unmap, sparse) happen in the commit phase and must not
  * allocate, so get() does what a real backend does: it allocates the chunks
  * ("page-table pages") of the range, takes a reference on each, and makes
- * room in each for one more descriptor than it has references (every live
- * descriptor has a page that a live mapping, which holds a reference, maps).
+ * room in each for one more descriptor than it has references other than
+ * sparse regions' (every live descriptor has a page that a live mapping,
+ * which holds a reference, maps; a region writes none).
  * put() drops the references and frees a chunk with its last. A write that
  * finds no chunk or no free descriptor, or would split a block of a chunk
  * whose get()s asked for no page entries, is counted in stats.errors: a
@@ -80,10 +81,10 @@ static size_t chunk_bytes(uint32_t cap)
 	return (b + 63) & ~(size_t)63;
 }
 
-/* Size class of a @cap-descriptor chunk (a power of two, 4 to 512). */
+/* Size class of a @cap-descriptor chunk (a power of two, 2 to 512). */
 static int pool_class(uint32_t cap)
 {
-	return __builtin_ctz(cap) - 2;
+	return __builtin_ctz(cap) - 1;
 }
 
 /* @bytes from class @k (always the same size), or NULL */
@@ -256,7 +257,8 @@ static void chunk_drop(struct nvl_vm_pt_record *rec, struct slot *sl)
 	pool_put(&rec->pool, pool_class(c->cap), c);
 }
 
-static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
+/* Drop a reference on chunk @key; @reg: a sparse region's (get_region()). */
+static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key, bool reg)
 {
 	struct slot *sl = find_slot(rec, key);
 
@@ -264,6 +266,8 @@ static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key)
 		rec->errors++;
 		return;
 	}
+	if (reg && sl->regs)
+		sl->regs--;
 	if (!--sl->refs)
 		chunk_drop(rec, sl);
 }
@@ -282,7 +286,6 @@ static struct slot *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
 	c = chunk_alloc(&rec->pool, DESC_MIN);
 	if (!c)
 		return NULL;
-	c->key = key;
 	c->top = 0;
 	c->free = NO_DESC;
 	c->present = 0;
@@ -305,7 +308,7 @@ static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
 	memcpy(nc, c, sizeof(*c) + c->cap * sizeof(struct desc));
 	nc->cap = (uint16_t)cap;
 	sl->c = nc; /* the index did not move; nor do the page entries */
-	sl->cap = cap;
+	sl->cap = (uint16_t)cap;
 	rec->chunk_B += chunk_bytes(cap) - chunk_bytes(c->cap);
 	pool_put(&rec->pool, pool_class(c->cap), c);
 	return 0;
@@ -313,16 +316,18 @@ static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
 
 /*
  * Take one reference on chunk @key with a spare descriptor, and page
- * entries if @pg.
+ * entries if @pg; @reg: a sparse region's reference, which writes no
+ * descriptor (the chunk's room is enough as it is).
  */
-static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg)
+static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
+		     bool reg)
 {
 	struct slot *sl = find_slot(rec, key);
 	uint32_t need;
 
 	if (!sl->c && !(sl = chunk_new(rec, key)))
 		return -ENOMEM;
-	need = NVL_MIN(sl->refs + 2, CHUNK_PAGES);
+	need = reg ? 0 : slot_need(sl);
 	if (sl->cap < need) {
 		uint32_t cap = sl->cap;
 
@@ -339,6 +344,8 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg)
 		rec->chunk_B += PE_BYTES;
 	}
 	sl->refs++;
+	if (reg && sl->regs < UINT16_MAX)
+		sl->regs++;
 	return 0;
 fail:
 	if (!sl->refs)
@@ -347,30 +354,32 @@ fail:
 }
 
 /* get_range() of more than one chunk, or of one that must be made or grow */
-static __attribute__((noinline)) int
-get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range, bool pg);
+static __attribute__((noinline)) int get_slow(struct nvl_vm_pt_record *rec,
+					      uint64_t va, uint64_t range,
+					      bool pg, bool reg);
 
 /*
- * get() and get_region(): @pg, the range's writes may split blocks. One
- * existing chunk with room for another descriptor is a reference more.
+ * get() and get_region() (@reg): @pg, the range's writes may split blocks.
+ * One existing chunk with room for another descriptor is a reference more.
  */
 static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
-			    uint64_t range, bool pg)
+			    uint64_t range, bool pg, bool reg)
 {
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
 	struct slot *sl;
 
 	if (k0 != k1)
-		return get_slow(rec, va, range, pg);
+		return get_slow(rec, va, range, pg, reg);
 	rec_lock(rec);
 	sl = find_slot(rec, k0);
-	if (!sl->c || sl->cap < NVL_MIN(sl->refs + 2, CHUNK_PAGES) ||
-	    (pg && !sl->pe)) {
+	if (!sl->c || (!reg && sl->cap < slot_need(sl)) || (pg && !sl->pe)) {
 		rec_unlock(rec);
-		return get_slow(rec, va, range, pg);
+		return get_slow(rec, va, range, pg, reg);
 	}
 	sl->refs++;
+	if (reg && sl->regs < UINT16_MAX)
+		sl->regs++;
 	/*
 	 * What the map will write, loaded while GPUVM works on: the header
 	 * and the descriptors (the one it takes is the free list's head,
@@ -390,7 +399,7 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 }
 
 static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
-		    bool pg)
+		    bool pg, bool reg)
 {
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
@@ -403,10 +412,10 @@ static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
 	 */
 	rec_lock(rec);
 	for (uint64_t k = k0; k <= k1; k++) {
-		ret = chunk_ref(rec, k, pg);
+		ret = chunk_ref(rec, k, pg, reg);
 		if (ret) {
 			while (k-- > k0)
-				chunk_unref(rec, k);
+				chunk_unref(rec, k, reg);
 			break;
 		}
 	}
@@ -446,7 +455,8 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
 {
 	return get_range(priv, va, range,
 			 page_shift < PAGE_SHIFT + BLK_SHIFT ||
-				 part_blocks(va, range));
+				 part_blocks(va, range),
+			 false);
 }
 
 /*
@@ -457,20 +467,19 @@ static int rec_get(void *priv, uint64_t va, uint64_t range,
  */
 static int rec_get_region(void *priv, uint64_t va, uint64_t range)
 {
-	return get_range(priv, va, range, part_blocks(va, range));
+	return get_range(priv, va, range, part_blocks(va, range), true);
 }
 
-static void rec_put(void *priv, uint64_t va, uint64_t range,
-		    unsigned int page_shift)
+/* put() and put_region() (@reg) */
+static inline void put_range(struct nvl_vm_pt_record *rec, uint64_t va,
+			     uint64_t range, bool reg)
 {
-	struct nvl_vm_pt_record *rec = priv;
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
 
-	(void)page_shift;
 	rec_lock(rec);
 	for (uint64_t k = k0; k <= k1; k++)
-		chunk_unref(rec, k);
+		chunk_unref(rec, k, reg);
 	if (!rec->refs)
 		rec->errors++;
 	else
@@ -478,9 +487,16 @@ static void rec_put(void *priv, uint64_t va, uint64_t range,
 	rec_unlock(rec);
 }
 
+static void rec_put(void *priv, uint64_t va, uint64_t range,
+		    unsigned int page_shift)
+{
+	(void)page_shift;
+	put_range(priv, va, range, false);
+}
+
 static void rec_put_region(void *priv, uint64_t va, uint64_t range)
 {
-	rec_put(priv, va, range, PAGE_SHIFT);
+	put_range(priv, va, range, true);
 }
 
 /* Page entries go four to a 64-bit word: a block is four loads or stores. */
@@ -749,6 +765,77 @@ static inline void write_range(struct nvl_vm_pt_record *rec, uint64_t va,
 			    want);
 }
 
+/* [va, va + range) is one whole 64 KiB block (a tile) */
+static inline bool one_block(uint64_t va, uint64_t range)
+{
+	return range == (1ull << (PAGE_SHIFT + BLK_SHIFT)) &&
+	       !(va & (range - 1));
+}
+
+/* the block index of @va in its chunk */
+static inline uint32_t block_of(uint64_t va)
+{
+	return (uint32_t)(va >> (PAGE_SHIFT + BLK_SHIFT)) & (NBLK - 1);
+}
+
+/*
+ * map_ents() of block @b of @c, the common tile: when neither the block
+ * nor its neighbours name a descriptor or are split, no descriptor can be
+ * shared and the map takes a free one; the same stores as map_ents(),
+ * without its general case (issue 19: a tile op's record instructions).
+ * Return: false, nothing changed, when the general way must map.
+ */
+static inline bool map_block(struct chunk *c, uint32_t b,
+			     const struct desc *want)
+{
+	uint16_t old = c->big[b];
+	uint16_t l = b ? c->big[b - 1] : E_INVALID;
+	uint16_t r = b + 1 < NBLK ? c->big[b + 1] : E_INVALID;
+	uint32_t i;
+
+	/* E_INVALID and E_SPARSE are 0 and 1, anything else >= E_DESC */
+	if ((old | l | r) >= E_DESC)
+		return false;
+	if (c->free != NO_DESC) {
+		i = c->free;
+		c->free = (uint16_t)c->d[i].delta;
+	} else if (c->top < c->cap) {
+		i = c->top++;
+	} else {
+		return false;
+	}
+	c->d[i] = *want;
+	c->d[i].npages = BLK_PAGES;
+	if (old == E_INVALID)
+		c->present += BLK_PAGES;
+	c->big[b] = (uint16_t)(E_DESC + i);
+	return true;
+}
+
+/*
+ * release() and fill() of block @b of @c with @what (E_INVALID or
+ * E_SPARSE) when it names a descriptor whole: a tile's unmap. Return:
+ * false, nothing changed, when the general way must write.
+ */
+static inline bool unmap_block(struct chunk *c, uint32_t b, uint16_t what)
+{
+	uint16_t old = c->big[b];
+	struct desc *d;
+
+	if (old < E_DESC || old == E_SPLIT)
+		return false;
+	d = &c->d[old - E_DESC];
+	d->npages -= BLK_PAGES;
+	if (!d->npages) {
+		d->delta = c->free;
+		c->free = (uint16_t)(old - E_DESC);
+	}
+	if (what == E_INVALID)
+		c->present -= BLK_PAGES;
+	c->big[b] = what;
+	return true;
+}
+
 static void rec_map(void *priv, uint64_t va, uint64_t range,
 		    unsigned int page_shift, struct nvl_gem_object *obj,
 		    uint64_t bo_offset, uint32_t flags)
@@ -765,7 +852,14 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
+	if (one_block(va, range)) {
+		struct chunk *c = find(rec, va >> (PAGE_SHIFT + CHUNK_SHIFT));
+
+		if (c && map_block(c, block_of(va), &d))
+			goto out;
+	}
 	write_range(rec, va, range, E_DESC, &d);
+out:
 	rec_unlock(rec);
 }
 
@@ -777,7 +871,15 @@ static void rec_unmap(void *priv, uint64_t va, uint64_t range,
 	(void)page_shift;
 	rec_lock(rec);
 	rec->unmaps++;
+	if (one_block(va, range)) {
+		struct chunk *c = find(rec, va >> (PAGE_SHIFT + CHUNK_SHIFT));
+
+		if (c && unmap_block(c, block_of(va),
+				     to_sparse ? E_SPARSE : E_INVALID))
+			goto out;
+	}
 	write_range(rec, va, range, to_sparse ? E_SPARSE : E_INVALID, NULL);
+out:
 	rec_unlock(rec);
 }
 

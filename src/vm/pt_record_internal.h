@@ -49,11 +49,13 @@ struct desc {
  * entries exist once a get() asked for pages below 64 KiB (as a GPU
  * backend allocates a small page table) and are not touched until a block
  * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
- * and 8,192 such headers (16 GiB) are 1.5 MiB, where chunks with their page
- * entries inline were 9.4 MiB and missed the caches.
+ * where chunks with their page entries inline were 1.2 KiB and missed the
+ * caches. Its key is its slot's only: a header of 16 bytes, its block
+ * entries and two descriptors are 128 bytes, and 8,192 such chunks (16
+ * GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and four
+ * descriptors; issue 19).
  */
 struct chunk {
-	uint64_t key; /* va >> (PAGE_SHIFT + CHUNK_SHIFT) */
 	uint16_t *pe; /* page entries, or NULL */
 	uint16_t cap; /* descriptors */
 	uint16_t top; /* descriptors ever handed out; the rest never used */
@@ -65,32 +67,47 @@ struct chunk {
 
 /*
  * The chunk index: open addressing with linear probing, at most half full.
- * A slot holds the key, the chunk, its page entries and the chunk's
- * reference count and descriptor capacity, so get() and put() read one
- * slot and never the chunk itself (unless it must grow); get() prefetches
- * what the map that follows writes. A chained table walked cold chunks
- * just to compare keys.
+ * A slot holds the key (va >> (PAGE_SHIFT + CHUNK_SHIFT)), the chunk, its
+ * page entries and the chunk's reference count and descriptor capacity,
+ * so get() and put() read one slot and never the chunk itself (unless it
+ * must grow); get() prefetches what the map that follows writes. A
+ * chained table walked cold chunks just to compare keys.
+ *
+ * @regs counts the references of sparse regions (get_region()), which
+ * write no descriptor: a chunk keeps one descriptor more than its other
+ * references (see pt_record.c), so a region's tile needs two, not three
+ * (four, the size class). It saturates, and is then lower than the true
+ * count: a chunk keeps more room than it needs, never less.
  */
 struct slot {
 	uint64_t key;
 	struct chunk *c; /* NULL: empty */
 	uint16_t *pe; /* mirrors c->pe */
 	uint32_t refs;
-	uint32_t cap; /* mirrors c->cap */
+	uint16_t cap; /* mirrors c->cap */
+	uint16_t regs;
 };
 
+/* descriptors a chunk of @sl must have room for before one more get() */
+static inline uint32_t slot_need(const struct slot *sl)
+{
+	uint32_t n = sl->refs - sl->regs + 2;
+
+	return n < CHUNK_PAGES ? n : CHUNK_PAGES;
+}
+
 /*
- * Chunks come from a pool of power-of-two size classes (4, 8, ... 512
+ * Chunks come from a pool of power-of-two size classes (2, 4, ... 512
  * descriptors; and the 1 KiB page-entry arrays) carved from slabs that
  * grow to 2 MiB on huge pages: a million mappings spread their chunks over
  * ~200 MiB, and with 4 KiB pages nearly every chunk access also missed the
  * TLB. Freed chunks go to their class's free list, all-invalid; slabs are
  * returned at destroy.
  */
-#define POOL_CLASSES 9 /* 4 .. 512 descriptors, page entries */
-#define PE_CLASS 8
+#define POOL_CLASSES 10 /* 2 .. 512 descriptors, page entries */
+#define PE_CLASS 9
 #define PE_BYTES (CHUNK_PAGES * sizeof(uint16_t))
-#define DESC_MIN 4u
+#define DESC_MIN 2u
 #define SLAB_MIN (64u << 10)
 
 struct pool {

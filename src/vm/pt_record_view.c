@@ -11,8 +11,8 @@
 #include "base/alloc.h"
 #include "vm/pt_record_internal.h"
 
-/* What page @page of @c holds. */
-static void fill_page(const struct chunk *c, uint32_t page,
+/* What page @page of @c (the chunk of @key) holds. */
+static void fill_page(const struct chunk *c, uint64_t key, uint32_t page,
 		      struct nvl_vm_pt_page *out)
 {
 	uint16_t v = page_get(c, page);
@@ -29,8 +29,8 @@ static void fill_page(const struct chunk *c, uint32_t page,
 	out->flags = d->flags;
 	out->page_shift = d->page_shift;
 	if (d->obj)
-		out->bo_offset = d->delta +
-				 ((c->key << CHUNK_SHIFT | page) << PAGE_SHIFT);
+		out->bo_offset =
+			d->delta + ((key << CHUNK_SHIFT | page) << PAGE_SHIFT);
 }
 
 /* The end of the piece of one state that starts at page @s of @c. */
@@ -56,7 +56,7 @@ uint64_t nvl_vm_pt_record_query_span(struct nvl_vm_pt_record *rec, uint64_t va,
 	rec_lock(rec);
 	c = find(rec, p >> CHUNK_SHIFT);
 	if (c) {
-		fill_page(c, s, out);
+		fill_page(c, p >> CHUNK_SHIFT, s, out);
 		e = piece_end(c, s);
 	}
 	rec_unlock(rec);
@@ -78,27 +78,30 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* Call @fn for each piece of one state (not invalid) of @c, in order. */
-static void chunk_pieces(const struct chunk *c,
-			 void (*fn)(const struct chunk *c, uint32_t s,
+/*
+ * Call @fn for each piece of one state (not invalid) of the chunk of slot
+ * @sl, in order.
+ */
+static void chunk_pieces(const struct slot *sl,
+			 void (*fn)(const struct slot *sl, uint32_t s,
 				    uint32_t e, void *arg),
 			 void *arg)
 {
 	for (uint32_t s = 0; s < CHUNK_PAGES;) {
-		uint32_t e = piece_end(c, s);
+		uint32_t e = piece_end(sl->c, s);
 
-		if (page_get(c, s) != E_INVALID)
-			fn(c, s, e, arg);
+		if (page_get(sl->c, s) != E_INVALID)
+			fn(sl, s, e, arg);
 		s = e;
 	}
 }
 
-static void hash_piece(const struct chunk *c, uint32_t s, uint32_t e, void *arg)
+static void hash_piece(const struct slot *sl, uint32_t s, uint32_t e, void *arg)
 {
 	struct nvl_vm_pt_page p;
 
-	fill_page(c, s, &p);
-	*(uint64_t *)arg += mix(c->key * 31 + s) ^
+	fill_page(sl->c, sl->key, s, &p);
+	*(uint64_t *)arg += mix(sl->key * 31 + s) ^
 			    mix(e ^ (uint64_t)p.state << 40 ^
 				(uint64_t)p.page_shift << 48) ^
 			    mix((uintptr_t)p.obj + p.bo_offset + p.flags);
@@ -110,22 +113,22 @@ uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 
 	rec_lock(rec);
 	for (uint64_t b = 0; b < rec->nslots; b++) {
-		const struct chunk *c = rec->slots[b].c;
+		const struct slot *sl = &rec->slots[b];
 
-		if (!c)
+		if (!sl->c)
 			continue;
-		h += mix(c->key ^ mix(rec->slots[b].refs));
-		chunk_pieces(c, hash_piece, &h);
+		h += mix(sl->key ^ mix(sl->refs));
+		chunk_pieces(sl, hash_piece, &h);
 	}
 	h += mix(rec->refs) ^ mix(rec->ref_bytes);
 	rec_unlock(rec);
 	return h;
 }
 
-static void count_piece(const struct chunk *c, uint32_t s, uint32_t e,
+static void count_piece(const struct slot *sl, uint32_t s, uint32_t e,
 			void *arg)
 {
-	(void)c, (void)s, (void)e;
+	(void)sl, (void)s, (void)e;
 	++*(uint64_t *)arg;
 }
 
@@ -137,7 +140,7 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	rec_lock(rec);
 	for (uint64_t b = 0; b < rec->nslots; b++)
 		if (rec->slots[b].c && rec->slots[b].c->present)
-			chunk_pieces(rec->slots[b].c, count_piece, &runs);
+			chunk_pieces(&rec->slots[b], count_piece, &runs);
 	out->refs = rec->refs;
 	out->ref_bytes = rec->ref_bytes;
 	out->runs = runs;
@@ -153,8 +156,8 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 
 static int cmp_key(const void *a, const void *b)
 {
-	uint64_t x = (*(struct chunk *const *)a)->key;
-	uint64_t y = (*(struct chunk *const *)b)->key;
+	uint64_t x = ((const struct slot *)a)->key;
+	uint64_t y = ((const struct slot *)b)->key;
 
 	return x < y ? -1 : x > y;
 }
@@ -179,15 +182,15 @@ struct walk {
 };
 
 /* one chunk's piece: extend the current run or report it and start anew */
-static void walk_piece(const struct chunk *c, uint32_t s, uint32_t e, void *arg)
+static void walk_piece(const struct slot *sl, uint32_t s, uint32_t e, void *arg)
 {
 	struct walk *w = arg;
-	uint64_t base = c->key << (CHUNK_SHIFT + PAGE_SHIFT);
+	uint64_t base = sl->key << (CHUNK_SHIFT + PAGE_SHIFT);
 	uint64_t va = base + ((uint64_t)s << PAGE_SHIFT);
 	uint64_t end = base + ((uint64_t)e << PAGE_SHIFT);
 	struct nvl_vm_pt_page p;
 
-	fill_page(c, s, &p);
+	fill_page(sl->c, sl->key, s, &p);
 	if (w->have && continues(&w->cur, w->cur_end, &p, va, w->cur_va)) {
 		w->cur_end = end;
 		return;
@@ -207,7 +210,7 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 			       void *arg)
 {
 	struct walk w = {.fn = fn, .arg = arg};
-	struct chunk **v;
+	struct slot *v;
 	uint64_t n = 0;
 
 	rec_lock(rec);
@@ -218,10 +221,10 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 	}
 	for (uint64_t b = 0; b < rec->nslots; b++)
 		if (rec->slots[b].c)
-			v[n++] = rec->slots[b].c;
+			v[n++] = rec->slots[b];
 	qsort(v, n, sizeof(*v), cmp_key);
 	for (uint64_t k = 0; k < n; k++)
-		chunk_pieces(v[k], walk_piece, &w);
+		chunk_pieces(&v[k], walk_piece, &w);
 	if (w.have)
 		fn(w.cur_va, w.cur_end - w.cur_va, &w.cur, arg);
 	rec_unlock(rec);

@@ -364,11 +364,86 @@ static void freed_chunks_come_back_invalid(void **state)
 	nvl_vm_pt_record_destroy(r);
 }
 
+/*
+ * A sparse region's references write no descriptor (issue 19): a region's
+ * chunk holding one tile keeps its two descriptors (128 bytes, heap_B does
+ * not move); a second tile in it, or a region over a chunk already
+ * holding a mapping, leaves the room every other reference needs. Writes
+ * of tiles coming and going over several regions' references never find
+ * a chunk without a free descriptor (stats.errors).
+ */
+static void region_references_need_no_descriptor(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+	uint64_t heap;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	ops->sparse(r, BASE, CHUNK, true);
+	nvl_vm_pt_record_stats(r, &st);
+	heap = st.heap_B;
+	/* a tile bound and unbound: the chunk neither grows nor goes */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ops->get(r, BASE + 16 * PG, 16 * PG, 16), 0);
+		ops->map(r, BASE + 16 * PG, 16 * PG, 16, OBJ(0), 0, 0);
+		nvl_vm_pt_record_stats(r, &st);
+		assert_int_equal(st.heap_B, heap);
+		ops->unmap(r, BASE + 16 * PG, 16 * PG, 16, true);
+		ops->put(r, BASE + 16 * PG, 16 * PG, 16);
+	}
+	/* two more regions' references (as a second and third region of
+	 * the chunk would take), then tiles of three BOs at once */
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	for (int t = 0; t < 3; t++) {
+		assert_int_equal(ops->get(r, BASE + t * 32 * PG, 16 * PG, 16),
+				 0);
+		ops->map(r, BASE + t * 32 * PG, 16 * PG, 16, OBJ(t), 0, 0);
+	}
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_true(st.heap_B > heap);
+	for (int t = 0; t < 3; t++) {
+		nvl_vm_pt_record_query(r, BASE + t * 32 * PG + PG, &p);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_ptr_equal(p.obj, OBJ(t));
+		assert_int_equal(p.bo_offset, PG);
+		ops->unmap(r, BASE + t * 32 * PG, 16 * PG, 16, true);
+		ops->put(r, BASE + t * 32 * PG, 16 * PG, 16);
+	}
+	ops->put_region(r, BASE, CHUNK);
+	ops->put_region(r, BASE, CHUNK);
+	ops->sparse(r, BASE, CHUNK, false);
+	ops->put_region(r, BASE, CHUNK);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.refs, 0);
+	assert_int_equal(st.runs, 0);
+	/* a region over a chunk that already holds a mapping, then a tile */
+	assert_int_equal(ops->get(r, BASE, 16 * PG, 16), 0);
+	ops->map(r, BASE, 16 * PG, 16, OBJ(0), 0, 0);
+	assert_int_equal(ops->get_region(r, BASE + 64 * PG, 64 * PG), 0);
+	ops->sparse(r, BASE + 64 * PG, 64 * PG, true);
+	assert_int_equal(ops->get(r, BASE + 80 * PG, 16 * PG, 16), 0);
+	ops->map(r, BASE + 80 * PG, 16 * PG, 16, OBJ(1), 0, 0);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	nvl_vm_pt_record_query(r, BASE + 81 * PG, &p);
+	assert_ptr_equal(p.obj, OBJ(1));
+	nvl_vm_pt_record_query(r, BASE + PG, &p);
+	assert_ptr_equal(p.obj, OBJ(0));
+	nvl_vm_pt_record_destroy(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_ops_match_a_page_model),
 	cmocka_unit_test(hash_and_runs_follow_the_state),
 	cmocka_unit_test(a_split_needs_a_get_that_asked_for_it),
 	cmocka_unit_test(freed_chunks_come_back_invalid),
+	cmocka_unit_test(region_references_need_no_descriptor),
 };
 
 T_MAIN(tests)
