@@ -813,6 +813,9 @@ int nvl_gsp_create(struct nvl_hw *hw, struct nvl_gsp **gsp_out)
 		pthread_join(gsp->ev_thread, NULL);
 		goto fail_thread;
 	}
+	/* for perf and /proc/self/task/<tid>/comm (bench/nv/rc_split.c) */
+	(void)pthread_setname_np(gsp->ev_thread, "nvl-gsp-ev");
+	(void)pthread_setname_np(gsp->rx_thread, "nvl-gsp-rx");
 	nvl_hw_set_irq_handler(hw, irq_handler, gsp);
 	nvl_hw_wr32(hw, NVL_HW_INTR_EN_SET(NVL_HW_INTR_TREE_STALL),
 		    NVL_HW_INTR_GSP);

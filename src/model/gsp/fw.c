@@ -1563,6 +1563,8 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		nvl_fw_rm_fini(g);
 		goto fail;
 	}
+	/* for perf and /proc/self/task/<tid>/comm (bench/nv/rc_split.c) */
+	(void)pthread_setname_np(g->thread, "nvl-gspfw");
 	/* RM owns channel errors and MMU faults (rc.c) */
 	nvl_model_intr_set_fw(m,
 			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |
