@@ -194,8 +194,7 @@ NVL_BENCH(split, fault_to_kill_split)
 				    &s.sync);
 	if (ret)
 		goto out;
-	s.flen = nvl_kit_pb_memset(s.ppb + 64, in.ce_class, VA_HOLE, 1, 64) *
-		 4;
+	s.flen = nvl_kit_pb_memset(s.ppb + 64, in.ce_class, VA_HOLE, 1, 64) * 4;
 	s.fw = nvb_tasks_named("nvl-gspfw", tid, 1) ? tid[0] : -1;
 	s.ev = nvb_tasks_named("nvl-gsp-ev", tid, 1) ? tid[0] : -1;
 	rl = find_rl(&s);
