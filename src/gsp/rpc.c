@@ -513,9 +513,9 @@ static void queue_event(struct nvl_gsp *gsp, const struct nvl_gsp_msg *m)
 	gsp->ev_count++;
 	/* signalled when the drain drops rx_lock (wake_completed()): woken
 	 * under it, the event thread would block on rx_lock at once, a
-	 * second sleep and wake-up per event (perf: 540-620 contended
-	 * rx_lock waits of the event thread per fault_to_kill and storm
-	 * run) */
+	 * second sleep and wake-up per batch of events (perf: 270-620
+	 * contended rx_lock waits of the event thread per run of the
+	 * fault_to_kill and storm benches, about one per fault) */
 	gsp->ev_kick = true;
 }
 
