@@ -29,7 +29,6 @@
  * thread runs").
  * Needs two online CPUs (and CPUs 0 and 1 usable): -ENODEV otherwise.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -44,6 +43,7 @@
 
 #include "bench.h"
 #include "nvb.h"
+#include "nvb_task.h"
 
 #define SPLIT_BLOCK 50
 
@@ -168,76 +168,16 @@ struct rl_task {
 	long long vcs;
 };
 
-/* the voluntary context switches of task @tid, -1 when unknown */
-static long long task_vcs(int tid)
-{
-	char path[64], line[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* the model's runlist threads (named nvl-rl<id>, model/fifo.c) */
 static int rl_tasks(struct rl_task *t, int max)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
+	int tid[16], n = nvb_tasks_named("nvl-rl", tid, max < 16 ? max : 16);
 
-	while (d && (e = readdir(d)) && n < max) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f) {
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = '\0';
-			fclose(f);
-		}
-		if (strncmp(comm, "nvl-rl", 6))
-			continue;
-		t[n].tid = atoi(e->d_name);
-		t[n].vcs = task_vcs(t[n].tid);
-		n++;
+	for (int i = 0; i < n; i++) {
+		t[i].tid = tid[i];
+		t[i].vcs = nvb_task_vcs(tid[i]);
 	}
-	if (d)
-		closedir(d);
 	return n;
-}
-
-/* the CPU task @tid last ran on (field 39 of its stat), -1 when unknown */
-static int task_cpu(int tid)
-{
-	char path[64], buf[1024], *q;
-	int cpu = -1, field = 2;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f) && (q = strrchr(buf, ')'))) {
-		/* fields after the name, counted from 3 */
-		for (q++; *q && field < 39; q++)
-			if (*q == ' ')
-				field++;
-		if (field == 39)
-			cpu = atoi(q);
-	}
-	fclose(f);
-	return cpu;
 }
 
 static double exec_once(struct nvl_client *c, uint32_t ch, uint32_t sync)
@@ -276,7 +216,7 @@ NVL_BENCH(split, exec_latency_split)
 	for (int i = 0; i < 50 && !ret; i++)
 		ret = exec_once(c, ch, sync) < 0 ? -EIO : 0;
 	for (int i = 0; i < nt; i++) {
-		long long d = task_vcs(t[i].tid) - t[i].vcs;
+		long long d = nvb_task_vcs(t[i].tid) - t[i].vcs;
 
 		if (d > best) {
 			best = d;
@@ -293,7 +233,7 @@ NVL_BENCH(split, exec_latency_split)
 			ret = -EIO;
 			break;
 		}
-		cpu = task_cpu(rl);
+		cpu = nvb_task_cpu(rl);
 		if (cpu >= 0 && cpu == sched_getcpu())
 			same[ns++] = all[i];
 		else if (cpu >= 0)

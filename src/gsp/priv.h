@@ -102,6 +102,9 @@ struct nvl_gsp {
 	struct nvl_gsp_ev evq[NVL_GSP_EVENT_QUEUE_LEN];
 	unsigned ev_head, ev_count;
 	bool ev_running; /* a handler is running */
+	/* events queued by the drain running: the event thread is signalled
+	 * once rx_lock is dropped (rpc.c wake_completed()) */
+	bool ev_kick;
 	uint64_t rx_msgs; /* messages received (replies and events) */
 	uint64_t ev_cur_rx; /* event thread: the running event's rx */
 	struct {

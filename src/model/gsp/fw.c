@@ -1315,8 +1315,12 @@ void nvl_fw_kick(struct nvl_model_gsp *g)
 	atomic_store_explicit(&g->fw_kick_ns, nvl_time_ns(),
 			      memory_order_relaxed);
 	atomic_fetch_add(&g->fw_wake_seq, 1);
-	if (atomic_load(&g->fw_sleepers))
+	if (atomic_load(&g->fw_sleepers)) {
+		/* for the sleeper: where the kick came from (fw_woken()) */
+		atomic_store_explicit(&g->fw_kick_cpu, sched_getcpu(),
+				      memory_order_relaxed);
 		nvl_futex_wake(&g->fw_wake_seq, 1);
+	}
 }
 
 /* the longest mid-message poll (fw_poll_mid()); the driver writes a
@@ -1390,6 +1394,30 @@ static bool fw_poll_busy(struct nvl_model_gsp *g, uint32_t seq)
 }
 
 /*
+ * After a sleep a kick ended: learn what the wake-up cost (the idle poll's
+ * rules) and, when it was dear because it crossed to another CPU of a busy
+ * machine, move next to the kicker (nvl_cpu_follow(), as the runlist
+ * threads do, model/fifo.c): whoever kicks this thread (a caller's
+ * doorbell, a raising thread that found the core taken) then waits for
+ * what it does, and on a 2-vCPU VM with both vCPUs busy every hand-off
+ * across them costs tens of microseconds against 1-2 on the kicker's,
+ * while the kernel keeps a sleeper near the CPU it last ran on.
+ */
+static void fw_woken(struct nvl_model_gsp *g)
+{
+	int64_t kick =
+		atomic_load_explicit(&g->fw_kick_ns, memory_order_relaxed);
+	int64_t now = nvl_time_ns();
+
+	nvl_idle_poll_woken(&g->fw_idle, kick);
+	if (kick && now > kick && now - kick < NVL_IDLE_POLL_MAX_NS)
+		nvl_cpu_follow(&g->fw_follow,
+			       atomic_load_explicit(&g->fw_kick_cpu,
+						    memory_order_relaxed),
+			       now - kick);
+}
+
+/*
  * The firmware thread, idle: poll, then sleep until nvl_fw_kick(); g->lock
  * held and dropped (not taken back: the core comes first); wake-ups may be
  * spurious. As the real GSP polls its command queue, the thread watches
@@ -1418,9 +1446,7 @@ static void fw_sleep_locked(struct nvl_model_gsp *g, uint32_t seq, bool mid)
 	atomic_fetch_sub(&g->fw_sleepers, 1);
 	if (r)
 		return; /* did not sleep */
-	nvl_idle_poll_woken(
-		&g->fw_idle,
-		atomic_load_explicit(&g->fw_kick_ns, memory_order_relaxed));
+	fw_woken(g);
 }
 
 static void *fw_thread(void *arg)
@@ -1489,6 +1515,8 @@ static void *fw_thread(void *arg)
 		fw_sleep_locked(g, seq, rx.active);
 		pthread_mutex_lock(&g->core);
 		pthread_mutex_lock(&g->lock);
+		/* (counted here: the statistics are read with the core) */
+		g->st.fw_moves = g->fw_follow.moves;
 	}
 	pthread_mutex_unlock(&g->lock);
 	pthread_mutex_unlock(&g->core);
@@ -1535,6 +1563,8 @@ int nvl_model_gsp_create(struct nvl_model *m)
 		nvl_fw_rm_fini(g);
 		goto fail;
 	}
+	/* for perf and /proc/self/task/<tid>/comm (bench/nv/rc_split.c) */
+	(void)pthread_setname_np(g->thread, "nvl-gspfw");
 	/* RM owns channel errors and MMU faults (rc.c) */
 	nvl_model_intr_set_fw(m,
 			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |

@@ -66,6 +66,9 @@ struct nvl_model_gsp_stats {
 	/** @rc_inline: interrupt services RM ran on the raising thread (its
 	 * core idle) instead of its own */
 	uint64_t rc_inline;
+	/** @fw_moves: times the firmware's thread moved to the CPU that
+	 * kicked it after a dear wake-up (base/cpufree.h nvl_cpu_follow()) */
+	uint64_t fw_moves;
 };
 
 /**

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "base/cpufree.h"
 #include "base/idlepoll.h"
 #include "firmware/abi/535.113.01/gsp.h"
 #include "model/gsp/gsp.h"
@@ -65,6 +66,11 @@ struct nvl_model_gsp {
 	 * time, and what the thread learnt (its own, base/idlepoll.h) */
 	_Atomic int64_t fw_kick_ns;
 	struct nvl_idle_poll fw_idle;
+	/* the CPU the last kick of a sleeper came from, and the thread's
+	 * moves to it after a dear wake-up on a busy machine (fw.c
+	 * fw_woken(), base/cpufree.h nvl_cpu_follow()) */
+	_Atomic int fw_kick_cpu;
+	struct nvl_cpu_follow fw_follow;
 	unsigned fw_busy; /* batches left to poll between (fw_poll_busy()) */
 	int64_t fw_busy_cool_until; /* no such poll until then */
 	long fw_ncpus;
