@@ -132,7 +132,8 @@ enum nvl_vm_bind_flags {
  * @args: the window and reserved range
  * @vm_out: the VM's handle
  *
- * Return: 0; -EINVAL for bad arguments; -ENOMEM.
+ * Return: 0; -EINVAL for bad arguments (on a device, a window past the
+ * chip's VA bits too: nvl_device_info.va_bits); -ENOMEM.
  */
 NVL_API int nvl_vm_create(struct nvl_client *client,
 			  const struct nvl_vm_create_args *args,

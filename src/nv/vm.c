@@ -183,6 +183,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		.priv = v,
 		.release = nv_vm_release,
 		.big_page_shifts = nvl_nv_gmmu_big_page_shifts(v->gmmu),
+		.va_end = vp.vaSize,
 	};
 	return 0;
 fail:

@@ -42,6 +42,12 @@ struct nvl_vm_backend {
 	 * NVL_VM_CREATE_* flags (nvl_vm_create sets it before the call)
 	 */
 	uint32_t create_flags;
+	/**
+	 * @va_end: out, from a device's factory: the end of the VA space its
+	 * page tables cover (1 << the chip's VA bits); a window past it is
+	 * -EINVAL. 0: no limit
+	 */
+	uint64_t va_end;
 };
 
 /** struct nvl_vm - a client's VM. */
