@@ -233,7 +233,8 @@ nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
 
 /**
  * nvl_device_sensors_unsubscribe() - end a subscription; no call of its
- * callback runs once this returns. NULL is a no-op.
+ * callback runs once this returns. NULL is a no-op, and so is a
+ * subscription of another device (nvl_last_error() says so).
  * @dev: the device
  * @sub: the subscription
  */

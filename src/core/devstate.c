@@ -44,6 +44,7 @@
 
 struct nvl_device_sensor_sub {
 	struct nvl_list link; /* nvl_device.subs */
+	struct nvl_device *dev; /* whose list */
 	uint32_t events;
 	nvl_device_sensor_fn fn;
 	void *arg;
@@ -312,7 +313,7 @@ NVL_API int nvl_device_sensors_subscribe(struct nvl_device *dev,
 	if (!s)
 		return nvl_error(-ENOMEM, "device: out of memory");
 	*s = (struct nvl_device_sensor_sub){
-		.events = events, .fn = fn, .arg = arg};
+		.dev = dev, .events = events, .fn = fn, .arg = arg};
 	pthread_mutex_lock(&dev->sub_lock);
 	ret = nvl_nv_device_check(dev->nv)
 		      ? nvl_error(-ENODEV, "device: the device is lost")
@@ -338,6 +339,12 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 
 	if (!dev || !sub)
 		return;
+	if (sub->dev != dev) {
+		/* it is on the other device's list, under its locks */
+		nvl_error(-EINVAL, "device: unsubscribe of another device's "
+				   "subscription ignored");
+		return;
+	}
 	pthread_mutex_lock(&dev->sub_lock);
 	pthread_mutex_lock(&dev->ev_lock);
 	nvl_list_del(&sub->link);

@@ -11,9 +11,21 @@
  * - a client destroyed with BOs still CPU-mapped (never unmapped, or
  *   their handle closed first, so nvl_bo_unmap() could no longer name
  *   them) gives their memory back: the mappings held the BOs forever
- *   (VRAM lost until the device closed, and leaked then).
+ *   (VRAM lost until the device closed, and leaked then);
+ * - a sensor subscription handed to another device's unsubscribe is left
+ *   alone: it was unlinked from its own device's list without that
+ *   device's locks and freed, so its own device's unsubscribe then freed
+ *   it again;
+ * - a client is gone when nvl_client_destroy() returns, even while a tool
+ *   reads its fdinfo by id (nvl_device_client_fdinfo()): the reader held
+ *   a reference and dropped the last one after destroy returned, so the
+ *   client's BOs and channels outlived it (on the tool's thread, possibly
+ *   after the device was closed).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <nouvelle/nouvelle.h>
@@ -115,11 +127,111 @@ static void mapped_bos_freed_with_client(void **state)
 	nvl_device_close(dev);
 }
 
+static void on_sensor(void *arg, enum nvl_sensor_event event)
+{
+	(void)arg;
+	(void)event;
+}
+
+/* 3. a subscription is its device's: another device cannot end it */
+static void foreign_device_subscription(void **state)
+{
+	struct nvl_device_sensor_sub *s1, *s2;
+	struct nvl_device *d1, *d2;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &d1), 0);
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &d2), 0);
+	assert_int_equal(nvl_device_sensors_subscribe(d1,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      on_sensor, NULL, &s1),
+			 0);
+	assert_int_equal(nvl_device_sensors_subscribe(d2,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      on_sensor, NULL, &s2),
+			 0);
+	nvl_device_sensors_unsubscribe(d2, s1);
+	assert_non_null(strstr(nvl_last_error(), "another device"));
+	nvl_device_sensors_unsubscribe(d1, s2);
+	/* each still ends on its own device, once */
+	nvl_device_sensors_unsubscribe(d1, s1);
+	nvl_device_sensors_unsubscribe(d2, s2);
+	nvl_device_close(d1);
+	nvl_device_close(d2);
+}
+
+struct poller {
+	struct nvl_device *dev;
+	atomic_bool stop;
+	atomic_ulong reads;
+};
+
+/* a tool reading every client's fdinfo, as gputop scans /proc */
+static void *poll_fdinfo(void *arg)
+{
+	struct poller *p = arg;
+	char buf[2048];
+	uint64_t ids[8];
+
+	while (!atomic_load(&p->stop)) {
+		int n = nvl_device_clients(p->dev, ids, 8);
+
+		assert_true(n >= 0);
+		for (int i = 0; i < n && i < 8; i++) {
+			int ret = nvl_device_client_fdinfo(p->dev, ids[i], buf,
+							   sizeof(buf));
+
+			assert_true(ret > 0 || ret == -ENOENT);
+			if (ret > 0)
+				atomic_fetch_add(&p->reads, 1);
+		}
+	}
+	return NULL;
+}
+
+/* 4. nvl_client_destroy() ends the client, fdinfo readers or not */
+static void client_gone_under_fdinfo(void **state)
+{
+	struct poller p = {0};
+	pthread_t t;
+	uint64_t base;
+	unsigned i, late = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &p.dev), 0);
+	base = vram_used(p.dev);
+	assert_int_equal(pthread_create(&t, NULL, poll_fdinfo, &p), 0);
+	for (i = 0; i < 400; i++) {
+		struct nvl_client *c;
+		uint32_t h;
+
+		assert_int_equal(nvl_device_client_create(p.dev, &c), 0);
+		/* small: cleared inline, no clear job left to wait for */
+		assert_int_equal(nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_VRAM,
+					       0, 0, &h),
+				 0);
+		/* let the tool find it */
+		for (int k = 0; k < 20000 && !atomic_load(&p.reads); k++)
+			sched_yield();
+		nvl_client_destroy(c);
+		late += vram_used(p.dev) != base;
+	}
+	atomic_store(&p.stop, true);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	if (late)
+		fail_msg("%u of %u clients outlived nvl_client_destroy() "
+			 "(%lu fdinfo reads)",
+			 late, i, atomic_load(&p.reads));
+	nvl_device_close(p.dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vm_past_va_bits),
 		cmocka_unit_test(mapped_bos_freed_with_client),
+		cmocka_unit_test(foreign_device_subscription),
+		cmocka_unit_test(client_gone_under_fdinfo),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
