@@ -278,16 +278,17 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * loses its VRAM, its contents kept in system memory.
  * @dev: the device
  *
- * Waits (bounded by half the job timeout) for submitted jobs to finish, moves
+ * Waits (bounded by half the job timeout) for submitted jobs and queued
+ * async VM binds to finish, moves
  * every BO out of VRAM with the memory manager's eviction (to GTT; EXEC
  * brings them back), saves the driver's page tables and channels, has the
  * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped
  * for the CPU (nvl_bo_map()) or pinned in VRAM cannot move: unmap them
  * first. No other call on @dev or its clients may run during the suspend;
- * while suspended, new channels and execs fail with -EAGAIN.
+ * while suspended, new channels, execs and VM binds fail with -EAGAIN.
  *
- * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs
- * still running at the bound, or a mapped or pinned BO in VRAM: nothing
+ * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs or
+ * binds still pending at the bound, or a mapped or pinned BO in VRAM: nothing
  * suspended, evicted BOs come back on use); -ENOMEM; a firmware error.
  */
 NVL_API int nvl_device_suspend(struct nvl_device *dev);

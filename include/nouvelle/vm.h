@@ -206,6 +206,8 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * -ETIME when a synchronous bind's waits did not signal in time;
  * -EBUSY when a synchronous bind's queue, or a pending bind over its
  * range, did not finish in time;
+ * -EAGAIN while the VM's device is suspended (its page tables are saved
+ * in system memory until the resume);
  * -ENOMEM.
  */
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm, uint32_t queue,

@@ -206,6 +206,13 @@ int nvl_vm_validate_kop_bo(uint32_t i,
  * has already checked with nvl_vm_validate_kop() (the uAPI entry point):
  * no second validation pass. Same arguments and returns.
  */
+/**
+ * nvl_vm_binds_pending() - has @vm async binds that have not finished
+ * (queued, waiting, or their page-table writes not done)?
+ * @vm: the VM
+ */
+bool nvl_vm_binds_pending(struct nvl_vm *vm);
+
 int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			const struct nvl_vm_kop *ops, uint32_t n,
 			struct nvl_fence *const *waits, uint32_t n_waits,

@@ -20,13 +20,20 @@
  *   reads its fdinfo by id (nvl_device_client_fdinfo()): the reader held
  *   a reference and dropped the last one after destroy returned, so the
  *   client's BOs and channels outlived it (on the tool's thread, possibly
- *   after the device was closed).
+ *   after the device was closed);
+ * - no VM_BIND changes the page tables of a suspended device, which are
+ *   saved in system memory and written back on resume: binds then fail
+ *   -EAGAIN and a suspend waits for queued async binds (-EBUSY at its
+ *   bound). An UNMAP while suspended returned 0 and was undone by the
+ *   resume: the copy engine wrote through the "unmapped" VA into another
+ *   client's BOs (4 MiB of them); a MAP was lost (MMU fault).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nouvelle/nouvelle.h>
 
@@ -225,6 +232,134 @@ static void client_gone_under_fdinfo(void **state)
 	nvl_device_close(p.dev);
 }
 
+#define VA_PB (32 * MIB)
+#define VA_X (128 * MIB)
+
+static int bind1(struct nvl_client *c, uint32_t vm, uint32_t op, uint32_t h,
+		 uint64_t va, uint64_t size, const struct nvl_vm_sync *wait,
+		 uint32_t flags)
+{
+	struct nvl_vm_bind_op o = {
+		.op = op, .handle = h, .addr = va, .range = size};
+
+	return nvl_vm_bind(c, vm, 0, &o, 1, wait, wait ? 1 : 0, NULL, 0, flags);
+}
+
+/* 5. a suspended device's page tables do not change */
+static void no_binds_while_suspended(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB,
+				    .job_timeout_ms = 1000};
+	struct nvl_vm_sync w = {0};
+	struct nvl_device *dev, *dev2;
+	struct nvl_client *b;
+	struct t_nv_cl k, k2;
+	uint32_t h, hb[64], *cb[64], *pb, n;
+	unsigned nb, hits = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:ga102", &o, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	assert_int_equal(nvl_bo_create(k.c, 4 * MIB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
+				       &h),
+			 0);
+	assert_int_equal(
+		bind1(k.c, k.vm, NVL_VM_BIND_OP_MAP, h, VA_X, 4 * MIB, NULL, 0),
+		0);
+	/*
+	 * An async bind waiting for another device's job, which waits on its
+	 * GPU for a semaphore: this device is idle but for the bind.
+	 */
+	{
+		struct nvl_vm_bind_op nul = {.op = NVL_VM_BIND_OP_MAP,
+					     .flags = NVL_VM_BIND_NULL,
+					     .addr = VA_X + 16 * MIB,
+					     .range = 4 * MIB};
+		struct nvl_vm_sync done = {0};
+		int fd;
+
+		assert_int_equal(nvl_device_open("model:tiny", NULL, &dev2), 0);
+		t_nv_cl_up(&k2, dev2, VA_PB, 0);
+		t_nv_cl_sem(&k2, 4 * KIB, VA_PB + T_NV_PB_SIZE);
+		k2.psem[0] = 0;
+		n = nvl_kit_pb_acquire(k2.ppb, VA_PB + T_NV_PB_SIZE, 1);
+		assert_int_equal(t_nv_cl_exec(&k2, k2.chan, 0, n), 0);
+		assert_int_equal(
+			nvl_syncobj_export_sync_file(k2.c, k2.sync, 0, &fd), 0);
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &w.handle), 0);
+		assert_int_equal(
+			nvl_syncobj_import_sync_file(k.c, w.handle, 0, fd), 0);
+		close(fd);
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &done.handle), 0);
+		assert_int_equal(nvl_vm_bind(k.c, k.vm, 0, &nul, 1, &w, 1,
+					     &done, 1, NVL_VM_BIND_ASYNC),
+				 0);
+		assert_int_equal(nvl_device_suspend(dev), -EBUSY);
+		assert_non_null(strstr(nvl_last_error(), "binds"));
+		atomic_store_explicit((_Atomic uint32_t *)&k2.psem[0], 1,
+				      memory_order_release);
+		assert_int_equal(nvl_syncobj_wait(k.c, &done.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		t_nv_cl_close(&k2);
+		nvl_device_close(dev2);
+	}
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	/* suspended: no bind of any kind */
+	assert_int_equal(bind1(k.c, k.vm, NVL_VM_BIND_OP_UNMAP, 0, VA_X,
+			       4 * MIB, NULL, 0),
+			 -EAGAIN);
+	assert_int_equal(bind1(k.c, k.vm, NVL_VM_BIND_OP_MAP, h, VA_X + 8 * MIB,
+			       4 * MIB, NULL, 0),
+			 -EAGAIN);
+	assert_int_equal(bind1(k.c, k.vm, NVL_VM_BIND_OP_UNMAP, 0, VA_X,
+			       4 * MIB, NULL, NVL_VM_BIND_ASYNC),
+			 -EAGAIN);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	/* X is still mapped: A's BO takes the fill */
+	assert_int_equal(nvl_bo_map(k.c, k.pb, (void **)&pb), 0);
+	n = nvl_kit_pb_memset(pb, k.info.ce_class, VA_X, 0xdeadbeef, 4 * MIB);
+	assert_int_equal(nvl_bo_unmap(k.c, k.pb), 0);
+	t_nv_cl_run(&k, 0, n, 5 * T_NV_SEC);
+	t_nv_expect_words(k.c, h, 0, MIB, 0xdeadbeef, "A's BO");
+	/* unmapped now, and the BO freed: B takes all the visible VRAM */
+	assert_int_equal(bind1(k.c, k.vm, NVL_VM_BIND_OP_UNMAP, 0, VA_X,
+			       4 * MIB, NULL, 0),
+			 0);
+	assert_int_equal(nvl_bo_close(k.c, h), 0);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	for (nb = 0; nb < NVL_ARRAY_SIZE(hb); nb++) {
+		if (nvl_bo_create(b, 1 * MIB, NVL_BO_DOMAIN_VRAM, 0,
+				  NVL_BO_CPU_VISIBLE, &hb[nb]))
+			break;
+		assert_int_equal(nvl_bo_map(b, hb[nb], (void **)&cb[nb]), 0);
+		memset(cb[nb], 0x11, 1 * MIB);
+	}
+	assert_true(nb > 8);
+	/* a fill through the unmapped VA faults; B's memory is untouched */
+	assert_int_equal(t_nv_cl_exec(&k, k.chan, 0, n), 0);
+	(void)t_nv_cl_wait(&k, 5 * T_NV_SEC);
+	{
+		struct nvl_channel_info ci;
+
+		assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+		assert_int_equal(ci.alive, 0);
+		assert_int_equal(ci.error, -EFAULT);
+	}
+	for (unsigned i = 0; i < nb; i++) {
+		for (unsigned j = 0; j < MIB / 4; j++)
+			hits += cb[i][j] != 0x11111111;
+		assert_int_equal(nvl_bo_unmap(b, hb[i]), 0);
+	}
+	assert_int_equal(hits, 0);
+	nvl_client_destroy(b);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +367,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mapped_bos_freed_with_client),
 		cmocka_unit_test(foreign_device_subscription),
 		cmocka_unit_test(client_gone_under_fdinfo),
+		cmocka_unit_test(no_binds_while_suspended),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
