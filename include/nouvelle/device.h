@@ -203,8 +203,9 @@ struct nvl_device_sensor_sub;
 
 /**
  * typedef nvl_device_sensor_fn - a subscriber's callback: once per
- * crossing, on the device's event thread (it may call the device's API;
- * it must not unsubscribe itself).
+ * crossing, on the device's event thread (it may call the device's API
+ * but for its sensor subscriptions: subscribing there fails -EDEADLK,
+ * unsubscribing is ignored).
  * @arg: the subscription's argument
  * @event: NVL_SENSOR_EVENT_THERMAL or NVL_SENSOR_EVENT_POWER_CAP
  */
@@ -224,7 +225,8 @@ typedef void (*nvl_device_sensor_fn)(void *arg, enum nvl_sensor_event event);
  * right is needed (it changes nothing). Subscriptions outlive a device
  * reset (they are armed again on the new firmware).
  *
- * Return: 0; -EINVAL; -ENODEV (lost); -ENOMEM; a firmware error.
+ * Return: 0; -EINVAL; -EDEADLK (from a sensor callback of @dev);
+ * -ENODEV (lost); -ENOMEM; a firmware error.
  */
 NVL_API int
 nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
@@ -234,7 +236,8 @@ nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
 /**
  * nvl_device_sensors_unsubscribe() - end a subscription; no call of its
  * callback runs once this returns. NULL is a no-op, and so is a
- * subscription of another device (nvl_last_error() says so).
+ * subscription of another device, or a call from one of @dev's sensor
+ * callbacks (nvl_last_error() says so).
  * @dev: the device
  * @sub: the subscription
  */
