@@ -629,7 +629,11 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 				 "bo: export %#llx is stale or "
 				 "unknown",
 				 (unsigned long long)token);
-	/* As PRIME: a client that already has the object gets its handle. */
+	/*
+	 * As PRIME: a client that already has the object gets its handle.
+	 * The look and the new handle under one hold of the client's lock:
+	 * two imports of one token at once got two handles before.
+	 */
 	{
 		uint32_t id = 1;
 		void *obj;
@@ -639,17 +643,19 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 					  &obj)) &&
 		       obj != &bo->gem)
 			id++;
-		nvl_client_unlock(client);
 		if (id) {
 			*handle_out = id;
-			nvl_bo_put(bo);
-			return 0;
+			ret = 0;
+		} else {
+			ret = nvl_idr_alloc(&client->tables[NVL_HANDLE_BO],
+					    &bo->gem, handle_out);
+			if (!ret)
+				nvl_gem_get(&bo->gem); /* the handle's */
 		}
+		nvl_client_unlock(client);
 	}
-	ret = nvl_client_handle_add(client, NVL_HANDLE_BO, &bo->gem,
-				    handle_out);
 	nvl_bo_put(bo);
-	return ret;
+	return ret ? nvl_error(ret, "bo: import: no handle (%d)", ret) : 0;
 }
 
 int nvl_bo_query(struct nvl_client *client, uint32_t handle,

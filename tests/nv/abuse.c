@@ -360,6 +360,81 @@ static void no_binds_while_suspended(void **state)
 	nvl_device_close(dev);
 }
 
+#define IMPORTS 1000
+
+struct importer {
+	struct nvl_client *c;
+	const uint64_t *tokens;
+	uint32_t h[IMPORTS];
+	atomic_int *turn;
+	int me;
+};
+
+/* import token i once its turn comes: both threads race on each */
+static void *import_all(void *arg)
+{
+	struct importer *im = arg;
+
+	for (int i = 0; i < IMPORTS; i++) {
+		atomic_fetch_add(im->turn, 1);
+		while (atomic_load(im->turn) < 2 * (i + 1))
+			;
+		assert_int_equal(nvl_bo_import(im->c, im->tokens[i], &im->h[i]),
+				 0);
+	}
+	return NULL;
+}
+
+/* 6. one handle per BO per client, even for imports at the same moment */
+static void import_race_one_handle(void **state)
+{
+	static uint64_t tokens[IMPORTS];
+	struct importer im[2];
+	struct nvl_device *dev;
+	struct nvl_client *a, *b;
+	atomic_int turn = 0;
+	pthread_t t[2];
+	unsigned dup = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &a), 0);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	for (int i = 0; i < IMPORTS; i++) {
+		uint32_t h;
+
+		assert_int_equal(
+			nvl_bo_create(a, 4 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			0);
+		assert_int_equal(nvl_bo_export(a, h, &tokens[i]), 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		im[k] = (struct importer){
+			.c = b, .tokens = tokens, .turn = &turn, .me = k};
+		assert_int_equal(
+			pthread_create(&t[k], NULL, import_all, &im[k]), 0);
+	}
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_join(t[k], NULL), 0);
+	for (int i = 0; i < IMPORTS; i++)
+		dup += im[0].h[i] != im[1].h[i];
+	if (dup)
+		fail_msg("%u of %u BOs imported twice at once got two handles",
+			 dup, IMPORTS);
+	/* one close each: B holds nothing any more */
+	for (int i = 0; i < IMPORTS; i++)
+		assert_int_equal(nvl_bo_close(b, im[0].h[i]), 0);
+	{
+		char buf[1024];
+
+		assert_true(nvl_client_fdinfo(b, buf, sizeof(buf)) > 0);
+		assert_non_null(strstr(buf, "drm-total-gtt:\t0 KiB"));
+	}
+	nvl_client_destroy(b);
+	nvl_client_destroy(a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +443,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(foreign_device_subscription),
 		cmocka_unit_test(client_gone_under_fdinfo),
 		cmocka_unit_test(no_binds_while_suspended),
+		cmocka_unit_test(import_race_one_handle),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
