@@ -26,7 +26,13 @@
  *   -EAGAIN and a suspend waits for queued async binds (-EBUSY at its
  *   bound). An UNMAP while suspended returned 0 and was undone by the
  *   resume: the copy engine wrote through the "unmapped" VA into another
- *   client's BOs (4 MiB of them); a MAP was lost (MMU fault).
+ *   client's BOs (4 MiB of them); a MAP was lost (MMU fault);
+ * - two imports of one token into one client at once give one handle;
+ * - a channel destroyed while the device is suspended leaves its VM's
+ *   kernel range at the resume: its slot's unmap was undone by the resume
+ *   (and RM could not free it), so the slot, reused by another client's
+ *   channel, was still mapped in the first client's VM and its copy
+ *   engine read that channel's semaphore, USERD and ring.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -435,6 +441,65 @@ static void import_race_one_handle(void **state)
 	nvl_device_close(dev);
 }
 
+#define B_JOBS 37
+
+/* 7. a channel destroyed while suspended leaves its VM with the resume */
+static void destroyed_while_suspended(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device *dev;
+	struct t_nv_cl a, b;
+	uint32_t ch2, dst, n, *pa, *pd;
+	unsigned seen = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:ga102", &o, &dev), 0);
+	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	assert_int_equal(
+		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch2), 0);
+	dst = t_nv_cl_bo(&a, 64 * KIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			 VA_X, NULL);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	assert_int_equal(nvl_channel_destroy(a.c, ch2), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	/* B's channel (on the freed slot) runs B_JOBS jobs: its fence
+	 * semaphore (slot + 0x800, docs/driver.md) reads B_JOBS */
+	t_nv_cl_up(&b, dev, VA_PB, 0);
+	n = nvl_kit_pb_release(b.ppb, VA_PB + 8 * KIB, 1);
+	for (int i = 0; i < B_JOBS; i++)
+		t_nv_cl_run(&b, 0, n, 5 * T_NV_SEC);
+	/* A copies each slot of its kernel range: none may be B's */
+	for (unsigned s = 0; s < 8; s++) {
+		struct nvl_channel_info ci;
+
+		assert_int_equal(nvl_bo_map(a.c, a.pb, (void **)&pa), 0);
+		n = nvl_kit_pb_copy(pa, a.info.ce_class, VA_X,
+				    T_NV_KSTART + s * 64 * KIB, 64 * KIB);
+		assert_int_equal(nvl_bo_unmap(a.c, a.pb), 0);
+		assert_int_equal(t_nv_cl_exec(&a, a.chan, 0, n), 0);
+		(void)t_nv_cl_wait(&a, 5 * T_NV_SEC);
+		assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+		if (!ci.alive) {
+			/* unmapped: the fault killed A's channel; a new one */
+			assert_int_equal(ci.error, -EFAULT);
+			assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
+			assert_int_equal(nvl_channel_create(a.c, a.vm,
+							    NVL_ENGINE_COPY, 0,
+							    &a.chan),
+					 0);
+			continue;
+		}
+		assert_int_equal(nvl_bo_map(a.c, dst, (void **)&pd), 0);
+		seen += pd[0x800 / 4] == B_JOBS;
+		assert_int_equal(nvl_bo_unmap(a.c, dst), 0);
+	}
+	if (seen)
+		fail_msg("client A's VM still maps the slot of B's channel");
+	t_nv_cl_down(&b);
+	t_nv_cl_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +509,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(client_gone_under_fdinfo),
 		cmocka_unit_test(no_binds_while_suspended),
 		cmocka_unit_test(import_race_one_handle),
+		cmocka_unit_test(destroyed_while_suspended),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
