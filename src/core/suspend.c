@@ -29,6 +29,8 @@
 /*
  * Has a VM of @c (by its handle, or by a bind queue's) async binds still to
  * finish? Each VM is looked at with a reference, outside the client's lock.
+ * (A VM whose handles are gone but a channel holds: wait_binds() asks the
+ * channels.)
  */
 static bool client_binds_pending(struct nvl_client *c)
 {
@@ -86,6 +88,9 @@ static int wait_binds(struct nvl_device *dev, int64_t bound_ns)
 				break;
 		}
 		pthread_mutex_unlock(&dev->clients_lock);
+		/* and the VMs only a channel still holds */
+		if (!busy)
+			busy = nvl_nv_chan_vms_binds_pending(dev->nv);
 		if (!busy)
 			return 0;
 		if (nvl_time_ns() >= deadline)

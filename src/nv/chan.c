@@ -1387,6 +1387,30 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 	return 0;
 }
 
+bool nvl_nv_chan_vms_binds_pending(struct nvl_nv_device *d)
+{
+	/* a reference to each channel's VM (one channel per slot at most),
+	 * looked at outside the channel lock */
+	struct nvl_vm *vms[NVL_NV_CHAN_SLOTS];
+	unsigned n = 0;
+	struct nv_chan *ch;
+	bool busy = false;
+
+	nvl_flock_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		if (NVL_NEVER(n == NVL_NV_CHAN_SLOTS))
+			break;
+		nvl_vm_get(ch->vm);
+		vms[n++] = ch->vm;
+	}
+	nvl_flock_unlock(&d->chan_lock);
+	for (unsigned i = 0; i < n; i++) {
+		busy = busy || nvl_vm_binds_pending(vms[i]);
+		nvl_vm_put(vms[i]);
+	}
+	return busy;
+}
+
 int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,
 			       void **cpu, uint64_t *va, uint32_t *bytes)
 {

@@ -260,6 +260,7 @@ static void no_binds_while_suspended(void **state)
 	struct nvl_device *dev, *dev2;
 	struct nvl_client *b;
 	struct t_nv_cl k, k2;
+	uint32_t vm2, ch3;
 	uint32_t h, hb[64], *cb[64], *pb, n;
 	unsigned nb, hits = 0;
 
@@ -275,28 +276,43 @@ static void no_binds_while_suspended(void **state)
 		bind1(k.c, k.vm, NVL_VM_BIND_OP_MAP, h, VA_X, 4 * MIB, NULL, 0),
 		0);
 	/*
-	 * An async bind waiting for another device's job, which waits on its
-	 * GPU for a semaphore: this device is idle but for the bind.
+	 * Async binds waiting for another device's jobs, which wait on its
+	 * GPU for semaphores: this device is idle but for the binds. The
+	 * second job (semaphore 1) runs after the first (semaphore 0).
 	 */
 	{
 		struct nvl_vm_bind_op nul = {.op = NVL_VM_BIND_OP_MAP,
 					     .flags = NVL_VM_BIND_NULL,
 					     .addr = VA_X + 16 * MIB,
 					     .range = 4 * MIB};
-		struct nvl_vm_sync done = {0};
+		struct nvl_vm_sync done = {0}, w2 = {0};
+		struct nvl_exec_push p2 = {.va = VA_PB + 1 * KIB};
+		struct nvl_vm_sync s2 = {0};
 		int fd;
 
 		assert_int_equal(nvl_device_open("model:tiny", NULL, &dev2), 0);
 		t_nv_cl_up(&k2, dev2, VA_PB, 0);
 		t_nv_cl_sem(&k2, 4 * KIB, VA_PB + T_NV_PB_SIZE);
-		k2.psem[0] = 0;
+		k2.psem[0] = k2.psem[1] = 0;
 		n = nvl_kit_pb_acquire(k2.ppb, VA_PB + T_NV_PB_SIZE, 1);
 		assert_int_equal(t_nv_cl_exec(&k2, k2.chan, 0, n), 0);
+		p2.len = 4 * nvl_kit_pb_acquire(k2.ppb + KIB / 4,
+						VA_PB + T_NV_PB_SIZE + 4, 1);
+		assert_int_equal(nvl_syncobj_create(k2.c, 0, &s2.handle), 0);
+		assert_int_equal(
+			nvl_exec(k2.c, k2.chan, &p2, 1, NULL, 0, &s2, 1, 0), 0);
 		assert_int_equal(
 			nvl_syncobj_export_sync_file(k2.c, k2.sync, 0, &fd), 0);
 		assert_int_equal(nvl_syncobj_create(k.c, 0, &w.handle), 0);
 		assert_int_equal(
 			nvl_syncobj_import_sync_file(k.c, w.handle, 0, fd), 0);
+		close(fd);
+		assert_int_equal(
+			nvl_syncobj_export_sync_file(k2.c, s2.handle, 0, &fd),
+			0);
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &w2.handle), 0);
+		assert_int_equal(
+			nvl_syncobj_import_sync_file(k.c, w2.handle, 0, fd), 0);
 		close(fd);
 		assert_int_equal(nvl_syncobj_create(k.c, 0, &done.handle), 0);
 		assert_int_equal(nvl_vm_bind(k.c, k.vm, 0, &nul, 1, &w, 1,
@@ -304,14 +320,33 @@ static void no_binds_while_suspended(void **state)
 				 0);
 		assert_int_equal(nvl_device_suspend(dev), -EBUSY);
 		assert_non_null(strstr(nvl_last_error(), "binds"));
+		/* the same in a VM only a channel holds (handle destroyed) */
+		vm2 = t_nv_vm(k.c);
+		assert_int_equal(
+			nvl_channel_create(k.c, vm2, NVL_ENGINE_COPY, 0, &ch3),
+			0);
+		assert_int_equal(nvl_vm_bind(k.c, vm2, 0, &nul, 1, &w2, 1, NULL,
+					     0, NVL_VM_BIND_ASYNC),
+				 0);
+		assert_int_equal(nvl_vm_destroy(k.c, vm2), 0);
+		/* the first bind done: only vm2's is pending */
 		atomic_store_explicit((_Atomic uint32_t *)&k2.psem[0], 1,
 				      memory_order_release);
 		assert_int_equal(nvl_syncobj_wait(k.c, &done.handle, NULL, 1,
 						  t_nv_deadline(5 * T_NV_SEC),
 						  0, NULL),
 				 0);
+		assert_int_equal(nvl_device_suspend(dev), -EBUSY);
+		assert_non_null(strstr(nvl_last_error(), "binds"));
+		atomic_store_explicit((_Atomic uint32_t *)&k2.psem[1], 1,
+				      memory_order_release);
+		assert_int_equal(nvl_syncobj_wait(k2.c, &s2.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
 		t_nv_cl_close(&k2);
 		nvl_device_close(dev2);
+		assert_int_equal(nvl_channel_destroy(k.c, ch3), 0);
 	}
 	assert_int_equal(nvl_device_suspend(dev), 0);
 	/* suspended: no bind of any kind */
