@@ -91,7 +91,9 @@ NVL_API int nvl_bo_close(struct nvl_client *client, uint32_t handle);
 
 /**
  * nvl_bo_map() - CPU pointer to the BO; it stays where it is until
- * nvl_bo_unmap(). Waits for pending moves and clears.
+ * nvl_bo_unmap(). Waits for pending moves and clears. The mapping holds
+ * the BO, even once its handle is closed; destroying the client ends
+ * every mapping it still has.
  * @client: the client
  * @handle: the handle
  * @ptr_out: the pointer

@@ -203,8 +203,9 @@ struct nvl_device_sensor_sub;
 
 /**
  * typedef nvl_device_sensor_fn - a subscriber's callback: once per
- * crossing, on the device's event thread (it may call the device's API;
- * it must not unsubscribe itself).
+ * crossing, on the device's event thread (it may call the device's API
+ * but for its sensor subscriptions: subscribing there fails -EDEADLK,
+ * unsubscribing is ignored).
  * @arg: the subscription's argument
  * @event: NVL_SENSOR_EVENT_THERMAL or NVL_SENSOR_EVENT_POWER_CAP
  */
@@ -224,7 +225,8 @@ typedef void (*nvl_device_sensor_fn)(void *arg, enum nvl_sensor_event event);
  * right is needed (it changes nothing). Subscriptions outlive a device
  * reset (they are armed again on the new firmware).
  *
- * Return: 0; -EINVAL; -ENODEV (lost); -ENOMEM; a firmware error.
+ * Return: 0; -EINVAL; -EDEADLK (from a sensor callback of @dev);
+ * -ENODEV (lost); -ENOMEM; a firmware error.
  */
 NVL_API int
 nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
@@ -233,7 +235,9 @@ nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
 
 /**
  * nvl_device_sensors_unsubscribe() - end a subscription; no call of its
- * callback runs once this returns. NULL is a no-op.
+ * callback runs once this returns. NULL is a no-op, and so is a
+ * subscription of another device, or a call from one of @dev's sensor
+ * callbacks (nvl_last_error() says so).
  * @dev: the device
  * @sub: the subscription
  */
@@ -277,16 +281,17 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * loses its VRAM, its contents kept in system memory.
  * @dev: the device
  *
- * Waits (bounded by half the job timeout) for submitted jobs to finish, moves
+ * Waits (bounded by half the job timeout) for submitted jobs and queued
+ * async VM binds to finish, moves
  * every BO out of VRAM with the memory manager's eviction (to GTT; EXEC
  * brings them back), saves the driver's page tables and channels, has the
  * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped
  * for the CPU (nvl_bo_map()) or pinned in VRAM cannot move: unmap them
  * first. No other call on @dev or its clients may run during the suspend;
- * while suspended, new channels and execs fail with -EAGAIN.
+ * while suspended, new channels, execs and VM binds fail with -EAGAIN.
  *
- * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs
- * still running at the bound, or a mapped or pinned BO in VRAM: nothing
+ * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs or
+ * binds still pending at the bound, or a mapped or pinned BO in VRAM: nothing
  * suspended, evicted BOs come back on use); -ENOMEM; a firmware error.
  */
 NVL_API int nvl_device_suspend(struct nvl_device *dev);

@@ -132,7 +132,8 @@ enum nvl_vm_bind_flags {
  * @args: the window and reserved range
  * @vm_out: the VM's handle
  *
- * Return: 0; -EINVAL for bad arguments; -ENOMEM.
+ * Return: 0; -EINVAL for bad arguments (on a device, a window past the
+ * chip's VA bits too: nvl_device_info.va_bits); -ENOMEM.
  */
 NVL_API int nvl_vm_create(struct nvl_client *client,
 			  const struct nvl_vm_create_args *args,
@@ -205,6 +206,8 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * -ETIME when a synchronous bind's waits did not signal in time;
  * -EBUSY when a synchronous bind's queue, or a pending bind over its
  * range, did not finish in time;
+ * -EAGAIN while the VM's device is suspended (its page tables are saved
+ * in system memory until the resume);
  * -ENOMEM.
  */
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm, uint32_t queue,

@@ -40,6 +40,7 @@ int nvl_client_alloc(struct nvl_client_dev *dev, struct nvl_client **client_out)
 	c->dev = dev;
 	c->mm = dev ? dev->mm : NULL;
 	nvl_list_init(&c->dev_node);
+	nvl_list_init(&c->maps);
 	nvl_flock_init(&c->lock);
 	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++)
 		nvl_idr_init(&c->tables[k]);
@@ -74,8 +75,11 @@ void nvl_client_put(struct nvl_client *c)
 	 * Close channels and queues before VMs, VMs before BOs and syncobjs:
 	 * reverse order of the enum, which lists the kinds bottom-up.
 	 */
-	for (int k = NVL_HANDLE_KIND_COUNT - 1; k >= 0; k--)
+	for (int k = NVL_HANDLE_KIND_COUNT - 1; k >= 0; k--) {
+		if (kind_ops[k] && kind_ops[k]->release)
+			kind_ops[k]->release(c);
 		drop_all(c, (enum nvl_handle_kind)k);
+	}
 	nvl_free(c);
 }
 

@@ -35,12 +35,20 @@ enum nvl_client_engine {
 	NVL_CLIENT_ENGINE_COUNT
 };
 
+struct nvl_client;
+
 /** struct nvl_handle_ops - how handles of one kind hold their object. */
 struct nvl_handle_ops {
 	/** @get: take a reference (called under the table lock) */
 	void (*get)(void *obj);
 	/** @put: drop a reference (called outside the table lock) */
 	void (*put)(void *obj);
+	/**
+	 * @release: optional: the client is going; end what it holds of
+	 * this kind besides its handles (the CPU mappings of BOs), before
+	 * its handles of the kind are dropped
+	 */
+	void (*release)(struct nvl_client *c);
 };
 
 struct nvl_mm;
@@ -91,6 +99,9 @@ struct nvl_client {
 	 * device, NULL for device-less clients */
 	struct nvl_list dev_node;
 	struct nvl_device *udev;
+	/** @maps: its CPU mappings of BOs (mm's records, under its memory
+	 * manager's lock), ended when it goes */
+	struct nvl_list maps;
 };
 
 /** nvl_handle_kind_register() - set the ops for @kind (once, at start-up). */

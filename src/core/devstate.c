@@ -15,6 +15,9 @@
  * armed for both crossings while any subscriber exists; its callback (on
  * the GSP event thread) hands each crossing to every subscriber that asked
  * for it, under ev_lock, so that unsubscribe can promise no later call.
+ * So a callback cannot subscribe or unsubscribe on its own device (both
+ * take ev_lock, held by its caller): those calls answer -EDEADLK (a
+ * message for unsubscribe) instead of hanging the event thread.
  *
  * Loss. A watchdog thread sends a heartbeat (a NOP round trip) every
  * period; the RPC layer declares a GSP that stopped reading its queue
@@ -44,6 +47,7 @@
 
 struct nvl_device_sensor_sub {
 	struct nvl_list link; /* nvl_device.subs */
+	struct nvl_device *dev; /* whose list */
 	uint32_t events;
 	nvl_device_sensor_fn fn;
 	void *arg;
@@ -274,15 +278,20 @@ NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds)
 
 /* ---- sensor events ----------------------------------------------------- */
 
+/* the device whose subscribers this thread is calling (ev_lock held) */
+static _Thread_local struct nvl_device *dispatching;
+
 static void on_event(void *arg, enum nvl_sensor_event event)
 {
 	struct nvl_device *dev = arg;
 	struct nvl_device_sensor_sub *s;
 
 	pthread_mutex_lock(&dev->ev_lock);
+	dispatching = dev;
 	nvl_list_for_each_entry (s, &dev->subs, link)
 		if (s->events & (uint32_t)event)
 			s->fn(s->arg, event);
+	dispatching = NULL;
 	pthread_mutex_unlock(&dev->ev_lock);
 }
 
@@ -308,11 +317,14 @@ NVL_API int nvl_device_sensors_subscribe(struct nvl_device *dev,
 				 "device: bad sensor subscription (events "
 				 "%#x)",
 				 events);
+	if (dispatching == dev)
+		return nvl_error(-EDEADLK, "device: subscribe from one of the "
+					   "device's sensor callbacks");
 	s = nvl_zalloc(sizeof(*s));
 	if (!s)
 		return nvl_error(-ENOMEM, "device: out of memory");
 	*s = (struct nvl_device_sensor_sub){
-		.events = events, .fn = fn, .arg = arg};
+		.dev = dev, .events = events, .fn = fn, .arg = arg};
 	pthread_mutex_lock(&dev->sub_lock);
 	ret = nvl_nv_device_check(dev->nv)
 		      ? nvl_error(-ENODEV, "device: the device is lost")
@@ -338,6 +350,17 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 
 	if (!dev || !sub)
 		return;
+	if (sub->dev != dev) {
+		/* it is on the other device's list, under its locks */
+		nvl_error(-EINVAL, "device: unsubscribe of another device's "
+				   "subscription ignored");
+		return;
+	}
+	if (dispatching == dev) {
+		nvl_error(-EDEADLK, "device: unsubscribe from one of the "
+				    "device's sensor callbacks ignored");
+		return;
+	}
 	pthread_mutex_lock(&dev->sub_lock);
 	pthread_mutex_lock(&dev->ev_lock);
 	nvl_list_del(&sub->link);

@@ -158,19 +158,25 @@ int nvl_device_client_fdinfo(struct nvl_device *dev, uint64_t id, char *buf,
 
 	if (!dev || (len && !buf))
 		return nvl_error(-EINVAL, "device: NULL argument to fdinfo");
+	/* the firmware call for the clock, if any, before the lock */
+	(void)maxfreq(dev);
+	/*
+	 * The client is read under the list lock, which its destroy takes
+	 * to unlink it: a reference instead let this reader drop the last
+	 * one after nvl_client_destroy() returned, so the client's BOs and
+	 * channels outlived it (and could be torn down after the device
+	 * was closed).
+	 */
 	pthread_mutex_lock(&dev->clients_lock);
 	nvl_list_for_each_entry (c, &dev->clients, dev_node)
 		if (c->id == id) {
 			found = c;
-			nvl_client_get(c);
 			break;
 		}
+	ret = found ? nvl_client_fdinfo(found, buf, len)
+		    : nvl_error(-ENOENT, "device: no client %llu",
+				(unsigned long long)id);
 	pthread_mutex_unlock(&dev->clients_lock);
-	if (!found)
-		return nvl_error(-ENOENT, "device: no client %llu",
-				 (unsigned long long)id);
-	ret = nvl_client_fdinfo(found, buf, len);
-	nvl_client_put(found);
 	return ret;
 }
 

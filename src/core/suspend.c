@@ -13,14 +13,92 @@
  * the BOs return to VRAM when an EXEC next uses them.
  */
 #include <errno.h>
+#include <time.h>
 
+#include "base/client.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "core/device.h"
 #include "mm/bo.h"
 #include "model/model.h"
 #include "nouvelle/device.h"
 #include "nv/chan.h"
 #include "nv/device.h"
+#include "vm/vm.h"
+
+/*
+ * Has a VM of @c (by its handle, or by a bind queue's) async binds still to
+ * finish? Each VM is looked at with a reference, outside the client's lock.
+ * (A VM whose handles are gone but a channel holds: wait_binds() asks the
+ * channels.)
+ */
+static bool client_binds_pending(struct nvl_client *c)
+{
+	static const enum nvl_handle_kind kinds[] = {NVL_HANDLE_VM,
+						     NVL_HANDLE_BIND_QUEUE};
+
+	for (unsigned k = 0; k < NVL_ARRAY_SIZE(kinds); k++) {
+		uint32_t id = 1;
+		void *obj;
+
+		for (;;) {
+			struct nvl_vm *vm = NULL;
+			bool busy;
+
+			nvl_client_lock(c);
+			id = nvl_idr_next(&c->tables[kinds[k]], id, &obj);
+			if (id) {
+				vm = kinds[k] == NVL_HANDLE_VM
+					     ? obj
+					     : nvl_vm_queue_vm(obj);
+				nvl_vm_get(vm);
+			}
+			nvl_client_unlock(c);
+			if (!id)
+				break;
+			busy = nvl_vm_binds_pending(vm);
+			nvl_vm_put(vm);
+			if (busy)
+				return true;
+			id++;
+		}
+	}
+	return false;
+}
+
+/*
+ * The page tables are saved and written back over a suspend, so no bind
+ * may write them meanwhile: new ones are refused (-EAGAIN, the VM
+ * backend's ready op) and queued ones must be done first. Wait for them
+ * up to @bound_ns; -EBUSY when some are still pending then (waiting on a
+ * syncobj nobody signalled), as for jobs.
+ */
+static int wait_binds(struct nvl_device *dev, int64_t bound_ns)
+{
+	int64_t deadline = nvl_time_ns() + bound_ns;
+
+	for (;;) {
+		struct nvl_client *c;
+		bool busy = false;
+
+		pthread_mutex_lock(&dev->clients_lock);
+		nvl_list_for_each_entry (c, &dev->clients, dev_node) {
+			busy = client_binds_pending(c);
+			if (busy)
+				break;
+		}
+		pthread_mutex_unlock(&dev->clients_lock);
+		/* and the VMs only a channel still holds */
+		if (!busy)
+			busy = nvl_nv_chan_vms_binds_pending(dev->nv);
+		if (!busy)
+			return 0;
+		if (nvl_time_ns() >= deadline)
+			return nvl_error(-EBUSY, "device: suspend: VM binds "
+						 "still pending");
+		nanosleep(&(struct timespec){.tv_nsec = 1000 * 1000}, NULL);
+	}
+}
 
 NVL_API int nvl_device_suspend(struct nvl_device *dev)
 {
@@ -39,6 +117,8 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 	bound = dev->nv->job_timeout_ns / 2;
 	nvl_device_wd_stop(dev);
 	ret = nvl_nv_chan_quiesce(dev->nv, bound);
+	if (!ret)
+		ret = wait_binds(dev, bound);
 	/* every BO out of VRAM, by the ordinary eviction */
 	while (!ret)
 		ret = nvl_mm_evict_one(dev->mm, NVL_GEM_DOMAIN_VRAM, NULL, 0);

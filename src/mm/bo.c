@@ -192,9 +192,12 @@ static void handle_put(void *obj)
 	nvl_gem_put(obj);
 }
 
+static void client_release(struct nvl_client *c);
+
 static const struct nvl_handle_ops bo_handle_ops = {
 	.get = handle_get,
 	.put = handle_put,
+	.release = client_release,
 };
 
 __attribute__((constructor)) static void bo_register_kind(void)
@@ -400,12 +403,47 @@ int nvl_bo_close(struct nvl_client *client, uint32_t handle)
 	return 0;
 }
 
-/* Per-client mapping records: a client can only end its own mappings. */
+/*
+ * Per-client mapping records: a client can only end its own mappings. Each
+ * is on its BO's list and on its client's (both under mm->lock), and each
+ * of its @count mappings holds a reference on the BO. A client that goes
+ * ends the mappings it still has (client_release()): otherwise a BO it
+ * mapped and never unmapped, or whose handle it closed first (unmap needs
+ * the handle), stayed pinned and alive for good.
+ */
 struct map_rec {
 	struct nvl_list link;
+	struct nvl_list client_link;
+	struct nvl_bo *bo;
 	uint64_t client_id;
 	unsigned count;
 };
+
+static void map_rec_del(struct map_rec *r)
+{
+	nvl_list_del(&r->link);
+	nvl_list_del(&r->client_link);
+	nvl_free(r);
+}
+
+/* The client is going: nobody calls with it any more. */
+static void client_release(struct nvl_client *c)
+{
+	struct map_rec *r, *t;
+
+	nvl_list_for_each_entry_safe (r, t, &c->maps, client_link) {
+		struct nvl_bo *bo = r->bo;
+		unsigned n = r->count;
+
+		nvl_mutex_lock(&bo->mm->lock);
+		if (!NVL_NEVER(bo->map_count < n))
+			bo->map_count -= n;
+		map_rec_del(r);
+		nvl_mutex_unlock(&bo->mm->lock);
+		while (n--)
+			nvl_bo_put(bo);
+	}
+}
 
 static struct map_rec *find_map(struct nvl_bo *bo, uint64_t client_id)
 {
@@ -433,7 +471,9 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 		rec = nvl_zalloc(sizeof(*rec));
 		if (rec) {
 			rec->client_id = client->id;
+			rec->bo = bo;
 			nvl_list_add(&rec->link, &bo->maps);
+			nvl_list_add(&rec->client_link, &client->maps);
 			fresh = true;
 		}
 	}
@@ -451,8 +491,7 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 	if (!ret) {
 		rec->count++;
 	} else if (fresh) {
-		nvl_list_del(&rec->link);
-		nvl_free(rec);
+		map_rec_del(rec);
 	}
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (ret)
@@ -478,10 +517,8 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 				handle);
 	} else {
 		bo->map_count--;
-		if (!--rec->count) {
-			nvl_list_del(&rec->link);
-			nvl_free(rec);
-		}
+		if (!--rec->count)
+			map_rec_del(rec);
 	}
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (!ret)
@@ -592,7 +629,11 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 				 "bo: export %#llx is stale or "
 				 "unknown",
 				 (unsigned long long)token);
-	/* As PRIME: a client that already has the object gets its handle. */
+	/*
+	 * As PRIME: a client that already has the object gets its handle.
+	 * The look and the new handle under one hold of the client's lock:
+	 * two imports of one token at once got two handles before.
+	 */
 	{
 		uint32_t id = 1;
 		void *obj;
@@ -602,17 +643,19 @@ int nvl_bo_import(struct nvl_client *client, uint64_t token,
 					  &obj)) &&
 		       obj != &bo->gem)
 			id++;
-		nvl_client_unlock(client);
 		if (id) {
 			*handle_out = id;
-			nvl_bo_put(bo);
-			return 0;
+			ret = 0;
+		} else {
+			ret = nvl_idr_alloc(&client->tables[NVL_HANDLE_BO],
+					    &bo->gem, handle_out);
+			if (!ret)
+				nvl_gem_get(&bo->gem); /* the handle's */
 		}
+		nvl_client_unlock(client);
 	}
-	ret = nvl_client_handle_add(client, NVL_HANDLE_BO, &bo->gem,
-				    handle_out);
 	nvl_bo_put(bo);
-	return ret;
+	return ret ? nvl_error(ret, "bo: import: no handle (%d)", ret) : 0;
 }
 
 int nvl_bo_query(struct nvl_client *client, uint32_t handle,

@@ -711,10 +711,38 @@ static void slot_put(struct nvl_nv_device *d, unsigned slot)
 	nvl_flock_unlock(&d->chan_lock);
 }
 
+void nvl_nv_chan_finish_deferred(struct nvl_nv_device *d, bool rm)
+{
+	for (unsigned s = 0; s < NVL_NV_CHAN_SLOTS; s++) {
+		struct nvl_nv_chan_deferred c;
+
+		nvl_flock_lock(&d->chan_lock);
+		c = d->chan_deferred[s];
+		d->chan_deferred[s].vm = NULL;
+		nvl_flock_unlock(&d->chan_lock);
+		if (!c.vm)
+			continue;
+		if (rm && c.h_chan && c.gen == atomic_load(&d->gen) &&
+		    !atomic_load(&d->lost) && nvl_gsp_rm_free(d->gsp, c.h_chan))
+			nvl_warn(NVL_CAT_NV, "channel slot %u: RM free: %s", s,
+				 nvl_error_msg());
+		nvl_nv_vm_kunmap(c.vm, c.va, NVL_NV_CHAN_SLOT_SIZE);
+		nvl_vm_put(c.vm);
+		slot_put(d, s);
+	}
+}
+
 /* take the channel off the hardware and finish everything it had */
 static void chan_teardown(struct nv_chan *ch)
 {
 	struct nvl_nv_device *d = ch->d;
+	/*
+	 * Suspended: RM takes no call, and the resume writes the saved page
+	 * tables back, so an unmap of the slot now would be undone and the
+	 * slot, free again, could be another client's channel still mapped
+	 * in this VM. Both wait for the resume (nvl_nv_chan_finish_deferred).
+	 */
+	bool defer = atomic_load(&d->suspended);
 
 	/* queued jobs never run */
 	nvl_sched_entity_kill(&ch->entity);
@@ -731,7 +759,7 @@ static void chan_teardown(struct nv_chan *ch)
 	nvl_flock_unlock(&d->chan_lock);
 	/* RM disables and unbinds it: the engine stops fetching (a handle
 	 * of a firmware that died before a reset is gone with it) */
-	if (ch->h_chan && ch->gen == atomic_load(&d->gen) &&
+	if (!defer && ch->h_chan && ch->gen == atomic_load(&d->gen) &&
 	    !atomic_load(&d->lost) && nvl_gsp_rm_free(d->gsp, ch->h_chan))
 		nvl_warn(NVL_CAT_NV, "channel %u: RM free: %s", ch->chid,
 			 nvl_error_msg());
@@ -753,6 +781,17 @@ static void chan_teardown(struct nv_chan *ch)
 	nvl_nv_work_put();
 	nvl_sched_entity_fini(&ch->entity);
 	nvl_sched_destroy(ch->sched);
+	if (defer) {
+		/* the record takes the VM reference */
+		nvl_flock_lock(&d->chan_lock);
+		d->chan_deferred[ch->slot] =
+			(struct nvl_nv_chan_deferred){.vm = ch->vm,
+						      .va = ch->va,
+						      .h_chan = ch->h_chan,
+						      .gen = ch->gen};
+		nvl_flock_unlock(&d->chan_lock);
+		return;
+	}
 	nvl_nv_vm_kunmap(ch->vm, ch->va, NVL_NV_CHAN_SLOT_SIZE);
 	nvl_vm_put(ch->vm);
 	slot_put(d, ch->slot);
@@ -1346,6 +1385,30 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+bool nvl_nv_chan_vms_binds_pending(struct nvl_nv_device *d)
+{
+	/* a reference to each channel's VM (one channel per slot at most),
+	 * looked at outside the channel lock */
+	struct nvl_vm *vms[NVL_NV_CHAN_SLOTS];
+	unsigned n = 0;
+	struct nv_chan *ch;
+	bool busy = false;
+
+	nvl_flock_lock(&d->chan_lock);
+	nvl_list_for_each_entry (ch, &d->chans, link) {
+		if (NVL_NEVER(n == NVL_NV_CHAN_SLOTS))
+			break;
+		nvl_vm_get(ch->vm);
+		vms[n++] = ch->vm;
+	}
+	nvl_flock_unlock(&d->chan_lock);
+	for (unsigned i = 0; i < n; i++) {
+		busy = busy || nvl_vm_binds_pending(vms[i]);
+		nvl_vm_put(vms[i]);
+	}
+	return busy;
 }
 
 int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,

@@ -87,6 +87,21 @@ void nvl_nv_chan_register(void);
 int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns);
 
 /**
+ * nvl_nv_chan_vms_binds_pending() - has a VM that one of @d's channels
+ * runs in async binds still to finish (nvl_vm_binds_pending())? It finds
+ * the VMs a client no longer names by handle.
+ */
+bool nvl_nv_chan_vms_binds_pending(struct nvl_nv_device *d);
+
+/**
+ * nvl_nv_chan_finish_deferred() - finish the teardown of the channels
+ * destroyed while @d was suspended: RM frees them (when @rm and their
+ * firmware is still the one running), their slots leave their VMs and are
+ * free again. Called by the resume (@rm true) and by the device's removal.
+ */
+void nvl_nv_chan_finish_deferred(struct nvl_nv_device *d, bool rm);
+
+/**
  * nvl_nv_chan_device_lost() - the device was lost: every channel is
  * disabled and killed with -ENODEV; the jobs on its ring complete with
  * -ENODEV (those queued behind them get -ENODEV when they would run).

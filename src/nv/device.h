@@ -85,6 +85,18 @@ struct nvl_nv_device {
 	struct nvl_list chans;
 	uint8_t slot_used[256];
 	unsigned nchans;
+	/**
+	 * @chan_deferred: per slot, a channel destroyed while the device was
+	 * suspended (chan_lock): its RM free, and the unmap of its slot from
+	 * its VM (a page-table write the resume would undo), wait for the
+	 * resume, and the slot stays taken until then (nv/chan.c). @vm NULL:
+	 * none.
+	 */
+	struct nvl_nv_chan_deferred {
+		struct nvl_vm *vm;
+		uint64_t va;
+		uint32_t h_chan, gen;
+	} chan_deferred[256];
 	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
 	struct nvl_nv_fault *fault;
 	/** @replay: the replayable fault buffer and its service (nv/replay.c) */

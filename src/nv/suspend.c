@@ -98,6 +98,8 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	nvl_free(d->saved);
 	d->saved = NULL;
 	atomic_store(&d->suspended, false);
+	/* the channels destroyed meanwhile, now that RM and VRAM are back */
+	nvl_nv_chan_finish_deferred(d, true);
 	nvl_info(NVL_CAT_NV, "device %s: resumed", d->name);
 	return 0;
 }

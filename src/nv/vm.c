@@ -97,6 +97,16 @@ static int f_get_region(void *p, uint64_t va, uint64_t range)
 	return nvl_pt_ops.get_region(pt_of(p), va, range);
 }
 
+/* the tables live in VRAM, saved and written back over a suspend */
+static int f_ready(void *p)
+{
+	struct nvl_nv_device *d = ((struct nvl_nv_vm *)p)->dev;
+
+	if (atomic_load(&d->suspended))
+		return nvl_error(-EAGAIN, "vm: the device is suspended");
+	return 0;
+}
+
 static void f_put_region(void *p, uint64_t va, uint64_t range)
 {
 	nvl_pt_ops.put_region(pt_of(p), va, range);
@@ -113,6 +123,7 @@ static const struct nvl_vm_pt_ops nv_vm_ops = {
 	.page_shift = f_page_shift,
 	.get_region = f_get_region,
 	.put_region = f_put_region,
+	.ready = f_ready,
 };
 
 static void nv_vm_release(void *priv)
@@ -183,6 +194,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		.priv = v,
 		.release = nv_vm_release,
 		.big_page_shifts = nvl_nv_gmmu_big_page_shifts(v->gmmu),
+		.va_end = vp.vaSize,
 	};
 	return 0;
 fail:

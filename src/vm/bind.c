@@ -709,11 +709,20 @@ static inline int one_needs_waits(const struct nvl_vm_kop *op)
 	return one_kernel_fences(resv);
 }
 
-/* VM lock held: can a one-op sync bind go ahead without waiting? */
+/* the backend's answer: may the page tables change now? */
+static inline int backend_ready(const struct nvl_vm *vm)
+{
+	return vm->backend.ops->ready ? vm->backend.ops->ready(vm->backend.priv)
+				      : 0;
+}
+
+/* VM lock held: can a one-op sync bind go ahead without waiting? (The
+ * general path reports a backend that is not ready.) */
 static bool one_ready(struct nvl_vm *vm)
 {
 	return !atomic_load(&vm->dead) && nvl_vm_queue_idle(vm->defq) &&
-	       nvl_list_empty(&vm->pending);
+	       nvl_list_empty(&vm->pending) &&
+	       (!vm->backend.ops->ready || !backend_ready(vm));
 }
 
 /*
@@ -910,6 +919,16 @@ int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	return ret;
 }
 
+bool nvl_vm_binds_pending(struct nvl_vm *vm)
+{
+	bool busy;
+
+	nvl_flock_lock(&vm->gpuvm->lock);
+	busy = !nvl_list_empty(&vm->pending);
+	nvl_flock_unlock(&vm->gpuvm->lock);
+	return busy;
+}
+
 static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			const struct nvl_vm_kop *ops, uint32_t n,
 			struct nvl_fence *const *waits, uint32_t n_waits,
@@ -931,6 +950,9 @@ static int bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 	if (atomic_load(&vm->dead))
 		return nvl_error(-ENOENT, "vm %s: unusable after a failed bind",
 				 g->name);
+	ret = backend_ready(vm);
+	if (ret)
+		return ret;
 	if (!(flags & NVL_VM_BIND_ASYNC))
 		return bind_sync(vm, q, ops, n, waits, n_waits, done_out);
 

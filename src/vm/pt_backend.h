@@ -135,6 +135,15 @@ struct nvl_vm_pt_ops {
 	void (*lock)(void *priv);
 	/** @unlock: release what @lock took (required with @lock). */
 	void (*unlock)(void *priv);
+	/**
+	 * @ready: optional. May the page tables change now? Asked before a
+	 * bind (sync or async) builds anything; an error fails the call with
+	 * nothing changed. A device's tables cannot while it is suspended:
+	 * they are saved in system memory and written back on resume, over
+	 * any change made meanwhile.
+	 * Return: 0, or a negative errno with a message (-EAGAIN).
+	 */
+	int (*ready)(void *priv);
 };
 
 #endif /* NVL_VM_PT_BACKEND_H */

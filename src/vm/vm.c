@@ -165,6 +165,12 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 
 	if (!args || (args->flags & ~(uint32_t)NVL_VM_CREATE_FAULTABLE))
 		return nvl_error(-EINVAL, "vm: create: bad arguments");
+	if (backend && backend->va_end && args->end > backend->va_end)
+		return nvl_error(-EINVAL,
+				 "vm: create: window end %#llx past the %u VA "
+				 "bits of the device's page tables",
+				 (unsigned long long)args->end,
+				 (unsigned)__builtin_ctzll(backend->va_end));
 	pthread_once(&once, register_once);
 	/* mm tells GPUVM about evictions (idempotent: a few atomic loads) */
 	ret = nvl_gem_add_evict_hook(nvl_gpuvm_gem_evict);

@@ -42,6 +42,12 @@ struct nvl_vm_backend {
 	 * NVL_VM_CREATE_* flags (nvl_vm_create sets it before the call)
 	 */
 	uint32_t create_flags;
+	/**
+	 * @va_end: out, from a device's factory: the end of the VA space its
+	 * page tables cover (1 << the chip's VA bits); a window past it is
+	 * -EINVAL. 0: no limit
+	 */
+	uint64_t va_end;
 };
 
 /** struct nvl_vm - a client's VM. */
@@ -200,6 +206,13 @@ int nvl_vm_validate_kop_bo(uint32_t i,
  * has already checked with nvl_vm_validate_kop() (the uAPI entry point):
  * no second validation pass. Same arguments and returns.
  */
+/**
+ * nvl_vm_binds_pending() - has @vm async binds that have not finished
+ * (queued, waiting, or their page-table writes not done)?
+ * @vm: the VM
+ */
+bool nvl_vm_binds_pending(struct nvl_vm *vm);
+
 int nvl_vm_bind_checked(struct nvl_vm *vm, struct nvl_vm_queue *q,
 			const struct nvl_vm_kop *ops, uint32_t n,
 			struct nvl_fence *const *waits, uint32_t n_waits,

@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -402,6 +403,70 @@ static void thermal_halves_copies(void **state)
 	down(&x);
 }
 
+/*
+ * A callback may call the device's API, but its own sensor subscriptions
+ * would take the lock the event thread holds over the callbacks: subscribe
+ * and unsubscribe from a callback answer -EDEADLK (unsubscribe: ignored)
+ * instead of hanging the event thread (a subscribe there hung it for good
+ * before, and the device's close after it).
+ */
+struct reenter {
+	struct nvl_device *dev;
+	struct nvl_device_sensor_sub *self;
+	atomic_int calls, done;
+	int ret;
+	char msg[128];
+};
+
+static void reenter_cb(void *arg, enum nvl_sensor_event e)
+{
+	struct reenter *r = arg;
+	struct nvl_device_sensor_sub *sub = NULL;
+
+	(void)e;
+	if (atomic_fetch_add(&r->calls, 1))
+		return;
+	r->ret = nvl_device_sensors_subscribe(r->dev, NVL_SENSOR_EVENT_THERMAL,
+					      on_event, NULL, &sub);
+	nvl_device_sensors_unsubscribe(r->dev, r->self);
+	snprintf(r->msg, sizeof(r->msg), "%s", nvl_last_error());
+	atomic_store(&r->done, 1);
+}
+
+static void subscribe_in_callback(void **state)
+{
+	struct reenter r = {0};
+	struct evs ev = {0};
+	struct nvl_device_sensor_sub *other;
+	struct ctx x;
+
+	(void)state;
+	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
+	r.dev = x.k.dev;
+	assert_int_equal(nvl_device_sensors_subscribe(x.k.dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      reenter_cb, &r, &r.self),
+			 0);
+	assert_int_equal(nvl_device_sensors_subscribe(x.k.dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      on_event, &ev, &other),
+			 0);
+	nvl_model_pmu_sim_advance(x.m, 0);
+	nvl_hw_wr32(nvl_model_hw(x.m), NVL_HW_THERM_AMBIENT, 95000);
+	nvl_model_pmu_sim_advance(x.m, 20 * SEC);
+	for (int i = 0; i < 500 && !atomic_load(&r.done); i++)
+		nanosleep(&(struct timespec){.tv_nsec = 10 * MS}, NULL);
+	if (!atomic_load(&r.done))
+		fail_msg("the sensor callback is stuck in its subscribe");
+	assert_int_equal(r.ret, -EDEADLK);
+	assert_non_null(strstr(r.msg, "callbacks ignored"));
+	/* the event went on to the next subscriber; r's is still on */
+	assert_int_equal(events_reach(&ev.thermal, 1), 1);
+	nvl_device_sensors_unsubscribe(x.k.dev, r.self);
+	nvl_device_sensors_unsubscribe(x.k.dev, other);
+	down(&x);
+}
+
 /* ---- a GSP that dies --------------------------------------------------- */
 
 static char captured[1 << 16];
@@ -764,6 +829,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rights),
 		cmocka_unit_test(power_limit_under_copies),
 		cmocka_unit_test(thermal_halves_copies),
+		cmocka_unit_test(subscribe_in_callback),
 		cmocka_unit_test(gsp_death_and_reset),
 		cmocka_unit_test(lost_then_close),
 		cmocka_unit_test(heartbeat_misses),
