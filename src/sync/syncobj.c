@@ -548,8 +548,25 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 }
 
 /*
+ * A leaf flatten() keeps: one still pending, or one of @f's own point (the
+ * unwrap cursor still on @f) that ended with an error, so that the flat
+ * fence ends with the status @f ends with (nvl_syncobj_status()). Earlier
+ * points' leaves that signalled are dropped, errors included, as their
+ * nodes' errors are not @f's either (chains do not aggregate errors).
+ */
+static bool flatten_keeps(struct nvl_fence *leaf,
+			  const struct nvl_fence_unwrap *cur,
+			  struct nvl_fence *f)
+{
+	if (!nvl_fence_is_signaled(leaf))
+		return true;
+	return cur->chain == f && nvl_fence_get_status(leaf) < 0;
+}
+
+/*
  * One plain fence for everything @f stands for: the unsignalled leaves of
- * its chains and arrays, one per context, in a signal-on-all array.
+ * its chains and arrays (and @f's own errored ones), one per context, in
+ * a signal-on-all array.
  */
 static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 {
@@ -563,7 +580,7 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		return 0;
 	}
 	nvl_fence_unwrap_for_each(leaf, &cur, f) n +=
-		!nvl_fence_is_signaled(leaf);
+		flatten_keeps(leaf, &cur, f);
 	if (n == 0) {
 		*out = nvl_fence_get_stub();
 		return 0;
@@ -576,7 +593,7 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 	{
 		unsigned j;
 
-		if (nvl_fence_is_signaled(leaf))
+		if (!flatten_keeps(leaf, &cur, f))
 			continue;
 		for (j = 0; j < i; j++)
 			if (arr[j]->context == leaf->context)

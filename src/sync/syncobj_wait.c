@@ -214,6 +214,22 @@ static void entries_release(struct wait_entry *ents, uint32_t count)
 	nvl_free(ents);
 }
 
+/* Does (@handle, @point) resolve to a fence now? */
+static bool has_fence(struct nvl_client *client, uint32_t handle,
+		      uint64_t point)
+{
+	struct nvl_syncobj *obj = nvl_syncobj_find(client, handle);
+	struct nvl_fence *f = NULL;
+	int r;
+
+	if (!obj)
+		return false;
+	r = nvl_syncobj_resolve(obj, point, &f);
+	nvl_syncobj_put(obj);
+	nvl_fence_put(f);
+	return !r;
+}
+
 /*
  * Every entry already has its fence and the call waits for all of them
  * (WAIT_ALL, or a single entry): wait on each fence's own futex word in
@@ -233,6 +249,15 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 			      ? NVL_FENCE_WAIT_INTERRUPTIBLE
 			      : 0;
 
+	/*
+	 * Every entry must have its fence before anything waits: an entry
+	 * without one fails the call at once with -EINVAL (the kernel's
+	 * first pass), not after the entries before it signalled or timed
+	 * out. The general path decides that case.
+	 */
+	for (uint32_t i = 1; i < count; i++)
+		if (!has_fence(client, handles[i], points ? points[i] : 0))
+			return 0;
 	for (uint32_t i = 0; i < count; i++) {
 		struct nvl_syncobj *obj = nvl_syncobj_find(client, handles[i]);
 		struct nvl_fence *f = NULL;
@@ -240,8 +265,9 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 
 		/*
 		 * An entry without a fence (or a handle gone meanwhile): the
-		 * general path decides. Waiting first for the entries before
-		 * it changes nothing: the call waits for all of them anyway.
+		 * general path decides. The entries before it were waited
+		 * for only if it lost its fence after the check above (a
+		 * reset meanwhile).
 		 */
 		if (!obj)
 			return 0;

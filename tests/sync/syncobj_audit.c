@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: syncobj_audit
+ * Description: regressions from an adversarial review of the syncobj uAPI
+ * against the kernel's rules: a wait-all whose later entry has no fence
+ * fails with -EINVAL at once (it does not first wait for the entries
+ * before it); an error carried by a fence survives a transfer or a
+ * sync-file import into a timeline point (nvl_syncobj_status() reports it).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <nouvelle/core.h>
+
+#include "t.h"
+#include "base/client.h"
+#include "base/time.h"
+#include "sync/fence_array.h"
+#include "sync/sync_file.h"
+#include "sync/syncobj.h"
+
+static struct nvl_client *client(void)
+{
+	struct nvl_client *c;
+
+	assert_int_equal(nvl_client_create(&c), 0);
+	return c;
+}
+
+static uint32_t mk(struct nvl_client *c, uint32_t flags)
+{
+	uint32_t h = 0;
+
+	assert_int_equal(nvl_syncobj_create(c, flags, &h), 0);
+	return h;
+}
+
+static struct nvl_fence *pending_fence(void)
+{
+	struct nvl_fence *f;
+
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	return f;
+}
+
+/* a timeline point @point on @h wrapping @f */
+static void add_point(struct nvl_client *c, uint32_t h, struct nvl_fence *f,
+		      uint64_t point)
+{
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+
+	assert_non_null(o);
+	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f, point);
+	nvl_syncobj_put(o);
+}
+
+/*
+ * The kernel's first pass fails the whole call when any entry has no fence
+ * (without FOR_SUBMIT/AVAILABLE), before anything waits. An entry with a
+ * pending timeline point first in the list made the fences path wait for it
+ * (to the deadline: -ETIME) before it looked at the entry without a fence.
+ */
+static void wait_all_missing_fence_after_pending_point_is_einval(void **state)
+{
+	struct nvl_client *c = client();
+	struct nvl_fence *f = pending_fence(), *stub;
+	uint32_t h[2] = {mk(c, 0), mk(c, 0)};
+	uint64_t p[2] = {1, 0};
+
+	add_point(c, h[0], f, 1);
+	/* entry 1: binary, no fence */
+	assert_int_equal(nvl_syncobj_wait(c, h, p, 2,
+					  nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 -EINVAL);
+	/* entry 1: a point not submitted yet */
+	p[1] = 3;
+	stub = nvl_fence_get_stub();
+	add_point(c, h[1], stub, 1);
+	nvl_fence_put(stub);
+	assert_int_equal(nvl_syncobj_wait(c, h, p, 2,
+					  nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
+					  NVL_SYNCOBJ_WAIT_ALL, NULL),
+			 -EINVAL);
+	/* and nothing changed: entry 1 at point 1 waits fine once f signals */
+	p[1] = 1;
+	assert_int_equal(nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL,
+					  NULL),
+			 -ETIME);
+	nvl_fence_signal(f);
+	assert_int_equal(nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL,
+					  NULL),
+			 0);
+	nvl_fence_put(f);
+	nvl_client_destroy(c);
+}
+
+static struct nvl_fence *errored_fence(int err)
+{
+	struct nvl_fence *f = pending_fence();
+
+	nvl_fence_set_error(f, err);
+	nvl_fence_signal(f);
+	return f;
+}
+
+/*
+ * A point whose fence ended with an error keeps that error when it is
+ * transferred to (or imported as) another timeline point: flattening the
+ * source dropped every signalled leaf, so the new point wrapped the
+ * signalled stub and nvl_syncobj_status() said 1 where the source said
+ * -EFAULT (an exec's fault, docs/faults.md, lost on the way to a consumer).
+ */
+static void transfer_to_a_point_keeps_the_error(void **state)
+{
+	struct nvl_client *c = client();
+	struct nvl_fence *bad = errored_fence(-EFAULT), *other = pending_fence();
+	uint32_t src = mk(c, 0), dst = mk(c, 0), h2 = mk(c, 0);
+	int st = 0;
+
+	add_point(c, src, bad, 1);
+	assert_int_equal(nvl_syncobj_status(c, src, 1, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	assert_int_equal(nvl_syncobj_transfer(c, dst, 1, src, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_status(c, dst, 1, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	/* a binary destination takes the node itself, as before */
+	assert_int_equal(nvl_syncobj_transfer(c, h2, 0, src, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_status(c, h2, 0, &st), 0);
+	assert_int_equal(st, -EFAULT);
+
+	/* the errored point behind a pending one of another context: the
+	 * new point waits for both and then reports the error */
+	add_point(c, h2, other, 5);
+	add_point(c, h2, bad, 6);
+	assert_int_equal(nvl_syncobj_transfer(c, dst, 2, h2, 6, 0), 0);
+	assert_int_equal(nvl_syncobj_status(c, dst, 2, &st), 0);
+	assert_int_equal(st, 0);
+	nvl_fence_signal(other);
+	assert_int_equal(nvl_syncobj_status(c, h2, 6, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	assert_int_equal(nvl_syncobj_status(c, dst, 2, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	/* an error-free source still ends as the plain signalled stub */
+	assert_int_equal(nvl_syncobj_transfer(c, dst, 3, h2, 5, 0), 0);
+	assert_int_equal(nvl_syncobj_status(c, dst, 3, &st), 0);
+	assert_int_equal(st, 1);
+	nvl_fence_put(bad);
+	nvl_fence_put(other);
+	nvl_client_destroy(c);
+}
+
+/* Same through a sync file of the point, imported as a timeline point. */
+static void sync_file_import_to_a_point_keeps_the_error(void **state)
+{
+	struct nvl_client *c = client();
+	struct nvl_fence *bad = errored_fence(-ECANCELED);
+	uint32_t src = mk(c, 0), h = mk(c, 0);
+	int fd = -1, st = 0;
+
+	add_point(c, src, bad, 1);
+	assert_int_equal(nvl_syncobj_export_sync_file(c, src, 1, &fd), 0);
+	assert_int_equal(nvl_syncobj_import_sync_file(c, h, 4, fd), 0);
+	assert_int_equal(nvl_syncobj_status(c, h, 4, &st), 0);
+	assert_int_equal(st, -ECANCELED);
+	close(fd);
+	nvl_fence_put(bad);
+	nvl_client_destroy(c);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(wait_all_missing_fence_after_pending_point_is_einval),
+	cmocka_unit_test(transfer_to_a_point_keeps_the_error),
+	cmocka_unit_test(sync_file_import_to_a_point_keeps_the_error),
+};
+
+T_MAIN(tests)
