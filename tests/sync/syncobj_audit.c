@@ -71,28 +71,29 @@ static void wait_all_missing_fence_after_pending_point_is_einval(void **state)
 
 	add_point(c, h[0], f, 1);
 	/* entry 1: binary, no fence */
-	assert_int_equal(nvl_syncobj_wait(c, h, p, 2,
-					  nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, p, 2,
+				 nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
+				 NVL_SYNCOBJ_WAIT_ALL, NULL),
+		-EINVAL);
 	/* entry 1: a point not submitted yet */
 	p[1] = 3;
 	stub = nvl_fence_get_stub();
 	add_point(c, h[1], stub, 1);
 	nvl_fence_put(stub);
-	assert_int_equal(nvl_syncobj_wait(c, h, p, 2,
-					  nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
-					  NVL_SYNCOBJ_WAIT_ALL, NULL),
-			 -EINVAL);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, p, 2,
+				 nvl_time_ns() + 200 * NVL_NSEC_PER_MSEC,
+				 NVL_SYNCOBJ_WAIT_ALL, NULL),
+		-EINVAL);
 	/* and nothing changed: entry 1 at point 1 waits fine once f signals */
 	p[1] = 1;
-	assert_int_equal(nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL,
-					  NULL),
-			 -ETIME);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL, NULL),
+		-ETIME);
 	nvl_fence_signal(f);
-	assert_int_equal(nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL,
-					  NULL),
-			 0);
+	assert_int_equal(
+		nvl_syncobj_wait(c, h, p, 2, 0, NVL_SYNCOBJ_WAIT_ALL, NULL), 0);
 	nvl_fence_put(f);
 	nvl_client_destroy(c);
 }
@@ -116,7 +117,8 @@ static struct nvl_fence *errored_fence(int err)
 static void transfer_to_a_point_keeps_the_error(void **state)
 {
 	struct nvl_client *c = client();
-	struct nvl_fence *bad = errored_fence(-EFAULT), *other = pending_fence();
+	struct nvl_fence *bad = errored_fence(-EFAULT),
+			 *other = pending_fence();
 	uint32_t src = mk(c, 0), dst = mk(c, 0), h2 = mk(c, 0);
 	int st = 0;
 
