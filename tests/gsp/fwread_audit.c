@@ -125,9 +125,8 @@ static void symlink_loops_are_named(void **state)
 
 	/* the chip directory a link to itself, and a looping gsp file */
 	snprintf(dir, sizeof(dir), "%s/t", root);
-	assert_int_equal(fwgen_tree(dir, "ga102", "570.144", FWGEN_ALL,
-				    ga10x_fams),
-			 0);
+	assert_int_equal(
+		fwgen_tree(dir, "ga102", "570.144", FWGEN_ALL, ga10x_fams), 0);
 	snprintf(p, sizeof(p), "%s/nvidia/ga102/gsp/gsp-570.144.bin", dir);
 	snprintf(q, sizeof(q), "%s/nvidia/ga102/gsp/loop", dir);
 	assert_int_equal(unlink(p), 0);
