@@ -217,9 +217,56 @@ static void client_destroyed_behind_a_hung_dependency(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * A job's fence outlives its device: exported as a sync file, the client
+ * and the device closed (pending work first, then done work), the fence
+ * imported into another device's client, waited on, queried, released.
+ */
+static void fence_outlives_its_device(void **state)
+{
+	struct nvl_device *dev = open_dev(0), *dev2 = open_dev(0);
+	struct rig a, b;
+	int fd[2], st;
+	uint32_t h[2];
+
+	(void)state;
+	rig_up(dev, &a);
+	rig_up(dev2, &b);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	assert_int_equal(rig_status(&a, 0), 1);
+	hang(&a);
+	assert_int_equal(rig_exec(&a, 1), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(nvl_syncobj_export_sync_file(a.c, a.sync[i], 0,
+							      &fd[i]),
+				 0);
+	rig_down(&a);
+	nvl_device_close(dev);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(nvl_syncobj_create(b.c, 0, &h[i]), 0);
+		assert_int_equal(nvl_syncobj_import_sync_file(b.c, h[i], 0,
+							      fd[i]),
+				 0);
+		close(fd[i]);
+		assert_int_equal(nvl_syncobj_wait(b.c, &h[i], NULL, 1,
+						  now_ns() + 20000000000ll, 0,
+						  NULL),
+				 0);
+		assert_int_equal(nvl_syncobj_status(b.c, h[i], 0, &st), 0);
+		assert_int_equal(st, i ? -ECANCELED : 1);
+	}
+	/* B's own job may wait for the dead device's fences */
+	assert_int_equal(rig_exec_wait(&b, 0, h[1]), 0);
+	assert_int_equal(rig_status(&b, 0), 1);
+	assert_int_equal(b.pdst[0], 0x1000);
+	rig_down(&b);
+	nvl_device_close(dev2);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(channel_destroyed_behind_a_hung_dependency),
 	cmocka_unit_test(client_destroyed_behind_a_hung_dependency),
+	cmocka_unit_test(fence_outlives_its_device),
 };
 
 T_MAIN(tests)
