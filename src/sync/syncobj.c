@@ -716,8 +716,9 @@ NVL_API int nvl_syncobj_export_sync_file(struct nvl_client *client,
 	struct nvl_fence *f;
 	int ret;
 
-	if (!fd_out)
-		return nvl_error(-EINVAL, "syncobj: export without fd_out");
+	if (!client || !fd_out)
+		return nvl_error(-EINVAL, "syncobj: export with NULL %s",
+				 !client ? "client" : "fd_out");
 	obj = nvl_syncobj_find(client, handle);
 	if (!obj)
 		return nvl_error(-ENOENT, "syncobj: export: unknown handle %u",

@@ -237,16 +237,15 @@ static void fence_outlives_its_device(void **state)
 	hang(&a);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(nvl_syncobj_export_sync_file(a.c, a.sync[i], 0,
-							      &fd[i]),
-				 0);
+		assert_int_equal(
+			nvl_syncobj_export_sync_file(a.c, a.sync[i], 0, &fd[i]),
+			0);
 	rig_down(&a);
 	nvl_device_close(dev);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(nvl_syncobj_create(b.c, 0, &h[i]), 0);
-		assert_int_equal(nvl_syncobj_import_sync_file(b.c, h[i], 0,
-							      fd[i]),
-				 0);
+		assert_int_equal(
+			nvl_syncobj_import_sync_file(b.c, h[i], 0, fd[i]), 0);
 		close(fd[i]);
 		assert_int_equal(nvl_syncobj_wait(b.c, &h[i], NULL, 1,
 						  now_ns() + 20000000000ll, 0,

@@ -172,10 +172,40 @@ static void sync_file_import_to_a_point_keeps_the_error(void **state)
 	nvl_client_destroy(c);
 }
 
+/*
+ * A NULL client is bad input (-EINVAL) for every syncobj call; export to a
+ * sync file alone said -ENOENT (its handle lookup found nothing).
+ */
+static void null_client_is_einval_everywhere(void **state)
+{
+	uint32_t h = 1, out = 0;
+	uint64_t p = 1;
+	int fd = -1, st = 0;
+
+	assert_int_equal(nvl_syncobj_export_sync_file(NULL, 1, 0, &fd),
+			 -EINVAL);
+	assert_int_equal(fd, -1);
+	assert_int_equal(nvl_syncobj_import_sync_file(NULL, 1, 0, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_handle_to_fd(NULL, 1, &fd), -EINVAL);
+	assert_int_equal(nvl_syncobj_fd_to_handle(NULL, 0, &out), -EINVAL);
+	assert_int_equal(nvl_syncobj_transfer(NULL, 1, 0, 2, 0, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_status(NULL, 1, 0, &st), -EINVAL);
+	assert_int_equal(nvl_syncobj_query(NULL, &h, &p, 1, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_eventfd(NULL, 1, 0, 0, 0), -EINVAL);
+	assert_int_equal(nvl_syncobj_wait(NULL, &h, NULL, 1, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(nvl_syncobj_destroy(NULL, 1), -EINVAL);
+	assert_int_equal(nvl_syncobj_create(NULL, 0, &out), -EINVAL);
+	assert_int_equal(nvl_syncobj_timeline_signal(NULL, &h, &p, 1), -EINVAL);
+	assert_int_equal(nvl_syncobj_signal(NULL, &h, 1), -EINVAL);
+	assert_int_equal(nvl_syncobj_reset(NULL, &h, 1), -EINVAL);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_all_missing_fence_after_pending_point_is_einval),
 	cmocka_unit_test(transfer_to_a_point_keeps_the_error),
 	cmocka_unit_test(sync_file_import_to_a_point_keeps_the_error),
+	cmocka_unit_test(null_client_is_einval_everywhere),
 };
 
 T_MAIN(tests)
