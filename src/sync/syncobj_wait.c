@@ -132,8 +132,8 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 				 handles[unknown_at], unknown_at);
 		return 1;
 	}
-	if (slow)
-		return 0;
+	/* no fence: -EINVAL whatever the other entries are (the kernel's
+	 * first pass), also when a point entry needs the slow path */
 	if (nofence_at != UINT32_MAX) {
 		if (flags &
 		    (NVL_SYNCOBJ_WAIT_FOR_SUBMIT | NVL_SYNCOBJ_WAIT_AVAILABLE))
@@ -144,6 +144,8 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 				 handles[nofence_at], nofence_at);
 		return 1;
 	}
+	if (slow)
+		return 0;
 	if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? done == count : done > 0) {
 		if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
 			*first_signaled = first;
@@ -253,10 +255,11 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 	 * Every entry must have its fence before anything waits: an entry
 	 * without one fails the call at once with -EINVAL (the kernel's
 	 * first pass), not after the entries before it signalled or timed
-	 * out. The general path decides that case.
+	 * out. The general path decides that case. The fast path found a
+	 * fence on every binary entry; a point may not be submitted yet.
 	 */
-	for (uint32_t i = 1; i < count; i++)
-		if (!has_fence(client, handles[i], points ? points[i] : 0))
+	for (uint32_t i = 1; points && i < count; i++)
+		if (points[i] && !has_fence(client, handles[i], points[i]))
 			return 0;
 	for (uint32_t i = 0; i < count; i++) {
 		struct nvl_syncobj *obj = nvl_syncobj_find(client, handles[i]);
