@@ -499,9 +499,11 @@ NVL_API int nvl_syncobj_status(struct nvl_client *client, uint32_t handle,
 	if (!client || !status)
 		return nvl_error(-EINVAL, "syncobj: status: NULL argument");
 	ret = nvl_syncobj_find_fence(client, handle, point, 0, &f);
+	/* sync.h: no fence (or point) there is -ENOENT, like no syncobj */
 	if (ret)
-		return nvl_error(ret, "syncobj: status: no fence at %u:%llu",
-				 handle, (unsigned long long)point);
+		return nvl_error(ret == -EINVAL ? -ENOENT : ret,
+				 "syncobj: status: no fence at %u:%llu", handle,
+				 (unsigned long long)point);
 	*status = nvl_fence_get_status(f);
 	nvl_fence_put(f);
 	return 0;

@@ -201,11 +201,38 @@ static void null_client_is_einval_everywhere(void **state)
 	assert_int_equal(nvl_syncobj_reset(NULL, &h, 1), -EINVAL);
 }
 
+/*
+ * nvl_syncobj_status() (sync.h): -ENOENT for no such syncobj "or no fence
+ * there"; a binary syncobj without a fence, a point not submitted and a
+ * point on a binary syncobj said -EINVAL, the answer for bad arguments.
+ */
+static void status_without_a_fence_is_enoent(void **state)
+{
+	struct nvl_client *c = client();
+	uint32_t h = mk(c, 0), tl = mk(c, 0), sig = mk(c, 1);
+	struct nvl_fence *stub = nvl_fence_get_stub();
+	int st = 42;
+
+	assert_int_equal(nvl_syncobj_status(c, h, 0, &st), -ENOENT);
+	assert_int_equal(nvl_syncobj_status(c, tl, 3, &st), -ENOENT);
+	assert_int_equal(nvl_syncobj_status(c, sig, 2, &st), -ENOENT);
+	assert_int_equal(nvl_syncobj_status(c, 99, 0, &st), -ENOENT);
+	assert_int_equal(st, 42);
+	assert_int_equal(nvl_syncobj_status(c, h, 0, NULL), -EINVAL);
+	/* a submitted point answers */
+	add_point(c, tl, stub, 3);
+	nvl_fence_put(stub);
+	assert_int_equal(nvl_syncobj_status(c, tl, 3, &st), 0);
+	assert_int_equal(st, 1);
+	nvl_client_destroy(c);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_all_missing_fence_after_pending_point_is_einval),
 	cmocka_unit_test(transfer_to_a_point_keeps_the_error),
 	cmocka_unit_test(sync_file_import_to_a_point_keeps_the_error),
 	cmocka_unit_test(null_client_is_einval_everywhere),
+	cmocka_unit_test(status_without_a_fence_is_enoent),
 };
 
 T_MAIN(tests)
