@@ -6,7 +6,9 @@
  * channel, or the whole client, is destroyed meanwhile: the destroy
  * returns, the jobs never run, every fence signals with an error (at once
  * for a destroyed channel, exec.h) and nothing leaks (ASan). Helpers as
- * in hang.c. Both passed when written (no bug found here).
+ * in hang.c. Also: a job whose cross-client dependency failed runs and
+ * ends without error (as drm_sched: no dependency error is forwarded); a
+ * job fence outlives its device. All passed when written (no bug here).
  */
 #include <errno.h>
 #include <string.h>
@@ -262,10 +264,36 @@ static void fence_outlives_its_device(void **state)
 	nvl_device_close(dev2);
 }
 
+/*
+ * A job whose dependency ended with an error still runs, and its own fence
+ * carries no error: drm_sched forwards neither (only a killed entity's
+ * jobs get -ESRCH; the driver decides what a failed dependency means).
+ */
+static void dependency_error_is_not_forwarded(void **state)
+{
+	struct nvl_device *dev = open_dev(0);
+	struct rig a, b;
+
+	(void)state;
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	hang(&a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	share(&a, 0, &b, 7);
+	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
+	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
+	assert_int_equal(rig_status(&b, 0), 1);
+	assert_int_equal(b.pdst[0], 0x1000);
+	rig_down(&b);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(channel_destroyed_behind_a_hung_dependency),
 	cmocka_unit_test(client_destroyed_behind_a_hung_dependency),
 	cmocka_unit_test(fence_outlives_its_device),
+	cmocka_unit_test(dependency_error_is_not_forwarded),
 };
 
 T_MAIN(tests)
