@@ -5,9 +5,12 @@
  * against the kernel's rules: a wait-all whose later entry has no fence
  * fails with -EINVAL at once (it does not first wait for the entries
  * before it); an error carried by a fence survives a transfer or a
- * sync-file import into a timeline point (nvl_syncobj_status() reports it).
+ * sync-file import into a timeline point (nvl_syncobj_status() reports it);
+ * a NULL client, a status without a fence; and every wait path against a
+ * reference model of the kernel's rules.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include "sync/fence_array.h"
 #include "sync/sync_file.h"
 #include "sync/syncobj.h"
+#include "sync/syncobj_priv.h"
 
 static struct nvl_client *client(void)
 {
@@ -227,12 +231,140 @@ static void status_without_a_fence_is_enoent(void **state)
 	nvl_client_destroy(c);
 }
 
+/* ---- wait against a reference model of the kernel's rules ---- */
+
+/* a syncobj in a random state: no fence, a binary fence (pending,
+ * signalled, errored) or 1..3 timeline points (some unordered) */
+static void random_syncobj(struct nvl_client *c, uint32_t h, uint64_t *rs,
+			   struct nvl_fence **keep, unsigned *nkeep)
+{
+	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
+	unsigned kind = t_rand(rs) % 4;
+	uint64_t p = 0;
+
+	if (kind == 1 || kind == 2) {
+		struct nvl_fence *f = pending_fence();
+
+		if (kind == 2 || t_rand(rs) % 2) {
+			if (t_rand(rs) % 3 == 0)
+				nvl_fence_set_error(f, -EIO);
+			nvl_fence_signal(f);
+		}
+		nvl_syncobj_replace_fence(o, f);
+		keep[(*nkeep)++] = f;
+	}
+	for (unsigned k = 0; kind == 3 && k < 1 + t_rand(rs) % 3; k++) {
+		struct nvl_fence *f = pending_fence();
+
+		p = (t_rand(rs) % 2 && p > 2) ? p - 2 : p + 1 + t_rand(rs) % 2;
+		if (t_rand(rs) % 2)
+			nvl_fence_signal(f);
+		nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f, p);
+		keep[(*nkeep)++] = f;
+	}
+	nvl_syncobj_put(o);
+}
+
+/*
+ * The kernel's answer for a wait that cannot be woken during the call:
+ * unknown handle -ENOENT; an entry without a fence -EINVAL unless
+ * FOR_SUBMIT/AVAILABLE; else done when all (any) entries are done, with
+ * the lowest done index; else -ETIME.
+ */
+static int model_wait(struct nvl_client *c, const uint32_t *h,
+		      const uint64_t *pts, uint32_t n, uint32_t flags,
+		      uint32_t *first)
+{
+	bool unknown = false, missing = false;
+	uint32_t done = 0;
+
+	*first = UINT32_MAX;
+	if ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) && !pts)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvl_syncobj *o = nvl_syncobj_find(c, h[i]);
+		struct nvl_fence *f = NULL;
+
+		if (!o) {
+			unknown = true;
+			continue;
+		}
+		if (nvl_syncobj_resolve(o, pts ? pts[i] : 0, &f)) {
+			missing = true;
+		} else if ((flags & NVL_SYNCOBJ_WAIT_AVAILABLE) ||
+			   nvl_fence_is_signaled(f)) {
+			done++;
+			if (*first == UINT32_MAX)
+				*first = i;
+		}
+		nvl_fence_put(f);
+		nvl_syncobj_put(o);
+	}
+	if (unknown)
+		return -ENOENT;
+	if (missing && !(flags & (NVL_SYNCOBJ_WAIT_FOR_SUBMIT |
+				  NVL_SYNCOBJ_WAIT_AVAILABLE)))
+		return -EINVAL;
+	if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? done == n : done > 0)
+		return 0;
+	return -ETIME;
+}
+
+/*
+ * Random syncobj states and waits (1..3 entries, binary or points, every
+ * combination of ALL, FOR_SUBMIT and AVAILABLE, an unknown handle now and
+ * then), polled and with a 200 us deadline: every path of
+ * nvl_syncobj_wait() (fast, fences, slow) must give the model's answer.
+ * The fences path answered -ETIME for -EINVAL before c8d86e1.
+ */
+static void wait_matches_a_reference_model(void **state)
+{
+	uint64_t rs = t_seed(0x5eed2a);
+
+	for (int it = 0; it < 1500; it++) {
+		struct nvl_client *c = client();
+		struct nvl_fence *keep[32];
+		unsigned nkeep = 0;
+		uint32_t hs[4], h[3], n = 1 + t_rand(&rs) % 3, first = 99;
+		uint32_t want_first, flags = t_rand(&rs) % 8;
+		uint64_t pts[3];
+		bool use_pts = t_rand(&rs) % 2;
+		int64_t dl = it % 5 ? 0 : nvl_time_ns() + 200000;
+		int want, got;
+
+		for (int i = 0; i < 4; i++) {
+			hs[i] = mk(c, 0);
+			random_syncobj(c, hs[i], &rs, keep, &nkeep);
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			h[i] = t_rand(&rs) % 9 == 0 ? 77 : hs[t_rand(&rs) % 4];
+			pts[i] = use_pts ? t_rand(&rs) % 6 : 0;
+		}
+		want = model_wait(c, h, use_pts ? pts : NULL, n, flags,
+				  &want_first);
+		got = nvl_syncobj_wait(c, h, use_pts ? pts : NULL, n, dl, flags,
+				       &first);
+		if (got != want)
+			fail_msg("iteration %d: %u entries, flags %#x, points "
+				 "%d: %d, the model says %d",
+				 it, n, flags, use_pts, got, want);
+		if (!got && !(flags & NVL_SYNCOBJ_WAIT_ALL))
+			assert_int_equal(first, want_first);
+		for (unsigned i = 0; i < nkeep; i++) {
+			nvl_fence_signal(keep[i]);
+			nvl_fence_put(keep[i]);
+		}
+		nvl_client_destroy(c);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_all_missing_fence_after_pending_point_is_einval),
 	cmocka_unit_test(transfer_to_a_point_keeps_the_error),
 	cmocka_unit_test(sync_file_import_to_a_point_keeps_the_error),
 	cmocka_unit_test(null_client_is_einval_everywhere),
 	cmocka_unit_test(status_without_a_fence_is_enoent),
+	cmocka_unit_test(wait_matches_a_reference_model),
 };
 
 T_MAIN(tests)
