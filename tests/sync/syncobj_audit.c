@@ -17,6 +17,7 @@
 #include <nouvelle/core.h>
 
 #include "t.h"
+#include "../sched/sched_t.h"
 #include "base/client.h"
 #include "base/time.h"
 #include "sync/fence_array.h"
@@ -358,6 +359,52 @@ static void wait_matches_a_reference_model(void **state)
 	}
 }
 
+/*
+ * Two syncobjs' timeline points with one fence identity: a binary transfer
+ * puts syncobj A's chain node into B, and B's next point inherits that
+ * node's context (dma_fence_chain's rule), so B:5 and A:5 are different
+ * fences with the same context and seqno. A job waiting for both kept only
+ * one (dependencies were deduplicated by context) and ran while the other
+ * was pending.
+ */
+static void job_waits_for_both_points_sharing_a_context(void **state)
+{
+	struct nvl_client *c = client();
+	struct nvl_fence *x = pending_fence(), *y = pending_fence(), *a5, *b5;
+	struct nvl_fence *done;
+	uint32_t a = mk(c, 0), b = mk(c, 0);
+	uint64_t five = 5;
+	struct nvl_sched_null *ring = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_sched_null_job *j;
+
+	add_point(c, a, x, 3);
+	assert_int_equal(nvl_syncobj_transfer(c, b, 0, a, 3, 0), 0);
+	assert_int_equal(nvl_syncobj_timeline_signal(c, &b, &five, 1), 0);
+	add_point(c, a, y, 5);
+	assert_int_equal(nvl_syncobj_find_fence(c, b, 5, 0, &b5), 0);
+	assert_int_equal(nvl_syncobj_find_fence(c, a, 5, 0, &a5), 0);
+	assert_true(a5 != b5);
+	assert_int_equal(a5->context, b5->context);
+	assert_int_equal(a5->seqno, b5->seqno);
+
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, ring);
+	j = t_job(ring, &e, 1, 0, 1);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base, b5), 0);
+	assert_int_equal(nvl_sched_job_add_dependency(&j->base, a5), 0);
+	done = t_arm_push(j);
+	nvl_fence_signal(x); /* B:5 complete, A:5 still waits for y */
+	assert_int_equal(nvl_fence_wait(done, 100 * NVL_NSEC_PER_MSEC), -ETIME);
+	nvl_fence_signal(y);
+	assert_int_equal(t_wait(done), 1);
+	nvl_fence_put(done);
+	nvl_sched_entity_fini(&e);
+	nvl_sched_null_destroy(ring);
+	nvl_fence_put(x);
+	nvl_fence_put(y);
+	nvl_client_destroy(c);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_all_missing_fence_after_pending_point_is_einval),
 	cmocka_unit_test(transfer_to_a_point_keeps_the_error),
@@ -365,6 +412,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(null_client_is_einval_everywhere),
 	cmocka_unit_test(status_without_a_fence_is_enoent),
 	cmocka_unit_test(wait_matches_a_reference_model),
+	cmocka_unit_test(job_waits_for_both_points_sharing_a_context),
 };
 
 T_MAIN(tests)
