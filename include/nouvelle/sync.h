@@ -228,7 +228,9 @@ NVL_API int nvl_syncobj_import_sync_file(struct nvl_client *client,
  * next event. A fence or point that is already there (or already
  * signalled) fires at once. Like WAIT_FOR_SUBMIT, the first fence that
  * covers @point is the one watched, even if the syncobj is reset after.
- * If the syncobj is destroyed first, the eventfd never fires.
+ * If the syncobj is destroyed before a fence covering @point appeared,
+ * the eventfd never fires; once one has, that fence is watched whatever
+ * happens to the syncobj (as the kernel's entry leaves its list then).
  * @client: the client
  * @handle: the handle
  * @point: timeline point, 0 for the binary fence

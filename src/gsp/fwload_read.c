@@ -377,7 +377,12 @@ int nvl_gsp_fw_read_file(const char *path, uint8_t **data_out, size_t *size_out,
 		comp = NVL_GSP_FW_ZSTD;
 	else if (has_suffix(path, ".xz"))
 		comp = NVL_GSP_FW_XZ;
-	s.fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a named pipe would otherwise wait for a writer
+	 * (forever, for `nvl fw info` on a FIFO); the fstat below refuses
+	 * anything but a regular file, for which the flag changes nothing.
+	 */
+	s.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (s.fd < 0)
 		return nvl_error(errno == ENOENT ? -ENOENT : -EIO, "fw: %s: %s",
 				 path, strerror(errno));

@@ -8,7 +8,8 @@
  * fences their seqno (per-entity counter); after that nothing allocates
  * until free_job().
  *
- * Dependencies are deduplicated by context (the later fence is kept) and
+ * Dependencies are deduplicated by context (the later fence is kept; a
+ * timeline's chain nodes only when they are the same node) and
  * already signalled fences are dropped at once; the run path then walks the
  * array in order, waiting for one fence at a time with a callback that
  * makes the entity runnable again.
@@ -19,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "sched/sched_internal.h"
+#include "sync/fence_chain.h"
 
 int nvl_sched_job_init(struct nvl_sched_job *job,
 		       struct nvl_sched_entity *entity, uint32_t credits,
@@ -73,7 +75,15 @@ int nvl_sched_job_add_dependency(struct nvl_sched_job *job,
 	for (uint32_t i = 0; i < job->num_deps; i++) {
 		struct nvl_fence *old = job->deps[i];
 
-		if (old->context != fence->context)
+		/*
+		 * Chain nodes of two syncobjs may share a context and seqno
+		 * (a node moved by a binary transfer passes its context on
+		 * to the next point, as dma_fence_chain does): only the
+		 * same node is a duplicate of a chain node.
+		 */
+		if (old->context != fence->context ||
+		    (old != fence &&
+		     (nvl_to_fence_chain(old) || nvl_to_fence_chain(fence))))
 			continue;
 		if (nvl_fence_is_later(fence, old)) {
 			job->deps[i] = fence;

@@ -499,9 +499,11 @@ NVL_API int nvl_syncobj_status(struct nvl_client *client, uint32_t handle,
 	if (!client || !status)
 		return nvl_error(-EINVAL, "syncobj: status: NULL argument");
 	ret = nvl_syncobj_find_fence(client, handle, point, 0, &f);
+	/* sync.h: no fence (or point) there is -ENOENT, like no syncobj */
 	if (ret)
-		return nvl_error(ret, "syncobj: status: no fence at %u:%llu",
-				 handle, (unsigned long long)point);
+		return nvl_error(ret == -EINVAL ? -ENOENT : ret,
+				 "syncobj: status: no fence at %u:%llu", handle,
+				 (unsigned long long)point);
 	*status = nvl_fence_get_status(f);
 	nvl_fence_put(f);
 	return 0;
@@ -548,8 +550,25 @@ NVL_API int nvl_syncobj_query(struct nvl_client *client,
 }
 
 /*
+ * A leaf flatten() keeps: one still pending, or one of @f's own point (the
+ * unwrap cursor still on @f) that ended with an error, so that the flat
+ * fence ends with the status @f ends with (nvl_syncobj_status()). Earlier
+ * points' leaves that signalled are dropped, errors included, as their
+ * nodes' errors are not @f's either (chains do not aggregate errors).
+ */
+static bool flatten_keeps(struct nvl_fence *leaf,
+			  const struct nvl_fence_unwrap *cur,
+			  struct nvl_fence *f)
+{
+	if (!nvl_fence_is_signaled(leaf))
+		return true;
+	return cur->chain == f && nvl_fence_get_status(leaf) < 0;
+}
+
+/*
  * One plain fence for everything @f stands for: the unsignalled leaves of
- * its chains and arrays, one per context, in a signal-on-all array.
+ * its chains and arrays (and @f's own errored ones), one per context, in
+ * a signal-on-all array.
  */
 static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 {
@@ -563,7 +582,7 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 		return 0;
 	}
 	nvl_fence_unwrap_for_each(leaf, &cur, f) n +=
-		!nvl_fence_is_signaled(leaf);
+		flatten_keeps(leaf, &cur, f);
 	if (n == 0) {
 		*out = nvl_fence_get_stub();
 		return 0;
@@ -576,7 +595,7 @@ static int flatten(struct nvl_fence *f, struct nvl_fence **out)
 	{
 		unsigned j;
 
-		if (nvl_fence_is_signaled(leaf))
+		if (!flatten_keeps(leaf, &cur, f))
 			continue;
 		for (j = 0; j < i; j++)
 			if (arr[j]->context == leaf->context)
@@ -699,8 +718,9 @@ NVL_API int nvl_syncobj_export_sync_file(struct nvl_client *client,
 	struct nvl_fence *f;
 	int ret;
 
-	if (!fd_out)
-		return nvl_error(-EINVAL, "syncobj: export without fd_out");
+	if (!client || !fd_out)
+		return nvl_error(-EINVAL, "syncobj: export with NULL %s",
+				 !client ? "client" : "fd_out");
 	obj = nvl_syncobj_find(client, handle);
 	if (!obj)
 		return nvl_error(-ENOENT, "syncobj: export: unknown handle %u",

@@ -132,8 +132,8 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 				 handles[unknown_at], unknown_at);
 		return 1;
 	}
-	if (slow)
-		return 0;
+	/* no fence: -EINVAL whatever the other entries are (the kernel's
+	 * first pass), also when a point entry needs the slow path */
 	if (nofence_at != UINT32_MAX) {
 		if (flags &
 		    (NVL_SYNCOBJ_WAIT_FOR_SUBMIT | NVL_SYNCOBJ_WAIT_AVAILABLE))
@@ -144,6 +144,8 @@ static int fast_path(struct nvl_client *client, const uint32_t *handles,
 				 handles[nofence_at], nofence_at);
 		return 1;
 	}
+	if (slow)
+		return 0;
 	if ((flags & NVL_SYNCOBJ_WAIT_ALL) ? done == count : done > 0) {
 		if (!(flags & NVL_SYNCOBJ_WAIT_ALL) && first_signaled)
 			*first_signaled = first;
@@ -214,6 +216,22 @@ static void entries_release(struct wait_entry *ents, uint32_t count)
 	nvl_free(ents);
 }
 
+/* Does (@handle, @point) resolve to a fence now? */
+static bool has_fence(struct nvl_client *client, uint32_t handle,
+		      uint64_t point)
+{
+	struct nvl_syncobj *obj = nvl_syncobj_find(client, handle);
+	struct nvl_fence *f = NULL;
+	int r;
+
+	if (!obj)
+		return false;
+	r = nvl_syncobj_resolve(obj, point, &f);
+	nvl_syncobj_put(obj);
+	nvl_fence_put(f);
+	return !r;
+}
+
 /*
  * Every entry already has its fence and the call waits for all of them
  * (WAIT_ALL, or a single entry): wait on each fence's own futex word in
@@ -233,6 +251,16 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 			      ? NVL_FENCE_WAIT_INTERRUPTIBLE
 			      : 0;
 
+	/*
+	 * Every entry must have its fence before anything waits: an entry
+	 * without one fails the call at once with -EINVAL (the kernel's
+	 * first pass), not after the entries before it signalled or timed
+	 * out. The general path decides that case. The fast path found a
+	 * fence on every binary entry; a point may not be submitted yet.
+	 */
+	for (uint32_t i = 1; points && i < count; i++)
+		if (points[i] && !has_fence(client, handles[i], points[i]))
+			return 0;
 	for (uint32_t i = 0; i < count; i++) {
 		struct nvl_syncobj *obj = nvl_syncobj_find(client, handles[i]);
 		struct nvl_fence *f = NULL;
@@ -240,8 +268,9 @@ static int fences_path(struct nvl_client *client, const uint32_t *handles,
 
 		/*
 		 * An entry without a fence (or a handle gone meanwhile): the
-		 * general path decides. Waiting first for the entries before
-		 * it changes nothing: the call waits for all of them anyway.
+		 * general path decides. The entries before it were waited
+		 * for only if it lost its fence after the check above (a
+		 * reset meanwhile).
 		 */
 		if (!obj)
 			return 0;

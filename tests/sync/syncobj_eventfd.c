@@ -200,6 +200,29 @@ static void destroyed_syncobj_never_fires(void **state)
 	close(v.efd);
 }
 
+/*
+ * The kernel's entry leaves the syncobj's list once it captured its fence:
+ * destroying the syncobj then does not stop it (sync.h).
+ */
+static void captured_fence_fires_after_the_syncobj_is_gone(void **state)
+{
+	struct env v;
+	struct nvl_fence *f = mkf(1);
+
+	env_init(&v, 0);
+	nvl_syncobj_replace_fence(v.o, f);
+	assert_int_equal(nvl_syncobj_eventfd(v.c, v.h, 0, v.efd, 0), 0);
+	assert_int_equal(nvl_syncobj_destroy(v.c, v.h), 0);
+	nvl_syncobj_put(v.o);
+	v.o = NULL;
+	assert_int_equal(fired(v.efd), 0);
+	nvl_fence_signal(f);
+	assert_int_equal(fired(v.efd), 1);
+	nvl_fence_put(f);
+	nvl_client_destroy(v.c);
+	close(v.efd);
+}
+
 static void allocation_failure_registers_nothing(void **state)
 {
 	struct env v;
@@ -221,6 +244,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(bad_input_changes_nothing),
 	cmocka_unit_test(caller_may_close_its_fd),
 	cmocka_unit_test(destroyed_syncobj_never_fires),
+	cmocka_unit_test(captured_fence_fires_after_the_syncobj_is_gone),
 	cmocka_unit_test(allocation_failure_registers_nothing),
 };
 
