@@ -287,15 +287,16 @@ enum nvl_exec_push_flags {
  * @n_push: 1 .. NVL_EXEC_MAX_PUSH
  * @waits: @n_waits syncobjs (binary: point 0) to wait for first
  * @n_waits: 0 .. 64
- * @signals: @n_signals syncobjs to get the job's fence (binary: replaced;
- *   timeline: a new point)
+ * @signals: @n_signals syncobjs to get the job's fence (point 0: the
+ *   syncobj's fence replaced, as for a binary syncobj; point > 0: a new
+ *   timeline point)
  * @n_signals: 0 .. 64
  * @flags: 0
  *
  * Everything is checked before anything is queued; a rejected exec
  * signals nothing. Return: 0; -EINVAL (no/too many pushes, a zero,
  * unaligned or too long length, a push outside the VM's user range, bad
- * flags, a timeline point 0 on a signal... ); -ENOENT (unknown channel
+ * flags... ); -ENOENT (unknown channel
  * or syncobj); -ENODEV (the channel was killed); -ENOMEM.
  */
 NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,

@@ -153,7 +153,6 @@ static void bad_exec(void **state)
 	struct nvl_vm_sync s = {0}, bad = {.handle = 999};
 	struct nvl_channel_info ci;
 	struct ctx x;
-	uint64_t pt;
 
 	(void)state;
 	up(&x, NULL);
@@ -189,8 +188,6 @@ static void bad_exec(void **state)
 		-EINVAL);
 	assert_int_equal(nvl_channel_query(x.k.c, x.k.chan, &ci), 0);
 	assert_int_equal(ci.submitted, 0);
-	pt = 0;
-	(void)pt;
 	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm, 7, 0, &ci.chid),
 			 -EINVAL);
 	assert_int_equal(nvl_channel_create(x.k.c, x.k.vm + 9, 0, 0, &ci.chid),
