@@ -29,6 +29,13 @@
 #define NVL_IDLE_POLL_GAP_NS 5000
 /* Idle periods that sleep at once after two polls lost their CPU. */
 #define NVL_IDLE_POLL_COOL 64
+/*
+ * A poll yields its CPU once per this long (a thread the scheduler placed
+ * on the poller's CPU runs). A sched_yield() costs ~0.6 us on the 2-vCPU
+ * VM: yielding every 32 looks, as the polls did before, spent most of a
+ * poll in the system call and caught the word that long after it moved.
+ */
+#define NVL_POLL_YIELD_NS 4000
 
 /**
  * struct nvl_idle_poll - what one idle thread learnt about its wake-ups.
@@ -75,7 +82,7 @@ struct nvl_idle_poll {
  * Polls only while the thread's wake-ups are dear (@p->wake_ns >=
  * NVL_IDLE_POLL_WAKE_NS), nvl_cpus_free() says no runnable thread waits
  * for a CPU, and no cool-down is running; for at most @p->budget_ns,
- * yielding every 32 looks (a thread placed on this CPU runs). A look
+ * yielding every NVL_POLL_YIELD_NS (a thread placed on this CPU runs). A look
  * coming more than NVL_IDLE_POLL_GAP_NS after the previous one means
  * another thread had this CPU: the poll ends; twice in a row means no CPU
  * is idle, so the budget drops to the minimum and the next
@@ -105,8 +112,8 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
  * The loop of nvl_idle_poll() without its learning, for a thread that
  * already knows it wants to poll (the GSP firmware thread between two
  * elements of one message). Looks at @word every iteration and at the
- * clock every 16, pausing then, and yields every 32 looks. No allocation,
- * no lock.
+ * clock every 16, pausing then, and yields every NVL_POLL_YIELD_NS. No
+ * allocation, no lock.
  *
  * Return: 1 when the word moved; 0 when @limit_ns passed; -1 when a look
  * came more than NVL_IDLE_POLL_GAP_NS after the previous one (another

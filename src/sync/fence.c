@@ -35,6 +35,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/cpufree.h"
+#include "base/idlepoll.h"
 #include "base/log.h"
 #include "sync/checker.h"
 #include "sync/fence.h"
@@ -55,7 +56,10 @@
  * starting at POLL_START_NS) plus POLL_SLACK_NS, at most POLL_CAP_NS; a
  * thread whose recent waits are longer than the cap does not poll. A
  * check-in more than POLL_PREEMPT_NS after the previous one means the
- * poller lost its CPU.
+ * poller lost its CPU: the poll ends (and stops other polls for a while
+ * when the loss was another program's time slice, nvl_cpu_poll_end()).
+ * The poll yields its CPU once per NVL_POLL_YIELD_NS (base/idlepoll.h),
+ * so that the thread it waits for runs if the kernel put it on this CPU.
  */
 #define POLL_START_NS (20 * NVL_NSEC_PER_USEC)
 #define POLL_SLACK_NS (5 * NVL_NSEC_PER_USEC)
@@ -359,7 +363,8 @@ static void wait_note(int64_t ns)
 /*
  * Poll @f before sleeping on it, when a CPU is free (nvl_cpu_poll_begin())
  * and this thread's recent waits were short: for twice their EWMA plus
- * POLL_SLACK_NS, at most POLL_CAP_NS and never past @abs_ns. A signal
+ * POLL_SLACK_NS, at most POLL_CAP_NS and never past @abs_ns, yielding
+ * once per NVL_POLL_YIELD_NS. A signal
  * caught here costs no wake-up on either side: the signaller sees no
  * WAITERS and makes no futex call. Nothing else changes: the wait was
  * annotated before, and an interruptible wait notices a signal in the
@@ -371,8 +376,9 @@ static void wait_note(int64_t ns)
 static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 			bool polled)
 {
-	int64_t lat = wait_ewma_ns, end, now, last = t0;
-	bool hit = false, preempted = false;
+	int64_t lat = wait_ewma_ns, end, now, last = t0, yielded = t0;
+	int64_t lost = 0;
+	bool hit = false;
 
 	if (lat > POLL_CAP_NS || !nvl_cpu_poll_begin())
 		return false;
@@ -396,14 +402,20 @@ static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 		if (now - last > POLL_PREEMPT_NS) {
 			/* lost the CPU: one more look, then sleep */
 			hit = nvl_fence_test_signaled_flag(f);
-			preempted = !hit;
+			if (!hit)
+				lost = now - last;
 			break;
 		}
 		if (now >= end)
 			break;
 		last = now;
+		if (now - yielded >= NVL_POLL_YIELD_NS) {
+			/* a thread the yield lets run shows as a gap */
+			sched_yield();
+			yielded = now;
+		}
 	}
-	nvl_cpu_poll_end(preempted);
+	nvl_cpu_poll_end(lost);
 	return hit;
 }
 

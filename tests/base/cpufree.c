@@ -3,7 +3,8 @@
  * TEST: cpufree
  * Description: nvl_cpu_poll_begin() refuses on one CPU and when more
  * threads are runnable than CPUs, leaves one CPU free of pollers, backs off
- * after a preempted poll, and asks the kernel without failing.
+ * after a poll that lost its CPU to another program's time slice (not
+ * after a shorter loss), and asks the kernel without failing.
  * nvl_cpu_follow() moves the caller to the CPU given only after a dear
  * wake-up on a busy machine, at most once per gap, gives the CPU mask
  * back, and leaves a CPU outside the mask alone.
@@ -15,6 +16,7 @@
 #include "t.h"
 #include "base/clock.h"
 #include "base/cpufree.h"
+#include "base/idlepoll.h"
 
 static void one_cpu_never_polls(void **state)
 {
@@ -43,29 +45,33 @@ static void one_cpu_is_left_for_the_signaller(void **state)
 	nvl_cpu_poll_test_set(2, 2);
 	assert_true(nvl_cpu_poll_begin());
 	assert_false(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
 
 	nvl_cpu_poll_test_set(4, 1);
 	for (int i = 0; i < 3; i++)
 		assert_true(nvl_cpu_poll_begin());
 	assert_false(nvl_cpu_poll_begin());
 	for (int i = 0; i < 3; i++)
-		nvl_cpu_poll_end(false);
+		nvl_cpu_poll_end(0);
 	nvl_cpu_poll_test_set(-1, 0);
 }
 
 static void preempted_poll_backs_off(void **state)
 {
 	nvl_cpu_poll_test_set(4, 1);
+	/* a short loss (a thread passing by) stops no other poll */
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(true);
+	nvl_cpu_poll_end(NVL_POLL_LOST_CPU_NS - 1);
+	assert_true(nvl_cpu_poll_begin());
+	/* another program's time slice does */
+	nvl_cpu_poll_end(NVL_POLL_LOST_CPU_NS);
 	assert_false(nvl_cpu_poll_begin());
 	/* test_set clears the back-off */
 	nvl_cpu_poll_test_set(4, 1);
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
 	nvl_cpu_poll_test_set(-1, 0);
 }
 
@@ -74,7 +80,7 @@ static void kernel_figures_are_usable(void **state)
 	/* whatever the machine's load: an answer, and a slot given back */
 	for (int i = 0; i < 3; i++)
 		if (nvl_cpu_poll_begin())
-			nvl_cpu_poll_end(false);
+			nvl_cpu_poll_end(0);
 }
 
 /* a CPU of this thread's mask other than the one it runs on, -1: none */
