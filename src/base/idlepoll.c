@@ -79,9 +79,10 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		p->cool--;
 		return false;
 	}
-	if (p->resample && p->streak >= p->resample) {
+	if (p->resample && p->streak >= (p->gap ? p->gap : p->resample)) {
 		/* sleep once: is a wake-up still dear? */
 		p->streak = 0;
+		p->sampling = true;
 		return false;
 	}
 	p->budget_ns = clamp_budget(p->budget_ns);
@@ -116,9 +117,20 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns)
 {
 	int64_t now = now_ns(p);
+	bool sampling = p->sampling;
 
-	if (kick_ns && now >= kick_ns && now - kick_ns < NVL_IDLE_POLL_MAX_NS)
+	p->sampling = false;
+	if (kick_ns && now >= kick_ns && now - kick_ns < NVL_IDLE_POLL_MAX_NS) {
 		p->wake_ns += (now - kick_ns - p->wake_ns) / 4;
+		/* a measuring sleep: the next one later while wake-ups stay
+		 * dear, at the owner's pace again once one was cheap */
+		if (sampling && now - kick_ns >= NVL_IDLE_POLL_WAKE_NS)
+			p->gap = NVL_MIN(2 * NVL_MAX(p->gap, p->resample),
+					 NVL_IDLE_POLL_RESAMPLE_MAX *
+						 p->resample);
+		else if (sampling)
+			p->gap = p->resample;
+	}
 	/* the kick came after the poll gave up: it would have paid */
 	if (p->t0 && kick_ns > p->t0 && kick_ns - p->t0 <= NVL_IDLE_POLL_MAX_NS)
 		p->budget_ns = clamp_budget(
