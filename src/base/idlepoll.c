@@ -68,7 +68,7 @@ static int64_t clamp_budget(int64_t ns)
 bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 		   uint32_t seq)
 {
-	int64_t t0, now;
+	int64_t t0, now, limit;
 	bool busy;
 	int r;
 
@@ -87,7 +87,10 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 	}
 	p->budget_ns = clamp_budget(p->budget_ns);
 	p->polls++;
-	r = nvl_poll_word(word, seq, p->budget_ns, p->clock, &t0, &now);
+	limit = p->budget_ns;
+	if (p->floor_wake)
+		limit = NVL_MAX(limit, clamp_budget(p->wake_ns));
+	r = nvl_poll_word(word, seq, limit, p->clock, &t0, &now);
 	if (r > 0) {
 		p->busy = 0;
 		p->budget_ns +=

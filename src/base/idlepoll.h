@@ -62,6 +62,12 @@
  *	cheap: on the idle VM each measurement costs a dear wake-up, and
  *	one per 256 execs added ~0.2 us to the mean of exec_latency
  * @sampling: the last sleep was such a measurement
+ * @floor_wake: set by the owner: a poll lasts at least @wake_ns (at most
+ *	NVL_IDLE_POLL_MAX_NS), whatever the learnt budget: spinning for as
+ *	long as the sleep it saves would cost is never more than twice the
+ *	best choice made knowing when the word moves (the ski-rental bound),
+ *	while a budget learnt from the usual gap (2-3 us between an exec's
+ *	doorbells) sent every longer gap to a 30-60 us wake-up
  * @clock: the time source (NULL: nvl_time_ns()); the waker's kick stamp
  *	(nvl_idle_poll_woken()) must come from the same clock: the model's
  *	runlist threads use base/clock.h's nvl_clock_ns(), tests a fake
@@ -80,6 +86,7 @@ struct nvl_idle_poll {
 	unsigned streak;
 	unsigned gap;
 	bool sampling;
+	bool floor_wake;
 	int64_t (*clock)(void);
 };
 
@@ -91,7 +98,8 @@ struct nvl_idle_poll {
  *
  * Polls only while the thread's wake-ups are dear (@p->wake_ns >=
  * NVL_IDLE_POLL_WAKE_NS), nvl_cpus_free() says no runnable thread waits
- * for a CPU, and no cool-down is running; for at most @p->budget_ns,
+ * for a CPU, and no cool-down is running; for at most @p->budget_ns (or
+ * @p->wake_ns if longer, with @p->floor_wake),
  * yielding every NVL_POLL_YIELD_NS (a thread placed on this CPU runs). A look
  * coming more than NVL_IDLE_POLL_GAP_NS after the previous one means
  * another thread had this CPU: the poll ends; twice in a row means no CPU
