@@ -5,7 +5,9 @@
  * Factored out of the model's GSP firmware thread (its fw_poll(), session
  * 8) so that the runlist threads poll by the same rules. The loop looks
  * at the word every iteration and at the clock every 16 (a clock read
- * costs ~20-35 ns, a look ~1), pauses every 16 and yields once per
+ * costs ~20-35 ns, a look ~1), pauses after every look (a bare spin takes
+ * a sibling hyperthread's execution units; it paused every 16 until
+ * session 14) and yields once per
  * NVL_POLL_YIELD_NS: a thread the scheduler placed on this CPU (the one
  * that will kick, on a machine with a CPU fewer than it seemed) runs
  * within that time. (It yielded every 32 looks, ~150 ns, until session
@@ -43,6 +45,9 @@ int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 			*end = clock_ns(clock);
 			return 1;
 		}
+		/* every look paused: a bare spin takes the execution units
+		 * of a sibling hyperthread, where the kicker may be working */
+		nvl_cpu_relax();
 		if (i % 16)
 			continue;
 		*end = now = clock_ns(clock);
@@ -56,7 +61,6 @@ int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 			sched_yield();
 			yielded = now;
 		}
-		nvl_cpu_relax();
 	}
 }
 

@@ -130,8 +130,9 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
  *
  * The loop of nvl_idle_poll() without its learning, for a thread that
  * already knows it wants to poll (the GSP firmware thread between two
- * elements of one message). Looks at @word every iteration and at the
- * clock every 16, pausing then, and yields every NVL_POLL_YIELD_NS. No
+ * elements of one message). Looks at @word every iteration, pausing
+ * after each, and at the clock every 16, and yields every
+ * NVL_POLL_YIELD_NS. No
  * allocation, no lock.
  *
  * Return: 1 when the word moved; 0 when @limit_ns passed; -1 when a look
