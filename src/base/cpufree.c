@@ -41,7 +41,7 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int online; /* CPUs online, 0: never poll */
-static atomic_int test_cpus = -1, test_running;
+static atomic_int test_cpus = -1;
 static _Atomic int64_t sample_at; /* 0: never sampled */
 /* the last sample and the one before (-1: unknown, never poll) */
 static atomic_int sample_running = -1, sample_prev = -1;
@@ -84,31 +84,39 @@ static int read_running(void)
 	return *p == '/' && v > 0 && v < 1000000 ? (int)v : -1;
 }
 
-static int running_now(int64_t now)
+/* a new sample: the last one becomes the one before (one writer at a
+ * time: the refresher the CAS on the time chose, or a test) */
+static void sample_push(int running)
 {
-	int64_t at = atomic_load_explicit(&sample_at, memory_order_relaxed);
+	atomic_store_explicit(
+		&sample_prev,
+		atomic_load_explicit(&sample_running, memory_order_relaxed),
+		memory_order_relaxed);
+	atomic_store_explicit(&sample_running, running, memory_order_relaxed);
+}
 
-	int cur, prev;
+/* the figure used: the smaller of the last two samples (-1: unknown) */
+static int sample_figure(void)
+{
+	int cur = atomic_load_explicit(&sample_running, memory_order_relaxed);
+	int prev = atomic_load_explicit(&sample_prev, memory_order_relaxed);
 
-	if (now - at >= SAMPLE_NS &&
-	    atomic_compare_exchange_strong_explicit(&sample_at, &at, now,
-						    memory_order_relaxed,
-						    memory_order_relaxed)) {
-		/* one refresher at a time: the CAS on the time chose it */
-		atomic_store_explicit(
-			&sample_prev,
-			atomic_load_explicit(&sample_running,
-					     memory_order_relaxed),
-			memory_order_relaxed);
-		atomic_store_explicit(&sample_running, read_running(),
-				      memory_order_relaxed);
-	}
-	cur = atomic_load_explicit(&sample_running, memory_order_relaxed);
-	prev = atomic_load_explicit(&sample_prev, memory_order_relaxed);
 	/* unknown now: unknown; no earlier sample: this one alone */
 	if (cur < 0 || prev < 0)
 		return cur;
 	return cur < prev ? cur : prev;
+}
+
+static int running_now(int64_t now)
+{
+	int64_t at = atomic_load_explicit(&sample_at, memory_order_relaxed);
+
+	if (now - at >= SAMPLE_NS &&
+	    atomic_compare_exchange_strong_explicit(&sample_at, &at, now,
+						    memory_order_relaxed,
+						    memory_order_relaxed))
+		sample_push(read_running());
+	return sample_figure();
 }
 
 /* online CPUs (the test's figure if set); 0 when polling is off */
@@ -128,8 +136,7 @@ static bool cpus_free(int cpus, int64_t now)
 {
 	int running = atomic_load_explicit(&test_cpus, memory_order_relaxed) < 0
 			      ? running_now(now)
-			      : atomic_load_explicit(&test_running,
-						     memory_order_relaxed);
+			      : sample_figure();
 
 	return cpus >= 2 && running >= 1 && running <= cpus;
 }
@@ -204,10 +211,14 @@ bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns)
 
 void nvl_cpu_poll_test_set(int ncpus, int running)
 {
-	atomic_store(&test_running, running);
-	atomic_store(&test_cpus, ncpus < 0 ? -1 : ncpus);
 	atomic_store(&backoff_until, 0);
 	atomic_store(&sample_at, 0);
-	atomic_store(&sample_running, -1);
 	atomic_store(&sample_prev, -1);
+	atomic_store(&sample_running, ncpus < 0 ? -1 : running);
+	atomic_store(&test_cpus, ncpus < 0 ? -1 : ncpus);
+}
+
+void nvl_cpu_poll_test_sample(int running)
+{
+	sample_push(running);
 }

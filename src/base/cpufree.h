@@ -119,4 +119,12 @@ bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns);
  */
 void nvl_cpu_poll_test_set(int ncpus, int running);
 
+/**
+ * nvl_cpu_poll_test_sample() - for tests, after nvl_cpu_poll_test_set():
+ * a new sample of @running runnable threads, as the next refresh of the
+ * kernel's figure would bring (the figure used is the smaller of it and
+ * the one before).
+ */
+void nvl_cpu_poll_test_sample(int running);
+
 #endif /* NVL_BASE_CPUFREE_H */
