@@ -57,9 +57,14 @@ int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 		if (now - *t0 >= limit_ns)
 			return 0;
 		if (now - yielded >= NVL_POLL_YIELD_NS) {
-			/* a thread the yield lets run shows as a gap */
 			sched_yield();
-			yielded = now;
+			yielded = clock_ns(clock);
+			/* the yield ran another thread: it shares this CPU
+			 * (the kicker, maybe): stop taking its time */
+			if (yielded - now > NVL_POLL_YIELD_LOST_NS) {
+				*end = yielded;
+				return -1;
+			}
 		}
 	}
 }

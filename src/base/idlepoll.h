@@ -38,6 +38,16 @@
  * poll in the system call and caught the word that long after it moved.
  */
 #define NVL_POLL_YIELD_NS 4000
+/*
+ * A yield that took longer than this ran another thread: a thread shares
+ * the poller's CPU, and the poll ends as one that lost its CPU. Without
+ * this, two pollers the kernel put on one vCPU while the other idled (a
+ * compute runlist thread and its submitter) handed the CPU to each other
+ * once per NVL_POLL_YIELD_NS, under NVL_IDLE_POLL_GAP_NS, unseen:
+ * launch_latency went from 3.3 to 11 us with 2 involuntary switches per
+ * launch on the idle VM (session 14).
+ */
+#define NVL_POLL_YIELD_LOST_NS 2000
 
 /**
  * struct nvl_idle_poll - what one idle thread learnt about its wake-ups.
@@ -101,8 +111,8 @@ struct nvl_idle_poll {
  * for a CPU, and no cool-down is running; for at most @p->budget_ns (or
  * @p->wake_ns if longer, with @p->floor_wake),
  * yielding every NVL_POLL_YIELD_NS (a thread placed on this CPU runs). A look
- * coming more than NVL_IDLE_POLL_GAP_NS after the previous one means
- * another thread had this CPU: the poll ends; twice in a row means no CPU
+ * coming more than NVL_IDLE_POLL_GAP_NS after the previous one (or a
+ * yield that ran another thread) means another thread had this CPU: the poll ends; twice in a row means no CPU
  * is idle, so the budget drops to the minimum and the next
  * NVL_IDLE_POLL_COOL calls return false at once. The budget is learnt: a
  * move caught after t pulls it a quarter of the way towards 2t; a poll
@@ -136,8 +146,9 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
  * allocation, no lock.
  *
  * Return: 1 when the word moved; 0 when @limit_ns passed; -1 when a look
- * came more than NVL_IDLE_POLL_GAP_NS after the previous one (another
- * thread had this CPU).
+ * came more than NVL_IDLE_POLL_GAP_NS after the previous one, or a yield
+ * took more than NVL_POLL_YIELD_LOST_NS (another thread had this CPU;
+ * the word may have moved meanwhile).
  */
 int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 		  int64_t (*clock)(void), int64_t *t0, int64_t *end);

@@ -433,9 +433,14 @@ static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 			break;
 		last = now;
 		if (now - yielded >= NVL_POLL_YIELD_NS) {
-			/* a thread the yield lets run shows as a gap */
 			sched_yield();
-			yielded = now;
+			yielded = nvl_clock_ns();
+			/* the yield ran another thread (the signaller,
+			 * maybe): it shares this CPU, so sleep instead */
+			if (yielded - now > NVL_POLL_YIELD_LOST_NS) {
+				hit = nvl_fence_test_signaled_flag(f);
+				break;
+			}
 		}
 	}
 	nvl_cpu_poll_end(lost);
