@@ -5,14 +5,23 @@
  * Factored out of the model's GSP firmware thread (its fw_poll(), session
  * 8) so that the runlist threads poll by the same rules. The loop looks
  * at the word every iteration and at the clock every 16 (a clock read
- * costs ~20-35 ns, a look ~1), pauses after every look (a bare spin takes
- * a sibling hyperthread's execution units; it paused every 16 until
- * session 14) and yields once per
- * NVL_POLL_YIELD_NS: a thread the scheduler placed on this CPU (the one
- * that will kick, on a machine with a CPU fewer than it seemed) runs
- * within that time. (It yielded every 32 looks, ~150 ns, until session
- * 14: with a yield costing ~0.6 us, a poll spent 80 % of its time in the
- * system call and a doorbell waited ~0.3 us on average to be seen.) The gap test
+ * costs ~20-35 ns, a look ~1), pauses every 16 and yields every 32: a
+ * thread the scheduler placed on this CPU (the one that will kick, on a
+ * machine with a CPU fewer than it seemed) runs at once. The firmware
+ * thread's polls rely on that: its busy poll is not gated by a free CPU
+ * (its callers are the runnable threads) and shares its CPU through the
+ * yields.
+ *
+ * The lean loop (struct nvl_idle_poll.lean, the runlist threads' since
+ * session 14) pauses after every look (a bare spin takes a sibling
+ * hyperthread's execution units) and yields once per NVL_POLL_YIELD_NS
+ * instead: with a yield costing ~0.6 us, the loop above spends ~80 % of a
+ * poll in the system call and a doorbell waits ~0.3 us on average to be
+ * seen. A yield that ran another thread (longer than
+ * NVL_POLL_YIELD_LOST_NS) ends it as a lost CPU. (Tried for every poll
+ * first: the firmware thread's busy poll then saw its callers' turns as
+ * lost CPUs and stopped, rpc_concurrent_8 fell from 324-445 to 134-153
+ * k/s.) The gap test
  * needs no help from the kernel: a look that comes late means this
  * thread did not run meanwhile. Once is not enough to stop (an idle
  * virtual CPU also stalls now and then for its host), twice in a row is.
@@ -36,6 +45,33 @@ static int64_t now_ns(const struct nvl_idle_poll *p)
 
 int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 		  int64_t (*clock)(void), int64_t *t0, int64_t *end)
+{
+	int64_t now, last;
+
+	*t0 = last = clock_ns(clock);
+	for (unsigned i = 1;; i++) {
+		if (atomic_load(word) != seq) {
+			*end = clock_ns(clock);
+			return 1;
+		}
+		if (i % 16)
+			continue;
+		*end = now = clock_ns(clock);
+		if (now - last > NVL_IDLE_POLL_GAP_NS)
+			return -1;
+		last = now;
+		if (now - *t0 >= limit_ns)
+			return 0;
+		if (i % 32 == 0)
+			sched_yield();
+		nvl_cpu_relax();
+	}
+}
+
+/* nvl_poll_word() for struct nvl_idle_poll.lean (see the DOC above) */
+static int poll_word_lean(const _Atomic uint32_t *word, uint32_t seq,
+			  int64_t limit_ns, int64_t (*clock)(void), int64_t *t0,
+			  int64_t *end)
 {
 	int64_t now, last, yielded;
 
@@ -99,7 +135,8 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 	limit = p->budget_ns;
 	if (p->floor_wake)
 		limit = NVL_MAX(limit, clamp_budget(p->wake_ns));
-	r = nvl_poll_word(word, seq, limit, p->clock, &t0, &now);
+	r = p->lean ? poll_word_lean(word, seq, limit, p->clock, &t0, &now)
+		    : nvl_poll_word(word, seq, limit, p->clock, &t0, &now);
 	if (r > 0) {
 		p->busy = 0;
 		p->budget_ns +=

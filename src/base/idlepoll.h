@@ -32,10 +32,11 @@
 /* Idle periods that sleep at once after two polls lost their CPU. */
 #define NVL_IDLE_POLL_COOL 64
 /*
- * A poll yields its CPU once per this long (a thread the scheduler placed
- * on the poller's CPU runs). A sched_yield() costs ~0.6 us on the 2-vCPU
- * VM: yielding every 32 looks, as the polls did before, spent most of a
- * poll in the system call and caught the word that long after it moved.
+ * A lean poll (struct nvl_idle_poll.lean) and the fence wait's yield
+ * their CPU once per this long (a thread the scheduler placed on the
+ * poller's CPU runs). A sched_yield() costs ~0.6 us on the 2-vCPU VM:
+ * yielding every 32 looks, as nvl_poll_word() does, spends most of a poll
+ * in the system call and catches the word that long after it moved.
  */
 #define NVL_POLL_YIELD_NS 4000
 /*
@@ -72,6 +73,9 @@
  *	cheap: on the idle VM each measurement costs a dear wake-up, and
  *	one per 256 execs added ~0.2 us to the mean of exec_latency
  * @sampling: the last sleep was such a measurement
+ * @lean: set by the owner: the poll pauses after every look, yields once
+ *	per NVL_POLL_YIELD_NS (not every 32 looks) and ends as a lost CPU
+ *	when a yield ran another thread (idlepoll.c's DOC)
  * @floor_wake: set by the owner: a poll lasts at least @wake_ns (at most
  *	NVL_IDLE_POLL_MAX_NS), whatever the learnt budget: spinning for as
  *	long as the sleep it saves would cost is never more than twice the
@@ -96,6 +100,7 @@ struct nvl_idle_poll {
 	unsigned streak;
 	unsigned gap;
 	bool sampling;
+	bool lean;
 	bool floor_wake;
 	int64_t (*clock)(void);
 };
@@ -110,9 +115,11 @@ struct nvl_idle_poll {
  * NVL_IDLE_POLL_WAKE_NS), nvl_cpus_free() says no runnable thread waits
  * for a CPU, and no cool-down is running; for at most @p->budget_ns (or
  * @p->wake_ns if longer, with @p->floor_wake),
- * yielding every NVL_POLL_YIELD_NS (a thread placed on this CPU runs). A look
- * coming more than NVL_IDLE_POLL_GAP_NS after the previous one (or a
- * yield that ran another thread) means another thread had this CPU: the poll ends; twice in a row means no CPU
+ * yielding every 32 looks (every NVL_POLL_YIELD_NS with @p->lean) so
+ * that a thread placed on this CPU runs. A look coming more than
+ * NVL_IDLE_POLL_GAP_NS after the previous one (with @p->lean also a yield
+ * that ran another thread) means another thread had this CPU: the poll
+ * ends; twice in a row means no CPU
  * is idle, so the budget drops to the minimum and the next
  * NVL_IDLE_POLL_COOL calls return false at once. The budget is learnt: a
  * move caught after t pulls it a quarter of the way towards 2t; a poll
@@ -140,15 +147,13 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
  *
  * The loop of nvl_idle_poll() without its learning, for a thread that
  * already knows it wants to poll (the GSP firmware thread between two
- * elements of one message). Looks at @word every iteration, pausing
- * after each, and at the clock every 16, and yields every
- * NVL_POLL_YIELD_NS. No
- * allocation, no lock.
+ * elements of one message). Looks at @word every iteration and at the
+ * clock every 16, pausing then, and yields every 32 looks. No allocation,
+ * no lock.
  *
  * Return: 1 when the word moved; 0 when @limit_ns passed; -1 when a look
- * came more than NVL_IDLE_POLL_GAP_NS after the previous one, or a yield
- * took more than NVL_POLL_YIELD_LOST_NS (another thread had this CPU;
- * the word may have moved meanwhile).
+ * came more than NVL_IDLE_POLL_GAP_NS after the previous one (another
+ * thread had this CPU).
  */
 int nvl_poll_word(const _Atomic uint32_t *word, uint32_t seq, int64_t limit_ns,
 		  int64_t (*clock)(void), int64_t *t0, int64_t *end);
