@@ -21,7 +21,8 @@
  * True when more than one CPU is online and the kernel's count of runnable
  * threads in the whole system (/proc/loadavg, the caller included; the
  * same shared sample as nvl_cpu_poll_begin(), at most once a millisecond)
- * is at most the number of online CPUs. For a thread that manages its own
+ * is at most the number of online CPUs (the smaller of the last two
+ * samples: see nvl_cpu_poll_begin()). For a thread that manages its own
  * bounded poll (the GSP reply wait, the model's firmware thread); no slot
  * is taken. No allocation, no lock, never blocks; false with NVL_POLL=0.
  */
@@ -32,9 +33,11 @@ bool nvl_cpus_free(void);
  *
  * True when (a) more than one CPU is online, (b) the kernel's count of
  * runnable threads in the whole system (/proc/loadavg, sampled at most once
- * a millisecond by whichever caller finds the sample stale, ~1.5 us)
- * leaves a CPU for every runnable thread besides the caller, (c) no poller
- * was preempted in the last millisecond (nvl_cpu_poll_end()) and (d)
+ * a millisecond by whichever caller finds the sample stale, ~1.5 us; the
+ * smaller of the last two samples, so that a thread that was runnable only
+ * at one sample's instant does not count) leaves a CPU for every runnable
+ * thread besides the caller, (c) no poller lost its CPU to another
+ * program's time slice lately (nvl_cpu_poll_end()) and (d)
  * fewer than (online CPUs - 1) threads of the process poll now, so one CPU
  * is always left for the thread that will end the poll. No allocation, no
  * lock, never blocks. NVL_POLL=0 in the environment turns polling off.
@@ -46,11 +49,18 @@ bool nvl_cpu_poll_begin(void);
 
 /**
  * nvl_cpu_poll_end() - give back the slot of nvl_cpu_poll_begin().
- * @preempted: the poll lost its CPU to another thread and missed what it
- *	polled for: no CPU was free after all, so every poll is refused for
- *	the next millisecond.
+ * @lost_ns: the longest time the poll lost its CPU (between two looks)
+ *	when it missed what it polled for, 0 when it did not. From
+ *	NVL_POLL_LOST_CPU_NS on (another program's time slice: no CPU was
+ *	free after all) every poll is refused until nvl_poll_lost_cpu_until()
+ *	(50 times as long, at most 200 ms). A shorter loss (a thread of
+ *	this process or a kernel thread passing by, a virtual CPU's stall
+ *	for its host) stops no other poll: the poller itself sleeps.
+ *	(Until session 14 any loss over 15 us stopped every poll for 1 ms:
+ *	on the idle 2-vCPU VM that refused half of an exec_latency run's
+ *	fence polls.)
  */
-void nvl_cpu_poll_end(bool preempted);
+void nvl_cpu_poll_end(int64_t lost_ns);
 
 /* A wake-up that cost at least this (kick to running) was dear. */
 #define NVL_CPU_FOLLOW_WAKE_NS 10000
@@ -108,5 +118,13 @@ bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns);
  * preemption back-off; @ncpus < 0 goes back to the kernel's figures.
  */
 void nvl_cpu_poll_test_set(int ncpus, int running);
+
+/**
+ * nvl_cpu_poll_test_sample() - for tests, after nvl_cpu_poll_test_set():
+ * a new sample of @running runnable threads, as the next refresh of the
+ * kernel's figure would bring (the figure used is the smaller of it and
+ * the one before).
+ */
+void nvl_cpu_poll_test_sample(int running);
 
 #endif /* NVL_BASE_CPUFREE_H */

@@ -27,8 +27,28 @@
 #define NVL_IDLE_POLL_MAX_NS 50000
 /* A look this long after the previous one: another thread had the CPU. */
 #define NVL_IDLE_POLL_GAP_NS 5000
+/* The longest gap between two measuring sleeps, in @resample units. */
+#define NVL_IDLE_POLL_RESAMPLE_MAX 16
 /* Idle periods that sleep at once after two polls lost their CPU. */
 #define NVL_IDLE_POLL_COOL 64
+/*
+ * A lean poll (struct nvl_idle_poll.lean) and the fence wait's yield
+ * their CPU once per this long (a thread the scheduler placed on the
+ * poller's CPU runs). A sched_yield() costs ~0.6 us on the 2-vCPU VM:
+ * yielding every 32 looks, as nvl_poll_word() does, spends most of a poll
+ * in the system call and catches the word that long after it moved.
+ */
+#define NVL_POLL_YIELD_NS 4000
+/*
+ * A yield that took longer than this ran another thread: a thread shares
+ * the poller's CPU, and the poll ends as one that lost its CPU. Without
+ * this, two pollers the kernel put on one vCPU while the other idled (a
+ * compute runlist thread and its submitter) handed the CPU to each other
+ * once per NVL_POLL_YIELD_NS, under NVL_IDLE_POLL_GAP_NS, unseen:
+ * launch_latency went from 3.3 to 11 us with 2 involuntary switches per
+ * launch on the idle VM (session 14).
+ */
+#define NVL_POLL_YIELD_LOST_NS 2000
 
 /**
  * struct nvl_idle_poll - what one idle thread learnt about its wake-ups.
@@ -47,6 +67,21 @@
  *	so that a wake-up is measured again (a poll that always hits never
  *	sleeps, and would go on trusting a cost measured long ago)
  * @streak: polls in a row that caught the word
+ * @gap: hits in a row before the next such sleep (0: @resample); doubled,
+ *	up to NVL_IDLE_POLL_RESAMPLE_MAX times @resample, each time the
+ *	wake-up it measured was still dear, back to @resample when it was
+ *	cheap: on the idle VM each measurement costs a dear wake-up, and
+ *	one per 256 execs added ~0.2 us to the mean of exec_latency
+ * @sampling: the last sleep was such a measurement
+ * @lean: set by the owner: the poll pauses after every look, yields once
+ *	per NVL_POLL_YIELD_NS (not every 32 looks) and ends as a lost CPU
+ *	when a yield ran another thread (idlepoll.c's DOC)
+ * @floor_wake: set by the owner: a poll lasts at least @wake_ns (at most
+ *	NVL_IDLE_POLL_MAX_NS), whatever the learnt budget: spinning for as
+ *	long as the sleep it saves would cost is never more than twice the
+ *	best choice made knowing when the word moves (the ski-rental bound),
+ *	while a budget learnt from the usual gap (2-3 us between an exec's
+ *	doorbells) sent every longer gap to a 30-60 us wake-up
  * @clock: the time source (NULL: nvl_time_ns()); the waker's kick stamp
  *	(nvl_idle_poll_woken()) must come from the same clock: the model's
  *	runlist threads use base/clock.h's nvl_clock_ns(), tests a fake
@@ -63,6 +98,10 @@ struct nvl_idle_poll {
 	uint64_t hits;
 	unsigned resample;
 	unsigned streak;
+	unsigned gap;
+	bool sampling;
+	bool lean;
+	bool floor_wake;
 	int64_t (*clock)(void);
 };
 
@@ -74,10 +113,13 @@ struct nvl_idle_poll {
  *
  * Polls only while the thread's wake-ups are dear (@p->wake_ns >=
  * NVL_IDLE_POLL_WAKE_NS), nvl_cpus_free() says no runnable thread waits
- * for a CPU, and no cool-down is running; for at most @p->budget_ns,
- * yielding every 32 looks (a thread placed on this CPU runs). A look
- * coming more than NVL_IDLE_POLL_GAP_NS after the previous one means
- * another thread had this CPU: the poll ends; twice in a row means no CPU
+ * for a CPU, and no cool-down is running; for at most @p->budget_ns (or
+ * @p->wake_ns if longer, with @p->floor_wake),
+ * yielding every 32 looks (every NVL_POLL_YIELD_NS with @p->lean) so
+ * that a thread placed on this CPU runs. A look coming more than
+ * NVL_IDLE_POLL_GAP_NS after the previous one (with @p->lean also a yield
+ * that ran another thread) means another thread had this CPU: the poll
+ * ends; twice in a row means no CPU
  * is idle, so the budget drops to the minimum and the next
  * NVL_IDLE_POLL_COOL calls return false at once. The budget is learnt: a
  * move caught after t pulls it a quarter of the way towards 2t; a poll
@@ -85,7 +127,8 @@ struct nvl_idle_poll {
  * NVL_IDLE_POLL_MAX_NS of its start, nvl_idle_poll_woken() raises it to
  * that time and a quarter). With @p->resample set, every
  * @p->resample-th idle period after as many hits in a row sleeps at once,
- * to measure a wake-up again. Call with no lock held.
+ * to measure a wake-up again (every @p->gap-th once such measurements
+ * found wake-ups still dear). Call with no lock held.
  *
  * Return: true when the word moved (do not sleep: look for the work);
  * false when the caller should sleep on @word as it would have.

@@ -553,6 +553,10 @@ int nvl_model_fifo_create(struct nvl_model *m)
 		nvl_list_init(&f->rl[i].ready);
 		nvl_list_init(&f->rl[i].parked);
 		f->rl[i].idle.resample = NVL_MODEL_RL_POLL_RESAMPLE;
+		/* poll at least as long as the wake-up it saves costs, in
+		 * the lean loop (base/idlepoll.c) */
+		f->rl[i].idle.floor_wake = true;
+		f->rl[i].idle.lean = true;
 		/* rl_wake()'s stamp and the poll's looks: the cheap clock */
 		f->rl[i].idle.clock = nvl_clock_ns;
 	}

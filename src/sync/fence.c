@@ -35,6 +35,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/cpufree.h"
+#include "base/idlepoll.h"
 #include "base/log.h"
 #include "sync/checker.h"
 #include "sync/fence.h"
@@ -55,7 +56,10 @@
  * starting at POLL_START_NS) plus POLL_SLACK_NS, at most POLL_CAP_NS; a
  * thread whose recent waits are longer than the cap does not poll. A
  * check-in more than POLL_PREEMPT_NS after the previous one means the
- * poller lost its CPU.
+ * poller lost its CPU: the poll ends (and stops other polls for a while
+ * when the loss was another program's time slice, nvl_cpu_poll_end()).
+ * The poll yields its CPU once per NVL_POLL_YIELD_NS (base/idlepoll.h),
+ * so that the thread it waits for runs if the kernel put it on this CPU.
  */
 #define POLL_START_NS (20 * NVL_NSEC_PER_USEC)
 #define POLL_SLACK_NS (5 * NVL_NSEC_PER_USEC)
@@ -347,6 +351,24 @@ bool nvl_fence_remove_callback(struct nvl_fence *f, struct nvl_fence_cb *cb)
 
 /* EWMA of this thread's waits that had to wait (ns) */
 static _Thread_local int64_t wait_ewma_ns = POLL_START_NS;
+/* EWMA of what this thread's wake-ups cost, signal to running (ns; 0:
+ * none measured) */
+static _Thread_local int64_t wake_ewma_ns;
+
+/*
+ * After a sleep the signal ended: what the wake-up cost, from the fence's
+ * signal time stamp to now. Only stamps of the signalling itself count
+ * (within POLL_CAP_NS of now): a producer may stamp another clock's time
+ * (nvl_fence_signal_timestamp()). Only after a sleep, so the clock read
+ * and the stamp's conversion cost the polled path nothing.
+ */
+static void wake_note(struct nvl_fence *f)
+{
+	int64_t d = nvl_time_ns() - nvl_fence_timestamp(f);
+
+	if (d >= 0 && d <= POLL_CAP_NS)
+		wake_ewma_ns += (d - wake_ewma_ns) / 4;
+}
 
 static void wait_note(int64_t ns)
 {
@@ -359,7 +381,11 @@ static void wait_note(int64_t ns)
 /*
  * Poll @f before sleeping on it, when a CPU is free (nvl_cpu_poll_begin())
  * and this thread's recent waits were short: for twice their EWMA plus
- * POLL_SLACK_NS, at most POLL_CAP_NS and never past @abs_ns. A signal
+ * POLL_SLACK_NS, or what this thread's recent wake-ups cost if longer
+ * (wake_note(): polling as long as the sleep it saves would cost is
+ * never more than twice the best choice), at most POLL_CAP_NS and never
+ * past @abs_ns, yielding
+ * once per NVL_POLL_YIELD_NS. A signal
  * caught here costs no wake-up on either side: the signaller sees no
  * WAITERS and makes no futex call. Nothing else changes: the wait was
  * annotated before, and an interruptible wait notices a signal in the
@@ -371,12 +397,15 @@ static void wait_note(int64_t ns)
 static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 			bool polled)
 {
-	int64_t lat = wait_ewma_ns, end, now, last = t0;
-	bool hit = false, preempted = false;
+	int64_t lat = wait_ewma_ns, end, now, last = t0, yielded = t0;
+	int64_t lost = 0;
+	bool hit = false;
 
 	if (lat > POLL_CAP_NS || !nvl_cpu_poll_begin())
 		return false;
-	end = t0 + NVL_MIN(2 * lat + POLL_SLACK_NS, POLL_CAP_NS);
+	/* at least as long as the sleep it saves would cost (ski rental) */
+	end = t0 + NVL_MIN(NVL_MAX(2 * lat + POLL_SLACK_NS, wake_ewma_ns),
+			   POLL_CAP_NS);
 	if (limit < end)
 		end = limit;
 	for (unsigned int i = 1;; i++) {
@@ -396,14 +425,25 @@ static bool poll_signal(struct nvl_fence *f, int64_t t0, int64_t limit,
 		if (now - last > POLL_PREEMPT_NS) {
 			/* lost the CPU: one more look, then sleep */
 			hit = nvl_fence_test_signaled_flag(f);
-			preempted = !hit;
+			if (!hit)
+				lost = now - last;
 			break;
 		}
 		if (now >= end)
 			break;
 		last = now;
+		if (now - yielded >= NVL_POLL_YIELD_NS) {
+			sched_yield();
+			yielded = nvl_clock_ns();
+			/* the yield ran another thread (the signaller,
+			 * maybe): it shares this CPU, so sleep instead */
+			if (yielded - now > NVL_POLL_YIELD_LOST_NS) {
+				hit = nvl_fence_test_signaled_flag(f);
+				break;
+			}
+		}
 	}
-	nvl_cpu_poll_end(preempted);
+	nvl_cpu_poll_end(lost);
 	return hit;
 }
 
@@ -435,6 +475,8 @@ static int fence_sleep(struct nvl_fence *f, int64_t abs_ns, bool polled,
 		if (intr && until == NVL_TIMEOUT_INFINITE)
 			until = INTR_FOREVER_NS;
 		r = nvl_futex_wait(&f->flags, old | F_WAITERS, until);
+		if (!r && nvl_fence_test_signaled_flag(f))
+			wake_note(f);
 		if (r == -EINTR && intr)
 			return nvl_fence_is_signaled(f) ? 0 : -EINTR;
 		if (r == -ETIME && until == abs_ns)

@@ -3,7 +3,9 @@
  * TEST: cpufree
  * Description: nvl_cpu_poll_begin() refuses on one CPU and when more
  * threads are runnable than CPUs, leaves one CPU free of pollers, backs off
- * after a preempted poll, and asks the kernel without failing.
+ * after a poll that lost its CPU to another program's time slice (not
+ * after a shorter loss), counts a runnable thread only when two samples in
+ * a row saw it, and asks the kernel without failing.
  * nvl_cpu_follow() moves the caller to the CPU given only after a dear
  * wake-up on a busy machine, at most once per gap, gives the CPU mask
  * back, and leaves a CPU outside the mask alone.
@@ -15,6 +17,7 @@
 #include "t.h"
 #include "base/clock.h"
 #include "base/cpufree.h"
+#include "base/idlepoll.h"
 
 static void one_cpu_never_polls(void **state)
 {
@@ -43,29 +46,56 @@ static void one_cpu_is_left_for_the_signaller(void **state)
 	nvl_cpu_poll_test_set(2, 2);
 	assert_true(nvl_cpu_poll_begin());
 	assert_false(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
 
 	nvl_cpu_poll_test_set(4, 1);
 	for (int i = 0; i < 3; i++)
 		assert_true(nvl_cpu_poll_begin());
 	assert_false(nvl_cpu_poll_begin());
 	for (int i = 0; i < 3; i++)
-		nvl_cpu_poll_end(false);
+		nvl_cpu_poll_end(0);
 	nvl_cpu_poll_test_set(-1, 0);
 }
 
 static void preempted_poll_backs_off(void **state)
 {
 	nvl_cpu_poll_test_set(4, 1);
+	/* a short loss (a thread passing by) stops no other poll */
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(true);
+	nvl_cpu_poll_end(NVL_POLL_LOST_CPU_NS - 1);
+	assert_true(nvl_cpu_poll_begin());
+	/* another program's time slice does */
+	nvl_cpu_poll_end(NVL_POLL_LOST_CPU_NS);
 	assert_false(nvl_cpu_poll_begin());
 	/* test_set clears the back-off */
 	nvl_cpu_poll_test_set(4, 1);
 	assert_true(nvl_cpu_poll_begin());
-	nvl_cpu_poll_end(false);
+	nvl_cpu_poll_end(0);
+	nvl_cpu_poll_test_set(-1, 0);
+}
+
+static void a_thread_seen_at_one_sample_does_not_count(void **state)
+{
+	/* two CPUs, our two pollers running: free */
+	nvl_cpu_poll_test_set(2, 2);
+	assert_true(nvl_cpus_free());
+	/* a third thread at one sample's instant (a passing thread) */
+	nvl_cpu_poll_test_sample(3);
+	assert_true(nvl_cpus_free());
+	assert_true(nvl_cpu_poll_begin());
+	nvl_cpu_poll_end(0);
+	/* still there at the next: another program's work */
+	nvl_cpu_poll_test_sample(3);
+	assert_false(nvl_cpus_free());
+	assert_false(nvl_cpu_poll_begin());
+	/* gone again: one sample is enough to poll again */
+	nvl_cpu_poll_test_sample(1);
+	assert_true(nvl_cpus_free());
+	/* the kernel did not answer: never poll, whatever came before */
+	nvl_cpu_poll_test_sample(-1);
+	assert_false(nvl_cpus_free());
 	nvl_cpu_poll_test_set(-1, 0);
 }
 
@@ -74,7 +104,7 @@ static void kernel_figures_are_usable(void **state)
 	/* whatever the machine's load: an answer, and a slot given back */
 	for (int i = 0; i < 3; i++)
 		if (nvl_cpu_poll_begin())
-			nvl_cpu_poll_end(false);
+			nvl_cpu_poll_end(0);
 }
 
 /* a CPU of this thread's mask other than the one it runs on, -1: none */
@@ -161,6 +191,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(busy_machine_does_not_poll),
 	cmocka_unit_test(one_cpu_is_left_for_the_signaller),
 	cmocka_unit_test(preempted_poll_backs_off),
+	cmocka_unit_test(a_thread_seen_at_one_sample_does_not_count),
 	cmocka_unit_test(kernel_figures_are_usable),
 	cmocka_unit_test(follow_moves_only_after_a_dear_wake_on_a_busy_machine),
 	cmocka_unit_test(follow_leaves_a_cpu_outside_the_mask_alone),

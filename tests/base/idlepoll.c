@@ -247,6 +247,28 @@ static void resample_sleeps_once_after_a_streak(void **state)
 		assert_int_equal(p.polls, polls); /* slept without polling */
 		assert_int_equal(p.t0, 0);
 	}
+	/* a measuring sleep that found a wake-up still dear: the next one
+	 * after twice as many hits (at most NVL_IDLE_POLL_RESAMPLE_MAX times
+	 * as many); a cheap one: back to every 4 */
+	clock_at(2500000, 0);
+	nvl_idle_poll_woken(&p, fake_now - 30000);
+	assert_int_equal(p.gap, 8);
+	clock_at(2600000, 100);
+	for (int i = 0; i < 8; i++)
+		assert_true(nvl_idle_poll(&p, &word, 0));
+	assert_false(nvl_idle_poll(&p, &word, 0));
+	for (int i = 0; i < 10; i++) {
+		nvl_idle_poll_woken(&p, fake_now - 30000);
+		p.sampling = true;
+	}
+	assert_int_equal(p.gap, 4 * NVL_IDLE_POLL_RESAMPLE_MAX);
+	nvl_idle_poll_woken(&p, fake_now - 1000);
+	assert_int_equal(p.gap, 4);
+	/* a wake-up after an ordinary sleep changes nothing */
+	nvl_idle_poll_woken(&p, fake_now - 30000);
+	assert_int_equal(p.gap, 4);
+	clock_at(2700000, 100);
+	p.streak = 0;
 	/* a miss breaks the streak */
 	assert_true(nvl_idle_poll(&p, &word, 0));
 	assert_true(nvl_idle_poll(&p, &word, 0));
