@@ -39,8 +39,12 @@
 #define NVL_MM_INFLIGHT_MAX 16
 /* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
 #define NVL_BO_PRIORITIES 4
-/* Default bound of the wait for busy released BOs (mm->zombie_wait_ns). */
-#define NVL_MM_ZOMBIE_WAIT_NS (100 * 1000 * 1000ll)
+/*
+ * Default bound of the wait for busy released BOs (mm->zombie_wait_ns):
+ * none, their fences bound it (the scheduler's job timeout). It was 100 ms,
+ * and a busy device's allocations failed -ENOMEM with memory only busy.
+ */
+#define NVL_MM_ZOMBIE_WAIT_NS NVL_TIMEOUT_INFINITE
 
 /**
  * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
@@ -196,7 +200,8 @@ struct nvl_mm {
 	struct nvl_list zombies;
 	/**
 	 * @zombie_wait_ns: how long a VRAM allocation that found nothing to
-	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS)
+	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS: as long
+	 * as their fences take; a bound for fences that may never signal)
 	 */
 	int64_t zombie_wait_ns;
 	/** @used_B: resident bytes per domain */
