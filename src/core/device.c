@@ -303,6 +303,7 @@ static void device_down(struct nvl_device *dev)
 	dev->move = NULL;
 	/* closed while suspended: the channels destroyed meanwhile (no RM) */
 	nvl_nv_chan_finish_deferred(dev->nv, false);
+	nvl_nv_vm_finish_deferred(dev->nv, false);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
 	if (dev->nv->gsp)
