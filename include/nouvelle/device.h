@@ -288,7 +288,10 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped
  * for the CPU (nvl_bo_map()) or pinned in VRAM cannot move: unmap them
  * first. No other call on @dev or its clients may run during the suspend;
- * while suspended, new channels, execs and VM binds fail with -EAGAIN.
+ * while suspended, new channels, execs and VM binds fail with -EAGAIN, and
+ * so does every VRAM placement (nvl_bo_create() preferring VRAM, a map or
+ * nvl_bo_use() that would place a BO in VRAM), changing nothing: evicted
+ * BOs are mapped where they are (GTT), GTT and system BOs work.
  *
  * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs or
  * binds still pending at the bound, or a mapped or pinned BO in VRAM: nothing

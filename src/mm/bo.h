@@ -204,6 +204,12 @@ struct nvl_mm {
 	 * as their fences take; a bound for fences that may never signal)
 	 */
 	int64_t zombie_wait_ns;
+	/**
+	 * @vram_off: VRAM is gone for now (the device is suspended: D3cold
+	 * loses it): a VRAM placement fails -EAGAIN, other domains work. Set
+	 * and cleared by the device's suspend and resume.
+	 */
+	atomic_bool vram_off;
 	/** @used_B: resident bytes per domain */
 	uint64_t used_B[NVL_MM_NDOM];
 	/** @host_B: GTT+SYSTEM bytes held, including moves in flight */

@@ -411,6 +411,9 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 		return nvl_mm_host_alloc(mm, bo->gem.size_B,
 					 bo->dom == NVL_GEM_DOMAIN_NONE, host);
 	}
+	if (atomic_load(&mm->vram_off))
+		return nvl_error(-EAGAIN, "bo: no VRAM placement while the "
+					  "device is suspended");
 	ret = nvl_mm_vram_ready(mm);
 	if (ret)
 		return ret;

@@ -7,7 +7,11 @@
  * - a VM destroyed while suspended: RM took no call and the VA space
  *   stayed in RM for good (a warning); its free now waits for the resume
  *   (the model's RM object count is back where it was), or for the close
- *   of a device still suspended (no leak: ASan).
+ *   of a device still suspended (no leak: ASan);
+ * - no VRAM placement while suspended (VRAM is lost in D3cold): a VRAM BO
+ *   was created (and cleared, and CPU-written) in VRAM, and nvl_bo_use
+ *   moved an evicted BO back into it, all lost by the resume; now -EAGAIN
+ *   with nothing changed, while GTT BOs work as before.
  */
 #include <errno.h>
 #include <string.h>
@@ -59,10 +63,100 @@ static void vm_destroyed_while_suspended(void **state)
 	nvl_device_close(dev);
 }
 
+static void expect_bytes(struct nvl_client *c, uint32_t h, uint64_t size,
+			 uint8_t v)
+{
+	uint8_t *p;
+	uint64_t bad = 0;
+
+	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
+	for (uint64_t i = 0; i < size; i++)
+		bad += p[i] != v;
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+	assert_int_equal(bad, 0);
+}
+
+static void set_bytes(struct nvl_client *c, uint32_t h, uint64_t size,
+		      uint8_t v)
+{
+	void *p;
+
+	assert_int_equal(nvl_bo_map(c, h, &p), 0);
+	memset(p, v, size);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+}
+
+static uint32_t where(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_bo_info in;
+
+	assert_int_equal(nvl_bo_query(c, h, &in), 0);
+	return in.current;
+}
+
+/* 2. VRAM is not there while suspended */
+static void no_vram_while_suspended(void **state)
+{
+	const uint32_t vg = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_device_memory m0, m1;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t hv, hx, hg;
+	char f0[1024], f1[1024];
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_bo_create(c, MIB, vg, NVL_BO_DOMAIN_VRAM,
+				       NVL_BO_CPU_VISIBLE, &hv),
+			 0);
+	set_bytes(c, hv, MIB, 0x5a);
+	assert_int_equal(where(c, hv), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	assert_int_equal(where(c, hv), NVL_BO_DOMAIN_GTT);
+	assert_int_equal(nvl_device_memory(dev, &m0), 0);
+	assert_true(nvl_client_fdinfo(c, f0, sizeof(f0)) > 0);
+	/* VRAM only, VRAM preferred, and a move back into VRAM */
+	assert_int_equal(nvl_bo_create(c, MIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &hx),
+			 -EAGAIN);
+	assert_non_null(strstr(nvl_last_error(), "suspended"));
+	assert_int_equal(nvl_bo_create(c, MIB, vg, NVL_BO_DOMAIN_VRAM, 0, &hx),
+			 -EAGAIN);
+	assert_int_equal(nvl_bo_use(c, hv), -EAGAIN);
+	assert_int_equal(where(c, hv), NVL_BO_DOMAIN_GTT);
+	/* nothing changed */
+	assert_int_equal(nvl_device_memory(dev, &m1), 0);
+	assert_memory_equal(&m0, &m1, sizeof(m0));
+	assert_true(nvl_client_fdinfo(c, f1, sizeof(f1)) > 0);
+	assert_string_equal(f0, f1);
+	/* system memory works: the evicted BO is read and written where it
+	 * is, a GTT BO is made */
+	expect_bytes(c, hv, MIB, 0x5a);
+	set_bytes(c, hv, MIB, 0x6b);
+	assert_int_equal(nvl_bo_create(c, MIB, NVL_BO_DOMAIN_GTT, 0, 0, &hg),
+			 0);
+	set_bytes(c, hg, MIB, 0x7c);
+	assert_int_equal(where(c, hg), NVL_BO_DOMAIN_GTT);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	/* resumed: VRAM again, the bytes kept */
+	assert_int_equal(nvl_bo_use(c, hv), 0);
+	assert_int_equal(where(c, hv), NVL_BO_DOMAIN_VRAM);
+	expect_bytes(c, hv, MIB, 0x6b);
+	expect_bytes(c, hg, MIB, 0x7c);
+	assert_int_equal(nvl_bo_create(c, MIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &hx),
+			 0);
+	expect_bytes(c, hx, MIB, 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vm_destroyed_while_suspended),
+		cmocka_unit_test(no_vram_while_suspended),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
