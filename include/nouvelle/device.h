@@ -312,9 +312,14 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev);
 NVL_API int nvl_device_resume(struct nvl_device *dev);
 
 /**
- * nvl_device_close() - unload the GSP and power the device off. Every
- * client of the device must be destroyed first. NULL is a no-op.
+ * nvl_device_close() - unload the GSP and power the device off. NULL is a
+ * no-op.
  * @dev: the device
+ *
+ * Clients still alive keep the device, as a DRM device lives while files
+ * are open on it: it goes (firmware unloaded, memory freed) with the last
+ * nvl_client_destroy(), and works for them until then; no new client may
+ * be made (-ENODEV). @dev may not be used by the caller after this call.
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 

@@ -11,7 +11,12 @@
  * - no VRAM placement while suspended (VRAM is lost in D3cold): a VRAM BO
  *   was created (and cleared, and CPU-written) in VRAM, and nvl_bo_use
  *   moved an evicted BO back into it, all lost by the resume; now -EAGAIN
- *   with nothing changed, while GTT BOs work as before.
+ *   with nothing changed, while GTT BOs work as before;
+ * - nvl_device_close() with clients still alive (a documented
+ *   precondition, broken by a careless client) freed the device under
+ *   them: the next call of a client, and its destroy, used freed memory
+ *   (ASan). Clients now hold the device, as a DRM device lives while files
+ *   are open: it goes with the last of them; no new client after close.
  */
 #include <errno.h>
 #include <string.h>
@@ -21,9 +26,13 @@
 #include "core/device.h"
 #include "model/gsp/gsp.h"
 #include "t.h"
+#include "kit.h"
 #include "t_nv.h"
 
+#define KIB T_NV_KIB
 #define MIB T_NV_MIB
+#define VA_PB (32 * MIB)
+#define VA_X (128 * MIB)
 
 static uint64_t rm_objects(struct nvl_device *dev)
 {
@@ -152,11 +161,42 @@ static void no_vram_while_suspended(void **state)
 	nvl_device_close(dev);
 }
 
+/* 3. a device closed under its clients goes with the last of them */
+static void close_with_live_clients(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *b, *x;
+	struct t_nv_cl k;
+	uint32_t h, hb, n;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	h = t_nv_cl_bo(&k, 64 * KIB, NVL_BO_DOMAIN_VRAM, VA_X, NULL);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	nvl_device_close(dev);
+	/* no new client on a closed device */
+	assert_int_equal(nvl_device_client_create(dev, &x), -ENODEV);
+	/* the clients work: a fill by the copy engine, a new BO */
+	n = nvl_kit_pb_memset(k.ppb, k.info.ce_class, VA_X, 0x600dcafe,
+			      64 * KIB);
+	t_nv_cl_run(&k, 0, n, 5 * T_NV_SEC);
+	t_nv_expect_words(k.c, h, 0, 16 * KIB, 0x600dcafe, "the filled BO");
+	assert_int_equal(nvl_bo_create(b, MIB, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &hb),
+			 0);
+	expect_bytes(b, hb, MIB, 0);
+	t_nv_cl_close(&k);
+	/* the last one takes the device with it (ASan: no leak) */
+	nvl_client_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vm_destroyed_while_suspended),
 		cmocka_unit_test(no_vram_while_suspended),
+		cmocka_unit_test(close_with_live_clients),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
