@@ -16,15 +16,22 @@
  *   precondition, broken by a careless client) freed the device under
  *   them: the next call of a client, and its destroy, used freed memory
  *   (ASan). Clients now hold the device, as a DRM device lives while files
- *   are open: it goes with the last of them; no new client after close.
+ *   are open: it goes with the last of them; no new client after close;
+ * - memory busy is not memory full: a VRAM allocation that only a freed
+ *   BO can satisfy, whose clear is stuck behind a hung copy engine until
+ *   the job timeout's recovery (1 s), waits for it; it gave up after
+ *   100 ms (-ENOMEM).
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 
 #include <nouvelle/nouvelle.h>
 
 #include "core/device.h"
+#include "hw/regs.h"
 #include "model/gsp/gsp.h"
+#include "model/model.h"
 #include "t.h"
 #include "kit.h"
 #include "t_nv.h"
@@ -191,12 +198,61 @@ static void close_with_live_clients(void **state)
 	nvl_client_destroy(b);
 }
 
+/* 4. a freed BO's memory, busy with its clear, is waited for */
+static void busy_memory_is_not_full(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB,
+				    .job_timeout_ms = 1000};
+	struct nvl_device_memory m;
+	struct nvl_hw *hw;
+	struct nvl_device *dev;
+	struct t_nv_cl k;
+	uint32_t hx, hy, n;
+	uint64_t size;
+	int64_t dl;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	hw = nvl_model_hw(dev->model);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	(void)t_nv_cl_bo(&k, 64 * KIB, NVL_BO_DOMAIN_VRAM, VA_X, NULL);
+	assert_int_equal(nvl_device_memory(dev, &m), 0);
+	/* more than half of what is free: two cannot be at once */
+	size = (m.vram_total - m.vram_reserved - m.vram_used) / 2 + 16 * MIB;
+	size &= ~(MIB - 1);
+	/* Z, made and freed: its memory is dirty (a new BO there needs a
+	 * clear; fresh VRAM is known clear) */
+	assert_int_equal(
+		nvl_bo_create(k.c, size, NVL_BO_DOMAIN_VRAM, 0, 0, &hx), 0);
+	assert_int_equal(nvl_bo_close(k.c, hx), 0);
+	/* copy engine 0 stops on a job of k's channel until the recovery */
+	assert_int_equal(nvl_channel_inject_hang(k.c, k.chan), 0);
+	n = nvl_kit_pb_memset(k.ppb, k.info.ce_class, VA_X, 1, 64 * KIB);
+	assert_int_equal(t_nv_cl_exec(&k, k.chan, 0, n), 0);
+	dl = t_nv_deadline(20 * T_NV_SEC);
+	while (!(nvl_hw_rd32(hw, NVL_HW_ENGINE_STATUS(0)) &
+		 NVL_HW_ENGINE_STATUS_HUNG) &&
+	       t_nv_now() < dl)
+		sched_yield();
+	/* X's clear queues behind the hang; X freed, Y needs its memory */
+	assert_int_equal(
+		nvl_bo_create(k.c, size, NVL_BO_DOMAIN_VRAM, 0, 0, &hx), 0);
+	assert_int_equal(nvl_bo_close(k.c, hx), 0);
+	assert_int_equal(nvl_bo_create(k.c, size, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &hy),
+			 0);
+	expect_bytes(k.c, hy, MIB, 0);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vm_destroyed_while_suspended),
 		cmocka_unit_test(no_vram_while_suspended),
 		cmocka_unit_test(close_with_live_clients),
+		cmocka_unit_test(busy_memory_is_not_full),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
