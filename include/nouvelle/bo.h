@@ -75,7 +75,8 @@ struct nvl_bo_info {
  * @flags: NVL_BO_*
  * @handle_out: the handle
  *
- * Return: 0, -EINVAL (size, domains, flags), -E2BIG, -ENOMEM.
+ * Return: 0, -EINVAL (size, domains, flags), -E2BIG, -ENOMEM, -EAGAIN (the
+ * device is suspended and the BO would go to VRAM: nvl_device_suspend()).
  */
 NVL_API int nvl_bo_create(struct nvl_client *client, uint64_t size_B,
 			  uint32_t domains, uint32_t preferred, uint32_t flags,
@@ -98,7 +99,8 @@ NVL_API int nvl_bo_close(struct nvl_client *client, uint32_t handle);
  * @handle: the handle
  * @ptr_out: the pointer
  * Return: 0, -ENOENT (handle), -EPERM (not CPU-visible), -ENOMEM, -EIO
- * (reading a swapped-out BO back failed).
+ * (reading a swapped-out BO back failed), -EAGAIN (a BO never placed yet
+ * would go to VRAM while the device is suspended).
  */
 NVL_API int nvl_bo_map(struct nvl_client *client, uint32_t handle,
 		       void **ptr_out);
@@ -117,7 +119,9 @@ NVL_API int nvl_bo_unmap(struct nvl_client *client, uint32_t handle);
  * A BO that is mapped (or pinned) stays where it is.
  * @client: the client
  * @handle: the handle
- * Return: 0, -ENOENT, -ENOMEM, -EIO (reading a swapped-out BO back failed).
+ * Return: 0, -ENOENT, -ENOMEM, -EIO (reading a swapped-out BO back failed),
+ * -EAGAIN (it prefers VRAM and the device is suspended: it stays where it
+ * is).
  */
 NVL_API int nvl_bo_use(struct nvl_client *client, uint32_t handle);
 

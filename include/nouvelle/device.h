@@ -288,7 +288,10 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * GSP save its state (GspFwSRMeta) and powers the board off. BOs mapped
  * for the CPU (nvl_bo_map()) or pinned in VRAM cannot move: unmap them
  * first. No other call on @dev or its clients may run during the suspend;
- * while suspended, new channels, execs and VM binds fail with -EAGAIN.
+ * while suspended, new channels, execs and VM binds fail with -EAGAIN, and
+ * so does every VRAM placement (nvl_bo_create() preferring VRAM, a map or
+ * nvl_bo_use() that would place a BO in VRAM), changing nothing: evicted
+ * BOs are mapped where they are (GTT), GTT and system BOs work.
  *
  * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs or
  * binds still pending at the bound, or a mapped or pinned BO in VRAM: nothing
@@ -309,9 +312,14 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev);
 NVL_API int nvl_device_resume(struct nvl_device *dev);
 
 /**
- * nvl_device_close() - unload the GSP and power the device off. Every
- * client of the device must be destroyed first. NULL is a no-op.
+ * nvl_device_close() - unload the GSP and power the device off. NULL is a
+ * no-op.
  * @dev: the device
+ *
+ * Clients still alive keep the device, as a DRM device lives while files
+ * are open on it: it goes (firmware unloaded, memory freed) with the last
+ * nvl_client_destroy(), and works for them until then; no new client may
+ * be made (-ENODEV). @dev may not be used by the caller after this call.
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 

@@ -33,7 +33,12 @@ int nvl_client_create(struct nvl_client **client_out)
 
 void nvl_client_destroy(struct nvl_client *client)
 {
-	if (client && client->udev)
+	struct nvl_device *dev = client ? client->udev : NULL;
+
+	if (dev)
 		nvl_core_client_unlink(client);
 	nvl_client_put(client);
+	/* the client's reference: a closed device goes with its last */
+	if (dev)
+		nvl_device_put(dev);
 }

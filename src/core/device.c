@@ -239,6 +239,7 @@ int nvl_device_open(const char *spec, const struct nvl_device_opts *opts,
 		device_down(dev);
 		goto fail;
 	}
+	atomic_init(&dev->refs, 1);
 	*dev_out = dev;
 	return 0;
 fail:
@@ -303,6 +304,7 @@ static void device_down(struct nvl_device *dev)
 	dev->move = NULL;
 	/* closed while suspended: the channels destroyed meanwhile (no RM) */
 	nvl_nv_chan_finish_deferred(dev->nv, false);
+	nvl_nv_vm_finish_deferred(dev->nv, false);
 	nvl_hw_wr32(nvl_model_hw(dev->model),
 		    NVL_HW_INTR_EN_CLEAR(NVL_HW_INTR_TREE_NONSTALL), ~0u);
 	if (dev->nv->gsp)
@@ -376,10 +378,8 @@ NVL_API int nvl_device_inject_move_error(struct nvl_device *dev, uint32_t kind,
 	return 0;
 }
 
-void nvl_device_close(struct nvl_device *dev)
+static void device_free(struct nvl_device *dev)
 {
-	if (!dev)
-		return;
 	nvl_device_state_fini(dev);
 	device_down(dev);
 	nvl_model_destroy(dev->model);
@@ -387,4 +387,26 @@ void nvl_device_close(struct nvl_device *dev)
 	nvl_core_gtt_fini(dev);
 	pthread_mutex_destroy(&dev->clients_lock);
 	nvl_free(dev);
+}
+
+void nvl_device_put(struct nvl_device *dev)
+{
+	if (atomic_fetch_sub(&dev->refs, 1) == 1)
+		device_free(dev);
+}
+
+/*
+ * Clients still alive (a documented precondition broken) keep the device,
+ * as DRM keeps a device while files are open on it: the last
+ * nvl_client_destroy() tears it down. Before, close freed it under them.
+ */
+void nvl_device_close(struct nvl_device *dev)
+{
+	if (!dev)
+		return;
+	if (atomic_exchange(&dev->closed, true)) {
+		nvl_warn(NVL_CAT_NV, "device: closed twice");
+		return;
+	}
+	nvl_device_put(dev);
 }

@@ -4,6 +4,7 @@
 #define NVL_CORE_DEVICE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,7 +67,22 @@ struct nvl_device {
 	struct nvl_itree gtt_maps;
 	/** @move: the memory manager's moves on the copy engine (nv/move.c) */
 	struct nvl_nv_move *move;
+	/**
+	 * @refs: the opener's (until nvl_device_close()) and one per client
+	 * of the device: it is torn down when the last goes, as a DRM
+	 * device lives while files are open on it
+	 */
+	atomic_uint refs;
+	/** @closed: nvl_device_close() was called: no new client */
+	atomic_bool closed;
 };
+
+/**
+ * nvl_device_put() - drop a reference to @dev; the last one tears it down
+ * (nvl_device_close() drops the opener's, nvl_client_destroy() a
+ * client's).
+ */
+void nvl_device_put(struct nvl_device *dev);
 
 /** nvl_core_client_unlink() - take a device client off its device's list. */
 void nvl_core_client_unlink(struct nvl_client *c);

@@ -187,11 +187,15 @@ NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
 				 "client: the right to change device state "
 				 "needs a device opened with "
 				 "NVL_DEVICE_OPEN_ADMIN");
+	if (atomic_load(&dev->closed))
+		return nvl_error(-ENODEV, "client: the device is closed");
 	if (nvl_nv_device_check(dev->nv))
 		return nvl_error(-ENODEV,
 				 "client: the device is lost (reset it)");
 	if (nvl_client_alloc(&dev->nv->cdev, &c))
 		return nvl_error(-ENOMEM, "client: out of memory");
+	/* the client holds the device (dropped by nvl_client_destroy) */
+	atomic_fetch_add(&dev->refs, 1);
 	c->caps = flags;
 	/* the device's client list (fdinfo, nvl_device_clients()) */
 	c->udev = dev;

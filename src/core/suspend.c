@@ -119,7 +119,10 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 	ret = nvl_nv_chan_quiesce(dev->nv, bound);
 	if (!ret)
 		ret = wait_binds(dev, bound);
-	/* every BO out of VRAM, by the ordinary eviction */
+	/* every BO out of VRAM, by the ordinary eviction, and none back in
+	 * (VRAM is lost in D3cold): VRAM placements fail -EAGAIN */
+	if (!ret)
+		atomic_store(&dev->mm->vram_off, true);
 	while (!ret)
 		ret = nvl_mm_evict_one(dev->mm, NVL_GEM_DOMAIN_VRAM, NULL, 0);
 	if (ret == -ENOSPC)
@@ -142,6 +145,7 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 				 "device: the board kept power (%d)", ret);
 		return 0;
 	}
+	atomic_store(&dev->mm->vram_off, false);
 	if (nvl_device_wd_start(dev))
 		nvl_warn(NVL_CAT_NV, "device: no watchdog after a failed "
 				     "suspend");
@@ -157,5 +161,6 @@ NVL_API int nvl_device_resume(struct nvl_device *dev)
 	ret = nvl_nv_device_resume(dev->nv);
 	if (ret)
 		return ret;
+	atomic_store(&dev->mm->vram_off, false);
 	return nvl_device_wd_start(dev);
 }

@@ -39,8 +39,12 @@
 #define NVL_MM_INFLIGHT_MAX 16
 /* LRU priorities per domain (TTM_MAX_BO_PRIORITY): 0 is evicted first. */
 #define NVL_BO_PRIORITIES 4
-/* Default bound of the wait for busy released BOs (mm->zombie_wait_ns). */
-#define NVL_MM_ZOMBIE_WAIT_NS (100 * 1000 * 1000ll)
+/*
+ * Default bound of the wait for busy released BOs (mm->zombie_wait_ns):
+ * none, their fences bound it (the scheduler's job timeout). It was 100 ms,
+ * and a busy device's allocations failed -ENOMEM with memory only busy.
+ */
+#define NVL_MM_ZOMBIE_WAIT_NS NVL_TIMEOUT_INFINITE
 
 /**
  * struct nvl_mm_mem_ops - where memory comes from: the VRAM region (one big
@@ -196,9 +200,16 @@ struct nvl_mm {
 	struct nvl_list zombies;
 	/**
 	 * @zombie_wait_ns: how long a VRAM allocation that found nothing to
-	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS)
+	 * evict waits for busy released BOs (NVL_MM_ZOMBIE_WAIT_NS: as long
+	 * as their fences take; a bound for fences that may never signal)
 	 */
 	int64_t zombie_wait_ns;
+	/**
+	 * @vram_off: VRAM is gone for now (the device is suspended: D3cold
+	 * loses it): a VRAM placement fails -EAGAIN, other domains work. Set
+	 * and cleared by the device's suspend and resume.
+	 */
+	atomic_bool vram_off;
 	/** @used_B: resident bytes per domain */
 	uint64_t used_B[NVL_MM_NDOM];
 	/** @host_B: GTT+SYSTEM bytes held, including moves in flight */

@@ -11,8 +11,10 @@
  * BOs of the target domain one by one (LRU per priority, priority 0 first,
  * head first; pinned or mapped BOs, BOs whose resv is contended and BOs
  * outside a requested range are skipped) until the allocation fits; when
- * the LRUs are exhausted it waits, bounded, for busy released BOs holding
- * VRAM, then fails (-ENOMEM).
+ * the LRUs are exhausted it waits for the fences of busy released BOs
+ * holding VRAM, one by one, while they could still free enough (memory
+ * busy is not memory full: the fences bound the wait, as in TTM), then
+ * fails (-ENOMEM).
  *
  * When the CPU-visible window is smaller than VRAM, CPU-visible BOs are
  * placed inside it (contiguous) and the others top-down, so the window stays
@@ -332,26 +334,49 @@ int nvl_mm_evict_one(struct nvl_mm *mm, enum nvl_gem_domain dom,
 }
 
 /*
- * Wait, up to @deadline, for the oldest released BO still holding VRAM
- * below @end (0 = any) to go idle, then free it (TTM waits for a busy
- * deleted BO before giving up). mm->lock held: the fences it waits for are
- * signalled by the GPU or the move worker, which never take it.
- * Return: 0 when one was freed, -ENOSPC when none is left or in time.
+ * Could the released BOs holding VRAM below @end (0 = any) free enough for
+ * @size_B, with what is free? (An upper bound: fragmentation may still
+ * leave it short; the caller then waits for the rest and fails.)
  */
-static int wait_zombie(struct nvl_mm *mm, uint64_t end, int64_t deadline)
+static bool zombies_could_fit(struct nvl_mm *mm, uint64_t end, uint64_t size_B)
 {
+	uint64_t have = mm->vram.avail_B;
 	struct nvl_bo *bo;
 
 	nvl_list_for_each_entry (bo, &mm->zombies, lru) {
 		if (bo->dom != NVL_GEM_DOMAIN_VRAM || !in_range(mm, bo, end))
 			continue;
-		for (unsigned i = 0; i < bo->nzfences; i++) {
-			int64_t left = deadline - nvl_time_ns();
+		have += bo->gem.size_B;
+		if (have >= size_B)
+			return true;
+	}
+	return false;
+}
 
-			if (left <= 0 ||
-			    nvl_fence_wait(bo->zfences[i], left) != 0)
+/*
+ * Wait for the oldest released BO still holding VRAM below @end (0 = any)
+ * to go idle, then free it: memory busy is not memory full (TTM waits for
+ * the fences of what it frees). The wait is bounded by the fences
+ * themselves (the scheduler's job timeout; a lost GPU signals them with an
+ * error) and by @deadline (mm->zombie_wait_ns, infinite by default).
+ * mm->lock held: the fences it waits for are signalled by the GPU or the
+ * move worker, which never take it.
+ * Return: 0 when one was freed, -ENOSPC when none is left, none could free
+ * enough for @size_B, or the deadline passed.
+ */
+static int wait_zombie(struct nvl_mm *mm, uint64_t end, uint64_t size_B,
+		       int64_t deadline)
+{
+	struct nvl_bo *bo;
+
+	if (!zombies_could_fit(mm, end, size_B))
+		return -ENOSPC;
+	nvl_list_for_each_entry (bo, &mm->zombies, lru) {
+		if (bo->dom != NVL_GEM_DOMAIN_VRAM || !in_range(mm, bo, end))
+			continue;
+		for (unsigned i = 0; i < bo->nzfences; i++)
+			if (nvl_fence_wait_until(bo->zfences[i], deadline) != 0)
 				return -ENOSPC;
-		}
 		nvl_list_del(&bo->lru);
 		nvl_mm_bo_destroy(mm, bo);
 		return 0;
@@ -386,11 +411,14 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 		return nvl_mm_host_alloc(mm, bo->gem.size_B,
 					 bo->dom == NVL_GEM_DOMAIN_NONE, host);
 	}
+	if (atomic_load(&mm->vram_off))
+		return nvl_error(-EAGAIN, "bo: no VRAM placement while the "
+					  "device is suspended");
 	ret = nvl_mm_vram_ready(mm);
 	if (ret)
 		return ret;
 	vram_params(mm, bo, &flags, &end);
-	deadline = nvl_time_ns() + mm->zombie_wait_ns;
+	deadline = nvl_deadline_after(mm->zombie_wait_ns);
 	for (;;) {
 		ret = nvl_buddy_alloc(&mm->vram, 0, end ? end : mm->vram.size_B,
 				      bo->gem.size_B, 4096, blocks, flags);
@@ -404,7 +432,7 @@ static int alloc_backing(struct nvl_mm *mm, struct nvl_bo *bo,
 		ret = nvl_mm_evict_one(mm, NVL_GEM_DOMAIN_VRAM, bo->gem.resv,
 				       end);
 		if (ret == -ENOSPC)
-			ret = wait_zombie(mm, end, deadline);
+			ret = wait_zombie(mm, end, bo->gem.size_B, deadline);
 		if (ret)
 			return ret == -ENOSPC ? -ENOMEM : ret;
 	}

@@ -97,6 +97,12 @@ struct nvl_nv_device {
 		uint64_t va;
 		uint32_t h_chan, gen;
 	} chan_deferred[256];
+	/**
+	 * @vm_deferred: VMs released while the device was suspended
+	 * (struct nvl_nv_vm.deferred, chan_lock): their RM VA spaces are
+	 * freed at the resume (nv/vm.c)
+	 */
+	struct nvl_list vm_deferred;
 	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
 	struct nvl_nv_fault *fault;
 	/** @replay: the replayable fault buffer and its service (nv/replay.c) */

@@ -27,6 +27,7 @@
 #include "gsp/gsp.h"
 #include "nv/chan.h"
 #include "nv/device.h"
+#include "nv/vm.h"
 
 /* the driver's VRAM above the BOs: page tables, then the channel window */
 static void driver_vram(struct nvl_nv_device *d, uint64_t *base, size_t *size)
@@ -100,6 +101,7 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	atomic_store(&d->suspended, false);
 	/* the channels destroyed meanwhile, now that RM and VRAM are back */
 	nvl_nv_chan_finish_deferred(d, true);
+	nvl_nv_vm_finish_deferred(d, true);
 	nvl_info(NVL_CAT_NV, "device %s: resumed", d->name);
 	return 0;
 }

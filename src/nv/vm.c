@@ -126,12 +126,10 @@ static const struct nvl_vm_pt_ops nv_vm_ops = {
 	.ready = f_ready,
 };
 
-static void nv_vm_release(void *priv)
+static void vm_free(struct nvl_nv_vm *v, bool rm)
 {
-	struct nvl_nv_vm *v = priv;
-
 	/* RM forgets the VA space first: no channel of it may walk on */
-	if (v->h_vas && v->gen == atomic_load(&v->dev->gen) &&
+	if (rm && v->h_vas && v->gen == atomic_load(&v->dev->gen) &&
 	    !atomic_load(&v->dev->lost) &&
 	    nvl_gsp_rm_free(v->dev->gsp, v->h_vas))
 		nvl_warn(NVL_CAT_NV, "vm: freeing the RM VA space: %s",
@@ -139,6 +137,43 @@ static void nv_vm_release(void *priv)
 	nvl_nv_gmmu_destroy(v->gmmu);
 	pthread_mutex_destroy(&v->kmap_lock);
 	nvl_free(v);
+}
+
+/*
+ * Suspended, RM takes no call (the free failed with a warning and the VA
+ * space stayed in RM for good): the whole VM waits for the resume, as a
+ * channel destroyed then does (nvl_nv_chan_finish_deferred()).
+ */
+static void nv_vm_release(void *priv)
+{
+	struct nvl_nv_vm *v = priv;
+	struct nvl_nv_device *d = v->dev;
+
+	if (v->h_vas && atomic_load(&d->suspended)) {
+		nvl_flock_lock(&d->chan_lock);
+		nvl_list_add_tail(&v->deferred, &d->vm_deferred);
+		nvl_flock_unlock(&d->chan_lock);
+		return;
+	}
+	vm_free(v, true);
+}
+
+void nvl_nv_vm_finish_deferred(struct nvl_nv_device *d, bool rm)
+{
+	for (;;) {
+		struct nvl_nv_vm *v = NULL;
+
+		nvl_flock_lock(&d->chan_lock);
+		if (!nvl_list_empty(&d->vm_deferred)) {
+			v = nvl_list_first_entry(&d->vm_deferred,
+						 struct nvl_nv_vm, deferred);
+			nvl_list_del(&v->deferred);
+		}
+		nvl_flock_unlock(&d->chan_lock);
+		if (!v)
+			return;
+		vm_free(v, rm);
+	}
 }
 
 int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
@@ -198,7 +233,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	};
 	return 0;
 fail:
-	nv_vm_release(v);
+	vm_free(v, true);
 	return ret;
 }
 

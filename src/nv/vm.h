@@ -30,6 +30,9 @@ struct nvl_nv_vm {
 	uint32_t gen;
 	/** @kmap_lock: kernel mappings (channel create/destroy) */
 	pthread_mutex_t kmap_lock;
+	/** @deferred: on nvl_nv_device.vm_deferred (released while the
+	 * device was suspended: RM takes no call) */
+	struct nvl_list deferred;
 };
 
 /**
@@ -46,6 +49,13 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out);
  * was not made by nvl_nv_vm_backend().
  */
 struct nvl_nv_vm *nvl_nv_vm_of(struct nvl_vm *vm);
+
+/**
+ * nvl_nv_vm_finish_deferred() - free the VMs released while the device was
+ * suspended: their RM VA spaces when @rm (the resume), then their tables
+ * (@rm false: a device closed while suspended, RM gone with it).
+ */
+void nvl_nv_vm_finish_deferred(struct nvl_nv_device *d, bool rm);
 
 /**
  * nvl_nv_vm_kmap() - map @size bytes of VRAM at @pa to @va of @vm's

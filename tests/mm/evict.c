@@ -502,6 +502,8 @@ static void released_busy_bo_keeps_memory_until_idle(void **state)
 
 	nvl_bo_put(a);
 	assert_false(nvl_list_empty(&mm->zombies));
+	/* no wait (by default the allocation waits for the fence) */
+	mm->zombie_wait_ns = 0;
 	assert_int_equal(nvl_bo_create_internal(mm, 1, MiB, NVL_BO_DOMAIN_VRAM,
 						0, 0, NULL, NULL, &b),
 			 -ENOMEM);
