@@ -29,82 +29,8 @@
 #include "kit.h"
 #include "model/gsp/gsp.h"
 #include "model/model.h"
+#include "rig.h"
 #include "t.h"
-
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
-#define VA_DST (32 * MIB)
-#define VA_PB (48 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
-#define NSYNC 8
-#define SEG 64 /* bytes of pushbuffer per job */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-struct rig {
-	struct nvl_client *c;
-	uint32_t vm, pb, dst, chan, sync[NSYNC];
-	uint32_t *ppb, *pdst;
-};
-
-static void rig_up(struct nvl_device *dev, struct rig *k)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-	struct nvl_vm_bind_op op[2] = {
-		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 64 * KIB},
-		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = 64 * KIB},
-	};
-
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &k->pb),
-			 0);
-	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &k->dst),
-			 0);
-	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&k->ppb), 0);
-	assert_int_equal(nvl_bo_map(k->c, k->dst, (void **)&k->pdst), 0);
-	memset(k->pdst, 0, 64 * KIB);
-	op[0].handle = k->pb;
-	op[1].handle = k->dst;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, op, 2, NULL, 0, NULL, 0, 0), 0);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	for (int i = 0; i < NSYNC; i++)
-		assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync[i]), 0);
-}
-
-static void rig_down(struct rig *k)
-{
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->dst), 0);
-	nvl_client_destroy(k->c);
-}
-
-/* job @i releases 0x1000 + @i into dst[@i], signals sync[@i] */
-static int rig_exec(struct rig *k, int i)
-{
-	uint32_t *p = k->ppb + i * SEG / 4;
-	uint32_t n = nvl_kit_pb_release(p, VA_DST + 4 * i, 0x1000 + i);
-	struct nvl_exec_push push = {.va = VA_PB + i * SEG, .len = n * 4};
-	struct nvl_vm_sync sig = {.handle = k->sync[i]};
-
-	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
-}
 
 /* job @i (pushbuffer segment and dst slot @i) signals sync[@s] */
 static int rig_exec_on(struct rig *k, int i, int s)
@@ -117,57 +43,29 @@ static int rig_exec_on(struct rig *k, int i, int s)
 	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
 }
 
-/* the job's fence status (1 done, or its error), waiting up to 20 s */
-static int rig_status(struct rig *k, int i)
-{
-	int st = 0;
-
-	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[i], NULL, 1,
-					  now_ns() + 20000000000ll, 0, NULL),
-			 0);
-	assert_int_equal(nvl_syncobj_status(k->c, k->sync[i], 0, &st), 0);
-	return st;
-}
-
-/* arm the hang of copy engine 0 on @k's channel */
-static void hang(struct rig *k)
-{
-	assert_int_equal(nvl_channel_inject_hang(k->c, k->chan), 0);
-}
-
 static void wait_hung(struct nvl_device *dev)
 {
 	struct nvl_hw *hw = nvl_model_hw(dev->model);
-	int64_t dl = now_ns() + 20000000000ll;
+	int64_t dl = rig_now_ns() + 20000000000ll;
 
 	while (!(nvl_hw_rd32(hw, NVL_HW_ENGINE_STATUS(0)) &
 		 NVL_HW_ENGINE_STATUS_HUNG) &&
-	       now_ns() < dl)
+	       rig_now_ns() < dl)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
-}
-
-static struct nvl_device *open_dev(uint32_t heartbeat_ms)
-{
-	struct nvl_device_opts o = {.job_timeout_ms = 1000,
-				    .heartbeat_ms = heartbeat_ms};
-	struct nvl_device *dev;
-
-	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	return dev;
 }
 
 /* guilty -ETIMEDOUT, innocents behind it run with their data, the channel
  * goes on, another client on the same engine is untouched */
 static void hang_recover(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct nvl_channel_info ci;
 	struct rig a, b;
 
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	assert_int_equal(rig_exec(&a, 2), 0);
@@ -197,14 +95,14 @@ static void hang_recover(void **state)
 /* the NVL_NV_HANG_BAN-th (3rd) hang bans the client: -ECANCELED */
 static void hang_ban(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a, b;
 
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
 	for (int i = 0; i < 3; i++) {
-		hang(&a);
+		rig_hang(&a);
 		assert_int_equal(rig_exec(&a, i), 0);
 		assert_int_equal(rig_status(&a, i), -ETIMEDOUT);
 	}
@@ -223,13 +121,13 @@ static void hang_ban(void **state)
  * with an error, nothing leaks, a new channel works */
 static void hang_destroy(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a;
 	int st;
 
 	(void)state;
 	rig_up(dev, &a);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	wait_hung(dev);
@@ -243,7 +141,7 @@ static void hang_destroy(void **state)
 	 * new channel runs */
 	assert_int_equal(
 		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &a.chan), 0);
-	hang(&a); /* its recovery resets the engine */
+	rig_hang(&a); /* its recovery resets the engine */
 	assert_int_equal(rig_exec(&a, 2), 0);
 	assert_int_equal(rig_status(&a, 2), -ETIMEDOUT);
 	assert_int_equal(rig_exec(&a, 3), 0);
@@ -258,22 +156,22 @@ static void hang_destroy(void **state)
  * NVL_CHANNEL_JOB_TIMEOUT, guilty -ETIMEDOUT, the rest -ECANCELED */
 static void hang_alloc_fail(void **state)
 {
-	struct nvl_device *dev = open_dev(600000); /* no heartbeat RPC */
+	struct nvl_device *dev = rig_open_dev(600000); /* no heartbeat RPC */
 	struct nvl_channel_info ci;
 	int64_t dl;
 	struct rig a;
 
 	(void)state;
 	rig_up(dev, &a);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	wait_hung(dev);
 	nvl_fault_fail_random(1.0, 1, NVL_FAULT_ALL_THREADS);
-	dl = now_ns() + 20000000000ll;
+	dl = rig_now_ns() + 20000000000ll;
 	for (;;) {
 		assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
-		if (!ci.alive || now_ns() > dl)
+		if (!ci.alive || rig_now_ns() > dl)
 			break;
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
@@ -295,7 +193,7 @@ static void hang_alloc_fail(void **state)
  * hang held runs a new client's work */
 static void hang_gsp_death(void **state)
 {
-	struct nvl_device *dev = open_dev(600000); /* no heartbeat RPC */
+	struct nvl_device *dev = rig_open_dev(600000); /* no heartbeat RPC */
 	struct nvl_channel_info ci;
 	struct rig a, b, c;
 	int st;
@@ -303,7 +201,7 @@ static void hang_gsp_death(void **state)
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	assert_int_equal(rig_exec(&b, 0), 0); /* behind the hang */
@@ -344,7 +242,7 @@ static void hang_gsp_death(void **state)
  */
 static void job_reuse(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a;
 	int i, st = 0;
 

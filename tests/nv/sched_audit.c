@@ -23,110 +23,8 @@
 #include "kit.h"
 #include "model/gsp/gsp.h"
 #include "model/model.h"
+#include "rig.h"
 #include "t.h"
-
-#define KIB (1ull << 10)
-#define MIB (1ull << 20)
-#define VA_DST (32 * MIB)
-#define VA_PB (48 * MIB)
-#define KSTART (1ull << 39)
-#define KRANGE (16 * MIB)
-#define NSYNC 8
-#define SEG 64 /* bytes of pushbuffer per job */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-struct rig {
-	struct nvl_client *c;
-	uint32_t vm, pb, dst, chan, sync[NSYNC];
-	uint32_t *ppb, *pdst;
-};
-
-static void rig_up(struct nvl_device *dev, struct rig *k)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 40,
-					.kernel_start = KSTART,
-					.kernel_range = KRANGE};
-	struct nvl_vm_bind_op op[2] = {
-		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_PB, .range = 64 * KIB},
-		{.op = NVL_VM_BIND_OP_MAP, .addr = VA_DST, .range = 64 * KIB},
-	};
-
-	memset(k, 0, sizeof(*k));
-	assert_int_equal(nvl_device_client_create(dev, &k->c), 0);
-	assert_int_equal(nvl_vm_create(k->c, &va, &k->vm), 0);
-	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &k->pb),
-			 0);
-	assert_int_equal(nvl_bo_create(k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &k->dst),
-			 0);
-	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&k->ppb), 0);
-	assert_int_equal(nvl_bo_map(k->c, k->dst, (void **)&k->pdst), 0);
-	memset(k->pdst, 0, 64 * KIB);
-	op[0].handle = k->pb;
-	op[1].handle = k->dst;
-	assert_int_equal(
-		nvl_vm_bind(k->c, k->vm, 0, op, 2, NULL, 0, NULL, 0, 0), 0);
-	assert_int_equal(
-		nvl_channel_create(k->c, k->vm, NVL_ENGINE_COPY, 0, &k->chan),
-		0);
-	for (int i = 0; i < NSYNC; i++)
-		assert_int_equal(nvl_syncobj_create(k->c, 0, &k->sync[i]), 0);
-}
-
-static void rig_down(struct rig *k)
-{
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	assert_int_equal(nvl_bo_unmap(k->c, k->dst), 0);
-	nvl_client_destroy(k->c);
-}
-
-/* job @i releases 0x1000 + @i into dst[@i], signals sync[@i] */
-static int rig_exec(struct rig *k, int i)
-{
-	uint32_t *p = k->ppb + i * SEG / 4;
-	uint32_t n = nvl_kit_pb_release(p, VA_DST + 4 * i, 0x1000 + i);
-	struct nvl_exec_push push = {.va = VA_PB + i * SEG, .len = n * 4};
-	struct nvl_vm_sync sig = {.handle = k->sync[i]};
-
-	return nvl_exec(k->c, k->chan, &push, 1, NULL, 0, &sig, 1, 0);
-}
-
-/* the job's fence status (1 done, or its error), waiting up to 20 s */
-static int rig_status(struct rig *k, int i)
-{
-	int st = 0;
-
-	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[i], NULL, 1,
-					  now_ns() + 20000000000ll, 0, NULL),
-			 0);
-	assert_int_equal(nvl_syncobj_status(k->c, k->sync[i], 0, &st), 0);
-	return st;
-}
-
-/* arm the hang of copy engine 0 on @k's channel */
-static void hang(struct rig *k)
-{
-	assert_int_equal(nvl_channel_inject_hang(k->c, k->chan), 0);
-}
-
-static struct nvl_device *open_dev(uint32_t heartbeat_ms)
-{
-	struct nvl_device_opts o = {.job_timeout_ms = 1000,
-				    .heartbeat_ms = heartbeat_ms};
-	struct nvl_device *dev;
-
-	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	return dev;
-}
 
 /* job @i of @k waits for @wait (a syncobj of @k's client) and signals
  * sync[@i] */
@@ -160,14 +58,14 @@ static void share(struct rig *a, int i, struct rig *b, int s)
  */
 static void channel_destroyed_behind_a_hung_dependency(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a, b;
 	int st;
 
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	share(&a, 0, &b, 7);
 	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
@@ -189,7 +87,7 @@ static void channel_destroyed_behind_a_hung_dependency(void **state)
 /* The same with client B destroyed whole while its jobs wait. */
 static void client_destroyed_behind_a_hung_dependency(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a, b;
 	int fd, st;
 	uint32_t h;
@@ -197,7 +95,7 @@ static void client_destroyed_behind_a_hung_dependency(void **state)
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	share(&a, 0, &b, 7);
 	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
@@ -211,7 +109,8 @@ static void client_destroyed_behind_a_hung_dependency(void **state)
 	assert_int_equal(nvl_syncobj_import_sync_file(a.c, h, 0, fd), 0);
 	close(fd);
 	assert_int_equal(nvl_syncobj_wait(a.c, &h, NULL, 1,
-					  now_ns() + 20000000000ll, 0, NULL),
+					  rig_now_ns() + 20000000000ll, 0,
+					  NULL),
 			 0);
 	assert_int_equal(nvl_syncobj_status(a.c, h, 0, &st), 0);
 	assert_true(st < 0);
@@ -226,7 +125,7 @@ static void client_destroyed_behind_a_hung_dependency(void **state)
  */
 static void fence_outlives_its_device(void **state)
 {
-	struct nvl_device *dev = open_dev(0), *dev2 = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0), *dev2 = rig_open_dev(0);
 	struct rig a, b;
 	int fd[2], st;
 	uint32_t h[2];
@@ -236,7 +135,7 @@ static void fence_outlives_its_device(void **state)
 	rig_up(dev2, &b);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	assert_int_equal(rig_status(&a, 0), 1);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 1), 0);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(
@@ -250,8 +149,8 @@ static void fence_outlives_its_device(void **state)
 			nvl_syncobj_import_sync_file(b.c, h[i], 0, fd[i]), 0);
 		close(fd[i]);
 		assert_int_equal(nvl_syncobj_wait(b.c, &h[i], NULL, 1,
-						  now_ns() + 20000000000ll, 0,
-						  NULL),
+						  rig_now_ns() + 20000000000ll,
+						  0, NULL),
 				 0);
 		assert_int_equal(nvl_syncobj_status(b.c, h[i], 0, &st), 0);
 		assert_int_equal(st, i ? -ECANCELED : 1);
@@ -271,13 +170,13 @@ static void fence_outlives_its_device(void **state)
  */
 static void dependency_error_is_not_forwarded(void **state)
 {
-	struct nvl_device *dev = open_dev(0);
+	struct nvl_device *dev = rig_open_dev(0);
 	struct rig a, b;
 
 	(void)state;
 	rig_up(dev, &a);
 	rig_up(dev, &b);
-	hang(&a);
+	rig_hang(&a);
 	assert_int_equal(rig_exec(&a, 0), 0);
 	share(&a, 0, &b, 7);
 	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
