@@ -503,6 +503,21 @@ static void rec_put_region(void *priv, uint64_t va, uint64_t range)
 #define EPAT(v) ((uint64_t)(v)*0x0001000100010001ull)
 
 /* Do page entries [s, e) of @c all hold @v? */
+/* a descriptor slot of @c for a new mapping: the free list's head, else
+ * one past the used ones; false when @c is full */
+static inline bool desc_take(struct chunk *c, uint32_t *i)
+{
+	if (c->free != NO_DESC) {
+		*i = c->free;
+		c->free = (uint16_t)c->d[*i].delta;
+	} else if (c->top < c->cap) {
+		*i = c->top++;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static bool all_ents(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 {
 	const uint16_t *ent = cents(c);
@@ -698,14 +713,8 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 	if (!can_fill(c, s, e, E_SPLIT))
 		return false;
 	release(c, s, e);
-	if (c->free != NO_DESC) {
-		i = c->free;
-		c->free = (uint16_t)c->d[i].delta;
-	} else if (c->top < c->cap) {
-		i = c->top++;
-	} else {
+	if (!desc_take(c, &i))
 		return false;
-	}
 	c->d[i] = *want;
 	c->d[i].npages = (uint16_t)(e - s);
 	fill(c, s, e, (uint16_t)(E_DESC + i));
@@ -794,16 +803,8 @@ static inline bool map_block(struct chunk *c, uint32_t b,
 	uint32_t i;
 
 	/* E_INVALID and E_SPARSE are 0 and 1, anything else >= E_DESC */
-	if ((old | l | r) >= E_DESC)
+	if ((old | l | r) >= E_DESC || !desc_take(c, &i))
 		return false;
-	if (c->free != NO_DESC) {
-		i = c->free;
-		c->free = (uint16_t)c->d[i].delta;
-	} else if (c->top < c->cap) {
-		i = c->top++;
-	} else {
-		return false;
-	}
 	c->d[i] = *want;
 	c->d[i].npages = BLK_PAGES;
 	if (old == E_INVALID)
