@@ -79,7 +79,8 @@ int rig_status(struct rig *k, int i)
 	int st = 0;
 
 	assert_int_equal(nvl_syncobj_wait(k->c, &k->sync[i], NULL, 1,
-					  rig_now_ns() + 20000000000ll, 0, NULL),
+					  rig_now_ns() + 20000000000ll, 0,
+					  NULL),
 			 0);
 	assert_int_equal(nvl_syncobj_status(k->c, k->sync[i], 0, &st), 0);
 	return st;
