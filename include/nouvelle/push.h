@@ -165,6 +165,13 @@ static inline int nvl_push_mthd_op_(struct nvl_push *p, unsigned sec_op,
 
 	if (nvl_push_check_(p, subch, mthd, n))
 		return p->err;
+	/* the PBDMA's address wraps to method 0 past the field's end */
+	if ((sec_op == NVL_PUSH_SEC_OP_INC_METHOD &&
+	     (uint64_t)mthd + 4ull * (n - 1) > NVL_PUSH_MAX_METHOD) ||
+	    (sec_op == NVL_PUSH_SEC_OP_ONE_INC && n > 1 &&
+	     mthd == NVL_PUSH_MAX_METHOD))
+		return nvl_push_fail(p, -ERANGE,
+				     "incrementing method past 0x3ffc");
 	if (!data)
 		return nvl_push_fail(p, -EINVAL, "NULL method data");
 	w = nvl_push_space(p, (size_t)n + 1);
@@ -182,7 +189,8 @@ static inline int nvl_push_mthd_op_(struct nvl_push *p, unsigned sec_op,
  * @subch: subchannel 0..7
  * @mthd: the first method's byte offset (4-aligned, <= 0x3ffc)
  * @data: @n dwords
- * @n: 1..8191
+ * @n: 1..8191, and @mthd + 4 (@n - 1) <= 0x3ffc: the PBDMA's method
+ *     address would wrap to method 0 (SET_OBJECT); -ERANGE
  *
  * Return: 0 or @p's error (nothing written).
  */
@@ -207,7 +215,8 @@ static inline int nvl_push_mthd_ninc(struct nvl_push *p, unsigned subch,
 
 /**
  * nvl_push_mthd_1inc() - increment once: @data[0] goes to @mthd, the rest
- * to @mthd + 4 (arguments as nvl_push_mthd()).
+ * to @mthd + 4 (arguments as nvl_push_mthd(); @n > 1 needs @mthd <
+ * 0x3ffc).
  */
 static inline int nvl_push_mthd_1inc(struct nvl_push *p, unsigned subch,
 				     uint32_t mthd, const uint32_t *data,
@@ -353,7 +362,8 @@ static inline int nvl_push_ce_fill(struct nvl_push *p, unsigned subch,
  * transfer and a one-word semaphore). For an acquire the copy class has
  * no method: use nvl_push_host_sem_acquire() in the same channel.
  *
- * Return: 0 or @p's error (-EINVAL: @va not 4-aligned). 5 dwords.
+ * Return: 0 or @p's error (-EINVAL: @va not 4-aligned or not below
+ * 2^57, SET_SEMAPHORE_A's UPPER 24:0). 6 dwords.
  */
 static inline int nvl_push_ce_sem_release(struct nvl_push *p, unsigned subch,
 					  uint64_t va, uint32_t payload)
@@ -362,8 +372,10 @@ static inline int nvl_push_ce_sem_release(struct nvl_push *p, unsigned subch,
 
 	if (p->err)
 		return p->err;
-	if (va % 4)
-		return nvl_push_fail(p, -EINVAL, "semaphore not 4-aligned");
+	if (va % 4 || va >> 57)
+		return nvl_push_fail(p, -EINVAL,
+				     "semaphore VA misaligned or "
+				     "past 2^57");
 	if (p->end - p->cur < 6)
 		return nvl_push_fail(p, -ENOSPC, "pushbuffer full");
 	s[0] = (uint32_t)(va >> 32) & NVL_PUSH_CE_SET_SEMAPHORE_A_UPPER_MASK;
@@ -392,8 +404,12 @@ static inline int nvl_push_host_sem_(struct nvl_push *p, uint64_t va,
 
 	if (p->err)
 		return p->err;
-	if (va % align)
-		return nvl_push_fail(p, -EINVAL, "semaphore misaligned");
+	/* SEM_ADDR_HI has 25 bits at most (8 before C86F: see
+	 * nvl_push_host_sem_release()) */
+	if (va % align || va >> 57)
+		return nvl_push_fail(p, -EINVAL,
+				     "semaphore VA misaligned or "
+				     "past 2^57");
 	s[0] = (uint32_t)va; /* SEM_ADDR_LO 31:2 */
 	s[1] = (uint32_t)(va >> 32); /* SEM_ADDR_HI */
 	s[2] = (uint32_t)payload;
@@ -407,6 +423,11 @@ static inline int nvl_push_host_sem_(struct nvl_push *p, uint64_t va,
  * the channel's earlier work is idle (RELEASE_WFI unless
  * %NVL_PUSH_SEM_NO_WFI).
  * @flags: %NVL_PUSH_SEM_64BIT (8-aligned @va), %NVL_PUSH_SEM_NO_WFI
+ *
+ * @va must be below 2^57 (-EINVAL); before Host class C86F (Hopper)
+ * SEM_ADDR_HI has only 8 bits, so Host uses @va modulo 2^40 there: the
+ * builder does not know the class, the caller keeps semaphores below
+ * 2^40 on those chips.
  *
  * Return: 0 or @p's error. 6 dwords.
  */

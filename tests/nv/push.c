@@ -203,6 +203,66 @@ static void overflow_and_bad_args(void **state)
 	assert_int_equal(nvl_push_fail(NULL, -EIO, "x"), -EINVAL);
 }
 
+/*
+ * Hostile arguments (audit4): an incrementing method that would walk off
+ * the header's 12-bit address field wraps to method 0 (SET_OBJECT) in
+ * the PBDMA; a semaphore VA wider than its method's field aliases a low
+ * address; nvl_push_fail() given a non-negative code must still fail.
+ */
+static void builder_abuse(void **state)
+{
+	uint32_t buf[16], d[2] = {0xc5b5, 0x1234};
+	struct nvl_push p;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	/* INC from the last method: the second datum would go to 0x0 */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_mthd(&p, 3, NVL_PUSH_MAX_METHOD, d, 2),
+			 -ERANGE);
+	assert_int_equal(nvl_push_dwords(&p), 0);
+	assert_int_equal(buf[0], 0xdeadbeef);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_mthd_1inc(&p, 3, NVL_PUSH_MAX_METHOD, d, 2),
+			 -ERANGE);
+	assert_int_equal(buf[0], 0xdeadbeef);
+	/* the ones that end at the last method are fine */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_mthd(&p, 3, NVL_PUSH_MAX_METHOD - 4, d, 2),
+			 0);
+	assert_int_equal(
+		nvl_push_mthd_1inc(&p, 3, NVL_PUSH_MAX_METHOD - 4, d, 2), 0);
+	assert_int_equal(nvl_push_mthd_ninc(&p, 3, NVL_PUSH_MAX_METHOD, d, 2),
+			 0);
+	assert_int_equal(nvl_push_mthd_1inc(&p, 3, NVL_PUSH_MAX_METHOD, d, 1),
+			 0);
+	/* semaphore VAs past the widest field (2^57) are refused */
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_sem_release(&p, 0, 1ull << 57 | 0x1000, 1),
+			 -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(
+		nvl_push_host_sem_release(&p, 1ull << 57 | 0x1000, 1, 0),
+		-EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_acquire(&p, 1ull << 60 | 0x1000, 1,
+						   NVL_PUSH_ACQ_GEQ),
+			 -EINVAL);
+	assert_int_equal(buf[0], 0xdeadbeef);
+	/* a failure recorded with 0 or a positive code is still a failure
+	 * (nvl_push_end() must not read it as a dword count) */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_true(nvl_push_fail(&p, 0, "zero") < 0);
+	assert_true(nvl_push_end(&p) < 0);
+	assert_int_equal(nvl_push_host_nop(&p), p.err);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_true(nvl_push_fail(&p, EIO, "positive") < 0);
+	assert_true(nvl_push_end(&p) < 0);
+}
+
 static void exec_on(const char *spec)
 {
 	struct nvl_hw_pb_dec dec = {0};
@@ -282,6 +342,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(header_round_trip),
 		cmocka_unit_test(table_agrees),
 		cmocka_unit_test(overflow_and_bad_args),
+		cmocka_unit_test(builder_abuse),
 		cmocka_unit_test(exec_end_to_end),
 	};
 
