@@ -53,7 +53,8 @@ struct nvl_compute_launch {
 	uint32_t grid[3];
 	/** @block: threads per CTA in x, y, z (each >= 1, product <= 1024) */
 	uint32_t block[3];
-	/** @shared_bytes: shared memory per CTA (<= 228 KiB) */
+	/** @shared_bytes: shared memory per CTA, at most an SM's: 64 KiB
+	 * (Turing), 164 KiB (GA100), 100 KiB (GA10x, Ada), 228 KiB (Hopper) */
 	uint32_t shared_bytes;
 	/** @register_count: registers per thread (1 .. 255; 0: 255) */
 	uint32_t register_count;
@@ -93,7 +94,8 @@ NVL_API int nvl_compute_qmd_size(uint32_t cls);
  *
  * Return: 0, or -EINVAL (unknown class, a zero or too large grid or block
  * dimension, misaligned addresses, a constant buffer too small or too
- * large for the parameters, shared memory too large); then nothing is
+ * large for the parameters, more shared memory than the chip's SM has);
+ * then nothing is
  * written.
  */
 NVL_API int nvl_compute_launch_encode(uint32_t cls,

@@ -19,7 +19,25 @@
 #include "hw/host.h"
 #include "nouvelle/compute.h"
 
-#define SHARED_MAX (228u << 10)
+/*
+ * Shared memory of one SM, the most a CTA can get: 64 KiB on Turing,
+ * 164 KiB on GA100, 100 KiB on GA10x and Ada, 228 KiB on Hopper (the CUDA
+ * guide's per-SM figures for compute capability 7.5, 8.0, 8.6, 8.9, 9.0)
+ */
+static uint32_t shared_max(uint32_t cls)
+{
+	switch (cls) {
+	case NVL_HW_COMPUTE_CLASS_TURING:
+		return 64u << 10;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_A:
+		return 164u << 10;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_B:
+	case NVL_HW_COMPUTE_CLASS_ADA:
+		return 100u << 10;
+	default:
+		return 228u << 10;
+	}
+}
 
 NVL_API int nvl_compute_qmd_size(uint32_t cls)
 {
@@ -36,7 +54,7 @@ static bool fits(struct nvl_hw_qmd_field f, uint64_t v)
 	return f.width >= 64 || !(v >> f.width);
 }
 
-static int check(const struct nvl_hw_qmd_layout *ly,
+static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 		 const struct nvl_compute_launch *l)
 {
 	uint64_t threads = 1;
@@ -56,9 +74,11 @@ static int check(const struct nvl_hw_qmd_layout *ly,
 	if (threads > 1024)
 		return nvl_error(-EINVAL, "compute: %llu threads per block",
 				 (unsigned long long)threads);
-	if (l->shared_bytes > SHARED_MAX)
-		return nvl_error(-EINVAL, "compute: %u bytes of shared memory",
-				 l->shared_bytes);
+	if (l->shared_bytes > shared_max(cls))
+		return nvl_error(-EINVAL,
+				 "compute: %u bytes of shared memory, class "
+				 "%#x has %u",
+				 l->shared_bytes, cls, shared_max(cls));
 	if (l->register_count > 255)
 		return nvl_error(-EINVAL, "compute: %u registers",
 				 l->register_count);
@@ -109,7 +129,7 @@ NVL_API int nvl_compute_launch_encode(uint32_t cls,
 		return nvl_error(-EINVAL, "compute: NULL argument");
 	if (!ly)
 		return nvl_error(-EINVAL, "compute: no class %#x", cls);
-	ret = check(ly, l);
+	ret = check(cls, ly, l);
 	if (ret)
 		return ret;
 	memset(q, 0, ly->size_B);

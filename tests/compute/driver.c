@@ -728,6 +728,45 @@ static void copy_class_on_compute_channel(void **state)
 	down(&x);
 }
 
+/*
+ * Shared memory is an SM's: 64 KiB on Turing, 164 KiB on GA100, 100 KiB
+ * on GA10x and Ada, 228 KiB on Hopper (the CUDA guide's per-SM shared
+ * memory by compute capability 7.5, 8.0, 8.6, 8.9, 9.0). A QMD asking
+ * for more than the chip has is refused, nothing written.
+ */
+static void shared_per_chip(void **state)
+{
+	static const struct {
+		uint32_t cls, kib;
+	} lim[] = {
+		{0xc5c0, 64},  {0xc6c0, 164}, {0xc7c0, 100},
+		{0xc9c0, 100}, {0xcbc0, 228},
+	};
+	uint32_t qmd[96], cb[CB_SIZE / 4];
+	struct nvl_compute_launch l = {
+		.program_va = 0x100000,
+		.grid = {1, 1, 1},
+		.block = {32, 1, 1},
+		.cbuf0_va = 0x200000,
+		.cbuf0_size = CB_SIZE,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+		l.shared_bytes = lim[i].kib << 10;
+		assert_int_equal(
+			nvl_compute_launch_encode(lim[i].cls, &l, qmd, cb), 0);
+		l.shared_bytes = (lim[i].kib << 10) + 16;
+		memset(qmd, 0xab, sizeof(qmd));
+		assert_int_equal(
+			nvl_compute_launch_encode(lim[i].cls, &l, qmd, cb),
+			-EINVAL);
+		assert_non_null(strstr(nvl_last_error(), "shared"));
+		for (size_t j = 0; j < sizeof(qmd); j++)
+			assert_int_equal(((uint8_t *)qmd)[j], 0xab);
+	}
+}
+
 /* bad input to the helper and to channel create changes nothing */
 static void bad_input(void **state)
 {
@@ -865,6 +904,7 @@ static void alloc_failures(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(bad_input),
+	cmocka_unit_test(shared_per_chip),
 	cmocka_unit_test(a_shortened_program_does_not_read_its_old_pages),
 	cmocka_unit_test(copy_class_on_compute_channel),
 	cmocka_unit_test(errors_kill_the_channel),
