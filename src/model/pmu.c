@@ -411,7 +411,8 @@ int nvl_model_pmu_set_app_clocks(struct nvl_model *m, uint32_t gpc_mhz,
 
 	if (gpc_mhz > pr->pstates[0].gpc_mhz ||
 	    mem_mhz > pr->pstates[0].mem_mhz ||
-	    (gpc_mhz && gpc_mhz < pr->pstates[pr->num_pstates - 1].gpc_mhz))
+	    (gpc_mhz && gpc_mhz < pr->pstates[pr->num_pstates - 1].gpc_mhz) ||
+	    (mem_mhz && mem_mhz < pr->pstates[pr->num_pstates - 1].mem_mhz))
 		return -EINVAL;
 	PMU_CHANGE(m, p, (p->app_gpc = gpc_mhz, p->app_mem = mem_mhz));
 	return 0;

@@ -275,6 +275,32 @@ static void rights(void **state)
  * board power is under the limit; the copies slow with the clock; raising
  * the limit restores both. Two subscribers: each told once per crossing.
  */
+/*
+ * A memory clock cap below the slowest P-state's memory clock is refused
+ * like a graphics one (device.h: -EINVAL "below the slowest P-state's
+ * clock"), and nothing changes.
+ */
+static void app_clocks_floor(void **state)
+{
+	struct nvl_sensors s0, s;
+	struct ctx x;
+
+	(void)state;
+	up(&x, "model:tu102", NVL_DEVICE_OPEN_ADMIN, 0);
+	rd(&x, &s0);
+	assert_int_equal(nvl_device_set_app_clocks(x.k.c, 0, 1), -EINVAL);
+	assert_int_equal(nvl_device_set_app_clocks(x.k.c, s0.clk_gr_max_mhz, 1),
+			 -EINVAL);
+	rd(&x, &s);
+	assert_int_equal(s.clk_mem_mhz, s0.clk_mem_mhz);
+	assert_false(s.throttle & NVL_THROTTLE_APP_CLOCKS);
+	/* a cap at the maximum is fine, and 0, 0 clears it */
+	assert_int_equal(
+		nvl_device_set_app_clocks(x.k.c, 0, s0.clk_mem_max_mhz), 0);
+	assert_int_equal(nvl_device_set_app_clocks(x.k.c, 0, 0), 0);
+	down(&x);
+}
+
 static void power_limit_under_copies(void **state)
 {
 	struct nvl_device_sensor_sub *s1, *s2;
@@ -827,6 +853,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rights),
+		cmocka_unit_test(app_clocks_floor),
 		cmocka_unit_test(power_limit_under_copies),
 		cmocka_unit_test(thermal_halves_copies),
 		cmocka_unit_test(subscribe_in_callback),
