@@ -290,7 +290,8 @@ static inline int nvl_push_ce_set_object(struct nvl_push *p, unsigned subch,
  * virtual addresses, pitch layouts) on the copy class bound to @subch.
  * @bytes: 1 .. 4 GiB - 1 (-ERANGE otherwise)
  *
- * Return: 0 or @p's error. 11 dwords.
+ * Return: 0 or @p's error (-EINVAL: @src or @dst not below 2^57,
+ * OFFSET_*_UPPER 24:0). 11 dwords.
  */
 static inline int nvl_push_ce_copy(struct nvl_push *p, unsigned subch,
 				   uint64_t dst, uint64_t src, uint64_t bytes)
@@ -301,6 +302,9 @@ static inline int nvl_push_ce_copy(struct nvl_push *p, unsigned subch,
 		return p->err;
 	if (!bytes || bytes > UINT32_MAX)
 		return nvl_push_fail(p, -ERANGE, "copy size not 1..4 GiB-1");
+	/* OFFSET_*_UPPER 24:0: a wider VA would alias a low one */
+	if ((src | dst) >> 57)
+		return nvl_push_fail(p, -EINVAL, "copy VA past 2^57");
 	if (p->end - p->cur < 11)
 		return nvl_push_fail(p, -ENOSPC, "pushbuffer full");
 	d[0] = (uint32_t)(src >> 32); /* OFFSET_IN_UPPER */
@@ -322,7 +326,7 @@ static inline int nvl_push_ce_copy(struct nvl_push *p, unsigned subch,
  * CONST_A, 4-byte components) on the copy class bound to @subch.
  * @bytes: a multiple of 4, 4 .. 16 GiB - 4 (-EINVAL / -ERANGE)
  *
- * Return: 0 or @p's error. 12 dwords.
+ * Return: 0 or @p's error (-EINVAL: @dst not below 2^57). 12 dwords.
  */
 static inline int nvl_push_ce_fill(struct nvl_push *p, unsigned subch,
 				   uint64_t dst, uint32_t value, uint64_t bytes)
@@ -335,6 +339,8 @@ static inline int nvl_push_ce_fill(struct nvl_push *p, unsigned subch,
 		return nvl_push_fail(p, -EINVAL, "fill size not 4-aligned");
 	if (!bytes || bytes / 4 > UINT32_MAX)
 		return nvl_push_fail(p, -ERANGE, "fill size out of range");
+	if (dst >> 57)
+		return nvl_push_fail(p, -EINVAL, "fill VA past 2^57");
 	if (p->end - p->cur < 12)
 		return nvl_push_fail(p, -ENOSPC, "pushbuffer full");
 	r[0] = value; /* SET_REMAP_CONST_A */

@@ -251,6 +251,16 @@ static void builder_abuse(void **state)
 	assert_int_equal(nvl_push_host_sem_acquire(&p, 1ull << 60 | 0x1000, 1,
 						   NVL_PUSH_ACQ_GEQ),
 			 -EINVAL);
+	/* so are copy and fill addresses (OFFSET_*_UPPER 24:0) */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(
+		nvl_push_ce_copy(&p, 0, 1ull << 57 | 0x2000, 0x1000, 64),
+		-EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_copy(&p, 0, 0x2000, 1ull << 63, 64),
+			 -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_fill(&p, 0, 1ull << 58, 0, 64), -EINVAL);
 	assert_int_equal(buf[0], 0xdeadbeef);
 	/* a failure recorded with 0 or a positive code is still a failure
 	 * (nvl_push_end() must not read it as a dword count) */
