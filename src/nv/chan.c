@@ -939,6 +939,16 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 				 vmh,
 				 NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE);
 	}
+	/* before C86F, Host's GPFIFO and semaphore addresses have VA bits
+	 * 39:0 only: a slot at or above 2^40 would be read and released at
+	 * an aliased address of the client's own VA space */
+	if (d->boot.host_class < 0xc86f && vm->gpuvm->kend > 1ull << 40) {
+		nvl_vm_put(vm);
+		return nvl_error(-EINVAL,
+				 "channel: VM %u's kernel range ends past "
+				 "2^40, Host class %#x addresses 40 bits",
+				 vmh, d->boot.host_class);
+	}
 	if (client_chan_count(client, 1)) {
 		nvl_vm_put(vm);
 		return nvl_error(-ENOSPC, "channel: the client has %u channels",

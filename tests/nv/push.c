@@ -273,6 +273,72 @@ static void builder_abuse(void **state)
 	assert_true(nvl_push_end(&p) < 0);
 }
 
+/*
+ * Before Host class C86F, SEM_ADDR_HI has 8 bits (VA 39:32): a channel
+ * whose driver range lies at or above 2^40 would have its seqno released
+ * at an aliased address below 2^40 (here: the client's BO) and its fences
+ * never signal. Either the VM or channel is refused or the exec works
+ * and the BO is untouched.
+ */
+static void high_kernel_range(void **state)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 42,
+					.kernel_start = (1ull << 40) + VA_SRC,
+					.kernel_range = 16 * MIB};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_exec_push ep = {.va = VA_PB};
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t vm, chan, hb, hpb, *pb;
+	uint8_t *b;
+	struct nvl_push p;
+	int ret;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	ret = nvl_vm_create(c, &va, &vm);
+	if (ret) {
+		assert_int_equal(ret, -EINVAL);
+		goto out;
+	}
+	/* the BO sits where the aliased semaphore would land */
+	hb = t_nv_vram_bo(c, vm, 64 * KIB, VA_SRC, (void **)&b);
+	hpb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&pb);
+	memset(b, 0x5a, 64 * KIB);
+	ret = nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan);
+	if (!ret) {
+		assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+		nvl_push_host_nop(&p);
+		assert_true(nvl_push_end(&p) > 0);
+		ep.len = nvl_push_bytes(&p);
+		assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+		assert_int_equal(nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0),
+				 0);
+		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+		assert_true(ci.alive);
+		for (size_t i = 0; i < 64 * KIB; i++)
+			if (b[i] != 0x5a)
+				fail_msg("byte %zu of the client's BO is %#x",
+					 i, b[i]);
+		nvl_syncobj_destroy(c, sig.handle);
+		assert_int_equal(nvl_channel_destroy(c, chan), 0);
+	} else {
+		assert_int_equal(ret, -EINVAL);
+	}
+	assert_int_equal(nvl_bo_unmap(c, hb), 0);
+	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
+out:
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 static void exec_on(const char *spec)
 {
 	struct nvl_hw_pb_dec dec = {0};
@@ -353,6 +419,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(table_agrees),
 		cmocka_unit_test(overflow_and_bad_args),
 		cmocka_unit_test(builder_abuse),
+		cmocka_unit_test(high_kernel_range),
 		cmocka_unit_test(exec_end_to_end),
 	};
 
