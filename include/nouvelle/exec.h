@@ -263,7 +263,8 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 
 /** struct nvl_exec_push - one pushbuffer segment. */
 struct nvl_exec_push {
-	/** @va: GPU VA in the channel's VM, 4-byte aligned */
+	/** @va: GPU VA in the channel's VM, 4-byte aligned; the segment
+	 * ends by 2^40 (a GPFIFO entry has 40 address bits) */
 	uint64_t va;
 	/** @len: bytes, a multiple of 4, 4 .. 8 MiB - 4 */
 	uint32_t len;

@@ -339,6 +339,59 @@ out:
 	nvl_device_close(dev);
 }
 
+/*
+ * A GPFIFO entry carries push VA bits 39:0 only (GET_HI 7:0): a push at
+ * 2^40 + x would be fetched from x, another BO of the client. nvl_exec
+ * refuses it, or runs the right one.
+ */
+static void high_push_va(void **state)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 42,
+					.kernel_start = T_NV_KSTART,
+					.kernel_range = T_NV_KRANGE};
+	struct nvl_exec_push ep = {.va = (1ull << 40) + VA_PB};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t vm, chan, hb, hpb, *pb;
+	uint8_t *b;
+	struct nvl_push p;
+	int ret;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	hb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&b);
+	memset(b, 0x5a, 64 * KIB);
+	hpb = t_nv_vram_bo(c, vm, 64 * KIB, ep.va, (void **)&pb);
+	assert_int_equal(nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan),
+			 0);
+	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	ep.len = nvl_push_bytes(&p);
+	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
+	if (!ret) {
+		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+		assert_true(ci.alive);
+	} else {
+		assert_int_equal(ret, -EINVAL);
+	}
+	nvl_syncobj_destroy(c, sig.handle);
+	assert_int_equal(nvl_channel_destroy(c, chan), 0);
+	assert_int_equal(nvl_bo_unmap(c, hb), 0);
+	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 static void exec_on(const char *spec)
 {
 	struct nvl_hw_pb_dec dec = {0};
@@ -420,6 +473,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(overflow_and_bad_args),
 		cmocka_unit_test(builder_abuse),
 		cmocka_unit_test(high_kernel_range),
+		cmocka_unit_test(high_push_va),
 		cmocka_unit_test(exec_end_to_end),
 	};
 
