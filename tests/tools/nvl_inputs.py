@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""TEST: nvl's inputs as a careless user gives them (session 14 audit), TAP.
+
+Each check is a bug the audit found: a bad input must give a message on
+stderr and a non-zero exit status, never a silent success.
+
+usage: nvl_inputs.py NVL
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+NVL = os.path.abspath(sys.argv[1])
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def run(*args, stdin=None):
+    p = subprocess.run([NVL, *args], capture_output=True, text=True,
+                       timeout=120, input=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+tmp = tempfile.mkdtemp(prefix="nvl-inputs-")
+sass = os.path.join(tmp, "k.sass")
+with open(sass, "w") as f:
+    f.write("EXIT ;\n")
+
+# asm/dis: a directory (a read error) is not an empty program.
+for cmd in ("asm", "dis"):
+    rc, out, err = run(cmd, tmp)
+    check(f"{cmd}-directory-exit-1", rc == 1 and "cannot read" in err
+          and not out, (rc, out, err))
+
+# asm -o: a full disk is a write error, not a success.
+if os.path.exists("/dev/full"):
+    rc, out, err = run("asm", "-o", "/dev/full", sass)
+    check("asm-output-full-exit-1", rc == 1 and "cannot write" in err,
+          (rc, err))
+
+# asm/dis --base: not a number is a usage error, not address 0.
+for cmd in ("asm", "dis"):
+    for bad in ("xyz", "0x10zz", ""):
+        rc, out, err = run(cmd, "--base", bad, sass)
+        check(f"{cmd}-base-{bad or 'empty'}-exit-2",
+              rc == 2 and "--base" in err and not out, (rc, out, err))
+
+print(f"1..{len(results)}")
+for i, (name, ok, detail) in enumerate(results, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok and detail:
+        for line in str(detail).splitlines()[:10]:
+            print(f"# {line}")
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
