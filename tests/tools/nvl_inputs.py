@@ -50,6 +50,14 @@ for cmd in ("asm", "dis"):
         check(f"{cmd}-base-{bad or 'empty'}-exit-2",
               rc == 2 and "--base" in err and not out, (rc, out, err))
 
+# fw list --chip: a chip that does not exist is an error, as in fw needed.
+for cmd in ("list", "needed"):
+    rc, out, err = run("fw", cmd, "--chip", "nosuchchip")
+    check(f"fw-{cmd}-unknown-chip-exit-1",
+          rc == 1 and "unknown chip 'nosuchchip'" in err, (rc, err))
+rc, out, err = run("fw", "list", "--chip", "tu102")
+check("fw-list-known-chip-exit-0", rc == 0 and "tu102" in out, (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
