@@ -58,6 +58,15 @@ for cmd in ("list", "needed"):
 rc, out, err = run("fw", "list", "--chip", "tu102")
 check("fw-list-known-chip-exit-0", rc == 0 and "tu102" in out, (rc, err))
 
+# smi --query-gpu with only commas or blanks: no field is an unknown
+# field (nvidia-smi's message on stdout, exit 2), not blank lines and 0.
+for q, qn in ((",,", "commas"), (",", "comma"), (" , ", "blanks")):
+    for opt in ("--query-gpu", "--query-compute-apps"):
+        rc, out, err = run("smi", f"{opt}={q}", "--format=csv")
+        check(f"smi-{opt[2:]}-{qn}-exit-2",
+              rc == 2 and "is not a valid field to query" in out,
+              (rc, out, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

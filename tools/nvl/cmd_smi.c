@@ -874,6 +874,11 @@ static int query_fields(struct smi_opts *o, int *ids, int max, int *n)
 		}
 		ids[(*n)++] = id;
 	}
+	/* only commas or blanks: no field is not an empty report */
+	if (!*n) {
+		printf("Field \"\" is not a valid field to query.\n\n");
+		return NVL_EXIT_USAGE;
+	}
 	return 0;
 }
 
