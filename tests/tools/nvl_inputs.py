@@ -67,6 +67,16 @@ for q, qn in ((",,", "commas"), (",", "comma"), (" , ", "blanks")):
               rc == 2 and "is not a valid field to query" in out,
               (rc, out, err))
 
+# bench: a NAME that matches nothing is an error even next to one that
+# matches (a typo must not silently run only the others).
+for names in (["nosuchbench"], ["base", "nosuchbench"], ["zz*", "base"]):
+    rc, out, err = run("bench", "--list", *names)
+    bad = [n for n in names if n != "base"][0]
+    check(f"bench-{'-'.join(names)}-exit-2",
+          rc == 2 and f"no benchmark matches '{bad}'" in err, (rc, err))
+rc, out, err = run("bench", "--list", "base", "itree*")
+check("bench-list-base-exit-0", rc == 0 and "base itree" in out, (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
