@@ -77,6 +77,12 @@ for names in (["nosuchbench"], ["base", "nosuchbench"], ["zz*", "base"]):
 rc, out, err = run("bench", "--list", "base", "itree*")
 check("bench-list-base-exit-0", rc == 0 and "base itree" in out, (rc, err))
 
+# trace --read DIR: a read error, not "not an nvl trace capture".
+rc, out, err = run("trace", "--read", tmp)
+check("trace-read-directory-exit-1",
+      rc == 1 and "cannot read" in err and "Is a directory" in err,
+      (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
