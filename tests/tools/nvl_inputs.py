@@ -83,6 +83,19 @@ check("trace-read-directory-exit-1",
       rc == 1 and "cannot read" in err and "Is a directory" in err,
       (rc, err))
 
+# stdout on a full disk: every command fails (exit 1, the reason on
+# stderr) instead of exiting 0 with its report lost.
+if os.path.exists("/dev/full"):
+    for args in (["smi", "--query-gpu=name", "--format=csv"], ["smi", "-q"],
+                 ["fw", "list"], ["bench", "--list"], ["--version"],
+                 ["help", "asm"], ["asm", sass]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([NVL, *args], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+        check(f"full-disk-{'-'.join(a for a in args if a != sass)}-exit-1",
+              p.returncode == 1 and "error writing the output" in p.stderr,
+              (p.returncode, p.stderr))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")
