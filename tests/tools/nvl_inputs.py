@@ -96,6 +96,14 @@ if os.path.exists("/dev/full"):
               p.returncode == 1 and "error writing the output" in p.stderr,
               (p.returncode, p.stderr))
 
+# smi -i "$GPU" with GPU unset: a missing value, not every GPU.
+for args in (["-i", ""], ["--id="], ["--id", ""], ["--format=", "-L"],
+             ["-d", "", "-q"], ["--devices="]):
+    rc, out, err = run("smi", *args)
+    check(f"smi-{'-'.join(a for a in args if a)}-empty-value-exit-2",
+          rc == 2 and "is missing its value" in err and not out,
+          (rc, out[:200], err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

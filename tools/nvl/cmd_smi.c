@@ -91,8 +91,8 @@ static int bad_option(const char *opt, bool missing)
 }
 
 /* -x VALUE, -xVALUE, --long=VALUE, --long VALUE */
-static const char *opt_value(int argc, char **argv, int *i, const char *s,
-			     const char *l)
+static const char *opt_value_raw(int argc, char **argv, int *i, const char *s,
+				 const char *l)
 {
 	const char *a = argv[*i];
 	size_t ll = l ? strlen(l) : 0;
@@ -110,6 +110,18 @@ static const char *opt_value(int argc, char **argv, int *i, const char *s,
 		return argv[++*i];
 	}
 	return NULL;
+}
+
+/*
+ * An option's value; NULL when it is missing or empty: -i "$GPU" with GPU
+ * unset must not mean every GPU.
+ */
+static const char *opt_value(int argc, char **argv, int *i, const char *s,
+			     const char *l)
+{
+	const char *v = opt_value_raw(argc, argv, i, s, l);
+
+	return v && *v ? v : NULL;
 }
 
 static bool is_opt(const char *a, const char *s, const char *l)
