@@ -104,6 +104,23 @@ for args in (["-i", ""], ["--id="], ["--id", ""], ["--format=", "-L"],
           rc == 2 and "is missing its value" in err and not out,
           (rc, out[:200], err))
 
+# a loop (smi -lms, top) on a full disk stops at its first report instead
+# of writing into the void until Ctrl+C.
+if os.path.exists("/dev/full"):
+    for args in (["smi", "-lms", "100", "--query-gpu=index", "--format=csv"],
+                 ["smi", "-lms", "100"], ["top", "-d", "0.1", "-J"],
+                 ["top", "-d", "0.1"]):
+        with open("/dev/full", "w") as full:
+            try:
+                p = subprocess.run([NVL, *args], stdout=full,
+                                   stderr=subprocess.PIPE, text=True,
+                                   timeout=30)
+                rc, err = p.returncode, p.stderr
+            except subprocess.TimeoutExpired:
+                rc, err = "timeout", ""
+        check(f"full-disk-loop-{'-'.join(args[:2])}-{len(args)}-exit-1",
+              rc == 1 and "error writing the output" in err, (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

@@ -1154,6 +1154,9 @@ int nvl_cmd_smi(int argc, char **argv)
 				   !o.noheader && !reports);
 		fflush(stdout);
 		reports++;
+		/* stdout gone (a full disk): stop; main() says why */
+		if (ferror(stdout))
+			break;
 		if (!o.loop_ms || (o.count && reports >= o.count))
 			break;
 		sleep_ms(o.loop_ms);

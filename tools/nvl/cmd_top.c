@@ -520,6 +520,9 @@ static int run_lines(struct top *t)
 			print_json(t);
 		else
 			print_text(t);
+		/* stdout gone (a full disk): stop; main() says why */
+		if (ferror(stdout))
+			break;
 		if (t->iterations && n >= t->iterations)
 			break;
 		next = nvl_now_ns() + t->delay_ns;
