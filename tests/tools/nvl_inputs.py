@@ -121,6 +121,17 @@ if os.path.exists("/dev/full"):
         check(f"full-disk-loop-{'-'.join(args[:2])}-{len(args)}-exit-1",
               rc == 1 and "error writing the output" in err, (rc, err))
 
+# --run with a workload that does not exist: a usage error (exit 2) before
+# any device is opened, not a failure (exit 1) after a boot.
+for cmd in ("top", "smi"):
+    for w in ("nosuch", "copy:", "copy:0", "copy:9", "busy:100", "busyx",
+              "copy:-1", "copy:2x", "copyfoo:3"):
+        rc, out, err = run(cmd, "--run", w)
+        check(f"{cmd}-run-{w}-exit-2",
+              rc == 2 and f"unknown workload '{w}'" in err, (rc, err))
+rc, out, err = run("top", "-n", "1", "-J", "--run", "copy:1")
+check("top-run-copy-1-exit-0", rc == 0 and out.startswith("{"), (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

@@ -176,6 +176,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			if (!(o->run =
 				      opt_value(argc, argv, &i, NULL, "--run")))
 				return bad_option(a, true);
+			if (!nvl_load_valid(o->run, "smi"))
+				return NVL_EXIT_USAGE;
 		} else if (is_opt(a, "-d", "--display")) {
 			char *copy, *save = NULL;
 

@@ -600,6 +600,11 @@ int nvl_cmd_top(int argc, char **argv)
 			devices = argv[++i];
 		} else if (!strcmp(a, "--run") && i + 1 < argc) {
 			run = argv[++i];
+			if (!nvl_load_valid(run, "top")) {
+				free(t);
+				return usage_error("--run takes copy[:N] or "
+						   "busy[:PCT]");
+			}
 		} else {
 			free(t);
 			return usage_error(
