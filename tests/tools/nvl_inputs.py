@@ -132,6 +132,14 @@ for cmd in ("top", "smi"):
 rc, out, err = run("top", "-n", "1", "-J", "--run", "copy:1")
 check("top-run-copy-1-exit-0", rc == 0 and out.startswith("{"), (rc, err))
 
+# dis --hex: a word that is not hex ends in an error, not a silent cut.
+rc, hexw, err = run("asm", sass)
+rc, out, err = run("dis", "--hex", stdin=hexw + "zz\n" + hexw)
+check("dis-hex-garbage-exit-1", rc == 1 and "not a hex word" in err
+      and not out, (rc, out, err))
+rc, out, err = run("dis", "--hex", stdin=hexw + hexw)
+check("dis-hex-two-exit-0", rc == 0 and out.count("EXIT") == 2, (rc, err))
+
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):
     print(f"{'ok' if ok else 'not ok'} {i} - {name}")

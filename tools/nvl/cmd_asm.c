@@ -217,6 +217,17 @@ int nvl_cmd_dis(int argc, char **argv)
 			}
 			w[n++] = v;
 		}
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		/* not a silent end: the words after it would be lost */
+		if (*p) {
+			fprintf(stderr,
+				"nvl dis: not a hex word at byte %zu of %s\n",
+				(size_t)(p - data), o.in);
+			free(w);
+			free(data);
+			return 1;
+		}
 		if (n % 2) {
 			fprintf(stderr, "nvl dis: odd number of hex words\n");
 			free(w);
