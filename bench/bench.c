@@ -534,6 +534,19 @@ int nvl_bench_main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
+	/* a NAME that matches nothing is a typo: say so before running any */
+	for (int i = 0; i < argc; i++) {
+		struct nvl_bench_def *d = defs;
+
+		while (d && !selected(d, 1, &argv[i]))
+			d = d->next;
+		if (!d) {
+			fprintf(stderr,
+				"nvl bench: no benchmark matches '%s'\n",
+				argv[i]);
+			return 2;
+		}
+	}
 	for (struct nvl_bench_def *d = defs; d; d = d->next) {
 		if (!selected(d, argc, argv))
 			continue;

@@ -90,7 +90,8 @@ for args in (["-d", "0"], ["-n", "x"], ["--bogus"], ["-s", "nope"]):
     rc, out, err = run(*args)
     check(f"usage error {' '.join(args)}: exit 2", rc == 2, f"{rc} {err}")
 rc, out, err = run("--run", "nosuch", "-n", "1")
-check("unknown workload: exit 1", rc == 1 and "nosuch" in err, err)
+# a usage error, found before any device is opened (nvl_inputs.py)
+check("unknown workload: exit 2", rc == 2 and "nosuch" in err, err)
 
 # ---- tmux ----------------------------------------------------------------
 

@@ -22,11 +22,13 @@
 #include "cmd.h"
 #include "help.h"
 
+/* NULL with errno set on a read error (a directory too), not an empty text */
 static char *slurp(const char *path, size_t *len_out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	size_t cap = 4096, len = 0;
 	char *buf;
+	int err;
 
 	if (!f)
 		return NULL;
@@ -46,8 +48,14 @@ static char *slurp(const char *path, size_t *len_out)
 		}
 		buf = nb;
 	}
+	err = ferror(f) ? (errno ? errno : EIO) : 0;
 	if (f != stdin)
 		fclose(f);
+	if (buf && err) {
+		free(buf);
+		buf = NULL;
+		errno = err;
+	}
 	if (buf) {
 		buf[len] = 0;
 		*len_out = len;
@@ -86,9 +94,20 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 				return 2;
 			}
 			break;
-		case 'b':
-			o->base = strtoull(optarg, NULL, 0);
+		case 'b': {
+			char *end;
+
+			errno = 0;
+			o->base = strtoull(optarg, &end, 0);
+			if (!*optarg || *end || errno || *optarg == '-') {
+				fprintf(stderr,
+					"nvl: --base wants an address, not "
+					"'%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
+		}
 		case 'o':
 			o->out = optarg;
 			break;
@@ -126,7 +145,8 @@ int nvl_cmd_asm(int argc, char **argv)
 		return ret;
 	text = slurp(o.in, &len);
 	if (!text) {
-		fprintf(stderr, "nvl asm: cannot read %s\n", o.in);
+		fprintf(stderr, "nvl asm: cannot read %s: %s\n", o.in,
+			strerror(errno));
 		return 1;
 	}
 	ret = nvl_isa_assemble(text, o.arch, o.base, &w, &n, &err);
@@ -142,14 +162,16 @@ int nvl_cmd_asm(int argc, char **argv)
 	if (o.out) {
 		FILE *f = fopen(o.out, "wb");
 
-		if (!f || fwrite(w, 16, n, f) != n) {
+		bool bad = !f || fwrite(w, 16, n, f) != n;
+
+		/* a full disk shows only when the buffer is flushed */
+		if (f && fclose(f))
+			bad = true;
+		if (bad) {
 			fprintf(stderr, "nvl asm: cannot write %s\n", o.out);
-			if (f)
-				fclose(f);
 			nvl_free(w);
 			return 1;
 		}
-		fclose(f);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			printf("0x%016" PRIx64 " 0x%016" PRIx64 "\n", w[2 * i],
@@ -171,7 +193,8 @@ int nvl_cmd_dis(int argc, char **argv)
 		return ret;
 	data = slurp(o.in, &len);
 	if (!data) {
-		fprintf(stderr, "nvl dis: cannot read %s\n", o.in);
+		fprintf(stderr, "nvl dis: cannot read %s: %s\n", o.in,
+			strerror(errno));
 		return 1;
 	}
 	if (o.hex) {
@@ -193,6 +216,17 @@ int nvl_cmd_dis(int argc, char **argv)
 				w = nw;
 			}
 			w[n++] = v;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		/* not a silent end: the words after it would be lost */
+		if (*p) {
+			fprintf(stderr,
+				"nvl dis: not a hex word at byte %zu of %s\n",
+				(size_t)(p - data), o.in);
+			free(w);
+			free(data);
+			return 1;
 		}
 		if (n % 2) {
 			fprintf(stderr, "nvl dis: odd number of hex words\n");

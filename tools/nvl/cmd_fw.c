@@ -204,6 +204,12 @@ int nvl_fw_list(const struct fw_args *a)
 		if (!ch || !vers || !fam) {
 			printf("  %-6s %-8s %-22s (unknown chip)\n", seen[i],
 			       fam ? fam : "-", "-");
+			/* a chip the user named: an error, as in needed */
+			if (a->nchips) {
+				fprintf(stderr, "nvl fw: unknown chip '%s'\n",
+					seen[i]);
+				bad = 1;
+			}
 		} else if (nvl_gsp_fw_find(seen[i], &o, ch)) {
 			printf("  %-6s %-8s %-22s none: %s\n", seen[i], fam,
 			       acc, nvl_error_msg());

@@ -91,8 +91,8 @@ static int bad_option(const char *opt, bool missing)
 }
 
 /* -x VALUE, -xVALUE, --long=VALUE, --long VALUE */
-static const char *opt_value(int argc, char **argv, int *i, const char *s,
-			     const char *l)
+static const char *opt_value_raw(int argc, char **argv, int *i, const char *s,
+				 const char *l)
 {
 	const char *a = argv[*i];
 	size_t ll = l ? strlen(l) : 0;
@@ -110,6 +110,18 @@ static const char *opt_value(int argc, char **argv, int *i, const char *s,
 		return argv[++*i];
 	}
 	return NULL;
+}
+
+/*
+ * An option's value; NULL when it is missing or empty: -i "$GPU" with GPU
+ * unset must not mean every GPU.
+ */
+static const char *opt_value(int argc, char **argv, int *i, const char *s,
+			     const char *l)
+{
+	const char *v = opt_value_raw(argc, argv, i, s, l);
+
+	return v && *v ? v : NULL;
 }
 
 static bool is_opt(const char *a, const char *s, const char *l)
@@ -164,6 +176,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			if (!(o->run =
 				      opt_value(argc, argv, &i, NULL, "--run")))
 				return bad_option(a, true);
+			if (!nvl_load_valid(o->run, "smi"))
+				return NVL_EXIT_USAGE;
 		} else if (is_opt(a, "-d", "--display")) {
 			char *copy, *save = NULL;
 
@@ -874,6 +888,11 @@ static int query_fields(struct smi_opts *o, int *ids, int max, int *n)
 		}
 		ids[(*n)++] = id;
 	}
+	/* only commas or blanks: no field is not an empty report */
+	if (!*n) {
+		printf("Field \"\" is not a valid field to query.\n\n");
+		return NVL_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -1137,6 +1156,9 @@ int nvl_cmd_smi(int argc, char **argv)
 				   !o.noheader && !reports);
 		fflush(stdout);
 		reports++;
+		/* stdout gone (a full disk): stop; main() says why */
+		if (ferror(stdout))
+			break;
 		if (!o.loop_ms || (o.count && reports >= o.count))
 			break;
 		sleep_ms(o.loop_ms);

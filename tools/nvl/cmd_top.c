@@ -520,6 +520,9 @@ static int run_lines(struct top *t)
 			print_json(t);
 		else
 			print_text(t);
+		/* stdout gone (a full disk): stop; main() says why */
+		if (ferror(stdout))
+			break;
 		if (t->iterations && n >= t->iterations)
 			break;
 		next = nvl_now_ns() + t->delay_ns;
@@ -597,6 +600,11 @@ int nvl_cmd_top(int argc, char **argv)
 			devices = argv[++i];
 		} else if (!strcmp(a, "--run") && i + 1 < argc) {
 			run = argv[++i];
+			if (!nvl_load_valid(run, "top")) {
+				free(t);
+				return usage_error("--run takes copy[:N] or "
+						   "busy[:PCT]");
+			}
 		} else {
 			free(t);
 			return usage_error(

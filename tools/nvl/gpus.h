@@ -89,6 +89,12 @@ struct nvl_load;
 int nvl_load_start(struct nvl_device *dev, const char *workload,
 		   const char *cmd, struct nvl_load **out);
 
+/**
+ * nvl_load_valid() - whether WORKLOAD is well formed, checked before any
+ * device is opened; false with a message on stderr, prefixed by @cmd.
+ */
+bool nvl_load_valid(const char *workload, const char *cmd);
+
 /** nvl_load_stop() - stop and free the load (NULL: no-op). */
 void nvl_load_stop(struct nvl_load *l);
 

@@ -168,30 +168,59 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* WORKLOAD -> clients and busy percent (0: copy); false when malformed */
+static bool load_parse(const char *workload, unsigned *n_out, unsigned *pct_out)
+{
+	unsigned n = 2, pct = 0;
+	const char *arg = strchr(workload, ':');
+	char *end = NULL;
+
+	if (!strncmp(workload, "copy", 4) &&
+	    (arg == workload + 4 || !workload[4])) {
+		if (arg)
+			n = (unsigned)strtoul(arg + 1, &end, 10);
+		if ((arg && (*end || !arg[1] || arg[1] == '-')) || !n ||
+		    n > LOAD_MAX)
+			return false;
+	} else if (!strncmp(workload, "busy", 4) &&
+		   (arg == workload + 4 || !workload[4])) {
+		pct = 50;
+		if (arg)
+			pct = (unsigned)strtoul(arg + 1, &end, 10);
+		if ((arg && (*end || !arg[1] || arg[1] == '-')) || !pct ||
+		    pct > 99)
+			return false;
+		n = 1;
+	} else {
+		return false;
+	}
+	*n_out = n;
+	*pct_out = pct;
+	return true;
+}
+
+bool nvl_load_valid(const char *workload, const char *cmd)
+{
+	unsigned n, pct;
+
+	if (load_parse(workload, &n, &pct))
+		return true;
+	fprintf(stderr,
+		"nvl %s: unknown workload '%s' (copy[:N], N 1..%d; "
+		"busy[:PCT], PCT 1..99)\n",
+		cmd, workload, LOAD_MAX);
+	return false;
+}
+
 int nvl_load_start(struct nvl_device *dev, const char *workload,
 		   const char *cmd, struct nvl_load **out)
 {
 	struct nvl_load *l;
-	unsigned n = 2, pct = 0;
-	const char *arg = strchr(workload, ':');
-	char *end = NULL;
+	unsigned n, pct;
 	int ret = 0;
 
-	if (!strncmp(workload, "copy", 4) && (!workload[4] || arg)) {
-		if (arg)
-			n = (unsigned)strtoul(arg + 1, &end, 10);
-		if ((arg && *end) || !n || n > LOAD_MAX)
-			goto bad;
-	} else if (!strncmp(workload, "busy", 4) && (!workload[4] || arg)) {
-		pct = 50;
-		if (arg)
-			pct = (unsigned)strtoul(arg + 1, &end, 10);
-		if ((arg && *end) || !pct || pct > 99)
-			goto bad;
-		n = 1;
-	} else {
+	if (!load_parse(workload, &n, &pct))
 		goto bad;
-	}
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;

@@ -5,6 +5,7 @@
  * `nvl [--version] [--help] COMMAND [ARGS]`. Without a command it runs the
  * main job (`nvl demo`) on the built-in model.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nWithout a command, nvl runs 'demo'.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2)
 		return nvl_cmd_demo(argc, argv);
@@ -58,4 +59,24 @@ int main(int argc, char **argv)
 	fprintf(stderr, "nvl: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = run(argc, argv);
+
+	/*
+	 * Output that did not reach stdout (a full disk, a closed pipe with
+	 * SIGPIPE ignored) is a failure, as in coreutils: a script must not
+	 * take a cut report for a whole one.
+	 */
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "nvl: error writing the output%s%s\n",
+				errno ? ": " : "",
+				errno ? strerror(errno) : "");
+		return ret ? ret : 1;
+	}
+	return ret;
 }

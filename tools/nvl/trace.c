@@ -135,8 +135,14 @@ int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 	if (!f)
 		return nvl_error(-errno, "trace: cannot read %s: %s", path,
 				 strerror(errno));
-	if (fread(h, sizeof(h), 1, f) != 1 || memcmp(h, "NVLTRACE", 8) ||
-	    get32(h + 8) != 1) {
+	if (fread(h, sizeof(h), 1, f) != 1 && ferror(f)) {
+		/* a directory opens but does not read: not a bad capture */
+		ret = nvl_error(errno ? -errno : -EIO,
+				"trace: cannot read %s: %s", path,
+				strerror(errno ? errno : EIO));
+		goto out;
+	}
+	if (feof(f) || memcmp(h, "NVLTRACE", 8) || get32(h + 8) != 1) {
 		ret = nvl_error(-EINVAL,
 				"trace: %s is not an nvl trace capture "
 				"(version 1)",
