@@ -52,6 +52,20 @@ static void share(struct rig *a, int i, struct rig *b, int s)
 }
 
 /*
+ * Clients @a and @b of @dev: @a's job 0 hangs its engine, @b's job 0 waits
+ * for it (through @b's syncobj 7, shared from @a's sync[0]).
+ */
+static void behind_hung(struct nvl_device *dev, struct rig *a, struct rig *b)
+{
+	rig_up(dev, a);
+	rig_up(dev, b);
+	rig_hang(a);
+	assert_int_equal(rig_exec(a, 0), 0);
+	share(a, 0, b, 7);
+	assert_int_equal(rig_exec_wait(b, 0, b->sync[7]), 0);
+}
+
+/*
  * Client B's jobs queue behind a dependency on client A's hung job; B's
  * channel is destroyed meanwhile. The destroy returns, B's jobs never run
  * and their fences carry -ECANCELED at once.
@@ -63,12 +77,7 @@ static void channel_destroyed_behind_a_hung_dependency(void **state)
 	int st;
 
 	(void)state;
-	rig_up(dev, &a);
-	rig_up(dev, &b);
-	rig_hang(&a);
-	assert_int_equal(rig_exec(&a, 0), 0);
-	share(&a, 0, &b, 7);
-	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
+	behind_hung(dev, &a, &b);
 	assert_int_equal(rig_exec(&b, 1), 0);
 	assert_int_equal(nvl_channel_destroy(b.c, b.chan), 0);
 	/* exec.h: the pending jobs' fences signal with -ECANCELED, at once */
@@ -93,12 +102,7 @@ static void client_destroyed_behind_a_hung_dependency(void **state)
 	uint32_t h;
 
 	(void)state;
-	rig_up(dev, &a);
-	rig_up(dev, &b);
-	rig_hang(&a);
-	assert_int_equal(rig_exec(&a, 0), 0);
-	share(&a, 0, &b, 7);
-	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
+	behind_hung(dev, &a, &b);
 	assert_int_equal(rig_exec(&b, 1), 0);
 	/* A keeps B's last fence, as a compositor would */
 	assert_int_equal(nvl_syncobj_export_sync_file(b.c, b.sync[1], 0, &fd),
@@ -174,12 +178,7 @@ static void dependency_error_is_not_forwarded(void **state)
 	struct rig a, b;
 
 	(void)state;
-	rig_up(dev, &a);
-	rig_up(dev, &b);
-	rig_hang(&a);
-	assert_int_equal(rig_exec(&a, 0), 0);
-	share(&a, 0, &b, 7);
-	assert_int_equal(rig_exec_wait(&b, 0, b.sync[7]), 0);
+	behind_hung(dev, &a, &b);
 	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
 	assert_int_equal(rig_status(&b, 0), 1);
 	assert_int_equal(b.pdst[0], 0x1000);
