@@ -274,6 +274,37 @@ static void builder_abuse(void **state)
 }
 
 /*
+ * Run one Host NOP push at @va (written through @pb) on @chan: nvl_exec()'s
+ * result; when 0, the job is waited for and the channel must still live.
+ */
+static int nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
+		    uint64_t va)
+{
+	struct nvl_exec_push ep = {.va = va};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_channel_info ci;
+	struct nvl_push p;
+	int ret;
+
+	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	assert_true(nvl_push_end(&p) > 0);
+	ep.len = nvl_push_bytes(&p);
+	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
+	if (!ret) {
+		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+		assert_true(ci.alive);
+	}
+	nvl_syncobj_destroy(c, sig.handle);
+	return ret;
+}
+
+/*
  * Before Host class C86F, SEM_ADDR_HI has 8 bits (VA 39:32): a channel
  * whose driver range lies at or above 2^40 would have its seqno released
  * at an aliased address below 2^40 (here: the client's BO) and its fences
@@ -286,14 +317,10 @@ static void high_kernel_range(void **state)
 					.end = 1ull << 42,
 					.kernel_start = (1ull << 40) + VA_SRC,
 					.kernel_range = 16 * MIB};
-	struct nvl_vm_sync sig = {0};
-	struct nvl_exec_push ep = {.va = VA_PB};
-	struct nvl_channel_info ci;
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	uint32_t vm, chan, hb, hpb, *pb;
 	uint8_t *b;
-	struct nvl_push p;
 	int ret;
 
 	(void)state;
@@ -310,24 +337,11 @@ static void high_kernel_range(void **state)
 	memset(b, 0x5a, 64 * KIB);
 	ret = nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan);
 	if (!ret) {
-		assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
-		nvl_push_host_nop(&p);
-		assert_true(nvl_push_end(&p) > 0);
-		ep.len = nvl_push_bytes(&p);
-		assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
-		assert_int_equal(nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0),
-				 0);
-		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
-						  t_nv_deadline(5 * T_NV_SEC),
-						  0, NULL),
-				 0);
-		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
-		assert_true(ci.alive);
+		assert_int_equal(nop_exec(c, chan, pb, VA_PB), 0);
 		for (size_t i = 0; i < 64 * KIB; i++)
 			if (b[i] != 0x5a)
 				fail_msg("byte %zu of the client's BO is %#x",
 					 i, b[i]);
-		nvl_syncobj_destroy(c, sig.handle);
 		assert_int_equal(nvl_channel_destroy(c, chan), 0);
 	} else {
 		assert_int_equal(ret, -EINVAL);
@@ -350,14 +364,11 @@ static void high_push_va(void **state)
 					.end = 1ull << 42,
 					.kernel_start = T_NV_KSTART,
 					.kernel_range = T_NV_KRANGE};
-	struct nvl_exec_push ep = {.va = (1ull << 40) + VA_PB};
-	struct nvl_vm_sync sig = {0};
-	struct nvl_channel_info ci;
+	const uint64_t va_push = (1ull << 40) + VA_PB;
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	uint32_t vm, chan, hb, hpb, *pb;
 	uint8_t *b;
-	struct nvl_push p;
 	int ret;
 
 	(void)state;
@@ -366,25 +377,12 @@ static void high_push_va(void **state)
 	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
 	hb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&b);
 	memset(b, 0x5a, 64 * KIB);
-	hpb = t_nv_vram_bo(c, vm, 64 * KIB, ep.va, (void **)&pb);
+	hpb = t_nv_vram_bo(c, vm, 64 * KIB, va_push, (void **)&pb);
 	assert_int_equal(nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan),
 			 0);
-	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
-	nvl_push_host_nop(&p);
-	ep.len = nvl_push_bytes(&p);
-	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
-	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
-	if (!ret) {
-		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
-						  t_nv_deadline(5 * T_NV_SEC),
-						  0, NULL),
-				 0);
-		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
-		assert_true(ci.alive);
-	} else {
+	ret = nop_exec(c, chan, pb, va_push);
+	if (ret)
 		assert_int_equal(ret, -EINVAL);
-	}
-	nvl_syncobj_destroy(c, sig.handle);
 	assert_int_equal(nvl_channel_destroy(c, chan), 0);
 	assert_int_equal(nvl_bo_unmap(c, hb), 0);
 	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
