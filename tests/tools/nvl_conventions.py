@@ -24,13 +24,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from tap import check, finish
 
 NVL, MAN, BASH = (os.path.abspath(a) for a in sys.argv[1:4])
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args, env=None):
@@ -183,10 +179,4 @@ check("demo-usage-exit-2", rc == 2, err)
 rc, out, err = run("--version")
 check("version-exit-0", rc == 0 and out.startswith("nvl (nouvelle)"))
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines()[:10]:
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -11,13 +11,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from tap import check, finish
 
 NVL = os.path.abspath(sys.argv[1])
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args, stdin=None):
@@ -140,10 +136,4 @@ check("dis-hex-garbage-exit-1", rc == 1 and "not a hex word" in err
 rc, out, err = run("dis", "--hex", stdin=hexw + hexw)
 check("dis-hex-two-exit-0", rc == 0 and out.count("EXIT") == 2, (rc, err))
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines()[:10]:
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -24,13 +24,9 @@ import select
 import subprocess
 import sys
 import tempfile
+from tap import check, finish
 
 NVL = os.path.abspath(sys.argv[1])
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args, timeout=300):
@@ -202,10 +198,4 @@ rc, out, err = run("run", "sparse", "--seconds", "0.2", "-d", "vfio:0")
 check("a device that cannot be opened: exit 1 with the library's message",
       rc == 1 and "nvl run: error:" in err and "vfio" in err.lower(), err)
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines()[:10]:
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()

@@ -23,16 +23,12 @@ import os
 import re
 import subprocess
 import sys
+from tap import check, finish
 
 NVL = os.path.abspath(sys.argv[1])
 GOLD = os.path.abspath(sys.argv[2])
 UPDATE = os.environ.get("NVL_GOLDEN_UPDATE") == "1"
 DEVS = "model:tiny,model:gh100"
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args, env=None):
@@ -361,10 +357,4 @@ check("aliases print canonical headers", rc == 0 and out.splitlines()[0]
       == "clocks.current.graphics [MHz], name, clocks_event_reasons.active",
       out)
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for l in str(detail).splitlines()[:60]:
-            print(f"# {l}")
-sys.exit(0 if all(r[1] for r in results) else 1)
+finish(60)

@@ -24,18 +24,10 @@ import shutil
 import subprocess
 import sys
 import time
+from tap import check, finish, skip
 
 NVL = os.path.abspath(sys.argv[1])
-results = []
 LO, HI = 35.0, 55.0
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
-
-
-def skip(name, why):
-    results.append((name, None, why))
 
 
 def run(*args):
@@ -159,13 +151,4 @@ else:
     except OSError:
         pass
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    if ok is None:
-        print(f"ok {i} - {name} # SKIP {detail}")
-        continue
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for l in str(detail).splitlines()[:60]:
-            print(f"# {l}")
-sys.exit(0 if all(r[1] is not False for r in results) else 1)
+finish(60)
