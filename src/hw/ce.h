@@ -6,6 +6,8 @@
 #ifndef NVL_HW_CE_H
 #define NVL_HW_CE_H
 
+#include <stdint.h>
+
 #include "hw/methods.h"
 
 #define NVL_HW_CE_CLASS_TURING 0xc5b5
@@ -14,11 +16,19 @@
 #define NVL_HW_CE_CLASS_HOPPER 0xc8b5
 
 /* NVL_HW_CE_NOP ... NVL_HW_CE_SET_REMAP_COMPONENTS: hw/methods.h.
- * SET_SEMAPHORE_A: VA upper bits 24:0, _B: lower 32 bits; _PAYLOAD_UPPER
- * only on C7B5, C8B5 */
+ * SET_SEMAPHORE_A, OFFSET_IN_UPPER, OFFSET_OUT_UPPER: VA bits 63:32 in
+ * UPPER 16:0 up to C7B5 (a 49-bit VA), 24:0 on C8B5 (57 bits); the bits
+ * above the field are not part of the address. _B, _LOWER: bits 31:0.
+ * _PAYLOAD_UPPER only on C7B5, C8B5 */
 #define NVL_HW_CE_MTHD_ENUM_(fam, name, off, first) NVL_HW_CE_##name = off,
 enum nvl_hw_ce_method { NVL_HW_CE_METHODS(NVL_HW_CE_MTHD_ENUM_) };
 #undef NVL_HW_CE_MTHD_ENUM_
+/** nvl_hw_ce_upper_mask() - the UPPER field of class @cls's address pairs. */
+static inline uint32_t nvl_hw_ce_upper_mask(uint32_t cls)
+{
+	return cls >= NVL_HW_CE_CLASS_HOPPER ? 0x1ffffffu : 0x1ffffu;
+}
+
 /* PHYS_MODE TARGET 1:0: the third aperture encoding */
 #define NVL_HW_CE_PHYS_LOCAL_FB 0
 #define NVL_HW_CE_PHYS_COHERENT_SYSMEM 1

@@ -352,6 +352,7 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	struct nvl_model_ce_state *ce = &ch->ce;
 	struct ce_side src = {0}, dst = {0};
 	bool remap = launch & NVL_HW_CE_LAUNCH_REMAP;
+	uint32_t upper = nvl_hw_ce_upper_mask(ch->m->profile->ce_class);
 	uint64_t lines = 1, len = ce->line_length;
 	int ret;
 
@@ -368,8 +369,8 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	if ((launch & NVL_HW_CE_LAUNCH_DST_PHYS) &&
 	    !phys_side(ch, ce->dst_phys, &dst))
 		return -EINVAL;
-	src.addr = (uint64_t)(ce->in_upper & 0x1ffffff) << 32 | ce->in_lower;
-	dst.addr = (uint64_t)(ce->out_upper & 0x1ffffff) << 32 | ce->out_lower;
+	src.addr = (uint64_t)(ce->in_upper & upper) << 32 | ce->in_lower;
+	dst.addr = (uint64_t)(ce->out_upper & upper) << 32 | ce->out_lower;
 	src.pitch = ce->pitch_in;
 	dst.pitch = ce->pitch_out;
 	if (launch & NVL_HW_CE_LAUNCH_MULTI_LINE)
@@ -402,7 +403,10 @@ static int ce_semaphore(struct nvl_model_chan *ch, uint32_t launch)
 {
 	struct nvl_model_ce_state *ce = &ch->ce;
 	unsigned type = launch >> NVL_HW_CE_LAUNCH_SEM_SHIFT & 3;
-	uint64_t va = (uint64_t)(ce->sem_a & 0x1ffffff) << 32 | ce->sem_b;
+	uint64_t va = (uint64_t)(ce->sem_a &
+				 nvl_hw_ce_upper_mask(ch->m->profile->ce_class))
+			      << 32 |
+		      ce->sem_b;
 	bool wide = launch & NVL_HW_CE_LAUNCH_SEM_PAYLOAD_64;
 	uint64_t payload = (wide ? (uint64_t)ce->sem_payload_upper << 32 : 0) |
 			   ce->sem_payload;
