@@ -51,6 +51,14 @@ for cmd in ("list", "needed"):
     rc, out, err = run("fw", cmd, "--chip", "nosuchchip")
     check(f"fw-{cmd}-unknown-chip-exit-1",
           rc == 1 and "unknown chip 'nosuchchip'" in err, (rc, err))
+# fw needed --chip: an unknown chip is refused before anything is printed
+# (no table header on stdout ahead of the error), also among known ones.
+for chips in (["nosuch"], ["tu102", "nosuch"]):
+    args = [a for c in chips for a in ("--chip", c)]
+    rc, out, err = run("fw", "needed", *args)
+    check(f"fw-needed-{'-'.join(chips)}-no-output",
+          rc == 1 and "unknown chip 'nosuch'" in err and out == "",
+          (rc, out, err))
 rc, out, err = run("fw", "list", "--chip", "tu102")
 check("fw-list-known-chip-exit-0", rc == 0 and "tu102" in out, (rc, err))
 

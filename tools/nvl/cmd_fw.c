@@ -354,6 +354,19 @@ int nvl_fw_needed(const struct fw_args *a)
 		return 1;
 	if (!nchips)
 		chips = default_chips(&nchips);
+	/* every chip named before any output: a bad one is an error
+	 * alone, not a line after a table header */
+	for (unsigned c = 0; c < nchips; c++) {
+		if (!nvl_gsp_chip_family(chips[c])) {
+			fprintf(stderr, "nvl fw: unknown chip '%s'\n",
+				chips[c]);
+			bad = 1;
+		}
+	}
+	if (bad) {
+		free(v);
+		return 1;
+	}
 	printf("%-6s %-11s %s\n", "chip", "version", "older versions");
 	for (unsigned c = 0; c < nchips; c++) {
 		const char *vbuf[17], *const *vers, *sorted[17];
