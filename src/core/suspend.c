@@ -123,19 +123,30 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 	 * (VRAM is lost in D3cold): VRAM placements fail -EAGAIN */
 	if (!ret)
 		atomic_store(&dev->mm->vram_off, true);
-	while (!ret)
+	/* the LRUs and the usage counters are the memory manager's, under
+	 * its lock (one eviction at a time: other threads get in between) */
+	while (!ret) {
+		nvl_mutex_lock(&dev->mm->lock);
 		ret = nvl_mm_evict_one(dev->mm, NVL_GEM_DOMAIN_VRAM, NULL, 0);
+		nvl_mutex_unlock(&dev->mm->lock);
+	}
 	if (ret == -ENOSPC)
 		ret = nvl_mm_wait_idle(dev->mm, bound)
 			      ? nvl_error(-EBUSY, "device: suspend: BO moves "
 						  "still running")
 			      : 0;
-	if (!ret && dev->mm->used_B[NVL_GEM_DOMAIN_VRAM])
-		ret = nvl_error(-EBUSY,
-				"device: suspend: %llu bytes of BOs mapped or "
-				"pinned in VRAM cannot move",
-				(unsigned long long)
-					dev->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
+	if (!ret) {
+		uint64_t left;
+
+		nvl_mutex_lock(&dev->mm->lock);
+		left = dev->mm->used_B[NVL_GEM_DOMAIN_VRAM];
+		nvl_mutex_unlock(&dev->mm->lock);
+		if (left)
+			ret = nvl_error(-EBUSY,
+					"device: suspend: %llu bytes of BOs "
+					"mapped or pinned in VRAM cannot move",
+					(unsigned long long)left);
+	}
 	if (!ret)
 		ret = nvl_nv_device_suspend(dev->nv, bound);
 	if (!ret) {

@@ -13,9 +13,13 @@
  *   suspend works.
  * - Bad calls: NULL, resume when not suspended, suspend twice, a BO still
  *   mapped in VRAM (-EBUSY), channels and execs while suspended (-EAGAIN).
+ * - The VRAM usage check reads under the memory manager's lock while
+ *   another thread unpins and frees a VRAM BO (TSan).
  * - Allocation failures on the suspend path: -ENOMEM, the device works.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -173,6 +177,67 @@ static void bad_calls(void **state)
 	down(&k);
 }
 
+/*
+ * The VRAM usage the suspend checks last (mm->used_B) changes under the
+ * memory manager's lock; the suspend must read it under that lock too.
+ * A second thread holds a BO mapped (so pinned) in VRAM; once the suspend
+ * has refused (-EBUSY), it unmaps and destroys the BO, changing the usage
+ * with no other synchronisation with the suspending thread than that
+ * lock (the hand-over flags are relaxed atomics): TSan (suite
+ * concurrency) reports the suspend's read if it is outside the lock.
+ */
+struct unpin_race {
+	struct t_nv_cl *k;
+	atomic_int state; /* 0 start, 1 mapped, 2 go, 3 done */
+	uint32_t bo;
+};
+
+static void *unpin_race_thread(void *arg)
+{
+	struct unpin_race *r = arg;
+	void *map;
+
+	assert_int_equal(nvl_bo_create(r->k->c, 64 * KIB, NVL_BO_DOMAIN_VRAM,
+				       NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
+				       &r->bo),
+			 0);
+	assert_int_equal(nvl_bo_use(r->k->c, r->bo), 0);
+	assert_int_equal(nvl_bo_map(r->k->c, r->bo, &map), 0);
+	atomic_store_explicit(&r->state, 1, memory_order_relaxed);
+	while (atomic_load_explicit(&r->state, memory_order_relaxed) != 2)
+		sched_yield();
+	assert_int_equal(nvl_bo_unmap(r->k->c, r->bo), 0);
+	assert_int_equal(nvl_bo_close(r->k->c, r->bo), 0);
+	atomic_store_explicit(&r->state, 3, memory_order_relaxed);
+	return NULL;
+}
+
+static void suspend_reads_usage_under_the_lock(void **state)
+{
+	struct unpin_race r = {0};
+	struct t_nv_cl k;
+	pthread_t t;
+
+	(void)state;
+	up(&k, 0);
+	r.k = &k;
+	assert_int_equal(pthread_create(&t, NULL, unpin_race_thread, &r), 0);
+	while (atomic_load_explicit(&r.state, memory_order_relaxed) != 1)
+		sched_yield();
+	assert_int_equal(nvl_device_suspend(k.dev), -EBUSY);
+	assert_non_null(strstr(nvl_last_error(), "cannot move"));
+	atomic_store_explicit(&r.state, 2, memory_order_relaxed);
+	while (atomic_load_explicit(&r.state, memory_order_relaxed) != 3)
+		sched_yield();
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* nothing pinned now: the suspend works */
+	assert_int_equal(nvl_device_suspend(k.dev), 0);
+	assert_int_equal(nvl_device_resume(k.dev), 0);
+	fill(&k, 0);
+	check_all(&k, 0);
+	down(&k);
+}
+
 static int suspend_op(void *arg)
 {
 	return nvl_device_suspend(((struct t_nv_cl *)arg)->dev);
@@ -211,6 +276,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(suspend_resume_live),
 	cmocka_unit_test(suspend_with_job_in_flight),
 	cmocka_unit_test(bad_calls),
+	cmocka_unit_test(suspend_reads_usage_under_the_lock),
 	cmocka_unit_test(suspend_alloc_failures),
 };
 
