@@ -24,6 +24,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "gsp/image.h"
+#include "hw/falcon.h"
 #include "nvl_config.h"
 
 #define MAX_DIRS 16
@@ -206,6 +207,15 @@ static int parse_all(struct nvl_gsp_fw *fw, const struct nvl_gsp_fw_opts *o,
 				 "gsp fw: %s has no .fwsignature_%s section "
 				 "for %s",
 				 fw->paths[0], fw->family, fw->chip);
+	/* the booter takes a signature of at most NVL_HW_BOOTER_SIG_MAX
+	 * bytes (the WPR meta's sizeOfSignature): refused here, before
+	 * any memory is set aside for the boot, and named */
+	if (sig->size > NVL_HW_BOOTER_SIG_MAX)
+		return nvl_error(-EFBIG,
+				 "gsp fw: %s: .fwsignature_%s has %zu bytes, "
+				 "the booter takes at most %u",
+				 fw->paths[0], fw->family, (size_t)sig->size,
+				 NVL_HW_BOOTER_SIG_MAX);
 	fw->fwimage = fw->elf.fwimage;
 	fw->fwimage_size = fw->elf.fwimage_size;
 	fw->sig = sig->data;

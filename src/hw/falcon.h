@@ -65,6 +65,13 @@
 #define NVL_HW_BOOTER_ERR_SIG 0x13 /* signature rejected */
 #define NVL_HW_BOOTER_ERR_WPR 0x14 /* WPR2 already/still up */
 
+/*
+ * The largest signature the booter takes (GspFwWprMeta sizeOfSignature;
+ * model rule: the booter answers ERR_META above it). The loader refuses a
+ * larger .fwsignature_<family> section before anything is allocated.
+ */
+#define NVL_HW_BOOTER_SIG_MAX 0x10000u
+
 /* stall-tree bit (model): the GSP falcon has a pending IRQSTAT bit */
 #define NVL_HW_INTR_GSP (1u << 5)
 

@@ -5,7 +5,8 @@
  * public entry points (nvl_gsp_fw_read_file(), which `nvl fw info`
  * calls on any path, and nvl_gsp_fw_load()): a named pipe where a
  * firmware file should be is refused, not waited on for a writer that
- * never comes; symbolic-link loops in the tree are named in the error.
+ * never comes; symbolic-link loops in the tree are named in the error; a
+ * signature section larger than the booter takes is refused at load.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "gsp/image.h"
+#include "hw/falcon.h"
 #include "fwgen.h"
 
 static const char *const ga10x_fams[] = {"cc_gh100", "gh100", "ad10x", "ga10x",
@@ -138,11 +140,59 @@ static void symlink_loops_are_named(void **state)
 	assert_non_null(strstr(nvl_error_msg(), p));
 }
 
+/*
+ * A .fwsignature_<family> larger than the booter takes (the WPR meta's
+ * sizeOfSignature, at most NVL_HW_BOOTER_SIG_MAX = 64 KiB) is refused by
+ * the loader, -EFBIG, naming the section and the limit, not sent to the
+ * booter to come back as "rejected the WPR meta" after WPR2 was laid out.
+ * The largest signature that fits loads.
+ */
+static void oversized_signature_section_is_refused(void **state)
+{
+	static const char *const others[] = {"cc_gh100", "gh100", "ad10x",
+					     NULL};
+	struct nvl_gsp_fw_opts o = {.versions = one_version,
+				    .no_builtin = true};
+	struct fwgen_sect sig = {.name = ".fwsignature_ga10x", .fill = 0x5a};
+	struct nvl_gsp_fw *fw = NULL;
+	char dir[512], p[600];
+	uint8_t *f;
+	size_t len;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/t", root);
+	assert_int_equal(
+		fwgen_tree(dir, "ga102", "570.144", FWGEN_ALL, ga10x_fams), 0);
+	snprintf(p, sizeof(p), "%s/nvidia/ga102/gsp/gsp-570.144.bin", dir);
+	o.search_path = dir;
+	for (unsigned i = 0; i < 2; i++) {
+		sig.size = NVL_HW_BOOTER_SIG_MAX + i;
+		f = fwgen_elf("570.144", 4096, others, &sig, 1, &len);
+		assert_non_null(f);
+		assert_int_equal(fwgen_write(p, f, len), 0);
+		free(f);
+		if (!i) {
+			assert_int_equal(nvl_gsp_fw_load("ga102", &o, &fw), 0);
+			assert_int_equal(fw->sig_size, NVL_HW_BOOTER_SIG_MAX);
+			nvl_gsp_fw_put(fw);
+			fw = NULL;
+			continue;
+		}
+		assert_int_equal(nvl_gsp_fw_load("ga102", &o, &fw), -EFBIG);
+		assert_null(fw);
+		assert_non_null(strstr(nvl_error_msg(), ".fwsignature_ga10x"));
+		assert_non_null(strstr(nvl_error_msg(), "65537"));
+		assert_non_null(strstr(nvl_error_msg(), "65536"));
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(named_pipe_is_refused_not_waited_on,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(symlink_loops_are_named, setup,
 					teardown),
+	cmocka_unit_test_setup_teardown(oversized_signature_section_is_refused,
+					setup, teardown),
 };
 
 T_MAIN(tests)
