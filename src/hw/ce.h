@@ -17,8 +17,9 @@
 
 /* NVL_HW_CE_NOP ... NVL_HW_CE_SET_REMAP_COMPONENTS: hw/methods.h.
  * SET_SEMAPHORE_A, OFFSET_IN_UPPER, OFFSET_OUT_UPPER: VA bits 63:32 in
- * UPPER 16:0 up to C7B5 (a 49-bit VA), 24:0 on C8B5 (57 bits); the bits
- * above the field are not part of the address. _B, _LOWER: bits 31:0.
+ * UPPER 16:0 up to C7B5 (a 49-bit VA), 24:0 on C8B5 (57 bits); the model
+ * refuses a value with bits above the class's field (CE_LAUNCH error: the
+ * class has no such address). _B, _LOWER: bits 31:0.
  * _PAYLOAD_UPPER only on C7B5, C8B5 */
 #define NVL_HW_CE_MTHD_ENUM_(fam, name, off, first) NVL_HW_CE_##name = off,
 enum nvl_hw_ce_method { NVL_HW_CE_METHODS(NVL_HW_CE_MTHD_ENUM_) };

@@ -352,7 +352,6 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	struct nvl_model_ce_state *ce = &ch->ce;
 	struct ce_side src = {0}, dst = {0};
 	bool remap = launch & NVL_HW_CE_LAUNCH_REMAP;
-	uint32_t upper = nvl_hw_ce_upper_mask(ch->m->profile->ce_class);
 	uint64_t lines = 1, len = ce->line_length;
 	int ret;
 
@@ -369,8 +368,8 @@ static int ce_transfer(struct nvl_model_chan *ch, uint32_t launch)
 	if ((launch & NVL_HW_CE_LAUNCH_DST_PHYS) &&
 	    !phys_side(ch, ce->dst_phys, &dst))
 		return -EINVAL;
-	src.addr = (uint64_t)(ce->in_upper & upper) << 32 | ce->in_lower;
-	dst.addr = (uint64_t)(ce->out_upper & upper) << 32 | ce->out_lower;
+	src.addr = (uint64_t)ce->in_upper << 32 | ce->in_lower;
+	dst.addr = (uint64_t)ce->out_upper << 32 | ce->out_lower;
 	src.pitch = ce->pitch_in;
 	dst.pitch = ce->pitch_out;
 	if (launch & NVL_HW_CE_LAUNCH_MULTI_LINE)
@@ -486,6 +485,20 @@ enum nvl_model_mthd_res nvl_model_ce_method(struct nvl_model_chan *ch,
 {
 	struct nvl_model_ce_state *ce = &ch->ce;
 
+	switch (mthd) {
+	case NVL_HW_CE_SET_SEMAPHORE_A:
+	case NVL_HW_CE_OFFSET_IN_UPPER:
+	case NVL_HW_CE_OFFSET_OUT_UPPER:
+		/* UPPER is 16:0 up to C7B5, 24:0 on C8B5 (hw/ce.h) */
+		if (data & ~nvl_hw_ce_upper_mask(ch->m->profile->ce_class)) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_CE_LAUNCH, mthd,
+					     data);
+			return NVL_MODEL_MTHD_STOP;
+		}
+		break;
+	default:
+		break;
+	}
 	switch (mthd) {
 	case NVL_HW_CE_NOP:
 		return NVL_MODEL_MTHD_OK;

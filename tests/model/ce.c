@@ -126,10 +126,11 @@ static void ce_semaphore_release_with_timestamp_and_interrupt(void **state)
 /*
  * clc5b5.h / clc7b5.h NVC5B5_SET_SEMAPHORE_A_UPPER, NVC5B5_OFFSET_IN_UPPER_UPPER
  * and NVC5B5_OFFSET_OUT_UPPER_UPPER are 16:0 (VA bits 48:32) before
- * Hopper; clc8b5.h widens them to 24:0. Bits 24:17 are outside the
- * pre-Hopper fields: the engine does not see them (a 49-bit VA).
+ * Hopper; clc8b5.h widens them to 24:0. A value with a bit above the
+ * class's field names no address of the class: a CE_LAUNCH channel error
+ * at that method, nothing copied or released. Bit 16 itself is taken.
  */
-static void upper_address_fields_are_17_bits_before_hopper(void **state)
+static void upper_field_is_16_0_before_hopper(uint32_t mthd, uint32_t bad)
 {
 	struct gpu *g = gpu_up("tiny");
 	struct nvl_kit_chan ch;
@@ -137,33 +138,37 @@ static void upper_address_fields_are_17_bits_before_hopper(void **state)
 
 	assert_int_equal(g->ce_class, NVL_HW_CE_CLASS_TURING);
 	gpu_chan(g, 3, 1, &ch);
-	gpu_fill(g, SRC, 4096, 11);
+	gpu_wr(g, SEM, 0);
 	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_SET_OBJECT, 1);
 	p[n++] = g->ce_class;
-	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_OFFSET_IN_UPPER, 8);
-	p[n++] = 1u << 17;
-	p[n++] = (uint32_t)SRC;
-	p[n++] = 1u << 24;
-	p[n++] = (uint32_t)DST;
-	p[n++] = 4096;
-	p[n++] = 4096;
-	p[n++] = 4096;
-	p[n++] = 1;
+	/* 16:0 all ones is a valid value (VA 48:32), then @bad */
+	p[n++] = NVL_HW_MTHD_INC(4, mthd, 1);
+	p[n++] = 0x1ffffu;
+	p[n++] = NVL_HW_MTHD_INC(4, mthd, 1);
+	p[n++] = bad;
 	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_SET_SEMAPHORE_A, 3);
-	p[n++] = 0xffu << 17;
+	p[n++] = 0;
 	p[n++] = (uint32_t)SEM;
 	p[n++] = 91;
 	p[n++] = NVL_HW_MTHD_INC(4, NVL_HW_CE_LAUNCH_DMA, 1);
-	p[n++] = NVL_HW_CE_TRANSFER_NON_PIPELINED | NVL_HW_CE_LAUNCH_FLUSH |
-		 NVL_HW_CE_LAUNCH_SRC_PITCH | NVL_HW_CE_LAUNCH_DST_PITCH |
+	p[n++] = NVL_HW_CE_TRANSFER_NONE |
 		 NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT;
 	gpu_push(&ch, p, n);
 	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
-	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, 91, GPU_WAIT), 0);
-	assert_true(gpu_same(g, SRC, DST, 4096));
-	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(3)), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(3)),
+			 NVL_HW_CHERR_CE_LAUNCH);
+	assert_int_equal(gpu_rd(g, SEM), 0);
 	nvl_kit_chan_fini(&g->kit, &ch);
 	gpu_down(g);
+}
+
+static void upper_address_fields_are_16_0_before_hopper(void **state)
+{
+	upper_field_is_16_0_before_hopper(NVL_HW_CE_SET_SEMAPHORE_A, 1u << 17);
+	upper_field_is_16_0_before_hopper(NVL_HW_CE_OFFSET_IN_UPPER, 1u << 24);
+	upper_field_is_16_0_before_hopper(NVL_HW_CE_OFFSET_OUT_UPPER,
+					  0xffu << 17);
 }
 
 static void copy_from_dma_mapped_system_pages(void **state)
@@ -675,7 +680,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(memset_through_constant_remap_fills_pattern),
 	cmocka_unit_test(multi_line_pitch_copy_moves_only_the_lines),
 	cmocka_unit_test(ce_semaphore_release_with_timestamp_and_interrupt),
-	cmocka_unit_test(upper_address_fields_are_17_bits_before_hopper),
+	cmocka_unit_test(upper_address_fields_are_16_0_before_hopper),
 	cmocka_unit_test(copy_from_dma_mapped_system_pages),
 	cmocka_unit_test(every_profile_copies_on_every_engine),
 	cmocka_unit_test(copy_through_scattered_small_pages),

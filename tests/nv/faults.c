@@ -6,10 +6,10 @@
  * into the driver's shadow buffer (MMU_FAULT_QUEUED) and reports channel
  * errors with RC_TRIGGERED (an Xid). Each fault type the copy engine and
  * the PBDMA can raise kills only its channel, with the entry's FAULT_TYPE
- * and ACCESS_TYPE (dev_fault: PDE 0, VA_LIMIT_VIOLATION 3, RO_VIOLATION 6;
- * READ 0, WRITE 1) and its 4 KiB-aligned VA; the faulting job's fence
+ * and ACCESS_TYPE (dev_fault: PDE 0, RO_VIOLATION 6; READ 0, WRITE 1) and its 4 KiB-aligned VA; the faulting job's fence
  * carries -EFAULT and the jobs queued behind it -ECANCELED; another client
- * and a new channel of the same client go on. A bad method is Xid 32.
+ * and a new channel of the same client go on. A bad method, and a copy
+ * address past the copy class's 49 bits, are Xid 32.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -233,13 +233,6 @@ static void fault_read_only(void **state)
 	fault_case(VA_PB, 0, PUSH_FILL, VA_RO + 0x2000, 0x6, 0x1);
 }
 
-/* a CE write beyond the 49 VA bits of MMU v2: VA_LIMIT_VIOLATION */
-static void fault_va_limit(void **state)
-{
-	(void)state;
-	fault_case(VA_PB, 0, PUSH_FILL, 1ull << 50, 0x3, 0x1);
-}
-
 /*
  * an atomic (Host semaphore reduction, IADD) on a page mapped
  * NVL_VM_BIND_NO_ATOMIC (PTE ATOMIC_DISABLE / PCF NO_ATOMIC):
@@ -279,25 +272,26 @@ static void fault_pushbuffer_fetch(void **state)
 		   0x0);
 }
 
-/* a bad method: RC_TRIGGERED Xid 32 (PBDMA error), -EIO, not a fault */
-static void rc_bad_method(void **state)
+/*
+ * A channel error that is not a fault: RC_TRIGGERED Xid 32 (PBDMA error),
+ * -EIO. The bad job is the dwords @bad_pb writes at the pushbuffer's start.
+ */
+static void rc_pushbuffer_error(uint32_t (*bad_pb)(struct cl *))
 {
 	struct nvl_device *dev;
 	struct nvl_channel_info ci;
 	struct cl a, b;
+	uint32_t len;
 
-	(void)state;
 	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
 	cl_up(dev, &a);
 	cl_up(dev, &b);
-	/* Host method ILLEGAL (0x04), SEC_OP 1 COUNT 1 SUBCH 0 */
-	a.ppb[0] = 0x20010001u;
-	a.ppb[1] = 0;
+	len = bad_pb(&a);
 	{
 		uint32_t n = nvl_kit_pb_acquire(a.ppb + 768, VA_DST + GATE, 1);
 		struct nvl_exec_push p[2] = {
 			{.va = VA_PB + 768 * 4, .len = n * 4},
-			{.va = VA_PB, .len = 8},
+			{.va = VA_PB, .len = len},
 		};
 		struct nvl_vm_sync sig = {.handle = a.sync[0]};
 
@@ -318,6 +312,38 @@ static void rc_bad_method(void **state)
 	cl_down(&a);
 	cl_down(&b);
 	nvl_device_close(dev);
+}
+
+/* Host method ILLEGAL (0x04), SEC_OP 1 COUNT 1 SUBCH 0 */
+static uint32_t illegal_method(struct cl *k)
+{
+	k->ppb[0] = 0x20010001u;
+	k->ppb[1] = 0;
+	return 8;
+}
+
+static void rc_bad_method(void **state)
+{
+	(void)state;
+	rc_pushbuffer_error(illegal_method);
+}
+
+/* a CE fill of VA 2^50: beyond the 49 VA bits of MMU v2 */
+static uint32_t fill_past_49_bits(struct cl *k)
+{
+	return fill(k, 0, 1ull << 50, 1);
+}
+
+/*
+ * clc5b5.h NVC5B5_OFFSET_OUT_UPPER_UPPER is 16:0: the copy class cannot
+ * name a VA past the MMU's 49 bits (which would be VA_LIMIT_VIOLATION,
+ * tests/mmu/walker.c), so OFFSET_OUT_UPPER 0x40000 is a copy-engine launch
+ * error, not a fault.
+ */
+static void ce_address_past_the_class(void **state)
+{
+	(void)state;
+	rc_pushbuffer_error(fill_past_49_bits);
 }
 
 /* destroying a channel is not a fault: DESTROYED, -ECANCELED */
@@ -612,7 +638,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fault_unmapped),
 		cmocka_unit_test(fault_unmapped_fw535),
 		cmocka_unit_test(fault_read_only),
-		cmocka_unit_test(fault_va_limit),
+		cmocka_unit_test(ce_address_past_the_class),
 		cmocka_unit_test(fault_atomic_disabled),
 		cmocka_unit_test(atomic_on_a_plain_page_adds),
 		cmocka_unit_test(fault_pushbuffer_fetch),
