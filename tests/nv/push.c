@@ -390,6 +390,148 @@ static void high_push_va(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * Run @pb's @ndw dwords at @va on @chan and wait: nvl_exec()'s result
+ * (the channel must live when it ran).
+ */
+static int run_exec(struct nvl_client *c, uint32_t chan, uint64_t va,
+		    uint32_t ndw)
+{
+	struct nvl_exec_push ep = {.va = va, .len = ndw * 4};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_channel_info ci;
+	int ret;
+
+	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
+	if (!ret) {
+		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+		assert_true(ci.alive);
+	}
+	nvl_syncobj_destroy(c, sig.handle);
+	return ret;
+}
+
+/*
+ * clc46f.h/clc56f.h NVC56F_SEM_ADDR_HI_OFFSET is 7:0 (VA 39:32): before
+ * C86F a Host semaphore at 2^40 + x is released at x (here: another BO of
+ * the client). nvl_exec refuses such a push -EINVAL, whether SEM_ADDR_HI
+ * comes from the builder, an immediate, or a header whose data continues
+ * in the next push; nothing runs and the BO is untouched. clc86f.h
+ * NVC86F_SEM_ADDR_HI_OFFSET is 24:0: on gh100 the same push releases the
+ * semaphore at 2^40 + x.
+ */
+static void high_sem_va_on(const char *spec, bool wide)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 42,
+					.kernel_start = T_NV_KSTART,
+					.kernel_range = T_NV_KRANGE};
+	const uint64_t high = (1ull << 40) + VA_SEM;
+	uint32_t vm, chan, hlow, hhigh, hpb, *low, *hi, *pb, n;
+	struct nvl_device *dev;
+	struct nvl_exec_push two[2];
+	struct nvl_client *c;
+	struct nvl_push p;
+
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	hlow = t_nv_vram_bo(c, vm, 64 * KIB, VA_SEM, (void **)&low);
+	hhigh = t_nv_vram_bo(c, vm, 64 * KIB, high, (void **)&hi);
+	hpb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&pb);
+	memset(low, 0x5a, 64 * KIB);
+	memset(hi, 0x5a, 64 * KIB);
+	assert_int_equal(nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan),
+			 0);
+
+	/* the builder's release */
+	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+	nvl_push_host_sem_release(&p, high, 7, 0);
+	assert_true(nvl_push_end(&p) > 0);
+	n = (uint32_t)nvl_push_dwords(&p);
+	if (wide) {
+		assert_int_equal(run_exec(c, chan, VA_PB, n), 0);
+		assert_int_equal(hi[0], 7);
+	} else {
+		assert_int_equal(run_exec(c, chan, VA_PB, n), -EINVAL);
+		assert_non_null(strstr(nvl_last_error(), "SEM_ADDR_HI"));
+		assert_non_null(strstr(nvl_last_error(), "0x100"));
+	}
+	/* SEM_ADDR_HI as an immediate */
+	pb[0] = NVL_HW_MTHD_IMMD(0, NVL_HW_SEM_ADDR_HI, 0x100);
+	pb[1] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 1);
+	pb[2] = (uint32_t)VA_SEM;
+	pb[3] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_PAYLOAD_LO, 1);
+	pb[4] = 9;
+	pb[5] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_EXECUTE, 1);
+	pb[6] = NVL_HW_SEM_OP_RELEASE;
+	assert_int_equal(run_exec(c, chan, VA_PB, 7), wide ? 0 : -EINVAL);
+	if (wide)
+		assert_int_equal(hi[0], 9);
+	/* a header at the end of one push, its data in the next */
+	pb[0] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_ADDR_LO, 2);
+	pb[1024] = (uint32_t)VA_SEM;
+	pb[1025] = 0x100;
+	pb[1026] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_PAYLOAD_LO, 1);
+	pb[1027] = 11;
+	pb[1028] = NVL_HW_MTHD_INC(0, NVL_HW_SEM_EXECUTE, 1);
+	pb[1029] = NVL_HW_SEM_OP_RELEASE;
+	two[0] = (struct nvl_exec_push){.va = VA_PB, .len = 4};
+	two[1] = (struct nvl_exec_push){.va = VA_PB + 4096, .len = 6 * 4};
+	{
+		struct nvl_vm_sync sig = {0};
+		int ret;
+
+		assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+		ret = nvl_exec(c, chan, two, 2, NULL, 0, &sig, 1, 0);
+		if (wide) {
+			assert_int_equal(ret, 0);
+			assert_int_equal(
+				nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						 t_nv_deadline(5 * T_NV_SEC), 0,
+						 NULL),
+				0);
+			assert_int_equal(hi[0], 11);
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_non_null(strstr(nvl_last_error(), "push 1"));
+		}
+		nvl_syncobj_destroy(c, sig.handle);
+	}
+	/* the aliased address was never written */
+	for (size_t i = 0; i < 64 * KIB / 4; i++)
+		if (low[i] != 0x5a5a5a5au)
+			fail_msg("%s: word %zu of the low BO is %#x", spec, i,
+				 low[i]);
+	/* below 2^40 a semaphore works on every class */
+	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+	nvl_push_host_sem_release(&p, VA_SEM, 13, 0);
+	assert_true(nvl_push_end(&p) > 0);
+	assert_int_equal(
+		run_exec(c, chan, VA_PB, (uint32_t)nvl_push_dwords(&p)), 0);
+	assert_int_equal(low[0], 13);
+
+	assert_int_equal(nvl_channel_destroy(c, chan), 0);
+	assert_int_equal(nvl_bo_unmap(c, hlow), 0);
+	assert_int_equal(nvl_bo_unmap(c, hhigh), 0);
+	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
+static void high_sem_va(void **state)
+{
+	(void)state;
+	high_sem_va_on("model:tu102", false);
+	high_sem_va_on("model:ga102", false);
+	high_sem_va_on("model:gh100", true);
+}
+
 static void exec_on(const char *spec)
 {
 	struct nvl_hw_pb_dec dec = {0};
@@ -472,6 +614,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(builder_abuse),
 		cmocka_unit_test(high_kernel_range),
 		cmocka_unit_test(high_push_va),
+		cmocka_unit_test(high_sem_va),
 		cmocka_unit_test(exec_end_to_end),
 	};
 
