@@ -299,8 +299,7 @@ enum nvl_exec_push_flags {
  * Everything is checked before anything is queued; a rejected exec
  * signals nothing. Return: 0; -EINVAL (no/too many pushes, a zero,
  * unaligned or too long length, a push outside the VM's user range, bad
- * flags, before Host class C86F a Host SEM_ADDR_HI past VA bit 39 in a
- * push the CPU can read... ); -ENOENT (unknown channel
+ * flags... ); -ENOENT (unknown channel
  * or syncobj); -ENODEV (the channel was killed); -ENOMEM.
  */
 NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,

@@ -431,9 +431,9 @@ static inline int nvl_push_host_sem_(struct nvl_push *p, uint64_t va,
  * @flags: %NVL_PUSH_SEM_64BIT (8-aligned @va), %NVL_PUSH_SEM_NO_WFI
  *
  * @va must be below 2^57 (-EINVAL); before Host class C86F (Hopper)
- * SEM_ADDR_HI has only 8 bits (VA 39:32): the builder does not know the
- * class, nvl_exec() does and refuses (-EINVAL) a push naming a semaphore
- * at or above 2^40 on those chips.
+ * SEM_ADDR_HI has only 8 bits, so Host uses @va modulo 2^40 there: the
+ * builder does not know the class, the caller keeps semaphores below
+ * 2^40 on those chips.
  *
  * Return: 0 or @p's error. 6 dwords.
  */

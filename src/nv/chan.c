@@ -60,7 +60,6 @@
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/device.h"
-#include "nv/push_check.h"
 #include "nv/usage.h"
 #include "nv/vm.h"
 #include "nv/work.h"
@@ -1303,11 +1302,6 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	if (ret)
 		goto out;
 	locked = true;
-	/* Host semaphores past the class's address bits (nv/push_check.h) */
-	ret = nvl_nv_push_check_sem(ch->vm->gpuvm, pushes, n_push,
-				    ch->d->boot.host_class);
-	if (ret)
-		goto out;
 	nvl_flock_lock(&ch->submit_lock);
 	/* the point of no return */
 	j->seq = ++ch->next_seq;
