@@ -235,8 +235,12 @@ static bool parse_sr(const char *s, const char *e, uint8_t *reg)
 	return false;
 }
 
-/* integer: [-](0x hex | decimal) */
-static bool parse_int(const char *s, const char *e, int64_t *out)
+/*
+ * integer: [-](0x hex | decimal), -2^63 .. 2^63 - 1; with @addr (absolute
+ * branch targets, which wrap modulo 2^64) also 2^63 .. 2^64 - 1. A value
+ * past that range is an error, never taken modulo 2^64.
+ */
+static bool parse_num(const char *s, const char *e, int64_t *out, bool addr)
 {
 	bool neg = false;
 	uint64_t v;
@@ -257,9 +261,16 @@ static bool parse_int(const char *s, const char *e, int64_t *out)
 		v = strtoull(buf, &q, 10);
 	if (*q || errno)
 		return false;
-	/* two's complement in 64 bits: callers check their field's range */
+	if (neg ? v > 1ull << 63 : v > (uint64_t)INT64_MAX && !addr)
+		return false;
+	/* callers check their field's range */
 	*out = (int64_t)(neg ? 0 - v : v);
 	return true;
+}
+
+static bool parse_int(const char *s, const char *e, int64_t *out)
+{
+	return parse_num(s, e, out, false);
 }
 
 /* f32 immediate: raw bits as 0x..., or a decimal number */
@@ -659,7 +670,7 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 				}
 				v->imm = (int64_t)(l->addr - (pc + 16));
 			} else if (o->kind == POP_NUM &&
-				   parse_int(o->at, o->end, &v->imm)) {
+				   parse_num(o->at, o->end, &v->imm, true)) {
 				/* an absolute address, modulo 2^64 */
 				v->imm =
 					(int64_t)((uint64_t)v->imm - (pc + 16));
