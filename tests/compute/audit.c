@@ -66,8 +66,102 @@ static void integer_literals_do_not_wrap(void **state)
 		expect_asm_error(&bad[i]);
 }
 
+/* ---- interpreter --------------------------------------------------------- */
+
+#define VA 0x10000ull
+
+static uint32_t gmem[64];
+
+static void *translate(void *ctx, uint64_t va, uint32_t size, bool write)
+{
+	(void)ctx;
+	(void)write;
+	if (va < VA || va + size > VA + sizeof(gmem))
+		return NULL;
+	return (uint8_t *)gmem + (va - VA);
+}
+
+static uint64_t *assemble(const char *src, size_t *n)
+{
+	struct nvl_isa_asm_error err;
+	uint64_t *code;
+
+	if (nvl_isa_assemble(src, NVL_ISA_SM80, 0x1000, &code, n, &err))
+		fail_msg("'%s': %u:%u %s", src, err.line, err.col, err.msg);
+	return code;
+}
+
+static int run(const uint64_t *code, size_t n, const uint32_t block[3],
+	       bool generic, struct nvl_cs_fault *fault)
+{
+	static const uint32_t c0[0x200 / 4];
+	struct nvl_cs_launch l = {
+		.arch = NVL_ISA_SM80,
+		.code = code,
+		.ninsn = (uint32_t)n,
+		.code_va = 0x1000,
+		.grid = {1, 1, 1},
+		.block = {block[0], block[1], block[2]},
+		.cbuf = {c0},
+		.cbuf_B = {sizeof(c0)},
+		.translate = translate,
+		.max_warp_instrs = 1000,
+		.generic_only = generic,
+	};
+
+	return nvl_cs_run(&l, fault, NULL);
+}
+
+/*
+ * A branch target is an instruction index kept in 32 bits: a BRA whose
+ * 48-bit offset reaches 2^36 bytes past the program wrapped to the next
+ * instruction (and ran it) instead of leaving the program.
+ */
+static void far_branch_leaves_the_program(void **state)
+{
+	/* at 0x1000: BRA to 0x1010 + 2^36 (index 1 + 2^32); then a store
+	 * that must not run */
+	static const char src[] = "BRA 0x1000001010\n"
+				  "MOV R2, 0x10000\n"
+				  "MOV R3, RZ\n"
+				  "STG.E [R2], R2\n"
+				  "EXIT\n";
+	static const uint32_t block[3] = {1, 1, 1};
+	size_t n;
+	uint64_t *code = assemble(src, &n);
+
+	(void)state;
+	for (int generic = 0; generic < 2; generic++) {
+		struct nvl_cs_fault fault;
+
+		memset(gmem, 0, sizeof(gmem));
+		assert_int_equal(run(code, n, block, generic, &fault), -EFAULT);
+		assert_int_equal(fault.reason, NVL_CS_PC_OUT_OF_RANGE);
+		assert_int_equal(fault.pc, 0x1010ull + (1ull << 36));
+		assert_int_equal(gmem[0], 0);
+	}
+	nvl_free(code);
+	/* before the program: the error names the target, not index
+	 * 0xffffffff past code_va */
+	code = assemble("BRA 0xff0\nEXIT\n", &n);
+	for (int generic = 0; generic < 2; generic++) {
+		struct nvl_cs_fault fault;
+
+		assert_int_equal(run(code, n, block, generic, &fault), -EFAULT);
+		assert_int_equal(fault.reason, NVL_CS_PC_OUT_OF_RANGE);
+		assert_int_equal(fault.pc, 0xff0);
+	}
+	nvl_free(code);
+}
+
+/*
+ * The threads of a block were counted in 32 bits: 33025 x 65026 x 2
+ * threads (each dimension fits a QMD's 16-bit field) is 4 modulo 2^32,
+ * and the interpreter ran it as a block of 4 threads.
+ */
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
+	cmocka_unit_test(far_branch_leaves_the_program),
 };
 
 T_MAIN(tests)

@@ -671,8 +671,10 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		case CS_FAST_BRA: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			if (t && t != active)
-				goto out; /* diverges: run_warp parks lanes */
+			/* diverges (run_warp parks lanes), or leaves the
+			 * program (run_warp reports where) */
+			if (t && (t != active || f->target < 0))
+				goto out;
 			left--;
 			st->thread_instrs += cta->cnt;
 			if (!t) {

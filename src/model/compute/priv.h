@@ -105,7 +105,8 @@ struct cs_kref {
 struct cs_insn {
 	struct cs_fast fast;
 	struct nvl_isa_insn in;
-	int32_t target; /* branch target index (BRA, BSSY), -1 if none */
+	int32_t target; /* branch target index (BRA, BSSY), -1 if none,
+			 * -2 outside the program (not one past its end) */
 	bool uniform;
 	int8_t role[16]; /* operand index of each role (exec.c), -1 none */
 	int16_t mv[128]; /* modifier value by field low bit, -1 none */

@@ -138,6 +138,25 @@ static const struct nvl_isa_val *opnd_at(const struct cs_insn *ci, unsigned lo)
 	return NULL;
 }
 
+/*
+ * Lanes @t take branch @ci to a target outside the program (before its
+ * first instruction, or past the end by more than one): the PC error is
+ * reported at the target's byte address (modulo 2^64), which an
+ * instruction index cannot hold.
+ */
+static int cs_far_branch(struct cs_cta *cta, struct cs_warp *w,
+			 const struct cs_insn *ci, uint32_t t)
+{
+	const struct nvl_isa_val *v = opnd_at(ci, 34);
+	uint64_t next =
+		cta->l->code_va + 16ull * (uint64_t)(ci - cta->prog + 1);
+	int ret = cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
+			  (uint32_t)__builtin_ctz(t), 0);
+
+	cta->fault->pc = next + (uint64_t)(v ? v->imm : 0);
+	return ret;
+}
+
 /* BAR mode, bits 78:77: SYNC 0, ARV 1, RED 2, SCAN 3 */
 static unsigned bar_mode(const struct cs_insn *ci)
 {
@@ -195,6 +214,8 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 		case NVL_SEM_BRA:
 			pv = opnd_at(ci, 87);
 			t = exec & pred(w, pv);
+			if (t && ci->target < 0)
+				return cs_far_branch(cta, w, ci, t);
 			if (t == w->active) {
 				w->pc = (uint32_t)ci->target;
 				merge(w);
@@ -655,6 +676,7 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		ci->target = -1;
 		for (unsigned k = 0; k < row->nopnd; k++) {
 			const struct nvl_isa_val *v = &ci->in.op[k];
+			int64_t t;
 
 			if (v->kind == NVL_ISA_V_UR)
 				p->uses_ur = true;
@@ -670,8 +692,12 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 						"instruction",
 						(unsigned long long)fault->pc);
 				}
-				ci->target =
-					(int32_t)((int64_t)i + 1 + v->imm / 16);
+				t = (int64_t)i + 1 + v->imm / 16;
+				/* outside the program: taking it is a PC
+				 * error at the target (cs_far_branch()) */
+				ci->target = t >= 0 && t <= l->ninsn
+						     ? (int32_t)t
+						     : -2;
 			}
 			if ((v->kind == NVL_ISA_V_R ||
 			     v->kind == NVL_ISA_V_MEM) &&
