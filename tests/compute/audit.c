@@ -159,9 +159,23 @@ static void far_branch_leaves_the_program(void **state)
  * threads (each dimension fits a QMD's 16-bit field) is 4 modulo 2^32,
  * and the interpreter ran it as a block of 4 threads.
  */
+static void block_product_does_not_wrap(void **state)
+{
+	static const uint32_t block[3] = {33025, 65026, 2};
+	struct nvl_cs_fault fault;
+	size_t n;
+	uint64_t *code = assemble("EXIT\n", &n);
+
+	(void)state;
+	assert_int_equal(run(code, n, block, false, &fault), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "block"));
+	nvl_free(code);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
 	cmocka_unit_test(far_branch_leaves_the_program),
+	cmocka_unit_test(block_product_does_not_wrap),
 };
 
 T_MAIN(tests)

@@ -746,7 +746,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	struct nvl_cs_stats dummy_stats, st = {0};
 	struct cs_cta cta = {.l = l};
 	uint32_t nthreads;
-	uint64_t next = 0, last = 0;
+	uint64_t threads, next = 0, last = 0;
 	struct cs_prog *prog;
 	struct warp_buf *wb;
 	struct cs_prog **keep;
@@ -763,8 +763,11 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	    (unsigned)l->arch >= NVL_ISA_ARCH_COUNT)
 		return nvl_error(-EINVAL, "compute: launch without program, "
 					  "memory or architecture");
-	nthreads = l->block[0] * l->block[1] * l->block[2];
-	if (!l->block[0] || !l->block[1] || !l->block[2] || nthreads > 1024 ||
+	/* in 64 bits: three 16-bit QMD fields can wrap 32 (33025 x 65026 x
+	 * 2 is 4 modulo 2^32) */
+	threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	nthreads = (uint32_t)threads;
+	if (!l->block[0] || !l->block[1] || !l->block[2] || threads > 1024 ||
 	    !l->grid[0] || !l->grid[1] || !l->grid[2])
 		return nvl_error(-EINVAL,
 				 "compute: bad launch shape "
