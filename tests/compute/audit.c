@@ -172,10 +172,56 @@ static void block_product_does_not_wrap(void **state)
 	nvl_free(code);
 }
 
+/* ---- launch helper ------------------------------------------------------- */
+
+/*
+ * An SM has 64K 32-bit registers, allocated per warp in units of 256
+ * (reference §3): a block of 1024 threads can have at most 64 registers
+ * per thread. The helper accepted any register count up to 255 with any
+ * block, a launch no chip can run.
+ */
+static void registers_fit_the_sm(void **state)
+{
+	static const uint32_t cls[] = {0xc5c0, 0xc6c0, 0xc7c0, 0xc9c0, 0xcbc0};
+	uint32_t qmd[96], cb[0x200 / 4];
+	struct nvl_compute_launch l = {
+		.program_va = 0x100000,
+		.grid = {1, 1, 1},
+		.block = {1024, 1, 1},
+		.cbuf0_va = 0x200000,
+		.cbuf0_size = sizeof(cb),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		l.block[0] = 1024;
+		l.register_count = 64; /* 32 warps x 2048 */
+		assert_int_equal(nvl_compute_launch_encode(cls[i], &l, qmd, cb),
+				 0);
+		memset(qmd, 0xab, sizeof(qmd));
+		l.register_count = 65; /* 32 warps x 2304 */
+		assert_int_equal(nvl_compute_launch_encode(cls[i], &l, qmd, cb),
+				 -EINVAL);
+		assert_non_null(strstr(nvl_last_error(), "register"));
+		for (size_t j = 0; j < sizeof(qmd); j++)
+			assert_int_equal(((uint8_t *)qmd)[j], 0xab);
+		l.register_count = 0; /* 255: 8 warps at most */
+		assert_int_equal(nvl_compute_launch_encode(cls[i], &l, qmd, cb),
+				 -EINVAL);
+		l.block[0] = 256;
+		assert_int_equal(nvl_compute_launch_encode(cls[i], &l, qmd, cb),
+				 0);
+		l.block[0] = 257;
+		assert_int_equal(nvl_compute_launch_encode(cls[i], &l, qmd, cb),
+				 -EINVAL);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
 	cmocka_unit_test(far_branch_leaves_the_program),
 	cmocka_unit_test(block_product_does_not_wrap),
+	cmocka_unit_test(registers_fit_the_sm),
 };
 
 T_MAIN(tests)
