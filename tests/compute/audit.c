@@ -217,11 +217,135 @@ static void registers_fit_the_sm(void **state)
 	}
 }
 
+/* ---- through the driver -------------------------------------------------- */
+
+#define MIB (1ull << 20)
+#define VA_CTL (16 * MIB)
+#define OFF_QMD 0x1000
+#define OFF_CB 0x2000
+#define OFF_PUSH 0x3000
+
+struct drv {
+	struct nvl_device *dev;
+	struct nvl_device_info info;
+	struct nvl_client *c;
+	uint32_t vm, ctl, chan, sync;
+	uint8_t *p;
+};
+
+static void drv_up(struct drv *x, const char *spec, uint32_t timeout_ms)
+{
+	struct nvl_device_opts o = {.job_timeout_ms = timeout_ms};
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = 1ull << 39,
+					.kernel_range = 16 * MIB};
+
+	memset(x, 0, sizeof(*x));
+	assert_int_equal(nvl_device_open(spec, &o, &x->dev), 0);
+	assert_int_equal(nvl_device_query(x->dev, &x->info), 0);
+	assert_int_equal(nvl_device_client_create(x->dev, &x->c), 0);
+	assert_int_equal(nvl_vm_create(x->c, &va, &x->vm), 0);
+	x->ctl = t_nv_vram_bo(x->c, x->vm, MIB, VA_CTL, (void **)&x->p);
+	assert_int_equal(nvl_channel_create(x->c, x->vm, NVL_ENGINE_COMPUTE, 0,
+					    &x->chan),
+			 0);
+	assert_int_equal(nvl_syncobj_create(x->c, 0, &x->sync), 0);
+}
+
+static void drv_down(struct drv *x)
+{
+	assert_int_equal(nvl_channel_destroy(x->c, x->chan), 0);
+	assert_int_equal(nvl_bo_unmap(x->c, x->ctl), 0);
+	nvl_client_destroy(x->c);
+	nvl_device_close(x->dev);
+}
+
+/* launch @src (at VA_CTL) over @grid CTAs of 64 threads; the exec's
+ * fence status (1 done, or its error) */
+static int drv_launch(struct drv *x, const char *src, uint32_t grid,
+		      int64_t *ns)
+{
+	enum nvl_isa_arch arch = x->info.compute_class == 0xc5c0 ? NVL_ISA_SM75
+				 : x->info.compute_class == 0xcbc0
+					 ? NVL_ISA_SM90
+					 : NVL_ISA_SM86;
+	struct nvl_isa_asm_error err;
+	struct nvl_compute_launch l = {
+		.program_va = VA_CTL,
+		.grid = {grid, 1, 1},
+		.block = {64, 1, 1},
+		.register_count = 32,
+		.cbuf0_va = VA_CTL + OFF_CB,
+		.cbuf0_size = 0x200,
+	};
+	struct nvl_exec_push p = {.va = VA_CTL + OFF_PUSH};
+	struct nvl_vm_sync sy = {.handle = x->sync};
+	uint64_t *w;
+	size_t n;
+	int n_dw, st = 0;
+	int64_t t0;
+
+	if (nvl_isa_assemble(src, arch, VA_CTL, &w, &n, &err))
+		fail_msg("%u:%u %s", err.line, err.col, err.msg);
+	memcpy(x->p, w, n * 16);
+	nvl_free(w);
+	assert_int_equal(nvl_compute_launch_encode(x->info.compute_class, &l,
+						   x->p + OFF_QMD,
+						   x->p + OFF_CB),
+			 0);
+	n_dw = nvl_compute_push_launch(x->info.compute_class, 1,
+				       VA_CTL + OFF_QMD, NVL_COMPUTE_PUSH_BIND,
+				       (uint32_t *)(x->p + OFF_PUSH),
+				       NVL_COMPUTE_PUSH_MAX_DW);
+	assert_true(n_dw > 0);
+	p.len = (uint32_t)n_dw * 4;
+	assert_int_equal(nvl_syncobj_reset(x->c, &x->sync, 1), 0);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &sy, 1, 0), 0);
+	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
+					  t_nv_deadline(120000000000ll), 0,
+					  NULL),
+			 0);
+	*ns = nvl_time_ns() - t0;
+	assert_int_equal(nvl_syncobj_status(x->c, x->sync, 0, &st), 0);
+	return st;
+}
+
+/*
+ * A kernel that never exits is a hung job: the job timeout's channel
+ * reset must stop it. The grid did not look at the reset: it ran until
+ * its instruction budget (2^30 warp instructions per SM worker, seconds
+ * to tens of seconds), the firmware's reset waited for it (and gave up
+ * after 10 s, killing the channel), and the engine stayed busy.
+ */
+static void a_kernel_that_never_exits_is_reset(void **state)
+{
+	struct drv x;
+	struct nvl_channel_info ci;
+	int64_t ns;
+
+	(void)state;
+	drv_up(&x, "model:ga102", 200);
+	assert_int_equal(drv_launch(&x, "L: BRA L\n", 4, &ns), -ETIMEDOUT);
+	/* the timeout, its recovery and the grid's stop: well under the
+	 * budget's seconds */
+	if (ns > 3000000000ll)
+		fail_msg("the hung kernel's job took %lld ms",
+			 (long long)(ns / 1000000));
+	assert_int_equal(nvl_channel_query(x.c, x.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	/* the channel takes work again */
+	assert_int_equal(drv_launch(&x, "EXIT\n", 4, &ns), 1);
+	drv_down(&x);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
 	cmocka_unit_test(far_branch_leaves_the_program),
 	cmocka_unit_test(block_product_does_not_wrap),
 	cmocka_unit_test(registers_fit_the_sm),
+	cmocka_unit_test(a_kernel_that_never_exits_is_reset),
 };
 
 T_MAIN(tests)

@@ -633,7 +633,8 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
 	const struct cs_insn *ci = cta->prog + w->pc;
 	uint32_t active = w->active, pc;
-	uint64_t left = cta->budget;
+	/* up to the next poll of the stop flags (run_warp) */
+	uint64_t start = cta->budget - cta->poll_at, left = start;
 	struct nvl_cs_stats *st = cta->stats;
 	int ret = 0;
 
@@ -728,7 +729,7 @@ out:
 out_pc:
 	w->pc = pc;
 	w->active = active;
-	left = cta->budget - left; /* instructions run */
+	left = start - left; /* instructions run */
 	cta->budget -= left;
 	cta->clock += left;
 	st->warp_instrs += left;

@@ -163,6 +163,25 @@ static unsigned bar_mode(const struct cs_insn *ci)
 	return ci->mv[77] < 0 ? 0 : (unsigned)ci->mv[77];
 }
 
+/*
+ * Every NVL_CS_POLL_SLICE warp instructions: -ECANCELED when the run was
+ * asked to stop (another worker failed, the engine was reset, the
+ * channel disabled), so that a CTA that never ends does not hold the
+ * engine until its budget runs out.
+ */
+static int cs_poll(struct cs_cta *cta)
+{
+	const struct nvl_cs_launch *l = cta->l;
+
+	cta->poll_at = cta->budget > NVL_CS_POLL_SLICE
+			       ? cta->budget - NVL_CS_POLL_SLICE
+			       : 0;
+	if ((l->stop && atomic_load_explicit(l->stop, memory_order_relaxed)) ||
+	    (l->aborted && l->aborted(l->mem_ctx)))
+		return -ECANCELED;
+	return 0;
+}
+
 /* run warp @w until it finishes, waits at BAR.SYNC, or fails */
 static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 {
@@ -178,6 +197,11 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			ret = reselect(cta, w);
 			if (ret)
 				return ret > 0 ? 0 : ret;
+		}
+		if (cta->budget <= cta->poll_at) {
+			ret = cs_poll(cta);
+			if (ret)
+				return ret;
 		}
 		/* a converged warp runs pre-decoded instructions in a loop */
 		if (!w->parked && !l->check_hazards && !l->generic_only) {
@@ -815,6 +839,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	 * caller's counters may share a cache line with another worker's */
 	cta.stats = &st;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
+	cs_poll(&cta); /* the first slice (the flags are looked at below) */
 	while (next_ctas(l, &next, &last)) {
 		/* the first CTA's coordinates: one division per chunk */
 		uint32_t x = (uint32_t)(next % l->grid[0]);
@@ -825,6 +850,10 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 			if (l->stop &&
 			    atomic_load_explicit(l->stop, memory_order_relaxed))
 				goto out_warps;
+			if (l->aborted && l->aborted(l->mem_ctx)) {
+				ret = -ECANCELED;
+				goto out_warps;
+			}
 			cta.ctaid[0] = x;
 			cta.ctaid[1] = y;
 			cta.ctaid[2] = z;
@@ -835,6 +864,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				wb->shape_n = cta.nwarps;
 			shaped = true;
 			ret = run_cta(&cta);
+			if (ret == -ECANCELED)
+				goto out_warps;
 			if (ret) {
 				ret = fault->reason == NVL_CS_TIMEOUT
 					      ? -ETIMEDOUT
