@@ -66,6 +66,46 @@ static void integer_literals_do_not_wrap(void **state)
 		expect_asm_error(&bad[i]);
 }
 
+/*
+ * An f32 immediate is a decimal or its raw bits in hex. "-0x1" was read by
+ * strtof() as the hex float -1.0 (while "0x1" is the bits 0x00000001), and
+ * a decimal out of f32's range silently became Inf (1e40) or 0 (1e-50).
+ */
+static void float_literals_are_exact_or_rejected(void **state)
+{
+	static const struct bad bad[] = {
+		{"FADD R0, R0, -0x1", 14, "float"},
+		{"FADD R0, R0, -0x3f800000", 14, "float"},
+		{"FMUL R0, R0, 1e40", 14, "float"},
+		{"FMUL R0, R0, -3.5e38", 14, "float"},
+		{"FFMA R0, R0, 1e-50, R1", 14, "float"},
+	};
+	static const struct {
+		const char *text;
+		uint32_t bits;
+	} ok[] = {
+		{"FADD R0, R0, 0x1", 0x1}, /* raw bits */
+		{"FADD R0, R0, 1e-45", 0x1}, /* the smallest subnormal */
+		{"FADD R0, R0, 3.4028235e38", 0x7f7fffff},
+		{"FADD R0, R0, -0", 0x80000000},
+		{"FADD R0, R0, 0x7f800000", 0x7f800000}, /* Inf, as printed */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_asm_error(&bad[i]);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct nvl_isa_asm_error err;
+		uint64_t *w;
+		size_t n;
+
+		if (nvl_isa_assemble(ok[i].text, NVL_ISA_SM80, 0, &w, &n, &err))
+			fail_msg("'%s': %s", ok[i].text, err.msg);
+		assert_int_equal(w[0] >> 32, ok[i].bits);
+		nvl_free(w);
+	}
+}
+
 /* ---- interpreter --------------------------------------------------------- */
 
 #define VA 0x10000ull
@@ -346,6 +386,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(block_product_does_not_wrap),
 	cmocka_unit_test(registers_fit_the_sm),
 	cmocka_unit_test(a_kernel_that_never_exits_is_reset),
+	cmocka_unit_test(float_literals_are_exact_or_rejected),
 };
 
 T_MAIN(tests)

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,7 +274,12 @@ static bool parse_int(const char *s, const char *e, int64_t *out)
 	return parse_num(s, e, out, false);
 }
 
-/* f32 immediate: raw bits as 0x..., or a decimal number */
+/*
+ * f32 immediate: raw bits as 0x... (no sign: strtof() would read "-0x1"
+ * as the hex float -1.0), or a decimal number within f32's range (one
+ * that overflows to Inf or underflows to 0 is an error; subnormals, as
+ * the printer writes them, are fine)
+ */
 static bool parse_f32(const char *s, const char *e, int64_t *out)
 {
 	char buf[64], *q;
@@ -290,8 +296,11 @@ static bool parse_f32(const char *s, const char *e, int64_t *out)
 	if (!isdigit((unsigned char)buf[buf[0] == '-']) &&
 	    buf[buf[0] == '-'] != '.')
 		return false;
+	if (buf[0] == '-' && buf[1] == '0' && (buf[2] == 'x' || buf[2] == 'X'))
+		return false;
+	errno = 0;
 	f = strtof(buf, &q);
-	if (*q)
+	if (*q || isinf(f) || (errno == ERANGE && f == 0))
 		return false;
 	memcpy(&bits, &f, 4);
 	*out = bits;
@@ -689,10 +698,13 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 							      &v->imm);
 				if (!ok) {
 					note(a, 10 + (int)i, o->at,
-					     "operand %u: bad %s immediate", j,
+					     "operand %u: bad %s", j,
 					     d->flags & NVL_ISA_F_FLOAT
-						     ? "float"
-						     : "integer");
+						     ? "float immediate (a "
+						       "decimal in f32's "
+						       "range, or its raw "
+						       "bits 0x...)"
+						     : "integer immediate");
 					return false;
 				}
 				v->kind = NVL_ISA_V_IMM;
