@@ -106,6 +106,48 @@ static void float_literals_are_exact_or_rejected(void **state)
 	}
 }
 
+/*
+ * Scoreboards are 0-5 (the wait mask has six bits) and 7 means none
+ * (reference §1.3). Scoreboard 6 was assembled, encoded and decoded: a
+ * result no wait can ever release.
+ */
+static void scoreboard_6_does_not_exist(void **state)
+{
+	static const struct bad bad[] = {
+		{"[B------:R6:W-:Y:S04] NOP", 9, "0-5"},
+		{"[B------:R-:W6:Y:S04] NOP", 12, "0-5"},
+	};
+	struct nvl_isa_insn insn;
+	uint64_t w[2], *o;
+	size_t n;
+	struct nvl_isa_asm_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_asm_error(&bad[i]);
+	assert_int_equal(nvl_isa_assemble("[B------:R5:W0:Y:S04] NOP",
+					  NVL_ISA_SM80, 0, &o, &n, &err),
+			 0);
+	w[0] = o[0];
+	w[1] = o[1];
+	nvl_free(o);
+	assert_int_equal(nvl_isa_decode(w, NVL_ISA_SM80, &insn), 0);
+	insn.ctrl.wbar = 6;
+	assert_int_equal(nvl_isa_encode(&insn, NVL_ISA_SM80, w), -EINVAL);
+	insn.ctrl.wbar = 0;
+	insn.ctrl.rbar = 6;
+	assert_int_equal(nvl_isa_encode(&insn, NVL_ISA_SM80, w), -EINVAL);
+	/* the words: write scoreboard 112:110, read 115:113 */
+	insn.ctrl.rbar = 5;
+	assert_int_equal(nvl_isa_encode(&insn, NVL_ISA_SM80, w), 0);
+	nvl_isa_set(w, 110, 3, 6);
+	assert_int_equal(nvl_isa_decode(w, NVL_ISA_SM80, &insn), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "scoreboard"));
+	nvl_isa_set(w, 110, 3, 0);
+	nvl_isa_set(w, 113, 3, 6);
+	assert_int_equal(nvl_isa_decode(w, NVL_ISA_SM80, &insn), -EINVAL);
+}
+
 /* ---- interpreter --------------------------------------------------------- */
 
 #define VA 0x10000ull
@@ -387,6 +429,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(registers_fit_the_sm),
 	cmocka_unit_test(a_kernel_that_never_exits_is_reset),
 	cmocka_unit_test(float_literals_are_exact_or_rejected),
+	cmocka_unit_test(scoreboard_6_does_not_exist),
 };
 
 T_MAIN(tests)

@@ -783,17 +783,18 @@ static int parse_ctrl(struct ctx *c, const char **pp, const char *end,
 				    '0' + i);
 	}
 	p += 8;
+	/* scoreboards 0-5, '-' = none (7): the wait mask has six bits */
 	if (p[0] != ':' || p[1] != 'R' ||
-	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '6')))
+	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '5')))
 		return fail(c, p,
-			    "expected ':R' and a read scoreboard 0-6 or "
+			    "expected ':R' and a read scoreboard 0-5 or "
 			    "'-'");
 	ctl->rbar = p[2] == '-' ? 7 : (uint8_t)(p[2] - '0');
 	p += 3;
 	if (p[0] != ':' || p[1] != 'W' ||
-	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '6')))
+	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '5')))
 		return fail(c, p,
-			    "expected ':W' and a write scoreboard 0-6 "
+			    "expected ':W' and a write scoreboard 0-5 "
 			    "or '-'");
 	ctl->wbar = p[2] == '-' ? 7 : (uint8_t)(p[2] - '0');
 	p += 3;

@@ -453,6 +453,9 @@ int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
 	if (c->stall > 15 || c->yield > 1 || c->wbar > 7 || c->rbar > 7 ||
 	    c->wait > 63 || c->reuse > 15)
 		return nvl_error(-EINVAL, "isa: control field out of range");
+	if (c->wbar == 6 || c->rbar == 6)
+		return nvl_error(-EINVAL, "isa: no scoreboard 6 (0-5, 7 = "
+					  "none)");
 	nvl_isa_set(w, 105, 4, c->stall);
 	nvl_isa_set(w, 109, 1, c->yield);
 	nvl_isa_set(w, 110, 3, c->wbar);
@@ -640,6 +643,12 @@ int nvl_isa_decode(const uint64_t w[2], enum nvl_isa_arch arch,
 	insn.ctrl.yield = (uint8_t)take(&b, 109, 1);
 	insn.ctrl.wbar = (uint8_t)take(&b, 110, 3);
 	insn.ctrl.rbar = (uint8_t)take(&b, 113, 3);
+	/* six scoreboards (the wait mask's bits), 7 = none */
+	if (insn.ctrl.wbar == 6 || insn.ctrl.rbar == 6)
+		return nvl_error(-EINVAL,
+				 "isa: %s: no scoreboard 6 in bits %u:%u",
+				 row->name, insn.ctrl.wbar == 6 ? 112 : 115,
+				 insn.ctrl.wbar == 6 ? 110 : 113);
 	insn.ctrl.wait = (uint8_t)take(&b, 116, 6);
 	reuse = (uint8_t)nvl_isa_get(w, 122, 4);
 	insn.ctrl.reuse = reuse;
