@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <nouvelle/nouvelle.h>
 
@@ -343,10 +344,9 @@ static void drv_down(struct drv *x)
 	nvl_device_close(x->dev);
 }
 
-/* launch @src (at VA_CTL) over @grid CTAs of 64 threads; the exec's
- * fence status (1 done, or its error) */
-static int drv_launch(struct drv *x, const char *src, uint32_t grid,
-		      int64_t *ns)
+/* submit @src (at VA_CTL) over @grid CTAs of 64 threads, signalling
+ * x->sync */
+static void drv_submit(struct drv *x, const char *src, uint32_t grid)
 {
 	enum nvl_isa_arch arch = x->info.compute_class == 0xc5c0 ? NVL_ISA_SM75
 				 : x->info.compute_class == 0xcbc0
@@ -365,8 +365,7 @@ static int drv_launch(struct drv *x, const char *src, uint32_t grid,
 	struct nvl_vm_sync sy = {.handle = x->sync};
 	uint64_t *w;
 	size_t n;
-	int n_dw, st = 0;
-	int64_t t0;
+	int n_dw;
 
 	if (nvl_isa_assemble(src, arch, VA_CTL, &w, &n, &err))
 		fail_msg("%u:%u %s", err.line, err.col, err.msg);
@@ -383,14 +382,32 @@ static int drv_launch(struct drv *x, const char *src, uint32_t grid,
 	assert_true(n_dw > 0);
 	p.len = (uint32_t)n_dw * 4;
 	assert_int_equal(nvl_syncobj_reset(x->c, &x->sync, 1), 0);
-	t0 = nvl_time_ns();
 	assert_int_equal(nvl_exec(x->c, x->chan, &p, 1, NULL, 0, &sy, 1, 0), 0);
+}
+
+/* wait for x->sync: its status (1 done, or the job's error) */
+static int drv_wait(struct drv *x)
+{
+	int st = 0;
+
 	assert_int_equal(nvl_syncobj_wait(x->c, &x->sync, NULL, 1,
 					  t_nv_deadline(120000000000ll), 0,
 					  NULL),
 			 0);
-	*ns = nvl_time_ns() - t0;
 	assert_int_equal(nvl_syncobj_status(x->c, x->sync, 0, &st), 0);
+	return st;
+}
+
+/* drv_submit() and drv_wait(); *@ns: how long it took */
+static int drv_launch(struct drv *x, const char *src, uint32_t grid,
+		      int64_t *ns)
+{
+	int64_t t0 = nvl_time_ns();
+	int st;
+
+	drv_submit(x, src, grid);
+	st = drv_wait(x);
+	*ns = nvl_time_ns() - t0;
 	return st;
 }
 
@@ -422,6 +439,35 @@ static void a_kernel_that_never_exits_is_reset(void **state)
 	drv_down(&x);
 }
 
+/*
+ * Destroying a channel while its endless kernel runs: the firmware frees
+ * the channel once its engine let go of it, so the grid must stop at the
+ * disable; the device (and a new channel) go on.
+ */
+static void a_channel_with_an_endless_kernel_is_destroyed(void **state)
+{
+	struct drv x;
+	int64_t t0, ns;
+	int st;
+
+	(void)state;
+	drv_up(&x, "model:tu102", 0); /* the default 5 s job timeout */
+	drv_submit(&x, "L: BRA L\n", 4);
+	nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_channel_destroy(x.c, x.chan), 0);
+	ns = nvl_time_ns() - t0;
+	if (ns > 3000000000ll)
+		fail_msg("destroy took %lld ms", (long long)(ns / 1000000));
+	st = drv_wait(&x);
+	assert_true(st == -ECANCELED || st == -ETIMEDOUT);
+	assert_int_equal(
+		nvl_channel_create(x.c, x.vm, NVL_ENGINE_COMPUTE, 0, &x.chan),
+		0);
+	assert_int_equal(drv_launch(&x, "EXIT\n", 4, &ns), 1);
+	drv_down(&x);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
 	cmocka_unit_test(far_branch_leaves_the_program),
@@ -430,6 +476,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_kernel_that_never_exits_is_reset),
 	cmocka_unit_test(float_literals_are_exact_or_rejected),
 	cmocka_unit_test(scoreboard_6_does_not_exist),
+	cmocka_unit_test(a_channel_with_an_endless_kernel_is_destroyed),
 };
 
 T_MAIN(tests)
