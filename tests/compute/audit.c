@@ -149,6 +149,47 @@ static void scoreboard_6_does_not_exist(void **state)
 	assert_int_equal(nvl_isa_decode(w, NVL_ISA_SM80, &insn), -EINVAL);
 }
 
+/*
+ * A value its field cannot hold (found by the encoder) was reported at
+ * column 1, as "isa: MOV operand 2: isa: c[bank][offset] out of range
+ * (...) (Invalid argument) (Invalid argument)": the row's operand number
+ * (not the text's: IADD3's omitted carry-outs count), the encoder's
+ * prefixes and one errno text per nesting. Now at the operand's column,
+ * numbered as written, once.
+ */
+static void field_errors_point_at_the_operand(void **state)
+{
+	static const struct bad bad[] = {
+		{"MOV R1, c[0x0][0x10000]", 9, "operand 2: c[bank][offset]"},
+		{"LDG.E R0, [R2+0x800000]", 11, "operand 2: address offset"},
+		{"SHFL.IDX PT, R0, R1, 32, 0x1fff", 22,
+		 "operand 4: immediate 32 does not fit 5 bits"},
+		{"IADD3 R1, R2, 0x100000000, RZ", 15,
+		 "operand 3: immediate does not fit 32 bits"},
+		{"IADD3 R1, P0, R2, 0x100000000, RZ", 19, "operand 4: "},
+		{"BAR.SYNC 0x1", 10, "operand 1: only 0"},
+		{"BSSY B0, 0x100000000", 10, "operand 2: branch offset"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nvl_isa_asm_error err;
+		uint64_t *w;
+		size_t n;
+
+		expect_asm_error(&bad[i]);
+		assert_int_equal(nvl_isa_assemble(bad[i].text, NVL_ISA_SM80, 0,
+						  &w, &n, &err),
+				 -EINVAL);
+		if (strstr(err.msg, "isa:") || strstr(err.msg, "Invalid"))
+			fail_msg("'%s': '%s'", bad[i].text, err.msg);
+		/* the library's message: the position and one errno text */
+		assert_non_null(strstr(nvl_error_msg(), err.msg));
+		assert_null(strstr(strstr(nvl_error_msg(), "(Invalid") + 1,
+				   "(Invalid"));
+	}
+}
+
 /* ---- interpreter --------------------------------------------------------- */
 
 #define VA 0x10000ull
@@ -477,6 +518,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(float_literals_are_exact_or_rejected),
 	cmocka_unit_test(scoreboard_6_does_not_exist),
 	cmocka_unit_test(a_channel_with_an_endless_kernel_is_destroyed),
+	cmocka_unit_test(field_errors_point_at_the_operand),
 };
 
 T_MAIN(tests)

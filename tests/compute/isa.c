@@ -682,7 +682,7 @@ static const struct bad bad_inputs[] = {
 	{"IADD3 R1, R2, 0x1, c[0x0][0x0]", 1, 7, "no operand form"},
 	{"LOP3.LUT R1, -R2, R3, R4, 0xc0, !PT", 1, 14, "not allowed"},
 	{"MOV R1, R300", 1, 9, "expected a register"},
-	{"LDG.E R0, [R2+0x1000000]", 1, 1, "does not fit"},
+	{"LDG.E R0, [R2+0x1000000]", 1, 11, "operand 2: address offset"},
 	{"SHF.X.U32 R1, R2, R3, R4", 1, 5, "no modifier .X"},
 	{"IMAD R1, R2, R3,", 1, 17, "expected an operand after ','"},
 	{"FADD R1, R2, 1.5x", 1, 14, "bad float immediate"},

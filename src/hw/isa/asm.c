@@ -590,10 +590,15 @@ static bool match_mods(struct ctx *c, const struct nvl_isa_row *row,
 	return true;
 }
 
+/*
+ * Match @pops against @row's operands; @at[i] / @num[i]: where row operand
+ * i was written and its number in the text (0: omitted, a default), for
+ * errors the encoder finds later.
+ */
 static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 			const struct pop *pops, unsigned npops, uint64_t pc,
 			struct nvl_isa_insn *insn, struct attempt *a,
-			const char *eol)
+			const char *eol, const char **at, unsigned *num)
 {
 	unsigned j = 0;
 	uint8_t bk = 0, ck = 0;
@@ -603,6 +608,8 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 		struct nvl_isa_val *v = &insn->op[i];
 		const struct pop *o = j < npops ? &pops[j] : NULL;
 
+		at[i] = o ? o->at : eol;
+		num[i] = 0;
 		if ((d->flags & NVL_ISA_F_OPT) && (!o || !pop_fits(d, o))) {
 			for (; i < row->nopnd &&
 			       (row->opnd[i].flags & NVL_ISA_F_OPT);
@@ -613,6 +620,8 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 								  : NVL_ISA_V_P;
 				v->reg = d->def & 7;
 				v->not_ = d->def >> 3;
+				at[i] = o ? o->at : eol;
+				num[i] = 0;
 			}
 			i--;
 			continue;
@@ -628,6 +637,7 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 			return false;
 		}
 		j++;
+		num[i] = j;
 		*v = o->v;
 		if ((v->neg && !(d->flags & NVL_ISA_F_NEG)) ||
 		    (v->abs && !(d->flags & NVL_ISA_F_ABS))) {
@@ -825,8 +835,11 @@ static int assemble_line(struct ctx *c, const char *p, const char *end,
 	struct attempt best = {.depth = -1};
 	size_t nrows;
 	const struct nvl_isa_row *rows = nvl_isa_rows(&nrows);
+	const char *at[NVL_ISA_MAX_OPNDS];
+	unsigned num[NVL_ISA_MAX_OPNDS];
+	char why[160];
 	bool named = false;
-	int ret;
+	int ret, bad;
 
 	insn.ctrl = nvl_isa_ctrl_default();
 	insn.guard = NVL_ISA_PT;
@@ -928,11 +941,19 @@ static int assemble_line(struct ctx *c, const char *p, const char *end,
 		t.row = row;
 		if (!match_mods(c, row, ps, pe, nparts, &t, &best))
 			continue;
-		if (!match_opnds(c, row, pops, npops, pc, &t, &best, oend))
+		if (!match_opnds(c, row, pops, npops, pc, &t, &best, oend, at,
+				 num))
 			continue;
-		ret = nvl_isa_encode(&t, c->arch, w);
+		/* a value its field cannot hold: at that operand */
+		ret = nvl_isa_encode_why(&t, c->arch, w, &bad, why,
+					 sizeof(why));
+		if (ret && bad >= 0 && num[bad]) {
+			note(&best, 100, at[bad], "operand %u: %s", num[bad],
+			     why);
+			continue;
+		}
 		if (ret) {
-			note(&best, 100, mn, "%s", nvl_error_msg());
+			note(&best, 100, mn, "%s", why);
 			continue;
 		}
 		return 0;
