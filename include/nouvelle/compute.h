@@ -51,7 +51,8 @@ struct nvl_compute_launch {
 	uint64_t program_va;
 	/** @grid: CTAs in x (1 .. 2^31 - 1), y and z (1 .. 65535) */
 	uint32_t grid[3];
-	/** @block: threads per CTA in x, y, z (each >= 1, product <= 1024) */
+	/** @block: threads per CTA in x, y, z (each >= 1, z <= 64, product
+	 * <= 1024) */
 	uint32_t block[3];
 	/** @shared_bytes: shared memory per CTA, at most an SM's: 64 KiB
 	 * (Turing), 164 KiB (GA100), 100 KiB (GA10x, Ada), 228 KiB (Hopper) */

@@ -75,9 +75,12 @@ static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 					 l->block[i]);
 		threads *= l->block[i];
 	}
-	if (threads > 1024)
-		return nvl_error(-EINVAL, "compute: %llu threads per block",
-				 (unsigned long long)threads);
+	/* at most 1024 x 1024 x 64, 1024 in all (reference §3) */
+	if (threads > 1024 || l->block[2] > 64)
+		return nvl_error(-EINVAL,
+				 "compute: block %ux%ux%u (at most 1024 "
+				 "threads, 64 in z)",
+				 l->block[0], l->block[1], l->block[2]);
 	if (l->shared_bytes > shared_max(cls))
 		return nvl_error(-EINVAL,
 				 "compute: %u bytes of shared memory, class "

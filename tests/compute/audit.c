@@ -509,6 +509,42 @@ static void a_channel_with_an_endless_kernel_is_destroyed(void **state)
 	drv_down(&x);
 }
 
+/*
+ * A block is at most 1024 x 1024 x 64 threads (reference §3, the CUDA
+ * guide's limits for every chip here), 1024 in all. The helper checked
+ * only the product and the QMD's 16-bit fields: {1, 1, 1024} passed.
+ */
+static void block_depth_is_at_most_64(void **state)
+{
+	static const struct {
+		uint32_t x, y, z;
+		int ret;
+	} c[] = {
+		{1, 1, 64, 0},	      {16, 1, 64, 0},
+		{1, 1024, 1, 0},      {1024, 1, 1, 0},
+		{1, 1, 65, -EINVAL},  {1, 1, 1024, -EINVAL},
+		{2, 2, 128, -EINVAL},
+	};
+	uint32_t qmd[96], cb[0x200 / 4];
+	struct nvl_compute_launch l = {
+		.program_va = 0x100000,
+		.grid = {1, 1, 1},
+		.register_count = 32,
+		.cbuf0_va = 0x200000,
+		.cbuf0_size = sizeof(cb),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		l.block[0] = c[i].x;
+		l.block[1] = c[i].y;
+		l.block[2] = c[i].z;
+		if (nvl_compute_launch_encode(0xc7c0, &l, qmd, cb) != c[i].ret)
+			fail_msg("block %ux%ux%u: want %d", c[i].x, c[i].y,
+				 c[i].z, c[i].ret);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(integer_literals_do_not_wrap),
 	cmocka_unit_test(far_branch_leaves_the_program),
@@ -519,6 +555,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(scoreboard_6_does_not_exist),
 	cmocka_unit_test(a_channel_with_an_endless_kernel_is_destroyed),
 	cmocka_unit_test(field_errors_point_at_the_operand),
+	cmocka_unit_test(block_depth_is_at_most_64),
 };
 
 T_MAIN(tests)
