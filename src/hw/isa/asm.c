@@ -41,6 +41,10 @@ struct ctx {
 	const char *bol; /* beginning of the current line */
 	struct label *labels;
 	size_t nlabels, cap;
+	/* open addressing over labels[]: index + 1, 0 = empty; hcap a power
+	 * of two, at least twice nlabels */
+	uint32_t *hash;
+	size_t hcap;
 	bool failed;
 };
 
@@ -109,12 +113,53 @@ static bool span_eq(const char *a, const char *aend, const char *s)
 
 /* ---- labels ------------------------------------------------------------ */
 
+/* FNV-1a of a label name */
+static size_t label_hash(const char *s, const char *e)
+{
+	uint32_t h = 2166136261u;
+
+	for (; s < e; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* the slot of name [@s, @e) in the hash: its label's, or the empty one
+ * where it would go */
+static uint32_t *label_slot(struct ctx *c, const char *s, const char *e)
+{
+	size_t m = c->hcap - 1, i = label_hash(s, e) & m;
+
+	while (c->hash[i] && !span_eq(s, e, c->labels[c->hash[i] - 1].name))
+		i = (i + 1) & m;
+	return &c->hash[i];
+}
+
+/* a hash table of 2 * @cap slots over the labels defined so far */
+static int label_rehash(struct ctx *c, size_t cap)
+{
+	uint32_t *h = nvl_calloc(2 * cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	nvl_free(c->hash);
+	c->hash = h;
+	c->hcap = 2 * cap;
+	for (size_t i = 0; i < c->nlabels; i++) {
+		const char *n = c->labels[i].name;
+
+		*label_slot(c, n, n + strlen(n)) = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
 static struct label *find_label(struct ctx *c, const char *s, const char *e)
 {
-	for (size_t i = 0; i < c->nlabels; i++)
-		if (span_eq(s, e, c->labels[i].name))
-			return &c->labels[i];
-	return NULL;
+	uint32_t *slot;
+
+	if (!c->hcap)
+		return NULL;
+	slot = label_slot(c, s, e);
+	return *slot ? &c->labels[*slot - 1] : NULL;
 }
 
 static int add_label(struct ctx *c, const char *s, const char *e, uint64_t addr)
@@ -127,16 +172,22 @@ static int add_label(struct ctx *c, const char *s, const char *e, uint64_t addr)
 			    s);
 	if (c->nlabels == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct label *l = nvl_reallocarray(c->labels, cap, sizeof(*l));
+		struct label *l;
 
+		if (cap > UINT32_MAX / 2)
+			return fail(c, s, "too many labels");
+		l = nvl_reallocarray(c->labels, cap, sizeof(*l));
 		if (!l)
 			return -ENOMEM;
 		c->labels = l;
 		c->cap = cap;
+		if (label_rehash(c, cap))
+			return -ENOMEM;
 	}
 	memcpy(c->labels[c->nlabels].name, s, (size_t)(e - s));
 	c->labels[c->nlabels].name[e - s] = 0;
-	c->labels[c->nlabels++].addr = addr;
+	c->labels[c->nlabels].addr = addr;
+	*label_slot(c, s, e) = (uint32_t)++c->nlabels;
 	return 0;
 }
 
@@ -1038,5 +1089,6 @@ int nvl_isa_assemble(const char *text, enum nvl_isa_arch arch, uint64_t base,
 out:
 	nvl_free(w);
 	nvl_free(c.labels);
+	nvl_free(c.hash);
 	return ret;
 }
