@@ -319,6 +319,44 @@ static void far_branch_leaves_the_program(void **state)
 }
 
 /*
+ * SR_CLOCKLO counts the warp instructions run. In the fast loop (a
+ * converged warp) it read the clock as of the loop's start: the two reads
+ * around a 16-iteration loop gave the same value, where the generic path
+ * gave 49 more (the fuzzer saw the paths' addresses differ).
+ */
+static void clock_advances_in_the_fast_loop(void **state)
+{
+	static const char src[] = "MOV R6, 0x10000\n"
+				  "MOV R7, RZ\n"
+				  "S2R R0, SR_CLOCKLO\n"
+				  "MOV R5, 0x10\n"
+				  "L: IADD3 R5, R5, -0x1, RZ\n"
+				  "ISETP.NE.AND P0, PT, R5, RZ, PT\n"
+				  "@P0 BRA L\n"
+				  "S2R R1, SR_CLOCKLO\n"
+				  "IADD3 R2, R1, -R0, RZ\n"
+				  "STG.E [R6], R2\n"
+				  "EXIT\n";
+	static const uint32_t block[3] = {32, 1, 1};
+	uint32_t d[2];
+	size_t n;
+	uint64_t *code = assemble(src, &n);
+
+	(void)state;
+	for (int generic = 0; generic < 2; generic++) {
+		struct nvl_cs_fault fault;
+
+		memset(gmem, 0, sizeof(gmem));
+		assert_int_equal(run(code, n, block, generic, &fault), 0);
+		d[generic] = gmem[0];
+	}
+	/* S2R, MOV, 16 x 3, then the second S2R: 50 instructions */
+	assert_int_equal(d[1], 50);
+	assert_int_equal(d[0], d[1]);
+	nvl_free(code);
+}
+
+/*
  * The threads of a block were counted in 32 bits: 33025 x 65026 x 2
  * threads (each dimension fits a QMD's 16-bit field) is 4 modulo 2^32,
  * and the interpreter ran it as a block of 4 threads.
@@ -597,6 +635,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(field_errors_point_at_the_operand),
 	cmocka_unit_test(block_depth_is_at_most_64),
 	cmocka_unit_test(many_labels_resolve),
+	cmocka_unit_test(clock_advances_in_the_fast_loop),
 };
 
 T_MAIN(tests)

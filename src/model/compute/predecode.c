@@ -635,6 +635,7 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 	uint32_t active = w->active, pc;
 	/* up to the next poll of the stop flags (run_warp) */
 	uint64_t start = cta->budget - cta->poll_at, left = start;
+	uint64_t clock0 = cta->clock;
 	struct nvl_cs_stats *st = cta->stats;
 	int ret = 0;
 
@@ -714,10 +715,13 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		default: /* CS_FAST_NONE: run_warp */
 			goto out;
 		}
-		/* a plain instruction the generic executor runs */
+		/* a plain instruction the generic executor runs (S2R
+		 * SR_CLOCKLO reads the clock: counted up to this one, as
+		 * run_warp counts it) */
 		if (exec) {
 			w->pc = (uint32_t)(ci - cta->prog);
 			w->active = active;
+			cta->clock = clock0 + (start - left);
 			ret = cs_exec(cta, w, ci, exec);
 			if (ret)
 				break;
@@ -731,7 +735,7 @@ out_pc:
 	w->active = active;
 	left = start - left; /* instructions run */
 	cta->budget -= left;
-	cta->clock += left;
+	cta->clock = clock0 + left;
 	st->warp_instrs += left;
 	return ret;
 }
