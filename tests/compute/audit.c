@@ -230,6 +230,37 @@ static void many_labels_resolve(void **state)
 	test_free(src);
 }
 
+/*
+ * A label spelled like a register, predicate or special register was
+ * defined, but every use of it reads as that register: "R1: EXIT" then
+ * "BRA R1" said "expected a branch target". The definition is the error.
+ */
+static void labels_are_not_register_names(void **state)
+{
+	static const struct bad bad[] = {
+		{"R1: EXIT", 1, "register"},
+		{"  PT: EXIT", 3, "register"},
+		{"URZ: EXIT", 1, "register"},
+		{"B15: EXIT", 1, "register"},
+		{"SR_TID.X: EXIT", 1, "register"},
+		{"UP3: EXIT", 1, "register"},
+	};
+	struct nvl_isa_asm_error err;
+	uint64_t *w;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_asm_error(&bad[i]);
+	/* names that only start like one are labels */
+	assert_int_equal(nvl_isa_assemble("R1x: BRA R1x\nB16: BRA B16\n"
+					  "PTX: BRA PTX\nR01: BRA R01\n",
+					  NVL_ISA_SM80, 0, &w, &n, &err),
+			 0);
+	assert_int_equal(n, 4);
+	nvl_free(w);
+}
+
 /* ---- interpreter --------------------------------------------------------- */
 
 #define VA 0x10000ull
@@ -636,6 +667,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(block_depth_is_at_most_64),
 	cmocka_unit_test(many_labels_resolve),
 	cmocka_unit_test(clock_advances_in_the_fast_loop),
+	cmocka_unit_test(labels_are_not_register_names),
 };
 
 T_MAIN(tests)

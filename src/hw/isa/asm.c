@@ -162,11 +162,23 @@ static struct label *find_label(struct ctx *c, const char *s, const char *e)
 	return *slot ? &c->labels[*slot - 1] : NULL;
 }
 
+static bool parse_regname(const char *s, const char *e, uint8_t *kind,
+			  uint8_t *reg);
+static bool parse_sr(const char *s, const char *e, uint8_t *reg);
+
 static int add_label(struct ctx *c, const char *s, const char *e, uint64_t addr)
 {
+	uint8_t kind, reg;
+
 	if ((size_t)(e - s) >= sizeof(c->labels[0].name))
 		return fail(c, s,
 			    "label name too long (at most 63 characters)");
+	/* every use of it would read as the register */
+	if (parse_regname(s, e, &kind, &reg) || parse_sr(s, e, &reg))
+		return fail(c, s,
+			    "'%.*s' is a register name, not a label "
+			    "name",
+			    (int)(e - s), s);
 	if (find_label(c, s, e))
 		return fail(c, s, "label '%.*s' defined twice", (int)(e - s),
 			    s);
