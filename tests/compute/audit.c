@@ -297,6 +297,7 @@ static int run(const uint64_t *code, size_t n, const uint32_t block[3],
 		.code_va = 0x1000,
 		.grid = {1, 1, 1},
 		.block = {block[0], block[1], block[2]},
+		.shared_B = 64,
 		.cbuf = {c0},
 		.cbuf_B = {sizeof(c0)},
 		.translate = translate,
@@ -385,6 +386,59 @@ static void clock_advances_in_the_fast_loop(void **state)
 	assert_int_equal(d[1], 50);
 	assert_int_equal(d[0], d[1]);
 	nvl_free(code);
+}
+
+/*
+ * Float atomics are ADD, MIN and MAX; shared 64-bit atomics only EXCH and
+ * CAS (reference §2.4). A float type with any other operation (AND, XOR,
+ * INC, DEC, EXCH, ...) ran as a float add, and ATOMS.ADD.64 as a 64-bit
+ * add; now they are illegal instructions.
+ */
+static void atomics_outside_their_types_are_illegal(void **state)
+{
+	static const char *const bad[] = {
+		"ATOMG.E.AND.F32.FTZ.RN PT, R0, [R2], R4",
+		"ATOMG.E.EXCH.F32.FTZ.RN PT, R0, [R2], R4",
+		"ATOMG.E.INC.F64.RN PT, R0, [R2], R4",
+		"RED.E.XOR.F64.RN [R2], R4",
+		"RED.E.OR.F32.FTZ.RN [R2], R4",
+		"ATOMS.ADD.64 R0, [RZ], R4",
+		"ATOMS.MAX.64 R0, [RZ], R4",
+	};
+	static const char *const good[] = {
+		"ATOMG.E.ADD.F32.FTZ.RN PT, R0, [R2], R4",
+		"RED.E.ADD.F64.RN [R2], R4",
+		"ATOMS.EXCH.64 R0, [RZ], R4",
+		"ATOMG.E.XOR.64 PT, R0, [R2], R4",
+	};
+	static const uint32_t block[3] = {1, 1, 1};
+	char src[256];
+
+	(void)state;
+	for (size_t i = 0; i < 11; i++) {
+		const char *insn = i < 7 ? bad[i] : good[i - 7];
+		struct nvl_cs_fault fault;
+		uint64_t *code;
+		size_t n;
+		int ret;
+
+		snprintf(src, sizeof(src),
+			 "MOV R2, 0x10000\nMOV R3, RZ\nMOV R4, 0x40000000\n"
+			 "MOV R5, RZ\n%s\nEXIT\n",
+			 insn);
+		code = assemble(src, &n);
+		memset(gmem, 0, sizeof(gmem));
+		ret = run(code, n, block, i & 1, &fault);
+		if (i < 7 && (ret != -EFAULT ||
+			      fault.reason != NVL_CS_ILLEGAL_INSTRUCTION ||
+			      fault.pc != 0x1040 || gmem[0] || gmem[1]))
+			fail_msg("'%s': ret %d reason %d pc %#llx mem %#x",
+				 insn, ret, fault.reason,
+				 (unsigned long long)fault.pc, gmem[0]);
+		if (i >= 7 && ret)
+			fail_msg("'%s': ret %d", insn, ret);
+		nvl_free(code);
+	}
 }
 
 /*
@@ -668,6 +722,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(many_labels_resolve),
 	cmocka_unit_test(clock_advances_in_the_fast_loop),
 	cmocka_unit_test(labels_are_not_register_names),
+	cmocka_unit_test(atomics_outside_their_types_are_illegal),
 };
 
 T_MAIN(tests)
