@@ -51,12 +51,16 @@ struct nvl_compute_launch {
 	uint64_t program_va;
 	/** @grid: CTAs in x (1 .. 2^31 - 1), y and z (1 .. 65535) */
 	uint32_t grid[3];
-	/** @block: threads per CTA in x, y, z (each >= 1, product <= 1024) */
+	/** @block: threads per CTA in x, y, z (each >= 1, z <= 64, product
+	 * <= 1024) */
 	uint32_t block[3];
 	/** @shared_bytes: shared memory per CTA, at most an SM's: 64 KiB
 	 * (Turing), 164 KiB (GA100), 100 KiB (GA10x, Ada), 228 KiB (Hopper) */
 	uint32_t shared_bytes;
-	/** @register_count: registers per thread (1 .. 255; 0: 255) */
+	/** @register_count: registers per thread (1 .. 255; 0: 255); the
+	 * block's warps must fit an SM's 64K registers, allocated per warp
+	 * in units of 256: 1024 threads take at most 64, 255 registers at
+	 * most 256 threads */
 	uint32_t register_count;
 	/** @cbuf0_va: GPU VA of constant buffer 0, 256-byte aligned */
 	uint64_t cbuf0_va;
@@ -94,7 +98,8 @@ NVL_API int nvl_compute_qmd_size(uint32_t cls);
  *
  * Return: 0, or -EINVAL (unknown class, a zero or too large grid or block
  * dimension, misaligned addresses, a constant buffer too small or too
- * large for the parameters, more shared memory than the chip's SM has);
+ * large for the parameters, more shared memory or registers than the
+ * chip's SM has);
  * then nothing is
  * written.
  */

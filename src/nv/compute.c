@@ -24,6 +24,9 @@
  * 164 KiB on GA100, 100 KiB on GA10x and Ada, 228 KiB on Hopper (the CUDA
  * guide's per-SM figures for compute capability 7.5, 8.0, 8.6, 8.9, 9.0)
  */
+/* 32-bit registers of one SM (the CUDA guide: 64K from 5.0 to 9.0) */
+#define NVL_COMPUTE_SM_REGS 65536u
+
 static uint32_t shared_max(uint32_t cls)
 {
 	switch (cls) {
@@ -57,7 +60,8 @@ static bool fits(struct nvl_hw_qmd_field f, uint64_t v)
 static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 		 const struct nvl_compute_launch *l)
 {
-	uint64_t threads = 1;
+	uint64_t threads = 1, warp_regs;
+	uint32_t regs;
 
 	if (!l->grid[0] || l->grid[0] > INT32_MAX)
 		return nvl_error(-EINVAL, "compute: grid width %u", l->grid[0]);
@@ -71,9 +75,12 @@ static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 					 l->block[i]);
 		threads *= l->block[i];
 	}
-	if (threads > 1024)
-		return nvl_error(-EINVAL, "compute: %llu threads per block",
-				 (unsigned long long)threads);
+	/* at most 1024 x 1024 x 64, 1024 in all (reference §3) */
+	if (threads > 1024 || l->block[2] > 64)
+		return nvl_error(-EINVAL,
+				 "compute: block %ux%ux%u (at most 1024 "
+				 "threads, 64 in z)",
+				 l->block[0], l->block[1], l->block[2]);
 	if (l->shared_bytes > shared_max(cls))
 		return nvl_error(-EINVAL,
 				 "compute: %u bytes of shared memory, class "
@@ -82,6 +89,18 @@ static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 	if (l->register_count > 255)
 		return nvl_error(-EINVAL, "compute: %u registers",
 				 l->register_count);
+	/* the SM's 64K registers, allocated per warp in units of 256
+	 * (reference §3; every chip from Turing to Hopper) */
+	regs = l->register_count ? l->register_count : 255;
+	warp_regs = (regs * 32 + 255) / 256 * 256;
+	if ((threads + 31) / 32 * warp_regs > NVL_COMPUTE_SM_REGS)
+		return nvl_error(
+			-EINVAL,
+			"compute: %llu threads of %u registers need "
+			"%llu, an SM has %u",
+			(unsigned long long)threads, regs,
+			(unsigned long long)((threads + 31) / 32 * warp_regs),
+			NVL_COMPUTE_SM_REGS);
 	if (l->program_va % 16 ||
 	    !fits((struct nvl_hw_qmd_field){0, (uint16_t)(ly->prog_lo.width +
 							  ly->prog_hi.width)},

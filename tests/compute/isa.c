@@ -339,6 +339,14 @@ static void rand_flex(uint64_t *s, struct nvl_isa_slot sl, uint8_t flags,
 	}
 }
 
+/* a scoreboard: 0-5, or 7 = none */
+static uint8_t rand_sb(uint64_t *s)
+{
+	uint8_t v = (uint8_t)rnd(s, 7);
+
+	return v == 6 ? 7 : v;
+}
+
 static void rand_insn(uint64_t *s, const struct nvl_isa_row *row,
 		      enum nvl_isa_arch arch, uint8_t form,
 		      struct nvl_isa_insn *insn)
@@ -360,8 +368,8 @@ static void rand_insn(uint64_t *s, const struct nvl_isa_row *row,
 	insn->ctrl = (struct nvl_isa_ctrl){
 		.stall = (uint8_t)rnd(s, 16),
 		.yield = (uint8_t)rnd(s, 2),
-		.wbar = (uint8_t)rnd(s, 8),
-		.rbar = (uint8_t)rnd(s, 8),
+		.wbar = rand_sb(s),
+		.rbar = rand_sb(s),
 		.wait = (uint8_t)rnd(s, 64),
 	};
 	for (unsigned i = 0; i < row->nopnd; i++) {
@@ -674,7 +682,7 @@ static const struct bad bad_inputs[] = {
 	{"IADD3 R1, R2, 0x1, c[0x0][0x0]", 1, 7, "no operand form"},
 	{"LOP3.LUT R1, -R2, R3, R4, 0xc0, !PT", 1, 14, "not allowed"},
 	{"MOV R1, R300", 1, 9, "expected a register"},
-	{"LDG.E R0, [R2+0x1000000]", 1, 1, "does not fit"},
+	{"LDG.E R0, [R2+0x1000000]", 1, 11, "operand 2: address offset"},
 	{"SHF.X.U32 R1, R2, R3, R4", 1, 5, "no modifier .X"},
 	{"IMAD R1, R2, R3,", 1, 17, "expected an operand after ','"},
 	{"FADD R1, R2, 1.5x", 1, 14, "bad float immediate"},

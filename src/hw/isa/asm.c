@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,10 @@ struct ctx {
 	const char *bol; /* beginning of the current line */
 	struct label *labels;
 	size_t nlabels, cap;
+	/* open addressing over labels[]: index + 1, 0 = empty; hcap a power
+	 * of two, at least twice nlabels */
+	uint32_t *hash;
+	size_t hcap;
 	bool failed;
 };
 
@@ -108,34 +113,93 @@ static bool span_eq(const char *a, const char *aend, const char *s)
 
 /* ---- labels ------------------------------------------------------------ */
 
+/* FNV-1a of a label name */
+static size_t label_hash(const char *s, const char *e)
+{
+	uint32_t h = 2166136261u;
+
+	for (; s < e; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* the slot of name [@s, @e) in the hash: its label's, or the empty one
+ * where it would go */
+static uint32_t *label_slot(struct ctx *c, const char *s, const char *e)
+{
+	size_t m = c->hcap - 1, i = label_hash(s, e) & m;
+
+	while (c->hash[i] && !span_eq(s, e, c->labels[c->hash[i] - 1].name))
+		i = (i + 1) & m;
+	return &c->hash[i];
+}
+
+/* a hash table of 2 * @cap slots over the labels defined so far */
+static int label_rehash(struct ctx *c, size_t cap)
+{
+	uint32_t *h = nvl_calloc(2 * cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	nvl_free(c->hash);
+	c->hash = h;
+	c->hcap = 2 * cap;
+	for (size_t i = 0; i < c->nlabels; i++) {
+		const char *n = c->labels[i].name;
+
+		*label_slot(c, n, n + strlen(n)) = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
 static struct label *find_label(struct ctx *c, const char *s, const char *e)
 {
-	for (size_t i = 0; i < c->nlabels; i++)
-		if (span_eq(s, e, c->labels[i].name))
-			return &c->labels[i];
-	return NULL;
+	uint32_t *slot;
+
+	if (!c->hcap)
+		return NULL;
+	slot = label_slot(c, s, e);
+	return *slot ? &c->labels[*slot - 1] : NULL;
 }
+
+static bool parse_regname(const char *s, const char *e, uint8_t *kind,
+			  uint8_t *reg);
+static bool parse_sr(const char *s, const char *e, uint8_t *reg);
 
 static int add_label(struct ctx *c, const char *s, const char *e, uint64_t addr)
 {
+	uint8_t kind, reg;
+
 	if ((size_t)(e - s) >= sizeof(c->labels[0].name))
 		return fail(c, s,
 			    "label name too long (at most 63 characters)");
+	/* every use of it would read as the register */
+	if (parse_regname(s, e, &kind, &reg) || parse_sr(s, e, &reg))
+		return fail(c, s,
+			    "'%.*s' is a register name, not a label "
+			    "name",
+			    (int)(e - s), s);
 	if (find_label(c, s, e))
 		return fail(c, s, "label '%.*s' defined twice", (int)(e - s),
 			    s);
 	if (c->nlabels == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct label *l = nvl_reallocarray(c->labels, cap, sizeof(*l));
+		struct label *l;
 
+		if (cap > UINT32_MAX / 2)
+			return fail(c, s, "too many labels");
+		l = nvl_reallocarray(c->labels, cap, sizeof(*l));
 		if (!l)
 			return -ENOMEM;
 		c->labels = l;
 		c->cap = cap;
+		if (label_rehash(c, cap))
+			return -ENOMEM;
 	}
 	memcpy(c->labels[c->nlabels].name, s, (size_t)(e - s));
 	c->labels[c->nlabels].name[e - s] = 0;
-	c->labels[c->nlabels++].addr = addr;
+	c->labels[c->nlabels].addr = addr;
+	*label_slot(c, s, e) = (uint32_t)++c->nlabels;
 	return 0;
 }
 
@@ -235,8 +299,12 @@ static bool parse_sr(const char *s, const char *e, uint8_t *reg)
 	return false;
 }
 
-/* integer: [-](0x hex | decimal) */
-static bool parse_int(const char *s, const char *e, int64_t *out)
+/*
+ * integer: [-](0x hex | decimal), -2^63 .. 2^63 - 1; with @addr (absolute
+ * branch targets, which wrap modulo 2^64) also 2^63 .. 2^64 - 1. A value
+ * past that range is an error, never taken modulo 2^64.
+ */
+static bool parse_num(const char *s, const char *e, int64_t *out, bool addr)
 {
 	bool neg = false;
 	uint64_t v;
@@ -257,12 +325,24 @@ static bool parse_int(const char *s, const char *e, int64_t *out)
 		v = strtoull(buf, &q, 10);
 	if (*q || errno)
 		return false;
-	/* two's complement in 64 bits: callers check their field's range */
+	if (neg ? v > 1ull << 63 : v > (uint64_t)INT64_MAX && !addr)
+		return false;
+	/* callers check their field's range */
 	*out = (int64_t)(neg ? 0 - v : v);
 	return true;
 }
 
-/* f32 immediate: raw bits as 0x..., or a decimal number */
+static bool parse_int(const char *s, const char *e, int64_t *out)
+{
+	return parse_num(s, e, out, false);
+}
+
+/*
+ * f32 immediate: raw bits as 0x... (no sign: strtof() would read "-0x1"
+ * as the hex float -1.0), or a decimal number within f32's range (one
+ * that overflows to Inf or underflows to 0 is an error; subnormals, as
+ * the printer writes them, are fine)
+ */
 static bool parse_f32(const char *s, const char *e, int64_t *out)
 {
 	char buf[64], *q;
@@ -279,8 +359,11 @@ static bool parse_f32(const char *s, const char *e, int64_t *out)
 	if (!isdigit((unsigned char)buf[buf[0] == '-']) &&
 	    buf[buf[0] == '-'] != '.')
 		return false;
+	if (buf[0] == '-' && buf[1] == '0' && (buf[2] == 'x' || buf[2] == 'X'))
+		return false;
+	errno = 0;
 	f = strtof(buf, &q);
-	if (*q)
+	if (*q || isinf(f) || (errno == ERANGE && f == 0))
 		return false;
 	memcpy(&bits, &f, 4);
 	*out = bits;
@@ -570,10 +653,15 @@ static bool match_mods(struct ctx *c, const struct nvl_isa_row *row,
 	return true;
 }
 
+/*
+ * Match @pops against @row's operands; @at[i] / @num[i]: where row operand
+ * i was written and its number in the text (0: omitted, a default), for
+ * errors the encoder finds later.
+ */
 static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 			const struct pop *pops, unsigned npops, uint64_t pc,
 			struct nvl_isa_insn *insn, struct attempt *a,
-			const char *eol)
+			const char *eol, const char **at, unsigned *num)
 {
 	unsigned j = 0;
 	uint8_t bk = 0, ck = 0;
@@ -583,6 +671,8 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 		struct nvl_isa_val *v = &insn->op[i];
 		const struct pop *o = j < npops ? &pops[j] : NULL;
 
+		at[i] = o ? o->at : eol;
+		num[i] = 0;
 		if ((d->flags & NVL_ISA_F_OPT) && (!o || !pop_fits(d, o))) {
 			for (; i < row->nopnd &&
 			       (row->opnd[i].flags & NVL_ISA_F_OPT);
@@ -593,6 +683,8 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 								  : NVL_ISA_V_P;
 				v->reg = d->def & 7;
 				v->not_ = d->def >> 3;
+				at[i] = o ? o->at : eol;
+				num[i] = 0;
 			}
 			i--;
 			continue;
@@ -608,6 +700,7 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 			return false;
 		}
 		j++;
+		num[i] = j;
 		*v = o->v;
 		if ((v->neg && !(d->flags & NVL_ISA_F_NEG)) ||
 		    (v->abs && !(d->flags & NVL_ISA_F_ABS))) {
@@ -659,7 +752,7 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 				}
 				v->imm = (int64_t)(l->addr - (pc + 16));
 			} else if (o->kind == POP_NUM &&
-				   parse_int(o->at, o->end, &v->imm)) {
+				   parse_num(o->at, o->end, &v->imm, true)) {
 				/* an absolute address, modulo 2^64 */
 				v->imm =
 					(int64_t)((uint64_t)v->imm - (pc + 16));
@@ -678,10 +771,13 @@ static bool match_opnds(struct ctx *c, const struct nvl_isa_row *row,
 							      &v->imm);
 				if (!ok) {
 					note(a, 10 + (int)i, o->at,
-					     "operand %u: bad %s immediate", j,
+					     "operand %u: bad %s", j,
 					     d->flags & NVL_ISA_F_FLOAT
-						     ? "float"
-						     : "integer");
+						     ? "float immediate (a "
+						       "decimal in f32's "
+						       "range, or its raw "
+						       "bits 0x...)"
+						     : "integer immediate");
 					return false;
 				}
 				v->kind = NVL_ISA_V_IMM;
@@ -760,17 +856,18 @@ static int parse_ctrl(struct ctx *c, const char **pp, const char *end,
 				    '0' + i);
 	}
 	p += 8;
+	/* scoreboards 0-5, '-' = none (7): the wait mask has six bits */
 	if (p[0] != ':' || p[1] != 'R' ||
-	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '6')))
+	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '5')))
 		return fail(c, p,
-			    "expected ':R' and a read scoreboard 0-6 or "
+			    "expected ':R' and a read scoreboard 0-5 or "
 			    "'-'");
 	ctl->rbar = p[2] == '-' ? 7 : (uint8_t)(p[2] - '0');
 	p += 3;
 	if (p[0] != ':' || p[1] != 'W' ||
-	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '6')))
+	    !(p[2] == '-' || (p[2] >= '0' && p[2] <= '5')))
 		return fail(c, p,
-			    "expected ':W' and a write scoreboard 0-6 "
+			    "expected ':W' and a write scoreboard 0-5 "
 			    "or '-'");
 	ctl->wbar = p[2] == '-' ? 7 : (uint8_t)(p[2] - '0');
 	p += 3;
@@ -801,8 +898,11 @@ static int assemble_line(struct ctx *c, const char *p, const char *end,
 	struct attempt best = {.depth = -1};
 	size_t nrows;
 	const struct nvl_isa_row *rows = nvl_isa_rows(&nrows);
+	const char *at[NVL_ISA_MAX_OPNDS];
+	unsigned num[NVL_ISA_MAX_OPNDS];
+	char why[160];
 	bool named = false;
-	int ret;
+	int ret, bad;
 
 	insn.ctrl = nvl_isa_ctrl_default();
 	insn.guard = NVL_ISA_PT;
@@ -904,11 +1004,19 @@ static int assemble_line(struct ctx *c, const char *p, const char *end,
 		t.row = row;
 		if (!match_mods(c, row, ps, pe, nparts, &t, &best))
 			continue;
-		if (!match_opnds(c, row, pops, npops, pc, &t, &best, oend))
+		if (!match_opnds(c, row, pops, npops, pc, &t, &best, oend, at,
+				 num))
 			continue;
-		ret = nvl_isa_encode(&t, c->arch, w);
+		/* a value its field cannot hold: at that operand */
+		ret = nvl_isa_encode_why(&t, c->arch, w, &bad, why,
+					 sizeof(why));
+		if (ret && bad >= 0 && num[bad]) {
+			note(&best, 100, at[bad], "operand %u: %s", num[bad],
+			     why);
+			continue;
+		}
 		if (ret) {
-			note(&best, 100, mn, "%s", nvl_error_msg());
+			note(&best, 100, mn, "%s", why);
 			continue;
 		}
 		return 0;
@@ -993,5 +1101,6 @@ int nvl_isa_assemble(const char *text, enum nvl_isa_arch arch, uint64_t base,
 out:
 	nvl_free(w);
 	nvl_free(c.labels);
+	nvl_free(c.hash);
 	return ret;
 }

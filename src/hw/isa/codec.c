@@ -375,8 +375,8 @@ kind:
 	return nvl_error(-EINVAL, "isa: operand of the wrong kind");
 }
 
-int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
-		   uint64_t w[2])
+static int encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
+		  uint64_t w[2], int *bad_opnd)
 {
 	const struct nvl_isa_row *row = insn->row;
 	struct nvl_isa_slot sb, sc;
@@ -416,11 +416,8 @@ int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
 		else
 			ret = enc_opnd(d, &insn->op[i], w, &reuse, 0);
 		if (ret) {
-			char why[160];
-
-			snprintf(why, sizeof(why), "%s", nvl_error_msg());
-			return nvl_error(ret, "isa: %s operand %u: %s",
-					 row->name, i + 1, why);
+			*bad_opnd = (int)i;
+			return ret;
 		}
 	}
 	for (unsigned i = 0; i < row->nmod; i++) {
@@ -453,12 +450,61 @@ int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
 	if (c->stall > 15 || c->yield > 1 || c->wbar > 7 || c->rbar > 7 ||
 	    c->wait > 63 || c->reuse > 15)
 		return nvl_error(-EINVAL, "isa: control field out of range");
+	if (c->wbar == 6 || c->rbar == 6)
+		return nvl_error(-EINVAL, "isa: no scoreboard 6 (0-5, 7 = "
+					  "none)");
 	nvl_isa_set(w, 105, 4, c->stall);
 	nvl_isa_set(w, 109, 1, c->yield);
 	nvl_isa_set(w, 110, 3, c->wbar);
 	nvl_isa_set(w, 113, 3, c->rbar);
 	nvl_isa_set(w, 116, 6, c->wait);
 	nvl_isa_set(w, 122, 4, c->reuse | reuse);
+	return 0;
+}
+
+/*
+ * The text of the last nvl_error(@err, ...) (an operand's or field's
+ * check) without its "isa: " prefix and " (strerror)" suffix, for a
+ * message that wraps it.
+ */
+static void reason(int err, char *why, size_t size)
+{
+	const char *m = nvl_error_msg(), *e = strerror(-err);
+	size_t n, k = strlen(e);
+
+	if (!strncmp(m, "isa: ", 5))
+		m += 5;
+	n = strlen(m);
+	if (n >= k + 3 && m[n - 1] == ')' && !strncmp(m + n - k - 1, e, k) &&
+	    !strncmp(m + n - k - 3, " (", 2))
+		n -= k + 3;
+	snprintf(why, size, "%.*s", (int)n, m);
+}
+
+int nvl_isa_encode_why(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
+		       uint64_t w[2], int *bad_opnd, char *why, size_t size)
+{
+	int ret;
+
+	*bad_opnd = -1;
+	ret = encode(insn, arch, w, bad_opnd);
+	if (ret)
+		reason(ret, why, size);
+	return ret;
+}
+
+int nvl_isa_encode(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
+		   uint64_t w[2])
+{
+	char why[160];
+	int bad,
+		ret = nvl_isa_encode_why(insn, arch, w, &bad, why, sizeof(why));
+
+	if (ret && bad >= 0)
+		return nvl_error(ret, "isa: %s operand %d: %s", insn->row->name,
+				 bad + 1, why);
+	if (ret)
+		return nvl_error(ret, "isa: %s", why);
 	return 0;
 }
 
@@ -640,6 +686,12 @@ int nvl_isa_decode(const uint64_t w[2], enum nvl_isa_arch arch,
 	insn.ctrl.yield = (uint8_t)take(&b, 109, 1);
 	insn.ctrl.wbar = (uint8_t)take(&b, 110, 3);
 	insn.ctrl.rbar = (uint8_t)take(&b, 113, 3);
+	/* six scoreboards (the wait mask's bits), 7 = none */
+	if (insn.ctrl.wbar == 6 || insn.ctrl.rbar == 6)
+		return nvl_error(-EINVAL,
+				 "isa: %s: no scoreboard 6 in bits %u:%u",
+				 row->name, insn.ctrl.wbar == 6 ? 112 : 115,
+				 insn.ctrl.wbar == 6 ? 110 : 113);
 	insn.ctrl.wait = (uint8_t)take(&b, 116, 6);
 	reuse = (uint8_t)nvl_isa_get(w, 122, 4);
 	insn.ctrl.reuse = reuse;

@@ -19,6 +19,14 @@ const struct nvl_isa_row *nvl_isa_lookup(uint16_t opcode,
 					 enum nvl_isa_arch arch);
 unsigned nvl_isa_mod_count(const struct nvl_isa_mdesc *m,
 			   enum nvl_isa_arch arch);
+/*
+ * nvl_isa_encode() that reports a failure without nesting messages:
+ * *@bad_opnd = the row operand whose value does not fit (or -1), @why =
+ * the reason alone (no "isa: " prefix, no errno text), for the
+ * assembler's line:column report.
+ */
+int nvl_isa_encode_why(const struct nvl_isa_insn *insn, enum nvl_isa_arch arch,
+		       uint64_t w[2], int *bad_opnd, char *why, size_t size);
 /* special register name for index @i, or NULL */
 const char *nvl_isa_sr_name(unsigned i);
 

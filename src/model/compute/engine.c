@@ -359,6 +359,20 @@ static void *cs_map(void *ctx, uint64_t va, bool write, uint64_t *base,
 	return p;
 }
 
+/*
+ * The engine is being reset or the channel disabled (a job timeout's
+ * recovery, a destroy): the grid stops as the copy engine's work does.
+ */
+static bool cs_aborted(void *ctx)
+{
+	struct cs_worker *w = ctx;
+	struct nvl_model_chan *ch = w->ch;
+
+	return atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
+	       atomic_load_explicit(&ch->m->fifo->rl[ch->runlist].reset_flag,
+				    memory_order_relaxed);
+}
+
 static void cs_worker_main(void *arg)
 {
 	struct cs_worker *w = arg;
@@ -588,7 +602,8 @@ static uint32_t cs_reason_err(enum nvl_cs_reason r)
 	}
 }
 
-/* run @l over the SM workers; 0, -EFAULT (fault reported) or an error
+/* run @l over the SM workers; 0, -EFAULT (fault reported), -ECANCELED
+ * (the engine reset or the channel disabled: cs_aborted()) or an error
  * code for CHRAM_ERR_DATA in *@err */
 static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 		       const struct nvl_cs_launch *l, uint32_t bad_at,
@@ -626,6 +641,7 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 		w[i].l.cta_next = nw > 1 ? &next : NULL;
 		w[i].l.cta_chunk = (uint32_t)chunk;
 		w[i].l.stop = &stop;
+		w[i].l.aborted = cs_aborted;
 		w[i].l.mem_ctx = &w[i];
 		w[i].stop = &stop;
 	}
@@ -634,7 +650,9 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 	for (unsigned i = 0; i < nw && !ret; i++) {
 		struct nvl_cs_fault *f = &w[i].fault;
 
-		if (!w[i].ret)
+		/* a worker stopped by another's failure (or by a reset:
+		 * below) reports nothing */
+		if (!w[i].ret || w[i].ret == -ECANCELED)
 			continue;
 		if (f->reason == NVL_CS_GLOBAL_FAULT) {
 			ret = -EFAULT;
@@ -651,6 +669,9 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 			 ch->chid, nvl_cs_reason_name(f->reason),
 			 (unsigned long long)f->pc);
 	}
+	for (unsigned i = 0; i < nw && !ret; i++)
+		if (w[i].ret == -ECANCELED)
+			ret = -ECANCELED;
 	return ret;
 }
 
@@ -763,6 +784,8 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 	if (own)
 		cs_scratch_free(g.s);
 	ch->compute.launches++;
+	if (ret == -ECANCELED)
+		return NVL_MODEL_MTHD_STOP; /* reset or disable: caller blames */
 	if (ret == -ENOMEM)
 		err = NVL_HW_COMPUTE_ERR_NO_MEMORY;
 	if (ret == -EFAULT) {

@@ -636,6 +636,13 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 		wide = type == 2 || type == 5 || type == 6;
 		size = wide ? 8 : 4;
 		op = modv(ci, 87, 0);
+		/* float atomics are ADD, MIN, MAX; shared 64-bit ones EXCH
+		 * (and CAS) (reference §2.4): the rest would run as
+		 * something else */
+		if (!cas && (((type == 3 || type == 6) && op > 2) ||
+			     (sem == NVL_SEM_ATOMS && wide && op != 8)))
+			return cs_fail(cta, w, NVL_CS_ILLEGAL_INSTRUCTION, 0,
+				       0);
 		break;
 	default:
 		type = modv(ci, 73, 4);

@@ -633,7 +633,9 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 {
 	const struct cs_insn *ci = cta->prog + w->pc;
 	uint32_t active = w->active, pc;
-	uint64_t left = cta->budget;
+	/* up to the next poll of the stop flags (run_warp) */
+	uint64_t start = cta->budget - cta->poll_at, left = start;
+	uint64_t clock0 = cta->clock;
 	struct nvl_cs_stats *st = cta->stats;
 	int ret = 0;
 
@@ -671,8 +673,10 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		case CS_FAST_BRA: {
 			uint32_t t = exec & (w->p[f->ps0] ^ f->ps0_xor);
 
-			if (t && t != active)
-				goto out; /* diverges: run_warp parks lanes */
+			/* diverges (run_warp parks lanes), or leaves the
+			 * program (run_warp reports where) */
+			if (t && (t != active || f->target < 0))
+				goto out;
 			left--;
 			st->thread_instrs += cta->cnt;
 			if (!t) {
@@ -711,10 +715,13 @@ int cs_run_fast(struct cs_cta *cta, struct cs_warp *w)
 		default: /* CS_FAST_NONE: run_warp */
 			goto out;
 		}
-		/* a plain instruction the generic executor runs */
+		/* a plain instruction the generic executor runs (S2R
+		 * SR_CLOCKLO reads the clock: counted up to this one, as
+		 * run_warp counts it) */
 		if (exec) {
 			w->pc = (uint32_t)(ci - cta->prog);
 			w->active = active;
+			cta->clock = clock0 + (start - left);
 			ret = cs_exec(cta, w, ci, exec);
 			if (ret)
 				break;
@@ -726,9 +733,9 @@ out:
 out_pc:
 	w->pc = pc;
 	w->active = active;
-	left = cta->budget - left; /* instructions run */
+	left = start - left; /* instructions run */
 	cta->budget -= left;
-	cta->clock += left;
+	cta->clock = clock0 + left;
 	st->warp_instrs += left;
 	return ret;
 }

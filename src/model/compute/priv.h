@@ -105,7 +105,8 @@ struct cs_kref {
 struct cs_insn {
 	struct cs_fast fast;
 	struct nvl_isa_insn in;
-	int32_t target; /* branch target index (BRA, BSSY), -1 if none */
+	int32_t target; /* branch target index (BRA, BSSY), -1 if none,
+			 * -2 outside the program (not one past its end) */
 	bool uniform;
 	int8_t role[16]; /* operand index of each role (exec.c), -1 none */
 	int16_t mv[128]; /* modifier value by field low bit, -1 none */
@@ -160,6 +161,7 @@ struct cs_cta {
 	struct nvl_cs_fault *fault;
 	struct nvl_cs_stats *stats;
 	uint64_t budget;
+	uint64_t poll_at; /* poll the stop flags when budget reaches it */
 	uint64_t clock;
 	uint32_t cnt; /* cs_run_fast: the active lanes' count */
 	/* the rows of the program's constant list for this launch; kbad:
@@ -249,10 +251,11 @@ void cs_predecode(struct cs_insn *ci);
  * predecode.c: run @w's converged group (no parked lanes) through
  * consecutive fast instructions (plain instructions without a handler run
  * through cs_exec() in the loop); stops before the first control
- * instruction the loop does not do, a diverging branch, the end of the
- * program or of the budget, or after an exit of every lane (active 0, pc
- * at the EXIT: run_warp reselects), with pc, budget, clock and statistics
- * updated. Return: 0, or cs_exec()'s error (pc at the failing
+ * instruction the loop does not do, a diverging branch or one that leaves
+ * the program, the end of the program or of the budget (or at
+ * cta->poll_at: run_warp polls the stop flags), or after an exit of every
+ * lane (active 0, pc at the EXIT: run_warp reselects), with pc, budget,
+ * clock and statistics updated. Return: 0, or cs_exec()'s error (pc at the failing
  * instruction, which is counted).
  */
 int cs_run_fast(struct cs_cta *cta, struct cs_warp *w);

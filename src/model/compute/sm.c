@@ -138,10 +138,48 @@ static const struct nvl_isa_val *opnd_at(const struct cs_insn *ci, unsigned lo)
 	return NULL;
 }
 
+/*
+ * Lanes @t take branch @ci to a target outside the program (before its
+ * first instruction, or past the end by more than one): the PC error is
+ * reported at the target's byte address (modulo 2^64), which an
+ * instruction index cannot hold.
+ */
+static int cs_far_branch(struct cs_cta *cta, struct cs_warp *w,
+			 const struct cs_insn *ci, uint32_t t)
+{
+	const struct nvl_isa_val *v = opnd_at(ci, 34);
+	uint64_t next =
+		cta->l->code_va + 16ull * (uint64_t)(ci - cta->prog + 1);
+	int ret = cs_fail(cta, w, NVL_CS_PC_OUT_OF_RANGE,
+			  (uint32_t)__builtin_ctz(t), 0);
+
+	cta->fault->pc = next + (uint64_t)(v ? v->imm : 0);
+	return ret;
+}
+
 /* BAR mode, bits 78:77: SYNC 0, ARV 1, RED 2, SCAN 3 */
 static unsigned bar_mode(const struct cs_insn *ci)
 {
 	return ci->mv[77] < 0 ? 0 : (unsigned)ci->mv[77];
+}
+
+/*
+ * Every NVL_CS_POLL_SLICE warp instructions: -ECANCELED when the run was
+ * asked to stop (another worker failed, the engine was reset, the
+ * channel disabled), so that a CTA that never ends does not hold the
+ * engine until its budget runs out.
+ */
+static int cs_poll(struct cs_cta *cta)
+{
+	const struct nvl_cs_launch *l = cta->l;
+
+	cta->poll_at = cta->budget > NVL_CS_POLL_SLICE
+			       ? cta->budget - NVL_CS_POLL_SLICE
+			       : 0;
+	if ((l->stop && atomic_load_explicit(l->stop, memory_order_relaxed)) ||
+	    (l->aborted && l->aborted(l->mem_ctx)))
+		return -ECANCELED;
+	return 0;
 }
 
 /* run warp @w until it finishes, waits at BAR.SYNC, or fails */
@@ -159,6 +197,11 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 			ret = reselect(cta, w);
 			if (ret)
 				return ret > 0 ? 0 : ret;
+		}
+		if (cta->budget <= cta->poll_at) {
+			ret = cs_poll(cta);
+			if (ret)
+				return ret;
 		}
 		/* a converged warp runs pre-decoded instructions in a loop */
 		if (!w->parked && !l->check_hazards && !l->generic_only) {
@@ -195,6 +238,8 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 		case NVL_SEM_BRA:
 			pv = opnd_at(ci, 87);
 			t = exec & pred(w, pv);
+			if (t && ci->target < 0)
+				return cs_far_branch(cta, w, ci, t);
 			if (t == w->active) {
 				w->pc = (uint32_t)ci->target;
 				merge(w);
@@ -655,6 +700,7 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		ci->target = -1;
 		for (unsigned k = 0; k < row->nopnd; k++) {
 			const struct nvl_isa_val *v = &ci->in.op[k];
+			int64_t t;
 
 			if (v->kind == NVL_ISA_V_UR)
 				p->uses_ur = true;
@@ -670,8 +716,12 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 						"instruction",
 						(unsigned long long)fault->pc);
 				}
-				ci->target =
-					(int32_t)((int64_t)i + 1 + v->imm / 16);
+				t = (int64_t)i + 1 + v->imm / 16;
+				/* outside the program: taking it is a PC
+				 * error at the target (cs_far_branch()) */
+				ci->target = t >= 0 && t <= l->ninsn
+						     ? (int32_t)t
+						     : -2;
 			}
 			if ((v->kind == NVL_ISA_V_R ||
 			     v->kind == NVL_ISA_V_MEM) &&
@@ -720,7 +770,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	struct nvl_cs_stats dummy_stats, st = {0};
 	struct cs_cta cta = {.l = l};
 	uint32_t nthreads;
-	uint64_t next = 0, last = 0;
+	uint64_t threads, next = 0, last = 0;
 	struct cs_prog *prog;
 	struct warp_buf *wb;
 	struct cs_prog **keep;
@@ -737,8 +787,11 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	    (unsigned)l->arch >= NVL_ISA_ARCH_COUNT)
 		return nvl_error(-EINVAL, "compute: launch without program, "
 					  "memory or architecture");
-	nthreads = l->block[0] * l->block[1] * l->block[2];
-	if (!l->block[0] || !l->block[1] || !l->block[2] || nthreads > 1024 ||
+	/* in 64 bits: three 16-bit QMD fields can wrap 32 (33025 x 65026 x
+	 * 2 is 4 modulo 2^32) */
+	threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+	nthreads = (uint32_t)threads;
+	if (!l->block[0] || !l->block[1] || !l->block[2] || threads > 1024 ||
 	    !l->grid[0] || !l->grid[1] || !l->grid[2])
 		return nvl_error(-EINVAL,
 				 "compute: bad launch shape "
@@ -786,6 +839,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	 * caller's counters may share a cache line with another worker's */
 	cta.stats = &st;
 	cta.budget = l->max_warp_instrs ? l->max_warp_instrs : 1ull << 32;
+	cs_poll(&cta); /* the first slice (the flags are looked at below) */
 	while (next_ctas(l, &next, &last)) {
 		/* the first CTA's coordinates: one division per chunk */
 		uint32_t x = (uint32_t)(next % l->grid[0]);
@@ -796,6 +850,10 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 			if (l->stop &&
 			    atomic_load_explicit(l->stop, memory_order_relaxed))
 				goto out_warps;
+			if (l->aborted && l->aborted(l->mem_ctx)) {
+				ret = -ECANCELED;
+				goto out_warps;
+			}
 			cta.ctaid[0] = x;
 			cta.ctaid[1] = y;
 			cta.ctaid[2] = z;
@@ -806,6 +864,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				wb->shape_n = cta.nwarps;
 			shaped = true;
 			ret = run_cta(&cta);
+			if (ret == -ECANCELED)
+				goto out_warps;
 			if (ret) {
 				ret = fault->reason == NVL_CS_TIMEOUT
 					      ? -ETIMEDOUT

@@ -116,7 +116,17 @@ struct nvl_cs_launch {
 	_Atomic uint64_t *cta_next;
 	uint32_t cta_chunk;
 	const _Atomic bool *stop;
+	/*
+	 * Optional: polled with @mem_ctx between CTAs and every
+	 * NVL_CS_POLL_SLICE warp instructions inside one (as *@stop is): true
+	 * stops the run with -ECANCELED, the way an engine reset or a channel
+	 * disable stops the engine (a kernel that never exits).
+	 */
+	bool (*aborted)(void *mem_ctx);
 };
+
+/* warp instructions between two polls of the stop flags */
+#define NVL_CS_POLL_SLICE (1u << 16)
 
 /** struct nvl_cs_stats - counters of a run. */
 struct nvl_cs_stats {
@@ -136,7 +146,9 @@ struct nvl_cs_stats {
  * Return: 0; -EINVAL for a bad launch (block > 1024 threads, empty grid,
  * undecodable program: fault->reason says which instruction); -EFAULT when
  * execution hit an error (fault filled); -ETIMEDOUT when the instruction
- * budget ran out; -ENOMEM.
+ * budget ran out; -ECANCELED when *@l->stop or @l->aborted() stopped it
+ * inside a CTA, or @l->aborted() between two (*@l->stop between two CTAs
+ * returns 0: whoever set it reports why); -ENOMEM.
  */
 int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 	       struct nvl_cs_stats *stats);
