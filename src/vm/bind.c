@@ -805,17 +805,15 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 }
 
 /*
- * Pinning instead of references: the client's read section (or its lock)
- * pins @vm and @op->obj (closing their handles waits for the section to
+ * Pinning instead of references: the client's read section pins @vm and
+ * @op->obj (closing their handles waits for the section to
  * end before it drops the handles' references), the VM lock is taken with
- * a trylock inside it (a section never waits, and neither does the holder
- * of the client's lock), and the pin goes once the transaction is built:
+ * a trylock inside it (a section never waits), and the section ends once the transaction is built:
  * from then on the new mapping's vm_bo holds the BO, and the VM lock holds
  * the VM, whose last put waits for that lock before it tears anything down
  * (nvl_vm_put()). Nothing here waits.
  */
-int nvl_vm_bind_one_pinned(struct nvl_client *client, bool locked,
-			   struct nvl_vm *vm, const struct nvl_vm_kop *op)
+int nvl_vm_bind_one_pinned(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
 	struct nvl_gpuvm_txn txn;
@@ -824,7 +822,7 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, bool locked,
 	ret = one_needs_waits(op);
 	if (ret) {
 		if (ret != NVL_VM_BIND_GENERAL)
-			nvl_vm_unpin(client, locked);
+			nvl_client_read_end();
 		return ret;
 	}
 	if (!nvl_flock_trylock(&g->lock))
@@ -836,7 +834,7 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, bool locked,
 	one_own(vm);
 	/* an abort drops what prepare took while the BO is still pinned */
 	ret = one_build(g, op, &txn);
-	nvl_vm_unpin(client, locked);
+	nvl_client_read_end();
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);

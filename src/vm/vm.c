@@ -771,8 +771,7 @@ static int bind_plain1(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
  * closing a VM or BO handle waits for it to end) pins them, and
  * nvl_vm_bind_one_pinned() hands the VM over to its VM lock (issue 19:
  * the two locked instructions of the client's lock a bind; before them,
- * those of two references). A thread that can have no read section (its
- * registration failed) pins them with the client's lock instead. The same
+ * those of two references). The caller has entered the section. The same
  * checks in the same order, with the same messages, as bind_plain1();
  * when that call cannot go the short way (another thread holds the VM
  * lock, a bind is pending, the BO has KERNEL fences, a PREFETCH) the
@@ -785,15 +784,12 @@ static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 	struct nvl_gem_object *obj = NULL;
 	struct nvl_vm_kop k;
 	struct nvl_vm *vm;
-	bool has_bo, locked;
+	bool has_bo;
 	int ret;
 
-	locked = !nvl_client_read_begin();
-	if (unlikely(locked))
-		nvl_client_lock(client);
 	vm = nvl_client_find_rcu(client, NVL_HANDLE_VM, vmh);
 	if (!vm) {
-		nvl_vm_unpin(client, locked);
+		nvl_client_read_end();
 		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
 	}
 	has_bo = kop_of(&k, op);
@@ -801,16 +797,16 @@ static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 		obj = nvl_client_find_rcu(client, NVL_HANDLE_BO, op->handle);
 	ret = check_one(vm, op, &k, has_bo, obj);
 	if (ret) {
-		nvl_vm_unpin(client, locked);
+		nvl_client_read_end();
 		return ret;
 	}
-	ret = nvl_vm_bind_one_pinned(client, locked, vm, &k);
+	ret = nvl_vm_bind_one_pinned(vm, &k);
 	if (ret != NVL_VM_BIND_GENERAL)
 		return ret;
 	nvl_vm_get(vm);
 	if (obj)
 		nvl_gem_get(obj);
-	nvl_vm_unpin(client, locked);
+	nvl_client_read_end();
 	ret = nvl_vm_bind_checked(vm, NULL, &k, 1, NULL, 0, 0, NULL);
 	nvl_gem_put(obj);
 	nvl_vm_put(vm);
@@ -929,7 +925,9 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
 	 * so going straight to the one-op path reports the same errors.
 	 */
 	if (likely(client && ops && n_ops == 1 && !n_waits && !n_signals &&
-		   !queue && !flags))
+		   !queue && !flags) &&
+	    /* false: this thread can have no section (rare), bind_plain1() */
+	    likely(nvl_client_read_begin()))
 		return oom_msg(bind_pinned1(client, vmh, ops), "bind");
 	return bind_general(client, vmh, queue, ops, n_ops, waits, n_waits,
 			    signals, n_signals, flags);

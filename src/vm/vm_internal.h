@@ -111,33 +111,17 @@ static inline bool nvl_vm_kop_common(const struct nvl_vm *vm,
 /* nvl_vm_bind_one_pinned()'s answer when the general path must bind */
 #define NVL_VM_BIND_GENERAL 1
 
-struct nvl_client;
-
 /**
  * nvl_vm_bind_one_pinned() - a one-op synchronous bind on the default
  * queue, with nothing to wait for or signal, of a VM and BO pinned only by
- * a read section of their client (no references; base/client.h), or by
- * its lock when the thread could have no section (bind.c).
- * @client: the client
- * @locked: true: pinned by nvl_client_lock(); false: by
- *	nvl_client_read_begin()
- * @vm: found inside that section or lock
+ * a read section of their client (no references; base/client.h, bind.c).
+ * @vm: found inside the caller's read section (nvl_client_read_begin())
  * @op: the op, checked (nvl_vm_validate_kop()), its BO found there too
  *
- * Return: 0 or an error (with a message), the pin released; or
- * NVL_VM_BIND_GENERAL, nothing done and the pin still held: the caller
+ * Return: 0 or an error (with a message), the section ended; or
+ * NVL_VM_BIND_GENERAL, nothing done and the section still open: the caller
  * takes references and the general path.
  */
-int nvl_vm_bind_one_pinned(struct nvl_client *client, bool locked,
-			   struct nvl_vm *vm, const struct nvl_vm_kop *op);
-
-/* release what pins a one-op bind's VM and BO (nvl_vm_bind_one_pinned()) */
-static inline void nvl_vm_unpin(struct nvl_client *client, bool locked)
-{
-	if (locked)
-		nvl_client_unlock(client);
-	else
-		nvl_client_read_end();
-}
+int nvl_vm_bind_one_pinned(struct nvl_vm *vm, const struct nvl_vm_kop *op);
 
 #endif /* NVL_VM_VM_INTERNAL_H */
