@@ -800,7 +800,8 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
-	nvl_flock_unlock(&g->lock);
+	/* no locked instruction: it waited for the commit's stores to drain */
+	nvl_flock_unlock_asym(&g->lock);
 	return ret;
 }
 
@@ -838,8 +839,12 @@ int nvl_vm_bind_one_pinned(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
-	/* the last thing this call does with the VM */
-	nvl_flock_unlock(&g->lock);
+	/*
+	 * The last thing this call does with the VM (the release reads only
+	 * a global bucket after its store); no locked instruction: it waited
+	 * for the commit's cache-missing page-table stores to drain.
+	 */
+	nvl_flock_unlock_asym(&g->lock);
 	return ret;
 }
 
