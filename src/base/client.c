@@ -49,7 +49,8 @@ static bool kind_rcu(enum nvl_handle_kind kind)
 	return kind == NVL_HANDLE_VM || kind == NVL_HANDLE_BO;
 }
 
-_Thread_local struct nvl_client_reader nvl_client_reader_self;
+_Thread_local struct nvl_client_reader nvl_client_reader_self
+	__attribute__((tls_model("initial-exec")));
 bool nvl_client_read_asym;
 
 static pthread_once_t readers_once = PTHREAD_ONCE_INIT;
@@ -64,7 +65,8 @@ static void reader_exit(void *arg)
 
 	pthread_mutex_lock(&readers_lock);
 	nvl_list_del(&r->node);
-	r->registered = false;
+	/* unregistered: a later section in this thread registers again */
+	atomic_store_explicit(&r->seq, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&readers_lock);
 }
 
@@ -86,7 +88,7 @@ bool nvl_client_reader_register(void)
 		return false;
 	pthread_mutex_lock(&readers_lock);
 	nvl_list_add_tail(&r->node, &readers);
-	r->registered = true;
+	atomic_store_explicit(&r->seq, 2, memory_order_relaxed);
 	pthread_mutex_unlock(&readers_lock);
 	/* the destructor runs only for a non-NULL value */
 	if (pthread_setspecific(reader_key, r)) {

@@ -181,15 +181,18 @@ static inline void nvl_client_unlock(struct nvl_client *c)
 
 /** struct nvl_client_reader - a thread's reader record (base/client.c). */
 struct nvl_client_reader {
-	/** @seq: odd inside a read section; written by its thread only */
+	/**
+	 * @seq: 0 until registered, then even, odd inside a read section;
+	 * written by its thread only
+	 */
 	_Atomic uint64_t seq;
 	/** @node: on the list of registered readers */
 	struct nvl_list node;
-	/** @registered: on the list (its thread's own flag) */
-	bool registered;
 };
 
-extern _Thread_local struct nvl_client_reader nvl_client_reader_self;
+/* initial-exec: no __tls_get_addr() call in the shared library */
+extern _Thread_local struct nvl_client_reader nvl_client_reader_self
+	__attribute__((tls_model("initial-exec")));
 /* the remover's side is a process-wide barrier (membarrier) */
 extern bool nvl_client_read_asym;
 
@@ -210,11 +213,13 @@ bool nvl_client_reader_register(void);
 static inline bool nvl_client_read_begin(void)
 {
 	struct nvl_client_reader *r = &nvl_client_reader_self;
-	uint64_t s;
+	uint64_t s = atomic_load_explicit(&r->seq, memory_order_relaxed);
 
-	if (unlikely(!r->registered) && !nvl_client_reader_register())
-		return false;
-	s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+	if (unlikely(!s)) {
+		if (!nvl_client_reader_register())
+			return false;
+		s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+	}
 	(void)NVL_NEVER(s & 1);
 	if (NVL_CLIENT_READ_ASYM && likely(nvl_client_read_asym)) {
 		atomic_store_explicit(&r->seq, s + 1, memory_order_relaxed);
