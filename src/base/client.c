@@ -12,9 +12,29 @@
  * (nvl_client_lock()): what it found there with nvl_client_find_locked()
  * stays alive without a reference until it lets go (the bind path's
  * one-op call, which hands its VM over to the VM lock before that).
+ *
+ * Read sections (client.h) pin VMs and BOs without the lock: the VM and BO
+ * tables are rcu idrs (base/idr.h), and closing such a handle waits for a
+ * grace period before it drops the handle's reference, so whatever a
+ * section found is alive until it ends. A grace period: the remover took
+ * the handle out of the table (a sequentially consistent store); then,
+ * where membarrier(2) can make every running thread of the process execute
+ * a full barrier, it does so (the readers' entries are plain stores), and
+ * it reads every registered reader's sequence number and waits for each
+ * odd one to change. Either a reader's announcement is seen (and waited
+ * for) or that reader's lookup sees the handle gone: the store-then-load
+ * handshake of both sides. Readers register once per thread on a global
+ * list (a pthread key's destructor takes them off when the thread ends);
+ * sections are short and never wait, so neither does a grace period for
+ * long. Freed with a grace period too: the slot arrays a table outgrew.
  */
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "client.h"
@@ -22,6 +42,85 @@
 
 static const struct nvl_handle_ops *kind_ops[NVL_HANDLE_KIND_COUNT];
 static atomic_uint_fast64_t next_client_id = 1;
+
+/* the kinds read in read sections (nvl_client_find_rcu()) */
+static bool kind_rcu(enum nvl_handle_kind kind)
+{
+	return kind == NVL_HANDLE_VM || kind == NVL_HANDLE_BO;
+}
+
+_Thread_local struct nvl_client_reader nvl_client_reader_self
+	__attribute__((tls_model("initial-exec")));
+bool nvl_client_read_asym;
+
+static pthread_once_t readers_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t readers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nvl_list readers = {&readers, &readers};
+static pthread_key_t reader_key;
+static bool reader_key_ok;
+
+static void reader_exit(void *arg)
+{
+	struct nvl_client_reader *r = arg;
+
+	pthread_mutex_lock(&readers_lock);
+	nvl_list_del(&r->node);
+	/* unregistered: a later section in this thread registers again */
+	atomic_store_explicit(&r->seq, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&readers_lock);
+}
+
+static void readers_init(void)
+{
+	reader_key_ok = !pthread_key_create(&reader_key, reader_exit);
+	if (NVL_CLIENT_READ_ASYM &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+		     0, 0))
+		__atomic_store_n(&nvl_client_read_asym, true, __ATOMIC_RELAXED);
+}
+
+bool nvl_client_reader_register(void)
+{
+	struct nvl_client_reader *r = &nvl_client_reader_self;
+
+	pthread_once(&readers_once, readers_init);
+	if (!reader_key_ok)
+		return false;
+	pthread_mutex_lock(&readers_lock);
+	nvl_list_add_tail(&r->node, &readers);
+	atomic_store_explicit(&r->seq, 2, memory_order_relaxed);
+	pthread_mutex_unlock(&readers_lock);
+	/* the destructor runs only for a non-NULL value */
+	if (pthread_setspecific(reader_key, r)) {
+		reader_exit(r);
+		return false;
+	}
+	return true;
+}
+
+void nvl_client_synchronize(void)
+{
+	struct nvl_client_reader *r;
+
+	/* decides nvl_client_read_asym before any reader can use it */
+	pthread_once(&readers_once, readers_init);
+	if (nvl_client_read_asym &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		nvl_warn(NVL_CAT_CORE, "client: membarrier failed");
+	pthread_mutex_lock(&readers_lock);
+	nvl_list_for_each_entry (r, &readers, node) {
+		uint64_t s =
+			atomic_load_explicit(&r->seq, memory_order_seq_cst);
+
+		if (!(s & 1))
+			continue;
+		if (NVL_NEVER(r == &nvl_client_reader_self))
+			continue; /* inside a section itself: a caller's bug */
+		while (atomic_load_explicit(&r->seq, memory_order_acquire) == s)
+			sched_yield();
+	}
+	pthread_mutex_unlock(&readers_lock);
+}
 
 void nvl_handle_kind_register(enum nvl_handle_kind kind,
 			      const struct nvl_handle_ops *ops)
@@ -42,8 +141,12 @@ int nvl_client_alloc(struct nvl_client_dev *dev, struct nvl_client **client_out)
 	nvl_list_init(&c->dev_node);
 	nvl_list_init(&c->maps);
 	nvl_flock_init(&c->lock);
-	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++)
-		nvl_idr_init(&c->tables[k]);
+	for (int k = 0; k < NVL_HANDLE_KIND_COUNT; k++) {
+		if (kind_rcu((enum nvl_handle_kind)k))
+			nvl_idr_init_rcu(&c->tables[k]);
+		else
+			nvl_idr_init(&c->tables[k]);
+	}
 	*client_out = c;
 	return 0;
 }
@@ -133,11 +236,19 @@ void nvl_client_handle_get2(struct nvl_client *c, enum nvl_handle_kind kind1,
 int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,
 			     uint32_t handle)
 {
+	void **retired = NULL;
 	void *obj;
 
 	nvl_client_lock(c);
 	obj = nvl_idr_remove(&c->tables[kind], handle);
+	if (obj && kind_rcu(kind))
+		retired = nvl_idr_take_retired(&c->tables[kind]);
 	nvl_client_unlock(c);
+	if (obj && kind_rcu(kind)) {
+		/* a read section that found it before it left ends first */
+		nvl_client_synchronize();
+		nvl_idr_free_retired(retired);
+	}
 	if (!obj) {
 		static const char *const names[NVL_HANDLE_KIND_COUNT] = {
 			"BO", "syncobj", "VM", "bind queue", "channel"};

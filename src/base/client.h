@@ -164,6 +164,105 @@ static inline void nvl_client_unlock(struct nvl_client *c)
 	nvl_flock_unlock(&c->lock);
 }
 
+/*
+ * Read sections (issue 19): handle lookups without the client's lock. A
+ * thread announces a section in its own reader record (a sequence number,
+ * odd inside), then reads VM and BO handles with nvl_client_find_rcu():
+ * what it finds stays alive until nvl_client_read_end(), because closing a
+ * VM or BO handle waits, between taking the handle out of the table and
+ * dropping the handle's reference, until every section that began before
+ * has ended (a grace period: nvl_client_handle_remove()). So a section
+ * pins what it found exactly as nvl_client_lock() does, without a locked
+ * instruction: entering and leaving are plain stores where the process can
+ * make the remover's side a barrier on every thread (membarrier), else the
+ * entry is one sequentially consistent store. A section never waits for
+ * anything and never closes a handle; it does not nest.
+ */
+
+/** struct nvl_client_reader - a thread's reader record (base/client.c). */
+struct nvl_client_reader {
+	/**
+	 * @seq: 0 until registered, then even, odd inside a read section;
+	 * written by its thread only
+	 */
+	_Atomic uint64_t seq;
+	/** @node: on the list of registered readers */
+	struct nvl_list node;
+};
+
+/* initial-exec: no __tls_get_addr() call in the shared library */
+extern _Thread_local struct nvl_client_reader nvl_client_reader_self
+	__attribute__((tls_model("initial-exec")));
+/* the remover's side is a process-wide barrier (membarrier) */
+extern bool nvl_client_read_asym;
+
+/* register the calling thread's record; Return: false if it cannot be */
+bool nvl_client_reader_register(void);
+
+#if defined(__SANITIZE_THREAD__)
+#define NVL_CLIENT_READ_ASYM 0 /* TSan sees no barrier a syscall makes */
+#else
+#define NVL_CLIENT_READ_ASYM 1
+#endif
+
+/**
+ * nvl_client_read_begin() - enter a read section (see above).
+ * Return: false when this thread cannot have one (its registration
+ * failed): the caller takes nvl_client_lock() instead.
+ */
+static inline bool nvl_client_read_begin(void)
+{
+	struct nvl_client_reader *r = &nvl_client_reader_self;
+	uint64_t s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+
+	if (unlikely(!s)) {
+		if (!nvl_client_reader_register())
+			return false;
+		s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+	}
+	(void)NVL_NEVER(s & 1);
+	if (NVL_CLIENT_READ_ASYM && likely(nvl_client_read_asym)) {
+		atomic_store_explicit(&r->seq, s + 1, memory_order_relaxed);
+		/* the remover's membarrier orders this store before its scan */
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_store_explicit(&r->seq, s + 1, memory_order_seq_cst);
+	}
+	return true;
+}
+
+/** nvl_client_read_end() - leave the read section. */
+static inline void nvl_client_read_end(void)
+{
+	struct nvl_client_reader *r = &nvl_client_reader_self;
+	uint64_t s = atomic_load_explicit(&r->seq, memory_order_relaxed);
+
+	(void)NVL_NEVER(!(s & 1));
+	/* release: every read of the section comes before the remover's put */
+	atomic_store_explicit(&r->seq, s + 1, memory_order_release);
+}
+
+/**
+ * nvl_client_find_rcu() - the VM or BO behind @handle, without a reference
+ * and without the client's lock, inside nvl_client_read_begin() and
+ * nvl_client_read_end(); it stays alive until the section ends (its
+ * handle's reference is dropped only after that). @kind: NVL_HANDLE_VM or
+ * NVL_HANDLE_BO.
+ * Return: the object, or NULL.
+ */
+static inline void *nvl_client_find_rcu(struct nvl_client *c,
+					enum nvl_handle_kind kind,
+					uint32_t handle)
+{
+	return nvl_idr_find_rcu(&c->tables[kind], handle);
+}
+
+/**
+ * nvl_client_synchronize() - wait until every read section that began
+ * before this call has ended (a grace period). Never call it inside one.
+ */
+void nvl_client_synchronize(void);
+
 /**
  * nvl_client_find_locked() - the object behind @handle, without a
  * reference (the caller holds nvl_client_lock()).
@@ -177,7 +276,10 @@ static inline void *nvl_client_find_locked(struct nvl_client *c,
 }
 
 /**
- * nvl_client_handle_remove() - close @handle, dropping its reference.
+ * nvl_client_handle_remove() - close @handle, dropping its reference. For
+ * the kinds read in read sections (VM, BO) the reference is dropped after
+ * a grace period (nvl_client_synchronize()): a section that found the
+ * object before it left the table still holds it.
  * Return: 0, or -ENOENT for an unknown handle.
  */
 int nvl_client_handle_remove(struct nvl_client *c, enum nvl_handle_kind kind,

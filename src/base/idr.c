@@ -6,6 +6,12 @@
  * high-water mark, so the lowest free id is reused first (as the kernel's
  * idr_alloc(.., 1, 0) does) in O(log n) and lookup is one bounds check and
  * one load.
+ *
+ * An rcu idr (nvl_idr_init_rcu()) is also read without the owner's lock:
+ * its ids, top and slot pointer are stored atomically, and growing it
+ * publishes a new slot array (with one word before it that chains it once
+ * it is retired) and keeps the old one on @retired: a reader may still be
+ * reading it. The owner frees them after a grace period (base/client.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -20,11 +26,60 @@ void nvl_idr_init(struct nvl_idr *idr)
 	memset(idr, 0, sizeof(*idr));
 }
 
+void nvl_idr_init_rcu(struct nvl_idr *idr)
+{
+	memset(idr, 0, sizeof(*idr));
+	idr->rcu = true;
+}
+
+void nvl_idr_free_retired(void **chain)
+{
+	while (chain) {
+		void **next = chain[0];
+
+		nvl_free(chain);
+		chain = next;
+	}
+}
+
 void nvl_idr_fini(struct nvl_idr *idr)
 {
-	nvl_free(idr->slots);
+	if (idr->rcu) {
+		nvl_idr_free_retired(idr->retired);
+		if (idr->slots)
+			nvl_free(idr->slots - 1);
+	} else {
+		nvl_free(idr->slots);
+	}
 	nvl_free(idr->free);
 	memset(idr, 0, sizeof(*idr));
+}
+
+/*
+ * An rcu idr's growth: the free-id heap first (a larger one is harmless if
+ * the slots fail), then a new slot array with the live entries, published
+ * whole; the old one is retired, never freed under a reader.
+ */
+static int grow_rcu(struct nvl_idr *idr, uint32_t cap)
+{
+	uint32_t *free_ids;
+	void **base;
+
+	free_ids = nvl_reallocarray(idr->free, cap, sizeof(*free_ids));
+	if (!free_ids)
+		return -ENOMEM;
+	idr->free = free_ids;
+	base = nvl_calloc((size_t)cap + 1, sizeof(*base));
+	if (!base)
+		return -ENOMEM;
+	if (idr->slots) {
+		memcpy(base + 1, idr->slots, (size_t)idr->top * sizeof(*base));
+		idr->slots[-1] = idr->retired;
+		idr->retired = idr->slots - 1;
+	}
+	__atomic_store_n(&idr->slots, base + 1, __ATOMIC_RELEASE);
+	idr->cap = cap;
+	return 0;
 }
 
 static int grow(struct nvl_idr *idr, uint32_t need)
@@ -38,6 +93,8 @@ static int grow(struct nvl_idr *idr, uint32_t need)
 	cap = idr->cap ? idr->cap : 16;
 	while (cap < need)
 		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+	if (idr->rcu)
+		return grow_rcu(idr, cap);
 	slots = nvl_reallocarray(idr->slots, cap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -119,9 +176,11 @@ int nvl_idr_alloc(struct nvl_idr *idr, void *ptr, uint32_t *id_out)
 		ret = grow(idr, idr->top + 1);
 		if (ret)
 			return ret;
-		id = ++idr->top;
+		id = idr->top + 1;
+		/* the slot is in the published array before top covers it */
+		__atomic_store_n(&idr->top, id, __ATOMIC_SEQ_CST);
 	}
-	idr->slots[id - 1] = ptr;
+	__atomic_store_n(&idr->slots[id - 1], ptr, __ATOMIC_SEQ_CST);
 	idr->count++;
 	*id_out = id;
 	return 0;
@@ -133,10 +192,11 @@ void *nvl_idr_remove(struct nvl_idr *idr, uint32_t id)
 
 	if (!ptr)
 		return NULL;
-	idr->slots[id - 1] = NULL;
+	/* seq_cst: the remover's half of the handshake (nvl_idr_find_rcu) */
+	__atomic_store_n(&idr->slots[id - 1], NULL, __ATOMIC_SEQ_CST);
 	idr->count--;
 	if (id == idr->top) {
-		idr->top--;
+		__atomic_store_n(&idr->top, id - 1, __ATOMIC_SEQ_CST);
 		/* The heap may hold ids above the new top; they stay valid
 		 * free ids below cap, so nothing to fix. */
 	} else {

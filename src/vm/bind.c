@@ -800,21 +800,21 @@ static int bind_one(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
-	nvl_flock_unlock(&g->lock);
+	/* no locked instruction: it waited for the commit's stores to drain */
+	nvl_flock_unlock_asym(&g->lock);
 	return ret;
 }
 
 /*
- * Lock coupling instead of references: the client's lock pins @vm and
- * @op->obj (their handles hold them), the VM lock is taken with a trylock
- * under it (never waiting while holding the client's lock, so no lock
- * order between the two arises), and the client's lock goes once the
- * transaction is built: from then on the new mapping's vm_bo holds the BO,
- * and the VM lock holds the VM, whose last put waits for that lock before
- * it tears anything down (nvl_vm_put()). Nothing here waits.
+ * Pinning instead of references: the client's read section pins @vm and
+ * @op->obj (closing their handles waits for the section to
+ * end before it drops the handles' references), the VM lock is taken with
+ * a trylock inside it (a section never waits), and the section ends once the transaction is built:
+ * from then on the new mapping's vm_bo holds the BO, and the VM lock holds
+ * the VM, whose last put waits for that lock before it tears anything down
+ * (nvl_vm_put()). Nothing here waits.
  */
-int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
-			   const struct nvl_vm_kop *op)
+int nvl_vm_bind_one_pinned(struct nvl_vm *vm, const struct nvl_vm_kop *op)
 {
 	struct nvl_gpuvm *g = vm->gpuvm;
 	struct nvl_gpuvm_txn txn;
@@ -823,7 +823,7 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
 	ret = one_needs_waits(op);
 	if (ret) {
 		if (ret != NVL_VM_BIND_GENERAL)
-			nvl_client_unlock(client);
+			nvl_client_read_end();
 		return ret;
 	}
 	if (!nvl_flock_trylock(&g->lock))
@@ -835,12 +835,16 @@ int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
 	one_own(vm);
 	/* an abort drops what prepare took while the BO is still pinned */
 	ret = one_build(g, op, &txn);
-	nvl_client_unlock(client);
+	nvl_client_read_end();
 	if (!ret)
 		ret = one_commit(vm, &txn);
 	one_disown(vm);
-	/* the last thing this call does with the VM */
-	nvl_flock_unlock(&g->lock);
+	/*
+	 * The last thing this call does with the VM (the release reads only
+	 * a global bucket after its store); no locked instruction: it waited
+	 * for the commit's cache-missing page-table stores to drain.
+	 */
+	nvl_flock_unlock_asym(&g->lock);
 	return ret;
 }
 

@@ -89,6 +89,8 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 		return -ENOMEM;
 	nvl_kref_init(&vm->ref);
 	nvl_flock_init(&vm->lock);
+	/* the one-op bind releases it without a locked instruction */
+	nvl_flock_asym_enable(&vm->lock);
 	vm->start = args->start;
 	vm->end = args->end;
 	vm->kstart = args->kernel_range ? args->kernel_start : 0;
@@ -163,6 +165,7 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		vm->cache.slabs = s->next;
 		nvl_free(s);
 	}
+	nvl_flock_asym_disable(&vm->lock);
 	nvl_free(vm);
 }
 

@@ -282,9 +282,10 @@ void nvl_vm_put(struct nvl_vm *vm)
 	if (!vm || !nvl_kref_put(&vm->ref))
 		return;
 	/*
-	 * A one-op bind pins the VM by its client's lock and then by its VM
-	 * lock, without a reference (bind_pinned1()): it may still hold the
-	 * VM lock after the handle's reference went. Nothing is torn down
+	 * A one-op bind pins the VM by its client's read section (or lock)
+	 * and then by its VM lock, without a reference (bind_pinned1()): it
+	 * may still hold the VM lock after the handle's reference went (the
+	 * handle's put waited only for the section). Nothing is torn down
 	 * before it let go; no later bind can find the VM.
 	 */
 	nvl_flock_lock(&vm->gpuvm->lock);
@@ -765,15 +766,17 @@ static int bind_plain1(struct nvl_vm *vm, const struct nvl_vm_bind_op *op,
 
 /*
  * The one-op synchronous call without syncobjs on the default queue (a
- * tile, a buffer), with no reference taken or dropped on its VM or BO:
- * their handles hold them while the client's lock is held, and
+ * tile, a buffer), with no reference taken or dropped on its VM or BO and
+ * without the client's lock: a read section of the client (base/client.h:
+ * closing a VM or BO handle waits for it to end) pins them, and
  * nvl_vm_bind_one_pinned() hands the VM over to its VM lock (issue 19:
- * the four locked instructions of two references, six per bind+unbind
- * pair). The same checks in the same order, with the same messages, as
- * bind_plain1(); when that call cannot go the short way (another thread
- * holds the VM lock, a bind is pending, the BO has KERNEL fences, a
- * PREFETCH) the references are taken under the lock after all and the
- * general path binds.
+ * the two locked instructions of the client's lock a bind; before them,
+ * those of two references). The caller has entered the section. The same
+ * checks in the same order, with the same messages, as bind_plain1();
+ * when that call cannot go the short way (another thread holds the VM
+ * lock, a bind is pending, the BO has KERNEL fences, a PREFETCH) the
+ * references are taken inside the section after all (the handles still
+ * hold theirs) and the general path binds.
  */
 static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 			const struct nvl_vm_bind_op *op)
@@ -784,27 +787,26 @@ static int bind_pinned1(struct nvl_client *client, uint32_t vmh,
 	bool has_bo;
 	int ret;
 
-	nvl_client_lock(client);
-	vm = nvl_client_find_locked(client, NVL_HANDLE_VM, vmh);
+	vm = nvl_client_find_rcu(client, NVL_HANDLE_VM, vmh);
 	if (!vm) {
-		nvl_client_unlock(client);
+		nvl_client_read_end();
 		return nvl_error(-ENOENT, "vm: bind: no VM %u", vmh);
 	}
 	has_bo = kop_of(&k, op);
 	if (has_bo)
-		obj = nvl_client_find_locked(client, NVL_HANDLE_BO, op->handle);
+		obj = nvl_client_find_rcu(client, NVL_HANDLE_BO, op->handle);
 	ret = check_one(vm, op, &k, has_bo, obj);
 	if (ret) {
-		nvl_client_unlock(client);
+		nvl_client_read_end();
 		return ret;
 	}
-	ret = nvl_vm_bind_one_pinned(client, vm, &k);
+	ret = nvl_vm_bind_one_pinned(vm, &k);
 	if (ret != NVL_VM_BIND_GENERAL)
 		return ret;
 	nvl_vm_get(vm);
 	if (obj)
 		nvl_gem_get(obj);
-	nvl_client_unlock(client);
+	nvl_client_read_end();
 	ret = nvl_vm_bind_checked(vm, NULL, &k, 1, NULL, 0, 0, NULL);
 	nvl_gem_put(obj);
 	nvl_vm_put(vm);
@@ -923,7 +925,9 @@ NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vmh, uint32_t queue,
 	 * so going straight to the one-op path reports the same errors.
 	 */
 	if (likely(client && ops && n_ops == 1 && !n_waits && !n_signals &&
-		   !queue && !flags))
+		   !queue && !flags) &&
+	    /* false: this thread can have no section (rare), bind_plain1() */
+	    likely(nvl_client_read_begin()))
 		return oom_msg(bind_pinned1(client, vmh, ops), "bind");
 	return bind_general(client, vmh, queue, ops, n_ops, waits, n_waits,
 			    signals, n_signals, flags);

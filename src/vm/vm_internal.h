@@ -5,6 +5,7 @@
 #ifndef NVL_VM_VM_INTERNAL_H
 #define NVL_VM_VM_INTERNAL_H
 
+#include "base/client.h"
 #include "sched/sched.h"
 #include "sync/fence.h"
 #include "vm/sm.h"
@@ -110,21 +111,17 @@ static inline bool nvl_vm_kop_common(const struct nvl_vm *vm,
 /* nvl_vm_bind_one_pinned()'s answer when the general path must bind */
 #define NVL_VM_BIND_GENERAL 1
 
-struct nvl_client;
-
 /**
  * nvl_vm_bind_one_pinned() - a one-op synchronous bind on the default
  * queue, with nothing to wait for or signal, of a VM and BO pinned only by
- * their client's lock (no references; bind.c).
- * @client: the client, its lock held (nvl_client_lock())
- * @vm: found under that lock
- * @op: the op, checked (nvl_vm_validate_kop()), its BO found under it
+ * a read section of their client (no references; base/client.h, bind.c).
+ * @vm: found inside the caller's read section (nvl_client_read_begin())
+ * @op: the op, checked (nvl_vm_validate_kop()), its BO found there too
  *
- * Return: 0 or an error (with a message), the client's lock released; or
- * NVL_VM_BIND_GENERAL, nothing done and the lock still held: the caller
+ * Return: 0 or an error (with a message), the section ended; or
+ * NVL_VM_BIND_GENERAL, nothing done and the section still open: the caller
  * takes references and the general path.
  */
-int nvl_vm_bind_one_pinned(struct nvl_client *client, struct nvl_vm *vm,
-			   const struct nvl_vm_kop *op);
+int nvl_vm_bind_one_pinned(struct nvl_vm *vm, const struct nvl_vm_kop *op);
 
 #endif /* NVL_VM_VM_INTERNAL_H */

@@ -1889,6 +1889,98 @@ static void closing_handles_under_one_op_binds(void **state_)
 	assert_int_equal(nvl_checker_violations(), 0);
 }
 
+struct reuse_worker {
+	struct nvl_client *c;
+	uint32_t vm, bo;
+	uint64_t base;
+	atomic_int *stop, *binds;
+	int bad;
+};
+
+/* one-op binds by handle number, whatever VM and BO it names now */
+static void *reuse_fn(void *arg)
+{
+	struct reuse_worker *w = arg;
+	uint64_t rng = w->base;
+
+	while (!atomic_load(w->stop)) {
+		uint64_t va = w->base + (t_rand(&rng) % 64) * 65536;
+		struct nvl_vm_bind_op op =
+			map_op(w->bo, va, 65536, (t_rand(&rng) % 32) * 65536);
+		int ret = nvl_vm_bind(w->c, w->vm, 0, &op, 1, NULL, 0, NULL, 0,
+				      0);
+
+		if (ret && ret != -ENOENT)
+			w->bad = ret;
+		op = unmap_op(va, 65536);
+		ret = nvl_vm_bind(w->c, w->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
+		if (ret && ret != -ENOENT)
+			w->bad = ret;
+		atomic_fetch_add(w->binds, 1);
+	}
+	return NULL;
+}
+
+/*
+ * The one-op bind finds its VM and BO in a read section of the client,
+ * without its lock (issue 19): destroying the VM and closing the BO while
+ * threads bind, then making new ones that get the same handle numbers,
+ * must neither free what a bind still uses (ASan) nor race (TSan); each
+ * bind completes on the object its handle named or gets -ENOENT.
+ */
+static void destroying_and_reusing_handles_under_one_op_binds(void **state_)
+{
+	struct nvl_vm_create_args a = {.start = 0, .end = 16 * GiB};
+	struct reuse_worker w[2];
+	atomic_int stop = 0, binds = 0;
+	pthread_t th[2];
+	struct nvl_client *c;
+	uint32_t vm, bo, h;
+
+	(void)state_;
+	assert_int_equal(nvl_client_create(&c), 0);
+	assert_int_equal(nvl_vm_create(c, &a, &vm), 0);
+	assert_int_equal(
+		nvl_bo_create(c, 2 * MiB, NVL_BO_DOMAIN_SYSTEM, 0, 0, &bo), 0);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct reuse_worker){
+			.c = c,
+			.vm = vm,
+			.bo = bo,
+			.base = (uint64_t)(i + 1) * GiB,
+			.stop = &stop,
+			.binds = &binds,
+		};
+		assert_int_equal(pthread_create(&th[i], NULL, reuse_fn, &w[i]),
+				 0);
+	}
+	for (int round = 0; round < 40; round++) {
+		int seen = atomic_load(&binds);
+
+		while (atomic_load(&binds) < seen + 5)
+			sched_yield();
+		if (round % 2) {
+			assert_int_equal(nvl_bo_close(c, bo), 0);
+			assert_int_equal(nvl_bo_create(c, 2 * MiB,
+						       NVL_BO_DOMAIN_SYSTEM, 0,
+						       0, &h),
+					 0);
+			assert_int_equal(h, bo);
+		} else {
+			assert_int_equal(nvl_vm_destroy(c, vm), 0);
+			assert_int_equal(nvl_vm_create(c, &a, &h), 0);
+			assert_int_equal(h, vm);
+		}
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].bad, 0);
+	}
+	nvl_client_destroy(c);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(device_clients_get_the_driver_backend),
 	cmocka_unit_test(destroying_a_vm_with_a_blocked_bind_cleans_up),
@@ -1914,6 +2006,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(allocation_failure_while_ordering_across_queues),
 	cmocka_unit_test(a_bind_takes_the_backend_lock_once),
 	cmocka_unit_test(closing_handles_under_one_op_binds),
+	cmocka_unit_test(destroying_and_reusing_handles_under_one_op_binds),
 	cmocka_unit_test(one_op_binds_own_the_record_only_inside),
 };
 
