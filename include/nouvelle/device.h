@@ -272,7 +272,9 @@ NVL_API int nvl_device_status(struct nvl_device *dev);
  * reset (the caller quiesces them, as a DRM reset holds the device).
  *
  * Return: 0; -EINVAL (NULL); -EBUSY (the device is not lost); a boot error
- * (the device stays lost).
+ * or -ENOMEM: any failure, the boot's or the driver's own set-up after it,
+ * leaves the device lost (nvl_device_status() -ENODEV), and the reset may
+ * be tried again.
  */
 NVL_API int nvl_device_reset(struct nvl_device *dev);
 

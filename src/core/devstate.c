@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -425,5 +426,17 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 	}
 	pthread_mutex_unlock(&dev->sub_lock);
 	ret2 = nvl_device_wd_start(dev);
-	return ret ? ret : ret2;
+	if (!ret)
+		ret = ret2;
+	if (ret && !nvl_nv_device_check(dev->nv)) {
+		/* booted, but the driver's half is missing (its fault or
+		 * replay buffer, the watchdog): the device stays lost, as
+		 * after a failed boot, and a later reset starts over */
+		char why[256];
+
+		snprintf(why, sizeof(why), "reset failed: %s", nvl_error_msg());
+		nvl_nv_device_lost(dev->nv, why);
+		nvl_error(ret, "device: %s", why);
+	}
+	return ret;
 }

