@@ -321,7 +321,10 @@ NVL_API int nvl_device_resume(struct nvl_device *dev);
  * Clients still alive keep the device, as a DRM device lives while files
  * are open on it: it goes (firmware unloaded, memory freed) with the last
  * nvl_client_destroy(), and works for them until then; no new client may
- * be made (-ENODEV). @dev may not be used by the caller after this call.
+ * be made (-ENODEV). @dev may not be used by the caller after this call,
+ * so its sensor subscriptions end with the close: no callback runs once
+ * it returns. A close from one of @dev's sensor callbacks is ignored
+ * (nvl_last_error() says so).
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 

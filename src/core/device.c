@@ -404,6 +404,11 @@ void nvl_device_close(struct nvl_device *dev)
 {
 	if (!dev)
 		return;
+	if (!nvl_device_subs_end(dev)) {
+		nvl_error(-EDEADLK, "device: close from one of the device's "
+				    "sensor callbacks ignored");
+		return;
+	}
 	if (atomic_exchange(&dev->closed, true)) {
 		nvl_warn(NVL_CAT_NV, "device: closed twice");
 		return;

@@ -95,6 +95,12 @@ void nvl_device_wd_stop(struct nvl_device *dev);
 int nvl_device_state_init(struct nvl_device *dev);
 /** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */
 void nvl_device_state_fini(struct nvl_device *dev);
+/**
+ * nvl_device_subs_end() - at nvl_device_close(): end every sensor
+ * subscription (no callback runs once it returns). Return: false from one
+ * of @dev's sensor callbacks (nothing done: the close is refused).
+ */
+bool nvl_device_subs_end(struct nvl_device *dev);
 
 /**
  * nvl_core_gtt_ops - the memory manager's provider on a device: VRAM through

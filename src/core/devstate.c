@@ -379,6 +379,25 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 	nvl_free(sub);
 }
 
+bool nvl_device_subs_end(struct nvl_device *dev)
+{
+	struct nvl_device_sensor_sub *s, *n;
+
+	if (dispatching == dev)
+		return false;
+	pthread_mutex_lock(&dev->sub_lock);
+	pthread_mutex_lock(&dev->ev_lock);
+	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
+		nvl_list_del(&s->link);
+		nvl_free(s);
+	}
+	pthread_mutex_unlock(&dev->ev_lock);
+	nvl_gsp_sensors_unsubscribe(dev->gsub);
+	dev->gsub = NULL;
+	pthread_mutex_unlock(&dev->sub_lock);
+	return true;
+}
+
 /* ---- loss and reset -------------------------------------------------- */
 
 NVL_API int nvl_device_status(struct nvl_device *dev)

@@ -106,10 +106,73 @@ static void reset_alloc_failures(void **state)
 	nvl_device_close(a.dev);
 }
 
+/* ---- sensor subscriptions and a close --------------------------------- */
+
+static void count_event(void *arg, enum nvl_sensor_event e)
+{
+	(void)e;
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* @v reaches @want (bounded), then a little more for a late one */
+static int events_reach(atomic_int *v, int want)
+{
+	for (int i = 0; i < 5000 && atomic_load(v) < want; i++)
+		usleep(1000);
+	usleep(50000);
+	return atomic_load(v);
+}
+
+/* the PMU on simulated time crosses the slowdown temperature once */
+static void heat(struct nvl_model *m, uint32_t ambient_mc)
+{
+	nvl_hw_wr32(nvl_model_hw(m), NVL_HW_THERM_AMBIENT, ambient_mc);
+	nvl_model_pmu_sim_advance(m, 20 * SEC);
+}
+
+/*
+ * device.h: after nvl_device_close() the caller may not use @dev, so it
+ * cannot unsubscribe any more; a client still alive keeps the device. The
+ * close ends the subscriptions: no callback runs once it returns (the
+ * callback's argument may be gone with the caller's state).
+ */
+static void close_ends_subscriptions(void **state)
+{
+	struct nvl_device_sensor_sub *sub;
+	struct nvl_device *dev;
+	struct nvl_model *m;
+	atomic_int n = 0;
+	struct rig k;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	m = dev->model;
+	rig_up(dev, &k);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &n, &sub),
+			 0);
+	nvl_model_pmu_sim_advance(m, 0);
+	heat(m, 95000);
+	assert_int_equal(events_reach(&n, 1), 1);
+	heat(m, 25000);
+	events_reach(&n, 2);
+	assert_int_equal(atomic_load(&n), 1);
+	/* closed with k's client alive: the device stays for it */
+	nvl_device_close(dev);
+	heat(m, 95000);
+	assert_int_equal(events_reach(&n, 2), 1);
+	/* the client still works */
+	assert_int_equal(rig_exec(&k, 0), 0);
+	assert_int_equal(rig_status(&k, 0), 1);
+	rig_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reset_alloc_failures),
+		cmocka_unit_test(close_ends_subscriptions),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
