@@ -15,6 +15,7 @@
 #include <nouvelle/nouvelle.h>
 
 #include "base/alloc.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "core/device.h"
 #include "hw/regs.h"
 #include "kit.h"
@@ -168,11 +169,102 @@ static void close_ends_subscriptions(void **state)
 	rig_down(&k);
 }
 
+/* ---- a firmware that lies --------------------------------------------- */
+
+/* one field of a reply, overwritten by the model's firmware (its size) */
+struct lie {
+	uint32_t function;
+	size_t off, size;
+	uint64_t value;
+	atomic_int told;
+};
+
+static void lie_hook(void *arg, uint32_t function, uint8_t *reply, size_t len)
+{
+	struct lie *l = arg;
+
+	if (function != l->function || l->off + l->size > len)
+		return;
+	memcpy(reply + l->off, &l->value, l->size);
+	atomic_fetch_add(&l->told, 1);
+}
+
+#define SI(f)                                                                  \
+	offsetof(GspStaticConfigInfo, f), sizeof(((GspStaticConfigInfo *)0)->f)
+
+/*
+ * GET_GSP_STATIC_INFO is checked before the driver uses it (the reset
+ * boots and asks it again): a VRAM size of 0 or 2^63 (above what the FB
+ * range register says), no copy engine or more than a device reports
+ * (NVL_DEVICE_MAX_CE, the compute runlist after them), no channel or more
+ * than a 12-bit id holds. Each fails the reset (the device stays lost);
+ * the truth then boots, with the same figures as before.
+ */
+static void static_info_lies(void **state)
+{
+	static const struct {
+		size_t off, size;
+		uint64_t value;
+	} lies[] = {
+		{SI(fbLength), 0},
+		{SI(fbLength), 1ull << 63},
+		{SI(numCopyEngines), 0},
+		{SI(numCopyEngines), NVL_DEVICE_MAX_CE + 1},
+		{SI(numCopyEngines), 1000000},
+		{SI(numChannels), 0},
+		{SI(numChannels), 1u << 20},
+		{SI(hInternalSubdevice), 0},
+	};
+	struct nvl_device_info in0, in;
+	struct nvl_device_memory mem;
+	struct nvl_device *dev;
+
+	(void)state;
+	dev = open_dev(0);
+	assert_int_equal(nvl_device_query(dev, &in0), 0);
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		struct lie l = {
+			.function = NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO,
+			.off = lies[i].off,
+			.size = lies[i].size,
+			.value = lies[i].value};
+		int ret;
+
+		lose(dev);
+		nvl_model_gsp_set_reply_hook(dev->model, lie_hook, &l);
+		ret = nvl_device_reset(dev);
+		nvl_model_gsp_set_reply_hook(dev->model, NULL, NULL);
+		assert_int_equal(atomic_load(&l.told), 1);
+		if (ret != -EPROTO) {
+			assert_int_equal(nvl_device_query(dev, &in), 0);
+			assert_int_equal(nvl_device_memory(dev, &mem), 0);
+			fail_msg(
+				"lie %zu (at %zu: %#llx): reset %d, vram %#llx "
+				"(reserved %#llx), %u copy engines, %u "
+				"channels",
+				i, lies[i].off,
+				(unsigned long long)lies[i].value, ret,
+				(unsigned long long)in.vram_size,
+				(unsigned long long)mem.vram_reserved,
+				in.num_ce, in.num_channels);
+		}
+		assert_int_equal(nvl_device_status(dev), -ENODEV);
+		assert_int_equal(nvl_device_reset(dev), 0);
+		assert_int_equal(nvl_device_query(dev, &in), 0);
+		assert_int_equal(in.vram_size, in0.vram_size);
+		assert_int_equal(in.num_ce, in0.num_ce);
+		assert_int_equal(in.num_channels, in0.num_channels);
+	}
+	new_client_works(dev);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reset_alloc_failures),
 		cmocka_unit_test(close_ends_subscriptions),
+		cmocka_unit_test(static_info_lies),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
