@@ -30,7 +30,8 @@ struct nvl_device_opts {
 	 * the chip */
 	const char *fw_version;
 	/** @vram_size: model only: bytes of VRAM (multiple of 1 MiB, 256 MiB
-	 * .. 1 TiB); 0: the chip's */
+	 * .. 1 TiB, and m << s MiB with m < 64, as the FB range register
+	 * says sizes: 592 MiB yes, 300 MiB no, -EINVAL); 0: the chip's */
 	uint64_t vram_size;
 	/** @flags: enum nvl_device_open_flags */
 	uint32_t flags;

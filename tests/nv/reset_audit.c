@@ -259,12 +259,38 @@ static void static_info_lies(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * device.h: nvl_device_opts.vram_size is checked before the model powers
+ * on. 300 MiB is a multiple of 1 MiB in range, but the FB range register
+ * (6 bits of magnitude, a power-of-two scale) cannot say it: the driver
+ * lays WPR2 out at 296 MiB and the booter, which knows 300, refused the
+ * boot ("booter rejected the WPR meta"). Such a size is a bad option;
+ * one the register can say (37 << 4 = 592 MiB) boots.
+ */
+static void vram_size_the_register_cannot_say(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 300ull << 20};
+	struct nvl_device_info in;
+	struct nvl_device *dev = NULL;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), -EINVAL);
+	assert_null(strstr(nvl_last_error(), "booter"));
+	assert_non_null(strstr(nvl_last_error(), "VRAM size"));
+	o.vram_size = 592ull << 20;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	assert_int_equal(in.vram_size, 592ull << 20);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reset_alloc_failures),
 		cmocka_unit_test(close_ends_subscriptions),
 		cmocka_unit_test(static_info_lies),
+		cmocka_unit_test(vram_size_the_register_cannot_say),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
