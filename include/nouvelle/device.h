@@ -269,7 +269,9 @@ NVL_API int nvl_device_status(struct nvl_device *dev);
  *
  * Objects made before the reset stay dead (channels report -ENODEV, VMs
  * refuse binds) until their clients destroy them; new clients, VMs and
- * channels work. No other call on @dev or its clients may run during the
+ * channels work. Device state set before (power limit, P-state limits,
+ * application clocks, boost) stays in force, as across a suspend: the
+ * sensors show it (docs/sensors.md). No other call on @dev or its clients may run during the
  * reset (the caller quiesces them, as a DRM reset holds the device).
  *
  * Return: 0; -EINVAL (NULL); -EBUSY (the device is not lost); a boot error

@@ -284,6 +284,63 @@ static void vram_size_the_register_cannot_say(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- reclocking across a reset and a suspend ------------------------- */
+
+static void rd(struct nvl_device *dev, struct nvl_sensors *s)
+{
+	assert_int_equal(nvl_device_sensors(dev, s), 0);
+}
+
+/* the power limit at @mw and the graphics clock capped at @gr */
+static void assert_reclocked(struct nvl_device *dev, uint32_t mw, uint32_t gr)
+{
+	struct nvl_sensors s;
+
+	rd(dev, &s);
+	assert_int_equal(s.power_limit_mw, mw);
+	assert_int_equal(s.clk_gr_mhz, gr);
+	assert_true(s.throttle & NVL_THROTTLE_APP_CLOCKS);
+}
+
+/*
+ * docs/sensors.md: what a client with the right set (a power limit,
+ * application clocks) stays in force across a suspend and resume (the
+ * firmware resumes its saved state) and across a device reset (the
+ * board keeps it; the new firmware reports it), until set again: a
+ * client reading the sensors after either sees what is enforced.
+ */
+static void reclock_across(void **state)
+{
+	struct nvl_sensors s0, s;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+
+	(void)state;
+	dev = open_dev(NVL_DEVICE_OPEN_ADMIN);
+	assert_int_equal(
+		nvl_device_client_create2(dev, NVL_CLIENT_DEVICE_STATE, &c), 0);
+	rd(dev, &s0);
+	assert_true(s0.power_min_mw < s0.power_limit_mw);
+	assert_int_equal(nvl_device_set_power_limit(c, s0.power_min_mw), 0);
+	assert_int_equal(nvl_device_set_app_clocks(c, s0.clk_gr_max_mhz / 2, 0),
+			 0);
+	assert_reclocked(dev, s0.power_min_mw, s0.clk_gr_max_mhz / 2);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	assert_reclocked(dev, s0.power_min_mw, s0.clk_gr_max_mhz / 2);
+	lose(dev);
+	assert_int_equal(nvl_device_reset(dev), 0);
+	assert_reclocked(dev, s0.power_min_mw, s0.clk_gr_max_mhz / 2);
+	/* set again: the defaults */
+	assert_int_equal(nvl_device_set_power_limit(c, s0.power_limit_mw), 0);
+	assert_int_equal(nvl_device_set_app_clocks(c, 0, 0), 0);
+	rd(dev, &s);
+	assert_int_equal(s.power_limit_mw, s0.power_limit_mw);
+	assert_int_equal(s.clk_gr_mhz, s0.clk_gr_mhz);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +348,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(close_ends_subscriptions),
 		cmocka_unit_test(static_info_lies),
 		cmocka_unit_test(vram_size_the_register_cannot_say),
+		cmocka_unit_test(reclock_across),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
