@@ -939,6 +939,15 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 				 vmh,
 				 NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE);
 	}
+	/* its RM VA space went with the firmware of before a reset, and
+	 * the new firmware may have given its handle to another client's */
+	if (v->gen != atomic_load(&d->gen)) {
+		nvl_vm_put(vm);
+		return nvl_error(-ENODEV,
+				 "channel: VM %u was made before a device "
+				 "reset",
+				 vmh);
+	}
 	/* before C86F, Host's GPFIFO and semaphore addresses have VA bits
 	 * 39:0 only: a slot at or above 2^40 would be read and released at
 	 * an aliased address of the client's own VA space */

@@ -22,6 +22,9 @@
 #include "model/gsp/gsp.h"
 #include "model/model.h"
 #include "model/pmu.h"
+#include "base/client.h"
+#include "vm/vm.h"
+#include "nv/vm.h"
 #include "rig.h"
 #include "t.h"
 
@@ -341,6 +344,71 @@ static void reclock_across(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- RM handles of the dead firmware ---------------------------------- */
+
+/* the RM VA-space handle of @k's VM */
+static uint32_t h_vas(struct rig *k)
+{
+	struct nvl_vm *vm = nvl_vm_lookup(k->c, k->vm);
+	uint32_t h = nvl_nv_vm_of(vm)->h_vas;
+
+	nvl_vm_put(vm);
+	return h;
+}
+
+/*
+ * device.h: objects made before a reset stay dead (VMs refuse binds). A
+ * VM's RM VA space went with the old firmware, and the new firmware
+ * numbers its objects afresh: the handle the old VM kept may now name
+ * another client's VA space (the driver's RM client holds every client's
+ * VA spaces). A channel made on the old VM after the reset must be
+ * refused, not allocated on whatever VA space that handle names now
+ * (it was: on b's), and a bind refused (it was done).
+ */
+static void old_vm_after_reset(void **state)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+	struct nvl_client *c;
+	struct nvl_device *dev;
+	struct rig a, b;
+	uint32_t vm, h;
+
+	(void)state;
+	dev = open_dev(0);
+	rig_up(dev, &a);
+	lose(dev);
+	assert_int_equal(nvl_device_reset(dev), 0);
+	/* the new firmware's objects: c's VA space, then b's (its VM's
+	 * handle is the one a's VM kept) */
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	rig_up(dev, &b);
+	assert_int_equal(h_vas(&b), h_vas(&a));
+	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &h),
+			 -ENODEV);
+	{
+		struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+					    .handle = a.dst,
+					    .addr = 128 * MIB,
+					    .range = 64 * KIB};
+
+		/* device.h: its VM refuses binds */
+		assert_int_equal(
+			nvl_vm_bind(a.c, a.vm, 0, &op, 1, NULL, 0, NULL, 0, 0),
+			-ENODEV);
+	}
+	/* b is not touched: its job runs */
+	assert_int_equal(rig_exec(&b, 0), 0);
+	assert_int_equal(rig_status(&b, 0), 1);
+	rig_down(&b);
+	nvl_client_destroy(c);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +417,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(static_info_lies),
 		cmocka_unit_test(vram_size_the_register_cannot_say),
 		cmocka_unit_test(reclock_across),
+		cmocka_unit_test(old_vm_after_reset),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
