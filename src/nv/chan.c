@@ -849,6 +849,14 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 				   GSPABI_S_CHANNEL_ALLOC, &cp, &ch->h_chan);
 	if (ret)
 		return ret;
+	/* the index of its CHRAM registers: RM's word checked first */
+	if (cp.cid >= d->boot.num_channels) {
+		ret = nvl_error(-EPROTO, "channel: RM gave channel id %u of %u",
+				cp.cid, d->boot.num_channels);
+		(void)nvl_gsp_rm_free(d->gsp, ch->h_chan);
+		ch->h_chan = 0;
+		return ret;
+	}
 	ch->chid = cp.cid;
 	ch->inst = cp.instOffset;
 	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan,

@@ -409,6 +409,70 @@ static void old_vm_after_reset(void **state)
 	nvl_device_close(dev);
 }
 
+/* a channel allocation's reply names channel id @cid */
+struct cid_lie {
+	uint32_t host_class, cid;
+	atomic_int told;
+};
+
+static void cid_hook(void *arg, uint32_t function, uint8_t *reply, size_t len)
+{
+	struct cid_lie *l = arg;
+	size_t at = sizeof(rpc_gsp_rm_alloc_v03_00) +
+		    offsetof(NV_CHANNEL_ALLOC_PARAMS, cid);
+	uint32_t cls;
+
+	if (function != NV_VGPU_MSG_FUNCTION_GSP_RM_ALLOC || at + 4 > len)
+		return;
+	memcpy(&cls, reply + offsetof(rpc_gsp_rm_alloc_v03_00, hClass), 4);
+	if (cls != l->host_class)
+		return;
+	memcpy(reply + at, &l->cid, 4);
+	atomic_fetch_add(&l->told, 1);
+}
+
+/*
+ * The channel id RM picks is the index of the channel's CHRAM registers
+ * (NVL_HW_CHRAM_CTRL(chid), written when the device is lost or the
+ * channel killed) and is matched against ENGINE_STATUS's 12 bits: one at
+ * or past the chip's channel count would make the driver write registers
+ * elsewhere. Such a reply fails the channel's creation (-EPROTO, nothing
+ * left); the truth then works.
+ */
+static void channel_id_lies(void **state)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 40,
+					.kernel_start = KSTART,
+					.kernel_range = KRANGE};
+	static const uint32_t cids[] = {0, 0x7fffffff, 0xffffffff};
+	struct nvl_device_info in;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t vm, h;
+
+	(void)state;
+	dev = open_dev(0);
+	assert_int_equal(nvl_device_query(dev, &in), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	for (size_t i = 0; i < sizeof(cids) / sizeof(cids[0]); i++) {
+		struct cid_lie l = {.host_class = in.host_class,
+				    .cid = i ? cids[i] : in.num_channels};
+
+		nvl_model_gsp_set_reply_hook(dev->model, cid_hook, &l);
+		assert_int_equal(
+			nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &h),
+			-EPROTO);
+		nvl_model_gsp_set_reply_hook(dev->model, NULL, NULL);
+		assert_int_equal(atomic_load(&l.told), 1);
+	}
+	nvl_client_destroy(c);
+	new_client_works(dev);
+	assert_int_equal(nvl_device_status(dev), 0);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +482,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(vram_size_the_register_cannot_say),
 		cmocka_unit_test(reclock_across),
 		cmocka_unit_test(old_vm_after_reset),
+		cmocka_unit_test(channel_id_lies),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
