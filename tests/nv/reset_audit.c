@@ -473,6 +473,35 @@ static void channel_id_lies(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * device.h: any number of sensor subscribers on each device. The GSP
+ * layer kept its one subscription per GSP in a process-wide table of 16,
+ * so the 17th device's first subscription failed (-ENOSPC, "too many
+ * GSPs"), which device.h does not list.
+ */
+#define NDEV 17
+
+static void subscribers_on_many_devices(void **state)
+{
+	struct nvl_device_sensor_sub *sub[NDEV];
+	struct nvl_device *dev[NDEV];
+	atomic_int n = 0;
+
+	(void)state;
+	for (int i = 0; i < NDEV; i++) {
+		assert_int_equal(nvl_device_open("model:tiny", NULL, &dev[i]),
+				 0);
+		if (nvl_device_sensors_subscribe(dev[i],
+						 NVL_SENSOR_EVENT_THERMAL,
+						 count_event, &n, &sub[i]))
+			fail_msg("device %d: %s", i, nvl_last_error());
+	}
+	for (int i = 0; i < NDEV; i++) {
+		nvl_device_sensors_unsubscribe(dev[i], sub[i]);
+		nvl_device_close(dev[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +512,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(reclock_across),
 		cmocka_unit_test(old_vm_after_reset),
 		cmocka_unit_test(channel_id_lies),
+		cmocka_unit_test(subscribers_on_many_devices),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
