@@ -24,6 +24,7 @@
 #include "model/pmu.h"
 #include "base/client.h"
 #include "vm/vm.h"
+#include "nv/device.h"
 #include "nv/vm.h"
 #include "rig.h"
 #include "t.h"
@@ -502,6 +503,53 @@ static void subscribers_on_many_devices(void **state)
 	}
 }
 
+static int reject_all(const void *img, size_t size, const void *sig,
+		      size_t sig_size)
+{
+	(void)img;
+	(void)size;
+	(void)sig;
+	(void)sig_size;
+	return -EKEYREJECTED;
+}
+
+/*
+ * A reset whose boot fails (the booter refuses the image) leaves a lost
+ * device with no GSP at all: every call answers -ENODEV without touching
+ * it, an old client's objects go, and the device closes without a second
+ * reset (ASan: nothing leaks).
+ */
+static void failed_reset_then_close(void **state)
+{
+	struct nvl_device_sensor_sub *sub;
+	struct nvl_sensors s;
+	struct nvl_client *c;
+	struct nvl_device *dev;
+	atomic_int n = 0;
+	char buf[512];
+	struct rig a;
+
+	(void)state;
+	dev = open_dev(0);
+	rig_up(dev, &a);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &n, &sub),
+			 0);
+	lose(dev);
+	nvl_model_gsp_set_verify(dev->model, reject_all);
+	assert_int_equal(nvl_device_reset(dev), -EKEYREJECTED);
+	assert_null(dev->nv->gsp);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+	assert_int_equal(nvl_device_sensors(dev, &s), -ENODEV);
+	assert_int_equal(nvl_device_client_create(dev, &c), -ENODEV);
+	assert_int_equal(rig_exec(&a, 0), -ENODEV);
+	assert_true(nvl_client_fdinfo(a.c, buf, sizeof(buf)) > 0);
+	nvl_device_sensors_unsubscribe(dev, sub);
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +561,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(old_vm_after_reset),
 		cmocka_unit_test(channel_id_lies),
 		cmocka_unit_test(subscribers_on_many_devices),
+		cmocka_unit_test(failed_reset_then_close),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
