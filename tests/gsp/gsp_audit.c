@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: gsp_audit
+ * Description: the GSP client when the firmware hangs with calls in
+ * flight on several threads, synchronous and async: every caller returns
+ * (-ETIMEDOUT or -ENODEV, never a reply that was not its own), the GSP is
+ * marked for a reset, later calls fail at once, an abandoned async call
+ * is freed (ASan) and no two threads race (ThreadSanitizer, suite
+ * concurrency). Faults are the model's (NVL_MODEL_GSP_HANG).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "base/time.h"
+#include "gsp/priv.h"
+#include "kit.h"
+
+#define NTHREADS 4
+
+static uint32_t sub_of(struct kit *k)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	uint32_t root, dev, sub;
+
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, dev, NV20_SUBDEVICE_0, NULL, 0, &sub),
+		0);
+	return sub;
+}
+
+/* an ECHO of @tag: 0 only with the caller's own bytes back */
+static int echo(struct kit *k, uint32_t sub, uint8_t tag, int64_t timeout)
+{
+	struct {
+		rpc_gsp_rm_control_v03_00 c;
+		uint8_t p[64];
+	} m = {0};
+	int ret;
+
+	m.c.hClient = nvl_gsp_rm_client_of(k->gsp, sub);
+	m.c.hObject = sub;
+	m.c.cmd = NVL_MODEL_CTRL_CMD_ECHO;
+	m.c.paramsSize = sizeof(m.p);
+	m.p[0] = tag;
+	ret = nvl_gsp_rpc(k->gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, &m,
+			  sizeof(m), &m, sizeof(m), NULL, NVL_GSP_REPLY_RECV,
+			  timeout);
+	if (!ret && m.p[0] + tag != 0xff)
+		return -EBADMSG; /* someone else's reply */
+	return ret;
+}
+
+struct caller {
+	struct kit *k;
+	uint32_t sub;
+	uint8_t tag;
+	int ret;
+	unsigned calls;
+	atomic_bool *go;
+};
+
+static void *caller_thread(void *arg)
+{
+	struct caller *c = arg;
+
+	while (!atomic_load(c->go))
+		;
+	do {
+		c->ret = echo(c->k, c->sub, c->tag, 200 * NVL_NSEC_PER_MSEC);
+		c->calls++;
+	} while (!c->ret);
+	return NULL;
+}
+
+static void hang_with_calls_in_flight(void **state)
+{
+	struct caller c[NTHREADS];
+	pthread_t th[NTHREADS];
+	uint8_t rep[64];
+	struct nvl_gsp_async *a;
+	atomic_bool go = false;
+	struct kit k;
+	uint32_t sub;
+	int64_t t0;
+	size_t got;
+
+	(void)state;
+	kit_up(&k, "tiny");
+	sub = sub_of(&k);
+	for (int i = 0; i < NTHREADS; i++) {
+		c[i] = (struct caller){
+			.k = &k, .sub = sub, .tag = (uint8_t)(0x10 + i), .go = &go};
+		assert_int_equal(
+			pthread_create(&th[i], NULL, caller_thread, &c[i]), 0);
+	}
+	/* an async NOP sent before the hang and collected after it */
+	assert_int_equal(nvl_gsp_rpc_async(k.gsp, NV_VGPU_MSG_FUNCTION_NOP,
+					   NULL, 0, rep, sizeof(rep), &a),
+			 0);
+	atomic_store(&go, true);
+	usleep(20000);
+	t0 = nvl_time_ns();
+	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_HANG, 1, 0);
+	for (int i = 0; i < NTHREADS; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		if (c[i].ret != -ETIMEDOUT && c[i].ret != -ENODEV)
+			fail_msg("caller %d: %d after %u calls", i, c[i].ret,
+				 c[i].calls);
+	}
+	/* bounded: a timeout, the stuck check, not a wait per caller */
+	assert_true(nvl_time_ns() - t0 < 5 * NVL_NSEC_PER_SEC);
+	assert_true(nvl_gsp_needs_reset(k.gsp));
+	/* the async call: its reply came before the hang, or it fails */
+	{
+		int r = nvl_gsp_async_wait(k.gsp, a, &got, 0);
+
+		assert_true(r == 0 || r == -ENODEV || r == -ETIMEDOUT);
+	}
+	/* an async call sent now fails at once; sync calls too */
+	assert_int_equal(nvl_gsp_rpc_async(k.gsp, NV_VGPU_MSG_FUNCTION_NOP,
+					   NULL, 0, rep, sizeof(rep), &a),
+			 -ENODEV);
+	assert_int_equal(echo(&k, sub, 1, 0), -ENODEV);
+	kit_down(&k);
+}
+
+/*
+ * An async call whose wait timed out is abandoned; the GSP then hangs:
+ * the call is freed with the client (ASan), and its late reply, were it
+ * to come, has no buffer to go to.
+ */
+static void abandoned_async_then_hang(void **state)
+{
+	struct nvl_gsp_async *a;
+	uint8_t rep[64];
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tiny");
+	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DELAY, 1,
+			     300 * NVL_NSEC_PER_MSEC);
+	assert_int_equal(nvl_gsp_rpc_async(k.gsp, NV_VGPU_MSG_FUNCTION_NOP,
+					   NULL, 0, rep, sizeof(rep), &a),
+			 0);
+	assert_int_equal(
+		nvl_gsp_async_wait(k.gsp, a, NULL, 20 * NVL_NSEC_PER_MSEC),
+		-ETIMEDOUT);
+	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_HANG, 1, 0);
+	assert_int_equal(nvl_gsp_rpc(k.gsp, NV_VGPU_MSG_FUNCTION_NOP, NULL, 0,
+				     NULL, 0, NULL, NVL_GSP_REPLY_POLL,
+				     100 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
+	kit_down(&k);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hang_with_calls_in_flight),
+		cmocka_unit_test(abandoned_async_then_hang),
+	};
+
+	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
+		      argv);
+}
