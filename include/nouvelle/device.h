@@ -204,9 +204,11 @@ struct nvl_device_sensor_sub;
 
 /**
  * typedef nvl_device_sensor_fn - a subscriber's callback: once per
- * crossing, on the device's event thread (it may call the device's API
- * but for its sensor subscriptions: subscribing there fails -EDEADLK,
- * unsubscribing is ignored).
+ * crossing, on the device's sensor-event thread, one callback at a time (a
+ * slow one delays only the sensor events behind it, never the GSP's other
+ * events: channel errors, faults); it may call the device's API but for
+ * its sensor subscriptions: subscribing there fails -EDEADLK,
+ * unsubscribing (and closing the device) is ignored.
  * @arg: the subscription's argument
  * @event: NVL_SENSOR_EVENT_THERMAL or NVL_SENSOR_EVENT_POWER_CAP
  */

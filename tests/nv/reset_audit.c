@@ -550,6 +550,67 @@ static void failed_reset_then_close(void **state)
 	nvl_device_close(dev);
 }
 
+/* a subscriber that takes its time: its first call blocks until the
+ * test lets it go (10 s at most) */
+struct slow {
+	atomic_int calls, blocked, release;
+};
+
+static void slow_event(void *arg, enum nvl_sensor_event e)
+{
+	struct slow *sl = arg;
+
+	(void)e;
+	if (atomic_fetch_add(&sl->calls, 1))
+		return;
+	atomic_store(&sl->blocked, 1);
+	for (int i = 0; i < 10000 && !atomic_load(&sl->release); i++)
+		usleep(1000);
+	atomic_store(&sl->blocked, 0);
+}
+
+/*
+ * A slow sensor subscriber holds up only its own events: a channel error
+ * of a client (Host method ILLEGAL 0x04: SEC_OP 1, COUNT 1, SUBCH 0)
+ * kills the channel and fails its job while the subscriber still
+ * blocks. Before, the callback ran on the GSP's event thread, which also
+ * delivers RC_TRIGGERED: every client's channel errors waited for it.
+ */
+static void slow_subscriber(void **state)
+{
+	struct nvl_device_sensor_sub *sub;
+	struct nvl_exec_push p = {.va = VA_PB, .len = 8};
+	struct nvl_vm_sync sig;
+	struct nvl_device *dev;
+	struct slow sl = {0};
+	struct rig k;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	rig_up(dev, &k);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      slow_event, &sl, &sub),
+			 0);
+	nvl_model_pmu_sim_advance(dev->model, 0);
+	heat(dev->model, 95000);
+	for (int i = 0; i < 5000 && !atomic_load(&sl.blocked); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&sl.blocked), 1);
+	/* the subscriber blocks now; k's channel errs */
+	k.ppb[0] = 0x20010001u;
+	k.ppb[1] = 0;
+	sig = (struct nvl_vm_sync){.handle = k.sync[0]};
+	assert_int_equal(nvl_exec(k.c, k.chan, &p, 1, NULL, 0, &sig, 1, 0), 0);
+	assert_int_equal(rig_status(&k, 0), -EIO);
+	assert_int_equal(atomic_load(&sl.blocked), 1);
+	atomic_store(&sl.release, 1);
+	nvl_device_sensors_unsubscribe(dev, sub);
+	assert_int_equal(atomic_load(&sl.blocked), 0);
+	rig_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +623,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(channel_id_lies),
 		cmocka_unit_test(subscribers_on_many_devices),
 		cmocka_unit_test(failed_reset_then_close),
+		cmocka_unit_test(slow_subscriber),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
