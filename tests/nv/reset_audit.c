@@ -8,6 +8,8 @@
  * injection (NVL_MODEL_GSP_HANG), the lies a model-only reply hook.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -611,6 +613,94 @@ static void slow_subscriber(void **state)
 	nvl_device_close(dev);
 }
 
+/* a subscription that must not be called once unsubscribed */
+struct churn_sub {
+	atomic_int calls, gone, late;
+};
+
+static void churn_event(void *arg, enum nvl_sensor_event e)
+{
+	struct churn_sub *c = arg;
+
+	(void)e;
+	atomic_fetch_add(&c->calls, 1);
+	if (atomic_load(&c->gone))
+		atomic_fetch_add(&c->late, 1);
+}
+
+struct churn {
+	struct nvl_device *dev;
+	atomic_bool stop;
+	unsigned rounds, late;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *ch = arg;
+
+	while (!atomic_load(&ch->stop)) {
+		struct churn_sub *c = calloc(1, sizeof(*c));
+		struct nvl_device_sensor_sub *sub;
+
+		assert_non_null(c);
+		assert_int_equal(nvl_device_sensors_subscribe(
+					 ch->dev,
+					 NVL_SENSOR_EVENT_THERMAL |
+						 NVL_SENSOR_EVENT_POWER_CAP,
+					 churn_event, c, &sub),
+				 0);
+		usleep(200);
+		nvl_device_sensors_unsubscribe(ch->dev, sub);
+		atomic_store(&c->gone, 1);
+		usleep(2000);
+		ch->late += (unsigned)atomic_load(&c->late);
+		free(c);
+		ch->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Many subscribers coming and going on two threads while crossings are
+ * delivered: device.h promises no call of a callback once its
+ * unsubscribe returned (ThreadSanitizer: no race on the list), and a
+ * steady subscriber gets every crossing.
+ */
+static void subscriber_churn(void **state)
+{
+	struct nvl_device_sensor_sub *steady;
+	struct churn ch[2] = {0};
+	pthread_t th[2];
+	struct nvl_device *dev;
+	atomic_int n = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &n, &steady),
+			 0);
+	nvl_model_pmu_sim_advance(dev->model, 0);
+	for (int i = 0; i < 2; i++) {
+		ch[i].dev = dev;
+		assert_int_equal(
+			pthread_create(&th[i], NULL, churn_thread, &ch[i]), 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		heat(dev->model, i % 2 ? 25000 : 95000);
+		usleep(20000);
+	}
+	assert_int_equal(events_reach(&n, 3), 3);
+	for (int i = 0; i < 2; i++) {
+		atomic_store(&ch[i].stop, true);
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_true(ch[i].rounds > 0);
+		assert_int_equal(ch[i].late, 0);
+	}
+	nvl_device_sensors_unsubscribe(dev, steady);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +714,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(subscribers_on_many_devices),
 		cmocka_unit_test(failed_reset_then_close),
 		cmocka_unit_test(slow_subscriber),
+		cmocka_unit_test(subscriber_churn),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
