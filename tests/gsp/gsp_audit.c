@@ -94,8 +94,10 @@ static void hang_with_calls_in_flight(void **state)
 	kit_up(&k, "tiny");
 	sub = sub_of(&k);
 	for (int i = 0; i < NTHREADS; i++) {
-		c[i] = (struct caller){
-			.k = &k, .sub = sub, .tag = (uint8_t)(0x10 + i), .go = &go};
+		c[i] = (struct caller){.k = &k,
+				       .sub = sub,
+				       .tag = (uint8_t)(0x10 + i),
+				       .go = &go};
 		assert_int_equal(
 			pthread_create(&th[i], NULL, caller_thread, &c[i]), 0);
 	}
@@ -159,11 +161,42 @@ static void abandoned_async_then_hang(void **state)
 	kit_down(&k);
 }
 
+/*
+ * Handles are the driver's, 0xcaf00000 | a 20-bit count: after a million
+ * objects the count wraps onto handles still alive (the first device and
+ * subdevice never go). A new object must get a free handle, not fail
+ * because the firmware refuses a duplicate.
+ */
+static void handle_wrap(void **state)
+{
+	uint32_t sub, h[4];
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tiny");
+	sub = sub_of(&k);
+	/* the next handles are 0xcaffffff, then 0xcaf00000 onwards: the
+	 * live device and subdevice among them */
+	nvl_gsp_rm_skip_handles(k.gsp, 0xfffff - 1 - (sub & 0xfffff));
+	for (int i = 0; i < 4; i++) {
+		if (nvl_gsp_rm_alloc(k.gsp, sub, NV01_EVENT_KERNEL_CALLBACK_EX,
+				     NULL, 0, &h[i]))
+			fail_msg("object %d after the wrap: %s", i,
+				 nvl_error_msg());
+		for (int j = 0; j < i; j++)
+			assert_int_not_equal(h[i], h[j]);
+		assert_int_not_equal(h[i], sub);
+	}
+	assert_int_equal(echo(&k, sub, 2, 0), 0);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hang_with_calls_in_flight),
 		cmocka_unit_test(abandoned_async_then_hang),
+		cmocka_unit_test(handle_wrap),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
