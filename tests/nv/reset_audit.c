@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -701,6 +702,52 @@ static void subscriber_churn(void **state)
 	nvl_device_close(dev);
 }
 
+struct closer {
+	struct nvl_device *dev;
+	atomic_int done;
+	char msg[160];
+};
+
+static void close_in_callback(void *arg, enum nvl_sensor_event e)
+{
+	struct closer *cl = arg;
+
+	(void)e;
+	if (atomic_load(&cl->done))
+		return;
+	nvl_device_close(cl->dev);
+	snprintf(cl->msg, sizeof(cl->msg), "%s", nvl_last_error());
+	atomic_store(&cl->done, 1);
+}
+
+/*
+ * device.h: a close from one of the device's sensor callbacks is ignored
+ * (it would end the subscription whose callback is running and wait for
+ * it): the device goes on working and its owner closes it later.
+ */
+static void close_from_callback(void **state)
+{
+	struct nvl_device_sensor_sub *sub;
+	struct closer cl = {0};
+	struct nvl_sensors s;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &cl.dev), 0);
+	assert_int_equal(
+		nvl_device_sensors_subscribe(cl.dev, NVL_SENSOR_EVENT_THERMAL,
+					     close_in_callback, &cl, &sub),
+		0);
+	nvl_model_pmu_sim_advance(cl.dev->model, 0);
+	heat(cl.dev->model, 95000);
+	for (int i = 0; i < 5000 && !atomic_load(&cl.done); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&cl.done), 1);
+	assert_non_null(strstr(cl.msg, "ignored"));
+	assert_int_equal(nvl_device_sensors(cl.dev, &s), 0);
+	nvl_device_sensors_unsubscribe(cl.dev, sub);
+	nvl_device_close(cl.dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +762,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(failed_reset_then_close),
 		cmocka_unit_test(slow_subscriber),
 		cmocka_unit_test(subscriber_churn),
+		cmocka_unit_test(close_from_callback),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
