@@ -122,8 +122,9 @@ NVL_API int nvl_device_query(struct nvl_device *dev,
  * Each call is a set of GSP_RM_CONTROLs on the driver's subdevice
  * (docs/sensors.md lists the field sources).
  *
- * Return: 0; -EINVAL (NULL argument); -ENODEV, -ETIMEDOUT or another
- * firmware error (then @s is unchanged). nvl_last_error() says why.
+ * Return: 0; -EINVAL (NULL argument); -EAGAIN (suspended); -ENODEV,
+ * -ETIMEDOUT or another firmware error (then @s is unchanged).
+ * nvl_last_error() says why.
  */
 NVL_API int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s);
 
@@ -161,7 +162,8 @@ NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
  *
  * Return: 0; -EINVAL (NULL client, a client without a device, out of
  * range: nothing changed); -EPERM (no right: nothing sent); -ENODEV (the
- * device is lost); another firmware error.
+ * device is lost); -EAGAIN (suspended: nothing changed); another firmware
+ * error.
  */
 NVL_API int nvl_device_set_power_limit(struct nvl_client *client, uint32_t mw);
 
@@ -229,7 +231,8 @@ typedef void (*nvl_device_sensor_fn)(void *arg, enum nvl_sensor_event event);
  * reset (they are armed again on the new firmware).
  *
  * Return: 0; -EINVAL; -EDEADLK (from a sensor callback of @dev);
- * -ENODEV (lost); -ENOMEM; a firmware error.
+ * -ENODEV (lost); -EAGAIN (the first subscription while suspended);
+ * -ENOMEM; a firmware error.
  */
 NVL_API int
 nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,

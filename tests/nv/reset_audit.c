@@ -748,6 +748,48 @@ static void close_from_callback(void **state)
 	nvl_device_close(cl.dev);
 }
 
+/*
+ * device.h: while suspended, calls that need the firmware fail with
+ * -EAGAIN and change nothing: a sensor read (the struct untouched), a
+ * reclocking call, a first subscription; after the resume they work.
+ */
+static void sensors_while_suspended(void **state)
+{
+	struct nvl_device_sensor_sub *sub = NULL;
+	struct nvl_sensors s0, s;
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	atomic_int n = 0;
+
+	(void)state;
+	dev = open_dev(NVL_DEVICE_OPEN_ADMIN);
+	assert_int_equal(
+		nvl_device_client_create2(dev, NVL_CLIENT_DEVICE_STATE, &c), 0);
+	rd(dev, &s0);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	memset(&s, 0xa5, sizeof(s));
+	assert_int_equal(nvl_device_sensors(dev, &s), -EAGAIN);
+	assert_int_equal(((uint8_t *)&s)[0], 0xa5);
+	assert_int_equal(nvl_device_set_power_limit(c, s0.power_min_mw),
+			 -EAGAIN);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &n, &sub),
+			 -EAGAIN);
+	assert_null(sub);
+	assert_int_equal(nvl_device_status(dev), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	rd(dev, &s);
+	assert_int_equal(s.power_limit_mw, s0.power_limit_mw);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &n, &sub),
+			 0);
+	nvl_device_sensors_unsubscribe(dev, sub);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -763,6 +805,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(slow_subscriber),
 		cmocka_unit_test(subscriber_churn),
 		cmocka_unit_test(close_from_callback),
+		cmocka_unit_test(sensors_while_suspended),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
