@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "firmware/abi/535.113.01/gsp.h"
 #include "core/device.h"
+#include "hw/falcon.h"
 #include "hw/regs.h"
 #include "kit.h"
 #include "model/gsp/gsp.h"
@@ -790,6 +791,34 @@ static void sensors_while_suspended(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * The new firmware stops answering during the reset's boot (its replies
+ * dropped from INIT_DONE on): the reset fails in bounded time, the device
+ * stays lost with WPR2 down, and the next reset boots.
+ */
+static void reset_meets_a_silent_firmware(void **state)
+{
+	struct nvl_device *dev;
+	int ret;
+
+	(void)state;
+	dev = open_dev(0);
+	lose(dev);
+	nvl_model_gsp_clear_faults(dev->model);
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_DROP, 1000, 0);
+	ret = nvl_device_reset(dev);
+	assert_int_equal(ret, -ETIMEDOUT);
+	assert_non_null(strstr(nvl_last_error(), "INIT_DONE"));
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+	assert_int_equal(
+		nvl_hw_rd32(nvl_model_hw(dev->model), NVL_HW_PFB_WPR2_ADDR_HI),
+		0);
+	nvl_model_gsp_clear_faults(dev->model);
+	assert_int_equal(nvl_device_reset(dev), 0);
+	new_client_works(dev);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +835,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(subscriber_churn),
 		cmocka_unit_test(close_from_callback),
 		cmocka_unit_test(sensors_while_suspended),
+		cmocka_unit_test(reset_meets_a_silent_firmware),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
