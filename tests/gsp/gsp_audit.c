@@ -14,6 +14,7 @@
 
 #include "base/time.h"
 #include "gsp/priv.h"
+#include "gsp/sensors.h"
 #include "kit.h"
 
 #define NTHREADS 4
@@ -191,12 +192,78 @@ static void handle_wrap(void **state)
 	kit_down(&k);
 }
 
+/* flips byte @at of the next GSP_RM_CONTROL reply (its header and params) */
+struct flip {
+	size_t at, len;
+	atomic_int armed;
+};
+
+static void flip_hook(void *arg, uint32_t function, uint8_t *reply, size_t len)
+{
+	struct flip *f = arg;
+
+	if (function != NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL ||
+	    !atomic_exchange(&f->armed, 0))
+		return;
+	f->len = len;
+	if (f->at < len)
+		reply[f->at] ^= 0xff;
+}
+
+/*
+ * A sensor read whose reply has one byte changed, at every offset: the
+ * driver parses what the firmware says with its bounds (no ASan report),
+ * returns 0 or an error, and what it returns is in range (an engine count
+ * within NVL_SENSORS_MAX_ENGINES, only valid bits set).
+ */
+static void sensor_reply_lies(void **state)
+{
+	struct flip f = {0};
+	struct nvl_sensors s;
+	unsigned ok = 0, bad = 0;
+	uint32_t sub;
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tu102");
+	sub = sub_of(&k);
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, sub, &s), 0);
+	nvl_model_gsp_set_reply_hook(k.m, flip_hook, &f);
+	f.at = (size_t)-1;
+	atomic_store(&f.armed, 1);
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, sub, &s), 0);
+	assert_true(f.len > 0);
+	for (size_t at = 0; at < f.len; at++) {
+		int ret;
+
+		f.at = at;
+		atomic_store(&f.armed, 1);
+		memset(&s, 0, sizeof(s));
+		ret = nvl_gsp_sensors_read(k.gsp, sub, &s);
+		if (ret) {
+			bad++;
+			assert_true(ret < 0);
+			continue;
+		}
+		ok++;
+		assert_true(s.num_engines <= NVL_SENSORS_MAX_ENGINES);
+		assert_int_equal(s.valid & ~((1ull << NVL_SENSOR_COUNT) - 1),
+				 0);
+	}
+	nvl_model_gsp_set_reply_hook(k.m, NULL, NULL);
+	print_message("# %zu bytes: %u reads ok, %u refused\n", f.len, ok, bad);
+	assert_int_equal(nvl_gsp_sensors_read(k.gsp, sub, &s), 0);
+	assert_false(nvl_gsp_needs_reset(k.gsp));
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hang_with_calls_in_flight),
 		cmocka_unit_test(abandoned_async_then_hang),
 		cmocka_unit_test(handle_wrap),
+		cmocka_unit_test(sensor_reply_lies),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
