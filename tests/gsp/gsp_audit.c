@@ -257,6 +257,70 @@ static void sensor_reply_lies(void **state)
 	kit_down(&k);
 }
 
+/* flips byte @at of the next reply to @function */
+struct flip_fn {
+	uint32_t function;
+	size_t at, len;
+	atomic_int armed;
+};
+
+static void flip_fn_hook(void *arg, uint32_t function, uint8_t *reply,
+			 size_t len)
+{
+	struct flip_fn *f = arg;
+
+	if (function != f->function || !atomic_exchange(&f->armed, 0))
+		return;
+	f->len = len;
+	if (f->at < len)
+		reply[f->at] ^= 0xff;
+}
+
+/*
+ * GET_GSP_STATIC_INFO with one word changed, at every word: the boot
+ * fails cleanly or reports counts in range (docs/gsp.md boot step 7).
+ */
+static void static_info_flips(void **state)
+{
+	struct flip_fn f = {.function =
+				    NV_VGPU_MSG_FUNCTION_GET_GSP_STATIC_INFO};
+	struct nvl_gsp_boot_report r;
+	unsigned ok = 0, bad = 0;
+	size_t len;
+	struct kit k;
+
+	(void)state;
+	kit_create(&k, "tiny");
+	nvl_model_gsp_set_reply_hook(k.m, flip_fn_hook, &f);
+	f.at = (size_t)-1;
+	atomic_store(&f.armed, 1);
+	assert_int_equal(nvl_gsp_boot(k.gsp, &k.img, &r), 0);
+	len = f.len;
+	assert_true(len > 0);
+	for (size_t at = 0; at < len; at += 4) {
+		int ret;
+
+		assert_int_equal(nvl_gsp_unload(k.gsp), 0);
+		f.at = at;
+		atomic_store(&f.armed, 1);
+		ret = nvl_gsp_boot(k.gsp, &k.img, &r);
+		if (ret) {
+			bad++;
+			assert_true(ret < 0);
+			/* torn down: the next boot works */
+			assert_int_equal(nvl_gsp_boot(k.gsp, &k.img, &r), 0);
+			continue;
+		}
+		ok++;
+		assert_true(r.num_ce >= 1 && r.num_ce < 16);
+		assert_true(r.num_channels >= 1 && r.num_channels <= 4096);
+		assert_true(r.fb_size > 0 && r.fb_size <= k.m->vram_size);
+	}
+	nvl_model_gsp_set_reply_hook(k.m, NULL, NULL);
+	print_message("# %zu bytes: %u boots ok, %u refused\n", len, ok, bad);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +328,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(abandoned_async_then_hang),
 		cmocka_unit_test(handle_wrap),
 		cmocka_unit_test(sensor_reply_lies),
+		cmocka_unit_test(static_info_flips),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
