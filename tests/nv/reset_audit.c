@@ -5,7 +5,9 @@
  * (include/nouvelle/device.h nvl_device_reset()), sensor subscriptions
  * around a close, and a firmware that lies in its replies. Each test
  * names the promise it checks; the GSP's death is the model's fault
- * injection (NVL_MODEL_GSP_HANG), the lies a model-only reply hook.
+ * injection (NVL_MODEL_GSP_HANG), the lies a model-only reply hook
+ * (nvl_model_gsp_set_reply_hook()). Runs the default firmware only: the
+ * lies are written in 535.113.01's layouts.
  */
 #include <errno.h>
 #include <pthread.h>
