@@ -821,39 +821,6 @@ static void reset_meets_a_silent_firmware(void **state)
 	nvl_device_close(dev);
 }
 
-/*
- * device.h: nvl_device_set_boost(UINT32_MAX) boosts until cleared. The
- * firmware turned "infinite" into 2^32 - 1 ms of GPU time: after 49.7
- * days (simulated here) the boost ended by itself.
- */
-static void boost_until_cleared(void **state)
-{
-	struct nvl_sensors s0, s;
-	struct nvl_device *dev;
-	struct nvl_client *c;
-
-	(void)state;
-	dev = open_dev(NVL_DEVICE_OPEN_ADMIN);
-	assert_int_equal(
-		nvl_device_client_create2(dev, NVL_CLIENT_DEVICE_STATE, &c), 0);
-	nvl_model_pmu_sim_advance(dev->model, SEC);
-	/* the slowest P-state requested (the model's register) */
-	nvl_hw_wr32(nvl_model_hw(dev->model), NVL_HW_PERF_PSTATE,
-		    dev->model->profile->num_pstates - 1);
-	rd(dev, &s0);
-	assert_int_equal(nvl_device_set_boost(c, UINT32_MAX), 0);
-	rd(dev, &s);
-	assert_true(s.pstate < s0.pstate);
-	nvl_model_pmu_sim_advance(dev->model, 60ull * 86400 * SEC);
-	rd(dev, &s);
-	assert_true(s.pstate < s0.pstate);
-	assert_int_equal(nvl_device_set_boost(c, 0), 0);
-	rd(dev, &s);
-	assert_int_equal(s.pstate, s0.pstate);
-	nvl_client_destroy(c);
-	nvl_device_close(dev);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,7 +838,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(close_from_callback),
 		cmocka_unit_test(sensors_while_suspended),
 		cmocka_unit_test(reset_meets_a_silent_firmware),
-		cmocka_unit_test(boost_until_cleared),
 	};
 
 	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
