@@ -30,7 +30,8 @@ struct nvl_device_opts {
 	 * the chip */
 	const char *fw_version;
 	/** @vram_size: model only: bytes of VRAM (multiple of 1 MiB, 256 MiB
-	 * .. 1 TiB); 0: the chip's */
+	 * .. 1 TiB, and m << s MiB with m < 64, as the FB range register
+	 * says sizes: 592 MiB yes, 300 MiB no, -EINVAL); 0: the chip's */
 	uint64_t vram_size;
 	/** @flags: enum nvl_device_open_flags */
 	uint32_t flags;
@@ -121,8 +122,9 @@ NVL_API int nvl_device_query(struct nvl_device *dev,
  * Each call is a set of GSP_RM_CONTROLs on the driver's subdevice
  * (docs/sensors.md lists the field sources).
  *
- * Return: 0; -EINVAL (NULL argument); -ENODEV, -ETIMEDOUT or another
- * firmware error (then @s is unchanged). nvl_last_error() says why.
+ * Return: 0; -EINVAL (NULL argument); -EAGAIN (suspended); -ENODEV,
+ * -ETIMEDOUT or another firmware error (then @s is unchanged).
+ * nvl_last_error() says why.
  */
 NVL_API int nvl_device_sensors(struct nvl_device *dev, struct nvl_sensors *s);
 
@@ -160,7 +162,8 @@ NVL_API int nvl_device_client_create2(struct nvl_device *dev, uint32_t flags,
  *
  * Return: 0; -EINVAL (NULL client, a client without a device, out of
  * range: nothing changed); -EPERM (no right: nothing sent); -ENODEV (the
- * device is lost); another firmware error.
+ * device is lost); -EAGAIN (suspended: nothing changed); another firmware
+ * error.
  */
 NVL_API int nvl_device_set_power_limit(struct nvl_client *client, uint32_t mw);
 
@@ -203,9 +206,11 @@ struct nvl_device_sensor_sub;
 
 /**
  * typedef nvl_device_sensor_fn - a subscriber's callback: once per
- * crossing, on the device's event thread (it may call the device's API
- * but for its sensor subscriptions: subscribing there fails -EDEADLK,
- * unsubscribing is ignored).
+ * crossing, on the device's sensor-event thread, one callback at a time (a
+ * slow one delays only the sensor events behind it, never the GSP's other
+ * events: channel errors, faults); it may call the device's API but for
+ * its sensor subscriptions: subscribing there fails -EDEADLK,
+ * unsubscribing (and closing the device) is ignored.
  * @arg: the subscription's argument
  * @event: NVL_SENSOR_EVENT_THERMAL or NVL_SENSOR_EVENT_POWER_CAP
  */
@@ -226,7 +231,8 @@ typedef void (*nvl_device_sensor_fn)(void *arg, enum nvl_sensor_event event);
  * reset (they are armed again on the new firmware).
  *
  * Return: 0; -EINVAL; -EDEADLK (from a sensor callback of @dev);
- * -ENODEV (lost); -ENOMEM; a firmware error.
+ * -ENODEV (lost); -EAGAIN (the first subscription while suspended);
+ * -ENOMEM; a firmware error.
  */
 NVL_API int
 nvl_device_sensors_subscribe(struct nvl_device *dev, uint32_t events,
@@ -268,11 +274,15 @@ NVL_API int nvl_device_status(struct nvl_device *dev);
  *
  * Objects made before the reset stay dead (channels report -ENODEV, VMs
  * refuse binds) until their clients destroy them; new clients, VMs and
- * channels work. No other call on @dev or its clients may run during the
+ * channels work. Device state set before (power limit, P-state limits,
+ * application clocks, boost) stays in force, as across a suspend: the
+ * sensors show it (docs/sensors.md). No other call on @dev or its clients may run during the
  * reset (the caller quiesces them, as a DRM reset holds the device).
  *
  * Return: 0; -EINVAL (NULL); -EBUSY (the device is not lost); a boot error
- * (the device stays lost).
+ * or -ENOMEM: any failure, the boot's or the driver's own set-up after it,
+ * leaves the device lost (nvl_device_status() -ENODEV), and the reset may
+ * be tried again.
  */
 NVL_API int nvl_device_reset(struct nvl_device *dev);
 
@@ -319,7 +329,10 @@ NVL_API int nvl_device_resume(struct nvl_device *dev);
  * Clients still alive keep the device, as a DRM device lives while files
  * are open on it: it goes (firmware unloaded, memory freed) with the last
  * nvl_client_destroy(), and works for them until then; no new client may
- * be made (-ENODEV). @dev may not be used by the caller after this call.
+ * be made (-ENODEV). @dev may not be used by the caller after this call,
+ * so its sensor subscriptions end with the close: no callback runs once
+ * it returns. A close from one of @dev's sensor callbacks is ignored
+ * (nvl_last_error() says so).
  */
 NVL_API void nvl_device_close(struct nvl_device *dev);
 

@@ -44,6 +44,14 @@
 /* the model's PCI bus numbers, in open order (drm-pdev, pci.bus_id) */
 static atomic_uint next_bus = 1;
 
+/* the FB range register says a size as 6 bits of MiB << a scale of 0..15 */
+static bool lmr_can_say(uint64_t mib)
+{
+	unsigned scale = (unsigned)__builtin_ctzll(mib);
+
+	return (mib >> (scale > 15 ? 15 : scale)) <= 0x3f;
+}
+
 static int open_model(const char *chip, const struct nvl_device_opts *o,
 		      struct nvl_device *dev)
 {
@@ -60,6 +68,13 @@ static int open_model(const char *chip, const struct nvl_device_opts *o,
 					 "device: VRAM size %llu is not a "
 					 "multiple of 1 MiB in 256 MiB..1 TiB",
 					 (unsigned long long)o->vram_size);
+		if (!lmr_can_say(o->vram_size / MIB))
+			return nvl_error(
+				-EINVAL,
+				"device: VRAM size %llu MiB is not "
+				"m << s MiB with m < 64 (the FB range "
+				"register cannot say it)",
+				(unsigned long long)(o->vram_size / MIB));
 		dev->profile = nvl_malloc(sizeof(*dev->profile));
 		if (!dev->profile)
 			return nvl_error(-ENOMEM, "device: out of memory");
@@ -404,6 +419,11 @@ void nvl_device_close(struct nvl_device *dev)
 {
 	if (!dev)
 		return;
+	if (!nvl_device_subs_end(dev)) {
+		nvl_error(-EDEADLK, "device: close from one of the device's "
+				    "sensor callbacks ignored");
+		return;
+	}
 	if (atomic_exchange(&dev->closed, true)) {
 		nvl_warn(NVL_CAT_NV, "device: closed twice");
 		return;

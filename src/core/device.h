@@ -58,6 +58,14 @@ struct nvl_device {
 	struct nvl_list subs;
 	/** @gsub: the firmware subscription while @subs is not empty */
 	struct nvl_gsp_sensor_sub *gsub;
+	/** @sev_lock, @sev_cond, @sev_pending (crossings per event bit not
+	 * yet delivered), @sev_stop, @sev_thread: the thread that calls the
+	 * subscribers, so that a slow one holds up no GSP event (devstate.c) */
+	pthread_mutex_t sev_lock;
+	pthread_cond_t sev_cond;
+	uint32_t sev_pending[2];
+	bool sev_stop;
+	pthread_t sev_thread;
 	/** @trace, @trace_arg: the wire tracer (nvl_device_opts), or NULL */
 	nvl_trace_fn trace;
 	void *trace_arg;
@@ -95,6 +103,12 @@ void nvl_device_wd_stop(struct nvl_device *dev);
 int nvl_device_state_init(struct nvl_device *dev);
 /** nvl_device_state_fini() - watchdog stopped, subscriptions ended. */
 void nvl_device_state_fini(struct nvl_device *dev);
+/**
+ * nvl_device_subs_end() - at nvl_device_close(): end every sensor
+ * subscription (no callback runs once it returns). Return: false from one
+ * of @dev's sensor callbacks (nothing done: the close is refused).
+ */
+bool nvl_device_subs_end(struct nvl_device *dev);
 
 /**
  * nvl_core_gtt_ops - the memory manager's provider on a device: VRAM through

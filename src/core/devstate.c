@@ -13,8 +13,10 @@
  *
  * Sensor events. One firmware event object on the driver's subdevice,
  * armed for both crossings while any subscriber exists; its callback (on
- * the GSP event thread) hands each crossing to every subscriber that asked
- * for it, under ev_lock, so that unsubscribe can promise no later call.
+ * the GSP event thread) counts each crossing for the device's sensor
+ * thread, which hands it to every subscriber that asked for it, under
+ * ev_lock, so that unsubscribe can promise no later call (and a slow
+ * subscriber holds up no GSP event: channel errors, faults).
  * So a callback cannot subscribe or unsubscribe on its own device (both
  * take ev_lock, held by its caller): those calls answer -EDEADLK (a
  * message for unsubscribe) instead of hanging the event thread.
@@ -29,6 +31,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -136,6 +139,17 @@ void nvl_device_wd_stop(struct nvl_device *dev)
 	dev->wd_running = false;
 }
 
+static void *sensor_thread(void *arg);
+
+static void sensor_thread_stop(struct nvl_device *dev)
+{
+	pthread_mutex_lock(&dev->sev_lock);
+	dev->sev_stop = true;
+	pthread_cond_signal(&dev->sev_cond);
+	pthread_mutex_unlock(&dev->sev_lock);
+	pthread_join(dev->sev_thread, NULL);
+}
+
 int nvl_device_state_init(struct nvl_device *dev)
 {
 	int ret;
@@ -143,9 +157,18 @@ int nvl_device_state_init(struct nvl_device *dev)
 	pthread_mutex_init(&dev->wd_lock, NULL);
 	pthread_mutex_init(&dev->sub_lock, NULL);
 	pthread_mutex_init(&dev->ev_lock, NULL);
+	pthread_mutex_init(&dev->sev_lock, NULL);
+	pthread_cond_init(&dev->sev_cond, NULL);
 	nvl_list_init(&dev->subs);
-	ret = nvl_device_wd_start(dev);
+	ret = pthread_create(&dev->sev_thread, NULL, sensor_thread, dev);
+	if (ret)
+		ret = nvl_error(-ret, "device: no sensor event thread (%d)",
+				ret);
+	else if ((ret = nvl_device_wd_start(dev)))
+		sensor_thread_stop(dev);
 	if (ret) {
+		pthread_cond_destroy(&dev->sev_cond);
+		pthread_mutex_destroy(&dev->sev_lock);
 		pthread_mutex_destroy(&dev->ev_lock);
 		pthread_mutex_destroy(&dev->sub_lock);
 		pthread_mutex_destroy(&dev->wd_lock);
@@ -160,6 +183,10 @@ void nvl_device_state_fini(struct nvl_device *dev)
 	nvl_device_wd_stop(dev);
 	nvl_gsp_sensors_unsubscribe(dev->gsub);
 	dev->gsub = NULL;
+	/* no on_event() runs any more: the subscribers' thread goes */
+	sensor_thread_stop(dev);
+	pthread_cond_destroy(&dev->sev_cond);
+	pthread_mutex_destroy(&dev->sev_lock);
 	/* subscriptions the caller left: end them with the device */
 	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
 		nvl_list_del(&s->link);
@@ -285,9 +312,8 @@ NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds)
 /* the device whose subscribers this thread is calling (ev_lock held) */
 static _Thread_local struct nvl_device *dispatching;
 
-static void on_event(void *arg, enum nvl_sensor_event event)
+static void deliver(struct nvl_device *dev, enum nvl_sensor_event event)
 {
-	struct nvl_device *dev = arg;
 	struct nvl_device_sensor_sub *s;
 
 	pthread_mutex_lock(&dev->ev_lock);
@@ -297,6 +323,46 @@ static void on_event(void *arg, enum nvl_sensor_event event)
 			s->fn(s->arg, event);
 	dispatching = NULL;
 	pthread_mutex_unlock(&dev->ev_lock);
+}
+
+/* the subscribers' thread: each crossing counted by on_event(), in turn */
+static void *sensor_thread(void *arg)
+{
+	static const enum nvl_sensor_event ev[2] = {NVL_SENSOR_EVENT_THERMAL,
+						    NVL_SENSOR_EVENT_POWER_CAP};
+	struct nvl_device *dev = arg;
+
+	pthread_mutex_lock(&dev->sev_lock);
+	while (!dev->sev_stop) {
+		bool any = false;
+
+		for (unsigned i = 0; i < 2 && !dev->sev_stop; i++) {
+			if (!dev->sev_pending[i])
+				continue;
+			dev->sev_pending[i]--;
+			any = true;
+			pthread_mutex_unlock(&dev->sev_lock);
+			deliver(dev, ev[i]);
+			pthread_mutex_lock(&dev->sev_lock);
+		}
+		if (!any && !dev->sev_stop)
+			pthread_cond_wait(&dev->sev_cond, &dev->sev_lock);
+	}
+	pthread_mutex_unlock(&dev->sev_lock);
+	return NULL;
+}
+
+/* on the GSP's event thread: count the crossing for the subscribers'
+ * thread, which calls them (a slow subscriber must not hold up the GSP
+ * events behind it: channel errors, faults) */
+static void on_event(void *arg, enum nvl_sensor_event event)
+{
+	struct nvl_device *dev = arg;
+
+	pthread_mutex_lock(&dev->sev_lock);
+	dev->sev_pending[event == NVL_SENSOR_EVENT_THERMAL ? 0 : 1]++;
+	pthread_cond_signal(&dev->sev_cond);
+	pthread_mutex_unlock(&dev->sev_lock);
 }
 
 /* sub_lock held */
@@ -378,6 +444,25 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 	nvl_free(sub);
 }
 
+bool nvl_device_subs_end(struct nvl_device *dev)
+{
+	struct nvl_device_sensor_sub *s, *n;
+
+	if (dispatching == dev)
+		return false;
+	pthread_mutex_lock(&dev->sub_lock);
+	pthread_mutex_lock(&dev->ev_lock);
+	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
+		nvl_list_del(&s->link);
+		nvl_free(s);
+	}
+	pthread_mutex_unlock(&dev->ev_lock);
+	nvl_gsp_sensors_unsubscribe(dev->gsub);
+	dev->gsub = NULL;
+	pthread_mutex_unlock(&dev->sub_lock);
+	return true;
+}
+
 /* ---- loss and reset -------------------------------------------------- */
 
 NVL_API int nvl_device_status(struct nvl_device *dev)
@@ -425,5 +510,17 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 	}
 	pthread_mutex_unlock(&dev->sub_lock);
 	ret2 = nvl_device_wd_start(dev);
-	return ret ? ret : ret2;
+	if (!ret)
+		ret = ret2;
+	if (ret && !nvl_nv_device_check(dev->nv)) {
+		/* booted, but the driver's half is missing (its fault or
+		 * replay buffer, the watchdog): the device stays lost, as
+		 * after a failed boot, and a later reset starts over */
+		char why[256];
+
+		snprintf(why, sizeof(why), "reset failed: %s", nvl_error_msg());
+		nvl_nv_device_lost(dev->nv, why);
+		nvl_error(ret, "device: %s", why);
+	}
+	return ret;
 }

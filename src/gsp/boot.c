@@ -103,7 +103,9 @@ static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
 	b->size = NVL_ALIGN_UP(size, big ? (size_t)2 << 20 : (size_t)PAGE);
 	b->cpu = nvl_aligned_alloc(big ? (size_t)2 << 20 : PAGE, b->size);
 	if (!b->cpu)
-		return -ENOMEM;
+		return nvl_error(-ENOMEM,
+				 "gsp: no memory for a %zu-byte DMA buffer",
+				 b->size);
 	if (big) /* tens of MB: fewer page faults than 4 KiB pages */
 		madvise(b->cpu, b->size, MADV_HUGEPAGE);
 	memset(b->cpu + keep, 0, b->size - keep);
@@ -111,8 +113,10 @@ static int dma_alloc_keep(struct nvl_gsp *gsp, struct dmabuf *b, size_t size,
 	if (ret) {
 		nvl_free(b->cpu);
 		b->cpu = NULL;
+		return nvl_error(ret, "gsp: cannot DMA-map a %zu-byte buffer",
+				 b->size);
 	}
-	return ret;
+	return 0;
 }
 
 int nvl_gsp_dma_alloc(struct nvl_gsp *gsp, struct dmabuf *b, size_t size)
@@ -466,7 +470,8 @@ static int image_dma(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	ret = nvl_hw_dma_map(gsp->hw, (void *)img->fwimage, span,
 			     &b->image.dma);
 	if (ret)
-		return ret;
+		return nvl_error(ret, "gsp: cannot DMA-map the %zu-byte image",
+				 span);
 	b->image.cpu = (uint8_t *)img->fwimage;
 	b->image.size = span;
 	b->image.borrowed = true;
@@ -759,6 +764,50 @@ static int wait_init_done(struct nvl_gsp *gsp, struct nvl_gsp_boot *b)
 	return ret;
 }
 
+/* most channel ids: ENGINE_STATUS and the fault entries carry 12 bits */
+#define MAX_CHANNELS 4096u
+
+/* the FB range register's size (the layout's before ECC) */
+static uint64_t lmr_fb(struct nvl_gsp *gsp)
+{
+	uint32_t lmr = nvl_hw_rd32(gsp->hw, NVL_HW_PFB_LOCAL_MEMORY_RANGE);
+
+	return (uint64_t)NVL_HW_LMR_LOWER_MAG(lmr)
+	       << (NVL_HW_LMR_LOWER_SCALE(lmr) + 20);
+}
+
+/*
+ * The firmware's static info, checked before the driver uses any of it
+ * (its sizes and counts become the device's info, array bounds, runlist
+ * and register indices): a lie fails the boot with -EPROTO.
+ */
+static int static_info_check(struct nvl_gsp *gsp,
+			     const struct gspabi_static_info *si)
+{
+	uint64_t fb = lmr_fb(gsp);
+
+	if (!si->fbLength || si->fbLength > fb)
+		return nvl_error(-EPROTO,
+				 "gsp: static info: %llu bytes of FB (the FB "
+				 "range register says %llu)",
+				 (unsigned long long)si->fbLength,
+				 (unsigned long long)fb);
+	/* the copy engines' runlists, then compute's: all in range */
+	if (!si->numCopyEngines || si->numCopyEngines >= NVL_HW_ENGINE_MAX)
+		return nvl_error(-EPROTO,
+				 "gsp: static info: %u copy engines (1..%u)",
+				 si->numCopyEngines, NVL_HW_ENGINE_MAX - 1);
+	if (!si->numChannels || si->numChannels > MAX_CHANNELS)
+		return nvl_error(-EPROTO,
+				 "gsp: static info: %u channels (1..%u)",
+				 si->numChannels, MAX_CHANNELS);
+	if (!si->hInternalClient || !si->hInternalDevice ||
+	    !si->hInternalSubdevice)
+		return nvl_error(-EPROTO,
+				 "gsp: static info: a null internal handle");
+	return 0;
+}
+
 static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		     unsigned *step)
 {
@@ -784,6 +833,9 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		return nvl_error(-EPROTO,
 				 "gsp: static info of %zu bytes (%s: %zu)", got,
 				 v->tag, want);
+	ret = static_info_check(gsp, &si);
+	if (ret)
+		return ret;
 	si.gpuNameString[sizeof(si.gpuNameString) - 1] = 0;
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
 	r->num_channels = si.numChannels;
@@ -895,8 +947,7 @@ int nvl_gsp_boot(struct nvl_gsp *gsp, const struct nvl_gsp_image *img,
 	unsigned arch =
 		(boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT) & NVL_HW_BOOT_0_ARCH_MASK;
 	uint32_t lmr = nvl_hw_rd32(gsp->hw, NVL_HW_PFB_LOCAL_MEMORY_RANGE);
-	uint64_t fb = (uint64_t)NVL_HW_LMR_LOWER_MAG(lmr)
-		      << (NVL_HW_LMR_LOWER_SCALE(lmr) + 20);
+	uint64_t fb = lmr_fb(gsp);
 	uint64_t fb_usable = lmr & NVL_HW_LMR_ECC_MODE ? fb / 16 * 15 : fb;
 	unsigned step = NVL_GSP_STEP_LAYOUT;
 	struct nvl_gsp_boot *b;

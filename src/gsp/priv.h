@@ -154,6 +154,9 @@ struct nvl_gsp {
 	/* the firmware answered NVL2080_CTRL_CMD_MULTI_CONTROL unsupported
 	 * (a real GSP-RM): sensor reads send their controls one by one */
 	_Atomic bool no_multi_control;
+	/* the sensor subscription (sensors.c: one POST_EVENT handler, so
+	 * one per GSP); taken and dropped with a compare-and-swap */
+	_Atomic(struct nvl_gsp_sensor_sub *) sensor_sub;
 	struct nvl_gsp_stats st;
 
 	/* boot state (boot.c) */

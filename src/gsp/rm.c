@@ -87,6 +87,13 @@ uint32_t nvl_gsp_rm_client_of(struct nvl_gsp *gsp, uint32_t handle)
 	return c;
 }
 
+void nvl_gsp_rm_skip_handles(struct nvl_gsp *gsp, uint32_t n)
+{
+	pthread_mutex_lock(&gsp->rm->lock);
+	gsp->rm->next_object += n;
+	pthread_mutex_unlock(&gsp->rm->lock);
+}
+
 /* reserve a table slot and a handle; the object is added after the RPC */
 static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
 		   uint32_t *client, uint32_t *handle)
@@ -107,7 +114,10 @@ static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
 		if (hparent)
 			return nvl_error(-EINVAL,
 					 "gsp: a client has no parent");
-		*handle = RM_HANDLE_CLIENT | (++rm->next_client & 0xffff);
+		do
+			*handle =
+				RM_HANDLE_CLIENT | (++rm->next_client & 0xffff);
+		while (find(rm, *handle));
 		*client = *handle;
 		rm->reserved++;
 		return 0;
@@ -117,7 +127,11 @@ static int reserve(struct nvl_gsp_rm *rm, uint32_t hparent, uint32_t hclass,
 		return nvl_error(-ENOENT, "gsp: RM parent %#x unknown",
 				 hparent);
 	*client = p->client;
-	*handle = RM_HANDLE_OBJECT | (++rm->next_object & 0xfffff);
+	/* 20 bits wrap after a million objects: past the live ones (the
+	 * table holds fewer than 2^20, so a free one comes) */
+	do
+		*handle = RM_HANDLE_OBJECT | (++rm->next_object & 0xfffff);
+	while (find(rm, *handle));
 	rm->reserved++;
 	return 0;
 }

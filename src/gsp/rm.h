@@ -100,4 +100,11 @@ unsigned nvl_gsp_rm_count(struct nvl_gsp *gsp);
 /** nvl_gsp_rm_client_of() - the client (root) handle of @handle, or 0. */
 uint32_t nvl_gsp_rm_client_of(struct nvl_gsp *gsp, uint32_t handle);
 
+/**
+ * nvl_gsp_rm_skip_handles() - tests only: the next object handle is as if
+ * @n more objects had been made (to reach the handles' wrap without a
+ * million RPCs).
+ */
+void nvl_gsp_rm_skip_handles(struct nvl_gsp *gsp, uint32_t n);
+
 #endif /* NVL_GSP_RM_H */

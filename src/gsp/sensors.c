@@ -913,11 +913,6 @@ struct nvl_gsp_sensor_sub {
 	void *arg;
 };
 
-/* one subscription per GSP client (it has one POST_EVENT handler) */
-#define MAX_SUBS 16
-static pthread_mutex_t subs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct nvl_gsp_sensor_sub *subs[MAX_SUBS];
-
 static const struct {
 	uint32_t event, index;
 } ev_map[] = {
@@ -959,33 +954,21 @@ static int set_notify(struct nvl_gsp_sensor_sub *sub, uint32_t index,
 		       GSPABI_S_EVENT_NOTIFY, &p);
 }
 
+/* one subscription per GSP client (it has one POST_EVENT handler) */
 static int slot_take(struct nvl_gsp_sensor_sub *sub)
 {
-	int free_slot = -1;
+	struct nvl_gsp_sensor_sub *none = NULL;
 
-	pthread_mutex_lock(&subs_lock);
-	for (int i = 0; i < MAX_SUBS; i++) {
-		if (subs[i] && subs[i]->gsp == sub->gsp) {
-			pthread_mutex_unlock(&subs_lock);
-			return nvl_error(-EBUSY,
-					 "sensors: the GSP has a subscriber");
-		}
-		if (!subs[i] && free_slot < 0)
-			free_slot = i;
-	}
-	if (free_slot >= 0)
-		subs[free_slot] = sub;
-	pthread_mutex_unlock(&subs_lock);
-	return free_slot < 0 ? nvl_error(-ENOSPC, "sensors: too many GSPs") : 0;
+	if (!atomic_compare_exchange_strong(&sub->gsp->sensor_sub, &none, sub))
+		return nvl_error(-EBUSY, "sensors: the GSP has a subscriber");
+	return 0;
 }
 
 static void slot_put(struct nvl_gsp_sensor_sub *sub)
 {
-	pthread_mutex_lock(&subs_lock);
-	for (int i = 0; i < MAX_SUBS; i++)
-		if (subs[i] == sub)
-			subs[i] = NULL;
-	pthread_mutex_unlock(&subs_lock);
+	struct nvl_gsp_sensor_sub *me = sub;
+
+	atomic_compare_exchange_strong(&sub->gsp->sensor_sub, &me, NULL);
 }
 
 static void sub_teardown(struct nvl_gsp_sensor_sub *sub)

@@ -424,8 +424,9 @@ int nvl_model_pmu_set_boost(struct nvl_model *m, uint32_t duration_ms)
 
 	PMU_CHANGE(m, p,
 		   p->boost_until =
-			   duration_ms ? p->last_ns + duration_ms * 1000000ull
-				       : 0);
+			   duration_ms == UINT32_MAX ? UINT64_MAX
+			   : duration_ms ? p->last_ns + duration_ms * 1000000ull
+					 : 0);
 	return 0;
 }
 

@@ -106,7 +106,8 @@ int nvl_model_pmu_set_app_clocks(struct nvl_model *m, uint32_t gpc_mhz,
 				 uint32_t mem_mhz);
 /**
  * nvl_model_pmu_set_boost() - run at the fastest allowed P-state for
- * @duration_ms of PMU time (0 cancels). Return: 0.
+ * @duration_ms of PMU time (0 cancels, UINT32_MAX: until cancelled).
+ * Return: 0.
  */
 int nvl_model_pmu_set_boost(struct nvl_model *m, uint32_t duration_ms);
 

@@ -849,6 +849,14 @@ static int rm_channel(struct nv_chan *ch, struct nvl_nv_vm *v, uint32_t engine)
 				   GSPABI_S_CHANNEL_ALLOC, &cp, &ch->h_chan);
 	if (ret)
 		return ret;
+	/* the index of its CHRAM registers: RM's word checked first */
+	if (cp.cid >= d->boot.num_channels) {
+		ret = nvl_error(-EPROTO, "channel: RM gave channel id %u of %u",
+				cp.cid, d->boot.num_channels);
+		(void)nvl_gsp_rm_free(d->gsp, ch->h_chan);
+		ch->h_chan = 0;
+		return ret;
+	}
 	ch->chid = cp.cid;
 	ch->inst = cp.instOffset;
 	ret = nvl_gsp_rm_alloc(d->gsp, ch->h_chan,
@@ -938,6 +946,15 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 				 "least %u bytes",
 				 vmh,
 				 NVL_NV_CHAN_SLOTS * NVL_NV_CHAN_SLOT_SIZE);
+	}
+	/* its RM VA space went with the firmware of before a reset, and
+	 * the new firmware may have given its handle to another client's */
+	if (v->gen != atomic_load(&d->gen)) {
+		nvl_vm_put(vm);
+		return nvl_error(-ENODEV,
+				 "channel: VM %u was made before a device "
+				 "reset",
+				 vmh);
 	}
 	/* before C86F, Host's GPFIFO and semaphore addresses have VA bits
 	 * 39:0 only: a slot at or above 2^40 would be read and released at

@@ -34,10 +34,14 @@ static struct nvl_pt *pt_of(void *priv)
 	return nvl_nv_gmmu_pt(((struct nvl_nv_vm *)priv)->gmmu);
 }
 
-/* a lost device takes no more page-table changes */
+/* a lost device takes no more page-table changes, nor does a VM made
+ * before a reset (its RM VA space went with that firmware) */
 static bool lost(void *p)
 {
-	return atomic_load(&((struct nvl_nv_vm *)p)->dev->lost);
+	struct nvl_nv_vm *v = p;
+
+	return atomic_load(&v->dev->lost) ||
+	       v->gen != atomic_load(&v->dev->gen);
 }
 
 static int f_get(void *p, uint64_t va, uint64_t range, unsigned int shift)

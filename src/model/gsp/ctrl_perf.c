@@ -475,9 +475,12 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 		case NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX:
 			if (!p->duration)
 				return NV_ERR_INVALID_ARGUMENT;
-			ms = p->duration == NV2080_CTRL_PERF_BOOST_DURATION_INFINITE ||
-					     p->duration > 0xffffffffu / 1000
-				     ? 0xffffffffu
+			/* UINT32_MAX ms is the PMU's "until cleared"; a
+			 * finite boost stops just short of it (49.7 days) */
+			ms = p->duration == NV2080_CTRL_PERF_BOOST_DURATION_INFINITE
+				     ? UINT32_MAX
+			     : p->duration > (UINT32_MAX - 1) / 1000
+				     ? UINT32_MAX - 1
 				     : p->duration * 1000;
 			break;
 		default:

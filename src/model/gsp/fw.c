@@ -588,6 +588,12 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	}
 	if (take_fault(g, NVL_MODEL_GSP_ERROR))
 		result = (uint32_t)g->fault_arg[NVL_MODEL_GSP_ERROR];
+	nvl_model_gsp_reply_fn lie =
+		__atomic_load_n(&g->reply_fn, __ATOMIC_ACQUIRE);
+
+	if (lie)
+		lie(__atomic_load_n(&g->reply_arg, __ATOMIC_RELAXED), function,
+		    g->reply, n);
 	g->st.rpcs++;
 	if (g->state == NVL_MODEL_GSP_BOOTING && result != NV_OK &&
 	    !g->init_error)
@@ -1633,6 +1639,16 @@ void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 	g->fault_arg[f] = arg;
 	nvl_fw_kick(g);
 	pthread_mutex_unlock(&g->lock);
+}
+
+void nvl_model_gsp_set_reply_hook(struct nvl_model *m,
+				  nvl_model_gsp_reply_fn fn, void *arg)
+{
+	struct nvl_model_gsp *g = m->gsp;
+
+	__atomic_store_n(&g->reply_fn, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->reply_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->reply_fn, fn, __ATOMIC_RELEASE);
 }
 
 void nvl_model_gsp_clear_faults(struct nvl_model *m)

@@ -111,6 +111,23 @@ void nvl_model_gsp_set_verify(struct nvl_model *m,
 void nvl_model_gsp_inject(struct nvl_model *m, enum nvl_model_gsp_fault f,
 			  unsigned count, uint64_t arg);
 
+/**
+ * typedef nvl_model_gsp_reply_fn - a test's lying firmware: called on the
+ * firmware's thread with the payload of every reply RM produced (the RPC's
+ * own struct, e.g. GSP_RM_CONTROL's header and params), before it is
+ * framed and checksummed; it may change any of its @len bytes.
+ */
+typedef void (*nvl_model_gsp_reply_fn)(void *arg, uint32_t function,
+				       uint8_t *reply, size_t len);
+
+/**
+ * nvl_model_gsp_set_reply_hook() - call @fn(@arg, ...) with every reply
+ * (NULL removes it; a call in progress may still finish). Model-only, for
+ * tests of what the driver trusts.
+ */
+void nvl_model_gsp_set_reply_hook(struct nvl_model *m,
+				  nvl_model_gsp_reply_fn fn, void *arg);
+
 /** nvl_model_gsp_clear_faults() - disarm every fault, end a hang. */
 void nvl_model_gsp_clear_faults(struct nvl_model *m);
 

@@ -161,6 +161,10 @@ struct nvl_model_gsp {
 	/* faults */
 	unsigned fault_count[NVL_MODEL_GSP_FAULT_COUNT];
 	uint64_t fault_arg[NVL_MODEL_GSP_FAULT_COUNT];
+	/* a test's lying firmware (nvl_model_gsp_set_reply_hook()): @reply_fn
+	 * published with a release store after @reply_arg */
+	nvl_model_gsp_reply_fn reply_fn;
+	void *reply_arg;
 	bool hang;
 	uint32_t init_error; /* first failed init RPC */
 
