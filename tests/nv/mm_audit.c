@@ -8,11 +8,15 @@
  *   found the client's mapping record, then waited for the BO's lock,
  *   counted itself in a record the other thread's last unmap had freed
  *   (use after free, ASan, about one run in two with 2000 rounds); the
- *   record now stays while a map of it is pending.
+ *   record now stays while a map of it is pending;
+ * - drm-purgeable counted a DONTNEED BO that is CPU-mapped (or pinned),
+ *   which the shrinker can never drop (drm_gem_shmem's is_purgeable()
+ *   excludes vmapped and pinned objects).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <nouvelle/nouvelle.h>
@@ -68,9 +72,8 @@ static void concurrent_map_unmap(void **state)
 	(void)state;
 	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
 	assert_int_equal(nvl_device_client_create(dev, &c), 0);
-	assert_int_equal(nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_GTT, 0, 0,
-				       &h),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h), 0);
 	assert_int_equal(nvl_bo_map(c, h, &p), 0);
 	memset(p, 0x5a, 64 * KIB);
 	assert_int_equal(nvl_bo_unmap(c, h), 0);
@@ -91,10 +94,56 @@ static void concurrent_map_unmap(void **state)
 	nvl_device_close(dev);
 }
 
+/* the value of fdinfo key @key of @c, in KiB */
+static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
+{
+	char buf[4096], *at;
+	unsigned long long v;
+
+	assert_true(nvl_client_fdinfo(c, buf, sizeof(buf)) > 0);
+	at = strstr(buf, key);
+	assert_non_null(at);
+	assert_int_equal(sscanf(at + strlen(key), ":\t%llu KiB", &v), 1);
+	return v;
+}
+
+/*
+ * 2. drm-purgeable counts only what the shrinker could purge: a DONTNEED
+ * BO that is CPU-mapped cannot be purged (as drm_gem_shmem's
+ * is_purgeable() excludes vmapped and pinned objects).
+ */
+static void mapped_dontneed_not_purgeable(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	bool retained;
+	uint32_t h;
+	void *p;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_bo_create(c, 1 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			 0);
+	assert_int_equal(nvl_bo_map(c, h, &p), 0);
+	assert_int_equal(nvl_bo_madvise(c, h, NVL_BO_MADV_DONTNEED, &retained),
+			 0);
+	assert_true(retained);
+	assert_int_equal(fdinfo_kib(c, "drm-resident-gtt"), 1024);
+	assert_int_equal(fdinfo_kib(c, "drm-purgeable-gtt"), 0);
+	/* unmapped, it is */
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+	assert_int_equal(fdinfo_kib(c, "drm-purgeable-gtt"), 1024);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(concurrent_map_unmap),
+		cmocka_unit_test(mapped_dontneed_not_purgeable),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
