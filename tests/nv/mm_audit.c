@@ -11,7 +11,16 @@
  *   record now stays while a map of it is pending;
  * - drm-purgeable counted a DONTNEED BO that is CPU-mapped (or pinned),
  *   which the shrinker can never drop (drm_gem_shmem's is_purgeable()
- *   excludes vmapped and pinned objects).
+ *   excludes vmapped and pinned objects);
+ * - an exec bringing back a purged BO (a clear job, whose fence took the
+ *   one slot the exec had reserved on the BO) dropped its own fence from
+ *   the BO ("add_fence without a reserved slot"): the next eviction
+ *   copied the BO out before the job wrote it, and the write went to VRAM
+ *   another client's BO had got.
+ *
+ * And what nvl_bo_madvise() now documents (this passed before): a purged
+ * BO still bound in a VM reads zero through its mapping, never the memory
+ * it left, and WILLNEED reports the content gone.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -94,6 +103,14 @@ static void concurrent_map_unmap(void **state)
 	nvl_device_close(dev);
 }
 
+static uint32_t where(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_bo_info bi;
+
+	assert_int_equal(nvl_bo_query(c, h, &bi), 0);
+	return bi.current;
+}
+
 /* the value of fdinfo key @key of @c, in KiB */
 static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
 {
@@ -139,11 +156,120 @@ static void mapped_dontneed_not_purgeable(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * 3. a DONTNEED BO bound in a VM and purged by another client's pressure:
+ * the GPU reads zero through its mapping afterwards, never the memory it
+ * left (now the other client's), and madvise reports the content gone.
+ */
+static void purged_bound_bo_reads_zero(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info info;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct t_nv_cl a;
+	uint32_t x, y, big, n, *p;
+	uint64_t big_size;
+	bool retained;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &info), 0);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	x = t_nv_cl_bo(&a, 4 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_BO, (void **)&p);
+	for (unsigned i = 0; i < MIB; i++)
+		p[i] = 0x11111111;
+	assert_int_equal(nvl_bo_unmap(a.c, x), 0);
+	y = t_nv_cl_bo(&a, 4 * MIB, NVL_BO_DOMAIN_GTT, VA_BO + 8 * MIB, NULL);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	assert_true(retained);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	/* B takes (almost) all of VRAM and fills it */
+	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
+	assert_int_equal(
+		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	assert_int_not_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	/* A copies X into Y with the copy engine */
+	n = nvl_kit_pb_copy(a.ppb, info.ce_class, VA_BO + 8 * MIB, VA_BO,
+			    4 * MIB);
+	t_nv_cl_run(&a, 0, n, 20 * T_NV_SEC);
+	t_nv_expect_words(a.c, y, 0, MIB, 0, "a copy of the purged BO");
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
+	assert_false(retained);
+	nvl_client_destroy(b);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
+/*
+ * 4. an exec that brings an evicted BO back (a move: its KERNEL fence)
+ * still puts its own fence on the BO: the move took the one slot the exec
+ * had reserved, the job's fence was dropped ("add_fence without a
+ * reserved slot"), nvl_bo_wait said idle under a pending job, and the next
+ * eviction copied the BO out before the job wrote it (the write went to
+ * VRAM another BO got).
+ */
+static void exec_after_move_fences_bo(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info info;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct t_nv_cl a;
+	uint32_t x, big, n;
+	uint64_t big_size;
+	bool retained;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &info), 0);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	t_nv_cl_sem(&a, 4 * KIB, VA_SEM);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	x = t_nv_cl_bo(&a, 8 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_BO, NULL);
+	assert_int_equal(nvl_bo_use(a.c, x), 0);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
+	assert_int_equal(
+		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	assert_int_equal(where(a.c, x), 0);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
+	assert_int_equal(nvl_bo_close(b, big), 0);
+	/* the exec moves X back, then its job waits for the semaphore */
+	a.psem[0] = 0;
+	n = nvl_kit_pb_acquire(a.ppb, VA_SEM, 1);
+	n += nvl_kit_pb_memset(a.ppb + n, info.ce_class, VA_BO, 0x600dcafe,
+			       8 * MIB);
+	assert_int_equal(t_nv_cl_exec(&a, a.chan, 0, n), 0);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(nvl_bo_wait(a.c, x, 0), -ETIME);
+	/* B's pressure again: the eviction must wait for the job */
+	assert_int_equal(
+		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	atomic_store_explicit((_Atomic uint32_t *)&a.psem[0], 1,
+			      memory_order_release);
+	assert_int_equal(t_nv_cl_wait(&a, 20 * T_NV_SEC), 0);
+	t_nv_expect_words(a.c, x, 0, 2 * MIB, 0x600dcafe, "the evicted BO");
+	nvl_client_destroy(b);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(concurrent_map_unmap),
 		cmocka_unit_test(mapped_dontneed_not_purgeable),
+		cmocka_unit_test(purged_bound_bo_reads_zero),
+		cmocka_unit_test(exec_after_move_fences_bo),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
