@@ -122,15 +122,13 @@ static void bo_free(struct nvl_gem_object *obj)
 	nvl_mutex_unlock(&mm->lock);
 }
 
-static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
+static int backing_locked(struct nvl_bo *bo, uint64_t offset,
 			  struct nvl_gem_backing *out)
 {
-	struct nvl_bo *bo = nvl_bo_from_gem(obj);
+	struct nvl_gem_object *obj = &bo->gem;
 	struct nvl_buddy_block *b;
 	uint64_t pos = 0;
 
-	if (offset >= obj->size_B)
-		return -ENOENT;
 	switch (bo->dom) {
 	case NVL_GEM_DOMAIN_VRAM:
 		nvl_list_for_each_entry (b, &bo->blocks, link) {
@@ -159,22 +157,49 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 		return -ENOENT;
 	case NVL_GEM_DOMAIN_GTT:
 	case NVL_GEM_DOMAIN_SYSTEM:
+		/* the caller translates it (not under the leaf lock) */
 		out->domain = bo->dom;
-		out->addr = (uint64_t)(uintptr_t)bo->host + offset;
-		if (bo->mm->ops->dma_addr) {
-			/* on a device the GPU sees the pages' DMA address */
-			uint64_t dma = bo->mm->ops->dma_addr(bo->mm->ops_priv,
-							     bo->host);
-
-			if (!dma)
-				return -ENOENT;
-			out->addr = dma + offset;
-		}
+		out->addr = (uint64_t)(uintptr_t)bo->host;
 		out->len_B = obj->size_B - offset;
 		return 0;
 	default:
 		return -ENOENT;
 	}
+}
+
+/*
+ * GPUVM asks with the VM's lock held but not the BO's resv (a bind's
+ * commit, in a fence-signalling section, where mm->lock may not be
+ * taken): an eviction or move may be changing the placement at the same
+ * time, so the placement is read under mm->place_lock, which every change
+ * of it holds. What it gives may be stale once the lock is dropped; the
+ * mapping's vm_bo, already on the BO's list, then hears the eviction and
+ * the next exec rewrites the mapping.
+ */
+static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
+			  struct nvl_gem_backing *out)
+{
+	struct nvl_bo *bo = nvl_bo_from_gem(obj);
+	int ret;
+
+	if (offset >= obj->size_B)
+		return -ENOENT;
+	nvl_flock_lock(&bo->mm->place_lock);
+	ret = backing_locked(bo, offset, out);
+	nvl_flock_unlock(&bo->mm->place_lock);
+	if (ret || out->domain == NVL_GEM_DOMAIN_VRAM)
+		return ret;
+	if (bo->mm->ops->dma_addr) {
+		/* on a device the GPU sees the pages' DMA address */
+		uint64_t dma = bo->mm->ops->dma_addr(
+			bo->mm->ops_priv, (const void *)(uintptr_t)out->addr);
+
+		if (!dma)
+			return -ENOENT;
+		out->addr = dma;
+	}
+	out->addr += offset;
+	return ret;
 }
 
 static const struct nvl_gem_ops bo_gem_ops = {

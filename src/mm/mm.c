@@ -849,6 +849,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	mm->host_budget_B =
 		cfg->host_budget_B ? cfg->host_budget_B : default_budget();
 	nvl_mutex_init(&mm->lock, &mm_lock_class);
+	nvl_flock_init(&mm->place_lock);
 	nvl_mutex_init(&mm->shrink_lock, &mm_shrink_class);
 	for (int d = 0; d < NVL_MM_NDOM; d++)
 		for (int p = 0; p < NVL_BO_PRIORITIES; p++)

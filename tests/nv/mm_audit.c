@@ -16,7 +16,12 @@
  *   one slot the exec had reserved on the BO) dropped its own fence from
  *   the BO ("add_fence without a reserved slot"): the next eviction
  *   copied the BO out before the job wrote it, and the write went to VRAM
- *   another client's BO had got.
+ *   another client's BO had got;
+ * - a bind of a BO while another thread moves it in and out of VRAM: the
+ *   bind's commit read the BO's placement (domain, VRAM block list, host
+ *   pages) with only the VM's lock while the eviction rewrote it (a data
+ *   race, TSan; the block walk could follow blocks already given back to
+ *   the allocator). Also run under TSan (concurrency suite).
  *
  * And what nvl_bo_madvise() now documents (this passed before): a purged
  * BO still bound in a VM reads zero through its mapping, never the memory
@@ -40,6 +45,15 @@
 #define VA_SEM (40 * MIB)
 #define VA_BO (64 * MIB)
 #define DRIVER_VRAM (32 * MIB)
+
+static int bind1(struct nvl_client *c, uint32_t vm, uint32_t op, uint32_t h,
+		 uint64_t va, uint64_t size)
+{
+	struct nvl_vm_bind_op o = {
+		.op = op, .handle = h, .addr = va, .range = size};
+
+	return nvl_vm_bind(c, vm, 0, &o, 1, NULL, 0, NULL, 0, 0);
+}
 
 /* 1. two threads of one client map and unmap one BO */
 struct mapper {
@@ -263,6 +277,78 @@ static void exec_after_move_fences_bo(void **state)
 	nvl_device_close(dev);
 }
 
+/* 5. binds of a BO while other threads move it in and out of VRAM */
+struct mover {
+	struct nvl_client *a, *b;
+	uint32_t x;
+	atomic_bool stop;
+	unsigned rounds;
+};
+
+static void *move_loop(void *arg)
+{
+	struct mover *m = arg;
+
+	while (!atomic_load(&m->stop)) {
+		uint32_t y;
+
+		if (!nvl_bo_create(m->b, 8 * MIB, NVL_BO_DOMAIN_VRAM, 0, 0, &y))
+			(void)nvl_bo_close(m->b, y);
+		(void)nvl_bo_use(m->a, m->x);
+		m->rounds++;
+	}
+	return NULL;
+}
+
+static void bind_while_moving(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device *dev;
+	struct mover m = {0};
+	uint32_t fill[64], vm;
+	unsigned nfill = 0;
+	pthread_t t;
+	void *p;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &m.a), 0);
+	assert_int_equal(nvl_device_client_create(dev, &m.b), 0);
+	vm = t_nv_vm(m.a);
+	/* B pins all of VRAM but about 8 MiB */
+	while (nfill < 64 && !nvl_bo_create(m.b, 8 * MIB, NVL_BO_DOMAIN_VRAM, 0,
+					    NVL_BO_CPU_VISIBLE, &fill[nfill])) {
+		if (nvl_bo_map(m.b, fill[nfill], &p)) {
+			(void)nvl_bo_close(m.b, fill[nfill]);
+			break;
+		}
+		nfill++;
+	}
+	assert_true(nfill > 2);
+	nfill--;
+	assert_int_equal(nvl_bo_unmap(m.b, fill[nfill]), 0);
+	assert_int_equal(nvl_bo_close(m.b, fill[nfill]), 0);
+	assert_int_equal(nvl_bo_create(m.a, 4 * MIB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, 0, &m.x),
+			 0);
+	assert_int_equal(pthread_create(&t, NULL, move_loop, &m), 0);
+	for (unsigned i = 0; i < 400; i++) {
+		assert_int_equal(
+			bind1(m.a, vm, NVL_VM_BIND_OP_MAP, m.x, VA_BO, 4 * MIB),
+			0);
+		assert_int_equal(
+			bind1(m.a, vm, NVL_VM_BIND_OP_UNMAP, 0, VA_BO, 4 * MIB),
+			0);
+	}
+	atomic_store(&m.stop, true);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(m.rounds > 0);
+	nvl_client_destroy(m.b);
+	nvl_client_destroy(m.a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +356,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mapped_dontneed_not_purgeable),
 		cmocka_unit_test(purged_bound_bo_reads_zero),
 		cmocka_unit_test(exec_after_move_fences_bo),
+		cmocka_unit_test(bind_while_moving),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
