@@ -277,6 +277,68 @@ static void exec_after_move_fences_bo(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * 4b. the same exec with each of its allocations failing in turn (the
+ * clear's job, its fence slot on top of the exec's): -ENOMEM with nothing
+ * submitted, until one the exec survives or none fails; then the job's
+ * fill is in the BO.
+ */
+static void exec_after_purge_alloc_failures(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info info;
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct t_nv_cl a;
+	unsigned long tried = 0;
+	uint32_t x, big, n;
+	uint64_t big_size;
+	bool retained;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &info), 0);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	x = t_nv_cl_bo(&a, 4 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_BO, NULL);
+	assert_int_equal(nvl_bo_use(a.c, x), 0);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
+	assert_int_equal(
+		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	assert_int_equal(where(a.c, x), 0);
+	assert_int_equal(nvl_bo_close(b, big), 0);
+	n = nvl_kit_pb_memset(a.ppb, info.ce_class, VA_BO, 0x5eed5eed, 4 * MIB);
+	for (unsigned long nth = 1; nth < 10000; nth++) {
+		int ret;
+
+		nvl_fault_fail_nth(nth, NVL_FAULT_THIS_THREAD);
+		ret = t_nv_cl_exec(&a, a.chan, 0, n);
+		if (!nvl_fault_hits()) {
+			nvl_fault_off();
+			assert_int_equal(ret, 0);
+			break;
+		}
+		nvl_fault_off();
+		tried++;
+		/* a failure the exec survives (the validate's retry): it ran */
+		if (!ret)
+			break;
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+		assert_int_equal(ci.submitted, 0);
+	}
+	assert_true(tried >= 3);
+	assert_int_equal(t_nv_cl_wait(&a, 20 * T_NV_SEC), 0);
+	t_nv_expect_words(a.c, x, 0, MIB, 0x5eed5eed, "the BO after the exec");
+	nvl_client_destroy(b);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
 /* 5. binds of a BO while other threads move it in and out of VRAM */
 struct mover {
 	struct nvl_client *a, *b;
@@ -356,6 +418,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mapped_dontneed_not_purgeable),
 		cmocka_unit_test(purged_bound_bo_reads_zero),
 		cmocka_unit_test(exec_after_move_fences_bo),
+		cmocka_unit_test(exec_after_purge_alloc_failures),
 		cmocka_unit_test(bind_while_moving),
 	};
 
