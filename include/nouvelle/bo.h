@@ -5,6 +5,8 @@
  * the GPU reaches) or plain system memory and moved between them by the
  * memory manager. Sharing between clients is explicit: export gives a token,
  * import in another client gives its own handle to the same object.
+ * Every nvl_bo_*() call returns -EINVAL, with nothing changed, for a NULL
+ * client or output pointer.
  */
 #ifndef NOUVELLE_BO_H
 #define NOUVELLE_BO_H

@@ -377,8 +377,13 @@ void nvl_bo_kunmap(struct nvl_bo *bo)
 static struct nvl_bo *lookup_or_err(struct nvl_client *client, uint32_t handle,
 				    int *err)
 {
-	struct nvl_bo *bo = client ? nvl_bo_lookup(client, handle) : NULL;
+	struct nvl_bo *bo;
 
+	if (!client) {
+		*err = nvl_error(-EINVAL, "bo: NULL client");
+		return NULL;
+	}
+	bo = nvl_bo_lookup(client, handle);
 	if (!bo)
 		*err = nvl_error(-ENOENT, "bo: no BO handle %u in this client",
 				 handle);
@@ -404,10 +409,14 @@ static struct nvl_bo *lookup_mappable(struct nvl_client *client,
 int nvl_bo_create(struct nvl_client *client, uint64_t size_B, uint32_t domains,
 		  uint32_t preferred, uint32_t flags, uint32_t *handle_out)
 {
-	struct nvl_mm *mm = nvl_mm_of_client(client);
+	struct nvl_mm *mm;
 	struct nvl_bo *bo = NULL;
 	int ret;
 
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "bo: create: NULL %s",
+				 !client ? "client" : "handle_out");
+	mm = nvl_mm_of_client(client);
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
 	ret = nvl_bo_create_internal(mm, client->id, size_B, domains, preferred,
@@ -422,6 +431,8 @@ int nvl_bo_create(struct nvl_client *client, uint64_t size_B, uint32_t domains,
 
 int nvl_bo_close(struct nvl_client *client, uint32_t handle)
 {
+	if (!client)
+		return nvl_error(-EINVAL, "bo: close: NULL client");
 	if (nvl_client_handle_remove(client, NVL_HANDLE_BO, handle))
 		return nvl_error(-EINVAL, "bo: close of unknown handle %u",
 				 handle);
@@ -489,6 +500,8 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 	struct nvl_bo *bo;
 	int ret;
 
+	if (!ptr_out)
+		return nvl_error(-EINVAL, "bo: map: NULL ptr_out");
 	bo = lookup_mappable(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -594,6 +607,8 @@ int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 	struct nvl_mm *mm;
 	int ret = 0;
 
+	if (!token_out)
+		return nvl_error(-EINVAL, "bo: export: NULL token_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -630,11 +645,15 @@ int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 int nvl_bo_import(struct nvl_client *client, uint64_t token,
 		  uint32_t *handle_out)
 {
-	struct nvl_mm *mm = nvl_mm_of_client(client);
+	struct nvl_mm *mm;
 	struct nvl_bo *bo;
 	uint32_t slot;
 	int ret;
 
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "bo: import: NULL %s",
+				 !client ? "client" : "handle_out");
+	mm = nvl_mm_of_client(client);
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
 	if (token >> 48 != mm->serial && nvl_mm_serial_issued(token >> 48))
@@ -692,6 +711,8 @@ int nvl_bo_query(struct nvl_client *client, uint32_t handle,
 	struct nvl_bo *bo;
 	int ret;
 
+	if (!info_out)
+		return nvl_error(-EINVAL, "bo: query: NULL info_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -716,6 +737,8 @@ int nvl_bo_madvise(struct nvl_client *client, uint32_t handle, uint32_t advice,
 
 	if (advice > NVL_BO_MADV_DONTNEED)
 		return nvl_error(-EINVAL, "bo: unknown advice %u", advice);
+	if (!retained_out)
+		return nvl_error(-EINVAL, "bo: madvise: NULL retained_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;

@@ -23,6 +23,9 @@
  *   race, TSan; the block walk could follow blocks already given back to
  *   the allocator). Also run under TSan (concurrency suite).
  *
+ * - a NULL client or output pointer given to the BO calls is -EINVAL, as
+ *   for every other public call; they dereferenced it (a segfault).
+ *
  * And what nvl_bo_madvise() now documents (this passed before): a purged
  * BO still bound in a VM reads zero through its mapping, never the memory
  * it left, and WILLNEED reports the content gone.
@@ -411,6 +414,61 @@ static void bind_while_moving(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * 6. NULL client or output pointer: -EINVAL with a message, as every
+ * other public call gives (nvl_vm_create, nvl_syncobj_create, ...); the
+ * BO calls dereferenced them (a segfault).
+ */
+static void null_arguments(void **state)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	struct nvl_bo_info bi;
+	uint32_t h, h2;
+	uint64_t tok;
+	bool retained;
+	void *p;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_bo_create(c, 4 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h),
+			 0);
+	assert_int_equal(
+		nvl_bo_create(NULL, 4 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h2),
+		-EINVAL);
+	assert_int_equal(
+		nvl_bo_create(c, 4 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, NULL),
+		-EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "NULL"));
+	assert_int_equal(nvl_bo_close(NULL, h), -EINVAL);
+	assert_int_equal(nvl_bo_map(NULL, h, &p), -EINVAL);
+	assert_int_equal(nvl_bo_map(c, h, NULL), -EINVAL);
+	assert_int_equal(nvl_bo_unmap(NULL, h), -EINVAL);
+	assert_int_equal(nvl_bo_use(NULL, h), -EINVAL);
+	assert_int_equal(nvl_bo_wait(NULL, h, 0), -EINVAL);
+	assert_int_equal(nvl_bo_export(NULL, h, &tok), -EINVAL);
+	assert_int_equal(nvl_bo_export(c, h, NULL), -EINVAL);
+	assert_int_equal(nvl_bo_export(c, h, &tok), 0);
+	assert_int_equal(nvl_bo_import(NULL, tok, &h2), -EINVAL);
+	assert_int_equal(nvl_bo_import(c, tok, NULL), -EINVAL);
+	assert_int_equal(nvl_bo_query(NULL, h, &bi), -EINVAL);
+	assert_int_equal(nvl_bo_query(c, h, NULL), -EINVAL);
+	assert_int_equal(nvl_bo_madvise(NULL, h, 0, &retained), -EINVAL);
+	assert_int_equal(nvl_bo_madvise(c, h, NVL_BO_MADV_DONTNEED, NULL),
+			 -EINVAL);
+	/* nothing changed: still mappable, not purgeable, one handle */
+	assert_int_equal(nvl_bo_madvise(c, h, NVL_BO_MADV_WILLNEED, &retained),
+			 0);
+	assert_true(retained);
+	assert_int_equal(nvl_bo_map(c, h, &p), 0);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+	assert_int_equal(nvl_bo_close(c, h), 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +478,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(exec_after_move_fences_bo),
 		cmocka_unit_test(exec_after_purge_alloc_failures),
 		cmocka_unit_test(bind_while_moving),
+		cmocka_unit_test(null_arguments),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
