@@ -5,6 +5,8 @@
  * the GPU reaches) or plain system memory and moved between them by the
  * memory manager. Sharing between clients is explicit: export gives a token,
  * import in another client gives its own handle to the same object.
+ * Every nvl_bo_*() call returns -EINVAL, with nothing changed, for a NULL
+ * client or output pointer.
  */
 #ifndef NOUVELLE_BO_H
 #define NOUVELLE_BO_H
@@ -179,7 +181,11 @@ enum nvl_bo_madv {
 
 /**
  * nvl_bo_madvise() - say whether the content may be dropped under memory
- * pressure.
+ * pressure. A DONTNEED BO that is not exported, mapped or pinned may be
+ * purged when idle (by eviction or the shrinker); it stays valid: it reads
+ * zero when next used (mapped, used, or through a VM mapping, which is
+ * rewritten before the next exec runs), and @retained_out says false at
+ * the next call, until WILLNEED.
  * @client: the client
  * @handle: the handle
  * @advice: enum nvl_bo_madv

@@ -122,15 +122,13 @@ static void bo_free(struct nvl_gem_object *obj)
 	nvl_mutex_unlock(&mm->lock);
 }
 
-static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
+static int backing_locked(struct nvl_bo *bo, uint64_t offset,
 			  struct nvl_gem_backing *out)
 {
-	struct nvl_bo *bo = nvl_bo_from_gem(obj);
+	struct nvl_gem_object *obj = &bo->gem;
 	struct nvl_buddy_block *b;
 	uint64_t pos = 0;
 
-	if (offset >= obj->size_B)
-		return -ENOENT;
 	switch (bo->dom) {
 	case NVL_GEM_DOMAIN_VRAM:
 		nvl_list_for_each_entry (b, &bo->blocks, link) {
@@ -159,22 +157,49 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 		return -ENOENT;
 	case NVL_GEM_DOMAIN_GTT:
 	case NVL_GEM_DOMAIN_SYSTEM:
+		/* the caller translates it (not under the leaf lock) */
 		out->domain = bo->dom;
-		out->addr = (uint64_t)(uintptr_t)bo->host + offset;
-		if (bo->mm->ops->dma_addr) {
-			/* on a device the GPU sees the pages' DMA address */
-			uint64_t dma = bo->mm->ops->dma_addr(bo->mm->ops_priv,
-							     bo->host);
-
-			if (!dma)
-				return -ENOENT;
-			out->addr = dma + offset;
-		}
+		out->addr = (uint64_t)(uintptr_t)bo->host;
 		out->len_B = obj->size_B - offset;
 		return 0;
 	default:
 		return -ENOENT;
 	}
+}
+
+/*
+ * GPUVM asks with the VM's lock held but not the BO's resv (a bind's
+ * commit, in a fence-signalling section, where mm->lock may not be
+ * taken): an eviction or move may be changing the placement at the same
+ * time, so the placement is read under mm->place_lock, which every change
+ * of it holds. What it gives may be stale once the lock is dropped; the
+ * mapping's vm_bo, already on the BO's list, then hears the eviction and
+ * the next exec rewrites the mapping.
+ */
+static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
+			  struct nvl_gem_backing *out)
+{
+	struct nvl_bo *bo = nvl_bo_from_gem(obj);
+	int ret;
+
+	if (offset >= obj->size_B)
+		return -ENOENT;
+	nvl_flock_lock(&bo->mm->place_lock);
+	ret = backing_locked(bo, offset, out);
+	nvl_flock_unlock(&bo->mm->place_lock);
+	if (ret || out->domain == NVL_GEM_DOMAIN_VRAM)
+		return ret;
+	if (bo->mm->ops->dma_addr) {
+		/* on a device the GPU sees the pages' DMA address */
+		uint64_t dma = bo->mm->ops->dma_addr(
+			bo->mm->ops_priv, (const void *)(uintptr_t)out->addr);
+
+		if (!dma)
+			return -ENOENT;
+		out->addr = dma;
+	}
+	out->addr += offset;
+	return ret;
 }
 
 static const struct nvl_gem_ops bo_gem_ops = {
@@ -352,8 +377,13 @@ void nvl_bo_kunmap(struct nvl_bo *bo)
 static struct nvl_bo *lookup_or_err(struct nvl_client *client, uint32_t handle,
 				    int *err)
 {
-	struct nvl_bo *bo = client ? nvl_bo_lookup(client, handle) : NULL;
+	struct nvl_bo *bo;
 
+	if (!client) {
+		*err = nvl_error(-EINVAL, "bo: NULL client");
+		return NULL;
+	}
+	bo = nvl_bo_lookup(client, handle);
 	if (!bo)
 		*err = nvl_error(-ENOENT, "bo: no BO handle %u in this client",
 				 handle);
@@ -379,10 +409,14 @@ static struct nvl_bo *lookup_mappable(struct nvl_client *client,
 int nvl_bo_create(struct nvl_client *client, uint64_t size_B, uint32_t domains,
 		  uint32_t preferred, uint32_t flags, uint32_t *handle_out)
 {
-	struct nvl_mm *mm = nvl_mm_of_client(client);
+	struct nvl_mm *mm;
 	struct nvl_bo *bo = NULL;
 	int ret;
 
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "bo: create: NULL %s",
+				 !client ? "client" : "handle_out");
+	mm = nvl_mm_of_client(client);
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
 	ret = nvl_bo_create_internal(mm, client->id, size_B, domains, preferred,
@@ -397,6 +431,8 @@ int nvl_bo_create(struct nvl_client *client, uint64_t size_B, uint32_t domains,
 
 int nvl_bo_close(struct nvl_client *client, uint32_t handle)
 {
+	if (!client)
+		return nvl_error(-EINVAL, "bo: close: NULL client");
 	if (nvl_client_handle_remove(client, NVL_HANDLE_BO, handle))
 		return nvl_error(-EINVAL, "bo: close of unknown handle %u",
 				 handle);
@@ -417,6 +453,9 @@ struct map_rec {
 	struct nvl_bo *bo;
 	uint64_t client_id;
 	unsigned count;
+	/* nvl_bo_map() calls between their lookup and their result: the
+	 * record stays while any is pending (mm->lock) */
+	unsigned pending;
 };
 
 static void map_rec_del(struct map_rec *r)
@@ -459,9 +498,10 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 {
 	struct map_rec *rec = NULL;
 	struct nvl_bo *bo;
-	bool fresh = false;
 	int ret;
 
+	if (!ptr_out)
+		return nvl_error(-EINVAL, "bo: map: NULL ptr_out");
 	bo = lookup_mappable(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -474,9 +514,10 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 			rec->bo = bo;
 			nvl_list_add(&rec->link, &bo->maps);
 			nvl_list_add(&rec->client_link, &client->maps);
-			fresh = true;
 		}
 	}
+	if (rec)
+		rec->pending++;
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (!rec) {
 		nvl_bo_put(bo);
@@ -488,11 +529,11 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 		nvl_resv_unlock(bo->gem.resv);
 	}
 	nvl_mutex_lock(&bo->mm->lock);
-	if (!ret) {
+	rec->pending--;
+	if (!ret)
 		rec->count++;
-	} else if (fresh) {
+	else if (!rec->count && !rec->pending)
 		map_rec_del(rec);
-	}
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (ret)
 		nvl_bo_put(bo); /* a mapping keeps the lookup's reference */
@@ -517,7 +558,7 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 				handle);
 	} else {
 		bo->map_count--;
-		if (!--rec->count)
+		if (!--rec->count && !rec->pending)
 			map_rec_del(rec);
 	}
 	nvl_mutex_unlock(&bo->mm->lock);
@@ -566,6 +607,8 @@ int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 	struct nvl_mm *mm;
 	int ret = 0;
 
+	if (!token_out)
+		return nvl_error(-EINVAL, "bo: export: NULL token_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -602,11 +645,15 @@ int nvl_bo_export(struct nvl_client *client, uint32_t handle,
 int nvl_bo_import(struct nvl_client *client, uint64_t token,
 		  uint32_t *handle_out)
 {
-	struct nvl_mm *mm = nvl_mm_of_client(client);
+	struct nvl_mm *mm;
 	struct nvl_bo *bo;
 	uint32_t slot;
 	int ret;
 
+	if (!client || !handle_out)
+		return nvl_error(-EINVAL, "bo: import: NULL %s",
+				 !client ? "client" : "handle_out");
+	mm = nvl_mm_of_client(client);
 	if (!mm)
 		return nvl_error(-ENOMEM, "bo: no memory manager");
 	if (token >> 48 != mm->serial && nvl_mm_serial_issued(token >> 48))
@@ -664,6 +711,8 @@ int nvl_bo_query(struct nvl_client *client, uint32_t handle,
 	struct nvl_bo *bo;
 	int ret;
 
+	if (!info_out)
+		return nvl_error(-EINVAL, "bo: query: NULL info_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;
@@ -688,6 +737,8 @@ int nvl_bo_madvise(struct nvl_client *client, uint32_t handle, uint32_t advice,
 
 	if (advice > NVL_BO_MADV_DONTNEED)
 		return nvl_error(-EINVAL, "bo: unknown advice %u", advice);
+	if (!retained_out)
+		return nvl_error(-EINVAL, "bo: madvise: NULL retained_out");
 	bo = lookup_or_err(client, handle, &ret);
 	if (!bo)
 		return ret;

@@ -187,6 +187,13 @@ struct nvl_mm_job;
 struct nvl_mm {
 	/** @lock: buddy, LRUs, placements, exports */
 	struct nvl_mutex lock;
+	/**
+	 * @place_lock: a leaf lock (no wait, no allocation inside) that a
+	 * change of a BO's placement (dom, blocks, host) also holds, for
+	 * readers that may not take @lock: a bind's commit reads the
+	 * backing in a fence-signalling section with only the VM's lock
+	 */
+	struct nvl_flock place_lock;
 	struct nvl_mm_config cfg;
 	const struct nvl_mm_mem_ops *ops;
 	void *ops_priv;

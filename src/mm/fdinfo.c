@@ -9,7 +9,8 @@
  * handle; nouvelle counts exported ones, which another client may import);
  * resident = its memory is present; active = resident with unsignalled
  * fences; purgeable = resident, idle (an active BO is not purgeable, as in
- * drm_show_memory_stats()), marked DONTNEED and not shared; memory (the
+ * drm_show_memory_stats()), marked DONTNEED, not shared, not pinned and
+ * not CPU-mapped (what the shrinker could drop); memory (the
  * older key) = resident. Values in KiB, as the kernel prints them.
  * The header keys (drm-driver, drm-client-id, ...) and the engine keys
  * are the core's (src/core/fdinfo.c), which appends these lines.
@@ -66,7 +67,8 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 			if (!nvl_resv_test_signaled(bo->gem.resv,
 						    NVL_RESV_USAGE_BOOKKEEP))
 				u[r].active += bo->gem.size_B;
-			else if (nvl_bo_purgeable(bo))
+			else if (nvl_bo_purgeable(bo) && !bo->pin_count &&
+				 !bo->map_count)
 				u[r].purgeable += bo->gem.size_B;
 		}
 		nvl_mutex_unlock(&mm->lock);

@@ -384,6 +384,19 @@ static int backing_extents(struct nvl_mm *mm, struct nvl_bo *bo,
 	return 0;
 }
 
+/*
+ * A slot for the job's fence on top of those the caller reserved: an exec
+ * reserves one per BO, then validates (a move or a clear of the BO); had
+ * the job's fence taken the exec's slot, the exec's own fence could not be
+ * added, and the next eviction would not wait for its job.
+ */
+static int reserve_own_slot(struct nvl_resv *resv)
+{
+	unsigned held = resv->usable > resv->num ? resv->usable - resv->num : 0;
+
+	return nvl_resv_reserve_fences(resv, held + 1);
+}
+
 /* Allocate a job with dependencies on @bo's fences and a reserved slot. */
 static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
 		       struct nvl_mm_job **out)
@@ -397,7 +410,7 @@ static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
 	ret = nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
 				  &j->ndeps, &j->deps);
 	if (!ret)
-		ret = nvl_resv_reserve_fences(bo->gem.resv, 1);
+		ret = reserve_own_slot(bo->gem.resv);
 	if (!ret)
 		ret = nvl_fence_create(&j->fence, mm->fence_ctx, 0);
 	if (ret) {
@@ -836,6 +849,7 @@ int nvl_mm_create(const struct nvl_mm_config *cfg, struct nvl_mm **mm_out)
 	mm->host_budget_B =
 		cfg->host_budget_B ? cfg->host_budget_B : default_budget();
 	nvl_mutex_init(&mm->lock, &mm_lock_class);
+	nvl_flock_init(&mm->place_lock);
 	nvl_mutex_init(&mm->shrink_lock, &mm_shrink_class);
 	for (int d = 0; d < NVL_MM_NDOM; d++)
 		for (int p = 0; p < NVL_BO_PRIORITIES; p++)

@@ -198,14 +198,23 @@ void nvl_mm_bulk_move_tail(struct nvl_mm *mm, struct nvl_mm_bulk *bulk)
 
 void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo)
 {
-	switch (bo->dom) {
+	enum nvl_gem_domain dom = bo->dom;
+	void *host = bo->host;
+	struct nvl_list blocks;
+
+	nvl_list_init(&blocks);
+	nvl_flock_lock(&mm->place_lock);
+	nvl_list_splice_tail_init(&bo->blocks, &blocks);
+	bo->host = NULL;
+	bo->dom = NVL_GEM_DOMAIN_NONE;
+	nvl_flock_unlock(&mm->place_lock);
+	switch (dom) {
 	case NVL_GEM_DOMAIN_VRAM:
-		nvl_buddy_free_list(&mm->vram, &bo->blocks, 0);
+		nvl_buddy_free_list(&mm->vram, &blocks, 0);
 		break;
 	case NVL_GEM_DOMAIN_GTT:
 	case NVL_GEM_DOMAIN_SYSTEM:
-		nvl_mm_host_free(mm, bo->host, bo->gem.size_B);
-		bo->host = NULL;
+		nvl_mm_host_free(mm, host, bo->gem.size_B);
 		break;
 	default:
 		break;
@@ -214,7 +223,6 @@ void nvl_mm_release_backing(struct nvl_mm *mm, struct nvl_bo *bo)
 		close(bo->swap_fd);
 		bo->swap_fd = -1;
 	}
-	bo->dom = NVL_GEM_DOMAIN_NONE;
 }
 
 void nvl_mm_reap_zombies(struct nvl_mm *mm)
@@ -291,9 +299,11 @@ static int evict_bo(struct nvl_mm *mm, struct nvl_bo *victim)
 	if (ret)
 		return ret;
 	nvl_mm_lru_del(mm, victim);
+	nvl_flock_lock(&mm->place_lock);
 	nvl_buddy_free_list(&mm->vram, &victim->blocks, 0);
 	victim->dom = to;
 	victim->host = host;
+	nvl_flock_unlock(&mm->place_lock);
 	nvl_mm_lru_add(mm, victim);
 	victim->evicted = true;
 	atomic_fetch_add(&mm->evictions, 1);
@@ -450,10 +460,12 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 
 	nvl_list_init(&old);
 	nvl_mm_lru_del(mm, bo);
+	nvl_flock_lock(&mm->place_lock);
 	nvl_list_splice_tail_init(&bo->blocks, &old);
 	nvl_list_splice_tail_init(blocks, &bo->blocks);
 	bo->dom = dom;
 	bo->host = dom == NVL_GEM_DOMAIN_VRAM ? NULL : host;
+	nvl_flock_unlock(&mm->place_lock);
 	if (from == NVL_GEM_DOMAIN_NONE) {
 		/* Fresh: host pages come zeroed; dirty VRAM is cleared. */
 		if (dom == NVL_GEM_DOMAIN_VRAM)
@@ -462,10 +474,12 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 		ret = nvl_mm_queue_copy(mm, bo, from, &old, old_host, dom);
 	}
 	if (ret) {
+		nvl_flock_lock(&mm->place_lock);
 		nvl_list_splice_tail_init(&bo->blocks, blocks);
 		nvl_list_splice_tail_init(&old, &bo->blocks);
 		bo->dom = from;
 		bo->host = old_host;
+		nvl_flock_unlock(&mm->place_lock);
 		if (was_on)
 			nvl_mm_lru_add(mm, bo);
 		return ret;
@@ -538,9 +552,11 @@ static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 	if (ghost) {
 		ghost->dom = bo->dom;
 		ghost->host = bo->host;
+		nvl_flock_lock(&mm->place_lock);
 		nvl_list_splice_tail_init(&bo->blocks, &ghost->blocks);
 		bo->host = NULL;
 		bo->dom = NVL_GEM_DOMAIN_NONE;
+		nvl_flock_unlock(&mm->place_lock);
 		/* Own resv storage unused: nvl_mm_bo_destroy() skips it. */
 		ghost->gem.resv = NULL;
 		nvl_list_add_tail(&ghost->lru, &mm->zombies);

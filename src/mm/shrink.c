@@ -157,6 +157,7 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 	int64_t wait = NVL_MIN(SHRINK_WAIT_NS, deadline - nvl_time_ns());
 	bool purge = nvl_bo_purgeable(bo);
 	int fd = -1;
+	void *host;
 
 	/* Even a purge must wait: a queued move may still write the pages. */
 	if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
@@ -168,9 +169,12 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 			return 0;
 	}
 	nvl_mm_lru_del(mm, bo);
-	nvl_mm_host_free(mm, bo->host, size);
+	nvl_flock_lock(&mm->place_lock);
+	host = bo->host;
 	bo->host = NULL;
 	bo->dom = NVL_GEM_DOMAIN_NONE;
+	nvl_flock_unlock(&mm->place_lock);
+	nvl_mm_host_free(mm, host, size);
 	bo->swap_fd = fd;
 	if (purge)
 		bo->purged = true;
@@ -275,8 +279,10 @@ int nvl_bo_swap_in(struct nvl_bo *bo)
 	nvl_mm_lru_del(mm, bo);
 	close(bo->swap_fd);
 	bo->swap_fd = -1;
+	nvl_flock_lock(&mm->place_lock);
 	bo->host = host;
 	bo->dom = to;
+	nvl_flock_unlock(&mm->place_lock);
 	nvl_mm_lru_add(mm, bo);
 	atomic_fetch_add(&mm->swapins, 1);
 	return 0;
