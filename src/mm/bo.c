@@ -417,6 +417,8 @@ struct map_rec {
 	struct nvl_bo *bo;
 	uint64_t client_id;
 	unsigned count;
+	/* nvl_bo_map() calls of the client under way: the record stays */
+	unsigned pending;
 };
 
 static void map_rec_del(struct map_rec *r)
@@ -459,7 +461,6 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 {
 	struct map_rec *rec = NULL;
 	struct nvl_bo *bo;
-	bool fresh = false;
 	int ret;
 
 	bo = lookup_mappable(client, handle, &ret);
@@ -474,9 +475,10 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 			rec->bo = bo;
 			nvl_list_add(&rec->link, &bo->maps);
 			nvl_list_add(&rec->client_link, &client->maps);
-			fresh = true;
 		}
 	}
+	if (rec)
+		rec->pending++;
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (!rec) {
 		nvl_bo_put(bo);
@@ -488,11 +490,11 @@ int nvl_bo_map(struct nvl_client *client, uint32_t handle, void **ptr_out)
 		nvl_resv_unlock(bo->gem.resv);
 	}
 	nvl_mutex_lock(&bo->mm->lock);
-	if (!ret) {
+	rec->pending--;
+	if (!ret)
 		rec->count++;
-	} else if (fresh) {
+	else if (!rec->count && !rec->pending)
 		map_rec_del(rec);
-	}
 	nvl_mutex_unlock(&bo->mm->lock);
 	if (ret)
 		nvl_bo_put(bo); /* a mapping keeps the lookup's reference */
@@ -517,7 +519,7 @@ int nvl_bo_unmap(struct nvl_client *client, uint32_t handle)
 				handle);
 	} else {
 		bo->map_count--;
-		if (!--rec->count)
+		if (!--rec->count && !rec->pending)
 			map_rec_del(rec);
 	}
 	nvl_mutex_unlock(&bo->mm->lock);
