@@ -55,10 +55,20 @@ struct rc_client {
 	atomic_bool stop;
 };
 
+#define NTOK 8
+#define NSUB 4
+
 struct rc {
 	struct nvl_device *dev;
 	struct rc_client cl[NCL];
-	atomic_ulong calls, errors;
+	/* export tokens of every client, the third one's too: imports of
+	 * tokens whose BO (or client) is going */
+	_Atomic uint64_t tok[NTOK];
+	_Atomic(struct nvl_device_sensor_sub *) sub[NSUB];
+	atomic_ulong calls, errors, sensor_events;
+	/* RACE_AUDIT_EVICT=1: 256 MiB of VRAM and big BOs, so that BOs
+	 * move while other threads bind them (move_vs_bind: a known race) */
+	bool evict;
 };
 
 struct rc_thread {
@@ -90,6 +100,7 @@ static bool documented(int r)
 	case -EXDEV:
 	case -EMFILE:
 	case -EBADF:
+	case -EDEADLK:
 		return true;
 	}
 	return false;
@@ -100,6 +111,10 @@ static void rc_ret(struct rc *rc, const char *what, int r)
 	atomic_fetch_add(&rc->calls, 1);
 	if (r < 0)
 		atomic_fetch_add(&rc->errors, 1);
+	/* RACE_AUDIT_LOG=1: every call, for a histogram of what ran */
+	if (getenv("RACE_AUDIT_LOG"))
+		fprintf(stderr, "race_audit: %d %s: %s\n", r, what,
+			r ? nvl_last_error() : "");
 	if (r > 0 || !documented(r)) {
 		fprintf(stderr, "race_audit: %s returned %d (%s)\n", what, r,
 			nvl_last_error());
@@ -115,8 +130,7 @@ static uint32_t pick(_Atomic uint32_t *a, unsigned n, uint64_t *rng)
 }
 
 /* put a new handle in a random slot; the one it replaces is closed */
-static uint32_t put(_Atomic uint32_t *a, unsigned n, uint64_t *rng,
-		    uint32_t h)
+static uint32_t put(_Atomic uint32_t *a, unsigned n, uint64_t *rng, uint32_t h)
 {
 	return atomic_exchange(&a[t_rand(rng) % n], h);
 }
@@ -180,10 +194,12 @@ static void op_bo(struct rc *rc, struct rc_client *k, uint64_t *rng)
 	switch (t_rand(rng) % 8) {
 	case 0:
 		size = (1 + t_rand(rng) % 64) * 4 * KIB;
+		if (rc->evict && t_rand(rng) % 16 == 0)
+			size = (2 + t_rand(rng) % 7) * MIB;
 		d = doms[t_rand(rng) % (sizeof(doms) / sizeof(doms[0]))];
 		r = nvl_bo_create(k->c, size, d, d & NVL_BO_DOMAIN_VRAM,
 				  t_rand(rng) % 2 ? NVL_BO_CPU_VISIBLE : 0, &h);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_bo_create", r);
 		if (!r) {
 			old = put(k->bo, NBO, rng, h);
 			if (old)
@@ -201,7 +217,7 @@ static void op_bo(struct rc *rc, struct rc_client *k, uint64_t *rng)
 	case 2:
 		h = pick(k->bo, NBO, rng);
 		r = nvl_bo_map(k->c, h, &p);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_bo_map", r);
 		if (!r) {
 			/* other threads may write it too */
 			__atomic_store_n((uint32_t *)p, (uint32_t)t_rand(rng),
@@ -210,7 +226,7 @@ static void op_bo(struct rc *rc, struct rc_client *k, uint64_t *rng)
 			/* closed meanwhile: the mapping goes with the
 			 * client */
 			if (r != -ENOENT)
-				CALL(rc, r);
+				rc_ret(rc, "nvl_bo_unmap", r);
 		}
 		break;
 	case 3: {
@@ -220,11 +236,15 @@ static void op_bo(struct rc *rc, struct rc_client *k, uint64_t *rng)
 
 		h = pick(k->bo, NBO, rng);
 		r = nvl_bo_export(k->c, h, &tok);
-		CALL(rc, r);
-		if (r)
+		rc_ret(rc, "nvl_bo_export", r);
+		if (!r)
+			atomic_store(&rc->tok[t_rand(rng) % NTOK], tok);
+		if (t_rand(rng) % 2)
+			tok = atomic_load(&rc->tok[t_rand(rng) % NTOK]);
+		else if (r)
 			break;
 		r = nvl_bo_import(to->c, tok, &h);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_bo_import", r);
 		/* an import into this client may give a handle the slots
 		 * have already; only put foreign ones */
 		if (!r && to != k) {
@@ -257,14 +277,14 @@ static void op_bo(struct rc *rc, struct rc_client *k, uint64_t *rng)
 static void op_vm(struct rc *rc, struct rc_client *k, uint64_t *rng)
 {
 	struct nvl_vm_bind_op op = {0};
-	struct nvl_vm_sync sig;
+	struct nvl_vm_sync sig, wait;
 	uint32_t h, old, q;
 	int r;
 
 	switch (t_rand(rng) % 7) {
 	case 0:
 		r = new_vm(k, &h);
-		CALL(rc, r);
+		rc_ret(rc, "new_vm", r);
 		if (!r) {
 			old = put(k->vm, NVM, rng, h);
 			if (old)
@@ -279,7 +299,7 @@ static void op_vm(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		break;
 	case 2:
 		r = nvl_vm_bind_queue_create(k->c, any_vm(k, rng), &q);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_vm_bind_queue_create", r);
 		if (!r) {
 			old = put(k->q, NQ, rng, q);
 			if (old)
@@ -295,8 +315,8 @@ static void op_vm(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		/* a bind, synchronous or queued on a queue that signals a
 		 * syncobj */
 		op.op = t_rand(rng) % 3;
-		op.addr = BIND_VA + (t_rand(rng) % (BIND_SPAN / (64 * KIB))) *
-					    64 * KIB;
+		op.addr = BIND_VA +
+			  (t_rand(rng) % (BIND_SPAN / (64 * KIB))) * 64 * KIB;
 		if (op.op != NVL_VM_BIND_OP_UNMAP)
 			op.handle = pick(k->bo, NBO, rng);
 		if (op.op == NVL_VM_BIND_OP_UNMAP_ALL) {
@@ -304,18 +324,21 @@ static void op_vm(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		} else {
 			op.range = (1 + t_rand(rng) % 4) * 4 * KIB;
 			if (!op.handle && op.op == NVL_VM_BIND_OP_MAP)
-				op.flags = t_rand(rng) % 2 ?
-						   NVL_VM_BIND_SPARSE :
-						   NVL_VM_BIND_NULL;
+				op.flags = t_rand(rng) % 2 ? NVL_VM_BIND_SPARSE
+							   : NVL_VM_BIND_NULL;
 		}
 		sig.handle = pick(k->so, NSO, rng);
 		sig.flags = 0;
-		sig.point = 0;
+		sig.point = t_rand(rng) % 4 ? 0 : 1 + t_rand(rng) % 8;
+		wait.handle = pick(k->so, NSO, rng);
+		wait.flags = 0;
+		wait.point = 0;
 		q = pick(k->q, NQ, rng);
 		if (q && sig.handle && t_rand(rng) % 2)
-			CALL(rc, nvl_vm_bind(k->c, any_vm(k, rng), q, &op, 1,
-					     NULL, 0, &sig, 1,
-					     NVL_VM_BIND_ASYNC));
+			CALL(rc,
+			     nvl_vm_bind(k->c, any_vm(k, rng), q, &op, 1, &wait,
+					 wait.handle && t_rand(rng) % 2, &sig,
+					 1, NVL_VM_BIND_ASYNC));
 		else
 			CALL(rc, nvl_vm_bind(k->c, any_vm(k, rng), 0, &op, 1,
 					     NULL, 0, NULL, 0, 0));
@@ -333,9 +356,9 @@ static void op_ch(struct rc *rc, struct rc_client *k, uint64_t *rng)
 
 	switch (t_rand(rng) % 6) {
 	case 0:
-		r = nvl_channel_create(k->c, any_vm(k, rng), NVL_ENGINE_COPY,
-				       0, &h);
-		CALL(rc, r);
+		r = nvl_channel_create(k->c, any_vm(k, rng), NVL_ENGINE_COPY, 0,
+				       &h);
+		rc_ret(rc, "nvl_channel_create", r);
 		if (!r) {
 			old = put(k->ch, NCH, rng, h);
 			if (old)
@@ -356,6 +379,11 @@ static void op_ch(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		 * (or fails -ENOENT/-EINVAL) and signals another */
 		w.handle = pick(k->so, NSO, rng);
 		s.handle = pick(k->so, NSO, rng);
+		/* a timeline point sometimes (syncobjs are both kinds) */
+		if (t_rand(rng) % 4 == 0)
+			w.point = 1 + t_rand(rng) % 8;
+		if (t_rand(rng) % 4 == 0)
+			s.point = 1 + t_rand(rng) % 8;
 		CALL(rc, nvl_exec(k->c, any_ch(k, rng), &p, 1, &w,
 				  w.handle && t_rand(rng) % 2, &s,
 				  s.handle ? 1 : 0, 0));
@@ -373,12 +401,10 @@ static void op_so(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		h[i] = pick(k->so, NSO, rng);
 	switch (t_rand(rng) % 11) {
 	case 0:
-		r = nvl_syncobj_create(k->c,
-				       t_rand(rng) % 2 ?
-					       NVL_SYNCOBJ_CREATE_SIGNALED :
-					       0,
-				       &h[0]);
-		CALL(rc, r);
+		r = nvl_syncobj_create(
+			k->c, t_rand(rng) % 2 ? NVL_SYNCOBJ_CREATE_SIGNALED : 0,
+			&h[0]);
+		rc_ret(rc, "nvl_syncobj_create", r);
 		if (!r) {
 			old = put(k->so, NSO, rng, h[0]);
 			if (old)
@@ -391,17 +417,29 @@ static void op_so(struct rc *rc, struct rc_client *k, uint64_t *rng)
 			CALL(rc, nvl_syncobj_destroy(k->c, h[0]));
 		break;
 	case 2:
-		CALL(rc, nvl_syncobj_wait(k->c, h, NULL, 1 + t_rand(rng) % 3,
-					  soon(rng), t_rand(rng) % 4, &first));
+		for (unsigned i = 0; i < 3; i++)
+			pts[i] = t_rand(rng) % 2 ? 0 : 1 + t_rand(rng) % 8;
+		CALL(rc, nvl_syncobj_wait(k->c, h, t_rand(rng) % 2 ? pts : NULL,
+					  1 + t_rand(rng) % 3, soon(rng),
+					  t_rand(rng) % 8, &first));
 		break;
 	case 3:
-		CALL(rc, nvl_syncobj_signal(k->c, h, 1 + t_rand(rng) % 3));
+		if (t_rand(rng) % 2) {
+			CALL(rc,
+			     nvl_syncobj_signal(k->c, h, 1 + t_rand(rng) % 3));
+		} else {
+			for (unsigned i = 0; i < 3; i++)
+				pts[i] = 1 + t_rand(rng) % 8;
+			CALL(rc, nvl_syncobj_timeline_signal(
+					 k->c, h, pts, 1 + t_rand(rng) % 3));
+		}
 		break;
 	case 4:
 		CALL(rc, nvl_syncobj_reset(k->c, h, 1 + t_rand(rng) % 3));
 		break;
 	case 5:
-		CALL(rc, nvl_syncobj_transfer(k->c, h[0], 0, h[1], 0, 0));
+		CALL(rc, nvl_syncobj_transfer(k->c, h[0], t_rand(rng) % 3, h[1],
+					      t_rand(rng) % 3, 0));
 		break;
 	case 6:
 		CALL(rc, nvl_syncobj_query(k->c, h, pts, 3, 0));
@@ -413,27 +451,27 @@ static void op_so(struct rc *rc, struct rc_client *k, uint64_t *rng)
 		fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (fd < 0)
 			break;
-		CALL(rc, nvl_syncobj_eventfd(k->c, h[0], 0, fd,
-					     t_rand(rng) % 2 ?
-						     NVL_SYNCOBJ_WAIT_AVAILABLE :
-						     0));
+		CALL(rc,
+		     nvl_syncobj_eventfd(
+			     k->c, h[0], 0, fd,
+			     t_rand(rng) % 2 ? NVL_SYNCOBJ_WAIT_AVAILABLE : 0));
 		close(fd);
 		break;
 	case 9:
 		r = nvl_syncobj_export_sync_file(k->c, h[0], 0, &fd);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_syncobj_export_sync_file", r);
 		if (!r) {
-			CALL(rc, nvl_syncobj_import_sync_file(k->c, h[1], 0,
-							      fd));
+			CALL(rc,
+			     nvl_syncobj_import_sync_file(k->c, h[1], 0, fd));
 			close(fd);
 		}
 		break;
 	default:
 		r = nvl_syncobj_handle_to_fd(k->c, h[0], &fd);
-		CALL(rc, r);
+		rc_ret(rc, "nvl_syncobj_handle_to_fd", r);
 		if (!r) {
 			r = nvl_syncobj_fd_to_handle(k->c, fd, &h[2]);
-			CALL(rc, r);
+			rc_ret(rc, "nvl_syncobj_fd_to_handle", r);
 			close(fd);
 			if (!r) {
 				old = put(k->so, NSO, rng, h[2]);
@@ -446,10 +484,20 @@ static void op_so(struct rc *rc, struct rc_client *k, uint64_t *rng)
 	}
 }
 
+static void on_sensor(void *arg, enum nvl_sensor_event ev)
+{
+	struct rc *rc = arg;
+
+	(void)ev;
+	atomic_fetch_add(&rc->sensor_events, 1);
+}
+
 /* reads of the device and of every client, the third one's even after it
- * is gone */
+ * is gone; sensor subscriptions */
 static void op_read(struct rc *rc, struct rc_client *k, uint64_t *rng)
 {
+	struct nvl_device_sensor_sub *sub;
+	struct nvl_device_info in;
 	char buf[2048];
 	struct nvl_sensors s;
 	struct nvl_device_memory m;
@@ -458,7 +506,25 @@ static void op_read(struct rc *rc, struct rc_client *k, uint64_t *rng)
 	uint64_t ids[8];
 	int r;
 
-	switch (t_rand(rng) % 5) {
+	switch (t_rand(rng) % 8) {
+	case 5:
+		r = nvl_device_sensors_subscribe(rc->dev, 1 + t_rand(rng) % 3,
+						 on_sensor, rc, &sub);
+		rc_ret(rc, "nvl_device_sensors_subscribe", r);
+		if (!r) {
+			sub = atomic_exchange(&rc->sub[t_rand(rng) % NSUB],
+					      sub);
+			nvl_device_sensors_unsubscribe(rc->dev, sub);
+		}
+		break;
+	case 6:
+		sub = atomic_exchange(&rc->sub[t_rand(rng) % NSUB], NULL);
+		nvl_device_sensors_unsubscribe(rc->dev, sub);
+		break;
+	case 7:
+		CALL(rc, nvl_device_query(rc->dev, &in));
+		CALL(rc, nvl_device_status(rc->dev));
+		break;
 	case 0:
 		r = nvl_client_fdinfo(k->c, buf, sizeof(buf));
 		rc_ret(rc, "nvl_client_fdinfo", r < 0 ? r : 0);
@@ -493,16 +559,16 @@ static void op_short_client(struct rc *rc, uint64_t *rng)
 	int r;
 
 	r = nvl_device_client_create(rc->dev, &k.c);
-	CALL(rc, r);
+	rc_ret(rc, "nvl_device_client_create", r);
 	if (r)
 		return;
 	r = nvl_bo_create(k.c, T_NV_PB_SIZE, NVL_BO_DOMAIN_VRAM,
 			  NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &k.pb);
-	CALL(rc, r);
+	rc_ret(rc, "nvl_bo_create", r);
 	if (!r && !new_vm(&k, &k.vm0)) {
 		if (t_rand(rng) % 2)
-			CALL(rc, nvl_channel_create(k.c, k.vm0,
-						    NVL_ENGINE_COPY, 0, &ch));
+			CALL(rc, nvl_channel_create(k.c, k.vm0, NVL_ENGINE_COPY,
+						    0, &ch));
 		/* a BO of a lasting client imported here */
 		h = pick(rc->cl[0].bo, NBO, rng);
 		if (!nvl_bo_export(rc->cl[0].c, h, &tok))
@@ -572,8 +638,8 @@ static void client_up(struct rc *rc, struct rc_client *k)
 		nvl_channel_create(k->c, k->vm0, NVL_ENGINE_COPY, 0, &k->ch0),
 		0);
 	for (unsigned i = 0; i < NSO / 2; i++)
-		assert_int_equal(nvl_syncobj_create(k->c, 0, (uint32_t *)&k->so[i]),
-				 0);
+		assert_int_equal(
+			nvl_syncobj_create(k->c, 0, (uint32_t *)&k->so[i]), 0);
 }
 
 /* after the storm the client's first channel still runs a job */
@@ -595,6 +661,7 @@ static void client_check(struct rc_client *k)
 
 static void storm(void **state)
 {
+	struct nvl_device_opts opts = {.vram_size = 256 * MIB};
 	struct nvl_device_memory m0, m1;
 	struct rc_thread th[NCL][NTH];
 	uint64_t seed = t_seed(0x5eed0a10);
@@ -605,14 +672,19 @@ static void storm(void **state)
 	assert_non_null(rc);
 	printf("# seed %#llx, %lld ms\n", (unsigned long long)seed,
 	       (long long)ms);
-	assert_int_equal(nvl_device_open("model:tu102", NULL, &rc->dev), 0);
+	rc->evict = getenv("RACE_AUDIT_EVICT");
+	assert_int_equal(nvl_device_open("model:tu102",
+					 rc->evict ? &opts : NULL, &rc->dev),
+			 0);
 	assert_int_equal(nvl_device_memory(rc->dev, &m0), 0);
 	for (unsigned c = 0; c < NCL; c++)
 		client_up(rc, &rc->cl[c]);
 	for (unsigned c = 0; c < NCL; c++)
 		for (unsigned i = 0; i < NTH; i++) {
-			th[c][i] = (struct rc_thread){
-				.rc = rc, .ci = c, .rng = seed * (c * NTH + i + 1)};
+			th[c][i] = (struct rc_thread){.rc = rc,
+						      .ci = c,
+						      .rng = seed *
+							     (c * NTH + i + 1)};
 			assert_int_equal(pthread_create(&th[c][i].t, NULL,
 							rc_main, &th[c][i]),
 					 0);
@@ -635,6 +707,8 @@ static void storm(void **state)
 		client_check(&rc->cl[c]);
 		nvl_client_destroy(rc->cl[c].c);
 	}
+	for (unsigned i = 0; i < NSUB; i++)
+		nvl_device_sensors_unsubscribe(rc->dev, rc->sub[i]);
 	/* every BO went with its client */
 	assert_int_equal(nvl_device_memory(rc->dev, &m1), 0);
 	assert_int_equal(m1.vram_used, m0.vram_used);
@@ -777,10 +851,108 @@ static void map_vs_unmap(void **state)
 	nvl_device_close(dev);
 }
 
+struct mb_arg {
+	struct nvl_client *c;
+	uint32_t vm, bo;
+	atomic_bool stop;
+	int ret;
+};
+
+static void *mb_bind(void *arg)
+{
+	struct mb_arg *a = arg;
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_MAP,
+				    .handle = a->bo,
+				    .addr = BIND_VA,
+				    .range = 256 * KIB};
+	struct nvl_vm_bind_op un = {.op = NVL_VM_BIND_OP_UNMAP,
+				    .addr = BIND_VA,
+				    .range = 256 * KIB};
+
+	while (!atomic_load(&a->stop) && !a->ret) {
+		a->ret = nvl_vm_bind(a->c, a->vm, 0, &op, 1, NULL, 0, NULL, 0,
+				     0);
+		if (!a->ret)
+			a->ret = nvl_vm_bind(a->c, a->vm, 0, &un, 1, NULL, 0,
+					     NULL, 0, 0);
+	}
+	return NULL;
+}
+
+/*
+ * KNOWN, NOT FIXED (run alone with RACE_AUDIT_KNOWN=1): a BO evicted and
+ * moved back to VRAM by one thread while another binds it. No bind takes
+ * the BO's resv, so the bind's commit reads the BO's backing
+ * (bo_get_backing(): its domain and VRAM buddy blocks) while the eviction
+ * frees those blocks and the move swaps in new ones: TSan reports the race
+ * (evict_bo -> nvl_buddy_free_list against bo_get_backing in
+ * nvl_pt_map), every run; the page tables can then point at VRAM another
+ * BO has been given.
+ */
+static void move_vs_bind(void **state)
+{
+	struct nvl_device_opts opts = {.vram_size = 256 * MIB};
+	struct nvl_device *dev;
+	struct nvl_bo_info in;
+	struct nvl_client *c;
+	uint32_t fill[64];
+	struct mb_arg a = {0};
+	unsigned nfill;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &opts, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	a.c = c;
+	a.vm = t_nv_vm(c);
+	assert_int_equal(nvl_bo_create(c, 256 * KIB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, 0, &a.bo),
+			 0);
+	assert_int_equal(nvl_bo_use(c, a.bo), 0);
+	assert_int_equal(pthread_create(&t, NULL, mb_bind, &a), 0);
+	for (unsigned i = 0; i < 20; i++) {
+		/* VRAM filled up: the BO goes to GTT */
+		nfill = 0;
+		do {
+			assert_true(nfill < 64);
+			assert_int_equal(nvl_bo_create(c, 8 * MIB,
+						       NVL_BO_DOMAIN_VRAM,
+						       NVL_BO_DOMAIN_VRAM, 0,
+						       &fill[nfill]),
+					 0);
+			assert_int_equal(nvl_bo_use(c, fill[nfill++]), 0);
+			assert_int_equal(nvl_bo_query(c, a.bo, &in), 0);
+		} while (in.current != NVL_BO_DOMAIN_GTT);
+		while (nfill)
+			assert_int_equal(nvl_bo_close(c, fill[--nfill]), 0);
+		/* and back, while the other thread binds it */
+		assert_int_equal(nvl_bo_use(c, a.bo), 0);
+		assert_int_equal(nvl_bo_query(c, a.bo, &in), 0);
+		assert_int_equal(in.current, NVL_BO_DOMAIN_VRAM);
+	}
+	atomic_store(&a.stop, true);
+	pthread_join(t, NULL);
+	assert_int_equal(a.ret, 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(map_vs_unmap),
 	cmocka_unit_test(exec_vs_destroy),
 	cmocka_unit_test(storm),
 };
 
-T_MAIN(tests)
+/* the known race, not fixed: fails under TSan */
+static const struct CMUnitTest known[] = {
+	cmocka_unit_test(move_vs_bind),
+};
+
+int main(int argc, char **argv)
+{
+	if (getenv("RACE_AUDIT_KNOWN"))
+		return t_main(__FILE__, known, 1, argc, argv);
+	return t_main(__FILE__, tests, sizeof(tests) / sizeof(tests[0]), argc,
+		      argv);
+}
