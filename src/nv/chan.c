@@ -125,6 +125,9 @@ struct nv_chan {
 	struct nvl_nv_work rec_work;
 	struct nvl_fence *rec_guilty;
 	bool rec_busy;
+	/* lock: nvl_exec() calls between their liveness check and their
+	 * last use of the entity; a teardown waits for them */
+	unsigned execs;
 	uint64_t timeouts, recoveries;
 	bool kernel; /* the driver's own (privileged: physical copies) */
 };
@@ -771,7 +774,7 @@ static void chan_teardown(struct nv_chan *ch)
 		bool busy;
 
 		nvl_flock_lock(&ch->lock);
-		busy = ch->rec_busy;
+		busy = ch->rec_busy || ch->execs;
 		nvl_flock_unlock(&ch->lock);
 		if (!busy)
 			break;
@@ -1227,7 +1230,7 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 	struct nv_job *j = NULL;
 	struct nvl_fence *done;
 	struct nv_chan *ch;
-	bool inited = false;
+	bool inited = false, entered = false;
 	struct nvl_exec ex;
 	bool locked = false;
 	int ret = 0;
@@ -1252,7 +1255,16 @@ NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 			ret = nvl_error(-EINVAL, "exec: wait %u: flags", i);
 	if (ret)
 		goto out;
-	ret = chan_check_alive(ch, "exec: ", channel);
+	/* a destroy of the channel now waits for this call to leave its
+	 * scheduler alone (it kills the entity: the push fails) */
+	nvl_flock_lock(&ch->lock);
+	if (ch->killed)
+		ret = nvl_error(-ENODEV, "exec: channel %u was killed (%d)",
+				channel, ch->error);
+	else
+		ch->execs++;
+	entered = !ret;
+	nvl_flock_unlock(&ch->lock);
 	if (!ret && atomic_load(&ch->d->suspended))
 		ret = nvl_error(-EAGAIN, "exec: the device is suspended");
 	if (!ret && atomic_load(&client->hangs) >= NVL_NV_HANG_BAN)
@@ -1366,6 +1378,11 @@ out:
 	}
 	if (sigs != sig_stack)
 		nvl_free(sigs);
+	if (entered) {
+		nvl_flock_lock(&ch->lock);
+		ch->execs--;
+		nvl_flock_unlock(&ch->lock);
+	}
 	chan_put(ch);
 	return ret;
 }
