@@ -264,17 +264,26 @@ static inline void nvl_model_fifo_sem_released(struct nvl_model *m)
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
 
 /**
- * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
- * back until the runlist thread is done with the run, an engine method
- * runs or a batch is full.
- */
-void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits);
-
-/**
  * nvl_model_nonstall_flush() - raise @rl's held-back NON_STALL bits now
  * (runlist thread, no FIFO lock held).
  */
 void nvl_model_nonstall_flush(struct nvl_model_runlist *rl);
+
+/**
+ * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
+ * back until the runlist thread is done with the run, an engine method
+ * runs or a batch is full (pbdma.c "Interrupt moderation"). Inline: two
+ * stores and a test, once per job.
+ */
+static inline void nvl_model_nonstall_defer(struct nvl_model_chan *ch,
+					    uint32_t bits)
+{
+	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
+
+	rl->nonstall_bits |= bits;
+	if (++rl->nonstall_n >= NVL_MODEL_NONSTALL_BATCH)
+		nvl_model_nonstall_flush(rl);
+}
 /**
  * nvl_model_pbdma_load() - load the channel context from its instance block.
  * Return: 0 or -EINVAL.

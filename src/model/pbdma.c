@@ -519,15 +519,6 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
  * call instead of one each, as interrupts coalesce on hardware while the
  * CPU is slower than the engine.
  */
-void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits)
-{
-	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
-
-	rl->nonstall_bits |= bits;
-	if (++rl->nonstall_n >= NVL_MODEL_NONSTALL_BATCH)
-		nvl_model_nonstall_flush(rl);
-}
-
 void nvl_model_nonstall_flush(struct nvl_model_runlist *rl)
 {
 	uint32_t bits = rl->nonstall_bits;
