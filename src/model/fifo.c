@@ -286,18 +286,10 @@ void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine, uint32_t mthd)
 	nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL, NVL_HW_INTR_FIFO);
 }
 
-void nvl_model_fifo_sem_released(struct nvl_model *m)
+void nvl_model_fifo_sem_released_slow(struct nvl_model *m)
 {
 	struct nvl_model_fifo *f = m->fifo;
 
-	/*
-	 * No channel parked in an acquire: nothing to retry. A channel that
-	 * parks after this read missed this release as it would have with
-	 * the lock taken (its acquire read the semaphore before the
-	 * release): the runlist's acquire poll retries it.
-	 */
-	if (!atomic_load(&f->nparked))
-		return;
 	nvl_flock_lock(&f->lock);
 	for (unsigned i = 0; i < f->nrl; i++) {
 		struct nvl_model_runlist *rl = &f->rl[i];

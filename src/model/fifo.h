@@ -10,6 +10,7 @@
 #include "base/cpufree.h"
 #include "base/idlepoll.h"
 #include "hw/host.h"
+#include "hw/mthd.h"
 #include "model/compute/engine.h"
 #include "model/mmu.h"
 #include "model/priv.h"
@@ -54,22 +55,37 @@ enum nvl_model_mthd_res {
 };
 
 /*
- * The PBDMA's micro-TLB (pbdma.c nvl_model_chan_vm_rw()): a few pages the
+ * The PBDMA's micro-TLB (pbdma.c chan_vm_rw()): a few pages the
  * channel's Host reads and writes all the time (GPFIFO, pushbuffers,
  * semaphores), in front of the MMU. @gen: the MMU generation they were
- * filled under; an entry with @shift 0 is empty.
+ * filled under, @gen_word the MMU's count (set by the context load); an
+ * entry with @size 0 is empty. @host: the page in the model's VRAM (whose
+ * mapping lives as long as the model), NULL for system memory, which is
+ * reached through the DMA mappings on every access.
  */
 #define NVL_MODEL_UTLB_ENTRIES 4
+/* what an access reads or writes: its own "last hit" (pbdma.c) */
+#define NVL_MODEL_UTLB_GPFIFO 0
+#define NVL_MODEL_UTLB_PB 1
+#define NVL_MODEL_UTLB_SEM 2
+#define NVL_MODEL_UTLB_KINDS 3
+/* Decoded method headers a channel keeps (a power of two). */
+#define NVL_MODEL_HDR_CACHE 8
+struct nvl_model_utlb_entry {
+	uint64_t va, size, pa; /* page base, bytes, physical base */
+	uint8_t *host;
+	enum nvl_hw_aperture aperture;
+	bool read_only;
+};
+
 struct nvl_model_utlb {
+	const atomic_uint *gen_word;
 	unsigned int gen;
 	unsigned int next; /* round-robin victim */
-	unsigned int hit; /* the last entry that hit: looked at first */
-	struct {
-		uint64_t va, pa; /* page bases */
-		unsigned int shift;
-		enum nvl_hw_aperture aperture;
-		bool read_only;
-	} e[NVL_MODEL_UTLB_ENTRIES];
+	/* by kind of access (GPFIFO, pushbuffer, semaphore): the entry that
+	 * last hit, looked at first */
+	unsigned int hit[NVL_MODEL_UTLB_KINDS];
+	struct nvl_model_utlb_entry e[NVL_MODEL_UTLB_ENTRIES];
 };
 
 struct nvl_model_chan {
@@ -119,6 +135,11 @@ struct nvl_model_chan {
 	uint32_t mem_op_a, mem_op_b, mem_op_c;
 	uint32_t subch_class[NVL_HW_SUBCH_COUNT];
 	struct nvl_model_utlb utlb; /* runlist thread (pbdma.c) */
+	/* method headers decoded (hw/mthd.h), by dword: pbdma.c decode_hdr() */
+	struct {
+		uint32_t d;
+		struct nvl_hw_mthd_hdr h;
+	} hdr_cache[NVL_MODEL_HDR_CACHE];
 	struct nvl_model_ce_state ce;
 	struct nvl_model_compute_state compute;
 	uint32_t pb[NVL_MODEL_PB_CHUNK];
@@ -216,9 +237,25 @@ void nvl_model_chan_fault(struct nvl_model_chan *ch, bool engine,
 int nvl_model_fifo_reset_chan(struct nvl_model *m, unsigned chid);
 
 /**
- * nvl_model_fifo_sem_released() - wake every channel parked in a semaphore acquire.
+ * nvl_model_fifo_sem_released_slow() - wake every channel parked in a
+ * semaphore acquire (nvl_model_fifo_sem_released() found one).
  */
-void nvl_model_fifo_sem_released(struct nvl_model *m);
+void nvl_model_fifo_sem_released_slow(struct nvl_model *m);
+
+/**
+ * nvl_model_fifo_sem_released() - wake every channel parked in a semaphore
+ * acquire; inline: a release usually finds none parked.
+ *
+ * No channel parked in an acquire: nothing to retry. A channel that parks
+ * after this read missed this release as it would have with the lock
+ * taken (its acquire read the semaphore before the release): the
+ * runlist's acquire poll retries it.
+ */
+static inline void nvl_model_fifo_sem_released(struct nvl_model *m)
+{
+	if (atomic_load(&m->fifo->nparked))
+		nvl_model_fifo_sem_released_slow(m);
+}
 
 /**
  * nvl_model_pbdma_run() - run one channel on its runlist thread.
@@ -227,17 +264,26 @@ void nvl_model_fifo_sem_released(struct nvl_model *m);
 enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch);
 
 /**
- * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
- * back until the runlist thread is done with the run, an engine method
- * runs or a batch is full.
- */
-void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits);
-
-/**
  * nvl_model_nonstall_flush() - raise @rl's held-back NON_STALL bits now
  * (runlist thread, no FIFO lock held).
  */
 void nvl_model_nonstall_flush(struct nvl_model_runlist *rl);
+
+/**
+ * nvl_model_nonstall_defer() - a NON_STALL_INTERRUPT method: hold its bits
+ * back until the runlist thread is done with the run, an engine method
+ * runs or a batch is full (pbdma.c "Interrupt moderation"). Inline: two
+ * stores and a test, once per job.
+ */
+static inline void nvl_model_nonstall_defer(struct nvl_model_chan *ch,
+					    uint32_t bits)
+{
+	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
+
+	rl->nonstall_bits |= bits;
+	if (++rl->nonstall_n >= NVL_MODEL_NONSTALL_BATCH)
+		nvl_model_nonstall_flush(rl);
+}
 /**
  * nvl_model_pbdma_load() - load the channel context from its instance block.
  * Return: 0 or -EINVAL.
@@ -257,23 +303,52 @@ enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
 int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, void *buf, size_t len, bool write);
 /**
- * nvl_model_chan_vm_rw() - Host's read or write of @len bytes at @va in the
- * channel's address space (GPFIFO entries, pushbuffer, semaphores) through
- * its micro-TLB: a hit on a mapped page goes straight to memory; a miss, a
- * fault or a page crossing takes nvl_model_vm_access() (which reports the
- * fault) and caches the page. Runlist thread only.
- * Return: 0, or -EFAULT after a reported fault.
+ * nvl_model_chan_utlb_drop() - empty the micro-TLB (an MMU invalidate came
+ * since its fill) and note the generation @gen it is current for.
  */
-int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
-			 size_t len, bool write);
+void nvl_model_chan_utlb_drop(struct nvl_model_utlb *u, unsigned int gen);
+
+static inline bool nvl_model_utlb_covers(const struct nvl_model_utlb_entry *e,
+					 uint64_t va, size_t len, bool write)
+{
+	uint64_t off = va - e->va;
+
+	return off < e->size && len <= e->size - off &&
+	       !(write && e->read_only);
+}
+
 /**
- * nvl_model_chan_utlb_find() - the physical address of [@va, +@len) from the
- * channel's micro-TLB, if one entry covers it and allows the access.
- * Return: true and *@ap, *@pa on a hit.
+ * nvl_model_chan_utlb_find() - the micro-TLB's entry that covers
+ * [@va, +@len) and allows the access, if any: the last hit of this @kind
+ * of access (NVL_MODEL_UTLB_*) first, then the others: a job's GPFIFO
+ * entries and its semaphore share a page as a rule (the fence idioms too,
+ * but pushbuffer reads alternate between them and the user's pushes). Entries filled before the MMU's last invalidate
+ * are dropped first. Runlist thread only.
+ * Return: the entry, or NULL.
  */
-bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
-			      size_t len, bool write, enum nvl_hw_aperture *ap,
-			      uint64_t *pa);
+static inline const struct nvl_model_utlb_entry *
+nvl_model_chan_utlb_find(struct nvl_model_chan *ch, unsigned int kind,
+			 uint64_t va, size_t len, bool write)
+{
+	struct nvl_model_utlb *u = &ch->utlb;
+	unsigned int gen =
+		atomic_load_explicit(u->gen_word, memory_order_acquire);
+
+	if (unlikely(u->gen != gen)) {
+		nvl_model_chan_utlb_drop(u, gen);
+		return NULL;
+	}
+	if (likely(nvl_model_utlb_covers(&u->e[u->hit[kind]], va, len, write)))
+		return &u->e[u->hit[kind]];
+	for (unsigned int i = 0; i < NVL_MODEL_UTLB_ENTRIES; i++) {
+		if (nvl_model_utlb_covers(&u->e[i], va, len, write)) {
+			u->hit[kind] = i;
+			return &u->e[i];
+		}
+	}
+	return NULL;
+}
+
 /**
  * nvl_model_sem_reduce() - apply a semaphore reduction atomically.
  * Return: 0, or -EFAULT after a reported fault.

@@ -65,14 +65,16 @@ int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 			 uint64_t va, void *buf, size_t len, bool write)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
+	const struct nvl_model_utlb_entry *e;
 	struct nvl_model_xlate x;
 	int ret = -EFAULT;
-
 	enum nvl_hw_aperture ap;
 	uint64_t pa;
 
 	/* the PBDMA's micro-TLB first (runlist thread only) */
-	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa) ||
+	if (((e = nvl_model_chan_utlb_find(ch, NVL_MODEL_UTLB_SEM, va, len,
+					   write)) &&
+	     (ap = e->aperture, pa = e->pa + (va - e->va), true)) ||
 	    (sem_xlate(ch, va, len,
 		       write ? NVL_HW_FAULT_ACCESS_WRITE
 			     : NVL_HW_FAULT_ACCESS_READ,
@@ -99,12 +101,24 @@ static int sem_release_ts(struct nvl_model_chan *ch, unsigned engine_id,
 			  uint64_t va, uint64_t t, uint64_t payload)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
+	const struct nvl_model_utlb_entry *e =
+		nvl_model_chan_utlb_find(ch, NVL_MODEL_UTLB_SEM, va, 16, true);
 	struct nvl_model_xlate x;
 	enum nvl_hw_aperture ap;
 	uint64_t pa;
 	int ret = -EFAULT;
 
-	if (nvl_model_chan_utlb_find(ch, va, 16, true, &ap, &pa) ||
+	/* the usual case: a VRAM page the micro-TLB holds; two stores */
+	if (likely(e && e->host)) {
+		uint8_t *p = e->host + (va - e->va);
+
+		nvl_flock_lock(&f->atomic_lock);
+		nvl_model_mem_copy(p + 8, &t, 8);
+		nvl_model_mem_copy(p, &payload, 8);
+		nvl_flock_unlock(&f->atomic_lock);
+		return 0;
+	}
+	if ((e && (ap = e->aperture, pa = e->pa + (va - e->va), true)) ||
 	    (sem_xlate(ch, va, 16, NVL_HW_FAULT_ACCESS_WRITE, &x) &&
 	     (ap = x.aperture, pa = x.pa, true))) {
 		nvl_flock_lock(&f->atomic_lock);
@@ -238,18 +252,15 @@ sem_execute(struct nvl_model_chan *ch, uint32_t data)
 	uint64_t payload =
 		(uint64_t)ch->sem_payload_hi << 32 | ch->sem_payload_lo;
 	uint64_t v = 0;
-	unsigned red =
-		data >> NVL_HW_SEM_REDUCTION_SHIFT & NVL_HW_SEM_REDUCTION_MASK;
-	bool is_signed = !(data & NVL_HW_SEM_FORMAT_UNSIGNED);
+	unsigned red;
+	bool is_signed;
 
-	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
-	    (ts &&
-	     (op == NVL_HW_SEM_OP_RELEASE || op == NVL_HW_SEM_OP_REDUCTION) &&
-	     (va & 15)))
-		goto bad;
 	if (!wide)
 		payload &= UINT32_MAX;
+	/* the fence idiom's release first */
 	if (op == NVL_HW_SEM_OP_RELEASE) {
+		if ((wide && (va & 7)) || (ts && (va & 15)))
+			goto bad;
 		/* with a timestamp a 32-bit release writes bytes 4..7 as 0 */
 		if (ts ? sem_release_ts(ch, host_engine(ch), va,
 					nvl_model_time_ns(m), payload)
@@ -259,6 +270,11 @@ sem_execute(struct nvl_model_chan *ch, uint32_t data)
 		nvl_model_fifo_sem_released(m);
 		return NVL_MODEL_MTHD_OK;
 	}
+	if (op > NVL_HW_SEM_OP_REDUCTION || (wide && (va & 7)) ||
+	    (ts && op == NVL_HW_SEM_OP_REDUCTION && (va & 15)))
+		goto bad;
+	red = data >> NVL_HW_SEM_REDUCTION_SHIFT & NVL_HW_SEM_REDUCTION_MASK;
+	is_signed = !(data & NVL_HW_SEM_FORMAT_UNSIGNED);
 	if (op == NVL_HW_SEM_OP_REDUCTION) {
 		/* what the unit cannot do: signed 64-bit IADD, and INC/DEC
 		 * other than 32-bit unsigned */

@@ -14,6 +14,8 @@
 #ifndef NVL_MODEL_MMU_H
 #define NVL_MODEL_MMU_H
 
+#include <stdatomic.h>
+
 #include "base/compiler.h"
 #include "hw/aperture.h"
 #include "hw/fault.h"
@@ -279,6 +281,14 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
  * Return: the generation (wraps).
  */
 unsigned int nvl_model_mmu_generation(struct nvl_model_mmu *mmu);
+
+/**
+ * nvl_model_mmu_generation_word() - the count nvl_model_mmu_generation()
+ * reads, for a cache that loads it inline (acquire) on every lookup.
+ * @mmu: the MMU
+ * Return: the count's address (lives as long as @mmu).
+ */
+const atomic_uint *nvl_model_mmu_generation_word(struct nvl_model_mmu *mmu);
 
 /**
  * nvl_model_mmu_get_stats() - a snapshot of the MMU's counters.

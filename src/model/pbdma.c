@@ -125,6 +125,11 @@ int nvl_model_pbdma_load(struct nvl_model_chan *ch)
 				  true))
 		return -EINVAL;
 	memset(&ch->utlb, 0, sizeof(ch->utlb)); /* another VM, maybe */
+	/* each slot: the dword 0 and its header (NOP, zeros) */
+	memset(ch->hdr_cache, 0, sizeof(ch->hdr_cache));
+	ch->utlb.gen_word = nvl_model_mmu_generation_word(m->mmu);
+	ch->utlb.gen =
+		atomic_load_explicit(ch->utlb.gen_word, memory_order_acquire);
 	ch->ctx_loaded = true;
 	return 0;
 }
@@ -136,109 +141,75 @@ static unsigned host_engine(struct nvl_model_chan *ch)
 
 /* ---- the micro-TLB --------------------------------------------------- */
 
-/* current entries: dropped when the MMU was invalidated since the fill */
-static struct nvl_model_utlb *utlb_get(struct nvl_model_chan *ch)
+void nvl_model_chan_utlb_drop(struct nvl_model_utlb *u, unsigned int gen)
 {
-	struct nvl_model_utlb *u = &ch->utlb;
-	unsigned int gen = nvl_model_mmu_generation(ch->m->mmu);
-
-	if (unlikely(u->gen != gen)) {
-		memset(u->e, 0, sizeof(u->e));
-		u->gen = gen;
-	}
-	return u;
-}
-
-/* entry @i holds [@va, +@len) for this access: its address in *@pa */
-static inline bool utlb_hit(const struct nvl_model_utlb *u, unsigned int i,
-			    uint64_t va, size_t len, bool write, uint64_t *pa)
-{
-	uint64_t off = va - u->e[i].va;
-
-	if (u->e[i].shift && off < (1ull << u->e[i].shift) &&
-	    len <= (1ull << u->e[i].shift) - off &&
-	    !(write && u->e[i].read_only)) {
-		*pa = u->e[i].pa + off;
-		return true;
-	}
-	return false;
-}
-
-bool nvl_model_chan_utlb_find(struct nvl_model_chan *ch, uint64_t va,
-			      size_t len, bool write, enum nvl_hw_aperture *ap,
-			      uint64_t *pa)
-{
-	struct nvl_model_utlb *u = utlb_get(ch);
-
-	/* the GPFIFO, the fence idioms and the semaphore of a channel share
-	 * a page as a rule: the last hit first */
-	if (likely(utlb_hit(u, u->hit, va, len, write, pa))) {
-		*ap = u->e[u->hit].aperture;
-		return true;
-	}
-	for (unsigned int i = 0; i < NVL_MODEL_UTLB_ENTRIES; i++) {
-		if (i != u->hit && utlb_hit(u, i, va, len, write, pa)) {
-			u->hit = i;
-			*ap = u->e[i].aperture;
-			return true;
-		}
-	}
-	return false;
+	memset(u->e, 0, sizeof(u->e));
+	u->gen = gen;
 }
 
 /*
  * Cache the page of @va after an access that succeeded through the MMU,
  * with the translation that access used (@x). It is under the generation
- * utlb_get() read before the access: if an invalidate came in between,
+ * the lookup before the access read: if an invalidate came in between,
  * the next lookup drops this entry.
  */
 static void utlb_fill(struct nvl_model_chan *ch, uint64_t va,
 		      const struct nvl_model_xlate *x)
 {
 	struct nvl_model_utlb *u = &ch->utlb;
+	struct nvl_model_utlb_entry *e;
 	uint64_t mask;
-	unsigned int i;
 
 	if (x->state != NVL_MODEL_XLATE_MAPPED)
 		return;
 	mask = (1ull << x->page_shift) - 1;
-	i = u->next++ % NVL_MODEL_UTLB_ENTRIES;
-	u->e[i].va = va & ~mask;
-	u->e[i].pa = x->pa - (va & mask);
-	u->e[i].shift = x->page_shift;
-	u->e[i].aperture = x->aperture;
-	u->e[i].read_only = x->read_only;
+	e = &u->e[u->next++ % NVL_MODEL_UTLB_ENTRIES];
+	e->va = va & ~mask;
+	e->size = mask + 1;
+	e->pa = x->pa - (va & mask);
+	e->aperture = x->aperture;
+	e->read_only = x->read_only;
+	e->host = x->aperture == NVL_HW_APERTURE_VIDMEM
+			  ? nvl_model_phys_ptr(ch->m, e->pa, e->size)
+			  : NULL;
 }
 
-int nvl_model_chan_vm_rw(struct nvl_model_chan *ch, uint64_t va, void *buf,
-			 size_t len, bool write)
+/* the MMU's rules (faults reported), then cache what worked */
+static __attribute__((noinline)) int
+chan_vm_rw_slow(struct nvl_model_chan *ch, const struct nvl_model_utlb_entry *e,
+		uint64_t va, void *buf, size_t len, bool write)
 {
 	struct nvl_model_xlate x;
-	enum nvl_hw_aperture ap;
-	uint64_t pa;
 	int ret;
 
-	if (nvl_model_chan_utlb_find(ch, va, len, write, &ap, &pa)) {
-		uint8_t *p;
-
-		/* VRAM (the usual case) without the aperture switch */
-		if (ap == NVL_HW_APERTURE_VIDMEM &&
-		    (p = nvl_model_phys_ptr(ch->m, pa, len))) {
-			if (write)
-				nvl_model_mem_copy(p, buf, len);
-			else
-				nvl_model_mem_copy(buf, p, len);
-			return 0;
-		}
-		if (!nvl_model_phys_access(ch->m, ap, pa, buf, len, write))
-			return 0;
-	}
-	/* the MMU's rules (faults reported), then cache what worked */
+	/* a hit on system memory: through the DMA mapping */
+	if (e && !nvl_model_phys_access(ch->m, e->aperture,
+					e->pa + (va - e->va), buf, len, write))
+		return 0;
 	ret = nvl_model_vm_access_page(ch->m, &ch->vm, va, buf, len, write,
 				       host_engine(ch), ch->chid, &x);
 	if (!ret)
 		utlb_fill(ch, va, &x);
 	return ret;
+}
+
+/* a hit on a VRAM page is a copy, without a frame; the rest out of line */
+static inline int chan_vm_rw(struct nvl_model_chan *ch, unsigned int kind,
+			     uint64_t va, void *buf, size_t len, bool write)
+{
+	const struct nvl_model_utlb_entry *e =
+		nvl_model_chan_utlb_find(ch, kind, va, len, write);
+
+	if (likely(e && e->host)) {
+		uint8_t *p = e->host + (va - e->va);
+
+		if (write)
+			nvl_model_mem_copy(p, buf, len);
+		else
+			nvl_model_mem_copy(buf, p, len);
+		return 0;
+	}
+	return chan_vm_rw_slow(ch, e, va, buf, len, write);
 }
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)
@@ -304,28 +275,33 @@ static inline enum nvl_model_mthd_res exec_method(struct nvl_model_chan *ch,
 	return engine_method(ch, subch, mthd, data);
 }
 
-/* decode one dword; returns the method result */
-static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
-{
-	struct nvl_hw_mthd_hdr h;
-	enum nvl_model_mthd_res r;
+#define HDR_CACHE_BITS 3
+_Static_assert(NVL_MODEL_HDR_CACHE == 1 << HDR_CACHE_BITS, "hdr cache size");
+/* the fence idiom's order: ADDR_LO, ADDR_HI, PAYLOAD_LO, PAYLOAD_HI, EXECUTE */
+_Static_assert(NVL_HW_SEM_ADDR_HI == NVL_HW_SEM_ADDR_LO + 4 &&
+		       NVL_HW_SEM_PAYLOAD_LO == NVL_HW_SEM_ADDR_LO + 8 &&
+		       NVL_HW_SEM_PAYLOAD_HI == NVL_HW_SEM_ADDR_LO + 12 &&
+		       NVL_HW_SEM_EXECUTE == NVL_HW_SEM_ADDR_LO + 16,
+	       "the semaphore methods are consecutive");
+/* what hw/mthd.h decodes the all-zero dword to: an all-zero slot is valid */
+_Static_assert(NVL_HW_HDR_NOP == 0, "the NOP header kind is 0");
 
-	if (ch->mthd_count) {
-		r = exec_method(ch, ch->mthd_subch, ch->mthd, d);
-		if (r != NVL_MODEL_MTHD_OK)
-			return r;
-		ch->mthd_count--;
-		if (ch->mthd_op == NVL_HW_SEC_OP_INC) {
-			ch->mthd += 4;
-		} else if (ch->mthd_op == NVL_HW_SEC_OP_ONE_INC) {
-			ch->mthd += 4;
-			ch->mthd_op = NVL_HW_SEC_OP_NON_INC;
-		}
-		ch->mthd &= NVL_HW_MTHD_ADDR_MASK << 2;
-		return NVL_MODEL_MTHD_OK;
+/* decode a header dword (no data pending); returns the method result */
+static enum nvl_model_mthd_res decode_hdr(struct nvl_model_chan *ch, uint32_t d)
+{
+	/* the header format is the shared decoder's (hw/mthd.h); a channel
+	 * sends the same few headers again and again (the fence idiom's
+	 * two), so it keeps what the decoder said for each, by dword */
+	unsigned int slot = (d * 0x9e3779b1u) >> (32 - HDR_CACHE_BITS);
+	struct nvl_hw_mthd_hdr h;
+
+	if (likely(ch->hdr_cache[slot].d == d)) {
+		h = ch->hdr_cache[slot].h;
+	} else {
+		nvl_hw_mthd_hdr_decode(d, &h);
+		ch->hdr_cache[slot].d = d;
+		ch->hdr_cache[slot].h = h;
 	}
-	/* the header format is the shared decoder's (hw/mthd.h) */
-	nvl_hw_mthd_hdr_decode(d, &h);
 	switch (h.kind) {
 	case NVL_HW_HDR_NOP:
 	case NVL_HW_HDR_SUBDEV:
@@ -351,6 +327,80 @@ static enum nvl_model_mthd_res decode(struct nvl_model_chan *ch, uint32_t d)
 	}
 	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, h.mthd, d);
 	return NVL_MODEL_MTHD_STOP;
+}
+
+/*
+ * Run the fetched chunk ch->pb[0..n); returns the method result and in
+ * *@done the dwords consumed (not the one that blocked or stopped). The
+ * data dwords of a header run in a loop of their own, with the method,
+ * count and SEC_OP in registers (written back when the run ends or
+ * stops: a blocked method is retried, the state names it); only headers
+ * go through decode_hdr().
+ */
+static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
+					 uint32_t *done)
+{
+	enum nvl_model_mthd_res r;
+	uint32_t i = 0;
+
+	while (i < n) {
+		if (ch->mthd_count) {
+			uint32_t mthd = ch->mthd, left = ch->mthd_count;
+			uint32_t op = ch->mthd_op, subch = ch->mthd_subch;
+
+			/*
+			 * The semaphore's registers and SEM_EXECUTE under one
+			 * incrementing header (the fence idiom's): the four
+			 * register stores without a dispatch each; the
+			 * execute goes through the loop below.
+			 */
+			if (mthd == NVL_HW_SEM_ADDR_LO &&
+			    op == NVL_HW_SEC_OP_INC && left >= 5 &&
+			    n - i >= 5) {
+				ch->sem_addr_lo = ch->pb[i];
+				ch->sem_addr_hi = ch->pb[i + 1];
+				ch->sem_payload_lo = ch->pb[i + 2];
+				ch->sem_payload_hi = ch->pb[i + 3];
+				i += 4;
+				left -= 4;
+				mthd = NVL_HW_SEM_EXECUTE;
+			}
+			do {
+				r = exec_method(ch, subch, mthd, ch->pb[i]);
+				if (r != NVL_MODEL_MTHD_OK)
+					break;
+				i++;
+				left--;
+				if (op == NVL_HW_SEC_OP_INC) {
+					mthd += 4;
+				} else if (op == NVL_HW_SEC_OP_ONE_INC) {
+					mthd += 4;
+					op = NVL_HW_SEC_OP_NON_INC;
+				}
+				mthd &= NVL_HW_MTHD_ADDR_MASK << 2;
+			} while (left && i < n);
+			ch->mthd = mthd;
+			ch->mthd_count = left;
+			ch->mthd_op = op;
+			if (r != NVL_MODEL_MTHD_OK) {
+				*done = i;
+				return r;
+			}
+			continue;
+		}
+		r = decode_hdr(ch, ch->pb[i]);
+		if (r != NVL_MODEL_MTHD_OK) {
+			*done = i;
+			return r;
+		}
+		i++;
+		if (!ch->seg_left) { /* END_PB_SEGMENT */
+			*done = i;
+			return NVL_MODEL_MTHD_OK;
+		}
+	}
+	*done = n;
+	return NVL_MODEL_MTHD_OK;
 }
 
 /* Outcome of fetching a GPFIFO entry. */
@@ -415,8 +465,8 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
 		n = NVL_MIN(n, GP_BATCH);
 		n = NVL_MIN(n, (uint32_t)((4096 - (gva & 4095)) / 8));
 		ga->n = 0;
-		if (nvl_model_chan_vm_rw(ch, gva, ga->e, (size_t)n * 8,
-					 false)) {
+		if (chan_vm_rw(ch, NVL_MODEL_UTLB_GPFIFO, gva, ga->e,
+			       (size_t)n * 8, false)) {
 			nvl_model_chan_fault(ch, false, 0);
 			return FETCH_STOPPED;
 		}
@@ -455,28 +505,6 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
 	return FETCH_SEGMENT;
 }
 
-/* run the fetched chunk ch->pb[0..n); returns the method result */
-static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
-					 uint32_t *done)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		enum nvl_model_mthd_res r = decode(ch, ch->pb[i]);
-
-		if (r != NVL_MODEL_MTHD_OK) {
-			*done = i;
-			return r;
-		}
-		if (!ch->seg_left) { /* END_PB_SEGMENT */
-			*done = i + 1;
-			return NVL_MODEL_MTHD_OK;
-		}
-	}
-	*done = n;
-	return NVL_MODEL_MTHD_OK;
-}
-
 /*
  * Interrupt moderation: a NON_STALL_INTERRUPT method marks its bits on the
  * runlist and the runlist thread raises them once it is done with the run
@@ -491,15 +519,6 @@ static enum nvl_model_mthd_res run_chunk(struct nvl_model_chan *ch, uint32_t n,
  * call instead of one each, as interrupts coalesce on hardware while the
  * CPU is slower than the engine.
  */
-void nvl_model_nonstall_defer(struct nvl_model_chan *ch, uint32_t bits)
-{
-	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
-
-	rl->nonstall_bits |= bits;
-	if (++rl->nonstall_n >= NVL_MODEL_NONSTALL_BATCH)
-		nvl_model_nonstall_flush(rl);
-}
-
 void nvl_model_nonstall_flush(struct nvl_model_runlist *rl)
 {
 	uint32_t bits = rl->nonstall_bits;
@@ -522,7 +541,11 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
 	unsigned budget = NVL_MODEL_PB_BUDGET;
-	struct gp_ahead ga = {.put = UINT32_MAX};
+	struct gp_ahead ga; /* e[] only below n: not cleared */
+
+	ga.put = UINT32_MAX;
+	ga.first = 0;
+	ga.n = 0;
 
 	if (!ch->ctx_loaded && nvl_model_pbdma_load(ch)) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_INSTANCE, 0, 0);
@@ -565,8 +588,8 @@ enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 		}
 		n = NVL_MIN(ch->seg_left, NVL_MODEL_PB_CHUNK);
 		n = NVL_MIN(n, budget);
-		if (nvl_model_chan_vm_rw(ch, ch->seg_va, ch->pb, (size_t)n * 4,
-					 false)) {
+		if (chan_vm_rw(ch, NVL_MODEL_UTLB_PB, ch->seg_va, ch->pb,
+			       (size_t)n * 4, false)) {
 			nvl_model_chan_fault(ch, false, 0);
 			return NVL_MODEL_RUN_STOPPED;
 		}

@@ -145,6 +145,14 @@ unsigned int nvl_model_mmu_generation(struct nvl_model_mmu *mmu)
 }
 
 /**
+ * nvl_model_mmu_generation_word() - see model/mmu.h.
+ */
+const atomic_uint *nvl_model_mmu_generation_word(struct nvl_model_mmu *mmu)
+{
+	return &mmu->gen;
+}
+
+/**
  * nvl_model_mmu_get_stats() - see model/mmu.h.
  */
 void nvl_model_mmu_get_stats(struct nvl_model_mmu *mmu,
