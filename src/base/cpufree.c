@@ -181,7 +181,8 @@ void nvl_cpu_poll_end(int64_t lost_ns)
 			      memory_order_relaxed);
 }
 
-bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns)
+bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns,
+		    bool outwaited)
 {
 	pthread_t self = pthread_self();
 	cpu_set_t mask, one;
@@ -192,7 +193,8 @@ bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns)
 	now = nvl_clock_ns();
 	if (f->next_ns && now < f->next_ns)
 		return false;
-	if (sched_getcpu() == cpu || cpus_online() < 2 || nvl_cpus_free())
+	if (sched_getcpu() == cpu || cpus_online() < 2 ||
+	    (!outwaited && nvl_cpus_free()))
 		return false;
 	f->next_ns = now + NVL_CPU_FOLLOW_GAP_NS;
 	if (pthread_getaffinity_np(self, sizeof(mask), &mask) ||

@@ -87,6 +87,10 @@ struct nvl_cpu_follow {
  * @cpu: the CPU the waker ran on when it kicked (sched_getcpu()), -1 when
  *	unknown
  * @wake_ns: what this wake-up cost, kick to running (ns)
+ * @outwaited: the caller polled for its whole budget before it slept
+ *	and the kick came after that: with a CPU free, polling across CPUs
+ *	did not cover this gap, and a sleeper woken across pays the
+ *	crossing every time
  *
  * For a thread that sleeps between pieces of work one other thread hands
  * it and then waits for (the model's runlist thread: the submitter rings
@@ -98,7 +102,10 @@ struct nvl_cpu_follow {
  * two are apart every hand-off pays the crossing. When @wake_ns is at
  * least NVL_CPU_FOLLOW_WAKE_NS, the caller runs elsewhere than @cpu,
  * nvl_cpus_free() is false (with a CPU free the caller polls instead of
- * sleeping, and crossing is what lets it) and no move happened in the last
+ * sleeping, and crossing is what lets it) or @outwaited says the poll did
+ * not cover the gap (on the idle 2-vCPU VM the hand-off on one vCPU,
+ * 4-7 us, is then the cheapest path: session 15, docs/faults.md) and no
+ * move happened in the last
  * NVL_CPU_FOLLOW_GAP_NS, the thread pins itself to @cpu (the kernel moves
  * it there at once) and gives its CPU mask back at once: it stays there
  * until the kernel's own placement moves it. Nothing is done if @cpu is
@@ -110,7 +117,8 @@ struct nvl_cpu_follow {
  *
  * Return: true when the thread moved.
  */
-bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns);
+bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns,
+		    bool outwaited);
 
 /**
  * nvl_cpu_poll_test_set() - for tests: pretend @ncpus online CPUs and

@@ -158,19 +158,28 @@ static void rl_sleep_locked(struct nvl_model_fifo *f,
  * VM with both vCPUs busy an exec whose runlist thread runs on the other
  * vCPU took 45-53 us against 3-4 us on the submitter's, and the kernel
  * keeps the thread where it was, so that a whole run paid it
- * (docs/model.md, "Where the runlist thread runs").
+ * (docs/model.md, "Where the runlist thread runs"). With a CPU free the
+ * thread polls instead, and a poll that catches the doorbell across CPUs
+ * is the fastest path; but when its whole poll ran out before the kick
+ * (a gap longer than NVL_IDLE_POLL_MAX_NS: fault_to_kill's channel free
+ * and create, 60-140 us on the idle VM), it moves too: a sleeper woken
+ * across the idle VM's vCPUs pays 25-60 us every time, one woken on the
+ * kicker's 4-7 us (docs/faults.md, session 15).
  */
 static void rl_woken(struct nvl_model_runlist *rl)
 {
 	int64_t kick = atomic_load_explicit(&rl->kick_ns, memory_order_relaxed);
 	int64_t now = nvl_clock_ns();
+	/* a poll ran its whole budget before this sleep, and the kick
+	 * came after it */
+	bool outwaited = rl->idle.t0 && kick > rl->idle.t0;
 
 	nvl_idle_poll_woken(&rl->idle, kick);
 	if (kick && now > kick && now - kick < NVL_IDLE_POLL_MAX_NS)
 		nvl_cpu_follow(&rl->follow,
 			       atomic_load_explicit(&rl->kick_cpu,
 						    memory_order_relaxed),
-			       now - kick);
+			       now - kick, outwaited);
 }
 
 static void rl_idle_locked(struct nvl_model_fifo *f,

@@ -7,8 +7,9 @@
  * after a shorter loss), counts a runnable thread only when two samples in
  * a row saw it, and asks the kernel without failing.
  * nvl_cpu_follow() moves the caller to the CPU given only after a dear
- * wake-up on a busy machine, at most once per gap, gives the CPU mask
- * back, and leaves a CPU outside the mask alone.
+ * wake-up on a busy machine (or, with a CPU free, one that a whole poll
+ * did not outlast), at most once per gap, gives the CPU mask back, and
+ * leaves a CPU outside the mask alone.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -130,19 +131,20 @@ static void follow_moves_only_after_a_dear_wake_on_a_busy_machine(void **state)
 	if (to < 0)
 		skip(); /* one usable CPU */
 	nvl_cpu_poll_test_set(2, 3); /* busy: 3 runnable, 2 CPUs */
-	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS - 1));
-	assert_false(nvl_cpu_follow(&f, -1, NVL_CPU_FOLLOW_WAKE_NS));
-	assert_false(nvl_cpu_follow(&f, CPU_SETSIZE, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS - 1, false));
+	assert_false(nvl_cpu_follow(&f, -1, NVL_CPU_FOLLOW_WAKE_NS, false));
+	assert_false(
+		nvl_cpu_follow(&f, CPU_SETSIZE, NVL_CPU_FOLLOW_WAKE_NS, false));
 	/* a CPU free: the caller polls instead, crossing is what lets it */
 	nvl_cpu_poll_test_set(2, 1);
-	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
 	/* one CPU: nowhere to go */
 	nvl_cpu_poll_test_set(1, 3);
-	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
 	assert_int_equal(f.moves, 0);
 
 	nvl_cpu_poll_test_set(2, 3);
-	assert_true(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_true(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
 	assert_int_equal(f.moves, 1);
 	/* (where it runs now is the kernel's: it may have moved it on) */
 	assert_int_equal(
@@ -154,7 +156,42 @@ static void follow_moves_only_after_a_dear_wake_on_a_busy_machine(void **state)
 	assert_true(f.next_ns - nvl_clock_ns() <= NVL_CPU_FOLLOW_GAP_NS);
 	f.next_ns = nvl_clock_ns() + NVL_CPU_FOLLOW_GAP_NS * 1000;
 	to = other_cpu(&mask);
-	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
+	assert_int_equal(f.moves, 1);
+	nvl_cpu_poll_test_set(-1, 0);
+}
+
+static void
+follow_moves_with_a_cpu_free_when_the_poll_was_outwaited(void **state)
+{
+	struct nvl_cpu_follow f = {0};
+	cpu_set_t mask, now;
+	int to;
+
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask), 0);
+	to = other_cpu(&mask);
+	if (to < 0)
+		skip();
+	/* a CPU free: the poll covers what it can; a wake-up it did not
+	 * cover is paid across CPUs unless the thread follows */
+	nvl_cpu_poll_test_set(2, 1);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS - 1, true));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
+	assert_int_equal(f.moves, 0);
+	assert_true(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, true));
+	assert_int_equal(f.moves, 1);
+	assert_int_equal(
+		pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
+	assert_true(CPU_EQUAL(&now, &mask));
+	/* the gap holds for these moves too */
+	f.next_ns = nvl_clock_ns() + NVL_CPU_FOLLOW_GAP_NS * 1000;
+	to = other_cpu(&mask);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, true));
+	/* one CPU: nowhere to go, whatever the poll did */
+	f.next_ns = 0;
+	nvl_cpu_poll_test_set(1, 1);
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, true));
 	assert_int_equal(f.moves, 1);
 	nvl_cpu_poll_test_set(-1, 0);
 }
@@ -176,7 +213,7 @@ static void follow_leaves_a_cpu_outside_the_mask_alone(void **state)
 	assert_int_equal(
 		pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
 	nvl_cpu_poll_test_set(2, 3);
-	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS));
+	assert_false(nvl_cpu_follow(&f, to, NVL_CPU_FOLLOW_WAKE_NS, false));
 	assert_int_equal(f.moves, 0);
 	assert_int_equal(
 		pthread_getaffinity_np(pthread_self(), sizeof(now), &now), 0);
@@ -194,6 +231,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_thread_seen_at_one_sample_does_not_count),
 	cmocka_unit_test(kernel_figures_are_usable),
 	cmocka_unit_test(follow_moves_only_after_a_dear_wake_on_a_busy_machine),
+	cmocka_unit_test(
+		follow_moves_with_a_cpu_free_when_the_poll_was_outwaited),
 	cmocka_unit_test(follow_leaves_a_cpu_outside_the_mask_alone),
 };
 

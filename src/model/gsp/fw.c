@@ -1420,7 +1420,7 @@ static void fw_woken(struct nvl_model_gsp *g)
 		nvl_cpu_follow(&g->fw_follow,
 			       atomic_load_explicit(&g->fw_kick_cpu,
 						    memory_order_relaxed),
-			       now - kick);
+			       now - kick, false);
 }
 
 /*
