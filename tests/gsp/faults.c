@@ -9,22 +9,6 @@
 #include "gsp/priv.h"
 #include "kit.h"
 
-static uint32_t sub_of(struct kit *k)
-{
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	uint32_t root, dev, sub;
-
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &root),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &dev),
-			 0);
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, dev, NV20_SUBDEVICE_0, NULL, 0, &sub),
-		0);
-	return sub;
-}
-
 static int ctl(struct kit *k, uint32_t sub, int64_t timeout)
 {
 	struct {
@@ -53,7 +37,7 @@ static void dropped_reply(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DROP, 1, 0);
 	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
 	/* the GSP read the command: alive, no reset needed */
@@ -71,7 +55,7 @@ static void corrupted_reply(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_CORRUPT, 1, 0);
 	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
 	nvl_gsp_get_stats(k.gsp, &st);
@@ -89,7 +73,7 @@ static void duplicated_reply(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	nvl_gsp_get_stats(k.gsp, &st0);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DUPLICATE, 1, 0);
 	assert_int_equal(ctl(&k, sub, 0), 0);
@@ -108,7 +92,7 @@ static void delayed_reply(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	/* late but within the timeout: fine */
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DELAY, 1,
 			     20 * NVL_NSEC_PER_MSEC);
@@ -128,7 +112,7 @@ static void error_status(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_ERROR, 1, NV_ERR_NO_MEMORY);
 	assert_int_equal(ctl(&k, sub, 0), -ENOMEM);
 	assert_non_null(strstr(nvl_error_msg(), "NV_ERR_NO_MEMORY"));
@@ -159,7 +143,7 @@ static void hung_gsp(void **state)
 	int64_t t0;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	captured[0] = 0;
 	nvl_log_set_sink(sink, NULL);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_HANG, 1, 0);
@@ -188,7 +172,7 @@ static void stalled_on_bad_seqnum(void **state)
 	uint32_t sub;
 
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	pthread_mutex_lock(&k.gsp->tx_lock);
 	k.gsp->q.tx_seq += 3;
 	pthread_mutex_unlock(&k.gsp->tx_lock);

@@ -19,22 +19,6 @@
 
 #define NTHREADS 4
 
-static uint32_t sub_of(struct kit *k)
-{
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	uint32_t root, dev, sub;
-
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &root),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &dev),
-			 0);
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, dev, NV20_SUBDEVICE_0, NULL, 0, &sub),
-		0);
-	return sub;
-}
-
 /* an ECHO of @tag: 0 only with the caller's own bytes back */
 static int echo(struct kit *k, uint32_t sub, uint8_t tag, int64_t timeout)
 {
@@ -93,7 +77,7 @@ static void hang_with_calls_in_flight(void **state)
 
 	(void)state;
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	for (int i = 0; i < NTHREADS; i++) {
 		c[i] = (struct caller){.k = &k,
 				       .sub = sub,
@@ -175,7 +159,7 @@ static void handle_wrap(void **state)
 
 	(void)state;
 	kit_up(&k, "tiny");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	/* the next handles are 0xcaffffff, then 0xcaf00000 onwards: the
 	 * live device and subdevice among them */
 	nvl_gsp_rm_skip_handles(k.gsp, 0xfffff - 1 - (sub & 0xfffff));
@@ -226,7 +210,7 @@ static void sensor_reply_lies(void **state)
 
 	(void)state;
 	kit_up(&k, "tu102");
-	sub = sub_of(&k);
+	sub = kit_subdevice(&k);
 	assert_int_equal(nvl_gsp_sensors_read(k.gsp, sub, &s), 0);
 	nvl_model_gsp_set_reply_hook(k.m, flip_hook, &f);
 	f.at = (size_t)-1;

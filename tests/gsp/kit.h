@@ -103,4 +103,21 @@ static inline void kit_down(struct kit *k)
 	nvl_free(k->image);
 }
 
+/* root -> device -> subdevice on the booted kit: the subdevice's handle */
+static inline uint32_t kit_subdevice(struct kit *k)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	uint32_t root, dev, sub;
+
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, dev, NV20_SUBDEVICE_0, NULL, 0, &sub),
+		0);
+	return sub;
+}
+
 #endif
