@@ -128,6 +128,19 @@ static uint32_t where(struct nvl_client *c, uint32_t h)
 	return bi.current;
 }
 
+/* a BO of @c taking all of the usable VRAM but 4 MiB (and the driver's) */
+static uint32_t vram_hog(struct nvl_client *c,
+			 const struct nvl_device_info *info)
+{
+	uint32_t h;
+
+	assert_int_equal(
+		nvl_bo_create(c, info->vram_usable - DRIVER_VRAM - 4 * MIB,
+			      NVL_BO_DOMAIN_VRAM, 0, 0, &h),
+		0);
+	return h;
+}
+
 /* the value of fdinfo key @key of @c, in KiB */
 static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
 {
@@ -185,8 +198,7 @@ static void purged_bound_bo_reads_zero(void **state)
 	struct nvl_device *dev;
 	struct nvl_client *b;
 	struct t_nv_cl a;
-	uint32_t x, y, big, n, *p;
-	uint64_t big_size;
+	uint32_t x, y, n, *p;
 	bool retained;
 
 	(void)state;
@@ -204,10 +216,8 @@ static void purged_bound_bo_reads_zero(void **state)
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
 	assert_true(retained);
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
-	/* B takes (almost) all of VRAM and fills it */
-	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
-	assert_int_equal(
-		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	/* B takes (almost) all of VRAM */
+	(void)vram_hog(b, &info);
 	assert_int_not_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	/* A copies X into Y with the copy engine */
 	n = nvl_kit_pb_copy(a.ppb, info.ce_class, VA_BO + 8 * MIB, VA_BO,
@@ -238,7 +248,6 @@ static void exec_after_move_fences_bo(void **state)
 	struct nvl_client *b;
 	struct t_nv_cl a;
 	uint32_t x, big, n;
-	uint64_t big_size;
 	bool retained;
 
 	(void)state;
@@ -253,9 +262,7 @@ static void exec_after_move_fences_bo(void **state)
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
-	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
-	assert_int_equal(
-		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	big = vram_hog(b, &info);
 	assert_int_equal(where(a.c, x), 0);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
@@ -269,8 +276,7 @@ static void exec_after_move_fences_bo(void **state)
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	assert_int_equal(nvl_bo_wait(a.c, x, 0), -ETIME);
 	/* B's pressure again: the eviction must wait for the job */
-	assert_int_equal(
-		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	big = vram_hog(b, &info);
 	atomic_store_explicit((_Atomic uint32_t *)&a.psem[0], 1,
 			      memory_order_release);
 	assert_int_equal(t_nv_cl_wait(&a, 20 * T_NV_SEC), 0);
@@ -296,7 +302,6 @@ static void exec_after_purge_alloc_failures(void **state)
 	struct t_nv_cl a;
 	unsigned long tried = 0;
 	uint32_t x, big, n;
-	uint64_t big_size;
 	bool retained;
 
 	(void)state;
@@ -309,9 +314,7 @@ static void exec_after_purge_alloc_failures(void **state)
 	assert_int_equal(nvl_bo_use(a.c, x), 0);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
-	big_size = info.vram_usable - DRIVER_VRAM - 4 * MIB;
-	assert_int_equal(
-		nvl_bo_create(b, big_size, NVL_BO_DOMAIN_VRAM, 0, 0, &big), 0);
+	big = vram_hog(b, &info);
 	assert_int_equal(where(a.c, x), 0);
 	assert_int_equal(nvl_bo_close(b, big), 0);
 	n = nvl_kit_pb_memset(a.ppb, info.ce_class, VA_BO, 0x5eed5eed, 4 * MIB);
