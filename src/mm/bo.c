@@ -72,6 +72,21 @@ void nvl_mm_notify_evict(struct nvl_bo *bo, bool evicted)
 	}
 }
 
+static _Atomic(nvl_gem_deps_fn) deps_hook;
+
+void nvl_gem_set_deps_hook(nvl_gem_deps_fn fn)
+{
+	atomic_store(&deps_hook, fn);
+}
+
+int nvl_mm_evict_deps(struct nvl_bo *bo, unsigned *n,
+		      struct nvl_fence ***fences)
+{
+	nvl_gem_deps_fn f = atomic_load(&deps_hook);
+
+	return f ? f(&bo->gem, n, fences) : 0;
+}
+
 /* ---- GEM ops ---------------------------------------------------------- */
 
 void nvl_mm_bo_destroy(struct nvl_mm *mm, struct nvl_bo *bo)

@@ -619,6 +619,15 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 		      void *from_host, enum nvl_gem_domain to) NVL_MUST_CHECK;
 
 /**
+ * nvl_mm_evict_deps() - append to *@fences (*@n entries, references) the
+ * fences the memory @bo leaves must also wait for: the installed
+ * nvl_gem_deps_fn's (gem.h; GPUVM: the jobs of the VMs that map @bo).
+ * Caller holds gem.resv. Return: 0 or -ENOMEM (put and free the array).
+ */
+int nvl_mm_evict_deps(struct nvl_bo *bo, unsigned *n,
+		      struct nvl_fence ***fences) NVL_MUST_CHECK;
+
+/**
  * nvl_mm_queue_evict() - queue the copy of VRAM BO @bo's content (its
  * blocks, still allocated: the caller frees them) to host pages of domain
  * @to; the job waits for @bo's fences and its fence becomes @bo's KERNEL

@@ -115,4 +115,26 @@ int nvl_gem_add_evict_hook(nvl_gem_evict_fn fn) NVL_MUST_CHECK;
 /** nvl_gem_remove_evict_hook() - remove @fn (no-op if absent). */
 void nvl_gem_remove_evict_hook(nvl_gem_evict_fn fn);
 
+struct nvl_fence;
+
+/**
+ * typedef nvl_gem_deps_fn - called by mm with obj->resv held before the
+ * memory @obj leaves (an eviction, a purge) can be used again: append to
+ * *@fences (an nvl_malloc'd array of *@n references, NULL when empty) the
+ * fences of work that may still reach that memory but is not on @obj's
+ * resv. GPUVM installs one: the jobs of every VM that maps @obj (a job
+ * submitted before @obj was bound there is on the VM's resv only, and the
+ * page-table entries stay until the next exec's validate). May allocate.
+ * Return: 0, or -ENOMEM (the array may have grown: the caller puts and
+ * frees what it holds, as always).
+ */
+typedef int (*nvl_gem_deps_fn)(struct nvl_gem_object *obj, unsigned *n,
+			       struct nvl_fence ***fences);
+
+/**
+ * nvl_gem_set_deps_hook() - install @fn (NULL: none) as the hook of
+ * nvl_gem_deps_fn (implemented by mm); one at a time, the last set wins.
+ */
+void nvl_gem_set_deps_hook(nvl_gem_deps_fn fn);
+
 #endif /* NVL_MM_GEM_H */

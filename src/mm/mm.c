@@ -508,8 +508,12 @@ int nvl_mm_queue_evict(struct nvl_mm *mm, struct nvl_bo *bo,
 	ret = job_prepare(mm, bo, &j);
 	if (ret)
 		return ret;
-	ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks, NULL,
-			      &j->src, &j->nsrc);
+	/* the blocks are reused behind this job: it also waits for the jobs
+	 * that reach them through a VM without being on the BO's resv */
+	ret = nvl_mm_evict_deps(bo, &j->ndeps, &j->deps);
+	if (!ret)
+		ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks,
+				      NULL, &j->src, &j->nsrc);
 	if (!ret) {
 		j->dst = nvl_calloc(1, sizeof(*j->dst));
 		if (!j->dst)

@@ -272,6 +272,14 @@ static bool in_range(struct nvl_mm *mm, struct nvl_bo *bo, uint64_t end)
 	return false;
 }
 
+/* put @n fences of @f and free the array */
+static void fences_free(struct nvl_fence **f, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		nvl_fence_put(f[i]);
+	nvl_free(f);
+}
+
 static int gut(struct nvl_mm *mm, struct nvl_bo *bo);
 
 /* Move @victim out of VRAM (resv held); a purgeable one is gutted. */
@@ -529,19 +537,47 @@ static int try_place(struct nvl_mm *mm, struct nvl_bo *bo,
 static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 {
 	struct nvl_bo *ghost = NULL;
+	struct nvl_fence **vmf = NULL;
+	unsigned nvmf = 0;
 
 	if (bo->pin_count || bo->map_count)
 		return nvl_error(-EINVAL, "bo: pinned BO cannot be gutted");
+	/* jobs that reach the memory through a VM, not on the BO's resv */
 	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
-	    !nvl_resv_test_signaled(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP)) {
+	    nvl_mm_evict_deps(bo, &nvmf, &vmf)) {
+		fences_free(vmf, nvmf);
+		return -ENOMEM;
+	}
+	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
+	    (nvmf ||
+	     !nvl_resv_test_signaled(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP))) {
+		struct nvl_fence **all;
+
 		ghost = nvl_zalloc(sizeof(*ghost));
-		if (!ghost)
-			return -ENOMEM;
-		if (nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+		if (!ghost ||
+		    nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
 					&ghost->nzfences, &ghost->zfences)) {
 			nvl_free(ghost);
+			fences_free(vmf, nvmf);
 			return -ENOMEM;
 		}
+		all = nvmf ? nvl_reallocarray(ghost->zfences,
+					      ghost->nzfences + nvmf,
+					      sizeof(*all))
+			   : ghost->zfences;
+		if (nvmf && !all) {
+			fences_free(ghost->zfences, ghost->nzfences);
+			nvl_free(ghost);
+			fences_free(vmf, nvmf);
+			return -ENOMEM;
+		}
+		for (unsigned i = 0; i < nvmf; i++)
+			all[ghost->nzfences + i] = vmf[i];
+		ghost->zfences = all;
+		ghost->nzfences += nvmf;
+		nvl_free(vmf);
+		vmf = NULL;
+		nvmf = 0;
 		ghost->mm = mm;
 		ghost->gem.size_B = bo->gem.size_B;
 		ghost->swap_fd = -1;

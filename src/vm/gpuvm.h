@@ -521,6 +521,18 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
 
+struct nvl_fence;
+
+/**
+ * nvl_gpuvm_gem_deps() - the dependency hook for mm (mm/gem.h
+ * nvl_gem_deps_fn): appends the BOOKKEEP fences of every VM that maps @obj
+ * through its own resv, which the memory @obj leaves must wait for before
+ * it is used again (the page-table entries stay until validate).
+ * Return: 0 or -ENOMEM.
+ */
+int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
+		       struct nvl_fence ***fences);
+
 /**
  * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo;
  * a vm_bo leaves the evict list only when the callback succeeded and

@@ -176,6 +176,8 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 	ret = nvl_gem_add_evict_hook(nvl_gpuvm_gem_evict);
 	if (ret)
 		return ret;
+	/* and waits for the jobs of the VMs that map what it moves out */
+	nvl_gem_set_deps_hook(nvl_gpuvm_gem_deps);
 	vm = nvl_zalloc(sizeof(*vm));
 	if (!vm)
 		return -ENOMEM;

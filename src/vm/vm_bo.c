@@ -32,7 +32,9 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "mm/gem.h"
+#include "sync/fence.h"
 #include "sync/flock.h"
+#include "sync/resv.h"
 #include "vm/gpuvm.h"
 #include "vm/sm.h"
 
@@ -270,6 +272,51 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 			vm_bo->evicted = false;
 	}
 	nvl_gpuvm_gem_unlock();
+}
+
+/*
+ * Before the memory of an object that leaves (eviction, purge) is used
+ * again, mm also waits for the jobs of every VM that maps it: a job
+ * submitted before the object was bound there is on the VM's resv only,
+ * and the page-table entries the move leaves behind (above) stay until the
+ * next exec's validate, so such a job would reach the memory's next owner
+ * (Xe waits for the VM's resv the same way). VM-private objects share the
+ * VM's resv: mm waits for it already.
+ */
+int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
+		       struct nvl_fence ***fences)
+{
+	struct nvl_gpuvm_bo *vm_bo;
+	int ret = 0;
+
+	nvl_gpuvm_gem_lock();
+	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link) {
+		struct nvl_resv *r = vm_bo->vm->resv;
+		struct nvl_fence **f, **all;
+		unsigned k;
+
+		if (!r || r == obj->resv)
+			continue;
+		ret = nvl_resv_get_fences(r, NVL_RESV_USAGE_BOOKKEEP, &k, &f);
+		if (ret)
+			break;
+		if (!k)
+			continue;
+		all = nvl_reallocarray(*fences, *n + k, sizeof(*all));
+		if (!all) {
+			for (unsigned i = 0; i < k; i++)
+				nvl_fence_put(f[i]);
+			nvl_free(f);
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(all + *n, f, k * sizeof(*f));
+		nvl_free(f);
+		*fences = all;
+		*n += k;
+	}
+	nvl_gpuvm_gem_unlock();
+	return ret;
 }
 
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
