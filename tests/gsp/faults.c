@@ -9,27 +9,6 @@
 #include "gsp/priv.h"
 #include "kit.h"
 
-static int ctl(struct kit *k, uint32_t sub, int64_t timeout)
-{
-	struct {
-		rpc_gsp_rm_control_v03_00 c;
-		uint8_t p[64];
-	} m = {0};
-	int ret;
-
-	m.c.hClient = nvl_gsp_rm_client_of(k->gsp, sub);
-	m.c.hObject = sub;
-	m.c.cmd = NVL_MODEL_CTRL_CMD_ECHO;
-	m.c.paramsSize = sizeof(m.p);
-	m.p[0] = 0x11;
-	ret = nvl_gsp_rpc(k->gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, &m,
-			  sizeof(m), &m, sizeof(m), NULL, NVL_GSP_REPLY_RECV,
-			  timeout);
-	if (!ret)
-		assert_int_equal(m.p[0], 0xee);
-	return ret;
-}
-
 static void dropped_reply(void **state)
 {
 	struct nvl_gsp_stats st;
@@ -39,10 +18,11 @@ static void dropped_reply(void **state)
 	kit_up(&k, "tiny");
 	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DROP, 1, 0);
-	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 100 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
 	/* the GSP read the command: alive, no reset needed */
 	assert_false(nvl_gsp_needs_reset(k.gsp));
-	assert_int_equal(ctl(&k, sub, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), 0);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.timeouts, 1);
 	kit_down(&k);
@@ -57,12 +37,13 @@ static void corrupted_reply(void **state)
 	kit_up(&k, "tiny");
 	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_CORRUPT, 1, 0);
-	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 100 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.bad_checksum, 1);
 	assert_int_equal(st.bad_msgs, 1);
 	assert_false(nvl_gsp_needs_reset(k.gsp));
-	assert_int_equal(ctl(&k, sub, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), 0);
 	kit_down(&k);
 }
 
@@ -76,8 +57,8 @@ static void duplicated_reply(void **state)
 	sub = kit_subdevice(&k);
 	nvl_gsp_get_stats(k.gsp, &st0);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DUPLICATE, 1, 0);
-	assert_int_equal(ctl(&k, sub, 0), 0);
-	assert_int_equal(ctl(&k, sub, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), 0);
 	nvl_gsp_get_stats(k.gsp, &st);
 	assert_int_equal(st.duplicate, 1);
 	assert_int_equal(st.bad_msgs - st0.bad_msgs, 1);
@@ -96,12 +77,13 @@ static void delayed_reply(void **state)
 	/* late but within the timeout: fine */
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DELAY, 1,
 			     20 * NVL_NSEC_PER_MSEC);
-	assert_int_equal(ctl(&k, sub, NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, NVL_NSEC_PER_SEC), 0);
 	/* later than the timeout: -ETIMEDOUT, the late reply is discarded */
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_DELAY, 1,
 			     200 * NVL_NSEC_PER_MSEC);
-	assert_int_equal(ctl(&k, sub, 50 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
-	assert_int_equal(ctl(&k, sub, NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 50 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
+	assert_int_equal(kit_echo(&k, sub, 0x11, NVL_NSEC_PER_SEC), 0);
 	assert_false(nvl_gsp_needs_reset(k.gsp));
 	kit_down(&k);
 }
@@ -114,12 +96,12 @@ static void error_status(void **state)
 	kit_up(&k, "tiny");
 	sub = kit_subdevice(&k);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_ERROR, 1, NV_ERR_NO_MEMORY);
-	assert_int_equal(ctl(&k, sub, 0), -ENOMEM);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), -ENOMEM);
 	assert_non_null(strstr(nvl_error_msg(), "NV_ERR_NO_MEMORY"));
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_ERROR, 1, NV_ERR_NOT_READY);
-	assert_int_equal(ctl(&k, sub, 0), -EBUSY);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), -EBUSY);
 	assert_non_null(strstr(nvl_error_msg(), "NV_ERR_NOT_READY"));
-	assert_int_equal(ctl(&k, sub, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), 0);
 	kit_down(&k);
 }
 
@@ -148,10 +130,11 @@ static void hung_gsp(void **state)
 	nvl_log_set_sink(sink, NULL);
 	nvl_model_gsp_inject(k.m, NVL_MODEL_GSP_HANG, 1, 0);
 	t0 = nvl_time_ns();
-	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 100 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
 	assert_true(nvl_gsp_needs_reset(k.gsp));
 	/* from now on everything fails at once */
-	assert_int_equal(ctl(&k, sub, 0), -ENODEV);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), -ENODEV);
 	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &sub),
 			 -ENODEV);
 	assert_true(nvl_time_ns() - t0 < NVL_NSEC_PER_SEC);
@@ -176,11 +159,12 @@ static void stalled_on_bad_seqnum(void **state)
 	pthread_mutex_lock(&k.gsp->tx_lock);
 	k.gsp->q.tx_seq += 3;
 	pthread_mutex_unlock(&k.gsp->tx_lock);
-	assert_int_equal(ctl(&k, sub, 100 * NVL_NSEC_PER_MSEC), -ETIMEDOUT);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 100 * NVL_NSEC_PER_MSEC),
+			 -ETIMEDOUT);
 	nvl_model_gsp_get_stats(k.m, &ms);
 	assert_int_equal(ms.state, NVL_MODEL_GSP_STALLED);
 	assert_true(nvl_gsp_needs_reset(k.gsp));
-	assert_int_equal(ctl(&k, sub, 0), -ENODEV);
+	assert_int_equal(kit_echo(&k, sub, 0x11, 0), -ENODEV);
 	kit_down(&k);
 }
 

@@ -19,28 +19,6 @@
 
 #define NTHREADS 4
 
-/* an ECHO of @tag: 0 only with the caller's own bytes back */
-static int echo(struct kit *k, uint32_t sub, uint8_t tag, int64_t timeout)
-{
-	struct {
-		rpc_gsp_rm_control_v03_00 c;
-		uint8_t p[64];
-	} m = {0};
-	int ret;
-
-	m.c.hClient = nvl_gsp_rm_client_of(k->gsp, sub);
-	m.c.hObject = sub;
-	m.c.cmd = NVL_MODEL_CTRL_CMD_ECHO;
-	m.c.paramsSize = sizeof(m.p);
-	m.p[0] = tag;
-	ret = nvl_gsp_rpc(k->gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, &m,
-			  sizeof(m), &m, sizeof(m), NULL, NVL_GSP_REPLY_RECV,
-			  timeout);
-	if (!ret && m.p[0] + tag != 0xff)
-		return -EBADMSG; /* someone else's reply */
-	return ret;
-}
-
 struct caller {
 	struct kit *k;
 	uint32_t sub;
@@ -57,7 +35,8 @@ static void *caller_thread(void *arg)
 	while (!atomic_load(c->go))
 		;
 	do {
-		c->ret = echo(c->k, c->sub, c->tag, 200 * NVL_NSEC_PER_MSEC);
+		c->ret =
+			kit_echo(c->k, c->sub, c->tag, 200 * NVL_NSEC_PER_MSEC);
 		c->calls++;
 	} while (!c->ret);
 	return NULL;
@@ -113,7 +92,7 @@ static void hang_with_calls_in_flight(void **state)
 	assert_int_equal(nvl_gsp_rpc_async(k.gsp, NV_VGPU_MSG_FUNCTION_NOP,
 					   NULL, 0, rep, sizeof(rep), &a),
 			 -ENODEV);
-	assert_int_equal(echo(&k, sub, 1, 0), -ENODEV);
+	assert_int_equal(kit_echo(&k, sub, 1, 0), -ENODEV);
 	kit_down(&k);
 }
 
@@ -172,7 +151,7 @@ static void handle_wrap(void **state)
 			assert_int_not_equal(h[i], h[j]);
 		assert_int_not_equal(h[i], sub);
 	}
-	assert_int_equal(echo(&k, sub, 2, 0), 0);
+	assert_int_equal(kit_echo(&k, sub, 2, 0), 0);
 	kit_down(&k);
 }
 

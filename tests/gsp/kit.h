@@ -120,4 +120,31 @@ static inline uint32_t kit_subdevice(struct kit *k)
 	return sub;
 }
 
+/*
+ * One ECHO control (the model's) on @sub with @tag in its first byte: 0
+ * only when the reply is the firmware's answer to this call (0xff - @tag),
+ * -EBADMSG for someone else's reply, else nvl_gsp_rpc()'s error.
+ */
+static inline int kit_echo(struct kit *k, uint32_t sub, uint8_t tag,
+			   int64_t timeout)
+{
+	struct {
+		rpc_gsp_rm_control_v03_00 c;
+		uint8_t p[64];
+	} m = {0};
+	int ret;
+
+	m.c.hClient = nvl_gsp_rm_client_of(k->gsp, sub);
+	m.c.hObject = sub;
+	m.c.cmd = NVL_MODEL_CTRL_CMD_ECHO;
+	m.c.paramsSize = sizeof(m.p);
+	m.p[0] = tag;
+	ret = nvl_gsp_rpc(k->gsp, NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL, &m,
+			  sizeof(m), &m, sizeof(m), NULL, NVL_GSP_REPLY_RECV,
+			  timeout);
+	if (!ret && m.p[0] + tag != 0xff)
+		return -EBADMSG;
+	return ret;
+}
+
 #endif
