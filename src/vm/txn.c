@@ -421,8 +421,14 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	struct nvl_gpuvm *vm = txn->vm;
 	unsigned int map_shift = 0xff;
 
+	/*
+	 * @keep lets the old entries stand for the MAP's, which rewrites
+	 * them; a lazy MAP writes none, so the old ones (and their
+	 * permissions) must go (0xff: no page size matches).
+	 */
 	if (ops->n && ops->v[ops->n - 1].kind == NVL_GPUVM_OP_MAP &&
-	    ops->v[ops->n - 1].va)
+	    ops->v[ops->n - 1].va &&
+	    !(ops->v[ops->n - 1].va->flags & NVL_GPUVA_LAZY))
 		map_shift = ops->v[ops->n - 1].va->page_shift;
 	for (uint32_t i = 0; i < ops->n; i++) {
 		struct nvl_gpuvm_op *op = &ops->v[i];

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: vm_audit
+ * Description: adversarial review of GPUVM and VM_BIND (audit 11): what
+ * a bind promises against what the page tables hold after it, at the
+ * edges the other vm tests do not reach.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nouvelle/bo.h>
+#include <nouvelle/sync.h>
+#include <nouvelle/vm.h>
+
+#include "t.h"
+#include "base/client.h"
+#include "base/log.h"
+#include "mm/gem.h"
+#include "sync/checker.h"
+#include "vm/pt_record.h"
+#include "vm/vm.h"
+
+#define GiB (1ull << 30)
+#define MiB (1ull << 20)
+
+struct env {
+	struct nvl_client *c;
+	uint32_t vm, bo;
+	struct nvl_vm *v;
+};
+
+static void env_init_args(struct env *e, const struct nvl_vm_create_args *a)
+{
+	assert_int_equal(nvl_client_create(&e->c), 0);
+	assert_int_equal(nvl_vm_create(e->c, a, &e->vm), 0);
+	assert_int_equal(nvl_bo_create(e->c, 4 * MiB, NVL_BO_DOMAIN_SYSTEM, 0,
+				       0, &e->bo),
+			 0);
+	e->v = nvl_vm_lookup(e->c, e->vm);
+	assert_non_null(e->v);
+}
+
+static void env_fini(struct env *e)
+{
+	struct nvl_vm_pt_record_stats st;
+
+	nvl_vm_pt_record_stats(e->v->rec, &st);
+	assert_int_equal(st.errors, 0);
+	nvl_vm_put(e->v);
+	nvl_client_destroy(e->c);
+	assert_int_equal(nvl_checker_violations(), 0);
+}
+
+static struct nvl_vm_bind_op map_op(uint32_t bo, uint64_t addr, uint64_t range,
+				    uint64_t off, uint32_t flags)
+{
+	return (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+				       .flags = flags,
+				       .handle = bo,
+				       .addr = addr,
+				       .range = range,
+				       .bo_offset = off};
+}
+
+static int bind1(struct env *e, struct nvl_vm_bind_op op)
+{
+	return nvl_vm_bind(e->c, e->vm, 0, &op, 1, NULL, 0, NULL, 0, 0);
+}
+
+static struct nvl_vm_pt_page page(struct env *e, uint64_t va)
+{
+	struct nvl_vm_pt_page p;
+
+	nvl_vm_pt_record_query(e->v->rec, va, &p);
+	return p;
+}
+
+/*
+ * vm.h, NVL_VM_BIND_LAZY: "no page is written until the GPU's first
+ * access to it faults", and the fault service refuses a write into a
+ * READONLY mapping (-EACCES). A LAZY READONLY map over a writable mapping
+ * of the same BO at the same offset (the split/merge "keep" case: the old
+ * PTEs already point where the new mapping does) skipped the unmap of the
+ * old entries, and a lazy map writes none: the range stayed mapped
+ * writable, so the GPU wrote without ever faulting. The same held for the
+ * hole of a REMAP (a lazy read-only map inside a bigger mapping).
+ */
+static void lazy_map_over_same_bo_leaves_no_old_entries(void **state)
+{
+	struct nvl_vm_create_args a = {.end = 16 * GiB,
+				       .flags = NVL_VM_CREATE_FAULTABLE};
+	const uint32_t lazy_ro = NVL_VM_BIND_LAZY | NVL_VM_BIND_READONLY;
+	uint64_t pg, size;
+	struct env e;
+
+	(void)state;
+	env_init_args(&e, &a);
+	/* exact overlap: UNMAP(keep), MAP */
+	assert_int_equal(bind1(&e, map_op(e.bo, GiB, 2 * MiB, 0, 0)), 0);
+	assert_int_equal(page(&e, GiB + 8192).state, NVL_VM_PT_MAPPED);
+	assert_int_equal(bind1(&e, map_op(e.bo, GiB, 2 * MiB, 0, lazy_ro)), 0);
+	if (page(&e, GiB + 8192).state != NVL_VM_PT_INVALID)
+		fail_msg("lazy read-only map: page left %s (flags %#x)",
+			 page(&e, GiB + 8192).state == NVL_VM_PT_MAPPED
+				 ? "mapped"
+				 : "not invalid",
+			 page(&e, GiB + 8192).flags);
+	/* a write fault there is refused, a read maps it read-only */
+	assert_int_equal(nvl_vm_fault_map(e.v, GiB + 8192, true, &pg, &size),
+			 -EACCES);
+	assert_int_equal(nvl_vm_fault_map(e.v, GiB + 8192, false, &pg, &size),
+			 0);
+	assert_int_equal(page(&e, GiB + 8192).state, NVL_VM_PT_MAPPED);
+	assert_true(page(&e, GiB + 8192).flags & NVL_VM_PT_READONLY);
+
+	/* hole punch: REMAP(prev, next, keep), MAP */
+	assert_int_equal(bind1(&e, map_op(e.bo, 2 * GiB, 4 * MiB, 0, 0)), 0);
+	assert_int_equal(
+		bind1(&e, map_op(e.bo, 2 * GiB + MiB, MiB, MiB, lazy_ro)), 0);
+	assert_int_equal(page(&e, 2 * GiB + MiB).state, NVL_VM_PT_INVALID);
+	assert_int_equal(page(&e, 2 * GiB + 2 * MiB - 4096).state,
+			 NVL_VM_PT_INVALID);
+	/* the pieces around it keep their entries */
+	assert_int_equal(page(&e, 2 * GiB + MiB - 4096).state,
+			 NVL_VM_PT_MAPPED);
+	assert_int_equal(page(&e, 2 * GiB + 2 * MiB).state, NVL_VM_PT_MAPPED);
+	env_fini(&e);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(lazy_map_over_same_bo_leaves_no_old_entries),
+};
+
+T_MAIN(tests)
