@@ -495,7 +495,12 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 	/* Old host pages belong to the copy job now; VRAM is free at once. */
 	nvl_buddy_free_list(&mm->vram, &old, 0);
 	nvl_mm_lru_add(mm, bo);
-	if (bo->evicted) {
+	/*
+	 * Any move of a placed BO, not only one back from an eviction (a BO
+	 * placed in its fallback, then moved to its preferred domain): what
+	 * maps the old backing (GPUVM's page tables) must hear of it.
+	 */
+	if (bo->evicted || from != NVL_GEM_DOMAIN_NONE) {
 		bo->evicted = false;
 		nvl_mm_notify_evict(bo, false);
 	}

@@ -257,8 +257,11 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
 
 /*
  * A move back does not make the mappings right: they still point where the
- * object was before its eviction. So "evicted" clears but the vm_bo stays
- * on the evict list until validate has rewritten them.
+ * object was before it moved. So "evicted" clears but the vm_bo goes on
+ * (or stays on) the evict list until validate has rewritten them: a vm_bo
+ * made while the object was away (mapped in its fallback, or after another
+ * VM saw it leave) was never listed, and its entries name the memory the
+ * object just left.
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 {
@@ -266,10 +269,8 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 
 	nvl_gpuvm_gem_lock();
 	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link) {
-		if (evicted)
-			evict_locked(vm_bo, true);
-		else
-			vm_bo->evicted = false;
+		evict_locked(vm_bo, true);
+		vm_bo->evicted = evicted;
 	}
 	nvl_gpuvm_gem_unlock();
 }

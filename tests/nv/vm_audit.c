@@ -20,7 +20,9 @@
 #include "model/gsp/gsp.h"
 #include "model/model.h"
 #include "nv/device.h"
+#include "kit.h"
 #include "rig.h"
+#include "t_nv.h"
 #include "vm/vm.h"
 
 static struct nvl_device *open_dev(void)
@@ -59,9 +61,8 @@ static char *dump(struct rig *k)
 
 static int unmap_dst(struct rig *k, uint32_t flags)
 {
-	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_UNMAP,
-				    .addr = VA_DST,
-				    .range = 64 * KIB};
+	struct nvl_vm_bind_op op = {
+		.op = NVL_VM_BIND_OP_UNMAP, .addr = VA_DST, .range = 64 * KIB};
 
 	return nvl_vm_bind(k->c, k->vm, 0, &op, 1, NULL, 0, NULL, 0, flags);
 }
@@ -102,8 +103,68 @@ static void binds_on_a_lost_or_reset_device_change_nothing(void **state)
 	nvl_device_close(dev);
 }
 
+#define VA_BO (64 * MIB)
+#define DRIVER_VRAM (32 * MIB)
+
+static uint32_t where(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_bo_info bi;
+
+	assert_int_equal(nvl_bo_query(c, h, &bi), 0);
+	return bi.current;
+}
+
+/*
+ * A BO whose page-table entries point where it no longer is: GPUVM learns
+ * of moves through mm's eviction hook and rewrites a vm_bo's mappings at
+ * the next exec only if the vm_bo is on its VM's evict list. A BO placed
+ * in its fallback (GTT) at creation because VRAM was full, bound there,
+ * then moved to its preferred VRAM (nvl_bo_use()) is never listed: the
+ * move was not "back from an eviction". The exec's write then went to the
+ * GTT pages the BO had left, not to the BO.
+ */
+static void a_bo_bound_in_its_fallback_follows_its_move(void **state)
+{
+	struct nvl_device_opts o = {.heartbeat_ms = 0};
+	struct nvl_device_info info;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct t_nv_cl a;
+	uint32_t hog, x, n;
+	void *hp;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	assert_int_equal(nvl_device_query(dev, &info), 0);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	/* B holds (almost) all of VRAM, CPU-mapped: it cannot be evicted */
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	assert_int_equal(
+		nvl_bo_create(b, info.vram_usable - DRIVER_VRAM - 4 * MIB,
+			      NVL_BO_DOMAIN_VRAM, 0, NVL_BO_CPU_VISIBLE, &hog),
+		0);
+	assert_int_equal(nvl_bo_map(b, hog, &hp), 0);
+	/* A's BO does not fit in VRAM: GTT, and bound there */
+	x = t_nv_cl_bo(&a, 8 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		       VA_BO, NULL);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_GTT);
+	/* VRAM comes free; A brings its BO to VRAM */
+	assert_int_equal(nvl_bo_unmap(b, hog), 0);
+	nvl_client_destroy(b);
+	assert_int_equal(nvl_bo_use(a.c, x), 0);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	/* the GPU writes the BO through A's VM */
+	n = nvl_kit_pb_release(a.ppb, VA_BO + 4096, 0x5eed1e55);
+	t_nv_cl_run(&a, 0, n, 20 * T_NV_SEC);
+	t_nv_expect_words(a.c, x, 1024, 1, 0x5eed1e55,
+			  "the word the GPU wrote after the move");
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(binds_on_a_lost_or_reset_device_change_nothing),
+	cmocka_unit_test(a_bo_bound_in_its_fallback_follows_its_move),
 };
 
 T_MAIN(tests)
