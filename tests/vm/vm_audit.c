@@ -19,6 +19,8 @@
 #include "base/log.h"
 #include "mm/gem.h"
 #include "sync/checker.h"
+#include "sync/fence.h"
+#include "sync/syncobj.h"
 #include "vm/pt_record.h"
 #include "vm/vm.h"
 
@@ -129,8 +131,78 @@ static void lazy_map_over_same_bo_leaves_no_old_entries(void **state)
 	env_fini(&e);
 }
 
+/* a syncobj holding a fence that signals only when the test says */
+static struct nvl_fence *blocker(struct env *e, uint32_t *handle)
+{
+	struct nvl_syncobj *so;
+	struct nvl_fence *f;
+
+	assert_int_equal(nvl_syncobj_create(e->c, 0, handle), 0);
+	so = nvl_syncobj_find(e->c, *handle);
+	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
+			 0);
+	nvl_syncobj_replace_fence(so, f);
+	nvl_syncobj_put(so);
+	return f;
+}
+
+/*
+ * vm.h, NVL_VM_BIND_LAZY: a lazily bound BO's pages are mapped when the
+ * GPU first touches them. An async unmap of the tail of such a mapping,
+ * still waiting for its in-fence, replaces the mapping in the tree by its
+ * head piece (new, PENDING until the bind finishes); the fault service
+ * refused every address of a PENDING mapping (-ENOENT: the channel dies),
+ * so an access to the head, bound all along to the same BO pages before
+ * and after that bind, killed the channel. A piece a REMAP keeps of a
+ * committed mapping is the old mapping's: the fault maps it.
+ */
+static void fault_in_a_mapping_split_by_a_pending_bind(void **state)
+{
+	struct nvl_vm_create_args a = {.end = 16 * GiB,
+				       .flags = NVL_VM_CREATE_FAULTABLE};
+	struct nvl_vm_bind_op op = {.op = NVL_VM_BIND_OP_UNMAP,
+				    .addr = GiB + 3 * MiB,
+				    .range = MiB};
+	struct nvl_vm_sync w = {0};
+	struct nvl_fence *gate;
+	uint64_t pg, size;
+	struct env e;
+	uint32_t g;
+
+	(void)state;
+	env_init_args(&e, &a);
+	assert_int_equal(
+		bind1(&e, map_op(e.bo, GiB, 4 * MiB, 0, NVL_VM_BIND_LAZY)), 0);
+	gate = blocker(&e, &g);
+	w.handle = g;
+	assert_int_equal(nvl_vm_bind(e.c, e.vm, 0, &op, 1, &w, 1, NULL, 0,
+				     NVL_VM_BIND_ASYNC),
+			 0);
+	/* the head stays the BO's: its pages fault in */
+	assert_int_equal(nvl_vm_fault_map(e.v, GiB + 8192, false, &pg, &size),
+			 0);
+	assert_int_equal(page(&e, GiB + 8192).state, NVL_VM_PT_MAPPED);
+	assert_int_equal(page(&e, GiB + 8192).bo_offset, 8192);
+	/* the tail is on its way out: no new page there */
+	assert_int_equal(
+		nvl_vm_fault_map(e.v, GiB + 3 * MiB, false, &pg, &size),
+		-ENOENT);
+	nvl_fence_signal(gate);
+	nvl_fence_put(gate);
+	assert_int_equal(nvl_syncobj_wait(e.c, &g, NULL, 1, INT64_MAX, 0, NULL),
+			 0);
+	/* flush the queue: a sync bind waits for it */
+	op = (struct nvl_vm_bind_op){
+		.op = NVL_VM_BIND_OP_UNMAP, .addr = 8 * GiB, .range = MiB};
+	assert_int_equal(bind1(&e, op), 0);
+	assert_int_equal(page(&e, GiB + 8192).state, NVL_VM_PT_MAPPED);
+	assert_int_equal(page(&e, GiB + 3 * MiB).state, NVL_VM_PT_INVALID);
+	env_fini(&e);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(lazy_map_over_same_bo_leaves_no_old_entries),
+	cmocka_unit_test(fault_in_a_mapping_split_by_a_pending_bind),
 };
 
 T_MAIN(tests)
