@@ -455,7 +455,8 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 			const char *eq = strchr(arg, '=');
 
 			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!val) {
+			/* --path "$DIR" with DIR unset: not the default path */
+			if (!val || !*val) {
 				fprintf(stderr, "nvl fw: %s needs a value\n",
 					arg);
 				return 2;
@@ -466,8 +467,12 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 		}
 		if (!strncmp(arg, "--chip", 6) &&
 		    (arg[6] == '\0' || arg[6] == '=')) {
-			if (a->nchips == NVL_ARRAY_SIZE(a->chips))
+			if (a->nchips == NVL_ARRAY_SIZE(a->chips)) {
+				fprintf(stderr,
+					"nvl fw: more than %zu --chip\n",
+					NVL_ARRAY_SIZE(a->chips));
 				return 2;
+			}
 			a->chips[a->nchips++] = val;
 		} else if (!strncmp(arg, "--path", 6) &&
 			   (arg[6] == '\0' || arg[6] == '=')) {

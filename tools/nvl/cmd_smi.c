@@ -170,7 +170,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 				return bad_option(a, true);
 		} else if (is_opt(a, NULL, "--devices")) {
 			if (!(o->devices = opt_value(argc, argv, &i, NULL,
-						     "--devices")))
+						     "--devices")) ||
+			    !nvl_gpus_specs_valid(o->devices))
 				return bad_option(a, true);
 		} else if (is_opt(a, NULL, "--run")) {
 			if (!(o->run =
@@ -270,6 +271,9 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
 		return bad_option("--format", false);
+	/* the processes are in --json's report: not a CSV under --json */
+	if (o->mode == M_APPS && o->json)
+		return bad_option("--json", false);
 	/* as nvidia-smi: the XML report is -q's, whole (no -d) */
 	if (o->xml && o->mode != M_QUERY && o->mode != M_TABLE)
 		return bad_option("-x", false);
@@ -1141,7 +1145,7 @@ int nvl_cmd_smi(int argc, char **argv)
 		sample(&g, x);
 		if (reports && o.mode == M_TABLE)
 			printf("\n");
-		if (o.json && o.mode != M_APPS)
+		if (o.json)
 			print_json(x, g.n, ids, nf);
 		else if (o.mode == M_TABLE)
 			print_table(x, g.n);

