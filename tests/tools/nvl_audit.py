@@ -20,9 +20,12 @@ usage: nvl_audit.py NVL README
 """
 import json
 import os
+import pty
 import re
+import select
 import subprocess
 import sys
+import time
 from tap import check, finish
 
 NVL = os.path.abspath(sys.argv[1])
@@ -80,5 +83,61 @@ for args in (["run", "-d", "", "fault"], ["run", "--chip", "", "fault"],
     check(f"{' '.join(repr(a) if not a else a for a in args)}: "
           "usage error before any device", rc == 2 and out == "",
           (rc, out[:300], err))
+
+# ---- nvl top -J: no rate is null ------------------------------------------
+
+rc, out, err = run("top", "--devices", "model:tiny", "-J", "-n", "2", "-d",
+                   "0.3", "--run", "copy:2")
+try:
+    objs = [json.loads(l) for l in out.splitlines()]
+    u = [o["devices"][0]["utilization"]["clients"] for o in objs]
+    n = [len(o["devices"][0]["clients"]) for o in objs]
+    check("top -J: clients' sum null on the first sample, a number next",
+          rc == 0 and len(objs) == 2 and n[0] == 2 and u[0] is None
+          and isinstance(u[1], float) and u[1] >= 0, (rc, u, n, err))
+except (ValueError, KeyError, IndexError) as e:
+    check("top -J parses", False, f"{e}: {out[:300]} {err}")
+
+# ---- nvl top on a terminal curses cannot drive ------------------------------
+
+
+def on_pty(args, env):
+    """Run nvl with a pty as stdin and stdout; (exit status, output)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([NVL, *args], stdin=slave, stdout=slave,
+                         stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    buf = b""
+    end = time.time() + 180
+    while time.time() < end:
+        r, _, _ = select.select([master], [], [], 1)
+        if r:
+            try:
+                d = os.read(master, 65536)
+            except OSError:
+                break
+            if not d:
+                break
+            buf += d
+        elif p.poll() is not None:
+            break
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = "timeout"
+    os.close(master)
+    return rc, buf.decode(errors="replace")
+
+
+for term in (None, "nosuchterminal", "dumb"):
+    e = env_without("TERM")
+    if term:
+        e["TERM"] = term
+    rc, out = on_pty(["top", "--devices", "model:tiny", "-n", "2", "-d",
+                      "0.2"], e)
+    check(f"top on a terminal with TERM={term}: lines, exit 0",
+          rc == 0 and out.count("GPU 0 ") == 2 and "\x1b[" not in out
+          and "Error opening terminal" not in out, (rc, out[-600:]))
 
 finish(40)
