@@ -140,4 +140,45 @@ for term in (None, "nosuchterminal", "dumb"):
           rc == 0 and out.count("GPU 0 ") == 2 and "\x1b[" not in out
           and "Error opening terminal" not in out, (rc, out[-600:]))
 
+# ---- nvl dis --hex: words strtoull() makes up --------------------------------
+
+rc, hexw, err = run("asm", stdin="EXIT ;\n")
+lo, hi = hexw.split()
+neg = "-0x%x %s\n" % ((1 << 64) - int(lo, 16), hi)
+rc, out, err = run("dis", "--hex", stdin=neg)
+check("dis --hex: a negative word (2^64 - EXIT's) is refused",
+      rc == 1 and out == "" and "not a hex word" in err, (rc, out, err))
+rc, out, err = run("dis", "--hex", stdin="0x1%s %s\n" % (lo[2:], hi))
+check("dis --hex: a word of more than 64 bits is refused",
+      rc == 1 and out == "" and "more than 64 bits" in err, (rc, out, err))
+
+# ---- README's examples ----------------------------------------------------------
+
+with open(README) as f:
+    readme = f.read()
+ex = re.search(r"A few examples:\n\n```\n(.*?)```", readme, re.S)
+lines = ex.group(1).splitlines() if ex else []
+path = os.path.dirname(NVL) + os.pathsep + os.environ.get("PATH", "")
+for i, l in enumerate(lines):
+    if not l.startswith("$ ") or not re.search(r"nvl (asm|smi --query)", l):
+        continue
+    cmd = re.sub(r"\s+#.*$", "", l[2:])
+    shown = []
+    for o in lines[i + 1:]:
+        if o.startswith("$ "):
+            break
+        shown.append(o)
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd],
+                       capture_output=True, text=True, timeout=240,
+                       env=env_without(PATH=path))
+    got = p.stdout.splitlines()
+    ok = p.returncode == 0 and got
+    if shown:
+        # what README shows, numbers aside (temperatures and power move)
+        ok = ok and [re.sub(r"\d+", "#", s) for s in shown] == \
+            [re.sub(r"\d+", "#", g) for g in got]
+    check(f"README example runs as shown: {cmd}", ok,
+          (p.returncode, shown, got, p.stderr[-300:]))
+check("README's examples found", any("nvl asm" in l for l in lines))
+
 finish(40)
