@@ -84,6 +84,30 @@ for args in (["run", "-d", "", "fault"], ["run", "--chip", "", "fault"],
           "usage error before any device", rc == 2 and out == "",
           (rc, out[:300], err))
 
+# ---- nvl fw: the firmware a chip boots is the one a device boots ----------
+
+CHIPS = ("tiny", "tu102", "ga102", "ad102", "gh100")
+e = env_without("NVL_FW_VERSION")
+rc, out, err = run("smi", "--devices", ",".join("model:" + c for c in CHIPS),
+                   "--query-gpu=gsp.firmware_version",
+                   "--format=csv,noheader", env=e)
+booted = out.split()
+check("smi: every model chip boots", rc == 0 and len(booted) == len(CHIPS),
+      (rc, out, err))
+rc, out, err = run("fw", "needed", *[a for c in CHIPS for a in ("--chip", c)],
+                   env=e)
+rows = dict(re.findall(r"^(\w+)\s+(\d[\d.]+)", out.split("files:")[0], re.M))
+for chip, ver in zip(CHIPS, booted):
+    check(f"fw needed --chip {chip}: carries {ver}, the version a device "
+          "boots", rc == 0 and rows.get(chip) == ver and
+          re.search(rf"nvidia/{chip}/gsp/gsp-{re.escape(ver)}\.bin", out),
+          (rc, rows.get(chip), ver, err))
+rc, out, err = run("fw", "list", "--chip", "ad102", env=e)
+check("fw list --chip ad102: boots what a device boots",
+      rc == 0 and re.search(rf"^\s+ad102\s+\S+\s+\S+\s+"
+                            rf"{re.escape(booted[3])}\s", out, re.M),
+      (rc, out[-300:], err))
+
 # ---- nvl top -J: no rate is null ------------------------------------------
 
 rc, out, err = run("top", "--devices", "model:tiny", "-J", "-n", "2", "-d",

@@ -60,8 +60,8 @@ static const struct nvl_help_opt fw_opts[] = {
 	 "a chip (tu102, ga104, ad107, gh100, ...); repeat "
 	 "for several"},
 	{"--versions", "V,...",
-	 "versions the chips accept (default: the "
-	 "model profile of the chip's architecture)"},
+	 "versions the chips accept (default: those the driver boots on "
+	 "the chip's architecture without NVL_FW_VERSION)"},
 	{"--fallbacks", NULL, "needed: also carry older accepted versions"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
