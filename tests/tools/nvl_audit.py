@@ -84,6 +84,14 @@ for args in (["run", "-d", "", "fault"], ["run", "--chip", "", "fault"],
           "usage error before any device", rc == 2 and out == "",
           (rc, out[:300], err))
 
+# a power limit the board refuses: say which value and the range, not
+# "cannot open the device: ... NV_ERR_OUT_OF_RANGE"
+rc, out, err = run("run", "fault", "--power-limit", "0.5", "-s", "0.1",
+                   "--chip", "tiny")
+check("run --power-limit 0.5: names the value and the board's range",
+      rc == 1 and "--power-limit 0.50 W is outside the board's" in err
+      and "cannot open model:tiny:" not in err, (rc, err))
+
 # ---- nvl fw: the firmware a chip boots is the one a device boots ----------
 
 CHIPS = ("tiny", "tu102", "ga102", "ad102", "gh100")

@@ -502,8 +502,12 @@ int nvl_cmd_run(int argc, char **argv)
 
 	ret = run_ctx_open(&x, &o, wl->name, vram);
 	if (ret)
-		return nvl_tool_error("run", "cannot open %s",
-				      o.spec ? o.spec : "the default device");
+		return nvl_tool_error(
+			"run", "%s %s",
+			o.power_limit_w > 0 || !strcmp(wl->name, "thermal")
+				? "cannot open or set the power limit of"
+				: "cannot open",
+			o.spec ? o.spec : "the default device");
 	x.nengines = x.info.num_ce < NVL_REC_MAX_ENGINES ? x.info.num_ce
 							 : NVL_REC_MAX_ENGINES;
 	x.temp_min = x.clk_min = x.limit_min = INFINITY;
