@@ -64,6 +64,14 @@ rc, out, err = run("smi", "--devices", "model:tiny", "--run", "copy:1",
 check("smi --query-compute-apps with --json: exit 2, no CSV",
       rc == 2 and out == "" and "Invalid combination" in err,
       (rc, out, err))
+# two reports at once: an invalid combination, not "the last one wins"
+for args in (["-L", "-q"], ["-q", "--query-gpu=name", "--format=csv"],
+             ["--query-gpu=name", "--query-compute-apps=pid",
+              "--format=csv"], ["--help-query-gpu", "-L"]):
+    rc, out, err = run("smi", "--devices", "model:tiny", *args)
+    check(f"smi {' '.join(args)}: invalid combination, exit 2",
+          rc == 2 and out == "" and "Invalid combination" in err,
+          (rc, out[:200], err))
 for devs in ("", ","):
     rc, out, err = run("top", "--devices", devs, "-n", "1", "-J")
     check(f"top --devices '{devs}': usage error",
