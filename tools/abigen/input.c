@@ -328,6 +328,12 @@ static int want_line(struct ag_ctx *ctx, struct ag_lines *l,
 				 l->file, l->line);
 			return -EINVAL;
 		}
+		if (!strcmp(f->neutral, "present")) {
+			ag_error("%s:%d: field '%s': 'present' is the neutral "
+				 "struct's presence mask; name it with 'as'",
+				 l->file, l->line, f->path);
+			return -EINVAL;
+		}
 		for (size_t i = 0; i + 1 < w->nfields; i++)
 			if (!strcmp(w->fields[i].neutral, f->neutral)) {
 				ag_error("%s:%d: duplicate field '%s'", l->file,

@@ -416,6 +416,7 @@ struct enum_collect {
 	const struct ag_ctx *ctx;
 	const struct ag_version *v;
 	const char *strip;
+	bool is_unsigned; /* the enum's integer type */
 };
 
 static char *entry_name(const struct ag_ctx *ctx, const struct ag_version *v,
@@ -448,8 +449,12 @@ static enum CXChildVisitResult enum_visit(CXCursor c, CXCursor p, void *d)
 	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
 	vn = ag_cx_str(clang_getCursorSpelling(c));
+	/* libclang's signed getter sign-extends an unsigned enum's
+	 * 0x80000000 and up */
 	table_add(ec->t, entry_name(ec->ctx, ec->v, vn, ec->strip), vn,
-		  clang_getEnumConstantDeclValue(c));
+		  ec->is_unsigned
+			  ? (int64_t)clang_getEnumConstantDeclUnsignedValue(c)
+			  : clang_getEnumConstantDeclValue(c));
 	free(vn);
 	return CXChildVisit_Continue;
 }
@@ -619,9 +624,14 @@ static void want_table(const struct ag_ctx *ctx, struct ag_version *v,
 
 		if (find_type(s, w->src_name, &t, &sp)) {
 			free(sp);
-			if (t.kind == CXType_Enum)
+			if (t.kind == CXType_Enum) {
+				bool sgn = true;
+
+				ag_type_is_int(t, &sgn);
+				ec.is_unsigned = !sgn;
 				clang_visitChildren(clang_getTypeDeclaration(t),
 						    enum_visit, &ec);
+			}
 		}
 		return;
 	}
@@ -658,8 +668,9 @@ static int cmp_entry(const void *a, const void *b)
 {
 	const struct ag_tentry *x = a, *y = b;
 
+	/* as from_wire() compares: uint64_t (a negative number last) */
 	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
+		return (uint64_t)x->value < (uint64_t)y->value ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -754,7 +765,8 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 			c->drf = true;
 			c->hi = (unsigned)e->value;
 			c->lo = lo->ok ? (unsigned)lo->value : 0;
-			if (!lo->ok || lo->value > e->value || e->value > 63) {
+			if (!lo->ok || lo->value < 0 || lo->value > e->value ||
+			    e->value > 63) {
 				ag_error("%s: %s: bad DRF range in version %s",
 					 ctx->want_file, w->name, v->in.tag);
 				c->found = false;
