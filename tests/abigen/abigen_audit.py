@@ -193,7 +193,42 @@ error_case('DRF with a negative low bit: error',
            {'a': '#define NV_X_F 7:-1\n#define NV_OK 3:0\n'},
            'drf NV_X_F\ndrf NV_OK\n', 1, ['NV_X_F', 'DRF'])
 
-# 6. A wanted field whose neutral name is a member every neutral struct
+# 6. An enum that gains a negative value keeps its spelling and size but
+#    turns signed (the neutral type widens): the diff report says so.
+with tempfile.TemporaryDirectory() as d:
+    p, _ = gen(d, {'a': 'typedef enum { A0 = 0, A1 = 1 } E;\n'
+                        'typedef struct { E e; } S;\n',
+                   'b': 'typedef enum { BN = -1, A0 = 0, A1 = 1 } E;\n'
+                        'typedef struct { E e; } S;\n'},
+               'struct S\nfield e\n')
+    diff = open(os.path.join(d, 'out', 'abi_diff.txt')).read() \
+        if p.returncode == 0 else p.stderr
+    check('enum turned signed under the same name: reported',
+          'resigned  e (E: unsigned -> signed)' in diff, diff)
+
+# 7. A _Bool member (not a bitfield) holds 0 or 1: packing 2 into it
+#    wrote a byte no C bool has; refused like an out-of-range bitfield.
+with tempfile.TemporaryDirectory() as d:
+    ok, detail = run(d, {'a': 'typedef struct { _Bool f; unsigned x; } S;\n'},
+                     'struct S\nfield f\nfield x\n', r"""
+int main(void)
+{
+	unsigned char w[8];
+	struct abi_S s = { .present = ABI_S_HAS_F, .f = 2 };
+
+	memset(w, 0xee, sizeof(w));
+	if (abi_a_S_pack(&s, w, sizeof(w)) != -ERANGE || w[0] != 0xee)
+		return 1;
+	s.f = 1;
+	if (abi_a_S_pack(&s, w, sizeof(w)) || w[0] != 1)
+		return 2;
+	return 0;
+}
+""")
+    check('_Bool member: 2 refused (-ERANGE, nothing written), 1 packed',
+          ok, detail)
+
+# 9. A wanted field whose neutral name is a member every neutral struct
 #    has (`present`): a clear error, not a generated file that does not
 #    compile.
 error_case("field named 'present': error at the field line",
