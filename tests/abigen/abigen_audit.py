@@ -228,6 +228,31 @@ int main(void)
     check('_Bool member: 2 refused (-ERANGE, nothing written), 1 packed',
           ok, detail)
 
+# 8. A probe define under which the headers do not parse (#error): the
+#    define-dependence of every wanted constant is unknown; the report
+#    said nothing, and the tool printed 'nothing generated' while it
+#    generated everything.
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, 'a'))
+    with open(os.path.join(d, 'a', 'h.h'), 'w') as f:
+        f.write('#if FEAT\n#error not with FEAT\n#endif\n'
+                '#define K (FEAT ? 5 : 3)\n')
+    with open(os.path.join(d, 'v.txt'), 'w') as f:
+        f.write('version a\ninclude a\ndefine FEAT=0\nprobe FEAT=1\n'
+                'header h.h\n')
+    with open(os.path.join(d, 'w.txt'), 'w') as f:
+        f.write('const K\n')
+    os.makedirs(os.path.join(d, 'out'))
+    p = subprocess.run([abigen, '--versions', os.path.join(d, 'v.txt'),
+                        '--want', os.path.join(d, 'w.txt'), '--outdir',
+                        os.path.join(d, 'out')], capture_output=True,
+                       text=True)
+    diff = open(os.path.join(d, 'out', 'abi_diff.txt')).read() \
+        if p.returncode == 0 else ''
+    check('probe under which the headers do not parse: noted per constant',
+          'a: K = 3 pinned; headers do not parse with FEAT=1' in diff and
+          'nothing generated' not in p.stderr, p.stderr + diff)
+
 # 9. A wanted field whose neutral name is a member every neutral struct
 #    has (`present`): a clear error, not a generated file that does not
 #    compile.

@@ -175,9 +175,16 @@ static int parse(CXIndex idx, const struct ag_version *v, const char *src,
 		clang_disposeDiagnostic(d);
 	}
 	if (errors) {
-		ag_error("%s: the headers do not parse (%d error%s); "
-			 "nothing generated",
-			 v->in.tag, errors, errors == 1 ? "" : "s");
+		/* a probe's failure is noted in the report (not fatal) */
+		if (extra_def)
+			ag_error("%s: the headers do not parse with %s (%d "
+				 "error%s); noted in the diff report",
+				 v->in.tag, extra_def, errors,
+				 errors == 1 ? "" : "s");
+		else
+			ag_error("%s: the headers do not parse (%d error%s); "
+				 "nothing generated",
+				 v->in.tag, errors, errors == 1 ? "" : "s");
 		clang_disposeTranslationUnit(*out);
 		*out = NULL;
 		return -EINVAL;
@@ -778,22 +785,27 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 		struct ag_evals pe = {0};
 		const char *probe = v->in.probes.v[pi];
 
+		bool broken;
+
 		for (size_t k = 0; k < ev.n; k++)
 			eval_add(&pe, ev.e[k].expr);
-		if (run_evals(idx, v, base, &pe, probe))
-			pe.n = 0; /* does not parse under the probe: skip */
-		for (size_t k = 0; k < np && pe.n; k++) {
+		/* headers that do not parse under the probe: every wanted
+		 * constant says so (the report was silent) */
+		broken = run_evals(idx, v, base, &pe, probe) != 0;
+		for (size_t k = 0; k < np; k++) {
 			const struct pending *p = &pend[k];
 			struct ag_const *c = &v->konst[p->want];
 			const struct ag_eval *e = &pe.e[p->ev];
 			char *note, *old;
 
 			if (p->table || !c->found ||
-			    (e->ok && e->value == ev.e[p->ev].value))
+			    (!broken && e->ok && e->value == ev.e[p->ev].value))
 				continue;
-			note = e->ok ? ag_fmt("%lld with %s",
-					      (long long)e->value, probe)
-				     : ag_fmt("undefined with %s", probe);
+			note = broken  ? ag_fmt("headers do not parse with %s",
+						probe)
+			       : e->ok ? ag_fmt("%lld with %s",
+						(long long)e->value, probe)
+				       : ag_fmt("undefined with %s", probe);
 			old = c->probe_note;
 			c->probe_note = old ? ag_fmt("%s; %s", old, note)
 					    : ag_strdup(note);
