@@ -253,7 +253,26 @@ with tempfile.TemporaryDirectory() as d:
           'a: K = 3 pinned; headers do not parse with FEAT=1' in diff and
           'nothing generated' not in p.stderr, p.stderr + diff)
 
-# 9. A wanted field whose neutral name is a member every neutral struct
+# 9. A version tag is written into C strings ("abigen: TAG: ...", .tag):
+#    one with a quote generated files that do not compile.
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, 'a'))
+    with open(os.path.join(d, 'a', 'h.h'), 'w') as f:
+        f.write('typedef struct { int x; } S;\n')
+    with open(os.path.join(d, 'v.txt'), 'w') as f:
+        f.write('\nversion 1.0"x\ninclude a\nheader h.h\n')
+    with open(os.path.join(d, 'w.txt'), 'w') as f:
+        f.write('struct S\nfield x\n')
+    os.makedirs(os.path.join(d, 'out'))
+    p = subprocess.run([abigen, '--versions', os.path.join(d, 'v.txt'),
+                        '--want', os.path.join(d, 'w.txt'), '--outdir',
+                        os.path.join(d, 'out')], capture_output=True,
+                       text=True)
+    check('version tag with a quote: error at its line, nothing written',
+          p.returncode == 1 and 'v.txt:2: bad version tag' in p.stderr and
+          not os.listdir(os.path.join(d, 'out')), p.stderr)
+
+# 10. A wanted field whose neutral name is a member every neutral struct
 #    has (`present`): a clear error, not a generated file that does not
 #    compile.
 error_case("field named 'present': error at the field line",
