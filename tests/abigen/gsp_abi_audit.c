@@ -79,8 +79,9 @@ static void test_any_image_round_trips(void **state)
 				for (size_t b = 0; b < s->wire_size; b++)
 					wire[b] = round == 0 ? 0xff
 						  : round == 1
-						  ? 0
-						  : (uint8_t)t_rand(&seed);
+							  ? 0
+							  : (uint8_t)t_rand(
+								    &seed);
 				assert_int_equal(gspabi_unpack(v, id, wire,
 							       s->wire_size,
 							       neutral),
@@ -94,8 +95,8 @@ static void test_any_image_round_trips(void **state)
 							       s->wire_size,
 							       neutral),
 						 0);
-				assert_int_equal(gspabi_pack(v, id, neutral,
-							     w3, s->wire_size),
+				assert_int_equal(gspabi_pack(v, id, neutral, w3,
+							     s->wire_size),
 						 0);
 				assert_memory_equal(w2, w3, s->wire_size);
 			}
