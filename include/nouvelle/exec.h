@@ -50,14 +50,14 @@ enum nvl_engine {
  * nvl_channel_create() - a channel on @engine in VM @vm.
  * @client: a device client
  * @vm: the VM handle; its kernel range must be at least
- *   NVL_EXEC_KERNEL_RANGE and, before Host class C86F (Hopper), end by
- *   2^40 (Host addresses the GPFIFO and semaphores with 40 bits there)
+ *   NVL_EXEC_KERNEL_RANGE and end by 2^40 (the driver's GPFIFO entries
+ *   and semaphores in it are addressed with 40 bits, on Hopper too)
  * @engine: enum nvl_engine
  * @flags: 0
  * @handle_out: the channel's handle
  *
  * Return: 0; -EINVAL (flags, engine, not a device client, VM without a
- * kernel range or with one past 2^40 before C86F); -ENOENT (no such VM);
+ * kernel range or with one past 2^40); -ENOENT (no such VM);
  * -ENOSPC (the client's or the device's channel limit); an RM error;
  * -ENOMEM.
  */

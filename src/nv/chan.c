@@ -959,15 +959,19 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 				 "reset",
 				 vmh);
 	}
-	/* before C86F, Host's GPFIFO and semaphore addresses have VA bits
-	 * 39:0 only: a slot at or above 2^40 would be read and released at
-	 * an aliased address of the client's own VA space */
-	if (d->boot.host_class < 0xc86f && vm->gpuvm->kend > 1ull << 40) {
+	/* the slot is addressed with VA bits 39:0 only, on every Host class
+	 * C86F included: the fence idiom's GPFIFO entry (GP_ENTRY1 GET_HI
+	 * 7:0; the driver writes no SET_PB_SEGMENT_EXTENDED_BASE entry), its
+	 * SEM_ADDR_HI (written 8 bits wide) and the GPFIFO base RM puts in
+	 * RAMFC: a slot at or above 2^40 would be read and released at an
+	 * aliased address of the client's own VA space */
+	if (vm->gpuvm->kend > 1ull << 40) {
 		nvl_vm_put(vm);
 		return nvl_error(-EINVAL,
 				 "channel: VM %u's kernel range ends past "
-				 "2^40, Host class %#x addresses 40 bits",
-				 vmh, d->boot.host_class);
+				 "2^40 (Host addresses the channel's ring "
+				 "and semaphore with 40 bits)",
+				 vmh);
 	}
 	if (client_chan_count(client, 1)) {
 		nvl_vm_put(vm);
