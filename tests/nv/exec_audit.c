@@ -100,10 +100,146 @@ static void hopper_high_kernel_range(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- nvl_exec() under allocation failure ------------------------------ */
+
+#define AF_SIGS 6 /* more than exec's signals on the stack */
+
+struct af {
+	struct t_nv_cl k;
+	struct nvl_exec_push push;
+	struct nvl_vm_sync waits[2], sigs[AF_SIGS];
+	uint32_t tl; /* a timeline signalled at point 1 */
+	uint64_t submitted;
+};
+
+static int af_op(void *arg)
+{
+	struct af *a = arg;
+
+	return nvl_exec(a->k.c, a->k.chan, &a->push, 1, a->waits, 2, a->sigs,
+			AF_SIGS, 0);
+}
+
+/* a failed exec queued nothing and signalled nothing */
+static void af_check(int ret, void *arg)
+{
+	struct af *a = arg;
+	struct nvl_channel_info ci;
+	uint64_t pt = 99;
+	int st;
+
+	if (ret != -ENOMEM)
+		fail_msg("exec under allocation failure: %d (%s), not -ENOMEM",
+			 ret, nvl_last_error());
+	for (unsigned i = 0; i < AF_SIGS; i++) {
+		if (a->sigs[i].handle == a->tl)
+			continue;
+		/* a binary syncobj without a fence */
+		if (nvl_syncobj_status(a->k.c, a->sigs[i].handle, 0, &st) !=
+		    -ENOENT)
+			fail_msg("signal %u got a fence (status %d)", i, st);
+	}
+	assert_int_equal(nvl_syncobj_query(a->k.c, &a->tl, &pt, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(pt, 0);
+	assert_int_equal(nvl_channel_query(a->k.c, a->k.chan, &ci), 0);
+	assert_int_equal(ci.submitted, a->submitted);
+	assert_int_equal(ci.alive, 1);
+}
+
+/*
+ * Every allocation of nvl_exec() failing in turn (waits, more signals than
+ * the stack holds, a timeline point): -ENOMEM each time with nothing
+ * signalled, nothing queued and nothing leaked (ASan), then the exec runs.
+ */
+static void exec_alloc_failures(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_push p;
+	struct af a;
+	uint64_t one = 1;
+	unsigned long n;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
+	t_nv_cl_up(&a.k, dev, VA_PB, 0);
+	assert_int_equal(nvl_push_init(&p, a.k.ppb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	a.push = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(nvl_syncobj_create(a.k.c,
+						    NVL_SYNCOBJ_CREATE_SIGNALED,
+						    &a.waits[i].handle),
+				 0);
+	for (unsigned i = 0; i < AF_SIGS; i++)
+		assert_int_equal(
+			nvl_syncobj_create(a.k.c, 0, &a.sigs[i].handle), 0);
+	a.tl = a.sigs[2].handle;
+	a.sigs[2].point = 1;
+	/* a first exec so that the job cache and the scheduler are warm */
+	t_nv_cl_run(&a.k, 0, p.cur - p.start, 5 * T_NV_SEC);
+	a.submitted = 1;
+	n = t_fail_each_alloc(af_op, af_check, &a, 200);
+	assert_true(n > 0);
+	assert_int_equal(nvl_syncobj_wait(a.k.c, &a.tl, &one, 1,
+					  t_nv_deadline(5 * T_NV_SEC), 0, NULL),
+			 0);
+	t_nv_cl_expect_alive(&a.k);
+	t_nv_cl_close(&a.k);
+	nvl_device_close(dev);
+}
+
+/* ---- a job parked in a semaphore acquire ---------------------------- */
+
+#define VA_SEM (64 * MIB)
+
+/*
+ * A job whose Host SEM_EXECUTE acquire (clc46f.h OPERATION_ACQUIRE, with
+ * ACQUIRE_SWITCH_TSG as the builder sets it) waits for a value nobody
+ * releases makes no progress: within a few job timeouts its fence
+ * signals with -ETIMEDOUT (the channel reset by the firmware, or killed),
+ * as exec.h and nvl_device_opts.job_timeout_ms promise, instead of holding
+ * its fence (and every eviction waiting for it) forever.
+ */
+static void acquire_never_satisfied_times_out(void **state)
+{
+	struct nvl_device_opts o = {.job_timeout_ms = 100};
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	k.psem[0] = 0;
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_host_sem_acquire(&p, VA_SEM, 1, NVL_PUSH_ACQ_EQ);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	/* 30 job timeouts */
+	assert_int_equal(t_nv_cl_wait(&k, 3 * T_NV_SEC), 0);
+	assert_int_equal(nvl_syncobj_status(k.c, k.sync, 0, &st), 0);
+	assert_int_equal(st, -ETIMEDOUT);
+	assert_int_equal(k.psem[0], 0);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hopper_high_kernel_range),
+		cmocka_unit_test(exec_alloc_failures),
+		cmocka_unit_test(acquire_never_satisfied_times_out),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
