@@ -234,12 +234,212 @@ static void acquire_never_satisfied_times_out(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- the GPFIFO ring wrapping --------------------------------------- */
+
+/* an unsigned 32-bit IADD of 1 at @va: SEM_EXECUTE OPERATION_REDUCTION,
+ * REDUCTION_IADD, REDUCTION_FORMAT_UNSIGNED (clc46f.h) */
+static void add_one(struct nvl_push *p, uint64_t va)
+{
+	uint32_t s[5] = {
+		(uint32_t)va,
+		(uint32_t)(va >> 32),
+		1,
+		0,
+		6u | 5u << NVL_PUSH_HOST_SEM_EXECUTE_REDUCTION_SHIFT |
+			1u << NVL_PUSH_HOST_SEM_EXECUTE_REDUCTION_FORMAT_SHIFT,
+	};
+
+	nvl_push_mthd(p, 0, NVL_PUSH_HOST_SEM_ADDR_LO, s, 5);
+}
+
+#define WRAP_EXECS 150
+
+/*
+ * Many more GPFIFO entries than the ring's 256, pipelined: execs of 1 to 64
+ * pushes (a job's entries wrap past the ring's end at every position), each
+ * push adding 1 to a counter and to a word of its own. Every push runs
+ * exactly once: none skipped or run twice where GP_PUT wraps.
+ */
+static void ring_wraps_in_and_across_execs(void **state)
+{
+	struct nvl_exec_push ep[NVL_EXEC_MAX_PUSH];
+	struct nvl_vm_sync sig;
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t want[1 + NVL_EXEC_MAX_PUSH] = {0};
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	memset(k.psem, 0, 4 * (1 + NVL_EXEC_MAX_PUSH));
+	for (unsigned j = 0; j < NVL_EXEC_MAX_PUSH; j++) {
+		assert_int_equal(nvl_push_init(&p, k.ppb + j * 64, 256), 0);
+		add_one(&p, VA_SEM);
+		add_one(&p, VA_SEM + 4 * (1 + j));
+		assert_true(nvl_push_end(&p) > 0);
+		ep[j] = (struct nvl_exec_push){
+			.va = VA_PB + j * 256,
+			.len = nvl_push_bytes(&p),
+			.flags = j % 3 ? 0 : NVL_EXEC_PUSH_NO_PREFETCH};
+	}
+	sig = (struct nvl_vm_sync){.handle = k.sync};
+	for (unsigned i = 0; i < WRAP_EXECS; i++) {
+		unsigned n = 1 + (i * 37) % NVL_EXEC_MAX_PUSH;
+
+		assert_int_equal(
+			nvl_exec(k.c, k.chan, ep, n, NULL, 0, &sig, 1, 0), 0);
+		want[0] += n;
+		for (unsigned j = 0; j < n; j++)
+			want[1 + j]++;
+	}
+	assert_int_equal(t_nv_cl_wait(&k, 10 * T_NV_SEC), 0);
+	for (unsigned j = 0; j <= NVL_EXEC_MAX_PUSH; j++)
+		if (k.psem[j] != want[j])
+			fail_msg("word %u is %u, not %u", j, k.psem[j],
+				 want[j]);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	assert_int_equal(ci.submitted, WRAP_EXECS);
+	assert_int_equal(ci.completed, WRAP_EXECS);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- the device's channel limits ----------------------------------- */
+
+/*
+ * Channels until the device has no more (tiny: 64 hardware channel ids,
+ * one the driver's own): the failure is a clean -ENOSPC or RM's error,
+ * and it leaks nothing: a channel destroyed makes room for exactly one.
+ */
+static void device_channel_limit(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *c[3];
+	uint32_t vm[3], h[3][64], n[3] = {0}, extra;
+	int ret = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(nvl_device_client_create(dev, &c[i]), 0);
+		vm[i] = t_nv_vm(c[i]);
+	}
+	for (unsigned i = 0; i < 3 && !ret; i++)
+		while (n[i] < 64 &&
+		       !(ret = nvl_channel_create(c[i], vm[i], NVL_ENGINE_COPY,
+						  0, &h[i][n[i]])))
+			n[i]++;
+	if (ret != -ENOSPC)
+		fail_msg("out of channels: %d (%s), not -ENOSPC", ret,
+			 nvl_last_error());
+	/* again, from the client that still has room */
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &extra),
+		-ENOSPC);
+	assert_int_equal(nvl_channel_destroy(c[0], h[0][--n[0]]), 0);
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &extra), 0);
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &h[2][0]),
+		-ENOSPC);
+	for (unsigned i = 0; i < 3; i++)
+		nvl_client_destroy(c[i]);
+	nvl_device_close(dev);
+}
+
+/* ---- a channel on a VM destroyed underneath ------------------------- */
+
+#define VA_A (16 * MIB)
+#define VA_B (32 * MIB)
+#define UBUF (256 * KIB)
+
+/*
+ * The VM's handle is destroyed while a channel in it lives on, then the
+ * BOs that were bound in it: their VRAM goes to another client (filled
+ * with a secret). A fill at the old VA and a copy from it through the
+ * surviving channel must neither change nor reveal the other client's
+ * memory: the VM's mappings went with its handle (vm.h), so the channel
+ * faults or the exec is refused.
+ */
+static void channel_outlives_its_vm(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	struct nvl_exec_push ep;
+	uint32_t ha, hb, hs[8], *ps[8], *pb_b;
+	int ret;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	ha = t_nv_cl_bo(&k, UBUF, NVL_BO_DOMAIN_VRAM, VA_A, NULL);
+	hb = t_nv_cl_bo(&k, UBUF, NVL_BO_DOMAIN_VRAM, VA_B, (void **)&pb_b);
+	memset(pb_b, 0, UBUF);
+	assert_int_equal(nvl_vm_destroy(k.c, k.vm), 0);
+	assert_int_equal(nvl_bo_close(k.c, ha), 0);
+	/* another client takes the VRAM: a secret in every BO */
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(nvl_bo_create(b, UBUF, NVL_BO_DOMAIN_VRAM, 0,
+					       NVL_BO_CPU_VISIBLE, &hs[i]),
+				 0);
+		assert_int_equal(nvl_bo_map(b, hs[i], (void **)&ps[i]), 0);
+		for (size_t w = 0; w < UBUF / 4; w++)
+			ps[i][w] = 0x5ec7e700u + i;
+	}
+	/* a fill of A's old VA, then a copy from it into B */
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_ce_set_object(&p, 0, k.info.ce_class);
+	nvl_push_ce_fill(&p, 0, VA_A, 0xbad0bad0u, UBUF);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	ret = nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+		       &(struct nvl_vm_sync){.handle = k.sync}, 1, 0);
+	if (!ret)
+		assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	assert_int_equal(nvl_push_init(&p, k.ppb + 1024, 60 * KIB), 0);
+	nvl_push_ce_set_object(&p, 0, k.info.ce_class);
+	nvl_push_ce_copy(&p, 0, VA_B, VA_A, UBUF);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB + 4096,
+				    .len = nvl_push_bytes(&p)};
+	ret = nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+		       &(struct nvl_vm_sync){.handle = k.sync}, 1, 0);
+	if (!ret)
+		assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	for (unsigned i = 0; i < 8; i++)
+		for (size_t w = 0; w < UBUF / 4; w++)
+			if (ps[i][w] != 0x5ec7e700u + i)
+				fail_msg("the other client's BO %u word %zu "
+					 "is %#x",
+					 i, w, ps[i][w]);
+	for (size_t w = 0; w < UBUF / 4; w++)
+		if ((pb_b[w] & 0xffffff00u) == 0x5ec7e700u)
+			fail_msg("word %zu of B holds the other client's %#x",
+				 w, pb_b[w]);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(nvl_bo_unmap(b, hs[i]), 0);
+	nvl_client_destroy(b);
+	assert_int_equal(nvl_bo_unmap(k.c, hb), 0);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hopper_high_kernel_range),
 		cmocka_unit_test(exec_alloc_failures),
 		cmocka_unit_test(acquire_never_satisfied_times_out),
+		cmocka_unit_test(device_channel_limit),
+		cmocka_unit_test(ring_wraps_in_and_across_execs),
+		cmocka_unit_test(channel_outlives_its_vm),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
