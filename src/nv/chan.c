@@ -539,14 +539,20 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
 	uint32_t st, hangs;
+	bool parked;
 
 	job_check(j);
 	/* the engine is idle or works for another channel: this one waits
 	 * for its turn (behind a hang its own timeout recovers), it is not
-	 * hung itself */
+	 * hung itself; unless it is off the engine because its pushbuffer
+	 * waits in a semaphore acquire that has not succeeded (it yields
+	 * its timeslice, ACQUIRE_SWITCH_TSG): no progress of its own */
 	st = nvl_hw_rd32(ch->d->hw, NVL_HW_ENGINE_STATUS(ch->runlist));
-	if (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
-	    (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid)
+	parked = nvl_hw_rd32(ch->d->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
+		 NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING;
+	if (!parked &&
+	    (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
+	     (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid))
 		return NVL_SCHED_STAT_NO_HANG;
 	/* a hang was declared on the device less than a timeout ago: this
 	 * channel most likely waited behind it and has only just had its

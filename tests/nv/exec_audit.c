@@ -230,6 +230,9 @@ static void acquire_never_satisfied_times_out(void **state)
 	assert_int_equal(nvl_syncobj_status(k.c, k.sync, 0, &st), 0);
 	assert_int_equal(st, -ETIMEDOUT);
 	assert_int_equal(k.psem[0], 0);
+	/* reset by the firmware: the channel takes new work */
+	t_nv_cl_expect_alive(&k);
+	assert_int_equal(nop_exec(k.c, k.chan, k.ppb + 1024, VA_PB + 4096), 0);
 	t_nv_cl_down(&k);
 	nvl_device_close(dev);
 }
