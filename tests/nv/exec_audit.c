@@ -14,6 +14,7 @@
 #include <nouvelle/nouvelle.h>
 #include <nouvelle/push.h>
 
+#include "hw/host.h"
 #include "t.h"
 #include "t_nv.h"
 
@@ -311,6 +312,106 @@ static void ring_wraps_in_and_across_execs(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- GPFIFO entries: lengths and faults ------------------------------ */
+
+/*
+ * The GPFIFO entry the driver writes, against clc46f.h/clc86f.h: GP_ENTRY0
+ * GET 31:2 (FETCH 0:0 unconditional), GP_ENTRY1 GET_HI 7:0, LEVEL 9:9
+ * (MAIN), LENGTH 30:10 in dwords, SYNC 31:31 (WAIT: exec's NO_PREFETCH).
+ */
+static void gp_entry_fields(void **state)
+{
+	uint64_t e = nvl_hw_gp_entry(0xab12345678ull, 0x1fffff, 1);
+
+	(void)state;
+	assert_int_equal((uint32_t)e, 0x12345678u);
+	assert_int_equal((uint32_t)(e >> 32), 0xab | 0x1fffffu << 10 | 1u << 31);
+	e = nvl_hw_gp_entry(0xff00000004ull, 1, 0);
+	assert_int_equal((uint32_t)e, 4);
+	assert_int_equal((uint32_t)(e >> 32), 0xff | 1u << 10);
+	/* the PB address is dword aligned: GET holds bits 31:2 only */
+	assert_int_equal((uint32_t)nvl_hw_gp_entry(0x1003, 1, 0), 0x1000);
+}
+
+#define BIG_PB (8 * MIB)
+#define VA_BIG (256 * MIB)
+
+/*
+ * The longest push exec takes, 8 MiB - 4 (GP_ENTRY1 LENGTH 30:10 all
+ * ones), runs to its last dword (a semaphore release after 2 M NOP
+ * dwords); 4 bytes more are refused.
+ */
+static void longest_push(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t hb, *big;
+	const uint32_t len = 0x1fffffu * 4;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	k.psem[0] = 0;
+	hb = t_nv_cl_bo(&k, BIG_PB, NVL_BO_DOMAIN_VRAM, VA_BIG, (void **)&big);
+	memset(big, 0, BIG_PB); /* the universal NOP */
+	assert_int_equal(nvl_push_init(&p, big + len / 4 - 6, 24), 0);
+	nvl_push_host_sem_release(&p, VA_SEM, 0x600dbeefu, 0);
+	assert_int_equal(nvl_push_end(&p), 6);
+	ep = (struct nvl_exec_push){.va = VA_BIG, .len = len + 4};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0, NULL, 0, 0),
+			 -EINVAL);
+	ep.len = len;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 10 * T_NV_SEC), 0);
+	assert_int_equal(k.psem[0], 0x600dbeefu);
+	t_nv_cl_expect_alive(&k);
+	assert_int_equal(nvl_bo_unmap(k.c, hb), 0);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/*
+ * A push that starts in the pushbuffer BO and runs past its end into VA
+ * nothing maps: the fetch faults (Xid 31, a READ by Host at the first
+ * unmapped page), the job fails with -EFAULT and the process lives.
+ */
+static void push_straddles_bo_end(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct nvl_exec_push ep;
+	struct t_nv_cl k;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	memset(k.ppb, 0, T_NV_PB_SIZE);
+	ep = (struct nvl_exec_push){.va = VA_PB + T_NV_PB_SIZE - 16,
+				    .len = 64};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	assert_int_equal(nvl_syncobj_status(k.c, k.sync, 0, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ci.hw_error, 31);
+	assert_int_equal(ci.fault_access, 0); /* READ */
+	assert_int_equal(ci.fault_va, VA_PB + T_NV_PB_SIZE);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
 /* ---- the device's channel limits ----------------------------------- */
 
 /*
@@ -443,6 +544,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(device_channel_limit),
 		cmocka_unit_test(ring_wraps_in_and_across_execs),
 		cmocka_unit_test(channel_outlives_its_vm),
+		cmocka_unit_test(gp_entry_fields),
+		cmocka_unit_test(longest_push),
+		cmocka_unit_test(push_straddles_bo_end),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
