@@ -408,6 +408,7 @@ void nvl_nv_chan_device_lost(void *dev)
 		if (!ch->killed) {
 			ch->killed = true;
 			ch->error = -ENODEV;
+			ch->reason = NVL_CHANNEL_DEVICE_LOST;
 		}
 		nvl_flock_unlock(&ch->lock);
 		chan_complete(ch, false, 0);

@@ -10,11 +10,14 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nouvelle/nouvelle.h>
 #include <nouvelle/push.h>
 
+#include "core/device.h"
 #include "hw/host.h"
+#include "model/gsp/gsp.h"
 #include "t.h"
 #include "t_nv.h"
 
@@ -325,7 +328,8 @@ static void gp_entry_fields(void **state)
 
 	(void)state;
 	assert_int_equal((uint32_t)e, 0x12345678u);
-	assert_int_equal((uint32_t)(e >> 32), 0xab | 0x1fffffu << 10 | 1u << 31);
+	assert_int_equal((uint32_t)(e >> 32),
+			 0xab | 0x1fffffu << 10 | 1u << 31);
 	e = nvl_hw_gp_entry(0xff00000004ull, 1, 0);
 	assert_int_equal((uint32_t)e, 4);
 	assert_int_equal((uint32_t)(e >> 32), 0xff | 1u << 10);
@@ -393,8 +397,7 @@ static void push_straddles_bo_end(void **state)
 	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
 	t_nv_cl_up(&k, dev, VA_PB, 0);
 	memset(k.ppb, 0, T_NV_PB_SIZE);
-	ep = (struct nvl_exec_push){.va = VA_PB + T_NV_PB_SIZE - 16,
-				    .len = 64};
+	ep = (struct nvl_exec_push){.va = VA_PB + T_NV_PB_SIZE - 16, .len = 64};
 	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
 				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
 				  0),
@@ -535,6 +538,37 @@ static void channel_outlives_its_vm(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- nvl_channel_query() of a channel the device's loss killed ------- */
+
+/*
+ * A channel killed because its device was lost (the GSP stopped answering:
+ * heartbeat) is not alive, its error is -ENODEV, and its reason must say it
+ * was killed: enum nvl_channel_reason's NVL_CHANNEL_ALIVE means "not
+ * killed".
+ */
+static void query_after_device_lost(void **state)
+{
+	struct nvl_device_opts o = {.heartbeat_ms = 20};
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct t_nv_cl k;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
+	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
+		usleep(5000);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -ENODEV);
+	assert_int_equal(ci.reason, NVL_CHANNEL_DEVICE_LOST);
+	assert_int_equal(nop_exec(k.c, k.chan, k.ppb, VA_PB), -ENODEV);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +581,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gp_entry_fields),
 		cmocka_unit_test(longest_push),
 		cmocka_unit_test(push_straddles_bo_end),
+		cmocka_unit_test(query_after_device_lost),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
