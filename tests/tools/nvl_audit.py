@@ -126,6 +126,18 @@ check("fw list --chip ad102: boots what a device boots",
                             rf"{re.escape(booted[1])}\s", out, re.M),
       (rc, out[-300:], err))
 
+# ---- nvl bench --list --json: JSON lines, as --json says ------------------
+
+rc, out, err = run("bench", "--list", "--json", "base")
+try:
+    objs = [json.loads(l) for l in out.splitlines()]
+    ok = rc == 0 and objs and all(o.get("bench") == "base" and o.get("name")
+                                  for o in objs)
+except ValueError:
+    ok = False
+check("bench --list --json: one JSON object per benchmark", ok,
+      (rc, out[:200], err))
+
 # ---- nvl top -J: no rate is null ------------------------------------------
 
 rc, out, err = run("top", "--devices", "model:tiny", "-J", "-n", "2", "-d",

@@ -39,7 +39,7 @@ static const struct nvl_help_example demo_ex[] = {
 static const struct nvl_help_opt bench_opts[] = {
 	{"--json", NULL,
 	 "one JSON object per line (with the baseline "
-	 "measured in the same run)"},
+	 "measured in the same run; with --list, one per benchmark)"},
 	{"--quick", NULL, "short runs (a smoke test, not a measurement)"},
 	{"--list", NULL, "list suites and benchmarks"},
 	{"-h, --help", NULL, "show this help and exit"},
