@@ -275,6 +275,9 @@ with tempfile.TemporaryDirectory() as d:
 # 10. A wanted field whose neutral name is a member every neutral struct
 #    has (`present`): a clear error, not a generated file that does not
 #    compile.
+error_case("field renamed 'as int': error at the field line",
+           {'a': 'typedef struct { int x; int y; } S;\n'},
+           'struct S\nfield y\nfield x as int\n', 3, ["'int'", 'keyword'])
 error_case("field named 'present': error at the field line",
            {'a': 'typedef struct { int present; int x; } S;\n'},
            'struct S\nfield x\nfield present\n', 3, ["'present'"])

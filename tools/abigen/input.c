@@ -94,6 +94,30 @@ static bool is_tag(const char *s)
 	return true;
 }
 
+/* A C keyword (a neutral member name is written bare into C). */
+static bool is_keyword(const char *s)
+{
+	static const char *const kw[] = {
+		"auto",	      "break",	   "case",	     "char",
+		"const",      "continue",  "default",	     "do",
+		"double",     "else",	   "enum",	     "extern",
+		"float",      "for",	   "goto",	     "if",
+		"inline",     "int",	   "long",	     "register",
+		"restrict",   "return",	   "short",	     "signed",
+		"sizeof",     "static",	   "struct",	     "switch",
+		"typedef",    "union",	   "unsigned",	     "void",
+		"volatile",   "while",	   "_Alignas",	     "_Alignof",
+		"_Atomic",    "_Bool",	   "_Complex",	     "_Generic",
+		"_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+		"asm",	      "typeof",	   "__typeof__",
+	};
+
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(s, kw[i]))
+			return true;
+	return false;
+}
+
 /* A field path: identifiers joined by '.'. */
 static bool is_path(const char *s)
 {
@@ -345,6 +369,12 @@ static int want_line(struct ag_ctx *ctx, struct ag_lines *l,
 			ag_error("%s:%d: expected 'field PATH [as NAME] "
 				 "[elem STRUCT]'",
 				 l->file, l->line);
+			return -EINVAL;
+		}
+		if (is_keyword(f->neutral)) {
+			ag_error("%s:%d: field '%s': neutral name '%s' is a C "
+				 "keyword",
+				 l->file, l->line, f->path, f->neutral);
 			return -EINVAL;
 		}
 		if (!strcmp(f->neutral, "present")) {
