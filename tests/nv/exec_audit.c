@@ -569,6 +569,37 @@ static void query_after_device_lost(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- the builder's bad arguments ------------------------------------- */
+
+/*
+ * push.h: a bad argument fails the call (-EINVAL) and writes nothing.
+ * Unknown flag bits of nvl_push_host_sem_release() (only 64BIT and
+ * NO_WFI exist), and a class that does not fit SET_OBJECT NVCLASS 15:0
+ * (clc46f.h; 16:20 is ENGINE) are bad arguments, not silently dropped.
+ */
+static void builder_unknown_bits(void **state)
+{
+	uint32_t buf[16];
+	struct nvl_push p;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1, 1u << 7),
+			 -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_set_object(&p, 0, 0x1c5b5), -EINVAL);
+	assert_int_equal(buf[0], 0xdeadbeef);
+	/* the known ones still work */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1,
+						   NVL_PUSH_SEM_64BIT |
+							   NVL_PUSH_SEM_NO_WFI),
+			 0);
+	assert_int_equal(nvl_push_ce_set_object(&p, 0, 0xc5b5), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +613,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(longest_push),
 		cmocka_unit_test(push_straddles_bo_end),
 		cmocka_unit_test(query_after_device_lost),
+		cmocka_unit_test(builder_unknown_bits),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
