@@ -600,6 +600,80 @@ static void builder_unknown_bits(void **state)
 	assert_int_equal(nvl_push_ce_set_object(&p, 0, 0xc5b5), 0);
 }
 
+/* ---- a rejected exec with many syncobjs ------------------------------ */
+
+/*
+ * exec.h: everything is checked before anything is queued; a rejected
+ * exec signals nothing. With more signals than exec keeps on its stack,
+ * the last one bad (unknown handle, or flags), and with 65 waits or
+ * signals: the error, no syncobj given a fence, nothing queued or leaked.
+ */
+static void rejected_exec_many_syncobjs(void **state)
+{
+	struct nvl_vm_sync sigs[65], waits[65];
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t h5;
+	int st;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	memset(sigs, 0, sizeof(sigs));
+	memset(waits, 0, sizeof(waits));
+	for (unsigned i = 0; i < 65; i++) {
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &sigs[i].handle),
+				 0);
+		assert_int_equal(nvl_syncobj_create(k.c,
+						    NVL_SYNCOBJ_CREATE_SIGNALED,
+						    &waits[i].handle),
+				 0);
+		sigs[i].point = i % 2; /* binary and timeline points */
+	}
+	h5 = sigs[5].handle;
+	sigs[5].handle = 9999;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -ENOENT);
+	sigs[5].handle = h5;
+	sigs[5].flags = 1;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -EINVAL);
+	sigs[5].flags = 0;
+	waits[1].flags = 1;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -EINVAL);
+	waits[1].flags = 0;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 65, sigs, 6, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 65, 0),
+			 -EINVAL);
+	for (unsigned i = 0; i < 65; i++)
+		if (nvl_syncobj_status(k.c, sigs[i].handle, sigs[i].point,
+				       &st) != -ENOENT)
+			fail_msg("signal %u got a fence (%d)", i, st);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.submitted, 0);
+	/* and the same exec, corrected, signals all of them */
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 64, sigs, 64, 0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 0), -EINVAL); /* not one of them */
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t pt = sigs[i].point;
+
+		if (nvl_syncobj_wait(k.c, &sigs[i].handle, pt ? &pt : NULL, 1,
+				     t_nv_deadline(5 * T_NV_SEC), 0, NULL))
+			fail_msg("signal %u: %s", i, nvl_last_error());
+	}
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +688,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(push_straddles_bo_end),
 		cmocka_unit_test(query_after_device_lost),
 		cmocka_unit_test(builder_unknown_bits),
+		cmocka_unit_test(rejected_exec_many_syncobjs),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
