@@ -200,9 +200,53 @@ static void fault_in_a_mapping_split_by_a_pending_bind(void **state)
 	env_fini(&e);
 }
 
+/*
+ * vm.h: a window may end anywhere page aligned, so the last page of the
+ * 64-bit space is a valid place for a mapping and a sparse region; every
+ * end computed from it must not wrap.
+ */
+static void the_last_page_of_the_address_space(void **state)
+{
+	const uint64_t top = 0ull - 4096; /* the window's exclusive end */
+	struct nvl_vm_create_args a = {.start = top - GiB, .end = top};
+	struct nvl_vm_bind_op sp = {.op = NVL_VM_BIND_OP_MAP,
+				    .flags = NVL_VM_BIND_SPARSE,
+				    .addr = top - 2 * MiB,
+				    .range = 2 * MiB};
+	struct env e;
+
+	(void)state;
+	env_init_args(&e, &a);
+	assert_int_equal(bind1(&e, map_op(e.bo, top - 4096, 4096, 4096, 0)), 0);
+	assert_int_equal(page(&e, top - 4096).state, NVL_VM_PT_MAPPED);
+	assert_int_equal(page(&e, top - 4096).bo_offset, 4096);
+	/* one page past the window, and a range that wraps */
+	assert_int_equal(bind1(&e, map_op(e.bo, top - 4096, 8192, 0, 0)),
+			 -EINVAL);
+	assert_int_equal(
+		bind1(&e, map_op(e.bo, top - 4096, 0ull - (top - 8192), 0, 0)),
+		-EINVAL);
+	sp.op = NVL_VM_BIND_OP_UNMAP;
+	sp.flags = 0;
+	assert_int_equal(bind1(&e, sp), 0);
+	assert_int_equal(page(&e, top - 4096).state, NVL_VM_PT_INVALID);
+	sp.op = NVL_VM_BIND_OP_MAP;
+	sp.flags = NVL_VM_BIND_SPARSE;
+	assert_int_equal(bind1(&e, sp), 0);
+	assert_int_equal(page(&e, top - 4096).state, NVL_VM_PT_SPARSE);
+	assert_int_equal(bind1(&e, map_op(e.bo, top - 8192, 8192, 0, 0)), 0);
+	assert_int_equal(page(&e, top - 4096).state, NVL_VM_PT_MAPPED);
+	sp.op = NVL_VM_BIND_OP_UNMAP;
+	assert_int_equal(bind1(&e, sp), 0);
+	assert_int_equal(page(&e, top - 4096).state, NVL_VM_PT_INVALID);
+	assert_int_equal(page(&e, top - 2 * MiB).state, NVL_VM_PT_INVALID);
+	env_fini(&e);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(lazy_map_over_same_bo_leaves_no_old_entries),
 	cmocka_unit_test(fault_in_a_mapping_split_by_a_pending_bind),
+	cmocka_unit_test(the_last_page_of_the_address_space),
 };
 
 T_MAIN(tests)
