@@ -135,7 +135,7 @@ static inline void *post_alloc(void *p)
 	return p;
 }
 
-int nvl_might_alloc(size_t size_B)
+NVL_HOT int nvl_might_alloc(size_t size_B)
 {
 	return pre_alloc(size_B) ? -ENOMEM : 0;
 }
@@ -209,7 +209,7 @@ char *nvl_strdup(const char *s)
 	return d;
 }
 
-void nvl_free(void *p)
+NVL_HOT void nvl_free(void *p)
 {
 	free(p);
 }

@@ -199,8 +199,8 @@ int nvl_client_handle_add(struct nvl_client *c, enum nvl_handle_kind kind,
 	return ret;
 }
 
-void *nvl_client_handle_get(struct nvl_client *c, enum nvl_handle_kind kind,
-			    uint32_t handle)
+NVL_HOT void *nvl_client_handle_get(struct nvl_client *c,
+				    enum nvl_handle_kind kind, uint32_t handle)
 {
 	void *obj;
 

@@ -132,7 +132,7 @@ static int cpus_online(void)
 }
 
 /* a CPU for every runnable thread, the caller (one of them) included */
-static bool cpus_free(int cpus, int64_t now)
+static NVL_HOT bool cpus_free(int cpus, int64_t now)
 {
 	int running = atomic_load_explicit(&test_cpus, memory_order_relaxed) < 0
 			      ? running_now(now)
@@ -141,12 +141,12 @@ static bool cpus_free(int cpus, int64_t now)
 	return cpus >= 2 && running >= 1 && running <= cpus;
 }
 
-bool nvl_cpus_free(void)
+NVL_HOT bool nvl_cpus_free(void)
 {
 	return cpus_free(cpus_online(), nvl_clock_ns());
 }
 
-bool nvl_cpu_poll_begin(void)
+NVL_HOT bool nvl_cpu_poll_begin(void)
 {
 	int cpus = cpus_online();
 	int slots;
@@ -181,8 +181,8 @@ void nvl_cpu_poll_end(int64_t lost_ns)
 			      memory_order_relaxed);
 }
 
-bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns,
-		    bool outwaited)
+NVL_HOT bool nvl_cpu_follow(struct nvl_cpu_follow *f, int cpu, int64_t wake_ns,
+			    bool outwaited)
 {
 	pthread_t self = pthread_self();
 	cpu_set_t mask, one;

@@ -13,7 +13,7 @@
 #include "base/compiler.h"
 #include "base/freelist.h"
 
-bool nvl_freelist_put(struct nvl_freelist *fl, void *obj)
+NVL_HOT bool nvl_freelist_put(struct nvl_freelist *fl, void *obj)
 {
 	struct nvl_freelist_node *n = obj, *top;
 
@@ -57,7 +57,7 @@ static void key_init(void)
 	fl->key_ok = !pthread_key_create(&fl->key, local_drain);
 }
 
-void *nvl_freelist_get(struct nvl_freelist_local *l)
+NVL_HOT void *nvl_freelist_get(struct nvl_freelist_local *l)
 {
 	struct nvl_freelist *fl = l->fl;
 	struct nvl_freelist_node *n;

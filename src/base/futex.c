@@ -11,7 +11,7 @@
 #include "base/futex.h"
 #include "base/time.h"
 
-int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
+NVL_HOT int nvl_futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns)
 {
 	return nvl_futex_wait_bits(w, val, abs_ns, FUTEX_BITSET_MATCH_ANY);
 }
@@ -45,7 +45,7 @@ int nvl_futex_wait_bits(_Atomic uint32_t *w, uint32_t val, int64_t abs_ns,
 	return errno == EAGAIN ? -EAGAIN : 0;
 }
 
-void nvl_futex_wake(_Atomic uint32_t *w, int n)
+NVL_HOT void nvl_futex_wake(_Atomic uint32_t *w, int n)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
@@ -55,7 +55,7 @@ void nvl_futex_wake_bits(_Atomic uint32_t *w, int n, uint32_t bits)
 	syscall(SYS_futex, w, FUTEX_WAKE_BITSET_PRIVATE, n, NULL, NULL, bits);
 }
 
-void nvl_futex_wake_all(_Atomic uint32_t *w)
+NVL_HOT void nvl_futex_wake_all(_Atomic uint32_t *w)
 {
 	nvl_futex_wake(w, INT_MAX);
 }

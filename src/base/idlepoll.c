@@ -110,8 +110,8 @@ static int64_t clamp_budget(int64_t ns)
 	return NVL_MIN(NVL_MAX(ns, NVL_IDLE_POLL_MIN_NS), NVL_IDLE_POLL_MAX_NS);
 }
 
-bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
-		   uint32_t seq)
+NVL_HOT bool nvl_idle_poll(struct nvl_idle_poll *p,
+			   const _Atomic uint32_t *word, uint32_t seq)
 {
 	int64_t t0, now, limit;
 	bool busy;
@@ -163,7 +163,7 @@ bool nvl_idle_poll(struct nvl_idle_poll *p, const _Atomic uint32_t *word,
 	return false;
 }
 
-void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns)
+NVL_HOT void nvl_idle_poll_woken(struct nvl_idle_poll *p, int64_t kick_ns)
 {
 	int64_t now = now_ns(p);
 	bool sampling = p->sampling;

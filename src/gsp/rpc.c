@@ -346,7 +346,7 @@ static bool pick_drainer(struct nvl_gsp *gsp, uint32_t *kick)
 	return false;
 }
 
-static void irq_handler(void *arg)
+static NVL_HOT void irq_handler(void *arg)
 {
 	struct nvl_gsp *gsp = arg;
 	uint32_t stat;

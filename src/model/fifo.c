@@ -99,7 +99,7 @@ uint64_t nvl_model_fifo_busy_ns(struct nvl_model *m, unsigned e)
  * count (both sequentially consistent): a waker that sees no sleeper knows
  * a later sleeper reads the bumped word and does not sleep on it.
  */
-static void rl_wake(struct nvl_model_runlist *rl)
+static NVL_HOT void rl_wake(struct nvl_model_runlist *rl)
 {
 	atomic_fetch_add(&rl->wake_seq, 1);
 	if (atomic_load(&rl->sleepers)) {
@@ -166,7 +166,7 @@ static void rl_sleep_locked(struct nvl_model_fifo *f,
  * across the idle VM's vCPUs pays 25-60 us every time, one woken on the
  * kicker's 4-7 us (docs/faults.md, session 15).
  */
-static void rl_woken(struct nvl_model_runlist *rl)
+static NVL_HOT void rl_woken(struct nvl_model_runlist *rl)
 {
 	int64_t kick = atomic_load_explicit(&rl->kick_ns, memory_order_relaxed);
 	int64_t now = nvl_clock_ns();
@@ -182,8 +182,9 @@ static void rl_woken(struct nvl_model_runlist *rl)
 			       now - kick, outwaited);
 }
 
-static void rl_idle_locked(struct nvl_model_fifo *f,
-			   struct nvl_model_runlist *rl, int64_t deadline)
+static NVL_HOT void rl_idle_locked(struct nvl_model_fifo *f,
+				   struct nvl_model_runlist *rl,
+				   int64_t deadline)
 {
 	uint32_t seq = atomic_load(&rl->wake_seq);
 	int r;
@@ -231,7 +232,7 @@ static struct nvl_model_runlist *chan_enqueue_nowake(struct nvl_model_chan *ch)
 	return rl;
 }
 
-static void chan_enqueue_locked(struct nvl_model_chan *ch)
+static NVL_HOT void chan_enqueue_locked(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = chan_enqueue_nowake(ch);
 
@@ -460,7 +461,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 	}
 }
 
-static void *rl_main(void *arg)
+static NVL_HOT void *rl_main(void *arg)
 {
 	struct nvl_model_runlist *rl = arg;
 	struct nvl_model_fifo *f = rl->m->fifo;
@@ -793,7 +794,7 @@ uint32_t nvl_model_fifo_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 	return v;
 }
 
-void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
+NVL_HOT void nvl_model_fifo_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	struct nvl_model_fifo *f = m->fifo;
 

@@ -237,7 +237,7 @@ static bool acquire_holds(unsigned op, bool wide, uint64_t v, uint64_t p)
 
 /* out of line, as mem_op(): the register methods of
  * nvl_model_host_method() (four per fence idiom) stay a bare switch */
-static __attribute__((noinline)) enum nvl_model_mthd_res
+static NVL_HOT __attribute__((noinline)) enum nvl_model_mthd_res
 sem_execute(struct nvl_model_chan *ch, uint32_t data)
 {
 	struct nvl_model *m = ch->m;
@@ -420,8 +420,8 @@ clear_faulted(struct nvl_model_chan *ch, uint32_t data)
  * so that this switch needs no stack frame: the fence idiom alone sends
  * six methods through it per job.
  */
-enum nvl_model_mthd_res nvl_model_host_method(struct nvl_model_chan *ch,
-					      uint32_t mthd, uint32_t data)
+NVL_HOT enum nvl_model_mthd_res
+nvl_model_host_method(struct nvl_model_chan *ch, uint32_t mthd, uint32_t data)
 {
 	switch (mthd) {
 	case NVL_HW_NOP:

@@ -84,7 +84,8 @@ intr_run_locked(struct nvl_model *m)
 	}
 }
 
-void nvl_model_intr_raise(struct nvl_model *m, unsigned tree, uint32_t bits)
+NVL_HOT void nvl_model_intr_raise(struct nvl_model *m, unsigned tree,
+				  uint32_t bits)
 {
 	void (*fw_run)(void *arg) = NULL;
 	void *fw_arg = NULL;

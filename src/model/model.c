@@ -159,7 +159,7 @@ int nvl_model_phys_access_slow(struct nvl_model *m, enum nvl_hw_aperture ap,
 	}
 }
 
-uint64_t nvl_model_time_ns(struct nvl_model *m)
+NVL_HOT uint64_t nvl_model_time_ns(struct nvl_model *m)
 {
 	return (uint64_t)(nvl_clock_ns() - m->time_base_ns);
 }

@@ -537,7 +537,7 @@ void nvl_model_set_pb_trace(struct nvl_model *m, nvl_model_pb_trace_fn fn,
 	m->pb_trace = fn;
 }
 
-enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
+NVL_HOT enum nvl_model_run nvl_model_pbdma_run(struct nvl_model_chan *ch)
 {
 	struct nvl_model_runlist *rl = &ch->m->fifo->rl[ch->runlist];
 	unsigned budget = NVL_MODEL_PB_BUDGET;

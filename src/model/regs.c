@@ -114,7 +114,7 @@ static __attribute__((noinline)) uint32_t reg_rd_slow(struct nvl_model *m,
  * here, before the dispatch below and its stack frame; the rest as
  * nvl_model_intr_rd() and the other units decode them.
  */
-uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
+NVL_HOT uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 {
 	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
 
@@ -125,8 +125,8 @@ uint32_t nvl_model_reg_rd(struct nvl_hw *hw, uint32_t addr)
 	return reg_rd_slow(m, addr);
 }
 
-static __attribute__((noinline)) void reg_wr_slow(struct nvl_model *m,
-						  uint32_t addr, uint32_t val)
+static NVL_HOT __attribute__((noinline)) void
+reg_wr_slow(struct nvl_model *m, uint32_t addr, uint32_t val)
 {
 	if (addr & 3)
 		return;
@@ -150,7 +150,7 @@ static __attribute__((noinline)) void reg_wr_slow(struct nvl_model *m,
 		nvl_model_gsp_wr(m, addr, val);
 }
 
-void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
+NVL_HOT void nvl_model_reg_wr(struct nvl_hw *hw, uint32_t addr, uint32_t val)
 {
 	struct nvl_model *m = container_of(hw, struct nvl_model, hw);
 

@@ -195,7 +195,7 @@ static const struct nvl_fence_ops job_fence_ops = {
  * allocation-failure injection and the signalling checker see every job
  * as an allocation.
  */
-static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
+static NVL_HOT struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
 {
 	uint32_t cap = n_push <= JOB_CACHE_PUSH ? JOB_CACHE_PUSH : n_push;
 	size_t size =
@@ -230,7 +230,7 @@ static struct nv_job *job_alloc(struct nv_chan *ch, uint32_t n_push)
  * its channel reference is dropped. Only once nothing names the job: its
  * hardware fence released (job_fence_release()), or never initialised.
  */
-static void job_release(struct nv_job *j)
+static NVL_HOT void job_release(struct nv_job *j)
 {
 	struct nv_chan *ch = j->ch;
 
@@ -245,7 +245,7 @@ static void job_release(struct nv_job *j)
 }
 
 /* the last reference to the job's hardware fence: the job is done with */
-static void job_fence_release(struct nvl_fence *f)
+static NVL_HOT void job_fence_release(struct nvl_fence *f)
 {
 	job_release(container_of(f, struct nv_job, hw_fence));
 }
@@ -302,7 +302,7 @@ static void signal_done(struct nvl_list *done)
 }
 
 /* finish the jobs the semaphore covers (or all of them, with @err) */
-static void chan_complete(struct nv_chan *ch, bool all, int err)
+static NVL_HOT void chan_complete(struct nv_chan *ch, bool all, int err)
 {
 	struct nvl_list done;
 	struct nv_job *j, *n;
@@ -417,7 +417,7 @@ void nvl_nv_chan_device_lost(void *dev)
 	nvl_flock_unlock(&d->chan_lock);
 }
 
-void nvl_nv_chan_irq(void *dev)
+NVL_HOT void nvl_nv_chan_irq(void *dev)
 {
 	struct nvl_nv_device *d = dev;
 	uint32_t st = nvl_hw_rd32(
@@ -460,7 +460,7 @@ static void wr_gp(struct nv_chan *ch, uint64_t e)
 	ch->gp_put = (ch->gp_put + 1) % GP_ENTRIES;
 }
 
-static struct nvl_fence *run_job(struct nvl_sched_job *sj)
+static NVL_HOT struct nvl_fence *run_job(struct nvl_sched_job *sj)
 {
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
@@ -509,14 +509,14 @@ static struct nvl_fence *run_job(struct nvl_sched_job *sj)
  * before this thread runs again. A doorbell only makes the PBDMA read
  * GP_PUT, so a late or extra one is harmless.
  */
-static void kick(struct nvl_sched *sched)
+static NVL_HOT void kick(struct nvl_sched *sched)
 {
 	struct nv_chan *ch = nvl_sched_priv(sched);
 
 	nvl_hw_wr32(ch->d->hw, NVL_HW_DOORBELL, ch->token);
 }
 
-static void free_job(struct nvl_sched_job *sj)
+static NVL_HOT void free_job(struct nvl_sched_job *sj)
 {
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 
@@ -807,7 +807,7 @@ static void chan_teardown(struct nv_chan *ch)
 	slot_put(d, ch->slot);
 }
 
-static void h_get(void *obj)
+static NVL_HOT void h_get(void *obj)
 {
 	nvl_kref_get(&((struct nv_chan *)obj)->ref);
 }
@@ -1231,11 +1231,12 @@ static void exec_unlock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 	nvl_flock_unlock(&g->lock);
 }
 
-NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
-		     const struct nvl_exec_push *pushes, uint32_t n_push,
-		     const struct nvl_vm_sync *waits, uint32_t n_waits,
-		     const struct nvl_vm_sync *signals, uint32_t n_signals,
-		     uint32_t flags)
+NVL_API NVL_HOT int nvl_exec(struct nvl_client *client, uint32_t channel,
+			     const struct nvl_exec_push *pushes,
+			     uint32_t n_push, const struct nvl_vm_sync *waits,
+			     uint32_t n_waits,
+			     const struct nvl_vm_sync *signals,
+			     uint32_t n_signals, uint32_t flags)
 {
 	struct sig sig_stack[4], *sigs = NULL;
 	struct nv_job *j = NULL;

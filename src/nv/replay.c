@@ -236,7 +236,7 @@ static void *replay_main(void *arg)
 	return NULL;
 }
 
-void nvl_nv_irq(void *dev)
+NVL_HOT void nvl_nv_irq(void *dev)
 {
 	struct nvl_nv_device *d = dev;
 	struct nvl_nv_replay *r = d->replay;

@@ -29,7 +29,8 @@ uint64_t nvl_nv_ptimer(struct nvl_hw *hw)
 	return (uint64_t)hi << 32 | lo;
 }
 
-uint64_t nvl_nv_ptimer_est(struct nvl_hw *hw, struct nvl_nv_ptimer_cal *cal)
+NVL_HOT uint64_t nvl_nv_ptimer_est(struct nvl_hw *hw,
+				   struct nvl_nv_ptimer_cal *cal)
 {
 	/* the cheap clock: re-calibrated against PTIMER as before */
 	int64_t now = nvl_clock_ns();
@@ -43,8 +44,9 @@ uint64_t nvl_nv_ptimer_est(struct nvl_hw *hw, struct nvl_nv_ptimer_cal *cal)
 	return p;
 }
 
-void nvl_nv_usage_charge(struct nvl_client *client, unsigned engine,
-			 uint64_t *busy_end, uint64_t start_ns, const void *sem)
+NVL_HOT void nvl_nv_usage_charge(struct nvl_client *client, unsigned engine,
+				 uint64_t *busy_end, uint64_t start_ns,
+				 const void *sem)
 {
 	uint64_t end, start;
 

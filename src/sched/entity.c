@@ -69,7 +69,7 @@ static int push_fail(struct nvl_sched_job *job, int err, const char *why)
 	return nvl_error(err, "sched: push to %s entity", why);
 }
 
-int nvl_sched_entity_push_job(struct nvl_sched_job *job)
+NVL_HOT int nvl_sched_entity_push_job(struct nvl_sched_job *job)
 {
 	struct nvl_sched_entity *e;
 	struct nvl_sched *sched;

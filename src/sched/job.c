@@ -22,9 +22,9 @@
 #include "sched/sched_internal.h"
 #include "sync/fence_chain.h"
 
-int nvl_sched_job_init(struct nvl_sched_job *job,
-		       struct nvl_sched_entity *entity, uint32_t credits,
-		       void *owner)
+NVL_HOT int nvl_sched_job_init(struct nvl_sched_job *job,
+			       struct nvl_sched_entity *entity,
+			       uint32_t credits, void *owner)
 {
 	struct nvl_sched *sched;
 	struct nvl_sched_fence *sf;
@@ -128,9 +128,9 @@ static __attribute__((noinline)) int add_resv_deps(struct nvl_sched_job *job,
 	return 0;
 }
 
-int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
-					struct nvl_resv *resv,
-					enum nvl_resv_usage usage)
+NVL_HOT int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
+						struct nvl_resv *resv,
+						enum nvl_resv_usage usage)
 {
 	struct nvl_resv_iter it;
 
@@ -149,7 +149,7 @@ int nvl_sched_job_add_resv_dependencies(struct nvl_sched_job *job,
 	return add_resv_deps(job, resv, usage);
 }
 
-int nvl_sched_job_arm(struct nvl_sched_job *job)
+NVL_HOT int nvl_sched_job_arm(struct nvl_sched_job *job)
 {
 	struct nvl_sched_entity *e;
 	uint64_t seqno;
@@ -166,7 +166,7 @@ int nvl_sched_job_arm(struct nvl_sched_job *job)
 	return 0;
 }
 
-void nvl_sched_job_cleanup(struct nvl_sched_job *job)
+NVL_HOT void nvl_sched_job_cleanup(struct nvl_sched_job *job)
 {
 	struct nvl_sched_fence *sf;
 
@@ -196,7 +196,7 @@ void nvl_sched_job_cleanup(struct nvl_sched_job *job)
 	job->state = NVL_SCHED_JOB_NONE;
 }
 
-struct nvl_fence *nvl_sched_job_finished(struct nvl_sched_job *job)
+NVL_HOT struct nvl_fence *nvl_sched_job_finished(struct nvl_sched_job *job)
 {
 	return job->s_fence ? &job->s_fence->finished : NULL;
 }

@@ -64,7 +64,7 @@ void nvl_sched_event_cancel(struct nvl_sched_event *ev)
  * and wakers change the condition before they read @waiters (both seq_cst):
  * a waker that sees no waiter knows any later waiter will see its change.
  */
-void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
+NVL_HOT void nvl_sched_event_wake(struct nvl_sched_event *ev, bool all)
 {
 	if (!atomic_load(&ev->waiters))
 		return;
@@ -346,7 +346,7 @@ void nvl_sched_queue_work(struct nvl_sched *sched, uint32_t work)
 	nvl_mutex_unlock(&pool.lock);
 }
 
-void nvl_sched_queue_reap(struct nvl_sched *sched)
+NVL_HOT void nvl_sched_queue_reap(struct nvl_sched *sched)
 {
 	if (sched->reap_queued)
 		return;
@@ -366,7 +366,7 @@ void nvl_sched_queue_reap(struct nvl_sched *sched)
 /* two ticks of CLOCK_MONOTONIC_COARSE (ns), 0 until read */
 static _Atomic int64_t coarse_slack_ns;
 
-int64_t nvl_sched_deadline(const struct nvl_sched *sched)
+NVL_HOT int64_t nvl_sched_deadline(const struct nvl_sched *sched)
 {
 	int64_t slack =
 		atomic_load_explicit(&coarse_slack_ns, memory_order_relaxed);
@@ -389,7 +389,7 @@ int64_t nvl_sched_deadline(const struct nvl_sched *sched)
 
 static void timer_update_locked(struct nvl_sched *sched);
 
-void nvl_sched_timer_update(struct nvl_sched *sched)
+NVL_HOT void nvl_sched_timer_update(struct nvl_sched *sched)
 {
 	int64_t d = sched->deadline_ns;
 	int64_t old = atomic_load(&sched->timer_deadline_ns);

@@ -44,7 +44,7 @@
 
 /* ---- run token ---------------------------------------------------------- */
 
-bool nvl_sched_token_take(struct nvl_sched *sched)
+NVL_HOT bool nvl_sched_token_take(struct nvl_sched *sched)
 {
 	/* free means 0: a request is only ever added to a held token */
 	if (atomic_load_explicit(&sched->token, memory_order_relaxed))
@@ -85,7 +85,7 @@ bool nvl_sched_token_notify(struct nvl_sched *sched)
 	return false;
 }
 
-void nvl_sched_token_release_unlocked(struct nvl_sched *sched)
+NVL_HOT void nvl_sched_token_release_unlocked(struct nvl_sched *sched)
 {
 	uint32_t t = NVL_SCHED_TOKEN_HELD;
 
@@ -277,7 +277,7 @@ static void signal_with(struct nvl_fence *f, int err)
  * opened (the hardware fence's callback, a run path): a nested section
  * of our own would check nothing more.
  */
-static void job_complete_in_section(struct nvl_sched_job *job, int err)
+static NVL_HOT void job_complete_in_section(struct nvl_sched_job *job, int err)
 {
 	struct nvl_sched *sched = job->sched;
 	struct nvl_sched_entity *e = job->entity;
@@ -317,7 +317,7 @@ void nvl_sched_job_complete(struct nvl_sched_job *job, int err)
 }
 
 /* run by nvl_fence_signal() of the hardware fence, in its section */
-static void hw_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
+static NVL_HOT void hw_cb(struct nvl_fence *f, struct nvl_fence_cb *cb)
 {
 	struct nvl_sched_job *job =
 		container_of(cb, struct nvl_sched_job, hw_cb);
@@ -337,7 +337,8 @@ void nvl_sched_job_attach_hw(struct nvl_sched_job *job, struct nvl_fence *hw)
 		job_complete_in_section(job, nvl_fence_get_status(hw));
 }
 
-void nvl_sched_job_run(struct nvl_sched *sched, struct nvl_sched_job *job)
+NVL_HOT void nvl_sched_job_run(struct nvl_sched *sched,
+			       struct nvl_sched_job *job)
 {
 	struct nvl_fence *hw = sched->ops->run_job(job);
 	bool kick = hw && sched->ops->kick;
@@ -528,7 +529,8 @@ void nvl_sched_run_direct(struct nvl_sched *sched, unsigned budget)
  * run loop do for it, without the run queue. Token and lock held on
  * entry; the lock is dropped, the token kept.
  */
-void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
+NVL_HOT void nvl_sched_run_unqueued(struct nvl_sched *sched,
+				    struct nvl_sched_job *job)
 {
 	struct nvl_sched_entity *e = job->entity;
 	struct nvl_signalling_cookie cookie;
@@ -547,8 +549,8 @@ void nvl_sched_run_unqueued(struct nvl_sched *sched, struct nvl_sched_job *job)
 	nvl_fence_end_signalling(cookie);
 }
 
-bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
-				struct nvl_sched_job *job)
+NVL_HOT bool nvl_sched_can_run_unqueued(struct nvl_sched *sched,
+					struct nvl_sched_job *job)
 {
 	return job->dep_next == job->num_deps &&
 	       sched->credit_count + job->credits <= sched->credit_limit;

@@ -79,7 +79,7 @@ int nvl_sched_create(const struct nvl_sched_args *args, struct nvl_sched **out)
 	return 0;
 }
 
-void *nvl_sched_priv(const struct nvl_sched *sched)
+NVL_HOT void *nvl_sched_priv(const struct nvl_sched *sched)
 {
 	return sched->priv;
 }

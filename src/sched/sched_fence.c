@@ -66,7 +66,7 @@ static struct nvl_sched_fence *sf_cache_get(void)
 	return nvl_freelist_get(&sf_local);
 }
 
-static void sf_release_scheduled(struct nvl_fence *f)
+static NVL_HOT void sf_release_scheduled(struct nvl_fence *f)
 {
 	struct nvl_sched_fence *sf =
 		container_of(f, struct nvl_sched_fence, scheduled);
@@ -75,7 +75,7 @@ static void sf_release_scheduled(struct nvl_fence *f)
 		nvl_free(sf);
 }
 
-static void sf_release_finished(struct nvl_fence *f)
+static NVL_HOT void sf_release_finished(struct nvl_fence *f)
 {
 	struct nvl_sched_fence *sf =
 		container_of(f, struct nvl_sched_fence, finished);
@@ -95,7 +95,7 @@ static const struct nvl_fence_ops finished_ops = {
 	.release = sf_release_finished,
 };
 
-struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id)
+NVL_HOT struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id)
 {
 	struct nvl_sched_fence *sf = sf_cache_get();
 
@@ -115,8 +115,8 @@ struct nvl_sched_fence *nvl_sched_fence_alloc(uint64_t sched_id)
 	return sf;
 }
 
-void nvl_sched_fence_init(struct nvl_sched_fence *sf, uint64_t context,
-			  uint64_t seqno)
+NVL_HOT void nvl_sched_fence_init(struct nvl_sched_fence *sf, uint64_t context,
+				  uint64_t seqno)
 {
 	nvl_fence_init64(&sf->scheduled, &scheduled_ops, context, seqno);
 	nvl_fence_init64(&sf->finished, &finished_ops, context + 1, seqno);

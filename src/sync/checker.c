@@ -601,7 +601,7 @@ static inline void acquire_ip(struct nvl_lock_class *cls, bool trylock,
 /**
  * nvl_checker_signalling_safe() - see checker.h.
  */
-bool nvl_checker_signalling_safe(void)
+NVL_HOT bool nvl_checker_signalling_safe(void)
 {
 	struct checker_thread *t = &ctls;
 	uint64_t in_sig = 0;
@@ -617,7 +617,7 @@ bool nvl_checker_signalling_safe(void)
 	return !in_sig;
 }
 
-void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)
+NVL_HOT void nvl_checker_lock_acquire(struct nvl_lock_class *cls, bool trylock)
 {
 	acquire_ip(cls, trylock, __builtin_return_address(0));
 }
@@ -644,7 +644,7 @@ static inline void release(struct nvl_lock_class *cls)
 	pop_held(t, cls);
 }
 
-void nvl_checker_lock_release(struct nvl_lock_class *cls)
+NVL_HOT void nvl_checker_lock_release(struct nvl_lock_class *cls)
 {
 	release(cls);
 }
@@ -692,7 +692,7 @@ begin_slow(struct checker_thread *t, void *caller)
 					      t->serial};
 }
 
-struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
+NVL_HOT struct nvl_signalling_cookie nvl_fence_begin_signalling(void)
 {
 	struct checker_thread *t = &ctls;
 	uint32_t serial = t->serial + 1;
@@ -754,7 +754,7 @@ end_slow(struct checker_thread *t, struct nvl_signalling_cookie cookie)
 	t->depth = i;
 }
 
-void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
+NVL_HOT void nvl_fence_end_signalling(struct nvl_signalling_cookie cookie)
 {
 	struct checker_thread *t = &ctls;
 	int d = t->depth;
@@ -800,7 +800,7 @@ static __attribute__((noinline)) void alloc_edges(struct checker_thread *t)
  * the common case, no section open and nothing held (or every held class
  * already ordered before "reclaim"), is a few loads without a frame.
  */
-static void alloc_observer(size_t size_B)
+static NVL_HOT void alloc_observer(size_t size_B)
 {
 	struct checker_thread *t = ctls_p;
 	int m = atomic_load_explicit(&mode, memory_order_relaxed);
@@ -859,7 +859,7 @@ void nvl_fence_wait_annotate(enum nvl_wait_kind kind)
 	t->busy = false;
 }
 
-void nvl_fence_wait_annotate_until(int64_t abs_ns)
+NVL_HOT void nvl_fence_wait_annotate_until(int64_t abs_ns)
 {
 	enum nvl_wait_kind kind = NVL_WAIT_BOUNDED;
 
@@ -988,7 +988,7 @@ void nvl_mutex_destroy(struct nvl_mutex *m)
 	(void)m;
 }
 
-void nvl_mutex_lock(struct nvl_mutex *m)
+NVL_HOT void nvl_mutex_lock(struct nvl_mutex *m)
 {
 	acquire_ip(m->cls, false, __builtin_return_address(0));
 	nvl_flock_lock(&m->lock);
@@ -1006,7 +1006,7 @@ bool nvl_mutex_trylock(struct nvl_mutex *m)
 	return true;
 }
 
-void nvl_mutex_unlock(struct nvl_mutex *m)
+NVL_HOT void nvl_mutex_unlock(struct nvl_mutex *m)
 {
 	release(m->cls);
 	nvl_flock_unlock(&m->lock);

@@ -19,7 +19,7 @@
 
 #define EXEC_START(exec) ((struct nvl_resv *)(exec))
 
-void nvl_exec_init(struct nvl_exec *exec, unsigned flags, unsigned nr)
+NVL_HOT void nvl_exec_init(struct nvl_exec *exec, unsigned flags, unsigned nr)
 {
 	exec->flags = flags;
 	nvl_resv_acquire_init(&exec->ticket);
@@ -41,7 +41,7 @@ static void unlock_all(struct nvl_exec *exec)
 	}
 }
 
-void nvl_exec_fini(struct nvl_exec *exec)
+NVL_HOT void nvl_exec_fini(struct nvl_exec *exec)
 {
 	unlock_all(exec);
 	if (exec->objects != exec->inline_objects)
@@ -51,7 +51,7 @@ void nvl_exec_fini(struct nvl_exec *exec)
 	nvl_ww_acquire_fini(&exec->ticket);
 }
 
-bool nvl_exec_cleanup(struct nvl_exec *exec)
+NVL_HOT bool nvl_exec_cleanup(struct nvl_exec *exec)
 {
 	struct nvl_resv *c = exec->contended;
 
@@ -134,8 +134,8 @@ void nvl_exec_unlock_obj(struct nvl_exec *exec, struct nvl_resv *resv)
 	}
 }
 
-int nvl_exec_prepare_obj(struct nvl_exec *exec, struct nvl_resv *resv,
-			 unsigned num_fences)
+NVL_HOT int nvl_exec_prepare_obj(struct nvl_exec *exec, struct nvl_resv *resv,
+				 unsigned num_fences)
 {
 	int ret = nvl_exec_lock_obj(exec, resv);
 

@@ -103,14 +103,16 @@ static void fence_init_flags(struct nvl_fence *f,
 	nvl_list_init(&f->cb_list);
 }
 
-void nvl_fence_init(struct nvl_fence *f, const struct nvl_fence_ops *ops,
-		    uint64_t context, uint64_t seqno)
+NVL_HOT void nvl_fence_init(struct nvl_fence *f,
+			    const struct nvl_fence_ops *ops, uint64_t context,
+			    uint64_t seqno)
 {
 	fence_init_flags(f, ops, context, seqno, 0);
 }
 
-void nvl_fence_init64(struct nvl_fence *f, const struct nvl_fence_ops *ops,
-		      uint64_t context, uint64_t seqno)
+NVL_HOT void nvl_fence_init64(struct nvl_fence *f,
+			      const struct nvl_fence_ops *ops, uint64_t context,
+			      uint64_t seqno)
 {
 	fence_init_flags(f, ops, context, seqno, F_SEQNO64);
 }
@@ -179,7 +181,7 @@ static void run_callbacks(struct nvl_fence *f)
 	nvl_flock_unlock(&f->lock);
 }
 
-static int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
+static NVL_HOT int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 {
 	struct signal_tls *t;
 	uint32_t old;
@@ -225,7 +227,7 @@ int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
 	return fence_signal(f, timestamp_ns, 0);
 }
 
-int nvl_fence_signal(struct nvl_fence *f)
+NVL_HOT int nvl_fence_signal(struct nvl_fence *f)
 {
 	if (nvl_tsc_on())
 		return fence_signal(f, (int64_t)nvl_tsc_read(), F_TS_RAW);
@@ -252,7 +254,7 @@ void nvl_fence_set_error(struct nvl_fence *f, int err)
 	atomic_store_explicit(&f->error, err, memory_order_relaxed);
 }
 
-bool nvl_fence_is_signaled(struct nvl_fence *f)
+NVL_HOT bool nvl_fence_is_signaled(struct nvl_fence *f)
 {
 	if (nvl_fence_test_signaled_flag(f))
 		return true;
@@ -263,7 +265,7 @@ bool nvl_fence_is_signaled(struct nvl_fence *f)
 	return false;
 }
 
-int nvl_fence_get_status(struct nvl_fence *f)
+NVL_HOT int nvl_fence_get_status(struct nvl_fence *f)
 {
 	int err;
 
@@ -289,7 +291,7 @@ int64_t nvl_fence_timestamp(struct nvl_fence *f)
 
 /* ---- callbacks ------------------------------------------------------- */
 
-void nvl_fence_enable_sw_signaling(struct nvl_fence *f)
+NVL_HOT void nvl_fence_enable_sw_signaling(struct nvl_fence *f)
 {
 	uint32_t old;
 
@@ -308,8 +310,8 @@ void nvl_fence_enable_sw_signaling(struct nvl_fence *f)
 		nvl_fence_signal(f);
 }
 
-int nvl_fence_add_callback(struct nvl_fence *f, struct nvl_fence_cb *cb,
-			   nvl_fence_func_t func)
+NVL_HOT int nvl_fence_add_callback(struct nvl_fence *f, struct nvl_fence_cb *cb,
+				   nvl_fence_func_t func)
 {
 	uint32_t old;
 
@@ -487,7 +489,8 @@ static int fence_sleep(struct nvl_fence *f, int64_t abs_ns, bool polled,
 /* fence_wait()'s flag: the caller recorded this wait already */
 #define FENCE_WAIT_RECORDED (1u << 31)
 
-static int fence_wait(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+static NVL_HOT int fence_wait(struct nvl_fence *f, int64_t abs_ns,
+			      uint32_t flags)
 {
 	bool polled = f->ops && f->ops->signaled;
 	int64_t t0, limit;
@@ -544,7 +547,8 @@ int nvl_fence_wait_flags(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
 	return wait_checked(f, abs_ns, flags, 0);
 }
 
-int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns, uint32_t flags)
+NVL_HOT int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns,
+				    uint32_t flags)
 {
 	return wait_checked(f, abs_ns, flags, FENCE_WAIT_RECORDED);
 }
@@ -683,7 +687,7 @@ void nvl_fence_set_deadline(struct nvl_fence *f, int64_t deadline_ns)
 
 /* out of line: nvl_fence_put()'s common case (not the last reference)
  * then needs no stack frame (it runs ~9 times per exec, issue 15) */
-static __attribute__((noinline)) void fence_release(struct nvl_fence *f)
+static NVL_HOT __attribute__((noinline)) void fence_release(struct nvl_fence *f)
 {
 	if (!nvl_fence_test_signaled_flag(f)) {
 		bool pending;
@@ -708,7 +712,7 @@ static __attribute__((noinline)) void fence_release(struct nvl_fence *f)
 		nvl_free(f);
 }
 
-void nvl_fence_put(struct nvl_fence *f)
+NVL_HOT void nvl_fence_put(struct nvl_fence *f)
 {
 	if (!f)
 		return;

@@ -40,7 +40,7 @@ void nvl_resv_fini(struct nvl_resv *resv)
 	nvl_ww_mutex_destroy(&resv->lock);
 }
 
-void nvl_resv_acquire_init(struct nvl_ww_acquire_ctx *ctx)
+NVL_HOT void nvl_resv_acquire_init(struct nvl_ww_acquire_ctx *ctx)
 {
 	nvl_ww_acquire_init(ctx, &nvl_resv_lock_class);
 }
@@ -89,7 +89,7 @@ static __attribute__((noinline)) int resv_grow(struct nvl_resv *resv,
 	return 0;
 }
 
-int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
+NVL_HOT int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 {
 	unsigned want;
 
@@ -106,8 +106,8 @@ int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 	return resv_grow(resv, num, want);
 }
 
-int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
-		       enum nvl_resv_usage usage)
+NVL_HOT int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
+			       enum nvl_resv_usage usage)
 {
 	struct nvl_fence *old = NULL;
 	unsigned i;

@@ -26,7 +26,7 @@
 #include "sync/syncobj.h"
 #include "sync/syncobj_priv.h"
 
-static void handle_get(void *obj)
+static NVL_HOT void handle_get(void *obj)
 {
 	nvl_syncobj_get(obj);
 }
@@ -48,7 +48,7 @@ static void register_kind(void)
 	nvl_handle_kind_register(NVL_HANDLE_SYNCOBJ, &syncobj_handle_ops);
 }
 
-void nvl_syncobj_register_kind(void)
+NVL_HOT void nvl_syncobj_register_kind(void)
 {
 	pthread_once(&kind_once, register_kind);
 }
@@ -78,7 +78,7 @@ struct nvl_syncobj *nvl_syncobj_get(struct nvl_syncobj *obj)
 	return obj;
 }
 
-void nvl_syncobj_put(struct nvl_syncobj *obj)
+NVL_HOT void nvl_syncobj_put(struct nvl_syncobj *obj)
 {
 	struct nvl_syncobj_waiter *w, *tmp;
 
@@ -94,7 +94,8 @@ void nvl_syncobj_put(struct nvl_syncobj *obj)
 	nvl_free(obj);
 }
 
-struct nvl_syncobj *nvl_syncobj_find(struct nvl_client *client, uint32_t handle)
+NVL_HOT struct nvl_syncobj *nvl_syncobj_find(struct nvl_client *client,
+					     uint32_t handle)
 {
 	if (!client)
 		return NULL;
@@ -136,7 +137,7 @@ static struct nvl_fence *fence_at_locked(struct nvl_syncobj *obj,
  * it here, under the lock (a reset right after cannot take it away), leaves
  * the list and is told.
  */
-static void run_waiters(struct nvl_syncobj *obj)
+static NVL_HOT void run_waiters(struct nvl_syncobj *obj)
 {
 	struct nvl_syncobj_waiter *w, *tmp;
 
@@ -151,7 +152,8 @@ static void run_waiters(struct nvl_syncobj *obj)
 	}
 }
 
-void nvl_syncobj_replace_fence(struct nvl_syncobj *obj, struct nvl_fence *fence)
+NVL_HOT void nvl_syncobj_replace_fence(struct nvl_syncobj *obj,
+				       struct nvl_fence *fence)
 {
 	struct nvl_fence *old;
 

@@ -417,10 +417,11 @@ static int wait_one(struct nvl_fence *f, int64_t abs_timeout_ns, uint32_t flags,
 	return 0;
 }
 
-NVL_API int nvl_syncobj_wait(struct nvl_client *client, const uint32_t *handles,
-			     const uint64_t *points, uint32_t count,
-			     int64_t abs_timeout_ns, uint32_t flags,
-			     uint32_t *first_signaled)
+NVL_API NVL_HOT int nvl_syncobj_wait(struct nvl_client *client,
+				     const uint32_t *handles,
+				     const uint64_t *points, uint32_t count,
+				     int64_t abs_timeout_ns, uint32_t flags,
+				     uint32_t *first_signaled)
 {
 	struct nvl_fence *pending = NULL;
 	bool one;

@@ -39,8 +39,8 @@ void nvl_ww_mutex_destroy(struct nvl_ww_mutex *m)
 	(void)NVL_NEVER(m->locked);
 }
 
-void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
-			 struct nvl_lock_class *cls)
+NVL_HOT void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
+				 struct nvl_lock_class *cls)
 {
 	ctx->stamp = atomic_fetch_add(&ww_stamp, 1);
 	ctx->acquired = 0;
@@ -49,7 +49,7 @@ void nvl_ww_acquire_init(struct nvl_ww_acquire_ctx *ctx,
 	ctx->cls = cls;
 }
 
-void nvl_ww_acquire_fini(struct nvl_ww_acquire_ctx *ctx)
+NVL_HOT void nvl_ww_acquire_fini(struct nvl_ww_acquire_ctx *ctx)
 {
 	(void)NVL_NEVER(ctx->acquired != 0);
 }
@@ -191,7 +191,8 @@ static inline int ww_lock(struct nvl_ww_mutex *m,
 	return ww_lock_locked(m, ctx, slow);
 }
 
-int nvl_ww_mutex_lock(struct nvl_ww_mutex *m, struct nvl_ww_acquire_ctx *ctx)
+NVL_HOT int nvl_ww_mutex_lock(struct nvl_ww_mutex *m,
+			      struct nvl_ww_acquire_ctx *ctx)
 {
 	return ww_lock(m, ctx, false);
 }
@@ -221,7 +222,7 @@ bool nvl_ww_mutex_trylock(struct nvl_ww_mutex *m,
 	return ok;
 }
 
-void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
+NVL_HOT void nvl_ww_mutex_unlock(struct nvl_ww_mutex *m)
 {
 	nvl_checker_lock_release(m->cls);
 	nvl_flock_lock(&m->wait_lock);

@@ -48,12 +48,12 @@
  */
 static struct nvl_flock gem_lock = NVL_FLOCK_INIT;
 
-void nvl_gpuvm_gem_lock(void)
+NVL_HOT void nvl_gpuvm_gem_lock(void)
 {
 	nvl_flock_lock(&gem_lock);
 }
 
-void nvl_gpuvm_gem_unlock(void)
+NVL_HOT void nvl_gpuvm_gem_unlock(void)
 {
 	nvl_flock_unlock(&gem_lock);
 }
@@ -320,7 +320,7 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 	return ret;
 }
 
-int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
+NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 {
 	struct nvl_gpuvm_bo *vm_bo;
 	struct nvl_list seen;

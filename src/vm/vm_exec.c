@@ -61,8 +61,9 @@ static int snapshot(struct nvl_gpuvm *vm, struct nvl_gem_object **inl,
 	}
 }
 
-int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm, struct nvl_exec *exec,
-			      unsigned int num_fences)
+NVL_HOT int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm,
+				      struct nvl_exec *exec,
+				      unsigned int num_fences)
 {
 	struct nvl_gem_object *inl[SNAP_INLINE], **objs;
 	size_t n = 0;
@@ -87,8 +88,8 @@ int nvl_gpuvm_prepare_objects(struct nvl_gpuvm *vm, struct nvl_exec *exec,
 	return ret;
 }
 
-int nvl_gpuvm_exec_lock(struct nvl_gpuvm *vm, struct nvl_exec *exec,
-			unsigned int num_fences)
+NVL_HOT int nvl_gpuvm_exec_lock(struct nvl_gpuvm *vm, struct nvl_exec *exec,
+				unsigned int num_fences)
 {
 	int ret = 0;
 
