@@ -96,8 +96,11 @@ struct nvl_gem_object *nvl_gem_lookup(struct nvl_client *client,
 
 /**
  * typedef nvl_gem_evict_fn - called by mm with obj->resv held when @obj's
- * backing moves out (@evicted true) or back in (false); GPUVM installs one
- * to keep its evict lists. Must not allocate or sleep.
+ * backing moves out (@evicted true: eviction, swap-out, purge) or when
+ * validate moves it in (false: back, or from one allowed place to another,
+ * evicted before or not); GPUVM installs one to keep its evict lists (the
+ * mappings point at the old backing either way). Must not allocate or
+ * sleep.
  */
 typedef void (*nvl_gem_evict_fn)(struct nvl_gem_object *obj, bool evicted);
 
@@ -119,7 +122,8 @@ struct nvl_fence;
 
 /**
  * typedef nvl_gem_deps_fn - called by mm with obj->resv held before the
- * memory @obj leaves (an eviction, a purge) can be used again: append to
+ * memory @obj leaves (an eviction, a validate move, a purge) can be used
+ * again: append to
  * *@fences (an nvl_malloc'd array of *@n references, NULL when empty) the
  * fences of work that may still reach that memory but is not on @obj's
  * resv. GPUVM installs one: the jobs of every VM that maps @obj (a job

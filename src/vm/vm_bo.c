@@ -256,9 +256,11 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
 }
 
 /*
- * A move back does not make the mappings right: they still point where the
- * object was before its eviction. So "evicted" clears but the vm_bo stays
- * on the evict list until validate has rewritten them.
+ * A move in does not make the mappings right: they still point where the
+ * object was (before its eviction, or in the place it moved out of). So
+ * "evicted" clears but the vm_bo is on the evict list until validate has
+ * rewritten them: listed here too, since a vm_bo made after the eviction,
+ * or of an object moving out of a fallback place, was never listed.
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 {
@@ -266,17 +268,16 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 
 	nvl_gpuvm_gem_lock();
 	nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link) {
-		if (evicted)
-			evict_locked(vm_bo, true);
-		else
-			vm_bo->evicted = false;
+		evict_locked(vm_bo, true);
+		vm_bo->evicted = evicted;
 	}
 	nvl_gpuvm_gem_unlock();
 }
 
 /*
- * Before the memory of an object that leaves (eviction, purge) is used
- * again, mm also waits for the jobs of every VM that maps it: a job
+ * Before the memory of an object that leaves (eviction, validate move,
+ * purge) is used again, mm also waits for the jobs of every VM that maps
+ * it: a job
  * submitted before the object was bound there is on the VM's resv only,
  * and the page-table entries the move leaves behind (above) stay until the
  * next exec's validate, so such a job would reach the memory's next owner
