@@ -570,7 +570,12 @@ int nvl_bench_main(int argc, char **argv)
 				       NVL_COMPILER, cores);
 		}
 		if (list) {
-			printf("%s %s\n", d->suite, d->name);
+			/* --json: JSON lines, as every other --json output */
+			if (ctx.json)
+				printf("{\"bench\":\"%s\",\"name\":\"%s\"}\n",
+				       d->suite, d->name);
+			else
+				printf("%s %s\n", d->suite, d->name);
 			continue;
 		}
 		ctx.suite = d->suite;

@@ -19,6 +19,9 @@
  *    with the core on the recording backend as well (a fourth side in the
  *    same rounds), so that both sides write the same page tables and the
  *    ratio is the bind path's own cost (report_overhead());
+ *  - sparse_record_span: the full path's tile op with its tiles drawn
+ *    from 32 MiB, 1 GiB or all 16 GiB of the region, and on the null
+ *    backend: how much of the record's cost is its size against the caches;
  *  - sparse_tiles_half (and _core): the region half full, a random tile
  *    unbound if bound, else bound;
  *  - sparse_tiles_batch_64: tile ops per second when one VM_BIND carries
@@ -189,6 +192,8 @@ struct side {
 	struct core c;
 	uint64_t rng;
 	uint8_t *bound; /* half-full tiles: which are bound */
+	/* tiles_empty(): tiles of the region's first @span (0: all of it) */
+	uint64_t span;
 };
 
 static int side_op(struct side *s, int kind, uint64_t addr, uint64_t range,
@@ -309,10 +314,11 @@ static int setup_tiles(struct side *s, bool half)
 /* ns per op: random tile bound then unbound (empty region) */
 static double tiles_empty(struct side *s, long n)
 {
+	uint64_t nt = s->span ? s->span / TILE : NTILES;
 	int64_t t0 = nvl_bench_thread_cpu_ns();
 
 	for (long i = 0; i < n; i++) {
-		uint64_t va = GiB + xs(&s->rng) % NTILES * TILE;
+		uint64_t va = GiB + xs(&s->rng) % nt * TILE;
 		uint64_t off = xs(&s->rng) % (BO_SIZE / TILE) * TILE;
 
 		if (side_op(s, K_MAP, va, TILE, off) ||
@@ -583,6 +589,43 @@ NVL_BENCH(vm, sparse_overhead)
 	side_fini(&core);
 	side_fini(&nfull);
 	side_fini(&rcore);
+	return ret;
+}
+
+/*
+ * sparse_record_span: the full path's tile op (sparse_overhead's "full")
+ * with its random tiles drawn from the first 32 MiB, 1 GiB or all 16 GiB
+ * of the same region (the same VM and record: shallow copies of one
+ * side), and the full path on the null backend over 16 GiB, in
+ * alternating rounds. The record's per-tile work is the same whatever the
+ * span; what grows with it is what the record's index and chunks occupy
+ * (16 chunks at 32 MiB, 512 at 1 GiB, 8,192 at 16 GiB: about 1.5 MiB
+ * read at random, more than a core's L2). value: 16 GiB over 32 MiB.
+ */
+NVL_BENCH(vm, sparse_record_span)
+{
+	struct side full = {.core = false}, nfull = {.null_pt = true};
+	struct side s32m, s1g;
+	struct cmp c;
+	int ret = -1;
+
+	if (!setup_tiles(&full, false) && !setup_tiles(&nfull, false)) {
+		s32m = full;
+		s32m.span = 32ull << 20;
+		s1g = full;
+		s1g.span = GiB;
+		if (!interleave4(&s32m, tiles_empty, &s1g, tiles_empty, &full,
+				 &nfull, rounds_of(ctx), units_of(ctx), &c)) {
+			nvl_bench_report_extra(
+				ctx, "sparse_record_span", c.c / c.a, "ratio",
+				NULL, "full_ns_per_op_32m", c.a,
+				"full_ns_per_op_1g", c.b, "full_ns_per_op_16g",
+				c.c, "full_null_pt_ns_per_op_16g", c.d, NULL);
+			ret = 0;
+		}
+	}
+	side_fini(&full);
+	side_fini(&nfull);
 	return ret;
 }
 

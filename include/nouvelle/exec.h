@@ -50,16 +50,17 @@ enum nvl_engine {
  * nvl_channel_create() - a channel on @engine in VM @vm.
  * @client: a device client
  * @vm: the VM handle; its kernel range must be at least
- *   NVL_EXEC_KERNEL_RANGE and, before Host class C86F (Hopper), end by
- *   2^40 (Host addresses the GPFIFO and semaphores with 40 bits there)
+ *   NVL_EXEC_KERNEL_RANGE and end by 2^40 (the driver's GPFIFO entries
+ *   and semaphores in it are addressed with 40 bits, on Hopper too)
  * @engine: enum nvl_engine
  * @flags: 0
  * @handle_out: the channel's handle
  *
  * Return: 0; -EINVAL (flags, engine, not a device client, VM without a
- * kernel range or with one past 2^40 before C86F); -ENOENT (no such VM);
- * -ENOSPC (the client's or the device's channel limit); an RM error;
- * -ENOMEM.
+ * kernel range or with one past 2^40); -ENOENT (no such VM);
+ * -ENOSPC (the client's or the device's channel limit); -ENODEV (the
+ * device is lost, or the VM was made before its reset); -EAGAIN (the
+ * device is suspended); an RM error; -ENOMEM.
  */
 NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vm,
 			       uint32_t engine, uint32_t flags,
@@ -106,6 +107,9 @@ enum nvl_channel_reason {
 	 * could reset stays alive (docs/faults.md, "Job timeouts and
 	 * recovery") */
 	NVL_CHANNEL_JOB_TIMEOUT = 7,
+	/** @NVL_CHANNEL_DEVICE_LOST: its device was lost (the GSP died,
+	 * nvl_device_status() -ENODEV; -ENODEV): a reset does not revive it */
+	NVL_CHANNEL_DEVICE_LOST = 8,
 };
 
 /** struct nvl_channel_info - nvl_channel_query(). */
@@ -300,7 +304,9 @@ enum nvl_exec_push_flags {
  * signals nothing. Return: 0; -EINVAL (no/too many pushes, a zero,
  * unaligned or too long length, a push outside the VM's user range, bad
  * flags... ); -ENOENT (unknown channel
- * or syncobj); -ENODEV (the channel was killed); -ENOMEM.
+ * or syncobj); -ENODEV (the channel was killed); -EAGAIN (the device is
+ * suspended); -ECANCELED (the client is banned after repeated job
+ * timeouts, docs/faults.md); -ENOMEM.
  */
 NVL_API int nvl_exec(struct nvl_client *client, uint32_t channel,
 		     const struct nvl_exec_push *pushes, uint32_t n_push,

@@ -267,12 +267,17 @@ static inline int nvl_push_immd(struct nvl_push *p, unsigned subch,
 
 /**
  * nvl_push_ce_set_object() - bind copy class @cls (nvl_device_info's
- * ce_class) to @subch. Return: 0 or @p's error.
+ * ce_class) to @subch. Return: 0 or @p's error (-EINVAL: @cls does not
+ * fit SET_OBJECT NVCLASS 15:0).
  */
 static inline int nvl_push_ce_set_object(struct nvl_push *p, unsigned subch,
 					 uint32_t cls)
 {
-	return nvl_push_1(p, subch, NVL_PUSH_HOST_SET_OBJECT, cls & 0xffffu);
+	if (p->err)
+		return p->err;
+	if (cls > 0xffffu)
+		return nvl_push_fail(p, -EINVAL, "class past NVCLASS 15:0");
+	return nvl_push_1(p, subch, NVL_PUSH_HOST_SET_OBJECT, cls);
 }
 
 /* LAUNCH_DMA of a pitch-to-pitch transfer, flushed, non-pipelined */
@@ -428,7 +433,8 @@ static inline int nvl_push_host_sem_(struct nvl_push *p, uint64_t va,
  * nvl_push_host_sem_release() - Host writes @payload to GPU VA @va once
  * the channel's earlier work is idle (RELEASE_WFI unless
  * %NVL_PUSH_SEM_NO_WFI).
- * @flags: %NVL_PUSH_SEM_64BIT (8-aligned @va), %NVL_PUSH_SEM_NO_WFI
+ * @flags: %NVL_PUSH_SEM_64BIT (8-aligned @va), %NVL_PUSH_SEM_NO_WFI;
+ *   other bits -EINVAL
  *
  * @va must be below 2^57 (-EINVAL); before Host class C86F (Hopper)
  * SEM_ADDR_HI has only 8 bits, so Host uses @va modulo 2^40 there: the
@@ -442,6 +448,10 @@ static inline int nvl_push_host_sem_release(struct nvl_push *p, uint64_t va,
 {
 	uint32_t e = NVL_PUSH_HOST_SEM_EXECUTE_OPERATION_RELEASE;
 
+	if (p->err)
+		return p->err;
+	if (flags & ~(NVL_PUSH_SEM_64BIT | NVL_PUSH_SEM_NO_WFI))
+		return nvl_push_fail(p, -EINVAL, "unknown semaphore flags");
 	if (!(flags & NVL_PUSH_SEM_NO_WFI))
 		e |= 1u << NVL_PUSH_HOST_SEM_EXECUTE_RELEASE_WFI_SHIFT;
 	if (flags & NVL_PUSH_SEM_64BIT)

@@ -208,6 +208,8 @@ NVL_API int nvl_vm_bind_queue_destroy(struct nvl_client *client,
  * range, did not finish in time;
  * -EAGAIN while the VM's device is suspended (its page tables are saved
  * in system memory until the resume);
+ * -ENODEV when the VM's device is lost, or was reset after the VM was
+ * made (nvl_device_reset());
  * -ENOMEM.
  */
 NVL_API int nvl_vm_bind(struct nvl_client *client, uint32_t vm, uint32_t queue,

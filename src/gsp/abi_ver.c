@@ -104,9 +104,11 @@ uint32_t nvl_gsp_abi_event_in(const struct gspabi_version *v, uint32_t wire)
 	uint32_t neutral;
 	uint64_t out;
 
-	if (!v || v == d || !d ||
-	    gspabi_from_wire(v, GSPABI_T_EVENT, wire, &neutral) ||
-	    gspabi_to_wire(d, GSPABI_T_EVENT, neutral, &out))
+	if (!v || v == d || !d)
 		return wire;
+	/* untranslatable: not the driver's event of the same number */
+	if (gspabi_from_wire(v, GSPABI_T_EVENT, wire, &neutral) ||
+	    gspabi_to_wire(d, GSPABI_T_EVENT, neutral, &out))
+		return wire | NVL_GSP_ABI_EVENT_FOREIGN;
 	return (uint32_t)out;
 }

@@ -53,8 +53,15 @@ uint64_t nvl_gsp_abi_const(const struct gspabi_version *v, unsigned id);
  * nvl_gsp_abi_event_in() - an event number as @v sends it, in the
  * driver's numbering (NVL_GSP_ABI_DEFAULT's, GSPABI_K_EVENT_* of
  * gspabi.h): 570.144's 0x101c (GSP_LOCKDOWN_NOTICE) becomes 0x101d.
- * NULL @v, or an event the driver's numbering lacks, passes unchanged.
+ * NULL @v, or @v the driver's own version, passes unchanged. A number @v
+ * does not define, or an event the driver's numbering lacks, comes back
+ * as @wire | NVL_GSP_ABI_EVENT_FOREIGN: still an event (unhandled), never
+ * the driver's event that happens to have @wire's number (570.144 has no
+ * 0x101e; 535.113.01's 0x101e is MIG_CI_CONFIG_UPDATE).
  */
 uint32_t nvl_gsp_abi_event_in(const struct gspabi_version *v, uint32_t wire);
+
+/* marks an event number nvl_gsp_abi_event_in() could not translate */
+#define NVL_GSP_ABI_EVENT_FOREIGN 0x80000000u
 
 #endif /* NVL_GSP_ABI_VER_H */

@@ -96,11 +96,9 @@ struct nvl_gem_object *nvl_gem_lookup(struct nvl_client *client,
 
 /**
  * typedef nvl_gem_evict_fn - called by mm with obj->resv held when @obj's
- * backing moves out (@evicted true: eviction, swap-out, purge) or when
- * validate moves it in (false: back, or from one allowed place to another,
- * evicted before or not); GPUVM installs one to keep its evict lists (the
- * mappings point at the old backing either way). Must not allocate or
- * sleep.
+ * backing moves out (@evicted true) or back in, or anywhere else (false):
+ * after either, mappings of the old backing are stale. GPUVM installs one
+ * to keep its evict lists. Must not allocate or sleep.
  */
 typedef void (*nvl_gem_evict_fn)(struct nvl_gem_object *obj, bool evicted);
 

@@ -499,10 +499,9 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 	nvl_buddy_free_list(&mm->vram, &old, 0);
 	nvl_mm_lru_add(mm, bo);
 	/*
-	 * Every mapping still points at the backing the BO left: the hooks
-	 * hear "moved in" for any move, not only for an evicted BO's return
-	 * (a BO moving out of a fallback place was never evicted, and one
-	 * bound after its eviction has mappings GPUVM never listed).
+	 * Any move of a placed BO, not only one back from an eviction (a BO
+	 * placed in its fallback, then moved to its preferred domain): what
+	 * maps the old backing (GPUVM's page tables) must hear of it.
 	 */
 	if (bo->evicted || from != NVL_GEM_DOMAIN_NONE) {
 		bo->evicted = false;

@@ -408,6 +408,7 @@ void nvl_nv_chan_device_lost(void *dev)
 		if (!ch->killed) {
 			ch->killed = true;
 			ch->error = -ENODEV;
+			ch->reason = NVL_CHANNEL_DEVICE_LOST;
 		}
 		nvl_flock_unlock(&ch->lock);
 		chan_complete(ch, false, 0);
@@ -539,14 +540,20 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
 	uint32_t st, hangs;
+	bool parked;
 
 	job_check(j);
 	/* the engine is idle or works for another channel: this one waits
 	 * for its turn (behind a hang its own timeout recovers), it is not
-	 * hung itself */
+	 * hung itself; unless it is off the engine because its pushbuffer
+	 * waits in a semaphore acquire that has not succeeded (it yields
+	 * its timeslice, ACQUIRE_SWITCH_TSG): no progress of its own */
 	st = nvl_hw_rd32(ch->d->hw, NVL_HW_ENGINE_STATUS(ch->runlist));
-	if (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
-	    (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid)
+	parked = nvl_hw_rd32(ch->d->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
+		 NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING;
+	if (!parked &&
+	    (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
+	     (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid))
 		return NVL_SCHED_STAT_NO_HANG;
 	/* a hang was declared on the device less than a timeout ago: this
 	 * channel most likely waited behind it and has only just had its
@@ -959,15 +966,19 @@ static int chan_create(struct nvl_client *client, uint32_t vmh, uint32_t engine,
 				 "reset",
 				 vmh);
 	}
-	/* before C86F, Host's GPFIFO and semaphore addresses have VA bits
-	 * 39:0 only: a slot at or above 2^40 would be read and released at
-	 * an aliased address of the client's own VA space */
-	if (d->boot.host_class < 0xc86f && vm->gpuvm->kend > 1ull << 40) {
+	/* the slot is addressed with VA bits 39:0 only, on every Host class
+	 * C86F included: the fence idiom's GPFIFO entry (GP_ENTRY1 GET_HI
+	 * 7:0; the driver writes no SET_PB_SEGMENT_EXTENDED_BASE entry), its
+	 * SEM_ADDR_HI (written 8 bits wide) and the GPFIFO base RM puts in
+	 * RAMFC: a slot at or above 2^40 would be read and released at an
+	 * aliased address of the client's own VA space */
+	if (vm->gpuvm->kend > 1ull << 40) {
 		nvl_vm_put(vm);
 		return nvl_error(-EINVAL,
 				 "channel: VM %u's kernel range ends past "
-				 "2^40, Host class %#x addresses 40 bits",
-				 vmh, d->boot.host_class);
+				 "2^40 (Host addresses the channel's ring "
+				 "and semaphore with 40 bits)",
+				 vmh);
 	}
 	if (client_chan_count(client, 1)) {
 		nvl_vm_put(vm);

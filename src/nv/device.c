@@ -46,6 +46,14 @@ static const struct {
 	{0x180, "gh100", fw_gh100},
 };
 
+const char *const *nvl_nv_fw_versions(const char *name)
+{
+	for (size_t i = 0; name && i < NVL_ARRAY_SIZE(fw_chips); i++)
+		if (!strcmp(fw_chips[i].name, name))
+			return fw_chips[i].fw;
+	return NULL;
+}
+
 /* the FB regions RM gives the driver: take the largest usable one */
 static int pick_fb(struct nvl_nv_device *d)
 {

@@ -136,6 +136,16 @@ struct nvl_nv_device {
 };
 
 /**
+ * nvl_nv_fw_versions() - the GSP firmware versions the driver boots, by
+ * default, on the chip whose firmware directory is @name (tu102, tiny,
+ * ga102, ad102, gh100): what a device open without a version (and
+ * without $NVL_FW_VERSION) looks for; `nvl fw` shows it.
+ * Return: a NULL-terminated list, or NULL for a chip the driver has no
+ * entry for.
+ */
+const char *const *nvl_nv_fw_versions(const char *name);
+
+/**
  * nvl_nv_device_probe() - probe the device behind @hw: read BOOT_0, pick
  * the chip, load its firmware, boot the GSP, read its static info and
  * allocate the driver's RM client, device and subdevice.

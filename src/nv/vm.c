@@ -101,11 +101,18 @@ static int f_get_region(void *p, uint64_t va, uint64_t range)
 	return nvl_pt_ops.get_region(pt_of(p), va, range);
 }
 
-/* the tables live in VRAM, saved and written back over a suspend */
+/*
+ * The tables live in VRAM, saved and written back over a suspend. A lost
+ * device (or a VM of the firmware before a reset) refuses every bind here,
+ * before anything changes: an UNMAP gets no page tables, so it would reach
+ * its commit and fail only there, its mapping gone and the VM banned.
+ */
 static int f_ready(void *p)
 {
 	struct nvl_nv_device *d = ((struct nvl_nv_vm *)p)->dev;
 
+	if (lost(p))
+		return nvl_error(-ENODEV, "vm: the device is lost");
 	if (atomic_load(&d->suspended))
 		return nvl_error(-EAGAIN, "vm: the device is suspended");
 	return 0;

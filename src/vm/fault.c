@@ -33,9 +33,15 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 
 	nvl_flock_lock(&g->lock);
 	va = nvl_gpuvm_find_first(g, addr, 1);
+	/*
+	 * A pending mapping's bind has not written it yet, unless it is a
+	 * piece of a committed one that keeps its entries (KEPT): the BO's
+	 * pages there are the same before and after that bind.
+	 */
 	if (!va || !va->vm_bo ||
-	    (va->flags &
-	     (NVL_GPUVA_PENDING | NVL_GPUVA_REMOVED | NVL_GPUVA_NULL))) {
+	    (va->flags & (NVL_GPUVA_REMOVED | NVL_GPUVA_NULL)) ||
+	    (va->flags & (NVL_GPUVA_PENDING | NVL_GPUVA_KEPT)) ==
+		    NVL_GPUVA_PENDING) {
 		nvl_flock_unlock(&g->lock);
 		return nvl_error(-ENOENT, "vm %s: no bound BO at %#llx",
 				 g->name, (unsigned long long)addr);

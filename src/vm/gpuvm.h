@@ -53,6 +53,13 @@ enum nvl_gpuva_flags {
 	NVL_GPUVA_PENDING = 1u << 3,
 	/** @NVL_GPUVA_REMOVED: out of the tree, freed when no longer pending */
 	NVL_GPUVA_REMOVED = 1u << 4,
+	/**
+	 * @NVL_GPUVA_KEPT: a REMAP piece that keeps the page-table entries of
+	 * a committed mapping (same BO, offset, flags and page size): while
+	 * PENDING its entries are already right, so a replayable fault in it
+	 * is served
+	 */
+	NVL_GPUVA_KEPT = 1u << 6,
 };
 
 /** Flags a client may request on a map (the rest are GPUVM's). */

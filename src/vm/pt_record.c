@@ -164,11 +164,13 @@ int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 		return -ENOMEM;
 	rec->nslots = 64;
 	rec->last = &no_slot;
-	rec->slots = nvl_calloc(rec->nslots, sizeof(*rec->slots));
+	/* aligned: a pair of slots is one cache line (hash()) */
+	rec->slots = nvl_aligned_alloc(64, rec->nslots * sizeof(*rec->slots));
 	if (!rec->slots) {
 		nvl_free(rec);
 		return -ENOMEM;
 	}
+	memset(rec->slots, 0, rec->nslots * sizeof(*rec->slots));
 	*rec_out = rec;
 	return 0;
 }
@@ -195,7 +197,7 @@ static int grow(struct nvl_vm_pt_record *rec)
 		if (v)
 			madvise(v, bytes, MADV_HUGEPAGE);
 	} else {
-		v = nvl_malloc(bytes);
+		v = nvl_aligned_alloc(64, bytes); /* see hash() */
 	}
 	if (!v)
 		return -ENOMEM;
@@ -353,6 +355,12 @@ fail:
 	return -ENOMEM;
 }
 
+/* a range that is not whole 64 KiB blocks */
+static bool part_blocks(uint64_t va, uint64_t range)
+{
+	return ((va | range) & ((1ull << (PAGE_SHIFT + BLK_SHIFT)) - 1)) != 0;
+}
+
 /* get_range() of more than one chunk, or of one that must be made or grow */
 static __attribute__((noinline)) int get_slow(struct nvl_vm_pt_record *rec,
 					      uint64_t va, uint64_t range,
@@ -384,12 +392,17 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 	 * What the map will write, loaded while GPUVM works on: the header
 	 * and the descriptors (the one it takes is the free list's head,
 	 * anywhere among them: at a million mappings, 16 descriptors over
-	 * six lines), at most 512 bytes; its page entries.
+	 * six lines), at most 512 bytes; its page entries when it writes
+	 * part of a block (whole blocks are written through their block
+	 * entries: a 64 KiB tile's chunk has page entries when its pages
+	 * are 4 KiB, for a lazy mapping's faults, but the tile's map and
+	 * unmap never read them; prefetching them was a line a tile op out
+	 * of 8 MiB of them in sparse_tiles).
 	 */
 	for (size_t o = 0; o < NVL_MIN(chunk_bytes(sl->cap), (size_t)512);
 	     o += 64)
 		__builtin_prefetch((const char *)sl->c + o);
-	if (sl->pe)
+	if (sl->pe && part_blocks(va, range))
 		__builtin_prefetch(
 			&sl->pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);
 	rec->refs++;
@@ -423,26 +436,20 @@ static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
 		/*
 		 * What the map will write, loaded while GPUVM works on: the
 		 * first chunk's header (block entries) and first descriptors,
-		 * and for less than a block its page entries.
+		 * and for part of a block its page entries.
 		 */
 		const struct slot *sl = find_slot(rec, k0);
 		uint32_t s = (uint32_t)(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1);
 
 		__builtin_prefetch(sl->c);
 		__builtin_prefetch((const char *)sl->c + 64);
-		if (sl->pe)
+		if (sl->pe && part_blocks(va, range))
 			__builtin_prefetch(&sl->pe[s]);
 		rec->refs++;
 		rec->ref_bytes += range;
 	}
 	rec_unlock(rec);
 	return ret;
-}
-
-/* a range that is not whole 64 KiB blocks */
-static bool part_blocks(uint64_t va, uint64_t range)
-{
-	return ((va | range) & ((1ull << (PAGE_SHIFT + BLK_SHIFT)) - 1)) != 0;
 }
 
 /*

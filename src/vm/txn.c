@@ -396,6 +396,13 @@ static void apply_remap(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_op *op,
 	bool sparse = in_region(txn->vm, old);
 	uint64_t lo, hi;
 
+	/* a piece of a committed mapping, keeping its entries: faultable */
+	if (!(old->flags & NVL_GPUVA_PENDING)) {
+		if (prev && prev_keeps)
+			prev->flags |= NVL_GPUVA_KEPT;
+		if (next && next_keeps)
+			next->flags |= NVL_GPUVA_KEPT;
+	}
 	remove_va(txn, old);
 	if (prev)
 		insert_va(txn, prev);
@@ -421,8 +428,14 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	struct nvl_gpuvm *vm = txn->vm;
 	unsigned int map_shift = 0xff;
 
+	/*
+	 * @keep lets the old entries stand for the MAP's, which rewrites
+	 * them; a lazy MAP writes none, so the old ones (and their
+	 * permissions) must go (0xff: no page size matches).
+	 */
 	if (ops->n && ops->v[ops->n - 1].kind == NVL_GPUVM_OP_MAP &&
-	    ops->v[ops->n - 1].va)
+	    ops->v[ops->n - 1].va &&
+	    !(ops->v[ops->n - 1].va->flags & NVL_GPUVA_LAZY))
 		map_shift = ops->v[ops->n - 1].va->page_shift;
 	for (uint32_t i = 0; i < ops->n; i++) {
 		struct nvl_gpuvm_op *op = &ops->v[i];
@@ -573,7 +586,7 @@ static struct nvl_gpuva *finish_ent(struct nvl_gpuvm *vm,
 
 	switch (e->kind) {
 	case T_INSERT_VA:
-		va->flags &= ~NVL_GPUVA_PENDING;
+		va->flags &= ~(NVL_GPUVA_PENDING | NVL_GPUVA_KEPT);
 		return va->flags & NVL_GPUVA_REMOVED ? va : NULL;
 	case T_REMOVE_VA:
 		if (!(va->flags & NVL_GPUVA_PENDING))

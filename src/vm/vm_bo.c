@@ -256,11 +256,12 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
 }
 
 /*
- * A move in does not make the mappings right: they still point where the
- * object was (before its eviction, or in the place it moved out of). So
- * "evicted" clears but the vm_bo is on the evict list until validate has
- * rewritten them: listed here too, since a vm_bo made after the eviction,
- * or of an object moving out of a fallback place, was never listed.
+ * A move back does not make the mappings right: they still point where the
+ * object was before it moved. So "evicted" clears but the vm_bo goes on
+ * (or stays on) the evict list until validate has rewritten them: a vm_bo
+ * made while the object was away (mapped in its fallback, or after another
+ * VM saw it leave) was never listed, and its entries name the memory the
+ * object just left.
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 {

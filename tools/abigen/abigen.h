@@ -104,6 +104,7 @@ struct ag_field {
 	uint64_t size; /* bytes (the whole array for arrays) */
 	unsigned bit_width;
 	bool is_signed;
+	bool is_bool; /* _Bool (not a bitfield): holds only 0 and 1 */
 	bool in_union;
 	/* arrays: dims, element count, element size, element is an integer */
 	unsigned ndims;

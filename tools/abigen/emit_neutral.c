@@ -134,9 +134,7 @@ static int emit_struct_decl(struct em *e, size_t wi)
 		if (r) {
 			ag_error("%s:%d: field '%s' of '%s': %s",
 				 e->ctx->want_file, w->fields[j].line,
-				 w->fields[j].path, w->name,
-				 r > 0 ? "no version has it"
-				       : "incompatible kinds across versions");
+				 w->fields[j].path, w->name, ag_neutral_why(r));
 			free(nu);
 			return -EINVAL;
 		}

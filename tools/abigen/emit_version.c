@@ -156,9 +156,11 @@ static void emit_pack_check(const struct vctx *c, size_t j,
 
 	switch (nf->kind) {
 	case AG_NF_INT:
+		/* a _Bool byte holds 0 or 1: as a 1-bit field */
 		lv = ag_fmt("in->%s", fn);
 		range_check(f, "\t", lv, nf,
 			    vf->bit_width ? vf->bit_width
+			    : vf->is_bool ? 1
 					  : (unsigned)vf->size * 8,
 			    vf->is_signed);
 		free(lv);

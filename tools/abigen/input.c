@@ -82,6 +82,42 @@ static bool is_ident(const char *s)
 	return true;
 }
 
+/* A version tag: letters, digits, '.', '-', '_' (it is written into C
+ * strings and identifiers). */
+static bool is_tag(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(".-_", *s))
+			return false;
+	return true;
+}
+
+/* A C keyword (a neutral member name is written bare into C). */
+static bool is_keyword(const char *s)
+{
+	static const char *const kw[] = {
+		"auto",	      "break",	   "case",	     "char",
+		"const",      "continue",  "default",	     "do",
+		"double",     "else",	   "enum",	     "extern",
+		"float",      "for",	   "goto",	     "if",
+		"inline",     "int",	   "long",	     "register",
+		"restrict",   "return",	   "short",	     "signed",
+		"sizeof",     "static",	   "struct",	     "switch",
+		"typedef",    "union",	   "unsigned",	     "void",
+		"volatile",   "while",	   "_Alignas",	     "_Alignof",
+		"_Atomic",    "_Bool",	   "_Complex",	     "_Generic",
+		"_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+		"asm",	      "typeof",	   "__typeof__",
+	};
+
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (!strcmp(s, kw[i]))
+			return true;
+	return false;
+}
+
 /* A field path: identifiers joined by '.'. */
 static bool is_path(const char *s)
 {
@@ -136,6 +172,13 @@ int ag_read_versions(struct ag_ctx *ctx, const char *path)
 			cur->ident = ag_ident(l.w[1]);
 			cur->file = path;
 			cur->line = l.line;
+			if (!is_tag(cur->tag)) {
+				ag_error(
+					"%s:%d: bad version tag '%s' (letters, "
+					"digits, '.', '-', '_')",
+					path, l.line, cur->tag);
+				r = -EINVAL;
+			}
 			for (size_t i = 0; i + 1 < ctx->nver; i++)
 				if (!strcmp(ctx->ver[i].in.ident, cur->ident)) {
 					ag_error(
@@ -326,6 +369,18 @@ static int want_line(struct ag_ctx *ctx, struct ag_lines *l,
 			ag_error("%s:%d: expected 'field PATH [as NAME] "
 				 "[elem STRUCT]'",
 				 l->file, l->line);
+			return -EINVAL;
+		}
+		if (is_keyword(f->neutral)) {
+			ag_error("%s:%d: field '%s': neutral name '%s' is a C "
+				 "keyword",
+				 l->file, l->line, f->path, f->neutral);
+			return -EINVAL;
+		}
+		if (!strcmp(f->neutral, "present")) {
+			ag_error("%s:%d: field '%s': 'present' is the neutral "
+				 "struct's presence mask; name it with 'as'",
+				 l->file, l->line, f->path);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i + 1 < w->nfields; i++)

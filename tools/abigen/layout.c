@@ -175,9 +175,16 @@ static int parse(CXIndex idx, const struct ag_version *v, const char *src,
 		clang_disposeDiagnostic(d);
 	}
 	if (errors) {
-		ag_error("%s: the headers do not parse (%d error%s); "
-			 "nothing generated",
-			 v->in.tag, errors, errors == 1 ? "" : "s");
+		/* a probe's failure is noted in the report (not fatal) */
+		if (extra_def)
+			ag_error("%s: the headers do not parse with %s (%d "
+				 "error%s); noted in the diff report",
+				 v->in.tag, extra_def, errors,
+				 errors == 1 ? "" : "s");
+		else
+			ag_error("%s: the headers do not parse (%d error%s); "
+				 "nothing generated",
+				 v->in.tag, errors, errors == 1 ? "" : "s");
 		clang_disposeTranslationUnit(*out);
 		*out = NULL;
 		return -EINVAL;
@@ -416,6 +423,7 @@ struct enum_collect {
 	const struct ag_ctx *ctx;
 	const struct ag_version *v;
 	const char *strip;
+	bool is_unsigned; /* the enum's integer type */
 };
 
 static char *entry_name(const struct ag_ctx *ctx, const struct ag_version *v,
@@ -448,8 +456,12 @@ static enum CXChildVisitResult enum_visit(CXCursor c, CXCursor p, void *d)
 	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
 	vn = ag_cx_str(clang_getCursorSpelling(c));
+	/* libclang's signed getter sign-extends an unsigned enum's
+	 * 0x80000000 and up */
 	table_add(ec->t, entry_name(ec->ctx, ec->v, vn, ec->strip), vn,
-		  clang_getEnumConstantDeclValue(c));
+		  ec->is_unsigned
+			  ? (int64_t)clang_getEnumConstantDeclUnsignedValue(c)
+			  : clang_getEnumConstantDeclValue(c));
 	free(vn);
 	return CXChildVisit_Continue;
 }
@@ -619,9 +631,14 @@ static void want_table(const struct ag_ctx *ctx, struct ag_version *v,
 
 		if (find_type(s, w->src_name, &t, &sp)) {
 			free(sp);
-			if (t.kind == CXType_Enum)
+			if (t.kind == CXType_Enum) {
+				bool sgn = true;
+
+				ag_type_is_int(t, &sgn);
+				ec.is_unsigned = !sgn;
 				clang_visitChildren(clang_getTypeDeclaration(t),
 						    enum_visit, &ec);
+			}
 		}
 		return;
 	}
@@ -658,8 +675,9 @@ static int cmp_entry(const void *a, const void *b)
 {
 	const struct ag_tentry *x = a, *y = b;
 
+	/* as from_wire() compares: uint64_t (a negative number last) */
 	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
+		return (uint64_t)x->value < (uint64_t)y->value ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -754,7 +772,8 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 			c->drf = true;
 			c->hi = (unsigned)e->value;
 			c->lo = lo->ok ? (unsigned)lo->value : 0;
-			if (!lo->ok || lo->value > e->value || e->value > 63) {
+			if (!lo->ok || lo->value < 0 || lo->value > e->value ||
+			    e->value > 63) {
 				ag_error("%s: %s: bad DRF range in version %s",
 					 ctx->want_file, w->name, v->in.tag);
 				c->found = false;
@@ -766,22 +785,27 @@ int ag_build_version(struct ag_ctx *ctx, struct ag_version *v)
 		struct ag_evals pe = {0};
 		const char *probe = v->in.probes.v[pi];
 
+		bool broken;
+
 		for (size_t k = 0; k < ev.n; k++)
 			eval_add(&pe, ev.e[k].expr);
-		if (run_evals(idx, v, base, &pe, probe))
-			pe.n = 0; /* does not parse under the probe: skip */
-		for (size_t k = 0; k < np && pe.n; k++) {
+		/* headers that do not parse under the probe: every wanted
+		 * constant says so (the report was silent) */
+		broken = run_evals(idx, v, base, &pe, probe) != 0;
+		for (size_t k = 0; k < np; k++) {
 			const struct pending *p = &pend[k];
 			struct ag_const *c = &v->konst[p->want];
 			const struct ag_eval *e = &pe.e[p->ev];
 			char *note, *old;
 
 			if (p->table || !c->found ||
-			    (e->ok && e->value == ev.e[p->ev].value))
+			    (!broken && e->ok && e->value == ev.e[p->ev].value))
 				continue;
-			note = e->ok ? ag_fmt("%lld with %s",
-					      (long long)e->value, probe)
-				     : ag_fmt("undefined with %s", probe);
+			note = broken  ? ag_fmt("headers do not parse with %s",
+						probe)
+			       : e->ok ? ag_fmt("%lld with %s",
+						(long long)e->value, probe)
+				       : ag_fmt("undefined with %s", probe);
 			old = c->probe_note;
 			c->probe_note = old ? ag_fmt("%s; %s", old, note)
 					    : ag_strdup(note);

@@ -19,6 +19,7 @@
 
 #include "abigen.h"
 #include "model.h"
+#include "model.h"
 
 /*
  * The layout database lives until exit by design (the tool is short-lived):
@@ -141,6 +142,34 @@ static int check_wants(const struct ag_ctx *ctx)
 					bad++;
 				}
 			break;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/*
+ * Every wanted field has a neutral representation holding what each
+ * version stores there; checked before anything is written.
+ */
+static int check_neutral(const struct ag_ctx *ctx)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < ctx->nwant; i++) {
+		const struct ag_want *w = &ctx->want[i];
+
+		for (size_t j = 0; w->kind == AG_W_STRUCT && j < w->nfields;
+		     j++) {
+			struct ag_nf nf;
+			int r = ag_neutral_field(ctx, i, j, &nf);
+
+			if (r < 0) {
+				ag_error("%s:%d: field '%s' of '%s': %s",
+					 ctx->want_file, w->fields[j].line,
+					 w->fields[j].path, w->name,
+					 ag_neutral_why(r));
+				bad++;
+			}
 		}
 	}
 	return bad ? -EINVAL : 0;
@@ -444,7 +473,8 @@ int main(int argc, char **argv)
 	for (size_t v = 0; !r && v < ctx.nver; v++)
 		if (ag_build_version(&ctx, &ctx.ver[v]))
 			r = -EINVAL;
-	if (r || check_wants(&ctx) || check_fixed(&ctx) || check_elems(&ctx)) {
+	if (r || check_wants(&ctx) || check_fixed(&ctx) || check_elems(&ctx) ||
+	    check_neutral(&ctx)) {
 		ag_error("failed; nothing written");
 		return 1;
 	}

@@ -91,6 +91,7 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 {
 	bool any = false, bits = false;
 	unsigned max_u = 0; /* widest unsigned integer among the versions */
+	const struct ag_field *arr = NULL; /* first version's array */
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < ctx->nver; i++) {
@@ -99,6 +100,16 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 
 		if (!f)
 			continue;
+		/* the neutral array is flat: a row of another length would
+		 * put neutral element i in another row in each version */
+		if (f->kind == AG_F_ARRAY) {
+			if (!arr)
+				arr = f;
+			else if (arr->ndims != f->ndims ||
+				 memcmp(arr->dims + 1, f->dims + 1,
+					(f->ndims - 1) * sizeof(f->dims[0])))
+				return AG_NF_ERR_DIMS;
+		}
 		classify(f, &nf);
 		bits |= f->bit_width != 0;
 		if ((nf.kind == AG_NF_INT || nf.kind == AG_NF_IARRAY) &&
@@ -111,7 +122,7 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 		}
 		if (nf.kind == AG_NF_FAM || out->kind == AG_NF_FAM) {
 			if (nf.kind != out->kind)
-				return -1;
+				return AG_NF_ERR_KINDS;
 			continue;
 		}
 		if (nf.kind != out->kind) { /* mixed kinds: raw bytes */
@@ -132,12 +143,32 @@ int ag_neutral_field(const struct ag_ctx *ctx, size_t wi, size_t fj,
 	}
 	if (out->kind == AG_NF_BYTES) {
 		if (bits)
-			return -1; /* a bitfield cannot be raw bytes */
+			return AG_NF_ERR_KINDS; /* a bitfield cannot be raw
+						 * bytes */
 		out->sgn = false;
 	}
 	/* signed in one version, unsigned as wide in another: one size up
-	 * holds both ranges */
-	if (out->sgn && max_u >= out->esize && out->esize < 8)
+	 * holds both ranges; nothing holds both int64_t and uint64_t */
+	if (out->sgn && max_u >= out->esize) {
+		if (out->esize == 8)
+			return AG_NF_ERR_SIGN;
 		out->esize *= 2;
+	}
 	return any ? 0 : 1;
+}
+
+const char *ag_neutral_why(int r)
+{
+	switch (r) {
+	case 1:
+		return "no version has it";
+	case AG_NF_ERR_SIGN:
+		return "signed in one version and unsigned 64-bit in another: "
+		       "no neutral integer holds both";
+	case AG_NF_ERR_DIMS:
+		return "array dimension other than the first differs across "
+		       "versions (the neutral array is flat)";
+	default:
+		return "incompatible kinds across versions";
+	}
 }

@@ -212,6 +212,7 @@ static enum CXChildVisitResult flat_visit(CXCursor c, CXCursor p, void *d)
 		ag_type_is_int(ct, &f->is_signed);
 	} else if (ag_type_is_int(ct, &f->is_signed)) {
 		f->kind = AG_F_INT;
+		f->is_bool = ct.kind == CXType_Bool;
 	} else if (ct.kind == CXType_ConstantArray && f->size) {
 		f->kind = AG_F_ARRAY;
 		fill_array(f, ct);

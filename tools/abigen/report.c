@@ -280,6 +280,14 @@ static void diff_record(const struct ag_ctx *ctx, FILE *f, size_t wi,
 			} else if (strcmp(x->type, y->type)) {
 				fprintf(m, "  retyped   %s (%s -> %s)\n", np,
 					x->type, y->type);
+			} else if (x->is_signed != y->is_signed) {
+				/* the same spelling, another type: an enum
+				 * that gained a negative value, a typedef
+				 * redefined */
+				fprintf(m, "  resigned  %s (%s: %s -> %s)\n",
+					np, x->type,
+					x->is_signed ? "signed" : "unsigned",
+					y->is_signed ? "signed" : "unsigned");
 			}
 			free(nb);
 		}

@@ -202,10 +202,28 @@ int nvl_cmd_dis(int argc, char **argv)
 		size_t cap = 0;
 
 		for (;;) {
-			uint64_t v = strtoull(p, &q, 16);
+			uint64_t v;
 
+			while (*p == ' ' || *p == '\t' || *p == '\n' ||
+			       *p == '\r')
+				p++;
+			/* strtoull() takes "-5" as 2^64 - 5 and clamps a
+			 * word of more than 64 bits: neither is a word */
+			if (*p == '-' || *p == '+')
+				break;
+			errno = 0;
+			v = strtoull(p, &q, 16);
 			if (q == p)
 				break;
+			if (errno == ERANGE) {
+				fprintf(stderr,
+					"nvl dis: a hex word of more than 64 "
+					"bits at byte %zu of %s\n",
+					(size_t)(p - data), o.in);
+				free(w);
+				free(data);
+				return 1;
+			}
 			p = q;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;

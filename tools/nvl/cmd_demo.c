@@ -88,7 +88,8 @@ int nvl_cmd_demo(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			return nvl_help_print(stdout, "demo");
-		} else if (!strcmp(argv[i], "--firmware") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--firmware") && i + 1 < argc &&
+			   *argv[i + 1]) {
 			nvl_demo_firmware = argv[++i];
 		} else {
 			return nvl_help_usage_error(

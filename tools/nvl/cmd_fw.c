@@ -21,10 +21,12 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "model/model.h"
+#include "nv/device.h"
 #include "cmd.h"
 #include "fw.h"
 #include "help.h"
 
+/* a chip's architecture -> the chip the driver has an entry for */
 static const char *const arch_profile[][2] = {
 	{"tu", "tu102"},
 	{"ga", "ga102"},
@@ -36,7 +38,7 @@ const char *const *nvl_fw_chip_versions(const char *chip, const char *override,
 					const char **buf, size_t nbuf,
 					char *store, size_t store_size)
 {
-	const struct nvl_model_profile *p = NULL;
+	const char *const *v;
 	size_t n = 0;
 
 	if (override) {
@@ -49,11 +51,17 @@ const char *const *nvl_fw_chip_versions(const char *chip, const char *override,
 		buf[n] = NULL;
 		return buf;
 	}
-	p = nvl_model_profile_find(chip);
-	for (size_t i = 0; !p && i < NVL_ARRAY_SIZE(arch_profile); i++)
+	/*
+	 * What the driver boots (src/nv/device.c), not the model profile's
+	 * list: the profile said ad102 takes 570.144 only while a device
+	 * boots 535.113.01 on it, so "fw needed" left out the file a boot
+	 * reads.
+	 */
+	v = nvl_nv_fw_versions(chip);
+	for (size_t i = 0; !v && i < NVL_ARRAY_SIZE(arch_profile); i++)
 		if (!strncmp(chip, arch_profile[i][0], 2))
-			p = nvl_model_profile_find(arch_profile[i][1]);
-	return p ? p->fw_versions : NULL;
+			v = nvl_nv_fw_versions(arch_profile[i][1]);
+	return v;
 }
 
 /* ---- list ------------------------------------------------------------ */
@@ -455,7 +463,8 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 			const char *eq = strchr(arg, '=');
 
 			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!val) {
+			/* --path "$DIR" with DIR unset: not the default path */
+			if (!val || !*val) {
 				fprintf(stderr, "nvl fw: %s needs a value\n",
 					arg);
 				return 2;
@@ -466,8 +475,12 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 		}
 		if (!strncmp(arg, "--chip", 6) &&
 		    (arg[6] == '\0' || arg[6] == '=')) {
-			if (a->nchips == NVL_ARRAY_SIZE(a->chips))
+			if (a->nchips == NVL_ARRAY_SIZE(a->chips)) {
+				fprintf(stderr,
+					"nvl fw: more than %zu --chip\n",
+					NVL_ARRAY_SIZE(a->chips));
 				return 2;
+			}
 			a->chips[a->nchips++] = val;
 		} else if (!strncmp(arg, "--path", 6) &&
 			   (arg[6] == '\0' || arg[6] == '=')) {

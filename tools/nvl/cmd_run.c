@@ -402,9 +402,16 @@ int nvl_cmd_run(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":d:s:c:r:jlh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
+			/* -d "$SPEC" with SPEC unset: not the default */
+			if (!*optarg)
+				return nvl_help_usage_error(
+					"run", "-d wants a device SPEC");
 			o.spec = optarg;
 			break;
 		case 'C':
+			if (!*optarg)
+				return nvl_help_usage_error(
+					"run", "--chip wants a CHIP");
 			snprintf(chip_spec, sizeof(chip_spec), "model:%s",
 				 optarg);
 			o.spec = chip_spec;
@@ -452,6 +459,9 @@ int nvl_cmd_run(int argc, char **argv)
 					       "(0, 10000]");
 			break;
 		case 'r':
+			if (!*optarg)
+				return nvl_help_usage_error(
+					"run", "--record wants a FILE");
 			o.record = optarg;
 			break;
 		case 'l':
@@ -492,8 +502,12 @@ int nvl_cmd_run(int argc, char **argv)
 
 	ret = run_ctx_open(&x, &o, wl->name, vram);
 	if (ret)
-		return nvl_tool_error("run", "cannot open %s",
-				      o.spec ? o.spec : "the default device");
+		return nvl_tool_error(
+			"run", "%s %s",
+			o.power_limit_w > 0 || !strcmp(wl->name, "thermal")
+				? "cannot open or set the power limit of"
+				: "cannot open",
+			o.spec ? o.spec : "the default device");
 	x.nengines = x.info.num_ce < NVL_REC_MAX_ENGINES ? x.info.num_ce
 							 : NVL_REC_MAX_ENGINES;
 	x.temp_min = x.clk_min = x.limit_min = INFINITY;

@@ -146,6 +146,20 @@ static bool parse_num(const char *s, int64_t min, int64_t max, int64_t *out)
 	return true;
 }
 
+/*
+ * -L, -q, --query-gpu, --query-compute-apps and --help-query-gpu each
+ * choose the report: a second, different one is an invalid combination
+ * (nvidia-smi's), not a silent "the last one wins" (-q --query-gpu=...
+ * printed only the CSV).
+ */
+static bool set_mode(struct smi_opts *o, enum smi_mode m)
+{
+	if (o->mode != M_TABLE && o->mode != m)
+		return false;
+	o->mode = m;
+	return true;
+}
+
 static int parse(int argc, char **argv, struct smi_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -156,21 +170,25 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			nvl_help_print(stdout, "smi");
 			return -1;
 		} else if (!strcmp(a, "-L") || !strcmp(a, "--list-gpus")) {
-			o->mode = M_LIST;
+			if (!set_mode(o, M_LIST))
+				return bad_option(a, false);
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--query")) {
-			o->mode = M_QUERY;
+			if (!set_mode(o, M_QUERY))
+				return bad_option(a, false);
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
 		} else if (!strcmp(a, "-x") || !strcmp(a, "--xml-format")) {
 			o->xml = true;
 		} else if (!strcmp(a, "--help-query-gpu")) {
-			o->mode = M_HELPQ;
+			if (!set_mode(o, M_HELPQ))
+				return bad_option(a, false);
 		} else if (is_opt(a, "-i", "--id")) {
 			if (!(o->ids = opt_value(argc, argv, &i, "-i", "--id")))
 				return bad_option(a, true);
 		} else if (is_opt(a, NULL, "--devices")) {
 			if (!(o->devices = opt_value(argc, argv, &i, NULL,
-						     "--devices")))
+						     "--devices")) ||
+			    !nvl_gpus_specs_valid(o->devices))
 				return bad_option(a, true);
 		} else if (is_opt(a, NULL, "--run")) {
 			if (!(o->run =
@@ -213,7 +231,8 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 			o->query = strdup(v);
 			if (!o->query)
 				return NVL_EXIT_FAIL;
-			o->mode = apps ? M_APPS : M_CSV;
+			if (!set_mode(o, apps ? M_APPS : M_CSV))
+				return bad_option(a, false);
 		} else if (is_opt(a, NULL, "--format")) {
 			char *copy, *save = NULL;
 
@@ -270,6 +289,9 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
 		return bad_option("--format", false);
+	/* the processes are in --json's report: not a CSV under --json */
+	if (o->mode == M_APPS && o->json)
+		return bad_option("--json", false);
 	/* as nvidia-smi: the XML report is -q's, whole (no -d) */
 	if (o->xml && o->mode != M_QUERY && o->mode != M_TABLE)
 		return bad_option("-x", false);
@@ -1141,7 +1163,7 @@ int nvl_cmd_smi(int argc, char **argv)
 		sample(&g, x);
 		if (reports && o.mode == M_TABLE)
 			printf("\n");
-		if (o.json && o.mode != M_APPS)
+		if (o.json)
 			print_json(x, g.n, ids, nf);
 		else if (o.mode == M_TABLE)
 			print_table(x, g.n);

@@ -5,15 +5,16 @@
  * Every -d seconds: each GPU's sensors (the firmware's per-copy-engine
  * busy share, clocks, power, temperature) and memory, and every client's
  * fdinfo. A client's busy % comes from two samples of its
- * drm-engine-copy, as gputop computes it: 100 x delta ns / (delta t x
- * drm-engine-capacity-copy), with delta t measured per client; a first
- * sample has no rate (null, or "-" on screen), and a counter that went
- * down is held (the fdinfo rule) until it catches up.
+ * drm-engine-copy: 100 x delta ns / delta t, not divided by
+ * drm-engine-capacity-copy (the share of one engine, as nvtop and
+ * intel_gpu_top's JSON; gputop divides), with delta t measured per
+ * client; a first sample has no rate (null, or "-" on screen), and a
+ * counter that went down is held (the fdinfo rule) until it catches up.
  *
  * Three outputs: an ncurses screen on a terminal (history graphs of
  * utilisation, power and temperature; keys h, s, r, p, q), plain text
- * lines when stdout is not a terminal, and -J: one JSON object per
- * sample and line.
+ * lines when stdout is not a terminal (or one curses cannot drive), and
+ * -J: one JSON object per sample and line.
  */
 #include <errno.h>
 #include <math.h>
@@ -26,6 +27,11 @@
 
 #ifdef NVL_HAVE_CURSES
 #include <curses.h>
+/* <term.h>'s (X/Open curses), which tools/nvl/term.h hides */
+struct term;
+int setupterm(const char *term, int fd, int *err);
+struct term *set_curterm(struct term *t);
+int del_curterm(struct term *t);
 #endif
 
 #include "cmd.h"
@@ -52,7 +58,9 @@ struct top_gpu {
 	struct nvl_device_memory m;
 	unsigned n, nprev;
 	struct top_client cl[NVL_GPU_CLIENTS_MAX], prev[NVL_GPU_CLIENTS_MAX];
-	double clients_busy; /* sum of the clients' busy %, capped at 100 */
+	/* sum of the clients' busy %, capped at 100 x capacity; NAN when
+	 * clients run but none has a rate yet (a first sample) */
+	double clients_busy;
 	/* history, oldest first once full */
 	double h_util[HIST], h_power[HIST], h_temp[HIST];
 	unsigned hn;
@@ -91,7 +99,7 @@ static void push_hist(double *h, unsigned n, double v)
 static void sample_gpu(struct top *t, struct top_gpu *tg)
 {
 	struct nvl_gpu_client c[NVL_GPU_CLIENTS_MAX];
-	unsigned cap = 1;
+	unsigned cap = 1, rated;
 	int64_t now;
 	int n;
 
@@ -103,6 +111,7 @@ static void sample_gpu(struct top *t, struct top_gpu *tg)
 	now = nvl_now_ns();
 	tg->n = n < 0 ? 0 : (unsigned)n;
 	tg->clients_busy = 0;
+	rated = 0;
 	for (unsigned i = 0; i < tg->n; i++) {
 		struct top_client *x = &tg->cl[i];
 
@@ -130,9 +139,13 @@ static void sample_gpu(struct top *t, struct top_gpu *tg)
 			tg->clients_busy += x->busy;
 			break;
 		}
+		rated += !isnan(x->busy);
 	}
 	if (tg->clients_busy > 100.0 * cap)
 		tg->clients_busy = 100.0 * cap;
+	/* no rate is not 0 % (nvl smi's rule: never a made-up number) */
+	if (tg->n && !rated)
+		tg->clients_busy = NAN;
 	push_hist(tg->h_util, tg->hn,
 		  has(tg, NVL_SENSOR_UTIL_GPU) ? tg->s.util_gpu / 100.0 : NAN);
 	push_hist(tg->h_power, tg->hn,
@@ -241,8 +254,9 @@ static void print_json(struct top *t)
 		jnum(has(tg, NVL_SENSOR_UTIL_GPU), s->util_gpu / 100.0, 2);
 		printf(", \"memory\": ");
 		jnum(has(tg, NVL_SENSOR_UTIL_MEM), s->util_mem / 100.0, 2);
-		printf(", \"clients\": %.2f, \"unit\": \"%%\"}",
-		       tg->clients_busy);
+		printf(", \"clients\": ");
+		jnum(true, tg->clients_busy, 2);
+		printf(", \"unit\": \"%%\"}");
 		printf(", \"frequency\": {\"graphics\": ");
 		jnum(has(tg, NVL_SENSOR_CLK_GR), s->clk_gr_mhz, 0);
 		printf(", \"memory\": ");
@@ -455,12 +469,30 @@ static void draw(struct top *t, bool paused, bool help)
 	refresh();
 }
 
+/*
+ * -1 when the terminal cannot be drawn on: TERM unset, "dumb" (no cursor
+ * addressing) or unknown to terminfo. initscr() would print "Error opening
+ * terminal" and exit(1) there; newterm() returns NULL, and top prints
+ * lines instead, as it does off a terminal.
+ */
 static int run_curses(struct top *t)
 {
+	const char *term = getenv("TERM");
 	bool paused = false, help = false;
+	SCREEN *scr;
 	long n = 0;
+	int err;
 
-	initscr();
+	if (!term || !*term || !strcmp(term, "dumb"))
+		return -1;
+	/* terminfo's entry first: a newterm() that fails leaks its screen */
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return -1;
+	del_curterm(set_curterm(NULL));
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr)
+		return -1;
+	set_term(scr);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -501,6 +533,7 @@ static int run_curses(struct top *t)
 			break;
 	}
 	endwin();
+	delscreen(scr);
 	return NVL_EXIT_OK;
 }
 #endif
@@ -598,6 +631,11 @@ int nvl_cmd_top(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--devices") && i + 1 < argc) {
 			devices = argv[++i];
+			/* --devices "$D" with D unset: not the default */
+			if (!nvl_gpus_specs_valid(devices)) {
+				free(t);
+				return usage_error("--devices names no device");
+			}
 		} else if (!strcmp(a, "--run") && i + 1 < argc) {
 			run = argv[++i];
 			if (!nvl_load_valid(run, "top")) {
@@ -625,11 +663,12 @@ int nvl_cmd_top(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	ret = -1;
 #ifdef NVL_HAVE_CURSES
 	if (!t->json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
 		ret = run_curses(t);
-	else
 #endif
+	if (ret < 0)
 		ret = run_lines(t);
 	nvl_load_stop(load);
 	nvl_gpus_close(&t->g);

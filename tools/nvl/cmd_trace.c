@@ -248,6 +248,11 @@ int nvl_cmd_trace(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, ":d:c:j:r:gpqh", lo, NULL)) !=
 	       -1) {
+		/* -d "$SPEC" with SPEC unset is not the default device, nor
+		 * --rpc "" a filter that hides every message */
+		if (ch > 0 && strchr("dFrRP", ch) && optarg && !*optarg)
+			return nvl_help_usage_error(
+				"trace", "an option's value is empty");
 		switch (ch) {
 		case 'd':
 			spec = optarg;

@@ -158,9 +158,23 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 		g->n++;
 	}
 	free(copy);
+	/* "," or NVL_DEVICES=",": no device is not an empty report */
+	if (!ret && !g->n) {
+		fprintf(stderr, "nvl %s: error: '%s' names no device\n", cmd,
+			specs);
+		ret = -EINVAL;
+	}
 	if (ret)
 		nvl_gpus_close(g);
 	return ret;
+}
+
+bool nvl_gpus_specs_valid(const char *specs)
+{
+	for (; specs && *specs; specs++)
+		if (*specs != ',')
+			return true;
+	return false;
 }
 
 void nvl_gpus_close(struct nvl_gpus *g)
@@ -208,8 +222,15 @@ int nvl_gpus_select(struct nvl_gpus *g, const char *ids, char *bad)
 			ret = -ENOENT;
 			break;
 		}
+		k++;
 	}
 	free(copy);
+	/* "-i ," names no GPU: not every GPU, nor none */
+	if (!ret && !k) {
+		snprintf(bad, 64, "%s", ids);
+		ret = -ENOENT;
+	}
+	k = 0;
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < g->n; i++) {

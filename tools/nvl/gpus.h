@@ -51,6 +51,12 @@ struct nvl_gpus {
  */
 int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd);
 
+/**
+ * nvl_gpus_specs_valid() - whether @specs (a --devices value) names a
+ * device: not empty, not only commas.
+ */
+bool nvl_gpus_specs_valid(const char *specs);
+
 /** nvl_gpus_close() - close them all. */
 void nvl_gpus_close(struct nvl_gpus *g);
 
@@ -58,7 +64,8 @@ void nvl_gpus_close(struct nvl_gpus *g);
  * nvl_gpus_select() - keep the devices @ids names: comma-separated
  * indices or PCI bus ids (00000000:01:00.0 or 0000:01:00.0, any case).
  * Those left out are closed. Return: 0, or -ENOENT naming the id in
- * @bad (room for 64 bytes).
+ * @bad (room for 64 bytes); @ids naming no GPU at all (",") is -ENOENT
+ * too.
  */
 int nvl_gpus_select(struct nvl_gpus *g, const char *ids, char *bad);
 
@@ -82,8 +89,8 @@ struct nvl_load;
 /**
  * nvl_load_start() - WORKLOAD on @dev in threads of this process:
  * "copy[:N]" runs N (default 2) clients, each copying 4 MiB buffers on
- * its own channel; client i is busy (i+1) tenths of each 100 ms (it
- * waits for each copy and sleeps the rest). Return: 0 or a negative
+ * its own channel, back to back (it waits for each copy); "busy[:PCT]"
+ * one client whose channel is held PCT % of each 100 ms. Return: 0 or a negative
  * errno (message on stderr, prefixed by @cmd).
  */
 int nvl_load_start(struct nvl_device *dev, const char *workload,

@@ -25,7 +25,7 @@ static const struct nvl_help_opt demo_opts[] = {
 	{"--firmware", "VERSION",
 	 "boot the GSP with this firmware version (535.54.03, 535.113.01 "
 	 "or 570.144; "
-	 "default: the newest each chip accepts)"},
+	 "default: 535.113.01, what the driver boots on these chips)"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
 };
@@ -39,7 +39,7 @@ static const struct nvl_help_example demo_ex[] = {
 static const struct nvl_help_opt bench_opts[] = {
 	{"--json", NULL,
 	 "one JSON object per line (with the baseline "
-	 "measured in the same run)"},
+	 "measured in the same run; with --list, one per benchmark)"},
 	{"--quick", NULL, "short runs (a smoke test, not a measurement)"},
 	{"--list", NULL, "list suites and benchmarks"},
 	{"-h, --help", NULL, "show this help and exit"},
@@ -60,8 +60,8 @@ static const struct nvl_help_opt fw_opts[] = {
 	 "a chip (tu102, ga104, ad107, gh100, ...); repeat "
 	 "for several"},
 	{"--versions", "V,...",
-	 "versions the chips accept (default: the "
-	 "model profile of the chip's architecture)"},
+	 "versions the chips accept (default: those the driver boots on "
+	 "the chip's architecture without NVL_FW_VERSION)"},
 	{"--fallbacks", NULL, "needed: also carry older accepted versions"},
 	{"-h, --help", NULL, "show this help and exit"},
 	{0},
@@ -328,8 +328,8 @@ static const struct nvl_help table[] = {
 	 nvl_opts, nvl_ex, NULL},
 	{"demo", "the main job: exercise the stack on the built-in model",
 	 "nvl demo [--firmware VERSION]",
-	 "Runs every registered step (machine baselines, sync, scheduler, "
-	 "mm, vm, GSP boot, model, MMU, driver) in order, each labelled with "
+	 "Runs every registered step (machine baselines, GSP boot, sync, "
+	 "scheduler, mm, vm, model, MMU, driver) in order, each labelled with "
 	 "what it runs on, and stops at the first failure. The driver step "
 	 "runs nvl run's sparse, copy and oversubscription workloads as one "
 	 "story on one device.",

@@ -89,6 +89,13 @@ int run_set_power_limit(struct run_ctx *x, double watts)
 		       : (uint32_t)(s.power_default_mw * 0.4);
 	if (!(watts > 0) && mw < s.power_min_mw)
 		mw = s.power_min_mw;
+	/* the firmware's NV_ERR_OUT_OF_RANGE does not say which value */
+	if (watts > 0 && (mw < s.power_min_mw || mw > s.power_max_mw))
+		return nvl_error(-ERANGE,
+				 "run: --power-limit %.2f W is outside the "
+				 "board's %.2f .. %.2f W",
+				 watts, s.power_min_mw / 1000.0,
+				 s.power_max_mw / 1000.0);
 	ret = nvl_device_client_create2(x->dev, NVL_CLIENT_DEVICE_STATE, &adm);
 	if (ret)
 		return ret;

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: adversarial review of channels, EXEC and the pushbuffer against
+ * NVIDIA's host class (audit14): what a hostile or careless client can do
+ * with channel create/destroy/query and nvl_exec(), checked against the
+ * promises of nouvelle/exec.h and the published Host class facts
+ * (clc36f.h/clc46f.h/clc56f.h/clc86f.h: GP_ENTRY0/1, SEM_ADDR_HI, the
+ * method header) the driver and the model implement.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nouvelle/nouvelle.h>
+#include <nouvelle/push.h>
+
+#include "core/device.h"
+#include "hw/host.h"
+#include "model/gsp/gsp.h"
+#include "t.h"
+#include "t_nv.h"
+
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
+#define VA_LOW (16 * MIB)
+#define VA_PB (48 * MIB)
+
+/*
+ * Run one Host NOP push at @va (written through @pb) on @chan: nvl_exec()'s
+ * result, or -ETIMEDOUT when its fence does not signal within 2 s; when
+ * the job ran, the channel must still live.
+ */
+static int nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
+		    uint64_t va)
+{
+	struct nvl_exec_push ep = {.va = va};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_channel_info ci;
+	struct nvl_push p;
+	int ret;
+
+	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	assert_true(nvl_push_end(&p) > 0);
+	ep.len = nvl_push_bytes(&p);
+	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
+	if (!ret) {
+		ret = nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+				       t_nv_deadline(2 * T_NV_SEC), 0, NULL);
+		if (!ret) {
+			assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+			assert_int_equal(ci.alive, 1);
+		}
+	}
+	nvl_syncobj_destroy(c, sig.handle);
+	return ret;
+}
+
+/*
+ * Hopper too: a GPFIFO entry carries VA bits 39:0 only (clc86f.h
+ * NVC86F_GP_ENTRY1_GET_HI 7:0, as in every earlier Host class; a higher
+ * segment needs a SET_PB_SEGMENT_EXTENDED_BASE control entry first), so a
+ * channel whose driver range lies past 2^40 has its fence idiom fetched
+ * (and, with SEM_ADDR_HI written 8 bits wide, its seqno released) at the
+ * aliased address below 2^40: here the client's own BO. Either the
+ * channel is refused or an exec works and the BO is untouched.
+ */
+static void hopper_high_kernel_range(void **state)
+{
+	struct nvl_vm_create_args va = {.start = 1 * MIB,
+					.end = 1ull << 42,
+					.kernel_start = (1ull << 40) + VA_LOW,
+					.kernel_range = T_NV_KRANGE};
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t vm, chan, hb, hpb, *pb;
+	uint8_t *b;
+	int ret;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:gh100", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	/* the BO sits where the aliased channel slot would be */
+	hb = t_nv_vram_bo(c, vm, 2 * MIB, VA_LOW, (void **)&b);
+	hpb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&pb);
+	memset(b, 0x5a, 2 * MIB);
+	ret = nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan);
+	if (!ret) {
+		assert_int_equal(nop_exec(c, chan, pb, VA_PB), 0);
+		assert_int_equal(nvl_channel_destroy(c, chan), 0);
+	} else {
+		assert_int_equal(ret, -EINVAL);
+	}
+	for (size_t i = 0; i < 2 * MIB; i++)
+		if (b[i] != 0x5a)
+			fail_msg("byte %#zx of the client's BO is %#x", i,
+				 b[i]);
+	assert_int_equal(nvl_bo_unmap(c, hb), 0);
+	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
+/* ---- nvl_exec() under allocation failure ------------------------------ */
+
+#define AF_SIGS 6 /* more than exec's signals on the stack */
+
+struct af {
+	struct t_nv_cl k;
+	struct nvl_exec_push push;
+	struct nvl_vm_sync waits[2], sigs[AF_SIGS];
+	uint32_t tl; /* a timeline signalled at point 1 */
+	uint64_t submitted;
+};
+
+static int af_op(void *arg)
+{
+	struct af *a = arg;
+
+	return nvl_exec(a->k.c, a->k.chan, &a->push, 1, a->waits, 2, a->sigs,
+			AF_SIGS, 0);
+}
+
+/* a failed exec queued nothing and signalled nothing */
+static void af_check(int ret, void *arg)
+{
+	struct af *a = arg;
+	struct nvl_channel_info ci;
+	uint64_t pt = 99;
+	int st;
+
+	if (ret != -ENOMEM)
+		fail_msg("exec under allocation failure: %d (%s), not -ENOMEM",
+			 ret, nvl_last_error());
+	for (unsigned i = 0; i < AF_SIGS; i++) {
+		if (a->sigs[i].handle == a->tl)
+			continue;
+		/* a binary syncobj without a fence */
+		if (nvl_syncobj_status(a->k.c, a->sigs[i].handle, 0, &st) !=
+		    -ENOENT)
+			fail_msg("signal %u got a fence (status %d)", i, st);
+	}
+	assert_int_equal(nvl_syncobj_query(a->k.c, &a->tl, &pt, 1,
+					   NVL_SYNCOBJ_QUERY_LAST_SUBMITTED),
+			 0);
+	assert_int_equal(pt, 0);
+	assert_int_equal(nvl_channel_query(a->k.c, a->k.chan, &ci), 0);
+	assert_int_equal(ci.submitted, a->submitted);
+	assert_int_equal(ci.alive, 1);
+}
+
+/*
+ * Every allocation of nvl_exec() failing in turn (waits, more signals than
+ * the stack holds, a timeline point): -ENOMEM each time with nothing
+ * signalled, nothing queued and nothing leaked (ASan), then the exec runs.
+ */
+static void exec_alloc_failures(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_push p;
+	struct af a;
+	uint64_t one = 1;
+	unsigned long n;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(nvl_device_open(NULL, NULL, &dev), 0);
+	t_nv_cl_up(&a.k, dev, VA_PB, 0);
+	assert_int_equal(nvl_push_init(&p, a.k.ppb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	a.push = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(nvl_syncobj_create(a.k.c,
+						    NVL_SYNCOBJ_CREATE_SIGNALED,
+						    &a.waits[i].handle),
+				 0);
+	for (unsigned i = 0; i < AF_SIGS; i++)
+		assert_int_equal(
+			nvl_syncobj_create(a.k.c, 0, &a.sigs[i].handle), 0);
+	a.tl = a.sigs[2].handle;
+	a.sigs[2].point = 1;
+	/* a first exec so that the job cache and the scheduler are warm */
+	t_nv_cl_run(&a.k, 0, p.cur - p.start, 5 * T_NV_SEC);
+	a.submitted = 1;
+	n = t_fail_each_alloc(af_op, af_check, &a, 200);
+	assert_true(n > 0);
+	assert_int_equal(nvl_syncobj_wait(a.k.c, &a.tl, &one, 1,
+					  t_nv_deadline(5 * T_NV_SEC), 0, NULL),
+			 0);
+	t_nv_cl_expect_alive(&a.k);
+	t_nv_cl_close(&a.k);
+	nvl_device_close(dev);
+}
+
+/* ---- a job parked in a semaphore acquire ---------------------------- */
+
+#define VA_SEM (64 * MIB)
+
+/*
+ * A job whose Host SEM_EXECUTE acquire (clc46f.h OPERATION_ACQUIRE, with
+ * ACQUIRE_SWITCH_TSG as the builder sets it) waits for a value nobody
+ * releases makes no progress: within a few job timeouts its fence
+ * signals with -ETIMEDOUT (the channel reset by the firmware, or killed),
+ * as exec.h and nvl_device_opts.job_timeout_ms promise, instead of holding
+ * its fence (and every eviction waiting for it) forever.
+ */
+static void acquire_never_satisfied_times_out(void **state)
+{
+	struct nvl_device_opts o = {.job_timeout_ms = 100};
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	k.psem[0] = 0;
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_host_sem_acquire(&p, VA_SEM, 1, NVL_PUSH_ACQ_EQ);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	/* 30 job timeouts */
+	assert_int_equal(t_nv_cl_wait(&k, 3 * T_NV_SEC), 0);
+	assert_int_equal(nvl_syncobj_status(k.c, k.sync, 0, &st), 0);
+	assert_int_equal(st, -ETIMEDOUT);
+	assert_int_equal(k.psem[0], 0);
+	/* reset by the firmware: the channel takes new work */
+	t_nv_cl_expect_alive(&k);
+	assert_int_equal(nop_exec(k.c, k.chan, k.ppb + 1024, VA_PB + 4096), 0);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- the GPFIFO ring wrapping --------------------------------------- */
+
+/* an unsigned 32-bit IADD of 1 at @va: SEM_EXECUTE OPERATION_REDUCTION,
+ * REDUCTION_IADD, REDUCTION_FORMAT_UNSIGNED (clc46f.h) */
+static void add_one(struct nvl_push *p, uint64_t va)
+{
+	uint32_t s[5] = {
+		(uint32_t)va,
+		(uint32_t)(va >> 32),
+		1,
+		0,
+		6u | 5u << NVL_PUSH_HOST_SEM_EXECUTE_REDUCTION_SHIFT |
+			1u << NVL_PUSH_HOST_SEM_EXECUTE_REDUCTION_FORMAT_SHIFT,
+	};
+
+	nvl_push_mthd(p, 0, NVL_PUSH_HOST_SEM_ADDR_LO, s, 5);
+}
+
+#define WRAP_EXECS 150
+
+/*
+ * Many more GPFIFO entries than the ring's 256, pipelined: execs of 1 to 64
+ * pushes (a job's entries wrap past the ring's end at every position), each
+ * push adding 1 to a counter and to a word of its own. Every push runs
+ * exactly once: none skipped or run twice where GP_PUT wraps.
+ */
+static void ring_wraps_in_and_across_execs(void **state)
+{
+	struct nvl_exec_push ep[NVL_EXEC_MAX_PUSH];
+	struct nvl_vm_sync sig;
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t want[1 + NVL_EXEC_MAX_PUSH] = {0};
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	memset(k.psem, 0, 4 * (1 + NVL_EXEC_MAX_PUSH));
+	for (unsigned j = 0; j < NVL_EXEC_MAX_PUSH; j++) {
+		assert_int_equal(nvl_push_init(&p, k.ppb + j * 64, 256), 0);
+		add_one(&p, VA_SEM);
+		add_one(&p, VA_SEM + 4 * (1 + j));
+		assert_true(nvl_push_end(&p) > 0);
+		ep[j] = (struct nvl_exec_push){
+			.va = VA_PB + j * 256,
+			.len = nvl_push_bytes(&p),
+			.flags = j % 3 ? 0 : NVL_EXEC_PUSH_NO_PREFETCH};
+	}
+	sig = (struct nvl_vm_sync){.handle = k.sync};
+	for (unsigned i = 0; i < WRAP_EXECS; i++) {
+		unsigned n = 1 + (i * 37) % NVL_EXEC_MAX_PUSH;
+
+		assert_int_equal(
+			nvl_exec(k.c, k.chan, ep, n, NULL, 0, &sig, 1, 0), 0);
+		want[0] += n;
+		for (unsigned j = 0; j < n; j++)
+			want[1 + j]++;
+	}
+	assert_int_equal(t_nv_cl_wait(&k, 10 * T_NV_SEC), 0);
+	for (unsigned j = 0; j <= NVL_EXEC_MAX_PUSH; j++)
+		if (k.psem[j] != want[j])
+			fail_msg("word %u is %u, not %u", j, k.psem[j],
+				 want[j]);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 1);
+	assert_int_equal(ci.submitted, WRAP_EXECS);
+	assert_int_equal(ci.completed, WRAP_EXECS);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- GPFIFO entries: lengths and faults ------------------------------ */
+
+/*
+ * The GPFIFO entry the driver writes, against clc46f.h/clc86f.h: GP_ENTRY0
+ * GET 31:2 (FETCH 0:0 unconditional), GP_ENTRY1 GET_HI 7:0, LEVEL 9:9
+ * (MAIN), LENGTH 30:10 in dwords, SYNC 31:31 (WAIT: exec's NO_PREFETCH).
+ */
+static void gp_entry_fields(void **state)
+{
+	uint64_t e = nvl_hw_gp_entry(0xab12345678ull, 0x1fffff, 1);
+
+	(void)state;
+	assert_int_equal((uint32_t)e, 0x12345678u);
+	assert_int_equal((uint32_t)(e >> 32),
+			 0xab | 0x1fffffu << 10 | 1u << 31);
+	e = nvl_hw_gp_entry(0xff00000004ull, 1, 0);
+	assert_int_equal((uint32_t)e, 4);
+	assert_int_equal((uint32_t)(e >> 32), 0xff | 1u << 10);
+	/* the PB address is dword aligned: GET holds bits 31:2 only */
+	assert_int_equal((uint32_t)nvl_hw_gp_entry(0x1003, 1, 0), 0x1000);
+}
+
+#define BIG_PB (8 * MIB)
+#define VA_BIG (256 * MIB)
+
+/*
+ * The longest push exec takes, 8 MiB - 4 (GP_ENTRY1 LENGTH 30:10 all
+ * ones), runs to its last dword (a semaphore release after 2 M NOP
+ * dwords); 4 bytes more are refused.
+ */
+static void longest_push(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t hb, *big;
+	const uint32_t len = 0x1fffffu * 4;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+	k.psem[0] = 0;
+	hb = t_nv_cl_bo(&k, BIG_PB, NVL_BO_DOMAIN_VRAM, VA_BIG, (void **)&big);
+	memset(big, 0, BIG_PB); /* the universal NOP */
+	assert_int_equal(nvl_push_init(&p, big + len / 4 - 6, 24), 0);
+	nvl_push_host_sem_release(&p, VA_SEM, 0x600dbeefu, 0);
+	assert_int_equal(nvl_push_end(&p), 6);
+	ep = (struct nvl_exec_push){.va = VA_BIG, .len = len + 4};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0, NULL, 0, 0),
+			 -EINVAL);
+	ep.len = len;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 10 * T_NV_SEC), 0);
+	assert_int_equal(k.psem[0], 0x600dbeefu);
+	t_nv_cl_expect_alive(&k);
+	assert_int_equal(nvl_bo_unmap(k.c, hb), 0);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/*
+ * A push that starts in the pushbuffer BO and runs past its end into VA
+ * nothing maps: the fetch faults (Xid 31, a READ by Host at the first
+ * unmapped page), the job fails with -EFAULT and the process lives.
+ */
+static void push_straddles_bo_end(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct nvl_exec_push ep;
+	struct t_nv_cl k;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	memset(k.ppb, 0, T_NV_PB_SIZE);
+	ep = (struct nvl_exec_push){.va = VA_PB + T_NV_PB_SIZE - 16, .len = 64};
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+				  &(struct nvl_vm_sync){.handle = k.sync}, 1,
+				  0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	assert_int_equal(nvl_syncobj_status(k.c, k.sync, 0, &st), 0);
+	assert_int_equal(st, -EFAULT);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ci.hw_error, 31);
+	assert_int_equal(ci.fault_access, 0); /* READ */
+	assert_int_equal(ci.fault_va, VA_PB + T_NV_PB_SIZE);
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- the device's channel limits ----------------------------------- */
+
+/*
+ * Channels until the device has no more (tiny: 64 hardware channel ids,
+ * one the driver's own): the failure is a clean -ENOSPC or RM's error,
+ * and it leaks nothing: a channel destroyed makes room for exactly one.
+ */
+static void device_channel_limit(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *c[3];
+	uint32_t vm[3], h[3][64], n[3] = {0}, extra;
+	int ret = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(nvl_device_client_create(dev, &c[i]), 0);
+		vm[i] = t_nv_vm(c[i]);
+	}
+	for (unsigned i = 0; i < 3 && !ret; i++)
+		while (n[i] < 64 &&
+		       !(ret = nvl_channel_create(c[i], vm[i], NVL_ENGINE_COPY,
+						  0, &h[i][n[i]])))
+			n[i]++;
+	if (ret != -ENOSPC)
+		fail_msg("out of channels: %d (%s), not -ENOSPC", ret,
+			 nvl_last_error());
+	/* again, from the client that still has room */
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &extra),
+		-ENOSPC);
+	assert_int_equal(nvl_channel_destroy(c[0], h[0][--n[0]]), 0);
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &extra), 0);
+	assert_int_equal(
+		nvl_channel_create(c[2], vm[2], NVL_ENGINE_COPY, 0, &h[2][0]),
+		-ENOSPC);
+	for (unsigned i = 0; i < 3; i++)
+		nvl_client_destroy(c[i]);
+	nvl_device_close(dev);
+}
+
+/* ---- a channel on a VM destroyed underneath ------------------------- */
+
+#define VA_A (16 * MIB)
+#define VA_B (32 * MIB)
+#define UBUF (256 * KIB)
+
+/*
+ * The VM's handle is destroyed while a channel in it lives on, then the
+ * BOs that were bound in it: their VRAM goes to another client (filled
+ * with a secret). A fill at the old VA and a copy from it through the
+ * surviving channel must neither change nor reveal the other client's
+ * memory: the VM's mappings went with its handle (vm.h), so the channel
+ * faults or the exec is refused.
+ */
+static void channel_outlives_its_vm(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	struct nvl_exec_push ep;
+	uint32_t ha, hb, hs[8], *ps[8], *pb_b;
+	int ret;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	ha = t_nv_cl_bo(&k, UBUF, NVL_BO_DOMAIN_VRAM, VA_A, NULL);
+	hb = t_nv_cl_bo(&k, UBUF, NVL_BO_DOMAIN_VRAM, VA_B, (void **)&pb_b);
+	memset(pb_b, 0, UBUF);
+	assert_int_equal(nvl_vm_destroy(k.c, k.vm), 0);
+	assert_int_equal(nvl_bo_close(k.c, ha), 0);
+	/* another client takes the VRAM: a secret in every BO */
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(nvl_bo_create(b, UBUF, NVL_BO_DOMAIN_VRAM, 0,
+					       NVL_BO_CPU_VISIBLE, &hs[i]),
+				 0);
+		assert_int_equal(nvl_bo_map(b, hs[i], (void **)&ps[i]), 0);
+		for (size_t w = 0; w < UBUF / 4; w++)
+			ps[i][w] = 0x5ec7e700u + i;
+	}
+	/* a fill of A's old VA, then a copy from it into B */
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_ce_set_object(&p, 0, k.info.ce_class);
+	nvl_push_ce_fill(&p, 0, VA_A, 0xbad0bad0u, UBUF);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	ret = nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+		       &(struct nvl_vm_sync){.handle = k.sync}, 1, 0);
+	if (!ret)
+		assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	assert_int_equal(nvl_push_init(&p, k.ppb + 1024, 60 * KIB), 0);
+	nvl_push_ce_set_object(&p, 0, k.info.ce_class);
+	nvl_push_ce_copy(&p, 0, VA_B, VA_A, UBUF);
+	assert_true(nvl_push_end(&p) > 0);
+	ep = (struct nvl_exec_push){.va = VA_PB + 4096,
+				    .len = nvl_push_bytes(&p)};
+	ret = nvl_exec(k.c, k.chan, &ep, 1, NULL, 0,
+		       &(struct nvl_vm_sync){.handle = k.sync}, 1, 0);
+	if (!ret)
+		assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+	for (unsigned i = 0; i < 8; i++)
+		for (size_t w = 0; w < UBUF / 4; w++)
+			if (ps[i][w] != 0x5ec7e700u + i)
+				fail_msg("the other client's BO %u word %zu "
+					 "is %#x",
+					 i, w, ps[i][w]);
+	for (size_t w = 0; w < UBUF / 4; w++)
+		if ((pb_b[w] & 0xffffff00u) == 0x5ec7e700u)
+			fail_msg("word %zu of B holds the other client's %#x",
+				 w, pb_b[w]);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(nvl_bo_unmap(b, hs[i]), 0);
+	nvl_client_destroy(b);
+	assert_int_equal(nvl_bo_unmap(k.c, hb), 0);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- nvl_channel_query() of a channel the device's loss killed ------- */
+
+/*
+ * A channel killed because its device was lost (the GSP stopped answering:
+ * heartbeat) is not alive, its error is -ENODEV, and its reason must say it
+ * was killed: enum nvl_channel_reason's NVL_CHANNEL_ALIVE means "not
+ * killed".
+ */
+static void query_after_device_lost(void **state)
+{
+	struct nvl_device_opts o = {.heartbeat_ms = 20};
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct t_nv_cl k;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
+	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
+		usleep(5000);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.error, -ENODEV);
+	assert_int_equal(ci.reason, NVL_CHANNEL_DEVICE_LOST);
+	assert_int_equal(nop_exec(k.c, k.chan, k.ppb, VA_PB), -ENODEV);
+	t_nv_cl_down(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- the builder's bad arguments ------------------------------------- */
+
+/*
+ * push.h: a bad argument fails the call (-EINVAL) and writes nothing.
+ * Unknown flag bits of nvl_push_host_sem_release() (only 64BIT and
+ * NO_WFI exist), and a class that does not fit SET_OBJECT NVCLASS 15:0
+ * (clc46f.h; 16:20 is ENGINE) are bad arguments, not silently dropped.
+ */
+static void builder_unknown_bits(void **state)
+{
+	uint32_t buf[16];
+	struct nvl_push p;
+
+	(void)state;
+	for (unsigned i = 0; i < 16; i++)
+		buf[i] = 0xdeadbeef;
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1, 1u << 7),
+			 -EINVAL);
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_ce_set_object(&p, 0, 0x1c5b5), -EINVAL);
+	assert_int_equal(buf[0], 0xdeadbeef);
+	/* the known ones still work */
+	assert_int_equal(nvl_push_init(&p, buf, 64), 0);
+	assert_int_equal(nvl_push_host_sem_release(&p, 0x1000, 1,
+						   NVL_PUSH_SEM_64BIT |
+							   NVL_PUSH_SEM_NO_WFI),
+			 0);
+	assert_int_equal(nvl_push_ce_set_object(&p, 0, 0xc5b5), 0);
+}
+
+/* ---- a rejected exec with many syncobjs ------------------------------ */
+
+/*
+ * exec.h: everything is checked before anything is queued; a rejected
+ * exec signals nothing. With more signals than exec keeps on its stack,
+ * the last one bad (unknown handle, or flags), and with 65 waits or
+ * signals: the error, no syncobj given a fence, nothing queued or leaked.
+ */
+static void rejected_exec_many_syncobjs(void **state)
+{
+	struct nvl_vm_sync sigs[65], waits[65];
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_exec_push ep;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t h5;
+	int st;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&k, dev, VA_PB, 0);
+	assert_int_equal(nvl_push_init(&p, k.ppb, 64 * KIB), 0);
+	nvl_push_host_nop(&p);
+	ep = (struct nvl_exec_push){.va = VA_PB, .len = nvl_push_bytes(&p)};
+	memset(sigs, 0, sizeof(sigs));
+	memset(waits, 0, sizeof(waits));
+	for (unsigned i = 0; i < 65; i++) {
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &sigs[i].handle),
+				 0);
+		assert_int_equal(nvl_syncobj_create(k.c,
+						    NVL_SYNCOBJ_CREATE_SIGNALED,
+						    &waits[i].handle),
+				 0);
+		sigs[i].point = i % 2; /* binary and timeline points */
+	}
+	h5 = sigs[5].handle;
+	sigs[5].handle = 9999;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -ENOENT);
+	sigs[5].handle = h5;
+	sigs[5].flags = 1;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -EINVAL);
+	sigs[5].flags = 0;
+	waits[1].flags = 1;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 6, 0),
+			 -EINVAL);
+	waits[1].flags = 0;
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 65, sigs, 6, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 2, sigs, 65, 0),
+			 -EINVAL);
+	for (unsigned i = 0; i < 65; i++)
+		if (nvl_syncobj_status(k.c, sigs[i].handle, sigs[i].point,
+				       &st) != -ENOENT)
+			fail_msg("signal %u got a fence (%d)", i, st);
+	assert_int_equal(nvl_channel_query(k.c, k.chan, &ci), 0);
+	assert_int_equal(ci.submitted, 0);
+	/* and the same exec, corrected, signals all of them */
+	assert_int_equal(nvl_exec(k.c, k.chan, &ep, 1, waits, 64, sigs, 64, 0),
+			 0);
+	assert_int_equal(t_nv_cl_wait(&k, 0), -EINVAL); /* not one of them */
+	for (unsigned i = 0; i < 64; i++) {
+		uint64_t pt = sigs[i].point;
+
+		if (nvl_syncobj_wait(k.c, &sigs[i].handle, pt ? &pt : NULL, 1,
+				     t_nv_deadline(5 * T_NV_SEC), 0, NULL))
+			fail_msg("signal %u: %s", i, nvl_last_error());
+	}
+	t_nv_cl_close(&k);
+	nvl_device_close(dev);
+}
+
+/* ---- a known hole: the fence semaphore is in the client's VM ---------- */
+
+/*
+ * KNOWN HOLE (not in the default run; EXEC_AUDIT_KNOWN=1 runs it): the
+ * channel's fence semaphore (kernel_start + 64 KiB x slot + 0x800) is
+ * mapped writable in the client's own VM, so a push may release any seqno
+ * there and raise NON_STALL_INTERRUPT: the driver then signals the fences
+ * of jobs that have not run. Here job 1 forges seqno 2 and parks in an
+ * acquire; job 2 (a fill) is reported done with its bytes unwritten. With
+ * the page-table entries an eviction leaves behind (docs/driver.md,
+ * nv_mm_audit), an early fence lets an eviction reuse VRAM a running job
+ * still reads. The slot is found by trying each (a wrong one faults).
+ */
+static void forged_fence_seqno(void **state)
+{
+	struct nvl_exec_push ep[2];
+	struct nvl_device *dev;
+	struct nvl_push p;
+	struct t_nv_cl k;
+	uint32_t hd, *dst, s2;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	for (unsigned slot = 0; slot < 4; slot++) {
+		t_nv_cl_up(&k, dev, VA_PB, 0);
+		t_nv_cl_sem(&k, 64 * KIB, VA_SEM);
+		k.psem[0] = 0;
+		hd = t_nv_cl_bo(&k, 64 * KIB, NVL_BO_DOMAIN_VRAM, VA_LOW,
+				(void **)&dst);
+		memset(dst, 0, 64 * KIB);
+		assert_int_equal(nvl_syncobj_create(k.c, 0, &s2), 0);
+		assert_int_equal(nvl_push_init(&p, k.ppb, 4096), 0);
+		nvl_push_host_sem_release(
+			&p, T_NV_KSTART + slot * 64 * KIB + 0x800, 2, 0);
+		nvl_push_host_non_stall_intr(&p);
+		nvl_push_host_sem_acquire(&p, VA_SEM, 1, NVL_PUSH_ACQ_EQ);
+		ep[0] = (struct nvl_exec_push){.va = VA_PB,
+					       .len = nvl_push_bytes(&p)};
+		assert_int_equal(nvl_push_init(&p, k.ppb + 1024, 4096), 0);
+		nvl_push_ce_set_object(&p, 0, k.info.ce_class);
+		nvl_push_ce_fill(&p, 0, VA_LOW, 0x12345678u, 64 * KIB);
+		ep[1] = (struct nvl_exec_push){.va = VA_PB + 4096,
+					       .len = nvl_push_bytes(&p)};
+		assert_int_equal(
+			nvl_exec(k.c, k.chan, &ep[0], 1, NULL, 0,
+				 &(struct nvl_vm_sync){.handle = k.sync}, 1, 0),
+			0);
+		assert_int_equal(nvl_exec(k.c, k.chan, &ep[1], 1, NULL, 0,
+					  &(struct nvl_vm_sync){.handle = s2},
+					  1, 0),
+				 0);
+		usleep(200 * 1000);
+		t_nv_cl_expect_alive(&k); /* else: the wrong slot */
+		st = 0;
+		(void)nvl_syncobj_status(k.c, s2, 0, &st);
+		if (st == 1 && dst[0] != 0x12345678u)
+			fail_msg("job 2 signalled done (slot %u) before it "
+				 "ran: its fill is not there",
+				 slot);
+		k.psem[0] = 1; /* open the gate */
+		assert_int_equal(t_nv_cl_wait(&k, 5 * T_NV_SEC), 0);
+		assert_int_equal(nvl_bo_unmap(k.c, hd), 0);
+		t_nv_cl_close(&k);
+	}
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hopper_high_kernel_range),
+		cmocka_unit_test(exec_alloc_failures),
+		cmocka_unit_test(acquire_never_satisfied_times_out),
+		cmocka_unit_test(device_channel_limit),
+		cmocka_unit_test(ring_wraps_in_and_across_execs),
+		cmocka_unit_test(channel_outlives_its_vm),
+		cmocka_unit_test(gp_entry_fields),
+		cmocka_unit_test(longest_push),
+		cmocka_unit_test(push_straddles_bo_end),
+		cmocka_unit_test(query_after_device_lost),
+		cmocka_unit_test(builder_unknown_bits),
+		cmocka_unit_test(rejected_exec_many_syncobjs),
+		cmocka_unit_test(forged_fence_seqno),
+	};
+
+	/* the known hole last, only when asked for */
+	return t_main(__FILE__, tests,
+		      NVL_ARRAY_SIZE(tests) - !getenv("EXEC_AUDIT_KNOWN"), argc,
+		      argv);
+}
