@@ -620,8 +620,9 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 
 /**
  * nvl_mm_evict_deps() - append to *@fences (*@n entries, references) the
- * fences the memory @bo leaves must also wait for: the installed
- * nvl_gem_deps_fn's (gem.h; GPUVM: the jobs of the VMs that map @bo).
+ * fences the memory @bo leaves (eviction, validate move, purge) must also
+ * wait for: the installed nvl_gem_deps_fn's (gem.h; GPUVM: the jobs of the
+ * VMs that map @bo).
  * Caller holds gem.resv. Return: 0 or -ENOMEM (put and free the array).
  */
 int nvl_mm_evict_deps(struct nvl_bo *bo, unsigned *n,

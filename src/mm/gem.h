@@ -120,7 +120,8 @@ struct nvl_fence;
 
 /**
  * typedef nvl_gem_deps_fn - called by mm with obj->resv held before the
- * memory @obj leaves (an eviction, a purge) can be used again: append to
+ * memory @obj leaves (an eviction, a validate move, a purge) can be used
+ * again: append to
  * *@fences (an nvl_malloc'd array of *@n references, NULL when empty) the
  * fences of work that may still reach that memory but is not on @obj's
  * resv. GPUVM installs one: the jobs of every VM that maps @obj (a job

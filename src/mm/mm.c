@@ -397,8 +397,14 @@ static int reserve_own_slot(struct nvl_resv *resv)
 	return nvl_resv_reserve_fences(resv, held + 1);
 }
 
-/* Allocate a job with dependencies on @bo's fences and a reserved slot. */
-static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
+/*
+ * Allocate a job with dependencies on @bo's fences and a reserved slot.
+ * @leaves: the job moves @bo out of memory that is reused behind it (an
+ * eviction, a validate move): it also waits for the jobs that reach that
+ * memory through a VM's page-table entries without being on @bo's resv
+ * (nvl_mm_evict_deps(); the entries stay until the VM's next validate).
+ */
+static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo, bool leaves,
 		       struct nvl_mm_job **out)
 {
 	struct nvl_mm_job *j = nvl_zalloc(sizeof(*j));
@@ -409,6 +415,8 @@ static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo,
 	nvl_list_init(&j->link);
 	ret = nvl_resv_get_fences(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
 				  &j->ndeps, &j->deps);
+	if (!ret && leaves)
+		ret = nvl_mm_evict_deps(bo, &j->ndeps, &j->deps);
 	if (!ret)
 		ret = reserve_own_slot(bo->gem.resv);
 	if (!ret)
@@ -439,7 +447,9 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 	struct nvl_mm_job *j;
 	int ret;
 
-	ret = job_prepare(mm, bo, &j);
+	/* the old backing is reused behind the copy: VRAM at once, host
+	 * pages when it ends or by an eviction that takes them over */
+	ret = job_prepare(mm, bo, true, &j);
 	if (ret)
 		return ret;
 	ret = backing_extents(mm, bo, from, from_blocks, from_host, &j->src,
@@ -505,15 +515,12 @@ int nvl_mm_queue_evict(struct nvl_mm *mm, struct nvl_bo *bo,
 	void *host;
 	int ret;
 
-	ret = job_prepare(mm, bo, &j);
+	/* the blocks are reused behind this job */
+	ret = job_prepare(mm, bo, true, &j);
 	if (ret)
 		return ret;
-	/* the blocks are reused behind this job: it also waits for the jobs
-	 * that reach them through a VM without being on the BO's resv */
-	ret = nvl_mm_evict_deps(bo, &j->ndeps, &j->deps);
-	if (!ret)
-		ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks,
-				      NULL, &j->src, &j->nsrc);
+	ret = backing_extents(mm, bo, NVL_GEM_DOMAIN_VRAM, &bo->blocks, NULL,
+			      &j->src, &j->nsrc);
 	if (!ret) {
 		j->dst = nvl_calloc(1, sizeof(*j->dst));
 		if (!j->dst)
@@ -595,7 +602,8 @@ int nvl_mm_queue_clear(struct nvl_mm *mm, struct nvl_bo *bo)
 	if (clear_inline(mm, bo))
 		return 0;
 
-	ret = job_prepare(mm, bo, &j);
+	/* fresh memory: nothing reaches it through an old mapping */
+	ret = job_prepare(mm, bo, false, &j);
 	if (ret)
 		return ret;
 	ret = blocks_to_extents(mm, &bo->blocks, true, &j->dst, &j->ndst,

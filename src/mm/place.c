@@ -26,9 +26,12 @@
  * (DONTNEED, not shared) BOs instead of copying them.
  *
  * Evicting a VRAM BO moves it to GTT (or SYSTEM when GTT is not allowed)
- * with a copy job: the job waits for the BO's fences and its fence becomes
- * the BO's KERNEL fence, the VRAM is freed at once (pipelined, see mm.c) and
- * GPUVM hears of it through the evict hook. GTT and SYSTEM are both host
+ * with a copy job: the job waits for the BO's fences (and the dependency
+ * hook's: the jobs of the VMs that map it) and its fence becomes the BO's
+ * KERNEL fence, the VRAM is freed at once (pipelined, see mm.c) and GPUVM
+ * hears of it through the evict hook. A validate move (move_to()) is the
+ * same copy job, and the evict hooks hear it as a move in, so the mappings
+ * are rewritten at the next validate. GTT and SYSTEM are both host
  * pages here, so moving between them relabels the pages; host memory is
  * reclaimed by the shrinker (shrink.c), not by LRU eviction.
  *

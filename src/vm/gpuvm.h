@@ -521,10 +521,10 @@ bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo);
 void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
 
 /**
- * nvl_gpuvm_gem_evict() - the eviction hook for mm: marks every vm_bo of
- * @obj (in every VM) evicted and lists it (@evicted true), or clears the
- * mark when @obj moves back (@evicted false) and leaves it listed: its
- * mappings still point where @obj was until validate rewrites them.
+ * nvl_gpuvm_gem_evict() - the eviction hook for mm: lists every vm_bo of
+ * @obj (in every VM) on its VM's evict list and marks it evicted (@evicted
+ * true), or not (false: @obj moved in, back or out of a fallback place):
+ * its mappings still point where @obj was until validate rewrites them.
  */
 void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted);
 

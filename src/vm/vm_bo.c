@@ -276,8 +276,9 @@ void nvl_gpuvm_gem_evict(struct nvl_gem_object *obj, bool evicted)
 }
 
 /*
- * Before the memory of an object that leaves (eviction, purge) is used
- * again, mm also waits for the jobs of every VM that maps it: a job
+ * Before the memory of an object that leaves (eviction, validate move,
+ * purge) is used again, mm also waits for the jobs of every VM that maps
+ * it: a job
  * submitted before the object was bound there is on the VM's resv only,
  * and the page-table entries the move leaves behind (above) stay until the
  * next exec's validate, so such a job would reach the memory's next owner

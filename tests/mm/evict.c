@@ -629,6 +629,155 @@ static void restore_survives_allocation_failures(void **state)
 	nvl_mm_destroy(x.mm);
 }
 
+/*
+ * A validate move (to another allowed place: out of VRAM, or back in) also
+ * waits for what the dependency hook reports (nvl_gem_deps_fn: GPUVM gives
+ * the jobs of the VMs that map the BO, which reach its old memory through
+ * their page-table entries until the next validate): the old backing is
+ * reused behind the copy. Before, only evictions and purges asked the hook,
+ * and a job queued before the BO was bound read another client's memory
+ * after the move (tests/nv/move_audit.c).
+ */
+static struct nvl_fence *vm_job;
+
+static int deps_hook(struct nvl_gem_object *obj, unsigned *n,
+		     struct nvl_fence ***fences)
+{
+	struct nvl_fence **all;
+
+	(void)obj;
+	if (!vm_job)
+		return 0;
+	all = nvl_reallocarray(*fences, *n + 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	all[(*n)++] = nvl_fence_get(vm_job);
+	*fences = all;
+	return 0;
+}
+
+static int place_in(struct nvl_bo *bo, enum nvl_gem_domain d)
+{
+	struct nvl_place pl = {.domain = d};
+	int ret;
+
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	ret = nvl_bo_validate(bo, &pl, 1);
+	nvl_resv_unlock(bo->gem.resv);
+	return ret;
+}
+
+static void new_vm_job(void)
+{
+	assert_int_equal(
+		nvl_fence_create(&vm_job, nvl_fence_context_alloc(1), 1), 0);
+}
+
+static void end_vm_job(void)
+{
+	assert_int_equal(nvl_fence_signal(vm_job), 0);
+	nvl_fence_put(vm_job);
+	vm_job = NULL;
+}
+
+static void validate_move_waits_for_mapping_vms(void **state)
+{
+	struct nvl_mm *mm = new_mm(4 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, MiB, dom, NVL_BO_CPU_VISIBLE);
+	enum nvl_gem_domain to[] = {NVL_GEM_DOMAIN_GTT, NVL_GEM_DOMAIN_VRAM};
+
+	(void)state;
+	fill(a, 0x5e);
+	nvl_gem_set_deps_hook(deps_hook);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(to); i++) {
+		new_vm_job();
+		assert_int_equal(place_in(a, to[i]), 0);
+		assert_int_equal(where(a), to[i]);
+		assert_int_equal(nvl_resv_wait(a->gem.resv,
+					       NVL_RESV_USAGE_KERNEL,
+					       20 * NVL_NSEC_PER_MSEC),
+				 -ETIME);
+		end_vm_job();
+		expect(a, 0x5e);
+	}
+	nvl_gem_set_deps_hook(NULL);
+	idle_put(a);
+	nvl_mm_destroy(mm);
+}
+
+/* such a move is heard as a move in (false) by the evict hooks even for a
+ * BO never evicted: GPUVM must rewrite its mappings (before, only an
+ * evicted BO's return was heard) */
+static void validate_move_tells_hooks(void **state)
+{
+	struct nvl_mm *mm = new_mm(4 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, MiB, dom, 0);
+
+	(void)state;
+	hook_out = hook_in = 0;
+	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0);
+	assert_int_equal(place_in(a, NVL_GEM_DOMAIN_GTT), 0);
+	assert_int_equal(hook_in, 1);
+	assert_int_equal(place_in(a, NVL_GEM_DOMAIN_VRAM), 0);
+	assert_int_equal(hook_in, 2);
+	assert_int_equal(hook_out, 0);
+	nvl_gem_remove_evict_hook(count_hook);
+	idle_put(a);
+	nvl_mm_destroy(mm);
+}
+
+struct inj_mv {
+	struct nvl_mm *mm;
+	struct nvl_bo *bo;
+	enum nvl_gem_domain before;
+};
+
+static int inj_move(void *arg)
+{
+	struct inj_mv *x = arg;
+
+	x->before = where(x->bo);
+	return place_in(x->bo, x->before == NVL_GEM_DOMAIN_VRAM
+				       ? NVL_GEM_DOMAIN_GTT
+				       : NVL_GEM_DOMAIN_VRAM);
+}
+
+static void inj_move_check(int ret, void *arg)
+{
+	struct inj_mv *x = arg;
+
+	if (ret) {
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(where(x->bo), x->before);
+	}
+	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
+				 x->mm->used_B[NVL_GEM_DOMAIN_GTT],
+			 MiB);
+}
+
+/* every allocation of such a move (the job, the hook's dependencies)
+ * failing in turn: -ENOMEM with the BO where it was, or a move that
+ * completes; the bytes survive every move */
+static void validate_move_survives_allocation_failures(void **state)
+{
+	struct inj_mv x = {.mm = new_mm(4 * MiB)};
+
+	(void)state;
+	x.bo = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+		  NVL_BO_CPU_VISIBLE);
+	fill(x.bo, 0x6d);
+	nvl_gem_set_deps_hook(deps_hook);
+	new_vm_job();
+	assert_true(t_fail_each_alloc(inj_move, inj_move_check, &x, 100) >= 3);
+	end_vm_job();
+	nvl_gem_set_deps_hook(NULL);
+	expect(x.bo, 0x6d);
+	idle_put(x.bo);
+	nvl_mm_destroy(x.mm);
+}
+
 static void cpu_visible_bos_stay_in_the_window(void **state)
 {
 	struct nvl_mm_config cfg = {.vram_B = 8 * MiB, .visible_B = 2 * MiB};
@@ -695,6 +844,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(bulk_move_keeps_vm_bos_most_recent),
 	cmocka_unit_test(released_busy_bo_keeps_memory_until_idle),
 	cmocka_unit_test(eviction_survives_allocation_failures),
+	cmocka_unit_test(validate_move_waits_for_mapping_vms),
+	cmocka_unit_test(validate_move_tells_hooks),
+	cmocka_unit_test(validate_move_survives_allocation_failures),
 };
 
 T_MAIN(tests)
