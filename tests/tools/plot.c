@@ -357,6 +357,29 @@ static void errors(void **state)
 	nvl(&r, args);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "too small"));
+	/* a side that overflows int (sscanf's %d was undefined there: the
+	 * error named a wrapped width) or passes plot's 20000: a usage error */
+	static const char *const bad_size[] = {
+		"99999999999x500",
+		"900x4294967297",
+		"20001x500",
+		"+900x500",
+		"-5x100",
+		"900x",
+		"x500",
+		"900x500x2",
+		"0x10",
+		"900 x500",
+	};
+	for (size_t i = 0; i < sizeof(bad_size) / sizeof(bad_size[0]); i++) {
+		snprintf(args, sizeof(args),
+			 "plot '%s' -o '%s/x.png' --size %s", rec_path, dir,
+			 bad_size[i]);
+		nvl(&r, args);
+		if (r.status != 2 || !strstr(r.err, "--size"))
+			fail_msg("--size %s: exit %d, %s", bad_size[i],
+				 r.status, r.err);
+	}
 
 	snprintf(args, sizeof(args), "plot --list '%s'", rec_path);
 	nvl(&r, args);

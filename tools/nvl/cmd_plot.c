@@ -17,6 +17,39 @@
 #include "record.h"
 #include "term.h"
 
+/* one side of --size: decimal digits only, 1..20000 (plot.c's limit) */
+static int parse_side(const char *s, const char **end, int *out)
+{
+	long v = 0;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (*s - '0');
+		if (v > 20000)
+			return -ERANGE;
+	}
+	if (!v)
+		return -ERANGE;
+	*end = s;
+	*out = (int)v;
+	return 0;
+}
+
+/* "WxH" in pixels; nothing after H (sscanf's %d overflowed on long sides) */
+static int parse_size(const char *s, int *w, int *h)
+{
+	const char *p;
+	int pw, ph;
+
+	if (parse_side(s, &p, &pw) || *p != 'x' || parse_side(p + 1, &p, &ph) ||
+	    *p)
+		return -EINVAL;
+	*w = pw;
+	*h = ph;
+	return 0;
+}
+
 /* Does @key match one of the comma-separated @globs? A glob without a dot
  * also matches any one dot-separated part of the key ("temp" matches
  * gpu0.temp, "busy" every busy series). */
@@ -114,16 +147,12 @@ int nvl_cmd_plot(int argc, char **argv)
 		case 's':
 			globs = optarg;
 			break;
-		case 'S': {
-			char end;
-
-			if (sscanf(optarg, "%dx%d%c", &o.width, &o.height,
-				   &end) != 2 ||
-			    o.width <= 0 || o.height <= 0)
+		case 'S':
+			if (parse_size(optarg, &o.width, &o.height))
 				return nvl_help_usage_error(
-					"plot", "--size wants WxH in pixels");
+					"plot", "--size wants WxH in pixels, "
+						"each side 1 to 20000");
 			break;
-		}
 		case 'T':
 			o.title = optarg;
 			break;

@@ -116,8 +116,8 @@ static const struct nvl_help_opt plot_opts[] = {
 	 "gpu0.busy.*, client3.*); a glob without a dot also matches any one "
 	 "part of a key (temp, power*, busy, vram)"},
 	{"--size", "WxH",
-	 "image size in pixels (default 1000 wide, 200 high "
-	 "per panel)"},
+	 "image size in pixels, each side 1 to 20000 (default 1000 "
+	 "wide, 200 high per panel)"},
 	{"--title", "TEXT", "title above the panels (default: FILE)"},
 	{"-l, --list", NULL,
 	 "list the file's series (key, unit, samples) "
