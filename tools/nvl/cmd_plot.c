@@ -17,7 +17,7 @@
 #include "record.h"
 #include "term.h"
 
-/* one side of --size: decimal digits only, 1..20000 (plot.c's limit) */
+/* one side of --size: decimal digits only, 1..NVL_PLOT_MAX_SIDE */
 static int parse_side(const char *s, const char **end, int *out)
 {
 	long v = 0;
@@ -26,7 +26,7 @@ static int parse_side(const char *s, const char **end, int *out)
 		return -EINVAL;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		v = v * 10 + (*s - '0');
-		if (v > 20000)
+		if (v > NVL_PLOT_MAX_SIDE)
 			return -ERANGE;
 	}
 	if (!v)

@@ -240,14 +240,15 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 		return nvl_error(-EINVAL, "no selected series has a value");
 	if (!h)
 		h = TITLE_H + 200 * (int)npanels + 20;
-	if (w < MARGIN_L + MARGIN_R + 100 || w > 20000 ||
-	    h < TITLE_H + PANEL_MIN_H * (int)npanels + 20 || h > 20000)
+	if (w < MARGIN_L + MARGIN_R + 100 || w > NVL_PLOT_MAX_SIDE ||
+	    h < TITLE_H + PANEL_MIN_H * (int)npanels + 20 ||
+	    h > NVL_PLOT_MAX_SIDE)
 		return nvl_error(-EINVAL,
 				 "image size %dx%d too small or too large for "
-				 "%u panels (at least %dx%d, at most "
-				 "20000x20000)",
+				 "%u panels (at least %dx%d, at most %dx%d)",
 				 w, h, npanels, MARGIN_L + MARGIN_R + 100,
-				 TITLE_H + PANEL_MIN_H * (int)npanels + 20);
+				 TITLE_H + PANEL_MIN_H * (int)npanels + 20,
+				 NVL_PLOT_MAX_SIDE, NVL_PLOT_MAX_SIDE);
 	if (o->svg)
 		surf = strcmp(o->out, "-")
 			       ? cairo_svg_surface_create(o->out, w, h)

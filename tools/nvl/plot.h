@@ -9,6 +9,9 @@
 #ifndef NVL_TOOL_PLOT_H
 #define NVL_TOOL_PLOT_H
 
+/* the largest image side nvl_plot() draws, in pixels */
+#define NVL_PLOT_MAX_SIDE 20000
+
 #include <stdbool.h>
 
 #include "record.h"
