@@ -4,6 +4,34 @@
 
 #include "t_nv.h"
 
+struct nvl_device *t_nv_dev_open(uint64_t vram_size,
+				 struct nvl_device_info *info)
+{
+	struct nvl_device_opts o = {.vram_size = vram_size};
+	struct nvl_device *dev;
+
+	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	if (info)
+		assert_int_equal(nvl_device_query(dev, info), 0);
+	return dev;
+}
+
+uint32_t t_nv_vram_hog(struct nvl_client *c, uint64_t size)
+{
+	uint32_t h;
+
+	assert_int_equal(nvl_bo_create(c, size, NVL_BO_DOMAIN_VRAM, 0, 0, &h),
+			 0);
+	return h;
+}
+
+uint32_t t_nv_vram_hog_all(struct nvl_client *c,
+			   const struct nvl_device_info *info)
+{
+	return t_nv_vram_hog(c, info->vram_usable - T_NV_DRIVER_VRAM -
+					4 * T_NV_MIB);
+}
+
 uint32_t t_nv_vm(struct nvl_client *c)
 {
 	struct nvl_vm_create_args va = {.start = T_NV_VA_START,

@@ -78,6 +78,34 @@ static inline uint32_t t_nv_vram_bo(struct nvl_client *c, uint32_t vm,
 		       0, cpu);
 }
 
+/* At most the VRAM a device's driver keeps for itself (page tables,
+ * channels, firmware): what a VRAM hog leaves to others. */
+#define T_NV_DRIVER_VRAM (32 * T_NV_MIB)
+
+/**
+ * t_nv_dev_open() - a "model:tu102" device with @vram_size bytes of VRAM,
+ * queried into *@info (may be NULL); the test fails on any error.
+ * Return: the device.
+ */
+struct nvl_device *t_nv_dev_open(uint64_t vram_size,
+				 struct nvl_device_info *info);
+
+/**
+ * t_nv_vram_hog() - a BO of @c in VRAM only (not CPU-visible) of @size
+ * bytes: the pressure that evicts others' BOs from VRAM, or takes the VRAM
+ * they left.
+ * Return: its handle.
+ */
+uint32_t t_nv_vram_hog(struct nvl_client *c, uint64_t size);
+
+/**
+ * t_nv_vram_hog_all() - t_nv_vram_hog() of all of @info's usable VRAM but
+ * the driver's (T_NV_DRIVER_VRAM) and 4 MiB.
+ * Return: its handle.
+ */
+uint32_t t_nv_vram_hog_all(struct nvl_client *c,
+			   const struct nvl_device_info *info);
+
 /**
  * t_nv_vm() - a VM of the usual layout (T_NV_VA_START to T_NV_VA_END, the
  * driver's range at T_NV_KSTART) in client @c.

@@ -47,7 +47,6 @@
 #define VA_PB (32 * MIB)
 #define VA_SEM (40 * MIB)
 #define VA_BO (64 * MIB)
-#define DRIVER_VRAM (32 * MIB)
 
 static int bind1(struct nvl_client *c, uint32_t vm, uint32_t op, uint32_t h,
 		 uint64_t va, uint64_t size)
@@ -86,7 +85,6 @@ static void *map_loop(void *arg)
 
 static void concurrent_map_unmap(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct mapper m[2];
 	struct nvl_device *dev;
 	struct nvl_client *c;
@@ -96,7 +94,7 @@ static void concurrent_map_unmap(void **state)
 	void *p;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	dev = t_nv_dev_open(256 * MIB, NULL);
 	assert_int_equal(nvl_device_client_create(dev, &c), 0);
 	assert_int_equal(
 		nvl_bo_create(c, 64 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h), 0);
@@ -128,19 +126,6 @@ static uint32_t where(struct nvl_client *c, uint32_t h)
 	return bi.current;
 }
 
-/* a BO of @c taking all of the usable VRAM but 4 MiB (and the driver's) */
-static uint32_t vram_hog(struct nvl_client *c,
-			 const struct nvl_device_info *info)
-{
-	uint32_t h;
-
-	assert_int_equal(
-		nvl_bo_create(c, info->vram_usable - DRIVER_VRAM - 4 * MIB,
-			      NVL_BO_DOMAIN_VRAM, 0, 0, &h),
-		0);
-	return h;
-}
-
 /* the value of fdinfo key @key of @c, in KiB */
 static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
 {
@@ -161,7 +146,6 @@ static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
  */
 static void mapped_dontneed_not_purgeable(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	bool retained;
@@ -169,7 +153,7 @@ static void mapped_dontneed_not_purgeable(void **state)
 	void *p;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	dev = t_nv_dev_open(256 * MIB, NULL);
 	assert_int_equal(nvl_device_client_create(dev, &c), 0);
 	assert_int_equal(nvl_bo_create(c, 1 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &h),
 			 0);
@@ -193,7 +177,6 @@ static void mapped_dontneed_not_purgeable(void **state)
  */
 static void purged_bound_bo_reads_zero(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device_info info;
 	struct nvl_device *dev;
 	struct nvl_client *b;
@@ -202,8 +185,7 @@ static void purged_bound_bo_reads_zero(void **state)
 	bool retained;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
-	assert_int_equal(nvl_device_query(dev, &info), 0);
+	dev = t_nv_dev_open(256 * MIB, &info);
 	t_nv_cl_up(&a, dev, VA_PB, 0);
 	assert_int_equal(nvl_device_client_create(dev, &b), 0);
 	x = t_nv_cl_bo(&a, 4 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
@@ -217,7 +199,7 @@ static void purged_bound_bo_reads_zero(void **state)
 	assert_true(retained);
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	/* B takes (almost) all of VRAM */
-	(void)vram_hog(b, &info);
+	(void)t_nv_vram_hog_all(b, &info);
 	assert_int_not_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	/* A copies X into Y with the copy engine */
 	n = nvl_kit_pb_copy(a.ppb, info.ce_class, VA_BO + 8 * MIB, VA_BO,
@@ -242,7 +224,6 @@ static void purged_bound_bo_reads_zero(void **state)
  */
 static void exec_after_move_fences_bo(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device_info info;
 	struct nvl_device *dev;
 	struct nvl_client *b;
@@ -251,8 +232,7 @@ static void exec_after_move_fences_bo(void **state)
 	bool retained;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
-	assert_int_equal(nvl_device_query(dev, &info), 0);
+	dev = t_nv_dev_open(256 * MIB, &info);
 	t_nv_cl_up(&a, dev, VA_PB, 0);
 	t_nv_cl_sem(&a, 4 * KIB, VA_SEM);
 	assert_int_equal(nvl_device_client_create(dev, &b), 0);
@@ -262,7 +242,7 @@ static void exec_after_move_fences_bo(void **state)
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
-	big = vram_hog(b, &info);
+	big = t_nv_vram_hog_all(b, &info);
 	assert_int_equal(where(a.c, x), 0);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
@@ -276,7 +256,7 @@ static void exec_after_move_fences_bo(void **state)
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	assert_int_equal(nvl_bo_wait(a.c, x, 0), -ETIME);
 	/* B's pressure again: the eviction must wait for the job */
-	big = vram_hog(b, &info);
+	big = t_nv_vram_hog_all(b, &info);
 	atomic_store_explicit((_Atomic uint32_t *)&a.psem[0], 1,
 			      memory_order_release);
 	assert_int_equal(t_nv_cl_wait(&a, 20 * T_NV_SEC), 0);
@@ -294,7 +274,6 @@ static void exec_after_move_fences_bo(void **state)
  */
 static void exec_after_purge_alloc_failures(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device_info info;
 	struct nvl_channel_info ci;
 	struct nvl_device *dev;
@@ -305,8 +284,7 @@ static void exec_after_purge_alloc_failures(void **state)
 	bool retained;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
-	assert_int_equal(nvl_device_query(dev, &info), 0);
+	dev = t_nv_dev_open(256 * MIB, &info);
 	t_nv_cl_up(&a, dev, VA_PB, 0);
 	assert_int_equal(nvl_device_client_create(dev, &b), 0);
 	x = t_nv_cl_bo(&a, 4 * MIB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
@@ -314,7 +292,7 @@ static void exec_after_purge_alloc_failures(void **state)
 	assert_int_equal(nvl_bo_use(a.c, x), 0);
 	assert_int_equal(
 		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
-	big = vram_hog(b, &info);
+	big = t_nv_vram_hog_all(b, &info);
 	assert_int_equal(where(a.c, x), 0);
 	assert_int_equal(nvl_bo_close(b, big), 0);
 	n = nvl_kit_pb_memset(a.ppb, info.ce_class, VA_BO, 0x5eed5eed, 4 * MIB);
@@ -370,7 +348,6 @@ static void *move_loop(void *arg)
 
 static void bind_while_moving(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device *dev;
 	struct mover m = {0};
 	uint32_t fill[64], vm;
@@ -379,7 +356,7 @@ static void bind_while_moving(void **state)
 	void *p;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	dev = t_nv_dev_open(256 * MIB, NULL);
 	assert_int_equal(nvl_device_client_create(dev, &m.a), 0);
 	assert_int_equal(nvl_device_client_create(dev, &m.b), 0);
 	vm = t_nv_vm(m.a);
@@ -424,7 +401,6 @@ static void bind_while_moving(void **state)
  */
 static void null_arguments(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	struct nvl_bo_info bi;
@@ -434,7 +410,7 @@ static void null_arguments(void **state)
 	void *p;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
+	dev = t_nv_dev_open(256 * MIB, NULL);
 	assert_int_equal(nvl_device_client_create(dev, &c), 0);
 	assert_int_equal(nvl_bo_create(c, 4 * KIB, NVL_BO_DOMAIN_GTT, 0, 0, &h),
 			 0);
@@ -487,7 +463,6 @@ static void null_arguments(void **state)
 #define VA_X (192 * MIB)
 static void job_before_bind_after_eviction(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * MIB};
 	struct nvl_device_info info;
 	struct nvl_device *dev;
 	struct nvl_client *b;
@@ -495,8 +470,7 @@ static void job_before_bind_after_eviction(void **state)
 	uint32_t x, r, big, n, *px;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", &o, &dev), 0);
-	assert_int_equal(nvl_device_query(dev, &info), 0);
+	dev = t_nv_dev_open(256 * MIB, &info);
 	t_nv_cl_up(&a, dev, VA_PB, 0);
 	t_nv_cl_sem(&a, 4 * KIB, VA_SEM);
 	assert_int_equal(nvl_device_client_create(dev, &b), 0);
@@ -516,7 +490,7 @@ static void job_before_bind_after_eviction(void **state)
 	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	/* B's pressure evicts X; B's new BO is cleared (zero) once X's move
 	 * is done, which must wait for the job */
-	big = vram_hog(b, &info);
+	big = t_nv_vram_hog_all(b, &info);
 	assert_int_not_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
 	(void)nvl_bo_wait(b, big, T_NV_SEC / 5);
 	atomic_store_explicit((_Atomic uint32_t *)&a.psem[0], 1,
