@@ -189,7 +189,10 @@ static int backing_locked(struct nvl_bo *bo, uint64_t offset,
  * time, so the placement is read under mm->place_lock, which every change
  * of it holds. What it gives may be stale once the lock is dropped; the
  * mapping's vm_bo, already on the BO's list, then hears the eviction and
- * the next exec rewrites the mapping.
+ * the next exec rewrites the mapping. @pending, read with the placement,
+ * says whether the job that fills that backing is done (a bind's commit
+ * leaves such pages invalid: a job queued before the move could reach
+ * them before the move's copy or clear has run).
  */
 static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 			  struct nvl_gem_backing *out)
@@ -201,6 +204,8 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 		return -ENOENT;
 	nvl_flock_lock(&bo->mm->place_lock);
 	ret = backing_locked(bo, offset, out);
+	/* with the placement: a move changes both under the lock */
+	out->pending = nvl_bo_move_pending(bo);
 	nvl_flock_unlock(&bo->mm->place_lock);
 	if (ret || out->domain == NVL_GEM_DOMAIN_VRAM)
 		return ret;
@@ -217,9 +222,15 @@ static int bo_get_backing(struct nvl_gem_object *obj, uint64_t offset,
 	return ret;
 }
 
+static bool bo_move_pending(struct nvl_gem_object *obj)
+{
+	return nvl_bo_move_pending(nvl_bo_from_gem(obj));
+}
+
 static const struct nvl_gem_ops bo_gem_ops = {
 	.free = bo_free,
 	.get_backing = bo_get_backing,
+	.move_pending = bo_move_pending,
 };
 
 static void handle_get(void *obj)

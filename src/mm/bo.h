@@ -253,6 +253,13 @@ struct nvl_mm {
 	bool stop_completer;
 	uint64_t fence_ctx;
 	uint64_t seqno;
+	/**
+	 * @done_seq: the seqno of the last job finished (its memory holds
+	 * the content), stored before its fence signals. Jobs finish in the
+	 * order they were queued (one FIFO, one device channel in order, CPU
+	 * jobs only on an empty pipeline), so every job up to it is done.
+	 */
+	_Atomic uint64_t done_seq;
 	/* the device's copy engine (q_lock): NULL = CPU copies */
 	const struct nvl_mm_move_ops *move_ops;
 	void *move_priv;
@@ -313,6 +320,14 @@ struct nvl_bo {
 	void *host; /* GTT / SYSTEM pages */
 	int swap_fd; /* swapped out: content in this memfd */
 	bool evicted; /* moved out by someone else */
+	/*
+	 * @move_seq: the seqno of the last job (move, eviction, clear) that
+	 * writes the current backing, NVL_MM_SEQ_SETUP while a move is being
+	 * queued; written with mm->place_lock held. The backing is pending
+	 * (not yet the BO's content) while it is above mm->done_seq
+	 * (nvl_bo_move_pending()).
+	 */
+	_Atomic uint64_t move_seq;
 	/* released with pending fences: on mm->zombies, waiting for these */
 	struct nvl_fence **zfences;
 	unsigned nzfences;
@@ -334,6 +349,22 @@ struct nvl_bo {
 static inline struct nvl_bo *nvl_bo_from_gem(struct nvl_gem_object *obj)
 {
 	return container_of(obj, struct nvl_bo, gem);
+}
+
+/* struct nvl_bo's @move_seq while a move is being set up */
+#define NVL_MM_SEQ_SETUP UINT64_MAX
+
+/**
+ * nvl_bo_move_pending() - a job that writes @bo's current backing (a move
+ * into it, an eviction, the clear of fresh VRAM) is queued or running: the
+ * memory is not yet @bo's content. No lock needed (a stale answer is made
+ * good by the eviction hooks, which hear every move).
+ * @bo: the BO
+ */
+static inline bool nvl_bo_move_pending(struct nvl_bo *bo)
+{
+	return atomic_load_explicit(&bo->move_seq, memory_order_acquire) >
+	       atomic_load_explicit(&bo->mm->done_seq, memory_order_acquire);
 }
 
 /**

@@ -35,6 +35,13 @@ struct nvl_gem_backing {
 	uint64_t addr;
 	/** @len_B: bytes contiguous from @addr (>= 4 KiB) */
 	uint64_t len_B;
+	/**
+	 * @pending: the memory does not hold the object's content yet: a
+	 * move or clear into it is queued (its fence is the object's KERNEL
+	 * fence). A job that waits for that fence may use it; one that does
+	 * not (queued before the move, which waits for it) must not reach it
+	 */
+	bool pending;
 };
 
 struct nvl_gem_ops {
@@ -46,6 +53,14 @@ struct nvl_gem_ops {
 	 */
 	int (*get_backing)(struct nvl_gem_object *obj, uint64_t offset,
 			   struct nvl_gem_backing *out);
+	/**
+	 * @move_pending: optional; a move or clear into @obj's current
+	 * backing is still queued (what get_backing() reports as @pending),
+	 * without any lock, in any context (a bind's commit asks before it
+	 * maps). A move that starts after the answer is heard by the
+	 * eviction hooks (nvl_gem_evict_fn).
+	 */
+	bool (*move_pending)(struct nvl_gem_object *obj);
 };
 
 struct nvl_gem_object {

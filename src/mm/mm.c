@@ -145,6 +145,9 @@ static void job_finish(struct nvl_mm *mm, struct nvl_mm_job *j)
 
 	if (j->src)
 		atomic_fetch_add(&mm->bytes_moved, j->bytes);
+	/* before the fence: who saw it signalled sees the backing settled */
+	atomic_store_explicit(&mm->done_seq, j->fence->seqno,
+			      memory_order_release);
 	cookie = nvl_fence_begin_signalling();
 	nvl_fence_signal(j->fence);
 	nvl_fence_end_signalling(cookie);
@@ -429,11 +432,19 @@ static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo, bool leaves,
 	return 0;
 }
 
-/* Publish @j: its fence becomes @bo's KERNEL fence; the worker runs it. */
+/*
+ * Publish @j: its fence becomes @bo's KERNEL fence; the worker runs it.
+ * @bo's backing is pending until it is done (nvl_bo_move_pending()): for
+ * a move, the backing @bo points at already (move_to() marked it pending
+ * while it set the move up); for an eviction, the VRAM @bo still points at
+ * until the caller moves it to the pages (the VRAM is freed then).
+ */
 static void job_push(struct nvl_mm *mm, struct nvl_bo *bo, struct nvl_mm_job *j)
 {
 	pthread_mutex_lock(&mm->q_lock);
 	j->fence->seqno = ++mm->seqno;
+	atomic_store_explicit(&bo->move_seq, j->fence->seqno,
+			      memory_order_release);
 	nvl_resv_add_fence(bo->gem.resv, j->fence, NVL_RESV_USAGE_KERNEL);
 	nvl_list_add_tail(&j->link, &mm->queue);
 	pthread_cond_signal(&mm->q_cond);

@@ -466,16 +466,24 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 	enum nvl_gem_domain from = bo->dom;
 	void *old_host = bo->host;
 	bool was_on = !nvl_list_empty(&bo->lru);
+	uint64_t old_seq = atomic_load(&bo->move_seq);
 	struct nvl_list old;
 	int ret = 0;
 
 	nvl_list_init(&old);
 	nvl_mm_lru_del(mm, bo);
+	/*
+	 * The new backing is pending from the moment @bo points at it: a
+	 * bind's commit reading it now (get_backing, under place_lock) must
+	 * not map it before the job that fills it is done; job_push() puts
+	 * that job's seqno in its place.
+	 */
 	nvl_flock_lock(&mm->place_lock);
 	nvl_list_splice_tail_init(&bo->blocks, &old);
 	nvl_list_splice_tail_init(blocks, &bo->blocks);
 	bo->dom = dom;
 	bo->host = dom == NVL_GEM_DOMAIN_VRAM ? NULL : host;
+	atomic_store(&bo->move_seq, NVL_MM_SEQ_SETUP);
 	nvl_flock_unlock(&mm->place_lock);
 	if (from == NVL_GEM_DOMAIN_NONE) {
 		/* Fresh: host pages come zeroed; dirty VRAM is cleared. */
@@ -490,11 +498,23 @@ static int move_to(struct nvl_mm *mm, struct nvl_bo *bo,
 		nvl_list_splice_tail_init(&old, &bo->blocks);
 		bo->dom = from;
 		bo->host = old_host;
+		atomic_store(&bo->move_seq, old_seq);
 		nvl_flock_unlock(&mm->place_lock);
 		if (was_on)
 			nvl_mm_lru_add(mm, bo);
+		/*
+		 * A bind's commit may have met the new backing pending and
+		 * left its entries invalid: list the mappings for the next
+		 * validate, which maps the old backing again.
+		 */
+		nvl_mm_notify_evict(bo, bo->evicted);
 		return ret;
 	}
+	/* no job (an inline clear, a relabel): the backing is what it was */
+	nvl_flock_lock(&mm->place_lock);
+	if (atomic_load(&bo->move_seq) == NVL_MM_SEQ_SETUP)
+		atomic_store(&bo->move_seq, old_seq);
+	nvl_flock_unlock(&mm->place_lock);
 	/* Old host pages belong to the copy job now; VRAM is free at once. */
 	nvl_buddy_free_list(&mm->vram, &old, 0);
 	nvl_mm_lru_add(mm, bo);

@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "base/log.h"
+#include "mm/gem.h"
 #include "sync/checker.h"
 #include "vm/gpuvm.h"
 #include "vm/sm.h"
@@ -25,6 +26,7 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 	struct nvl_gpuvm *g = vm->gpuvm;
 	const struct nvl_vm_pt_ops *pt = g->pt;
 	struct nvl_signalling_cookie cookie;
+	struct nvl_gem_object *obj;
 	struct nvl_gpuva *va;
 	uint64_t size, page;
 	uint32_t flags = 0;
@@ -53,13 +55,29 @@ int nvl_vm_fault_map(struct nvl_vm *vm, uint64_t addr, bool write,
 				 "mapping",
 				 g->name, (unsigned long long)addr);
 	}
-	/* the mapping's flags, as its bind would have written them */
-	flags = nvl_gpuva_pt_flags(va);
+	/*
+	 * A move (or clear) into the BO's backing is still queued: the
+	 * faulting job was queued before it (a later one waits for it), and
+	 * the move waits for that job, so it cannot be made to wait here.
+	 * Mapping the new memory would show it what was there before the
+	 * copy; the fault is not serviced (after the move it is).
+	 */
+	obj = nvl_gpuva_obj(va);
+	if (obj->ops->move_pending && obj->ops->move_pending(obj)) {
+		nvl_flock_unlock(&g->lock);
+		return nvl_error(-EBUSY,
+				 "vm %s: fault at %#llx: the BO's move into "
+				 "its memory is still queued",
+				 g->name, (unsigned long long)addr);
+	}
+	/* the mapping's flags, as its bind would have written them; a move
+	 * queued since the check leaves the page invalid (SETTLED) */
+	flags = nvl_gpuva_pt_flags(va) | NVL_VM_PT_SETTLED;
 	size = 1ull << va->page_shift;
 	page = addr & ~(size - 1);
 	held = nvl_gpuvm_pt_hold(g);
 	cookie = nvl_fence_begin_signalling();
-	pt->map(g->pt_priv, page, size, va->page_shift, nvl_gpuva_obj(va),
+	pt->map(g->pt_priv, page, size, va->page_shift, obj,
 		va->bo_offset + (page - nvl_gpuva_addr(va)), flags);
 	pt->flush(g->pt_priv, page, size);
 	if (pt->take_error)

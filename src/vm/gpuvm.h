@@ -85,6 +85,12 @@ struct nvl_gpuva {
 	uint16_t flags;
 	/** @page_shift: page size the page tables use for it */
 	uint8_t page_shift;
+	/**
+	 * @written: while PENDING, its bind's commit has run (the entries
+	 * are written, or left invalid for a backing still being filled):
+	 * validate may rewrite them before the bind's finish clears PENDING
+	 */
+	_Atomic uint8_t written;
 };
 
 _Static_assert(sizeof(struct nvl_gpuva) <= 64, "mapping node grew");
@@ -519,6 +525,14 @@ bool nvl_gpuvm_bo_is_extobj(const struct nvl_gpuvm_bo *vm_bo);
  * back (off the list). Idempotent.
  */
 void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted);
+
+/**
+ * nvl_gpuvm_bo_relist() - put @vm_bo on the VM's evict list, its "evicted"
+ * unchanged, so that the next validate rewrites its mappings (a bind's
+ * commit left some invalid: the backing was still being filled). May be
+ * called in a fence-signalling section.
+ */
+void nvl_gpuvm_bo_relist(struct nvl_gpuvm_bo *vm_bo);
 
 /**
  * nvl_gpuvm_gem_evict() - the eviction hook for mm: lists every vm_bo of

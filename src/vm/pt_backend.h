@@ -37,6 +37,15 @@ enum nvl_vm_pt_flags {
 	NVL_VM_PT_NULL = 1u << 1,
 	/** @NVL_VM_PT_NOATOMIC: GPU atomics fault */
 	NVL_VM_PT_NOATOMIC = 1u << 2,
+	/**
+	 * @NVL_VM_PT_SETTLED: not a PTE bit but how to resolve @obj: pages
+	 * whose backing is pending (struct nvl_gem_backing's @pending: a
+	 * move or clear into it still queued) are left invalid, like pages
+	 * without backing. A bind's commit and a fault's service ask it (a
+	 * job queued before the move may run before its copy); validate's
+	 * rewrite does not (its exec's job waits for the move).
+	 */
+	NVL_VM_PT_SETTLED = 1u << 3,
 };
 
 /**

@@ -852,7 +852,8 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 	struct desc d = {
 		.obj = obj,
 		.delta = obj ? bo_offset - va : 0,
-		.flags = flags,
+		/* SETTLED says how to resolve a backing: none is resolved */
+		.flags = flags & ~(uint32_t)NVL_VM_PT_SETTLED,
 		.page_shift = (uint8_t)page_shift,
 	};
 

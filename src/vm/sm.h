@@ -199,7 +199,8 @@ struct nvl_gpuvm_pt_cmd {
 	bool sparse;
 	uint32_t flags;
 	uint64_t addr, range;
-	struct nvl_gem_object *obj;
+	/** @va: MAP: the mapping (its vm_bo's object is what is mapped) */
+	struct nvl_gpuva *va;
 	uint64_t bo_offset;
 };
 

@@ -34,6 +34,7 @@
  * contiguously: @keep). Unmaps inside a live sparse region go back to sparse.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -330,7 +331,7 @@ static void log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 
 static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 		    uint64_t range, uint8_t shift, bool sparse,
-		    const struct nvl_gpuva *va)
+		    struct nvl_gpuva *va)
 {
 	struct nvl_gpuvm_pt_cmd *c = &txn->cmd[txn->ncmd++];
 
@@ -340,12 +341,13 @@ static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 	c->page_shift = shift;
 	c->sparse = sparse;
 	c->flags = 0;
-	c->obj = NULL;
+	c->va = NULL;
 	c->bo_offset = 0;
 	if (va) {
-		c->obj = nvl_gpuva_obj(va);
+		c->va = va;
 		c->bo_offset = va->bo_offset;
-		c->flags |= nvl_gpuva_pt_flags(va);
+		/* a bind maps no backing whose move is still queued */
+		c->flags |= nvl_gpuva_pt_flags(va) | NVL_VM_PT_SETTLED;
 	}
 	if (addr < txn->flush_lo)
 		txn->flush_lo = addr;
@@ -356,6 +358,7 @@ static void cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 {
 	va->flags |= NVL_GPUVA_PENDING;
+	atomic_store_explicit(&va->written, 0, memory_order_relaxed);
 	/* preloaded by nvl_gpuvm_txn_prepare() */
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
@@ -488,6 +491,29 @@ void nvl_gpuvm_txn_apply(struct nvl_gpuvm_txn *txn, struct nvl_gpuvm_ops *ops)
 	ops->prepared = false;
 }
 
+/*
+ * A MAP command. The object's backing may be the destination of a move
+ * whose copy (or clear) is still queued: a job queued before the move
+ * (the move waits for it) could run before the copy and read what that
+ * memory held, another client's bytes. So those pages stay invalid
+ * (NVL_VM_PT_SETTLED) and the vm_bo goes on the evict list: the next
+ * exec's validate maps them (the mapping counts as written from now on,
+ * though still PENDING until the bind's finish), and its job waits for
+ * the move. A move queued after this check is heard by the eviction hook,
+ * which lists the vm_bo itself.
+ */
+static void commit_map(struct nvl_gpuvm *vm, const struct nvl_gpuvm_pt_cmd *c)
+{
+	struct nvl_gpuvm_bo *vm_bo = c->va->vm_bo;
+	struct nvl_gem_object *obj = vm_bo ? vm_bo->obj : NULL;
+
+	if (obj && obj->ops->move_pending && obj->ops->move_pending(obj))
+		nvl_gpuvm_bo_relist(vm_bo);
+	vm->pt->map(vm->pt_priv, c->addr, c->range, c->page_shift, obj,
+		    c->bo_offset, c->flags);
+	atomic_store_explicit(&c->va->written, 1, memory_order_release);
+}
+
 void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
 {
 	struct nvl_gpuvm *vm = txn->vm;
@@ -498,8 +524,7 @@ void nvl_gpuvm_txn_commit(struct nvl_gpuvm_txn *txn)
 
 		switch (c->kind) {
 		case NVL_GPUVM_PT_MAP:
-			pt->map(vm->pt_priv, c->addr, c->range, c->page_shift,
-				c->obj, c->bo_offset, c->flags);
+			commit_map(vm, c);
 			break;
 		case NVL_GPUVM_PT_UNMAP:
 			pt->unmap(vm->pt_priv, c->addr, c->range, c->page_shift,
@@ -825,7 +850,7 @@ void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)
 
 void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 		     uint64_t range, uint8_t shift, bool sparse,
-		     const struct nvl_gpuva *va)
+		     struct nvl_gpuva *va)
 {
 	cmd_add(txn, kind, addr, range, shift, sparse, va);
 }

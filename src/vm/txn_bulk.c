@@ -33,6 +33,7 @@
  * it one request at a time: the same results, errors and messages as ever.
  */
 #include <errno.h>
+#include <stdatomic.h>
 
 #include "base/compiler.h"
 #include "base/list.h"
@@ -269,6 +270,7 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 		struct nvl_gpuva *va = vas[key[j] & IDX_MASK];
 
 		va->flags |= NVL_GPUVA_PENDING;
+		atomic_store_explicit(&va->written, 0, memory_order_relaxed);
 		/* reserved above */
 		if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 			return -ENOMEM;

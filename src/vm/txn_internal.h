@@ -37,7 +37,7 @@ void nvl_txn_took_room(struct nvl_gpuvm *vm);
 void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p);
 void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 		     uint64_t range, uint8_t shift, bool sparse,
-		     const struct nvl_gpuva *va);
+		     struct nvl_gpuva *va);
 /* @va lies in a live sparse region (its unmap goes back to sparse) */
 bool nvl_txn_in_region(struct nvl_gpuvm *vm, const struct nvl_gpuva *va);
 /* sm.c: what nvl_gpuvm_sm_map_ops() checks of the regions, silently */

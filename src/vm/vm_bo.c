@@ -256,6 +256,24 @@ void nvl_gpuvm_bo_evict(struct nvl_gpuvm_bo *vm_bo, bool evicted)
 }
 
 /*
+ * Rewrite @vm_bo's mappings at the next validate without calling the BO
+ * evicted: a bind's commit left entries invalid because the backing was
+ * still being filled. The global lock is a futex lock whose holders never
+ * wait for a fence; the commit (a signalling section) may take it.
+ */
+void nvl_gpuvm_bo_relist(struct nvl_gpuvm_bo *vm_bo)
+{
+	nvl_gpuvm_gem_lock();
+	if (nvl_list_empty(&vm_bo->evict_link)) {
+		bool was = vm_bo->evicted;
+
+		evict_locked(vm_bo, true);
+		vm_bo->evicted = was;
+	}
+	nvl_gpuvm_gem_unlock();
+}
+
+/*
  * A move back does not make the mappings right: they still point where the
  * object was before it moved. So "evicted" clears but the vm_bo goes on
  * (or stays on) the evict list until validate has rewritten them: a vm_bo
@@ -370,7 +388,10 @@ NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
  * The object moved: its committed mappings still point where it was. A
  * pending mapping is its bind's to write (the bind reads the backing when
  * it runs); writing it here could make it visible before its bind's
- * in-fences, or leave entries behind a bind that is cancelled.
+ * in-fences, or leave entries behind a bind that is cancelled. Once the
+ * bind's commit has run (@written) it is committed for this purpose, even
+ * before the bind's finish clears PENDING: the commit may have left it
+ * invalid for a backing still being filled, for this rewrite to map.
  */
 int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 {
@@ -384,7 +405,8 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
 		uint32_t flags = 0;
 
-		if (va->flags & NVL_GPUVA_PENDING) {
+		if ((va->flags & NVL_GPUVA_PENDING) &&
+		    !atomic_load_explicit(&va->written, memory_order_acquire)) {
 			*pending = true;
 			continue;
 		}

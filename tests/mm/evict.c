@@ -732,6 +732,8 @@ struct inj_mv {
 	struct nvl_mm *mm;
 	struct nvl_bo *bo;
 	enum nvl_gem_domain before;
+	bool pending;
+	int hooked;
 };
 
 static int inj_move(void *arg)
@@ -739,6 +741,8 @@ static int inj_move(void *arg)
 	struct inj_mv *x = arg;
 
 	x->before = where(x->bo);
+	x->pending = nvl_bo_move_pending(x->bo);
+	x->hooked = hook_in + hook_out;
 	return place_in(x->bo, x->before == NVL_GEM_DOMAIN_VRAM
 				       ? NVL_GEM_DOMAIN_GTT
 				       : NVL_GEM_DOMAIN_VRAM);
@@ -751,6 +755,12 @@ static void inj_move_check(int ret, void *arg)
 	if (ret) {
 		assert_int_equal(ret, -ENOMEM);
 		assert_int_equal(where(x->bo), x->before);
+		/* the backing it kept is as pending as it was, and a move
+		 * undone is heard (a bind's commit may have met the new
+		 * backing pending and left entries to rewrite) */
+		assert_int_equal(nvl_bo_move_pending(x->bo), x->pending);
+		assert_true(hook_in + hook_out > x->hooked ||
+			    x->before == NVL_GEM_DOMAIN_NONE);
 	}
 	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
 				 x->mm->used_B[NVL_GEM_DOMAIN_GTT],
@@ -769,13 +779,83 @@ static void validate_move_survives_allocation_failures(void **state)
 		  NVL_BO_CPU_VISIBLE);
 	fill(x.bo, 0x6d);
 	nvl_gem_set_deps_hook(deps_hook);
+	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0);
 	new_vm_job();
 	assert_true(t_fail_each_alloc(inj_move, inj_move_check, &x, 100) >= 3);
 	end_vm_job();
+	nvl_gem_remove_evict_hook(count_hook);
 	nvl_gem_set_deps_hook(NULL);
 	expect(x.bo, 0x6d);
 	idle_put(x.bo);
 	nvl_mm_destroy(x.mm);
+}
+
+/* what get_backing() reports for byte 0 of @bo: its domain, *@pending */
+static enum nvl_gem_domain backing(struct nvl_bo *bo, bool *pending)
+{
+	struct nvl_gem_backing b = {0};
+
+	assert_int_equal(bo->gem.ops->get_backing(&bo->gem, 0, &b), 0);
+	*pending = b.pending;
+	/* the lock-free answer agrees while nothing moves */
+	assert_int_equal(bo->gem.ops->move_pending(&bo->gem), b.pending);
+	return b.domain;
+}
+
+/*
+ * The memory a BO moves into is pending until the job that fills it is
+ * done (a bind's commit must not map it: a job queued before the move may
+ * run before the copy): a validate move each way, an eviction, and the
+ * clear of a fresh BO's VRAM behind them, each held up by a job of a VM
+ * that maps the BO (the dependency hook).
+ */
+static void moved_backing_pending_until_filled(void **state)
+{
+	struct nvl_mm *mm = new_mm(4 * MiB);
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE), *b;
+	enum nvl_gem_domain to[] = {NVL_GEM_DOMAIN_GTT, NVL_GEM_DOMAIN_VRAM};
+	bool pending;
+
+	(void)state;
+	fill(a, 0x4d);
+	assert_int_equal(backing(a, &pending), NVL_GEM_DOMAIN_VRAM);
+	assert_false(pending);
+	nvl_gem_set_deps_hook(deps_hook);
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(to); i++) {
+		new_vm_job();
+		assert_int_equal(place_in(a, to[i]), 0);
+		assert_int_equal(backing(a, &pending), to[i]);
+		assert_true(pending);
+		end_vm_job();
+		assert_int_equal(nvl_resv_wait(a->gem.resv,
+					       NVL_RESV_USAGE_KERNEL,
+					       NVL_TIMEOUT_INFINITE),
+				 0);
+		assert_int_equal(backing(a, &pending), to[i]);
+		assert_false(pending);
+	}
+	/* an eviction by b's creation: a's new pages pending, and b's VRAM
+	 * (its clear queued behind a's copy) too */
+	new_vm_job();
+	b = mk(mm, 3 * MiB, NVL_BO_DOMAIN_VRAM, 0);
+	assert_int_equal(backing(a, &pending), NVL_GEM_DOMAIN_GTT);
+	assert_true(pending);
+	assert_int_equal(backing(b, &pending), NVL_GEM_DOMAIN_VRAM);
+	assert_true(pending);
+	end_vm_job();
+	assert_int_equal(nvl_resv_wait(b->gem.resv, NVL_RESV_USAGE_KERNEL,
+				       NVL_TIMEOUT_INFINITE),
+			 0);
+	assert_int_equal(backing(a, &pending), NVL_GEM_DOMAIN_GTT);
+	assert_false(pending);
+	assert_int_equal(backing(b, &pending), NVL_GEM_DOMAIN_VRAM);
+	assert_false(pending);
+	nvl_gem_set_deps_hook(NULL);
+	expect(a, 0x4d);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
 }
 
 static void cpu_visible_bos_stay_in_the_window(void **state)
@@ -847,6 +927,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(validate_move_waits_for_mapping_vms),
 	cmocka_unit_test(validate_move_tells_hooks),
 	cmocka_unit_test(validate_move_survives_allocation_failures),
+	cmocka_unit_test(moved_backing_pending_until_filled),
 };
 
 T_MAIN(tests)

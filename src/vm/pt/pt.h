@@ -350,7 +350,8 @@ void nvl_pt_put_region(struct nvl_pt *pt, uint64_t va, uint64_t range);
  * @page_shift: the page size nvl_pt_get() prepared (the smallest used)
  * @obj: the object (resolved with obj->ops->get_backing()), or NULL
  * @bo_offset: offset in @obj of @va
- * @flags: enum nvl_vm_pt_flags (NVL_VM_PT_NULL: reads zero, @obj unused)
+ * @flags: enum nvl_vm_pt_flags (NVL_VM_PT_NULL: reads zero, @obj unused;
+ *         NVL_VM_PT_SETTLED: pages whose backing is pending stay invalid)
  *
  * Never allocates nor fails; a page the tables cannot express is left
  * invalid and counted in stats.errors.

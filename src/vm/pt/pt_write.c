@@ -512,7 +512,9 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		uint64_t bo_offset, uint32_t flags)
 {
 	uint64_t end = va + range;
+	bool settled = flags & NVL_VM_PT_SETTLED;
 
+	flags &= ~(uint32_t)NVL_VM_PT_SETTLED;
 	pthread_mutex_lock(&pt->lock);
 	if ((flags & NVL_VM_PT_NULL) || !obj) {
 		struct op op = {.sparse = true};
@@ -526,8 +528,9 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 
 		if (obj->ops->get_backing(obj, bo_offset, &bk) ||
 		    bk.domain == NVL_GEM_DOMAIN_NONE ||
-		    bk.len_B < (1ull << 12)) {
-			/* not resident: leave one page invalid */
+		    bk.len_B < (1ull << 12) || (settled && bk.pending)) {
+			/* not resident (or not yet filled): leave one page
+			 * invalid */
 			struct op op = {.sparse = false};
 
 			n = NVL_MIN(end - va, 1ull << page_shift);
