@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nouvelle/nouvelle.h>
@@ -471,6 +472,57 @@ static void bind_after_eviction_queued(void **state)
 	audit_down(&t);
 }
 
+/*
+ * (e) KNOWN HOLE (MOVE_AUDIT_KNOWN=1; found in session 17, not fixed): the
+ * validate form. X bound in GTT, the late job queued, B's bytes left in the
+ * free VRAM; nvl_bo_use() moves X into VRAM (its copy waits for the late
+ * job), then an exec's validate rewrites VA_X to the new VRAM at once,
+ * before the copy: the late job reads what that VRAM held. Whatever the
+ * fix (a rewrite deferred until after the move, as Xe's rebind job), R
+ * must never hold B's bytes.
+ */
+static void validate_rewrite_before_late_job(void **state)
+{
+	uint32_t x, y, ch2, *pr;
+	struct audit t;
+
+	(void)state;
+	audit_up(&t, NVL_BO_DOMAIN_GTT, &pr);
+	for (unsigned i = 0; i < 2 * MIB / 4; i++)
+		pr[i] = R_UNWRITTEN;
+	assert_int_equal(
+		nvl_channel_create(t.a.c, t.a.vm, NVL_ENGINE_COPY, 0, &ch2), 0);
+	x = new_x_evicted(&t);
+	assert_int_equal(nvl_bo_wait(t.a.c, x, 20 * T_NV_SEC), 0);
+	assert_int_equal(bind1(t.a.c, t.a.vm, x, VA_X, X_SIZE), 0);
+	/* B's bytes in the VRAM X will get */
+	assert_int_equal(nvl_bo_create(t.b, X_SIZE, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &y),
+			 0);
+	fill(t.b, y, X_SIZE, B_BYTES);
+	assert_int_equal(
+		nvl_bo_wait(t.b, t_nv_vram_hog(t.b, vram_free(&t) - 2 * MIB),
+			    20 * T_NV_SEC),
+		0);
+	assert_int_equal(nvl_bo_close(t.b, y), 0);
+	queue_late_job(&t.a);
+	/* the move into VRAM: its copy waits for the late job */
+	assert_int_equal(nvl_bo_use(t.a.c, x), 0);
+	assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
+	/* an exec's validate rewrites VA_X */
+	queue_blocked_job(&t.a, ch2, PB_BUSY, SEM_BUSY, 0);
+	sem_release(&t.a, SEM_LATE);
+	(void)t_nv_cl_wait(&t.a, 20 * T_NV_SEC);
+	sem_release(&t.a, SEM_BUSY);
+	assert_int_equal(nvl_bo_wait(t.a.c, x, 20 * T_NV_SEC), 0);
+	for (unsigned i = 0; i < MIB / 4; i++)
+		if (pr[i] == B_BYTES)
+			fail_msg("the late job read B's bytes at word %u", i);
+	t_nv_expect_words(t.a.c, x, 0, X_SIZE / 4, PATTERN, "X after its move");
+	assert_int_equal(nvl_bo_unmap(t.a.c, t.r), 0);
+	audit_down(&t);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,7 +530,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(job_before_bind_after_move_in),
 		cmocka_unit_test(bind_after_move_queued),
 		cmocka_unit_test(bind_after_eviction_queued),
+		/* the known hole: last, only with MOVE_AUDIT_KNOWN=1 */
+		cmocka_unit_test(validate_rewrite_before_late_job),
 	};
+	size_t n = NVL_ARRAY_SIZE(tests) - !getenv("MOVE_AUDIT_KNOWN");
 
-	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+	return t_main(__FILE__, tests, n, argc, argv);
 }
