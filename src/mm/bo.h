@@ -194,6 +194,13 @@ struct nvl_mm {
 	 * backing in a fence-signalling section with only the VM's lock
 	 */
 	struct nvl_flock place_lock;
+	/**
+	 * @done_seq: the seqno of the last job finished (its memory holds
+	 * the content), stored before its fence signals. Jobs finish in the
+	 * order they were queued (one FIFO, one device channel in order, CPU
+	 * jobs only on an empty pipeline), so every job up to it is done.
+	 */
+	_Atomic uint64_t done_seq;
 	struct nvl_mm_config cfg;
 	const struct nvl_mm_mem_ops *ops;
 	void *ops_priv;
@@ -253,13 +260,6 @@ struct nvl_mm {
 	bool stop_completer;
 	uint64_t fence_ctx;
 	uint64_t seqno;
-	/**
-	 * @done_seq: the seqno of the last job finished (its memory holds
-	 * the content), stored before its fence signals. Jobs finish in the
-	 * order they were queued (one FIFO, one device channel in order, CPU
-	 * jobs only on an empty pipeline), so every job up to it is done.
-	 */
-	_Atomic uint64_t done_seq;
 	/* the device's copy engine (q_lock): NULL = CPU copies */
 	const struct nvl_mm_move_ops *move_ops;
 	void *move_priv;
@@ -309,6 +309,15 @@ struct nvl_bo {
 	struct nvl_gem_object gem;
 	struct nvl_resv own_resv;
 	struct nvl_mm *mm;
+	/*
+	 * @move_seq: the seqno of the last job (move, eviction, clear) that
+	 * writes the current backing, NVL_MM_SEQ_SETUP while a move is being
+	 * queued, 0 if none ever did; written with mm->place_lock held (or
+	 * by job_push() over NVL_MM_SEQ_SETUP). The backing is pending (not
+	 * yet the BO's content) while it is above mm->done_seq
+	 * (nvl_bo_move_pending()). Beside @mm, which its readers load too.
+	 */
+	_Atomic uint64_t move_seq;
 	/** @domains: allowed NVL_BO_DOMAIN_* */
 	uint32_t domains;
 	/** @preferred: the NVL_BO_DOMAIN_* wanted */
@@ -320,14 +329,6 @@ struct nvl_bo {
 	void *host; /* GTT / SYSTEM pages */
 	int swap_fd; /* swapped out: content in this memfd */
 	bool evicted; /* moved out by someone else */
-	/*
-	 * @move_seq: the seqno of the last job (move, eviction, clear) that
-	 * writes the current backing, NVL_MM_SEQ_SETUP while a move is being
-	 * queued; written with mm->place_lock held. The backing is pending
-	 * (not yet the BO's content) while it is above mm->done_seq
-	 * (nvl_bo_move_pending()).
-	 */
-	_Atomic uint64_t move_seq;
 	/* released with pending fences: on mm->zombies, waiting for these */
 	struct nvl_fence **zfences;
 	unsigned nzfences;
@@ -363,8 +364,12 @@ static inline struct nvl_bo *nvl_bo_from_gem(struct nvl_gem_object *obj)
  */
 static inline bool nvl_bo_move_pending(struct nvl_bo *bo)
 {
-	return atomic_load_explicit(&bo->move_seq, memory_order_acquire) >
-	       atomic_load_explicit(&bo->mm->done_seq, memory_order_acquire);
+	uint64_t seq =
+		atomic_load_explicit(&bo->move_seq, memory_order_acquire);
+
+	/* 0: no job ever wrote it (the manager's line is not read) */
+	return seq && seq > atomic_load_explicit(&bo->mm->done_seq,
+						 memory_order_acquire);
 }
 
 /**
