@@ -198,7 +198,8 @@ static void lt_up(struct lt *t, const char *profile, unsigned sms)
 	}
 	t->code_next = CODE;
 	t->chid = 1;
-	gpu_chan(t->g, t->chid, 0, &t->ch);
+	gpu_chan(t->g, t->chid,
+		 NVL_HW_RUNLIST_COMPUTE(t->g->m->profile->num_ce), &t->ch);
 }
 
 static void lt_down(struct lt *t)
@@ -695,7 +696,8 @@ static void lt_new_chan(struct lt *t)
 {
 	nvl_kit_chan_fini(&t->g->kit, &t->ch);
 	t->chid++;
-	gpu_chan(t->g, t->chid, 0, &t->ch);
+	gpu_chan(t->g, t->chid,
+		 NVL_HW_RUNLIST_COMPUTE(t->g->m->profile->num_ce), &t->ch);
 }
 
 /* launch @prog (1 CTA of 64 threads), expect the channel to stop with
