@@ -51,8 +51,7 @@ static uint32_t qget(const uint32_t *q, unsigned hi, unsigned lo)
 /* RELEASE0_STRUCTURE_SIZE, _REDUCTION_ENABLE, _REDUCTION_OP, PAYLOAD64B
  * of each QMD version (hi, lo); payload64b hi 0: absent */
 struct relbits {
-	unsigned size_hi, size_lo, red_en, op_hi, op_lo, fmt_hi, fmt_lo,
-		p64;
+	unsigned size_hi, size_lo, red_en, op_hi, op_lo, fmt_hi, fmt_lo, p64;
 };
 
 static const struct relbits *relbits_of(uint32_t cls)
@@ -118,7 +117,7 @@ static void cx_up(struct cx *x, const char *profile, int rl)
 	memset(x, 0, sizeof(*x));
 	x->g = gpu_up(profile);
 	x->cls = x->g->m->profile->compute_class;
-	x->arch = x->cls == NVL_HW_COMPUTE_CLASS_TURING	  ? NVL_ISA_SM75
+	x->arch = x->cls == NVL_HW_COMPUTE_CLASS_TURING	    ? NVL_ISA_SM75
 		  : x->cls == NVL_HW_COMPUTE_CLASS_AMPERE_B ? NVL_ISA_SM86
 		  : x->cls == NVL_HW_COMPUTE_CLASS_ADA	    ? NVL_ISA_SM89
 							    : NVL_ISA_SM90;
@@ -147,9 +146,8 @@ static int cx_launch(struct cx *x, bool bind)
 	int n;
 
 	gpu_wr(x->g, DATA, 0);
-	assert_int_equal(nvl_hw_vram_write(x->g->hw, QMD, x->q,
-					   (size_t)x->qsize),
-			 0);
+	assert_int_equal(
+		nvl_hw_vram_write(x->g->hw, QMD, x->q, (size_t)x->qsize), 0);
 	n = nvl_compute_push_launch(x->cls, SUBCH, QMD,
 				    bind ? NVL_COMPUTE_PUSH_BIND : 0, p,
 				    NVL_COMPUTE_PUSH_MAX_DW);
@@ -199,8 +197,8 @@ static void compute_class_on_a_copy_channel_is_an_illegal_class(void **state)
 
 		gpu_push(&x.ch, p, 2);
 		assert_int_equal(nvl_kit_kick(&x.g->kit, &x.ch), 0);
-		assert_int_equal(
-			nvl_kit_wait_idle(&x.g->kit, &x.ch, GPU_WAIT), 0);
+		assert_int_equal(nvl_kit_wait_idle(&x.g->kit, &x.ch, GPU_WAIT),
+				 0);
 	}
 	cx_down(&x);
 	/* and the compute runlist's channel runs the grid */
@@ -266,8 +264,7 @@ static void expect_bad_qmd(struct cx *x)
 static void release_structure_and_reduction_are_honoured(void **state)
 {
 	(void)state;
-	for (size_t pi = 0; pi < sizeof(profiles) / sizeof(profiles[0]);
-	     pi++) {
+	for (size_t pi = 0; pi < sizeof(profiles) / sizeof(profiles[0]); pi++) {
 		struct cx x;
 		const struct relbits *r;
 		uint32_t w[4], fill[4] = {0xa5a5a5a5, 0xa5a5a5a5, 0xa5a5a5a5,
@@ -314,17 +311,19 @@ static void release_structure_and_reduction_are_honoured(void **state)
 		qbits(x.q, r->red_en, r->red_en, 0);
 		/* FOUR_WORDS at an address that is not 16-byte aligned */
 		qbits(x.q, r->size_hi, r->size_lo, 0);
-		qbits(x.q, x.cls == NVL_HW_COMPUTE_CLASS_TURING	  ? 767
-			   : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
-								  : 799,
+		qbits(x.q,
+		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 767
+		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
+							     : 799,
 		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 736
 		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 640
 							     : 768,
 		      (uint32_t)SEM + 4);
 		expect_bad_qmd(&x);
-		qbits(x.q, x.cls == NVL_HW_COMPUTE_CLASS_TURING	  ? 767
-			   : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
-								  : 799,
+		qbits(x.q,
+		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 767
+		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
+							     : 799,
 		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 736
 		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 640
 							     : 768,
@@ -362,11 +361,58 @@ static void hopper_qmd_type_must_be_a_grid(void **state)
 	cx_down(&x);
 }
 
+/*
+ * A QMD in unmapped memory: the engine's read of it is an MMU fault of the
+ * GRAPHICS engine (a non-replayable fault-buffer entry naming the QMD's
+ * page), the channel is faulted and no grid runs; another channel still
+ * launches.
+ */
+static void a_qmd_in_unmapped_memory_faults_the_channel(void **state)
+{
+	const uint64_t hole = 1ull << 39; /* below SEND_PCAS_A's 2^40 */
+	const uint64_t fbuf = 0x230000;
+	uint32_t p[NVL_COMPUTE_PUSH_MAX_DW], e[8];
+	struct cx x;
+	int n;
+
+	(void)state;
+	cx_up(&x, "ga102", -1);
+	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_LO(0),
+		    NVL_HW_FAULT_BUF_LO_PHYS(fbuf, NVL_HW_FAULT_APERTURE_VID));
+	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_HI(0), 0);
+	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_SIZE(0),
+		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
+	gpu_wr(x.g, DATA, 0);
+	gpu_wr(x.g, SEM, 0);
+	n = nvl_compute_push_launch(x.cls, SUBCH, hole, NVL_COMPUTE_PUSH_BIND,
+				    p, NVL_COMPUTE_PUSH_MAX_DW);
+	assert_true(n > 0);
+	gpu_push(&x.ch, p, (uint32_t)n);
+	assert_int_equal(nvl_kit_kick(&x.g->kit, &x.ch), 0);
+	assert_int_equal(nvl_kit_wait_idle(&x.g->kit, &x.ch, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(x.g->hw, NVL_HW_CHRAM_ERROR(x.chid)),
+			 NVL_HW_CHERR_MMU_FAULT);
+	assert_true(nvl_hw_rd32(x.g->hw, NVL_HW_CHRAM_CTRL(x.chid)) &
+		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	assert_int_equal(nvl_hw_rd32(x.g->hw, NVL_HW_FAULT_BUF_PUT(0)), 1);
+	assert_int_equal(nvl_hw_vram_read(x.g->hw, fbuf, e, sizeof(e)), 0);
+	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ENGINE], x.g->m->eng->graphics);
+	assert_int_equal(e[NVL_HW_FAULT_ENTRY_ADDR_HI], (uint32_t)(hole >> 32));
+	assert_int_equal(gpu_rd(x.g, DATA), 0);
+	assert_int_equal(gpu_rd(x.g, SEM), 0);
+	/* the QMD where it belongs, on a new channel: runs */
+	cx_new_chan(&x);
+	assert_int_equal(cx_launch(&x, true), 0);
+	assert_int_equal(gpu_rd(x.g, DATA), MARK);
+	cx_down(&x);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(compute_class_on_a_copy_channel_is_an_illegal_class),
 	cmocka_unit_test(helper_qmd_release_is_one_word),
 	cmocka_unit_test(release_structure_and_reduction_are_honoured),
 	cmocka_unit_test(hopper_qmd_type_must_be_a_grid),
+	cmocka_unit_test(a_qmd_in_unmapped_memory_faults_the_channel),
 };
 
 T_MAIN(tests)
