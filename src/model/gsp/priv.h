@@ -172,6 +172,8 @@ struct nvl_model_gsp {
 };
 
 /* fw.c */
+bool nvl_fw_refuse_control(struct nvl_model_gsp *g, uint32_t cmd,
+			   uint32_t *status);
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
 /* queue an event for the driver; 0 or -ENOSPC */

@@ -699,7 +699,9 @@ size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 	case NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL: {
 		rpc_gsp_rm_control_v03_00 *c = (void *)g->reply;
 
-		*result = rm_control(g, c, len, FW_MAX_MSG);
+		if (len < sizeof(*c) ||
+		    !nvl_fw_refuse_control(g, c->cmd, result))
+			*result = rm_control(g, c, len, FW_MAX_MSG);
 		if (len >= sizeof(*c)) {
 			c->status = *result;
 			/* a multi control's reply may be longer than its
