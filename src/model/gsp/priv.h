@@ -27,6 +27,11 @@ struct fw_obj {
 	uint64_t
 		pdb; /* VA spaces: the page directory the driver set (0: none) */
 	bool faulting; /* VA spaces: ENABLE_PAGE_FAULTING (replayable) */
+	/* VA spaces: IS_EXTERNALLY_OWNED, SHARED_MANAGEMENT, and the last
+	 * VA of RM's range (vaSize - 1, the format's last by default) */
+	bool external, shared;
+	bool bound; /* VA spaces: a root page directory was set (pdb) */
+	uint64_t va_limit;
 };
 
 /* RM's carve-out below the non-WPR heap: one instance block per channel id */
