@@ -7,8 +7,9 @@ usage: gen_seeds.py BUILDDIR OUTDIR CAPTURE...
 
   BUILDDIR  a configured build (its firmware/abi/gspabi.h and
             gspabi_layout.json: struct ids and each version's sizes)
-  OUTDIR    the fuzz/corpus directory; writes OUTDIR/gsp_abi/ and
-            OUTDIR/trace/ (existing seeds of the same names are replaced)
+  OUTDIR    the fuzz/corpus directory; writes OUTDIR/gsp_abi/,
+            OUTDIR/trace/ and OUTDIR/gsp_fwread/ (existing seeds of the
+            same names are replaced; gsp_fwread's need the zstd tool)
 
 Regenerate (docs/tools.md, "Fuzzing the GSP's bytes"):
   for fw in 535.54.03 535.113.01 570.144; do
@@ -161,6 +162,38 @@ def main():
             size = sizes[(vi, sids.index(c))]
             write(abi_dir, 'zero-%s-decode-%s' % (tag, c.lower()),
                   bytes([vi, sel_c[c]]) + bytes(size), written)
+
+    fwread_seeds(os.path.join(outdir, 'gsp_fwread'))
+
+
+def fwread_seeds(d):
+    """fuzz-gsp_fwread (fuzz/gsp/fuzz_fwread.c): byte 0 the storage (0
+    plain, 1 .zst, 2 .xz), then the file: a small image stored each way
+    (zstd with and without its content size, xz with CRC32 and CRC64
+    checks), and each compressed file cut short."""
+    import lzma
+    import subprocess
+    import tempfile
+    os.makedirs(d, exist_ok=True)
+    img = b'\x7fELF' + bytes(range(256)) * 4 + b'.fwimage' * 16
+    seeds = {'plain': b'\0' + img, 'empty-zst': b'\1', 'empty-xz': b'\2'}
+    for name, check in (('crc32', lzma.CHECK_CRC32),
+                        ('crc64', lzma.CHECK_CRC64)):
+        seeds['xz-' + name] = b'\2' + lzma.compress(img, check=check)
+    with tempfile.NamedTemporaryFile() as t:
+        t.write(img)
+        t.flush()
+        # from a file, zstd records the content size; from stdin it cannot
+        for name, flags in (('size', [t.name]),
+                            ('nosize', ['--no-content-size', t.name])):
+            z = subprocess.run(['zstd', '-q', '-c', '-19'] + flags,
+                               capture_output=True, check=True).stdout
+            seeds['zst-' + name] = b'\1' + z
+    for name in [n for n in seeds if n.startswith(('xz-', 'zst-'))]:
+        seeds[name + '-cut'] = seeds[name][:len(seeds[name]) // 2]
+    for name, blob in seeds.items():
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(blob)
 
 
 main()
