@@ -85,8 +85,8 @@ static int sctl_pack(const struct gspabi_version *v, struct sctl *c,
 	c->size = s->wire_size;
 	c->wire = *at;
 	*at += PAD8(c->size);
-	*(uint64_t *)c->n = s->fields; /* every neutral struct starts so */
-	if (gspabi_pack(v, c->id, c->n, c->wire, c->size))
+	/* every field the version has, @c->n untouched when refused */
+	if (gspabi_pack_as(v, c->id, c->n, s->fields, c->wire, c->size))
 		return nvl_error(-EPROTO, "sensors: %s: %s does not pack",
 				 v->tag, s->name);
 	return 0;

@@ -827,6 +827,64 @@ static void rm_alloc_failures(void **state)
 }
 
 /*
+ * A pack the booted version refuses changes nothing: rm_abi_pack() wrote
+ * the version's fields into the caller's present before packing, so a
+ * refused control left the caller's struct changed (note 16). A 9-byte
+ * SKU does not fit 535's chipSKU[4] (NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS,
+ * ctrl2080bios.h; [9] in 570): refused there before anything is sent.
+ */
+static void rm_abi_refused_changes_nothing(void **state)
+{
+	const struct gspabi_version *v;
+	struct gspabi_sku_info sku = {.present = 0}, before;
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+	uint8_t wire[256];
+	uint32_t root, dev, sub, seq;
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tu102");
+	v = nvl_gsp_abi(k.gsp);
+	memset(&sku, 0, sizeof(sku));
+	memcpy(sku.chipSKU, "TU102-400", 9);
+	sku.present = GSPABI_SKU_INFO_HAS_BOARDID; /* the caller's choice */
+	memcpy(&before, &sku, sizeof(sku));
+	assert_true(v->structs[GSPABI_S_SKU_INFO].wire_size <= sizeof(wire));
+	if (gspabi_pack_as(v, GSPABI_S_SKU_INFO, &sku,
+			   v->structs[GSPABI_S_SKU_INFO].fields, wire,
+			   v->structs[GSPABI_S_SKU_INFO].wire_size) !=
+	    -ERANGE) {
+		/* this version's array holds it (570's chipSKU[9]): nothing
+		 * to refuse */
+		assert_true(v->structs[GSPABI_S_SKU_INFO].fields &
+			    GSPABI_SKU_INFO_HAS_SKUCONFIGVERSION);
+		kit_down(&k);
+		return;
+	}
+	assert_memory_equal(&sku, &before, sizeof(sku));
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &sub),
+			 0);
+	seq = k.gsp->next_seq;
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			k.gsp, sub,
+			GSPABI_K_CONTROL_NV2080_CTRL_CMD_BIOS_GET_SKU_INFO,
+			GSPABI_S_SKU_INFO, &sku),
+		-EPROTO);
+	assert_memory_equal(&sku, &before, sizeof(sku));
+	assert_int_equal(k.gsp->next_seq, seq); /* nothing sent */
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+/*
  * The generated layer's RM calls (issue #14): parameters in neutral
  * structs, packed in the booted version's layout and unpacked from the
  * reply (the channel id is the firmware's output); an id the layer does
@@ -1078,6 +1136,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(async_calls),
 		cmocka_unit_test(create_alloc_failures),
 		cmocka_unit_test(rm_alloc_failures),
+		cmocka_unit_test(rm_abi_refused_changes_nothing),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
