@@ -36,6 +36,7 @@
 #define VA_PB (48 * T_NV_MIB)
 #define VA_DST (32 * T_NV_MIB)
 #define VA_HOLE (80 * T_NV_MIB) /* bound only once the fault is in */
+#define GATE 0xf00 /* in the dst BO: a job waits for the CPU to write 1 */
 #define WAIT_NS (5 * T_NV_SEC)
 
 static void sleep_ms(long ms)
@@ -164,10 +165,69 @@ static void clear_faulted_other_client(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * The same through a client's own second channel, with RM running: the
+ * driver killed the faulted channel at its fault entry (its next job
+ * -ECANCELED) and RM tears it down only at its next wake-up. A clear in
+ * between would let the killed channel run that cancelled job after all.
+ */
+static void clear_faulted_own_killed_channel(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct t_nv_cl a;
+	uint32_t *dst, *hole, dst_h, hole_h, chid, rl, chid2, rl2, chan2;
+	uint32_t n0, n1, n2, nb, s0, s1;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	dst_h = t_nv_cl_bo(&a, 64 * T_NV_KIB, NVL_BO_DOMAIN_VRAM, VA_DST,
+			   (void **)&dst);
+	assert_int_equal(
+		nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &chan2), 0);
+	assert_int_equal(nvl_syncobj_create(a.c, 0, &s0), 0);
+	assert_int_equal(nvl_syncobj_create(a.c, 0, &s1), 0);
+	assert_int_equal(nvl_nv_chan_hw_ids(a.c, a.chan, &chid, &rl), 0);
+	assert_int_equal(nvl_nv_chan_hw_ids(a.c, chan2, &chid2, &rl2), 0);
+	assert_int_equal(rl, rl2);
+	/* job 0: wait for the CPU's gate, then fill a page of the hole;
+	 * job 1 (queued behind it meanwhile): fill a page of the BO */
+	n0 = nvl_kit_pb_acquire(a.ppb, VA_DST + GATE, 1);
+	n1 = nvl_kit_pb_memset(a.ppb + n0, a.info.ce_class, VA_HOLE, 0x11,
+			       4096);
+	n2 = nvl_kit_pb_memset(a.ppb + 256, a.info.ce_class, VA_DST, 0x22,
+			       4096);
+	nb = pb_clear_faulted(&a, 2048, chid, rl);
+	exec_sig(&a, a.chan, 0, n0 + n1, s0);
+	exec_sig(&a, a.chan, 1024, n2, s1);
+	__atomic_store_n(&dst[GATE / 4], 1, __ATOMIC_RELEASE);
+	assert_int_equal(sync_status(&a, s0), -EFAULT);
+	assert_int_equal(sync_status(&a, s1), -ECANCELED);
+	/* the client mends its VM and clears the fault from its other
+	 * channel */
+	hole_h = t_nv_cl_bo(&a, 64 * T_NV_KIB, NVL_BO_DOMAIN_VRAM, VA_HOLE,
+			    (void **)&hole);
+	exec_sig(&a, chan2, 2048, nb, a.sync);
+	assert_int_equal(sync_status(&a, a.sync), -EIO);
+	sleep_ms(20); /* a retry the clear started would be done by now */
+	/* the cancelled job never ran */
+	assert_int_equal(__atomic_load_n(&dst[0], __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(__atomic_load_n(&hole[0], __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(nvl_bo_unmap(a.c, dst_h), 0);
+	assert_int_equal(nvl_bo_unmap(a.c, hole_h), 0);
+	t_nv_cl_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clear_faulted_other_client),
+		cmocka_unit_test(clear_faulted_own_killed_channel),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
