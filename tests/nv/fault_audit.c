@@ -67,8 +67,8 @@ static int sync_status(struct t_nv_cl *k, uint32_t sync)
 }
 
 /* @k's push at byte @off: CLEAR_FAULTED of ENG_FAULTED with @chid/@rl */
-static uint32_t pb_clear_faulted(struct t_nv_cl *k, uint32_t off,
-				 uint32_t chid, uint32_t rl)
+static uint32_t pb_clear_faulted(struct t_nv_cl *k, uint32_t off, uint32_t chid,
+				 uint32_t rl)
 {
 	uint32_t *p = k->ppb + off / 4;
 
