@@ -16,6 +16,7 @@
  * is a METHOD error (Xid 32) and nothing is cleared.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -23,11 +24,14 @@
 #include <nouvelle/nouvelle.h>
 
 #include "core/device.h"
+#include "firmware/abi/535.113.01/gsp.h"
+#include "gsp/gsp.h"
 #include "hw/host.h"
 #include "hw/regs.h"
 #include "model/gsp/gsp.h"
 #include "model/model.h"
 #include "nv/chan.h"
+#include "nv/device.h"
 
 #include "kit.h"
 #include "t.h"
@@ -223,11 +227,127 @@ static void clear_faulted_own_killed_channel(void **state)
 	nvl_device_close(dev);
 }
 
+/* holds the GSP event thread in a POST_EVENT handler until released */
+struct hold {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held, release;
+};
+
+static void on_hold(void *arg, uint32_t event, uint32_t result,
+		    const void *data, size_t len)
+{
+	struct hold *h = arg;
+	struct timespec ts;
+
+	(void)event, (void)result, (void)data, (void)len;
+	clock_gettime(CLOCK_REALTIME, &ts); /* the condition's clock */
+	ts.tv_sec += 30;
+	pthread_mutex_lock(&h->lock);
+	h->held = true;
+	pthread_cond_broadcast(&h->cond);
+	while (!h->release &&
+	       pthread_cond_timedwait(&h->cond, &h->lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void post_event(struct nvl_device *dev)
+{
+	int64_t dl = t_nv_deadline(WAIT_NS);
+
+	/* RM's own backlog may be full for a moment: it is not lossy */
+	while (nvl_model_gsp_event_post(dev->model, 0, 0, 0) == -ENOSPC)
+		assert_true(t_nv_now() < dl);
+}
+
+/*
+ * RM tore a channel down (a bad method: Xid 32, no fault entry) but its
+ * RC_TRIGGERED never reached the driver: the driver's bounded event queue
+ * was full (held event thread, a storm of other events), which drops and
+ * counts what does not fit (an allocation failure of the event's copy
+ * drops it the same way). Nothing else would ever complete the channel's
+ * jobs: the job timeout's "is the engine on it?" test said "not hung"
+ * forever. The timeout must still end the job with an error and leave the
+ * channel dead, not a waiter blocked for good.
+ */
+static void lost_rc_event_job_still_ends(void **state)
+{
+	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			 .cond = PTHREAD_COND_INITIALIZER};
+	struct nvl_device_opts o = {.job_timeout_ms = 1000};
+	struct nvl_device *dev;
+	struct nvl_channel_info ci;
+	struct nvl_gsp_stats gs;
+	struct nvl_gsp *gsp;
+	struct t_nv_cl a;
+	uint64_t dropped;
+	int64_t dl;
+	int st = 0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	gsp = dev->nv->gsp;
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	assert_int_equal(nvl_gsp_event_register(gsp,
+						NV_VGPU_MSG_EVENT_POST_EVENT,
+						on_hold, &h),
+			 0);
+	post_event(dev);
+	pthread_mutex_lock(&h.lock);
+	while (!h.held)
+		pthread_cond_wait(&h.cond, &h.lock);
+	pthread_mutex_unlock(&h.lock);
+	/* fill the driver's event queue behind the held handler, then let
+	 * RM's backlog of them drain (dropped) until nothing moves */
+	dl = t_nv_deadline(WAIT_NS);
+	do {
+		post_event(dev);
+		nvl_gsp_get_stats(gsp, &gs);
+		assert_true(t_nv_now() < dl);
+	} while (!gs.events_dropped);
+	do {
+		dropped = gs.events_dropped;
+		sleep_ms(50);
+		nvl_gsp_get_stats(gsp, &gs);
+		assert_true(t_nv_now() < dl);
+	} while (gs.events_dropped != dropped);
+	/* an illegal method (ILLEGAL, 0x04): Xid 32; its OS_ERROR_LOG and
+	 * RC_TRIGGERED find the queue full */
+	a.ppb[0] = NVL_HW_MTHD_INC(0, 0x04, 1);
+	a.ppb[1] = 0;
+	assert_int_equal(t_nv_cl_exec(&a, a.chan, 0, 2), 0);
+	dl = t_nv_deadline(WAIT_NS);
+	do {
+		nvl_gsp_get_stats(gsp, &gs);
+		assert_true(t_nv_now() < dl);
+	} while (gs.events_dropped < dropped + 2);
+	pthread_mutex_lock(&h.lock);
+	h.release = true;
+	pthread_cond_broadcast(&h.cond);
+	pthread_mutex_unlock(&h.lock);
+	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
+	/* the job ends (job timeout 1 s), with an error */
+	assert_int_equal(nvl_syncobj_wait(a.c, &a.sync, NULL, 1,
+					  t_nv_deadline(8 * T_NV_SEC), 0, NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_status(a.c, a.sync, 0, &st), 0);
+	assert_true(st < 0);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(nvl_gsp_event_register(
+				 gsp, NV_VGPU_MSG_EVENT_POST_EVENT, NULL, NULL),
+			 0);
+	t_nv_cl_down(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clear_faulted_other_client),
 		cmocka_unit_test(clear_faulted_own_killed_channel),
+		cmocka_unit_test(lost_rc_event_job_still_ends),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
