@@ -279,9 +279,10 @@ static void lost_rc_event_job_still_ends(void **state)
 	struct nvl_device *dev;
 	struct nvl_channel_info ci;
 	struct nvl_gsp_stats gs;
+	struct nvl_model_gsp_stats ms;
 	struct nvl_gsp *gsp;
 	struct t_nv_cl a;
-	uint64_t dropped;
+	uint64_t dropped, rc0;
 	int64_t dl;
 	int st = 0;
 
@@ -312,12 +313,20 @@ static void lost_rc_event_job_still_ends(void **state)
 		nvl_gsp_get_stats(gsp, &gs);
 		assert_true(t_nv_now() < dl);
 	} while (gs.events_dropped != dropped);
+	nvl_model_gsp_get_stats(dev->model, &ms);
+	rc0 = ms.rc_recoveries;
 	/* an illegal method (ILLEGAL, 0x04): Xid 32; its OS_ERROR_LOG and
 	 * RC_TRIGGERED find the queue full */
 	a.ppb[0] = NVL_HW_MTHD_INC(0, 0x04, 1);
 	a.ppb[1] = 0;
 	assert_int_equal(t_nv_cl_exec(&a, a.chan, 0, 2), 0);
+	/* RM sent both (rc_recoveries counts after them), and they reached
+	 * the full queue: dropped */
 	dl = t_nv_deadline(WAIT_NS);
+	do {
+		nvl_model_gsp_get_stats(dev->model, &ms);
+		assert_true(t_nv_now() < dl);
+	} while (ms.rc_recoveries < rc0 + 1);
 	do {
 		nvl_gsp_get_stats(gsp, &gs);
 		assert_true(t_nv_now() < dl);
