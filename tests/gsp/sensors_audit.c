@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: gsp_sensors_audit
+ *
+ * An adversarial look at sensors and reclocking through the model's GSP
+ * firmware (docs/sensors.md), in simulated time
+ * (nvl_model_pmu_sim_advance(), model-only). Each test names the promise
+ * it checks; what tests/gsp/sensors.c already covers is not repeated.
+ *
+ * Facts: ../shared/reference/gsp-firmware.md 3.2
+ * (NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING: an NvS32 in
+ * degrees C); user-tools.md 1.2 (temperature.gpu whole degrees C,
+ * clocks_event_reasons bits 0x8 HW slowdown, 0x40 HW thermal).
+ */
+#include <stdatomic.h>
+
+#include "gsp/priv.h"
+#include "gsp/sensors.h"
+#include "gspabi.h"
+#include "hw/regs.h"
+#include "kit.h"
+#include "model/gsp/perf.h"
+#include "model/pmu.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+struct sub_tree {
+	uint32_t root, dev, sub;
+};
+
+static void up(struct kit *k, struct sub_tree *t, const char *profile)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+
+	kit_up(k, profile);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &t->dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &t->sub),
+			 0);
+	/* from here on the PMU runs on simulated time only */
+	nvl_model_pmu_sim_advance(k->m, 0);
+}
+
+static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
+{
+	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
+}
+
+/* millidegrees to whole degrees, to the nearest (half away from zero) */
+static int32_t nearest_deg(int32_t mc)
+{
+	return (mc < 0 ? mc - 500 : mc + 500) / 1000;
+}
+
+/* ---- units -------------------------------------------------------------- */
+
+/*
+ * The GPU temperature is a signed whole number of degrees (the sensor
+ * reading's NvS32, the reading range the firmware itself reports starts
+ * at -40 C), the nearest to the chip's temperature: below zero as above
+ * (a chip at -35.7 C reads -36, not -35).
+ */
+static void temperature_below_zero(void **state)
+{
+	struct nvl_model_pmu_state st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	/* a freezer: the model's environment, not a driver control */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT,
+		    (uint32_t)-40000);
+	nvl_model_pmu_sim_advance(k.m, 60 * SEC);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(st.temp_mc < -1000);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+	assert_int_equal(s.gpu_temp_c, nearest_deg(st.temp_mc));
+	/* a value that truncation and rounding tell apart: -30.6 C */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT,
+		    (uint32_t)(-30600 - (st.temp_mc + 40000)));
+	nvl_model_pmu_sim_advance(k.m, 120 * SEC);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(st.temp_mc % 1000 < -500 || st.temp_mc % 1000 > -500);
+	assert_int_equal(s.gpu_temp_c, nearest_deg(st.temp_mc));
+	kit_down(&k);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(temperature_below_zero),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
