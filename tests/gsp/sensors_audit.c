@@ -58,6 +58,20 @@ static int32_t nearest_deg(int32_t mc)
 	return (mc < 0 ? mc - 500 : mc + 500) / 1000;
 }
 
+struct evs {
+	atomic_uint thermal, power;
+};
+
+static void on_event(void *arg, enum nvl_sensor_event ev)
+{
+	struct evs *e = arg;
+
+	if (ev == NVL_SENSOR_EVENT_THERMAL)
+		atomic_fetch_add(&e->thermal, 1);
+	else if (ev == NVL_SENSOR_EVENT_POWER_CAP)
+		atomic_fetch_add(&e->power, 1);
+}
+
 /* ---- units -------------------------------------------------------------- */
 
 /*
@@ -95,10 +109,64 @@ static void temperature_below_zero(void **state)
 	kit_down(&k);
 }
 
+/* ---- events ------------------------------------------------------------- */
+
+/*
+ * A chip held at its slowdown temperature: loaded, it runs hotter than
+ * the limit; halved, cooler. Thermal slowdown must not flip the clock
+ * between full and half every PMU step, nor post an event per step: it
+ * engages above the limit and lets go only once the chip has cooled a
+ * margin below it, so the events are few (one per real engagement) and
+ * each one matches an engagement.
+ */
+static void thermal_oscillation(void **state)
+{
+	struct nvl_gsp_sensor_sub *sub;
+	struct nvl_model_pmu_state st;
+	struct evs ev = {0};
+	struct sub_tree t;
+	struct kit k;
+	unsigned edges = 0, flips = 0;
+	bool hot = false;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+						   NVL_SENSOR_EVENT_THERMAL,
+						   on_event, &ev, &sub),
+			 0);
+	/* tu102, one copy engine busy: 80 W at full clock (T_amb + 16 C),
+	 * 35 W halved (T_amb + 7 C); slowdown at 91 C */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 1000), 0);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT, 80000);
+	for (int i = 0; i < 1000; i++) { /* 10 s, every 10 ms step seen */
+		bool now;
+
+		nvl_model_pmu_sim_advance(k.m, 10 * MS);
+		nvl_model_pmu_get(k.m, &st);
+		now = st.reasons & NVL_MODEL_PMU_REASON_THERMAL;
+		edges += now && !hot;
+		flips += now != hot;
+		hot = now;
+	}
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_GSP_TIMEOUT_NS), 0);
+	/* it did reach the limit, and held it */
+	assert_true(edges >= 1);
+	if (flips > 10)
+		fail_msg("thermal slowdown flipped %u times in 10 s", flips);
+	assert_int_equal(atomic_load(&ev.thermal), edges);
+	assert_int_equal(nvl_model_gsp_perf_posted(
+				 k.m, NVL2080_NOTIFIERS_THERMAL_SLOWDOWN),
+			 edges);
+	nvl_gsp_sensors_unsubscribe(sub);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(temperature_below_zero),
+		cmocka_unit_test(thermal_oscillation),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
