@@ -90,8 +90,7 @@ static void temperature_below_zero(void **state)
 	(void)state;
 	up(&k, &t, "tu102");
 	/* a freezer: the model's environment, not a driver control */
-	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT,
-		    (uint32_t)-40000);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT, (uint32_t)-40000);
 	nvl_model_pmu_sim_advance(k.m, 60 * SEC);
 	rd(&k, &t, &s);
 	nvl_model_pmu_get(k.m, &st);
@@ -162,11 +161,62 @@ static void thermal_oscillation(void **state)
 	kit_down(&k);
 }
 
+/* ---- a real GSP-RM ------------------------------------------------------ */
+
+/*
+ * docs/sensors.md: a real GSP-RM answers nouvelle's own controls
+ * NV_ERR_NOT_SUPPORTED and "the same driver code degrades to
+ * temperature, P-state and utilisation". The P-state is NVIDIA's
+ * PERF_GET_CURRENT_PSTATE (0x20802068, Pn = 1 << n, ctrl2080perf.h),
+ * which such a firmware answers; and the sample has a timestamp
+ * (nvl_sensors.timestamp_ns, no validity bit: never a silent 0), the
+ * firmware's time of its perfmon sample (the V2 sample's
+ * base.timeStamp).
+ */
+static void real_firmware_degrades(void **state)
+{
+	static const uint32_t ours[] = {
+		NVL2080_CTRL_CMD_MULTI_CONTROL,
+		NVL2080_CTRL_CMD_PMGR_GET_STATUS,
+		NVL2080_CTRL_CMD_CLK_GET_INFO,
+		NVL2080_CTRL_CMD_PERF_GET_UTIL,
+		NVL2080_CTRL_CMD_PERF_GET_STATUS,
+	};
+	struct nvl_model_pmu_state st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(ours); i++)
+		assert_int_equal(nvl_model_gsp_perf_disable(k.m, ours[i], true),
+				 0);
+	nvl_model_pmu_sim_advance(k.m, 5 * SEC);
+	/* a P-state other than P0: P5..P8, requested P8 */
+	assert_int_equal(nvl_model_pmu_set_pstate_limits(k.m, 1, 2), 0);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_POWER));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_THROTTLE));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	assert_int_equal(s.pstate, 8);
+	assert_int_equal(s.pstate, st.pstate_id);
+	assert_int_equal(s.timestamp_ns, st.time_ns);
+	assert_true(s.timestamp_ns >= 5 * SEC);
+	kit_down(&k);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(temperature_below_zero),
 		cmocka_unit_test(thermal_oscillation),
+		cmocka_unit_test(real_firmware_degrades),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
