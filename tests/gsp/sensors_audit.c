@@ -211,12 +211,59 @@ static void real_firmware_degrades(void **state)
 	kit_down(&k);
 }
 
+/* a read of the fallback's six controls, each allocation failing in turn */
+struct af {
+	struct kit k;
+	struct sub_tree t;
+	struct nvl_sensors s;
+};
+
+static int read_op(void *arg)
+{
+	struct af *a = arg;
+
+	a->s.valid = 0xabcd;
+	return nvl_gsp_sensors_read(a->k.gsp, a->t.sub, &a->s);
+}
+
+static void read_check(int ret, void *arg)
+{
+	struct af *a = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(a->s.valid, 0xabcd);
+}
+
+/*
+ * docs/sensors.md: any failure fails the read and leaves the caller's
+ * struct untouched, on the fallback too (a firmware without the multi
+ * control: its controls' messages and NVIDIA's wire images are allocated
+ * per read); then a read succeeds with the P-state.
+ */
+static void fallback_alloc_failures(void **state)
+{
+	struct af *a = calloc(1, sizeof(*a));
+
+	(void)state;
+	assert_non_null(a);
+	up(&a->k, &a->t, "tu102");
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 a->k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, true),
+			 0);
+	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 1);
+	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_PSTATE));
+	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_POWER));
+	kit_down(&a->k);
+	free(a);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(temperature_below_zero),
 		cmocka_unit_test(thermal_oscillation),
 		cmocka_unit_test(real_firmware_degrades),
+		cmocka_unit_test(fallback_alloc_failures),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
