@@ -98,9 +98,10 @@ static void no_crossing_from_before(void **state)
 	/* a second crossing, counted, its delivery behind a's callback */
 	room(dev->model, 25000);
 	room(dev->model, 95000);
-	assert_int_equal(nvl_model_gsp_perf_posted(
-				 dev->model, NVL2080_NOTIFIERS_THERMAL_SLOWDOWN),
-			 2);
+	assert_int_equal(
+		nvl_model_gsp_perf_posted(dev->model,
+					  NVL2080_NOTIFIERS_THERMAL_SLOWDOWN),
+		2);
 	assert_int_equal(nvl_gsp_event_flush(dev->nv->gsp, NVL_GSP_TIMEOUT_NS),
 			 0);
 	/* b comes after both crossings, at once */
