@@ -27,84 +27,6 @@
 #define VA_LOW (16 * MIB)
 #define VA_PB (48 * MIB)
 
-/*
- * Run one Host NOP push at @va (written through @pb) on @chan: nvl_exec()'s
- * result, or -ETIMEDOUT when its fence does not signal within 2 s; when
- * the job ran, the channel must still live.
- */
-static int nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
-		    uint64_t va)
-{
-	struct nvl_exec_push ep = {.va = va};
-	struct nvl_vm_sync sig = {0};
-	struct nvl_channel_info ci;
-	struct nvl_push p;
-	int ret;
-
-	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
-	nvl_push_host_nop(&p);
-	assert_true(nvl_push_end(&p) > 0);
-	ep.len = nvl_push_bytes(&p);
-	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
-	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
-	if (!ret) {
-		ret = nvl_syncobj_wait(c, &sig.handle, NULL, 1,
-				       t_nv_deadline(2 * T_NV_SEC), 0, NULL);
-		if (!ret) {
-			assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
-			assert_int_equal(ci.alive, 1);
-		}
-	}
-	nvl_syncobj_destroy(c, sig.handle);
-	return ret;
-}
-
-/*
- * Hopper too: a GPFIFO entry carries VA bits 39:0 only (clc86f.h
- * NVC86F_GP_ENTRY1_GET_HI 7:0, as in every earlier Host class; a higher
- * segment needs a SET_PB_SEGMENT_EXTENDED_BASE control entry first), so a
- * channel whose driver range lies past 2^40 has its fence idiom fetched
- * (and, with SEM_ADDR_HI written 8 bits wide, its seqno released) at the
- * aliased address below 2^40: here the client's own BO. Either the
- * channel is refused or an exec works and the BO is untouched.
- */
-static void hopper_high_kernel_range(void **state)
-{
-	struct nvl_vm_create_args va = {.start = 1 * MIB,
-					.end = 1ull << 42,
-					.kernel_start = (1ull << 40) + VA_LOW,
-					.kernel_range = T_NV_KRANGE};
-	struct nvl_device *dev;
-	struct nvl_client *c;
-	uint32_t vm, chan, hb, hpb, *pb;
-	uint8_t *b;
-	int ret;
-
-	(void)state;
-	assert_int_equal(nvl_device_open("model:gh100", NULL, &dev), 0);
-	assert_int_equal(nvl_device_client_create(dev, &c), 0);
-	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
-	/* the BO sits where the aliased channel slot would be */
-	hb = t_nv_vram_bo(c, vm, 2 * MIB, VA_LOW, (void **)&b);
-	hpb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&pb);
-	memset(b, 0x5a, 2 * MIB);
-	ret = nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan);
-	if (!ret) {
-		assert_int_equal(nop_exec(c, chan, pb, VA_PB), 0);
-		assert_int_equal(nvl_channel_destroy(c, chan), 0);
-	} else {
-		assert_int_equal(ret, -EINVAL);
-	}
-	for (size_t i = 0; i < 2 * MIB; i++)
-		if (b[i] != 0x5a)
-			fail_msg("byte %#zx of the client's BO is %#x", i,
-				 b[i]);
-	assert_int_equal(nvl_bo_unmap(c, hb), 0);
-	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
-	nvl_client_destroy(c);
-	nvl_device_close(dev);
-}
-
 /* ---- nvl_exec() under allocation failure ------------------------------ */
 
 #define AF_SIGS 6 /* more than exec's signals on the stack */
@@ -237,7 +159,8 @@ static void acquire_never_satisfied_times_out(void **state)
 	assert_int_equal(k.psem[0], 0);
 	/* reset by the firmware: the channel takes new work */
 	t_nv_cl_expect_alive(&k);
-	assert_int_equal(nop_exec(k.c, k.chan, k.ppb + 1024, VA_PB + 4096), 0);
+	assert_int_equal(t_nv_nop_exec(k.c, k.chan, k.ppb + 1024, VA_PB + 4096),
+			 0);
 	t_nv_cl_down(&k);
 	nvl_device_close(dev);
 }
@@ -565,7 +488,7 @@ static void query_after_device_lost(void **state)
 	assert_int_equal(ci.alive, 0);
 	assert_int_equal(ci.error, -ENODEV);
 	assert_int_equal(ci.reason, NVL_CHANNEL_DEVICE_LOST);
-	assert_int_equal(nop_exec(k.c, k.chan, k.ppb, VA_PB), -ENODEV);
+	assert_int_equal(t_nv_nop_exec(k.c, k.chan, k.ppb, VA_PB), -ENODEV);
 	t_nv_cl_down(&k);
 	nvl_device_close(dev);
 }
@@ -746,7 +669,6 @@ static void forged_fence_seqno(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(hopper_high_kernel_range),
 		cmocka_unit_test(exec_alloc_failures),
 		cmocka_unit_test(acquire_never_satisfied_times_out),
 		cmocka_unit_test(device_channel_limit),
