@@ -647,9 +647,12 @@ static _Atomic uint64_t unmap_leave;
 static struct nvl_gem_object *_Atomic unmap_obj;
 static _Atomic bool unmap_early;
 
+/* the VM job is not done (the hook runs on mm's worker: not vm_job) */
+static _Atomic bool vm_job_pending;
+
 static void unmap_hook(struct nvl_gem_object *obj, uint64_t leave)
 {
-	if (vm_job && !nvl_fence_is_signaled(vm_job))
+	if (atomic_load(&vm_job_pending))
 		atomic_store(&unmap_early, true);
 	atomic_store(&unmap_obj, obj);
 	atomic_store(&unmap_leave, leave);
@@ -691,10 +694,12 @@ static void new_vm_job(void)
 {
 	assert_int_equal(
 		nvl_fence_create(&vm_job, nvl_fence_context_alloc(1), 1), 0);
+	atomic_store(&vm_job_pending, true);
 }
 
 static void end_vm_job(void)
 {
+	atomic_store(&vm_job_pending, false);
 	assert_int_equal(nvl_fence_signal(vm_job), 0);
 	nvl_fence_put(vm_job);
 	vm_job = NULL;
