@@ -56,14 +56,22 @@ struct nvl_device {
 	pthread_mutex_t ev_lock;
 	/** @subs: struct nvl_device_sensor_sub.link */
 	struct nvl_list subs;
-	/** @gsub: the firmware subscription while @subs is not empty */
+	/** @subs_new: subscriptions not yet on @subs (under @sev_lock, so
+	 * that a subscribe never waits for a callback running under
+	 * @ev_lock; the next delivery moves them to @subs) */
+	struct nvl_list subs_new;
+	/** @gsub: the firmware subscription while @subs or @subs_new is not
+	 * empty */
 	struct nvl_gsp_sensor_sub *gsub;
 	/** @sev_lock, @sev_cond, @sev_pending (crossings per event bit not
-	 * yet delivered), @sev_stop, @sev_thread: the thread that calls the
-	 * subscribers, so that a slow one holds up no GSP event (devstate.c) */
+	 * yet delivered), @sev_seen (crossings per event bit counted so far:
+	 * a subscription is told only of those after it), @sev_stop,
+	 * @sev_thread: the thread that calls the subscribers, so that a slow
+	 * one holds up no GSP event (devstate.c) */
 	pthread_mutex_t sev_lock;
 	pthread_cond_t sev_cond;
 	uint32_t sev_pending[2];
+	uint64_t sev_seen[2];
 	bool sev_stop;
 	pthread_t sev_thread;
 	/** @trace, @trace_arg: the wire tracer (nvl_device_opts), or NULL */

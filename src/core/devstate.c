@@ -14,9 +14,12 @@
  * Sensor events. One firmware event object on the driver's subdevice,
  * armed for both crossings while any subscriber exists; its callback (on
  * the GSP event thread) counts each crossing for the device's sensor
- * thread, which hands it to every subscriber that asked for it, under
- * ev_lock, so that unsubscribe can promise no later call (and a slow
- * subscriber holds up no GSP event: channel errors, faults).
+ * thread, which hands it to every subscriber that asked for it and
+ * subscribed before it, under ev_lock, so that unsubscribe can promise no
+ * later call (and a slow subscriber holds up no GSP event: channel
+ * errors, faults). A new subscription waits on subs_new (sev_lock) for
+ * the next delivery to move it to the list, so that subscribing never
+ * waits for another subscriber's callback.
  * So a callback cannot subscribe or unsubscribe on its own device (both
  * take ev_lock, held by its caller): those calls answer -EDEADLK (a
  * message for unsubscribe) instead of hanging the event thread.
@@ -54,6 +57,7 @@ struct nvl_device_sensor_sub {
 	uint32_t events;
 	nvl_device_sensor_fn fn;
 	void *arg;
+	uint64_t from[2]; /* dev->sev_seen when it subscribed */
 };
 
 #define ALL_EVENTS (NVL_SENSOR_EVENT_THERMAL | NVL_SENSOR_EVENT_POWER_CAP)
@@ -160,6 +164,7 @@ int nvl_device_state_init(struct nvl_device *dev)
 	pthread_mutex_init(&dev->sev_lock, NULL);
 	pthread_cond_init(&dev->sev_cond, NULL);
 	nvl_list_init(&dev->subs);
+	nvl_list_init(&dev->subs_new);
 	ret = pthread_create(&dev->sev_thread, NULL, sensor_thread, dev);
 	if (ret)
 		ret = nvl_error(-ret, "device: no sensor event thread (%d)",
@@ -189,6 +194,10 @@ void nvl_device_state_fini(struct nvl_device *dev)
 	pthread_mutex_destroy(&dev->sev_lock);
 	/* subscriptions the caller left: end them with the device */
 	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
+		nvl_list_del(&s->link);
+		nvl_free(s);
+	}
+	nvl_list_for_each_entry_safe (s, n, &dev->subs_new, link) {
 		nvl_list_del(&s->link);
 		nvl_free(s);
 	}
@@ -312,14 +321,23 @@ NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds)
 /* the device whose subscribers this thread is calling (ev_lock held) */
 static _Thread_local struct nvl_device *dispatching;
 
-static void deliver(struct nvl_device *dev, enum nvl_sensor_event event)
+/* the crossing numbered @seq (of its kind, from 1) to every subscriber of
+ * @event that subscribed before it was counted */
+static void deliver(struct nvl_device *dev, enum nvl_sensor_event event,
+		    unsigned kind, uint64_t seq)
 {
-	struct nvl_device_sensor_sub *s;
+	struct nvl_device_sensor_sub *s, *n;
 
 	pthread_mutex_lock(&dev->ev_lock);
+	pthread_mutex_lock(&dev->sev_lock);
+	nvl_list_for_each_entry_safe (s, n, &dev->subs_new, link) {
+		nvl_list_del(&s->link);
+		nvl_list_add_tail(&s->link, &dev->subs);
+	}
+	pthread_mutex_unlock(&dev->sev_lock);
 	dispatching = dev;
 	nvl_list_for_each_entry (s, &dev->subs, link)
-		if (s->events & (uint32_t)event)
+		if ((s->events & (uint32_t)event) && seq > s->from[kind])
 			s->fn(s->arg, event);
 	dispatching = NULL;
 	pthread_mutex_unlock(&dev->ev_lock);
@@ -337,12 +355,16 @@ static void *sensor_thread(void *arg)
 		bool any = false;
 
 		for (unsigned i = 0; i < 2 && !dev->sev_stop; i++) {
+			uint64_t seq;
+
 			if (!dev->sev_pending[i])
 				continue;
+			/* the oldest crossing not yet delivered */
+			seq = dev->sev_seen[i] - dev->sev_pending[i] + 1;
 			dev->sev_pending[i]--;
 			any = true;
 			pthread_mutex_unlock(&dev->sev_lock);
-			deliver(dev, ev[i]);
+			deliver(dev, ev[i], i, seq);
 			pthread_mutex_lock(&dev->sev_lock);
 		}
 		if (!any && !dev->sev_stop)
@@ -358,9 +380,11 @@ static void *sensor_thread(void *arg)
 static void on_event(void *arg, enum nvl_sensor_event event)
 {
 	struct nvl_device *dev = arg;
+	unsigned i = event == NVL_SENSOR_EVENT_THERMAL ? 0 : 1;
 
 	pthread_mutex_lock(&dev->sev_lock);
-	dev->sev_pending[event == NVL_SENSOR_EVENT_THERMAL ? 0 : 1]++;
+	dev->sev_pending[i]++;
+	dev->sev_seen[i]++;
 	pthread_cond_signal(&dev->sev_cond);
 	pthread_mutex_unlock(&dev->sev_lock);
 }
@@ -400,9 +424,12 @@ NVL_API int nvl_device_sensors_subscribe(struct nvl_device *dev,
 		      ? nvl_error(-ENODEV, "device: the device is lost")
 		      : after(dev->nv, arm(dev));
 	if (!ret) {
-		pthread_mutex_lock(&dev->ev_lock);
-		nvl_list_add_tail(&s->link, &dev->subs);
-		pthread_mutex_unlock(&dev->ev_lock);
+		/* not under ev_lock: a callback may be running there */
+		pthread_mutex_lock(&dev->sev_lock);
+		s->from[0] = dev->sev_seen[0];
+		s->from[1] = dev->sev_seen[1];
+		nvl_list_add_tail(&s->link, &dev->subs_new);
+		pthread_mutex_unlock(&dev->sev_lock);
 	}
 	pthread_mutex_unlock(&dev->sub_lock);
 	if (ret) {
@@ -433,8 +460,10 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 	}
 	pthread_mutex_lock(&dev->sub_lock);
 	pthread_mutex_lock(&dev->ev_lock);
-	nvl_list_del(&sub->link);
-	empty = nvl_list_empty(&dev->subs);
+	pthread_mutex_lock(&dev->sev_lock);
+	nvl_list_del(&sub->link); /* from subs or subs_new */
+	empty = nvl_list_empty(&dev->subs) && nvl_list_empty(&dev->subs_new);
+	pthread_mutex_unlock(&dev->sev_lock);
 	pthread_mutex_unlock(&dev->ev_lock);
 	if (empty) {
 		nvl_gsp_sensors_unsubscribe(dev->gsub);
@@ -452,10 +481,16 @@ bool nvl_device_subs_end(struct nvl_device *dev)
 		return false;
 	pthread_mutex_lock(&dev->sub_lock);
 	pthread_mutex_lock(&dev->ev_lock);
+	pthread_mutex_lock(&dev->sev_lock);
 	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
 		nvl_list_del(&s->link);
 		nvl_free(s);
 	}
+	nvl_list_for_each_entry_safe (s, n, &dev->subs_new, link) {
+		nvl_list_del(&s->link);
+		nvl_free(s);
+	}
+	pthread_mutex_unlock(&dev->sev_lock);
 	pthread_mutex_unlock(&dev->ev_lock);
 	nvl_gsp_sensors_unsubscribe(dev->gsub);
 	dev->gsub = NULL;
@@ -501,8 +536,15 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 			dev->nv, dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &
 					 NVL_HW_BOOT_0_ARCH_MASK);
 	if (!ret) {
+		bool any;
+
 		nvl_gsp_set_irq_chain(dev->nv->gsp, nvl_nv_irq, dev->nv);
-		if (!nvl_list_empty(&dev->subs) && arm(dev))
+		/* (a delivery may be moving subs_new to subs) */
+		pthread_mutex_lock(&dev->sev_lock);
+		any = !nvl_list_empty(&dev->subs) ||
+		      !nvl_list_empty(&dev->subs_new);
+		pthread_mutex_unlock(&dev->sev_lock);
+		if (any && arm(dev))
 			nvl_warn(NVL_CAT_NV,
 				 "device: reset: sensor events not armed "
 				 "again: %s",

@@ -442,9 +442,9 @@ static int rm_abi_pack(struct nvl_gsp *gsp, unsigned id, void *neutral,
 	if (s->wire_size > RM_ABI_MAX)
 		return nvl_error(-EPROTO, "rm: %s: %s is %zu bytes", v->tag,
 				 s->name, s->wire_size);
-	/* every neutral struct starts with its presence bits */
-	*(uint64_t *)neutral = s->fields;
-	if (gspabi_pack(v, id, neutral, wire, s->wire_size))
+	/* every field the version has; the caller's struct is not written,
+	 * so a refused pack changes nothing */
+	if (gspabi_pack_as(v, id, neutral, s->fields, wire, s->wire_size))
 		return nvl_error(-EPROTO, "rm: %s: %s does not pack", v->tag,
 				 s->name);
 	*size = s->wire_size;

@@ -11,8 +11,9 @@
  * one round trip, each entry served as if sent alone), the utilisation
  * through nouvelle's PERF_GET_UTIL (the firmware's samples reduced to the
  * newest one's shares), so command and reply are one queue page each; a
- * firmware without the multi control (a real GSP-RM) gets the five sent
- * at once, NVIDIA's samples control among them, and is remembered. A read
+ * firmware without the multi control (a real GSP-RM) gets six sent at
+ * once, NVIDIA's samples control and current P-state among them, and is
+ * remembered. A read
  * is stateless: one instruction list discovers the sensors and reads them
  * in the same call. A control the firmware does not support (-EOPNOTSUPP)
  * leaves its fields absent; so does one whose parameter struct the booted
@@ -85,8 +86,8 @@ static int sctl_pack(const struct gspabi_version *v, struct sctl *c,
 	c->size = s->wire_size;
 	c->wire = *at;
 	*at += PAD8(c->size);
-	*(uint64_t *)c->n = s->fields; /* every neutral struct starts so */
-	if (gspabi_pack(v, c->id, c->n, c->wire, c->size))
+	/* every field the version has, @c->n untouched when refused */
+	if (gspabi_pack_as(v, c->id, c->n, s->fields, c->wire, c->size))
 		return nvl_error(-EPROTO, "sensors: %s: %s does not pack",
 				 v->tag, s->name);
 	return 0;
@@ -566,6 +567,22 @@ static void util_parse(const struct gspabi_version *v,
 	s->util_gpu = u.gr_util;
 	s->util_mem = u.fb_util;
 	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
+	/* the sample's time, when no control of ours gave one (a real
+	 * GSP-RM) */
+	if (!s->timestamp_ns && HAS(&u, GSPABI_UTIL_SAMPLE_HAS_TIMESTAMP))
+		s->timestamp_ns = u.timestamp;
+}
+
+/* NVIDIA's P-state in force (Pn = 1 << n), where our perf status is not
+ * served */
+static void pstate_parse(const struct gspabi_perf_pstate *p,
+			 struct nvl_sensors *s)
+{
+	if (!HAS(p, GSPABI_PERF_PSTATE_HAS_CURRPSTATE) || !p->currPstate ||
+	    (p->currPstate & (p->currPstate - 1)))
+		return; /* none, or not one P-state */
+	s->pstate = (uint32_t)__builtin_ctz(p->currPstate);
+	s->valid |= BIT(NVL_SENSOR_PSTATE);
 }
 
 /* the firmware's samples reduced to the newest one's shares (ours) */
@@ -579,6 +596,8 @@ static void perf_util_parse(const struct gspabi_perf_util *p,
 	s->util_gpu = p->grUtil;
 	s->util_mem = p->fbUtil;
 	s->valid |= BIT(NVL_SENSOR_UTIL_GPU) | BIT(NVL_SENSOR_UTIL_MEM);
+	if (!s->timestamp_ns && HAS(p, GSPABI_PERF_UTIL_HAS_TIMESTAMP))
+		s->timestamp_ns = p->timeStamp;
 }
 
 static void engines_parse(const struct gspabi_perf_status *e,
@@ -615,26 +634,31 @@ struct sread {
 
 /* NVIDIA's samples control, its ring and its wire image: only where the
  * reduced control is not served (a firmware without the multi control,
- * or without PERF_GET_UTIL); allocated then */
+ * or without PERF_GET_UTIL); allocated then. With it, for a firmware
+ * without the multi control, NVIDIA's current P-state (its wire image
+ * after the ring's). */
 struct sring {
 	struct gspabi_util_samples n;
+	struct gspabi_perf_pstate ps;
 	_Alignas(8) uint8_t wire[];
 };
 
 /*
  * The controls of a read, in the order they run: the multi control sends
- * all but C_RING (the samples reduced by the firmware: C_UTIL); five
- * controls one by one send all but C_UTIL (C_RING: NVIDIA's, which a real
- * GSP-RM serves). The samples before the perf status either way: the
- * firmware takes a sample per call, and the status reports its
- * per-engine shares.
+ * all but C_RING (the samples reduced by the firmware: C_UTIL) and
+ * C_PSTATE; six controls one by one send all but C_UTIL (C_RING and
+ * C_PSTATE: NVIDIA's, which a real GSP-RM serves, where it answers our
+ * perf status NV_ERR_NOT_SUPPORTED). The samples before the perf status
+ * either way: the firmware takes a sample per call, and the status
+ * reports its per-engine shares.
  */
-enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_RING, C_PERF, C_NR };
+enum { C_POWER, C_THERMAL, C_CLK, C_UTIL, C_RING, C_PERF, C_PSTATE, C_NR };
 
 static const enum gspabi_struct_id read_ids[C_NR] = {
-	[C_POWER] = GSPABI_S_PMGR_STATUS, [C_THERMAL] = GSPABI_S_THERMAL_EXEC,
-	[C_CLK] = GSPABI_S_CLK_INFO,	  [C_UTIL] = GSPABI_S_PERF_UTIL,
-	[C_RING] = GSPABI_S_UTIL_SAMPLES, [C_PERF] = GSPABI_S_PERF_STATUS,
+	[C_POWER] = GSPABI_S_PMGR_STATUS,  [C_THERMAL] = GSPABI_S_THERMAL_EXEC,
+	[C_CLK] = GSPABI_S_CLK_INFO,	   [C_UTIL] = GSPABI_S_PERF_UTIL,
+	[C_RING] = GSPABI_S_UTIL_SAMPLES,  [C_PERF] = GSPABI_S_PERF_STATUS,
+	[C_PSTATE] = GSPABI_S_PERF_PSTATE,
 };
 
 static int read_prepare(const struct gspabi_version *v, struct sread *r)
@@ -665,15 +689,17 @@ static void read_parse(const struct gspabi_version *v, const struct sread *r,
 		perf_parse(&r->perf, s);
 		engines_parse(&r->perf, s);
 	}
+	if (!(s->valid & BIT(NVL_SENSOR_PSTATE)) && !c[C_PSTATE].ret)
+		pstate_parse(c[C_PSTATE].n, s);
 }
 
 /*
  * Pack the controls of @r but @skip into the wire images from @wire0
- * (zeroed) on, and C_RING's (unless skipped) into its own; *@at: the end
- * of the first. @skip is not sent (-EOPNOTSUPP: its fields come from the
- * other samples control). The instruction list's inSize for the multi
- * control: its slots past the used ones are neither read nor written by
- * the firmware.
+ * (zeroed) on, and C_RING's and C_PSTATE's (with @ring only) into
+ * @ring's; *@at: the end of the first. @skip is not sent (-EOPNOTSUPP:
+ * its fields come from the other samples control). The instruction
+ * list's inSize for the multi control: its slots past the used ones are
+ * neither read nor written by the firmware.
  */
 static int read_pack(const struct gspabi_version *v, const struct sread *r,
 		     struct sctl *c, unsigned skip, uint8_t *wire0,
@@ -681,17 +707,19 @@ static int read_pack(const struct gspabi_version *v, const struct sread *r,
 {
 	int ret = 0;
 
+	uint8_t *ring_at = ring ? ring->wire : NULL;
+
 	*at = wire0;
 	for (unsigned i = 0; !ret && i < C_NR; i++) {
-		uint8_t *ring_at = ring ? ring->wire : NULL;
+		bool own = i == C_RING || i == C_PSTATE;
 
 		c[i].ret = 0;
 		c[i].in = 0;
-		if (i == skip || (i == C_RING && !ring)) {
+		if (i == skip || (own && !ring)) {
 			c[i].ret = -EOPNOTSUPP;
 			continue;
 		}
-		ret = sctl_pack(v, &c[i], i == C_RING ? &ring_at : at);
+		ret = sctl_pack(v, &c[i], own ? &ring_at : at);
 		if (ret == -EOPNOTSUPP)
 			ret = 0; /* the version lacks it: its fields absent */
 	}
@@ -704,23 +732,26 @@ static int read_pack(const struct gspabi_version *v, const struct sread *r,
 }
 
 /*
- * NVIDIA's samples control for @c[C_RING] (@ring: NULL, allocated here;
- * the caller frees it): its neutral struct and wire image, the ring's
- * bytes in this version.
+ * NVIDIA's samples control for @c[C_RING] and its current P-state for
+ * @c[C_PSTATE] (@ring: NULL, allocated here; the caller frees it): their
+ * neutral structs and wire images, the ring's bytes in this version.
  */
 static int ring_prepare(const struct gspabi_version *v, struct sctl *c,
 			struct sring **ring)
 {
 	const struct gspabi_struct_ops *s = &v->structs[GSPABI_S_UTIL_SAMPLES];
+	const struct gspabi_struct_ops *ps = &v->structs[GSPABI_S_PERF_PSTATE];
 	struct sring *rg;
 
-	rg = nvl_zalloc(sizeof(*rg) + (s->present ? PAD8(s->wire_size) : 0));
+	rg = nvl_zalloc(sizeof(*rg) + (s->present ? PAD8(s->wire_size) : 0) +
+			(ps->present ? PAD8(ps->wire_size) : 0));
 	if (!rg)
 		return nvl_error(-ENOMEM, "sensors: no memory");
 	rg->n.type = GSPABI_K_NV2080_CTRL_GPUMON_SAMPLE_TYPE_PERFMON_UTIL;
 	rg->n.bufSize = gspabi_util_samples_samples_count(v) *
 			(uint32_t)v->structs[GSPABI_S_UTIL_SAMPLE].wire_size;
 	c[C_RING].n = &rg->n;
+	c[C_PSTATE].n = &rg->ps;
 	*ring = rg;
 	return 0;
 }
@@ -749,7 +780,8 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		mhdr = v->structs[GSPABI_S_MULTI_CONTROL].wire_size +
 		       nvl_gsp_rm_control_hdr(gsp);
 	for (unsigned i = 0; i < C_NR; i++)
-		if (i != C_RING && v->structs[read_ids[i]].present)
+		if (i != C_RING && i != C_PSTATE &&
+		    v->structs[read_ids[i]].present)
 			wires += PAD8(v->structs[read_ids[i]].wire_size);
 	r = nvl_zalloc(sizeof(*r) + PAD8(mhdr) + wires);
 	if (!r)
@@ -765,12 +797,16 @@ int nvl_gsp_sensors_read(struct nvl_gsp *gsp, uint32_t hsub,
 		.cmd = GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
 		.id = read_ids[C_RING]};
 	C(C_PERF, NVL2080_CTRL_CMD_PERF_GET_STATUS, perf);
+	c[C_PSTATE] = (struct sctl){
+		.cmd = GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_GET_CURRENT_PSTATE,
+		.id = read_ids[C_PSTATE]};
 #undef C
 	ret = read_prepare(v, r);
 	wire0 = r->wire + PAD8(mhdr);
 	at = wire0;
 	/* one round trip where the firmware batches, the samples reduced
-	 * by the firmware; else five in flight, NVIDIA's samples control */
+	 * by the firmware; else six in flight, NVIDIA's samples control and
+	 * current P-state */
 	if (!ret)
 		ret = read_pack(v, r, c, C_RING, wire0, &at, NULL);
 	if (!ret)

@@ -100,14 +100,48 @@ struct nvl_hw_qmd_layout {
 	uint8_t cb_addr_shift;
 	struct nvl_hw_qmd_field release_enable, release_addr_lo,
 		release_addr_hi, release_payload;
+	/* RELEASE0_STRUCTURE_SIZE (NVL_HW_QMD_RELEASE_*), its
+	 * REDUCTION_ENABLE / _OP / _FORMAT and PAYLOAD64B (V03_00 on; a
+	 * width of 0 reads as 0: the field is absent in that version) */
+	struct nvl_hw_qmd_field release_size, release_red_enable,
+		release_red_op, release_red_format, release_payload64b;
+	/* QMD_TYPE (V04_00 only; width 0 elsewhere) */
+	struct nvl_hw_qmd_field qmd_type;
 };
+
+/*
+ * RELEASE0_STRUCTURE_SIZE: FOUR_WORDS (0, the field's zero value) writes
+ * the payload, a zero word and a 64-bit timestamp (16 bytes); ONE_WORD
+ * the 32-bit payload alone; TWO_WORDS (V03_00 on) is not modelled.
+ */
+#define NVL_HW_QMD_RELEASE_FOUR_WORDS 0u
+#define NVL_HW_QMD_RELEASE_ONE_WORD 1u
+#define NVL_HW_QMD_RELEASE_TWO_WORDS 2u
+/* RELEASE0_REDUCTION_OP: RED_ADD 0, MIN 1, MAX 2, INC 3, DEC 4, AND 5,
+ * OR 6, XOR 7; RELEASE0_REDUCTION_FORMAT: UNSIGNED 0, SIGNED 1 */
+#define NVL_HW_QMD_RED_ADD 0u
+#define NVL_HW_QMD_RED_MIN 1u
+#define NVL_HW_QMD_RED_MAX 2u
+#define NVL_HW_QMD_RED_INC 3u
+#define NVL_HW_QMD_RED_DEC 4u
+#define NVL_HW_QMD_RED_AND 5u
+#define NVL_HW_QMD_RED_OR 6u
+#define NVL_HW_QMD_RED_XOR 7u
+#define NVL_HW_QMD_RED_FORMAT_SIGNED 1u
+/* V04_00 QMD_TYPE: QUEUE 0, GRID_NULL 1, GRID_CTA 2, the CGA grids 3..5 */
+#define NVL_HW_QMD_TYPE_GRID_CTA 2u
 
 #define QF(hi, lo)                                                             \
 	{                                                                      \
 		(lo), (hi) - (lo) + 1                                          \
 	}
 
-/* V02_02 (Volta/Turing, 256 B), reference §4.3 */
+/*
+ * V02_02 (Volta/Turing, 256 B), reference §4.3. The release's structure
+ * size and reduction fields: open-gpu-doc classes/compute/clc9c0qmd.h
+ * (QMDV02_04, whose bits are V02_02's for every field here; QMDV03_00)
+ * and clcbc0qmd.h (QMDV04_00, RELEASE_*(0) and QMD_TYPE).
+ */
 static const struct nvl_hw_qmd_layout nvl_hw_qmd_v02_02 = {
 	.name = "V02_02",
 	.size_B = 256,
@@ -132,6 +166,10 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v02_02 = {
 	.release_addr_lo = QF(767, 736),
 	.release_addr_hi = QF(775, 768),
 	.release_payload = QF(831, 800),
+	.release_size = QF(799, 799),
+	.release_red_enable = QF(794, 794),
+	.release_red_op = QF(790, 788),
+	.release_red_format = QF(793, 792),
 };
 
 /* V03_00 (Ampere/Ada, 256 B) */
@@ -159,6 +197,11 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v03_00 = {
 	.release_addr_lo = QF(799, 768),
 	.release_addr_hi = QF(807, 800),
 	.release_payload = QF(863, 832),
+	.release_size = QF(831, 830),
+	.release_red_enable = QF(826, 826),
+	.release_red_op = QF(822, 820),
+	.release_red_format = QF(825, 824),
+	.release_payload64b = QF(829, 829),
 };
 
 /* V04_00 (Hopper, 384 B) */
@@ -186,6 +229,12 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v04_00 = {
 	.release_addr_lo = QF(671, 640),
 	.release_addr_hi = QF(696, 672),
 	.release_payload = QF(735, 704),
+	.release_size = QF(322, 321),
+	.release_red_enable = QF(324, 324),
+	.release_red_op = QF(327, 325),
+	.release_red_format = QF(329, 328),
+	.release_payload64b = QF(332, 332),
+	.qmd_type = QF(25, 23),
 };
 
 #undef QF

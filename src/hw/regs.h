@@ -140,7 +140,9 @@
 #define NVL_HW_CHERR_ACQUIRE 7 /* acquire timeout */
 #define NVL_HW_CHERR_MMU_FAULT 8 /* PBDMA or engine MMU fault */
 #define NVL_HW_CHERR_ENGINE_RESET 9
-#define NVL_HW_CHERR_CE_LAUNCH 10 /* bad copy-engine launch (HCE_*) */
+#define NVL_HW_CHERR_CE_LAUNCH                                                 \
+	10 /* copy runlist launch check (HCE_*): bad launch, SET_OBJECT of a    \
+	      class its copy engine does not serve (HCE_ILLEGAL_CLASS) */
 #define NVL_HW_CHERR_INSTANCE 11 /* unreadable or invalid instance block */
 #define NVL_HW_CHERR_COMPUTE                                                   \
 	12 /* compute engine: ERR_DATA = hw/compute.h reason */

@@ -87,6 +87,26 @@ int nvl_mm_evict_deps(struct nvl_bo *bo, unsigned *n,
 	return f ? f(&bo->gem, n, fences) : 0;
 }
 
+static _Atomic(nvl_gem_unmap_fn) unmap_hook;
+
+void nvl_gem_set_unmap_hook(nvl_gem_unmap_fn fn)
+{
+	atomic_store(&unmap_hook, fn);
+}
+
+void nvl_mm_unmap_gem(struct nvl_gem_object *obj, uint64_t leave)
+{
+	nvl_gem_unmap_fn f = atomic_load(&unmap_hook);
+
+	if (f)
+		f(obj, leave);
+}
+
+uint64_t nvl_mm_leave(struct nvl_bo *bo)
+{
+	return atomic_fetch_add(&bo->gem.leaves, 1);
+}
+
 /* ---- GEM ops ---------------------------------------------------------- */
 
 void nvl_mm_bo_destroy(struct nvl_mm *mm, struct nvl_bo *bo)

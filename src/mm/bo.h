@@ -800,6 +800,31 @@ int nvl_mm_host_reserve(struct nvl_mm *mm, uint64_t size_B) NVL_MUST_CHECK;
 int nvl_bo_swap_in(struct nvl_bo *bo) NVL_MUST_CHECK;
 
 /**
+ * nvl_mm_leave() - count a leave of @bo's memory (gem.leaves; caller holds
+ * gem.resv and commits to the move). Return: the leave's number, for
+ * nvl_mm_unmap_gem() once that memory's jobs are done.
+ */
+uint64_t nvl_mm_leave(struct nvl_bo *bo);
+
+/**
+ * nvl_mm_unmap_gem() - call the installed nvl_gem_unmap_fn (gem.h) for the
+ * memory @obj left at @leave: the jobs allowed to use it are done and it
+ * is about to be used again. No allocation, no lock held while waiting.
+ */
+void nvl_mm_unmap_gem(struct nvl_gem_object *obj, uint64_t leave);
+
+/**
+ * nvl_mm_queue_unmap() - queue a job that waits for @bo's fences and the
+ * dependency hook's, then calls nvl_mm_unmap_gem() for a leave of @bo
+ * (counted now) and signals; its fence becomes @bo's KERNEL fence and a
+ * reference is returned in *@fence (a purge's ghost holds its memory until
+ * it signals). Caller holds gem.resv and mm->lock.
+ * Return: 0 or -ENOMEM (nothing queued).
+ */
+int nvl_mm_queue_unmap(struct nvl_mm *mm, struct nvl_bo *bo,
+		       struct nvl_fence **fence) NVL_MUST_CHECK;
+
+/**
  * nvl_mm_notify_evict() - call every installed eviction hook
  * (nvl_gem_add_evict_hook()) for @bo, whose resv the caller holds.
  */

@@ -87,6 +87,13 @@ struct nvl_gem_object {
 	const struct nvl_gem_ops *ops;
 	/** @client_id: id of the client that created it (accounting) */
 	uint64_t client_id;
+	/**
+	 * @leaves: how many times memory has left this object (an eviction,
+	 * a validate move, a purge, a swap-out): mm counts, under @resv,
+	 * when it commits to the move; GPUVM stamps a vm_bo with it when it
+	 * rewrites the vm_bo's mappings (nvl_gem_unmap_fn)
+	 */
+	_Atomic uint64_t leaves;
 };
 
 static inline void nvl_gem_get(struct nvl_gem_object *obj)
@@ -142,6 +149,8 @@ struct nvl_fence;
  * resv. GPUVM installs one: the jobs of every VM that maps @obj (a job
  * submitted before @obj was bound there is on the VM's resv only, and the
  * page-table entries stay until the next exec's validate). May allocate.
+ * With @fences NULL (the shrinker, which must not allocate): only set *@n
+ * to how many of those sources are still busy, allocating nothing.
  * Return: 0, or -ENOMEM (the array may have grown: the caller puts and
  * frees what it holds, as always).
  */
@@ -153,5 +162,29 @@ typedef int (*nvl_gem_deps_fn)(struct nvl_gem_object *obj, unsigned *n,
  * nvl_gem_deps_fn (implemented by mm); one at a time, the last set wins.
  */
 void nvl_gem_set_deps_hook(nvl_gem_deps_fn fn);
+
+/**
+ * typedef nvl_gem_unmap_fn - called by mm once the memory @obj left at its
+ * leave number @leave (the value of obj->leaves before that leave) will
+ * not be used by the jobs that were allowed to (the fences of
+ * nvl_gem_deps_fn and of @obj's resv have signalled) and before anyone
+ * else may use it: make whatever still maps that memory unable to reach
+ * it. GPUVM installs one: it invalidates the page-table entries of every
+ * vm_bo of @obj not rewritten since (and the TLB), so that a job still
+ * running when its fence said done (a fence seqno forged in memory the
+ * job could write) faults in its own VM instead of reaching the memory's
+ * next owner; the vm_bo stays on its VM's evict list and the next
+ * validate maps where @obj is now (Nouveau's move_notify unmaps the same
+ * way). Runs in mm's move worker, a fence-signalling path, with no lock
+ * held (or in the shrinker with @obj's resv held): must not allocate, wait
+ * for a fence or take a lock held while waiting for one. Cannot fail.
+ */
+typedef void (*nvl_gem_unmap_fn)(struct nvl_gem_object *obj, uint64_t leave);
+
+/**
+ * nvl_gem_set_unmap_hook() - install @fn (NULL: none) as the hook of
+ * nvl_gem_unmap_fn (implemented by mm); one at a time, the last set wins.
+ */
+void nvl_gem_set_unmap_hook(nvl_gem_unmap_fn fn);
 
 #endif /* NVL_MM_GEM_H */

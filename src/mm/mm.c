@@ -54,6 +54,10 @@ struct nvl_mm_job {
 	uint64_t free_len;
 	uint64_t bytes;
 	struct nvl_fence *hw; /* the device's fence, once handed to it */
+	/* the memory a leave gave up (job_prepare()'s @leaves): the unmap
+	 * hook's object and leave number, called once the deps are done */
+	struct nvl_gem_object *unmap_obj;
+	uint64_t unmap_leave;
 };
 
 /* ---- default provider ------------------------------------------------- */
@@ -305,8 +309,19 @@ static void *worker_main(void *arg)
 
 		for (unsigned i = 0; i < j->ndeps; i++)
 			(void)nvl_fence_wait(j->deps[i], NVL_TIMEOUT_INFINITE);
+		/*
+		 * The jobs allowed to reach the memory this job leaves are
+		 * done, none that follow in this FIFO has touched it: take
+		 * the mappings that may still name it off (a job that ran on
+		 * past its fence faults, it reaches nobody's memory).
+		 */
+		if (j->unmap_obj)
+			nvl_mm_unmap_gem(j->unmap_obj, j->unmap_leave);
 		/* mm->move_ops changes only while no job runs (q_lock) */
-		submit_job(mm, j);
+		if (!j->src && !j->ndst)
+			job_finish(mm, j); /* an unmap alone (a purge) */
+		else
+			submit_job(mm, j);
 		pthread_mutex_lock(&mm->q_lock);
 		mm->running = false;
 		pthread_cond_broadcast(&mm->done_cond);
@@ -428,6 +443,19 @@ static int job_prepare(struct nvl_mm *mm, struct nvl_bo *bo, bool leaves,
 		job_free(j);
 		return ret;
 	}
+	/*
+	 * Before the memory left is used again, whatever still maps it is
+	 * unmapped (the hook, from the worker): the leave is counted now, so
+	 * that mappings written from here on (a validate after this move)
+	 * are not taken off. A job freed unpushed only makes a later unmap
+	 * take off a little more than it must (the next validate rewrites).
+	 * The object outlives the job: a BO released while a job is queued
+	 * on it is a zombie until the job's fence signals.
+	 */
+	if (leaves) {
+		j->unmap_obj = &bo->gem;
+		j->unmap_leave = nvl_mm_leave(bo);
+	}
 	*out = j;
 	return 0;
 }
@@ -477,6 +505,20 @@ int nvl_mm_queue_copy(struct nvl_mm *mm, struct nvl_bo *bo,
 		j->free_len = bo->gem.size_B;
 	}
 	j->bytes = bo->gem.size_B;
+	job_push(mm, bo, j);
+	return 0;
+}
+
+int nvl_mm_queue_unmap(struct nvl_mm *mm, struct nvl_bo *bo,
+		       struct nvl_fence **fence)
+{
+	struct nvl_mm_job *j;
+	int ret;
+
+	ret = job_prepare(mm, bo, true, &j);
+	if (ret)
+		return ret;
+	*fence = nvl_fence_get(j->fence);
 	job_push(mm, bo, j);
 	return 0;
 }

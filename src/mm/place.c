@@ -579,7 +579,7 @@ static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
 	    (nvmf ||
 	     !nvl_resv_test_signaled(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP))) {
-		struct nvl_fence **all;
+		struct nvl_fence **all, *unmapped;
 
 		ghost = nvl_zalloc(sizeof(*ghost));
 		if (!ghost ||
@@ -589,20 +589,27 @@ static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 			fences_free(vmf, nvmf);
 			return -ENOMEM;
 		}
-		all = nvmf ? nvl_reallocarray(ghost->zfences,
-					      ghost->nzfences + nvmf,
-					      sizeof(*all))
-			   : ghost->zfences;
-		if (nvmf && !all) {
-			fences_free(ghost->zfences, ghost->nzfences);
+		/* room for the VMs' jobs and the unmap job's fence */
+		all = nvl_reallocarray(ghost->zfences,
+				       ghost->nzfences + nvmf + 1,
+				       sizeof(*all));
+		/*
+		 * The ghost frees the memory once the unmap job ran: the
+		 * mappings that still name it are off by then (a job still
+		 * running past its fence faults: nvl_gem_unmap_fn).
+		 */
+		if (!all || nvl_mm_queue_unmap(mm, bo, &unmapped)) {
+			fences_free(all ? all : ghost->zfences,
+				    ghost->nzfences);
 			nvl_free(ghost);
 			fences_free(vmf, nvmf);
 			return -ENOMEM;
 		}
 		for (unsigned i = 0; i < nvmf; i++)
 			all[ghost->nzfences + i] = vmf[i];
+		all[ghost->nzfences + nvmf] = unmapped;
 		ghost->zfences = all;
-		ghost->nzfences += nvmf;
+		ghost->nzfences += nvmf + 1;
 		nvl_free(vmf);
 		vmf = NULL;
 		nvmf = 0;
@@ -612,6 +619,9 @@ static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 		nvl_list_init(&ghost->blocks);
 		nvl_list_init(&ghost->maps);
 	}
+	/* idle: whatever still maps the memory goes now, before it is freed */
+	if (!ghost && bo->dom != NVL_GEM_DOMAIN_NONE)
+		nvl_mm_unmap_gem(&bo->gem, nvl_mm_leave(bo));
 	nvl_mm_lru_del(mm, bo);
 	if (ghost) {
 		ghost->dom = bo->dom;

@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -149,6 +150,26 @@ static int swap_write(struct nvl_bo *bo)
 	return fd;
 }
 
+/*
+ * Have the jobs of the VMs that map @bo (the dependency hook's, asked
+ * without allocating: the shrinker must not) finished? They are polled
+ * until @deadline at most, bounded as the resv wait is.
+ */
+static bool vm_jobs_done(struct nvl_bo *bo, int64_t deadline)
+{
+	for (;;) {
+		struct timespec ts = {0, 100 * 1000};
+		unsigned busy = 0;
+
+		if (nvl_mm_evict_deps(bo, &busy, NULL) || !busy)
+			return !busy;
+		if (nvl_time_ns() >= deadline ||
+		    nvl_time_ns() + ts.tv_nsec > deadline)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Shrink one BO (resv held, mm->lock held). Return: bytes freed. */
 static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 			  int64_t deadline)
@@ -163,11 +184,20 @@ static uint64_t shrink_bo(struct nvl_mm *mm, struct nvl_bo *bo,
 	if (nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
 			  wait > 0 ? wait : 0))
 		return 0;
+	/* and so must the jobs that reach them through a VM */
+	if (!vm_jobs_done(bo,
+			  NVL_MIN(deadline, nvl_time_ns() + SHRINK_WAIT_NS)))
+		return 0;
 	if (!purge) {
 		fd = swap_write(bo);
 		if (fd < 0)
 			return 0;
 	}
+	/*
+	 * Then whatever still maps the pages goes (a job still running past
+	 * a forged fence faults; the pool's IOVAs are not reused either).
+	 */
+	nvl_mm_unmap_gem(&bo->gem, nvl_mm_leave(bo));
 	nvl_mm_lru_del(mm, bo);
 	nvl_flock_lock(&mm->place_lock);
 	host = bo->host;

@@ -407,7 +407,10 @@ clear_faulted(struct nvl_model_chan *ch, uint32_t data)
 			       : NVL_HW_CHRAM_CTRL_PBDMA_FAULTED;
 	bool ok;
 
-	if (chid >= m->profile->num_channels ||
+	/* the HANDLE is RM's token, which only the kernel's fault service
+	 * holds and pushes on its own (privileged) channel: from a user
+	 * channel, which could name any channel, the method is refused */
+	if (!ch->priv || chid >= m->profile->num_channels ||
 	    nvl_model_fifo_rd(m, NVL_HW_CHRAM_RUNLIST(chid), &ok) != rl)
 		return bad_method(ch, NVL_HW_CLEAR_FAULTED, data);
 	nvl_model_fifo_wr(m, NVL_HW_CHRAM_CTRL(chid), bit);

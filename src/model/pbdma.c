@@ -234,14 +234,20 @@ engine_method(struct nvl_model_chan *ch, uint32_t subch, uint32_t mthd,
 	}
 	if (mthd == NVL_HW_SET_OBJECT) {
 		uint32_t cls = data & NVL_HW_SET_OBJECT_CLASS_MASK;
+		bool compute = ch->runlist ==
+			       NVL_HW_RUNLIST_COMPUTE(ch->m->profile->num_ce);
 
-		/* a copy runlist's engine is a copy engine; the compute
-		 * class runs on the model's compute engine beside it. The
-		 * compute runlist's engine takes only the compute class */
-		if ((cls != ch->m->profile->ce_class ||
-		     ch->runlist ==
-			     NVL_HW_RUNLIST_COMPUTE(ch->m->profile->num_ce)) &&
-		    cls != ch->m->profile->compute_class) {
+		/* a copy runlist's PBDMA checks the class against its
+		 * copy engine and raises HCE_ILLEGAL_CLASS for any other
+		 * (dev_pbdma NV_UDMA_OBJECT, NV_PPBDMA_INTR_1 bit 4: the
+		 * compute class included); the compute runlist's engine
+		 * takes only the compute class */
+		if (!compute && cls != ch->m->profile->ce_class) {
+			nvl_model_chan_error(ch, NVL_HW_CHERR_CE_LAUNCH, mthd,
+					     data);
+			return NVL_MODEL_MTHD_STOP;
+		}
+		if (compute && cls != ch->m->profile->compute_class) {
 			nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, mthd,
 					     data);
 			return NVL_MODEL_MTHD_STOP;

@@ -13,9 +13,14 @@
  *  - clocks: the P-state (the requested one clamped into the P-state
  *    limits; the fastest allowed while a boost runs) gives graphics and
  *    memory clocks; application clocks cap them (APP_CLOCKS); the power
- *    controller's ceiling caps the graphics clock (POWER_CAP); above the
- *    slowdown temperature the result is halved (THERMAL); the video clock
- *    is 3/4 of the graphics clock;
+ *    controller's ceiling caps the graphics clock (POWER_CAP); in thermal
+ *    slowdown the result is halved (THERMAL); the video clock is 3/4 of
+ *    the graphics clock;
+ *  - thermal slowdown engages when the temperature rises above the
+ *    slowdown limit and lets go only once it has fallen PMU_SLOWDOWN_HYST
+ *    below it: a chip whose halved clock cools it just under the limit
+ *    does not flip between full and half clock (and post a crossing)
+ *    every step;
  *  - power: idle_mw scaled by the memory clock (half fixed, half
  *    proportional), plus engine_mw per busy engine, scaled by
  *    (f_gpc / f_max)^2;
@@ -52,6 +57,9 @@
 #define PMU_STEP_NS 10000000ull /* integration / controller step */
 #define PMU_SETPOINT 0.98 /* of the power limit */
 #define PMU_GAIN 0.25 /* of the way to the target per step */
+/* thermal slowdown lets go this far below the limit (millidegrees; the
+ * model's choice: NVIDIA publishes no figure) */
+#define PMU_SLOWDOWN_HYST 3000
 
 struct nvl_model_pmu {
 	pthread_mutex_t lock;
@@ -74,6 +82,7 @@ struct nvl_model_pmu {
 	double power_mw;
 	double energy_mj;
 	double f_cap; /* the power controller's graphics clock ceiling */
+	bool slowdown; /* thermal slowdown engaged (with hysteresis) */
 	unsigned gpc_mhz, mem_mhz, cur_idx; /* effective */
 	uint32_t throttle; /* NVL_HW_THROTTLE_* (register) */
 	uint32_t reasons; /* NVL_MODEL_PMU_REASON_* */
@@ -134,7 +143,7 @@ static void pmu_derive(struct nvl_model *m, struct nvl_model_pmu *p,
 		r |= NVL_MODEL_PMU_REASON_POWER_CAP;
 		p->throttle |= NVL_HW_THROTTLE_POWER;
 	}
-	if (p->temp_mc > p->slowdown_mc) {
+	if (p->slowdown) {
 		f /= 2;
 		r |= NVL_MODEL_PMU_REASON_THERMAL;
 		p->throttle |= NVL_HW_THROTTLE_THERMAL;
@@ -162,7 +171,7 @@ static void pmu_control(struct nvl_model *m, struct nvl_model_pmu *p, double h)
 	room = PMU_SETPOINT * p->power_limit_mw - idle;
 	if (k > 0) {
 		target = room > 0 ? sqrt(room / k) : 0;
-		if (p->temp_mc > p->slowdown_mc)
+		if (p->slowdown)
 			target *= 2; /* the ceiling applies before halving */
 	}
 	if (target < fmax / 8)
@@ -177,7 +186,7 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 		     const double *frac, struct pmu_ev *ev)
 {
 	const struct nvl_model_profile *pr = m->profile;
-	double a = 1 - exp(-(double)h / 100e6), tss, was = p->temp_mc;
+	double a = 1 - exp(-(double)h / 100e6), tss;
 	bool capped = p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP;
 	double tau = pr->tau_ms * 1e6;
 
@@ -201,8 +210,13 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 	p->mem_temp_mc =
 		tss + (p->mem_temp_mc - tss) * exp(-(double)h / (1.5 * tau));
 	p->last_ns += h;
-	if (was <= p->slowdown_mc && p->temp_mc > p->slowdown_mc)
+	if (!p->slowdown && p->temp_mc > p->slowdown_mc) {
+		p->slowdown = true;
 		ev->thermal = true;
+	} else if (p->slowdown &&
+		   p->temp_mc < p->slowdown_mc - PMU_SLOWDOWN_HYST) {
+		p->slowdown = false;
+	}
 	pmu_derive(m, p, p->last_ns);
 	if (!capped && (p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP))
 		ev->power = true;

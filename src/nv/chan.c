@@ -38,7 +38,10 @@
  * fails the guilty job's hardware fence, forgets the rest of the ring and
  * resubmits the innocent jobs (new GPFIFO entries after GP_PUT, same
  * seqnos), then restarts the scheduler. If the firmware cannot reset it,
- * the channel is killed (NVL_CHANNEL_JOB_TIMEOUT).
+ * the channel is killed (NVL_CHANNEL_JOB_TIMEOUT). So is a channel RM
+ * tore down (CHRAM ENABLE clear) whose RC_TRIGGERED never arrived (the
+ * event queue was full, or the event's copy failed): no one else would
+ * end its jobs.
  */
 #include <assert.h>
 #include <errno.h>
@@ -125,6 +128,7 @@ struct nv_chan {
 	struct nvl_nv_work rec_work;
 	struct nvl_fence *rec_guilty;
 	bool rec_busy;
+	bool rec_torn; /* lock: RM tore it down, its RC event lost */
 	/* lock: nvl_exec() calls between their liveness check and their
 	 * last use of the entity; a teardown waits for them */
 	unsigned execs;
@@ -539,8 +543,8 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 {
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
-	uint32_t st, hangs;
-	bool parked;
+	uint32_t st, ctrl, hangs;
+	bool parked, torn;
 
 	job_check(j);
 	/* the engine is idle or works for another channel: this one waits
@@ -549,17 +553,22 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	 * waits in a semaphore acquire that has not succeeded (it yields
 	 * its timeslice, ACQUIRE_SWITCH_TSG): no progress of its own */
 	st = nvl_hw_rd32(ch->d->hw, NVL_HW_ENGINE_STATUS(ch->runlist));
-	parked = nvl_hw_rd32(ch->d->hw, NVL_HW_CHRAM_CTRL(ch->chid)) &
-		 NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING;
-	if (!parked &&
+	ctrl = nvl_hw_rd32(ch->d->hw, NVL_HW_CHRAM_CTRL(ch->chid));
+	parked = ctrl & NVL_HW_CHRAM_CTRL_ACQUIRE_PENDING;
+	/* RM tears a channel down (ENABLE_CLR) before it reports it: off
+	 * for a whole timeout while alive here, its RC_TRIGGERED was lost
+	 * (the event queue was full, or the event's copy failed) and no
+	 * one else will end its jobs */
+	torn = !(ctrl & NVL_HW_CHRAM_CTRL_ENABLE);
+	if (!parked && !torn &&
 	    (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
 	     (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid))
 		return NVL_SCHED_STAT_NO_HANG;
 	/* a hang was declared on the device less than a timeout ago: this
 	 * channel most likely waited behind it and has only just had its
 	 * turn after the reset; it gets one more period */
-	if (nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
-	    ch->d->job_timeout_ns)
+	if (!torn && nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
+			     ch->d->job_timeout_ns)
 		return NVL_SCHED_STAT_NO_HANG;
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
@@ -572,11 +581,14 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	/* from here the channel waits for this recovery to end before it
 	 * can be torn down */
 	ch->rec_busy = true;
+	ch->rec_torn = torn;
 	nvl_flock_unlock(&ch->lock);
-	atomic_store(&ch->d->hang_ns, nvl_time_ns());
+	if (!torn)
+		atomic_store(&ch->d->hang_ns, nvl_time_ns());
 	/* stop waits for a run_job in progress: not under ch->lock */
 	nvl_sched_stop(ch->sched);
-	hangs = atomic_fetch_add(&ch->client->hangs, 1) + 1;
+	/* (a lost event is no hang of the client's: not counted) */
+	hangs = torn ? 0 : atomic_fetch_add(&ch->client->hangs, 1) + 1;
 	if (hangs >= NVL_NV_HANG_BAN)
 		nvl_sched_job_set_guilty(sj, -ETIMEDOUT); /* bans its queue */
 	else
@@ -588,10 +600,11 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	nvl_nv_work_queue(&ch->rec_work);
 	nvl_flock_unlock(&ch->lock);
 	nvl_warn(NVL_CAT_NV,
-		 "channel %u: job %u made no progress for %lld ms; resetting "
-		 "the channel",
+		 "channel %u: job %u made no progress for %lld ms; %s",
 		 ch->chid, j->seq,
-		 (long long)(ch->d->job_timeout_ns / NVL_NSEC_PER_MSEC));
+		 (long long)(ch->d->job_timeout_ns / NVL_NSEC_PER_MSEC),
+		 torn ? "RM stopped the channel and its RC event was lost"
+		      : "resetting the channel");
 	return NVL_SCHED_STAT_RESET;
 }
 
@@ -621,7 +634,7 @@ static void chan_recover(struct nvl_nv_work *w)
 	struct nvl_fence *guilty;
 	struct nvl_list done, requeue;
 	struct nv_job *j, *n;
-	bool killed;
+	bool killed, torn;
 	int ret = -ENODEV;
 
 	/* what finished before the hang finishes normally */
@@ -629,14 +642,17 @@ static void chan_recover(struct nvl_nv_work *w)
 	nvl_flock_lock(&ch->lock);
 	guilty = ch->rec_guilty;
 	killed = ch->killed;
+	torn = ch->rec_torn;
 	nvl_flock_unlock(&ch->lock);
-	if (!killed)
+	if (!killed && torn) /* RM's teardown stands: no reset revives it */
+		ret = nvl_error(-EIO, "RM stopped it, its RC event lost");
+	else if (!killed)
 		ret = chan_fw_reset(ch);
 	if (ret && !killed)
-		nvl_err(NVL_CAT_NV,
-			"channel %u: the firmware could not reset it (%s): "
-			"killing it",
-			ch->chid, nvl_error_msg());
+		nvl_err(NVL_CAT_NV, "channel %u: %s (%s): killing it", ch->chid,
+			torn ? "its jobs cannot end"
+			     : "the firmware could not reset it",
+			nvl_error_msg());
 	nvl_list_init(&done);
 	nvl_list_init(&requeue);
 	nvl_flock_lock(&ch->lock);
@@ -679,6 +695,7 @@ static void chan_recover(struct nvl_nv_work *w)
 	nvl_flock_lock(&ch->lock);
 	ch->rec_guilty = NULL;
 	ch->rec_busy = false;
+	ch->rec_torn = false;
 	nvl_flock_unlock(&ch->lock);
 	nvl_fence_put(guilty);
 	chan_put(ch);

@@ -152,6 +152,9 @@ NVL_API int nvl_compute_launch_encode(uint32_t cls,
 	if (ret)
 		return ret;
 	memset(q, 0, ly->size_B);
+	/* V04_00: a plain grid of CTAs (QMD_TYPE 0 is a queue) */
+	if (ly->qmd_type.width)
+		nvl_hw_qmd_set(q, ly->qmd_type, NVL_HW_QMD_TYPE_GRID_CTA);
 	nvl_hw_qmd_set(q, ly->version_major, ly->major);
 	nvl_hw_qmd_set(q, ly->version_minor, ly->minor);
 	for (unsigned i = 0; i < 3; i++) {
@@ -173,6 +176,10 @@ NVL_API int nvl_compute_launch_encode(uint32_t cls,
 		nvl_hw_qmd_set(q, ly->release_addr_lo, (uint32_t)l->release_va);
 		nvl_hw_qmd_set(q, ly->release_addr_hi, l->release_va >> 32);
 		nvl_hw_qmd_set(q, ly->release_payload, l->release_payload);
+		/* the 32-bit payload alone: STRUCTURE_SIZE's zero value is
+		 * FOUR_WORDS, 16 bytes with a timestamp */
+		nvl_hw_qmd_set(q, ly->release_size,
+			       NVL_HW_QMD_RELEASE_ONE_WORD);
 	}
 	for (unsigned i = 0; i < 3; i++) {
 		shape[i] = l->block[i];

@@ -6,9 +6,11 @@
  * device's table memory in VRAM; every commit ends with the format's TLB
  * invalidate (MMU_INVALIDATE registers) through the page-table layer's
  * flush. The VA space is also an RM object: FERMI_VASPACE_A under the
- * driver's device, with its root page directory bound by
- * NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, so that RM's channels on it
- * walk the same tables (the instance block's PDB). The backend forwards
+ * driver's device, IS_EXTERNALLY_OWNED (the driver owns every page table,
+ * RM allocates no VA in it), with its root page directory bound by
+ * NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY (numEntries: all the root's
+ * entries), so that RM's channels on it walk the same tables (the
+ * instance block's PDB). The backend forwards
  * the generic page-table ops to the gmmu's struct nvl_pt, keeping its own
  * struct as the backend's private data. A VM created FAULTABLE is a VA
  * space with ENABLE_PAGE_FAULTING: RM sets FAULT_REPLAY_TEX/GCC in the
@@ -16,11 +18,13 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
 #include "gspabi.h"
 #include "gsp/rm.h"
+#include "hw/mmu.h"
 #include "nv/device.h"
 #include "nv/gmmu.h"
 #include "nv/ptmem.h"
@@ -187,6 +191,15 @@ void nvl_nv_vm_finish_deferred(struct nvl_nv_device *d, bool rm)
 	}
 }
 
+/* an RM call's error, said as what RM refused */
+static int refused(int err, const char *what)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), "%s", nvl_error_msg());
+	return nvl_error(err, "vm: RM refused %s: %s", what, why);
+}
+
 int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 {
 	struct nvl_nv_device *d =
@@ -194,6 +207,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	struct nvl_nv_gmmu_args ga = {0};
 	struct gspabi_vaspace_alloc vp = {0};
 	struct gspabi_set_page_directory pd = {0};
+	struct nvl_hw_mmu_geom root;
 	struct nvl_nv_vm *v;
 	int ret;
 
@@ -214,8 +228,15 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	ret = nvl_nv_gmmu_create(&ga, &v->gmmu);
 	if (ret)
 		goto fail;
-	vp.vaSize = 1ull << (d->chip->mmu_version == 3 ? 57 : 49);
+	/* the whole VA the format's root spans: v2 4 x 2^47, v3 2 x 2^56 */
+	root = d->chip->mmu_version == 3
+		       ? (struct nvl_hw_mmu_geom)NVL_HW_MMU_GEOM_PD4
+		       : (struct nvl_hw_mmu_geom)NVL_HW_MMU_GEOM_PD3_V2;
+	vp.index = GSPABI_K_NV_VASPACE_ALLOCATION_INDEX_GPU_NEW;
+	vp.vaSize = 1ull << (root.shift + root.bits);
 	vp.bigPageSize = 64 << 10;
+	/* the driver owns every page table, RM none (docs/driver.md) */
+	vp.flags = GSPABI_K_NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
 	/* on-demand paging: RM makes the channels' SM faults replayable */
 	if (out->create_flags & NVL_VM_CREATE_FAULTABLE)
 		vp.flags |=
@@ -223,9 +244,14 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 	ret = nvl_gsp_rm_alloc_abi(d->gsp, d->h_device,
 				   GSPABI_K_FERMI_VASPACE_A,
 				   GSPABI_S_VASPACE_ALLOC, &vp, &v->h_vas);
-	if (ret)
+	if (ret) {
+		ret = refused(ret, "the VA space");
 		goto fail;
+	}
+	/* RM's VA limit is root entry numEntries - 1's last VA: all of
+	 * them, as vaSize */
 	pd.physAddress = nvl_nv_gmmu_pdb(v->gmmu);
+	pd.numEntries = 1u << root.bits;
 	pd.hVASpace = v->h_vas;
 	pd.flags =
 		GSPABI_K_NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM;
@@ -233,8 +259,11 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		d->gsp, d->h_device,
 		GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY,
 		GSPABI_S_SET_PAGE_DIRECTORY, &pd);
-	if (ret)
+	if (ret) {
+		/* vm_free() frees the VA space: nothing stays bound */
+		ret = refused(ret, "the VA space's page directory");
 		goto fail;
+	}
 	*out = (struct nvl_vm_backend){
 		.ops = &nv_vm_ops,
 		.priv = v,

@@ -25,6 +25,7 @@
  * millions of nodes takes far fewer TLB misses. Slabs are freed with the VM.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,7 @@ int nvl_gpuvm_create(const struct nvl_gpuvm_args *args,
 	nvl_flock_init(&vm->lock);
 	/* the one-op bind releases it without a locked instruction */
 	nvl_flock_asym_enable(&vm->lock);
+	nvl_flock_init(&vm->zap_lock);
 	vm->start = args->start;
 	vm->end = args->end;
 	vm->kstart = args->kernel_range ? args->kernel_start : 0;
@@ -129,8 +131,11 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
 			      nvl_gpuva_range(va), va->page_shift, false);
 		nvl_ibtree_remove(&vm->vas, e);
-		if (va->vm_bo)
+		if (va->vm_bo) {
+			nvl_flock_lock(&vm->zap_lock);
 			nvl_list_del(&va->bo_link);
+			nvl_flock_unlock(&vm->zap_lock);
+		}
 		vm->pt->flush(vm->pt_priv, nvl_gpuva_addr(va),
 			      nvl_gpuva_range(va));
 		vm->pt->put(vm->pt_priv, nvl_gpuva_addr(va),
@@ -152,6 +157,14 @@ void nvl_gpuvm_destroy(struct nvl_gpuvm *vm)
 		nvl_gpuvm_region_pt_put(vm, n->start, range);
 		nvl_free(r);
 	}
+	/*
+	 * An unmap hook call still working on one of this VM's vm_bos (it
+	 * found it listed before the mappings above went) puts it into
+	 * @spare_bo or @graveyard: wait for it to be done (it only takes
+	 * the zap lock and writes page tables).
+	 */
+	while (atomic_load(&vm->zap_pins))
+		sched_yield();
 	nvl_free(atomic_load(&vm->spare_bo));
 	nvl_free(vm->spare_bo_locked);
 	for (struct nvl_gpuvm_bo *b = atomic_load(&vm->graveyard), *next; b;

@@ -159,6 +159,13 @@ struct nvl_gpuvm_bo {
 	/** @evict_link: entry in vm->evict while @evicted */
 	struct nvl_list evict_link;
 	bool evicted;
+	/**
+	 * @mapped_leave: obj->leaves when the mappings were last written
+	 * whole (made, or rewritten by nvl_gpuvm_bo_remap()), or one past
+	 * the leave whose memory nvl_gpuvm_gem_unmap() took them off: they
+	 * name no memory @obj left before that leave (vm->zap_lock)
+	 */
+	_Atomic uint64_t mapped_leave;
 };
 
 /** struct nvl_gpuvm_bo_ops - driver callbacks for BO tracking. */
@@ -226,6 +233,21 @@ struct nvl_gpuvm {
 	 * (issue 19)
 	 */
 	struct nvl_flock lock;
+	/**
+	 * @zap_lock: every vm_bo->vas of this VM changes under it (and the
+	 * VM lock), so that nvl_gpuvm_gem_unmap() can walk them from mm's
+	 * move worker, which must not take the VM lock (held while waiting
+	 * for fences); an inner lock, held only over list updates and the
+	 * page-table writes of a remap or an unmap, never while allocating
+	 */
+	struct nvl_flock zap_lock;
+	/**
+	 * @zap_pins: nvl_gpuvm_gem_unmap() calls working on this VM;
+	 * nvl_gpuvm_destroy() waits for none before freeing it
+	 */
+	_Atomic unsigned zap_pins;
+	/** @nr_zapped: vm_bos whose entries the unmap hook took off */
+	_Atomic uint64_t nr_zapped;
 	uint64_t start, end;
 	uint64_t kstart, kend;
 	unsigned int page_shift;
@@ -553,6 +575,16 @@ struct nvl_fence;
  */
 int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 		       struct nvl_fence ***fences);
+
+/**
+ * nvl_gpuvm_gem_unmap() - the unmap hook for mm (mm/gem.h
+ * nvl_gem_unmap_fn): invalidates, in every VM, the page-table entries of
+ * each vm_bo of @obj whose mappings may still name memory @obj left at
+ * leave number @leave (mapped_leave <= @leave), and the TLB over them.
+ * The vm_bos stay on their evict lists: the next validate maps them
+ * where @obj is. Takes the global gem lock and each VM's zap_lock only.
+ */
+void nvl_gpuvm_gem_unmap(struct nvl_gem_object *obj, uint64_t leave);
 
 /**
  * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo;

@@ -363,8 +363,12 @@ static void insert_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	if (NVL_NEVER(nvl_ibtree_insert(&txn->vm->vas, &va->node)))
 		return;
 	took_room(txn->vm);
-	if (va->vm_bo)
+	if (va->vm_bo) {
+		/* the unmap hook walks vm_bo->vas under it (vm_bo.c) */
+		nvl_flock_lock(&txn->vm->zap_lock);
 		nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
+		nvl_flock_unlock(&txn->vm->zap_lock);
+	}
 	log_add(txn, T_INSERT_VA, va);
 }
 
@@ -377,7 +381,13 @@ static void remove_va(struct nvl_gpuvm_txn *txn, struct nvl_gpuva *va)
 	struct nvl_list *pos = va->bo_link.prev;
 
 	nvl_ibtree_remove(&txn->vm->vas, &va->node);
-	nvl_list_del(&va->bo_link);
+	if (va->vm_bo) {
+		nvl_flock_lock(&txn->vm->zap_lock);
+		nvl_list_del(&va->bo_link);
+		nvl_flock_unlock(&txn->vm->zap_lock);
+	} else {
+		nvl_list_del(&va->bo_link);
+	}
 	txn->nremoved++;
 	txn->log[txn->nlog++] =
 		(struct nvl_gpuvm_txn_ent){T_REMOVE_VA, va, pos};
@@ -694,7 +704,9 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 		switch (e->kind) {
 		case T_INSERT_VA:
 			nvl_ibtree_remove(&vm->vas, &va->node);
+			nvl_flock_lock(&vm->zap_lock);
 			nvl_list_del(&va->bo_link);
+			nvl_flock_unlock(&vm->zap_lock);
 			release_va(vm, va);
 			break;
 		case T_REMOVE_VA:
@@ -702,8 +714,11 @@ void nvl_gpuvm_txn_abort(struct nvl_gpuvm_txn *txn)
 			if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
 				break;
 			took_room(vm);
-			if (va->vm_bo)
+			if (va->vm_bo) {
+				nvl_flock_lock(&vm->zap_lock);
 				nvl_list_add(&va->bo_link, e->pos);
+				nvl_flock_unlock(&vm->zap_lock);
+			}
 			break;
 		case T_INSERT_REGION:
 		case T_KILL_REGION:
@@ -780,7 +795,9 @@ void nvl_gpuvm_txn_cancel(struct nvl_gpuvm_txn *txn)
 		case T_INSERT_VA:
 			if (!(va->flags & NVL_GPUVA_REMOVED)) {
 				nvl_ibtree_remove(&vm->vas, &va->node);
+				nvl_flock_lock(&vm->zap_lock);
 				nvl_list_del(&va->bo_link);
+				nvl_flock_unlock(&vm->zap_lock);
 			}
 			release_va(vm, va);
 			break;

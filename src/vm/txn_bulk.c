@@ -276,6 +276,8 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 			return -ENOMEM;
 		nvl_txn_took_room(vm);
 	}
+	/* the unmap hook walks vm_bo->vas under the zap lock (vm_bo.c) */
+	nvl_flock_lock(&vm->zap_lock);
 	for (i = 0; i < n; i++) {
 		struct nvl_gpuva *va = vas[i];
 
@@ -285,6 +287,7 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 		}
 		nvl_txn_log_add(txn, T_INSERT_VA, va);
 	}
+	nvl_flock_unlock(&vm->zap_lock);
 	for (uint32_t j = 0; j < n; j++) {
 		struct nvl_gpuva *va = vas[key[j] & IDX_MASK];
 
@@ -360,6 +363,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 		return ret;
 
 	/* lists and log in call order (abort re-links after e->pos) */
+	nvl_flock_lock(&vm->zap_lock);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t j = rank[i];
 
@@ -371,6 +375,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 			nvl_list_del(&va->bo_link);
 		}
 	}
+	nvl_flock_unlock(&vm->zap_lock);
 	txn->nremoved += nva;
 	/* the commands ascending (the regions still hold), the tree after */
 	first = txn->ncmd;

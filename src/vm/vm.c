@@ -178,6 +178,8 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 		return ret;
 	/* and waits for the jobs of the VMs that map what it moves out */
 	nvl_gem_set_deps_hook(nvl_gpuvm_gem_deps);
+	/* and unmaps it before it is used again (forged fences) */
+	nvl_gem_set_unmap_hook(nvl_gpuvm_gem_unmap);
 	vm = nvl_zalloc(sizeof(*vm));
 	if (!vm)
 		return -ENOMEM;

@@ -102,22 +102,51 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_find(struct nvl_gpuvm *vm,
  * vm_bo of this VM, live or dead, and a reference taken unless the count
  * already fell to zero means it is live.
  */
+static void graveyard_push(struct nvl_gpuvm *vm, struct nvl_gpuvm_bo *vm_bo)
+{
+	struct nvl_gpuvm_bo *head = atomic_load(&vm->graveyard);
+
+	do {
+		vm_bo->gem_link.next = (void *)head;
+	} while (!atomic_compare_exchange_weak(&vm->graveyard, &head, vm_bo));
+}
+
+/*
+ * An unmap hook call (nvl_gpuvm_gem_unmap()) may still read a vm_bo it
+ * found listed (the VM's zap_pins count it): while one runs, vm_bo memory
+ * is neither freed nor reused (it waits on the graveyard).
+ */
+static bool zapping(struct nvl_gpuvm *vm)
+{
+	return atomic_load(&vm->zap_pins) != 0;
+}
+
 static void bo_free_locked(struct nvl_gpuvm *vm, struct nvl_gpuvm_bo *vm_bo)
 {
 	if (vm->bo_hint == vm_bo)
 		vm->bo_hint = NULL;
+	if (zapping(vm)) {
+		graveyard_push(vm, vm_bo);
+		return;
+	}
 	nvl_free(vm_bo);
 }
 
 /* VM lock held: free what puts elsewhere left on the graveyard. */
 static void bury(struct nvl_gpuvm *vm)
 {
-	struct nvl_gpuvm_bo *b = atomic_exchange(&vm->graveyard, NULL);
+	struct nvl_gpuvm_bo *b;
+
+	if (zapping(vm))
+		return;
+	b = atomic_exchange(&vm->graveyard, NULL);
 
 	while (b) {
 		struct nvl_gpuvm_bo *next = (void *)b->gem_link.next;
 
-		bo_free_locked(vm, b);
+		if (vm->bo_hint == b)
+			vm->bo_hint = NULL;
+		nvl_free(b);
 		b = next;
 	}
 }
@@ -144,10 +173,14 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	 * spare its own transactions left needs no atomic; the one a put
 	 * elsewhere left is read before it is swapped.
 	 */
-	vm_bo = vm->spare_bo_locked;
-	vm->spare_bo_locked = NULL;
-	if (!vm_bo && atomic_load_explicit(&vm->spare_bo, memory_order_relaxed))
-		vm_bo = atomic_exchange(&vm->spare_bo, NULL);
+	vm_bo = NULL;
+	if (!zapping(vm)) {
+		vm_bo = vm->spare_bo_locked;
+		vm->spare_bo_locked = NULL;
+		if (!vm_bo &&
+		    atomic_load_explicit(&vm->spare_bo, memory_order_relaxed))
+			vm_bo = atomic_exchange(&vm->spare_bo, NULL);
+	}
 	if (vm_bo)
 		memset(vm_bo, 0, sizeof(*vm_bo));
 	else
@@ -159,6 +192,9 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	vm_bo->vm = vm;
 	vm_bo->obj = obj;
 	nvl_kref_init(&vm_bo->ref);
+	/* no mapping yet: a bind writes where @obj is when it runs */
+	atomic_init(&vm_bo->mapped_leave,
+		    atomic_load_explicit(&obj->leaves, memory_order_relaxed));
 	nvl_list_init(&vm_bo->vas);
 	nvl_list_init(&vm_bo->extobj_link);
 	nvl_list_init(&vm_bo->evict_link);
@@ -208,16 +244,12 @@ static void bo_release(struct nvl_gpuvm_bo *vm_bo, bool locked)
 	}
 	/* not the VM lock's holder: never free (see bo_hint), leave it */
 	{
-		struct nvl_gpuvm_bo *expect = NULL, *head;
+		struct nvl_gpuvm_bo *expect = NULL;
 
 		if (atomic_compare_exchange_strong(&vm->spare_bo, &expect,
 						   vm_bo))
 			return;
-		head = atomic_load(&vm->graveyard);
-		do {
-			vm_bo->gem_link.next = (void *)head;
-		} while (!atomic_compare_exchange_weak(&vm->graveyard, &head,
-						       vm_bo));
+		graveyard_push(vm, vm_bo);
 	}
 }
 
@@ -317,6 +349,11 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 
 		if (!r || r == obj->resv)
 			continue;
+		if (!fences) { /* busy or not, nothing allocated */
+			*n += !nvl_resv_test_signaled(r,
+						      NVL_RESV_USAGE_BOOKKEEP);
+			continue;
+		}
 		ret = nvl_resv_get_fences(r, NVL_RESV_USAGE_BOOKKEEP, &k, &f);
 		if (ret)
 			break;
@@ -337,6 +374,80 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 	}
 	nvl_gpuvm_gem_unlock();
 	return ret;
+}
+
+/*
+ * The page-table entries of @vm_bo's mappings off, if they may still name
+ * memory @obj left at @leave. Under the zap lock the mappings cannot
+ * change, nor can a remap's entries, which stamp mapped_leave under it;
+ * the backend's calls take its own lock (a leaf).
+ * A pending mapping's range goes too: its bind has not written it, or has
+ * written the memory that left; the bind writes it again when it runs.
+ */
+static void zap_vm_bo(struct nvl_gpuvm_bo *vm_bo, uint64_t leave)
+{
+	struct nvl_gpuvm *vm = vm_bo->vm;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct nvl_gpuva *va;
+
+	nvl_flock_lock(&vm->zap_lock);
+	if (atomic_load(&vm_bo->mapped_leave) > leave) {
+		nvl_flock_unlock(&vm->zap_lock);
+		return;
+	}
+	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
+		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
+			      nvl_gpuva_range(va), va->page_shift, false);
+		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
+		hi = NVL_MAX(hi, nvl_gpuva_end(va));
+	}
+	if (hi)
+		vm->pt->flush(vm->pt_priv, lo, hi - lo);
+	atomic_store(&vm_bo->mapped_leave, leave + 1);
+	atomic_fetch_add_explicit(&vm->nr_zapped, 1, memory_order_relaxed);
+	nvl_flock_unlock(&vm->zap_lock);
+}
+
+/*
+ * The memory @obj left at @leave is about to be used again (mm's move
+ * worker, once the jobs allowed to reach it are done): a job still running
+ * past a fence that signalled early (a seqno forged in its channel's
+ * semaphore, which the VM maps writable) must fault in its own VM, not
+ * reach the memory's next owner. One vm_bo at a time: found under the gem
+ * lock, its VM pinned (its vm_bos' memory stays; nvl_gpuvm_destroy()
+ * waits), then zapped under the VM's zap lock only, never the VM lock
+ * (held while waiting for fences) nor the gem lock (a bind takes that
+ * one under a backend's lock). No reference is taken: a last put here
+ * could free @obj, which takes mm's lock.
+ */
+void nvl_gpuvm_gem_unmap(struct nvl_gem_object *obj, uint64_t leave)
+{
+	for (;;) {
+		struct nvl_gpuvm_bo *vm_bo, *found = NULL;
+		struct nvl_gpuvm *vm;
+
+		nvl_gpuvm_gem_lock();
+		nvl_list_for_each_entry (vm_bo, &obj->gpuva.list, gem_link) {
+			/*
+			 * A backend with the lock hooks (the recording one
+			 * of tests and benchmarks, which no device reads)
+			 * is driven under the VM lock only: a one-op bind
+			 * owns it without its lock (docs/vm.md, Locks).
+			 */
+			if (atomic_load(&vm_bo->mapped_leave) > leave ||
+			    !nvl_kref_read(&vm_bo->ref) || vm_bo->vm->pt->lock)
+				continue;
+			atomic_fetch_add(&vm_bo->vm->zap_pins, 1);
+			found = vm_bo;
+			break;
+		}
+		nvl_gpuvm_gem_unlock();
+		if (!found)
+			return;
+		vm = found->vm;
+		zap_vm_bo(found, leave);
+		atomic_fetch_sub(&vm->zap_pins, 1);
+	}
 }
 
 NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
@@ -402,6 +513,8 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 
 	*pending = false;
 	held = nvl_gpuvm_pt_hold(vm);
+	/* against the unmap hook: it must not undo these writes */
+	nvl_flock_lock(&vm->zap_lock);
 	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
 		uint32_t flags = 0;
 
@@ -419,6 +532,11 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 	}
 	if (hi)
 		vm->pt->flush(vm->pt_priv, lo, hi - lo);
+	/* every mapping names where @obj is now (caller holds its resv) */
+	if (!*pending)
+		atomic_store(&vm_bo->mapped_leave,
+			     atomic_load(&vm_bo->obj->leaves));
+	nvl_flock_unlock(&vm->zap_lock);
 	nvl_gpuvm_pt_release(vm, held);
 	if (hi && vm->pt->take_error)
 		return vm->pt->take_error(vm->pt_priv);

@@ -26,18 +26,17 @@ def check(name, ok, detail=''):
     results.append((name, ok, detail))
 
 
-def gen(d, headers, want):
-    """headers: {version tag: header text}; runs abigen, returns the
+def abigen_files(d, files, versions, want):
+    """Write @files ({path under @d: text}), the version list @versions and
+    the want list @want into @d, run abigen into @d/out; returns the
     completed process and the want-list path."""
-    vl = []
-    for tag, text in headers.items():
-        os.makedirs(os.path.join(d, tag))
-        with open(os.path.join(d, tag, 'h.h'), 'w') as f:
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(d, path)), exist_ok=True)
+        with open(os.path.join(d, path), 'w') as f:
             f.write(text)
-        vl.append('version %s\ninclude %s\nheader h.h\n' % (tag, tag))
     vpath = os.path.join(d, 'versions.txt')
     with open(vpath, 'w') as f:
-        f.write(''.join(vl))
+        f.write(versions)
     wpath = os.path.join(d, 'want.txt')
     with open(wpath, 'w') as f:
         f.write(want)
@@ -46,6 +45,16 @@ def gen(d, headers, want):
     p = subprocess.run([abigen, '--versions', vpath, '--want', wpath,
                         '--outdir', out], capture_output=True, text=True)
     return p, wpath
+
+
+def gen(d, headers, want):
+    """headers: {version tag: header text}, each version's root header
+    h.h in directory TAG; runs abigen, returns the completed process and
+    the want-list path."""
+    return abigen_files(
+        d, {os.path.join(tag, 'h.h'): text for tag, text in headers.items()},
+        ''.join('version %s\ninclude %s\nheader h.h\n' % (tag, tag)
+                for tag in headers), want)
 
 
 def run(d, headers, want, test_c):
@@ -233,20 +242,10 @@ int main(void)
 #    said nothing, and the tool printed 'nothing generated' while it
 #    generated everything.
 with tempfile.TemporaryDirectory() as d:
-    os.makedirs(os.path.join(d, 'a'))
-    with open(os.path.join(d, 'a', 'h.h'), 'w') as f:
-        f.write('#if FEAT\n#error not with FEAT\n#endif\n'
-                '#define K (FEAT ? 5 : 3)\n')
-    with open(os.path.join(d, 'v.txt'), 'w') as f:
-        f.write('version a\ninclude a\ndefine FEAT=0\nprobe FEAT=1\n'
-                'header h.h\n')
-    with open(os.path.join(d, 'w.txt'), 'w') as f:
-        f.write('const K\n')
-    os.makedirs(os.path.join(d, 'out'))
-    p = subprocess.run([abigen, '--versions', os.path.join(d, 'v.txt'),
-                        '--want', os.path.join(d, 'w.txt'), '--outdir',
-                        os.path.join(d, 'out')], capture_output=True,
-                       text=True)
+    p, _ = abigen_files(d, {'a/h.h': '#if FEAT\n#error not with FEAT\n'
+                                     '#endif\n#define K (FEAT ? 5 : 3)\n'},
+                        'version a\ninclude a\ndefine FEAT=0\n'
+                        'probe FEAT=1\nheader h.h\n', 'const K\n')
     diff = open(os.path.join(d, 'out', 'abi_diff.txt')).read() \
         if p.returncode == 0 else ''
     check('probe under which the headers do not parse: noted per constant',
@@ -256,20 +255,12 @@ with tempfile.TemporaryDirectory() as d:
 # 9. A version tag is written into C strings ("abigen: TAG: ...", .tag):
 #    one with a quote generated files that do not compile.
 with tempfile.TemporaryDirectory() as d:
-    os.makedirs(os.path.join(d, 'a'))
-    with open(os.path.join(d, 'a', 'h.h'), 'w') as f:
-        f.write('typedef struct { int x; } S;\n')
-    with open(os.path.join(d, 'v.txt'), 'w') as f:
-        f.write('\nversion 1.0"x\ninclude a\nheader h.h\n')
-    with open(os.path.join(d, 'w.txt'), 'w') as f:
-        f.write('struct S\nfield x\n')
-    os.makedirs(os.path.join(d, 'out'))
-    p = subprocess.run([abigen, '--versions', os.path.join(d, 'v.txt'),
-                        '--want', os.path.join(d, 'w.txt'), '--outdir',
-                        os.path.join(d, 'out')], capture_output=True,
-                       text=True)
+    p, _ = abigen_files(d, {'a/h.h': 'typedef struct { int x; } S;\n'},
+                        '\nversion 1.0"x\ninclude a\nheader h.h\n',
+                        'struct S\nfield x\n')
     check('version tag with a quote: error at its line, nothing written',
-          p.returncode == 1 and 'v.txt:2: bad version tag' in p.stderr and
+          p.returncode == 1 and
+          'versions.txt:2: bad version tag' in p.stderr and
           not os.listdir(os.path.join(d, 'out')), p.stderr)
 
 # 10. A wanted field whose neutral name is a member every neutral struct

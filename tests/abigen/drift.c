@@ -145,7 +145,7 @@ static void test_mask_widened(void **state)
 	assert_int_equal(drift_pack(V1, DRIFT_S_STATIC_CONFIG, &c, out, 16),
 			 -ERANGE);
 	assert_string_equal(last_error,
-			    "-34 1.0 drift_r1_0_static_config_pack: "
+			    "-34 1.0 drift_r1_0_static_config_pack_as: "
 			    "in->fbio_mask out of range");
 	/* a narrow value translates from version 2 to version 1 */
 	roundtrip(V2, DRIFT_S_STATIC_CONFIG, img_v2_static_config(img, 0), &c);

@@ -104,9 +104,78 @@ static void test_any_image_round_trips(void **state)
 	}
 }
 
+/*
+ * pack_as(): a pack with the version's fields as present, without
+ * writing the caller's struct (rm_abi_pack() and the sensor controls
+ * wrote present first, so a refused pack left it changed). Packs as
+ * pack() with that present; refusals (-ERANGE: a 9-byte SKU in 535's
+ * chipSKU[4]; -EOPNOTSUPP: a field the version lacks) change neither the
+ * struct nor the wire.
+ */
+static void test_pack_as_changes_nothing(void **state)
+{
+	struct gspabi_sku_info s, before, p;
+	uint8_t b1[256], b2[256], b0[256];
+
+	(void)state;
+	for (size_t vi = 0; vi < gspabi_nversions; vi++) {
+		const struct gspabi_version *v = gspabi_versions[vi];
+		const struct gspabi_struct_ops *o =
+			&v->structs[GSPABI_S_SKU_INFO];
+		int r;
+
+		assert_true(o->present && o->wire_size <= sizeof(b1));
+		memset(&s, 0, sizeof(s));
+		s.BoardID = 0x1234;
+		memcpy(s.chipSKU, "TU1", 3);
+		memcpy(&p, &s, sizeof(s));
+		p.present = o->fields;
+		assert_int_equal(
+			gspabi_pack(v, GSPABI_S_SKU_INFO, &p, b2, o->wire_size),
+			0);
+		assert_int_equal(gspabi_pack_as(v, GSPABI_S_SKU_INFO, &s,
+						o->fields, b1, o->wire_size),
+				 0);
+		assert_memory_equal(b1, b2, o->wire_size);
+		assert_int_equal(s.present, 0);
+
+		/* a SKU longer than this version's array */
+		memcpy(s.chipSKU, "TU102-400", 9);
+		memcpy(&before, &s, sizeof(s));
+		memset(b1, 0xee, sizeof(b1));
+		memcpy(b0, b1, sizeof(b1));
+		r = gspabi_pack_as(v, GSPABI_S_SKU_INFO, &s, o->fields, b1,
+				   o->wire_size);
+		if (!(o->fields & GSPABI_SKU_INFO_HAS_SKUCONFIGVERSION))
+			assert_int_equal(r, -ERANGE); /* 535: chipSKU[4] */
+		if (r) {
+			assert_memory_equal(&s, &before, sizeof(s));
+			assert_memory_equal(b1, b0, sizeof(b1));
+		}
+		/* a field the version lacks */
+		memcpy(b1, b0, sizeof(b1));
+		if (~o->fields) {
+			assert_int_equal(gspabi_pack_as(v, GSPABI_S_SKU_INFO,
+							&s, ~UINT64_C(0), b1,
+							o->wire_size),
+					 -EOPNOTSUPP);
+			assert_memory_equal(&s, &before, sizeof(s));
+			assert_memory_equal(b1, b0, sizeof(b1));
+		}
+		/* and the dispatcher's own refusals */
+		assert_int_equal(gspabi_pack_as(v, GSPABI_S__COUNT, &s, 0, b1,
+						o->wire_size),
+				 -EINVAL);
+		assert_int_equal(gspabi_pack_as(NULL, GSPABI_S_SKU_INFO, &s, 0,
+						b1, o->wire_size),
+				 -EINVAL);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_event_unknown_to_version),
 	cmocka_unit_test(test_any_image_round_trips),
+	cmocka_unit_test(test_pack_as_changes_nothing),
 };
 
 T_MAIN(tests)

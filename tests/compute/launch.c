@@ -57,6 +57,9 @@ struct qpos {
 		smem, cb_valid, cb_lo, cb_hi, cb_size, rel_en, rel_lo, rel_hi,
 		rel_payload;
 	unsigned cb_valid_step, cb_shift;
+	/* RELEASE0_STRUCTURE_SIZE (ONE_WORD = 1 written); QMD_TYPE
+	 * (V04_00: GRID_CTA = 2 written; {0, 0} elsewhere: absent) */
+	struct qbits rel_size, qtype;
 };
 
 /* V02_02: VERSION 579:576, MAJOR_VERSION 583:580; CTA_RASTER_WIDTH
@@ -65,7 +68,8 @@ struct qpos {
  * 1584:1568; REGISTER_COUNT_V 656:648; SHARED_MEMORY_SIZE 561:544;
  * CONSTANT_BUFFER_VALID(i) 640+i, ADDR_LOWER 1055:1024+64i, ADDR_UPPER
  * 1072:1056+64i, SIZE_SHIFTED4 1087:1075+64i; RELEASE0_ENABLE 138,
- * RELEASE0_ADDRESS 767:736 / 775:768, RELEASE0_PAYLOAD 831:800 */
+ * RELEASE0_ADDRESS 767:736 / 775:768, RELEASE0_PAYLOAD 831:800,
+ * RELEASE0_STRUCTURE_SIZE 799 (clc9c0qmd.h QMDV02_04, the same bits) */
 static const struct qpos v02_02 = {
 	256,
 	2,
@@ -88,10 +92,13 @@ static const struct qpos v02_02 = {
 	{800, 831},
 	1,
 	0,
+	{799, 799},
+	{0, 0},
 };
 
 /* V03_00: as V02_02 except RELEASE0_ENABLE 823, RELEASE0_ADDRESS
- * 799:768 / 807:800, RELEASE0_PAYLOAD_LOWER 863:832 */
+ * 799:768 / 807:800, RELEASE0_PAYLOAD_LOWER 863:832, RELEASE0_STRUCTURE_SIZE
+ * 831:830 */
 static const struct qpos v03_00 = {
 	256,
 	3,
@@ -114,6 +121,8 @@ static const struct qpos v03_00 = {
 	{832, 863},
 	1,
 	0,
+	{830, 831},
+	{0, 0},
 };
 
 /* V04_00: QMD_MINOR_VERSION 579:576, QMD_MAJOR_VERSION 583:580; GRID_WIDTH
@@ -123,7 +132,8 @@ static const struct qpos v03_00 = {
  * SHARED_MEMORY_SIZE 601:584; CONSTANT_BUFFER_VALID(i) 416+4i,
  * ADDR_LOWER_SHIFTED6 1567:1536+64i, ADDR_UPPER_SHIFTED6 1586:1568+64i,
  * SIZE_SHIFTED4 1599:1587+64i; RELEASE_ENABLE(0) 320, RELEASE_SEMAPHORE0
- * address 671:640 / 696:672, PAYLOAD_LOWER 735:704 */
+ * address 671:640 / 696:672, PAYLOAD_LOWER 735:704, RELEASE_STRUCTURE_SIZE(0)
+ * 322:321; QMD_TYPE 25:23 (clcbc0qmd.h) */
 static const struct qpos v04_00 = {
 	384,
 	4,
@@ -146,6 +156,8 @@ static const struct qpos v04_00 = {
 	{704, 735},
 	4,
 	6,
+	{321, 322},
+	{23, 25},
 };
 
 static void qset(uint32_t *q, struct qbits f, uint64_t v, unsigned shift)
@@ -198,7 +210,8 @@ static void lt_up(struct lt *t, const char *profile, unsigned sms)
 	}
 	t->code_next = CODE;
 	t->chid = 1;
-	gpu_chan(t->g, t->chid, 0, &t->ch);
+	gpu_chan(t->g, t->chid,
+		 NVL_HW_RUNLIST_COMPUTE(t->g->m->profile->num_ce), &t->ch);
 }
 
 static void lt_down(struct lt *t)
@@ -261,6 +274,9 @@ static void lt_submit(struct lt *t, uint64_t prog, const struct shape *s,
 	qset(q, qp->rel_lo, SEM & 0xffffffffu, 0);
 	qset(q, qp->rel_hi, SEM >> 32, 0);
 	qset(q, qp->rel_payload, t->seq, 0);
+	qset(q, qp->rel_size, 1, 0);
+	if (qp->qtype.hi)
+		qset(q, qp->qtype, 2, 0);
 	assert_int_equal(nvl_hw_vram_write(t->g->hw, QMD, q, qp->size_B), 0);
 	lt_push(t);
 }
@@ -695,7 +711,8 @@ static void lt_new_chan(struct lt *t)
 {
 	nvl_kit_chan_fini(&t->g->kit, &t->ch);
 	t->chid++;
-	gpu_chan(t->g, t->chid, 0, &t->ch);
+	gpu_chan(t->g, t->chid,
+		 NVL_HW_RUNLIST_COMPUTE(t->g->m->profile->num_ce), &t->ch);
 }
 
 /* launch @prog (1 CTA of 64 threads), expect the channel to stop with

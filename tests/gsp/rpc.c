@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * RPCs and events against the model's firmware: RM objects root ->
- * device -> subdevice -> VA space -> channel, continuation records both
+ * device -> subdevice -> VA space -> channel, the VA space's rules, continuation records both
  * ways, reply policies, RPC order, events interleaved with replies, slow
  * handlers, concurrent callers, async calls, NV_STATUS -> errno.
  */
@@ -25,7 +25,10 @@ static void make_tree(struct kit *k, struct tree *t)
 {
 	NV0080_ALLOC_PARAMETERS dp = {0};
 	NV2080_ALLOC_PARAMETERS sp = {0};
-	NV_VASPACE_ALLOCATION_PARAMETERS vp = {.vaSize = 1ull << 40};
+	/* externally owned: the client's root, bound below, is the root */
+	NV_VASPACE_ALLOCATION_PARAMETERS vp = {
+		.vaSize = 1ull << 40,
+		.flags = NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED};
 	NV_CHANNEL_ALLOC_PARAMS cp = {.gpFifoEntries = 512};
 	const struct nvl_model_profile *p = k->m->profile;
 
@@ -41,9 +44,10 @@ static void make_tree(struct kit *k, struct tree *t)
 					  sizeof(vp), &t->vas),
 			 0);
 	/* RM wants the VA space's page directory bound before a channel,
-	 * and the channel's USERD in the driver's FB */
+	 * and the channel's USERD in the driver's FB; one root entry spans
+	 * the 1 TiB space in both formats */
 	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {
-		.physAddress = 1ull << 20, .hVASpace = t->vas};
+		.physAddress = 1ull << 20, .numEntries = 1, .hVASpace = t->vas};
 	assert_int_equal(
 		nvl_gsp_rm_control(k->gsp, t->dev,
 				   NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, &pd,
@@ -823,6 +827,64 @@ static void rm_alloc_failures(void **state)
 }
 
 /*
+ * A pack the booted version refuses changes nothing: rm_abi_pack() wrote
+ * the version's fields into the caller's present before packing, so a
+ * refused control left the caller's struct changed (note 16). A 9-byte
+ * SKU does not fit 535's chipSKU[4] (NV2080_CTRL_BIOS_GET_SKU_INFO_PARAMS,
+ * ctrl2080bios.h; [9] in 570): refused there before anything is sent.
+ */
+static void rm_abi_refused_changes_nothing(void **state)
+{
+	const struct gspabi_version *v;
+	struct gspabi_sku_info sku = {.present = 0}, before;
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+	uint8_t wire[256];
+	uint32_t root, dev, sub, seq;
+	struct kit k;
+
+	(void)state;
+	kit_up(&k, "tu102");
+	v = nvl_gsp_abi(k.gsp);
+	memset(&sku, 0, sizeof(sku));
+	memcpy(sku.chipSKU, "TU102-400", 9);
+	sku.present = GSPABI_SKU_INFO_HAS_BOARDID; /* the caller's choice */
+	memcpy(&before, &sku, sizeof(sku));
+	assert_true(v->structs[GSPABI_S_SKU_INFO].wire_size <= sizeof(wire));
+	if (gspabi_pack_as(v, GSPABI_S_SKU_INFO, &sku,
+			   v->structs[GSPABI_S_SKU_INFO].fields, wire,
+			   v->structs[GSPABI_S_SKU_INFO].wire_size) !=
+	    -ERANGE) {
+		/* this version's array holds it (570's chipSKU[9]): nothing
+		 * to refuse */
+		assert_true(v->structs[GSPABI_S_SKU_INFO].fields &
+			    GSPABI_SKU_INFO_HAS_SKUCONFIGVERSION);
+		kit_down(&k);
+		return;
+	}
+	assert_memory_equal(&sku, &before, sizeof(sku));
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &sub),
+			 0);
+	seq = k.gsp->next_seq;
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			k.gsp, sub,
+			GSPABI_K_CONTROL_NV2080_CTRL_CMD_BIOS_GET_SKU_INFO,
+			GSPABI_S_SKU_INFO, &sku),
+		-EPROTO);
+	assert_memory_equal(&sku, &before, sizeof(sku));
+	assert_int_equal(k.gsp->next_seq, seq); /* nothing sent */
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+/*
  * The generated layer's RM calls (issue #14): parameters in neutral
  * structs, packed in the booted version's layout and unpacked from the
  * reply (the channel id is the firmware's output); an id the layer does
@@ -831,8 +893,12 @@ static void rm_alloc_failures(void **state)
 static void rm_abi_calls(void **state)
 {
 	struct gspabi_device_alloc dp = {.present = ~0ull};
-	struct gspabi_vaspace_alloc vp = {.vaSize = 1ull << 40};
-	struct gspabi_set_page_directory pd = {.physAddress = 1ull << 20};
+	struct gspabi_vaspace_alloc vp = {
+		.vaSize = 1ull << 40,
+		.flags =
+			GSPABI_K_NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED};
+	struct gspabi_set_page_directory pd = {.physAddress = 1ull << 20,
+					       .numEntries = 1};
 	struct gspabi_channel_alloc cp = {
 		.gpFifoEntries = 512, .userdOffset = 2ull << 20, .cid = 0xdead};
 	struct gspabi_work_submit_token wt = {.workSubmitToken = 0xdead};
@@ -896,11 +962,163 @@ static void rm_abi_calls(void **state)
 	kit_down(&k);
 }
 
+static uint32_t vas_alloc(struct kit *k, uint32_t dev, uint32_t flags,
+			  uint64_t va_size, int want)
+{
+	NV_VASPACE_ALLOCATION_PARAMETERS vp = {.vaSize = va_size,
+					       .flags = flags};
+	uint32_t h = 0;
+
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, dev, FERMI_VASPACE_A, &vp,
+					  sizeof(vp), &h),
+			 want);
+	return h;
+}
+
+static int set_root(struct kit *k, uint32_t dev, uint32_t vas, uint32_t entries,
+		    uint32_t flags)
+{
+	NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS pd = {.physAddress = 1ull
+								       << 20,
+							.numEntries = entries,
+							.flags = flags,
+							.hVASpace = vas};
+
+	return nvl_gsp_rm_control(k->gsp, dev,
+				  NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY, &pd,
+				  sizeof(pd));
+}
+
+/* a channel on @vas: refused (-EINVAL) while it has no root */
+static int chan_on(struct kit *k, uint32_t dev, uint32_t vas)
+{
+	NV_CHANNEL_ALLOC_PARAMS cp = {.gpFifoEntries = 512,
+				      .hVASpace = vas,
+				      .userdOffset = 2ull << 20};
+	uint32_t h = 0;
+	int ret = nvl_gsp_rm_alloc(k->gsp, dev, k->m->profile->host_class, &cp,
+				   sizeof(cp), &h);
+
+	if (!ret)
+		assert_int_equal(nvl_gsp_rm_free(k->gsp, h), 0);
+	return ret;
+}
+
+static void expect_status(const char *name)
+{
+	if (!strstr(nvl_error_msg(), name))
+		fail_msg("expected %s, got \"%s\"", name, nvl_error_msg());
+}
+
+/*
+ * The model's RM takes a VA space and its client root only as NVIDIA's
+ * RM does (open-gpu-kernel-modules src/nvidia/src/kernel/gpu/mem_mgr/
+ * vaspace_api.c translateAllocFlagsToVASpaceFlags(), vaspaceapiConstruct();
+ * mem_mgr/gpu_vaspace.c _gvaspaceGpuStateConstruct(),
+ * gvaspaceExternalRootDirCommit()); each refusal leaves nothing: no
+ * object, no root (a channel on the space is still refused). @entries
+ * and @va_bits: the chip's root (v2 PD3 4 x 2^47, v3 PD4 2 x 2^56).
+ */
+static void vas_rules_on(const char *chip, uint32_t entries,
+			 unsigned int va_bits)
+{
+	const uint32_t ext = NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+	struct nvl_model_gsp_stats ms0, ms;
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV_VASPACE_ALLOCATION_PARAMETERS vp = {0};
+	uint32_t root, dev, vas, bad = 0;
+	struct kit k;
+
+	kit_up(&k, chip);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	nvl_model_gsp_get_stats(k.m, &ms0);
+
+	/* allocation flags: faulting only externally owned (RM's bug
+	 * 1766112), never mirrored and externally owned */
+	vas_alloc(&k, dev, NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING, 0,
+		  -EINVAL);
+	expect_status("NV_ERR_INVALID_ARGUMENT");
+	vas_alloc(&k, dev, ext | NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED, 0,
+		  -EINVAL);
+	/* a vaSize past the format's VA (vasLimit > vaLimitMax) */
+	vas_alloc(&k, dev, ext, (1ull << va_bits) + 4096, -EINVAL);
+	/* bigPageSize 0, 64 KiB or 128 KiB; RM's own spaces by index */
+	vp.bigPageSize = 4096;
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, dev, FERMI_VASPACE_A, &vp,
+					  sizeof(vp), &bad),
+			 -EINVAL);
+	vp.bigPageSize = 0;
+	vp.index = 1; /* NV_VASPACE_ALLOCATION_INDEX_GPU_HOST */
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, dev, FERMI_VASPACE_A, &vp,
+					  sizeof(vp), &bad),
+			 -EOPNOTSUPP);
+	/* no parameters at all */
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k.gsp, dev, FERMI_VASPACE_A, NULL, 0, &bad),
+		-EINVAL);
+	expect_status("NV_ERR_INVALID_PARAM_STRUCT");
+	assert_int_equal(bad, 0);
+	nvl_model_gsp_get_stats(k.m, &ms);
+	assert_int_equal(ms.objects, ms0.objects);
+
+	/* what the driver allocates: externally owned, faulting allowed,
+	 * the whole VA */
+	vas = vas_alloc(&k, dev,
+			ext | NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING,
+			1ull << va_bits, 0);
+	/* the VA limit is root entry numEntries - 1's last VA: 0 wraps to
+	 * the last 32-bit index (past the format), one too many is past
+	 * the format, one too few ends below the space's vaSize - 1 */
+	assert_int_equal(set_root(&k, dev, vas, 0, 0), -EINVAL);
+	expect_status("NV_ERR_INVALID_ARGUMENT");
+	assert_int_equal(set_root(&k, dev, vas, entries + 1, 0), -EINVAL);
+	assert_int_equal(set_root(&k, dev, vas, entries - 1, 0), -EINVAL);
+	/* APERTURE 1:0 = 3 is no aperture */
+	assert_int_equal(set_root(&k, dev, vas, entries, 3), -EINVAL);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(chan_on(&k, dev, vas), 0);
+	/* an externally owned space takes one root */
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+
+	/* a space RM manages (neither flag) takes no client root, whatever
+	 * numEntries, and so no channel */
+	vas = vas_alloc(&k, dev, 0, 1ull << 40, 0);
+	assert_int_equal(set_root(&k, dev, vas, 1, 0), -EOPNOTSUPP);
+	expect_status("NV_ERR_NOT_SUPPORTED");
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+	/* ... but the limit is checked first */
+	assert_int_equal(set_root(&k, dev, vas, 0, 0), -EINVAL);
+
+	/* SHARED_MANAGEMENT: the client's root over RM's, again and again */
+	vas = vas_alloc(&k, dev, NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT,
+			1ull << 40, 0);
+	assert_int_equal(set_root(&k, dev, vas, 1, 0), 0);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(chan_on(&k, dev, vas), 0);
+
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+static void vas_rules(void **state)
+{
+	(void)state;
+	vas_rules_on("tu102", 4, 49);
+	vas_rules_on("gh100", 2, 57);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rm_object_tree),
 		cmocka_unit_test(rm_abi_calls),
+		cmocka_unit_test(vas_rules),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
 		cmocka_unit_test(continuation_while_firmware_polls),
@@ -918,6 +1136,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(async_calls),
 		cmocka_unit_test(create_alloc_failures),
 		cmocka_unit_test(rm_alloc_failures),
+		cmocka_unit_test(rm_abi_refused_changes_nothing),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -763,14 +763,15 @@ static void multi_control_read(void **state)
 		assert_int_equal(b.h.entries[0].status, NV_OK);
 		assert_int_equal(b.u.count, 5);
 	}
-	/* a firmware without it: five controls, the same reading (the PMU
-	 * stands still in simulated time) */
+	/* a firmware without it: six controls (NVIDIA's samples and current
+	 * P-state among them), the same reading (the PMU stands still in
+	 * simulated time) */
 	assert_int_equal(nvl_model_gsp_perf_disable(
 				 k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, true),
 			 0);
 	n0 = rpcs(&k);
 	rd(&k, &t, &s2);
-	assert_int_equal(rpcs(&k) - n0, 1 + 5);
+	assert_int_equal(rpcs(&k) - n0, 1 + 6);
 	assert_int_equal(s2.valid, s1.valid);
 	assert_int_equal(s2.gpu_temp_c, s1.gpu_temp_c);
 	assert_int_equal(s2.power_mw, s1.power_mw);
@@ -783,7 +784,7 @@ static void multi_control_read(void **state)
 	nvl_model_gsp_perf_disable(k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, false);
 	n0 = rpcs(&k);
 	rd(&k, &t, &s2);
-	assert_int_equal(rpcs(&k) - n0, 5);
+	assert_int_equal(rpcs(&k) - n0, 6);
 	assert_int_equal(s2.valid, s1.valid);
 	kit_down(&k);
 }

@@ -2,6 +2,8 @@
 /* The driver tests' device rig (t_nv.h). */
 #include <string.h>
 
+#include <nouvelle/push.h>
+
 #include "t_nv.h"
 
 struct nvl_device *t_nv_dev_open(uint64_t vram_size,
@@ -198,4 +200,31 @@ void t_nv_cl_expect_slices(struct t_nv_cl *k, uint64_t slice, unsigned who,
 	for (unsigned i = 0; i < k->nbo; i++)
 		t_nv_expect_slices(k->c, k->bo[i], k->bo_size, slice, who, i,
 				   round, what);
+}
+
+int t_nv_nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
+		  uint64_t va)
+{
+	struct nvl_exec_push ep = {.va = va};
+	struct nvl_vm_sync sig = {0};
+	struct nvl_channel_info ci;
+	struct nvl_push p;
+	int ret;
+
+	assert_int_equal(nvl_push_init(&p, pb, 64 * T_NV_KIB), 0);
+	nvl_push_host_nop(&p);
+	assert_true(nvl_push_end(&p) > 0);
+	ep.len = nvl_push_bytes(&p);
+	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
+	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
+	if (!ret) {
+		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
+						  t_nv_deadline(5 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+		assert_int_equal(ci.alive, 1);
+	}
+	nvl_syncobj_destroy(c, sig.handle);
+	return ret;
 }

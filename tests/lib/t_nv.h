@@ -260,4 +260,14 @@ void t_nv_expect_slices(struct nvl_client *c, uint32_t h, uint64_t size,
 void t_nv_cl_expect_slices(struct t_nv_cl *k, uint64_t slice, unsigned who,
 			   unsigned round, const char *what);
 
+/**
+ * t_nv_nop_exec() - write one Host NOP push through @pb (the CPU mapping of
+ * the BO bound at @va) and run it on @chan of @c with a syncobj to signal.
+ * When nvl_exec() takes it, its fence must signal within 5 s and the
+ * channel still live (else the test fails).
+ * Return: nvl_exec()'s result.
+ */
+int t_nv_nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
+		  uint64_t va);
+
 #endif /* NVL_TESTS_T_NV_H */

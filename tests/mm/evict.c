@@ -10,6 +10,8 @@
  * eviction path.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -640,6 +642,23 @@ static void restore_survives_allocation_failures(void **state)
  */
 static struct nvl_fence *vm_job;
 
+static _Atomic unsigned unmaps;
+static _Atomic uint64_t unmap_leave;
+static struct nvl_gem_object *_Atomic unmap_obj;
+static _Atomic bool unmap_early;
+
+/* the VM job is not done (the hook runs on mm's worker: not vm_job) */
+static _Atomic bool vm_job_pending;
+
+static void unmap_hook(struct nvl_gem_object *obj, uint64_t leave)
+{
+	if (atomic_load(&vm_job_pending))
+		atomic_store(&unmap_early, true);
+	atomic_store(&unmap_obj, obj);
+	atomic_store(&unmap_leave, leave);
+	atomic_fetch_add(&unmaps, 1);
+}
+
 static int deps_hook(struct nvl_gem_object *obj, unsigned *n,
 		     struct nvl_fence ***fences)
 {
@@ -648,6 +667,10 @@ static int deps_hook(struct nvl_gem_object *obj, unsigned *n,
 	(void)obj;
 	if (!vm_job)
 		return 0;
+	if (!fences) {
+		*n += !nvl_fence_is_signaled(vm_job);
+		return 0;
+	}
 	all = nvl_reallocarray(*fences, *n + 1, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
@@ -671,10 +694,12 @@ static void new_vm_job(void)
 {
 	assert_int_equal(
 		nvl_fence_create(&vm_job, nvl_fence_context_alloc(1), 1), 0);
+	atomic_store(&vm_job_pending, true);
 }
 
 static void end_vm_job(void)
 {
+	atomic_store(&vm_job_pending, false);
 	assert_int_equal(nvl_fence_signal(vm_job), 0);
 	nvl_fence_put(vm_job);
 	vm_job = NULL;
@@ -762,6 +787,8 @@ static void inj_move_check(int ret, void *arg)
 		assert_true(hook_in + hook_out > x->hooked ||
 			    x->before == NVL_GEM_DOMAIN_NONE);
 	}
+	/* the memory left is unmapped only once the VM job is done */
+	assert_false(atomic_load(&unmap_early));
 	assert_int_equal(x->mm->used_B[NVL_GEM_DOMAIN_VRAM] +
 				 x->mm->used_B[NVL_GEM_DOMAIN_GTT],
 			 MiB);
@@ -780,9 +807,14 @@ static void validate_move_survives_allocation_failures(void **state)
 	fill(x.bo, 0x6d);
 	nvl_gem_set_deps_hook(deps_hook);
 	assert_int_equal(nvl_gem_add_evict_hook(count_hook), 0);
+	nvl_gem_set_unmap_hook(unmap_hook);
+	atomic_store(&unmap_early, false);
 	new_vm_job();
 	assert_true(t_fail_each_alloc(inj_move, inj_move_check, &x, 100) >= 3);
 	end_vm_job();
+	assert_int_equal(nvl_mm_wait_idle(x.mm, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_false(atomic_load(&unmap_early));
+	nvl_gem_set_unmap_hook(NULL);
 	nvl_gem_remove_evict_hook(count_hook);
 	nvl_gem_set_deps_hook(NULL);
 	expect(x.bo, 0x6d);
@@ -858,6 +890,158 @@ static void moved_backing_pending_until_filled(void **state)
 	nvl_mm_destroy(mm);
 }
 
+/*
+ * The unmap hook (gem.h nvl_gem_unmap_fn; GPUVM invalidates the mappings
+ * there, so that a job running past a fence forged in its semaphore
+ * faults instead of reaching the memory's next owner): called once for
+ * every way memory leaves a BO, with the BO and the leave's number, only
+ * after the jobs allowed to use that memory are done (here the deps
+ * hook's "VM job"), and before the memory is used again.
+ */
+/* the hook has not run (20 ms), the VM job ends, then it has, once */
+static void expect_unmap_after_vm_job(struct nvl_mm *mm, struct nvl_bo *bo,
+				      uint64_t leave)
+{
+	unsigned before = atomic_load(&unmaps);
+
+	usleep(20 * 1000);
+	assert_int_equal(atomic_load(&unmaps), before);
+	end_vm_job();
+	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(atomic_load(&unmaps), before + 1);
+	assert_ptr_equal(atomic_load(&unmap_obj), &bo->gem);
+	assert_int_equal(atomic_load(&unmap_leave), leave);
+	assert_false(atomic_load(&unmap_early));
+}
+
+static void memory_left_is_unmapped_after_its_jobs(void **state)
+{
+	struct nvl_mm_config cfg = {.vram_B = MiB, .host_budget_B = 8 * MiB};
+	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
+	struct nvl_bo *a, *b;
+	struct nvl_mm *mm;
+	unsigned n;
+
+	(void)state;
+	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
+	a = mk(mm, MiB, dom, NVL_BO_CPU_VISIBLE);
+	fill(a, 0x3d);
+	atomic_store(&unmaps, 0);
+	atomic_store(&unmap_early, false);
+	nvl_gem_set_deps_hook(deps_hook);
+	nvl_gem_set_unmap_hook(unmap_hook);
+	/* a validate move out of VRAM, then back: each leaves memory */
+	new_vm_job();
+	assert_int_equal(place_in(a, NVL_GEM_DOMAIN_GTT), 0);
+	expect_unmap_after_vm_job(mm, a, 0);
+	new_vm_job();
+	assert_int_equal(place_in(a, NVL_GEM_DOMAIN_VRAM), 0);
+	expect_unmap_after_vm_job(mm, a, 1);
+	/* an eviction (b takes a's VRAM) */
+	new_vm_job();
+	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	expect_unmap_after_vm_job(mm, a, 2);
+	expect(a, 0x3d);
+	/* the shrinker: a's pages stay while a VM job may use them, go
+	 * (written to swap) once it is done, the hook called first */
+	new_vm_job();
+	n = atomic_load(&unmaps);
+	(void)nvl_mm_shrink(mm, MiB);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(atomic_load(&unmaps), n);
+	end_vm_job();
+	(void)nvl_mm_shrink(mm, MiB);
+	assert_int_equal(atomic_load(&unmaps), n + 1);
+	assert_int_equal(atomic_load(&unmap_leave), 3);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_NONE);
+	/* swapped in, then moved to VRAM (a leave of its pages: 4; b's
+	 * eviction to make room is b's first) */
+	expect(a, 0x3d);
+	assert_int_equal(where(a), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(atomic_load(&unmaps), n + 3);
+	/* a purge (empty placement) while busy: the ghost keeps the memory
+	 * until the unmap job ran, after the VM job */
+	new_vm_job();
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_validate(a, NULL, 0), 0);
+	nvl_resv_unlock(a->gem.resv);
+	assert_false(nvl_list_empty(&mm->zombies));
+	expect_unmap_after_vm_job(mm, a, 5);
+	/* and idle: at once */
+	use(a);
+	n = atomic_load(&unmaps);
+	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_validate(a, NULL, 0), 0);
+	nvl_resv_unlock(a->gem.resv);
+	assert_int_equal(atomic_load(&unmaps), n + 1);
+	assert_int_equal(atomic_load(&unmap_leave), 6);
+	nvl_gem_set_unmap_hook(NULL);
+	nvl_gem_set_deps_hook(NULL);
+	idle_put(a);
+	idle_put(b);
+	nvl_mm_destroy(mm);
+}
+
+struct inj_gut {
+	struct nvl_mm *mm;
+	struct nvl_bo *bo;
+};
+
+static int inj_gut_busy(void *arg)
+{
+	struct inj_gut *x = arg;
+	int ret;
+
+	assert_int_equal(nvl_resv_lock(x->bo->gem.resv, NULL), 0);
+	ret = nvl_bo_validate(x->bo, NULL, 0);
+	nvl_resv_unlock(x->bo->gem.resv);
+	return ret;
+}
+
+static void inj_gut_check(int ret, void *arg)
+{
+	struct inj_gut *x = arg;
+
+	/* nothing queued, nothing freed: the BO still has its memory */
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(where(x->bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(x->mm->vram.avail_B, 0);
+	assert_true(nvl_list_empty(&x->mm->zombies));
+}
+
+/*
+ * A busy purge under every allocation failure: -ENOMEM before anything is
+ * queued (the BO keeps its memory, the hook is not called) or a ghost and
+ * an unmap job that runs after the VM job; every failed move path of the
+ * other tests above keeps the memory too (validate_move_survives_...).
+ */
+static void busy_purge_survives_allocation_failures(void **state)
+{
+	struct inj_gut x = {.mm = new_mm(MiB)};
+	unsigned n;
+
+	(void)state;
+	x.bo = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
+	nvl_gem_set_deps_hook(deps_hook);
+	nvl_gem_set_unmap_hook(unmap_hook);
+	atomic_store(&unmap_early, false);
+	n = atomic_load(&unmaps);
+	new_vm_job();
+	assert_true(t_fail_each_alloc(inj_gut_busy, inj_gut_check, &x, 60) >=
+		    5);
+	end_vm_job();
+	assert_int_equal(nvl_mm_wait_idle(x.mm, 5 * NVL_NSEC_PER_SEC), 0);
+	assert_false(atomic_load(&unmap_early));
+	assert_true(atomic_load(&unmaps) > n);
+	nvl_gem_set_unmap_hook(NULL);
+	nvl_gem_set_deps_hook(NULL);
+	idle_put(x.bo);
+	nvl_mm_destroy(x.mm);
+}
+
 static void cpu_visible_bos_stay_in_the_window(void **state)
 {
 	struct nvl_mm_config cfg = {.vram_B = 8 * MiB, .visible_B = 2 * MiB};
@@ -928,6 +1112,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(validate_move_tells_hooks),
 	cmocka_unit_test(validate_move_survives_allocation_failures),
 	cmocka_unit_test(moved_backing_pending_until_filled),
+	cmocka_unit_test(memory_left_is_unmapped_after_its_jobs),
+	cmocka_unit_test(busy_purge_survives_allocation_failures),
 };
 
 T_MAIN(tests)

@@ -352,6 +352,9 @@ static void empty_placement_guts_the_bo(void **state)
 	assert_int_equal(mm->vram.avail_B, 0);
 	assert_false(nvl_list_empty(&mm->zombies));
 	assert_int_equal(nvl_fence_signal(f), 0);
+	/* and until the worker's unmap job, which waits for it, ran (the
+	 * mappings of the memory are off before it is reused: gem.h) */
+	assert_int_equal(nvl_mm_wait_idle(mm, 5ll * 1000 * 1000 * 1000), 0);
 	next = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	assert_true(nvl_list_empty(&mm->zombies));
 	/* A pinned BO cannot be gutted. */

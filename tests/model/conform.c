@@ -843,7 +843,10 @@ static void subch_host_methods(void **state)
 
 /*
  * CLEAR_FAULTED (0x84) HANDLE 30:0 = CHID 15:0 | RUNLIST_ID 22:16, TYPE
- * 31:31 (ENG_FAULTED 1): one channel clears another's engine fault.
+ * 31:31 (ENG_FAULTED 1): a privileged channel clears another's engine
+ * fault. The handle is RM's token (UVM's clear_faulted_token, pushed on
+ * its own channel): from an unprivileged channel the method is a METHOD
+ * error and nothing is cleared.
  */
 static void clear_faulted_chid_runlist(void **state)
 {
@@ -872,15 +875,30 @@ static void clear_faulted_chid_runlist(void **state)
 	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
 		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
 	nvl_kit_chan_fini(&g->kit, &c);
-	/* service the fault, then clear it with the right handle: the
-	 * faulted channel retries and completes */
+	/* service the fault */
 	assert_int_equal(nvl_kit_map(&g->kit, &g->vm, HOLE, 0x1000000, 4096, 12,
 				     NVL_HW_APERTURE_VIDMEM, 0),
 			 0);
 	assert_int_equal(nvl_kit_invalidate(&g->kit, &g->vm), 0);
 	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 9);
+	/* the right handle from an unprivileged channel: a METHOD error,
+	 * nothing cleared */
 	gpu_chan(g, 4, 0, &c);
 	p[1] = NVL_HW_CLEAR_FAULTED_HANDLE(9, 1) | NVL_HW_CLEAR_FAULTED_ENG;
+	gpu_push(&c, p, 2);
+	assert_int_equal(nvl_kit_kick(&g->kit, &c), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &c, GPU_WAIT), -EIO);
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(4)),
+			 NVL_HW_CHERR_METHOD);
+	assert_true(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_CTRL(9)) &
+		    NVL_HW_CHRAM_CTRL_ENG_FAULTED);
+	nvl_kit_chan_fini(&g->kit, &c);
+	nvl_hw_wr32(g->hw, NVL_HW_CHERR_PENDING(0), 1u << 4);
+	/* from a privileged one: the faulted channel retries and
+	 * completes */
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, 4, 0, 6, 64 << 10,
+					     true, &c),
+			 0);
 	gpu_push(&c, p, 2);
 	assert_int_equal(nvl_kit_kick(&g->kit, &c), 0);
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &c, GPU_WAIT), 0);

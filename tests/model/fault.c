@@ -272,10 +272,12 @@ static void bad_pushbuffers_raise_channel_errors(void **state)
 		 2,
 		 NVL_HW_CHERR_METHOD,
 		 0x300},
+		/* a copy runlist checks SET_OBJECT's class against its
+		 * copy engine: HCE_ILLEGAL_CLASS (dev_pbdma NV_UDMA_OBJECT) */
 		{"wrong class",
 		 {NVL_HW_MTHD_INC(4, 0, 1), 0xc597 /* 3D: not modelled */},
 		 2,
-		 NVL_HW_CHERR_METHOD,
+		 NVL_HW_CHERR_CE_LAUNCH,
 		 0},
 		{"unknown CE method",
 		 {NVL_HW_MTHD_INC(4, 0, 1), ce, NVL_HW_MTHD_INC(4, 0x500, 1),

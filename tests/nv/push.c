@@ -274,44 +274,16 @@ static void builder_abuse(void **state)
 }
 
 /*
- * Run one Host NOP push at @va (written through @pb) on @chan: nvl_exec()'s
- * result; when 0, the job is waited for and the channel must still live.
+ * A channel whose driver range lies past 2^40, on every Host class: a
+ * GPFIFO entry carries VA bits 39:0 only (GP_ENTRY1_GET_HI 7:0, clc36f.h
+ * to clc86f.h; a higher segment needs SET_PB_SEGMENT_EXTENDED_BASE first),
+ * so its fence idiom would be fetched at the aliased address below 2^40,
+ * and before C86F SEM_ADDR_HI has 8 bits (VA 39:32), so its seqno would be
+ * released there too: here the client's own BO, and its fences never
+ * signal. Either the VM or the channel is refused, or an exec works and
+ * the BO is untouched. On tu102 (C46F) and gh100 (C86F).
  */
-static int nop_exec(struct nvl_client *c, uint32_t chan, uint32_t *pb,
-		    uint64_t va)
-{
-	struct nvl_exec_push ep = {.va = va};
-	struct nvl_vm_sync sig = {0};
-	struct nvl_channel_info ci;
-	struct nvl_push p;
-	int ret;
-
-	assert_int_equal(nvl_push_init(&p, pb, 64 * KIB), 0);
-	nvl_push_host_nop(&p);
-	assert_true(nvl_push_end(&p) > 0);
-	ep.len = nvl_push_bytes(&p);
-	assert_int_equal(nvl_syncobj_create(c, 0, &sig.handle), 0);
-	ret = nvl_exec(c, chan, &ep, 1, NULL, 0, &sig, 1, 0);
-	if (!ret) {
-		assert_int_equal(nvl_syncobj_wait(c, &sig.handle, NULL, 1,
-						  t_nv_deadline(5 * T_NV_SEC),
-						  0, NULL),
-				 0);
-		assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
-		assert_true(ci.alive);
-	}
-	nvl_syncobj_destroy(c, sig.handle);
-	return ret;
-}
-
-/*
- * Before Host class C86F, SEM_ADDR_HI has 8 bits (VA 39:32): a channel
- * whose driver range lies at or above 2^40 would have its seqno released
- * at an aliased address below 2^40 (here: the client's BO) and its fences
- * never signal. Either the VM or channel is refused or the exec works
- * and the BO is untouched.
- */
-static void high_kernel_range(void **state)
+static void high_kernel_range_on(const char *spec)
 {
 	struct nvl_vm_create_args va = {.start = 1 * MIB,
 					.end = 1ull << 42,
@@ -323,34 +295,40 @@ static void high_kernel_range(void **state)
 	uint8_t *b;
 	int ret;
 
-	(void)state;
-	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	assert_int_equal(nvl_device_open(spec, NULL, &dev), 0);
 	assert_int_equal(nvl_device_client_create(dev, &c), 0);
 	ret = nvl_vm_create(c, &va, &vm);
 	if (ret) {
 		assert_int_equal(ret, -EINVAL);
 		goto out;
 	}
-	/* the BO sits where the aliased semaphore would land */
-	hb = t_nv_vram_bo(c, vm, 64 * KIB, VA_SRC, (void **)&b);
+	/* the BO sits where the aliased channel slots would be */
+	hb = t_nv_vram_bo(c, vm, 2 * MIB, VA_SRC, (void **)&b);
 	hpb = t_nv_vram_bo(c, vm, 64 * KIB, VA_PB, (void **)&pb);
-	memset(b, 0x5a, 64 * KIB);
+	memset(b, 0x5a, 2 * MIB);
 	ret = nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan);
 	if (!ret) {
-		assert_int_equal(nop_exec(c, chan, pb, VA_PB), 0);
-		for (size_t i = 0; i < 64 * KIB; i++)
-			if (b[i] != 0x5a)
-				fail_msg("byte %zu of the client's BO is %#x",
-					 i, b[i]);
+		assert_int_equal(t_nv_nop_exec(c, chan, pb, VA_PB), 0);
 		assert_int_equal(nvl_channel_destroy(c, chan), 0);
 	} else {
 		assert_int_equal(ret, -EINVAL);
 	}
+	for (size_t i = 0; i < 2 * MIB; i++)
+		if (b[i] != 0x5a)
+			fail_msg("%s: byte %#zx of the client's BO is %#x",
+				 spec, i, b[i]);
 	assert_int_equal(nvl_bo_unmap(c, hb), 0);
 	assert_int_equal(nvl_bo_unmap(c, hpb), 0);
 out:
 	nvl_client_destroy(c);
 	nvl_device_close(dev);
+}
+
+static void high_kernel_range(void **state)
+{
+	(void)state;
+	high_kernel_range_on("model:tu102");
+	high_kernel_range_on("model:gh100");
 }
 
 /*
@@ -380,7 +358,7 @@ static void high_push_va(void **state)
 	hpb = t_nv_vram_bo(c, vm, 64 * KIB, va_push, (void **)&pb);
 	assert_int_equal(nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan),
 			 0);
-	ret = nop_exec(c, chan, pb, va_push);
+	ret = t_nv_nop_exec(c, chan, pb, va_push);
 	if (ret)
 		assert_int_equal(ret, -EINVAL);
 	assert_int_equal(nvl_channel_destroy(c, chan), 0);

@@ -368,6 +368,9 @@ int ag_emit_header(struct em *e)
 		"*neutral);\n"
 		"\tint (*pack)(const void *neutral, void *wire, size_t "
 		"len);\n"
+		"\t/* pack as if the neutral's present were @present */\n"
+		"\tint (*pack_as)(const void *neutral, uint64_t present, "
+		"void *wire,\n\t\t       size_t len);\n"
 		"\t/* byte offset of each field (index: HAS_ bit number);\n"
 		"\t * UINT32_MAX when absent or a bitfield */\n"
 		"\tconst uint32_t *offsets;\n"
@@ -426,6 +429,14 @@ int ag_emit_header(struct em *e)
 		"int %s_pack(const struct %s_version *v, enum %s_struct_id "
 		"id,\n"
 		"\t      const void *neutral, void *wire, size_t len);\n"
+		"/*\n * %s_pack_as() - %s_pack() as if @neutral's present "
+		"were @present\n * (the version's fields: every field it "
+		"has), without writing\n * @neutral: a refused pack changes "
+		"nothing.\n */\n"
+		"int %s_pack_as(const struct %s_version *v, enum "
+		"%s_struct_id id,\n"
+		"\t\tconst void *neutral, uint64_t present, void *wire,\n"
+		"\t\tsize_t len);\n"
 		"int %s_to_wire(const struct %s_version *v, enum %s_table_id "
 		"t,\n"
 		"\t\t uint32_t neutral, uint64_t *wire);\n"
@@ -443,7 +454,7 @@ int ag_emit_header(struct em *e)
 		"%s_struct_id "
 		"id,\n\t\t    const void *wire, size_t len, FILE *f);\n\n",
 		p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p, p,
-		p, p, p);
+		p, p, p, p, p, p, p, p);
 	for (size_t i = 0; i < ctx->nwant; i++) {
 		const struct ag_want *w = &ctx->want[i];
 
@@ -464,9 +475,13 @@ int ag_emit_header(struct em *e)
 				"\n\t\t\tstruct %s_%s *out);\n"
 				"int %s_%s_%s_pack(const struct %s_%s *in, "
 				"void "
-				"*wire,\n\t\t      size_t len);\n",
+				"*wire,\n\t\t      size_t len);\n"
+				"int %s_%s_%s_pack_as(const struct %s_%s *in, "
+				"uint64_t present,\n\t\t\t void *wire, "
+				"size_t len);\n",
 				p, id, w->neutral, p, w->neutral, p, id,
-				w->neutral, p, w->neutral);
+				w->neutral, p, w->neutral, p, id, w->neutral, p,
+				w->neutral);
 		}
 	}
 	/* ops table skeleton type */
@@ -669,6 +684,17 @@ int ag_emit_common(struct em *e)
 		"-EINVAL;\n"
 		"\tif (!v->structs[id].present)\n\t\treturn -ENOENT;\n"
 		"\treturn v->structs[id].pack(neutral, wire, len);\n}\n\n",
+		p, p, p, pu);
+	fprintf(f,
+		"int %s_pack_as(const struct %s_version *v, enum "
+		"%s_struct_id id,\n"
+		"\t\tconst void *neutral, uint64_t present, void *wire,\n"
+		"\t\tsize_t len)\n{\n"
+		"\tif (!v || (unsigned)id >= %s_S__COUNT)\n\t\treturn "
+		"-EINVAL;\n"
+		"\tif (!v->structs[id].present)\n\t\treturn -ENOENT;\n"
+		"\treturn v->structs[id].pack_as(neutral, present, wire, "
+		"len);\n}\n\n",
 		p, p, p, pu);
 	fprintf(f,
 		"int %s_to_wire(const struct %s_version *v, enum %s_table_id "

@@ -575,12 +575,13 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 	fprintf(f, "\treturn 0;\n}\n\n");
 	/* pack */
 	fprintf(f,
-		"int %s_%s_%s_pack(const struct %s_%s *in, void *wire, size_t "
-		"len)\n{\n\tuint8_t *w = wire;\n\n"
+		"int %s_%s_%s_pack_as(const struct %s_%s *in, uint64_t "
+		"present,\n\t\t\t void *wire, size_t len)\n{\n"
+		"\tuint8_t *w = wire;\n\n"
 		"\tif (!in || !wire || len < ABIGEN_SIZE_%s)\n"
 		"\t\treturn ABIGEN_FAIL(-EINVAL, \"no buffer or wire too "
 		"short\");\n"
-		"\tif (in->present & ~UINT64_C(0x%" PRIx64 "))\n"
+		"\tif (present & ~UINT64_C(0x%" PRIx64 "))\n"
 		"\t\treturn ABIGEN_FAIL(-EOPNOTSUPP, \"a present field this "
 		"version lacks\");\n",
 		p, id, w->neutral, p, w->neutral, w->neutral, mask);
@@ -654,12 +655,26 @@ static void emit_vstruct(struct em *e, const struct ag_version *v, size_t wi)
 	}
 	fprintf(f, "\treturn 0;\n}\n\n");
 	fprintf(f,
+		"int %s_%s_%s_pack(const struct %s_%s *in, void *wire, size_t "
+		"len)\n{\n"
+		"\treturn %s_%s_%s_pack_as(in, in ? in->present : 0, wire, "
+		"len);\n}\n\n",
+		p, id, w->neutral, p, w->neutral, p, id, w->neutral);
+	fprintf(f,
 		"static int unpack_%s(const void *wire, size_t len, void "
 		"*out)\n"
 		"{\n\treturn %s_%s_%s_unpack(wire, len, out);\n}\n\n"
+		"/* straight to the body: no extra hop for the dispatcher */\n"
 		"static int pack_%s(const void *in, void *wire, size_t len)\n"
-		"{\n\treturn %s_%s_%s_pack(in, wire, len);\n}\n\n",
-		w->neutral, p, id, w->neutral, w->neutral, p, id, w->neutral);
+		"{\n\tconst struct %s_%s *n = in;\n\n"
+		"\treturn %s_%s_%s_pack_as(n, n ? n->present : 0, wire, "
+		"len);\n}\n\n"
+		"static int packas_%s(const void *in, uint64_t present, "
+		"void *wire,\n\t\t\tsize_t len)\n"
+		"{\n\treturn %s_%s_%s_pack_as(in, present, wire, len);"
+		"\n}\n\n",
+		w->neutral, p, id, w->neutral, w->neutral, p, w->neutral, p, id,
+		w->neutral, w->neutral, p, id, w->neutral);
 	/* byte offsets for callers that must touch one field in place
 	 * (shared-memory pointers); absent fields and bitfields have none */
 	fprintf(f, "static const uint32_t off_%s[%zu] = {\n", w->neutral,
@@ -848,9 +863,9 @@ void ag_emit_version(struct em *e, const struct ag_version *v)
 		fprintf(f,
 			"\t\t[%s_S_%s] = { \"%s\", true, %" PRIu64
 			", UINT64_C(0x%" PRIx64
-			"),\n\t\t\t unpack_%s, pack_%s, off_%s, ",
+			"),\n\t\t\t unpack_%s, pack_%s, packas_%s, off_%s, ",
 			pu, u, w->neutral, v->rec[i]->size, mask, w->neutral,
-			w->neutral, w->neutral);
+			w->neutral, w->neutral, w->neutral);
 		if (has_elems(w))
 			fprintf(f, "cnt_%s },\n", w->neutral);
 		else

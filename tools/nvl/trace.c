@@ -125,16 +125,27 @@ int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path)
 
 int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 {
-	uint8_t h[HDR_BYTES], r[REC_BYTES];
 	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t rec = 0;
-	int ret = 0;
+	int ret;
 
 	memset(l, 0, sizeof(*l));
 	if (!f)
 		return nvl_error(-errno, "trace: cannot read %s: %s", path,
 				 strerror(errno));
+	ret = nvl_trace_log_read_stream(l, f, path);
+	fclose(f);
+	return ret;
+}
+
+int nvl_trace_log_read_stream(struct nvl_trace_log *l, FILE *f,
+			      const char *path)
+{
+	uint8_t h[HDR_BYTES], r[REC_BYTES];
+	uint8_t *buf = NULL;
+	size_t rec = 0;
+	int ret = 0;
+
+	memset(l, 0, sizeof(*l));
 	if (fread(h, sizeof(h), 1, f) != 1 && ferror(f)) {
 		/* a directory opens but does not read: not a bad capture */
 		ret = nvl_error(errno ? -errno : -EIO,
@@ -217,7 +228,6 @@ int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 	}
 out:
 	free(buf);
-	fclose(f);
 	if (ret)
 		nvl_trace_log_free(l);
 	return ret;

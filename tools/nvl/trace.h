@@ -56,6 +56,10 @@ int nvl_trace_log_add(struct nvl_trace_log *l, const struct nvl_trace_item *it,
 void nvl_trace_log_free(struct nvl_trace_log *l);
 int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path);
 int nvl_trace_log_read(struct nvl_trace_log *l, const char *path);
+/* the same from an open stream (@path names it in messages); the fuzz
+ * target reads from memory */
+int nvl_trace_log_read_stream(struct nvl_trace_log *l, FILE *f,
+			      const char *path);
 void nvl_trace_decode(const struct nvl_trace_log *l,
 		      const struct nvl_trace_filter *flt, FILE *f,
 		      struct nvl_trace_stats *st);

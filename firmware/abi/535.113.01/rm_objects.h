@@ -47,8 +47,26 @@ typedef struct NV_VASPACE_ALLOCATION_PARAMETERS {
 	NV_DECLARE_ALIGNED(NvU64 vaBase, 8);
 } NV_VASPACE_ALLOCATION_PARAMETERS;
 
-/* the VA space's GR/SM faults are replayable (FAULT_REPLAY_TEX/GCC) */
+/* index: a new VA space (the others name RM's shared ones) */
+#define NV_VASPACE_ALLOCATION_INDEX_GPU_NEW 0x00
+
+/*
+ * flags (nvos.h): SHARED_MANAGEMENT, RM's root under a client that may
+ * commit its own root over it (SET_PAGE_DIRECTORY); IS_EXTERNALLY_OWNED,
+ * the client owns every page table and tells RM its root with
+ * SET_PAGE_DIRECTORY, RM allocates no VA in it; IS_MIRRORED (UVM's
+ * pre-Pascal mirroring, refused with IS_EXTERNALLY_OWNED).
+ */
+#define NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT (1u << 2)
+#define NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED (1u << 3)
+#define NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED (1u << 5)
+/* the VA space's GR/SM faults are replayable (FAULT_REPLAY_TEX/GCC);
+ * RM refuses it without IS_EXTERNALLY_OWNED */
 #define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING (1u << 6)
+
+/* bigPageSize: 0 (the format's), 64 KiB or 128 KiB */
+#define NV_VASPACE_BIG_PAGE_SIZE_64K (64u * 1024)
+#define NV_VASPACE_BIG_PAGE_SIZE_128K (128u * 1024)
 
 /* a trimmed NV_CHANNEL_ALLOC_PARAMS: the fields the model's RM reads */
 typedef struct NV_CHANNEL_ALLOC_PARAMS {
@@ -112,7 +130,12 @@ typedef struct NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS {
 	NvBool bIsRcPending;
 } NV906F_CTRL_CMD_RESET_CHANNEL_PARAMS;
 
-/* bind a VA space's root page directory (control on the device) */
+/*
+ * bind a VA space's root page directory (control on the device):
+ * numEntries root entries at physAddress; RM takes the VA limit from the
+ * last one (numEntries - 1) and wants it within the VA space's size and
+ * the format's
+ */
 #define NV0080_CTRL_CMD_DMA_SET_PAGE_DIRECTORY 0x00801813
 typedef struct NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS {
 	NV_DECLARE_ALIGNED(NvU64 physAddress, 8);
@@ -124,8 +147,11 @@ typedef struct NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS {
 	NvU32 pasid;
 } NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS;
 
-/* flags: APERTURE 1:0 (0 video memory) */
+/* flags: APERTURE 1:0 (0 video memory, 1 coherent and 2 non-coherent
+ * system memory) */
 #define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM 0
+#define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_COH 1
+#define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_NONCOH 2
 
 typedef struct NV0005_ALLOC_PARAMETERS {
 	NvHandle hParentClient;

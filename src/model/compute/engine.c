@@ -10,7 +10,8 @@
  * the grid to completion on the runlist thread:
  *
  *  1. the QMD (the class's version, qmd_layout_of()) is read through the
- *     MMU as the graphics/compute engine, and its version checked;
+ *     MMU as the graphics/compute engine, and its version (and on
+ *     V04_00 its QMD_TYPE: GRID_CTA) and release form checked;
  *  2. the valid constant buffers are read (kernel parameters live in
  *     bank 0, where the client put them);
  *  3. the program is fetched from its address instruction by
@@ -26,8 +27,9 @@
  *     worker, unless the channel's VA space is replayable
  *     (FAULT_REPLAY_TEX/GCC): then the access parks until the driver
  *     replays or cancels it (replay.c);
- *  5. the release semaphore of the QMD is written (32-bit payload) and
- *     channels waiting in acquires are woken.
+ *  5. the release semaphore of the QMD is written (RELEASE0_STRUCTURE_SIZE
+ *     ONE_WORD: the 32-bit payload; FOUR_WORDS: payload, zero, timestamp;
+ *     or a reduction) and channels waiting in acquires are woken.
  *
  * Errors: an MMU fault (QMD, constants, code, global memory, semaphore)
  * faults the channel (ENG_FAULTED, CHERR_MMU_FAULT); execution errors
@@ -42,6 +44,7 @@
 #include "base/log.h"
 #include "hw/compute.h"
 #include "hw/fault.h"
+#include "hw/host.h"
 #include "hw/regs.h"
 #include "model/compute/pool.h"
 #include "model/compute/sm.h"
@@ -79,7 +82,12 @@ struct cs_worker {
  * every field is still honoured, without some thirty field extractions.
  */
 struct cs_qmd {
-	bool bad_version, release;
+	/* bad_version: also a V04_00 QMD_TYPE other than GRID_CTA;
+	 * bad_release: a release the model does not write (TWO_WORDS, a
+	 * 64-bit payload, an unknown format) or misaligned for its size */
+	bool bad_version, release, bad_release, four_words, reduce;
+	uint8_t red_op; /* Host's NVL_HW_SEM_RED_* */
+	bool red_signed;
 	uint8_t cb_valid; /* bank i valid: bit i */
 	int8_t bad_cb; /* first valid bank of a bad size, or -1 */
 	uint32_t grid[3], block[3], shared_B;
@@ -396,6 +404,41 @@ static inline uint64_t cs_qget(const uint32_t *q, struct nvl_hw_qmd_field f)
 	return nvl_hw_qmd_get(q, f);
 }
 
+/*
+ * The release's form: RELEASE0_STRUCTURE_SIZE ONE_WORD writes the 32-bit
+ * payload, FOUR_WORDS (the zero value) the payload, a zero word and the
+ * timestamp, 16-byte aligned; REDUCTION_ENABLE makes the payload word a
+ * reduction (the QMD's op numbers are not Host's). TWO_WORDS and the
+ * 64-bit payload are not modelled: a bad QMD, refused before the grid
+ * runs, as is a release address not aligned to its size.
+ */
+static void cs_qmd_release(const struct nvl_hw_qmd_layout *ly,
+			   const uint32_t *q, struct cs_qmd *d)
+{
+	static const uint8_t red[8] = {
+		[NVL_HW_QMD_RED_ADD] = NVL_HW_SEM_RED_IADD,
+		[NVL_HW_QMD_RED_MIN] = NVL_HW_SEM_RED_IMIN,
+		[NVL_HW_QMD_RED_MAX] = NVL_HW_SEM_RED_IMAX,
+		[NVL_HW_QMD_RED_INC] = NVL_HW_SEM_RED_INC,
+		[NVL_HW_QMD_RED_DEC] = NVL_HW_SEM_RED_DEC,
+		[NVL_HW_QMD_RED_AND] = NVL_HW_SEM_RED_IAND,
+		[NVL_HW_QMD_RED_OR] = NVL_HW_SEM_RED_IOR,
+		[NVL_HW_QMD_RED_XOR] = NVL_HW_SEM_RED_IXOR,
+	};
+	uint64_t size = cs_qget(q, ly->release_size);
+	uint64_t fmt = cs_qget(q, ly->release_red_format);
+
+	d->four_words = size == NVL_HW_QMD_RELEASE_FOUR_WORDS;
+	d->reduce = cs_qget(q, ly->release_red_enable);
+	d->red_op = red[cs_qget(q, ly->release_red_op) & 7];
+	d->red_signed = fmt == NVL_HW_QMD_RED_FORMAT_SIGNED;
+	d->bad_release = (size != NVL_HW_QMD_RELEASE_FOUR_WORDS &&
+			  size != NVL_HW_QMD_RELEASE_ONE_WORD) ||
+			 cs_qget(q, ly->release_payload64b) ||
+			 (d->reduce && fmt > NVL_HW_QMD_RED_FORMAT_SIGNED) ||
+			 (d->release_va & (d->four_words ? 15 : 3));
+}
+
 /* decode the fields of the QMD words @q (layout @ly) into @d */
 static void cs_qmd_decode(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
 			  struct cs_qmd *d)
@@ -425,10 +468,16 @@ static void cs_qmd_decode(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
 		d->cb_size[i] = size > CS_MAX_CBUF ? 0 : (uint32_t)size;
 	}
 	d->pva = cs_qget(q, ly->prog_lo) | cs_qget(q, ly->prog_hi) << 32;
+	/* V04_00: a QUEUE (0) or a cluster grid is not a plain grid */
+	if (ly->qmd_type.width &&
+	    cs_qget(q, ly->qmd_type) != NVL_HW_QMD_TYPE_GRID_CTA)
+		d->bad_version = true;
 	d->release = cs_qget(q, ly->release_enable);
 	d->release_va = cs_qget(q, ly->release_addr_lo) |
 			cs_qget(q, ly->release_addr_hi) << 32;
 	d->release_payload = (uint32_t)cs_qget(q, ly->release_payload);
+	if (d->release)
+		cs_qmd_release(ly, q, d);
 }
 
 static enum nvl_isa_arch cs_arch(uint32_t cls)
@@ -702,7 +751,7 @@ static int cs_setup(struct nvl_model_chan *ch,
 		s->qly = ly;
 	}
 	g->d = d;
-	if (d->bad_version)
+	if (d->bad_version || d->bad_release)
 		return -EINVAL;
 	memcpy(l->grid, d->grid, sizeof(l->grid));
 	memcpy(l->block, d->block, sizeof(l->block));
@@ -742,15 +791,30 @@ static int cs_setup(struct nvl_model_chan *ch,
 /* the QMD's release semaphore (fields @d), if enabled */
 static int cs_release(struct nvl_model_chan *ch, const struct cs_qmd *d)
 {
-	uint32_t payload = d->release_payload;
+	uint64_t payload = d->release_payload, t;
 	int ret;
 
 	if (!d->release)
 		return 0;
-	if (d->release_va & 3)
-		return -EINVAL;
-	ret = nvl_model_sem_access(ch, cs_engine(ch), d->release_va, &payload,
-				   4, true);
+	/* the form and alignment were checked before the grid ran */
+	if (d->reduce)
+		ret = nvl_model_sem_reduce(ch, cs_engine(ch), d->release_va,
+					   d->red_op, d->red_signed, false,
+					   payload);
+	else if (d->four_words)
+		ret = 0; /* the timestamp first, then payload and zero */
+	else
+		ret = nvl_model_sem_access(ch, cs_engine(ch), d->release_va,
+					   &payload, 4, true);
+	if (!ret && d->four_words) {
+		t = nvl_model_time_ns(ch->m);
+		ret = nvl_model_sem_access(ch, cs_engine(ch), d->release_va + 8,
+					   &t, 8, true);
+		if (!ret && !d->reduce)
+			ret = nvl_model_sem_access(ch, cs_engine(ch),
+						   d->release_va, &payload, 8,
+						   true);
+	}
 	if (!ret)
 		nvl_model_fifo_sem_released(ch->m);
 	return ret;

@@ -253,6 +253,7 @@ static uint32_t thermal_one(const struct nvl_model_pmu_state *st,
 	NV2080_CTRL_THERMAL_SYSTEM_INSTRUCTION_OPERANDS *o = &in->operands;
 	unsigned ntargets = st->has_mem_temp ? 3 : 2;
 	unsigned nsensors = st->has_mem_temp ? 2 : 1;
+	int32_t mc;
 	static const uint32_t types[] = {
 		NV2080_CTRL_THERMAL_SYSTEM_TARGET_GPU,
 		NV2080_CTRL_THERMAL_SYSTEM_TARGET_BOARD,
@@ -293,13 +294,12 @@ static uint32_t thermal_one(const struct nvl_model_pmu_state *st,
 	case NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING_OPCODE:
 		if (o->getStatusSensorReading.sensorIndex >= nsensors)
 			return NV_ERR_INVALID_ARGUMENT;
-		/* whole degrees, rounded to nearest */
+		/* whole degrees, the nearest (below zero too: division
+		 * truncates towards zero) */
+		mc = o->getStatusSensorReading.sensorIndex ? st->mem_temp_mc
+							   : st->temp_mc;
 		o->getStatusSensorReading.value =
-			((o->getStatusSensorReading.sensorIndex
-				  ? st->mem_temp_mc
-				  : st->temp_mc) +
-			 500) /
-			1000;
+			(mc < 0 ? mc - 500 : mc + 500) / 1000;
 		return NV_OK;
 	default:
 		return NV_ERR_NOT_SUPPORTED;

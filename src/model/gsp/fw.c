@@ -328,6 +328,27 @@ static bool take_fault(struct nvl_model_gsp *g, enum nvl_model_gsp_fault f)
 	return hit;
 }
 
+/* NVL_MODEL_GSP_REFUSE_CONTROL: is control @cmd the next one refused, with
+ * which NV_STATUS */
+bool nvl_fw_refuse_control(struct nvl_model_gsp *g, uint32_t cmd,
+			   uint32_t *status)
+{
+	const enum nvl_model_gsp_fault f = NVL_MODEL_GSP_REFUSE_CONTROL;
+	bool hit = false;
+
+	if (!__atomic_load_n(&g->fault_count[f], __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&g->lock);
+	if (g->fault_count[f] && (uint32_t)(g->fault_arg[f] >> 32) == cmd) {
+		__atomic_store_n(&g->fault_count[f], g->fault_count[f] - 1,
+				 __ATOMIC_RELAXED);
+		*status = (uint32_t)g->fault_arg[f];
+		hit = true;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return hit;
+}
+
 static bool stopping(struct nvl_model_gsp *g)
 {
 	bool s;

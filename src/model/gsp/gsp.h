@@ -39,6 +39,10 @@ enum nvl_model_gsp_fault {
 	/** @NVL_MODEL_GSP_ERROR: answer the next @count calls with NV_STATUS
 	 * @arg */
 	NVL_MODEL_GSP_ERROR,
+	/** @NVL_MODEL_GSP_REFUSE_CONTROL: refuse the next @count RM controls
+	 * whose cmd is @arg >> 32 with NV_STATUS @arg & 0xffffffff, without
+	 * running them (a refusal that changes nothing, as RM's own) */
+	NVL_MODEL_GSP_REFUSE_CONTROL,
 	NVL_MODEL_GSP_FAULT_COUNT
 };
 

@@ -27,6 +27,11 @@ struct fw_obj {
 	uint64_t
 		pdb; /* VA spaces: the page directory the driver set (0: none) */
 	bool faulting; /* VA spaces: ENABLE_PAGE_FAULTING (replayable) */
+	/* VA spaces: IS_EXTERNALLY_OWNED, SHARED_MANAGEMENT, and the last
+	 * VA of RM's range (vaSize - 1, the format's last by default) */
+	bool external, shared;
+	bool bound; /* VA spaces: a root page directory was set (pdb) */
+	uint64_t va_limit;
 };
 
 /* RM's carve-out below the non-WPR heap: one instance block per channel id */
@@ -172,6 +177,8 @@ struct nvl_model_gsp {
 };
 
 /* fw.c */
+bool nvl_fw_refuse_control(struct nvl_model_gsp *g, uint32_t cmd,
+			   uint32_t *status);
 void nvl_fw_log(struct nvl_model_gsp *g, unsigned ring, const char *fmt, ...)
 	NVL_PRINTF(3, 4);
 /* queue an event for the driver; 0 or -ENOSPC */

@@ -9,7 +9,9 @@
  * under a channel of a copy runlist, the compute object under a channel
  * of the compute runlist, event objects under a subdevice. Allocation checks the
  * parent's class; freeing an object frees everything under it. Controls
- * answer from the chip profile.
+ * answer from the chip profile. A VA space and the root a client binds to
+ * it are checked as NVIDIA's RM checks them (vaspace_params(),
+ * set_page_directory()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@
 #include "hw/fault.h"
 #include "hw/compute.h"
 #include "hw/host.h"
+#include "hw/mmu.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
 #include "model/gsp/perf.h"
@@ -236,11 +239,113 @@ static uint32_t chan_runlist(struct nvl_model_gsp *g, const struct fw_obj *o)
 	return reg_rd(g, NVL_HW_CHRAM_RUNLIST(o->chid));
 }
 
+/* the root level of the chip's page-table format (hw/mmu.h) */
+static struct nvl_hw_mmu_geom root_geom(const struct nvl_model_gsp *g)
+{
+	return g->m->profile->mmu_version == 3
+		       ? (struct nvl_hw_mmu_geom)NVL_HW_MMU_GEOM_PD4
+		       : (struct nvl_hw_mmu_geom)NVL_HW_MMU_GEOM_PD3_V2;
+}
+
+/* the format's last VA (RM's vaLimitMax): what the root's entries span */
+static uint64_t va_limit_max(const struct nvl_model_gsp *g)
+{
+	const struct nvl_hw_mmu_geom r = root_geom(g);
+
+	return (1ull << (r.shift + r.bits)) - 1;
+}
+
+/*
+ * A new VA space's parameters, checked as RM checks them
+ * (open-gpu-kernel-modules vaspace_api.c translateAllocFlagsToVASpaceFlags()
+ * and vaspaceapiConstruct(), gpu_vaspace.c _gvaspaceGpuStateConstruct());
+ * @o gets what RM keeps of them. Nothing changes on a refusal.
+ */
+static uint32_t vaspace_params(const struct nvl_model_gsp *g,
+			       const NV_VASPACE_ALLOCATION_PARAMETERS *vp,
+			       struct fw_obj *o)
+{
+	const uint32_t f = vp->flags;
+	const uint64_t max = va_limit_max(g);
+
+	/* UVM's mirroring is not for a space RM does not own */
+	if ((f & NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED) &&
+	    (f & NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED))
+		return NV_ERR_INVALID_ARGUMENT;
+	/* RM's bug 1766112: a fault-capable space must be externally owned
+	 * (its owner services the faults), else its channels hang */
+	if ((f & NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING) &&
+	    !(f & NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED))
+		return NV_ERR_INVALID_ARGUMENT;
+	/* the other indexes name RM's own spaces (BAR1, global, the
+	 * device's, FLA): the model's RM makes new ones only */
+	if (vp->index != NV_VASPACE_ALLOCATION_INDEX_GPU_NEW)
+		return NV_ERR_NOT_SUPPORTED;
+	if (vp->bigPageSize &&
+	    vp->bigPageSize != NV_VASPACE_BIG_PAGE_SIZE_64K &&
+	    vp->bigPageSize != NV_VASPACE_BIG_PAGE_SIZE_128K)
+		return NV_ERR_INVALID_ARGUMENT;
+	/* the model's formats (v2, v3) have 64 KiB big pages only */
+	if (vp->bigPageSize == NV_VASPACE_BIG_PAGE_SIZE_128K)
+		return NV_ERR_NOT_SUPPORTED;
+	/* vaSize - 1 is the space's limit: within the format's */
+	if (vp->vaSize && vp->vaSize - 1 > max)
+		return NV_ERR_INVALID_ARGUMENT;
+	o->faulting = f & NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
+	o->external = f & NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+	o->shared = f & NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT;
+	o->va_limit = vp->vaSize ? vp->vaSize - 1 : max;
+	return NV_OK;
+}
+
+/*
+ * A client's root page directory for a VA space, checked in the order of
+ * RM's gvaspaceExternalRootDirCommit() (gpu_vaspace.c): an externally
+ * owned space takes one (NV_ERR_INVALID_STATE after); the aperture; the
+ * VA limit, the last VA of root entry numEntries - 1 (a 32-bit index:
+ * numEntries 0 is the last one there is), at least the space's limit and
+ * at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
+ * SHARED_MANAGEMENT or IS_EXTERNALLY_OWNED space takes a client's root
+ * (NV_ERR_NOT_SUPPORTED: RM manages the other roots itself).
+ */
+static uint32_t
+set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
+		   const NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS *pd)
+{
+	const struct nvl_hw_mmu_geom r = root_geom(g);
+	const uint64_t n = (uint64_t)(uint32_t)(pd->numEntries - 1) + 1;
+
+	if (vas->external && vas->bound)
+		return NV_ERR_INVALID_STATE;
+	switch (pd->flags & 3) {
+	case NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM:
+		break;
+	case NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_COH:
+	case NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_NONCOH:
+		/* the model's: its MMU walks page tables in VRAM only */
+		return NV_ERR_NOT_SUPPORTED;
+	default:
+		return NV_ERR_INVALID_ARGUMENT;
+	}
+	if (n > (va_limit_max(g) >> r.shift) + 1 ||
+	    (n << r.shift) - 1 < vas->va_limit)
+		return NV_ERR_INVALID_ARGUMENT;
+	if (!vas->shared && !vas->external)
+		return NV_ERR_NOT_SUPPORTED;
+	/* the model's: a root in the FB RM gave the driver */
+	if ((pd->physAddress & 0xfff) ||
+	    pd->physAddress >= nvl_fw_rm_carve_base(g))
+		return NV_ERR_INVALID_ARGUMENT;
+	vas->pdb = pd->physAddress;
+	vas->bound = true;
+	return NV_OK;
+}
+
 static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			 size_t len)
 {
 	const struct nvl_model_profile *p = g->m->profile;
-	struct fw_obj *parent = NULL;
+	struct fw_obj *parent = NULL, vas_new = {0};
 	uint32_t chid = ~0u, need;
 
 	if (len < sizeof(*a) || a->paramsSize > len - sizeof(*a))
@@ -271,8 +376,12 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			return NV_ERR_INVALID_PARAM_STRUCT;
 		break;
 	case NV20_SUBDEVICE_0:
+		need = NV01_DEVICE_0;
+		break;
 	case FERMI_VASPACE_A:
 		need = NV01_DEVICE_0;
+		if (a->paramsSize < sizeof(NV_VASPACE_ALLOCATION_PARAMETERS))
+			return NV_ERR_INVALID_PARAM_STRUCT;
 		break;
 	case NV01_EVENT_KERNEL_CALLBACK_EX:
 		need = NV20_SUBDEVICE_0;
@@ -311,10 +420,19 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	}
 	if (parent && parent->hclass != need)
 		return NV_ERR_INVALID_OBJECT_PARENT;
+	if (a->hClass == FERMI_VASPACE_A) {
+		NV_VASPACE_ALLOCATION_PARAMETERS vp;
+		uint32_t st;
+
+		memcpy(&vp, a->params, sizeof(vp));
+		st = vaspace_params(g, &vp, &vas_new);
+		if (st != NV_OK)
+			return st;
+	}
 	if (is_channel_class(a->hClass)) {
 		NV_CHANNEL_ALLOC_PARAMS cp;
 		uint64_t pdb = 0, inst;
-		bool replay = false;
+		bool replay = false, bound = false;
 
 		memcpy(&cp, a->params, sizeof(cp));
 		if (cp.hVASpace) {
@@ -323,13 +441,14 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			if (!vas || vas->hclass != FERMI_VASPACE_A)
 				return NV_ERR_INVALID_OBJECT_HANDLE;
 			pdb = vas->pdb;
+			bound = vas->bound;
 			/* a faulting VA space's SM faults are replayable */
 			replay = vas->faulting;
 		}
 		/* RM needs a bound page directory, a power-of-two ring, a
 		 * 512-byte aligned USERD in the FB it gave the driver and a
 		 * copy-engine runlist or the compute runlist after them */
-		if (!pdb || cp.gpFifoEntries < 2 ||
+		if (!bound || cp.gpFifoEntries < 2 ||
 		    cp.gpFifoEntries > (1u << 20) ||
 		    (cp.gpFifoEntries & (cp.gpFifoEntries - 1)) ||
 		    (cp.gpFifoOffset & 7) || (cp.userdOffset & 511) ||
@@ -352,14 +471,13 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	}
 	add(g, a->hClient, a->hObject, a->hClass == NV01_ROOT ? 0 : a->hParent,
 	    a->hClass, chid);
-	if (a->hClass == FERMI_VASPACE_A &&
-	    a->paramsSize >= sizeof(NV_VASPACE_ALLOCATION_PARAMETERS)) {
-		NV_VASPACE_ALLOCATION_PARAMETERS vp;
+	if (a->hClass == FERMI_VASPACE_A) {
+		struct fw_obj *o = &g->objs[g->nobjs - 1];
 
-		memcpy(&vp, a->params, sizeof(vp));
-		g->objs[g->nobjs - 1].faulting =
-			vp.flags &
-			NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
+		o->faulting = vas_new.faulting;
+		o->external = vas_new.external;
+		o->shared = vas_new.shared;
+		o->va_limit = vas_new.va_limit;
 	}
 	return NV_OK;
 }
@@ -532,13 +650,7 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		if (!vas || vas->hclass != FERMI_VASPACE_A ||
 		    vas->parent != o->handle)
 			return NV_ERR_INVALID_OBJECT_HANDLE;
-		if ((pd->physAddress & 0xfff) ||
-		    pd->physAddress >= nvl_fw_rm_carve_base(g) ||
-		    (pd->flags &
-		     3) != NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM)
-			return NV_ERR_INVALID_ARGUMENT;
-		vas->pdb = pd->physAddress;
-		return NV_OK;
+		return set_page_directory(g, vas, pd);
 	}
 	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
 		NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *wt =
@@ -699,7 +811,9 @@ size_t nvl_fw_rm_serve(struct nvl_model_gsp *g, uint32_t function,
 	case NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL: {
 		rpc_gsp_rm_control_v03_00 *c = (void *)g->reply;
 
-		*result = rm_control(g, c, len, FW_MAX_MSG);
+		if (len < sizeof(*c) ||
+		    !nvl_fw_refuse_control(g, c->cmd, result))
+			*result = rm_control(g, c, len, FW_MAX_MSG);
 		if (len >= sizeof(*c)) {
 			c->status = *result;
 			/* a multi control's reply may be longer than its

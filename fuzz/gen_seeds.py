@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Seed corpora of the fuzz targets that read what the GSP sent, built from
+real wire captures (`nvl trace --record`), one per firmware version.
+
+usage: gen_seeds.py BUILDDIR OUTDIR CAPTURE...
+
+  BUILDDIR  a configured build (its firmware/abi/gspabi.h and
+            gspabi_layout.json: struct ids and each version's sizes)
+  OUTDIR    the fuzz/corpus directory; writes OUTDIR/gsp_abi/,
+            OUTDIR/trace/ and OUTDIR/gsp_fwread/ (existing seeds of the
+            same names are replaced; gsp_fwread's need the zstd tool)
+
+Regenerate (docs/tools.md, "Fuzzing the GSP's bytes"):
+  for fw in 535.54.03 535.113.01 570.144; do
+    build/check/tools/nvl/nvl trace -c 1 -j 1 --firmware $fw \\
+      --record /tmp/cap-$fw.bin
+  done
+  fuzz/gen_seeds.py build/check fuzz/corpus /tmp/cap-*.bin
+
+gsp_abi seeds (input: version index, selector, bytes; fuzz/gsp/fuzz_abi.c):
+the first RPC and the first reply or event of each number (up to 4 KiB)
+of the captures as its wanted struct
+and through the trace printer, each RM control reply through the reply
+parser, each event number through the translation, and a zeroed image of
+every struct each version has that no capture carried (up to 4 KiB).
+trace seeds: each capture cut to its first records of every kind (the
+header, GSP RPCs, replies, the tool's channel records, pushbuffers).
+"""
+import hashlib
+import json
+import os
+import re
+import struct
+import sys
+
+HDR, REC = 96, 80
+GSP_CMD, GSP_MSG, PUSH, TOOL_CHANNEL = 1, 2, 3, 100
+# the driver's printers (src/gsp/trace.c): function or event -> struct
+PRINTED = {
+    'FUNCTION_GSP_SET_SYSTEM_INFO': 'SYSINFO',
+    'FUNCTION_GET_GSP_STATIC_INFO': 'STATIC_INFO',
+    'FUNCTION_GSP_RM_ALLOC': 'RM_ALLOC',
+    'FUNCTION_GSP_RM_CONTROL': 'RM_CONTROL',
+    'FUNCTION_FREE': 'RM_FREE',
+    'FUNCTION_UNLOADING_GUEST_DRIVER': 'UNLOADING',
+    'EVENT_GSP_RUN_CPU_SEQUENCER': 'RUN_CPU_SEQ',
+    'EVENT_OS_ERROR_LOG': 'OS_ERROR_LOG',
+    'EVENT_RC_TRIGGERED': 'RC_TRIGGERED',
+    'EVENT_POST_EVENT': 'POST_EVENT',
+}
+# fuzz_abi.c's consumers, after the struct ids
+CONSUMERS = ['RC_TRIGGERED', 'OS_ERROR_LOG', 'CONTROL_REPLY', 'TRACE',
+             'EVENT_IN']
+
+
+def read_capture(path):
+    data = open(path, 'rb').read()
+    assert data[:8] == b'NVLTRACE', path
+    fw = data[32:96].split(b'\0')[0].decode()
+    recs, off = [], HDR
+    while off + REC <= len(data):
+        kind, func, _seq, _res, _chid, _cl, _ch, ln = struct.unpack_from(
+            '<8I', data, off)
+        end = off + REC + ((ln + 3) & ~3)
+        recs.append((kind, func, data[off + REC:off + REC + ln],
+                     data[off:end]))
+        off = end
+    return fw, data[:HDR], recs
+
+
+def write(d, name, blob, written):
+    h = hashlib.sha1(blob).hexdigest()
+    if h in written:
+        return
+    written.add(h)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(blob)
+
+
+def main():
+    build, outdir, caps = sys.argv[1], sys.argv[2], sys.argv[3:]
+    hdr = open(os.path.join(build, 'firmware', 'abi', 'gspabi.h')).read()
+    enum = re.search(r'enum gspabi_struct_id \{(.*?)\};', hdr, re.S).group(1)
+    sids = [x.strip().rstrip(',') for x in enum.split('\n') if x.strip()]
+    sids = [x[len('GSPABI_S_'):] for x in sids if x != 'GSPABI_S__COUNT']
+    knum = {m.group(1): int(m.group(2), 0) for m in re.finditer(
+        r'#define GSPABI_K_((?:FUNCTION|EVENT)_\w+) (0x[0-9a-f]+|\d+)', hdr)}
+    by_num = {}
+    for k, s in PRINTED.items():
+        by_num[knum[k]] = sids.index(s)
+    layout = json.load(open(os.path.join(build, 'firmware', 'abi',
+                                         'gspabi_layout.json')))
+    tags = [v['tag'] for v in layout['versions']]
+    # want order: the struct ids; the version's records name their want
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    neutral = {}
+    for line in open(os.path.join(root, 'firmware', 'abi', 'want.txt')):
+        w = line.split('#')[0].split()
+        if len(w) >= 4 and w[0] == 'struct' and w[2] == 'as':
+            neutral[w[1]] = w[3].upper()
+    sizes = {}
+    for vi, v in enumerate(layout['versions']):
+        for r in v['records']:
+            sizes[(vi, sids.index(neutral[r['want']]))] = r['size']
+    ctl = sids.index('RM_CONTROL')
+    sel_c = {c: len(sids) + i for i, c in enumerate(CONSUMERS)}
+
+    abi_dir = os.path.join(outdir, 'gsp_abi')
+    tr_dir = os.path.join(outdir, 'trace')
+    os.makedirs(abi_dir, exist_ok=True)
+    os.makedirs(tr_dir, exist_ok=True)
+    written, covered, firsts = set(), set(), set()
+    for cap in caps:
+        fw, head, recs = read_capture(cap)
+        vi = tags.index(fw)
+        n = 0
+        for kind, func, payload, _raw in recs:
+            # the first of each function or event each way, up to 4 KiB
+            if kind not in (GSP_CMD, GSP_MSG) or len(payload) > 4096 or \
+                    (fw, func, kind) in firsts:
+                continue
+            firsts.add((fw, func, kind))
+            sid = by_num.get(func)
+            if sid is not None:
+                covered.add((vi, sid))
+                write(abi_dir, 'cap-%s-%s-%s-%d' % (
+                    fw, sids[sid].lower(), 'cmd' if kind == GSP_CMD
+                    else 'msg', n), bytes([vi, sid]) + payload, written)
+            write(abi_dir, 'cap-%s-trace-%#x-%d' % (fw, func, n),
+                  bytes([vi, sel_c['TRACE']]) +
+                  struct.pack('<IB', func, kind == GSP_CMD) + payload,
+                  written)
+            if sid == ctl and kind == GSP_MSG and \
+                    len(payload) >= sizes[(vi, ctl)]:
+                write(abi_dir, 'cap-%s-control-reply-%d' % (fw, n),
+                      bytes([vi, sel_c['CONTROL_REPLY']]) +
+                      struct.pack('<H', len(payload) - sizes[(vi, ctl)]) +
+                      payload, written)
+            if func >= 0x1000:
+                write(abi_dir, 'cap-%s-event-in-%#x' % (fw, func),
+                      bytes([vi, sel_c['EVENT_IN']]) +
+                      struct.pack('<I', func), written)
+            n += 1
+        # the trace reader: the header and the first four records of each
+        # kind, in capture order
+        keep, seen = [], {}
+        for kind, _f, _p, raw in recs:
+            if seen.get(kind, 0) < 4:
+                seen[kind] = seen.get(kind, 0) + 1
+                keep.append(raw)
+        write(tr_dir, 'cap-%s' % fw, head + b''.join(keep), written)
+        write(tr_dir, 'cap-%s-header-only' % fw, head, written)
+    for vi, tag in enumerate(tags):
+        for sid, name in enumerate(sids):
+            size = sizes.get((vi, sid))
+            if size is not None and size <= 4096 and \
+                    (vi, sid) not in covered:
+                write(abi_dir, 'zero-%s-%s' % (tag, name.lower()),
+                      bytes([vi, sid]) + bytes(size), written)
+        for c in ('RC_TRIGGERED', 'OS_ERROR_LOG'):
+            size = sizes[(vi, sids.index(c))]
+            write(abi_dir, 'zero-%s-decode-%s' % (tag, c.lower()),
+                  bytes([vi, sel_c[c]]) + bytes(size), written)
+
+    fwread_seeds(os.path.join(outdir, 'gsp_fwread'))
+
+
+def fwread_seeds(d):
+    """fuzz-gsp_fwread (fuzz/gsp/fuzz_fwread.c): byte 0 the storage (0
+    plain, 1 .zst, 2 .xz), then the file: a small image stored each way
+    (zstd with and without its content size, xz with CRC32 and CRC64
+    checks), and each compressed file cut short."""
+    import lzma
+    import subprocess
+    import tempfile
+    os.makedirs(d, exist_ok=True)
+    img = b'\x7fELF' + bytes(range(256)) * 4 + b'.fwimage' * 16
+    seeds = {'plain': b'\0' + img, 'empty-zst': b'\1', 'empty-xz': b'\2'}
+    for name, check in (('crc32', lzma.CHECK_CRC32),
+                        ('crc64', lzma.CHECK_CRC64)):
+        seeds['xz-' + name] = b'\2' + lzma.compress(img, check=check)
+    with tempfile.NamedTemporaryFile() as t:
+        t.write(img)
+        t.flush()
+        # from a file, zstd records the content size; from stdin it cannot
+        for name, flags in (('size', [t.name]),
+                            ('nosize', ['--no-content-size', t.name])):
+            z = subprocess.run(['zstd', '-q', '-c', '-19'] + flags,
+                               capture_output=True, check=True).stdout
+            seeds['zst-' + name] = b'\1' + z
+    for name in [n for n in seeds if n.startswith(('xz-', 'zst-'))]:
+        seeds[name + '-cut'] = seeds[name][:len(seeds[name]) // 2]
+    for name, blob in seeds.items():
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(blob)
+
+
+main()

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: gsp_sensors_audit
+ *
+ * An adversarial look at sensors and reclocking through the model's GSP
+ * firmware (docs/sensors.md), in simulated time
+ * (nvl_model_pmu_sim_advance(), model-only). Each test names the promise
+ * it checks; what tests/gsp/sensors.c already covers is not repeated.
+ *
+ * Facts: ../shared/reference/gsp-firmware.md 3.2
+ * (NV2080_CTRL_THERMAL_SYSTEM_GET_STATUS_SENSOR_READING: an NvS32 in
+ * degrees C); user-tools.md 1.2 (temperature.gpu whole degrees C,
+ * clocks_event_reasons bits 0x8 HW slowdown, 0x40 HW thermal).
+ */
+#include <stdatomic.h>
+
+#include "gsp/priv.h"
+#include "gsp/sensors.h"
+#include "gspabi.h"
+#include "hw/regs.h"
+#include "kit.h"
+#include "model/gsp/perf.h"
+#include "model/pmu.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+struct sub_tree {
+	uint32_t root, dev, sub;
+};
+
+static void up(struct kit *k, struct sub_tree *t, const char *profile)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+
+	kit_up(k, profile);
+	assert_int_equal(
+		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &t->dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), &t->sub),
+			 0);
+	/* from here on the PMU runs on simulated time only */
+	nvl_model_pmu_sim_advance(k->m, 0);
+}
+
+static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
+{
+	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
+}
+
+/* millidegrees to whole degrees, to the nearest (half away from zero) */
+static int32_t nearest_deg(int32_t mc)
+{
+	return (mc < 0 ? mc - 500 : mc + 500) / 1000;
+}
+
+struct evs {
+	atomic_uint thermal, power;
+};
+
+static void on_event(void *arg, enum nvl_sensor_event ev)
+{
+	struct evs *e = arg;
+
+	if (ev == NVL_SENSOR_EVENT_THERMAL)
+		atomic_fetch_add(&e->thermal, 1);
+	else if (ev == NVL_SENSOR_EVENT_POWER_CAP)
+		atomic_fetch_add(&e->power, 1);
+}
+
+/* ---- units -------------------------------------------------------------- */
+
+/*
+ * The GPU temperature is a signed whole number of degrees (the sensor
+ * reading's NvS32, the reading range the firmware itself reports starts
+ * at -40 C), the nearest to the chip's temperature: below zero as above
+ * (a chip at -35.7 C reads -36, not -35).
+ */
+static void temperature_below_zero(void **state)
+{
+	struct nvl_model_pmu_state st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	/* a freezer: the model's environment, not a driver control */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT, (uint32_t)-40000);
+	nvl_model_pmu_sim_advance(k.m, 60 * SEC);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(st.temp_mc < -1000);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+	assert_int_equal(s.gpu_temp_c, nearest_deg(st.temp_mc));
+	/* a value that truncation and rounding tell apart: -30.6 C */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT,
+		    (uint32_t)(-30600 - (st.temp_mc + 40000)));
+	nvl_model_pmu_sim_advance(k.m, 120 * SEC);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(st.temp_mc % 1000 < -500 || st.temp_mc % 1000 > -500);
+	assert_int_equal(s.gpu_temp_c, nearest_deg(st.temp_mc));
+	kit_down(&k);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/*
+ * A chip held at its slowdown temperature: loaded, it runs hotter than
+ * the limit; halved, cooler. Thermal slowdown must not flip the clock
+ * between full and half every PMU step, nor post an event per step: it
+ * engages above the limit and lets go only once the chip has cooled a
+ * margin below it, so the events are few (one per real engagement) and
+ * each one matches an engagement.
+ */
+static void thermal_oscillation(void **state)
+{
+	struct nvl_gsp_sensor_sub *sub;
+	struct nvl_model_pmu_state st;
+	struct evs ev = {0};
+	struct sub_tree t;
+	struct kit k;
+	unsigned edges = 0, flips = 0;
+	bool hot = false;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+						   NVL_SENSOR_EVENT_THERMAL,
+						   on_event, &ev, &sub),
+			 0);
+	/* tu102, one copy engine busy: 80 W at full clock (T_amb + 16 C),
+	 * 35 W halved (T_amb + 7 C); slowdown at 91 C */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 1000), 0);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT, 80000);
+	for (int i = 0; i < 1000; i++) { /* 10 s, every 10 ms step seen */
+		bool now;
+
+		nvl_model_pmu_sim_advance(k.m, 10 * MS);
+		nvl_model_pmu_get(k.m, &st);
+		now = st.reasons & NVL_MODEL_PMU_REASON_THERMAL;
+		edges += now && !hot;
+		flips += now != hot;
+		hot = now;
+	}
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_GSP_TIMEOUT_NS), 0);
+	/* it did reach the limit, and held it */
+	assert_true(edges >= 1);
+	if (flips > 10)
+		fail_msg("thermal slowdown flipped %u times in 10 s", flips);
+	assert_int_equal(atomic_load(&ev.thermal), edges);
+	assert_int_equal(nvl_model_gsp_perf_posted(
+				 k.m, NVL2080_NOTIFIERS_THERMAL_SLOWDOWN),
+			 edges);
+	nvl_gsp_sensors_unsubscribe(sub);
+	kit_down(&k);
+}
+
+/* ---- a real GSP-RM ------------------------------------------------------ */
+
+/*
+ * docs/sensors.md: a real GSP-RM answers nouvelle's own controls
+ * NV_ERR_NOT_SUPPORTED and "the same driver code degrades to
+ * temperature, P-state and utilisation". The P-state is NVIDIA's
+ * PERF_GET_CURRENT_PSTATE (0x20802068, Pn = 1 << n, ctrl2080perf.h),
+ * which such a firmware answers; and the sample has a timestamp
+ * (nvl_sensors.timestamp_ns, no validity bit: never a silent 0), the
+ * firmware's time of its perfmon sample (the V2 sample's
+ * base.timeStamp).
+ */
+static void real_firmware_degrades(void **state)
+{
+	static const uint32_t ours[] = {
+		NVL2080_CTRL_CMD_MULTI_CONTROL,
+		NVL2080_CTRL_CMD_PMGR_GET_STATUS,
+		NVL2080_CTRL_CMD_CLK_GET_INFO,
+		NVL2080_CTRL_CMD_PERF_GET_UTIL,
+		NVL2080_CTRL_CMD_PERF_GET_STATUS,
+	};
+	struct nvl_model_pmu_state st;
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(ours); i++)
+		assert_int_equal(nvl_model_gsp_perf_disable(k.m, ours[i], true),
+				 0);
+	nvl_model_pmu_sim_advance(k.m, 5 * SEC);
+	/* a P-state other than P0: P5..P8, requested P8 */
+	assert_int_equal(nvl_model_pmu_set_pstate_limits(k.m, 1, 2), 0);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+	rd(&k, &t, &s);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_GPU_TEMP));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_POWER));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_CLK_GR));
+	assert_false(nvl_sensors_has(&s, NVL_SENSOR_THROTTLE));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_PSTATE));
+	assert_int_equal(s.pstate, 8);
+	assert_int_equal(s.pstate, st.pstate_id);
+	assert_int_equal(s.timestamp_ns, st.time_ns);
+	assert_true(s.timestamp_ns >= 5 * SEC);
+	kit_down(&k);
+}
+
+/* a read of the fallback's six controls, each allocation failing in turn */
+struct af {
+	struct kit k;
+	struct sub_tree t;
+	struct nvl_sensors s;
+};
+
+static int read_op(void *arg)
+{
+	struct af *a = arg;
+
+	a->s.valid = 0xabcd;
+	return nvl_gsp_sensors_read(a->k.gsp, a->t.sub, &a->s);
+}
+
+static void read_check(int ret, void *arg)
+{
+	struct af *a = arg;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(a->s.valid, 0xabcd);
+}
+
+/*
+ * docs/sensors.md: any failure fails the read and leaves the caller's
+ * struct untouched, on the fallback too (a firmware without the multi
+ * control: its controls' messages and NVIDIA's wire images are allocated
+ * per read); then a read succeeds with the P-state.
+ */
+static void fallback_alloc_failures(void **state)
+{
+	struct af *a = calloc(1, sizeof(*a));
+
+	(void)state;
+	assert_non_null(a);
+	up(&a->k, &a->t, "tu102");
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 a->k.m, NVL2080_CTRL_CMD_MULTI_CONTROL, true),
+			 0);
+	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 1);
+	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_PSTATE));
+	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_POWER));
+	kit_down(&a->k);
+	free(a);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(temperature_below_zero),
+		cmocka_unit_test(thermal_oscillation),
+		cmocka_unit_test(real_firmware_degrades),
+		cmocka_unit_test(fallback_alloc_failures),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}

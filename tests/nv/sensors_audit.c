@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: nv_sensors_audit
+ * Description: an adversarial look at the device's sensor events
+ * (include/nouvelle/device.h nvl_device_sensors_subscribe()): each test
+ * names the promise it checks. The heat is the model's environment
+ * (THERM_AMBIENT) on the PMU's simulated time, not a driver control.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "base/time.h"
+#include "core/device.h"
+#include "firmware/abi/535.113.01/gsp.h"
+#include "gsp/gsp.h"
+#include "hw/regs.h"
+#include "model/gsp/gsp.h"
+#include "model/gsp/perf.h"
+#include "model/model.h"
+#include "model/pmu.h"
+#include "nv/device.h"
+#include "t.h"
+
+#define SEC 1000000000ull
+
+/* the room's temperature; then 20 s of simulated time */
+static void room(struct nvl_model *m, uint32_t ambient_mc)
+{
+	nvl_hw_wr32(nvl_model_hw(m), NVL_HW_THERM_AMBIENT, ambient_mc);
+	nvl_model_pmu_sim_advance(m, 20 * SEC);
+}
+
+/* a subscriber whose first call blocks until the test lets it go */
+struct slow {
+	atomic_int calls, blocked, release;
+};
+
+static void slow_event(void *arg, enum nvl_sensor_event e)
+{
+	struct slow *sl = arg;
+
+	(void)e;
+	if (atomic_fetch_add(&sl->calls, 1))
+		return;
+	atomic_store(&sl->blocked, 1);
+	for (int i = 0; i < 10000 && !atomic_load(&sl->release); i++)
+		usleep(1000);
+	atomic_store(&sl->blocked, 0);
+}
+
+static void count_event(void *arg, enum nvl_sensor_event e)
+{
+	(void)e;
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* @v reaches @want (bounded), then a little more for a late one */
+static int reach(atomic_int *v, int want)
+{
+	for (int i = 0; i < 5000 && atomic_load(v) < want; i++)
+		usleep(1000);
+	usleep(50000);
+	return atomic_load(v);
+}
+
+/*
+ * device.h: a slow callback "delays only the sensor events behind it":
+ * another thread's subscribe does not wait for it (it waited for the
+ * callback to return: 10 s here). And a subscriber is "told of the
+ * crossings in @events", once per crossing: those after it subscribed. A
+ * crossing that happened before (its delivery waiting behind the slow
+ * callback) is not news to the new subscriber: the old one gets it, the
+ * new one not.
+ */
+static void no_crossing_from_before(void **state)
+{
+	struct nvl_device_sensor_sub *a, *b;
+	struct slow sl = {0};
+	struct nvl_device *dev;
+	atomic_int nb = 0;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tu102", NULL, &dev), 0);
+	nvl_model_pmu_sim_advance(dev->model, 0);
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      slow_event, &sl, &a),
+			 0);
+	/* the first crossing: a blocks in its callback */
+	room(dev->model, 95000);
+	for (int i = 0; i < 5000 && !atomic_load(&sl.blocked); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&sl.blocked), 1);
+	/* a second crossing, counted, its delivery behind a's callback */
+	room(dev->model, 25000);
+	room(dev->model, 95000);
+	assert_int_equal(
+		nvl_model_gsp_perf_posted(dev->model,
+					  NVL2080_NOTIFIERS_THERMAL_SLOWDOWN),
+		2);
+	assert_int_equal(nvl_gsp_event_flush(dev->nv->gsp, NVL_GSP_TIMEOUT_NS),
+			 0);
+	/* b comes after both crossings, at once */
+	t0 = nvl_time_ns();
+	assert_int_equal(nvl_device_sensors_subscribe(dev,
+						      NVL_SENSOR_EVENT_THERMAL,
+						      count_event, &nb, &b),
+			 0);
+	if (nvl_time_ns() - t0 > 3 * SEC)
+		fail_msg("subscribe waited %.1f s for another callback",
+			 (double)(nvl_time_ns() - t0) / 1e9);
+	assert_int_equal(atomic_load(&sl.blocked), 1);
+	atomic_store(&sl.release, 1);
+	assert_int_equal(reach(&sl.calls, 2), 2);
+	assert_int_equal(atomic_load(&nb), 0);
+	/* a third crossing: both are told */
+	room(dev->model, 25000);
+	room(dev->model, 95000);
+	assert_int_equal(reach(&nb, 1), 1);
+	assert_int_equal(reach(&sl.calls, 3), 3);
+	nvl_device_sensors_unsubscribe(dev, b);
+	nvl_device_sensors_unsubscribe(dev, a);
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_crossing_from_before),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
