@@ -103,9 +103,9 @@ static void refused_root_leaves_nothing(void **state)
 				<< 32 |
 			GSPABI_K_STATUS_NV_ERR_INVALID_ARGUMENT);
 	assert_int_equal(nvl_vm_create(c, &va, &vm), -EINVAL);
-	assert_non_null(
-		strstr(nvl_error_msg(), "RM refused the VA space's page "
-					"directory"));
+	assert_non_null(strstr(nvl_error_msg(),
+			       "RM refused the VA space's page "
+			       "directory"));
 	assert_non_null(strstr(nvl_error_msg(), "NV_ERR_INVALID_ARGUMENT"));
 	assert_int_equal(nvl_gsp_rm_count(dev->nv->gsp), rm0);
 	assert_int_equal(fw_objects(dev), fw0);
