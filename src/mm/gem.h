@@ -49,7 +49,9 @@ struct nvl_gem_ops {
 	void (*free)(struct nvl_gem_object *obj);
 	/**
 	 * @get_backing: where byte @offset of @obj lives now (caller holds
-	 * obj->resv). Return: 0, -ENOENT if not resident.
+	 * obj->resv). The caller zeroes @out first: an object that knows
+	 * nothing of @pending leaves it false. Return: 0, -ENOENT if not
+	 * resident.
 	 */
 	int (*get_backing)(struct nvl_gem_object *obj, uint64_t offset,
 			   struct nvl_gem_backing *out);

@@ -347,7 +347,7 @@ static unsigned int backing_shift(struct nvl_gem_object *obj,
 	while (s < last && shifts[s] > top)
 		s++;
 	while (va < end && s < last) {
-		struct nvl_gem_backing b;
+		struct nvl_gem_backing b = {0};
 		uint64_t n;
 
 		if (obj->ops->get_backing(obj, bo_offset, &b) ||

@@ -252,7 +252,7 @@ static void backing_covers_the_bo_for_gpuvm(void **state)
 	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
 	struct nvl_client *c = new_client(mm);
 	struct nvl_gem_object *obj;
-	struct nvl_gem_backing bk;
+	struct nvl_gem_backing bk = {0};
 	uint32_t h;
 	uint64_t off = 0;
 

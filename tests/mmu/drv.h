@@ -264,7 +264,7 @@ static inline void drv_expect(struct drv *v, uint64_t va,
 		x->state = NVL_MODEL_XLATE_SPARSE;
 	} else if (g) {
 		struct nvl_gem_object *obj = nvl_gpuva_obj(g);
-		struct nvl_gem_backing b;
+		struct nvl_gem_backing b = {0};
 
 		assert_int_equal(
 			obj->ops->get_backing(

@@ -523,7 +523,7 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 		goto out;
 	}
 	while (va < end) {
-		struct nvl_gem_backing bk;
+		struct nvl_gem_backing bk = {0};
 		uint64_t n;
 
 		if (obj->ops->get_backing(obj, bo_offset, &bk) ||
@@ -545,7 +545,7 @@ void nvl_pt_map(struct nvl_pt *pt, uint64_t va, uint64_t range,
 					 .flags = flags},
 			};
 
-			struct nvl_gem_backing nx;
+			struct nvl_gem_backing nx = {0};
 
 			n = NVL_MIN(end - va, bk.len_B);
 			/* merge physically contiguous pieces into one run */
