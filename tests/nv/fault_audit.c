@@ -33,6 +33,7 @@
 #include "nv/chan.h"
 #include "nv/device.h"
 
+#include "hold.h"
 #include "kit.h"
 #include "t.h"
 #include "t_nv.h"
@@ -227,31 +228,6 @@ static void clear_faulted_own_killed_channel(void **state)
 	nvl_device_close(dev);
 }
 
-/* holds the GSP event thread in a POST_EVENT handler until released */
-struct hold {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool held, release;
-};
-
-static void on_hold(void *arg, uint32_t event, uint32_t result,
-		    const void *data, size_t len)
-{
-	struct hold *h = arg;
-	struct timespec ts;
-
-	(void)event, (void)result, (void)data, (void)len;
-	clock_gettime(CLOCK_REALTIME, &ts); /* the condition's clock */
-	ts.tv_sec += 30;
-	pthread_mutex_lock(&h->lock);
-	h->held = true;
-	pthread_cond_broadcast(&h->cond);
-	while (!h->release &&
-	       pthread_cond_timedwait(&h->cond, &h->lock, &ts) == 0)
-		;
-	pthread_mutex_unlock(&h->lock);
-}
-
 static void post_event(struct nvl_device *dev)
 {
 	int64_t dl = t_nv_deadline(WAIT_NS);
@@ -273,8 +249,7 @@ static void post_event(struct nvl_device *dev)
  */
 static void lost_rc_event_job_still_ends(void **state)
 {
-	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			 .cond = PTHREAD_COND_INITIALIZER};
+	struct hold h = HOLD_INIT;
 	struct nvl_device_opts o = {.job_timeout_ms = 1000};
 	struct nvl_device *dev;
 	struct nvl_channel_info ci;
@@ -290,15 +265,7 @@ static void lost_rc_event_job_still_ends(void **state)
 	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
 	gsp = dev->nv->gsp;
 	t_nv_cl_up(&a, dev, VA_PB, 0);
-	assert_int_equal(nvl_gsp_event_register(gsp,
-						NV_VGPU_MSG_EVENT_POST_EVENT,
-						on_hold, &h),
-			 0);
-	post_event(dev);
-	pthread_mutex_lock(&h.lock);
-	while (!h.held)
-		pthread_cond_wait(&h.cond, &h.lock);
-	pthread_mutex_unlock(&h.lock);
+	hold_event_thread(dev, gsp, &h, post_event);
 	/* fill the driver's event queue behind the held handler, then let
 	 * RM's backlog of them drain (dropped) until nothing moves */
 	dl = t_nv_deadline(WAIT_NS);
@@ -331,10 +298,7 @@ static void lost_rc_event_job_still_ends(void **state)
 		nvl_gsp_get_stats(gsp, &gs);
 		assert_true(t_nv_now() < dl);
 	} while (gs.events_dropped < dropped + 2);
-	pthread_mutex_lock(&h.lock);
-	h.release = true;
-	pthread_cond_broadcast(&h.cond);
-	pthread_mutex_unlock(&h.lock);
+	hold_release(&h);
 	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
 	/* the job ends (job timeout 1 s), with an error */
 	assert_int_equal(nvl_syncobj_wait(a.c, &a.sync, NULL, 1,

@@ -27,6 +27,7 @@
 #include "nv/chan.h"
 #include "nv/device.h"
 
+#include "hold.h"
 #include "kit.h"
 #include "t.h"
 #include "t_nv.h"
@@ -366,43 +367,10 @@ static void destroyed_reason(void **state)
 	nvl_device_close(dev);
 }
 
-/* holds the GSP event thread in a handler until released (bounded) */
-struct hold {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool held, release;
-};
-
-static void on_hold(void *arg, uint32_t event, uint32_t result,
-		    const void *data, size_t len)
+/* post the event the holding handler holds (RM's backlog is empty here) */
+static void post_once(struct nvl_device *dev)
 {
-	struct hold *h = arg;
-	struct timespec ts;
-
-	(void)event, (void)result, (void)data, (void)len;
-	clock_gettime(CLOCK_REALTIME, &ts); /* the condition's clock */
-	ts.tv_sec += 30;
-	pthread_mutex_lock(&h->lock);
-	h->held = true;
-	pthread_cond_broadcast(&h->cond);
-	while (!h->release &&
-	       pthread_cond_timedwait(&h->cond, &h->lock, &ts) == 0)
-		;
-	pthread_mutex_unlock(&h->lock);
-}
-
-/* post an event whose handler holds @dev's GSP event thread until @h says */
-static void hold_event_thread(struct nvl_device *dev, struct nvl_gsp *gsp,
-			      struct hold *h)
-{
-	assert_int_equal(nvl_gsp_event_register(
-				 gsp, NV_VGPU_MSG_EVENT_POST_EVENT, on_hold, h),
-			 0);
 	assert_int_equal(nvl_model_gsp_event_post(dev->model, 0, 0, 0), 0);
-	pthread_mutex_lock(&h->lock);
-	while (!h->held)
-		pthread_cond_wait(&h->cond, &h->lock);
-	pthread_mutex_unlock(&h->lock);
 }
 
 /*
@@ -414,8 +382,7 @@ static void hold_event_thread(struct nvl_device *dev, struct nvl_gsp *gsp,
  */
 static void stale_rc_spares_reused_id(void **state)
 {
-	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			 .cond = PTHREAD_COND_INITIALIZER};
+	struct hold h = HOLD_INIT;
 	struct nvl_device *dev;
 	struct nvl_fault_stats st;
 	struct nvl_channel_info ci;
@@ -432,7 +399,7 @@ static void stale_rc_spares_reused_id(void **state)
 	assert_int_equal(nvl_channel_destroy(a.c, a.chan), 0);
 	bad = fill(&a, 0, VA_HOLE, 1);
 	good = fill(&a, 256, VA_DST, 2);
-	hold_event_thread(dev, gsp, &h);
+	hold_event_thread(dev, gsp, &h, post_once);
 
 	assert_int_equal(nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
 			 0);
@@ -458,10 +425,7 @@ static void stale_rc_spares_reused_id(void **state)
 	assert_int_equal(nvl_nv_chan_hw_ids(a.c, ch, &chid2, &rl), 0);
 	assert_int_equal(chid2, chid1); /* RM reused the id */
 	/* the event thread goes on: the RC_TRIGGERED of the first */
-	pthread_mutex_lock(&h.lock);
-	h.release = true;
-	pthread_cond_broadcast(&h.cond);
-	pthread_mutex_unlock(&h.lock);
+	hold_release(&h);
 	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
 	assert_int_equal(nvl_channel_query(a.c, ch, &ci), 0);
 	assert_int_equal(ci.alive, 1);
@@ -496,8 +460,7 @@ static void count_fault_lines(enum nvl_log_level level, enum nvl_log_cat cat,
  */
 static void fault_lines_printed_while_event_thread_lags(void **state)
 {
-	struct hold h = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			 .cond = PTHREAD_COND_INITIALIZER};
+	struct hold h = HOLD_INIT;
 	struct nvl_device *dev;
 	struct nvl_fault_stats st;
 	struct nvl_gsp *gsp;
@@ -514,7 +477,7 @@ static void fault_lines_printed_while_event_thread_lags(void **state)
 	gsp = dev->nv->gsp;
 	cl_up(dev, &a);
 	bad = fill(&a, 0, VA_HOLE, 1);
-	hold_event_thread(dev, gsp, &h);
+	hold_event_thread(dev, gsp, &h, post_once);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(
 			nvl_channel_create(a.c, a.vm, NVL_ENGINE_COPY, 0, &ch),
@@ -527,10 +490,7 @@ static void fault_lines_printed_while_event_thread_lags(void **state)
 	for (i = 0; i < 5000 && atomic_load(&fault_lines) < n; i++)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	assert_int_equal(atomic_load(&fault_lines), n);
-	pthread_mutex_lock(&h.lock);
-	h.release = true;
-	pthread_cond_broadcast(&h.cond);
-	pthread_mutex_unlock(&h.lock);
+	hold_release(&h);
 	assert_int_equal(nvl_gsp_event_flush(gsp, WAIT_NS), 0);
 	assert_int_equal(nvl_device_fault_stats(dev, &st), 0);
 	assert_int_equal(st.faults, n);
