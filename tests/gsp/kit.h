@@ -103,6 +103,24 @@ static inline void kit_down(struct kit *k)
 	nvl_free(k->image);
 }
 
+/* root -> device -> subdevice on the booted kit (zeroed allocation
+ * parameters): their handles in @root, @dev, @sub */
+static inline void kit_tree(struct kit *k, uint32_t *root, uint32_t *dev,
+			    uint32_t *sub)
+{
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	NV2080_ALLOC_PARAMETERS sp = {0};
+
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, *root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, *dev, NV20_SUBDEVICE_0, &sp,
+					  sizeof(sp), sub),
+			 0);
+}
+
 /* root -> device -> subdevice on the booted kit: the subdevice's handle */
 static inline uint32_t kit_subdevice(struct kit *k)
 {

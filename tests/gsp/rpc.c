@@ -23,8 +23,6 @@ struct tree {
 
 static void make_tree(struct kit *k, struct tree *t)
 {
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	NV2080_ALLOC_PARAMETERS sp = {0};
 	/* externally owned: the client's root, bound below, is the root */
 	NV_VASPACE_ALLOCATION_PARAMETERS vp = {
 		.vaSize = 1ull << 40,
@@ -32,14 +30,7 @@ static void make_tree(struct kit *k, struct tree *t)
 	NV_CHANNEL_ALLOC_PARAMS cp = {.gpFifoEntries = 512};
 	const struct nvl_model_profile *p = k->m->profile;
 
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &t->dev),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
-					  sizeof(sp), &t->sub),
-			 0);
+	kit_tree(k, &t->root, &t->dev, &t->sub);
 	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, FERMI_VASPACE_A, &vp,
 					  sizeof(vp), &t->vas),
 			 0);

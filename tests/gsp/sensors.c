@@ -20,49 +20,10 @@
  * NV2080_CTRL_CLK_DOMAIN GPCCLK 0x1, MCLK 0x10, NVDCLK 0x100000;
  * user-tools.md 1.2 (clocks_event_reasons bits).
  */
-#include <stdatomic.h>
-
 #include "gsp/priv.h"
-#include "gsp/sensors.h"
 #include "gspabi.h"
-#include "kit.h"
 #include "model/gsp/perf.h"
-#include "model/pmu.h"
-
-#define MS 1000000ull
-#define SEC 1000000000ull
-
-struct sub_tree {
-	uint32_t root, dev, sub;
-};
-
-static void tree(struct kit *k, struct sub_tree *t)
-{
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	NV2080_ALLOC_PARAMETERS sp = {0};
-
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &t->dev),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
-					  sizeof(sp), &t->sub),
-			 0);
-}
-
-static void up(struct kit *k, struct sub_tree *t, const char *profile)
-{
-	kit_up(k, profile);
-	tree(k, t);
-	/* from here on the PMU runs on simulated time only */
-	nvl_model_pmu_sim_advance(k->m, 0);
-}
-
-static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
-{
-	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
-}
+#include "sensors_kit.h"
 
 static uint64_t rpcs(struct kit *k);
 
@@ -274,20 +235,6 @@ static void absent_without_control(void **state)
 	assert_int_equal(nvl_gsp_set_power_limit(k.gsp, t.sub, false, 100000),
 			 -EPERM);
 	kit_down(&k);
-}
-
-struct evs {
-	atomic_uint thermal, power;
-};
-
-static void on_event(void *arg, enum nvl_sensor_event ev)
-{
-	struct evs *e = arg;
-
-	if (ev == NVL_SENSOR_EVENT_THERMAL)
-		atomic_fetch_add(&e->thermal, 1);
-	else if (ev == NVL_SENSOR_EVENT_POWER_CAP)
-		atomic_fetch_add(&e->power, 1);
 }
 
 static void flush(struct kit *k)
@@ -535,28 +482,10 @@ static void ce_speed_follows_clock(void **state)
 
 /* allocation failures: read and subscribe fail cleanly */
 struct af {
-	struct kit k;
-	struct sub_tree t;
-	struct nvl_sensors s;
+	struct read_af r;
 	struct nvl_gsp_sensor_sub *sub;
 	unsigned objs;
 };
-
-static int read_op(void *arg)
-{
-	struct af *a = arg;
-
-	a->s.valid = 0xabcd;
-	return nvl_gsp_sensors_read(a->k.gsp, a->t.sub, &a->s);
-}
-
-static void read_check(int ret, void *arg)
-{
-	struct af *a = arg;
-
-	assert_int_equal(ret, -ENOMEM);
-	assert_int_equal(a->s.valid, 0xabcd);
-}
 
 static int sub_op(void *arg)
 {
@@ -564,7 +493,7 @@ static int sub_op(void *arg)
 	static struct evs ev;
 
 	a->sub = NULL;
-	return nvl_gsp_sensors_subscribe(a->k.gsp, a->t.sub,
+	return nvl_gsp_sensors_subscribe(a->r.k.gsp, a->r.t.sub,
 					 NVL_SENSOR_EVENT_THERMAL, on_event,
 					 &ev, &a->sub);
 }
@@ -575,7 +504,7 @@ static void sub_check(int ret, void *arg)
 
 	assert_int_equal(ret, -ENOMEM);
 	assert_null(a->sub);
-	assert_int_equal(nvl_gsp_rm_count(a->k.gsp), a->objs);
+	assert_int_equal(nvl_gsp_rm_count(a->r.k.gsp), a->objs);
 }
 
 static void alloc_failures(void **state)
@@ -583,12 +512,12 @@ static void alloc_failures(void **state)
 	struct af *a = nvl_zalloc(sizeof(*a));
 
 	assert_non_null(a);
-	up(&a->k, &a->t, "tiny");
+	up(&a->r.k, &a->r.t, "tiny");
 	/* a read allocates once (its structs and the multi control's
 	 * message in one piece) */
-	assert_true(t_fail_each_alloc(read_op, read_check, a, 100) >= 1);
-	assert_true(nvl_sensors_has(&a->s, NVL_SENSOR_POWER));
-	a->objs = nvl_gsp_rm_count(a->k.gsp);
+	assert_true(t_fail_each_alloc(read_op, read_check, &a->r, 100) >= 1);
+	assert_true(nvl_sensors_has(&a->r.s, NVL_SENSOR_POWER));
+	a->objs = nvl_gsp_rm_count(a->r.k.gsp);
 	assert_true(t_fail_each_alloc(sub_op, sub_check, a, 100) >= 1);
 	assert_non_null(a->sub);
 	/* one subscriber per GSP */
@@ -597,14 +526,14 @@ static void alloc_failures(void **state)
 		struct evs ev;
 
 		assert_int_equal(
-			nvl_gsp_sensors_subscribe(a->k.gsp, a->t.sub,
+			nvl_gsp_sensors_subscribe(a->r.k.gsp, a->r.t.sub,
 						  NVL_SENSOR_EVENT_THERMAL,
 						  on_event, &ev, &other),
 			-EBUSY);
 	}
 	nvl_gsp_sensors_unsubscribe(a->sub);
-	assert_int_equal(nvl_gsp_rm_count(a->k.gsp), a->objs);
-	kit_down(&a->k);
+	assert_int_equal(nvl_gsp_rm_count(a->r.k.gsp), a->objs);
+	kit_down(&a->r.k);
 	nvl_free(a);
 }
 

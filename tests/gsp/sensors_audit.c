@@ -12,64 +12,16 @@
  * degrees C); user-tools.md 1.2 (temperature.gpu whole degrees C,
  * clocks_event_reasons bits 0x8 HW slowdown, 0x40 HW thermal).
  */
-#include <stdatomic.h>
-
 #include "gsp/priv.h"
-#include "gsp/sensors.h"
 #include "gspabi.h"
 #include "hw/regs.h"
-#include "kit.h"
 #include "model/gsp/perf.h"
-#include "model/pmu.h"
-
-#define MS 1000000ull
-#define SEC 1000000000ull
-
-struct sub_tree {
-	uint32_t root, dev, sub;
-};
-
-static void up(struct kit *k, struct sub_tree *t, const char *profile)
-{
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	NV2080_ALLOC_PARAMETERS sp = {0};
-
-	kit_up(k, profile);
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &t->root), 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &t->dev),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, t->dev, NV20_SUBDEVICE_0, &sp,
-					  sizeof(sp), &t->sub),
-			 0);
-	/* from here on the PMU runs on simulated time only */
-	nvl_model_pmu_sim_advance(k->m, 0);
-}
-
-static void rd(struct kit *k, struct sub_tree *t, struct nvl_sensors *s)
-{
-	assert_int_equal(nvl_gsp_sensors_read(k->gsp, t->sub, s), 0);
-}
+#include "sensors_kit.h"
 
 /* millidegrees to whole degrees, to the nearest (half away from zero) */
 static int32_t nearest_deg(int32_t mc)
 {
 	return (mc < 0 ? mc - 500 : mc + 500) / 1000;
-}
-
-struct evs {
-	atomic_uint thermal, power;
-};
-
-static void on_event(void *arg, enum nvl_sensor_event ev)
-{
-	struct evs *e = arg;
-
-	if (ev == NVL_SENSOR_EVENT_THERMAL)
-		atomic_fetch_add(&e->thermal, 1);
-	else if (ev == NVL_SENSOR_EVENT_POWER_CAP)
-		atomic_fetch_add(&e->power, 1);
 }
 
 /* ---- units -------------------------------------------------------------- */
@@ -211,29 +163,6 @@ static void real_firmware_degrades(void **state)
 	kit_down(&k);
 }
 
-/* a read of the fallback's six controls, each allocation failing in turn */
-struct af {
-	struct kit k;
-	struct sub_tree t;
-	struct nvl_sensors s;
-};
-
-static int read_op(void *arg)
-{
-	struct af *a = arg;
-
-	a->s.valid = 0xabcd;
-	return nvl_gsp_sensors_read(a->k.gsp, a->t.sub, &a->s);
-}
-
-static void read_check(int ret, void *arg)
-{
-	struct af *a = arg;
-
-	assert_int_equal(ret, -ENOMEM);
-	assert_int_equal(a->s.valid, 0xabcd);
-}
-
 /*
  * docs/sensors.md: any failure fails the read and leaves the caller's
  * struct untouched, on the fallback too (a firmware without the multi
@@ -242,7 +171,7 @@ static void read_check(int ret, void *arg)
  */
 static void fallback_alloc_failures(void **state)
 {
-	struct af *a = calloc(1, sizeof(*a));
+	struct read_af *a = calloc(1, sizeof(*a));
 
 	(void)state;
 	assert_non_null(a);

@@ -14,17 +14,7 @@ static uint32_t h_root, h_dev, h_sub;
 
 static void objects(struct kit *k)
 {
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	NV2080_ALLOC_PARAMETERS sp = {0};
-
-	assert_int_equal(
-		nvl_gsp_rm_alloc(k->gsp, 0, NV01_ROOT, NULL, 0, &h_root), 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, h_root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &h_dev),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, h_dev, NV20_SUBDEVICE_0, &sp,
-					  sizeof(sp), &h_sub),
-			 0);
+	kit_tree(k, &h_root, &h_dev, &h_sub);
 }
 
 /* the firmware knows the objects made before the suspend */
