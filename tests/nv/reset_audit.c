@@ -33,9 +33,8 @@
 #include "nv/device.h"
 #include "nv/vm.h"
 #include "rig.h"
+#include "subs.h"
 #include "t.h"
-
-#define SEC 1000000000ll
 
 /* a "model:tiny" device whose heartbeat finds a dead GSP in 20 ms */
 static struct nvl_device *open_dev(uint32_t flags)
@@ -119,28 +118,6 @@ static void reset_alloc_failures(void **state)
 
 /* ---- sensor subscriptions and a close --------------------------------- */
 
-static void count_event(void *arg, enum nvl_sensor_event e)
-{
-	(void)e;
-	atomic_fetch_add((atomic_int *)arg, 1);
-}
-
-/* @v reaches @want (bounded), then a little more for a late one */
-static int events_reach(atomic_int *v, int want)
-{
-	for (int i = 0; i < 5000 && atomic_load(v) < want; i++)
-		usleep(1000);
-	usleep(50000);
-	return atomic_load(v);
-}
-
-/* the PMU on simulated time crosses the slowdown temperature once */
-static void heat(struct nvl_model *m, uint32_t ambient_mc)
-{
-	nvl_hw_wr32(nvl_model_hw(m), NVL_HW_THERM_AMBIENT, ambient_mc);
-	nvl_model_pmu_sim_advance(m, 20 * SEC);
-}
-
 /*
  * device.h: after nvl_device_close() the caller may not use @dev, so it
  * cannot unsubscribe any more; a client still alive keeps the device. The
@@ -164,14 +141,14 @@ static void close_ends_subscriptions(void **state)
 						      count_event, &n, &sub),
 			 0);
 	nvl_model_pmu_sim_advance(m, 0);
-	heat(m, 95000);
+	room(m, 95000);
 	assert_int_equal(events_reach(&n, 1), 1);
-	heat(m, 25000);
+	room(m, 25000);
 	events_reach(&n, 2);
 	assert_int_equal(atomic_load(&n), 1);
 	/* closed with k's client alive: the device stays for it */
 	nvl_device_close(dev);
-	heat(m, 95000);
+	room(m, 95000);
 	assert_int_equal(events_reach(&n, 2), 1);
 	/* the client still works */
 	assert_int_equal(rig_exec(&k, 0), 0);
@@ -556,25 +533,6 @@ static void failed_reset_then_close(void **state)
 	nvl_device_close(dev);
 }
 
-/* a subscriber that takes its time: its first call blocks until the
- * test lets it go (10 s at most) */
-struct slow {
-	atomic_int calls, blocked, release;
-};
-
-static void slow_event(void *arg, enum nvl_sensor_event e)
-{
-	struct slow *sl = arg;
-
-	(void)e;
-	if (atomic_fetch_add(&sl->calls, 1))
-		return;
-	atomic_store(&sl->blocked, 1);
-	for (int i = 0; i < 10000 && !atomic_load(&sl->release); i++)
-		usleep(1000);
-	atomic_store(&sl->blocked, 0);
-}
-
 /*
  * A slow sensor subscriber holds up only its own events: a channel error
  * of a client (Host method ILLEGAL 0x04: SEC_OP 1, COUNT 1, SUBCH 0)
@@ -599,10 +557,8 @@ static void slow_subscriber(void **state)
 						      slow_event, &sl, &sub),
 			 0);
 	nvl_model_pmu_sim_advance(dev->model, 0);
-	heat(dev->model, 95000);
-	for (int i = 0; i < 5000 && !atomic_load(&sl.blocked); i++)
-		usleep(1000);
-	assert_int_equal(atomic_load(&sl.blocked), 1);
+	room(dev->model, 95000);
+	slow_wait_blocked(&sl);
 	/* the subscriber blocks now; k's channel errs */
 	k.ppb[0] = 0x20010001u;
 	k.ppb[1] = 0;
@@ -691,7 +647,7 @@ static void subscriber_churn(void **state)
 			pthread_create(&th[i], NULL, churn_thread, &ch[i]), 0);
 	}
 	for (int i = 0; i < 6; i++) {
-		heat(dev->model, i % 2 ? 25000 : 95000);
+		room(dev->model, i % 2 ? 25000 : 95000);
 		usleep(20000);
 	}
 	assert_int_equal(events_reach(&n, 3), 3);
@@ -741,7 +697,7 @@ static void close_from_callback(void **state)
 					     close_in_callback, &cl, &sub),
 		0);
 	nvl_model_pmu_sim_advance(cl.dev->model, 0);
-	heat(cl.dev->model, 95000);
+	room(cl.dev->model, 95000);
 	for (int i = 0; i < 5000 && !atomic_load(&cl.done); i++)
 		usleep(1000);
 	assert_int_equal(atomic_load(&cl.done), 1);

@@ -22,49 +22,10 @@
 #include "model/model.h"
 #include "model/pmu.h"
 #include "nv/device.h"
+#include "subs.h"
 #include "t.h"
 
 #define SEC 1000000000ull
-
-/* the room's temperature; then 20 s of simulated time */
-static void room(struct nvl_model *m, uint32_t ambient_mc)
-{
-	nvl_hw_wr32(nvl_model_hw(m), NVL_HW_THERM_AMBIENT, ambient_mc);
-	nvl_model_pmu_sim_advance(m, 20 * SEC);
-}
-
-/* a subscriber whose first call blocks until the test lets it go */
-struct slow {
-	atomic_int calls, blocked, release;
-};
-
-static void slow_event(void *arg, enum nvl_sensor_event e)
-{
-	struct slow *sl = arg;
-
-	(void)e;
-	if (atomic_fetch_add(&sl->calls, 1))
-		return;
-	atomic_store(&sl->blocked, 1);
-	for (int i = 0; i < 10000 && !atomic_load(&sl->release); i++)
-		usleep(1000);
-	atomic_store(&sl->blocked, 0);
-}
-
-static void count_event(void *arg, enum nvl_sensor_event e)
-{
-	(void)e;
-	atomic_fetch_add((atomic_int *)arg, 1);
-}
-
-/* @v reaches @want (bounded), then a little more for a late one */
-static int reach(atomic_int *v, int want)
-{
-	for (int i = 0; i < 5000 && atomic_load(v) < want; i++)
-		usleep(1000);
-	usleep(50000);
-	return atomic_load(v);
-}
 
 /*
  * device.h: a slow callback "delays only the sensor events behind it":
@@ -92,9 +53,7 @@ static void no_crossing_from_before(void **state)
 			 0);
 	/* the first crossing: a blocks in its callback */
 	room(dev->model, 95000);
-	for (int i = 0; i < 5000 && !atomic_load(&sl.blocked); i++)
-		usleep(1000);
-	assert_int_equal(atomic_load(&sl.blocked), 1);
+	slow_wait_blocked(&sl);
 	/* a second crossing, counted, its delivery behind a's callback */
 	room(dev->model, 25000);
 	room(dev->model, 95000);
@@ -115,13 +74,13 @@ static void no_crossing_from_before(void **state)
 			 (double)(nvl_time_ns() - t0) / 1e9);
 	assert_int_equal(atomic_load(&sl.blocked), 1);
 	atomic_store(&sl.release, 1);
-	assert_int_equal(reach(&sl.calls, 2), 2);
+	assert_int_equal(events_reach(&sl.calls, 2), 2);
 	assert_int_equal(atomic_load(&nb), 0);
 	/* a third crossing: both are told */
 	room(dev->model, 25000);
 	room(dev->model, 95000);
-	assert_int_equal(reach(&nb, 1), 1);
-	assert_int_equal(reach(&sl.calls, 3), 3);
+	assert_int_equal(events_reach(&nb, 1), 1);
+	assert_int_equal(events_reach(&sl.calls, 3), 3);
 	nvl_device_sensors_unsubscribe(dev, b);
 	nvl_device_sensors_unsubscribe(dev, a);
 	nvl_device_close(dev);
