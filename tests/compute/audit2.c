@@ -48,25 +48,31 @@ static uint32_t qget(const uint32_t *q, unsigned hi, unsigned lo)
 	return v;
 }
 
-/* RELEASE0_STRUCTURE_SIZE, _REDUCTION_ENABLE, _REDUCTION_OP, PAYLOAD64B
- * of each QMD version (hi, lo); payload64b hi 0: absent */
+/* RELEASE0_STRUCTURE_SIZE, _REDUCTION_ENABLE, _REDUCTION_OP,
+ * _REDUCTION_FORMAT, PAYLOAD64B, ADDRESS_LOWER of each QMD version (hi,
+ * lo); payload64b hi 0: absent */
 struct relbits {
-	unsigned size_hi, size_lo, red_en, op_hi, op_lo, fmt_hi, fmt_lo, p64;
+	unsigned size_hi, size_lo, red_en, op_hi, op_lo, fmt_hi, fmt_lo, p64,
+		addr_hi, addr_lo;
 };
 
 static const struct relbits *relbits_of(uint32_t cls)
 {
 	/* QMDV02_04 (V02_02): STRUCTURE_SIZE 799, REDUCTION_ENABLE 794,
-	 * REDUCTION_OP 790:788, REDUCTION_FORMAT 793:792 */
-	static const struct relbits v2 = {799, 799, 794, 790, 788, 793, 792, 0};
+	 * REDUCTION_OP 790:788, REDUCTION_FORMAT 793:792, ADDRESS_LOWER
+	 * 767:736 */
+	static const struct relbits v2 = {799, 799, 794, 790, 788,
+					  793, 792, 0,	 767, 736};
 	/* QMDV03_00: STRUCTURE_SIZE 831:830, REDUCTION_ENABLE 826,
-	 * REDUCTION_OP 822:820, FORMAT 825:824, PAYLOAD64B 829 */
-	static const struct relbits v3 = {831, 830, 826, 822,
-					  820, 825, 824, 829};
+	 * REDUCTION_OP 822:820, FORMAT 825:824, PAYLOAD64B 829,
+	 * ADDRESS_LOWER 799:768 */
+	static const struct relbits v3 = {831, 830, 826, 822, 820,
+					  825, 824, 829, 799, 768};
 	/* QMDV04_00 RELEASE_*(0): STRUCTURE_SIZE 322:321, REDUCTION_ENABLE
-	 * 324, REDUCTION_OP 327:325, FORMAT 329:328, PAYLOAD64B 332 */
-	static const struct relbits v4 = {322, 321, 324, 327,
-					  325, 329, 328, 332};
+	 * 324, REDUCTION_OP 327:325, FORMAT 329:328, PAYLOAD64B 332;
+	 * RELEASE_SEMAPHORE0_ADDR_LOWER 671:640 */
+	static const struct relbits v4 = {322, 321, 324, 327, 325,
+					  329, 328, 332, 671, 640};
 
 	return cls == NVL_HW_COMPUTE_CLASS_TURING   ? &v2
 	       : cls == NVL_HW_COMPUTE_CLASS_HOPPER ? &v4
@@ -254,6 +260,18 @@ static void expect_bad_qmd(struct cx *x)
 	assert_int_equal(gpu_rd(x->g, SEM), 0x5a5a5a5a);
 }
 
+/* a release reduction @op (RELEASE0_REDUCTION_OP) of format @fmt
+ * (UNSIGNED 0, SIGNED 1) on @old at SEM: launch, the word at SEM after */
+static uint32_t reduce(struct cx *x, const struct relbits *r, unsigned op,
+		       unsigned fmt, uint32_t old)
+{
+	qbits(x->q, r->op_hi, r->op_lo, op);
+	qbits(x->q, r->fmt_hi, r->fmt_lo, fmt);
+	gpu_wr(x->g, SEM, old);
+	assert_int_equal(cx_launch(x, false), 0);
+	return gpu_rd(x->g, SEM);
+}
+
 /*
  * RELEASE0_STRUCTURE_SIZE: ONE_WORD writes the 32-bit payload alone,
  * FOUR_WORDS (the field's zero value) the payload, a zero word and a
@@ -292,42 +310,18 @@ static void release_structure_and_reduction_are_honoured(void **state)
 		/* a reduction: RED_ADD of 7 to 5, unsigned, one word */
 		qbits(x.q, r->size_hi, r->size_lo, 1);
 		qbits(x.q, r->red_en, r->red_en, 1);
-		qbits(x.q, r->op_hi, r->op_lo, 0);
-		gpu_wr(x.g, SEM, 5);
-		assert_int_equal(cx_launch(&x, false), 0);
-		assert_int_equal(gpu_rd(x.g, SEM), 12);
+		assert_int_equal(reduce(&x, r, 0, 0, 5), 12);
 		/* RED_MIN signed: min(-3, 7) */
-		qbits(x.q, r->op_hi, r->op_lo, 1);
-		qbits(x.q, r->fmt_hi, r->fmt_lo, 1);
-		gpu_wr(x.g, SEM, (uint32_t)-3);
-		assert_int_equal(cx_launch(&x, false), 0);
-		assert_int_equal(gpu_rd(x.g, SEM), (uint32_t)-3);
+		assert_int_equal(reduce(&x, r, 1, 1, (uint32_t)-3),
+				 (uint32_t)-3);
 		/* RED_XOR (7 in the QMD, IXOR 2 for Host) */
-		qbits(x.q, r->op_hi, r->op_lo, 7);
-		qbits(x.q, r->fmt_hi, r->fmt_lo, 0);
-		gpu_wr(x.g, SEM, 0xf0);
-		assert_int_equal(cx_launch(&x, false), 0);
-		assert_int_equal(gpu_rd(x.g, SEM), 0xf7);
+		assert_int_equal(reduce(&x, r, 7, 0, 0xf0), 0xf7);
 		qbits(x.q, r->red_en, r->red_en, 0);
 		/* FOUR_WORDS at an address that is not 16-byte aligned */
 		qbits(x.q, r->size_hi, r->size_lo, 0);
-		qbits(x.q,
-		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 767
-		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
-							     : 799,
-		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 736
-		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 640
-							     : 768,
-		      (uint32_t)SEM + 4);
+		qbits(x.q, r->addr_hi, r->addr_lo, (uint32_t)SEM + 4);
 		expect_bad_qmd(&x);
-		qbits(x.q,
-		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 767
-		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 671
-							     : 799,
-		      x.cls == NVL_HW_COMPUTE_CLASS_TURING   ? 736
-		      : x.cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 640
-							     : 768,
-		      (uint32_t)SEM);
+		qbits(x.q, r->addr_hi, r->addr_lo, (uint32_t)SEM);
 		if (r->p64) {
 			/* TWO_WORDS and a 64-bit payload: not modelled */
 			qbits(x.q, r->size_hi, r->size_lo, 2);
