@@ -99,14 +99,22 @@ def error_case(name, headers, want, line, words):
         check(name, ok, 'exit %d\n%s' % (p.returncode, p.stderr))
 
 
+def run_case(name, headers, want, test_c):
+    """Generate, compile and run @test_c against the generated layer
+    (run()); it must exit 0."""
+    with tempfile.TemporaryDirectory() as d:
+        ok, detail = run(d, headers, want, test_c)
+        check(name, ok, detail)
+
+
 
 # 1. A table whose wire numbers include a negative one: from_wire's binary
 #    search compares the numbers as uint64_t, so the entries must be sorted
 #    that way (they were sorted as int64_t: -1 first, never found).
-with tempfile.TemporaryDirectory() as d:
-    ok, detail = run(d, {'a': '#define EV_NEG (-1)\n#define EV_A 0\n'
-                              '#define EV_B 5\n#define EV_C 7\n'},
-                     'table ev prefix EV_\n', r"""
+run_case('table with a negative number: from_wire finds every entry',
+         {'a': '#define EV_NEG (-1)\n#define EV_A 0\n'
+               '#define EV_B 5\n#define EV_C 7\n'},
+         'table ev prefix EV_\n', r"""
 int main(void)
 {
 	uint64_t w;
@@ -124,16 +132,14 @@ int main(void)
 	return 0;
 }
 """)
-    check('table with a negative number: from_wire finds every entry', ok,
-          detail)
 
 # 2. An enum table whose enum is unsigned (an enumerator above INT_MAX, as
 #    NVIDIA's ..._INVALID = 0xFFFFFFFF): the numbers are the enumerators'
 #    values, not sign-extended ones.
-with tempfile.TemporaryDirectory() as d:
-    ok, detail = run(d, {'a': 'typedef enum { E_ZERO = 0, E_HIGH = '
-                              '0x80000000, E_ALL = 0xFFFFFFFF } E_T;\n'},
-                     'table e enum E_T strip E_ fixed\n', r"""
+run_case('unsigned enum table: values not sign-extended',
+         {'a': 'typedef enum { E_ZERO = 0, E_HIGH = '
+               '0x80000000, E_ALL = 0xFFFFFFFF } E_T;\n'},
+         'table e enum E_T strip E_ fixed\n', r"""
 int main(void)
 {
 	uint64_t w;
@@ -150,7 +156,6 @@ int main(void)
 	return 0;
 }
 """)
-    check('unsigned enum table: values not sign-extended', ok, detail)
 
 # 3. A field unsigned 64-bit in one version and signed 64-bit in another:
 #    no neutral integer holds both ranges (int64_t read a u64 mask above
@@ -172,10 +177,10 @@ error_case('2-D array whose row length changes: error at the field line',
             'b': 'typedef struct { unsigned g[2][4]; } S;\n'},
            'struct S\nfield g\n', 2, ["'g'", 'dimension'])
 # ... while more rows (the first dimension) is a longer flat array
-with tempfile.TemporaryDirectory() as d:
-    ok, detail = run(d, {'a': 'typedef struct { unsigned g[2][3]; } S;\n',
-                         'b': 'typedef struct { unsigned g[3][3]; } S;\n'},
-                     'struct S\nfield g\n', r"""
+run_case('2-D array with more rows: a longer flat array',
+         {'a': 'typedef struct { unsigned g[2][3]; } S;\n',
+          'b': 'typedef struct { unsigned g[3][3]; } S;\n'},
+         'struct S\nfield g\n', r"""
 int main(void)
 {
 	unsigned w[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
@@ -188,7 +193,6 @@ int main(void)
 	return 0;
 }
 """)
-    check('2-D array with more rows: a longer flat array', ok, detail)
 
 # ... and a flexible array in one version, a fixed one in another: the
 #    error came while abi.h was being written, and left it half-written
@@ -217,9 +221,9 @@ with tempfile.TemporaryDirectory() as d:
 
 # 7. A _Bool member (not a bitfield) holds 0 or 1: packing 2 into it
 #    wrote a byte no C bool has; refused like an out-of-range bitfield.
-with tempfile.TemporaryDirectory() as d:
-    ok, detail = run(d, {'a': 'typedef struct { _Bool f; unsigned x; } S;\n'},
-                     'struct S\nfield f\nfield x\n', r"""
+run_case('_Bool member: 2 refused (-ERANGE, nothing written), 1 packed',
+         {'a': 'typedef struct { _Bool f; unsigned x; } S;\n'},
+         'struct S\nfield f\nfield x\n', r"""
 int main(void)
 {
 	unsigned char w[8];
@@ -234,8 +238,6 @@ int main(void)
 	return 0;
 }
 """)
-    check('_Bool member: 2 refused (-ERANGE, nothing written), 1 packed',
-          ok, detail)
 
 # 8. A probe define under which the headers do not parse (#error): the
 #    define-dependence of every wanted constant is unknown; the report
