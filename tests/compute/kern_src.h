@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hand-written SASS kernels shared by the launch tests (compute_launch,
+ * Hand-written SASS kernels shared by the SM interpreter's test
+ * (compute_kernels: saxpy, diverge), the launch tests (compute_launch,
  * through the bring-up kit; compute_driver and compute_replay, through the
  * driver) and the benchmarks (bench/compute/launch.c: vector_add_bw).
  * Constant bank 0: ntid.xyz at 0x0, nctaid.xyz at 0xc, the parameters at
@@ -32,14 +33,14 @@ static const char saxpy_src[] =
 	"  IMAD R0, R1, c[0x0][0x0], R0\n"
 	"  ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x174], PT\n"
 	"  @P0 EXIT\n"
-	"  SHF.L.U32 R3, R0, 0x2, RZ\n"
+	"  SHF.L.U32 R3, R0, 0x2, RZ         // byte offset\n"
 	"  IADD3 R4, P1, R3, c[0x0][0x160], RZ\n"
 	"  IADD3.X R5, RZ, c[0x0][0x164], RZ, P1, !PT\n"
 	"  IADD3 R6, P1, R3, c[0x0][0x168], RZ\n"
 	"  IADD3.X R7, RZ, c[0x0][0x16c], RZ, P1, !PT\n"
 	"  LDG.E R8, [R4]\n"
 	"  LDG.E R10, [R6]\n"
-	"  FFMA R10, R8, c[0x0][0x170], R10\n"
+	"  FFMA R10, R8, c[0x0][0x170], R10  // y = a * x + y\n"
 	"  STG.E [R6], R10\n"
 	"  EXIT\n";
 
@@ -235,7 +236,7 @@ static const char diverge_src[] =
 	"  IMAD.WIDE.U32 R6, R3, R9, c[0x0][0x160]\n"
 	"  MOV R4, RZ\n"
 	"  @!P0 LDG.E R4, [R6]\n"
-	"  LOP3.LUT R5, R4, 0x1f, RZ, 0xc0, !PT\n"
+	"  LOP3.LUT R5, R4, 0x1f, RZ, 0xc0, !PT  // count = x & 31\n"
 	"  MOV R10, R4\n"
 	"  BSSY B0, join\n"
 	"loop:\n"
@@ -251,7 +252,7 @@ static const char diverge_src[] =
 	"  VOTE.ALL R13, P4, PT\n"
 	"  SHFL.BFLY PT, R12, R10, 0x1, 0x1f\n"
 	"  IADD3 R12, R10, R12, RZ\n"
-	"  @!P4 MOV R12, RZ\n"
+	"  @!P4 MOV R12, RZ                      // all lanes must vote\n"
 	"  @P0 EXIT\n"
 	"  IMAD.WIDE.U32 R6, R3, R9, c[0x0][0x168]\n"
 	"  STG.E [R6], R12\n"

@@ -18,6 +18,7 @@
 #include "t.h"
 #include "base/log.h"
 #include "hw/isa/isa.h"
+#include "kern_src.h"
 #include "model/compute/sm.h"
 
 #define VA 0x100000000ull
@@ -94,7 +95,9 @@ static const uint32_t sizes[] = {1, 31, 33, 200, 1000, 4099};
 static const uint32_t blocks[] = {32, 64, 96, 128, 256};
 static const uint32_t pow2_blocks[] = {32, 64, 128, 256, 512};
 
-static const char vadd_src[] =
+/* vadd_src (kern_src.h) with its control codes written out: the
+ * scoreboards its loads set and its FADD waits on */
+static const char vadd_ctl_src[] =
 	"  S2R R0, SR_TID.X\n"
 	"  S2R R1, SR_CTAID.X\n"
 	"  MOV R2, c[0x0][0x0]\n"
@@ -118,7 +121,7 @@ static void vector_add(void **state)
 	for (int a = 0; a < NVL_ISA_ARCH_COUNT; a++) {
 		struct kernel k;
 
-		build(&k, vadd_src, (enum nvl_isa_arch)a);
+		build(&k, vadd_ctl_src, (enum nvl_isa_arch)a);
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
 			uint32_t n = sizes[si], bs = blocks[(si + a) % 5];
 			struct mem m = {.size = 3ull * 4 * n + 64};
@@ -147,23 +150,6 @@ static void vector_add(void **state)
 		nvl_free(k.code);
 	}
 }
-
-static const char saxpy_src[] =
-	"  S2R R0, SR_TID.X\n"
-	"  S2R R1, SR_CTAID.X\n"
-	"  IMAD R0, R1, c[0x0][0x0], R0\n"
-	"  ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x174], PT\n"
-	"  @P0 EXIT\n"
-	"  SHF.L.U32 R3, R0, 0x2, RZ         // byte offset\n"
-	"  IADD3 R4, P1, R3, c[0x0][0x160], RZ\n"
-	"  IADD3.X R5, RZ, c[0x0][0x164], RZ, P1, !PT\n"
-	"  IADD3 R6, P1, R3, c[0x0][0x168], RZ\n"
-	"  IADD3.X R7, RZ, c[0x0][0x16c], RZ, P1, !PT\n"
-	"  LDG.E R8, [R4]\n"
-	"  LDG.E R10, [R6]\n"
-	"  FFMA R10, R8, c[0x0][0x170], R10  // y = a * x + y\n"
-	"  STG.E [R6], R10\n"
-	"  EXIT\n";
 
 static void saxpy(void **state)
 {
@@ -205,8 +191,10 @@ static void saxpy(void **state)
 	}
 }
 
-/* per-CTA sums through shared memory, a tree of BAR.SYNCs, and a RED */
-static const char reduce_src[] =
+/* per-CTA sums through shared memory, a tree of BAR.SYNCs, and a RED
+ * (kern_src.h's reduce_src with BAR.SYNC.DEFER_BLOCKING, each CTA's sum
+ * stored too, and an ATOMG besides the RED) */
+static const char reduce_atom_src[] =
 	"  S2R R0, SR_TID.X\n"
 	"  S2R R1, SR_CTAID.X\n"
 	"  MOV R2, c[0x0][0x0]\n"
@@ -249,7 +237,7 @@ static void reduction(void **state)
 	for (int a = 0; a < NVL_ISA_ARCH_COUNT; a++) {
 		struct kernel k;
 
-		build(&k, reduce_src, (enum nvl_isa_arch)a);
+		build(&k, reduce_atom_src, (enum nvl_isa_arch)a);
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(*sizes); si++) {
 			/* the tree halves the block: powers of two only */
 			uint32_t n = sizes[si], bs = pow2_blocks[(si + a) % 5];
@@ -288,40 +276,6 @@ static void reduction(void **state)
 		nvl_free(k.code);
 	}
 }
-
-/* Each lane loops (x & 31) times; the loop exits diverge and reconverge at
- * BSYNC B0, after which a butterfly shuffle reads the partner lane. */
-static const char diverge_src[] =
-	"  S2R R0, SR_TID.X\n"
-	"  S2R R1, SR_CTAID.X\n"
-	"  MOV R2, c[0x0][0x0]\n"
-	"  IMAD R3, R1, R2, R0\n"
-	"  ISETP.GE.U32.AND P0, PT, R3, c[0x0][0x170], PT\n"
-	"  MOV R9, 0x4\n"
-	"  IMAD.WIDE.U32 R6, R3, R9, c[0x0][0x160]\n"
-	"  MOV R4, RZ\n"
-	"  @!P0 LDG.E R4, [R6]\n"
-	"  LOP3.LUT R5, R4, 0x1f, RZ, 0xc0, !PT  // count = x & 31\n"
-	"  MOV R10, R4\n"
-	"  BSSY B0, join\n"
-	"loop:\n"
-	"  ISETP.EQ.U32.AND P1, PT, R5, RZ, PT\n"
-	"  @P1 BRA done\n"
-	"  IMAD R10, R10, 0x3, RZ\n"
-	"  IADD3 R10, R10, 0x1, RZ\n"
-	"  IADD3 R5, R5, -0x1, RZ\n"
-	"  BRA loop\n"
-	"done:\n"
-	"  BSYNC B0\n"
-	"join:\n"
-	"  VOTE.ALL R13, P4, PT\n"
-	"  SHFL.BFLY PT, R12, R10, 0x1, 0x1f\n"
-	"  IADD3 R12, R10, R12, RZ\n"
-	"  @!P4 MOV R12, RZ                      // all lanes must vote\n"
-	"  @P0 EXIT\n"
-	"  IMAD.WIDE.U32 R6, R3, R9, c[0x0][0x168]\n"
-	"  STG.E [R6], R12\n"
-	"  EXIT\n";
 
 static uint32_t collatzish(uint32_t x)
 {
@@ -578,7 +532,7 @@ static void allocation_failures(void **state)
 	struct alloc_ctx c = {.m = {.size = 1024}};
 
 	c.m.buf = test_calloc(1, c.m.size);
-	build(&c.k, reduce_src, NVL_ISA_SM89);
+	build(&c.k, reduce_atom_src, NVL_ISA_SM89);
 	t_fail_each_alloc(alloc_op, alloc_check, &c, 20);
 	assert_int_equal(((uint32_t *)c.m.buf)[130], 127 * 128 / 2);
 	nvl_free(c.k.code);
