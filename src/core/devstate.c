@@ -181,18 +181,12 @@ int nvl_device_state_init(struct nvl_device *dev)
 	return ret;
 }
 
-void nvl_device_state_fini(struct nvl_device *dev)
+/* end every subscription on @dev's two lists (the caller holds their
+ * locks, or no one else reaches them any more) */
+static void subs_free(struct nvl_device *dev)
 {
 	struct nvl_device_sensor_sub *s, *n;
 
-	nvl_device_wd_stop(dev);
-	nvl_gsp_sensors_unsubscribe(dev->gsub);
-	dev->gsub = NULL;
-	/* no on_event() runs any more: the subscribers' thread goes */
-	sensor_thread_stop(dev);
-	pthread_cond_destroy(&dev->sev_cond);
-	pthread_mutex_destroy(&dev->sev_lock);
-	/* subscriptions the caller left: end them with the device */
 	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
 		nvl_list_del(&s->link);
 		nvl_free(s);
@@ -201,6 +195,19 @@ void nvl_device_state_fini(struct nvl_device *dev)
 		nvl_list_del(&s->link);
 		nvl_free(s);
 	}
+}
+
+void nvl_device_state_fini(struct nvl_device *dev)
+{
+	nvl_device_wd_stop(dev);
+	nvl_gsp_sensors_unsubscribe(dev->gsub);
+	dev->gsub = NULL;
+	/* no on_event() runs any more: the subscribers' thread goes */
+	sensor_thread_stop(dev);
+	pthread_cond_destroy(&dev->sev_cond);
+	pthread_mutex_destroy(&dev->sev_lock);
+	/* subscriptions the caller left: end them with the device */
+	subs_free(dev);
 	pthread_mutex_destroy(&dev->ev_lock);
 	pthread_mutex_destroy(&dev->sub_lock);
 	pthread_mutex_destroy(&dev->wd_lock);
@@ -475,21 +482,12 @@ NVL_API void nvl_device_sensors_unsubscribe(struct nvl_device *dev,
 
 bool nvl_device_subs_end(struct nvl_device *dev)
 {
-	struct nvl_device_sensor_sub *s, *n;
-
 	if (dispatching == dev)
 		return false;
 	pthread_mutex_lock(&dev->sub_lock);
 	pthread_mutex_lock(&dev->ev_lock);
 	pthread_mutex_lock(&dev->sev_lock);
-	nvl_list_for_each_entry_safe (s, n, &dev->subs, link) {
-		nvl_list_del(&s->link);
-		nvl_free(s);
-	}
-	nvl_list_for_each_entry_safe (s, n, &dev->subs_new, link) {
-		nvl_list_del(&s->link);
-		nvl_free(s);
-	}
+	subs_free(dev);
 	pthread_mutex_unlock(&dev->sev_lock);
 	pthread_mutex_unlock(&dev->ev_lock);
 	nvl_gsp_sensors_unsubscribe(dev->gsub);
