@@ -129,6 +129,21 @@ static void fields_gh100(void **state)
 	check_fields("gh100");
 }
 
+/* a firmware with neither samples control: NVIDIA's
+ * PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2 nor the reduced PERF_GET_UTIL */
+static void samples_off(struct kit *k)
+{
+	assert_int_equal(
+		nvl_model_gsp_perf_disable(
+			k->m,
+			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
+			true),
+		0);
+	assert_int_equal(nvl_model_gsp_perf_disable(
+				 k->m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
+			 0);
+}
+
 /* a firmware without a control: its fields absent, the rest present */
 static void absent_without_control(void **state)
 {
@@ -144,15 +159,7 @@ static void absent_without_control(void **state)
 	up(&k, &t, "tu102");
 	/* before any perfmon sample: no per-engine figures (a firmware
 	 * with neither samples control, NVIDIA's nor the reduced one) */
-	assert_int_equal(
-		nvl_model_gsp_perf_disable(
-			k.m,
-			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
-			true),
-		0);
-	assert_int_equal(nvl_model_gsp_perf_disable(
-				 k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
-			 0);
+	samples_off(&k);
 	rd(&k, &t, &s);
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
@@ -195,15 +202,7 @@ static void absent_without_control(void **state)
 	/* the rest still read */
 	assert_int_equal(s.clk_gr_mhz, k.m->profile->pstates[0].gpc_mhz);
 	/* the samples controls off: no sample, utilisation absent too */
-	assert_int_equal(
-		nvl_model_gsp_perf_disable(
-			k.m,
-			NV2080_CTRL_CMD_PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2,
-			true),
-		0);
-	assert_int_equal(nvl_model_gsp_perf_disable(
-				 k.m, NVL2080_CTRL_CMD_PERF_GET_UTIL, true),
-			 0);
+	samples_off(&k);
 	rd(&k, &t, &s);
 	assert_false(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
 	/* the perf status still reports the last sample the firmware took */
