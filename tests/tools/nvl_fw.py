@@ -21,12 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+from tap import check, finish
+
 NVL, BUILD_FW = sys.argv[1], sys.argv[2]
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args):
@@ -232,10 +229,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("1..%d" % len(results))
-for i, (name, ok, detail) in enumerate(results, 1):
-    print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-    if not ok:
-        for line in detail.splitlines()[:40]:
-            print("# " + line)
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish(detail_lines=40)

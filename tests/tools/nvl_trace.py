@@ -19,12 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+from tap import check, finish
+
 NVL = sys.argv[1]
-results = []
-
-
-def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
 
 
 def run(*args):
@@ -144,10 +141,4 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, _, e = run("--read", "/nonexistent/x")
     check("missing capture exits 1", rc == 1 and "nvl trace:" in e, e)
 
-print("1..%d" % len(results))
-for i, (name, ok, detail) in enumerate(results, 1):
-    print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-    if not ok and detail:
-        for line in str(detail).splitlines()[:10]:
-            print("# " + line)
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+finish()
