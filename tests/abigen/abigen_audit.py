@@ -17,13 +17,10 @@ import subprocess
 import sys
 import tempfile
 
+from abitest import check, finish
+
 abigen = sys.argv[1]
 cc = sys.argv[sys.argv.index('--') + 1:]
-results = []
-
-
-def check(name, ok, detail=''):
-    results.append((name, ok, detail))
 
 
 def abigen_files(d, files, versions, want):
@@ -275,10 +272,4 @@ error_case("field named 'present': error at the field line",
            {'a': 'typedef struct { int present; int x; } S;\n'},
            'struct S\nfield x\nfield present\n', 3, ["'present'"])
 
-print('1..%d' % len(results))
-for i, (name, ok, detail) in enumerate(results, 1):
-    print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
-    if not ok and detail:
-        for line in detail.splitlines():
-            print('# ' + line)
-sys.exit(0 if all(r[1] for r in results) else 1)
+finish(detail_lines=None)

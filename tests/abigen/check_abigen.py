@@ -20,13 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+from abitest import check, compile_text, finish
+
 abigen, srcdir, diff_path, v2_c, layout = sys.argv[1:6]
 cc = sys.argv[sys.argv.index('--') + 1:]
-results = []
-
-
-def check(name, ok, detail=''):
-    results.append((name, ok, detail))
 
 
 def run_abigen(d, want, versions=None, rename=None):
@@ -73,28 +70,18 @@ incs = ['-I' + gen_dir] + ['-I' + os.path.join(srcdir, p) for p in
                             'drift/v2/gsp', 'drift/v2/ctrl')]
 src = open(v2_c).read()
 
-
-def compile_text(text):
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'patched.c')
-        with open(path, 'w') as f:
-            f.write(text)
-        return subprocess.run(cc + ['-std=gnu17', '-fsyntax-only'] + incs +
-                              [path], capture_output=True, text=True)
-
-
-p = compile_text(src)
+p = compile_text(cc, incs, src)
 check('unpatched generated file compiles', p.returncode == 0, p.stderr)
 m = re.search(r'^#define (ABIGEN_OFF_sysinfo__Chipset) (\d+)$', src, re.M)
 patched = src[:m.start(2)] + str(int(m.group(2)) + 4) + src[m.end(2):]
-p = compile_text(patched)
+p = compile_text(cc, incs, patched)
 check('patched offset (%s + 4) fails to compile' % m.group(1),
       p.returncode != 0 and
       'abigen: 2.0: offsetof(SYSTEM_INFO, Chipset)' in p.stderr,
       p.stderr[-600:])
 m = re.search(r'^#define (ABIGEN_SIZE_msg_elem) (\d+)$', src, re.M)
 patched = src[:m.start(2)] + str(int(m.group(2)) - 8) + src[m.end(2):]
-p = compile_text(patched)
+p = compile_text(cc, incs, patched)
 check('patched size (msg_elem 48 -> 40) fails to compile',
       p.returncode != 0 and
       'abigen: 2.0: sizeof(GSP_MSG_QUEUE_ELEMENT)' in p.stderr,
@@ -303,10 +290,4 @@ int main(void)
     check('mixed signedness: wider neutral type, range-checked pack', ok,
           detail)
 
-print('1..%d' % len(results))
-for i, (name, ok, detail) in enumerate(results, 1):
-    print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
-    if not ok and detail:
-        for line in detail.splitlines():
-            print('# ' + line)
-sys.exit(0 if all(r[1] for r in results) else 1)
+finish(detail_lines=None)

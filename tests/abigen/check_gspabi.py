@@ -23,15 +23,12 @@ import subprocess
 import sys
 import tempfile
 
+from abitest import check, compile_text, finish
+
 abigen, abidir, diff_path, golden_path, vfile = sys.argv[1:6]
 sep = sys.argv.index('--')
 incs = ['-I' + os.path.dirname(vfile)] + ['-I' + d for d in sys.argv[6:sep]]
 cc = sys.argv[sep + 1:]
-results = []
-
-
-def check(name, ok, detail=''):
-    results.append((name, ok, detail))
 
 
 got = open(diff_path).read()
@@ -41,22 +38,12 @@ check('real diff report equals golden/gsp_diff.txt', got == want,
 
 src = open(vfile).read()
 
-
-def compile_text(text):
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'patched.c')
-        with open(path, 'w') as f:
-            f.write(text)
-        return subprocess.run(cc + ['-std=gnu17', '-fsyntax-only'] + incs +
-                              [path], capture_output=True, text=True)
-
-
-p = compile_text(src)
+p = compile_text(cc, incs, src)
 check('unpatched 570.144 file compiles', p.returncode == 0, p.stderr[-600:])
 m = re.search(r'^#define ABIGEN_OFF_rmargs__profiler_pa (\d+)$', src, re.M)
 ok = m is not None and m.group(1) == '56'
 if ok:
-    p = compile_text(src[:m.start(1)] + '64' + src[m.end(1):])
+    p = compile_text(cc, incs, src[:m.start(1)] + '64' + src[m.end(1):])
     ok = (p.returncode != 0 and
           'abigen: 570.144: offsetof(GSP_ARGUMENTS_CACHED, profilerArgs.pa)'
           in p.stderr)
@@ -66,7 +53,7 @@ m = re.search(r'\(GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_BAREMETAL_MIN_MB\) == (88)ll'
               src)
 ok = m is not None
 if ok:
-    p = compile_text(src[:m.start(1)] + '170' + src[m.end(1):])
+    p = compile_text(cc, incs, src[:m.start(1)] + '170' + src[m.end(1):])
     ok = (p.returncode != 0 and 'value of GSP_FW_HEAP_SIZE_OVERRIDE_LIBOS3_'
           'BAREMETAL_MIN_MB' in p.stderr)
 check('heap constant patched to the Bullseye value fails to compile', ok,
@@ -143,12 +130,4 @@ ok, detail = fourth_version()
 check('a fourth version added by following docs/abigen.md', ok, detail)
 
 print('TAP version 13')
-print('1..%d' % len(results))
-fails = 0
-for i, (name, ok, detail) in enumerate(results, 1):
-    print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))
-    if not ok:
-        fails += 1
-        for line in detail.splitlines()[:60]:
-            print('# ' + line)
-sys.exit(1 if fails else 0)
+finish(detail_lines=60)
