@@ -46,15 +46,6 @@ static struct nvl_device *open_dev(uint32_t flags)
 	return dev;
 }
 
-/* the GSP stops reading its queue; wait (bounded) for the device lost */
-static void lose(struct nvl_device *dev)
-{
-	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
-	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
-		usleep(5000);
-	assert_int_equal(nvl_device_status(dev), -ENODEV);
-}
-
 /* a new client's copy job runs and its fence signals without error */
 static void new_client_works(struct nvl_device *dev)
 {
@@ -108,7 +99,7 @@ static void reset_alloc_failures(void **state)
 
 	(void)state;
 	a.dev = open_dev(0);
-	lose(a.dev);
+	rig_lose(a.dev);
 	assert_true(t_fail_each_alloc(op_reset, check_reset, &a, 5000) > 0);
 	assert_true(a.failed > 0);
 	assert_int_equal(nvl_device_status(a.dev), 0);
@@ -217,7 +208,7 @@ static void static_info_lies(void **state)
 			.value = lies[i].value};
 		int ret;
 
-		lose(dev);
+		rig_lose(dev);
 		nvl_model_gsp_set_reply_hook(dev->model, lie_hook, &l);
 		ret = nvl_device_reset(dev);
 		nvl_model_gsp_set_reply_hook(dev->model, NULL, NULL);
@@ -315,7 +306,7 @@ static void reclock_across(void **state)
 	assert_int_equal(nvl_device_suspend(dev), 0);
 	assert_int_equal(nvl_device_resume(dev), 0);
 	assert_reclocked(dev, s0.power_min_mw, s0.clk_gr_max_mhz / 2);
-	lose(dev);
+	rig_lose(dev);
 	assert_int_equal(nvl_device_reset(dev), 0);
 	assert_reclocked(dev, s0.power_min_mw, s0.clk_gr_max_mhz / 2);
 	/* set again: the defaults */
@@ -363,7 +354,7 @@ static void old_vm_after_reset(void **state)
 	(void)state;
 	dev = open_dev(0);
 	rig_up(dev, &a);
-	lose(dev);
+	rig_lose(dev);
 	assert_int_equal(nvl_device_reset(dev), 0);
 	/* the new firmware's objects: c's VA space, then b's (its VM's
 	 * handle is the one a's VM kept) */
@@ -519,7 +510,7 @@ static void failed_reset_then_close(void **state)
 						      NVL_SENSOR_EVENT_THERMAL,
 						      count_event, &n, &sub),
 			 0);
-	lose(dev);
+	rig_lose(dev);
 	nvl_model_gsp_set_verify(dev->model, reject_all);
 	assert_int_equal(nvl_device_reset(dev), -EKEYREJECTED);
 	assert_null(dev->nv->gsp);
@@ -761,7 +752,7 @@ static void reset_meets_a_silent_firmware(void **state)
 
 	(void)state;
 	dev = open_dev(0);
-	lose(dev);
+	rig_lose(dev);
 	nvl_model_gsp_clear_faults(dev->model);
 	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_DROP, 1000, 0);
 	ret = nvl_device_reset(dev);

@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "core/device.h"
 #include "kit.h"
+#include "model/gsp/gsp.h"
 #include "rig.h"
 #include "t.h"
 
@@ -100,4 +103,12 @@ struct nvl_device *rig_open_dev(uint32_t heartbeat_ms)
 
 	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
 	return dev;
+}
+
+void rig_lose(struct nvl_device *dev)
+{
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
+	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
+		usleep(5000);
+	assert_int_equal(nvl_device_status(dev), -ENODEV);
 }

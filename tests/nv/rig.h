@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The driver tests' one-channel rig (rig.c), shared by tests that run
- * jobs behind hangs (hang.c, sched_audit.c).
+ * jobs behind hangs (hang.c, sched_audit.c) or on a lost device
+ * (reset_audit.c, vm_audit.c).
  */
 #ifndef NVL_TESTS_NV_RIG_H
 #define NVL_TESTS_NV_RIG_H
@@ -37,5 +38,8 @@ int rig_status(struct rig *k, int i);
 void rig_hang(struct rig *k);
 /* a "model:tiny" device with a 1 s job timeout */
 struct nvl_device *rig_open_dev(uint32_t heartbeat_ms);
+/* the GSP stops reading its queue (the model's NVL_MODEL_GSP_HANG); wait
+ * (bounded: 10 s) until the heartbeat finds @dev lost */
+void rig_lose(struct nvl_device *dev);
 
 #endif

@@ -34,15 +34,6 @@ static struct nvl_device *open_dev(void)
 	return dev;
 }
 
-/* the GSP stops reading its queue; wait (bounded) for the device lost */
-static void lose(struct nvl_device *dev)
-{
-	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);
-	for (int i = 0; i < 2000 && nvl_device_status(dev) != -ENODEV; i++)
-		usleep(5000);
-	assert_int_equal(nvl_device_status(dev), -ENODEV);
-}
-
 /* nvl_vm_dump() of @k's VM, as a string to free */
 static char *dump(struct rig *k)
 {
@@ -85,7 +76,7 @@ static void binds_on_a_lost_or_reset_device_change_nothing(void **state)
 	dev = open_dev();
 	rig_up(dev, &a);
 	before = dump(&a);
-	lose(dev);
+	rig_lose(dev);
 	/* lost: sync (the one-op path) and async alike */
 	assert_int_equal(unmap_dst(&a, 0), -ENODEV);
 	assert_int_equal(unmap_dst(&a, NVL_VM_BIND_ASYNC), -ENODEV);
