@@ -182,6 +182,13 @@
 #define NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_GLOBAL 4
 #define NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_VA_GLOBAL 5
 #define NVL_HW_MMU_INVALIDATE_SYS_MEMBAR (1u << 6)
+/* ACK 8:7: NONE_REQUIRED 0, GLOBALLY 1, INTRANODE 2. A downgrade (unmap,
+ * read-only, a freed table) is invalidated with SYS_MEMBAR and ACK
+ * GLOBALLY, as RM's kgmmuSetTlbInvalidateMembarWarParameters_TU102 does:
+ * an invalidate alone does not wait for accesses already translated */
+#define NVL_HW_MMU_INVALIDATE_ACK_SHIFT 7
+#define NVL_HW_MMU_INVALIDATE_ACK_MASK 0x3u
+#define NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY (1u << 7)
 #define NVL_HW_MMU_INVALIDATE_TRIGGER (1u << 31) /* reads 1 until done */
 
 /*

@@ -118,7 +118,8 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
  *
  * The register has no VA-range form: every call invalidates all VAs of
  * @pdb (@va and @range say what the caller needs, for a later MEM_OP
- * path). Waits (bounded) for completion.
+ * path), with SYS_MEMBAR and ACK GLOBALLY (what RM does after a PTE
+ * downgrade). Waits (bounded) for completion.
  * Return: 0, or -ETIMEDOUT when the MMU did not finish within
  * NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS.
  */
