@@ -160,14 +160,16 @@
 /*
  * MMU invalidate (NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB/_UPPER_PDB/
  * MMU_INVALIDATE): PDB APERTURE bit 1 (0 vid / 1 sys), ADDR 31:4 = pdb >> 12;
- * UPPER_PDB = pdb >> 40. There is no VA-range form in the manuals: the
- * register invalidates all VAs (ALL_VA) of one PDB or of all PDBs; targeted
- * invalidates go through Host's MEM_OP methods (hw/host.h).
+ * UPPER_PDB ADDR 19:0 = pdb >> 40. There is no VA-range form in the
+ * manuals: the register invalidates all VAs (ALL_VA) of one PDB or of all
+ * PDBs; targeted invalidates go through Host's MEM_OP methods (hw/host.h).
  */
 #define NVL_HW_MMU_INVALIDATE_PDB (NVL_HW_VF_BASE + 0x30a0)
 #define NVL_HW_MMU_INVALIDATE_PDB_SYS (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT 4
+#define NVL_HW_MMU_INVALIDATE_PDB_ADDR_MASK 0xfffffff0u
 #define NVL_HW_MMU_INVALIDATE_UPPER_PDB (NVL_HW_VF_BASE + 0x30a4)
+#define NVL_HW_MMU_INVALIDATE_UPPER_PDB_ADDR_MASK 0x000fffffu
 #define NVL_HW_MMU_INVALIDATE (NVL_HW_VF_BASE + 0x30b0)
 #define NVL_HW_MMU_INVALIDATE_ALL_VA (1u << 0)
 #define NVL_HW_MMU_INVALIDATE_ALL_PDB (1u << 1)

@@ -82,12 +82,11 @@ static void driver_ptes_carry_the_manuals_bits(void **state)
 	assert_int_equal(pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_GTT, dpa, 0),
 			 0x1ull | 2u << 1 | 1u << 3 | (dpa >> 12) << 8);
 	/* SYSTEM: SYSTEM_NON_COHERENT_MEMORY (3 << 1), VOL */
-	assert_int_equal(
-		pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_SYSTEM, dpa, 0),
-		0x1ull | 3u << 1 | 1u << 3 | (dpa >> 12) << 8);
+	assert_int_equal(pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_SYSTEM, dpa, 0),
+			 0x1ull | 3u << 1 | 1u << 3 | (dpa >> 12) << 8);
 	/* read-only: READ_ONLY 6 and ATOMIC_DISABLE 7 */
-	assert_int_equal(pte_of(v, VA_BASE, 16, NVL_GEM_DOMAIN_VRAM, vpa & ~0xffffull,
-				NVL_VM_PT_READONLY),
+	assert_int_equal(pte_of(v, VA_BASE, 16, NVL_GEM_DOMAIN_VRAM,
+				vpa & ~0xffffull, NVL_VM_PT_READONLY),
 			 0x1ull | 1u << 6 | 1u << 7 | (vpa >> 16) << 12);
 	/* no atomics: ATOMIC_DISABLE 7 only */
 	assert_int_equal(pte_of(v, VA_BASE, 21, NVL_GEM_DOMAIN_VRAM, 2 * MIB,
@@ -100,11 +99,10 @@ static void driver_ptes_carry_the_manuals_bits(void **state)
 			 0x1ull | 0x10u << 3 | vpa);
 	assert_int_equal(pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_GTT, dpa, 0),
 			 0x1ull | 2u << 1 | 0x11u << 3 | dpa);
-	assert_int_equal(
-		pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_SYSTEM, dpa, 0),
-		0x1ull | 3u << 1 | 0x11u << 3 | dpa);
-	assert_int_equal(pte_of(v, VA_BASE, 16, NVL_GEM_DOMAIN_VRAM, vpa & ~0xffffull,
-				NVL_VM_PT_READONLY),
+	assert_int_equal(pte_of(v, VA_BASE, 12, NVL_GEM_DOMAIN_SYSTEM, dpa, 0),
+			 0x1ull | 3u << 1 | 0x11u << 3 | dpa);
+	assert_int_equal(pte_of(v, VA_BASE, 16, NVL_GEM_DOMAIN_VRAM,
+				vpa & ~0xffffull, NVL_VM_PT_READONLY),
 			 0x1ull | 0x1cu << 3 | (vpa & ~0xffffull));
 	assert_int_equal(pte_of(v, VA_BASE, 21, NVL_GEM_DOMAIN_VRAM, 2 * MIB,
 				NVL_VM_PT_NOATOMIC),
@@ -145,8 +143,8 @@ static void driver_directory_entries_carry_the_manuals_bits(void **state)
 				    &spt));
 		assert_true(step_of(v, VA_BASE + 0x10000, NVL_HW_MMU_PT_BIG,
 				    &lo, NULL, &bpt));
-		assert_true(step_of(v, VA_BASE, NVL_HW_MMU_PD0, &lo, &hi,
-				    NULL));
+		assert_true(
+			step_of(v, VA_BASE, NVL_HW_MMU_PD0, &lo, &hi, NULL));
 		assert_int_equal(lo, 1u << 1 | (v3 ? bpt : (bpt >> 8) << 4));
 		assert_int_equal(hi, 1u << 1 | (v3 ? spt : (spt >> 12) << 8));
 		/* every upper level names the next table the walk read */
@@ -278,15 +276,55 @@ static void invalidate_is_a_membar_of_one_pdb(void **state)
 	assert_int_equal(nvl_model_create(nvl_model_profile_find("tu102"), &m),
 			 0);
 	s.inner = nvl_model_hw(m);
-	assert_int_equal(nvl_nv_gmmu_invalidate(&s.hw, pdb, 0x1000, 0x1000),
-			 0);
+	assert_int_equal(nvl_nv_gmmu_invalidate(&s.hw, pdb, 0x1000, 0x1000), 0);
 	assert_int_equal(s.writes, 1);
 	assert_int_equal(s.pdb, (uint32_t)((pdb >> 12) << 4)); /* VID_MEM */
 	assert_int_equal(s.upper, (uint32_t)(pdb >> 40));
-	assert_int_equal(s.inval, 1u << 31 /* TRIGGER */ | 1u << 0 /* ALL_VA */ |
+	assert_int_equal(s.inval, 1u << 31 /* TRIGGER */ |
+					  1u << 0 /* ALL_VA */ |
 					  1u << 6 /* SYS_MEMBAR */ |
 					  1u << 7 /* ACK GLOBALLY */);
 	nvl_model_destroy(m);
+}
+
+/*
+ * tu102 dev_vm.h NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_UPPER_PDB ADDR is
+ * 19:0 (PDB bits 59:40) and MMU_INVALIDATE_PDB has only APERTURE 1:1 and
+ * ADDR 31:4: what is written elsewhere in those registers is no part of
+ * the PDB, and the invalidate still reaches the PDB's TLB.
+ */
+static void invalidate_reads_only_the_pdb_fields(void **state)
+{
+	struct dev *d;
+	struct nvl_model_xlate x;
+	uint64_t pd3, pd2, pd1, pd0, spt;
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 2};
+
+	(void)state;
+	d = dev_up("tu102");
+	pd3 = dev_alloc(d, 4096, 4096);
+	pd2 = dev_alloc(d, 4096, 4096);
+	pd1 = dev_alloc(d, 4096, 4096);
+	pd0 = dev_alloc(d, 4096, 4096);
+	spt = dev_alloc(d, 4096, 4096);
+	w64(d, pd3, V2_PDE_VID(pd2));
+	w64(d, pd2, V2_PDE_VID(pd1));
+	w64(d, pd1, V2_PDE_VID(pd0));
+	w64(d, pd0 + 8, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt, V2_PTE_VID(MIB));
+	ctx.pdb = pd3;
+	assert_int_equal(nvl_model_mmu_translate(d->m, &ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, MIB + 0x10);
+	w64(d, spt, V2_PTE_VID(2 * MIB)); /* remapped; the TLB holds MIB */
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_PDB,
+		    (uint32_t)((pd3 >> 12) << 4) | 0xdu /* bits 3:2, 0 */);
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, 0xfff00000u);
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE, 1u << 31 | 1u << 0);
+	assert_int_equal(nvl_hw_rd32(d->hw, NVL_HW_MMU_INVALIDATE) >> 31, 0);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 2 * MIB + 0x10);
+	dev_down(d);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -294,6 +332,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(driver_directory_entries_carry_the_manuals_bits),
 	cmocka_unit_test(sparse_entries_are_the_manuals_encoding),
 	cmocka_unit_test(invalidate_is_a_membar_of_one_pdb),
+	cmocka_unit_test(invalidate_reads_only_the_pdb_fields),
 };
 
 T_MAIN(tests)
