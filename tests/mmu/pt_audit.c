@@ -327,12 +327,42 @@ static void invalidate_reads_only_the_pdb_fields(void **state)
 	dev_down(d);
 }
 
+/* ---- table memory and the format's arguments ------------------------------ */
+
+/*
+ * nvl_pt_mem_ops.alloc: a bad request is -EINVAL with a message, never a
+ * crash: an alignment of 0 (PAGE % 0) or one that is not a power of two.
+ */
+static void ptmem_refuses_bad_alignments(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_nv_ptmem *pm;
+	uint64_t a[2];
+
+	(void)state;
+	assert_int_equal(
+		nvl_nv_ptmem_create(d->hw, TABLES_BASE, 16 * 4096, &pm), 0);
+	nvl_error_clear();
+	assert_int_equal(nvl_nv_ptmem_ops.alloc(pm, 256, 0, a), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "ptmem"));
+	assert_int_equal(nvl_nv_ptmem_ops.alloc_many(pm, 4096, 0, 2, a),
+			 -EINVAL);
+	assert_int_equal(nvl_nv_ptmem_ops.alloc(pm, 256, 96, a), -EINVAL);
+	assert_int_equal(nvl_nv_ptmem_used(pm), 0);
+	assert_int_equal(nvl_nv_ptmem_ops.alloc(pm, 256, 256, a), 0);
+	nvl_nv_ptmem_ops.free(pm, a[0], 256);
+	assert_int_equal(nvl_nv_ptmem_used(pm), 0);
+	nvl_nv_ptmem_destroy(pm);
+	dev_down(d);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(driver_ptes_carry_the_manuals_bits),
 	cmocka_unit_test(driver_directory_entries_carry_the_manuals_bits),
 	cmocka_unit_test(sparse_entries_are_the_manuals_encoding),
 	cmocka_unit_test(invalidate_is_a_membar_of_one_pdb),
 	cmocka_unit_test(invalidate_reads_only_the_pdb_fields),
+	cmocka_unit_test(ptmem_refuses_bad_alignments),
 };
 
 T_MAIN(tests)
