@@ -395,11 +395,20 @@ int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 	unsigned int n = 0;
 	int ret;
 
-	if ((args->version != 2 && args->version != 3) || !args->mem ||
-	    !args->hw)
+	if (args->version != 2 && args->version != 3)
 		return nvl_error(-EINVAL,
 				 "gmmu: unsupported page-table version %u",
 				 args->version);
+	if (!args->mem || !args->hw)
+		return nvl_error(-EINVAL, "gmmu: no device or table memory");
+	/* NV_MMU_VER2_PTE_KIND 63:56, NV_MMU_VER3_PTE_KIND 11:8; 0x07 is
+	 * NV_MMU_PTE_KIND_INVALID (every access would fault) */
+	if (args->kind > (args->version == 3 ? 0xfu : 0xffu) ||
+	    args->kind == NVL_HW_MMU_KIND_INVALID)
+		return nvl_error(-EINVAL,
+				 "gmmu: PTE kind %#x does not fit a version %u "
+				 "PTE",
+				 args->kind, args->version);
 	g = nvl_zalloc(sizeof(*g));
 	if (!g)
 		return -ENOMEM;

@@ -54,7 +54,9 @@ int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args);
  * @args: device, format version, leaf sizes and table memory
  * @out: the page tables
  *
- * Return: 0, -EINVAL (unknown version, no memory ops) or -ENOMEM.
+ * Return: 0, -EINVAL (unknown version, no memory ops, a kind the
+ * version's PTE KIND field cannot hold or NV_MMU_PTE_KIND_INVALID) or
+ * -ENOMEM.
  */
 int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 		       struct nvl_nv_gmmu **out) NVL_MUST_CHECK;

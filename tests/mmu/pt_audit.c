@@ -356,6 +356,50 @@ static void ptmem_refuses_bad_alignments(void **state)
 	dev_down(d);
 }
 
+/*
+ * The VM's PTE kind must fit the PTE's KIND field (NV_MMU_VER2_PTE_KIND
+ * 63:56, NV_MMU_VER3_PTE_KIND 11:8) and not be NV_MMU_PTE_KIND_INVALID
+ * (0x07): the writer would otherwise truncate it into another kind, or
+ * make every mapping fault.
+ */
+static void gmmu_refuses_kinds_the_pte_cannot_hold(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_nv_ptmem *pm;
+	struct nvl_nv_gmmu_args ga = {0};
+	struct nvl_nv_gmmu *g = NULL;
+	static const struct {
+		unsigned int version, kind;
+		int ret;
+	} cases[] = {
+		{2, 0x100, -EINVAL}, {2, 0x07, -EINVAL}, {3, 0x16, -EINVAL},
+		{3, 0x07, -EINVAL},  {3, 0x10, -EINVAL}, {2, 0x06, 0},
+		{3, 0x06, 0},
+	};
+
+	(void)state;
+	assert_int_equal(
+		nvl_nv_ptmem_create(d->hw, TABLES_BASE, 16 * 4096, &pm), 0);
+	ga.hw = d->hw;
+	ga.mem = &nvl_nv_ptmem_ops;
+	ga.mem_priv = pm;
+	for (unsigned int i = 0; i < NVL_ARRAY_SIZE(cases); i++) {
+		ga.version = cases[i].version;
+		ga.kind = cases[i].kind;
+		g = NULL;
+		nvl_error_clear();
+		assert_int_equal(nvl_nv_gmmu_create(&ga, &g), cases[i].ret);
+		if (cases[i].ret) {
+			assert_null(g);
+			assert_non_null(strstr(nvl_error_msg(), "kind"));
+		}
+		nvl_nv_gmmu_destroy(g);
+	}
+	assert_int_equal(nvl_nv_ptmem_used(pm), 0);
+	nvl_nv_ptmem_destroy(pm);
+	dev_down(d);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(driver_ptes_carry_the_manuals_bits),
 	cmocka_unit_test(driver_directory_entries_carry_the_manuals_bits),
@@ -363,6 +407,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(invalidate_is_a_membar_of_one_pdb),
 	cmocka_unit_test(invalidate_reads_only_the_pdb_fields),
 	cmocka_unit_test(ptmem_refuses_bad_alignments),
+	cmocka_unit_test(gmmu_refuses_kinds_the_pte_cannot_hold),
 };
 
 T_MAIN(tests)
