@@ -160,14 +160,16 @@
 /*
  * MMU invalidate (NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE_PDB/_UPPER_PDB/
  * MMU_INVALIDATE): PDB APERTURE bit 1 (0 vid / 1 sys), ADDR 31:4 = pdb >> 12;
- * UPPER_PDB = pdb >> 40. There is no VA-range form in the manuals: the
- * register invalidates all VAs (ALL_VA) of one PDB or of all PDBs; targeted
- * invalidates go through Host's MEM_OP methods (hw/host.h).
+ * UPPER_PDB ADDR 19:0 = pdb >> 40. There is no VA-range form in the
+ * manuals: the register invalidates all VAs (ALL_VA) of one PDB or of all
+ * PDBs; targeted invalidates go through Host's MEM_OP methods (hw/host.h).
  */
 #define NVL_HW_MMU_INVALIDATE_PDB (NVL_HW_VF_BASE + 0x30a0)
 #define NVL_HW_MMU_INVALIDATE_PDB_SYS (1u << 1)
 #define NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT 4
+#define NVL_HW_MMU_INVALIDATE_PDB_ADDR_MASK 0xfffffff0u
 #define NVL_HW_MMU_INVALIDATE_UPPER_PDB (NVL_HW_VF_BASE + 0x30a4)
+#define NVL_HW_MMU_INVALIDATE_UPPER_PDB_ADDR_MASK 0x000fffffu
 #define NVL_HW_MMU_INVALIDATE (NVL_HW_VF_BASE + 0x30b0)
 #define NVL_HW_MMU_INVALIDATE_ALL_VA (1u << 0)
 #define NVL_HW_MMU_INVALIDATE_ALL_PDB (1u << 1)
@@ -182,6 +184,13 @@
 #define NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_GLOBAL 4
 #define NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_VA_GLOBAL 5
 #define NVL_HW_MMU_INVALIDATE_SYS_MEMBAR (1u << 6)
+/* ACK 8:7: NONE_REQUIRED 0, GLOBALLY 1, INTRANODE 2. A downgrade (unmap,
+ * read-only, a freed table) is invalidated with SYS_MEMBAR and ACK
+ * GLOBALLY, as RM's kgmmuSetTlbInvalidateMembarWarParameters_TU102 does:
+ * an invalidate alone does not wait for accesses already translated */
+#define NVL_HW_MMU_INVALIDATE_ACK_SHIFT 7
+#define NVL_HW_MMU_INVALIDATE_ACK_MASK 0x3u
+#define NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY (1u << 7)
 #define NVL_HW_MMU_INVALIDATE_TRIGGER (1u << 31) /* reads 1 until done */
 
 /*

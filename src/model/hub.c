@@ -209,10 +209,12 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 	pthread_mutex_lock(&h->lock);
 	switch (addr) {
 	case NVL_HW_MMU_INVALIDATE_PDB:
-		h->pdb = val;
+		/* APERTURE 1:1 and ADDR 31:4 are the register's only fields */
+		h->pdb = val & (NVL_HW_MMU_INVALIDATE_PDB_ADDR_MASK |
+				NVL_HW_MMU_INVALIDATE_PDB_SYS);
 		break;
 	case NVL_HW_MMU_INVALIDATE_UPPER_PDB:
-		h->upper_pdb = val;
+		h->upper_pdb = val & NVL_HW_MMU_INVALIDATE_UPPER_PDB_ADDR_MASK;
 		break;
 	case NVL_MODEL_REG_MMU_INVALIDATE_HANG:
 		/* model-only: while set, a triggered invalidate never

@@ -14,9 +14,11 @@
  *  - Directory entries point at VRAM tables (aperture VIDMEM).
  *
  * The TLB is invalidated through the MMU_INVALIDATE registers (PDB,
- * ALL_VA, TRIGGER), polling TRIGGER until the MMU clears it, as RM does
- * without a channel; the register has no VA-range form (ranged invalidates
- * are Host MEM_OP methods, for when the driver owns a channel).
+ * ALL_VA, SYS_MEMBAR, ACK GLOBALLY, TRIGGER), polling TRIGGER until the
+ * MMU clears it, as RM does without a channel after a PTE downgrade (the
+ * membar makes the invalidate wait for accesses already translated); the
+ * register has no VA-range form (ranged invalidates are Host MEM_OP
+ * methods, for when the driver owns a channel).
  *
  * The format and page sizes come from BOOT_0 and the chip table
  * (nv/chip.h), never from registers real GPUs lack.
@@ -269,7 +271,13 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 		    (uint32_t)((pdb >> 12)
 			       << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB, (uint32_t)(pdb >> 40));
-	ret = inval_run(hw, NVL_HW_MMU_INVALIDATE_ALL_VA, pdb);
+	/* the page-table layer invalidates after downgrades and upgrades
+	 * alike: every invalidate is a membar, as RM's after a downgrade */
+	ret = inval_run(hw,
+			NVL_HW_MMU_INVALIDATE_ALL_VA |
+				NVL_HW_MMU_INVALIDATE_SYS_MEMBAR |
+				NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY,
+			pdb);
 	pthread_mutex_unlock(&inval_lock);
 	return ret;
 }
@@ -387,11 +395,20 @@ int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 	unsigned int n = 0;
 	int ret;
 
-	if ((args->version != 2 && args->version != 3) || !args->mem ||
-	    !args->hw)
+	if (args->version != 2 && args->version != 3)
 		return nvl_error(-EINVAL,
 				 "gmmu: unsupported page-table version %u",
 				 args->version);
+	if (!args->mem || !args->hw)
+		return nvl_error(-EINVAL, "gmmu: no device or table memory");
+	/* NV_MMU_VER2_PTE_KIND 63:56, NV_MMU_VER3_PTE_KIND 11:8; 0x07 is
+	 * NV_MMU_PTE_KIND_INVALID (every access would fault) */
+	if (args->kind > (args->version == 3 ? 0xfu : 0xffu) ||
+	    args->kind == NVL_HW_MMU_KIND_INVALID)
+		return nvl_error(-EINVAL,
+				 "gmmu: PTE kind %#x does not fit a version %u "
+				 "PTE",
+				 args->kind, args->version);
 	g = nvl_zalloc(sizeof(*g));
 	if (!g)
 		return -ENOMEM;

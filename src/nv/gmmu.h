@@ -54,7 +54,9 @@ int nvl_nv_gmmu_probe(struct nvl_hw *hw, struct nvl_nv_gmmu_args *args);
  * @args: device, format version, leaf sizes and table memory
  * @out: the page tables
  *
- * Return: 0, -EINVAL (unknown version, no memory ops) or -ENOMEM.
+ * Return: 0, -EINVAL (unknown version, no memory ops, a kind the
+ * version's PTE KIND field cannot hold or NV_MMU_PTE_KIND_INVALID) or
+ * -ENOMEM.
  */
 int nvl_nv_gmmu_create(const struct nvl_nv_gmmu_args *args,
 		       struct nvl_nv_gmmu **out) NVL_MUST_CHECK;
@@ -118,7 +120,8 @@ unsigned int nvl_nv_gmmu_backing_shift(struct nvl_gem_object *obj,
  *
  * The register has no VA-range form: every call invalidates all VAs of
  * @pdb (@va and @range say what the caller needs, for a later MEM_OP
- * path). Waits (bounded) for completion.
+ * path), with SYS_MEMBAR and ACK GLOBALLY (what RM does after a PTE
+ * downgrade). Waits (bounded) for completion.
  * Return: 0, or -ETIMEDOUT when the MMU did not finish within
  * NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS.
  */

@@ -189,9 +189,14 @@ static void free_locked(struct nvl_nv_ptmem *pm, uint64_t addr, uint32_t size)
 	}
 }
 
-static bool bad_request(uint32_t size, uint32_t align)
+/* sizes up to a page, alignments a power of two up to a page (0 is none) */
+static int bad_request(uint32_t size, uint32_t align)
 {
-	return !size || size > PAGE || align > PAGE || PAGE % align;
+	if (!size || size > PAGE || !align || align > PAGE || PAGE % align)
+		return nvl_error(-EINVAL,
+				 "ptmem: no table of %u bytes aligned to %u",
+				 size, align);
+	return 0;
 }
 
 static int ptmem_alloc(void *priv, uint32_t size, uint32_t align,
@@ -200,8 +205,9 @@ static int ptmem_alloc(void *priv, uint32_t size, uint32_t align,
 	struct nvl_nv_ptmem *pm = priv;
 	int ret;
 
-	if (bad_request(size, align))
-		return -EINVAL;
+	ret = bad_request(size, align);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&pm->lock);
 	ret = alloc_locked(pm, size, align, addr_out);
 	pthread_mutex_unlock(&pm->lock);
@@ -213,9 +219,10 @@ static int ptmem_alloc_many(void *priv, uint32_t size, uint32_t align,
 			    unsigned int n, uint64_t *addrs_out)
 {
 	struct nvl_nv_ptmem *pm = priv;
+	int ret = bad_request(size, align);
 
-	if (bad_request(size, align))
-		return -EINVAL;
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&pm->lock);
 	for (unsigned int i = 0; i < n; i++) {
 		if (alloc_locked(pm, size, align, &addrs_out[i])) {
