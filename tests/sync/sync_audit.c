@@ -5,7 +5,7 @@
  * and timeline syncobjs (session 18): an EVENTFD registration whose
  * eventfd counter is already saturated does not block the thread that
  * signals the fence (inside its signalling section, under the fence's
- * lock).
+ * lock); every fence wait takes NULL as bad input.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -104,8 +104,20 @@ static void saturated_eventfd_does_not_block_the_signaller(void **state)
 	nvl_client_destroy(c);
 }
 
+/* NULL is bad input for every wait, not only nvl_fence_wait_flags() */
+static void wait_on_null_is_einval(void **state)
+{
+	(void)state;
+	assert_int_equal(nvl_fence_wait(NULL, 0), -EINVAL);
+	assert_int_equal(nvl_fence_wait(NULL, NVL_NSEC_PER_MSEC), -EINVAL);
+	assert_int_equal(nvl_fence_wait_until(NULL, 0), -EINVAL);
+	assert_int_equal(nvl_fence_wait_until(NULL, NVL_TIMEOUT_INFINITE),
+			 -EINVAL);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(saturated_eventfd_does_not_block_the_signaller),
+	cmocka_unit_test(wait_on_null_is_einval),
 };
 
 T_MAIN(tests)
