@@ -59,6 +59,10 @@ void nvl_sched_token_release(struct nvl_sched *sched)
 {
 	/* under the lock: this look covers every request so far */
 	atomic_store(&sched->token, 0);
+	if (sched->timeout_pending) {
+		sched->timeout_pending = false;
+		nvl_sched_queue_work(sched, NVL_SCHED_WORK_TIMEOUT);
+	}
 	if (!sched->stopped && nvl_sched_has_ready(sched))
 		nvl_sched_queue_work(sched, NVL_SCHED_WORK_RUN);
 	nvl_sched_event_wake(&sched->ev, true);

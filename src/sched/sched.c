@@ -250,11 +250,21 @@ void nvl_sched_handle_timeout(struct nvl_sched *sched)
 		return;
 	}
 	if (!nvl_sched_token_take(sched)) {
-		/* A direct run is in progress; try again right after. */
-		nvl_sched_queue_work(sched, NVL_SCHED_WORK_TIMEOUT);
+		/*
+		 * Another thread runs jobs (a direct run, a worker): its
+		 * release of the token, under the lock, queues the timeout
+		 * again (nvl_sched_token_release()). Queueing it here at once
+		 * spun a pool worker on the scheduler for as long as the
+		 * holder kept the token. A holder that let go without the
+		 * lock meanwhile: queue it now.
+		 */
+		sched->timeout_pending = true;
+		if (!nvl_sched_token_notify(sched))
+			nvl_sched_queue_work(sched, NVL_SCHED_WORK_TIMEOUT);
 		nvl_mutex_unlock(&sched->lock);
 		return;
 	}
+	sched->timeout_pending = false;
 	job = nvl_list_first_entry(&sched->pending, struct nvl_sched_job, node);
 	job->pinned++;
 	nvl_mutex_unlock(&sched->lock);

@@ -117,6 +117,9 @@ struct nvl_sched {
 	bool stopped;
 	bool dying;
 	bool timeout_off; /* ENODEV from timedout_job */
+	/* the timeout expired while another thread held the run token: its
+	 * release (under the lock) queues the timeout work again */
+	bool timeout_pending;
 	struct nvl_sched_entity *cur_entity;
 	/* apart from the plain flags above: the compiler may merge their
 	 * loads into one wider load, which must not cover this word */

@@ -527,6 +527,8 @@ static NVL_HOT int fence_wait(struct nvl_fence *f, int64_t abs_ns,
 
 int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns)
 {
+	if (!f)
+		return nvl_error(-EINVAL, "fence: wait on NULL fence");
 	return fence_wait(f, abs_ns, 0);
 }
 
@@ -555,6 +557,8 @@ NVL_HOT int nvl_fence_wait_recorded(struct nvl_fence *f, int64_t abs_ns,
 
 int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns)
 {
+	if (!f)
+		return nvl_error(-EINVAL, "fence: wait on NULL fence");
 	if (timeout_ns < 0)
 		return nvl_error(-EINVAL, "fence: negative timeout %lld",
 				 (long long)timeout_ns);

@@ -278,7 +278,7 @@ void nvl_fence_enable_sw_signaling(struct nvl_fence *f);
  * @timeout_ns: relative timeout; 0 polls; NVL_TIMEOUT_INFINITE waits forever
  *
  * Return: 0 signalled (check nvl_fence_get_status() for an error), -ETIME on
- * expiry, -EINVAL for a negative timeout.
+ * expiry, -EINVAL for a NULL fence or a negative timeout.
  */
 int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns);
 
@@ -287,7 +287,7 @@ int nvl_fence_wait(struct nvl_fence *f, int64_t timeout_ns);
  * @f: the fence
  * @abs_ns: CLOCK_MONOTONIC deadline; in the past polls; NVL_TIMEOUT_INFINITE
  *
- * Return: 0 signalled, -ETIME on expiry.
+ * Return: 0 signalled, -ETIME on expiry, -EINVAL for a NULL fence.
  */
 int nvl_fence_wait_until(struct nvl_fence *f, int64_t abs_ns);
 

@@ -77,6 +77,65 @@ struct nvl_fence *nvl_fence_chain_walk(struct nvl_fence *fence)
 	return prev;
 }
 
+unsigned nvl_fence_chain_collect(struct nvl_fence *head)
+{
+	struct nvl_fence *keep = nvl_fence_get(head), *dropped = NULL;
+	struct nvl_fence_chain *c = nvl_to_fence_chain(keep);
+	unsigned n = 0;
+
+	while (c) {
+		struct nvl_fence *p, *shared = NULL, *next = NULL;
+		struct nvl_fence_chain *pc;
+
+		/*
+		 * Under c's lock, as a walk's relink: c links past each
+		 * predecessor whose fence signalled. One that only c's link
+		 * holds (a reference count of 1, read with acquire as in
+		 * chain_release()) is out of everyone's reach while c is
+		 * locked: its own link moves to c without a reference taken
+		 * or dropped, and it joins the list of unlinked points (by
+		 * its prev pointer), released at the end in one iterative
+		 * release. Another one is unlinked as a walk does (its
+		 * predecessor taken under its lock; locks nest newest
+		 * first, and no one nests them the other way) and put after
+		 * the unlock.
+		 */
+		nvl_flock_lock(&c->prev_lock);
+		for (;;) {
+			p = c->prev;
+			pc = nvl_to_fence_chain(p);
+			if (!pc || !nvl_fence_test_signaled_flag(pc->fence)) {
+				next = nvl_fence_get(p);
+				break;
+			}
+			if (atomic_load_explicit(&p->refcount.refcount,
+						 memory_order_acquire) == 1) {
+				c->prev = pc->prev;
+				pc->prev = dropped;
+				dropped = p;
+				continue;
+			}
+			nvl_flock_lock(&pc->prev_lock);
+			c->prev = nvl_fence_get(pc->prev);
+			nvl_flock_unlock(&pc->prev_lock);
+			shared = p;
+			break;
+		}
+		nvl_flock_unlock(&c->prev_lock);
+		if (shared) {
+			nvl_fence_put(shared); /* the link's reference */
+			continue;
+		}
+		n++;
+		nvl_fence_put(keep);
+		keep = next;
+		c = nvl_to_fence_chain(keep);
+	}
+	nvl_fence_put(keep);
+	nvl_fence_put(dropped);
+	return n;
+}
+
 static void copy_error(struct nvl_fence_chain *c)
 {
 	int err = atomic_load_explicit(&c->fence->error, memory_order_relaxed);

@@ -106,6 +106,15 @@ struct nvl_fence *nvl_fence_chain_get_prev(struct nvl_fence_chain *chain);
 struct nvl_fence *nvl_fence_chain_walk(struct nvl_fence *fence);
 
 /**
+ * nvl_fence_chain_collect() - unlink, from @head back, every point whose
+ * fence signalled (what a walk does, with one lock per point and without
+ * polling producers): garbage collection for a timeline nobody walks.
+ * @head: the newest point (the caller holds a reference), or any fence
+ * Return: the chain nodes still linked from @head, @head included.
+ */
+unsigned nvl_fence_chain_collect(struct nvl_fence *head);
+
+/**
  * nvl_fence_chain_for_each() - walk from @head back to the first point;
  * @iter holds a reference to the current one (put it when breaking out).
  */

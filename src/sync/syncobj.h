@@ -24,12 +24,16 @@
  * @lock: protects @fence and @waiters
  * @fence: the current fence (reference) or NULL
  * @waiters: struct nvl_syncobj_waiter, run when a fence is installed
+ * @gc_count: timeline points added since the last collecting walk (@lock)
+ * @gc_every: points between two collecting walks (@lock)
  */
 struct nvl_syncobj {
 	struct nvl_kref ref;
 	struct nvl_flock lock;
 	struct nvl_fence *fence;
 	struct nvl_list waiters;
+	uint32_t gc_count;
+	uint32_t gc_every;
 };
 
 /**
@@ -124,7 +128,8 @@ void nvl_syncobj_replace_fence(struct nvl_syncobj *obj,
 
 /**
  * nvl_syncobj_add_point() - append timeline point @point wrapping @fence
- * (reference taken); consumes @chain. Never allocates.
+ * (reference taken); consumes @chain. Never allocates. Now and then (see
+ * syncobj.c) walks the timeline to unlink points that signalled.
  * @obj: the syncobj
  * @chain: from nvl_fence_chain_alloc()
  * @fence: the point's fence

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,10 +46,19 @@ static void entry_free(struct eventfd_entry *e)
 
 static void entry_fire(struct eventfd_entry *e)
 {
+	struct pollfd pfd = {.fd = e->fd, .events = POLLOUT};
 	uint64_t one = 1;
 
-	/* An eventfd write blocks only when the counter would overflow. */
-	(void)!write(e->fd, &one, sizeof(one));
+	/*
+	 * An eventfd write blocks while the counter would overflow, and the
+	 * fd's blocking mode is the client's (a dup shares it): a counter
+	 * the client filled (one write of 2^64 - 2 does) would hold this
+	 * thread, maybe a signalling one under a fence lock, until the
+	 * client reads. Such an eventfd is readable already: leave it. Only
+	 * a write of the client's own between the two calls can still block.
+	 */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
+		(void)!write(e->fd, &one, sizeof(one));
 	entry_free(e);
 }
 
