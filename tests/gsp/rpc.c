@@ -146,6 +146,10 @@ static void status_errno(void **state)
 			 -EBUSY); /* TIMEOUT_RETRY */
 	assert_int_equal(nvl_gsp_status_errno(0x51), -ENOMEM); /* NO_MEMORY */
 	assert_int_equal(nvl_gsp_status_errno(0x33), -ENOENT);
+	/* nvstatus.h: NV_ERR_ILLEGAL_ACTION 0x16, "current action is not
+	 * allowed" */
+	assert_int_equal(nvl_gsp_status_errno(0x16), -EPERM);
+	assert_string_equal(nvl_gsp_status_name(0x16), "NV_ERR_ILLEGAL_ACTION");
 	assert_int_equal(nvl_gsp_status_errno(0x12345), -EIO);
 	assert_string_equal(nvl_gsp_status_name(0x51), "NV_ERR_NO_MEMORY");
 	assert_string_equal(nvl_gsp_status_name(0x65), "NV_ERR_TIMEOUT");
@@ -1101,6 +1105,21 @@ static void vas_rules_on(const char *chip, uint32_t entries,
 	assert_int_equal(set_root(&k, dev, vas, 1, 0), 0);
 	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
 	assert_int_equal(chan_on(&k, dev, vas), 0);
+
+	/* IS_MIRRORED alone is taken (gvaspaceConstruct_() refuses it only
+	 * for BAR spaces, NV_ERR_ILLEGAL_ACTION, and with
+	 * IS_EXTERNALLY_OWNED), but a mirrored space takes no client root,
+	 * SHARED_MANAGEMENT or not: NV_ERR_NOT_SUPPORTED right after the
+	 * aperture, before the VA limit */
+	vas = vas_alloc(&k, dev,
+			NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED |
+				NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT,
+			1ull << 40, 0);
+	assert_int_equal(set_root(&k, dev, vas, entries, 3), -EINVAL);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), -EOPNOTSUPP);
+	expect_status("NV_ERR_NOT_SUPPORTED");
+	assert_int_equal(set_root(&k, dev, vas, 0, 0), -EOPNOTSUPP);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
 
 	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
 	kit_down(&k);

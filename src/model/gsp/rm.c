@@ -294,6 +294,7 @@ static uint32_t vaspace_params(const struct nvl_model_gsp *g,
 	o->faulting = f & NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
 	o->external = f & NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
 	o->shared = f & NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT;
+	o->mirrored = f & NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED;
 	o->va_limit = vp->vaSize ? vp->vaSize - 1 : max;
 	return NV_OK;
 }
@@ -301,10 +302,11 @@ static uint32_t vaspace_params(const struct nvl_model_gsp *g,
 /*
  * A client's root page directory for a VA space, checked in the order of
  * RM's gvaspaceExternalRootDirCommit() (gpu_vaspace.c): an externally
- * owned space takes one (NV_ERR_INVALID_STATE after); the aperture; the
- * VA limit, the last VA of root entry numEntries - 1 (a 32-bit index:
- * numEntries 0 is the last one there is), at least the space's limit and
- * at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
+ * owned space takes one (NV_ERR_INVALID_STATE after); the aperture; an
+ * IS_MIRRORED space takes none (NV_ERR_NOT_SUPPORTED, whatever its other
+ * flags); the VA limit, the last VA of root entry numEntries - 1 (a 32-bit
+ * index: numEntries 0 is the last one there is), at least the space's
+ * limit and at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
  * SHARED_MANAGEMENT or IS_EXTERNALLY_OWNED space takes a client's root
  * (NV_ERR_NOT_SUPPORTED: RM manages the other roots itself).
  */
@@ -327,6 +329,9 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
 	default:
 		return NV_ERR_INVALID_ARGUMENT;
 	}
+	/* a mirrored space's root is RM's (right after the aperture) */
+	if (vas->mirrored)
+		return NV_ERR_NOT_SUPPORTED;
 	if (n > (va_limit_max(g) >> r.shift) + 1 ||
 	    (n << r.shift) - 1 < vas->va_limit)
 		return NV_ERR_INVALID_ARGUMENT;
@@ -477,6 +482,7 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		o->faulting = vas_new.faulting;
 		o->external = vas_new.external;
 		o->shared = vas_new.shared;
+		o->mirrored = vas_new.mirrored;
 		o->va_limit = vas_new.va_limit;
 	}
 	return NV_OK;
