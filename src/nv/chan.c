@@ -354,8 +354,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		/* a channel id of a firmware before a reset is reused */
 		if (ch->gen == atomic_load(&d->gen) &&
 		    (k->by_inst ? ch->inst == k->inst &&
-					  (!k->timestamp ||
-					   k->timestamp >= ch->born_ns)
+					  k->timestamp >= ch->born_ns
 				: ch->chid == k->chid &&
 					  (!k->rx || k->rx > ch->born_rx))) {
 			found = ch;

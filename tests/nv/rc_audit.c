@@ -19,6 +19,17 @@
  * perfectly locked stream would; the victim's hung job must still end
  * -ETIMEDOUT within a few timeouts.
  *
+ * forged_fault_entry_rejected: RM copies whole (VALID), PTIMER-stamped
+ * fault entries into the driver's shadow queue (clc369.h
+ * NVC369_BUF_ENTRY_VALID, TIMESTAMP). A forged firmware
+ * (NVL_MODEL_GSP_FORGE_FAULT) turns a real fault's copy into one naming
+ * another client's channel, with VALID clear or with TIMESTAMP 0 (which
+ * used to skip the check that keeps a dead predecessor's entry off a
+ * channel reusing its instance block): the driver refuses it and counts
+ * it (nvl_fault_stats.rejected), the named channel lives and runs work,
+ * the faulting channel still dies of its fault through RM's RC_TRIGGERED
+ * (Xid 31, with no VA: its entry was not one).
+ *
  * The hung job is a Host semaphore acquire (clc36f.h SEM_EXECUTE
  * ACQ_CIRC_GEQ) of a value nothing releases: the channel parks on it
  * (CHRAM ACQUIRE_PENDING), which the driver counts as a hang.
@@ -35,6 +46,8 @@
 #include "base/time.h"
 #include "core/device.h"
 #include "kit.h"
+#include "model/gsp/gsp.h"
+#include "model/model.h"
 #include "nv/device.h"
 #include "rig.h"
 #include "t.h"
@@ -128,10 +141,63 @@ static void timeout_deferral_bounded(void **state)
 	nvl_device_close(dev);
 }
 
+/* @b's channel named by the forged copy of @a's fault (a release to an
+ * unmapped VA), with @forge's bits */
+static void forged_case(struct nvl_device *dev, uint64_t forge,
+			uint64_t rejected)
+{
+	struct nvl_channel_info ia, ib;
+	struct nvl_fault_stats fs;
+	struct rig a, b;
+	uint32_t n;
+
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	assert_int_equal(nvl_channel_query(b.c, b.chan, &ib), 0);
+	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_FORGE_FAULT, 1,
+			     forge | ib.chid);
+	n = nvl_kit_pb_release(a.ppb, 256 * MIB, 1);
+	{
+		struct nvl_exec_push push = {.va = VA_PB, .len = n * 4};
+		struct nvl_vm_sync sig = {.handle = a.sync[0]};
+
+		assert_int_equal(
+			nvl_exec(a.c, a.chan, &push, 1, NULL, 0, &sig, 1, 0),
+			0);
+	}
+	assert_int_equal(rig_status(&a, 0), -EFAULT);
+	assert_int_equal(nvl_channel_query(a.c, a.chan, &ia), 0);
+	assert_int_equal(ia.alive, 0);
+	assert_int_equal(ia.reason, NVL_CHANNEL_MMU_FAULT);
+	assert_int_equal(ia.hw_error, 31);
+	assert_int_equal(ia.fault_va, 0);
+	assert_int_equal(nvl_device_fault_stats(dev, &fs), 0);
+	assert_int_equal(fs.rejected, rejected);
+	/* the channel the forgery named was not touched */
+	assert_int_equal(nvl_channel_query(b.c, b.chan, &ib), 0);
+	assert_int_equal(ib.alive, 1);
+	assert_int_equal(rig_exec(&b, 1), 0);
+	assert_int_equal(rig_status(&b, 1), 1);
+	assert_int_equal(b.pdst[1], 0x1001);
+	rig_down(&a);
+	rig_down(&b);
+}
+
+static void forged_fault_entry_rejected(void **state)
+{
+	struct nvl_device *dev = open_dev();
+
+	(void)state;
+	forged_case(dev, NVL_MODEL_GSP_FORGE_NO_VALID, 1);
+	forged_case(dev, NVL_MODEL_GSP_FORGE_NO_TIMESTAMP, 2);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timeout_deferral_bounded),
+		cmocka_unit_test(forged_fault_entry_rejected),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
