@@ -346,6 +346,30 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
 	return NV_OK;
 }
 
+/*
+ * The client's root taken back, in the order of RM's
+ * gvaspaceExternalRootDirRevoke() (gpu_vaspace.c): an externally owned
+ * space forgets its root, bound or not (NV_OK); a mirrored one has none
+ * to give back (NV_ERR_NOT_SUPPORTED); any other needs a root committed
+ * over RM's (NV_ERR_INVALID_STATE) and goes back to RM's own, which the
+ * model does not have: it is left without one. Not modelled: RM then
+ * points the instance blocks of the space's channel groups away from it
+ * (gvaspaceUnregisterAllChanGrps()); the model's channels keep the PDB
+ * they were made with.
+ */
+static uint32_t unset_page_directory(struct fw_obj *vas)
+{
+	if (!vas->external) {
+		if (vas->mirrored)
+			return NV_ERR_NOT_SUPPORTED;
+		if (!vas->bound)
+			return NV_ERR_INVALID_STATE;
+	}
+	vas->pdb = 0;
+	vas->bound = false;
+	return NV_OK;
+}
+
 static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			 size_t len)
 {
@@ -657,6 +681,19 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		    vas->parent != o->handle)
 			return NV_ERR_INVALID_OBJECT_HANDLE;
 		return set_page_directory(g, vas, pd);
+	}
+	case NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY: {
+		NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS *up =
+			(void *)c->params;
+		struct fw_obj *vas;
+
+		if (o->hclass != NV01_DEVICE_0 || c->paramsSize != sizeof(*up))
+			return NV_ERR_INVALID_ARGUMENT;
+		vas = find(g, c->hClient, up->hVASpace);
+		if (!vas || vas->hclass != FERMI_VASPACE_A ||
+		    vas->parent != o->handle)
+			return NV_ERR_INVALID_OBJECT_HANDLE;
+		return unset_page_directory(vas);
 	}
 	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
 		NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *wt =
