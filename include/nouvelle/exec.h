@@ -171,6 +171,12 @@ struct nvl_fault_stats {
 	uint64_t replays;
 	/** @replay_overflows: replayable-buffer overflows cleared */
 	uint64_t replay_overflows;
+	/**
+	 * @rejected: shadow fault entries the driver refused, killing
+	 * nothing: VALID clear or no timestamp (a faulty or forged
+	 * firmware's; RM copies valid, PTIMER-stamped entries only)
+	 */
+	uint64_t rejected;
 };
 
 /** struct nvl_move_stats - nvl_device_move_stats(). */

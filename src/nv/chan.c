@@ -148,6 +148,9 @@ struct nv_job {
 	uint32_t n_push;
 	uint32_t cap; /* room in push[] */
 	uint32_t magic; /* JOB_LIVE from alloc to release, JOB_CACHED after */
+	/* timedout_job() gave it its one more period for a hang declared on
+	 * the device just before (the scheduler's run token: one caller) */
+	bool hang_deferred;
 	struct nvl_exec_push push[];
 };
 
@@ -351,8 +354,7 @@ int nvl_nv_chan_kill(struct nvl_nv_device *d, struct nvl_nv_kill *k)
 		/* a channel id of a firmware before a reset is reused */
 		if (ch->gen == atomic_load(&d->gen) &&
 		    (k->by_inst ? ch->inst == k->inst &&
-					  (!k->timestamp ||
-					   k->timestamp >= ch->born_ns)
+					  k->timestamp >= ch->born_ns
 				: ch->chid == k->chid &&
 					  (!k->rx || k->rx > ch->born_rx))) {
 			found = ch;
@@ -566,10 +568,15 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 		return NVL_SCHED_STAT_NO_HANG;
 	/* a hang was declared on the device less than a timeout ago: this
 	 * channel most likely waited behind it and has only just had its
-	 * turn after the reset; it gets one more period */
-	if (!torn && nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
-			     ch->d->job_timeout_ns)
+	 * turn after the reset; it gets one more period, once: other
+	 * clients' hangs, one declared in each of its periods, must not
+	 * keep a hung job from ending */
+	if (!torn && !j->hang_deferred &&
+	    nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
+		    ch->d->job_timeout_ns) {
+		j->hang_deferred = true;
 		return NVL_SCHED_STAT_NO_HANG;
+	}
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
 	nvl_flock_lock(&ch->lock);

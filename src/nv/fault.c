@@ -319,6 +319,34 @@ static void one_fault(struct nvl_nv_fault *f, const uint32_t e[8])
 	line_out(&fk);
 }
 
+/*
+ * RM copies only entries the MMU wrote whole (VALID, dword 7 bit 31,
+ * written last: clc369.h NVC369_BUF_ENTRY_VALID) and every one carries
+ * its PTIMER TIMESTAMP (dwords 4, 5), never 0 once the GPU runs. An entry
+ * without either is no fault record: it names no channel the driver may
+ * kill (a zero timestamp would even pass the check that keeps a dead
+ * predecessor's entry off a channel that reuses its instance block).
+ */
+static bool entry_ok(struct nvl_nv_fault *f, const uint32_t e[8])
+{
+	if ((e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID) &&
+	    (e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO] ||
+	     e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI]))
+		return true;
+	count(f, &f->st.rejected, 1);
+	nvl_warn(NVL_CAT_NV,
+		 "MMU fault buffer: entry for instance %#llx refused (%s): "
+		 "the firmware's copy is not a fault record",
+		 (unsigned long long)(((uint64_t)e[NVL_HW_FAULT_ENTRY_INST_HI]
+				       << 32) |
+				      (e[NVL_HW_FAULT_ENTRY_INST_LO] &
+				       0xfffff000u)),
+		 e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID
+			 ? "no timestamp"
+			 : "VALID clear");
+	return false;
+}
+
 /* drain the shadow queue */
 static void drain(struct nvl_nv_fault *f)
 {
@@ -336,7 +364,8 @@ static void drain(struct nvl_nv_fault *f)
 				 *)(f->mem +
 				    GSPABI_K_NVL_SHADOW_FAULT_QUEUE_GET),
 			f->get, memory_order_release);
-		one_fault(f, e);
+		if (entry_ok(f, e))
+			one_fault(f, e);
 	}
 	ovf = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_OVERFLOWS);
 	lost = hdr_rd(f, GSPABI_K_NVL_SHADOW_FAULT_QUEUE_LOST);

@@ -141,14 +141,36 @@ static const struct nvl_vm_pt_ops nv_vm_ops = {
 	.ready = f_ready,
 };
 
+/*
+ * RM forgets the VA space first: no channel of it may walk on. Its root
+ * is taken back before the space is freed, as Nouveau's r535 vmm does
+ * (r535_mmu_vaspace_del(): UNSET_PAGE_DIRECTORY of an externally owned
+ * space, then the free); RM's free would revoke it too
+ * (_gvaspaceGpuStateDestruct()), the unset is the documented order and
+ * lets RM point the space's channel groups away from the tables
+ * (deviceCtrlCmdDmaUnsetPageDirectory_IMPL()) while they still exist.
+ * A refusal is logged and the free goes on.
+ */
 static void vm_free(struct nvl_nv_vm *v, bool rm)
 {
-	/* RM forgets the VA space first: no channel of it may walk on */
-	if (rm && v->h_vas && v->gen == atomic_load(&v->dev->gen) &&
-	    !atomic_load(&v->dev->lost) &&
-	    nvl_gsp_rm_free(v->dev->gsp, v->h_vas))
-		nvl_warn(NVL_CAT_NV, "vm: freeing the RM VA space: %s",
-			 nvl_error_msg());
+	struct nvl_nv_device *d = v->dev;
+
+	if (rm && v->h_vas && v->gen == atomic_load(&d->gen) &&
+	    !atomic_load(&d->lost)) {
+		struct gspabi_unset_page_directory up = {.hVASpace = v->h_vas};
+
+		if (v->root_set &&
+		    nvl_gsp_rm_control_abi(
+			    d->gsp, d->h_device,
+			    GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY,
+			    GSPABI_S_UNSET_PAGE_DIRECTORY, &up))
+			nvl_warn(NVL_CAT_NV,
+				 "vm: taking the RM VA space's root back: %s",
+				 nvl_error_msg());
+		if (nvl_gsp_rm_free(d->gsp, v->h_vas))
+			nvl_warn(NVL_CAT_NV, "vm: freeing the RM VA space: %s",
+				 nvl_error_msg());
+	}
 	nvl_nv_gmmu_destroy(v->gmmu);
 	pthread_mutex_destroy(&v->kmap_lock);
 	nvl_free(v);
@@ -264,6 +286,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		ret = refused(ret, "the VA space's page directory");
 		goto fail;
 	}
+	v->root_set = true;
 	*out = (struct nvl_vm_backend){
 		.ops = &nv_vm_ops,
 		.priv = v,

@@ -28,6 +28,9 @@ struct nvl_nv_vm {
 	uint32_t h_vas;
 	/** @gen: the GSP generation of @h_vas (nvl_nv_device.gen) */
 	uint32_t gen;
+	/** @root_set: RM took the root (SET_PAGE_DIRECTORY): taken back
+	 * (UNSET_PAGE_DIRECTORY) before the VA space is freed */
+	bool root_set;
 	/** @kmap_lock: kernel mappings (channel create/destroy) */
 	pthread_mutex_t kmap_lock;
 	/** @deferred: on nvl_nv_device.vm_deferred (released while the

@@ -137,6 +137,10 @@ static void status_errno(void **state)
 			 -EBUSY); /* TIMEOUT_RETRY */
 	assert_int_equal(nvl_gsp_status_errno(0x51), -ENOMEM); /* NO_MEMORY */
 	assert_int_equal(nvl_gsp_status_errno(0x33), -ENOENT);
+	/* nvstatus.h: NV_ERR_ILLEGAL_ACTION 0x16, "current action is not
+	 * allowed" */
+	assert_int_equal(nvl_gsp_status_errno(0x16), -EPERM);
+	assert_string_equal(nvl_gsp_status_name(0x16), "NV_ERR_ILLEGAL_ACTION");
 	assert_int_equal(nvl_gsp_status_errno(0x12345), -EIO);
 	assert_string_equal(nvl_gsp_status_name(0x51), "NV_ERR_NO_MEMORY");
 	assert_string_equal(nvl_gsp_status_name(0x65), "NV_ERR_TIMEOUT");
@@ -1093,8 +1097,109 @@ static void vas_rules_on(const char *chip, uint32_t entries,
 	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
 	assert_int_equal(chan_on(&k, dev, vas), 0);
 
+	/* IS_MIRRORED alone is taken (gvaspaceConstruct_() refuses it only
+	 * for BAR spaces, NV_ERR_ILLEGAL_ACTION, and with
+	 * IS_EXTERNALLY_OWNED), but a mirrored space takes no client root,
+	 * SHARED_MANAGEMENT or not: NV_ERR_NOT_SUPPORTED right after the
+	 * aperture, before the VA limit */
+	vas = vas_alloc(&k, dev,
+			NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED |
+				NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT,
+			1ull << 40, 0);
+	assert_int_equal(set_root(&k, dev, vas, entries, 3), -EINVAL);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), -EOPNOTSUPP);
+	expect_status("NV_ERR_NOT_SUPPORTED");
+	assert_int_equal(set_root(&k, dev, vas, 0, 0), -EOPNOTSUPP);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+
 	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
 	kit_down(&k);
+}
+
+static int unset_root(struct kit *k, uint32_t dev, uint32_t vas)
+{
+	NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS up = {.hVASpace = vas};
+
+	return nvl_gsp_rm_control(k->gsp, dev,
+				  NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY, &up,
+				  sizeof(up));
+}
+
+/*
+ * NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY (0x801814, ctrl0080dma.h:
+ * hVASpace, subDeviceId) as NVIDIA's RM answers it (dma.c
+ * deviceCtrlCmdDmaUnsetPageDirectory_IMPL(), gpu_vaspace.c
+ * gvaspaceExternalRootDirRevoke()): an externally owned space forgets its
+ * root, bound or not, and takes one again; a mirrored space has none
+ * (NV_ERR_NOT_SUPPORTED); another space needs a client root committed
+ * (NV_ERR_INVALID_STATE).
+ */
+static void vas_unset_on(const char *chip, uint32_t entries,
+			 unsigned int va_bits)
+{
+	const uint32_t ext = NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+	const uint32_t shared = NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT;
+	NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS up = {0};
+	NV0080_ALLOC_PARAMETERS dp = {0};
+	uint32_t root, dev, dev2, vas;
+	struct kit k;
+
+	kit_up(&k, chip);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev),
+			 0);
+	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
+					  sizeof(dp), &dev2),
+			 0);
+	vas = vas_alloc(&k, dev, ext, 1ull << va_bits, 0);
+	/* no such VA space, one of another device, a short struct */
+	assert_int_equal(unset_root(&k, dev, vas + 0x100), -ENOENT);
+	assert_int_equal(unset_root(&k, dev2, vas), -ENOENT);
+	up.hVASpace = vas;
+	assert_int_equal(
+		nvl_gsp_rm_control(k.gsp, dev,
+				   NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY,
+				   &up, sizeof(up) - 4),
+		-EINVAL);
+	/* externally owned: unbound or bound, it forgets the root; then a
+	 * channel is refused and the space takes a root again */
+	assert_int_equal(unset_root(&k, dev, vas), 0);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(chan_on(&k, dev, vas), 0);
+	assert_int_equal(unset_root(&k, dev, vas), 0);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(chan_on(&k, dev, vas), 0);
+
+	/* SHARED_MANAGEMENT: only a committed client root goes back */
+	vas = vas_alloc(&k, dev, shared, 1ull << 40, 0);
+	assert_int_equal(unset_root(&k, dev, vas), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(unset_root(&k, dev, vas), 0);
+	assert_int_equal(unset_root(&k, dev, vas), -EINVAL);
+	/* RM's own space: never a client root */
+	vas = vas_alloc(&k, dev, 0, 1ull << 40, 0);
+	assert_int_equal(unset_root(&k, dev, vas), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+	/* mirrored: NV_ERR_NOT_SUPPORTED before the missing root */
+	vas = vas_alloc(&k, dev,
+			NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED | shared,
+			1ull << 40, 0);
+	assert_int_equal(unset_root(&k, dev, vas), -EOPNOTSUPP);
+	expect_status("NV_ERR_NOT_SUPPORTED");
+
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+static void vas_unset(void **state)
+{
+	(void)state;
+	vas_unset_on("tu102", 4, 49);
+	vas_unset_on("gh100", 2, 57);
 }
 
 static void vas_rules(void **state)
@@ -1110,6 +1215,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rm_object_tree),
 		cmocka_unit_test(rm_abi_calls),
 		cmocka_unit_test(vas_rules),
+		cmocka_unit_test(vas_unset),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
 		cmocka_unit_test(continuation_while_firmware_polls),

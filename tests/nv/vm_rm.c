@@ -14,6 +14,7 @@
  * allocation leaving nothing bound on either side.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <nouvelle/nouvelle.h>
@@ -21,6 +22,7 @@
 #include "t.h"
 #include "base/log.h"
 #include "core/device.h"
+#include "firmware/abi/535.113.01/gsp.h"
 #include "gsp/rm.h"
 #include "gspabi.h"
 #include "model/gsp/gsp.h"
@@ -167,10 +169,99 @@ static void alloc_failures_leave_nothing(void **state)
 	nvl_device_close(a.dev);
 }
 
+/* what the firmware answered, in order: the root's unset and the frees */
+struct rmlog {
+	pthread_mutex_t lock;
+	unsigned n;
+	struct {
+		uint32_t fn, h;
+	} e[64];
+};
+
+static void log_reply(void *arg, uint32_t function, uint8_t *reply, size_t len)
+{
+	struct rmlog *l = arg;
+	uint32_t h = 0;
+
+	if (function == NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL &&
+	    len >= sizeof(rpc_gsp_rm_control_v03_00) + 4) {
+		rpc_gsp_rm_control_v03_00 rc;
+
+		memcpy(&rc, reply, sizeof(rc));
+		if (rc.cmd != NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY)
+			return;
+		memcpy(&h, reply + sizeof(rc), 4); /* hVASpace */
+	} else if (function == NV_VGPU_MSG_FUNCTION_FREE &&
+		   len >= sizeof(rpc_free_v03_00)) {
+		rpc_free_v03_00 fr;
+
+		memcpy(&fr, reply, sizeof(fr));
+		h = fr.params.hObjectOld;
+	} else {
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	if (l->n < NVL_ARRAY_SIZE(l->e)) {
+		l->e[l->n].fn = function;
+		l->e[l->n].h = h;
+		l->n++;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * A VM's destroy takes the root back (NV0080_CTRL_CMD_DMA_UNSET_PAGE_
+ * DIRECTORY, 0x801814, naming the VA space) before it frees the VA space,
+ * the order of Nouveau's r535_mmu_vaspace_del(); RM refusing the unset
+ * leaves the free to go on: nothing stays in RM.
+ */
+static void destroy_unsets_root_first(void **state)
+{
+	struct nvl_vm_create_args va = vm_args(0);
+	struct rmlog l = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint64_t fw0;
+	uint32_t vm;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", NULL, &dev), 0);
+	assert_int_equal(nvl_device_client_create(dev, &c), 0);
+	fw0 = fw_objects(dev);
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	nvl_model_gsp_set_reply_hook(dev->model, log_reply, &l);
+	assert_int_equal(nvl_vm_destroy(c, vm), 0);
+	nvl_model_gsp_set_reply_hook(dev->model, NULL, NULL);
+	assert_int_equal(fw_objects(dev), fw0);
+	/* the unset, then the free of the space it named */
+	for (i = 0; i < l.n; i++)
+		if (l.e[i].fn == NV_VGPU_MSG_FUNCTION_GSP_RM_CONTROL)
+			break;
+	if (i == l.n)
+		fail_msg("no UNSET_PAGE_DIRECTORY before the VA space's free");
+	assert_true(i + 1 < l.n);
+	assert_int_equal(l.e[i + 1].fn, NV_VGPU_MSG_FUNCTION_FREE);
+	assert_int_equal(l.e[i + 1].h, l.e[i].h);
+
+	/* refused: logged, and the VA space is freed all the same */
+	assert_int_equal(nvl_vm_create(c, &va, &vm), 0);
+	nvl_model_gsp_inject(
+		dev->model, NVL_MODEL_GSP_REFUSE_CONTROL, 1,
+		(uint64_t)GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY
+				<< 32 |
+			GSPABI_K_STATUS_NV_ERR_INVALID_STATE);
+	assert_int_equal(nvl_vm_destroy(c, vm), 0);
+	assert_int_equal(fw_objects(dev), fw0);
+	nvl_client_destroy(c);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(every_chip_binds),
 	cmocka_unit_test(refused_root_leaves_nothing),
 	cmocka_unit_test(alloc_failures_leave_nothing),
+	cmocka_unit_test(destroy_unsets_root_first),
 };
 
 T_MAIN(tests)

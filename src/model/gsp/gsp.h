@@ -43,8 +43,20 @@ enum nvl_model_gsp_fault {
 	 * whose cmd is @arg >> 32 with NV_STATUS @arg & 0xffffffff, without
 	 * running them (a refusal that changes nothing, as RM's own) */
 	NVL_MODEL_GSP_REFUSE_CONTROL,
+	/** @NVL_MODEL_GSP_FORGE_FAULT: a forged firmware: the next @count
+	 * fault entries RM copies into the driver's shadow queue name the
+	 * instance block of channel id @arg & 0xffffffff (unless it is
+	 * NVL_MODEL_GSP_FORGE_KEEP_INST) and lose what the
+	 * NVL_MODEL_GSP_FORGE_* bits of @arg say */
+	NVL_MODEL_GSP_FORGE_FAULT,
 	NVL_MODEL_GSP_FAULT_COUNT
 };
+
+/* NVL_MODEL_GSP_FORGE_FAULT's @arg: the entry's instance block as RM got
+ * it; VALID (dword 7 bit 31) cleared; TIMESTAMP (dwords 4, 5) zeroed */
+#define NVL_MODEL_GSP_FORGE_KEEP_INST 0xffffffffull
+#define NVL_MODEL_GSP_FORGE_NO_VALID (1ull << 32)
+#define NVL_MODEL_GSP_FORGE_NO_TIMESTAMP (1ull << 33)
 
 /** struct nvl_model_gsp_stats - what the firmware saw. */
 struct nvl_model_gsp_stats {

@@ -30,6 +30,7 @@ struct fw_obj {
 	/* VA spaces: IS_EXTERNALLY_OWNED, SHARED_MANAGEMENT, and the last
 	 * VA of RM's range (vaSize - 1, the format's last by default) */
 	bool external, shared;
+	bool mirrored; /* VA spaces: IS_MIRRORED (takes no client root) */
 	bool bound; /* VA spaces: a root page directory was set (pdb) */
 	uint64_t va_limit;
 };

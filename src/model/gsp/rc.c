@@ -40,6 +40,7 @@
 
 #include "base/time.h"
 #include "hw/fault.h"
+#include "hw/host.h"
 #include "hw/regs.h"
 #include "model/gsp/priv.h"
 
@@ -307,6 +308,38 @@ static void shadow_publish(struct nvl_model_gsp *g)
 		   true);
 }
 
+/* NVL_MODEL_GSP_FORGE_FAULT: the copy of @e a forged firmware sends */
+static void forge(struct nvl_model_gsp *g, uint32_t e[8])
+{
+	const enum nvl_model_gsp_fault f = NVL_MODEL_GSP_FORGE_FAULT;
+	uint64_t arg, inst;
+
+	if (!__atomic_load_n(&g->fault_count[f], __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (!g->fault_count[f]) {
+		pthread_mutex_unlock(&g->lock);
+		return;
+	}
+	__atomic_store_n(&g->fault_count[f], g->fault_count[f] - 1,
+			 __ATOMIC_RELAXED);
+	arg = g->fault_arg[f];
+	pthread_mutex_unlock(&g->lock);
+	if ((arg & 0xffffffffu) != NVL_MODEL_GSP_FORGE_KEEP_INST) {
+		inst = nvl_fw_rm_carve_base(g) +
+		       (arg & 0xffffffffu) * NVL_HW_INST_SIZE;
+		e[NVL_HW_FAULT_ENTRY_INST_LO] =
+			(e[NVL_HW_FAULT_ENTRY_INST_LO] & 0xfffu) |
+			((uint32_t)inst & ~0xfffu);
+		e[NVL_HW_FAULT_ENTRY_INST_HI] = (uint32_t)(inst >> 32);
+	}
+	if (arg & NVL_MODEL_GSP_FORGE_NO_VALID)
+		e[NVL_HW_FAULT_ENTRY_INFO] &= ~NVL_HW_FAULT_INFO_VALID;
+	if (arg & NVL_MODEL_GSP_FORGE_NO_TIMESTAMP)
+		e[NVL_HW_FAULT_ENTRY_TIMESTAMP_LO] =
+			e[NVL_HW_FAULT_ENTRY_TIMESTAMP_HI] = 0;
+}
+
 static void fault_service(struct nvl_model_gsp *g)
 {
 	const unsigned b = NVL_HW_FAULT_BUF_NONREPLAY;
@@ -329,7 +362,11 @@ static void fault_service(struct nvl_model_gsp *g)
 			break;
 		nvl_model_mem_copy(e, p, sizeof(e));
 		if (e[NVL_HW_FAULT_ENTRY_INFO] & NVL_HW_FAULT_INFO_VALID) {
-			if (shadow_push(g, e))
+			uint32_t c[8];
+
+			memcpy(c, e, sizeof(c));
+			forge(g, c);
+			if (shadow_push(g, c))
 				copied++;
 			else
 				lost++;

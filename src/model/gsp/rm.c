@@ -294,6 +294,7 @@ static uint32_t vaspace_params(const struct nvl_model_gsp *g,
 	o->faulting = f & NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING;
 	o->external = f & NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
 	o->shared = f & NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT;
+	o->mirrored = f & NV_VASPACE_ALLOCATION_FLAGS_IS_MIRRORED;
 	o->va_limit = vp->vaSize ? vp->vaSize - 1 : max;
 	return NV_OK;
 }
@@ -301,10 +302,11 @@ static uint32_t vaspace_params(const struct nvl_model_gsp *g,
 /*
  * A client's root page directory for a VA space, checked in the order of
  * RM's gvaspaceExternalRootDirCommit() (gpu_vaspace.c): an externally
- * owned space takes one (NV_ERR_INVALID_STATE after); the aperture; the
- * VA limit, the last VA of root entry numEntries - 1 (a 32-bit index:
- * numEntries 0 is the last one there is), at least the space's limit and
- * at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
+ * owned space takes one (NV_ERR_INVALID_STATE after); the aperture; an
+ * IS_MIRRORED space takes none (NV_ERR_NOT_SUPPORTED, whatever its other
+ * flags); the VA limit, the last VA of root entry numEntries - 1 (a 32-bit
+ * index: numEntries 0 is the last one there is), at least the space's
+ * limit and at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
  * SHARED_MANAGEMENT or IS_EXTERNALLY_OWNED space takes a client's root
  * (NV_ERR_NOT_SUPPORTED: RM manages the other roots itself).
  */
@@ -327,6 +329,9 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
 	default:
 		return NV_ERR_INVALID_ARGUMENT;
 	}
+	/* a mirrored space's root is RM's (right after the aperture) */
+	if (vas->mirrored)
+		return NV_ERR_NOT_SUPPORTED;
 	if (n > (va_limit_max(g) >> r.shift) + 1 ||
 	    (n << r.shift) - 1 < vas->va_limit)
 		return NV_ERR_INVALID_ARGUMENT;
@@ -338,6 +343,30 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
 		return NV_ERR_INVALID_ARGUMENT;
 	vas->pdb = pd->physAddress;
 	vas->bound = true;
+	return NV_OK;
+}
+
+/*
+ * The client's root taken back, in the order of RM's
+ * gvaspaceExternalRootDirRevoke() (gpu_vaspace.c): an externally owned
+ * space forgets its root, bound or not (NV_OK); a mirrored one has none
+ * to give back (NV_ERR_NOT_SUPPORTED); any other needs a root committed
+ * over RM's (NV_ERR_INVALID_STATE) and goes back to RM's own, which the
+ * model does not have: it is left without one. Not modelled: RM then
+ * points the instance blocks of the space's channel groups away from it
+ * (gvaspaceUnregisterAllChanGrps()); the model's channels keep the PDB
+ * they were made with.
+ */
+static uint32_t unset_page_directory(struct fw_obj *vas)
+{
+	if (!vas->external) {
+		if (vas->mirrored)
+			return NV_ERR_NOT_SUPPORTED;
+		if (!vas->bound)
+			return NV_ERR_INVALID_STATE;
+	}
+	vas->pdb = 0;
+	vas->bound = false;
 	return NV_OK;
 }
 
@@ -477,6 +506,7 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 		o->faulting = vas_new.faulting;
 		o->external = vas_new.external;
 		o->shared = vas_new.shared;
+		o->mirrored = vas_new.mirrored;
 		o->va_limit = vas_new.va_limit;
 	}
 	return NV_OK;
@@ -651,6 +681,19 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		    vas->parent != o->handle)
 			return NV_ERR_INVALID_OBJECT_HANDLE;
 		return set_page_directory(g, vas, pd);
+	}
+	case NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY: {
+		NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS *up =
+			(void *)c->params;
+		struct fw_obj *vas;
+
+		if (o->hclass != NV01_DEVICE_0 || c->paramsSize != sizeof(*up))
+			return NV_ERR_INVALID_ARGUMENT;
+		vas = find(g, c->hClient, up->hVASpace);
+		if (!vas || vas->hclass != FERMI_VASPACE_A ||
+		    vas->parent != o->handle)
+			return NV_ERR_INVALID_OBJECT_HANDLE;
+		return unset_page_directory(vas);
 	}
 	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
 		NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *wt =

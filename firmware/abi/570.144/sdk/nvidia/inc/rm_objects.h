@@ -159,6 +159,18 @@ typedef struct NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_PARAMS {
 #define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_COH 1
 #define NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_SYSMEM_NONCOH 2
 
+/*
+ * NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY (ctrl0080dma.h): the client's
+ * root taken back from a VA space (RM's gvaspaceExternalRootDirRevoke():
+ * an externally owned space forgets it; a SHARED_MANAGEMENT one goes back
+ * to RM's own root); subDeviceId is ID + 1, 0 for broadcast
+ */
+#define NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY 0x00801814
+typedef struct NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS {
+	NvHandle hVASpace;
+	NvU32 subDeviceId;
+} NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS;
+
 typedef struct NV0005_ALLOC_PARAMETERS {
 	NvHandle hParentClient;
 	NvHandle hSrcResource;
