@@ -206,6 +206,16 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	}
 	nvl_gpuvm_gem_unlock();
 	vm->bo_hint = vm_bo;
+	/*
+	 * The new vm_bo heard none of the evictions before it was linked
+	 * (those after it hears): an object without backing now (swapped
+	 * out, purged) is mapped invalid by the bind's commit, and only a
+	 * validate brings it back. List it for the next exec's, as an
+	 * eviction would have; "evicted" stays false (the move back clears
+	 * it anyway).
+	 */
+	if (obj->ops->resident && !obj->ops->resident(obj))
+		nvl_gpuvm_bo_relist(vm_bo);
 	return vm_bo;
 }
 
