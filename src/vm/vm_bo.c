@@ -460,6 +460,48 @@ void nvl_gpuvm_gem_unmap(struct nvl_gem_object *obj, uint64_t leave)
 	}
 }
 
+/*
+ * The VM's page tables were written back from a copy older than some
+ * unmap-hook calls (a device's resume restores the tables it saved at the
+ * suspend, and the hook may run meanwhile: a shrinker's purge or swap-out
+ * of a GTT BO), so entries the hook invalidated name the memory their
+ * objects left again. A vm_bo the hook zapped stays on the evict list
+ * until a validate rewrote it, and none runs while the device is
+ * suspended: invalidate the mappings of every listed vm_bo again (the next
+ * validate maps them where their objects are, as after the hook).
+ */
+void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct nvl_gpuva *va;
+
+	/* as the hook: a backend with lock hooks is no device's */
+	if (vm->pt->lock)
+		return;
+	nvl_flock_lock(&vm->lock);
+	nvl_flock_lock(&vm->zap_lock);
+	for (va = nvl_gpuvm_first_va(vm); va; va = nvl_gpuvm_next_va(va)) {
+		bool listed;
+
+		if (!va->vm_bo)
+			continue;
+		/* the gem lock is a leaf: not held over the backend's call */
+		nvl_gpuvm_gem_lock();
+		listed = !nvl_list_empty(&va->vm_bo->evict_link);
+		nvl_gpuvm_gem_unlock();
+		if (!listed)
+			continue;
+		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
+			      nvl_gpuva_range(va), va->page_shift, false);
+		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
+		hi = NVL_MAX(hi, nvl_gpuva_end(va));
+	}
+	if (hi)
+		vm->pt->flush(vm->pt_priv, lo, hi - lo);
+	nvl_flock_unlock(&vm->zap_lock);
+	nvl_flock_unlock(&vm->lock);
+}
+
 NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 {
 	struct nvl_gpuvm_bo *vm_bo;

@@ -8,16 +8,29 @@
  *   its pages invalid (nothing to map) and nothing put the vm_bo on the
  *   VM's evict list (the eviction hook had run before the vm_bo existed),
  *   so the next exec did not validate it and its job faulted;
+ * - the unmap hook run while the device is suspended (here the shrinker
+ *   purging a DONTNEED GTT BO bound in a VM): its invalid entries went to
+ *   the powered-off VRAM, and the resume wrote the page tables saved at
+ *   the suspend back over them, so the VM mapped the pages the BO had
+ *   left again.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <nouvelle/nouvelle.h>
 
 #include "core/device.h"
+#include "hw/fault.h"
 #include "kit.h"
 #include "mm/bo.h"
+#include "model/mmu.h"
+#include "model/model.h"
+#include "nv/device.h"
+#include "nv/gmmu.h"
+#include "nv/vm.h"
 #include "t.h"
 #include "t_nv.h"
+#include "vm/vm.h"
 
 #define KIB T_NV_KIB
 #define MIB T_NV_MIB
@@ -124,11 +137,69 @@ static void swapped_bo_bound_after_swap_out(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- the unmap hook while the device is suspended ---------------------- */
+
+/* how the model's MMU sees @va of @k's VM now (tu102: version-2 tables) */
+static enum nvl_model_xlate_state walk(struct t_nv_cl *k, uint64_t va)
+{
+	struct nvl_vm *vm = nvl_vm_lookup(k->c, k->vm);
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 2};
+	struct nvl_model_xlate out;
+
+	assert_non_null(vm);
+	ctx.pdb = nvl_nv_gmmu_pdb(nvl_nv_vm_of(vm)->gmmu);
+	nvl_vm_put(vm);
+	memset(&out, 0, sizeof(out));
+	(void)nvl_model_mmu_walk(k->dev->model, &ctx, va,
+				 NVL_HW_FAULT_ACCESS_READ, &out, NULL);
+	return out.state;
+}
+
+/*
+ * 2. A DONTNEED GTT BO bound in a VM with a channel, purged by the
+ * shrinker while the device is suspended: after the resume its VA must
+ * not translate to the pages it left (they are free for anyone), as the
+ * unmap hook made it before the resume wrote the saved tables back.
+ */
+static void unmap_hook_while_suspended(void **state)
+{
+	struct nvl_device *dev;
+	struct t_nv_cl a;
+	uint32_t x;
+	bool retained;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, NULL);
+	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	assert_int_equal(nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0,
+				       &x),
+			 0);
+	assert_int_equal(
+		bind1(a.c, a.vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB), 0);
+	assert_int_equal(walk(&a, VA_BO), NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	(void)nvl_mm_shrink(dev->mm, 4 * MIB);
+	assert_int_equal(where(a.c, x), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	if (walk(&a, VA_BO) == NVL_MODEL_XLATE_MAPPED)
+		fail_msg("after the resume the VM maps the pages the purged "
+			 "BO left");
+	/* the next exec maps it again: it reads zero */
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(purged_bo_bound_after_purge),
 		cmocka_unit_test(swapped_bo_bound_after_swap_out),
+		cmocka_unit_test(unmap_hook_while_suspended),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
