@@ -74,8 +74,8 @@ static void buddy_double_free(void **state)
 		assert_int_equal(nvl_buddy_init(&mm, 64 * PG, PG), 0);
 		nvl_list_init(&l);
 		nvl_list_init(&h);
-		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, c[i].size_B, PG,
-						 &l, NVL_BUDDY_CONTIGUOUS),
+		assert_int_equal(nvl_buddy_alloc(&mm, 0, 0, c[i].size_B, PG, &l,
+						 NVL_BUDDY_CONTIGUOUS),
 				 0);
 		if (c[i].hold_buddy)
 			assert_int_equal(

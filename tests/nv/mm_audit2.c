@@ -124,9 +124,8 @@ static void swapped_bo_bound_after_swap_out(void **state)
 	(void)state;
 	dev = t_nv_dev_open(256 * MIB, &info);
 	t_nv_cl_up(&a, dev, VA_PB, 0);
-	assert_int_equal(nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0,
-				       &x),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
 	assert_int_equal(nvl_bo_map(a.c, x, (void **)&p), 0);
 	p[0] = 0x1234;
 	assert_int_equal(nvl_bo_unmap(a.c, x), 0);
@@ -172,9 +171,8 @@ static void unmap_hook_while_suspended(void **state)
 	(void)state;
 	dev = t_nv_dev_open(256 * MIB, NULL);
 	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
-	assert_int_equal(nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0,
-				       &x),
-			 0);
+	assert_int_equal(
+		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
 	assert_int_equal(
 		bind1(a.c, a.vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB), 0);
 	assert_int_equal(walk(&a, VA_BO), NVL_MODEL_XLATE_MAPPED);
