@@ -212,9 +212,13 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	 * out, purged) is mapped invalid by the bind's commit, and only a
 	 * validate brings it back. List it for the next exec's, as an
 	 * eviction would have; "evicted" stays false (the move back clears
-	 * it anyway).
+	 * it anyway). An object whose memory never left (no leave counted:
+	 * a swap-out or purge counts one before it calls the eviction hook,
+	 * whose walk the gem lock orders before this vm_bo's link) has its
+	 * backing: no need to ask, so a bind of a fresh BO pays nothing.
 	 */
-	if (obj->ops->resident && !obj->ops->resident(obj))
+	if (atomic_load_explicit(&obj->leaves, memory_order_relaxed) &&
+	    obj->ops->resident && !obj->ops->resident(obj))
 		nvl_gpuvm_bo_relist(vm_bo);
 	return vm_bo;
 }
