@@ -247,10 +247,23 @@ static bool bo_move_pending(struct nvl_gem_object *obj)
 	return nvl_bo_move_pending(nvl_bo_from_gem(obj));
 }
 
+/* read under the leaf lock every change of the placement holds */
+static bool bo_resident(struct nvl_gem_object *obj)
+{
+	struct nvl_bo *bo = nvl_bo_from_gem(obj);
+	bool resident;
+
+	nvl_flock_lock(&bo->mm->place_lock);
+	resident = bo->dom != NVL_GEM_DOMAIN_NONE;
+	nvl_flock_unlock(&bo->mm->place_lock);
+	return resident;
+}
+
 static const struct nvl_gem_ops bo_gem_ops = {
 	.free = bo_free,
 	.get_backing = bo_get_backing,
 	.move_pending = bo_move_pending,
+	.resident = bo_resident,
 };
 
 static void handle_get(void *obj)

@@ -237,7 +237,15 @@ static struct nvl_buddy_block *carve(struct nvl_buddy *mm,
 static void merge_up(struct nvl_buddy *mm, struct nvl_buddy_block *b,
 		     bool clear, bool force)
 {
-	bset_clear(b, clear);
+	/*
+	 * FREE at once (fl_add would say so too): a block that merges away
+	 * goes back to the slab in its pair, and a second free of it must
+	 * still find it not ALLOCATED. Same store as the clear bit.
+	 */
+	b->hdr = (b->hdr & ~(NVL_BUDDY_HDR_CLEAR |
+			     (3ull << NVL_BUDDY_HDR_STATE_SHIFT))) |
+		 ((uint64_t)NVL_BUDDY_FREE << NVL_BUDDY_HDR_STATE_SHIFT) |
+		 (clear ? NVL_BUDDY_HDR_CLEAR : 0);
 	while (b->parent) {
 		struct nvl_buddy_block *buddy = buddy_of(b);
 		struct nvl_buddy_block *parent;

@@ -63,6 +63,15 @@ struct nvl_gem_ops {
 	 * eviction hooks (nvl_gem_evict_fn).
 	 */
 	bool (*move_pending)(struct nvl_gem_object *obj);
+	/**
+	 * @resident: optional; @obj has backing now (false: swapped out or
+	 * purged, get_backing() says -ENOENT), read under a leaf lock at
+	 * most: not from a fence-signalling section that holds it. GPUVM
+	 * asks when it links a new vm_bo, which heard none of the evictions
+	 * before it existed: a non-resident object's vm_bo goes on the evict
+	 * list, so that the next exec's validate brings it back and maps it.
+	 */
+	bool (*resident)(struct nvl_gem_object *obj);
 };
 
 struct nvl_gem_object {

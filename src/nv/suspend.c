@@ -98,6 +98,12 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	}
 	nvl_free(d->saved);
 	d->saved = NULL;
+	/*
+	 * The tables are those of the suspend: what the unmap hook
+	 * invalidated since (a purge or swap-out while suspended) is mapped
+	 * again; invalidate it again before any channel runs.
+	 */
+	nvl_nv_chan_vms_rezap(d);
 	atomic_store(&d->suspended, false);
 	/* the channels destroyed meanwhile, now that RM and VRAM are back */
 	nvl_nv_chan_finish_deferred(d, true);

@@ -587,6 +587,16 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 void nvl_gpuvm_gem_unmap(struct nvl_gem_object *obj, uint64_t leave);
 
 /**
+ * nvl_gpuvm_rezap_evicted() - invalidate again the page-table entries of
+ * every mapping of a vm_bo on @vm's evict list, and the TLB over them:
+ * for a driver that wrote the VM's tables back from a copy taken before
+ * unmap-hook calls (nvl_gpuvm_gem_unmap()) that may have run since (a
+ * resume from suspend). Takes the VM lock, the zap lock and the gem lock.
+ * @vm: the VM
+ */
+void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm);
+
+/**
  * nvl_gpuvm_validate() - call bo_ops->validate for every evicted vm_bo;
  * a vm_bo leaves the evict list only when the callback succeeded and
  * cleared its "evicted" (nvl_gpuvm_bo_evict(vm_bo, false), which mm's

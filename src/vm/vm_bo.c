@@ -206,6 +206,20 @@ struct nvl_gpuvm_bo *nvl_gpuvm_bo_obtain(struct nvl_gpuvm *vm,
 	}
 	nvl_gpuvm_gem_unlock();
 	vm->bo_hint = vm_bo;
+	/*
+	 * The new vm_bo heard none of the evictions before it was linked
+	 * (those after it hears): an object without backing now (swapped
+	 * out, purged) is mapped invalid by the bind's commit, and only a
+	 * validate brings it back. List it for the next exec's, as an
+	 * eviction would have; "evicted" stays false (the move back clears
+	 * it anyway). An object whose memory never left (no leave counted:
+	 * a swap-out or purge counts one before it calls the eviction hook,
+	 * whose walk the gem lock orders before this vm_bo's link) has its
+	 * backing: no need to ask, so a bind of a fresh BO pays nothing.
+	 */
+	if (atomic_load_explicit(&obj->leaves, memory_order_relaxed) &&
+	    obj->ops->resident && !obj->ops->resident(obj))
+		nvl_gpuvm_bo_relist(vm_bo);
 	return vm_bo;
 }
 
@@ -448,6 +462,48 @@ void nvl_gpuvm_gem_unmap(struct nvl_gem_object *obj, uint64_t leave)
 		zap_vm_bo(found, leave);
 		atomic_fetch_sub(&vm->zap_pins, 1);
 	}
+}
+
+/*
+ * The VM's page tables were written back from a copy older than some
+ * unmap-hook calls (a device's resume restores the tables it saved at the
+ * suspend, and the hook may run meanwhile: a shrinker's purge or swap-out
+ * of a GTT BO), so entries the hook invalidated name the memory their
+ * objects left again. A vm_bo the hook zapped stays on the evict list
+ * until a validate rewrote it, and none runs while the device is
+ * suspended: invalidate the mappings of every listed vm_bo again (the next
+ * validate maps them where their objects are, as after the hook).
+ */
+void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct nvl_gpuva *va;
+
+	/* as the hook: a backend with lock hooks is no device's */
+	if (vm->pt->lock)
+		return;
+	nvl_flock_lock(&vm->lock);
+	nvl_flock_lock(&vm->zap_lock);
+	for (va = nvl_gpuvm_first_va(vm); va; va = nvl_gpuvm_next_va(va)) {
+		bool listed;
+
+		if (!va->vm_bo)
+			continue;
+		/* the gem lock is a leaf: not held over the backend's call */
+		nvl_gpuvm_gem_lock();
+		listed = !nvl_list_empty(&va->vm_bo->evict_link);
+		nvl_gpuvm_gem_unlock();
+		if (!listed)
+			continue;
+		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
+			      nvl_gpuva_range(va), va->page_shift, false);
+		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
+		hi = NVL_MAX(hi, nvl_gpuva_end(va));
+	}
+	if (hi)
+		vm->pt->flush(vm->pt_priv, lo, hi - lo);
+	nvl_flock_unlock(&vm->zap_lock);
+	nvl_flock_unlock(&vm->lock);
 }
 
 NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: the memory manager's leftovers with the VM on a device (session
+ * 18's mm audit), each failing before its fix:
+ *
+ * - a BO without backing (purged, or swapped out by the shrinker) bound
+ *   through a vm_bo made after it lost its backing: the bind's commit left
+ *   its pages invalid (nothing to map) and nothing put the vm_bo on the
+ *   VM's evict list (the eviction hook had run before the vm_bo existed),
+ *   so the next exec did not validate it and its job faulted;
+ * - the unmap hook run while the device is suspended (here the shrinker
+ *   purging a DONTNEED GTT BO bound in a VM): its invalid entries went to
+ *   the powered-off VRAM, and the resume wrote the page tables saved at
+ *   the suspend back over them, so the VM mapped the pages the BO had
+ *   left again.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nouvelle/nouvelle.h>
+
+#include "core/device.h"
+#include "hw/fault.h"
+#include "kit.h"
+#include "mm/bo.h"
+#include "model/mmu.h"
+#include "model/model.h"
+#include "nv/device.h"
+#include "nv/gmmu.h"
+#include "nv/vm.h"
+#include "t.h"
+#include "t_nv.h"
+#include "vm/vm.h"
+
+#define KIB T_NV_KIB
+#define MIB T_NV_MIB
+#define VA_PB (32 * MIB)
+#define VA_SEM (40 * MIB)
+#define VA_BO (64 * MIB)
+#define FILL 0x5eed5eedu
+
+static uint32_t where(struct nvl_client *c, uint32_t h)
+{
+	struct nvl_bo_info bi;
+
+	assert_int_equal(nvl_bo_query(c, h, &bi), 0);
+	return bi.current;
+}
+
+static int bind1(struct nvl_client *c, uint32_t vm, uint32_t op, uint32_t h,
+		 uint64_t va, uint64_t size)
+{
+	struct nvl_vm_bind_op o = {
+		.op = op, .handle = h, .addr = va, .range = size};
+
+	return nvl_vm_bind(c, vm, 0, &o, 1, NULL, 0, NULL, 0, 0);
+}
+
+/* bind @x (no backing now) at VA_BO, fill it with the copy engine */
+static void bind_and_fill(struct t_nv_cl *a, uint32_t x, uint64_t size)
+{
+	struct nvl_channel_info ci;
+	uint32_t n;
+
+	assert_int_equal(bind1(a->c, a->vm, NVL_VM_BIND_OP_MAP, x, VA_BO, size),
+			 0);
+	n = nvl_kit_pb_memset(a->ppb, a->info.ce_class, VA_BO, FILL, size);
+	assert_int_equal(t_nv_cl_exec(a, a->chan, 0, n), 0);
+	(void)t_nv_cl_wait(a, 20 * T_NV_SEC);
+	assert_int_equal(nvl_channel_query(a->c, a->chan, &ci), 0);
+	if (!ci.alive)
+		fail_msg("the job faulted at %#llx: the BO bound without "
+			 "backing was not validated",
+			 (unsigned long long)ci.fault_va);
+	t_nv_expect_words(a->c, x, 0, size / 4, FILL, "the BO after the fill");
+}
+
+/*
+ * 1. A purged BO bound by a new vm_bo: the next exec brings it back
+ * (reading zero, then the job's fill), as GPUVM's evict list does for a
+ * BO evicted while bound.
+ */
+static void purged_bo_bound_after_purge(void **state)
+{
+	struct nvl_device_info info;
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct t_nv_cl a;
+	uint32_t x, big;
+	bool retained;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, &info);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	assert_int_equal(nvl_bo_create(a.c, 4 * MIB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE,
+				       &x),
+			 0);
+	assert_int_equal(where(a.c, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	big = t_nv_vram_hog_all(b, &info);
+	assert_int_equal(where(a.c, x), 0);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
+	assert_false(retained);
+	assert_int_equal(nvl_bo_close(b, big), 0);
+	bind_and_fill(&a, x, 4 * MIB);
+	nvl_client_destroy(b);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
+/* 1b. the same with a GTT BO the shrinker swapped out */
+static void swapped_bo_bound_after_swap_out(void **state)
+{
+	struct nvl_device_info info;
+	struct nvl_device *dev;
+	struct t_nv_cl a;
+	uint32_t x, *p;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, &info);
+	t_nv_cl_up(&a, dev, VA_PB, 0);
+	assert_int_equal(
+		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
+	assert_int_equal(nvl_bo_map(a.c, x, (void **)&p), 0);
+	p[0] = 0x1234;
+	assert_int_equal(nvl_bo_unmap(a.c, x), 0);
+	(void)nvl_mm_shrink(dev->mm, 4 * MIB);
+	assert_int_equal(where(a.c, x), 0);
+	bind_and_fill(&a, x, 4 * MIB);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
+/* ---- the unmap hook while the device is suspended ---------------------- */
+
+/* how the model's MMU sees @va of @k's VM now (tu102: version-2 tables) */
+static enum nvl_model_xlate_state walk(struct t_nv_cl *k, uint64_t va)
+{
+	struct nvl_vm *vm = nvl_vm_lookup(k->c, k->vm);
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 2};
+	struct nvl_model_xlate out;
+
+	assert_non_null(vm);
+	ctx.pdb = nvl_nv_gmmu_pdb(nvl_nv_vm_of(vm)->gmmu);
+	nvl_vm_put(vm);
+	memset(&out, 0, sizeof(out));
+	(void)nvl_model_mmu_walk(k->dev->model, &ctx, va,
+				 NVL_HW_FAULT_ACCESS_READ, &out, NULL);
+	return out.state;
+}
+
+/*
+ * 2. A DONTNEED GTT BO bound in a VM with a channel, purged by the
+ * shrinker while the device is suspended: after the resume its VA must
+ * not translate to the pages it left (they are free for anyone), as the
+ * unmap hook made it before the resume wrote the saved tables back.
+ */
+static void unmap_hook_while_suspended(void **state)
+{
+	struct nvl_device *dev;
+	struct t_nv_cl a;
+	uint32_t x;
+	bool retained;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, NULL);
+	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	assert_int_equal(
+		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
+	assert_int_equal(
+		bind1(a.c, a.vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB), 0);
+	assert_int_equal(walk(&a, VA_BO), NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	(void)nvl_mm_shrink(dev->mm, 4 * MIB);
+	assert_int_equal(where(a.c, x), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	if (walk(&a, VA_BO) == NVL_MODEL_XLATE_MAPPED)
+		fail_msg("after the resume the VM maps the pages the purged "
+			 "BO left");
+	/* the next exec maps it again: it reads zero */
+	assert_int_equal(
+		nvl_bo_madvise(a.c, x, NVL_BO_MADV_WILLNEED, &retained), 0);
+	t_nv_cl_close(&a);
+	nvl_device_close(dev);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(purged_bo_bound_after_purge),
+		cmocka_unit_test(swapped_bo_bound_after_swap_out),
+		cmocka_unit_test(unmap_hook_while_suspended),
+	};
+
+	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
+}
