@@ -479,6 +479,8 @@ enum defer_how {
 	DEFER_ENOMEM,
 	/* the move's copy fails on the copy engine (the CPU redoes it) */
 	DEFER_COPY_ERROR,
+	/* a move out of VRAM, into new host pages */
+	DEFER_MOVE_OUT,
 };
 
 struct defer_exec {
@@ -521,11 +523,14 @@ static void validate_defer(enum defer_how how)
 {
 	struct nvl_move_stats m0, m1;
 	struct nvl_channel_info ci;
+	bool out = how == DEFER_MOVE_OUT;
+	uint32_t dst = out ? NVL_BO_DOMAIN_GTT : NVL_BO_DOMAIN_VRAM;
 	struct defer_exec d;
 	uint32_t x, y, *pr;
 	struct audit t;
 
-	audit_up(&t, NVL_BO_DOMAIN_GTT, &pr);
+	/* R where a move of X leaves it alone */
+	audit_up(&t, out ? NVL_BO_DOMAIN_VRAM : NVL_BO_DOMAIN_GTT, &pr);
 	for (unsigned i = 0; i < 2 * MIB / 4; i++)
 		pr[i] = R_UNWRITTEN;
 	d.t = &t;
@@ -533,35 +538,52 @@ static void validate_defer(enum defer_how how)
 		nvl_channel_create(t.a.c, t.a.vm, NVL_ENGINE_COPY, 0, &d.chan),
 		0);
 	assert_int_equal(nvl_syncobj_create(t.a.c, 0, &d.sig), 0);
-	x = new_x_evicted(&t);
-	assert_int_equal(nvl_bo_wait(t.a.c, x, 20 * T_NV_SEC), 0);
-	assert_int_equal(bind1(t.a.c, t.a.vm, x, VA_X, X_SIZE), 0);
-	/* B's bytes in the VRAM X will get */
-	assert_int_equal(nvl_bo_create(t.b, X_SIZE, NVL_BO_DOMAIN_VRAM, 0,
-				       NVL_BO_CPU_VISIBLE, &y),
-			 0);
-	fill(t.b, y, X_SIZE, B_BYTES);
-	assert_int_equal(
-		nvl_bo_wait(t.b, t_nv_vram_hog(t.b, vram_free(&t) - 2 * MIB),
-			    20 * T_NV_SEC),
-		0);
-	assert_int_equal(nvl_bo_close(t.b, y), 0);
+	if (out) {
+		/* X: GTT preferred, in VRAM while the host budget is full;
+		 * the new host pages hold anything but X's bytes */
+		nvl_mm_set_host_budget(t.dev->mm, 4 * KIB);
+		assert_int_equal(nvl_bo_create(t.a.c, X_SIZE,
+					       NVL_BO_DOMAIN_VRAM |
+						       NVL_BO_DOMAIN_GTT,
+					       NVL_BO_DOMAIN_GTT,
+					       NVL_BO_CPU_VISIBLE, &x),
+				 0);
+		nvl_mm_set_host_budget(t.dev->mm, 0);
+		assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
+		fill(t.a.c, x, X_SIZE, PATTERN);
+		assert_int_equal(bind1(t.a.c, t.a.vm, x, VA_X, X_SIZE), 0);
+	} else {
+		x = new_x_evicted(&t);
+		assert_int_equal(nvl_bo_wait(t.a.c, x, 20 * T_NV_SEC), 0);
+		assert_int_equal(bind1(t.a.c, t.a.vm, x, VA_X, X_SIZE), 0);
+		/* B's bytes in the VRAM X will get */
+		assert_int_equal(nvl_bo_create(t.b, X_SIZE, NVL_BO_DOMAIN_VRAM,
+					       0, NVL_BO_CPU_VISIBLE, &y),
+				 0);
+		fill(t.b, y, X_SIZE, B_BYTES);
+		assert_int_equal(
+			nvl_bo_wait(t.b,
+				    t_nv_vram_hog(t.b, vram_free(&t) - 2 * MIB),
+				    20 * T_NV_SEC),
+			0);
+		assert_int_equal(nvl_bo_close(t.b, y), 0);
+	}
 	queue_late_job(&t.a);
 	assert_int_equal(nvl_device_move_stats(t.dev, &m0), 0);
 	if (how == DEFER_COPY_ERROR)
 		assert_int_equal(nvl_device_inject_move_error(
 					 t.dev, NVL_MOVE_ERROR_ENGINE, 1),
 				 0);
-	/* the move into VRAM: its copy waits for the late job */
+	/* the move (into VRAM, or out): its copy waits for the late job */
 	assert_int_equal(nvl_bo_use(t.a.c, x), 0);
-	assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(where(t.a.c, x), dst);
 	/* the exec's validate: X's move still queued, VA_X not rewritten */
 	if (how == DEFER_ENOMEM)
 		assert_true(t_fail_each_alloc(defer_exec_op, defer_exec_check,
 					      &d, 200) >= 3);
 	else
 		assert_int_equal(defer_exec_op(&d), 0);
-	assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(where(t.a.c, x), dst);
 	assert_int_equal(nvl_bo_wait(t.a.c, x, 0), -ETIME);
 	/* the late job, on the entries it was queued with */
 	sem_release(&t.a, SEM_LATE);
@@ -626,6 +648,13 @@ static void validate_defer_copy_error(void **state)
 	validate_defer(DEFER_COPY_ERROR);
 }
 
+/* a move out of VRAM into new host pages: the same for a GTT snapshot */
+static void validate_defer_move_out(void **state)
+{
+	(void)state;
+	validate_defer(DEFER_MOVE_OUT);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +665,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(validate_rewrite_before_late_job),
 		cmocka_unit_test(validate_defer_survives_allocation_failures),
 		cmocka_unit_test(validate_defer_copy_error),
+		cmocka_unit_test(validate_defer_move_out),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
