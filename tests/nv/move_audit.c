@@ -542,12 +542,12 @@ static void validate_defer(enum defer_how how)
 		/* X: GTT preferred, in VRAM while the host budget is full;
 		 * the new host pages hold anything but X's bytes */
 		nvl_mm_set_host_budget(t.dev->mm, 4 * KIB);
-		assert_int_equal(nvl_bo_create(t.a.c, X_SIZE,
-					       NVL_BO_DOMAIN_VRAM |
-						       NVL_BO_DOMAIN_GTT,
-					       NVL_BO_DOMAIN_GTT,
-					       NVL_BO_CPU_VISIBLE, &x),
-				 0);
+		assert_int_equal(
+			nvl_bo_create(t.a.c, X_SIZE,
+				      NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				      NVL_BO_DOMAIN_GTT, NVL_BO_CPU_VISIBLE,
+				      &x),
+			0);
 		nvl_mm_set_host_budget(t.dev->mm, 0);
 		assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
 		fill(t.a.c, x, X_SIZE, PATTERN);
