@@ -145,6 +145,8 @@ struct nv_job {
 	uint64_t start_ns; /* PTIMER when it reached the ring */
 	struct nvl_list link;
 	int done_err; /* ch->lock: its fence's error once taken off the ring */
+	/* exec: rewrites of moved BOs its validate deferred to its run */
+	struct nvl_gpuvm_rebind *rebind;
 	uint32_t n_push;
 	uint32_t cap; /* room in push[] */
 	uint32_t magic; /* JOB_LIVE from alloc to release, JOB_CACHED after */
@@ -264,9 +266,14 @@ static void job_fence_init(struct nv_job *j, uint32_t seq)
 	j->hw = &j->hw_fence;
 }
 
-/* free a job whose hardware fence was never initialised */
+/* free a job that was never pushed (its deferred rewrites are dropped:
+ * their vm_bos stay on the evict list) */
 static void job_abort(struct nv_job *j)
 {
+	if (j->rebind) {
+		nvl_gpuvm_rebind_free(j->rebind);
+		j->rebind = NULL;
+	}
 	if (j->hw)
 		nvl_fence_put(j->hw); /* releases the job */
 	else
@@ -466,14 +473,38 @@ static void wr_gp(struct nv_chan *ch, uint64_t e)
 	ch->gp_put = (ch->gp_put + 1) % GP_ENTRIES;
 }
 
+/*
+ * The rewrites its exec's validate deferred (a BO whose move was still
+ * queued): every dependency has signalled, the moves' fences among them,
+ * so the new backing holds the BO now; the jobs queued before the moves
+ * ran on the old entries. Written before the job reaches the ring.
+ * Return: 0, or the page-table backend's error (the job does not run).
+ */
+static __attribute__((noinline)) int run_rebind(struct nv_job *j)
+{
+	int ret = nvl_gpuvm_rebind_run(j->rebind);
+
+	if (ret)
+		nvl_err(NVL_CAT_NV,
+			"exec: rewriting a moved BO's mappings failed (%d): "
+			"the job does not run",
+			ret);
+	return ret;
+}
+
 static NVL_HOT struct nvl_fence *run_job(struct nvl_sched_job *sj)
 {
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
 	uint64_t idiom;
 	uint32_t put;
+	int ret;
 
 	job_check(j);
+	if (unlikely(j->rebind) && (ret = run_rebind(j))) {
+		nvl_sched_job_set_error(sj, ret);
+		return NULL;
+	}
 	nvl_flock_lock(&ch->lock);
 	if (ch->killed) {
 		nvl_flock_unlock(&ch->lock);
@@ -528,6 +559,10 @@ static NVL_HOT void free_job(struct nvl_sched_job *sj)
 
 	job_check(j);
 	nvl_sched_job_cleanup(sj);
+	if (unlikely(j->rebind)) {
+		nvl_gpuvm_rebind_free(j->rebind);
+		j->rebind = NULL;
+	}
 	/* a job killed before it ran never reached the ring */
 	if (!nvl_fence_is_signaled(j->hw)) {
 		nvl_fence_set_error(j->hw, -ECANCELED);
@@ -1208,13 +1243,18 @@ static int check_push(struct nvl_gpuvm *g, const struct nvl_exec_push *p,
  * with the VM's lock held (it orders these page-table rewrites with binds),
  * lock the VM's resv and every external BO's, bring evicted or moved BOs
  * back and rewrite their mappings (GPUVM validate: the TLB is invalidated
- * after), and make @job wait for the moves (the KERNEL fences). One fence
- * slot is reserved on each object for the job's finished fence. On failure
- * everything is unlocked again.
+ * after), and make @j wait for the moves (the KERNEL fences). A BO whose
+ * move's copy is still queued is not rewritten here: jobs queued before
+ * the move (on other channels) still use its old entries, and the copy
+ * waits for them; @j->rebind records the rewrite, which run_job() writes
+ * once the move is done (vm/rebind.c). One fence slot is reserved on each
+ * object for the job's finished fence. On failure everything is unlocked
+ * again and nothing is deferred.
  */
 static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
-			struct nvl_sched_job *job)
+			struct nv_job *j)
 {
+	struct nvl_sched_job *job = &j->base;
 	int ret;
 
 	nvl_flock_lock(&g->lock);
@@ -1224,7 +1264,7 @@ static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 		return nvl_error(ret, "exec: locking the VM's objects: %d",
 				 ret);
 	}
-	ret = nvl_gpuvm_validate(g);
+	ret = nvl_gpuvm_validate_defer(g, &j->rebind);
 	if (ret) {
 		char why[160];
 
@@ -1237,6 +1277,9 @@ static int exec_lock_vm(struct nvl_gpuvm *g, struct nvl_exec *ex,
 	if (ret) {
 		nvl_exec_fini(ex);
 		nvl_flock_unlock(&g->lock);
+		/* nothing deferred is queued: the vm_bos stay listed */
+		nvl_gpuvm_rebind_free(j->rebind);
+		j->rebind = NULL;
 	}
 	return ret;
 }
@@ -1363,7 +1406,7 @@ NVL_API NVL_HOT int nvl_exec(struct nvl_client *client, uint32_t channel,
 			goto out;
 		}
 	}
-	ret = exec_lock_vm(ch->vm->gpuvm, &ex, &j->base);
+	ret = exec_lock_vm(ch->vm->gpuvm, &ex, j);
 	if (ret)
 		goto out;
 	locked = true;

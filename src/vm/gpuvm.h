@@ -312,6 +312,12 @@ struct nvl_gpuvm {
 	 * next obtain (only the VM lock's holder frees vm_bo memory)
 	 */
 	_Atomic(struct nvl_gpuvm_bo *) graveyard;
+	/**
+	 * @defer: while nvl_gpuvm_validate_defer() runs (VM lock), where
+	 * nvl_gpuvm_bo_remap() records the rewrites of BOs whose new backing
+	 * is still being filled, for the exec's job to write (rebind.c)
+	 */
+	struct nvl_gpuvm_rebind **defer;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
 	/**
@@ -605,16 +611,70 @@ void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm);
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);
 
+struct nvl_gpuvm_rebind;
+
+/**
+ * nvl_gpuvm_validate_defer() - nvl_gpuvm_validate() for an exec: a BO whose
+ * new backing is still being filled (its move's copy waits for jobs that
+ * may use the old entries) is not rewritten now; what to write is recorded
+ * on *@list instead, for nvl_gpuvm_rebind_run() from the exec's job, which
+ * waits for the move. VM lock held (and every object's resv).
+ * @vm: the VM
+ * @list: out: the deferred rewrites (NULL: none); the caller frees them
+ *	with nvl_gpuvm_rebind_free()
+ *
+ * Return: as nvl_gpuvm_validate(), -ENOMEM recording a rewrite; on failure
+ * *@list is NULL and nothing was deferred.
+ */
+int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
+			     struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
+
+/**
+ * nvl_gpuvm_rebind_defer() - record the rewrite of @vm_bo's committed
+ * mappings to its object's backing as it is now (the snapshot the job
+ * writes), with a vm_bo reference, at the head of *@list. VM lock and the
+ * object's resv held. Nothing is recorded when no mapping is committed.
+ * @vm_bo: the (VM, object) link
+ * @list: the exec's deferred rewrites
+ *
+ * Return: 0 or -ENOMEM (nothing recorded).
+ */
+int nvl_gpuvm_rebind_defer(struct nvl_gpuvm_bo *vm_bo,
+			   struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
+
+/**
+ * nvl_gpuvm_rebind_run() - write the deferred rewrites of @list: the
+ * recorded mappings still on their vm_bo, from the recorded backing, and
+ * invalidate the TLB. No lock held (the zap lock is taken); in a
+ * fence-signalling section it neither allocates nor waits. Run once every
+ * move they wait for has signalled (the exec's job's run).
+ * @list: the rewrites (may be NULL)
+ *
+ * Return: 0 or the backend's first error (take_error).
+ */
+int nvl_gpuvm_rebind_run(struct nvl_gpuvm_rebind *list);
+
+/**
+ * nvl_gpuvm_rebind_free() - drop @list, run or not (vm_bo references go:
+ * not in a signalling section).
+ * @list: the rewrites (may be NULL)
+ */
+void nvl_gpuvm_rebind_free(struct nvl_gpuvm_rebind *list);
+
 /**
  * nvl_gpuvm_bo_remap() - rewrite the page-table entries of every committed
  * mapping of @vm_bo from its object's current backing, then invalidate the
  * TLB over them (after the object moved: exec's revalidation). Mappings
  * still PENDING are left to their bind, which writes them when it runs.
- * Caller holds the VM's lock and the object's resv.
+ * Caller holds the VM's lock and the object's resv. Inside
+ * nvl_gpuvm_validate_defer(), a backing still being filled is not mapped:
+ * the rewrite is recorded for the exec's job (@pending set: the vm_bo
+ * stays listed).
  * @vm_bo: the (VM, object) link
  * @pending: set to true when a mapping was skipped because it is pending
  *
- * Return: 0, or the backend's error (take_error) after the writes.
+ * Return: 0, or the backend's error (take_error) after the writes, or
+ * -ENOMEM recording a deferred rewrite.
  */
 int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending);
 

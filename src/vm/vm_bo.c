@@ -568,6 +568,16 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 	bool held;
 
 	*pending = false;
+	/*
+	 * An exec's validate, and the backing is still being filled: jobs
+	 * queued before the move may still run on the old entries, which
+	 * stay; the exec's job writes the new ones (rebind.c).
+	 */
+	if (unlikely(vm->defer) && vm_bo->obj->ops->move_pending &&
+	    vm_bo->obj->ops->move_pending(vm_bo->obj)) {
+		*pending = true;
+		return nvl_gpuvm_rebind_defer(vm_bo, vm->defer);
+	}
 	held = nvl_gpuvm_pt_hold(vm);
 	/* against the unmap hook: it must not undo these writes */
 	nvl_flock_lock(&vm->zap_lock);
