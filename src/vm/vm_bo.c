@@ -390,6 +390,16 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 	return ret;
 }
 
+/* write invalid entries over @va, widening [*lo, *hi) to cover it */
+static void zap_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va, uint64_t *lo,
+		   uint64_t *hi)
+{
+	vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va), nvl_gpuva_range(va),
+		      va->page_shift, false);
+	*lo = NVL_MIN(*lo, nvl_gpuva_addr(va));
+	*hi = NVL_MAX(*hi, nvl_gpuva_end(va));
+}
+
 /*
  * The page-table entries of @vm_bo's mappings off, if they may still name
  * memory @obj left at @leave. Under the zap lock the mappings cannot
@@ -409,12 +419,8 @@ static void zap_vm_bo(struct nvl_gpuvm_bo *vm_bo, uint64_t leave)
 		nvl_flock_unlock(&vm->zap_lock);
 		return;
 	}
-	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
-		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
-			      nvl_gpuva_range(va), va->page_shift, false);
-		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
-		hi = NVL_MAX(hi, nvl_gpuva_end(va));
-	}
+	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link)
+		zap_va(vm, va, &lo, &hi);
 	if (hi)
 		vm->pt->flush(vm->pt_priv, lo, hi - lo);
 	atomic_store(&vm_bo->mapped_leave, leave + 1);
@@ -495,10 +501,7 @@ void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm)
 		nvl_gpuvm_gem_unlock();
 		if (!listed)
 			continue;
-		vm->pt->unmap(vm->pt_priv, nvl_gpuva_addr(va),
-			      nvl_gpuva_range(va), va->page_shift, false);
-		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
-		hi = NVL_MAX(hi, nvl_gpuva_end(va));
+		zap_va(vm, va, &lo, &hi);
 	}
 	if (hi)
 		vm->pt->flush(vm->pt_priv, lo, hi - lo);

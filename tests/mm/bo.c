@@ -11,36 +11,16 @@
 #include <string.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/client.h"
 #include "base/log.h"
 #include "mm/bo.h"
 #include "sync/fence.h"
 
-static struct nvl_mm *new_mm(uint64_t vram_B, uint64_t visible_B,
-			     uint64_t budget_B)
-{
-	struct nvl_mm_config cfg = {.vram_B = vram_B,
-				    .visible_B = visible_B,
-				    .host_budget_B = budget_B};
-	struct nvl_mm *mm;
-
-	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
-	return mm;
-}
-
-static struct nvl_client *new_client(struct nvl_mm *mm)
-{
-	struct nvl_client *c;
-
-	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->mm = mm;
-	return c;
-}
-
 static void handles_start_at_one_and_close_releases(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h1, h2;
 	struct nvl_bo_info info;
 
@@ -65,8 +45,8 @@ static void handles_start_at_one_and_close_releases(void **state)
 
 static void export_import_shares_one_object(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 0, 0);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	uint32_t ha, hb, hb2;
 	uint64_t tok;
 	uint32_t *pa, *pb;
@@ -114,8 +94,8 @@ static void export_import_shares_one_object(void **state)
 
 static void stale_export_of_reused_slot_fails(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 0, 0);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	uint32_t h, h2;
 	uint64_t tok, tok2;
 
@@ -137,8 +117,8 @@ static void stale_export_of_reused_slot_fails(void **state)
 
 static void bad_input_is_rejected_and_changes_nothing(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 16 << 20, 128 << 20);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 16 << 20, 128 << 20);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h = 0, hv;
 	void *p;
 	uint64_t tok;
@@ -196,8 +176,8 @@ static void bad_input_is_rejected_and_changes_nothing(void **state)
 
 static void freed_memory_reaches_next_client_zeroed(void **state)
 {
-	struct nvl_mm *mm = new_mm(8 << 20, 0, 0);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(8 << 20, 0, 0);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	/* Small clears run inline, big ones on the move worker. */
 	static const size_t sizes[] = {64 << 10, 8 << 20};
 	uint32_t h;
@@ -249,8 +229,8 @@ static void freed_memory_reaches_next_client_zeroed(void **state)
 
 static void backing_covers_the_bo_for_gpuvm(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	struct nvl_gem_object *obj;
 	struct nvl_gem_backing bk = {0};
 	uint32_t h;
@@ -321,7 +301,7 @@ static void inj_check(int ret, void *arg)
 
 static void create_survives_allocation_failures(void **state)
 {
-	struct inj x = {.mm = new_mm(64 << 20, 0, 0)};
+	struct inj x = {.mm = mmkit_mm(64 << 20, 0, 0)};
 	struct nvl_bo *dirty;
 
 	/* Dirty VRAM so that create needs a clear job. */
@@ -340,8 +320,8 @@ static void create_survives_allocation_failures(void **state)
 
 static void fdinfo_counts_regions_imports_and_activity(void **state)
 {
-	struct nvl_mm *mm = new_mm(64 << 20, 0, 0);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(64 << 20, 0, 0);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	uint32_t hv, hg, hs, hb;
 	uint64_t tok;
 	struct nvl_bo *bo;

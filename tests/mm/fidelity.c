@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/client.h"
 #include "base/time.h"
 #include "mm/bo.h"
@@ -24,27 +25,6 @@
 
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
-
-static struct nvl_mm *new_mm(uint64_t vram_B, uint64_t visible_B,
-			     uint64_t budget_B)
-{
-	struct nvl_mm_config cfg = {.vram_B = vram_B,
-				    .visible_B = visible_B,
-				    .host_budget_B = budget_B};
-	struct nvl_mm *mm;
-
-	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
-	return mm;
-}
-
-static struct nvl_client *new_client(struct nvl_mm *mm)
-{
-	struct nvl_client *c;
-
-	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->mm = mm;
-	return c;
-}
 
 static struct nvl_bo *mk(struct nvl_mm *mm, uint64_t size, uint32_t dom,
 			 uint32_t flags)
@@ -138,8 +118,8 @@ static void late_signal(struct late *l, struct nvl_fence *f, unsigned us)
  */
 static void swap_in_reclaims_until_real_progress(void **state)
 {
-	struct nvl_mm *mm = new_mm(4 * MiB, 0, 8 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(4 * MiB, 0, 8 * MiB);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h[8], i1, i2, big;
 	struct nvl_bo_info info;
 
@@ -175,8 +155,8 @@ static void swap_in_reclaims_until_real_progress(void **state)
 
 static void shared_dontneed_bo_is_never_purged(void **state)
 {
-	struct nvl_mm *mm = new_mm(4 * MiB, 0, 2 * MiB);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(4 * MiB, 0, 2 * MiB);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	uint32_t x, xb, y, z;
 	uint64_t tok;
 	bool retained;
@@ -212,8 +192,8 @@ static uint64_t shrinker_count(struct nvl_mm *mm)
 
 static void shrinker_counts_only_what_it_can_take(void **state)
 {
-	struct nvl_mm *mm = new_mm(4 * MiB, 0, 64 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(4 * MiB, 0, 64 * MiB);
+	struct nvl_client *c = mmkit_client(mm);
 	struct nvl_bo *pinned = mk(mm, MiB, NVL_BO_DOMAIN_GTT, 0);
 	uint32_t mapped, idle;
 	void *p;
@@ -242,8 +222,8 @@ static void shrinker_counts_only_what_it_can_take(void **state)
 
 static void contiguous_range_allocation_fits_a_3mib_window(void **state)
 {
-	struct nvl_mm *mm = new_mm(8 * MiB, 3 * MiB, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(8 * MiB, 3 * MiB, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	struct nvl_buddy_block *b;
 	struct nvl_buddy buddy;
 	struct nvl_list blocks;
@@ -294,7 +274,7 @@ static void set_prio(struct nvl_bo *bo, unsigned prio)
 
 static void low_priority_bos_are_evicted_first(void **state)
 {
-	struct nvl_mm *mm = new_mm(3 * MiB, 0, 0);
+	struct nvl_mm *mm = mmkit_mm(3 * MiB, 0, 0);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo *hi = mk(mm, MiB, dom, 0);
 	struct nvl_bo *lo1 = mk(mm, MiB, dom, 0), *lo2 = mk(mm, MiB, dom, 0);
@@ -322,8 +302,8 @@ static void low_priority_bos_are_evicted_first(void **state)
 
 static void empty_placement_guts_the_bo(void **state)
 {
-	struct nvl_mm *mm = new_mm(2 * MiB, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(2 * MiB, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo *bo, *busy, *next;
 	struct nvl_fence *f;
@@ -373,8 +353,8 @@ static void empty_placement_guts_the_bo(void **state)
 /* A DONTNEED VRAM BO is evicted with an empty placement: no copy. */
 static void purgeable_vram_bo_is_gutted_on_eviction(void **state)
 {
-	struct nvl_mm *mm = new_mm(2 * MiB, 0, 64 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(2 * MiB, 0, 64 * MiB);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	uint32_t a, b, x;
 	struct nvl_bo_info info;
@@ -430,7 +410,7 @@ static void gut_check(int ret, void *arg)
 
 static void gutting_a_busy_bo_survives_allocation_failures(void **state)
 {
-	struct gut_inj x = {.mm = new_mm(2 * MiB, 0, 0)};
+	struct gut_inj x = {.mm = mmkit_mm(2 * MiB, 0, 0)};
 	struct nvl_fence *f;
 
 	x.bo = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
@@ -454,7 +434,7 @@ static void gutting_a_busy_bo_survives_allocation_failures(void **state)
  */
 static void allocation_waits_for_a_busy_released_bo(void **state)
 {
-	struct nvl_mm *mm = new_mm(2 * MiB, 0, 0);
+	struct nvl_mm *mm = mmkit_mm(2 * MiB, 0, 0);
 	struct nvl_bo *a = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	struct nvl_bo *pin = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0), *b;
 	struct nvl_fence *f = add_fence(a);
@@ -496,7 +476,7 @@ static void allocation_waits_for_a_busy_released_bo(void **state)
 
 static void validate_keeps_a_bo_in_its_fallback_place(void **state)
 {
-	struct nvl_mm *mm = new_mm(2 * MiB, 0, 0);
+	struct nvl_mm *mm = mmkit_mm(2 * MiB, 0, 0);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo *a = mk(mm, MiB, dom, 0), *b = mk(mm, MiB, dom, 0);
 	struct nvl_bo *c = mk(mm, MiB, dom, 0); /* evicts a */
@@ -553,7 +533,7 @@ static void lru_order(struct nvl_mm *mm, struct nvl_bo **bo, int n, int *out,
 
 static void bulk_moves_keep_lru_places_and_skip_pinned(void **state)
 {
-	struct nvl_mm *mm = new_mm(8 * MiB, 0, 0);
+	struct nvl_mm *mm = mmkit_mm(8 * MiB, 0, 0);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_mm_bulk bulk = {0};
 	struct nvl_resv vm_resv;
@@ -625,8 +605,8 @@ static void bulk_moves_keep_lru_places_and_skip_pinned(void **state)
 
 static void bo_use_returns_only_documented_errors(void **state)
 {
-	struct nvl_mm *mm = new_mm(MiB, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(MiB, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t dom = NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT;
 	struct nvl_bo_info info;
 	uint32_t x, y;
@@ -697,8 +677,8 @@ static void failed_buddy_alloc_keeps_only_its_force_merge(void **state)
 
 static void fdinfo_counts_shared_and_only_idle_purgeable(void **state)
 {
-	struct nvl_mm *mm = new_mm(4 * MiB, 0, 64 * MiB);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(4 * MiB, 0, 64 * MiB);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
 	uint32_t x, xb, busy, idle;
 	struct nvl_fence *f;
 	struct nvl_bo *bo;
@@ -740,8 +720,8 @@ static void fdinfo_counts_shared_and_only_idle_purgeable(void **state)
 
 static void bo_wait_returns_once_idle(void **state)
 {
-	struct nvl_mm *mm = new_mm(4 * MiB, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(4 * MiB, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	struct nvl_fence *f;
 	struct nvl_bo *bo;
 	struct late l;

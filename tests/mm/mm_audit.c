@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/client.h"
 #include "mm/bo.h"
 #include "mm/buddy.h"
@@ -100,27 +101,6 @@ static void buddy_double_free(void **state)
 
 /* ---- BOs ------------------------------------------------------------- */
 
-static struct nvl_mm *new_mm(uint64_t vram_B, uint64_t visible_B,
-			     uint64_t budget_B)
-{
-	struct nvl_mm_config cfg = {.vram_B = vram_B,
-				    .visible_B = visible_B,
-				    .host_budget_B = budget_B};
-	struct nvl_mm *mm;
-
-	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
-	return mm;
-}
-
-static struct nvl_client *new_client(struct nvl_mm *mm)
-{
-	struct nvl_client *c;
-
-	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->mm = mm;
-	return c;
-}
-
 static uint32_t where(struct nvl_client *c, uint32_t h)
 {
 	struct nvl_bo_info bi;
@@ -157,8 +137,8 @@ static void expect(struct nvl_client *c, uint32_t h, uint64_t size, uint8_t v)
  */
 static void visible_window_full_of_mapped_bos(void **state)
 {
-	struct nvl_mm *mm = new_mm(16 * MiB, 4 * MiB, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(16 * MiB, 4 * MiB, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h[4], x;
 	uint64_t used;
 	void *p;
@@ -196,8 +176,8 @@ static void visible_window_full_of_mapped_bos(void **state)
  */
 static void contiguous_request_on_fragmented_vram(void **state)
 {
-	struct nvl_mm *mm = new_mm(16 * MiB, 0, 0);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(16 * MiB, 0, 0);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h[16], x;
 
 	(void)state;
@@ -242,8 +222,8 @@ static unsigned long long fdinfo_kib(struct nvl_client *c, const char *key)
  */
 static void fdinfo_follows_swap_and_purge(void **state)
 {
-	struct nvl_mm *mm = new_mm(16 * MiB, 0, 64 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(16 * MiB, 0, 64 * MiB);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t s, p;
 	bool retained;
 
@@ -283,9 +263,9 @@ static void fdinfo_follows_swap_and_purge(void **state)
  */
 static void export_outlives_the_exporters_handle(void **state)
 {
-	struct nvl_mm *mm = new_mm(16 * MiB, 0, 0);
-	struct nvl_client *a = new_client(mm), *b = new_client(mm);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_mm *mm = mmkit_mm(16 * MiB, 0, 0);
+	struct nvl_client *a = mmkit_client(mm), *b = mmkit_client(mm);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t x, xb, xc, xc2;
 	uint64_t tok;
 	uint8_t *p;
@@ -382,8 +362,8 @@ static void inj_unchanged(int ret, void *arg)
  */
 static void bo_calls_survive_allocation_failures(void **state)
 {
-	struct nvl_mm *mm = new_mm(16 * MiB, 0, 64 * MiB);
-	struct inj x = {.a = new_client(mm), .b = new_client(mm)};
+	struct nvl_mm *mm = mmkit_mm(16 * MiB, 0, 64 * MiB);
+	struct inj x = {.a = mmkit_client(mm), .b = mmkit_client(mm)};
 
 	(void)state;
 	assert_int_equal(nvl_bo_create(x.a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &x.h),

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/client.h"
 #include "base/time.h"
 #include "mm/bo.h"
@@ -22,21 +23,7 @@
 
 static struct nvl_mm *new_mm(uint64_t budget_B)
 {
-	struct nvl_mm_config cfg = {.vram_B = 4 * MiB,
-				    .host_budget_B = budget_B};
-	struct nvl_mm *mm;
-
-	assert_int_equal(nvl_mm_create(&cfg, &mm), 0);
-	return mm;
-}
-
-static struct nvl_client *new_client(struct nvl_mm *mm)
-{
-	struct nvl_client *c;
-
-	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
-	c->mm = mm;
-	return c;
+	return mmkit_mm(4 * MiB, 0, budget_B);
 }
 
 static void write_bo(struct nvl_client *c, uint32_t h, uint8_t v)
@@ -62,7 +49,7 @@ static void check_bo(struct nvl_client *c, uint32_t h, uint8_t v)
 static void idle_bos_swap_out_and_back_intact(void **state)
 {
 	struct nvl_mm *mm = new_mm(2 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t h[4];
 	struct nvl_bo_info info;
 
@@ -87,7 +74,7 @@ static void idle_bos_swap_out_and_back_intact(void **state)
 static void busy_bos_are_skipped_with_a_bounded_wait(void **state)
 {
 	struct nvl_mm *mm = new_mm(2 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_client *c = mmkit_client(mm);
 	struct nvl_fence *f[2];
 	uint32_t h[2], hx;
 	int64_t t0;
@@ -128,7 +115,7 @@ static void busy_bos_are_skipped_with_a_bounded_wait(void **state)
 static void purgeable_bos_are_dropped_first(void **state)
 {
 	struct nvl_mm *mm = new_mm(2 * MiB);
-	struct nvl_client *c = new_client(mm);
+	struct nvl_client *c = mmkit_client(mm);
 	uint32_t a, b, x;
 	bool retained;
 	char buf[1024];

@@ -17,6 +17,7 @@
 #include <nouvelle/core.h>
 
 #include "t.h"
+#include "synckit.h"
 #include "../sched/sched_t.h"
 #include "base/client.h"
 #include "base/time.h"
@@ -24,42 +25,6 @@
 #include "sync/sync_file.h"
 #include "sync/syncobj.h"
 #include "sync/syncobj_priv.h"
-
-static struct nvl_client *client(void)
-{
-	struct nvl_client *c;
-
-	assert_int_equal(nvl_client_create(&c), 0);
-	return c;
-}
-
-static uint32_t mk(struct nvl_client *c, uint32_t flags)
-{
-	uint32_t h = 0;
-
-	assert_int_equal(nvl_syncobj_create(c, flags, &h), 0);
-	return h;
-}
-
-static struct nvl_fence *pending_fence(void)
-{
-	struct nvl_fence *f;
-
-	assert_int_equal(nvl_fence_create(&f, nvl_fence_context_alloc(1), 1),
-			 0);
-	return f;
-}
-
-/* a timeline point @point on @h wrapping @f */
-static void add_point(struct nvl_client *c, uint32_t h, struct nvl_fence *f,
-		      uint64_t point)
-{
-	struct nvl_syncobj *o = nvl_syncobj_find(c, h);
-
-	assert_non_null(o);
-	nvl_syncobj_add_point(o, nvl_fence_chain_alloc(), f, point);
-	nvl_syncobj_put(o);
-}
 
 /*
  * The kernel's first pass fails the whole call when any entry has no fence
