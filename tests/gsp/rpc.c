@@ -832,8 +832,6 @@ static void rm_abi_refused_changes_nothing(void **state)
 {
 	const struct gspabi_version *v;
 	struct gspabi_sku_info sku = {.present = 0}, before;
-	NV0080_ALLOC_PARAMETERS dp = {0};
-	NV2080_ALLOC_PARAMETERS sp = {0};
 	uint8_t wire[256];
 	uint32_t root, dev, sub, seq;
 	struct kit k;
@@ -858,14 +856,7 @@ static void rm_abi_refused_changes_nothing(void **state)
 		return;
 	}
 	assert_memory_equal(&sku, &before, sizeof(sku));
-	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, 0, NV01_ROOT, NULL, 0, &root),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, root, NV01_DEVICE_0, &dp,
-					  sizeof(dp), &dev),
-			 0);
-	assert_int_equal(nvl_gsp_rm_alloc(k.gsp, dev, NV20_SUBDEVICE_0, &sp,
-					  sizeof(sp), &sub),
-			 0);
+	kit_tree(&k, &root, &dev, &sub);
 	seq = k.gsp->next_seq;
 	assert_int_equal(
 		nvl_gsp_rm_control_abi(

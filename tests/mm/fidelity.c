@@ -67,27 +67,6 @@ static struct nvl_fence *add_fence(struct nvl_bo *bo)
 	return f;
 }
 
-static void fill(struct nvl_client *c, uint32_t h, uint64_t size, uint8_t v)
-{
-	uint8_t *p;
-
-	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
-	memset(p, v, size);
-	assert_int_equal(nvl_bo_unmap(c, h), 0);
-}
-
-static void expect(struct nvl_client *c, uint32_t h, uint64_t size, uint8_t v)
-{
-	uint8_t *p;
-
-	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
-	for (uint64_t i = 0; i < size; i++)
-		if (p[i] != v)
-			fail_msg("byte %llu: %#x, want %#x",
-				 (unsigned long long)i, p[i], v);
-	assert_int_equal(nvl_bo_unmap(c, h), 0);
-}
-
 /* A thread that signals a fence after a delay. */
 struct late {
 	pthread_t t;
@@ -127,7 +106,7 @@ static void swap_in_reclaims_until_real_progress(void **state)
 		assert_int_equal(
 			nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &h[i]),
 			0);
-		fill(c, h[i], MiB, (uint8_t)(0x20 + i));
+		mmkit_fill(c, h[i], MiB, (uint8_t)(0x20 + i));
 	}
 	/* Two more swap h[0] and h[1] out; closing them fills the pool. */
 	assert_int_equal(nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &i1),
@@ -144,11 +123,11 @@ static void swap_in_reclaims_until_real_progress(void **state)
 	assert_int_equal(nvl_bo_query(c, h[0], &info), 0);
 	assert_int_equal(info.current, 0);
 	/* The first try succeeds: the pool is drained, then h[2] swaps. */
-	expect(c, h[0], MiB, 0x20);
+	mmkit_expect(c, h[0], MiB, 0x20);
 	assert_int_equal(atomic_load(&mm->swapouts), 3);
 	assert_true(atomic_load(&mm->host_B) <= 8 * MiB);
 	for (int i = 0; i < 8; i++)
-		expect(c, h[i], MiB, (uint8_t)(0x20 + i));
+		mmkit_expect(c, h[i], MiB, (uint8_t)(0x20 + i));
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
 }
@@ -162,7 +141,7 @@ static void shared_dontneed_bo_is_never_purged(void **state)
 	bool retained;
 
 	assert_int_equal(nvl_bo_create(a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
-	fill(a, x, MiB, 0x5a);
+	mmkit_fill(a, x, MiB, 0x5a);
 	assert_int_equal(nvl_bo_export(a, x, &tok), 0);
 	assert_int_equal(nvl_bo_import(b, tok, &xb), 0);
 	assert_int_equal(nvl_bo_madvise(a, x, NVL_BO_MADV_DONTNEED, &retained),
@@ -171,7 +150,7 @@ static void shared_dontneed_bo_is_never_purged(void **state)
 	assert_int_equal(nvl_bo_create(a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &y), 0);
 	assert_int_equal(nvl_bo_create(a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &z), 0);
 	assert_int_equal(atomic_load(&mm->swapouts), 1);
-	expect(b, xb, MiB, 0x5a);
+	mmkit_expect(b, xb, MiB, 0x5a);
 	assert_int_equal(nvl_bo_madvise(a, x, NVL_BO_MADV_WILLNEED, &retained),
 			 0);
 	assert_true(retained);
@@ -259,8 +238,8 @@ static void contiguous_range_allocation_fits_a_3mib_window(void **state)
 	}
 	assert_true(next == 5 * MiB / 2 && next <= 3 * MiB);
 	nvl_bo_put(bo);
-	fill(c, h, 5 * MiB / 2, 0x3c);
-	expect(c, h, 5 * MiB / 2, 0x3c);
+	mmkit_fill(c, h, 5 * MiB / 2, 0x3c);
+	mmkit_expect(c, h, 5 * MiB / 2, 0x3c);
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
 }
@@ -311,7 +290,7 @@ static void empty_placement_guts_the_bo(void **state)
 
 	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, NVL_BO_CPU_VISIBLE, &h),
 			 0);
-	fill(c, h, MiB, 0xab);
+	mmkit_fill(c, h, MiB, 0xab);
 	bo = nvl_bo_lookup(c, h);
 	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_validate(bo, NULL, 0), 0);
@@ -320,7 +299,7 @@ static void empty_placement_guts_the_bo(void **state)
 	assert_true(bo->evicted);
 	assert_int_equal(mm->vram.avail_B, 2 * MiB);
 	nvl_bo_put(bo);
-	expect(c, h, MiB, 0); /* placed again, reads zero */
+	mmkit_expect(c, h, MiB, 0); /* placed again, reads zero */
 
 	/* Busy: a ghost keeps the memory until the fence signals. */
 	busy = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
@@ -362,7 +341,7 @@ static void purgeable_vram_bo_is_gutted_on_eviction(void **state)
 
 	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, NVL_BO_CPU_VISIBLE, &a),
 			 0);
-	fill(c, a, MiB, 0x11);
+	mmkit_fill(c, a, MiB, 0x11);
 	assert_int_equal(nvl_bo_create(c, MiB, dom, 0, 0, &b), 0);
 	assert_int_equal(nvl_bo_madvise(c, a, NVL_BO_MADV_DONTNEED, &retained),
 			 0);
@@ -376,7 +355,7 @@ static void purgeable_vram_bo_is_gutted_on_eviction(void **state)
 	assert_int_equal(nvl_bo_madvise(c, a, NVL_BO_MADV_WILLNEED, &retained),
 			 0);
 	assert_false(retained);
-	expect(c, a, MiB, 0); /* placed again (GTT), reads zero */
+	mmkit_expect(c, a, MiB, 0); /* placed again (GTT), reads zero */
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
 }

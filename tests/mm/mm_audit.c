@@ -109,27 +109,6 @@ static uint32_t where(struct nvl_client *c, uint32_t h)
 	return bi.current;
 }
 
-static void fill(struct nvl_client *c, uint32_t h, uint64_t size, uint8_t v)
-{
-	void *p;
-
-	assert_int_equal(nvl_bo_map(c, h, &p), 0);
-	memset(p, v, size);
-	assert_int_equal(nvl_bo_unmap(c, h), 0);
-}
-
-static void expect(struct nvl_client *c, uint32_t h, uint64_t size, uint8_t v)
-{
-	uint8_t *p;
-
-	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
-	for (uint64_t i = 0; i < size; i++)
-		if (p[i] != v)
-			fail_msg("byte %llu is %#x, not %#x",
-				 (unsigned long long)i, p[i], v);
-	assert_int_equal(nvl_bo_unmap(c, h), 0);
-}
-
 /*
  * A CPU-visible window full of mapped BOs: a VRAM-only CPU-visible BO
  * fails with nothing changed, one that may use GTT goes there, and a BO
@@ -187,7 +166,7 @@ static void contiguous_request_on_fragmented_vram(void **state)
 				      NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, 0,
 				      NVL_BO_CPU_VISIBLE, &h[i]),
 			0);
-		fill(c, h[i], MiB, (uint8_t)i);
+		mmkit_fill(c, h[i], MiB, (uint8_t)i);
 	}
 	for (int i = 0; i < 16; i += 2)
 		assert_int_equal(nvl_bo_close(c, h[i]), 0);
@@ -195,9 +174,9 @@ static void contiguous_request_on_fragmented_vram(void **state)
 				       NVL_BO_CONTIGUOUS | NVL_BO_CPU_VISIBLE,
 				       &x),
 			 0);
-	fill(c, x, 4 * MiB, 0xee);
+	mmkit_fill(c, x, 4 * MiB, 0xee);
 	for (int i = 1; i < 16; i += 2)
-		expect(c, h[i], MiB, (uint8_t)i);
+		mmkit_expect(c, h[i], MiB, (uint8_t)i);
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
 }
@@ -231,7 +210,7 @@ static void fdinfo_follows_swap_and_purge(void **state)
 	assert_int_equal(nvl_bo_create(c, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &s), 0);
 	assert_int_equal(nvl_bo_create(c, 2 * MiB, NVL_BO_DOMAIN_GTT, 0, 0, &p),
 			 0);
-	fill(c, s, MiB, 0x5a);
+	mmkit_fill(c, s, MiB, 0x5a);
 	assert_int_equal(nvl_bo_madvise(c, p, NVL_BO_MADV_DONTNEED, &retained),
 			 0);
 	assert_int_equal(fdinfo_kib(c, "drm-purgeable-gtt"), 2048);
@@ -244,10 +223,10 @@ static void fdinfo_follows_swap_and_purge(void **state)
 	assert_int_equal(fdinfo_kib(c, "drm-total-cpu"), 3072);
 	assert_int_equal(fdinfo_kib(c, "drm-resident-cpu"), 0);
 	assert_int_equal(fdinfo_kib(c, "drm-purgeable-cpu"), 0);
-	expect(c, s, MiB, 0x5a);
+	mmkit_expect(c, s, MiB, 0x5a);
 	assert_int_equal(fdinfo_kib(c, "drm-resident-gtt"), 1024);
 	/* map after purge: zero, and the content is reported gone */
-	expect(c, p, 2 * MiB, 0);
+	mmkit_expect(c, p, 2 * MiB, 0);
 	assert_int_equal(nvl_bo_madvise(c, p, NVL_BO_MADV_WILLNEED, &retained),
 			 0);
 	assert_false(retained);
@@ -272,7 +251,7 @@ static void export_outlives_the_exporters_handle(void **state)
 
 	(void)state;
 	assert_int_equal(nvl_bo_create(a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
-	fill(a, x, MiB, 0x77);
+	mmkit_fill(a, x, MiB, 0x77);
 	assert_int_equal(nvl_bo_export(a, x, &tok), 0);
 	assert_int_equal(nvl_bo_import(b, tok, &xb), 0);
 	assert_int_equal(nvl_bo_map(b, xb, (void **)&p), 0);
@@ -281,7 +260,7 @@ static void export_outlives_the_exporters_handle(void **state)
 	assert_int_equal(nvl_bo_import(c, tok, &xc), 0);
 	assert_int_equal(nvl_bo_import(c, tok, &xc2), 0);
 	assert_int_equal(xc, xc2);
-	expect(c, xc, MiB, 0x77);
+	mmkit_expect(c, xc, MiB, 0x77);
 	assert_int_equal(nvl_bo_close(c, xc), 0);
 	assert_int_equal(nvl_bo_close(c, xc), -EINVAL);
 	assert_int_equal(nvl_bo_close(b, xb), 0);
@@ -368,7 +347,7 @@ static void bo_calls_survive_allocation_failures(void **state)
 	(void)state;
 	assert_int_equal(nvl_bo_create(x.a, MiB, NVL_BO_DOMAIN_GTT, 0, 0, &x.h),
 			 0);
-	fill(x.a, x.h, MiB, 0x42);
+	mmkit_fill(x.a, x.h, MiB, 0x42);
 	/* swapped out: the map reads it back */
 	(void)nvl_mm_shrink(mm, MiB);
 	assert_int_equal(where(x.a, x.h), 0);
@@ -379,11 +358,11 @@ static void bo_calls_survive_allocation_failures(void **state)
 	assert_int_equal(where(x.a, x.h), 0);
 	t_fail_each_alloc(inj_use, inj_unchanged, &x, 50);
 	assert_int_equal(where(x.a, x.h), NVL_BO_DOMAIN_GTT);
-	expect(x.a, x.h, MiB, 0x42);
+	mmkit_expect(x.a, x.h, MiB, 0x42);
 	t_fail_each_alloc(inj_export, inj_unchanged, &x, 50);
 	assert_true(x.tok != 0);
 	t_fail_each_alloc(inj_import, inj_unchanged, &x, 50);
-	expect(x.b, x.out, MiB, 0x42);
+	mmkit_expect(x.b, x.out, MiB, 0x42);
 	nvl_client_put(x.b);
 	nvl_client_put(x.a);
 	nvl_mm_destroy(mm);

@@ -2,10 +2,13 @@
 /*
  * The memory manager tests' set-up: a memory manager of the given sizes
  * and a device-less client whose BOs live in it. Shared by bo.c,
- * fidelity.c, shrink.c and mm_audit.c.
+ * fidelity.c, shrink.c and mm_audit.c; filling and checking a BO's bytes
+ * through a CPU map.
  */
 #ifndef NVL_TESTS_MM_MMKIT_H
 #define NVL_TESTS_MM_MMKIT_H
+
+#include <string.h>
 
 #include "t.h"
 #include "base/client.h"
@@ -32,6 +35,31 @@ static inline struct nvl_client *mmkit_client(struct nvl_mm *mm)
 	assert_int_equal(nvl_client_alloc(NULL, &c), 0);
 	c->mm = mm;
 	return c;
+}
+
+/* @size bytes of @h set to @v through a CPU map */
+static inline void mmkit_fill(struct nvl_client *c, uint32_t h, uint64_t size,
+			      uint8_t v)
+{
+	uint8_t *p;
+
+	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
+	memset(p, v, size);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
+}
+
+/* every one of @size bytes of @h reads @v through a CPU map */
+static inline void mmkit_expect(struct nvl_client *c, uint32_t h, uint64_t size,
+				uint8_t v)
+{
+	uint8_t *p;
+
+	assert_int_equal(nvl_bo_map(c, h, (void **)&p), 0);
+	for (uint64_t i = 0; i < size; i++)
+		if (p[i] != v)
+			fail_msg("byte %llu is %#x, not %#x",
+				 (unsigned long long)i, p[i], v);
+	assert_int_equal(nvl_bo_unmap(c, h), 0);
 }
 
 #endif
