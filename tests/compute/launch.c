@@ -784,6 +784,46 @@ static void errors_are_channel_errors_with_reason(void **state)
 	}
 }
 
+/*
+ * A grid with a zero dimension (CTA_RASTER_WIDTH/HEIGHT/DEPTH, V04_00's
+ * GRID_WIDTH/HEIGHT/DEPTH = 0) is a bad QMD, as a zero block is: a channel
+ * error, no release. Found by fuzz-pushbuf: the engine divided the grid's
+ * CTAs among no workers (UBSan: division by zero in cs_run_grid()) and
+ * then released the semaphore of a grid that never ran.
+ */
+static void a_grid_with_a_zero_dimension_is_a_bad_qmd(void **state)
+{
+	struct lt t;
+
+	FOR_PROFILES(&t)
+	{
+		uint64_t va = lt_load(&t, "EXIT\n"), p = DATA;
+
+		for (unsigned d = 0; d < 6; d++) {
+			struct shape sh = {{2, 2, 2}, {8, 2, 2}, 0};
+
+			if (d < 3)
+				sh.grid[d] = 0;
+			else
+				sh.block[d - 3] = 0;
+			lt_new_chan(&t);
+			lt_submit(&t, va, &sh, &p, sizeof(p), t.q->major);
+			assert_int_equal(
+				nvl_kit_wait_idle(&t.g->kit, &t.ch, GPU_WAIT),
+				-EIO);
+			assert_int_equal(
+				nvl_hw_rd32(t.g->hw,
+					    NVL_HW_CHRAM_ERROR(t.chid)),
+				NVL_HW_CHERR_COMPUTE);
+			assert_int_equal(
+				nvl_hw_rd32(t.g->hw,
+					    NVL_HW_CHRAM_ERR_DATA(t.chid)),
+				NVL_HW_COMPUTE_ERR_BAD_QMD);
+			assert_int_not_equal(gpu_rd(t.g, SEM), t.seq);
+		}
+	}
+}
+
 static void fault_buffer_setup(struct gpu *g, unsigned entries)
 {
 	nvl_hw_wr32(g->hw, NVL_HW_FAULT_BUF_LO(0),
@@ -1153,6 +1193,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(divergent_loop),
 	cmocka_unit_test(every_cta_runs_once_on_any_worker_count),
 	cmocka_unit_test(errors_are_channel_errors_with_reason),
+	cmocka_unit_test(a_grid_with_a_zero_dimension_is_a_bad_qmd),
 	cmocka_unit_test(unmapped_store_is_an_mmu_fault_of_the_compute_engine),
 	cmocka_unit_test(pcas_method_of_the_other_generation_is_a_method_error),
 	cmocka_unit_test(allocation_failures_stop_the_channel),

@@ -666,6 +666,14 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 	struct cs_worker *w;
 	int ret = 0;
 
+	/* a zero grid dimension is nvl_cs_run()'s bad shape, but no worker
+	 * would run to say so: refused here, never released */
+	if (!nctas) {
+		nvl_info(NVL_CAT_MODEL, "compute: channel %u: grid %ux%ux%u",
+			 ch->chid, l->grid[0], l->grid[1], l->grid[2]);
+		*err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+		return -EIO;
+	}
 	nw = nw > CS_MAX_SMS ? CS_MAX_SMS : nw;
 	if (nctas < nw)
 		nw = (unsigned)nctas;
