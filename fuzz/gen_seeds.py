@@ -4,6 +4,7 @@
 real wire captures (`nvl trace --record`), one per firmware version.
 
 usage: gen_seeds.py BUILDDIR OUTDIR CAPTURE...
+       gen_seeds.py pushbuf NVL OUTDIR
 
   BUILDDIR  a configured build (its firmware/abi/gspabi.h and
             gspabi_layout.json: struct ids and each version's sizes)
@@ -26,6 +27,14 @@ parser, each event number through the translation, and a zeroed image of
 every struct each version has that no capture carried (up to 4 KiB).
 trace seeds: each capture cut to its first records of every kind (the
 header, GSP RPCs, replies, the tool's channel records, pushbuffers).
+
+pushbuf seeds (the second form; NVL is a built `nvl`, whose assembler
+writes the programs): OUTDIR/pushbuf/compute-*, pushbuffers for the
+graphics/compute runlist of fuzz/model/fuzz_pushbuf.c's "tiny" chip
+(TURING_COMPUTE_A, QMD V02_02) with their QMD, program and constant
+buffer in the input's data blob: grids that store, fault, loop forever,
+a bad QMD, the wrong classes, an unbound subchannel, Host semaphores
+and a non-stall interrupt.
 """
 import hashlib
 import json
@@ -196,4 +205,124 @@ def fwread_seeds(d):
             f.write(blob)
 
 
-main()
+# fuzz/model/fuzz_pushbuf.c's input: flags, the data blob at VA DATA
+PB_PRIV, PB_COMPUTE, PB_BLOB = 1, 4, 8
+DATA = 1 << 20
+TURING_COMPUTE_A, TURING_DMA_COPY_A = 0xc5c0, 0xc5b5
+# method header (dev_ram / clc46f.h NV_FIFO_DMA_*): SEC_OP 31:29 (1
+# incrementing, 4 immediate), COUNT or immediate data 28:16, SUBCHANNEL
+# 15:13, METHOD_ADDRESS 11:0 (dwords)
+
+
+def mthd(op, subch, m, n):
+    return op << 29 | (n & 0x1fff) << 16 | (subch & 7) << 13 | (m >> 2)
+
+
+def inc(subch, m, *data):
+    return [mthd(1, subch, m, len(data))] + list(data)
+
+
+def immd(subch, m, v):
+    return [mthd(4, subch, m, v)]
+
+
+# Host (clc46f.h): SET_OBJECT 0x0, NON_STALL_INTERRUPT 0x20, SEM_ADDR_LO
+# 0x5c .. SEM_EXECUTE 0x6c (OPERATION 2:0 RELEASE 1, ACQ_CIRC_GEQ 3)
+SET_OBJECT, NON_STALL, SEM_ADDR_LO = 0x0, 0x20, 0x5c
+# TURING_COMPUTE_A (clc5c0.h): SEND_PCAS_A 0x2b4 (QMD address >> 8),
+# SEND_SIGNALING_PCAS_B 0x2bc (INVALIDATE 0, SCHEDULE 1)
+PCAS_A, PCAS_B = 0x2b4, 0x2bc
+# QMD V02_02 (clc3c0qmd.h, the same in clc5c0's): {lo, hi} bits
+QMD_V02_02 = {
+    'vminor': (576, 579), 'vmajor': (580, 583),
+    'grid0': (384, 415), 'grid1': (416, 431), 'grid2': (448, 463),
+    'cta0': (592, 607), 'cta1': (608, 623), 'cta2': (624, 639),
+    'prog_lo': (1536, 1567), 'prog_hi': (1568, 1584), 'regs': (648, 656),
+    'smem': (544, 561), 'cb_valid': (640, 640), 'cb_lo': (1024, 1055),
+    'cb_hi': (1056, 1072), 'cb_size': (1075, 1087), 'rel_en': (138, 138),
+    'rel_lo': (736, 767), 'rel_hi': (768, 775), 'rel_payload': (800, 831),
+    'rel_size': (799, 799),
+}
+
+
+def qmd(**f):
+    q = 0
+    for k, v in f.items():
+        lo, hi = QMD_V02_02[k]
+        q |= (v & ((1 << (hi - lo + 1)) - 1)) << lo
+    return q.to_bytes(256, 'little')
+
+
+def assemble(nvl, src):
+    import subprocess
+    out = subprocess.run([nvl, 'asm', '--arch', 'sm75'], input=src,
+                         capture_output=True, text=True, check=True).stdout
+    words = [int(w, 16) for w in out.split()]
+    return b''.join(struct.pack('<Q', w) for w in words)
+
+
+def pushbuf_seeds(nvl, d):
+    """Blob layout: QMD at DATA, program at DATA + 0x100, constant bank 0
+    (0x200 bytes: ntid, nctaid, a pointer parameter at 0x160) at DATA +
+    0x400; the QMD releases a 32-bit payload at DATA + 0x600 and the
+    store goes to DATA + 0x800 (or the hole at 1 TiB)."""
+    os.makedirs(d, exist_ok=True)
+    store = assemble(nvl, 'S2R R0, SR_TID.X ;\nMOV R2, c[0x0][0x160] ;\n'
+                     'MOV R3, c[0x0][0x164] ;\n'
+                     'IMAD.WIDE.U32 R2, R0, 0x4, R2 ;\nSTG.E [R2], R0 ;\n'
+                     'EXIT ;\n')
+    loop = assemble(nvl, 'L0:\nBRA L0 ;\n')
+    illegal = b'\xff' * 16
+
+    def blob(prog, dst, major=2, block=32, grid=2, smem=0):
+        q = qmd(vmajor=major, vminor=2, grid0=grid, grid1=1, grid2=1,
+                cta0=block, cta1=1, cta2=1, prog_lo=DATA + 0x100,
+                prog_hi=0, regs=32, smem=smem, cb_valid=1,
+                cb_lo=DATA + 0x400, cb_hi=0, cb_size=0x200 >> 4, rel_en=1,
+                rel_lo=DATA + 0x600, rel_hi=0, rel_payload=0x600d,
+                rel_size=1)
+        c0 = struct.pack('<6I', block, 1, 1, grid, 1, 1)
+        c0 = c0.ljust(0x160, b'\0') + struct.pack('<Q', dst)
+        c0 = c0.ljust(0x200, b'\0')
+        b = q + prog.ljust(0x300, b'\0') + c0
+        return struct.pack('<H', len(b)) + b
+
+    launch = (inc(1, SET_OBJECT, TURING_COMPUTE_A) +
+              inc(1, PCAS_A, DATA >> 8) + immd(1, PCAS_B, 3))
+    release = (inc(0, SEM_ADDR_LO, DATA + 0x700, 0, 0x5eed, 0, 1) +
+               inc(0, NON_STALL, 0))
+
+    def pb(dws):
+        return b''.join(struct.pack('<I', x & 0xffffffff) for x in dws)
+
+    fl = bytes([PB_COMPUTE | PB_BLOB])
+    seeds = {
+        'compute-store': fl + blob(store, DATA + 0x800) + pb(launch),
+        'compute-store-release': fl + blob(store, DATA + 0x800) +
+        pb(launch + release),
+        'compute-store-fault': fl + blob(store, 1 << 40) + pb(launch),
+        'compute-loop-forever': fl + blob(loop, 0) + pb(launch),
+        'compute-illegal': fl + blob(illegal, 0) + pb(launch),
+        'compute-bad-qmd': fl + blob(store, DATA + 0x800, major=3) +
+        pb(launch),
+        'compute-shape-zero': fl + blob(store, DATA + 0x800, block=0) +
+        pb(launch),
+        'compute-unbound-subch': fl + blob(store, DATA + 0x800) +
+        pb(inc(2, PCAS_A, DATA >> 8) + immd(2, PCAS_B, 3)),
+        'compute-copy-class': bytes([PB_COMPUTE]) +
+        pb(inc(1, SET_OBJECT, TURING_DMA_COPY_A)),
+        'copy-compute-class': bytes([PB_BLOB]) +
+        blob(store, DATA + 0x800) + pb(launch),
+        'compute-release-nonstall': bytes([PB_COMPUTE]) + pb(release),
+        'compute-priv-release': bytes([PB_COMPUTE | PB_PRIV]) +
+        pb(release),
+    }
+    for name, b in seeds.items():
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(b)
+
+
+if len(sys.argv) == 4 and sys.argv[1] == 'pushbuf':
+    pushbuf_seeds(sys.argv[2], os.path.join(sys.argv[3], 'pushbuf'))
+else:
+    main()

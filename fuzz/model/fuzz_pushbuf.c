@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target: arbitrary pushbuffers through the PBDMA decoder, the Host
- * methods and the copy engine of a "tiny" model.
+ * methods, the copy engine and the compute engine of a "tiny" model.
  *
- * Input: byte 0 = flags (bit 0: privileged channel, bit 1: bytes 1..8 are
- * a raw GPFIFO entry submitted first), then little-endian dwords forming
- * one pushbuffer segment. The address space maps the low 64 MiB of VRAM
- * (2 MiB pages), a DMA-mapped system page at 4 GiB, a sparse 2 MiB at
- * 8 GiB and a read-only page at 16 GiB; everything else faults.
+ * Input: byte 0 = flags, then, in this order, what the flags ask for:
+ *  - bit 0: the channel is privileged;
+ *  - bit 1: 8 bytes, a raw GPFIFO entry submitted first;
+ *  - bit 2: the channel is on the graphics/compute runlist (which takes
+ *    only the compute class: NVL_HW_RUNLIST_COMPUTE()), not copy
+ *    runlist 1;
+ *  - bit 3: a little-endian 16-bit length and that many bytes (at most
+ *    what is left) written to VRAM at DATA_PA = VA 1 MiB before the
+ *    submission: QMDs, programs, constant buffers and semaphores for the
+ *    pushbuffer to point at (fuzz/gen_seeds.py pushbuf writes seeds that
+ *    launch real grids this way);
+ * then little-endian dwords forming one pushbuffer segment. The address
+ * space maps the low 64 MiB of VRAM (2 MiB pages), a DMA-mapped system
+ * page at 4 GiB, a sparse 2 MiB at 8 GiB and a read-only page at 16 GiB;
+ * everything else faults.
  *
  * The model must never crash nor touch host memory outside VRAM and the
  * DMA-mapped page (ASan checks).
@@ -28,6 +38,7 @@
 #include <sys/mman.h>
 
 #include "base/time.h"
+#include "hw/compute.h"
 #include "hw/fault.h"
 #include "hw/regs.h"
 #include "kit.h"
@@ -38,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_DW (1u << 16)
 #define CHID 3
 #define RL 1
+#define DATA_PA (1ull << 20)
 
 static struct nvl_model *m;
 static uint8_t *sys;
@@ -73,8 +85,11 @@ static void reset_engines(struct nvl_hw *hw)
 {
 	int64_t deadline = nvl_time_ns() + NVL_NSEC_PER_SEC;
 
-	nvl_hw_wr32(hw, NVL_HW_PMC_ENGINE_RESET, 3u);
-	while ((nvl_hw_rd32(hw, NVL_HW_PMC_ENGINE_RESET) & 3u) &&
+	/* every runlist's engine: the copy engines and compute */
+	uint32_t all = (2u << NVL_HW_RUNLIST_COMPUTE(m->profile->num_ce)) - 1;
+
+	nvl_hw_wr32(hw, NVL_HW_PMC_ENGINE_RESET, all);
+	while ((nvl_hw_rd32(hw, NVL_HW_PMC_ENGINE_RESET) & all) &&
 	       nvl_time_ns() < deadline)
 		sched_yield(); /* the runlist threads need the CPU */
 }
@@ -109,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nvl_hw *hw;
 	size_t ndw;
 	uint8_t flags;
+	unsigned rl;
 
 	if (size < 1 || setup_once())
 		return 0;
@@ -116,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	hw = nvl_model_hw(m);
+	rl = flags & 4 ? NVL_HW_RUNLIST_COMPUTE(m->profile->num_ce) : RL;
 	/* the same starting state for every input (engines are idle) */
 	nvl_hw_wr32(hw, NVL_HW_CHRAM_CTRL(CHID), NVL_HW_CHRAM_CTRL_ENABLE_CLR);
 	(void)madvise(m->vram, m->vram_size, MADV_DONTNEED);
@@ -138,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kit.vram_size - (64ull << 20), 21,
 			NVL_HW_APERTURE_VIDMEM, 0) ||
 	    nvl_kit_invalidate(&kit, &vm) ||
-	    nvl_kit_chan_create(&kit, &vm, CHID, RL, 4, 4 * MAX_DW + 64,
+	    nvl_kit_chan_create(&kit, &vm, CHID, rl, 4, 4 * MAX_DW + 64,
 				flags & 1, &ch))
 		return 0;
 	nvl_hw_wr32(
@@ -160,13 +177,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ch.gp_put = 1;
 		(void)nvl_hw_vram_write(hw, ch.userd + 0x8c, &put, 4);
 	}
+	if ((flags & 8) && size >= 2) {
+		size_t len =
+			NVL_MIN((size_t)(data[0] | data[1] << 8), size - 2);
+
+		if (len)
+			(void)nvl_hw_vram_write(hw, DATA_PA, data + 2, len);
+		data += 2 + len;
+		size -= 2 + len;
+	}
 	ndw = NVL_MIN(size / 4, (size_t)MAX_DW);
 	memcpy(dw, data, ndw * 4);
 	if (ndw && !nvl_kit_push(&ch, dw, (uint32_t)ndw))
 		(void)nvl_kit_kick(&kit, &ch);
 	else
 		nvl_hw_wr32(hw, NVL_HW_DOORBELL,
-			    NVL_HW_DOORBELL_TOKEN(CHID, RL));
+			    NVL_HW_DOORBELL_TOKEN(CHID, rl));
 	if (!wait_done(&kit, &ch))
 		reset_engines(hw); /* cut off what still runs */
 	nvl_kit_chan_fini(&kit, &ch);
