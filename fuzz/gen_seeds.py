@@ -5,6 +5,7 @@ real wire captures (`nvl trace --record`), one per firmware version.
 
 usage: gen_seeds.py BUILDDIR OUTDIR CAPTURE...
        gen_seeds.py pushbuf NVL OUTDIR
+       gen_seeds.py events BUILDDIR OUTDIR
 
   BUILDDIR  a configured build (its firmware/abi/gspabi.h and
             gspabi_layout.json: struct ids and each version's sizes)
@@ -35,6 +36,14 @@ graphics/compute runlist of fuzz/model/fuzz_pushbuf.c's "tiny" chip
 buffer in the input's data blob: grids that store, fault, loop forever,
 a bad QMD, the wrong classes, an unbound subchannel, Host semaphores
 and a non-stall interrupt.
+
+events seeds (the third form): OUTDIR/gsp_events/, the messages of
+fuzz/gsp/fuzz_events.c laid out from BUILDDIR's gspabi_layout.json for
+535.113.01 (the version "model:tiny" boots): POST_EVENT to the target's
+sensor subscription (both notifiers; another event; cut short),
+RC_TRIGGERED and OS_ERROR_LOG (whole, cut short, text without its NUL),
+MMU_FAULT_QUEUED (one and a storm), INIT_DONE and RUN_CPU_SEQUENCER after
+the boot, replies nobody asked for.
 """
 import hashlib
 import json
@@ -322,7 +331,81 @@ def pushbuf_seeds(nvl, d):
             f.write(b)
 
 
+# the handles fuzz_events.c's device gives its subscription in a fresh
+# process (the driver's RM handle allocator: client, then its objects)
+EV_HCLIENT, EV_HEVENT = 0xc1d00001, 0xcaf00004
+
+
+def events_seeds(build, d):
+    layout = json.load(open(os.path.join(build, 'firmware', 'abi',
+                                         'gspabi_layout.json')))
+    hdr = open(os.path.join(build, 'firmware', 'abi', 'gspabi.h')).read()
+    k = {m.group(1): int(m.group(2), 0) for m in re.finditer(
+        r'#define GSPABI_K_(\w+) (0x[0-9a-f]+|\d+)', hdr)}
+    v = [x for x in layout['versions'] if x['tag'] == '535.113.01'][0]
+    recs = {r['want']: r for r in v['records']}
+
+    def image(want, **vals):
+        r = recs[want]
+        b = bytearray(r['size'])
+        for f in r['fields']:
+            if f['path'] in vals:
+                val = vals[f['path']]
+                if isinstance(val, bytes):
+                    b[f['offset']:f['offset'] + len(val)] = val
+                else:
+                    b[f['offset']:f['offset'] + f['size']] = \
+                        val.to_bytes(f['size'], 'little')
+        return bytes(b)
+
+    def msg(event, payload):
+        sel = k['EVENT_' + event] - 0x1000
+        assert 0 <= sel < 0x20
+        return bytes([sel]) + struct.pack('<H', len(payload)) + payload
+
+    def raw(function, payload):
+        return bytes([0x40]) + struct.pack('<IH', function,
+                                           len(payload)) + payload
+
+    post = 'rpc_post_event_v17_00'
+    rc = image('rpc_rc_triggered_v17_02', chid=0, scope=1,
+               exceptType=k['RC_ERROR_FIFO_ERROR_MMU_ERR_FLT'])
+    log = image('rpc_os_error_log_v17_00', chid=0,
+                exceptType=k['RC_ERROR_FIFO_ERROR_MMU_ERR_FLT'],
+                errString=b'Xid 31: channel 0')
+    seeds = {
+        'post-thermal': msg('POST_EVENT', image(
+            post, hClient=EV_HCLIENT, hEvent=EV_HEVENT,
+            notifyIndex=k['NVL2080_NOTIFIERS_THERMAL_SLOWDOWN'])),
+        'post-power-cap': msg('POST_EVENT', image(
+            post, hClient=EV_HCLIENT, hEvent=EV_HEVENT,
+            notifyIndex=k['NVL2080_NOTIFIERS_POWER_CAP'])),
+        'post-other-event': msg('POST_EVENT', image(
+            post, hClient=EV_HCLIENT, hEvent=EV_HEVENT + 1,
+            notifyIndex=k['NVL2080_NOTIFIERS_THERMAL_SLOWDOWN'])),
+        'post-short': msg('POST_EVENT', image(
+            post, hClient=EV_HCLIENT, hEvent=EV_HEVENT)[:-1]),
+        'rc-triggered': msg('OS_ERROR_LOG', log) + msg('RC_TRIGGERED', rc),
+        'rc-triggered-short': msg('RC_TRIGGERED', rc[:-1]),
+        'os-error-log-no-nul': msg('OS_ERROR_LOG', image(
+            'rpc_os_error_log_v17_00', errString=b'A' * 256)),
+        'mmu-fault-queued': msg('MMU_FAULT_QUEUED', b''),
+        'mmu-fault-storm': msg('MMU_FAULT_QUEUED', b'') * 16,
+        'init-done-again': msg('GSP_INIT_DONE', b''),
+        'sequencer-after-boot': msg('GSP_RUN_CPU_SEQUENCER',
+                                    image('rpc_run_cpu_sequencer_v17_00')),
+        'unclaimed-replies': raw(k['FUNCTION_NOP'], b'') +
+        raw(k['FUNCTION_GSP_RM_CONTROL'], bytes(64)),
+    }
+    os.makedirs(d, exist_ok=True)
+    for name, b in seeds.items():
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(b)
+
+
 if len(sys.argv) == 4 and sys.argv[1] == 'pushbuf':
     pushbuf_seeds(sys.argv[2], os.path.join(sys.argv[3], 'pushbuf'))
+elif len(sys.argv) == 4 and sys.argv[1] == 'events':
+    events_seeds(sys.argv[2], os.path.join(sys.argv[3], 'gsp_events'))
 else:
     main()

@@ -1767,6 +1767,12 @@ int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 			   true);
 }
 
+int nvl_model_gsp_event_raw(struct nvl_model *m, uint32_t function,
+			    const void *data, size_t len)
+{
+	return queue_event(m, function, data, len, true);
+}
+
 int nvl_fw_queue_event(struct nvl_model *m, uint32_t function, const void *data,
 		       size_t len)
 {

@@ -165,5 +165,14 @@ int nvl_model_gsp_event_mmu_fault(struct nvl_model *m);
 /** nvl_model_gsp_event_post() - queue POST_EVENT to @hclient/@hevent with @data. Return: 0 or -ENOSPC. */
 int nvl_model_gsp_event_post(struct nvl_model *m, uint32_t hclient,
 			     uint32_t hevent, uint32_t data);
+/**
+ * nvl_model_gsp_event_raw() - queue message @function (any number: an
+ * event, or a reply nobody asked for) with the @len bytes at @data as its
+ * payload, unchecked: a faulty or hostile firmware's (fuzz/gsp/
+ * fuzz_events.c). Return: 0 or -ENOSPC (backlog full, or @len above the
+ * 512 bytes of the largest event).
+ */
+int nvl_model_gsp_event_raw(struct nvl_model *m, uint32_t function,
+			    const void *data, size_t len);
 
 #endif /* NVL_MODEL_GSP_GSP_H */
