@@ -11,7 +11,10 @@
  * parent's class; freeing an object frees everything under it. Controls
  * answer from the chip profile. A VA space and the root a client binds to
  * it are checked as NVIDIA's RM checks them (vaspace_params(),
- * set_page_directory()).
+ * set_page_directory()); the root taken back re-points the space's
+ * channels (unset_page_directory()); a split space takes the client's
+ * levels for RM's range and RM maps its page below them
+ * (copy_server_pdes()).
  */
 #include <errno.h>
 #include <stddef.h>
