@@ -14,7 +14,10 @@
 #include "base/cpufree.h"
 #include "gsp/priv.h"
 #include "gspabi.h"
+#include "hw/host.h"
+#include "hw/mmu.h"
 #include "kit.h"
+#include "model/mmu.h"
 
 struct tree {
 	uint32_t root, dev, sub, vas, chan, ce;
@@ -1186,6 +1189,376 @@ static void vas_unset_on(const char *chip, uint32_t entries,
 	kit_down(&k);
 }
 
+/* a 4-byte word of VRAM */
+static uint32_t vram_rd32(struct kit *k, uint64_t pa)
+{
+	uint32_t v;
+
+	memcpy(&v, nvl_model_phys_ptr(k->m, pa, 4), 4);
+	return v;
+}
+
+static uint64_t vram_rd64(struct kit *k, uint64_t pa)
+{
+	uint64_t v;
+
+	memcpy(&v, nvl_model_phys_ptr(k->m, pa, 8), 8);
+	return v;
+}
+
+static void vram_wr64(struct kit *k, uint64_t pa, uint64_t v)
+{
+	memcpy(nvl_model_phys_ptr(k->m, pa, 8), &v, 8);
+}
+
+/* a channel on @vas kept: its handle, its instance block in @inst */
+static uint32_t chan_keep(struct kit *k, uint32_t dev, uint32_t vas,
+			  uint64_t *inst)
+{
+	NV_CHANNEL_ALLOC_PARAMS cp = {.gpFifoEntries = 512,
+				      .hVASpace = vas,
+				      .userdOffset = 2ull << 20};
+	uint32_t h = 0;
+
+	assert_int_equal(nvl_gsp_rm_alloc(k->gsp, dev,
+					  k->m->profile->host_class, &cp,
+					  sizeof(cp), &h),
+			 0);
+	*inst = cp.instOffset;
+	return h;
+}
+
+/*
+ * UNSET_PAGE_DIRECTORY and the space's channels: RM updates the instance
+ * block of every channel on the space (ctrl0080dma.h's control, dma.c
+ * deviceCtrlCmdDmaUnsetPageDirectory_IMPL(): "the instance block of all
+ * channels in the TSGs that's using the VA space",
+ * gvaspaceUnregisterAllChanGrps()): RAMIN PAGE_DIR_BASE (0x200, dev_ram.h
+ * NV_RAMIN_PAGE_DIR_BASE_TARGET 1:0) goes to INVALID with no address, so
+ * Host finds no address space when the channel next runs; a channel of
+ * another space keeps its root.
+ */
+static void vas_unset_channels_on(const char *chip, uint32_t entries)
+{
+	const uint32_t ext = NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+	uint32_t root, dev, sub, vas, other, ch, ch2, ch3;
+	uint64_t inst, inst2, inst3;
+	struct kit k;
+
+	kit_up(&k, chip);
+	kit_tree(&k, &root, &dev, &sub);
+	vas = vas_alloc(&k, dev, ext, 0, 0);
+	other = vas_alloc(&k, dev, ext, 0, 0);
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(set_root(&k, dev, other, entries, 0), 0);
+	ch = chan_keep(&k, dev, vas, &inst);
+	ch2 = chan_keep(&k, dev, vas, &inst2);
+	ch3 = chan_keep(&k, dev, other, &inst3);
+	assert_int_equal(vram_rd32(&k, inst + NVL_HW_RAMIN_PDB) &
+				 (NVL_HW_RAMIN_PDB_LO_MASK |
+				  NVL_HW_RAMIN_PDB_TARGET_MASK),
+			 (1u << 20) | NVL_HW_RAM_TARGET_VID);
+
+	assert_int_equal(unset_root(&k, dev, vas), 0);
+	for (int i = 0; i < 2; i++) {
+		uint64_t in = i ? inst2 : inst;
+		uint32_t pdb = vram_rd32(&k, in + NVL_HW_RAMIN_PDB);
+
+		assert_int_equal(pdb & NVL_HW_RAMIN_PDB_TARGET_MASK,
+				 NVL_HW_RAM_TARGET_INVALID);
+		assert_int_equal(pdb & NVL_HW_RAMIN_PDB_LO_MASK, 0);
+		assert_int_equal(vram_rd32(&k, in + NVL_HW_RAMIN_PDB_HI), 0);
+		/* the rest of the word as RM wrote it */
+		assert_true(pdb & NVL_HW_RAMIN_PDB_USE_VER2);
+	}
+	assert_int_equal(vram_rd32(&k, inst3 + NVL_HW_RAMIN_PDB) &
+				 (NVL_HW_RAMIN_PDB_LO_MASK |
+				  NVL_HW_RAMIN_PDB_TARGET_MASK),
+			 (1u << 20) | NVL_HW_RAM_TARGET_VID);
+	/* a new root: new channels get it, the revoked ones stay unbound */
+	assert_int_equal(set_root(&k, dev, vas, entries, 0), 0);
+	assert_int_equal(vram_rd32(&k, inst + NVL_HW_RAMIN_PDB) &
+				 NVL_HW_RAMIN_PDB_TARGET_MASK,
+			 NVL_HW_RAM_TARGET_INVALID);
+	assert_int_equal(chan_on(&k, dev, vas), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, ch), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, ch2), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, ch3), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+static void vas_unset_channels(void **state)
+{
+	(void)state;
+	vas_unset_channels_on("tu102", 4);
+	vas_unset_channels_on("gh100", 2);
+}
+
+/* the client's page levels for the server-reserved range, root first,
+ * from 1 MiB a page each, linked root -> ... -> PD1 the way the client's
+ * tables are (mmu_v2.h/mmu_v3.h: aperture 2:1 video memory 1; v2 address
+ * 32:8 = pa >> 12, v3 address 51:12 = pa) */
+struct srv_levels {
+	unsigned int n;
+	NV90F1_CTRL_VASPACE_COPY_SERVER_RESERVED_PDES_PARAMS p;
+};
+
+static uint64_t t_pde(bool v3, uint64_t pa)
+{
+	return (v3 ? pa : (pa >> 12) << 8) | 1u << 1;
+}
+
+static void srv_levels(struct kit *k, struct srv_levels *s)
+{
+	const bool v3 = k->m->profile->mmu_version == 3;
+	const uint8_t shift[] = {56, 47, 38, 29};
+	const uint64_t va = 4ull << 30;
+	const unsigned int first = v3 ? 0 : 1;
+
+	memset(s, 0, sizeof(*s));
+	s->n = 4 - first;
+	s->p.pageSize = 1ull << 29;
+	s->p.virtAddrLo = va;
+	s->p.virtAddrHi = va + (512ull << 20) - 1;
+	s->p.numLevelsToCopy = s->n;
+	memset(nvl_model_phys_ptr(k->m, 1ull << 20, 4 * 4096), 0, 4 * 4096);
+	for (unsigned int i = 0; i < s->n; i++) {
+		NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL *l = &s->p.levels[i];
+		const unsigned int lvl = first + i;
+		const uint64_t pa = (1ull << 20) + i * 4096ull;
+
+		l->physAddress = pa;
+		l->aperture = GMMU_APERTURE_VIDEO;
+		l->pageShift = shift[lvl];
+		/* the root: 2 entries on v3's PD4, 4 on v2's PD3 */
+		l->size = lvl == 0 ? 16 : (lvl == 1 && !v3) ? 32 : 4096;
+		if (i + 1 < s->n)
+			vram_wr64(k,
+				  pa + ((va >> shift[lvl]) &
+					((l->size / 8) - 1)) *
+						  8,
+				  t_pde(v3, pa + 4096));
+	}
+}
+
+/* the control from client @client on @obj: the errno of RM's answer */
+static int copy_pdes(struct kit *k, uint32_t client, uint32_t obj,
+		     const struct srv_levels *s, size_t size)
+{
+	size_t hdr = nvl_gsp_rm_control_hdr(k->gsp), got = 0;
+	uint8_t *msg = calloc(1, hdr + sizeof(s->p));
+	int ret;
+
+	assert_non_null(msg);
+	ret = nvl_gsp_rm_control_frame(
+		k->gsp, client, obj,
+		NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES, &s->p, size,
+		msg);
+	if (!ret)
+		ret = nvl_gsp_rpc(k->gsp, GSPABI_K_FUNCTION_GSP_RM_CONTROL, msg,
+				  hdr + size, msg, hdr + sizeof(s->p), &got,
+				  NVL_GSP_REPLY_RECV, 0);
+	if (!ret)
+		ret = nvl_gsp_rm_control_parse(
+			k->gsp,
+			NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES, msg,
+			got, NULL, size);
+	free(msg);
+	return ret;
+}
+
+/* the PD1 entry of the range's first VA in the client's PD1 page */
+static uint64_t srv_pd1_entry(struct kit *k, const struct srv_levels *s)
+{
+	return vram_rd64(k, s->p.levels[s->n - 1].physAddress + 8 * 8);
+}
+
+/* what VA 4 GiB reads through the client's root (a walk of the tables
+ * now, no TLB): the word there, or ~0 when it does not translate */
+static uint32_t srv_read(struct kit *k, const struct srv_levels *s)
+{
+	struct nvl_model_vmctx ctx = {.pdb = s->p.levels[0].physAddress,
+				      .aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = k->m->profile->mmu_version};
+	struct nvl_model_xlate x;
+
+	if (nvl_model_mmu_walk(k->m, &ctx, 4ull << 30, NVL_HW_FAULT_ACCESS_READ,
+			       &x, NULL) ||
+	    x.state != NVL_MODEL_XLATE_MAPPED)
+		return ~0u;
+	return vram_rd32(k, x.pa);
+}
+
+/*
+ * NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES (ctrl90f1.h, control
+ * 0x90f10106 on the VA space; the params the same in 535 and 570): the
+ * client's PD3/PD2/PD1 (v2) or PD4/PD3/PD2/PD1 (v3) for [4 GiB, 4.5 GiB)
+ * (SPLIT_VAS_SERVER_RM_MANAGED_VA_START/_SIZE), root first, pageSize
+ * 512 MiB, as Nouveau's r535_mmu_vaspace_new() sends them. Every refusal
+ * (RM's statuses: gpu_vaspace.c vaspaceapiCtrlCmdVaspaceCopyServer
+ * ReservedPdes(), gvaspaceCopyServerReservedPdes(); and the model's) leaves
+ * the space as it was: nothing in the client's PD1 page, no channel. Taken:
+ * RM's page at 4 GiB resolves through the client's root, channels on the
+ * space get the client's root as PDB; the space's free takes RM's entry
+ * out of the client's page.
+ */
+static void vas_copy_on(const char *chip)
+{
+	const uint32_t ext = NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED;
+	const uint32_t shared = NV_VASPACE_ALLOCATION_FLAGS_SHARED_MANAGEMENT;
+	uint32_t root, dev, sub, root2, dev2, sub2, vas, evas, svas, ch;
+	uint32_t more[8];
+	uint64_t inst;
+	struct srv_levels s, b;
+	struct kit k;
+
+	kit_up(&k, chip);
+	kit_tree(&k, &root, &dev, &sub);
+	kit_tree(&k, &root2, &dev2, &sub2);
+	vas = vas_alloc(&k, dev, 0, 1ull << 40, 0);
+	srv_levels(&k, &s);
+
+	/* what names the space and the GPU */
+	assert_int_equal(copy_pdes(&k, root, vas + 0x100, &s, sizeof(s.p)),
+			 -ENOENT);
+	expect_status("NV_ERR_INVALID_OBJECT_HANDLE");
+	assert_int_equal(copy_pdes(&k, root2, vas, &s, sizeof(s.p)), -ENOENT);
+	assert_int_equal(copy_pdes(&k, root, dev, &s, sizeof(s.p)),
+			 -EOPNOTSUPP);
+	assert_int_equal(copy_pdes(&k, root, vas, &s, sizeof(s.p) - 8),
+			 -EINVAL);
+	b = s;
+	b.p.hSubDevice = sub2;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -ENOENT);
+	b.p.hSubDevice = dev;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -ENOENT);
+	b = s;
+	b.p.subDeviceId = 2;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	/* level count, page size, range */
+	b = s;
+	b.p.numLevelsToCopy = GMMU_FMT_MAX_LEVELS + 1;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b.p.numLevelsToCopy = s.n - 1;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b = s;
+	b.p.pageSize = 0;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b.p.pageSize = 3ull << 28;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b.p.pageSize = 2ull << 20;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b = s;
+	b.p.virtAddrLo += 4096;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	b = s;
+	b.p.virtAddrLo += 8ull << 30;
+	b.p.virtAddrHi += 8ull << 30;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), -EINVAL);
+	/* each level: aperture, address, size, shift */
+	for (unsigned int i = 0; i < s.n; i++) {
+		NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL *l = &b.p.levels[i];
+
+		b = s;
+		l->aperture = GMMU_APERTURE_INVALID;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+		l->aperture = GMMU_APERTURE_PEER;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+		l->aperture = GMMU_APERTURE_SYS_COH;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EOPNOTSUPP);
+		b = s;
+		l->physAddress += 0x100;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+		l->physAddress = k.m->vram_size - 4096;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+		b = s;
+		l->size += 8;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+		b = s;
+		l->pageShift = 21;
+		assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)),
+				 -EINVAL);
+	}
+	/* spaces whose root is the client's: externally owned, before and
+	 * after its root; a SHARED_MANAGEMENT one with a committed root */
+	evas = vas_alloc(&k, dev, ext, 0, 0);
+	assert_int_equal(copy_pdes(&k, root, evas, &s, sizeof(s.p)),
+			 -EOPNOTSUPP);
+	assert_int_equal(set_root(&k, dev, evas,
+				  k.m->profile->mmu_version == 3 ? 2 : 4, 0),
+			 0);
+	assert_int_equal(copy_pdes(&k, root, evas, &s, sizeof(s.p)),
+			 -EOPNOTSUPP);
+	assert_int_equal(unset_root(&k, dev, evas), 0);
+	assert_int_equal(copy_pdes(&k, root, evas, &s, sizeof(s.p)),
+			 -EOPNOTSUPP);
+	svas = vas_alloc(&k, dev, shared, 1ull << 40, 0);
+	assert_int_equal(set_root(&k, dev, svas,
+				  k.m->profile->mmu_version == 3 ? 2 : 4, 0),
+			 0);
+	assert_int_equal(copy_pdes(&k, root, svas, &s, sizeof(s.p)), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+	/* zero levels: RM mirrors nothing */
+	b = s;
+	b.p.numLevelsToCopy = 0;
+	assert_int_equal(copy_pdes(&k, root, vas, &b, sizeof(b.p)), 0);
+	/* none of it changed anything */
+	assert_int_equal(srv_pd1_entry(&k, &s), 0);
+	assert_int_equal(srv_read(&k, &s), ~0u);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+
+	/* taken: RM's page is at 4 GiB through the client's root, a channel
+	 * walks that root; not twice, nor a root over it, nor an unset */
+	assert_int_equal(copy_pdes(&k, root, vas, &s, sizeof(s.p)), 0);
+	assert_int_not_equal(srv_pd1_entry(&k, &s), 0);
+	assert_int_equal(srv_read(&k, &s), vas);
+	ch = chan_keep(&k, dev, vas, &inst);
+	assert_int_equal(vram_rd32(&k, inst + NVL_HW_RAMIN_PDB) &
+				 NVL_HW_RAMIN_PDB_LO_MASK,
+			 (uint32_t)s.p.levels[0].physAddress);
+	assert_int_equal(copy_pdes(&k, root, vas, &s, sizeof(s.p)), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+	assert_int_equal(set_root(&k, dev, vas, 4, 0), -EINVAL);
+	assert_int_equal(unset_root(&k, dev, vas), -EINVAL);
+	expect_status("NV_ERR_INVALID_STATE");
+	assert_int_equal(srv_read(&k, &s), vas);
+	/* the space's free takes RM's entry back out of the client's page */
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, ch), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, vas), 0);
+	assert_int_equal(srv_pd1_entry(&k, &s), 0);
+	assert_int_equal(srv_read(&k, &s), ~0u);
+
+	/* RM's tables run out (the model keeps 8 sets): NV_ERR_NO_MEMORY,
+	 * and the client's page keeps what the last space put there */
+	for (unsigned int i = 0; i < NVL_ARRAY_SIZE(more); i++) {
+		more[i] = vas_alloc(&k, dev, 0, 1ull << 40, 0);
+		assert_int_equal(copy_pdes(&k, root, more[i], &s, sizeof(s.p)),
+				 0);
+	}
+	vas = vas_alloc(&k, dev, 0, 1ull << 40, 0);
+	assert_int_equal(copy_pdes(&k, root, vas, &s, sizeof(s.p)), -ENOMEM);
+	assert_int_equal(srv_read(&k, &s), more[NVL_ARRAY_SIZE(more) - 1]);
+	assert_int_equal(chan_on(&k, dev, vas), -EINVAL);
+
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root2), 0);
+	assert_int_equal(nvl_gsp_rm_free(k.gsp, root), 0);
+	kit_down(&k);
+}
+
+static void vas_copy(void **state)
+{
+	(void)state;
+	vas_copy_on("tu102");
+	vas_copy_on("gh100");
+}
+
 static void vas_unset(void **state)
 {
 	(void)state;
@@ -1207,6 +1580,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(rm_abi_calls),
 		cmocka_unit_test(vas_rules),
 		cmocka_unit_test(vas_unset),
+		cmocka_unit_test(vas_unset_channels),
+		cmocka_unit_test(vas_copy),
 		cmocka_unit_test(status_errno),
 		cmocka_unit_test(continuation_both_ways),
 		cmocka_unit_test(continuation_while_firmware_polls),

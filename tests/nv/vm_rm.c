@@ -27,8 +27,9 @@
 #include "gspabi.h"
 #include "model/gsp/gsp.h"
 #include "nv/device.h"
-
-#define MIB (1ull << 20)
+#include "nv/vm.h"
+#include "rig.h"
+#include "vm/vm.h"
 
 static struct nvl_vm_create_args vm_args(uint32_t flags)
 {
@@ -257,11 +258,60 @@ static void destroy_unsets_root_first(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * A channel of a VA space whose root the client took back translates
+ * nothing through it: RM re-points the instance blocks of the space's
+ * channels at UNSET_PAGE_DIRECTORY (dma.c deviceCtrlCmdDmaUnsetPage
+ * Directory_IMPL(), gvaspaceUnregisterAllChanGrps(); the model marks
+ * RAMIN PAGE_DIR_BASE TARGET INVALID). The driver's own order never runs
+ * a channel after it (its channels hold their VM), so the test sends the
+ * unset itself while the channel lives: the next job's release does not
+ * land (the channel fails: CHERR_INSTANCE, RM's recovery) instead of
+ * writing through the root the driver could have freed by then.
+ */
+static void unset_stops_channels(void **state)
+{
+	struct nvl_device *dev = rig_open_dev(1000);
+	struct gspabi_unset_page_directory up = {0};
+	struct nvl_nv_vm *v;
+	struct nvl_vm *vm;
+	struct rig k;
+	int st;
+
+	(void)state;
+	rig_up(dev, &k);
+	assert_int_equal(rig_exec(&k, 0), 0);
+	assert_int_equal(rig_status(&k, 0), 1);
+	assert_int_equal(k.pdst[0], 0x1000);
+	vm = nvl_vm_lookup(k.c, k.vm);
+	assert_non_null(vm);
+	v = nvl_nv_vm_of(vm);
+	assert_non_null(v);
+	up.hVASpace = v->h_vas;
+	assert_int_equal(
+		nvl_gsp_rm_control_abi(
+			v->dev->gsp, v->dev->h_device,
+			GSPABI_K_CONTROL_NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY,
+			GSPABI_S_UNSET_PAGE_DIRECTORY, &up),
+		0);
+	nvl_vm_put(vm);
+	assert_int_equal(rig_exec(&k, 1), 0);
+	st = rig_status(&k, 1);
+	if (st >= 0)
+		fail_msg("the job after the unset ended %d: its channel still "
+			 "walks the revoked root (wrote %#x)",
+			 st, k.pdst[1]);
+	assert_int_equal(k.pdst[1], 0);
+	rig_down(&k);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(every_chip_binds),
 	cmocka_unit_test(refused_root_leaves_nothing),
 	cmocka_unit_test(alloc_failures_leave_nothing),
 	cmocka_unit_test(destroy_unsets_root_first),
+	cmocka_unit_test(unset_stops_channels),
 };
 
 T_MAIN(tests)

@@ -33,9 +33,21 @@ struct fw_obj {
 	bool mirrored; /* VA spaces: IS_MIRRORED (takes no client root) */
 	bool bound; /* VA spaces: a root page directory was set (pdb) */
 	uint64_t va_limit;
+	uint32_t vas; /* channels: the VA space they were made on (0: none) */
+	/* VA spaces: COPY_SERVER_RESERVED_PDES took the client's levels
+	 * (pdb: its root); srv_pd: its page whose entries span the server
+	 * range; srv_slot: RM's tables and page there (FW_SRV_SLOTS, -1) */
+	bool copied;
+	uint64_t srv_pd;
+	int srv_slot;
 };
 
-/* RM's carve-out below the non-WPR heap: one instance block per channel id */
+/* RM's carve-out below the non-WPR heap: one instance block per channel
+ * id, the fault buffer, then FW_SRV_SLOTS sets of RM's own tables for the
+ * server-reserved range of split VA spaces (PD0, small PT, the page RM
+ * maps there: FW_SRV_SLOT_SIZE each) */
+#define FW_SRV_SLOTS 8
+#define FW_SRV_SLOT_SIZE (3 * 4096ull)
 #define FW_RM_CARVEOUT_ALIGN (2ull << 20)
 
 struct fw_log {
@@ -144,6 +156,7 @@ struct nvl_model_gsp {
 	struct fw_obj *objs;
 	unsigned nobjs;
 	uint8_t *chan_used; /* per channel id */
+	uint8_t srv_used[FW_SRV_SLOTS]; /* server-range table sets in use */
 	uint32_t notify_hclient, notify_hevent;
 	struct fw_perf *perf; /* sensors, perf, power (ctrl_perf.c) */
 

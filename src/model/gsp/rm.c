@@ -11,7 +11,10 @@
  * parent's class; freeing an object frees everything under it. Controls
  * answer from the chip profile. A VA space and the root a client binds to
  * it are checked as NVIDIA's RM checks them (vaspace_params(),
- * set_page_directory()).
+ * set_page_directory()); the root taken back re-points the space's
+ * channels (unset_page_directory()); a split space takes the client's
+ * levels for RM's range and RM maps its page below them
+ * (copy_server_pdes()).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -25,6 +28,8 @@
 #include "hw/compute.h"
 #include "hw/host.h"
 #include "hw/mmu.h"
+#include "hw/mmu_v2.h"
+#include "hw/mmu_v3.h"
 #include "hw/regs.h"
 #include "model/fifo.h"
 #include "model/gsp/perf.h"
@@ -34,13 +39,20 @@
 #define INTERNAL_DEVICE 0xde1e0000u
 #define INTERNAL_SUBDEVICE 0x5d1e0000u
 
+/* the fault buffer's bytes, rounded to a page: the server-range tables
+ * follow it */
+#define FW_FAULT_BUF_SPAN                                                      \
+	((FW_FAULT_BUF_ENTRIES * NVL_HW_FAULT_ENTRY_SIZE + 4095ull) & ~4095ull)
+#define FW_SRV_FAULT_PAD FW_FAULT_BUF_SPAN
+
 /* the base of RM's carve-out below what the booter kept: one instance
- * block per channel id, then RM's non-replayable fault buffer */
+ * block per channel id, RM's non-replayable fault buffer, then its tables
+ * for split VA spaces' server-reserved ranges */
 uint64_t nvl_fw_rm_carve_base(struct nvl_model_gsp *g)
 {
 	uint64_t size =
 		(uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE +
-		FW_FAULT_BUF_ENTRIES * NVL_HW_FAULT_ENTRY_SIZE;
+		FW_FAULT_BUF_SPAN + FW_SRV_SLOTS * FW_SRV_SLOT_SIZE;
 
 	size = (size + FW_RM_CARVEOUT_ALIGN - 1) & ~(FW_RM_CARVEOUT_ALIGN - 1);
 	return g->rsvd_start > size ? g->rsvd_start - size : 0;
@@ -50,6 +62,13 @@ uint64_t nvl_fw_rm_fault_buf_pa(struct nvl_model_gsp *g)
 {
 	return nvl_fw_rm_carve_base(g) +
 	       (uint64_t)g->m->profile->num_channels * NVL_HW_INST_SIZE;
+}
+
+/* RM's table set @i for a server-reserved range: its PD0, small PT, page */
+static uint64_t srv_slot_pa(struct nvl_model_gsp *g, int i)
+{
+	return nvl_fw_rm_fault_buf_pa(g) + FW_SRV_FAULT_PAD +
+	       (uint64_t)i * FW_SRV_SLOT_SIZE;
 }
 
 static void reg_wr(struct nvl_model_gsp *g, uint32_t addr, uint32_t v)
@@ -70,8 +89,36 @@ static void inst_wr(struct nvl_model_gsp *g, uint64_t pa, uint32_t v)
 		nvl_model_mem_copy(p, &v, 4);
 }
 
-/* take a channel off its runlist, as RM does on free */
-static void chan_unbind(struct nvl_model_gsp *g, uint32_t chid)
+static uint32_t inst_rd(struct nvl_model_gsp *g, uint64_t pa)
+{
+	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 4);
+	uint32_t v = 0;
+
+	if (p)
+		nvl_model_mem_copy(&v, p, 4);
+	return v;
+}
+
+static void ent_wr(struct nvl_model_gsp *g, uint64_t pa, uint64_t v)
+{
+	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 8);
+
+	if (p)
+		nvl_model_mem_copy(p, &v, 8);
+}
+
+static uint64_t ent_rd(struct nvl_model_gsp *g, uint64_t pa)
+{
+	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 8);
+	uint64_t v = 0;
+
+	if (p)
+		nvl_model_mem_copy(&v, p, 8);
+	return v;
+}
+
+/* disable a channel and wait (1 s at most) until it is off its engine */
+static void chan_stop(struct nvl_model_gsp *g, uint32_t chid)
 {
 	int64_t dl = nvl_time_ns() + NVL_NSEC_PER_SEC;
 
@@ -82,7 +129,46 @@ static void chan_unbind(struct nvl_model_gsp *g, uint32_t chid)
 
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* take a channel off its runlist, as RM does on free */
+static void chan_unbind(struct nvl_model_gsp *g, uint32_t chid)
+{
+	chan_stop(g, chid);
 	reg_wr(g, NVL_HW_CHRAM_INST(chid), 0);
+}
+
+/*
+ * RM's channels of a VA space whose root the client took back
+ * (NV0080_CTRL_CMD_DMA_UNSET_PAGE_DIRECTORY: dma.c
+ * deviceCtrlCmdDmaUnsetPageDirectory_IMPL() has RM update the instance
+ * blocks of every channel using the space, gvaspaceUnregisterAllChanGrps()):
+ * the channel is taken off its engine, its instance block's page
+ * directory marked unbound (PAGE_DIR_BASE target INVALID, address 0) and
+ * the channel enabled again, so that Host loads the instance block anew
+ * when it next runs and finds no address space (CHERR_INSTANCE, RM's
+ * recovery) instead of walking a root the client may have freed. A
+ * channel stopped with an error keeps its error: only its page directory
+ * changes.
+ */
+static void chan_revoke_pdb(struct nvl_model_gsp *g, uint32_t chid)
+{
+	uint64_t inst =
+		nvl_fw_rm_carve_base(g) + (uint64_t)chid * NVL_HW_INST_SIZE;
+	uint32_t ctrl = reg_rd(g, NVL_HW_CHRAM_CTRL(chid));
+	bool run = (ctrl & NVL_HW_CHRAM_CTRL_ENABLE) &&
+		   !(ctrl & NVL_HW_CHRAM_CTRL_ERROR);
+	uint32_t pdb;
+
+	if (run)
+		chan_stop(g, chid);
+	pdb = inst_rd(g, inst + NVL_HW_RAMIN_PDB);
+	pdb &= ~(NVL_HW_RAMIN_PDB_TARGET_MASK | NVL_HW_RAMIN_PDB_LO_MASK);
+	inst_wr(g, inst + NVL_HW_RAMIN_PDB, pdb | NVL_HW_RAM_TARGET_INVALID);
+	inst_wr(g, inst + NVL_HW_RAMIN_PDB_HI, 0);
+	if (run)
+		reg_wr(g, NVL_HW_CHRAM_CTRL(chid),
+		       NVL_HW_CHRAM_CTRL_ENABLE_SET);
 }
 
 /*
@@ -166,9 +252,15 @@ static struct fw_obj *find(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
 static void add(struct nvl_model_gsp *g, uint32_t client, uint32_t h,
 		uint32_t parent, uint32_t hclass, uint32_t chid)
 {
-	g->objs[g->nobjs++] =
-		(struct fw_obj){client, h, parent, hclass, chid, 0, false};
+	g->objs[g->nobjs++] = (struct fw_obj){.client = client,
+					      .handle = h,
+					      .parent = parent,
+					      .hclass = hclass,
+					      .chid = chid,
+					      .srv_slot = -1};
 }
+
+static void srv_release(struct nvl_model_gsp *g, struct fw_obj *vas);
 
 /* free @h and its subtree */
 static void free_tree(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
@@ -187,6 +279,8 @@ static void free_tree(struct nvl_model_gsp *g, uint32_t client, uint32_t h)
 		struct fw_obj *o = &g->objs[i];
 
 		if (o->client == client && o->handle == h) {
+			if (o->hclass == FERMI_VASPACE_A)
+				srv_release(g, o);
 			if (o->chid != ~0u &&
 			    o->chid < g->m->profile->num_channels) {
 				chan_unbind(g, o->chid);
@@ -202,6 +296,7 @@ void nvl_fw_rm_reset(struct nvl_model_gsp *g)
 {
 	g->nobjs = 0;
 	memset(g->chan_used, 0, g->m->profile->num_channels);
+	memset(g->srv_used, 0, sizeof(g->srv_used));
 	nvl_fw_perf_reset(g);
 	nvl_fw_rc_reset(g);
 	/* RM's own internal client, as the static info reports it */
@@ -308,7 +403,9 @@ static uint32_t vaspace_params(const struct nvl_model_gsp *g,
  * index: numEntries 0 is the last one there is), at least the space's
  * limit and at most the format's (NV_ERR_INVALID_ARGUMENT); then only a
  * SHARED_MANAGEMENT or IS_EXTERNALLY_OWNED space takes a client's root
- * (NV_ERR_NOT_SUPPORTED: RM manages the other roots itself).
+ * (NV_ERR_NOT_SUPPORTED: RM manages the other roots itself); a space
+ * that took the client's levels by COPY_SERVER_RESERVED_PDES has its
+ * root in them already (NV_ERR_INVALID_STATE, the model's).
  */
 static uint32_t
 set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
@@ -317,7 +414,7 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
 	const struct nvl_hw_mmu_geom r = root_geom(g);
 	const uint64_t n = (uint64_t)(uint32_t)(pd->numEntries - 1) + 1;
 
-	if (vas->external && vas->bound)
+	if ((vas->external && vas->bound) || vas->copied)
 		return NV_ERR_INVALID_STATE;
 	switch (pd->flags & 3) {
 	case NV0080_CTRL_DMA_SET_PAGE_DIRECTORY_FLAGS_APERTURE_VIDMEM:
@@ -352,12 +449,12 @@ set_page_directory(struct nvl_model_gsp *g, struct fw_obj *vas,
  * space forgets its root, bound or not (NV_OK); a mirrored one has none
  * to give back (NV_ERR_NOT_SUPPORTED); any other needs a root committed
  * over RM's (NV_ERR_INVALID_STATE) and goes back to RM's own, which the
- * model does not have: it is left without one. Not modelled: RM then
- * points the instance blocks of the space's channel groups away from it
- * (gvaspaceUnregisterAllChanGrps()); the model's channels keep the PDB
- * they were made with.
+ * model does not have: it is left without one. Then RM updates the
+ * instance blocks of the space's channels (chan_revoke_pdb()): none of
+ * them walks the revoked root again.
  */
-static uint32_t unset_page_directory(struct fw_obj *vas)
+static uint32_t unset_page_directory(struct nvl_model_gsp *g,
+				     struct fw_obj *vas)
 {
 	if (!vas->external) {
 		if (vas->mirrored)
@@ -367,6 +464,209 @@ static uint32_t unset_page_directory(struct fw_obj *vas)
 	}
 	vas->pdb = 0;
 	vas->bound = false;
+	for (unsigned i = 0; i < g->nobjs; i++) {
+		const struct fw_obj *o = &g->objs[i];
+
+		if (o->client == vas->client && o->vas == vas->handle &&
+		    is_channel_class(o->hclass) &&
+		    o->chid < g->m->profile->num_channels)
+			chan_revoke_pdb(g, o->chid);
+	}
+	return NV_OK;
+}
+
+/* the model's RM writes its own entries in the format's encodings
+ * (mmu_v2.h, mmu_v3.h): a directory entry (or a dual entry's small
+ * half), a 4 KiB PTE, both in video memory */
+static uint64_t enc_pde(unsigned int ver, uint64_t pa)
+{
+	if (ver == 3)
+		return (pa & NVL_HW_MMU_V3_PDE_ADDR_MASK) |
+		       (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
+			       << NVL_HW_MMU_V3_PDE_APERTURE_SHIFT;
+	return (pa >> NVL_HW_MMU_V2_PDE_ADDR_PHYS_SHIFT)
+		       << NVL_HW_MMU_V2_PDE_ADDR_SHIFT |
+	       (uint64_t)NVL_HW_MMU_PDE_APERTURE_VIDMEM
+		       << NVL_HW_MMU_V2_PDE_APERTURE_SHIFT;
+}
+
+static uint64_t enc_pte(unsigned int ver, uint64_t pa)
+{
+	if (ver == 3)
+		return NVL_HW_MMU_V3_PTE_VALID |
+		       (pa & NVL_HW_MMU_V3_PTE_ADDR_MASK) |
+		       (uint64_t)NVL_HW_MMU_PTE_APERTURE_VIDMEM
+			       << NVL_HW_MMU_V3_PTE_APERTURE_SHIFT;
+	return NVL_HW_MMU_V2_PTE_VALID |
+	       (pa >> NVL_HW_MMU_V2_PTE_ADDR_PHYS_SHIFT)
+		       << NVL_HW_MMU_V2_PTE_ADDR_SHIFT |
+	       (uint64_t)NVL_HW_MMU_PTE_APERTURE_VIDMEM
+		       << NVL_HW_MMU_V2_PTE_APERTURE_SHIFT;
+}
+
+/* where, in the client's last copied level (the PD1 page), the entry for
+ * the start of the server-reserved range is */
+static uint64_t srv_pd1_entry(const struct fw_obj *vas)
+{
+	const struct nvl_hw_mmu_geom pd1 = NVL_HW_MMU_GEOM_PD1;
+
+	return vas->srv_pd +
+	       (uint64_t)nvl_hw_mmu_index(
+		       pd1, SPLIT_VAS_SERVER_RM_MANAGED_VA_START) *
+		       pd1.entry_size;
+}
+
+/*
+ * What RM does with the levels it got: its walker now uses the client's
+ * pages for them, and RM's own allocations in the server-reserved range
+ * get their tables below the client's PD1 page. The model's RM maps one
+ * page of its own there, at the range's first VA: its PD0 and small page
+ * table in its carve-out, the PD1 entry written into the client's page
+ * (RM writes the entries of the range it owns). The page holds the VA
+ * space's handle. A stand-in for what RM really keeps there (context
+ * buffers and the like, not modelled).
+ */
+static uint32_t srv_adopt(struct nvl_model_gsp *g, struct fw_obj *vas)
+{
+	const unsigned int ver = g->m->profile->mmu_version;
+	const uint64_t va = SPLIT_VAS_SERVER_RM_MANAGED_VA_START;
+	const struct nvl_hw_mmu_geom pd0 = NVL_HW_MMU_GEOM_PD0;
+	const struct nvl_hw_mmu_geom pt = NVL_HW_MMU_GEOM_PT_SMALL;
+	uint64_t base;
+	uint8_t *p;
+	int i;
+
+	for (i = 0; i < FW_SRV_SLOTS && g->srv_used[i]; i++)
+		;
+	if (i == FW_SRV_SLOTS)
+		return NV_ERR_NO_MEMORY;
+	base = srv_slot_pa(g, i);
+	p = nvl_model_phys_ptr(g->m, base, FW_SRV_SLOT_SIZE);
+	if (!p)
+		return NV_ERR_NO_MEMORY;
+	memset(p, 0, FW_SRV_SLOT_SIZE);
+	/* PD0's dual entry: the small half (its upper 8 bytes) */
+	ent_wr(g,
+	       base + (uint64_t)nvl_hw_mmu_index(pd0, va) * pd0.entry_size + 8,
+	       enc_pde(ver, base + 4096));
+	ent_wr(g, base + 4096 + (uint64_t)nvl_hw_mmu_index(pt, va) * 8,
+	       enc_pte(ver, base + 8192));
+	inst_wr(g, base + 8192, vas->handle);
+	g->srv_used[i] = 1;
+	vas->srv_slot = i;
+	ent_wr(g, srv_pd1_entry(vas), enc_pde(ver, base));
+	return NV_OK;
+}
+
+/* RM's tables of the range go with the VA space; its entry in the
+ * client's PD1 page is cleared if it is still there */
+static void srv_release(struct nvl_model_gsp *g, struct fw_obj *vas)
+{
+	uint64_t base;
+
+	if (vas->srv_slot < 0)
+		return;
+	base = srv_slot_pa(g, vas->srv_slot);
+	if (ent_rd(g, srv_pd1_entry(vas)) ==
+	    enc_pde(g->m->profile->mmu_version, base))
+		ent_wr(g, srv_pd1_entry(vas), 0);
+	g->srv_used[vas->srv_slot] = 0;
+	vas->srv_slot = -1;
+}
+
+/*
+ * NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES on a VA space of the
+ * calling client, in the order of RM's vaspaceapiCtrlCmdVaspaceCopy
+ * ServerReservedPdes() and gvaspaceCopyServerReservedPdes()
+ * (gpu_vaspace.c): the subdevice (a handle of the client's subdevice,
+ * NV_ERR_INVALID_OBJECT_HANDLE; else subDeviceId 0 or 1 for the one GPU,
+ * NV_ERR_INVALID_ARGUMENT), at most GMMU_FMT_MAX_LEVELS levels and a
+ * power-of-two pageSize (NV_ERR_INVALID_ARGUMENT); then the range RM
+ * reserves; then each level's aperture and the format's level of its
+ * pageShift. The model's own checks, where RM trusts its client or its
+ * source does not say: the space is not IS_EXTERNALLY_OWNED
+ * (NV_ERR_NOT_SUPPORTED: RM owns no table of such a space, and Nouveau
+ * sends the control only for the spaces it does not allocate so), has no
+ * client root committed nor levels copied before (NV_ERR_INVALID_STATE);
+ * the range is the server-reserved one, [4 GiB, 4.5 GiB) at a 512 MiB
+ * pageSize within the space (RM reserves whatever range it is given but
+ * always mirrors at vaStartServerRMOwned); the levels are the format's
+ * from the root down to PD1, root first, each a whole table (size),
+ * 4 KiB aligned in the FB RM gave the driver (NV_ERR_INVALID_ARGUMENT);
+ * an aperture other than video memory, coherent or not, is
+ * NV_ERR_INVALID_ARGUMENT (RM's switch leaves NV_OK there, having mirrored
+ * the levels below it), system memory NV_ERR_NOT_SUPPORTED (the model's
+ * MMU walks VRAM tables). Zero levels: RM reserves and mirrors nothing,
+ * NV_OK. Nothing changes on a refusal. Taken: the space's root is the
+ * client's (its channels' PDB) and RM maps its page there (srv_adopt()).
+ */
+static uint32_t
+copy_server_pdes(struct nvl_model_gsp *g, uint32_t client, struct fw_obj *vas,
+		 const NV90F1_CTRL_VASPACE_COPY_SERVER_RESERVED_PDES_PARAMS *p)
+{
+	const uint64_t lo = SPLIT_VAS_SERVER_RM_MANAGED_VA_START;
+	const uint64_t hi = lo + SPLIT_VAS_SERVER_RM_MANAGED_VA_SIZE - 1;
+	const struct nvl_hw_mmu_geom v2[] = {NVL_HW_MMU_GEOM_PD3_V2,
+					     NVL_HW_MMU_GEOM_PD2,
+					     NVL_HW_MMU_GEOM_PD1};
+	const struct nvl_hw_mmu_geom v3[] = {
+		NVL_HW_MMU_GEOM_PD4, NVL_HW_MMU_GEOM_PD3_V3,
+		NVL_HW_MMU_GEOM_PD2, NVL_HW_MMU_GEOM_PD1};
+	const bool is_v3 = g->m->profile->mmu_version == 3;
+	const struct nvl_hw_mmu_geom *lv = is_v3 ? v3 : v2;
+	const unsigned int nlv =
+		is_v3 ? NVL_ARRAY_SIZE(v3) : NVL_ARRAY_SIZE(v2);
+	const uint64_t fb_end = nvl_fw_rm_carve_base(g);
+	uint32_t st;
+
+	if (p->hSubDevice) {
+		const struct fw_obj *sd = find(g, client, p->hSubDevice);
+
+		if (!sd || sd->hclass != NV20_SUBDEVICE_0)
+			return NV_ERR_INVALID_OBJECT_HANDLE;
+	} else if (p->subDeviceId > 1) {
+		return NV_ERR_INVALID_ARGUMENT;
+	}
+	if (p->numLevelsToCopy > GMMU_FMT_MAX_LEVELS || !p->pageSize ||
+	    (p->pageSize & (p->pageSize - 1)))
+		return NV_ERR_INVALID_ARGUMENT;
+	if (vas->external)
+		return NV_ERR_NOT_SUPPORTED;
+	if (vas->bound || vas->copied)
+		return NV_ERR_INVALID_STATE;
+	if (p->pageSize != 1ull << NVL_HW_MMU_SHIFT_512M ||
+	    p->virtAddrLo != lo || p->virtAddrHi != hi || vas->va_limit < hi)
+		return NV_ERR_INVALID_ARGUMENT;
+	if (!p->numLevelsToCopy)
+		return NV_OK;
+	if (p->numLevelsToCopy != nlv)
+		return NV_ERR_INVALID_ARGUMENT;
+	for (unsigned int i = 0; i < nlv; i++) {
+		const NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL *l = &p->levels[i];
+		const uint64_t size = (uint64_t)lv[i].entry_size << lv[i].bits;
+
+		switch (l->aperture) {
+		case GMMU_APERTURE_VIDEO:
+			break;
+		case GMMU_APERTURE_SYS_COH:
+		case GMMU_APERTURE_SYS_NONCOH:
+			return NV_ERR_NOT_SUPPORTED;
+		default:
+			return NV_ERR_INVALID_ARGUMENT;
+		}
+		if (l->pageShift != lv[i].shift || l->size != size ||
+		    (l->physAddress & 0xfff) || l->physAddress >= fb_end ||
+		    fb_end - l->physAddress < size)
+			return NV_ERR_INVALID_ARGUMENT;
+	}
+	vas->srv_pd = p->levels[nlv - 1].physAddress;
+	st = srv_adopt(g, vas);
+	if (st != NV_OK) {
+		vas->srv_pd = 0;
+		return st;
+	}
+	vas->pdb = p->levels[0].physAddress;
+	vas->copied = true;
 	return NV_OK;
 }
 
@@ -470,7 +770,7 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 			if (!vas || vas->hclass != FERMI_VASPACE_A)
 				return NV_ERR_INVALID_OBJECT_HANDLE;
 			pdb = vas->pdb;
-			bound = vas->bound;
+			bound = vas->bound || vas->copied;
 			/* a faulting VA space's SM faults are replayable */
 			replay = vas->faulting;
 		}
@@ -500,6 +800,12 @@ static uint32_t rm_alloc(struct nvl_model_gsp *g, rpc_gsp_rm_alloc_v03_00 *a,
 	}
 	add(g, a->hClient, a->hObject, a->hClass == NV01_ROOT ? 0 : a->hParent,
 	    a->hClass, chid);
+	if (is_channel_class(a->hClass)) {
+		NV_CHANNEL_ALLOC_PARAMS cp;
+
+		memcpy(&cp, a->params, sizeof(cp));
+		g->objs[g->nobjs - 1].vas = cp.hVASpace;
+	}
 	if (a->hClass == FERMI_VASPACE_A) {
 		struct fw_obj *o = &g->objs[g->nobjs - 1];
 
@@ -693,7 +999,18 @@ static uint32_t rm_control(struct nvl_model_gsp *g,
 		if (!vas || vas->hclass != FERMI_VASPACE_A ||
 		    vas->parent != o->handle)
 			return NV_ERR_INVALID_OBJECT_HANDLE;
-		return unset_page_directory(vas);
+		return unset_page_directory(g, vas);
+	}
+	case NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES: {
+		NV90F1_CTRL_VASPACE_COPY_SERVER_RESERVED_PDES_PARAMS cp;
+
+		/* a control of the VA space class only */
+		if (o->hclass != FERMI_VASPACE_A)
+			return NV_ERR_NOT_SUPPORTED;
+		if (c->paramsSize != sizeof(cp))
+			return NV_ERR_INVALID_ARGUMENT;
+		memcpy(&cp, c->params, sizeof(cp));
+		return copy_server_pdes(g, c->hClient, o, &cp);
 	}
 	case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
 		NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *wt =

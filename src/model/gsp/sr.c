@@ -7,8 +7,9 @@
  *  - GSP-RM, on UNLOADING_GUEST_DRIVER with bInPMTransition and newLevel
  *    3, writes its state into its heap in WPR2: the object database, the
  *    channels in use, the shadow fault-buffer registration and its
- *    carve-out below the non-WPR heap (the instance blocks and its fault
- *    buffer, which VRAM loses), then forgets it all: from here its state
+ *    carve-out below the non-WPR heap (the instance blocks, its fault
+ *    buffer, its split VA spaces' tables, which VRAM loses), then forgets
+ *    it all: from here its state
  *    exists only in WPR2;
  *  - booter_unload, given a GspFwSRMeta (magic 0x8a3bb9e6c6c39d93,
  *    revision 2) in SEC2 mailbox0/1, copies WPR2 (gspFwWprStart to
@@ -146,6 +147,13 @@ uint32_t nvl_fw_sr_restore_rm(struct nvl_model_gsp *g)
 	g->rpc_seq = h.rpc_seq;
 	memcpy(g->chan_used, p + sizeof(h) + objs, h.nchan);
 	nvl_model_mem_copy(carve, p + sizeof(h) + objs + h.nchan, h.carve_size);
+	/* the server-range table sets in use: those of the spaces restored
+	 * (the tables themselves are in the carve-out) */
+	memset(g->srv_used, 0, sizeof(g->srv_used));
+	for (uint32_t i = 0; i < g->nobjs; i++)
+		if (g->objs[i].srv_slot >= 0 &&
+		    g->objs[i].srv_slot < FW_SRV_SLOTS)
+			g->srv_used[g->objs[i].srv_slot] = 1;
 	pthread_mutex_lock(&g->lock);
 	g->notify_hclient = h.notify_hclient;
 	g->notify_hevent = h.notify_hevent;

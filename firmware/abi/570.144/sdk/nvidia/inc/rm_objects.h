@@ -171,6 +171,49 @@ typedef struct NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS {
 	NvU32 subDeviceId;
 } NV0080_CTRL_DMA_UNSET_PAGE_DIRECTORY_PARAMS;
 
+/*
+ * NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES (ctrl90f1.h), a
+ * control on the FERMI_VASPACE_A object: the client hands RM the page
+ * levels (root first) that cover the VA range RM keeps for itself in a
+ * split VA space, so that RM's walker uses the client's pages for them
+ * (gpu_vaspace.c gvaspaceCopyServerReservedPdes()). hSubDevice, or
+ * subDeviceId (ID + 1) when it is 0; pageSize is the VA one entry of the
+ * last level given spans; [virtAddrLo, virtAddrHi] the range, aligned to
+ * it. Each level: where its table is, its bytes, a GMMU_APERTURE and the
+ * VA shift of one of its entries. The same layout in 535 and 570
+ * (GMMU_FMT_MAX_LEVELS 6). The element type is named here, not in
+ * NVIDIA's header.
+ */
+#define GMMU_FMT_MAX_LEVELS 6
+#define NV90F1_CTRL_CMD_VASPACE_COPY_SERVER_RESERVED_PDES 0x90f10106
+typedef struct NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL {
+	NV_DECLARE_ALIGNED(NvU64 physAddress, 8);
+	NV_DECLARE_ALIGNED(NvU64 size, 8);
+	NvU32 aperture;
+	NvU8 pageShift;
+} NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL;
+typedef struct NV90F1_CTRL_VASPACE_COPY_SERVER_RESERVED_PDES_PARAMS {
+	NvHandle hSubDevice;
+	NvU32 subDeviceId;
+	NV_DECLARE_ALIGNED(NvU64 pageSize, 8);
+	NV_DECLARE_ALIGNED(NvU64 virtAddrLo, 8);
+	NV_DECLARE_ALIGNED(NvU64 virtAddrHi, 8);
+	NvU32 numLevelsToCopy;
+	NV90F1_CTRL_VASPACE_SERVER_PDE_LEVEL levels[GMMU_FMT_MAX_LEVELS];
+} NV90F1_CTRL_VASPACE_COPY_SERVER_RESERVED_PDES_PARAMS;
+
+/* GMMU_APERTURE (gmmu_fmt.h): where a page level lives */
+#define GMMU_APERTURE_INVALID 0
+#define GMMU_APERTURE_VIDEO 1
+#define GMMU_APERTURE_PEER 2
+#define GMMU_APERTURE_SYS_NONCOH 3
+#define GMMU_APERTURE_SYS_COH 4
+
+/* the VA RM keeps in a split VA space: [4 GiB, 4.5 GiB) (gpu_vaspace.h
+ * SPLIT_VAS_SERVER_RM_MANAGED_VA_START, _SIZE) */
+#define SPLIT_VAS_SERVER_RM_MANAGED_VA_START 0x100000000ULL
+#define SPLIT_VAS_SERVER_RM_MANAGED_VA_SIZE 0x20000000ULL
+
 typedef struct NV0005_ALLOC_PARAMETERS {
 	NvHandle hParentClient;
 	NvHandle hSrcResource;
