@@ -274,6 +274,50 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			      uint64_t range);
 
 /**
+ * nvl_model_mmu_invalidate_drain() - nvl_model_mmu_invalidate() with a
+ * drain: the MMU_INVALIDATE request with SYS_MEMBAR and ACK GLOBALLY.
+ * @mmu: the MMU
+ * @ctx: as nvl_model_mmu_invalidate()
+ * @va: as nvl_model_mmu_invalidate()
+ * @range: as nvl_model_mmu_invalidate()
+ *
+ * The TLBs are flushed before it returns; the request is complete once
+ * every engine access that was in flight then (between
+ * nvl_model_mmu_enter() and nvl_model_mmu_exit(), so possibly through a
+ * translation from before the flush) has exited. Never waits.
+ *
+ * Return: true when complete now; else poll nvl_model_mmu_drained().
+ */
+bool nvl_model_mmu_invalidate_drain(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range);
+
+/**
+ * nvl_model_mmu_drained() - whether every drain asked for is complete.
+ * @mmu: the MMU
+ * Return: true when no access from before a drain's flush is in flight.
+ */
+bool nvl_model_mmu_drained(struct nvl_model_mmu *mmu);
+
+/**
+ * nvl_model_mmu_enter() - begin an engine access: its translations and
+ * the memory operations through them, until nvl_model_mmu_exit(). A
+ * draining invalidate completes only after the accesses that began
+ * before its flush have exited. Never block or wait inside one.
+ * @mmu: the MMU
+ * @hint: spreads the counters (a channel id)
+ * Return: the ticket for nvl_model_mmu_exit().
+ */
+unsigned int nvl_model_mmu_enter(struct nvl_model_mmu *mmu, unsigned int hint);
+
+/**
+ * nvl_model_mmu_exit() - end the access nvl_model_mmu_enter() began.
+ * @mmu: the MMU
+ * @ticket: nvl_model_mmu_enter()'s return
+ */
+void nvl_model_mmu_exit(struct nvl_model_mmu *mmu, unsigned int ticket);
+
+/**
  * nvl_model_mmu_generation() - a count every invalidate bumps (before it
  * returns), for caches of translations in front of the MMU (the PBDMA's
  * micro-TLB): an entry filled under another generation is stale.

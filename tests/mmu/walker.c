@@ -5,7 +5,11 @@
  * fault-buffer entries, bad tables, and the TLB's stale and negative
  * entries.
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "mmut.h"
+#include "base/time.h"
 #include "hw/mmu_v3.h"
 
 #define ENG NVL_HW_MMU_ENGINE_CE(0)
@@ -633,6 +637,147 @@ static void copy_and_fill_cross_pages_of_every_size(void **state)
 	dev_down(d);
 }
 
+/* ---- invalidate drain ------------------------------------------------ */
+
+#define DRAIN_LEN (64 * MIB)
+
+struct reader {
+	struct dev *d;
+	const struct nvl_model_vmctx *ctx;
+	uint8_t *buf;
+	int ret;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	r->ret = nvl_model_vm_access(r->d->m, r->ctx, 0, r->buf, DRAIN_LEN,
+				     false, ENG, 0);
+	return NULL;
+}
+
+static void inval_write(struct dev *d, uint64_t pdb, uint32_t flags)
+{
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_PDB,
+		    (uint32_t)(pdb >> 12)
+			    << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT);
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB,
+		    (uint32_t)(pdb >> 40));
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE,
+		    flags | NVL_HW_MMU_INVALIDATE_TRIGGER);
+}
+
+static bool inval_busy(struct dev *d)
+{
+	return nvl_hw_rd32(d->hw, NVL_HW_MMU_INVALIDATE) &
+	       NVL_HW_MMU_INVALIDATE_TRIGGER;
+}
+
+#define INVAL_DRAIN                                                            \
+	(NVL_HW_MMU_INVALIDATE_ALL_VA | NVL_HW_MMU_INVALIDATE_SYS_MEMBAR |     \
+	 NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY)
+
+/*
+ * dev_vm.h NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE with SYS_MEMBAR and
+ * ACK GLOBALLY (what RM sets after a PTE downgrade,
+ * kgmmuSetTlbInvalidateMembarWarParameters_TU102): TRIGGER reads 0 only
+ * once the accesses already translated are done, so a driver that frees
+ * the old pages then cannot see them written or read any more. Here an
+ * engine read of 64 MiB through 2 MiB pages is in flight (one run, one
+ * memcpy) when the invalidate is triggered.
+ */
+static void membar_invalidate_waits_for_an_access_in_flight(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct reader r = {.d = d};
+	uint8_t *vram = nvl_model_phys_ptr(d->m, 0, DRAIN_LEN);
+	int64_t deadline;
+	pthread_t th;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	for (unsigned int i = 0; i < DRAIN_LEN / (2 * MIB); i++)
+		pd0_set(d, &t, i, V2_PTE_VID(i * 2 * MIB), 0);
+	assert_non_null(vram);
+	memset(vram, 0xab, DRAIN_LEN);
+	r.ctx = &t.ctx;
+	r.buf = calloc(1, DRAIN_LEN);
+	assert_non_null(r.buf);
+	assert_int_equal(pthread_create(&th, NULL, reader_main, &r), 0);
+	/* the copy has begun: its first eighth landed */
+	deadline = nvl_time_ns() + 10 * NVL_NSEC_PER_SEC;
+	while (!((volatile uint8_t *)r.buf)[DRAIN_LEN / 8] &&
+	       nvl_time_ns() < deadline)
+		sched_yield();
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	while (inval_busy(d) && nvl_time_ns() < deadline)
+		sched_yield();
+	assert_false(inval_busy(d));
+	/* complete: the access that translated before it is done */
+	assert_int_equal(((volatile uint8_t *)r.buf)[DRAIN_LEN - DRAIN_LEN / 8],
+			 0xab);
+	assert_int_equal(((volatile uint8_t *)r.buf)[DRAIN_LEN - 1], 0xab);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(r.ret, 0);
+	free(r.buf);
+	dev_down(d);
+}
+
+/*
+ * The same with an access held open by hand (nvl_model_mmu_enter()): a
+ * plain invalidate (no SYS_MEMBAR, or SYS_MEMBAR without an ACK) is not a
+ * drain and completes at once; with both, TRIGGER stays 1 until the access
+ * exits, the TLB being flushed already.
+ */
+static void membar_invalidate_completes_when_the_access_exits(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	unsigned int tk, tk2;
+	uint64_t spt;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt, V2_PTE_VID(0x100000));
+	tk = nvl_model_mmu_enter(d->m->mmu, 3);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	w64(d, spt, 0); /* unmapped while the access is in flight */
+
+	inval_write(d, t.ctx.pdb, NVL_HW_MMU_INVALIDATE_ALL_VA);
+	assert_false(inval_busy(d));
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_SYS_MEMBAR);
+	assert_false(inval_busy(d));
+
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	for (int i = 0; i < 100; i++)
+		assert_true(inval_busy(d));
+	/* a trigger while it is busy is ignored */
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	assert_true(inval_busy(d));
+	/* flushed already: a new translation sees the unmap */
+	tk2 = nvl_model_mmu_enter(d->m->mmu, 3);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x),
+			 -EFAULT);
+	nvl_model_mmu_exit(d->m->mmu, tk);
+	assert_false(inval_busy(d));
+	/* the next drain waits for the access still open */
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	assert_true(inval_busy(d));
+	nvl_model_mmu_exit(d->m->mmu, tk2);
+	assert_false(inval_busy(d));
+	/* nothing in flight: complete at the first poll */
+	inval_write(d, 0, INVAL_DRAIN | NVL_HW_MMU_INVALIDATE_ALL_PDB);
+	assert_false(inval_busy(d));
+	dev_down(d);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(walks_translate_4k_64k_and_2m_pages),
 	cmocka_unit_test(big_pte_takes_precedence_over_small),
@@ -648,6 +793,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(v3_walks_five_levels_with_pcf_permissions),
 	cmocka_unit_test(system_pages_need_a_dma_mapping),
 	cmocka_unit_test(copy_and_fill_cross_pages_of_every_size),
+	cmocka_unit_test(membar_invalidate_waits_for_an_access_in_flight),
+	cmocka_unit_test(membar_invalidate_completes_when_the_access_exits),
 };
 
 T_MAIN(tests)
