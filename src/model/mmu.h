@@ -68,7 +68,10 @@ struct nvl_model_xlate {
 	unsigned int kind;
 	/** @read_only: writes fault (MAPPED) */
 	bool read_only;
-	/** @privileged: privileged-only page (MAPPED; not enforced) */
+	/**
+	 * @privileged: privileged-only page (MAPPED): a request without
+	 * NVL_MODEL_MMU_ACCESS_PRIV faults with PRIV_VIOLATION
+	 */
 	bool privileged;
 	/** @atomic_disable: atomics fault (MAPPED) */
 	bool atomic_disable;
@@ -77,6 +80,14 @@ struct nvl_model_xlate {
 	/** @tlb_hit: the result came from the TLB, not a walk */
 	bool tlb_hit;
 };
+
+/*
+ * OR'ed into an access type (enum nvl_hw_fault_access) by a privileged
+ * requestor, which may use privileged pages (PTE PRIVILEGE). Only the
+ * MMU's own fault-buffer writes are: no engine of the model (Host, copy
+ * engine, SMs) makes privileged requests.
+ */
+#define NVL_MODEL_MMU_ACCESS_PRIV 0x100u
 
 /** Maximum number of table entries a walk reads (PD4 .. small PT). */
 #define NVL_MODEL_MMU_MAX_STEPS 7

@@ -206,6 +206,104 @@ static void read_only_page_faults_writes_with_fault_entry(void **state)
 	dev_down(d);
 }
 
+/*
+ * dev_mmu.h NV_MMU_VER2_PTE_PRIVILEGE 5:5 (and the ver3 PCF's privileged
+ * bit): a privileged-only page. No engine of the model makes privileged
+ * requests (user pushbuffers drive Host, the copy engine and the SMs), so
+ * every engine access there faults with FAULT_TYPE PRIV_VIOLATION (5,
+ * dev_fault.h), recorded in the fault buffer like the others, reads and
+ * writes alike, from the TLB as from a walk; nothing is moved.
+ */
+static void privileged_page_faults_engine_accesses(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	struct fault_ent f;
+	struct v2 t;
+	uint64_t spt, v = 42;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt + 8 * 4, V2_PTE_VID(0x1ff000));
+	w64(d, spt + 8 * 5, V2_PTE_VID(0x200000) | V2_PTE_PRIV);
+	w64(d, spt + 8 * 6, V2_PTE_VID(0x201000));
+	w64(d, 0x200000, 7);
+
+	for (int pass = 0; pass < 2; pass++) { /* a walk, then the TLB */
+		v = 42;
+		assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x5000, &v,
+						     8, false, ENG, 3),
+				 -EFAULT);
+		assert_int_equal(v, 42);
+		assert_true(dev_next_fault(d, &f));
+		assert_int_equal(f.va, 0x5000);
+		assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+		assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_READ);
+		assert_int_equal(f.engine, ENG);
+		assert_false(dev_next_fault(d, &f));
+	}
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x5008, &v, 8, true, ENG, 3),
+		-EFAULT);
+	assert_int_equal(r64(d, 0x200008), 0);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_WRITE);
+	/* a copy into the page stops at it, after the page before */
+	assert_int_equal(nvl_model_vm_fill(d->m, &t.ctx, 0x4000, 0x11111111,
+					   0x2000, ENG, 3),
+			 -EFAULT);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.va, 0x5000);
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(r64(d, 0x1ff000), 0x1111111111111111ull);
+	assert_int_equal(r64(d, 0x200000), 7);
+	/* the neighbour is an ordinary page */
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x6000, &v, 8, false, ENG, 3),
+		0);
+	/* the translation still says what the PTE holds */
+	assert_int_equal(nvl_model_mmu_walk(d->m, &t.ctx, 0x5000,
+					    NVL_HW_FAULT_ACCESS_READ, &x, NULL),
+			 -EFAULT);
+	assert_int_equal(x.fault_type, NVL_HW_FAULT_PRIV_VIOLATION);
+	dev_down(d);
+}
+
+/* the same for ver3: PCF bit 1 (privileged) of a valid PTE */
+static void v3_privileged_page_faults_engine_accesses(void **state)
+{
+	struct dev *d = dev_up("gh100");
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 3};
+	uint64_t pd4 = dev_alloc(d, 4096, 4096), pd3 = dev_alloc(d, 4096, 4096);
+	uint64_t pd2 = dev_alloc(d, 4096, 4096), pd1 = dev_alloc(d, 4096, 4096);
+	uint64_t pd0 = dev_alloc(d, 4096, 4096), spt = dev_alloc(d, 4096, 4096);
+	struct fault_ent f;
+	uint64_t v = 0;
+
+	(void)state;
+	ctx.pdb = pd4;
+	w64(d, pd4, pd3 | 1u << 1);
+	w64(d, pd3, pd2 | 1u << 1);
+	w64(d, pd2, pd1 | 1u << 1);
+	w64(d, pd1, pd0 | 1u << 1);
+	w64(d, pd0 + 8, spt | 1u << 1); /* small half */
+	w64(d, spt, 1u | (0x2ull << 3) | 0x500000);
+	w64(d, spt + 8, 1u | 0x501000);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &ctx, 0x10, &v, 8, false, ENG, 3),
+		-EFAULT);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &ctx, 0x1010, &v, 8, false, ENG, 3),
+		0);
+	dev_down(d);
+}
+
 static void invalid_entries_fault_with_their_type(void **state)
 {
 	struct dev *d = dev_up("tiny");
@@ -783,6 +881,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(big_pte_takes_precedence_over_small),
 	cmocka_unit_test(sparse_reads_zero_and_drops_writes_without_fault),
 	cmocka_unit_test(read_only_page_faults_writes_with_fault_entry),
+	cmocka_unit_test(privileged_page_faults_engine_accesses),
+	cmocka_unit_test(v3_privileged_page_faults_engine_accesses),
 	cmocka_unit_test(invalid_entries_fault_with_their_type),
 	cmocka_unit_test(table_loops_and_garbage_never_escape),
 	cmocka_unit_test(tlb_serves_stale_translation_until_invalidated),
