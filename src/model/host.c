@@ -368,11 +368,14 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 			va &= ~(bytes - 1);
 		else
 			va = 0; /* covers the whole VA space */
-		nvl_model_mmu_invalidate(
+		(void)nvl_model_mmu_invalidate_level(
 			ch->m->mmu,
 			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
 			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes);
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
+			ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
+				NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK,
+			false);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:

@@ -93,12 +93,13 @@ static void hub_do_invalidate(struct nvl_model_hub *h)
 
 	h->inval_started = true; /* the HANG register keeps off */
 	pthread_mutex_unlock(&h->lock);
-	if (hub_drains(inval))
-		done = nvl_model_mmu_invalidate_drain(
-			h->m->mmu, all_pdb ? NULL : &ctx, 0, 0);
-	else
-		nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, 0,
-					 0);
+	/* HUBTLB_ONLY: the model's one TLB serves hub and GPC clients alike,
+	 * so it is flushed all the same */
+	done = nvl_model_mmu_invalidate_level(
+		h->m->mmu, all_pdb ? NULL : &ctx, 0, 0,
+		inval >> NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT &
+			NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_MASK,
+		hub_drains(inval));
 	/* parked replayable accesses go again once the TLB is clean */
 	nvl_model_replay_request(h->m, inval);
 	pthread_mutex_lock(&h->lock);

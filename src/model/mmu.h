@@ -304,6 +304,26 @@ bool nvl_model_mmu_invalidate_drain(struct nvl_model_mmu *mmu,
 				    uint64_t va, uint64_t range);
 
 /**
+ * nvl_model_mmu_invalidate_level() - the invalidate of the MMU_INVALIDATE
+ * register and the MEM_OP methods: a CACHE_LEVEL (PAGE_TABLE_LEVEL) and
+ * whether it drains.
+ * @mmu: the MMU
+ * @ctx: as nvl_model_mmu_invalidate()
+ * @va: as nvl_model_mmu_invalidate()
+ * @range: as nvl_model_mmu_invalidate()
+ * @level: NVL_HW_MMU_CACHE_LEVEL_*: PTE_ONLY and UP_TO_PDE0 keep the walk
+ *         cache (where PDE1 and up led); every other value drops it. The
+ *         TLB entries of the range go in every case.
+ * @drain: as nvl_model_mmu_invalidate_drain()
+ *
+ * Return: true when complete (always without @drain).
+ */
+bool nvl_model_mmu_invalidate_level(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range,
+				    unsigned int level, bool drain);
+
+/**
  * nvl_model_mmu_drained() - whether every drain asked for is complete.
  * @mmu: the MMU
  * Return: true when no access from before a drain's flush is in flight.

@@ -876,6 +876,69 @@ static void membar_invalidate_completes_when_the_access_exits(void **state)
 	dev_down(d);
 }
 
+/*
+ * dev_vm.h MMU_INVALIDATE CACHE_LEVEL 26:24 (ALL 0, PTE_ONLY 1, UP_TO_PDE0
+ * 2, UP_TO_PDE1 3, ...; PDE0 is the dual-PDE level): an invalidate of the
+ * PTEs (and of PDE0) only may leave the upper directory levels cached, so
+ * a driver that moved a PD0 and invalidated with PTE_ONLY keeps reaching
+ * the old one; UP_TO_PDE1 (like ALL) drops them. The leaf entries go in
+ * every case. The MEM_OP method's PAGE_TABLE_LEVEL 9:7 has the same
+ * values (clc56f.h), and the model reads it alike (host.c).
+ */
+static void cache_level_pte_only_keeps_upper_levels(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	uint64_t spt, pd0b, sptb;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt, V2_PTE_VID(0x100000));
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	/* the region moves to a new PD0; the old PD0's PTE changes too */
+	pd0b = dev_alloc(d, 4096, 4096);
+	sptb = dev_alloc(d, 4096, 4096);
+	w64(d, pd0b + 8, V2_DUAL_SMALL_VID(sptb));
+	w64(d, sptb, V2_PTE_VID(0x500000));
+	w64(d, t.pd1, V2_PDE_VID(pd0b));
+	w64(d, spt, V2_PTE_VID(0x200000));
+
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_CACHE_LEVEL_PTE_ONLY
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_false(inval_busy(d));
+	/* the PTE is read again, through the PD0 the walk cache holds */
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_false(x.tlb_hit);
+	assert_int_equal(x.pa, 0x200010);
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x200010);
+	/* UP_TO_PDE1: PD1 is read again */
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    (NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0 + 1)
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x500010);
+	/* HUBTLB_ONLY 2:2: the model's one TLB serves hub and GPC clients
+	 * alike, so it is flushed all the same */
+	w64(d, sptb, V2_PTE_VID(0x600000));
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_HUBTLB_ONLY);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x600010);
+	dev_down(d);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(walks_translate_4k_64k_and_2m_pages),
 	cmocka_unit_test(big_pte_takes_precedence_over_small),
@@ -895,6 +958,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(copy_and_fill_cross_pages_of_every_size),
 	cmocka_unit_test(membar_invalidate_waits_for_an_access_in_flight),
 	cmocka_unit_test(membar_invalidate_completes_when_the_access_exits),
+	cmocka_unit_test(cache_level_pte_only_keeps_upper_levels),
 };
 
 T_MAIN(tests)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "hw/regs.h"
 #include "model/model.h"
 #include "model/mmu/mmu_internal.h"
 
@@ -113,8 +114,12 @@ int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 /* Drop cached translations; mmu->lock held. */
 static void invalidate_locked(struct nvl_model_mmu *mmu,
 			      const struct nvl_model_vmctx *ctx, uint64_t va,
-			      uint64_t range)
+			      uint64_t range, unsigned int level)
 {
+	/* PTE_ONLY and UP_TO_PDE0 leave what PDE1 and up led to */
+	bool keep_walk = level == NVL_HW_MMU_CACHE_LEVEL_PTE_ONLY ||
+			 level == NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0;
+
 	mmu->stats.invalidates++;
 	for (unsigned int i = 0; i < MMU_VM_SLOTS; i++) {
 		struct vm_slot *s = &mmu->slot[i];
@@ -127,7 +132,7 @@ static void invalidate_locked(struct nvl_model_mmu *mmu,
 			     !(nvl_hw_aperture_is_sys(s->aperture) &&
 			       nvl_hw_aperture_is_sys(ctx->aperture)))))
 			continue;
-		nvl_model_tlb_flush(s, va, range);
+		nvl_model_tlb_flush(s, va, range, keep_walk);
 	}
 	atomic_fetch_add_explicit(&mmu->gen, 1, memory_order_release);
 }
@@ -139,9 +144,8 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			      const struct nvl_model_vmctx *ctx, uint64_t va,
 			      uint64_t range)
 {
-	pthread_mutex_lock(&mmu->lock);
-	invalidate_locked(mmu, ctx, va, range);
-	pthread_mutex_unlock(&mmu->lock);
+	nvl_model_mmu_invalidate_level(mmu, ctx, va, range,
+				       NVL_HW_MMU_CACHE_LEVEL_ALL, false);
 }
 
 /*
@@ -172,20 +176,34 @@ static bool drain_idle_locked(struct nvl_model_mmu *mmu)
 }
 
 /**
+ * nvl_model_mmu_invalidate_level() - see model/mmu.h.
+ */
+bool nvl_model_mmu_invalidate_level(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range,
+				    unsigned int level, bool drain)
+{
+	bool idle = true;
+
+	pthread_mutex_lock(&mmu->lock);
+	invalidate_locked(mmu, ctx, va, range, level);
+	if (drain) {
+		mmu->drain_want = true;
+		idle = drain_idle_locked(mmu);
+	}
+	pthread_mutex_unlock(&mmu->lock);
+	return idle;
+}
+
+/**
  * nvl_model_mmu_invalidate_drain() - see model/mmu.h.
  */
 bool nvl_model_mmu_invalidate_drain(struct nvl_model_mmu *mmu,
 				    const struct nvl_model_vmctx *ctx,
 				    uint64_t va, uint64_t range)
 {
-	bool idle;
-
-	pthread_mutex_lock(&mmu->lock);
-	invalidate_locked(mmu, ctx, va, range);
-	mmu->drain_want = true;
-	idle = drain_idle_locked(mmu);
-	pthread_mutex_unlock(&mmu->lock);
-	return idle;
+	return nvl_model_mmu_invalidate_level(mmu, ctx, va, range,
+					      NVL_HW_MMU_CACHE_LEVEL_ALL, true);
 }
 
 /**

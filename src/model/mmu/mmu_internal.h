@@ -204,7 +204,9 @@ void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
  * @s: the TLB
  * @va: first byte
  * @range: bytes; 0 drops everything
+ * @keep_walk: leave the walk cache (PDE1 and up) alone
  */
-void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range);
+void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range,
+			 bool keep_walk);
 
 #endif /* NVL_MODEL_MMU_INTERNAL_H */
