@@ -19,6 +19,8 @@
 #ifndef NVL_HW_HWIF_H
 #define NVL_HW_HWIF_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +86,12 @@ struct nvl_hw_ops {
 struct nvl_hw {
 	/** @ops: the device's operations */
 	const struct nvl_hw_ops *ops;
+	/**
+	 * @inval_busy: the driver's, not the provider's: the device's one
+	 * set of MMU_INVALIDATE registers is in use (nv/gmmu.c). Zero (false)
+	 * when the provider creates the device.
+	 */
+	atomic_bool inval_busy;
 };
 
 /** nvl_hw_rd32() - read BAR0 register @addr. */

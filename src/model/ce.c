@@ -123,6 +123,9 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 			uint64_t n)
 {
 	while (n) {
+		/* translations and the copy through them: one access, which
+		 * a draining invalidate waits for */
+		unsigned t = nvl_model_mmu_enter(ch->m->mmu, ch->chid);
 		uint8_t *s, *d;
 		uint64_t k = vid_run(ch, sa, n, NVL_HW_FAULT_ACCESS_READ, &s);
 		int ret;
@@ -130,6 +133,7 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 		if (k)
 			k = vid_run(ch, da, k, NVL_HW_FAULT_ACCESS_WRITE, &d);
 		if (!k) {
+			nvl_model_mmu_exit(ch->m->mmu, t);
 			/* one page the slow way, then try again; slow pages
 			 * check for a reset or disable each */
 			if (ce_aborted(ch))
@@ -141,10 +145,12 @@ static int copy_virtual(struct nvl_model_chan *ch, uint64_t sa, uint64_t da,
 						ch->chid);
 			if (ret)
 				return ret;
-		} else if (s + k <= d || d + k <= s) {
-			nvl_model_mem_copy(d, s, (size_t)k);
 		} else {
-			memmove(d, s, (size_t)k);
+			if (s + k <= d || d + k <= s)
+				nvl_model_mem_copy(d, s, (size_t)k);
+			else
+				memmove(d, s, (size_t)k);
+			nvl_model_mmu_exit(ch->m->mmu, t);
 		}
 		sa += k;
 		da += k;

@@ -116,7 +116,10 @@ static int buf_resolve(struct nvl_model *m, uint32_t lo, uint64_t addr,
 		return -EFAULT;
 	ctx.pdb = (uint64_t)pdb[1] << 32 | (pdb[0] & NVL_HW_RAMIN_PDB_LO_MASK);
 	ctx.version = m->profile->mmu_version;
-	if (nvl_model_mmu_translate(m, &ctx, addr, NVL_HW_FAULT_ACCESS_WRITE,
+	/* the MMU's own write: a privileged request */
+	if (nvl_model_mmu_translate(m, &ctx, addr,
+				    NVL_HW_FAULT_ACCESS_WRITE |
+					    NVL_MODEL_MMU_ACCESS_PRIV,
 				    &x) ||
 	    x.state != NVL_MODEL_XLATE_MAPPED)
 		return -EFAULT;

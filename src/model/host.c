@@ -72,6 +72,8 @@ int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 	uint64_t pa;
 
 	/* the PBDMA's micro-TLB first (runlist thread only) */
+	unsigned t = nvl_model_mmu_enter(ch->m->mmu, ch->chid);
+
 	if (((e = nvl_model_chan_utlb_find(ch, NVL_MODEL_UTLB_SEM, va, len,
 					   write)) &&
 	     (ap = e->aperture, pa = e->pa + (va - e->va), true)) ||
@@ -84,6 +86,7 @@ int nvl_model_sem_access(struct nvl_model_chan *ch, unsigned engine_id,
 		ret = nvl_model_phys_access(ch->m, ap, pa, buf, len, write);
 		nvl_flock_unlock(&f->atomic_lock);
 	}
+	nvl_model_mmu_exit(ch->m->mmu, t);
 	if (ret)
 		ret = nvl_model_vm_access(ch->m, &ch->vm, va, buf, len, write,
 					  engine_id, ch->chid);
@@ -101,6 +104,7 @@ static int sem_release_ts(struct nvl_model_chan *ch, unsigned engine_id,
 			  uint64_t va, uint64_t t, uint64_t payload)
 {
 	struct nvl_model_fifo *f = ch->m->fifo;
+	unsigned tk = nvl_model_mmu_enter(ch->m->mmu, ch->chid);
 	const struct nvl_model_utlb_entry *e =
 		nvl_model_chan_utlb_find(ch, NVL_MODEL_UTLB_SEM, va, 16, true);
 	struct nvl_model_xlate x;
@@ -116,6 +120,7 @@ static int sem_release_ts(struct nvl_model_chan *ch, unsigned engine_id,
 		nvl_model_mem_copy(p + 8, &t, 8);
 		nvl_model_mem_copy(p, &payload, 8);
 		nvl_flock_unlock(&f->atomic_lock);
+		nvl_model_mmu_exit(ch->m->mmu, tk);
 		return 0;
 	}
 	if ((e && (ap = e->aperture, pa = e->pa + (va - e->va), true)) ||
@@ -128,6 +133,7 @@ static int sem_release_ts(struct nvl_model_chan *ch, unsigned engine_id,
 						    true);
 		nvl_flock_unlock(&f->atomic_lock);
 	}
+	nvl_model_mmu_exit(ch->m->mmu, tk);
 	if (!ret)
 		return 0;
 	if (nvl_model_sem_access(ch, engine_id, va + 8, &t, 8, true))
@@ -176,6 +182,7 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 	size_t sz = wide ? 8 : 4;
 	uint64_t v = 0;
 	int ret = -EFAULT;
+	unsigned t = nvl_model_mmu_enter(ch->m->mmu, ch->chid);
 
 	if (sem_xlate(ch, va, sz, NVL_HW_FAULT_ACCESS_ATOMIC, &x)) {
 		nvl_flock_lock(&f->atomic_lock);
@@ -187,9 +194,10 @@ int nvl_model_sem_reduce(struct nvl_model_chan *ch, unsigned engine_id,
 						    sz, true);
 		}
 		nvl_flock_unlock(&f->atomic_lock);
-		if (!ret)
-			return 0;
 	}
+	nvl_model_mmu_exit(ch->m->mmu, t);
+	if (!ret)
+		return 0;
 	if (x.state == NVL_MODEL_XLATE_FAULT &&
 	    x.fault_type == NVL_HW_FAULT_ATOMIC_VIOLATION) {
 		/* readable and writable, but not atomically: report it */
@@ -360,11 +368,14 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 			va &= ~(bytes - 1);
 		else
 			va = 0; /* covers the whole VA space */
-		nvl_model_mmu_invalidate(
+		(void)nvl_model_mmu_invalidate_level(
 			ch->m->mmu,
 			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
 			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes);
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
+			ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
+				NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK,
+			false);
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:

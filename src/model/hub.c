@@ -9,6 +9,10 @@
  * returns, so TRIGGER reads 0 again at the driver's first poll. Software
  * polls, as on hardware, where the invalidate takes a few hundred cycles;
  * a round trip to a thread cost the driver tens of microseconds per bind.
+ * With SYS_MEMBAR and an ACK the request also drains: TRIGGER stays 1
+ * until every engine access in flight at the flush (one that may have
+ * translated through the old entries) is done
+ * (nvl_model_mmu_invalidate_drain()); each read of the register checks.
  * The model-only MMU_INVALIDATE_HANG register (model/model_regs.h) holds
  * TRIGGER at 1, so that a driver's completion timeout can be tested.
  *
@@ -39,8 +43,10 @@ struct nvl_model_hub {
 	bool kick_intr;
 	/* MMU_INVALIDATE registers */
 	uint32_t pdb, upper_pdb, inval;
-	/* the latched request */
+	/* the latched request; draining: flushed, accesses in flight */
 	bool inval_pending;
+	bool inval_started;
+	bool inval_draining;
 	struct nvl_model_vmctx ctx;
 	bool all_pdb;
 	uint64_t invalidates_done;
@@ -48,25 +54,73 @@ struct nvl_model_hub {
 	uint32_t inval_hang;
 };
 
+static void hub_complete(struct nvl_model_hub *h)
+{
+	h->inval_pending = false;
+	h->inval_started = false;
+	h->inval_draining = false;
+	h->inval &= ~NVL_HW_MMU_INVALIDATE_TRIGGER;
+	h->invalidates_done++;
+}
+
+/*
+ * SYS_MEMBAR with an ACK (GLOBALLY; INTRANODE too, the model being one GPU
+ * and so one node): the request completes only when the accesses already
+ * translated are done (RM's kgmmuSetTlbInvalidateMembarWarParameters_TU102
+ * sets both for a PTE downgrade; UVM sets ACK GLOBALLY with a membar "to
+ * make sure all the pending accesses can be picked up by the membar").
+ * Without them TRIGGER clears once the TLBs are flushed.
+ */
+static bool hub_drains(uint32_t inval)
+{
+	return (inval & NVL_HW_MMU_INVALIDATE_SYS_MEMBAR) &&
+	       (inval >> NVL_HW_MMU_INVALIDATE_ACK_SHIFT &
+		NVL_HW_MMU_INVALIDATE_ACK_MASK);
+}
+
 /*
  * Run the latched request (h->lock held, dropped around the TLB work so
  * that the hub lock never nests the MMU lock). A concurrent TRIGGER while
- * it runs is ignored, as on hardware before completion was polled.
+ * it runs is ignored, as on hardware before completion was polled. A
+ * draining request whose accesses are still in flight keeps TRIGGER at 1;
+ * the reads of MMU_INVALIDATE (the driver's poll) complete it.
  */
 static void hub_do_invalidate(struct nvl_model_hub *h)
 {
 	struct nvl_model_vmctx ctx = h->ctx;
-	bool all_pdb = h->all_pdb;
+	bool all_pdb = h->all_pdb, done = true;
 	uint32_t inval = h->inval;
 
+	h->inval_started = true; /* the HANG register keeps off */
 	pthread_mutex_unlock(&h->lock);
-	nvl_model_mmu_invalidate(h->m->mmu, all_pdb ? NULL : &ctx, 0, 0);
+	/* HUBTLB_ONLY: the model's one TLB serves hub and GPC clients alike,
+	 * so it is flushed all the same */
+	done = nvl_model_mmu_invalidate_level(
+		h->m->mmu, all_pdb ? NULL : &ctx, 0, 0,
+		inval >> NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT &
+			NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_MASK,
+		hub_drains(inval));
 	/* parked replayable accesses go again once the TLB is clean */
 	nvl_model_replay_request(h->m, inval);
 	pthread_mutex_lock(&h->lock);
-	h->inval_pending = false;
-	h->inval &= ~NVL_HW_MMU_INVALIDATE_TRIGGER;
-	h->invalidates_done++;
+	if (done)
+		hub_complete(h);
+	else
+		h->inval_draining = true;
+}
+
+/* a read of MMU_INVALIDATE: the draining request completes when it can */
+static void hub_poll(struct nvl_model_hub *h)
+{
+	bool done;
+
+	if (!h->inval_draining)
+		return;
+	pthread_mutex_unlock(&h->lock);
+	done = nvl_model_mmu_drained(h->m->mmu);
+	pthread_mutex_lock(&h->lock);
+	if (done && h->inval_draining)
+		hub_complete(h);
 }
 
 static void *hub_main(void *arg)
@@ -174,6 +228,7 @@ uint32_t nvl_model_hub_rd(struct nvl_model *m, uint32_t addr, bool *ok)
 		v = h->inval_hang;
 		break;
 	case NVL_HW_MMU_INVALIDATE:
+		hub_poll(h);
 		v = h->inval;
 		break;
 	default:
@@ -220,7 +275,7 @@ void nvl_model_hub_wr(struct nvl_model *m, uint32_t addr, uint32_t val)
 		/* model-only: while set, a triggered invalidate never
 		 * completes; clearing it completes the pending one */
 		h->inval_hang = val & 1;
-		if (!h->inval_hang && h->inval_pending)
+		if (!h->inval_hang && h->inval_pending && !h->inval_started)
 			hub_do_invalidate(h);
 		break;
 	case NVL_HW_MMU_INVALIDATE:

@@ -68,7 +68,10 @@ struct nvl_model_xlate {
 	unsigned int kind;
 	/** @read_only: writes fault (MAPPED) */
 	bool read_only;
-	/** @privileged: privileged-only page (MAPPED; not enforced) */
+	/**
+	 * @privileged: privileged-only page (MAPPED): a request without
+	 * NVL_MODEL_MMU_ACCESS_PRIV faults with PRIV_VIOLATION
+	 */
 	bool privileged;
 	/** @atomic_disable: atomics fault (MAPPED) */
 	bool atomic_disable;
@@ -77,6 +80,14 @@ struct nvl_model_xlate {
 	/** @tlb_hit: the result came from the TLB, not a walk */
 	bool tlb_hit;
 };
+
+/*
+ * OR'ed into an access type (enum nvl_hw_fault_access) by a privileged
+ * requestor, which may use privileged pages (PTE PRIVILEGE). Only the
+ * MMU's own fault-buffer writes are: no engine of the model (Host, copy
+ * engine, SMs) makes privileged requests.
+ */
+#define NVL_MODEL_MMU_ACCESS_PRIV 0x100u
 
 /** Maximum number of table entries a walk reads (PD4 .. small PT). */
 #define NVL_MODEL_MMU_MAX_STEPS 7
@@ -272,6 +283,70 @@ int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			      const struct nvl_model_vmctx *ctx, uint64_t va,
 			      uint64_t range);
+
+/**
+ * nvl_model_mmu_invalidate_drain() - nvl_model_mmu_invalidate() with a
+ * drain: the MMU_INVALIDATE request with SYS_MEMBAR and ACK GLOBALLY.
+ * @mmu: the MMU
+ * @ctx: as nvl_model_mmu_invalidate()
+ * @va: as nvl_model_mmu_invalidate()
+ * @range: as nvl_model_mmu_invalidate()
+ *
+ * The TLBs are flushed before it returns; the request is complete once
+ * every engine access that was in flight then (between
+ * nvl_model_mmu_enter() and nvl_model_mmu_exit(), so possibly through a
+ * translation from before the flush) has exited. Never waits.
+ *
+ * Return: true when complete now; else poll nvl_model_mmu_drained().
+ */
+bool nvl_model_mmu_invalidate_drain(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range);
+
+/**
+ * nvl_model_mmu_invalidate_level() - the invalidate of the MMU_INVALIDATE
+ * register and the MEM_OP methods: a CACHE_LEVEL (PAGE_TABLE_LEVEL) and
+ * whether it drains.
+ * @mmu: the MMU
+ * @ctx: as nvl_model_mmu_invalidate()
+ * @va: as nvl_model_mmu_invalidate()
+ * @range: as nvl_model_mmu_invalidate()
+ * @level: NVL_HW_MMU_CACHE_LEVEL_*: PTE_ONLY and UP_TO_PDE0 keep the walk
+ *         cache (where PDE1 and up led); every other value drops it. The
+ *         TLB entries of the range go in every case.
+ * @drain: as nvl_model_mmu_invalidate_drain()
+ *
+ * Return: true when complete (always without @drain).
+ */
+bool nvl_model_mmu_invalidate_level(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range,
+				    unsigned int level, bool drain);
+
+/**
+ * nvl_model_mmu_drained() - whether every drain asked for is complete.
+ * @mmu: the MMU
+ * Return: true when no access from before a drain's flush is in flight.
+ */
+bool nvl_model_mmu_drained(struct nvl_model_mmu *mmu);
+
+/**
+ * nvl_model_mmu_enter() - begin an engine access: its translations and
+ * the memory operations through them, until nvl_model_mmu_exit(). A
+ * draining invalidate completes only after the accesses that began
+ * before its flush have exited. Never block or wait inside one.
+ * @mmu: the MMU
+ * @hint: spreads the counters (a channel id)
+ * Return: the ticket for nvl_model_mmu_exit().
+ */
+unsigned int nvl_model_mmu_enter(struct nvl_model_mmu *mmu, unsigned int hint);
+
+/**
+ * nvl_model_mmu_exit() - end the access nvl_model_mmu_enter() began.
+ * @mmu: the MMU
+ * @ticket: nvl_model_mmu_enter()'s return
+ */
+void nvl_model_mmu_exit(struct nvl_model_mmu *mmu, unsigned int ticket);
 
 /**
  * nvl_model_mmu_generation() - a count every invalidate bumps (before it

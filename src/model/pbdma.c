@@ -175,17 +175,13 @@ static void utlb_fill(struct nvl_model_chan *ch, uint64_t va,
 }
 
 /* the MMU's rules (faults reported), then cache what worked */
-static __attribute__((noinline)) int
-chan_vm_rw_slow(struct nvl_model_chan *ch, const struct nvl_model_utlb_entry *e,
-		uint64_t va, void *buf, size_t len, bool write)
+static __attribute__((noinline)) int chan_vm_rw_slow(struct nvl_model_chan *ch,
+						     uint64_t va, void *buf,
+						     size_t len, bool write)
 {
 	struct nvl_model_xlate x;
 	int ret;
 
-	/* a hit on system memory: through the DMA mapping */
-	if (e && !nvl_model_phys_access(ch->m, e->aperture,
-					e->pa + (va - e->va), buf, len, write))
-		return 0;
 	ret = nvl_model_vm_access_page(ch->m, &ch->vm, va, buf, len, write,
 				       host_engine(ch), ch->chid, &x);
 	if (!ret)
@@ -193,12 +189,18 @@ chan_vm_rw_slow(struct nvl_model_chan *ch, const struct nvl_model_utlb_entry *e,
 	return ret;
 }
 
-/* a hit on a VRAM page is a copy, without a frame; the rest out of line */
+/*
+ * A hit on a VRAM page is a copy, without a frame; a hit on system memory
+ * goes through the DMA mapping; the rest out of line. The lookup and the
+ * copy through the entry are one access for the drain.
+ */
 static inline int chan_vm_rw(struct nvl_model_chan *ch, unsigned int kind,
 			     uint64_t va, void *buf, size_t len, bool write)
 {
+	unsigned int t = nvl_model_mmu_enter(ch->m->mmu, ch->chid);
 	const struct nvl_model_utlb_entry *e =
 		nvl_model_chan_utlb_find(ch, kind, va, len, write);
+	int ret = -EFAULT;
 
 	if (likely(e && e->host)) {
 		uint8_t *p = e->host + (va - e->va);
@@ -207,9 +209,16 @@ static inline int chan_vm_rw(struct nvl_model_chan *ch, unsigned int kind,
 			nvl_model_mem_copy(p, buf, len);
 		else
 			nvl_model_mem_copy(buf, p, len);
-		return 0;
+		ret = 0;
+	} else if (e) {
+		ret = nvl_model_phys_access(ch->m, e->aperture,
+					    e->pa + (va - e->va), buf, len,
+					    write);
 	}
-	return chan_vm_rw_slow(ch, e, va, buf, len, write);
+	nvl_model_mmu_exit(ch->m->mmu, t);
+	if (likely(!ret))
+		return 0;
+	return chan_vm_rw_slow(ch, va, buf, len, write);
 }
 
 static void gp_get_writeback(struct nvl_model_chan *ch, uint32_t get)

@@ -24,7 +24,6 @@
  * (nv/chip.h), never from registers real GPUs lack.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
@@ -228,15 +227,33 @@ const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
 /* ---- TLB invalidate ---------------------------------------------------- */
 
 /*
- * The MMU_INVALIDATE registers are one set for the device: PDB, UPPER_PDB
- * and the trigger are written and polled as one sequence, never
- * interleaved with another thread's (a trigger written while one is in
- * flight is ignored by the MMU, and a PDB written in between would
- * retarget it).
+ * The MMU_INVALIDATE registers are one set per device: PDB, UPPER_PDB and
+ * the trigger are written and polled as one sequence, never interleaved
+ * with another thread's on the same device (a trigger written while one
+ * is in flight is ignored by the MMU, and a PDB written in between would
+ * retarget it). Other devices go on: a hung one holds only its own
+ * registers, up to its timeout. The flag lives in the device
+ * (nvl_hw.inval_busy); a waiter yields as the poll does, for at most the
+ * holder's timeout.
  */
-static pthread_mutex_t inval_lock = PTHREAD_MUTEX_INITIALIZER;
+static void inval_lock(struct nvl_hw *hw)
+{
+	bool busy = false;
 
-/* write the request and poll it done; inval_lock held */
+	while (!atomic_compare_exchange_weak_explicit(
+		&hw->inval_busy, &busy, true, memory_order_acquire,
+		memory_order_relaxed)) {
+		busy = false;
+		sched_yield();
+	}
+}
+
+static void inval_unlock(struct nvl_hw *hw)
+{
+	atomic_store_explicit(&hw->inval_busy, false, memory_order_release);
+}
+
+/* write the request and poll it done; inval_lock() held */
 static int inval_run(struct nvl_hw *hw, uint32_t req, uint64_t pdb)
 {
 	int64_t deadline = nvl_time_ns() + NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS;
@@ -266,7 +283,7 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 	/* MMU_INVALIDATE has no range form: all VAs of this PDB */
 	(void)va;
 	(void)range;
-	pthread_mutex_lock(&inval_lock);
+	inval_lock(hw);
 	nvl_hw_wr32(hw, NVL_HW_MMU_INVALIDATE_PDB,
 		    (uint32_t)((pdb >> 12)
 			       << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT));
@@ -278,7 +295,7 @@ int nvl_nv_gmmu_invalidate(struct nvl_hw *hw, uint64_t pdb, uint64_t va,
 				NVL_HW_MMU_INVALIDATE_SYS_MEMBAR |
 				NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY,
 			pdb);
-	pthread_mutex_unlock(&inval_lock);
+	inval_unlock(hw);
 	return ret;
 }
 
@@ -286,14 +303,14 @@ int nvl_nv_gmmu_replay(struct nvl_hw *hw, unsigned replay)
 {
 	int ret;
 
-	pthread_mutex_lock(&inval_lock);
+	inval_lock(hw);
 	ret = inval_run(hw,
 			NVL_HW_MMU_INVALIDATE_ALL_VA |
 				NVL_HW_MMU_INVALIDATE_ALL_PDB |
 				(replay & NVL_HW_MMU_INVALIDATE_REPLAY_MASK)
 					<< NVL_HW_MMU_INVALIDATE_REPLAY_SHIFT,
 			0);
-	pthread_mutex_unlock(&inval_lock);
+	inval_unlock(hw);
 	return ret;
 }
 

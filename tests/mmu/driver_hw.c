@@ -5,13 +5,17 @@
  * page-table format and page sizes from BOOT_0 and its chip table, reads
  * no register a real GPU lacks (the model-only block of
  * model/model_regs.h), and reports an MMU invalidate that never completes
- * as -ETIMEDOUT (the model's invalidate-hang hook).
+ * as -ETIMEDOUT (the model's invalidate-hang hook), without holding up
+ * another device's invalidates.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "t.h"
 #include "base/log.h"
+#include "base/time.h"
 #include "hw/hwif.h"
 #include "hw/regs.h"
 #include "model/model.h"
@@ -117,9 +121,62 @@ static void gmmu_invalidate_timeout(void **state)
 	nvl_model_destroy(m);
 }
 
+struct hung_inval {
+	struct nvl_hw *hw;
+	int ret;
+};
+
+static void *hung_inval_main(void *arg)
+{
+	struct hung_inval *h = arg;
+
+	h->ret = nvl_nv_gmmu_invalidate(h->hw, 0x100000, 0, 0);
+	return NULL;
+}
+
+/*
+ * The MMU_INVALIDATE registers are one set per device, so the driver
+ * serialises their use per device: a device whose invalidate hangs (up to
+ * the 1 s timeout) does not hold up another device's.
+ */
+static void gmmu_invalidate_serialised_per_device(void **state)
+{
+	struct nvl_model *a, *b;
+	struct hung_inval h;
+	int64_t t0, deadline;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(nvl_model_create(nvl_model_profile_find("tiny"), &a),
+			 0);
+	assert_int_equal(nvl_model_create(nvl_model_profile_find("tiny"), &b),
+			 0);
+	h.hw = nvl_model_hw(a);
+	nvl_hw_wr32(h.hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 1);
+	assert_int_equal(pthread_create(&th, NULL, hung_inval_main, &h), 0);
+	/* a's invalidate is in flight: TRIGGER latched and held */
+	deadline = nvl_time_ns() + 10 * NVL_NSEC_PER_SEC;
+	while (!(nvl_hw_rd32(h.hw, NVL_HW_MMU_INVALIDATE) &
+		 NVL_HW_MMU_INVALIDATE_TRIGGER) &&
+	       nvl_time_ns() < deadline)
+		sched_yield();
+	t0 = nvl_time_ns();
+	assert_int_equal(
+		nvl_nv_gmmu_invalidate(nvl_model_hw(b), 0x100000, 0, 0), 0);
+	/* well below a's 1 s timeout */
+	assert_true(nvl_time_ns() - t0 < NVL_NV_GMMU_INVALIDATE_TIMEOUT_NS / 2);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(h.ret, -ETIMEDOUT);
+	nvl_hw_wr32(h.hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 0);
+	assert_int_equal(nvl_nv_gmmu_invalidate(h.hw, 0x100000, 0, 0), 0);
+	nvl_model_destroy(b);
+	nvl_model_destroy(a);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(boot_0_selects_mmu_format),
 	cmocka_unit_test(gmmu_invalidate_timeout),
+	cmocka_unit_test(gmmu_invalidate_serialised_per_device),
 };
 
 T_MAIN(tests)

@@ -265,6 +265,8 @@ static const struct nvl_hw_ops spy_ops = {
  * TRUE and ACK GLOBALLY, so that accesses already translated through the
  * old entries are done when TRIGGER reads 0. The page-table layer calls
  * the same invalidate after downgrades and upgrades, so every one drains.
+ * HUBTLB_ONLY 2:2 is never set: a user VA space's translations live in
+ * the GPC TLBs too (RM sets it for BAR VA spaces only, kgmmuInvalidateTlb).
  */
 static void invalidate_is_a_membar_of_one_pdb(void **state)
 {
@@ -284,6 +286,13 @@ static void invalidate_is_a_membar_of_one_pdb(void **state)
 					  1u << 0 /* ALL_VA */ |
 					  1u << 6 /* SYS_MEMBAR */ |
 					  1u << 7 /* ACK GLOBALLY */);
+	/* a replay reaches every TLB: never HUBTLB_ONLY (2:2), CACHE_LEVEL
+	 * ALL; REPLAY 5:3 START 1 */
+	assert_int_equal(nvl_nv_gmmu_replay(&s.hw, 1), 0);
+	assert_int_equal(s.inval, 1u << 31 /* TRIGGER */ |
+					  1u << 0 /* ALL_VA */ |
+					  1u << 1 /* ALL_PDB */ |
+					  1u << 3 /* REPLAY START */);
 	nvl_model_destroy(m);
 }
 

@@ -5,7 +5,11 @@
  * fault-buffer entries, bad tables, and the TLB's stale and negative
  * entries.
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "mmut.h"
+#include "base/time.h"
 #include "hw/mmu_v3.h"
 
 #define ENG NVL_HW_MMU_ENGINE_CE(0)
@@ -199,6 +203,104 @@ static void read_only_page_faults_writes_with_fault_entry(void **state)
 						 &x),
 			 -EFAULT);
 	assert_int_equal(x.fault_type, NVL_HW_FAULT_RO_VIOLATION);
+	dev_down(d);
+}
+
+/*
+ * dev_mmu.h NV_MMU_VER2_PTE_PRIVILEGE 5:5 (and the ver3 PCF's privileged
+ * bit): a privileged-only page. No engine of the model makes privileged
+ * requests (user pushbuffers drive Host, the copy engine and the SMs), so
+ * every engine access there faults with FAULT_TYPE PRIV_VIOLATION (5,
+ * dev_fault.h), recorded in the fault buffer like the others, reads and
+ * writes alike, from the TLB as from a walk; nothing is moved.
+ */
+static void privileged_page_faults_engine_accesses(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	struct fault_ent f;
+	struct v2 t;
+	uint64_t spt, v = 42;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt + 8 * 4, V2_PTE_VID(0x1ff000));
+	w64(d, spt + 8 * 5, V2_PTE_VID(0x200000) | V2_PTE_PRIV);
+	w64(d, spt + 8 * 6, V2_PTE_VID(0x201000));
+	w64(d, 0x200000, 7);
+
+	for (int pass = 0; pass < 2; pass++) { /* a walk, then the TLB */
+		v = 42;
+		assert_int_equal(nvl_model_vm_access(d->m, &t.ctx, 0x5000, &v,
+						     8, false, ENG, 3),
+				 -EFAULT);
+		assert_int_equal(v, 42);
+		assert_true(dev_next_fault(d, &f));
+		assert_int_equal(f.va, 0x5000);
+		assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+		assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_READ);
+		assert_int_equal(f.engine, ENG);
+		assert_false(dev_next_fault(d, &f));
+	}
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x5008, &v, 8, true, ENG, 3),
+		-EFAULT);
+	assert_int_equal(r64(d, 0x200008), 0);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(f.access, NVL_HW_FAULT_ACCESS_WRITE);
+	/* a copy into the page stops at it, after the page before */
+	assert_int_equal(nvl_model_vm_fill(d->m, &t.ctx, 0x4000, 0x11111111,
+					   0x2000, ENG, 3),
+			 -EFAULT);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.va, 0x5000);
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(r64(d, 0x1ff000), 0x1111111111111111ull);
+	assert_int_equal(r64(d, 0x200000), 7);
+	/* the neighbour is an ordinary page */
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &t.ctx, 0x6000, &v, 8, false, ENG, 3),
+		0);
+	/* the translation still says what the PTE holds */
+	assert_int_equal(nvl_model_mmu_walk(d->m, &t.ctx, 0x5000,
+					    NVL_HW_FAULT_ACCESS_READ, &x, NULL),
+			 -EFAULT);
+	assert_int_equal(x.fault_type, NVL_HW_FAULT_PRIV_VIOLATION);
+	dev_down(d);
+}
+
+/* the same for ver3: PCF bit 1 (privileged) of a valid PTE */
+static void v3_privileged_page_faults_engine_accesses(void **state)
+{
+	struct dev *d = dev_up("gh100");
+	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
+				      .version = 3};
+	uint64_t pd4 = dev_alloc(d, 4096, 4096), pd3 = dev_alloc(d, 4096, 4096);
+	uint64_t pd2 = dev_alloc(d, 4096, 4096), pd1 = dev_alloc(d, 4096, 4096);
+	uint64_t pd0 = dev_alloc(d, 4096, 4096), spt = dev_alloc(d, 4096, 4096);
+	struct fault_ent f;
+	uint64_t v = 0;
+
+	(void)state;
+	ctx.pdb = pd4;
+	w64(d, pd4, pd3 | 1u << 1);
+	w64(d, pd3, pd2 | 1u << 1);
+	w64(d, pd2, pd1 | 1u << 1);
+	w64(d, pd1, pd0 | 1u << 1);
+	w64(d, pd0 + 8, spt | 1u << 1); /* small half */
+	w64(d, spt, 1u | (0x2ull << 3) | 0x500000);
+	w64(d, spt + 8, 1u | 0x501000);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &ctx, 0x10, &v, 8, false, ENG, 3),
+		-EFAULT);
+	assert_true(dev_next_fault(d, &f));
+	assert_int_equal(f.type, NVL_HW_FAULT_PRIV_VIOLATION);
+	assert_int_equal(
+		nvl_model_vm_access(d->m, &ctx, 0x1010, &v, 8, false, ENG, 3),
+		0);
 	dev_down(d);
 }
 
@@ -633,11 +735,217 @@ static void copy_and_fill_cross_pages_of_every_size(void **state)
 	dev_down(d);
 }
 
+/* ---- invalidate drain ------------------------------------------------ */
+
+#define DRAIN_LEN (64 * MIB)
+
+struct reader {
+	struct dev *d;
+	const struct nvl_model_vmctx *ctx;
+	uint8_t *buf;
+	int ret;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	r->ret = nvl_model_vm_access(r->d->m, r->ctx, 0, r->buf, DRAIN_LEN,
+				     false, ENG, 0);
+	return NULL;
+}
+
+static void inval_write(struct dev *d, uint64_t pdb, uint32_t flags)
+{
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_PDB,
+		    (uint32_t)(pdb >> 12)
+			    << NVL_HW_MMU_INVALIDATE_PDB_ADDR_SHIFT);
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE_UPPER_PDB,
+		    (uint32_t)(pdb >> 40));
+	nvl_hw_wr32(d->hw, NVL_HW_MMU_INVALIDATE,
+		    flags | NVL_HW_MMU_INVALIDATE_TRIGGER);
+}
+
+static bool inval_busy(struct dev *d)
+{
+	return nvl_hw_rd32(d->hw, NVL_HW_MMU_INVALIDATE) &
+	       NVL_HW_MMU_INVALIDATE_TRIGGER;
+}
+
+#define INVAL_DRAIN                                                            \
+	(NVL_HW_MMU_INVALIDATE_ALL_VA | NVL_HW_MMU_INVALIDATE_SYS_MEMBAR |     \
+	 NVL_HW_MMU_INVALIDATE_ACK_GLOBALLY)
+
+/*
+ * dev_vm.h NV_VIRTUAL_FUNCTION_PRIV_MMU_INVALIDATE with SYS_MEMBAR and
+ * ACK GLOBALLY (what RM sets after a PTE downgrade,
+ * kgmmuSetTlbInvalidateMembarWarParameters_TU102): TRIGGER reads 0 only
+ * once the accesses already translated are done, so a driver that frees
+ * the old pages then cannot see them written or read any more. Here an
+ * engine read of 64 MiB through 2 MiB pages is in flight (one run, one
+ * memcpy) when the invalidate is triggered.
+ */
+static void membar_invalidate_waits_for_an_access_in_flight(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct reader r = {.d = d};
+	uint8_t *vram = nvl_model_phys_ptr(d->m, 0, DRAIN_LEN);
+	int64_t deadline;
+	pthread_t th;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	for (unsigned int i = 0; i < DRAIN_LEN / (2 * MIB); i++)
+		pd0_set(d, &t, i, V2_PTE_VID(i * 2 * MIB), 0);
+	assert_non_null(vram);
+	memset(vram, 0xab, DRAIN_LEN);
+	r.ctx = &t.ctx;
+	r.buf = calloc(1, DRAIN_LEN);
+	assert_non_null(r.buf);
+	assert_int_equal(pthread_create(&th, NULL, reader_main, &r), 0);
+	/* the copy has begun: its first eighth landed */
+	deadline = nvl_time_ns() + 10 * NVL_NSEC_PER_SEC;
+	while (!((volatile uint8_t *)r.buf)[DRAIN_LEN / 8] &&
+	       nvl_time_ns() < deadline)
+		sched_yield();
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	while (inval_busy(d) && nvl_time_ns() < deadline)
+		sched_yield();
+	assert_false(inval_busy(d));
+	/* complete: the access that translated before it is done */
+	assert_int_equal(((volatile uint8_t *)r.buf)[DRAIN_LEN - DRAIN_LEN / 8],
+			 0xab);
+	assert_int_equal(((volatile uint8_t *)r.buf)[DRAIN_LEN - 1], 0xab);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(r.ret, 0);
+	free(r.buf);
+	dev_down(d);
+}
+
+/*
+ * The same with an access held open by hand (nvl_model_mmu_enter()): a
+ * plain invalidate (no SYS_MEMBAR, or SYS_MEMBAR without an ACK) is not a
+ * drain and completes at once; with both, TRIGGER stays 1 until the access
+ * exits, the TLB being flushed already.
+ */
+static void membar_invalidate_completes_when_the_access_exits(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	unsigned int tk, tk2;
+	uint64_t spt;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt, V2_PTE_VID(0x100000));
+	tk = nvl_model_mmu_enter(d->m->mmu, 3);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	w64(d, spt, 0); /* unmapped while the access is in flight */
+
+	inval_write(d, t.ctx.pdb, NVL_HW_MMU_INVALIDATE_ALL_VA);
+	assert_false(inval_busy(d));
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_SYS_MEMBAR);
+	assert_false(inval_busy(d));
+
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	for (int i = 0; i < 100; i++)
+		assert_true(inval_busy(d));
+	/* a trigger while it is busy is ignored */
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	assert_true(inval_busy(d));
+	/* flushed already: a new translation sees the unmap */
+	tk2 = nvl_model_mmu_enter(d->m->mmu, 3);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x),
+			 -EFAULT);
+	nvl_model_mmu_exit(d->m->mmu, tk);
+	assert_false(inval_busy(d));
+	/* the next drain waits for the access still open */
+	inval_write(d, t.ctx.pdb, INVAL_DRAIN);
+	assert_true(inval_busy(d));
+	nvl_model_mmu_exit(d->m->mmu, tk2);
+	assert_false(inval_busy(d));
+	/* nothing in flight: complete at the first poll */
+	inval_write(d, 0, INVAL_DRAIN | NVL_HW_MMU_INVALIDATE_ALL_PDB);
+	assert_false(inval_busy(d));
+	dev_down(d);
+}
+
+/*
+ * dev_vm.h MMU_INVALIDATE CACHE_LEVEL 26:24 (ALL 0, PTE_ONLY 1, UP_TO_PDE0
+ * 2, UP_TO_PDE1 3, ...; PDE0 is the dual-PDE level): an invalidate of the
+ * PTEs (and of PDE0) only may leave the upper directory levels cached, so
+ * a driver that moved a PD0 and invalidated with PTE_ONLY keeps reaching
+ * the old one; UP_TO_PDE1 (like ALL) drops them. The leaf entries go in
+ * every case. The MEM_OP method's PAGE_TABLE_LEVEL 9:7 has the same
+ * values (clc56f.h), and the model reads it alike (host.c).
+ */
+static void cache_level_pte_only_keeps_upper_levels(void **state)
+{
+	struct dev *d = dev_up("tiny");
+	struct nvl_model_xlate x;
+	uint64_t spt, pd0b, sptb;
+	struct v2 t;
+
+	(void)state;
+	v2_build(d, &t);
+	spt = dev_alloc(d, 4096, 4096);
+	pd0_set(d, &t, 0, 0, V2_DUAL_SMALL_VID(spt));
+	w64(d, spt, V2_PTE_VID(0x100000));
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	/* the region moves to a new PD0; the old PD0's PTE changes too */
+	pd0b = dev_alloc(d, 4096, 4096);
+	sptb = dev_alloc(d, 4096, 4096);
+	w64(d, pd0b + 8, V2_DUAL_SMALL_VID(sptb));
+	w64(d, sptb, V2_PTE_VID(0x500000));
+	w64(d, t.pd1, V2_PDE_VID(pd0b));
+	w64(d, spt, V2_PTE_VID(0x200000));
+
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_CACHE_LEVEL_PTE_ONLY
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_false(inval_busy(d));
+	/* the PTE is read again, through the PD0 the walk cache holds */
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_false(x.tlb_hit);
+	assert_int_equal(x.pa, 0x200010);
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x200010);
+	/* UP_TO_PDE1: PD1 is read again */
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    (NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0 + 1)
+				    << NVL_HW_MMU_INVALIDATE_CACHE_LEVEL_SHIFT);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x500010);
+	/* HUBTLB_ONLY 2:2: the model's one TLB serves hub and GPC clients
+	 * alike, so it is flushed all the same */
+	w64(d, sptb, V2_PTE_VID(0x600000));
+	inval_write(d, t.ctx.pdb,
+		    NVL_HW_MMU_INVALIDATE_ALL_VA |
+			    NVL_HW_MMU_INVALIDATE_HUBTLB_ONLY);
+	assert_int_equal(nvl_model_mmu_translate(d->m, &t.ctx, 0x10, 0, &x), 0);
+	assert_int_equal(x.pa, 0x600010);
+	dev_down(d);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(walks_translate_4k_64k_and_2m_pages),
 	cmocka_unit_test(big_pte_takes_precedence_over_small),
 	cmocka_unit_test(sparse_reads_zero_and_drops_writes_without_fault),
 	cmocka_unit_test(read_only_page_faults_writes_with_fault_entry),
+	cmocka_unit_test(privileged_page_faults_engine_accesses),
+	cmocka_unit_test(v3_privileged_page_faults_engine_accesses),
 	cmocka_unit_test(invalid_entries_fault_with_their_type),
 	cmocka_unit_test(table_loops_and_garbage_never_escape),
 	cmocka_unit_test(tlb_serves_stale_translation_until_invalidated),
@@ -648,6 +956,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(v3_walks_five_levels_with_pcf_permissions),
 	cmocka_unit_test(system_pages_need_a_dma_mapping),
 	cmocka_unit_test(copy_and_fill_cross_pages_of_every_size),
+	cmocka_unit_test(membar_invalidate_waits_for_an_access_in_flight),
+	cmocka_unit_test(membar_invalidate_completes_when_the_access_exits),
+	cmocka_unit_test(cache_level_pte_only_keeps_upper_levels),
 };
 
 T_MAIN(tests)

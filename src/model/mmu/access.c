@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "hw/regs.h"
 #include "model/model.h"
 #include "model/mmu/mmu_internal.h"
 
@@ -110,14 +111,15 @@ int nvl_model_mmu_walk(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 	return nvl_model_mmu_check_access(out, access);
 }
 
-/**
- * nvl_model_mmu_invalidate() - see model/mmu.h.
- */
-void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
+/* Drop cached translations; mmu->lock held. */
+static void invalidate_locked(struct nvl_model_mmu *mmu,
 			      const struct nvl_model_vmctx *ctx, uint64_t va,
-			      uint64_t range)
+			      uint64_t range, unsigned int level)
 {
-	pthread_mutex_lock(&mmu->lock);
+	/* PTE_ONLY and UP_TO_PDE0 leave what PDE1 and up led to */
+	bool keep_walk = level == NVL_HW_MMU_CACHE_LEVEL_PTE_ONLY ||
+			 level == NVL_HW_MMU_CACHE_LEVEL_UP_TO_PDE0;
+
 	mmu->stats.invalidates++;
 	for (unsigned int i = 0; i < MMU_VM_SLOTS; i++) {
 		struct vm_slot *s = &mmu->slot[i];
@@ -130,10 +132,119 @@ void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
 			     !(nvl_hw_aperture_is_sys(s->aperture) &&
 			       nvl_hw_aperture_is_sys(ctx->aperture)))))
 			continue;
-		nvl_model_tlb_flush(s, va, range);
+		nvl_model_tlb_flush(s, va, range, keep_walk);
 	}
 	atomic_fetch_add_explicit(&mmu->gen, 1, memory_order_release);
+}
+
+/**
+ * nvl_model_mmu_invalidate() - see model/mmu.h.
+ */
+void nvl_model_mmu_invalidate(struct nvl_model_mmu *mmu,
+			      const struct nvl_model_vmctx *ctx, uint64_t va,
+			      uint64_t range)
+{
+	nvl_model_mmu_invalidate_level(mmu, ctx, va, range,
+				       NVL_HW_MMU_CACHE_LEVEL_ALL, false);
+}
+
+/*
+ * The drain (mmu->lock held). Accesses enter under the current epoch's
+ * parity; a drain flips the epoch, after the TLB flush, and is complete
+ * when the old parity's counters are all 0: every access that could have
+ * translated before the flush has exited. One flip at a time: a drain
+ * asked for while another is pending flips when that one completes
+ * (waiting also for accesses that began between the flush and that flip,
+ * which is only longer). Return: true when no drain is pending.
+ */
+static bool drain_idle_locked(struct nvl_model_mmu *mmu)
+{
+	for (;;) {
+		if (mmu->drain_pending) {
+			for (unsigned int i = 0; i < MMU_DRAIN_STRIPES; i++)
+				if (atomic_load(
+					    &mmu->active[i].n[mmu->drain_old]))
+					return false;
+			mmu->drain_pending = false;
+		}
+		if (!mmu->drain_want)
+			return true;
+		mmu->drain_want = false;
+		mmu->drain_old = atomic_fetch_add(&mmu->epoch, 1) & 1;
+		mmu->drain_pending = true;
+	}
+}
+
+/**
+ * nvl_model_mmu_invalidate_level() - see model/mmu.h.
+ */
+bool nvl_model_mmu_invalidate_level(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range,
+				    unsigned int level, bool drain)
+{
+	bool idle = true;
+
+	pthread_mutex_lock(&mmu->lock);
+	invalidate_locked(mmu, ctx, va, range, level);
+	if (drain) {
+		mmu->drain_want = true;
+		idle = drain_idle_locked(mmu);
+	}
 	pthread_mutex_unlock(&mmu->lock);
+	return idle;
+}
+
+/**
+ * nvl_model_mmu_invalidate_drain() - see model/mmu.h.
+ */
+bool nvl_model_mmu_invalidate_drain(struct nvl_model_mmu *mmu,
+				    const struct nvl_model_vmctx *ctx,
+				    uint64_t va, uint64_t range)
+{
+	return nvl_model_mmu_invalidate_level(mmu, ctx, va, range,
+					      NVL_HW_MMU_CACHE_LEVEL_ALL, true);
+}
+
+/**
+ * nvl_model_mmu_drained() - see model/mmu.h.
+ */
+bool nvl_model_mmu_drained(struct nvl_model_mmu *mmu)
+{
+	bool idle;
+
+	pthread_mutex_lock(&mmu->lock);
+	idle = drain_idle_locked(mmu);
+	pthread_mutex_unlock(&mmu->lock);
+	return idle;
+}
+
+/**
+ * nvl_model_mmu_enter() - see model/mmu.h.
+ */
+unsigned int nvl_model_mmu_enter(struct nvl_model_mmu *mmu, unsigned int hint)
+{
+	unsigned int k = hint % MMU_DRAIN_STRIPES;
+
+	for (;;) {
+		unsigned int e = atomic_load(&mmu->epoch);
+
+		atomic_fetch_add(&mmu->active[k].n[e & 1], 1);
+		/* seen after the increment: a drain flipping later counts
+		 * this access; else it may have missed it, so go again */
+		if (atomic_load(&mmu->epoch) == e)
+			return k << 1 | (e & 1);
+		atomic_fetch_sub(&mmu->active[k].n[e & 1], 1);
+	}
+}
+
+/**
+ * nvl_model_mmu_exit() - see model/mmu.h.
+ */
+void nvl_model_mmu_exit(struct nvl_model_mmu *mmu, unsigned int ticket)
+{
+	atomic_fetch_sub_explicit(&mmu->active[ticket >> 1].n[ticket & 1], 1,
+				  memory_order_release);
 }
 
 /**
@@ -272,22 +383,28 @@ int nvl_model_vm_access_page(struct nvl_model *m,
 	bool first = true;
 
 	while (len) {
+		unsigned int t = nvl_model_mmu_enter(m->mmu, chid);
 		struct run r;
+		int ret = 0;
 
 		get_run(m->mmu, ctx, va, len, access, &r);
-		if (!r.len)
-			return report(m, va, r.x.fault_type, access, engine_id,
-				      chid);
-		if (first && x)
+		if (r.len && first && x)
 			*x = r.x;
 		first = false;
-		if (r.x.state == NVL_MODEL_XLATE_SPARSE) {
-			if (!write)
-				nvl_model_mem_fill(p, r.len, 0, 0);
-		} else if (mem_io(m, &r.x, p, r.len, write)) {
-			return report(m, va, NVL_HW_FAULT_REGION_VIOLATION,
+		if (!r.len)
+			ret = -EFAULT;
+		else if (r.x.state == NVL_MODEL_XLATE_SPARSE && !write)
+			nvl_model_mem_fill(p, r.len, 0, 0);
+		else if (r.x.state == NVL_MODEL_XLATE_MAPPED &&
+			 mem_io(m, &r.x, p, r.len, write))
+			ret = -EIO;
+		nvl_model_mmu_exit(m->mmu, t);
+		if (ret)
+			return report(m, va,
+				      ret == -EFAULT
+					      ? r.x.fault_type
+					      : NVL_HW_FAULT_REGION_VIOLATION,
 				      access, engine_id, chid);
-		}
 		p += r.len;
 		va += r.len;
 		len -= r.len;
@@ -308,6 +425,101 @@ int nvl_model_vm_access(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 
 static const uint8_t zero_page[4096];
 
+/* where an access stopped: reported once its drain section is left */
+struct stop {
+	uint64_t va;
+	unsigned int type;
+	unsigned int access;
+};
+
+static uint64_t stop_at(struct stop *f, uint64_t va, unsigned int type,
+			unsigned int access)
+{
+	f->va = va;
+	f->type = type;
+	f->access = access;
+	return 0;
+}
+
+/*
+ * One run of a copy (inside a drain section): the bytes moved, or 0 and
+ * where it stopped.
+ */
+static uint64_t copy_step(struct nvl_model *m,
+			  const struct nvl_model_vmctx *dst_ctx,
+			  uint64_t dst_va,
+			  const struct nvl_model_vmctx *src_ctx,
+			  uint64_t src_va, size_t len, struct stop *f)
+{
+	uint8_t bounce[4096];
+	struct run s, d;
+	uint64_t n;
+	uint8_t *ps, *pd;
+
+	get_run(m->mmu, src_ctx, src_va, len, NVL_HW_FAULT_ACCESS_READ, &s);
+	if (!s.len)
+		return stop_at(f, src_va, s.x.fault_type,
+			       NVL_HW_FAULT_ACCESS_READ);
+	get_run(m->mmu, dst_ctx, dst_va, s.len, NVL_HW_FAULT_ACCESS_WRITE, &d);
+	if (!d.len)
+		return stop_at(f, dst_va, d.x.fault_type,
+			       NVL_HW_FAULT_ACCESS_WRITE);
+	n = d.len; /* <= s.len */
+	if (d.x.state == NVL_MODEL_XLATE_SPARSE)
+		return n;
+	if (s.x.state == NVL_MODEL_XLATE_SPARSE) {
+		for (uint64_t o = 0; o < n; o += sizeof(zero_page)) {
+			struct nvl_model_xlate dx = d.x;
+			uint64_t c = NVL_MIN(n - o, sizeof(zero_page));
+
+			dx.pa += o;
+			if (mem_io(m, &dx, (void *)zero_page, c, true))
+				return stop_at(f, dst_va + o,
+					       NVL_HW_FAULT_REGION_VIOLATION,
+					       NVL_HW_FAULT_ACCESS_WRITE);
+		}
+		return n;
+	}
+	ps = s.x.aperture == NVL_HW_APERTURE_VIDMEM
+		     ? nvl_model_phys_ptr(m, s.x.pa, n)
+		     : NULL;
+	pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM
+		     ? nvl_model_phys_ptr(m, d.x.pa, n)
+		     : NULL;
+	if (ps && pd) {
+		if (pd + n <= ps || ps + n <= pd)
+			nvl_model_mem_copy(pd, ps, n);
+		else
+			memmove(pd, ps, n);
+	} else if (pd) {
+		if (mem_io(m, &s.x, pd, n, false))
+			return stop_at(f, src_va, NVL_HW_FAULT_REGION_VIOLATION,
+				       NVL_HW_FAULT_ACCESS_READ);
+	} else if (ps) {
+		if (mem_io(m, &d.x, ps, n, true))
+			return stop_at(f, dst_va, NVL_HW_FAULT_REGION_VIOLATION,
+				       NVL_HW_FAULT_ACCESS_WRITE);
+	} else {
+		/* system to system (both runs are one page at most) */
+		for (uint64_t o = 0; o < n; o += sizeof(bounce)) {
+			struct nvl_model_xlate sx = s.x, dx = d.x;
+			uint64_t c = NVL_MIN(n - o, sizeof(bounce));
+
+			sx.pa += o;
+			dx.pa += o;
+			if (mem_io(m, &sx, bounce, c, false))
+				return stop_at(f, src_va + o,
+					       NVL_HW_FAULT_REGION_VIOLATION,
+					       NVL_HW_FAULT_ACCESS_READ);
+			if (mem_io(m, &dx, bounce, c, true))
+				return stop_at(f, dst_va + o,
+					       NVL_HW_FAULT_REGION_VIOLATION,
+					       NVL_HW_FAULT_ACCESS_WRITE);
+		}
+	}
+	return n;
+}
+
 /**
  * nvl_model_vm_copy() - see model/mmu.h.
  */
@@ -316,89 +528,16 @@ int nvl_model_vm_copy(struct nvl_model *m,
 		      const struct nvl_model_vmctx *src_ctx, uint64_t src_va,
 		      size_t len, unsigned int engine_id, unsigned int chid)
 {
-	uint8_t bounce[4096];
-
 	while (len) {
-		struct run s, d;
-		uint64_t n;
-		uint8_t *ps, *pd;
+		unsigned int t = nvl_model_mmu_enter(m->mmu, chid);
+		struct stop f;
+		uint64_t n =
+			copy_step(m, dst_ctx, dst_va, src_ctx, src_va, len, &f);
 
-		get_run(m->mmu, src_ctx, src_va, len, NVL_HW_FAULT_ACCESS_READ,
-			&s);
-		if (!s.len)
-			return report(m, src_va, s.x.fault_type,
-				      NVL_HW_FAULT_ACCESS_READ, engine_id,
+		nvl_model_mmu_exit(m->mmu, t);
+		if (!n)
+			return report(m, f.va, f.type, f.access, engine_id,
 				      chid);
-		get_run(m->mmu, dst_ctx, dst_va, s.len,
-			NVL_HW_FAULT_ACCESS_WRITE, &d);
-		if (!d.len)
-			return report(m, dst_va, d.x.fault_type,
-				      NVL_HW_FAULT_ACCESS_WRITE, engine_id,
-				      chid);
-		n = d.len; /* <= s.len */
-		if (d.x.state == NVL_MODEL_XLATE_SPARSE)
-			goto next;
-		if (s.x.state == NVL_MODEL_XLATE_SPARSE) {
-			for (uint64_t o = 0; o < n; o += sizeof(zero_page)) {
-				struct nvl_model_xlate dx = d.x;
-				uint64_t c = NVL_MIN(n - o, sizeof(zero_page));
-
-				dx.pa += o;
-				if (mem_io(m, &dx, (void *)zero_page, c, true))
-					return report(
-						m, dst_va + o,
-						NVL_HW_FAULT_REGION_VIOLATION,
-						NVL_HW_FAULT_ACCESS_WRITE,
-						engine_id, chid);
-			}
-			goto next;
-		}
-		ps = s.x.aperture == NVL_HW_APERTURE_VIDMEM
-			     ? nvl_model_phys_ptr(m, s.x.pa, n)
-			     : NULL;
-		pd = d.x.aperture == NVL_HW_APERTURE_VIDMEM
-			     ? nvl_model_phys_ptr(m, d.x.pa, n)
-			     : NULL;
-		if (ps && pd) {
-			if (pd + n <= ps || ps + n <= pd)
-				nvl_model_mem_copy(pd, ps, n);
-			else
-				memmove(pd, ps, n);
-		} else if (pd) {
-			if (mem_io(m, &s.x, pd, n, false))
-				return report(m, src_va,
-					      NVL_HW_FAULT_REGION_VIOLATION,
-					      NVL_HW_FAULT_ACCESS_READ,
-					      engine_id, chid);
-		} else if (ps) {
-			if (mem_io(m, &d.x, ps, n, true))
-				return report(m, dst_va,
-					      NVL_HW_FAULT_REGION_VIOLATION,
-					      NVL_HW_FAULT_ACCESS_WRITE,
-					      engine_id, chid);
-		} else {
-			/* system to system (both runs are one page at most) */
-			for (uint64_t o = 0; o < n; o += sizeof(bounce)) {
-				struct nvl_model_xlate sx = s.x, dx = d.x;
-				uint64_t c = NVL_MIN(n - o, sizeof(bounce));
-
-				sx.pa += o;
-				dx.pa += o;
-				if (mem_io(m, &sx, bounce, c, false))
-					return report(
-						m, src_va + o,
-						NVL_HW_FAULT_REGION_VIOLATION,
-						NVL_HW_FAULT_ACCESS_READ,
-						engine_id, chid);
-				if (mem_io(m, &dx, bounce, c, true))
-					return report(
-						m, dst_va + o,
-						NVL_HW_FAULT_REGION_VIOLATION,
-						NVL_HW_FAULT_ACCESS_WRITE,
-						engine_id, chid);
-			}
-		}
-	next:
 		src_va += n;
 		dst_va += n;
 		len -= n;
@@ -412,6 +551,44 @@ static void fill(uint8_t *p, size_t n, uint32_t pattern, unsigned int phase)
 	nvl_model_mem_fill(p, n, pattern, phase & 3);
 }
 
+/* One run of a fill (inside a drain section), as copy_step(). */
+static uint64_t fill_step(struct nvl_model *m,
+			  const struct nvl_model_vmctx *ctx, uint64_t va,
+			  uint32_t pattern, uint64_t done, size_t len,
+			  struct stop *f)
+{
+	uint8_t buf[4096];
+	struct run r;
+	uint8_t *p;
+
+	get_run(m->mmu, ctx, va + done, len - done, NVL_HW_FAULT_ACCESS_WRITE,
+		&r);
+	if (!r.len)
+		return stop_at(f, va + done, r.x.fault_type,
+			       NVL_HW_FAULT_ACCESS_WRITE);
+	if (r.x.state != NVL_MODEL_XLATE_MAPPED)
+		return r.len;
+	p = r.x.aperture == NVL_HW_APERTURE_VIDMEM
+		    ? nvl_model_phys_ptr(m, r.x.pa, r.len)
+		    : NULL;
+	if (p) {
+		fill(p, r.len, pattern, done & 3);
+		return r.len;
+	}
+	for (uint64_t o = 0; o < r.len; o += sizeof(buf)) {
+		struct nvl_model_xlate x = r.x;
+		uint64_t c = NVL_MIN(r.len - o, sizeof(buf));
+
+		x.pa += o;
+		fill(buf, c, pattern, (done + o) & 3);
+		if (mem_io(m, &x, buf, c, true))
+			return stop_at(f, va + done + o,
+				       NVL_HW_FAULT_REGION_VIOLATION,
+				       NVL_HW_FAULT_ACCESS_WRITE);
+	}
+	return r.len;
+}
+
 /**
  * nvl_model_vm_fill() - see model/mmu.h.
  */
@@ -420,44 +597,17 @@ int nvl_model_vm_fill(struct nvl_model *m, const struct nvl_model_vmctx *ctx,
 		      unsigned int engine_id, unsigned int chid)
 {
 	uint64_t done = 0;
-	uint8_t buf[4096];
 
 	while (done < len) {
-		struct run r;
+		unsigned int t = nvl_model_mmu_enter(m->mmu, chid);
+		struct stop f;
+		uint64_t n = fill_step(m, ctx, va, pattern, done, len, &f);
 
-		get_run(m->mmu, ctx, va + done, len - done,
-			NVL_HW_FAULT_ACCESS_WRITE, &r);
-		if (!r.len)
-			return report(m, va + done, r.x.fault_type,
-				      NVL_HW_FAULT_ACCESS_WRITE, engine_id,
+		nvl_model_mmu_exit(m->mmu, t);
+		if (!n)
+			return report(m, f.va, f.type, f.access, engine_id,
 				      chid);
-		if (r.x.state == NVL_MODEL_XLATE_MAPPED) {
-			uint8_t *p =
-				r.x.aperture == NVL_HW_APERTURE_VIDMEM
-					? nvl_model_phys_ptr(m, r.x.pa, r.len)
-					: NULL;
-
-			if (p) {
-				fill(p, r.len, pattern, done & 3);
-			} else {
-				for (uint64_t o = 0; o < r.len;
-				     o += sizeof(buf)) {
-					struct nvl_model_xlate x = r.x;
-					uint64_t c =
-						NVL_MIN(r.len - o, sizeof(buf));
-
-					x.pa += o;
-					fill(buf, c, pattern, (done + o) & 3);
-					if (mem_io(m, &x, buf, c, true))
-						return report(
-							m, va + done + o,
-							NVL_HW_FAULT_REGION_VIOLATION,
-							NVL_HW_FAULT_ACCESS_WRITE,
-							engine_id, chid);
-				}
-			}
-		}
-		done += r.len;
+		done += n;
 	}
 	return 0;
 }

@@ -79,6 +79,19 @@ struct vm_slot {
 	struct tlb tlb;
 };
 
+/*
+ * The drain: engine accesses in flight (nvl_model_mmu_enter() to
+ * nvl_model_mmu_exit()) counted per epoch parity, striped over cache lines
+ * so that engines on different channels do not share one counter.
+ */
+#define MMU_DRAIN_STRIPES 8
+
+struct mmu_stripe {
+	atomic_uint n[2];
+	/* a cache line each (padding, not an alignment nvl_zalloc lacks) */
+	char pad[64 - 2 * sizeof(atomic_uint)];
+};
+
 struct nvl_model_mmu {
 	struct nvl_model *m;
 	pthread_mutex_t lock;
@@ -87,7 +100,13 @@ struct nvl_model_mmu {
 	struct nvl_model_mmu_stats stats;
 	atomic_uint gen; /* bumped by every invalidate */
 	bool big_leaf_pd1; /* 512 MiB PTEs at PD1 (Ampere and later) */
+	/* the drain (lock held for the three fields; readers load epoch) */
+	atomic_uint epoch;
+	bool drain_pending; /* accesses of parity drain_old still in flight */
+	unsigned int drain_old;
+	bool drain_want; /* a drain asked for while another was pending */
 	struct vm_slot slot[MMU_VM_SLOTS];
+	struct mmu_stripe active[MMU_DRAIN_STRIPES];
 };
 
 /**
@@ -185,7 +204,9 @@ void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
  * @s: the TLB
  * @va: first byte
  * @range: bytes; 0 drops everything
+ * @keep_walk: leave the walk cache (PDE1 and up) alone
  */
-void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range);
+void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range,
+			 bool keep_walk);
 
 #endif /* NVL_MODEL_MMU_INTERNAL_H */

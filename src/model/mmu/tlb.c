@@ -39,9 +39,10 @@ static const struct tlb_class classes[TLB_CLASSES] = {
 };
 
 /* Empty every set of @t that a fill touched since the last time. */
-static void tlb_clear(struct tlb *t)
+static void tlb_clear(struct tlb *t, bool keep_walk)
 {
-	memset(t->pd0, 0, sizeof(t->pd0));
+	if (!keep_walk)
+		memset(t->pd0, 0, sizeof(t->pd0));
 	for (unsigned int w = 0; w < NVL_ARRAY_SIZE(t->filled); w++) {
 		while (t->filled[w]) {
 			unsigned int set =
@@ -93,7 +94,7 @@ struct vm_slot *nvl_model_tlb_slot(struct nvl_model_mmu *mmu,
 			victim = s;
 	}
 	s = victim;
-	tlb_clear(&s->tlb);
+	tlb_clear(&s->tlb, false);
 	s->used = true;
 	s->pdb = ctx->pdb;
 	s->aperture = ctx->aperture;
@@ -192,18 +193,21 @@ void nvl_model_tlb_insert(struct nvl_model_mmu *mmu, struct vm_slot *s,
 
 /**
  * nvl_model_tlb_flush() - drop every entry of @s overlapping
- * [@va, @va + @range); @range 0 drops everything.
+ * [@va, @va + @range); @range 0 drops everything; the walk cache too
+ * unless @keep_walk.
  */
-void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range)
+void nvl_model_tlb_flush(struct vm_slot *s, uint64_t va, uint64_t range,
+			 bool keep_walk)
 {
 	uint64_t last = va + range - 1;
 
 	if (!range || last < va) {
-		tlb_clear(&s->tlb);
+		tlb_clear(&s->tlb, keep_walk);
 		return;
 	}
 	/* a ranged flush may follow a directory change too */
-	memset(s->tlb.pd0, 0, sizeof(s->tlb.pd0));
+	if (!keep_walk)
+		memset(s->tlb.pd0, 0, sizeof(s->tlb.pd0));
 	for (int c = 0; c < TLB_CLASSES; c++) {
 		const struct tlb_class *k = &classes[c];
 		uint64_t lo = (va >> k->shift) + 1, hi = (last >> k->shift) + 1;

@@ -412,22 +412,33 @@ void nvl_model_mmu_walk_pd0(struct nvl_model_mmu *mmu,
 
 /**
  * nvl_model_mmu_check_access() - apply the per-access permission checks to
- * a translation: read-only pages fault writes and atomics, atomic-disabled
- * pages fault atomics.
+ * a translation: privileged pages fault every request without
+ * NVL_MODEL_MMU_ACCESS_PRIV, read-only pages fault writes and atomics,
+ * atomic-disabled pages fault atomics.
  * Return: 0, or -EFAULT with @x turned into a FAULT result.
  */
 int nvl_model_mmu_check_access(struct nvl_model_xlate *x, unsigned int access)
 {
-	bool write = access == NVL_HW_FAULT_ACCESS_WRITE ||
-		     access == NVL_HW_FAULT_ACCESS_ATOMIC ||
-		     access == NVL_HW_FAULT_ACCESS_ATOMIC_WEAK;
-	bool atomic = access == NVL_HW_FAULT_ACCESS_ATOMIC ||
-		      access == NVL_HW_FAULT_ACCESS_ATOMIC_WEAK;
+	bool priv = access & NVL_MODEL_MMU_ACCESS_PRIV;
+	bool write, atomic;
+
+	access &= ~NVL_MODEL_MMU_ACCESS_PRIV;
+	write = access == NVL_HW_FAULT_ACCESS_WRITE ||
+		access == NVL_HW_FAULT_ACCESS_ATOMIC ||
+		access == NVL_HW_FAULT_ACCESS_ATOMIC_WEAK;
+	atomic = access == NVL_HW_FAULT_ACCESS_ATOMIC ||
+		 access == NVL_HW_FAULT_ACCESS_ATOMIC_WEAK;
 
 	if (x->state == NVL_MODEL_XLATE_FAULT)
 		return -EFAULT;
 	if (x->state != NVL_MODEL_XLATE_MAPPED)
 		return 0;
+	/* dev_mmu PTE PRIVILEGE: privileged requests only (PRIV_VIOLATION) */
+	if (x->privileged && !priv) {
+		x->state = NVL_MODEL_XLATE_FAULT;
+		x->fault_type = NVL_HW_FAULT_PRIV_VIOLATION;
+		return -EFAULT;
+	}
 	if (write && x->read_only) {
 		x->state = NVL_MODEL_XLATE_FAULT;
 		x->fault_type = NVL_HW_FAULT_RO_VIOLATION;
