@@ -118,7 +118,7 @@ NVL_API int nvl_compute_qmd_size(uint32_t cls);
  * Return: 0, or -EINVAL (unknown class, a zero or too large grid or block
  * dimension, misaligned addresses, a constant buffer too small or too
  * large for the parameters, more shared memory or registers than the
- * chip's SM has);
+ * chip's SM has, more than 16 barriers);
  * then nothing is
  * written.
  */
