@@ -265,8 +265,7 @@ static void pairs_and_quads_count_whole_and_only_issued_ones(void **state)
 
 	(void)state;
 	qx_up(&x, "ga102", 32);
-	assert_int_equal(nvl_hw_vram_write(x.g->hw, CB0 + 0x160, &param, 8),
-			 0);
+	assert_int_equal(nvl_hw_vram_write(x.g->hw, CB0 + 0x160, &param, 8), 0);
 	/* IMAD.WIDE R2 writes R2:R3 (R0 * 0 + DATA), nothing names R3
 	 * alone */
 	qx_load_at(&x, CODE, wide_src);
@@ -372,8 +371,8 @@ static void qx_second(struct qx *x, uint32_t *q2, uint32_t payload)
 	qbits(q2, qp->rel_lo[0], qp->rel_lo[1], (uint32_t)(SEM + 16));
 }
 
-static void set_dep(uint32_t *q, const struct qpos *qp, bool en,
-		    uint32_t act, uint64_t va)
+static void set_dep(uint32_t *q, const struct qpos *qp, bool en, uint32_t act,
+		    uint64_t va)
 {
 	qbits(q, qp->dep_en, qp->dep_en, en);
 	qbits(q, qp->dep_act[0], qp->dep_act[1], act);
@@ -402,13 +401,12 @@ static void a_dependent_qmd_runs_when_its_parent_is_done(void **state)
 		qx_up(&x, profiles[p], 32);
 		qx_load_at(&x, CODE2, next_src);
 		qx_second(&x, q2, 8);
-		assert_int_equal(nvl_hw_vram_write(x.g->hw, QMD2, q2,
-						   (size_t)x.qsize),
-				 0);
+		assert_int_equal(
+			nvl_hw_vram_write(x.g->hw, QMD2, q2, (size_t)x.qsize),
+			0);
 		for (unsigned k = 0; k < 2; k++) {
 			set_dep(x.q, x.qp, true,
-				k ? ACT_INVALIDATE_COPY_SCHEDULE
-				  : ACT_SCHEDULE,
+				k ? ACT_INVALIDATE_COPY_SCHEDULE : ACT_SCHEDULE,
 				QMD2);
 			gpu_wr(x.g, DATA + 4, 0);
 			gpu_wr(x.g, SEM + 16, 0);
@@ -450,8 +448,8 @@ static void hostile_dependent_qmds_are_bounded_and_reported(void **state)
 	/* A -> B -> A */
 	qx_second(&x, q2, 8);
 	set_dep(q2, x.qp, true, ACT_SCHEDULE, QMD);
-	assert_int_equal(
-		nvl_hw_vram_write(x.g->hw, QMD2, q2, (size_t)x.qsize), 0);
+	assert_int_equal(nvl_hw_vram_write(x.g->hw, QMD2, q2, (size_t)x.qsize),
+			 0);
 	set_dep(x.q, x.qp, true, ACT_SCHEDULE, QMD2);
 	qx_expect_error(&x, NVL_HW_COMPUTE_ERR_TIMEOUT);
 	/* both ran, both released, before the bound stopped them */
@@ -518,9 +516,8 @@ static void program_info_gives_the_counts_a_launch_needs(void **state)
 		if (nvl_isa_assemble(c[i].src, NVL_ISA_SM86, 0, &w, &n, &err))
 			fail_msg("%zu: %s", i, err.msg);
 		memset(&info, 0xa5, sizeof(info));
-		assert_int_equal(nvl_compute_program_info(cls, w, n * 16,
-							  &info),
-				 0);
+		assert_int_equal(
+			nvl_compute_program_info(cls, w, n * 16, &info), 0);
 		assert_int_equal(info.register_count, c[i].regs);
 		assert_int_equal(info.barrier_count, c[i].bars);
 		assert_int_equal(info.instructions, n);
@@ -531,8 +528,8 @@ static void program_info_gives_the_counts_a_launch_needs(void **state)
 		uint64_t bad[2] = {~0ull, ~0ull}, one[2] = {0};
 		struct nvl_isa_asm_error err;
 
-		assert_int_equal(nvl_isa_assemble("EXIT\n", NVL_ISA_SM86, 0,
-						  &w, &n, &err),
+		assert_int_equal(nvl_isa_assemble("EXIT\n", NVL_ISA_SM86, 0, &w,
+						  &n, &err),
 				 0);
 		memcpy(one, w, 16);
 		nvl_free(w);

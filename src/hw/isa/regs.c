@@ -12,8 +12,7 @@
 #include "hw/isa/isa.h"
 
 /* the value of the modifier group whose field starts at bit @lo, or @def */
-static unsigned mod_at(const struct nvl_isa_insn *in, unsigned lo,
-		       unsigned def)
+static unsigned mod_at(const struct nvl_isa_insn *in, unsigned lo, unsigned def)
 {
 	const struct nvl_isa_row *row = in->row;
 
