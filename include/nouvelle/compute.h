@@ -25,6 +25,7 @@
 #ifndef NOUVELLE_COMPUTE_H
 #define NOUVELLE_COMPUTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <nouvelle/core.h>
@@ -77,6 +78,24 @@ struct nvl_compute_launch {
 	uint64_t release_va;
 	/** @release_payload: the 32-bit value released */
 	uint32_t release_payload;
+	/** @barrier_count: named CTA barriers the program's BAR
+	 * instructions use (0 .. 16): a BAR naming a barrier at or past it
+	 * stops the grid with a channel error, so a program with BAR.SYNC
+	 * needs at least 1 (nvl_compute_program_info() gives it) */
+	uint32_t barrier_count;
+};
+
+/** struct nvl_compute_program_info - what a program needs of its QMD. */
+struct nvl_compute_program_info {
+	/** @register_count: registers per thread: the highest register an
+	 * instruction names (a 64-bit operand's pair and a 128-bit one's
+	 * quad counted whole) + 1, plus the 2 a Volta+ thread reserves,
+	 * at least 4, at most 255 (as Mesa's NAK counts them) */
+	uint32_t register_count;
+	/** @barrier_count: the highest barrier a BAR names + 1 (0: no BAR) */
+	uint32_t barrier_count;
+	/** @instructions: the instructions read (size / 16) */
+	uint32_t instructions;
 };
 
 /**
@@ -99,13 +118,33 @@ NVL_API int nvl_compute_qmd_size(uint32_t cls);
  * Return: 0, or -EINVAL (unknown class, a zero or too large grid or block
  * dimension, misaligned addresses, a constant buffer too small or too
  * large for the parameters, more shared memory or registers than the
- * chip's SM has);
+ * chip's SM has, more than 16 barriers);
  * then nothing is
  * written.
  */
 NVL_API int nvl_compute_launch_encode(uint32_t cls,
 				      const struct nvl_compute_launch *l,
 				      void *qmd, void *cbuf0);
+
+/**
+ * nvl_compute_program_info() - the register and barrier counts a program
+ * needs, for nvl_compute_launch's @register_count and @barrier_count.
+ * @cls: the device's compute class (its SASS architecture)
+ * @code: the program's instructions, 16 bytes each, as the GPU reads them
+ * @size: bytes at @code: a non-zero multiple of 16
+ * @info: filled on success
+ *
+ * A grid whose QMD gives fewer registers than an instruction names, or
+ * fewer barriers than a BAR names, stops with a channel error when a warp
+ * reaches that instruction (the SM's OOR_REG / ILLEGAL_INSTR_PARAM).
+ *
+ * Return: 0, or -EINVAL (unknown class, NULL or misaligned arguments, an
+ * instruction the class's architecture does not decode: the message names
+ * its offset); then @info is not written.
+ */
+NVL_API int nvl_compute_program_info(uint32_t cls, const void *code,
+				     size_t size,
+				     struct nvl_compute_program_info *info);
 
 /** Flags of nvl_compute_push_launch(). */
 enum nvl_compute_push_flags {

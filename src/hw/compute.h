@@ -107,6 +107,9 @@ struct nvl_hw_qmd_layout {
 		release_red_op, release_red_format, release_payload64b;
 	/* QMD_TYPE (V04_00 only; width 0 elsewhere) */
 	struct nvl_hw_qmd_field qmd_type;
+	/* DEPENDENT_QMD0_ENABLE / _ACTION (NVL_HW_QMD_DEP_*) / _POINTER
+	 * (the dependent QMD's address >> 8, as SEND_PCAS_A) */
+	struct nvl_hw_qmd_field dep_enable, dep_action, dep_pointer;
 };
 
 /*
@@ -130,6 +133,21 @@ struct nvl_hw_qmd_layout {
 #define NVL_HW_QMD_RED_FORMAT_SIGNED 1u
 /* V04_00 QMD_TYPE: QUEUE 0, GRID_NULL 1, GRID_CTA 2, the CGA grids 3..5 */
 #define NVL_HW_QMD_TYPE_GRID_CTA 2u
+/*
+ * DEPENDENT_QMD0_ACTION: what completing this grid does to the QMD at
+ * DEPENDENT_QMD0_POINTER when DEPENDENT_QMD0_ENABLE is set: QMD_SCHEDULE
+ * (1) and QMD_INVALIDATE_COPY_SCHEDULE (3) launch it; INCREMENT_PUT (0,
+ * a queue QMD's) and DECREMENT_DEPENDENCE (4, its DEPENDENCE_COUNTER)
+ * are not modelled.
+ */
+#define NVL_HW_QMD_DEP_INCREMENT_PUT 0u
+#define NVL_HW_QMD_DEP_SCHEDULE 1u
+#define NVL_HW_QMD_DEP_INVALIDATE_COPY_SCHEDULE 3u
+#define NVL_HW_QMD_DEP_DECREMENT_DEPENDENCE 4u
+/* BARRIER_COUNT: named CTA barriers 0..15 (PTX bar.sync's barrier id) */
+#define NVL_HW_QMD_MAX_BARRIERS 16u
+/* REGISTER_COUNT: R0..R254 are addressable (RZ is 255) */
+#define NVL_HW_QMD_MAX_REGISTERS 255u
 
 #define QF(hi, lo)                                                             \
 	{                                                                      \
@@ -140,7 +158,11 @@ struct nvl_hw_qmd_layout {
  * V02_02 (Volta/Turing, 256 B), reference §4.3. The release's structure
  * size and reduction fields: open-gpu-doc classes/compute/clc9c0qmd.h
  * (QMDV02_04, whose bits are V02_02's for every field here; QMDV03_00)
- * and clcbc0qmd.h (QMDV04_00, RELEASE_*(0) and QMD_TYPE).
+ * and clcbc0qmd.h (QMDV04_00, RELEASE_*(0) and QMD_TYPE). The same
+ * headers give DEPENDENT_QMD0_ENABLE / _ACTION / _POINTER: QMDV02_04 141,
+ * 144:142, 511:480; QMDV03_00 512, 515:513, 511:480; QMDV04_00
+ * DEPENDENT_QMD_ENABLE(0) 368, DEPENDENT_QMD_ACTION(0) 371:369,
+ * DEPENDENT_QMD0_POINTER 479:448.
  */
 static const struct nvl_hw_qmd_layout nvl_hw_qmd_v02_02 = {
 	.name = "V02_02",
@@ -170,6 +192,9 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v02_02 = {
 	.release_red_enable = QF(794, 794),
 	.release_red_op = QF(790, 788),
 	.release_red_format = QF(793, 792),
+	.dep_enable = QF(141, 141),
+	.dep_action = QF(144, 142),
+	.dep_pointer = QF(511, 480),
 };
 
 /* V03_00 (Ampere/Ada, 256 B) */
@@ -202,6 +227,9 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v03_00 = {
 	.release_red_op = QF(822, 820),
 	.release_red_format = QF(825, 824),
 	.release_payload64b = QF(829, 829),
+	.dep_enable = QF(512, 512),
+	.dep_action = QF(515, 513),
+	.dep_pointer = QF(511, 480),
 };
 
 /* V04_00 (Hopper, 384 B) */
@@ -235,6 +263,9 @@ static const struct nvl_hw_qmd_layout nvl_hw_qmd_v04_00 = {
 	.release_red_format = QF(329, 328),
 	.release_payload64b = QF(332, 332),
 	.qmd_type = QF(25, 23),
+	.dep_enable = QF(368, 368),
+	.dep_action = QF(371, 369),
+	.dep_pointer = QF(479, 448),
 };
 
 #undef QF
@@ -319,7 +350,12 @@ static inline struct nvl_hw_qmd_field nvl_hw_qmd_at(struct nvl_hw_qmd_field f,
 #define NVL_HW_COMPUTE_ERR_DEADLOCK 7
 #define NVL_HW_COMPUTE_ERR_TIMEOUT 8
 #define NVL_HW_COMPUTE_ERR_HAZARD 9
-#define NVL_HW_COMPUTE_ERR_BAD_QMD 16 /* version, shape or cbuf */
+/* the SM's warp errors OOR_REG (a register at or past the QMD's
+ * REGISTER_COUNT) and ILLEGAL_INSTR_PARAM (a BAR naming a barrier at or
+ * past BARRIER_COUNT) */
+#define NVL_HW_COMPUTE_ERR_OOR_REG 10
+#define NVL_HW_COMPUTE_ERR_ILLEGAL_INSTR_PARAM 11
+#define NVL_HW_COMPUTE_ERR_BAD_QMD 16 /* version, shape, cbuf, registers */
 #define NVL_HW_COMPUTE_ERR_NO_MEMORY 17 /* the model ran out of memory */
 
 #endif /* NVL_HW_COMPUTE_H */

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "hw/compute.h"
 #include "hw/host.h"
+#include "hw/isa/isa.h"
 #include "nouvelle/compute.h"
 
 /*
@@ -89,6 +90,9 @@ static int check(uint32_t cls, const struct nvl_hw_qmd_layout *ly,
 	if (l->register_count > 255)
 		return nvl_error(-EINVAL, "compute: %u registers",
 				 l->register_count);
+	if (l->barrier_count > NVL_HW_QMD_MAX_BARRIERS)
+		return nvl_error(-EINVAL, "compute: %u barriers (at most %u)",
+				 l->barrier_count, NVL_HW_QMD_MAX_BARRIERS);
 	/* the SM's 64K registers, allocated per warp in units of 256
 	 * (reference §3; every chip from Turing to Hopper) */
 	regs = l->register_count ? l->register_count : 255;
@@ -166,6 +170,7 @@ NVL_API int nvl_compute_launch_encode(uint32_t cls,
 	nvl_hw_qmd_set(q, ly->register_count,
 		       l->register_count ? l->register_count : 255);
 	nvl_hw_qmd_set(q, ly->shared_B, l->shared_bytes);
+	nvl_hw_qmd_set(q, ly->barrier_count, l->barrier_count);
 	cb = l->cbuf0_va >> ly->cb_addr_shift;
 	nvl_hw_qmd_set(q, ly->cb_valid, 1);
 	nvl_hw_qmd_set(q, ly->cb_addr_lo, (uint32_t)cb);
@@ -190,6 +195,75 @@ NVL_API int nvl_compute_launch_encode(uint32_t cls,
 	if (l->params_size)
 		memcpy((uint8_t *)cbuf0 + NVL_COMPUTE_PARAM_OFFSET, l->params,
 		       l->params_size);
+	return 0;
+}
+
+/* the SASS architecture of compute class @cls (reference §4.1) */
+static int arch_of(uint32_t cls, enum nvl_isa_arch *arch)
+{
+	switch (cls) {
+	case NVL_HW_COMPUTE_CLASS_TURING:
+		*arch = NVL_ISA_SM75;
+		return 0;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_A:
+		*arch = NVL_ISA_SM80;
+		return 0;
+	case NVL_HW_COMPUTE_CLASS_AMPERE_B:
+		*arch = NVL_ISA_SM86;
+		return 0;
+	case NVL_HW_COMPUTE_CLASS_ADA:
+		*arch = NVL_ISA_SM89;
+		return 0;
+	case NVL_HW_COMPUTE_CLASS_HOPPER:
+		*arch = NVL_ISA_SM90;
+		return 0;
+	default:
+		return nvl_error(-EINVAL, "compute: no class %#x", cls);
+	}
+}
+
+NVL_API int nvl_compute_program_info(uint32_t cls, const void *code,
+				     size_t size,
+				     struct nvl_compute_program_info *info)
+{
+	const uint8_t *p = code;
+	unsigned gprs = 0, bars = 0;
+	enum nvl_isa_arch arch;
+	int ret;
+
+	if (!code || !info)
+		return nvl_error(-EINVAL, "compute: NULL argument");
+	ret = arch_of(cls, &arch);
+	if (ret)
+		return ret;
+	if (!size || size % 16 || size / 16 > UINT32_MAX)
+		return nvl_error(-EINVAL, "compute: a program of %zu bytes",
+				 size);
+	for (size_t off = 0; off < size; off += 16) {
+		struct nvl_isa_insn in;
+		uint64_t w[2];
+		unsigned n;
+
+		memcpy(w, p + off, 16);
+		if (nvl_isa_decode(w, arch, &in))
+			return nvl_error(-EINVAL,
+					 "compute: instruction at +%#zx: %s",
+					 off, nvl_error_msg());
+		n = nvl_isa_gpr_end(&in);
+		gprs = n > gprs ? n : gprs;
+		if (in.row->sem == NVL_SEM_BAR &&
+		    (unsigned)in.op[0].imm + 1 > bars)
+			bars = (unsigned)in.op[0].imm + 1;
+	}
+	/* NAK's count (reference §3): the registers used + the 2 a Volta+
+	 * thread reserves, at least 4; R254 is the last one there is */
+	gprs += 2;
+	gprs = gprs < 4 ? 4 : gprs;
+	info->register_count = gprs > NVL_HW_QMD_MAX_REGISTERS
+				       ? NVL_HW_QMD_MAX_REGISTERS
+				       : gprs;
+	info->barrier_count = bars;
+	info->instructions = (uint32_t)(size / 16);
 	return 0;
 }
 

@@ -151,6 +151,7 @@ static void add_launch(struct ctx *x, uint64_t prog, uint32_t n, uint32_t bs,
 		.block = {bs, 1, 1},
 		.shared_bytes = smem,
 		.register_count = 32,
+		.barrier_count = 1, /* reduce, scan and matmul: BAR.SYNC 0 */
 		.cbuf0_va = VA_CTL + OFF_CB + s * 1024,
 		.cbuf0_size = CB_SIZE,
 		.params = params,
@@ -369,6 +370,7 @@ static void k_matmul(struct ctx *x, uint64_t *s)
 			.grid = {(nn + 7) / 8, (m + 7) / 8, 1},
 			.block = {8, 8, 1},
 			.shared_bytes = 512,
+			.barrier_count = 1, /* BAR.SYNC 0 */
 			.cbuf0_va = VA_CTL + OFF_CB,
 			.cbuf0_size = CB_SIZE,
 			.params = &p,

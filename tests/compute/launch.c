@@ -60,6 +60,8 @@ struct qpos {
 	/* RELEASE0_STRUCTURE_SIZE (ONE_WORD = 1 written); QMD_TYPE
 	 * (V04_00: GRID_CTA = 2 written; {0, 0} elsewhere: absent) */
 	struct qbits rel_size, qtype;
+	/* BARRIER_COUNT (1 written: the kernels' BAR.SYNC 0) */
+	struct qbits bars;
 };
 
 /* V02_02: VERSION 579:576, MAJOR_VERSION 583:580; CTA_RASTER_WIDTH
@@ -94,6 +96,7 @@ static const struct qpos v02_02 = {
 	0,
 	{799, 799},
 	{0, 0},
+	{955, 959}, /* BARRIER_COUNT 959:955 */
 };
 
 /* V03_00: as V02_02 except RELEASE0_ENABLE 823, RELEASE0_ADDRESS
@@ -123,6 +126,7 @@ static const struct qpos v03_00 = {
 	0,
 	{830, 831},
 	{0, 0},
+	{763, 767}, /* BARRIER_COUNT 767:763 */
 };
 
 /* V04_00: QMD_MINOR_VERSION 579:576, QMD_MAJOR_VERSION 583:580; GRID_WIDTH
@@ -158,6 +162,7 @@ static const struct qpos v04_00 = {
 	6,
 	{321, 322},
 	{23, 25},
+	{1211, 1215}, /* BARRIER_COUNT 1215:1211 */
 };
 
 static void qset(uint32_t *q, struct qbits f, uint64_t v, unsigned shift)
@@ -265,6 +270,7 @@ static void lt_submit(struct lt *t, uint64_t prog, const struct shape *s,
 	qset(q, qp->prog_lo, prog & 0xffffffffu, 0);
 	qset(q, qp->prog_hi, prog >> 32, 0);
 	qset(q, qp->regs, 32, 0);
+	qset(q, qp->bars, 1, 0);
 	qset(q, qp->smem, s->shared_B, 0);
 	qset(q, qp->cb_valid, 1, 0);
 	qset(q, qp->cb_lo, (CB0 >> qp->cb_shift) & 0xffffffffu, 0);

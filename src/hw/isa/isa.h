@@ -312,6 +312,15 @@ int nvl_isa_assemble(const char *text, enum nvl_isa_arch arch, uint64_t base,
 		     uint64_t **w_out, size_t *n_out,
 		     struct nvl_isa_asm_error *err);
 
+/**
+ * nvl_isa_gpr_end() - one past the highest GPR @insn names (0: none; RZ
+ * is not counted): a 64-bit operand (IMAD.WIDE's, .E addresses, 64-bit
+ * memory and atomic types, conversions with a 64-bit side, CS2R's pair)
+ * counts two registers, a 128-bit one four. A thread running @insn needs
+ * at least that many (the QMD's REGISTER_COUNT).
+ */
+unsigned nvl_isa_gpr_end(const struct nvl_isa_insn *insn);
+
 /** nvl_isa_ctrl_default() - the control field of an instruction that names none. */
 struct nvl_isa_ctrl nvl_isa_ctrl_default(void);
 

@@ -57,6 +57,11 @@
 #define CS_UTLB 4 /* pages cached per worker */
 #define CS_CHUNKS 16 /* chunks of CTAs per worker and grid, at least */
 #define CS_CHUNK_MAX 64 /* CTAs */
+#define CS_SM_REGS 65536u /* an SM's 32-bit registers (reference §3) */
+/* grids one scheduling signal may run through DEPENDENT_QMD0 links: a
+ * loop of QMDs (A -> B -> A) is a job that never ends, which the model
+ * stops as it stops a kernel that runs out of instructions */
+#define CS_MAX_CHAIN 4096u
 
 struct cs_worker {
 	struct nvl_model_chan *ch;
@@ -96,6 +101,16 @@ struct cs_qmd {
 	uint64_t pva;
 	uint64_t release_va;
 	uint32_t release_payload;
+	/* REGISTER_COUNT, BARRIER_COUNT; bad_limits: more than the
+	 * architecture has, or the CTA's warps do not fit an SM's
+	 * registers */
+	uint16_t reg_count;
+	uint8_t bar_count;
+	bool bad_limits;
+	/* DEPENDENT_QMD0: launch the QMD at dep_va when this grid is
+	 * done; bad_dep: an ACTION the model does not do */
+	bool dep, bad_dep;
+	uint64_t dep_va;
 };
 
 /*
@@ -439,6 +454,28 @@ static void cs_qmd_release(const struct nvl_hw_qmd_layout *ly,
 			 (d->release_va & (d->four_words ? 15 : 3));
 }
 
+/*
+ * REGISTER_COUNT (R0 .. R254 exist: at most 255) and BARRIER_COUNT (16
+ * named barriers: at most 16), and whether the CTA fits an SM: its warps
+ * take the registers in units of 256 per warp, 64K in all (reference §3;
+ * ⚠ what hardware does with a CTA that can never be resident is not
+ * public: the model refuses the launch, as the CUDA driver does).
+ */
+static void cs_qmd_limits(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
+			  struct cs_qmd *d)
+{
+	uint64_t regs = cs_qget(q, ly->register_count);
+	uint64_t bars = cs_qget(q, ly->barrier_count);
+	uint64_t threads = (uint64_t)d->block[0] * d->block[1] * d->block[2];
+	uint64_t warp_regs = (regs * 32 + 255) / 256 * 256;
+
+	d->reg_count = (uint16_t)regs;
+	d->bar_count = (uint8_t)bars;
+	d->bad_limits = regs > NVL_HW_QMD_MAX_REGISTERS ||
+			bars > NVL_HW_QMD_MAX_BARRIERS ||
+			(threads + 31) / 32 * warp_regs > CS_SM_REGS;
+}
+
 /* decode the fields of the QMD words @q (layout @ly) into @d */
 static void cs_qmd_decode(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
 			  struct cs_qmd *d)
@@ -478,6 +515,15 @@ static void cs_qmd_decode(const struct nvl_hw_qmd_layout *ly, const uint32_t *q,
 	d->release_payload = (uint32_t)cs_qget(q, ly->release_payload);
 	if (d->release)
 		cs_qmd_release(ly, q, d);
+	cs_qmd_limits(ly, q, d);
+	d->dep = cs_qget(q, ly->dep_enable);
+	if (d->dep) {
+		uint64_t a = cs_qget(q, ly->dep_action);
+
+		d->bad_dep = a != NVL_HW_QMD_DEP_SCHEDULE &&
+			     a != NVL_HW_QMD_DEP_INVALIDATE_COPY_SCHEDULE;
+		d->dep_va = cs_qget(q, ly->dep_pointer) << 8;
+	}
 }
 
 static enum nvl_isa_arch cs_arch(uint32_t cls)
@@ -646,6 +692,10 @@ static uint32_t cs_reason_err(enum nvl_cs_reason r)
 		return NVL_HW_COMPUTE_ERR_TIMEOUT;
 	case NVL_CS_HAZARD:
 		return NVL_HW_COMPUTE_ERR_HAZARD;
+	case NVL_CS_OUT_OF_RANGE_REGISTER:
+		return NVL_HW_COMPUTE_ERR_OOR_REG;
+	case NVL_CS_ILLEGAL_PARAM:
+		return NVL_HW_COMPUTE_ERR_ILLEGAL_INSTR_PARAM;
 	default:
 		return NVL_HW_COMPUTE_ERR_BAD_QMD;
 	}
@@ -738,12 +788,12 @@ struct cs_grid {
 	const struct cs_qmd *d; /* the QMD's fields */
 };
 
-/* read and check the QMD; 0, -EFAULT, -EINVAL or -ENOMEM */
+/* read and check the QMD at @qva; 0, -EFAULT, -EINVAL or -ENOMEM */
 static int cs_setup(struct nvl_model_chan *ch,
-		    const struct nvl_hw_qmd_layout *ly, struct cs_grid *g,
-		    struct nvl_cs_launch *l, uint32_t *bad_at)
+		    const struct nvl_hw_qmd_layout *ly, uint64_t qva,
+		    struct cs_grid *g, struct nvl_cs_launch *l,
+		    uint32_t *bad_at)
 {
-	uint64_t qva = (uint64_t)ch->compute.pcas_a << 8;
 	struct cs_scratch *s = g->s;
 	const struct cs_qmd *d = &s->qd;
 	bool bad;
@@ -759,11 +809,22 @@ static int cs_setup(struct nvl_model_chan *ch,
 		s->qly = ly;
 	}
 	g->d = d;
-	if (d->bad_version || d->bad_release)
+	if (d->bad_version || d->bad_release || d->bad_limits || d->bad_dep) {
+		nvl_info(NVL_CAT_MODEL,
+			 "compute: channel %u: bad QMD at 0x%llx (%s)",
+			 ch->chid, (unsigned long long)qva,
+			 d->bad_version	  ? "version or type"
+			 : d->bad_release ? "release form"
+			 : d->bad_limits  ? "register or barrier count"
+					  : "dependent QMD action");
 		return -EINVAL;
+	}
 	memcpy(l->grid, d->grid, sizeof(l->grid));
 	memcpy(l->block, d->block, sizeof(l->block));
 	l->shared_B = d->shared_B;
+	l->limits = true;
+	l->reg_count = d->reg_count;
+	l->bar_count = d->bar_count;
 	/* the banks in order, up to the first of a bad size (the banks
 	 * before it are read, and may fault, first) */
 	for (unsigned i = 0; i < 8; i++) {
@@ -828,13 +889,46 @@ static int cs_release(struct nvl_model_chan *ch, const struct cs_qmd *d)
 	return ret;
 }
 
+/* run the grid of the QMD at @qva and write its release; *@next: the
+ * dependent QMD to launch now (0: none) */
+static int cs_grid(struct nvl_model_chan *ch,
+		   const struct nvl_hw_qmd_layout *ly, struct cs_grid *g,
+		   uint64_t qva, uint32_t *err, uint64_t *next)
+{
+	struct nvl_cs_launch l = {0};
+	uint32_t bad_at = UINT32_MAX;
+	int ret;
+
+	*next = 0;
+	ret = cs_setup(ch, ly, qva, g, &l, &bad_at);
+	if (!ret && !l.ninsn) {
+		ret = -EIO; /* the first word is undecodable */
+		*err = NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
+	}
+	if (!ret)
+		ret = cs_run_grid(ch, g->s, &l, bad_at, err);
+	if (!ret)
+		ret = cs_release(ch, g->d);
+	ch->compute.launches++;
+	if (!ret && g->d->dep)
+		*next = g->d->dep_va;
+	return ret;
+}
+
+/*
+ * SEND_PCAS_A's QMD, then each DEPENDENT_QMD0 it names as the grid before
+ * completes (its release written first), up to CS_MAX_CHAIN grids: a
+ * dependent pointer to unmapped memory faults like any QMD read, a loop
+ * stops with TIMEOUT, and a reset or disable between two grids stops the
+ * chain as it stops a grid.
+ */
 static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 {
 	const struct nvl_hw_qmd_layout *ly =
 		nvl_hw_qmd_layout_of(ch->m->profile->compute_class);
 	struct cs_grid g = {.d = NULL};
-	struct nvl_cs_launch l = {0};
-	uint32_t bad_at = UINT32_MAX, err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+	uint32_t err = NVL_HW_COMPUTE_ERR_BAD_QMD;
+	uint64_t qva = (uint64_t)ch->compute.pcas_a << 8;
 	bool own = false;
 	int ret;
 
@@ -844,18 +938,25 @@ static int cs_launch(struct nvl_model_chan *ch, uint32_t mthd)
 	else if (!ly)
 		ret = -EINVAL;
 	else
-		ret = cs_setup(ch, ly, &g, &l, &bad_at);
-	if (!ret && !l.ninsn) {
-		ret = -EIO; /* the first word is undecodable */
-		err = NVL_HW_COMPUTE_ERR_ILLEGAL_INSTRUCTION;
+		ret = cs_grid(ch, ly, &g, qva, &err, &qva);
+	for (unsigned n = 1; !ret && qva; n++) {
+		struct cs_worker w = {.ch = ch};
+
+		if (n == CS_MAX_CHAIN) {
+			nvl_info(NVL_CAT_MODEL,
+				 "compute: channel %u: %u dependent QMDs "
+				 "in a row (0x%llx next): stopped",
+				 ch->chid, n, (unsigned long long)qva);
+			ret = -EIO;
+			err = NVL_HW_COMPUTE_ERR_TIMEOUT;
+		} else if (cs_aborted(&w)) {
+			ret = -ECANCELED;
+		} else {
+			ret = cs_grid(ch, ly, &g, qva, &err, &qva);
+		}
 	}
-	if (!ret)
-		ret = cs_run_grid(ch, g.s, &l, bad_at, &err);
-	if (!ret)
-		ret = cs_release(ch, g.d);
 	if (own)
 		cs_scratch_free(g.s);
-	ch->compute.launches++;
 	if (ret == -ECANCELED)
 		return NVL_MODEL_MTHD_STOP; /* reset or disable: caller blames */
 	if (ret == -ENOMEM)

@@ -113,6 +113,10 @@ struct cs_insn {
 	/* registers read and written: first register, count (checked mode) */
 	uint8_t nrd, nwr;
 	uint8_t rd[6][2], wr[2][2];
+	/* the highest GPR it names + 1 (0: none), and the barriers its BAR
+	 * names (the highest id + 1; 0: not a BAR): REGISTER_COUNT and
+	 * BARRIER_COUNT must cover them (nvl_cs_launch.limits) */
+	uint8_t gprs, bars;
 };
 
 struct cs_warp {
@@ -164,6 +168,10 @@ struct cs_cta {
 	uint64_t poll_at; /* poll the stop flags when budget reaches it */
 	uint64_t clock;
 	uint32_t cnt; /* cs_run_fast: the active lanes' count */
+	/* some instruction exceeds the launch's REGISTER_COUNT or
+	 * BARRIER_COUNT: run_warp checks each one it issues (and the fast
+	 * loop, which does not, is not used) */
+	bool check_limits;
 	/* the rows of the program's constant list for this launch; kbad:
 	 * some are out of bounds (kok[row] 0) */
 	uint32_t (*krow)[NVL_CS_LANES];
@@ -202,6 +210,8 @@ struct cs_prog {
 	uint64_t code_va;
 	uint32_t ninsn, nregs;
 	bool uses_ur; /* a uniform instruction or a UR operand */
+	/* the most of any instruction's gprs and bars (cs_insn) */
+	uint8_t gprs, bars;
 	/*
 	 * The register rows a warp starts with zeroed, as runs of rows
 	 * (first, count): those a lane can read before writing them (sm.c,

@@ -32,6 +32,8 @@ static const char *const reason_names[] = {
 	[NVL_CS_DEADLOCK] = "barrier deadlock",
 	[NVL_CS_TIMEOUT] = "instruction budget exhausted",
 	[NVL_CS_HAZARD] = "register hazard (missing scoreboard wait)",
+	[NVL_CS_OUT_OF_RANGE_REGISTER] = "register out of range",
+	[NVL_CS_ILLEGAL_PARAM] = "illegal instruction parameter",
 };
 
 const char *nvl_cs_reason_name(enum nvl_cs_reason r)
@@ -182,6 +184,29 @@ static int cs_poll(struct cs_cta *cta)
 	return 0;
 }
 
+/*
+ * The QMD's REGISTER_COUNT and BARRIER_COUNT (a launch whose program
+ * exceeds one: cta->check_limits): issuing an instruction that names a
+ * GPR the warp was not given is the SM's OOR_REG warp error; a BAR naming
+ * a barrier the CTA was not given, ILLEGAL_INSTR_PARAM. Checked at issue,
+ * whatever the guard (⚠ the model's choice: the headers name the errors,
+ * not when they are raised).
+ */
+static int cs_limits(struct cs_cta *cta, struct cs_warp *w,
+		     const struct cs_insn *ci)
+{
+	const struct nvl_cs_launch *l = cta->l;
+	uint32_t lane = (uint32_t)__builtin_ctz(w->active);
+
+	if (ci->gprs > l->reg_count)
+		return cs_fail(cta, w, NVL_CS_OUT_OF_RANGE_REGISTER, lane,
+			       ci->gprs - 1u);
+	if (ci->bars > l->bar_count)
+		return cs_fail(cta, w, NVL_CS_ILLEGAL_PARAM, lane,
+			       ci->bars - 1u);
+	return 0;
+}
+
 /* run warp @w until it finishes, waits at BAR.SYNC, or fails */
 static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 {
@@ -204,7 +229,8 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 				return ret;
 		}
 		/* a converged warp runs pre-decoded instructions in a loop */
-		if (!w->parked && !l->check_hazards && !l->generic_only) {
+		if (!w->parked && !l->check_hazards && !l->generic_only &&
+		    !cta->check_limits) {
 			ret = cs_run_fast(cta, w);
 			if (ret)
 				return ret;
@@ -227,6 +253,11 @@ static int run_warp(struct cs_cta *cta, struct cs_warp *w)
 		if (ci->in.guard_not)
 			g = ~g;
 		exec = w->active & g;
+		if (cta->check_limits) {
+			ret = cs_limits(cta, w, ci);
+			if (ret)
+				return ret;
+		}
 		if (l->check_hazards) {
 			ret = cs_hazard_check(cta, w, ci);
 			if (ret)
@@ -673,6 +704,19 @@ static void zero_rows(struct cs_prog *p)
 	}
 }
 
+/*
+ * @ci's gprs (nvl_isa_gpr_end(): pairs and quads whole, as the driver
+ * counts them for REGISTER_COUNT) and bars (BAR's barrier, operand 0: an
+ * immediate, only 0 encodes in the table).
+ */
+static void insn_limits(struct cs_insn *ci)
+{
+	ci->gprs = (uint8_t)nvl_isa_gpr_end(&ci->in);
+	ci->bars = ci->in.row->sem == NVL_SEM_BAR
+			   ? (uint8_t)(ci->in.op[0].imm + 1)
+			   : 0;
+}
+
 int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		      struct nvl_cs_fault *fault)
 {
@@ -732,6 +776,9 @@ int cs_decode_program(const struct nvl_cs_launch *l, struct cs_prog *p,
 		cs_predecode(ci);
 		if (cs_fast_krefs(p, &ci->fast))
 			return -ENOMEM;
+		insn_limits(ci);
+		p->gprs = ci->gprs > p->gprs ? ci->gprs : p->gprs;
+		p->bars = ci->bars > p->bars ? ci->bars : p->bars;
 	}
 	zero_rows(p);
 	return 0;
@@ -807,6 +854,8 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 		return ret;
 	cta.prog = prog->insn;
 	cta.pr = prog;
+	cta.check_limits = l->limits && (prog->gprs > l->reg_count ||
+					 prog->bars > l->bar_count);
 	st.decoded_instrs = hit ? 0 : l->ninsn;
 	cta.nwarps = (nthreads + NVL_CS_LANES - 1) / NVL_CS_LANES;
 	wb = warps_buf(&own_wb);

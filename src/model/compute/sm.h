@@ -58,6 +58,10 @@ enum nvl_cs_reason {
 	NVL_CS_TIMEOUT, /* instruction budget exhausted */
 	NVL_CS_HAZARD, /* checked mode: a register used before its
 			 * variable-latency write (or read) was waited on */
+	NVL_CS_OUT_OF_RANGE_REGISTER, /* a GPR at or past reg_count (the
+				       * SM's OOR_REG warp error) */
+	NVL_CS_ILLEGAL_PARAM, /* BAR naming a barrier at or past bar_count
+			       * (ILLEGAL_INSTR_PARAM) */
 };
 
 /** struct nvl_cs_fault - where and why execution stopped. */
@@ -106,6 +110,18 @@ struct nvl_cs_launch {
 	 * results are the same, which the tests compare.
 	 */
 	bool generic_only;
+	/*
+	 * The QMD's REGISTER_COUNT and BARRIER_COUNT, honoured when
+	 * @limits: a warp that issues an instruction naming a GPR >=
+	 * @reg_count (a 64- or 128-bit operand's last register counts)
+	 * stops the launch with NVL_CS_OUT_OF_RANGE_REGISTER
+	 * (fault->addr = the register), one whose BAR names a barrier >=
+	 * @bar_count with NVL_CS_ILLEGAL_PARAM. Without @limits every
+	 * register and barrier exists (the interpreter's own tests).
+	 */
+	bool limits;
+	uint16_t reg_count;
+	uint8_t bar_count;
 	/**
 	 * Part of the grid (the launch path's SM workers): with @cta_next,
 	 * take the CTAs in chunks of @cta_chunk (0 = 1) linear indices
