@@ -630,10 +630,10 @@ int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
 			     struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
 
 /**
- * nvl_gpuvm_rebind_defer() - record the rewrite of @vm_bo's committed
- * mappings to its object's backing as it is now (the snapshot the job
- * writes), with a vm_bo reference, at the head of *@list. VM lock and the
- * object's resv held. Nothing is recorded when no mapping is committed.
+ * nvl_gpuvm_rebind_defer() - record the rewrite of @vm_bo's mappings to
+ * its object's backing as it is now (the snapshot the job writes), with a
+ * vm_bo reference, at the head of *@list. VM lock and the object's resv
+ * held. Nothing is recorded when @vm_bo has no mapping.
  * @vm_bo: the (VM, object) link
  * @list: the exec's deferred rewrites
  *
@@ -643,8 +643,10 @@ int nvl_gpuvm_rebind_defer(struct nvl_gpuvm_bo *vm_bo,
 			   struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
 
 /**
- * nvl_gpuvm_rebind_run() - write the deferred rewrites of @list: the
- * recorded mappings still on their vm_bo, from the recorded backing, and
+ * nvl_gpuvm_rebind_run() - write the deferred rewrites of @list: every
+ * mapping on each vm_bo now (not those of validate: one unmapped since is
+ * not written, one made or split since is, with its own flags; one whose
+ * bind has not committed is left to it), from the recorded backing, and
  * invalidate the TLB. No lock held (the zap lock is taken); in a
  * fence-signalling section it neither allocates nor waits. Run once every
  * move they wait for has signalled (the exec's job's run).
