@@ -234,25 +234,3 @@ void nvl_gpuvm_rebind_free(struct nvl_gpuvm_rebind *list)
 		list = next;
 	}
 }
-
-int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
-			     struct nvl_gpuvm_rebind **list)
-{
-	int ret;
-
-	*list = NULL;
-	/*
-	 * A backend driven under the VM lock only (the recording one, whose
-	 * one-op binds skip its lock) cannot be written from the job: it
-	 * rewrites at once, as before.
-	 */
-	if (!vm->pt->lock)
-		vm->defer = list;
-	ret = nvl_gpuvm_validate(vm);
-	vm->defer = NULL;
-	if (ret) {
-		nvl_gpuvm_rebind_free(*list);
-		*list = NULL;
-	}
-	return ret;
-}
