@@ -100,8 +100,11 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	d->saved = NULL;
 	/*
 	 * The tables are those of the suspend: what the unmap hook
-	 * invalidated since (a purge or swap-out while suspended) is mapped
-	 * again; invalidate it again before any channel runs.
+	 * invalidated since they were read (a purge or swap-out while
+	 * suspended, or between the read above and 'suspended') is mapped
+	 * again; invalidate it again before any channel runs. A VM no
+	 * channel uses keeps those entries until its next exec's validate
+	 * rewrites them (every evicted vm_bo, before that exec's job).
 	 */
 	nvl_nv_chan_vms_rezap(d);
 	atomic_store(&d->suspended, false);

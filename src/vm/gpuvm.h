@@ -168,15 +168,20 @@ struct nvl_gpuvm_bo {
 	_Atomic uint64_t mapped_leave;
 };
 
+struct nvl_gpuvm_rebind;
+
 /** struct nvl_gpuvm_bo_ops - driver callbacks for BO tracking. */
 struct nvl_gpuvm_bo_ops {
 	/**
 	 * @validate: bring @vm_bo's object back into a GPU-usable placement
 	 * and rewrite its mappings (called by nvl_gpuvm_validate with the
 	 * object locked; for client VMs the caller also holds the VM's lock,
-	 * as exec does). Return: 0 or a negative errno.
+	 * as exec does). @defer: NULL, or (nvl_gpuvm_validate_defer()) the
+	 * list a rewrite of a backing still being filled is recorded on,
+	 * for nvl_gpuvm_bo_remap(). Return: 0 or a negative errno.
 	 */
-	int (*validate)(struct nvl_gpuvm_bo *vm_bo, void *priv);
+	int (*validate)(struct nvl_gpuvm_bo *vm_bo, void *priv,
+			struct nvl_gpuvm_rebind **defer);
 	/**
 	 * @prefetch: optional: move @vm_bo's object to its preferred
 	 * placement (bind PREFETCH). Return: 0 or a negative errno.
@@ -312,12 +317,6 @@ struct nvl_gpuvm {
 	 * next obtain (only the VM lock's holder frees vm_bo memory)
 	 */
 	_Atomic(struct nvl_gpuvm_bo *) graveyard;
-	/**
-	 * @defer: while nvl_gpuvm_validate_defer() runs (VM lock), where
-	 * nvl_gpuvm_bo_remap() records the rewrites of BOs whose new backing
-	 * is still being filled, for the exec's job to write (rebind.c)
-	 */
-	struct nvl_gpuvm_rebind **defer;
 	/** @cur_seq: the transaction being built (0: none) */
 	uint64_t cur_seq, next_seq;
 	/**
@@ -611,8 +610,6 @@ void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm);
  */
 int nvl_gpuvm_validate(struct nvl_gpuvm *vm);
 
-struct nvl_gpuvm_rebind;
-
 /**
  * nvl_gpuvm_validate_defer() - nvl_gpuvm_validate() for an exec: a BO whose
  * new backing is still being filled (its move's copy waits for jobs that
@@ -630,10 +627,10 @@ int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
 			     struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
 
 /**
- * nvl_gpuvm_rebind_defer() - record the rewrite of @vm_bo's committed
- * mappings to its object's backing as it is now (the snapshot the job
- * writes), with a vm_bo reference, at the head of *@list. VM lock and the
- * object's resv held. Nothing is recorded when no mapping is committed.
+ * nvl_gpuvm_rebind_defer() - record the rewrite of @vm_bo's mappings to
+ * its object's backing as it is now (the snapshot the job writes), with a
+ * vm_bo reference, at the head of *@list. VM lock and the object's resv
+ * held. Nothing is recorded when @vm_bo has no mapping.
  * @vm_bo: the (VM, object) link
  * @list: the exec's deferred rewrites
  *
@@ -643,8 +640,10 @@ int nvl_gpuvm_rebind_defer(struct nvl_gpuvm_bo *vm_bo,
 			   struct nvl_gpuvm_rebind **list) NVL_MUST_CHECK;
 
 /**
- * nvl_gpuvm_rebind_run() - write the deferred rewrites of @list: the
- * recorded mappings still on their vm_bo, from the recorded backing, and
+ * nvl_gpuvm_rebind_run() - write the deferred rewrites of @list: every
+ * mapping on each vm_bo now (not those of validate: one unmapped since is
+ * not written, one made or split since is, with its own flags; one whose
+ * bind has not committed is left to it), from the recorded backing, and
  * invalidate the TLB. No lock held (the zap lock is taken); in a
  * fence-signalling section it neither allocates nor waits. Run once every
  * move they wait for has signalled (the exec's job's run).
@@ -666,17 +665,19 @@ void nvl_gpuvm_rebind_free(struct nvl_gpuvm_rebind *list);
  * mapping of @vm_bo from its object's current backing, then invalidate the
  * TLB over them (after the object moved: exec's revalidation). Mappings
  * still PENDING are left to their bind, which writes them when it runs.
- * Caller holds the VM's lock and the object's resv. Inside
- * nvl_gpuvm_validate_defer(), a backing still being filled is not mapped:
- * the rewrite is recorded for the exec's job (@pending set: the vm_bo
- * stays listed).
+ * Caller holds the VM's lock and the object's resv. With @defer (an
+ * exec's validate: nvl_gpuvm_validate_defer()), a backing still being
+ * filled is not mapped: the rewrite is recorded on *@defer for the exec's
+ * job (@pending set: the vm_bo stays listed).
  * @vm_bo: the (VM, object) link
+ * @defer: NULL (rewrite now), or the validate callback's @defer
  * @pending: set to true when a mapping was skipped because it is pending
  *
  * Return: 0, or the backend's error (take_error) after the writes, or
  * -ENOMEM recording a deferred rewrite.
  */
-int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending);
+int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo,
+		       struct nvl_gpuvm_rebind **defer, bool *pending);
 
 /**
  * nvl_gpuvm_gem_lock() - take the lock of every GEM object's gpuva.list and

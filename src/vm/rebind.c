@@ -18,16 +18,20 @@
  * the rewrite the range is invalid, and no job of the VM that may run then
  * touches it (the later ones wait for the move too).
  *
- * What is written is decided at validate, under the VM's lock and the BO's
- * resv: the backing the BO has then (a snapshot of its extents, resolved
- * through a GEM object of its own, so that a later move of the BO, which
- * waits for the exec's job, does not change what this job sees) and the
- * mappings committed then. When the job runs, only those mappings still
- * on the vm_bo (same node, range, offset and page size) are written, from
- * the vm_bo's list under the zap lock, the lock the unmap hook and bind's
- * list updates take: a mapping unmapped since is not brought back.
- * mapped_leave gets the leave count of the snapshot, so the unmap hook of a
- * later move still takes these entries off.
+ * Where the mappings point is decided at validate, under the VM's lock and
+ * the BO's resv: the backing the BO has then (a snapshot of its extents,
+ * resolved through a GEM object of its own, so that a later move of the
+ * BO, which waits for the exec's job, does not change what this job sees).
+ * Which mappings are written is decided when the job runs: those on the
+ * vm_bo's list then, read under the zap lock (the lock the unmap hook and
+ * bind's list updates take), each with its own range, offset, page size
+ * and flags. A mapping unmapped since validate is not brought back; the
+ * pieces a partial unmap kept, and a mapping made since (its bind left it
+ * invalid while the backing was being filled), name the BO's new place;
+ * a mapping whose bind has not committed is left to that bind.
+ * mapped_leave gets the leave count of the snapshot (unless such a bind is
+ * outstanding), so the unmap hook of a later move still takes these
+ * entries off.
  *
  * The vm_bo stays on the evict list: the next exec's validate rewrites it
  * once more (at once if the backing is settled by then) and takes it off.
@@ -42,15 +46,6 @@
 #include "vm/gpuvm.h"
 #include "vm/sm.h"
 
-/* one committed mapping to write, as it was at validate */
-struct rebind_va {
-	/* identity only: compared with the nodes still on the list */
-	const struct nvl_gpuva *va;
-	uint64_t addr, range, bo_offset;
-	uint32_t flags; /* NVL_VM_PT_* */
-	uint8_t page_shift;
-};
-
 /* one piece of the backing at validate */
 struct rebind_ext {
 	uint64_t off, len, addr;
@@ -63,10 +58,7 @@ struct nvl_gpuvm_rebind {
 	struct nvl_gem_object snap;
 	struct nvl_gpuvm_bo *vm_bo; /* a reference */
 	uint64_t leave; /* obj->leaves at validate */
-	/* a mapping was left to its pending bind (mapped_leave not stamped) */
-	bool partial;
-	uint32_t nva, next_n;
-	struct rebind_va *vas;
+	uint32_t next_n;
 	struct rebind_ext *ext;
 };
 
@@ -130,65 +122,27 @@ static uint64_t piece(struct nvl_gem_object *obj, uint64_t off,
 	return e->len;
 }
 
-/* does the list's @va still hold the mapping @r recorded? (zap lock) */
-static bool same(const struct rebind_va *r, const struct nvl_gpuva *va)
-{
-	return r->va == va && r->addr == nvl_gpuva_addr(va) &&
-	       r->range == nvl_gpuva_range(va) &&
-	       r->bo_offset == va->bo_offset && r->page_shift == va->page_shift;
-}
-
 int nvl_gpuvm_rebind_defer(struct nvl_gpuvm_bo *vm_bo,
 			   struct nvl_gpuvm_rebind **list)
 {
 	struct nvl_gem_object *obj = vm_bo->obj;
 	struct nvl_gpuvm_rebind *rb;
-	uint32_t nva = 0, next = 0, i;
+	uint32_t next = 0, i = 0;
 	struct rebind_ext e;
-	struct nvl_gpuva *va;
-	bool partial = false;
-	size_t sz;
 
 	/* the VM's lock and @obj's resv are held: neither list nor backing
 	 * changes under us */
-	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
-		if ((va->flags & NVL_GPUVA_PENDING) &&
-		    !atomic_load_explicit(&va->written, memory_order_acquire))
-			partial = true;
-		else
-			nva++;
-	}
-	if (!nva)
+	if (nvl_list_empty(&vm_bo->vas))
 		return 0;
 	for (uint64_t off = 0; off < obj->size_B; next++)
 		off += piece(obj, off, &e);
-	sz = sizeof(*rb) + nva * sizeof(rb->vas[0]) + next * sizeof(e);
-	rb = nvl_zalloc(sz);
+	rb = nvl_zalloc(sizeof(*rb) + next * sizeof(e));
 	if (!rb)
 		return -ENOMEM;
-	rb->vas = (struct rebind_va *)(rb + 1);
-	rb->ext = (struct rebind_ext *)(rb->vas + nva);
-	rb->nva = nva;
+	rb->ext = (struct rebind_ext *)(rb + 1);
 	rb->next_n = next;
-	rb->partial = partial;
-	i = 0;
 	for (uint64_t off = 0; off < obj->size_B; i++)
 		off += piece(obj, off, &rb->ext[i]);
-	i = 0;
-	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
-		struct rebind_va *r = &rb->vas[i];
-
-		if ((va->flags & NVL_GPUVA_PENDING) &&
-		    !atomic_load_explicit(&va->written, memory_order_acquire))
-			continue;
-		r->va = va;
-		r->addr = nvl_gpuva_addr(va);
-		r->range = nvl_gpuva_range(va);
-		r->bo_offset = va->bo_offset;
-		r->page_shift = va->page_shift;
-		r->flags = nvl_gpuva_pt_flags(va);
-		i++;
-	}
 	nvl_kref_init(&rb->snap.ref);
 	rb->snap.size_B = obj->size_B;
 	rb->snap.resv = obj->resv;
@@ -203,15 +157,17 @@ int nvl_gpuvm_rebind_defer(struct nvl_gpuvm_bo *vm_bo,
 	return 0;
 }
 
-/* Write one vm_bo's recorded mappings; Return: the backend's error. */
+/*
+ * Write @rb's vm_bo's mappings as they are now from the backing recorded
+ * at validate; Return: the backend's error.
+ */
 static int run_one(struct nvl_gpuvm_rebind *rb)
 {
 	struct nvl_gpuvm_bo *vm_bo = rb->vm_bo;
 	struct nvl_gpuvm *vm = vm_bo->vm;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	bool whole = !rb->partial;
+	bool whole = true;
 	struct nvl_gpuva *va;
-	uint32_t k = 0;
 	bool held;
 
 	held = nvl_gpuvm_pt_hold(vm);
@@ -227,27 +183,23 @@ static int run_one(struct nvl_gpuvm_rebind *rb)
 		return 0;
 	}
 	/*
-	 * The recorded mappings still listed are in the recorded order
-	 * (the list only grows at its tail; an abort puts a node back in
-	 * its place): one pass, a new node costing a look to the end.
+	 * The mappings listed now, not those of validate: one unmapped
+	 * since is not brought back, the pieces a split kept and one made
+	 * since (its bind left it invalid while the backing was being
+	 * filled) name the object's new place, with the flags they have
+	 * now. A mapping whose bind has not committed is its bind's.
 	 */
 	nvl_list_for_each_entry (va, &vm_bo->vas, bo_link) {
-		const struct rebind_va *r;
-		uint32_t q = k;
-
-		while (q < rb->nva && !same(&rb->vas[q], va))
-			q++;
-		if (q == rb->nva) {
-			/* made since validate: its bind writes it */
+		if ((va->flags & NVL_GPUVA_PENDING) &&
+		    !atomic_load_explicit(&va->written, memory_order_acquire)) {
 			whole = false;
 			continue;
 		}
-		r = &rb->vas[q];
-		vm->pt->map(vm->pt_priv, r->addr, r->range, r->page_shift,
-			    &rb->snap, r->bo_offset, r->flags);
-		lo = NVL_MIN(lo, r->addr);
-		hi = NVL_MAX(hi, r->addr + r->range);
-		k = q + 1;
+		vm->pt->map(vm->pt_priv, nvl_gpuva_addr(va),
+			    nvl_gpuva_range(va), va->page_shift, &rb->snap,
+			    va->bo_offset, nvl_gpuva_pt_flags(va));
+		lo = NVL_MIN(lo, nvl_gpuva_addr(va));
+		hi = NVL_MAX(hi, nvl_gpuva_end(va));
 	}
 	if (hi)
 		vm->pt->flush(vm->pt_priv, lo, hi - lo);
@@ -259,7 +211,6 @@ static int run_one(struct nvl_gpuvm_rebind *rb)
 		return vm->pt->take_error(vm->pt_priv);
 	return 0;
 }
-
 int nvl_gpuvm_rebind_run(struct nvl_gpuvm_rebind *list)
 {
 	int err = 0;
@@ -282,26 +233,4 @@ void nvl_gpuvm_rebind_free(struct nvl_gpuvm_rebind *list)
 		nvl_free(list);
 		list = next;
 	}
-}
-
-int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
-			     struct nvl_gpuvm_rebind **list)
-{
-	int ret;
-
-	*list = NULL;
-	/*
-	 * A backend driven under the VM lock only (the recording one, whose
-	 * one-op binds skip its lock) cannot be written from the job: it
-	 * rewrites at once, as before.
-	 */
-	if (!vm->pt->lock)
-		vm->defer = list;
-	ret = nvl_gpuvm_validate(vm);
-	vm->defer = NULL;
-	if (ret) {
-		nvl_gpuvm_rebind_free(*list);
-		*list = NULL;
-	}
-	return ret;
 }

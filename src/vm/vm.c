@@ -103,7 +103,8 @@ static int mm_place(struct nvl_gpuvm_bo *vm_bo)
 		container_of(vm_bo->obj, struct nvl_bo, gem));
 }
 
-static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv)
+static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv,
+		       struct nvl_gpuvm_rebind **defer)
 {
 	bool pending;
 	int ret;
@@ -112,7 +113,7 @@ static int mm_validate(struct nvl_gpuvm_bo *vm_bo, void *priv)
 	ret = mm_place(vm_bo);
 	if (ret)
 		return ret;
-	ret = nvl_gpuvm_bo_remap(vm_bo, &pending);
+	ret = nvl_gpuvm_bo_remap(vm_bo, defer, &pending);
 	if (ret)
 		return nvl_error(ret, "vm: rewriting a moved BO's mappings: %d",
 				 ret);

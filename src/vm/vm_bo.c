@@ -509,7 +509,9 @@ void nvl_gpuvm_rezap_evicted(struct nvl_gpuvm *vm)
 	nvl_flock_unlock(&vm->lock);
 }
 
-NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
+/* every evicted vm_bo's callback, passing it @defer */
+static NVL_HOT int validate_evicted(struct nvl_gpuvm *vm,
+				    struct nvl_gpuvm_rebind **defer)
 {
 	struct nvl_gpuvm_bo *vm_bo;
 	struct nvl_list seen;
@@ -536,7 +538,7 @@ NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 		if (!nvl_kref_get_unless_zero(&vm_bo->ref))
 			continue;
 		nvl_gpuvm_gem_unlock();
-		ret = vm->bo_ops->validate(vm_bo, vm->bo_priv);
+		ret = vm->bo_ops->validate(vm_bo, vm->bo_priv, defer);
 		nvl_gpuvm_gem_lock();
 		if (!ret && !vm_bo->evicted)
 			evict_locked(vm_bo, false);
@@ -554,6 +556,30 @@ NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
 	return ret;
 }
 
+NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
+{
+	return validate_evicted(vm, NULL);
+}
+
+int nvl_gpuvm_validate_defer(struct nvl_gpuvm *vm,
+			     struct nvl_gpuvm_rebind **list)
+{
+	int ret;
+
+	*list = NULL;
+	/*
+	 * A backend driven under the VM lock only (the recording one, whose
+	 * one-op binds skip its lock) cannot be written from the job: it
+	 * rewrites at once, as before.
+	 */
+	ret = validate_evicted(vm, vm->pt->lock ? NULL : list);
+	if (ret) {
+		nvl_gpuvm_rebind_free(*list);
+		*list = NULL;
+	}
+	return ret;
+}
+
 /*
  * The object moved: its committed mappings still point where it was. A
  * pending mapping is its bind's to write (the bind reads the backing when
@@ -563,7 +589,8 @@ NVL_HOT int nvl_gpuvm_validate(struct nvl_gpuvm *vm)
  * before the bind's finish clears PENDING: the commit may have left it
  * invalid for a backing still being filled, for this rewrite to map.
  */
-int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
+int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo,
+		       struct nvl_gpuvm_rebind **defer, bool *pending)
 {
 	struct nvl_gpuvm *vm = vm_bo->vm;
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -576,10 +603,10 @@ int nvl_gpuvm_bo_remap(struct nvl_gpuvm_bo *vm_bo, bool *pending)
 	 * queued before the move may still run on the old entries, which
 	 * stay; the exec's job writes the new ones (rebind.c).
 	 */
-	if (unlikely(vm->defer) && vm_bo->obj->ops->move_pending &&
+	if (unlikely(defer) && vm_bo->obj->ops->move_pending &&
 	    vm_bo->obj->ops->move_pending(vm_bo->obj)) {
 		*pending = true;
-		return nvl_gpuvm_rebind_defer(vm_bo, vm->defer);
+		return nvl_gpuvm_rebind_defer(vm_bo, defer);
 	}
 	held = nvl_gpuvm_pt_hold(vm);
 	/* against the unmap hook: it must not undo these writes */

@@ -655,6 +655,219 @@ static void validate_defer_move_out(void **state)
 	validate_defer(DEFER_MOVE_OUT);
 }
 
+/*
+ * The client changes X's mappings between the exec (its validate recorded
+ * the rewrite) and its job (session 19). The job writes what is mapped
+ * when it runs, from the backing recorded at validate: a range unmapped
+ * since is never mapped again (X's new memory must not be reachable
+ * there), and every range still mapped, or mapped since, names X's new
+ * place (with the flags it has now). Before the fix the job wrote only the
+ * mappings listed at validate, by node: a split left the kept piece
+ * invalid (the unmap hook had taken the old entries off) and a mapping
+ * made since stayed invalid too (its bind leaves a backing still being
+ * filled unmapped), so the job faulted in its own VM (split: 3 of 3 runs, the
+ * read-only bind: 1 of 1).
+ */
+enum between {
+	/* the last half of VA_X unmapped: the kept half holds X */
+	BETWEEN_SPLIT,
+	/* all of VA_X unmapped: the job faults, X is not mapped again */
+	BETWEEN_UNMAPPED,
+	/* a read-only asynchronous bind of X at VA_X2, pending at validate,
+	 * commits: the job reads X there, its write faults (RO_VIOLATION) */
+	BETWEEN_BOUND_READONLY,
+};
+
+#define VA_X2 (224 * MIB)
+
+/* @chan died of an MMU fault in [@va, @va + X_SIZE): @ro a write to a
+ * read-only page, else an unmapped one */
+static void expect_fault_at(struct nvl_client *c, uint32_t chan, uint64_t va,
+			    bool ro)
+{
+	struct nvl_channel_info ci;
+
+	assert_int_equal(nvl_channel_query(c, chan, &ci), 0);
+	assert_int_equal(ci.alive, 0);
+	assert_int_equal(ci.reason, NVL_CHANNEL_MMU_FAULT);
+	/* dev_fault.h NV_PFAULT_FAULT_TYPE_RO_VIOLATION (6) on a write
+	 * (NV_PFAULT_ACCESS_TYPE_VIRT_WRITE, 1), else _PDE (0) or _PTE (2)
+	 * on a read (_VIRT_READ, 0) */
+	if (ro) {
+		assert_int_equal(ci.fault_type, 6);
+		assert_int_equal(ci.fault_access, 1);
+	} else {
+		assert_true(ci.fault_type == 0 || ci.fault_type == 2);
+		assert_int_equal(ci.fault_access, 0);
+	}
+	assert_true(ci.fault_va >= va && ci.fault_va < va + X_SIZE);
+}
+
+static void validate_defer_between(enum between how)
+{
+	uint64_t src = how == BETWEEN_BOUND_READONLY ? VA_X2 : VA_X;
+	struct nvl_vm_bind_op op;
+	struct nvl_channel_info ci;
+	uint32_t x, y, chan, sig, n, w, bs, ch3, *pr;
+	struct nvl_exec_push ps;
+	struct nvl_vm_sync s;
+	struct audit t;
+	int st = 0;
+
+	audit_up(&t, NVL_BO_DOMAIN_GTT, &pr);
+	for (unsigned i = 0; i < 2 * MIB / 4; i++)
+		pr[i] = R_UNWRITTEN;
+	assert_int_equal(
+		nvl_channel_create(t.a.c, t.a.vm, NVL_ENGINE_COPY, 0, &chan),
+		0);
+	assert_int_equal(nvl_syncobj_create(t.a.c, 0, &sig), 0);
+	/* X in GTT, bound; B's bytes in the VRAM it will get */
+	x = new_x_evicted(&t);
+	assert_int_equal(nvl_bo_wait(t.a.c, x, 20 * T_NV_SEC), 0);
+	assert_int_equal(bind1(t.a.c, t.a.vm, x, VA_X, X_SIZE), 0);
+	assert_int_equal(nvl_bo_create(t.b, X_SIZE, NVL_BO_DOMAIN_VRAM, 0,
+				       NVL_BO_CPU_VISIBLE, &y),
+			 0);
+	fill(t.b, y, X_SIZE, B_BYTES);
+	assert_int_equal(
+		nvl_bo_wait(t.b, t_nv_vram_hog(t.b, vram_free(&t) - 2 * MIB),
+			    20 * T_NV_SEC),
+		0);
+	assert_int_equal(nvl_bo_close(t.b, y), 0);
+	/* the late job holds X's move into VRAM back */
+	queue_late_job(&t.a);
+	if (how == BETWEEN_BOUND_READONLY) {
+		/* the bind waits for a job on a third channel (@w) */
+		op = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_MAP,
+					     .flags = NVL_VM_BIND_READONLY,
+					     .handle = x,
+					     .addr = VA_X2,
+					     .range = X_SIZE};
+		assert_int_equal(nvl_syncobj_create(t.a.c, 0, &w), 0);
+		assert_int_equal(nvl_syncobj_create(t.a.c, 0, &bs), 0);
+		assert_int_equal(nvl_channel_create(t.a.c, t.a.vm,
+						    NVL_ENGINE_COPY, 0, &ch3),
+				 0);
+		queue_blocked_job(&t.a, ch3, PB_X, SEM_X, w);
+		assert_int_equal(
+			nvl_vm_bind(t.a.c, t.a.vm, 0, &op, 1,
+				    &(struct nvl_vm_sync){.handle = w}, 1,
+				    &(struct nvl_vm_sync){.handle = bs}, 1,
+				    NVL_VM_BIND_ASYNC),
+			0);
+	}
+	assert_int_equal(nvl_bo_use(t.a.c, x), 0);
+	assert_int_equal(where(t.a.c, x), NVL_BO_DOMAIN_VRAM);
+	/* the exec: wait for SEM_BUSY, copy @src into R's second MiB (and
+	 * write it back at VA_X2 when it is read-only now) */
+	n = nvl_kit_pb_acquire(t.a.ppb + PB_BUSY / 4, VA_SEM + 4 * SEM_BUSY, 1);
+	n += nvl_kit_pb_copy(t.a.ppb + PB_BUSY / 4 + n, t.a.info.ce_class,
+			     VA_R + MIB, src, MIB);
+	if (how == BETWEEN_BOUND_READONLY)
+		n += nvl_kit_pb_memset(t.a.ppb + PB_BUSY / 4 + n,
+				       t.a.info.ce_class, VA_X2, B_BYTES, MIB);
+	ps = (struct nvl_exec_push){.va = VA_PB + PB_BUSY, .len = n * 4};
+	s = (struct nvl_vm_sync){.handle = sig};
+	assert_int_equal(nvl_exec(t.a.c, chan, &ps, 1, NULL, 0, &s, 1, 0), 0);
+	assert_int_equal(nvl_bo_wait(t.a.c, x, 0), -ETIME);
+	/* the client changes the mappings before the job runs */
+	op = (struct nvl_vm_bind_op){.op = NVL_VM_BIND_OP_UNMAP};
+	switch (how) {
+	case BETWEEN_SPLIT:
+		op.addr = VA_X + X_SIZE / 2;
+		op.range = X_SIZE / 2;
+		break;
+	case BETWEEN_UNMAPPED:
+		op.addr = VA_X;
+		op.range = X_SIZE;
+		break;
+	case BETWEEN_BOUND_READONLY:
+		/* the bind commits, X's move still queued */
+		sem_release(&t.a, SEM_X);
+		assert_int_equal(nvl_syncobj_wait(t.a.c, &bs, NULL, 1,
+						  t_nv_deadline(20 * T_NV_SEC),
+						  0, NULL),
+				 0);
+		assert_int_equal(nvl_bo_wait(t.a.c, x, 0), -ETIME);
+		break;
+	}
+	if (op.range)
+		assert_int_equal(nvl_vm_bind(t.a.c, t.a.vm, 0, &op, 1, NULL, 0,
+					     NULL, 0, 0),
+				 0);
+	/* the late job (it faults when VA_X went), then the exec's job */
+	sem_release(&t.a, SEM_LATE);
+	(void)t_nv_cl_wait(&t.a, 20 * T_NV_SEC);
+	sem_release(&t.a, SEM_BUSY);
+	assert_int_equal(nvl_syncobj_wait(t.a.c, &sig, NULL, 1,
+					  t_nv_deadline(20 * T_NV_SEC), 0,
+					  NULL),
+			 0);
+	assert_int_equal(nvl_syncobj_status(t.a.c, sig, 0, &st), 0);
+	for (unsigned i = 0; i < 2 * MIB / 4; i++)
+		if (pr[i] == B_BYTES)
+			fail_msg("a job read B's bytes at word %u", i);
+	switch (how) {
+	case BETWEEN_SPLIT:
+		if (st != 1) {
+			assert_int_equal(nvl_channel_query(t.a.c, chan, &ci),
+					 0);
+			fail_msg("the exec's job faulted at %#llx, in the "
+				 "half of VA_X still mapped",
+				 (unsigned long long)ci.fault_va);
+		}
+		t_nv_expect_words(t.a.c, t.r, MIB / 4, MIB / 4, PATTERN,
+				  "what the exec's job read at VA_X");
+		/* the next job too, and the half unmapped stays so */
+		run_next_job(&t.a, chan);
+		t_nv_expect_words(t.a.c, t.r, MIB / 4, MIB / 4, PATTERN,
+				  "what the next job read at VA_X");
+		n = nvl_kit_pb_copy(t.a.ppb + PB_NEXT / 4, t.a.info.ce_class,
+				    VA_R, VA_X + X_SIZE / 2, MIB);
+		ps = (struct nvl_exec_push){.va = VA_PB + PB_NEXT,
+					    .len = n * 4};
+		assert_int_equal(
+			nvl_exec(t.a.c, chan, &ps, 1, NULL, 0, &s, 1, 0), 0);
+		(void)nvl_syncobj_wait(t.a.c, &sig, NULL, 1,
+				       t_nv_deadline(20 * T_NV_SEC), 0, NULL);
+		expect_fault_at(t.a.c, chan, VA_X + X_SIZE / 2, false);
+		break;
+	case BETWEEN_UNMAPPED:
+		assert_true(st < 0);
+		expect_fault_at(t.a.c, chan, VA_X, false);
+		t_nv_expect_words(t.a.c, t.r, MIB / 4, MIB / 4, R_UNWRITTEN,
+				  "what the exec's job read at VA_X");
+		break;
+	case BETWEEN_BOUND_READONLY:
+		assert_true(st < 0);
+		t_nv_expect_words(t.a.c, t.r, MIB / 4, MIB / 4, PATTERN,
+				  "what the exec's job read at VA_X2");
+		expect_fault_at(t.a.c, chan, VA_X2, true);
+		break;
+	}
+	t_nv_expect_words(t.a.c, x, 0, X_SIZE / 4, PATTERN, "X after the jobs");
+	assert_int_equal(nvl_bo_unmap(t.a.c, t.r), 0);
+	audit_down(&t);
+}
+
+static void validate_defer_split_before_job(void **state)
+{
+	(void)state;
+	validate_defer_between(BETWEEN_SPLIT);
+}
+
+static void validate_defer_unmapped_before_job(void **state)
+{
+	(void)state;
+	validate_defer_between(BETWEEN_UNMAPPED);
+}
+
+static void validate_defer_bound_readonly_before_job(void **state)
+{
+	(void)state;
+	validate_defer_between(BETWEEN_BOUND_READONLY);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +879,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(validate_defer_survives_allocation_failures),
 		cmocka_unit_test(validate_defer_copy_error),
 		cmocka_unit_test(validate_defer_move_out),
+		cmocka_unit_test(validate_defer_split_before_job),
+		cmocka_unit_test(validate_defer_unmapped_before_job),
+		cmocka_unit_test(validate_defer_bound_readonly_before_job),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -463,8 +463,10 @@ static void vm_bo_last_put_outside_a_transaction(void **state)
 }
 
 /* as mm's callback: the object moves back and the hook clears "evicted" */
-static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv)
+static int validate_ok(struct nvl_gpuvm_bo *vm_bo, void *priv,
+		       struct nvl_gpuvm_rebind **defer)
 {
+	assert_null(defer);
 	(*(int *)priv)++;
 	nvl_gpuvm_bo_evict(vm_bo, false);
 	return 0;
@@ -477,10 +479,12 @@ struct vcb {
 	int calls;
 };
 
-static int validate_some(struct nvl_gpuvm_bo *vm_bo, void *priv)
+static int validate_some(struct nvl_gpuvm_bo *vm_bo, void *priv,
+			 struct nvl_gpuvm_rebind **defer)
 {
 	struct vcb *v = priv;
 
+	assert_null(defer);
 	v->order[v->calls++] = vm_bo->obj;
 	if (vm_bo->obj == v->fails)
 		return -EIO;
