@@ -291,16 +291,11 @@ NVL_HOT int nvl_fence_get_status(struct nvl_fence *f)
 	return err ? err : 1;
 }
 
-int64_t nvl_fence_timestamp(struct nvl_fence *f)
+/* @ts, a stamp (not TS_NONE) read from @f, as ns */
+static int64_t stamp_ns(struct nvl_fence *f, int64_t ts)
 {
-	int64_t ts, ns;
+	int64_t ns;
 
-	if (!nvl_fence_test_signaled_flag(f))
-		return 0;
-	/* the winner stamps right after its claim */
-	while ((ts = atomic_load_explicit(&f->timestamp,
-					  memory_order_acquire)) == TS_NONE)
-		sched_yield();
 	if (ts >= 0)
 		return ts;
 	/* a raw stamp: the first reader's conversion is everyone's */
@@ -312,6 +307,29 @@ int64_t nvl_fence_timestamp(struct nvl_fence *f)
 						    memory_order_acquire))
 		return ns;
 	return ts;
+}
+
+int64_t nvl_fence_timestamp(struct nvl_fence *f)
+{
+	int64_t ts;
+
+	if (!nvl_fence_test_signaled_flag(f))
+		return 0;
+	/* the winner stamps right after its claim */
+	while ((ts = atomic_load_explicit(&f->timestamp,
+					  memory_order_acquire)) == TS_NONE)
+		sched_yield();
+	return stamp_ns(f, ts);
+}
+
+int64_t nvl_fence_timestamp_nowait(struct nvl_fence *f)
+{
+	int64_t ts;
+
+	if (!nvl_fence_test_signaled_flag(f))
+		return INT64_MAX;
+	ts = atomic_load_explicit(&f->timestamp, memory_order_acquire);
+	return ts == TS_NONE ? INT64_MAX : stamp_ns(f, ts);
 }
 
 /* ---- callbacks ------------------------------------------------------- */

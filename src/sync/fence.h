@@ -251,6 +251,16 @@ bool nvl_fence_is_signaled(struct nvl_fence *f);
 int64_t nvl_fence_timestamp(struct nvl_fence *f);
 
 /**
+ * nvl_fence_timestamp_nowait() - nvl_fence_timestamp() for a signalling
+ * path: never waits for a stamp still being stored.
+ * @f: the fence
+ *
+ * Return: CLOCK_MONOTONIC ns, or INT64_MAX when @f has not signalled or its
+ * signaller has not stored its stamp yet (it is signalling right now).
+ */
+int64_t nvl_fence_timestamp_nowait(struct nvl_fence *f);
+
+/**
  * nvl_fence_add_callback() - run @func when @f signals.
  * @f: the fence
  * @cb: the callback node (not queued elsewhere)

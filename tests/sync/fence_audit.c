@@ -5,7 +5,9 @@
  * arrays, reservation objects and ww mutexes (session 19): two threads
  * that signal one fence at once leave the winner's timestamp (never the
  * loser's, never its raw-TSC mark), and a timestamp never changes once
- * read.
+ * read; a fence array's error is the first child error in signalling
+ * order (the children's signal timestamps), also for children that
+ * signalled before the array was armed or polled.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +30,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "sync/fence.h"
+#include "sync/fence_array.h"
 
 static struct nvl_fence *mk(void)
 {
@@ -311,12 +314,101 @@ static void tsc_timestamp_never_changes_once_read(void **state)
 	}
 }
 
+/* ---- 2. fence array errors in signalling order ----------------------- */
+
+static struct nvl_fence_array *mk_array(struct nvl_fence **kids, unsigned n,
+					bool any)
+{
+	struct nvl_fence **v = nvl_malloc(n * sizeof(*v));
+	struct nvl_fence_array *a;
+
+	assert_non_null(v);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = nvl_fence_get(kids[i]);
+	assert_int_equal(nvl_fence_array_create(
+				 n, v, nvl_fence_context_alloc(1), 1, any, &a),
+			 0);
+	return a;
+}
+
+static void fail_at(struct nvl_fence *f, int err, int64_t ts)
+{
+	nvl_fence_set_error(f, err);
+	assert_int_equal(nvl_fence_signal_timestamp(f, ts), 0);
+}
+
+/*
+ * Children 2, 0, 1 signal in that order with three errors before the array
+ * is looked at: polled (signaled op), armed (enable_signaling), or waited
+ * for, the array's error is child 2's.
+ */
+static void array_error_is_the_first_to_signal(void **state)
+{
+	(void)state;
+	for (int how = 0; how < 3; how++) {
+		struct nvl_fence *k[3] = {mk(), mk(), mk()};
+		struct nvl_fence_array *a = mk_array(k, 3, false);
+
+		fail_at(k[2], -EIO, 100);
+		fail_at(k[0], -ENOMEM, 200);
+		fail_at(k[1], -EFAULT, 300);
+		if (how == 0)
+			assert_true(nvl_fence_is_signaled(&a->base));
+		else if (how == 1)
+			nvl_fence_enable_sw_signaling(&a->base);
+		else
+			assert_int_equal(
+				nvl_fence_wait(&a->base, NVL_NSEC_PER_SEC), 0);
+		assert_int_equal(nvl_fence_get_status(&a->base), -EIO);
+		nvl_fence_put(&a->base);
+		for (int i = 0; i < 3; i++)
+			nvl_fence_put(k[i]);
+	}
+}
+
+/*
+ * Mixed: child 1 fails before arming, child 0 fails after; and the other
+ * way round. Signal-on-any takes the error of the child that signalled
+ * first as well.
+ */
+static void array_error_order_across_arming(void **state)
+{
+	(void)state;
+	for (int late_first = 0; late_first < 2; late_first++) {
+		struct nvl_fence *k[2] = {mk(), mk()};
+		struct nvl_fence_array *a = mk_array(k, 2, false);
+
+		fail_at(k[1], -EIO, late_first ? 500 : 100);
+		nvl_fence_enable_sw_signaling(&a->base);
+		fail_at(k[0], -ENOMEM, 300);
+		assert_int_equal(nvl_fence_get_status(&a->base),
+				 late_first ? -ENOMEM : -EIO);
+		nvl_fence_put(&a->base);
+		nvl_fence_put(k[0]);
+		nvl_fence_put(k[1]);
+	}
+	{
+		struct nvl_fence *k[3] = {mk(), mk(), mk()};
+		struct nvl_fence_array *a = mk_array(k, 3, true);
+
+		fail_at(k[2], -EIO, 100);
+		fail_at(k[0], -ENOMEM, 200);
+		assert_true(nvl_fence_is_signaled(&a->base));
+		assert_int_equal(nvl_fence_get_status(&a->base), -EIO);
+		nvl_fence_put(&a->base);
+		for (int i = 0; i < 3; i++)
+			nvl_fence_put(k[i]);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(losing_signaller_keeps_off_the_timestamp),
 	cmocka_unit_test(losing_tsc_signaller_keeps_off_the_timestamp),
 	cmocka_unit_test(racing_signallers_keep_the_winners_timestamp),
 	cmocka_unit_test(negative_timestamp_is_refused),
 	cmocka_unit_test(tsc_timestamp_never_changes_once_read),
+	cmocka_unit_test(array_error_is_the_first_to_signal),
+	cmocka_unit_test(array_error_order_across_arming),
 };
 
 T_MAIN(tests)
