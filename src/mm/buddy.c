@@ -73,12 +73,13 @@ _Static_assert(sizeof(struct nvl_buddy_block) == 32, "block size");
  * system allows them: random frees of millions of blocks would otherwise
  * miss the TLB on every block); the first pair slot holds the chunk link.
  */
-#define SLAB_CHUNK_B (2u << 20)
+#define SLAB_CHUNK_B NVL_BUDDY_SLAB_B
 #define SLAB_PAIRS (SLAB_CHUNK_B / sizeof(struct nvl_buddy_pair))
 
-struct slab_chunk {
-	struct slab_chunk *next;
-};
+/* the chunk's first pair slot: the chunk list and the owner (buddy.h) */
+#define slab_chunk nvl_buddy_slab_head
+_Static_assert(sizeof(struct slab_chunk) <= sizeof(struct nvl_buddy_pair),
+	       "slab head in one pair slot");
 
 /* The buddy of a non-root block: the other half of its 64-byte pair. */
 static inline struct nvl_buddy_block *buddy_of(struct nvl_buddy_block *b)
@@ -141,6 +142,7 @@ static int reserve_pairs(struct nvl_buddy *mm, uint64_t n)
 		if (!c)
 			return -ENOMEM;
 		madvise(c, SLAB_CHUNK_B, MADV_HUGEPAGE);
+		c->owner = mm;
 		c->next = mm->chunks;
 		mm->chunks = c;
 		for (size_t i = SLAB_PAIRS - 1; i >= 1; i--) {
@@ -308,33 +310,66 @@ void nvl_buddy_flush_cache(struct nvl_buddy *mm)
 	}
 }
 
-static SLOW_PATH void free_slow(struct nvl_buddy *mm,
-				struct nvl_buddy_block *block, unsigned flags)
+/* 0 if @block may be freed to @mm, else -EINVAL with a message */
+static SLOW_PATH int check_free(struct nvl_buddy *mm,
+				struct nvl_buddy_block *block)
 {
-	if (NVL_NEVER(bstate(block) != NVL_BUDDY_ALLOCATED))
-		return;
-	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
+	if (!block)
+		return nvl_error(-EINVAL, "buddy: free of NULL");
+	if (!nvl_buddy_owns(mm, block))
+		return nvl_error(-EINVAL,
+				 "buddy: free of a block at %#llx (order %u) "
+				 "that this allocator did not hand out",
+				 (unsigned long long)boff(block), bord(block));
+	if (bstate(block) != NVL_BUDDY_ALLOCATED)
+		return nvl_error(-EINVAL,
+				 "buddy: free of the block at %#llx (order %u) "
+				 "that is not allocated (state %u: freed "
+				 "already?)",
+				 (unsigned long long)boff(block), bord(block),
+				 bstate(block));
+	return 0;
 }
 
-void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
-			  unsigned flags)
+static SLOW_PATH int free_slow(struct nvl_buddy *mm,
+			       struct nvl_buddy_block *block, unsigned flags)
+{
+	int ret = check_free(mm, block);
+
+	if (ret)
+		return ret;
+	free_block(mm, block, flags & NVL_BUDDY_CLEARED);
+	return 0;
+}
+
+int nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
+			 unsigned flags)
 {
 	/* A dirty chunk goes to the cache, unmerged: its line is hot now. */
-	if (likely(nvl_buddy_cache_put(mm, block, flags)))
-		return;
-	free_slow(mm, block, flags);
+	if (likely(block && nvl_buddy_cache_put(mm, block, flags)))
+		return 0;
+	return free_slow(mm, block, flags);
 }
 
-void nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
-			      unsigned flags)
+int nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
+			     unsigned flags)
 {
-	struct nvl_list *pos = blocks->next;
+	struct nvl_list *pos;
 
+	/* all or nothing: every block is checked before any is freed */
+	for (pos = blocks->next; pos != blocks; pos = pos->next) {
+		int ret = check_free(
+			mm, nvl_list_entry(pos, struct nvl_buddy_block, link));
+
+		if (ret)
+			return ret;
+	}
 	/*
 	 * The blocks are the allocator's again: no need to unlink them one
 	 * by one (the cache does not use their links, the free lists
 	 * overwrite them), so only the head is reset, once.
 	 */
+	pos = blocks->next;
 	while (pos != blocks) {
 		struct nvl_buddy_block *b =
 			nvl_list_entry(pos, struct nvl_buddy_block, link);
@@ -342,9 +377,10 @@ void nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
 		pos = pos->next;
 		if (likely(nvl_buddy_cache_put(mm, b, flags)))
 			continue;
-		free_slow(mm, b, flags);
+		free_block(mm, b, flags & NVL_BUDDY_CLEARED);
 	}
 	nvl_list_init(blocks);
+	return 0;
 }
 
 /* Give back what a failed allocation took, keeping each block's state. */

@@ -157,13 +157,41 @@ int nvl_buddy_alloc_slow(struct nvl_buddy *mm, uint64_t start, uint64_t end,
 			 uint64_t size_B, uint64_t min_block_B,
 			 struct nvl_list *blocks,
 			 unsigned flags) NVL_MUST_CHECK;
-void nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
-			      unsigned flags);
+int nvl_buddy_free_list_slow(struct nvl_buddy *mm, struct nvl_list *blocks,
+			     unsigned flags);
 
 /*
- * Private: put allocated dirty chunk @b in the cache if there is room.
- * Return: true if it did; false for anything else (not a chunk, not
- * allocated, clean, cache full), which the caller frees the slow way.
+ * Private: non-root blocks live in 2 MiB-aligned slab chunks whose first
+ * pair slot is this header, so a block's owner is one load away (a line
+ * every block of the chunk shares, so usually cached).
+ */
+#define NVL_BUDDY_SLAB_B (2u << 20)
+struct nvl_buddy_slab_head {
+	struct nvl_buddy_slab_head *next;
+	const struct nvl_buddy *owner;
+};
+
+/*
+ * Private: did @mm hand out @b? A root is one of @mm's roots, any other
+ * block sits in one of @mm's slab chunks.
+ */
+static inline bool nvl_buddy_owns(const struct nvl_buddy *mm,
+				  const struct nvl_buddy_block *b)
+{
+	if (likely(b->parent))
+		return ((const struct nvl_buddy_slab_head
+				 *)((uintptr_t)b &
+				    ~(uintptr_t)(NVL_BUDDY_SLAB_B - 1)))
+			       ->owner == mm;
+	return (uintptr_t)b - (uintptr_t)mm->roots <
+	       (uintptr_t)mm->n_roots * sizeof(*b);
+}
+
+/*
+ * Private: put allocated dirty chunk @b of @mm in the cache if there is
+ * room. Return: true if it did; false for anything else (not a chunk, not
+ * allocated, clean, cache full, not @mm's), which the caller frees (or
+ * refuses) the slow way.
  */
 static inline bool nvl_buddy_cache_put(struct nvl_buddy *mm,
 				       struct nvl_buddy_block *b,
@@ -175,7 +203,8 @@ static inline bool nvl_buddy_cache_put(struct nvl_buddy *mm,
 	if ((hdr & (NVL_BUDDY_HDR_ORDER_MASK | state)) !=
 		    (uint64_t)NVL_BUDDY_ALLOCATED
 			    << NVL_BUDDY_HDR_STATE_SHIFT ||
-	    (flags & NVL_BUDDY_CLEARED) || mm->ncached >= NVL_BUDDY_CACHE)
+	    (flags & NVL_BUDDY_CLEARED) || mm->ncached >= NVL_BUDDY_CACHE ||
+	    unlikely(!nvl_buddy_owns(mm, b)))
 		return false;
 	b->hdr = (hdr & ~(NVL_BUDDY_HDR_CLEAR | state)) |
 		 ((uint64_t)NVL_BUDDY_CACHED << NVL_BUDDY_HDR_STATE_SHIFT);
@@ -253,9 +282,15 @@ nvl_buddy_alloc(struct nvl_buddy *mm, uint64_t start, uint64_t end,
  * @block: the block (unlinked from the owner's list by the caller)
  * @flags: %NVL_BUDDY_CLEARED if its memory is zero now; otherwise it is
  *         dirty
+ *
+ * A block @mm did not hand out, or one not allocated now (freed already,
+ * so free, cached or merged away), is refused. A block freed and handed
+ * out again is allocated again: freeing it through a stale pointer cannot
+ * be told from its new owner's free.
+ * Return: 0, or -EINVAL (refused, with a message; nothing changed).
  */
-void nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
-			  unsigned flags);
+int nvl_buddy_free_block(struct nvl_buddy *mm, struct nvl_buddy_block *block,
+			 unsigned flags);
 
 /**
  * nvl_buddy_flush_cache() - merge the cached order-0 blocks back into the
@@ -271,9 +306,13 @@ void nvl_buddy_flush_cache(struct nvl_buddy *mm);
  * @mm: the allocator
  * @blocks: list of allocated blocks
  * @flags: %NVL_BUDDY_CLEARED, or 0 for dirty
+ *
+ * Every block is checked first as nvl_buddy_free_block() does: one
+ * refused block refuses the list.
+ * Return: 0, or -EINVAL (nothing freed, @blocks left as it was).
  */
-static inline void nvl_buddy_free_list(struct nvl_buddy *mm,
-				       struct nvl_list *blocks, unsigned flags)
+static inline int nvl_buddy_free_list(struct nvl_buddy *mm,
+				      struct nvl_list *blocks, unsigned flags)
 {
 	struct nvl_list *first = blocks->next;
 
@@ -284,9 +323,9 @@ static inline void nvl_buddy_free_list(struct nvl_buddy *mm,
 			   container_of(first, struct nvl_buddy_block, link),
 			   flags))) {
 		nvl_list_init(blocks);
-		return;
+		return 0;
 	}
-	nvl_buddy_free_list_slow(mm, blocks, flags);
+	return nvl_buddy_free_list_slow(mm, blocks, flags);
 }
 
 /** nvl_buddy_block_size() - bytes in @block. */

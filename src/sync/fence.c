@@ -47,8 +47,16 @@
 #define F_WAITERS (1u << NVL_FENCE_FLAG_WAITERS_BIT)
 #define F_HAS_CB (1u << NVL_FENCE_FLAG_HAS_CB_BIT)
 #define F_INIT (1u << NVL_FENCE_FLAG_INITIALIZED_BIT)
-/* internal: timestamp holds raw TSC ticks, converted when read */
-#define F_TS_RAW (1u << 7)
+
+/*
+ * nvl_fence.timestamp: >= 0 CLOCK_MONOTONIC ns; TS_NONE not stamped yet
+ * (unsignalled, or its signaller is between its claim and its stamp);
+ * any other negative value is ~(raw TSC stamp), converted by its first
+ * reader, who replaces it with the ns (compare-and-swap: every reader
+ * gets the same value). 62 bits of ticks: 36 years of uptime at 4 GHz.
+ */
+#define TS_NONE INT64_MIN
+#define TS_RAW_MASK ((UINT64_C(1) << 62) - 1)
 
 /*
  * Polling before a wait sleeps (poll_signal()): only when a CPU is free
@@ -99,7 +107,7 @@ static void fence_init_flags(struct nvl_fence *f,
 	atomic_init(&f->error, 0);
 	nvl_kref_init(&f->refcount);
 	nvl_flock_init(&f->lock);
-	atomic_init(&f->timestamp, 0);
+	atomic_init(&f->timestamp, TS_NONE);
 	nvl_list_init(&f->cb_list);
 }
 
@@ -181,7 +189,8 @@ static void run_callbacks(struct nvl_fence *f)
 	nvl_flock_unlock(&f->lock);
 }
 
-static NVL_HOT int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
+/* @ts: ns (>= 0), or ~ticks of a raw TSC stamp (TS_RAW_MASK'ed) */
+static NVL_HOT int fence_signal(struct nvl_fence *f, int64_t ts)
 {
 	struct signal_tls *t;
 	uint32_t old;
@@ -192,16 +201,17 @@ static NVL_HOT int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 	if (atomic_load_explicit(&f->flags, memory_order_relaxed) & F_SIGNALED)
 		return -EALREADY;
 	/*
-	 * The timestamp goes in before the flag so one RMW publishes both; a
-	 * concurrent losing signaller may overwrite it with its own (equally
-	 * valid) time.
+	 * Claim first, then stamp: a signaller that loses the fetch-or writes
+	 * nothing, so the winner's time is the one every reader sees (readers
+	 * that find SIGNALED before the stamp wait for it,
+	 * nvl_fence_timestamp()). The same one RMW as before, the stamp a
+	 * plain store after it.
 	 */
-	atomic_store_explicit(&f->timestamp, ts, memory_order_relaxed);
-	old = atomic_fetch_or_explicit(&f->flags,
-				       F_SIGNALED | F_TIMESTAMP | raw,
+	old = atomic_fetch_or_explicit(&f->flags, F_SIGNALED | F_TIMESTAMP,
 				       memory_order_acq_rel);
 	if (old & F_SIGNALED)
 		return -EALREADY;
+	atomic_store_explicit(&f->timestamp, ts, memory_order_release);
 
 	if (old & F_WAITERS)
 		nvl_futex_wake_all(&f->flags);
@@ -224,14 +234,20 @@ static NVL_HOT int fence_signal(struct nvl_fence *f, int64_t ts, uint32_t raw)
 
 int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns)
 {
-	return fence_signal(f, timestamp_ns, 0);
+	if (unlikely(timestamp_ns < 0))
+		return nvl_error(-EINVAL,
+				 "fence: signal with a negative timestamp "
+				 "%lld ns",
+				 (long long)timestamp_ns);
+	return fence_signal(f, timestamp_ns);
 }
 
 NVL_HOT int nvl_fence_signal(struct nvl_fence *f)
 {
 	if (nvl_tsc_on())
-		return fence_signal(f, (int64_t)nvl_tsc_read(), F_TS_RAW);
-	return fence_signal(f, nvl_time_ns(), 0);
+		return fence_signal(f,
+				    ~(int64_t)(nvl_tsc_read() & TS_RAW_MASK));
+	return fence_signal(f, nvl_time_ns());
 }
 
 void nvl_fence_set_error(struct nvl_fence *f, int err)
@@ -275,18 +291,45 @@ NVL_HOT int nvl_fence_get_status(struct nvl_fence *f)
 	return err ? err : 1;
 }
 
+/* @ts, a stamp (not TS_NONE) read from @f, as ns */
+static int64_t stamp_ns(struct nvl_fence *f, int64_t ts)
+{
+	int64_t ns;
+
+	if (ts >= 0)
+		return ts;
+	/* a raw stamp: the first reader's conversion is everyone's */
+	ns = nvl_tsc_to_mono_ns((uint64_t)~ts & TS_RAW_MASK);
+	if (ns < 0)
+		ns = 0;
+	if (atomic_compare_exchange_strong_explicit(&f->timestamp, &ts, ns,
+						    memory_order_acq_rel,
+						    memory_order_acquire))
+		return ns;
+	return ts;
+}
+
 int64_t nvl_fence_timestamp(struct nvl_fence *f)
 {
-	uint32_t fl;
 	int64_t ts;
 
 	if (!nvl_fence_test_signaled_flag(f))
 		return 0;
-	while (!((fl = atomic_load_explicit(&f->flags, memory_order_acquire)) &
-		 F_TIMESTAMP))
+	/* the winner stamps right after its claim */
+	while ((ts = atomic_load_explicit(&f->timestamp,
+					  memory_order_acquire)) == TS_NONE)
 		sched_yield();
-	ts = atomic_load_explicit(&f->timestamp, memory_order_relaxed);
-	return (fl & F_TS_RAW) ? nvl_tsc_to_mono_ns((uint64_t)ts) : ts;
+	return stamp_ns(f, ts);
+}
+
+int64_t nvl_fence_timestamp_nowait(struct nvl_fence *f)
+{
+	int64_t ts;
+
+	if (!nvl_fence_test_signaled_flag(f))
+		return INT64_MAX;
+	ts = atomic_load_explicit(&f->timestamp, memory_order_acquire);
+	return ts == TS_NONE ? INT64_MAX : stamp_ns(f, ts);
 }
 
 /* ---- callbacks ------------------------------------------------------- */

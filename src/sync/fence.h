@@ -102,7 +102,8 @@ enum nvl_fence_flag_bits {
  * @error: 0 or a negative errno, set before signalling
  * @refcount: references
  * @lock: protects @cb_list
- * @timestamp: CLOCK_MONOTONIC ns of signalling, valid once TIMESTAMP is set
+ * @timestamp: when the fence signalled (read it with nvl_fence_timestamp();
+ *             internal encoding in fence.c)
  * @cb_list: pending callbacks
  */
 struct nvl_fence {
@@ -192,9 +193,10 @@ int nvl_fence_signal(struct nvl_fence *f);
 /**
  * nvl_fence_signal_timestamp() - nvl_fence_signal() with a given timestamp.
  * @f: the fence
- * @timestamp_ns: CLOCK_MONOTONIC ns to record as the signalling time
+ * @timestamp_ns: CLOCK_MONOTONIC ns to record as the signalling time (>= 0)
  *
- * Return: 0, or -EALREADY.
+ * Return: 0, -EALREADY (another signaller won: its timestamp stays), or
+ * -EINVAL (NULL @f, negative @timestamp_ns; nothing done).
  */
 int nvl_fence_signal_timestamp(struct nvl_fence *f, int64_t timestamp_ns);
 
@@ -240,9 +242,23 @@ bool nvl_fence_is_signaled(struct nvl_fence *f);
  * nvl_fence_timestamp() - when @f signalled.
  * @f: a signalled fence
  *
+ * The time of the signaller that won (concurrent losers record nothing);
+ * every read returns the same value (a raw TSC stamp is converted once, by
+ * the first reader).
+ *
  * Return: CLOCK_MONOTONIC ns, or 0 when @f has not signalled.
  */
 int64_t nvl_fence_timestamp(struct nvl_fence *f);
+
+/**
+ * nvl_fence_timestamp_nowait() - nvl_fence_timestamp() for a signalling
+ * path: never waits for a stamp still being stored.
+ * @f: the fence
+ *
+ * Return: CLOCK_MONOTONIC ns, or INT64_MAX when @f has not signalled or its
+ * signaller has not stored its stamp yet (it is signalling right now).
+ */
+int64_t nvl_fence_timestamp_nowait(struct nvl_fence *f);
 
 /**
  * nvl_fence_add_callback() - run @func when @f signals.

@@ -6,8 +6,12 @@
  * holding a reference to the array, decrements `num_pending`; the one that
  * reaches zero defers the array's own signal (nvl_fence_defer) so that a
  * child's signal never nests the array's fence lock nor recurses through
- * arrays of arrays. Signal-on-any starts `num_pending` at 1. The first child
- * error recorded (compare-and-swap from 0) becomes the array's error. Before
+ * arrays of arrays. Signal-on-any starts `num_pending` at 1. The array's
+ * error is decided once, when it signals (publish_error()): the error of
+ * the child that signalled first by signal timestamp, which orders the
+ * children that signalled before the array was armed or polled as well
+ * as those whose callbacks ran (index order for the first, callback order
+ * for the second, before session 19). Before
  * arming, the signaled() op polls the children.
  */
 #include <errno.h>
@@ -15,6 +19,9 @@
 #include "base/alloc.h"
 #include "base/log.h"
 #include "sync/fence_array.h"
+
+/* first_error not decided yet (errors are negative or 0) */
+#define ARRAY_ERR_UNSET 1
 
 struct nvl_fence_array *nvl_to_fence_array(struct nvl_fence *f)
 {
@@ -33,19 +40,42 @@ static const char *array_timeline_name(struct nvl_fence *f)
 	return "unbound";
 }
 
-static void note_error(struct nvl_fence_array *a, struct nvl_fence *child)
-{
-	int err = atomic_load_explicit(&child->error, memory_order_relaxed);
-	int zero = 0;
-
-	if (err)
-		atomic_compare_exchange_strong(&a->first_error, &zero, err);
-}
-
+/*
+ * The array's error, once, just before it signals: of the children that
+ * signalled with an error, the one that signalled first by their signal
+ * timestamps (ties: the lower index). A child claimed but not stamped yet
+ * is signalling right now: it counts as the latest. The first caller's
+ * choice is kept (compare-and-swap on first_error from ARRAY_ERR_UNSET), so
+ * two racing pollers of a signal-on-any array, which may see different
+ * children signalled, still publish one error.
+ */
 static void publish_error(struct nvl_fence_array *a)
 {
-	int err = atomic_load(&a->first_error);
+	int err = 0, unset = ARRAY_ERR_UNSET;
+	int64_t first = INT64_MAX;
 
+	if (atomic_load_explicit(&a->first_error, memory_order_acquire) ==
+	    ARRAY_ERR_UNSET) {
+		for (unsigned i = 0; i < a->num_fences; i++) {
+			struct nvl_fence *c = a->fences[i];
+			int e;
+			int64_t ts;
+
+			if (!nvl_fence_test_signaled_flag(c))
+				continue;
+			e = atomic_load_explicit(&c->error,
+						 memory_order_relaxed);
+			if (!e)
+				continue;
+			ts = nvl_fence_timestamp_nowait(c);
+			if (!err || ts < first) {
+				err = e;
+				first = ts;
+			}
+		}
+		atomic_compare_exchange_strong(&a->first_error, &unset, err);
+	}
+	err = atomic_load_explicit(&a->first_error, memory_order_acquire);
 	if (err)
 		atomic_store_explicit(&a->base.error, err,
 				      memory_order_relaxed);
@@ -67,7 +97,7 @@ static void array_cb_func(struct nvl_fence *f, struct nvl_fence_cb *cb)
 		container_of(cb, struct nvl_fence_array_cb, cb);
 	struct nvl_fence_array *a = acb->array;
 
-	note_error(a, f);
+	(void)f;
 	if (atomic_fetch_sub(&a->num_pending, 1) == 1)
 		nvl_fence_defer(&a->work); /* keeps this callback's ref */
 	else
@@ -87,7 +117,6 @@ static bool array_enable_signaling(struct nvl_fence *f)
 					   array_cb_func) == 0)
 			continue;
 		/* already signalled: count it here */
-		note_error(a, a->fences[i]);
 		nvl_fence_put(&a->base);
 		if (atomic_fetch_sub(&a->num_pending, 1) == 1) {
 			publish_error(a);
@@ -107,7 +136,6 @@ static bool array_signaled(struct nvl_fence *f)
 		return false; /* armed: the callbacks will signal */
 	for (unsigned i = 0; i < a->num_fences; i++) {
 		if (nvl_fence_is_signaled(a->fences[i])) {
-			note_error(a, a->fences[i]);
 			done++;
 			if (any)
 				break;
@@ -170,7 +198,7 @@ void nvl_fence_array_init(struct nvl_fence_array *array, unsigned num_fences,
 	array->num_fences = num_fences;
 	array->fences = fences;
 	atomic_init(&array->num_pending, signal_on_any ? 1 : (int)num_fences);
-	atomic_init(&array->first_error, 0);
+	atomic_init(&array->first_error, ARRAY_ERR_UNSET);
 	array->signal_on_any = signal_on_any;
 	array->work.fn = array_signal_work;
 }

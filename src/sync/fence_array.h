@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fence arrays: one fence that signals when all (or any) of its children
- * signalled. The first child error (in signalling order) becomes the array's
- * error. Allocation (nvl_fence_array_alloc) is split from initialisation
+ * signalled. The first child error in signalling order becomes the array's
+ * error: of the children signalled when the array signals, the failed one
+ * with the earliest signal timestamp (nvl_fence_timestamp(); ties go to the
+ * lower index), whether it signalled before or after the array was armed
+ * (the kernel's dma_fence_array records the first error it notices, which
+ * for children already signalled at arming is index order). Allocation (nvl_fence_array_alloc) is split from initialisation
  * (nvl_fence_array_init, never fails) so the allocation can happen before a
  * signalling section. Never store an array in a resv.
  */
@@ -23,7 +27,7 @@ struct nvl_fence_array_cb {
  * @num_fences: children
  * @num_pending: children still to signal (1 for signal-on-any)
  * @fences: the children (owned: one reference each, nvl_malloc'd array)
- * @first_error: first child error, 0 if none
+ * @first_error: the array's error once decided (0 none), 1 before
  * @signal_on_any: signal on the first child
  * @work: deferred signalling
  * @callbacks: one per child

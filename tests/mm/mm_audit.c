@@ -3,8 +3,8 @@
  * TEST: session 18's audit of the memory manager, without a device; each
  * test failed before its fix.
  *
- * - buddy: freeing a block twice is caught (an assertion in a debug build,
- *   ignored with nothing changed otherwise) whether or not the first free
+ * - buddy: freeing a block twice is caught (-EINVAL with nothing changed
+ *   since session 19, an assertion before) whether or not the first free
  *   merged it with its buddy. A block that merged kept its ALLOCATED state
  *   in the pair given back to the slab, so the second free merged it
  *   again: the free bytes counted twice and the pair went back to the

@@ -171,6 +171,12 @@ static void fence_outlives_its_device(void **state)
  * A job whose dependency ended with an error still runs, and its own fence
  * carries no error: drm_sched forwards neither (only a killed entity's
  * jobs get -ESRCH; the driver decides what a failed dependency means).
+ * Checked again in session 19 against the current upstream scheduler
+ * (sched_entity.c of the 2026 tree): popping a job still only waits for
+ * its dependencies; a dependency's error only stops the same-scheduler
+ * shortcut (wait for its finished fence, not its scheduled one), a guilty
+ * entity's jobs get -ECANCELED (and still reach run_job), killed ones
+ * -ESRCH. Nothing forwards a dependency's error, so neither do we.
  */
 static void dependency_error_is_not_forwarded(void **state)
 {
