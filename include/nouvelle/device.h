@@ -194,10 +194,12 @@ NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
 /**
  * nvl_device_set_boost() - run at the fastest allowed P-state for a while.
  * @client: a client with NVL_CLIENT_DEVICE_STATE
- * @seconds: how long (GPU time); 0 clears a boost; UINT32_MAX: until
- *           cleared
+ * @seconds: how long (GPU time), at most 3600 (an hour: the firmware's
+ *           NV2080_CTRL_PERF_BOOST_DURATION_MAX); 0 clears a boost;
+ *           UINT32_MAX: until cleared
  *
- * Return: as nvl_device_set_power_limit().
+ * Return: as nvl_device_set_power_limit(); -EINVAL for more than 3600
+ * seconds but UINT32_MAX (nothing changed).
  */
 NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds);
 

@@ -53,7 +53,9 @@ int nvl_gsp_set_app_clocks(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 
 /**
  * nvl_gsp_set_boost() - PERF_BOOST to the maximum for @seconds (0 clears
- * the boost, UINT32_MAX lasts until cleared). Return: 0, -EPERM, RPC errors.
+ * the boost, UINT32_MAX lasts until cleared). Return: 0, -EPERM, -EINVAL
+ * (over an hour, NV2080_CTRL_PERF_BOOST_DURATION_MAX, but UINT32_MAX), RPC
+ * errors.
  */
 int nvl_gsp_set_boost(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 		      uint32_t seconds);

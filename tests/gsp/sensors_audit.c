@@ -113,6 +113,64 @@ static void thermal_oscillation(void **state)
 	kit_down(&k);
 }
 
+/* ---- reclocking ---------------------------------------------------------- */
+
+/*
+ * PERF_BOOST's duration is in seconds, bounded by
+ * NV2080_CTRL_PERF_BOOST_DURATION_MAX (3600: an hour), or
+ * NV2080_CTRL_PERF_BOOST_DURATION_INFINITE (0xffffffff, until cleared);
+ * the control's documented status for a bad argument is
+ * NV_ERR_INVALID_ARGUMENT (ctrl2080perf.h, NV2080_CTRL_PERF_BOOST_PARAMS).
+ * A longer request is refused, by the driver with a message before
+ * anything is sent and by the firmware when it is sent anyway, and
+ * changes nothing; before session 19 the firmware took any duration and
+ * silently clamped it to 49.7 days (a 32-bit millisecond count). An hour
+ * is served whole.
+ */
+static void boost_longer_than_an_hour(void **state)
+{
+	NV2080_CTRL_PERF_BOOST_PARAMS bp = {
+		.flags = NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX,
+	};
+	struct nvl_model_pmu_state st;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	/* requested P8, so that a boost shows */
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_PERF_PSTATE, 2);
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, 3601), -EINVAL);
+	assert_non_null(strstr(nvl_error_msg(), "3600"));
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, 60 * 86400),
+			 -EINVAL);
+	/* the firmware refuses it too */
+	bp.duration = 3601;
+	assert_int_equal(nvl_gsp_rm_control(k.gsp, t.sub,
+					    NV2080_CTRL_CMD_PERF_BOOST, &bp,
+					    sizeof(bp)),
+			 -EINVAL);
+	bp.duration = 0xfffffffe;
+	assert_int_equal(nvl_gsp_rm_control(k.gsp, t.sub,
+					    NV2080_CTRL_CMD_PERF_BOOST, &bp,
+					    sizeof(bp)),
+			 -EINVAL);
+	nvl_model_pmu_get(k.m, &st);
+	assert_false(st.boost);
+	assert_int_equal(st.pstate_id, 8);
+	/* the longest one runs its hour, then ends */
+	assert_int_equal(nvl_gsp_set_boost(k.gsp, t.sub, true, 3600), 0);
+	nvl_model_pmu_sim_advance(k.m, 3599 * SEC);
+	nvl_model_pmu_get(k.m, &st);
+	assert_true(st.boost);
+	assert_int_equal(st.pstate_id, 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	nvl_model_pmu_get(k.m, &st);
+	assert_false(st.boost);
+	assert_int_equal(st.pstate_id, 8);
+	kit_down(&k);
+}
+
 /* ---- a real GSP-RM ------------------------------------------------------ */
 
 /*
@@ -193,6 +251,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(thermal_oscillation),
 		cmocka_unit_test(real_firmware_degrades),
 		cmocka_unit_test(fallback_alloc_failures),
+		cmocka_unit_test(boost_longer_than_an_hour),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

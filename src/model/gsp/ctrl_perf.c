@@ -473,14 +473,18 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 			break;
 		case NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_1LEVEL:
 		case NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX:
-			if (!p->duration)
+			/* seconds, an hour at most, or until cleared
+			 * (ctrl2080perf.h: NV2080_CTRL_PERF_BOOST_DURATION_MAX,
+			 * _INFINITE; RM refuses others INVALID_ARGUMENT) */
+			if (!p->duration ||
+			    (p->duration >
+				     NV2080_CTRL_PERF_BOOST_DURATION_MAX &&
+			     p->duration !=
+				     NV2080_CTRL_PERF_BOOST_DURATION_INFINITE))
 				return NV_ERR_INVALID_ARGUMENT;
-			/* UINT32_MAX ms is the PMU's "until cleared"; a
-			 * finite boost stops just short of it (49.7 days) */
+			/* UINT32_MAX ms is the PMU's "until cleared" */
 			ms = p->duration == NV2080_CTRL_PERF_BOOST_DURATION_INFINITE
 				     ? UINT32_MAX
-			     : p->duration > (UINT32_MAX - 1) / 1000
-				     ? UINT32_MAX - 1
 				     : p->duration * 1000;
 			break;
 		default:
