@@ -40,7 +40,8 @@
  *
  * Crossing the slowdown limit upwards raises the THERMAL stall interrupt
  * and reports NVL_MODEL_PMU_EV_THERMAL; the controller starting to cap
- * reports NVL_MODEL_PMU_EV_POWER_CAP (once per crossing each).
+ * reports NVL_MODEL_PMU_EV_POWER_CAP (once per crossing each, in the
+ * order they happened).
  *
  * Time is the model's clock until a test calls nvl_model_pmu_sim_advance()
  * (model-only): from then on the PMU runs on simulated time alone, so a
@@ -96,9 +97,21 @@ struct nvl_model_pmu {
 	uint64_t ce_bytes[NVL_HW_ENGINE_MAX], ce_ns[NVL_HW_ENGINE_MAX];
 };
 
+/* the crossings of one integration, in the order they happened (more
+ * than PMU_EV_MAX in one integration are dropped: with the thermal and
+ * power-cap hysteresis a crossing takes seconds of PMU time) */
+#define PMU_EV_MAX 16
+
 struct pmu_ev {
-	bool thermal, power;
+	unsigned n;
+	uint8_t ev[PMU_EV_MAX]; /* enum nvl_model_pmu_event */
 };
+
+static void ev_add(struct pmu_ev *e, enum nvl_model_pmu_event k)
+{
+	if (e->n < PMU_EV_MAX)
+		e->ev[e->n++] = (uint8_t)k;
+}
 
 static uint64_t pmu_now(struct nvl_model *m, struct nvl_model_pmu *p)
 {
@@ -212,14 +225,14 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 	p->last_ns += h;
 	if (!p->slowdown && p->temp_mc > p->slowdown_mc) {
 		p->slowdown = true;
-		ev->thermal = true;
+		ev_add(ev, NVL_MODEL_PMU_EV_THERMAL);
 	} else if (p->slowdown &&
 		   p->temp_mc < p->slowdown_mc - PMU_SLOWDOWN_HYST) {
 		p->slowdown = false;
 	}
 	pmu_derive(m, p, p->last_ns);
 	if (!capped && (p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP))
-		ev->power = true;
+		ev_add(ev, NVL_MODEL_PMU_EV_POWER_CAP);
 }
 
 static void pmu_update_locked(struct nvl_model *m, struct nvl_model_pmu *p,
@@ -252,16 +265,18 @@ static void pmu_report(struct nvl_model *m, const struct pmu_ev *ev)
 {
 	struct nvl_model_pmu *p = m->pmu;
 
-	if (ev->thermal)
-		nvl_model_intr_raise(m, NVL_HW_INTR_TREE_STALL,
-				     NVL_HW_INTR_THERMAL);
-	if (!ev->thermal && !ev->power)
+	if (!ev->n)
 		return;
+	for (unsigned i = 0; i < ev->n; i++)
+		if (ev->ev[i] == NVL_MODEL_PMU_EV_THERMAL) {
+			nvl_model_intr_raise(m, NVL_HW_INTR_TREE_STALL,
+					     NVL_HW_INTR_THERMAL);
+			break;
+		}
+	/* each crossing, in the order it happened */
 	pthread_mutex_lock(&p->ev_lock);
-	if (p->ev_fn && ev->thermal)
-		p->ev_fn(p->ev_arg, NVL_MODEL_PMU_EV_THERMAL);
-	if (p->ev_fn && ev->power)
-		p->ev_fn(p->ev_arg, NVL_MODEL_PMU_EV_POWER_CAP);
+	for (unsigned i = 0; p->ev_fn && i < ev->n; i++)
+		p->ev_fn(p->ev_arg, (enum nvl_model_pmu_event)ev->ev[i]);
 	pthread_mutex_unlock(&p->ev_lock);
 }
 

@@ -171,6 +171,61 @@ static void boost_longer_than_an_hour(void **state)
 	kit_down(&k);
 }
 
+/* the events a subscriber was told of, in the order it was told */
+struct evlog {
+	atomic_uint n;
+	enum nvl_sensor_event ev[64];
+};
+
+static void log_event(void *arg, enum nvl_sensor_event ev)
+{
+	struct evlog *l = arg;
+	unsigned i = atomic_load(&l->n);
+
+	if (i < NVL_ARRAY_SIZE(l->ev)) {
+		l->ev[i] = ev;
+		atomic_store(&l->n, i + 1);
+	}
+}
+
+/*
+ * Crossings reach the subscriber in the order they happened. Under load
+ * a low power limit caps the clock within a few hundred ms; a hot room
+ * takes seconds to heat the chip over its slowdown temperature: both in
+ * one stretch of the PMU's time (one integration), the POWER_CAP crossing
+ * first. Before session 19 the PMU reported a THERMAL crossing before a
+ * POWER_CAP one whatever their order.
+ */
+static void events_in_order(void **state)
+{
+	struct nvl_gsp_sensor_sub *sub;
+	struct evlog l = {0};
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(
+		nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+					  NVL_SENSOR_EVENT_THERMAL |
+						  NVL_SENSOR_EVENT_POWER_CAP,
+					  log_event, &l, &sub),
+		0);
+	/* tu102: two busy engines draw 140 W at full clock, 80 W capped
+	 * (T_amb + 16 C); slowdown at 91 C, reached ~8 s into an 80 C room */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 1000), 0);
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 1, 1000), 0);
+	assert_int_equal(nvl_model_pmu_set_power_limit(k.m, 80000), 0);
+	nvl_hw_wr32(nvl_model_hw(k.m), NVL_HW_THERM_AMBIENT, 80000);
+	nvl_model_pmu_sim_advance(k.m, 20 * SEC);
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_GSP_TIMEOUT_NS), 0);
+	assert_true(atomic_load(&l.n) >= 2);
+	assert_int_equal(l.ev[0], NVL_SENSOR_EVENT_POWER_CAP);
+	assert_int_equal(l.ev[1], NVL_SENSOR_EVENT_THERMAL);
+	nvl_gsp_sensors_unsubscribe(sub);
+	kit_down(&k);
+}
+
 /* ---- a real GSP-RM ------------------------------------------------------ */
 
 /*
@@ -252,6 +307,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(real_firmware_degrades),
 		cmocka_unit_test(fallback_alloc_failures),
 		cmocka_unit_test(boost_longer_than_an_hour),
+		cmocka_unit_test(events_in_order),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
