@@ -31,6 +31,10 @@
  *    maximum, never above it), so board power converges under the limit in
  *    a few hundred ms of sustained load and the clock comes back when the
  *    limit is raised or the load goes;
+ *  - the power-cap reason engages when the controller lowers the clock
+ *    and lets go only once the clock is back and the draw at it would be
+ *    PMU_CAP_RELEASE of the limit or less: a draw hovering at the cap does
+ *    not flip it (and post a crossing) with every ripple of the load;
  *  - temperature: a first-order RC model, T -> T_amb + P * R_th with time
  *    constant tau; the memory (chips with a memory sensor) follows
  *    T_amb + 0.8 P R_th + 5 degC with 1.5 tau;
@@ -61,6 +65,12 @@
 /* thermal slowdown lets go this far below the limit (millidegrees; the
  * model's choice: NVIDIA publishes no figure) */
 #define PMU_SLOWDOWN_HYST 3000
+/* the power-cap reason lets go only once the draw at the unreduced clock
+ * would be this share of the limit or less: 3 points under the set point
+ * (the model's choice: NVIDIA publishes no figure; more than the ripple of
+ * a steady load through the 100 ms activity average, and within the
+ * +-5 W that nvidia-smi quotes for power.draw on a 250 W board) */
+#define PMU_CAP_RELEASE 0.95
 
 struct nvl_model_pmu {
 	pthread_mutex_t lock;
@@ -84,6 +94,8 @@ struct nvl_model_pmu {
 	double energy_mj;
 	double f_cap; /* the power controller's graphics clock ceiling */
 	bool slowdown; /* thermal slowdown engaged (with hysteresis) */
+	bool capping; /* the power-cap reason engaged (with hysteresis) */
+	double f_req; /* the graphics clock before the power cap */
 	unsigned gpc_mhz, mem_mhz, cur_idx; /* effective */
 	uint32_t throttle; /* NVL_HW_THROTTLE_* (register) */
 	uint32_t reasons; /* NVL_MODEL_PMU_REASON_* */
@@ -151,8 +163,10 @@ static void pmu_derive(struct nvl_model *m, struct nvl_model_pmu *p,
 		r |= NVL_MODEL_PMU_REASON_APP_CLOCKS;
 	}
 	p->throttle = 0;
-	if (p->f_cap < f - 0.5) {
+	p->f_req = f;
+	if (p->f_cap < f - 0.5)
 		f = p->f_cap;
+	if (p->capping || f < p->f_req) {
 		r |= NVL_MODEL_PMU_REASON_POWER_CAP;
 		p->throttle |= NVL_HW_THROTTLE_POWER;
 	}
@@ -170,6 +184,19 @@ static void pmu_derive(struct nvl_model *m, struct nvl_model_pmu *p,
 	p->mem_mhz = (unsigned)mem;
 	p->power_mw = idle + dyn;
 	p->reasons = r;
+}
+
+/* the board power the present activity would draw with the graphics
+ * clock at @f (before the thermal halving) */
+static double pmu_draw(struct nvl_model *m, struct nvl_model_pmu *p, double f)
+{
+	const struct nvl_model_profile *pr = m->profile;
+	double fmax = pr->pstates[0].gpc_mhz, mmax = pr->pstates[0].mem_mhz;
+
+	if (p->slowdown)
+		f /= 2;
+	return pr->idle_mw * (0.5 + 0.5 * p->mem_mhz / mmax) +
+	       pr->engine_mw * p->act * (f / fmax) * (f / fmax);
 }
 
 /* move the controller's ceiling one step of @h ns towards its target */
@@ -200,7 +227,6 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 {
 	const struct nvl_model_profile *pr = m->profile;
 	double a = 1 - exp(-(double)h / 100e6), tss;
-	bool capped = p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP;
 	double tau = pr->tau_ms * 1e6;
 
 	p->act = 0;
@@ -231,8 +257,18 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 		p->slowdown = false;
 	}
 	pmu_derive(m, p, p->last_ns);
-	if (!capped && (p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP))
+	/* the power cap engages when the controller lowers the clock and
+	 * lets go once the clock is back and the draw at it would be well
+	 * under the limit: a draw hovering at the cap does not flip it */
+	if (!p->capping && p->f_cap < p->f_req - 0.5) {
+		p->capping = true;
 		ev_add(ev, NVL_MODEL_PMU_EV_POWER_CAP);
+	} else if (p->capping && p->f_cap >= p->f_req - 0.5 &&
+		   pmu_draw(m, p, p->f_req) <=
+			   PMU_CAP_RELEASE * p->power_limit_mw) {
+		p->capping = false;
+		pmu_derive(m, p, p->last_ns);
+	}
 }
 
 static void pmu_update_locked(struct nvl_model *m, struct nvl_model_pmu *p,

@@ -226,6 +226,70 @@ static void events_in_order(void **state)
 	kit_down(&k);
 }
 
+/*
+ * A power draw that hovers at the cap: the power-cap reason (and its
+ * POWER_CAP event) must not flip with every ripple of the load. tu102,
+ * two busy engines draw 140 W at full clock; under a 140 W limit (set
+ * point 98 %: 137.2 W) the second engine's load alternates between 100 %
+ * and 90 % every half second (140 W / 134 W at full clock). The
+ * controller caps in the first half-second and lets the clock come back
+ * in the 90 % halves; the reason stays (one crossing, one event) until
+ * the draw at the unreduced clock is well under the limit (idle: it
+ * goes). Before session 19 the reason flipped every half-second: 20
+ * flips and 10 POWER_CAP events in 10 s.
+ */
+static void power_cap_hovering(void **state)
+{
+	struct nvl_gsp_sensor_sub *sub;
+	struct nvl_model_pmu_state st;
+	struct evs ev = {0};
+	struct sub_tree t;
+	struct kit k;
+	unsigned edges = 0, flips = 0;
+	bool capped = false;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(nvl_gsp_sensors_subscribe(k.gsp, t.sub,
+						   NVL_SENSOR_EVENT_POWER_CAP,
+						   on_event, &ev, &sub),
+			 0);
+	assert_int_equal(nvl_model_pmu_set_power_limit(k.m, 140000), 0);
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 1000), 0);
+	for (int i = 0; i < 1000; i++) { /* 10 s, every 10 ms step seen */
+		bool now;
+
+		if (i % 50 == 0)
+			assert_int_equal(nvl_model_pmu_set_load(
+						 k.m, 1, i % 100 ? 900 : 1000),
+					 0);
+		nvl_model_pmu_sim_advance(k.m, 10 * MS);
+		nvl_model_pmu_get(k.m, &st);
+		now = st.reasons & NVL_MODEL_PMU_REASON_POWER_CAP;
+		edges += now && !capped;
+		flips += now != capped;
+		capped = now;
+	}
+	assert_int_equal(nvl_gsp_event_flush(k.gsp, NVL_GSP_TIMEOUT_NS), 0);
+	if (flips > 2)
+		fail_msg("the power-cap reason flipped %u times in 10 s",
+			 flips);
+	assert_int_equal(edges, 1);
+	assert_true(capped);
+	assert_int_equal(atomic_load(&ev.power), 1);
+	assert_int_equal(
+		nvl_model_gsp_perf_posted(k.m, NVL2080_NOTIFIERS_POWER_CAP), 1);
+	/* idle: the reason goes */
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 0, 0), 0);
+	assert_int_equal(nvl_model_pmu_set_load(k.m, 1, 0), 0);
+	nvl_model_pmu_sim_advance(k.m, 2 * SEC);
+	nvl_model_pmu_get(k.m, &st);
+	assert_false(st.reasons & NVL_MODEL_PMU_REASON_POWER_CAP);
+	assert_int_equal(st.gpc_mhz, k.m->profile->pstates[0].gpc_mhz);
+	nvl_gsp_sensors_unsubscribe(sub);
+	kit_down(&k);
+}
+
 /* ---- a real GSP-RM ------------------------------------------------------ */
 
 /*
@@ -308,6 +372,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fallback_alloc_failures),
 		cmocka_unit_test(boost_longer_than_an_hour),
 		cmocka_unit_test(events_in_order),
+		cmocka_unit_test(power_cap_hovering),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
