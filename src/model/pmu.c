@@ -89,6 +89,7 @@ struct nvl_model_pmu {
 	double eng_act[NVL_HW_ENGINE_MAX]; /* averaged over ~100 ms */
 	unsigned load_pm[NVL_HW_ENGINE_MAX];
 	double act; /* sum of eng_act */
+	double any_act; /* share with one or more engines busy, averaged */
 	double temp_mc, mem_temp_mc;
 	double power_mw;
 	double energy_mj;
@@ -229,6 +230,8 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 	double a = 1 - exp(-(double)h / 100e6), tss;
 	double tau = pr->tau_ms * 1e6;
 
+	double any = 0;
+
 	p->act = 0;
 	for (unsigned e = 0; e < pr->num_ce; e++) {
 		double t = frac[e];
@@ -237,7 +240,12 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 			t = p->load_pm[e] / 1000.0;
 		p->eng_act[e] += (t - p->eng_act[e]) * a;
 		p->act += p->eng_act[e];
+		any = t > any ? t : any;
 	}
+	/* the union of the engines' busy time over the integration: at
+	 * least the busiest one's; exact when their busy times nest (one
+	 * integration per ~10 ms tick, or per sim_advance) */
+	p->any_act += (any - p->any_act) * a;
 	pmu_derive(m, p, p->last_ns);
 	pmu_control(m, p, (double)h);
 	pmu_derive(m, p, p->last_ns + h);
@@ -408,6 +416,7 @@ void nvl_model_pmu_get(struct nvl_model *m, struct nvl_model_pmu_state *out)
 				       : (unsigned)lround(30 + (t - 40) * 1.4);
 	for (unsigned e = 0; e < pr->num_ce; e++)
 		out->util_pm[e] = (unsigned)lround(p->eng_act[e] * 1000);
+	out->util_any_pm = (unsigned)lround(p->any_act * 1000);
 	pthread_mutex_unlock(&p->lock);
 	pmu_report(m, &ev);
 }

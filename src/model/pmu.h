@@ -65,6 +65,9 @@ struct nvl_model_pmu_state {
 	/** @num_engines: copy engines; @util_pm: busy per mille, averaged */
 	unsigned num_engines;
 	unsigned util_pm[NVL_HW_ENGINE_MAX];
+	/** @util_any_pm: per mille of the time one or more engines was busy
+	 * (the union of their busy time), averaged as @util_pm */
+	unsigned util_any_pm;
 };
 
 /**

@@ -290,6 +290,40 @@ static void power_cap_hovering(void **state)
 	kit_down(&k);
 }
 
+/*
+ * util_gpu is nvidia-smi's utilization.gpu: the share of the sample
+ * period during which one or more engines was busy (user-tools.md 1.2:
+ * the share of the last period with at least one kernel running), the
+ * union of the engines' busy time, not the busiest engine's share.
+ * Copy engines 0 and 1 busy in the two disjoint halves of every 100 ms
+ * for 2 s: some engine was always busy, so util_gpu is 100 %; each
+ * engine's own share (util_engine[]) stays about half. Before session 19
+ * util_gpu was the busiest engine's share: 62 % here.
+ */
+static void util_gpu_any_engine(void **state)
+{
+	struct nvl_sensors s;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(
+			nvl_model_pmu_set_load(k.m, 0, i % 2 ? 0 : 1000), 0);
+		assert_int_equal(
+			nvl_model_pmu_set_load(k.m, 1, i % 2 ? 1000 : 0), 0);
+		nvl_model_pmu_sim_advance(k.m, 50 * MS);
+	}
+	rd(&k, &t, &s);
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_GPU));
+	assert_true(nvl_sensors_has(&s, NVL_SENSOR_UTIL_ENGINES));
+	assert_in_range(s.util_engine[0], 3000, 7000);
+	assert_in_range(s.util_engine[1], 3000, 7000);
+	assert_int_equal(s.util_gpu, 10000);
+	kit_down(&k);
+}
+
 /* ---- a real GSP-RM ------------------------------------------------------ */
 
 /*
@@ -373,6 +407,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(boost_longer_than_an_hour),
 		cmocka_unit_test(events_in_order),
 		cmocka_unit_test(power_cap_hovering),
+		cmocka_unit_test(util_gpu_any_engine),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
