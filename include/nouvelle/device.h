@@ -185,8 +185,13 @@ NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
  * @gr_mhz: graphics clock cap (MHz)
  * @mem_mhz: memory clock cap (MHz); 0, 0 restores the defaults
  *
- * Return: as nvl_device_set_power_limit(); -EINVAL above the maximum or
- * below the slowest P-state's clock.
+ * Each must be 0 or on the board's supported-clock table (on the model:
+ * graphics clocks every 15 MHz from the slowest P-state's to the
+ * fastest's, memory clocks those of the P-states; docs/sensors.md).
+ *
+ * Return: as nvl_device_set_power_limit(); -EINVAL (nothing changed) for
+ * a clock off the table: above the maximum, below the slowest P-state's,
+ * or between two supported clocks.
  */
 NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
 				      uint32_t gr_mhz, uint32_t mem_mhz);

@@ -483,10 +483,16 @@ int nvl_model_pmu_set_app_clocks(struct nvl_model *m, uint32_t gpc_mhz,
 	const struct nvl_model_profile *pr = m->profile;
 	struct nvl_model_pmu *p = m->pmu;
 
-	if (gpc_mhz > pr->pstates[0].gpc_mhz ||
-	    mem_mhz > pr->pstates[0].mem_mhz ||
-	    (gpc_mhz && gpc_mhz < pr->pstates[pr->num_pstates - 1].gpc_mhz) ||
-	    (mem_mhz && mem_mhz < pr->pstates[pr->num_pstates - 1].mem_mhz))
+	uint32_t gmin = pr->pstates[pr->num_pstates - 1].gpc_mhz;
+	bool mem_ok = !mem_mhz;
+
+	/* the supported-clock table: graphics every NVL_MODEL_CLK_STEP_MHZ
+	 * from the slowest P-state's to the fastest's, memory the P-states'
+	 * own (an application clock is a pair from it, as NVML's) */
+	for (unsigned i = 0; i < pr->num_pstates; i++)
+		mem_ok |= mem_mhz == pr->pstates[i].mem_mhz;
+	if (gpc_mhz > pr->pstates[0].gpc_mhz || (gpc_mhz && gpc_mhz < gmin) ||
+	    (gpc_mhz && (gpc_mhz - gmin) % NVL_MODEL_CLK_STEP_MHZ) || !mem_ok)
 		return -EINVAL;
 	PMU_CHANGE(m, p, (p->app_gpc = gpc_mhz, p->app_mem = mem_mhz));
 	return 0;

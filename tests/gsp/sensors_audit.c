@@ -324,6 +324,48 @@ static void util_gpu_any_engine(void **state)
 	kit_down(&k);
 }
 
+/*
+ * Application clocks are a pair from the board's supported-clock table
+ * (NVML's nvmlDeviceSetApplicationsClocks takes a memory and graphics
+ * pair listed by nvmlDeviceGetSupportedMemoryClocks / _GraphicsClocks and
+ * refuses another with NVML_ERROR_INVALID_ARGUMENT; nvidia-smi -ac passes
+ * them on). The model's table: graphics clocks every 15 MHz from the
+ * slowest P-state's to the fastest's, memory clocks those of its
+ * P-states (tu102: 300..1545 MHz; 405 and 7000 MHz). A clock off the
+ * table in range is refused (-EINVAL, NV_ERR_INVALID_ARGUMENT) and
+ * changes nothing; before session 19 any clock in range was taken.
+ */
+static void app_clocks_off_table(void **state)
+{
+	struct nvl_model_pmu_state st;
+	struct sub_tree t;
+	struct kit k;
+
+	(void)state;
+	up(&k, &t, "tu102");
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 1035, 7000),
+			 0);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 901, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 0, 5000),
+			 -EINVAL);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 1544, 405),
+			 -EINVAL);
+	nvl_model_pmu_get(k.m, &st);
+	assert_int_equal(st.app_gpc_mhz, 1035);
+	assert_int_equal(st.app_mem_mhz, 7000);
+	/* on the table */
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 915, 405),
+			 0);
+	nvl_model_pmu_get(k.m, &st);
+	assert_int_equal(st.gpc_mhz, 915);
+	assert_int_equal(st.mem_mhz, 405);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 300, 0), 0);
+	assert_int_equal(nvl_gsp_set_app_clocks(k.gsp, t.sub, true, 1545, 0),
+			 0);
+	kit_down(&k);
+}
+
 /* ---- a real GSP-RM ------------------------------------------------------ */
 
 /*
@@ -408,6 +450,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(events_in_order),
 		cmocka_unit_test(power_cap_hovering),
 		cmocka_unit_test(util_gpu_any_engine),
+		cmocka_unit_test(app_clocks_off_table),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);
