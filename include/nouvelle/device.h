@@ -185,8 +185,13 @@ NVL_API int nvl_device_set_pstate_limits(struct nvl_client *client,
  * @gr_mhz: graphics clock cap (MHz)
  * @mem_mhz: memory clock cap (MHz); 0, 0 restores the defaults
  *
- * Return: as nvl_device_set_power_limit(); -EINVAL above the maximum or
- * below the slowest P-state's clock.
+ * Each must be 0 or on the board's supported-clock table (on the model:
+ * graphics clocks every 15 MHz from the slowest P-state's to the
+ * fastest's, memory clocks those of the P-states; docs/sensors.md).
+ *
+ * Return: as nvl_device_set_power_limit(); -EINVAL (nothing changed) for
+ * a clock off the table: above the maximum, below the slowest P-state's,
+ * or between two supported clocks.
  */
 NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
 				      uint32_t gr_mhz, uint32_t mem_mhz);
@@ -194,10 +199,12 @@ NVL_API int nvl_device_set_app_clocks(struct nvl_client *client,
 /**
  * nvl_device_set_boost() - run at the fastest allowed P-state for a while.
  * @client: a client with NVL_CLIENT_DEVICE_STATE
- * @seconds: how long (GPU time); 0 clears a boost; UINT32_MAX: until
- *           cleared
+ * @seconds: how long (GPU time), at most 3600 (an hour: the firmware's
+ *           NV2080_CTRL_PERF_BOOST_DURATION_MAX); 0 clears a boost;
+ *           UINT32_MAX: until cleared
  *
- * Return: as nvl_device_set_power_limit().
+ * Return: as nvl_device_set_power_limit(); -EINVAL for more than 3600
+ * seconds but UINT32_MAX (nothing changed).
  */
 NVL_API int nvl_device_set_boost(struct nvl_client *client, uint32_t seconds);
 

@@ -22,6 +22,9 @@ struct nvl_gsp_sensor_sub;
 /** struct nvl_device - an open device. */
 #include "nouvelle/trace.h"
 
+/* sensor crossings waiting for the device's sensor thread, at most */
+#define NVL_DEVICE_SEV_QUEUE 1024
+
 struct nvl_device {
 	/** @model: the provider's device */
 	struct nvl_model *model;
@@ -65,13 +68,18 @@ struct nvl_device {
 	struct nvl_gsp_sensor_sub *gsub;
 	/** @sev_lock, @sev_cond, @sev_pending (crossings per event bit not
 	 * yet delivered), @sev_seen (crossings per event bit counted so far:
-	 * a subscription is told only of those after it), @sev_stop,
-	 * @sev_thread: the thread that calls the subscribers, so that a slow
-	 * one holds up no GSP event (devstate.c) */
+	 * a subscription is told only of those after it), @sev_order,
+	 * @sev_head, @sev_count (the kind of each crossing not yet
+	 * delivered, one bit each, oldest at @sev_head: they are delivered
+	 * in the order they happened), @sev_stop, @sev_thread: the thread
+	 * that calls the subscribers, so that a slow one holds up no GSP
+	 * event (devstate.c) */
 	pthread_mutex_t sev_lock;
 	pthread_cond_t sev_cond;
 	uint32_t sev_pending[2];
 	uint64_t sev_seen[2];
+	uint64_t sev_order[NVL_DEVICE_SEV_QUEUE / 64];
+	uint32_t sev_head, sev_count;
 	bool sev_stop;
 	pthread_t sev_thread;
 	/** @trace, @trace_arg: the wire tracer (nvl_device_opts), or NULL */

@@ -361,12 +361,15 @@ static void *sensor_thread(void *arg)
 	while (!dev->sev_stop) {
 		bool any = false;
 
-		for (unsigned i = 0; i < 2 && !dev->sev_stop; i++) {
+		while (dev->sev_count && !dev->sev_stop) {
+			uint32_t h = dev->sev_head;
+			unsigned i = (dev->sev_order[h / 64] >> (h % 64)) & 1;
 			uint64_t seq;
 
-			if (!dev->sev_pending[i])
-				continue;
-			/* the oldest crossing not yet delivered */
+			/* the oldest crossing not yet delivered, of any kind:
+			 * in the order they happened */
+			dev->sev_head = (h + 1) % NVL_DEVICE_SEV_QUEUE;
+			dev->sev_count--;
 			seq = dev->sev_seen[i] - dev->sev_pending[i] + 1;
 			dev->sev_pending[i]--;
 			any = true;
@@ -390,6 +393,24 @@ static void on_event(void *arg, enum nvl_sensor_event event)
 	unsigned i = event == NVL_SENSOR_EVENT_THERMAL ? 0 : 1;
 
 	pthread_mutex_lock(&dev->sev_lock);
+	if (dev->sev_count == NVL_DEVICE_SEV_QUEUE) {
+		/* a subscriber has held up this many crossings: this one is
+		 * not counted (nor told) */
+		pthread_mutex_unlock(&dev->sev_lock);
+		nvl_warn(NVL_CAT_NV,
+			 "device: %u sensor crossings wait for a slow "
+			 "subscriber: one dropped",
+			 NVL_DEVICE_SEV_QUEUE);
+		return;
+	}
+	{
+		uint32_t t =
+			(dev->sev_head + dev->sev_count) % NVL_DEVICE_SEV_QUEUE;
+
+		dev->sev_order[t / 64] &= ~(1ull << (t % 64));
+		dev->sev_order[t / 64] |= (uint64_t)i << (t % 64);
+		dev->sev_count++;
+	}
 	dev->sev_pending[i]++;
 	dev->sev_seen[i]++;
 	pthread_cond_signal(&dev->sev_cond);

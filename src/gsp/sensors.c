@@ -934,10 +934,18 @@ int nvl_gsp_set_boost(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 				: seconds,
 	};
 
-	return need_priv(privileged, "boost")
-		       ?: control(gsp, hsub,
-				  GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_BOOST,
-				  GSPABI_S_PERF_BOOST, &p);
+	if (need_priv(privileged, "boost"))
+		return -EPERM;
+	/* PERF_BOOST's duration: an hour at most, or until cleared */
+	if (seconds != UINT32_MAX &&
+	    seconds > GSPABI_K_NV2080_CTRL_PERF_BOOST_DURATION_MAX)
+		return nvl_error(-EINVAL,
+				 "sensors: a boost of %u s: at most %u s, or "
+				 "UINT32_MAX (until cleared)",
+				 seconds,
+				 GSPABI_K_NV2080_CTRL_PERF_BOOST_DURATION_MAX);
+	return control(gsp, hsub, GSPABI_K_CONTROL_NV2080_CTRL_CMD_PERF_BOOST,
+		       GSPABI_S_PERF_BOOST, &p);
 }
 
 /* ---- events -------------------------------------------------------------- */

@@ -46,14 +46,17 @@ int nvl_gsp_set_pstate_limits(struct nvl_gsp *gsp, uint32_t hsub,
 
 /**
  * nvl_gsp_set_app_clocks() - cap the graphics and memory clocks (MHz);
- * 0, 0 restores the defaults. Return: 0, -EPERM, -EINVAL, RPC errors.
+ * 0, 0 restores the defaults. Return: 0, -EPERM, -EINVAL (a clock off the
+ * firmware's supported-clock table), RPC errors.
  */
 int nvl_gsp_set_app_clocks(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 			   uint32_t gr_mhz, uint32_t mem_mhz);
 
 /**
  * nvl_gsp_set_boost() - PERF_BOOST to the maximum for @seconds (0 clears
- * the boost, UINT32_MAX lasts until cleared). Return: 0, -EPERM, RPC errors.
+ * the boost, UINT32_MAX lasts until cleared). Return: 0, -EPERM, -EINVAL
+ * (over an hour, NV2080_CTRL_PERF_BOOST_DURATION_MAX, but UINT32_MAX), RPC
+ * errors.
  */
 int nvl_gsp_set_boost(struct nvl_gsp *gsp, uint32_t hsub, bool privileged,
 		      uint32_t seconds);

@@ -31,6 +31,10 @@
  *    maximum, never above it), so board power converges under the limit in
  *    a few hundred ms of sustained load and the clock comes back when the
  *    limit is raised or the load goes;
+ *  - the power-cap reason engages when the controller lowers the clock
+ *    and lets go only once the clock is back and the draw at it would be
+ *    PMU_CAP_RELEASE of the limit or less: a draw hovering at the cap does
+ *    not flip it (and post a crossing) with every ripple of the load;
  *  - temperature: a first-order RC model, T -> T_amb + P * R_th with time
  *    constant tau; the memory (chips with a memory sensor) follows
  *    T_amb + 0.8 P R_th + 5 degC with 1.5 tau;
@@ -40,7 +44,8 @@
  *
  * Crossing the slowdown limit upwards raises the THERMAL stall interrupt
  * and reports NVL_MODEL_PMU_EV_THERMAL; the controller starting to cap
- * reports NVL_MODEL_PMU_EV_POWER_CAP (once per crossing each).
+ * reports NVL_MODEL_PMU_EV_POWER_CAP (once per crossing each, in the
+ * order they happened).
  *
  * Time is the model's clock until a test calls nvl_model_pmu_sim_advance()
  * (model-only): from then on the PMU runs on simulated time alone, so a
@@ -60,6 +65,12 @@
 /* thermal slowdown lets go this far below the limit (millidegrees; the
  * model's choice: NVIDIA publishes no figure) */
 #define PMU_SLOWDOWN_HYST 3000
+/* the power-cap reason lets go only once the draw at the unreduced clock
+ * would be this share of the limit or less: 3 points under the set point
+ * (the model's choice: NVIDIA publishes no figure; more than the ripple of
+ * a steady load through the 100 ms activity average, and within the
+ * +-5 W that nvidia-smi quotes for power.draw on a 250 W board) */
+#define PMU_CAP_RELEASE 0.95
 
 struct nvl_model_pmu {
 	pthread_mutex_t lock;
@@ -78,11 +89,14 @@ struct nvl_model_pmu {
 	double eng_act[NVL_HW_ENGINE_MAX]; /* averaged over ~100 ms */
 	unsigned load_pm[NVL_HW_ENGINE_MAX];
 	double act; /* sum of eng_act */
+	double any_act; /* share with one or more engines busy, averaged */
 	double temp_mc, mem_temp_mc;
 	double power_mw;
 	double energy_mj;
 	double f_cap; /* the power controller's graphics clock ceiling */
 	bool slowdown; /* thermal slowdown engaged (with hysteresis) */
+	bool capping; /* the power-cap reason engaged (with hysteresis) */
+	double f_req; /* the graphics clock before the power cap */
 	unsigned gpc_mhz, mem_mhz, cur_idx; /* effective */
 	uint32_t throttle; /* NVL_HW_THROTTLE_* (register) */
 	uint32_t reasons; /* NVL_MODEL_PMU_REASON_* */
@@ -96,9 +110,21 @@ struct nvl_model_pmu {
 	uint64_t ce_bytes[NVL_HW_ENGINE_MAX], ce_ns[NVL_HW_ENGINE_MAX];
 };
 
+/* the crossings of one integration, in the order they happened (more
+ * than PMU_EV_MAX in one integration are dropped: with the thermal and
+ * power-cap hysteresis a crossing takes seconds of PMU time) */
+#define PMU_EV_MAX 16
+
 struct pmu_ev {
-	bool thermal, power;
+	unsigned n;
+	uint8_t ev[PMU_EV_MAX]; /* enum nvl_model_pmu_event */
 };
+
+static void ev_add(struct pmu_ev *e, enum nvl_model_pmu_event k)
+{
+	if (e->n < PMU_EV_MAX)
+		e->ev[e->n++] = (uint8_t)k;
+}
 
 static uint64_t pmu_now(struct nvl_model *m, struct nvl_model_pmu *p)
 {
@@ -138,8 +164,10 @@ static void pmu_derive(struct nvl_model *m, struct nvl_model_pmu *p,
 		r |= NVL_MODEL_PMU_REASON_APP_CLOCKS;
 	}
 	p->throttle = 0;
-	if (p->f_cap < f - 0.5) {
+	p->f_req = f;
+	if (p->f_cap < f - 0.5)
 		f = p->f_cap;
+	if (p->capping || f < p->f_req) {
 		r |= NVL_MODEL_PMU_REASON_POWER_CAP;
 		p->throttle |= NVL_HW_THROTTLE_POWER;
 	}
@@ -157,6 +185,19 @@ static void pmu_derive(struct nvl_model *m, struct nvl_model_pmu *p,
 	p->mem_mhz = (unsigned)mem;
 	p->power_mw = idle + dyn;
 	p->reasons = r;
+}
+
+/* the board power the present activity would draw with the graphics
+ * clock at @f (before the thermal halving) */
+static double pmu_draw(struct nvl_model *m, struct nvl_model_pmu *p, double f)
+{
+	const struct nvl_model_profile *pr = m->profile;
+	double fmax = pr->pstates[0].gpc_mhz, mmax = pr->pstates[0].mem_mhz;
+
+	if (p->slowdown)
+		f /= 2;
+	return pr->idle_mw * (0.5 + 0.5 * p->mem_mhz / mmax) +
+	       pr->engine_mw * p->act * (f / fmax) * (f / fmax);
 }
 
 /* move the controller's ceiling one step of @h ns towards its target */
@@ -187,8 +228,9 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 {
 	const struct nvl_model_profile *pr = m->profile;
 	double a = 1 - exp(-(double)h / 100e6), tss;
-	bool capped = p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP;
 	double tau = pr->tau_ms * 1e6;
+
+	double any = 0;
 
 	p->act = 0;
 	for (unsigned e = 0; e < pr->num_ce; e++) {
@@ -198,7 +240,12 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 			t = p->load_pm[e] / 1000.0;
 		p->eng_act[e] += (t - p->eng_act[e]) * a;
 		p->act += p->eng_act[e];
+		any = t > any ? t : any;
 	}
+	/* the union of the engines' busy time over the integration: at
+	 * least the busiest one's; exact when their busy times nest (one
+	 * integration per ~10 ms tick, or per sim_advance) */
+	p->any_act += (any - p->any_act) * a;
 	pmu_derive(m, p, p->last_ns);
 	pmu_control(m, p, (double)h);
 	pmu_derive(m, p, p->last_ns + h);
@@ -212,14 +259,24 @@ static void pmu_step(struct nvl_model *m, struct nvl_model_pmu *p, uint64_t h,
 	p->last_ns += h;
 	if (!p->slowdown && p->temp_mc > p->slowdown_mc) {
 		p->slowdown = true;
-		ev->thermal = true;
+		ev_add(ev, NVL_MODEL_PMU_EV_THERMAL);
 	} else if (p->slowdown &&
 		   p->temp_mc < p->slowdown_mc - PMU_SLOWDOWN_HYST) {
 		p->slowdown = false;
 	}
 	pmu_derive(m, p, p->last_ns);
-	if (!capped && (p->reasons & NVL_MODEL_PMU_REASON_POWER_CAP))
-		ev->power = true;
+	/* the power cap engages when the controller lowers the clock and
+	 * lets go once the clock is back and the draw at it would be well
+	 * under the limit: a draw hovering at the cap does not flip it */
+	if (!p->capping && p->f_cap < p->f_req - 0.5) {
+		p->capping = true;
+		ev_add(ev, NVL_MODEL_PMU_EV_POWER_CAP);
+	} else if (p->capping && p->f_cap >= p->f_req - 0.5 &&
+		   pmu_draw(m, p, p->f_req) <=
+			   PMU_CAP_RELEASE * p->power_limit_mw) {
+		p->capping = false;
+		pmu_derive(m, p, p->last_ns);
+	}
 }
 
 static void pmu_update_locked(struct nvl_model *m, struct nvl_model_pmu *p,
@@ -252,16 +309,18 @@ static void pmu_report(struct nvl_model *m, const struct pmu_ev *ev)
 {
 	struct nvl_model_pmu *p = m->pmu;
 
-	if (ev->thermal)
-		nvl_model_intr_raise(m, NVL_HW_INTR_TREE_STALL,
-				     NVL_HW_INTR_THERMAL);
-	if (!ev->thermal && !ev->power)
+	if (!ev->n)
 		return;
+	for (unsigned i = 0; i < ev->n; i++)
+		if (ev->ev[i] == NVL_MODEL_PMU_EV_THERMAL) {
+			nvl_model_intr_raise(m, NVL_HW_INTR_TREE_STALL,
+					     NVL_HW_INTR_THERMAL);
+			break;
+		}
+	/* each crossing, in the order it happened */
 	pthread_mutex_lock(&p->ev_lock);
-	if (p->ev_fn && ev->thermal)
-		p->ev_fn(p->ev_arg, NVL_MODEL_PMU_EV_THERMAL);
-	if (p->ev_fn && ev->power)
-		p->ev_fn(p->ev_arg, NVL_MODEL_PMU_EV_POWER_CAP);
+	for (unsigned i = 0; p->ev_fn && i < ev->n; i++)
+		p->ev_fn(p->ev_arg, (enum nvl_model_pmu_event)ev->ev[i]);
 	pthread_mutex_unlock(&p->ev_lock);
 }
 
@@ -357,6 +416,7 @@ void nvl_model_pmu_get(struct nvl_model *m, struct nvl_model_pmu_state *out)
 				       : (unsigned)lround(30 + (t - 40) * 1.4);
 	for (unsigned e = 0; e < pr->num_ce; e++)
 		out->util_pm[e] = (unsigned)lround(p->eng_act[e] * 1000);
+	out->util_any_pm = (unsigned)lround(p->any_act * 1000);
 	pthread_mutex_unlock(&p->lock);
 	pmu_report(m, &ev);
 }
@@ -423,10 +483,16 @@ int nvl_model_pmu_set_app_clocks(struct nvl_model *m, uint32_t gpc_mhz,
 	const struct nvl_model_profile *pr = m->profile;
 	struct nvl_model_pmu *p = m->pmu;
 
-	if (gpc_mhz > pr->pstates[0].gpc_mhz ||
-	    mem_mhz > pr->pstates[0].mem_mhz ||
-	    (gpc_mhz && gpc_mhz < pr->pstates[pr->num_pstates - 1].gpc_mhz) ||
-	    (mem_mhz && mem_mhz < pr->pstates[pr->num_pstates - 1].mem_mhz))
+	uint32_t gmin = pr->pstates[pr->num_pstates - 1].gpc_mhz;
+	bool mem_ok = !mem_mhz;
+
+	/* the supported-clock table: graphics every NVL_MODEL_CLK_STEP_MHZ
+	 * from the slowest P-state's to the fastest's, memory the P-states'
+	 * own (an application clock is a pair from it, as NVML's) */
+	for (unsigned i = 0; i < pr->num_pstates; i++)
+		mem_ok |= mem_mhz == pr->pstates[i].mem_mhz;
+	if (gpc_mhz > pr->pstates[0].gpc_mhz || (gpc_mhz && gpc_mhz < gmin) ||
+	    (gpc_mhz && (gpc_mhz - gmin) % NVL_MODEL_CLK_STEP_MHZ) || !mem_ok)
 		return -EINVAL;
 	PMU_CHANGE(m, p, (p->app_gpc = gpc_mhz, p->app_mem = mem_mhz));
 	return 0;

@@ -65,6 +65,9 @@ struct nvl_model_pmu_state {
 	/** @num_engines: copy engines; @util_pm: busy per mille, averaged */
 	unsigned num_engines;
 	unsigned util_pm[NVL_HW_ENGINE_MAX];
+	/** @util_any_pm: per mille of the time one or more engines was busy
+	 * (the union of their busy time), averaged as @util_pm */
+	unsigned util_any_pm;
 };
 
 /**
@@ -98,9 +101,15 @@ int nvl_model_pmu_set_power_limit(struct nvl_model *m, uint32_t mw);
  */
 int nvl_model_pmu_set_pstate_limits(struct nvl_model *m, unsigned fast,
 				    unsigned slow);
+/* the step of the model's supported graphics clocks (the model's choice:
+ * every profile's P-state clocks are on it) */
+#define NVL_MODEL_CLK_STEP_MHZ 15
+
 /**
  * nvl_model_pmu_set_app_clocks() - cap graphics/memory clocks (0, 0
- * restores the defaults). Return: 0 or -EINVAL (above the maximum).
+ * restores the defaults). Return: 0 or -EINVAL (off the supported-clock
+ * table: a graphics clock outside the P-states' range or off its
+ * NVL_MODEL_CLK_STEP_MHZ steps, a memory clock no P-state has).
  */
 int nvl_model_pmu_set_app_clocks(struct nvl_model *m, uint32_t gpc_mhz,
 				 uint32_t mem_mhz);

@@ -12,8 +12,8 @@
  *    failure stops the list and is the control's status;
  *  - PERF_GET_CURRENT_PSTATE, PERF_BOOST;
  *  - PERF_GET_GPUMON_PERFMON_UTIL_SAMPLES_V2: the firmware's own ring of
- *    72 samples, one taken per call (gr = the busiest engine's share, fb =
- *    the copy engines' mean share); nouvelle's PERF_GET_UTIL takes one
+ *    72 samples, one taken per call (gr = the share of time one or more
+ *    engines was busy, fb = the copy engines' mean share); nouvelle's PERF_GET_UTIL takes one
  *    the same way and returns only the newest sample's shares;
  *  - nouvelle's own 0x2080f1xx controls (firmware/abi/.../ctrl2080_sensors.h):
  *    power status and limit, clocks and application clocks, perf status
@@ -349,14 +349,13 @@ static void take_sample(struct fw_perf *pf,
 			const struct nvl_model_pmu_state *st)
 {
 	NV2080_CTRL_PERF_GPUMON_PERFMON_UTIL_SAMPLE *s;
-	unsigned max = 0, sum = 0;
+	unsigned sum = 0;
 
 	for (unsigned e = 0; e < st->num_engines; e++) {
 		unsigned u = st->util_pm[e] > 1000 ? 1000 : st->util_pm[e];
 
 		if (e < NVL2080_CTRL_PERF_MAX_ENGINES)
 			pf->eng_util[e] = u * 10;
-		max = u > max ? u : max;
 		sum += u;
 	}
 	pf->eng_count = st->num_engines < NVL2080_CTRL_PERF_MAX_ENGINES
@@ -369,7 +368,10 @@ static void take_sample(struct fw_perf *pf,
 	s = &pf->ring[pf->tracker];
 	memset(s, 0, sizeof(*s));
 	s->base.timeStamp = st->time_ns;
-	s->gr.util = max * 10;
+	/* the share of the period with one or more engines busy (the union
+	 * of their busy time: nvidia-smi's utilization.gpu), not the
+	 * busiest engine's */
+	s->gr.util = (st->util_any_pm > 1000 ? 1000 : st->util_any_pm) * 10;
 	s->fb.util = st->num_engines ? sum * 10 / st->num_engines : 0;
 }
 
@@ -473,14 +475,18 @@ uint32_t nvl_fw_perf_control(struct nvl_model_gsp *g, uint32_t hclient,
 			break;
 		case NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_1LEVEL:
 		case NV2080_CTRL_PERF_BOOST_FLAGS_CMD_BOOST_TO_MAX:
-			if (!p->duration)
+			/* seconds, an hour at most, or until cleared
+			 * (ctrl2080perf.h: NV2080_CTRL_PERF_BOOST_DURATION_MAX,
+			 * _INFINITE; RM refuses others INVALID_ARGUMENT) */
+			if (!p->duration ||
+			    (p->duration >
+				     NV2080_CTRL_PERF_BOOST_DURATION_MAX &&
+			     p->duration !=
+				     NV2080_CTRL_PERF_BOOST_DURATION_INFINITE))
 				return NV_ERR_INVALID_ARGUMENT;
-			/* UINT32_MAX ms is the PMU's "until cleared"; a
-			 * finite boost stops just short of it (49.7 days) */
+			/* UINT32_MAX ms is the PMU's "until cleared" */
 			ms = p->duration == NV2080_CTRL_PERF_BOOST_DURATION_INFINITE
 				     ? UINT32_MAX
-			     : p->duration > (UINT32_MAX - 1) / 1000
-				     ? UINT32_MAX - 1
 				     : p->duration * 1000;
 			break;
 		default:
