@@ -11,33 +11,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "../model/gpu.h"
-#include "base/alloc.h"
-#include "hw/compute.h"
-#include "hw/isa/isa.h"
-#include "nouvelle/compute.h"
-
-#define CODE 0x100000ull
-#define QMD 0x200000ull
-#define CB0 0x210000ull
-#define CB0_B 0x200u
-#define SEM 0x220000ull
-#define DATA 0x400000ull
-#define SUBCH 1
-#define MARK 0xbeefu
+#include "cxkit.h"
 
 static const char *const profiles[] = {"tu102", "ga102", "ad102", "gh100"};
-
-/* set bits hi:lo of the QMD words @q to @v (as the headers' MW(hi:lo)) */
-static void qbits(uint32_t *q, unsigned hi, unsigned lo, uint32_t v)
-{
-	for (unsigned b = lo; b <= hi; b++) {
-		q[b / 32] &= ~(1u << (b % 32));
-		q[b / 32] |= (v >> (b - lo) & 1u) << (b % 32);
-	}
-}
 
 static uint32_t qget(const uint32_t *q, unsigned hi, unsigned lo)
 {
@@ -81,95 +58,6 @@ static const struct relbits *relbits_of(uint32_t cls)
 
 /* ---- the model through the bring-up kit ---------------------------------- */
 
-struct cx {
-	struct gpu *g;
-	struct nvl_kit_chan ch;
-	unsigned chid, rl;
-	uint32_t cls;
-	enum nvl_isa_arch arch;
-	uint32_t q[96];
-	int qsize;
-	uint64_t prog;
-};
-
-static void cx_load(struct cx *x, const char *src)
-{
-	struct nvl_isa_asm_error err;
-	uint64_t *w;
-	size_t n;
-
-	if (nvl_isa_assemble(src, x->arch, CODE, &w, &n, &err))
-		fail_msg("kernel %u:%u: %s", err.line, err.col, err.msg);
-	assert_int_equal(nvl_hw_vram_write(x->g->hw, CODE, w, n * 16), 0);
-	nvl_free(w);
-	x->prog = CODE;
-}
-
-/* a device, a channel on runlist @rl (-1: the compute runlist) and a
- * program storing MARK at DATA; the helper's QMD in x->q */
-static void cx_up(struct cx *x, const char *profile, int rl)
-{
-	struct nvl_compute_launch l = {
-		.program_va = CODE,
-		.grid = {1, 1, 1},
-		.block = {32, 1, 1},
-		.cbuf0_va = CB0,
-		.cbuf0_size = CB0_B,
-		.release_va = SEM,
-		.release_payload = 7,
-	};
-	uint32_t cb[CB0_B / 4];
-
-	memset(x, 0, sizeof(*x));
-	x->g = gpu_up(profile);
-	x->cls = x->g->m->profile->compute_class;
-	x->arch = x->cls == NVL_HW_COMPUTE_CLASS_TURING	    ? NVL_ISA_SM75
-		  : x->cls == NVL_HW_COMPUTE_CLASS_AMPERE_B ? NVL_ISA_SM86
-		  : x->cls == NVL_HW_COMPUTE_CLASS_ADA	    ? NVL_ISA_SM89
-							    : NVL_ISA_SM90;
-	x->rl = rl < 0 ? NVL_HW_RUNLIST_COMPUTE(x->g->m->profile->num_ce)
-		       : (unsigned)rl;
-	x->chid = 1;
-	gpu_chan(x->g, x->chid, x->rl, &x->ch);
-	cx_load(x, "MOV R0, 0xbeef\nMOV R2, 0x400000\nMOV R3, RZ\n"
-		   "STG.E [R2], R0\nEXIT\n");
-	x->qsize = nvl_compute_qmd_size(x->cls);
-	assert_true(x->qsize > 0);
-	assert_int_equal(nvl_compute_launch_encode(x->cls, &l, x->q, cb), 0);
-	assert_int_equal(nvl_hw_vram_write(x->g->hw, CB0, cb, sizeof(cb)), 0);
-}
-
-static void cx_down(struct cx *x)
-{
-	nvl_kit_chan_fini(&x->g->kit, &x->ch);
-	gpu_down(x->g);
-}
-
-/* write x->q, clear DATA, push [SET_OBJECT] + the launch; wait */
-static int cx_launch(struct cx *x, bool bind)
-{
-	uint32_t p[NVL_COMPUTE_PUSH_MAX_DW];
-	int n;
-
-	gpu_wr(x->g, DATA, 0);
-	assert_int_equal(
-		nvl_hw_vram_write(x->g->hw, QMD, x->q, (size_t)x->qsize), 0);
-	n = nvl_compute_push_launch(x->cls, SUBCH, QMD,
-				    bind ? NVL_COMPUTE_PUSH_BIND : 0, p,
-				    NVL_COMPUTE_PUSH_MAX_DW);
-	assert_true(n > 0);
-	gpu_push(&x->ch, p, (uint32_t)n);
-	assert_int_equal(nvl_kit_kick(&x->g->kit, &x->ch), 0);
-	return nvl_kit_wait_idle(&x->g->kit, &x->ch, GPU_WAIT);
-}
-
-static void cx_new_chan(struct cx *x)
-{
-	nvl_kit_chan_fini(&x->g->kit, &x->ch);
-	x->chid++;
-	gpu_chan(x->g, x->chid, x->rl, &x->ch);
-}
-
 /*
  * A copy runlist's PBDMA checks SET_OBJECT's class against its copy
  * engine and raises HCE_ILLEGAL_CLASS for any other (open-gpu-doc
@@ -183,7 +71,7 @@ static void compute_class_on_a_copy_channel_is_an_illegal_class(void **state)
 	struct cx x;
 
 	(void)state;
-	cx_up(&x, "ga102", 0);
+	cx_up(&x, "ga102", 0, 32);
 	gpu_wr(x.g, SEM, 0);
 	assert_int_equal(cx_launch(&x, true), -EIO);
 	assert_int_equal(nvl_hw_rd32(x.g->hw, NVL_HW_CHRAM_ERROR(x.chid)),
@@ -208,7 +96,7 @@ static void compute_class_on_a_copy_channel_is_an_illegal_class(void **state)
 	}
 	cx_down(&x);
 	/* and the compute runlist's channel runs the grid */
-	cx_up(&x, "ga102", -1);
+	cx_up(&x, "ga102", -1, 32);
 	assert_int_equal(cx_launch(&x, true), 0);
 	assert_int_equal(gpu_rd(x.g, DATA), MARK);
 	assert_int_equal(gpu_rd(x.g, SEM), 7);
@@ -288,7 +176,7 @@ static void release_structure_and_reduction_are_honoured(void **state)
 		uint32_t w[4], fill[4] = {0xa5a5a5a5, 0xa5a5a5a5, 0xa5a5a5a5,
 					  0xa5a5a5a5};
 
-		cx_up(&x, profiles[pi], -1);
+		cx_up(&x, profiles[pi], -1, 32);
 		r = relbits_of(x.cls);
 		/* ONE_WORD: bytes 4..15 untouched */
 		assert_int_equal(nvl_hw_vram_write(x.g->hw, SEM, fill, 16), 0);
@@ -343,7 +231,7 @@ static void hopper_qmd_type_must_be_a_grid(void **state)
 	struct cx x;
 
 	(void)state;
-	cx_up(&x, "gh100", -1);
+	cx_up(&x, "gh100", -1, 32);
 	assert_int_equal(cx_launch(&x, true), 0);
 	assert_int_equal(gpu_rd(x.g, DATA), MARK);
 	for (uint32_t t = 0; t < 8; t++) {
@@ -370,7 +258,7 @@ static void a_qmd_in_unmapped_memory_faults_the_channel(void **state)
 	int n;
 
 	(void)state;
-	cx_up(&x, "ga102", -1);
+	cx_up(&x, "ga102", -1, 32);
 	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_LO(0),
 		    NVL_HW_FAULT_BUF_LO_PHYS(fbuf, NVL_HW_FAULT_APERTURE_VID));
 	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_HI(0), 0);

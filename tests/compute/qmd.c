@@ -21,37 +21,15 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "../model/gpu.h"
-#include "base/alloc.h"
-#include "hw/compute.h"
-#include "hw/isa/isa.h"
-#include "nouvelle/compute.h"
+#include "cxkit.h"
 
-#define CODE 0x100000ull
 #define CODE2 0x140000ull
-#define QMD 0x200000ull
 #define QMD2 0x200800ull /* 256-byte aligned, past a 384-byte QMD */
-#define CB0 0x210000ull
-#define CB0_B 0x200u
-#define SEM 0x220000ull
 #define FBUF 0x230000ull
-#define DATA 0x400000ull
 #define HOLE (1ull << 39) /* unmapped, below the pointer's 2^40 */
-#define SUBCH 1
-#define MARK 0xbeefu
 
 static const char *const profiles[] = {"tu102", "ga102", "ad102", "gh100"};
-
-/* set bits hi:lo of the QMD words @q to @v (as the headers' MW(hi:lo)) */
-static void qbits(uint32_t *q, unsigned hi, unsigned lo, uint32_t v)
-{
-	for (unsigned b = lo; b <= hi; b++) {
-		q[b / 32] &= ~(1u << (b % 32));
-		q[b / 32] |= (v >> (b - lo) & 1u) << (b % 32);
-	}
-}
 
 /* REGISTER_COUNT, BARRIER_COUNT, DEPENDENT_QMD0_ENABLE / _ACTION /
  * _POINTER and the release's PAYLOAD and ADDRESS_LOWER: {hi, lo} */
@@ -92,141 +70,53 @@ static const struct qpos *qpos_of(uint32_t cls)
 #define ACT_SCHEDULE 1
 #define ACT_INVALIDATE_COPY_SCHEDULE 3
 
-struct qx {
-	struct gpu *g;
-	struct nvl_kit_chan ch;
-	unsigned chid;
-	uint32_t cls;
-	enum nvl_isa_arch arch;
-	const struct qpos *qp;
-	uint32_t q[96];
-	int qsize;
-};
-
-static uint64_t qx_load_at(struct qx *x, uint64_t va, const char *src)
+/* clear SEM too, then cx_launch() with SET_OBJECT */
+static int qx_launch(struct cx *x)
 {
-	struct nvl_isa_asm_error err;
-	uint64_t *w;
-	size_t n;
-
-	if (nvl_isa_assemble(src, x->arch, va, &w, &n, &err))
-		fail_msg("kernel %u:%u: %s", err.line, err.col, err.msg);
-	assert_int_equal(nvl_hw_vram_write(x->g->hw, va, w, n * 16), 0);
-	nvl_free(w);
-	return va;
-}
-
-/* stores MARK at DATA: R0..R3 (the address a pair) */
-static const char store_src[] = "MOV R0, 0xbeef\nMOV R2, 0x400000\n"
-				"MOV R3, RZ\nSTG.E [R2], R0\nEXIT\n";
-
-/* a device, a compute channel, store_src at CODE and the helper's QMD
- * (@threads in one CTA, release 7 at SEM) in x->q */
-static void qx_up(struct qx *x, const char *profile, uint32_t threads)
-{
-	struct nvl_compute_launch l = {
-		.program_va = CODE,
-		.grid = {1, 1, 1},
-		.block = {threads, 1, 1},
-		.register_count = 32,
-		.cbuf0_va = CB0,
-		.cbuf0_size = CB0_B,
-		.release_va = SEM,
-		.release_payload = 7,
-	};
-	uint32_t cb[CB0_B / 4];
-
-	memset(x, 0, sizeof(*x));
-	x->g = gpu_up(profile);
-	x->cls = x->g->m->profile->compute_class;
-	x->arch = x->cls == NVL_HW_COMPUTE_CLASS_TURING	    ? NVL_ISA_SM75
-		  : x->cls == NVL_HW_COMPUTE_CLASS_AMPERE_B ? NVL_ISA_SM86
-		  : x->cls == NVL_HW_COMPUTE_CLASS_ADA	    ? NVL_ISA_SM89
-							    : NVL_ISA_SM90;
-	x->qp = qpos_of(x->cls);
-	x->chid = 1;
-	gpu_chan(x->g, x->chid,
-		 NVL_HW_RUNLIST_COMPUTE(x->g->m->profile->num_ce), &x->ch);
-	qx_load_at(x, CODE, store_src);
-	x->qsize = nvl_compute_qmd_size(x->cls);
-	assert_true(x->qsize > 0);
-	assert_int_equal(nvl_compute_launch_encode(x->cls, &l, x->q, cb), 0);
-	assert_int_equal(nvl_hw_vram_write(x->g->hw, CB0, cb, sizeof(cb)), 0);
-}
-
-static void qx_down(struct qx *x)
-{
-	nvl_kit_chan_fini(&x->g->kit, &x->ch);
-	gpu_down(x->g);
-}
-
-static void qx_new_chan(struct qx *x)
-{
-	nvl_kit_chan_fini(&x->g->kit, &x->ch);
-	x->chid++;
-	gpu_chan(x->g, x->chid,
-		 NVL_HW_RUNLIST_COMPUTE(x->g->m->profile->num_ce), &x->ch);
-}
-
-/* clear DATA and SEM, write x->q at QMD, launch it, wait for the channel
- * to idle: 0, or -EIO when the launch killed it */
-static int qx_launch(struct qx *x)
-{
-	uint32_t p[NVL_COMPUTE_PUSH_MAX_DW];
-	int n;
-
-	gpu_wr(x->g, DATA, 0);
 	gpu_wr(x->g, SEM, 0);
-	assert_int_equal(
-		nvl_hw_vram_write(x->g->hw, QMD, x->q, (size_t)x->qsize), 0);
-	n = nvl_compute_push_launch(x->cls, SUBCH, QMD, NVL_COMPUTE_PUSH_BIND,
-				    p, NVL_COMPUTE_PUSH_MAX_DW);
-	assert_true(n > 0);
-	gpu_push(&x->ch, p, (uint32_t)n);
-	assert_int_equal(nvl_kit_kick(&x->g->kit, &x->ch), 0);
-	return nvl_kit_wait_idle(&x->g->kit, &x->ch, GPU_WAIT);
+	return cx_launch(x, true);
 }
 
 /* the launch was a CHERR_COMPUTE channel error with @data */
-static void qx_expect_error(struct qx *x, uint32_t data)
+static void qx_expect_error(struct cx *x, uint32_t data)
 {
 	assert_int_equal(qx_launch(x), -EIO);
 	assert_int_equal(nvl_hw_rd32(x->g->hw, NVL_HW_CHRAM_ERROR(x->chid)),
 			 NVL_HW_CHERR_COMPUTE);
 	assert_int_equal(nvl_hw_rd32(x->g->hw, NVL_HW_CHRAM_ERR_DATA(x->chid)),
 			 data);
-	qx_new_chan(x);
+	cx_new_chan(x);
 }
 
-static void qx_expect_ok(struct qx *x)
+static void qx_expect_ok(struct cx *x)
 {
 	assert_int_equal(qx_launch(x), 0);
 	assert_int_equal(gpu_rd(x->g, DATA), MARK);
 	assert_int_equal(gpu_rd(x->g, SEM), 7);
 }
 
-static void set_regs(struct qx *x, uint32_t n)
+static void set_regs(struct cx *x, uint32_t n)
 {
-	qbits(x->q, x->qp->regs[0], x->qp->regs[1], n);
+	qbits(x->q, qpos_of(x->cls)->regs[0], qpos_of(x->cls)->regs[1], n);
 }
 
-static void set_bars(struct qx *x, uint32_t n)
+static void set_bars(struct cx *x, uint32_t n)
 {
-	qbits(x->q, x->qp->bars[0], x->qp->bars[1], n);
+	qbits(x->q, qpos_of(x->cls)->bars[0], qpos_of(x->cls)->bars[1], n);
 }
 
 /*
- * REGISTER_COUNT: store_src names R0..R3, so 4 registers run it and 3 do
+ * REGISTER_COUNT: cx_store_src names R0..R3, so 4 registers run it and 3 do
  * not: MOV R3 is an OOR_REG warp error, before the store (DATA stays 0,
  * no release). The model ran it with any count, 0 included.
  */
 static void a_register_past_register_count_is_oor_reg(void **state)
 {
-	struct qx x;
+	struct cx x;
 
 	(void)state;
 	for (unsigned p = 0; p < 4; p++) {
-		qx_up(&x, profiles[p], 32);
+		cx_up(&x, profiles[p], -1, 32);
 		set_regs(&x, 4);
 		qx_expect_ok(&x);
 		set_regs(&x, 3);
@@ -238,7 +128,7 @@ static void a_register_past_register_count_is_oor_reg(void **state)
 		/* the channel after: the same QMD with enough runs */
 		set_regs(&x, 4);
 		qx_expect_ok(&x);
-		qx_down(&x);
+		cx_down(&x);
 	}
 }
 
@@ -261,29 +151,29 @@ static void pairs_and_quads_count_whole_and_only_issued_ones(void **state)
 		"BRA skip\nMOV R200, RZ\nskip:\nMOV R0, 0xbeef\n"
 		"MOV R2, 0x400000\nMOV R3, RZ\nSTG.E [R2], R0\nEXIT\n";
 	uint64_t param = DATA;
-	struct qx x;
+	struct cx x;
 
 	(void)state;
-	qx_up(&x, "ga102", 32);
+	cx_up(&x, "ga102", -1, 32);
 	assert_int_equal(nvl_hw_vram_write(x.g->hw, CB0 + 0x160, &param, 8), 0);
 	/* IMAD.WIDE R2 writes R2:R3 (R0 * 0 + DATA), nothing names R3
 	 * alone */
-	qx_load_at(&x, CODE, wide_src);
+	cx_load_at(&x, CODE, wide_src);
 	set_regs(&x, 4);
 	qx_expect_ok(&x);
 	set_regs(&x, 3);
 	qx_expect_error(&x, NVL_HW_COMPUTE_ERR_OOR_REG);
 	/* STG.E.128 reads R4..R7 */
-	qx_load_at(&x, CODE, quad_src);
+	cx_load_at(&x, CODE, quad_src);
 	set_regs(&x, 8);
 	qx_expect_ok(&x);
 	set_regs(&x, 7);
 	qx_expect_error(&x, NVL_HW_COMPUTE_ERR_OOR_REG);
 	/* R200 is fetched (the BRA's target lies past it) but not run */
-	qx_load_at(&x, CODE, skip_src);
+	cx_load_at(&x, CODE, skip_src);
 	set_regs(&x, 4);
 	qx_expect_ok(&x);
-	qx_down(&x);
+	cx_down(&x);
 }
 
 /*
@@ -294,18 +184,18 @@ static void pairs_and_quads_count_whole_and_only_issued_ones(void **state)
  */
 static void a_cta_past_the_register_file_is_refused(void **state)
 {
-	struct qx x;
+	struct cx x;
 
 	(void)state;
 	for (unsigned p = 0; p < 4; p++) {
-		qx_up(&x, profiles[p], 1024);
+		cx_up(&x, profiles[p], -1, 1024);
 		set_regs(&x, 64);
 		qx_expect_ok(&x);
 		set_regs(&x, 65);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_BAD_QMD);
 		assert_int_equal(gpu_rd(x.g, DATA), 0);
-		qx_down(&x);
-		qx_up(&x, profiles[p], 32);
+		cx_down(&x);
+		cx_up(&x, profiles[p], -1, 32);
 		set_regs(&x, 255);
 		qx_expect_ok(&x);
 		set_regs(&x, 256);
@@ -313,7 +203,7 @@ static void a_cta_past_the_register_file_is_refused(void **state)
 		set_regs(&x, 511);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_BAD_QMD);
 		assert_int_equal(gpu_rd(x.g, DATA), 0);
-		qx_down(&x);
+		cx_down(&x);
 	}
 }
 
@@ -330,12 +220,12 @@ static void a_bar_past_barrier_count_is_illegal_instr_param(void **state)
 	static const char arv_src[] = "BAR.ARV 0x0\nMOV R0, 0xbeef\n"
 				      "MOV R2, 0x400000\nMOV R3, RZ\n"
 				      "STG.E [R2], R0\nEXIT\n";
-	struct qx x;
+	struct cx x;
 
 	(void)state;
 	for (unsigned p = 0; p < 4; p++) {
-		qx_up(&x, profiles[p], 64);
-		qx_load_at(&x, CODE, bar_src);
+		cx_up(&x, profiles[p], -1, 64);
+		cx_load_at(&x, CODE, bar_src);
 		set_bars(&x, 1);
 		qx_expect_ok(&x);
 		set_bars(&x, 16);
@@ -347,21 +237,21 @@ static void a_bar_past_barrier_count_is_illegal_instr_param(void **state)
 		set_bars(&x, 17);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_BAD_QMD);
 		/* every BAR mode names the barrier */
-		qx_load_at(&x, CODE, arv_src);
+		cx_load_at(&x, CODE, arv_src);
 		set_bars(&x, 0);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_ILLEGAL_INSTR_PARAM);
 		/* a program without BAR needs none */
-		qx_load_at(&x, CODE, store_src);
+		cx_load_at(&x, CODE, cx_store_src);
 		qx_expect_ok(&x);
-		qx_down(&x);
+		cx_down(&x);
 	}
 }
 
 /* x->q as a second QMD at QMD2: program CODE2, release @payload at
  * SEM + 16 */
-static void qx_second(struct qx *x, uint32_t *q2, uint32_t payload)
+static void qx_second(struct cx *x, uint32_t *q2, uint32_t payload)
 {
-	const struct qpos *qp = x->qp;
+	const struct qpos *qp = qpos_of(x->cls);
 	uint32_t prog_lo = x->cls == NVL_HW_COMPUTE_CLASS_HOPPER ? 1216 : 1536;
 
 	memcpy(q2, x->q, sizeof(x->q));
@@ -394,18 +284,18 @@ static void a_dependent_qmd_runs_when_its_parent_is_done(void **state)
 		"MOV R2, 0x400000\nMOV R3, RZ\nLDG.E R0, [R2]\n"
 		"IADD3 R0, R0, 0x1, RZ\nSTG.E [R2+0x4], R0\nEXIT\n";
 	uint32_t q2[96];
-	struct qx x;
+	struct cx x;
 
 	(void)state;
 	for (unsigned p = 0; p < 4; p++) {
-		qx_up(&x, profiles[p], 32);
-		qx_load_at(&x, CODE2, next_src);
+		cx_up(&x, profiles[p], -1, 32);
+		cx_load_at(&x, CODE2, next_src);
 		qx_second(&x, q2, 8);
 		assert_int_equal(
 			nvl_hw_vram_write(x.g->hw, QMD2, q2, (size_t)x.qsize),
 			0);
 		for (unsigned k = 0; k < 2; k++) {
-			set_dep(x.q, x.qp, true,
+			set_dep(x.q, qpos_of(x.cls), true,
 				k ? ACT_INVALIDATE_COPY_SCHEDULE : ACT_SCHEDULE,
 				QMD2);
 			gpu_wr(x.g, DATA + 4, 0);
@@ -415,18 +305,18 @@ static void a_dependent_qmd_runs_when_its_parent_is_done(void **state)
 			assert_int_equal(gpu_rd(x.g, SEM + 16), 8);
 		}
 		/* not enabled: the pointer alone launches nothing */
-		set_dep(x.q, x.qp, false, ACT_SCHEDULE, QMD2);
+		set_dep(x.q, qpos_of(x.cls), false, ACT_SCHEDULE, QMD2);
 		gpu_wr(x.g, DATA + 4, 0);
 		gpu_wr(x.g, SEM + 16, 0);
 		qx_expect_ok(&x);
 		assert_int_equal(gpu_rd(x.g, DATA + 4), 0);
 		assert_int_equal(gpu_rd(x.g, SEM + 16), 0);
 		/* INCREMENT_PUT: not modelled, refused */
-		set_dep(x.q, x.qp, true, ACT_INCREMENT_PUT, QMD2);
+		set_dep(x.q, qpos_of(x.cls), true, ACT_INCREMENT_PUT, QMD2);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_BAD_QMD);
 		assert_int_equal(gpu_rd(x.g, DATA), 0);
 		assert_int_equal(gpu_rd(x.g, SEM + 16), 0);
-		qx_down(&x);
+		cx_down(&x);
 	}
 }
 
@@ -440,24 +330,24 @@ static void a_dependent_qmd_runs_when_its_parent_is_done(void **state)
 static void hostile_dependent_qmds_are_bounded_and_reported(void **state)
 {
 	uint32_t q2[96], e[8];
-	struct qx x;
+	struct cx x;
 
 	(void)state;
-	qx_up(&x, "ga102", 32);
-	qx_load_at(&x, CODE2, store_src);
+	cx_up(&x, "ga102", -1, 32);
+	cx_load_at(&x, CODE2, cx_store_src);
 	/* A -> B -> A */
 	qx_second(&x, q2, 8);
-	set_dep(q2, x.qp, true, ACT_SCHEDULE, QMD);
+	set_dep(q2, qpos_of(x.cls), true, ACT_SCHEDULE, QMD);
 	assert_int_equal(nvl_hw_vram_write(x.g->hw, QMD2, q2, (size_t)x.qsize),
 			 0);
-	set_dep(x.q, x.qp, true, ACT_SCHEDULE, QMD2);
+	set_dep(x.q, qpos_of(x.cls), true, ACT_SCHEDULE, QMD2);
 	qx_expect_error(&x, NVL_HW_COMPUTE_ERR_TIMEOUT);
 	/* both ran, both released, before the bound stopped them */
 	assert_int_equal(gpu_rd(x.g, DATA), MARK);
 	assert_int_equal(gpu_rd(x.g, SEM), 7);
 	assert_int_equal(gpu_rd(x.g, SEM + 16), 8);
 	/* A -> A */
-	set_dep(x.q, x.qp, true, ACT_SCHEDULE, QMD);
+	set_dep(x.q, qpos_of(x.cls), true, ACT_SCHEDULE, QMD);
 	qx_expect_error(&x, NVL_HW_COMPUTE_ERR_TIMEOUT);
 	/* A -> a hole */
 	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_LO(0),
@@ -465,7 +355,7 @@ static void hostile_dependent_qmds_are_bounded_and_reported(void **state)
 	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_HI(0), 0);
 	nvl_hw_wr32(x.g->hw, NVL_HW_FAULT_BUF_SIZE(0),
 		    16 | NVL_HW_FAULT_BUF_SIZE_ENABLE);
-	set_dep(x.q, x.qp, true, ACT_SCHEDULE, HOLE);
+	set_dep(x.q, qpos_of(x.cls), true, ACT_SCHEDULE, HOLE);
 	assert_int_equal(qx_launch(&x), -EIO);
 	assert_int_equal(nvl_hw_rd32(x.g->hw, NVL_HW_CHRAM_ERROR(x.chid)),
 			 NVL_HW_CHERR_MMU_FAULT);
@@ -476,10 +366,10 @@ static void hostile_dependent_qmds_are_bounded_and_reported(void **state)
 	/* the parent ran and released first */
 	assert_int_equal(gpu_rd(x.g, DATA), MARK);
 	assert_int_equal(gpu_rd(x.g, SEM), 7);
-	qx_new_chan(&x);
-	set_dep(x.q, x.qp, false, 0, 0);
+	cx_new_chan(&x);
+	set_dep(x.q, qpos_of(x.cls), false, 0, 0);
 	qx_expect_ok(&x);
-	qx_down(&x);
+	cx_down(&x);
 }
 
 /*
@@ -579,13 +469,13 @@ static void program_info_counts_run_on_every_class(void **state)
 				  "MOV R3, RZ\nSTG.E [R2], R0\nEXIT\n";
 	struct nvl_compute_program_info info;
 	struct nvl_isa_asm_error err;
-	struct qx x;
+	struct cx x;
 	uint64_t *w;
 	size_t n;
 
 	(void)state;
 	for (unsigned p = 0; p < 4; p++) {
-		qx_up(&x, profiles[p], 64);
+		cx_up(&x, profiles[p], -1, 64);
 		if (nvl_isa_assemble(src, x.arch, CODE, &w, &n, &err))
 			fail_msg("%s", err.msg);
 		assert_int_equal(nvl_hw_vram_write(x.g->hw, CODE, w, n * 16),
@@ -606,7 +496,7 @@ static void program_info_counts_run_on_every_class(void **state)
 		set_regs(&x, info.register_count);
 		set_bars(&x, info.barrier_count - 1);
 		qx_expect_error(&x, NVL_HW_COMPUTE_ERR_ILLEGAL_INSTR_PARAM);
-		qx_down(&x);
+		cx_down(&x);
 	}
 }
 
