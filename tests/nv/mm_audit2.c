@@ -163,6 +163,26 @@ static enum nvl_model_xlate_state walk(struct t_nv_cl *k, uint64_t va)
 }
 
 /*
+ * A device and a client with a channel; a 4 MiB GTT BO bound at VA_BO
+ * (translating there) and marked DONTNEED, so the shrinker may purge it.
+ */
+static struct nvl_device *dontneed_bound(struct t_nv_cl *a, uint32_t *x)
+{
+	struct nvl_device *dev = t_nv_dev_open(256 * MIB, NULL);
+	bool retained;
+
+	t_nv_cl_up(a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
+	assert_int_equal(
+		nvl_bo_create(a->c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, x), 0);
+	assert_int_equal(
+		bind1(a->c, a->vm, NVL_VM_BIND_OP_MAP, *x, VA_BO, 4 * MIB), 0);
+	assert_int_equal(walk(a, VA_BO), NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(
+		nvl_bo_madvise(a->c, *x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	return dev;
+}
+
+/*
  * 2. A DONTNEED GTT BO bound in a VM with a channel, purged by the
  * shrinker while the device is suspended: after the resume its VA must
  * not translate to the pages it left (they are free for anyone), as the
@@ -176,15 +196,7 @@ static void unmap_hook_while_suspended(void **state)
 	bool retained;
 
 	(void)state;
-	dev = t_nv_dev_open(256 * MIB, NULL);
-	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
-	assert_int_equal(
-		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
-	assert_int_equal(
-		bind1(a.c, a.vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB), 0);
-	assert_int_equal(walk(&a, VA_BO), NVL_MODEL_XLATE_MAPPED);
-	assert_int_equal(
-		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	dev = dontneed_bound(&a, &x);
 	assert_int_equal(nvl_device_suspend(dev), 0);
 	(void)nvl_mm_shrink(dev->mm, 4 * MIB);
 	assert_int_equal(where(a.c, x), 0);
@@ -234,7 +246,6 @@ static void unmap_hook_between_save_and_suspended(void **state)
 	struct nvl_hw *hw;
 	struct t_nv_cl a;
 	uint32_t x;
-	bool retained;
 
 	(void)state;
 #ifdef __SANITIZE_THREAD__
@@ -244,15 +255,7 @@ static void unmap_hook_between_save_and_suspended(void **state)
 	 * the file under meson's TAP parser): ASan runs it */
 	return;
 #endif
-	dev = t_nv_dev_open(256 * MIB, NULL);
-	t_nv_cl_up(&a, dev, VA_PB, T_NV_CL_PB_MOVABLE);
-	assert_int_equal(
-		nvl_bo_create(a.c, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x), 0);
-	assert_int_equal(
-		bind1(a.c, a.vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB), 0);
-	assert_int_equal(walk(&a, VA_BO), NVL_MODEL_XLATE_MAPPED);
-	assert_int_equal(
-		nvl_bo_madvise(a.c, x, NVL_BO_MADV_DONTNEED, &retained), 0);
+	dev = dontneed_bound(&a, &x);
 	hw = dev->nv->hw;
 	save_hook.orig = hw->ops;
 	save_hook.ops = *hw->ops;
