@@ -81,39 +81,43 @@ static uint32_t reg_rd(struct nvl_model_gsp *g, uint32_t addr)
 	return g->m->hw.ops->rd32(&g->m->hw, addr);
 }
 
+/* copy @n bytes between @buf and physical @pa (nothing if @pa is not memory) */
+static void phys_copy(struct nvl_model_gsp *g, uint64_t pa, void *buf, size_t n,
+		      bool write)
+{
+	uint8_t *p = nvl_model_phys_ptr(g->m, pa, n);
+
+	if (!p)
+		return;
+	if (write)
+		nvl_model_mem_copy(p, buf, n);
+	else
+		nvl_model_mem_copy(buf, p, n);
+}
+
 static void inst_wr(struct nvl_model_gsp *g, uint64_t pa, uint32_t v)
 {
-	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 4);
-
-	if (p)
-		nvl_model_mem_copy(p, &v, 4);
+	phys_copy(g, pa, &v, 4, true);
 }
 
 static uint32_t inst_rd(struct nvl_model_gsp *g, uint64_t pa)
 {
-	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 4);
 	uint32_t v = 0;
 
-	if (p)
-		nvl_model_mem_copy(&v, p, 4);
+	phys_copy(g, pa, &v, 4, false);
 	return v;
 }
 
 static void ent_wr(struct nvl_model_gsp *g, uint64_t pa, uint64_t v)
 {
-	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 8);
-
-	if (p)
-		nvl_model_mem_copy(p, &v, 8);
+	phys_copy(g, pa, &v, 8, true);
 }
 
 static uint64_t ent_rd(struct nvl_model_gsp *g, uint64_t pa)
 {
-	uint8_t *p = nvl_model_phys_ptr(g->m, pa, 8);
 	uint64_t v = 0;
 
-	if (p)
-		nvl_model_mem_copy(&v, p, 8);
+	phys_copy(g, pa, &v, 8, false);
 	return v;
 }
 
