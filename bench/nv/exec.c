@@ -443,7 +443,7 @@ NVL_BENCH(exec, evict_throughput)
 
 /* two BOs that do not fit in VRAM at once beside a mapped filler */
 #define PP_BO (2 * MIB)
-#define PP_USES 64
+#define PP_USES 256
 
 struct pp {
 	struct nvl_device *dev;
