@@ -28,7 +28,7 @@
  *    one memcpy each, so the ratio is the overhead of the move path
  *    around it; target >= 0.4). The BOs' content is
  *    checked after the runs and the copy engine must have done every move;
- *  - move_pingpong: bytes per second of moves of two 2 MiB BOs (VRAM
+ *  - move_pingpong: bytes per second of moves of two 256 KiB BOs (VRAM
  *    preferred, GTT allowed) that only one at a time fits beside a mapped
  *    (unmovable) BO filling the rest of VRAM, used in turn: each use
  *    evicts the other one right behind its own move back, still in flight
@@ -442,8 +442,8 @@ NVL_BENCH(exec, evict_throughput)
 }
 
 /* two BOs that do not fit in VRAM at once beside a mapped filler */
-#define PP_BO (2 * MIB)
-#define PP_USES 256
+#define PP_BO (256 * 1024)
+#define PP_USES 1024
 
 struct pp {
 	struct nvl_device *dev;
@@ -467,7 +467,8 @@ static int pp_up(struct pp *e)
 	/* the filler leaves room for one BO and a half (32 MiB of the
 	 * usable VRAM stay the driver's); mapped, it never moves */
 	if (!ret)
-		ret = nvl_bo_create(e->c, in.vram_usable - 32 * MIB - 3 * MIB,
+		ret = nvl_bo_create(e->c,
+				    in.vram_usable - 32 * MIB - PP_BO * 3 / 2,
 				    NVL_BO_DOMAIN_VRAM, NVL_BO_DOMAIN_VRAM,
 				    NVL_BO_CPU_VISIBLE, &e->fill);
 	if (!ret)
