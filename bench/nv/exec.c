@@ -28,6 +28,15 @@
  *    one memcpy each, so the ratio is the overhead of the move path
  *    around it; target >= 0.4). The BOs' content is
  *    checked after the runs and the copy engine must have done every move;
+ *  - move_pingpong: bytes per second of moves of two 256 KiB BOs (VRAM
+ *    preferred, GTT allowed) that only one at a time fits beside a mapped
+ *    (unmovable) BO filling the rest of VRAM, used in turn: each use
+ *    evicts the other one right behind its own move back, still in flight
+ *    (a move of a BO whose previous move is not finished); from the first
+ *    use to the last move's fence; baseline memcpy_bandwidth (as
+ *    evict_throughput); sleeps_per_move: the process's voluntary context
+ *    switches per move over the samples (the move worker's waits among
+ *    them). Both BOs' content is checked after the runs;
  *  - channel_create: nvl_channel_create() + nvl_channel_destroy() pairs per
  *    second on an idle client;
  *  - channel_bytes: host memory held per idle channel: the growth of the C
@@ -429,6 +438,123 @@ NVL_BENCH(exec, evict_throughput)
 	nvl_bench_report_label(ctx, "evict_throughput", v, "bytes/s",
 			       "memcpy_bandwidth",
 			       NVL_BENCH_LABEL_MEMCPY_OVERHEAD, NULL, 0);
+	return 0;
+}
+
+/* two BOs that do not fit in VRAM at once beside a mapped filler */
+#define PP_BO (256 * 1024)
+#define PP_USES 1024
+
+struct pp {
+	struct nvl_device *dev;
+	struct nvl_client *c;
+	uint32_t fill, bo[2];
+	uint64_t sleeps, moves;
+};
+
+static int pp_up(struct pp *e)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * MIB};
+	struct nvl_device_info in;
+	void *fp;
+	int ret;
+
+	ret = nvl_device_open(NULL, &o, &e->dev);
+	if (!ret)
+		ret = nvl_device_query(e->dev, &in);
+	if (!ret)
+		ret = nvl_device_client_create(e->dev, &e->c);
+	/* the filler leaves room for one BO and a half (32 MiB of the
+	 * usable VRAM stay the driver's); mapped, it never moves */
+	if (!ret)
+		ret = nvl_bo_create(e->c,
+				    in.vram_usable - 32 * MIB - PP_BO * 3 / 2,
+				    NVL_BO_DOMAIN_VRAM, NVL_BO_DOMAIN_VRAM,
+				    NVL_BO_CPU_VISIBLE, &e->fill);
+	if (!ret)
+		ret = nvl_bo_map(e->c, e->fill, &fp);
+	for (unsigned i = 0; i < 2 && !ret; i++) {
+		uint64_t *p;
+
+		ret = nvl_bo_create(
+			e->c, PP_BO, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &e->bo[i]);
+		if (!ret)
+			ret = nvl_bo_map(e->c, e->bo[i], (void **)&p);
+		if (ret)
+			break;
+		for (uint64_t k = 0; k < PP_BO / 8; k++)
+			p[k] = ev_word(i, k);
+		ret = nvl_bo_unmap(e->c, e->bo[i]);
+	}
+	return ret;
+}
+
+static double pp_sample(void *arg)
+{
+	struct pp *e = arg;
+	struct nvl_move_stats s0, s1;
+	struct rusage ru0, ru1;
+	int64_t t0 = nvl_bench_now_ns();
+
+	getrusage(RUSAGE_SELF, &ru0);
+	if (nvl_device_move_stats(e->dev, &s0))
+		return -1;
+	for (unsigned i = 0; i < PP_USES; i++)
+		if (nvl_bo_use(e->c, e->bo[i % 2]))
+			return -1;
+	for (unsigned i = 0; i < 2; i++)
+		if (nvl_bo_wait(e->c, e->bo[i], 60ll * 1000 * 1000 * 1000))
+			return -1;
+	getrusage(RUSAGE_SELF, &ru1);
+	/* every use moved one BO in and the other out, on the copy engine */
+	if (nvl_device_move_stats(e->dev, &s1) || s1.cpu_jobs != s0.cpu_jobs ||
+	    s1.evictions - s0.evictions < PP_USES - 1)
+		return -1;
+	e->sleeps += (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
+	e->moves += s1.gpu_jobs - s0.gpu_jobs;
+	return (double)(s1.gpu_bytes - s0.gpu_bytes) * 1e9 /
+	       (double)(nvl_bench_now_ns() - t0);
+}
+
+static bool pp_intact(struct pp *e)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t *p, bad = 0;
+
+		if (nvl_bo_map(e->c, e->bo[i], (void **)&p))
+			return false;
+		for (uint64_t k = 0; k < PP_BO / 8; k++)
+			bad += p[k] != ev_word(i, k);
+		if (nvl_bo_unmap(e->c, e->bo[i]) || bad)
+			return false;
+	}
+	return true;
+}
+
+NVL_BENCH(exec, move_pingpong)
+{
+	struct pp e = {0};
+	double v = -1;
+
+	if (!pp_up(&e)) {
+		pp_sample(&e); /* the first touch of the GTT pages */
+		e.sleeps = e.moves = 0;
+		v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, pp_sample,
+				     &e);
+		if (!e.moves || !pp_intact(&e))
+			v = -1;
+	}
+	if (e.fill)
+		nvl_bo_unmap(e.c, e.fill);
+	nvl_client_destroy(e.c);
+	nvl_device_close(e.dev);
+	if (v < 0)
+		return -EIO;
+	nvl_bench_report_label(
+		ctx, "move_pingpong", v, "bytes/s", "memcpy_bandwidth",
+		NVL_BENCH_LABEL_MEMCPY_OVERHEAD, "sleeps_per_move",
+		(double)e.sleeps / (double)e.moves);
 	return 0;
 }
 

@@ -106,8 +106,9 @@ struct nvl_mm_extent {
  * struct nvl_mm_move_ops - a device's copy engine for the move worker
  * (nvl_mm_set_move_ops()). Both callbacks run on the move worker with no
  * lock of the manager held (they may allocate and wait), one at a time,
- * after the job's dependencies signalled, while earlier jobs may still be
- * in flight. They queue the work and return its fence; the device must run
+ * after the job's dependencies signalled, except the earlier jobs of the
+ * manager's own FIFO, which may still be in flight (the device runs the
+ * job behind them). They queue the work and return its fence; the device must run
  * the jobs in the order they were queued, and a job that fails must fail
  * every job queued behind it until the callback next returns -EAGAIN (one
  * channel that an error kills). An error on the fence means the work
@@ -287,6 +288,10 @@ struct nvl_mm {
 	_Atomic uint64_t cpu_jobs; /* moves and clears the CPU did */
 	/* evictions into host pages a queued move gave up (no new pages) */
 	_Atomic uint64_t host_handovers;
+	/* dependencies of jobs the worker found pending: earlier jobs of its
+	 * own FIFO left to the device's order, and the others it waited for */
+	_Atomic uint64_t dep_chained;
+	_Atomic uint64_t dep_waits;
 };
 
 /** Placement flags (TTM's DESIRED / FALLBACK). */
@@ -441,6 +446,18 @@ struct nvl_mm_move_stats {
 	 * a move not yet finished gave up (nvl_mm_queue_evict())
 	 */
 	uint64_t host_handovers;
+	/**
+	 * @dep_chained: dependencies the worker found pending that were
+	 * earlier jobs of its own FIFO: not waited for, the job went to the
+	 * device at once behind them (in order on its one channel)
+	 */
+	uint64_t dep_chained;
+	/**
+	 * @dep_waits: dependencies the worker found pending and waited for
+	 * on the CPU before handing the job over (another context's fences:
+	 * a client's job, a bind)
+	 */
+	uint64_t dep_waits;
 };
 
 /** nvl_mm_move_stats() - @mm's move counters. @mm: manager @st: out */

@@ -9,20 +9,21 @@
  * device issue plugs the model's memory in.
  *
  * The worker takes jobs in FIFO order: it waits for the job's dependencies
- * (the fences of the BO when the job was queued) and hands the job to the
- * device's copy engine (nvl_mm_set_move_ops()) without waiting for it: up
- * to NVL_MM_INFLIGHT_MAX jobs are in flight at once. A second thread, the
- * completer, takes the jobs in flight in the same order, waits for each
- * one's device fence, redoes it with the CPU if that fence carries an
- * error, then signals the job's fence (the BO's KERNEL fence, what its
- * users wait on) inside a fence-signalling section and only then frees the
- * old host pages of a move (ghost pages). Without a device, or when the
- * device cannot take a job, the worker does it with the CPU after every
- * job in flight finished. Neither thread takes mm->lock, so waiting for a
- * move fence while holding mm->lock cannot deadlock; and the order (one
- * device channel running jobs in order, fences signalled in order, CPU
- * jobs only on an empty pipeline) makes pipelined eviction safe: VRAM
- * freed by a queued move is only written again by later jobs.
+ * (the fences of the BO when the job was queued; not the earlier jobs of
+ * this FIFO among them, which the device runs first: wait_deps()) and hands
+ * the job to the device's copy engine (nvl_mm_set_move_ops()) without
+ * waiting for it: up to NVL_MM_INFLIGHT_MAX jobs are in flight at once. A
+ * second thread, the completer, takes the jobs in flight in the same order,
+ * waits for each one's device fence, redoes it with the CPU if that fence
+ * carries an error, then signals the job's fence (the BO's KERNEL fence,
+ * what its users wait on) inside a fence-signalling section and only then
+ * frees the old host pages of a move (ghost pages). Without a device, or
+ * when the device cannot take a job, the worker does it with the CPU after
+ * every job in flight finished. Neither thread takes mm->lock, so waiting
+ * for a move fence while holding mm->lock cannot deadlock; and the order
+ * (one device channel running jobs in order, fences signalled in order, CPU
+ * jobs only on an empty pipeline) makes pipelined eviction safe: VRAM freed
+ * by a queued move is only written again by later jobs.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -284,6 +285,37 @@ static void *completer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Wait for @j's dependencies, except the earlier jobs of this FIFO (the
+ * BO's previous move or clear): each of those is finished, or in flight on
+ * the device, whose one channel runs @j after it and fails @j too if it
+ * fails (the completer then redoes both with the CPU, in order); and a job
+ * the CPU does waits for the whole pipeline first (submit_job()). So a
+ * move behind a move of the same BO goes to the device at once, chained
+ * there, as TTM pipelines moves behind the moving fence and drm_sched only
+ * waits for a same-scheduler dependency to be scheduled; no CPU round trip
+ * per move. Other fences (a client's job, a bind) are waited for here, and
+ * every one for a job that is no copy or clear (a purge's unmap, finished
+ * here at once: the memory it gives up must be left by every earlier job).
+ */
+static void wait_deps(struct nvl_mm *mm, struct nvl_mm_job *j)
+{
+	bool chain = j->src || j->ndst;
+
+	for (unsigned i = 0; i < j->ndeps; i++) {
+		struct nvl_fence *f = j->deps[i];
+
+		if (nvl_fence_is_signaled(f))
+			continue;
+		if (chain && f->context == mm->fence_ctx) {
+			atomic_fetch_add(&mm->dep_chained, 1);
+			continue;
+		}
+		atomic_fetch_add(&mm->dep_waits, 1);
+		(void)nvl_fence_wait(f, NVL_TIMEOUT_INFINITE);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct nvl_mm *mm = arg;
@@ -307,8 +339,7 @@ static void *worker_main(void *arg)
 		mm->running = true;
 		pthread_mutex_unlock(&mm->q_lock);
 
-		for (unsigned i = 0; i < j->ndeps; i++)
-			(void)nvl_fence_wait(j->deps[i], NVL_TIMEOUT_INFINITE);
+		wait_deps(mm, j);
 		/*
 		 * The jobs allowed to reach the memory this job leaves are
 		 * done, none that follow in this FIFO has touched it: take
@@ -692,6 +723,8 @@ void nvl_mm_move_stats(struct nvl_mm *mm, struct nvl_mm_move_stats *st)
 	st->gpu_failures = atomic_load(&mm->gpu_failures);
 	st->cpu_jobs = atomic_load(&mm->cpu_jobs);
 	st->host_handovers = atomic_load(&mm->host_handovers);
+	st->dep_chained = atomic_load(&mm->dep_chained);
+	st->dep_waits = atomic_load(&mm->dep_waits);
 }
 
 /* ---- memory ----------------------------------------------------------- */

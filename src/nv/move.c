@@ -62,8 +62,11 @@
 #define FILL_DW 14
 #define OBJ_DW 2
 /* the pushbuffer is a ring of this many segments, one job (or one piece of
- * a long one) each, reused once the job that used it last is finished */
-#define NSEG 8
+ * a long one) each, reused once the job that used it last is finished: as
+ * many as the memory manager keeps in flight, so that the worker does not
+ * wait for a segment while the pipeline has room (16: 2816 bytes, 50 runs
+ * each) */
+#define NSEG NVL_MM_INFLIGHT_MAX
 
 struct nvl_nv_move {
 	struct nvl_nv_device *d;
