@@ -99,6 +99,23 @@ static void fmt_tick(char *buf, size_t n, double v, double step)
 	snprintf(buf, n, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
 }
 
+/*
+ * The ticks of [lo, hi]: k * step for k from ceil(lo / step) to
+ * floor(hi / step), at most 64 of them. Counted rather than stepped ("v +=
+ * step" stands still when step is below the values' precision: times of
+ * 1e17 s and 16 s apart, temperatures of 2^60 C and 256 apart), so a
+ * recording's extreme values cannot make the drawing loop forever.
+ */
+static int ticks(double lo, double hi, double step, double *k0)
+{
+	double a = ceil(lo / step), b = floor(hi / step + 1e-9);
+
+	if (!isfinite(a) || !isfinite(b) || b < a)
+		return 0;
+	*k0 = a;
+	return b - a >= 63 ? 64 : (int)(b - a) + 1;
+}
+
 struct frame {
 	double x, y, w, h;
 	double t0, t1, y0, y1;
@@ -120,6 +137,8 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 	double ystep = nice_step((f->y1 - f->y0) / 5);
 	double xstep = nice_step((f->t1 - f->t0) / 8);
 	char buf[32];
+	double k0;
+	int n;
 
 	/* background, grid and ticks */
 	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
@@ -127,8 +146,9 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 	cairo_fill(cr);
 	cairo_set_line_width(cr, 1);
 	cairo_set_font_size(cr, 11);
-	for (double v = ceil(f->y0 / ystep) * ystep; v <= f->y1 + ystep * 1e-9;
-	     v += ystep) {
+	n = ticks(f->y0, f->y1, ystep, &k0);
+	for (int i = 0; i < n; i++) {
+		double v = (k0 + i) * ystep;
 		double y = round(py(f, v)) + 0.5;
 
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
@@ -142,8 +162,9 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 		fmt_tick(buf, sizeof(buf), v, ystep);
 		text(cr, f->x - 8, y, buf, 1, 0.5);
 	}
-	for (double t = ceil(f->t0 / xstep) * xstep; t <= f->t1 + xstep * 1e-9;
-	     t += xstep) {
+	n = ticks(f->t0, f->t1, xstep, &k0);
+	for (int i = 0; i < n; i++) {
+		double t = (k0 + i) * xstep;
 		double x = round(px(f, t)) + 0.5;
 
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""TEST: nvl against hostile inputs and failing outputs (session 20
+audit, auditcli), TAP.
+
+Each check is a bug the audit found (docs/tools.md's promises: a bad input
+is a message and a non-zero exit, never a hang, a partial file or a made-up
+value):
+- nvl plot of a recording whose times or values are so large that a tick
+  step is below their precision drew ticks forever;
+
+usage: nvl_cli_audit.py NVL
+"""
+import json
+import os
+import resource
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+from tap import check, finish
+
+NVL = os.path.abspath(sys.argv[1])
+tmp = tempfile.mkdtemp(prefix="nvl-cli-audit-")
+UMASK = os.umask(0o022)
+os.umask(UMASK)
+
+
+def env():
+    e = dict(os.environ)
+    e.pop("NVL_DEVICES", None)
+    return e
+
+
+def run(*args, timeout=120, fsize=None):
+    """nvl ARGS; @fsize: a file-size limit in bytes (RLIMIT_FSIZE, SIGXFSZ
+    ignored), so a write past it fails with EFBIG as on a full disk."""
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    try:
+        p = subprocess.run([NVL, *args], capture_output=True, timeout=timeout,
+                           env=env(), preexec_fn=limit if fsize else None)
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+    return (p.returncode, p.stdout.decode(errors="replace"),
+            p.stderr.decode(errors="replace"))
+
+
+def path(name):
+    return os.path.join(tmp, name)
+
+
+# ---- nvl plot: extreme but valid recordings end ---------------------------
+
+UNITS = {"t": "s", "temp": "C", "power": "W", "power_limit": "W",
+         "gr_clock": "MHz", "mem_clock": "MHz", "busy": "%", "vram": "MiB",
+         "gtt": "MiB"}
+
+
+def recording(name, samples):
+    with open(path(name), "w") as f:
+        f.write(json.dumps({"nvl_record": 1, "units": UNITS, "devices": [
+            {"id": 0, "name": "x", "engines": ["ce0"]}]}) + "\n")
+        for t, temp in samples:
+            f.write(json.dumps({"t": t, "devices": [{"id": 0, "temp": temp}]})
+                    + "\n")
+    return path(name)
+
+
+# x: 1e17 s and 16 s later (a step of 2 s does not move 1e17); y: 2^60 C
+# and 256 more (a step of 100 does not move 2^60)
+for name, samples in (("t-1e17", [(1e17, 40), (1e17 + 16, 41)]),
+                      ("temp-2^60", [(0, 2.0**60), (1, 2.0**60 + 256)])):
+    rec = recording(name + ".jsonl", samples)
+    rc, out, err = run("plot", rec, "-o", path(name + ".png"), timeout=60)
+    check(f"plot {name}: drawn, not ticks forever",
+          rc == 0 and os.path.getsize(path(name + ".png")) > 0, (rc, err))
+
+finish()
