@@ -8,6 +8,8 @@ is a message and a non-zero exit, never a hang, a partial file or a made-up
 value):
 - nvl plot of a recording whose times or values are so large that a tick
   step is below their precision drew ticks forever;
+- an output file that cannot be written whole (asm -o, trace --record,
+  plot -o) was left cut short;
 
 usage: nvl_cli_audit.py NVL
 """
@@ -78,5 +80,38 @@ for name, samples in (("t-1e17", [(1e17, 40), (1e17 + 16, 41)]),
     rc, out, err = run("plot", rec, "-o", path(name + ".png"), timeout=60)
     check(f"plot {name}: drawn, not ticks forever",
           rc == 0 and os.path.getsize(path(name + ".png")) > 0, (rc, err))
+
+# ---- output files: whole or not at all -----------------------------------
+
+sass = path("k.sass")
+with open(sass, "w") as f:
+    f.write("EXIT ;\n" * 400)  # 6400 bytes assembled
+rec = recording("one.jsonl", [(0, 40), (1, 41)])
+# a file-size limit of 4 KiB: each output is larger, so its write fails
+# part way, as on a full disk; the file that was there stays as it was
+for what, args, out in (
+        ("asm -o", ["asm", sass, "-o"], "prog.bin"),
+        ("trace --record", ["trace", "--jobs", "0", "-q", "--record"],
+         "run.nvltrace"),
+        ("plot -o PNG", ["plot", rec, "-o"], "plot.png"),
+        ("plot -o SVG", ["plot", rec, "-o"], "plot.svg")):
+    with open(path(out), "w") as f:
+        f.write("old\n")
+    rc, _, err = run(*args, path(out), fsize=4096)
+    with open(path(out), "rb") as f:
+        kept = f.read() == b"old\n"
+    left = [n for n in os.listdir(tmp) if n.startswith(out + ".")]
+    check(f"{what} cut short: exit 1, the old file kept, no cut file",
+          rc == 1 and kept and not left and path(out) in err,
+          (rc, kept, left, err))
+    os.unlink(path(out))
+    rc, _, err = run(*args, path(out), fsize=4096)
+    check(f"{what} cut short: no file at all",
+          rc == 1 and not os.path.exists(path(out)), (rc, err))
+rc, out, err = run("asm", sass, "-o", path("whole.bin"))
+check("asm -o: the whole program, mode 0666 less the umask",
+      rc == 0 and os.path.getsize(path("whole.bin")) == 6400 and
+      os.stat(path("whole.bin")).st_mode & 0o777 == 0o666 & ~UMASK,
+      (rc, err))
 
 finish()

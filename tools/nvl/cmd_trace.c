@@ -22,6 +22,7 @@
 #include "base/time.h"
 #include "cmd.h"
 #include "help.h"
+#include "outfile.h"
 #include "trace.h"
 
 #define MIB (1ull << 20)
@@ -206,6 +207,31 @@ static int run_workload(const char *spec, const char *fw, unsigned nclients,
 	return rc;
 }
 
+/* the capture in @path whole, or no file (a full disk cuts none short) */
+static int record_capture(const struct nvl_trace_log *l, const char *path)
+{
+	struct nvl_out o;
+	int ret = nvl_out_open(&o, path);
+
+	if (ret) {
+		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
+			strerror(-ret));
+		return 1;
+	}
+	if (nvl_trace_log_write(l, o.f, path)) {
+		fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
+		nvl_out_close(&o, false);
+		return 1;
+	}
+	ret = nvl_out_close(&o, true);
+	if (ret) {
+		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
+			strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
@@ -329,10 +355,8 @@ int nvl_cmd_trace(int argc, char **argv)
 		rc = 0;
 	} else {
 		rc = run_workload(spec, fw, nclients, jobs, &col);
-		if (!rc && record && nvl_trace_log_write(&col.log, record)) {
-			fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
-			rc = 1;
-		}
+		if (!rc && record)
+			rc = record_capture(&col.log, record);
 	}
 	if (!rc && !(record && !strcmp(record, "-"))) {
 		FILE *out = quiet ? fopen("/dev/null", "w") : stdout;

@@ -17,6 +17,7 @@
 #endif
 
 #include "base/log.h"
+#include "outfile.h"
 #include "plot.h"
 
 /* Colour-blind-friendly, distinct on white (Tableau 10). */
@@ -227,12 +228,11 @@ static void series_line(cairo_t *cr, const struct nvl_record *r,
 	cairo_restore(cr);
 }
 
-static cairo_status_t to_stdout(void *closure, const unsigned char *data,
-				unsigned int len)
+static cairo_status_t to_file(void *closure, const unsigned char *data,
+			      unsigned int len)
 {
-	(void)closure;
-	return fwrite(data, 1, len, stdout) == len ? CAIRO_STATUS_SUCCESS
-						   : CAIRO_STATUS_WRITE_ERROR;
+	return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS
+						    : CAIRO_STATUS_WRITE_ERROR;
 }
 
 int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
@@ -243,6 +243,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 	cairo_t *cr;
 	double ph, t0, t1;
 	int w = o->width, h = o->height, ret = 0, p = 0;
+	struct nvl_out out;
 	/* The report never mixes with an image written to stdout. */
 	FILE *rep = strcmp(o->out, "-") ? stdout : stderr;
 
@@ -270,11 +271,13 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 				 w, h, npanels, MARGIN_L + MARGIN_R + 100,
 				 TITLE_H + PANEL_MIN_H * (int)npanels + 20,
 				 NVL_PLOT_MAX_SIDE, NVL_PLOT_MAX_SIDE);
+	/* the image whole or no file: a full disk leaves none cut short */
+	ret = nvl_out_open(&out, o->out);
+	if (ret)
+		return nvl_error(ret, "%s: %s", o->out, strerror(-ret));
 	if (o->svg)
-		surf = strcmp(o->out, "-")
-			       ? cairo_svg_surface_create(o->out, w, h)
-			       : cairo_svg_surface_create_for_stream(
-					 to_stdout, NULL, w, h);
+		surf = cairo_svg_surface_create_for_stream(to_file, out.f, w,
+							   h);
 	else
 		surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
 	if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
@@ -282,6 +285,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			-EIO, "%s: %s", o->out,
 			cairo_status_to_string(cairo_surface_status(surf)));
 		cairo_surface_destroy(surf);
+		nvl_out_close(&out, false);
 		return ret;
 	}
 	cr = cairo_create(surf);
@@ -384,10 +388,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 	cairo_destroy(cr);
 	if (!o->svg) {
 		cairo_status_t st =
-			strcmp(o->out, "-")
-				? cairo_surface_write_to_png(surf, o->out)
-				: cairo_surface_write_to_png_stream(
-					  surf, to_stdout, NULL);
+			cairo_surface_write_to_png_stream(surf, to_file, out.f);
 
 		if (st != CAIRO_STATUS_SUCCESS)
 			ret = nvl_error(-EIO, "%s: %s", o->out,
@@ -399,6 +400,12 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			-EIO, "%s: %s", o->out,
 			cairo_status_to_string(cairo_surface_status(surf)));
 	cairo_surface_destroy(surf);
+	{
+		int err = nvl_out_close(&out, !ret);
+
+		if (!ret && err)
+			ret = nvl_error(err, "%s: %s", o->out, strerror(-err));
+	}
 	/* Drop cairo's and fontconfig's caches, so that leak checkers see only
 	 * real leaks. */
 	cairo_debug_reset_static_data();

@@ -81,16 +81,13 @@ static uint64_t get64(const uint8_t *p)
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path)
+int nvl_trace_log_write(const struct nvl_trace_log *l, FILE *f,
+			const char *path)
 {
 	uint8_t h[HDR_BYTES] = "NVLTRACE", r[REC_BYTES];
 	static const uint8_t pad[4];
-	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
 	int ret = 0;
 
-	if (!f)
-		return nvl_error(-errno, "trace: cannot write %s: %s", path,
-				 strerror(errno));
 	put32(h + 8, 1);
 	memcpy(h + 16, l->chip, sizeof(l->chip));
 	memcpy(h + 32, l->fw, sizeof(l->fw));
@@ -116,8 +113,6 @@ int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path)
 		    (it->len % 4 && fwrite(pad, 4 - it->len % 4, 1, f) != 1))
 			ret = -EIO;
 	}
-	if (f != stdout ? fclose(f) : fflush(f))
-		ret = -EIO;
 	if (ret)
 		return nvl_error(ret, "trace: writing %s failed", path);
 	return 0;
