@@ -10,6 +10,8 @@ value):
   step is below their precision drew ticks forever;
 - an output file that cannot be written whole (asm -o, trace --record,
   plot -o) was left cut short;
+- smi -d ',' (no section) was every section; smi -i of a negative index
+  that strtoul() wraps chose a GPU; -L/-q with --json printed JSON;
 
 usage: nvl_cli_audit.py NVL
 """
@@ -113,5 +115,25 @@ check("asm -o: the whole program, mode 0666 less the umask",
       rc == 0 and os.path.getsize(path("whole.bin")) == 6400 and
       os.stat(path("whole.bin")).st_mode & 0o777 == 0o666 & ~UMASK,
       (rc, err))
+
+# ---- smi: values that name nothing, or another thing ----------------------
+
+# smi -d ',': no section is not every section (nor the table without -q)
+for args in (["-q", "-d", ","], ["-d", ",,"], ["-q", "--display=,"]):
+    rc, out, err = run("smi", *args)
+    check(f"smi {' '.join(args)}: missing its value, exit 2",
+          rc == 2 and out == "" and "is missing its value" in err,
+          (rc, out[:200], err))
+# -L's list, -q's report, --help-query-gpu are not JSON
+for args in (["-L"], ["-q"], ["-q", "-d", "MEMORY"], ["--help-query-gpu"]):
+    rc, out, err = run("smi", *args, "--json")
+    check(f"smi {' '.join(args)} --json: invalid combination, exit 2",
+          rc == 2 and out == "" and "Invalid combination" in err,
+          (rc, out[:200], err))
+# -i: a negative index strtoul() wraps to 1 names no GPU
+rc, out, err = run("smi", "--devices", "model:tiny,model:tiny", "-i",
+                   "-18446744073709551615", "-L")
+check("smi -i -18446744073709551615: no GPU, exit 6",
+      rc == 6 and out == "No devices were found\n", (rc, out, err))
 
 finish()

@@ -199,7 +199,10 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 		} else if (is_opt(a, "-d", "--display")) {
 			char *copy, *save = NULL;
 
-			if (!(v = opt_value(argc, argv, &i, "-d", "--display")))
+			/* -d "," names no section: not every section */
+			if (!(v = opt_value(argc, argv, &i, "-d",
+					    "--display")) ||
+			    !v[strspn(v, ",")])
 				return bad_option(a, true);
 			copy = strdup(v);
 			if (!copy)
@@ -289,8 +292,12 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
 		return bad_option("--format", false);
-	/* the processes are in --json's report: not a CSV under --json */
-	if (o->mode == M_APPS && o->json)
+	/*
+	 * the processes are in --json's report: not a CSV under --json; nor
+	 * is -L's list, -q's report or the field list JSON (--json printed
+	 * its own report in their place)
+	 */
+	if (o->json && o->mode != M_TABLE && o->mode != M_CSV)
 		return bad_option("--json", false);
 	/* as nvidia-smi: the XML report is -q's, whole (no -d) */
 	if (o->xml && o->mode != M_QUERY && o->mode != M_TABLE)

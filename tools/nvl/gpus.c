@@ -209,10 +209,12 @@ int nvl_gpus_select(struct nvl_gpus *g, const char *ids, char *bad)
 		while (isspace((unsigned char)*s))
 			s++;
 		for (unsigned i = 0; i < g->n; i++) {
-			char *end;
-			unsigned long idx = strtoul(s, &end, 10);
+			/* decimal digits only: strtoul() takes
+			 * "-18446744073709551615" for 1 */
+			size_t digits = strspn(s, "0123456789");
+			bool index = digits && !s[digits] && digits < 10;
 
-			if ((*s && !*end && idx == i) ||
+			if ((index && strtoul(s, NULL, 10) == i) ||
 			    bus_match(s, g->gpu[i].bus_id)) {
 				keep[i] = found = true;
 			}
