@@ -12,6 +12,8 @@ value):
   plot -o) was left cut short;
 - smi -d ',' (no section) was every section; smi -i of a negative index
   that strtoul() wraps chose a GPU; -L/-q with --json printed JSON;
+- asm/dis --base ' -16' was 2^64 - 16; trace --client 010 was client 8
+  and --client 08 not a number (octal);
 
 usage: nvl_cli_audit.py NVL
 """
@@ -135,5 +137,27 @@ rc, out, err = run("smi", "--devices", "model:tiny,model:tiny", "-i",
                    "-18446744073709551615", "-L")
 check("smi -i -18446744073709551615: no GPU, exit 6",
       rc == 6 and out == "No devices were found\n", (rc, out, err))
+
+# ---- numbers: what strtoul() makes of signs, blanks and bases -------------
+
+# asm/dis --base: a blank then a sign is not 2^64 - 16
+for cmd in ("asm", "dis"):
+    for bad in (" -16", "\t-1", " +16"):
+        rc, out, err = run(cmd, "--base", bad, sass)
+        check(f"{cmd} --base {bad!r}: usage error",
+              rc == 2 and "--base" in err and out == "", (rc, out[:100], err))
+
+# trace --client/--channel are decimal, as the decoder prints them
+cap = path("empty.nvltrace")
+with open(cap, "wb") as f:
+    f.write(b"NVLTRACE" + struct.pack("<II", 1, 0) + b"tu102".ljust(16, b"\0")
+            + b"535.113.01".ljust(64, b"\0"))
+for opt in ("--client", "--channel"):
+    rc, out, err = run("trace", "--read", cap, opt, "08")
+    check(f"trace {opt} 08: decimal 8", rc == 0, (rc, err))
+    for bad in ("0x10", " 1", "-1"):
+        rc, out, err = run("trace", "--read", cap, opt, bad)
+        check(f"trace {opt} {bad!r}: usage error", rc == 2 and out == "",
+              (rc, out[:100], err))
 
 finish()

@@ -98,9 +98,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 		case 'b': {
 			char *end;
 
+			/* a digit first: strtoull() skips blanks and takes
+			 * " -16" for 2^64 - 16 */
 			errno = 0;
 			o->base = strtoull(optarg, &end, 0);
-			if (!*optarg || *end || errno || *optarg == '-') {
+			if (*optarg < '0' || *optarg > '9' || *end || errno) {
 				fprintf(stderr,
 					"nvl: --base wants an address, not "
 					"'%s'\n",

@@ -11,6 +11,7 @@
  * a capture instead of running. Filters: --client, --channel (pushbuffers),
  * --rpc (GSP messages), --gsp / --push (one side only).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -232,12 +233,20 @@ static int record_capture(const struct nvl_trace_log *l, const char *path)
 	return 0;
 }
 
+/*
+ * Decimal, as the decoder prints clients and handles: base 0 took
+ * "--client 010" for client 8 and refused "--client 08"
+ */
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
-	unsigned long v = strtoul(s, &end, 0);
+	unsigned long v;
 
-	if (!*s || *end || v > max)
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
