@@ -14,6 +14,9 @@ value):
   that strtoul() wraps chose a GPU; -L/-q with --json printed JSON;
 - asm/dis --base ' -16' was 2^64 - 16; trace --client 010 was client 8
   and --client 08 not a number (octal);
+- a capture's chip or firmware field, or a firmware file's section name,
+  went to the terminal with its control bytes (escape sequences, new
+  lines that forge output lines).
 
 usage: nvl_cli_audit.py NVL
 """
@@ -159,5 +162,52 @@ for opt in ("--client", "--channel"):
         rc, out, err = run("trace", "--read", cap, opt, bad)
         check(f"trace {opt} {bad!r}: usage error", rc == 2 and out == "",
               (rc, out[:100], err))
+
+# ---- hostile files: no control byte reaches the terminal ------------------
+
+# a capture whose chip or firmware version holds an escape sequence and a
+# new line that forges an output line
+for field, chip, fw in (("chip", b"\x1b]0;x\x07\n# 9", b"535.113.01"),
+                        ("firmware", b"tu102", b"535\x1b[2J")):
+    bad = path(f"esc-{field}.nvltrace")
+    with open(bad, "wb") as f:
+        f.write(b"NVLTRACE" + struct.pack("<II", 1, 0) +
+                chip.ljust(16, b"\0") + fw.ljust(64, b"\0"))
+    rc, out, err = run("trace", "--read", bad)
+    check(f"trace --read: a {field} with control bytes is refused, exit 1",
+          rc == 1 and out == "" and "not printable" in err and
+          "\x1b" not in err, (rc, out, err))
+
+
+def elf(evil):
+    """A GSP ELF image that parses: .fwimage, .fwversion and a section
+    named @evil (no data)."""
+    names = [b"", b".shstrtab", b".fwimage", b".fwversion", evil]
+    strtab, off = b"", []
+    for n in names:
+        off.append(len(strtab))
+        strtab += n + b"\0"
+    body = bytes(range(16)) + b"535.113.01".ljust(16, b"\0") + strtab
+    body += bytes(-(64 + len(body)) % 8)
+    shoff = 64 + len(body)
+    eh = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9) +
+          struct.pack("<HHIQQQIHHHHHH", 2, 0, 1, 0, 0, shoff, 0, 64, 0, 0,
+                      64, len(names), 1))
+
+    def sh(name, typ, o, size):
+        return struct.pack("<IIQQQQIIQQ", name, typ, 0, 0, o, size, 0, 0, 1,
+                           0)
+    return (eh + body + sh(0, 0, 0, 0) + sh(off[1], 3, 96, len(strtab)) +
+            sh(off[2], 1, 64, 16) + sh(off[3], 1, 80, 16) +
+            sh(off[4], 1, 0, 0))
+
+
+fwf = path("evil.bin")
+with open(fwf, "wb") as f:
+    f.write(elf(b"\x1b[2J\n#forged"))
+rc, out, err = run("fw", "info", fwf)
+check("fw info: a section name's control bytes print as \\xNN",
+      rc == 0 and "\x1b" not in out and "\n#forged" not in out and
+      "\\x1b[2J\\x0a#forged" in out, (rc, out, err))
 
 finish()

@@ -118,6 +118,14 @@ int nvl_trace_log_write(const struct nvl_trace_log *l, FILE *f,
 	return 0;
 }
 
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -159,6 +167,14 @@ int nvl_trace_log_read_stream(struct nvl_trace_log *l, FILE *f,
 	memcpy(l->fw, h + 32, sizeof(l->fw));
 	l->chip[sizeof(l->chip) - 1] = 0;
 	l->fw[sizeof(l->fw) - 1] = 0;
+	/* the decoder prints them: no escape sequence, no forged line */
+	if (!printable(l->chip) || !printable(l->fw)) {
+		ret = nvl_error(-EINVAL,
+				"trace: %s: the header's chip or firmware "
+				"version is not printable text",
+				path);
+		goto out;
+	}
 	for (;; rec++) {
 		struct nvl_trace_item it;
 		size_t got = fread(r, 1, sizeof(r), f);
