@@ -34,8 +34,8 @@ int nvl_out_open(struct nvl_out *o, const char *path)
 			mode_t um = umask(0);
 
 			umask(um);
-			if (fchmod(fd, exists ? st.st_mode & 07777
-					      : 0666 & ~um) ||
+			if (fchmod(fd,
+				   exists ? st.st_mode & 07777 : 0666 & ~um) ||
 			    !(o->f = fdopen(fd, "wb"))) {
 				int err = errno;
 
