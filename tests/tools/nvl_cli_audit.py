@@ -13,7 +13,8 @@ value):
 - smi -d ',' (no section) was every section; smi -i of a negative index
   that strtoul() wraps chose a GPU; -L/-q with --json printed JSON;
 - asm/dis --base ' -16' was 2^64 - 16; trace --client 010 was client 8
-  and --client 08 not a number (octal);
+  and --client 08 not a number (octal); top -n of 20 digits ran until
+  interrupted; nine --devices booted eight before the error;
 - a capture's chip or firmware field, or a firmware file's section name,
   went to the terminal with its control bytes (escape sequences, new
   lines that forge output lines).
@@ -162,6 +163,20 @@ for opt in ("--client", "--channel"):
         rc, out, err = run("trace", "--read", cap, opt, bad)
         check(f"trace {opt} {bad!r}: usage error", rc == 2 and out == "",
               (rc, out[:100], err))
+
+# top -n: a count strtol() cannot hold is not "until interrupted"
+rc, out, err = run("top", "-n", "99999999999999999999", "-J")
+check("top -n 99999999999999999999: usage error", rc == 2 and out == "",
+      (rc, out[:100], err))
+# nine devices are refused before any opens (the first eight booted, ~16 s
+# under load, before "more than 8 devices"): model:nosuch is not reached
+nine = ",".join(["model:nosuch"] + ["model"] * 8)
+for cmd in ("smi", "top"):
+    rc, out, err = run(cmd, "--devices", nine, *(["-L"] if cmd == "smi"
+                                                 else ["-n", "1", "-J"]))
+    check(f"{cmd} --devices of nine: refused before opening one",
+          rc == 1 and out == "" and "more than 8 devices" in err and
+          "nosuch" not in err, (rc, out[:100], err))
 
 # ---- hostile files: no control byte reaches the terminal ------------------
 
