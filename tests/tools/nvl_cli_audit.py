@@ -11,7 +11,8 @@ value):
 - an output file that cannot be written whole (asm -o, trace --record,
   plot -o) was left cut short;
 - smi -d ',' (no section) was every section; smi -i of a negative index
-  that strtoul() wraps chose a GPU; -L/-q with --json printed JSON;
+  that strtoul() wraps chose a GPU; -L/-q with --json printed JSON; the
+  129th --query-gpu field was "not a valid field";
 - asm/dis --base ' -16' was 2^64 - 16; trace --client 010 was client 8
   and --client 08 not a number (octal); top -n of 20 digits ran until
   interrupted; nine --devices booted eight before the error;
@@ -136,6 +137,12 @@ for args in (["-L"], ["-q"], ["-q", "-d", "MEMORY"], ["--help-query-gpu"]):
     check(f"smi {' '.join(args)} --json: invalid combination, exit 2",
           rc == 2 and out == "" and "Invalid combination" in err,
           (rc, out[:200], err))
+# --query-gpu of 129 fields: each is one, not 'Field "index" is not a
+# valid field to query.' past the 128th
+rc, out, err = run("smi", "--devices", "model:tiny", "--query-gpu=" +
+                   ",".join(["index"] * 129), "--format=csv,noheader")
+check("smi --query-gpu of 129 fields: 129 values",
+      rc == 0 and out.strip().split(", ") == ["0"] * 129, (rc, out[:200], err))
 # -i: a negative index strtoul() wraps to 1 names no GPU
 rc, out, err = run("smi", "--devices", "model:tiny,model:tiny", "-i",
                    "-18446744073709551615", "-L")
