@@ -21,6 +21,7 @@
 #include "hw/isa/isa.h"
 #include "cmd.h"
 #include "help.h"
+#include "outfile.h"
 
 /* NULL with errno set on a read error (a directory too), not an empty text */
 static char *slurp(const char *path, size_t *len_out)
@@ -97,9 +98,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 		case 'b': {
 			char *end;
 
+			/* a digit first: strtoull() skips blanks and takes
+			 * " -16" for 2^64 - 16 */
 			errno = 0;
 			o->base = strtoull(optarg, &end, 0);
-			if (!*optarg || *end || errno || *optarg == '-') {
+			if (*optarg < '0' || *optarg > '9' || *end || errno) {
 				fprintf(stderr,
 					"nvl: --base wants an address, not "
 					"'%s'\n",
@@ -160,15 +163,15 @@ int nvl_cmd_asm(int argc, char **argv)
 		return 1;
 	}
 	if (o.out) {
-		FILE *f = fopen(o.out, "wb");
+		struct nvl_out f;
 
-		bool bad = !f || fwrite(w, 16, n, f) != n;
-
-		/* a full disk shows only when the buffer is flushed */
-		if (f && fclose(f))
-			bad = true;
-		if (bad) {
-			fprintf(stderr, "nvl asm: cannot write %s\n", o.out);
+		/* whole or not at all: a full disk leaves no cut program */
+		ret = nvl_out_open(&f, o.out);
+		if (!ret)
+			ret = nvl_out_close(&f, fwrite(w, 16, n, f.f) == n);
+		if (ret) {
+			fprintf(stderr, "nvl asm: cannot write %s: %s\n", o.out,
+				strerror(-ret));
 			nvl_free(w);
 			return 1;
 		}

@@ -199,7 +199,10 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 		} else if (is_opt(a, "-d", "--display")) {
 			char *copy, *save = NULL;
 
-			if (!(v = opt_value(argc, argv, &i, "-d", "--display")))
+			/* -d "," names no section: not every section */
+			if (!(v = opt_value(argc, argv, &i, "-d",
+					    "--display")) ||
+			    !v[strspn(v, ",")])
 				return bad_option(a, true);
 			copy = strdup(v);
 			if (!copy)
@@ -289,8 +292,12 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
 		return bad_option("--format", false);
-	/* the processes are in --json's report: not a CSV under --json */
-	if (o->mode == M_APPS && o->json)
+	/*
+	 * the processes are in --json's report: not a CSV under --json; nor
+	 * is -L's list, -q's report or the field list JSON (--json printed
+	 * its own report in their place)
+	 */
+	if (o->json && o->mode != M_TABLE && o->mode != M_CSV)
 		return bad_option("--json", false);
 	/* as nvidia-smi: the XML report is -q's, whole (no -d) */
 	if (o->xml && o->mode != M_QUERY && o->mode != M_TABLE)
@@ -1113,7 +1120,7 @@ int nvl_cmd_smi(int argc, char **argv)
 	struct smi_sample *x = NULL;
 	struct nvl_load *load = NULL;
 	struct nvl_gpus g;
-	int ids[128], nf = 0, ret;
+	int *ids = NULL, nf = 0, ret;
 	long reports = 0;
 
 	ret = parse(argc, argv, &o);
@@ -1126,12 +1133,24 @@ int nvl_cmd_smi(int argc, char **argv)
 		print_helpq();
 		return NVL_EXIT_OK;
 	}
-	if ((o.mode == M_CSV || o.mode == M_APPS) &&
-	    (ret = query_fields(&o, ids, 128, &nf))) {
-		free(o.query);
-		return ret;
+	if (o.mode == M_CSV || o.mode == M_APPS) {
+		/* a field per comma and one: not 128 at most, past which a
+		 * valid field was "not a valid field to query" */
+		size_t max = 1;
+
+		for (const char *c = o.query; *c; c++)
+			max += *c == ',';
+		ids = calloc(max, sizeof(*ids));
+		ret = ids ? query_fields(&o, ids, (int)max, &nf)
+			  : nvl_tool_error("smi", "out of memory");
+		if (ret) {
+			free(ids);
+			free(o.query);
+			return ret;
+		}
 	}
 	if (nvl_gpus_open(&g, o.devices, "smi")) {
+		free(ids);
 		free(o.query);
 		return NVL_EXIT_FAIL;
 	}
@@ -1141,6 +1160,7 @@ int nvl_cmd_smi(int argc, char **argv)
 		if (nvl_gpus_select(&g, o.ids, bad)) {
 			printf("No devices were found\n");
 			nvl_gpus_close(&g);
+			free(ids);
 			free(o.query);
 			return 6;
 		}
@@ -1189,6 +1209,7 @@ int nvl_cmd_smi(int argc, char **argv)
 out:
 	nvl_load_stop(load);
 	free(x);
+	free(ids);
 	free(o.query);
 	nvl_gpus_close(&g);
 	return ret;

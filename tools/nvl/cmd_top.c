@@ -608,9 +608,12 @@ int nvl_cmd_top(int argc, char **argv)
 			t->delay_ns = (int64_t)(d * 1e9);
 		} else if ((!strcmp(a, "-n") || !strcmp(a, "--iterations")) &&
 			   i + 1 < argc) {
-			long n = strtol(argv[++i], &end, 10);
+			long n;
 
-			if (*end || n < 1) {
+			/* not LONG_MAX for a count strtol() cannot hold */
+			errno = 0;
+			n = strtol(argv[++i], &end, 10);
+			if (*end || n < 1 || errno) {
 				free(t);
 				return usage_error("-n takes a count >= 1");
 			}

@@ -11,6 +11,7 @@
  * a capture instead of running. Filters: --client, --channel (pushbuffers),
  * --rpc (GSP messages), --gsp / --push (one side only).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "base/time.h"
 #include "cmd.h"
 #include "help.h"
+#include "outfile.h"
 #include "trace.h"
 
 #define MIB (1ull << 20)
@@ -206,12 +208,45 @@ static int run_workload(const char *spec, const char *fw, unsigned nclients,
 	return rc;
 }
 
+/* the capture in @path whole, or no file (a full disk cuts none short) */
+static int record_capture(const struct nvl_trace_log *l, const char *path)
+{
+	struct nvl_out o;
+	int ret = nvl_out_open(&o, path);
+
+	if (ret) {
+		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
+			strerror(-ret));
+		return 1;
+	}
+	if (nvl_trace_log_write(l, o.f, path)) {
+		fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
+		nvl_out_close(&o, false);
+		return 1;
+	}
+	ret = nvl_out_close(&o, true);
+	if (ret) {
+		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
+			strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Decimal, as the decoder prints clients and handles: base 0 took
+ * "--client 010" for client 8 and refused "--client 08"
+ */
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
 	char *end;
-	unsigned long v = strtoul(s, &end, 0);
+	unsigned long v;
 
-	if (!*s || *end || v > max)
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -329,10 +364,8 @@ int nvl_cmd_trace(int argc, char **argv)
 		rc = 0;
 	} else {
 		rc = run_workload(spec, fw, nclients, jobs, &col);
-		if (!rc && record && nvl_trace_log_write(&col.log, record)) {
-			fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
-			rc = 1;
-		}
+		if (!rc && record)
+			rc = record_capture(&col.log, record);
 	}
 	if (!rc && !(record && !strcmp(record, "-"))) {
 		FILE *out = quiet ? fopen("/dev/null", "w") : stdout;

@@ -108,6 +108,27 @@ static void hex(const uint8_t *p, size_t n, char *out)
 		sprintf(out + 2 * i, "%02x", p[i]);
 }
 
+/*
+ * @s for the terminal: a hostile file's section name is any bytes but NUL;
+ * control bytes and non-ASCII ones print as \xNN (no escape sequence, no
+ * forged line), as readelf escapes them
+ */
+static const char *shown(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *s && k + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f)
+			out[k++] = (char)c;
+		else
+			k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+	}
+	out[k] = 0;
+	return out;
+}
+
 static void info_elf(const struct file *f)
 {
 	const uint8_t *b = f->data;
@@ -125,11 +146,13 @@ static void info_elf(const struct file *f)
 	/* The parser checked the table and every name offset. */
 	for (unsigned i = 1; i < eh.e_shnum; i++) {
 		Elf64_Shdr sh;
+		char name[128];
 
 		memcpy(&sh, b + eh.e_shoff + i * sizeof(sh), sizeof(sh));
 		nvl_fw_human(sh.sh_size, h, sizeof(h));
 		printf("  %-4u %-24s 0x%-8llx 0x%-10llx %s\n", i,
-		       (const char *)b + str.sh_offset + sh.sh_name,
+		       shown((const char *)b + str.sh_offset + sh.sh_name, name,
+			     sizeof(name)),
 		       (unsigned long long)sh.sh_offset,
 		       (unsigned long long)sh.sh_size, h);
 	}
@@ -142,14 +165,20 @@ static void info_elf(const struct file *f)
 		       f->elf.sigs[i].size, i + 1 < f->elf.num_sigs ? "," : "");
 	printf("\n");
 	if (get_manifest(f, &m)) {
-		char sha[65];
+		char sha[65], ver[sizeof(m.version) + 1],
+			fam[sizeof(m.image_family) + 1], v[140], fa[40];
 
 		hex(m.payload_sha256, 32, sha);
-		printf("manifest:   nouvelle image v%u: version %.32s, image "
-		       "%.8s, LIBOS %u\n"
+		snprintf(ver, sizeof(ver), "%.*s", (int)sizeof(m.version),
+			 m.version);
+		snprintf(fam, sizeof(fam), "%.*s", (int)sizeof(m.image_family),
+			 m.image_family);
+		printf("manifest:   nouvelle image v%u: version %s, image "
+		       "%s, LIBOS %u\n"
 		       "            payload 0x%llx+0x%llx sha256 %s\n",
-		       m.manifest_version, m.version, m.image_family,
-		       m.libos_version, (unsigned long long)m.payload_offset,
+		       m.manifest_version, shown(ver, v, sizeof(v)),
+		       shown(fam, fa, sizeof(fa)), m.libos_version,
+		       (unsigned long long)m.payload_offset,
 		       (unsigned long long)m.payload_size, sha);
 	} else {
 		printf("manifest:   none (not a nouvelle image)\n");
@@ -237,8 +266,12 @@ static int verify_manifest(const struct file *f,
 	int bad = 0;
 
 	if (strncmp(m->version, f->elf.version, sizeof(m->version))) {
-		printf("manifest: version '%.32s' != .fwversion '%s': BAD\n",
-		       m->version, f->elf.version);
+		char ver[sizeof(m->version) + 1], v[140];
+
+		snprintf(ver, sizeof(ver), "%.*s", (int)sizeof(m->version),
+			 m->version);
+		printf("manifest: version '%s' != .fwversion '%s': BAD\n",
+		       shown(ver, v, sizeof(v)), f->elf.version);
 		bad = 1;
 	}
 	if (m->image_size != f->elf.fwimage_size ||

@@ -108,6 +108,7 @@ int nvl_gpu_clients(struct nvl_gpu *gpu, struct nvl_gpu_client *c, unsigned max)
 int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 {
 	char *copy, *save = NULL;
+	unsigned n = 0;
 	int ret = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -115,6 +116,13 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 		specs = getenv("NVL_DEVICES");
 	if (!specs || !*specs)
 		specs = "model";
+	/* too many devices: refused before booting the first eight */
+	for (const char *p = specs; *p; p += strcspn(p, ","), p += !!*p)
+		if (p[0] != ',' && ++n > NVL_GPUS_MAX) {
+			fprintf(stderr, "nvl %s: error: more than %d devices\n",
+				cmd, NVL_GPUS_MAX);
+			return -E2BIG;
+		}
 	copy = strdup(specs);
 	if (!copy)
 		return -ENOMEM;
@@ -123,12 +131,6 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 		struct nvl_gpu *gpu = &g->gpu[g->n];
 		unsigned bus;
 
-		if (g->n == NVL_GPUS_MAX) {
-			fprintf(stderr, "nvl %s: error: more than %d devices\n",
-				cmd, NVL_GPUS_MAX);
-			ret = -E2BIG;
-			break;
-		}
 		ret = nvl_device_open(s, NULL, &gpu->dev);
 		if (ret) {
 			fprintf(stderr, "nvl %s: error: cannot open '%s': %s\n",
@@ -209,10 +211,12 @@ int nvl_gpus_select(struct nvl_gpus *g, const char *ids, char *bad)
 		while (isspace((unsigned char)*s))
 			s++;
 		for (unsigned i = 0; i < g->n; i++) {
-			char *end;
-			unsigned long idx = strtoul(s, &end, 10);
+			/* decimal digits only: strtoul() takes
+			 * "-18446744073709551615" for 1 */
+			size_t digits = strspn(s, "0123456789");
+			bool index = digits && !s[digits] && digits < 10;
 
-			if ((*s && !*end && idx == i) ||
+			if ((index && strtoul(s, NULL, 10) == i) ||
 			    bus_match(s, g->gpu[i].bus_id)) {
 				keep[i] = found = true;
 			}

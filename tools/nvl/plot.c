@@ -17,6 +17,7 @@
 #endif
 
 #include "base/log.h"
+#include "outfile.h"
 #include "plot.h"
 
 /* Colour-blind-friendly, distinct on white (Tableau 10). */
@@ -99,6 +100,23 @@ static void fmt_tick(char *buf, size_t n, double v, double step)
 	snprintf(buf, n, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
 }
 
+/*
+ * The ticks of [lo, hi]: k * step for k from ceil(lo / step) to
+ * floor(hi / step), at most 64 of them. Counted rather than stepped ("v +=
+ * step" stands still when step is below the values' precision: times of
+ * 1e17 s and 16 s apart, temperatures of 2^60 C and 256 apart), so a
+ * recording's extreme values cannot make the drawing loop forever.
+ */
+static int ticks(double lo, double hi, double step, double *k0)
+{
+	double a = ceil(lo / step), b = floor(hi / step + 1e-9);
+
+	if (!isfinite(a) || !isfinite(b) || b < a)
+		return 0;
+	*k0 = a;
+	return b - a >= 63 ? 64 : (int)(b - a) + 1;
+}
+
 struct frame {
 	double x, y, w, h;
 	double t0, t1, y0, y1;
@@ -120,6 +138,8 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 	double ystep = nice_step((f->y1 - f->y0) / 5);
 	double xstep = nice_step((f->t1 - f->t0) / 8);
 	char buf[32];
+	double k0;
+	int n;
 
 	/* background, grid and ticks */
 	cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
@@ -127,8 +147,9 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 	cairo_fill(cr);
 	cairo_set_line_width(cr, 1);
 	cairo_set_font_size(cr, 11);
-	for (double v = ceil(f->y0 / ystep) * ystep; v <= f->y1 + ystep * 1e-9;
-	     v += ystep) {
+	n = ticks(f->y0, f->y1, ystep, &k0);
+	for (int i = 0; i < n; i++) {
+		double v = (k0 + i) * ystep;
 		double y = round(py(f, v)) + 0.5;
 
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
@@ -142,8 +163,9 @@ static void axes(cairo_t *cr, const struct frame *f, const char *title,
 		fmt_tick(buf, sizeof(buf), v, ystep);
 		text(cr, f->x - 8, y, buf, 1, 0.5);
 	}
-	for (double t = ceil(f->t0 / xstep) * xstep; t <= f->t1 + xstep * 1e-9;
-	     t += xstep) {
+	n = ticks(f->t0, f->t1, xstep, &k0);
+	for (int i = 0; i < n; i++) {
+		double t = (k0 + i) * xstep;
 		double x = round(px(f, t)) + 0.5;
 
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
@@ -206,12 +228,11 @@ static void series_line(cairo_t *cr, const struct nvl_record *r,
 	cairo_restore(cr);
 }
 
-static cairo_status_t to_stdout(void *closure, const unsigned char *data,
-				unsigned int len)
+static cairo_status_t to_file(void *closure, const unsigned char *data,
+			      unsigned int len)
 {
-	(void)closure;
-	return fwrite(data, 1, len, stdout) == len ? CAIRO_STATUS_SUCCESS
-						   : CAIRO_STATUS_WRITE_ERROR;
+	return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS
+						    : CAIRO_STATUS_WRITE_ERROR;
 }
 
 int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
@@ -222,6 +243,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 	cairo_t *cr;
 	double ph, t0, t1;
 	int w = o->width, h = o->height, ret = 0, p = 0;
+	struct nvl_out out;
 	/* The report never mixes with an image written to stdout. */
 	FILE *rep = strcmp(o->out, "-") ? stdout : stderr;
 
@@ -249,11 +271,13 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 				 w, h, npanels, MARGIN_L + MARGIN_R + 100,
 				 TITLE_H + PANEL_MIN_H * (int)npanels + 20,
 				 NVL_PLOT_MAX_SIDE, NVL_PLOT_MAX_SIDE);
+	/* the image whole or no file: a full disk leaves none cut short */
+	ret = nvl_out_open(&out, o->out);
+	if (ret)
+		return nvl_error(ret, "%s: %s", o->out, strerror(-ret));
 	if (o->svg)
-		surf = strcmp(o->out, "-")
-			       ? cairo_svg_surface_create(o->out, w, h)
-			       : cairo_svg_surface_create_for_stream(
-					 to_stdout, NULL, w, h);
+		surf = cairo_svg_surface_create_for_stream(to_file, out.f, w,
+							   h);
 	else
 		surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
 	if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
@@ -261,6 +285,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			-EIO, "%s: %s", o->out,
 			cairo_status_to_string(cairo_surface_status(surf)));
 		cairo_surface_destroy(surf);
+		nvl_out_close(&out, false);
 		return ret;
 	}
 	cr = cairo_create(surf);
@@ -363,10 +388,7 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 	cairo_destroy(cr);
 	if (!o->svg) {
 		cairo_status_t st =
-			strcmp(o->out, "-")
-				? cairo_surface_write_to_png(surf, o->out)
-				: cairo_surface_write_to_png_stream(
-					  surf, to_stdout, NULL);
+			cairo_surface_write_to_png_stream(surf, to_file, out.f);
 
 		if (st != CAIRO_STATUS_SUCCESS)
 			ret = nvl_error(-EIO, "%s: %s", o->out,
@@ -378,6 +400,12 @@ int nvl_plot_draw(const struct nvl_record *r, const struct nvl_plot_opts *o)
 			-EIO, "%s: %s", o->out,
 			cairo_status_to_string(cairo_surface_status(surf)));
 	cairo_surface_destroy(surf);
+	{
+		int err = nvl_out_close(&out, !ret);
+
+		if (!ret && err)
+			ret = nvl_error(err, "%s: %s", o->out, strerror(-err));
+	}
 	/* Drop cairo's and fontconfig's caches, so that leak checkers see only
 	 * real leaks. */
 	cairo_debug_reset_static_data();

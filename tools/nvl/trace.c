@@ -81,16 +81,13 @@ static uint64_t get64(const uint8_t *p)
 	return get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path)
+int nvl_trace_log_write(const struct nvl_trace_log *l, FILE *f,
+			const char *path)
 {
 	uint8_t h[HDR_BYTES] = "NVLTRACE", r[REC_BYTES];
 	static const uint8_t pad[4];
-	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
 	int ret = 0;
 
-	if (!f)
-		return nvl_error(-errno, "trace: cannot write %s: %s", path,
-				 strerror(errno));
 	put32(h + 8, 1);
 	memcpy(h + 16, l->chip, sizeof(l->chip));
 	memcpy(h + 32, l->fw, sizeof(l->fw));
@@ -116,11 +113,17 @@ int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path)
 		    (it->len % 4 && fwrite(pad, 4 - it->len % 4, 1, f) != 1))
 			ret = -EIO;
 	}
-	if (f != stdout ? fclose(f) : fflush(f))
-		ret = -EIO;
 	if (ret)
 		return nvl_error(ret, "trace: writing %s failed", path);
 	return 0;
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
 }
 
 int nvl_trace_log_read(struct nvl_trace_log *l, const char *path)
@@ -164,6 +167,14 @@ int nvl_trace_log_read_stream(struct nvl_trace_log *l, FILE *f,
 	memcpy(l->fw, h + 32, sizeof(l->fw));
 	l->chip[sizeof(l->chip) - 1] = 0;
 	l->fw[sizeof(l->fw) - 1] = 0;
+	/* the decoder prints them: no escape sequence, no forged line */
+	if (!printable(l->chip) || !printable(l->fw)) {
+		ret = nvl_error(-EINVAL,
+				"trace: %s: the header's chip or firmware "
+				"version is not printable text",
+				path);
+		goto out;
+	}
 	for (;; rec++) {
 		struct nvl_trace_item it;
 		size_t got = fread(r, 1, sizeof(r), f);

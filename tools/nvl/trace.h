@@ -54,7 +54,10 @@ struct nvl_trace_stats {
 int nvl_trace_log_add(struct nvl_trace_log *l, const struct nvl_trace_item *it,
 		      const void *data);
 void nvl_trace_log_free(struct nvl_trace_log *l);
-int nvl_trace_log_write(const struct nvl_trace_log *l, const char *path);
+/* the capture into @f (@path names it in messages); the caller closes @f,
+ * which may still fail (outfile.h) */
+int nvl_trace_log_write(const struct nvl_trace_log *l, FILE *f,
+			const char *path);
 int nvl_trace_log_read(struct nvl_trace_log *l, const char *path);
 /* the same from an open stream (@path names it in messages); the fuzz
  * target reads from memory */
