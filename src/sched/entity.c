@@ -236,7 +236,20 @@ void nvl_sched_entity_fini(struct nvl_sched_entity *entity)
 	if (!entity->initialized)
 		return;
 	if (!entity->detached) {
-		(void)nvl_sched_entity_flush(entity, NVL_NSEC_PER_SEC);
+		bool stopped;
+
+		/*
+		 * A killed or banned entity's queued jobs never run: a flush
+		 * would only wait for their dependencies (another client's
+		 * hang: up to its job timeout) and race with them. As the
+		 * kernel's drm_sched_entity_is_idle() counts a stopped entity
+		 * as idle, skip it; the jobs move to the shadow below.
+		 */
+		nvl_mutex_lock(&sched->lock);
+		stopped = entity->killed || entity->banned;
+		nvl_mutex_unlock(&sched->lock);
+		if (!stopped)
+			(void)nvl_sched_entity_flush(entity, NVL_NSEC_PER_SEC);
 		nvl_sched_entity_kill(entity);
 		shadow = nvl_zalloc(sizeof(*shadow));
 		nvl_mutex_lock(&sched->lock);

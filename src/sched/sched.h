@@ -304,7 +304,8 @@ int nvl_sched_entity_flush(struct nvl_sched_entity *entity, int64_t timeout_ns);
 void nvl_sched_entity_kill(struct nvl_sched_entity *entity);
 
 /**
- * nvl_sched_entity_fini() - flush (at most one second), kill, wait until
+ * nvl_sched_entity_fini() - flush (at most one second; not an entity
+ * already killed or banned, whose queued jobs never run), kill, wait until
  * the scheduler no longer uses the entity and none of its jobs is on the
  * ring, and detach it.
  * @entity: the entity (may then be freed by the caller)

@@ -8,7 +8,10 @@
  * for a destroyed channel, exec.h) and nothing leaks (ASan). Helpers as
  * in hang.c. Also: a job whose cross-client dependency failed runs and
  * ends without error (as drm_sched: no dependency error is forwarded); a
- * job fence outlives its device. All passed when written (no bug here).
+ * job fence outlives its device. All passed when written; under load the
+ * first failed (-ESRCH, 4 runs in 40 at load ~18): the destroy's
+ * scheduler fini flushed the killed entity for up to 1 s, racing with A's
+ * 1 s job timeout (fixed in src/sched/entity.c, session 20).
  */
 #include <errno.h>
 #include <string.h>
@@ -66,20 +69,54 @@ static void behind_hung(struct nvl_device *dev, struct rig *a, struct rig *b)
 }
 
 /*
+ * The scenario needs B's channel (or client) gone while A's job still
+ * hangs: A's job timeout (1 s, rig.c) must not end it first. On a machine
+ * too loaded to set the scenario up within that second (CI at load 16-20)
+ * an attempt proves nothing and is made again, on a new device; the checks
+ * are made on the first attempt where A's job was still pending after the
+ * destroy, hence throughout it (a fence signals once). Whether the timeout
+ * fired first is read from A's fence, never guessed from a clock.
+ */
+#define ATTEMPTS 5
+
+/* A's hung job has not ended (else the attempt is void: a message) */
+static bool still_hung(struct rig *a)
+{
+	int st;
+
+	assert_int_equal(nvl_syncobj_status(a->c, a->sync[0], 0, &st), 0);
+	if (st)
+		print_message("# A's hang ended (%d) before B was destroyed: "
+			      "the machine is slow, again\n",
+			      st);
+	return !st;
+}
+
+/*
  * Client B's jobs queue behind a dependency on client A's hung job; B's
  * channel is destroyed meanwhile. The destroy returns, B's jobs never run
  * and their fences carry -ECANCELED at once.
  */
 static void channel_destroyed_behind_a_hung_dependency(void **state)
 {
-	struct nvl_device *dev = rig_open_dev(0);
+	struct nvl_device *dev;
 	struct rig a, b;
-	int st;
+	int st, n;
 
 	(void)state;
-	behind_hung(dev, &a, &b);
-	assert_int_equal(rig_exec(&b, 1), 0);
-	assert_int_equal(nvl_channel_destroy(b.c, b.chan), 0);
+	for (n = 0; n < ATTEMPTS; n++) {
+		dev = rig_open_dev(0);
+		behind_hung(dev, &a, &b);
+		assert_int_equal(rig_exec(&b, 1), 0);
+		assert_int_equal(nvl_channel_destroy(b.c, b.chan), 0);
+		if (still_hung(&a))
+			break;
+		rig_down(&b);
+		rig_down(&a);
+		nvl_device_close(dev);
+	}
+	if (n == ATTEMPTS)
+		fail_msg("A's hang ended before B's destroy %d times", n);
 	/* exec.h: the pending jobs' fences signal with -ECANCELED, at once */
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(nvl_syncobj_status(b.c, b.sync[i], 0, &st), 0);
@@ -96,18 +133,29 @@ static void channel_destroyed_behind_a_hung_dependency(void **state)
 /* The same with client B destroyed whole while its jobs wait. */
 static void client_destroyed_behind_a_hung_dependency(void **state)
 {
-	struct nvl_device *dev = rig_open_dev(0);
+	struct nvl_device *dev;
 	struct rig a, b;
-	int fd, st;
+	int fd, st, n;
 	uint32_t h;
 
 	(void)state;
-	behind_hung(dev, &a, &b);
-	assert_int_equal(rig_exec(&b, 1), 0);
-	/* A keeps B's last fence, as a compositor would */
-	assert_int_equal(nvl_syncobj_export_sync_file(b.c, b.sync[1], 0, &fd),
-			 0);
-	rig_down(&b);
+	for (n = 0; n < ATTEMPTS; n++) {
+		dev = rig_open_dev(0);
+		behind_hung(dev, &a, &b);
+		assert_int_equal(rig_exec(&b, 1), 0);
+		/* A keeps B's last fence, as a compositor would */
+		assert_int_equal(
+			nvl_syncobj_export_sync_file(b.c, b.sync[1], 0, &fd),
+			0);
+		rig_down(&b);
+		if (still_hung(&a))
+			break;
+		close(fd);
+		rig_down(&a);
+		nvl_device_close(dev);
+	}
+	if (n == ATTEMPTS)
+		fail_msg("A's hang ended before B's destroy %d times", n);
 	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
 	assert_int_equal(nvl_syncobj_create(a.c, 0, &h), 0);
 	assert_int_equal(nvl_syncobj_import_sync_file(a.c, h, 0, fd), 0);

@@ -5,6 +5,7 @@
  */
 #include "sched_t.h"
 #include "base/alloc.h"
+#include "base/log.h"
 
 #define MS NVL_NSEC_PER_MSEC
 
@@ -344,6 +345,39 @@ static void fini_hands_blocked_jobs_over_and_returns(void **state)
 	nvl_fence_put(gate);
 }
 
+/*
+ * A killed entity's queued jobs never run, so fini does not flush it: its
+ * flush would only wait (up to a second) for their dependencies, as
+ * nvl_channel_destroy() did behind another client's hang, and race with
+ * them (tests/nv/sched_audit.c). The flush's expiry is the one trace it
+ * leaves in the caller's last error (nvl_error_msg), deterministically;
+ * fini records nothing else. Failed before the fix with "flush timed out
+ * with 1 jobs queued".
+ */
+static void fini_does_not_flush_a_killed_entity(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 0, 0, NULL);
+	struct nvl_sched_entity e;
+	struct nvl_fence *gate, *f;
+
+	(void)state;
+	t_entity(&e, NVL_SCHED_PRIO_NORMAL, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
+	t_push(r, &e, 1, 0, 1, gate, &f);
+	nvl_sched_entity_kill(&e);
+	nvl_error_clear();
+	nvl_sched_entity_fini(&e);
+	assert_string_equal(nvl_error_msg(), "");
+	assert_false(nvl_fence_is_signaled(f));
+	/* the shadow finishes it, killed, once the dependency signals */
+	nvl_fence_signal(gate);
+	assert_int_equal(t_wait(f), -ESRCH);
+	nvl_fence_put(f);
+	nvl_fence_put(gate);
+	nvl_sched_null_destroy(r);
+}
+
 /* A backend whose hardware fences the test signals by hand. */
 struct manual_job {
 	struct nvl_sched_job base;
@@ -496,6 +530,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(stopped_scheduler_neither_runs_nor_times_out),
 	cmocka_unit_test(false_alarm_keeps_the_job_and_rearms_the_timer),
 	cmocka_unit_test(fini_hands_blocked_jobs_over_and_returns),
+	cmocka_unit_test(fini_does_not_flush_a_killed_entity),
 	cmocka_unit_test(fault_without_timeout_fires_once),
 };
 
