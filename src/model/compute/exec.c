@@ -503,6 +503,20 @@ static void reg_put(struct cs_warp *w, unsigned r, unsigned k, int lane,
 }
 
 /*
+ * The launch's translate; the interpreter's TLB is dropped when the memory
+ * owner moved map_gen meanwhile (an access that parked left its section:
+ * pages mapped before may be gone).
+ */
+static inline uint8_t *xlate(struct cs_cta *cta, uint64_t va, uint32_t size,
+			     bool write)
+{
+	uint8_t *p = cta->l->translate(cta->l->mem_ctx, va, size, write);
+
+	cs_tlb_sync(cta);
+	return p;
+}
+
+/*
  * LDG/STG whose active lanes all fall in one 4 KiB block (a coalesced
  * warp access, the common case): translate the block once (its first
  * and last byte, through the uTLB) instead of once per lane. Every page
@@ -522,6 +536,7 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 	uint64_t addr[L], lo = UINT64_MAX, hi = 0;
 	uint32_t lo_lane = 0;
 	uint8_t *p, *q;
+	unsigned seen;
 
 	/* the whole warp on 32 consecutive words (lane i at base + 4 i, 64-bit
 	 * addresses in a register pair): one block copy of the row */
@@ -538,13 +553,13 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 		/* no lane's low word wraps, all in one 4 KiB block */
 		if (!bad && alo[0] <= UINT32_MAX - 4 * (L - 1) && !(a0 % 4) &&
 		    a0 >> 12 == (a0 + 4 * L - 1) >> 12) {
-			p = cta->l->translate(cta->l->mem_ctx, a0, 4, st);
+			p = xlate(cta, a0, 4, st);
 			if (!p)
 				return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, 0,
 					       a0);
-			q = cta->l->translate(cta->l->mem_ctx, a0 + 4 * L - 4,
-					      4, st);
-			if (q && q - p == 4 * L - 4) {
+			seen = cta->map_seen;
+			q = xlate(cta, a0 + 4 * L - 4, 4, st);
+			if (q && q - p == 4 * L - 4 && seen == cta->map_seen) {
 				/* device memory: nvl_model_mem_copy */
 				if (st) {
 					nvl_model_mem_copy(p, w->r[vb->reg],
@@ -579,12 +594,14 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 	hi += size - 1;
 	if (lo >> 12 != hi >> 12)
 		return 1;
-	p = cta->l->translate(cta->l->mem_ctx, lo, size, st);
+	p = xlate(cta, lo, size, st);
 	if (!p)
 		return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, lo_lane, lo);
-	q = cta->l->translate(cta->l->mem_ctx, hi & ~(uint64_t)(size - 1), size,
-			      st);
-	if (!q || (uint64_t)(q - p) != (hi & ~(uint64_t)(size - 1)) - lo)
+	seen = cta->map_seen;
+	q = xlate(cta, hi & ~(uint64_t)(size - 1), size, st);
+	/* p is good only if q's translation did not leave the section */
+	if (!q || (uint64_t)(q - p) != (hi & ~(uint64_t)(size - 1)) - lo ||
+	    seen != cta->map_seen)
 		return 1;
 	for (int i = 0; i < L; i++) {
 		uint8_t *x;
@@ -676,8 +693,7 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 			return cs_fail(cta, w, NVL_CS_MISALIGNED, (uint32_t)i,
 				       addr);
 		if (global) {
-			p = cta->l->translate(cta->l->mem_ctx, addr, size,
-					      sem != NVL_SEM_LDG);
+			p = xlate(cta, addr, size, sem != NVL_SEM_LDG);
 			if (!p)
 				return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT,
 					       (uint32_t)i, addr);
