@@ -10,12 +10,19 @@
  * page once the invalidate has completed: the driver frees or reuses that
  * memory then. Until session 20 the SM workers kept the page in their
  * uTLB (and the interpreter's TLB) for the whole grid: the kernel went on
- * reading the freed page.
+ * reading the freed page. The same for the channel method path: Host's
+ * MEM_OP_A..D TLB invalidate (clc56f.h NVC56F_MEM_OP_A
+ * TLB_INVALIDATE_SYSMEMBAR 11:11, NVC56F_MEM_OP_C TLB_INVALIDATE_PDB 0:0,
+ * TLB_INVALIDATE_ACK_TYPE 6:5 (NONE 0, GLOBALLY 1, INTRANODE 2),
+ * NVC56F_MEM_OP_D OPERATION 31:27 = MMU_TLB_INVALIDATE 9) completes, and
+ * lets the channel go on, only once the accesses in flight are done.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "cxkit.h"
+#include "hw/host.h"
+#include "model/mmu.h"
 
 /* the window the kernel reads: one 4 KiB page, far above VRAM's identity
  * map, first mapped to OLD_PA, then to NEW_PA (or nothing) */
@@ -212,10 +219,120 @@ static void a_running_grid_faults_on_a_page_unmapped_under_it(void **st)
 	cx_down(&x);
 }
 
+/* clc56f.h: NVC56F_MEM_OP_C_TLB_INVALIDATE_ACK_TYPE 6:5 (NONE 0,
+ * GLOBALLY 1, INTRANODE 2), written here from the header, not hw/host.h */
+#define MEM_OP_A_SYSMEMBAR (1u << 11)
+#define MEM_OP_C_ACK(t) ((uint32_t)(t) << 5)
+#define MEM_OP_C_PDB_ALL 1u
+#define MEM_OP_D_TLB_INVALIDATE (9u << 27)
+#define DONE (DATA + 0x40)
+
+/* MEM_OP_A..D invalidating every PDB with @a and @c, then a release of
+ * @seq at DONE, on @ch */
+static void push_mem_op(struct gpu *g, struct nvl_kit_chan *ch, uint32_t a,
+			uint32_t c, uint32_t seq)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_MEM_OP_A, 4);
+	p[n++] = a;
+	p[n++] = 0;
+	p[n++] = c | MEM_OP_C_PDB_ALL;
+	p[n++] = MEM_OP_D_TLB_INVALIDATE;
+	n += nvl_kit_pb_release(p + n, DONE, seq);
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+}
+
+/*
+ * MEM_OP's TLB invalidate with TLB_INVALIDATE_SYSMEMBAR and an ACK_TYPE
+ * is a drain as the register's is: with an engine access held open (by
+ * hand, as tests/mmu/walker.c does), the channel does not go past it
+ * until the access ends; without the membar, or without an ACK, it is a
+ * plain flush and the channel goes on at once. Until session 20 every
+ * MEM_OP invalidate was a plain flush.
+ */
+static void mem_op_invalidate_with_membar_and_ack_drains(void **st)
+{
+	static const uint32_t acks[] = {1, 2}; /* GLOBALLY, INTRANODE */
+	struct gpu *g = gpu_up("ga102");
+	struct nvl_kit_chan ch;
+	uint32_t seq = 0;
+	unsigned t;
+
+	(void)st;
+	gpu_chan(g, 3, 0, &ch);
+	gpu_wr(g, DONE, 0);
+	/* not drains: go on while the access is open */
+	t = nvl_model_mmu_enter(g->m->mmu, 1);
+	push_mem_op(g, &ch, 0, MEM_OP_C_ACK(1), ++seq);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT), 0);
+	push_mem_op(g, &ch, MEM_OP_A_SYSMEMBAR, MEM_OP_C_ACK(0), ++seq);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT), 0);
+	nvl_model_mmu_exit(g->m->mmu, t);
+	for (unsigned i = 0; i < 2; i++) {
+		t = nvl_model_mmu_enter(g->m->mmu, 1);
+		push_mem_op(g, &ch, MEM_OP_A_SYSMEMBAR, MEM_OP_C_ACK(acks[i]),
+			    ++seq);
+		/* held: the release behind the MEM_OP does not happen */
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq,
+						  50 * NVL_NSEC_PER_MSEC),
+				 -ETIME);
+		assert_int_equal(
+			nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(ch.chid)), 0);
+		nvl_model_mmu_exit(g->m->mmu, t);
+		assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT),
+				 0);
+	}
+	/* nothing in flight: at once */
+	push_mem_op(g, &ch, MEM_OP_A_SYSMEMBAR, MEM_OP_C_ACK(1), ++seq);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, seq, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+/*
+ * The same from a copy channel while a grid runs on the compute runlist:
+ * the draining MEM_OP completes (the grid's accesses in flight end; the
+ * grid goes on), and then the grid never reads the old page.
+ */
+static void mem_op_drain_waits_for_a_running_grid(void **st)
+{
+	struct nvl_kit_chan ce;
+	uint32_t c;
+	struct cx x;
+
+	(void)st;
+	cx_up(&x, "ga102", -1, 32);
+	gpu_chan(x.g, 7, 0, &ce);
+	start_reader(&x);
+	assert_true(count_reaches(&x, 64));
+	assert_int_equal(nvl_kit_unmap(&x.g->kit, &x.g->vm, WIN, 4096, 12), 0);
+	assert_int_equal(nvl_kit_map(&x.g->kit, &x.g->vm, WIN, NEW_PA, 4096, 12,
+				     NVL_HW_APERTURE_VIDMEM, 0),
+			 0);
+	gpu_wr(x.g, DONE, 0);
+	push_mem_op(x.g, &ce, MEM_OP_A_SYSMEMBAR, MEM_OP_C_ACK(1), 1);
+	assert_int_equal(nvl_kit_wait_u32(&x.g->kit, DONE, 1, GPU_WAIT), 0);
+	fill_page(&x, OLD_PA, FREED);
+	c = gpu_rd(x.g, R_COUNT);
+	assert_true(count_reaches(&x, c + 64));
+	gpu_wr(x.g, R_STOP, 1);
+	assert_int_equal(nvl_kit_wait_idle(&x.g->kit, &x.ch, GPU_WAIT), 0);
+	assert_int_equal(gpu_rd(x.g, R_SEEN), 0);
+	assert_int_equal(gpu_rd(x.g, R_LAST), NEW_VAL);
+	assert_int_equal(gpu_rd(x.g, R_LAST1), NEW_VAL);
+	nvl_kit_chan_fini(&x.g->kit, &ce);
+	cx_down(&x);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(
 		a_running_grid_never_reads_a_page_after_its_invalidate),
 	cmocka_unit_test(a_running_grid_faults_on_a_page_unmapped_under_it),
+	cmocka_unit_test(mem_op_invalidate_with_membar_and_ack_drains),
+	cmocka_unit_test(mem_op_drain_waits_for_a_running_grid),
 };
 
 T_MAIN(tests)
