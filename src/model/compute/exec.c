@@ -102,73 +102,28 @@ static int role(const struct nvl_isa_row *row, int r)
 	return -1;
 }
 
-static void add_reg(uint8_t (*set)[2], uint8_t *n, unsigned max,
-		    const struct nvl_isa_val *v, unsigned count)
-{
-	if (!v || v->reg == NVL_ISA_RZ || *n >= max ||
-	    (v->kind != NVL_ISA_V_R && v->kind != NVL_ISA_V_MEM &&
-	     v->kind != NVL_ISA_V_CBUF))
-		return;
-	set[*n][0] = v->reg;
-	set[*n][1] = (uint8_t)count;
-	(*n)++;
-}
-
-/* the GPRs an instruction reads and writes, with their widths */
+/*
+ * The GPRs an instruction reads and writes, with their widths: the ISA
+ * table's one description (nvl_isa_gprs(), src/hw/isa/regs.c), which the
+ * driver's REGISTER_COUNT and the OOR_REG check use too.
+ */
 static void prepare_regs(struct cs_insn *ci)
 {
-	const struct nvl_isa_row *row = ci->in.row;
-	static const uint8_t msz[8] = {1, 1, 1, 1, 1, 2, 4, 1};
-	unsigned sem = row->sem, dw = 1, bw = 1, cw = 1, mw = 1;
-	bool atom = sem == NVL_SEM_ATOMG || sem == NVL_SEM_ATOMG_CAS ||
-		    sem == NVL_SEM_RED || sem == NVL_SEM_ATOMS ||
-		    sem == NVL_SEM_ATOMS_CAS;
+	struct nvl_isa_gpr g[NVL_ISA_MAX_OPNDS];
+	unsigned n = nvl_isa_gprs(&ci->in, g);
 
-	if (ci->uniform)
-		return;
-	switch (sem) {
-	case NVL_SEM_IMAD_WIDE:
-		dw = cw = 2;
-		break;
-	case NVL_SEM_LDG:
-	case NVL_SEM_LDS:
-	case NVL_SEM_LDC:
-		dw = msz[modv(ci, 73, 4)];
-		break;
-	case NVL_SEM_STG:
-	case NVL_SEM_STS:
-		bw = msz[modv(ci, 73, 4)];
-		break;
-	case NVL_SEM_CS2R:
-		dw = modv(ci, 80, 1) ? 2 : 1;
-		break;
-	case NVL_SEM_I2F:
-		dw = modv(ci, 75, 2) == 3 ? 2 : 1;
-		bw = (modv(ci, 74, 5) >> 1) == 3 ? 2 : 1;
-		break;
-	case NVL_SEM_F2I:
-		dw = (modv(ci, 72, 5) >> 1) == 3 ? 2 : 1;
-		bw = modv(ci, 84, 2) == 3 ? 2 : 1;
-		break;
-	default:
-		if (atom) {
-			unsigned t = modv(ci, 73, 0);
-
-			dw = bw = cw = (t == 2 || t == 5 || t == 6) ? 2 : 1;
-		}
-	}
-	if (sem == NVL_SEM_LDG || sem == NVL_SEM_STG || sem == NVL_SEM_ATOMG ||
-	    sem == NVL_SEM_ATOMG_CAS || sem == NVL_SEM_RED)
-		mw = modv(ci, 72, 0) ? 2 : 1;
 	ci->nrd = ci->nwr = 0;
-	add_reg(ci->wr, &ci->nwr, 2, V(ci, R_DST), dw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_A), 1);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_B), bw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_C), cw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_MEM), mw);
-	if (V(ci, R_CBUF))
-		add_reg(ci->rd, &ci->nrd, 6, V(ci, R_CBUF), 1);
-	/* LEA.HI and SHF read c even when the form hides it: covered by R_C */
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t(*set)[2] = g[i].dst ? ci->wr : ci->rd;
+		uint8_t *cnt = g[i].dst ? &ci->nwr : &ci->nrd;
+		unsigned max = g[i].dst ? 2 : 6;
+
+		if (*cnt >= max)
+			continue;
+		set[*cnt][0] = g[i].reg;
+		set[*cnt][1] = g[i].n;
+		(*cnt)++;
+	}
 }
 
 void cs_prepare(struct cs_insn *ci)
