@@ -187,6 +187,10 @@ enum nvl_hw_host_method { NVL_HW_HOST_METHODS(NVL_HW_HOST_MTHD_ENUM_) };
 /* MEM_OP_C: PDB ONE(0)/ALL(1) bit 0, PDB aperture 11:10 (0 vid, 2/3 sys),
  * PDB lo 31:12 */
 #define NVL_HW_MEM_OP_C_PDB_ALL (1u << 0)
+/* MEM_OP_C TLB_INVALIDATE_ACK_TYPE 6:5: NONE 0, GLOBALLY 1, INTRANODE 2
+ * (clc56f.h); with MEM_OP_A SYSMEMBAR the invalidate drains */
+#define NVL_HW_MEM_OP_C_ACK_SHIFT 5
+#define NVL_HW_MEM_OP_C_ACK_MASK 0x3u
 /* MEM_OP_C TLB_INVALIDATE_PAGE_TABLE_LEVEL 9:7: MMU_INVALIDATE CACHE_LEVEL's
  * values (hw/regs.h NVL_HW_MMU_CACHE_LEVEL_*) */
 #define NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT 7

@@ -394,6 +394,7 @@ static void rl_run_one_locked(struct nvl_model_runlist *rl,
 		ch->in_seg = false;
 		ch->mthd_count = 0;
 		ch->acquiring = false;
+		ch->mem_op_draining = false;
 	}
 	if (rl->hang_chid == ch->chid + 1) {
 		/* injected hang: no progress until the engine is reset */

@@ -133,6 +133,8 @@ struct nvl_model_chan {
 	/* Host method state */
 	uint32_t sem_addr_lo, sem_addr_hi, sem_payload_lo, sem_payload_hi;
 	uint32_t mem_op_a, mem_op_b, mem_op_c;
+	/* a draining MEM_OP invalidate waits for accesses in flight */
+	bool mem_op_draining;
 	uint32_t subch_class[NVL_HW_SUBCH_COUNT];
 	struct nvl_model_utlb utlb; /* runlist thread (pbdma.c) */
 	/* method headers decoded (hw/mthd.h), by dword: pbdma.c decode_hdr() */

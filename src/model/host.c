@@ -5,7 +5,8 @@
  * The channel-class methods below 0x100 (hw/host.h): NOP, ILLEGAL,
  * NON_STALL_INTERRUPT, the semaphore methods (SEM_ADDR/PAYLOAD/EXECUTE),
  * MEM_OP_A..D (TLB invalidate: all VAs, or targeted at 4 KiB <<
- * MEM_OP_A INVALIDATION_SIZE bytes around the target; membars), WFI, YIELD, SET_REFERENCE,
+ * MEM_OP_A INVALIDATION_SIZE bytes around the target, draining with
+ * SYSMEMBAR and an ACK; membars), WFI, YIELD, SET_REFERENCE,
  * CLEAR_FAULTED and FB_FLUSH.
  *
  * Semaphores live at GPU virtual addresses, accessed through the MMU as
@@ -335,6 +336,21 @@ fault:
 	return NVL_MODEL_MTHD_STOP;
 }
 
+/*
+ * TLB_INVALIDATE with MEM_OP_A SYSMEMBAR and a MEM_OP_C ACK_TYPE
+ * (GLOBALLY; INTRANODE too, the model being one GPU) drains as the
+ * MMU_INVALIDATE register does with SYS_MEMBAR and ACK (hub.c): the
+ * channel does not go past the method until every engine access in
+ * flight at the flush is done (the method is retried, as a semaphore
+ * acquire is, and the TLBs are flushed only the first time).
+ */
+static bool mem_op_drains(const struct nvl_model_chan *ch)
+{
+	return (ch->mem_op_a & NVL_HW_MEM_OP_A_SYSMEMBAR) &&
+	       (ch->mem_op_c >> NVL_HW_MEM_OP_C_ACK_SHIFT &
+		NVL_HW_MEM_OP_C_ACK_MASK);
+}
+
 static __attribute__((noinline)) enum nvl_model_mthd_res
 mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
@@ -343,6 +359,12 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 	uint64_t va, bytes;
 	unsigned size;
 
+	if (ch->mem_op_draining) {
+		if (!nvl_model_mmu_drained(ch->m->mmu))
+			return NVL_MODEL_MTHD_BLOCK;
+		ch->mem_op_draining = false;
+		return NVL_MODEL_MTHD_OK;
+	}
 	switch (op) {
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED:
@@ -368,14 +390,18 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 			va &= ~(bytes - 1);
 		else
 			va = 0; /* covers the whole VA space */
-		(void)nvl_model_mmu_invalidate_level(
-			ch->m->mmu,
-			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
-			ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
-				NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK,
-			false);
+		if (!nvl_model_mmu_invalidate_level(
+			    ch->m->mmu,
+			    (ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL
+								     : &ctx,
+			    op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
+			    op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
+			    ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
+				    NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK,
+			    mem_op_drains(ch))) {
+			ch->mem_op_draining = true;
+			return NVL_MODEL_MTHD_BLOCK;
+		}
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:

@@ -349,6 +349,19 @@ unsigned int nvl_model_mmu_enter(struct nvl_model_mmu *mmu, unsigned int hint);
 void nvl_model_mmu_exit(struct nvl_model_mmu *mmu, unsigned int ticket);
 
 /**
+ * nvl_model_mmu_section_stale() - whether a draining invalidate waits for
+ * the access @ticket began: its flush came after the access entered. An
+ * engine that holds one section over many memory operations (the SM
+ * workers: docs/compute.md) polls this, and exits (and enters again with
+ * its translations dropped) when it is true, so that the drain completes.
+ * @mmu: the MMU
+ * @ticket: nvl_model_mmu_enter()'s return, not exited yet
+ * Return: true when the access should exit.
+ */
+bool nvl_model_mmu_section_stale(struct nvl_model_mmu *mmu,
+				 unsigned int ticket);
+
+/**
  * nvl_model_mmu_generation() - a count every invalidate bumps (before it
  * returns), for caches of translations in front of the MMU (the PBDMA's
  * micro-TLB): an entry filled under another generation is stale.

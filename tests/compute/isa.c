@@ -835,6 +835,75 @@ static void allocation_failures(void **state)
 	nvl_free(a.text);
 }
 
+/*
+ * The GPRs an instruction names, with their widths (nvl_isa_gprs()): the
+ * one description the driver's REGISTER_COUNT (nvl_isa_gpr_end()) and the
+ * model's register use (OOR_REG, checked-mode hazards, the rows a warp
+ * clears) come from; until session 20 the model had its own switch. The
+ * cases where the two were written differently: IMAD.WIDE's d and c are
+ * pairs (reference §2: "d, c pairs"; the row's PAIR flags, which the
+ * model's switch said again by hand), and the index register of
+ * c[bank][Ra+off] is one register whatever the load's width (a byte
+ * offset into a bank of at most 64 KiB, reference §2 LDC; the model's
+ * switch would have counted it as wide as the operand's role). "w" is a
+ * write, "r" a read, ":n" a pair or quad.
+ */
+static void gpr_widths(void **state)
+{
+	static const struct {
+		const char *text, *gprs;
+		unsigned end;
+	} t[] = {
+		{"IMAD.WIDE.U32 R2, R4, R6, R8", "w2:2 r4 r6 r8:2", 10},
+		{"IMAD.WIDE.U32 R2, R4, R6, c[0x0][0x160]", "w2:2 r4 r6", 7},
+		{"IMAD.WIDE R2, R4, 0x4, R8", "w2:2 r4 r8:2", 10},
+		{"IMAD.WIDE R2, R4, c[0x0][0x160], R8", "w2:2 r4 r8:2", 10},
+		{"IMAD R2, R4, R6, R8", "w2 r4 r6 r8", 9},
+		{"LDC.64 R4, c[0x0][R9+0x10]", "w4:2 r9", 10},
+		{"LDC.64 R4, c[0x0][0x10]", "w4:2", 6},
+		{"LDC R4, c[0x3][R8]", "w4 r8", 9},
+		{"LDG.E.64 R4, [R2]", "w4:2 r2:2", 6},
+		{"LDG R4, [R2]", "w4 r2", 5},
+		{"STG.E.128 [R2], R4", "r2:2 r4:4", 8},
+		{"STS.64 [R3], R6", "r3 r6:2", 8},
+		{"ATOMS.ADD.64 R0, [RZ], R4", "w0:2 r4:2", 6},
+		{"CS2R R4, SRZ", "w4:2", 6},
+		{"I2F.F64 R2, R4", "w2:2 r4", 5},
+		{"MOV R1, RZ", "w1", 2},
+		{"UMOV UR4, 0x1", "", 0},
+		{"ULDC.64 UR4, c[0x0][0x160]", "", 0},
+		/* a pair from R254 would reach RZ: R254 alone is a GPR */
+		{"IMAD.WIDE R254, R4, R6, R8", "w254 r4 r6 r8:2", 255},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct nvl_isa_gpr g[NVL_ISA_MAX_OPNDS];
+		struct nvl_isa_insn in;
+		char buf[128] = "";
+		uint64_t w[2];
+		unsigned n;
+		size_t len = 0;
+
+		asm1(t[i].text, NVL_ISA_SM86, 0, w);
+		assert_int_equal(nvl_isa_decode(w, NVL_ISA_SM86, &in), 0);
+		n = nvl_isa_gprs(&in, g);
+		for (unsigned k = 0; k < n; k++) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+						"%s%c%u", k ? " " : "",
+						g[k].dst ? 'w' : 'r', g[k].reg);
+			if (g[k].n > 1)
+				len += (size_t)snprintf(buf + len,
+							sizeof(buf) - len,
+							":%u", g[k].n);
+		}
+		if (strcmp(buf, t[i].gprs))
+			fail_msg("%s: gprs \"%s\", expected \"%s\"", t[i].text,
+				 buf, t[i].gprs);
+		assert_int_equal(nvl_isa_gpr_end(&in), t[i].end);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(golden_nvcc),
 	cmocka_unit_test(golden_cua_sm75),
@@ -848,6 +917,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(decode_errors),
 	cmocka_unit_test(labels_and_program),
 	cmocka_unit_test(allocation_failures),
+	cmocka_unit_test(gpr_widths),
 };
 
 T_MAIN(tests)

@@ -628,6 +628,27 @@ static void hazards_are_detected(void **state)
 		run_checked("LDG.E R10, [R6]\nMOV R11, R10\n", NULL, &f),
 		-EFAULT);
 	assert_int_equal(f.addr, 10);
+	/* register widths from the ISA's one description (nvl_isa_gprs()):
+	 * LDC.64 writes the pair R12:R13, and its index register is R21
+	 * alone (R22, still pending on scoreboard 5, is not read) */
+	assert_int_equal(
+		run_checked(
+			"MOV R21, RZ\n"
+			"[B------:R-:W5:-:S01] S2R R22, SR_TID.X\n"
+			"[B------:R-:W0:-:S01] LDC.64 R12, c[0x0][R21+0x8]\n"
+			"[B0----5:R-:W-:-:S01] MOV R14, R13\n",
+			NULL, &f),
+		0);
+	assert_int_equal(
+		run_checked(
+			"MOV R21, RZ\n"
+			"[B------:R-:W5:-:S01] S2R R22, SR_TID.X\n"
+			"[B------:R-:W0:-:S01] LDC.64 R12, c[0x0][R21+0x8]\n"
+			"[B-----5:R-:W-:-:S01] MOV R14, R13\n",
+			NULL, &f),
+		-EFAULT);
+	assert_int_equal(f.reason, NVL_CS_HAZARD);
+	assert_int_equal(f.addr, 13);
 }
 
 /*

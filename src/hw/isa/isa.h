@@ -312,12 +312,34 @@ int nvl_isa_assemble(const char *text, enum nvl_isa_arch arch, uint64_t base,
 		     uint64_t **w_out, size_t *n_out,
 		     struct nvl_isa_asm_error *err);
 
+/** struct nvl_isa_gpr - GPRs one operand names: Rreg .. Rreg + n - 1. */
+struct nvl_isa_gpr {
+	uint8_t reg; /* the first, the low word (never RZ) */
+	uint8_t n; /* 1, 2 (a pair) or 4 (a quad); less only where R254 + n
+		    * would reach RZ */
+	bool dst; /* written by the instruction (else read) */
+};
+
+/**
+ * nvl_isa_gprs() - the GPRs @insn names, operand by operand (RZ left
+ * out): a 64-bit operand (IMAD.WIDE's d and c, .E addresses, 64-bit
+ * memory and atomic types, conversions with a 64-bit side, CS2R's pair)
+ * is two registers, a 128-bit one four; the index register of
+ * c[bank][Ra+off] is one (a byte offset), whatever the load's width.
+ * The one description of register widths: the driver's REGISTER_COUNT
+ * (nvl_isa_gpr_end()) and the model's register use (OOR_REG, hazards,
+ * which rows a warp clears) both come from here.
+ * @insn: a decoded instruction
+ * @out: room for NVL_ISA_MAX_OPNDS entries
+ *
+ * Return: the number of entries written.
+ */
+unsigned nvl_isa_gprs(const struct nvl_isa_insn *insn, struct nvl_isa_gpr *out);
+
 /**
  * nvl_isa_gpr_end() - one past the highest GPR @insn names (0: none; RZ
- * is not counted): a 64-bit operand (IMAD.WIDE's, .E addresses, 64-bit
- * memory and atomic types, conversions with a 64-bit side, CS2R's pair)
- * counts two registers, a 128-bit one four. A thread running @insn needs
- * at least that many (the QMD's REGISTER_COUNT).
+ * is not counted), from nvl_isa_gprs(). A thread running @insn needs at
+ * least that many (the QMD's REGISTER_COUNT).
  */
 unsigned nvl_isa_gpr_end(const struct nvl_isa_insn *insn);
 

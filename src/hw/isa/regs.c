@@ -28,10 +28,10 @@ static unsigned mem_regs(unsigned t)
 	return t == 5 ? 2 : t == 6 ? 4 : 1;
 }
 
-unsigned nvl_isa_gpr_end(const struct nvl_isa_insn *in)
+unsigned nvl_isa_gprs(const struct nvl_isa_insn *in, struct nvl_isa_gpr *out)
 {
 	const struct nvl_isa_row *row = in->row;
-	unsigned dw = 1, sw = 1, mw = 1, end = 0, t;
+	unsigned dw = 1, sw = 1, mw = 1, cnt = 0, t;
 
 	switch (row->sem) {
 	case NVL_SEM_LDG:
@@ -73,25 +73,41 @@ unsigned nvl_isa_gpr_end(const struct nvl_isa_insn *in)
 		mw = mod_at(in, 72, 0) ? 2 : 1;
 	for (unsigned k = 0; k < row->nopnd; k++) {
 		const struct nvl_isa_val *v = &in->op[k];
+		uint8_t fl = row->opnd[k].flags;
 		unsigned n;
 
-		if (v->reg == NVL_ISA_RZ)
-			continue;
 		if (v->kind == NVL_ISA_V_MEM)
 			n = mw;
 		else if (v->kind == NVL_ISA_V_CBUF)
-			n = 1; /* the index register */
+			n = 1; /* the index register: a 32-bit byte offset */
 		else if (v->kind != NVL_ISA_V_R)
 			continue;
-		else if (row->opnd[k].flags & NVL_ISA_F_PAIR)
+		else if (fl & NVL_ISA_F_PAIR)
 			n = 2;
-		else if (row->opnd[k].flags & NVL_ISA_F_DST)
+		else if (fl & NVL_ISA_F_DST)
 			n = dw;
 		else
 			n = sw;
-		if (v->reg + n > end)
-			end = v->reg + n;
+		if (v->reg == NVL_ISA_RZ)
+			continue;
+		/* a pair or quad from R254 on would reach RZ: not a GPR */
+		if (v->reg + n > NVL_ISA_RZ)
+			n = NVL_ISA_RZ - v->reg;
+		out[cnt].reg = v->reg;
+		out[cnt].n = (uint8_t)n;
+		out[cnt].dst = v->kind == NVL_ISA_V_R && (fl & NVL_ISA_F_DST);
+		cnt++;
 	}
-	/* a pair or quad from R254 on would reach RZ: RZ is not allocated */
-	return end > NVL_ISA_RZ ? NVL_ISA_RZ : end;
+	return cnt;
+}
+
+unsigned nvl_isa_gpr_end(const struct nvl_isa_insn *in)
+{
+	struct nvl_isa_gpr g[NVL_ISA_MAX_OPNDS];
+	unsigned n = nvl_isa_gprs(in, g), end = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (g[i].reg + g[i].n > end)
+			end = g[i].reg + g[i].n;
+	return end;
 }

@@ -78,6 +78,19 @@ struct cs_worker {
 	} pg[CS_UTLB];
 	unsigned pg_next;
 	uint8_t zero[16];
+	/*
+	 * The MMU drain section the worker's translations are good for
+	 * (cs_mmu_in()): entered at the first translation, left when a
+	 * draining invalidate waits for it (polled between CTAs and every
+	 * poll slice), before the worker parks or reports a fault, and at
+	 * the end of its run. Leaving drops the uTLB and bumps @xgen, the
+	 * interpreter's nvl_cs_launch.map_gen, which drops its TLB too: no
+	 * page translated in one section is used in another.
+	 */
+	bool in;
+	unsigned ticket, hint;
+	unsigned gen; /* nvl_model_mmu_generation() at the last look */
+	unsigned xgen;
 };
 
 /*
@@ -233,6 +246,59 @@ static unsigned cs_engine(struct nvl_model_chan *ch)
 	return ch->m->eng->graphics;
 }
 
+/* drop every page the worker (and so the interpreter) holds */
+static void cs_utlb_drop(struct cs_worker *w)
+{
+	for (unsigned i = 0; i < CS_UTLB; i++)
+		w->pg[i].p = NULL;
+	w->xgen++;
+}
+
+/* be in a drain section (before any translation) */
+static inline void cs_mmu_in(struct cs_worker *w)
+{
+	if (w->in)
+		return;
+	w->ticket = nvl_model_mmu_enter(w->ch->m->mmu, w->hint);
+	w->gen = nvl_model_mmu_generation(w->ch->m->mmu);
+	w->in = true;
+}
+
+/* leave the section: nothing translated in it may be used after */
+static void cs_mmu_out(struct cs_worker *w)
+{
+	if (!w->in)
+		return;
+	cs_utlb_drop(w);
+	nvl_model_mmu_exit(w->ch->m->mmu, w->ticket);
+	w->in = false;
+}
+
+/*
+ * At a poll (between CTAs, every NVL_CS_POLL_SLICE warp instructions): a
+ * draining invalidate that waits for this worker's section completes once
+ * it is left (the next translation enters a new one, the TLBs empty); a
+ * plain invalidate since the last look empties the TLBs too. Two loads
+ * when nothing happened.
+ */
+static void cs_mmu_poll(struct cs_worker *w)
+{
+	struct nvl_model_mmu *mmu = w->ch->m->mmu;
+	unsigned g;
+
+	if (!w->in)
+		return;
+	if (nvl_model_mmu_section_stale(mmu, w->ticket)) {
+		cs_mmu_out(w);
+		return;
+	}
+	g = nvl_model_mmu_generation(mmu);
+	if (g != w->gen) {
+		w->gen = g;
+		cs_utlb_drop(w);
+	}
+}
+
 static void cs_report(struct cs_worker *w, uint64_t va, unsigned type,
 		      bool write)
 {
@@ -245,6 +311,9 @@ static void cs_report(struct cs_worker *w, uint64_t va, unsigned type,
 		.chid = w->ch->chid,
 	};
 
+	/* faults are reported outside a section (model/mmu.h): the
+	 * report may reach a driver that invalidates and waits */
+	cs_mmu_out(w);
 	/* the first fault of the grid stops it: report that one */
 	if (!atomic_exchange(w->stop, true))
 		nvl_model_fault_report(w->ch->m, &f);
@@ -318,6 +387,7 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 	int ret;
 
 	(void)size; /* the interpreter never crosses a page */
+	cs_mmu_in(w);
 	p = cs_utlb(w, va, write, &i);
 	if (p)
 		return p + (va & w->pg[i].mask);
@@ -329,8 +399,11 @@ static void *cs_translate(void *ctx, uint64_t va, uint32_t size, bool write)
 			cs_report(w, va, x.fault_type, write);
 			return NULL;
 		}
-		/* fault and stall: wait for the driver's replay or cancel */
+		/* fault and stall: wait for the driver's replay or cancel,
+		 * outside the section (the driver's invalidates drain) */
+		cs_mmu_out(w);
 		ret = last ? -ENODEV : cs_park(w, va, x.fault_type, write);
+		cs_mmu_in(w);
 		if (ret == -ECANCELED) {
 			last = true;
 		} else if (ret) {
@@ -365,6 +438,7 @@ static void *cs_map(void *ctx, uint64_t va, bool write, uint64_t *base,
 	unsigned i;
 	uint8_t *p;
 
+	cs_mmu_in(w);
 	p = cs_utlb(w, va, write, &i);
 	if (!p) {
 		if (nvl_model_mmu_translate(w->ch->m, &w->ch->vm, va,
@@ -391,6 +465,7 @@ static bool cs_aborted(void *ctx)
 	struct cs_worker *w = ctx;
 	struct nvl_model_chan *ch = w->ch;
 
+	cs_mmu_poll(w);
 	return atomic_load_explicit(&ch->stop_req, memory_order_relaxed) ||
 	       atomic_load_explicit(&ch->m->fifo->rl[ch->runlist].reset_flag,
 				    memory_order_relaxed);
@@ -401,6 +476,7 @@ static void cs_worker_main(void *arg)
 	struct cs_worker *w = arg;
 
 	w->ret = nvl_cs_run(&w->l, &w->fault, &w->stats);
+	cs_mmu_out(w);
 	if (w->ret)
 		atomic_store(w->stop, true);
 }
@@ -749,8 +825,11 @@ static int cs_run_grid(struct nvl_model_chan *ch, struct cs_scratch *s,
 		w[i].l.cta_chunk = (uint32_t)chunk;
 		w[i].l.stop = &stop;
 		w[i].l.aborted = cs_aborted;
+		w[i].l.map_gen = &w[i].xgen;
 		w[i].l.mem_ctx = &w[i];
 		w[i].stop = &stop;
+		/* each worker's section counter on its own stripe */
+		w[i].hint = ch->chid + i;
 	}
 	/* worker 0 runs on the runlist thread, the others on the pool's */
 	nvl_cs_pool_run(&s->pool, cs_worker_main, w, sizeof(*w), nw);

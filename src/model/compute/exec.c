@@ -102,73 +102,28 @@ static int role(const struct nvl_isa_row *row, int r)
 	return -1;
 }
 
-static void add_reg(uint8_t (*set)[2], uint8_t *n, unsigned max,
-		    const struct nvl_isa_val *v, unsigned count)
-{
-	if (!v || v->reg == NVL_ISA_RZ || *n >= max ||
-	    (v->kind != NVL_ISA_V_R && v->kind != NVL_ISA_V_MEM &&
-	     v->kind != NVL_ISA_V_CBUF))
-		return;
-	set[*n][0] = v->reg;
-	set[*n][1] = (uint8_t)count;
-	(*n)++;
-}
-
-/* the GPRs an instruction reads and writes, with their widths */
+/*
+ * The GPRs an instruction reads and writes, with their widths: the ISA
+ * table's one description (nvl_isa_gprs(), src/hw/isa/regs.c), which the
+ * driver's REGISTER_COUNT and the OOR_REG check use too.
+ */
 static void prepare_regs(struct cs_insn *ci)
 {
-	const struct nvl_isa_row *row = ci->in.row;
-	static const uint8_t msz[8] = {1, 1, 1, 1, 1, 2, 4, 1};
-	unsigned sem = row->sem, dw = 1, bw = 1, cw = 1, mw = 1;
-	bool atom = sem == NVL_SEM_ATOMG || sem == NVL_SEM_ATOMG_CAS ||
-		    sem == NVL_SEM_RED || sem == NVL_SEM_ATOMS ||
-		    sem == NVL_SEM_ATOMS_CAS;
+	struct nvl_isa_gpr g[NVL_ISA_MAX_OPNDS];
+	unsigned n = nvl_isa_gprs(&ci->in, g);
 
-	if (ci->uniform)
-		return;
-	switch (sem) {
-	case NVL_SEM_IMAD_WIDE:
-		dw = cw = 2;
-		break;
-	case NVL_SEM_LDG:
-	case NVL_SEM_LDS:
-	case NVL_SEM_LDC:
-		dw = msz[modv(ci, 73, 4)];
-		break;
-	case NVL_SEM_STG:
-	case NVL_SEM_STS:
-		bw = msz[modv(ci, 73, 4)];
-		break;
-	case NVL_SEM_CS2R:
-		dw = modv(ci, 80, 1) ? 2 : 1;
-		break;
-	case NVL_SEM_I2F:
-		dw = modv(ci, 75, 2) == 3 ? 2 : 1;
-		bw = (modv(ci, 74, 5) >> 1) == 3 ? 2 : 1;
-		break;
-	case NVL_SEM_F2I:
-		dw = (modv(ci, 72, 5) >> 1) == 3 ? 2 : 1;
-		bw = modv(ci, 84, 2) == 3 ? 2 : 1;
-		break;
-	default:
-		if (atom) {
-			unsigned t = modv(ci, 73, 0);
-
-			dw = bw = cw = (t == 2 || t == 5 || t == 6) ? 2 : 1;
-		}
-	}
-	if (sem == NVL_SEM_LDG || sem == NVL_SEM_STG || sem == NVL_SEM_ATOMG ||
-	    sem == NVL_SEM_ATOMG_CAS || sem == NVL_SEM_RED)
-		mw = modv(ci, 72, 0) ? 2 : 1;
 	ci->nrd = ci->nwr = 0;
-	add_reg(ci->wr, &ci->nwr, 2, V(ci, R_DST), dw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_A), 1);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_B), bw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_C), cw);
-	add_reg(ci->rd, &ci->nrd, 6, V(ci, R_MEM), mw);
-	if (V(ci, R_CBUF))
-		add_reg(ci->rd, &ci->nrd, 6, V(ci, R_CBUF), 1);
-	/* LEA.HI and SHF read c even when the form hides it: covered by R_C */
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t(*set)[2] = g[i].dst ? ci->wr : ci->rd;
+		uint8_t *cnt = g[i].dst ? &ci->nwr : &ci->nrd;
+		unsigned max = g[i].dst ? 2 : 6;
+
+		if (*cnt >= max)
+			continue;
+		set[*cnt][0] = g[i].reg;
+		set[*cnt][1] = g[i].n;
+		(*cnt)++;
+	}
 }
 
 void cs_prepare(struct cs_insn *ci)
@@ -503,6 +458,20 @@ static void reg_put(struct cs_warp *w, unsigned r, unsigned k, int lane,
 }
 
 /*
+ * The launch's translate; the interpreter's TLB is dropped when the memory
+ * owner moved map_gen meanwhile (an access that parked left its section:
+ * pages mapped before may be gone).
+ */
+static inline uint8_t *xlate(struct cs_cta *cta, uint64_t va, uint32_t size,
+			     bool write)
+{
+	uint8_t *p = cta->l->translate(cta->l->mem_ctx, va, size, write);
+
+	cs_tlb_sync(cta);
+	return p;
+}
+
+/*
  * LDG/STG whose active lanes all fall in one 4 KiB block (a coalesced
  * warp access, the common case): translate the block once (its first
  * and last byte, through the uTLB) instead of once per lane. Every page
@@ -522,6 +491,7 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 	uint64_t addr[L], lo = UINT64_MAX, hi = 0;
 	uint32_t lo_lane = 0;
 	uint8_t *p, *q;
+	unsigned seen;
 
 	/* the whole warp on 32 consecutive words (lane i at base + 4 i, 64-bit
 	 * addresses in a register pair): one block copy of the row */
@@ -538,13 +508,13 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 		/* no lane's low word wraps, all in one 4 KiB block */
 		if (!bad && alo[0] <= UINT32_MAX - 4 * (L - 1) && !(a0 % 4) &&
 		    a0 >> 12 == (a0 + 4 * L - 1) >> 12) {
-			p = cta->l->translate(cta->l->mem_ctx, a0, 4, st);
+			p = xlate(cta, a0, 4, st);
 			if (!p)
 				return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, 0,
 					       a0);
-			q = cta->l->translate(cta->l->mem_ctx, a0 + 4 * L - 4,
-					      4, st);
-			if (q && q - p == 4 * L - 4) {
+			seen = cta->map_seen;
+			q = xlate(cta, a0 + 4 * L - 4, 4, st);
+			if (q && q - p == 4 * L - 4 && seen == cta->map_seen) {
 				/* device memory: nvl_model_mem_copy */
 				if (st) {
 					nvl_model_mem_copy(p, w->r[vb->reg],
@@ -579,12 +549,14 @@ static int cs_memory_block(struct cs_cta *cta, struct cs_warp *w,
 	hi += size - 1;
 	if (lo >> 12 != hi >> 12)
 		return 1;
-	p = cta->l->translate(cta->l->mem_ctx, lo, size, st);
+	p = xlate(cta, lo, size, st);
 	if (!p)
 		return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT, lo_lane, lo);
-	q = cta->l->translate(cta->l->mem_ctx, hi & ~(uint64_t)(size - 1), size,
-			      st);
-	if (!q || (uint64_t)(q - p) != (hi & ~(uint64_t)(size - 1)) - lo)
+	seen = cta->map_seen;
+	q = xlate(cta, hi & ~(uint64_t)(size - 1), size, st);
+	/* p is good only if q's translation did not leave the section */
+	if (!q || (uint64_t)(q - p) != (hi & ~(uint64_t)(size - 1)) - lo ||
+	    seen != cta->map_seen)
 		return 1;
 	for (int i = 0; i < L; i++) {
 		uint8_t *x;
@@ -676,8 +648,7 @@ static int cs_memory(struct cs_cta *cta, struct cs_warp *w,
 			return cs_fail(cta, w, NVL_CS_MISALIGNED, (uint32_t)i,
 				       addr);
 		if (global) {
-			p = cta->l->translate(cta->l->mem_ctx, addr, size,
-					      sem != NVL_SEM_LDG);
+			p = xlate(cta, addr, size, sem != NVL_SEM_LDG);
 			if (!p)
 				return cs_fail(cta, w, NVL_CS_GLOBAL_FAULT,
 					       (uint32_t)i, addr);

@@ -3,6 +3,8 @@
 #ifndef NVL_MODEL_COMPUTE_PRIV_H
 #define NVL_MODEL_COMPUTE_PRIV_H
 
+#include <string.h>
+
 #include "model/compute/sm.h"
 
 #define NVL_CS_LANES 32
@@ -180,9 +182,25 @@ struct cs_cta {
 	bool kbad;
 	struct cs_tlb tlb[CS_TLB];
 	unsigned tlb_next;
+	unsigned map_seen; /* *l->map_gen when the TLB was last dropped */
 	/* the entry an instruction hit last, by pc % CS_TLB_HINTS */
 	uint8_t tlb_hint[CS_TLB_HINTS];
 };
+
+/*
+ * Drop the interpreter's TLB when the launch's map_gen moved (the memory
+ * owner saw an invalidate or left its section): after every translate
+ * call and every poll, the points where it can move.
+ */
+static inline void cs_tlb_sync(struct cs_cta *cta)
+{
+	const unsigned *g = cta->l->map_gen;
+
+	if (g && *g != cta->map_seen) {
+		cta->map_seen = *g;
+		memset(cta->tlb, 0, sizeof(cta->tlb));
+	}
+}
 
 /* the value of the modifier group at bit @lo, or @def when the row has none */
 static inline unsigned cs_modv(const struct cs_insn *ci, unsigned lo,

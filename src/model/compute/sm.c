@@ -181,6 +181,7 @@ static int cs_poll(struct cs_cta *cta)
 	if ((l->stop && atomic_load_explicit(l->stop, memory_order_relaxed)) ||
 	    (l->aborted && l->aborted(l->mem_ctx)))
 		return -ECANCELED;
+	cs_tlb_sync(cta);
 	return 0;
 }
 
@@ -903,6 +904,7 @@ int nvl_cs_run(const struct nvl_cs_launch *l, struct nvl_cs_fault *fault,
 				ret = -ECANCELED;
 				goto out_warps;
 			}
+			cs_tlb_sync(&cta);
 			cta.ctaid[0] = x;
 			cta.ctaid[1] = y;
 			cta.ctaid[2] = z;

@@ -91,6 +91,14 @@ struct nvl_cs_launch {
 	 * access through translate.
 	 */
 	nvl_cs_map_fn map;
+	/*
+	 * Optional, with @map: a count the owner of the callbacks bumps when
+	 * the pages @map handed out may be stale (it saw a TLB invalidate,
+	 * or ended the section its translations were good for): the
+	 * interpreter drops its TLB when the count moved, looked at after
+	 * every @translate call and every poll of @aborted. NULL: never.
+	 */
+	const unsigned *map_gen;
 	void *mem_ctx;
 	uint64_t max_warp_instrs; /* 0 = 1 << 32 */
 	/*
@@ -136,7 +144,8 @@ struct nvl_cs_launch {
 	 * Optional: polled with @mem_ctx between CTAs and every
 	 * NVL_CS_POLL_SLICE warp instructions inside one (as *@stop is): true
 	 * stops the run with -ECANCELED, the way an engine reset or a channel
-	 * disable stops the engine (a kernel that never exits).
+	 * disable stops the engine (a kernel that never exits). It is also
+	 * where the owner may let TLB invalidates in (@map_gen).
 	 */
 	bool (*aborted)(void *mem_ctx);
 };

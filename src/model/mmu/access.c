@@ -248,6 +248,21 @@ void nvl_model_mmu_exit(struct nvl_model_mmu *mmu, unsigned int ticket)
 }
 
 /**
+ * nvl_model_mmu_section_stale() - see model/mmu.h.
+ *
+ * While a ticket of parity p is open the epoch moves away from p at most
+ * once (the next flip waits for parity p to empty), so a parity that
+ * differs from the epoch's means a drain flipped after the entry and now
+ * waits for this access.
+ */
+bool nvl_model_mmu_section_stale(struct nvl_model_mmu *mmu, unsigned int ticket)
+{
+	return ((atomic_load_explicit(&mmu->epoch, memory_order_relaxed) ^
+		 ticket) &
+		1) != 0;
+}
+
+/**
  * nvl_model_mmu_generation() - see model/mmu.h.
  */
 unsigned int nvl_model_mmu_generation(struct nvl_model_mmu *mmu)
