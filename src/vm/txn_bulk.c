@@ -15,9 +15,9 @@
  *  - everything allocated in call order (vm_bo references, nodes,
  *    page-table pages, then the logs and the tree's room once), so a
  *    failure anywhere releases what was taken and the tree never changed;
- *  - the tree changed in address order: maps inserted ascending (each
- *    lands beside the last one, in the same leaf), unmaps removed
- *    descending (each takes the last slot of a leaf or close to it);
+ *  - the tree changed as sorted runs (nvl_ibtree_insert_sorted() and
+ *    _remove_sorted()): the maps or unmaps that fall in one leaf go in or
+ *    out in one pass over it with one summary refresh;
  *  - the vm_bo lists and the change log in call order, exactly as the op
  *    lists would have left them, so abort (which walks the log backwards
  *    and re-links each mapping after the entry it followed) and finish
@@ -199,6 +199,7 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	struct nvl_gpuvm *vm = txn->vm;
 	struct nvl_gpuvm_bo *hint = txn->hint;
 	struct nvl_gpuva *vas[NVL_GPUVM_BULK_MAX];
+	struct nvl_ibtree_entry *ent[NVL_GPUVM_BULK_MAX];
 	bool got[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
 	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
@@ -265,17 +266,18 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	if (ret)
 		goto fail;
 
-	/* apply: the tree in address order, lists and log in call order */
+	/* apply: the tree as one sorted run, lists and log in call order */
 	for (uint32_t j = 0; j < n; j++) {
 		struct nvl_gpuva *va = vas[key[j] & IDX_MASK];
 
 		va->flags |= NVL_GPUVA_PENDING;
 		atomic_store_explicit(&va->written, 0, memory_order_relaxed);
-		/* reserved above */
-		if (NVL_NEVER(nvl_ibtree_insert(&vm->vas, &va->node)))
-			return -ENOMEM;
-		nvl_txn_took_room(vm);
+		ent[j] = &va->node;
 	}
+	/* reserved above (the preload covers a run as it covers inserts) */
+	if (NVL_NEVER(nvl_ibtree_insert_sorted(&vm->vas, ent, n)))
+		return -ENOMEM;
+	nvl_txn_took_rooms(vm, n);
 	/* the unmap hook walks vm_bo->vas under the zap lock (vm_bo.c) */
 	nvl_flock_lock(&vm->zap_lock);
 	for (i = 0; i < n; i++) {
@@ -328,6 +330,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 	struct nvl_gpuvm *vm = txn->vm;
 	/* the mappings found, ascending; request j's are [lo[j], lo[j + 1]) */
 	struct nvl_gpuva *vas[NVL_GPUVM_BULK_MAX];
+	struct nvl_ibtree_entry *ent[NVL_GPUVM_BULK_MAX];
 	uint32_t lo[NVL_GPUVM_BULK_MAX + 1], rank[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
 	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
@@ -350,6 +353,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 			if (f->start < r->addr || f->last > last ||
 			    nva == NVL_GPUVM_BULK_MAX)
 				return 1;
+			ent[nva] = f;
 			vas[nva++] = container_of(f, struct nvl_gpuva, node);
 		}
 	}
@@ -383,8 +387,7 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 			   nvl_gpuva_end(vas[nva - 1]));
 	for (uint32_t k = 0; k < nva; k++)
 		unmap_cmd(txn, first, hull, vas[k]);
-	for (uint32_t k = nva; k-- > 0;)
-		nvl_ibtree_remove(&vm->vas, &vas[k]->node);
+	nvl_ibtree_remove_sorted(&vm->vas, ent, nva);
 	return 0;
 }
 
