@@ -152,7 +152,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		nvl_itree_for_each (n, &t, s, s + ql)
 			got++;
-		nvl_ibtree_for_each(e, &bt, s, s + ql) bgot++;
+		for (e = nvl_ibtree_first(&bt, s, s + ql); e;
+		     e = nvl_ibtree_next(e, s, s + ql))
+			bgot++;
 		if (got != expect || bgot != expect || nvl_itree_check(&t) ||
 		    nvl_ibtree_check(&bt) ||
 		    nvl_ibtree_count(&bt) != (size_t)in)

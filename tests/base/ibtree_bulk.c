@@ -75,7 +75,8 @@ static void verify(struct nvl_ibtree *t, struct item *items, int n,
 			if (items[i].in && items[i].node.start <= l &&
 			    items[i].node.last >= s)
 				expect++;
-		nvl_ibtree_for_each(e, t, s, l)
+		for (e = nvl_ibtree_first(t, s, l); e;
+		     e = nvl_ibtree_next(e, s, l))
 			found++;
 		assert_int_equal(found, expect);
 	}
@@ -125,7 +126,8 @@ static void random_runs(uint64_t seed, int n, int steps, unsigned maxrun,
 
 		if (kind < 3) { /* a sorted insert */
 			for (unsigned a = 0; a < 4 * want && k < want; a++) {
-				struct item *x = &items[t_rand(&rng) % (uint64_t)n];
+				struct item *x =
+					&items[t_rand(&rng) % (uint64_t)n];
 
 				if (x->in || x->seen)
 					continue;
@@ -226,12 +228,12 @@ static void random_runs_multilevel(void **state)
  */
 static void split_merge_boundaries(void **state)
 {
-	static const unsigned sizes[] = {0,	 1,	 W / 4 - 1, W / 4, W - 1,
-					 W,	 W + 1,	 2 * W - 1, 2 * W, 2 * W + 1,
-					 3 * W,	 24 * W, 24 * W + 5};
-	static const unsigned runs[] = {1,	   2,	  W / 4, W - 1, W,
-					W + 1,	   2 * W - 1, 2 * W, 2 * W + 1,
-					3 * W + 7, 5 * W};
+	static const unsigned sizes[] = {
+		0,	   1,	  W / 4 - 1, W / 4, W - 1,  W,	       W + 1,
+		2 * W - 1, 2 * W, 2 * W + 1, 3 * W, 24 * W, 24 * W + 5};
+	static const unsigned runs[] = {1,	   2,	      W / 4,	 W - 1,
+					W,	   W + 1,     2 * W - 1, 2 * W,
+					2 * W + 1, 3 * W + 7, 5 * W};
 	enum { MAXN = 24 * W + 5 + 5 * W };
 	static struct item items[MAXN];
 	static entry_t *v[MAXN];
@@ -247,10 +249,10 @@ static void split_merge_boundaries(void **state)
 				for (unsigned i = 0; i < nb; i++) {
 					items[i].node.start = 1000 + 10 * i;
 					items[i].node.last = 1000 + 10 * i + 3;
-					assert_int_equal(nvl_ibtree_insert(
-								 &t,
-								 &items[i].node),
-							 0);
+					assert_int_equal(
+						nvl_ibtree_insert(
+							&t, &items[i].node),
+						0);
 					items[i].in = true;
 				}
 				for (unsigned i = 0; i < nr; i++) {
@@ -279,8 +281,8 @@ static void split_merge_boundaries(void **state)
 				m = 0;
 				for (entry_t *e = nvl_ibtree_min(&t); e;
 				     e = nvl_ibtree_succ(e))
-					if (container_of(e, struct item, node) >=
-					    &items[nb])
+					if (container_of(e, struct item,
+							 node) >= &items[nb])
 						v[m++] = e;
 				assert_int_equal(m, nr);
 				nvl_ibtree_remove_sorted(&t, v, m);
@@ -374,8 +376,8 @@ static void ties_go_after_the_tree_s(void **state)
 		assert_ptr_equal(e, &c.node);
 		for (unsigned i = 0; i < na + nb; i++) {
 			e = nvl_ibtree_succ(e);
-			assert_ptr_equal(e, i < na ? &a[i].node
-						   : &b[i - na].node);
+			assert_ptr_equal(e,
+					 i < na ? &a[i].node : &b[i - na].node);
 		}
 		assert_null(nvl_ibtree_succ(e));
 		nvl_ibtree_fini(&t);
@@ -446,7 +448,8 @@ static void failed_sorted_insert_changes_nothing(void **state)
 			assert_int_equal(nvl_ibtree_check(&t), 0);
 			assert_int_equal(nvl_ibtree_count(&t), have);
 			assert_int_equal(tree_order(&t, after), m);
-			assert_memory_equal(before, after, m * sizeof(entry_t *));
+			assert_memory_equal(before, after,
+					    m * sizeof(entry_t *));
 			for (unsigned i = 0; i < k; i++)
 				assert_null(v[i]->__leaf);
 			assert_int_equal(nvl_ibtree_insert_sorted(&t, v, k), 0);
@@ -470,8 +473,8 @@ static void preload_covers_a_run(void **state)
 	unsigned have = 0;
 
 	while (have < N) {
-		unsigned k = NVL_MIN(1 + (unsigned)(t_rand(&rng) % 300),
-				     N - have);
+		unsigned k =
+			NVL_MIN(1 + (unsigned)(t_rand(&rng) % 300), N - have);
 
 		for (unsigned i = 0; i < k; i++) {
 			it[have + i].node.start = t_rand(&rng) % 10000000;
