@@ -44,6 +44,13 @@ sensor subscription (both notifiers; another event; cut short),
 RC_TRIGGERED and OS_ERROR_LOG (whole, cut short, text without its NUL),
 MMU_FAULT_QUEUED (one and a storm), INIT_DONE and RUN_CPU_SEQUENCER after
 the boot, replies nobody asked for.
+
+itree seeds (usage: gen_seeds.py itree OUTDIR): OUTDIR/itree/seed-runs-*,
+9-byte records of fuzz/base/fuzz_itree.c from a fixed random generator:
+sorted runs of up to 128 items inserted (spread, adjacent, one start),
+removed in the tree's order and in descending order (every first to
+fourth entry), single toggles between them, up to a thousand items in
+the trees (three levels of 32-wide nodes).
 """
 import hashlib
 import json
@@ -403,7 +410,40 @@ def events_seeds(build, d):
             f.write(b)
 
 
-if len(sys.argv) == 4 and sys.argv[1] == 'pushbuf':
+def itree_seeds(d):
+    def rec(op, slot, start, length, qlen):
+        return bytes([op | (slot >> 8 & 3) << 4, slot & 255,
+                      start & 255, start >> 8 & 255, start >> 16 & 255,
+                      length & 255, length >> 8 & 255,
+                      qlen & 255, qlen >> 8 & 255])
+
+    os.makedirs(d, exist_ok=True)
+    for n in range(4):
+        rng = __import__('random').Random(1900 + n)
+        out = b''
+        for _ in range(120 + 60 * n):
+            kind = rng.choice('iiirrdt')
+            slot = rng.randrange(1024)
+            start = rng.randrange(1 << 24)
+            length = rng.choice([0, 3, 63, 4095, rng.randrange(1 << 16)])
+            if kind == 'i':  # want 1 + qlen % 128, step qlen >> 8
+                step = rng.choice([0, 1, 16, 64,
+                                   rng.randrange(256)])
+                out += rec(2, slot, start, length,
+                           rng.randrange(128) | step << 8)
+            elif kind in 'rd':  # every 1 + (qlen >> 8 & 3)-th entry
+                op = 4 if kind == 'r' else 6
+                out += rec(op, slot, rng.randrange(1 << 24), length,
+                           rng.randrange(128) | rng.randrange(4) << 8)
+            else:
+                out += rec(1, slot, start, length, rng.randrange(1 << 16))
+        with open(os.path.join(d, 'seed-runs-%d' % n), 'wb') as f:
+            f.write(out)
+
+
+if len(sys.argv) == 3 and sys.argv[1] == 'itree':
+    itree_seeds(os.path.join(sys.argv[2], 'itree'))
+elif len(sys.argv) == 4 and sys.argv[1] == 'pushbuf':
     pushbuf_seeds(sys.argv[2], os.path.join(sys.argv[3], 'pushbuf'))
 elif len(sys.argv) == 4 and sys.argv[1] == 'events':
     events_seeds(sys.argv[2], os.path.join(sys.argv[3], 'gsp_events'))

@@ -410,6 +410,34 @@ static node_t *node_insert(struct nvl_ibtree *t, node_t *n, unsigned i,
 	return r;
 }
 
+/*
+ * Link @r, the new right half of @n, into @n's parent (splitting that, and
+ * so on up, or growing a new root), then refresh the summaries above.
+ */
+static inline __attribute__((always_inline)) void
+link_split(struct nvl_ibtree *t, node_t *n, node_t *r)
+{
+	while (r) {
+		node_t *p = n->parent;
+		unsigned i;
+
+		if (!p) {
+			p = new_node(t, 0);
+			set_slot(p, 0, n);
+			set_slot(p, 1, r);
+			p->count = 2;
+			t->root = p;
+			t->height++;
+			return;
+		}
+		i = index_in_parent(n);
+		set_slot(p, i, n);
+		r = node_insert(t, p, i + 1, r->start[0], r->last[0], r);
+		n = p;
+	}
+	refresh_up(n);
+}
+
 int nvl_ibtree_insert(struct nvl_ibtree *t, entry_t *e)
 {
 	node_t *path[MAX_HEIGHT];
@@ -462,25 +490,156 @@ int nvl_ibtree_insert(struct nvl_ibtree *t, entry_t *e)
 		refresh_up_insert(n, e->last);
 		return 0;
 	}
-	while (r) {
-		node_t *p = n->parent;
-		unsigned i;
+	link_split(t, n, r);
+	return 0;
+}
 
-		if (!p) {
-			p = new_node(t, 0);
-			set_slot(p, 0, n);
-			set_slot(p, 1, r);
-			p->count = 2;
-			t->root = p;
-			t->height++;
-			return 0;
+/* ---- sorted runs ------------------------------------------------------- */
+/*
+ * A run of entries in key order goes in leaf by leaf: one descent finds the
+ * leaf of the run's next entry and the key where that leaf's range ends (the
+ * smallest key of the next subtree), every following entry below that key
+ * goes to the same leaf, and the leaf takes them in one merge pass from its
+ * end with one summary refresh. A leaf that would overflow is merged with
+ * (up to 2W slots of) its run into itself and one new right sibling, half
+ * each, linked in as an insert's split is. Both halves hold at least W/2, as
+ * an insert's split leaves them, so nvl_ibtree_preload()'s bounds cover a
+ * run as they cover as many single inserts.
+ */
+
+/*
+ * The leaf nvl_ibtree_insert() would put key (@s, @l) in, and the key that
+ * ends its range in *@hs, *@hl (*@bounded: false for the last leaf).
+ */
+static node_t *leaf_for(node_t *n, uint64_t s, uint64_t l, uint64_t *hs,
+			uint64_t *hl, bool *bounded)
+{
+	*bounded = false;
+	while (!n->leaf) {
+		int k = n->count - 1;
+
+		while (k > 0 && !key_le(n->start[k], n->last[k], s, l))
+			k--;
+		if (k + 1 < n->count) {
+			*hs = n->start[k + 1];
+			*hl = n->last[k + 1];
+			*bounded = true;
 		}
-		i = index_in_parent(n);
-		set_slot(p, i, n);
-		r = node_insert(t, p, i + 1, r->start[0], r->last[0], r);
-		n = p;
+		n = n->ptr[k];
 	}
-	refresh_up(n);
+	return n;
+}
+
+/*
+ * Merge the run @e[0, k) into @n, which has room for it: one pass from the
+ * back, an entry of @n before a run entry of the same key (as an insert
+ * puts a new entry after its equals). Return: the run's largest `last`.
+ */
+static uint64_t leaf_merge(node_t *n, entry_t *const *e, unsigned k)
+{
+	int a = (int)n->count - 1, b = (int)k - 1, d = (int)(n->count + k) - 1;
+	uint64_t m = 0;
+
+	while (b >= 0) {
+		entry_t *x = e[b];
+
+		if (a >= 0 &&
+		    !key_le(n->start[a], n->last[a], x->start, x->last)) {
+			n->start[d] = n->start[a];
+			n->last[d] = n->last[a];
+			n->ptr[d] = n->ptr[a];
+			a--;
+		} else {
+			n->start[d] = x->start;
+			n->last[d] = x->last;
+			n->ptr[d] = x;
+			x->__leaf = n;
+			if (x->last > m)
+				m = x->last;
+			b--;
+		}
+		d--;
+	}
+	n->count = (uint8_t)(n->count + k);
+	return m;
+}
+
+/*
+ * Merge the run @e[0, k) and @n's slots (k + count <= 2W, more than W) into
+ * @n and a new right sibling, half each, and link the sibling in.
+ */
+static void leaf_merge_split(struct nvl_ibtree *t, node_t *n, entry_t *const *e,
+			     unsigned k)
+{
+	uint64_t os[W], ol[W];
+	void *op[W];
+	unsigned c = n->count, total = c + k, left = total / 2, a = 0, b = 0;
+	node_t *r = new_node(t, 1);
+
+	memcpy(os, n->start, c * sizeof(os[0]));
+	memcpy(ol, n->last, c * sizeof(ol[0]));
+	memcpy(op, n->ptr, c * sizeof(op[0]));
+	for (unsigned d = 0; d < total; d++) {
+		node_t *dst = d < left ? n : r;
+		unsigned i = d < left ? d : d - left;
+		entry_t *x;
+
+		if (a < c &&
+		    (b == k || key_le(os[a], ol[a], e[b]->start, e[b]->last)))
+			x = op[a++];
+		else
+			x = e[b++];
+		dst->start[i] = x->start;
+		dst->last[i] = x->last;
+		dst->ptr[i] = x;
+		x->__leaf = dst;
+	}
+	n->count = (uint8_t)left;
+	r->count = (uint8_t)(total - left);
+	link_split(t, n, r);
+}
+
+int nvl_ibtree_insert_sorted(struct nvl_ibtree *t, entry_t *const *e,
+			     unsigned n)
+{
+	unsigned i, k;
+	int ret;
+
+	for (i = 1; i < n; i++)
+		if (!key_le(e[i - 1]->start, e[i - 1]->last, e[i]->start,
+			    e[i]->last))
+			return nvl_error(
+				-EINVAL,
+				"ibtree: sorted insert: entry %u of %u "
+				"is out of order",
+				i, n);
+	if (!n)
+		return 0;
+	ret = nvl_ibtree_preload(t, n);
+	if (ret)
+		return ret;
+	if (!t->root) {
+		t->root = new_node(t, 1);
+		t->height = 1;
+	}
+	for (i = 0; i < n; i += k) {
+		uint64_t hs = 0, hl = 0;
+		bool bounded;
+		node_t *leaf = leaf_for(t->root, e[i]->start, e[i]->last, &hs,
+					&hl, &bounded);
+
+		for (k = 1; i + k < n; k++)
+			if (bounded &&
+			    key_le(hs, hl, e[i + k]->start, e[i + k]->last))
+				break;
+		if (leaf->count + k <= W) {
+			refresh_up_insert(leaf, leaf_merge(leaf, e + i, k));
+		} else {
+			k = NVL_MIN(k, 2u * W - leaf->count);
+			leaf_merge_split(t, leaf, e + i, k);
+		}
+		t->count += k;
+	}
 	return 0;
 }
 
@@ -518,17 +677,14 @@ static node_t *rebalance(struct nvl_ibtree *t, node_t *n)
 	return NULL;
 }
 
-void nvl_ibtree_remove(struct nvl_ibtree *t, entry_t *e)
+/*
+ * @n lost slots: drop an empty root or a root with one child, merge or
+ * borrow up the tree, or refresh the summaries above. Inline in both
+ * removals: out of line it cost nvl_ibtree_remove() 11 instructions a call.
+ */
+static inline __attribute__((always_inline)) void settle(struct nvl_ibtree *t,
+							 node_t *n)
 {
-	node_t *n = e->__leaf;
-	unsigned i = n->count - 1u;
-
-	/* from the end: removals in descending order find theirs at once */
-	while (n->ptr[i] != e)
-		i--;
-	close_slots(n, i, 1);
-	t->count--;
-	e->__leaf = NULL;
 	for (;;) {
 		if (n == t->root) {
 			if (n->count == 0) {
@@ -550,6 +706,63 @@ void nvl_ibtree_remove(struct nvl_ibtree *t, entry_t *e)
 		n = rebalance(t, n);
 		if (!n)
 			return;
+	}
+}
+
+void nvl_ibtree_remove(struct nvl_ibtree *t, entry_t *e)
+{
+	node_t *n = e->__leaf;
+	unsigned i = n->count - 1u;
+
+	/* from the end: removals in descending order find theirs at once */
+	while (n->ptr[i] != e)
+		i--;
+	close_slots(n, i, 1);
+	t->count--;
+	e->__leaf = NULL;
+	settle(t, n);
+}
+
+/*
+ * Entries of one leaf that follow each other in @e go in one pass over the
+ * leaf (slots kept move down once) and one settle(). An entry that does not
+ * come in the leaf's order is missed by the pass and removed on its own.
+ */
+void nvl_ibtree_remove_sorted(struct nvl_ibtree *t, entry_t *const *e,
+			      unsigned n)
+{
+	for (unsigned i = 0, j; i < n; i = j) {
+		node_t *leaf = e[i]->__leaf;
+		unsigned s = 0, d, m = i;
+
+		for (j = i + 1; j < n && e[j]->__leaf == leaf; j++)
+			;
+		while (leaf->ptr[s] != e[i])
+			s++;
+		for (d = s; s < leaf->count; s++) {
+			if (m == j) {
+				copy_slots(leaf, d, leaf, s, leaf->count - s);
+				d += leaf->count - s;
+				break;
+			}
+			if (leaf->ptr[s] == e[m]) {
+				e[m++]->__leaf = NULL;
+				continue;
+			}
+			if (d != s)
+				one_slot(leaf, d, leaf, s, false);
+			d++;
+		}
+		leaf->count = (uint8_t)d;
+		t->count -= m - i;
+		if (m == j) {
+			settle(t, leaf);
+			continue;
+		}
+		/* out of the leaf's order: the rest one at a time */
+		for (; m < j; m++)
+			if (e[m]->__leaf)
+				nvl_ibtree_remove(t, e[m]);
 	}
 }
 

@@ -90,6 +90,28 @@ int nvl_ibtree_insert(struct nvl_ibtree *t,
 /** nvl_ibtree_remove() - remove @e. Never allocates. */
 void nvl_ibtree_remove(struct nvl_ibtree *t, struct nvl_ibtree_entry *e);
 
+/**
+ * nvl_ibtree_insert_sorted() - insert the @n entries of @e (start/last set
+ * by the caller), which come in key order: by start, then by last.
+ * Duplicates and overlaps allowed; an entry goes after the tree's entries
+ * of the same key, as nvl_ibtree_insert() puts it. The entries that land in
+ * one leaf go in as one merge pass with one summary refresh (issue 19).
+ * Return: 0; -EINVAL when @e is out of order, -ENOMEM when nodes were
+ * needed and could not be allocated (the tree is unchanged then).
+ */
+int nvl_ibtree_insert_sorted(struct nvl_ibtree *t,
+			     struct nvl_ibtree_entry *const *e,
+			     unsigned n) NVL_MUST_CHECK;
+
+/**
+ * nvl_ibtree_remove_sorted() - remove the @n entries of @e, all in the tree
+ * and each once. Any order is right; in the tree's order (as
+ * nvl_ibtree_succ() visits them) the entries of one leaf go in one pass
+ * over it with one summary refresh. Never allocates.
+ */
+void nvl_ibtree_remove_sorted(struct nvl_ibtree *t,
+			      struct nvl_ibtree_entry *const *e, unsigned n);
+
 /** nvl_ibtree_first() - lowest entry overlapping [@start, @last], or NULL. */
 struct nvl_ibtree_entry *nvl_ibtree_first(const struct nvl_ibtree *t,
 					  uint64_t start, uint64_t last);

@@ -855,9 +855,12 @@ int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need)
 	return reserve_tree(vm, need);
 }
 
-void nvl_txn_took_room(struct nvl_gpuvm *vm)
+void nvl_txn_took_rooms(struct nvl_gpuvm *vm, uint32_t n)
 {
-	took_room(vm);
+	if (!NVL_NEVER(vm->tree_room < n))
+		vm->tree_room -= n;
+	else
+		vm->tree_room = 0;
 }
 
 void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p)

@@ -32,8 +32,8 @@ void nvl_txn_release_new_va(struct nvl_gpuvm *vm, struct nvl_gpuva *va,
 int nvl_txn_grow(struct nvl_gpuvm_txn *txn, uint32_t nlog, uint32_t ncmd);
 /* room in the mapping tree for @need more inserts (counted in tree_room) */
 int nvl_txn_reserve_tree(struct nvl_gpuvm *vm, uint32_t need);
-/* an insert the last reservation covered */
-void nvl_txn_took_room(struct nvl_gpuvm *vm);
+/* @n inserts the last reservation covered */
+void nvl_txn_took_rooms(struct nvl_gpuvm *vm, uint32_t n);
 void nvl_txn_log_add(struct nvl_gpuvm_txn *txn, uint8_t kind, void *p);
 void nvl_txn_cmd_add(struct nvl_gpuvm_txn *txn, uint8_t kind, uint64_t addr,
 		     uint64_t range, uint8_t shift, bool sparse,
