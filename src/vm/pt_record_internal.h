@@ -50,10 +50,10 @@ struct desc {
  * backend allocates a small page table) and are not touched until a block
  * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
  * where chunks with their page entries inline were 1.2 KiB and missed the
- * caches. Its key is its slot's only: a header of 16 bytes, its block
- * entries and two descriptors are 128 bytes, and 8,192 such chunks (16
- * GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and four
- * descriptors; issue 19).
+ * caches. Its key is its directory entry's place: a header of 16 bytes,
+ * its block entries and two descriptors are 128 bytes, and 8,192 such
+ * chunks (16 GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and
+ * four descriptors; issue 19).
  */
 struct chunk {
 	uint16_t *pe; /* page entries, or NULL */
