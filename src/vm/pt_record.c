@@ -180,15 +180,26 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 	if (rec->top)
 		dir_free((void *)(rec->top & ~(uintptr_t)TOP_H),
 			 rec->top & TOP_H);
+	nvl_free(rec->spare);
 	nvl_free(rec);
 }
 
-/* A zeroed directory node of height @h (0: a leaf), or NULL. */
+/*
+ * A zeroed directory node of height @h (0: a leaf: the spare one if any,
+ * whose entries are zero and page-entry pointers unread), or NULL.
+ */
 static void *dir_node(struct nvl_vm_pt_record *rec, unsigned int h)
 {
 	size_t bytes = h ? sizeof(struct dnode) : sizeof(struct dleaf);
-	void *n = nvl_aligned_alloc(64, bytes);
+	void *n;
 
+	if (!h && rec->spare) {
+		n = rec->spare;
+		rec->spare = NULL;
+		rec->dir_B += bytes;
+		return n;
+	}
+	n = nvl_aligned_alloc(64, bytes);
 	if (n) {
 		memset(n, 0, bytes);
 		rec->dir_B += bytes;
@@ -248,16 +259,51 @@ static struct ent *dir_path(struct nvl_vm_pt_record *rec, uint64_t key)
 }
 
 /*
- * Empty @sl and return its chunk to the pool (its leaf's page-entry
- * pointer goes stale: it is read only while @sl->has_pe).
+ * Unhook leaf @l (of key @key), which holds no chunk, and free it or keep
+ * it as the spare. A prefetch hook that read its address before still
+ * only prefetches in it.
  */
-static void chunk_drop(struct nvl_vm_pt_record *rec, struct ent *sl)
+static void dir_drop_leaf(struct nvl_vm_pt_record *rec, uint64_t key,
+			  struct dleaf *l)
+{
+	unsigned int h = rec->top & TOP_H;
+	void *n = (void *)(rec->top & ~(uintptr_t)TOP_H);
+
+	if (!h) {
+		__atomic_store_n(&rec->top, 0, __ATOMIC_RELEASE);
+	} else {
+		for (; h > 1; h--)
+			n = ((struct dnode *)n)->sub[dir_idx(key, h)];
+		__atomic_store_n(&((struct dnode *)n)->sub[dir_idx(key, 1)],
+				 NULL, __ATOMIC_RELEASE);
+	}
+	if (rec->last_key >> DIR_SHIFT == key >> DIR_SHIFT) {
+		rec->last_key = UINT64_MAX;
+		rec->last = NULL;
+	}
+	rec->dir_B -= sizeof(*l);
+	if (rec->spare)
+		nvl_free(l);
+	else
+		rec->spare = l;
+}
+
+/*
+ * Empty @sl (of key @key) and return its chunk to the pool (its leaf's
+ * page-entry pointer goes stale: it is read only while @sl->has_pe); the
+ * leaf goes with its last chunk.
+ */
+static void chunk_drop(struct nvl_vm_pt_record *rec, struct ent *sl,
+		       uint64_t key)
 {
 	struct chunk *c = sl->c;
+	struct dleaf *l = leaf_of(sl, key);
 
 	if (c->present)
 		rec->errors++; /* a table freed while still mapping something */
 	*sl = (struct ent){0};
+	if (!--l->live)
+		dir_drop_leaf(rec, key, l);
 	rec->nchunks--;
 	rec->chunk_B -= chunk_bytes(c->cap) + (c->pe ? PE_BYTES : 0);
 	if (c->pe)
@@ -277,7 +323,7 @@ static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key, bool reg)
 	if (reg && sl->regs)
 		sl->regs--;
 	if (!--sl->refs)
-		chunk_drop(rec, sl);
+		chunk_drop(rec, sl, key);
 }
 
 /* A new chunk for @key, referenced by nobody yet; Return: its entry or NULL. */
@@ -289,8 +335,12 @@ static struct ent *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
 	if (!sl)
 		return NULL;
 	c = chunk_alloc(&rec->pool, DESC_MIN);
-	if (!c)
+	if (!c) {
+		if (!leaf_of(sl, key)->live)
+			dir_drop_leaf(rec, key, leaf_of(sl, key));
 		return NULL;
+	}
+	leaf_of(sl, key)->live++;
 	c->top = 0;
 	c->free = NO_DESC;
 	c->present = 0;
@@ -357,7 +407,7 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
 	return 0;
 fail:
 	if (!sl->refs)
-		chunk_drop(rec, sl);
+		chunk_drop(rec, sl, key);
 	return -ENOMEM;
 }
 

@@ -91,11 +91,13 @@ struct chunk {
  * (four, the size class). It saturates, and is then lower than the true
  * count: a chunk keeps more room than it needs, never less.
  *
- * Directory nodes are never freed before the record is (a VM's layout
- * is what its page directories would hold), so an entry's address stays
- * valid (@last) and rec_prefetch() walks the tree without the lock:
- * every pointer of it (@top, the interior nodes' @sub) is published
- * with a release store after the node it points at is zeroed.
+ * Interior nodes are never freed before the record is (at most 512 above
+ * the leaves for a 48-bit VA), so rec_prefetch() walks the tree without
+ * the lock: every pointer of it (@top, the interior nodes' @sub) is
+ * published with a release store after the node it points at is zeroed.
+ * A leaf goes with its last chunk (one empty leaf is kept for the next,
+ * so a lone mapping coming and going does not allocate); the hook only
+ * prefetches inside a leaf, which a freed one survives.
  */
 #define DIR_SHIFT 9
 #define DIR_N (1u << DIR_SHIFT)
@@ -116,6 +118,7 @@ _Static_assert(sizeof(struct ent) == 16, "four entries a cache line");
 struct dleaf {
 	struct ent e[DIR_N];
 	uint16_t *pe[DIR_N]; /* mirrors e[i].c->pe */
+	uint32_t live; /* entries with a chunk */
 };
 
 struct dnode {
@@ -172,6 +175,8 @@ struct nvl_vm_pt_record {
 	/* @last: the entry of key @last_key, the last lookup's (or NULL) */
 	struct ent *last;
 	uint64_t last_key;
+	/* @spare: an empty leaf, all entries zero, or NULL */
+	struct dleaf *spare;
 	uint64_t nchunks, chunk_B, dir_B;
 	uint64_t refs, ref_bytes;
 	uint64_t maps, unmaps, sparses, flushes, errors;

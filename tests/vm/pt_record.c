@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "t.h"
+#include "base/alloc.h"
 #include "vm/pt_record.h"
 #include "vm/pt_record_internal.h"
 
@@ -549,7 +550,46 @@ static void a_region_s_chunks_are_consecutive_entries(void **state)
 	assert_int_equal(lines, NKEYS / 4);
 	assert_null(dir_find(r, 1ull << 20)); /* above the tree: not there */
 	ops->put_region(r, 1000 * CHUNK, NKEYS * CHUNK);
-	assert_null(dir_find(r, 1000)->c);
+	assert_null(dir_find(r, 1000)); /* its leaves went with their chunks */
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
+/*
+ * A leaf goes with its last chunk (one empty leaf is kept as the spare):
+ * tiles in 64 GiBs leave, once all are unmapped, the interior nodes and
+ * at most the spare; a lone tile coming and going in a fresh GiB reuses
+ * the spare and allocates no leaf.
+ */
+static void empty_leaves_are_freed(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	uint64_t interior, spare = sizeof(struct dleaf), n;
+	const uint64_t gib = 512 * CHUNK;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	for (uint64_t g = 0; g < 64; g++) {
+		assert_int_equal(ops->get(r, g * gib + CHUNK, 16 * PG, 16), 0);
+		ops->map(r, g * gib + CHUNK, 16 * PG, 16, OBJ(0), 0, 0);
+	}
+	interior = r->dir_B - 64 * spare;
+	assert_int_equal(interior, sizeof(struct dnode));
+	for (uint64_t g = 0; g < 64; g++) {
+		ops->unmap(r, g * gib + CHUNK, 16 * PG, 16, false);
+		ops->put(r, g * gib + CHUNK, 16 * PG, 16);
+		assert_null(dir_find(r, g * 512 + 1));
+	}
+	assert_int_equal(r->dir_B, interior);
+	assert_non_null(r->spare);
+	n = nvl_alloc_count();
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ops->get(r, 100 * gib, 16 * PG, 16), 0);
+		ops->map(r, 100 * gib, 16 * PG, 16, OBJ(1), 0, 0);
+		ops->unmap(r, 100 * gib, 16 * PG, 16, false);
+		ops->put(r, 100 * gib, 16 * PG, 16);
+	}
+	assert_int_equal(nvl_alloc_count(), n);
 	assert_int_equal(r->nchunks, 0);
 	nvl_vm_pt_record_destroy(r);
 }
@@ -634,6 +674,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(the_index_finds_every_chunk_of_any_layout),
 	cmocka_unit_test(a_region_s_chunks_are_consecutive_entries),
 	cmocka_unit_test(a_failed_directory_allocation_changes_nothing),
+	cmocka_unit_test(empty_leaves_are_freed),
 };
 
 T_MAIN(tests)
