@@ -4,9 +4,10 @@
  *
  * Records, exactly and per page, what the page tables map. Like real page
  * tables, the record is split in chunks of 512 pages (one 2 MiB "table"
- * each), found through a hash table: a write touches only the chunks of its
- * range, whatever the VM holds, so the cost of a 4 KiB bind does not grow
- * with the number of mappings.
+ * each), found through a radix directory like the page directories above
+ * page tables: a write touches only the chunks of its range, whatever the
+ * VM holds, so the cost of a 4 KiB bind does not grow with the number of
+ * mappings.
  *
  * A chunk is written like a page table (issue 19: "the recording backend's
  * per-bind cost near a store"): a flat array of 512 two-byte entries, one a
@@ -33,9 +34,9 @@
  *
  * A chunk's last put leaves its entries all invalid (GPUVM unmaps first), so
  * freed chunks go back to the pool all-invalid and a new chunk is never
- * zeroed on the way (only fresh pool memory is, once). The chunk of the last
+ * zeroed on the way (only fresh pool memory is, once). The entry of the last
  * lookup is remembered: the get, write and put of one op, and the write and
- * put of the next op on the same page, hash once.
+ * put of the next op on the same page, walk the directory once.
  *
  * One lock (a leaf: nothing waits under it; a test-and-set spin lock that
  * yields) makes the backend safe for binds committing from several bind
@@ -150,29 +151,25 @@ static void pool_fini(struct pool *p)
 	}
 }
 
-/*
- * What @last points at when it points nowhere: a key no chunk has (keys
- * are va >> 21), so the check of @last is one compare.
- */
-static struct slot no_slot = {.key = UINT64_MAX};
-
 int nvl_vm_pt_record_create(struct nvl_vm_pt_record **rec_out)
 {
 	struct nvl_vm_pt_record *rec = nvl_zalloc(sizeof(*rec));
 
 	if (!rec)
 		return -ENOMEM;
-	rec->nslots = 64;
-	rec->last = &no_slot;
-	/* aligned: a pair of slots is one cache line (hash()) */
-	rec->slots = nvl_aligned_alloc(64, rec->nslots * sizeof(*rec->slots));
-	if (!rec->slots) {
-		nvl_free(rec);
-		return -ENOMEM;
-	}
-	memset(rec->slots, 0, rec->nslots * sizeof(*rec->slots));
+	rec->last_key = UINT64_MAX; /* no key: keys are va >> 21 */
 	*rec_out = rec;
 	return 0;
+}
+
+/* Free directory node @n of height @h (0: a leaf) and all below it. */
+static void dir_free(void *n, unsigned int h)
+{
+	if (h)
+		for (uint32_t i = 0; i < DIR_N; i++)
+			if (((struct dnode *)n)->sub[i])
+				dir_free(((struct dnode *)n)->sub[i], h - 1);
+	nvl_free(n);
 }
 
 void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
@@ -180,78 +177,133 @@ void nvl_vm_pt_record_destroy(struct nvl_vm_pt_record *rec)
 	if (!rec)
 		return;
 	pool_fini(&rec->pool);
-	nvl_free(rec->slots);
+	if (rec->top)
+		dir_free((void *)(rec->top & ~(uintptr_t)TOP_H),
+			 rec->top & TOP_H);
+	nvl_free(rec->spare);
 	nvl_free(rec);
 }
 
-/* Double the index; Return: 0, or -ENOMEM (the index is unchanged). */
-static int grow(struct nvl_vm_pt_record *rec)
+/*
+ * A zeroed directory node of height @h (0: a leaf: the spare one if any,
+ * whose entries are zero and page-entry pointers unread), or NULL.
+ */
+static void *dir_node(struct nvl_vm_pt_record *rec, unsigned int h)
 {
-	uint64_t nb = rec->nslots * 2, mask = nb - 1;
-	size_t bytes = nb * sizeof(struct slot);
-	struct slot *v;
+	size_t bytes = h ? sizeof(struct dnode) : sizeof(struct dleaf);
+	void *n;
 
-	/* a large index is probed at random: back it with huge pages */
-	if (bytes >= HUGE_B) {
-		v = nvl_aligned_alloc(HUGE_B, bytes);
-		if (v)
-			madvise(v, bytes, MADV_HUGEPAGE);
-	} else {
-		v = nvl_aligned_alloc(64, bytes); /* see hash() */
+	if (!h && rec->spare) {
+		n = rec->spare;
+		rec->spare = NULL;
+		rec->dir_B += bytes;
+		return n;
 	}
-	if (!v)
-		return -ENOMEM;
-	memset(v, 0, bytes);
-	for (uint64_t i = 0; i < rec->nslots; i++) {
-		uint64_t j;
+	n = nvl_aligned_alloc(64, bytes);
+	if (n) {
+		memset(n, 0, bytes);
+		rec->dir_B += bytes;
+	}
+	return n;
+}
 
-		if (!rec->slots[i].c)
-			continue;
-		j = hash(rec->slots[i].key, nb);
-		while (v[j].c)
-			j = (j + 1) & mask;
-		v[j] = rec->slots[i];
-	}
-	nvl_free(rec->slots);
-	rec->last = &no_slot;
-	__atomic_store_n(&rec->slots, v, __ATOMIC_RELAXED);
-	__atomic_store_n(&rec->nslots, nb, __ATOMIC_RELEASE);
-	return 0;
+/* the height a directory needs for @key */
+static unsigned int dir_height(uint64_t key)
+{
+	unsigned int h = 0;
+
+	while (key >> (DIR_SHIFT * (h + 1)))
+		h++;
+	return h;
 }
 
 /*
- * Empty slot @i, moving later members of its probe run back so that every
- * key stays reachable from its home slot without tombstones.
+ * The entry of @key, making the directory nodes it needs (a taller root,
+ * the nodes on its path); NULL when one cannot be allocated. Nodes made
+ * before a failure stay, empty: the record's state is unchanged.
  */
-static void slot_delete(struct nvl_vm_pt_record *rec, uint64_t i)
+static struct ent *dir_path(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	uint64_t mask = rec->nslots - 1, j = i;
+	unsigned int h = rec->top & TOP_H, need = dir_height(key);
+	void *n = (void *)(rec->top & ~(uintptr_t)TOP_H);
 
-	for (;;) {
-		uint64_t home;
-
-		j = (j + 1) & mask;
-		if (!rec->slots[j].c)
-			break;
-		home = hash(rec->slots[j].key, rec->nslots);
-		/* may the entry at j move to i? only if home is not in (i, j] */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			rec->slots[i] = rec->slots[j];
-			i = j;
-		}
+	if (!n) {
+		if (!(n = dir_node(rec, need)))
+			return NULL;
+		h = need;
+		__atomic_store_n(&rec->top, (uintptr_t)n | h, __ATOMIC_RELEASE);
 	}
-	rec->slots[i].c = NULL;
-	rec->last = &no_slot; /* slots moved */
+	while (h < need) { /* the old root becomes the new one's first */
+		struct dnode *up = dir_node(rec, h + 1);
+
+		if (!up)
+			return NULL;
+		up->sub[0] = n;
+		n = up;
+		h++;
+		__atomic_store_n(&rec->top, (uintptr_t)n | h, __ATOMIC_RELEASE);
+	}
+	for (; h; h--) {
+		void **sub = &((struct dnode *)n)->sub[dir_idx(key, h)];
+
+		if (!*sub) {
+			void *m = dir_node(rec, h - 1);
+
+			if (!m)
+				return NULL;
+			__atomic_store_n(sub, m, __ATOMIC_RELEASE);
+		}
+		n = *sub;
+	}
+	return &((struct dleaf *)n)->e[key & DIR_MASK];
 }
 
-/* Drop @sl and return its chunk to the pool. */
-static void chunk_drop(struct nvl_vm_pt_record *rec, struct slot *sl)
+/*
+ * Unhook leaf @l (of key @key), which holds no chunk, and free it or keep
+ * it as the spare. A prefetch hook that read its address before still
+ * only prefetches in it.
+ */
+static void dir_drop_leaf(struct nvl_vm_pt_record *rec, uint64_t key,
+			  struct dleaf *l)
+{
+	unsigned int h = rec->top & TOP_H;
+	void *n = (void *)(rec->top & ~(uintptr_t)TOP_H);
+
+	if (!h) {
+		__atomic_store_n(&rec->top, 0, __ATOMIC_RELEASE);
+	} else {
+		for (; h > 1; h--)
+			n = ((struct dnode *)n)->sub[dir_idx(key, h)];
+		__atomic_store_n(&((struct dnode *)n)->sub[dir_idx(key, 1)],
+				 NULL, __ATOMIC_RELEASE);
+	}
+	if (rec->last_key >> DIR_SHIFT == key >> DIR_SHIFT) {
+		rec->last_key = UINT64_MAX;
+		rec->last = NULL;
+	}
+	rec->dir_B -= sizeof(*l);
+	if (rec->spare)
+		nvl_free(l);
+	else
+		rec->spare = l;
+}
+
+/*
+ * Empty @sl (of key @key) and return its chunk to the pool (its leaf's
+ * page-entry pointer goes stale: it is read only while @sl->has_pe); the
+ * leaf goes with its last chunk.
+ */
+static void chunk_drop(struct nvl_vm_pt_record *rec, struct ent *sl,
+		       uint64_t key)
 {
 	struct chunk *c = sl->c;
+	struct dleaf *l = leaf_of(sl, key);
 
 	if (c->present)
 		rec->errors++; /* a table freed while still mapping something */
-	slot_delete(rec, (uint64_t)(sl - rec->slots));
+	*sl = (struct ent){0};
+	if (!--l->live)
+		dir_drop_leaf(rec, key, l);
 	rec->nchunks--;
 	rec->chunk_B -= chunk_bytes(c->cap) + (c->pe ? PE_BYTES : 0);
 	if (c->pe)
@@ -262,45 +314,46 @@ static void chunk_drop(struct nvl_vm_pt_record *rec, struct slot *sl)
 /* Drop a reference on chunk @key; @reg: a sparse region's (get_region()). */
 static void chunk_unref(struct nvl_vm_pt_record *rec, uint64_t key, bool reg)
 {
-	struct slot *sl = find_slot(rec, key);
+	struct ent *sl = find_ent(rec, key);
 
-	if (!sl->c || !sl->refs) {
+	if (!sl || !sl->c || !sl->refs) {
 		rec->errors++;
 		return;
 	}
 	if (reg && sl->regs)
 		sl->regs--;
 	if (!--sl->refs)
-		chunk_drop(rec, sl);
+		chunk_drop(rec, sl, key);
 }
 
-/* A new chunk for @key, referenced by nobody yet; Return: its slot or NULL. */
-static struct slot *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
+/* A new chunk for @key, referenced by nobody yet; Return: its entry or NULL. */
+static struct ent *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
 {
+	struct ent *sl = dir_path(rec, key);
 	struct chunk *c;
-	struct slot *sl;
 
-	/* at most half full; past that only a failed grow lets it fill up to
-	 * three quarters before refusing */
-	if (2 * (rec->nchunks + 1) > rec->nslots && grow(rec) &&
-	    4 * (rec->nchunks + 1) > 3 * rec->nslots)
+	if (!sl)
 		return NULL;
 	c = chunk_alloc(&rec->pool, DESC_MIN);
-	if (!c)
+	if (!c) {
+		if (!leaf_of(sl, key)->live)
+			dir_drop_leaf(rec, key, leaf_of(sl, key));
 		return NULL;
+	}
+	leaf_of(sl, key)->live++;
 	c->top = 0;
 	c->free = NO_DESC;
 	c->present = 0;
-	sl = probe(rec, key);
-	*sl = (struct slot){.key = key, .c = c, .cap = DESC_MIN};
+	*sl = (struct ent){.c = c, .cap = DESC_MIN};
 	rec->nchunks++;
 	rec->chunk_B += chunk_bytes(DESC_MIN);
 	rec->last = sl;
+	rec->last_key = key;
 	return sl;
 }
 
 /* @sl's chunk copied with room for @cap descriptors; Return: 0 or -ENOMEM. */
-static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
+static int chunk_grow(struct nvl_vm_pt_record *rec, struct ent *sl,
 		      uint32_t cap)
 {
 	struct chunk *c = sl->c, *nc = chunk_alloc(&rec->pool, cap);
@@ -309,7 +362,7 @@ static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
 		return -ENOMEM;
 	memcpy(nc, c, sizeof(*c) + c->cap * sizeof(struct desc));
 	nc->cap = (uint16_t)cap;
-	sl->c = nc; /* the index did not move; nor do the page entries */
+	sl->c = nc; /* the page entries do not move */
 	sl->cap = (uint16_t)cap;
 	rec->chunk_B += chunk_bytes(cap) - chunk_bytes(c->cap);
 	pool_put(&rec->pool, pool_class(c->cap), c);
@@ -324,12 +377,12 @@ static int chunk_grow(struct nvl_vm_pt_record *rec, struct slot *sl,
 static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
 		     bool reg)
 {
-	struct slot *sl = find_slot(rec, key);
+	struct ent *sl = find_ent(rec, key);
 	uint32_t need;
 
-	if (!sl->c && !(sl = chunk_new(rec, key)))
+	if ((!sl || !sl->c) && !(sl = chunk_new(rec, key)))
 		return -ENOMEM;
-	need = reg ? 0 : slot_need(sl);
+	need = reg ? 0 : ent_need(sl);
 	if (sl->cap < need) {
 		uint32_t cap = sl->cap;
 
@@ -338,20 +391,23 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
 		if (chunk_grow(rec, sl, cap))
 			goto fail;
 	}
-	if (pg && !sl->pe) {
-		sl->pe = pool_get(&rec->pool, PE_CLASS, PE_BYTES);
-		if (!sl->pe)
+	if (pg && !sl->has_pe) {
+		uint16_t *pe = pool_get(&rec->pool, PE_CLASS, PE_BYTES);
+
+		if (!pe)
 			goto fail;
-		sl->c->pe = sl->pe;
+		sl->c->pe = pe;
+		leaf_of(sl, key)->pe[key & DIR_MASK] = pe;
+		sl->has_pe = 1;
 		rec->chunk_B += PE_BYTES;
 	}
 	sl->refs++;
-	if (reg && sl->regs < UINT16_MAX)
+	if (reg && sl->regs < UINT8_MAX)
 		sl->regs++;
 	return 0;
 fail:
 	if (!sl->refs)
-		chunk_drop(rec, sl);
+		chunk_drop(rec, sl, key);
 	return -ENOMEM;
 }
 
@@ -375,18 +431,19 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 {
 	uint64_t k0 = va >> (PAGE_SHIFT + CHUNK_SHIFT);
 	uint64_t k1 = (va + range - 1) >> (PAGE_SHIFT + CHUNK_SHIFT);
-	struct slot *sl;
+	struct ent *sl;
 
 	if (k0 != k1)
 		return get_slow(rec, va, range, pg, reg);
 	rec_lock(rec);
-	sl = find_slot(rec, k0);
-	if (!sl->c || (!reg && sl->cap < slot_need(sl)) || (pg && !sl->pe)) {
+	sl = find_ent(rec, k0);
+	if (!sl || !sl->c || (!reg && sl->cap < ent_need(sl)) ||
+	    (pg && !sl->has_pe)) {
 		rec_unlock(rec);
 		return get_slow(rec, va, range, pg, reg);
 	}
 	sl->refs++;
-	if (reg && sl->regs < UINT16_MAX)
+	if (reg && sl->regs < UINT8_MAX)
 		sl->regs++;
 	/*
 	 * What the map will write, loaded while GPUVM works on: the header
@@ -402,9 +459,11 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 	for (size_t o = 0; o < NVL_MIN(chunk_bytes(sl->cap), (size_t)512);
 	     o += 64)
 		__builtin_prefetch((const char *)sl->c + o);
-	if (sl->pe && part_blocks(va, range))
-		__builtin_prefetch(
-			&sl->pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);
+	if (sl->has_pe && part_blocks(va, range)) {
+		const uint16_t *pe = leaf_of(sl, k0)->pe[dir_idx(k0, 0)];
+
+		__builtin_prefetch(&pe[(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1)]);
+	}
 	rec->refs++;
 	rec->ref_bytes += range;
 	rec_unlock(rec);
@@ -438,13 +497,13 @@ static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
 		 * first chunk's header (block entries) and first descriptors,
 		 * and for part of a block its page entries.
 		 */
-		const struct slot *sl = find_slot(rec, k0);
+		struct ent *sl = find_ent(rec, k0);
 		uint32_t s = (uint32_t)(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1);
 
 		__builtin_prefetch(sl->c);
 		__builtin_prefetch((const char *)sl->c + 64);
-		if (sl->pe && part_blocks(va, range))
-			__builtin_prefetch(&sl->pe[s]);
+		if (sl->has_pe && part_blocks(va, range))
+			__builtin_prefetch(&sl->c->pe[s]);
 		rec->refs++;
 		rec->ref_bytes += range;
 	}
@@ -919,20 +978,31 @@ static void rec_flush(void *priv, uint64_t va, uint64_t range)
 }
 
 /*
- * Start loading the index slot of the range's first chunk, without the
- * lock: grow() publishes a new array before its size, so the size read
- * here never exceeds the array read after it, and a prefetch of a stale
- * (even freed) array neither faults nor dereferences anything.
+ * Start loading the directory entry of the range's first chunk (and its
+ * page-entry pointer for part of a block), without the lock: directory nodes live as long as the record, and every pointer
+ * to one is published (a release store) after it is zeroed, so the walk
+ * reads only live nodes; a missing one ends it.
  */
 static void rec_prefetch(void *priv, uint64_t va, uint64_t range)
 {
-	const struct nvl_vm_pt_record *rec = priv;
+	struct nvl_vm_pt_record *rec = priv;
 	uint64_t k = va >> (PAGE_SHIFT + CHUNK_SHIFT);
-	uint64_t nb = __atomic_load_n(&rec->nslots, __ATOMIC_ACQUIRE);
-	const struct slot *v = __atomic_load_n(&rec->slots, __ATOMIC_RELAXED);
+	uintptr_t top = __atomic_load_n(&rec->top, __ATOMIC_ACQUIRE);
+	unsigned int h = top & TOP_H;
+	void *n = (void *)(top & ~(uintptr_t)TOP_H);
 
-	(void)range;
-	__builtin_prefetch(&v[hash(k, nb)]);
+	if (!n || k >> (DIR_SHIFT * (h + 1)))
+		return;
+	for (; h; h--) {
+		n = __atomic_load_n(&((struct dnode *)n)->sub[dir_idx(k, h)],
+				    __ATOMIC_ACQUIRE);
+		if (!n)
+			return;
+	}
+	__builtin_prefetch(&((struct dleaf *)n)->e[k & DIR_MASK]);
+	/* the page-entry pointer a get() of part of a block reads */
+	if (part_blocks(va, range))
+		__builtin_prefetch(&((struct dleaf *)n)->pe[k & DIR_MASK]);
 }
 
 static int rec_take_error(void *priv)

@@ -50,10 +50,10 @@ struct desc {
  * backend allocates a small page table) and are not touched until a block
  * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
  * where chunks with their page entries inline were 1.2 KiB and missed the
- * caches. Its key is its slot's only: a header of 16 bytes, its block
- * entries and two descriptors are 128 bytes, and 8,192 such chunks (16
- * GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and four
- * descriptors; issue 19).
+ * caches. Its key is its directory entry's place: a header of 16 bytes,
+ * its block entries and two descriptors are 128 bytes, and 8,192 such
+ * chunks (16 GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and
+ * four descriptors; issue 19).
  */
 struct chunk {
 	uint16_t *pe; /* page entries, or NULL */
@@ -66,33 +66,79 @@ struct chunk {
 };
 
 /*
- * The chunk index: open addressing with linear probing, at most half full,
- * 64-byte aligned, the chunks of two neighbouring keys homed in one cache
- * line (hash()).
- * A slot holds the key (va >> (PAGE_SHIFT + CHUNK_SHIFT)), the chunk, its
- * page entries and the chunk's reference count and descriptor capacity,
- * so get() and put() read one slot and never the chunk itself (unless it
- * must grow); get() prefetches what the map that follows writes. A
- * chained table walked cold chunks just to compare keys.
+ * The chunk directory: a radix tree over the key (va >> (PAGE_SHIFT +
+ * CHUNK_SHIFT)), 512 entries a node, like a GPU's page directories: a
+ * leaf holds the entries of 512 consecutive chunks (1 GiB of VA), an
+ * interior node 512 pointers to the nodes below, and the tree is as tall
+ * as the highest key needs (four interior levels for any 64-bit VA; two
+ * below 512 GiB). A lookup is two or three indexed loads, the top ones
+ * always cached; nothing is probed or hashed, and a contiguous region's
+ * chunks sit at consecutive 16-byte entries, four to a cache line (issue
+ * 19: the hash index's slots were 32 bytes, two neighbours a line, and a
+ * tile op in a 16 GiB region missed on one of 4,096 lines; its entries
+ * are 2,048 lines here).
+ *
+ * An entry holds the chunk, its reference count and descriptor capacity,
+ * whether it has page entries, and the references of sparse regions, so
+ * get() and put() read the entry and never the chunk itself (unless it
+ * must grow); get() prefetches what the map that follows writes. The
+ * leaf keeps the chunks' page-entry pointers apart (@pe), read only by a
+ * get() of part of a block, which prefetches its page entry.
  *
  * @regs counts the references of sparse regions (get_region()), which
  * write no descriptor: a chunk keeps one descriptor more than its other
  * references (see pt_record.c), so a region's tile needs two, not three
  * (four, the size class). It saturates, and is then lower than the true
  * count: a chunk keeps more room than it needs, never less.
+ *
+ * Interior nodes are never freed before the record is (at most 512 above
+ * the leaves for a 48-bit VA), so rec_prefetch() walks the tree without
+ * the lock: every pointer of it (@top, the interior nodes' @sub) is
+ * published with a release store after the node it points at is zeroed.
+ * A leaf goes with its last chunk (one empty leaf is kept for the next,
+ * so a lone mapping coming and going does not allocate); the hook only
+ * prefetches inside a leaf, which a freed one survives.
  */
-struct slot {
-	uint64_t key;
-	struct chunk *c; /* NULL: empty */
-	uint16_t *pe; /* mirrors c->pe */
+#define DIR_SHIFT 9
+#define DIR_N (1u << DIR_SHIFT)
+#define DIR_MASK (DIR_N - 1)
+/* @top's low bits: the tree's height (interior levels; nodes are 64-byte
+ * aligned, and keys have at most 43 bits: four levels above the leaves) */
+#define TOP_H 7u
+
+struct ent {
+	struct chunk *c; /* NULL: none */
 	uint32_t refs;
 	uint16_t cap; /* mirrors c->cap */
-	uint16_t regs;
+	uint8_t has_pe; /* c->pe is not NULL */
+	uint8_t regs;
 };
-_Static_assert(sizeof(struct slot) == 32, "two slots a cache line (hash())");
+_Static_assert(sizeof(struct ent) == 16, "four entries a cache line");
+
+struct dleaf {
+	struct ent e[DIR_N];
+	uint16_t *pe[DIR_N]; /* mirrors e[i].c->pe */
+	uint32_t live; /* entries with a chunk */
+};
+
+struct dnode {
+	void *sub[DIR_N]; /* struct dnode, or struct dleaf one level up */
+};
+
+/* @key's index in its node at height @h (0: its leaf) */
+static inline uint32_t dir_idx(uint64_t key, unsigned int h)
+{
+	return (uint32_t)(key >> (DIR_SHIFT * h)) & DIR_MASK;
+}
+
+/* the leaf holding entry @e of key @key */
+static inline struct dleaf *leaf_of(struct ent *e, uint64_t key)
+{
+	return (struct dleaf *)(void *)(e - (key & DIR_MASK));
+}
 
 /* descriptors a chunk of @sl must have room for before one more get() */
-static inline uint32_t slot_need(const struct slot *sl)
+static inline uint32_t ent_need(const struct ent *sl)
 {
 	uint32_t n = sl->refs - sl->regs + 2;
 
@@ -124,10 +170,14 @@ struct nvl_vm_pt_record {
 	/** @busy: the lock (rec_lock()) */
 	atomic_bool busy;
 	struct pool pool;
-	struct slot *slots;
-	/* @last: the slot of the last lookup (until the index moves) */
-	struct slot *last;
-	uint64_t nslots, nchunks, chunk_B;
+	/* @top: the directory's root | its height (struct ent) */
+	uintptr_t top;
+	/* @last: the entry of key @last_key, the last lookup's (or NULL) */
+	struct ent *last;
+	uint64_t last_key;
+	/* @spare: an empty leaf, all entries zero, or NULL */
+	struct dleaf *spare;
+	uint64_t nchunks, chunk_B, dir_B;
 	uint64_t refs, ref_bytes;
 	uint64_t maps, unmaps, sparses, flushes, errors;
 	unsigned int fail_map_after;
@@ -163,26 +213,6 @@ static inline void rec_unlock(struct nvl_vm_pt_record *rec)
 		atomic_store_explicit(&rec->busy, false, memory_order_release);
 }
 
-/*
- * The home slot of @key among @nb (a power of 2, at least 2): the chunks
- * of a 4 MiB-aligned pair of keys share a pair of slots, i.e. one cache
- * line (the index is 64-byte aligned, two 32-byte slots a line), and the
- * pairs are spread by Fibonacci hashing (the top bits of (key / 2) *
- * 2^64 / phi). Where neighbouring chunks exist (a sparse region, a dense
- * VM) the index's lines read at random are then half as many as its
- * occupied slots, where plain Fibonacci hashing of the key touched about
- * three lines for every four slots (issue 19: the index is what a
- * tile op in a 16 GiB region misses on, with its chunk). Pairs, not
- * longer runs: a run of consecutive homes makes linear probing cluster.
- */
-static inline uint64_t hash(uint64_t key, uint64_t nb)
-{
-	uint64_t g = ((key >> 1) * 0x9e3779b97f4a7c15ull) >>
-		     (65 - __builtin_ctzll(nb));
-
-	return g << 1 | (key & 1);
-}
-
 static inline uint16_t *ents(struct chunk *c)
 {
 	return c->pe;
@@ -193,33 +223,46 @@ static inline const uint16_t *cents(const struct chunk *c)
 	return c->pe;
 }
 
-/* The slot holding @key, or the empty slot where it would go. */
-static inline struct slot *probe(const struct nvl_vm_pt_record *rec,
-				 uint64_t key)
+/* The entry of @key, or NULL when its leaf does not exist. */
+static inline struct ent *dir_find(const struct nvl_vm_pt_record *rec,
+				   uint64_t key)
 {
-	uint64_t mask = rec->nslots - 1, i = hash(key, rec->nslots);
+	unsigned int h = rec->top & TOP_H;
+	void *n = (void *)(rec->top & ~(uintptr_t)TOP_H);
 
-	while (rec->slots[i].c && rec->slots[i].key != key)
-		i = (i + 1) & mask;
-	return &rec->slots[i];
+	if (!n || key >> (DIR_SHIFT * (h + 1)))
+		return NULL;
+	for (; h; h--) {
+		n = ((struct dnode *)n)->sub[dir_idx(key, h)];
+		if (!n)
+			return NULL;
+	}
+	return &((struct dleaf *)n)->e[key & DIR_MASK];
 }
 
-/* The slot of @key (its chunk NULL if none); the last one is tried first. */
-static inline struct slot *find_slot(struct nvl_vm_pt_record *rec, uint64_t key)
+/*
+ * The entry of @key (its chunk NULL if none), or NULL when the directory
+ * has no leaf for it; the last one is tried first.
+ */
+static inline struct ent *find_ent(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	struct slot *sl = rec->last;
+	struct ent *sl;
 
-	if (sl->key == key)
-		return sl;
-	sl = probe(rec, key);
-	if (sl->c)
+	if (rec->last_key == key)
+		return rec->last;
+	sl = dir_find(rec, key);
+	if (sl && sl->c) {
 		rec->last = sl;
+		rec->last_key = key;
+	}
 	return sl;
 }
 
 static inline struct chunk *find(struct nvl_vm_pt_record *rec, uint64_t key)
 {
-	return find_slot(rec, key)->c;
+	struct ent *sl = find_ent(rec, key);
+
+	return sl ? sl->c : NULL;
 }
 
 /* What page @i of @c holds (an entry value). */

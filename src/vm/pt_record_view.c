@@ -5,10 +5,8 @@
  * order. Runs are not kept: they are the maximal pieces of one state of
  * each chunk's pages, derived here.
  */
-#include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "vm/pt_record_internal.h"
 
 /* What page @page of @c (the chunk of @key) holds. */
@@ -79,32 +77,71 @@ static uint64_t mix(uint64_t x)
 }
 
 /*
- * Call @fn for each piece of one state (not invalid) of the chunk of slot
- * @sl, in order.
+ * Call @fn with each entry of directory node @n (of height @h, 0: a leaf,
+ * whose first key is @base) that has a chunk, in key order.
  */
-static void chunk_pieces(const struct slot *sl,
-			 void (*fn)(const struct slot *sl, uint32_t s,
-				    uint32_t e, void *arg),
+static void dir_walk(const void *n, unsigned int h, uint64_t base,
+		     void (*fn)(uint64_t key, const struct ent *sl, void *arg),
+		     void *arg)
+{
+	for (uint32_t i = 0; i < DIR_N; i++) {
+		if (!h) {
+			const struct ent *sl = &((const struct dleaf *)n)->e[i];
+
+			if (sl->c)
+				fn(base + i, sl, arg);
+		} else if (((const struct dnode *)n)->sub[i]) {
+			dir_walk(((const struct dnode *)n)->sub[i], h - 1,
+				 base + ((uint64_t)i << (DIR_SHIFT * h)), fn,
+				 arg);
+		}
+	}
+}
+
+/* dir_walk() of the whole directory */
+static void dir_each(const struct nvl_vm_pt_record *rec,
+		     void (*fn)(uint64_t key, const struct ent *sl, void *arg),
+		     void *arg)
+{
+	if (rec->top)
+		dir_walk((const void *)(rec->top & ~(uintptr_t)TOP_H),
+			 rec->top & TOP_H, 0, fn, arg);
+}
+
+/*
+ * Call @fn for each piece of one state (not invalid) of chunk @c (of key
+ * @key), in order.
+ */
+static void chunk_pieces(uint64_t key, const struct chunk *c,
+			 void (*fn)(uint64_t key, const struct chunk *c,
+				    uint32_t s, uint32_t e, void *arg),
 			 void *arg)
 {
 	for (uint32_t s = 0; s < CHUNK_PAGES;) {
-		uint32_t e = piece_end(sl->c, s);
+		uint32_t e = piece_end(c, s);
 
-		if (page_get(sl->c, s) != E_INVALID)
-			fn(sl, s, e, arg);
+		if (page_get(c, s) != E_INVALID)
+			fn(key, c, s, e, arg);
 		s = e;
 	}
 }
 
-static void hash_piece(const struct slot *sl, uint32_t s, uint32_t e, void *arg)
+static void hash_piece(uint64_t key, const struct chunk *c, uint32_t s,
+		       uint32_t e, void *arg)
 {
 	struct nvl_vm_pt_page p;
 
-	fill_page(sl->c, sl->key, s, &p);
-	*(uint64_t *)arg += mix(sl->key * 31 + s) ^
+	fill_page(c, key, s, &p);
+	*(uint64_t *)arg += mix(key * 31 + s) ^
 			    mix(e ^ (uint64_t)p.state << 40 ^
 				(uint64_t)p.page_shift << 48) ^
 			    mix((uintptr_t)p.obj + p.bo_offset + p.flags);
+}
+
+static void hash_chunk(uint64_t key, const struct ent *sl, void *arg)
+{
+	*(uint64_t *)arg += mix(key ^ mix(sl->refs));
+	chunk_pieces(key, sl->c, hash_piece, arg);
 }
 
 uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
@@ -112,24 +149,23 @@ uint64_t nvl_vm_pt_record_hash(struct nvl_vm_pt_record *rec)
 	uint64_t h = 0;
 
 	rec_lock(rec);
-	for (uint64_t b = 0; b < rec->nslots; b++) {
-		const struct slot *sl = &rec->slots[b];
-
-		if (!sl->c)
-			continue;
-		h += mix(sl->key ^ mix(sl->refs));
-		chunk_pieces(sl, hash_piece, &h);
-	}
+	dir_each(rec, hash_chunk, &h);
 	h += mix(rec->refs) ^ mix(rec->ref_bytes);
 	rec_unlock(rec);
 	return h;
 }
 
-static void count_piece(const struct slot *sl, uint32_t s, uint32_t e,
-			void *arg)
+static void count_piece(uint64_t key, const struct chunk *c, uint32_t s,
+			uint32_t e, void *arg)
 {
-	(void)sl, (void)s, (void)e;
+	(void)key, (void)c, (void)s, (void)e;
 	++*(uint64_t *)arg;
+}
+
+static void count_chunk(uint64_t key, const struct ent *sl, void *arg)
+{
+	if (sl->c->present)
+		chunk_pieces(key, sl->c, count_piece, arg);
 }
 
 void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
@@ -138,9 +174,7 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	uint64_t runs = 0;
 
 	rec_lock(rec);
-	for (uint64_t b = 0; b < rec->nslots; b++)
-		if (rec->slots[b].c && rec->slots[b].c->present)
-			chunk_pieces(&rec->slots[b], count_piece, &runs);
+	dir_each(rec, count_chunk, &runs);
 	out->refs = rec->refs;
 	out->ref_bytes = rec->ref_bytes;
 	out->runs = runs;
@@ -149,17 +183,8 @@ void nvl_vm_pt_record_stats(struct nvl_vm_pt_record *rec,
 	out->sparses = rec->sparses;
 	out->flushes = __atomic_load_n(&rec->flushes, __ATOMIC_RELAXED);
 	out->errors = rec->errors;
-	out->heap_B =
-		sizeof(*rec) + rec->nslots * sizeof(struct slot) + rec->chunk_B;
+	out->heap_B = sizeof(*rec) + rec->dir_B + rec->chunk_B;
 	rec_unlock(rec);
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	uint64_t x = ((const struct slot *)a)->key;
-	uint64_t y = ((const struct slot *)b)->key;
-
-	return x < y ? -1 : x > y;
 }
 
 static bool continues(const struct nvl_vm_pt_page *a, uint64_t a_end,
@@ -182,15 +207,16 @@ struct walk {
 };
 
 /* one chunk's piece: extend the current run or report it and start anew */
-static void walk_piece(const struct slot *sl, uint32_t s, uint32_t e, void *arg)
+static void walk_piece(uint64_t key, const struct chunk *c, uint32_t s,
+		       uint32_t e, void *arg)
 {
 	struct walk *w = arg;
-	uint64_t base = sl->key << (CHUNK_SHIFT + PAGE_SHIFT);
+	uint64_t base = key << (CHUNK_SHIFT + PAGE_SHIFT);
 	uint64_t va = base + ((uint64_t)s << PAGE_SHIFT);
 	uint64_t end = base + ((uint64_t)e << PAGE_SHIFT);
 	struct nvl_vm_pt_page p;
 
-	fill_page(sl->c, sl->key, s, &p);
+	fill_page(c, key, s, &p);
 	if (w->have && continues(&w->cur, w->cur_end, &p, va, w->cur_va)) {
 		w->cur_end = end;
 		return;
@@ -203,6 +229,11 @@ static void walk_piece(const struct slot *sl, uint32_t s, uint32_t e, void *arg)
 	w->have = true;
 }
 
+static void walk_chunk(uint64_t key, const struct ent *sl, void *arg)
+{
+	chunk_pieces(key, sl->c, walk_piece, arg);
+}
+
 void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 			       void (*fn)(uint64_t va, uint64_t range,
 					  const struct nvl_vm_pt_page *p,
@@ -210,23 +241,10 @@ void nvl_vm_pt_record_for_each(struct nvl_vm_pt_record *rec,
 			       void *arg)
 {
 	struct walk w = {.fn = fn, .arg = arg};
-	struct slot *v;
-	uint64_t n = 0;
 
 	rec_lock(rec);
-	v = nvl_calloc(rec->nchunks ? rec->nchunks : 1, sizeof(*v));
-	if (!v) {
-		rec_unlock(rec);
-		return;
-	}
-	for (uint64_t b = 0; b < rec->nslots; b++)
-		if (rec->slots[b].c)
-			v[n++] = rec->slots[b];
-	qsort(v, n, sizeof(*v), cmp_key);
-	for (uint64_t k = 0; k < n; k++)
-		chunk_pieces(&v[k], walk_piece, &w);
+	dir_each(rec, walk_chunk, &w);
 	if (w.have)
 		fn(w.cur_va, w.cur_end - w.cur_va, &w.cur, arg);
 	rec_unlock(rec);
-	nvl_free(v);
 }

@@ -6,12 +6,15 @@
  * and reused, chunks with and without page entries, freed chunks coming
  * back all-invalid, and the GPUVM-bug check (stats.errors) of a write that
  * would split a block its get() did not ask page entries for (issue 19);
- * its chunk index over thousands of chunks in several layouts, and
- * neighbouring chunks sharing an index line.
+ * its chunk directory over thousands of chunks in several layouts, a
+ * region's chunks at consecutive entries, and directory allocations
+ * failing without a change.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "t.h"
+#include "base/alloc.h"
 #include "vm/pt_record.h"
 #include "vm/pt_record_internal.h"
 
@@ -451,7 +454,7 @@ static uint64_t layout_key(int layout, uint64_t i, uint64_t *rng)
 		return 1000 + i;
 	case 1: /* every other chunk */
 		return 2 * i;
-	case 2: /* the same low bits: the index's size is a power of 2 */
+	case 2: /* the same low bits: a leaf each */
 		return (i + 1) << 14;
 	default: /* anywhere in a 2^48 space */
 		*rng ^= *rng << 13;
@@ -462,10 +465,11 @@ static uint64_t layout_key(int layout, uint64_t i, uint64_t *rng)
 }
 
 /*
- * The chunk index over thousands of chunks (issue 19: neighbouring keys
- * homed in one line): a tile in every chunk of each layout, every one
- * found again, half of them dropped (deletions move later slots back),
- * the rest still found, then all dropped; nothing is lost or left.
+ * The chunk directory over thousands of chunks (issue 19): a tile in every
+ * chunk of each layout (consecutive, every other, the same low bits, keys
+ * anywhere below 2^39 over a tree of five levels), every one found again,
+ * half of them dropped, the rest still found, then all dropped; nothing is
+ * lost or left.
  */
 static void the_index_finds_every_chunk_of_any_layout(void **state)
 {
@@ -515,31 +519,150 @@ static void the_index_finds_every_chunk_of_any_layout(void **state)
 }
 
 /*
- * Where neighbouring chunks exist, two of them share an index line
- * (hash()): a tile op's index miss is one of half as many lines. Linear
- * probing may move a chunk out of its home, so most pairs, not all; with
- * the plain Fibonacci hash of the key about a quarter did.
+ * A contiguous region's chunks sit at consecutive entries of the
+ * directory (a radix tree like page directories): four to a cache line,
+ * each found by indexing, none probed for. Keys below 2^18 (512 GiB) need
+ * one level above the leaves.
  */
-static void neighbouring_chunks_share_an_index_line(void **state)
+static void a_region_s_chunks_are_consecutive_entries(void **state)
 {
 	struct nvl_vm_pt_record *r;
-	uint64_t shared = 0;
+	uint64_t lines = 0;
 
 	(void)state;
 	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_null(dir_find(r, 1000));
 	assert_int_equal(ops->get_region(r, 1000 * CHUNK, NKEYS * CHUNK), 0);
-	assert_int_equal((uintptr_t)r->slots % 64, 0);
-	for (uint64_t k = 1000; k < 1000 + NKEYS; k += 2) {
-		uintptr_t a = (uintptr_t)probe(r, k),
-			  b = (uintptr_t)probe(r, k + 1);
+	assert_int_equal(r->top & TOP_H, 1);
+	for (uint64_t k = 1000; k < 1000 + NKEYS; k++) {
+		struct ent *e = dir_find(r, k);
 
-		assert_non_null(((struct slot *)a)->c);
-		assert_non_null(((struct slot *)b)->c);
-		shared += a / 64 == b / 64;
+		assert_non_null(e);
+		assert_non_null(e->c);
+		assert_int_equal(e->refs, 1);
+		assert_int_equal((uintptr_t)e % sizeof(*e), 0);
+		/* the next key's entry is the next one in its leaf */
+		if ((k + 1) % DIR_N && k + 1 < 1000 + NKEYS)
+			assert_ptr_equal(dir_find(r, k + 1), e + 1);
+		lines += k == 1000 || (uintptr_t)e % 64 == 0;
 	}
-	assert_true(shared * 4 >= (NKEYS / 2) * 3);
+	/* NKEYS entries over NKEYS / 4 lines (1000 is a multiple of 4) */
+	assert_int_equal(lines, NKEYS / 4);
+	assert_null(dir_find(r, 1ull << 20)); /* above the tree: not there */
 	ops->put_region(r, 1000 * CHUNK, NKEYS * CHUNK);
+	assert_null(dir_find(r, 1000)); /* its leaves went with their chunks */
+	assert_int_equal(r->nchunks, 0);
 	nvl_vm_pt_record_destroy(r);
+}
+
+/*
+ * A leaf goes with its last chunk (one empty leaf is kept as the spare):
+ * tiles in 64 GiBs leave, once all are unmapped, the interior nodes and
+ * at most the spare; a lone tile coming and going in a fresh GiB reuses
+ * the spare and allocates no leaf.
+ */
+static void empty_leaves_are_freed(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	uint64_t interior, spare = sizeof(struct dleaf), n;
+	const uint64_t gib = 512 * CHUNK;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	for (uint64_t g = 0; g < 64; g++) {
+		assert_int_equal(ops->get(r, g * gib + CHUNK, 16 * PG, 16), 0);
+		ops->map(r, g * gib + CHUNK, 16 * PG, 16, OBJ(0), 0, 0);
+	}
+	interior = r->dir_B - 64 * spare;
+	assert_int_equal(interior, sizeof(struct dnode));
+	for (uint64_t g = 0; g < 64; g++) {
+		ops->unmap(r, g * gib + CHUNK, 16 * PG, 16, false);
+		ops->put(r, g * gib + CHUNK, 16 * PG, 16);
+		assert_null(dir_find(r, g * 512 + 1));
+	}
+	assert_int_equal(r->dir_B, interior);
+	assert_non_null(r->spare);
+	n = nvl_alloc_count();
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ops->get(r, 100 * gib, 16 * PG, 16), 0);
+		ops->map(r, 100 * gib, 16 * PG, 16, OBJ(1), 0, 0);
+		ops->unmap(r, 100 * gib, 16 * PG, 16, false);
+		ops->put(r, 100 * gib, 16 * PG, 16);
+	}
+	assert_int_equal(nvl_alloc_count(), n);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
+struct dir_fail {
+	struct nvl_vm_pt_record *r;
+	uint64_t va, range, hash;
+};
+
+/* a get() of two chunks in two subtrees of the directory, far above it */
+static int dir_fail_op(void *arg)
+{
+	struct dir_fail *f = arg;
+
+	return ops->get(f->r, f->va, f->range, 12);
+}
+
+static void dir_fail_check(int ret, void *arg)
+{
+	struct dir_fail *f = arg;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+
+	assert_int_equal(ret, -ENOMEM);
+	assert_int_equal(nvl_vm_pt_record_hash(f->r), f->hash);
+	nvl_vm_pt_record_stats(f->r, &st);
+	assert_int_equal(st.refs, 1);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(f->r->nchunks, 1);
+	/* what was there is still found */
+	nvl_vm_pt_record_query(f->r, BASE + PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_int_equal(p.bo_offset, 17 * PG);
+}
+
+/*
+ * A get() whose directory nodes (a taller root, a path down to two new
+ * leaves) or chunks cannot all be allocated fails with -ENOMEM at every
+ * allocation and changes nothing: the record's hash, references and
+ * chunks are as before (nodes already made stay, empty); once it
+ * succeeds, its pages map and a put leaves the first hash again.
+ */
+static void a_failed_directory_allocation_changes_nothing(void **state)
+{
+	struct dir_fail f;
+	struct nvl_vm_pt_page p;
+	unsigned long n;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&f.r), 0);
+	assert_int_equal(ops->get(f.r, BASE, 16 * PG, 12), 0);
+	ops->map(f.r, BASE, 16 * PG, 12, OBJ(0), 16 * PG, 0);
+	/* keys 2^40 - 1 and 2^40: different nodes at every level */
+	f.va = (1ull << 40) * CHUNK - 8 * PG;
+	f.range = 16 * PG;
+	f.hash = nvl_vm_pt_record_hash(f.r);
+	/* nodes made by a failed run stay: each run fails further on */
+	n = t_fail_each_alloc(dir_fail_op, dir_fail_check, &f, 100);
+	assert_true(n >= 4);
+	assert_int_equal(f.r->top & TOP_H, 4);
+	ops->map(f.r, f.va, f.range, 12, OBJ(1), 0, 0);
+	nvl_vm_pt_record_query(f.r, f.va + 12 * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_ptr_equal(p.obj, OBJ(1));
+	assert_int_equal(p.bo_offset, 12 * PG);
+	ops->unmap(f.r, f.va, f.range, 12, false);
+	ops->put(f.r, f.va, f.range, 12);
+	assert_int_equal(nvl_vm_pt_record_hash(f.r), f.hash);
+	nvl_vm_pt_record_query(f.r, BASE + PG, &p);
+	assert_int_equal(p.bo_offset, 17 * PG);
+	ops->unmap(f.r, BASE, 16 * PG, 12, false);
+	ops->put(f.r, BASE, 16 * PG, 12);
+	nvl_vm_pt_record_destroy(f.r);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -549,7 +672,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(freed_chunks_come_back_invalid),
 	cmocka_unit_test(region_references_need_no_descriptor),
 	cmocka_unit_test(the_index_finds_every_chunk_of_any_layout),
-	cmocka_unit_test(neighbouring_chunks_share_an_index_line),
+	cmocka_unit_test(a_region_s_chunks_are_consecutive_entries),
+	cmocka_unit_test(a_failed_directory_allocation_changes_nothing),
+	cmocka_unit_test(empty_leaves_are_freed),
 };
 
 T_MAIN(tests)
