@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/flock.h"
+
 struct nvl_hw;
 
 /**
@@ -87,11 +89,13 @@ struct nvl_hw {
 	/** @ops: the device's operations */
 	const struct nvl_hw_ops *ops;
 	/**
-	 * @inval_busy: the driver's, not the provider's: the device's one
-	 * set of MMU_INVALIDATE registers is in use (nv/gmmu.c). Zero (false)
-	 * when the provider creates the device.
+	 * @inval_lock: the driver's, not the provider's: held while the
+	 * device's one set of MMU_INVALIDATE registers is in use (nv/gmmu.c).
+	 * A futex lock whose zero is "unlocked": a provider zero-fills its
+	 * struct nvl_hw (as every one does) and needs no init or fini; a
+	 * waiter sleeps.
 	 */
-	atomic_bool inval_busy;
+	struct nvl_flock inval_lock;
 };
 
 /** nvl_hw_rd32() - read BAR0 register @addr. */

@@ -132,7 +132,7 @@ static void bo_free(struct nvl_gem_object *obj)
 	if (bo->export_id)
 		nvl_idr_remove(&mm->exports, bo->export_id);
 	nvl_mm_lru_del(mm, bo);
-	idle = nvl_resv_test_signaled(obj->resv, NVL_RESV_USAGE_BOOKKEEP);
+	idle = nvl_resv_test_signaled(obj->resv, NVL_RESV_USAGE_BOOKKEEP) > 0;
 	if (!idle && nvl_resv_get_fences(obj->resv, NVL_RESV_USAGE_BOOKKEEP,
 					 &bo->nzfences, &bo->zfences)) {
 		/* No memory for the snapshot: wait here instead. */

@@ -64,8 +64,8 @@ int nvl_mm_fdinfo(struct nvl_client *client, char *buf, size_t len)
 			u[r].shared += bo->gem.size_B;
 		if (res) {
 			u[r].resident += bo->gem.size_B;
-			if (!nvl_resv_test_signaled(bo->gem.resv,
-						    NVL_RESV_USAGE_BOOKKEEP))
+			if (nvl_resv_test_signaled(
+				    bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP) <= 0)
 				u[r].active += bo->gem.size_B;
 			else if (nvl_bo_purgeable(bo) && !bo->pin_count &&
 				 !bo->map_count)

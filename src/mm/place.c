@@ -577,8 +577,8 @@ static int gut(struct nvl_mm *mm, struct nvl_bo *bo)
 		return -ENOMEM;
 	}
 	if (bo->dom != NVL_GEM_DOMAIN_NONE &&
-	    (nvmf ||
-	     !nvl_resv_test_signaled(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP))) {
+	    (nvmf || nvl_resv_test_signaled(bo->gem.resv,
+					    NVL_RESV_USAGE_BOOKKEEP) <= 0)) {
 		struct nvl_fence **all, *unmapped;
 
 		ghost = nvl_zalloc(sizeof(*ghost));

@@ -1541,40 +1541,6 @@ bool nvl_nv_chan_vms_binds_pending(struct nvl_nv_device *d)
 	return busy;
 }
 
-/* add @vm to @vms (@n of them) once, with a reference */
-static void vm_set_add(struct nvl_vm **vms, unsigned *n, unsigned max,
-		       struct nvl_vm *vm)
-{
-	for (unsigned i = 0; i < *n; i++)
-		if (vms[i] == vm)
-			return;
-	if (NVL_NEVER(*n == max))
-		return;
-	nvl_vm_get(vm);
-	vms[(*n)++] = vm;
-}
-
-void nvl_nv_chan_vms_rezap(struct nvl_nv_device *d)
-{
-	/* a live channel and a deferred one never share a slot */
-	struct nvl_vm *vms[NVL_NV_CHAN_SLOTS];
-	unsigned n = 0;
-	struct nv_chan *ch;
-
-	nvl_flock_lock(&d->chan_lock);
-	nvl_list_for_each_entry (ch, &d->chans, link)
-		vm_set_add(vms, &n, NVL_NV_CHAN_SLOTS, ch->vm);
-	for (unsigned s = 0; s < NVL_NV_CHAN_SLOTS; s++)
-		if (d->chan_deferred[s].vm)
-			vm_set_add(vms, &n, NVL_NV_CHAN_SLOTS,
-				   d->chan_deferred[s].vm);
-	nvl_flock_unlock(&d->chan_lock);
-	for (unsigned i = 0; i < n; i++) {
-		nvl_gpuvm_rezap_evicted(vms[i]->gpuvm);
-		nvl_vm_put(vms[i]);
-	}
-}
-
 int nvl_nv_chan_kernel_pushbuf(struct nvl_client *client, uint32_t channel,
 			       void **cpu, uint64_t *va, uint32_t *bytes)
 {

@@ -94,16 +94,6 @@ int nvl_nv_chan_quiesce(struct nvl_nv_device *d, int64_t timeout_ns);
 bool nvl_nv_chan_vms_binds_pending(struct nvl_nv_device *d);
 
 /**
- * nvl_nv_chan_vms_rezap() - after the resume wrote the page tables back:
- * invalidate again, in every VM one of @d's channels uses (live, or
- * destroyed while suspended and not yet freed), the mappings the unmap
- * hook may have invalidated while the device was suspended
- * (nvl_gpuvm_rezap_evicted()).
- * @d: the device
- */
-void nvl_nv_chan_vms_rezap(struct nvl_nv_device *d);
-
-/**
  * nvl_nv_chan_finish_deferred() - finish the teardown of the channels
  * destroyed while @d was suspended: RM frees them (when @rm and their
  * firmware is still the one running), their slots leave their VMs and are

@@ -244,6 +244,8 @@ int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
 	nvl_flock_init(&d->chan_lock);
 	nvl_list_init(&d->chans);
 	nvl_list_init(&d->vm_deferred);
+	nvl_flock_init(&d->vms_lock);
+	nvl_list_init(&d->vms);
 	ret = rm_objects(d);
 	if (!ret)
 		ret = pick_fb(d);

@@ -103,6 +103,16 @@ struct nvl_nv_device {
 	 * freed at the resume (nv/vm.c)
 	 */
 	struct nvl_list vm_deferred;
+	/**
+	 * @vms_lock: @vms (a leaf: held only to link, unlink or step)
+	 */
+	struct nvl_flock vms_lock;
+	/**
+	 * @vms: every VM of the device's clients, from its creation to its
+	 * release (struct nvl_nv_vm.dev_link): what the resume brings back
+	 * to the truth, channels or not (nvl_nv_vms_rezap())
+	 */
+	struct nvl_list vms;
 	/** @fault: the shadow fault buffer and RC handlers (nv/fault.c) */
 	struct nvl_nv_fault *fault;
 	/** @replay: the replayable fault buffer and its service (nv/replay.c) */

@@ -232,25 +232,22 @@ const struct nvl_pt_format_ops nvl_nv_gmmu_format_ops = {
  * with another thread's on the same device (a trigger written while one
  * is in flight is ignored by the MMU, and a PDB written in between would
  * retarget it). Other devices go on: a hung one holds only its own
- * registers, up to its timeout. The flag lives in the device
- * (nvl_hw.inval_busy); a waiter yields as the poll does, for at most the
- * holder's timeout.
+ * registers, up to its timeout. The lock lives in the device
+ * (nvl_hw.inval_lock, a futex lock valid at zero, so no provider has to
+ * initialise it): a waiter spins briefly, then sleeps until the holder is
+ * done, for at most the holder's timeout, instead of burning a CPU in
+ * yields as the flag it replaces made every waiter do. It is a leaf: no
+ * lock, allocation or fence wait under it, only the register sequence
+ * and its bounded poll.
  */
 static void inval_lock(struct nvl_hw *hw)
 {
-	bool busy = false;
-
-	while (!atomic_compare_exchange_weak_explicit(
-		&hw->inval_busy, &busy, true, memory_order_acquire,
-		memory_order_relaxed)) {
-		busy = false;
-		sched_yield();
-	}
+	nvl_flock_lock(&hw->inval_lock);
 }
 
 static void inval_unlock(struct nvl_hw *hw)
 {
-	atomic_store_explicit(&hw->inval_busy, false, memory_order_release);
+	nvl_flock_unlock(&hw->inval_lock);
 }
 
 /* write the request and poll it done; inval_lock() held */

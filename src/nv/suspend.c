@@ -102,11 +102,11 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	 * The tables are those of the suspend: what the unmap hook
 	 * invalidated since they were read (a purge or swap-out while
 	 * suspended, or between the read above and 'suspended') is mapped
-	 * again; invalidate it again before any channel runs. A VM no
-	 * channel uses keeps those entries until its next exec's validate
-	 * rewrites them (every evicted vm_bo, before that exec's job).
+	 * again; invalidate it again before any channel runs, in every VM of
+	 * the device (one no channel uses too: nothing else would take its
+	 * entries off before its next exec).
 	 */
-	nvl_nv_chan_vms_rezap(d);
+	nvl_nv_vms_rezap(d);
 	atomic_store(&d->suspended, false);
 	/* the channels destroyed meanwhile, now that RM and VRAM are back */
 	nvl_nv_chan_finish_deferred(d, true);

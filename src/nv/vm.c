@@ -186,6 +186,12 @@ static void nv_vm_release(void *priv)
 	struct nvl_nv_vm *v = priv;
 	struct nvl_nv_device *d = v->dev;
 
+	if (v->vm) {
+		nvl_flock_lock(&d->vms_lock);
+		nvl_list_del(&v->dev_link);
+		nvl_flock_unlock(&d->vms_lock);
+		v->vm = NULL;
+	}
 	if (v->h_vas && atomic_load(&d->suspended)) {
 		nvl_flock_lock(&d->chan_lock);
 		nvl_list_add_tail(&v->deferred, &d->vm_deferred);
@@ -193,6 +199,54 @@ static void nv_vm_release(void *priv)
 		return;
 	}
 	vm_free(v, true);
+}
+
+/* the generic VM exists: on the device's list until its release */
+static void nv_vm_attach(void *priv, struct nvl_vm *vm)
+{
+	struct nvl_nv_vm *v = priv;
+	struct nvl_nv_device *d = v->dev;
+
+	v->vm = vm;
+	nvl_flock_lock(&d->vms_lock);
+	nvl_list_add_tail(&v->dev_link, &d->vms);
+	nvl_flock_unlock(&d->vms_lock);
+}
+
+/*
+ * One VM at a time, with a reference and without the list's lock (the
+ * rezap takes the VM's locks; a last put releases, which takes the list's
+ * lock). The VM held keeps its place on the list, so the walk goes on from
+ * it; a VM whose last reference went (its release not yet run) is passed
+ * over: nothing maps through it any more.
+ */
+void nvl_nv_vms_rezap(struct nvl_nv_device *d)
+{
+	struct nvl_nv_vm *v, *cur = NULL;
+
+	for (;;) {
+		struct nvl_list *pos;
+
+		v = NULL;
+		nvl_flock_lock(&d->vms_lock);
+		for (pos = cur ? cur->dev_link.next : d->vms.next;
+		     pos != &d->vms; pos = pos->next) {
+			struct nvl_nv_vm *w =
+				container_of(pos, struct nvl_nv_vm, dev_link);
+
+			if (nvl_vm_tryget(w->vm)) {
+				v = w;
+				break;
+			}
+		}
+		nvl_flock_unlock(&d->vms_lock);
+		if (cur)
+			nvl_vm_put(cur->vm);
+		if (!v)
+			return;
+		nvl_gpuvm_rezap_evicted(v->vm->gpuvm);
+		cur = v;
+	}
 }
 
 void nvl_nv_vm_finish_deferred(struct nvl_nv_device *d, bool rm)
@@ -291,6 +345,7 @@ int nvl_nv_vm_backend(struct nvl_client_dev *cdev, struct nvl_vm_backend *out)
 		.ops = &nv_vm_ops,
 		.priv = v,
 		.release = nv_vm_release,
+		.attach = nv_vm_attach,
 		.big_page_shifts = nvl_nv_gmmu_big_page_shifts(v->gmmu),
 		.va_end = vp.vaSize,
 	};

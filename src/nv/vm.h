@@ -36,6 +36,11 @@ struct nvl_nv_vm {
 	/** @deferred: on nvl_nv_device.vm_deferred (released while the
 	 * device was suspended: RM takes no call) */
 	struct nvl_list deferred;
+	/** @vm: the generic VM, from its attach to its release (no
+	 * reference: nvl_vm_tryget()); NULL before */
+	struct nvl_vm *vm;
+	/** @dev_link: on nvl_nv_device.vms while @vm is set (vms_lock) */
+	struct nvl_list dev_link;
 };
 
 /**
@@ -59,6 +64,16 @@ struct nvl_nv_vm *nvl_nv_vm_of(struct nvl_vm *vm);
  * (@rm false: a device closed while suspended, RM gone with it).
  */
 void nvl_nv_vm_finish_deferred(struct nvl_nv_device *d, bool rm);
+
+/**
+ * nvl_nv_vms_rezap() - after the resume wrote the page tables back: in
+ * every VM of @d (nvl_nv_device.vms: with channels or without), invalidate
+ * again the mappings of each vm_bo on its evict list
+ * (nvl_gpuvm_rezap_evicted()), which the tables saved at the suspend may
+ * name where their objects no longer are. Takes each VM's locks in turn,
+ * none of them under @d's.
+ */
+void nvl_nv_vms_rezap(struct nvl_nv_device *d);
 
 /**
  * nvl_nv_vm_kmap() - map @size bytes of VRAM at @pa to @va of @vm's

@@ -163,11 +163,35 @@ NVL_HOT int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 	return 0;
 }
 
-void nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
-			     struct nvl_fence *replacement,
-			     enum nvl_resv_usage usage)
+/* a usage of enum nvl_resv_usage, else an error for @what */
+static int check_usage(enum nvl_resv_usage usage, const char *what)
 {
-	nvl_resv_assert_held(resv);
+	if (unlikely((unsigned)usage > NVL_RESV_USAGE_BOOKKEEP))
+		return nvl_error(-EINVAL, "resv: %s: bad usage %d", what,
+				 (int)usage);
+	return 0;
+}
+
+int nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
+			    struct nvl_fence *replacement,
+			    enum nvl_resv_usage usage)
+{
+	int ret;
+
+	if (!resv || !replacement)
+		return nvl_error(-EINVAL, "resv: replace_fences with NULL %s",
+				 !resv ? "resv" : "replacement");
+	ret = check_usage(usage, "replace_fences");
+	if (ret)
+		return ret;
+	if (nvl_fence_is_array(replacement) || nvl_to_fence_chain(replacement))
+		return nvl_error(-EINVAL, "resv: replace_fences: containers "
+					  "cannot be stored");
+	if (!nvl_ww_mutex_held_by_me(&resv->lock))
+		return nvl_error(-EPERM,
+				 "resv %p: replace_fences without holding "
+				 "its lock",
+				 (void *)resv);
 	for (unsigned i = 0; i < resv->num; i++) {
 		struct nvl_resv_entry *e = &resv->fences[i];
 		struct nvl_fence *old;
@@ -182,6 +206,7 @@ void nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
 		nvl_flock_unlock(&resv->flock);
 		nvl_fence_put(old);
 	}
+	return 0;
 }
 
 int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
@@ -189,7 +214,17 @@ int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
 {
 	struct nvl_fence **arr = NULL;
 	unsigned cap = 0, n;
+	int ret;
 
+	if (unlikely(!num_out || !fences_out))
+		return nvl_error(-EINVAL, "resv: get_fences: NULL output");
+	*num_out = 0;
+	*fences_out = NULL;
+	if (unlikely(!resv))
+		return nvl_error(-EINVAL, "resv: get_fences: NULL resv");
+	ret = check_usage(usage, "get_fences");
+	if (ret)
+		return ret;
 	/*
 	 * A resv that never held a fence (entries are recycled, never
 	 * removed, so num only grows) answers without the flock: the
@@ -197,11 +232,8 @@ int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
 	 * bind of such a BO no longer pays two locked instructions for it
 	 * (issue 19).
 	 */
-	if (!__atomic_load_n(&resv->num, __ATOMIC_ACQUIRE)) {
-		*num_out = 0;
-		*fences_out = NULL;
+	if (!__atomic_load_n(&resv->num, __ATOMIC_ACQUIRE))
 		return 0;
-	}
 	for (;;) {
 		unsigned need = 0;
 
@@ -222,8 +254,6 @@ int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
 		cap = need;
 		arr = nvl_calloc(cap, sizeof(*arr));
 		if (!arr) {
-			*num_out = 0;
-			*fences_out = NULL;
 			return nvl_error(-ENOMEM,
 					 "resv: out of memory for a "
 					 "%u-fence snapshot",
@@ -247,6 +277,8 @@ int nvl_resv_get_singleton(struct nvl_resv *resv, enum nvl_resv_usage usage,
 	unsigned n;
 	int ret;
 
+	if (!fence_out)
+		return nvl_error(-EINVAL, "resv: get_singleton: NULL output");
 	*fence_out = NULL;
 	ret = nvl_resv_get_fences(resv, usage, &n, &fences);
 	if (ret)
@@ -288,19 +320,25 @@ static struct nvl_fence *first_pending(struct nvl_resv *resv,
 	return f;
 }
 
-bool nvl_resv_test_signaled(struct nvl_resv *resv, enum nvl_resv_usage usage)
+int nvl_resv_test_signaled(struct nvl_resv *resv, enum nvl_resv_usage usage)
 {
 	struct nvl_fence *f;
+	int ret;
 
+	if (!resv)
+		return nvl_error(-EINVAL, "resv: test_signaled: NULL resv");
+	ret = check_usage(usage, "test_signaled");
+	if (ret)
+		return ret;
 	/* signaled() polling may complete fences: re-check until stable */
 	while ((f = first_pending(resv, usage))) {
 		bool done = nvl_fence_is_signaled(f);
 
 		nvl_fence_put(f);
 		if (!done)
-			return false;
+			return 0;
 	}
-	return true;
+	return 1;
 }
 
 int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
@@ -308,7 +346,13 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 {
 	int64_t deadline;
 	struct nvl_fence *f;
+	int ret;
 
+	if (!resv)
+		return nvl_error(-EINVAL, "resv: wait: NULL resv");
+	ret = check_usage(usage, "wait");
+	if (ret)
+		return ret;
 	if (timeout_ns < 0)
 		return nvl_error(-EINVAL, "resv: negative timeout %lld",
 				 (long long)timeout_ns);
@@ -320,9 +364,8 @@ int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 					? NVL_WAIT_UNBOUNDED
 					: NVL_WAIT_BOUNDED);
 	while ((f = first_pending(resv, usage))) {
-		int ret = timeout_ns == 0
-				  ? (nvl_fence_is_signaled(f) ? 0 : -ETIME)
-				  : nvl_fence_wait_until(f, deadline);
+		ret = timeout_ns == 0 ? (nvl_fence_is_signaled(f) ? 0 : -ETIME)
+				      : nvl_fence_wait_until(f, deadline);
 
 		nvl_fence_put(f);
 		if (ret)

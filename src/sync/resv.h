@@ -169,12 +169,19 @@ int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
  * Lock held; never allocates.
  * @resv: the resv
  * @context: the context whose fences go
- * @replacement: the new fence (reference taken)
+ * @replacement: the new fence (a reference taken per slot replaced): a
+ *               plain fence (not an array or chain), as for add_fence
  * @usage: its usage
+ *
+ * Misuse is refused, with nvl_last_error() set, and changes nothing.
+ *
+ * Return: 0 (also when no fence of @context is there); -EINVAL for a NULL
+ * argument, a container fence or a bad usage; -EPERM when the caller does
+ * not hold the lock.
  */
-void nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
-			     struct nvl_fence *replacement,
-			     enum nvl_resv_usage usage);
+int nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
+			    struct nvl_fence *replacement,
+			    enum nvl_resv_usage usage) NVL_MUST_CHECK;
 
 /**
  * struct nvl_resv_iter - cursor of nvl_resv_for_each_fence().
@@ -248,7 +255,8 @@ static inline struct nvl_fence *nvl_resv_iter_first(struct nvl_resv_iter *it,
  * @num_out: how many
  * @fences_out: nvl_malloc'd array (NULL when none); put each, nvl_free it
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINVAL for a NULL argument or a bad usage
+ * (nothing taken; *@num_out 0 and *@fences_out NULL when they exist).
  */
 int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
 			unsigned *num_out,
@@ -261,7 +269,7 @@ int nvl_resv_get_fences(struct nvl_resv *resv, enum nvl_resv_usage usage,
  * @usage: maximum usage
  * @fence_out: the fence (reference) or NULL
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINVAL as nvl_resv_get_fences().
  */
 int nvl_resv_get_singleton(struct nvl_resv *resv, enum nvl_resv_usage usage,
 			   struct nvl_fence **fence_out) NVL_MUST_CHECK;
@@ -271,9 +279,12 @@ int nvl_resv_get_singleton(struct nvl_resv *resv, enum nvl_resv_usage usage,
  * @resv: the resv
  * @usage: maximum usage
  *
- * Return: true when all signalled.
+ * Return: 1 when all signalled, 0 when one is pending, -EINVAL for a NULL
+ * resv or a bad usage (with nvl_last_error() set): test for > 0, as a bad
+ * query is no answer.
  */
-bool nvl_resv_test_signaled(struct nvl_resv *resv, enum nvl_resv_usage usage);
+int nvl_resv_test_signaled(struct nvl_resv *resv,
+			   enum nvl_resv_usage usage) NVL_MUST_CHECK;
 
 /**
  * nvl_resv_wait() - wait for the fences with usage <= @usage.
@@ -281,7 +292,8 @@ bool nvl_resv_test_signaled(struct nvl_resv *resv, enum nvl_resv_usage usage);
  * @usage: maximum usage
  * @timeout_ns: relative; 0 polls; NVL_TIMEOUT_INFINITE
  *
- * Return: 0, -ETIME on expiry, -EINVAL for a negative timeout.
+ * Return: 0, -ETIME on expiry, -EINVAL for a negative timeout, a NULL
+ * resv or a bad usage.
  */
 int nvl_resv_wait(struct nvl_resv *resv, enum nvl_resv_usage usage,
 		  int64_t timeout_ns);

@@ -228,6 +228,8 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 	ret = queue_init(vm, vm->defq);
 	if (ret)
 		goto err_defq;
+	if (vm->backend.attach)
+		vm->backend.attach(vm->backend.priv, vm);
 	*vm_out = vm;
 	return 0;
 
@@ -249,6 +251,11 @@ err_free:
 void nvl_vm_get(struct nvl_vm *vm)
 {
 	nvl_kref_get(&vm->ref);
+}
+
+bool nvl_vm_tryget(struct nvl_vm *vm)
+{
+	return nvl_kref_get_unless_zero(&vm->ref);
 }
 
 static void queue_free(struct nvl_vm_queue *q)

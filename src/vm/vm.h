@@ -28,6 +28,7 @@ struct nvl_fence;
 struct nvl_sched;
 struct nvl_vm_queue;
 struct nvl_vm_pt_record;
+struct nvl_vm;
 
 /** struct nvl_vm_backend - a page-table backend and how to release it. */
 struct nvl_vm_backend {
@@ -35,6 +36,13 @@ struct nvl_vm_backend {
 	void *priv;
 	/** @release: called with @priv when the VM is gone (may be NULL) */
 	void (*release)(void *priv);
+	/**
+	 * @attach: called with @priv and the new VM once it exists (the last
+	 * step of a successful nvl_vm_create_internal(); may be NULL): a
+	 * device that keeps a list of its VMs links it there, without a
+	 * reference (nvl_vm_tryget() takes one), and unlinks it in @release
+	 */
+	void (*attach)(void *priv, struct nvl_vm *vm);
 	/** @big_page_shifts: see struct nvl_gpuvm_args */
 	uint64_t big_page_shifts;
 	/**
@@ -109,6 +117,13 @@ int nvl_vm_create_internal(const struct nvl_vm_create_args *args,
 
 /** nvl_vm_get() - take a reference on @vm. */
 void nvl_vm_get(struct nvl_vm *vm);
+
+/**
+ * nvl_vm_tryget() - take a reference on @vm unless its last one is gone
+ * (it is being torn down: its backend's release has not run yet).
+ * Return: true when a reference was taken.
+ */
+bool nvl_vm_tryget(struct nvl_vm *vm);
 
 /**
  * nvl_vm_put() - drop a reference; the last one kills every bind queue of

@@ -364,8 +364,8 @@ int nvl_gpuvm_gem_deps(struct nvl_gem_object *obj, unsigned *n,
 		if (!r || r == obj->resv)
 			continue;
 		if (!fences) { /* busy or not, nothing allocated */
-			*n += !nvl_resv_test_signaled(r,
-						      NVL_RESV_USAGE_BOOKKEEP);
+			*n += nvl_resv_test_signaled(
+				      r, NVL_RESV_USAGE_BOOKKEEP) <= 0;
 			continue;
 		}
 		ret = nvl_resv_get_fences(r, NVL_RESV_USAGE_BOOKKEEP, &k, &f);

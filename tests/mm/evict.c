@@ -184,8 +184,8 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(where(b), NVL_GEM_DOMAIN_VRAM);
 	/* The move is queued behind the GPU work: a's KERNEL fence pends. */
-	assert_false(
-		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL));
+	assert_int_equal(
+		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL), 0);
 	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
 				       20 * NVL_NSEC_PER_MSEC),
 			 -ETIME);
@@ -261,8 +261,8 @@ static void eviction_takes_over_pages_of_queued_move(void **state)
 	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(where(x), NVL_GEM_DOMAIN_VRAM);
 	assert_ptr_equal(a->host, a_pages);
-	assert_false(
-		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL));
+	assert_int_equal(
+		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL), 0);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
 	expect(a, 0x11);

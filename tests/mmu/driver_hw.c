@@ -6,12 +6,14 @@
  * no register a real GPU lacks (the model-only block of
  * model/model_regs.h), and reports an MMU invalidate that never completes
  * as -ETIMEDOUT (the model's invalidate-hang hook), without holding up
- * another device's invalidates.
+ * another device's invalidates, and the same device's waiters sleep.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "t.h"
 #include "base/log.h"
@@ -173,10 +175,87 @@ static void gmmu_invalidate_serialised_per_device(void **state)
 	nvl_model_destroy(a);
 }
 
+struct waiter {
+	struct nvl_hw *hw;
+	atomic_bool calling;
+	int64_t wall_ns, cpu_ns;
+	int ret;
+};
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	assert_int_equal(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts), 0);
+	return ts.tv_sec * NVL_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	int64_t t0, c0;
+
+	atomic_store(&w->calling, true);
+	t0 = nvl_time_ns();
+	c0 = thread_cpu_ns();
+	w->ret = nvl_nv_gmmu_invalidate(w->hw, 0x200000, 0, 0);
+	w->cpu_ns = thread_cpu_ns() - c0;
+	w->wall_ns = nvl_time_ns() - t0;
+	return NULL;
+}
+
+/*
+ * The same device's invalidates wait for each other (the registers are
+ * one set), and a waiter sleeps while it waits: many binders behind a
+ * hung invalidate (polled up to the 1 s timeout) must not each burn a CPU
+ * meanwhile. Here one waiter waits 300 ms behind a hung invalidate, then
+ * the MMU completes (the hook cleared) and both succeed; the waiter's own
+ * CPU time (CLOCK_THREAD_CPUTIME_ID) stays far below its wait. It was
+ * about its wait when the lock was a flag taken with yields.
+ */
+static void gmmu_invalidate_waiter_sleeps(void **state)
+{
+	struct waiter w = {0};
+	struct hung_inval h;
+	struct nvl_model *a;
+	int64_t deadline;
+	pthread_t th, tw;
+
+	(void)state;
+	assert_int_equal(nvl_model_create(nvl_model_profile_find("tiny"), &a),
+			 0);
+	h.hw = nvl_model_hw(a);
+	nvl_hw_wr32(h.hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 1);
+	assert_int_equal(pthread_create(&th, NULL, hung_inval_main, &h), 0);
+	deadline = nvl_time_ns() + 10 * NVL_NSEC_PER_SEC;
+	while (!(nvl_hw_rd32(h.hw, NVL_HW_MMU_INVALIDATE) &
+		 NVL_HW_MMU_INVALIDATE_TRIGGER) &&
+	       nvl_time_ns() < deadline)
+		sched_yield();
+	w.hw = h.hw;
+	assert_int_equal(pthread_create(&tw, NULL, waiter_main, &w), 0);
+	while (!atomic_load(&w.calling) && nvl_time_ns() < deadline)
+		sched_yield();
+	nanosleep(&(struct timespec){.tv_nsec = 300 * 1000 * 1000}, NULL);
+	/* the MMU completes the held invalidate: the holder returns 0 */
+	nvl_hw_wr32(h.hw, NVL_MODEL_REG_MMU_INVALIDATE_HANG, 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(pthread_join(tw, NULL), 0);
+	assert_int_equal(h.ret, 0);
+	assert_int_equal(w.ret, 0);
+	assert_true(w.wall_ns >= 250 * NVL_NSEC_PER_MSEC);
+	if (w.cpu_ns > w.wall_ns / 20)
+		fail_msg("the waiter used %lld ms of CPU in its %lld ms wait",
+			 (long long)(w.cpu_ns / NVL_NSEC_PER_MSEC),
+			 (long long)(w.wall_ns / NVL_NSEC_PER_MSEC));
+	nvl_model_destroy(a);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(boot_0_selects_mmu_format),
 	cmocka_unit_test(gmmu_invalidate_timeout),
 	cmocka_unit_test(gmmu_invalidate_serialised_per_device),
+	cmocka_unit_test(gmmu_invalidate_waiter_sleeps),
 };
 
 T_MAIN(tests)

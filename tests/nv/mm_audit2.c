@@ -19,6 +19,12 @@
  * the resume's rezap (nvl_gpuvm_rezap_evicted(), which session 18 added
  * for the case above) already covers it: the test passes, and fails with
  * the rezap left out of nvl_nv_device_resume().
+ *
+ * And (session 20) both in a VM no channel uses: the resume rezapped only
+ * the VMs of the device's channels (test 4 failed before the device kept
+ * a list of its VMs); a BO the suspend itself evicted needs no rezap
+ * (test 5, passed before too: the eviction's unmap hook runs before the
+ * tables are read out).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -145,21 +151,32 @@ static void swapped_bo_bound_after_swap_out(void **state)
 
 /* ---- the unmap hook while the device is suspended ---------------------- */
 
-/* how the model's MMU sees @va of @k's VM now (tu102: version-2 tables) */
-static enum nvl_model_xlate_state walk(struct t_nv_cl *k, uint64_t va)
+/* how the model's MMU sees @va of VM @vmh of @c now (tu102: version-2
+ * tables), into *@out */
+static enum nvl_model_xlate_state walk_vm(struct nvl_device *dev,
+					  struct nvl_client *c, uint32_t vmh,
+					  uint64_t va,
+					  struct nvl_model_xlate *out)
 {
-	struct nvl_vm *vm = nvl_vm_lookup(k->c, k->vm);
+	struct nvl_vm *vm = nvl_vm_lookup(c, vmh);
 	struct nvl_model_vmctx ctx = {.aperture = NVL_HW_APERTURE_VIDMEM,
 				      .version = 2};
-	struct nvl_model_xlate out;
 
 	assert_non_null(vm);
 	ctx.pdb = nvl_nv_gmmu_pdb(nvl_nv_vm_of(vm)->gmmu);
 	nvl_vm_put(vm);
-	memset(&out, 0, sizeof(out));
-	(void)nvl_model_mmu_walk(k->dev->model, &ctx, va,
-				 NVL_HW_FAULT_ACCESS_READ, &out, NULL);
-	return out.state;
+	memset(out, 0, sizeof(*out));
+	(void)nvl_model_mmu_walk(dev->model, &ctx, va, NVL_HW_FAULT_ACCESS_READ,
+				 out, NULL);
+	return out->state;
+}
+
+/* how the model's MMU sees @va of @k's VM now */
+static enum nvl_model_xlate_state walk(struct t_nv_cl *k, uint64_t va)
+{
+	struct nvl_model_xlate out;
+
+	return walk_vm(k->dev, k->c, k->vm, va, &out);
 }
 
 /*
@@ -276,6 +293,88 @@ static void unmap_hook_between_save_and_suspended(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- a VM without a channel over a suspend ----------------------------- */
+
+/*
+ * 4. The same purge while suspended in a VM no channel uses: the resume's
+ * rezap went only to the VMs of the device's channels (it had no list of
+ * its VMs), so this VM mapped the pages the BO left until an exec of its
+ * validated it (none may come: a client that only binds, say).
+ */
+static void unmap_hook_while_suspended_channelless(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct nvl_model_xlate out;
+	uint32_t x, vm;
+	bool retained;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, NULL);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	vm = t_nv_vm(b);
+	assert_int_equal(nvl_bo_create(b, 4 * MIB, NVL_BO_DOMAIN_GTT, 0, 0, &x),
+			 0);
+	assert_int_equal(bind1(b, vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB),
+			 0);
+	assert_int_equal(walk_vm(dev, b, vm, VA_BO, &out),
+			 NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(nvl_bo_madvise(b, x, NVL_BO_MADV_DONTNEED, &retained),
+			 0);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	(void)nvl_mm_shrink(dev->mm, 4 * MIB);
+	assert_int_equal(where(b, x), 0);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	if (walk_vm(dev, b, vm, VA_BO, &out) == NVL_MODEL_XLATE_MAPPED)
+		fail_msg("after the resume the channel-less VM maps the pages "
+			 "(%#llx) the purged BO left",
+			 (unsigned long long)out.pa);
+	nvl_client_destroy(b);
+	nvl_device_close(dev);
+}
+
+/*
+ * 5. A VRAM BO bound in a VM no channel uses, evicted by the suspend
+ * itself: after the resume its VA must not translate to the VRAM it left
+ * (the PTE's address field, read by the model's walk: invalid, or
+ * rewritten where the BO is now). The eviction's move job takes the
+ * mappings off before the suspend reads the tables out (nvl_gem_unmap_fn):
+ * this held before the device's VM list too.
+ */
+static void suspend_evicted_channelless(void **state)
+{
+	struct nvl_device *dev;
+	struct nvl_client *b;
+	struct nvl_model_xlate out;
+	uint64_t old_pa;
+	uint32_t x, vm;
+
+	(void)state;
+	dev = t_nv_dev_open(256 * MIB, NULL);
+	assert_int_equal(nvl_device_client_create(dev, &b), 0);
+	vm = t_nv_vm(b);
+	assert_int_equal(nvl_bo_create(b, 4 * MIB,
+				       NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+				       NVL_BO_DOMAIN_VRAM, 0, &x),
+			 0);
+	assert_int_equal(bind1(b, vm, NVL_VM_BIND_OP_MAP, x, VA_BO, 4 * MIB),
+			 0);
+	assert_int_equal(walk_vm(dev, b, vm, VA_BO, &out),
+			 NVL_MODEL_XLATE_MAPPED);
+	assert_int_equal(out.aperture, NVL_HW_APERTURE_VIDMEM);
+	old_pa = out.pa;
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	assert_int_not_equal(where(b, x), NVL_BO_DOMAIN_VRAM);
+	assert_int_equal(nvl_device_resume(dev), 0);
+	if (walk_vm(dev, b, vm, VA_BO, &out) == NVL_MODEL_XLATE_MAPPED &&
+	    out.aperture == NVL_HW_APERTURE_VIDMEM && out.pa == old_pa)
+		fail_msg("after the resume the channel-less VM maps the VRAM "
+			 "(%#llx) the suspend evicted its BO from",
+			 (unsigned long long)old_pa);
+	nvl_client_destroy(b);
+	nvl_device_close(dev);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +382,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(swapped_bo_bound_after_swap_out),
 		cmocka_unit_test(unmap_hook_while_suspended),
 		cmocka_unit_test(unmap_hook_between_save_and_suspended),
+		cmocka_unit_test(unmap_hook_while_suspended_channelless),
+		cmocka_unit_test(suspend_evicted_channelless),
 	};
 
 	return t_main(__FILE__, tests, NVL_ARRAY_SIZE(tests), argc, argv);

@@ -64,8 +64,8 @@ static void queries_return_fences_up_to_usage(void **state)
 
 	/* test/wait by usage: only the KERNEL one signalled */
 	nvl_fence_signal(f[0]);
-	assert_true(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_KERNEL));
-	assert_false(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_WRITE));
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_KERNEL), 1);
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_WRITE), 0);
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_KERNEL, 0), 0);
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_WRITE, 0), -ETIME);
 	assert_int_equal(
@@ -74,8 +74,9 @@ static void queries_return_fences_up_to_usage(void **state)
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_READ, -1), -EINVAL);
 	nvl_fence_signal(f[1]);
 	nvl_fence_signal(f[2]);
-	assert_true(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_READ));
-	assert_false(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP));
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_READ), 1);
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP),
+			 0);
 	nvl_fence_signal(f[3]);
 	assert_int_equal(nvl_resv_wait(&r, NVL_RESV_USAGE_BOOKKEEP,
 				       NVL_TIMEOUT_INFINITE),
@@ -112,7 +113,9 @@ static void same_context_later_fence_replaces_older(void **state)
 	nvl_resv_add_fence(&r, x, NVL_RESV_USAGE_BOOKKEEP);
 	assert_int_equal(count_usage(&r, NVL_RESV_USAGE_BOOKKEEP), 2);
 	/* replace_fences swaps the context's fence and usage */
-	nvl_resv_replace_fences(&r, x->context, a, NVL_RESV_USAGE_KERNEL);
+	assert_int_equal(nvl_resv_replace_fences(&r, x->context, a,
+						 NVL_RESV_USAGE_KERNEL),
+			 0);
 	assert_int_equal(count_usage(&r, NVL_RESV_USAGE_KERNEL), 1);
 	nvl_resv_unlock(&r);
 	nvl_fence_put(a);
@@ -213,6 +216,112 @@ static void add_fence_on_unreserved_resv_fails(void **state)
 	assert_int_equal(nvl_resv_add_fence(&r, g, NVL_RESV_USAGE_READ), 0);
 	assert_int_equal(r.num, 2);
 	nvl_resv_unlock(&r);
+	nvl_fence_signal(f);
+	nvl_fence_signal(g);
+	nvl_fence_put(&a->base);
+	nvl_fence_put(f);
+	nvl_fence_put(g);
+	nvl_resv_fini(&r);
+}
+
+/*
+ * replace_fences, get_fences, test_signaled and wait refuse bad input
+ * with -EINVAL (-EPERM for replace_fences without the lock) and a
+ * message, and change nothing: replace_fences was void (a NULL
+ * replacement was stored, a container or any usage value too), and the
+ * readers took any usage value (get_fences snapshotted by it, test_signaled
+ * answered "signalled" for a usage above BOOKKEEP's fences).
+ */
+static void bad_arguments_are_refused_and_change_nothing(void **state)
+{
+	uint64_t ctx = nvl_fence_context_alloc(1);
+	struct nvl_fence *f = mkf(ctx, 1);
+	struct nvl_fence *g = mkf(nvl_fence_context_alloc(1), 1);
+	struct nvl_fence **arr = nvl_malloc(sizeof(*arr));
+	struct nvl_fence **got;
+	struct nvl_fence_array *a;
+	struct nvl_resv r;
+	unsigned n = 7;
+
+	nvl_resv_init(&r);
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(nvl_resv_reserve_fences(&r, 1), 0);
+	assert_int_equal(nvl_resv_add_fence(&r, f, NVL_RESV_USAGE_WRITE), 0);
+	assert_non_null(arr);
+	arr[0] = nvl_fence_get(g);
+	assert_int_equal(nvl_fence_array_create(1, arr,
+						nvl_fence_context_alloc(1), 1,
+						false, &a),
+			 0);
+	/* replace_fences: NULLs, a container, a bad usage */
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, NULL, NVL_RESV_USAGE_READ),
+		-EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "NULL"));
+	assert_int_equal(
+		nvl_resv_replace_fences(NULL, ctx, g, NVL_RESV_USAGE_READ),
+		-EINVAL);
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, &a->base, NVL_RESV_USAGE_READ),
+		-EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "container"));
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, g, (enum nvl_resv_usage)9),
+		-EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "usage"));
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, g, (enum nvl_resv_usage) - 1),
+		-EINVAL);
+	assert_int_equal(r.num, 1);
+	assert_ptr_equal(r.fences[0].fence, f);
+	assert_int_equal(r.fences[0].usage, NVL_RESV_USAGE_WRITE);
+	nvl_resv_unlock(&r);
+	/* without the lock */
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, g, NVL_RESV_USAGE_READ),
+		-EPERM);
+	assert_non_null(strstr(nvl_last_error(), "lock"));
+	assert_ptr_equal(r.fences[0].fence, f);
+	assert_int_equal(r.fences[0].usage, NVL_RESV_USAGE_WRITE);
+
+	/* the readers: a bad usage is no query */
+	got = arr; /* stale: must come back NULL */
+	assert_int_equal(
+		nvl_resv_get_fences(&r, (enum nvl_resv_usage)9, &n, &got),
+		-EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "usage"));
+	assert_int_equal(n, 0);
+	assert_null(got);
+	assert_int_equal(
+		nvl_resv_get_fences(NULL, NVL_RESV_USAGE_READ, &n, &got),
+		-EINVAL);
+	assert_int_equal(
+		nvl_resv_get_fences(&r, NVL_RESV_USAGE_READ, NULL, &got),
+		-EINVAL);
+	assert_int_equal(nvl_resv_test_signaled(&r, (enum nvl_resv_usage)9),
+			 -EINVAL);
+	assert_non_null(strstr(nvl_last_error(), "usage"));
+	assert_int_equal(nvl_resv_test_signaled(NULL, NVL_RESV_USAGE_READ),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_wait(&r, (enum nvl_resv_usage) - 1, 0),
+			 -EINVAL);
+	assert_int_equal(nvl_resv_wait(NULL, NVL_RESV_USAGE_READ, 0), -EINVAL);
+	/* good input: the kernel's semantics */
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_KERNEL), 1);
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_WRITE), 0);
+	assert_int_equal(nvl_resv_lock(&r, NULL), 0);
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx, g, NVL_RESV_USAGE_BOOKKEEP),
+		0);
+	/* a context with no fence here: nothing to do */
+	assert_int_equal(
+		nvl_resv_replace_fences(&r, ctx + 1000, f, NVL_RESV_USAGE_READ),
+		0);
+	nvl_resv_unlock(&r);
+	assert_ptr_equal(r.fences[0].fence, g);
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_READ), 1);
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP),
+			 0);
 	nvl_fence_signal(f);
 	nvl_fence_signal(g);
 	nvl_fence_put(&a->base);
@@ -424,7 +533,8 @@ static void add_fence_after_reserve_is_allowed_in_signalling(void **state)
 	nvl_fence_signal(f);
 	nvl_fence_end_signalling(cookie);
 	assert_int_equal(nvl_alloc_count(), before);
-	assert_true(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP));
+	assert_int_equal(nvl_resv_test_signaled(&r, NVL_RESV_USAGE_BOOKKEEP),
+			 1);
 	nvl_fence_put(f);
 	nvl_resv_fini(&r);
 }
@@ -537,6 +647,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(wait_is_woken_by_signal_without_the_lock),
 	cmocka_unit_test(empty_snapshot_allocates_nothing),
 	cmocka_unit_test(empty_check_races_cleanly_with_an_add),
+	cmocka_unit_test(bad_arguments_are_refused_and_change_nothing),
 };
 
 T_MAIN(tests)
