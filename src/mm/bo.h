@@ -103,6 +103,19 @@ struct nvl_mm_extent {
 };
 
 /**
+ * nvl_mm_extents_copy() - the CPU's copy of a move or a clear: the runs
+ * @src in order into the runs @dst (@src NULL: zero @dst), through their
+ * CPU addresses; what the worker does for a job the device cannot run or
+ * failed (and a test's stand-in copy engine for its jobs)
+ * @src: the source runs, or NULL for a clear
+ * @nsrc: how many
+ * @dst: the destination runs
+ * @ndst: how many
+ */
+void nvl_mm_extents_copy(const struct nvl_mm_extent *src, unsigned nsrc,
+			 const struct nvl_mm_extent *dst, unsigned ndst);
+
+/**
  * struct nvl_mm_move_ops - a device's copy engine for the move worker
  * (nvl_mm_set_move_ops()). Both callbacks run on the move worker with no
  * lock of the manager held (they may allocate and wait), one at a time,

@@ -91,31 +91,37 @@ static const struct nvl_mm_mem_ops anon_ops = {
 
 /* ---- move worker ------------------------------------------------------ */
 
-static void cpu_job(struct nvl_mm_job *j)
+void nvl_mm_extents_copy(const struct nvl_mm_extent *src, unsigned nsrc,
+			 const struct nvl_mm_extent *dst, unsigned ndst)
 {
 	unsigned si = 0, di = 0;
 	uint64_t so = 0, dof = 0;
 
-	if (!j->src) {
-		for (unsigned i = 0; i < j->ndst; i++)
-			memset(j->dst[i].p, 0, j->dst[i].len);
+	if (!src) {
+		for (unsigned i = 0; i < ndst; i++)
+			memset(dst[i].p, 0, dst[i].len);
 		return;
 	}
-	while (si < j->nsrc && di < j->ndst) {
-		uint64_t n = NVL_MIN(j->src[si].len - so, j->dst[di].len - dof);
+	while (si < nsrc && di < ndst) {
+		uint64_t n = NVL_MIN(src[si].len - so, dst[di].len - dof);
 
-		memcpy(j->dst[di].p + dof, j->src[si].p + so, n);
+		memcpy(dst[di].p + dof, src[si].p + so, n);
 		so += n;
 		dof += n;
-		if (so == j->src[si].len) {
+		if (so == src[si].len) {
 			si++;
 			so = 0;
 		}
-		if (dof == j->dst[di].len) {
+		if (dof == dst[di].len) {
 			di++;
 			dof = 0;
 		}
 	}
+}
+
+static void cpu_job(struct nvl_mm_job *j)
+{
+	nvl_mm_extents_copy(j->src, j->nsrc, j->dst, j->ndst);
 }
 
 /* every run the device can reach: VRAM, or host pages it DMA-mapped */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/log.h"
 #include "mm/bo.h"
 #include "sync/fence.h"
@@ -103,31 +104,10 @@ static const struct nvl_mm_move_ops fe_ops = {
 	.clear = fe_clear,
 };
 
+/* the job's work, as the worker's CPU copy does it */
 static void fe_exec(struct fjob *j)
 {
-	unsigned si = 0, di = 0;
-	uint64_t so = 0, dof = 0;
-
-	if (j->clear) {
-		for (unsigned i = 0; i < j->ndst; i++)
-			memset(j->dst[i].p, 0, j->dst[i].len);
-		return;
-	}
-	while (si < j->nsrc && di < j->ndst) {
-		uint64_t n = NVL_MIN(j->src[si].len - so, j->dst[di].len - dof);
-
-		memcpy(j->dst[di].p + dof, j->src[si].p + so, n);
-		so += n;
-		dof += n;
-		if (so == j->src[si].len) {
-			si++;
-			so = 0;
-		}
-		if (dof == j->dst[di].len) {
-			di++;
-			dof = 0;
-		}
-	}
+	nvl_mm_extents_copy(j->clear ? NULL : j->src, j->nsrc, j->dst, j->ndst);
 }
 
 /* run the jobs queued so far, in order; the @fail-th (1-based; 0: none)
@@ -205,23 +185,6 @@ static struct nvl_bo *mk(struct nvl_mm *mm, uint8_t v)
 	return bo;
 }
 
-static enum nvl_gem_domain where(struct nvl_bo *bo)
-{
-	enum nvl_gem_domain d;
-
-	nvl_mutex_lock(&bo->mm->lock);
-	d = bo->dom;
-	nvl_mutex_unlock(&bo->mm->lock);
-	return d;
-}
-
-static void use(struct nvl_bo *bo)
-{
-	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
-	assert_int_equal(nvl_bo_validate_preferred(bo), 0);
-	nvl_resv_unlock(bo->gem.resv);
-}
-
 static void expect(struct nvl_bo *bo, uint8_t v)
 {
 	uint8_t *p;
@@ -254,7 +217,7 @@ static struct nvl_mm *two_bos(struct nvl_bo **a, struct nvl_bo **x)
 	*a = mk(mm, 0x11);
 	*x = mk(mm, 0x22); /* evicts a */
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
-	assert_int_equal(where(*a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(*a), NVL_GEM_DOMAIN_GTT);
 	nvl_mm_set_move_ops(mm, &fe_ops, NULL);
 	return mm;
 }
@@ -272,7 +235,7 @@ static void done(struct nvl_mm *mm, struct nvl_bo *a, struct nvl_bo *x)
 }
 
 /*
- * use(a), use(x): x's eviction, a's move back, a's eviction (behind a's
+ * mmkit_use(a), mmkit_use(x): x's eviction, a's move back, a's eviction (behind a's
  * move back), x's move back (behind x's eviction): four jobs, the last
  * two each behind an earlier one of the same BO, all handed to the engine
  * while none of them ran. Before wait_deps(), the worker waited on the
@@ -284,10 +247,10 @@ static void queue_ping_pong(struct nvl_mm *mm, struct nvl_bo *a,
 	struct nvl_mm_move_stats s0, s1;
 
 	nvl_mm_move_stats(mm, &s0);
-	use(a);
-	use(x);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(x), NVL_GEM_DOMAIN_VRAM);
+	mmkit_use(a);
+	mmkit_use(x);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(x), NVL_GEM_DOMAIN_VRAM);
 	assert_true(fe_wait_queued(4));
 	nvl_mm_move_stats(mm, &s1);
 	/* a's eviction behind a's move back, x's move back behind x's
@@ -344,13 +307,13 @@ static void failed_move_in_a_chain_is_redone_in_order(void **state)
 	expect(a, 0x11);
 	expect(x, 0x22);
 	/* again, on a new channel: the first submission found it dead */
-	use(a);
+	mmkit_use(a);
 	assert_true(fe_wait_queued(6));
 	fe_run(0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
 	assert_int_equal(fe.restarts, 1);
 	expect(a, 0x11);
-	use(x);
+	mmkit_use(x);
 	assert_true(fe_wait_queued(8));
 	fe_run(0);
 	expect(x, 0x22);
@@ -379,7 +342,7 @@ static void foreign_dependency_is_waited_for(void **state)
 	nvl_resv_add_fence(x->gem.resv, gpu, NVL_RESV_USAGE_WRITE);
 	nvl_resv_unlock(x->gem.resv);
 	nvl_mm_move_stats(mm, &s0);
-	use(a); /* x's eviction waits for the client's job */
+	mmkit_use(a); /* x's eviction waits for the client's job */
 	usleep(20000);
 	assert_int_equal(fe_queued(), 0);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
