@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "t.h"
+#include "mmkit.h"
 #include "base/client.h"
 #include "base/log.h"
 #include "mm/bo.h"
@@ -45,30 +46,6 @@ static struct nvl_bo *mk(struct nvl_mm *mm, uint64_t size, uint32_t dom,
 	return bo;
 }
 
-static enum nvl_gem_domain where(struct nvl_bo *bo)
-{
-	enum nvl_gem_domain d;
-
-	nvl_mutex_lock(&bo->mm->lock);
-	d = bo->dom;
-	nvl_mutex_unlock(&bo->mm->lock);
-	return d;
-}
-
-static void use(struct nvl_bo *bo)
-{
-	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
-	assert_int_equal(nvl_bo_validate_preferred(bo), 0);
-	nvl_resv_unlock(bo->gem.resv);
-}
-
-static void idle_put(struct nvl_bo *bo)
-{
-	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
-			    NVL_TIMEOUT_INFINITE);
-	nvl_bo_put(bo);
-}
-
 static void lru_evicts_least_recently_used_first(void **state)
 {
 	struct nvl_mm *mm = new_mm(4 * MiB);
@@ -78,22 +55,22 @@ static void lru_evicts_least_recently_used_first(void **state)
 	for (int i = 0; i < 4; i++)
 		b[i] = mk(mm, MiB, dom, 0);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(where(b[i]), NVL_GEM_DOMAIN_VRAM);
+		assert_int_equal(mmkit_where(b[i]), NVL_GEM_DOMAIN_VRAM);
 	b[4] = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(b[0]), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(b[4]), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(b[0]), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(b[4]), NVL_GEM_DOMAIN_VRAM);
 	/* Touch b[1]: b[2] is now the oldest in VRAM. */
-	use(b[1]);
+	mmkit_use(b[1]);
 	b[5] = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(b[1]), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(b[2]), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(b[1]), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(b[2]), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(atomic_load(&mm->evictions), 2);
 	/* Using an evicted BO brings it back, evicting the next oldest. */
-	use(b[0]);
-	assert_int_equal(where(b[0]), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(b[3]), NVL_GEM_DOMAIN_GTT);
+	mmkit_use(b[0]);
+	assert_int_equal(mmkit_where(b[0]), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(b[3]), NVL_GEM_DOMAIN_GTT);
 	for (int i = 0; i < 6; i++)
-		idle_put(b[i]);
+		mmkit_idle_put(b[i]);
 	nvl_mm_destroy(mm);
 }
 
@@ -114,10 +91,10 @@ static void pinned_and_mapped_bos_are_never_evicted(void **state)
 	assert_int_equal(nvl_bo_kmap(m, &p), 0);
 	nvl_resv_unlock(m->gem.resv);
 	c = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(m), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(b), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(c), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(m), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(b), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(c), NVL_GEM_DOMAIN_VRAM);
 	/* c pinned too: a VRAM-only BO has nowhere to go. */
 	assert_int_equal(nvl_resv_lock(c->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_pin(c), 0);
@@ -128,7 +105,7 @@ static void pinned_and_mapped_bos_are_never_evicted(void **state)
 	assert_true(strstr(nvl_error_msg(), "no room") != NULL);
 	/* A BO that may also live in GTT falls back there. */
 	v = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(v), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(v), NVL_GEM_DOMAIN_GTT);
 	/* A pinned BO cannot be moved by validate either. */
 	assert_int_equal(nvl_resv_lock(c->gem.resv, NULL), 0);
 	{
@@ -144,11 +121,11 @@ static void pinned_and_mapped_bos_are_never_evicted(void **state)
 	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
 	nvl_bo_unpin(a);
 	nvl_resv_unlock(a->gem.resv);
-	idle_put(a);
-	idle_put(m);
-	idle_put(b);
-	idle_put(c);
-	idle_put(v);
+	mmkit_idle_put(a);
+	mmkit_idle_put(m);
+	mmkit_idle_put(b);
+	mmkit_idle_put(c);
+	mmkit_idle_put(v);
 	nvl_mm_destroy(mm);
 }
 
@@ -181,8 +158,8 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	gpu = add_user_fence(a, nvl_fence_context_alloc(1));
 	/* Creating b evicts a without waiting on the CPU. */
 	b = mk(mm, 2 * MiB, dom, 0);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(b), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(b), NVL_GEM_DOMAIN_VRAM);
 	/* The move is queued behind the GPU work: a's KERNEL fence pends. */
 	assert_int_equal(
 		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL), 0);
@@ -202,8 +179,8 @@ static void pipelined_move_waits_for_the_bo_fences(void **state)
 	nvl_bo_kunmap(a);
 	nvl_resv_unlock(a->gem.resv);
 	nvl_fence_put(gpu);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -249,17 +226,17 @@ static void eviction_takes_over_pages_of_queued_move(void **state)
 	fill(a, 0x11);
 	x = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE); /* evicts a */
 	fill(x, 0x22);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	a_pages = a->host;
 	/* the "GPU" still writes x: the worker holds x's eviction back */
 	gpu = add_user_fence(x, nvl_fence_context_alloc(1));
 	nvl_mm_move_stats(mm, &s0);
-	use(a); /* x's eviction (held back), then a's move back: queued */
-	use(x); /* a's eviction, into the pages a's move back reads */
+	mmkit_use(a); /* x's eviction (held back), then a's move back: queued */
+	mmkit_use(x); /* a's eviction, into the pages a's move back reads */
 	nvl_mm_move_stats(mm, &s1);
 	assert_int_equal(s1.host_handovers - s0.host_handovers, 1);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(x), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(x), NVL_GEM_DOMAIN_VRAM);
 	assert_ptr_equal(a->host, a_pages);
 	assert_int_equal(
 		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL), 0);
@@ -268,8 +245,8 @@ static void eviction_takes_over_pages_of_queued_move(void **state)
 	expect(a, 0x11);
 	expect(x, 0x22);
 	nvl_fence_put(gpu);
-	idle_put(a);
-	idle_put(x);
+	mmkit_idle_put(a);
+	mmkit_idle_put(x);
 	nvl_mm_destroy(mm);
 }
 
@@ -310,9 +287,9 @@ static void eviction_takes_over_pages_of_the_workers_job(void **state)
 	/* the "GPU" still uses a: its move back waits in the worker */
 	gpu = add_user_fence(a, nvl_fence_context_alloc(1));
 	nvl_mm_move_stats(mm, &s0);
-	use(a); /* x's eviction, then a's move back */
+	mmkit_use(a); /* x's eviction, then a's move back */
 	wait_worker_holds_job(mm);
-	use(x); /* a's eviction, into the pages the worker's job reads */
+	mmkit_use(x); /* a's eviction, into the pages the worker's job reads */
 	nvl_mm_move_stats(mm, &s1);
 	assert_int_equal(s1.host_handovers - s0.host_handovers, 1);
 	assert_ptr_equal(a->host, a_pages);
@@ -321,8 +298,8 @@ static void eviction_takes_over_pages_of_the_workers_job(void **state)
 	expect(a, 0x33);
 	expect(x, 0x44);
 	nvl_fence_put(gpu);
-	idle_put(a);
-	idle_put(x);
+	mmkit_idle_put(a);
+	mmkit_idle_put(x);
 	nvl_mm_destroy(mm);
 }
 
@@ -348,7 +325,7 @@ static void move_waits_for_bookkeep_fences(void **state)
 		0);
 	nvl_resv_unlock(a->gem.resv);
 	b = mk(mm, 2 * MiB, dom, 0);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	/* the copy out of VRAM is queued behind the job */
 	assert_int_equal(nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
 				       20 * NVL_NSEC_PER_MSEC),
@@ -358,8 +335,8 @@ static void move_waits_for_bookkeep_fences(void **state)
 				       NVL_TIMEOUT_INFINITE),
 			 0);
 	nvl_fence_put(job);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -428,12 +405,12 @@ static void evict_hooks_are_several_and_bounded(void **state)
 	for (int i = 0; i < added; i++)
 		nvl_gem_remove_evict_hook(more[i]);
 	nvl_gem_remove_evict_hook(second_hook);
-	use(a); /* back in, b out: only count_hook is left */
+	mmkit_use(a); /* back in, b out: only count_hook is left */
 	assert_int_equal(hook2_out, 1);
 	assert_int_equal(hook_in, 1);
 	nvl_gem_remove_evict_hook(count_hook);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -449,12 +426,12 @@ static void evict_hook_hears_moves_out_and_back(void **state)
 	a = mk(mm, MiB, dom, 0);
 	b = mk(mm, MiB, dom, 0);
 	assert_int_equal(hook_out, 1);
-	use(a);
+	mmkit_use(a);
 	assert_int_equal(hook_in, 1);
 	assert_int_equal(hook_out, 2);
 	nvl_gem_remove_evict_hook(count_hook);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -481,15 +458,16 @@ static void bulk_move_keeps_vm_bos_most_recent(void **state)
 	nvl_mm_bulk_move_tail(mm, &bulk);
 	for (int i = 0; i < 3; i++) {
 		x[i] = mk(mm, MiB, dom, 0);
-		assert_int_equal(where(other[i]), NVL_GEM_DOMAIN_GTT);
+		assert_int_equal(mmkit_where(other[i]), NVL_GEM_DOMAIN_GTT);
 		for (int j = 0; j < 3; j++)
-			assert_int_equal(where(vm[j]), NVL_GEM_DOMAIN_VRAM);
+			assert_int_equal(mmkit_where(vm[j]),
+					 NVL_GEM_DOMAIN_VRAM);
 	}
 	for (int i = 0; i < 3; i++) {
 		nvl_bo_set_bulk_move(vm[i], NULL);
-		idle_put(vm[i]);
-		idle_put(other[i]);
-		idle_put(x[i]);
+		mmkit_idle_put(vm[i]);
+		mmkit_idle_put(other[i]);
+		mmkit_idle_put(x[i]);
 	}
 	assert_null(bulk.first[NVL_GEM_DOMAIN_VRAM][0]);
 	nvl_mm_destroy(mm);
@@ -513,7 +491,7 @@ static void released_busy_bo_keeps_memory_until_idle(void **state)
 	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	assert_true(nvl_list_empty(&mm->zombies));
 	nvl_fence_put(gpu);
-	idle_put(b);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -537,10 +515,10 @@ static void inj_check(int ret, void *arg)
 
 	if (ret == 0) {
 		assert_non_null(x->bo);
-		idle_put(x->bo);
+		mmkit_idle_put(x->bo);
 		x->bo = NULL;
 		/* Put the victim back for the next round. */
-		use(x->victim);
+		mmkit_use(x->victim);
 		return;
 	}
 	assert_int_equal(ret, -ENOMEM);
@@ -554,7 +532,7 @@ static void inj_check(int ret, void *arg)
 			 MiB);
 	assert_int_equal(x->mm->vram.avail_B,
 			 MiB - x->mm->used_B[NVL_GEM_DOMAIN_VRAM]);
-	use(x->victim);
+	mmkit_use(x->victim);
 }
 
 static void eviction_survives_allocation_failures(void **state)
@@ -563,9 +541,9 @@ static void eviction_survives_allocation_failures(void **state)
 
 	x.victim = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT, 0);
 	t_fail_each_alloc(inj_evicting_create, inj_check, &x, 60);
-	assert_int_equal(where(x.victim), NVL_GEM_DOMAIN_GTT);
-	idle_put(x.bo);
-	idle_put(x.victim);
+	assert_int_equal(mmkit_where(x.victim), NVL_GEM_DOMAIN_GTT);
+	mmkit_idle_put(x.bo);
+	mmkit_idle_put(x.victim);
 	nvl_mm_destroy(x.mm);
 }
 
@@ -590,8 +568,8 @@ static void inj_use_check(int ret, void *arg)
 	 * failure after the victim left lets the fallback pass find VRAM free.
 	 */
 	if (ret == 0)
-		assert_true(where(x->bo) == NVL_GEM_DOMAIN_GTT ||
-			    where(x->bo) == NVL_GEM_DOMAIN_VRAM);
+		assert_true(mmkit_where(x->bo) == NVL_GEM_DOMAIN_GTT ||
+			    mmkit_where(x->bo) == NVL_GEM_DOMAIN_VRAM);
 	else
 		assert_int_equal(ret, -ENOMEM);
 	/* Both BOs still have exactly one home, nothing leaked. */
@@ -615,10 +593,10 @@ static void restore_survives_allocation_failures(void **state)
 	nvl_bo_kunmap(x.bo);
 	nvl_resv_unlock(x.bo->gem.resv);
 	x.victim = mk(x.mm, MiB, dom, 0); /* evicts x.bo */
-	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(x.bo), NVL_GEM_DOMAIN_GTT);
 	t_fail_each_alloc(inj_use, inj_use_check, &x, 60);
-	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(x.victim), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(x.bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(x.victim), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(nvl_resv_lock(x.bo->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_kmap(x.bo, (void **)&p), 0);
 	for (size_t i = 0; i < MiB; i++)
@@ -626,8 +604,8 @@ static void restore_survives_allocation_failures(void **state)
 			fail_msg("byte %zu: %#x", i, p[i]);
 	nvl_bo_kunmap(x.bo);
 	nvl_resv_unlock(x.bo->gem.resv);
-	idle_put(x.bo);
-	idle_put(x.victim);
+	mmkit_idle_put(x.bo);
+	mmkit_idle_put(x.victim);
 	nvl_mm_destroy(x.mm);
 }
 
@@ -718,7 +696,7 @@ static void validate_move_waits_for_mapping_vms(void **state)
 	for (unsigned i = 0; i < NVL_ARRAY_SIZE(to); i++) {
 		new_vm_job();
 		assert_int_equal(place_in(a, to[i]), 0);
-		assert_int_equal(where(a), to[i]);
+		assert_int_equal(mmkit_where(a), to[i]);
 		assert_int_equal(nvl_resv_wait(a->gem.resv,
 					       NVL_RESV_USAGE_KERNEL,
 					       20 * NVL_NSEC_PER_MSEC),
@@ -727,7 +705,7 @@ static void validate_move_waits_for_mapping_vms(void **state)
 		expect(a, 0x5e);
 	}
 	nvl_gem_set_deps_hook(NULL);
-	idle_put(a);
+	mmkit_idle_put(a);
 	nvl_mm_destroy(mm);
 }
 
@@ -749,7 +727,7 @@ static void validate_move_tells_hooks(void **state)
 	assert_int_equal(hook_in, 2);
 	assert_int_equal(hook_out, 0);
 	nvl_gem_remove_evict_hook(count_hook);
-	idle_put(a);
+	mmkit_idle_put(a);
 	nvl_mm_destroy(mm);
 }
 
@@ -765,7 +743,7 @@ static int inj_move(void *arg)
 {
 	struct inj_mv *x = arg;
 
-	x->before = where(x->bo);
+	x->before = mmkit_where(x->bo);
 	x->pending = nvl_bo_move_pending(x->bo);
 	x->hooked = hook_in + hook_out;
 	return place_in(x->bo, x->before == NVL_GEM_DOMAIN_VRAM
@@ -779,7 +757,7 @@ static void inj_move_check(int ret, void *arg)
 
 	if (ret) {
 		assert_int_equal(ret, -ENOMEM);
-		assert_int_equal(where(x->bo), x->before);
+		assert_int_equal(mmkit_where(x->bo), x->before);
 		/* the backing it kept is as pending as it was, and a move
 		 * undone is heard (a bind's commit may have met the new
 		 * backing pending and left entries to rewrite) */
@@ -818,7 +796,7 @@ static void validate_move_survives_allocation_failures(void **state)
 	nvl_gem_remove_evict_hook(count_hook);
 	nvl_gem_set_deps_hook(NULL);
 	expect(x.bo, 0x6d);
-	idle_put(x.bo);
+	mmkit_idle_put(x.bo);
 	nvl_mm_destroy(x.mm);
 }
 
@@ -885,8 +863,8 @@ static void moved_backing_pending_until_filled(void **state)
 	assert_false(pending);
 	nvl_gem_set_deps_hook(NULL);
 	expect(a, 0x4d);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -940,7 +918,7 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	/* an eviction (b takes a's VRAM) */
 	new_vm_job();
 	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	expect_unmap_after_vm_job(mm, a, 2);
 	expect(a, 0x3d);
 	/* the shrinker: a's pages stay while a VM job may use them, go
@@ -948,17 +926,17 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	new_vm_job();
 	n = atomic_load(&unmaps);
 	(void)nvl_mm_shrink(mm, MiB);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	assert_int_equal(atomic_load(&unmaps), n);
 	end_vm_job();
 	(void)nvl_mm_shrink(mm, MiB);
 	assert_int_equal(atomic_load(&unmaps), n + 1);
 	assert_int_equal(atomic_load(&unmap_leave), 3);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_NONE);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_NONE);
 	/* swapped in, then moved to VRAM (a leave of its pages: 4; b's
 	 * eviction to make room is b's first) */
 	expect(a, 0x3d);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
 	assert_int_equal(atomic_load(&unmaps), n + 3);
 	/* a purge (empty placement) while busy: the ghost keeps the memory
@@ -970,7 +948,7 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	assert_false(nvl_list_empty(&mm->zombies));
 	expect_unmap_after_vm_job(mm, a, 5);
 	/* and idle: at once */
-	use(a);
+	mmkit_use(a);
 	n = atomic_load(&unmaps);
 	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
 	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
@@ -980,8 +958,8 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	assert_int_equal(atomic_load(&unmap_leave), 6);
 	nvl_gem_set_unmap_hook(NULL);
 	nvl_gem_set_deps_hook(NULL);
-	idle_put(a);
-	idle_put(b);
+	mmkit_idle_put(a);
+	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
 }
 
@@ -1007,7 +985,7 @@ static void inj_gut_check(int ret, void *arg)
 
 	/* nothing queued, nothing freed: the BO still has its memory */
 	assert_int_equal(ret, -ENOMEM);
-	assert_int_equal(where(x->bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(x->bo), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(x->mm->vram.avail_B, 0);
 	assert_true(nvl_list_empty(&x->mm->zombies));
 }
@@ -1038,7 +1016,7 @@ static void busy_purge_survives_allocation_failures(void **state)
 	assert_true(atomic_load(&unmaps) > n);
 	nvl_gem_set_unmap_hook(NULL);
 	nvl_gem_set_deps_hook(NULL);
-	idle_put(x.bo);
+	mmkit_idle_put(x.bo);
 	nvl_mm_destroy(x.mm);
 }
 
@@ -1056,17 +1034,17 @@ static void cpu_visible_bos_stay_in_the_window(void **state)
 		hidden[i] = mk(mm, MiB, dom, 0);
 	/* VRAM is full; the visible BO evicts only BOs in the window. */
 	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
-	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(vis), NVL_GEM_DOMAIN_VRAM);
 	nvl_list_for_each_entry (b, &vis->blocks, link)
 		assert_true(nvl_buddy_block_offset(b) +
 				    nvl_buddy_block_size(&mm->vram, b) <=
 			    2 * MiB);
 	for (int i = 0; i < 8; i++)
-		evicted += where(hidden[i]) == NVL_GEM_DOMAIN_GTT;
+		evicted += mmkit_where(hidden[i]) == NVL_GEM_DOMAIN_GTT;
 	assert_int_equal(evicted, 2);
 	for (int i = 0; i < 8; i++)
-		idle_put(hidden[i]);
-	idle_put(vis);
+		mmkit_idle_put(hidden[i]);
+	mmkit_idle_put(vis);
 	nvl_mm_destroy(mm);
 }
 
@@ -1085,11 +1063,11 @@ static void hidden_bos_leave_the_window_free(void **state)
 			assert_true(nvl_buddy_block_offset(b) >= 2 * MiB);
 	}
 	vis = mk(mm, 2 * MiB, dom, NVL_BO_CPU_VISIBLE);
-	assert_int_equal(where(vis), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(vis), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(atomic_load(&mm->evictions), 0);
 	for (int i = 0; i < 6; i++)
-		idle_put(hidden[i]);
-	idle_put(vis);
+		mmkit_idle_put(hidden[i]);
+	mmkit_idle_put(vis);
 	nvl_mm_destroy(mm);
 }
 

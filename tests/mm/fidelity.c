@@ -37,23 +37,6 @@ static struct nvl_bo *mk(struct nvl_mm *mm, uint64_t size, uint32_t dom,
 	return bo;
 }
 
-static enum nvl_gem_domain where(struct nvl_bo *bo)
-{
-	enum nvl_gem_domain d;
-
-	nvl_mutex_lock(&bo->mm->lock);
-	d = bo->dom;
-	nvl_mutex_unlock(&bo->mm->lock);
-	return d;
-}
-
-static void idle_put(struct nvl_bo *bo)
-{
-	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
-			    NVL_TIMEOUT_INFINITE);
-	nvl_bo_put(bo);
-}
-
 static struct nvl_fence *add_fence(struct nvl_bo *bo)
 {
 	struct nvl_fence *f;
@@ -230,7 +213,7 @@ static void contiguous_range_allocation_fits_a_3mib_window(void **state)
 				       NVL_BO_CPU_VISIBLE, &h),
 			 0);
 	bo = nvl_bo_lookup(c, h);
-	assert_int_equal(where(bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(bo), NVL_GEM_DOMAIN_VRAM);
 	next = 0;
 	nvl_list_for_each_entry (b, &bo->blocks, link) {
 		assert_int_equal(nvl_buddy_block_offset(b), next);
@@ -265,17 +248,17 @@ static void low_priority_bos_are_evicted_first(void **state)
 	nvl_resv_unlock(hi->gem.resv);
 	/* hi is the oldest, but priority 0 goes first, oldest first. */
 	x = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(hi), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(lo1), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(lo2), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(hi), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(lo1), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(lo2), NVL_GEM_DOMAIN_VRAM);
 	y = mk(mm, MiB, dom, 0);
-	assert_int_equal(where(lo2), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(hi), NVL_GEM_DOMAIN_VRAM);
-	idle_put(hi);
-	idle_put(lo1);
-	idle_put(lo2);
-	idle_put(x);
-	idle_put(y);
+	assert_int_equal(mmkit_where(lo2), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(hi), NVL_GEM_DOMAIN_VRAM);
+	mmkit_idle_put(hi);
+	mmkit_idle_put(lo1);
+	mmkit_idle_put(lo2);
+	mmkit_idle_put(x);
+	mmkit_idle_put(y);
 	nvl_mm_destroy(mm);
 }
 
@@ -295,7 +278,7 @@ static void empty_placement_guts_the_bo(void **state)
 	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_validate(bo, NULL, 0), 0);
 	nvl_resv_unlock(bo->gem.resv);
-	assert_int_equal(where(bo), NVL_GEM_DOMAIN_NONE);
+	assert_int_equal(mmkit_where(bo), NVL_GEM_DOMAIN_NONE);
 	assert_true(bo->evicted);
 	assert_int_equal(mm->vram.avail_B, 2 * MiB);
 	nvl_bo_put(bo);
@@ -307,7 +290,7 @@ static void empty_placement_guts_the_bo(void **state)
 	assert_int_equal(nvl_resv_lock(busy->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_validate(busy, NULL, 0), 0);
 	nvl_resv_unlock(busy->gem.resv);
-	assert_int_equal(where(busy), NVL_GEM_DOMAIN_NONE);
+	assert_int_equal(mmkit_where(busy), NVL_GEM_DOMAIN_NONE);
 	assert_int_equal(mm->vram.avail_B, 0);
 	assert_false(nvl_list_empty(&mm->zombies));
 	assert_int_equal(nvl_fence_signal(f), 0);
@@ -323,8 +306,8 @@ static void empty_placement_guts_the_bo(void **state)
 	nvl_bo_unpin(next);
 	nvl_resv_unlock(next->gem.resv);
 	nvl_fence_put(f);
-	idle_put(busy);
-	idle_put(next);
+	mmkit_idle_put(busy);
+	mmkit_idle_put(next);
 	nvl_client_put(c);
 	nvl_mm_destroy(mm);
 }
@@ -382,7 +365,7 @@ static void gut_check(int ret, void *arg)
 
 	/* Failed cleanly: still in VRAM with its memory, no ghost. */
 	assert_int_equal(ret, -ENOMEM);
-	assert_int_equal(where(x->bo), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(x->bo), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(x->mm->vram.avail_B, MiB);
 	assert_true(nvl_list_empty(&x->mm->zombies));
 }
@@ -395,11 +378,11 @@ static void gutting_a_busy_bo_survives_allocation_failures(void **state)
 	x.bo = mk(x.mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	f = add_fence(x.bo);
 	assert_true(t_fail_each_alloc(gut_op, gut_check, &x, 20) > 0);
-	assert_int_equal(where(x.bo), NVL_GEM_DOMAIN_NONE);
+	assert_int_equal(mmkit_where(x.bo), NVL_GEM_DOMAIN_NONE);
 	assert_false(nvl_list_empty(&x.mm->zombies));
 	assert_int_equal(nvl_fence_signal(f), 0);
 	nvl_fence_put(f);
-	idle_put(x.bo);
+	mmkit_idle_put(x.bo);
 	nvl_mm_destroy(x.mm);
 }
 
@@ -445,11 +428,11 @@ static void allocation_waits_for_a_busy_released_bo(void **state)
 	assert_int_equal(pthread_join(l.t, NULL), 0);
 	assert_true(nvl_list_empty(&mm->zombies));
 	nvl_fence_put(f);
-	idle_put(b);
+	mmkit_idle_put(b);
 	assert_int_equal(nvl_resv_lock(pin->gem.resv, NULL), 0);
 	nvl_bo_unpin(pin);
 	nvl_resv_unlock(pin->gem.resv);
-	idle_put(pin);
+	mmkit_idle_put(pin);
 	nvl_mm_destroy(mm);
 }
 
@@ -466,26 +449,26 @@ static void validate_keeps_a_bo_in_its_fallback_place(void **state)
 	uint64_t ev = atomic_load(&mm->evictions);
 	uint64_t moved = atomic_load(&mm->bytes_moved);
 
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	(void)nvl_resv_wait(a->gem.resv, NVL_RESV_USAGE_KERNEL,
 			    NVL_TIMEOUT_INFINITE);
 	moved = atomic_load(&mm->bytes_moved);
 	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_validate(a, pl, 2), 0);
 	nvl_resv_unlock(a->gem.resv);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_GTT);
-	assert_int_equal(where(b), NVL_GEM_DOMAIN_VRAM);
-	assert_int_equal(where(c), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
+	assert_int_equal(mmkit_where(b), NVL_GEM_DOMAIN_VRAM);
+	assert_int_equal(mmkit_where(c), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(atomic_load(&mm->evictions), ev);
 	assert_int_equal(atomic_load(&mm->bytes_moved), moved);
 	/* With room in VRAM, the pass without eviction moves it there. */
-	idle_put(b);
+	mmkit_idle_put(b);
 	assert_int_equal(nvl_resv_lock(a->gem.resv, NULL), 0);
 	assert_int_equal(nvl_bo_validate(a, pl, 2), 0);
 	nvl_resv_unlock(a->gem.resv);
-	assert_int_equal(where(a), NVL_GEM_DOMAIN_VRAM);
-	idle_put(a);
-	idle_put(c);
+	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_VRAM);
+	mmkit_idle_put(a);
+	mmkit_idle_put(c);
 	nvl_mm_destroy(mm);
 }
 
@@ -576,7 +559,7 @@ static void bulk_moves_keep_lru_places_and_skip_pinned(void **state)
 	for (int i = 0; i < 3; i++)
 		nvl_bo_set_bulk_move(bo[i], NULL);
 	for (int i = 0; i < 5; i++)
-		idle_put(bo[i]);
+		mmkit_idle_put(bo[i]);
 	assert_null(bulk.first[NVL_GEM_DOMAIN_VRAM][0]);
 	nvl_mm_destroy(mm);
 	nvl_resv_fini(&vm_resv);

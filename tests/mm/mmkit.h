@@ -3,7 +3,8 @@
  * The memory manager tests' set-up: a memory manager of the given sizes
  * and a device-less client whose BOs live in it. Shared by bo.c,
  * fidelity.c, shrink.c and mm_audit.c; filling and checking a BO's bytes
- * through a CPU map.
+ * through a CPU map; where a BO lives, using it, dropping it once idle
+ * (evict.c, move_chain.c).
  */
 #ifndef NVL_TESTS_MM_MMKIT_H
 #define NVL_TESTS_MM_MMKIT_H
@@ -60,6 +61,33 @@ static inline void mmkit_expect(struct nvl_client *c, uint32_t h, uint64_t size,
 			fail_msg("byte %llu is %#x, not %#x",
 				 (unsigned long long)i, p[i], v);
 	assert_int_equal(nvl_bo_unmap(c, h), 0);
+}
+
+/* where @bo lives now (read under its manager's lock) */
+static inline enum nvl_gem_domain mmkit_where(struct nvl_bo *bo)
+{
+	enum nvl_gem_domain d;
+
+	nvl_mutex_lock(&bo->mm->lock);
+	d = bo->dom;
+	nvl_mutex_unlock(&bo->mm->lock);
+	return d;
+}
+
+/* @bo brought to its preferred place, as a use of it does */
+static inline void mmkit_use(struct nvl_bo *bo)
+{
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_validate_preferred(bo), 0);
+	nvl_resv_unlock(bo->gem.resv);
+}
+
+/* drop @bo once every fence on it signalled */
+static inline void mmkit_idle_put(struct nvl_bo *bo)
+{
+	(void)nvl_resv_wait(bo->gem.resv, NVL_RESV_USAGE_BOOKKEEP,
+			    NVL_TIMEOUT_INFINITE);
+	nvl_bo_put(bo);
 }
 
 #endif
