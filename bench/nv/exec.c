@@ -348,6 +348,23 @@ static uint64_t ev_word(unsigned bo, uint64_t i)
 	return (uint64_t)bo << 40 ^ i * 0x9e3779b97f4a7c15ull;
 }
 
+/* a BO of @size preferring VRAM (GTT allowed), every word ev_word(@i, k) */
+static int ev_bo(struct nvl_client *c, uint64_t size, unsigned i, uint32_t *h)
+{
+	uint64_t *p;
+	int ret;
+
+	ret = nvl_bo_create(c, size, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
+			    NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, h);
+	if (!ret)
+		ret = nvl_bo_map(c, *h, (void **)&p);
+	if (ret)
+		return ret;
+	for (uint64_t k = 0; k < size / 8; k++)
+		p[k] = ev_word(i, k);
+	return nvl_bo_unmap(c, *h);
+}
+
 static int ev_up(struct ev *e)
 {
 	struct nvl_device_opts o = {.vram_size = 256 * MIB};
@@ -365,20 +382,8 @@ static int ev_up(struct ev *e)
 	e->n = (unsigned)(4 * (in.vram_usable - 32 * MIB) / EV_BO);
 	if (e->n > EV_NBO_MAX)
 		e->n = EV_NBO_MAX;
-	for (unsigned i = 0; i < e->n && !ret; i++) {
-		uint64_t *p;
-
-		ret = nvl_bo_create(
-			e->c, EV_BO, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-			NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &e->bo[i]);
-		if (!ret)
-			ret = nvl_bo_map(e->c, e->bo[i], (void **)&p);
-		if (ret)
-			break;
-		for (uint64_t k = 0; k < EV_BO / 8; k++)
-			p[k] = ev_word(i, k);
-		ret = nvl_bo_unmap(e->c, e->bo[i]);
-	}
+	for (unsigned i = 0; i < e->n && !ret; i++)
+		ret = ev_bo(e->c, EV_BO, i, &e->bo[i]);
 	return ret;
 }
 
@@ -473,20 +478,8 @@ static int pp_up(struct pp *e)
 				    NVL_BO_CPU_VISIBLE, &e->fill);
 	if (!ret)
 		ret = nvl_bo_map(e->c, e->fill, &fp);
-	for (unsigned i = 0; i < 2 && !ret; i++) {
-		uint64_t *p;
-
-		ret = nvl_bo_create(
-			e->c, PP_BO, NVL_BO_DOMAIN_VRAM | NVL_BO_DOMAIN_GTT,
-			NVL_BO_DOMAIN_VRAM, NVL_BO_CPU_VISIBLE, &e->bo[i]);
-		if (!ret)
-			ret = nvl_bo_map(e->c, e->bo[i], (void **)&p);
-		if (ret)
-			break;
-		for (uint64_t k = 0; k < PP_BO / 8; k++)
-			p[k] = ev_word(i, k);
-		ret = nvl_bo_unmap(e->c, e->bo[i]);
-	}
+	for (unsigned i = 0; i < 2 && !ret; i++)
+		ret = ev_bo(e->c, PP_BO, i, &e->bo[i]);
 	return ret;
 }
 
