@@ -1185,12 +1185,20 @@ NVL_API int nvl_channel_query(struct nvl_client *client, uint32_t channel,
 	nvl_flock_lock(&ch->lock);
 	info->alive = !ch->killed;
 	info->error = ch->killed ? ch->error : 0;
+	info->reason = ch->reason;
+	/* the device is published lost before its channels are killed
+	 * (nvl_nv_device_lost()): one that nvl_device_status() already
+	 * reports lost has no live channel either */
+	if (!ch->killed && atomic_load(&ch->d->lost)) {
+		info->alive = 0;
+		info->error = -ENODEV;
+		info->reason = NVL_CHANNEL_DEVICE_LOST;
+	}
 	info->hw_error = ch->hw_error;
 	info->chid = ch->chid;
 	info->gp_entries = GP_ENTRIES;
 	info->submitted = ch->submitted;
 	info->completed = ch->completed;
-	info->reason = ch->reason;
 	info->fault_type = ch->fault_type;
 	info->fault_access = ch->fault_access;
 	info->fault_engine = ch->fault_engine;
