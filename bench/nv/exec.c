@@ -409,16 +409,18 @@ static double ev_sample(void *arg)
 	       (double)(nvl_bench_now_ns() - t0);
 }
 
-static bool ev_intact(struct ev *e)
+/* every word of the @n BOs @bo of @size still ev_word(i, k) */
+static bool ev_bos_intact(struct nvl_client *c, const uint32_t *bo, unsigned n,
+			  uint64_t size)
 {
-	for (unsigned i = 0; i < e->n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		uint64_t *p, bad = 0;
 
-		if (nvl_bo_map(e->c, e->bo[i], (void **)&p))
+		if (nvl_bo_map(c, bo[i], (void **)&p))
 			return false;
-		for (uint64_t k = 0; k < EV_BO / 8; k++)
+		for (uint64_t k = 0; k < size / 8; k++)
 			bad += p[k] != ev_word(i, k);
-		if (nvl_bo_unmap(e->c, e->bo[i]) || bad)
+		if (nvl_bo_unmap(c, bo[i]) || bad)
 			return false;
 	}
 	return true;
@@ -433,7 +435,7 @@ NVL_BENCH(exec, evict_throughput)
 		ev_sample(&e); /* the first touch of the GTT pages */
 		v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 5, ev_sample,
 				     &e);
-		if (!ev_intact(&e))
+		if (!ev_bos_intact(e.c, e.bo, e.n, EV_BO))
 			v = -1;
 	}
 	nvl_client_destroy(e.c);
@@ -510,21 +512,6 @@ static double pp_sample(void *arg)
 	       (double)(nvl_bench_now_ns() - t0);
 }
 
-static bool pp_intact(struct pp *e)
-{
-	for (unsigned i = 0; i < 2; i++) {
-		uint64_t *p, bad = 0;
-
-		if (nvl_bo_map(e->c, e->bo[i], (void **)&p))
-			return false;
-		for (uint64_t k = 0; k < PP_BO / 8; k++)
-			bad += p[k] != ev_word(i, k);
-		if (nvl_bo_unmap(e->c, e->bo[i]) || bad)
-			return false;
-	}
-	return true;
-}
-
 NVL_BENCH(exec, move_pingpong)
 {
 	struct pp e = {0};
@@ -535,7 +522,7 @@ NVL_BENCH(exec, move_pingpong)
 		e.sleeps = e.moves = 0;
 		v = nvl_bench_median(nvl_bench_quick(ctx) ? 3 : 7, pp_sample,
 				     &e);
-		if (!e.moves || !pp_intact(&e))
+		if (!e.moves || !ev_bos_intact(e.c, e.bo, 2, PP_BO))
 			v = -1;
 	}
 	if (e.fill)
