@@ -106,27 +106,50 @@ NVL_HOT int nvl_resv_reserve_fences(struct nvl_resv *resv, unsigned num)
 	return resv_grow(resv, num, want);
 }
 
+static int check_usage(enum nvl_resv_usage usage, const char *what)
+{
+	if (unlikely((unsigned)usage > NVL_RESV_USAGE_BOOKKEEP))
+		return nvl_error(-EINVAL, "resv: %s: bad usage %d", what,
+				 (int)usage);
+	return 0;
+}
+
+/*
+ * What storing @f in @resv needs (add_fence, replace_fences): both there,
+ * a known usage, no container, and @resv's lock held by the caller
+ * (checked in release builds too: the caller gets an error)
+ */
+static inline int check_store(struct nvl_resv *resv, struct nvl_fence *f,
+			      enum nvl_resv_usage usage, const char *op,
+			      const char *fname)
+{
+	int ret;
+
+	if (unlikely(!resv || !f))
+		return nvl_error(-EINVAL, "resv: %s with NULL %s", op,
+				 !resv ? "resv" : fname);
+	ret = check_usage(usage, op);
+	if (unlikely(ret))
+		return ret;
+	if (unlikely(nvl_fence_is_array(f) || nvl_to_fence_chain(f)))
+		return nvl_error(-EINVAL,
+				 "resv: %s: containers cannot be stored", op);
+	if (unlikely(!nvl_ww_mutex_held_by_me(&resv->lock)))
+		return nvl_error(-EPERM, "resv %p: %s without holding its lock",
+				 (void *)resv, op);
+	return 0;
+}
+
 NVL_HOT int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 			       enum nvl_resv_usage usage)
 {
 	struct nvl_fence *old = NULL;
 	unsigned i;
+	int ret;
 
-	if (!resv || !fence)
-		return nvl_error(-EINVAL, "resv: add_fence with NULL %s",
-				 !resv ? "resv" : "fence");
-	if ((unsigned)usage > NVL_RESV_USAGE_BOOKKEEP)
-		return nvl_error(-EINVAL, "resv: add_fence: bad usage %d",
-				 (int)usage);
-	if (nvl_fence_is_array(fence) || nvl_to_fence_chain(fence))
-		return nvl_error(-EINVAL, "resv: add_fence: containers "
-					  "cannot be stored");
-	/* Checked in release builds too: the caller gets an error. */
-	if (!nvl_ww_mutex_held_by_me(&resv->lock))
-		return nvl_error(-EPERM,
-				 "resv %p: add_fence without holding "
-				 "its lock",
-				 (void *)resv);
+	ret = check_store(resv, fence, usage, "add_fence", "fence");
+	if (ret)
+		return ret;
 	nvl_fence_get(fence);
 	nvl_flock_lock(&resv->flock);
 	for (i = 0; i < resv->num; i++) {
@@ -164,34 +187,16 @@ NVL_HOT int nvl_resv_add_fence(struct nvl_resv *resv, struct nvl_fence *fence,
 }
 
 /* a usage of enum nvl_resv_usage, else an error for @what */
-static int check_usage(enum nvl_resv_usage usage, const char *what)
-{
-	if (unlikely((unsigned)usage > NVL_RESV_USAGE_BOOKKEEP))
-		return nvl_error(-EINVAL, "resv: %s: bad usage %d", what,
-				 (int)usage);
-	return 0;
-}
-
 int nvl_resv_replace_fences(struct nvl_resv *resv, uint64_t context,
 			    struct nvl_fence *replacement,
 			    enum nvl_resv_usage usage)
 {
 	int ret;
 
-	if (!resv || !replacement)
-		return nvl_error(-EINVAL, "resv: replace_fences with NULL %s",
-				 !resv ? "resv" : "replacement");
-	ret = check_usage(usage, "replace_fences");
+	ret = check_store(resv, replacement, usage, "replace_fences",
+			  "replacement");
 	if (ret)
 		return ret;
-	if (nvl_fence_is_array(replacement) || nvl_to_fence_chain(replacement))
-		return nvl_error(-EINVAL, "resv: replace_fences: containers "
-					  "cannot be stored");
-	if (!nvl_ww_mutex_held_by_me(&resv->lock))
-		return nvl_error(-EPERM,
-				 "resv %p: replace_fences without holding "
-				 "its lock",
-				 (void *)resv);
 	for (unsigned i = 0; i < resv->num; i++) {
 		struct nvl_resv_entry *e = &resv->fences[i];
 		struct nvl_fence *old;
