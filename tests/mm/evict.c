@@ -195,19 +195,6 @@ static void fill(struct nvl_bo *bo, uint8_t v)
 	nvl_resv_unlock(bo->gem.resv);
 }
 
-static void expect(struct nvl_bo *bo, uint8_t v)
-{
-	uint8_t *p;
-
-	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
-	assert_int_equal(nvl_bo_kmap(bo, (void **)&p), 0);
-	for (size_t i = 0; i < bo->gem.size_B; i++)
-		if (p[i] != v)
-			fail_msg("byte %zu is %#x, not %#x", i, p[i], v);
-	nvl_bo_kunmap(bo);
-	nvl_resv_unlock(bo->gem.resv);
-}
-
 /*
  * An eviction takes over the host pages a move still queued gives up
  * (no new pages), and the FIFO keeps that safe: the move reads them
@@ -242,8 +229,8 @@ static void eviction_takes_over_pages_of_queued_move(void **state)
 		nvl_resv_test_signaled(a->gem.resv, NVL_RESV_USAGE_KERNEL), 0);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
-	expect(a, 0x11);
-	expect(x, 0x22);
+	mmkit_expect_bo(a, 0x11);
+	mmkit_expect_bo(x, 0x22);
 	nvl_fence_put(gpu);
 	mmkit_idle_put(a);
 	mmkit_idle_put(x);
@@ -295,8 +282,8 @@ static void eviction_takes_over_pages_of_the_workers_job(void **state)
 	assert_ptr_equal(a->host, a_pages);
 	assert_int_equal(nvl_fence_signal(gpu), 0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
-	expect(a, 0x33);
-	expect(x, 0x44);
+	mmkit_expect_bo(a, 0x33);
+	mmkit_expect_bo(x, 0x44);
 	nvl_fence_put(gpu);
 	mmkit_idle_put(a);
 	mmkit_idle_put(x);
@@ -702,7 +689,7 @@ static void validate_move_waits_for_mapping_vms(void **state)
 					       20 * NVL_NSEC_PER_MSEC),
 				 -ETIME);
 		end_vm_job();
-		expect(a, 0x5e);
+		mmkit_expect_bo(a, 0x5e);
 	}
 	nvl_gem_set_deps_hook(NULL);
 	mmkit_idle_put(a);
@@ -795,7 +782,7 @@ static void validate_move_survives_allocation_failures(void **state)
 	nvl_gem_set_unmap_hook(NULL);
 	nvl_gem_remove_evict_hook(count_hook);
 	nvl_gem_set_deps_hook(NULL);
-	expect(x.bo, 0x6d);
+	mmkit_expect_bo(x.bo, 0x6d);
 	mmkit_idle_put(x.bo);
 	nvl_mm_destroy(x.mm);
 }
@@ -862,7 +849,7 @@ static void moved_backing_pending_until_filled(void **state)
 	assert_int_equal(backing(b, &pending), NVL_GEM_DOMAIN_VRAM);
 	assert_false(pending);
 	nvl_gem_set_deps_hook(NULL);
-	expect(a, 0x4d);
+	mmkit_expect_bo(a, 0x4d);
 	mmkit_idle_put(a);
 	mmkit_idle_put(b);
 	nvl_mm_destroy(mm);
@@ -920,7 +907,7 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	b = mk(mm, MiB, NVL_BO_DOMAIN_VRAM, 0);
 	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_GTT);
 	expect_unmap_after_vm_job(mm, a, 2);
-	expect(a, 0x3d);
+	mmkit_expect_bo(a, 0x3d);
 	/* the shrinker: a's pages stay while a VM job may use them, go
 	 * (written to swap) once it is done, the hook called first */
 	new_vm_job();
@@ -935,7 +922,7 @@ static void memory_left_is_unmapped_after_its_jobs(void **state)
 	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_NONE);
 	/* swapped in, then moved to VRAM (a leave of its pages: 4; b's
 	 * eviction to make room is b's first) */
-	expect(a, 0x3d);
+	mmkit_expect_bo(a, 0x3d);
 	assert_int_equal(mmkit_where(a), NVL_GEM_DOMAIN_VRAM);
 	assert_int_equal(nvl_mm_wait_idle(mm, 5 * NVL_NSEC_PER_SEC), 0);
 	assert_int_equal(atomic_load(&unmaps), n + 3);

@@ -90,4 +90,18 @@ static inline void mmkit_idle_put(struct nvl_bo *bo)
 	nvl_bo_put(bo);
 }
 
+/* every byte of @bo reads @v through a kernel map (its lock held) */
+static inline void mmkit_expect_bo(struct nvl_bo *bo, uint8_t v)
+{
+	uint8_t *p;
+
+	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
+	assert_int_equal(nvl_bo_kmap(bo, (void **)&p), 0);
+	for (size_t i = 0; i < bo->gem.size_B; i++)
+		if (p[i] != v)
+			fail_msg("byte %zu is %#x, not %#x", i, p[i], v);
+	nvl_bo_kunmap(bo);
+	nvl_resv_unlock(bo->gem.resv);
+}
+
 #endif

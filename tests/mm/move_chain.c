@@ -185,19 +185,6 @@ static struct nvl_bo *mk(struct nvl_mm *mm, uint8_t v)
 	return bo;
 }
 
-static void expect(struct nvl_bo *bo, uint8_t v)
-{
-	uint8_t *p;
-
-	assert_int_equal(nvl_resv_lock(bo->gem.resv, NULL), 0);
-	assert_int_equal(nvl_bo_kmap(bo, (void **)&p), 0);
-	for (size_t i = 0; i < bo->gem.size_B; i++)
-		if (p[i] != v)
-			fail_msg("byte %zu is %#x, not %#x", i, p[i], v);
-	nvl_bo_kunmap(bo);
-	nvl_resv_unlock(bo->gem.resv);
-}
-
 /*
  * 2 MiB of VRAM, two 2 MiB BOs: a (0x11) in GTT, x (0x22) in VRAM, made
  * with the CPU; then the fake engine takes the moves.
@@ -275,8 +262,8 @@ static void moves_chain_on_the_device(void **state)
 	queue_ping_pong(mm, a, x);
 	fe_run(0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
-	expect(a, 0x11);
-	expect(x, 0x22);
+	mmkit_expect_bo(a, 0x11);
+	mmkit_expect_bo(x, 0x22);
 	nvl_mm_move_stats(mm, &s1);
 	assert_int_equal(s1.gpu_jobs - s0.gpu_jobs, 4);
 	assert_int_equal(s1.cpu_jobs - s0.cpu_jobs, 0);
@@ -304,19 +291,19 @@ static void failed_move_in_a_chain_is_redone_in_order(void **state)
 	assert_int_equal(s1.gpu_jobs - s0.gpu_jobs, 1);
 	assert_int_equal(s1.gpu_failures - s0.gpu_failures, 3);
 	assert_int_equal(s1.cpu_jobs - s0.cpu_jobs, 3);
-	expect(a, 0x11);
-	expect(x, 0x22);
+	mmkit_expect_bo(a, 0x11);
+	mmkit_expect_bo(x, 0x22);
 	/* again, on a new channel: the first submission found it dead */
 	mmkit_use(a);
 	assert_true(fe_wait_queued(6));
 	fe_run(0);
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
 	assert_int_equal(fe.restarts, 1);
-	expect(a, 0x11);
+	mmkit_expect_bo(a, 0x11);
 	mmkit_use(x);
 	assert_true(fe_wait_queued(8));
 	fe_run(0);
-	expect(x, 0x22);
+	mmkit_expect_bo(x, 0x22);
 	nvl_mm_move_stats(mm, &s0);
 	assert_int_equal(s0.gpu_jobs - s1.gpu_jobs, 4);
 	assert_int_equal(s0.cpu_jobs, s1.cpu_jobs);
@@ -351,8 +338,8 @@ static void foreign_dependency_is_waited_for(void **state)
 	assert_int_equal(nvl_mm_wait_idle(mm, NVL_TIMEOUT_INFINITE), 0);
 	nvl_mm_move_stats(mm, &s1);
 	assert_int_equal(s1.dep_waits - s0.dep_waits, 1);
-	expect(a, 0x11);
-	expect(x, 0x22);
+	mmkit_expect_bo(a, 0x11);
+	mmkit_expect_bo(x, 0x22);
 	nvl_fence_put(gpu);
 	done(mm, a, x);
 }
