@@ -121,7 +121,8 @@ static void segment_ending_at_va_top_is_gpentry(void **state)
 	/* ends at 2^40 - 4: fine */
 	va = (1ull << 40) - 4 - 4ull * n;
 	assert_int_equal(
-		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n), 0);
+		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n),
+		0);
 	gpu_chan(g, 1, 0, &a);
 	raw_entry(g, &a, nvl_hw_gp_entry(va, n, 0));
 	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 7, GPU_WAIT), 0);
@@ -129,7 +130,8 @@ static void segment_ending_at_va_top_is_gpentry(void **state)
 	/* ends at 2^40: GPENTRY, the entry as the error's method and data */
 	va = (1ull << 40) - 4ull * n;
 	assert_int_equal(
-		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n), 0);
+		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n),
+		0);
 	gpu_chan(g, 2, 0, &b);
 	raw_entry(g, &b, nvl_hw_gp_entry(va, n, 0));
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
@@ -177,8 +179,7 @@ static void mem_op_tlb_invalidate_is_privileged(void **state)
 		n = mem_op(p, 0, NVL_HW_MEM_OP_C_PDB_ALL, d, 1);
 		gpu_wr(g, DONE, 0);
 		assert_int_equal(run_on(g, 10 + i, false, p, n), -EIO);
-		expect_error(NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D,
-			     d);
+		expect_error(NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D, d);
 		assert_int_equal(gpu_rd(g, DONE), 0);
 		/* the same from a privileged channel runs */
 		assert_int_equal(run_on(g, 20 + i, true, p, n), 0);
@@ -206,11 +207,13 @@ static void mem_op_d_operations(void **state)
 		d = anyone[i] << NVL_HW_MEM_OP_D_OP_SHIFT;
 		n = mem_op(p, 0, 0, d, ++seq);
 		if (run_on(g, 10 + i, false, p, n))
-			fail_msg("OPERATION %#x: channel error %u", anyone[i],
-				 nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(10 + i)));
+			fail_msg(
+				"OPERATION %#x: channel error %u", anyone[i],
+				nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(10 + i)));
 		assert_int_equal(gpu_rd(g, DONE), seq);
 	}
-	d = (uint32_t)NVL_HW_MEM_OP_ACCESS_COUNTER_CLR << NVL_HW_MEM_OP_D_OP_SHIFT;
+	d = (uint32_t)NVL_HW_MEM_OP_ACCESS_COUNTER_CLR
+	    << NVL_HW_MEM_OP_D_OP_SHIFT;
 	n = mem_op(p, 0, 0, d, ++seq);
 	assert_int_equal(run_on(g, 20, false, p, n), -EIO);
 	expect_error(NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D, d);
@@ -247,9 +250,8 @@ static void mem_op_c_replay(void **state)
 		uint32_t replay, gpc_disable;
 		unsigned dr, dc; /* replay_gen, cancel_gen steps */
 	} cases[] = {
-		{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 1, 0},
-		{3, 0, 0, 1}, {4, 0, 0, 1}, {5, 0, 0, 1},
-		{1, 1, 0, 0}, {4, 1, 0, 0},
+		{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 1, 0}, {3, 0, 0, 1},
+		{4, 0, 0, 1}, {5, 0, 0, 1}, {1, 1, 0, 0}, {4, 1, 0, 0},
 	};
 	const uint32_t d = (uint32_t)NVL_HW_MEM_OP_MMU_TLB_INVALIDATE
 			   << NVL_HW_MEM_OP_D_OP_SHIFT;
@@ -277,8 +279,7 @@ static void mem_op_c_replay(void **state)
 		c = NVL_HW_MEM_OP_C_PDB_ALL | r << NVL_HW_MEM_OP_C_REPLAY_SHIFT;
 		n = mem_op(p, 0, c, d, 99);
 		assert_int_equal(run_on(g, 50 + r, true, p, n), -EIO);
-		expect_error(NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D,
-			     d);
+		expect_error(NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D, d);
 	}
 	gpu_down(g);
 }
@@ -300,8 +301,7 @@ static void yield_op(void **state)
 		n = 2 + nvl_kit_pb_release(p + 2, DONE, 100 + op);
 		if (op == 1 || op == 2) {
 			assert_int_equal(run_on(g, 10 + op, false, p, n), -EIO);
-			expect_error(NVL_HW_CHERR_METHOD,
-				     NVL_HW_YIELD, op);
+			expect_error(NVL_HW_CHERR_METHOD, NVL_HW_YIELD, op);
 		} else {
 			assert_int_equal(run_on(g, 10 + op, false, p, n), 0);
 			assert_int_equal(gpu_rd(g, DONE), 100 + op);

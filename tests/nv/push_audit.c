@@ -74,7 +74,8 @@ static void init_refuses_what_bytes_cannot_say(void **state)
 
 	(void)state;
 	fill_guard(buf, 4);
-	assert_int_equal(nvl_push_init(&p, buf, (size_t)UINT32_MAX + 1), -E2BIG);
+	assert_int_equal(nvl_push_init(&p, buf, (size_t)UINT32_MAX + 1),
+			 -E2BIG);
 	assert_int_equal(nvl_push_host_nop(&p), -E2BIG);
 	assert_int_equal(nvl_push_bytes(&p), 0);
 	assert_int_equal(nvl_push_end(&p), -E2BIG);
@@ -138,9 +139,9 @@ static void push_ending_at_2_40(void **state)
 	assert_int_equal(nvl_channel_create(c, vm, NVL_ENGINE_COPY, 0, &chan),
 			 0);
 	/* ends at 2^40 - 4 */
-	assert_int_equal(exec_at(c, chan, pb + (64 * KIB - 12) / 4,
-				 (1ull << 40) - 12),
-			 0);
+	assert_int_equal(
+		exec_at(c, chan, pb + (64 * KIB - 12) / 4, (1ull << 40) - 12),
+		0);
 	/* ends at 2^40 */
 	assert_int_equal(
 		exec_at(c, chan, pb + (64 * KIB - 8) / 4, (1ull << 40) - 8),
