@@ -79,15 +79,21 @@ NVL_API int nvl_push_fail(struct nvl_push *p, int err, const char *what);
  * @map: CPU mapping, 4-byte aligned
  * @bytes: its size
  *
- * Return: 0, or -EINVAL (NULL, misaligned, or not a whole dword) and
- * @p's error set so every later call writes nothing.
+ * Return: 0, or -EINVAL (NULL, misaligned, or not a whole dword) or
+ * -E2BIG (more than 4 GiB - 4 bytes: nvl_push_bytes() is 32 bits, and
+ * would report a truncated length) and @p's error set so every later
+ * call writes nothing.
  */
 static inline int nvl_push_init(struct nvl_push *p, void *map, size_t bytes)
 {
+	if (!p)
+		return nvl_push_fail(p, -EINVAL, "NULL builder");
 	p->start = p->cur = p->end = (uint32_t *)map;
 	p->err = 0;
 	if (!map || (uintptr_t)map % 4 || bytes % 4)
 		return nvl_push_fail(p, -EINVAL, "buffer misaligned or NULL");
+	if (bytes > UINT32_MAX)
+		return nvl_push_fail(p, -E2BIG, "buffer over 4 GiB - 4");
 	p->end = p->start + bytes / 4;
 	return 0;
 }
@@ -436,6 +442,9 @@ static inline int nvl_push_host_sem_(struct nvl_push *p, uint64_t va,
  * @flags: %NVL_PUSH_SEM_64BIT (8-aligned @va), %NVL_PUSH_SEM_NO_WFI;
  *   other bits -EINVAL
  *
+ * Without %NVL_PUSH_SEM_64BIT @payload must fit 32 bits (-ERANGE): Host
+ * writes PAYLOAD_LO only and would drop the upper half.
+ *
  * @va must be below 2^57 (-EINVAL); before Host class C86F (Hopper)
  * SEM_ADDR_HI has only 8 bits, so Host uses @va modulo 2^40 there: the
  * builder does not know the class, the caller keeps semaphores below
@@ -452,6 +461,10 @@ static inline int nvl_push_host_sem_release(struct nvl_push *p, uint64_t va,
 		return p->err;
 	if (flags & ~(NVL_PUSH_SEM_64BIT | NVL_PUSH_SEM_NO_WFI))
 		return nvl_push_fail(p, -EINVAL, "unknown semaphore flags");
+	if (!(flags & NVL_PUSH_SEM_64BIT) && payload > UINT32_MAX)
+		return nvl_push_fail(p, -ERANGE,
+				     "payload past 32 bits without "
+				     "NVL_PUSH_SEM_64BIT");
 	if (!(flags & NVL_PUSH_SEM_NO_WFI))
 		e |= 1u << NVL_PUSH_HOST_SEM_EXECUTE_RELEASE_WFI_SHIFT;
 	if (flags & NVL_PUSH_SEM_64BIT)

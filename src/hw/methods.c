@@ -80,6 +80,16 @@ void nvl_hw_mthd_hdr_decode(uint32_t d, struct nvl_hw_mthd_hdr *h)
 	case NVL_HW_SEC_OP_IMMD:
 		if (d & NVL_HW_MTHD_RESERVED_BIT)
 			break;
+		/* dev_pbdma NV_PPBDMA_INTR_0_PBENTRY: an incrementing or
+		 * increment-once header whose COUNT would take the method
+		 * address past the last one (ADDRESS 11:0) is an invalid
+		 * PB entry, not a wrap to method 0 (SET_OBJECT) */
+		if (h->count > 1 && ((op == NVL_HW_SEC_OP_INC &&
+				      h->mthd + 4 * (h->count - 1) >
+					      NVL_HW_MTHD_ADDR_MASK << 2) ||
+				     (op == NVL_HW_SEC_OP_ONE_INC &&
+				      h->mthd == NVL_HW_MTHD_ADDR_MASK << 2)))
+			break;
 		h->kind = op == NVL_HW_SEC_OP_INC	? NVL_HW_HDR_INC
 			  : op == NVL_HW_SEC_OP_NON_INC ? NVL_HW_HDR_NON_INC
 			  : op == NVL_HW_SEC_OP_ONE_INC ? NVL_HW_HDR_ONE_INC

@@ -28,7 +28,8 @@ enum nvl_hw_hdr_kind {
 	NVL_HW_HDR_ONE_INC, /* increment once */
 	NVL_HW_HDR_IMMD, /* immediate: the data is COUNT (13 bits) */
 	NVL_HW_HDR_END_SEGMENT, /* END_PB_SEGMENT */
-	NVL_HW_HDR_INVALID, /* reserved SEC_OP or reserved bit set */
+	NVL_HW_HDR_INVALID, /* reserved SEC_OP or bit, or an INC/1INC whose
+			     * method addresses would wrap (PBENTRY) */
 };
 
 /**

@@ -6,8 +6,10 @@
  * NON_STALL_INTERRUPT, the semaphore methods (SEM_ADDR/PAYLOAD/EXECUTE),
  * MEM_OP_A..D (TLB invalidate: all VAs, or targeted at 4 KiB <<
  * MEM_OP_A INVALIDATION_SIZE bytes around the target, draining with
- * SYSMEMBAR and an ACK; membars), WFI, YIELD, SET_REFERENCE,
- * CLEAR_FAULTED and FB_FLUSH.
+ * SYSMEMBAR and an ACK, then MEM_OP_C's REPLAY as MMU_INVALIDATE's when
+ * TLB_INVALIDATE_GPC is ENABLE; privileged channels only, a METHOD
+ * error from any other, as dev_pbdma says; membars), WFI, YIELD,
+ * SET_REFERENCE, CLEAR_FAULTED and FB_FLUSH.
  *
  * Semaphores live at GPU virtual addresses, accessed through the MMU as
  * engine HOST(runlist):
@@ -357,7 +359,8 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
 	struct nvl_model_vmctx ctx = ch->vm;
 	uint64_t va, bytes;
-	unsigned size;
+	unsigned size, replay, level;
+	bool done;
 
 	if (ch->mem_op_draining) {
 		if (!nvl_model_mmu_drained(ch->m->mmu))
@@ -368,6 +371,31 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 	switch (op) {
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE:
 	case NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED:
+		/* dev_pbdma MEM_OP_D: TLB invalidates are privileged (RAMFC
+		 * CONFIG AUTH_LEVEL); from another channel they raise
+		 * NV_PPBDMA_INTR_0_METHOD. REPLAY 4:2 above CANCEL_VA_GLOBAL
+		 * has no value in clc56f.h: refused as well */
+		replay = ch->mem_op_c >> NVL_HW_MEM_OP_C_REPLAY_SHIFT &
+			 NVL_HW_MEM_OP_C_REPLAY_MASK;
+		if (!ch->priv ||
+		    replay > NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_VA_GLOBAL)
+			break;
+		/* with CANCEL_TARGETED and CANCEL_VA_GLOBAL MEM_OP_A 5:0 is
+		 * the uTLB's or engine's id, not a size (one 4 KiB page),
+		 * and with CANCEL_VA_GLOBAL PAGE_TABLE_LEVEL is an access
+		 * type (every level) */
+		size = ch->mem_op_a & NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK;
+		level = ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
+			NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK;
+		if (replay == NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_TARGETED ||
+		    replay == NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_VA_GLOBAL)
+			size = 0;
+		if (replay == NVL_HW_MMU_INVALIDATE_REPLAY_CANCEL_VA_GLOBAL)
+			level = 0;
+		/* REPLAY (like ACK_TYPE and SYSMEMBAR) is the GPC TLBs':
+		 * ignored with TLB_INVALIDATE_GPC DISABLE */
+		if (ch->mem_op_c & NVL_HW_MEM_OP_C_GPC_DISABLE)
+			replay = NVL_HW_MMU_INVALIDATE_REPLAY_NONE;
 		if (!(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL)) {
 			unsigned ap =
 				ch->mem_op_c >>
@@ -384,35 +412,44 @@ mem_op(struct nvl_model_chan *ch, uint32_t data)
 		va = (uint64_t)ch->mem_op_b << 32 |
 		     (ch->mem_op_a & NVL_HW_MEM_OP_A_VA_MASK);
 		/* targeted: 4 KiB << INVALIDATION_SIZE, aligned down */
-		size = ch->mem_op_a & NVL_HW_MEM_OP_A_INVALIDATION_SIZE_MASK;
 		bytes = size >= 52 ? 0 : 4096ull << size;
 		if (bytes)
 			va &= ~(bytes - 1);
 		else
 			va = 0; /* covers the whole VA space */
-		if (!nvl_model_mmu_invalidate_level(
-			    ch->m->mmu,
-			    (ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL
-								     : &ctx,
-			    op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
-			    op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
-			    ch->mem_op_c >> NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT &
-				    NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_MASK,
-			    mem_op_drains(ch))) {
+		done = nvl_model_mmu_invalidate_level(
+			ch->m->mmu,
+			(ch->mem_op_c & NVL_HW_MEM_OP_C_PDB_ALL) ? NULL : &ctx,
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : va,
+			op == NVL_HW_MEM_OP_MMU_TLB_INVALIDATE ? 0 : bytes,
+			level, mem_op_drains(ch));
+		/* parked replayable accesses go again (or are cancelled)
+		 * once the TLBs are clean, as with the register's REPLAY */
+		nvl_model_replay_request(
+			ch->m, replay << NVL_HW_MMU_INVALIDATE_REPLAY_SHIFT);
+		if (!done) {
 			ch->mem_op_draining = true;
 			return NVL_MODEL_MTHD_BLOCK;
 		}
 		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_MEM_OP_ACCESS_COUNTER_CLR:
+		/* privileged as the invalidates (dev_pbdma); the model
+		 * counts no accesses, so there is nothing to clear */
+		if (!ch->priv)
+			break;
+		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_MEM_OP_MEMBAR:
 	case NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE:
 	case NVL_HW_MEM_OP_L2_SYSMEM_INVALIDATE:
+	case NVL_HW_MEM_OP_L2_CLEAN_COMPTAGS:
 	case NVL_HW_MEM_OP_L2_FLUSH_DIRTY:
+	case NVL_HW_MEM_OP_L2_WAIT_FOR_SYS_PENDING_READS:
 		return NVL_MODEL_MTHD_OK; /* no caches to flush in the model */
 	default:
-		nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D,
-				     data);
-		return NVL_MODEL_MTHD_STOP;
+		break;
 	}
+	nvl_model_chan_error(ch, NVL_HW_CHERR_METHOD, NVL_HW_MEM_OP_D, data);
+	return NVL_MODEL_MTHD_STOP;
 }
 
 static __attribute__((noinline)) enum nvl_model_mthd_res
@@ -466,8 +503,14 @@ nvl_model_host_method(struct nvl_model_chan *ch, uint32_t mthd, uint32_t data)
 	switch (mthd) {
 	case NVL_HW_NOP:
 	case NVL_HW_WFI:
-	case NVL_HW_YIELD:
 	case NVL_HW_FB_FLUSH:
+		return NVL_MODEL_MTHD_OK;
+	case NVL_HW_YIELD:
+		/* OP 1:0: NOP 0, TSG 3 (clc56f.h); an unknown OP is a
+		 * METHOD error (dev_pbdma NV_PPBDMA_INTR_0_METHOD) */
+		if ((data & NVL_HW_YIELD_OP_MASK) == 1 ||
+		    (data & NVL_HW_YIELD_OP_MASK) == 2)
+			break;
 		return NVL_MODEL_MTHD_OK;
 	case NVL_HW_NON_STALL_INTERRUPT:
 		nvl_model_nonstall_defer(

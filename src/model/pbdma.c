@@ -30,9 +30,13 @@
  * 5..7 included. The
  * decoder state lives in the channel, so a channel parked in a semaphore
  * acquire resumes at the very method that blocked. Reserved SEC_OPs, the
- * reserved header bit, engine methods on software subchannels (5..7) and
- * unknown methods are
- * channel errors that record the method and data, never a crash.
+ * reserved header bit, incrementing and increment-once headers whose
+ * method addresses would wrap past 0x3ffc (dev_pbdma's PBENTRY; recorded
+ * as METHOD errors with the header as the data), engine methods on
+ * software subchannels (5..7) and unknown methods are channel errors that
+ * record the method and data, never a crash. A segment whose last dword
+ * is the last of the 40-bit VA space is a GPENTRY error, as one that
+ * crosses it (dev_pbdma GP_ENTRY).
  */
 #include <errno.h>
 #include <string.h>
@@ -506,8 +510,10 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
 	}
 	if ((e[0] & NVL_HW_GP_ENTRY0_FETCH_COND) ||
 	    (e[1] & NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE) ||
-	    va + (uint64_t)len * 4 > (1ull << 40)) {
-		/* conditional fetch and subroutines are not modelled */
+	    va + (uint64_t)len * 4 >= (1ull << 40)) {
+		/* conditional fetch and subroutines are not modelled; the
+		 * last dword of the VA space cannot hold a PB entry (the
+		 * PBDMA's PUT is the address past the segment) */
 		nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0], e[1]);
 		return FETCH_STOPPED;
 	}

@@ -1237,11 +1237,13 @@ static int check_push(struct nvl_gpuvm *g, const struct nvl_exec_push *p,
 				 "VM's user range",
 				 i, (unsigned long long)p->va, p->len);
 	/* a GPFIFO entry holds VA bits 39:0 (GET_HI 7:0): a push above
-	 * would be fetched from an aliased address */
-	if (p->va + p->len > 1ull << 40)
+	 * would be fetched from an aliased address; and one whose last
+	 * dword is the VA space's last is a GPENTRY error (dev_pbdma
+	 * GP_ENTRY: the PBDMA's PUT is the address past the segment) */
+	if (p->va + p->len >= 1ull << 40)
 		return nvl_error(-EINVAL,
-				 "exec: push %u: [%#llx, +%u) ends past 2^40 "
-				 "(GPFIFO entries address 40 bits)",
+				 "exec: push %u: [%#llx, +%u) does not end "
+				 "below 2^40 (GPFIFO entries address 40 bits)",
 				 i, (unsigned long long)p->va, p->len);
 	return 0;
 }

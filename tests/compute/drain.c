@@ -261,7 +261,7 @@ static void mem_op_invalidate_with_membar_and_ack_drains(void **st)
 	unsigned t;
 
 	(void)st;
-	gpu_chan(g, 3, 0, &ch);
+	gpu_chan_priv(g, 3, 0, &ch); /* MEM_OP invalidates: privileged */
 	gpu_wr(g, DONE, 0);
 	/* not drains: go on while the access is open */
 	t = nvl_model_mmu_enter(g->m->mmu, 1);
@@ -305,7 +305,7 @@ static void mem_op_drain_waits_for_a_running_grid(void **st)
 
 	(void)st;
 	cx_up(&x, "ga102", -1, 32);
-	gpu_chan(x.g, 7, 0, &ce);
+	gpu_chan_priv(x.g, 7, 0, &ce);
 	start_reader(&x);
 	assert_true(count_reaches(&x, 64));
 	assert_int_equal(nvl_kit_unmap(&x.g->kit, &x.g->vm, WIN, 4096, 12), 0);

@@ -328,7 +328,7 @@ static void mem_op_a_invalidation_size(void **state)
 	uint64_t pdb = g->vm.pdb;
 	uint32_t p[32], n = 0;
 
-	gpu_chan(g, 5, 0, &a);
+	gpu_chan_priv(g, 5, 0, &a); /* MEM_OP invalidates are privileged */
 	for (unsigned i = 0; i < 8; i++) {
 		gpu_wr(g, old + i * 4096ull, 0x100 + i);
 		gpu_wr(g, new + i * 4096ull, 0x200 + i);

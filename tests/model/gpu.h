@@ -85,6 +85,16 @@ static inline void gpu_chan(struct gpu *g, unsigned chid, unsigned rl,
 			 0);
 }
 
+/* a privileged channel (RAMFC CONFIG PRIV: dev_pbdma AUTH_LEVEL), the
+ * only kind that may push MEM_OP_D's TLB invalidates */
+static inline void gpu_chan_priv(struct gpu *g, unsigned chid, unsigned rl,
+				 struct nvl_kit_chan *ch)
+{
+	assert_int_equal(nvl_kit_chan_create(&g->kit, &g->vm, chid, rl, 6,
+					     64 << 10, true, ch),
+			 0);
+}
+
 static inline void gpu_push(struct nvl_kit_chan *ch, const uint32_t *p,
 			    uint32_t n)
 {

@@ -207,7 +207,7 @@ static void tlb_invalidate_method_makes_new_mapping_visible(void **state)
 	uint32_t p[64], n = 0;
 	uint64_t va = 1ull << 41;
 
-	gpu_chan(g, 6, 0, &a);
+	gpu_chan_priv(g, 6, 0, &a); /* MEM_OP invalidates are privileged */
 	gpu_wr(g, DST, 0xabcd);
 	/* 1st copy from an unmapped VA would fault: map it first, but warm
 	 * the TLB with the old (2 MiB identity) mapping of DST instead */
