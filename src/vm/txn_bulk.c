@@ -10,8 +10,8 @@
  *    index, counted into buckets by their top bits, then an insertion
  *    pass; none for a batch already in order), which also shows whether
  *    they are disjoint;
- *  - one walk of the mapping tree with a finger: the entry found for one
- *    request is where the search for the next starts (a few successor
+ *  - one walk of the mapping tree with a cursor: the entry found for one
+ *    request is where the search for the next starts (a few in-order
  *    steps, else a fresh descent), instead of a search per request;
  *  - everything allocated in call order (vm_bo references, nodes,
  *    page-table pages, then the logs and the tree's room once), so a
@@ -124,22 +124,26 @@ static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
 }
 
 /*
- * The finger: the first mapping whose last byte is at or after @addr,
- * starting from @f (the answer for a lower address, or NULL after the
- * tree's end). A few successor steps, then a fresh search.
+ * The finger: @c at the first mapping whose last byte is at or after
+ * @addr, moving on from where it is (the answer for a lower address, or
+ * past the tree's end); @fresh: @c is not placed yet. A few steps of the
+ * cursor, then a fresh search. Return: that mapping (@c->e), or NULL.
  */
 static struct nvl_ibtree_entry *seek(const struct nvl_gpuvm *vm,
-				     struct nvl_ibtree_entry *f, bool *fresh,
+				     struct nvl_ibtree_cursor *c, bool *fresh,
 				     uint64_t addr)
 {
+	struct nvl_ibtree_entry *f = c->e;
+
 	if (*fresh) {
 		*fresh = false;
-		return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
+		return nvl_ibtree_cursor_first(&vm->vas, c, addr, UINT64_MAX);
 	}
 	for (int steps = 0; f && f->last < addr; steps++) {
 		if (steps == 4)
-			return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
-		f = nvl_ibtree_succ(f);
+			return nvl_ibtree_cursor_first(&vm->vas, c, addr,
+						       UINT64_MAX);
+		f = nvl_ibtree_cursor_next(c);
 	}
 	return f;
 }
@@ -191,7 +195,8 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	bool got[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
 	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
-	struct nvl_ibtree_entry *f = NULL;
+	struct nvl_ibtree_cursor c = {0};
+	struct nvl_ibtree_entry *f;
 	bool fresh = true, regions_ok;
 	uint32_t i;
 	int ret;
@@ -210,7 +215,7 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 			return 1;
 		if (nvl_ibtree_empty(&vm->vas))
 			continue;
-		f = seek(vm, f, &fresh, r->addr);
+		f = seek(vm, &c, &fresh, r->addr);
 		if (f && f->start <= r->addr + r->range - 1)
 			return 1; /* it would unmap or split: op lists */
 	}
@@ -322,7 +327,8 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 	uint32_t lo[NVL_GPUVM_BULK_MAX + 1], rank[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
 	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
-	struct nvl_ibtree_entry *f = NULL;
+	struct nvl_ibtree_cursor c = {0};
+	struct nvl_ibtree_entry *f;
 	bool fresh = true;
 	uint32_t nva = 0, first;
 	int ret, hull;
@@ -335,8 +341,8 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 
 		rank[key[j] & IDX_MASK] = j;
 		lo[j] = nva;
-		f = seek(vm, f, &fresh, r->addr);
-		for (; f && f->start <= last; f = nvl_ibtree_succ(f)) {
+		f = seek(vm, &c, &fresh, r->addr);
+		for (; f && f->start <= last; f = nvl_ibtree_cursor_next(&c)) {
 			/* a piece would stay (REMAP), or too many: op lists */
 			if (f->start < r->addr || f->last > last ||
 			    nva == NVL_GPUVM_BULK_MAX)
