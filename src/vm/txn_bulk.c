@@ -219,14 +219,21 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 		if (f && f->start <= r->addr + r->range - 1)
 			return 1; /* it would unmap or split: op lists */
 	}
-	/* eligible: take everything in call order */
+	/*
+	 * eligible: ask the backend to start loading what each get() reads,
+	 * all of them before the first get(), so that their misses overlap
+	 * (one just before its get() hid nothing of it)
+	 */
+	if (vm->pt->prefetch)
+		for (i = 0; i < n; i++)
+			vm->pt->prefetch(vm->pt_priv, reqs[i].addr,
+					 reqs[i].range);
+	/* then take everything in call order */
 	for (i = 0; i < n; i++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[i];
 		struct nvl_gpuvm_bo *vm_bo = NULL;
 
 		got[i] = false;
-		if (vm->pt->prefetch)
-			vm->pt->prefetch(vm->pt_priv, r->addr, r->range);
 		if (r->obj && hint && hint->obj == r->obj) {
 			vm_bo = hint;
 			nvl_gpuvm_bo_get(vm_bo);
