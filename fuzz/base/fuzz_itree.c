@@ -125,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned run = (r[0] >> 1) & 7, want = 1 + r[7] % RUN_MAX;
 		struct nvl_itree_node *n;
 		struct nvl_ibtree_entry *e;
+		struct nvl_ibtree_cursor c;
 		int expect = 0, got = 0, bgot = 0, in = 0;
 
 		if (r[0] & 1) {
@@ -155,6 +156,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (e = nvl_ibtree_first(&bt, s, s + ql); e;
 		     e = nvl_ibtree_next(e, s, s + ql))
 			bgot++;
+		/* a cursor from there steps as nvl_ibtree_succ() does */
+		e = nvl_ibtree_cursor_first(&bt, &c, s, s + ql);
+		if (e != nvl_ibtree_first(&bt, s, s + ql))
+			abort();
+		for (int k = 0; e && k < 40; k++) {
+			e = nvl_ibtree_succ(e);
+			if (nvl_ibtree_cursor_next(&c) != e || c.e != e)
+				abort();
+		}
 		if (got != expect || bgot != expect || nvl_itree_check(&t) ||
 		    nvl_ibtree_check(&bt) ||
 		    nvl_ibtree_count(&bt) != (size_t)in)

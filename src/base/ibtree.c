@@ -928,6 +928,50 @@ entry_t *nvl_ibtree_pred(const entry_t *e)
 	return NULL;
 }
 
+entry_t *nvl_ibtree_cursor_first(const struct nvl_ibtree *t,
+				 struct nvl_ibtree_cursor *c, uint64_t start,
+				 uint64_t last)
+{
+	entry_t *e = nvl_ibtree_first(t, start, last);
+	unsigned i = 0;
+
+	c->e = e;
+	if (!e)
+		return NULL;
+	c->leaf = e->__leaf;
+	while (c->leaf->ptr[i] != e)
+		i++;
+	c->slot = i;
+	return e;
+}
+
+entry_t *nvl_ibtree_cursor_next(struct nvl_ibtree_cursor *c)
+{
+	const node_t *n = c->leaf;
+
+	if (!c->e)
+		return NULL;
+	if (c->slot + 1 < n->count) {
+		c->e = n->ptr[++c->slot];
+		return c->e;
+	}
+	for (; n->parent; n = n->parent) {
+		unsigned i = index_in_parent(n);
+
+		if (i + 1 < n->parent->count) {
+			n = n->parent->ptr[i + 1];
+			while (!n->leaf)
+				n = n->ptr[0];
+			c->leaf = n;
+			c->slot = 0;
+			c->e = n->ptr[0];
+			return c->e;
+		}
+	}
+	c->e = NULL;
+	return NULL;
+}
+
 entry_t *nvl_ibtree_lower_bound(const struct nvl_ibtree *t, uint64_t addr)
 {
 	const node_t *n = t->root;

@@ -128,6 +128,34 @@ struct nvl_ibtree_entry *nvl_ibtree_max(const struct nvl_ibtree *t);
 struct nvl_ibtree_entry *nvl_ibtree_succ(const struct nvl_ibtree_entry *e);
 struct nvl_ibtree_entry *nvl_ibtree_pred(const struct nvl_ibtree_entry *e);
 
+/**
+ * struct nvl_ibtree_cursor - a place in the tree for an in-order walk
+ * @e: the entry at the place, or NULL past the last entry
+ *
+ * Valid until the tree changes. A step costs what a step in a leaf costs,
+ * where nvl_ibtree_succ() first scans the entry's leaf for its slot.
+ */
+struct nvl_ibtree_cursor {
+	struct nvl_ibtree_entry *e;
+	/* private: */
+	const struct nvl_ibt_node *leaf;
+	unsigned slot;
+};
+
+/**
+ * nvl_ibtree_cursor_first() - put @c at nvl_ibtree_first(@t, @start, @last).
+ * Return: @c->e, the lowest entry overlapping [@start, @last], or NULL.
+ */
+struct nvl_ibtree_entry *nvl_ibtree_cursor_first(const struct nvl_ibtree *t,
+						 struct nvl_ibtree_cursor *c,
+						 uint64_t start, uint64_t last);
+
+/**
+ * nvl_ibtree_cursor_next() - step @c to the in-order successor of @c->e.
+ * Return: the new @c->e (NULL past the last entry, and from then on).
+ */
+struct nvl_ibtree_entry *nvl_ibtree_cursor_next(struct nvl_ibtree_cursor *c);
+
 /** nvl_ibtree_lower_bound() - first entry with start >= @addr, or NULL. */
 struct nvl_ibtree_entry *nvl_ibtree_lower_bound(const struct nvl_ibtree *t,
 						uint64_t addr);

@@ -8,10 +8,11 @@
  *
  *  - one sort of the requests by address (64-bit keys address | call
  *    index, counted into buckets by their top bits, then an insertion
- *    pass; none for a batch already in order), which also shows whether
- *    they are disjoint;
- *  - one walk of the mapping tree with a finger: the entry found for one
- *    request is where the search for the next starts (a few successor
+ *    pass; none for a batch already in order); the pass over them in that
+ *    order that looks for what the tree holds there also checks that they
+ *    are disjoint;
+ *  - one walk of the mapping tree with a cursor: the entry found for one
+ *    request is where the search for the next starts (a few in-order
  *    steps, else a fresh descent), instead of a search per request;
  *  - everything allocated in call order (vm_bo references, nodes,
  *    page-table pages, then the logs and the tree's room once), so a
@@ -88,15 +89,15 @@ static uint64_t *sort_keys(const uint64_t *key, uint64_t *tmp, uint32_t n,
 
 /*
  * The keys address | call index of @reqs in address order (@key, with
- * room in @tmp); Return: them, or NULL if the requests are not all valid,
- * aligned and disjoint.
+ * room in @tmp); Return: them, or NULL if the requests are not all valid
+ * and aligned. Whether they are disjoint the caller sees in its pass over
+ * them in this order (disjoint()).
  */
-static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
-				     const struct nvl_gpuvm_map_req *reqs,
-				     uint32_t n, uint64_t *key, uint64_t *tmp)
+static const uint64_t *sort_valid(const struct nvl_gpuvm *vm,
+				  const struct nvl_gpuvm_map_req *reqs,
+				  uint32_t n, uint64_t *key, uint64_t *tmp)
 {
-	const uint64_t *sorted = key;
-	uint64_t prev_end = 0, lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	bool in_order = true;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -111,35 +112,44 @@ static const uint64_t *sort_disjoint(const struct nvl_gpuvm *vm,
 		hi = NVL_MAX(hi, key[i]);
 	}
 	/* a batch in address order (common) needs no sort */
-	if (!in_order)
-		sorted = sort_keys(key, tmp, n, lo, hi);
-	for (uint32_t j = 0; j < n; j++) {
-		const struct nvl_gpuvm_map_req *r = &reqs[sorted[j] & IDX_MASK];
-
-		if (j && r->addr < prev_end)
-			return NULL;
-		prev_end = r->addr + r->range;
-	}
-	return sorted;
+	return in_order ? key : sort_keys(key, tmp, n, lo, hi);
 }
 
 /*
- * The finger: the first mapping whose last byte is at or after @addr,
- * starting from @f (the answer for a lower address, or NULL after the
- * tree's end). A few successor steps, then a fresh search.
+ * In the pass over the requests in address order: whether @r starts at or
+ * after the end of the one before it (@prev_end, 0 before the first), and
+ * @prev_end moved to its end.
+ */
+static inline bool disjoint(const struct nvl_gpuvm_map_req *r,
+			    uint64_t *prev_end)
+{
+	bool ok = r->addr >= *prev_end;
+
+	*prev_end = r->addr + r->range;
+	return ok;
+}
+
+/*
+ * The finger: @c at the first mapping whose last byte is at or after
+ * @addr, moving on from where it is (the answer for a lower address, or
+ * past the tree's end); @fresh: @c is not placed yet. A few steps of the
+ * cursor, then a fresh search. Return: that mapping (@c->e), or NULL.
  */
 static struct nvl_ibtree_entry *seek(const struct nvl_gpuvm *vm,
-				     struct nvl_ibtree_entry *f, bool *fresh,
+				     struct nvl_ibtree_cursor *c, bool *fresh,
 				     uint64_t addr)
 {
+	struct nvl_ibtree_entry *f = c->e;
+
 	if (*fresh) {
 		*fresh = false;
-		return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
+		return nvl_ibtree_cursor_first(&vm->vas, c, addr, UINT64_MAX);
 	}
 	for (int steps = 0; f && f->last < addr; steps++) {
 		if (steps == 4)
-			return nvl_ibtree_first(&vm->vas, addr, UINT64_MAX);
-		f = nvl_ibtree_succ(f);
+			return nvl_ibtree_cursor_first(&vm->vas, c, addr,
+						       UINT64_MAX);
+		f = nvl_ibtree_cursor_next(c);
 	}
 	return f;
 }
@@ -190,9 +200,11 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	struct nvl_ibtree_entry *ent[NVL_GPUVM_BULK_MAX];
 	bool got[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
-	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
-	struct nvl_ibtree_entry *f = NULL;
+	const uint64_t *key = sort_valid(vm, reqs, n, keys[0], keys[1]);
+	struct nvl_ibtree_cursor c = {0};
+	struct nvl_ibtree_entry *f;
 	bool fresh = true, regions_ok;
+	uint64_t prev_end = 0;
 	uint32_t i;
 	int ret;
 
@@ -205,23 +217,32 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 	for (uint32_t j = 0; j < n; j++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[key[j] & IDX_MASK];
 
+		if (!disjoint(r, &prev_end))
+			return 1;
 		if (!regions_ok &&
 		    !nvl_gpuvm_map_regions_ok(vm, r->addr, r->range))
 			return 1;
 		if (nvl_ibtree_empty(&vm->vas))
 			continue;
-		f = seek(vm, f, &fresh, r->addr);
+		f = seek(vm, &c, &fresh, r->addr);
 		if (f && f->start <= r->addr + r->range - 1)
 			return 1; /* it would unmap or split: op lists */
 	}
-	/* eligible: take everything in call order */
+	/*
+	 * eligible: ask the backend to start loading what each get() reads,
+	 * all of them before the first get(), so that their misses overlap
+	 * (one just before its get() hid nothing of it)
+	 */
+	if (vm->pt->prefetch)
+		for (i = 0; i < n; i++)
+			vm->pt->prefetch(vm->pt_priv, reqs[i].addr,
+					 reqs[i].range);
+	/* then take everything in call order */
 	for (i = 0; i < n; i++) {
 		const struct nvl_gpuvm_map_req *r = &reqs[i];
 		struct nvl_gpuvm_bo *vm_bo = NULL;
 
 		got[i] = false;
-		if (vm->pt->prefetch)
-			vm->pt->prefetch(vm->pt_priv, r->addr, r->range);
 		if (r->obj && hint && hint->obj == r->obj) {
 			vm_bo = hint;
 			nvl_gpuvm_bo_get(vm_bo);
@@ -275,7 +296,9 @@ static int map_bulk(struct nvl_gpuvm_txn *txn,
 			nvl_list_add_tail(&va->bo_link, &va->vm_bo->vas);
 			txn->hint = va->vm_bo;
 		}
-		nvl_txn_log_add(txn, T_INSERT_VA, va);
+		/* nvl_txn_log_add() without its call (room grown above) */
+		txn->log[txn->nlog++] =
+			(struct nvl_gpuvm_txn_ent){T_INSERT_VA, va, NULL};
 	}
 	nvl_flock_unlock(&vm->zap_lock);
 	for (uint32_t j = 0; j < n; j++) {
@@ -321,9 +344,11 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 	struct nvl_ibtree_entry *ent[NVL_GPUVM_BULK_MAX];
 	uint32_t lo[NVL_GPUVM_BULK_MAX + 1], rank[NVL_GPUVM_BULK_MAX];
 	uint64_t keys[2][NVL_GPUVM_BULK_MAX];
-	const uint64_t *key = sort_disjoint(vm, reqs, n, keys[0], keys[1]);
-	struct nvl_ibtree_entry *f = NULL;
+	const uint64_t *key = sort_valid(vm, reqs, n, keys[0], keys[1]);
+	struct nvl_ibtree_cursor c = {0};
+	struct nvl_ibtree_entry *f;
 	bool fresh = true;
+	uint64_t prev_end = 0;
 	uint32_t nva = 0, first;
 	int ret, hull;
 
@@ -333,10 +358,12 @@ static int unmap_bulk(struct nvl_gpuvm_txn *txn,
 		const struct nvl_gpuvm_map_req *r = &reqs[key[j] & IDX_MASK];
 		uint64_t last = r->addr + r->range - 1;
 
+		if (!disjoint(r, &prev_end))
+			return 1;
 		rank[key[j] & IDX_MASK] = j;
 		lo[j] = nva;
-		f = seek(vm, f, &fresh, r->addr);
-		for (; f && f->start <= last; f = nvl_ibtree_succ(f)) {
+		f = seek(vm, &c, &fresh, r->addr);
+		for (; f && f->start <= last; f = nvl_ibtree_cursor_next(&c)) {
 			/* a piece would stay (REMAP), or too many: op lists */
 			if (f->start < r->addr || f->last > last ||
 			    nva == NVL_GPUVM_BULK_MAX)

@@ -6,7 +6,8 @@
  * against a reference: random runs mixed with single inserts and removals,
  * every split and merge boundary of a 32-wide leaf, runs out of the tree's
  * order, ties, bad input, and allocation failures leaving the tree as it
- * was.
+ * was; and the cursor's in-order walk (nvl_ibtree_cursor_first() and
+ * _next()) against nvl_ibtree_first() and nvl_ibtree_succ().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,28 @@ static int key_cmp(const void *a, const void *b)
 	if (x->last != y->last)
 		return x->last < y->last ? -1 : 1;
 	return 0;
+}
+
+/*
+ * A cursor put at nvl_ibtree_first(@s, @l) is there, and its steps from
+ * there visit what nvl_ibtree_succ() visits, to the end and past it.
+ */
+static void cursor_walk(struct nvl_ibtree *t, uint64_t s, uint64_t l)
+{
+	struct nvl_ibtree_cursor c;
+	entry_t *e = nvl_ibtree_first(t, s, l);
+
+	assert_ptr_equal(nvl_ibtree_cursor_first(t, &c, s, l), e);
+	assert_ptr_equal(c.e, e);
+	if (!e)
+		return;
+	for (e = nvl_ibtree_succ(e); e; e = nvl_ibtree_succ(e)) {
+		assert_ptr_equal(nvl_ibtree_cursor_next(&c), e);
+		assert_ptr_equal(c.e, e);
+	}
+	assert_null(nvl_ibtree_cursor_next(&c));
+	assert_null(c.e);
+	assert_null(nvl_ibtree_cursor_next(&c));
 }
 
 /*
@@ -79,7 +102,9 @@ static void verify(struct nvl_ibtree *t, struct item *items, int n,
 		     e = nvl_ibtree_next(e, s, l))
 			found++;
 		assert_int_equal(found, expect);
+		cursor_walk(t, s, l);
 	}
+	cursor_walk(t, 0, UINT64_MAX);
 }
 
 /* the entries of the tree in its order */
