@@ -46,6 +46,7 @@
  * queues at once.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -886,22 +887,30 @@ static inline uint32_t block_of(uint64_t va)
 static inline bool map_block(struct chunk *c, uint32_t b,
 			     const struct desc *want)
 {
-	uint32_t old = blk_raw(c, b);
-	uint32_t l = b ? blk_raw(c, b - 1) : E_INVALID;
-	uint32_t r = b + 1 < NBLK ? blk_raw(c, b + 1) : E_INVALID;
+	/*
+	 * The block's byte holds it and its neighbour on the other side
+	 * of the pair (the right one for an even block, the left for an
+	 * odd); the other neighbour is a nibble of the next or previous
+	 * byte, none at the chunk's ends: one byte and a masked one,
+	 * without a branch on the block's parity. E_INVALID and E_SPARSE
+	 * are 0 and 1, anything else (BLK_SPLIT too) has a bit of 0xe.
+	 */
+	const uint8_t *hdr = (const uint8_t *)c + offsetof(struct chunk, blk);
+	uint32_t sh = (b & 1) << 2, byte = c->blk[b >> 1];
+	uint32_t nb = (b >> 1) + (b & 1) * 2 - 1; /* may be -1 or 16 */
+	uint32_t mask = b & 1 ? (b + 1 < NBLK ? 0x0eu : 0) : (b ? 0xe0u : 0);
+	uint32_t old = (byte >> sh) & 0xfu;
 	uint32_t i = c->free != NO_DESC ? c->free : c->top;
 
-	/*
-	 * E_INVALID and E_SPARSE are 0 and 1, anything else (BLK_SPLIT too)
-	 * >= E_DESC; the descriptor it would take must fit a block entry
-	 */
-	if ((old | l | r) >= E_DESC || i > BLK_DESC_MAX || !desc_take(c, &i))
+	/* the descriptor it would take must fit a block entry */
+	if (((byte & 0xeeu) | (hdr[(int32_t)nb] & mask)) || i > BLK_DESC_MAX ||
+	    !desc_take(c, &i))
 		return false;
 	c->d[i].w0 = want->w0 + ((uint64_t)BLK_PAGES << D_NP_POS);
 	c->d[i].w1 = want->w1;
 	if (old == E_INVALID)
 		c->present += BLK_PAGES;
-	blk_set(c, b, E_DESC + i);
+	c->blk[b >> 1] = (uint8_t)((byte & ~(0xfu << sh)) | (E_DESC + i) << sh);
 	return true;
 }
 
@@ -912,7 +921,8 @@ static inline bool map_block(struct chunk *c, uint32_t b,
  */
 static inline bool unmap_block(struct chunk *c, uint32_t b, uint8_t what)
 {
-	uint32_t old = blk_raw(c, b);
+	uint32_t sh = (b & 1) << 2, byte = c->blk[b >> 1];
+	uint32_t old = (byte >> sh) & 0xfu;
 	struct desc *d;
 
 	if (old < E_DESC || old == BLK_SPLIT)
@@ -925,7 +935,8 @@ static inline bool unmap_block(struct chunk *c, uint32_t b, uint8_t what)
 	}
 	if (what == E_INVALID)
 		c->present -= BLK_PAGES;
-	blk_set(c, b, what);
+	c->blk[b >> 1] =
+		(uint8_t)((byte & ~(0xfu << sh)) | (uint32_t)what << sh);
 	return true;
 }
 

@@ -111,8 +111,8 @@ static inline bool desc_pack(struct desc *out, struct nvl_gem_object *obj,
 
 	out->w0 = (uint64_t)p | (uint64_t)page_shift << D_SHIFT_POS;
 	out->w1 = delta | flags;
-	return !((uint64_t)p >> D_PTR_BITS) && !(delta & D_FLAG_MASK) &&
-	       !(flags >> D_FLAG_BITS) && page_shift <= D_SHIFT_MASK;
+	return !(((uint64_t)p >> D_PTR_BITS) | (delta & D_FLAG_MASK) |
+		 (flags >> D_FLAG_BITS) | (page_shift >> 6));
 }
 
 /*
