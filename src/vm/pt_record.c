@@ -10,13 +10,16 @@
  * mappings.
  *
  * A chunk is written like a page table (issue 19: "the recording backend's
- * per-bind cost near a store"): a flat array of 512 two-byte entries, one a
- * page: 0 invalid, 1 sparse, else the index (+ 2) of a descriptor of the
- * chunk that says what the page maps: the BO, BO offset minus VA (so one
- * descriptor serves every page of a mapping, at contiguous offsets), flags
- * and page size, and how many entries name it. A 4 KiB map is one entry
- * store, a 64 KiB tile sixteen; nothing is searched, shifted or merged. A
- * map reuses the descriptor of the page it overwrites or of a neighbour
+ * per-bind cost near a store"): 512 two-byte entries, one a page, under
+ * 32 one-byte block entries, one a 64 KiB block, that say what a whole
+ * block holds unless it is split: 0 invalid, 1 sparse, else the index (+ 2)
+ * of a descriptor of the chunk that says what the page maps: the BO, BO
+ * offset minus VA (so one descriptor serves every page of a mapping, at
+ * contiguous offsets), flags and page size, and how many entries name it,
+ * packed in 16 bytes (pt_record_internal.h). A 4 KiB map is one page-entry
+ * store, a 64 KiB tile one block-entry store, in the chunk's first cache
+ * line with the header and the first descriptor; nothing is searched,
+ * shifted or merged. A map reuses the descriptor of the page it overwrites or of a neighbour
  * when it says the same (a fault or a remap writing a mapping again), else
  * takes a free one. Runs (maximal pieces of one state) are derived when
  * asked for (stats, hash, for_each), never kept.
@@ -43,6 +46,7 @@
  * queues at once.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -137,7 +141,7 @@ static struct chunk *chunk_alloc(struct pool *p, uint32_t cap)
 		return NULL;
 	c->cap = (uint16_t)cap;
 	c->pe = NULL;
-	memset(c->big, 0, sizeof(c->big));
+	memset(c->blk, 0, sizeof(c->blk));
 	return c;
 }
 
@@ -378,20 +382,19 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
 		     bool reg)
 {
 	struct ent *sl = find_ent(rec, key);
-	uint32_t need;
+	uint32_t need, cap;
 
 	if ((!sl || !sl->c) && !(sl = chunk_new(rec, key)))
 		return -ENOMEM;
 	need = reg ? 0 : ent_need(sl);
-	if (sl->cap < need) {
-		uint32_t cap = sl->cap;
-
-		while (cap < need)
-			cap *= 2;
-		if (chunk_grow(rec, sl, cap))
-			goto fail;
-	}
-	if (pg && !sl->has_pe) {
+	for (cap = sl->cap; cap < need;)
+		cap *= 2;
+	/*
+	 * Page entries first: a chunk with room for more descriptors than
+	 * its block entries name has them (BLK_DESC_MAX), so a grown chunk
+	 * never lacks them, even when growing fails.
+	 */
+	if ((pg || cap >= PE_CAP) && !sl->has_pe) {
 		uint16_t *pe = pool_get(&rec->pool, PE_CLASS, PE_BYTES);
 
 		if (!pe)
@@ -401,6 +404,8 @@ static int chunk_ref(struct nvl_vm_pt_record *rec, uint64_t key, bool pg,
 		sl->has_pe = 1;
 		rec->chunk_B += PE_BYTES;
 	}
+	if (cap != sl->cap && chunk_grow(rec, sl, cap))
+		goto fail;
 	sl->refs++;
 	if (reg && sl->regs < UINT8_MAX)
 		sl->regs++;
@@ -446,15 +451,16 @@ static inline int get_range(struct nvl_vm_pt_record *rec, uint64_t va,
 	if (reg && sl->regs < UINT8_MAX)
 		sl->regs++;
 	/*
-	 * What the map will write, loaded while GPUVM works on: the header
-	 * and the descriptors (the one it takes is the free list's head,
-	 * anywhere among them: at a million mappings, 16 descriptors over
-	 * six lines), at most 512 bytes; its page entries when it writes
-	 * part of a block (whole blocks are written through their block
-	 * entries: a 64 KiB tile's chunk has page entries when its pages
-	 * are 4 KiB, for a lazy mapping's faults, but the tile's map and
-	 * unmap never read them; prefetching them was a line a tile op out
-	 * of 8 MiB of them in sparse_tiles).
+	 * What the map will write, loaded while GPUVM works on: the header,
+	 * the block entries and the descriptors (the one it takes is the
+	 * free list's head, anywhere among them: at a million mappings, 16
+	 * descriptors over five lines), at most 512 bytes; one line for a
+	 * chunk of two descriptors (a region's tile). Its page entries when
+	 * it writes part of a block (whole blocks are written through their
+	 * block entries: a 64 KiB tile's chunk has page entries when its
+	 * pages are 4 KiB, for a lazy mapping's faults, but the tile's map
+	 * and unmap never read them; prefetching them was a line a tile op
+	 * out of 8 MiB of them in sparse_tiles).
 	 */
 	for (size_t o = 0; o < NVL_MIN(chunk_bytes(sl->cap), (size_t)512);
 	     o += 64)
@@ -500,8 +506,9 @@ static int get_slow(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
 		struct ent *sl = find_ent(rec, k0);
 		uint32_t s = (uint32_t)(va >> PAGE_SHIFT) & (CHUNK_PAGES - 1);
 
-		__builtin_prefetch(sl->c);
-		__builtin_prefetch((const char *)sl->c + 64);
+		__builtin_prefetch(sl->c); /* all of a two-descriptor chunk */
+		if (sl->cap > DESC_MIN)
+			__builtin_prefetch((const char *)sl->c + 64);
 		if (sl->has_pe && part_blocks(va, range))
 			__builtin_prefetch(&sl->c->pe[s]);
 		rec->refs++;
@@ -575,7 +582,7 @@ static inline bool desc_take(struct chunk *c, uint32_t *i)
 {
 	if (c->free != NO_DESC) {
 		*i = c->free;
-		c->free = (uint16_t)c->d[*i].delta;
+		c->free = (uint16_t)c->d[*i].w1;
 	} else if (c->top < c->cap) {
 		*i = c->top++;
 	} else {
@@ -633,9 +640,9 @@ static void release_n(struct chunk *c, uint16_t old, uint32_t n)
 	if (old < E_DESC)
 		return;
 	d = &c->d[old - E_DESC];
-	d->npages -= (uint16_t)n;
-	if (!d->npages) {
-		d->delta = c->free;
+	desc_add(d, -(int32_t)n);
+	if (!desc_npages(d)) {
+		d->w1 = c->free;
 		c->free = (uint16_t)(old - E_DESC);
 	}
 }
@@ -667,9 +674,10 @@ static __attribute__((noinline)) void release_range(struct chunk *c, uint32_t s,
 	for (uint32_t b = s >> BLK_SHIFT; b << BLK_SHIFT < e; b++) {
 		uint32_t bs = NVL_MAX(s, b << BLK_SHIFT);
 		uint32_t be = NVL_MIN(e, (b + 1) << BLK_SHIFT);
+		uint32_t v = blk_raw(c, b);
 
-		if (c->big[b] != E_SPLIT)
-			release_n(c, c->big[b], be - bs);
+		if (v != BLK_SPLIT)
+			release_n(c, (uint16_t)v, be - bs);
 		else
 			release_ents(c, bs, be);
 	}
@@ -681,17 +689,24 @@ static inline void release(struct chunk *c, uint32_t s, uint32_t e)
 	if (e - s == 1)
 		release_n(c, page_get(c, s), 1);
 	else if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1)) &&
-		 c->big[s >> BLK_SHIFT] != E_SPLIT)
-		release_n(c, c->big[s >> BLK_SHIFT], BLK_PAGES);
+		 blk_raw(c, s >> BLK_SHIFT) != BLK_SPLIT)
+		release_n(c, (uint16_t)blk_raw(c, s >> BLK_SHIFT), BLK_PAGES);
 	else
 		release_range(c, s, e);
 }
 
-/* Split block @b of @c: its page entries take its value. */
+/* Split block @b of @c (not split): its page entries take its value. */
 static void split(struct chunk *c, uint32_t b)
 {
-	set_ents(c, b << BLK_SHIFT, (b + 1) << BLK_SHIFT, c->big[b]);
-	c->big[b] = E_SPLIT;
+	set_ents(c, b << BLK_SHIFT, (b + 1) << BLK_SHIFT,
+		 (uint16_t)blk_raw(c, b));
+	blk_set(c, b, BLK_SPLIT);
+}
+
+/* Does block @b of @c hold @v whole (not split)? */
+static inline bool blk_is(const struct chunk *c, uint32_t b, uint16_t v)
+{
+	return v <= BLK_MAX && blk_raw(c, b) == v;
 }
 
 /* fill() of more than a page */
@@ -702,11 +717,14 @@ static __attribute__((noinline)) void fill_range(struct chunk *c, uint32_t s,
 		uint32_t b0 = b << BLK_SHIFT, b1 = b0 + BLK_PAGES;
 		uint32_t bs = NVL_MAX(s, b0), be = NVL_MIN(e, b1);
 
-		if ((bs == b0 && be == b1) || c->big[b] == v) {
-			c->big[b] = v;
+		if (blk_is(c, b, v))
+			continue;
+		if (bs == b0 && be == b1 && v <= BLK_MAX) {
+			blk_set(c, b, v);
 			continue;
 		}
-		if (c->big[b] != E_SPLIT)
+		/* part of the block, or a descriptor above BLK_DESC_MAX */
+		if (blk_raw(c, b) != BLK_SPLIT)
 			split(c, b);
 		set_ents(c, bs, be, v);
 	}
@@ -725,12 +743,12 @@ static inline void fill(struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 
 	if (v != E_INVALID)
 		c->present += (uint16_t)(e - s);
-	if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1))) {
-		c->big[b] = v;
+	if (e - s == BLK_PAGES && !(s & (BLK_PAGES - 1)) && v <= BLK_MAX) {
+		blk_set(c, b, v);
 	} else if (e - s != 1) {
 		fill_range(c, s, e, v);
-	} else if (c->big[b] != v) {
-		if (c->big[b] != E_SPLIT)
+	} else if (!blk_is(c, b, v)) {
+		if (blk_raw(c, b) != BLK_SPLIT)
 			split(c, b);
 		ents(c)[s] = v;
 	}
@@ -740,15 +758,21 @@ static inline void fill(struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
  * Can [s, e) of @c become @v (E_SPLIT: a new descriptor)? Not when that
  * splits a block of a chunk without page entries: its get() did not ask
  * for them (a GPUVM bug, or a rewrite of part of a block with something
- * else than the get()'s mapping put there).
+ * else than the get()'s mapping put there); nor when a block entry
+ * cannot name the descriptor (above BLK_DESC_MAX; for a new one, when
+ * the chunk has handed out more than that, so that the one taken may be
+ * above). Neither happens: a chunk with room for more descriptors than
+ * block entries name has page entries (chunk_ref()).
  */
 static bool can_fill(const struct chunk *c, uint32_t s, uint32_t e, uint16_t v)
 {
 	if (c->pe)
 		return true;
-	if ((s & (BLK_PAGES - 1)) && c->big[s >> BLK_SHIFT] != v)
+	if (v == E_SPLIT ? c->top > BLK_DESC_MAX : v > BLK_MAX)
 		return false;
-	return !(e & (BLK_PAGES - 1)) || c->big[(e - 1) >> BLK_SHIFT] == v;
+	if ((s & (BLK_PAGES - 1)) && blk_raw(c, s >> BLK_SHIFT) != v)
+		return false;
+	return !(e & (BLK_PAGES - 1)) || blk_raw(c, (e - 1) >> BLK_SHIFT) == v;
 }
 
 /*
@@ -770,7 +794,7 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 		if (v >= E_DESC && desc_same(&c->d[v - E_DESC], want)) {
 			if (!can_fill(c, s, e, v))
 				return false;
-			c->d[v - E_DESC].npages += (uint16_t)(e - s);
+			desc_add(&c->d[v - E_DESC], (int32_t)(e - s));
 			release(c, s, e);
 			fill(c, s, e, v);
 			return true;
@@ -782,7 +806,7 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 	if (!desc_take(c, &i))
 		return false;
 	c->d[i] = *want;
-	c->d[i].npages = (uint16_t)(e - s);
+	desc_add(&c->d[i], (int32_t)(e - s));
 	fill(c, s, e, (uint16_t)(E_DESC + i));
 	return true;
 }
@@ -863,19 +887,30 @@ static inline uint32_t block_of(uint64_t va)
 static inline bool map_block(struct chunk *c, uint32_t b,
 			     const struct desc *want)
 {
-	uint16_t old = c->big[b];
-	uint16_t l = b ? c->big[b - 1] : E_INVALID;
-	uint16_t r = b + 1 < NBLK ? c->big[b + 1] : E_INVALID;
-	uint32_t i;
+	/*
+	 * The block's byte holds it and its neighbour on the other side
+	 * of the pair (the right one for an even block, the left for an
+	 * odd); the other neighbour is a nibble of the next or previous
+	 * byte, none at the chunk's ends: one byte and a masked one,
+	 * without a branch on the block's parity. E_INVALID and E_SPARSE
+	 * are 0 and 1, anything else (BLK_SPLIT too) has a bit of 0xe.
+	 */
+	const uint8_t *hdr = (const uint8_t *)c + offsetof(struct chunk, blk);
+	uint32_t sh = (b & 1) << 2, byte = c->blk[b >> 1];
+	uint32_t nb = (b >> 1) + (b & 1) * 2 - 1; /* may be -1 or 16 */
+	uint32_t mask = b & 1 ? (b + 1 < NBLK ? 0x0eu : 0) : (b ? 0xe0u : 0);
+	uint32_t old = (byte >> sh) & 0xfu;
+	uint32_t i = c->free != NO_DESC ? c->free : c->top;
 
-	/* E_INVALID and E_SPARSE are 0 and 1, anything else >= E_DESC */
-	if ((old | l | r) >= E_DESC || !desc_take(c, &i))
+	/* the descriptor it would take must fit a block entry */
+	if (((byte & 0xeeu) | (hdr[(int32_t)nb] & mask)) || i > BLK_DESC_MAX ||
+	    !desc_take(c, &i))
 		return false;
-	c->d[i] = *want;
-	c->d[i].npages = BLK_PAGES;
+	c->d[i].w0 = want->w0 + ((uint64_t)BLK_PAGES << D_NP_POS);
+	c->d[i].w1 = want->w1;
 	if (old == E_INVALID)
 		c->present += BLK_PAGES;
-	c->big[b] = (uint16_t)(E_DESC + i);
+	c->blk[b >> 1] = (uint8_t)((byte & ~(0xfu << sh)) | (E_DESC + i) << sh);
 	return true;
 }
 
@@ -884,23 +919,50 @@ static inline bool map_block(struct chunk *c, uint32_t b,
  * E_SPARSE) when it names a descriptor whole: a tile's unmap. Return:
  * false, nothing changed, when the general way must write.
  */
-static inline bool unmap_block(struct chunk *c, uint32_t b, uint16_t what)
+static inline bool unmap_block(struct chunk *c, uint32_t b, uint8_t what)
 {
-	uint16_t old = c->big[b];
+	uint32_t sh = (b & 1) << 2, byte = c->blk[b >> 1];
+	uint32_t old = (byte >> sh) & 0xfu;
 	struct desc *d;
 
-	if (old < E_DESC || old == E_SPLIT)
+	if (old < E_DESC || old == BLK_SPLIT)
 		return false;
 	d = &c->d[old - E_DESC];
-	d->npages -= BLK_PAGES;
-	if (!d->npages) {
-		d->delta = c->free;
+	desc_add(d, -(int32_t)BLK_PAGES);
+	if (!desc_npages(d)) {
+		d->w1 = c->free;
 		c->free = (uint16_t)(old - E_DESC);
 	}
 	if (what == E_INVALID)
 		c->present -= BLK_PAGES;
-	c->big[b] = what;
+	c->blk[b >> 1] =
+		(uint8_t)((byte & ~(0xfu << sh)) | (uint32_t)what << sh);
 	return true;
+}
+
+/*
+ * A map whose descriptor does not fit desc_pack()'s 16 bytes (never one
+ * GPUVM makes: its BOs are heap objects below 2^48, its VAs and offsets
+ * page aligned, its flags four bits) is refused: counted in stats.errors,
+ * recorded nowhere, and the next take_error() returns -E2BIG (unless an
+ * error is pending already), so GPUVM fails the bind's fence and bans
+ * the VM rather than have the record say something else than was asked.
+ */
+static __attribute__((noinline, cold)) void
+map_refused(struct nvl_vm_pt_record *rec, uint64_t va, uint64_t range,
+	    unsigned int page_shift, struct nvl_gem_object *obj,
+	    uint64_t bo_offset, uint32_t flags)
+{
+	int none = 0;
+
+	rec->errors++;
+	__atomic_compare_exchange_n(&rec->pending_error, &none, -E2BIG, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	nvl_err(NVL_CAT_VM,
+		"pt_record: map [%#llx, +%#llx) of %p at %#llx, flags %#x, "
+		"page shift %u: beyond what a descriptor holds, not recorded",
+		(unsigned long long)va, (unsigned long long)range, (void *)obj,
+		(unsigned long long)bo_offset, flags, page_shift);
 }
 
 static void rec_map(void *priv, uint64_t va, uint64_t range,
@@ -908,18 +970,19 @@ static void rec_map(void *priv, uint64_t va, uint64_t range,
 		    uint64_t bo_offset, uint32_t flags)
 {
 	struct nvl_vm_pt_record *rec = priv;
-	struct desc d = {
-		.obj = obj,
-		.delta = obj ? bo_offset - va : 0,
-		/* SETTLED says how to resolve a backing: none is resolved */
-		.flags = flags & ~(uint32_t)NVL_VM_PT_SETTLED,
-		.page_shift = (uint8_t)page_shift,
-	};
+	struct desc d;
+	/* SETTLED says how to resolve a backing: none is resolved */
+	bool fits = desc_pack(&d, obj, obj ? bo_offset - va : 0,
+			      flags & ~(uint32_t)NVL_VM_PT_SETTLED, page_shift);
 
 	rec_lock(rec);
 	rec->maps++;
 	if (rec->fail_map_after && --rec->fail_map_after == 0)
 		__atomic_store_n(&rec->pending_error, -EIO, __ATOMIC_RELEASE);
+	if (unlikely(!fits)) {
+		map_refused(rec, va, range, page_shift, obj, bo_offset, flags);
+		goto out;
+	}
 	if (one_block(va, range)) {
 		struct chunk *c = find(rec, va >> (PAGE_SHIFT + CHUNK_SHIFT));
 

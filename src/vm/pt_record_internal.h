@@ -22,38 +22,114 @@
 #define E_SPARSE 1
 #define E_DESC 2 /* descriptor i is entry E_DESC + i */
 #define NO_DESC 0xffffu
-#define E_SPLIT 0xffffu /* a block entry: see the page entries */
+/* a split block's entry value (to can_fill(): a new descriptor) */
+#define E_SPLIT 0xffffu
 #define BLK_SHIFT 4 /* pages per block: 16 (64 KiB) */
 #define BLK_PAGES (1u << BLK_SHIFT)
 #define NBLK (CHUNK_PAGES / BLK_PAGES)
-
-/* what the pages naming it map; 24 bytes */
-struct desc {
-	struct nvl_gem_object *obj;
-	/* offset in obj minus VA (mod 2^64): the page at va maps delta + va;
-	 * a free descriptor keeps the index of the next free one here */
-	uint64_t delta;
-	uint32_t flags;
-	uint16_t npages; /* entries naming it; 0: free */
-	uint8_t page_shift;
-};
+/*
+ * Block entries are four bits, two a byte (block b in byte b / 2, the low
+ * half for even b): 0 to BLK_MAX hold an entry value (invalid, sparse,
+ * descriptors 0 to BLK_DESC_MAX), BLK_SPLIT says "see the page entries".
+ * A block whose pages all name a descriptor above BLK_DESC_MAX is written
+ * split (its page entries, two bytes, name any of the 512), so a chunk
+ * with room for more than PE_CAP / 2 descriptors has page entries
+ * (chunk_ref()): a chunk without holds descriptors 0 to 7 only.
+ */
+#define BLK_SPLIT 0xfu
+#define BLK_MAX 0xeu
+#define BLK_DESC_MAX (BLK_MAX - E_DESC)
+#define PE_CAP 16u
 
 /*
- * A chunk: its header with 32 block entries, then @cap descriptors; its
+ * What the pages naming it map, in 16 bytes (issue 19: a 64 KiB tile's
+ * map and unmap read and write one cache line of its chunk):
+ *  - @w0: the BO pointer (bits 0-47), the page shift (48-53) and how many
+ *    entries name it (54-63; 0: free);
+ *  - @w1: the BO offset minus the VA (mod 2^64; both are page aligned, so
+ *    its low 12 bits are zero: the page at va maps delta + va) with the
+ *    flags in those 12 bits; a free descriptor keeps the index of the
+ *    next free one here.
+ * desc_pack() says whether a mapping fits; rec_map() refuses one that
+ * does not (see there).
+ */
+struct desc {
+	uint64_t w0, w1;
+};
+
+#define D_PTR_BITS 48
+#define D_PTR_MASK ((1ull << D_PTR_BITS) - 1)
+#define D_SHIFT_POS 48
+#define D_SHIFT_MASK 0x3fu
+#define D_NP_POS 54
+#define D_KEY_MASK ((1ull << D_NP_POS) - 1) /* all but the page count */
+#define D_FLAG_BITS 12
+#define D_FLAG_MASK ((1ull << D_FLAG_BITS) - 1)
+
+/* @n pages more (or, negative, fewer) name @d */
+static inline void desc_add(struct desc *d, int32_t n)
+{
+	d->w0 += (uint64_t)(int64_t)n << D_NP_POS;
+}
+
+static inline uint32_t desc_npages(const struct desc *d)
+{
+	return (uint32_t)(d->w0 >> D_NP_POS);
+}
+
+static inline struct nvl_gem_object *desc_obj(const struct desc *d)
+{
+	return (struct nvl_gem_object *)(uintptr_t)(d->w0 & D_PTR_MASK);
+}
+
+static inline unsigned int desc_shift(const struct desc *d)
+{
+	return (unsigned int)(d->w0 >> D_SHIFT_POS) & D_SHIFT_MASK;
+}
+
+static inline uint64_t desc_delta(const struct desc *d)
+{
+	return d->w1 & ~D_FLAG_MASK;
+}
+
+static inline uint32_t desc_flags(const struct desc *d)
+{
+	return (uint32_t)(d->w1 & D_FLAG_MASK);
+}
+
+/*
+ * @out: a mapping of @obj at @delta (BO offset minus VA) with @flags and
+ * @page_shift, named by no page yet. Return: false when it does not fit
+ * (a pointer above 2^48, a delta that is not a multiple of 4 KiB, flags
+ * above bit 11, a page shift above 63); @out is then not a descriptor.
+ */
+static inline bool desc_pack(struct desc *out, struct nvl_gem_object *obj,
+			     uint64_t delta, uint32_t flags,
+			     unsigned int page_shift)
+{
+	uintptr_t p = (uintptr_t)obj;
+
+	out->w0 = (uint64_t)p | (uint64_t)page_shift << D_SHIFT_POS;
+	out->w1 = delta | flags;
+	return !(((uint64_t)p >> D_PTR_BITS) | (delta & D_FLAG_MASK) |
+		 (flags >> D_FLAG_BITS) | (page_shift >> 6));
+}
+
+/*
+ * A chunk: a header, 32 one-byte block entries and @cap descriptors; its
  * 512 page entries, if any, are a separate 1 KiB array (@pe). Like a GPU's
  * big and small page tables: a block entry says what all 16 pages of its
- * 64 KiB hold, unless it is E_SPLIT, and then the block's page entries say
- * it (they are stale otherwise, and never read). A 64 KiB tile is one
- * store in the header's two cache lines, next to its descriptor; a page
- * entry is written only when a block holds more than one thing. The page
- * entries exist once a get() asked for pages below 64 KiB (as a GPU
- * backend allocates a small page table) and are not touched until a block
- * splits: a chunk of a sparse region holding 64 KiB tiles reads 128 bytes,
- * where chunks with their page entries inline were 1.2 KiB and missed the
- * caches. Its key is its directory entry's place: a header of 16 bytes,
- * its block entries and two descriptors are 128 bytes, and 8,192 such
- * chunks (16 GiB of tiles) 1 MiB (192 bytes and 1.5 MiB with the key and
- * four descriptors; issue 19).
+ * 64 KiB hold, unless it is BLK_SPLIT, and then the block's page entries
+ * say it (they are stale otherwise, and never read). The page entries
+ * exist once a get() asked for pages below 64 KiB (as a GPU backend
+ * allocates a small page table) and are not touched until a block splits.
+ * The header (16 bytes), the block entries (16) and the first two
+ * descriptors (32) are the chunk's first cache line: a chunk of two
+ * descriptors (a sparse region's, holding a tile) is one line, where a
+ * 64 KiB tile is mapped and unmapped (issue 19, the twentieth round: with
+ * two-byte block entries and 24-byte descriptors it was two lines, both
+ * read a tile op). Its key is its directory entry's place; 8,192 such
+ * chunks (16 GiB of tiles) are 512 KiB.
  */
 struct chunk {
 	uint16_t *pe; /* page entries, or NULL */
@@ -61,9 +137,12 @@ struct chunk {
 	uint16_t top; /* descriptors ever handed out; the rest never used */
 	uint16_t free; /* free list of descriptors, or NO_DESC */
 	uint16_t present; /* pages that are not invalid */
-	uint16_t big[NBLK];
+	uint8_t blk[NBLK / 2]; /* block entries, two a byte */
 	struct desc d[];
 };
+_Static_assert(sizeof(struct desc) == 16, "four descriptors a line");
+_Static_assert(sizeof(struct chunk) + 2 * sizeof(struct desc) == 64,
+	       "a chunk of two descriptors is one line");
 
 /*
  * The chunk directory: a radix tree over the key (va >> (PAGE_SHIFT +
@@ -265,18 +344,33 @@ static inline struct chunk *find(struct nvl_vm_pt_record *rec, uint64_t key)
 	return sl ? sl->c : NULL;
 }
 
+/* Block entry @b of @c as it is stored (BLK_SPLIT: split). */
+static inline uint32_t blk_raw(const struct chunk *c, uint32_t b)
+{
+	return (uint32_t)(c->blk[b >> 1] >> ((b & 1) << 2)) & 0xfu;
+}
+
+/* Block entry @b of @c becomes @v (at most BLK_SPLIT). */
+static inline void blk_set(struct chunk *c, uint32_t b, uint32_t v)
+{
+	unsigned int sh = (b & 1) << 2;
+
+	c->blk[b >> 1] =
+		(uint8_t)((c->blk[b >> 1] & ~(0xfu << sh)) | (v << sh));
+}
+
 /* What page @i of @c holds (an entry value). */
 static inline uint16_t page_get(const struct chunk *c, uint32_t i)
 {
-	uint16_t v = c->big[i >> BLK_SHIFT];
+	uint32_t v = blk_raw(c, i >> BLK_SHIFT);
 
-	return v == E_SPLIT ? cents(c)[i] : v;
+	return v == BLK_SPLIT ? cents(c)[i] : (uint16_t)v;
 }
 
+/* @a and @b map the same (whatever their page counts) */
 static inline bool desc_same(const struct desc *a, const struct desc *b)
 {
-	return a->obj == b->obj && a->delta == b->delta &&
-	       a->flags == b->flags && a->page_shift == b->page_shift;
+	return !((a->w0 ^ b->w0) & D_KEY_MASK) && a->w1 == b->w1;
 }
 
 /* Entries @a and @b record the same state (at contiguous offsets). */

@@ -23,12 +23,12 @@ static void fill_page(const struct chunk *c, uint64_t key, uint32_t page,
 		return;
 	d = &c->d[v - E_DESC];
 	out->state = NVL_VM_PT_MAPPED;
-	out->obj = d->obj;
-	out->flags = d->flags;
-	out->page_shift = d->page_shift;
-	if (d->obj)
-		out->bo_offset =
-			d->delta + ((key << CHUNK_SHIFT | page) << PAGE_SHIFT);
+	out->obj = desc_obj(d);
+	out->flags = desc_flags(d);
+	out->page_shift = desc_shift(d);
+	if (out->obj)
+		out->bo_offset = desc_delta(d) +
+				 ((key << CHUNK_SHIFT | page) << PAGE_SHIFT);
 }
 
 /* The end of the piece of one state that starts at page @s of @c. */

@@ -8,7 +8,9 @@
  * would split a block its get() did not ask page entries for (issue 19);
  * its chunk directory over thousands of chunks in several layouts, a
  * region's chunks at consecutive entries, and directory allocations
- * failing without a change.
+ * failing without a change; the packed chunk (a region's tile in one
+ * line), the largest values a 16-byte descriptor holds, maps refused when
+ * one would not fit, and descriptors a one-byte block entry cannot name.
  */
 #include <errno.h>
 #include <string.h>
@@ -665,6 +667,306 @@ static void a_failed_directory_allocation_changes_nothing(void **state)
 	nvl_vm_pt_record_destroy(f.r);
 }
 
+/*
+ * A chunk of two descriptors (a region's, holding a tile) is one cache
+ * line: its header, its 32 block entries and both descriptors (issue 19,
+ * the twentieth round). A tile alone in it is mapped and unmapped there,
+ * its block entry naming descriptor 0, which its unmap frees for the
+ * next tile.
+ */
+static void a_region_s_tile_is_one_chunk_line(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct chunk *c;
+	struct nvl_vm_pt_page p;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	ops->sparse(r, BASE, CHUNK, true);
+	c = dir_find(r, BASE / CHUNK)->c;
+	assert_int_equal((uintptr_t)c % 64, 0);
+	assert_int_equal((char *)&c->d[2] - (char *)c, 64);
+	for (uint32_t b = 0; b < NBLK; b += 7) {
+		uint64_t va = BASE + b * 16 * PG;
+
+		assert_int_equal(ops->get(r, va, 16 * PG, 12), 0);
+		ops->map(r, va, 16 * PG, 12, OBJ(b % 3), b * 16 * PG, 0);
+		assert_int_equal(blk_raw(c, b), E_DESC);
+		assert_int_equal(c->cap, 2);
+		assert_int_equal(desc_npages(&c->d[0]), 16);
+		nvl_vm_pt_record_query(r, va + 3 * PG, &p);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_ptr_equal(p.obj, OBJ(b % 3));
+		assert_int_equal(p.bo_offset, (b * 16 + 3) * PG);
+		ops->unmap(r, va, 16 * PG, 12, true);
+		ops->put(r, va, 16 * PG, 12);
+		assert_int_equal(blk_raw(c, b), E_SPARSE);
+		assert_int_equal(c->free, 0);
+	}
+	ops->sparse(r, BASE, CHUNK, false);
+	ops->put_region(r, BASE, CHUNK);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
+/* a fake BO pointer: the record stores it and never follows it */
+#define PTR(x) ((struct nvl_gem_object *)(uintptr_t)(x))
+
+/*
+ * The largest values a 16-byte descriptor holds come back as they went
+ * in: a BO pointer just below 2^48, a page shift of 63, all twelve flag
+ * bits but SETTLED (which the record never keeps), a BO offset below the
+ * VA (the delta wraps below zero), and a descriptor named by all 512 pages of
+ * its chunk (its count's largest value), written in two halves that
+ * share it.
+ */
+static void a_descriptor_holds_its_largest_values(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+	struct nvl_gem_object *big = PTR((1ull << 48) - 8);
+	uint64_t off = 5 * PG;
+	struct ent *e;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get(r, BASE, CHUNK, 12), 0);
+	ops->map(r, BASE, CHUNK / 2, 63, big, off, 0xfff);
+	ops->map(r, BASE + CHUNK / 2, CHUNK / 2, 63, big, off + CHUNK / 2,
+		 0xfff);
+	e = dir_find(r, BASE / CHUNK);
+	assert_int_equal(desc_npages(&e->c->d[0]), CHUNK_PAGES);
+	assert_int_equal(e->c->top, 1);
+	for (uint64_t a = 0; a < CHUNK; a += 37 * PG) {
+		nvl_vm_pt_record_query(r, BASE + a, &p);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_ptr_equal(p.obj, big);
+		assert_int_equal(p.page_shift, 63);
+		assert_int_equal(p.flags, 0xfff & ~NVL_VM_PT_SETTLED);
+		assert_int_equal(p.bo_offset, off + a);
+	}
+	assert_int_equal(nvl_vm_pt_record_query_span(r, BASE, &p),
+			 BASE + CHUNK);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.runs, 1);
+	assert_int_equal(st.errors, 0);
+	/* a page of it unmapped and mapped again: the count goes back */
+	ops->unmap(r, BASE + 9 * PG, PG, 12, false);
+	assert_int_equal(desc_npages(&e->c->d[0]), CHUNK_PAGES - 1);
+	ops->map(r, BASE + 9 * PG, PG, 63, big, off + 9 * PG, 0xfff);
+	assert_int_equal(desc_npages(&e->c->d[0]), CHUNK_PAGES);
+	assert_int_equal(e->c->top, 1);
+	ops->unmap(r, BASE, CHUNK, 12, false);
+	ops->put(r, BASE, CHUNK, 12);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
+struct refused {
+	struct nvl_gem_object *obj;
+	uint64_t off;
+	uint32_t flags;
+	unsigned int shift;
+};
+
+/*
+ * A map whose descriptor would not fit (a BO pointer at or above 2^48, a
+ * BO offset that is not page aligned against the VA, a flag above bit
+ * 11, a page shift above 63) is refused: nothing recorded (the hash and
+ * the pages as before, over a sparse page, a mapped tile, an invalid
+ * page), one error counted, and take_error() says -E2BIG once; an error
+ * already pending (fail_map_after) is not replaced.
+ */
+static void a_descriptor_that_does_not_fit_is_refused(void **state)
+{
+	static const struct refused bad[] = {
+		{PTR(1ull << 48), 0, 0, 12},
+		{PTR(0xa5ull << 56 | 0x1000), 0, 0, 12},
+		{OBJ(0), 0x800, 0, 12},
+		{OBJ(0), 0, 1u << 12, 12},
+		{NULL, 0, NVL_VM_PT_NULL | 1u << 31, 12},
+		{OBJ(0), 0, 0, 64},
+	};
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+	uint64_t hash, errors = 0;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	assert_int_equal(ops->get_region(r, BASE, CHUNK), 0);
+	ops->sparse(r, BASE, CHUNK, true);
+	assert_int_equal(ops->get(r, BASE + 16 * PG, 16 * PG, 12), 0);
+	ops->map(r, BASE + 16 * PG, 16 * PG, 12, OBJ(1), 0, 0);
+	assert_int_equal(ops->get(r, BASE + CHUNK, PG, 12), 0);
+	hash = nvl_vm_pt_record_hash(r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* over sparse pages, over the tile, over an invalid page */
+		static const uint64_t where[][2] = {
+			{0, 16 * PG}, {16 * PG, 16 * PG}, {CHUNK, PG}};
+
+		for (int w = 0; w < 3; w++) {
+			ops->map(r, BASE + where[w][0], where[w][1],
+				 bad[i].shift, bad[i].obj, bad[i].off,
+				 bad[i].flags);
+			errors++;
+			assert_int_equal(ops->take_error(r), -E2BIG);
+			assert_int_equal(ops->take_error(r), 0);
+			assert_int_equal(nvl_vm_pt_record_hash(r), hash);
+			nvl_vm_pt_record_stats(r, &st);
+			assert_int_equal(st.errors, errors);
+		}
+	}
+	nvl_vm_pt_record_query(r, BASE + PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_SPARSE);
+	nvl_vm_pt_record_query(r, BASE + 17 * PG, &p);
+	assert_ptr_equal(p.obj, OBJ(1));
+	assert_int_equal(p.bo_offset, PG);
+	nvl_vm_pt_record_query(r, BASE + CHUNK, &p);
+	assert_int_equal(p.state, NVL_VM_PT_INVALID);
+	/* an error pending already stays the one reported */
+	nvl_vm_pt_record_fail_map_after(r, 1);
+	ops->map(r, BASE, 16 * PG, 12, bad[0].obj, 0, 0);
+	assert_int_equal(ops->take_error(r), -EIO);
+	assert_int_equal(ops->take_error(r), 0);
+	assert_int_equal(nvl_vm_pt_record_hash(r), hash);
+	ops->put(r, BASE + CHUNK, PG, 12);
+	ops->unmap(r, BASE + 16 * PG, 16 * PG, 12, true);
+	ops->put(r, BASE + 16 * PG, 16 * PG, 12);
+	ops->sparse(r, BASE, CHUNK, false);
+	ops->put_region(r, BASE, CHUNK);
+	nvl_vm_pt_record_destroy(r);
+}
+
+#define MANY 300 /* descriptors in one chunk, above BLK_DESC_MAX */
+
+/*
+ * A block entry names descriptors 0 to BLK_DESC_MAX only: a chunk holding
+ * more mappings (300 single pages of their own) writes a block whose
+ * pages name a descriptor above that through its page entries, whole or
+ * in part, by a tile, by a mapping of two blocks, and by a page that
+ * shares such a descriptor; unmapped, every page is invalid again and no
+ * write was an error.
+ */
+static void descriptors_beyond_a_block_entry_go_to_the_pages(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+	struct chunk *c;
+	const uint64_t tile = 480, two = 448; /* pages: blocks 30, 28-29 */
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	for (uint64_t i = 0; i < MANY; i++) {
+		assert_int_equal(ops->get(r, BASE + i * PG, PG, 12), 0);
+		/* offsets apart: no two share a descriptor */
+		ops->map(r, BASE + i * PG, PG, 12, OBJ(0), 7 * i * PG, 0);
+	}
+	c = dir_find(r, BASE / CHUNK)->c;
+	assert_int_equal(c->top, MANY);
+	assert_int_equal(ops->get(r, BASE + tile * PG, 16 * PG, 16), 0);
+	ops->map(r, BASE + tile * PG, 16 * PG, 16, OBJ(1), 0, 0);
+	assert_int_equal(blk_raw(c, tile / 16), BLK_SPLIT);
+	assert_int_equal(ops->get(r, BASE + two * PG, 32 * PG, 12), 0);
+	ops->map(r, BASE + two * PG, 32 * PG, 12, OBJ(2), 64 * PG, 0);
+	assert_int_equal(blk_raw(c, two / 16), BLK_SPLIT);
+	assert_int_equal(blk_raw(c, two / 16 + 1), BLK_SPLIT);
+	/* its last page again, same content: shares the descriptor */
+	ops->map(r, BASE + (two + 31) * PG, PG, 12, OBJ(2), 95 * PG, 0);
+	assert_int_equal(c->top, MANY + 2);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, MANY + 2);
+	for (uint64_t i = 0; i < MANY; i += 13) {
+		nvl_vm_pt_record_query(r, BASE + i * PG, &p);
+		assert_int_equal(p.bo_offset, 7 * i * PG);
+	}
+	assert_int_equal(nvl_vm_pt_record_query_span(r, BASE + tile * PG, &p),
+			 BASE + (tile + 16) * PG);
+	assert_ptr_equal(p.obj, OBJ(1));
+	assert_int_equal(p.page_shift, 16);
+	assert_int_equal(
+		nvl_vm_pt_record_query_span(r, BASE + (two + 5) * PG, &p),
+		BASE + (two + 32) * PG);
+	assert_int_equal(p.bo_offset, 69 * PG);
+	ops->unmap(r, BASE + two * PG, 32 * PG, 12, false);
+	ops->put(r, BASE + two * PG, 32 * PG, 12);
+	ops->unmap(r, BASE + tile * PG, 16 * PG, 16, false);
+	ops->put(r, BASE + tile * PG, 16 * PG, 16);
+	for (uint64_t i = 0; i < MANY; i++) {
+		ops->unmap(r, BASE + i * PG, PG, 12, false);
+		ops->put(r, BASE + i * PG, PG, 12);
+	}
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, 0);
+	assert_int_equal(st.refs, 0);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
+/*
+ * Tiles of 64 KiB pages need no page entries (their get()s ask for none),
+ * but a four-bit block entry names descriptors 0 to BLK_DESC_MAX only: a
+ * chunk that must hold more than eight descriptors gets page entries as
+ * it grows, and the tiles whose descriptors are above BLK_DESC_MAX are
+ * written through them, split; each reads back, a tile's whole block is
+ * one span, none of it is an error; unmapped, the chunk goes.
+ */
+static void a_chunk_of_many_tiles_gets_page_entries(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct nvl_vm_pt_page p;
+	struct ent *e;
+	uint32_t split = 0;
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	for (uint64_t t = 0; t < NBLK; t++) {
+		assert_int_equal(ops->get(r, BASE + t * 16 * PG, 16 * PG, 16),
+				 0);
+		e = dir_find(r, BASE / CHUNK);
+		/* room for up to eight descriptors: no page entries */
+		assert_int_equal(e->has_pe, e->cap >= PE_CAP);
+		/* offsets apart: every tile a descriptor of its own */
+		ops->map(r, BASE + t * 16 * PG, 16 * PG, 16, OBJ(t % 3),
+			 (3 * t + 1) * 16 * PG, 0);
+	}
+	e = dir_find(r, BASE / CHUNK);
+	assert_true(e->cap > BLK_DESC_MAX + 1);
+	for (uint32_t b = 0; b < NBLK; b++)
+		split += blk_raw(e->c, b) == BLK_SPLIT;
+	assert_int_equal(split, NBLK - (BLK_DESC_MAX + 1));
+	for (uint64_t t = 0; t < NBLK; t++) {
+		uint64_t va = BASE + t * 16 * PG;
+
+		assert_int_equal(nvl_vm_pt_record_query_span(r, va + PG, &p),
+				 va + 16 * PG);
+		assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+		assert_ptr_equal(p.obj, OBJ(t % 3));
+		assert_int_equal(p.page_shift, 16);
+		assert_int_equal(p.bo_offset, (3 * t + 1) * 16 * PG + PG);
+	}
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, NBLK);
+	for (uint64_t t = 0; t < NBLK; t++) {
+		ops->unmap(r, BASE + t * 16 * PG, 16 * PG, 16, false);
+		ops->put(r, BASE + t * 16 * PG, 16 * PG, 16);
+	}
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, 0);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_ops_match_a_page_model),
 	cmocka_unit_test(hash_and_runs_follow_the_state),
@@ -675,6 +977,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_region_s_chunks_are_consecutive_entries),
 	cmocka_unit_test(a_failed_directory_allocation_changes_nothing),
 	cmocka_unit_test(empty_leaves_are_freed),
+	cmocka_unit_test(a_region_s_tile_is_one_chunk_line),
+	cmocka_unit_test(a_descriptor_holds_its_largest_values),
+	cmocka_unit_test(a_descriptor_that_does_not_fit_is_refused),
+	cmocka_unit_test(descriptors_beyond_a_block_entry_go_to_the_pages),
+	cmocka_unit_test(a_chunk_of_many_tiles_gets_page_entries),
 };
 
 T_MAIN(tests)
