@@ -676,9 +676,28 @@ static int init_rpcs(struct nvl_gsp *gsp)
 static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		      uint32_t which, uint64_t meta_pa)
 {
+	int64_t bound = meta_pa == b->meta.dma
+				? b->timeout_ns
+				: NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS);
 	uint32_t code;
 	int ret;
 
+	/*
+	 * SEC2 runs one booter at a time. After a wait that gave up (a
+	 * starved or slow SEC2), the earlier run may still go on: started
+	 * over it, SEC2 would report that run's halt and result as this
+	 * one's (and it read inputs that are gone). Let it halt first.
+	 */
+	if (!(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+	      NVL_HW_FALCON_CPUCTL_HALTED)) {
+		nvl_info(NVL_CAT_GSP, "gsp: SEC2 still runs an earlier booter: "
+				      "waiting for it to halt");
+		if (poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
+			     NVL_HW_FALCON_CPUCTL_HALTED,
+			     NVL_HW_FALCON_CPUCTL_HALTED, bound))
+			return nvl_error(-EBUSY, "gsp: SEC2 still runs an "
+						 "earlier booter");
+	}
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_OS), which);
 	nvl_hw_wr32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_MAILBOX0),
 		    (uint32_t)meta_pa);
@@ -690,9 +709,7 @@ static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	 * of MiB): a longer, still bounded, wait */
 	ret = poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
 		       NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
-		       meta_pa == b->meta.dma
-			       ? b->timeout_ns
-			       : NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS));
+		       bound);
 	if (ret)
 		return nvl_error(-ETIMEDOUT, "gsp: %s did not halt",
 				 which == NVL_HW_SEC2_BOOTER_LOAD
@@ -728,6 +745,15 @@ static int teardown_meta(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 {
 	int ret = 0;
 
+	/* a booter_load whose wait gave up may still raise WPR2 and start
+	 * the GSP (its inputs are still there): let it halt, then take down
+	 * what it left */
+	if (!(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+	      NVL_HW_FALCON_CPUCTL_HALTED) &&
+	    poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
+		     NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
+		     NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS)))
+		nvl_warn(NVL_CAT_GSP, "gsp: teardown: SEC2 did not halt");
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
 		    NVL_HW_FALCON_ENGINE_RESET);
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE), 0);

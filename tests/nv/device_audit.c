@@ -94,8 +94,62 @@ static void failed_reset_keeps_identity(void **state)
 	nvl_device_close(dev);
 }
 
+/* ---- the booter's wait -------------------------------------------------- */
+
+static atomic_int booter_calls;
+
+/* the first booter run takes 1.5 s (a starved SEC2), the others none */
+static int slow_first(const void *img, size_t size, const void *sig,
+		      size_t sig_size)
+{
+	if (atomic_fetch_add(&booter_calls, 1) == 0)
+		usleep(1500 * 1000);
+	return kit_verify(img, size, sig, sig_size);
+}
+
+/*
+ * A boot whose booter_load outlasts the bound fails -ETIMEDOUT at the
+ * booter step, and (docs/gsp.md) leaves the device down: SEC2 halted
+ * and WPR2 down once it returns. Before, it returned with SEC2 still
+ * running: a boot tried at once started SEC2 over the run in progress
+ * and took that run's halt and result for its own (-EINVAL, "booter
+ * rejected the WPR meta"), and a run that ended between the teardown's
+ * look at WPR2 and the freeing of its inputs left WPR2 up for good
+ * ("WPR2 is already up": no reset could boot again).
+ */
+static void booter_still_running(void **state)
+{
+	struct nvl_gsp_boot_report r;
+	struct kit k;
+	int ret;
+
+	(void)state;
+	kit_create(&k, "tiny");
+	atomic_store(&booter_calls, 0);
+	nvl_model_gsp_set_verify(k.m, slow_first);
+	nvl_gsp_set_boot_timeout(k.gsp, 100 * NVL_NSEC_PER_MSEC);
+	assert_int_equal(nvl_gsp_boot(k.gsp, &k.img, &r), -ETIMEDOUT);
+	assert_int_equal(r.failed_step, NVL_GSP_STEP_BOOTER);
+	assert_int_equal(atomic_load(&booter_calls), 1);
+	/* the failed boot left the device down: no booter run behind the
+	 * driver's back (it would raise WPR2 once the driver looked away) */
+	assert_true(nvl_hw_rd32(nvl_model_hw(k.m),
+				NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+		    NVL_HW_FALCON_CPUCTL_HALTED);
+	assert_int_equal(
+		nvl_hw_rd32(nvl_model_hw(k.m), NVL_HW_PFB_WPR2_ADDR_HI), 0);
+	nvl_gsp_set_boot_timeout(k.gsp, 5 * NVL_NSEC_PER_SEC);
+	ret = nvl_gsp_boot(k.gsp, &k.img, &r);
+	if (ret)
+		fail_msg("boot again: %d: %s", ret, nvl_last_error());
+	assert_int_equal(atomic_load(&booter_calls), 2);
+	assert_int_equal(nvl_gsp_unload(k.gsp), 0);
+	kit_down(&k);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(failed_reset_keeps_identity),
+	cmocka_unit_test(booter_still_running),
 };
 
 T_MAIN(tests)
