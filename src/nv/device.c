@@ -168,6 +168,7 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 	struct nvl_gsp_fw_opts fo = {
 		.versions = one[0] ? one : d->fw_versions,
 	};
+	struct nvl_gsp_boot_report rep;
 	struct nvl_gsp_image img;
 	struct nvl_gsp_fw *fw;
 	int ret;
@@ -198,14 +199,19 @@ static int boot(struct nvl_nv_device *d, const struct nvl_nv_probe_opts *o)
 		nvl_gsp_set_trace(d->gsp, o->trace, o->trace_arg);
 	}
 	nvl_gsp_image_from_fw(fw, &img);
-	ret = nvl_gsp_boot(d->gsp, &img, &d->boot);
+	/* the report is the device's only once the boot worked: a failed
+	 * reset leaves a lost device that still says what it is (query,
+	 * memory, fdinfo), not the failed boot's zeroed report */
+	ret = nvl_gsp_boot(d->gsp, &img, &rep);
 	/* the GSP runs from its own copy in WPR2: the files can go */
 	nvl_gsp_fw_put(fw);
 	if (ret) {
 		nvl_gsp_destroy(d->gsp);
 		d->gsp = NULL;
+		return ret;
 	}
-	return ret;
+	d->boot = rep;
+	return 0;
 }
 
 int nvl_nv_device_probe(struct nvl_hw *hw, const struct nvl_nv_probe_opts *o,
