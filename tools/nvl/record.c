@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -933,16 +934,32 @@ int nvl_record_parse(const char *buf, size_t len, const char *name,
 	return 0;
 }
 
+/*
+ * nvl run records 20 samples a second: a day of one device and a few
+ * clients is about 0.4 GiB. /dev/zero, a FIFO that never ends or a huge
+ * file is refused, not read until memory runs out.
+ */
+#define REC_FILE_MAX (1ull << 30)
+
 int nvl_record_load(const char *path, struct nvl_record **out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	size_t cap = 1 << 16, len = 0;
+	struct stat st;
 	char *buf;
 	int ret;
 
 	*out = NULL;
 	if (!f)
 		return nvl_error(-errno, "%s: %s", path, strerror(errno));
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > REC_FILE_MAX) {
+		if (f != stdin)
+			fclose(f);
+		return nvl_error(-EFBIG, "%s: %lld bytes, more than %llu MiB",
+				 path, (long long)st.st_size,
+				 REC_FILE_MAX >> 20);
+	}
 	buf = nvl_malloc(cap);
 	while (buf) {
 		size_t n = fread(buf + len, 1, cap - len, f);
@@ -950,6 +967,13 @@ int nvl_record_load(const char *path, struct nvl_record **out)
 		len += n;
 		if (len < cap)
 			break;
+		if (len >= REC_FILE_MAX) {
+			nvl_free(buf);
+			if (f != stdin)
+				fclose(f);
+			return nvl_error(-EFBIG, "%s: more than %llu MiB", path,
+					 REC_FILE_MAX >> 20);
+		}
 		char *nb = nvl_realloc(buf, cap * 2);
 
 		if (!nb) {
@@ -964,7 +988,7 @@ int nvl_record_load(const char *path, struct nvl_record **out)
 	if (f != stdin)
 		fclose(f);
 	if (!buf)
-		return -ENOMEM;
+		return nvl_error(-ENOMEM, "%s: out of memory", path);
 	if (!ret)
 		ret = nvl_record_parse(buf, len, path, out);
 	nvl_free(buf);
