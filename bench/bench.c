@@ -23,6 +23,8 @@
 
 #include "nvl_config.h"
 #include "bench.h"
+#include "help.h" /* tools/nvl: bench.c is linked into nvl only */
+#include "term.h"
 
 struct nvl_bench_ctx {
 	bool json;
@@ -330,7 +332,7 @@ double nvl_bench_baseline(struct nvl_bench_ctx *ctx, const char *name)
 				nvl_bench_futex_pingpong_ns(ctx->quick);
 		return ctx->base_futex;
 	}
-	fprintf(stderr, "nvl bench: unknown baseline '%s'\n", name);
+	nvl_tool_fail("bench", "unknown baseline '%s'", name);
 	ctx->failures++;
 	return 0;
 }
@@ -487,19 +489,6 @@ static bool selected(const struct nvl_bench_def *d, int n, char **names)
 	return false;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: nvl bench [--json] [--quick] [--list] [NAME...]\n"
-		   "  NAME    a suite (baseline, base, sync, sched, mm, vm, "
-		   "mmu,\n"
-		   "          model, gsp, exec, rc, split, compute, abigen) or "
-		   "a\n"
-		   "          benchmark name; shell globs work\n"
-		   "  --json  one JSON object per line\n"
-		   "  --quick short runs (smoke test)\n"
-		   "  --list  list suites and benchmarks\n");
-}
-
 int nvl_bench_main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
@@ -511,8 +500,9 @@ int nvl_bench_main(int argc, char **argv)
 	bool list = false;
 	int c, matched = 0;
 
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jqLh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jqLh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ctx.json = true;
@@ -524,11 +514,9 @@ int nvl_bench_main(int argc, char **argv)
 			list = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			return nvl_help_print(stdout, "bench");
 		default:
-			usage(stderr);
-			return 2;
+			return nvl_usage_getopt("bench", c, argv);
 		}
 	}
 	argc -= optind;
@@ -541,10 +529,8 @@ int nvl_bench_main(int argc, char **argv)
 		while (d && !selected(d, 1, &argv[i]))
 			d = d->next;
 		if (!d) {
-			fprintf(stderr,
-				"nvl bench: no benchmark matches '%s'\n",
-				argv[i]);
-			return 2;
+			return nvl_usage_error(
+				"bench", "no benchmark matches '%s'", argv[i]);
 		}
 	}
 	for (struct nvl_bench_def *d = defs; d; d = d->next) {
@@ -580,14 +566,13 @@ int nvl_bench_main(int argc, char **argv)
 		}
 		ctx.suite = d->suite;
 		if (d->fn(&ctx)) {
-			fprintf(stderr, "nvl bench: %s/%s failed\n", d->suite,
-				d->name);
+			nvl_tool_fail("bench", "%s/%s failed", d->suite,
+				      d->name);
 			ctx.failures++;
 		}
 	}
 	if (!matched) {
-		fprintf(stderr, "nvl bench: no benchmark matches\n");
-		return 2;
+		return nvl_usage_error("bench", "no benchmark matches");
 	}
 	return ctx.failures ? 1 : 0;
 }

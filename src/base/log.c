@@ -142,3 +142,25 @@ void nvl_error_clear(void)
 {
 	last_error[0] = '\0';
 }
+
+const char *nvl_log_escape(char *out, size_t size, const char *s, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f) {
+			if (k + 2 > size)
+				break;
+			out[k++] = (char)c;
+		} else {
+			if (k + 5 > size)
+				break;
+			snprintf(out + k, 5, "\\x%02x", c);
+			k += 4;
+		}
+	}
+	out[k] = 0;
+	return out;
+}

@@ -14,6 +14,8 @@
 #ifndef NVL_BASE_LOG_H
 #define NVL_BASE_LOG_H
 
+#include <stddef.h>
+
 #include "compiler.h"
 
 enum nvl_log_level {
@@ -75,5 +77,23 @@ const char *nvl_error_msg(void);
 
 /** nvl_error_clear() - forget the calling thread's last message. */
 void nvl_error_clear(void);
+
+/**
+ * nvl_log_escape() - @s, text from a file or the firmware, fit for a
+ * message that reaches a terminal: every byte outside printable ASCII
+ * (C0 controls, DEL, and each byte of non-ASCII text, C1 controls
+ * included) as "\xNN", as readelf prints section names.
+ * @out: the escaped text, NUL-terminated, cut (never inside an escape)
+ *       to fit
+ * @size: bytes at @out, at least 1
+ * @s: the text
+ * @n: its bytes at most (it may end sooner, at a NUL)
+ *
+ * Return: @out.
+ */
+const char *nvl_log_escape(char *out, size_t size, const char *s, size_t n);
+
+/** NVL_LOG_ESCAPED() - bytes nvl_log_escape() needs for @n bytes of text. */
+#define NVL_LOG_ESCAPED(n) (4 * (n) + 1)
 
 #endif /* NVL_BASE_LOG_H */

@@ -891,6 +891,12 @@ static int post_init(struct nvl_gsp *gsp, struct nvl_gsp_boot_report *r,
 		return ret;
 	si.gpuNameString[sizeof(si.gpuNameString) - 1] = 0;
 	memcpy(r->gpu_name, si.gpuNameString, sizeof(r->gpu_name));
+	/* the firmware's bytes, which smi and the log print: printable
+	 * ASCII, anything else '?' (as ls shows a name on a terminal) */
+	for (size_t i = 0; i < sizeof(r->gpu_name) && r->gpu_name[i]; i++)
+		if ((unsigned char)r->gpu_name[i] < 0x20 ||
+		    (unsigned char)r->gpu_name[i] > 0x7e)
+			r->gpu_name[i] = '?';
 	r->num_channels = si.numChannels;
 	r->num_ce = si.numCopyEngines;
 	r->fb_size = si.fbLength;

@@ -100,7 +100,9 @@ int nvl_gsp_rc_decode(struct nvl_gsp *gsp, uint32_t event, const void *data,
 		out->chid = l.chid;
 		out->xid = l.exceptType;
 		out->runlist = l.runlistId;
-		memcpy(out->text, l.errString, sizeof(out->text) - 1);
+		/* the firmware's bytes, logged: escaped (nvl_log_escape) */
+		nvl_log_escape(out->text, sizeof(out->text),
+			       (const char *)l.errString, sizeof(l.errString));
 		return 0;
 	}
 	return nvl_error(-EINVAL, "gsp: event %#x is not an RC event", event);

@@ -15,7 +15,8 @@
  * length, and every section the parser uses is checked again: inside the
  * file, not overlapping another section or the header tables. Section data
  * is read through those checked offsets, never through a pointer libelf
- * computed from unchecked ones.
+ * computed from unchecked ones. A section name in a message is escaped
+ * (nvl_log_escape()): it is the file's bytes, and messages reach terminals.
  */
 #include <elf.h>
 #include <errno.h>
@@ -192,11 +193,15 @@ static int take_section(const uint8_t *b, const char *name,
 		const char *fam = name + strlen(FWSIG_PREFIX);
 		struct nvl_gsp_sig *sig;
 
-		if (!name_ok(fam, NVL_GSP_FAMILY_LEN))
-			return nvl_error(-EBADMSG,
-					 "gsp image: bad signature family in "
-					 "section name '%.40s'",
-					 name);
+		if (!name_ok(fam, NVL_GSP_FAMILY_LEN)) {
+			char esc[NVL_LOG_ESCAPED(40)];
+
+			return nvl_error(
+				-EBADMSG,
+				"gsp image: bad signature family in "
+				"section name '%s'",
+				nvl_log_escape(esc, sizeof(esc), name, 40));
+		}
 		if (nvl_gsp_elf_find_sig(out, fam))
 			return nvl_error(-EBADMSG, "gsp image: two %s sections",
 					 name);
@@ -251,14 +256,18 @@ static int walk_sections(Elf *elf, const uint8_t *b, size_t len,
 		name = (const char *)b + strtab->sh_offset + sh.sh_name;
 		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
 			goto take;
-		if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
-			return nvl_error(-EBADMSG,
-					 "gsp image: section %zu '%.40s' at "
-					 "0x%llx+0x%llx ends past the %zu-byte "
-					 "file",
-					 idx, name,
-					 (unsigned long long)sh.sh_offset,
-					 (unsigned long long)sh.sh_size, len);
+		if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) {
+			char esc[NVL_LOG_ESCAPED(40)];
+
+			return nvl_error(
+				-EBADMSG,
+				"gsp image: section %zu '%s' at "
+				"0x%llx+0x%llx ends past the %zu-byte "
+				"file",
+				idx, nvl_log_escape(esc, sizeof(esc), name, 40),
+				(unsigned long long)sh.sh_offset,
+				(unsigned long long)sh.sh_size, len);
+		}
 		r[nr++] = (struct range){
 			sh.sh_offset, sh.sh_offset + sh.sh_size, (unsigned)idx};
 	take:

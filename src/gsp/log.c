@@ -8,6 +8,7 @@
  * there into nouvelle's log; the put pointer is the firmware's word, so it
  * is clamped, never trusted.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -21,6 +22,7 @@ static const char *const names[] = {"LOGINIT", "LOGINTR", "LOGRM"};
 
 void nvl_gsp_logs_capture(struct nvl_gsp *gsp)
 {
+	char esc[NVL_LOG_ESCAPED(1000)];
 	char *text = NULL;
 
 	if (!gsp->logs_ready)
@@ -42,9 +44,12 @@ void nvl_gsp_logs_capture(struct nvl_gsp *gsp)
 		for (size_t i = 0; i < n; i++)
 			text[i] = (char)ring[DATA_OFF + (start + i) % DATA_SZ];
 		text[n] = 0;
+		/* the firmware's bytes: escaped, a line a message */
 		for (line = strtok_r(text, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save))
-			nvl_warn(NVL_CAT_GSP, "gsp %s: %s", names[r], line);
+			nvl_warn(NVL_CAT_GSP, "gsp %s: %s", names[r],
+				 nvl_log_escape(esc, sizeof(esc), line,
+						SIZE_MAX));
 	}
 	nvl_free(text);
 }

@@ -80,10 +80,34 @@ static void error_message_is_per_thread(void **state)
 	assert_true(empty);
 }
 
+/* Text from a file or the firmware: controls and non-ASCII as \xNN. */
+static void escape_makes_text_plain(void **state)
+{
+	char out[NVL_LOG_ESCAPED(16)], small[8];
+
+	(void)state;
+	assert_string_equal(
+		nvl_log_escape(out, sizeof(out), "\x1b[2Jok\xc2\x9b\x7f", 16),
+		"\\x1b[2Jok\\xc2\\x9b\\x7f");
+	/* @n bytes at most, or up to the NUL */
+	assert_string_equal(nvl_log_escape(out, sizeof(out), "abc\x01", 3),
+			    "abc");
+	assert_string_equal(nvl_log_escape(out, sizeof(out), "a\0\x01", 3),
+			    "a");
+	/* cut to fit, never inside an escape */
+	assert_string_equal(
+		nvl_log_escape(small, sizeof(small), "ab\x01\x02", 4),
+		"ab\\x01");
+	assert_string_equal(nvl_log_escape(small, sizeof(small), "abcd\x01", 5),
+			    "abcd");
+	assert_string_equal(nvl_log_escape(small, 1, "abc", 3), "");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(categories_select_debug_messages),
 	cmocka_unit_test(error_returns_errno_and_keeps_message),
 	cmocka_unit_test(error_message_is_per_thread),
+	cmocka_unit_test(escape_makes_text_plain),
 };
 
 T_MAIN(tests)

@@ -180,6 +180,48 @@ static void elf_missing_and_duplicate(void **state)
 	free(f);
 }
 
+/* no control byte (C0, DEL) nor non-ASCII byte (C1 in UTF-8 or 8-bit) */
+static void assert_msg_plain(void)
+{
+	for (const unsigned char *p = (const void *)nvl_error_msg(); *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			fail_msg("byte 0x%02x in '%s'", *p, nvl_error_msg());
+}
+
+/*
+ * A hostile file's section names reach nvl_last_error(), which tools print
+ * on a terminal: escape sequences (ESC [, an OSC title, an 8-bit CSI)
+ * arrive as \xNN text.
+ */
+static void elf_hostile_names_escaped(void **state)
+{
+	const struct fwgen_sect fam[] = {
+		{".fwsignature_\x1b[2J\x1b]0;x\x07", 16, 0, 1}};
+	const struct fwgen_sect far[] = {{"\x1b[31m\xc2\x9b\x9b"
+					  "2J",
+					  16, 0, 1}};
+	struct nvl_gsp_elf e;
+	size_t len;
+	uint8_t *f;
+	Elf64_Shdr *sh;
+
+	(void)state;
+	f = fwgen_elf("535.113.01", 0x1000, ga10x_fams, fam, 1, &len);
+	assert_err(nvl_gsp_elf_parse(f, len, &e), -EBADMSG,
+		   "bad signature family in section name "
+		   "'.fwsignature_\\x1b[2J\\x1b]0;x\\x07'");
+	assert_msg_plain();
+	free(f);
+	f = fwgen_elf("535.113.01", 0x1000, ga10x_fams, far, 1, &len);
+	sh = fwgen_elf_shdr(f, 7); /* the extra section, after 4 signatures */
+	sh->sh_size = 0x40000000;
+	assert_err(nvl_gsp_elf_parse(f, len, &e), -EBADMSG,
+		   "section 7 '\\x1b[31m\\xc2\\x9b\\x9b"
+		   "2J' at");
+	assert_msg_plain();
+	free(f);
+}
+
 static void booter_ga102_layout(void **state)
 {
 	struct nvl_gsp_booter b;
@@ -336,6 +378,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(elf_overlapping_sections),
 	cmocka_unit_test(elf_header_checks),
 	cmocka_unit_test(elf_missing_and_duplicate),
+	cmocka_unit_test(elf_hostile_names_escaped),
 	cmocka_unit_test(booter_ga102_layout),
 	cmocka_unit_test(booter_rejects),
 	cmocka_unit_test(bootloader_desc),

@@ -97,7 +97,7 @@ if os.path.exists("/dev/full"):
             p = subprocess.run([NVL, *args], stdout=full,
                                stderr=subprocess.PIPE, text=True, timeout=120)
         check(f"full-disk-{'-'.join(a for a in args if a != sass)}-exit-1",
-              p.returncode == 1 and "error writing the output" in p.stderr,
+              p.returncode == 1 and "error: cannot write the output" in p.stderr,
               (p.returncode, p.stderr))
 
 # smi -i "$GPU" with GPU unset: a missing value, not every GPU.
@@ -123,7 +123,7 @@ if os.path.exists("/dev/full"):
             except subprocess.TimeoutExpired:
                 rc, err = "timeout", ""
         check(f"full-disk-loop-{'-'.join(args[:2])}-{len(args)}-exit-1",
-              rc == 1 and "error writing the output" in err, (rc, err))
+              rc == 1 and "error: cannot write the output" in err, (rc, err))
 
 # --run with a workload that does not exist: a usage error (exit 2) before
 # any device is opened, not a failure (exit 1) after a boot.

@@ -293,9 +293,12 @@ check("Enabled maps to 1 as exporters do",
 # ---- errors as nvidia-smi's ----------------------------------------------
 
 rc, out, err = run("--query-gpu=name,no.such.field", "--format=csv")
-check("unknown field: message on stdout, exit 2",
+check("unknown field: nvidia-smi's message on stdout, nvl's on stderr, "
+      "exit 2",
       rc == 2 and out == 'Field "no.such.field" is not a valid field '
-      'to query.\n\n' and err == "", f"{rc} {out!r} {err!r}")
+      'to query.\n\n' and err.startswith("nvl smi: usage error: no field "
+                                        "'no.such.field'"),
+      f"{rc} {out!r} {err!r}")
 rc, out, err = run("--no-such-option")
 check("bad option exits 2", rc == 2 and "Invalid combination of input "
       "arguments" in err, f"{rc} {err!r}")

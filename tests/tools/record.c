@@ -156,6 +156,11 @@ static void writer_refuses(void **state)
 	fflush(b.f);
 	len = b.len;
 	assert_int_equal(nvl_rec_write_client(&w, &c), -EINVAL);
+	/* a C1 control (CSI) in a name: refused as the reader would */
+	c.device = 0;
+	strcpy(c.name, "a\xc2\x9b"
+		       "2J");
+	assert_int_equal(nvl_rec_write_client(&w, &c), -EINVAL);
 	nvl_rec_dev_sample_unknown(&d);
 	assert_int_equal(nvl_rec_write_sample(&w, 1, &d, NULL, 0), 0);
 	fflush(b.f);
@@ -220,6 +225,38 @@ static const struct {
 	{HDR "{\"t\":1e999,\"devices\":[]}\n", "f:2: not JSON"},
 	{HDR "{\"t\":0,\"devices\":[],\"x\":\"\\ud800\"}\n",
 	 "f:2: not JSON: column 32: lone high surrogate"},
+	/*
+	 * names reach the terminal (plot --list): C1 controls (U+0080..
+	 * U+009F: C2 80..C2 9F in UTF-8; U+009B is CSI) are refused as C0
+	 * ones are, escaped or raw, and so is what is not UTF-8 (a lone 9B
+	 * byte is CSI to a terminal in 8-bit mode)
+	 */
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"a\\u009b2J\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"a\xc2\x9b"
+	     "2J\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"\xc2\x80\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"\xc2\x9f\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"a\x9b"
+	     "2J\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"\xc0\x9b\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"\xe0\x82\x9b\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"\xed\xa0\x80\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{HDR "{\"client\":{\"id\":4,\"device\":0,\"name\":\"caf\xc3\"}}\n",
+	 "f:2: \"name\" must be 1..63 bytes of UTF-8 without control"},
+	{"{\"nvl_record\":1,\"units\":{\"t\":\"s\",\"temp\":\"C\","
+	 "\"power\":\"W\",\"power_limit\":\"W\",\"gr_clock\":\"MHz\","
+	 "\"mem_clock\":\"MHz\",\"busy\":\"%\",\"vram\":\"MiB\",\"gtt\":"
+	 "\"MiB\"},\"devices\":[{\"id\":0,\"name\":\"g\\u0085\","
+	 "\"engines\":[\"gr\"]}]}\n",
+	 "f:1: \"name\" must be 1..63 bytes of UTF-8 without control"},
 };
 
 static void reader_refuses(void **state)
@@ -250,6 +287,21 @@ static void reader_accepts(void **state)
 	assert_int_equal(nvl_record_parse(in, strlen(in), "f", &r), 0);
 	assert_int_equal(r->nsamples, 2);
 	assert_true(isnan(find(r, "gpu0.temp")->v[1]));
+	nvl_record_free(r);
+}
+
+/* Names in UTF-8 beyond ASCII read fine: only controls are refused. */
+static void reader_accepts_utf8_names(void **state)
+{
+	static const char in[] = HDR
+		"{\"client\":{\"id\":4,\"device\":0,\"name\":"
+		"\"caf\xc3\xa9 \\u00a0\xf0\x9f\x98\x80\xe2\x82\xac\"}}\n" S0;
+	struct nvl_record *r;
+
+	assert_int_equal(nvl_record_parse(in, strlen(in), "f", &r), 0);
+	assert_int_equal(r->nclients, 1);
+	assert_string_equal(r->clients[0].name,
+			    "caf\xc3\xa9 \xc2\xa0\xf0\x9f\x98\x80\xe2\x82\xac");
 	nvl_record_free(r);
 }
 
@@ -379,6 +431,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(writer_refuses),
 	cmocka_unit_test(reader_refuses),
 	cmocka_unit_test(reader_accepts),
+	cmocka_unit_test(reader_accepts_utf8_names),
 	cmocka_unit_test(reader_alloc_failures),
 	cmocka_unit_test(load_file),
 };

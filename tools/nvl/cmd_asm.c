@@ -22,8 +22,15 @@
 #include "cmd.h"
 #include "help.h"
 #include "outfile.h"
+#include "term.h"
 
-/* NULL with errno set on a read error (a directory too), not an empty text */
+/* more than any program: /dev/zero or a FIFO that never ends is refused */
+#define SLURP_MAX (64u << 20)
+
+/*
+ * NULL with errno set on a read error (a directory too), not an empty text;
+ * EFBIG past SLURP_MAX
+ */
 static char *slurp(const char *path, size_t *len_out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
@@ -40,6 +47,14 @@ static char *slurp(const char *path, size_t *len_out)
 		len += n;
 		if (len < cap)
 			break;
+		if (len > SLURP_MAX) {
+			free(buf);
+			buf = NULL;
+			if (f != stdin)
+				fclose(f);
+			errno = EFBIG;
+			return NULL;
+		}
 		cap *= 2;
 		char *nb = realloc(buf, cap + 1);
 
@@ -74,6 +89,7 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 {
+	const char *cmd = dis ? "dis" : "asm";
 	static const struct option lo[] = {
 		{"arch", required_argument, NULL, 'a'},
 		{"base", required_argument, NULL, 'b'},
@@ -86,14 +102,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 	int ch;
 
 	*o = (struct opts){.arch = NVL_ISA_SM80, .ctrl = true, .in = "-"};
+	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "a:b:o:xnh", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":a:b:o:xnh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
-			if (nvl_isa_arch_parse(optarg, &o->arch)) {
-				fprintf(stderr, "nvl: %s\n", nvl_error_msg());
-				return 2;
-			}
+			if (nvl_isa_arch_parse(optarg, &o->arch))
+				return nvl_usage_error(cmd, "%s",
+						       nvl_error_msg());
 			break;
 		case 'b': {
 			char *end;
@@ -102,13 +118,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 			 * " -16" for 2^64 - 16 */
 			errno = 0;
 			o->base = strtoull(optarg, &end, 0);
-			if (*optarg < '0' || *optarg > '9' || *end || errno) {
-				fprintf(stderr,
-					"nvl: --base wants an address, not "
-					"'%s'\n",
+			if (*optarg < '0' || *optarg > '9' || *end || errno)
+				return nvl_usage_error(
+					cmd,
+					"--base wants an address, not '%s'",
 					optarg);
-				return 2;
-			}
 			break;
 		}
 		case 'o':
@@ -121,22 +135,26 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool dis)
 			o->ctrl = false;
 			break;
 		case 'h':
-			return nvl_help_print(stdout, dis ? "dis" : "asm");
+			return nvl_help_print(stdout, cmd);
 		default:
-			return 2;
+			return nvl_usage_getopt(cmd, ch, argv);
 		}
 	}
 	if (optind < argc)
 		o->in = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "nvl: too many arguments\n");
-		return 2;
-	}
+	if (optind < argc)
+		return nvl_usage_error(cmd, "one FILE only, not '%s' too",
+				       argv[optind]);
+	if (!dis && (o->hex || !o->ctrl))
+		return nvl_usage_error(cmd, "--hex and --no-ctrl are dis's");
+	if (dis && o->out)
+		return nvl_usage_error(cmd, "-o is asm's");
 	return -1;
 }
 
 int nvl_cmd_asm(int argc, char **argv)
 {
+	char esc[NVL_LOG_ESCAPED(sizeof(((struct nvl_isa_asm_error *)0)->msg))];
 	struct nvl_isa_asm_error err;
 	struct opts o;
 	uint64_t *w;
@@ -148,19 +166,22 @@ int nvl_cmd_asm(int argc, char **argv)
 		return ret;
 	text = slurp(o.in, &len);
 	if (!text) {
-		fprintf(stderr, "nvl asm: cannot read %s: %s\n", o.in,
-			strerror(errno));
-		return 1;
+		return errno == EFBIG
+			       ? nvl_tool_fail("asm", "%s: more than %u MiB",
+					       o.in, SLURP_MAX >> 20)
+			       : nvl_tool_fail("asm", "cannot read %s: %s",
+					       o.in, strerror(errno));
 	}
 	ret = nvl_isa_assemble(text, o.arch, o.base, &w, &n, &err);
 	free(text);
 	if (ret) {
+		/* the message quotes the text: its control bytes as \xNN */
 		if (ret == -EINVAL)
-			fprintf(stderr, "%s:%u:%u: error: %s\n", o.in, err.line,
-				err.col, err.msg);
-		else
-			fprintf(stderr, "nvl asm: %s\n", strerror(-ret));
-		return 1;
+			return nvl_tool_fail(
+				"asm", "%s:%u:%u: %s", o.in, err.line, err.col,
+				nvl_log_escape(esc, sizeof(esc), err.msg,
+					       sizeof(err.msg)));
+		return nvl_tool_fail("asm", "%s", strerror(-ret));
 	}
 	if (o.out) {
 		struct nvl_out f;
@@ -170,10 +191,9 @@ int nvl_cmd_asm(int argc, char **argv)
 		if (!ret)
 			ret = nvl_out_close(&f, fwrite(w, 16, n, f.f) == n);
 		if (ret) {
-			fprintf(stderr, "nvl asm: cannot write %s: %s\n", o.out,
-				strerror(-ret));
 			nvl_free(w);
-			return 1;
+			return nvl_tool_fail("asm", "cannot write %s: %s",
+					     o.out, strerror(-ret));
 		}
 	} else {
 		for (size_t i = 0; i < n; i++)
@@ -196,9 +216,11 @@ int nvl_cmd_dis(int argc, char **argv)
 		return ret;
 	data = slurp(o.in, &len);
 	if (!data) {
-		fprintf(stderr, "nvl dis: cannot read %s: %s\n", o.in,
-			strerror(errno));
-		return 1;
+		return errno == EFBIG
+			       ? nvl_tool_fail("dis", "%s: more than %u MiB",
+					       o.in, SLURP_MAX >> 20)
+			       : nvl_tool_fail("dis", "cannot read %s: %s",
+					       o.in, strerror(errno));
 	}
 	if (o.hex) {
 		char *p = data, *q;
@@ -219,10 +241,10 @@ int nvl_cmd_dis(int argc, char **argv)
 			if (q == p)
 				break;
 			if (errno == ERANGE) {
-				fprintf(stderr,
-					"nvl dis: a hex word of more than 64 "
-					"bits at byte %zu of %s\n",
-					(size_t)(p - data), o.in);
+				nvl_tool_fail("dis",
+					      "a hex word of more than 64 bits "
+					      "at byte %zu of %s",
+					      (size_t)(p - data), o.in);
 				free(w);
 				free(data);
 				return 1;
@@ -232,8 +254,12 @@ int nvl_cmd_dis(int argc, char **argv)
 				cap = cap ? cap * 2 : 64;
 				uint64_t *nw = realloc(w, cap * 8);
 
-				if (!nw)
-					break;
+				if (!nw) {
+					free(w);
+					free(data);
+					return nvl_tool_fail("dis",
+							     "out of memory");
+				}
 				w = nw;
 			}
 			w[n++] = v;
@@ -242,15 +268,14 @@ int nvl_cmd_dis(int argc, char **argv)
 			p++;
 		/* not a silent end: the words after it would be lost */
 		if (*p) {
-			fprintf(stderr,
-				"nvl dis: not a hex word at byte %zu of %s\n",
-				(size_t)(p - data), o.in);
+			nvl_tool_fail("dis", "not a hex word at byte %zu of %s",
+				      (size_t)(p - data), o.in);
 			free(w);
 			free(data);
 			return 1;
 		}
 		if (n % 2) {
-			fprintf(stderr, "nvl dis: odd number of hex words\n");
+			nvl_tool_fail("dis", "odd number of hex words");
 			free(w);
 			free(data);
 			return 1;
@@ -258,10 +283,8 @@ int nvl_cmd_dis(int argc, char **argv)
 		n /= 2;
 	} else {
 		if (len % 16) {
-			fprintf(stderr,
-				"nvl dis: %zu bytes is not a multiple "
-				"of 16\n",
-				len);
+			nvl_tool_fail("dis",
+				      "%zu bytes is not a multiple of 16", len);
 			free(data);
 			return 1;
 		}
@@ -275,16 +298,12 @@ int nvl_cmd_dis(int argc, char **argv)
 		free(w);
 		return 0;
 	}
-	if (!w) {
-		fprintf(stderr, "nvl dis: out of memory\n");
-		return 1;
-	}
+	if (!w)
+		return nvl_tool_fail("dis", "out of memory");
 	ret = nvl_isa_disasm(w, n, o.arch, o.base, o.ctrl, &out);
 	free(w);
-	if (ret) {
-		fprintf(stderr, "nvl dis: %s\n", nvl_error_msg());
-		return 1;
-	}
+	if (ret)
+		return nvl_tool_fail("dis", "%s", nvl_error_msg());
 	fputs(out, stdout);
 	nvl_free(out);
 	return 0;

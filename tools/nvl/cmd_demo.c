@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "demo.h"
 #include "help.h"
+#include "term.h"
 
 static struct nvl_demo_step *steps;
 
@@ -92,9 +93,10 @@ int nvl_cmd_demo(int argc, char **argv)
 			   *argv[i + 1]) {
 			nvl_demo_firmware = argv[++i];
 		} else {
-			return nvl_help_usage_error(
+			return nvl_usage_error(
 				"demo",
-				"expected --firmware VERSION or --help");
+				"'%s': expected --firmware VERSION or --help",
+				argv[i]);
 		}
 	}
 	printf("nouvelle %s (%s build)\n", nvl_version(), NVL_BUILD_TYPE);
@@ -106,9 +108,9 @@ int nvl_cmd_demo(int argc, char **argv)
 		fflush(stdout);
 		ret = s->fn();
 		if (ret) {
-			fprintf(stderr, "nvl demo: step '%s' failed: %s (%s)\n",
-				s->name, strerror(-ret), nvl_last_error());
-			return 1;
+			return nvl_tool_fail(
+				"demo", "step '%s' failed: %s (%s)", s->name,
+				strerror(-ret), nvl_last_error());
 		}
 	}
 	printf("demo complete: %d steps passed\n", n);

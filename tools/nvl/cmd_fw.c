@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "cmd.h"
 #include "fw.h"
 #include "help.h"
+#include "term.h"
 
 /* a chip's architecture -> the chip the driver has an entry for */
 static const char *const arch_profile[][2] = {
@@ -71,10 +73,16 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names of entries in @dir, sorted; returns the count (caller frees). */
+/*
+ * Names of entries in @dir, sorted; returns the count (caller frees). A
+ * name's bytes outside printable ASCII are \xNN (nvl_log_escape()): the
+ * list is printed, and a directory holds whatever names its files have
+ * (no chip or firmware file has such a name)
+ */
 static int list_dir(const char *dir, char ***out)
 {
 	DIR *d = opendir(dir);
+	char esc[NVL_LOG_ESCAPED(sizeof(((struct dirent *)0)->d_name))];
 	struct dirent *e;
 	char **v = NULL;
 	int n = 0;
@@ -91,7 +99,8 @@ static int list_dir(const char *dir, char ***out)
 		if (!nv)
 			break;
 		v = nv;
-		v[n] = strdup(e->d_name);
+		v[n] = strdup(
+			nvl_log_escape(esc, sizeof(esc), e->d_name, SIZE_MAX));
 		if (v[n])
 			n++;
 	}
@@ -108,6 +117,14 @@ static void free_list(char **v, int n)
 	free(v);
 }
 
+/* a link's target for the terminal: its bytes are anyone's */
+static const char *shown(const char *s)
+{
+	static char esc[NVL_LOG_ESCAPED(PATH_MAX)];
+
+	return nvl_log_escape(esc, sizeof(esc), s, SIZE_MAX);
+}
+
 static void list_chip(const char *dir, const char *chip)
 {
 	char p[PATH_MAX], link[PATH_MAX];
@@ -120,7 +137,7 @@ static void list_chip(const char *dir, const char *chip)
 	if (!lstat(p, &st) && S_ISLNK(st.st_mode) &&
 	    (ll = readlink(p, link, sizeof(link) - 1)) > 0) {
 		link[ll] = '\0';
-		printf("  %-6s -> %s\n", chip, link);
+		printf("  %-6s -> %s\n", chip, shown(link));
 		return;
 	}
 	snprintf(p, sizeof(p), "%s/nvidia/%s/gsp", dir, chip);
@@ -129,7 +146,7 @@ static void list_chip(const char *dir, const char *chip)
 	if (!lstat(p, &st) && S_ISLNK(st.st_mode) &&
 	    (ll = readlink(p, link, sizeof(link) - 1)) > 0) {
 		link[ll] = '\0';
-		printf(" (gsp/ -> %s)", link);
+		printf(" (gsp/ -> %s)", shown(link));
 	}
 	for (int i = 0; i < n; i++) {
 		const char *f = files[i];
@@ -157,8 +174,7 @@ int nvl_fw_list(const struct fw_args *a)
 	int bad = 0;
 
 	if (nvl_gsp_fw_search_path(&o, path, sizeof(path))) {
-		fprintf(stderr, "nvl fw: %s\n", nvl_error_msg());
-		return 1;
+		return nvl_tool_fail("fw", "%s", nvl_error_msg());
 	}
 	printf("search path: %s\n", path);
 	{
@@ -214,8 +230,8 @@ int nvl_fw_list(const struct fw_args *a)
 			       fam ? fam : "-", "-");
 			/* a chip the user named: an error, as in needed */
 			if (a->nchips) {
-				fprintf(stderr, "nvl fw: unknown chip '%s'\n",
-					seen[i]);
+				nvl_tool_fail("fw", "unknown chip '%s'",
+					      seen[i]);
 				bad = 1;
 			}
 		} else if (nvl_gsp_fw_find(seen[i], &o, ch)) {
@@ -336,14 +352,14 @@ static int need_version(const struct fw_args *a, const char *chip,
 		return -ENOMEM;
 	if (nvl_gsp_fw_find(chip, &o, ch)) {
 		if (!quiet)
-			fprintf(stderr, "nvl fw: %s\n", nvl_error_msg());
+			nvl_tool_fail("fw", "%s", nvl_error_msg());
 		nvl_free(ch);
 		return -ENOENT;
 	}
 	for (unsigned f = 0; f < NVL_GSP_FW_NUM_FILES && !ret; f++)
 		ret = add_need(v, n, max, ch->paths[f]);
 	if (ret)
-		fprintf(stderr, "nvl fw: cannot read %s\n", ch->dir);
+		nvl_tool_fail("fw", "cannot read %s", ch->dir);
 	nvl_free(ch);
 	return ret;
 }
@@ -366,8 +382,7 @@ int nvl_fw_needed(const struct fw_args *a)
 	 * alone, not a line after a table header */
 	for (unsigned c = 0; c < nchips; c++) {
 		if (!nvl_gsp_chip_family(chips[c])) {
-			fprintf(stderr, "nvl fw: unknown chip '%s'\n",
-				chips[c]);
+			nvl_tool_fail("fw", "unknown chip '%s'", chips[c]);
 			bad = 1;
 		}
 	}
@@ -386,15 +401,14 @@ int nvl_fw_needed(const struct fw_args *a)
 		vers = nvl_fw_chip_versions(chips[c], a->versions, vbuf, 17,
 					    store, sizeof(store));
 		if (!ch || !vers || !nvl_gsp_chip_family(chips[c])) {
-			fprintf(stderr, "nvl fw: unknown chip '%s'\n",
-				chips[c]);
+			nvl_tool_fail("fw", "unknown chip '%s'", chips[c]);
 			nvl_free(ch);
 			bad = 1;
 			continue;
 		}
 		o.versions = vers;
 		if (nvl_gsp_fw_find(chips[c], &o, ch)) {
-			fprintf(stderr, "nvl fw: %s\n", nvl_error_msg());
+			nvl_tool_fail("fw", "%s", nvl_error_msg());
 			nvl_free(ch);
 			bad = 1;
 			continue;
@@ -464,23 +478,19 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 
 			val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 			/* --path "$DIR" with DIR unset: not the default path */
-			if (!val || !*val) {
-				fprintf(stderr, "nvl fw: %s needs a value\n",
-					arg);
-				return 2;
-			}
+			if (!val || !*val)
+				return nvl_usage_error("fw", "%s needs a value",
+						       arg);
 		} else {
-			fprintf(stderr, "nvl fw: unknown option '%s'\n", arg);
-			return 2;
+			return nvl_usage_error("fw", "unknown option '%s'",
+					       arg);
 		}
 		if (!strncmp(arg, "--chip", 6) &&
 		    (arg[6] == '\0' || arg[6] == '=')) {
-			if (a->nchips == NVL_ARRAY_SIZE(a->chips)) {
-				fprintf(stderr,
-					"nvl fw: more than %zu --chip\n",
+			if (a->nchips == NVL_ARRAY_SIZE(a->chips))
+				return nvl_usage_error(
+					"fw", "more than %zu --chip",
 					NVL_ARRAY_SIZE(a->chips));
-				return 2;
-			}
 			a->chips[a->nchips++] = val;
 		} else if (!strncmp(arg, "--path", 6) &&
 			   (arg[6] == '\0' || arg[6] == '=')) {
@@ -489,8 +499,8 @@ static int parse_args(int argc, char **argv, int first, struct fw_args *a)
 			   (arg[10] == '\0' || arg[10] == '=')) {
 			a->versions = val;
 		} else {
-			fprintf(stderr, "nvl fw: unknown option '%s'\n", arg);
-			return 2;
+			return nvl_usage_error("fw", "unknown option '%s'",
+					       arg);
 		}
 	}
 	return 0;
@@ -521,8 +531,7 @@ int nvl_cmd_fw(int argc, char **argv)
 					    : nvl_fw_verify(argv[2]);
 	}
 	if (strcmp(sub, "list") && strcmp(sub, "needed")) {
-		fprintf(stderr, "nvl fw: unknown command '%s'\n", sub);
-		return nvl_help_usage_error("fw", "unknown subcommand");
+		return nvl_usage_error("fw", "unknown subcommand '%s'", sub);
 	}
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))

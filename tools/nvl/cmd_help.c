@@ -24,10 +24,9 @@ int nvl_cmd_help(int argc, char **argv)
 	} else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		return nvl_help_print(stdout, "help");
 	} else if (argv[1][0] == '-') {
-		return nvl_help_usage_error("help", "unknown option");
+		return nvl_usage_error("help", "unknown option '%s'", argv[1]);
 	} else if (nvl_help_print(stdout, argv[1])) {
-		fprintf(stderr, "nvl help: no command '%s'\n", argv[1]);
-		return NVL_EXIT_USAGE;
+		return nvl_usage_error("help", "no command '%s'", argv[1]);
 	}
 	return fflush(stdout) ? NVL_EXIT_FAIL : NVL_EXIT_OK;
 }

@@ -164,11 +164,8 @@ int nvl_cmd_plot(int argc, char **argv)
 			break;
 		case 'h':
 			return nvl_help_print(stdout, "plot");
-		case ':':
-			return nvl_help_usage_error(
-				"plot", "an option lacks its value");
 		default:
-			return nvl_help_usage_error("plot", "unknown option");
+			return nvl_usage_getopt("plot", ch, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -202,7 +199,7 @@ int nvl_cmd_plot(int argc, char **argv)
 	sel = nvl_calloc(r->nseries ? r->nseries : 1, sizeof(*sel));
 	if (!sel) {
 		nvl_record_free(r);
-		return nvl_tool_error("plot", "out of memory");
+		return nvl_tool_fail("plot", "out of memory");
 	}
 	for (unsigned int i = 0; i < r->nseries; i++) {
 		sel[i] = !globs || selected(r->series[i].key, globs);

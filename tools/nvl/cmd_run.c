@@ -198,9 +198,11 @@ static int record_open(struct run_ctx *x, const char *path)
 
 	x->recf = fopen(path, "w");
 	if (!x->recf) {
-		fprintf(stderr, "nvl run: error: cannot write %s: %s\n", path,
-			strerror(errno));
-		return -errno;
+		int err = errno;
+
+		nvl_tool_fail("run", "cannot write %s: %s", path,
+			      strerror(err));
+		return -err;
 	}
 	snprintf(d.name, sizeof(d.name), "%.15s %.46s", x->info.chip,
 		 x->info.gpu_name);
@@ -469,11 +471,8 @@ int nvl_cmd_run(int argc, char **argv)
 			return NVL_EXIT_OK;
 		case 'h':
 			return nvl_help_print(stdout, "run");
-		case ':':
-			return nvl_help_usage_error(
-				"run", "an option lacks its value");
 		default:
-			return nvl_help_usage_error("run", "unknown option");
+			return nvl_usage_getopt("run", ch, argv);
 		}
 	}
 	if (optind + 1 != argc)
@@ -484,8 +483,9 @@ int nvl_cmd_run(int argc, char **argv)
 		if (!strcmp(argv[optind], workloads[i].name))
 			wl = &workloads[i];
 	if (!wl)
-		return nvl_help_usage_error(
-			"run", "unknown WORKLOAD (nvl run --list)");
+		return nvl_usage_error("run",
+				       "unknown WORKLOAD '%s' (nvl run --list)",
+				       argv[optind]);
 	if (!o.clients)
 		o.clients = wl->clients;
 	if (o.clients < wl->min_clients)
@@ -524,7 +524,7 @@ int nvl_cmd_run(int argc, char **argv)
 	w.x = &x;
 	w.wl = wl;
 	if (pthread_create(&th, NULL, worker_main, &w)) {
-		ret = nvl_tool_error("run", "cannot start the workload");
+		ret = nvl_tool_fail("run", "cannot start the workload");
 		goto out;
 	}
 	while (!atomic_load(&w.done)) {
@@ -550,11 +550,11 @@ int nvl_cmd_run(int argc, char **argv)
 		summary_text(&x, secs);
 	ret = x.error ? NVL_EXIT_FAIL : NVL_EXIT_OK;
 	if (x.error)
-		fprintf(stderr, "nvl run: %s failed: %s\n", wl->name,
-			x.failure);
+		nvl_tool_fail("run", "%s failed: %s", wl->name, x.failure);
 out:
 	if (x.recf && fclose(x.recf) && !ret)
-		ret = nvl_tool_error("run", "cannot write %s", o.record);
+		ret = nvl_tool_fail("run", "cannot write %s: %s", o.record,
+				    strerror(errno));
 	run_ctx_close(&x);
 	return ret;
 }

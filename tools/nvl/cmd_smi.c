@@ -63,7 +63,7 @@ struct smi_opts {
 	enum smi_mode mode;
 	const char *ids, *devices, *run;
 	char *query; /* --query-gpu / --query-compute-apps list */
-	bool csv, noheader, nounits, json, xml;
+	bool csv, noheader, nounits, json, xml, format;
 	unsigned sections;
 	int64_t loop_ms; /* 0: once */
 	long count; /* --count: reports, 0 = until interrupted */
@@ -77,17 +77,16 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
+/* nvidia-smi's words, in nvl's form (docs/tools.md, "errors") */
 static int bad_option(const char *opt, bool missing)
 {
 	if (missing)
-		fprintf(stderr,
-			"ERROR: Option %s is missing its value. Please run "
-			"'nvl smi -h' for help.\n",
-			opt);
-	else
-		fprintf(stderr, "Invalid combination of input arguments. "
-				"Please run 'nvl smi -h' for help.\n");
-	return NVL_EXIT_USAGE;
+		return nvl_usage_error("smi", "Option %s is missing its value",
+				       opt);
+	return nvl_usage_error("smi",
+			       "Invalid combination of input arguments "
+			       "(at '%s')",
+			       opt);
 }
 
 /* -x VALUE, -xVALUE, --long=VALUE, --long VALUE */
@@ -241,6 +240,7 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 
 			if (!(v = opt_value(argc, argv, &i, NULL, "--format")))
 				return bad_option(a, true);
+			o->format = true;
 			copy = strdup(v);
 			if (!copy)
 				return NVL_EXIT_FAIL;
@@ -291,7 +291,16 @@ static int parse(int argc, char **argv, struct smi_opts *o)
 		}
 	}
 	if ((o->mode == M_CSV || o->mode == M_APPS) && !o->csv && !o->json)
-		return bad_option("--format", false);
+		return nvl_usage_error("smi", "--query-gpu and "
+					      "--query-compute-apps need "
+					      "--format=csv (or --json)");
+	/* options that would change nothing: not silently ignored */
+	if (o->format && o->mode != M_CSV && o->mode != M_APPS)
+		return nvl_usage_error("smi", "--format is for --query-gpu and "
+					      "--query-compute-apps");
+	if (o->count && !o->loop_ms)
+		return nvl_usage_error("smi", "-c/--count counts the reports "
+					      "of a loop: give -l or -lms too");
 	/*
 	 * the processes are in --json's report: not a CSV under --json; nor
 	 * is -L's list, -q's report or the field list JSON (--json printed
@@ -910,17 +919,27 @@ static int query_fields(struct smi_opts *o, int *ids, int max, int *n)
 			*--e = 0;
 		id = o->mode == M_APPS ? app_field(t) : smi_field_find(t);
 		if (id < 0 || *n == max) {
+			/* nvidia-smi's message on stdout, nvl's on stderr */
 			printf("Field \"%s\" is not a valid field to "
 			       "query.\n\n",
 			       t);
-			return NVL_EXIT_USAGE;
+			return nvl_usage_error("smi",
+					       "no field '%s' (nvl smi "
+					       "%s lists them)",
+					       t,
+					       o->mode == M_APPS
+						       ? "--help"
+						       : "--help-query-gpu");
 		}
 		ids[(*n)++] = id;
 	}
 	/* only commas or blanks: no field is not an empty report */
 	if (!*n) {
 		printf("Field \"\" is not a valid field to query.\n\n");
-		return NVL_EXIT_USAGE;
+		return nvl_usage_error("smi", "%s names no field",
+				       o->mode == M_APPS
+					       ? "--query-compute-apps"
+					       : "--query-gpu");
 	}
 	return 0;
 }
@@ -1142,7 +1161,7 @@ int nvl_cmd_smi(int argc, char **argv)
 			max += *c == ',';
 		ids = calloc(max, sizeof(*ids));
 		ret = ids ? query_fields(&o, ids, (int)max, &nf)
-			  : nvl_tool_error("smi", "out of memory");
+			  : nvl_tool_fail("smi", "out of memory");
 		if (ret) {
 			free(ids);
 			free(o.query);
@@ -1157,17 +1176,26 @@ int nvl_cmd_smi(int argc, char **argv)
 	if (o.ids) {
 		char bad[64];
 
-		if (nvl_gpus_select(&g, o.ids, bad)) {
-			printf("No devices were found\n");
+		ret = nvl_gpus_select(&g, o.ids, bad);
+		if (ret) {
+			/* nvidia-smi's words on stdout, nvl's on stderr */
+			if (ret == -ENOENT) {
+				printf("No devices were found\n");
+				nvl_tool_fail("smi", "-i %s: no GPU '%s'",
+					      o.ids, bad);
+			} else {
+				nvl_tool_fail("smi", "out of memory");
+			}
 			nvl_gpus_close(&g);
 			free(ids);
 			free(o.query);
-			return 6;
+			return ret == -ENOENT ? NVL_EXIT_NOT_FOUND
+					      : NVL_EXIT_FAIL;
 		}
 	}
 	x = calloc(g.n ? g.n : 1, sizeof(*x));
 	if (!x) {
-		ret = NVL_EXIT_FAIL;
+		ret = nvl_tool_fail("smi", "out of memory");
 		goto out;
 	}
 	if (o.run) {

@@ -585,7 +585,7 @@ int nvl_cmd_top(int argc, char **argv)
 
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return nvl_tool_error("top", "out of memory");
+		return nvl_tool_fail("top", "out of memory");
 	t->delay_ns = 1000000000ll;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -643,14 +643,16 @@ int nvl_cmd_top(int argc, char **argv)
 			run = argv[++i];
 			if (!nvl_load_valid(run, "top")) {
 				free(t);
-				return usage_error("--run takes copy[:N] or "
-						   "busy[:PCT]");
+				return NVL_EXIT_USAGE;
 			}
 		} else {
 			free(t);
-			return usage_error(
-				a[0] == '-' ? "unknown option or missing value"
-					    : "unexpected argument");
+			if (a[0] != '-')
+				return nvl_usage_error(
+					"top", "unexpected argument '%s'", a);
+			return nvl_usage_error(
+				"top",
+				"unknown option '%s' or its value missing", a);
 		}
 	}
 	if (nvl_gpus_open(&t->g, devices, "top")) {

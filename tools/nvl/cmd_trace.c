@@ -23,6 +23,7 @@
 #include "base/time.h"
 #include "cmd.h"
 #include "help.h"
+#include "term.h"
 #include "outfile.h"
 #include "trace.h"
 
@@ -66,9 +67,8 @@ struct wl_client {
 
 static int fail(const char *what, int ret)
 {
-	fprintf(stderr, "nvl trace: %s: %s (%d)\n", what, nvl_last_error(),
-		ret);
-	return 1;
+	return nvl_tool_fail("trace", "%s: %s (%d)", what, nvl_last_error(),
+			     ret);
 }
 
 static int wl_bo(struct wl_client *w, unsigned i, uint64_t va, void **cpu)
@@ -171,8 +171,7 @@ static int wl_job(struct wl_client *w, uint32_t ce_class, unsigned j)
 	if (memcmp(w->dst, w->src, BUF / 2) || sems[0] != j + 1 ||
 	    sems[2] != j + 1 ||
 	    ((uint32_t *)w->dst)[BUF / 8] != (0x5a5a0000u | j)) {
-		fprintf(stderr, "nvl trace: job %u: wrong bytes\n", j);
-		return 1;
+		return nvl_tool_fail("trace", "job %u: wrong bytes", j);
 	}
 	return 0;
 }
@@ -214,22 +213,18 @@ static int record_capture(const struct nvl_trace_log *l, const char *path)
 	struct nvl_out o;
 	int ret = nvl_out_open(&o, path);
 
-	if (ret) {
-		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
-			strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return nvl_tool_fail("trace", "cannot write %s: %s", path,
+				     strerror(-ret));
 	if (nvl_trace_log_write(l, o.f, path)) {
-		fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
+		nvl_tool_fail("trace", "%s", nvl_last_error());
 		nvl_out_close(&o, false);
 		return 1;
 	}
 	ret = nvl_out_close(&o, true);
-	if (ret) {
-		fprintf(stderr, "nvl trace: cannot write %s: %s\n", path,
-			strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return nvl_tool_fail("trace", "cannot write %s: %s", path,
+				     strerror(-ret));
 	return 0;
 }
 
@@ -340,15 +335,13 @@ int nvl_cmd_trace(int argc, char **argv)
 			break;
 		case 'h':
 			return nvl_help_print(stdout, "trace");
-		case ':':
-			return nvl_help_usage_error(
-				"trace", "an option lacks its value");
 		default:
-			return nvl_help_usage_error("trace", "unknown option");
+			return nvl_usage_getopt("trace", ch, argv);
 		}
 	}
 	if (optind != argc)
-		return nvl_help_usage_error("trace", "unexpected argument");
+		return nvl_usage_error("trace", "unexpected argument '%s'",
+				       argv[optind]);
 	if (flt.no_gsp && flt.no_push)
 		return nvl_help_usage_error(
 			"trace", "--gsp and --push exclude each other");
@@ -357,10 +350,8 @@ int nvl_cmd_trace(int argc, char **argv)
 			"trace", "--read decodes a capture: no --record, "
 				 "--device or --firmware with it");
 	if (readf) {
-		if (nvl_trace_log_read(&col.log, readf)) {
-			fprintf(stderr, "nvl trace: %s\n", nvl_last_error());
-			return 1;
-		}
+		if (nvl_trace_log_read(&col.log, readf))
+			return nvl_tool_fail("trace", "%s", nvl_last_error());
 		rc = 0;
 	} else {
 		rc = run_workload(spec, fw, nclients, jobs, &col);
@@ -371,8 +362,8 @@ int nvl_cmd_trace(int argc, char **argv)
 		FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
 
 		if (!out) {
-			fprintf(stderr, "nvl trace: /dev/null: %m\n");
-			rc = 1;
+			rc = nvl_tool_fail("trace", "/dev/null: %s",
+					   strerror(errno));
 		} else {
 			nvl_trace_decode(&col.log, &flt, out, &st);
 			if (quiet)

@@ -16,6 +16,7 @@
 
 #include "demo.h"
 #include "run.h"
+#include "term.h"
 
 struct story {
 	struct run_client *tex, *cp;
@@ -157,7 +158,7 @@ out:
 		/* the step's caller prints this thread's last error: say
 		 * what failed, on whichever thread it failed */
 		printf("  failed: %s\n", x.failure);
-		fprintf(stderr, "nvl demo: driver: %s\n", x.failure);
+		nvl_tool_fail("demo", "driver: %s", x.failure);
 	}
 	run_client_close(s.cp);
 	run_client_close(s.tex);

@@ -6,6 +6,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 #include "firmware/nvl_fw_manifest.h"
 #include "model/gsp/booter_sig.h"
 #include "fw.h"
+#include "term.h"
 
 enum kind { K_ELF, K_BOOTER, K_BOOTLOADER };
 
@@ -81,7 +83,11 @@ static int open_file(const char *path, struct file *f)
 	if (!ret)
 		return 0;
 err:
-	fprintf(stderr, "nvl fw: %s: %s\n", path, nvl_error_msg());
+	/* the library's message names the file when it read it */
+	if (strstr(nvl_error_msg(), path))
+		nvl_tool_fail("fw", "%s", nvl_error_msg());
+	else
+		nvl_tool_fail("fw", "%s: %s", path, nvl_error_msg());
 	nvl_free(f->data);
 	f->data = NULL;
 	return 1;
@@ -111,22 +117,12 @@ static void hex(const uint8_t *p, size_t n, char *out)
 /*
  * @s for the terminal: a hostile file's section name is any bytes but NUL;
  * control bytes and non-ASCII ones print as \xNN (no escape sequence, no
- * forged line), as readelf escapes them
+ * forged line), as readelf escapes them: the library's escaping, the one
+ * its messages use
  */
 static const char *shown(const char *s, char *out, size_t n)
 {
-	size_t k = 0;
-
-	for (; *s && k + 5 < n; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c >= 0x20 && c < 0x7f)
-			out[k++] = (char)c;
-		else
-			k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
-	}
-	out[k] = 0;
-	return out;
+	return nvl_log_escape(out, n, s, SIZE_MAX);
 }
 
 static void info_elf(const struct file *f)

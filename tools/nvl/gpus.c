@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "gpus.h"
+#include "help.h"
+#include "term.h"
 
 int64_t nvl_now_ns(void)
 {
@@ -119,8 +121,8 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 	/* too many devices: refused before booting the first eight */
 	for (const char *p = specs; *p; p += strcspn(p, ","), p += !!*p)
 		if (p[0] != ',' && ++n > NVL_GPUS_MAX) {
-			fprintf(stderr, "nvl %s: error: more than %d devices\n",
-				cmd, NVL_GPUS_MAX);
+			nvl_tool_fail(cmd, "more than %d devices",
+				      NVL_GPUS_MAX);
 			return -E2BIG;
 		}
 	copy = strdup(specs);
@@ -133,8 +135,8 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 
 		ret = nvl_device_open(s, NULL, &gpu->dev);
 		if (ret) {
-			fprintf(stderr, "nvl %s: error: cannot open '%s': %s\n",
-				cmd, s, nvl_last_error());
+			nvl_tool_fail(cmd, "cannot open '%s': %s", s,
+				      nvl_last_error());
 			break;
 		}
 		nvl_device_query(gpu->dev, &gpu->info);
@@ -162,8 +164,7 @@ int nvl_gpus_open(struct nvl_gpus *g, const char *specs, const char *cmd)
 	free(copy);
 	/* "," or NVL_DEVICES=",": no device is not an empty report */
 	if (!ret && !g->n) {
-		fprintf(stderr, "nvl %s: error: '%s' names no device\n", cmd,
-			specs);
+		nvl_tool_fail(cmd, "'%s' names no device", specs);
 		ret = -EINVAL;
 	}
 	if (ret)

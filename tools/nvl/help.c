@@ -3,6 +3,8 @@
  * nvl's help table and its three renderings: --help text, the nvl(1) man
  * page (roff) and the bash completion script. See help.h.
  */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -571,20 +573,52 @@ int nvl_help_print(FILE *f, const char *name)
 	return 0;
 }
 
-int nvl_help_usage_error(const char *name, const char *why)
+int nvl_usage_error(const char *name, const char *fmt, ...)
 {
 	const struct nvl_help *h = nvl_help_find(name);
-	bool c = nvl_term_colour(stderr);
+	bool top = !strcmp(name, "nvl");
+	va_list ap;
 
-	fprintf(stderr, "nvl %s: %susage error:%s %s\n", name,
-		c ? NVL_SGR_RED : "", c ? NVL_SGR_RESET : "", why);
+	nvl_tool_prefix(name, "usage error");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	if (h) {
 		size_t n = strcspn(h->synopsis, "\n");
 
 		fprintf(stderr, "usage: %.*s\n", (int)n, h->synopsis);
 	}
-	fprintf(stderr, "Try 'nvl %s --help'.\n", name);
+	fprintf(stderr, "Try 'nvl%s%s --help'.\n", top ? "" : " ",
+		top ? "" : name);
 	return NVL_EXIT_USAGE;
+}
+
+int nvl_help_usage_error(const char *name, const char *why)
+{
+	return nvl_usage_error(name, "%s", why);
+}
+
+int nvl_usage_getopt(const char *name, int ch, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int n = (int)strcspn(arg, "=");
+
+	/* a long option by its name (without "=VALUE"), a short one by its
+	 * letter (it may sit in a cluster: -vz) */
+	if (ch == ':')
+		return arg[0] == '-' && arg[1] == '-'
+			       ? nvl_usage_error(name,
+						 "option '%.*s' needs a value",
+						 n, arg)
+			       : nvl_usage_error(name,
+						 "option '-%c' needs a value",
+						 optopt);
+	if (arg[0] == '-' && arg[1] == '-')
+		return nvl_usage_error(name, "unknown option '%s'", arg);
+	if (optopt > ' ' && optopt < 0x7f)
+		return nvl_usage_error(name, "unknown option '-%c'", optopt);
+	return nvl_usage_error(name, "unknown option");
 }
 
 /* ---- nvl(1) ------------------------------------------------------------ */

@@ -14,6 +14,8 @@
 
 #include <stdio.h>
 
+#include "base/compiler.h"
+
 /**
  * struct nvl_help_opt - one option
  * @flags: "-o, --output" (short first, if any)
@@ -62,11 +64,25 @@ const struct nvl_help *nvl_help_find(const char *name);
 int nvl_help_print(FILE *f, const char *name);
 
 /**
- * nvl_help_usage_error() - a usage error: "nvl NAME: WHY" and a pointer to
- * --help, on stderr.
+ * nvl_help_usage_error() - a usage error: "nvl NAME: usage error: WHY", the
+ * synopsis's first line and a pointer to --help, on stderr.
  * Return: 2, the usage exit code.
  */
 int nvl_help_usage_error(const char *name, const char *why);
+
+/** nvl_usage_error() - nvl_help_usage_error() with a printf format. */
+int nvl_usage_error(const char *name, const char *fmt, ...) NVL_PRINTF(2, 3);
+
+/**
+ * nvl_usage_getopt() - the usage error for what getopt_long() returned
+ * (with opterr 0 and ':' leading the short options): '?' an unknown
+ * option, ':' a missing value, each named.
+ * @name: the command
+ * @ch: getopt_long()'s return
+ * @argv: the argument vector getopt_long() walked
+ * Return: 2.
+ */
+int nvl_usage_getopt(const char *name, int ch, char **argv);
 
 /** nvl_help_man() - write the nvl(1) man page (roff) to @f. */
 void nvl_help_man(FILE *f);

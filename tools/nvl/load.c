@@ -28,6 +28,8 @@
 #include <time.h>
 
 #include "gpus.h"
+#include "help.h"
+#include "term.h"
 #include "kit.h"
 
 #define MIB (1ull << 20)
@@ -238,10 +240,10 @@ bool nvl_load_valid(const char *workload, const char *cmd)
 
 	if (load_parse(workload, &n, &pct))
 		return true;
-	fprintf(stderr,
-		"nvl %s: unknown workload '%s' (copy[:N], N 1..%d; "
-		"busy[:PCT], PCT 1..99)\n",
-		cmd, workload, LOAD_MAX);
+	nvl_usage_error(cmd,
+			"unknown workload '%s' (copy[:N], N 1..%d; "
+			"busy[:PCT], PCT 1..99)",
+			workload, LOAD_MAX);
 	return false;
 }
 
@@ -273,18 +275,18 @@ int nvl_load_start(struct nvl_device *dev, const char *workload,
 		l->w[i].started = !ret;
 	}
 	if (ret) {
-		fprintf(stderr, "nvl %s: error: workload '%s': %s\n", cmd,
-			workload, nvl_last_error());
+		nvl_tool_fail(cmd, "workload '%s': %s", workload,
+			      nvl_last_error());
 		nvl_load_stop(l);
 		return ret;
 	}
 	*out = l;
 	return 0;
 bad:
-	fprintf(stderr,
-		"nvl %s: error: unknown workload '%s' (copy[:N], N 1..%d; "
-		"busy[:PCT], PCT 1..99)\n",
-		cmd, workload, LOAD_MAX);
+	nvl_tool_fail(cmd,
+		      "unknown workload '%s' (copy[:N], N 1..%d; "
+		      "busy[:PCT], PCT 1..99)",
+		      workload, LOAD_MAX);
 	return -EINVAL;
 }
 

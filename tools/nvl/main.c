@@ -13,6 +13,7 @@
 #include "nvl_config.h"
 #include "cmd.h"
 #include "help.h"
+#include "term.h"
 
 static const struct nvl_cmd cmds[] = {
 	{"demo", "the main job: exercise the stack on the built-in model",
@@ -42,6 +43,16 @@ static void usage(FILE *f)
 	fprintf(f, "\nWithout a command, nvl runs 'demo'.\n");
 }
 
+static const char *cmd_name(int argc, char **argv)
+{
+	if (argc < 2)
+		return "demo";
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].name;
+	return "nvl";
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc < 2)
@@ -56,9 +67,11 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "nvl: unknown command '%s'\n", argv[1]);
+	nvl_tool_prefix("nvl", "usage error");
+	fprintf(stderr, "unknown command '%s'\n", argv[1]);
 	usage(stderr);
-	return 2;
+	fprintf(stderr, "Try 'nvl --help'.\n");
+	return NVL_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -73,10 +86,11 @@ int main(int argc, char **argv)
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno != EPIPE)
-			fprintf(stderr, "nvl: error writing the output%s%s\n",
-				errno ? ": " : "",
-				errno ? strerror(errno) : "");
-		return ret ? ret : 1;
+			nvl_tool_fail(cmd_name(argc, argv),
+				      "cannot write the output%s%s",
+				      errno ? ": " : "",
+				      errno ? strerror(errno) : "");
+		return ret ? ret : NVL_EXIT_FAIL;
 	}
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "base/log.h"
@@ -64,15 +65,50 @@ static bool engine_name_ok(const char *s)
 	return true;
 }
 
+/*
+ * A name reaches the terminal (plot --list): 1..63 bytes of well-formed
+ * UTF-8 (no overlong form, surrogate or code point past U+10FFFF) without
+ * a control character: C0, DEL, nor C1 (U+0080..U+009F, C2 80..C2 9F,
+ * where U+009B is CSI). What is not UTF-8 is refused too: a lone 9B byte
+ * is CSI to a terminal in 8-bit mode.
+ */
 static bool name_ok(const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strnlen(s, NVL_REC_NAME_MAX);
 
 	if (!n || n == NVL_REC_NAME_MAX)
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+	for (size_t i = 0; i < n;) {
+		unsigned int c = p[i], len, cp, min;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == 0x7f)
+				return false;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			len = 2, cp = c & 0x1f, min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3, cp = c & 0x0f, min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4, cp = c & 0x07, min = 0x10000;
+		} else {
 			return false;
+		}
+		if (n - i < len)
+			return false;
+		for (unsigned int k = 1; k < len; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (p[i + k] & 0x3fu);
+		}
+		if (cp < min || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+			return false;
+		i += len;
+	}
 	return true;
 }
 
@@ -374,8 +410,10 @@ static int want_name(struct rd *rd, const struct nvl_json *obj, const char *key,
 	if (ret)
 		return ret;
 	if (!name_ok(j->str))
-		return bad(rd, "\"%s\" must be 1..%d printable bytes", key,
-			   NVL_REC_NAME_MAX - 1);
+		return bad(rd,
+			   "\"%s\" must be 1..%d bytes of UTF-8 without "
+			   "control characters",
+			   key, NVL_REC_NAME_MAX - 1);
 	strcpy(out, j->str);
 	return 0;
 }
@@ -896,16 +934,32 @@ int nvl_record_parse(const char *buf, size_t len, const char *name,
 	return 0;
 }
 
+/*
+ * nvl run records 20 samples a second: a day of one device and a few
+ * clients is about 0.4 GiB. /dev/zero, a FIFO that never ends or a huge
+ * file is refused, not read until memory runs out.
+ */
+#define REC_FILE_MAX (1ull << 30)
+
 int nvl_record_load(const char *path, struct nvl_record **out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	size_t cap = 1 << 16, len = 0;
+	struct stat st;
 	char *buf;
 	int ret;
 
 	*out = NULL;
 	if (!f)
 		return nvl_error(-errno, "%s: %s", path, strerror(errno));
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > REC_FILE_MAX) {
+		if (f != stdin)
+			fclose(f);
+		return nvl_error(-EFBIG, "%s: %lld bytes, more than %llu MiB",
+				 path, (long long)st.st_size,
+				 REC_FILE_MAX >> 20);
+	}
 	buf = nvl_malloc(cap);
 	while (buf) {
 		size_t n = fread(buf + len, 1, cap - len, f);
@@ -913,6 +967,13 @@ int nvl_record_load(const char *path, struct nvl_record **out)
 		len += n;
 		if (len < cap)
 			break;
+		if (len >= REC_FILE_MAX) {
+			nvl_free(buf);
+			if (f != stdin)
+				fclose(f);
+			return nvl_error(-EFBIG, "%s: more than %llu MiB", path,
+					 REC_FILE_MAX >> 20);
+		}
 		char *nb = nvl_realloc(buf, cap * 2);
 
 		if (!nb) {
@@ -927,7 +988,7 @@ int nvl_record_load(const char *path, struct nvl_record **out)
 	if (f != stdin)
 		fclose(f);
 	if (!buf)
-		return -ENOMEM;
+		return nvl_error(-ENOMEM, "%s: out of memory", path);
 	if (!ret)
 		ret = nvl_record_parse(buf, len, path, out);
 	nvl_free(buf);

@@ -33,14 +33,21 @@ const char *nvl_term_sgr(FILE *f, const char *sgr)
 	return nvl_term_colour(f) ? sgr : "";
 }
 
+void nvl_tool_prefix(const char *cmd, const char *kind)
+{
+	bool c = nvl_term_colour(stderr);
+	bool top = !cmd || !strcmp(cmd, "nvl");
+
+	fprintf(stderr, "nvl%s%s: %s%s:%s ", top ? "" : " ", top ? "" : cmd,
+		c ? NVL_SGR_RED : "", kind, c ? NVL_SGR_RESET : "");
+}
+
 int nvl_tool_error(const char *cmd, const char *fmt, ...)
 {
 	const char *last = nvl_last_error();
-	bool c = nvl_term_colour(stderr);
 	va_list ap;
 
-	fprintf(stderr, "nvl %s: %serror:%s ", cmd, c ? NVL_SGR_RED : "",
-		c ? NVL_SGR_RESET : "");
+	nvl_tool_prefix(cmd, "error");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -48,4 +55,27 @@ int nvl_tool_error(const char *cmd, const char *fmt, ...)
 		fprintf(stderr, ": %s", last);
 	fputc('\n', stderr);
 	return NVL_EXIT_FAIL;
+}
+
+int nvl_tool_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	nvl_tool_prefix(cmd, "error");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return NVL_EXIT_FAIL;
+}
+
+void nvl_tool_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	nvl_tool_prefix(cmd, "warning");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
