@@ -18,9 +18,9 @@
  *
  * Destroy: stop, leave the pool, remove pending dependency callbacks,
  * cancel the jobs on the ring (cancel_job, then force-detach after one
- * second: -ECANCELED), finish the jobs still queued as a kill does (-ESRCH;
- * -ECANCELED for a banned entity's) without waiting for their
- * dependencies, free everything.
+ * second: -ECANCELED), finish the jobs still queued without waiting for
+ * their dependencies (a killed entity's -ESRCH, as the kill promised; a
+ * banned or still attached entity's -ECANCELED), free everything.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -386,8 +386,10 @@ static void destroy_queued(struct nvl_sched *sched)
 
 	nvl_mutex_lock(&sched->lock);
 	nvl_list_for_each_entry_safe (e, etmp, &sched->entities, sched_node) {
-		/* as the run loop finishes a stopped entity's jobs */
-		int err = e->banned ? -ECANCELED : -ESRCH;
+		/* a killed entity's as the run loop finishes them; an entity
+		 * still attached is cancelled with the scheduler (vm.c's bind
+		 * queues: -ECANCELED, as Xe closing a VM) */
+		int err = e->killed && !e->banned ? -ESRCH : -ECANCELED;
 
 		while (!nvl_list_empty(&e->jobs)) {
 			struct nvl_sched_job *job = nvl_list_first_entry(

@@ -212,9 +212,10 @@ int nvl_sched_create(const struct nvl_sched_args *args,
  * Stops running jobs; jobs still on the hardware are cancelled (cancel_job,
  * or detached and finished with -ECANCELED); then jobs still queued (never
  * run: waiting for a dependency or for ring space, or handed over by
- * nvl_sched_entity_fini()) finish as a kill finishes them, in queue order:
- * -ESRCH, or -ECANCELED for a banned entity's, without waiting for their
- * dependencies. Every job is freed through free_job. Entities still
+ * nvl_sched_entity_fini()) finish in queue order without waiting for their
+ * dependencies: a killed entity's with -ESRCH (what the kill promised), a
+ * banned or still attached entity's with -ECANCELED. Every job is freed
+ * through free_job. Entities still
  * attached are detached: later pushes fail with -ESRCH and
  * nvl_sched_entity_fini() only forgets them. Every fence of every job
  * signals before this returns.
