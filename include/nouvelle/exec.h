@@ -70,9 +70,15 @@ NVL_API int nvl_channel_create(struct nvl_client *client, uint32_t vm,
  * nvl_channel_destroy() - close a channel.
  * @client: its client
  * @channel: its handle
- * Work in flight is abandoned:
- * the channel is taken off the hardware at once and the fences of its
- * pending jobs signal with -ECANCELED.
+ * Work in flight is abandoned: the channel is taken off the hardware at
+ * once and every pending job's fence has signalled when this returns.
+ * A job the channel's ring had (written to its GPFIFO, running or not)
+ * signals 0 if its semaphore shows it done, else -ECANCELED; a job still
+ * queued, which never reached the ring (waiting for a dependency, for ring
+ * space, or behind such a job), signals -ESRCH, as a DRM scheduler ends a
+ * killed entity's queued jobs; on the channel whose job timeout banned its
+ * client, queued jobs signal the ban's -ECANCELED instead (docs/driver.md,
+ * docs/faults.md).
  * Return: 0, -EINVAL, -ENOENT.
  */
 NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel);
@@ -83,7 +89,8 @@ NVL_API int nvl_channel_destroy(struct nvl_client *client, uint32_t channel);
 enum nvl_channel_reason {
 	/** @NVL_CHANNEL_ALIVE: not killed */
 	NVL_CHANNEL_ALIVE = 0,
-	/** @NVL_CHANNEL_DESTROYED: closed by its client (-ECANCELED) */
+	/** @NVL_CHANNEL_DESTROYED: closed by its client (@error -ECANCELED;
+	 * its jobs' errors: nvl_channel_destroy()) */
 	NVL_CHANNEL_DESTROYED = 1,
 	/** @NVL_CHANNEL_MMU_FAULT: a non-replayable MMU fault (Xid 31,
 	 * -EFAULT); the fault_* fields say where */

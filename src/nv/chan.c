@@ -63,6 +63,7 @@
 #include "nouvelle/exec.h"
 #include "nv/chan.h"
 #include "nv/device.h"
+#include "nv/fault.h"
 #include "nv/usage.h"
 #include "nv/vm.h"
 #include "nv/work.h"
@@ -150,8 +151,9 @@ struct nv_job {
 	uint32_t n_push;
 	uint32_t cap; /* room in push[] */
 	uint32_t magic; /* JOB_LIVE from alloc to release, JOB_CACHED after */
-	/* timedout_job() gave it its one more period for a hang declared on
-	 * the device just before (the scheduler's run token: one caller) */
+	/* timedout_job() gave it, parked on an acquire, its one more period
+	 * for a hang declared on its engine just before (the scheduler's run
+	 * token: one caller) */
 	bool hang_deferred;
 	struct nvl_exec_push push[];
 };
@@ -581,7 +583,7 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	struct nv_job *j = container_of(sj, struct nv_job, base);
 	struct nv_chan *ch = j->ch;
 	uint32_t st, ctrl, hangs;
-	bool parked, torn;
+	bool parked, torn, held;
 
 	job_check(j);
 	/* the engine is idle or works for another channel: this one waits
@@ -597,20 +599,28 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	 * (the event queue was full, or the event's copy failed) and no
 	 * one else will end its jobs */
 	torn = !(ctrl & NVL_HW_CHRAM_CTRL_ENABLE);
-	if (!parked && !torn &&
-	    (!(st & NVL_HW_ENGINE_STATUS_CHID_VALID) ||
-	     (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) != ch->chid))
+	held = (st & NVL_HW_ENGINE_STATUS_CHID_VALID) &&
+	       (st >> NVL_HW_ENGINE_STATUS_CHID_SHIFT & 0xfff) == ch->chid &&
+	       !parked && !torn;
+	if (!parked && !torn && !held)
 		return NVL_SCHED_STAT_NO_HANG;
-	/* a hang was declared on the device less than a timeout ago: this
-	 * channel most likely waited behind it and has only just had its
-	 * turn after the reset; it gets one more period, once: other
-	 * clients' hangs, one declared in each of its periods, must not
-	 * keep a hung job from ending */
-	if (!torn && !j->hang_deferred &&
-	    nvl_time_ns() - atomic_load(&ch->d->hang_ns) <
-		    ch->d->job_timeout_ns) {
-		j->hang_deferred = true;
-		return NVL_SCHED_STAT_NO_HANG;
+	/*
+	 * A channel that held this engine when it was declared hung, less
+	 * than a timeout ago: this one, on the engine now, got it after that
+	 * one's reset, less than a timeout ago, so it has not had it a whole
+	 * timeout without progress. Not hung, as often as that is so (no
+	 * cap: a job really hung on the engine keeps every other channel off
+	 * it, so no such declaration follows its own hang; a cap only moved
+	 * the edge, docs/faults.md). Parked on an acquire: one more period,
+	 * once (it may have waited behind that hang before it parked).
+	 */
+	if (!torn && nvl_nv_hang_recent(ch->d, ch->runlist)) {
+		if (held)
+			return NVL_SCHED_STAT_NO_HANG;
+		if (!j->hang_deferred) {
+			j->hang_deferred = true;
+			return NVL_SCHED_STAT_NO_HANG;
+		}
 	}
 	if (nvl_fence_is_signaled(j->hw))
 		return NVL_SCHED_STAT_NO_HANG; /* finished meanwhile */
@@ -625,8 +635,10 @@ static enum nvl_sched_stat timedout_job(struct nvl_sched_job *sj)
 	ch->rec_busy = true;
 	ch->rec_torn = torn;
 	nvl_flock_unlock(&ch->lock);
-	if (!torn)
-		atomic_store(&ch->d->hang_ns, nvl_time_ns());
+	/* only a declaration of a channel that held the engine defers others:
+	 * not a parked one's, not a torn one's (no engine time of theirs) */
+	if (held)
+		nvl_nv_hang_declared(ch->d, ch->runlist);
 	/* stop waits for a run_job in progress: not under ch->lock */
 	nvl_sched_stop(ch->sched);
 	/* (a lost event is no hang of the client's: not counted) */

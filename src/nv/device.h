@@ -19,6 +19,7 @@
 #include "gsp/boot.h"
 #include "hw/hwif.h"
 #include "nv/chip.h"
+#include "nv/fault.h"
 #include "sync/flock.h"
 #include "nouvelle/trace.h"
 
@@ -130,10 +131,12 @@ struct nvl_nv_device {
 	_Atomic uint32_t gen;
 	/** @job_timeout_ns: the job timeout of its channels (nv/chan.c) */
 	int64_t job_timeout_ns;
-	/** @hang_ns: when a channel's job was last declared hung (time.h
-	 * clock): channels that time out within a timeout of it waited
-	 * behind it and get another period */
-	_Atomic int64_t hang_ns;
+	/** @hang_ns: per runlist (engine), when a job was last declared
+	 * hung on a channel that held that engine at the declaration
+	 * (ENGINE_STATUS; time.h clock; 0 never): a channel found on the
+	 * engine within a timeout of it has had the engine for less than a
+	 * timeout (nv/fault.c nvl_nv_hang_declared(), nvl_nv_hang_recent()) */
+	_Atomic int64_t hang_ns[NVL_NV_HANG_RUNLISTS];
 	/** @heartbeat_misses: heartbeats in a row without a reply */
 	unsigned heartbeat_misses;
 	/** @suspended: between nvl_nv_device_suspend() and resume: new

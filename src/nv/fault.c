@@ -27,6 +27,11 @@
  *
  * Nothing else stops: other channels and clients go on, and the client of
  * a killed channel can create a new one.
+ *
+ * Hang declarations (nv/chan.c's job timeouts): per runlist, the time a
+ * job was last declared hung on a channel that held that engine; a channel
+ * found on the engine within a timeout of it is not hung (docs/faults.md,
+ * "Hang deferral").
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -569,4 +574,22 @@ void nvl_nv_fault_stats(struct nvl_nv_device *d, struct nvl_fault_stats *st)
 	pthread_mutex_lock(&f->lock);
 	*st = f->st;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- hang declarations, per engine (docs/faults.md) ----------------- */
+
+void nvl_nv_hang_declared(struct nvl_nv_device *d, uint32_t runlist)
+{
+	if (runlist < NVL_NV_HANG_RUNLISTS)
+		atomic_store(&d->hang_ns[runlist], nvl_time_ns());
+}
+
+bool nvl_nv_hang_recent(struct nvl_nv_device *d, uint32_t runlist)
+{
+	int64_t t;
+
+	if (runlist >= NVL_NV_HANG_RUNLISTS)
+		return false;
+	t = atomic_load(&d->hang_ns[runlist]);
+	return t && nvl_time_ns() - t < d->job_timeout_ns;
 }

@@ -18,7 +18,9 @@
  *
  * Destroy: stop, leave the pool, remove pending dependency callbacks,
  * cancel the jobs on the ring (cancel_job, then force-detach after one
- * second), finish queued jobs with -ECANCELED, free everything.
+ * second: -ECANCELED), finish the jobs still queued without waiting for
+ * their dependencies (a killed entity's -ESRCH, as the kill promised; a
+ * banned or still attached entity's -ECANCELED), free everything.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -384,6 +386,11 @@ static void destroy_queued(struct nvl_sched *sched)
 
 	nvl_mutex_lock(&sched->lock);
 	nvl_list_for_each_entry_safe (e, etmp, &sched->entities, sched_node) {
+		/* a killed entity's as the run loop finishes them; an entity
+		 * still attached is cancelled with the scheduler (vm.c's bind
+		 * queues: -ECANCELED, as Xe closing a VM) */
+		int err = e->killed && !e->banned ? -ESRCH : -ECANCELED;
+
 		while (!nvl_list_empty(&e->jobs)) {
 			struct nvl_sched_job *job = nvl_list_first_entry(
 				&e->jobs, struct nvl_sched_job, node);
@@ -391,7 +398,7 @@ static void destroy_queued(struct nvl_sched *sched)
 			nvl_list_del(&job->node);
 			e->num_queued--;
 			nvl_mutex_unlock(&sched->lock);
-			nvl_sched_job_finish_unrun(job, -ECANCELED);
+			nvl_sched_job_finish_unrun(job, err);
 			nvl_mutex_lock(&sched->lock);
 		}
 		if (e->on_rq)

@@ -210,9 +210,13 @@ int nvl_sched_create(const struct nvl_sched_args *args,
  * @sched: the scheduler (NULL is a no-op)
  *
  * Stops running jobs; jobs still on the hardware are cancelled (cancel_job,
- * or detached and finished with -ECANCELED); queued jobs that never ran
- * finish with -ECANCELED; every job is freed through free_job. Entities
- * still attached are detached: later pushes fail with -ESRCH and
+ * or detached and finished with -ECANCELED); then jobs still queued (never
+ * run: waiting for a dependency or for ring space, or handed over by
+ * nvl_sched_entity_fini()) finish in queue order without waiting for their
+ * dependencies: a killed entity's with -ESRCH (what the kill promised), a
+ * banned or still attached entity's with -ECANCELED. Every job is freed
+ * through free_job. Entities still
+ * attached are detached: later pushes fail with -ESRCH and
  * nvl_sched_entity_fini() only forgets them. Every fence of every job
  * signals before this returns.
  */
@@ -311,9 +315,9 @@ void nvl_sched_entity_kill(struct nvl_sched_entity *entity);
  * @entity: the entity (may then be freed by the caller)
  *
  * Jobs still queued (waiting for dependencies) move to a scheduler-owned
- * copy of the entity and finish with -ESRCH, in order, once their
- * dependencies signal (or -ECANCELED when the scheduler is destroyed
- * first); fini does not wait for them.
+ * copy of the entity and finish with -ESRCH (-ECANCELED if it was banned),
+ * in order, once their dependencies signal, or at once when the scheduler
+ * is destroyed first; fini does not wait for them.
  */
 void nvl_sched_entity_fini(struct nvl_sched_entity *entity);
 

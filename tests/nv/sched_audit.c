@@ -5,7 +5,8 @@
  * (a dependency that signals only when the hang times out) when the
  * channel, or the whole client, is destroyed meanwhile: the destroy
  * returns, the jobs never run, every fence signals with an error (at once
- * for a destroyed channel, exec.h) and nothing leaks (ASan). Helpers as
+ * for a destroyed channel, exec.h) and nothing leaks (ASan). Also (session
+ * 21): one destroy with jobs in every state, each job's exact error. Helpers as
  * in hang.c. Also: a job whose cross-client dependency failed runs and
  * ends without error (as drm_sched: no dependency error is forwarded); a
  * job fence outlives its device. All passed when written; under load the
@@ -95,7 +96,8 @@ static bool still_hung(struct rig *a)
 /*
  * Client B's jobs queue behind a dependency on client A's hung job; B's
  * channel is destroyed meanwhile. The destroy returns, B's jobs never run
- * and their fences carry -ECANCELED at once.
+ * and their fences carry -ESRCH at once (queued, never on the ring:
+ * exec.h; -ECANCELED until session 21).
  */
 static void channel_destroyed_behind_a_hung_dependency(void **state)
 {
@@ -117,10 +119,10 @@ static void channel_destroyed_behind_a_hung_dependency(void **state)
 	}
 	if (n == ATTEMPTS)
 		fail_msg("A's hang ended before B's destroy %d times", n);
-	/* exec.h: the pending jobs' fences signal with -ECANCELED, at once */
+	/* exec.h: the queued jobs' fences signal with -ESRCH, at once */
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(nvl_syncobj_status(b.c, b.sync[i], 0, &st), 0);
-		assert_int_equal(st, -ECANCELED);
+		assert_int_equal(st, -ESRCH);
 	}
 	assert_int_equal(rig_status(&a, 0), -ETIMEDOUT);
 	assert_int_equal(b.pdst[0], 0);
@@ -241,11 +243,97 @@ static void dependency_error_is_not_forwarded(void **state)
 	nvl_device_close(dev);
 }
 
+/*
+ * One destroy, every state a job can be in, each job's exact error
+ * (exec.h nvl_channel_destroy(), docs/driver.md; drm_sched's contract,
+ * ../shared/reference/fences-syncobj-scheduler.md "Entity close": a killed
+ * entity's queued jobs complete with -ESRCH, jobs the hardware had are
+ * cancelled, -ECANCELED). Client A's job hangs copy engine 0 (the model's
+ * ENGINE_HANG, read back in ENGINE_STATUS HUNG), so client B's channel on
+ * the same runlist never runs; the job timeout is a minute, so nothing but
+ * the destroy ends B's jobs, on any machine. B's ring holds 255 credits
+ * (one per GPFIFO entry: a job's pushes plus its fence idiom): jobs 0..2
+ * of NVL_EXEC_MAX_PUSH pushes (65 credits each) go on the ring, job 3 does
+ * not fit (ready, not run), job 4 waits behind it in order, job 5 waits
+ * for A's hung job (a dependency) and job 6 behind it.
+ */
+static void b_exec(struct rig *k, int i, uint32_t n_push, const uint32_t *wait)
+{
+	struct nvl_exec_push push[NVL_EXEC_MAX_PUSH];
+	uint32_t n = nvl_kit_pb_release(k->ppb + i * SEG / 4, VA_DST + 4 * i,
+					0x1000 + i);
+	struct nvl_vm_sync w = {.handle = wait ? *wait : 0};
+	struct nvl_vm_sync sig = {.handle = k->sync[i]};
+
+	for (uint32_t p = 0; p < n_push; p++)
+		push[p] = (struct nvl_exec_push){.va = VA_PB + i * SEG,
+						 .len = n * 4};
+	assert_int_equal(nvl_exec(k->c, k->chan, push, n_push, &w, wait ? 1 : 0,
+				  &sig, 1, 0),
+			 0);
+}
+
+static void channel_destroy_error_per_job_state(void **state)
+{
+	struct nvl_device_opts o = {.job_timeout_ms = 60000};
+	struct nvl_channel_info ci;
+	struct nvl_device *dev;
+	struct nvl_hw *hw;
+	struct rig a, b;
+	int64_t dl;
+	int st;
+
+	(void)state;
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	hw = nvl_model_hw(dev->model);
+	rig_up(dev, &a);
+	rig_up(dev, &b);
+	rig_hang(&a);
+	assert_int_equal(rig_exec(&a, 0), 0);
+	dl = rig_now_ns() + 20000000000ll;
+	while (!(nvl_hw_rd32(hw, NVL_HW_ENGINE_STATUS(0)) &
+		 NVL_HW_ENGINE_STATUS_HUNG) &&
+	       rig_now_ns() < dl)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	assert_true(nvl_hw_rd32(hw, NVL_HW_ENGINE_STATUS(0)) &
+		    NVL_HW_ENGINE_STATUS_HUNG);
+	share(&a, 0, &b, 7);
+	for (int i = 0; i < 4; i++) /* 0..2 on the ring, 3 does not fit */
+		b_exec(&b, i, NVL_EXEC_MAX_PUSH, NULL);
+	b_exec(&b, 4, 1, NULL);
+	b_exec(&b, 5, 1, &b.sync[7]);
+	b_exec(&b, 6, 1, NULL);
+	/* the ring took exactly jobs 0..2 (run_job counts them), none ran */
+	dl = rig_now_ns() + 20000000000ll;
+	do {
+		assert_int_equal(nvl_channel_query(b.c, b.chan, &ci), 0);
+	} while (ci.submitted < 3 && rig_now_ns() < dl &&
+		 !nanosleep(&(struct timespec){0, 1000000}, NULL));
+	nanosleep(&(struct timespec){0, 20000000}, NULL);
+	assert_int_equal(nvl_channel_query(b.c, b.chan, &ci), 0);
+	assert_int_equal(ci.submitted, 3);
+	assert_int_equal(ci.completed, 0);
+
+	assert_int_equal(nvl_channel_destroy(b.c, b.chan), 0);
+	/* every fence has signalled when the destroy returns */
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(nvl_syncobj_status(b.c, b.sync[i], 0, &st), 0);
+		print_message("# job %d: %d\n", i, st);
+		assert_int_equal(st, i < 3 ? -ECANCELED : -ESRCH);
+		assert_int_equal(b.pdst[i], 0);
+	}
+	rig_down(&b);
+	/* A's hung job is on the ring of a channel destroyed in turn */
+	rig_down(&a);
+	nvl_device_close(dev);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(channel_destroyed_behind_a_hung_dependency),
 	cmocka_unit_test(client_destroyed_behind_a_hung_dependency),
 	cmocka_unit_test(fence_outlives_its_device),
 	cmocka_unit_test(dependency_error_is_not_forwarded),
+	cmocka_unit_test(channel_destroy_error_per_job_state),
 };
 
 T_MAIN(tests)

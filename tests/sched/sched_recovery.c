@@ -95,6 +95,41 @@ static void queued_jobs_of_banned_entity_finish_canceled(void **state)
 	nvl_sched_null_destroy(r);
 }
 
+/*
+ * A banned entity's job still waiting for its dependency when the
+ * scheduler is destroyed finishes with the ban's error, -ECANCELED, as
+ * the run loop would have finished it (a killed entity's: -ESRCH).
+ */
+static void destroy_finishes_banned_queue_canceled(void **state)
+{
+	struct nvl_sched_null *r = t_ring(4, 30 * MS, 0, NULL);
+	struct nvl_sched_entity bad;
+	struct nvl_sched_null_job *hang;
+	struct nvl_fence *gate, *fh, *fq[2];
+
+	(void)state;
+	t_entity(&bad, NVL_SCHED_PRIO_NORMAL, r);
+	assert_int_equal(nvl_fence_create(&gate, nvl_fence_context_alloc(1), 1),
+			 0);
+	hang = t_job(r, &bad, 1, 0, 1);
+	hang->hang = true;
+	fh = t_arm_push(hang);
+	t_push(r, &bad, 1, 0, 2, gate, &fq[0]);
+	fq[1] = t_arm_push(t_job(r, &bad, 1, 0, 3));
+	assert_int_equal(t_wait(fh), -ETIMEDOUT);
+	assert_int_equal(nvl_sched_entity_error(&bad), -ECANCELED);
+	assert_false(nvl_fence_is_signaled(fq[0])); /* the gate holds it */
+	nvl_sched_null_destroy(r);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(nvl_fence_get_status(fq[i]), -ECANCELED);
+		nvl_fence_put(fq[i]);
+	}
+	nvl_sched_entity_fini(&bad);
+	nvl_fence_signal(gate);
+	nvl_fence_put(gate);
+	nvl_fence_put(fh);
+}
+
 static void steady_progress_never_times_out(void **state)
 {
 	struct nvl_sched_null *r = t_ring(1, 250 * MS, 0, NULL);
@@ -239,6 +274,8 @@ static void destroy_with_jobs_in_flight_signals_every_fence(void **state)
 	f[7] = t_arm_push(t_job(r, &e2, 1, 0, 7));
 	t_sleep_ms(2);
 	nvl_sched_null_destroy(r);
+	/* entities still attached: the ring's and the queued ones all
+	 * cancelled with the scheduler */
 	for (int i = 0; i < 8; i++) {
 		assert_true(nvl_fence_is_signaled(f[i]));
 		assert_int_equal(nvl_fence_get_status(f[i]), -ECANCELED);
@@ -328,7 +365,8 @@ static void fini_hands_blocked_jobs_over_and_returns(void **state)
 	}
 	for (int i = 0; i < 3; i++)
 		nvl_fence_put(f[i]);
-	/* Same, but the scheduler goes first: -ECANCELED, nothing leaks. */
+	/* Same, but the scheduler goes first: -ESRCH at once (the same error
+	 * either way), nothing leaks. */
 	t_entity(&e2, NVL_SCHED_PRIO_NORMAL, r);
 	t_push(r, &e2, 1, 0, 4, NULL, &f2);
 	assert_int_equal(t_wait(f2), 1);
@@ -338,7 +376,7 @@ static void fini_hands_blocked_jobs_over_and_returns(void **state)
 	t_push(r, &e2, 1, 0, 5, g2, &f2);
 	nvl_sched_entity_fini(&e2);
 	nvl_sched_null_destroy(r);
-	assert_int_equal(nvl_fence_get_status(f2), -ECANCELED);
+	assert_int_equal(nvl_fence_get_status(f2), -ESRCH);
 	nvl_fence_signal(g2);
 	nvl_fence_put(g2);
 	nvl_fence_put(f2);
@@ -520,6 +558,7 @@ static void fault_without_timeout_fires_once(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(hung_job_times_out_and_innocent_jobs_are_resubmitted),
 	cmocka_unit_test(queued_jobs_of_banned_entity_finish_canceled),
+	cmocka_unit_test(destroy_finishes_banned_queue_canceled),
 	cmocka_unit_test(steady_progress_never_times_out),
 	cmocka_unit_test(fault_triggers_recovery_at_once),
 	cmocka_unit_test(
