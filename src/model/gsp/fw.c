@@ -1150,6 +1150,12 @@ static int libos_start(struct nvl_model_gsp *g)
 	region_wr32(g, g->statq_off + offsetof(msgqTxHeader, entryOff),
 		    GSP_QUEUE_ENTRY_OFF);
 	pthread_mutex_lock(&g->lock);
+	/* a reset of the core while LIBOS started (the driver gave up on
+	 * the boot) stopped it: it does not come back as active */
+	if (g->state != NVL_MODEL_GSP_BOOTING) {
+		pthread_mutex_unlock(&g->lock);
+		return -ECANCELED;
+	}
 	g->gsp_riscv |= NVL_HW_RISCV_CPUCTL_ACTIVE_STAT;
 	pthread_mutex_unlock(&g->lock);
 	nvl_fw_log(g, LOG_INIT, "LIBOS: queues at %#llx, %u pages",
@@ -1249,6 +1255,11 @@ static void rm_init(struct nvl_model_gsp *g)
 	if (result == NV_OK)
 		result = run_sequencer(g);
 	pthread_mutex_lock(&g->lock);
+	/* reset meanwhile: the core stopped, and says nothing more */
+	if (g->state != NVL_MODEL_GSP_BOOTING) {
+		pthread_mutex_unlock(&g->lock);
+		return;
+	}
 	g->state =
 		result == NV_OK ? NVL_MODEL_GSP_RUNNING : NVL_MODEL_GSP_FAILED;
 	pthread_mutex_unlock(&g->lock);
@@ -1505,7 +1516,8 @@ static void *fw_thread(void *arg)
 			rx = rx_state_init();
 			if (libos_start(g)) {
 				pthread_mutex_lock(&g->lock);
-				g->state = NVL_MODEL_GSP_FAILED;
+				if (g->state == NVL_MODEL_GSP_BOOTING)
+					g->state = NVL_MODEL_GSP_FAILED;
 				continue;
 			}
 			rm_init(g);
