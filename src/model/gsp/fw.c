@@ -594,8 +594,12 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		}
 		g->rpc_seq = seq;
 	}
-	/* events raised before this call go out before its reply */
-	if (g->state == NVL_MODEL_GSP_RUNNING)
+	/* events raised before this call go out before its reply (the
+	 * state under its lock: a reset of the core writes it) */
+	pthread_mutex_lock(&g->lock);
+	bool running = g->state == NVL_MODEL_GSP_RUNNING;
+	pthread_mutex_unlock(&g->lock);
+	if (running)
 		send_events(g);
 	n = nvl_fw_rm_serve(g, function, req, len, &result);
 	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
@@ -616,8 +620,10 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		lie(__atomic_load_n(&g->reply_arg, __ATOMIC_RELAXED), function,
 		    g->reply, n);
 	g->st.rpcs++;
-	if (g->state == NVL_MODEL_GSP_BOOTING && result != NV_OK &&
-	    !g->init_error)
+	pthread_mutex_lock(&g->lock);
+	bool booting = g->state == NVL_MODEL_GSP_BOOTING;
+	pthread_mutex_unlock(&g->lock);
+	if (booting && result != NV_OK && !g->init_error)
 		g->init_error = result;
 	send_msg(g, function, seq, result, g->reply, n, true);
 	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
