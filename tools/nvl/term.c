@@ -42,18 +42,25 @@ void nvl_tool_prefix(const char *cmd, const char *kind)
 		c ? NVL_SGR_RED : "", kind, c ? NVL_SGR_RESET : "");
 }
 
+/* one message: the prefix, the text, ": @last" when it has one, a newline */
+static void vsay(const char *cmd, const char *kind, const char *last,
+		 const char *fmt, va_list ap)
+{
+	nvl_tool_prefix(cmd, kind);
+	vfprintf(stderr, fmt, ap);
+	if (last && *last)
+		fprintf(stderr, ": %s", last);
+	fputc('\n', stderr);
+}
+
 int nvl_tool_error(const char *cmd, const char *fmt, ...)
 {
 	const char *last = nvl_last_error();
 	va_list ap;
 
-	nvl_tool_prefix(cmd, "error");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cmd, "error", last, fmt, ap);
 	va_end(ap);
-	if (last && *last)
-		fprintf(stderr, ": %s", last);
-	fputc('\n', stderr);
 	return NVL_EXIT_FAIL;
 }
 
@@ -61,11 +68,9 @@ int nvl_tool_fail(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	nvl_tool_prefix(cmd, "error");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cmd, "error", NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return NVL_EXIT_FAIL;
 }
 
@@ -73,9 +78,7 @@ void nvl_tool_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	nvl_tool_prefix(cmd, "warning");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(cmd, "warning", NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
