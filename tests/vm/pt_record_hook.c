@@ -32,7 +32,11 @@ struct hook_arg {
 	unsigned long calls;
 };
 
-/* the hook over every tile the writer uses, until told to stop */
+/*
+ * The hook over every tile the writer uses, until told to stop: twice a
+ * tile, as a one-op bind calls it (the second call loads the entry's
+ * chunk pointer).
+ */
 static void *hook_loop(void *p)
 {
 	struct hook_arg *a = p;
@@ -41,8 +45,10 @@ static void *hook_loop(void *p)
 	while (!atomic_load_explicit(&a->stop, memory_order_relaxed)) {
 		for (uint64_t g = 0; g < NG; g++)
 			for (uint64_t t = 0; t < 4; t++)
-				ops->prefetch(a->rec, g * GIB + t * 32 * TILE,
-					      TILE);
+				for (int i = 0; i < 2; i++)
+					ops->prefetch(a->rec,
+						      g * GIB + t * 32 * TILE,
+						      TILE);
 		a->calls++;
 	}
 	return NULL;
