@@ -170,13 +170,20 @@ _Static_assert(sizeof(struct chunk) + 2 * sizeof(struct desc) == 64,
  * (four, the size class). It saturates, and is then lower than the true
  * count: a chunk keeps more room than it needs, never less.
  *
- * Interior nodes are never freed before the record is (at most 512 above
- * the leaves for a 48-bit VA), so rec_prefetch() walks the tree without
- * the lock: every pointer of it (@top, the interior nodes' @sub) is
- * published with a release store after the node it points at is zeroed.
- * A leaf goes with its last chunk (one empty leaf is kept for the next,
- * so a lone mapping coming and going does not allocate); the hook only
- * prefetches inside a leaf, which a freed one survives.
+ * No node is freed before the record is, so rec_prefetch() walks the tree
+ * and reads an entry's chunk pointer without the lock: every pointer of
+ * the tree (@top, the interior nodes' @sub) is published with a release
+ * store after the node it points at is zeroed, and every store of an
+ * entry's chunk pointer is atomic (ent_set_chunk()). Interior nodes stay
+ * where they are (at most 512 above the leaves for a 48-bit VA). A leaf
+ * is unhooked with its last chunk and goes to the record's idle list,
+ * from which the next new leaf is taken (so a lone mapping coming and
+ * going does not allocate): the directory holds at most as many leaves
+ * as it ever needed at once, like the chunk pool its slabs. A hook that
+ * read an unhooked leaf's address reads a chunk pointer of live memory
+ * (NULL, or another key's chunk once the leaf is reused) and prefetches
+ * it: a wasted prefetch, never a use after free (issue 19: the chunk's
+ * line loaded at the call's entry, the twenty-first round).
  */
 #define DIR_SHIFT 9
 #define DIR_N (1u << DIR_SHIFT)
@@ -198,7 +205,14 @@ struct dleaf {
 	struct ent e[DIR_N];
 	uint16_t *pe[DIR_N]; /* mirrors e[i].c->pe */
 	uint32_t live; /* entries with a chunk */
+	struct dleaf *next_idle; /* on the idle list: the next one */
 };
+
+/* @sl's chunk becomes @c: an atomic store, rec_prefetch() reads it unlocked */
+static inline void ent_set_chunk(struct ent *sl, struct chunk *c)
+{
+	__atomic_store_n(&sl->c, c, __ATOMIC_RELAXED);
+}
 
 struct dnode {
 	void *sub[DIR_N]; /* struct dnode, or struct dleaf one level up */
@@ -254,8 +268,12 @@ struct nvl_vm_pt_record {
 	/* @last: the entry of key @last_key, the last lookup's (or NULL) */
 	struct ent *last;
 	uint64_t last_key;
-	/* @spare: an empty leaf, all entries zero, or NULL */
-	struct dleaf *spare;
+	/*
+	 * @idle: unhooked empty leaves (all entries zero), linked through
+	 * @next_idle, freed at destroy only; @nidle of them
+	 */
+	struct dleaf *idle;
+	uint64_t nidle;
 	uint64_t nchunks, chunk_B, dir_B;
 	uint64_t refs, ref_bytes;
 	uint64_t maps, unmaps, sparses, flushes, errors;

@@ -558,15 +558,18 @@ static void a_region_s_chunks_are_consecutive_entries(void **state)
 }
 
 /*
- * A leaf goes with its last chunk (one empty leaf is kept as the spare):
- * tiles in 64 GiBs leave, once all are unmapped, the interior nodes and
- * at most the spare; a lone tile coming and going in a fresh GiB reuses
- * the spare and allocates no leaf.
+ * A leaf is unhooked with its last chunk and kept on the idle list, never
+ * freed before the record (the prefetch hook reads entries without the
+ * lock): tiles in 64 GiBs leave, once all are unmapped, the interior node
+ * and 64 idle leaves, the same memory that held them; tiles in 64 other
+ * GiBs then take those leaves and allocate none, and a lone tile coming
+ * and going in a fresh GiB allocates nothing.
  */
-static void empty_leaves_are_freed(void **state)
+static void empty_leaves_go_idle_and_are_reused(void **state)
 {
 	struct nvl_vm_pt_record *r;
-	uint64_t interior, spare = sizeof(struct dleaf), n;
+	struct dleaf *held[64];
+	uint64_t interior, n;
 	const uint64_t gib = 512 * CHUNK;
 
 	(void)state;
@@ -574,25 +577,52 @@ static void empty_leaves_are_freed(void **state)
 	for (uint64_t g = 0; g < 64; g++) {
 		assert_int_equal(ops->get(r, g * gib + CHUNK, 16 * PG, 16), 0);
 		ops->map(r, g * gib + CHUNK, 16 * PG, 16, OBJ(0), 0, 0);
+		held[g] = leaf_of(dir_find(r, g * 512 + 1), g * 512 + 1);
 	}
-	interior = r->dir_B - 64 * spare;
+	interior = r->dir_B - 64 * sizeof(struct dleaf);
 	assert_int_equal(interior, sizeof(struct dnode));
+	assert_int_equal(r->nidle, 0);
 	for (uint64_t g = 0; g < 64; g++) {
 		ops->unmap(r, g * gib + CHUNK, 16 * PG, 16, false);
 		ops->put(r, g * gib + CHUNK, 16 * PG, 16);
 		assert_null(dir_find(r, g * 512 + 1));
 	}
 	assert_int_equal(r->dir_B, interior);
-	assert_non_null(r->spare);
+	assert_int_equal(r->nidle, 64);
+	/* the idle list is the leaves that held the tiles, entries zero */
+	for (struct dleaf *l = r->idle; l; l = l->next_idle) {
+		bool found = false;
+
+		for (int g = 0; g < 64; g++)
+			found |= held[g] == l;
+		assert_true(found);
+		assert_int_equal(l->live, 0);
+		for (uint32_t i = 0; i < DIR_N; i++)
+			assert_null(l->e[i].c);
+	}
+	n = nvl_alloc_count();
+	for (uint64_t g = 64; g < 128; g++) {
+		assert_int_equal(ops->get(r, g * gib + CHUNK, 16 * PG, 16), 0);
+		ops->map(r, g * gib + CHUNK, 16 * PG, 16, OBJ(0), 0, 0);
+	}
+	assert_int_equal(nvl_alloc_count(), n);
+	assert_int_equal(r->nidle, 0);
+	assert_int_equal(r->dir_B, interior + 64 * sizeof(struct dleaf));
+	for (uint64_t g = 64; g < 128; g++) {
+		ops->unmap(r, g * gib + CHUNK, 16 * PG, 16, false);
+		ops->put(r, g * gib + CHUNK, 16 * PG, 16);
+	}
+	assert_int_equal(r->nidle, 64);
 	n = nvl_alloc_count();
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(ops->get(r, 100 * gib, 16 * PG, 16), 0);
-		ops->map(r, 100 * gib, 16 * PG, 16, OBJ(1), 0, 0);
-		ops->unmap(r, 100 * gib, 16 * PG, 16, false);
-		ops->put(r, 100 * gib, 16 * PG, 16);
+		assert_int_equal(ops->get(r, 200 * gib, 16 * PG, 16), 0);
+		ops->map(r, 200 * gib, 16 * PG, 16, OBJ(1), 0, 0);
+		ops->unmap(r, 200 * gib, 16 * PG, 16, false);
+		ops->put(r, 200 * gib, 16 * PG, 16);
 	}
 	assert_int_equal(nvl_alloc_count(), n);
 	assert_int_equal(r->nchunks, 0);
+	assert_int_equal(r->nidle, 64);
 	nvl_vm_pt_record_destroy(r);
 }
 
@@ -976,7 +1006,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(the_index_finds_every_chunk_of_any_layout),
 	cmocka_unit_test(a_region_s_chunks_are_consecutive_entries),
 	cmocka_unit_test(a_failed_directory_allocation_changes_nothing),
-	cmocka_unit_test(empty_leaves_are_freed),
+	cmocka_unit_test(empty_leaves_go_idle_and_are_reused),
 	cmocka_unit_test(a_region_s_tile_is_one_chunk_line),
 	cmocka_unit_test(a_descriptor_holds_its_largest_values),
 	cmocka_unit_test(a_descriptor_that_does_not_fit_is_refused),
