@@ -826,6 +826,70 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 	return true;
 }
 
+/* What page @i of @c holds, @raw its block's entry (read once). */
+static inline uint16_t page_in(const struct chunk *c, uint32_t raw, uint32_t i)
+{
+	return raw == BLK_SPLIT ? cents(c)[i] : (uint16_t)raw;
+}
+
+/* A neighbour @i of a page of block @b (@raw), or E_INVALID beyond @c. */
+static inline uint16_t page_near(const struct chunk *c, uint32_t b,
+				 uint32_t raw, uint32_t i)
+{
+	if (i >= CHUNK_PAGES) /* also i == -1 */
+		return E_INVALID;
+	return i >> BLK_SHIFT == b ? page_in(c, raw, i) : page_get(c, i);
+}
+
+/* Does entry value @v name a descriptor that maps as @want does? */
+static inline bool names(const struct chunk *c, uint16_t v,
+			 const struct desc *want)
+{
+	return v >= E_DESC && desc_same(&c->d[v - E_DESC], want);
+}
+
+/*
+ * One page @s of @c, which has page entries (a 4 KiB page's map or
+ * unmap): map_ents() (@want), or release() and fill() with @what, with
+ * the same result, reading the block's entry once and its page entries
+ * directly (issue 19: with four-bit block entries map_ents() read the
+ * block entry through page_get() four times and release() and fill() three
+ * more, each a shift and a mask). Return: false when no descriptor is
+ * free (as map_ents()).
+ */
+static inline bool write_page(struct chunk *c, uint32_t s, uint16_t what,
+			      const struct desc *want)
+{
+	uint32_t b = s >> BLK_SHIFT, raw = blk_raw(c, b), i;
+	uint16_t cur = page_in(c, raw, s), v = cur;
+
+	if (!want) {
+		release_n(c, cur, 1);
+		v = what;
+	} else if (names(c, v, want) || /* the page, then its neighbours */
+		   names(c, v = page_near(c, b, raw, s - 1), want) ||
+		   names(c, v = page_near(c, b, raw, s + 1), want)) {
+		desc_add(&c->d[v - E_DESC], 1);
+		release_n(c, cur, 1);
+	} else {
+		release_n(c, cur, 1);
+		if (!desc_take(c, &i))
+			return false;
+		c->d[i] = *want;
+		desc_add(&c->d[i], 1);
+		v = (uint16_t)(E_DESC + i);
+	}
+	if (v != E_INVALID)
+		c->present++;
+	/* as fill(): release_n() and desc_take() left the block entry */
+	if (v > BLK_MAX || raw != v) {
+		if (raw != BLK_SPLIT)
+			split(c, b);
+		ents(c)[s] = v;
+	}
+	return true;
+}
+
 /* Write pages [s, e) of chunk @key: @what, or a map (@want). */
 static inline void write_chunk(struct nvl_vm_pt_record *rec, uint64_t key,
 			       uint32_t s, uint32_t e, uint16_t what,
@@ -835,6 +899,9 @@ static inline void write_chunk(struct nvl_vm_pt_record *rec, uint64_t key,
 
 	if (!c) {
 		rec->errors++; /* written without get() */
+	} else if (e - s == 1 && c->pe) {
+		if (!write_page(c, s, what, want))
+			rec->errors++;
 	} else if (want) {
 		if (!map_ents(c, s, e, want))
 			rec->errors++;

@@ -997,6 +997,121 @@ static void a_chunk_of_many_tiles_gets_page_entries(void **state)
 	nvl_vm_pt_record_destroy(r);
 }
 
+/* the chunk of BASE (it moves when it grows) */
+static struct chunk *chunk0(struct nvl_vm_pt_record *r)
+{
+	return dir_find(r, BASE / CHUNK)->c;
+}
+
+/* descriptors of @c that some page names */
+static uint32_t descs_used(const struct chunk *c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < c->top; i++)
+		n += desc_npages(&c->d[i]) != 0;
+	return n;
+}
+
+/* what one page (@a, in pages from BASE) maps: obj 0 at @off pages */
+static void one_page(struct nvl_vm_pt_record *r, uint64_t a, uint64_t off)
+{
+	assert_int_equal(ops->get(r, BASE + a * PG, PG, 12), 0);
+	ops->map(r, BASE + a * PG, PG, 12, OBJ(0), off * PG, 0);
+}
+
+static void page_is(struct nvl_vm_pt_record *r, uint64_t a, uint64_t off)
+{
+	struct nvl_vm_pt_page p;
+
+	nvl_vm_pt_record_query(r, BASE + a * PG, &p);
+	assert_int_equal(p.state, NVL_VM_PT_MAPPED);
+	assert_ptr_equal(p.obj, OBJ(0));
+	assert_int_equal(p.bo_offset, off * PG);
+}
+
+/*
+ * A one-page write of a chunk with page entries (the 4 KiB path, written
+ * with the block entry read once): a page takes the descriptor of the page
+ * it overwrites, else of its left, else of its right neighbour when that
+ * maps the same, in the block or across a block's edge (split or whole),
+ * never beyond the chunk's ends; else a free one. A rewrite with the same
+ * content leaves a whole block whole; another content splits it. Unmapped,
+ * each descriptor is free once no page names it, and present counts the
+ * pages.
+ */
+static void one_page_writes_share_descriptors_as_the_general_path(void **state)
+{
+	struct nvl_vm_pt_record *r;
+	struct nvl_vm_pt_record_stats st;
+	struct chunk *c;
+	/* pages and their offsets: 4-6 one run, 15-16 across blocks 0/1,
+	 * 31 beside whole block 2 (32-47), 0 and 511 at the ends */
+	static const uint64_t pg[][2] = {
+		{5, 100},  {6, 101}, {4, 99},	 {15, 120}, {16, 121},
+		{31, 199}, {0, 300}, {511, 301}, {1, 301},  {510, 300},
+	};
+	static const uint32_t used[] = {1, 1, 1, 2, 2, 2, 3, 4, 4, 4};
+
+	(void)state;
+	assert_int_equal(nvl_vm_pt_record_create(&r), 0);
+	/* block 2 whole: its block entry names a descriptor */
+	assert_int_equal(ops->get(r, BASE + 32 * PG, 16 * PG, 12), 0);
+	ops->map(r, BASE + 32 * PG, 16 * PG, 12, OBJ(0), 200 * PG, 0);
+	c = chunk0(r);
+	assert_non_null(c->pe);
+	assert_int_equal(blk_raw(c, 2), E_DESC);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(pg); i++) {
+		one_page(r, pg[i][0], pg[i][1]);
+		c = chunk0(r);
+		/* block 2's descriptor and the runs so far */
+		assert_int_equal(descs_used(c), 1 + used[i]);
+	}
+	/* 31 shared block 2's descriptor (its right neighbour, whole) */
+	assert_int_equal(desc_npages(&c->d[0]), 17);
+	assert_int_equal(blk_raw(c, 2), E_DESC);
+	/* page 33 again, same content: block 2 stays whole */
+	one_page(r, 33, 201);
+	c = chunk0(r);
+	assert_int_equal(blk_raw(c, 2), E_DESC);
+	assert_int_equal(desc_npages(&c->d[0]), 17);
+	/* page 34, another content: a descriptor of its own, block split */
+	one_page(r, 34, 500);
+	c = chunk0(r);
+	assert_int_equal(blk_raw(c, 2), BLK_SPLIT);
+	assert_int_equal(desc_npages(&c->d[0]), 16);
+	assert_int_equal(descs_used(c), 6);
+	assert_int_equal(c->present, 16 + NVL_ARRAY_SIZE(pg));
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(pg); i++)
+		page_is(r, pg[i][0], pg[i][1]);
+	page_is(r, 33, 201);
+	page_is(r, 34, 500);
+	page_is(r, 35, 203);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	/* 0-1, 4-6, 15-16, 31-33, 34, 35-47, 510-511 */
+	assert_int_equal(st.runs, 7);
+	/* one page at a time: the descriptors go with their last page */
+	ops->unmap(r, BASE + 34 * PG, PG, 12, false);
+	ops->put(r, BASE + 34 * PG, PG, 12);
+	ops->put(r, BASE + 33 * PG, PG, 12); /* the rewrite's reference */
+	assert_int_equal(descs_used(c), 5);
+	for (size_t i = 0; i < NVL_ARRAY_SIZE(pg); i++) {
+		ops->unmap(r, BASE + pg[i][0] * PG, PG, 12, false);
+		ops->put(r, BASE + pg[i][0] * PG, PG, 12);
+	}
+	assert_int_equal(descs_used(c), 1);
+	assert_int_equal(c->present, 15);
+	ops->unmap(r, BASE + 32 * PG, 16 * PG, 12, false);
+	ops->put(r, BASE + 32 * PG, 16 * PG, 12);
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.runs, 0);
+	assert_int_equal(st.refs, 0);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(random_ops_match_a_page_model),
 	cmocka_unit_test(hash_and_runs_follow_the_state),
@@ -1012,6 +1127,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(a_descriptor_that_does_not_fit_is_refused),
 	cmocka_unit_test(descriptors_beyond_a_block_entry_go_to_the_pages),
 	cmocka_unit_test(a_chunk_of_many_tiles_gets_page_entries),
+	cmocka_unit_test(one_page_writes_share_descriptors_as_the_general_path),
 };
 
 T_MAIN(tests)
