@@ -286,6 +286,10 @@ NVL_API int nvl_device_status(struct nvl_device *dev);
  * sensors show it (docs/sensors.md). No other call on @dev or its clients may run during the
  * reset (the caller quiesces them, as a DRM reset holds the device).
  *
+ * A device lost while suspended (a resume that failed for good) is no
+ * longer suspended after the reset: its channels and VMs stay dead as
+ * above, the BOs the suspend moved out of VRAM keep their contents.
+ *
  * Return: 0; -EINVAL (NULL); -EBUSY (the device is not lost); a boot error
  * or -ENOMEM: any failure, the boot's or the driver's own set-up after it,
  * leaves the device lost (nvl_device_status() -ENODEV), and the reset may
@@ -310,9 +314,10 @@ NVL_API int nvl_device_reset(struct nvl_device *dev);
  * nvl_bo_use() that would place a BO in VRAM), changing nothing: evicted
  * BOs are mapped where they are (GTT), GTT and system BOs work.
  *
- * Return: 0; -EINVAL (NULL); -EALREADY; -ENODEV (lost); -EBUSY (jobs or
- * binds still pending at the bound, or a mapped or pinned BO in VRAM: nothing
- * suspended, evicted BOs come back on use); -ENOMEM; a firmware error.
+ * Return: 0; -EINVAL (NULL); -ENODEV (lost, suspended or not); -EALREADY;
+ * -EBUSY (jobs or binds still pending at the bound, or a mapped or pinned
+ * BO in VRAM: nothing suspended, evicted BOs come back on use); -ENOMEM; a
+ * firmware error.
  */
 NVL_API int nvl_device_suspend(struct nvl_device *dev);
 
@@ -322,9 +327,15 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev);
  * and channels come back; channels, VMs and BOs work as before.
  * @dev: the device
  *
- * Return: 0; -EINVAL (NULL, not suspended, or the booter rejected the
- * saved state: the device stays suspended and the state is kept); a
- * firmware error (still suspended).
+ * Return: 0 (a heartbeat watchdog that cannot start again is logged, not
+ * an error: the device works, a dead GSP is then found by the next call
+ * that meets it, and the next suspend and resume or a reset start the
+ * watchdog); -EINVAL (NULL, not suspended, or the booter rejected the
+ * saved state: the device stays suspended and the state is kept); -ENODEV
+ * (lost: reset it); a firmware error: still suspended, and the resume may
+ * be tried again, unless the firmware is in no state for that (a booter
+ * that did not halt, waited for within a bound): then the device is lost,
+ * and nvl_device_reset() brings it back with a cold boot.
  */
 NVL_API int nvl_device_resume(struct nvl_device *dev);
 

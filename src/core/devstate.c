@@ -45,6 +45,7 @@
 #include "gsp/gsp.h"
 #include "gsp/sensors.h"
 #include "hw/regs.h"
+#include "mm/bo.h"
 #include "nouvelle/device.h"
 #include "nv/chan.h"
 #include "nv/device.h"
@@ -119,7 +120,10 @@ int nvl_device_wd_start(struct nvl_device *dev)
 	pthread_cond_init(&dev->wd_cond, &a);
 	pthread_condattr_destroy(&a);
 	dev->wd_stop = false;
-	ret = pthread_create(&dev->wd_thread, NULL, watchdog, dev);
+	/* a thread is an allocation (its stack): failure injection asks */
+	ret = nvl_might_alloc(0)
+		      ? ENOMEM
+		      : pthread_create(&dev->wd_thread, NULL, watchdog, dev);
 	if (ret) {
 		pthread_cond_destroy(&dev->wd_cond);
 		return nvl_error(-ret, "device: no watchdog thread (%d)", ret);
@@ -546,6 +550,9 @@ NVL_API int nvl_device_reset(struct nvl_device *dev)
 	nvl_nv_fault_fini(dev->nv);
 	nvl_nv_replay_fini(dev->nv);
 	ret = nvl_nv_device_reset(dev->nv);
+	/* a reset ends a suspend the device was lost in: VRAM is on */
+	if (!atomic_load(&dev->nv->suspended))
+		atomic_store(&dev->mm->vram_off, false);
 	if (!ret)
 		ret = nvl_nv_fault_init(
 			dev->nv, dev->nv->boot0 >> NVL_HW_BOOT_0_ARCH_SHIFT &

@@ -107,11 +107,12 @@ NVL_API int nvl_device_suspend(struct nvl_device *dev)
 
 	if (!dev)
 		return nvl_error(-EINVAL, "device: NULL device");
-	if (atomic_load(&dev->nv->suspended))
-		return nvl_error(-EALREADY, "device: already suspended");
+	/* lost first: a device lost while suspended needs a reset */
 	if (nvl_nv_device_check(dev->nv))
 		return nvl_error(-ENODEV,
 				 "device: suspend: the device is lost");
+	if (atomic_load(&dev->nv->suspended))
+		return nvl_error(-EALREADY, "device: already suspended");
 	/* half the job timeout: a job that makes no progress longer than
 	 * that is a hang for the channel's own recovery, not for us */
 	bound = dev->nv->job_timeout_ns / 2;
@@ -173,5 +174,11 @@ NVL_API int nvl_device_resume(struct nvl_device *dev)
 	if (ret)
 		return ret;
 	atomic_store(&dev->mm->vram_off, false);
-	return nvl_device_wd_start(dev);
+	/* the device is resumed and works: the heartbeat is not essential to
+	 * that (a dead GSP is then found by the next call that meets it),
+	 * and the next suspend and resume, or a reset, start it again */
+	if (nvl_device_wd_start(dev))
+		nvl_warn(NVL_CAT_NV, "device: resumed without a watchdog: %s",
+			 nvl_error_msg());
+	return 0;
 }

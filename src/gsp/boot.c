@@ -705,7 +705,7 @@ static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 {
 	int64_t bound = meta_pa == b->meta.dma
 				? b->timeout_ns
-				: NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS);
+				: NVL_MAX(b->timeout_ns, b->sr_timeout_ns);
 	uint32_t code;
 	int ret;
 
@@ -779,7 +779,7 @@ static int teardown_meta(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	      NVL_HW_FALCON_CPUCTL_HALTED) &&
 	    poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
 		     NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
-		     NVL_MAX(b->timeout_ns, NVL_GSP_SR_TIMEOUT_NS)))
+		     NVL_MAX(b->timeout_ns, b->sr_timeout_ns)))
 		nvl_warn(NVL_CAT_GSP, "gsp: teardown: SEC2 did not halt");
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_ENGINE),
 		    NVL_HW_FALCON_ENGINE_RESET);
@@ -965,6 +965,7 @@ static int boot_create(struct nvl_gsp *gsp)
 	pthread_cond_init(&b->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	b->timeout_ns = 5 * NVL_NSEC_PER_SEC;
+	b->sr_timeout_ns = NVL_GSP_SR_TIMEOUT_NS;
 	gsp->boot = b;
 	return 0;
 }
@@ -987,6 +988,12 @@ void nvl_gsp_set_boot_timeout(struct nvl_gsp *gsp, int64_t ns)
 {
 	if (!boot_create(gsp))
 		gsp->boot->timeout_ns = ns;
+}
+
+void nvl_gsp_set_sr_timeout(struct nvl_gsp *gsp, int64_t ns)
+{
+	if (!boot_create(gsp))
+		gsp->boot->sr_timeout_ns = ns > 0 ? ns : NVL_GSP_SR_TIMEOUT_NS;
 }
 
 /* empty queues and no init/sequencer results: before a boot or a resume */
@@ -1191,6 +1198,13 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 	int ret, ret2;
 
 	if (b && b->suspended) {
+		/* a resume that failed may have left a booter running or WPR2
+		 * up (the GSP is then marked dead): take them down first */
+		if (b->wpr_up ||
+		    nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI) ||
+		    !(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+		      NVL_HW_FALCON_CPUCTL_HALTED))
+			teardown(gsp, b);
 		/* nothing runs: drop the saved state and what boot built */
 		nvl_gsp_sr_free(gsp);
 		b->suspended = false;
@@ -1268,13 +1282,16 @@ int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
 {
 	struct nvl_gsp_boot *b = gsp->boot;
 	const char *what = "booter_load";
-	bool booter_ok = false;
+	bool booter_ran = false;
 	char why[256];
 	int ret;
 
-	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI))
+	if (nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI)) {
+		/* no resume can run: only a reset's teardown and cold boot */
+		nvl_gsp_mark_dead(gsp, "WPR2 up while suspended");
 		return nvl_error(-EBUSY, "gsp: resume: WPR2 is up: the GPU "
 					 "needs a reset");
+	}
 	boot_rx_reset(gsp, b);
 	ret = pack_rmargs(gsp, b, true);
 	if (ret)
@@ -1295,8 +1312,8 @@ int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
 		    (uint32_t)b->libos.dma);
 	nvl_hw_wr32(gsp->hw, NVL_HW_GSP(NVL_HW_FALCON_MAILBOX1),
 		    (uint32_t)(b->libos.dma >> 32));
+	booter_ran = true;
 	ret = run_booter(gsp, b, NVL_HW_SEC2_BOOTER_LOAD, sr_meta_pa);
-	booter_ok = !ret;
 	if (!ret && nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_LO) !=
 			    (uint32_t)((b->layout.wpr_start >> 12) << 4))
 		ret = nvl_error(-EIO, "gsp: booter_load restored WPR2 "
@@ -1329,8 +1346,21 @@ int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa)
 
 fail:
 	snprintf(why, sizeof(why), "%s", nvl_error_msg());
-	if (booter_ok)
+	/*
+	 * Down again, as a failed boot leaves it: a booter whose wait gave up
+	 * may still restore WPR2 and start the GSP, so the teardown lets it
+	 * halt first. Still suspended (the save area is the booter's input
+	 * only), unless SEC2 did not halt or WPR2 stayed up: no resume can
+	 * run then, the device needs a reset.
+	 */
+	if (booter_ran) {
 		teardown(gsp, b);
+		if (b->wpr_up ||
+		    !(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+		      NVL_HW_FALCON_CPUCTL_HALTED))
+			nvl_gsp_mark_dead(gsp, "a resume's booter did not halt "
+					       "or left WPR2 up");
+	}
 	atomic_store(&gsp->asleep, true);
 	boot_events(gsp, false);
 	nvl_gsp_events_settle(gsp, NVL_NSEC_PER_SEC);

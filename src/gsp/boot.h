@@ -171,4 +171,11 @@ void *nvl_gsp_sr_area(struct nvl_gsp *gsp, bool meta, size_t *size);
 /** nvl_gsp_set_boot_timeout() - bound of each boot wait (default 5 s). */
 void nvl_gsp_set_boot_timeout(struct nvl_gsp *gsp, int64_t ns);
 
+/**
+ * nvl_gsp_set_sr_timeout() - bound of a booter run that saves or restores
+ * WPR2 (a suspend's booter_unload, a resume's booter_load), never less than
+ * the boot timeout; 0: the default, 30 s. For tests of a starved SEC2.
+ */
+void nvl_gsp_set_sr_timeout(struct nvl_gsp *gsp, int64_t ns);
+
 #endif /* NVL_GSP_BOOT_H */

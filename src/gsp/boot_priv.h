@@ -39,6 +39,9 @@ struct nvl_gsp_boot {
 	const struct gspabi_version *abi;
 	struct nvl_gsp_fb_layout layout;
 	int64_t timeout_ns;
+	/* bound of a booter run with an SR meta (NVL_GSP_SR_TIMEOUT_NS, at
+	 * least @timeout_ns) */
+	int64_t sr_timeout_ns;
 	/* INIT_DONE and the sequencer, from the event thread */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -71,8 +74,11 @@ int nvl_gsp_boot_pm_unload(struct nvl_gsp *gsp, uint64_t sr_meta_pa);
  * nvl_gsp_boot_pm_load() - resume: RM arguments with srInitArguments,
  * the init RPCs, booter_load with the SR meta at @sr_meta_pa (it restores
  * WPR2), RISC-V start, the sequencer and INIT_DONE. Return: 0 (booted
- * again); on failure the device is still suspended (WPR2 down) and the
- * saved state untouched, so a resume may be tried again.
+ * again); on failure the device is still suspended (WPR2 down, SEC2
+ * halted) and the saved state untouched, so a resume may be tried again;
+ * unless the teardown could not get there (a booter that does not halt,
+ * WPR2 still up): then the GSP is marked dead and only a reset (a cold
+ * boot) brings the device back.
  */
 int nvl_gsp_boot_pm_load(struct nvl_gsp *gsp, uint64_t sr_meta_pa);
 

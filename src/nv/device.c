@@ -27,6 +27,7 @@
 #include "nv/chan.h"
 #include "nv/device.h"
 #include "nv/ptmem.h"
+#include "nv/vm.h"
 
 static const char *const fw_535[] = {"535.113.01", NULL};
 /* gh100's images are built for 570.144 only (docs/gsp-firmware.md) */
@@ -341,6 +342,21 @@ int nvl_nv_device_reset(struct nvl_nv_device *d)
 	gsp_down(d);
 	/* every RM handle of the old firmware is gone with it */
 	atomic_fetch_add(&d->gen, 1);
+	if (atomic_load(&d->suspended)) {
+		/*
+		 * Lost while suspended (a resume that failed for good): the
+		 * reset is a cold boot, not a resume. The saved tables were
+		 * the dead firmware's objects' (they stay dead); what waited
+		 * for the resume (channels and VMs destroyed meanwhile) goes
+		 * now, without RM.
+		 */
+		nvl_free(d->saved);
+		d->saved = NULL;
+		d->saved_size = 0;
+		atomic_store(&d->suspended, false);
+		nvl_nv_chan_finish_deferred(d, false);
+		nvl_nv_vm_finish_deferred(d, false);
+	}
 	ret = boot(d, &po);
 	if (!ret)
 		ret = rm_objects(d);

@@ -84,11 +84,18 @@ int nvl_nv_device_resume(struct nvl_nv_device *d)
 	size_t size;
 	int ret;
 
+	if (nvl_nv_device_check(d))
+		return nvl_error(-ENODEV, "device: resume: the device is lost "
+					  "(reset it)");
 	if (!atomic_load(&d->suspended) || !d->saved)
 		return nvl_error(-EINVAL, "device: resume: not suspended");
 	ret = nvl_gsp_resume(d->gsp);
-	if (ret)
+	if (ret) {
+		/* lost if the firmware is in no state for another resume (a
+		 * booter that did not halt): only a reset brings it back */
+		nvl_nv_device_check(d);
 		return ret;
+	}
 	driver_vram(d, &base, &size);
 	ret = nvl_hw_vram_write(d->hw, base, d->saved, d->saved_size);
 	if (ret) {

@@ -1026,6 +1026,13 @@ static void run_sec2(struct nvl_model_gsp *g)
 	uint32_t os, code = NVL_HW_BOOTER_OK;
 	uint64_t pa;
 
+	if (take_fault(g, NVL_MODEL_GSP_SLOW_BOOTER)) {
+		uint64_t ns = g->fault_arg[NVL_MODEL_GSP_SLOW_BOOTER];
+		struct timespec ts = {(time_t)(ns / 1000000000ull),
+				      (long)(ns % 1000000000ull)};
+
+		nanosleep(&ts, NULL);
+	}
 	pthread_mutex_lock(&g->lock);
 	os = g->sec2_os;
 	pa = g->sec2_mbox[0] | (uint64_t)g->sec2_mbox[1] << 32;

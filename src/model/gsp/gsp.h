@@ -49,6 +49,10 @@ enum nvl_model_gsp_fault {
 	 * NVL_MODEL_GSP_FORGE_KEEP_INST) and lose what the
 	 * NVL_MODEL_GSP_FORGE_* bits of @arg say */
 	NVL_MODEL_GSP_FORGE_FAULT,
+	/** @NVL_MODEL_GSP_SLOW_BOOTER: a starved SEC2: the next @count
+	 * booter runs (load, a resume's SR load, unload) start @arg ns after
+	 * STARTCPU, CPUCTL HALTED clear meanwhile */
+	NVL_MODEL_GSP_SLOW_BOOTER,
 	NVL_MODEL_GSP_FAULT_COUNT
 };
 
