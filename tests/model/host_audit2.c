@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * TEST: model_host_audit2
+ * Description: second review of the model's Host, PBDMA and copy engine
+ * against NVIDIA's headers and manuals: the copy class's LAUNCH_DMA
+ * INTERRUPT_TYPE (clc5b5.h, dev_ce.ref NV_CE_LCE_INTR_STATUS), MEM_OP_C's
+ * ACK_TYPE with TLB_INVALIDATE_GPC DISABLE (clc56f.h / clc86f.h), the
+ * GPFIFO entry's LEVEL and FETCH fields (dev_pbdma GP_ENTRY) and the
+ * trace's MEM_OP fields.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "hw/mthd.h"
+#include "model/mmu.h"
+
+#define DONE 0x20100ull
+
+/* clc56f.h MEM_OP_A TLB_INVALIDATE_SYSMEMBAR 11:11, MEM_OP_C
+ * TLB_INVALIDATE_GPC 1:1 (DISABLE 1), TLB_INVALIDATE_ACK_TYPE 6:5 */
+static void push_mem_op(struct gpu *g, struct nvl_kit_chan *ch, uint32_t c,
+			uint32_t seq)
+{
+	uint32_t p[32], n = 0;
+
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_MEM_OP_A, 4);
+	p[n++] = NVL_HW_MEM_OP_A_SYSMEMBAR;
+	p[n++] = 0;
+	p[n++] = c | NVL_HW_MEM_OP_C_PDB_ALL;
+	p[n++] = nvl_hw_mem_op_d(NVL_HW_MEM_OP_MMU_TLB_INVALIDATE);
+	n += nvl_kit_pb_release(p + n, DONE, seq);
+	gpu_push(ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, ch), 0);
+}
+
+/*
+ * clc56f.h / clc86f.h NVC56F_MEM_OP_C_TLB_INVALIDATE_ACK_TYPE 6:5: "only
+ * relevant if GPC ENABLE". An invalidate with SYSMEMBAR and ACK_TYPE
+ * GLOBALLY drains (tests/compute/drain.c), but with TLB_INVALIDATE_GPC
+ * DISABLE no acknowledgement is asked for: the model drained anyway and
+ * held the channel behind an engine access in flight. It goes on at once
+ * now; with GPC ENABLE it still waits for the access.
+ */
+static void mem_op_ack_needs_gpc_enable(void **state)
+{
+	const uint32_t ack = NVL_HW_MEM_OP_ACK_GLOBALLY
+			     << NVL_HW_MEM_OP_C_ACK_SHIFT;
+	struct gpu *g = gpu_up("ga102");
+	struct nvl_kit_chan ch;
+	unsigned t;
+
+	(void)state;
+	gpu_chan_priv(g, 3, 0, &ch);
+	gpu_wr(g, DONE, 0);
+	t = nvl_model_mmu_enter(g->m->mmu, 1);
+	push_mem_op(g, &ch, ack | NVL_HW_MEM_OP_C_GPC_DISABLE, 1);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 1, GPU_WAIT), 0);
+	/* GPC ENABLE: held until the access ends */
+	push_mem_op(g, &ch, ack, 2);
+	assert_int_equal(
+		nvl_kit_wait_u32(&g->kit, DONE, 2, 50 * NVL_NSEC_PER_MSEC),
+		-ETIME);
+	nvl_model_mmu_exit(g->m->mmu, t);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 2, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &ch);
+	gpu_down(g);
+}
+
+static void expect_fields(uint32_t mthd, uint32_t data, const char *const *want)
+{
+	char b[512];
+
+	nvl_hw_method_fields(NVL_HW_CLASS_HOST_AMPERE, mthd, data, b,
+			     sizeof(b));
+	for (; *want; want++)
+		if (!strstr(b, *want))
+			fail_msg("%#x %#x: '%s' lacks '%s'", mthd, data, b,
+				 *want);
+}
+
+/*
+ * clc56f.h MEM_OP_C TLB_INVALIDATE_GPC 1:1, _REPLAY 4:2, _ACK_TYPE 6:5,
+ * _PAGE_TABLE_LEVEL 9:7 and MEM_OP_D OPERATION L2_CLEAN_COMPTAGS 0xf,
+ * L2_WAIT_FOR_SYS_PENDING_READS 0x15, ACCESS_COUNTER_CLR 0x16: the model
+ * runs all of them, but nvl trace's table named none (a TLB invalidate
+ * with a replay printed as bare PDB fields, the operations as numbers).
+ */
+static void trace_names_mem_op_fields(void **state)
+{
+	static const char *const c[] = {
+		"TLB_INVALIDATE_PDB=ALL",
+		"TLB_INVALIDATE_GPC=DISABLE",
+		"TLB_INVALIDATE_REPLAY=START_ACK_ALL",
+		"TLB_INVALIDATE_ACK_TYPE=INTRANODE",
+		"TLB_INVALIDATE_PAGE_TABLE_LEVEL=PTE_ONLY",
+		NULL,
+	};
+	static const char *const d1[] = {"OPERATION=L2_CLEAN_COMPTAGS", NULL};
+	static const char *const d2[] = {
+		"OPERATION=L2_WAIT_FOR_SYS_PENDING_READS", NULL};
+	static const char *const d3[] = {"OPERATION=ACCESS_COUNTER_CLR", NULL};
+	static const char *const b[] = {"TLB_INVALIDATE_TARGET_ADDR_HI=0x12",
+					NULL};
+
+	(void)state;
+	expect_fields(NVL_HW_MEM_OP_C,
+		      NVL_HW_MEM_OP_C_PDB_ALL | NVL_HW_MEM_OP_C_GPC_DISABLE |
+			      2u << NVL_HW_MEM_OP_C_REPLAY_SHIFT |
+			      (uint32_t)NVL_HW_MEM_OP_ACK_INTRANODE
+				      << NVL_HW_MEM_OP_C_ACK_SHIFT |
+			      1u << NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT,
+		      c);
+	expect_fields(NVL_HW_MEM_OP_D,
+		      nvl_hw_mem_op_d(NVL_HW_MEM_OP_L2_CLEAN_COMPTAGS), d1);
+	expect_fields(
+		NVL_HW_MEM_OP_D,
+		nvl_hw_mem_op_d(NVL_HW_MEM_OP_L2_WAIT_FOR_SYS_PENDING_READS),
+		d2);
+	expect_fields(NVL_HW_MEM_OP_D,
+		      nvl_hw_mem_op_d(NVL_HW_MEM_OP_ACCESS_COUNTER_CLR), d3);
+	expect_fields(NVL_HW_MEM_OP_B, 0x12, b);
+	/* the typed operations are the header's numbers */
+	assert_int_equal(NVL_HW_MEM_OP_MEMBAR, 5);
+	assert_int_equal(NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED, 0xa);
+	assert_int_equal(NVL_HW_MEM_OP_ACCESS_COUNTER_CLR, 0x16);
+	assert_int_equal(nvl_hw_mem_op_d(NVL_HW_MEM_OP_L2_FLUSH_DIRTY),
+			 0x80000000u);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(mem_op_ack_needs_gpc_enable),
+	cmocka_unit_test(trace_names_mem_op_fields),
+};
+
+T_MAIN(tests)
