@@ -15,7 +15,78 @@
 #include "hw/mthd.h"
 #include "model/mmu.h"
 
+#define SEM 0x20000ull
 #define DONE 0x20100ull
+
+/* LAUNCH_DMA with no transfer, a one-word release of @seq at SEM and
+ * INTERRUPT_TYPE @intr, on copy runlist @rl's channel @chid */
+static void ce_launch_intr(struct gpu *g, unsigned chid, unsigned rl,
+			   uint32_t intr, uint32_t seq)
+{
+	struct nvl_kit_chan ch;
+	uint32_t p[16], n = 0;
+
+	gpu_chan(g, chid, rl, &ch);
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_SET_OBJECT, 1);
+	p[n++] = g->ce_class;
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_CE_SET_SEMAPHORE_A, 3);
+	p[n++] = 0;
+	p[n++] = (uint32_t)SEM;
+	p[n++] = seq;
+	p[n++] = NVL_HW_MTHD_INC(0, NVL_HW_CE_LAUNCH_DMA, 1);
+	p[n++] = NVL_HW_CE_TRANSFER_NONE |
+		 NVL_HW_CE_SEM_ONE_WORD << NVL_HW_CE_LAUNCH_SEM_SHIFT |
+		 intr << NVL_HW_CE_LAUNCH_INTR_SHIFT;
+	gpu_push(&ch, p, n);
+	assert_int_equal(nvl_kit_kick(&g->kit, &ch), 0);
+	assert_int_equal(nvl_kit_wait_u32(&g->kit, SEM, seq, GPU_WAIT), 0);
+	assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+	nvl_kit_chan_fini(&g->kit, &ch);
+}
+
+/*
+ * clc5b5.h NVC5B5_LAUNCH_DMA_INTERRUPT_TYPE 6:5 (NONE 0, BLOCKING 1,
+ * NON_BLOCKING 2); dev_ce.ref NV_CE_LCE_INTR_STATUS(i) BLOCKPIPE 0:0 and
+ * NONBLOCKPIPE 1:1: the blocking interrupt is the engine's stalling one
+ * (NVIDIA's drivers service BLOCKPIPE in the stall handler, NONBLOCKPIPE
+ * in the non-stall one). The model raised the non-stall interrupt for
+ * both. Now BLOCKING latches BLOCKPIPE in engine 1's status (write 1 to
+ * clear) and raises the stall tree's CE bit, not the engine's non-stall
+ * bit; NON_BLOCKING is unchanged; NONE raises neither.
+ */
+static void ce_blocking_interrupt_is_stalling(void **state)
+{
+	struct gpu *g = gpu_up("tiny");
+	const uint32_t ne = NVL_HW_INTR_NONSTALL_ENGINE(1);
+	const uint32_t st = NVL_HW_CE_LCE_INTR_STATUS(1);
+
+	(void)state;
+	assert_int_equal(nvl_hw_rd32(g->hw, st), 0);
+	ce_launch_intr(g, 3, 1, NVL_HW_CE_INTR_BLOCKING, 1);
+	assert_true(gpu_wait_bits(&g->stall, NVL_HW_INTR_CE, GPU_WAIT));
+	assert_int_equal(atomic_load(&g->nonstall) & ne, 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, st), NVL_HW_CE_LCE_INTR_BLOCKPIPE);
+	/* the other engine's status is untouched; W1C clears it */
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CE_LCE_INTR_STATUS(0)), 0);
+	nvl_hw_wr32(g->hw, st, NVL_HW_CE_LCE_INTR_BLOCKPIPE);
+	assert_int_equal(nvl_hw_rd32(g->hw, st), 0);
+	/* past the last copy engine: no register */
+	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CE_LCE_INTR_STATUS(
+						    g->m->profile->num_ce)),
+			 NVL_HW_REG_BAD);
+
+	atomic_store(&g->stall, 0);
+	ce_launch_intr(g, 4, 1, NVL_HW_CE_INTR_NON_BLOCKING, 2);
+	assert_true(gpu_wait_bits(&g->nonstall, ne, GPU_WAIT));
+	assert_int_equal(atomic_load(&g->stall) & NVL_HW_INTR_CE, 0);
+	assert_int_equal(nvl_hw_rd32(g->hw, st), 0);
+
+	atomic_store(&g->nonstall, 0);
+	ce_launch_intr(g, 5, 1, NVL_HW_CE_INTR_NONE, 3);
+	assert_int_equal(atomic_load(&g->stall) & NVL_HW_INTR_CE, 0);
+	assert_int_equal(atomic_load(&g->nonstall) & ne, 0);
+	gpu_down(g);
+}
 
 /* clc56f.h MEM_OP_A TLB_INVALIDATE_SYSMEMBAR 11:11, MEM_OP_C
  * TLB_INVALIDATE_GPC 1:1 (DISABLE 1), TLB_INVALIDATE_ACK_TYPE 6:5 */
@@ -130,6 +201,7 @@ static void trace_names_mem_op_fields(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(ce_blocking_interrupt_is_stalling),
 	cmocka_unit_test(mem_op_ack_needs_gpc_enable),
 	cmocka_unit_test(trace_names_mem_op_fields),
 };
