@@ -139,6 +139,57 @@ static void mem_op_ack_needs_gpc_enable(void **state)
 	gpu_down(g);
 }
 
+/* write one raw GPFIFO entry @e at the ring's start of @ch and kick it */
+static void raw_entry(struct gpu *g, struct nvl_kit_chan *ch, uint64_t e)
+{
+	assert_int_equal(nvl_hw_vram_write(g->hw, ch->gpfifo, &e, 8), 0);
+	ch->gp_put = 1;
+	gpu_wr(g, ch->userd + NVL_HW_USERD_GP_PUT, 1);
+	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
+		    NVL_HW_DOORBELL_TOKEN(ch->chid, ch->runlist));
+}
+
+/*
+ * dev_pbdma GP_ENTRY: LEVEL 9:9 (MAIN 0, SUBROUTINE 1) only says whether
+ * the segment's progress shows in USERD's TOP_LEVEL_GET, and FETCH 0:0
+ * CONDITIONAL fetches the segment when SUBDEVICE_STATUS is ACTIVE. The
+ * model keeps no TOP_LEVEL_GET and its subdevice status is always ACTIVE
+ * (it accepts and ignores the subdevice-mask headers), yet it refused
+ * both with a GPENTRY error, killing the channel. Both segments run now.
+ */
+static void gp_entry_level_and_fetch_run(void **state)
+{
+	static const struct {
+		uint32_t d0, d1;
+	} bits[] = {
+		{0, NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE},
+		{NVL_HW_GP_ENTRY0_FETCH_COND, 0},
+		{NVL_HW_GP_ENTRY0_FETCH_COND,
+		 NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE},
+	};
+	const uint64_t pb = 0x30000;
+	struct gpu *g = gpu_up("tiny");
+
+	(void)state;
+	for (unsigned i = 0; i < NVL_ARRAY_SIZE(bits); i++) {
+		struct nvl_kit_chan ch;
+		uint32_t p[16], n = nvl_kit_pb_release(p, DONE, 10 + i);
+		uint64_t e = nvl_hw_gp_entry(pb, n, 0) |
+			     (uint64_t)bits[i].d1 << 32 | bits[i].d0;
+
+		assert_int_equal(nvl_hw_vram_write(g->hw, pb, p, 4ull * n), 0);
+		gpu_chan(g, 1 + i, 0, &ch);
+		raw_entry(g, &ch, e);
+		assert_int_equal(
+			nvl_kit_wait_u32(&g->kit, DONE, 10 + i, GPU_WAIT), 0);
+		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);
+		assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(1 + i)),
+				 0);
+		nvl_kit_chan_fini(&g->kit, &ch);
+	}
+	gpu_down(g);
+}
+
 static void expect_fields(uint32_t mthd, uint32_t data, const char *const *want)
 {
 	char b[512];
@@ -203,6 +254,7 @@ static void trace_names_mem_op_fields(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(ce_blocking_interrupt_is_stalling),
 	cmocka_unit_test(mem_op_ack_needs_gpc_enable),
+	cmocka_unit_test(gp_entry_level_and_fetch_run),
 	cmocka_unit_test(trace_names_mem_op_fields),
 };
 
