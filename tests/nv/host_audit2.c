@@ -65,11 +65,12 @@ static void ce_blocking_interrupt_goes_to_rm(void **state)
 	nvl_push_1(&p, 0, NVL_PUSH_CE_SET_SEMAPHORE_A, 0);
 	nvl_push_1(&p, 0, NVL_PUSH_CE_SET_SEMAPHORE_B, (uint32_t)SEM_VA);
 	nvl_push_1(&p, 0, NVL_PUSH_CE_SET_SEMAPHORE_PAYLOAD, 0x5e5e);
-	nvl_push_1(&p, 0, NVL_PUSH_CE_LAUNCH_DMA,
-		   NVL_PUSH_CE_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD_SEMAPHORE
-				   << NVL_PUSH_CE_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT |
-			   NVL_PUSH_CE_LAUNCH_DMA_INTERRUPT_TYPE_BLOCKING
-				   << NVL_PUSH_CE_LAUNCH_DMA_INTERRUPT_TYPE_SHIFT);
+	nvl_push_1(
+		&p, 0, NVL_PUSH_CE_LAUNCH_DMA,
+		NVL_PUSH_CE_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_ONE_WORD_SEMAPHORE
+				<< NVL_PUSH_CE_LAUNCH_DMA_SEMAPHORE_TYPE_SHIFT |
+			NVL_PUSH_CE_LAUNCH_DMA_INTERRUPT_TYPE_BLOCKING
+				<< NVL_PUSH_CE_LAUNCH_DMA_INTERRUPT_TYPE_SHIFT);
 	ndw = nvl_push_end(&p);
 	assert_true(ndw > 0);
 	t_nv_cl_run(&k, 0, (uint32_t)ndw, 5 * T_NV_SEC);
@@ -78,10 +79,10 @@ static void ce_blocking_interrupt_goes_to_rm(void **state)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	assert_int_equal(blockpipes(dev), n0 + 1);
 	assert_int_equal(nvl_hw_rd32(hw, NVL_HW_CE_LCE_INTR_STATUS(rl)), 0);
-	assert_int_equal(nvl_hw_rd32(hw, NVL_HW_INTR_STATUS(
-						 NVL_HW_INTR_TREE_STALL)) &
-				 NVL_HW_INTR_CE,
-			 0);
+	assert_int_equal(
+		nvl_hw_rd32(hw, NVL_HW_INTR_STATUS(NVL_HW_INTR_TREE_STALL)) &
+			NVL_HW_INTR_CE,
+		0);
 	t_nv_cl_expect_alive(&k);
 	/* and the channel goes on */
 	t_nv_cl_run(&k, 0, (uint32_t)ndw, 5 * T_NV_SEC);
