@@ -195,9 +195,15 @@ enum nvl_hw_host_method { NVL_HW_HOST_METHODS(NVL_HW_HOST_MTHD_ENUM_) };
 #define NVL_HW_MEM_OP_C_REPLAY_SHIFT 2
 #define NVL_HW_MEM_OP_C_REPLAY_MASK 0x7u
 /* MEM_OP_C TLB_INVALIDATE_ACK_TYPE 6:5: NONE 0, GLOBALLY 1, INTRANODE 2
- * (clc56f.h); with MEM_OP_A SYSMEMBAR the invalidate drains */
+ * (clc56f.h: "only relevant if GPC ENABLE", as REPLAY); with MEM_OP_A
+ * SYSMEMBAR and GPC ENABLE the invalidate drains */
 #define NVL_HW_MEM_OP_C_ACK_SHIFT 5
 #define NVL_HW_MEM_OP_C_ACK_MASK 0x3u
+#define NVL_HW_MEM_OP_ACK_ENUM_(fam, m, f, name, n)                            \
+	NVL_HW_MEM_OP_ACK_##name = n,
+/** enum nvl_hw_mem_op_ack - MEM_OP_C TLB_INVALIDATE_ACK_TYPE (hw/methods.h) */
+enum nvl_hw_mem_op_ack { NVL_HW_MEM_OP_ACK_TYPES(NVL_HW_MEM_OP_ACK_ENUM_) };
+#undef NVL_HW_MEM_OP_ACK_ENUM_
 /* MEM_OP_C TLB_INVALIDATE_PAGE_TABLE_LEVEL 9:7: MMU_INVALIDATE CACHE_LEVEL's
  * values (hw/regs.h NVL_HW_MMU_CACHE_LEVEL_*) */
 #define NVL_HW_MEM_OP_C_PAGE_TABLE_LEVEL_SHIFT 7
@@ -207,15 +213,23 @@ enum nvl_hw_host_method { NVL_HW_HOST_METHODS(NVL_HW_HOST_MTHD_ENUM_) };
 /* MEM_OP_D: PDB hi 26:0, OPERATION 31:27 */
 #define NVL_HW_MEM_OP_D_PDB_HI_MASK 0x07ffffffu
 #define NVL_HW_MEM_OP_D_OP_SHIFT 27
-#define NVL_HW_MEM_OP_MEMBAR 5
-#define NVL_HW_MEM_OP_MMU_TLB_INVALIDATE 9
-#define NVL_HW_MEM_OP_MMU_TLB_INVALIDATE_TARGETED 0xa
-#define NVL_HW_MEM_OP_L2_PEERMEM_INVALIDATE 0xd
-#define NVL_HW_MEM_OP_L2_SYSMEM_INVALIDATE 0xe
-#define NVL_HW_MEM_OP_L2_CLEAN_COMPTAGS 0xf
-#define NVL_HW_MEM_OP_L2_FLUSH_DIRTY 0x10
-#define NVL_HW_MEM_OP_L2_WAIT_FOR_SYS_PENDING_READS 0x15
-#define NVL_HW_MEM_OP_ACCESS_COUNTER_CLR 0x16 /* privileged */
+#define NVL_HW_MEM_OP_D_OP_MASK 0x1fu
+/*
+ * NVL_HW_MEM_OP_MEMBAR, _MMU_TLB_INVALIDATE(_TARGETED), _L2_*,
+ * _ACCESS_COUNTER_CLR (privileged, as the TLB invalidates): the OPERATION
+ * values of hw/methods.h's NVL_HW_MEM_OP_OPERATIONS, one name each for the
+ * model, the driver and nvl trace
+ */
+#define NVL_HW_MEM_OP_ENUM_(fam, m, f, name, n) NVL_HW_MEM_OP_##name = n,
+/** enum nvl_hw_mem_op - MEM_OP_D OPERATION */
+enum nvl_hw_mem_op { NVL_HW_MEM_OP_OPERATIONS(NVL_HW_MEM_OP_ENUM_) };
+#undef NVL_HW_MEM_OP_ENUM_
+
+/** nvl_hw_mem_op_d() - MEM_OP_D's data for @op (the PDB's high bits 0). */
+static inline uint32_t nvl_hw_mem_op_d(enum nvl_hw_mem_op op)
+{
+	return (uint32_t)op << NVL_HW_MEM_OP_D_OP_SHIFT;
+}
 
 /* YIELD OP 1:0: NOP 0, TSG 3; 1 and 2 are unknown (METHOD error) */
 #define NVL_HW_YIELD_OP_MASK 0x3u

@@ -144,7 +144,12 @@
 	F(HOST, MEM_OP_A, TLB_INVALIDATE_INVALIDATION_SIZE, 5, 0)              \
 	F(HOST, MEM_OP_A, SYSMEMBAR, 11, 11)                                   \
 	F(HOST, MEM_OP_A, TLB_INVALIDATE_TARGET_ADDR_LO, 31, 12)               \
+	F(HOST, MEM_OP_B, TLB_INVALIDATE_TARGET_ADDR_HI, 31, 0)                \
 	F(HOST, MEM_OP_C, TLB_INVALIDATE_PDB, 0, 0)                            \
+	F(HOST, MEM_OP_C, TLB_INVALIDATE_GPC, 1, 1)                            \
+	F(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, 4, 2)                         \
+	F(HOST, MEM_OP_C, TLB_INVALIDATE_ACK_TYPE, 6, 5)                       \
+	F(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, 9, 7)               \
 	F(HOST, MEM_OP_C, TLB_INVALIDATE_PDB_APERTURE, 11, 10)                 \
 	F(HOST, MEM_OP_C, TLB_INVALIDATE_PDB_ADDR_LO, 31, 12)                  \
 	F(HOST, MEM_OP_D, TLB_INVALIDATE_PDB_ADDR_HI, 26, 0)                   \
@@ -162,13 +167,49 @@
 	F(HOST, CLEAR_FAULTED, RUNLIST_ID, 22, 16)                             \
 	F(HOST, CLEAR_FAULTED, TYPE, 31, 31)
 
-#define NVL_HW_HOST_VALUES(V)                                                  \
+/*
+ * MEM_OP_D OPERATION 31:27 (clc56f.h; clc86f.h adds MMU_OPERATION 0xb,
+ * which the model does not run): hw/host.h makes enum nvl_hw_mem_op of it
+ */
+#define NVL_HW_MEM_OP_OPERATIONS(V)                                            \
 	V(HOST, MEM_OP_D, OPERATION, MEMBAR, 5)                                \
 	V(HOST, MEM_OP_D, OPERATION, MMU_TLB_INVALIDATE, 9)                    \
 	V(HOST, MEM_OP_D, OPERATION, MMU_TLB_INVALIDATE_TARGETED, 10)          \
 	V(HOST, MEM_OP_D, OPERATION, L2_PEERMEM_INVALIDATE, 13)                \
 	V(HOST, MEM_OP_D, OPERATION, L2_SYSMEM_INVALIDATE, 14)                 \
+	V(HOST, MEM_OP_D, OPERATION, L2_CLEAN_COMPTAGS, 15)                    \
 	V(HOST, MEM_OP_D, OPERATION, L2_FLUSH_DIRTY, 16)                       \
+	V(HOST, MEM_OP_D, OPERATION, L2_WAIT_FOR_SYS_PENDING_READS, 21)        \
+	V(HOST, MEM_OP_D, OPERATION, ACCESS_COUNTER_CLR, 22)
+
+/* MEM_OP_C TLB_INVALIDATE_ACK_TYPE 6:5 ("only relevant if GPC ENABLE") */
+#define NVL_HW_MEM_OP_ACK_TYPES(V)                                             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_ACK_TYPE, NONE, 0)                    \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_ACK_TYPE, GLOBALLY, 1)                \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_ACK_TYPE, INTRANODE, 2)
+
+#define NVL_HW_HOST_VALUES(V)                                                  \
+	NVL_HW_MEM_OP_OPERATIONS(V)                                            \
+	NVL_HW_MEM_OP_ACK_TYPES(V)                                             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PDB, ONE, 0)                          \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PDB, ALL, 1)                          \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_GPC, ENABLE, 0)                       \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_GPC, DISABLE, 1)                      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, NONE, 0)                      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, START, 1)                     \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, START_ACK_ALL, 2)             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, CANCEL_TARGETED, 3)           \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, CANCEL_GLOBAL, 4)             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_REPLAY, CANCEL_VA_GLOBAL, 5)          \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, ALL, 0)             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, PTE_ONLY, 1)        \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, UP_TO_PDE0, 2)      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, UP_TO_PDE1, 3)      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, UP_TO_PDE2, 4)      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PAGE_TABLE_LEVEL, UP_TO_PDE3, 5)      \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PDB_APERTURE, VID_MEM, 0)             \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PDB_APERTURE, SYS_MEM_COHERENT, 2)    \
+	V(HOST, MEM_OP_C, TLB_INVALIDATE_PDB_APERTURE, SYS_MEM_NONCOHERENT, 3) \
 	V(HOST, SEM_EXECUTE, OPERATION, ACQUIRE, 0)                            \
 	V(HOST, SEM_EXECUTE, OPERATION, RELEASE, 1)                            \
 	V(HOST, SEM_EXECUTE, OPERATION, ACQ_STRICT_GEQ, 2)                     \

@@ -65,9 +65,24 @@
 #define NVL_HW_INTR_FAULT_REPLAY (1u << 2) /* replayable fault buffer */
 #define NVL_HW_INTR_THERMAL (1u << 3) /* crossed the slowdown limit */
 #define NVL_HW_INTR_FAULT_OVERFLOW (1u << 4)
+/* (bit 5 is the GSP's message interrupt: hw/falcon.h NVL_HW_INTR_GSP) */
+/* a copy engine's stalling interrupt: NVL_HW_CE_LCE_INTR_STATUS says
+ * which engine and why */
+#define NVL_HW_INTR_CE (1u << 6)
 /* non-stall-tree bits: bit e = engine/runlist e (NON_STALL_INTERRUPT
  * method of a channel on runlist e, or a CE non-blocking launch interrupt) */
 #define NVL_HW_INTR_NONSTALL_ENGINE(e) (1u << (e))
+
+/*
+ * The copy engines' interrupt status (dev_ce.ref NV_CE_LCE_INTR_STATUS(i),
+ * 0x104410 + 0x80 i; i = the copy engine, NVL_HW_ENGINE_CE(i)): BLOCKPIPE
+ * 0:0, write 1 to clear, is set by a LAUNCH_DMA with INTERRUPT_TYPE
+ * BLOCKING, a stalling interrupt (NVL_HW_INTR_CE on the stall tree, which
+ * the GSP's RM owns); NON_BLOCKING is the non-stall tree's
+ * NVL_HW_INTR_NONSTALL_ENGINE(i) (dev_ce NONBLOCKPIPE, not latched here).
+ */
+#define NVL_HW_CE_LCE_INTR_STATUS(i) (0x00104410 + 0x80 * (i))
+#define NVL_HW_CE_LCE_INTR_BLOCKPIPE (1u << 0)
 
 /* ---- PTIMER -------------------------------------------------------- */
 #define NVL_HW_PTIMER_TIME_0 0x00009400 /* ns 31:0 */

@@ -479,10 +479,19 @@ static enum nvl_model_mthd_res ce_launch(struct nvl_model_chan *ch,
 				     NVL_HW_CE_LAUNCH_DMA, launch);
 		return NVL_MODEL_MTHD_STOP;
 	}
-	if (intr == NVL_HW_CE_INTR_BLOCKING ||
-	    intr == NVL_HW_CE_INTR_NON_BLOCKING)
+	/* INTERRUPT_TYPE 6:5: NON_BLOCKING is dev_ce's NONBLOCKPIPE, the
+	 * non-stall tree's; BLOCKING is BLOCKPIPE, a stalling interrupt
+	 * (dev_ce NV_CE_LCE_INTR_STATUS; the stall tree's CE bit). The
+	 * model does not hold the engine until it is cleared */
+	if (intr == NVL_HW_CE_INTR_NON_BLOCKING) {
 		nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_NONSTALL,
 				     NVL_HW_INTR_NONSTALL_ENGINE(ch->runlist));
+	} else if (intr == NVL_HW_CE_INTR_BLOCKING) {
+		atomic_fetch_or(&ch->m->ce_intr_status[ch->runlist],
+				NVL_HW_CE_LCE_INTR_BLOCKPIPE);
+		nvl_model_intr_raise(ch->m, NVL_HW_INTR_TREE_STALL,
+				     NVL_HW_INTR_CE);
+	}
 	return NVL_MODEL_MTHD_OK;
 }
 

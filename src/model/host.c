@@ -344,19 +344,26 @@ fault:
  * MMU_INVALIDATE register does with SYS_MEMBAR and ACK (hub.c): the
  * channel does not go past the method until every engine access in
  * flight at the flush is done (the method is retried, as a semaphore
- * acquire is, and the TLBs are flushed only the first time).
+ * acquire is, and the TLBs are flushed only the first time). clc56f.h
+ * says of ACK_TYPE "only relevant if GPC ENABLE": with
+ * TLB_INVALIDATE_GPC DISABLE no ACK is asked for, and the invalidate is
+ * a plain flush.
  */
 static bool mem_op_drains(const struct nvl_model_chan *ch)
 {
+	enum nvl_hw_mem_op_ack ack = ch->mem_op_c >> NVL_HW_MEM_OP_C_ACK_SHIFT &
+				     NVL_HW_MEM_OP_C_ACK_MASK;
+
 	return (ch->mem_op_a & NVL_HW_MEM_OP_A_SYSMEMBAR) &&
-	       (ch->mem_op_c >> NVL_HW_MEM_OP_C_ACK_SHIFT &
-		NVL_HW_MEM_OP_C_ACK_MASK);
+	       !(ch->mem_op_c & NVL_HW_MEM_OP_C_GPC_DISABLE) &&
+	       ack != NVL_HW_MEM_OP_ACK_NONE;
 }
 
 static __attribute__((noinline)) enum nvl_model_mthd_res
 mem_op(struct nvl_model_chan *ch, uint32_t data)
 {
-	unsigned op = data >> NVL_HW_MEM_OP_D_OP_SHIFT;
+	enum nvl_hw_mem_op op =
+		data >> NVL_HW_MEM_OP_D_OP_SHIFT & NVL_HW_MEM_OP_D_OP_MASK;
 	struct nvl_model_vmctx ctx = ch->vm;
 	uint64_t va, bytes;
 	unsigned size, replay, level;

@@ -28,6 +28,7 @@
 #include "base/compiler.h"
 #include "hw/aperture.h"
 #include "hw/hwif.h"
+#include "hw/regs.h"
 #include "sync/flock.h"
 
 struct nvl_hw_mmu_engines;
@@ -161,6 +162,9 @@ struct nvl_model {
 	void (*fw_run_fn)(void *arg); /* owed per taken raise, unlocked */
 	void *fw_intr_arg;
 	uint32_t fw_intr_mask;
+	/* the copy engines' NV_CE_LCE_INTR_STATUS (model/ce.c; BLOCKPIPE),
+	 * set by their runlist threads, W1C through BAR0 */
+	_Atomic uint32_t ce_intr_status[NVL_HW_ENGINE_MAX];
 	/* fault buffers (model/fault.c) */
 	pthread_mutex_t fault_lock;
 	struct {

@@ -10,7 +10,11 @@
  * GP_PUT is read through the MMU (engine HOST(runlist)). A control entry
  * (LENGTH 0) carries its opcode in GP_ENTRY1 OPCODE 7:0 and its operand in
  * the whole first dword: NOP (any operand) is consumed; ILLEGAL, and the
- * CRC opcodes the model does not implement, are GPENTRY errors. A segment
+ * CRC opcodes the model does not implement, are GPENTRY errors. A
+ * segment's LEVEL (MAIN or SUBROUTINE: only USERD's TOP_LEVEL_GET, which
+ * the model does not write, tells them apart) and FETCH (CONDITIONAL:
+ * fetched while SUBDEVICE_STATUS is ACTIVE, which it always is in the
+ * model) change nothing. A segment
  * is fetched through the MMU in chunks of NVL_MODEL_PB_CHUNK dwords.
  * Host's reads and writes (GPFIFO entries, pushbuffer chunks, semaphores)
  * go through a micro-TLB of NVL_MODEL_UTLB_ENTRIES pages per channel, as a
@@ -508,12 +512,16 @@ static enum fetch_res fetch_entry(struct nvl_model_chan *ch,
 		gp_get_writeback(ch, (get + 1) % ch->gp_entries);
 		return FETCH_CONTROL;
 	}
-	if ((e[0] & NVL_HW_GP_ENTRY0_FETCH_COND) ||
-	    (e[1] & NVL_HW_GP_ENTRY1_LEVEL_SUBROUTINE) ||
-	    va + (uint64_t)len * 4 >= (1ull << 40)) {
-		/* conditional fetch and subroutines are not modelled; the
-		 * last dword of the VA space cannot hold a PB entry (the
-		 * PBDMA's PUT is the address past the segment) */
+	/*
+	 * dev_pbdma GP_ENTRY: LEVEL_SUBROUTINE only keeps the segment's
+	 * progress out of USERD's TOP_LEVEL_GET, which the model does not
+	 * keep: it runs as a LEVEL_MAIN one. FETCH_CONDITIONAL fetches only
+	 * while SUBDEVICE_STATUS is ACTIVE, which it always is here (the
+	 * subdevice-mask headers are accepted and ignored): it is fetched.
+	 * The last dword of the VA space cannot hold a PB entry (the
+	 * PBDMA's PUT is the address past the segment): GPENTRY.
+	 */
+	if (va + (uint64_t)len * 4 >= (1ull << 40)) {
 		nvl_model_chan_error(ch, NVL_HW_CHERR_GPENTRY, e[0], e[1]);
 		return FETCH_STOPPED;
 	}

@@ -102,6 +102,13 @@ static __attribute__((noinline)) uint32_t reg_rd_slow(struct nvl_model *m,
 	} else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
 		   addr == NVL_HW_BAR2_BLOCK) {
 		v = nvl_model_fault_rd(m, addr, &ok);
+	} else if (in(addr, NVL_HW_CE_LCE_INTR_STATUS(0),
+		      0x80 * m->profile->num_ce) &&
+		   !((addr - NVL_HW_CE_LCE_INTR_STATUS(0)) % 0x80)) {
+		return atomic_load(
+			&m->ce_intr_status[(addr -
+					    NVL_HW_CE_LCE_INTR_STATUS(0)) /
+					   0x80]);
 	} else if (nvl_model_gsp_owns(addr)) {
 		v = nvl_model_gsp_rd(m, addr, &ok);
 	}
@@ -146,6 +153,13 @@ reg_wr_slow(struct nvl_model *m, uint32_t addr, uint32_t val)
 	else if (in(addr, NVL_HW_FAULT_BUF_LO(0), 0x40) ||
 		 addr == NVL_HW_BAR2_BLOCK)
 		nvl_model_fault_wr(m, addr, val);
+	else if (in(addr, NVL_HW_CE_LCE_INTR_STATUS(0),
+		    0x80 * m->profile->num_ce) &&
+		 !((addr - NVL_HW_CE_LCE_INTR_STATUS(0)) % 0x80))
+		atomic_fetch_and(
+			&m->ce_intr_status
+				 [(addr - NVL_HW_CE_LCE_INTR_STATUS(0)) / 0x80],
+			~val); /* write 1 to clear */
 	else if (nvl_model_gsp_owns(addr))
 		nvl_model_gsp_wr(m, addr, val);
 }

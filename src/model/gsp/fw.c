@@ -1617,10 +1617,12 @@ int nvl_model_gsp_create(struct nvl_model *m)
 	}
 	/* for perf and /proc/self/task/<tid>/comm (bench/nv/rc_split.c) */
 	(void)pthread_setname_np(g->thread, "nvl-gspfw");
-	/* RM owns channel errors and MMU faults (rc.c) */
+	/* RM owns channel errors, MMU faults and the copy engines' stall
+	 * interrupts (rc.c) */
 	nvl_model_intr_set_fw(m,
 			      NVL_HW_INTR_FIFO | NVL_HW_INTR_FAULT |
-				      NVL_HW_INTR_FAULT_OVERFLOW,
+				      NVL_HW_INTR_FAULT_OVERFLOW |
+				      NVL_HW_INTR_CE,
 			      nvl_fw_rc_intr, nvl_fw_rc_run, g);
 	return 0;
 fail:

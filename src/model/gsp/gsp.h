@@ -89,6 +89,9 @@ struct nvl_model_gsp_stats {
 	/** @fw_moves: times the firmware's thread moved to the CPU that
 	 * kicked it after a dear wake-up (base/cpufree.h nvl_cpu_follow()) */
 	uint64_t fw_moves;
+	/** @ce_blockpipes: copy-engine BLOCKPIPE interrupts (LAUNCH_DMA
+	 * INTERRUPT_TYPE BLOCKING) it serviced */
+	uint64_t ce_blockpipes;
 };
 
 /**

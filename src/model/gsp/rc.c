@@ -19,6 +19,8 @@
  *    and sends OS_ERROR_LOG then RC_TRIGGERED with the error as an Xid
  *    (nverror.h's ROBUST_CHANNEL_*): 31 MMU fault, 24 semaphore acquire
  *    timeout, 43 engine reset, 32 every other PBDMA/engine error.
+ *  - CE: a copy engine's BLOCKPIPE (LAUNCH_DMA INTERRUPT_TYPE BLOCKING):
+ *    RM clears NV_CE_LCE_INTR_STATUS and counts it (ce_blockpipes).
  *
  * Faults are serviced before channel errors, and again after reading
  * CHERR_PENDING (an error seen there may be newer than the last fault
@@ -503,11 +505,38 @@ static bool chan_errors(struct nvl_model_gsp *g)
 	return true;
 }
 
+/*
+ * A copy engine's stalling interrupt (LAUNCH_DMA INTERRUPT_TYPE BLOCKING:
+ * dev_ce NV_CE_LCE_INTR_STATUS BLOCKPIPE): RM owns the engines' stall
+ * interrupts; nothing is wrong with the channel, so it clears the status
+ * and counts it (as NVIDIA's drivers log and clear it), and the driver
+ * never sees it.
+ */
+static void ce_service(struct nvl_model_gsp *g)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < g->m->profile->num_ce; i++) {
+		uint32_t st = rd(g, NVL_HW_CE_LCE_INTR_STATUS(i));
+
+		if (st & NVL_HW_CE_LCE_INTR_BLOCKPIPE) {
+			wr(g, NVL_HW_CE_LCE_INTR_STATUS(i),
+			   NVL_HW_CE_LCE_INTR_BLOCKPIPE);
+			n++;
+		}
+	}
+	pthread_mutex_lock(&g->lock);
+	g->st.ce_blockpipes += n;
+	pthread_mutex_unlock(&g->lock);
+}
+
 void nvl_fw_rc_service(struct nvl_model_gsp *g, uint32_t bits)
 {
 	pthread_mutex_lock(&g->lock);
 	g->rc_deferred = false; /* served now */
 	pthread_mutex_unlock(&g->lock);
+	if (bits & NVL_HW_INTR_CE)
+		ce_service(g);
 	if (bits & FAULT_INTRS)
 		fault_service(g);
 	if ((bits & NVL_HW_INTR_FIFO) && !chan_errors(g)) {
