@@ -114,6 +114,17 @@ static inline void gpu_wr(struct gpu *g, uint64_t pa, uint32_t v)
 	assert_int_equal(nvl_hw_vram_write(g->hw, pa, &v, 4), 0);
 }
 
+/* write one raw GPFIFO entry @e at the ring's start of @ch and kick it */
+static inline void gpu_raw_entry(struct gpu *g, struct nvl_kit_chan *ch,
+				 uint64_t e)
+{
+	assert_int_equal(nvl_hw_vram_write(g->hw, ch->gpfifo, &e, 8), 0);
+	ch->gp_put = 1;
+	gpu_wr(g, ch->userd + NVL_HW_USERD_GP_PUT, 1);
+	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
+		    NVL_HW_DOORBELL_TOKEN(ch->chid, ch->runlist));
+}
+
 /* fill @len bytes at @pa with a pattern derived from @seed */
 static inline void gpu_fill(struct gpu *g, uint64_t pa, size_t len,
 			    uint32_t seed)

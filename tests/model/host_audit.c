@@ -89,16 +89,6 @@ static void inc_header_past_last_method_is_invalid(void **state)
 	gpu_down(g);
 }
 
-/* write one raw GPFIFO entry @e at the ring's start of @ch and kick it */
-static void raw_entry(struct gpu *g, struct nvl_kit_chan *ch, uint64_t e)
-{
-	assert_int_equal(nvl_hw_vram_write(g->hw, ch->gpfifo, &e, 8), 0);
-	ch->gp_put = 1;
-	gpu_wr(g, ch->userd + NVL_HW_USERD_GP_PUT, 1);
-	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
-		    NVL_HW_DOORBELL_TOKEN(ch->chid, ch->runlist));
-}
-
 /*
  * dev_pbdma GP_ENTRY: a segment whose last PB entry is the last dword of
  * the 40-bit VA space is not valid (the PBDMA's PUT is the address past
@@ -124,7 +114,7 @@ static void segment_ending_at_va_top_is_gpentry(void **state)
 		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n),
 		0);
 	gpu_chan(g, 1, 0, &a);
-	raw_entry(g, &a, nvl_hw_gp_entry(va, n, 0));
+	gpu_raw_entry(g, &a, nvl_hw_gp_entry(va, n, 0));
 	assert_int_equal(nvl_kit_wait_u32(&g->kit, DONE, 7, GPU_WAIT), 0);
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &a, GPU_WAIT), 0);
 	/* ends at 2^40: GPENTRY, the entry as the error's method and data */
@@ -133,7 +123,7 @@ static void segment_ending_at_va_top_is_gpentry(void **state)
 		nvl_hw_vram_write(g->hw, PB_PAGE + (va - page), p, 4ull * n),
 		0);
 	gpu_chan(g, 2, 0, &b);
-	raw_entry(g, &b, nvl_hw_gp_entry(va, n, 0));
+	gpu_raw_entry(g, &b, nvl_hw_gp_entry(va, n, 0));
 	assert_int_equal(nvl_kit_wait_idle(&g->kit, &b, GPU_WAIT), -EIO);
 	assert_int_equal(nvl_hw_rd32(g->hw, NVL_HW_CHRAM_ERROR(2)),
 			 NVL_HW_CHERR_GPENTRY);

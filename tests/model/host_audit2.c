@@ -139,16 +139,6 @@ static void mem_op_ack_needs_gpc_enable(void **state)
 	gpu_down(g);
 }
 
-/* write one raw GPFIFO entry @e at the ring's start of @ch and kick it */
-static void raw_entry(struct gpu *g, struct nvl_kit_chan *ch, uint64_t e)
-{
-	assert_int_equal(nvl_hw_vram_write(g->hw, ch->gpfifo, &e, 8), 0);
-	ch->gp_put = 1;
-	gpu_wr(g, ch->userd + NVL_HW_USERD_GP_PUT, 1);
-	nvl_hw_wr32(g->hw, NVL_HW_DOORBELL,
-		    NVL_HW_DOORBELL_TOKEN(ch->chid, ch->runlist));
-}
-
 /*
  * dev_pbdma GP_ENTRY: LEVEL 9:9 (MAIN 0, SUBROUTINE 1) only says whether
  * the segment's progress shows in USERD's TOP_LEVEL_GET, and FETCH 0:0
@@ -179,7 +169,7 @@ static void gp_entry_level_and_fetch_run(void **state)
 
 		assert_int_equal(nvl_hw_vram_write(g->hw, pb, p, 4ull * n), 0);
 		gpu_chan(g, 1 + i, 0, &ch);
-		raw_entry(g, &ch, e);
+		gpu_raw_entry(g, &ch, e);
 		assert_int_equal(
 			nvl_kit_wait_u32(&g->kit, DONE, 10 + i, GPU_WAIT), 0);
 		assert_int_equal(nvl_kit_wait_idle(&g->kit, &ch, GPU_WAIT), 0);

@@ -30,29 +30,9 @@
 #include "mm/bo.h"
 #include "nv/device.h"
 #include "rig.h"
+#include "sus.h"
 #include "t.h"
 #include "t_nv.h"
-
-#define SUS_VA_PB (32 * T_NV_MIB)
-#define SUS_VA_SEM (40 * T_NV_MIB)
-#define SUS_VA_BO (64 * T_NV_MIB)
-#define SUS_BO (1 * T_NV_MIB)
-#define SUS_SLICE (64 * T_NV_KIB)
-
-/* one slice of each data BO of @k written by the copy engine */
-static void sus_fill(struct t_nv_cl *k, unsigned round)
-{
-	uint32_t *pb, n = 0;
-
-	assert_int_equal(nvl_bo_map(k->c, k->pb, (void **)&pb), 0);
-	for (unsigned i = 0; i < k->nbo; i++)
-		n += nvl_kit_pb_memset(pb + n, k->info.ce_class,
-				       SUS_VA_BO + i * SUS_BO +
-					       round * SUS_SLICE,
-				       t_nv_word(0, i, round), SUS_SLICE);
-	assert_int_equal(nvl_bo_unmap(k->c, k->pb), 0);
-	t_nv_cl_run(k, 0, n, 20 * T_NV_SEC);
-}
 
 static uint32_t rd(struct nvl_device *dev, uint32_t reg)
 {
@@ -87,9 +67,7 @@ static void resume_booter_never_halts(void **state)
 
 	(void)state;
 	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	t_nv_cl_up(&k, dev, SUS_VA_PB, T_NV_CL_PB_MOVABLE);
-	t_nv_cl_sem(&k, 4 * T_NV_KIB, SUS_VA_SEM);
-	t_nv_cl_bos(&k, 2, SUS_BO, SUS_VA_BO);
+	sus_up(&k, dev, 2);
 	sus_fill(&k, 0);
 	assert_int_equal(nvl_device_suspend(dev), 0);
 	nvl_gsp_set_boot_timeout(dev->nv->gsp, 100 * NVL_NSEC_PER_MSEC);
@@ -147,9 +125,7 @@ static void resume_alloc_failures(void **state)
 
 	(void)state;
 	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	t_nv_cl_up(&k, dev, SUS_VA_PB, T_NV_CL_PB_MOVABLE);
-	t_nv_cl_sem(&k, 4 * T_NV_KIB, SUS_VA_SEM);
-	t_nv_cl_bos(&k, 1, SUS_BO, SUS_VA_BO);
+	sus_up(&k, dev, 1);
 	for (unsigned long n = 1; n < 200; n++) {
 		unsigned long hits;
 		int ret;
