@@ -107,17 +107,13 @@ static void failed_reset_keeps_identity(void **state)
  */
 static void resume_fails_then_works(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * T_NV_MIB};
 	struct nvl_channel_info ci;
 	struct nvl_device *dev;
 	struct t_nv_cl k;
 	uint32_t ch;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	sus_up(&k, dev, 2);
-	sus_fill(&k, 0);
-	assert_int_equal(nvl_device_suspend(dev), 0);
+	dev = sus_suspended(&k);
 	nvl_gsp_set_boot_timeout(dev->nv->gsp, 200 * NVL_NSEC_PER_MSEC);
 	for (int i = 0; i < 2; i++) {
 		nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_HANG, 1, 0);

@@ -59,17 +59,13 @@ static uint32_t rd(struct nvl_device *dev, uint32_t reg)
  */
 static void resume_booter_never_halts(void **state)
 {
-	struct nvl_device_opts o = {.vram_size = 256 * T_NV_MIB};
 	struct nvl_device *dev;
 	struct nvl_client *c;
 	struct t_nv_cl k, k2;
 	uint32_t ch;
 
 	(void)state;
-	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
-	sus_up(&k, dev, 2);
-	sus_fill(&k, 0);
-	assert_int_equal(nvl_device_suspend(dev), 0);
+	dev = sus_suspended(&k);
 	nvl_gsp_set_boot_timeout(dev->nv->gsp, 100 * NVL_NSEC_PER_MSEC);
 	nvl_gsp_set_sr_timeout(dev->nv->gsp, 100 * NVL_NSEC_PER_MSEC);
 	nvl_model_gsp_inject(dev->model, NVL_MODEL_GSP_SLOW_BOOTER, 1,

@@ -44,4 +44,20 @@ static inline void sus_fill(struct t_nv_cl *k, unsigned int round)
 	t_nv_cl_run(k, 0, n, 20 * T_NV_SEC);
 }
 
+/*
+ * A 256 MiB "model:tiny" device whose client @k (two data BOs, round 0
+ * written) it has suspended: the start of every failed-resume test
+ */
+static inline struct nvl_device *sus_suspended(struct t_nv_cl *k)
+{
+	struct nvl_device_opts o = {.vram_size = 256 * T_NV_MIB};
+	struct nvl_device *dev;
+
+	assert_int_equal(nvl_device_open("model:tiny", &o, &dev), 0);
+	sus_up(k, dev, 2);
+	sus_fill(k, 0);
+	assert_int_equal(nvl_device_suspend(dev), 0);
+	return dev;
+}
+
 #endif

@@ -206,6 +206,22 @@ static void region(struct model *m, bool on)
 		  0, 0, 0);
 }
 
+/*
+ * @r, all of whose mappings went, holds nothing (no error, run, reference
+ * or chunk left); destroy it
+ */
+static void expect_empty_then_destroy(struct nvl_vm_pt_record *r)
+{
+	struct nvl_vm_pt_record_stats st;
+
+	nvl_vm_pt_record_stats(r, &st);
+	assert_int_equal(st.errors, 0);
+	assert_int_equal(st.refs, 0);
+	assert_int_equal(st.runs, 0);
+	assert_int_equal(r->nchunks, 0);
+	nvl_vm_pt_record_destroy(r);
+}
+
 static void random_ops_match_a_page_model(void **state)
 {
 	static struct model m;
@@ -477,7 +493,6 @@ static void the_index_finds_every_chunk_of_any_layout(void **state)
 {
 	for (int layout = 0; layout < 4; layout++) {
 		struct nvl_vm_pt_record *r;
-		struct nvl_vm_pt_record_stats st;
 		struct nvl_vm_pt_page p;
 		uint64_t rng = 88172645463325252ull, va[NKEYS];
 
@@ -511,12 +526,7 @@ static void the_index_finds_every_chunk_of_any_layout(void **state)
 			ops->unmap(r, va[i], 16 * PG, 16, false);
 			ops->put(r, va[i], 16 * PG, 16);
 		}
-		nvl_vm_pt_record_stats(r, &st);
-		assert_int_equal(st.errors, 0);
-		assert_int_equal(st.refs, 0);
-		assert_int_equal(st.runs, 0);
-		assert_int_equal(r->nchunks, 0);
-		nvl_vm_pt_record_destroy(r);
+		expect_empty_then_destroy(r);
 	}
 }
 
@@ -932,12 +942,7 @@ static void descriptors_beyond_a_block_entry_go_to_the_pages(void **state)
 		ops->unmap(r, BASE + i * PG, PG, 12, false);
 		ops->put(r, BASE + i * PG, PG, 12);
 	}
-	nvl_vm_pt_record_stats(r, &st);
-	assert_int_equal(st.errors, 0);
-	assert_int_equal(st.runs, 0);
-	assert_int_equal(st.refs, 0);
-	assert_int_equal(r->nchunks, 0);
-	nvl_vm_pt_record_destroy(r);
+	expect_empty_then_destroy(r);
 }
 
 /*
@@ -1104,12 +1109,7 @@ static void one_page_writes_share_descriptors_as_the_general_path(void **state)
 	assert_int_equal(c->present, 15);
 	ops->unmap(r, BASE + 32 * PG, 16 * PG, 12, false);
 	ops->put(r, BASE + 32 * PG, 16 * PG, 12);
-	nvl_vm_pt_record_stats(r, &st);
-	assert_int_equal(st.errors, 0);
-	assert_int_equal(st.runs, 0);
-	assert_int_equal(st.refs, 0);
-	assert_int_equal(r->nchunks, 0);
-	nvl_vm_pt_record_destroy(r);
+	expect_empty_then_destroy(r);
 }
 
 static const struct CMUnitTest tests[] = {
