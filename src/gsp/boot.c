@@ -700,6 +700,13 @@ static int init_rpcs(struct nvl_gsp *gsp)
 			   NULL, 0, NULL, NVL_GSP_REPLY_NOSEQ, 0);
 }
 
+/* SEC2 is halted: no booter runs (CPUCTL HALTED) */
+static bool sec2_halted(struct nvl_gsp *gsp)
+{
+	return nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
+	       NVL_HW_FALCON_CPUCTL_HALTED;
+}
+
 static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 		      uint32_t which, uint64_t meta_pa)
 {
@@ -715,8 +722,7 @@ static int run_booter(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	 * over it, SEC2 would report that run's halt and result as this
 	 * one's (and it read inputs that are gone). Let it halt first.
 	 */
-	if (!(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
-	      NVL_HW_FALCON_CPUCTL_HALTED)) {
+	if (!sec2_halted(gsp)) {
 		nvl_info(NVL_CAT_GSP, "gsp: SEC2 still runs an earlier booter: "
 				      "waiting for it to halt");
 		if (poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
@@ -775,8 +781,7 @@ static int teardown_meta(struct nvl_gsp *gsp, struct nvl_gsp_boot *b,
 	/* a booter_load whose wait gave up may still raise WPR2 and start
 	 * the GSP (its inputs are still there): let it halt, then take down
 	 * what it left */
-	if (!(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
-	      NVL_HW_FALCON_CPUCTL_HALTED) &&
+	if (!sec2_halted(gsp) &&
 	    poll_reg(gsp, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL),
 		     NVL_HW_FALCON_CPUCTL_HALTED, NVL_HW_FALCON_CPUCTL_HALTED,
 		     NVL_MAX(b->timeout_ns, b->sr_timeout_ns)))
@@ -1202,8 +1207,7 @@ int nvl_gsp_unload(struct nvl_gsp *gsp)
 		 * up (the GSP is then marked dead): take them down first */
 		if (b->wpr_up ||
 		    nvl_hw_rd32(gsp->hw, NVL_HW_PFB_WPR2_ADDR_HI) ||
-		    !(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
-		      NVL_HW_FALCON_CPUCTL_HALTED))
+		    !sec2_halted(gsp))
 			teardown(gsp, b);
 		/* nothing runs: drop the saved state and what boot built */
 		nvl_gsp_sr_free(gsp);
@@ -1355,9 +1359,7 @@ fail:
 	 */
 	if (booter_ran) {
 		teardown(gsp, b);
-		if (b->wpr_up ||
-		    !(nvl_hw_rd32(gsp->hw, NVL_HW_SEC2(NVL_HW_FALCON_CPUCTL)) &
-		      NVL_HW_FALCON_CPUCTL_HALTED))
+		if (b->wpr_up || !sec2_halted(gsp))
 			nvl_gsp_mark_dead(gsp, "a resume's booter did not halt "
 					       "or left WPR2 up");
 	}
