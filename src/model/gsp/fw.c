@@ -578,6 +578,17 @@ static size_t request_total(uint32_t function, const uint8_t *p, size_t len)
 
 static void send_events(struct nvl_model_gsp *g);
 
+/* @g's firmware state is @st: read under g->lock (a core reset writes it) */
+static bool state_is(struct nvl_model_gsp *g, enum nvl_model_gsp_state st)
+{
+	bool yes;
+
+	pthread_mutex_lock(&g->lock);
+	yes = g->state == st;
+	pthread_mutex_unlock(&g->lock);
+	return yes;
+}
+
 static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		     const uint8_t *req, size_t len)
 {
@@ -596,10 +607,7 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 	}
 	/* events raised before this call go out before its reply (the
 	 * state under its lock: a reset of the core writes it) */
-	pthread_mutex_lock(&g->lock);
-	bool running = g->state == NVL_MODEL_GSP_RUNNING;
-	pthread_mutex_unlock(&g->lock);
-	if (running)
+	if (state_is(g, NVL_MODEL_GSP_RUNNING))
 		send_events(g);
 	n = nvl_fw_rm_serve(g, function, req, len, &result);
 	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
@@ -620,10 +628,8 @@ static void dispatch(struct nvl_model_gsp *g, uint32_t function, uint32_t seq,
 		lie(__atomic_load_n(&g->reply_arg, __ATOMIC_RELAXED), function,
 		    g->reply, n);
 	g->st.rpcs++;
-	pthread_mutex_lock(&g->lock);
-	bool booting = g->state == NVL_MODEL_GSP_BOOTING;
-	pthread_mutex_unlock(&g->lock);
-	if (booting && result != NV_OK && !g->init_error)
+	if (state_is(g, NVL_MODEL_GSP_BOOTING) && result != NV_OK &&
+	    !g->init_error)
 		g->init_error = result;
 	send_msg(g, function, seq, result, g->reply, n, true);
 	if (function == NV_VGPU_MSG_FUNCTION_UNLOADING_GUEST_DRIVER &&
