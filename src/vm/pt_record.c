@@ -312,11 +312,7 @@ static void chunk_drop(struct nvl_vm_pt_record *rec, struct ent *sl,
 
 	if (c->present)
 		rec->errors++; /* a table freed while still mapping something */
-	sl->refs = 0;
-	sl->cap = 0;
-	sl->has_pe = 0;
-	sl->regs = 0;
-	ent_set_chunk(sl, NULL);
+	ent_reset(sl, NULL, 0);
 	if (!--l->live)
 		dir_drop_leaf(rec, key, l);
 	rec->nchunks--;
@@ -359,11 +355,7 @@ static struct ent *chunk_new(struct nvl_vm_pt_record *rec, uint64_t key)
 	c->top = 0;
 	c->free = NO_DESC;
 	c->present = 0;
-	sl->refs = 0;
-	sl->cap = DESC_MIN;
-	sl->has_pe = 0;
-	sl->regs = 0;
-	ent_set_chunk(sl, c);
+	ent_reset(sl, c, DESC_MIN);
 	rec->nchunks++;
 	rec->chunk_B += chunk_bytes(DESC_MIN);
 	rec->last = sl;
@@ -824,12 +816,6 @@ static bool map_ents(struct chunk *c, uint32_t s, uint32_t e,
 	desc_add(&c->d[i], (int32_t)(e - s));
 	fill(c, s, e, (uint16_t)(E_DESC + i));
 	return true;
-}
-
-/* What page @i of @c holds, @raw its block's entry (read once). */
-static inline uint16_t page_in(const struct chunk *c, uint32_t raw, uint32_t i)
-{
-	return raw == BLK_SPLIT ? cents(c)[i] : (uint16_t)raw;
 }
 
 /* A neighbour @i of a page of block @b (@raw), or E_INVALID beyond @c. */

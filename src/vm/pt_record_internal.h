@@ -214,6 +214,16 @@ static inline void ent_set_chunk(struct ent *sl, struct chunk *c)
 	__atomic_store_n(&sl->c, c, __ATOMIC_RELAXED);
 }
 
+/* @sl names @c (NULL: none) of @cap descriptors, no reference or region */
+static inline void ent_reset(struct ent *sl, struct chunk *c, uint16_t cap)
+{
+	sl->refs = 0;
+	sl->cap = cap;
+	sl->has_pe = 0;
+	sl->regs = 0;
+	ent_set_chunk(sl, c);
+}
+
 struct dnode {
 	void *sub[DIR_N]; /* struct dnode, or struct dleaf one level up */
 };
@@ -378,11 +388,15 @@ static inline void blk_set(struct chunk *c, uint32_t b, uint32_t v)
 }
 
 /* What page @i of @c holds (an entry value). */
+/* What page @i of @c holds, @raw its block's entry (read once). */
+static inline uint16_t page_in(const struct chunk *c, uint32_t raw, uint32_t i)
+{
+	return raw == BLK_SPLIT ? cents(c)[i] : (uint16_t)raw;
+}
+
 static inline uint16_t page_get(const struct chunk *c, uint32_t i)
 {
-	uint32_t v = blk_raw(c, i >> BLK_SHIFT);
-
-	return v == BLK_SPLIT ? cents(c)[i] : (uint16_t)v;
+	return page_in(c, blk_raw(c, i >> BLK_SHIFT), i);
 }
 
 /* @a and @b map the same (whatever their page counts) */
